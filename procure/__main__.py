@@ -1,0 +1,3 @@
+from procure.cli import main
+
+main()

@@ -1,0 +1,276 @@
+"""The cost model: every offer to the expected full cost per successful task.
+
+Vectorized over offers: one row per offer in a table of inputs, each formula step a numpy
+expression over whole columns (no per-offer Python loop), so a market scan of thousands of offers
+costs about as much as the arithmetic itself. Money is in the workspace currency throughout; the
+steps are numbered as in the README's cost model.
+
+Units: 730 hours a month, 8,760 a year; throughput in output tokens per second per GPU at the
+workload's interactivity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from procure.models import OPERATING_JOBS, Assumptions, Workload
+
+if TYPE_CHECKING:  # pandas is imported where costs are computed, not at start-up
+    import pandas as pd
+
+HOURS_PER_MONTH = 730.0
+HOURS_PER_YEAR = 8760.0
+OWNER_WEIGHT_KEYS = ("provider", "shared", "customer")
+
+BASES = ("gpu_hour", "index", "per_token", "owned")
+
+# One row per offer. Amounts in the offer's currency unless the name says otherwise; NaN = absent.
+INPUT_COLUMNS: tuple[str, ...] = (
+    "basis",  # one of BASES
+    "fx",  # workspace currency per unit of the offer's currency
+    "gpu_hour",
+    "discount",
+    "index_level",  # workspace currency, latest level on or before as-of
+    "spread",
+    "floor",
+    "cap",
+    "capex_per_gpu",
+    "life_years",
+    "power_kw_per_gpu",
+    "pue",
+    "electricity_kwh",
+    "colo_kw_month",
+    "per_mtok_input",
+    "per_mtok_output",
+    "gpus",
+    "max_gpus",
+    "term_months",
+    "fees_once",
+    "fees_monthly",
+    "fees_gpu_hour",
+    "fees_per_tb_month",  # sum of per_tb x tb_per_month
+    "prepay_fraction",
+    "software_gpu_hour",
+    "throughput",  # output tok/s/GPU at the target; NaN when out of reach
+    "sla_availability",  # NaN when there is no SLA (owned)
+    "reliability_factor",
+    "quality_pass_rate",
+) + tuple(f"owner_{job}" for job in OPERATING_JOBS)  # provider | shared | customer
+
+OUTPUT_COLUMNS: tuple[str, ...] = (
+    "list_price",
+    "rent",
+    "rent_at_cap",
+    "fees",
+    "fee_once",
+    "fee_monthly",
+    "fee_gpu_hour",
+    "fee_per_tb",
+    "financing",
+    "ops",
+    "ops_fte",
+    "software",
+    "full",
+    "throughput",
+    "availability",
+    "success_rate",
+    "utilization",
+    "capacity_per_gpu_hour",
+    "gpus_needed",
+    "billed_gpus",
+    "fill",
+    "successful_tasks_per_gpu_hour",
+    "cost_per_task",
+    "rent_per_task",
+    "ops_per_task",
+    "fees_per_task",
+    "cost_per_mtok",
+    "monthly_spend",
+)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """The workload and assumptions the formulas need."""
+
+    workload: Workload
+    assumptions: Assumptions
+    staffing_fixed: np.ndarray = field(init=False)
+    staffing_per_gpu: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        fixed = [self.assumptions.staffing(job).fte_fixed for job in OPERATING_JOBS]
+        per_gpu = [self.assumptions.staffing(job).fte_per_1000_gpus / 1000 for job in OPERATING_JOBS]
+        object.__setattr__(self, "staffing_fixed", np.array(fixed))
+        object.__setattr__(self, "staffing_per_gpu", np.array(per_gpu))
+
+
+def capital_recovery_factor(rate: float | np.ndarray, years: float | np.ndarray) -> np.ndarray:
+    """CRF = r / (1 - (1 + r)^-n): the level annual payment that repays one unit over n years at r."""
+    rate = np.asarray(rate, dtype=float)
+    years = np.asarray(years, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crf = rate / (1 - (1 + rate) ** -years)
+    return np.where(rate == 0, 1 / years, crf)
+
+
+def owner_weights(owners: np.ndarray, shared_weight: float) -> np.ndarray:
+    """provider 0, shared `shared_weight`, customer 1 (shared never counts as provider-owned)."""
+    return np.select([owners == "customer", owners == "shared"], [1.0, shared_weight], 0.0)
+
+
+def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
+    """Apply the cost model to every row of `inputs` (INPUT_COLUMNS); returns OUTPUT_COLUMNS."""
+    import pandas as pd
+
+    wl, a = model.workload, model.assumptions
+    col = {name: inputs[name].to_numpy() for name in INPUT_COLUMNS}
+    basis = col["basis"]
+    fx = col["fx"].astype(float)
+    is_index = basis == "index"
+    is_owned = basis == "owned"
+    is_token = basis == "per_token"
+    gpus = col["gpus"].astype(float)
+    max_gpus = col["max_gpus"].astype(float)
+    term = col["term_months"].astype(float)
+    discount = col["discount"].astype(float)
+    n = len(basis)
+    nan = np.full(n, np.nan)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # 1. rent per GPU-hour
+        floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
+        cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
+        index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
+        crf = capital_recovery_factor(a.cost_of_capital, col["life_years"])
+        owned_rent = (
+            col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
+            + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
+            + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
+        )
+        list_price = np.select([basis == "gpu_hour", is_index, is_owned], [col["gpu_hour"] * fx, index_price, owned_rent], np.nan)
+        rent = np.where(is_owned, owned_rent, list_price * (1 - discount))
+        rent_at_cap = np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+
+        # 2. fees per GPU-hour (committed GPUs)
+        gpu_hours_month = gpus * HOURS_PER_MONTH
+        fee_once = col["fees_once"] * fx / (gpu_hours_month * term)
+        fee_monthly = col["fees_monthly"] * fx / gpu_hours_month
+        fee_gpu_hour = col["fees_gpu_hour"] * fx
+        fee_per_tb = col["fees_per_tb_month"] * fx / gpu_hours_month
+        fees = fee_once + fee_monthly + fee_gpu_hour + fee_per_tb
+
+        # 3. financing of the prepayment (owned: capital is already in the CRF)
+        financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
+
+        # 4. the buyer's operating staff, by who owns each job
+        owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
+        weights = owner_weights(owners, a.shared_weight)
+        fte_fixed = weights @ model.staffing_fixed
+        fte_scaling = weights @ model.staffing_per_gpu
+        ops_fte = fte_fixed + fte_scaling * gpus
+        ops = ops_fte * a.fte_cost_year / (gpus * HOURS_PER_YEAR)
+
+        # 5. software: serving software for whoever runs the serving stack, plus the offer's own
+        serving_weight = weights[:, OPERATING_JOBS.index("serving_stack")] if n else np.empty(0)
+        software = serving_weight * a.software_gpu_hour + col["software_gpu_hour"] * fx
+
+        # 6. full cost per paid GPU-hour
+        full = rent + fees + financing + ops + software
+
+        # 7-10. throughput, availability, success rate, utilization
+        throughput = col["throughput"].astype(float)
+        availability = col["sla_availability"] * col["reliability_factor"]
+        availability = np.where(is_owned, a.self_operated_reliability, availability)
+        success_rate = wl.success_rate * col["quality_pass_rate"]
+        utilization = np.full(n, wl.utilization)
+
+        # 11. demand fit
+        capacity = throughput * 3600 / wl.output_tokens * availability * success_rate * utilization
+        if wl.tasks_per_month is not None:
+            gpus_needed = wl.tasks_per_month / (capacity * HOURS_PER_MONTH)
+            billed = np.minimum(np.maximum(gpus_needed, gpus), max_gpus)
+            fill = np.minimum(1.0, gpus_needed / billed)
+        else:
+            gpus_needed = nan.copy()
+            billed = gpus.copy()
+            fill = np.ones(n)
+
+        # 12. per successful task
+        tasks_per_gpu_hour = capacity * fill
+        cost_per_task = full / tasks_per_gpu_hour
+        rent_per_task = rent / tasks_per_gpu_hour
+        ops_per_task = ops / tasks_per_gpu_hour
+        fees_per_task = fees / tasks_per_gpu_hour
+        cost_per_mtok = full / (throughput * 3600 * availability * utilization * fill) * 1e6
+        monthly_spend = full * billed * HOURS_PER_MONTH
+
+        # Per-token offers: tokens billed per task, divided by the share of tasks that succeed; fees
+        # and the fixed staff of the jobs left to the buyer spread over the month's tasks.
+        token_cost = (wl.input_tokens * col["per_mtok_input"] + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
+        token_rent = token_cost / success_rate
+        tasks = wl.tasks_per_month if wl.tasks_per_month is not None else np.nan
+        month_term = np.where(term > 0, term, np.nan)
+        token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
+        token_ops = fte_fixed * a.fte_cost_year / 12 / tasks
+        known = np.isfinite(token_fees)
+        token_fees = np.where(known, token_fees, 0.0)
+        token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
+        token_total = token_rent + token_fees + token_ops
+
+    def pick(gpu_value: np.ndarray, token_value: np.ndarray | float) -> np.ndarray:
+        return np.where(is_token, token_value, gpu_value)
+
+    out = {
+        "list_price": pick(list_price, np.nan),
+        "rent": pick(rent, np.nan),
+        "rent_at_cap": pick(rent_at_cap, np.nan),
+        "fees": pick(fees, np.nan),
+        "fee_once": pick(fee_once, np.nan),
+        "fee_monthly": pick(fee_monthly, np.nan),
+        "fee_gpu_hour": pick(fee_gpu_hour, np.nan),
+        "fee_per_tb": pick(fee_per_tb, np.nan),
+        "financing": pick(financing, np.nan),
+        "ops": pick(ops, np.nan),
+        "ops_fte": pick(ops_fte, fte_fixed),
+        "software": pick(software, np.nan),
+        "full": pick(full, np.nan),
+        "throughput": pick(throughput, np.nan),
+        "availability": availability,
+        "success_rate": success_rate,
+        "utilization": pick(utilization, np.nan),
+        "capacity_per_gpu_hour": pick(capacity, np.nan),
+        "gpus_needed": pick(gpus_needed, np.nan),
+        "billed_gpus": pick(billed, np.nan),
+        "fill": pick(fill, np.nan),
+        "successful_tasks_per_gpu_hour": pick(tasks_per_gpu_hour, np.nan),
+        "cost_per_task": pick(cost_per_task, token_total),
+        "rent_per_task": pick(rent_per_task, token_rent),
+        "ops_per_task": pick(ops_per_task, token_ops),
+        "fees_per_task": pick(fees_per_task, token_fees),
+        "cost_per_mtok": pick(cost_per_mtok, col["per_mtok_output"] * fx),
+        "monthly_spend": pick(monthly_spend, token_total * tasks),
+    }
+    frame = pd.DataFrame(out, index=inputs.index, columns=list(OUTPUT_COLUMNS))
+    # A figure that cannot be computed (no throughput, zero success) is missing, never infinite.
+    return frame.replace([np.inf, -np.inf], np.nan)
+
+
+def price_to_tie(inputs: pd.DataFrame, costs: pd.DataFrame, target_cost_per_task: float, cost_of_capital: float) -> np.ndarray:
+    """The list price per GPU-hour (workspace currency) at which each offer's cost per task equals the target.
+
+    Solves full = target x successful tasks per GPU-hour for the rent, with financing moving with
+    the rent (financing = prepay x rent x r x term / 24), then undoes the discount. Owned and
+    per-token offers have no rental price to negotiate: NaN.
+    """
+    basis = inputs["basis"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        target_full = target_cost_per_task * costs["successful_tasks_per_gpu_hour"].to_numpy()
+        others = (costs["fees"] + costs["ops"] + costs["software"]).to_numpy()
+        financing_per_rent = inputs["prepay_fraction"].to_numpy() * cost_of_capital * inputs["term_months"].to_numpy() / 24
+        rent = (target_full - others) / (1 + financing_per_rent)
+        price = rent / (1 - inputs["discount"].to_numpy())
+    return np.where((basis == "gpu_hour") | (basis == "index"), price, np.nan)

@@ -1,0 +1,39 @@
+"""Input problems with their location, collected so that a user sees all of them at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with the input: where it is and what was expected."""
+
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+class InputError(Exception):
+    """Raised with every problem found; the CLI prints one line each and exits 2."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems: list[Problem] = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def format_field_path(loc: Sequence[str | int]) -> str:
+    """('pricing', 'fees', 2, 'once') -> 'pricing.fees[2].once'."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out

@@ -1,0 +1,460 @@
+"""The pipeline: load -> grade -> throughput at the target -> cost -> demand fit -> gates -> rank.
+
+The Evaluation it returns is the one canonical result. Every output (table, JSON, CSV, Markdown,
+reports) is rendered from it; no renderer recomputes a figure.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from procure import __version__
+from procure.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, CostModel, compute_costs, price_to_tie
+from procure.errors import InputError, Problem
+from procure.grading import GradeResult, grade_offer
+from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
+from procure.performance import ThroughputReading, pareto_frontier, throughput_at
+from procure.workspace import Workspace
+
+SCHEMA_VERSION = "1"
+
+# The metrics every offer carries (null where a figure cannot be computed); names are a contract.
+METRIC_KEYS: tuple[str, ...] = (
+    "rent",
+    "fees",
+    "financing",
+    "ops",
+    "software",
+    "full",
+    "throughput",
+    "availability",
+    "success_rate",
+    "utilization",
+    "fill",
+    "successful_tasks_per_gpu_hour",
+    "cost_per_task",
+    "rent_per_task",
+    "cost_per_mtok",
+    "gpus_needed",
+    "monthly_spend",
+)
+EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie",)
+
+GATES: tuple[str, ...] = ("quality", "latency", "availability", "security", "region", "capacity", "grade", "validity")
+
+ATTESTATION_NAMES = {"soc2_type2": "SOC 2 Type II", "iso27001": "ISO 27001"}
+
+
+class GateResult(BaseModel):
+    gate: str
+    passed: bool
+    detail: str
+    margin: float | None = Field(None, description="relative headroom over the requirement (0.05 = 5% to spare); null for yes/no gates")
+
+
+class RequirementRecord(BaseModel):
+    requirement: str
+    expected: str
+    observed: str
+    passed: bool
+
+
+class GradingRecord(BaseModel):
+    grade: str | None
+    summary: str
+    checked_grade: str | None = Field(description="the grade whose requirements are listed: the assigned one, else the nearest")
+    requirements: list[RequirementRecord]
+
+
+class OfferRecord(BaseModel):
+    id: str
+    vendor: str
+    grade: str | None
+    acceptable: bool
+    rank: int | None
+    reasons: list[str]
+    notes: list[str]
+    kind: str
+    region: str
+    pricing_basis: str
+    currency: str
+    gpus: int | None
+    max_gpus: int | None
+    term_months: int
+    valid_until: date
+    stack: str | None
+    points_source: str | None
+    performance_points: list[tuple[float, float]] = Field(description="the Pareto frontier used, [interactivity, output tok/s/GPU]")
+    max_interactivity: float | None
+    reliability_factor: float | None
+    index_level: float | None
+    responsibilities: dict[str, str]
+    gates: list[GateResult]
+    grading: GradingRecord
+    metrics: dict[str, float | None]
+    terms: Offer = Field(description="the offer as read from its file")
+
+
+class InputRecord(BaseModel):
+    path: str
+    sha256: str
+
+
+class GradeInfo(BaseModel):
+    id: str
+    name: str
+    rank: int
+    expect: str
+
+
+class Summary(BaseModel):
+    """The decision in figures: leader, runner-up, the gap, and what would change it."""
+
+    recommended: str | None
+    runner_up: str | None
+    gap_per_task: float | None = Field(description="runner-up minus recommended cost per task")
+    gap_share: float | None = Field(description="the gap as a share of the recommended cost per task")
+    runner_up_price_to_tie: float | None = Field(description="runner-up list price per GPU-hour that ties the leader")
+    closest_gate: str | None = Field(description="the recommended offer's gate with the least headroom")
+    closest_gate_margin: float | None
+    acceptable: int
+    offers: int
+
+
+class Evaluation(BaseModel):
+    """The canonical, versioned result of one evaluation."""
+
+    schema_version: str = SCHEMA_VERSION
+    tool: str = f"procure {__version__}"
+    as_of: date
+    currency: str
+    inputs: list[InputRecord]
+    workload: Workload
+    assumptions: Assumptions
+    policy: Policy
+    grades: list[GradeInfo]
+    summary: Summary
+    offers: list[OfferRecord]
+
+    def offer(self, offer_id: str) -> OfferRecord:
+        for record in self.offers:
+            if record.id == offer_id:
+                return record
+        raise KeyError(offer_id)
+
+    @property
+    def ranked(self) -> list[OfferRecord]:
+        return [o for o in self.offers if o.acceptable]
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2) + "\n"
+
+
+def resolve_as_of(workspace: Workspace, as_of: date | None) -> date:
+    """--as-of, else procure.yaml's as_of, else today."""
+    return as_of or workspace.config.as_of or date.today()
+
+
+def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
+    import pandas as pd
+
+    day = resolve_as_of(workspace, as_of)
+    config = workspace.config
+    offers = workspace.offers
+    index_level = workspace.index_level_on(day)
+    if index_level is None and any(o.pricing.index_linked for o in offers):
+        linked = ", ".join(o.id for o in offers if o.pricing.index_linked)
+        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {day} (needed by index-linked offers: {linked})")])
+
+    gradings = [grade_offer(o, workspace.grades) for o in offers]
+    readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
+    rows = [_cost_row(o, r, workspace, index_level.price if index_level else math.nan) for o, r in zip(offers, readings)]
+    frame = pd.DataFrame(rows, columns=list(INPUT_COLUMNS))
+    cost_frame = compute_costs(frame, CostModel(config.workload, config.assumptions))
+    costs = cost_frame.to_dict("records")
+
+    records = [
+        _record(o, g, r, c, workspace, day, index_level.price if (index_level and o.pricing.index_linked) else None)
+        for o, g, r, c in zip(offers, gradings, readings, costs)
+    ]
+    ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics["cost_per_task"], r.id))
+    for position, record in enumerate(ranked, start=1):
+        record.rank = position
+    if ranked:
+        # The negotiator's figure: the list price at which each offer would tie the leader.
+        ties = price_to_tie(frame, cost_frame, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital)
+        for record, tie in zip(records, ties):
+            if record.acceptable:
+                record.metrics["price_to_tie"] = _clean(tie)
+    rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
+    return Evaluation(
+        as_of=day,
+        currency=config.currency,
+        inputs=[InputRecord(path=f.path, sha256=f.sha256) for f in workspace.inputs],
+        workload=config.workload,
+        assumptions=_resolved_assumptions(config.assumptions),
+        policy=config.policy,
+        grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
+        summary=_summary(ranked, len(records)),
+        offers=ranked + rest,
+    )
+
+
+def _summary(ranked: list[OfferRecord], count: int) -> Summary:
+    leader = ranked[0] if ranked else None
+    runner = ranked[1] if len(ranked) > 1 else None
+    gap = share = None
+    if leader and runner:
+        lead_cost, runner_cost = leader.metrics["cost_per_task"], runner.metrics["cost_per_task"]
+        assert lead_cost is not None and runner_cost is not None  # ranked offers have a cost
+        gap = runner_cost - lead_cost
+        share = gap / lead_cost
+    closest = min((g for g in leader.gates if g.margin is not None), key=lambda g: g.margin, default=None) if leader else None
+    return Summary(
+        recommended=leader.id if leader else None,
+        runner_up=runner.id if runner else None,
+        gap_per_task=gap,
+        gap_share=share,
+        runner_up_price_to_tie=runner.metrics.get("price_to_tie") if runner else None,
+        closest_gate=closest.gate if closest else None,
+        closest_gate_margin=closest.margin if closest else None,
+        acceptable=len(ranked),
+        offers=count,
+    )
+
+
+def _resolved_assumptions(assumptions: Assumptions) -> Assumptions:
+    """The assumptions as used: every job's staffing spelled out, defaults included."""
+    jobs = {job: assumptions.staffing(job) for job in OPERATING_JOBS}
+    return assumptions.model_copy(update={"jobs": jobs})
+
+
+def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, float]]:
+    if offer.performance.points:
+        return [tuple(p) for p in offer.performance.points]  # type: ignore[misc]
+    if offer.performance.reference:
+        return list(workspace.curves[offer.performance.reference].points)
+    return []
+
+
+def _throughput(offer: Offer, workspace: Workspace, target: float) -> ThroughputReading | None:
+    if offer.per_token:
+        return None
+    return throughput_at(_frontier_points(offer, workspace), target)
+
+
+def reliability_factor(offer: Offer, assumptions: Assumptions) -> float | None:
+    """What the SLA figure is worth: managed offers by operator (unrated until rated), self-operated by us."""
+    kind = offer.service.kind
+    if kind == "owned":
+        return None
+    if kind == "bare_metal":
+        return assumptions.self_operated_reliability
+    return assumptions.reliability.unrated
+
+
+def _cost_row(offer: Offer, reading: ThroughputReading | None, workspace: Workspace, index_price: float) -> dict[str, Any]:
+    p = offer.pricing
+    nan = math.nan
+    basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
+    fees = p.fees
+    row: dict[str, Any] = {
+        "basis": basis,
+        "fx": workspace.fx_rate(p.currency),
+        "gpu_hour": p.gpu_hour if p.gpu_hour is not None else nan,
+        "discount": p.discount,
+        "index_level": index_price if p.index_linked else nan,
+        "spread": p.index_linked.spread if p.index_linked else nan,
+        "floor": p.index_linked.floor if p.index_linked and p.index_linked.floor is not None else nan,
+        "cap": p.index_linked.cap if p.index_linked and p.index_linked.cap is not None else nan,
+        "per_mtok_input": p.per_mtok.input if p.per_mtok else nan,
+        "per_mtok_output": p.per_mtok.output if p.per_mtok else nan,
+        "gpus": offer.gpus if offer.gpus is not None else nan,
+        "max_gpus": offer.supply_gpus or nan,
+        "term_months": offer.contract_months,
+        "fees_once": sum(f.once for f in fees if f.once is not None),
+        "fees_monthly": sum(f.monthly for f in fees if f.monthly is not None),
+        "fees_gpu_hour": sum(f.gpu_hour for f in fees if f.gpu_hour is not None),
+        "fees_per_tb_month": sum(f.per_tb * (f.tb_per_month or 0) for f in fees if f.per_tb is not None),
+        "prepay_fraction": p.prepay_fraction,
+        "software_gpu_hour": p.software_gpu_hour,
+        "throughput": reading.throughput if reading and reading.throughput is not None else nan,
+        "sla_availability": offer.service.sla.availability if offer.service.sla else nan,
+        "reliability_factor": reliability_factor(offer, workspace.config.assumptions) or nan,
+        "quality_pass_rate": offer.performance.quality_pass_rate,
+    }
+    owned = p.owned
+    for name in ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month"):
+        row[name] = getattr(owned, name) if owned else nan
+    for job in OPERATING_JOBS:
+        row[f"owner_{job}"] = offer.responsibilities.get(job, "customer")
+    return row
+
+
+def _clean(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def _record(
+    offer: Offer,
+    grading: GradeResult,
+    reading: ThroughputReading | None,
+    cost: dict[str, Any],
+    workspace: Workspace,
+    day: date,
+    index_level: float | None,
+) -> OfferRecord:
+    metrics = {key: _clean(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
+    gates = _gates(offer, grading, reading, metrics, workspace, day)
+    latency_failed = any(g.gate == "latency" and not g.passed for g in gates)
+    # Capacity cannot be judged without a throughput: the latency reason already says why.
+    reasons = [g.detail for g in gates if not g.passed and not (latency_failed and g.gate == "capacity")]
+    if not reasons and metrics["cost_per_task"] is None:
+        reasons.append("cost per successful task cannot be computed")
+    notes = _notes(offer, workspace)
+    shown = grading.assigned or grading.nearest
+    return OfferRecord(
+        id=offer.id,
+        vendor=offer.vendor,
+        grade=grading.grade,
+        acceptable=not reasons,
+        rank=None,
+        reasons=reasons,
+        notes=notes,
+        kind=offer.service.kind,
+        region=offer.region,
+        pricing_basis="per_token" if offer.per_token else "owned" if offer.owned else "index" if offer.pricing.index_linked else "gpu_hour",
+        currency=offer.pricing.currency or workspace.config.currency,
+        gpus=offer.gpus,
+        max_gpus=offer.supply_gpus or None,
+        term_months=offer.contract_months,
+        valid_until=offer.valid_until,
+        stack=offer.performance.stack,
+        points_source=None if offer.per_token else ("reference" if not offer.performance.points else offer.performance.points_source),
+        performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
+        max_interactivity=reading.max_interactivity if reading else None,
+        reliability_factor=reliability_factor(offer, workspace.config.assumptions),
+        index_level=index_level,
+        responsibilities={job: offer.responsibilities.get(job, "customer") for job in OPERATING_JOBS},
+        gates=gates,
+        grading=GradingRecord(
+            grade=grading.grade,
+            summary=grading.summary,
+            checked_grade=shown.grade.id if shown else None,
+            requirements=[RequirementRecord(**r.__dict__) for r in (shown.results if shown else [])],
+        ),
+        metrics=metrics,
+        terms=offer,
+    )
+
+
+def _notes(offer: Offer, workspace: Workspace) -> list[str]:
+    notes = []
+    wl = workspace.config.workload
+    if offer.per_token and wl.tasks_per_month is None and (offer.pricing.fees or _customer_jobs(offer)):
+        notes.append("no tasks_per_month in procure.yaml: fees and staff of a per-token offer are not spread over tasks")
+    if offer.performance.points_source == "vendor_claim" and offer.performance.points and not offer.per_token:
+        notes.append("throughput is the vendor's claim, not a measurement")
+    return notes
+
+
+def _customer_jobs(offer: Offer) -> list[str]:
+    return [job for job, owner in offer.responsibilities.items() if owner != "provider"]
+
+
+def _pct(value: float) -> str:
+    return f"{value:.2%}"
+
+
+def _gates(
+    offer: Offer,
+    grading: GradeResult,
+    reading: ThroughputReading | None,
+    metrics: dict[str, float | None],
+    workspace: Workspace,
+    day: date,
+) -> list[GateResult]:
+    config = workspace.config
+    policy, wl = config.policy, config.workload
+    results: list[GateResult] = []
+
+    def gate(name: str, passed: bool, detail: str, margin: float | None = None) -> None:
+        results.append(GateResult(gate=name, passed=passed, detail=detail, margin=margin))
+
+    success = metrics["success_rate"] or 0.0
+    gate(
+        "quality",
+        success >= wl.min_success_rate,
+        f"success rate {_pct(success)} {'meets' if success >= wl.min_success_rate else 'is below'} the {_pct(wl.min_success_rate)} minimum",
+        success / wl.min_success_rate - 1 if wl.min_success_rate > 0 else None,
+    )
+
+    if reading is None:
+        gate("latency", True, "managed per-token service: the provider answers for speed per user")
+    elif reading.reachable:
+        gate("latency", True, f"reaches {wl.interactivity:g} tok/s per user (fastest point {reading.max_interactivity:g})", reading.max_interactivity / wl.interactivity - 1)
+    else:
+        gate("latency", False, f"cannot reach {wl.interactivity:g} tok/s per user: {reading.note}", reading.max_interactivity / wl.interactivity - 1)
+
+    if offer.owned:
+        availability, label = config.assumptions.self_operated_reliability, "self-operated availability"
+    else:
+        availability, label = (offer.service.sla.availability if offer.service.sla else 0.0), "SLA availability"
+    ok = availability >= policy.min_availability
+    gate(
+        "availability",
+        ok,
+        f"{label} {_pct(availability)} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum",
+        availability / policy.min_availability - 1 if policy.min_availability > 0 else None,
+    )
+
+    if offer.owned:
+        gate("security", True, "owned and self-operated: you answer for your own controls")
+    else:
+        service = offer.service
+        missing = []
+        if policy.require_attestation_any and not set(policy.require_attestation_any) & set(service.attestations):
+            names = " or ".join(ATTESTATION_NAMES.get(a, a) for a in policy.require_attestation_any)
+            missing.append(f"no {names} attestation")
+        if policy.require_tenant_isolation and not service.tenant_isolation:
+            missing.append("no tenant isolation")
+        if policy.require_isolated_monitoring and not service.isolated_monitoring:
+            missing.append("monitoring is not isolated between tenants")
+        gate("security", not missing, "security: " + "; ".join(missing) if missing else "meets the security policy")
+
+    if policy.allowed_regions is None or offer.region in policy.allowed_regions:
+        gate("region", True, f"region {offer.region} allowed")
+    else:
+        gate("region", False, f"region {offer.region} is not among the allowed regions ({', '.join(policy.allowed_regions)})")
+
+    needed = metrics["gpus_needed"]
+    if offer.per_token:
+        gate("capacity", True, "billed per token: no GPU commitment to fill")
+    elif wl.tasks_per_month is None:
+        gate("capacity", True, "no demand stated: the committed GPUs are taken as fully used")
+    elif needed is None:
+        gate("capacity", False, "capacity not assessed: no throughput at the target")
+    else:
+        supply = offer.supply_gpus
+        required = needed * policy.min_demand_coverage
+        ok = supply >= required
+        gate("capacity", ok, f"can supply {supply:,} GPUs; the demand needs {required:,.1f}" + ("" if ok else " (short)"), supply / required - 1)
+
+    acceptable_grades = policy.acceptable_grades
+    if grading.grade is None:
+        gate("grade", False, grading.summary)
+    elif acceptable_grades is not None and grading.grade not in acceptable_grades:
+        gate("grade", False, f"grade {grading.grade} is not among the acceptable grades ({', '.join(acceptable_grades)})")
+    else:
+        gate("grade", True, f"grade {grading.grade}")
+
+    ok = offer.valid_until >= day
+    gate("validity", ok, f"valid until {offer.valid_until}" if ok else f"expired on {offer.valid_until} (as of {day})")
+    return results

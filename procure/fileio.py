@@ -1,0 +1,32 @@
+"""Writing outputs: atomically, into folders created on demand, never over an input."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from procure.errors import InputError, Problem
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write to a temporary file beside `path`, then rename: an interrupted run leaves no partial file."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise InputError([Problem(str(path), None, "--out", f"cannot write here: {exc.strerror or exc}")]) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InputError([Problem(str(path), None, "--out", f"cannot write here: {exc.strerror or exc}")]) from None
+        raise

@@ -1,0 +1,310 @@
+"""Input models: the single source of the workspace schemas and of `procure schema`.
+
+Field names follow the design's "Names" section; scripts depend on them. Models forbid unknown
+fields so that a misspelt key is reported rather than silently ignored. Rules that span several
+fields or files (a price basis, the responsibility list, curve names, currencies) are checked in
+`workspace.py`, where the line of each field is known.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+# The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
+OPERATING_JOBS: tuple[str, ...] = (
+    "hardware_repair",
+    "firmware_drivers",
+    "os_patching",
+    "fabric_isolation",
+    "health_checks",
+    "scheduler",
+    "storage",
+    "monitoring",
+    "incident_response",
+    "serving_stack",
+    "release_validation",
+    "capacity_planning",
+)
+
+Owner = Literal["provider", "customer", "shared"]
+ServiceKind = Literal["managed_serving", "managed_cluster", "bare_metal", "owned"]
+SERVICE_KINDS: tuple[str, ...] = ("managed_serving", "managed_cluster", "bare_metal", "owned")
+
+Fraction = Annotated[float, Field(ge=0, le=1)]
+PositiveFraction = Annotated[float, Field(gt=0, le=1)]
+Positive = Annotated[float, Field(gt=0)]
+NonNegative = Annotated[float, Field(ge=0)]
+CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+# Offer ids end up in file names and report anchors: letters, digits, dot, dash, underscore.
+OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+
+# --- procure.yaml -------------------------------------------------------------------------------
+
+
+class Workload(Strict):
+    """The task being bought: tokens per task, speed per user, and how often it succeeds."""
+
+    name: Text = "workload"
+    input_tokens: Annotated[int, Field(gt=0)]
+    output_tokens: Annotated[int, Field(gt=0)]
+    interactivity: Positive = Field(description="output tok/s per user (P50) the service must sustain")
+    success_rate: PositiveFraction = Field(description="share of tasks meeting the quality bar on a correct service")
+    min_success_rate: Fraction = 0.90
+    utilization: PositiveFraction = Field(0.80, description="share of available GPU time traffic keeps busy")
+    tasks_per_month: Positive | None = Field(None, description="demand; absent: every offer is taken as fully used")
+    # Not a contract name: an optional latency bound on time to first token (seconds).
+    max_ttft_s: Positive | None = None
+
+
+class JobStaffing(Strict):
+    fte_fixed: NonNegative = 0.0
+    fte_per_1000_gpus: NonNegative = 0.0
+
+
+# Default staffing per operating job, in full-time engineers. Figures are estimates for a team
+# running B200 clusters: a fixed core per job plus a share that grows with the fleet. They are
+# consistent with the ClusterMAX operating criteria (the jobs a provider must staff to keep
+# health checks, patching, fabric isolation and monitoring current; SemiAnalysis, 2025-2026) and are
+# meant to be replaced by the buyer's own figures in procure.yaml.
+DEFAULT_JOBS: dict[str, JobStaffing] = {
+    "hardware_repair": JobStaffing(fte_fixed=0.5, fte_per_1000_gpus=2.0),
+    "firmware_drivers": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=0.5),
+    "os_patching": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=0.5),
+    "fabric_isolation": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=0.5),
+    "health_checks": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=1.0),
+    "scheduler": JobStaffing(fte_fixed=0.5, fte_per_1000_gpus=0.5),
+    "storage": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=0.5),
+    "monitoring": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=0.5),
+    "incident_response": JobStaffing(fte_fixed=1.0, fte_per_1000_gpus=1.0),
+    "serving_stack": JobStaffing(fte_fixed=1.0, fte_per_1000_gpus=1.0),
+    "release_validation": JobStaffing(fte_fixed=0.5, fte_per_1000_gpus=0.5),
+    "capacity_planning": JobStaffing(fte_fixed=0.25, fte_per_1000_gpus=0.25),
+}
+
+
+class Reliability(Strict):
+    """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
+
+    unrated: PositiveFraction = 0.97
+    bands: list[tuple[Annotated[float, Field(ge=0, le=100)], PositiveFraction]] = Field(
+        default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
+        description="[minimum overall operator score, factor] pairs",
+    )
+
+
+class Assumptions(Strict):
+    fte_cost_year: Positive = 250_000
+    shared_weight: Fraction = 0.5
+    cost_of_capital: Annotated[float, Field(ge=0, lt=1)] = 0.10
+    software_gpu_hour: NonNegative = 0.05
+    self_operated_reliability: PositiveFraction = 0.98
+    reliability: Reliability = Field(default_factory=Reliability)
+    fx: dict[CurrencyCode, Positive] = Field(
+        default_factory=dict, description="units of workspace currency per 1 unit of the keyed currency"
+    )
+    jobs: dict[str, JobStaffing] = Field(default_factory=dict, description="staffing per operating job")
+
+    def staffing(self, job: str) -> JobStaffing:
+        """A job's staffing: procure.yaml's figure, else the built-in default."""
+        return self.jobs.get(job, DEFAULT_JOBS[job])
+
+
+class Policy(Strict):
+    acceptable_grades: list[str] | None = None
+    min_availability: Fraction = 0.99
+    min_demand_coverage: Positive = 1.0
+    allowed_regions: list[str] | None = None
+    require_attestation_any: list[str] = Field(default_factory=lambda: ["soc2_type2", "iso27001"])
+    require_tenant_isolation: bool = True
+    require_isolated_monitoring: bool = True
+
+
+class WorkspaceConfig(Strict):
+    """procure.yaml: the workload, the assumptions and the buyer's policy."""
+
+    currency: CurrencyCode = "USD"
+    as_of: date | None = None
+    workload: Workload
+    assumptions: Assumptions = Field(default_factory=Assumptions)
+    policy: Policy = Field(default_factory=Policy)
+
+
+# --- offers/*.yaml ------------------------------------------------------------------------------
+
+
+class Fee(Strict):
+    """Exactly one of once, monthly, gpu_hour or per_tb (with tb_per_month)."""
+
+    name: Text
+    once: NonNegative | None = None
+    monthly: NonNegative | None = None
+    gpu_hour: NonNegative | None = None
+    per_tb: NonNegative | None = None
+    tb_per_month: NonNegative | None = None
+
+
+class IndexLinked(Strict):
+    """Rent = clamp(index + spread, floor, cap), the index being market/index.csv."""
+
+    spread: float
+    floor: NonNegative | None = None
+    cap: Positive | None = None
+
+
+class PerMtok(Strict):
+    """Managed serving billed by tokens, per million."""
+
+    input: NonNegative
+    output: Positive
+
+
+class OwnedCost(Strict):
+    """Owning and self-operating: the capital and running costs per GPU."""
+
+    capex_per_gpu: Positive = Field(description="all-in per GPU, host and network share included")
+    life_years: Positive
+    power_kw_per_gpu: Positive
+    pue: Annotated[float, Field(ge=1, le=3)]
+    electricity_kwh: NonNegative
+    colo_kw_month: NonNegative = Field(description="colocation per kW-month, electricity excluded")
+
+
+class Pricing(Strict):
+    currency: CurrencyCode | None = Field(None, description="defaults to the workspace currency")
+    gpu_hour: Positive | None = None
+    discount: Annotated[float, Field(ge=0, lt=1)] = 0.0
+    prepay_fraction: Fraction = 0.0
+    software_gpu_hour: NonNegative = 0.0
+    fees: list[Fee] = Field(default_factory=list)
+    index_linked: IndexLinked | None = None
+    per_mtok: PerMtok | None = None
+    owned: OwnedCost | None = None
+
+
+class Sla(Strict):
+    availability: PositiveFraction
+    node_replacement_hours: NonNegative | None = None
+    automatic_credits: bool = False
+
+
+class HealthChecks(Strict):
+    active: Literal["none", "daily", "weekly", "monthly"] = "none"
+    passive: bool = False
+
+
+class Service(Strict):
+    kind: ServiceKind
+    orchestration: Text | None = None
+    sla: Sla | None = None
+    attestations: list[str] = Field(default_factory=list)
+    tenant_isolation: bool = False
+    isolated_monitoring: bool = False
+    health_checks: HealthChecks = Field(default_factory=HealthChecks)
+
+
+Point = tuple[Positive, Positive]
+
+
+class Performance(Strict):
+    stack: Text | None = None
+    reference: str | None = Field(None, description="a curve in performance/, used when points are absent")
+    points: Annotated[list[Point], Field(min_length=1)] | None = Field(
+        None, description="[interactivity, output tok/s/GPU] pairs"
+    )
+    points_source: Literal["measured", "vendor_claim"] = "vendor_claim"
+    quality_pass_rate: Fraction = 1.0
+
+
+class Operator(Strict):
+    published_tier: Literal["platinum", "gold", "silver", "bronze", "underperform"] | None = None
+    evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class Offer(Strict):
+    """One vendor offer (an RFP response), one file in offers/."""
+
+    id: OfferId
+    vendor: Text
+    received: date
+    valid_until: date
+    region: Text
+    gpu: Text
+    gpus: Annotated[int, Field(gt=0)] | None = None
+    max_gpus: Annotated[int, Field(gt=0)] | None = None
+    term_months: Annotated[int, Field(gt=0, le=240)] | None = None
+    delivery: date | None = None
+    notes: Annotated[str, StringConstraints(max_length=20_000)] | None = None
+    pricing: Pricing
+    service: Service
+    responsibilities: dict[str, Owner]
+    performance: Performance = Field(default_factory=Performance)
+    operator: Operator = Field(default_factory=Operator)
+
+    @property
+    def per_token(self) -> bool:
+        return self.pricing.per_mtok is not None
+
+    @property
+    def owned(self) -> bool:
+        return self.service.kind == "owned"
+
+    @property
+    def committed_gpus(self) -> int:
+        return self.gpus or 0
+
+    @property
+    def supply_gpus(self) -> int:
+        return self.max_gpus or self.committed_gpus
+
+    @property
+    def contract_months(self) -> int:
+        """The term: stated, or the owned equipment's life."""
+        if self.pricing.owned is not None and self.term_months is None:
+            return round(self.pricing.owned.life_years * 12)
+        return self.term_months or 0
+
+
+# --- grades/*.yaml ------------------------------------------------------------------------------
+
+
+class GradeRequirements(Strict):
+    service_kinds: Annotated[list[ServiceKind], Field(min_length=1)]
+    provider_jobs: list[str] = Field(default_factory=list, description="jobs the provider must own")
+    max_node_replacement_hours: NonNegative | None = None
+    min_sla_availability: Fraction | None = None
+    attestations_any: list[str] = Field(default_factory=list)
+    tenant_isolation: bool = False
+
+
+class Grade(Strict):
+    """A compute service and what its buyers can expect: only offers of one grade are comparable."""
+
+    id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")]
+    name: Text
+    rank: Annotated[int, Field(ge=1)] = Field(description="1 = highest")
+    gpu: Text
+    expect: Text
+    requires: GradeRequirements
+
+
+# --- performance/*.csv --------------------------------------------------------------------------
+
+
+class ReferenceCurve(Strict):
+    """A named throughput curve: output tok/s/GPU against interactivity (tok/s per user)."""
+
+    name: str
+    points: Annotated[list[Point], Field(min_length=1)]
+    source: str = ""
+
+
+SCHEMAS: dict[str, type[BaseModel]] = {"offer": Offer, "grade": Grade, "workspace": WorkspaceConfig}

@@ -1,0 +1,1 @@
+"""Renderers: every output is drawn from the Evaluation; none recomputes a figure."""

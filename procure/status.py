@@ -1,0 +1,10 @@
+"""Exit statuses: the CLI returns one of these; scripts and CI rely on the numbers."""
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    OK = 0
+    INTERNAL_ERROR = 1
+    BAD_INPUT = 2  # bad input or usage: nothing was written
+    THRESHOLD_BREACHED = 3  # re-evaluation found a change past a threshold

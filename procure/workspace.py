@@ -1,0 +1,466 @@
+"""Find and load a workspace: procure.yaml, offers/, grades/, performance/ and market/.
+
+Every problem in every file is collected before anything is raised, so that `procure validate`
+shows the whole list at once, one line each with file, line and field.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from procure.errors import InputError, Problem, format_field_path
+from procure.models import (
+    OPERATING_JOBS,
+    Grade,
+    Offer,
+    ReferenceCurve,
+    WorkspaceConfig,
+)
+from procure.yamlsafe import Document, load_yaml, read_text
+
+CONFIG_FILE = "procure.yaml"
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str  # relative to the workspace root, with forward slashes
+    sha256: str
+
+
+@dataclass(frozen=True)
+class IndexLevel:
+    date: date
+    price: float
+
+
+@dataclass
+class Workspace:
+    root: Path
+    config: WorkspaceConfig
+    offers: list[Offer]
+    grades: list[Grade]
+    curves: dict[str, ReferenceCurve]
+    index: list[IndexLevel]  # market/index.csv, sorted by date; empty when absent
+    inputs: list[InputFile] = field(default_factory=list)
+    lines: dict[str, Document] = field(default_factory=dict)  # offer id -> its document
+
+    def fx_rate(self, currency: str | None) -> float:
+        """Units of workspace currency per unit of `currency` (validated at load)."""
+        if currency is None or currency == self.config.currency:
+            return 1.0
+        return self.config.assumptions.fx[currency]
+
+    def index_level_on(self, as_of: date) -> IndexLevel | None:
+        """The latest index level on or before as_of."""
+        found = None
+        for level in self.index:
+            if level.date <= as_of:
+                found = level
+            else:
+                break
+        return found
+
+
+def load_workspace(root: Path) -> Workspace:
+    """Load and check the whole workspace; raise InputError listing every problem."""
+    root = Path(root)
+    problems: list[Problem] = []
+    inputs: list[InputFile] = []
+
+    config_path = root / CONFIG_FILE
+    if not config_path.is_file():
+        raise InputError([Problem(str(root), None, "", f"no {CONFIG_FILE} here: not a procure workspace (use --workspace DIR)")])
+
+    config, config_doc = _load_model_doc(root, config_path, WorkspaceConfig, problems, inputs)
+    grade_docs = [_load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")]
+    grades = [g for g, _ in grade_docs if g is not None]
+    curves = _load_curves(root, problems, inputs)
+    offer_docs: dict[str, Document] = {}
+    offers: list[Offer] = []
+    seen_ids: dict[str, str] = {}
+    for path in _files(root, "offers", problems, ".yaml", ".yml"):
+        offer, doc = _load_model_doc(root, path, Offer, problems, inputs)
+        if offer is None or doc is None:
+            continue
+        if offer.id in seen_ids:
+            problems.append(Problem(doc.display, doc.lines.line_of(("id",)), "id", f"duplicate offer id '{offer.id}' (also in {seen_ids[offer.id]})"))
+            continue
+        seen_ids[offer.id] = doc.display
+        offers.append(offer)
+        offer_docs[offer.id] = doc
+    index = _load_index(root, problems, inputs)
+
+    if config is not None and config_doc is not None:
+        problems.extend(_check_config(config, config_doc))
+        for offer in offers:
+            problems.extend(check_offer(offer, offer_docs[offer.id], config, curves, index))
+    problems.extend(_check_grades([(g, d) for g, d in grade_docs if g is not None and d is not None]))
+
+    if problems:
+        raise InputError(sorted(set(problems), key=lambda p: (p.file, p.line or 0, p.field, p.message)))
+    assert config is not None
+    inputs.sort(key=lambda f: f.path)
+    offers.sort(key=lambda o: o.id)
+    grades.sort(key=lambda g: (g.rank, g.id))
+    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs)
+
+
+# --- files --------------------------------------------------------------------------------------
+
+
+def _display(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _files(root: Path, folder: str, problems: list[Problem], *suffixes: str) -> list[Path]:
+    """The input files of one folder, refusing links that lead outside the workspace."""
+    directory = root / folder
+    if not directory.is_dir():
+        problems.append(Problem(folder + "/", None, "", "folder is missing"))
+        return []
+    found: list[Path] = []
+    real_root = root.resolve()
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() not in suffixes:
+            continue
+        if not path.resolve().is_relative_to(real_root):
+            problems.append(Problem(_display(root, path), None, "", "refused: links to a file outside the workspace"))
+            continue
+        found.append(path)
+    if not found:
+        problems.append(Problem(folder + "/", None, "", f"no {' or '.join(suffixes)} files: expected at least one"))
+    return found
+
+
+def _record(root: Path, path: Path, text: str, inputs: list[InputFile]) -> None:
+    inputs.append(InputFile(_display(root, path), hashlib.sha256(text.encode("utf-8")).hexdigest()))
+
+
+def _load_model_doc(
+    root: Path, path: Path, model: type[M], problems: list[Problem], inputs: list[InputFile]
+) -> tuple[M | None, Document | None]:
+    display = _display(root, path)
+    try:
+        doc = load_yaml(path, display)
+        _record(root, path, read_text(path, display), inputs)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return None, None
+    if not isinstance(doc.data, dict):
+        problems.append(Problem(display, 1, "", f"expected a mapping of fields, got {_type_name(doc.data)}"))
+        return None, doc
+    try:
+        return model.model_validate(doc.data), doc
+    except ValidationError as exc:
+        problems.extend(validation_problems(exc, doc))
+        return None, doc
+
+
+def _type_name(value: Any) -> str:
+    return {list: "a list", str: "text", int: "a number", float: "a number", bool: "true/false"}.get(type(value), type(value).__name__)
+
+
+# --- pydantic errors as one-line problems --------------------------------------------------------
+
+
+def validation_problems(exc: ValidationError, doc: Document) -> list[Problem]:
+    """Turn pydantic's errors into problems with the line of each field."""
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(part for part in err["loc"] if not (isinstance(part, str) and part.startswith(("function-", "tuple["))))
+        loc = _strip_union_tags(loc)
+        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), _message(err)))
+    return problems
+
+
+def _strip_union_tags(loc: tuple) -> tuple:
+    """Pydantic names union members in paths (`float`, `constrained-float`): drop them."""
+    return tuple(p for p in loc if not (isinstance(p, str) and (p in {"float", "int", "str", "list", "none"} or "[" in p or p.startswith("constrained-"))))
+
+
+def _message(err: dict[str, Any]) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    got = err.get("input")
+    shown = _show(got)
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field (check the spelling; `procure schema` lists the fields)"
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        words = {"greater_than": "greater than", "greater_than_equal": "at least", "less_than": "less than", "less_than_equal": "at most"}[kind]
+        bound = next(iter(ctx.values()))
+        return f"must be {words} {bound:g} (got {shown})" if isinstance(bound, (int, float)) else f"must be {words} {bound} (got {shown})"
+    if kind == "finite_number":
+        return f"must be a finite number (got {shown})"
+    if kind in ("float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"):
+        expected = "a whole number" if kind.startswith("int") else "a number"
+        return f"must be {expected} (got {shown})"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected', '')} (got {shown})"
+    if kind == "string_pattern_mismatch":
+        return f"has characters that are not allowed (got {shown}; expected letters, digits, '.', '-', '_')"
+    if kind.startswith("date"):
+        return f"must be a date like 2026-11-30 (got {shown})"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"must be true or false (got {shown})"
+    if kind in ("string_type",):
+        return f"must be text (got {shown})"
+    if kind in ("list_type", "tuple_type"):
+        return f"must be a list (got {shown})"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"must be a mapping of fields (got {shown})"
+    if kind == "too_short":
+        return f"must have at least {ctx.get('min_length')} item(s)"
+    if kind == "too_long":
+        return f"is too long (at most {ctx.get('max_length')})"
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "string_too_long":
+        return f"is too long (at most {ctx.get('max_length')} characters)"
+    return f"{err['msg'][0].lower()}{err['msg'][1:]} (got {shown})"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- cross-field and cross-file rules ------------------------------------------------------------
+
+
+def _check_config(config: WorkspaceConfig, doc: Document) -> list[Problem]:
+    problems = []
+
+    def add(loc: tuple, message: str) -> None:
+        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
+
+    for job in config.assumptions.jobs:
+        if job not in OPERATING_JOBS:
+            add(("assumptions", "jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
+    bands = config.assumptions.reliability.bands
+    if not bands:
+        add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
+    elif [b[0] for b in bands] != sorted((b[0] for b in bands), reverse=True) or min(b[0] for b in bands) != 0:
+        add(("assumptions", "reliability", "bands"), "bands must be listed from the highest score down and end at score 0")
+    return problems
+
+
+def check_offer(
+    offer: Offer, doc: Document, config: WorkspaceConfig, curves: dict[str, ReferenceCurve], index: list[IndexLevel]
+) -> list[Problem]:
+    """Rules that span fields: price basis, responsibilities, curves, currency, dates."""
+    problems: list[Problem] = []
+
+    def add(loc: tuple, message: str) -> None:
+        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
+
+    pricing = offer.pricing
+    bases = [name for name in ("gpu_hour", "index_linked", "per_mtok", "owned") if getattr(pricing, name) is not None]
+    if len(bases) != 1:
+        add(("pricing",), f"needs exactly one price basis: gpu_hour, index_linked, per_mtok or owned (got {', '.join(bases) or 'none'})")
+    if (pricing.owned is not None) != (offer.service.kind == "owned"):
+        add(("service", "kind"), "pricing.owned goes with service.kind: owned, and only with it")
+    if pricing.per_mtok is not None and offer.service.kind != "managed_serving":
+        add(("service", "kind"), "per-token pricing (pricing.per_mtok) needs service.kind: managed_serving")
+
+    currency = pricing.currency or config.currency
+    if currency != config.currency and currency not in config.assumptions.fx:
+        add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
+
+    # Responsibilities: every operating job, owners from the fixed list (the model checks owners).
+    for job in offer.responsibilities:
+        if job not in OPERATING_JOBS:
+            add(("responsibilities", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
+    missing = [job for job in OPERATING_JOBS if job not in offer.responsibilities]
+    if missing:
+        add(("responsibilities",), f"no owner given for: {', '.join(missing)} (every operating job needs provider, customer or shared)")
+    if offer.owned:
+        not_customer = [j for j, o in offer.responsibilities.items() if o != "customer" and j in OPERATING_JOBS]
+        if not_customer:
+            add(("responsibilities",), f"an owned cluster is operated by you: every job must be customer (not: {', '.join(not_customer)})")
+
+    # GPUs, term and SLA where the price basis needs them.
+    if not offer.per_token:
+        if offer.gpus is None:
+            add(("gpus",), "required field is missing (committed GPU count)")
+        if offer.max_gpus is not None and offer.gpus is not None and offer.max_gpus < offer.gpus:
+            add(("max_gpus",), f"must be at least gpus ({offer.gpus}) (got {offer.max_gpus})")
+    if offer.term_months is None and pricing.owned is None:
+        add(("term_months",), "required field is missing (contract term in months)")
+    if pricing.owned is not None and offer.term_months is not None and offer.term_months != round(pricing.owned.life_years * 12):
+        add(("term_months",), f"an owned cluster's term is its life: {round(pricing.owned.life_years * 12)} months (life_years x 12), or leave it out")
+    if offer.service.sla is None and not offer.owned:
+        add(("service", "sla"), "required field is missing (SLA availability)")
+    if offer.valid_until < offer.received:
+        add(("valid_until",), f"is before received ({offer.received})")
+
+    for i, fee in enumerate(pricing.fees):
+        kinds = [k for k in ("once", "monthly", "gpu_hour", "per_tb") if getattr(fee, k) is not None]
+        if len(kinds) != 1:
+            add(("pricing", "fees", i), f"a fee has exactly one of once, monthly, gpu_hour, per_tb (got {', '.join(kinds) or 'none'})")
+        if fee.per_tb is not None and fee.tb_per_month is None:
+            add(("pricing", "fees", i, "tb_per_month"), "required with per_tb")
+        if fee.tb_per_month is not None and fee.per_tb is None:
+            add(("pricing", "fees", i, "tb_per_month"), "only goes with per_tb")
+        if fee.gpu_hour is not None and offer.per_token:
+            add(("pricing", "fees", i, "gpu_hour"), "a per-GPU-hour fee needs GPU-hour pricing, not per-token")
+
+    linked = pricing.index_linked
+    if linked is not None:
+        if linked.floor is not None and linked.cap is not None and linked.floor > linked.cap:
+            add(("pricing", "index_linked", "floor"), f"floor {linked.floor} is above cap {linked.cap}")
+        if not index:
+            add(("pricing", "index_linked"), "index-linked pricing needs market/index.csv (date, price)")
+
+    # Performance: GPU-hour offers need a curve at the target.
+    perf = offer.performance
+    if not offer.per_token:
+        if perf.points is None and perf.reference is None:
+            add(("performance",), "needs points [[interactivity, output tok/s/GPU], ...] or a reference curve")
+        if perf.reference is not None and perf.reference not in curves:
+            known = ", ".join(sorted(curves)) or "none in performance/"
+            add(("performance", "reference"), f"unknown reference curve '{perf.reference}' (known: {known})")
+    return problems
+
+
+def _check_grades(grades: list[tuple[Grade, Document]]) -> list[Problem]:
+    problems = []
+    seen: dict[str, str] = {}
+    for grade, doc in grades:
+        if grade.id in seen:
+            problems.append(Problem(doc.display, doc.lines.line_of(("id",)), "id", f"duplicate grade id '{grade.id}' (also in {seen[grade.id]})"))
+        seen.setdefault(grade.id, doc.display)
+        for i, job in enumerate(grade.requires.provider_jobs):
+            if job not in OPERATING_JOBS:
+                loc = ("requires", "provider_jobs", i)
+                problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"unknown operating job '{job}' (expected one of: {', '.join(OPERATING_JOBS)})"))
+    return problems
+
+
+# --- CSV inputs ---------------------------------------------------------------------------------
+
+
+def read_csv_rows(path: Path, display: str, columns: tuple[str, ...]) -> tuple[list[tuple[int, dict[str, str]]], list[str], list[Problem]]:
+    """Rows of a CSV with exactly the given columns, with their line numbers; '#' lines are comments.
+
+    Returns (rows, comment lines, problems).
+    """
+    problems: list[Problem] = []
+    try:
+        text = read_text(path, display)
+    except InputError as exc:
+        return [], [], exc.problems
+    comments: list[str] = []
+    numbered: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            comments.append(stripped.lstrip("#").strip())
+        elif stripped:
+            numbered.append((number, line))
+    if not numbered:
+        return [], comments, [Problem(display, None, "", f"no header: expected columns {', '.join(columns)}")]
+    header_line, header = numbered[0]
+    names = [h.strip() for h in next(csv.reader([header]))]
+    if names != list(columns):
+        missing = [c for c in columns if c not in names]
+        extra = [c for c in names if c not in columns]
+        detail = "; ".join(filter(None, [f"missing {', '.join(missing)}" if missing else "", f"unexpected {', '.join(extra)}" if extra else ""]))
+        return [], comments, [Problem(display, header_line, "", f"expected columns {', '.join(columns)} ({detail or 'in this order'})")]
+    rows = []
+    for number, line in numbered[1:]:
+        values = next(csv.reader(io.StringIO(line)))
+        if len(values) != len(columns):
+            problems.append(Problem(display, number, "", f"expected {len(columns)} values, got {len(values)}"))
+            continue
+        rows.append((number, {c: v.strip() for c, v in zip(columns, values)}))
+    return rows, comments, problems
+
+
+def parse_number(raw: str, display: str, line: int, column: str, problems: list[Problem], *, positive: bool = True) -> float | None:
+    try:
+        value = float(raw)
+    except ValueError:
+        problems.append(Problem(display, line, column, f"must be a number (got {raw!r})"))
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        problems.append(Problem(display, line, column, f"must be a finite number (got {raw})"))
+        return None
+    if positive and value <= 0:
+        problems.append(Problem(display, line, column, f"must be greater than 0 (got {raw})"))
+        return None
+    return value
+
+
+def parse_date(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> date | None:
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        problems.append(Problem(display, line, column, f"must be a date like 2026-11-30 (got {raw!r})"))
+        return None
+
+
+def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -> dict[str, ReferenceCurve]:
+    curves: dict[str, ReferenceCurve] = {}
+    directory = root / "performance"
+    if not directory.is_dir():
+        return curves
+    for path in sorted(directory.glob("*.csv")):
+        display = _display(root, path)
+        rows, comments, found = read_csv_rows(path, display, ("interactivity", "output_tok_s_gpu"))
+        problems.extend(found)
+        if found:
+            continue
+        points = []
+        for line, row in rows:
+            x = parse_number(row["interactivity"], display, line, "interactivity", problems)
+            y = parse_number(row["output_tok_s_gpu"], display, line, "output_tok_s_gpu", problems)
+            if x is not None and y is not None:
+                points.append((x, y))
+        if not rows:
+            problems.append(Problem(display, None, "", "no points: expected at least one row"))
+        elif len(points) == len(rows):
+            curves[path.stem] = ReferenceCurve(name=path.stem, points=points, source=" ".join(comments))
+            _record(root, path, read_text(path, display), inputs)
+    return curves
+
+
+def _load_index(root: Path, problems: list[Problem], inputs: list[InputFile]) -> list[IndexLevel]:
+    path = root / "market" / "index.csv"
+    if not path.is_file():
+        return []
+    display = _display(root, path)
+    rows, _, found = read_csv_rows(path, display, ("date", "price"))
+    problems.extend(found)
+    levels: list[IndexLevel] = []
+    seen: set[date] = set()
+    for line, row in rows:
+        day = parse_date(row["date"], display, line, "date", problems)
+        price = parse_number(row["price"], display, line, "price", problems)
+        if day is None or price is None:
+            continue
+        if day in seen:
+            problems.append(Problem(display, line, "date", f"duplicate date {day}"))
+            continue
+        seen.add(day)
+        levels.append(IndexLevel(day, price))
+    if not found:
+        _record(root, path, read_text(path, display), inputs)
+    return sorted(levels, key=lambda level: level.date)

@@ -1,0 +1,119 @@
+"""Safe YAML loading that remembers the line of every field.
+
+Vendor files come from outside the organisation: only the safe loader is used (libyaml's
+CSafeLoader when present), duplicate keys are errors rather than last-one-wins, and size and
+alias expansion are bounded so that a small file cannot blow up into a huge document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from procure.errors import InputError, Problem, format_field_path
+
+try:  # libyaml is much faster; the pure-Python loader behaves the same
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_NODES = 200_000  # nodes visited, aliases counted each time they are used
+MAX_DEPTH = 64
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass
+class LineMap:
+    """Line numbers (1-based) of every field path in one document."""
+
+    lines: dict[Path_, int] = field(default_factory=dict)
+
+    def line_of(self, loc: Path_) -> int | None:
+        """The line of the deepest existing prefix of loc: a missing field points at its parent."""
+        for cut in range(len(loc), -1, -1):
+            line = self.lines.get(tuple(loc[:cut]))
+            if line is not None:
+                return line
+        return None
+
+
+@dataclass
+class Document:
+    data: Any
+    lines: LineMap
+    display: str  # the file name shown in messages
+
+
+def read_text(path: Path, display: str) -> str:
+    """Read a UTF-8 text input with a size limit; problems become InputError."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_FILE_BYTES:,})")])
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+    if b"\x00" in raw:
+        raise InputError([Problem(display, None, "", "binary file: expected UTF-8 text")])
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError([Problem(display, line, "", "not valid UTF-8 text")]) from None
+
+
+def load_yaml(path: Path, display: str) -> Document:
+    """Load one YAML document with its line map, or raise InputError naming file and line."""
+    text = read_text(path, display)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise InputError([Problem(display, None, "", "file is empty: expected a YAML mapping")])
+        lines = LineMap()
+        _walk(node, (), lines, display, [0], 0)
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = " ".join(s for s in (exc.context, exc.problem) if s)
+        raise InputError([Problem(display, line, "", f"malformed YAML: {what}")]) from None
+    except yaml.YAMLError as exc:
+        raise InputError([Problem(display, None, "", f"malformed YAML: {exc}")]) from None
+    finally:
+        loader.dispose()
+    return Document(data, lines, display)
+
+
+def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int) -> None:
+    """Record lines, reject duplicate keys, and bound the size of the expanded document."""
+    count[0] += 1
+    if count[0] > MAX_NODES:
+        raise InputError([Problem(display, node.start_mark.line + 1, "", f"document expands to more than {MAX_NODES:,} values (alias bomb?)")])
+    if depth > MAX_DEPTH:
+        raise InputError([Problem(display, node.start_mark.line + 1, "", f"nesting deeper than {MAX_DEPTH} levels")])
+    lines.lines.setdefault(loc, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise InputError([Problem(display, key_node.start_mark.line + 1, format_field_path(loc), "mapping keys must be plain values")])
+            key = key_node.value
+            line = key_node.start_mark.line + 1
+            if key == "<<":  # merge keys: walk the merged mapping(s) in place
+                _walk(value_node, loc, lines, display, count, depth + 1)
+                continue
+            if key in seen:
+                raise InputError([Problem(display, line, format_field_path(loc + (key,)), f"duplicate key (first given on line {seen[key]})")])
+            seen[key] = line
+            lines.lines[loc + (key,)] = line
+            _walk(value_node, loc + (key,), lines, display, count, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, loc + (index,), lines, display, count, depth + 1)
+

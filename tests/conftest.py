@@ -1,0 +1,29 @@
+"""Shared fixtures: the fixture workspaces under tests/data and throw-away copies of them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+DATA_DIR = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    """tests/data: one small fixture workspace per folder."""
+    return DATA_DIR
+
+
+@pytest.fixture
+def workspace_copy(tmp_path: Path) -> Callable[[str], Path]:
+    """workspace_copy("basic") -> a fresh copy of tests/data/basic under tmp_path, safe to break."""
+
+    def copy(name: str) -> Path:
+        target = tmp_path / name
+        shutil.copytree(DATA_DIR / name, target)
+        return target
+
+    return copy

@@ -1,0 +1,29 @@
+import json
+
+from clihelp import run
+
+
+def test_grade_table_names_each_offer_and_the_nearest_grade(data_dir):
+    result = run("grade", "-w", data_dir / "basic")
+    assert result.exit_code == 0
+    charlie = next(line for line in result.stdout.splitlines() if "charlie" in line)
+    assert "ungraded" in charlie and "nearest T-MC" in charlie
+
+
+def test_explain_lists_every_grade_requirement(data_dir):
+    result = run("grade", "-w", data_dir / "basic", "--explain", "bravo", "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["grade"] == "T-BM"
+    by_grade = {c["grade"]: c for c in data["checks"]}
+    assert by_grade["T-BM"]["passed"] and not by_grade["T-MC"]["passed"]
+    kind = next(r for r in by_grade["T-MC"]["requirements"] if r["requirement"] == "service kind")
+    assert (kind["observed"], kind["passed"]) == ("bare_metal", False)
+    table = run("grade", "-w", data_dir / "basic", "--explain", "bravo")
+    assert "FAIL" in table.stdout and "pass" in table.stdout
+
+
+def test_explain_unknown_offer_exits_2(data_dir):
+    result = run("grade", "-w", data_dir / "basic", "--explain", "nope")
+    assert result.exit_code == 2
+    assert "no offer with id 'nope'" in result.stderr
