@@ -11,17 +11,24 @@ STAMP := $(VENV)/.installed
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@# WeasyPrint draws PDFs with Pango (present on most Debian images; installed here if missing)
+	@if ! ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 >/dev/null; \
+	  else echo "note: PDF output needs Pango: sudo apt-get install libpango-1.0-0 libpangoft2-1.0-0"; fi; fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 report: install
-	$(BIN)/procure compare --format markdown --out comparison.md
-	@echo "wrote comparison.md"
+	$(BIN)/procure report --out comparison.pdf
+	$(BIN)/procure report --board --out board.pdf
+
+benchmark: install
+	$(BIN)/python benchmarks/bench_report.py --offers 50
 
 test: install
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) build *.egg-info comparison.md comparison.pdf board.pdf
+	rm -rf $(VENV) build *.egg-info comparison.pdf board.pdf

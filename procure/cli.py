@@ -254,6 +254,51 @@ def compare(
     _emit(RENDERERS[format.value](ev), out)
 
 
+class ReportFormat(str, Enum):
+    pdf = "pdf"
+    html = "html"
+
+
+@app.command()
+@handles_input_errors
+def report(
+    board: Annotated[bool, typer.Option("--board", help="The short board report instead of the full comparison.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="File to write (default: comparison.pdf, or board.pdf with --board).", dir_okay=False, show_default=False)] = None,
+    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="pdf, or html (the same document, no WeasyPrint needed).")] = ReportFormat.pdf,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Write the comparison report (or, with --board, the board report) as PDF or HTML.
+
+    The comparison has a cover with the input files' SHA-256, an executive summary,
+    the offers at a glance, the cost curve and other charts, the grades, a page per
+    offer with its arithmetic, and an appendix of assumptions and method. The board
+    report is two to four pages: the decision, the alternatives, the cost curve, the
+    main risks. With SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.
+
+    Examples:
+
+    \b
+        procure report
+        procure report --board --out reports/board.pdf
+        procure report --format html --as-of 2026-11-29 --out comparison.html
+    """
+    from procure.render.documents import ReportError, render_report
+
+    kind = "board" if board else "comparison"
+    target = out or Path(f"{kind}.{format.value}")
+    ev = _evaluation(workspace, as_of)
+    try:
+        data = render_report(ev, kind, format.value)
+    except ReportError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
+    from procure.fileio import write_atomic
+
+    write_atomic(target, data)
+    typer.echo(f"wrote {target}", err=True)
+
+
 @app.command()
 def schema(
     name: Annotated[SchemaName, typer.Argument(help="Which schema.")] = SchemaName.workspace,

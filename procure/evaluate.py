@@ -42,7 +42,10 @@ METRIC_KEYS: tuple[str, ...] = (
     "gpus_needed",
     "monthly_spend",
 )
-EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie",)
+EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader")
+
+# A gate with less relative headroom than this is reported as a risk for the recommendation.
+NEAR_GATE_MARGIN = 0.05
 
 GATES: tuple[str, ...] = ("quality", "latency", "availability", "security", "region", "capacity", "grade", "validity")
 
@@ -121,6 +124,8 @@ class Summary(BaseModel):
     runner_up_price_to_tie: float | None = Field(description="runner-up list price per GPU-hour that ties the leader")
     closest_gate: str | None = Field(description="the recommended offer's gate with the least headroom")
     closest_gate_margin: float | None
+    near_gates: list[GateResult] = Field(description=f"the recommendation's gates passed with under {NEAR_GATE_MARGIN:.0%} headroom")
+    customer_jobs: list[str] = Field(description="operating jobs the recommendation leaves with the buyer (customer or shared)")
     acceptable: int
     offers: int
 
@@ -187,9 +192,11 @@ def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
     if ranked:
         # The negotiator's figure: the list price at which each offer would tie the leader.
         ties = price_to_tie(frame, cost_frame, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital)
+        lead_cost = ranked[0].metrics["cost_per_task"]
         for record, tie in zip(records, ties):
-            if record.acceptable:
+            if record.acceptable and lead_cost:
                 record.metrics["price_to_tie"] = _clean(tie)
+                record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
     return Evaluation(
         as_of=day,
@@ -222,6 +229,8 @@ def _summary(ranked: list[OfferRecord], count: int) -> Summary:
         runner_up_price_to_tie=runner.metrics.get("price_to_tie") if runner else None,
         closest_gate=closest.gate if closest else None,
         closest_gate_margin=closest.margin if closest else None,
+        near_gates=[g for g in leader.gates if g.margin is not None and g.margin < NEAR_GATE_MARGIN] if leader else [],
+        customer_jobs=[job for job, owner in leader.responsibilities.items() if owner != "provider"] if leader else [],
         acceptable=len(ranked),
         offers=count,
     )
@@ -313,9 +322,9 @@ def _record(
 ) -> OfferRecord:
     metrics = {key: _clean(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
     gates = _gates(offer, grading, reading, metrics, workspace, day)
-    latency_failed = any(g.gate == "latency" and not g.passed for g in gates)
-    # Capacity cannot be judged without a throughput: the latency reason already says why.
-    reasons = [g.detail for g in gates if not g.passed and not (latency_failed and g.gate == "capacity")]
+    # Capacity cannot be judged without successful tasks; the latency or quality reason already says why.
+    explained = any(g.gate in ("latency", "quality") and not g.passed for g in gates)
+    reasons = [g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))]
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
     notes = _notes(offer, workspace)
@@ -440,7 +449,8 @@ def _gates(
     elif wl.tasks_per_month is None:
         gate("capacity", True, "no demand stated: the committed GPUs are taken as fully used")
     elif needed is None:
-        gate("capacity", False, "capacity not assessed: no throughput at the target")
+        why = "no throughput at the target" if metrics["throughput"] is None else "no successful tasks"
+        gate("capacity", False, f"capacity not assessed: {why}")
     else:
         supply = offer.supply_gpus
         required = needed * policy.min_demand_coverage

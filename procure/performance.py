@@ -58,7 +58,8 @@ def throughput_at(points: Iterable[Sequence[float]], target: float) -> Throughpu
     for i in range(1, len(xs)):
         if target <= xs[i]:
             x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+            if target == x1:
+                return ThroughputReading(y1, True, top, "at a measured point")
             share = (target - x0) / (x1 - x0)
-            note = "at a measured point" if target == x1 else f"interpolated between {x0:g} and {x1:g} tok/s/user"
-            return ThroughputReading(y0 + share * (y1 - y0), True, top, note)
+            return ThroughputReading(y0 + share * (y1 - y0), True, top, f"interpolated between {x0:g} and {x1:g} tok/s/user")
     raise AssertionError("unreachable: target within frontier range")

@@ -102,7 +102,8 @@ def load_workspace(root: Path) -> Workspace:
     if config is not None and config_doc is not None:
         problems.extend(_check_config(config, config_doc))
         for offer in offers:
-            problems.extend(check_offer(offer, offer_docs[offer.id], config, curves, index))
+            curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
+            problems.extend(check_offer(offer, offer_docs[offer.id], config, curve_names, index))
     problems.extend(_check_grades([(g, d) for g, d in grade_docs if g is not None and d is not None]))
 
     if problems:
@@ -165,6 +166,8 @@ def _load_model_doc(
         return model.model_validate(doc.data), doc
     except ValidationError as exc:
         problems.extend(validation_problems(exc, doc))
+        if model is Offer:
+            problems.extend(responsibility_problems(doc))
         return None, doc
 
 
@@ -262,9 +265,7 @@ def _check_config(config: WorkspaceConfig, doc: Document) -> list[Problem]:
     return problems
 
 
-def check_offer(
-    offer: Offer, doc: Document, config: WorkspaceConfig, curves: dict[str, ReferenceCurve], index: list[IndexLevel]
-) -> list[Problem]:
+def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig, curve_names: set[str], index: list[IndexLevel]) -> list[Problem]:
     """Rules that span fields: price basis, responsibilities, curves, currency, dates."""
     problems: list[Problem] = []
 
@@ -277,6 +278,8 @@ def check_offer(
         add(("pricing",), f"needs exactly one price basis: gpu_hour, index_linked, per_mtok or owned (got {', '.join(bases) or 'none'})")
     if (pricing.owned is not None) != (offer.service.kind == "owned"):
         add(("service", "kind"), "pricing.owned goes with service.kind: owned, and only with it")
+    if pricing.discount and (pricing.per_mtok is not None or pricing.owned is not None):
+        add(("pricing", "discount"), "a discount applies to GPU-hour and index-linked prices; fold it into per_mtok or owned figures")
     if pricing.per_mtok is not None and offer.service.kind != "managed_serving":
         add(("service", "kind"), "per-token pricing (pricing.per_mtok) needs service.kind: managed_serving")
 
@@ -284,13 +287,7 @@ def check_offer(
     if currency != config.currency and currency not in config.assumptions.fx:
         add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
 
-    # Responsibilities: every operating job, owners from the fixed list (the model checks owners).
-    for job in offer.responsibilities:
-        if job not in OPERATING_JOBS:
-            add(("responsibilities", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
-    missing = [job for job in OPERATING_JOBS if job not in offer.responsibilities]
-    if missing:
-        add(("responsibilities",), f"no owner given for: {', '.join(missing)} (every operating job needs provider, customer or shared)")
+    problems.extend(responsibility_problems(doc))
     if offer.owned:
         not_customer = [j for j, o in offer.responsibilities.items() if o != "customer" and j in OPERATING_JOBS]
         if not_customer:
@@ -334,9 +331,29 @@ def check_offer(
     if not offer.per_token:
         if perf.points is None and perf.reference is None:
             add(("performance",), "needs points [[interactivity, output tok/s/GPU], ...] or a reference curve")
-        if perf.reference is not None and perf.reference not in curves:
-            known = ", ".join(sorted(curves)) or "none in performance/"
+        # A curve file with bad rows is reported on its own; only a missing file is "unknown".
+        if perf.reference is not None and perf.reference not in curve_names:
+            known = ", ".join(sorted(curve_names)) or "none in performance/"
             add(("performance", "reference"), f"unknown reference curve '{perf.reference}' (known: {known})")
+    return problems
+
+
+def responsibility_problems(doc: Document) -> list[Problem]:
+    """Every operating job named, none unknown; read from the raw file so that these problems are
+    reported together with the field problems of the same offer (the model checks the owners)."""
+    raw = doc.data.get("responsibilities") if isinstance(doc.data, dict) else None
+    if not isinstance(raw, dict):
+        return []  # missing or not a mapping: the model reports it
+    problems = []
+    for job in raw:
+        if job not in OPERATING_JOBS:
+            loc = ("responsibilities", job)
+            problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})"))
+    missing = [job for job in OPERATING_JOBS if job not in raw]
+    if missing:
+        problems.append(
+            Problem(doc.display, doc.lines.line_of(("responsibilities",)), "responsibilities", f"no owner given for: {', '.join(missing)} (every operating job needs provider, customer or shared)")
+        )
     return problems
 
 

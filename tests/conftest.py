@@ -11,7 +11,7 @@ import pytest
 DATA_DIR = Path(__file__).parent / "data"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def data_dir() -> Path:
     """tests/data: one small fixture workspace per folder."""
     return DATA_DIR
@@ -27,3 +27,4 @@ def workspace_copy(tmp_path: Path) -> Callable[[str], Path]:
         return target
 
     return copy
+

@@ -1,0 +1,55 @@
+"""Time the 50-offer comparison report, and its overhead over WeasyPrint rendering the same HTML.
+
+Run: .venv/bin/python benchmarks/bench_report.py [--offers 50]
+Budget (design): under 10 s; pipeline overhead within 30% of WeasyPrint alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import make_workspace  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--offers", type=int, default=50)
+    args = parser.parse_args()
+    import weasyprint  # noqa: F401  (import once, outside both timings)
+
+    from procure.evaluate import evaluate
+    from procure.render.documents import build_charts, html_to_pdf, render_html
+    from procure.workspace import load_workspace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = make_workspace(Path(tmp) / "ws", args.offers)
+        html_to_pdf(render_html(evaluate(load_workspace(root), date(2026, 11, 29)), "comparison"))  # warm-up
+
+        start = time.perf_counter()
+        ev = evaluate(load_workspace(root), date(2026, 11, 29))
+        t_eval = time.perf_counter()
+        charts = build_charts(ev, "comparison")
+        t_charts = time.perf_counter()
+        html = render_html(ev, "comparison", charts)
+        t_html = time.perf_counter()
+        pdf = html_to_pdf(html)
+        t_pdf = time.perf_counter()
+
+        weasy_start = time.perf_counter()
+        html_to_pdf(html)
+        weasy_alone = time.perf_counter() - weasy_start
+
+    total = t_pdf - start
+    print(f"comparison report, {args.offers} offers: {total:.2f} s ({len(pdf) / 1024:.0f} KiB; budget 10 s)")
+    print(f"  load + evaluate {t_eval - start:.2f} s, charts {t_charts - t_eval:.2f} s, HTML {t_html - t_charts:.2f} s, PDF {t_pdf - t_html:.2f} s")
+    print(f"  WeasyPrint alone on the same HTML: {weasy_alone:.2f} s; pipeline overhead {total / weasy_alone - 1:+.0%} (budget +30%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""Charts for the reports: matplotlib figures rendered to inline SVG.
+
+Text is drawn as paths (no font needed where the SVG is shown), the SVG carries no date and uses a
+fixed id salt, so the same Evaluation always gives the same bytes. Charts read figures from the
+Evaluation only.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TYPE_CHECKING
+
+from procure.evaluate import Evaluation, OfferRecord
+from procure.models import OPERATING_JOBS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# A restrained palette that prints well and stays readable in grey.
+INK = "#1f2933"
+MUTED = "#9aa5b1"
+ACCENT = "#1f5fa8"
+HIGHLIGHT = "#c2410c"
+GRID = "#e4e7eb"
+COMPONENT_COLOURS = {
+    "rent": "#1f5fa8",
+    "fees": "#6c9bd2",
+    "financing": "#b7cbe6",
+    "ops": "#c2410c",
+    "software": "#f2a65a",
+}
+OWNER_COLOURS = {"provider": "#1f5fa8", "shared": "#f2a65a", "customer": "#c2410c"}
+# Charts with one mark per offer show at most this many offers (acceptable ones by rank first):
+# beyond it labels become unreadable and the SVG slows the PDF down. Captions say when offers are left out.
+CHART_OFFERS = 12
+CURVE_LABELS = 25
+
+SERIES = ["#1f5fa8", "#c2410c", "#2f855a", "#6b46c1", "#b7791f", "#2c7a7b", "#9b2c2c", "#4a5568", "#d53f8c", "#3182ce"]
+
+
+def _figure(width_cm: float, height_cm: float) -> Figure:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width_cm / 2.54, height_cm / 2.54), dpi=96)
+    fig.patch.set_alpha(0)
+    return fig
+
+
+def _style(ax) -> None:  # type: ignore[no-untyped-def]
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(MUTED)
+    ax.tick_params(colors=INK, labelsize=7, length=3)
+    ax.yaxis.label.set_color(INK)
+    ax.xaxis.label.set_color(INK)
+    ax.grid(axis="y", color=GRID, linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def to_svg(fig: Figure) -> str:
+    """Deterministic SVG text with glyphs as paths, ready to inline in HTML."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "procure", "font.family": "DejaVu Sans"}):
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.05)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype for inlining
+    return re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+
+
+def chart_offers(ev: Evaluation, limit: int = CHART_OFFERS) -> list[OfferRecord]:
+    """The offers a per-offer chart shows: the Evaluation's order (acceptable by rank, then the rest), cut at `limit`."""
+    return list(ev.offers[:limit])
+
+
+def _short(text: str, limit: int = 18) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: float | None = None) -> str:
+    """Offers sorted by cost per successful task; bar width = GPUs offered; not acceptable in grey."""
+    priced = [o for o in ev.offers if o.metrics["cost_per_task"] is not None]
+    priced.sort(key=lambda o: (o.metrics["cost_per_task"], o.id))
+    fig = _figure(17, 7.5)
+    ax = fig.add_subplot()
+    _style(ax)
+    if not priced:
+        ax.text(0.5, 0.5, "no offer has a cost per successful task", ha="center", va="center", transform=ax.transAxes)
+        return to_svg(fig)
+    widths = [_bar_width(o) for o in priced]
+    # Per-token offers have no GPUs: give them a nominal width so they stay visible.
+    nominal = max(1.0, sum(w for w in widths if w) / max(1, sum(1 for w in widths if w)) / 2)
+    widths = [w or nominal for w in widths]
+    # Every offer is a bar; with many offers only the cheapest are labelled, so labels stay legible.
+    labelled = {o.id for o in priced[:CURVE_LABELS]}
+    left = 0.0
+    for offer, width in zip(priced, widths):
+        value = offer.metrics["cost_per_task"]
+        colour = HIGHLIGHT if offer.id == highlight else ACCENT if offer.acceptable else MUTED
+        ax.bar(left, value, width=width, align="edge", color=colour, edgecolor="white", linewidth=0.8 if len(priced) <= CURVE_LABELS else 0.3)
+        if offer.id in labelled or offer.id == highlight:
+            label = _short(offer.vendor) + ("" if offer.acceptable else " (not acceptable)")
+            ax.text(left + width / 2, value, f"{value:.4f}", ha="center", va="bottom", fontsize=6.5 if len(priced) <= 15 else 5, color=INK)
+            ax.text(left + width / 2, -0.02, label, ha="right", va="top", rotation=35, fontsize=6.5 if len(priced) <= 15 else 5, color=INK, transform=ax.get_xaxis_transform())
+        left += width
+    if index_per_task is not None:
+        ax.axhline(index_per_task, color=INK, linestyle="--", linewidth=0.8)
+        ax.text(left, index_per_task, " index rent / task", va="center", ha="left", fontsize=6.5, color=INK)
+    ax.set_xlim(0, left)
+    ax.set_xticks([])
+    ax.set_ylabel(f"{ev.currency} per successful task")
+    ax.set_xlabel("GPUs offered (bar width, cumulative)", labelpad=48, fontsize=7)
+    return to_svg(fig)
+
+
+def _bar_width(offer: OfferRecord) -> float:
+    return float(offer.max_gpus or offer.gpus or 0)
+
+
+def cost_breakdown(ev: Evaluation) -> str:
+    """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software."""
+    offers = [o for o in chart_offers(ev) if o.metrics["full"] is not None]
+    fig = _figure(17, 7.5)
+    ax = fig.add_subplot()
+    _style(ax)
+    positions = list(range(len(offers)))
+    bottoms = [0.0] * len(offers)
+    labels = {"rent": "rent", "fees": "fees", "financing": "financing", "ops": "operating staff", "software": "software"}
+    for component, colour in COMPONENT_COLOURS.items():
+        values = [o.metrics[component] or 0.0 for o in offers]
+        ax.bar(positions, values, bottom=bottoms, color=colour, width=0.62, label=labels[component], edgecolor="white", linewidth=0.5)
+        bottoms = [b + v for b, v in zip(bottoms, values)]
+    for x, total in zip(positions, bottoms):
+        ax.text(x, total, f"{total:.2f}", ha="center", va="bottom", fontsize=6.5, color=INK)
+    ax.set_xticks(positions, [_short(o.vendor, 16) for o in offers], rotation=30, ha="right", fontsize=6.5)
+    ax.set_ylabel(f"{ev.currency} per paid GPU-hour")
+    ax.legend(fontsize=6.5, frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, 1.12))
+    return to_svg(fig)
+
+
+def throughput_frontiers(ev: Evaluation) -> str:
+    """Each offer's Pareto frontier (output tok/s/GPU against tok/s per user) with the target marked."""
+    fig = _figure(17, 8)
+    ax = fig.add_subplot()
+    _style(ax)
+    ax.grid(axis="x", color=GRID, linewidth=0.6)
+    curves = [o for o in chart_offers(ev) if o.performance_points]
+    for i, offer in enumerate(curves):
+        xs = [p[0] for p in offer.performance_points]
+        ys = [p[1] for p in offer.performance_points]
+        colour = SERIES[i % len(SERIES)]
+        style = "-" if offer.acceptable else ":"
+        ax.plot(xs, ys, style, color=colour, linewidth=1.2, marker="o", markersize=2.5, label=_short(offer.vendor, 22))
+        if offer.metrics["throughput"] is not None:
+            ax.plot([ev.workload.interactivity], [offer.metrics["throughput"]], "o", color=colour, markersize=4.5, markeredgecolor="white")
+    ax.axvline(ev.workload.interactivity, color=HIGHLIGHT, linestyle="--", linewidth=0.9)
+    ax.text(ev.workload.interactivity, 1.0, f" target {ev.workload.interactivity:g} tok/s/user", color=HIGHLIGHT, fontsize=6.5, va="top", transform=ax.get_xaxis_transform())
+    ax.set_xlabel("interactivity: output tok/s per user")
+    ax.set_ylabel("output tok/s per GPU")
+    ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0)
+    ax.legend(fontsize=6, frameon=False, ncol=2, loc="upper right")
+    return to_svg(fig)
+
+
+def responsibility_matrix(ev: Evaluation) -> str:
+    """Operating jobs x offers, coloured by who owns each job."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    offers = chart_offers(ev)
+    order = ["provider", "shared", "customer"]
+    grid = [[order.index(o.responsibilities[job]) for o in offers] for job in OPERATING_JOBS]
+    fig = _figure(17, 9)
+    ax = fig.add_subplot()
+    # Vector cells (pcolormesh), not a raster image: crisp in print and nothing to fetch.
+    ax.pcolormesh(grid, cmap=ListedColormap([OWNER_COLOURS[k] for k in order]), vmin=0, vmax=2, edgecolors="white", linewidth=1.2)
+    ax.set_yticks([y + 0.5 for y in range(len(OPERATING_JOBS))], [j.replace("_", " ") for j in OPERATING_JOBS], fontsize=6.5, color=INK)
+    ax.set_xticks([x + 0.5 for x in range(len(offers))], [_short(o.vendor, 16) for o in offers], rotation=30, ha="right", fontsize=6.5, color=INK)
+    ax.invert_yaxis()
+    ax.tick_params(which="both", length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    handles = [Patch(color=OWNER_COLOURS[k], label=k) for k in order]
+    ax.legend(handles=handles, fontsize=6.5, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 1.1))
+    return to_svg(fig)

@@ -1,0 +1,153 @@
+"""The comparison and board reports: jinja2 templates rendered to HTML, then PDF by WeasyPrint.
+
+Vendor text is data, never markup: autoescape is on, and WeasyPrint's URL fetcher serves only files
+inside the templates folder (no network, no other file), so a vendor note holding `<img
+src="file:///etc/passwd">` prints as text and fetches nothing. Reports are reproducible: charts are
+deterministic SVG and, with SOURCE_DATE_EPOCH set, the date printed and stored is that moment.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from procure import __version__
+from procure.evaluate import Evaluation
+from procure.render import text
+from procure.render.charts import CHART_OFFERS
+
+REPORT_KINDS = ("comparison", "board")
+
+
+def templates_dir() -> Path:
+    """The templates folder: inside the installed package (a wheel), else at the checkout's root."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "templates", package.parent / "templates"):
+        if (candidate / "comparison.html").is_file():
+            return candidate
+    raise FileNotFoundError(f"report templates not found beside {package}")
+
+
+def report_date() -> datetime:
+    """SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    return datetime.now(tz=timezone.utc)
+
+
+def _environment(folder: Path):  # type: ignore[no-untyped-def]
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    env = Environment(
+        loader=FileSystemLoader(str(folder)),
+        autoescape=True,  # every template, whatever its name: vendor text is never markup
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        money=text.money,
+        per_task=text.per_task,
+        percent=text.percent,
+        number=text.number,
+        label=lambda s: str(s).replace("_", " "),
+    )
+    return env
+
+
+def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None) -> str:
+    """The report as one self-contained HTML document (CSS and SVG charts inline)."""
+    from markupsafe import Markup
+
+    if kind not in REPORT_KINDS:
+        raise ValueError(f"unknown report kind {kind!r}")
+    folder = templates_dir()
+    env = _environment(folder)
+    leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    if charts is None:
+        charts = build_charts(ev, kind)
+    context: dict[str, Any] = {
+        "ev": ev,
+        "leader": leader,
+        "runner": ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None,
+        "index_note": _index_note(ev, leader),
+        "charts": {name: Markup(svg) for name, svg in charts.items()},  # our own SVG, not vendor text
+        "css": Markup((folder / "report.css").read_text(encoding="utf-8")),
+        "fonts": Markup((folder / "fonts.css").read_text(encoding="utf-8")),
+        "version": __version__,
+        "prepared": report_date().strftime("%Y-%m-%d"),
+        "columns": text.comparison_columns(ev.currency),
+        "jobs": list(ev.assumptions.jobs.items()),
+        "chart_limit": CHART_OFFERS,
+    }
+    return env.get_template(f"{kind}.html").render(**context)
+
+
+def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
+    """The index price as a rent per successful task at the leader's output, for the cost curve."""
+    level = next((o.index_level for o in ev.offers if o.index_level is not None), None)
+    if level is None or leader is None or not leader.metrics.get("successful_tasks_per_gpu_hour"):
+        return None
+    return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
+
+
+def build_charts(ev: Evaluation, kind: str) -> dict[str, str]:
+    from procure.render import charts
+
+    leader = ev.summary.recommended
+    note = _index_note(ev, ev.offer(leader) if leader else None)
+    per_task = note["per_task"] if note else None
+    found = {"cost_curve": charts.cost_curve(ev, highlight=leader, index_per_task=per_task)}
+    if kind == "comparison":
+        found["breakdown"] = charts.cost_breakdown(ev)
+        found["throughput"] = charts.throughput_frontiers(ev)
+        found["responsibilities"] = charts.responsibility_matrix(ev)
+    return found
+
+
+class ReportError(Exception):
+    """WeasyPrint could not be loaded or failed: the message names what to install."""
+
+
+def html_to_pdf(html: str) -> bytes:
+    folder = templates_dir()
+    try:
+        from weasyprint import HTML
+    except (ImportError, OSError) as exc:  # OSError: the Pango library is missing
+        raise ReportError(
+            f"PDF output needs WeasyPrint and the Pango library ({exc}). Install them with "
+            "`pip install weasyprint` and `apt-get install libpango-1.0-0 libpangoft2-1.0-0`, "
+            "or use --format html."
+        ) from None
+    return HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).write_pdf()
+
+
+def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
+    from urllib.parse import unquote, urlsplit
+
+    from weasyprint.urls import URLFetcher
+
+    root = folder.resolve()
+
+    class TemplatesOnlyFetcher(URLFetcher):
+        """Serves files from the templates folder and nothing else: no network, no other file."""
+
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            parts = urlsplit(url)
+            if parts.scheme == "file":
+                path = Path(unquote(parts.path)).resolve()
+                if path.is_relative_to(root) and path.is_file():
+                    return super().fetch(url, headers)
+            raise ValueError(f"blocked: reports load nothing outside the templates folder ({url[:80]})")
+
+    return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
+
+
+def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf") -> bytes:
+    html = render_html(ev, kind)
+    if fmt == "html":
+        return html.encode("utf-8")
+    return html_to_pdf(html)

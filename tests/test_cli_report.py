@@ -1,0 +1,148 @@
+"""The comparison and board reports: content, safety and reproducibility, read back from the PDF."""
+
+import json
+import re
+
+import pypdf
+import pytest
+from clihelp import AS_OF, run
+
+EPOCH = "1764400000"  # 2025-11-29 07:06:40 UTC
+
+
+def pdf_text(path):
+    reader = pypdf.PdfReader(str(path))
+    return reader, "\n".join(page.extract_text() for page in reader.pages)
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory, data_dir):
+    """The basic workspace's comparison and board PDFs, and its JSON Evaluation, rendered once."""
+    out = tmp_path_factory.mktemp("reports")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    ws = data_dir / "basic"
+    assert run("report", "-w", ws, "--as-of", AS_OF, "--out", out / "cmp.pdf").exit_code == 0
+    assert run("report", "--board", "-w", ws, "--as-of", AS_OF, "--out", out / "board.pdf").exit_code == 0
+    evaluation = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json").stdout)
+    mp.undo()
+    return out, evaluation
+
+
+def test_comparison_pdf_has_every_section_and_offer(rendered):
+    out, evaluation = rendered
+    reader, text = pdf_text(out / "cmp.pdf")
+    # Cover, contents, summary, glance, charts (2 pages), grades, one page per offer, appendix.
+    assert 10 <= len(reader.pages) <= 14
+    for heading in ("Contents", "Executive summary", "Offers at a glance", "Cost curve and cost structure", "Grades", "Offer details", "Appendix: assumptions and method"):
+        assert heading in text
+    for offer in evaluation["offers"]:
+        assert offer["vendor"] in text
+    assert reader.metadata.title == "B200 offer comparison: cost per successful task"
+    assert reader.trailer["/Root"]["/Lang"] == "en"
+
+
+def test_pdf_shows_the_same_cost_per_task_as_the_json(rendered):
+    out, evaluation = rendered
+    _, text = pdf_text(out / "cmp.pdf")
+    for offer in evaluation["offers"]:
+        cost = offer["metrics"]["cost_per_task"]
+        assert f"{cost:.5f}" in text, offer["id"]
+
+
+def test_table_of_contents_has_page_numbers(rendered):
+    out, _ = rendered
+    reader, _ = pdf_text(out / "cmp.pdf")
+    contents = reader.pages[1].extract_text()
+    numbers = [int(n) for n in re.findall(r"(\d+)\s*$", contents, flags=re.M)]
+    assert numbers == sorted(numbers) and numbers[0] >= 3 and numbers[-1] <= len(reader.pages)
+
+
+def test_cover_lists_input_files_with_sha256(rendered):
+    out, evaluation = rendered
+    reader, _ = pdf_text(out / "cmp.pdf")
+    cover = reader.pages[0].extract_text().replace("\n", " ")
+    for item in evaluation["inputs"]:
+        assert item["path"] in cover and item["sha256"] in cover
+
+
+def test_board_report_is_two_to_four_pages(rendered):
+    out, evaluation = rendered
+    reader, text = pdf_text(out / "board.pdf")
+    assert 2 <= len(reader.pages) <= 4
+    leader = evaluation["offers"][0]
+    assert f"Recommendation: {leader['vendor']}" in text
+    assert "Main risks" in text and "Hedging" in text and "not yet configured" in text
+
+
+def test_same_inputs_and_epoch_give_identical_bytes(rendered, data_dir, tmp_path, monkeypatch):
+    out, _ = rendered
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    again = tmp_path / "again.pdf"
+    assert run("report", "--board", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", again).exit_code == 0
+    assert again.read_bytes() == (out / "board.pdf").read_bytes()
+
+
+def test_html_format(data_dir, tmp_path):
+    target = tmp_path / "sub" / "cmp.html"
+    result = run("report", "-f", "html", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", target)
+    assert result.exit_code == 0
+    html = target.read_text()
+    assert html.startswith("<!DOCTYPE html>") and '<html lang="en">' in html
+    assert "<svg" in html and "Alpha Cloud" in html
+
+
+def test_default_output_name(data_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("report", "--board", "-f", "html", "-w", data_dir / "basic", "--as-of", AS_OF)
+    assert result.exit_code == 0 and (tmp_path / "board.html").is_file()
+
+
+def test_bad_workspace_writes_nothing(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    offer = ws / "offers" / "alpha.yaml"
+    offer.write_text(offer.read_text().replace("gpu_hour: 4.00", "gpu_hour: -3"))
+    target = tmp_path / "never.pdf"
+    result = run("report", "-w", ws, "--out", target)
+    assert result.exit_code == 2 and not target.exists()
+    assert "pricing.gpu_hour: must be greater than 0" in result.stderr
+
+
+HOSTILE_VENDOR = '<img src="file:///etc/passwd"> Evil & Co'
+HOSTILE_NOTES = "<script>alert(1)</script> {{ 7*7 }} <link rel=stylesheet href=http://example.invalid/x.css>"
+
+
+@pytest.fixture
+def hostile(workspace_copy):
+    ws = workspace_copy("basic")
+    offer = ws / "offers" / "alpha.yaml"
+    text = offer.read_text().replace("vendor: Alpha Cloud", f"vendor: '{HOSTILE_VENDOR}'")
+    offer.write_text(text + f"notes: '{HOSTILE_NOTES}'\n")
+    return ws
+
+
+def test_vendor_markup_prints_as_text_in_html(hostile, tmp_path):
+    target = tmp_path / "x.html"
+    assert run("report", "-f", "html", "-w", hostile, "--as-of", AS_OF, "--out", target).exit_code == 0
+    html = target.read_text()
+    assert '<img src="file:///etc/passwd">' not in html and "<script>alert" not in html
+    assert "&lt;img src=&#34;file:///etc/passwd&#34;&gt; Evil &amp; Co" in html
+    assert "{{ 7*7 }}" in html  # printed literally, never evaluated
+
+
+def test_vendor_markup_is_never_fetched_in_pdf(hostile, tmp_path, monkeypatch):
+    from weasyprint.urls import URLFetcher
+
+    fetched = []
+    original = URLFetcher.fetch
+
+    def spy(self, url, headers=None):
+        fetched.append(url)
+        return original(self, url, headers)
+
+    monkeypatch.setattr(URLFetcher, "fetch", spy)
+    target = tmp_path / "x.pdf"
+    assert run("report", "-w", hostile, "--as-of", AS_OF, "--out", target).exit_code == 0
+    assert not any("passwd" in url or "example.invalid" in url for url in fetched)
+    _, text = pdf_text(target)
+    assert "file:///etc/passwd" in text and "{{ 7*7 }}" in text and "<script>" in text

@@ -1,0 +1,313 @@
+"""The pipeline's gates, ranking and the Evaluation's shape."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from procure.errors import InputError
+from procure.evaluate import GATES, METRIC_KEYS, evaluate
+from procure.workspace import load_workspace
+
+AS_OF = date(2026, 11, 29)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} is not in {path} exactly once"
+    path.write_text(text.replace(old, new))
+
+
+def run(root: Path, as_of: date = AS_OF):
+    return evaluate(load_workspace(root), as_of)
+
+
+def gate(record, name: str):
+    return next(g for g in record.gates if g.gate == name)
+
+
+@pytest.fixture
+def basic(workspace_copy) -> Path:
+    return workspace_copy("basic")
+
+
+def test_basic_workspace_passes_every_gate_for_alpha_and_bravo(data_dir):
+    evaluation = run(data_dir / "basic")
+    for offer_id in ("alpha", "bravo"):
+        record = evaluation.offer(offer_id)
+        assert [g.gate for g in record.gates] == list(GATES)
+        assert all(g.passed for g in record.gates), record.gates
+        assert record.acceptable and record.reasons == []
+
+
+# --- gates ----------------------------------------------------------------------------------------
+
+
+def test_quality_gate(basic):
+    edit(basic / "offers" / "alpha.yaml", "  points_source: measured\n", "  points_source: measured\n  quality_pass_rate: 0.85\n")
+    edit(basic / "offers" / "bravo.yaml", "  reference: test-curve\n", "  reference: test-curve\n  quality_pass_rate: 0.9\n")
+    evaluation = run(basic)
+    alpha, bravo = evaluation.offer("alpha"), evaluation.offer("bravo")
+    # 0.9 x 0.85 = 0.765 < 0.80; 0.9 x 0.9 = 0.81 >= 0.80
+    assert not gate(alpha, "quality").passed
+    assert alpha.reasons == ["success rate 76.50% is below the 80.00% minimum"]
+    assert not alpha.acceptable and alpha.rank is None
+    assert gate(bravo, "quality").passed
+    assert gate(bravo, "quality").detail == "success rate 81.00% meets the 80.00% minimum"
+
+
+def test_latency_gate(basic):
+    edit(basic / "procure.yaml", "  interactivity: 100\n", "  interactivity: 140\n")
+    edit(basic / "offers" / "charlie.yaml", "  points: [[100, 300]]\n", "  points: [[100, 300], [130, 200]]\n")
+    evaluation = run(basic)
+    alpha, charlie = evaluation.offer("alpha"), evaluation.offer("charlie")
+    assert gate(alpha, "latency").passed
+    assert gate(alpha, "latency").detail == "reaches 140 tok/s per user (fastest point 150)"
+    assert not gate(charlie, "latency").passed
+    assert gate(charlie, "latency").detail == (
+        "cannot reach 140 tok/s per user: target 140 tok/s/user is above the fastest point (130)"
+    )
+    assert charlie.reasons[0] == gate(charlie, "latency").detail
+    assert charlie.metrics["throughput"] is None
+    assert charlie.metrics["cost_per_task"] is None
+
+
+def test_availability_gate(basic):
+    edit(basic / "offers" / "alpha.yaml", "availability: 0.995", "availability: 0.985")
+    evaluation = run(basic)
+    alpha = evaluation.offer("alpha")
+    assert not gate(alpha, "availability").passed
+    assert "SLA availability 98.50% is below the 99.00% minimum" in alpha.reasons
+    # bravo's SLA is exactly the minimum
+    assert gate(evaluation.offer("bravo"), "availability").detail == "SLA availability 99.00% meets the 99.00% minimum"
+
+
+def test_availability_gate_owned_uses_self_operated_reliability(workspace_copy):
+    root = workspace_copy("offer_kinds")
+    owned = run(root).offer("owned")
+    assert gate(owned, "availability").detail == "self-operated availability 98.00% meets the 97.00% minimum"
+    edit(root / "procure.yaml", "  min_availability: 0.97\n", "  min_availability: 0.99\n")
+    owned = run(root).offer("owned")
+    assert not gate(owned, "availability").passed
+    assert "self-operated availability 98.00% is below the 99.00% minimum" in owned.reasons
+
+
+def test_security_gate(basic):
+    edit(basic / "offers" / "alpha.yaml", "  tenant_isolation: true\n", "  tenant_isolation: false\n")
+    evaluation = run(basic)
+    charlie = evaluation.offer("charlie")
+    assert not gate(charlie, "security").passed
+    assert charlie.reasons[0] == (
+        "security: no SOC 2 Type II or ISO 27001 attestation; monitoring is not isolated between tenants"
+    )
+    alpha = evaluation.offer("alpha")
+    assert not gate(alpha, "security").passed
+    assert "security: no tenant isolation" in alpha.reasons
+    assert gate(evaluation.offer("bravo"), "security").detail == "meets the security policy"
+
+
+def test_security_gate_any_attestation_of_the_policy_will_do(basic):
+    edit(basic / "offers" / "charlie.yaml", "  attestations: []\n", "  attestations: [iso27001]\n")
+    edit(basic / "offers" / "charlie.yaml", "  isolated_monitoring: false\n", "  isolated_monitoring: true\n")
+    assert gate(run(basic).offer("charlie"), "security").passed
+
+
+def test_security_gate_owned_is_exempt(data_dir):
+    # offer_kinds/owned.yaml states no attestation, no tenant isolation, no isolated monitoring.
+    owned = run(data_dir / "offer_kinds").offer("owned")
+    assert gate(owned, "security").passed
+    assert gate(owned, "security").detail == "owned and self-operated: you answer for your own controls"
+    assert owned.acceptable
+
+
+def test_region_gate(basic):
+    edit(basic / "procure.yaml", "  allowed_regions: null\n", "  allowed_regions: [us-west, eu-central]\n")
+    evaluation = run(basic)
+    alpha = evaluation.offer("alpha")
+    assert not gate(alpha, "region").passed
+    assert alpha.reasons == ["region us-east is not among the allowed regions (us-west, eu-central)"]
+    assert gate(evaluation.offer("bravo"), "region").detail == "region us-west allowed"
+
+
+def test_capacity_gate(basic):
+    # alpha's capacity: 300 x 3600 / 1000 x 0.96515 x 0.9 x 0.8 = 750.50064 tasks per GPU-hour;
+    # 750.50064 x 730 x 200 = 109,573,093.44 tasks a month need 200 GPUs; alpha supplies 100.
+    edit(basic / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 109573093.44\n")
+    alpha = run(basic).offer("alpha")
+    assert alpha.metrics["gpus_needed"] == pytest.approx(200)
+    assert not gate(alpha, "capacity").passed
+    assert alpha.reasons == ["can supply 100 GPUs; the demand needs 200.0 (short)"]
+    edit(basic / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: 100\nmax_gpus: 300\n")
+    alpha = run(basic).offer("alpha")
+    assert gate(alpha, "capacity").passed
+    assert gate(alpha, "capacity").detail == "can supply 300 GPUs; the demand needs 200.0"
+    assert alpha.metrics["fill"] == pytest.approx(1.0)
+
+
+def test_capacity_gate_with_partial_coverage(basic):
+    edit(basic / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 109573093.44\n")
+    edit(basic / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 0.4\n")
+    alpha = run(basic).offer("alpha")
+    assert gate(alpha, "capacity").detail == "can supply 100 GPUs; the demand needs 80.0"  # 200 x 0.4
+
+
+def test_capacity_gate_without_demand_and_for_per_token(data_dir):
+    assert gate(run(data_dir / "basic").offer("alpha"), "capacity").detail == (
+        "no demand stated: the committed GPUs are taken as fully used"
+    )
+    assert gate(run(data_dir / "offer_kinds").offer("tokens"), "capacity").detail == (
+        "billed per token: no GPU commitment to fill"
+    )
+
+
+def test_capacity_reason_for_zero_success_does_not_blame_throughput(basic):
+    edit(basic / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 1000000\n")
+    edit(basic / "offers" / "alpha.yaml", "  points_source: measured\n", "  points_source: measured\n  quality_pass_rate: 0\n")
+    alpha = run(basic).offer("alpha")
+    assert alpha.metrics["throughput"] == 300
+    assert not any("no throughput" in reason for reason in alpha.reasons), alpha.reasons
+
+
+def test_grade_gate(basic):
+    edit(basic / "procure.yaml", "  acceptable_grades: [T-MC, T-BM]\n", "  acceptable_grades: [T-MC]\n")
+    evaluation = run(basic)
+    bravo = evaluation.offer("bravo")
+    assert bravo.grade == "T-BM"
+    assert bravo.reasons == ["grade T-BM is not among the acceptable grades (T-MC)"]
+    charlie = evaluation.offer("charlie")
+    assert charlie.grade is None
+    assert "ungraded (nearest T-MC: attestation: none)" in charlie.reasons
+    assert gate(evaluation.offer("alpha"), "grade").detail == "grade T-MC"
+
+
+def test_grade_record_lists_the_checked_requirements(data_dir):
+    evaluation = run(data_dir / "basic")
+    charlie = evaluation.offer("charlie").grading
+    assert charlie.grade is None and charlie.checked_grade == "T-MC"
+    failed = [r for r in charlie.requirements if not r.passed]
+    assert [(r.requirement, r.observed) for r in failed] == [("attestation", "none")]
+    assert evaluation.offer("bravo").grading.checked_grade == "T-BM"
+
+
+def test_validity_gate(data_dir):
+    last_day = run(data_dir / "basic", date(2027, 6, 30)).offer("alpha")
+    assert gate(last_day, "validity").passed
+    assert gate(last_day, "validity").detail == "valid until 2027-06-30"
+    expired = run(data_dir / "basic", date(2027, 7, 1))
+    alpha = expired.offer("alpha")
+    assert not gate(alpha, "validity").passed
+    assert alpha.reasons == ["expired on 2027-06-30 (as of 2027-07-01)"]
+    assert expired.ranked == []
+
+
+# --- ranking and order ----------------------------------------------------------------------------
+
+
+def test_acceptable_first_by_rank_then_the_rest_by_id(basic):
+    # Make the cheapest offers fail: charlie (security) and a cheap copy 'aaa' out of region.
+    cheap = (basic / "offers" / "alpha.yaml").read_text().replace("id: alpha", "id: aaa").replace("gpu_hour: 4.00", "gpu_hour: 1.00")
+    (basic / "offers" / "aaa.yaml").write_text(cheap.replace("region: us-east", "region: mars-1"))
+    edit(basic / "procure.yaml", "  allowed_regions: null\n", "  allowed_regions: [us-east, us-west]\n")
+    evaluation = run(basic)
+    assert [(o.id, o.rank, o.acceptable) for o in evaluation.offers] == [
+        ("bravo", 1, True),  # 3.95 full / 754.4 tasks
+        ("alpha", 2, True),  # 4.75 full / 750.5 tasks
+        ("aaa", None, False),
+        ("charlie", None, False),
+    ]
+    # the failing offers are cheaper per task but never ranked
+    assert evaluation.offer("aaa").metrics["cost_per_task"] < evaluation.offer("bravo").metrics["cost_per_task"]
+    assert evaluation.offer("charlie").metrics["cost_per_task"] < evaluation.offer("bravo").metrics["cost_per_task"]
+    assert [o.id for o in evaluation.ranked] == ["bravo", "alpha"]
+
+
+def test_ties_rank_by_id(basic):
+    twin = (basic / "offers" / "alpha.yaml").read_text().replace("id: alpha", "id: aardvark")
+    (basic / "offers" / "aardvark.yaml").write_text(twin)
+    ranked = [(o.id, o.rank) for o in run(basic).ranked]
+    assert ranked == [("bravo", 1), ("aardvark", 2), ("alpha", 3)]
+
+
+# --- shape of the Evaluation ----------------------------------------------------------------------
+
+
+def test_every_offer_carries_every_metric_key(data_dir, basic):
+    edit(basic / "procure.yaml", "  interactivity: 100\n", "  interactivity: 120\n")  # charlie cannot reach it
+    for evaluation in (run(data_dir / "basic"), run(data_dir / "offer_kinds"), run(basic)):
+        for record in evaluation.offers:
+            assert set(METRIC_KEYS) <= set(record.metrics), record.id
+        data = json.loads(evaluation.to_json())
+        for record in data["offers"]:
+            assert set(METRIC_KEYS) <= set(record["metrics"])
+            for key in ("id", "vendor", "grade", "acceptable", "rank", "reasons", "metrics"):
+                assert key in record
+    unreachable = run(basic).offer("charlie").metrics
+    for key in ("throughput", "successful_tasks_per_gpu_hour", "cost_per_task", "rent_per_task", "cost_per_mtok"):
+        assert unreachable[key] is None, key
+    assert unreachable["rent"] == pytest.approx(2.5)  # what can be computed still is
+    tokens = run(data_dir / "offer_kinds").offer("tokens").metrics
+    for key in ("rent", "fees", "financing", "ops", "software", "full", "throughput", "utilization", "fill",
+                "successful_tasks_per_gpu_hour", "gpus_needed"):
+        assert tokens[key] is None, key
+    assert tokens["cost_per_task"] is not None
+
+
+def test_json_has_no_wall_clock_time(data_dir):
+    first = run(data_dir / "offer_kinds").to_json()
+    second = run(data_dir / "offer_kinds").to_json()
+    assert first == second
+    data = json.loads(first)
+    assert data["schema_version"] == "1"
+    assert data["as_of"] == "2026-11-29"
+    assert {"schema_version", "as_of", "workload", "offers"} <= set(data)
+    assert not re.search(r"\d\d:\d\d:\d\d", first)  # no time of day anywhere
+
+
+def test_as_of_comes_from_the_argument_not_today(data_dir):
+    assert run(data_dir / "basic", date(2027, 1, 15)).as_of == date(2027, 1, 15)
+
+
+# --- index-linked pricing -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("as_of", "level", "rent"),
+    [
+        (date(2026, 9, 30), 5.00, (5.00 + 0.35) * 0.9),  # on the first level's date
+        (date(2026, 10, 30), 5.00, (5.00 + 0.35) * 0.9),
+        (date(2026, 10, 31), 4.50, (4.50 + 0.35) * 0.9),
+        (date(2026, 11, 29), 4.50, (4.50 + 0.35) * 0.9),
+        (date(2026, 11, 30), 6.00, 6.00 * 0.9),  # 6.35 is above the 6.00 cap
+        (date(2027, 3, 1), 6.00, 6.00 * 0.9),
+    ],
+)
+def test_index_linked_uses_the_latest_level_on_or_before_as_of(data_dir, as_of, level, rent):
+    indexed = run(data_dir / "offer_kinds", as_of).offer("indexed")
+    assert indexed.index_level == pytest.approx(level)
+    assert indexed.metrics["rent"] == pytest.approx(rent)
+    assert indexed.metrics["rent_at_cap"] == pytest.approx(6.00 * 0.9)
+
+
+def test_index_linked_floor(workspace_copy):
+    root = workspace_copy("offer_kinds")
+    edit(root / "offers" / "indexed.yaml", "spread: 0.35", "spread: -1.00")
+    # 4.50 - 1.00 = 3.50 is below the 4.00 floor
+    assert run(root).offer("indexed").metrics["rent"] == pytest.approx(4.00 * 0.9)
+
+
+def test_as_of_before_the_first_index_level_is_an_input_error(data_dir):
+    workspace = load_workspace(data_dir / "offer_kinds")
+    with pytest.raises(InputError) as caught:
+        evaluate(workspace, date(2026, 9, 29))
+    [problem] = caught.value.problems
+    assert problem.file == "market/index.csv"
+    assert "no index level on or before 2026-09-29" in str(problem)
+    assert "indexed" in str(problem)
+
+
+def test_index_history_does_not_matter_without_index_linked_offers(data_dir):
+    assert run(data_dir / "basic", date(2026, 1, 1)).as_of == date(2026, 1, 1)
