@@ -11,10 +11,12 @@ STAMP := $(VENV)/.installed
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
-	@# WeasyPrint draws PDFs with Pango (present on most Debian images; installed here if missing)
-	@if ! ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 >/dev/null; \
-	  else echo "note: PDF output needs Pango: sudo apt-get install libpango-1.0-0 libpangoft2-1.0-0"; fi; fi
+	@# WeasyPrint draws PDFs with Pango and subsets fonts with HarfBuzz (installed here if missing)
+	@if ! ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || ! ldconfig -p 2>/dev/null | grep -q libharfbuzz-subset; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 >/dev/null) \
+	      || echo "note: could not install Pango/HarfBuzz; PDF output may fail (HTML still works)"; \
+	  else echo "note: PDF output needs: apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0"; fi; fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
-from datetime import date, datetime
+from datetime import date
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
@@ -61,9 +62,20 @@ WorkspaceOption = Annotated[
     Path,
     typer.Option("--workspace", "-w", help="Workspace folder (holds procure.yaml).", file_okay=False, show_default=False),
 ]
+def _as_of(value: Optional[str]) -> Optional[date]:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"must be a date like 2026-11-30 (got {value!r})") from None
+
+
 AsOfOption = Annotated[
-    Optional[datetime],
-    typer.Option("--as-of", formats=["%Y-%m-%d"], help="Evaluate as of this date (default: as_of in procure.yaml, else today).", show_default=False),
+    Optional[str],
+    typer.Option(
+        "--as-of", metavar="DATE", callback=_as_of, help="Evaluate as of this date, YYYY-MM-DD (default: as_of in procure.yaml, else today).", show_default=False
+    ),
 ]
 OutOption = Annotated[
     Optional[Path],
@@ -90,11 +102,12 @@ def handles_input_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _day(value: datetime | None) -> date | None:
-    return value.date() if value else None
+def _day(value: date | str | None) -> date | None:
+    """--as-of, already parsed by its callback (a string only when a test calls a command directly)."""
+    return date.fromisoformat(value) if isinstance(value, str) else value
 
 
-def _evaluation(workspace: Path, as_of: datetime | None):  # type: ignore[no-untyped-def]
+def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
     from procure.evaluate import evaluate
     from procure.workspace import load_workspace
 
@@ -105,7 +118,7 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
     from rich.console import Console
 
     console = Console(stderr=stderr)
-    if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
+    if not console.is_terminal and "COLUMNS" not in os.environ:  # piped: do not squeeze tables into 80 columns
         console = Console(stderr=stderr, width=200)
     return console
 
@@ -254,6 +267,176 @@ def compare(
     _emit(RENDERERS[format.value](ev), out)
 
 
+@app.command()
+@handles_input_errors
+def rate(
+    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Rate the operator of every managed offer from its checklist evidence.
+
+    Scores run 0-100 per category (security, lifecycle, orchestration, storage,
+    networking, reliability, monitoring, pricing, partnerships, availability) and
+    overall. Tiers are relative to the peers in this evaluation; a critical failure
+    (no SOC 2 Type II / ISO 27001, monitoring open to other tenants) is Underperform.
+    The absolute score sets the reliability factor on SLA availability. Bare metal and
+    owned offers are not rated: the operating work is yours.
+
+    Examples:
+
+    \b
+        procure rate
+        procure rate --format json | jq '.offers[] | {id, tier, score}'
+    """
+    ev = _evaluation(workspace, as_of)
+    if format is TextFormat.table:
+        from procure.render.text import rating_table
+
+        _emit_table(rating_table(ev), out)
+        return
+    from procure.render.text import RATING_RENDERERS
+
+    _emit(RATING_RENDERERS[format.value](ev), out)
+
+
+def _fraction(value: float | None, option: str) -> float | None:
+    if value is not None and not 0 < value <= 1:
+        from procure.errors import Problem
+
+        raise InputError([Problem(option, None, "", f"must be a share between 0 and 1, e.g. 0.999 (got {value:g})")])
+    return value
+
+
+def _amount(value: float, option: str) -> float:
+    if value < 0 or value != value or value in (float("inf"), float("-inf")):
+        from procure.errors import Problem
+
+        raise InputError([Problem(option, None, "", f"must be an amount of at least 0 (got {value:g})")])
+    return value
+
+
+@app.command()
+@handles_input_errors
+def whatif(
+    offer_id: Annotated[Optional[str], typer.Argument(metavar="OFFER_ID", help="The offer to change.", show_default=False)] = None,
+    throughput: Annotated[Optional[str], typer.Option("--throughput", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
+    price: Annotated[Optional[str], typer.Option("--price", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
+    availability: Annotated[Optional[float], typer.Option("--availability", help="SLA availability, e.g. 0.999 (owned: self-operated reliability).", show_default=False)] = None,
+    utilization: Annotated[Optional[float], typer.Option("--utilization", help="Utilization, e.g. 0.9.", show_default=False)] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", min=1, help="A different committed GPU count.", show_default=False)] = None,
+    one_off: Annotated[float, typer.Option("--one-off", help="What the change costs once (workspace currency).")] = 0.0,
+    monthly: Annotated[float, typer.Option("--monthly", help="What the change costs every month.")] = 0.0,
+    price_to_win: Annotated[bool, typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader.")] = False,
+    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Try a change on one offer: is a better stack or process worth what it costs?
+
+    Recomputes the offer with the change and reports cost per successful task before
+    and after, the monthly saving at the workload's demand, the net of the change's
+    monthly cost, the payback of its one-off cost, and the throughput gain that alone
+    would break even. When the committed GPUs are already partly idle, a faster stack
+    saves nothing until the commitment shrinks: try --gpus. With --price-to-win, the
+    list price at which every acceptable offer would tie the leader.
+
+    Examples:
+
+    \b
+        procure whatif keel-b200-mc --throughput +50% --one-off 200000 --monthly 15000
+        procure whatif northwind-b200-mc --throughput +40% --gpus 384
+        procure whatif halvard-b200-ms --price -5% --format json
+        procure whatif --price-to-win
+    """
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    if price_to_win:
+        from procure.evaluate import evaluate
+        from procure.whatif import price_to_win as compute_price_to_win
+
+        ev = evaluate(ws, _day(as_of))
+        rows = compute_price_to_win(ev)
+        if format is TextFormat.table:
+            from procure.render.text import price_to_win_table
+
+            _emit_table(price_to_win_table(rows, ev.currency), out)
+        else:
+            from procure.render.text import price_to_win_text
+
+            _emit(price_to_win_text(rows, ev.currency, format.value), out)
+        return
+    if offer_id is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("whatif", None, "", "name an OFFER_ID to change, or use --price-to-win")])
+    from procure.whatif import Change, parse_change
+    from procure.whatif import whatif as run_whatif
+
+    change = Change(
+        throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
+        price=parse_change(price, "--price") if price is not None else None,
+        availability=_fraction(availability, "--availability"),
+        utilization=_fraction(utilization, "--utilization"),
+        gpus=gpus,
+        one_off=_amount(one_off, "--one-off"),
+        monthly=_amount(monthly, "--monthly"),
+    )
+    result = run_whatif(ws, offer_id, change, _day(as_of))
+    if format is TextFormat.table:
+        from procure.render.text import whatif_table
+
+        _emit_table(whatif_table(result), out)
+        return
+    from procure.render.text import WHATIF_RENDERERS
+
+    _emit(WHATIF_RENDERERS[format.value](result), out)
+
+
+@app.command()
+@handles_input_errors
+def position(
+    current: Annotated[Optional[float], typer.Option("--current", help="Our cost per successful task to place.", show_default=False)] = None,
+    current_offer: Annotated[Optional[str], typer.Option("--current-offer", metavar="ID", help="Place this offer's cost per task.", show_default=False)] = None,
+    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Show where a cost per successful task stands on the cost curve.
+
+    The curve holds the acceptable offers and the competitor benchmarks of procure.yaml
+    (market.competitors: name, cost_per_task, date); our own history comes from
+    market.own. Without --current or --current-offer, our latest recorded cost (else the
+    recommended offer) is placed. With several dates, each competitor's change is set
+    against ours: improving is not the same as getting ahead.
+
+    Examples:
+
+    \b
+        procure position
+        procure position --current 0.0071
+        procure position --current-offer northwind-b200-mc --format json
+    """
+    from procure.evaluate import evaluate
+    from procure.position import position as place
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    result = place(evaluate(ws, _day(as_of)), ws.config.market, current, current_offer)
+    if format is TextFormat.table:
+        from procure.render.text import position_table
+
+        _emit_table(position_table(result), out)
+        return
+    from procure.render.text import position_text
+
+    _emit(position_text(result, format.value), out)
+
+
 class ReportFormat(str, Enum):
     pdf = "pdf"
     html = "html"
@@ -283,13 +466,28 @@ def report(
         procure report --board --out reports/board.pdf
         procure report --format html --as-of 2026-11-29 --out comparison.html
     """
+    from procure.evaluate import evaluate
     from procure.render.documents import ReportError, render_report
+    from procure.workspace import load_workspace
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None and not epoch.strip().isdigit():
+        from procure.errors import Problem
+
+        raise InputError([Problem("SOURCE_DATE_EPOCH", None, "", f"must be whole seconds since 1970-01-01 UTC (got {epoch!r})")])
 
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
-    ev = _evaluation(workspace, as_of)
+    ws = load_workspace(workspace)
+    ev = evaluate(ws, _day(as_of))
+    market = ws.config.market
+    placed = None
+    if market.competitors or market.own:
+        from procure.position import position as place
+
+        placed = place(ev, market)
     try:
-        data = render_report(ev, kind, format.value)
+        data = render_report(ev, kind, format.value, placed)
     except ReportError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None

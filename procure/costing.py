@@ -155,32 +155,6 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         rent = np.where(is_owned, owned_rent, list_price * (1 - discount))
         rent_at_cap = np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
 
-        # 2. fees per GPU-hour (committed GPUs)
-        gpu_hours_month = gpus * HOURS_PER_MONTH
-        fee_once = col["fees_once"] * fx / (gpu_hours_month * term)
-        fee_monthly = col["fees_monthly"] * fx / gpu_hours_month
-        fee_gpu_hour = col["fees_gpu_hour"] * fx
-        fee_per_tb = col["fees_per_tb_month"] * fx / gpu_hours_month
-        fees = fee_once + fee_monthly + fee_gpu_hour + fee_per_tb
-
-        # 3. financing of the prepayment (owned: capital is already in the CRF)
-        financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
-
-        # 4. the buyer's operating staff, by who owns each job
-        owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
-        weights = owner_weights(owners, a.shared_weight)
-        fte_fixed = weights @ model.staffing_fixed
-        fte_scaling = weights @ model.staffing_per_gpu
-        ops_fte = fte_fixed + fte_scaling * gpus
-        ops = ops_fte * a.fte_cost_year / (gpus * HOURS_PER_YEAR)
-
-        # 5. software: serving software for whoever runs the serving stack, plus the offer's own
-        serving_weight = weights[:, OPERATING_JOBS.index("serving_stack")] if n else np.empty(0)
-        software = serving_weight * a.software_gpu_hour + col["software_gpu_hour"] * fx
-
-        # 6. full cost per paid GPU-hour
-        full = rent + fees + financing + ops + software
-
         # 7-10. throughput, availability, success rate, utilization
         throughput = col["throughput"].astype(float)
         availability = col["sla_availability"] * col["reliability_factor"]
@@ -198,6 +172,35 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
             gpus_needed = nan.copy()
             billed = gpus.copy()
             fill = np.ones(n)
+
+        # 2. fees per GPU-hour, fixed amounts spread over the billed GPUs (the committed ones unless the
+        # demand needs more: spreading a fixed monthly fee over fewer GPUs than are billed would count
+        # it several times over in the monthly spend)
+        spread = np.where(np.isfinite(billed), billed, gpus)
+        gpu_hours_month = spread * HOURS_PER_MONTH
+        fee_once = col["fees_once"] * fx / (gpu_hours_month * term)
+        fee_monthly = col["fees_monthly"] * fx / gpu_hours_month
+        fee_gpu_hour = col["fees_gpu_hour"] * fx
+        fee_per_tb = col["fees_per_tb_month"] * fx / gpu_hours_month
+        fees = fee_once + fee_monthly + fee_gpu_hour + fee_per_tb
+
+        # 3. financing of the prepayment (owned: capital is already in the CRF)
+        financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
+
+        # 4. the buyer's operating staff, by who owns each job
+        owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
+        weights = owner_weights(owners, a.shared_weight)
+        fte_fixed = weights @ model.staffing_fixed
+        fte_scaling = weights @ model.staffing_per_gpu
+        ops_fte = fte_fixed + fte_scaling * spread
+        ops = ops_fte * a.fte_cost_year / (spread * HOURS_PER_YEAR)
+
+        # 5. software: serving software for whoever runs the serving stack, plus the offer's own
+        serving_weight = weights[:, OPERATING_JOBS.index("serving_stack")] if n else np.empty(0)
+        software = serving_weight * a.software_gpu_hour + col["software_gpu_hour"] * fx
+
+        # 6. full cost per paid GPU-hour
+        full = rent + fees + financing + ops + software
 
         # 12. per successful task
         tasks_per_gpu_hour = capacity * fill
@@ -220,6 +223,9 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         token_fees = np.where(known, token_fees, 0.0)
         token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
         token_total = token_rent + token_fees + token_ops
+        # Per million delivered output tokens, all charges included (input tokens, fees, staff), so that
+        # per-token offers compare with GPU-hour ones, whose figure carries prefill and overheads too.
+        token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
 
     def pick(gpu_value: np.ndarray, token_value: np.ndarray | float) -> np.ndarray:
         return np.where(is_token, token_value, gpu_value)
@@ -251,7 +257,7 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         "rent_per_task": pick(rent_per_task, token_rent),
         "ops_per_task": pick(ops_per_task, token_ops),
         "fees_per_task": pick(fees_per_task, token_fees),
-        "cost_per_mtok": pick(cost_per_mtok, col["per_mtok_output"] * fx),
+        "cost_per_mtok": pick(cost_per_mtok, token_mtok),
         "monthly_spend": pick(monthly_spend, token_total * tasks),
     }
     frame = pd.DataFrame(out, index=inputs.index, columns=list(OUTPUT_COLUMNS))

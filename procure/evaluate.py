@@ -18,7 +18,8 @@ from procure.errors import InputError, Problem
 from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, throughput_at
-from procure.workspace import Workspace
+from procure.rating import Rating, assign_tiers, method_text, rate_offer, reliability_from_score
+from procure.workspace import IndexLevel, Workspace
 
 SCHEMA_VERSION = "1"
 
@@ -43,6 +44,9 @@ METRIC_KEYS: tuple[str, ...] = (
     "monthly_spend",
 )
 EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader")
+
+# An index level older than this (days before as-of) is flagged on index-linked offers.
+STALE_INDEX_DAYS = 31
 
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05
@@ -95,11 +99,28 @@ class OfferRecord(BaseModel):
     max_interactivity: float | None
     reliability_factor: float | None
     index_level: float | None
+    index_date: date | None = Field(None, description="the date of the index level used")
     responsibilities: dict[str, str]
     gates: list[GateResult]
     grading: GradingRecord
+    rating: RatingRecord
     metrics: dict[str, float | None]
     terms: Offer = Field(description="the offer as read from its file")
+
+
+class RatingRecord(BaseModel):
+    """The operator rating: absolute score (sets the reliability factor) and peer-relative tier."""
+
+    rated: bool
+    note: str
+    score: float | None
+    tier: str | None = Field(description="platinum, gold, silver, bronze or underperform; null when not rated")
+    percentile: float | None
+    categories: dict[str, float]
+    critical_failures: list[str]
+    published_tier: str | None
+    disagrees: bool = Field(description="a published tier differs from the computed one")
+    unanswered: list[str] = Field(description="checklist items without an answer (scored as not met)")
 
 
 class InputRecord(BaseModel):
@@ -142,6 +163,7 @@ class Evaluation(BaseModel):
     assumptions: Assumptions
     policy: Policy
     grades: list[GradeInfo]
+    rating_method: str
     summary: Summary
     offers: list[OfferRecord]
 
@@ -176,15 +198,17 @@ def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
         raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {day} (needed by index-linked offers: {linked})")])
 
     gradings = [grade_offer(o, workspace.grades) for o in offers]
+    ratings = [rate_offer(o, config.rating) for o in offers]
+    assign_tiers(ratings, config.rating)
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
-    rows = [_cost_row(o, r, workspace, index_level.price if index_level else math.nan) for o, r in zip(offers, readings)]
+    rows = [_cost_row(o, r, g, workspace, index_level.price if index_level else math.nan) for o, r, g in zip(offers, readings, ratings)]
     frame = pd.DataFrame(rows, columns=list(INPUT_COLUMNS))
     cost_frame = compute_costs(frame, CostModel(config.workload, config.assumptions))
     costs = cost_frame.to_dict("records")
 
     records = [
-        _record(o, g, r, c, workspace, day, index_level.price if (index_level and o.pricing.index_linked) else None)
-        for o, g, r, c in zip(offers, gradings, readings, costs)
+        _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None)
+        for o, g, rt, r, c in zip(offers, gradings, ratings, readings, costs)
     ]
     ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics["cost_per_task"], r.id))
     for position, record in enumerate(ranked, start=1):
@@ -206,6 +230,7 @@ def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
         assumptions=_resolved_assumptions(config.assumptions),
         policy=config.policy,
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
+        rating_method=method_text(config.rating),
         summary=_summary(ranked, len(records)),
         offers=ranked + rest,
     )
@@ -256,17 +281,17 @@ def _throughput(offer: Offer, workspace: Workspace, target: float) -> Throughput
     return throughput_at(_frontier_points(offer, workspace), target)
 
 
-def reliability_factor(offer: Offer, assumptions: Assumptions) -> float | None:
-    """What the SLA figure is worth: managed offers by operator (unrated until rated), self-operated by us."""
+def reliability_factor(offer: Offer, rating: Rating, assumptions: Assumptions) -> float | None:
+    """What the SLA figure is worth: managed offers by the operator's absolute score, self-operated by us."""
     kind = offer.service.kind
     if kind == "owned":
         return None
     if kind == "bare_metal":
         return assumptions.self_operated_reliability
-    return assumptions.reliability.unrated
+    return reliability_from_score(rating, assumptions.reliability)
 
 
-def _cost_row(offer: Offer, reading: ThroughputReading | None, workspace: Workspace, index_price: float) -> dict[str, Any]:
+def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, workspace: Workspace, index_price: float) -> dict[str, Any]:
     p = offer.pricing
     nan = math.nan
     basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
@@ -293,7 +318,7 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, workspace: Worksp
         "software_gpu_hour": p.software_gpu_hour,
         "throughput": reading.throughput if reading and reading.throughput is not None else nan,
         "sla_availability": offer.service.sla.availability if offer.service.sla else nan,
-        "reliability_factor": reliability_factor(offer, workspace.config.assumptions) or nan,
+        "reliability_factor": reliability_factor(offer, rating, workspace.config.assumptions) or nan,
         "quality_pass_rate": offer.performance.quality_pass_rate,
     }
     owned = p.owned
@@ -314,11 +339,12 @@ def _clean(value: Any) -> float | None:
 def _record(
     offer: Offer,
     grading: GradeResult,
+    rating: Rating,
     reading: ThroughputReading | None,
     cost: dict[str, Any],
     workspace: Workspace,
     day: date,
-    index_level: float | None,
+    index_level: IndexLevel | None,
 ) -> OfferRecord:
     metrics = {key: _clean(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
     gates = _gates(offer, grading, reading, metrics, workspace, day)
@@ -328,6 +354,8 @@ def _record(
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
     notes = _notes(offer, workspace)
+    if index_level is not None and (day - index_level.date).days > STALE_INDEX_DAYS:
+        notes.append(f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}")
     shown = grading.assigned or grading.nearest
     return OfferRecord(
         id=offer.id,
@@ -349,8 +377,9 @@ def _record(
         points_source=None if offer.per_token else ("reference" if not offer.performance.points else offer.performance.points_source),
         performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
         max_interactivity=reading.max_interactivity if reading else None,
-        reliability_factor=reliability_factor(offer, workspace.config.assumptions),
-        index_level=index_level,
+        reliability_factor=reliability_factor(offer, rating, workspace.config.assumptions),
+        index_level=index_level.price if index_level else None,
+        index_date=index_level.date if index_level else None,
         responsibilities={job: offer.responsibilities.get(job, "customer") for job in OPERATING_JOBS},
         gates=gates,
         grading=GradingRecord(
@@ -358,6 +387,18 @@ def _record(
             summary=grading.summary,
             checked_grade=shown.grade.id if shown else None,
             requirements=[RequirementRecord(**r.__dict__) for r in (shown.results if shown else [])],
+        ),
+        rating=RatingRecord(
+            rated=rating.rated,
+            note=rating.note,
+            score=rating.score,
+            tier=rating.tier,
+            percentile=rating.percentile,
+            categories=rating.categories,
+            critical_failures=rating.critical_failures,
+            published_tier=rating.published_tier,
+            disagrees=rating.disagrees,
+            unanswered=[f"{r.category}.{r.criterion}" for r in rating.results if r.answer is None],
         ),
         metrics=metrics,
         terms=offer,

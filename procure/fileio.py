@@ -13,6 +13,11 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     """Write to a temporary file beside `path`, then rename: an interrupted run leaves no partial file."""
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    for parent in (path.parent, *path.parent.parents):
+        if parent.exists() and not parent.is_dir():
+            raise InputError([Problem(str(path), None, "--out", f"cannot write here: {parent} is a file, not a folder")])
+    if path.is_dir():
+        raise InputError([Problem(str(path), None, "--out", "is a folder: give a file name")])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -33,11 +33,15 @@ Owner = Literal["provider", "customer", "shared"]
 ServiceKind = Literal["managed_serving", "managed_cluster", "bare_metal", "owned"]
 SERVICE_KINDS: tuple[str, ...] = ("managed_serving", "managed_cluster", "bare_metal", "owned")
 
-Fraction = Annotated[float, Field(ge=0, le=1)]
-PositiveFraction = Annotated[float, Field(gt=0, le=1)]
-Positive = Annotated[float, Field(gt=0)]
-NonNegative = Annotated[float, Field(ge=0)]
-CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+# Numbers are strict: YAML's true/false or a quoted "3.95" is an error, never silently 1.0 or 3.95.
+Number = Annotated[float, Strict()]
+Count = Annotated[int, Strict()]
+Fraction = Annotated[Number, Field(ge=0, le=1)]
+PositiveFraction = Annotated[Number, Field(gt=0, le=1)]
+Positive = Annotated[Number, Field(gt=0)]
+NonNegative = Annotated[Number, Field(ge=0)]
+CURRENCY_PATTERN = r"^[A-Z]{3}$"
+CurrencyCode = Annotated[str, StringConstraints(pattern=CURRENCY_PATTERN)]
 # Offer ids end up in file names and report anchors: letters, digits, dot, dash, underscore.
 OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
@@ -54,8 +58,8 @@ class Workload(Strict):
     """The task being bought: tokens per task, speed per user, and how often it succeeds."""
 
     name: Text = "workload"
-    input_tokens: Annotated[int, Field(gt=0)]
-    output_tokens: Annotated[int, Field(gt=0)]
+    input_tokens: Annotated[Count, Field(gt=0)]
+    output_tokens: Annotated[Count, Field(gt=0)]
     interactivity: Positive = Field(description="output tok/s per user (P50) the service must sustain")
     success_rate: PositiveFraction = Field(description="share of tasks meeting the quality bar on a correct service")
     min_success_rate: Fraction = 0.90
@@ -95,7 +99,7 @@ class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
     unrated: PositiveFraction = 0.97
-    bands: list[tuple[Annotated[float, Field(ge=0, le=100)], PositiveFraction]] = Field(
+    bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
         description="[minimum overall operator score, factor] pairs",
     )
@@ -104,7 +108,7 @@ class Reliability(Strict):
 class Assumptions(Strict):
     fte_cost_year: Positive = 250_000
     shared_weight: Fraction = 0.5
-    cost_of_capital: Annotated[float, Field(ge=0, lt=1)] = 0.10
+    cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = 0.98
     reliability: Reliability = Field(default_factory=Reliability)
@@ -128,6 +132,118 @@ class Policy(Strict):
     require_isolated_monitoring: bool = True
 
 
+RATING_CATEGORIES: tuple[str, ...] = (
+    "security",
+    "lifecycle",
+    "orchestration",
+    "storage",
+    "networking",
+    "reliability",
+    "monitoring",
+    "pricing",
+    "partnerships",
+    "availability",
+)
+
+
+class Criterion(Strict):
+    """One checklist item: true/false by default; a number when `at_least` or `at_most` is set
+    (full marks at the threshold, proportionally less short of it); `any_of` is met when any of
+    the named answers is true."""
+
+    weight: Positive = 1.0
+    at_least: Positive | None = None
+    at_most: Positive | None = None
+    any_of: list[str] | None = None
+
+
+class RatingCategory(Strict):
+    weight: NonNegative
+    criteria: dict[str, Criterion]
+
+
+def _criteria(*names: str, **numeric: Criterion) -> dict[str, Criterion]:
+    found = {name: Criterion() for name in names}
+    found.update(numeric)
+    return found
+
+
+# Default checklist, after the ClusterMAX criteria (SemiAnalysis, 2025-2026): attestations, fabric
+# pentests and isolation, patching to published minimum versions, audit logs kept 90 days; passive
+# and weekly active health checks with automatic drain; managed dashboards, alerting and DCGM
+# metrics; transparent onboarding costs, delivery dates met, no punitive egress or offboarding fees.
+# Category weights put security and reliability first; pricing and availability matter but do not
+# measure output. Every figure can be replaced in procure.yaml under `rating.categories`.
+DEFAULT_RATING_CATEGORIES: dict[str, RatingCategory] = {
+    "security": RatingCategory(
+        weight=0.15,
+        criteria=_criteria(
+            "soc2_type2", "iso27001", "pentest_fabric", "fabric_tenant_isolation", "isolation_beyond_namespaces", "patched_min_versions",
+            audit_log_days=Criterion(at_least=90),
+        ),
+    ),
+    "lifecycle": RatingCategory(weight=0.10, criteria=_criteria("transparent_onboarding_costs", "delivery_dates_met", "no_punitive_egress", "no_offboarding_fee")),
+    "orchestration": RatingCategory(
+        weight=0.10,
+        criteria=_criteria("managed_control_plane", "topology_aware_scheduling", scheduler=Criterion(any_of=["slurm", "kubernetes"])),
+    ),
+    "storage": RatingCategory(weight=0.08, criteria=_criteria("parallel_filesystem", "object_store", read_gb_s_per_gpu=Criterion(at_least=2.0))),
+    "networking": RatingCategory(
+        weight=0.10, criteria=_criteria("infiniband", "rail_optimized", "nccl_tests_published", allreduce_busbw_gb_s=Criterion(at_least=350))
+    ),
+    "reliability": RatingCategory(
+        weight=0.15,
+        criteria=_criteria(
+            "passive_health_checks", "active_health_checks", "automatic_drain", "sdc_checks", "automatic_sla_credits",
+            node_replacement_hours=Criterion(at_most=24),
+        ),
+    ),
+    "monitoring": RatingCategory(weight=0.12, criteria=_criteria("managed_dashboards", "alerting", "dcgm_metrics", "tenant_isolated")),
+    "pricing": RatingCategory(weight=0.06, criteria=_criteria("published_prices", "no_hidden_fees", "term_discounts")),
+    "partnerships": RatingCategory(weight=0.06, criteria=_criteria("nvidia_cloud_partner", "serving_stack_partnerships", "upstream_contributions")),
+    "availability": RatingCategory(
+        weight=0.08,
+        criteria=_criteria(lead_time_weeks=Criterion(at_most=4), gpus_available_now=Criterion(at_least=256), can_expand_to=Criterion(at_least=1024)),
+    ),
+}
+
+
+class TierThresholds(Strict):
+    """Minimum peer percentile (0 = lowest score among rated offers, 1 = highest) for each tier."""
+
+    platinum: Fraction = 0.9
+    gold: Fraction = 0.6
+    silver: Fraction = 0.3
+
+
+class RatingConfig(Strict):
+    categories: dict[str, RatingCategory] = Field(default_factory=dict, description="replaces the default checklist of the categories named")
+    critical: list[Annotated[list[str], Field(min_length=1)]] = Field(
+        default_factory=lambda: [["security.soc2_type2", "security.iso27001"], ["monitoring.tenant_isolated"]],
+        description="each entry: evidence answers of which at least one must be true, else Underperform",
+    )
+    tiers: TierThresholds = Field(default_factory=TierThresholds)
+
+    def category(self, name: str) -> RatingCategory:
+        return self.categories.get(name, DEFAULT_RATING_CATEGORIES[name])
+
+
+class CompetitorPoint(Strict):
+    name: Text
+    cost_per_task: Positive
+    date: date
+
+
+class OwnPoint(Strict):
+    cost_per_task: Positive
+    date: date
+
+
+class MarketConfig(Strict):
+    competitors: list[CompetitorPoint] = Field(default_factory=list, description="competitors' cost per successful task, by date")
+    own: list[OwnPoint] = Field(default_factory=list, description="our own cost per successful task, by date")
+
+
 class WorkspaceConfig(Strict):
     """procure.yaml: the workload, the assumptions and the buyer's policy."""
 
@@ -136,6 +252,8 @@ class WorkspaceConfig(Strict):
     workload: Workload
     assumptions: Assumptions = Field(default_factory=Assumptions)
     policy: Policy = Field(default_factory=Policy)
+    rating: RatingConfig = Field(default_factory=RatingConfig)
+    market: MarketConfig = Field(default_factory=MarketConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------
@@ -155,7 +273,7 @@ class Fee(Strict):
 class IndexLinked(Strict):
     """Rent = clamp(index + spread, floor, cap), the index being market/index.csv."""
 
-    spread: float
+    spread: Number
     floor: NonNegative | None = None
     cap: Positive | None = None
 
@@ -173,7 +291,7 @@ class OwnedCost(Strict):
     capex_per_gpu: Positive = Field(description="all-in per GPU, host and network share included")
     life_years: Positive
     power_kw_per_gpu: Positive
-    pue: Annotated[float, Field(ge=1, le=3)]
+    pue: Annotated[Number, Field(ge=1, le=3)]
     electricity_kwh: NonNegative
     colo_kw_month: NonNegative = Field(description="colocation per kW-month, electricity excluded")
 
@@ -181,7 +299,7 @@ class OwnedCost(Strict):
 class Pricing(Strict):
     currency: CurrencyCode | None = Field(None, description="defaults to the workspace currency")
     gpu_hour: Positive | None = None
-    discount: Annotated[float, Field(ge=0, lt=1)] = 0.0
+    discount: Annotated[Number, Field(ge=0, lt=1)] = 0.0
     prepay_fraction: Fraction = 0.0
     software_gpu_hour: NonNegative = 0.0
     fees: list[Fee] = Field(default_factory=list)
@@ -238,9 +356,9 @@ class Offer(Strict):
     valid_until: date
     region: Text
     gpu: Text
-    gpus: Annotated[int, Field(gt=0)] | None = None
-    max_gpus: Annotated[int, Field(gt=0)] | None = None
-    term_months: Annotated[int, Field(gt=0, le=240)] | None = None
+    gpus: Annotated[Count, Field(gt=0)] | None = None
+    max_gpus: Annotated[Count, Field(gt=0)] | None = None
+    term_months: Annotated[Count, Field(gt=0, le=240)] | None = None
     delivery: date | None = None
     notes: Annotated[str, StringConstraints(max_length=20_000)] | None = None
     pricing: Pricing
@@ -290,7 +408,7 @@ class Grade(Strict):
 
     id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")]
     name: Text
-    rank: Annotated[int, Field(ge=1)] = Field(description="1 = highest")
+    rank: Annotated[Count, Field(ge=1)] = Field(description="1 = highest")
     gpu: Text
     expect: Text
     requires: GradeRequirements

@@ -18,12 +18,15 @@ from pydantic import BaseModel, ValidationError
 
 from procure.errors import InputError, Problem, format_field_path
 from procure.models import (
+    CURRENCY_PATTERN,
     OPERATING_JOBS,
+    RATING_CATEGORIES,
     Grade,
     Offer,
     ReferenceCurve,
     WorkspaceConfig,
 )
+from procure.rating import evidence_problems
 from procure.yamlsafe import Document, load_yaml, read_text
 
 CONFIG_FILE = "procure.yaml"
@@ -100,10 +103,14 @@ def load_workspace(root: Path) -> Workspace:
     index = _load_index(root, problems, inputs)
 
     if config is not None and config_doc is not None:
-        problems.extend(_check_config(config, config_doc))
-        for offer in offers:
-            curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
-            problems.extend(check_offer(offer, offer_docs[offer.id], config, curve_names, index))
+        # Unknown acceptable grades are only judged when every grade file loaded.
+        all_grades = grades if all(g is not None for g, _ in grade_docs) else None
+        problems.extend(_check_config(config, config_doc, all_grades))
+    # Offers are checked even when procure.yaml is broken (the checks that need it are skipped),
+    # so that one run lists every problem.
+    curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
+    for offer in offers:
+        problems.extend(check_offer(offer, offer_docs[offer.id], config, curve_names, index))
     problems.extend(_check_grades([(g, d) for g, d in grade_docs if g is not None and d is not None]))
 
     if problems:
@@ -214,6 +221,8 @@ def _message(err: dict[str, Any]) -> str:
     if kind == "literal_error":
         return f"must be one of {ctx.get('expected', '')} (got {shown})"
     if kind == "string_pattern_mismatch":
+        if ctx.get("pattern") == CURRENCY_PATTERN:
+            return f"must be a 3-letter currency code in capitals, like USD or EUR (got {shown})"
         return f"has characters that are not allowed (got {shown}; expected letters, digits, '.', '-', '_')"
     if kind.startswith("date"):
         return f"must be a date like 2026-11-30 (got {shown})"
@@ -248,15 +257,27 @@ def _show(value: Any) -> str:
 # --- cross-field and cross-file rules ------------------------------------------------------------
 
 
-def _check_config(config: WorkspaceConfig, doc: Document) -> list[Problem]:
+def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | None) -> list[Problem]:
     problems = []
 
     def add(loc: tuple, message: str) -> None:
         problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
 
+    known_grades = {g.id for g in grades or []}
+    for i, grade_id in enumerate(config.policy.acceptable_grades or []):
+        if known_grades and grade_id not in known_grades:
+            add(("policy", "acceptable_grades", i), f"unknown grade '{grade_id}' (grades/ defines: {', '.join(sorted(known_grades))})")
     for job in config.assumptions.jobs:
         if job not in OPERATING_JOBS:
             add(("assumptions", "jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
+    for category in config.rating.categories:
+        if category not in RATING_CATEGORIES:
+            add(("rating", "categories", category), f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})")
+    for i, group in enumerate(config.rating.critical):
+        for j, path in enumerate(group):
+            category, _, key = path.partition(".")
+            if category not in RATING_CATEGORIES or not key:
+                add(("rating", "critical", i, j), f"expected category.criterion, e.g. security.soc2_type2 (got {path!r})")
     bands = config.assumptions.reliability.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
@@ -265,7 +286,7 @@ def _check_config(config: WorkspaceConfig, doc: Document) -> list[Problem]:
     return problems
 
 
-def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig, curve_names: set[str], index: list[IndexLevel]) -> list[Problem]:
+def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, curve_names: set[str], index: list[IndexLevel]) -> list[Problem]:
     """Rules that span fields: price basis, responsibilities, curves, currency, dates."""
     problems: list[Problem] = []
 
@@ -283,9 +304,11 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig, curve_name
     if pricing.per_mtok is not None and offer.service.kind != "managed_serving":
         add(("service", "kind"), "per-token pricing (pricing.per_mtok) needs service.kind: managed_serving")
 
-    currency = pricing.currency or config.currency
-    if currency != config.currency and currency not in config.assumptions.fx:
-        add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
+    if config is not None:
+        currency = pricing.currency or config.currency
+        if currency != config.currency and currency not in config.assumptions.fx:
+            add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
+        problems.extend(evidence_problems(offer, config.rating, doc.display, doc.lines.line_of))
 
     problems.extend(responsibility_problems(doc))
     if offer.owned:
@@ -364,6 +387,9 @@ def _check_grades(grades: list[tuple[Grade, Document]]) -> list[Problem]:
         if grade.id in seen:
             problems.append(Problem(doc.display, doc.lines.line_of(("id",)), "id", f"duplicate grade id '{grade.id}' (also in {seen[grade.id]})"))
         seen.setdefault(grade.id, doc.display)
+        same_rank = [(g, d) for g, d in grades if g.rank == grade.rank and d.display < doc.display]
+        if same_rank:
+            problems.append(Problem(doc.display, doc.lines.line_of(("rank",)), "rank", f"rank {grade.rank} is also {same_rank[0][0].id}'s: each grade needs its own rank (1 = highest)"))
         for i, job in enumerate(grade.requires.provider_jobs):
             if job not in OPERATING_JOBS:
                 loc = ("requires", "provider_jobs", i)

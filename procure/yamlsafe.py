@@ -76,7 +76,10 @@ def load_yaml(path: Path, display: str) -> Document:
         if node is None:
             raise InputError([Problem(display, None, "", "file is empty: expected a YAML mapping")])
         lines = LineMap()
-        _walk(node, (), lines, display, [0], 0)
+        bad_dates: list[Problem] = []
+        _walk(node, (), lines, display, [0], 0, bad_dates)
+        if bad_dates:
+            raise InputError(bad_dates)
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -90,14 +93,22 @@ def load_yaml(path: Path, display: str) -> Document:
     return Document(data, lines, display)
 
 
-def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int) -> None:
-    """Record lines, reject duplicate keys, and bound the size of the expanded document."""
+TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int, bad_dates: list[Problem]) -> None:
+    """Record lines, reject duplicate keys, check dates, and bound the size of the expanded document."""
     count[0] += 1
     if count[0] > MAX_NODES:
         raise InputError([Problem(display, node.start_mark.line + 1, "", f"document expands to more than {MAX_NODES:,} values (alias bomb?)")])
     if depth > MAX_DEPTH:
         raise InputError([Problem(display, node.start_mark.line + 1, "", f"nesting deeper than {MAX_DEPTH} levels")])
     lines.lines.setdefault(loc, node.start_mark.line + 1)
+    if isinstance(node, yaml.ScalarNode) and node.tag == TIMESTAMP_TAG:
+        try:  # a date-shaped value that is no date (2026-11-31) would otherwise fail without a location
+            yaml.SafeLoader.construct_yaml_timestamp(yaml.SafeLoader(""), node)
+        except ValueError as exc:
+            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"not a valid date: {exc} (got {node.value!r})"))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -106,14 +117,14 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
             key = key_node.value
             line = key_node.start_mark.line + 1
             if key == "<<":  # merge keys: walk the merged mapping(s) in place
-                _walk(value_node, loc, lines, display, count, depth + 1)
+                _walk(value_node, loc, lines, display, count, depth + 1, bad_dates)
                 continue
             if key in seen:
                 raise InputError([Problem(display, line, format_field_path(loc + (key,)), f"duplicate key (first given on line {seen[key]})")])
             seen[key] = line
             lines.lines[loc + (key,)] = line
-            _walk(value_node, loc + (key,), lines, display, count, depth + 1)
+            _walk(value_node, loc + (key,), lines, display, count, depth + 1, bad_dates)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, loc + (index,), lines, display, count, depth + 1)
+            _walk(item, loc + (index,), lines, display, count, depth + 1, bad_dates)
 

@@ -413,13 +413,16 @@ def test_demand_fit_need_above_commitment_within_max_gpus():
     assert c["gpus_needed"] == pytest.approx(150)
     assert c["billed_gpus"] == pytest.approx(150)
     assert c["fill"] == pytest.approx(1.0)
-    # fees and ops use the committed 100 GPUs: 7,300 / (100 x 730) = 0.10; 2.4 FTE x 0.25 = 0.60
-    assert c["fees"] == pytest.approx(0.1)
-    assert c["ops"] == pytest.approx(0.6)
-    full = 4.0 + 0.1 + 0.6 + 0.05
+    # fixed fees and staff spread over the 150 billed GPUs, not the 100 committed: 7,300 / (150 x 730);
+    # serving staff 2 + 4 x 0.15 = 2.6 FTE x 219,000 / (150 x 8,760)
+    assert c["fees"] == pytest.approx(7300 / (150 * 730))
+    assert c["ops"] == pytest.approx(2.6 * 219000 / (150 * 8760))
+    full = 4.0 + 7300 / (150 * 730) + 2.6 * 219000 / (150 * 8760) + 0.05
     assert c["full"] == pytest.approx(full)
     assert c["cost_per_task"] == pytest.approx(full / 648)
-    assert c["monthly_spend"] == pytest.approx(full * 150 * 730)
+    # the monthly spend counts the fixed fee and the staff once: rent and software per GPU-hour x 150 x 730,
+    # plus 7,300 a month, plus 2.6 FTE x 219,000 / 12
+    assert c["monthly_spend"] == pytest.approx((4.0 + 0.05) * 150 * 730 + 7300 + 2.6 * 219000 / 12)
 
 
 def test_demand_fit_need_above_max_gpus():
@@ -513,7 +516,9 @@ def test_per_token_cost_per_task():
     # (8000 x 0.50 + 1000 x 2.00) / 1e6 = 0.006 per task billed; / 0.9 success
     assert c["cost_per_task"] == pytest.approx(0.006 / 0.9)
     assert c["rent_per_task"] == pytest.approx(0.006 / 0.9)
-    assert c["cost_per_mtok"] == pytest.approx(2.0)  # the output price
+    # all charges per million delivered output tokens: 0.006 per task over 1,000 output tokens
+    # (input tokens included, as a GPU-hour offer's figure carries its prefill)
+    assert c["cost_per_mtok"] == pytest.approx(6.0)
     assert c["monthly_spend"] == pytest.approx(0.006 / 0.9 * 4e7)
     for key in ("rent", "fees", "financing", "ops", "software", "full", "throughput", "utilization",
                 "fill", "successful_tasks_per_gpu_hour", "gpus_needed"):
@@ -551,7 +556,7 @@ def test_per_token_without_tasks_per_month_spreads_nothing():
 def test_per_token_in_euros():
     c = one(token_row(fx=1.1), cost_model=model(tasks_per_month=4e7))
     assert c["cost_per_task"] == pytest.approx(0.006 * 1.1 / 0.9)
-    assert c["cost_per_mtok"] == pytest.approx(2.2)
+    assert c["cost_per_mtok"] == pytest.approx(6.6)  # 0.006 x 1.1 per 1,000 output tokens
 
 
 def test_per_token_offer_file(data_dir):
@@ -561,7 +566,7 @@ def test_per_token_offer_file(data_dir):
     # shared (0.5 x 0.2 FTE fixed); 40M tasks a month.
     expected = (8000 * 0.5 + 1000 * 2.0) / 1e6 / 0.9 + (12000 / 12 + 2000 + 10 * 100) / 4e7 + (0.4 + 0.5 * 0.2) * 219000 / 12 / 4e7
     assert m["cost_per_task"] == pytest.approx(expected)
-    assert m["cost_per_mtok"] == pytest.approx(2.0)
+    assert m["cost_per_mtok"] == pytest.approx(expected * 0.9 / 1000 * 1e6)  # per delivered output token
     assert m["monthly_spend"] == pytest.approx(expected * 4e7)
     assert m["success_rate"] == pytest.approx(0.9)
     for key in ("rent", "fees", "financing", "ops", "software", "full", "throughput", "fill",

@@ -17,6 +17,8 @@ from procure.models import OPERATING_JOBS
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from procure.position import Position
+
 # A restrained palette that prints well and stays readable in grey.
 INK = "#1f2933"
 MUTED = "#9aa5b1"
@@ -110,9 +112,12 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
         ax.axhline(index_per_task, color=INK, linestyle="--", linewidth=0.8)
         ax.text(left, index_per_task, " index rent / task", va="center", ha="left", fontsize=6.5, color=INK)
     ax.set_xlim(0, left)
-    ax.set_xticks([])
     ax.set_ylabel(f"{ev.currency} per successful task")
-    ax.set_xlabel("GPUs offered (bar width, cumulative)", labelpad=48, fontsize=7)
+    # The GPU scale runs along the top; offer names sit under their bars.
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.tick_params(axis="x", labelsize=6.5, colors=MUTED)
+    ax.set_xlabel("GPUs offered, cumulative (bar width = GPUs each can supply)", fontsize=7, color=MUTED)
     return to_svg(fig)
 
 
@@ -135,6 +140,7 @@ def cost_breakdown(ev: Evaluation) -> str:
         bottoms = [b + v for b, v in zip(bottoms, values)]
     for x, total in zip(positions, bottoms):
         ax.text(x, total, f"{total:.2f}", ha="center", va="bottom", fontsize=6.5, color=INK)
+    ax.set_ylim(0, max(bottoms, default=1) * 1.12)  # room for the labels below the legend
     ax.set_xticks(positions, [_short(o.vendor, 16) for o in offers], rotation=30, ha="right", fontsize=6.5)
     ax.set_ylabel(f"{ev.currency} per paid GPU-hour")
     ax.legend(fontsize=6.5, frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, 1.12))
@@ -162,7 +168,7 @@ def throughput_frontiers(ev: Evaluation) -> str:
     ax.set_ylabel("output tok/s per GPU")
     ax.set_ylim(bottom=0)
     ax.set_xlim(left=0)
-    ax.legend(fontsize=6, frameon=False, ncol=2, loc="upper right")
+    ax.legend(fontsize=6, frameon=False, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     return to_svg(fig)
 
 
@@ -186,4 +192,25 @@ def responsibility_matrix(ev: Evaluation) -> str:
         spine.set_visible(False)
     handles = [Patch(color=OWNER_COLOURS[k], label=k) for k in order]
     ax.legend(handles=handles, fontsize=6.5, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 1.1))
+    return to_svg(fig)
+
+
+def position_history(pos: Position, currency: str, best_offer: tuple[str, float] | None = None) -> str:
+    """Our cost per task over time against each competitor's; the best offer as a marker at the as-of date."""
+    fig = _figure(17, 7)
+    ax = fig.add_subplot()
+    _style(ax)
+    competitors = [name for name in pos.history if name != "us"]
+    for i, name in enumerate(competitors):
+        points = pos.history[name]
+        ax.plot([p.date for p in points], [p.cost_per_task for p in points], "-o", color=SERIES[(i + 2) % len(SERIES)], linewidth=1.1, markersize=3, label=_short(name, 30))
+    ours = pos.history.get("us", [])
+    if ours:
+        ax.plot([p.date for p in ours], [p.cost_per_task for p in ours], "-o", color=HIGHLIGHT, linewidth=2.2, markersize=4.5, label="us")
+    if best_offer is not None:
+        ax.plot([pos.as_of], [best_offer[1]], "D", color=ACCENT, markersize=5, label=f"best offer ({_short(best_offer[0], 24)})")
+    ax.set_ylabel(f"{currency} per successful task")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=6.5, frameon=False, loc="lower left")
+    fig.autofmt_xdate(rotation=0, ha="center")
     return to_svg(fig)

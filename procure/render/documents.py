@@ -15,6 +15,7 @@ from typing import Any
 
 from procure import __version__
 from procure.evaluate import Evaluation
+from procure.position import Position
 from procure.render import text
 from procure.render.charts import CHART_OFFERS
 
@@ -58,7 +59,7 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     return env
 
 
-def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None) -> str:
+def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, position: Position | None = None) -> str:
     """The report as one self-contained HTML document (CSS and SVG charts inline)."""
     from markupsafe import Markup
 
@@ -68,7 +69,7 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
     env = _environment(folder)
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if charts is None:
-        charts = build_charts(ev, kind)
+        charts = build_charts(ev, kind, position)
     context: dict[str, Any] = {
         "ev": ev,
         "leader": leader,
@@ -82,6 +83,7 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "columns": text.comparison_columns(ev.currency),
         "jobs": list(ev.assumptions.jobs.items()),
         "chart_limit": CHART_OFFERS,
+        "position": position,
     }
     return env.get_template(f"{kind}.html").render(**context)
 
@@ -94,13 +96,16 @@ def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
     return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
 
 
-def build_charts(ev: Evaluation, kind: str) -> dict[str, str]:
+def build_charts(ev: Evaluation, kind: str, position: Position | None = None) -> dict[str, str]:
     from procure.render import charts
 
     leader = ev.summary.recommended
     note = _index_note(ev, ev.offer(leader) if leader else None)
     per_task = note["per_task"] if note else None
     found = {"cost_curve": charts.cost_curve(ev, highlight=leader, index_per_task=per_task)}
+    if position is not None:
+        best = (leader, ev.offer(leader).metrics["cost_per_task"]) if leader else None
+        found["position"] = charts.position_history(position, ev.currency, best)  # type: ignore[arg-type]
     if kind == "comparison":
         found["breakdown"] = charts.cost_breakdown(ev)
         found["throughput"] = charts.throughput_frontiers(ev)
@@ -146,8 +151,8 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
 
 
-def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf") -> bytes:
-    html = render_html(ev, kind)
+def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", position: Position | None = None) -> bytes:
+    html = render_html(ev, kind, position=position)
     if fmt == "html":
         return html.encode("utf-8")
     return html_to_pdf(html)

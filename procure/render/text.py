@@ -12,16 +12,19 @@ from typing import TYPE_CHECKING, Callable
 from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
 
 if TYPE_CHECKING:
+    from rich.console import Group
     from rich.table import Table
 
     from procure.grading import GradeCheck, GradeResult
     from procure.models import Offer
+    from procure.position import Position
+    from procure.whatif import PriceToWin, WhatIf
 
 DASH = "—"
 
 
 def money(value: float | None, digits: int = 2) -> str:
-    return DASH if value is None else f"{value:,.{digits}f}"
+    return DASH if value is None else f"{round(value, digits) + 0.0:,.{digits}f}"  # + 0.0: never "-0"
 
 
 def per_task(value: float | None) -> str:
@@ -183,3 +186,262 @@ def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned
             table.add_row(check.grade.id if i == 0 else "", result.requirement, result.expected, result.observed, "pass" if result.passed else "FAIL")
         table.add_section()
     return table
+
+
+# --- operator ratings ---------------------------------------------------------------------------
+
+CATEGORY_ABBREVIATIONS = {
+    "security": "Sec",
+    "lifecycle": "Life",
+    "orchestration": "Orch",
+    "storage": "Stor",
+    "networking": "Net",
+    "reliability": "Rel",
+    "monitoring": "Mon",
+    "pricing": "Price",
+    "partnerships": "Part",
+    "availability": "Avail",
+}
+
+
+def tier_label(record: OfferRecord) -> str:
+    rating = record.rating
+    if not rating.rated:
+        return rating.note
+    return (rating.tier or DASH).capitalize()
+
+
+def published_label(record: OfferRecord) -> str:
+    published = record.rating.published_tier
+    if published is None:
+        return DASH
+    return published.capitalize() + (" (differs)" if record.rating.disagrees else "")
+
+
+def rating_records(ev: Evaluation) -> list[dict]:
+    """The JSON records of `procure rate`: id, tier (lower-case, null when not rated), score, categories."""
+    return [
+        {
+            "id": r.id,
+            "vendor": r.vendor,
+            "kind": r.kind,
+            "rated": r.rating.rated,
+            "note": r.rating.note,
+            "tier": r.rating.tier,
+            "score": r.rating.score,
+            "percentile": r.rating.percentile,
+            "categories": r.rating.categories,
+            "critical_failures": r.rating.critical_failures,
+            "published_tier": r.rating.published_tier,
+            "disagrees": r.rating.disagrees,
+            "reliability_factor": r.reliability_factor,
+            "unanswered": r.rating.unanswered,
+        }
+        for r in _by_score(ev)
+    ]
+
+
+def _by_score(ev: Evaluation) -> list[OfferRecord]:
+    """Rated offers by score (highest first), then the rest by id."""
+    rated = sorted((o for o in ev.offers if o.rating.rated), key=lambda o: (-(o.rating.score or 0.0), o.id))
+    return rated + sorted((o for o in ev.offers if not o.rating.rated), key=lambda o: o.id)
+
+
+def rating_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
+    headers = ["Offer", "Vendor", "Score", "Tier", "Published", "Reliability", *CATEGORY_ABBREVIATIONS.values(), "Critical"]
+    rows = []
+    for r in _by_score(ev):
+        rating = r.rating
+        cats = [number(rating.categories.get(c)) if rating.rated else DASH for c in CATEGORY_ABBREVIATIONS]
+        factor = DASH if r.reliability_factor is None else f"{r.reliability_factor:g}"
+        rows.append([r.id, r.vendor, number(rating.score, 1), tier_label(r), published_label(r), factor, *cats, "; ".join(rating.critical_failures)])
+    return headers, rows
+
+
+def rating_table(ev: Evaluation) -> Table:
+    from rich.table import Table
+
+    headers, rows = rating_rows(ev)
+    table = Table(title="Operator ratings", caption=ev.rating_method, caption_justify="left", header_style="bold")
+    for i, title in enumerate(headers):
+        table.add_column(title, justify="right" if 2 <= i <= 15 and i not in (3, 4) else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def rating_json(ev: Evaluation) -> str:
+    import json
+
+    return json.dumps({"method": ev.rating_method, "offers": rating_records(ev)}, indent=2) + "\n"
+
+
+def rating_csv(ev: Evaluation) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    categories = list(CATEGORY_ABBREVIATIONS)
+    writer.writerow(["id", "vendor", "rated", "score", "tier", "published_tier", "disagrees", "reliability_factor", *categories, "critical_failures", "note"])
+    for rec in rating_records(ev):
+        writer.writerow(
+            [
+                rec["id"], rec["vendor"], str(rec["rated"]).lower(), "" if rec["score"] is None else repr(rec["score"]), rec["tier"] or "",
+                rec["published_tier"] or "", str(rec["disagrees"]).lower(), "" if rec["reliability_factor"] is None else rec["reliability_factor"],
+                *["" if c not in rec["categories"] else repr(rec["categories"][c]) for c in categories], "; ".join(rec["critical_failures"]), rec["note"],
+            ]
+        )
+    return buffer.getvalue()
+
+
+def rating_markdown(ev: Evaluation) -> str:
+    headers, rows = rating_rows(ev)
+    return "# Operator ratings\n\n" + markdown_table(headers, rows, right=set(range(2, 16)) - {3, 4}) + "\n\n" + _md_cell(ev.rating_method) + "\n"
+
+
+RATING_RENDERERS: dict[str, Callable[[Evaluation], str]] = {"json": rating_json, "csv": rating_csv, "markdown": rating_markdown}
+
+
+# --- what-ifs -----------------------------------------------------------------------------------
+
+WHATIF_ROWS: list[tuple[str, str, Callable[[float | None], str]]] = [
+    ("cost_per_task", "Cost per successful task", per_task),
+    ("full", "Full cost per paid GPU-hour", money),
+    ("rent", "Rent per GPU-hour", money),
+    ("throughput", "Output tok/s/GPU at the target", lambda v: number(v, 1)),
+    ("availability", "Availability", percent),
+    ("utilization", "Utilization", lambda v: percent(v, 0)),
+    ("fill", "Fill (share of billed GPUs used)", lambda v: percent(v, 1)),
+    ("gpus_needed", "GPUs the demand needs", lambda v: number(v, 1)),
+    ("billed_gpus", "GPUs billed", lambda v: number(v, 1)),
+    ("monthly_spend", "Monthly spend", lambda v: money(v, 0)),
+]
+
+
+def whatif_lines(result: WhatIf) -> list[str]:
+    """The verdict in sentences; every figure from the result."""
+    cur = result.currency
+    lines = [f"{result.vendor} ({result.offer}) with {', '.join(result.changes) or 'no change'}:"]
+    if result.monthly_saving is not None:
+        lines.append(
+            f"cost per successful task {per_task(result.before.cost_per_task)} -> {per_task(result.after.cost_per_task)} {cur}; "
+            f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month ({result.tasks_basis})."
+        )
+    if result.monthly_cost or result.one_off:
+        payback = "never" if result.payback_months is None else f"{result.payback_months:.1f} months"
+        lines.append(f"net of {money(result.monthly_cost, 0)} a month: {money(result.net_monthly, 0)} {cur} a month; payback of {money(result.one_off, 0)}: {payback}.")
+    if result.break_even_throughput_gain is not None and (result.monthly_cost or result.one_off):
+        lines.append(f"break-even throughput gain (alone): {result.break_even_throughput_gain:+.1%}.")
+    lines += [f"note: {n}." for n in result.notes]
+    return lines
+
+
+def whatif_table(result: WhatIf) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"What if: {result.offer}", header_style="bold")
+    table.add_column("Figure")
+    table.add_column("Before", justify="right")
+    table.add_column("After", justify="right")
+    for key, label, fmt in WHATIF_ROWS:
+        table.add_row(label, fmt(getattr(result.before, key)), fmt(getattr(result.after, key)))
+    return Group(table, Text("\n".join(whatif_lines(result))))
+
+
+def whatif_json(result: WhatIf) -> str:
+    return result.model_dump_json(indent=2) + "\n"
+
+
+def whatif_csv(result: WhatIf) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["figure", "before", "after"])
+    for key, _, _ in WHATIF_ROWS:
+        before, after = getattr(result.before, key), getattr(result.after, key)
+        writer.writerow([key, "" if before is None else repr(before), "" if after is None else repr(after)])
+    for key in ("tasks_per_month", "monthly_saving", "monthly_cost", "net_monthly", "one_off", "payback_months", "break_even_throughput_gain"):
+        value = getattr(result, key)
+        writer.writerow([key, "", "" if value is None else repr(value)])
+    return buffer.getvalue()
+
+
+def whatif_markdown(result: WhatIf) -> str:
+    rows = [[label, fmt(getattr(result.before, key)), fmt(getattr(result.after, key))] for key, label, fmt in WHATIF_ROWS]
+    return f"# What if: {_md_cell(result.offer)}\n\n" + markdown_table(["Figure", "Before", "After"], rows, right={1, 2}) + "\n\n" + "\n".join(_md_cell(line) for line in whatif_lines(result)) + "\n"
+
+
+WHATIF_RENDERERS: dict[str, Callable[[WhatIf], str]] = {"json": whatif_json, "csv": whatif_csv, "markdown": whatif_markdown}
+
+
+def price_to_win_rows(rows: list[PriceToWin], currency: str) -> tuple[list[str], list[list[str]]]:
+    headers = ["Rank", "Offer", "Vendor", f"{currency}/task", f"List {currency}/GPU-h", f"Price to tie {currency}/GPU-h", "Change", "Note"]
+    body = [
+        [str(r.rank), r.id, r.vendor, per_task(r.cost_per_task), money(r.list_price, 3), money(r.price_to_tie, 3), percent(r.change, 1) if r.change is not None else DASH, r.note]
+        for r in rows
+    ]
+    return headers, body
+
+
+def price_to_win_table(rows: list[PriceToWin], currency: str) -> Table:
+    from rich.table import Table
+
+    headers, body = price_to_win_rows(rows, currency)
+    table = Table(title="Price to win: the GPU-hour list price at which each offer ties the leader", header_style="bold")
+    for i, title in enumerate(headers):
+        table.add_column(title, justify="right" if i in (0, 3, 4, 5, 6) else "left")
+    for row in body:
+        table.add_row(*row)
+    return table
+
+
+def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
+    import json
+
+    if fmt == "json":
+        return json.dumps({"currency": currency, "offers": [r.model_dump() for r in rows]}, indent=2) + "\n"
+    headers, body = price_to_win_rows(rows, currency)
+    if fmt == "markdown":
+        return "# Price to win\n\n" + markdown_table(headers, body, right={0, 3, 4, 5, 6}) + "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["rank", "id", "vendor", "cost_per_task", "list_price", "price_to_tie", "change", "note"])
+    for r in rows:
+        writer.writerow([r.rank, r.id, r.vendor, repr(r.cost_per_task), "" if r.list_price is None else repr(r.list_price), "" if r.price_to_tie is None else repr(r.price_to_tie), "" if r.change is None else repr(r.change), r.note])
+    return buffer.getvalue()
+
+
+# --- cost position ------------------------------------------------------------------------------
+
+
+def position_rows(pos: Position) -> tuple[list[str], list[list[str]]]:
+    headers = ["#", "Who", "Kind", "Cost per task", "Date"]
+    rows = [[str(i), "US" if p.kind == "us" else p.name, p.kind, per_task(p.cost_per_task), str(p.date)] for i, p in enumerate(pos.curve, start=1)]
+    return headers, rows
+
+
+def position_table(pos: Position) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    headers, rows = position_rows(pos)
+    table = Table(title="Cost position: the cost curve, cheapest first", header_style="bold")
+    for i, title in enumerate(headers):
+        table.add_column(title, justify="right" if i in (0, 3) else "left")
+    for row, point in zip(rows, pos.curve):
+        table.add_row(*row, style="bold" if point.kind == "us" else None)
+    return Group(table, Text("\n".join(pos.sentences)))
+
+
+def position_text(pos: Position, fmt: str) -> str:
+    if fmt == "json":
+        return pos.model_dump_json(indent=2) + "\n"
+    headers, rows = position_rows(pos)
+    if fmt == "markdown":
+        return "# Cost position\n\n" + markdown_table(headers, rows, right={0, 3}) + "\n\n" + "\n".join(_md_cell(s) for s in pos.sentences) + "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])
+    for i, p in enumerate(pos.curve, start=1):
+        writer.writerow([i, p.name, p.kind, repr(p.cost_per_task), p.date])
+    return buffer.getvalue()

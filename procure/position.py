@@ -1,0 +1,150 @@
+"""Cost position: where a cost per successful task stands against the offers and the competitors.
+
+Improving is not the same as getting ahead: if our cost per task falls from 10 to 8 while a
+competitor's falls from 12 to 6, we improved and became the more expensive producer. A position is
+always relative, so this module puts our figure on one curve with the evaluated offers and the
+competitor benchmarks of procure.yaml (`market.competitors`), and compares histories when several
+dates are given.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from procure.errors import InputError, Problem
+from procure.evaluate import Evaluation
+from procure.models import MarketConfig
+
+US = "us"
+
+
+class CurvePoint(BaseModel):
+    name: str
+    kind: str = Field(description="us, offer or competitor")
+    cost_per_task: float
+    date: date
+
+
+class SeriesChange(BaseModel):
+    """A competitor's history against ours, first and last dates of each."""
+
+    competitor: str
+    ours_from: float
+    ours_to: float
+    theirs_from: float
+    theirs_to: float
+    we_were_cheaper: bool
+    we_are_cheaper: bool
+    sentence: str
+
+
+class Position(BaseModel):
+    label: str = Field(description="what our figure is: given, an offer, or our latest recorded cost")
+    cost_per_task: float
+    as_of: date
+    rank: int = Field(description="1 = cheapest on the curve")
+    of: int
+    cheapest: CurvePoint
+    gap: float = Field(description="our cost per task minus the cheapest")
+    gap_share: float = Field(description="the gap as a share of the cheapest")
+    curve: list[CurvePoint] = Field(description="the latest point of every offer and competitor, and ours, cheapest first")
+    history: dict[str, list[CurvePoint]] = Field(description="every dated point by name, ours under 'us'")
+    changes: list[SeriesChange]
+    sentences: list[str]
+
+
+def _word(cheaper: bool) -> str:
+    return "cheaper" if cheaper else "more expensive"
+
+
+def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: str) -> SeriesChange:
+    """Our first-to-last change against a competitor's, in figures and one sentence."""
+    a0, a1 = ours[0].cost_per_task, ours[-1].cost_per_task
+    b0, b1 = theirs[0].cost_per_task, theirs[-1].cost_per_task
+    were, are = a0 < b0, a1 < b1
+    we_moved = "improved" if a1 < a0 else "got worse" if a1 > a0 else "held still"
+    if were == are:
+        outcome = f"we were and still are the {_word(are)} producer"
+    elif a1 < a0 and not are:
+        outcome = "we improved and are now the more expensive producer"
+    else:
+        outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
+    sentence = (
+        f"We went from {a0:.5g} to {a1:.5g} per task ({a1 / a0 - 1:+.0%}, {we_moved}) while {name} went from "
+        f"{b0:.5g} to {b1:.5g} ({b1 / b0 - 1:+.0%}): {outcome}."
+    )
+    return SeriesChange(competitor=name, ours_from=a0, ours_to=a1, theirs_from=b0, theirs_to=b1, we_were_cheaper=were, we_are_cheaper=are, sentence=sentence)
+
+
+def position(ev: Evaluation, market: MarketConfig, current: float | None = None, current_offer: str | None = None) -> Position:
+    """Place our cost per task (given, an offer's, our latest recorded, or the recommended offer's)."""
+    history: dict[str, list[CurvePoint]] = defaultdict(list)
+    for point in market.competitors:
+        history[point.name].append(CurvePoint(name=point.name, kind="competitor", cost_per_task=point.cost_per_task, date=point.date))
+    for own in market.own:
+        history[US].append(CurvePoint(name=US, kind=US, cost_per_task=own.cost_per_task, date=own.date))
+
+    if current is not None and current_offer is not None:
+        raise InputError([Problem("position", None, "", "give --current or --current-offer, not both")])
+    ours = sorted(history[US], key=lambda p: p.date)
+    placed = True  # a figure placed as of the evaluation date, beside our recorded history
+    if current_offer is not None:
+        try:
+            record = ev.offer(current_offer)
+        except KeyError:
+            raise InputError([Problem("offers/", None, "", f"no offer with id '{current_offer}'")]) from None
+        if record.metrics["cost_per_task"] is None:
+            raise InputError([Problem("offers/", None, "", f"offer '{current_offer}' has no cost per task ({'; '.join(record.reasons)})")])
+        current, label = record.metrics["cost_per_task"], f"offer {current_offer}"
+    elif current is not None:
+        label = "the cost per task given"
+    elif ours:
+        current, label, placed = ours[-1].cost_per_task, f"our recorded cost on {ours[-1].date}", False
+    elif ev.summary.recommended:
+        current, label = ev.offer(ev.summary.recommended).metrics["cost_per_task"], f"the recommended offer {ev.summary.recommended}"
+    else:
+        raise InputError([Problem("position", None, "", "no cost per task to place: give --current or --current-offer")])
+    assert current is not None
+    if current <= 0:
+        raise InputError([Problem("--current", None, "", f"must be greater than 0 (got {current:g})")])
+    if placed:
+        ours = [p for p in ours if p.date < ev.as_of] + [CurvePoint(name=US, kind=US, cost_per_task=current, date=ev.as_of)]
+    history[US] = ours
+
+    curve = [CurvePoint(name=o.id, kind="offer", cost_per_task=o.metrics["cost_per_task"], date=ev.as_of) for o in ev.ranked]  # type: ignore[arg-type]
+    for name, points in sorted(history.items()):
+        if name != US:
+            curve.append(max(points, key=lambda p: p.date))
+    curve.append(ours[-1])
+    curve.sort(key=lambda p: (p.cost_per_task, p.kind != US, p.name))
+    others = [p for p in curve if p.kind != US]
+    rank = 1 + sum(1 for p in others if p.cost_per_task < current)
+    cheapest = others[0] if others and others[0].cost_per_task < current else ours[-1]
+    gap = current - cheapest.cost_per_task
+
+    changes = [
+        compare_histories(ours, sorted(points, key=lambda p: p.date), name)
+        for name, points in sorted(history.items())
+        if name != US and len(points) >= 2 and len(ours) >= 2
+    ]
+    sentences = [
+        f"At {current:.5g} {ev.currency} per successful task ({label}), we rank {rank} of {len(curve)} on the cost curve"
+        + (" and are the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, and we cost {gap / cheapest.cost_per_task:.0%} more.")
+    ] + [c.sentence for c in changes]
+    return Position(
+        label=label,
+        cost_per_task=current,
+        as_of=ev.as_of,
+        rank=rank,
+        of=len(curve),
+        cheapest=cheapest,
+        gap=gap,
+        gap_share=gap / cheapest.cost_per_task,
+        curve=curve,
+        history={name: sorted(points, key=lambda p: p.date) for name, points in sorted(history.items())},
+        changes=changes,
+        sentences=sentences,
+    )
