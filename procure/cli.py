@@ -437,6 +437,136 @@ def position(
     _emit(position_text(result, format.value), out)
 
 
+index_app = typer.Typer(help="Rental price benchmarks built from price observations.", no_args_is_help=True)
+app.add_typer(index_app, name="index")
+
+
+class Method(str, Enum):
+    median = "median"
+    trimmed_mean = "trimmed-mean"
+    volume_weighted = "volume-weighted"
+
+
+class Kind(str, Enum):
+    advertised = "advertised"
+    transacted = "transacted"
+    all = "all"
+
+
+class Term(str, Enum):
+    short = "0-3"
+    medium = "4-12"
+    long = "13-36"
+
+
+class Period(str, Enum):
+    week = "week"
+    month = "month"
+
+
+class IndexFormat(str, Enum):
+    csv = "csv"
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+@index_app.command("build")
+@handles_input_errors
+def index_build(
+    quotes: Annotated[Path, typer.Argument(help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.", dir_okay=False)],
+    method: Annotated[Method, typer.Option("--method", help="How a period's prices become its level.")] = Method.median,
+    kind: Annotated[Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")] = Kind.all,
+    term: Annotated[Optional[Term], typer.Option("--term", help="Only these contract terms, in months.", show_default=False)] = None,
+    grade: Annotated[Optional[str], typer.Option("--grade", help="Only observations of this grade.", show_default=False)] = None,
+    gpu: Annotated[str, typer.Option("--gpu", help="Only observations of this GPU.")] = "B200",
+    scope_adjust: Annotated[bool, typer.Option("--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer.")] = False,
+    period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
+    format: Annotated[IndexFormat, typer.Option("--format", "-f", help="csv: the index (period, level, observations); the others add the methodology.")] = IndexFormat.csv,
+    out: OutOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Build a rental price index from price observations, and show how its level depends on the method.
+
+    Each period's level comes from the chosen method (median, trimmed mean without
+    the top and bottom 10%, or volume-weighted mean) over the observations that pass
+    the filters. The methodology table, always shown (on standard error with csv), gives
+    the latest period's level under every method x kind x scope choice and the spread
+    between advertised and transacted prices. The CSV can serve as market/index.csv.
+
+    Examples:
+
+    \b
+        procure index build market/quotes.csv --method volume-weighted --kind transacted
+        procure index build market/quotes.csv --term 13-36 --scope-adjust --out market/index-long.csv
+        procure index build market/quotes.csv --period week --format table
+    """
+    from procure.market import Filters, build_index, read_quotes, scope_adjustments
+    from procure.workspace import load_workspace
+
+    rows = read_quotes(quotes, str(quotes))
+    ws = load_workspace(workspace)
+    adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
+    build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes))
+    if format is IndexFormat.table:
+        from procure.render.text import index_table
+
+        _emit_table(index_table(build), out)
+        return
+    from procure.render.text import index_text
+
+    _emit(index_text(build, format.value), out)
+    if format is IndexFormat.csv:
+        from procure.render.text import methodology_table
+
+        _console(stderr=True).print(methodology_table(build))
+        for note in build.notes:
+            typer.echo(f"note: {note}", err=True)
+
+
+@app.command()
+@handles_input_errors
+def hedge(
+    offer: Annotated[Optional[str], typer.Option("--offer", metavar="ID", help="The offer to hedge (default: hedge.offer in procure.yaml, else the top-ranked acceptable offer).", show_default=False)] = None,
+    index: Annotated[Optional[Path], typer.Option("--index", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
+    rent: Annotated[Optional[Path], typer.Option("--rent", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
+    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Recommend a rental price hedge for an offer: ratio, ladder, contracts, stress, limits.
+
+    The exposure is the offer's billed GPU-hours each month of hedge.horizon_months:
+    index-linked months and months after the term (renewal) float, fixed-price months do
+    not. The hedge ratio h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of
+    your rent S and the index F, with rho, R^2 and the basis volatility; fewer than 12
+    changes are flagged. The ladder hedges hedge.ladder's share of each tenor bucket in
+    contracts of hedge.contract_gpu_hours; the stress table moves the index -40% to +40%.
+
+    Examples:
+
+    \b
+        procure hedge
+        procure hedge --offer corvid-b200-idx --format json
+        procure hedge --index market/index-transacted.csv --rent market/rent.csv
+    """
+    from procure.evaluate import evaluate
+    from procure.hedging import plan_for_workspace
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    plan = plan_for_workspace(ws, evaluate(ws, _day(as_of)), offer, index, rent)
+    if format is TextFormat.table:
+        from procure.render.text import hedge_table
+
+        _emit_table(hedge_table(plan), out)
+        return
+    from procure.render.text import hedge_text
+
+    _emit(hedge_text(plan, format.value), out)
+
+
 class ReportFormat(str, Enum):
     pdf = "pdf"
     html = "html"
@@ -480,14 +610,10 @@ def report(
     target = out or Path(f"{kind}.{format.value}")
     ws = load_workspace(workspace)
     ev = evaluate(ws, _day(as_of))
-    market = ws.config.market
-    placed = None
-    if market.competitors or market.own:
-        from procure.position import position as place
+    from procure.report_data import gather_extras
 
-        placed = place(ev, market)
     try:
-        data = render_report(ev, kind, format.value, placed)
+        data = render_report(ev, kind, format.value, gather_extras(ws, ev))
     except ReportError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None

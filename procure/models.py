@@ -244,6 +244,33 @@ class MarketConfig(Strict):
     own: list[OwnPoint] = Field(default_factory=list, description="our own cost per successful task, by date")
 
 
+class LadderBucket(Strict):
+    """Hedge `share` of the exposure in months first_month..last_month after the as-of date."""
+
+    first_month: Annotated[Count, Field(ge=1)]
+    last_month: Annotated[Count, Field(ge=1)]
+    share: Fraction
+
+
+class HedgeConfig(Strict):
+    horizon_months: Annotated[Count, Field(ge=1, le=120)] = 12
+    period: Literal["week", "month"] = Field("month", description="the period over which rent and index changes are aligned")
+    contract_gpu_hours: Positive = Field(730, description="GPU-hours per futures contract (one GPU for a 730-hour month)")
+    # Layered ladder, a common procurement practice: hedge most of the near months, less further out.
+    ladder: list[LadderBucket] = Field(
+        default_factory=lambda: [
+            LadderBucket(first_month=1, last_month=3, share=0.75),
+            LadderBucket(first_month=4, last_month=6, share=0.50),
+            LadderBucket(first_month=7, last_month=12, share=0.25),
+        ]
+    )
+    offer: str | None = Field(None, description="the offer to hedge; default: the top-ranked acceptable one")
+
+
+class IndexConfig(Strict):
+    scope_gpus: Annotated[Count, Field(gt=0)] = Field(512, description="fleet size at which scope adjustment prices the buyer's operating jobs")
+
+
 class WorkspaceConfig(Strict):
     """procure.yaml: the workload, the assumptions and the buyer's policy."""
 
@@ -254,6 +281,8 @@ class WorkspaceConfig(Strict):
     policy: Policy = Field(default_factory=Policy)
     rating: RatingConfig = Field(default_factory=RatingConfig)
     market: MarketConfig = Field(default_factory=MarketConfig)
+    hedge: HedgeConfig = Field(default_factory=HedgeConfig)
+    index: IndexConfig = Field(default_factory=IndexConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------

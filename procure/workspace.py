@@ -278,6 +278,13 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
             category, _, key = path.partition(".")
             if category not in RATING_CATEGORIES or not key:
                 add(("rating", "critical", i, j), f"expected category.criterion, e.g. security.soc2_type2 (got {path!r})")
+    ladder = sorted(config.hedge.ladder, key=lambda b: b.first_month)
+    for i, bucket in enumerate(config.hedge.ladder):
+        if bucket.first_month > bucket.last_month:
+            add(("hedge", "ladder", i), f"first_month {bucket.first_month} is after last_month {bucket.last_month}")
+    for earlier, later in zip(ladder, ladder[1:]):
+        if later.first_month <= earlier.last_month:
+            add(("hedge", "ladder"), f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap")
     bands = config.assumptions.reliability.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
@@ -485,25 +492,46 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
     return curves
 
 
+# A price series is either a plain history (date, price) or an index built by `procure index build`
+# (period, level, observations: the period's first day, its level, how many observations made it).
+SERIES_LAYOUTS: tuple[tuple[str, ...], ...] = (("date", "price"), ("period", "level", "observations"))
+
+
+def read_price_series(path: Path, display: str) -> tuple[list[IndexLevel], list[Problem]]:
+    """A dated price series from CSV, sorted by date; problems carry the line of each bad row."""
+    try:
+        text = read_text(path, display)
+    except InputError as exc:
+        return [], exc.problems
+    header = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    names = tuple(h.strip() for h in next(csv.reader([header]))) if header else ()
+    columns = next((layout for layout in SERIES_LAYOUTS if names == layout), SERIES_LAYOUTS[0])
+    rows, _, problems = read_csv_rows(path, display, columns)
+    if problems and columns == SERIES_LAYOUTS[0] and names != columns:
+        problems = [Problem(display, problems[0].line, "", "expected columns date, price (or period, level, observations from `procure index build`)")]
+    day_column, price_column = columns[0], columns[1]
+    levels: list[IndexLevel] = []
+    seen: set[date] = set()
+    for line, row in rows:
+        day = parse_date(row[day_column], display, line, day_column, problems)
+        price = parse_number(row[price_column], display, line, price_column, problems)
+        if day is None or price is None:
+            continue
+        if day in seen:
+            problems.append(Problem(display, line, day_column, f"duplicate date {day}"))
+            continue
+        seen.add(day)
+        levels.append(IndexLevel(day, price))
+    return sorted(levels, key=lambda level: level.date), problems
+
+
 def _load_index(root: Path, problems: list[Problem], inputs: list[InputFile]) -> list[IndexLevel]:
     path = root / "market" / "index.csv"
     if not path.is_file():
         return []
     display = _display(root, path)
-    rows, _, found = read_csv_rows(path, display, ("date", "price"))
+    levels, found = read_price_series(path, display)
     problems.extend(found)
-    levels: list[IndexLevel] = []
-    seen: set[date] = set()
-    for line, row in rows:
-        day = parse_date(row["date"], display, line, "date", problems)
-        price = parse_number(row["price"], display, line, "price", problems)
-        if day is None or price is None:
-            continue
-        if day in seen:
-            problems.append(Problem(display, line, "date", f"duplicate date {day}"))
-            continue
-        seen.add(day)
-        levels.append(IndexLevel(day, price))
     if not found:
         _record(root, path, read_text(path, display), inputs)
-    return sorted(levels, key=lambda level: level.date)
+    return levels

@@ -73,7 +73,8 @@ def test_board_report_is_two_to_four_pages(rendered):
     assert 2 <= len(reader.pages) <= 4
     leader = evaluation["offers"][0]
     assert f"Recommendation: {leader['vendor']}" in text
-    assert "Main risks" in text and "Hedging" in text and "not yet configured" in text
+    assert "Main risks" in text and "Hedging the rental price" in text
+    assert "What a rental price hedge cannot do" in text  # the limits, in plain words
 
 
 def test_same_inputs_and_epoch_give_identical_bytes(rendered, data_dir, tmp_path, monkeypatch):

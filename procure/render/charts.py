@@ -17,7 +17,10 @@ from procure.models import OPERATING_JOBS
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from procure.hedging import HedgePlan
+    from procure.market import IndexBuild
     from procure.position import Position
+    from procure.workspace import IndexLevel
 
 # A restrained palette that prints well and stays readable in grey.
 INK = "#1f2933"
@@ -212,5 +215,53 @@ def position_history(pos: Position, currency: str, best_offer: tuple[str, float]
     ax.set_ylabel(f"{currency} per successful task")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=6.5, frameon=False, loc="lower left")
+    fig.autofmt_xdate(rotation=0, ha="center")
+    return to_svg(fig)
+
+
+def hedge_stress(plan: HedgePlan) -> str:
+    """Change in floating cost over the horizon for each index move, unhedged and hedged (with the basis band)."""
+    fig = _figure(17, 6.5)
+    ax = fig.add_subplot()
+    _style(ax)
+    labels = [f"{r.index_move:+.0%}" for r in plan.stress]
+    x = list(range(len(plan.stress)))
+    ax.bar([i - 0.18 for i in x], [r.unhedged_change for r in plan.stress], width=0.34, color=MUTED, label="unhedged")
+    ax.bar(
+        [i + 0.18 for i in x],
+        [r.hedged_change for r in plan.stress],
+        width=0.34,
+        color=ACCENT,
+        label="hedged (+/- 2 sigma basis)",
+        yerr=[r.basis_band for r in plan.stress],
+        error_kw={"ecolor": INK, "elinewidth": 0.8, "capsize": 3},
+    )
+    ax.axhline(0, color=INK, linewidth=0.6)
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("index move from today's level", fontsize=7)
+    ax.set_ylabel(f"change in floating cost, {plan.currency}")
+    ax.yaxis.set_major_formatter(_thousands())
+    ax.legend(fontsize=6.5, frameon=False, loc="upper left")
+    return to_svg(fig)
+
+
+def _thousands():  # type: ignore[no-untyped-def]
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _: f"{v / 1e6:,.1f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}")
+
+
+def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], currency: str) -> str:
+    """The index in use against benchmarks built from the observations under different choices."""
+    fig = _figure(17, 6.5)
+    ax = fig.add_subplot()
+    _style(ax)
+    if published:
+        ax.plot([p.date for p in published], [p.price for p in published], color=INK, linewidth=1.4, label="index in use (market/index.csv)")
+    for i, (label, build) in enumerate(builds.items()):
+        points = [p for p in build.points if p.level is not None]
+        ax.plot([p.period for p in points], [p.level for p in points], "-o", markersize=2.5, linewidth=1.0, color=SERIES[(i + 1) % len(SERIES)], label=label)
+    ax.set_ylabel(f"{currency} per GPU-hour")
+    ax.legend(fontsize=6.5, frameon=False, loc="upper right")
     fig.autofmt_xdate(rotation=0, ha="center")
     return to_svg(fig)

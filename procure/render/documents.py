@@ -15,7 +15,7 @@ from typing import Any
 
 from procure import __version__
 from procure.evaluate import Evaluation
-from procure.position import Position
+from procure.report_data import ReportExtras
 from procure.render import text
 from procure.render.charts import CHART_OFFERS
 
@@ -59,7 +59,7 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     return env
 
 
-def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, position: Position | None = None) -> str:
+def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, extras: ReportExtras | None = None) -> str:
     """The report as one self-contained HTML document (CSS and SVG charts inline)."""
     from markupsafe import Markup
 
@@ -68,8 +68,9 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
     folder = templates_dir()
     env = _environment(folder)
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    extras = extras or ReportExtras()
     if charts is None:
-        charts = build_charts(ev, kind, position)
+        charts = build_charts(ev, kind, extras)
     context: dict[str, Any] = {
         "ev": ev,
         "leader": leader,
@@ -83,7 +84,10 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "columns": text.comparison_columns(ev.currency),
         "jobs": list(ev.assumptions.jobs.items()),
         "chart_limit": CHART_OFFERS,
-        "position": position,
+        "position": extras.position,
+        "hedge": extras.hedge,
+        "hedge_missing": extras.hedge_missing,
+        "benchmark": extras.benchmark,
     }
     return env.get_template(f"{kind}.html").render(**context)
 
@@ -96,16 +100,21 @@ def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
     return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
 
 
-def build_charts(ev: Evaluation, kind: str, position: Position | None = None) -> dict[str, str]:
+def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None) -> dict[str, str]:
     from procure.render import charts
 
     leader = ev.summary.recommended
     note = _index_note(ev, ev.offer(leader) if leader else None)
     per_task = note["per_task"] if note else None
     found = {"cost_curve": charts.cost_curve(ev, highlight=leader, index_per_task=per_task)}
-    if position is not None:
+    extras = extras or ReportExtras()
+    if extras.position is not None:
         best = (leader, ev.offer(leader).metrics["cost_per_task"]) if leader else None
-        found["position"] = charts.position_history(position, ev.currency, best)  # type: ignore[arg-type]
+        found["position"] = charts.position_history(extras.position, ev.currency, best)  # type: ignore[arg-type]
+    if extras.hedge is not None:
+        found["hedge"] = charts.hedge_stress(extras.hedge)
+    if kind == "comparison" and extras.benchmark is not None:
+        found["benchmark"] = charts.index_history(extras.index, extras.benchmark_series, ev.currency)
     if kind == "comparison":
         found["breakdown"] = charts.cost_breakdown(ev)
         found["throughput"] = charts.throughput_frontiers(ev)
@@ -151,8 +160,8 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
 
 
-def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", position: Position | None = None) -> bytes:
-    html = render_html(ev, kind, position=position)
+def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | None = None) -> bytes:
+    html = render_html(ev, kind, extras=extras)
     if fmt == "html":
         return html.encode("utf-8")
     return html_to_pdf(html)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
     from procure.grading import GradeCheck, GradeResult
     from procure.models import Offer
+    from procure.hedging import HedgePlan
+    from procure.market import IndexBuild
     from procure.position import Position
     from procure.whatif import PriceToWin, WhatIf
 
@@ -444,4 +446,145 @@ def position_text(pos: Position, fmt: str) -> str:
     writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])
     for i, p in enumerate(pos.curve, start=1):
         writer.writerow([i, p.name, p.kind, repr(p.cost_per_task), p.date])
+    return buffer.getvalue()
+
+
+# --- rental price benchmark ---------------------------------------------------------------------
+
+
+def index_csv(build: IndexBuild) -> str:
+    """The built index: period (first day), level, observations; readable as market/index.csv."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["period", "level", "observations"])
+    for point in build.points:
+        if point.level is not None:
+            writer.writerow([point.period, f"{point.level:.4f}", point.observations])
+    return buffer.getvalue()
+
+
+def methodology_rows(build: IndexBuild) -> tuple[list[str], list[list[str]]]:
+    headers = ["Method", "Scope", "Advertised", "Transacted", "All", "Spread (adv. - trans.)"]
+    rows = [[r.method, r.scope, money(r.advertised, 3), money(r.transacted, 3), money(r.all, 3), money(r.spread, 3)] for r in build.methodology]
+    return headers, rows
+
+
+def methodology_caption(build: IndexBuild) -> str:
+    filters = ", ".join(f for f in (f"gpu {build.gpu}", f"term {build.term} months" if build.term else "", f"grade {build.grade}" if build.grade else "") if f)
+    return f"Methodology: the {build.period} of {build.methodology_period} under each choice ({filters}); per GPU-hour"
+
+
+def methodology_table(build: IndexBuild) -> Table:
+    from rich.table import Table
+
+    headers, rows = methodology_rows(build)
+    table = Table(title=methodology_caption(build), header_style="bold")
+    for i, title in enumerate(headers):
+        table.add_column(title, justify="right" if i >= 2 else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def index_table(build: IndexBuild) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    scope = ", scope-adjusted" if build.scope_adjust else ""
+    table = Table(title=f"Index: {build.method}, {build.kind} prices{scope}, by {build.period}", header_style="bold")
+    for title in ("Period", "Level", "Observations"):
+        table.add_column(title, justify="right")
+    for point in build.points:
+        table.add_row(str(point.period), money(point.level, 3), str(point.observations))
+    return Group(table, methodology_table(build), Text("\n".join(f"note: {n}" for n in build.notes)))
+
+
+def index_text(build: IndexBuild, fmt: str) -> str:
+    if fmt == "json":
+        return build.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
+        rows = [[str(p.period), money(p.level, 3), str(p.observations)] for p in build.points]
+        headers, method_rows = methodology_rows(build)
+        return (
+            f"# Index: {build.method}, {build.kind} prices, by {build.period}\n\n"
+            + markdown_table(["Period", "Level", "Observations"], rows, right={1, 2})
+            + f"\n\n{_md_cell(methodology_caption(build))}\n\n"
+            + markdown_table(headers, method_rows, right={2, 3, 4, 5})
+            + "\n"
+        )
+    return index_csv(build)
+
+
+# --- hedging ------------------------------------------------------------------------------------
+
+
+def ladder_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
+    headers = ["Months", "Floating GPU-h", "Share", "Notional GPU-h", "Contracts", "Hedged GPU-h", "Hedged share"]
+    rows = [
+        [r.months, number(r.exposed_gpu_hours), percent(r.share, 0), number(r.notional_gpu_hours), f"{r.contracts:,}", number(r.hedged_gpu_hours), percent(r.hedged_share, 1)]
+        for r in plan.ladder
+    ]
+    return headers, rows
+
+
+def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
+    cur = plan.currency
+    headers = ["Index move", f"Index {cur}/GPU-h", f"Unhedged {cur}", f"Hedge payoff {cur}", f"Hedged {cur}", f"Change unhedged", f"Change hedged", "Basis band (2 sigma)"]
+    rows = [
+        [f"{r.index_move:+.0%}", money(r.index_level), money(r.unhedged, 0), money(r.hedge_payoff, 0), money(r.hedged, 0), money(r.unhedged_change, 0), money(r.hedged_change, 0), "+/- " + money(r.basis_band, 0)]
+        for r in plan.stress
+    ]
+    return headers, rows
+
+
+def hedge_summary(plan: HedgePlan) -> list[str]:
+    reg = plan.regression
+    ratio = "h* not estimable" if plan.hedge_ratio is None else f"h* = {plan.hedge_ratio:.3f}, rho = {plan.rho:.3f}, R^2 = {plan.r2:.3f}, basis volatility {money(plan.basis_volatility, 3)} {plan.currency}/GPU-h per {plan.period}"
+    return [
+        f"Hedging {plan.vendor} ({plan.offer}) over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours.",
+        f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {ratio}.",
+        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; contracts of {number(plan.contract_gpu_hours)} GPU-hours.",
+    ]
+
+
+def hedge_table(plan: HedgePlan) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    def table_of(title: str, headers: list[str], rows: list[list[str]]) -> Table:
+        table = Table(title=title, header_style="bold")
+        for i, h in enumerate(headers):
+            table.add_column(h, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*row)
+        return table
+
+    parts: list = [Text("\n".join(hedge_summary(plan)))]
+    parts.append(table_of("Ladder", *ladder_rows(plan)))
+    parts.append(table_of("Stress: floating cost over the horizon", *stress_rows(plan)))
+    parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
+    return Group(*parts)
+
+
+def hedge_text(plan: HedgePlan, fmt: str) -> str:
+    if fmt == "json":
+        return plan.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
+        lh, lr = ladder_rows(plan)
+        sh, sr = stress_rows(plan)
+        return (
+            "# Hedging recommendation\n\n"
+            + "\n".join(_md_cell(line) for line in hedge_summary(plan))
+            + "\n\n## Ladder\n\n" + markdown_table(lh, lr, right=set(range(1, 7)))
+            + "\n\n## Stress\n\n" + markdown_table(sh, sr, right=set(range(1, 8)))
+            + "\n\n" + "\n".join(f"- note: {_md_cell(n)}" for n in plan.notes)
+            + "\n\n## Limits\n\n" + "\n".join(f"- {_md_cell(line)}" for line in plan.limits) + "\n"
+        )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours"])
+    for r in plan.ladder:
+        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, "" if plan.hedge_ratio is None else repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
     return buffer.getvalue()

@@ -1,0 +1,54 @@
+"""What the reports show beside the Evaluation: cost position, hedging plan, rental price benchmark.
+
+Each part is computed by its own module from the workspace; a part whose inputs are missing is left
+out with the reason, so a report never fails for want of optional market data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from procure.errors import InputError
+from procure.evaluate import Evaluation
+from procure.hedging import HedgePlan, plan_for_workspace
+from procure.market import IndexBuild
+from procure.position import Position
+from procure.workspace import IndexLevel, Workspace
+
+QUOTES_FILE = "market/quotes.csv"
+
+
+@dataclass
+class ReportExtras:
+    position: Position | None = None
+    hedge: HedgePlan | None = None
+    hedge_missing: str = "Hedging recommendation: not yet configured (it needs market/index.csv and an offer to hedge)."
+    benchmark: IndexBuild | None = None  # methodology of the default build (median, all prices)
+    benchmark_series: dict[str, IndexBuild] = field(default_factory=dict)
+    index: list[IndexLevel] = field(default_factory=list)
+
+
+def gather_extras(ws: Workspace, ev: Evaluation) -> ReportExtras:
+    extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
+    market = ws.config.market
+    if market.competitors or market.own:
+        from procure.position import position
+
+        extras.position = position(ev, market)
+    if ws.index and (ev.summary.recommended or ws.config.hedge.offer):
+        try:
+            extras.hedge = plan_for_workspace(ws, ev)
+        except InputError as exc:
+            extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
+    quotes = ws.root / QUOTES_FILE
+    if quotes.is_file():
+        from procure.market import Filters, build_index, read_quotes, scope_adjustments
+
+        rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
+        adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
+        extras.benchmark = build_index(rows, "median", "all", Filters(), "month", adjustments, False, QUOTES_FILE)
+        extras.benchmark_series = {
+            "median of advertised prices": build_index(rows, "median", "advertised", Filters(), "month", adjustments, False, QUOTES_FILE),
+            "volume-weighted transacted prices": build_index(rows, "volume-weighted", "transacted", Filters(), "month", adjustments, False, QUOTES_FILE),
+        }
+    return extras
