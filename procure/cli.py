@@ -354,6 +354,10 @@ def whatif(
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
+    if price_to_win and (offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly):
+        from procure.errors import Problem
+
+        raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no OFFER_ID and no change with it")])
     if price_to_win:
         from procure.evaluate import evaluate
         from procure.whatif import price_to_win as compute_price_to_win

@@ -279,4 +279,7 @@ def price_to_tie(inputs: pd.DataFrame, costs: pd.DataFrame, target_cost_per_task
         financing_per_rent = inputs["prepay_fraction"].to_numpy() * cost_of_capital * inputs["term_months"].to_numpy() / 24
         rent = (target_full - others) / (1 + financing_per_rent)
         price = rent / (1 - inputs["discount"].to_numpy())
-    return np.where((basis == "gpu_hour") | (basis == "index"), price, np.nan)
+        # An index-linked price cannot go below its floor: a tie under the floor is out of reach.
+        floor = inputs["floor"].to_numpy() * inputs["fx"].to_numpy()
+        below_floor = (basis == "index") & ~np.isnan(floor) & (price < floor)
+    return np.where(((basis == "gpu_hour") | (basis == "index")) & ~below_floor, price, np.nan)

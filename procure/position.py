@@ -82,9 +82,10 @@ def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: st
 def position(ev: Evaluation, market: MarketConfig, current: float | None = None, current_offer: str | None = None) -> Position:
     """Place our cost per task (given, an offer's, our latest recorded, or the recommended offer's)."""
     history: dict[str, list[CurvePoint]] = defaultdict(list)
-    for point in market.competitors:
+    # Only what was known by the as-of date, as for the index.
+    for point in (p for p in market.competitors if p.date <= ev.as_of):
         history[point.name].append(CurvePoint(name=point.name, kind="competitor", cost_per_task=point.cost_per_task, date=point.date))
-    for own in market.own:
+    for own in (p for p in market.own if p.date <= ev.as_of):
         history[US].append(CurvePoint(name=US, kind=US, cost_per_task=own.cost_per_task, date=own.date))
 
     if current is not None and current_offer is not None:

@@ -107,9 +107,14 @@ def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
     published = offer.operator.published_tier
     if offer.service.kind in ("bare_metal", "owned"):
         return Rating(offer.id, False, NOT_RATED_SELF_OPERATED, published_tier=published)
-    if not offer.operator.evidence:
-        return Rating(offer.id, False, NOT_RATED_NO_EVIDENCE, published_tier=published)
     evidence = evidence_with_service(offer)
+    if not offer.operator.evidence:
+        # No checklist answers: not rated, unless the service terms already show a critical failure,
+        # so that a vendor never fares better by leaving the checklist blank.
+        failures = critical_failures(evidence, config)
+        if failures:
+            return Rating(offer.id, True, NOT_RATED_NO_EVIDENCE.replace("not rated", "critical failure in its service terms"), None, {}, [], failures, published)
+        return Rating(offer.id, False, NOT_RATED_NO_EVIDENCE, published_tier=published)
     results: list[CriterionResult] = []
     categories: dict[str, float] = {}
     for category in RATING_CATEGORIES:
@@ -121,15 +126,17 @@ def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
             results.append(CriterionResult(category, name, answer, met))
             points += criterion.weight * met
             total += criterion.weight
-        categories[category] = 100.0 * points / total if total else 0.0
+        # Rounded to 1e-9: a score exactly on a band or tier boundary must not fall below it by float dust.
+        categories[category] = round(100.0 * points / total, 9) if total else 0.0
     weights = {c: config.category(c).weight for c in RATING_CATEGORIES}
     weight_sum = sum(weights.values())
-    overall = sum(categories[c] * weights[c] for c in RATING_CATEGORIES) / weight_sum if weight_sum else 0.0
-    failures = []
-    for group in config.critical:
-        if not any(_answer(evidence, path) is True for path in group):
-            failures.append(" or ".join(group) + ": not met")
-    return Rating(offer.id, True, "rated", overall, categories, results, failures, published)
+    overall = round(sum(categories[c] * weights[c] for c in RATING_CATEGORIES) / weight_sum, 9) if weight_sum else 0.0
+    return Rating(offer.id, True, "rated", overall, categories, results, critical_failures(evidence, config), published)
+
+
+def critical_failures(evidence: dict[str, dict[str, Any]], config: RatingConfig) -> list[str]:
+    """Each critical group of which no answer is true."""
+    return [" or ".join(group) + ": not met" for group in config.critical if not any(_answer(evidence, path) is True for path in group)]
 
 
 def _answer(evidence: dict[str, dict[str, Any]], path: str) -> Any:
@@ -191,7 +198,7 @@ def method_text(config: RatingConfig) -> str:
         f"unanswered items count as not met), 0-100; overall = weighted mean ({weights}). "
         "Critical failure (" + "; ".join(" or ".join(g) for g in config.critical) + " not true) is Underperform. "
         f"Other tiers rank rated offers against each other by mid-rank percentile of the overall score: "
-        f"Platinum >= {t.platinum:g}, Gold >= {t.gold:g}, Silver >= {t.silver:g}, else Bronze. "
+        f"Platinum at least {t.platinum:g}, Gold at least {t.gold:g}, Silver at least {t.silver:g}, else Bronze. "
         "The reliability factor on SLA availability comes from the absolute overall score, not the tier."
     )
 

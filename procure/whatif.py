@@ -168,10 +168,11 @@ def whatif(workspace: Workspace, offer_id: str, change: Change, as_of: date | No
         tasks, basis = None, "unknown"
     saving = None
     if tasks is not None and b.cost_per_task is not None and a.cost_per_task is not None:
-        saving = (b.cost_per_task - a.cost_per_task) * tasks
+        fall = b.cost_per_task - a.cost_per_task
+        saving = 0.0 if abs(fall) <= 1e-12 * b.cost_per_task else fall * tasks  # no float dust as a "saving"
     net = None if saving is None else saving - change.monthly
     payback = change.one_off / net if (net is not None and net > 0) else None
-    if net is not None and net <= 0:
+    if net is not None and net <= 0 and (change.one_off or change.monthly):
         notes.append("the change never pays back: the monthly saving does not exceed the monthly cost")
     idle_note = _idle_note(before, after, change)
     if idle_note:
@@ -267,7 +268,7 @@ def price_to_win(ev: Evaluation) -> list[PriceToWin]:
         if record.rank == 1:
             note = "the leader"
         elif tie is None:
-            note = "no rental price to negotiate" if record.pricing_basis in ("owned", "per_token") else "cannot tie"
+            note = "no rental price to negotiate" if record.pricing_basis in ("owned", "per_token") else "cannot tie: the index floor holds the price above the tie"
         elif tie <= 0:
             note = "cannot tie by price alone: the other costs already exceed the leader's"
         else:

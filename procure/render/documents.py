@@ -84,6 +84,7 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "columns": text.comparison_columns(ev.currency),
         "jobs": list(ev.assumptions.jobs.items()),
         "chart_limit": CHART_OFFERS,
+        "rated": [o for o in text.by_score(ev) if o.rating.rated],
         "position": extras.position,
         "hedge": extras.hedge,
         "hedge_missing": extras.hedge_missing,

@@ -239,20 +239,20 @@ def rating_records(ev: Evaluation) -> list[dict]:
             "reliability_factor": r.reliability_factor,
             "unanswered": r.rating.unanswered,
         }
-        for r in _by_score(ev)
+        for r in by_score(ev)
     ]
 
 
-def _by_score(ev: Evaluation) -> list[OfferRecord]:
-    """Rated offers by score (highest first), then the rest by id."""
-    rated = sorted((o for o in ev.offers if o.rating.rated), key=lambda o: (-(o.rating.score or 0.0), o.id))
+def by_score(ev: Evaluation) -> list[OfferRecord]:
+    """Rated offers by score (highest first; a critical failure without a score last), then the rest by id."""
+    rated = sorted((o for o in ev.offers if o.rating.rated), key=lambda o: (-(o.rating.score if o.rating.score is not None else -1.0), o.id))
     return rated + sorted((o for o in ev.offers if not o.rating.rated), key=lambda o: o.id)
 
 
 def rating_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
     headers = ["Offer", "Vendor", "Score", "Tier", "Published", "Reliability", *CATEGORY_ABBREVIATIONS.values(), "Critical"]
     rows = []
-    for r in _by_score(ev):
+    for r in by_score(ev):
         rating = r.rating
         cats = [number(rating.categories.get(c)) if rating.rated else DASH for c in CATEGORY_ABBREVIATIONS]
         factor = DASH if r.reliability_factor is None else f"{r.reliability_factor:g}"
@@ -324,7 +324,7 @@ def whatif_lines(result: WhatIf) -> list[str]:
     lines = [f"{result.vendor} ({result.offer}) with {', '.join(result.changes) or 'no change'}:"]
     if result.monthly_saving is not None:
         lines.append(
-            f"cost per successful task {per_task(result.before.cost_per_task)} -> {per_task(result.after.cost_per_task)} {cur}; "
+            f"cost per successful task from {per_task(result.before.cost_per_task)} to {per_task(result.after.cost_per_task)} {cur}; "
             f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month ({result.tasks_basis})."
         )
     if result.monthly_cost or result.one_off:

@@ -1,0 +1,141 @@
+"""`procure position` on tests/data/rated in every format, and its refusals.
+
+Hand figures as of 2026-11-29 (acceptable offers; availability = SLA x reliability factor):
+- bravo: 3.95 per GPU-hour over 1,080 x 0.99 x 0.98 (bare metal) x 0.9 x 0.8 successful tasks
+- alpha: 4.75 over 1,080 x 0.995 x 1.0 (score 100) x 0.72
+- delta: 4.95 (4.20 rent) over 1,080 x 0.995 x 0.995 (score 80) x 0.72
+- echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.97 (no evidence) x 0.72
+Market: Rival A 0.0050 (06-30) then 0.0058 (10-31); Rival B 0.0070 (10-31); ours 0.0065 (06-30), 0.0060 (10-31).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from clihelp import AS_OF, run
+
+BRAVO = 3.95 / (1080 * 0.99 * 0.98 * 0.9 * 0.8)
+ALPHA = 4.75 / (1080 * 0.995 * 1.0 * 0.9 * 0.8)
+DELTA = 4.95 / (1080 * 0.995 * 0.995 * 0.9 * 0.8)
+ECHO = 5.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8)
+# cheapest first: bravo 0.00524, Rival A 0.0058, us 0.0060, alpha 0.00614, delta 0.00643, Rival B 0.0070, echo 0.00766
+CURVE = ["bravo", "Rival A", "us", "alpha", "delta", "Rival B", "echo"]
+
+
+def position(data_dir, *args):
+    return run("position", "-w", data_dir / "rated", "--as-of", AS_OF, *args)
+
+
+def test_json_with_our_latest_recorded_cost(data_dir):
+    result = position(data_dir, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    pos = json.loads(result.stdout)
+    assert pos["label"] == "our recorded cost on 2026-10-31"
+    assert pos["cost_per_task"] == 0.0060
+    assert pos["as_of"] == AS_OF
+    assert [p["name"] for p in pos["curve"]] == CURVE
+    costs = {p["name"]: p["cost_per_task"] for p in pos["curve"]}
+    assert costs["bravo"] == pytest.approx(BRAVO, rel=1e-12)
+    assert costs["alpha"] == pytest.approx(ALPHA, rel=1e-12)
+    assert costs["delta"] == pytest.approx(DELTA, rel=1e-12)
+    assert costs["echo"] == pytest.approx(ECHO, rel=1e-12)
+    assert costs["Rival A"] == 0.0058 and costs["Rival B"] == 0.0070
+    assert pos["rank"] == 3 and pos["of"] == 7
+    assert pos["cheapest"]["name"] == "bravo"
+    assert pos["gap"] == pytest.approx(0.0060 - BRAVO, rel=1e-12)
+    assert pos["gap_share"] == pytest.approx(0.0060 / BRAVO - 1, rel=1e-12)
+    assert [p["cost_per_task"] for p in pos["history"]["us"]] == [0.0065, 0.0060]
+    [change] = pos["changes"]  # Rival B has a single point: nothing to compare
+    assert change["competitor"] == "Rival A"
+    assert change["sentence"] == (
+        "We went from 0.0065 to 0.006 per task (-8%, improved) while Rival A went from 0.005 to 0.0058 (+16%): "
+        "we were and still are the more expensive producer."
+    )
+
+
+def test_json_with_a_given_cost(data_dir):
+    pos = json.loads(position(data_dir, "--current", "0.0055", "-f", "json").stdout)
+    assert pos["label"] == "the cost per task given"
+    assert pos["rank"] == 2  # only bravo is cheaper than 0.0055
+    assert pos["gap"] == pytest.approx(0.0055 - BRAVO, rel=1e-12)
+    assert [p["name"] for p in pos["curve"]][:3] == ["bravo", "us", "Rival A"]
+    us = next(p for p in pos["curve"] if p["kind"] == "us")
+    assert us["date"] == AS_OF
+
+
+def test_json_with_an_offer(data_dir):
+    pos = json.loads(position(data_dir, "--current-offer", "delta", "-f", "json").stdout)
+    assert pos["label"] == "offer delta"
+    assert pos["cost_per_task"] == pytest.approx(DELTA, rel=1e-12)
+    assert pos["rank"] == 4  # bravo, Rival A and alpha are cheaper
+    assert pos["gap"] == pytest.approx(DELTA - BRAVO, rel=1e-12)
+
+
+def test_table(data_dir):
+    result = position(data_dir)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "Cost position" in lines[0]
+    rows = [[c.strip() for c in line.strip("│").split("│")] for line in lines if line.startswith("│")]
+    assert [r[1] for r in rows] == ["bravo", "Rival A", "US", "alpha", "delta", "Rival B", "echo"]
+    assert rows[2] == ["3", "US", "us", "0.00600", "2026-10-31"]
+    text = " ".join(result.stdout.split())
+    assert (
+        f"At 0.006 USD per successful task (our recorded cost on 2026-10-31), we rank 3 of 7 on the cost curve; "
+        f"the cheapest is bravo at {BRAVO:.5g}, and we cost {0.006 / BRAVO - 1:.0%} more."
+    ) in text
+
+
+def test_csv(data_dir):
+    result = position(data_dir, "--format", "csv")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert list(rows[0]) == ["rank", "name", "kind", "cost_per_task", "date"]
+    assert [r["name"] for r in rows] == CURVE
+    assert [int(r["rank"]) for r in rows] == list(range(1, 8))
+    assert float(rows[0]["cost_per_task"]) == pytest.approx(BRAVO, rel=1e-12)
+    assert rows[2] == {"rank": "3", "name": "us", "kind": "us", "cost_per_task": "0.006", "date": "2026-10-31"}
+
+
+def test_markdown(data_dir):
+    result = position(data_dir, "--format", "markdown")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert text.startswith("# Cost position\n")
+    assert "| 3 | US | us | 0.00600 | 2026-10-31 |" in text
+    assert "we rank 3 of 7 on the cost curve" in text
+    assert "we were and still are the more expensive producer." in text
+
+
+def test_out_writes_the_file(data_dir, tmp_path):
+    target = tmp_path / "deep" / "position.csv"
+    result = position(data_dir, "-f", "csv", "--out", target)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert target.read_text().startswith("rank,name,kind,cost_per_task,date\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --current-offer, not both"),
+        (("--current-offer", "zulu"), "offers/: no offer with id 'zulu'"),
+        (("--current", "0"), "--current: must be greater than 0 (got 0)"),
+        (("--current", "-1"), "--current: must be greater than 0 (got -1)"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(data_dir, args, message):
+    result = position(data_dir, *args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert result.stderr.splitlines() == [message, "1 problem found; nothing was written."]
+
+
+def test_not_a_number_is_a_usage_error(data_dir):
+    result = position(data_dir, "--current", "cheap")
+    assert result.exit_code == 2
+    assert "Traceback" not in result.stderr and result.stdout == ""
