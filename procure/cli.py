@@ -6,6 +6,7 @@ so `procure --help` and `procure validate` start fast.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -121,6 +122,26 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
     if not console.is_terminal and "COLUMNS" not in os.environ:  # piped: do not squeeze tables into 80 columns
         console = Console(stderr=stderr, width=200)
     return console
+
+
+@contextlib.contextmanager
+def _progress(label: str, enabled: bool = True):  # type: ignore[no-untyped-def]
+    """A progress bar on standard error when it is a terminal; nothing in pipes, files or JSON."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
 
 
 def _emit(text: str, out: Path | None) -> None:
@@ -242,6 +263,9 @@ def compare(
     format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
+    draws: Annotated[Optional[int], typer.Option("--draws", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rank the offers by expected full cost per successful task.
@@ -255,8 +279,17 @@ def compare(
         procure compare
         procure compare --format json --as-of 2026-11-29 > evaluation.json
         procure compare --format csv --out out/comparison.csv
+        procure compare --uncertainty --draws 20000 --seed 11
     """
-    ev = _evaluation(workspace, as_of)
+    from procure.evaluate import MonteCarlo, evaluate
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    if uncertainty or draws is not None or seed is not None:
+        with _progress("Monte Carlo", enabled=format is TextFormat.table) as progress:
+            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress))
+    else:
+        ev = evaluate(ws, _day(as_of))
     if format is TextFormat.table:
         from procure.render.text import comparison_table
 
@@ -571,6 +604,49 @@ def hedge(
     _emit(hedge_text(plan, format.value), out)
 
 
+@app.command()
+@handles_input_errors
+def sensitivity(
+    offers: Annotated[int, typer.Option("--offers", min=1, help="How many of the top-ranked offers to follow.")] = 3,
+    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Which assumption moves the ranking? Each uncertain input at its low and high value.
+
+    One at a time, each input of procure.yaml's uncertainty section (each top offer's
+    throughput, availability, utilization, staff cost, index level, exchange rates) is
+    set to the low and then the high end of its distribution, the others as stated;
+    the table gives the top offers' cost per successful task at each end, the leader's
+    swing, and whether the order of the top offers flips. Largest swing first (the
+    tornado of the reports).
+
+    Examples:
+
+    \b
+        procure sensitivity
+        procure sensitivity --offers 5 --format json
+    """
+    from procure.evaluate import evaluate_with_inputs
+    from procure.uncertainty import sensitivity as run_sensitivity
+    from procure.uncertainty import top_offer_positions
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, offers)
+    result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty)
+    if format is TextFormat.table:
+        from procure.render.text import sensitivity_table
+
+        _emit_table(sensitivity_table(result, ev.currency), out)
+        return
+    from procure.render.text import sensitivity_text
+
+    _emit(sensitivity_text(result, ev.currency, format.value), out)
+
+
 class ReportFormat(str, Enum):
     pdf = "pdf"
     html = "html"
@@ -600,7 +676,7 @@ def report(
         procure report --board --out reports/board.pdf
         procure report --format html --as-of 2026-11-29 --out comparison.html
     """
-    from procure.evaluate import evaluate
+    from procure.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.render.documents import ReportError, render_report
     from procure.workspace import load_workspace
 
@@ -613,11 +689,11 @@ def report(
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
     ws = load_workspace(workspace)
-    ev = evaluate(ws, _day(as_of))
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo())
     from procure.report_data import gather_extras
 
     try:
-        data = render_report(ev, kind, format.value, gather_extras(ws, ev))
+        data = render_report(ev, kind, format.value, gather_extras(ws, ev, inputs))
     except ReportError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None

@@ -126,8 +126,29 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
     """Apply the cost model to every row of `inputs` (INPUT_COLUMNS); returns OUTPUT_COLUMNS."""
     import pandas as pd
 
+    out = cost_arrays({name: inputs[name].to_numpy() for name in INPUT_COLUMNS}, model)
+    frame = pd.DataFrame(out, index=inputs.index, columns=list(OUTPUT_COLUMNS))
+    # A figure that cannot be computed (no throughput, zero success) is missing, never infinite.
+    return frame.replace([np.inf, -np.inf], np.nan)
+
+
+@dataclass(frozen=True)
+class Variation:
+    """Draws of the inputs that are not per-offer columns, broadcast against them (shape (draws, 1))."""
+
+    availability_factor: np.ndarray | float = 1.0  # on the availability, which stays at most 1
+    utilization: np.ndarray | float | None = None  # replaces the workload's
+    fte_cost_year: np.ndarray | float | None = None  # replaces the assumption
+
+
+def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation()) -> dict[str, np.ndarray]:
+    """The cost model on arrays: one value per offer (shape (n,)) or per draw and offer ((draws, n)).
+
+    Text columns (basis, owners) are per offer; numeric columns and the Variation broadcast, so the
+    same formulas serve the deterministic evaluation and the Monte Carlo.
+    """
     wl, a = model.workload, model.assumptions
-    col = {name: inputs[name].to_numpy() for name in INPUT_COLUMNS}
+    fte_cost_year = a.fte_cost_year if varied.fte_cost_year is None else varied.fte_cost_year
     basis = col["basis"]
     fx = col["fx"].astype(float)
     is_index = basis == "index"
@@ -138,7 +159,6 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
     term = col["term_months"].astype(float)
     discount = col["discount"].astype(float)
     n = len(basis)
-    nan = np.full(n, np.nan)
 
     with np.errstate(divide="ignore", invalid="ignore"):
         # 1. rent per GPU-hour
@@ -159,8 +179,9 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         throughput = col["throughput"].astype(float)
         availability = col["sla_availability"] * col["reliability_factor"]
         availability = np.where(is_owned, a.self_operated_reliability, availability)
+        availability = np.minimum(1.0, availability * varied.availability_factor)
         success_rate = wl.success_rate * col["quality_pass_rate"]
-        utilization = np.full(n, wl.utilization)
+        utilization = np.minimum(1.0, np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float))
 
         # 11. demand fit
         capacity = throughput * 3600 / wl.output_tokens * availability * success_rate * utilization
@@ -169,9 +190,9 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
             billed = np.minimum(np.maximum(gpus_needed, gpus), max_gpus)
             fill = np.minimum(1.0, gpus_needed / billed)
         else:
-            gpus_needed = nan.copy()
-            billed = gpus.copy()
-            fill = np.ones(n)
+            gpus_needed = np.full_like(capacity, np.nan)
+            billed = np.broadcast_to(gpus, capacity.shape).astype(float)
+            fill = np.ones_like(capacity)
 
         # 2. fees per GPU-hour, fixed amounts spread over the billed GPUs (the committed ones unless the
         # demand needs more: spreading a fixed monthly fee over fewer GPUs than are billed would count
@@ -193,7 +214,7 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         fte_fixed = weights @ model.staffing_fixed
         fte_scaling = weights @ model.staffing_per_gpu
         ops_fte = fte_fixed + fte_scaling * spread
-        ops = ops_fte * a.fte_cost_year / (spread * HOURS_PER_YEAR)
+        ops = ops_fte * fte_cost_year / (spread * HOURS_PER_YEAR)
 
         # 5. software: serving software for whoever runs the serving stack, plus the offer's own
         serving_weight = weights[:, OPERATING_JOBS.index("serving_stack")] if n else np.empty(0)
@@ -218,7 +239,7 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         tasks = wl.tasks_per_month if wl.tasks_per_month is not None else np.nan
         month_term = np.where(term > 0, term, np.nan)
         token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
-        token_ops = fte_fixed * a.fte_cost_year / 12 / tasks
+        token_ops = fte_fixed * fte_cost_year / 12 / tasks
         known = np.isfinite(token_fees)
         token_fees = np.where(known, token_fees, 0.0)
         token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
@@ -230,7 +251,7 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
     def pick(gpu_value: np.ndarray, token_value: np.ndarray | float) -> np.ndarray:
         return np.where(is_token, token_value, gpu_value)
 
-    out = {
+    return {
         "list_price": pick(list_price, np.nan),
         "rent": pick(rent, np.nan),
         "rent_at_cap": pick(rent_at_cap, np.nan),
@@ -260,9 +281,6 @@ def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
         "cost_per_mtok": pick(cost_per_mtok, token_mtok),
         "monthly_spend": pick(monthly_spend, token_total * tasks),
     }
-    frame = pd.DataFrame(out, index=inputs.index, columns=list(OUTPUT_COLUMNS))
-    # A figure that cannot be computed (no throughput, zero success) is missing, never infinite.
-    return frame.replace([np.inf, -np.inf], np.nan)
 
 
 def price_to_tie(inputs: pd.DataFrame, costs: pd.DataFrame, target_cost_per_task: float, cost_of_capital: float) -> np.ndarray:

@@ -7,8 +7,11 @@ reports) is rendered from it; no renderer recomputes a figure.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from pydantic import BaseModel, Field
 
@@ -19,6 +22,7 @@ from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, throughput_at
 from procure.rating import Rating, assign_tiers, method_text, rate_offer, reliability_from_score
+from procure.uncertainty import OfferRange, UncertaintyInfo
 from procure.workspace import IndexLevel, Workspace
 
 SCHEMA_VERSION = "1"
@@ -105,6 +109,7 @@ class OfferRecord(BaseModel):
     grading: GradingRecord
     rating: RatingRecord
     metrics: dict[str, float | None]
+    uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
     terms: Offer = Field(description="the offer as read from its file")
 
 
@@ -165,6 +170,7 @@ class Evaluation(BaseModel):
     grades: list[GradeInfo]
     rating_method: str
     summary: Summary
+    uncertainty: UncertaintyInfo | None = None
     offers: list[OfferRecord]
 
     def offer(self, offer_id: str) -> OfferRecord:
@@ -186,7 +192,30 @@ def resolve_as_of(workspace: Workspace, as_of: date | None) -> date:
     return as_of or workspace.config.as_of or date.today()
 
 
-def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
+@dataclass(frozen=True)
+class MonteCarlo:
+    """A request for uncertainty ranges; None fields take procure.yaml's uncertainty settings."""
+
+    draws: int | None = None
+    seed: int | None = None
+    progress: Callable[[int, int], None] | None = None
+
+
+@dataclass
+class CostInputs:
+    """The cost model's inputs, one row per offer in `offers` order: what uncertainty and sensitivity vary."""
+
+    columns: dict[str, np.ndarray]
+    model: CostModel
+    offers: list[Offer]
+    currencies: list[str]
+
+
+def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None) -> Evaluation:
+    return evaluate_with_inputs(workspace, as_of, monte_carlo)[0]
+
+
+def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None) -> tuple[Evaluation, CostInputs]:
     import pandas as pd
 
     day = resolve_as_of(workspace, as_of)
@@ -203,7 +232,8 @@ def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
     rows = [_cost_row(o, r, g, workspace, index_level.price if index_level else math.nan) for o, r, g in zip(offers, readings, ratings)]
     frame = pd.DataFrame(rows, columns=list(INPUT_COLUMNS))
-    cost_frame = compute_costs(frame, CostModel(config.workload, config.assumptions))
+    model = CostModel(config.workload, config.assumptions)
+    cost_frame = compute_costs(frame, model)
     costs = cost_frame.to_dict("records")
 
     records = [
@@ -222,7 +252,20 @@ def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
                 record.metrics["price_to_tie"] = _clean(tie)
                 record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
-    return Evaluation(
+    inputs = CostInputs({name: frame[name].to_numpy() for name in INPUT_COLUMNS}, model, offers, [r.currency for r in records])
+    info = None
+    if monte_carlo is not None:
+        from procure.uncertainty import method_text as uncertainty_method
+        from procure.uncertainty import monte_carlo as simulate
+
+        spec = config.uncertainty
+        draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
+        acceptable = np.array([r.acceptable for r in records], dtype=bool)
+        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress)
+        for record, found in zip(records, ranges):
+            record.uncertainty = found
+        info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed))
+    evaluation = Evaluation(
         as_of=day,
         currency=config.currency,
         inputs=[InputRecord(path=f.path, sha256=f.sha256) for f in workspace.inputs],
@@ -232,8 +275,10 @@ def evaluate(workspace: Workspace, as_of: date | None = None) -> Evaluation:
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
         rating_method=method_text(config.rating),
         summary=_summary(ranked, len(records)),
+        uncertainty=info,
         offers=ranked + rest,
     )
+    return evaluation, inputs
 
 
 def _summary(ranked: list[OfferRecord], count: int) -> Summary:

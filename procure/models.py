@@ -271,6 +271,50 @@ class IndexConfig(Strict):
     scope_gpus: Annotated[Count, Field(gt=0)] = Field(512, description="fleet size at which scope adjustment prices the buyer's operating jobs")
 
 
+class Distribution(Strict):
+    """A factor on a stated figure (1 = as stated): triangular [low, mode, high] or uniform [low, high]."""
+
+    triangular: tuple[Number, Number, Number] | None = None
+    uniform: tuple[Number, Number] | None = None
+
+    @property
+    def bounds(self) -> tuple[float, float, float]:
+        """(low, mode, high); a uniform's mode is its midpoint."""
+        if self.triangular is not None:
+            return self.triangular
+        if self.uniform is not None:
+            low, high = self.uniform
+            return (low, (low + high) / 2, high)
+        return (1.0, 1.0, 1.0)
+
+
+def _tri(low: float, mode: float, high: float) -> Distribution:
+    return Distribution(triangular=(low, mode, high))
+
+
+class OfferUncertainty(Strict):
+    throughput: Distribution | None = None
+    availability: Distribution | None = None
+
+
+class UncertaintyConfig(Strict):
+    """Distributions of the uncertain inputs, as factors on the stated figures."""
+
+    draws: Annotated[Count, Field(ge=100, le=1_000_000)] = 10_000
+    seed: Count = 7
+    # A vendor's throughput claim is usually an upper bound: triangular 0.75 / 0.9 / 1.0 of the claim;
+    # a measurement on your own workload is narrower; a public reference curve sits in between.
+    throughput: dict[Literal["measured", "vendor_claim", "reference"], Distribution] = Field(
+        default_factory=lambda: {"vendor_claim": _tri(0.75, 0.9, 1.0), "measured": _tri(0.95, 1.0, 1.03), "reference": _tri(0.85, 0.95, 1.05)}
+    )
+    availability: Distribution = Field(default_factory=lambda: _tri(0.99, 1.0, 1.0), description="factor on availability (at most 1 in all)")
+    utilization: Distribution = Field(default_factory=lambda: _tri(0.85, 1.0, 1.1), description="factor on the workload's utilization (at most 1 in all)")
+    fte_cost: Distribution = Field(default_factory=lambda: _tri(0.9, 1.0, 1.25), description="factor on the cost of an engineer")
+    index: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on the index level (index-linked offers)")
+    fx: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on each exchange rate")
+    offers: dict[str, OfferUncertainty] = Field(default_factory=dict, description="per-offer throughput and availability distributions")
+
+
 class WorkspaceConfig(Strict):
     """procure.yaml: the workload, the assumptions and the buyer's policy."""
 
@@ -283,6 +327,7 @@ class WorkspaceConfig(Strict):
     market: MarketConfig = Field(default_factory=MarketConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     index: IndexConfig = Field(default_factory=IndexConfig)
+    uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from procure.errors import InputError
-from procure.evaluate import Evaluation
+from procure.evaluate import CostInputs, Evaluation
 from procure.hedging import HedgePlan, plan_for_workspace
 from procure.market import IndexBuild
 from procure.position import Position
+from procure.uncertainty import Sensitivity
 from procure.workspace import IndexLevel, Workspace
 
 QUOTES_FILE = "market/quotes.csv"
@@ -26,10 +27,19 @@ class ReportExtras:
     benchmark: IndexBuild | None = None  # methodology of the default build (median, all prices)
     benchmark_series: dict[str, IndexBuild] = field(default_factory=dict)
     index: list[IndexLevel] = field(default_factory=list)
+    sensitivity: Sensitivity | None = None
 
 
-def gather_extras(ws: Workspace, ev: Evaluation) -> ReportExtras:
+SENSITIVITY_OFFERS = 3
+
+
+def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None) -> ReportExtras:
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
+    if inputs is not None and ev.ranked:
+        from procure.uncertainty import sensitivity, top_offer_positions
+
+        top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
+        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty)
     market = ws.config.market
     if market.competitors or market.own:
         from procure.position import position

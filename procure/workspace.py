@@ -285,6 +285,18 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     for earlier, later in zip(ladder, ladder[1:]):
         if later.first_month <= earlier.last_month:
             add(("hedge", "ladder"), f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap")
+    unc = config.uncertainty
+    named = [(("uncertainty", key), d) for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx))]
+    named += [(("uncertainty", "throughput", k), d) for k, d in unc.throughput.items()]
+    for offer_id, spec in unc.offers.items():
+        named += [(("uncertainty", "offers", offer_id, k), d) for k, d in (("throughput", spec.throughput), ("availability", spec.availability)) if d is not None]
+    for loc, dist in named:
+        if (dist.triangular is None) == (dist.uniform is None):
+            add(loc, "give exactly one of triangular: [low, mode, high] or uniform: [low, high]")
+            continue
+        low, mode, high = dist.bounds
+        if not 0 < low <= mode <= high:
+            add(loc, f"needs 0 < low <= mode <= high (got {low:g}, {mode:g}, {high:g})")
     bands = config.assumptions.reliability.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")

@@ -32,10 +32,10 @@ def rendered(tmp_path_factory, data_dir):
 def test_comparison_pdf_has_every_section_and_offer(rendered):
     out, evaluation = rendered
     reader, text = pdf_text(out / "cmp.pdf")
-    # Cover, contents, summary, glance, charts (2 pages), grades, operator ratings, one page per offer,
-    # appendix (2 pages).
-    assert 11 <= len(reader.pages) <= 16
-    for heading in ("Contents", "Executive summary", "Offers at a glance", "Cost curve and cost structure", "Grades", "Operator ratings", "Offer details", "Appendix: assumptions and method"):
+    # Cover, contents, summary, glance, charts (2 pages), robustness, grades, operator ratings, hedging,
+    # one page per offer (3), appendix (2 pages).
+    assert 13 <= len(reader.pages) <= 19
+    for heading in ("Contents", "Executive summary", "Offers at a glance", "Cost curve and cost structure", "How robust is the ranking", "Grades", "Operator ratings", "Hedging the rental price", "Offer details", "Appendix: assumptions and method"):
         assert heading in text
     for offer in evaluation["offers"]:
         assert offer["vendor"] in text

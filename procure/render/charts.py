@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from procure.hedging import HedgePlan
     from procure.market import IndexBuild
     from procure.position import Position
+    from procure.uncertainty import Sensitivity
     from procure.workspace import IndexLevel
 
 # A restrained palette that prints well and stays readable in grey.
@@ -64,8 +65,12 @@ def _style(ax) -> None:  # type: ignore[no-untyped-def]
     ax.set_axisbelow(True)
 
 
-def to_svg(fig: Figure) -> str:
-    """Deterministic SVG text with glyphs as paths, ready to inline in HTML."""
+def to_svg(fig: Figure, name: str) -> str:
+    """Deterministic SVG text with glyphs as paths, ready to inline in HTML.
+
+    Every id is prefixed with the chart's name: several charts inline in one document would
+    otherwise define the same glyph ids twice.
+    """
     import matplotlib
 
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "procure", "font.family": "DejaVu Sans"}):
@@ -73,7 +78,10 @@ def to_svg(fig: Figure) -> str:
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.05)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype for inlining
-    return re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{name}-\1"', svg)
+    svg = re.sub(r'href="#([^"]+)"', rf'href="#{name}-\1"', svg)
+    return re.sub(r"url\(#([^)]+)\)", rf"url(#{name}-\1)", svg)
 
 
 def chart_offers(ev: Evaluation, limit: int = CHART_OFFERS) -> list[OfferRecord]:
@@ -94,7 +102,7 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     _style(ax)
     if not priced:
         ax.text(0.5, 0.5, "no offer has a cost per successful task", ha="center", va="center", transform=ax.transAxes)
-        return to_svg(fig)
+        return to_svg(fig, "cost-curve")
     widths = [_bar_width(o) for o in priced]
     # Per-token offers have no GPUs: give them a nominal width so they stay visible.
     nominal = max(1.0, sum(w for w in widths if w) / max(1, sum(1 for w in widths if w)) / 2)
@@ -121,7 +129,7 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     ax.xaxis.set_label_position("top")
     ax.tick_params(axis="x", labelsize=6.5, colors=MUTED)
     ax.set_xlabel("GPUs offered, cumulative (bar width = GPUs each can supply)", fontsize=7, color=MUTED)
-    return to_svg(fig)
+    return to_svg(fig, "cost-curve")
 
 
 def _bar_width(offer: OfferRecord) -> float:
@@ -147,7 +155,7 @@ def cost_breakdown(ev: Evaluation) -> str:
     ax.set_xticks(positions, [_short(o.vendor, 16) for o in offers], rotation=30, ha="right", fontsize=6.5)
     ax.set_ylabel(f"{ev.currency} per paid GPU-hour")
     ax.legend(fontsize=6.5, frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, 1.12))
-    return to_svg(fig)
+    return to_svg(fig, "cost-breakdown")
 
 
 def throughput_frontiers(ev: Evaluation) -> str:
@@ -172,7 +180,7 @@ def throughput_frontiers(ev: Evaluation) -> str:
     ax.set_ylim(bottom=0)
     ax.set_xlim(left=0)
     ax.legend(fontsize=6, frameon=False, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16))
-    return to_svg(fig)
+    return to_svg(fig, "throughput-frontiers")
 
 
 def responsibility_matrix(ev: Evaluation) -> str:
@@ -195,7 +203,7 @@ def responsibility_matrix(ev: Evaluation) -> str:
         spine.set_visible(False)
     handles = [Patch(color=OWNER_COLOURS[k], label=k) for k in order]
     ax.legend(handles=handles, fontsize=6.5, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 1.1))
-    return to_svg(fig)
+    return to_svg(fig, "responsibility-matrix")
 
 
 def position_history(pos: Position, currency: str, best_offer: tuple[str, float] | None = None) -> str:
@@ -216,7 +224,7 @@ def position_history(pos: Position, currency: str, best_offer: tuple[str, float]
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=6.5, frameon=False, loc="lower left")
     fig.autofmt_xdate(rotation=0, ha="center")
-    return to_svg(fig)
+    return to_svg(fig, "position-history")
 
 
 def hedge_stress(plan: HedgePlan) -> str:
@@ -242,7 +250,7 @@ def hedge_stress(plan: HedgePlan) -> str:
     ax.set_ylabel(f"change in floating cost, {plan.currency}")
     ax.yaxis.set_major_formatter(_thousands())
     ax.legend(fontsize=6.5, frameon=False, loc="upper left")
-    return to_svg(fig)
+    return to_svg(fig, "hedge-stress")
 
 
 def _thousands():  # type: ignore[no-untyped-def]
@@ -264,4 +272,54 @@ def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], cu
     ax.set_ylabel(f"{currency} per GPU-hour")
     ax.legend(fontsize=6.5, frameon=False, loc="upper right")
     fig.autofmt_xdate(rotation=0, ha="center")
-    return to_svg(fig)
+    return to_svg(fig, "index-history")
+
+
+def cost_ranges(ev: Evaluation) -> str:
+    """P10 to P90 of cost per successful task per acceptable offer, P50 as a dot, the evaluated figure as a tick."""
+    offers = [o for o in chart_offers(ev) if o.acceptable and o.uncertainty and o.uncertainty.p50 is not None]
+    fig = _figure(17, max(3.5, 0.75 * len(offers) + 1.5))
+    ax = fig.add_subplot()
+    _style(ax)
+    ax.grid(axis="y", visible=False)
+    ax.grid(axis="x", color=GRID, linewidth=0.6)
+    for y, offer in enumerate(reversed(offers)):
+        u = offer.uncertainty
+        colour = HIGHLIGHT if offer.rank == 1 else ACCENT
+        ax.plot([u.p10, u.p90], [y, y], color=colour, linewidth=4, solid_capstyle="butt", alpha=0.45)
+        ax.plot([u.p50], [y], "o", color=colour, markersize=5)
+        ax.plot([offer.metrics["cost_per_task"]], [y], "|", color=INK, markersize=10, markeredgewidth=1.2)
+        chance = f"cheapest in {u.prob_cheapest:.0%} of draws" if u.prob_cheapest is not None else ""
+        ax.text(u.p90, y, f"  {chance}", va="center", fontsize=6.5, color=INK)
+    ax.set_yticks(range(len(offers)), [_short(o.vendor, 22) for o in reversed(offers)], fontsize=7)
+    ax.set_xlabel(f"{ev.currency} per successful task: P10 to P90 (bar), P50 (dot), as evaluated (tick)", fontsize=7)
+    left, right = ax.get_xlim()
+    ax.set_xlim(left, right + (right - left) * 0.25)  # room for the labels
+    return to_svg(fig, "cost-ranges")
+
+
+def tornado(result: Sensitivity, currency: str) -> str:
+    """The leader's cost per task with each input at its low and high end; flips of the top offers noted."""
+    leader = result.offers[0] if result.offers else None
+    rows = [r for r in result.rows if leader and r.costs_low.get(leader) is not None and r.costs_high.get(leader) is not None]
+    rows.sort(key=lambda r: abs(r.costs_high[leader] - r.costs_low[leader]))  # type: ignore[index,operator]
+    fig = _figure(17, max(3.5, 0.6 * len(rows) + 1.5))
+    ax = fig.add_subplot()
+    _style(ax)
+    ax.grid(axis="y", visible=False)
+    base = result.baseline.get(leader) if leader else None
+    for y, r in enumerate(rows):
+        low, high = r.costs_low[leader], r.costs_high[leader]  # type: ignore[index]
+        ax.barh(y, low - base, left=base, color=MUTED, height=0.55)  # type: ignore[operator]
+        ax.barh(y, high - base, left=base, color=ACCENT, height=0.55)  # type: ignore[operator]
+        if r.flips:
+            changed = r.leader_low != leader or r.leader_high != leader
+            what = f"  leader changes ({r.leader_low} at low, {r.leader_high} at high)" if changed else "  order of the top offers changes"
+            ax.text(max(low, high, base), y, what, va="center", fontsize=6, color=HIGHLIGHT)  # type: ignore[type-var]
+    if base is not None:
+        ax.axvline(base, color=INK, linewidth=0.8)
+    ax.set_yticks(range(len(rows)), [r.input for r in rows], fontsize=7)
+    ax.set_xlabel(f"{leader}: {currency} per successful task with the input low (grey) and high (blue)", fontsize=7)
+    left, right = ax.get_xlim()
+    ax.set_xlim(left, right + (right - left) * 0.6)
+    return to_svg(fig, "tornado")

@@ -89,6 +89,7 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "hedge": extras.hedge,
         "hedge_missing": extras.hedge_missing,
         "benchmark": extras.benchmark,
+        "sensitivity": extras.sensitivity,
     }
     return env.get_template(f"{kind}.html").render(**context)
 
@@ -114,6 +115,10 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None) 
         found["position"] = charts.position_history(extras.position, ev.currency, best)  # type: ignore[arg-type]
     if extras.hedge is not None:
         found["hedge"] = charts.hedge_stress(extras.hedge)
+    if ev.uncertainty is not None:
+        found["ranges"] = charts.cost_ranges(ev)
+    if kind == "comparison" and extras.sensitivity is not None:
+        found["tornado"] = charts.tornado(extras.sensitivity, ev.currency)
     if kind == "comparison" and extras.benchmark is not None:
         found["benchmark"] = charts.index_history(extras.index, extras.benchmark_series, ev.currency)
     if kind == "comparison":

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from procure.hedging import HedgePlan
     from procure.market import IndexBuild
     from procure.position import Position
+    from procure.uncertainty import Sensitivity
     from procure.whatif import PriceToWin, WhatIf
 
 DASH = "—"
@@ -54,7 +55,23 @@ def grade_label(record: OfferRecord) -> str:
 Column = tuple[str, Callable[[OfferRecord], str]]
 
 
-def comparison_columns(currency: str) -> list[Column]:
+def comparison_columns(currency: str, ranges: bool = False) -> list[Column]:
+    """The comparison's columns; with `ranges`, the Monte Carlo P10/P50/P90 and probability of being cheapest."""
+    columns = _base_columns(currency)
+    if ranges:
+        def band(key: str) -> Callable[[OfferRecord], str]:
+            return lambda r: per_task(getattr(r.uncertainty, key)) if r.uncertainty else DASH
+
+        columns[-1:-1] = [
+            ("P10", band("p10")),
+            ("P50", band("p50")),
+            ("P90", band("p90")),
+            ("P(cheapest)", lambda r: percent(r.uncertainty.prob_cheapest, 1) if r.uncertainty and r.uncertainty.prob_cheapest is not None else DASH),
+        ]
+    return columns
+
+
+def _base_columns(currency: str) -> list[Column]:
     return [
         ("Rank", lambda r: str(r.rank) if r.rank else DASH),
         ("Offer", lambda r: r.id),
@@ -84,11 +101,11 @@ def workload_line(ev: Evaluation) -> str:
 def comparison_table(ev: Evaluation) -> Table:
     from rich.table import Table
 
-    table = Table(title="Cost per successful task", caption=workload_line(ev), caption_justify="left", header_style="bold")
-    columns = comparison_columns(ev.currency)
-    numeric = {5, 6, 7, 8, 9, 10, 11}
+    caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
+    table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None)
     for i, (title, _) in enumerate(columns):
-        table.add_column(title, justify="right" if i in numeric or i == 0 else "left", overflow="fold")
+        table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
     for record in ev.offers:
         style = None if record.acceptable else "dim"
         table.add_row(*(cell(record) for _, cell in columns), style=style)
@@ -104,10 +121,12 @@ def to_csv(ev: Evaluation) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     keys = METRIC_KEYS + EXTRA_METRIC_KEYS
-    writer.writerow(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, "reasons"])
+    bands = ("p10", "p50", "p90", "prob_cheapest") if ev.uncertainty else ()
+    writer.writerow(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, *bands, "reasons"])
     for r in ev.offers:
         values = ["" if r.metrics[k] is None else repr(r.metrics[k]) for k in keys]
-        writer.writerow([r.rank or "", r.id, r.vendor, r.grade or "", str(r.acceptable).lower(), r.kind, r.pricing_basis, *values, "; ".join(r.reasons)])
+        ranges = ["" if r.uncertainty is None or getattr(r.uncertainty, k) is None else repr(getattr(r.uncertainty, k)) for k in bands]
+        writer.writerow([r.rank or "", r.id, r.vendor, r.grade or "", str(r.acceptable).lower(), r.kind, r.pricing_basis, *values, *ranges, "; ".join(r.reasons)])
     return buffer.getvalue()
 
 
@@ -124,7 +143,7 @@ def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | 
 
 
 def to_markdown(ev: Evaluation) -> str:
-    columns = comparison_columns(ev.currency)
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None)
     headers = [title for title, _ in columns]
     rows = [[cell(r) for _, cell in columns] for r in ev.offers]
     parts = [
@@ -132,8 +151,10 @@ def to_markdown(ev: Evaluation) -> str:
         "",
         _md_cell(workload_line(ev)),
         "",
-        markdown_table(headers, rows, right={0, 5, 6, 7, 8, 9, 10, 11}),
+        markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
     ]
+    if ev.uncertainty:
+        parts += ["", "Uncertainty: " + _md_cell(ev.uncertainty.method)]
     ranked = ev.ranked
     if ranked:
         best = ranked[0]
@@ -587,4 +608,56 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
     writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours"])
     for r in plan.ladder:
         writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, "" if plan.hedge_ratio is None else repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
+    return buffer.getvalue()
+
+
+# --- sensitivity --------------------------------------------------------------------------------
+
+
+def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], list[list[str]]]:
+    leader = result.offers[0] if result.offers else None
+    headers = ["Input", "Low", "High", f"Leader {currency}/task at low", "at high", "Largest swing", "Leader at low / high", "Ranking flips"]
+    rows = []
+    for r in result.rows:
+        rows.append(
+            [
+                r.input,
+                f"x{r.low:g}",
+                f"x{r.high:g}",
+                per_task(r.costs_low.get(leader)) if leader else DASH,
+                per_task(r.costs_high.get(leader)) if leader else DASH,
+                f"{per_task(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,
+                f"{r.leader_low} / {r.leader_high}",
+                "yes" if r.flips else "no",
+            ]
+        )
+    return headers, rows
+
+
+def sensitivity_table(result: Sensitivity, currency: str) -> Table:
+    from rich.table import Table
+
+    headers, rows = sensitivity_rows(result, currency)
+    baseline = ", ".join(f"{k} {per_task(v)}" for k, v in result.baseline.items())
+    table = Table(title="Sensitivity: each input at its low and high value, the rest as stated", caption=f"Baseline cost per task: {baseline}", caption_justify="left", header_style="bold")
+    for i, h in enumerate(headers):
+        table.add_column(h, justify="right" if 1 <= i <= 5 else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
+    if fmt == "json":
+        return result.model_dump_json(indent=2) + "\n"
+    headers, rows = sensitivity_rows(result, currency)
+    if fmt == "markdown":
+        return "# Sensitivity\n\n" + markdown_table(headers, rows, right={1, 2, 3, 4, 5}) + "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["input", "low", "high", *[f"{o}_low" for o in result.offers], *[f"{o}_high" for o in result.offers], "swing", "swing_offer", "leader_low", "leader_high", "flips"])
+    for r in result.rows:
+        writer.writerow(
+            [r.input, r.low, r.high, *["" if r.costs_low[o] is None else repr(r.costs_low[o]) for o in result.offers], *["" if r.costs_high[o] is None else repr(r.costs_high[o]) for o in result.offers], "" if r.swing is None else repr(r.swing), r.swing_offer or "", r.leader_low, r.leader_high, str(r.flips).lower()]
+        )
     return buffer.getvalue()

@@ -1,0 +1,293 @@
+"""How robust is the ranking? Monte Carlo ranges and one-at-a-time sensitivity.
+
+A vendor's throughput claim, the availability it will deliver, utilization, staff cost, the index
+level and exchange rates are estimates. Each gets a distribution, as a factor on the stated figure,
+and the cost model runs on arrays of draws x offers in one pass of numpy (no Python loop per draw).
+Throughput and availability vary offer by offer (independent draws); utilization, staff cost and the
+index are one market for all offers (common draws), and so is each exchange rate. The same seed gives
+the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from procure.costing import CostModel, Variation, cost_arrays
+from procure.models import Distribution, Offer, UncertaintyConfig
+
+CHUNK_DRAWS = 1000  # draws costed at once: bounds memory at chunk x offers per array
+
+
+def inverse_cdf(dist: tuple[np.ndarray | float, np.ndarray | float, np.ndarray | float], u: np.ndarray, uniform: np.ndarray | bool) -> np.ndarray:
+    """Quantiles of triangular (or, where `uniform`, uniform) distributions at probabilities u.
+
+    Vectorized over per-column parameters; a zero-width distribution returns its value exactly.
+    """
+    low, mode, high = (np.asarray(x, dtype=float) for x in dist)
+    width = high - low
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cut = np.where(width > 0, (mode - low) / width, 0.0)
+        rising = low + np.sqrt(u * width * (mode - low))
+        falling = high - np.sqrt((1 - u) * width * (high - mode))
+        triangular = np.where(u < cut, rising, falling)
+    values = np.where(uniform, low + u * width, triangular)
+    return np.where(width > 0, values, low)
+
+
+def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    bounds = np.array([d.bounds for d in dists], dtype=float).reshape(-1, 3)
+    uniform = np.array([d.uniform is not None for d in dists], dtype=bool)
+    return (bounds[:, 0], bounds[:, 1], bounds[:, 2]), uniform
+
+
+def throughput_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
+    override = config.offers.get(offer.id)
+    if override and override.throughput is not None:
+        return override.throughput
+    source = offer.performance.points_source if offer.performance.points else "reference"
+    return config.throughput[source] if source in config.throughput else Distribution(triangular=(1.0, 1.0, 1.0))
+
+
+def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
+    override = config.offers.get(offer.id)
+    return override.availability if override and override.availability is not None else config.availability
+
+
+@dataclass
+class Draws:
+    """Factors for every draw: per offer (draws, n) or common to all offers (draws, 1)."""
+
+    throughput: np.ndarray
+    availability: np.ndarray
+    utilization: np.ndarray
+    fte_cost: np.ndarray
+    index: np.ndarray
+    fx: np.ndarray  # (draws, n): each offer gets the draw of its currency
+
+
+def draw_factors(offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int) -> Draws:
+    """All factors, in a fixed order from one seeded generator: same seed, same numbers."""
+    rng = np.random.default_rng(seed)
+    n = len(offers)
+    tp, tu = _params([throughput_distribution(o, config) for o in offers])
+    ap, au = _params([availability_distribution(o, config) for o in offers])
+    throughput = inverse_cdf(tp, rng.random((draws, n)), tu)
+    availability = inverse_cdf(ap, rng.random((draws, n)), au)
+    common = {}
+    for name in ("utilization", "fte_cost", "index"):
+        params, uniform = _params([getattr(config, name)])
+        common[name] = inverse_cdf(params, rng.random((draws, 1)), uniform)
+    distinct = sorted(set(currencies))
+    fp, fu = _params([config.fx] * len(distinct))
+    per_currency = inverse_cdf(fp, rng.random((draws, len(distinct))), fu) if distinct else np.ones((draws, 0))
+    fx = per_currency[:, [distinct.index(c) for c in currencies]] if n else np.ones((draws, 0))
+    return Draws(throughput, availability, common["utilization"], common["fte_cost"], common["index"], fx)
+
+
+def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+    """Cost per successful task for the draws in `rows`: (draws, n)."""
+    varied = dict(col)
+    varied["throughput"] = col["throughput"] * factors.throughput[rows]
+    varied["index_level"] = col["index_level"] * factors.index[rows]
+    # The workspace currency never moves against itself.
+    varied["fx"] = np.where(home, col["fx"], col["fx"] * factors.fx[rows])
+    variation = Variation(
+        availability_factor=factors.availability[rows],
+        utilization=model.workload.utilization * factors.utilization[rows],
+        fte_cost_year=model.assumptions.fte_cost_year * factors.fte_cost[rows],
+    )
+    cost = cost_arrays(varied, model, variation)["cost_per_task"]
+    return np.where(np.isfinite(cost), cost, np.nan)
+
+
+class OfferRange(BaseModel):
+    p10: float | None
+    p50: float | None
+    p90: float | None
+    prob_cheapest: float | None = Field(description="share of draws in which this acceptable offer is the cheapest")
+
+
+class UncertaintyInfo(BaseModel):
+    draws: int
+    seed: int
+    method: str
+
+
+def monte_carlo(
+    col: dict[str, np.ndarray],
+    model: CostModel,
+    offers: list[Offer],
+    currencies: list[str],
+    home_currency: str,
+    acceptable: np.ndarray,
+    config: UncertaintyConfig,
+    draws: int,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[OfferRange], np.ndarray]:
+    """P10/P50/P90 of cost per task per offer and each acceptable offer's probability of being cheapest."""
+    factors = draw_factors(offers, currencies, config, draws, seed)
+    home = np.array([c == home_currency for c in currencies], dtype=bool)
+    result = np.empty((draws, len(offers)))
+    for start in range(0, draws, CHUNK_DRAWS):
+        rows = slice(start, min(draws, start + CHUNK_DRAWS))
+        result[rows] = costs_for(col, model, factors, home, rows)
+        if progress:
+            progress(rows.stop, draws)
+    with np.errstate(all="ignore"), _quiet_nan_warnings():
+        percentiles = np.nanpercentile(result, [10, 50, 90], axis=0)
+    wins = np.zeros(len(offers))
+    chosen = np.flatnonzero(acceptable)
+    if len(chosen):
+        sub = np.where(np.isnan(result[:, chosen]), np.inf, result[:, chosen])
+        decided = np.isfinite(sub).any(axis=1)
+        winners = np.argmin(sub[decided], axis=1)
+        counts = np.bincount(winners, minlength=len(chosen))
+        wins[chosen] = counts / max(1, int(decided.sum()))
+    ranges = []
+    for i in range(len(offers)):
+        p10, p50, p90 = (None if np.isnan(v) else float(v) for v in percentiles[:, i])
+        ranges.append(OfferRange(p10=p10, p50=p50, p90=p90, prob_cheapest=float(wins[i]) if acceptable[i] else None))
+    return ranges, result
+
+
+class _quiet_nan_warnings:
+    """np.nanpercentile warns on an all-NaN column (an offer without a cost): that is expected here."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: object) -> None:
+        self._catch.__exit__(*exc)
+
+
+def method_text(config: UncertaintyConfig, draws: int, seed: int) -> str:
+    def show(d: Distribution) -> str:
+        return f"triangular {d.triangular[0]:g}/{d.triangular[1]:g}/{d.triangular[2]:g}" if d.triangular else f"uniform {d.bounds[0]:g}-{d.bounds[2]:g}"
+
+    throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
+    return (
+        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), per offer; "
+        f"availability {show(config.availability)}, per offer; utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
+        f"index level {show(config.index)} and each exchange rate {show(config.fx)}, common to all offers"
+        + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
+        + ". Gates stay as evaluated; the probability of being cheapest is among acceptable offers."
+    )
+
+
+# --- one-at-a-time sensitivity --------------------------------------------------------------------
+
+
+class SensitivityRow(BaseModel):
+    input: str
+    low: float = Field(description="the factor at the low end")
+    high: float
+    costs_low: dict[str, float | None] = Field(description="cost per task of each top offer with this input low")
+    costs_high: dict[str, float | None]
+    swing: float | None = Field(description="the largest change in a top offer's cost per task between the low and high input")
+    swing_offer: str | None = Field(description="the top offer that swings most")
+    leader_low: str | None
+    leader_high: str | None
+    flips: bool = Field(description="the order of the top offers changes at either end")
+
+
+class Sensitivity(BaseModel):
+    offers: list[str]
+    baseline: dict[str, float | None]
+    rows: list[SensitivityRow] = Field(description="by swing, largest first")
+
+
+def sensitivity(
+    col: dict[str, np.ndarray],
+    model: CostModel,
+    offers: list[Offer],
+    currencies: list[str],
+    home_currency: str,
+    top: list[int],
+    config: UncertaintyConfig,
+) -> Sensitivity:
+    """Each uncertain input at its low and high value, the others as stated, for the top offers."""
+    n = len(offers)
+    home = np.array([c == home_currency for c in currencies], dtype=bool)
+    ones = np.ones((1, n))
+    scenarios: list[tuple[str, str, Draws, float, float]] = []
+
+    def neutral() -> Draws:
+        return Draws(ones.copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), ones.copy())
+
+    for i in top:
+        low, _, high = throughput_distribution(offers[i], config).bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            d.throughput[0, i] = value
+            scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
+    low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
+    high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
+    for end, values in (("low", low_a), ("high", high_a)):
+        d = neutral()
+        d.availability = values[None, :]
+        scenarios.append(("availability (every offer)", end, d, float(low_a.min()), float(high_a.max())))
+    for name, label in (("utilization", "utilization"), ("fte_cost", "staff cost"), ("index", "index level")):
+        low, _, high = getattr(config, name).bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            setattr(d, name, np.full((1, 1), value))
+            scenarios.append((label, end, d, low, high))
+    for currency in sorted({c for c in currencies if c != home_currency}):
+        low, _, high = config.fx.bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            d.fx = np.where(np.array(currencies) == currency, value, 1.0)[None, :]
+            scenarios.append((f"exchange rate {currency}", end, d, low, high))
+
+    stacked = Draws(*(np.concatenate([getattr(s[2], f) for s in scenarios]) for f in ("throughput", "availability", "utilization", "fte_cost", "index", "fx")))
+    costs = costs_for(col, model, stacked, home) if scenarios else np.empty((0, n))
+    base = costs_for(col, model, neutral(), home)[0]
+    ids = [offers[i].id for i in top]
+
+    def order(row: np.ndarray) -> list[str]:
+        return [offers[i].id for i in sorted(top, key=lambda i: (np.inf if np.isnan(row[i]) else row[i], offers[i].id))]
+
+    baseline_order = order(base)
+    rows = []
+    for k in range(0, len(scenarios), 2):
+        label, _, _, low, high = scenarios[k]
+        lo, hi = costs[k], costs[k + 1]
+        swings = {offers[i].id: abs(float(hi[i] - lo[i])) for i in top if not (np.isnan(lo[i]) or np.isnan(hi[i]))}
+        swing_offer = max(swings, key=lambda key: (swings[key], key), default=None)
+        if swing_offer is not None and swings[swing_offer] == 0:
+            swing_offer = None
+        rows.append(
+            SensitivityRow(
+                input=label,
+                low=low,
+                high=high,
+                costs_low={offers[i].id: _num(lo[i]) for i in top},
+                costs_high={offers[i].id: _num(hi[i]) for i in top},
+                swing=swings.get(swing_offer) if swing_offer else None,
+                swing_offer=swing_offer,
+                leader_low=order(lo)[0] if top else None,
+                leader_high=order(hi)[0] if top else None,
+                flips=order(lo) != baseline_order or order(hi) != baseline_order,
+            )
+        )
+    rows.sort(key=lambda r: (-(r.swing or 0.0), r.input))
+    return Sensitivity(offers=ids, baseline={offers[i].id: _num(base[i]) for i in top}, rows=rows)
+
+
+def _num(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def top_offer_positions(ranked_ids: list[str], offers: list[Offer], top_n: int) -> list[int]:
+    """Positions in `offers` of the first `top_n` ranked offers."""
+    where = {o.id: i for i, o in enumerate(offers)}
+    return [where[offer_id] for offer_id in ranked_ids[:top_n]]
