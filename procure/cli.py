@@ -542,8 +542,14 @@ def index_build(
     from procure.workspace import load_workspace
 
     rows = read_quotes(quotes, str(quotes))
-    ws = load_workspace(workspace)
-    adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
+    # The grades and staffing price the scope adjustment; a plain build does without them.
+    try:
+        ws = load_workspace(workspace)
+        adjustments: dict[str, float] | None = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
+    except InputError:
+        if scope_adjust:
+            raise
+        adjustments = None
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes))
     if format is IndexFormat.table:
         from procure.render.text import index_table

@@ -124,7 +124,9 @@ def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source
         return Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=n, insufficient_history=True, source=source)
     cov = np.cov(ds, df, ddof=1)
     h = float(cov[0, 1] / cov[1, 1])
-    rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1])) if cov[0, 0] > 0 else 1.0
+    if cov[0, 0] == 0:  # a rent that never moved: nothing to correlate, no price risk in the history
+        return Regression(hedge_ratio=h, rho=None, r2=None, basis_volatility=0.0, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
+    rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1]))
     residual = (ds - ds.mean()) - h * (df - df.mean())
     basis = float(np.std(residual, ddof=1)) if n > 1 else 0.0
     return Regression(hedge_ratio=h, rho=rho, r2=rho * rho, basis_volatility=basis, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
@@ -181,6 +183,8 @@ def hedge_plan(
         notes.append("no rent history (market/rent.csv): assumed the rent moves one for one with the index (h* = 1), no basis measured")
     if regression.insufficient_history:
         notes.append(f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)")
+    if regression.hedge_ratio is None:
+        notes.append("the hedge ratio cannot be estimated from this history: the ladder uses h* = 1")
     h = regression.hedge_ratio if regression.hedge_ratio is not None else 1.0
     basis = regression.basis_volatility or 0.0
 
@@ -189,7 +193,8 @@ def hedge_plan(
     billed = record.metrics.get("billed_gpus")
     hours = (billed or 0.0) * HOURS_PER_MONTH
     if record.pricing_basis in ("owned", "per_token"):
-        notes.append(f"a {record.pricing_basis.replace('_', '-')} offer pays no GPU-hour rent: nothing to hedge against a rental index")
+        kind = "an owned offer" if record.pricing_basis == "owned" else "a per-token offer"
+        notes.append(f"{kind} pays no GPU-hour rent: nothing to hedge against a rental index")
         hours = 0.0
     for month in range(1, config.horizon_months + 1):
         if hours == 0.0:
@@ -202,6 +207,8 @@ def hedge_plan(
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="fixed price"))
     if linked is not None and linked.cap is not None:
         notes.append(f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost")
+    if linked is not None and linked.floor is not None:
+        notes.append(f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving")
 
     # Ladder.
     ladder = []

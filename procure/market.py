@@ -175,11 +175,11 @@ def build_index(
 ) -> IndexBuild:
     """The index per period under the chosen method and filters, with the methodology table."""
     notes: list[str] = []
-    if scope_adjust:
-        unknown = sorted({q.grade for q in quotes if adjustments is None or q.grade not in adjustments})
-        if unknown:
-            raise InputError([Problem(source, next(q.line for q in quotes if q.grade in unknown), "grade", f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {}))})")])
     chosen = _select(quotes, filters, kind)
+    if scope_adjust:
+        unknown = sorted({q.grade for q in chosen if adjustments is None or q.grade not in adjustments})
+        if unknown:
+            raise InputError([Problem(source, next(q.line for q in chosen if q.grade in unknown), "grade", f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})")])
     by_period: dict[date, list[Quote]] = {}
     for q in chosen:
         by_period.setdefault(period_start(q.date, period), []).append(q)

@@ -528,11 +528,13 @@ def index_text(build: IndexBuild, fmt: str) -> str:
         rows = [[str(p.period), money(p.level, 3), str(p.observations)] for p in build.points]
         headers, method_rows = methodology_rows(build)
         return (
-            f"# Index: {build.method}, {build.kind} prices, by {build.period}\n\n"
+            f"# Index: {build.method}, {build.kind} prices{', scope-adjusted' if build.scope_adjust else ''}, by {build.period}\n\n"
             + markdown_table(["Period", "Level", "Observations"], rows, right={1, 2})
             + f"\n\n{_md_cell(methodology_caption(build))}\n\n"
             + markdown_table(headers, method_rows, right={2, 3, 4, 5})
             + "\n"
+            + "".join(f"\nnote: {_md_cell(n)}" for n in build.notes)
+            + ("\n" if build.notes else "")
         )
     return index_csv(build)
 

@@ -1,0 +1,237 @@
+"""`procure hedge` on tests/data/market_ws (as of 2026-11-29; hedge.offer: fixed; 6 months; ladder 50% of
+months 1-3 and 25% of months 4-6 in contracts of 730 GPU-hours). `fixed` has 10 GPUs at 4.00 for 2 months,
+so months 3-6 float at 7,300 GPU-hours each; the hedge ratio comes from market/rent.csv against
+market/index.csv (one level a month, Oct 2025 - Nov 2026; the December rows are after as_of).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+from clihelp import AS_OF, run
+
+MOVES = [-0.4, -0.2, 0.2, 0.4]
+
+
+@pytest.fixture
+def ws(data_dir):
+    return data_dir / "market_ws"
+
+
+def series(path: Path) -> tuple[list[date], np.ndarray]:
+    """date, price rows on or before as_of, read with the csv module (not procure's reader)."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    rows = [(date.fromisoformat(d), float(p)) for d, p in csv.reader(lines[1:])]
+    rows = [(d, p) for d, p in rows if d <= date.fromisoformat(AS_OF)]
+    return [d for d, _ in rows], np.array([p for _, p in rows])
+
+
+def expected_regression(ws: Path) -> dict[str, float]:
+    index_dates, f = series(ws / "market" / "index.csv")
+    rent_dates, s = series(ws / "market" / "rent.csv")
+    # one level per month in both files, the same months
+    assert [(d.year, d.month) for d in index_dates] == [(d.year, d.month) for d in rent_dates]
+    df, ds = np.diff(f), np.diff(s)
+    h, a = np.polyfit(df, ds, 1)
+    rho = float(np.corrcoef(df, ds)[0, 1])
+    return {"hedge_ratio": h, "rho": rho, "r2": rho * rho, "basis_volatility": float(np.std(ds - (h * df + a), ddof=1)), "changes": len(df)}
+
+
+def hedge(ws, *args):
+    result = run("hedge", "--workspace", ws, "--as-of", AS_OF, *args)
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+# --- formats --------------------------------------------------------------------------------------
+
+
+def test_json_top_level_figures_match_numpy(ws):
+    plan = json.loads(hedge(ws, "--format", "json").stdout)
+    expected = expected_regression(ws)
+    for name in ("hedge_ratio", "rho", "r2", "basis_volatility"):
+        assert plan[name] == pytest.approx(expected[name], rel=1e-9), name
+    assert plan["regression"]["changes"] == expected["changes"] == 13
+    assert plan["regression"]["insufficient_history"] is False
+    assert plan["offer"] == "fixed"
+    assert (plan["index_date"], plan["index_level"]) == ("2026-11-27", 5.0)
+    assert {"exposure", "ladder", "stress", "limits", "notes"} <= set(plan)
+
+
+def test_json_ladder_and_stress_by_hand(ws):
+    plan = json.loads(hedge(ws, "--format", "json").stdout)
+    h = expected_regression(ws)["hedge_ratio"]
+    assert [(e["month"], e["floating"]) for e in plan["exposure"]] == [(m, m > 2) for m in range(1, 7)]
+    assert plan["floating_gpu_hours"] == pytest.approx(4 * 7300)
+    first = math.floor(0.5 * h * 7300 / 730 + 0.5)  # month 3 only floats in 1-3
+    second = math.floor(0.25 * h * 21900 / 730 + 0.5)
+    assert [(r["months"], r["contracts"], r["hedged_gpu_hours"]) for r in plan["ladder"]] == [("1-3", first, first * 730), ("4-6", second, second * 730)]
+    hedged = (first + second) * 730
+    for row, move in zip(plan["stress"], MOVES):
+        unhedged = 4 * 7300 * (4.00 + h * 5.0 * move)  # renewals: 4.00 + h* x index change
+        assert row["index_move"] == pytest.approx(move)
+        assert row["unhedged"] == pytest.approx(unhedged)
+        assert row["hedge_payoff"] == pytest.approx(hedged * 5.0 * move)
+        assert row["hedged"] == pytest.approx(unhedged - hedged * 5.0 * move)
+
+
+def test_table(ws):
+    out = hedge(ws).stdout
+    assert "Fixed Compute (fixed)" in out
+    assert "Ladder" in out and "Stress" in out and "Limits" in out
+    assert "failed deployment" in out and "customer pay" in out
+    assert f"h* = {expected_regression(ws)['hedge_ratio']:.3f}" in out
+
+
+def test_markdown(ws):
+    out = hedge(ws, "--format", "markdown").stdout
+    assert out.startswith("# Hedging recommendation")
+    assert "## Ladder" in out and "## Stress" in out and "## Limits" in out
+    assert "| -40% |" in out and "| +40% |" in out
+
+
+def test_csv_is_the_ladder(ws):
+    out = hedge(ws, "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["months"] for r in rows] == ["1-3", "4-6"]
+    h = expected_regression(ws)["hedge_ratio"]
+    assert float(rows[0]["hedge_ratio"]) == pytest.approx(h, rel=1e-9)
+    assert float(rows[0]["notional_gpu_hours"]) == pytest.approx(0.5 * h * 7300)
+    assert float(rows[1]["notional_gpu_hours"]) == pytest.approx(0.25 * h * 21900)
+    assert float(rows[1]["exposed_gpu_hours"]) == 21900
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown"])
+def test_out_writes_the_file_and_keeps_stdout_empty(ws, tmp_path, fmt):
+    target = tmp_path / "deep" / f"hedge.{fmt}"
+    result = hedge(ws, "--format", fmt, "--out", target)
+    assert result.stdout == ""
+    assert target.is_file() and target.stat().st_size > 0
+    if fmt == "json":
+        assert "hedge_ratio" in json.loads(target.read_text(encoding="utf-8"))
+
+
+def test_json_is_the_same_bytes_on_every_run(ws):
+    first = hedge(ws, "--format", "json").stdout
+    assert hedge(ws, "--format", "json").stdout == first
+
+
+# --- which offer, which rent ----------------------------------------------------------------------
+
+
+def test_an_index_linked_offer_ignores_market_rent_and_is_h_one_by_construction(ws):
+    plan = json.loads(hedge(ws, "--offer", "indexed", "--format", "json").stdout)
+    assert plan["hedge_ratio"] == pytest.approx(1.0) and plan["r2"] == pytest.approx(1.0)
+    assert plan["regression"]["source"] == "index + spread (no rent history)"
+    assert any("by construction" in n for n in plan["notes"])
+    # months 1-4 index-linked (floor 4.00, cap 6.00 on index + 0.50), 5-6 renewal: 14,600 GPU-hours a month
+    unhedged = [14600 * (4 * linked + 2 * renewal) for linked, renewal in [(4.0, 3.5), (4.5, 4.5), (6.0, 6.5), (6.0, 7.5)]]
+    assert [row["unhedged"] for row in plan["stress"]] == [pytest.approx(u) for u in unhedged]
+
+
+def test_an_index_linked_offer_with_an_explicit_rent(ws):
+    plan = json.loads(hedge(ws, "--offer", "indexed", "--rent", ws / "market" / "rent.csv", "--format", "json").stdout)
+    assert plan["hedge_ratio"] == pytest.approx(expected_regression(ws)["hedge_ratio"], rel=1e-9)
+
+
+def test_the_default_offer_is_the_recommended_one_without_hedge_offer(workspace_copy):
+    copy = workspace_copy("market_ws")
+    config = copy / "procure.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  offer: fixed\n", ""), encoding="utf-8")
+    compared = run("compare", "--workspace", copy, "--as-of", AS_OF, "--format", "json")
+    assert compared.exit_code == 0, compared.stderr
+    recommended = json.loads(compared.stdout)["summary"]["recommended"]
+    plan = json.loads(hedge(copy, "--format", "json").stdout)
+    assert plan["offer"] == recommended == "owned"
+    assert plan["floating_gpu_hours"] == 0
+    assert any("nothing to hedge" in n for n in plan["notes"])
+
+
+@pytest.mark.parametrize("offer", ["owned", "tokens"])
+def test_owned_and_per_token_offers_have_nothing_to_hedge(ws, offer):
+    plan = json.loads(hedge(ws, "--offer", offer, "--format", "json").stdout)
+    assert plan["floating_gpu_hours"] == 0
+    assert all(r["contracts"] == 0 for r in plan["ladder"])
+
+
+def test_insufficient_history_is_flagged(ws, tmp_path):
+    short = tmp_path / "rent.csv"
+    short.write_text("date,price\n2026-08-31,6.30\n2026-09-30,6.02\n2026-10-31,5.88\n2026-11-27,5.83\n", encoding="utf-8")
+    plan = json.loads(hedge(ws, "--rent", short, "--format", "json").stdout)
+    assert plan["regression"]["changes"] == 3 and plan["regression"]["insufficient_history"] is True
+    assert any("insufficient history" in n for n in plan["notes"])
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+
+def failed(result, *expected: str) -> None:
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert result.stdout == ""
+    for text in expected:
+        assert text in result.stderr, (text, result.stderr)
+    assert "nothing was written" in result.stderr
+
+
+def test_an_unknown_offer(ws, tmp_path):
+    target = tmp_path / "plan.json"
+    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--offer", "nope", "--format", "json", "--out", target), "no offer with id 'nope'")
+    assert not target.exists()
+
+
+def test_a_workspace_without_an_index(workspace_copy, tmp_path):
+    copy = workspace_copy("market_ws")
+    (copy / "market" / "index.csv").unlink()
+    (copy / "offers" / "indexed.yaml").unlink()  # which needs the index to be priced at all
+    target = tmp_path / "plan.md"
+    failed(run("hedge", "--workspace", copy, "--as-of", AS_OF, "--format", "markdown", "--out", target), "market/index.csv", "2026-11-29")
+    assert not target.exists()
+
+
+def test_an_index_file_that_does_not_exist(ws, tmp_path):
+    target = tmp_path / "plan.json"
+    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", tmp_path / "nope.csv", "--out", target), "nope.csv")
+    assert not target.exists()
+
+
+def test_an_index_with_no_level_before_the_as_of_date(ws, tmp_path):
+    index = tmp_path / "future.csv"
+    index.write_text("date,price\n2026-12-31,5.00\n2027-01-31,5.10\n", encoding="utf-8")
+    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", index), "2026-11-29")
+
+
+def test_bad_rows_of_an_index_file_with_their_lines(ws, tmp_path):
+    index = tmp_path / "index.csv"
+    index.write_text("# comment\ndate,price\n2026-09-30,5.2\n2026-10-31,abc\n2026-13-01,5.0\n2026-11-27,-1\n2026-09-30,5.3\n", encoding="utf-8")
+    target = tmp_path / "plan.json"
+    result = run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", index, "--out", target)
+    failed(result, f"{index}:4: price", f"{index}:5: date", f"{index}:6: price", f"{index}:7: date")
+    assert not target.exists()
+
+
+def test_bad_rows_of_a_rent_file_with_their_lines(ws, tmp_path):
+    rent = tmp_path / "rent.csv"
+    rent.write_text("date,price\n2026-09-30,6.0\n2026-10-31,six\n2026-11-27\n", encoding="utf-8")
+    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--rent", rent), f"{rent}:3: price", f"{rent}:4:")
+
+
+def test_bad_rows_of_the_workspace_rent_file(workspace_copy):
+    copy = workspace_copy("market_ws")
+    with (copy / "market" / "rent.csv").open("a", encoding="utf-8") as handle:
+        handle.write("2027-01-31,n/a\n")  # line 18
+    failed(run("hedge", "--workspace", copy, "--as-of", AS_OF), "market/rent.csv:18: price")
+
+
+def test_a_bad_as_of_date(ws):
+    result = run("hedge", "--workspace", ws, "--as-of", "2026-11-31")
+    assert result.exit_code == 2
+    assert "Traceback" not in result.stderr + result.stdout

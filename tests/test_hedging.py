@@ -1,0 +1,387 @@
+"""Hedging (procure/hedging.py): the hedge ratio on aligned changes, exposure, the ladder, the stress
+table and the basis band.
+
+Expected values are worked out by hand or by a second method (numpy's least squares); the code's
+helpers are never used for an expected value. The fixture workspace tests/data/market_ws (as of
+2026-11-29, index 5.00 on 2026-11-27) has:
+- `fixed`: 10 GPUs at 4.00 for 2 months -> 7,300 GPU-hours a month, months 1-2 fixed, 3+ renewals;
+- `indexed`: 20 GPUs, index + 0.50 with floor 4.00 and cap 6.00, for 4 months -> 14,600 GPU-hours
+  a month, months 1-4 index-linked (rent 5.50 today), 5+ renewals;
+- `owned` and `tokens` (per-token): no GPU-hour rent.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+from datetime import date, timedelta
+
+import numpy as np
+import pytest
+
+from procure.errors import InputError
+from procure.evaluate import evaluate
+from procure.hedging import hedge_plan, regress
+from procure.models import HedgeConfig, LadderBucket
+from procure.workspace import IndexLevel, load_workspace
+
+AS_OF = date(2026, 11, 29)
+MOVES = (-0.40, -0.20, 0.20, 0.40)
+
+
+@pytest.fixture(scope="module")
+def ev(data_dir):
+    return evaluate(load_workspace(data_dir / "market_ws"), AS_OF)
+
+
+def month_ends(values, first=(2024, 1)) -> list[IndexLevel]:
+    """One level per month, dated the month's last day, from `first` on."""
+    year, month = first
+    out = []
+    for value in values:
+        out.append(IndexLevel(date(year, month, calendar.monthrange(year, month)[1]), float(value)))
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return out
+
+
+def index_to_as_of(n: int = 14, seed: int | None = None) -> list[IndexLevel]:
+    """n month-end levels ending with 5.00 in November 2026 (the latest on or before AS_OF)."""
+    if seed is None:
+        values = [5.0 + 0.1 * ((k * 7) % 5) for k in range(n - 1)] + [5.0]
+    else:
+        steps = np.random.default_rng(seed).normal(0, 0.15, n - 1)
+        values = list(5.0 - np.cumsum(steps[::-1])[::-1]) + [5.0]
+    first_month = 11 - (n - 1)
+    year = 2026 + (first_month - 1) // 12
+    month = (first_month - 1) % 12 + 1
+    levels = month_ends(values, (year, month))
+    levels[-1] = IndexLevel(date(2026, 11, 27), 5.0)
+    return levels
+
+
+def config(**changes) -> HedgeConfig:
+    base = dict(horizon_months=6, period="month", contract_gpu_hours=730, ladder=[LadderBucket(first_month=1, last_month=3, share=0.5), LadderBucket(first_month=4, last_month=6, share=0.25)])
+    base.update(changes)
+    return HedgeConfig(**base)
+
+
+# --- the hedge ratio ------------------------------------------------------------------------------
+
+
+def test_rent_equal_to_index_plus_a_premium_gives_h_one_and_r2_one():
+    rng = np.random.default_rng(11)
+    index = month_ends(5 + np.cumsum(rng.normal(0, 0.2, 24)))
+    rent = [IndexLevel(p.date, p.price + 0.80) for p in index]
+    reg = regress(rent, index, "month", "rent")
+    assert reg.hedge_ratio == pytest.approx(1.0, abs=1e-9)
+    assert reg.rho == pytest.approx(1.0, abs=1e-9)
+    assert reg.r2 == pytest.approx(1.0, abs=1e-9)
+    assert reg.basis_volatility == pytest.approx(0.0, abs=1e-9)
+    assert reg.changes == 23 and reg.insufficient_history is False
+
+
+def test_hedge_ratio_matches_numpy_least_squares_on_a_noisy_series():
+    rng = np.random.default_rng(20261129)
+    f = 6.0 + np.cumsum(rng.normal(0, 0.25, 36))
+    s = 7.0 + np.cumsum(0.85 * np.diff(f, prepend=f[0]) + rng.normal(0, 0.08, 36))
+    reg = regress(month_ends(s), month_ends(f), "month", "rent")
+
+    df, ds = np.diff(f), np.diff(s)
+    slope, intercept = np.polyfit(df, ds, 1)
+    residual = ds - (slope * df + intercept)
+    assert reg.changes == 35 and reg.insufficient_history is False
+    assert reg.hedge_ratio == pytest.approx(slope, rel=1e-9)
+    # rho two ways: numpy's correlation and the sums by hand
+    x, y = df - df.mean(), ds - ds.mean()
+    rho_by_hand = (x * y).sum() / math.sqrt((x * x).sum() * (y * y).sum())
+    assert reg.rho == pytest.approx(np.corrcoef(df, ds)[0, 1], rel=1e-9)
+    assert reg.rho == pytest.approx(rho_by_hand, rel=1e-9)
+    # R^2 = rho^2 = 1 - SS_residual / SS_total of the regression with intercept
+    assert reg.r2 == pytest.approx(rho_by_hand**2, rel=1e-9)
+    assert reg.r2 == pytest.approx(1 - (residual**2).sum() / (y * y).sum(), rel=1e-9)
+    # basis volatility: std (ddof=1) of the residuals of that regression
+    assert reg.basis_volatility == pytest.approx(np.std(residual, ddof=1), rel=1e-9)
+    assert reg.basis_volatility == pytest.approx(math.sqrt((residual**2).sum() / 34), rel=1e-9)
+    assert 0 < reg.r2 < 1
+
+
+@pytest.mark.parametrize("months, changes, insufficient", [(12, 11, True), (13, 12, False)])
+def test_fewer_than_twelve_aligned_changes_is_insufficient_history(months, changes, insufficient):
+    rng = np.random.default_rng(3)
+    f = 5 + np.cumsum(rng.normal(0, 0.2, months))
+    s = f + 0.5 + rng.normal(0, 0.05, months)
+    reg = regress(month_ends(s), month_ends(f), "month", "rent")
+    assert reg.changes == changes
+    assert reg.insufficient_history is insufficient
+    assert reg.hedge_ratio == pytest.approx(np.polyfit(np.diff(f), np.diff(s), 1)[0], rel=1e-9)
+
+
+def test_one_common_period_gives_no_ratio():
+    reg = regress(month_ends([5.0]), month_ends([4.0]), "month", "rent")
+    assert reg.hedge_ratio is None and reg.changes == 0 and reg.insufficient_history is True
+
+
+def test_alignment_by_month_uses_each_month_s_last_value_and_only_common_months():
+    index = [
+        IndexLevel(date(2026, 1, 26), 11.0),  # last of January (listed first, out of order on purpose)
+        IndexLevel(date(2026, 1, 5), 10.0),
+        IndexLevel(date(2026, 2, 9), 12.0),
+        IndexLevel(date(2026, 2, 23), 14.0),  # last of February
+        IndexLevel(date(2026, 4, 6), 13.0),
+        IndexLevel(date(2026, 4, 27), 15.0),  # last of April (no March in the index)
+        IndexLevel(date(2026, 5, 31), 18.0),
+        IndexLevel(date(2026, 6, 30), 99.0),  # no June rent: not aligned
+    ]
+    rent = [
+        IndexLevel(date(2026, 1, 31), 20.0),
+        IndexLevel(date(2026, 2, 28), 23.0),
+        IndexLevel(date(2026, 3, 31), 25.0),  # no March index: not aligned
+        IndexLevel(date(2026, 4, 15), 21.0),
+        IndexLevel(date(2026, 4, 30), 24.0),  # last of April
+        IndexLevel(date(2026, 5, 15), 30.0),
+    ]
+    reg = regress(rent, index, "month", "rent")
+    # Common months Jan, Feb, Apr, May: F 11, 14, 15, 18 -> dF 3, 1, 3; S 20, 23, 24, 30 -> dS 3, 1, 6.
+    # Deviations dF 2/3, -4/3, 2/3 and dS -1/3, -7/3, 8/3: Cov = (-2 + 28 + 16) / 9 / 2, Var = 24 / 9 / 2,
+    # h* = 42 / 24 = 1.75.
+    assert reg.changes == 3
+    assert reg.hedge_ratio == pytest.approx(1.75)
+    assert reg.insufficient_history is True
+
+
+def test_alignment_by_week_uses_each_iso_week_s_last_value():
+    index = [
+        IndexLevel(date(2026, 11, 2), 5.0),  # Mon, week 45
+        IndexLevel(date(2026, 11, 6), 5.2),  # Fri, week 45: last
+        IndexLevel(date(2026, 11, 13), 5.6),  # week 46
+        IndexLevel(date(2026, 11, 16), 5.4),  # week 47 (no rent that week)
+        IndexLevel(date(2026, 11, 22), 5.3),
+        IndexLevel(date(2026, 11, 23), 5.9),  # Mon, week 48
+    ]
+    rent = [IndexLevel(date(2026, 11, 4), 6.0), IndexLevel(date(2026, 11, 11), 6.3), IndexLevel(date(2026, 11, 29), 6.9)]  # 11-29 is the Sunday of week 48
+    reg = regress(rent, index, "week", "rent")
+    # Weeks 45, 46, 48: dF 0.4, 0.3 and dS 0.3, 0.6: deviations (0.05, -0.05) and (-0.15, 0.15) -> h* = -0.015 / 0.005 = -3
+    assert reg.changes == 2
+    assert reg.hedge_ratio == pytest.approx(-3.0)
+    assert reg.rho == pytest.approx(-1.0)
+    assert reg.basis_volatility == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_constant_rent_is_not_reported_as_perfectly_correlated():
+    index = month_ends([5.0, 5.3, 5.1, 5.6, 5.2, 5.4, 5.0, 4.8, 5.1, 5.5, 5.3, 5.2, 5.4, 5.0])
+    rent = [IndexLevel(p.date, 6.0) for p in index]
+    reg = regress(rent, index, "month", "rent")
+    assert reg.hedge_ratio == pytest.approx(0.0)
+    # A rent that never moves is not correlated with the index: rho = 1 (and "R^2 = 1, the hedge removes all
+    # the rent's variance") together with h* = 0 contradict each other.
+    assert reg.rho is None or reg.rho == pytest.approx(0.0)
+    assert reg.r2 is None or reg.r2 == pytest.approx(0.0)
+
+
+# --- exposure -------------------------------------------------------------------------------------
+
+
+def test_exposure_of_a_fixed_price_offer(ev):
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
+    assert [(e.month, e.gpu_hours, e.floating) for e in plan.exposure] == [(m, 7300.0, m > 2) for m in range(1, 7)]
+    assert [e.reason for e in plan.exposure][:3] == ["fixed price", "fixed price", "after the term: renewal at the market"]
+    assert plan.floating_gpu_hours == pytest.approx(4 * 7300)
+
+
+def test_exposure_of_an_index_linked_offer(ev):
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
+    assert [(e.month, e.gpu_hours, e.floating) for e in plan.exposure] == [(m, 14600.0, True) for m in range(1, 7)]
+    assert [e.reason for e in plan.exposure] == ["index-linked price"] * 4 + ["after the term: renewal at the market"] * 2
+    assert plan.floating_gpu_hours == pytest.approx(6 * 14600)
+
+
+def test_a_term_beyond_the_horizon_leaves_nothing_floating(ev):
+    plan = hedge_plan(ev, config(horizon_months=2), index_to_as_of(), None, 1.0, "fixed")
+    assert [e.floating for e in plan.exposure] == [False, False]
+    assert plan.floating_gpu_hours == 0
+    assert all(r.contracts == 0 for r in plan.ladder)
+    assert all(s.unhedged == 0 and s.hedge_payoff == 0 for s in plan.stress)
+
+
+@pytest.mark.parametrize("offer", ["owned", "tokens"])
+def test_owned_and_per_token_offers_have_nothing_to_hedge(ev, offer):
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, offer)
+    assert all(e.gpu_hours == 0 and not e.floating for e in plan.exposure)
+    assert plan.floating_gpu_hours == 0
+    assert all(r.contracts == 0 and r.hedged_gpu_hours == 0 for r in plan.ladder)
+    assert all(s.unhedged == 0 and s.hedged == 0 and s.basis_band == 0 for s in plan.stress)
+    assert any("nothing to hedge" in n for n in plan.notes)
+
+
+# --- ladder ---------------------------------------------------------------------------------------
+
+
+def test_ladder_notional_and_contracts_rounded_to_the_nearest(ev):
+    # No rent history for a fixed-price offer: h* = 1 assumed. Floating: months 3-6, 7,300 GPU-hours each.
+    cfg = config(
+        contract_gpu_hours=1000,
+        ladder=[LadderBucket(first_month=1, last_month=2, share=1.0), LadderBucket(first_month=3, last_month=4, share=0.5), LadderBucket(first_month=5, last_month=6, share=0.75)],
+    )
+    plan = hedge_plan(ev, cfg, index_to_as_of(), None, 1.0, "fixed")
+    assert plan.hedge_ratio == 1.0
+    fixed_months, down, up = plan.ladder
+    # months 1-2 do not float: nothing to hedge
+    assert (fixed_months.exposed_gpu_hours, fixed_months.contracts, fixed_months.hedged_share) == (0, 0, None)
+    # 0.5 x 1 x 14,600 = 7,300 GPU-hours = 7.3 contracts -> 7 (rounded down)
+    assert (down.exposed_gpu_hours, down.notional_gpu_hours, down.contracts, down.hedged_gpu_hours) == (14600, pytest.approx(7300), 7, 7000)
+    assert down.hedged_share == pytest.approx(7000 / 14600)
+    # 0.75 x 1 x 14,600 = 10,950 GPU-hours = 10.95 contracts -> 11 (rounded up)
+    assert (up.exposed_gpu_hours, up.notional_gpu_hours, up.contracts, up.hedged_gpu_hours) == (14600, pytest.approx(10950), 11, 11000)
+    assert up.hedged_share == pytest.approx(11000 / 14600)
+
+
+def test_ladder_notional_scales_with_the_hedge_ratio(ev):
+    # rent = 0.5 + 1.2 x index exactly: h* = 1.2 (no basis)
+    index = index_to_as_of(seed=5)
+    rent = [IndexLevel(p.date, 0.5 + 1.2 * p.price) for p in index]
+    cfg = config(contract_gpu_hours=1000, ladder=[LadderBucket(first_month=3, last_month=4, share=0.5), LadderBucket(first_month=5, last_month=6, share=0.25)])
+    plan = hedge_plan(ev, cfg, index, rent, 1.0, "fixed")
+    assert plan.hedge_ratio == pytest.approx(1.2)
+    up, down = plan.ladder
+    # 0.5 x 1.2 x 14,600 = 8,760 -> 8.76 contracts -> 9; 0.25 x 1.2 x 14,600 = 4,380 -> 4.38 -> 4
+    assert (up.notional_gpu_hours, up.contracts, up.hedged_gpu_hours) == (pytest.approx(8760), 9, 9000)
+    assert (down.notional_gpu_hours, down.contracts, down.hedged_gpu_hours) == (pytest.approx(4380), 4, 4000)
+
+
+def test_a_ladder_bucket_is_cut_at_the_horizon(ev):
+    cfg = config(horizon_months=6, ladder=[LadderBucket(first_month=3, last_month=12, share=0.5), LadderBucket(first_month=7, last_month=9, share=0.5)])
+    plan = hedge_plan(ev, cfg, index_to_as_of(), None, 1.0, "fixed")
+    [row] = plan.ladder
+    assert (row.months, row.first_month, row.last_month, row.exposed_gpu_hours) == ("3-6", 3, 6, 4 * 7300)
+    assert row.contracts == 20  # 0.5 x 29,200 / 730
+
+
+# --- stress table ---------------------------------------------------------------------------------
+
+
+def test_stress_table_of_an_index_linked_offer_by_hand(ev):
+    # Index 5.00. Months 1-4: clamp(index x (1 + move) + 0.50, 4.00, 6.00); months 5-6 renew at 5.50 + h* x index change,
+    # h* = 1 by construction. 14,600 GPU-hours a month.
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
+    assert plan.index_level == 5.0 and plan.index_date == date(2026, 11, 27)
+    assert plan.hedge_ratio == pytest.approx(1.0)
+    linked = {-0.40: 4.00, -0.20: 4.50, 0.20: 6.00, 0.40: 6.00}  # 3.50 floored; 6.50 and 7.50 capped
+    renewal = {-0.40: 3.50, -0.20: 4.50, 0.20: 6.50, 0.40: 7.50}
+    base = 14600 * 6 * 5.50  # 481,800
+    # Ladder: months 1-3, 0.5 x 43,800 = 21,900 = 30 contracts; months 4-6, 0.25 x 43,800 = 10,950 = 15 contracts.
+    assert [(r.contracts, r.hedged_gpu_hours) for r in plan.ladder] == [(30, 21900), (15, 10950)]
+    hedged_hours = 21900 + 10950
+    assert [s.index_move for s in plan.stress] == list(MOVES)
+    for row in plan.stress:
+        move = row.index_move
+        unhedged = 14600 * (4 * linked[move] + 2 * renewal[move])
+        payoff = hedged_hours * 5.0 * move
+        assert row.index_level == pytest.approx(5.0 * (1 + move))
+        assert row.unhedged == pytest.approx(unhedged)
+        assert row.hedge_payoff == pytest.approx(payoff)
+        assert row.hedged == pytest.approx(unhedged - payoff)
+        assert row.unhedged_change == pytest.approx(unhedged - base)
+        assert row.hedged_change == pytest.approx(unhedged - payoff - base)
+    assert [round(s.unhedged) for s in plan.stress] == [335800, 394200, 540200, 569400]
+    assert [round(s.hedge_payoff) for s in plan.stress] == [-65700, -32850, 32850, 65700]
+
+
+def test_stress_table_of_renewals_moves_by_h_times_the_index_change(ev):
+    # Fixed at 4.00; months 3-6 renew at 4.00 + 1.2 x (5.00 x move); h* = 1.2 from rent = 0.5 + 1.2 x index.
+    index = index_to_as_of(seed=8)
+    rent = [IndexLevel(p.date, 0.5 + 1.2 * p.price) for p in index]
+    plan = hedge_plan(ev, config(), index, rent, 1.0, "fixed")
+    # Ladder: month 3, 0.5 x 1.2 x 7,300 = 4,380 = 6 contracts; months 4-6, 0.25 x 1.2 x 21,900 = 6,570 = 9 contracts.
+    assert [(r.contracts, r.hedged_gpu_hours) for r in plan.ladder] == [(6, 4380), (9, 6570)]
+    for row in plan.stress:
+        unhedged = 4 * 7300 * (4.00 + 1.2 * 5.0 * row.index_move)
+        payoff = (4380 + 6570) * 5.0 * row.index_move
+        assert row.unhedged == pytest.approx(unhedged)
+        assert row.hedge_payoff == pytest.approx(payoff)
+        assert row.hedged == pytest.approx(unhedged - payoff)
+        assert row.unhedged_change == pytest.approx(4 * 7300 * 1.2 * 5.0 * row.index_move)
+        assert row.basis_band == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("period, periods_per_month", [("month", 1.0), ("week", 52 / 12)])
+def test_basis_band_is_two_sigma_times_hedged_hours_times_root_periods_ahead(ev, period, periods_per_month):
+    rng = np.random.default_rng(99)
+    n = 60
+    if period == "month":
+        dates = [p.date for p in index_to_as_of(n)]
+    else:
+        dates = [date(2026, 11, 27) - timedelta(days=7 * k) for k in range(n)][::-1]
+    f = 5.0 + np.cumsum(rng.normal(0, 0.1, n))
+    f += 5.0 - f[-1]
+    s = 0.8 + f + np.cumsum(rng.normal(0, 0.03, n))
+    index = [IndexLevel(d, float(v)) for d, v in zip(dates, f)]
+    rent = [IndexLevel(d, float(v)) for d, v in zip(dates, s)]
+    plan = hedge_plan(ev, config(period=period), index, rent, 1.0, "fixed")
+
+    df, ds = np.diff(f), np.diff(s)
+    h, a = np.polyfit(df, ds, 1)
+    sigma = np.std(ds - (h * df + a), ddof=1)
+    assert plan.hedge_ratio == pytest.approx(h, rel=1e-9)
+    assert plan.basis_volatility == pytest.approx(sigma, rel=1e-9)
+    # Ladder by hand: month 3 floats in bucket 1-3; months 4-6 in bucket 4-6; contracts of 730 rounded to the nearest.
+    first = math.floor(0.5 * h * 7300 / 730 + 0.5) * 730
+    second = math.floor(0.25 * h * 21900 / 730 + 0.5) * 730
+    assert [r.hedged_gpu_hours for r in plan.ladder] == [first, second]
+    per_month = {3: first, 4: second / 3, 5: second / 3, 6: second / 3}
+    band = 2 * sigma * sum(hours * math.sqrt(m * periods_per_month) for m, hours in per_month.items())
+    assert band > 0
+    for row in plan.stress:
+        assert row.basis_band == pytest.approx(band, rel=1e-9)
+
+
+# --- where the hedge ratio comes from -------------------------------------------------------------
+
+
+def test_index_linked_without_rent_history_is_h_one_by_construction(ev):
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
+    assert plan.hedge_ratio == pytest.approx(1.0)
+    assert plan.r2 == pytest.approx(1.0)
+    assert plan.basis_volatility == pytest.approx(0.0, abs=1e-9)
+    assert plan.regression.changes == 13 and plan.regression.insufficient_history is False
+    assert any("by construction" in n and "h* = 1" in n for n in plan.notes)
+
+
+def test_index_linked_with_rent_history_uses_it(ev):
+    index = index_to_as_of(seed=4)
+    rent = [IndexLevel(p.date, 0.5 + 0.9 * p.price) for p in index]
+    plan = hedge_plan(ev, config(), index, rent, 1.0, "indexed")
+    assert plan.hedge_ratio == pytest.approx(0.9)
+    assert not any("by construction" in n for n in plan.notes)
+
+
+def test_a_fixed_price_offer_without_rent_history_assumes_h_one_and_says_so(ev):
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
+    assert (plan.hedge_ratio, plan.rho, plan.r2, plan.basis_volatility) == (1.0, 1.0, 1.0, 0.0)
+    assert plan.regression.source == "assumed"
+    assert any("assumed" in n and "h* = 1" in n for n in plan.notes)
+
+
+def test_index_and_rent_after_the_as_of_date_are_ignored(ev):
+    index = index_to_as_of() + [IndexLevel(date(2026, 12, 31), 50.0)]
+    rent = [IndexLevel(p.date, p.price + 0.8) for p in index_to_as_of()] + [IndexLevel(date(2026, 12, 31), 1.0)]
+    plan = hedge_plan(ev, config(), index, rent, 1.0, "fixed")
+    assert (plan.index_date, plan.index_level) == (date(2026, 11, 27), 5.0)
+    assert plan.regression.changes == 13
+    assert plan.hedge_ratio == pytest.approx(1.0)
+
+
+def test_no_index_level_on_or_before_the_as_of_date_is_an_input_error(ev):
+    with pytest.raises(InputError) as caught:
+        hedge_plan(ev, config(), [IndexLevel(date(2026, 12, 31), 5.0)], None, 1.0, "fixed")
+    assert "2026-11-29" in str(caught.value)
+
+
+def test_an_unknown_offer_is_an_input_error(ev):
+    with pytest.raises(InputError) as caught:
+        hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "nope")
+    assert "nope" in str(caught.value)
+
+
+def test_the_limits_are_stated(ev):
+    limits = " ".join(hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed").limits)
+    assert "failed deployment" in limits and "customer pay" in limits and "basis" in limits
