@@ -27,6 +27,7 @@ report: install
 	$(BIN)/procure report --board --out board.pdf
 
 benchmark: install
+	$(BIN)/python benchmarks/bench_speed.py --offers 1000 --draws 10000
 	$(BIN)/python benchmarks/bench_report.py --offers 50
 
 test: install

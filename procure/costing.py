@@ -58,7 +58,7 @@ INPUT_COLUMNS: tuple[str, ...] = (
     "sla_availability",  # NaN when there is no SLA (owned)
     "reliability_factor",
     "quality_pass_rate",
-) + tuple(f"owner_{job}" for job in OPERATING_JOBS)  # provider | shared | customer
+) + tuple(f"owner_{job}" for job in OPERATING_JOBS)  # 0 provider, 1 shared, 2 customer (or those names)
 
 OUTPUT_COLUMNS: tuple[str, ...] = (
     "list_price",
@@ -117,19 +117,32 @@ def capital_recovery_factor(rate: float | np.ndarray, years: float | np.ndarray)
     return np.where(rate == 0, 1 / years, crf)
 
 
+OWNER_CODES = {"provider": 0, "shared": 1, "customer": 2}
+
+
+def owner_codes(owners: np.ndarray) -> np.ndarray:
+    """Owners as codes 0 provider, 1 shared, 2 customer (names are accepted and converted)."""
+    if owners.dtype.kind in "iu":
+        return owners
+    return np.select([owners == "customer", owners == "shared"], [2, 1], 0)
+
+
 def owner_weights(owners: np.ndarray, shared_weight: float) -> np.ndarray:
     """provider 0, shared `shared_weight`, customer 1 (shared never counts as provider-owned)."""
-    return np.select([owners == "customer", owners == "shared"], [1.0, shared_weight], 0.0)
+    return np.array([0.0, shared_weight, 1.0])[owner_codes(owners)]
 
 
 def compute_costs(inputs: pd.DataFrame, model: CostModel) -> pd.DataFrame:
     """Apply the cost model to every row of `inputs` (INPUT_COLUMNS); returns OUTPUT_COLUMNS."""
     import pandas as pd
 
-    out = cost_arrays({name: inputs[name].to_numpy() for name in INPUT_COLUMNS}, model)
-    frame = pd.DataFrame(out, index=inputs.index, columns=list(OUTPUT_COLUMNS))
-    # A figure that cannot be computed (no throughput, zero success) is missing, never infinite.
-    return frame.replace([np.inf, -np.inf], np.nan)
+    out = finite(cost_arrays({name: inputs[name].to_numpy() for name in INPUT_COLUMNS}, model))
+    return pd.DataFrame(out, index=inputs.index, columns=list(OUTPUT_COLUMNS))
+
+
+def finite(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A figure that cannot be computed (no throughput, zero success) is missing, never infinite."""
+    return {key: np.where(np.isinf(value), np.nan, value) for key, value in outputs.items()}
 
 
 @dataclass(frozen=True)
@@ -141,7 +154,7 @@ class Variation:
     fte_cost_year: np.ndarray | float | None = None  # replaces the assumption
 
 
-def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation()) -> dict[str, np.ndarray]:
+def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation(), only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
     """The cost model on arrays: one value per offer (shape (n,)) or per draw and offer ((draws, n)).
 
     Text columns (basis, owners) are per offer; numeric columns and the Variation broadcast, so the
@@ -161,19 +174,25 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
     n = len(basis)
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        # 1. rent per GPU-hour
-        floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
-        cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
-        index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
-        crf = capital_recovery_factor(a.cost_of_capital, col["life_years"])
-        owned_rent = (
-            col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
-            + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
-            + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
-        )
-        list_price = np.select([basis == "gpu_hour", is_index, is_owned], [col["gpu_hour"] * fx, index_price, owned_rent], np.nan)
-        rent = np.where(is_owned, owned_rent, list_price * (1 - discount))
-        rent_at_cap = np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+        # 1. rent per GPU-hour (a price basis that no offer uses is skipped: it would be all NaN)
+        list_price = col["gpu_hour"] * fx
+        rent_at_cap: np.ndarray | float = np.nan
+        if is_index.any():
+            floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
+            cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
+            index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
+            list_price = np.where(is_index, index_price, list_price)
+            rent_at_cap = np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+        rent = list_price * (1 - discount)
+        if is_owned.any():
+            crf = capital_recovery_factor(a.cost_of_capital, col["life_years"])
+            owned_rent = (
+                col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
+                + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
+                + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
+            )
+            list_price = np.where(is_owned, owned_rent, list_price)
+            rent = np.where(is_owned, owned_rent, rent)
 
         # 7-10. throughput, availability, success rate, utilization
         throughput = col["throughput"].astype(float)
@@ -226,78 +245,79 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         # 12. per successful task
         tasks_per_gpu_hour = capacity * fill
         cost_per_task = full / tasks_per_gpu_hour
-        rent_per_task = rent / tasks_per_gpu_hour
-        ops_per_task = ops / tasks_per_gpu_hour
-        fees_per_task = fees / tasks_per_gpu_hour
-        cost_per_mtok = full / (throughput * 3600 * availability * utilization * fill) * 1e6
-        monthly_spend = full * billed * HOURS_PER_MONTH
 
         # Per-token offers: tokens billed per task, divided by the share of tasks that succeed; fees
         # and the fixed staff of the jobs left to the buyer spread over the month's tasks.
-        token_cost = (wl.input_tokens * col["per_mtok_input"] + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
-        token_rent = token_cost / success_rate
         tasks = wl.tasks_per_month if wl.tasks_per_month is not None else np.nan
-        month_term = np.where(term > 0, term, np.nan)
-        token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
-        token_ops = fte_fixed * fte_cost_year / 12 / tasks
-        known = np.isfinite(token_fees)
-        token_fees = np.where(known, token_fees, 0.0)
-        token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
-        token_total = token_rent + token_fees + token_ops
-        # Per million delivered output tokens, all charges included (input tokens, fees, staff), so that
-        # per-token offers compare with GPU-hour ones, whose figure carries prefill and overheads too.
-        token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
+        token_rent = token_fees = token_ops = token_total = token_mtok = np.nan
+        if is_token.any():
+            token_cost = (wl.input_tokens * col["per_mtok_input"] + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
+            token_rent = token_cost / success_rate
+            month_term = np.where(term > 0, term, np.nan)
+            token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
+            token_ops = fte_fixed * fte_cost_year / 12 / tasks
+            token_fees = np.where(np.isfinite(token_fees), token_fees, 0.0)
+            token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
+            token_total = token_rent + token_fees + token_ops
+            # Per million delivered output tokens, all charges included (input tokens, fees, staff), so that
+            # per-token offers compare with GPU-hour ones, whose figure carries prefill and overheads too.
+            token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
 
-    def pick(gpu_value: np.ndarray, token_value: np.ndarray | float) -> np.ndarray:
-        return np.where(is_token, token_value, gpu_value)
+    any_token = bool(is_token.any())
 
-    return {
-        "list_price": pick(list_price, np.nan),
-        "rent": pick(rent, np.nan),
-        "rent_at_cap": pick(rent_at_cap, np.nan),
-        "fees": pick(fees, np.nan),
-        "fee_once": pick(fee_once, np.nan),
-        "fee_monthly": pick(fee_monthly, np.nan),
-        "fee_gpu_hour": pick(fee_gpu_hour, np.nan),
-        "fee_per_tb": pick(fee_per_tb, np.nan),
-        "financing": pick(financing, np.nan),
-        "ops": pick(ops, np.nan),
-        "ops_fte": pick(ops_fte, fte_fixed),
-        "software": pick(software, np.nan),
-        "full": pick(full, np.nan),
-        "throughput": pick(throughput, np.nan),
-        "availability": availability,
-        "success_rate": success_rate,
-        "utilization": pick(utilization, np.nan),
-        "capacity_per_gpu_hour": pick(capacity, np.nan),
-        "gpus_needed": pick(gpus_needed, np.nan),
-        "billed_gpus": pick(billed, np.nan),
-        "fill": pick(fill, np.nan),
-        "successful_tasks_per_gpu_hour": pick(tasks_per_gpu_hour, np.nan),
-        "cost_per_task": pick(cost_per_task, token_total),
-        "rent_per_task": pick(rent_per_task, token_rent),
-        "ops_per_task": pick(ops_per_task, token_ops),
-        "fees_per_task": pick(fees_per_task, token_fees),
-        "cost_per_mtok": pick(cost_per_mtok, token_mtok),
-        "monthly_spend": pick(monthly_spend, token_total * tasks),
+    def pick(gpu_value: np.ndarray | float, token_value: np.ndarray | float) -> np.ndarray:
+        return np.where(is_token, token_value, gpu_value) if any_token else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(is_token))
+
+    outputs = {
+        "list_price": lambda: pick(list_price, np.nan),
+        "rent": lambda: pick(rent, np.nan),
+        "rent_at_cap": lambda: pick(rent_at_cap, np.nan),
+        "fees": lambda: pick(fees, np.nan),
+        "fee_once": lambda: pick(fee_once, np.nan),
+        "fee_monthly": lambda: pick(fee_monthly, np.nan),
+        "fee_gpu_hour": lambda: pick(fee_gpu_hour, np.nan),
+        "fee_per_tb": lambda: pick(fee_per_tb, np.nan),
+        "financing": lambda: pick(financing, np.nan),
+        "ops": lambda: pick(ops, np.nan),
+        "ops_fte": lambda: pick(ops_fte, fte_fixed),
+        "software": lambda: pick(software, np.nan),
+        "full": lambda: pick(full, np.nan),
+        "throughput": lambda: pick(throughput, np.nan),
+        "availability": lambda: availability,
+        "success_rate": lambda: success_rate,
+        "utilization": lambda: pick(utilization, np.nan),
+        "capacity_per_gpu_hour": lambda: pick(capacity, np.nan),
+        "gpus_needed": lambda: pick(gpus_needed, np.nan),
+        "billed_gpus": lambda: pick(billed, np.nan),
+        "fill": lambda: pick(fill, np.nan),
+        "successful_tasks_per_gpu_hour": lambda: pick(tasks_per_gpu_hour, np.nan),
+        "cost_per_task": lambda: pick(cost_per_task, token_total),
+        "rent_per_task": lambda: pick(rent / tasks_per_gpu_hour, token_rent),
+        "ops_per_task": lambda: pick(ops / tasks_per_gpu_hour, token_ops),
+        "fees_per_task": lambda: pick(fees / tasks_per_gpu_hour, token_fees),
+        "cost_per_mtok": lambda: pick(full / (throughput * 3600 * availability * utilization * fill) * 1e6, token_mtok),
+        "monthly_spend": lambda: pick(full * billed * HOURS_PER_MONTH, token_total * tasks),
     }
+    # Each output is formed only when asked for: the Monte Carlo needs one of them, on large arrays.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {key: make() for key, make in outputs.items() if only is None or key in only}
 
 
-def price_to_tie(inputs: pd.DataFrame, costs: pd.DataFrame, target_cost_per_task: float, cost_of_capital: float) -> np.ndarray:
+def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], target_cost_per_task: float, cost_of_capital: float) -> np.ndarray:
     """The list price per GPU-hour (workspace currency) at which each offer's cost per task equals the target.
 
     Solves full = target x successful tasks per GPU-hour for the rent, with financing moving with
     the rent (financing = prepay x rent x r x term / 24), then undoes the discount. Owned and
     per-token offers have no rental price to negotiate: NaN.
     """
-    basis = inputs["basis"].to_numpy()
+    basis = inputs["basis"]
     with np.errstate(divide="ignore", invalid="ignore"):
-        target_full = target_cost_per_task * costs["successful_tasks_per_gpu_hour"].to_numpy()
-        others = (costs["fees"] + costs["ops"] + costs["software"]).to_numpy()
-        financing_per_rent = inputs["prepay_fraction"].to_numpy() * cost_of_capital * inputs["term_months"].to_numpy() / 24
+        target_full = target_cost_per_task * costs["successful_tasks_per_gpu_hour"]
+        others = costs["fees"] + costs["ops"] + costs["software"]
+        financing_per_rent = inputs["prepay_fraction"] * cost_of_capital * inputs["term_months"] / 24
         rent = (target_full - others) / (1 + financing_per_rent)
-        price = rent / (1 - inputs["discount"].to_numpy())
+        price = rent / (1 - inputs["discount"])
         # An index-linked price cannot go below its floor: a tie under the floor is out of reach.
-        floor = inputs["floor"].to_numpy() * inputs["fx"].to_numpy()
+        floor = inputs["floor"] * inputs["fx"]
         below_floor = (basis == "index") & ~np.isnan(floor) & (price < floor)
     return np.where(((basis == "gpu_hour") | (basis == "index")) & ~below_floor, price, np.nan)

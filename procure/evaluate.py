@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from procure import __version__
-from procure.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, CostModel, compute_costs, price_to_tie
+from procure.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
 from procure.errors import InputError, Problem
 from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
@@ -216,8 +216,6 @@ def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: Monte
 
 
 def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None) -> tuple[Evaluation, CostInputs]:
-    import pandas as pd
-
     day = resolve_as_of(workspace, as_of)
     config = workspace.config
     offers = workspace.offers
@@ -231,10 +229,10 @@ def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_
     assign_tiers(ratings, config.rating)
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
     rows = [_cost_row(o, r, g, workspace, index_level.price if index_level else math.nan) for o, r, g in zip(offers, readings, ratings)]
-    frame = pd.DataFrame(rows, columns=list(INPUT_COLUMNS))
+    columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
     model = CostModel(config.workload, config.assumptions)
-    cost_frame = compute_costs(frame, model)
-    costs = cost_frame.to_dict("records")
+    outputs = finite(cost_arrays(columns, model))
+    costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
 
     records = [
         _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None)
@@ -245,14 +243,14 @@ def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_
         record.rank = position
     if ranked:
         # The negotiator's figure: the list price at which each offer would tie the leader.
-        ties = price_to_tie(frame, cost_frame, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital)
+        ties = price_to_tie(columns, outputs, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital)
         lead_cost = ranked[0].metrics["cost_per_task"]
         for record, tie in zip(records, ties):
             if record.acceptable and lead_cost:
                 record.metrics["price_to_tie"] = _clean(tie)
                 record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
-    inputs = CostInputs({name: frame[name].to_numpy() for name in INPUT_COLUMNS}, model, offers, [r.currency for r in records])
+    inputs = CostInputs(columns, model, offers, [r.currency for r in records])
     info = None
     if monte_carlo is not None:
         from procure.uncertainty import method_text as uncertainty_method
@@ -370,7 +368,7 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, w
     for name in ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month"):
         row[name] = getattr(owned, name) if owned else nan
     for job in OPERATING_JOBS:
-        row[f"owner_{job}"] = offer.responsibilities.get(job, "customer")
+        row[f"owner_{job}"] = OWNER_CODES[offer.responsibilities.get(job, "customer")]
     return row
 
 

@@ -1,0 +1,120 @@
+"""The design's speed budgets, measured in one run as ratios against references in the same run.
+
+Run: .venv/bin/python benchmarks/bench_speed.py [--offers 1000] [--draws 10000]
+
+- `procure --help` within 1.5x of `python -c "import typer"` (median of repeated runs);
+- evaluate 1,000 generated offers end to end in under 2 s (in process, and `procure compare` as a command);
+- the costing step within 3x of a bare numpy evaluation of the same formulas;
+- Monte Carlo 10,000 draws x 1,000 offers in under 3 s and 1 GB (peak resident memory of a fresh process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import make_workspace  # noqa: E402
+
+AS_OF = date(2026, 11, 29)
+BIN = Path(sys.executable).parent
+
+
+def median_seconds(command: list[str], runs: int = 7) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bare_numpy(col: dict[str, np.ndarray], staffing_fixed: np.ndarray, staffing_per_gpu: np.ndarray, jobs: tuple[str, ...], wl, a) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The cost model's formulas for fixed-price GPU-hour offers, written plainly: the reference."""
+    fx, gpus, term = col["fx"], col["gpus"], col["term_months"]
+    weights = np.array([0.0, a.shared_weight, 1.0])[np.column_stack([col[f"owner_{job}"] for job in jobs])]
+    rent = col["gpu_hour"] * fx * (1 - col["discount"])
+    capacity = col["throughput"] * 3600 / wl.output_tokens * col["sla_availability"] * col["reliability_factor"] * wl.success_rate * col["quality_pass_rate"] * wl.utilization
+    needed = wl.tasks_per_month / (capacity * 730)
+    billed = np.minimum(np.maximum(needed, gpus), col["max_gpus"])
+    fill = np.minimum(1.0, needed / billed)
+    hours = billed * 730
+    fees = (col["fees_once"] / (hours * term) + col["fees_monthly"] / hours + col["fees_gpu_hour"] + col["fees_per_tb_month"] / hours) * fx
+    financing = col["prepay_fraction"] * rent * a.cost_of_capital * term / 24
+    ops = (weights @ staffing_fixed + weights @ staffing_per_gpu * billed) * a.fte_cost_year / (billed * 8760)
+    software = weights[:, jobs.index("serving_stack")] * a.software_gpu_hour + col["software_gpu_hour"] * fx
+    return (rent + fees + financing + ops + software) / (capacity * fill)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--offers", type=int, default=1000)
+    parser.add_argument("--draws", type=int, default=10_000)
+    args = parser.parse_args()
+
+    from procure.costing import OPERATING_JOBS
+    from procure.evaluate import evaluate_with_inputs
+    from procure.workspace import load_workspace
+
+    print(f"procure speed, {args.offers:,} generated offers, {args.draws:,} Monte Carlo draws")
+    # 1. start-up
+    typer_alone = median_seconds([str(BIN / "python"), "-c", "import typer"])
+    help_time = median_seconds([str(BIN / "procure"), "--help"])
+    print(f"  procure --help {help_time * 1000:.0f} ms vs import typer {typer_alone * 1000:.0f} ms: {help_time / typer_alone:.2f}x (budget 1.5x)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = make_workspace(Path(tmp) / "ws", args.offers)
+        # 2. end to end
+        start = time.perf_counter()
+        ws = load_workspace(root)
+        loaded = time.perf_counter()
+        ev, inputs = evaluate_with_inputs(ws, AS_OF)
+        done = time.perf_counter()
+        print(f"  evaluate {args.offers:,} offers in process: {done - start:.2f} s (load {loaded - start:.2f} s, evaluate {done - loaded:.2f} s; budget 2 s)")
+        command = median_seconds([str(BIN / "procure"), "compare", "-w", str(root), "--as-of", str(AS_OF), "-f", "json"], runs=3)
+        print(f"  procure compare --format json on {args.offers:,} offers, as a command: {command:.2f} s")
+
+        # 3. the costing step (the vectorized model on the evaluation's input arrays) vs bare numpy
+        from procure.costing import cost_arrays
+
+        col = inputs.columns
+        assert (col["basis"] == "gpu_hour").all(), "the reference covers fixed-price GPU-hour offers only"
+        model, wl, a = inputs.model, ws.config.workload, ws.config.assumptions
+        reference = bare_numpy(col, model.staffing_fixed, model.staffing_per_gpu, OPERATING_JOBS, wl, a)
+        ours = cost_arrays(col, model)["cost_per_task"]
+        assert np.allclose(ours, reference, rtol=1e-12, equal_nan=True), "the benchmark's reference disagrees with the cost model"
+        t_ours = min(_timed(lambda: cost_arrays(col, model)) for _ in range(50))
+        t_bare = min(_timed(lambda: bare_numpy(col, model.staffing_fixed, model.staffing_per_gpu, OPERATING_JOBS, wl, a)) for _ in range(50))
+        print(f"  costing step {t_ours * 1000:.2f} ms vs bare numpy {t_bare * 1000:.2f} ms on {len(col['basis']):,} offers: {t_ours / t_bare:.2f}x (budget 3x)")
+
+        # 4. Monte Carlo in a fresh process, for its peak memory
+        script = (
+            "import resource, sys, time; from datetime import date; from pathlib import Path;"
+            "from procure.workspace import load_workspace; from procure.evaluate import evaluate, MonteCarlo;"
+            f"ws = load_workspace(Path({str(root)!r})); base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
+            f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29)); plain = time.perf_counter() - t;"
+            f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29), MonteCarlo({args.draws}, 7)); mc = time.perf_counter() - t - plain;"
+            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
+            "print(f'{mc:.3f} {peak / 1024:.0f} {base / 1024:.0f}')"
+        )
+        out = subprocess.run([str(BIN / "python"), "-c", script], check=True, capture_output=True, text=True).stdout.split()
+        mc, peak, base = float(out[0]), float(out[1]), float(out[2])
+        print(f"  Monte Carlo {args.draws:,} draws x {args.offers:,} offers: {mc:.2f} s, peak resident memory {peak:.0f} MB ({base:.0f} MB before; budgets 3 s, 1 GB)")
+
+
+def _timed(call) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()
