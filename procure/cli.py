@@ -47,6 +47,14 @@ class TextFormat(str, Enum):
     markdown = "markdown"
 
 
+class CompareFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+    xlsx = "xlsx"
+
+
 class ListFormat(str, Enum):
     table = "table"
     json = "json"
@@ -260,7 +268,7 @@ def _unknown_offer(offer_id: str, known: list[str]):  # type: ignore[no-untyped-
 @app.command()
 @handles_input_errors
 def compare(
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    format: Annotated[CompareFormat, typer.Option("--format", "-f", help="Output format (xlsx needs --out).")] = CompareFormat.table,
     out: OutOption = None,
     as_of: AsOfOption = None,
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
@@ -280,20 +288,33 @@ def compare(
         procure compare --format json --as-of 2026-11-29 > evaluation.json
         procure compare --format csv --out out/comparison.csv
         procure compare --uncertainty --draws 20000 --seed 11
+        procure compare --format xlsx --out comparison.xlsx
     """
+    if format is CompareFormat.xlsx and out is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
     from procure.evaluate import MonteCarlo, evaluate
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
     if uncertainty or draws is not None or seed is not None:
-        with _progress("Monte Carlo", enabled=format is TextFormat.table) as progress:
+        with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
             ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress))
     else:
         ev = evaluate(ws, _day(as_of))
-    if format is TextFormat.table:
+    if format is CompareFormat.table:
         from procure.render.text import comparison_table
 
         _emit_table(comparison_table(ev), out)
+        return
+    if format is CompareFormat.xlsx:
+        from procure.fileio import write_atomic
+        from procure.render.text import to_xlsx
+
+        assert out is not None
+        write_atomic(out, to_xlsx(ev))
+        typer.echo(f"wrote {out}", err=True)
         return
     from procure.render.text import RENDERERS
 
@@ -651,6 +672,230 @@ def sensitivity(
     from procure.render.text import sensitivity_text
 
     _emit(sensitivity_text(result, ev.currency, format.value), out)
+
+
+def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
+    for record in ev.offers:
+        for note in record.notes:
+            if note.startswith("expires in"):
+                typer.echo(f"warning: {record.id} {note}", err=True)
+
+
+@app.command()
+@handles_input_errors
+def evaluate(
+    save: Annotated[bool, typer.Option("--save", help="Store the Evaluation in the workspace history (.procure/history.sqlite).")] = False,
+    label: Annotated[Optional[str], typer.Option("--label", help="A label for the saved run, e.g. \"Nov RFP\".", show_default=False)] = None,
+    format: Annotated[ListFormat, typer.Option("--format", "-f", help="table: a one-line summary; json: the Evaluation.")] = ListFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Run the evaluation, and with --save keep it in the workspace history for later diffs.
+
+    Each saved run stores the whole Evaluation, the input files' SHA-256, the label and
+    the time, in one transaction; several processes may save at once. Offers expiring
+    within 14 days are warned about on standard error.
+
+    Examples:
+
+    \b
+        procure evaluate --save --label "Nov RFP"
+        procure evaluate --format json > evaluation.json
+    """
+    from procure.evaluate import evaluate as run_evaluation
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev = run_evaluation(ws, _day(as_of))
+    _warn_expiring(ev)
+    run_id = None
+    if save:
+        from procure.history import save_run
+
+        run_id = save_run(ws.root, ev, label)
+        typer.echo(f"saved run {run_id}", err=True)
+    if format is ListFormat.json:
+        _emit(ev.to_json(), out)
+        return
+    leader = ev.ranked[0] if ev.ranked else None
+    from procure.render.text import per_task
+
+    top = f"{leader.id} at {per_task(leader.metrics['cost_per_task'])} {ev.currency} per successful task" if leader else "no acceptable offer"
+    _emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
+
+
+@app.command()
+@handles_input_errors
+def history(
+    format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.table,
+    out: OutOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """List the saved runs: id, time saved, as-of date, label, top offer.
+
+    Examples:
+
+    \b
+        procure history
+        procure history --format json
+    """
+    from procure.history import list_runs
+
+    runs = list_runs(Path(workspace))
+    if format is ListFormat.json:
+        _emit(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n", out)
+        return
+    from procure.render.text import history_table
+
+    _emit_table(history_table(runs), out)
+
+
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command()
+@handles_input_errors
+def diff(
+    base: Annotated[Optional[str], typer.Argument(metavar="[BASE]", help="A run id or an Evaluation JSON file (default: the run before HEAD).", show_default=False)] = None,
+    head: Annotated[Optional[str], typer.Argument(metavar="[HEAD]", help="A run id or an Evaluation JSON file (default: the latest run).", show_default=False)] = None,
+    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
+    out: OutOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
+
+    Without arguments, the last two saved runs; with one, that run against the latest.
+
+    Examples:
+
+    \b
+        procure diff
+        procure diff 3 7
+        procure diff old.json new.json --format markdown
+    """
+    from procure.history import diff as compare_runs
+    from procure.history import latest_run_id, load_evaluation
+
+    root = Path(workspace)
+    if head is None:
+        latest = latest_run_id(root)
+        if latest is None:
+            from procure.errors import Problem
+
+            raise InputError([Problem(".procure/history.sqlite", None, "", "no saved runs yet: save one with `procure evaluate --save`")])
+        head = str(latest)
+    if base is None:
+        previous = latest_run_id(root, before=int(head)) if head.isdigit() else None
+        if previous is None:
+            from procure.errors import Problem
+
+            raise InputError([Problem("diff", None, "", "only one run to compare: name BASE, or save another run")])
+        base = str(previous)
+    base_ev, base_label = load_evaluation(root, base)
+    head_ev, head_label = load_evaluation(root, head)
+    result = compare_runs(base_ev, head_ev, base_label, head_label)
+    from procure.render.text import diff_json, diff_markdown, diff_table
+
+    if format is DiffFormat.table:
+        _emit_table(diff_table(result), out)
+    elif format is DiffFormat.json:
+        _emit(diff_json(result), out)
+    else:
+        _emit(diff_markdown(result, title="Changes between two evaluations"), out)
+
+
+@app.command()
+@handles_input_errors
+def reevaluate(
+    max_increase: Annotated[Optional[str], typer.Option("--max-increase", help="Fail when an acceptable offer's cost per task rises more than this, e.g. 5%.", show_default=False)] = None,
+    fail_on: Annotated[Optional[str], typer.Option("--fail-on", help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).", show_default=False)] = None,
+    accept: Annotated[bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")] = False,
+    label: Annotated[Optional[str], typer.Option("--label", help="A label for the saved run.", show_default=False)] = None,
+    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format (markdown fits a pull-request comment).")] = DiffFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
+
+    Thresholds come from the flags, which replace `reevaluate:` in procure.yaml. A
+    breached run is not saved as the new baseline unless --accept is given, so a rerun
+    stays red until someone acts; otherwise the run is saved and the exit status is 0.
+    The first run only saves the baseline.
+
+    Examples:
+
+    \b
+        procure reevaluate --max-increase 5%
+        procure reevaluate --fail-on new-cheapest,gate-change --format markdown > comment.md
+        procure reevaluate --accept --label "Dec re-check"
+    """
+    from procure.evaluate import evaluate as run_evaluation
+    from procure.history import CONDITIONS, breaches, diff as compare_runs, latest_run_id, load_run, save_run
+    from procure.render.text import diff_json, diff_markdown, diff_table
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    settings = ws.config.reevaluate
+    limit = settings.max_increase
+    if max_increase is not None:
+        from procure.whatif import parse_change
+
+        limit = parse_change("+" + max_increase.lstrip("+"), "--max-increase") - 1
+    conditions = tuple(settings.fail_on)
+    if fail_on is not None:
+        conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
+        unknown = [c for c in conditions if c not in CONDITIONS]
+        if unknown:
+            from procure.errors import Problem
+
+            raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
+    ev = run_evaluation(ws, _day(as_of))
+    _warn_expiring(ev)
+    previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
+    if previous is None:
+        run_id = save_run(ws.root, ev, label)
+        typer.echo(f"no earlier run: saved this one as the baseline (run {run_id})", err=True)
+        return
+    result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
+    breached = breaches(result, limit, conditions)
+    saved = None
+    if not breached or accept:
+        saved = save_run(ws.root, ev, label)
+    extra = {"saved_run": saved, "baseline_run": previous}
+    if format is DiffFormat.table:
+        _emit_table(diff_table(result, breached), out)
+    elif format is DiffFormat.json:
+        _emit(diff_json(result, breached, extra), out)
+    else:
+        _emit(diff_markdown(result, breached), out)
+    if saved is not None:
+        typer.echo(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""), err=True)
+    if breached and not accept:
+        typer.echo(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)", err=True)
+        raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+
+
+@app.command()
+@handles_input_errors
+def init(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="Folder for the new workspace (created; must not hold a workspace already).", file_okay=False)],
+) -> None:
+    """Write a fresh workspace from the example: procure.yaml, offers, grades, curves, market data.
+
+    Example:
+
+    \b
+        procure init rfp-2027 && cd rfp-2027 && procure compare
+    """
+    from procure.example import write_example
+
+    written = write_example(Path(directory))
+    typer.echo(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}", err=True)
 
 
 class ReportFormat(str, Enum):

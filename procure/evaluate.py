@@ -49,6 +49,9 @@ METRIC_KEYS: tuple[str, ...] = (
 )
 EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader")
 
+# Offers that expire within this many days of the as-of date are warned about.
+EXPIRY_WARNING_DAYS = 14
+
 # An index level older than this (days before as-of) is flagged on index-linked offers.
 STALE_INDEX_DAYS = 31
 
@@ -397,6 +400,9 @@ def _record(
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
     notes = _notes(offer, workspace)
+    left = (offer.valid_until - day).days
+    if 0 <= left <= EXPIRY_WARNING_DAYS:
+        notes.append(f"expires in {left} day{'s' if left != 1 else ''} (valid until {offer.valid_until})")
     if index_level is not None and (day - index_level.date).days > STALE_INDEX_DAYS:
         notes.append(f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}")
     shown = grading.assigned or grading.nearest

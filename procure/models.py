@@ -315,6 +315,15 @@ class UncertaintyConfig(Strict):
     offers: dict[str, OfferUncertainty] = Field(default_factory=dict, description="per-offer throughput and availability distributions")
 
 
+class ReevaluateConfig(Strict):
+    """Thresholds of `procure reevaluate` (its flags replace them)."""
+
+    max_increase: Fraction | None = Field(None, description="fail when an acceptable offer's cost per task rises more than this share")
+    fail_on: list[Literal["rank-change", "grade-change", "new-cheapest", "gate-change"]] = Field(
+        default_factory=lambda: ["rank-change", "grade-change", "new-cheapest", "gate-change"]
+    )
+
+
 class WorkspaceConfig(Strict):
     """procure.yaml: the workload, the assumptions and the buyer's policy."""
 
@@ -328,6 +337,7 @@ class WorkspaceConfig(Strict):
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     index: IndexConfig = Field(default_factory=IndexConfig)
     uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
+    reevaluate: ReevaluateConfig = Field(default_factory=ReevaluateConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from procure.grading import GradeCheck, GradeResult
     from procure.models import Offer
     from procure.hedging import HedgePlan
+    from procure.history import Breach, Diff, RunInfo
     from procure.market import IndexBuild
     from procure.position import Position
     from procure.uncertainty import Sensitivity
@@ -662,4 +663,140 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
         writer.writerow(
             [r.input, r.low, r.high, *["" if r.costs_low[o] is None else repr(r.costs_low[o]) for o in result.offers], *["" if r.costs_high[o] is None else repr(r.costs_high[o]) for o in result.offers], "" if r.swing is None else repr(r.swing), r.swing_offer or "", r.leader_low, r.leader_high, str(r.flips).lower()]
         )
+    return buffer.getvalue()
+
+
+# --- history and differences --------------------------------------------------------------------
+
+
+def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
+    headers = ["Run", "Saved (UTC)", "As of", "Label", "Top offer", "Cost per task", "Acceptable"]
+    rows = [[str(r.id), r.saved_at, str(r.as_of), r.label or "", r.top_offer or DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
+    return headers, rows
+
+
+def history_table(runs: list[RunInfo]) -> Table:
+    from rich.table import Table
+
+    headers, rows = history_rows(runs)
+    table = Table(title="Saved runs", header_style="bold")
+    for i, h in enumerate(headers):
+        table.add_column(h, justify="right" if i in (0, 5) else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _change(o: object) -> str:
+    share = getattr(o, "cost_change_share")
+    return DASH if share is None else f"{share:+.1%}"
+
+
+def diff_rows(result: Diff) -> tuple[list[str], list[list[str]]]:
+    headers = ["Offer", "Status", "Rank", "Grade", "Acceptable", "Cost per task", "Change"]
+    rows = []
+    for o in result.offers:
+        def pair(before: object, after: object) -> str:
+            b, a = (DASH if before is None else before), (DASH if after is None else after)
+            return str(a) if b == a else f"{b} to {a}"
+
+        acceptable = pair(None if o.acceptable_before is None else ("yes" if o.acceptable_before else "no"), None if o.acceptable_after is None else ("yes" if o.acceptable_after else "no"))
+        cost = pair(per_task(o.cost_before) if o.cost_before is not None else None, per_task(o.cost_after) if o.cost_after is not None else None)
+        rows.append([o.id, o.status, pair(o.rank_before, o.rank_after), pair(o.grade_before, o.grade_after), acceptable, cost, _change(o)])
+    return headers, rows
+
+
+def diff_lines(result: Diff, breached: list[Breach] | None = None) -> list[str]:
+    lines = [f"{result.base} (as of {result.base_as_of}) against {result.head} (as of {result.head_as_of})."]
+    if result.new_cheapest:
+        lines.append(f"The cheapest acceptable offer changed from {result.leader_before or 'none'} to {result.leader_after or 'none'}.")
+    else:
+        lines.append(f"The cheapest acceptable offer is still {result.leader_after or 'none'}.")
+    if result.assumptions:
+        lines.append("procure.yaml changed: " + "; ".join(f"{c.path} from {c.before} to {c.after}" for c in result.assumptions))
+    for b in breached or []:
+        lines.append(f"BREACH {b.condition}: {b.detail}")
+    return lines
+
+
+def diff_table(result: Diff, breached: list[Breach] | None = None) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    headers, rows = diff_rows(result)
+    table = Table(title="Changes between two evaluations", header_style="bold")
+    for h in headers:
+        table.add_column(h)
+    for row in rows:
+        table.add_row(*row)
+    return Group(table, Text("\n".join(diff_lines(result, breached))))
+
+
+def diff_markdown(result: Diff, breached: list[Breach] | None = None, title: str = "Re-evaluation") -> str:
+    """Fit for a pull-request comment."""
+    headers, rows = diff_rows(result)
+    verdict = ""
+    if breached is not None:
+        verdict = "**Thresholds breached:**\n\n" + "\n".join(f"- {_md_cell(b.condition)}: {_md_cell(b.detail)}" for b in breached) + "\n\n" if breached else "**No threshold breached.**\n\n"
+    return f"## {title}\n\n" + verdict + "\n".join(_md_cell(line) for line in diff_lines(result)) + "\n\n" + markdown_table(headers, rows) + "\n"
+
+
+def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | None = None) -> str:
+    import json
+
+    payload = result.model_dump(mode="json")
+    payload["new_cheapest"] = result.new_cheapest
+    if breached is not None:
+        payload["breached"] = [b.model_dump() for b in breached]
+    payload.update(extra or {})
+    return json.dumps(payload, indent=2) + "\n"
+
+
+# --- spreadsheets -------------------------------------------------------------------------------
+
+
+def to_xlsx(ev: Evaluation) -> bytes:
+    """The comparison as a workbook: one sheet per table, numbers stored as numbers."""
+    try:
+        from openpyxl import Workbook
+    except ImportError:
+        from procure.errors import InputError, Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "Excel output needs openpyxl: pip install openpyxl")]) from None
+    from datetime import datetime
+
+    book = Workbook()
+    stamp = datetime(ev.as_of.year, ev.as_of.month, ev.as_of.day)  # the as-of date, not the clock: same inputs, same workbook
+    book.properties.created = book.properties.modified = stamp
+    sheet = book.active
+    sheet.title = "Comparison"
+    keys = METRIC_KEYS + EXTRA_METRIC_KEYS
+    sheet.append(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, "reasons"])
+    for r in ev.offers:
+        sheet.append([r.rank, r.id, r.vendor, r.grade, r.acceptable, r.kind, r.pricing_basis, *[r.metrics[k] for k in keys], "; ".join(r.reasons)])
+    gates = book.create_sheet("Gates")
+    gates.append(["id", "gate", "passed", "headroom", "detail"])
+    for r in ev.offers:
+        for g in r.gates:
+            gates.append([r.id, g.gate, g.passed, g.margin, g.detail])
+    ratings = book.create_sheet("Ratings")
+    categories = list(CATEGORY_ABBREVIATIONS)
+    ratings.append(["id", "rated", "score", "tier", "published_tier", "reliability_factor", *categories])
+    for r in ev.offers:
+        ratings.append([r.id, r.rating.rated, r.rating.score, r.rating.tier, r.rating.published_tier, r.reliability_factor, *[r.rating.categories.get(c) for c in categories]])
+    if ev.uncertainty:
+        ranges = book.create_sheet("Uncertainty")
+        ranges.append(["id", "p10", "p50", "p90", "prob_cheapest"])
+        for r in ev.offers:
+            u = r.uncertainty
+            ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
+    inputs = book.create_sheet("Inputs")
+    inputs.append(["as_of", str(ev.as_of)])
+    inputs.append(["currency", ev.currency])
+    inputs.append(["path", "sha256"])
+    for f in ev.inputs:
+        inputs.append([f.path, f.sha256])
+    buffer = io.BytesIO()
+    book.save(buffer)
     return buffer.getvalue()

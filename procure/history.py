@@ -1,0 +1,310 @@
+"""Run history in SQLite and the differences between two Evaluations.
+
+Buyers re-check vendors every month from scripts and CI. Each saved run keeps the whole Evaluation
+JSON, the input hashes, a label and the time, in one transaction, in `.procure/history.sqlite` inside
+the workspace. Several processes may save at once (SQLite's locking with a generous busy timeout);
+a corrupt or newer-schema database is reported, never silently reset.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from procure.errors import InputError, Problem
+from procure.evaluate import Evaluation
+
+HISTORY_FILE = Path(".procure") / "history.sqlite"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 60.0
+DISPLAY = HISTORY_FILE.as_posix()
+
+
+class RunInfo(BaseModel):
+    id: int
+    saved_at: str = Field(description="UTC time the run was saved")
+    as_of: date
+    label: str | None
+    top_offer: str | None
+    top_cost_per_task: float | None
+    offers: int
+    acceptable: int
+
+
+def _problem(message: str) -> InputError:
+    return InputError([Problem(DISPLAY, None, "", message)])
+
+
+def connect(root: Path, create: bool = True) -> sqlite3.Connection:
+    """Open (and on first use create) the history, checking that it is ours and not newer."""
+    path = Path(root) / HISTORY_FILE
+    if not path.exists() and not create:
+        raise _problem("no saved runs yet: save one with `procure evaluate --save`")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise _problem(f"cannot open the history: {exc}") from None
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise _problem(f"the history was written by a newer procure (schema {version}; this one reads {SCHEMA_VERSION}): upgrade procure")
+        if version == 0:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won the race
+                db.execute(
+                    """CREATE TABLE IF NOT EXISTS runs (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        saved_at TEXT NOT NULL,
+                        as_of TEXT NOT NULL,
+                        label TEXT,
+                        top_offer TEXT,
+                        top_cost_per_task REAL,
+                        offers INTEGER NOT NULL,
+                        acceptable INTEGER NOT NULL,
+                        inputs TEXT NOT NULL,
+                        evaluation TEXT NOT NULL
+                    )"""
+                )
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        db.execute("SELECT count(*) FROM runs").fetchone()
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise _problem(f"the history database is unreadable ({exc}); move it away to start a new history, nothing was changed") from None
+    except InputError:
+        db.close()
+        raise
+    return db
+
+
+def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
+    """Store one Evaluation in one transaction; returns its run id."""
+    leader = ev.ranked[0] if ev.ranked else None
+    row = (
+        datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
+        ev.as_of.isoformat(),
+        label,
+        leader.id if leader else None,
+        leader.metrics["cost_per_task"] if leader else None,
+        len(ev.offers),
+        len(ev.ranked),
+        json.dumps([i.model_dump() for i in ev.inputs]),
+        ev.to_json(),
+    )
+    with closing(connect(root)) as db:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            cursor = db.execute(
+                "INSERT INTO runs (saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable, inputs, evaluation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+            )
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise _problem(f"could not save the run: {exc}") from None
+        return int(cursor.lastrowid or 0)
+
+
+def list_runs(root: Path) -> list[RunInfo]:
+    with closing(connect(root, create=False)) as db:
+        rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
+    return [RunInfo(id=r[0], saved_at=r[1], as_of=r[2], label=r[3], top_offer=r[4], top_cost_per_task=r[5], offers=r[6], acceptable=r[7]) for r in rows]
+
+
+def load_run(root: Path, run_id: int) -> Evaluation:
+    with closing(connect(root, create=False)) as db:
+        found = db.execute("SELECT evaluation FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if found is None:
+        raise _problem(f"no saved run {run_id} (see `procure history`)")
+    return _parse(found[0], f"{DISPLAY} run {run_id}")
+
+
+def latest_run_id(root: Path, before: int | None = None) -> int | None:
+    with closing(connect(root, create=False)) as db:
+        if before is None:
+            found = db.execute("SELECT max(id) FROM runs").fetchone()
+        else:
+            found = db.execute("SELECT max(id) FROM runs WHERE id < ?", (before,)).fetchone()
+    return found[0] if found else None
+
+
+def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
+    """A run id from the history, or a path to an Evaluation JSON file; with a label for it."""
+    if ref.isdigit():
+        return load_run(root, int(ref)), f"run {ref}"
+    path = Path(ref)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(ref, None, "", f"neither a run id nor a readable Evaluation JSON file ({exc})")]) from None
+    return _parse(text, ref), ref
+
+
+def _parse(text: str, display: str) -> Evaluation:
+    try:
+        return Evaluation.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError([Problem(display, None, where, f"not an Evaluation this procure reads: {first['msg']}")]) from None
+
+
+# --- differences --------------------------------------------------------------------------------
+
+
+class OfferDiff(BaseModel):
+    id: str
+    vendor: str
+    status: str = Field(description="new, removed, expired or present")
+    rank_before: int | None = None
+    rank_after: int | None = None
+    grade_before: str | None = None
+    grade_after: str | None = None
+    acceptable_before: bool | None = None
+    acceptable_after: bool | None = None
+    gates_failed_before: list[str] = Field(default_factory=list)
+    gates_failed_after: list[str] = Field(default_factory=list)
+    cost_before: float | None = None
+    cost_after: float | None = None
+    cost_change: float | None = None
+    cost_change_share: float | None = None
+
+    @property
+    def rank_changed(self) -> bool:
+        return self.status == "present" and self.rank_before != self.rank_after
+
+    @property
+    def grade_changed(self) -> bool:
+        return self.status == "present" and self.grade_before != self.grade_after
+
+    @property
+    def gates_changed(self) -> bool:
+        return self.status in ("present", "expired") and (self.acceptable_before != self.acceptable_after or self.gates_failed_before != self.gates_failed_after)
+
+
+class AssumptionChange(BaseModel):
+    path: str
+    before: Any
+    after: Any
+
+
+class Diff(BaseModel):
+    base: str
+    head: str
+    base_as_of: date
+    head_as_of: date
+    leader_before: str | None
+    leader_after: str | None
+    offers: list[OfferDiff]
+    assumptions: list[AssumptionChange] = Field(description="changes in the workload, assumptions and policy of procure.yaml")
+
+    @property
+    def new_cheapest(self) -> bool:
+        return self.leader_before != self.leader_after
+
+
+def _failed(record: Any) -> list[str]:
+    return sorted(g.gate for g in record.gates if not g.passed)
+
+
+def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -> Diff:
+    before = {o.id: o for o in base.offers}
+    after = {o.id: o for o in head.offers}
+    changes = []
+    for offer_id in sorted(set(before) | set(after)):
+        b, a = before.get(offer_id), after.get(offer_id)
+        if b is None and a is not None:
+            changes.append(OfferDiff(id=offer_id, vendor=a.vendor, status="new", rank_after=a.rank, grade_after=a.grade, acceptable_after=a.acceptable, gates_failed_after=_failed(a), cost_after=a.metrics["cost_per_task"]))
+            continue
+        if a is None and b is not None:
+            changes.append(OfferDiff(id=offer_id, vendor=b.vendor, status="removed", rank_before=b.rank, grade_before=b.grade, acceptable_before=b.acceptable, gates_failed_before=_failed(b), cost_before=b.metrics["cost_per_task"]))
+            continue
+        assert a is not None and b is not None
+        cost_b, cost_a = b.metrics["cost_per_task"], a.metrics["cost_per_task"]
+        change = cost_a - cost_b if cost_a is not None and cost_b is not None else None
+        expired = "validity" in _failed(a) and "validity" not in _failed(b)
+        changes.append(
+            OfferDiff(
+                id=offer_id,
+                vendor=a.vendor,
+                status="expired" if expired else "present",
+                rank_before=b.rank,
+                rank_after=a.rank,
+                grade_before=b.grade,
+                grade_after=a.grade,
+                acceptable_before=b.acceptable,
+                acceptable_after=a.acceptable,
+                gates_failed_before=_failed(b),
+                gates_failed_after=_failed(a),
+                cost_before=cost_b,
+                cost_after=cost_a,
+                cost_change=change,
+                cost_change_share=change / cost_b if change is not None and cost_b else None,
+            )
+        )
+    return Diff(
+        base=base_label,
+        head=head_label,
+        base_as_of=base.as_of,
+        head_as_of=head.as_of,
+        leader_before=base.summary.recommended,
+        leader_after=head.summary.recommended,
+        offers=changes,
+        assumptions=_assumption_changes(base, head),
+    )
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        found: dict[str, Any] = {}
+        for key, item in value.items():
+            found.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return found
+    return {prefix: value}
+
+
+def _assumption_changes(base: Evaluation, head: Evaluation) -> list[AssumptionChange]:
+    def settings(ev: Evaluation) -> dict[str, Any]:
+        return _flatten({"workload": ev.workload.model_dump(mode="json"), "assumptions": ev.assumptions.model_dump(mode="json"), "policy": ev.policy.model_dump(mode="json")})
+
+    b, a = settings(base), settings(head)
+    return [AssumptionChange(path=key, before=b.get(key), after=a.get(key)) for key in sorted(set(b) | set(a)) if b.get(key) != a.get(key)]
+
+
+# --- thresholds ---------------------------------------------------------------------------------
+
+CONDITIONS = ("rank-change", "grade-change", "new-cheapest", "gate-change")
+
+
+class Breach(BaseModel):
+    condition: str
+    detail: str
+
+
+def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...]) -> list[Breach]:
+    """The thresholds a re-evaluation breaches: cost increases past `max_increase` on each offer
+    acceptable in both runs, and the conditions named in `fail_on`."""
+    found = []
+    if max_increase is not None:
+        for o in result.offers:
+            if o.acceptable_before and o.acceptable_after and o.cost_change_share is not None and o.cost_change_share > max_increase:
+                found.append(Breach(condition="max-increase", detail=f"{o.id}: cost per task up {o.cost_change_share:.1%} (limit {max_increase:.1%})"))
+    if "rank-change" in fail_on:
+        found += [Breach(condition="rank-change", detail=f"{o.id}: rank from {o.rank_before or 'unranked'} to {o.rank_after or 'unranked'}") for o in result.offers if o.rank_changed]
+    if "grade-change" in fail_on:
+        found += [Breach(condition="grade-change", detail=f"{o.id}: grade from {o.grade_before or 'ungraded'} to {o.grade_after or 'ungraded'}") for o in result.offers if o.grade_changed]
+    if "new-cheapest" in fail_on and result.new_cheapest:
+        found.append(Breach(condition="new-cheapest", detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to {result.leader_after or 'none'}"))
+    if "gate-change" in fail_on:
+        for o in result.offers:
+            if o.gates_changed:
+                found.append(Breach(condition="gate-change", detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to {', '.join(o.gates_failed_after) or 'none'}"))
+    return found
