@@ -645,9 +645,9 @@ def sensitivity(
     One at a time, each input of procure.yaml's uncertainty section (each top offer's
     throughput, availability, utilization, staff cost, index level, exchange rates) is
     set to the low and then the high end of its distribution, the others as stated;
-    the table gives the top offers' cost per successful task at each end, the leader's
-    swing, and whether the order of the top offers flips. Largest swing first (the
-    tornado of the reports).
+    the table gives the top offers' cost per successful task at each end, the largest
+    swing among them, and whether the order of the top offers flips. Largest swing first
+    (the reports draw the recommended offer's tornado).
 
     Examples:
 

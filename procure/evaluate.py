@@ -20,7 +20,7 @@ from procure.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, OWNER_CODES, CostMode
 from procure.errors import InputError, Problem
 from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
-from procure.performance import ThroughputReading, pareto_frontier, throughput_at
+from procure.performance import ThroughputReading, pareto_frontier, throughput_at, ttft_at
 from procure.rating import Rating, assign_tiers, method_text, rate_offer, reliability_from_score
 from procure.uncertainty import OfferRange, UncertaintyInfo
 from procure.workspace import IndexLevel, Workspace
@@ -58,7 +58,7 @@ STALE_INDEX_DAYS = 31
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05
 
-GATES: tuple[str, ...] = ("quality", "latency", "availability", "security", "region", "capacity", "grade", "validity")
+GATES: tuple[str, ...] = ("quality", "latency", "ttft", "availability", "security", "region", "capacity", "grade", "validity")
 
 ATTESTATION_NAMES = {"soc2_type2": "SOC 2 Type II", "iso27001": "ISO 27001"}
 
@@ -104,6 +104,7 @@ class OfferRecord(BaseModel):
     points_source: str | None
     performance_points: list[tuple[float, float]] = Field(description="the Pareto frontier used, [interactivity, output tok/s/GPU]")
     max_interactivity: float | None
+    ttft_s: float | None = Field(None, description="time to first token at the target, seconds, where the curve carries it")
     reliability_factor: float | None
     index_level: float | None
     index_date: date | None = Field(None, description="the date of the index level used")
@@ -313,7 +314,7 @@ def _resolved_assumptions(assumptions: Assumptions) -> Assumptions:
     return assumptions.model_copy(update={"jobs": jobs})
 
 
-def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, float]]:
+def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, ...]]:
     if offer.performance.points:
         return [tuple(p) for p in offer.performance.points]  # type: ignore[misc]
     if offer.performance.reference:
@@ -426,6 +427,7 @@ def _record(
         points_source=None if offer.per_token else ("reference" if not offer.performance.points else offer.performance.points_source),
         performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
         max_interactivity=reading.max_interactivity if reading else None,
+        ttft_s=ttft_at(_frontier_points(offer, workspace), workspace.config.workload.interactivity) if not offer.per_token else None,
         reliability_factor=reliability_factor(offer, rating, workspace.config.assumptions),
         index_level=index_level.price if index_level else None,
         index_date=index_level.date if index_level else None,
@@ -502,6 +504,15 @@ def _gates(
     else:
         gate("latency", False, f"cannot reach {wl.interactivity:g} tok/s per user: {reading.note}", reading.max_interactivity / wl.interactivity - 1)
 
+    if wl.max_ttft_s is not None:
+        ttft = ttft_at(_frontier_points(offer, workspace), wl.interactivity) if reading is not None else None
+        if reading is None:
+            gate("ttft", True, "managed per-token service: the provider answers for time to first token")
+        elif ttft is None:
+            gate("ttft", False, f"no time-to-first-token data at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)")
+        else:
+            ok = ttft <= wl.max_ttft_s
+            gate("ttft", ok, f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / ttft - 1)
     if offer.owned:
         availability, label = config.assumptions.self_operated_reliability, "self-operated availability"
     else:

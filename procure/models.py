@@ -301,7 +301,7 @@ class UncertaintyConfig(Strict):
     """Distributions of the uncertain inputs, as factors on the stated figures."""
 
     draws: Annotated[Count, Field(ge=100, le=1_000_000)] = 10_000
-    seed: Count = 7
+    seed: Annotated[Count, Field(ge=0)] = 7
     # A vendor's throughput claim is usually an upper bound: triangular 0.75 / 0.9 / 1.0 of the claim;
     # a measurement on your own workload is narrower; a public reference curve sits in between.
     throughput: dict[Literal["measured", "vendor_claim", "reference"], Distribution] = Field(
@@ -413,7 +413,8 @@ class Service(Strict):
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
 
 
-Point = tuple[Positive, Positive]
+# [interactivity, output tok/s/GPU] or, with a measured time to first token, [..., ttft seconds]
+Point = tuple[Positive, Positive] | tuple[Positive, Positive, Positive]
 
 
 class Performance(Strict):

@@ -20,7 +20,7 @@ def pareto_frontier(points: Iterable[Sequence[float]]) -> list[Point]:
     A point is dropped when another is at least as good on both axes and better on one; exact
     duplicates are kept once.
     """
-    unique = sorted({(float(x), float(y)) for x, y in points}, key=lambda p: (-p[0], -p[1]))
+    unique = sorted({(float(p[0]), float(p[1])) for p in points}, key=lambda p: (-p[0], -p[1]))
     frontier: list[Point] = []
     best_throughput = float("-inf")
     # From the highest interactivity down, a point survives only if it beats every faster point's throughput.
@@ -63,3 +63,20 @@ def throughput_at(points: Iterable[Sequence[float]], target: float) -> Throughpu
             share = (target - x0) / (x1 - x0)
             return ThroughputReading(y0 + share * (y1 - y0), True, top, f"interpolated between {x0:g} and {x1:g} tok/s/user")
     raise AssertionError("unreachable: target within frontier range")
+
+
+def ttft_at(points: Iterable[Sequence[float]], target: float) -> float | None:
+    """Time to first token (seconds) at the target, read like the throughput: on the frontier points
+    that carry one (a third value), linearly between them; None when no frontier point carries one or
+    the target is out of their range."""
+    points = list(points)
+    carried = {(float(p[0]), float(p[1])): float(p[2]) for p in points if len(p) > 2}
+    timed = [(x, carried[(x, y)]) for x, y in pareto_frontier(points) if (x, y) in carried]
+    if not timed or target > timed[-1][0]:
+        return None
+    if target <= timed[0][0]:
+        return timed[0][1]
+    for (x0, t0), (x1, t1) in zip(timed, timed[1:]):
+        if target <= x1:
+            return t1 if target == x1 else t0 + (target - x0) / (x1 - x0) * (t1 - t0)
+    return None

@@ -22,22 +22,6 @@ from procure.models import Distribution, Offer, UncertaintyConfig
 CHUNK_DRAWS = 100  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
 
 
-def inverse_cdf(dist: tuple[np.ndarray | float, np.ndarray | float, np.ndarray | float], u: np.ndarray, uniform: np.ndarray | bool) -> np.ndarray:
-    """Quantiles of triangular (or, where `uniform`, uniform) distributions at probabilities u.
-
-    Vectorized over per-column parameters; a zero-width distribution returns its value exactly.
-    """
-    low, mode, high = (np.asarray(x, dtype=float) for x in dist)
-    width = high - low
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cut = np.where(width > 0, (mode - low) / width, 0.0)
-        rising = low + np.sqrt(u * width * (mode - low))
-        falling = high - np.sqrt((1 - u) * width * (high - mode))
-        triangular = np.where(u < cut, rising, falling)
-    values = np.where(uniform, low + u * width, triangular)
-    return np.where(width > 0, values, low)
-
-
 def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
     bounds = np.array([d.bounds for d in dists], dtype=float).reshape(-1, 3)
     uniform = np.array([d.uniform is not None for d in dists], dtype=bool)
@@ -162,9 +146,10 @@ def monte_carlo(
     if len(chosen):
         sub = np.where(np.isnan(result[:, chosen]), np.inf, result[:, chosen])
         decided = np.isfinite(sub).any(axis=1)
-        winners = np.argmin(sub[decided], axis=1)
-        counts = np.bincount(winners, minlength=len(chosen))
-        wins[chosen] = counts / max(1, int(decided.sum()))
+        sub = sub[decided]
+        # Offers tied for the lowest cost in a draw share that draw's win.
+        tied = sub == sub.min(axis=1, keepdims=True)
+        wins[chosen] = (tied / tied.sum(axis=1, keepdims=True)).sum(axis=0) / max(1, int(decided.sum()))
     ranges = []
     for i in range(len(offers)):
         p10, p50, p90 = (None if np.isnan(v) else float(v) for v in percentiles[:, i])
@@ -244,6 +229,8 @@ def sensitivity(
         return Draws(ones.copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column)
 
     for i in top:
+        if offers[i].per_token:
+            continue  # billed per token: no GPU throughput to vary
         low, _, high = throughput_distribution(offers[i], config).bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
@@ -261,7 +248,7 @@ def sensitivity(
             d = neutral()
             setattr(d, name, np.full((1, 1), value))
             scenarios.append((label, end, d, low, high))
-    for currency in sorted({c for c in currencies if c != home_currency}):
+    for currency in sorted({currencies[i] for i in top if currencies[i] != home_currency}):
         low, _, high = config.fx.bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()

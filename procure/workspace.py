@@ -108,6 +108,12 @@ def load_workspace(root: Path) -> Workspace:
         problems.extend(_check_config(config, config_doc, all_grades))
     # Offers are checked even when procure.yaml is broken (the checks that need it are skipped),
     # so that one run lists every problem.
+    if config is not None and config_doc is not None:
+        known_offers = {o.id for o in offers}
+        for offer_id in config.uncertainty.offers:
+            if offers and offer_id not in known_offers:
+                loc = ("uncertainty", "offers", offer_id)
+                problems.append(Problem(config_doc.display, config_doc.lines.line_of(loc), format_field_path(loc), f"no offer with this id (known: {', '.join(sorted(known_offers))})"))
     curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
     for offer in offers:
         problems.extend(check_offer(offer, offer_docs[offer.id], config, curve_names, index))
@@ -486,16 +492,22 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
         return curves
     for path in sorted(directory.glob("*.csv")):
         display = _display(root, path)
-        rows, comments, found = read_csv_rows(path, display, ("interactivity", "output_tok_s_gpu"))
+        # An optional third column carries the time to first token (InferenceX imports write it).
+        columns: tuple[str, ...] = ("interactivity", "output_tok_s_gpu")
+        header = next((line for line in read_text(path, display).splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+        if [h.strip() for h in header.split(",")] == [*columns, "ttft_s"]:
+            columns = (*columns, "ttft_s")
+        rows, comments, found = read_csv_rows(path, display, columns)
         problems.extend(found)
         if found:
             continue
-        points = []
+        points: list = []
         for line, row in rows:
             x = parse_number(row["interactivity"], display, line, "interactivity", problems)
             y = parse_number(row["output_tok_s_gpu"], display, line, "output_tok_s_gpu", problems)
+            t = parse_number(row["ttft_s"], display, line, "ttft_s", problems) if "ttft_s" in row and row["ttft_s"] else None
             if x is not None and y is not None:
-                points.append((x, y))
+                points.append((x, y) if t is None else (x, y, t))
         if not rows:
             problems.append(Problem(display, None, "", "no points: expected at least one row"))
         elif len(points) == len(rows):

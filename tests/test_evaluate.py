@@ -39,7 +39,8 @@ def test_basic_workspace_passes_every_gate_for_alpha_and_bravo(data_dir):
     evaluation = run(data_dir / "basic")
     for offer_id in ("alpha", "bravo"):
         record = evaluation.offer(offer_id)
-        assert [g.gate for g in record.gates] == list(GATES)
+        # every gate but ttft, which applies only when the workload sets max_ttft_s
+        assert [g.gate for g in record.gates] == [g for g in GATES if g != "ttft"]
         assert all(g.passed for g in record.gates), record.gates
         assert record.acceptable and record.reasons == []
 

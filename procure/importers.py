@@ -1,0 +1,708 @@
+"""RFP spreadsheets (CSV or XLSX) to offer files: one row per offer, one column per field.
+
+Columns are named by the dotted field paths of the Offer model (`pricing.gpu_hour`,
+`service.sla.availability`, `responsibilities.monitoring`, ...); fees are column groups
+`fees.<name>.<kind>`. Each cell is converted by its column's type (a number column takes a numeric
+cell or numeric text, a true/false column takes true/false/yes/no, a date column an ISO date), and
+every row is then validated like an offer file: the Offer model, then the rules that span fields
+(`workspace.check_offer`). Problems carry the file, the spreadsheet row (the header is row 1) and the
+column, all rows at once; nothing is written unless every row is good and no file would be
+overwritten without `force`.
+
+Spreadsheets come from outside the organisation: formulas are refused, never evaluated (a vendor's
+cached result could say anything), and the XLSX reader (openpyxl) is imported only here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+import zipfile
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from procure.errors import InputError, Problem
+from procure.fileio import write_atomic
+from procure.models import OPERATING_JOBS, Offer
+from procure.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
+from procure.yamlsafe import Document, LineMap, load_yaml, read_text
+
+MAX_XLSX_BYTES = 20 * 1024 * 1024
+MAX_ROWS = 10_000
+MAX_COLUMNS = 500
+
+# Column types: how a cell becomes a field value.
+TEXT, DATE, INT, NUMBER, BOOL, LIST, POINTS = "text", "date", "int", "number", "bool", "list", "points"
+FEES = "fees"  # where the fee columns go in the field order
+FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
+
+# Every column, in the field order of the example offers (offers/northwind-b200-mc.yaml): the order
+# of the template's header and of the keys in the YAML written.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("id", TEXT),
+    ("vendor", TEXT),
+    ("received", DATE),
+    ("valid_until", DATE),
+    ("region", TEXT),
+    ("gpu", TEXT),
+    ("gpus", INT),
+    ("max_gpus", INT),
+    ("term_months", INT),
+    ("delivery", DATE),
+    ("pricing.currency", TEXT),
+    ("pricing.gpu_hour", NUMBER),
+    ("pricing.discount", NUMBER),
+    ("pricing.prepay_fraction", NUMBER),
+    ("pricing.software_gpu_hour", NUMBER),
+    (FEES, FEES),
+    ("pricing.index_linked.spread", NUMBER),
+    ("pricing.index_linked.floor", NUMBER),
+    ("pricing.index_linked.cap", NUMBER),
+    ("pricing.per_mtok.input", NUMBER),
+    ("pricing.per_mtok.output", NUMBER),
+    ("pricing.owned.capex_per_gpu", NUMBER),
+    ("pricing.owned.life_years", NUMBER),
+    ("pricing.owned.power_kw_per_gpu", NUMBER),
+    ("pricing.owned.pue", NUMBER),
+    ("pricing.owned.electricity_kwh", NUMBER),
+    ("pricing.owned.colo_kw_month", NUMBER),
+    ("service.kind", TEXT),
+    ("service.orchestration", TEXT),
+    ("service.sla.availability", NUMBER),
+    ("service.sla.node_replacement_hours", NUMBER),
+    ("service.sla.automatic_credits", BOOL),
+    ("service.attestations", LIST),
+    ("service.tenant_isolation", BOOL),
+    ("service.isolated_monitoring", BOOL),
+    ("service.health_checks.active", TEXT),
+    ("service.health_checks.passive", BOOL),
+    *((f"responsibilities.{job}", TEXT) for job in OPERATING_JOBS),
+    ("performance.stack", TEXT),
+    ("performance.reference", TEXT),
+    ("performance.points", POINTS),
+    ("performance.points_source", TEXT),
+    ("performance.quality_pass_rate", NUMBER),
+    ("operator.published_tier", TEXT),
+    ("notes", TEXT),
+)
+COLUMN_KINDS: dict[str, str] = {name: kind for name, kind in COLUMNS if kind != FEES}
+
+# What each type expects, for the template's help sheet.
+EXPECTS = {
+    TEXT: "text",
+    DATE: "a date, YYYY-MM-DD",
+    INT: "a whole number",
+    NUMBER: "a number",
+    BOOL: "true or false (yes/no)",
+    LIST: "a comma-separated list",
+    POINTS: "interactivity:throughput pairs separated by ';', e.g. 50:420; 100:300 (format the cell as text)",
+}
+CHOICES = {
+    "service.kind": "managed_serving, managed_cluster, bare_metal or owned",
+    "service.health_checks.active": "none, daily, weekly or monthly",
+    "performance.points_source": "measured or vendor_claim",
+    "operator.published_tier": "platinum, gold, silver, bronze or underperform",
+    "service.attestations": "e.g. soc2_type2, iso27001",
+    **{f"responsibilities.{job}": "provider, customer or shared" for job in OPERATING_JOBS},
+}
+
+# The template's example: a managed cluster with all four fee kinds.
+EXAMPLE_FEES: tuple[tuple[str, dict[str, float]], ...] = (
+    ("onboarding", {"once": 40000}),
+    ("storage", {"monthly": 9000}),
+    ("support", {"gpu_hour": 0.04}),
+    ("egress", {"per_tb": 20, "tb_per_month": 40}),
+)
+EXAMPLE_ROW: dict[str, Any] = {
+    "id": "example-b200-mc",
+    "vendor": "Example Compute",
+    "received": date(2026, 11, 2),
+    "valid_until": date(2027, 6, 30),
+    "region": "us-east",
+    "gpu": "B200",
+    "gpus": 512,
+    "max_gpus": 1024,
+    "term_months": 24,
+    "delivery": date(2027, 1, 15),
+    "pricing.currency": "USD",
+    "pricing.gpu_hour": 3.95,
+    "pricing.discount": 0,
+    "pricing.prepay_fraction": 0.25,
+    "pricing.software_gpu_hour": 0,
+    "service.kind": "managed_cluster",
+    "service.orchestration": "slurm",
+    "service.sla.availability": 0.995,
+    "service.sla.node_replacement_hours": 24,
+    "service.sla.automatic_credits": False,
+    "service.attestations": "soc2_type2, iso27001",
+    "service.tenant_isolation": True,
+    "service.isolated_monitoring": True,
+    "service.health_checks.active": "weekly",
+    "service.health_checks.passive": True,
+    **{f"responsibilities.{job}": "provider" for job in OPERATING_JOBS},
+    "responsibilities.incident_response": "shared",
+    "responsibilities.serving_stack": "customer",
+    "responsibilities.release_validation": "customer",
+    "responsibilities.capacity_planning": "customer",
+    "performance.stack": "dynamo-sglang",
+    "performance.points": "25:640; 50:450; 100:215; 150:90",
+    "performance.points_source": "measured",
+    "performance.quality_pass_rate": 1,
+    "notes": "Example row: replace it with your offer, one row per offer.",
+}
+
+
+# --- reading the sheet ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula cell: refused, never evaluated."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Sheet:
+    display: str
+    header: list[Any]
+    rows: list[tuple[int, list[Any]]]  # (spreadsheet row number, cell values), header = row 1
+
+
+def read_sheet(path: Path) -> Sheet:
+    """The header and rows of a CSV or XLSX (the first worksheet); empty cells are None."""
+    path = Path(path)
+    display = str(path)
+    if path.suffix.lower() == ".csv":
+        return _read_csv(path, display)
+    if path.suffix.lower() == ".xls":
+        raise InputError([Problem(display, None, "", "old .xls format: save the sheet as .xlsx or .csv")])
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+    if magic != b"PK\x03\x04":
+        raise InputError([Problem(display, None, "", "not an XLSX workbook: expected a .xlsx or .csv file")])
+    return _read_xlsx(path, display)
+
+
+def _read_csv(path: Path, display: str) -> Sheet:
+    text = read_text(path, display)
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    # Spreadsheets in many locales export CSV with ';': column names hold neither ',' nor ';'.
+    delimiter = ";" if ";" in first and "," not in first else ","
+    records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    if len(records) > MAX_ROWS + 1:
+        raise InputError([Problem(display, None, "", f"too many rows ({len(records):,}; limit {MAX_ROWS:,} offers)")])
+
+    def cell(raw: str) -> Any:
+        value = raw.strip()
+        if not value:
+            return None
+        return Formula(value) if value.startswith("=") else value
+
+    rows = [(number, [cell(v) for v in record]) for number, record in enumerate(records, start=1)]
+    if not rows:
+        raise InputError([Problem(display, None, "", "empty file: expected a header row of field paths")])
+    return Sheet(display, rows[0][1], rows[1:])
+
+
+def _read_xlsx(path: Path, display: str) -> Sheet:
+    from openpyxl import load_workbook
+
+    size = path.stat().st_size
+    if size > MAX_XLSX_BYTES:
+        raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_XLSX_BYTES:,})")])
+    try:
+        # data_only=False: a formula cell reads as its formula, which is refused below; the value
+        # cached by the sender's spreadsheet is never trusted.
+        book = load_workbook(path, read_only=True, data_only=False)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError) as exc:
+        raise InputError([Problem(display, None, "", f"cannot read the workbook: {exc}")]) from None
+    except Exception as exc:  # openpyxl raises its own types for malformed parts
+        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
+    try:
+        if not book.worksheets:
+            raise InputError([Problem(display, None, "", "the workbook has no worksheet")])
+        sheet = book.worksheets[0]
+        width = sheet.max_column  # from the sheet's stated dimension; None when it states none
+        if width is not None and width > MAX_COLUMNS:
+            raise InputError([Problem(display, None, "", f"too many columns ({width:,}; limit {MAX_COLUMNS:,})")])
+        rows: list[tuple[int, list[Any]]] = []
+        for number, cells in enumerate(sheet.iter_rows(min_row=1, max_col=width or MAX_COLUMNS), start=1):
+            if number > MAX_ROWS + 1:
+                raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
+            rows.append((number, [_xlsx_value(c) for c in cells]))
+    finally:
+        book.close()
+    if not rows:
+        raise InputError([Problem(display, None, "", "empty worksheet: expected a header row of field paths")])
+    return Sheet(display, rows[0][1], rows[1:])
+
+
+def _xlsx_value(cell: Any) -> Any:
+    value = getattr(cell, "value", None)
+    if getattr(cell, "data_type", None) == "f" or (value is not None and not isinstance(value, (str, int, float, bool, datetime, date, time, timedelta))):
+        text = getattr(value, "text", value)  # ArrayFormula keeps its formula in .text
+        return Formula(str(text))
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return None
+        if value.startswith("="):
+            return Formula(value)
+    return value
+
+
+# --- the header -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    index: int
+    name: str
+    kind: str
+    fee: tuple[str, str] | None = None  # (fee name, fee kind) for fee columns
+
+
+def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
+    columns: list[Column] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(sheet.header):
+        if raw is None:
+            if any(index < len(cells) and cells[index] is not None for _, cells in sheet.rows):
+                problems.append(Problem(sheet.display, 1, "", f"column {_letters(index)} has values but no name in the header row"))
+            continue
+        if isinstance(raw, Formula):
+            problems.append(Problem(sheet.display, 1, "", f"column {_letters(index)}: the header is a formula ({raw.text!r}); type the field path"))
+            continue
+        name = str(raw).strip()
+        if name in seen:
+            problems.append(Problem(sheet.display, 1, name, f"column given twice (columns {_letters(seen[name])} and {_letters(index)})"))
+            continue
+        seen[name] = index
+        if name in COLUMN_KINDS:
+            columns.append(Column(index, name, COLUMN_KINDS[name]))
+            continue
+        if name.startswith("fees."):
+            fee_name, _, kind = name[len("fees."):].rpartition(".")
+            if fee_name and kind in FEE_KINDS:
+                columns.append(Column(index, name, NUMBER, (fee_name, kind)))
+            else:
+                problems.append(Problem(sheet.display, 1, name, f"unknown column: a fee column is fees.<name>.<kind>, the kind one of {', '.join(FEE_KINDS)}"))
+            continue
+        if name.startswith("responsibilities."):
+            problems.append(Problem(sheet.display, 1, name, f"unknown column: not an operating job (expected one of: {', '.join(OPERATING_JOBS)})"))
+            continue
+        problems.append(Problem(sheet.display, 1, name, "unknown column (the header names field paths such as pricing.gpu_hour; `write_template` lists them all)"))
+    return columns
+
+
+def _letters(index: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: the column as a spreadsheet shows it."""
+    out = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        out = chr(65 + rest) + out
+    return out
+
+
+# --- cells to values ------------------------------------------------------------------------------
+
+
+class CellError(ValueError):
+    pass
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _number(value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise CellError(f"must be a number (got {_show(value)})")
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            raise CellError(f"must be a number (got {_show(value)})") from None
+    else:
+        number = float(value)
+    if not math.isfinite(number):
+        raise CellError(f"must be a finite number (got {_show(value)})")
+    # Whole numbers stay whole: `gpus: 512`, `once: 40000`, not 512.0.
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
+def convert(kind: str, value: Any) -> Any:
+    """One non-empty cell as the value of a field of this kind; CellError says why not."""
+    if isinstance(value, Formula):
+        raise CellError(f"formulas are not evaluated: type the value itself (got {_show(value.text)})")
+    if isinstance(value, (time, timedelta)) and not isinstance(value, datetime):
+        hint = "; format the cell as text" if kind == POINTS else ""
+        raise CellError(f"the spreadsheet holds a time of day here ({value}), not {EXPECTS[kind]}{hint}")
+    if kind == TEXT:
+        if isinstance(value, bool) or isinstance(value, (date, datetime)):
+            raise CellError(f"must be text (got {_show(value)})")
+        if isinstance(value, (int, float)):
+            number = _number(value)
+            return str(number)
+        return str(value).strip()
+    if kind == NUMBER:
+        return _number(value)
+    if kind == INT:
+        number = _number(value)
+        if not isinstance(number, int):
+            raise CellError(f"must be a whole number (got {_show(value)})")
+        return number
+    if kind == BOOL:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
+            return value.strip().lower() in ("true", "yes")
+        raise CellError(f"must be true or false (got {_show(value)})")
+    if kind == DATE:
+        if isinstance(value, datetime):
+            if value.time() != time(0):
+                raise CellError(f"must be a date like 2026-11-30 (got {value}, with a time of day)")
+            return value.date()
+        if isinstance(value, date):
+            return value
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+            try:
+                return date.fromisoformat(value.strip())
+            except ValueError:
+                pass
+        raise CellError(f"must be a date like 2026-11-30 (got {_show(value)})")
+    if kind == LIST:
+        if not isinstance(value, str):
+            raise CellError(f"must be a comma-separated list of names (got {_show(value)})")
+        return [item.strip() for item in value.split(",") if item.strip()]
+    if kind == POINTS:
+        return _points(value)
+    raise AssertionError(f"unknown column kind {kind}")
+
+
+def _points(value: Any) -> list[list[int | float]]:
+    bad = CellError(f"must be interactivity:throughput pairs like 50:420; 100:300 (got {_show(value)})")
+    if not isinstance(value, str):
+        raise bad
+    points = []
+    for pair in value.split(";"):
+        if not pair.strip():
+            continue
+        parts = pair.split(":")
+        if len(parts) != 2:
+            raise bad
+        try:
+            points.append([_number(parts[0]), _number(parts[1])])
+        except CellError:
+            raise bad from None
+    if not points:
+        raise bad
+    return points
+
+
+# --- rows to offers -------------------------------------------------------------------------------
+
+
+@dataclass
+class RowOffer:
+    row: int
+    data: dict[str, Any]
+    offer: Offer
+
+
+def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, problems: list[Problem]) -> tuple[dict[str, Any], list[str], set[str]]:
+    """The offer's fields in the example files' order, the fee names in order, and the columns whose
+    cells could not be read."""
+    values: dict[str, Any] = {}
+    fees: dict[str, dict[str, Any]] = {}
+    failed: set[str] = set()
+    for column in columns:
+        raw = cells[column.index] if column.index < len(cells) else None
+        if raw is None:
+            continue
+        try:
+            value = convert(column.kind, raw)
+        except CellError as exc:
+            problems.append(Problem(display, row, column.name, str(exc)))
+            failed.add(column.name)
+            if column.fee is not None:  # the fee, and (for the missing-parent check) its place in pricing
+                failed.update((f"fees.{column.fee[0]}", "pricing.fees"))
+            continue
+        if column.fee is not None:
+            fees.setdefault(column.fee[0], {})[column.fee[1]] = value
+        else:
+            values[column.name] = value
+
+    data: dict[str, Any] = {}
+    for name, kind in COLUMNS:
+        if kind == FEES:
+            if fees:
+                data.setdefault("pricing", {})["fees"] = [
+                    {"name": fee_name, **{k: kinds[k] for k in FEE_KINDS if k in kinds}} for fee_name, kinds in fees.items()
+                ]
+            continue
+        if name not in values:
+            continue
+        *parents, leaf = name.split(".")
+        target = data
+        for part in parents:
+            target = target.setdefault(part, {})
+        target[leaf] = values[name]
+    return data, list(fees), failed
+
+
+_FEE_PATH = re.compile(r"^pricing\.fees\[(\d+)\]")
+
+
+def _column_of(field: str, fee_names: list[str]) -> str:
+    """A model field path as the spreadsheet column: pricing.fees[1].once -> fees.storage.once,
+    performance.points[0][1] -> performance.points."""
+    found = _FEE_PATH.match(field)
+    if found and int(found.group(1)) < len(fee_names):
+        field = f"fees.{fee_names[int(found.group(1))]}" + field[found.end():]
+    return re.sub(r"\[\d+\].*$", "", field)
+
+
+# The importer does not see the target workspace: curve names and the index are checked when the
+# workspace loads, so these stand-ins switch off only those two checks of check_offer.
+_ANY_INDEX = [IndexLevel(date.min, 1.0)]
+
+
+def _validate_row(row: int, data: dict[str, Any], fee_names: list[str], failed: set[str], display: str) -> tuple[Offer | None, list[Problem]]:
+    doc = Document(data, LineMap({(): row}), display)
+    try:
+        offer = Offer.model_validate(data)
+    except ValidationError as exc:
+        found = validation_problems(exc, doc) + responsibility_problems(doc)
+        offer = None
+    else:
+        if failed:  # a cell that could not be read is already reported; the cross-field rules would only echo it
+            return None, []
+        curves = {offer.performance.reference} if offer.performance.reference else set()
+        found = check_offer(offer, doc, None, curves, _ANY_INDEX)
+    problems = []
+    for problem in found:
+        column = _column_of(problem.field, fee_names)
+        # A field (or a parent of one) left out because its cell was unreadable: the cell's problem says it.
+        if column in failed or any(column.startswith(f + ".") or f.startswith(column + ".") for f in failed):
+            continue
+        problems.append(Problem(display, row, column, problem.message))
+    return offer, problems
+
+
+def read_offers(path: Path) -> list[RowOffer]:
+    """Every offer of an RFP sheet, validated; InputError lists every problem of every row."""
+    sheet = read_sheet(path)
+    problems: list[Problem] = []
+    columns = parse_header(sheet, problems)
+    offers: list[RowOffer] = []
+    ids: dict[str, int] = {}
+    for row, cells in sheet.rows:
+        if all(cell is None for cell in cells):
+            continue
+        data, fee_names, failed = _row_data(row, cells, columns, sheet.display, problems)
+        offer, found = _validate_row(row, data, fee_names, failed, sheet.display)
+        problems.extend(found)
+        if offer is None:
+            continue
+        key = offer.id.lower()  # file names: distinct ids must differ beyond letter case
+        if key in ids:
+            problems.append(Problem(sheet.display, row, "id", f"duplicate offer id '{offer.id}' (also on row {ids[key]}; ids name the files, letter case aside)"))
+            continue
+        ids[key] = row
+        offers.append(RowOffer(row, data, offer))
+    if not offers and not problems:
+        problems.append(Problem(sheet.display, None, "", "no offers: expected one row per offer under the header"))
+    if problems:
+        raise InputError(sorted(set(problems), key=lambda p: (p.line or 0, p.field, p.message)))
+    return offers
+
+
+# --- writing YAML ---------------------------------------------------------------------------------
+
+
+class _FlowList(list):
+    pass
+
+
+class _FlowDict(dict):
+    pass
+
+
+class _Dumper(yaml.SafeDumper):
+    """The example files' layout: block mappings, indented lists, short leaves in flow style."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        return super().increase_indent(flow, False)
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(_FlowList, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
+_Dumper.add_representer(_FlowDict, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v, flow_style=True))
+_Dumper.add_representer(str, _represent_str)
+
+_FLOW_PATHS = {("pricing", "index_linked"), ("pricing", "per_mtok"), ("service", "sla"), ("service", "attestations"), ("service", "health_checks"), ("performance", "points")}
+
+
+def _styled(value: Any, path: tuple[str, ...] = ()) -> Any:
+    if path in _FLOW_PATHS:
+        return _FlowDict(value) if isinstance(value, dict) else _FlowList(value)
+    if path == ("pricing", "fees"):
+        return [_FlowDict(fee) for fee in value]
+    if isinstance(value, dict):
+        return {key: _styled(item, path + (key,)) for key, item in value.items()}
+    return value
+
+
+def offer_yaml(data: dict[str, Any], source: str, row: int) -> str:
+    """An offer file: a comment naming the sheet and row, then the fields in the examples' order."""
+    body = yaml.dump(_styled(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return f"# Imported from {source}, row {row}.\n{body}"
+
+
+def _existing_ids(out_dir: Path) -> dict[str, Path]:
+    """Offer ids (lower-cased) of the files already in out_dir; unreadable files are skipped (the
+    workspace check reports them)."""
+    found: dict[str, Path] = {}
+    if not out_dir.is_dir():
+        return found
+    for path in sorted(out_dir.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() not in (".yaml", ".yml"):
+            continue
+        try:
+            data = load_yaml(path, str(path)).data
+        except InputError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            found.setdefault(data["id"].lower(), path)
+    return found
+
+
+def import_offers(path: Path, out_dir: Path, force: bool = False) -> list[Path]:
+    """Write one `<id>.yaml` per row of the RFP sheet into out_dir (a workspace's offers/ folder).
+
+    Every row is checked, and every target, before anything is written: a bad row, a duplicate id,
+    or an existing file without `force` raises InputError listing all problems, and nothing is
+    written. Returns the files written, in row order.
+    """
+    path, out_dir = Path(path), Path(out_dir)
+    offers = read_offers(path)
+    problems: list[Problem] = []
+    existing = _existing_ids(out_dir)
+    targets: list[tuple[Path, RowOffer]] = []
+    for item in offers:
+        target = out_dir / f"{item.offer.id}.yaml"
+        holder = existing.get(item.offer.id.lower())
+        if holder is not None and holder.name != target.name:
+            problems.append(Problem(str(holder), None, "id", f"already holds offer id '{item.offer.id}' (row {item.row} of {path.name}): remove that file or change the id"))
+        elif target.exists() and not force:
+            problems.append(Problem(str(target), None, "", f"already exists (offer on row {item.row} of {path.name}): use --force to replace it"))
+        targets.append((target, item))
+    if problems:
+        raise InputError(problems)
+    written = []
+    for target, item in targets:
+        write_atomic(target, offer_yaml(item.data, path.name, item.row))
+        written.append(target)
+    return written
+
+
+# --- the template ---------------------------------------------------------------------------------
+
+
+def template_columns() -> list[str]:
+    """The header: every field column, with the example's fee columns in the fees position."""
+    names: list[str] = []
+    for name, kind in COLUMNS:
+        if kind == FEES:
+            names += [f"fees.{fee}.{k}" for fee, kinds in EXAMPLE_FEES for k in kinds]
+        else:
+            names.append(name)
+    return names
+
+
+def _example_values() -> dict[str, Any]:
+    values = dict(EXAMPLE_ROW)
+    for fee, kinds in EXAMPLE_FEES:
+        for kind, amount in kinds.items():
+            values[f"fees.{fee}.{kind}"] = amount
+    return values
+
+
+def _describe(name: str) -> str:
+    if name.startswith("fees."):
+        return "a number; one fee per fees.<name>: once, monthly, gpu_hour (per GPU-hour) or per_tb with tb_per_month; add columns for more fees"
+    kind = COLUMN_KINDS[name]
+    return f"{EXPECTS[kind]}: {CHOICES[name]}" if name in CHOICES else EXPECTS[kind]
+
+
+def write_template(path: Path) -> None:
+    """An RFP sheet for vendors: the header of every column and one example row (a managed
+    cluster). CSV when the path ends in .csv, else XLSX (numbers, dates and true/false as such,
+    with a second sheet explaining each column)."""
+    path = Path(path)
+    names = template_columns()
+    values = _example_values()
+    if path.suffix.lower() == ".csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerow([_csv_cell(values.get(name)) for name in names])
+        write_atomic(path, out.getvalue())
+        return
+
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "offers"
+    sheet.append(names)
+    for index, name in enumerate(names, start=1):
+        value = values.get(name)
+        cell = sheet.cell(row=2, column=index, value=value)
+        if isinstance(value, date):
+            cell.number_format = "yyyy-mm-dd"
+        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS):
+            cell.number_format = "@"  # text, so that 25:640 is not read as a time
+        sheet.cell(row=1, column=index).font = Font(bold=True)
+        sheet.column_dimensions[_letters(index - 1)].width = max(12, min(40, len(name) + 2))
+    sheet.freeze_panes = "B2"
+    help_sheet = book.create_sheet("columns")
+    help_sheet.append(["column", "expects"])
+    for name in names:
+        help_sheet.append([name, _describe(name)])
+    help_sheet.append([])
+    help_sheet.append(["", "One row per offer on the first sheet; leave a cell empty when it does not apply. Formulas are refused: type values."])
+    help_sheet.column_dimensions["A"].width = 40
+    help_sheet.column_dimensions["B"].width = 100
+    buffer = io.BytesIO()
+    book.save(buffer)
+    write_atomic(path, buffer.getvalue())
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)

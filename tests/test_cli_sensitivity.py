@@ -1,0 +1,124 @@
+"""`procure sensitivity` on tests/data/uncertainty_tornado (figures worked out by hand in
+tests/test_uncertainty.py: baseline floaty 3.30 / 450, anchor 3.60 / 450, floaty2 4.20 / 450; the
+index level moves the most, and flips the leader at its high end)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import AS_OF, run
+
+ORDER_TOP3 = [
+    "index level",
+    "utilization",
+    "throughput: anchor",
+    "throughput: floaty2",
+    "throughput: floaty",
+    "availability (every offer)",
+    "staff cost",
+]  # no exchange-rate row: no top offer is priced in EUR
+
+
+@pytest.fixture
+def ws(data_dir) -> Path:
+    return data_dir / "uncertainty_tornado"
+
+
+def sensitivity(ws: Path, *args: str):
+    return run("sensitivity", "-w", ws, "--as-of", AS_OF, *args)
+
+
+def test_table_lists_inputs_by_swing(ws):
+    result = sensitivity(ws)
+    assert result.exit_code == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert [line.split("│")[1].strip() for line in lines] == ORDER_TOP3
+    index = [c.strip() for c in lines[0].split("│")]
+    assert index[2:4] == ["x0.5", "x1.5"]
+    assert index[7] == "floaty / anchor" and index[8] == "yes"
+    assert "Baseline cost per task: floaty 0.00733, anchor 0.00800, floaty2 0.00933" in result.stdout
+
+
+def test_json_default_follows_the_top_three(ws):
+    result = sensitivity(ws, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["offers"] == ["floaty", "anchor", "floaty2"]
+    assert data["baseline"] == pytest.approx({"floaty": 3.3 / 450, "anchor": 3.6 / 450, "floaty2": 4.2 / 450}, rel=1e-12)
+    assert [r["input"] for r in data["rows"]] == ORDER_TOP3
+    index = data["rows"][0]
+    assert index["swing"] == pytest.approx(3.0 / 450, rel=1e-12) and index["swing_offer"] == "floaty2"
+    assert (index["leader_low"], index["leader_high"], index["flips"]) == ("floaty", "anchor", True)
+    assert index["costs_high"]["floaty"] == pytest.approx(4.5 / 450, rel=1e-12)  # at its cap
+    for row in data["rows"]:
+        assert set(row) == {"input", "low", "high", "costs_low", "costs_high", "swing", "swing_offer", "leader_low", "leader_high", "flips"}
+    assert result.stderr == ""
+
+
+def test_offers_option_is_honoured(ws):
+    data = json.loads(sensitivity(ws, "--offers", "2", "-f", "json").stdout)
+    assert data["offers"] == ["floaty", "anchor"]
+    assert [r["input"] for r in data["rows"]][:4] == ["index level", "utilization", "throughput: anchor", "throughput: floaty"]
+    assert all(set(r["costs_low"]) == {"floaty", "anchor"} for r in data["rows"])
+    # more than there are acceptable offers: all five, never leaky (not acceptable)
+    data = json.loads(sensitivity(ws, "--offers", "50", "-f", "json").stdout)
+    assert data["offers"] == ["floaty", "anchor", "floaty2", "euro", "dear"]
+
+
+def test_csv_has_a_column_per_offer_and_end(ws):
+    result = sensitivity(ws, "--offers", "2", "-f", "csv")
+    assert result.exit_code == 0, result.stderr
+    reader = csv.DictReader(io.StringIO(result.stdout))
+    assert reader.fieldnames == ["input", "low", "high", "floaty_low", "anchor_low", "floaty_high", "anchor_high", "swing", "swing_offer", "leader_low", "leader_high", "flips"]
+    rows = list(reader)
+    assert rows[0]["input"] == "index level"
+    assert float(rows[0]["floaty_low"]) == pytest.approx(2.4 / 450, rel=1e-12)
+    assert float(rows[0]["swing"]) == pytest.approx(2.1 / 450, rel=1e-12)
+    assert rows[0]["flips"] == "true"
+    staff = next(r for r in rows if r["input"] == "staff cost")
+    assert staff["swing"] == "" and staff["swing_offer"] == "" and staff["flips"] == "false"
+
+
+def test_markdown(ws):
+    result = sensitivity(ws, "-f", "markdown")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("# Sensitivity")
+    table = [line for line in result.stdout.splitlines() if line.startswith("| ") and not line.startswith("| Input")]
+    assert [line.split("|")[1].strip() for line in table] == ORDER_TOP3
+
+
+def test_out_writes_the_file(ws, tmp_path):
+    target = tmp_path / "deep" / "sens.json"
+    result = sensitivity(ws, "-f", "json", "--out", target)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert json.loads(target.read_text())["offers"] == ["floaty", "anchor", "floaty2"]
+
+
+def test_as_of_picks_the_index_level(ws):
+    # on 2026-12-01 the index is 9.99: floaty sits at its cap 4.50 -> 0.01 and anchor leads
+    data = json.loads(run("sensitivity", "-w", ws, "--as-of", "2026-12-01", "--offers", "2", "-f", "json").stdout)
+    assert data["offers"] == ["anchor", "floaty"]
+    assert data["baseline"]["floaty"] == pytest.approx(4.5 / 450, rel=1e-12)
+
+
+def test_json_is_byte_identical_across_runs(ws):
+    assert sensitivity(ws, "-f", "json").stdout == sensitivity(ws, "-f", "json").stdout
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown"])
+def test_every_format_on_a_workspace_of_every_kind(data_dir, fmt):
+    result = run("sensitivity", "-w", data_dir / "uncertainty_zero", "--as-of", AS_OF, "--offers", "5", "-f", fmt)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip()
+
+
+@pytest.mark.parametrize("args", [("--offers", "0"), ("--offers", "-2"), ("--offers", "two")])
+def test_bad_offers_exit_2(ws, args):
+    result = sensitivity(ws, *args)
+    assert result.exit_code == 2
+    assert result.stdout == ""

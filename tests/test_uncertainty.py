@@ -1,0 +1,761 @@
+"""Monte Carlo ranges and one-at-a-time sensitivity (procure/uncertainty.py).
+
+Two fixture workspaces, both as of 2026-11-29:
+
+- tests/data/uncertainty_tornado: no demand (fill 1), no staff, no serving software, SLA 1.0 and unrated
+  operators at 1.0, so that every offer's cost per task = rent / (250 tok/s x 3,600 / 1,000 tokens x
+  success 1.0 x utilization 0.5) = rent / 450:
+      floaty   index-linked, index 3.00 (the level on or before as-of) + 0.30, floor 2.40, cap 4.50
+               -> 3.30 / 450 = 0.0073333 (vendor claim)
+      anchor   3.60 / 450 = 0.008 (measured)
+      floaty2  index-linked, 3.00 + 1.20 = 4.20 / 450 = 0.0093333 (vendor claim)
+      euro     5.00 EUR x 1.08 = 5.40 / 450 = 0.012 (measured)
+      dear     7.20 / 450 = 0.016: anchor at twice the price (measured)
+      leaky    2.00 / 450 = 0.0044444, the cheapest, but not acceptable (monitoring not isolated)
+  Its procure.yaml: throughput measured 0.8/1/1, vendor claim 0.9/1/1; utilization 0.8/1/1.2; staff
+  0.9/1/1.25; index 0.5/1/1.5; fx uniform 0.95-1.05; availability 1/1/1.
+- tests/data/uncertainty_zero: every kind of offer and price basis, with a demand; every factor has
+  zero width.
+
+Expected values are worked out by hand (in the comments) or by a second method (the triangular's CDF,
+its mean and variance), never by calling the function under test for the expected value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import procure.uncertainty as unc
+from procure.errors import InputError
+from procure.evaluate import MonteCarlo, evaluate, evaluate_with_inputs
+from procure.models import Distribution, OfferUncertainty, UncertaintyConfig
+from procure.uncertainty import draw_factors, monte_carlo, sensitivity, top_offer_positions
+from procure.workspace import load_workspace
+
+AS_OF = date(2026, 11, 29)
+TASKS_PER_GPU_HOUR = 250 * 3600 / 1000 * 1.0 * 1.0 * 0.5  # 450 in uncertainty_tornado
+
+
+def tri(low: float, mode: float, high: float) -> Distribution:
+    return Distribution(triangular=(float(low), float(mode), float(high)))
+
+
+def uni(low: float, high: float) -> Distribution:
+    return Distribution(uniform=(float(low), float(high)))
+
+
+ONE = tri(1, 1, 1)
+
+
+def fixed_config(**changes) -> UncertaintyConfig:
+    """Every factor exactly 1 except those given."""
+    settings = {
+        "throughput": {"measured": ONE, "vendor_claim": ONE, "reference": ONE},
+        "availability": ONE,
+        "utilization": ONE,
+        "fte_cost": ONE,
+        "index": ONE,
+        "fx": ONE,
+    }
+    settings.update(changes)
+    return UncertaintyConfig(**settings)
+
+
+def simulate(root: Path, config: UncertaintyConfig, draws: int = 2000, seed: int = 1):
+    """(ranges by offer id, costs (draws, n), column by offer id, the deterministic evaluation)."""
+    ev, inputs = evaluate_with_inputs(load_workspace(root), AS_OF)
+    acceptable = np.array([ev.offer(o.id).acceptable for o in inputs.offers], dtype=bool)
+    ranges, costs = monte_carlo(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, acceptable, config, draws, seed)
+    ids = [o.id for o in inputs.offers]
+    return dict(zip(ids, ranges)), costs, {offer_id: i for i, offer_id in enumerate(ids)}, ev
+
+
+def factors(root: Path, config: UncertaintyConfig, draws: int, seed: int):
+    """The draws monte_carlo makes for root's offers with this config and seed."""
+    _, inputs = evaluate_with_inputs(load_workspace(root), AS_OF)
+    return draw_factors(inputs.offers, inputs.currencies, config, draws, seed)
+
+
+def set_uncertainty(root: Path, text: str) -> None:
+    """Replace the uncertainty section of root/procure.yaml (the last section) with `text`."""
+    path = root / "procure.yaml"
+    head = path.read_text().split("\nuncertainty:", 1)[0]
+    path.write_text(head + "\n" + text)
+
+
+def edit(path: Path, old: str, new: str) -> int:
+    """Replace `old` (once) with `new`; returns the 1-based line number where `new` starts."""
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} is not in {path} exactly once"
+    at = text.index(old)
+    path.write_text(text.replace(old, new))
+    return text[:at].count("\n") + 1
+
+
+def run_sensitivity(root: Path, top_n: int, as_of: date = AS_OF):
+    ws = load_workspace(root)
+    ev, inputs = evaluate_with_inputs(ws, as_of)
+    top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, top_n)
+    return sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty)
+
+
+@pytest.fixture
+def tornado(data_dir) -> Path:
+    return data_dir / "uncertainty_tornado"
+
+
+@pytest.fixture
+def zero(data_dir) -> Path:
+    return data_dir / "uncertainty_zero"
+
+
+@pytest.fixture
+def mixed(workspace_copy) -> Path:
+    """uncertainty_zero with its uncertainty section removed: the default distributions."""
+    root = workspace_copy("uncertainty_zero")
+    path = root / "procure.yaml"
+    path.write_text(path.read_text().split("\nuncertainty:", 1)[0] + "\n")
+    return root
+
+
+def triangular_cdf(x: np.ndarray, a: float, c: float, b: float) -> np.ndarray:
+    """The triangular CDF, low a, mode c, high b (the textbook formula)."""
+    x = np.asarray(x, dtype=float)
+    below = (x - a) ** 2 / ((b - a) * (c - a)) if c > a else np.zeros_like(x)
+    above = 1 - (b - x) ** 2 / ((b - a) * (b - c)) if b > c else np.ones_like(x)
+    return np.where(x <= a, 0.0, np.where(x >= b, 1.0, np.where(x <= c, below, above)))
+
+
+# --- the sampled distributions (a second method: moments and the empirical CDF) -------------------
+
+
+def test_sampled_triangular_mean_variance_and_cdf(tornado):
+    ws = load_workspace(tornado)
+    offers = ws.offers
+    a, c, b = 0.75, 0.9, 1.0
+    config = fixed_config(throughput={"measured": tri(a, c, b), "vendor_claim": tri(a, c, b), "reference": ONE}, utilization=tri(0.85, 1.0, 1.1))
+    draws = 20000
+    drawn = draw_factors(offers, ["USD"] * len(offers), config, draws, seed=11)
+    sample = drawn.throughput[:, 0]
+    # mean (a + b + c) / 3; variance (a^2 + b^2 + c^2 - ab - ac - bc) / 18
+    mean = (a + b + c) / 3
+    variance = (a * a + b * b + c * c - a * b - a * c - b * c) / 18
+    standard_error = math.sqrt(variance / draws)
+    assert abs(sample.mean() - mean) < 5 * standard_error
+    assert sample.var() == pytest.approx(variance, rel=0.05)
+    for x in (0.8, 0.85, 0.9, 0.95):
+        assert (sample <= x).mean() == pytest.approx(float(triangular_cdf(x, a, c, b)), abs=0.015)
+    # the common utilization factor: mean (0.85 + 1.0 + 1.1) / 3
+    assert drawn.utilization.mean() == pytest.approx((0.85 + 1.0 + 1.1) / 3, abs=0.002)
+
+
+# --- determinism -----------------------------------------------------------------------------------
+
+
+def test_same_seed_same_factors_different_seed_different(tornado):
+    ws = load_workspace(tornado)
+    currencies = [o.pricing.currency or "USD" for o in ws.offers]
+    first = draw_factors(ws.offers, currencies, ws.config.uncertainty, 2000, seed=7)
+    again = draw_factors(ws.offers, currencies, ws.config.uncertainty, 2000, seed=7)
+    other = draw_factors(ws.offers, currencies, ws.config.uncertainty, 2000, seed=8)
+    for name in ("throughput", "availability", "utilization", "fte_cost", "index", "fx"):
+        assert np.array_equal(getattr(first, name), getattr(again, name)), name
+    for name in ("throughput", "utilization", "fte_cost", "index", "fx"):  # availability is 1/1/1 here
+        assert not np.array_equal(getattr(first, name), getattr(other, name)), name
+
+
+def test_same_seed_same_costs_different_seed_different(tornado):
+    config = load_workspace(tornado).config.uncertainty
+    ranges, costs, _, _ = simulate(tornado, config, 3000, seed=21)
+    ranges2, costs2, _, _ = simulate(tornado, config, 3000, seed=21)
+    ranges3, costs3, _, _ = simulate(tornado, config, 3000, seed=22)
+    assert np.array_equal(costs, costs2)
+    assert ranges == ranges2
+    assert not np.array_equal(costs, costs3)
+    assert ranges != ranges3
+
+
+def test_evaluation_json_is_identical_for_the_same_seed(tornado):
+    ws = load_workspace(tornado)
+    first = evaluate(ws, AS_OF, MonteCarlo(draws=2500, seed=4)).to_json()
+    second = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=2500, seed=4)).to_json()
+    other = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=2500, seed=5)).to_json()
+    assert first == second
+    assert first != other
+
+
+def test_chunking_does_not_change_the_numbers(tornado, monkeypatch):
+    config = load_workspace(tornado).config.uncertainty
+    _, whole, _, _ = simulate(tornado, config, 2500, seed=2)
+    monkeypatch.setattr(unc, "CHUNK_DRAWS", 7)
+    _, chunked, _, _ = simulate(tornado, config, 2500, seed=2)
+    assert np.array_equal(whole, chunked)
+
+
+def test_defaults_come_from_procure_yaml_and_the_request_overrides_them(tornado):
+    ev = evaluate(load_workspace(tornado), AS_OF, MonteCarlo())
+    assert (ev.uncertainty.draws, ev.uncertainty.seed) == (2000, 3)
+    ev = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=3000, seed=0))
+    assert (ev.uncertainty.draws, ev.uncertainty.seed) == (3000, 0)
+    assert "3,000 draws, seed 0" in ev.uncertainty.method
+    assert evaluate(load_workspace(tornado), AS_OF).uncertainty is None
+
+
+# --- ranges and the probability of being cheapest ---------------------------------------------------
+
+
+@pytest.mark.parametrize("workspace", ["tornado", "mixed"])
+def test_percentiles_are_ordered_for_every_offer(workspace, request):
+    root = request.getfixturevalue(workspace)
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=5000, seed=9))
+    for record in ev.offers:
+        u = record.uncertainty
+        assert u is not None, record.id
+        assert u.p10 is not None and u.p50 is not None and u.p90 is not None, record.id
+        assert u.p10 <= u.p50 <= u.p90, record.id
+
+
+def test_offers_with_uncertain_inputs_have_a_real_range(tornado):
+    ev = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=5000, seed=9))
+    for record in ev.offers:
+        assert record.uncertainty.p10 < record.uncertainty.p90, record.id
+
+
+@pytest.mark.parametrize("workspace", ["tornado", "mixed"])
+def test_probabilities_of_being_cheapest_sum_to_one_among_acceptable_offers(workspace, request):
+    root = request.getfixturevalue(workspace)
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=5000, seed=9))
+    acceptable = [r for r in ev.offers if r.acceptable]
+    rejected = [r for r in ev.offers if not r.acceptable]
+    assert acceptable and rejected
+    assert sum(r.uncertainty.prob_cheapest for r in acceptable) == pytest.approx(1.0, abs=1e-12)
+    assert all(0.0 <= r.uncertainty.prob_cheapest <= 1.0 for r in acceptable)
+    assert all(r.uncertainty.prob_cheapest is None for r in rejected)
+
+
+def test_a_cheaper_offer_that_fails_a_gate_never_takes_the_win(tornado):
+    # leaky costs 2.00 / 450 = 0.0044 as stated: below every acceptable offer in most draws, but it
+    # fails the security gate, so the wins go to floaty and anchor only.
+    ev = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=5000, seed=9))
+    assert ev.offer("leaky").uncertainty.prob_cheapest is None
+    assert ev.offer("leaky").uncertainty.p50 < ev.offer("floaty").uncertainty.p50
+    assert ev.offer("floaty").uncertainty.prob_cheapest + ev.offer("anchor").uncertainty.prob_cheapest == pytest.approx(1.0, abs=1e-12)
+
+
+def test_zero_width_distributions_give_back_the_evaluated_cost_exactly(zero):
+    ev = evaluate(load_workspace(zero), AS_OF, MonteCarlo())
+    kinds = {r.pricing_basis for r in ev.offers}
+    assert kinds >= {"gpu_hour", "index", "owned", "per_token"}
+    assert any(r.currency != ev.currency for r in ev.offers)  # the EUR offer
+    assert any(r.metrics["fill"] is not None and r.metrics["fill"] < 1 for r in ev.offers)  # partly idle
+    for record in ev.offers:
+        cost = record.metrics["cost_per_task"]
+        assert cost is not None, record.id
+        assert record.uncertainty.p50 == cost, record.id
+        assert record.uncertainty.p10 == cost, record.id
+        assert record.uncertainty.p90 == cost, record.id
+    # every draw is the evaluation, so the leader is cheapest in every draw
+    ranked = ev.ranked
+    assert ranked[0].uncertainty.prob_cheapest == 1.0
+    assert all(r.uncertainty.prob_cheapest == 0.0 for r in ranked[1:])
+
+
+def test_a_dominated_offer_is_never_cheapest(tornado):
+    # dear is anchor at twice the price (7.20 against 3.60), with the same distributions. Utilization and
+    # staff are common, availability is 1/1/1; only the throughput factors (0.8 - 1.0 each, drawn offer
+    # by offer) differ, so dear / anchor = 2 x t_anchor / t_dear lies in [2 x 0.8, 2 / 0.8] = [1.6, 2.5]:
+    # even dear's best draw is worse than anchor's worst.
+    config = load_workspace(tornado).config.uncertainty
+    ranges, costs, at, _ = simulate(tornado, config, 5000, seed=13)
+    ratio = costs[:, at["dear"]] / costs[:, at["anchor"]]
+    assert ratio.min() >= 1.6 - 1e-12 and ratio.max() <= 2.5 + 1e-12
+    assert ranges["dear"].prob_cheapest == 0.0
+    assert ranges["anchor"].prob_cheapest > 0.0
+    # through the pipeline too
+    ev = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=5000, seed=13))
+    assert ev.offer("dear").uncertainty.prob_cheapest == 0.0
+
+
+def test_the_probability_of_being_cheapest_matches_a_quadrature(tornado):
+    # Only throughput varies, independently: anchor t_a ~ triangular 0.8/1/1, floaty t_f ~ 0.9/1/1.
+    # floaty is cheaper when 3.30 / t_f < 3.60 / t_a, i.e. t_a < (12/11) t_f, so
+    # P(floaty cheapest) = integral of F_a(min(1, 12 x / 11)) f_f(x) dx, with F_a(y) = (y - 0.8)^2 / 0.04
+    # and f_f(x) = 2 (x - 0.9) / 0.01 on [0.9, 1]: worked out here by the midpoint rule.
+    edges = np.linspace(0.9, 1.0, 200001)
+    x = (edges[:-1] + edges[1:]) / 2
+    y = np.minimum(1.0, 12 * x / 11)
+    expected = float(np.sum((y - 0.8) ** 2 / 0.04 * 2 * (x - 0.9) / 0.01) * (edges[1] - edges[0]))
+    assert 0.99 < expected < 1.0
+    config = fixed_config(throughput={"measured": tri(0.8, 1.0, 1.0), "vendor_claim": tri(0.9, 1.0, 1.0), "reference": ONE})
+    ranges, _, _, _ = simulate(tornado, config, 20000, seed=3)
+    assert ranges["floaty"].prob_cheapest == pytest.approx(expected, abs=0.003)
+    assert ranges["floaty"].prob_cheapest + ranges["anchor"].prob_cheapest == pytest.approx(1.0, abs=1e-12)
+    assert ranges["anchor"].prob_cheapest > 0
+
+
+# --- common and independent draws ------------------------------------------------------------------
+
+
+def test_factor_shapes_common_and_per_offer(tornado):
+    ws = load_workspace(tornado)
+    offers = ws.offers
+    n = len(offers)
+    config = fixed_config(
+        throughput={"measured": tri(0.8, 0.9, 1.0), "vendor_claim": tri(0.8, 0.9, 1.0), "reference": ONE},
+        availability=tri(0.9, 0.95, 1.0),
+        utilization=tri(0.8, 1.0, 1.2),
+        fte_cost=tri(0.9, 1.0, 1.25),
+        index=tri(0.5, 1.0, 1.5),
+    )
+    f = draw_factors(offers, ["USD"] * n, config, 4000, seed=17)
+    assert f.throughput.shape == (4000, n) and f.availability.shape == (4000, n)
+    for name in ("utilization", "fte_cost", "index"):
+        assert getattr(f, name).shape == (4000, 1), name  # one draw for all offers
+    # per offer: the columns differ and are nearly uncorrelated
+    for block in (f.throughput, f.availability):
+        for i in range(1, n):
+            assert not np.array_equal(block[:, 0], block[:, i])
+            assert abs(np.corrcoef(block[:, 0], block[:, i])[0, 1]) < 0.08
+
+
+def test_utilization_is_common_to_all_offers(tornado):
+    # Only utilization varies: every offer's cost is rent / (900 x 0.5 x u) with the same u in a draw,
+    # so dear is exactly twice anchor and euro (5.40) exactly 1.5 anchor in every draw.
+    config = fixed_config(utilization=tri(0.8, 1.0, 1.2))
+    _, costs, at, _ = simulate(tornado, config, 3000, seed=5)
+    anchor, dear, euro = costs[:, at["anchor"]], costs[:, at["dear"]], costs[:, at["euro"]]
+    assert dear == pytest.approx(2 * anchor, rel=1e-12)
+    assert euro == pytest.approx(1.5 * anchor, rel=1e-12)
+    # and the draw is the factor: utilization 0.5 x u in [0.4, 0.6] -> anchor in [3.6 / 540, 3.6 / 360]
+    assert anchor.min() >= 3.6 / 540 - 1e-15 and anchor.max() <= 3.6 / 360 + 1e-15
+    assert anchor.std() > 0
+
+
+def test_utilization_above_one_is_capped(tornado):
+    # 0.5 x 2.5 = 1.25 -> 1: anchor 3.60 / (900 x 1) = 0.004
+    config = fixed_config(utilization=tri(2.5, 2.5, 2.5))
+    ranges, _, _, _ = simulate(tornado, config, 2000, seed=5)
+    assert ranges["anchor"].p50 == pytest.approx(3.6 / 900, rel=1e-12)
+
+
+def test_throughput_is_drawn_offer_by_offer(tornado):
+    # Only throughput varies: dear / anchor = 2 x t_anchor / t_dear. With a common draw it would be 2
+    # in every draw; independent draws spread it over [1.6, 2.5] and reach near both ends.
+    config = fixed_config(throughput={"measured": tri(0.8, 1.0, 1.0), "vendor_claim": ONE, "reference": ONE})
+    _, costs, at, _ = simulate(tornado, config, 5000, seed=6)
+    ratio = costs[:, at["dear"]] / costs[:, at["anchor"]]
+    assert ratio.min() < 1.7 and ratio.max() > 2.3
+    assert abs(np.corrcoef(costs[:, at["dear"]], costs[:, at["anchor"]])[0, 1]) < 0.08
+    # the vendor-claim offers did not move
+    assert (costs[:, at["floaty"]] == costs[0, at["floaty"]]).all()
+
+
+def test_staff_cost_is_common_to_all_offers(zero):
+    # Only the staff cost varies, by f (the one draw for all offers): each offer's cost per task is its
+    # evaluated cost plus its staff cost per task x (f - 1), the staff being linear in the engineer's cost.
+    config = fixed_config(fte_cost=tri(0.5, 1.0, 2.0))
+    _, costs, at, ev = simulate(zero, config, 3000, seed=8)
+    f = factors(zero, config, 3000, seed=8).fte_cost[:, 0]
+    moved = 0
+    for offer_id, i in at.items():
+        metrics = ev.offer(offer_id).metrics
+        expected = metrics["cost_per_task"] + metrics["ops_per_task"] * (f - 1)
+        assert costs[:, i] == pytest.approx(expected, rel=1e-9), offer_id
+        moved += metrics["ops_per_task"] > 0
+    assert moved >= 4  # alpha, bravo, charlie, owned and the per-token offer carry staff
+
+
+def test_the_index_is_common_to_index_linked_offers_and_moves_their_cost(tornado):
+    # Only the index varies, by f: floaty rent = clamp(3.00 f + 0.30, 2.40, 4.50), floaty2 rent = 3.00 f +
+    # 1.20 (no floor or cap), the same f for both in a draw; fixed-price anchor does not move.
+    config = fixed_config(index=tri(0.5, 1.0, 1.5))
+    ranges, costs, at, ev = simulate(tornado, config, 20000, seed=10)
+    f = factors(tornado, config, 20000, seed=10).index[:, 0]
+    assert costs[:, at["floaty"]] == pytest.approx(np.clip(3.0 * f + 0.30, 2.40, 4.50) / 450, rel=1e-12)
+    assert costs[:, at["floaty2"]] == pytest.approx((3.0 * f + 1.20) / 450, rel=1e-12)
+    assert (costs[:, at["anchor"]] == costs[0, at["anchor"]]).all()
+    assert costs[0, at["anchor"]] == pytest.approx(3.6 / 450, rel=1e-12)
+    # Percentiles by hand: the triangular 0.5 / 1 / 1.5 has P10 = 0.5 + sqrt(0.1 x 1 x 0.5) = 0.7236,
+    # P50 = 1, P90 = 1.5 - sqrt(0.05) = 1.2764; inside floaty's floor (f 0.7) and cap (f 1.4).
+    q10, q50, q90 = 0.5 + math.sqrt(0.05), 1.0, 1.5 - math.sqrt(0.05)
+    assert ranges["floaty"].p10 == pytest.approx((3 * q10 + 0.30) / 450, rel=5e-3)
+    assert ranges["floaty"].p50 == pytest.approx((3 * q50 + 0.30) / 450, rel=5e-3)
+    assert ranges["floaty"].p90 == pytest.approx((3 * q90 + 0.30) / 450, rel=5e-3)
+    assert ranges["anchor"].p10 == ranges["anchor"].p90
+
+
+@pytest.mark.parametrize(
+    ("factor", "rent"),
+    [
+        (1.2, 3.0 * 1.2 + 0.30),  # 3.90
+        (0.6, 2.40),  # 2.10 is under the floor
+        (1.45, 4.50),  # 4.65 is over the cap
+    ],
+)
+def test_an_index_linked_offer_follows_a_fixed_index_factor_within_floor_and_cap(workspace_copy, factor, rent):
+    root = workspace_copy("uncertainty_tornado")
+    set_uncertainty(
+        root,
+        "uncertainty:\n"
+        "  throughput:\n"
+        "    measured: {triangular: [1.0, 1.0, 1.0]}\n"
+        "    vendor_claim: {triangular: [1.0, 1.0, 1.0]}\n"
+        "  availability: {triangular: [1.0, 1.0, 1.0]}\n"
+        "  utilization: {triangular: [1.0, 1.0, 1.0]}\n"
+        "  fte_cost: {triangular: [1.0, 1.0, 1.0]}\n"
+        f"  index: {{triangular: [{factor}, {factor}, {factor}]}}\n"
+        "  fx: {uniform: [1.0, 1.0]}\n",
+    )
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=1))
+    assert ev.offer("floaty").uncertainty.p50 == pytest.approx(rent / 450, rel=1e-12)
+    assert ev.offer("floaty").uncertainty.p10 == pytest.approx(rent / 450, rel=1e-12)
+    assert ev.offer("anchor").uncertainty.p50 == ev.offer("anchor").metrics["cost_per_task"]
+
+
+def with_more_currencies(workspace_copy) -> Path:
+    """uncertainty_tornado plus euro2 (6.00 EUR = 6.48) and pound (4.00 GBP x 1.25 = 5.00)."""
+    root = workspace_copy("uncertainty_tornado")
+    euro = (root / "offers" / "euro.yaml").read_text()
+    (root / "offers" / "euro2.yaml").write_text(euro.replace("id: euro", "id: euro2").replace("gpu_hour: 5.00", "gpu_hour: 6.00"))
+    (root / "offers" / "pound.yaml").write_text(euro.replace("id: euro", "id: pound").replace("currency: EUR", "currency: GBP").replace("gpu_hour: 5.00", "gpu_hour: 4.00"))
+    edit(root / "procure.yaml", "fx: {EUR: 1.08}", "fx: {EUR: 1.08, GBP: 1.25}")
+    return root
+
+
+def test_each_exchange_rate_is_one_draw_common_to_its_offers(workspace_copy):
+    # Only fx varies (uniform 0.9 - 1.1). euro and euro2 share the EUR draw g: euro = 5.40 g / 450 and
+    # euro2 = 6.48 g / 450, so euro2 / euro = 1.2 in every draw. pound has its own GBP draw h: pound /
+    # euro = 5.00 h / (5.40 g) spreads. USD offers never move.
+    root = with_more_currencies(workspace_copy)
+    ranges, costs, at, ev = simulate(root, fixed_config(fx=uni(0.9, 1.1)), 5000, seed=12)
+    euro, euro2, pound = costs[:, at["euro"]], costs[:, at["euro2"]], costs[:, at["pound"]]
+    assert euro2 / euro == pytest.approx(np.full(5000, 1.2), rel=1e-12)
+    assert np.std(pound / euro) > 0.02
+    assert abs(np.corrcoef(pound, euro)[0, 1]) < 0.08
+    for offer_id in ("anchor", "floaty", "floaty2", "dear", "leaky"):
+        assert (costs[:, at[offer_id]] == ev.offer(offer_id).metrics["cost_per_task"]).all(), offer_id
+    # quantiles of a uniform 0.9 - 1.1 by hand: P10 0.92, P50 1.0, P90 1.08; the range stays inside
+    assert ranges["euro"].p10 == pytest.approx(5.40 * 0.92 / 450, rel=2e-3)
+    assert ranges["euro"].p50 == pytest.approx(5.40 * 1.00 / 450, rel=2e-3)
+    assert ranges["euro"].p90 == pytest.approx(5.40 * 1.08 / 450, rel=2e-3)
+    assert pound.min() >= 5.00 * 0.9 / 450 * (1 - 1e-12) and pound.max() <= 5.00 * 1.1 / 450 * (1 + 1e-12)
+
+
+def test_a_foreign_currency_sensitivity_row_per_currency(workspace_copy):
+    # euro (5.40) and euro2 (6.48) in the top offers once floaty, anchor, floaty2 are out of the way:
+    # follow the top six; the EUR row moves euro by 5.40 x 0.1 / 450 = 0.0012 and euro2 by 0.00144.
+    root = with_more_currencies(workspace_copy)
+    result = run_sensitivity(root, 7)
+    rows = {r.input: r for r in result.rows}
+    assert "exchange rate EUR" in rows and "exchange rate GBP" in rows and "exchange rate USD" not in rows
+    eur = rows["exchange rate EUR"]
+    assert (eur.low, eur.high) == (0.95, 1.05)
+    assert eur.costs_low["euro"] == pytest.approx(5.40 * 0.95 / 450, rel=1e-12)
+    assert eur.costs_high["euro2"] == pytest.approx(6.48 * 1.05 / 450, rel=1e-12)
+    assert eur.costs_low["pound"] == pytest.approx(5.00 / 450, rel=1e-12)
+    assert eur.swing == pytest.approx(6.48 * 0.1 / 450, rel=1e-12) and eur.swing_offer == "euro2"
+    gbp = rows["exchange rate GBP"]
+    assert gbp.swing == pytest.approx(5.00 * 0.1 / 450, rel=1e-12) and gbp.swing_offer == "pound"
+
+
+# --- per-offer overrides ---------------------------------------------------------------------------
+
+
+def test_per_offer_overrides_replace_the_source_distribution(tornado):
+    # anchor's throughput fixed at 0.5 -> 3.60 / 225 = 0.016; dear, also measured, keeps 1.0 -> 0.016;
+    # floaty's availability fixed at 0.9 -> 3.30 / 405.
+    config = fixed_config(offers={"anchor": OfferUncertainty(throughput=tri(0.5, 0.5, 0.5)), "floaty": OfferUncertainty(availability=tri(0.9, 0.9, 0.9))})
+    ranges, _, _, _ = simulate(tornado, config, 2000, seed=2)
+    assert ranges["anchor"].p50 == pytest.approx(3.6 / 225, rel=1e-12)
+    assert ranges["dear"].p50 == pytest.approx(7.2 / 450, rel=1e-12)
+    assert ranges["floaty"].p50 == pytest.approx(3.3 / 405, rel=1e-12)
+    assert ranges["floaty2"].p50 == pytest.approx(4.2 / 450, rel=1e-12)
+
+
+def test_per_offer_override_draws_stay_in_their_own_range(tornado):
+    config = fixed_config(
+        throughput={"measured": tri(0.8, 1.0, 1.0), "vendor_claim": ONE, "reference": ONE},
+        offers={"anchor": OfferUncertainty(throughput=tri(0.6, 0.7, 0.8))},
+    )
+    ws = load_workspace(tornado)
+    ids = [o.id for o in ws.offers]
+    f = draw_factors(ws.offers, ["USD"] * len(ids), config, 4000, seed=3).throughput
+    anchor, dear = f[:, ids.index("anchor")], f[:, ids.index("dear")]
+    assert anchor.min() >= 0.6 and anchor.max() <= 0.8 and anchor.mean() == pytest.approx(0.7, abs=0.005)
+    assert dear.min() >= 0.8 and dear.max() <= 1.0 and dear.mean() == pytest.approx(2.8 / 3, abs=0.005)
+
+
+def test_per_offer_override_from_procure_yaml(workspace_copy):
+    # an override in procure.yaml: anchor's throughput 0.5 / 0.5 / 0.5, utilization fixed at 1:
+    # anchor 3.60 / (450 x 0.5) = 0.016 in every draw
+    root = workspace_copy("uncertainty_tornado")
+    path = root / "procure.yaml"
+    path.write_text(path.read_text() + "  offers:\n    anchor: {throughput: {triangular: [0.5, 0.5, 0.5]}}\n")
+    edit(path, "utilization: {triangular: [0.8, 1.0, 1.2]}", "utilization: {triangular: [1.0, 1.0, 1.0]}")
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=1))
+    u = ev.offer("anchor").uncertainty
+    assert u.p10 == pytest.approx(3.6 / 225, rel=1e-12) and u.p90 == pytest.approx(3.6 / 225, rel=1e-12)
+    assert ev.offer("dear").uncertainty.p10 < ev.offer("dear").uncertainty.p90  # dear keeps measured 0.8/1/1
+
+
+# --- one-at-a-time sensitivity ---------------------------------------------------------------------
+
+
+def test_tornado_for_the_two_leaders_by_hand(tornado):
+    # Baseline: floaty 3.30 / 450, anchor 3.60 / 450. One input at a time:
+    #   index 0.5 / 1.5:  floaty clamp(1.50 + 0.30, 2.40, 4.50) = 2.40 -> 0.005333; clamp(4.50 + 0.30) = 4.50
+    #                     -> 0.01 (above anchor's 0.008: the leader changes); swing 0.004667 (floaty)
+    #   utilization 0.8 / 1.2 (0.4 / 0.6): anchor 3.60 / 360 = 0.01 and 3.60 / 540 = 0.006667, swing
+    #                     0.003333; floaty 3.30 / 360 - 3.30 / 540 = 0.003056 is smaller
+    #   throughput anchor 0.8 / 1.0: 3.60 / 360 = 0.01 and 0.008, swing 0.002; floaty still leads
+    #   throughput floaty 0.9 / 1.0: 3.30 / 405 = 0.008148 (above anchor: anchor leads at the low end)
+    #                     and 0.007333, swing 0.000815
+    #   availability 1/1/1, the EUR rate (euro is not a top offer), staff (there is none): no swing
+    result = run_sensitivity(tornado, 2)
+    assert result.offers == ["floaty", "anchor"]
+    assert result.baseline == pytest.approx({"floaty": 3.3 / 450, "anchor": 3.6 / 450}, rel=1e-12)
+    rows = {r.input: r for r in result.rows}
+    assert [r.input for r in result.rows] == [
+        "index level",
+        "utilization",
+        "throughput: anchor",
+        "throughput: floaty",
+        "availability (every offer)",
+        "staff cost",
+    ]
+    assert "exchange rate EUR" not in rows  # euro is not a top offer: its rate cannot move them
+    index = rows["index level"]
+    assert (index.low, index.high) == (0.5, 1.5)
+    assert index.costs_low == pytest.approx({"floaty": 2.4 / 450, "anchor": 3.6 / 450}, rel=1e-12)
+    assert index.costs_high == pytest.approx({"floaty": 4.5 / 450, "anchor": 3.6 / 450}, rel=1e-12)
+    assert index.swing == pytest.approx(2.1 / 450, rel=1e-12) and index.swing_offer == "floaty"
+    assert (index.leader_low, index.leader_high, index.flips) == ("floaty", "anchor", True)
+
+    utilization = rows["utilization"]
+    assert (utilization.low, utilization.high) == (0.8, 1.2)
+    assert utilization.costs_low == pytest.approx({"floaty": 3.3 / 360, "anchor": 3.6 / 360}, rel=1e-12)
+    assert utilization.costs_high == pytest.approx({"floaty": 3.3 / 540, "anchor": 3.6 / 540}, rel=1e-12)
+    assert utilization.swing == pytest.approx(3.6 / 360 - 3.6 / 540, rel=1e-12) and utilization.swing_offer == "anchor"
+    assert (utilization.leader_low, utilization.leader_high, utilization.flips) == ("floaty", "floaty", False)
+
+    anchor = rows["throughput: anchor"]
+    assert (anchor.low, anchor.high) == (0.8, 1.0)
+    assert anchor.costs_low["anchor"] == pytest.approx(3.6 / 360, rel=1e-12)
+    assert anchor.swing == pytest.approx(3.6 / 360 - 3.6 / 450, rel=1e-12) and anchor.swing_offer == "anchor"
+    assert (anchor.leader_low, anchor.leader_high, anchor.flips) == ("floaty", "floaty", False)
+
+    floaty = rows["throughput: floaty"]
+    assert (floaty.low, floaty.high) == (0.9, 1.0)
+    assert floaty.costs_low["floaty"] == pytest.approx(3.3 / 405, rel=1e-12)
+    assert floaty.swing == pytest.approx(3.3 / 405 - 3.3 / 450, rel=1e-12) and floaty.swing_offer == "floaty"
+    assert (floaty.leader_low, floaty.leader_high, floaty.flips) == ("anchor", "floaty", True)
+
+    for name in ("availability (every offer)", "staff cost"):
+        row = rows[name]
+        assert row.swing is None and row.swing_offer is None, name
+        assert row.costs_low == pytest.approx(result.baseline, rel=1e-12) and row.costs_high == pytest.approx(result.baseline, rel=1e-12)
+        assert (row.leader_low, row.leader_high, row.flips) == ("floaty", "floaty", False), name
+
+
+def test_tornado_for_three_offers_flips_without_a_new_leader(tornado):
+    # With floaty2 (3.00 + 1.20 = 4.20 -> 0.009333) in the top three:
+    #   index: floaty2 2.70 / 450 = 0.006 and 5.70 / 450 = 0.012667, swing 0.006667 > floaty's 0.004667
+    #   utilization: floaty2 4.20 / 360 - 4.20 / 540 = 0.003889, the largest swing of the three
+    #   throughput anchor low: 0.01 > floaty2's 0.009333: the order changes, floaty still leads
+    #   throughput floaty2 0.9: 4.20 / 405 = 0.010370, swing 0.001037, order unchanged
+    result = run_sensitivity(tornado, 3)
+    assert result.offers == ["floaty", "anchor", "floaty2"]
+    assert [r.input for r in result.rows][:5] == ["index level", "utilization", "throughput: anchor", "throughput: floaty2", "throughput: floaty"]
+    rows = {r.input: r for r in result.rows}
+    assert rows["index level"].swing == pytest.approx(3.0 / 450, rel=1e-12) and rows["index level"].swing_offer == "floaty2"
+    assert rows["utilization"].swing == pytest.approx(4.2 / 360 - 4.2 / 540, rel=1e-12) and rows["utilization"].swing_offer == "floaty2"
+    anchor = rows["throughput: anchor"]
+    assert (anchor.leader_low, anchor.leader_high, anchor.flips) == ("floaty", "floaty", True)
+    floaty2 = rows["throughput: floaty2"]
+    assert floaty2.swing == pytest.approx(4.2 / 405 - 4.2 / 450, rel=1e-12)
+    assert (floaty2.leader_low, floaty2.leader_high, floaty2.flips) == ("floaty", "floaty", False)
+
+
+def test_tornado_rows_are_sorted_by_swing_on_a_mixed_workspace(mixed):
+    result = run_sensitivity(mixed, 5)
+    assert len(result.offers) == 5
+    swings = [r.swing or 0.0 for r in result.rows]
+    assert swings == sorted(swings, reverse=True)
+    # every row's swing is the largest |high - low| among the top offers
+    for row in result.rows:
+        changes = [abs(row.costs_high[o] - row.costs_low[o]) for o in result.offers if row.costs_low[o] is not None and row.costs_high[o] is not None]
+        if row.swing is None:
+            assert max(changes) == 0
+        else:
+            assert row.swing == pytest.approx(max(changes), rel=1e-12)
+            assert row.swing == pytest.approx(abs(row.costs_high[row.swing_offer] - row.costs_low[row.swing_offer]), rel=1e-12)
+
+
+def test_sensitivity_baseline_is_the_evaluated_cost(mixed):
+    ev = evaluate(load_workspace(mixed), AS_OF)
+    result = run_sensitivity(mixed, 4)
+    assert result.offers == [r.id for r in ev.ranked[:4]]
+    for offer_id, cost in result.baseline.items():
+        assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12)
+
+
+def test_sensitivity_uses_the_index_on_the_as_of_date(tornado):
+    # On 2026-12-01 the index is 9.99: floaty at its cap 4.50 -> 0.01, anchor leads.
+    result = run_sensitivity(tornado, 2, date(2026, 12, 1))
+    assert result.offers == ["anchor", "floaty"]
+    assert result.baseline["floaty"] == pytest.approx(4.5 / 450, rel=1e-12)
+
+
+# --- validation of distributions in procure.yaml ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message"),
+    [
+        (
+            "utilization: {triangular: [0.8, 1.0, 1.2]}",
+            "utilization: {triangular: [0.8, 1.3, 1.2]}",
+            "uncertainty.utilization",
+            "needs 0 < low <= mode <= high (got 0.8, 1.3, 1.2)",
+        ),
+        (
+            "vendor_claim: {triangular: [0.9, 1.0, 1.0]}",
+            "vendor_claim: {triangular: [0.9, 0.8, 1.0]}",
+            "uncertainty.throughput.vendor_claim",
+            "needs 0 < low <= mode <= high (got 0.9, 0.8, 1)",
+        ),
+        (
+            "fx: {uniform: [0.95, 1.05]}",
+            "fx: {uniform: [1.05, 0.95]}",
+            "uncertainty.fx",
+            "needs 0 < low <= mode <= high (got 1.05, 1, 0.95)",
+        ),
+        (
+            "fte_cost: {triangular: [0.9, 1.0, 1.25]}",
+            "fte_cost: {triangular: [0.0, 1.0, 1.25]}",
+            "uncertainty.fte_cost",
+            "needs 0 < low <= mode <= high (got 0, 1, 1.25)",
+        ),
+        (
+            "index: {triangular: [0.5, 1.0, 1.5]}",
+            "index: {triangular: [0.5, 1.0, 1.5], uniform: [0.5, 1.5]}",
+            "uncertainty.index",
+            "give exactly one of triangular: [low, mode, high] or uniform: [low, high]",
+        ),
+        (
+            "availability: {triangular: [1.0, 1.0, 1.0]}",
+            "availability: {}",
+            "uncertainty.availability",
+            "give exactly one of triangular: [low, mode, high] or uniform: [low, high]",
+        ),
+    ],
+)
+def test_bad_distributions_are_located(workspace_copy, old, new, field, message):
+    root = workspace_copy("uncertainty_tornado")
+    line = edit(root / "procure.yaml", old, new)
+    with pytest.raises(InputError) as caught:
+        load_workspace(root)
+    assert [str(p) for p in caught.value.problems] == [f"procure.yaml:{line}: {field}: {message}"]
+
+
+def test_a_bad_per_offer_override_is_located(workspace_copy):
+    root = workspace_copy("uncertainty_tornado")
+    path = root / "procure.yaml"
+    text = path.read_text()
+    path.write_text(text + "  offers:\n    anchor:\n      throughput: {triangular: [1.0, 0.5, 0.8]}\n")
+    line = text.count("\n") + 3
+    with pytest.raises(InputError) as caught:
+        load_workspace(root)
+    assert [str(p) for p in caught.value.problems] == [f"procure.yaml:{line}: uncertainty.offers.anchor.throughput: needs 0 < low <= mode <= high (got 1, 0.5, 0.8)"]
+
+
+def test_every_bad_distribution_is_reported_at_once(workspace_copy):
+    root = workspace_copy("uncertainty_tornado")
+    path = root / "procure.yaml"
+    first = edit(path, "utilization: {triangular: [0.8, 1.0, 1.2]}", "utilization: {triangular: [1.2, 1.0, 0.8]}")
+    second = edit(path, "index: {triangular: [0.5, 1.0, 1.5]}", "index: {}")
+    with pytest.raises(InputError) as caught:
+        load_workspace(root)
+    found = sorted((p.line, p.field) for p in caught.value.problems)
+    assert found == [(first, "uncertainty.utilization"), (second, "uncertainty.index")]
+    assert all(p.file == "procure.yaml" for p in caught.value.problems)
+
+
+def test_problem_lines_read_file_line_field(workspace_copy):
+    root = workspace_copy("uncertainty_tornado")
+    edit(root / "procure.yaml", "utilization: {triangular: [0.8, 1.0, 1.2]}", "utilization: {triangular: [0.8, 1.3, 1.2]}")
+    with pytest.raises(InputError) as caught:
+        load_workspace(root)
+    assert re.fullmatch(r"procure\.yaml:\d+: uncertainty\.utilization: .+", str(caught.value))
+
+
+def test_draws_below_the_minimum_in_procure_yaml_are_located(workspace_copy):
+    root = workspace_copy("uncertainty_tornado")
+    line = edit(root / "procure.yaml", "  draws: 2000", "  draws: 50")
+    with pytest.raises(InputError) as caught:
+        load_workspace(root)
+    assert [(p.file, p.line, p.field) for p in caught.value.problems] == [("procure.yaml", line, "uncertainty.draws")]
+
+
+def test_a_negative_seed_in_procure_yaml_is_a_located_input_error(workspace_copy):
+    root = workspace_copy("uncertainty_tornado")
+    line = edit(root / "procure.yaml", "  seed: 3", "  seed: -1")
+    with pytest.raises(InputError) as caught:
+        load_workspace(root)
+    assert [(p.file, p.line, p.field) for p in caught.value.problems] == [("procure.yaml", line, "uncertainty.seed")]
+
+
+def test_an_offer_without_a_cost_has_no_range(workspace_copy):
+    # slow's fastest point is 50 tok/s per user, below the 100 the workload needs: no throughput, no
+    # cost in any draw; it is not acceptable (latency gate), so no probability either.
+    root = workspace_copy("uncertainty_tornado")
+    anchor = (root / "offers" / "anchor.yaml").read_text()
+    (root / "offers" / "slow.yaml").write_text(anchor.replace("id: anchor", "id: slow").replace("points: [[50, 400], [100, 250], [150, 100]]", "points: [[50, 400]]"))
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=1))
+    slow = ev.offer("slow")
+    assert not slow.acceptable and slow.metrics["cost_per_task"] is None
+    assert (slow.uncertainty.p10, slow.uncertainty.p50, slow.uncertainty.p90, slow.uncertainty.prob_cheapest) == (None, None, None, None)
+    assert sum(r.uncertainty.prob_cheapest for r in ev.ranked) == pytest.approx(1.0, abs=1e-12)
+
+
+ZERO_WIDTH = """uncertainty:
+  throughput:
+    measured: {triangular: [1.0, 1.0, 1.0]}
+    vendor_claim: {triangular: [1.0, 1.0, 1.0]}
+    reference: {triangular: [1.0, 1.0, 1.0]}
+  availability: {triangular: [1.0, 1.0, 1.0]}
+  utilization: {triangular: [1.0, 1.0, 1.0]}
+  fte_cost: {triangular: [1.0, 1.0, 1.0]}
+  index: {triangular: [1.0, 1.0, 1.0]}
+  fx: {uniform: [1.0, 1.0]}
+"""
+
+
+@pytest.mark.parametrize("name", ["example", "uncertainty_tornado"])
+def test_zero_width_is_exact_on_other_workspaces(name, tmp_path, workspace_copy):
+    # the example workspace at the repository root (rated operators, every fee kind, discounts,
+    # prepayment, EUR offers) and the tornado case without demand
+    if name == "example":
+        import shutil
+
+        source = Path(__file__).resolve().parent.parent
+        root = tmp_path / "example"
+        for folder in ("offers", "grades", "performance", "market"):
+            shutil.copytree(source / folder, root / folder)
+        shutil.copy(source / "procure.yaml", root / "procure.yaml")
+    else:
+        root = workspace_copy(name)
+    path = root / "procure.yaml"
+    path.write_text(path.read_text().split("\nuncertainty:", 1)[0].rstrip("\n") + "\n" + ZERO_WIDTH)
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=7))
+    costed = [r for r in ev.offers if r.metrics["cost_per_task"] is not None]
+    assert len(costed) >= 5
+    for record in costed:
+        assert record.uncertainty.p50 == record.metrics["cost_per_task"], record.id
+        assert record.uncertainty.p10 == record.uncertainty.p90 == record.uncertainty.p50, record.id
