@@ -55,6 +55,11 @@ class CompareFormat(str, Enum):
     xlsx = "xlsx"
 
 
+class RankBy(str, Enum):
+    snapshot = "snapshot"
+    horizon = "horizon"
+
+
 class ListFormat(str, Enum):
     table = "table"
     json = "json"
@@ -274,6 +279,8 @@ def compare(
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
     draws: Annotated[Optional[int], typer.Option("--draws", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
+    horizon: Annotated[Optional[int], typer.Option("--horizon", min=1, max=240, help="Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.", show_default=False)] = None,
+    rank_by: Annotated[RankBy, typer.Option("--rank-by", help="Rank by the snapshot cost per task or, with --horizon, by the horizon figure.")] = RankBy.snapshot,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rank the offers by expected full cost per successful task.
@@ -289,6 +296,7 @@ def compare(
         procure compare --format csv --out out/comparison.csv
         procure compare --uncertainty --draws 20000 --seed 11
         procure compare --format xlsx --out comparison.xlsx
+        procure compare --horizon 36 --rank-by horizon
     """
     if format is CompareFormat.xlsx and out is None:
         from procure.errors import Problem
@@ -298,11 +306,17 @@ def compare(
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
+    months = horizon or (ws.config.horizon.months if rank_by is RankBy.horizon else None)
+    if rank_by is RankBy.horizon and months is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--rank-by", None, "", "ranking by the horizon needs --horizon N (or horizon.months in procure.yaml)")])
+    by_horizon = rank_by is RankBy.horizon
     if uncertainty or draws is not None or seed is not None:
         with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
-            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress))
+            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
     else:
-        ev = evaluate(ws, _day(as_of))
+        ev = evaluate(ws, _day(as_of), None, months, by_horizon)
     if format is CompareFormat.table:
         from procure.render.text import comparison_table
 
@@ -898,6 +912,64 @@ def init(
     typer.echo(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}", err=True)
 
 
+@app.command()
+@handles_input_errors
+def cashflow(
+    horizon: Annotated[Optional[int], typer.Option("--horizon", min=1, max=240, help="Months (default: horizon.months in procure.yaml, else 36).", show_default=False)] = None,
+    offer: Annotated[Optional[str], typer.Option("--offer", metavar="ID", help="Show one offer's month-by-month schedule.", show_default=False)] = None,
+    format: Annotated[CompareFormat, typer.Option("--format", "-f", help="Output format (xlsx needs --out).")] = CompareFormat.table,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Compare offers over one horizon: what each binds you to, costs in total and in present value.
+
+    Each offer becomes a monthly schedule: prepayment at signing and its draw-down,
+    rent with its escalator, fees by kind, your operating staff, software, expected SLA
+    credits (claimed ones at horizon.claim_success), a late-delivery credit, renewal
+    after the term (horizon.renewal: index or escalate, stated in the output) and exit
+    costs in the last month. The horizon figures: total commitment, total cost, NPV at
+    the cost of capital, and NPV of cost per NPV of successful tasks.
+
+    Examples:
+
+    \b
+        procure cashflow --horizon 36
+        procure cashflow --offer northwind-b200-mc --format csv
+        procure cashflow --format xlsx --out cashflow.xlsx
+    """
+    from procure.evaluate import evaluate as run_evaluation
+    from procure.workspace import load_workspace
+
+    if format is CompareFormat.xlsx and out is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
+    ws = load_workspace(workspace)
+    months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
+    ev = run_evaluation(ws, _day(as_of), None, months, True)
+    if offer is not None and offer not in {o.id for o in ev.offers}:
+        raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
+    if format is CompareFormat.table:
+        from procure.render.text import cashflow_table
+
+        _emit_table(cashflow_table(ev, offer), out)
+    elif format is CompareFormat.xlsx:
+        from procure.fileio import write_atomic
+        from procure.render.text import to_xlsx
+
+        assert out is not None
+        write_atomic(out, to_xlsx(ev))
+        typer.echo(f"wrote {out}", err=True)
+    else:
+        from procure.render.text import cashflow_text
+
+        _emit(cashflow_text(ev, offer, format.value), out)
+
+
+DEFAULT_HORIZON = 36
+
+
 class ReportFormat(str, Enum):
     pdf = "pdf"
     html = "html"
@@ -940,7 +1012,7 @@ def report(
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
     ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo())
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(), ws.config.horizon.months)
     from procure.report_data import gather_extras
 
     try:

@@ -22,6 +22,7 @@ from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, throughput_at, ttft_at
 from procure.rating import Rating, assign_tiers, method_text, rate_offer, reliability_from_score
+from procure.cashflow import HorizonResult
 from procure.uncertainty import OfferRange, UncertaintyInfo
 from procure.workspace import IndexLevel, Workspace
 
@@ -47,7 +48,8 @@ METRIC_KEYS: tuple[str, ...] = (
     "gpus_needed",
     "monthly_spend",
 )
-EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader")
+HORIZON_METRIC_KEYS: tuple[str, ...] = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
+EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader") + HORIZON_METRIC_KEYS
 
 # Offers that expire within this many days of the as-of date are warned about.
 EXPIRY_WARNING_DAYS = 14
@@ -114,6 +116,7 @@ class OfferRecord(BaseModel):
     rating: RatingRecord
     metrics: dict[str, float | None]
     uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
+    cashflow: HorizonResult | None = Field(None, description="the monthly schedule over the horizon (compare --horizon, cashflow)")
     terms: Offer = Field(description="the offer as read from its file")
 
 
@@ -175,6 +178,8 @@ class Evaluation(BaseModel):
     rating_method: str
     summary: Summary
     uncertainty: UncertaintyInfo | None = None
+    horizon_months: int | None = None
+    rank_by: str = Field("cost_per_task", description="cost_per_task, or horizon_cost_per_task with a horizon")
     offers: list[OfferRecord]
 
     def offer(self, offer_id: str) -> OfferRecord:
@@ -215,11 +220,13 @@ class CostInputs:
     currencies: list[str]
 
 
-def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None) -> Evaluation:
-    return evaluate_with_inputs(workspace, as_of, monte_carlo)[0]
+def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False) -> Evaluation:
+    return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon)[0]
 
 
-def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None) -> tuple[Evaluation, CostInputs]:
+def evaluate_with_inputs(
+    workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False
+) -> tuple[Evaluation, CostInputs]:
     day = resolve_as_of(workspace, as_of)
     config = workspace.config
     offers = workspace.offers
@@ -242,7 +249,22 @@ def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_
         _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None)
         for o, g, rt, r, c in zip(offers, gradings, ratings, readings, costs)
     ]
-    ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics["cost_per_task"], r.id))
+    horizon = horizon or None
+    if horizon is not None:
+        from procure.cashflow import schedule
+
+        for record in records:
+            plan = schedule(
+                record, horizon, config.horizon, day, workspace.fx_rate(record.currency), index_level.price if index_level else None,
+                config.assumptions.cost_of_capital, config.assumptions.fte_cost_year, config.workload.tasks_per_month,
+            )
+            record.cashflow = plan
+            record.metrics.update(total_commitment=plan.total_commitment, total_cost=plan.total_cost, npv_cost=plan.npv_cost, horizon_cost_per_task=plan.horizon_cost_per_task)
+            if record.acceptable and plan.horizon_cost_per_task is None:
+                record.acceptable = False
+                record.reasons.append(f"no successful task within the {horizon}-month horizon")
+    rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
+    ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
     for position, record in enumerate(ranked, start=1):
         record.rank = position
     if ranked:
@@ -278,6 +300,8 @@ def evaluate_with_inputs(workspace: Workspace, as_of: date | None = None, monte_
         rating_method=method_text(config.rating),
         summary=_summary(ranked, len(records)),
         uncertainty=info,
+        horizon_months=horizon,
+        rank_by=rank_key,
         offers=ranked + rest,
     )
     return evaluation, inputs

@@ -102,7 +102,7 @@ EXPECTS = {
     NUMBER: "a number",
     BOOL: "true or false (yes/no)",
     LIST: "a comma-separated list",
-    POINTS: "interactivity:throughput pairs separated by ';', e.g. 50:420; 100:300 (format the cell as text)",
+    POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft seconds (format the cell as text)",
 }
 CHOICES = {
     "service.kind": "managed_serving, managed_cluster, bare_metal or owned",
@@ -361,7 +361,10 @@ def convert(kind: str, value: Any) -> Any:
     if kind == NUMBER:
         return _number(value)
     if kind == INT:
-        number = _number(value)
+        try:
+            number = _number(value)
+        except CellError:
+            raise CellError(f"must be a whole number (got {_show(value)})") from None
         if not isinstance(number, int):
             raise CellError(f"must be a whole number (got {_show(value)})")
         return number
@@ -394,7 +397,8 @@ def convert(kind: str, value: Any) -> Any:
 
 
 def _points(value: Any) -> list[list[int | float]]:
-    bad = CellError(f"must be interactivity:throughput pairs like 50:420; 100:300 (got {_show(value)})")
+    """"50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
+    bad = CellError(f"must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got {_show(value)})")
     if not isinstance(value, str):
         raise bad
     points = []
@@ -402,10 +406,10 @@ def _points(value: Any) -> list[list[int | float]]:
         if not pair.strip():
             continue
         parts = pair.split(":")
-        if len(parts) != 2:
+        if len(parts) not in (2, 3):
             raise bad
         try:
-            points.append([_number(parts[0]), _number(parts[1])])
+            points.append([_number(part) for part in parts])
         except CellError:
             raise bad from None
     if not points:
@@ -465,6 +469,8 @@ def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, p
 
 
 _FEE_PATH = re.compile(r"^pricing\.fees\[(\d+)\]")
+# Parents whose problem is about one column: a missing SLA is a missing availability.
+_PARENT_COLUMN = {"service.sla": "service.sla.availability"}
 
 
 def _column_of(field: str, fee_names: list[str]) -> str:
@@ -473,7 +479,39 @@ def _column_of(field: str, fee_names: list[str]) -> str:
     found = _FEE_PATH.match(field)
     if found and int(found.group(1)) < len(fee_names):
         field = f"fees.{fee_names[int(found.group(1))]}" + field[found.end():]
-    return re.sub(r"\[\d+\].*$", "", field)
+    field = re.sub(r"\[\d+\].*$", "", field)
+    return _PARENT_COLUMN.get(field, field)
+
+
+_TUPLE_TAG = re.compile(r"^tuple\[(.*)\]$")
+
+
+def _matching_branches(exc: ValidationError, data: dict[str, Any]) -> ValidationError:
+    """Pydantic reports a value that fails a union of tuples (a point is [x, y] or [x, y, ttft])
+    against every member: keep the errors of the member whose length the value has."""
+    kept = []
+    for err in exc.errors(include_url=False):
+        value: Any = data
+        matches = True
+        for part in err["loc"]:
+            tag = _TUPLE_TAG.match(part) if isinstance(part, str) else None
+            if tag is not None:
+                if isinstance(value, (list, tuple)) and len(value) != tag.group(1).count(",") + 1:
+                    matches = False
+                    break
+                continue
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                break
+        if matches:
+            kept.append(err)
+    if not kept or len(kept) == len(exc.errors()):
+        return exc
+    try:
+        return ValidationError.from_exception_data(exc.title, kept)  # type: ignore[arg-type]
+    except (TypeError, KeyError, ValueError):
+        return exc
 
 
 # The importer does not see the target workspace: curve names and the index are checked when the
@@ -486,7 +524,7 @@ def _validate_row(row: int, data: dict[str, Any], fee_names: list[str], failed: 
     try:
         offer = Offer.model_validate(data)
     except ValidationError as exc:
-        found = validation_problems(exc, doc) + responsibility_problems(doc)
+        found = validation_problems(_matching_branches(exc, data), doc) + responsibility_problems(doc)
         offer = None
     else:
         if failed:  # a cell that could not be read is already reported; the cross-field rules would only echo it

@@ -315,6 +315,17 @@ class UncertaintyConfig(Strict):
     offers: dict[str, OfferUncertainty] = Field(default_factory=dict, description="per-offer throughput and availability distributions")
 
 
+class HorizonConfig(Strict):
+    """Compare offers over one horizon of months, with what happens after each term stated."""
+
+    months: Annotated[Count, Field(ge=1, le=240)] | None = Field(None, description="default horizon for cashflow and compare --horizon")
+    renewal: Literal["index", "escalate"] = Field(
+        "index", description="after its term an offer renews at the index level on or before as-of plus its spread, or at its last price plus its escalator"
+    )
+    claim_success: Fraction = Field(0.5, description="share of SLA credits that must be claimed which are actually obtained")
+    expected_delay_weeks: NonNegative = Field(0.0, description="expected delivery delay beyond the promised date, in weeks")
+
+
 class ReevaluateConfig(Strict):
     """Thresholds of `procure reevaluate` (its flags replace them)."""
 
@@ -338,6 +349,7 @@ class WorkspaceConfig(Strict):
     index: IndexConfig = Field(default_factory=IndexConfig)
     uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
     reevaluate: ReevaluateConfig = Field(default_factory=ReevaluateConfig)
+    horizon: HorizonConfig = Field(default_factory=HorizonConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------
@@ -432,6 +444,55 @@ class Operator(Strict):
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
+class Ramp(Strict):
+    """GPUs available in each month from delivery (the last figure holds until the commitment is met)."""
+
+    gpus_by_month: Annotated[list[Annotated[Count, Field(ge=0)]], Field(min_length=1)]
+
+
+class LateDelivery(Strict):
+    """What the vendor credits per week of delivery after the promised date, up to a cap."""
+
+    per_week: NonNegative
+    cap: NonNegative | None = None
+
+
+class Termination(Strict):
+    """Termination for convenience: notice in months and a fee."""
+
+    notice_months: Annotated[Count, Field(ge=0)]
+    fee: NonNegative = 0.0
+
+
+class ExitCosts(Strict):
+    offboarding: NonNegative = 0.0
+    egress_tb: NonNegative = 0.0
+    egress_per_tb: NonNegative = 0.0
+
+
+class SlaCredits(Strict):
+    """Credit as a share of the month's fee per percentage point of availability below the SLA."""
+
+    rate_per_point: NonNegative
+    cap: Fraction = Field(0.3, description="at most this share of the month's fee")
+    automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
+
+
+class ContractTerms(Strict):
+    """Terms that move real money over a horizon; all optional."""
+
+    escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(None, description="price change per contract year, e.g. 0.03")
+    escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = Field(
+        None, description="[[from month, rise], ...]: the price rises by `rise` from that contract month on (compounded)"
+    )
+    ramp: Ramp | None = None
+    late_delivery: LateDelivery | None = None
+    termination: Termination | None = None
+    exit: ExitCosts | None = None
+    sla_credits: SlaCredits | None = None
+    minimum_monthly: NonNegative | None = Field(None, description="minimum monthly bill, offer currency")
+
+
 class Offer(Strict):
     """One vendor offer (an RFP response), one file in offers/."""
 
@@ -451,6 +512,7 @@ class Offer(Strict):
     responsibilities: dict[str, Owner]
     performance: Performance = Field(default_factory=Performance)
     operator: Operator = Field(default_factory=Operator)
+    contract: ContractTerms = Field(default_factory=ContractTerms)
 
     @property
     def per_token(self) -> bool:

@@ -323,3 +323,25 @@ def tornado(result: Sensitivity, currency: str) -> str:
     left, right = ax.get_xlim()
     ax.set_xlim(left, right + (right - left) * 0.6)
     return to_svg(fig, "tornado")
+
+
+def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
+    """Cumulative cash out over the horizon for the offers named (the recommendation and its runner-up)."""
+    fig = _figure(17, 6.5)
+    ax = fig.add_subplot()
+    _style(ax)
+    for i, offer_id in enumerate(offer_ids):
+        record = ev.offer(offer_id)
+        if record.cashflow is None:
+            continue
+        running, xs, ys = 0.0, [], []
+        for flow in record.cashflow.months:
+            running += flow.total
+            xs.append(flow.month)
+            ys.append(running)
+        ax.step(xs, ys, where="post", color=HIGHLIGHT if i == 0 else ACCENT, linewidth=1.6, label=f"{_short(record.vendor, 24)} ({record.term_months}-month term)")
+    ax.set_xlabel("months from the as-of date (0 = signing)", fontsize=7)
+    ax.set_ylabel(f"cumulative cost, {ev.currency}")
+    ax.yaxis.set_major_formatter(_thousands())
+    ax.legend(fontsize=6.5, frameon=False, loc="upper left")
+    return to_svg(fig, "cash-flows")

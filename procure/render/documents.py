@@ -117,6 +117,8 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None) 
         found["hedge"] = charts.hedge_stress(extras.hedge)
     if ev.uncertainty is not None:
         found["ranges"] = charts.cost_ranges(ev)
+    if ev.horizon_months and ev.summary.recommended:
+        found["cash"] = charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i])
     if kind == "comparison" and extras.sensitivity is not None:
         found["tornado"] = charts.tornado(extras.sensitivity, ev.currency)
     if kind == "comparison" and extras.benchmark is not None:

@@ -791,6 +791,12 @@ def to_xlsx(ev: Evaluation) -> bytes:
         for r in ev.offers:
             u = r.uncertainty
             ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
+    if ev.horizon_months:
+        flows = book.create_sheet("Cash flow")
+        flows.append(["id", "month", "phase", "gpus", *FLOW_COLUMNS, "successful_tasks"])
+        for r in ev.offers:
+            for f in r.cashflow.months if r.cashflow else []:
+                flows.append([r.id, f.month, f.phase, f.gpus, *[getattr(f, c) for c in FLOW_COLUMNS], f.successful_tasks])
     inputs = book.create_sheet("Inputs")
     inputs.append(["as_of", str(ev.as_of)])
     inputs.append(["currency", ev.currency])
@@ -799,4 +805,88 @@ def to_xlsx(ev: Evaluation) -> bytes:
         inputs.append([f.path, f.sha256])
     buffer = io.BytesIO()
     book.save(buffer)
+    return buffer.getvalue()
+
+
+# --- cash flow over a horizon -------------------------------------------------------------------
+
+FLOW_COLUMNS = ("prepayment", "rent", "fees", "staff", "software", "power_colo", "capital", "credits", "exit", "total")
+
+
+def horizon_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
+    cur = ev.currency
+    headers = ["Rank", "Offer", "Term", "Delivery month", f"Commitment {cur}", f"Total {cur}", f"NPV {cur}", f"{cur}/task over horizon", f"{cur}/task snapshot"]
+    rows = []
+    for r in ev.offers:
+        plan = r.cashflow
+        rows.append(
+            [str(r.rank or DASH), r.id, f"{r.term_months} mo", str(plan.delivery_month) if plan else DASH, money(r.metrics.get("total_commitment"), 0),
+             money(r.metrics.get("total_cost"), 0), money(r.metrics.get("npv_cost"), 0), per_task(r.metrics.get("horizon_cost_per_task")), per_task(r.metrics["cost_per_task"])]
+        )
+    return headers, rows
+
+
+def horizon_caption(ev: Evaluation) -> str:
+    renewal = next((r.cashflow.renewal for r in ev.offers if r.cashflow), "index")
+    rule = "the index on or before the as-of date plus the offer's spread" if renewal == "index" else "the last price plus the escalator"
+    return f"Horizon {ev.horizon_months} months from {ev.as_of}; after its term an offer renews at {rule}; NPV at the cost of capital {ev.assumptions.cost_of_capital:.0%}; ranked by {ev.rank_by.replace('_', ' ')}."
+
+
+def flow_rows(record: OfferRecord) -> tuple[list[str], list[list[str]]]:
+    headers = ["Month", "Phase", "GPUs", *[c.replace("_", "/") for c in FLOW_COLUMNS], "Successful tasks"]
+    rows = [[str(f.month), f.phase, number(f.gpus, 1), *[money(getattr(f, c), 0) for c in FLOW_COLUMNS], number(f.successful_tasks)] for f in (record.cashflow.months if record.cashflow else [])]
+    return headers, rows
+
+
+def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    if offer_id is None:
+        headers, rows = horizon_rows(ev)
+        title = "Over the horizon"
+        notes: list[str] = []
+    else:
+        record = ev.offer(offer_id)
+        headers, rows = flow_rows(record)
+        title = f"Cash flow: {record.id} ({record.vendor})"
+        notes = record.cashflow.notes if record.cashflow else []
+    table = Table(title=title, caption=horizon_caption(ev), caption_justify="left", header_style="bold")
+    for i, h in enumerate(headers):
+        table.add_column(h, justify="left" if (offer_id is None and i == 1) or (offer_id is not None and i == 1) else "right")
+    for row in rows:
+        table.add_row(*row)
+    return Group(table, Text("\n".join(f"note: {n}" for n in notes)))
+
+
+def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
+    import json
+
+    if fmt == "json":
+        records = [ev.offer(offer_id)] if offer_id else ev.offers
+        payload = {
+            "as_of": str(ev.as_of),
+            "currency": ev.currency,
+            "horizon_months": ev.horizon_months,
+            "rank_by": ev.rank_by,
+            "offers": [
+                {"id": r.id, "rank": r.rank, **{k: r.metrics.get(k) for k in ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task")}, "cashflow": r.cashflow.model_dump(mode="json") if r.cashflow else None}
+                for r in records
+            ],
+        }
+        return json.dumps(payload, indent=2) + "\n"
+    headers, rows = flow_rows(ev.offer(offer_id)) if offer_id else horizon_rows(ev)
+    if fmt == "markdown":
+        return f"# Cash flow over {ev.horizon_months} months\n\n" + _md_cell(horizon_caption(ev)) + "\n\n" + markdown_table(headers, rows, right=set(range(2, len(headers)))) + "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if offer_id:
+        writer.writerow(["month", "phase", "gpus", *FLOW_COLUMNS, "successful_tasks"])
+        for f in ev.offer(offer_id).cashflow.months:  # type: ignore[union-attr]
+            writer.writerow([f.month, f.phase, repr(f.gpus), *[repr(getattr(f, c)) for c in FLOW_COLUMNS], repr(f.successful_tasks)])
+    else:
+        writer.writerow(["rank", "id", "term_months", "total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task"])
+        for r in ev.offers:
+            writer.writerow([r.rank or "", r.id, r.term_months, *["" if r.metrics.get(k) is None else repr(r.metrics.get(k)) for k in ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task")]])
     return buffer.getvalue()
