@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import os
 import sys
@@ -131,9 +132,11 @@ def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped
 def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    console = Console(stderr=stderr)
+    # Vendor text is data: no rich markup, emoji codes or highlighting is read into it.
+    plain = {"markup": False, "emoji": False, "highlight": False}
+    console = Console(stderr=stderr, **plain)
     if not console.is_terminal and "COLUMNS" not in os.environ:  # piped: do not squeeze tables into 80 columns
-        console = Console(stderr=stderr, width=200)
+        console = Console(stderr=stderr, width=200, **plain)
     return console
 
 
@@ -174,7 +177,7 @@ def _emit_table(table: Any, out: Path | None) -> None:
         return
     from rich.console import Console
 
-    console = Console(record=True, width=200, file=open("/dev/null", "w"))  # noqa: SIM115
+    console = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
     console.print(table)
     _emit(console.export_text(), out)
 
@@ -367,6 +370,20 @@ def rate(
     from procure.render.text import RATING_RENDERERS
 
     _emit(RATING_RENDERERS[format.value](ev), out)
+
+
+def _share(text: str, option: str) -> float:
+    """'5%' or 0.05 -> 0.05."""
+    from procure.errors import Problem
+
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")]) from None
+    if not 0 <= value < 100 or value != value:
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")])
+    return value
 
 
 def _fraction(value: float | None, option: str) -> float | None:
@@ -811,6 +828,10 @@ def diff(
         base = str(previous)
     base_ev, base_label = load_evaluation(root, base)
     head_ev, head_label = load_evaluation(root, head)
+    if base == head:
+        from procure.errors import Problem
+
+        raise InputError([Problem("diff", None, "", f"BASE and HEAD are the same ({base}): name two different runs or files")])
     result = compare_runs(base_ev, head_ev, base_label, head_label)
     from procure.render.text import diff_json, diff_markdown, diff_table
 
@@ -857,9 +878,7 @@ def reevaluate(
     settings = ws.config.reevaluate
     limit = settings.max_increase
     if max_increase is not None:
-        from procure.whatif import parse_change
-
-        limit = parse_change("+" + max_increase.lstrip("+"), "--max-increase") - 1
+        limit = _share(max_increase, "--max-increase")
     conditions = tuple(settings.fail_on)
     if fail_on is not None:
         conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
@@ -873,7 +892,13 @@ def reevaluate(
     previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
     if previous is None:
         run_id = save_run(ws.root, ev, label)
-        typer.echo(f"no earlier run: saved this one as the baseline (run {run_id})", err=True)
+        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})."
+        if format is DiffFormat.json:
+            _emit(json.dumps({"baseline_saved": run_id, "breached": []}, indent=2) + "\n", out)
+        elif format is DiffFormat.markdown:
+            _emit(f"## Re-evaluation\n\n{message}\n", out)
+        else:
+            _emit(message + "\n", out)
         return
     result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
     breached = breaches(result, limit, conditions)
@@ -968,6 +993,97 @@ def cashflow(
 
 
 DEFAULT_HORIZON = 36
+
+
+@app.command("import")
+@handles_input_errors
+def import_rfp(
+    sheet: Annotated[Optional[Path], typer.Argument(metavar="[RFP]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="The offers folder to write to.", file_okay=False)] = Path("offers"),
+    force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
+    template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
+) -> None:
+    """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
+
+    Columns are named by the offer's field paths (pricing.gpu_hour,
+    service.sla.availability, responsibilities.monitoring, fees.onboarding.once, ...);
+    every row is validated and every problem is reported with its row and column;
+    nothing is written unless every row is valid, and existing files are kept unless
+    --force is given.
+
+    Examples:
+
+    \b
+        procure import --template rfp.xlsx
+        procure import responses.xlsx --out offers/
+        procure import responses.csv --out offers/ --force
+    """
+    if template is not None:
+        if sheet is not None:
+            from procure.errors import Problem
+
+            raise InputError([Problem("import", None, "", "give either an RFP file to import or --template FILE to write, not both")])
+        from procure.importers import write_template
+
+        write_template(template)
+        typer.echo(f"wrote {template}", err=True)
+        return
+    if sheet is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("import", None, "", "name the RFP file to import (or --template FILE for a blank one)")])
+    from procure.importers import import_offers
+
+    written = import_offers(sheet, out, force)
+    for path in written:
+        typer.echo(f"wrote {path}", err=True)
+    typer.echo(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate", err=True)
+
+
+perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True)
+app.add_typer(perf_app, name="perf")
+
+
+@perf_app.command("import")
+@handles_input_errors
+def perf_import(
+    source: Annotated[Path, typer.Argument(metavar="INFERENCEX_JSON", help="InferenceX benchmark rows: a JSON list, or one row.", dir_okay=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The performance folder to write curves to.", file_okay=False)] = Path("performance"),
+    gpu: Annotated[Optional[str], typer.Option("--gpu", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
+    isl: Annotated[Optional[int], typer.Option("--isl", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
+    osl: Annotated[Optional[int], typer.Option("--osl", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Import InferenceX benchmark rows as reference curves (one per hardware, framework, precision, speculative decoding).
+
+    Rows are kept for the workload's input/output lengths (exactly, or the nearest with
+    a warning) and, with --gpu, one hardware. Each curve is named
+    {hw}-{framework}-{precision}[-{spec_decoding}] and holds interactivity, output
+    tok/s/GPU and the time to first token (for workload.max_ttft_s); an offer uses it
+    as performance.reference. Multinode rows are warned about: their output per GPU
+    counts decode GPUs only.
+
+    Examples:
+
+    \b
+        procure perf import inferencex.json --gpu b200
+        procure perf import rows.json --out performance/ --isl 8192 --osl 1024 --force
+    """
+    from procure.inferencex import import_curves
+
+    if isl is None or osl is None:
+        from procure.workspace import load_workspace
+
+        workload = load_workspace(workspace).config.workload
+        isl = isl or workload.input_tokens
+        osl = osl or workload.output_tokens
+    written, warnings = import_curves(source, out, isl, osl, gpu, force, model)
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    for path in written:
+        typer.echo(f"wrote {path}", err=True)
 
 
 class ReportFormat(str, Enum):

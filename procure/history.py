@@ -113,15 +113,25 @@ def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
         return int(cursor.lastrowid or 0)
 
 
+def _damaged(exc: Exception) -> InputError:
+    return _problem(f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was changed")
+
+
 def list_runs(root: Path) -> list[RunInfo]:
     with closing(connect(root, create=False)) as db:
-        rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
-    return [RunInfo(id=r[0], saved_at=r[1], as_of=r[2], label=r[3], top_offer=r[4], top_cost_per_task=r[5], offers=r[6], acceptable=r[7]) for r in rows]
+        try:
+            rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
+            return [RunInfo(id=r[0], saved_at=r[1], as_of=r[2], label=r[3], top_offer=r[4], top_cost_per_task=r[5], offers=r[6], acceptable=r[7]) for r in rows]
+        except (sqlite3.DatabaseError, ValidationError) as exc:
+            raise _damaged(exc) from None
 
 
 def load_run(root: Path, run_id: int) -> Evaluation:
     with closing(connect(root, create=False)) as db:
-        found = db.execute("SELECT evaluation FROM runs WHERE id = ?", (run_id,)).fetchone()
+        try:
+            found = db.execute("SELECT evaluation FROM runs WHERE id = ?", (run_id,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(exc) from None
     if found is None:
         raise _problem(f"no saved run {run_id} (see `procure history`)")
     return _parse(found[0], f"{DISPLAY} run {run_id}")
@@ -129,10 +139,13 @@ def load_run(root: Path, run_id: int) -> Evaluation:
 
 def latest_run_id(root: Path, before: int | None = None) -> int | None:
     with closing(connect(root, create=False)) as db:
-        if before is None:
-            found = db.execute("SELECT max(id) FROM runs").fetchone()
-        else:
-            found = db.execute("SELECT max(id) FROM runs WHERE id < ?", (before,)).fetchone()
+        try:
+            if before is None:
+                found = db.execute("SELECT max(id) FROM runs").fetchone()
+            else:
+                found = db.execute("SELECT max(id) FROM runs WHERE id < ?", (before,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(exc) from None
     return found[0] if found else None
 
 
@@ -151,7 +164,9 @@ def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
 def _parse(text: str, display: str) -> Evaluation:
     try:
         return Evaluation.model_validate_json(text)
-    except ValidationError as exc:
+    except ValueError as exc:
+        if not isinstance(exc, ValidationError):
+            raise InputError([Problem(display, None, "", f"not an Evaluation this procure reads: {exc}")]) from None
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InputError([Problem(display, None, where, f"not an Evaluation this procure reads: {first['msg']}")]) from None
@@ -295,7 +310,8 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
     found = []
     if max_increase is not None:
         for o in result.offers:
-            if o.acceptable_before and o.acceptable_after and o.cost_change_share is not None and o.cost_change_share > max_increase:
+            # A rise of exactly the limit is within it (float dust aside).
+            if o.acceptable_before and o.acceptable_after and o.cost_change_share is not None and o.cost_change_share > max_increase + 1e-9:
                 found.append(Breach(condition="max-increase", detail=f"{o.id}: cost per task up {o.cost_change_share:.1%} (limit {max_increase:.1%})"))
     if "rank-change" in fail_on:
         found += [Breach(condition="rank-change", detail=f"{o.id}: rank from {o.rank_before or 'unranked'} to {o.rank_after or 'unranked'}") for o in result.offers if o.rank_changed]

@@ -40,6 +40,7 @@ MAX_COLUMNS = 500
 
 # Column types: how a cell becomes a field value.
 TEXT, DATE, INT, NUMBER, BOOL, LIST, POINTS = "text", "date", "int", "number", "bool", "list", "points"
+INTS, SCHEDULE = "ints", "schedule"  # "128, 256" -> [128, 256]; "7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]
 FEES = "fees"  # where the fee columns go in the field order
 FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
 
@@ -89,6 +90,20 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("performance.points", POINTS),
     ("performance.points_source", TEXT),
     ("performance.quality_pass_rate", NUMBER),
+    ("contract.escalator", NUMBER),
+    ("contract.escalator_schedule", SCHEDULE),
+    ("contract.ramp.gpus_by_month", INTS),
+    ("contract.late_delivery.per_week", NUMBER),
+    ("contract.late_delivery.cap", NUMBER),
+    ("contract.termination.notice_months", INT),
+    ("contract.termination.fee", NUMBER),
+    ("contract.exit.offboarding", NUMBER),
+    ("contract.exit.egress_tb", NUMBER),
+    ("contract.exit.egress_per_tb", NUMBER),
+    ("contract.sla_credits.rate_per_point", NUMBER),
+    ("contract.sla_credits.cap", NUMBER),
+    ("contract.sla_credits.automatic", BOOL),
+    ("contract.minimum_monthly", NUMBER),
     ("operator.published_tier", TEXT),
     ("notes", TEXT),
 )
@@ -102,6 +117,8 @@ EXPECTS = {
     NUMBER: "a number",
     BOOL: "true or false (yes/no)",
     LIST: "a comma-separated list",
+    INTS: "whole numbers separated by commas, e.g. 128, 256",
+    SCHEDULE: "from-month:rise pairs separated by ';', e.g. 13:0.03; 25:0.03 (format the cell as text)",
     POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft seconds (format the cell as text)",
 }
 CHOICES = {
@@ -155,6 +172,12 @@ EXAMPLE_ROW: dict[str, Any] = {
     "performance.points": "25:640; 50:450; 100:215; 150:90",
     "performance.points_source": "measured",
     "performance.quality_pass_rate": 1,
+    "contract.escalator": 0.03,
+    "contract.exit.offboarding": 15000,
+    "contract.exit.egress_tb": 200,
+    "contract.exit.egress_per_tb": 20,
+    "contract.sla_credits.rate_per_point": 0.1,
+    "contract.sla_credits.cap": 0.3,
     "notes": "Example row: replace it with your offer, one row per offer.",
 }
 
@@ -233,13 +256,15 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
         if not book.worksheets:
             raise InputError([Problem(display, None, "", "the workbook has no worksheet")])
         sheet = book.worksheets[0]
-        width = sheet.max_column  # from the sheet's stated dimension; None when it states none
-        if width is not None and width > MAX_COLUMNS:
-            raise InputError([Problem(display, None, "", f"too many columns ({width:,}; limit {MAX_COLUMNS:,})")])
+        # The sheet's stated dimension is the sender's claim: a short one would silently cut rows
+        # or columns off, so every cell present is read instead.
+        sheet.reset_dimensions()
         rows: list[tuple[int, list[Any]]] = []
-        for number, cells in enumerate(sheet.iter_rows(min_row=1, max_col=width or MAX_COLUMNS), start=1):
+        for number, cells in enumerate(sheet.iter_rows(), start=1):
             if number > MAX_ROWS + 1:
                 raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
+            if len(cells) > MAX_COLUMNS:
+                raise InputError([Problem(display, number, "", f"too many columns ({len(cells):,}; limit {MAX_COLUMNS:,})")])
             rows.append((number, [_xlsx_value(c) for c in cells]))
     finally:
         book.close()
@@ -276,7 +301,9 @@ class Column:
 def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
     columns: list[Column] = []
     seen: dict[str, int] = {}
-    for index, raw in enumerate(sheet.header):
+    width = max([len(sheet.header), *(len(cells) for _, cells in sheet.rows)])
+    header = list(sheet.header) + [None] * (width - len(sheet.header))
+    for index, raw in enumerate(header):
         if raw is None:
             if any(index < len(cells) and cells[index] is not None for _, cells in sheet.rows):
                 problems.append(Problem(sheet.display, 1, "", f"column {_letters(index)} has values but no name in the header row"))
@@ -393,6 +420,14 @@ def convert(kind: str, value: Any) -> Any:
         return [item.strip() for item in value.split(",") if item.strip()]
     if kind == POINTS:
         return _points(value)
+    if kind == SCHEDULE:
+        return _schedule(value)
+    if kind == INTS:
+        items = value.split(",") if isinstance(value, str) else [value]
+        try:
+            return [convert(INT, item) for item in items if not isinstance(item, str) or item.strip()]
+        except CellError:
+            raise CellError(f"must be whole numbers separated by commas, e.g. 128, 256 (got {_show(value)})") from None
     raise AssertionError(f"unknown column kind {kind}")
 
 
@@ -415,6 +450,27 @@ def _points(value: Any) -> list[list[int | float]]:
     if not points:
         raise bad
     return points
+
+
+def _schedule(value: Any) -> list[list[int | float]]:
+    """"7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]: from that contract month on, the price rises so much."""
+    bad = CellError(f"must be from-month:rise pairs like 13:0.03; 25:0.03 (got {_show(value)})")
+    if not isinstance(value, str):
+        raise bad
+    steps = []
+    for pair in value.split(";"):
+        if not pair.strip():
+            continue
+        parts = pair.split(":")
+        if len(parts) != 2:
+            raise bad
+        try:
+            steps.append([convert(INT, parts[0].strip()), _number(parts[1])])
+        except CellError:
+            raise bad from None
+    if not steps:
+        raise bad
+    return steps
 
 
 # --- rows to offers -------------------------------------------------------------------------------
@@ -596,7 +652,15 @@ _Dumper.add_representer(_FlowList, lambda d, v: d.represent_sequence("tag:yaml.o
 _Dumper.add_representer(_FlowDict, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v, flow_style=True))
 _Dumper.add_representer(str, _represent_str)
 
-_FLOW_PATHS = {("pricing", "index_linked"), ("pricing", "per_mtok"), ("service", "sla"), ("service", "attestations"), ("service", "health_checks"), ("performance", "points")}
+_FLOW_PATHS = {
+    ("pricing", "index_linked"),
+    ("pricing", "per_mtok"),
+    ("service", "sla"),
+    ("service", "attestations"),
+    ("service", "health_checks"),
+    ("performance", "points"),
+    *(("contract", key) for key in ("escalator_schedule", "ramp", "late_delivery", "termination", "exit", "sla_credits")),
+}
 
 
 def _styled(value: Any, path: tuple[str, ...] = ()) -> Any:
@@ -718,7 +782,7 @@ def write_template(path: Path) -> None:
         cell = sheet.cell(row=2, column=index, value=value)
         if isinstance(value, date):
             cell.number_format = "yyyy-mm-dd"
-        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS):
+        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS, INTS, SCHEDULE):
             cell.number_format = "@"  # text, so that 25:640 is not read as a time
         sheet.cell(row=1, column=index).font = Font(bold=True)
         sheet.column_dimensions[_letters(index - 1)].width = max(12, min(40, len(name) + 2))

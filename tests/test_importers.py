@@ -204,7 +204,7 @@ def test_cross_field_rules_and_missing_owners_are_reported_by_column(tmp_path):
         f"{sheet}:3: fees.setup: a fee has exactly one of once, monthly, gpu_hour, per_tb (got once, monthly)",
         f"{sheet}:3: valid_until: is before received (2026-11-01)",
         f"{sheet}:4: responsibilities: no owner given for: scheduler, storage (every operating job needs provider, customer or shared)",
-        f"{sheet}:4: service.sla.availability: required field is missing",
+        f"{sheet}:4: service.sla.availability: required field is missing (SLA availability)",
     ]
 
 
@@ -221,7 +221,7 @@ def test_unknown_and_repeated_columns_are_named(tmp_path):
     assert f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; `write_template` lists them all)" in found
     assert any(p.startswith(f"{sheet}:1: responsibilities.cooling: unknown column: not an operating job") for p in found)
     assert any(p.startswith(f"{sheet}:1: fees.setup.yearly: unknown column: a fee column is fees.<name>.<kind>") for p in found)
-    assert f"{sheet}:1: region: column given twice (columns E and BA)" in found
+    assert f"{sheet}:1: region: column given twice (columns E and AB)" in found
 
 
 def test_duplicate_ids_in_the_sheet(tmp_path):
@@ -234,6 +234,46 @@ def test_duplicate_ids_in_the_sheet(tmp_path):
     ]
 
 
+def test_points_may_carry_the_time_to_first_token(tmp_path):
+    sheet = write_csv(tmp_path / "rfp.csv", [{**MINIMAL, "performance.points": "50:400:0.6; 100:300:0.45"}])
+    [path] = import_offers(sheet, tmp_path / "offers", force=False)
+    assert read(path)["performance"]["points"] == [[50, 400, 0.6], [100, 300, 0.45]]
+
+
+def test_contract_terms(tmp_path):
+    contract = {
+        "contract.escalator_schedule": "7:0.02; 13:0.03",
+        "contract.ramp.gpus_by_month": "32, 64, 100",
+        "contract.late_delivery.per_week": "5000",
+        "contract.termination.notice_months": "6",
+        "contract.termination.fee": "150000",
+        "contract.sla_credits.rate_per_point": "0.1",
+        "contract.sla_credits.automatic": "no",
+        "contract.minimum_monthly": "20000",
+    }
+    sheet = write_csv(tmp_path / "rfp.csv", [{**MINIMAL, **contract}])
+    [path] = import_offers(sheet, tmp_path / "offers", force=False)
+    assert read(path)["contract"] == {
+        "escalator_schedule": [[7, 0.02], [13, 0.03]],
+        "ramp": {"gpus_by_month": [32, 64, 100]},
+        "late_delivery": {"per_week": 5000},
+        "termination": {"notice_months": 6, "fee": 150000},
+        "sla_credits": {"rate_per_point": 0.1, "automatic": False},
+        "minimum_monthly": 20000,
+    }
+    assert "  escalator_schedule: [[7, 0.02], [13, 0.03]]\n  ramp: {gpus_by_month: [32, 64, 100]}\n" in path.read_text()
+
+    bad = write_csv(tmp_path / "bad.csv", [{**MINIMAL, "contract.escalator_schedule": "7:2%", "contract.ramp.gpus_by_month": "32, 6.5", "contract.sla_credits.cap": "2"}])
+    with pytest.raises(InputError) as caught:
+        import_offers(bad, tmp_path / "offers", force=False)
+    assert problems_of(caught) == [
+        f"{bad}:2: contract.escalator_schedule: must be from-month:rise pairs like 13:0.03; 25:0.03 (got '7:2%')",
+        f"{bad}:2: contract.ramp.gpus_by_month: must be whole numbers separated by commas, e.g. 128, 256 (got '32, 6.5')",
+        f"{bad}:2: contract.sla_credits.cap: must be at most 1 (got 2)",
+        f"{bad}:2: contract.sla_credits.rate_per_point: required field is missing",
+    ]  # the cells that read are still checked against the model, in the same run
+
+
 def test_semicolon_separated_csv(tmp_path):
     sheet = tmp_path / "rfp.csv"
     with sheet.open("w", newline="") as handle:
@@ -244,15 +284,20 @@ def test_semicolon_separated_csv(tmp_path):
     assert read(path)["performance"]["points"] == [[50, 400], [100, 300]]
 
 
+POINTS_FORM = "must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional"
+
+
 @pytest.mark.parametrize(
     "cell, message",
     [
-        ("50-400", "must be interactivity:throughput pairs like 50:420; 100:300 (got '50-400')"),
-        ("50:400:1", "must be interactivity:throughput pairs like 50:420; 100:300 (got '50:400:1')"),
+        ("50-400", f"{POINTS_FORM} (got '50-400')"),
+        ("50:400:0.5:2", f"{POINTS_FORM} (got '50:400:0.5:2')"),
+        ("50:400; 100", f"{POINTS_FORM} (got '50:400; 100')"),
         ("50:-400", "must be greater than 0 (got -400)"),
     ],
 )
 def test_bad_points(tmp_path, cell, message):
+    # "50:-400" fails the [x, y] form of a point; pydantic's complaint about the [x, y, ttft] form is left out
     sheet = write_csv(tmp_path / "rfp.csv", [{**MINIMAL, "performance.points": cell}])
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
@@ -272,12 +317,27 @@ def test_csv_formulas_are_refused(tmp_path):
     ]
 
 
+def with_cached_value(path: Path, old: str, new: str) -> Path:
+    """Rewrite the first sheet's XML: openpyxl writes formulas without the result a spreadsheet caches."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as book:
+        parts = {name: book.read(name) for name in book.namelist()}
+    xml = parts["xl/worksheets/sheet1.xml"].decode()
+    assert xml.count(old) == 1
+    parts["xl/worksheets/sheet1.xml"] = xml.replace(old, new).encode()
+    with zipfile.ZipFile(path, "w") as book:
+        for name, data in parts.items():
+            book.writestr(name, data)
+    return path
+
+
 def test_xlsx_formula_cells_are_refused_even_with_a_cached_value(tmp_path):
     header = list(MINIMAL)
     values: list[Any] = list(MINIMAL.values())
     values[header.index("gpus")] = "=50*2"
     values[header.index("pricing.gpu_hour")] = "=SUM(1,3)"
-    sheet = write_xlsx(tmp_path / "rfp.xlsx", header, [values])
+    sheet = with_cached_value(write_xlsx(tmp_path / "rfp.xlsx", header, [values]), "<f>50*2</f><v />", "<f>50*2</f><v>100</v>")
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     assert problems_of(caught) == [
@@ -431,6 +491,7 @@ def test_template_round_trip(tmp_path, workspace_copy, name):
         ("egress", None, None, None, 20, 40),
     ]
     assert offer.performance.points == [(25, 640), (50, 450), (100, 215), (150, 90)]
+    assert offer.contract.escalator == 0.03 and offer.contract.exit is not None and offer.contract.exit.egress_tb == 200
     assert evaluate(load_workspace(root), AS_OF).offer("example-b200-mc").metrics["full"] is not None
 
 
@@ -452,3 +513,11 @@ def test_xlsx_template_has_every_column_and_typed_cells(tmp_path):
     assert example["received"] == datetime(2026, 11, 2)
     assert example["service.tenant_isolation"] is True
     assert example["pricing.per_mtok.output"] is None
+
+
+def test_values_under_no_column_name_are_reported(tmp_path):
+    sheet = tmp_path / "rfp.csv"
+    sheet.write_text(",".join(MINIMAL) + "\n" + ",".join(MINIMAL.values()) + ",surprise\n")
+    with pytest.raises(InputError) as caught:
+        import_offers(sheet, tmp_path / "offers", force=False)
+    assert problems_of(caught) == [f"{sheet}:1: column Y has values but no name in the header row"]

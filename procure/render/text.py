@@ -689,7 +689,7 @@ def history_table(runs: list[RunInfo]) -> Table:
 
 def _change(o: object) -> str:
     share = getattr(o, "cost_change_share")
-    return DASH if share is None else f"{share:+.1%}"
+    return DASH if share is None or share == 0 else f"{share:+.1%}"
 
 
 def diff_rows(result: Diff) -> tuple[list[str], list[list[str]]]:
@@ -805,7 +805,27 @@ def to_xlsx(ev: Evaluation) -> bytes:
         inputs.append([f.path, f.sha256])
     buffer = io.BytesIO()
     book.save(buffer)
-    return buffer.getvalue()
+    return _fixed_times(buffer.getvalue(), stamp)
+
+
+def _fixed_times(workbook: bytes, stamp: object) -> bytes:
+    """openpyxl stamps the save time into the zip entries and docProps/core.xml; pin both to the
+    as-of date so that the same inputs give the same bytes."""
+    import re
+    import zipfile
+
+    moment = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")  # type: ignore[attr-defined]
+    source = zipfile.ZipFile(io.BytesIO(workbook))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", lambda m: m.group(1) + moment.encode() + m.group(2), data)
+            info = zipfile.ZipInfo(item.filename, date_time=stamp.timetuple()[:6])  # type: ignore[attr-defined]
+            info.compress_type = zipfile.ZIP_DEFLATED
+            target.writestr(info, data)
+    return out.getvalue()
 
 
 # --- cash flow over a horizon -------------------------------------------------------------------

@@ -1,0 +1,120 @@
+"""`procure compare --format xlsx --out f.xlsx`: a workbook whose numbers are numbers, equal to the JSON.
+
+openpyxl writes a float with 16 significant digits ("%.16g"), Excel keeps 15: a value can come back
+one unit in the 17th digit away from the JSON's shortest repr, so values are compared to 1e-15.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+from clihelp import AS_OF, run
+
+from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS
+
+openpyxl = pytest.importorskip("openpyxl")
+
+SAME = {"rel": 1e-15, "abs": 0}
+
+
+@pytest.fixture
+def workbook_and_json(data_dir, tmp_path):
+    target = tmp_path / "out" / "f.xlsx"
+    result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "xlsx", "--out", target)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert result.stderr == f"wrote {target}\n"
+    ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "json").stdout)
+    return openpyxl.load_workbook(target), ev
+
+
+def sheet_rows(sheet):
+    rows = list(sheet.iter_rows())
+    headers = [c.value for c in rows[0]]
+    return headers, [dict(zip(headers, r)) for r in rows[1:]]
+
+
+def test_workbook_sheets(workbook_and_json):
+    book, _ = workbook_and_json
+    assert book.sheetnames == ["Comparison", "Gates", "Ratings", "Inputs"]
+
+
+def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_json):
+    book, ev = workbook_and_json
+    headers, rows = sheet_rows(book["Comparison"])
+    assert headers == ["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *METRIC_KEYS, *EXTRA_METRIC_KEYS, "reasons"]
+    assert [r["id"].value for r in rows] == [o["id"] for o in ev["offers"]] == ["bravo", "alpha", "charlie"]
+    checked = 0
+    for cells, offer in zip(rows, ev["offers"]):
+        assert set(offer["metrics"]) == set(METRIC_KEYS + EXTRA_METRIC_KEYS)
+        for key, value in offer["metrics"].items():
+            cell = cells[key]
+            if value is None:
+                assert cell.value is None, (offer["id"], key)
+                continue
+            assert cell.data_type == "n", (offer["id"], key, cell.value)
+            assert isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool)
+            assert cell.value == pytest.approx(value, **SAME), (offer["id"], key)
+            checked += 1
+        assert cells["acceptable"].value is offer["acceptable"] and cells["acceptable"].data_type == "b"
+        assert cells["rank"].value == offer["rank"]
+        assert cells["reasons"].value in ("; ".join(offer["reasons"]), None)
+    assert checked > 60
+    # by hand (tests/test_cli_compare.py): alpha costs 4.75 per GPU-hour in full, 1,080 x 0.995 x 0.97 x 0.9 x 0.8 tasks
+    alpha = rows[1]
+    assert (alpha["rank"].value, alpha["rank"].data_type) == (2, "n")
+    assert alpha["full"].value == pytest.approx(4.75, **SAME)
+    assert alpha["cost_per_task"].value == pytest.approx(4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8))
+    assert rows[2]["rank"].value is None  # charlie is not ranked
+
+
+def test_gates_and_inputs_sheets(workbook_and_json):
+    book, ev = workbook_and_json
+    headers, gates = sheet_rows(book["Gates"])
+    assert headers == ["id", "gate", "passed", "headroom", "detail"]
+    expected = [(o["id"], g) for o in ev["offers"] for g in o["gates"]]
+    assert len(gates) == len(expected)
+    for cells, (offer_id, gate) in zip(gates, expected):
+        assert (cells["id"].value, cells["gate"].value, cells["passed"].value, cells["detail"].value) == (offer_id, gate["gate"], gate["passed"], gate["detail"])
+        if gate["margin"] is None:
+            assert cells["headroom"].value is None
+        else:
+            assert cells["headroom"].data_type == "n" and cells["headroom"].value == pytest.approx(gate["margin"], **SAME)
+    inputs = [[c.value for c in r] for r in book["Inputs"].iter_rows()]
+    assert inputs[:3] == [["as_of", AS_OF], ["currency", "USD"], ["path", "sha256"]]
+    assert inputs[3:] == [[i["path"], i["sha256"]] for i in ev["inputs"]]
+
+
+def test_uncertainty_sheet_when_computed(data_dir, tmp_path):
+    target = tmp_path / "u.xlsx"
+    result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "xlsx", "-o", target, "--uncertainty", "--draws", "200", "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json", "--uncertainty", "--draws", "200", "--seed", "3").stdout)
+    book = openpyxl.load_workbook(target)
+    assert book.sheetnames == ["Comparison", "Gates", "Ratings", "Uncertainty", "Inputs"]
+    headers, rows = sheet_rows(book["Uncertainty"])
+    assert headers == ["id", "p10", "p50", "p90", "prob_cheapest"]
+    for cells, offer in zip(rows, ev["offers"]):
+        for key in ("p10", "p50", "p90", "prob_cheapest"):
+            value = (offer["uncertainty"] or {}).get(key)
+            if value is None:
+                assert cells[key].value is None
+            else:
+                assert cells[key].data_type == "n" and cells[key].value == pytest.approx(value, **SAME)
+
+
+def test_xlsx_needs_out(data_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "xlsx")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "--format xlsx: a workbook is written to a file: add --out comparison.xlsx" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_workbook_times_are_the_as_of_date(workbook_and_json):
+    book, _ = workbook_and_json
+    assert book.properties.created == datetime(2026, 11, 29)
+    assert book.properties.modified == datetime(2026, 11, 29)

@@ -1,0 +1,74 @@
+"""`procure init DIR`: a fresh workspace from the example, never over an existing one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clihelp import AS_OF, run
+
+from procure.example import example_files, example_root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_init_writes_a_workspace_that_validates(tmp_path):
+    target = tmp_path / "deep" / "rfp-2027"  # missing folders are created
+    result = run("init", target)
+    assert result.exit_code == 0, result.stderr
+    files = example_files()
+    assert result.stderr == f"wrote {len(files)} files to {target}; next: procure validate --workspace {target}\n"
+    assert result.stdout == ""
+    written = snapshot(target)
+    assert set(written) == {f.as_posix() for f in files}
+    assert {"procure.yaml", "offers", "grades", "performance", "market"} == {Path(name).parts[0] for name in written}
+    root = example_root()
+    assert all(written[f.as_posix()] == (root / f).read_bytes() for f in files)
+    assert not any(name.startswith(".procure") for name in written)  # no history comes along
+
+    checked = run("validate", "-w", target, "--as-of", AS_OF)
+    assert checked.exit_code == 0, checked.stderr
+    offers = len([f for f in files if f.parts[0] == "offers"])
+    assert checked.stdout.startswith(f"ok: {offers} offers, ")
+    assert run("compare", "-w", target, "--as-of", AS_OF).exit_code == 0
+
+
+def test_init_refuses_an_existing_workspace_and_overwrites_nothing(workspace_copy):
+    ws = workspace_copy("basic")
+    before = snapshot(ws)
+    result = run("init", ws)
+    assert result.exit_code == 2
+    # basic shares two paths with the example: market/index.csv (named first) and procure.yaml
+    assert f"{ws / 'market' / 'index.csv'}: already exists (2 file(s) would be overwritten)" in result.stderr
+    assert "choose an empty folder" in result.stderr
+    assert "nothing was written" in result.stderr
+    assert snapshot(ws) == before  # not even the example's other offers were added
+
+
+def test_init_twice_keeps_the_edits_of_the_first(tmp_path):
+    target = tmp_path / "ws"
+    assert run("init", target).exit_code == 0
+    (target / "procure.yaml").write_text("# mine now\n" + (target / "procure.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    before = snapshot(target)
+    again = run("init", target)
+    assert again.exit_code == 2
+    assert f"({len(example_files())} file(s) would be overwritten)" in again.stderr
+    assert snapshot(target) == before
+
+
+def test_init_into_a_folder_with_other_files(tmp_path):
+    target = tmp_path / "ws"
+    target.mkdir()
+    (target / "NOTES.md").write_text("kept\n", encoding="utf-8")
+    assert run("init", target).exit_code == 0
+    assert (target / "NOTES.md").read_text(encoding="utf-8") == "kept\n"
+    assert (target / "procure.yaml").is_file()
+
+
+def test_init_refuses_a_file(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("not a folder\n", encoding="utf-8")
+    result = run("init", target)
+    assert result.exit_code == 2
+    assert target.read_text(encoding="utf-8") == "not a folder\n"

@@ -1,0 +1,189 @@
+"""`procure reevaluate` on tests/data/history_base: the first run saves a baseline; later runs are
+compared with the last saved run, exit 3 on a breach and are then not saved (unless --accept).
+
+Cost per successful task is the GPU-hour price / 773.712: alpha 4.00 -> 0.00517; a 10% rise to
+4.40 -> 0.00569 keeps alpha first (bravo 5.00, delta 6.00), so only the cost threshold can trip.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import AS_OF, run
+
+from procure.history import HISTORY_FILE, list_runs
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def set_price(ws: Path, offer_id: str, old: str, new: str) -> None:
+    edit(ws / "offers" / f"{offer_id}.yaml", f"gpu_hour: {old}\n", f"gpu_hour: {new}\n")
+
+
+def reevaluate(ws: Path, *args: str):
+    return run("reevaluate", "-w", ws, "--as-of", AS_OF, *args)
+
+
+@pytest.fixture
+def ws(workspace_copy) -> Path:
+    return workspace_copy("history_base")
+
+
+@pytest.fixture
+def baseline(ws) -> Path:
+    result = reevaluate(ws, "--label", "baseline")
+    assert result.exit_code == 0, result.stderr
+    return ws
+
+
+@pytest.fixture
+def risen(baseline) -> Path:
+    """alpha 4.00 -> 4.40 after the baseline: +10% on its cost per task."""
+    set_price(baseline, "alpha", "4.00", "4.40")
+    return baseline
+
+
+def test_first_run_saves_a_baseline(ws):
+    result = reevaluate(ws, "--max-increase", "5%", "--label", "baseline")
+    assert result.exit_code == 0
+    # the message goes to standard output in the requested format, so a CI job can post it
+    assert result.stdout == "No earlier run: saved this evaluation as the baseline (run 1).\n"
+    assert result.stderr == ""
+    [saved] = list_runs(ws)
+    assert (saved.id, saved.label, saved.top_offer) == (1, "baseline", "alpha")
+
+
+def test_no_change_passes_and_saves(baseline):
+    result = reevaluate(baseline, "--max-increase", "5%")
+    assert result.exit_code == 0, result.stderr
+    assert "saved run 2" in result.stderr
+    assert "BREACH" not in result.stdout
+    assert "The cheapest acceptable offer is still alpha." in result.stdout
+    assert [r.id for r in list_runs(baseline)] == [1, 2]
+
+
+def test_ten_percent_rise_breaches_five_percent_and_is_not_saved(risen):
+    before = (risen / HISTORY_FILE).read_bytes()
+    result = reevaluate(risen, "--max-increase", "5%")
+    assert result.exit_code == 3
+    assert "BREACH max-increase: alpha: cost per task up 10.0% (limit 5.0%)" in result.stdout
+    assert result.stdout.count("BREACH") == 1  # no rank, grade, gate or leader change
+    assert "1 threshold(s) breached; the baseline stays run 1 (use --accept to move it)" in result.stderr
+    assert "saved run" not in result.stderr
+    assert [r.id for r in list_runs(risen)] == [1]
+    assert (risen / HISTORY_FILE).read_bytes() == before
+    again = reevaluate(risen, "--max-increase", "5%")  # nobody acted: still red
+    assert again.exit_code == 3
+    assert "BREACH max-increase: alpha: cost per task up 10.0% (limit 5.0%)" in again.stdout
+    assert [r.id for r in list_runs(risen)] == [1]
+
+
+def test_fifteen_percent_limit_with_gate_change_passes_and_saves(risen):
+    result = reevaluate(risen, "--max-increase", "15%", "--fail-on", "gate-change", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["breached"] == []
+    assert (payload["saved_run"], payload["baseline_run"]) == (2, 1)
+    alpha = next(o for o in payload["offers"] if o["id"] == "alpha")
+    assert alpha["cost_change_share"] == pytest.approx(0.10)
+    assert result.stderr == "saved run 2\n"
+    runs = list_runs(risen)
+    assert [r.id for r in runs] == [1, 2]
+    assert runs[1].top_cost_per_task == pytest.approx(4.40 / 773.712)
+    # the saved run is the new baseline: the same prices again change nothing
+    assert reevaluate(risen, "--max-increase", "5%").exit_code == 0
+
+
+def test_accept_saves_despite_the_breach(risen):
+    result = reevaluate(risen, "--max-increase", "5%", "--accept", "--label", "accepted rise")
+    assert result.exit_code == 0
+    assert "BREACH max-increase: alpha: cost per task up 10.0% (limit 5.0%)" in result.stdout
+    assert "saved run 2 (accepted despite the breach)" in result.stderr
+    runs = list_runs(risen)
+    assert [(r.id, r.label) for r in runs] == [(1, "baseline"), (2, "accepted rise")]
+    after = reevaluate(risen, "--max-increase", "5%")  # compared with the accepted run now
+    assert after.exit_code == 0
+    assert "saved run 3" in after.stderr
+
+
+def test_json_of_a_breach(risen):
+    result = reevaluate(risen, "--max-increase", "5%", "--format", "json")
+    assert result.exit_code == 3
+    payload = json.loads(result.stdout)
+    assert payload["breached"] == [{"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}]
+    assert (payload["saved_run"], payload["baseline_run"]) == (None, 1)
+    assert (payload["base"], payload["head"]) == ("run 1", "this evaluation")
+
+
+def test_markdown_for_a_pull_request_comment(risen):
+    result = reevaluate(risen, "--max-increase", "5%", "--format", "markdown")
+    assert result.exit_code == 3
+    text = result.stdout
+    assert text.startswith("## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n")
+    assert "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\nThe cheapest acceptable offer is still alpha.\n" in text
+    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per task | Change |\n|---|---|---|---|---|---|---|\n" in text
+    assert "| alpha | present | 1 | T-MC | yes | 0.00517 to 0.00569 | +10.0% |" in text
+    assert "| charlie | present | — | T-MC | no | 0.00452 | — |" in text
+    assert "\x1b[" not in text and "│" not in text  # plain text, no terminal styling
+    assert "threshold(s) breached" not in text  # the verdict for people stays on stderr
+    assert text.endswith("|\n")
+
+
+def test_markdown_without_a_breach(risen):
+    result = reevaluate(risen, "--max-increase", "15%", "--format", "markdown")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("## Re-evaluation\n\n**No threshold breached.**\n\n")
+
+
+def test_bad_fail_on_exits_2_and_saves_nothing(baseline):
+    result = reevaluate(baseline, "--fail-on", "rank-change,rank-chnage")
+    assert result.exit_code == 2
+    assert "--fail-on: unknown condition rank-chnage (expected: rank-change, grade-change, new-cheapest, gate-change)" in result.stderr
+    assert result.stdout == ""
+    assert [r.id for r in list_runs(baseline)] == [1]
+
+
+def test_bad_max_increase_exits_2(baseline):
+    result = reevaluate(baseline, "--max-increase", "lots")
+    assert result.exit_code == 2
+    assert "--max-increase" in result.stderr
+    assert [r.id for r in list_runs(baseline)] == [1]
+
+
+def test_default_conditions_catch_a_rank_change(baseline):
+    set_price(baseline, "delta", "6.00", "4.80")  # delta overtakes bravo
+    result = reevaluate(baseline)
+    assert result.exit_code == 3
+    breaches = [line for line in result.stdout.splitlines() if line.startswith("BREACH")]
+    assert breaches == ["BREACH rank-change: bravo: rank from 2 to 3", "BREACH rank-change: delta: rank from 3 to 2"]
+    assert reevaluate(baseline, "--fail-on", "new-cheapest,gate-change,grade-change").exit_code == 0
+
+
+def test_fail_on_new_cheapest(baseline):
+    set_price(baseline, "alpha", "4.00", "5.50")
+    result = reevaluate(baseline, "--fail-on", "new-cheapest", "--format", "json")
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["breached"] == [{"condition": "new-cheapest", "detail": "cheapest acceptable offer from alpha to bravo"}]
+
+
+def test_thresholds_from_procure_yaml_and_flags_replacing_them(ws):
+    with (ws / "procure.yaml").open("a", encoding="utf-8") as f:
+        f.write("reevaluate:\n  max_increase: 0.05\n  fail_on: [gate-change]\n")
+    assert reevaluate(ws).exit_code == 0  # baseline
+    set_price(ws, "alpha", "4.00", "4.40")
+    from_file = reevaluate(ws, "--format", "json")
+    assert from_file.exit_code == 3
+    assert json.loads(from_file.stdout)["breached"] == [{"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}]
+    assert reevaluate(ws, "--max-increase", "15%").exit_code == 0
+
+
+def test_expiring_offer_is_warned_about(baseline):
+    result = run("reevaluate", "-w", baseline, "--as-of", "2026-12-21", "--format", "json")  # bravo: valid until 2026-12-31
+    assert "warning: bravo expires in 10 days (valid until 2026-12-31)" in result.stderr
+    json.loads(result.stdout)  # the warning stays off standard output
