@@ -103,10 +103,12 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         if index_level is None:
             return rent
         linked = pricing.index_linked
-        price = index_level + (linked.spread * fx if linked else 0.0)
-        if linked and linked.floor is not None:
+        if linked is None:
+            return index_level  # a fixed-price offer renews at the market: the index itself
+        price = index_level + linked.spread * fx
+        if linked.floor is not None:
             price = max(price, linked.floor * fx)
-        if linked and linked.cap is not None:
+        if linked.cap is not None:
             price = min(price, linked.cap * fx)
         return price * (1 - pricing.discount)
 
@@ -123,7 +125,7 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         shortfall_points = max(0.0, sla.availability - m["availability"]) * 100
         credit_share = min(contract.sla_credits.cap, contract.sla_credits.rate_per_point * shortfall_points)
         automatic = contract.sla_credits.automatic if contract.sla_credits.automatic is not None else sla.automatic_credits
-        if not automatic:
+        if not automatic and credit_share > 0:
             credit_share *= config.claim_success
             notes.append(f"SLA credits must be claimed: counted at {config.claim_success:.0%} of their expected value")
 
@@ -145,6 +147,9 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         total_prepay = prepay * sum(rent_in(k) * gpus_in(start + k - 1) * HOURS_PER_MONTH for k in range(1, term + 1))
         months[0].prepayment = total_prepay
     months[0].fees = once
+    # A per-token offer's cost per task already spreads its one-off fees over the term's tasks: take
+    # them out of the monthly figure, since they are paid at signing.
+    once_per_task = once / max(1, term) / tasks_per_month if (record.pricing_basis == "per_token" and tasks_per_month) else 0.0
 
     for month in range(1, horizon + 1):
         gpus = gpus_in(month)
@@ -154,7 +159,7 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         hours = gpus * HOURS_PER_MONTH
         if record.pricing_basis == "per_token":
             factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k)) if month >= start else 0.0
-            flow.rent = (m.get("cost_per_task") or 0.0) * (tasks_per_month or 0.0) * factor
+            flow.rent = ((m.get("cost_per_task") or 0.0) - once_per_task) * (tasks_per_month or 0.0) * factor
             flow.successful_tasks = (tasks_per_month or 0.0) if month >= start else 0.0
         elif record.pricing_basis == "owned":
             if month >= start:
@@ -173,7 +178,7 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         if record.pricing_basis != "per_token" and capacity and month >= start:
             delivered = capacity * hours
             flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
-        if month == start and contract.late_delivery and config.expected_delay_weeks:
+        if month == start and contract.late_delivery and config.expected_delay_weeks and terms.delivery is not None:
             late = contract.late_delivery.per_week * config.expected_delay_weeks * fx
             if contract.late_delivery.cap is not None:
                 late = min(late, contract.late_delivery.cap * fx)
@@ -197,10 +202,25 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
 
     npv_cost = sum(pv(f.total, f.month) for f in months)
     npv_tasks = sum(pv(f.successful_tasks, f.month) for f in months)
+    def committed_payments(last: int) -> float:
+        """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, and its fixed fees."""
+        committed = float(terms.gpus or 0)
+        paid = 0.0
+        for k in range(1, min(term, last) + 1):
+            available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
+            paid += rent_in(k) * available * HOURS_PER_MONTH * (1 - prepay) + monthly_fees
+        return paid
+
+    if record.pricing_basis == "owned":
+        commitment = months[0].capital
+    else:
+        commitment = total_prepay + once + committed_payments(term)
+        if contract.termination is not None:
+            commitment = min(commitment, total_prepay + once + committed_payments(contract.termination.notice_months) + contract.termination.fee * fx)
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
-        total_commitment=_commitment(record, months, start, term, total_prepay, once, monthly_fees, contract, fx),
+        total_commitment=commitment,
         total_cost=sum(f.total for f in months),
         npv_cost=npv_cost,
         npv_tasks=npv_tasks,
@@ -209,27 +229,3 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         months=months,
         notes=notes,
     )
-
-
-def _commitment(record, months: list[MonthFlow], start: int, term: int, prepay: float, once: float, monthly_fees: float, contract, fx: float) -> float:  # type: ignore[no-untyped-def]
-    """What the contract binds the buyer to pay: the committed GPUs' rent and the fixed fees over the
-    term (or, with termination for convenience, through the notice period plus the fee, if less)."""
-    if record.pricing_basis == "owned":
-        return months[0].capital
-    committed = record.gpus or 0
-    target = months[start].gpus if start < len(months) and months[start].gpus else 0.0
-    share = committed / target if target else 0.0  # the committed part of the billed GPUs
-
-    def through(last: int) -> float:
-        paid = prepay + once
-        for flow in months[1:]:
-            k = flow.month - start + 1
-            if 1 <= k <= min(term, last):
-                paid += flow.rent * min(1.0, share) + monthly_fees
-        return paid
-
-    full = through(term)
-    if contract.termination is not None:
-        early = through(contract.termination.notice_months) + contract.termination.fee * fx
-        return min(full, early)
-    return full

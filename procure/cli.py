@@ -553,13 +553,6 @@ class Period(str, Enum):
     month = "month"
 
 
-class IndexFormat(str, Enum):
-    csv = "csv"
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
 @index_app.command("build")
 @handles_input_errors
 def index_build(
@@ -571,7 +564,7 @@ def index_build(
     gpu: Annotated[str, typer.Option("--gpu", help="Only observations of this GPU.")] = "B200",
     scope_adjust: Annotated[bool, typer.Option("--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer.")] = False,
     period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
-    format: Annotated[IndexFormat, typer.Option("--format", "-f", help="csv: the index (period, level, observations); the others add the methodology.")] = IndexFormat.csv,
+    format: Annotated[TextFormat, typer.Option("--format", "-f", help="csv: the index (period, level, observations); the others add the methodology.")] = TextFormat.csv,
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
@@ -603,7 +596,7 @@ def index_build(
             raise
         adjustments = None
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes))
-    if format is IndexFormat.table:
+    if format is TextFormat.table:
         from procure.render.text import index_table
 
         _emit_table(index_table(build), out)
@@ -611,7 +604,7 @@ def index_build(
     from procure.render.text import index_text
 
     _emit(index_text(build, format.value), out)
-    if format is IndexFormat.csv:
+    if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
         _console(stderr=True).print(methodology_table(build))

@@ -298,7 +298,7 @@ def evaluate_with_inputs(
         policy=config.policy,
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
         rating_method=method_text(config.rating),
-        summary=_summary(ranked, len(records)),
+        summary=_summary(ranked, len(records), rank_key),
         uncertainty=info,
         horizon_months=horizon,
         rank_by=rank_key,
@@ -307,12 +307,12 @@ def evaluate_with_inputs(
     return evaluation, inputs
 
 
-def _summary(ranked: list[OfferRecord], count: int) -> Summary:
+def _summary(ranked: list[OfferRecord], count: int, rank_key: str = "cost_per_task") -> Summary:
     leader = ranked[0] if ranked else None
     runner = ranked[1] if len(ranked) > 1 else None
     gap = share = None
     if leader and runner:
-        lead_cost, runner_cost = leader.metrics["cost_per_task"], runner.metrics["cost_per_task"]
+        lead_cost, runner_cost = leader.metrics[rank_key], runner.metrics[rank_key]  # the figure the ranking uses
         assert lead_cost is not None and runner_cost is not None  # ranked offers have a cost
         gap = runner_cost - lead_cost
         share = gap / lead_cost

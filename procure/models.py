@@ -445,7 +445,7 @@ class Operator(Strict):
 
 
 class Ramp(Strict):
-    """GPUs available in each month from delivery (the last figure holds until the commitment is met)."""
+    """GPUs available in each month from delivery; after the ramp, every GPU the demand fit bills."""
 
     gpus_by_month: Annotated[list[Annotated[Count, Field(ge=0)]], Field(min_length=1)]
 

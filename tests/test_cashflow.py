@@ -1,0 +1,456 @@
+"""Cash flow over a horizon (procure/cashflow.py), every figure worked out by hand.
+
+The fixture workspace tests/data/cashflow_basic keeps the numbers round:
+
+- one engineer (the serving stack, the only staffed job) at 120,000 a year: 10,000 a month;
+- software 0.05 per GPU-hour: 3,650 a month on 100 GPUs (73,000 GPU-hours), 1,825 on 50;
+- 3,600 output tokens a task at 100 tok/s/GPU, success and utilization 100%: 100 tasks per GPU-hour
+  times the expected availability. Every managed offer is unrated (reliability.unrated 0.98) with a
+  100% SLA, so expected availability is 98%, two points below the SLA: 98 successful tasks per
+  GPU-hour, 7,154,000 a month on 100 GPUs;
+- the index level on or before 2026-11-29 is 5.00 (the 9.00 of 2026-12-31 is after the as-of date);
+- cost of capital 12%: a month m is discounted by 1.12 ** (m / 12), month 0 not at all;
+- horizon.months 30, renewal at the index, claims succeed half the time, no expected delay.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from procure.cashflow import delivery_month, escalation
+from procure.evaluate import evaluate
+from procure.workspace import load_workspace
+
+AS_OF = date(2026, 11, 29)
+RATE = 0.12
+MONTH_COLUMNS = ("month", "phase", "gpus", "prepayment", "rent", "fees", "staff", "software", "power_colo", "capital", "credits", "exit", "total", "successful_tasks")
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} is not in {path} exactly once"
+    path.write_text(text.replace(old, new))
+
+
+def horizon_eval(root: Path, months: int = 30, rank_by_horizon: bool = False):
+    return evaluate(load_workspace(root), AS_OF, None, months, rank_by_horizon)
+
+
+def plan_of(root: Path, offer_id: str, months: int = 30):
+    return horizon_eval(root, months).offer(offer_id).cashflow
+
+
+def pv(amount: float, month: int) -> float:
+    """Present value at the 12% cost of capital, discounted monthly at (1 + r) ** (m / 12)."""
+    return amount / (1 + RATE) ** (month / 12)
+
+
+def rows(plan) -> list[tuple]:
+    return [tuple(getattr(f, c) for c in MONTH_COLUMNS) for f in plan.months]
+
+
+def assert_rows(plan, expected: list[tuple]) -> None:
+    got = rows(plan)
+    assert len(got) == len(expected)
+    for found, wanted in zip(got, expected):
+        assert found[:2] == wanted[:2], (found, wanted)
+        assert found[2:] == pytest.approx(wanted[2:], abs=1e-6), f"month {wanted[0]}: {found} != {wanted}"
+
+
+@pytest.fixture
+def cf(workspace_copy) -> Path:
+    return workspace_copy("cashflow_basic")
+
+
+# --- the building blocks -------------------------------------------------------------------------
+
+
+def test_escalation_rises_each_contract_year_from_month_13():
+    assert escalation(0.03, None, 1) == 1.0
+    assert escalation(0.03, None, 12) == 1.0
+    assert escalation(0.03, None, 13) == pytest.approx(1.03)
+    assert escalation(0.03, None, 24) == pytest.approx(1.03)
+    assert escalation(0.03, None, 25) == pytest.approx(1.03 * 1.03)
+    assert escalation(None, None, 40) == 1.0
+    # a schedule: +3% from month 13, +4% more from month 25 (compounded); no yearly repeat
+    assert escalation(None, [(13, 0.03), (25, 0.04)], 12) == 1.0
+    assert escalation(None, [(13, 0.03), (25, 0.04)], 13) == pytest.approx(1.03)
+    assert escalation(None, [(13, 0.03), (25, 0.04)], 37) == pytest.approx(1.03 * 1.04)
+
+
+def test_delivery_month_counts_whole_months_after_as_of():
+    # no promised date: served from month 1
+    assert delivery_month(None, AS_OF, 0) == 1
+    # promised before or on the as-of date, or within the first month: month 1
+    assert delivery_month(date(2026, 11, 1), AS_OF, 0) == 1
+    assert delivery_month(date(2026, 12, 20), AS_OF, 0) == 1  # 21 days < 30.44
+    # 2027-01-20 is 52 days after 2026-11-29: 52 / 30.4375 = 1.7 whole months -> month 2
+    assert delivery_month(date(2027, 1, 20), AS_OF, 0) == 2
+    # six weeks late: 94 days, 3.09 months -> month 4
+    assert delivery_month(date(2027, 1, 20), AS_OF, 6) == 4
+
+
+# --- a two-year offer by hand --------------------------------------------------------------------
+#
+# delta: 100 GPUs for 24 months at 4.00, ramp 50 then 100, +3% per contract year (4.12 from contract
+# month 13), 25% prepaid, onboarding 12,000 once, support 2,000 a month, usage 0.10 per GPU-hour,
+# egress 10 x 50 TB = 500 a month; exit 5,000 + 100 TB x 20 = 7,000; automatic SLA credits of 5% of
+# the month's rent per point below the SLA: 2 points -> 10%. Horizon 30 months: renewal in 25-30 at the
+# index, 5.00 (a fixed-price offer renews at the index itself).
+#
+# full rent   month 1: 4.00 x 50 x 730 = 146,000; months 2-12: 4.00 x 73,000 = 292,000;
+#             months 13-24: 4.12 x 73,000 = 300,760; renewal: 5.00 x 73,000 = 365,000
+# prepayment  0.25 x (146,000 + 11 x 292,000 + 12 x 300,760) = 0.25 x 6,967,120 = 1,741,780
+# rent paid   net of the prepayment in the term: 109,500; 219,000; 225,570; renewal 365,000 in full
+# fees        month 0: 12,000; month 1: 2,000 + 500 + 0.10 x 36,500 = 6,150; then 2,500 + 7,300 = 9,800
+# credits     -10% of the full rent: -14,600; -29,200; -30,076; -36,500
+# totals      month 0: 1,753,780; month 1: 109,500 + 6,150 + 10,000 + 1,825 - 14,600 = 112,875;
+#             2-12: 219,000 + 9,800 + 10,000 + 3,650 - 29,200 = 213,250;
+#             13-24: 225,570 + 9,800 + 10,000 + 3,650 - 30,076 = 218,944;
+#             25-29: 365,000 + 9,800 + 10,000 + 3,650 - 36,500 = 351,950; 30: 351,950 + 7,000 = 358,950
+# tasks       98 x 36,500 = 3,577,000 in month 1, then 98 x 73,000 = 7,154,000
+
+T, R = "term", "renewal"
+DELTA_MONTHS = [
+    # month, phase, gpus, prepayment, rent, fees, staff, software, power_colo, capital, credits, exit, total, tasks
+    (0, "signing", 0, 1_741_780, 0, 12_000, 0, 0, 0, 0, 0, 0, 1_753_780, 0),
+    (1, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -14_600, 0, 112_875, 3_577_000),
+    (2, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (3, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (4, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (5, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (6, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (7, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (8, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (9, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (10, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (11, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (12, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
+    (13, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (14, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (15, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (16, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (17, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (18, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (19, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (20, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (21, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (22, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (23, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (24, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
+    (25, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+    (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+    (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+    (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+    (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+    (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 7_000, 358_950, 7_154_000),
+]
+# total: 1,753,780 + 112,875 + 11 x 213,250 + 12 x 218,944 + 6 x 351,950 + 7,000
+DELTA_TOTAL = 8_958_433
+# commitment: prepayment + onboarding + the rent paid in the term + the fixed fees (2,500 a month):
+# 1,741,780 + 12,000 + (109,500 + 11 x 219,000 + 12 x 225,570) + 24 x 2,500 = 7,039,120
+DELTA_COMMITMENT = 7_039_120
+
+
+def test_two_year_offer_month_by_month(cf):
+    plan = plan_of(cf, "delta")
+    assert plan.horizon_months == 30 and plan.delivery_month == 1 and plan.renewal == "index"
+    assert_rows(plan, DELTA_MONTHS)
+
+
+def test_two_year_offer_totals_npv_and_horizon_cost_per_task(cf):
+    record = horizon_eval(cf).offer("delta")
+    plan = record.cashflow
+    assert DELTA_TOTAL == 1_753_780 + 112_875 + 11 * 213_250 + 12 * 218_944 + 6 * 351_950 + 7_000
+    assert plan.total_cost == pytest.approx(DELTA_TOTAL)
+    npv_cost = sum(pv(row[12], row[0]) for row in DELTA_MONTHS)
+    npv_tasks = sum(pv(row[13], row[0]) for row in DELTA_MONTHS)
+    assert npv_cost == pytest.approx(7_903_778.46, abs=0.01)  # the sum above, to the cent
+    assert plan.npv_cost == pytest.approx(npv_cost)
+    assert plan.npv_tasks == pytest.approx(npv_tasks)
+    assert plan.horizon_cost_per_task == pytest.approx(npv_cost / npv_tasks)
+    # the four figures join the offer's metrics
+    assert record.metrics["total_cost"] == pytest.approx(DELTA_TOTAL)
+    assert record.metrics["npv_cost"] == pytest.approx(npv_cost)
+    assert record.metrics["horizon_cost_per_task"] == pytest.approx(npv_cost / npv_tasks)
+    assert record.metrics["total_commitment"] == pytest.approx(DELTA_COMMITMENT)
+    # month 0 is not discounted: the prepayment and onboarding count in full
+    assert pv(1_753_780, 0) == 1_753_780
+
+
+def test_total_commitment_by_hand(cf):
+    assert DELTA_COMMITMENT == 1_741_780 + 12_000 + (109_500 + 11 * 219_000 + 12 * 225_570) + 24 * 2_500
+    assert plan_of(cf, "delta").total_commitment == pytest.approx(DELTA_COMMITMENT)
+
+
+def test_termination_for_convenience_caps_the_commitment(cf):
+    # Six months' notice and a 500,000 fee: prepayment + onboarding + 6 months of rent and fixed fees
+    # + the fee = 1,753,780 + (109,500 + 5 x 219,000) + 6 x 2,500 + 500,000 = 3,473,280 < 7,039,120.
+    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  termination: {notice_months: 6, fee: 500000}\n")
+    plan = plan_of(cf, "delta")
+    assert plan.total_commitment == pytest.approx(1_753_780 + (109_500 + 5 * 219_000) + 6 * 2_500 + 500_000)
+    assert plan.total_commitment == pytest.approx(3_473_280)
+    # termination changes what is binding, not what is expected to be paid
+    assert plan.total_cost == pytest.approx(DELTA_TOTAL)
+
+
+def test_termination_dearer_than_the_full_term_leaves_the_full_term(cf):
+    # a 5,000,000 fee: 2,973,280 + 5,000,000 = 7,973,280 > 7,039,120, so the full term binds
+    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  termination: {notice_months: 6, fee: 5000000}\n")
+    assert plan_of(cf, "delta").total_commitment == pytest.approx(DELTA_COMMITMENT)
+
+
+# --- SLA credits ---------------------------------------------------------------------------------
+
+
+def test_expected_availability_is_below_the_sla(cf):
+    record = horizon_eval(cf).offer("delta")
+    assert record.rating.rated is False
+    assert record.reliability_factor == pytest.approx(0.98)
+    assert record.metrics["availability"] == pytest.approx(1.0 * 0.98)  # 2 points below the 100% SLA
+
+
+def test_claimed_credit_is_the_automatic_one_times_claim_success(cf):
+    automatic = plan_of(cf, "delta")
+    # automatic: 0.05 x 2 points = 10% of the month's full rent
+    assert [f.credits for f in automatic.months[1:4]] == pytest.approx([-14_600, -29_200, -29_200])
+    assert not any("claimed" in n for n in automatic.notes)
+
+    edit(cf / "offers" / "delta.yaml", "cap: 0.30, automatic: true}", "cap: 0.30, automatic: false}")
+    claimed = plan_of(cf, "delta")
+    # claimed: x claim_success 0.5 = 5% of the full rent
+    assert [f.credits for f in claimed.months[1:4]] == pytest.approx([-7_300, -14_600, -14_600])
+    assert claimed.months[13].credits == pytest.approx(-30_076 * 0.5)
+    assert claimed.months[25].credits == pytest.approx(-36_500 * 0.5)
+    for a, c in zip(automatic.months, claimed.months):
+        assert c.credits == pytest.approx(a.credits * 0.5)
+    # half of the automatic credits come back as cost: 0.5 x (14,600 + 11 x 29,200 + 12 x 30,076 + 6 x 36,500)
+    assert claimed.total_cost - automatic.total_cost == pytest.approx(0.5 * (14_600 + 11 * 29_200 + 12 * 30_076 + 6 * 36_500))
+    assert "SLA credits must be claimed: counted at 50% of their expected value" in claimed.notes
+
+    edit(cf / "procure.yaml", "  claim_success: 0.5\n", "  claim_success: 0.8\n")
+    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-29_200 * 0.8)
+
+
+def test_credits_default_to_the_sla_automatic_credits_and_stop_at_the_cap(cf):
+    delta = cf / "offers" / "delta.yaml"
+    # without `automatic`, the SLA's automatic_credits decides: false by default -> claimed
+    edit(delta, "cap: 0.30, automatic: true}", "cap: 0.30}")
+    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-29_200 * 0.5)
+    edit(delta, "sla: {availability: 1.0, node_replacement_hours: 24}", "sla: {availability: 1.0, node_replacement_hours: 24, automatic_credits: true}")
+    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-29_200)
+    # 0.20 x 2 points = 40%, capped at 30% of the month's rent: 0.3 x 292,000
+    edit(delta, "rate_per_point: 0.05, cap: 0.30}", "rate_per_point: 0.20, cap: 0.30}")
+    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-87_600)
+
+
+def test_no_credit_when_expected_availability_meets_the_sla(cf):
+    edit(cf / "procure.yaml", "    unrated: 0.98 ", "    unrated: 1.0 ")
+    plan = plan_of(cf, "delta")
+    assert all(f.credits == 0 for f in plan.months)
+
+
+# --- late delivery -------------------------------------------------------------------------------
+
+
+def test_delivery_after_as_of_moves_the_first_served_month(cf):
+    edit(cf / "offers" / "delta.yaml", "term_months: 24\n", "term_months: 24\ndelivery: 2027-01-20\n")
+    plan = plan_of(cf, "delta")
+    # 52 days after the as-of date: delivered in month 2; the 24-month term is months 2-25, renewal 26-30
+    assert plan.delivery_month == 2
+    assert_rows(plan, [DELTA_MONTHS[0], (1, "before delivery", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), *[(m + 1, *row[1:]) for m, row in enumerate(DELTA_MONTHS[1:25], start=1)],
+                       (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+                       (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+                       (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+                       (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+                       (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 7_000, 358_950, 7_154_000)])
+    assert "delivered in month 2: nothing to serve before" in plan.notes
+    # no expected delay: no late-delivery credit even though the offer has one
+    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
+    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-14_600)
+
+
+def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
+    edit(cf / "offers" / "delta.yaml", "term_months: 24\n", "term_months: 24\ndelivery: 2027-01-20\n")
+    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
+    edit(cf / "procure.yaml", "  expected_delay_weeks: 0\n", "  expected_delay_weeks: 6\n")
+    plan = plan_of(cf, "delta")
+    # six weeks late: 94 days after as-of -> month 4. Term months 4-27 (4.12 from month 16), renewal 28-30.
+    # Late-delivery credit in the delivery month: 10,000 x 6 = 60,000, capped at 50,000.
+    # month 4: 109,500 + 6,150 + 10,000 + 1,825 - 14,600 - 50,000 = 62,875
+    assert plan.delivery_month == 4
+    before = (0,) * 12  # gpus .. successful tasks
+    expected = [
+        DELTA_MONTHS[0],
+        (1, "before delivery", *before),
+        (2, "before delivery", *before),
+        (3, "before delivery", *before),
+        (4, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -64_600, 0, 62_875, 3_577_000),
+        *[(m, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000) for m in range(5, 16)],
+        *[(m, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000) for m in range(16, 28)],
+        (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+        (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
+        (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 7_000, 358_950, 7_154_000),
+    ]
+    assert_rows(plan, expected)
+    assert plan.total_cost == pytest.approx(1_753_780 + 62_875 + 11 * 213_250 + 12 * 218_944 + 3 * 351_950 + 7_000)
+
+    # without a cap the whole 60,000 is credited
+    edit(cf / "offers" / "delta.yaml", "late_delivery: {per_week: 10000, cap: 50000}", "late_delivery: {per_week: 10000}")
+    assert plan_of(cf, "delta").months[4].credits == pytest.approx(-14_600 - 60_000)
+
+
+def test_no_late_delivery_credit_without_a_promised_date(cf):
+    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
+    edit(cf / "procure.yaml", "  expected_delay_weeks: 0\n", "  expected_delay_weeks: 6\n")
+    plan = plan_of(cf, "delta")
+    assert plan.delivery_month == 1  # nothing promised, nothing late
+    assert plan.months[1].credits == pytest.approx(-14_600)  # the SLA credit only
+
+
+# --- renewal -------------------------------------------------------------------------------------
+
+
+def test_renewal_at_the_index_fixed_price_and_index_linked(cf):
+    ev = horizon_eval(cf)
+    # fixed price 4.00 (4.12 in year two) renews at the index itself: 5.00 x 73,000
+    delta = ev.offer("delta").cashflow
+    assert [f.rent for f in delta.months[25:]] == pytest.approx([365_000] * 6)
+    # index-linked: clamp(5.00 + 0.50, 3, 10) = 5.50 in the term, and the same at renewal (the index on or
+    # before the as-of date, not the later 9.00); its escalator does not apply to a renewal at the index
+    foxtrot = ev.offer("foxtrot").cashflow
+    assert [f.phase for f in foxtrot.months[1:]] == ["term"] * 12 + ["renewal"] * 18
+    assert [f.rent for f in foxtrot.months[1:]] == pytest.approx([5.50 * 73_000] * 30)
+    assert "after its 12-month term the offer renews at the index on or before the as-of date plus the offer's spread" in foxtrot.notes
+
+
+def test_renewal_at_the_escalated_price(cf):
+    edit(cf / "procure.yaml", "  renewal: index\n", "  renewal: escalate\n")
+    ev = horizon_eval(cf)
+    # delta: the escalator goes on, 4.00 x 1.03^2 = 4.2436 in contract months 25-36, paid in full
+    delta = ev.offer("delta").cashflow
+    assert delta.renewal == "escalate"
+    assert [f.rent for f in delta.months[25:]] == pytest.approx([4.2436 * 73_000] * 6)
+    assert [f.credits for f in delta.months[25:]] == pytest.approx([-0.1 * 4.2436 * 73_000] * 6)
+    assert [f.rent for f in delta.months[:25]] == pytest.approx([row[4] for row in DELTA_MONTHS[:25]])  # the term is unchanged
+    assert "after its 24-month term the offer renews at the last price plus the escalator" in delta.notes
+    # foxtrot: 5.50 in the term, x 1.10 in contract months 13-24, x 1.21 in 25-30
+    foxtrot = ev.offer("foxtrot").cashflow
+    assert [f.rent for f in foxtrot.months[1:]] == pytest.approx([5.50 * 73_000] * 12 + [6.05 * 73_000] * 12 + [6.655 * 73_000] * 6)
+    # a fixed price with no escalator renews at its own price
+    hotel = ev.offer("hotel").cashflow
+    assert [f.rent for f in hotel.months[1:]] == pytest.approx([3.00 * 73_000] * 30)
+
+
+# --- an owned cluster ----------------------------------------------------------------------------
+
+
+def test_owned_offer_capital_at_signing_and_residual_value_at_the_end(cf):
+    plan = plan_of(cf, "golf")
+    # capital 100 x 36,000 = 3,600,000 at signing; running per GPU-month 1.0 kW x 1.25 x 0.08 x 730 = 73
+    # of power + 150 x 1.0 of colocation = 223, x 100 GPUs = 22,300; staff 10,000; software 3,650.
+    # Remaining value after 30 of 60 months: 3,600,000 x (1 - 30/60) = 1,800,000, credited in month 30.
+    expected = [(0, "signing", 0, 0, 0, 0, 0, 0, 0, 3_600_000, 0, 0, 3_600_000, 0)]
+    for m in range(1, 31):
+        capital = -1_800_000 if m == 30 else 0
+        expected.append((m, T, 100, 0, 0, 0, 10_000, 3_650, 22_300, capital, 0, 0, 35_950 + capital, 7_154_000))
+    assert_rows(plan, expected)
+    assert plan.total_cost == pytest.approx(3_600_000 + 30 * 35_950 - 1_800_000)
+    assert plan.total_commitment == pytest.approx(3_600_000)  # the capital
+    npv = 3_600_000 + sum(pv(35_950, m) for m in range(1, 31)) - pv(1_800_000, 30)
+    assert plan.npv_cost == pytest.approx(npv)
+    assert plan.horizon_cost_per_task == pytest.approx(npv / sum(pv(7_154_000, m) for m in range(1, 31)))
+    assert any("1,800,000" in n and "credited in the last month" in n for n in plan.notes)
+    # a horizon as long as the equipment's life leaves no value to credit
+    assert plan_of(cf, "golf", 60).months[60].capital == 0
+
+
+# --- the horizon ranking --------------------------------------------------------------------------
+
+
+def test_horizon_ranking_differs_from_the_snapshot(cf):
+    # hotel: 3.00 for 6 months, then the index 5.00; india: 3.20 fixed for 36 months. Same throughput,
+    # staff and software. Snapshot (per GPU-hour, staff 10,000 x 12 / 876,000 = 0.136986):
+    # hotel (3.05 + 0.136986) / 98 < india (3.25 + 0.136986) / 98.
+    snapshot = evaluate(load_workspace(cf), AS_OF)
+    hotel_snap, india_snap = snapshot.offer("hotel"), snapshot.offer("india")
+    assert hotel_snap.metrics["cost_per_task"] == pytest.approx((3.05 + 120_000 / 876_000) / 98)
+    assert india_snap.metrics["cost_per_task"] == pytest.approx((3.25 + 120_000 / 876_000) / 98)
+    assert hotel_snap.rank < india_snap.rank
+    assert snapshot.rank_by == "cost_per_task"
+
+    # Over 24 months: hotel 219,000 + 13,650 = 232,650 in months 1-6, 365,000 + 13,650 = 378,650 in 7-24;
+    # india 233,600 + 13,650 = 247,250 every month; both 7,154,000 tasks a month.
+    ev = horizon_eval(cf, 24, rank_by_horizon=True)
+    assert ev.rank_by == "horizon_cost_per_task"
+    tasks = sum(pv(7_154_000, m) for m in range(1, 25))
+    hotel_cost = sum(pv(232_650, m) for m in range(1, 7)) + sum(pv(378_650, m) for m in range(7, 25))
+    india_cost = sum(pv(247_250, m) for m in range(1, 25))
+    hotel, india = ev.offer("hotel"), ev.offer("india")
+    assert hotel.metrics["horizon_cost_per_task"] == pytest.approx(hotel_cost / tasks)
+    assert india.metrics["horizon_cost_per_task"] == pytest.approx(india_cost / tasks)
+    assert india.metrics["horizon_cost_per_task"] == pytest.approx(247_250 / 7_154_000)  # a flat schedule
+    assert india.rank < hotel.rank
+    ranked = [o for o in ev.offers if o.acceptable]
+    assert [o.rank for o in ranked] == list(range(1, len(ranked) + 1))
+    costs = [o.metrics["horizon_cost_per_task"] for o in ranked]
+    assert costs == sorted(costs)
+    # Without --rank-by horizon the same horizon figures are shown but the snapshot ranks
+    plain = horizon_eval(cf, 24)
+    assert plain.rank_by == "cost_per_task"
+    assert plain.offer("hotel").rank < plain.offer("india").rank
+    assert plain.offer("hotel").metrics["horizon_cost_per_task"] == pytest.approx(hotel_cost / tasks)
+
+
+def test_summary_gap_follows_the_horizon_ranking(cf):
+    # Over 12 months india leads on the horizon figure; hotel, runner-up, is cheaper in the snapshot.
+    ev = horizon_eval(cf, 12, rank_by_horizon=True)
+    assert (ev.summary.recommended, ev.summary.runner_up) == ("india", "hotel")
+    assert ev.summary.gap_per_task >= 0
+    assert ev.summary.gap_share >= 0
+
+
+# --- bugs ----------------------------------------------------------------------------------------
+
+
+def test_commitment_does_not_depend_on_the_horizon(cf):
+    # india: 3.20 x 100 x 730 = 233,600 a month for 36 months, no fees
+    for months in (12, 24, 30, 36):
+        assert plan_of(cf, "india", months).total_commitment == pytest.approx(36 * 233_600), months
+
+
+def test_commitment_with_a_ramp_counts_only_the_committed_gpus(cf):
+    # Demand of 10,731,000 tasks a month needs 10,731,000 / (98 x 730) = 150 GPUs; delta may bill up to
+    # 200 but commits to 100. Ramp 50, 100, then the 150 billed.
+    edit(cf / "procure.yaml", "  utilization: 1.0\n", "  utilization: 1.0\n  tasks_per_month: 10731000\n")
+    edit(cf / "offers" / "delta.yaml", "gpus: 100\n", "gpus: 100\nmax_gpus: 200\n")
+    plan = plan_of(cf, "delta")
+    assert [f.gpus for f in plan.months[1:4]] == [50, 100, 150]
+    # prepayment (as schedule() computes it, on the billed GPUs): 0.25 x (146,000 + 292,000 + 10 x 438,000
+    # + 12 x 451,140) = 2,557,920. Committed rent paid: months 1-2 in full (109,500 + 219,000), then 100 of
+    # the 150 GPUs: 2/3 x 328,500 = 219,000 in months 3-12 and 2/3 x 338,355 = 225,570 in 13-24.
+    assert plan.months[0].prepayment == pytest.approx(2_557_920)
+    expected = 2_557_920 + 12_000 + 109_500 + 219_000 + 10 * 219_000 + 12 * 225_570 + 24 * 2_500
+    assert plan.total_commitment == pytest.approx(expected)
+
+
+def test_per_token_one_off_fee_is_counted_once(cf):
+    edit(cf / "procure.yaml", "  utilization: 1.0\n", "  utilization: 1.0\n  tasks_per_month: 1000000\n")
+    (cf / "offers" / "kilo.yaml").write_text(
+        (cf / "offers" / "hotel.yaml").read_text()
+        .replace("id: hotel", "id: kilo")
+        .replace("gpus: 100\n", "")
+        .replace("term_months: 6", "term_months: 12")
+        .replace("  gpu_hour: 3.00\n", "  per_mtok: {input: 0.0, output: 10.0}\n  fees:\n    - {name: onboarding, once: 12000}\n")
+        .replace("kind: managed_cluster", "kind: managed_serving")
+        .replace("  serving_stack: customer", "  serving_stack: provider")
+        .replace("  points: [[100, 100]]\n  points_source: measured\n", "  quality_pass_rate: 1.0\n")
+    )
+    plan = plan_of(cf, "kilo", 12)
+    # 3,600 output tokens x 10 per million = 0.036 a task x 1,000,000 tasks = 36,000 a month; 12,000 once
+    assert plan.months[0].total == pytest.approx(12_000)
+    assert [f.total for f in plan.months[1:]] == pytest.approx([36_000] * 12)
+    assert plan.total_cost == pytest.approx(12_000 + 12 * 36_000)
