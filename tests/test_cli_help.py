@@ -30,3 +30,18 @@ def test_readme_documents_the_command(command):
 def test_version():
     result = run("--version")
     assert result.exit_code == 0 and result.stdout.startswith("procure ")
+
+
+SUBCOMMANDS = [(group.name, c.name) for group in app.registered_groups for c in group.typer_instance.registered_commands]
+
+
+def test_subcommands_are_registered():
+    assert {("index", "build"), ("perf", "import")} <= set(SUBCOMMANDS)
+
+
+@pytest.mark.parametrize(("group", "command"), SUBCOMMANDS)
+def test_subcommand_help_has_an_example_and_readme_documents_it(group, command):
+    result = run(group, command, "--help")
+    assert result.exit_code == 0
+    assert "Example" in result.stdout and f"procure {group} {command}" in result.stdout
+    assert f"procure {group} {command}" in README
