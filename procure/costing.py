@@ -112,7 +112,7 @@ def capital_recovery_factor(rate: float | np.ndarray, years: float | np.ndarray)
     """CRF = r / (1 - (1 + r)^-n): the level annual payment that repays one unit over n years at r."""
     rate = np.asarray(rate, dtype=float)
     years = np.asarray(years, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         crf = rate / (1 - (1 + rate) ** -years)
     return np.where(rate == 0, 1 / years, crf)
 
@@ -173,7 +173,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
     discount = col["discount"].astype(float)
     n = len(basis)
 
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # 1. rent per GPU-hour (a price basis that no offer uses is skipped: it would be all NaN)
         list_price = col["gpu_hour"] * fx
         rent_at_cap: np.ndarray | float = np.nan
@@ -299,7 +299,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         "monthly_spend": lambda: pick(full * billed * HOURS_PER_MONTH, token_total * tasks),
     }
     # Each output is formed only when asked for: the Monte Carlo needs one of them, on large arrays.
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return {key: make() for key, make in outputs.items() if only is None or key in only}
 
 
@@ -311,7 +311,7 @@ def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], ta
     per-token offers have no rental price to negotiate: NaN.
     """
     basis = inputs["basis"]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         target_full = target_cost_per_task * costs["successful_tasks_per_gpu_hour"]
         others = costs["fees"] + costs["ops"] + costs["software"]
         financing_per_rent = inputs["prepay_fraction"] * cost_of_capital * inputs["term_months"] / 24

@@ -20,6 +20,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         raise InputError([Problem(str(path), None, "--out", "is a folder: give a file name")])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(path)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise InputError([Problem(str(path), None, "--out", f"cannot write here: {exc.strerror or exc}")]) from None
@@ -35,3 +36,20 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         if isinstance(exc, OSError):
             raise InputError([Problem(str(path), None, "--out", f"cannot write here: {exc.strerror or exc}")]) from None
         raise
+
+
+STALE_SECONDS = 600
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """A run killed outright (SIGKILL) cannot remove its temporary file: the next write of the same
+    file removes such leftovers once they are clearly abandoned (older than ten minutes)."""
+    import time
+
+    now = time.time()
+    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            if now - leftover.stat().st_mtime > STALE_SECONDS:
+                leftover.unlink()
+        except OSError:
+            pass
