@@ -9,9 +9,25 @@ from pathlib import Path
 from procure.errors import InputError, Problem
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write to a temporary file beside `path`, then rename: an interrupted run leaves no partial file."""
+# The workspace's input files, registered when a workspace is loaded: outputs never replace them.
+PROTECTED: set[Path] = set()
+
+
+def protect(paths: list[Path]) -> None:
+    PROTECTED.update(p.resolve() for p in paths)
+
+
+def write_atomic(path: Path, data: str | bytes, replace_inputs: bool = False) -> None:
+    """Write to a temporary file beside `path`, then rename: an interrupted run leaves no partial file.
+
+    An input of the loaded workspace is never overwritten (importers that replace offer or curve
+    files on purpose pass `replace_inputs`), nor is anything that is not a regular file.
+    """
     path = Path(path)
+    if not replace_inputs and path.resolve() in PROTECTED:
+        raise InputError([Problem(str(path), None, "--out", "is an input of the workspace: choose another file, it was left alone")])
+    if path.exists() and not path.is_dir() and not path.is_file():
+        raise InputError([Problem(str(path), None, "--out", "is not a regular file (a device or a pipe): choose a file name")])
     payload = data.encode("utf-8") if isinstance(data, str) else data
     for parent in (path.parent, *path.parent.parents):
         if parent.exists() and not parent.is_dir():

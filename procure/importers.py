@@ -238,8 +238,15 @@ def _read_csv(path: Path, display: str) -> Sheet:
     return Sheet(display, rows[0][1], rows[1:])
 
 
+def _openpyxl_missing(display: str) -> InputError:
+    return InputError([Problem(display, None, "", "Excel files need openpyxl: pip install openpyxl (or save the sheet as CSV)")])
+
+
 def _read_xlsx(path: Path, display: str) -> Sheet:
-    from openpyxl import load_workbook
+    try:
+        from openpyxl import load_workbook
+    except ImportError:
+        raise _openpyxl_missing(display) from None
 
     size = path.stat().st_size
     if size > MAX_XLSX_BYTES:
@@ -266,6 +273,10 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
             if len(cells) > MAX_COLUMNS:
                 raise InputError([Problem(display, number, "", f"too many columns ({len(cells):,}; limit {MAX_COLUMNS:,})")])
             rows.append((number, [_xlsx_value(c) for c in cells]))
+    except InputError:
+        raise
+    except Exception as exc:  # malformed sheet XML (e.g. an entity expansion bomb) surfaces while reading
+        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
     finally:
         book.close()
     if not rows:
@@ -721,7 +732,7 @@ def import_offers(path: Path, out_dir: Path, force: bool = False) -> list[Path]:
         raise InputError(problems)
     written = []
     for target, item in targets:
-        write_atomic(target, offer_yaml(item.data, path.name, item.row))
+        write_atomic(target, offer_yaml(item.data, path.name, item.row), replace_inputs=True)
         written.append(target)
     return written
 
@@ -770,8 +781,11 @@ def write_template(path: Path) -> None:
         write_atomic(path, out.getvalue())
         return
 
-    from openpyxl import Workbook
-    from openpyxl.styles import Font
+    try:
+        from openpyxl import Workbook
+        from openpyxl.styles import Font
+    except ImportError:
+        raise _openpyxl_missing(str(path)) from None
 
     book = Workbook()
     sheet = book.active

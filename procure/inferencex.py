@@ -293,7 +293,7 @@ def import_curves(
     if problems:
         raise InputError(problems)
     for target, text in targets:
-        write_atomic(target, text)
+        write_atomic(target, text, replace_inputs=True)
     return [t for t, _ in targets], warnings
 
 

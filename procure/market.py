@@ -29,6 +29,8 @@ TERM_BUCKETS = {"0-3": (0, 3), "4-12": (4, 12), "13-36": (13, 36)}
 PERIODS = ("week", "month")
 TRIM_SHARE = 0.10  # trimmed mean: the lowest and highest 10% of prices are left out
 SCOPE_GPUS_DEFAULT = 512
+MAX_PRICE = 10_000.0  # per GPU-hour: anything above is a typo, and sums of it could overflow
+MAX_VOLUME = 1e12  # GPU-hours in one observation
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,10 @@ def read_quotes(path: Path, display: str) -> list[Quote]:
             problems.append(Problem(display, line, "kind", f"must be advertised or transacted (got {row['kind']!r})"))
         if term is not None and (term < 0 or term != int(term)):
             problems.append(Problem(display, line, "term_months", f"must be a whole number of months, 0 for on-demand (got {row['term_months']})"))
+        if price is not None and price > MAX_PRICE:
+            problems.append(Problem(display, line, "price", f"must be at most {MAX_PRICE:,.0f} per GPU-hour (got {row['price']})"))
+        if volume is not None and volume > MAX_VOLUME:
+            problems.append(Problem(display, line, "gpu_hours", f"must be at most {MAX_VOLUME:,.0f} (got {row['gpu_hours']})"))
         if volume is not None and volume < 0:
             problems.append(Problem(display, line, "gpu_hours", f"must be at least 0 (got {row['gpu_hours']})"))
         elif volume == 0 and kind == "transacted":

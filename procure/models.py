@@ -44,7 +44,10 @@ CURRENCY_PATTERN = r"^[A-Z]{3}$"
 CurrencyCode = Annotated[str, StringConstraints(pattern=CURRENCY_PATTERN)]
 # Offer ids end up in file names and report anchors: letters, digits, dot, dash, underscore.
 OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")]
-Text = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+# Vendor text may hold any printable character (any language, emoji), but no control characters:
+# an escape sequence in a vendor name would reach the buyer's terminal.
+NO_CONTROLS = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$"
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=NO_CONTROLS)]
 
 
 class Strict(BaseModel):
@@ -506,7 +509,7 @@ class Offer(Strict):
     max_gpus: Annotated[Count, Field(gt=0)] | None = None
     term_months: Annotated[Count, Field(gt=0, le=240)] | None = None
     delivery: date | None = None
-    notes: Annotated[str, StringConstraints(max_length=20_000)] | None = None
+    notes: Annotated[str, StringConstraints(max_length=20_000, pattern=NO_CONTROLS)] | None = None
     pricing: Pricing
     service: Service
     responsibilities: dict[str, Owner]

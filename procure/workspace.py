@@ -17,8 +17,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from procure.errors import InputError, Problem, format_field_path
+from procure.fileio import protect
 from procure.models import (
     CURRENCY_PATTERN,
+    NO_CONTROLS,
     OPERATING_JOBS,
     RATING_CATEGORIES,
     Grade,
@@ -123,6 +125,7 @@ def load_workspace(root: Path) -> Workspace:
         raise InputError(sorted(set(problems), key=lambda p: (p.file, p.line or 0, p.field, p.message)))
     assert config is not None
     inputs.sort(key=lambda f: f.path)
+    protect([root / f.path for f in inputs])
     offers.sort(key=lambda o: o.id)
     grades.sort(key=lambda g: (g.rank, g.id))
     return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs)
@@ -149,13 +152,22 @@ def _files(root: Path, folder: str, problems: list[Problem], *suffixes: str) -> 
     for path in sorted(directory.iterdir()):
         if path.name.startswith(".") or path.suffix.lower() not in suffixes:
             continue
-        if not path.resolve().is_relative_to(real_root):
-            problems.append(Problem(_display(root, path), None, "", "refused: links to a file outside the workspace"))
+        problem = _outside(root, path, real_root)
+        if problem:
+            problems.append(problem)
             continue
         found.append(path)
     if not found:
         problems.append(Problem(folder + "/", None, "", f"no {' or '.join(suffixes)} files: expected at least one"))
     return found
+
+
+def _outside(root: Path, path: Path, real_root: Path | None = None) -> Problem | None:
+    """An input that links outside the workspace is refused: a vendor's archive must not make
+    procure read (and echo) other files."""
+    if not path.resolve().is_relative_to(real_root or root.resolve()):
+        return Problem(_display(root, path), None, "", "refused: links to a file outside the workspace")
+    return None
 
 
 def _record(root: Path, path: Path, text: str, inputs: list[InputFile]) -> None:
@@ -229,6 +241,8 @@ def _message(err: dict[str, Any]) -> str:
     if kind == "string_pattern_mismatch":
         if ctx.get("pattern") == CURRENCY_PATTERN:
             return f"must be a 3-letter currency code in capitals, like USD or EUR (got {shown})"
+        if ctx.get("pattern") == NO_CONTROLS:
+            return "holds control characters (escape sequences and the like are not allowed in text)"
         return f"has characters that are not allowed (got {shown}; expected letters, digits, '.', '-', '_')"
     if kind.startswith("date"):
         return f"must be a date like 2026-11-30 (got {shown})"
@@ -492,15 +506,17 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
         return curves
     for path in sorted(directory.glob("*.csv")):
         display = _display(root, path)
+        outside = _outside(root, path)
+        if outside:
+            problems.append(outside)
+            continue
         # An optional third column carries the time to first token (InferenceX imports write it).
         columns: tuple[str, ...] = ("interactivity", "output_tok_s_gpu")
         header = next((line for line in read_text(path, display).splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
         if [h.strip() for h in header.split(",")] == [*columns, "ttft_s"]:
             columns = (*columns, "ttft_s")
         rows, comments, found = read_csv_rows(path, display, columns)
-        problems.extend(found)
-        if found:
-            continue
+        problems.extend(found)  # rows of the wrong length are reported; the others are still read
         points: list = []
         for line, row in rows:
             x = parse_number(row["interactivity"], display, line, "interactivity", problems)
@@ -508,9 +524,9 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
             t = parse_number(row["ttft_s"], display, line, "ttft_s", problems) if "ttft_s" in row and row["ttft_s"] else None
             if x is not None and y is not None:
                 points.append((x, y) if t is None else (x, y, t))
-        if not rows:
+        if not rows and not found:
             problems.append(Problem(display, None, "", "no points: expected at least one row"))
-        elif len(points) == len(rows):
+        elif rows and len(points) == len(rows) and not found:
             curves[path.stem] = ReferenceCurve(name=path.stem, points=points, source=" ".join(comments))
             _record(root, path, read_text(path, display), inputs)
     return curves
@@ -551,9 +567,13 @@ def read_price_series(path: Path, display: str) -> tuple[list[IndexLevel], list[
 
 def _load_index(root: Path, problems: list[Problem], inputs: list[InputFile]) -> list[IndexLevel]:
     path = root / "market" / "index.csv"
-    if not path.is_file():
+    if not path.exists():
         return []
     display = _display(root, path)
+    outside = _outside(root, path)
+    if outside:
+        problems.append(outside)
+        return []
     levels, found = read_price_series(path, display)
     problems.extend(found)
     if not found:

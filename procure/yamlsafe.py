@@ -7,6 +7,7 @@ alias expansion are bounded so that a small file cannot blow up into a huge docu
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,10 @@ class Document:
 def read_text(path: Path, display: str) -> str:
     """Read a UTF-8 text input with a size limit; problems become InputError."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device would hang or never end
+            raise InputError([Problem(display, None, "", "not a regular file: refused")])
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_FILE_BYTES:,})")])
         raw = path.read_bytes()
