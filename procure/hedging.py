@@ -248,7 +248,8 @@ def hedge_plan(
         )
 
     base = floating_cost(0.0)
-    band = 2 * basis * sum(hours_hedged * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
+    # A band is a width: short hedges (a negative h*) carry basis risk too.
+    band = 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
     stress = []
     for move in STRESS_MOVES:
         unhedged = floating_cost(move)

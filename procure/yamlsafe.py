@@ -74,6 +74,7 @@ def read_text(path: Path, display: str) -> str:
 def load_yaml(path: Path, display: str) -> Document:
     """Load one YAML document with its line map, or raise InputError naming file and line."""
     text = read_text(path, display)
+    _count_values(text, display)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -95,6 +96,25 @@ def load_yaml(path: Path, display: str) -> Document:
     finally:
         loader.dispose()
     return Document(data, lines, display)
+
+
+def _count_values(text: str, display: str) -> None:
+    """Refuse a document with too many values before building it: the parser's event stream is
+    counted (cheap, no tree in memory); aliases are bounded later, when the tree is walked."""
+    parser = _Loader(text)
+    try:
+        count = 0
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                count += 1
+                if count > MAX_NODES:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise InputError([Problem(display, line, "", f"document holds more than {MAX_NODES:,} values")])
+    except yaml.YAMLError:
+        return  # malformed: the full load reports it with its location
+    finally:
+        parser.dispose()
 
 
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"

@@ -144,7 +144,10 @@ def html_to_pdf(html: str) -> bytes:
             "`pip install weasyprint` and `apt-get install libpango-1.0-0 libpangoft2-1.0-0`, "
             "or use --format html."
         ) from None
-    return HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).write_pdf()
+    try:
+        return HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).write_pdf()
+    except Exception as exc:  # WeasyPrint, Pango or a font failing: say so, and offer the HTML instead
+        raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
 
 
 def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]

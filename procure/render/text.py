@@ -803,6 +803,12 @@ def to_xlsx(ev: Evaluation) -> bytes:
     inputs.append(["path", "sha256"])
     for f in ev.inputs:
         inputs.append([f.path, f.sha256])
+    # Text that starts with "=" (a vendor name, a reason) stays text: openpyxl would store it as a formula.
+    for sheet_ in book.worksheets:
+        for row in sheet_.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value.startswith("="):
+                    cell.data_type = "s"
     buffer = io.BytesIO()
     book.save(buffer)
     return _fixed_times(buffer.getvalue(), stamp)
@@ -815,6 +821,8 @@ def _fixed_times(workbook: bytes, stamp: object) -> bytes:
     import zipfile
 
     moment = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")  # type: ignore[attr-defined]
+    # Zip entries can only carry dates from 1980 to 2107: an as-of date outside is clamped there.
+    zip_time = max((1980, 1, 1, 0, 0, 0), min((2107, 12, 31, 0, 0, 0), stamp.timetuple()[:6]))  # type: ignore[attr-defined]
     source = zipfile.ZipFile(io.BytesIO(workbook))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
@@ -822,7 +830,7 @@ def _fixed_times(workbook: bytes, stamp: object) -> bytes:
             data = source.read(item.filename)
             if item.filename == "docProps/core.xml":
                 data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", lambda m: m.group(1) + moment.encode() + m.group(2), data)
-            info = zipfile.ZipInfo(item.filename, date_time=stamp.timetuple()[:6])  # type: ignore[attr-defined]
+            info = zipfile.ZipInfo(item.filename, date_time=zip_time)
             info.compress_type = zipfile.ZIP_DEFLATED
             target.writestr(info, data)
     return out.getvalue()
