@@ -16,7 +16,7 @@ from datetime import date, timedelta
 
 from pydantic import BaseModel, Field
 
-from procure.costing import HOURS_PER_MONTH
+from procure.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.models import HorizonConfig
 
 DAYS_PER_MONTH = 365.25 / 12
@@ -105,12 +105,7 @@ def schedule(record, horizon: int, config: HorizonConfig, as_of: date, fx: float
         linked = pricing.index_linked
         if linked is None:
             return index_level  # a fixed-price offer renews at the market: the index itself
-        price = index_level + linked.spread * fx
-        if linked.floor is not None:
-            price = max(price, linked.floor * fx)
-        if linked.cap is not None:
-            price = min(price, linked.cap * fx)
-        return price * (1 - pricing.discount)
+        return index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
 
     once = sum(f.once for f in pricing.fees if f.once is not None) * fx
     monthly_fees = (sum(f.monthly for f in pricing.fees if f.monthly is not None) + sum(f.per_tb * (f.tb_per_month or 0) for f in pricing.fees if f.per_tb is not None)) * fx

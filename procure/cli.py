@@ -160,14 +160,14 @@ def _progress(label: str, enabled: bool = True):  # type: ignore[no-untyped-def]
         yield advance
 
 
-def _emit(text: str, out: Path | None) -> None:
+def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     if out is None:
         sys.stdout.write(text)
         return
     from procure.fileio import write_atomic
 
-    write_atomic(out, text)
+    write_atomic(out, text, replace_inputs)
     typer.echo(f"wrote {out}", err=True)
 
 
@@ -603,7 +603,8 @@ def index_build(
         return
     from procure.render.text import index_text
 
-    _emit(index_text(build, format.value), out)
+    # Rebuilding market/index.csv from the observations is what the built index is for.
+    _emit(index_text(build, format.value), out, replace_inputs=format is TextFormat.csv)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 

@@ -127,6 +127,17 @@ def owner_codes(owners: np.ndarray) -> np.ndarray:
     return np.select([owners == "customer", owners == "shared"], [2, 1], 0)
 
 
+def index_linked_rent(index_level: float, spread: float, floor: float | None, cap: float | None, fx: float, discount: float) -> float:
+    """One index-linked rent per GPU-hour: clamp(index + spread, floor, cap) x (1 - discount), the
+    offer's amounts in its currency (x fx), the index in the workspace's (step 1, for one figure)."""
+    price = index_level + spread * fx
+    if floor is not None:
+        price = max(price, floor * fx)
+    if cap is not None:
+        price = min(price, cap * fx)
+    return price * (1 - discount)
+
+
 def owner_weights(owners: np.ndarray, shared_weight: float) -> np.ndarray:
     """provider 0, shared `shared_weight`, customer 1 (shared never counts as provider-owned)."""
     return np.array([0.0, shared_weight, 1.0])[owner_codes(owners)]

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from procure.costing import HOURS_PER_MONTH
+from procure.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.errors import InputError, Problem
 from procure.evaluate import Evaluation, OfferRecord
 from procure.models import HedgeConfig
@@ -138,12 +138,7 @@ def _floating_rent(record: OfferRecord, ev: Evaluation, fx: float, index_level: 
     terms = record.terms.pricing
     if index_linked_month and terms.index_linked is not None:
         linked = terms.index_linked
-        price = new_index + linked.spread * fx
-        if linked.floor is not None:
-            price = max(price, linked.floor * fx)
-        if linked.cap is not None:
-            price = min(price, linked.cap * fx)
-        return price * (1 - terms.discount)
+        return index_linked_rent(new_index, linked.spread, linked.floor, linked.cap, fx, terms.discount)
     # A renewal reprices with the market: today's rent moved by h* x the index change.
     return (record.metrics["rent"] or 0.0) + h * (new_index - index_level)
 

@@ -265,3 +265,16 @@ def test_the_example_workspace_builds():
         result = run("index", "build", quotes, "--workspace", root, "--method", method, "--scope-adjust")
         assert result.exit_code == 0, result.stderr
         assert len(csv_rows(result.stdout)) == 12
+
+
+def test_a_built_index_can_replace_the_workspace_index(workspace_copy):
+    # The built index is meant to serve as market/index.csv: writing it there is allowed, while other
+    # outputs never replace a workspace input.
+    root = workspace_copy("market_ws")
+    target = root / "market" / "index.csv"
+    result = run("index", "build", root / "market" / "quotes.csv", "-w", root, "--out", target)
+    assert result.exit_code == 0, result.stderr
+    assert target.read_text().startswith("period,level,observations\n")
+    assert run("validate", "-w", root, "--as-of", AS_OF).exit_code == 0
+    refused = run("compare", "-w", root, "--as-of", AS_OF, "-f", "csv", "--out", target)
+    assert refused.exit_code == 2 and "is an input of the workspace" in refused.stderr
