@@ -349,7 +349,7 @@ def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, ..
 def _throughput(offer: Offer, workspace: Workspace, target: float) -> ThroughputReading | None:
     if offer.per_token:
         return None
-    return throughput_at(_frontier_points(offer, workspace), target)
+    return throughput_at(_frontier_points(offer, workspace), target, workspace.config.assumptions.interpolation)
 
 
 def reliability_factor(offer: Offer, rating: Rating, assumptions: Assumptions) -> float | None:
@@ -533,7 +533,10 @@ def _gates(
         if reading is None:
             gate("ttft", True, "managed per-token service: the provider answers for time to first token")
         elif ttft is None:
-            gate("ttft", False, f"no time-to-first-token data at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)")
+            # A curve without a time to first token at the target (an InferenceX row may omit it) does
+            # not show the bound is met: it fails unless the policy accepts what is not stated.
+            unstated = policy.ttft_unstated == "pass"
+            gate("ttft", unstated, f"time to first token not stated at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)" + ("; passed by policy.ttft_unstated" if unstated else ""))
         else:
             ok = ttft <= wl.max_ttft_s
             gate("ttft", ok, f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / ttft - 1)

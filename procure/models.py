@@ -119,6 +119,11 @@ class Assumptions(Strict):
         default_factory=dict, description="units of workspace currency per 1 unit of the keyed currency"
     )
     jobs: dict[str, JobStaffing] = Field(default_factory=dict, description="staffing per operating job")
+    # Throughput between two frontier points; the default is chosen by a leave-one-out study on real
+    # InferenceX curves (docs/interpolation.md): the only method that never overstated by more than a few percent.
+    interpolation: Literal["linear", "log", "step", "monotone"] = Field(
+        "step", description="throughput between frontier points: linear, log (linear in log throughput), step (the next faster point's), monotone (PCHIP)"
+    )
 
     def staffing(self, job: str) -> JobStaffing:
         """A job's staffing: procure.yaml's figure, else the built-in default."""
@@ -133,6 +138,7 @@ class Policy(Strict):
     require_attestation_any: list[str] = Field(default_factory=lambda: ["soc2_type2", "iso27001"])
     require_tenant_isolation: bool = True
     require_isolated_monitoring: bool = True
+    ttft_unstated: Literal["pass", "fail"] = Field("fail", description="the TTFT gate where a curve states no time to first token at the target")
 
 
 RATING_CATEGORIES: tuple[str, ...] = (

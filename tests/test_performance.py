@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from procure.performance import pareto_frontier, throughput_at
+from procure.performance import DEFAULT_INTERPOLATION, INTERPOLATION_METHODS, interpolate, pareto_frontier, throughput_at
 
 CURVE = [(50, 400), (100, 300), (150, 100)]
 
@@ -55,14 +55,68 @@ def test_target_exactly_on_a_point_with_a_fractional_throughput():
 
 def test_target_between_points_interpolates_linearly():
     # Halfway between (50, 400) and (100, 300): 350; 80% of the way from (100, 300) to (150, 100): 140.
-    assert throughput_at(CURVE, 75).throughput == pytest.approx(350)
-    assert throughput_at(CURVE, 140).throughput == pytest.approx(300 + (140 - 100) / (150 - 100) * (100 - 300))
-    assert throughput_at(CURVE, 140).throughput == pytest.approx(140)
+    assert throughput_at(CURVE, 75, "linear").throughput == pytest.approx(350)
+    assert throughput_at(CURVE, 140, "linear").throughput == pytest.approx(300 + (140 - 100) / (150 - 100) * (100 - 300))
+    assert throughput_at(CURVE, 140, "linear").throughput == pytest.approx(140)
+    assert throughput_at(CURVE, 75, "linear").note == "interpolated (linear) between 50 and 100 tok/s/user"
 
 
 def test_interpolation_uses_the_frontier_not_dominated_points():
     # (75, 200) is dominated by (100, 300): the reading at 75 still lies on the (50,400)-(100,300) line.
-    assert throughput_at(CURVE + [(75, 200)], 75).throughput == pytest.approx(350)
+    assert throughput_at(CURVE + [(75, 200)], 75, "linear").throughput == pytest.approx(350)
+    assert throughput_at(CURVE + [(75, 200)], 75, "step").throughput == 300
+
+
+# H200 SGLang TP8 DeepSeek-R1 8k/1k as InferenceX published it (shared reference facts): conc 4, 16,
+# 64 at 91.4, 50.0 and 20.3 tok/s per user give 43.12, 93.89 and 150.98 output tok/s/GPU.
+H200 = [(20.3, 150.98), (50.0, 93.89), (91.4, 43.12)]
+
+
+def test_linear_overstates_the_published_h200_point_by_12_8_percent():
+    # Leave out conc 16: share = (50 - 20.3) / (91.4 - 20.3) = 29.7 / 71.1 = 0.417722;
+    # linear = 150.98 + 0.417722 x (43.12 - 150.98) = 150.98 - 45.0561 = 105.924, 105.924 / 93.89 = 1.1282.
+    ends = [H200[0], H200[2]]
+    assert throughput_at(ends, 50.0, "linear").throughput == pytest.approx(105.924, abs=1e-3)
+    assert throughput_at(ends, 50.0, "linear").throughput / 93.89 - 1 == pytest.approx(0.128, abs=5e-4)
+    # log: exp(ln 150.98 + 0.417722 x (ln 43.12 - ln 150.98)) = 150.98 x (43.12 / 150.98) ^ 0.417722
+    # = 150.98 x 0.285601 ^ 0.417722; ln 0.285601 = -1.253160, x 0.417722 = -0.523472, e^ = 0.592460 -> 89.450
+    assert throughput_at(ends, 50.0, "log").throughput == pytest.approx(89.450, abs=1e-3)
+    # step: the next faster point's throughput, conc 4's 43.12: never above what is measured at or beyond the target
+    assert throughput_at(ends, 50.0, "step").throughput == 43.12
+    # monotone on two points has nothing to bend with: the straight line
+    assert throughput_at(ends, 50.0, "monotone").throughput == pytest.approx(105.924, abs=1e-3)
+
+
+def test_monotone_is_scipy_pchip_through_every_frontier_point():
+    # Fritsch-Carlson by hand on (50, 400), (100, 300), (150, 100): slopes d1 = -2, d2 = -4, h = 50 both.
+    # Interior derivative: weighted harmonic mean with w1 = 2h2 + h1 = 150, w2 = h2 + 2h1 = 150:
+    # m1 = (w1 + w2) / (w1 / d1 + w2 / d2) = 300 / (-75 - 37.5) = -2.666667.
+    # End points (three-point formula): m0 = ((2h0 + h1) d1 - h0 d2) / (h0 + h1) = (150 x -2 + 50 x 4) / 100 = -1
+    # (same sign as d1, kept); m2 = ((2h1 + h0) d2 - h1 d1) / (h0 + h1) = (150 x -4 + 50 x 2) / 100 = -5.
+    # Hermite on [50, 100] at 75 (t = 0.5): h00 = h01 = 0.5, h10 = 0.125, h11 = -0.125:
+    # 0.5 x 400 + 0.125 x 50 x -1 + 0.5 x 300 - 0.125 x 50 x -2.666667 = 200 - 6.25 + 150 + 16.6667 = 360.4167.
+    assert throughput_at(CURVE, 75, "monotone").throughput == pytest.approx(360.4167, abs=1e-3)
+
+
+@pytest.mark.parametrize("method", INTERPOLATION_METHODS)
+def test_every_method_agrees_on_measured_points_and_stays_between_neighbours(method):
+    for x, y in CURVE:
+        assert throughput_at(CURVE, x, method).throughput == y
+    for target in (51, 75, 99, 101, 125, 149):
+        value = throughput_at(CURVE, target, method).throughput
+        lower, upper = (400, 300) if target < 100 else (300, 100)
+        assert upper <= value <= lower
+
+
+def test_the_default_is_step_as_measured():
+    # docs/interpolation.md: step is the only method that never overstated a real frontier point
+    assert DEFAULT_INTERPOLATION == "step"
+    assert throughput_at(CURVE, 75).throughput == 300
+
+
+def test_an_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="unknown interpolation method 'cubic'"):
+        interpolate([50, 100], [400, 300], 75, "cubic")
 
 
 def test_target_below_the_slowest_point_uses_its_throughput():
