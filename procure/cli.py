@@ -1038,6 +1038,11 @@ perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True
 app.add_typer(perf_app, name="perf")
 
 
+class PerGpuBasis(str, Enum):
+    all = "all"
+    decode = "decode"
+
+
 @perf_app.command("import")
 @handles_input_errors
 def perf_import(
@@ -1048,6 +1053,10 @@ def perf_import(
     isl: Annotated[Optional[int], typer.Option("--isl", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
     osl: Annotated[Optional[int], typer.Option("--osl", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
+    per_gpu_basis: Annotated[
+        Optional[PerGpuBasis],
+        typer.Option("--per-gpu-basis", help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.", show_default=False),
+    ] = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Import InferenceX benchmark rows as reference curves (one per hardware, framework, precision, speculative decoding).
@@ -1055,15 +1064,22 @@ def perf_import(
     Rows are kept for the workload's input/output lengths (exactly, or the nearest with
     a warning) and, with --gpu, one hardware. Each curve is named
     {hw}-{framework}-{precision}[-{spec_decoding}] and holds interactivity, output
-    tok/s/GPU and the time to first token (for workload.max_ttft_s); an offer uses it
-    as performance.reference. Multinode rows are warned about: their output per GPU
-    counts decode GPUs only.
+    tok/s per billed GPU and, where the row states it, the time to first token (for
+    workload.max_ttft_s); an offer uses it as performance.reference.
+
+    Disaggregated rows divide output by the decode GPUs only: each row's basis is
+    found from its own figures (num_prefill_gpu, num_decode_gpu and total = input +
+    output) and converted to output per GPU of the whole configuration; the curve's
+    header says which basis how many rows had. A row whose basis cannot be found is
+    refused, unless --per-gpu-basis states it. Rows may be in the result-file layout
+    or the InferenceX web API's (figures under "metrics").
 
     Examples:
 
     \b
         procure perf import inferencex.json --gpu b200
         procure perf import rows.json --out performance/ --isl 8192 --osl 1024 --force
+        procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
     """
     from procure.inferencex import import_curves
 
@@ -1073,7 +1089,7 @@ def perf_import(
         workload = load_workspace(workspace).config.workload
         isl = isl or workload.input_tokens
         osl = osl or workload.output_tokens
-    written, warnings = import_curves(source, out, isl, osl, gpu, force, model)
+    written, warnings = import_curves(source, out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
     for path in written:

@@ -132,17 +132,191 @@ def test_gpu_filter_matches_any_letter_case(tmp_path):
     assert problems_of(caught) == [f"{source}: no rows for hw gb300 (hw in the file: b200, h200)"]
 
 
-def test_multinode_rows_are_kept_with_a_warning(tmp_path):
+def test_multinode_rows_without_a_split_are_single_node_rows(tmp_path):
+    # is_multinode without disagg or GPU counts: an aggregated server on more GPUs, every figure per GPU
     disagg = row(conc=256, intvty=30.0, output=400.0, ttft=2.0, is_multinode=True)
     source = write_json(tmp_path / "ix.json", H200 + [disagg])
     written, warnings = import_curves(source, tmp_path, 8192, 1024)
-    assert warnings == [
-        "h200-sglang-fp8: 1 of 4 rows are multinode (disaggregated), kept: their output per GPU counts decode GPUs only, "
-        "so it is not comparable with single-node rows"
-    ]
+    assert warnings == []
     comments, rows = read_curve(written[0])
     assert ["30", "400", "2"] in rows
-    assert "# 1 multinode row(s): their output per GPU counts decode GPUs only" in comments
+    assert any(c.startswith("# normalization: 4 of 4 rows single-node") for c in comments)
+
+
+# --- disaggregated rows: output per billed GPU ------------------------------------------------------
+
+
+def api_row(framework: str, conc: int, prefill: int, decode: int, intvty: float, total: float, inputs: float, output: float, ttft: float | None, day: str) -> dict[str, Any]:
+    """A row in the InferenceX web API's layout (figures under "metrics"), B200 DeepSeek-R1 FP8 8k/1k."""
+    metrics = {"median_intvty": intvty, "tput_per_gpu": total, "input_tput_per_gpu": inputs, "output_tput_per_gpu": output}
+    if ttft is not None:
+        metrics["median_ttft"] = ttft
+    return {
+        "hardware": "b200", "framework": framework, "model": "dsr1", "precision": "fp8", "spec_method": "none",
+        "disagg": True, "is_multinode": True, "prefill_tp": 8, "decode_tp": 8, "num_prefill_gpu": prefill,
+        "num_decode_gpu": decode, "isl": 8192, "osl": 1024, "conc": conc, "metrics": metrics, "date": day,
+    }
+
+
+# Real B200 DeepSeek-R1 FP8 8k/1k disaggregated rows, as the InferenceX web API published them (its
+# benchmarks endpoint, captured in SemiAnalysisAI/InferenceX-app, packages/app/cypress/fixtures/api/
+# benchmarks.json, 2026-06; Apache-2.0). Runs: github.com/SemiAnalysisAI/InferenceX/actions/runs/...
+SGLANG_4 = api_row("dynamo-sglang", 4, 8, 8, 97.49213979159121, 201.9475324928681, 358.9703672211885, 44.92469776454773, 0.44102503650356084, "2026-02-07")  # 21776201394
+SGLANG_32 = api_row("dynamo-sglang", 32, 8, 48, 91.12158127142403, 342.14993209371244, 2127.248710474434, 44.63346903025885, 2.9839357234886847, "2026-02-07")  # 21776201394
+TRT_32 = api_row("dynamo-trt", 32, 8, 32, 97.14855672294195, 578.9682021876605, 2571.156355704804, 80.92116380837463, 1.2892533569829538, "2026-03-23")  # 23438524239
+TRT_128 = api_row("dynamo-trt", 128, 8, 32, 61.04555150497442, 1428.8085258145509, 6352.824424463733, 197.8045511522554, 2.273917281505419, "2026-02-12")  # 21957354903
+
+
+def test_real_disaggregated_rows_become_output_per_billed_gpu(tmp_path):
+    # Each row's split, by hand: total x (P + D) = input x P + output x D.
+    #   SGLang conc 4, P 8, D 8:   (358.97037 x 8 + 44.924698 x 8) / 16 = (2871.7629 + 359.3976) / 16 = 201.9475 = tput_per_gpu
+    #   SGLang conc 32, P 8, D 48: (2127.2487 x 8 + 44.633469 x 48) / 56 = (17017.990 + 2142.4065) / 56 = 342.1499
+    #   TRT conc 32, P 8, D 32:    (2571.1564 x 8 + 80.921164 x 32) / 40 = (20569.251 + 2589.4772) / 40 = 578.9682
+    # so output is per decode GPU; per billed GPU it is output x D / (P + D):
+    #   SGLang conc 4:  44.924698 x 8 / 16 = 22.462349
+    #   SGLang conc 32: 44.633469 x 48 / 56 = 38.257259
+    #   TRT conc 32:    80.921164 x 32 / 40 = 64.736931
+    #   TRT conc 128:   197.80455 x 32 / 40 = 158.24364
+    source = write_json(tmp_path / "api.json", [SGLANG_4, SGLANG_32, TRT_32, TRT_128])
+    written, warnings = import_curves(source, tmp_path / "out", 8192, 1024)
+    assert warnings == []
+    assert [p.name for p in written] == ["b200-dynamo-sglang-fp8.csv", "b200-dynamo-trt-fp8.csv"]
+    sglang = [(float(x), float(y)) for x, y, _ in read_curve(written[0])[1][1:]]
+    trt = [(float(x), float(y)) for x, y, _ in read_curve(written[1])[1][1:]]
+    # sorted by interactivity, written to 12 significant digits
+    assert sglang == [(pytest.approx(91.121581), pytest.approx(38.257259, abs=1e-6)), (pytest.approx(97.492140), pytest.approx(22.462349, abs=1e-6))]
+    assert trt == [(pytest.approx(61.045552), pytest.approx(158.24364, abs=1e-5)), (pytest.approx(97.148557), pytest.approx(64.736931, abs=1e-6))]
+    comments = read_curve(written[1])[0]
+    assert "# normalization: 2 of 2 rows prefill/decode split: output per decode GPU, input per prefill GPU, total per all GPUs (output x D / (P + D))" in comments
+    # Near 97 tok/s per user, per decode GPU TRT gives 80.92 / 44.92 = 1.80x SGLang; per billed GPU,
+    # 64.74 / 22.46 = 2.88x: SGLang's conc-4 configuration spends half its GPUs on prefill.
+    assert trt[1][1] / sglang[1][1] == pytest.approx(64.736931 / 22.462349)
+
+
+def one_divisor(**changes: Any) -> dict[str, Any]:
+    """A disaggregated row (P 2, D 6) whose figures share one divisor: total 1000 = input 900 + output 100."""
+    found = row(intvty=40.0, output=100.0, tput_per_gpu=1000.0, input_tput_per_gpu=900.0, disagg=True, is_multinode=True, num_prefill_gpu=2, num_decode_gpu=6)
+    found.update(changes)
+    return found
+
+
+def test_one_divisor_named_by_the_absolute_figures(tmp_path):
+    # output_tput_tps 800 / output 100 = 8 GPUs = P + D: per all GPUs, kept; 600 / 100 = 6 = D: per
+    # decode GPU, 100 x 6 / 8 = 75 per billed GPU.
+    source = write_json(tmp_path / "ix.json", [one_divisor(output_tput_tps=800.0), one_divisor(conc=8, median_intvty=30.0, output_tput_tps=600.0)])
+    written, _ = import_curves(source, tmp_path / "out", 8192, 1024)
+    comments, rows = read_curve(written[0])
+    assert rows[1:] == [["30", "75", "0.5"], ["40", "100", "0.5"]]
+    assert "# normalization: 1 of 2 rows one divisor, all GPUs of the configuration (kept as published)" in comments
+    assert "# normalization: 1 of 2 rows one divisor, the decode GPUs (output x D / (P + D))" in comments
+
+
+def test_a_row_that_does_not_show_its_divisor_needs_the_users_basis(tmp_path):
+    source = write_json(tmp_path / "ix.json", [one_divisor()])
+    with pytest.raises(InputError) as caught:
+        import_curves(source, tmp_path / "out", 8192, 1024)
+    assert problems_of(caught) == [
+        f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: "
+        "total = input + output at one divisor, but the row does not say whether it is all GPUs or the decode GPUs; "
+        "state it with --per-gpu-basis all|decode"
+    ]
+    assert not (tmp_path / "out").exists()
+    # decode: 100 x 6 / (2 + 6) = 75; all: 100 as published
+    written, warnings = import_curves(source, tmp_path / "decode", 8192, 1024, per_gpu_basis="decode")
+    assert read_curve(written[0])[1][1] == ["40", "75", "0.5"]
+    assert warnings == ["h200-sglang-fp8: 1 of 1 rows normalized as --per-gpu-basis decode says (their own figures do not show it)"]
+    assert "# normalization: 1 of 1 rows one divisor, the decode GPUs (output x D / (P + D)) as --per-gpu-basis said" in read_curve(written[0])[0]
+    written, _ = import_curves(source, tmp_path / "all", 8192, 1024, per_gpu_basis="all")
+    assert read_curve(written[0])[1][1] == ["40", "100", "0.5"]
+
+
+def test_the_users_basis_never_overrides_what_the_row_shows(tmp_path):
+    source = write_json(tmp_path / "api.json", [TRT_32])
+    with pytest.raises(InputError) as caught:
+        import_curves(source, tmp_path / "out", 8192, 1024, per_gpu_basis="all")
+    assert problems_of(caught) == [
+        f"{source}: [0].output_tput_per_gpu: the row's own figures show output per decode GPU, not per GPU of the configuration as --per-gpu-basis all says"
+    ]
+    written, _ = import_curves(source, tmp_path / "out", 8192, 1024, per_gpu_basis="decode")  # agrees: converted as without it
+    assert float(read_curve(written[0])[1][1][1]) == pytest.approx(64.736931, abs=1e-6)
+
+
+def test_a_real_row_whose_counts_do_not_match_its_figures_is_refused(tmp_path):
+    # GB200 Dynamo-TRT 1k/1k conc 4 as published (run 19948006055, 2025-12-05): P 36, D 36, total 32.667,
+    # input 146.43, output 18.447. Split: (146.43 + 18.447) x 36 / 72 = 82.44, not 32.67; one divisor:
+    # 146.43 + 18.447 = 164.88, not 32.67. No basis fits: refused, unless the user states one.
+    gb200 = api_row("dynamo-trt", 4, 36, 36, 159.50286761079036, 32.66740863189287, 146.43053093445712, 18.44701834407234, 0.12634469696786255, "2025-12-05")
+    gb200.update(hardware="gb200", is_multinode=False, prefill_tp=36, decode_tp=36, isl=1024, osl=1024)
+    source = write_json(tmp_path / "api.json", [gb200])
+    with pytest.raises(InputError) as caught:
+        import_curves(source, tmp_path / "out", 1024, 1024)
+    assert problems_of(caught) == [
+        f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither "
+        "total x (P + D) = input x P + output x D nor total = input + output holds (P 36, D 36): the GPU counts do not match "
+        "the figures; state it with --per-gpu-basis all|decode"
+    ]
+    written, _ = import_curves(source, tmp_path / "out", 1024, 1024, per_gpu_basis="decode")
+    assert float(read_curve(written[0])[1][1][1]) == pytest.approx(18.44701834407234 / 2)  # x 36 / 72
+
+
+def test_a_row_without_median_ttft_imports_with_no_ttft_there(tmp_path):
+    untimed = api_row("dynamo-trt", 32, 8, 32, 97.14855672294195, 578.9682021876605, 2571.156355704804, 80.92116380837463, None, "2026-03-23")
+    source = write_json(tmp_path / "api.json", [untimed, TRT_128])
+    written, warnings = import_curves(source, tmp_path / "out", 8192, 1024)
+    assert warnings == ["b200-dynamo-trt-fp8: 1 of 2 rows state no median_ttft: the curve has no time to first token there"]
+    rows = read_curve(written[0])[1]
+    assert rows[1][2] == "2.27391728151" and rows[2][2] == ""  # the conc-32 row at 97.1 tok/s/user states none
+    root = tmp_path / "ws"
+    shutil.copytree(Path(__file__).parent / "data" / "basic", root)
+    import_curves(source, root / "performance", 8192, 1024)
+    curve = load_workspace(root).curves["b200-dynamo-trt-fp8"]
+    assert curve.points[1] == (pytest.approx(97.148557), pytest.approx(64.736931, abs=1e-6))  # two values: no TTFT
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"num_decode_gpu": 0}, "[0].num_decode_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)"),
+        ({"num_prefill_gpu": -8}, "[0].num_prefill_gpu: must be at least 0 (got -8)"),
+        ({"num_decode_gpu": 31.5}, "[0].num_decode_gpu: must be a whole number (got 31.5)"),
+        ({"num_decode_gpu": 30}, "[0].num_decode_gpu: 30 GPUs is not a whole number of decode_tp 8 groups: the GPU counts are inconsistent"),
+        ({"num_prefill_gpu": None}, "[0].num_prefill_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)"),
+        ({"num_decode_gpu": "32"}, "[0].num_decode_gpu: must be a number (got '32')"),
+        ({"disagg": "maybe"}, "[0].disagg: must be true or false (got 'maybe')"),
+        ({"num_decode_gpu": 16}, "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 16): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode"),
+        ({"output_tput_per_gpu": float("nan")}, "[0].output_tput_per_gpu: must be a finite number (got nan)"),
+        ({"output_tput_per_gpu": 1e308}, "[0].tput_per_gpu: total tokens per GPU (578.968) below output_tput_per_gpu (1e+308): are the two swapped?"),
+        ({"tput_per_gpu": float("inf")}, "[0].tput_per_gpu: must be a finite number (got inf)"),
+    ],
+)
+def test_hostile_disaggregated_rows_are_refused_by_index_and_field(tmp_path, changes, problem):
+    bad = json.loads(json.dumps(TRT_32))
+    for key, value in changes.items():
+        target = bad["metrics"] if key.endswith("_per_gpu") else bad
+        if value is None:
+            del target[key]
+        else:
+            target[key] = value
+    source = tmp_path / "api.json"
+    source.write_text(json.dumps([bad]))  # NaN and Infinity as JSON's, which Python reads
+    with pytest.raises(InputError) as caught:
+        import_curves(source, tmp_path / "out", 8192, 1024)
+    assert problems_of(caught) == [f"{source}: {problem}"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unknown_per_gpu_basis_is_refused(tmp_path):
+    with pytest.raises(InputError) as caught:
+        import_curves(write_json(tmp_path / "ix.json", H200), tmp_path / "out", 8192, 1024, per_gpu_basis="prefill")
+    assert problems_of(caught) == ["--per-gpu-basis: must be one of all, decode (got 'prefill')"]
+
+
+def test_a_single_node_row_whose_figures_do_not_add_up_is_refused(tmp_path):
+    # one divisor on one server: total must be input + output; 500 is not 300 + 100
+    source = write_json(tmp_path / "ix.json", [row(intvty=50.0, output=100.0, tput_per_gpu=500.0, input_tput_per_gpu=300.0)])
+    with pytest.raises(InputError) as caught:
+        import_curves(source, tmp_path / "out", 8192, 1024)
+    assert problems_of(caught) == [f"{source}: [0].tput_per_gpu: 500 is not input_tput_per_gpu + output_tput_per_gpu (400): the figures of a single-node row share one divisor"]
 
 
 @pytest.mark.parametrize(
@@ -245,3 +419,21 @@ def test_the_reference_sample_copied_in_a_list(tmp_path, data_dir):
     shutil.rmtree(tmp_path / "out", ignore_errors=True)
     written, _ = import_curves(source, tmp_path / "out", 8192, 1024, gpu="MI355X")
     assert len(read_curve(written[0])[1]) == 3
+
+
+# --- the command ----------------------------------------------------------------------------------
+
+
+def test_cli_imports_disaggregated_rows_and_refuses_unresolved_ones(tmp_path):
+    from tests.clihelp import assert_error, run
+
+    source = write_json(tmp_path / "ix.json", [one_divisor()])
+    out = tmp_path / "performance"
+    assert_error(run("perf", "import", source, "--out", out, "--isl", "8192", "--osl", "1024"), f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs")
+    assert not out.exists()
+    result = run("perf", "import", source, "--out", out, "--isl", "8192", "--osl", "1024", "--per-gpu-basis", "decode")
+    assert result.exit_code == 0, result.stderr
+    assert read_curve(out / "h200-sglang-fp8.csv")[1][1] == ["40", "75", "0.5"]  # 100 x 6 / 8
+    assert "warning: h200-sglang-fp8: 1 of 1 rows normalized as --per-gpu-basis decode says" in result.stderr
+    bad = run("perf", "import", source, "--out", out, "--per-gpu-basis", "prefill", "--isl", "8192", "--osl", "1024")
+    assert bad.exit_code == 2 and "Traceback" not in bad.stdout + bad.stderr

@@ -143,3 +143,44 @@ def test_no_points():
     reading = throughput_at([], 100)
     assert reading.throughput is None
     assert not reading.reachable
+
+
+# --- the workspace setting ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("section", "line", "problem"),
+    [
+        ("assumptions", "  interpolation: cubic\n", "assumptions.interpolation: "),
+        ("policy", "  ttft_unstated: maybe\n", "policy.ttft_unstated: "),
+    ],
+)
+def test_unknown_interpolation_or_ttft_policy_is_refused_with_file_line_and_field(workspace_copy, section, line, problem):
+    from tests.clihelp import assert_error, run
+
+    ws = workspace_copy("basic")
+    config = ws / "procure.yaml"
+    text = config.read_text()
+    config.write_text(text.replace(f"{section}:\n", f"{section}:\n{line}", 1))
+    number = config.read_text().splitlines().index(line.rstrip("\n")) + 1
+    stderr = assert_error(run("compare", "-w", ws, "--as-of", "2026-11-29"), f"procure.yaml:{number}: {problem}")
+    assert "linear" in stderr or "pass" in stderr  # what was expected is named
+
+
+def test_the_method_is_in_the_evaluation_and_moves_the_reading(workspace_copy):
+    from datetime import date
+
+    from procure.evaluate import evaluate
+    from procure.workspace import load_workspace
+
+    ws = workspace_copy("basic")
+    config = ws / "procure.yaml"
+    # bravo's reference curve: (50, 400), (100, 300), (150, 100) (tests/data/basic/performance/test-curve.csv)
+    (ws / "performance" / "test-curve.csv").write_text("interactivity,output_tok_s_gpu\n50,400\n120,300\n150,100\n")
+    ev = evaluate(load_workspace(ws), date(2026, 11, 29))
+    assert ev.assumptions.interpolation == "step"
+    assert ev.offer("bravo").metrics["throughput"] == 300  # step: the 120 tok/s/user point's
+    config.write_text(config.read_text().replace("assumptions:\n", "assumptions:\n  interpolation: linear\n", 1))
+    linear = evaluate(load_workspace(ws), date(2026, 11, 29))
+    # linear between (50, 400) and (120, 300) at 100: 400 - 50 / 70 x 100 = 328.571
+    assert linear.offer("bravo").metrics["throughput"] == pytest.approx(328.5714, abs=1e-4)
