@@ -187,7 +187,8 @@ def _workload_of(index: int, row: Any, display: str, problems: list[Problem]) ->
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= IDENTITY_TOLERANCE * max(abs(a), abs(b))
+    """Equal within IDENTITY_TOLERANCE; never for a product that overflowed to infinity."""
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= IDENTITY_TOLERANCE * max(abs(a), abs(b))
 
 
 def _gpu_counts(check: _Checker, row: dict[str, Any]) -> tuple[float | None, float | None]:
@@ -228,10 +229,12 @@ def resolve_basis(
     inputs = check.number("input_tput_per_gpu", required=False)
     if not check.ok:
         return None
-    if total is not None and output > total * (1 + IDENTITY_TOLERANCE):
-        check.fail("tput_per_gpu", f"total tokens per GPU ({total:g}) below output_tput_per_gpu ({output:g}): are the two swapped?")
-        return None
     if not disagg:
+        # One divisor: output cannot exceed the total. (Split rows can: output per decode GPU may
+        # exceed the total per GPU of a configuration heavy in prefill GPUs.)
+        if total is not None and output > total * (1 + IDENTITY_TOLERANCE):
+            check.fail("tput_per_gpu", f"total tokens per GPU ({total:g}) below output_tput_per_gpu ({output:g}): are the two swapped?")
+            return None
         if total is not None and inputs is not None and not _close(total, inputs + output):
             check.fail("tput_per_gpu", f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a single-node row share one divisor")
             return None
