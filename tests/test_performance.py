@@ -184,3 +184,16 @@ def test_the_method_is_in_the_evaluation_and_moves_the_reading(workspace_copy):
     linear = evaluate(load_workspace(ws), date(2026, 11, 29))
     # linear between (50, 400) and (120, 300) at 100: 400 - 50 / 70 x 100 = 328.571
     assert linear.offer("bravo").metrics["throughput"] == pytest.approx(328.5714, abs=1e-4)
+
+
+def test_every_report_states_the_method(workspace_copy, tmp_path):
+    from tests.clihelp import run
+
+    ws = workspace_copy("basic")
+    config = ws / "procure.yaml"
+    config.write_text(config.read_text().replace("assumptions:\n", "assumptions:\n  interpolation: log\n", 1))
+    comparison, board = tmp_path / "c.html", tmp_path / "b.html"
+    assert run("report", "-w", ws, "--as-of", "2026-11-29", "--format", "html", "--out", comparison).exit_code == 0
+    assert run("report", "--board", "-w", ws, "--as-of", "2026-11-29", "--format", "html", "--out", board).exit_code == 0
+    assert '<td>Throughput between frontier points</td><td class="num">log-linear interpolation</td>' in comparison.read_text()
+    assert "Throughput between measured points: log interpolation." in board.read_text()
