@@ -192,19 +192,20 @@ def _close(a: float, b: float) -> bool:
 
 
 def _gpu_counts(check: _Checker, row: dict[str, Any]) -> tuple[float | None, float | None]:
-    """(num_prefill_gpu, num_decode_gpu) as whole numbers of at least 0; each a multiple of its
-    tensor-parallel size when the row states one (every disaggregated row InferenceX published in
-    2026 is: a count that is not is a typing error, not a configuration)."""
-    counts = []
-    for phase in ("prefill", "decode"):
-        name = f"num_{phase}_gpu"
-        count = check.number(name, required=False, whole=True, zero=True)
+    """(num_prefill_gpu, num_decode_gpu) as whole numbers of at least 0."""
+    prefill = check.number("num_prefill_gpu", required=False, whole=True, zero=True)
+    decode = check.number("num_decode_gpu", required=False, whole=True, zero=True)
+    return prefill, decode
+
+
+def _counts_fit_parallelism(check: _Checker, prefill: float | None, decode: float | None) -> None:
+    """A disaggregated row's GPU counts are whole multiples of each phase's tensor-parallel size when
+    the row states one (every disaggregated row InferenceX published in 2026 is: a count that is not
+    is a typing error, not a configuration). Single-node rows need no counts and are not checked."""
+    for phase, count in (("prefill", prefill), ("decode", decode)):
         tp = check.number(f"{phase}_tp", required=False, whole=True)
         if count and tp and count % tp:
-            check.fail(name, f"{count:g} GPUs is not a whole number of {phase}_tp {tp:g} groups: the GPU counts are inconsistent")
-            count = None
-        counts.append(count)
-    return counts[0], counts[1]
+            check.fail(f"num_{phase}_gpu", f"{count:g} GPUs is not a whole number of {phase}_tp {tp:g} groups: the GPU counts are inconsistent")
 
 
 def resolve_basis(
@@ -225,6 +226,8 @@ def resolve_basis(
     """
     prefill, decode = _gpu_counts(check, row)
     disagg = check.flag("disagg") if "disagg" in row else bool(multinode and prefill)
+    if disagg:
+        _counts_fit_parallelism(check, prefill, decode)
     total = check.number("tput_per_gpu", required=False)
     inputs = check.number("input_tput_per_gpu", required=False)
     if not check.ok:

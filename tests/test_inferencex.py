@@ -438,3 +438,15 @@ def test_cli_imports_disaggregated_rows_and_refuses_unresolved_ones(tmp_path):
     assert "warning: h200-sglang-fp8: 1 of 1 rows normalized as --per-gpu-basis decode says" in result.stderr
     bad = run("perf", "import", source, "--out", out, "--per-gpu-basis", "prefill", "--isl", "8192", "--osl", "1024")
     assert bad.exit_code == 2 and "Traceback" not in bad.stdout + bad.stderr
+
+
+def test_a_single_node_api_row_needs_no_gpu_counts(tmp_path):
+    # Single-node rows divide every figure by the serving GPUs: kept as published, whatever the
+    # counts say (published single-node B200 TRT rows carry num_decode_gpu 64 with decode_tp 8).
+    single = api_row("trt", 4, 12, 12, 107.6, 455.85, 405.2, 50.65, 0.35, "2026-05-01")
+    single.update(disagg=False, is_multinode=False)
+    # total 455.85 = input 405.2 + output 50.65: one divisor
+    written, _ = import_curves(write_json(tmp_path / "api.json", [single]), tmp_path / "out", 8192, 1024)
+    comments, rows = read_curve(written[0])
+    assert rows[1] == ["107.6", "50.65", "0.35"]
+    assert "# normalization: 1 of 1 rows single-node: every figure per serving GPU, which are the billed GPUs (kept as published)" in comments
