@@ -70,6 +70,7 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     "fee_gpu_hour",
     "fee_per_tb",
     "financing",
+    "prepay_risk",
     "ops",
     "ops_fte",
     "software",
@@ -163,6 +164,7 @@ class Variation:
     availability_factor: np.ndarray | float = 1.0  # on the availability, which stays at most 1
     utilization: np.ndarray | float | None = None  # replaces the workload's
     fte_cost_year: np.ndarray | float | None = None  # replaces the assumption
+    tasks_per_month: np.ndarray | float | None = None  # replaces the workload's demand (a drawn demand factor)
 
 
 def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation(), only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
@@ -173,6 +175,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
     """
     wl, a = model.workload, model.assumptions
     fte_cost_year = a.fte_cost_year if varied.fte_cost_year is None else varied.fte_cost_year
+    demand = wl.tasks_per_month if varied.tasks_per_month is None or wl.tasks_per_month is None else varied.tasks_per_month
     basis = col["basis"]
     fx = col["fx"].astype(float)
     is_index = basis == "index"
@@ -215,8 +218,8 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
 
         # 11. demand fit
         capacity = throughput * 3600 / wl.output_tokens * availability * success_rate * utilization
-        if wl.tasks_per_month is not None:
-            gpus_needed = wl.tasks_per_month / (capacity * HOURS_PER_MONTH)
+        if demand is not None:
+            gpus_needed = demand / (capacity * HOURS_PER_MONTH)
             billed = np.minimum(np.maximum(gpus_needed, gpus), max_gpus)
             fill = np.minimum(1.0, gpus_needed / billed)
         else:
@@ -237,6 +240,9 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
 
         # 3. financing of the prepayment (owned: capital is already in the CRF)
         financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
+        # 3b. the expected loss on unearned prepayment if the vendor fails: annual default rate x the
+        # average unearned balance (half the prepayment) x the term in years; zero by default
+        prepay_risk = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.vendor_default_rate * term / 24)
 
         # 4. the buyer's operating staff, by who owns each job
         owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
@@ -251,7 +257,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         software = serving_weight * a.software_gpu_hour + col["software_gpu_hour"] * fx
 
         # 6. full cost per paid GPU-hour
-        full = rent + fees + financing + ops + software
+        full = rent + fees + financing + prepay_risk + ops + software
 
         # 12. per successful task
         tasks_per_gpu_hour = capacity * fill
@@ -259,7 +265,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
 
         # Per-token offers: tokens billed per task, divided by the share of tasks that succeed; fees
         # and the fixed staff of the jobs left to the buyer spread over the month's tasks.
-        tasks = wl.tasks_per_month if wl.tasks_per_month is not None else np.nan
+        tasks = demand if demand is not None else np.nan
         token_rent = token_fees = token_ops = token_total = token_mtok = np.nan
         if is_token.any():
             token_cost = (wl.input_tokens * col["per_mtok_input"] + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
@@ -289,6 +295,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         "fee_gpu_hour": lambda: pick(fee_gpu_hour, np.nan),
         "fee_per_tb": lambda: pick(fee_per_tb, np.nan),
         "financing": lambda: pick(financing, np.nan),
+        "prepay_risk": lambda: pick(prepay_risk, np.nan),
         "ops": lambda: pick(ops, np.nan),
         "ops_fte": lambda: pick(ops_fte, fte_fixed),
         "software": lambda: pick(software, np.nan),
@@ -314,7 +321,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         return {key: make() for key, make in outputs.items() if only is None or key in only}
 
 
-def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], target_cost_per_task: float, cost_of_capital: float) -> np.ndarray:
+def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], target_cost_per_task: float, cost_of_capital: float, vendor_default_rate: float = 0.0) -> np.ndarray:
     """The list price per GPU-hour (workspace currency) at which each offer's cost per task equals the target.
 
     Solves full = target x successful tasks per GPU-hour for the rent, with financing moving with
@@ -325,7 +332,7 @@ def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], ta
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         target_full = target_cost_per_task * costs["successful_tasks_per_gpu_hour"]
         others = costs["fees"] + costs["ops"] + costs["software"]
-        financing_per_rent = inputs["prepay_fraction"] * cost_of_capital * inputs["term_months"] / 24
+        financing_per_rent = inputs["prepay_fraction"] * (cost_of_capital + vendor_default_rate) * inputs["term_months"] / 24
         rent = (target_full - others) / (1 + financing_per_rent)
         price = rent / (1 - inputs["discount"])
         # An index-linked price cannot go below its floor: a tie under the floor is out of reach.

@@ -49,7 +49,7 @@ METRIC_KEYS: tuple[str, ...] = (
     "monthly_spend",
 )
 HORIZON_METRIC_KEYS: tuple[str, ...] = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
-EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader") + HORIZON_METRIC_KEYS
+EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader", "rent_term_average") + HORIZON_METRIC_KEYS
 
 # Offers that expire within this many days of the as-of date are warned about.
 EXPIRY_WARNING_DAYS = 14
@@ -249,15 +249,23 @@ def evaluate_with_inputs(
         _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None)
         for o, g, rt, r, c in zip(offers, gradings, ratings, readings, costs)
     ]
-    horizon = horizon or None
-    if horizon is not None:
-        from procure.cashflow import schedule
+    from procure.cashflow import schedule, term_average_rent
 
+    for record in records:
+        # The snapshot ranks on today's rent; the term average beside it shows what an escalator adds.
+        record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent"), record.terms.contract, record.term_months))
+    horizon = horizon or None
+
+    def plan_of(record: OfferRecord, shift: float = 0.0):  # type: ignore[no-untyped-def]
+        return schedule(
+            record, horizon, config.horizon, day, workspace.fx_rate(record.currency), index_level.price if index_level else None,  # type: ignore[arg-type]
+            config.assumptions.cost_of_capital, config.assumptions.fte_cost_year, config.workload.tasks_per_month,
+            config.assumptions.vendor_default_rate, shift,
+        )
+
+    if horizon is not None:
         for record in records:
-            plan = schedule(
-                record, horizon, config.horizon, day, workspace.fx_rate(record.currency), index_level.price if index_level else None,
-                config.assumptions.cost_of_capital, config.assumptions.fte_cost_year, config.workload.tasks_per_month,
-            )
+            plan = plan_of(record)
             record.cashflow = plan
             record.metrics.update(total_commitment=plan.total_commitment, total_cost=plan.total_cost, npv_cost=plan.npv_cost, horizon_cost_per_task=plan.horizon_cost_per_task)
             if record.acceptable and plan.horizon_cost_per_task is None:
@@ -267,9 +275,21 @@ def evaluate_with_inputs(
     ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
     for position, record in enumerate(ranked, start=1):
         record.rank = position
-    if ranked:
+    if ranked and rank_key == "horizon_cost_per_task":
+        # Ranked over the horizon: the price that ties the horizon leader's PV cost per PV task.
+        from procure.cashflow import horizon_price_to_tie
+
+        lead_cost = ranked[0].metrics[rank_key]
+        for record in ranked:
+            if lead_cost:
+                tie = record.metrics["list_price"] if record is ranked[0] else horizon_price_to_tie(
+                    record, lead_cost, lambda shift, r=record: plan_of(r, shift).horizon_cost_per_task
+                )
+                record.metrics["price_to_tie"] = _clean(tie) if record.pricing_basis in ("gpu_hour", "index") else None
+                record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
+    elif ranked:
         # The negotiator's figure: the list price at which each offer would tie the leader.
-        ties = price_to_tie(columns, outputs, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital)
+        ties = price_to_tie(columns, outputs, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital, config.assumptions.vendor_default_rate)
         lead_cost = ranked[0].metrics["cost_per_task"]
         for record, tie in zip(records, ties):
             if record.acceptable and lead_cost:

@@ -124,6 +124,9 @@ class Assumptions(Strict):
     interpolation: Literal["linear", "log", "step", "monotone"] = Field(
         "step", description="throughput between frontier points: linear, log (linear in log throughput), step (the next faster point's), monotone (PCHIP)"
     )
+    vendor_default_rate: Annotated[Number, Field(ge=0, lt=1)] = Field(
+        0.0, description="annual probability that a vendor fails while holding unearned prepayment (prices the expected loss)"
+    )
 
     def staffing(self, job: str) -> JobStaffing:
         """A job's staffing: procure.yaml's figure, else the built-in default."""
@@ -274,10 +277,25 @@ class HedgeConfig(Strict):
         ]
     )
     offer: str | None = Field(None, description="the offer to hedge; default: the top-ranked acceptable one")
+    forward: Positive | None = Field(None, description="the futures price per GPU-hour at which hedges are bought; default: today's index level")
+
+
+class StratumWeight(Strict):
+    """The fixed weight of one stratum (term bucket x kind x grade) of the rental price benchmark."""
+
+    term: Literal["0-3", "4-12", "13-36", "37+"]
+    kind: Literal["advertised", "transacted"]
+    grade: Annotated[str, StringConstraints(min_length=1, max_length=40)]
+    weight: Positive
 
 
 class IndexConfig(Strict):
     scope_gpus: Annotated[Count, Field(gt=0)] = Field(512, description="fleet size at which scope adjustment prices the buyer's operating jobs")
+    min_quotes: Annotated[Count, Field(ge=1, le=1000)] = Field(3, description="fewest quotes a stratum needs in a period to publish its own level")
+    seller_cap: Annotated[Number, Field(gt=0, le=1)] = Field(0.5, description="most weight one seller carries within a stratum and period")
+    weights: Annotated[list[StratumWeight], Field(min_length=1)] | None = Field(
+        None, description="fixed stratum weights; default: each stratum's share of the whole sample"
+    )
 
 
 class Distribution(Strict):
@@ -322,14 +340,25 @@ class UncertaintyConfig(Strict):
     index: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on the index level (index-linked offers)")
     fx: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on each exchange rate")
     offers: dict[str, OfferUncertainty] = Field(default_factory=dict, description="per-offer throughput and availability distributions")
+    # Production runs below the benchmark (real prompt mixes, restarts, noisy neighbours): one factor
+    # shared by every GPU-hour offer, on top of each curve's own factor.
+    production: Distribution = Field(default_factory=lambda: _tri(0.85, 0.95, 1.0), description="factor from benchmark to production throughput, shared by all GPU-hour offers")
+    demand: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on workload.tasks_per_month, shared by all offers")
 
 
 class HorizonConfig(Strict):
     """Compare offers over one horizon of months, with what happens after each term stated."""
 
     months: Annotated[Count, Field(ge=1, le=240)] | None = Field(None, description="default horizon for cashflow and compare --horizon")
-    renewal: Literal["index", "escalate"] = Field(
-        "index", description="after its term an offer renews at the index level on or before as-of plus its spread, or at its last price plus its escalator"
+    renewal: Literal["basis", "index", "escalate"] = Field(
+        "basis",
+        description="after its term an offer renews at the index plus its own basis (its rent minus the index at as-of; "
+        "index-linked: its spread, floor and cap), at the raw index, or at its last price plus its escalator",
+    )
+    index_growth: Annotated[Number, Field(ge=-0.9, le=1)] = Field(0.0, description="the index change a year that the horizon assumes (0: today's level stays)")
+    count_sla_credits: bool = Field(False, description="count expected SLA credits in the horizon cost (a remedy, not a saving: off by default)")
+    downtime_cv: Annotated[Number, Field(gt=0, le=10)] = Field(
+        1.0, description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the expected availability"
     )
     claim_success: Fraction = Field(0.5, description="share of SLA credits that must be claimed which are actually obtained")
     expected_delay_weeks: NonNegative = Field(0.0, description="expected delivery delay beyond the promised date, in weeks")
@@ -444,7 +473,7 @@ class Performance(Strict):
     points: Annotated[list[Point], Field(min_length=1)] | None = Field(
         None, description="[interactivity, output tok/s/GPU] pairs"
     )
-    points_source: Literal["measured", "vendor_claim"] = "vendor_claim"
+    points_source: Literal["measured", "vendor_claim", "reference"] = "vendor_claim"
     quality_pass_rate: Fraction = 1.0
 
 

@@ -306,7 +306,10 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         if later.first_month <= earlier.last_month:
             add(("hedge", "ladder"), f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap")
     unc = config.uncertainty
-    named = [(("uncertainty", key), d) for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx))]
+    named = [
+        (("uncertainty", key), d)
+        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand))
+    ]
     named += [(("uncertainty", "throughput", k), d) for k, d in unc.throughput.items()]
     for offer_id, spec in unc.offers.items():
         named += [(("uncertainty", "offers", offer_id, k), d) for k, d in (("throughput", spec.throughput), ("availability", spec.availability)) if d is not None]
@@ -317,6 +320,12 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         low, mode, high = dist.bounds
         if not 0 < low <= mode <= high:
             add(loc, f"needs 0 < low <= mode <= high (got {low:g}, {mode:g}, {high:g})")
+    seen_strata: set[tuple[str, str, str]] = set()
+    for i, stratum in enumerate(config.index.weights or []):
+        key = (stratum.term, stratum.kind, stratum.grade)
+        if key in seen_strata:
+            add(("index", "weights", i), f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight")
+        seen_strata.add(key)
     bands = config.assumptions.reliability.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")

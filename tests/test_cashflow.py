@@ -15,12 +15,13 @@ The fixture workspace tests/data/cashflow_basic keeps the numbers round:
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from procure.cashflow import delivery_month, escalation
+from procure.cashflow import delivery_month, escalation, expected_credit_share, remaining_balance, renewal_rent, term_average_rent
 from procure.evaluate import evaluate
 from procure.workspace import load_workspace
 
@@ -98,58 +99,58 @@ def test_delivery_month_counts_whole_months_after_as_of():
 # delta: 100 GPUs for 24 months at 4.00, ramp 50 then 100, +3% per contract year (4.12 from contract
 # month 13), 25% prepaid, onboarding 12,000 once, support 2,000 a month, usage 0.10 per GPU-hour,
 # egress 10 x 50 TB = 500 a month; exit 5,000 + 100 TB x 20 = 7,000; automatic SLA credits of 5% of
-# the month's rent per point below the SLA: 2 points -> 10%. Horizon 30 months: renewal in 25-30 at the
-# index, 5.00 (a fixed-price offer renews at the index itself).
+# the month's rent per point below the SLA: shown, not counted (horizon.count_sla_credits is false).
+# Horizon 30 months: renewal in 25-30 at the raw index (the fixture sets horizon.renewal: index), 5.00.
 #
 # full rent   month 1: 4.00 x 50 x 730 = 146,000; months 2-12: 4.00 x 73,000 = 292,000;
 #             months 13-24: 4.12 x 73,000 = 300,760; renewal: 5.00 x 73,000 = 365,000
 # prepayment  0.25 x (146,000 + 11 x 292,000 + 12 x 300,760) = 0.25 x 6,967,120 = 1,741,780
 # rent paid   net of the prepayment in the term: 109,500; 219,000; 225,570; renewal 365,000 in full
 # fees        month 0: 12,000; month 1: 2,000 + 500 + 0.10 x 36,500 = 6,150; then 2,500 + 7,300 = 9,800
-# credits     -10% of the full rent: -14,600; -29,200; -30,076; -36,500
-# totals      month 0: 1,753,780; month 1: 109,500 + 6,150 + 10,000 + 1,825 - 14,600 = 112,875;
-#             2-12: 219,000 + 9,800 + 10,000 + 3,650 - 29,200 = 213,250;
-#             13-24: 225,570 + 9,800 + 10,000 + 3,650 - 30,076 = 218,944;
-#             25-29: 365,000 + 9,800 + 10,000 + 3,650 - 36,500 = 351,950; 30: 351,950 + 7,000 = 358,950
+# credits     none counted (the expected SLA credits are shown in sla_credits, tested below)
+# totals      month 0: 1,753,780; month 1: 109,500 + 6,150 + 10,000 + 1,825 = 127,475;
+#             2-12: 219,000 + 9,800 + 10,000 + 3,650 = 242,450;
+#             13-24: 225,570 + 9,800 + 10,000 + 3,650 = 249,020;
+#             25-29: 365,000 + 9,800 + 10,000 + 3,650 = 388,450; 30: 388,450 + 7,000 = 395,450
 # tasks       98 x 36,500 = 3,577,000 in month 1, then 98 x 73,000 = 7,154,000
 
 T, R = "term", "renewal"
 DELTA_MONTHS = [
     # month, phase, gpus, prepayment, rent, fees, staff, software, power_colo, capital, credits, exit, total, tasks
     (0, "signing", 0, 1_741_780, 0, 12_000, 0, 0, 0, 0, 0, 0, 1_753_780, 0),
-    (1, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -14_600, 0, 112_875, 3_577_000),
-    (2, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (3, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (4, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (5, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (6, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (7, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (8, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (9, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (10, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (11, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (12, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000),
-    (13, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (14, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (15, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (16, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (17, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (18, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (19, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (20, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (21, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (22, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (23, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (24, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000),
-    (25, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-    (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-    (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-    (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-    (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-    (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 7_000, 358_950, 7_154_000),
+    (1, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, 0, 0, 127_475, 3_577_000),
+    (2, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (3, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (4, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (5, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (6, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (7, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (8, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (9, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (10, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (11, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (12, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000),
+    (13, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (14, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (15, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (16, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (17, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (18, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (19, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (20, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (21, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (22, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (23, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (24, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000),
+    (25, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+    (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+    (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+    (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+    (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+    (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000),
 ]
-# total: 1,753,780 + 112,875 + 11 x 213,250 + 12 x 218,944 + 6 x 351,950 + 7,000
-DELTA_TOTAL = 8_958_433
+# total: 1,753,780 + 127,475 + 11 x 242,450 + 12 x 249,020 + 6 x 388,450 + 7,000
+DELTA_TOTAL = 9_874_145
 # commitment: prepayment + onboarding + the rent paid in the term + the fixed fees (2,500 a month):
 # 1,741,780 + 12,000 + (109,500 + 11 x 219,000 + 12 x 225,570) + 24 x 2,500 = 7,039,120
 DELTA_COMMITMENT = 7_039_120
@@ -164,11 +165,11 @@ def test_two_year_offer_month_by_month(cf):
 def test_two_year_offer_totals_npv_and_horizon_cost_per_task(cf):
     record = horizon_eval(cf).offer("delta")
     plan = record.cashflow
-    assert DELTA_TOTAL == 1_753_780 + 112_875 + 11 * 213_250 + 12 * 218_944 + 6 * 351_950 + 7_000
+    assert DELTA_TOTAL == 1_753_780 + 127_475 + 11 * 242_450 + 12 * 249_020 + 6 * 388_450 + 7_000
     assert plan.total_cost == pytest.approx(DELTA_TOTAL)
     npv_cost = sum(pv(row[12], row[0]) for row in DELTA_MONTHS)
     npv_tasks = sum(pv(row[13], row[0]) for row in DELTA_MONTHS)
-    assert npv_cost == pytest.approx(7_903_778.46, abs=0.01)  # the sum above, to the cent
+    assert npv_cost == pytest.approx(8_691_176.47, abs=0.01)  # the sum above, to the cent
     assert plan.npv_cost == pytest.approx(npv_cost)
     assert plan.npv_tasks == pytest.approx(npv_tasks)
     assert plan.horizon_cost_per_task == pytest.approx(npv_cost / npv_tasks)
@@ -213,44 +214,82 @@ def test_expected_availability_is_below_the_sla(cf):
     assert record.metrics["availability"] == pytest.approx(1.0 * 0.98)  # 2 points below the 100% SLA
 
 
+# Monthly downtime U is Gamma with mean 1 - 0.98 = 0.02 and cv 1 (horizon.downtime_cv): exponential.
+# delta's credit is min(0.30, 5 x U) (0.05 per point = 5 per unit of downtime, SLA 100%), so
+# E = 5 x E[min(0.06, U)] = 5 x 0.02 x (1 - exp(-0.06 / 0.02)) = 0.1 x (1 - e^-3) = 0.0950213
+# of the month's full rent: below the 10% the mean alone would give, because the cap bites in bad months.
+SHARE = 0.1 * (1 - math.exp(-3))
+
+
+def test_expected_sla_credit_from_a_distribution_of_monthly_availability(cf):
+    plan = plan_of(cf, "delta")
+    assert SHARE == pytest.approx(0.0950213, abs=1e-7)
+    assert [f.sla_credits for f in plan.months[1:4]] == pytest.approx([-SHARE * 146_000, -SHARE * 292_000, -SHARE * 292_000])
+    assert plan.months[13].sla_credits == pytest.approx(-SHARE * 300_760)
+    assert plan.months[25].sla_credits == pytest.approx(-SHARE * 365_000)
+    # shown, not counted: the total is the rows' cost without them
+    assert all(f.credits == 0 for f in plan.months)
+    assert plan.sla_credits_counted is False
+    assert plan.sla_credits_expected == pytest.approx(SHARE * (146_000 + 11 * 292_000 + 12 * 300_760 + 6 * 365_000))
+    assert plan.total_cost == pytest.approx(DELTA_TOTAL)
+    assert any("shown, not counted" in n for n in plan.notes)
+
+
+def test_expected_credit_share_against_a_numerical_integral():
+    # Second method: integrate min(cap, R (u - s)+) against the Gamma density numerically (scipy.integrate).
+    from scipy import integrate, stats
+
+    sla, expected, rate, cap, cv = 0.995, 0.99, 0.10, 0.25, 0.5  # shape 4, mean downtime 0.01
+    shape = 1 / cv**2
+    density = stats.gamma(shape, scale=0.01 / shape).pdf
+    value, _ = integrate.quad(lambda u: min(cap, rate * 100 * max(0.0, u - 0.005)) * density(u), 0, 1, points=[0.005, 0.03], limit=200)
+    assert expected_credit_share(sla, expected, rate, cap, cv) == pytest.approx(value, rel=1e-6)
+    # a mean exactly at the SLA still earns credits in the bad months; a perfect service none
+    assert expected_credit_share(0.99, 0.99, 0.10, 0.25, 1.0) == pytest.approx(10 * 0.01 * math.exp(-1) - 10 * 0.01 * math.exp(-1 - 2.5), rel=1e-9)
+    assert expected_credit_share(0.99, 1.0, 0.10, 0.25, 1.0) == 0.0
+
+
+def test_counted_credits_only_when_asked(cf):
+    edit(cf / "procure.yaml", "  claim_success: 0.5\n", "  claim_success: 0.5\n  count_sla_credits: true\n")
+    counted = plan_of(cf, "delta")
+    assert counted.sla_credits_counted is True
+    assert [f.credits for f in counted.months[1:4]] == pytest.approx([-SHARE * 146_000, -SHARE * 292_000, -SHARE * 292_000])
+    assert counted.total_cost == pytest.approx(DELTA_TOTAL - SHARE * (146_000 + 11 * 292_000 + 12 * 300_760 + 6 * 365_000))
+
+
 def test_claimed_credit_is_the_automatic_one_times_claim_success(cf):
     automatic = plan_of(cf, "delta")
-    # automatic: 0.05 x 2 points = 10% of the month's full rent
-    assert [f.credits for f in automatic.months[1:4]] == pytest.approx([-14_600, -29_200, -29_200])
     assert not any("claimed" in n for n in automatic.notes)
-
     edit(cf / "offers" / "delta.yaml", "cap: 0.30, automatic: true}", "cap: 0.30, automatic: false}")
     claimed = plan_of(cf, "delta")
-    # claimed: x claim_success 0.5 = 5% of the full rent
-    assert [f.credits for f in claimed.months[1:4]] == pytest.approx([-7_300, -14_600, -14_600])
-    assert claimed.months[13].credits == pytest.approx(-30_076 * 0.5)
-    assert claimed.months[25].credits == pytest.approx(-36_500 * 0.5)
+    # claimed: x claim_success 0.5
+    assert [f.sla_credits for f in claimed.months[1:4]] == pytest.approx([-SHARE * 73_000, -SHARE * 146_000, -SHARE * 146_000])
     for a, c in zip(automatic.months, claimed.months):
-        assert c.credits == pytest.approx(a.credits * 0.5)
-    # half of the automatic credits come back as cost: 0.5 x (14,600 + 11 x 29,200 + 12 x 30,076 + 6 x 36,500)
-    assert claimed.total_cost - automatic.total_cost == pytest.approx(0.5 * (14_600 + 11 * 29_200 + 12 * 30_076 + 6 * 36_500))
+        assert c.sla_credits == pytest.approx(a.sla_credits * 0.5)
     assert "SLA credits must be claimed: counted at 50% of their expected value" in claimed.notes
-
     edit(cf / "procure.yaml", "  claim_success: 0.5\n", "  claim_success: 0.8\n")
-    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-29_200 * 0.8)
+    assert plan_of(cf, "delta").months[2].sla_credits == pytest.approx(-SHARE * 292_000 * 0.8)
 
 
 def test_credits_default_to_the_sla_automatic_credits_and_stop_at_the_cap(cf):
     delta = cf / "offers" / "delta.yaml"
     # without `automatic`, the SLA's automatic_credits decides: false by default -> claimed
     edit(delta, "cap: 0.30, automatic: true}", "cap: 0.30}")
-    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-29_200 * 0.5)
+    assert plan_of(cf, "delta").months[2].sla_credits == pytest.approx(-SHARE * 292_000 * 0.5)
     edit(delta, "sla: {availability: 1.0, node_replacement_hours: 24}", "sla: {availability: 1.0, node_replacement_hours: 24, automatic_credits: true}")
-    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-29_200)
-    # 0.20 x 2 points = 40%, capped at 30% of the month's rent: 0.3 x 292,000
+    assert plan_of(cf, "delta").months[2].sla_credits == pytest.approx(-SHARE * 292_000)
+    # 0.20 a point = 20 per unit of downtime, capped at 30%: 20 x 0.02 x (1 - exp(-0.015 / 0.02))
     edit(delta, "rate_per_point: 0.05, cap: 0.30}", "rate_per_point: 0.20, cap: 0.30}")
-    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-87_600)
+    assert plan_of(cf, "delta").months[2].sla_credits == pytest.approx(-0.4 * (1 - math.exp(-0.75)) * 292_000)
 
 
-def test_no_credit_when_expected_availability_meets_the_sla(cf):
-    edit(cf / "procure.yaml", "    unrated: 0.98 ", "    unrated: 1.0 ")
-    plan = plan_of(cf, "delta")
-    assert all(f.credits == 0 for f in plan.months)
+def test_the_reliability_penalty_never_becomes_a_rebate(cf):
+    # The unrated factor puts expected availability 2 points under the SLA. With the credit clause the
+    # offer must cost exactly what it costs without the clause (credits are not counted by default).
+    with_clause = horizon_eval(cf).offer("delta").metrics["horizon_cost_per_task"]
+    edit(cf / "offers" / "delta.yaml", "  sla_credits: {rate_per_point: 0.05, cap: 0.30, automatic: true}\n", "")
+    without = horizon_eval(cf).offer("delta").metrics["horizon_cost_per_task"]
+    assert with_clause == pytest.approx(without, rel=1e-12)
 
 
 # --- late delivery -------------------------------------------------------------------------------
@@ -262,15 +301,15 @@ def test_delivery_after_as_of_moves_the_first_served_month(cf):
     # 52 days after the as-of date: delivered in month 2; the 24-month term is months 2-25, renewal 26-30
     assert plan.delivery_month == 2
     assert_rows(plan, [DELTA_MONTHS[0], (1, "before delivery", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), *[(m + 1, *row[1:]) for m, row in enumerate(DELTA_MONTHS[1:25], start=1)],
-                       (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-                       (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-                       (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-                       (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-                       (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 7_000, 358_950, 7_154_000)])
+                       (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+                       (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+                       (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+                       (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+                       (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000)])
     assert "delivered in month 2: nothing to serve before" in plan.notes
     # no expected delay: no late-delivery credit even though the offer has one
     edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
-    assert plan_of(cf, "delta").months[2].credits == pytest.approx(-14_600)
+    assert plan_of(cf, "delta").months[2].credits == 0
 
 
 def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
@@ -280,7 +319,7 @@ def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
     plan = plan_of(cf, "delta")
     # six weeks late: 94 days after as-of -> month 4. Term months 4-27 (4.12 from month 16), renewal 28-30.
     # Late-delivery credit in the delivery month: 10,000 x 6 = 60,000, capped at 50,000.
-    # month 4: 109,500 + 6,150 + 10,000 + 1,825 - 14,600 - 50,000 = 62,875
+    # month 4: 109,500 + 6,150 + 10,000 + 1,825 - 50,000 = 77,475
     assert plan.delivery_month == 4
     before = (0,) * 12  # gpus .. successful tasks
     expected = [
@@ -288,19 +327,19 @@ def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
         (1, "before delivery", *before),
         (2, "before delivery", *before),
         (3, "before delivery", *before),
-        (4, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -64_600, 0, 62_875, 3_577_000),
-        *[(m, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, -29_200, 0, 213_250, 7_154_000) for m in range(5, 16)],
-        *[(m, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, -30_076, 0, 218_944, 7_154_000) for m in range(16, 28)],
-        (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-        (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 0, 351_950, 7_154_000),
-        (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, -36_500, 7_000, 358_950, 7_154_000),
+        (4, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -50_000, 0, 77_475, 3_577_000),
+        *[(m, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000) for m in range(5, 16)],
+        *[(m, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000) for m in range(16, 28)],
+        (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+        (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+        (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000),
     ]
     assert_rows(plan, expected)
-    assert plan.total_cost == pytest.approx(1_753_780 + 62_875 + 11 * 213_250 + 12 * 218_944 + 3 * 351_950 + 7_000)
+    assert plan.total_cost == pytest.approx(1_753_780 + 77_475 + 11 * 242_450 + 12 * 249_020 + 3 * 388_450 + 7_000)
 
     # without a cap the whole 60,000 is credited
     edit(cf / "offers" / "delta.yaml", "late_delivery: {per_week: 10000, cap: 50000}", "late_delivery: {per_week: 10000}")
-    assert plan_of(cf, "delta").months[4].credits == pytest.approx(-14_600 - 60_000)
+    assert plan_of(cf, "delta").months[4].credits == pytest.approx(-60_000)
 
 
 def test_no_late_delivery_credit_without_a_promised_date(cf):
@@ -308,7 +347,7 @@ def test_no_late_delivery_credit_without_a_promised_date(cf):
     edit(cf / "procure.yaml", "  expected_delay_weeks: 0\n", "  expected_delay_weeks: 6\n")
     plan = plan_of(cf, "delta")
     assert plan.delivery_month == 1  # nothing promised, nothing late
-    assert plan.months[1].credits == pytest.approx(-14_600)  # the SLA credit only
+    assert plan.months[1].credits == 0  # no late-delivery credit; SLA credits are not counted
 
 
 # --- renewal -------------------------------------------------------------------------------------
@@ -324,7 +363,7 @@ def test_renewal_at_the_index_fixed_price_and_index_linked(cf):
     foxtrot = ev.offer("foxtrot").cashflow
     assert [f.phase for f in foxtrot.months[1:]] == ["term"] * 12 + ["renewal"] * 18
     assert [f.rent for f in foxtrot.months[1:]] == pytest.approx([5.50 * 73_000] * 30)
-    assert "after its 12-month term the offer renews at the index on or before the as-of date plus the offer's spread" in foxtrot.notes
+    assert any(n.startswith("after its 12-month term the offer renews at the raw index") and "horizon.renewal: index" in n for n in foxtrot.notes)
 
 
 def test_renewal_at_the_escalated_price(cf):
@@ -334,9 +373,9 @@ def test_renewal_at_the_escalated_price(cf):
     delta = ev.offer("delta").cashflow
     assert delta.renewal == "escalate"
     assert [f.rent for f in delta.months[25:]] == pytest.approx([4.2436 * 73_000] * 6)
-    assert [f.credits for f in delta.months[25:]] == pytest.approx([-0.1 * 4.2436 * 73_000] * 6)
+    assert [f.sla_credits for f in delta.months[25:]] == pytest.approx([-SHARE * 4.2436 * 73_000] * 6)
     assert [f.rent for f in delta.months[:25]] == pytest.approx([row[4] for row in DELTA_MONTHS[:25]])  # the term is unchanged
-    assert "after its 24-month term the offer renews at the last price plus the escalator" in delta.notes
+    assert any(n.startswith("after its 24-month term the offer renews at its last price plus its escalator") for n in delta.notes)
     # foxtrot: 5.50 in the term, x 1.10 in contract months 13-24, x 1.21 in 25-30
     foxtrot = ev.offer("foxtrot").cashflow
     assert [f.rent for f in foxtrot.months[1:]] == pytest.approx([5.50 * 73_000] * 12 + [6.05 * 73_000] * 12 + [6.655 * 73_000] * 6)
@@ -352,18 +391,27 @@ def test_owned_offer_capital_at_signing_and_residual_value_at_the_end(cf):
     plan = plan_of(cf, "golf")
     # capital 100 x 36,000 = 3,600,000 at signing; running per GPU-month 1.0 kW x 1.25 x 0.08 x 730 = 73
     # of power + 150 x 1.0 of colocation = 223, x 100 GPUs = 22,300; staff 10,000; software 3,650.
-    # Remaining value after 30 of 60 months: 3,600,000 x (1 - 30/60) = 1,800,000, credited in month 30.
+    # Remaining value after 30 months of its 5-year life, consistent with the capital recovery factor
+    # the snapshot charges: the balance of the annuity, which grows at 12% and is paid down by the yearly
+    # payment P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,692.6: B(2.5) = C x 1.12^2.5 - P x (1.12^2.5 - 1) / 0.12
+    # = 2,053,297.4 (straight line would say 1,800,000), credited in month 30.
+    payment = 3_600_000 * 0.12 / (1 - 1.12**-5)
+    residual = 3_600_000 * 1.12**2.5 - payment * (1.12**2.5 - 1) / 0.12
+    assert residual == pytest.approx(2_053_297.43, abs=0.01)
+    assert plan.residual_value == pytest.approx(residual)
     expected = [(0, "signing", 0, 0, 0, 0, 0, 0, 0, 3_600_000, 0, 0, 3_600_000, 0)]
     for m in range(1, 31):
-        capital = -1_800_000 if m == 30 else 0
+        capital = -residual if m == 30 else 0
         expected.append((m, T, 100, 0, 0, 0, 10_000, 3_650, 22_300, capital, 0, 0, 35_950 + capital, 7_154_000))
     assert_rows(plan, expected)
-    assert plan.total_cost == pytest.approx(3_600_000 + 30 * 35_950 - 1_800_000)
+    assert plan.total_cost == pytest.approx(3_600_000 + 30 * 35_950 - residual)
     assert plan.total_commitment == pytest.approx(3_600_000)  # the capital
-    npv = 3_600_000 + sum(pv(35_950, m) for m in range(1, 31)) - pv(1_800_000, 30)
+    npv = 3_600_000 + sum(pv(35_950, m) for m in range(1, 31)) - pv(residual, 30)
     assert plan.npv_cost == pytest.approx(npv)
     assert plan.horizon_cost_per_task == pytest.approx(npv / sum(pv(7_154_000, m) for m in range(1, 31)))
-    assert any("1,800,000" in n and "credited in the last month" in n for n in plan.notes)
+    assert any("2,053,297" in n and "credited in the last month" in n for n in plan.notes)
+    # after three whole years the balance is the present value of the two payments left: P x (1 - 1.12^-2) / 0.12
+    assert plan_of(cf, "golf", 36).residual_value == pytest.approx(payment * (1 - 1.12**-2) / 0.12)
     # a horizon as long as the equipment's life leaves no value to credit
     assert plan_of(cf, "golf", 60).months[60].capital == 0
 
@@ -454,3 +502,126 @@ def test_per_token_one_off_fee_is_counted_once(cf):
     assert plan.months[0].total == pytest.approx(12_000)
     assert [f.total for f in plan.months[1:]] == pytest.approx([36_000] * 12)
     assert plan.total_cost == pytest.approx(12_000 + 12 * 36_000)
+
+
+# --- renewal keeps the offer's basis ---------------------------------------------------------------
+
+
+def test_renewal_keeps_a_fixed_price_offers_basis(cf):
+    edit(cf / "procure.yaml", "  renewal: index\n", "  renewal: basis\n")
+    ev = horizon_eval(cf, 24)
+    # hotel pays 3.00, the index is 5.00: its basis is -2.00, so with the index unchanged it renews at 3.00
+    hotel = ev.offer("hotel").cashflow
+    assert [f.rent for f in hotel.months[1:]] == pytest.approx([3.00 * 73_000] * 24)
+    assert hotel.renewal == "basis"
+    # an index-linked offer keeps its spread, floor and cap: clamp(5.00 + 0.50, 3, 10) = 5.50
+    assert [f.rent for f in ev.offer("foxtrot").cashflow.months[13:]] == pytest.approx([5.50 * 73_000] * 12)
+
+
+def test_renewal_moves_with_the_index_change_the_horizon_assumes(cf):
+    edit(cf / "procure.yaml", "  renewal: index\n", "  renewal: basis\n  index_growth: 0.10\n")
+    ev = horizon_eval(cf, 12)
+    # the index in month m is 5.00 x 1.10^(m/12); hotel renews from month 7 at 3.00 + (that - 5.00)
+    hotel = ev.offer("hotel").cashflow
+    for m in range(7, 13):
+        assert hotel.months[m].rent == pytest.approx((3.00 + 5.00 * (1.10 ** (m / 12) - 1)) * 73_000), m
+    assert hotel.months[12].index_level == pytest.approx(5.50)
+    # the term is the offer's price, whatever the index does
+    assert [f.rent for f in hotel.months[1:7]] == pytest.approx([3.00 * 73_000] * 6)
+    # index-linked months follow the assumed index: month 12 is clamp(5.50 + 0.50, 3, 10) = 6.00
+    assert ev.offer("foxtrot").cashflow.months[12].rent == pytest.approx(6.00 * 73_000)
+
+
+def test_one_renewal_rule_for_every_policy():
+    # basis: rent + h x change; index: the raw index; escalate: the escalated price; linked: its own clamp
+    assert renewal_rent("basis", 4.85, 5.03, 5.53, None, 1.0, 0.0) == pytest.approx(5.35)
+    assert renewal_rent("basis", 4.85, 5.03, 5.53, None, 1.0, 0.0, h=0.8) == pytest.approx(4.85 + 0.8 * 0.50)
+    assert renewal_rent("index", 4.85, 5.03, 5.53, None, 1.0, 0.0) == pytest.approx(5.53)
+    assert renewal_rent("escalate", 4.85, 5.03, 5.53, None, 1.0, 0.0, escalated=4.99) == pytest.approx(4.99)
+    from procure.models import IndexLinked
+
+    linked = IndexLinked(spread=-0.30, floor=3.50, cap=6.00)
+    assert renewal_rent("basis", 4.73, 5.03, 7.00, linked, 1.0, 0.0) == pytest.approx(6.00)  # capped
+    assert renewal_rent("index", 4.73, 5.03, 3.00, linked, 1.0, 0.0) == pytest.approx(3.50)  # floored
+
+
+def test_example_horizon_does_not_reverse_on_renewal_pricing_alone():
+    # keel (4.85 fixed for 12 months, 0.18 under the 5.03 index) leads the snapshot; repricing it to the raw
+    # index after month 12 used to hand the 36-month ranking to corvid (index - 0.30). Renewing at its basis
+    # keeps the snapshot's order.
+    root = Path(__file__).resolve().parents[1]
+    ws = load_workspace(root)
+    snapshot = evaluate(ws, AS_OF)
+    horizon = evaluate(ws, AS_OF, None, 36, True)
+    assert ws.config.horizon.renewal == "basis"
+    assert snapshot.summary.recommended == horizon.summary.recommended == "keel-b200-mc"
+    raw = evaluate(replace_horizon(ws, renewal="index"), AS_OF, None, 36, True)
+    assert raw.summary.recommended == "corvid-b200-idx"  # the old rule reverses it
+
+
+def replace_horizon(ws, **changes):
+    from dataclasses import replace
+
+    config = ws.config.model_copy(update={"horizon": ws.config.horizon.model_copy(update=changes)})
+    return replace(ws, config=config)
+
+
+# --- escalators in the snapshot ----------------------------------------------------------------------
+
+
+def test_term_average_rent_shows_what_an_escalator_adds(cf):
+    # delta: 4.00 for months 1-12, 4.12 for 13-24: average 4.06; the snapshot still ranks on 4.00
+    record = evaluate(load_workspace(cf), AS_OF).offer("delta")
+    assert record.metrics["rent"] == pytest.approx(4.00)
+    assert record.metrics["rent_term_average"] == pytest.approx((12 * 4.00 + 12 * 4.12) / 24)
+    from procure.models import ContractTerms
+
+    # +2% from month 7 of a 12-month term: (6 x 4.85 + 6 x 4.947) / 12 = 4.8985
+    assert term_average_rent(4.85, ContractTerms(escalator_schedule=[(7, 0.02)]), 12) == pytest.approx(4.8985)
+
+
+# --- prepayment counterparty risk -------------------------------------------------------------------
+
+
+def test_vendor_default_rate_prices_the_unearned_prepayment(cf):
+    edit(cf / "procure.yaml", "  cost_of_capital: 0.12\n", "  cost_of_capital: 0.12\n  vendor_default_rate: 0.12\n")
+    ev = horizon_eval(cf)
+    record = ev.offer("delta")
+    # snapshot: 0.25 x 4.00 x 0.12 x 24 / 24 = 0.12 per GPU-hour, its own line
+    assert record.metrics["prepay_risk"] == pytest.approx(0.12)
+    plan = record.cashflow
+    # The prepayment is drawn month by month: 0.25 x rent x GPU-hours = 36,500 in month 1, 73,000 in 2-12,
+    # 75,190 in 13-24. A draw d_k stays unearned for k - 1 whole months and half of its own, so the expected
+    # loss at 1% a month (12% a year) is 0.01 x sum(d_k x (k - 0.5)).
+    draws = [36_500] + [73_000] * 11 + [75_190] * 12
+    expected = 0.01 * sum(d * (k - 0.5) for k, d in enumerate(draws, start=1))
+    assert plan.prepay_risk == pytest.approx(expected)
+    assert plan.total_cost == pytest.approx(DELTA_TOTAL + expected)
+    assert any("expected loss on unearned prepayment" in n for n in plan.notes)
+    # zero by default
+    assert plan_of(load_default(cf), "delta").prepay_risk == 0
+
+
+def load_default(cf: Path) -> Path:
+    edit(cf / "procure.yaml", "  vendor_default_rate: 0.12\n", "")
+    return cf
+
+
+# --- price to tie on the horizon ------------------------------------------------------------------
+
+
+def test_price_to_tie_solves_the_horizon_figure(cf):
+    # Over 24 months india (flat 247,250 a month) leads the horizon. hotel pays (3.00 + d) x 73,000 + 13,650
+    # in months 1-6 and renews at the index, 378,650, in 7-24. It ties when its PV cost equals india's
+    # (the same PV tasks): d = (PV india - PV renewal - PV(3.00 x 73,000 + 13,650, months 1-6)) / (73,000 x PV(1, months 1-6)).
+    ev = horizon_eval(cf, 24, rank_by_horizon=True)
+    assert ev.summary.recommended == "india"
+    india_pv = sum(pv(247_250, m) for m in range(1, 25))
+    renewal_pv = sum(pv(378_650, m) for m in range(7, 25))
+    term_pv = sum(pv(3.00 * 73_000 + 13_650, m) for m in range(1, 7))
+    d = (india_pv - renewal_pv - term_pv) / (73_000 * sum(pv(1, m) for m in range(1, 7)))
+    hotel = ev.offer("hotel")
+    assert hotel.metrics["price_to_tie"] == pytest.approx(3.00 + d, rel=1e-9)
+    assert 3.00 + d < 3.00  # hotel must cut its price to tie over the horizon, though it leads the snapshot
+    assert ev.offer("india").metrics["price_to_tie"] == pytest.approx(3.20)
+    assert hotel.metrics["vs_leader"] == pytest.approx(hotel.metrics["horizon_cost_per_task"] / ev.offer("india").metrics["horizon_cost_per_task"] - 1)

@@ -56,9 +56,13 @@ def grade_label(record: OfferRecord) -> str:
 Column = tuple[str, Callable[[OfferRecord], str]]
 
 
-def comparison_columns(currency: str, ranges: bool = False) -> list[Column]:
-    """The comparison's columns; with `ranges`, the Monte Carlo P10/P50/P90 and probability of being cheapest."""
+def comparison_columns(currency: str, ranges: bool = False, horizon_months: int | None = None) -> list[Column]:
+    """The comparison's columns; with `ranges`, the Monte Carlo P10/P50/P90 and probability of being cheapest;
+    with `horizon_months` (ranked by the horizon), the horizon cost per task the ranking sorts by."""
     columns = _base_columns(currency)
+    if horizon_months:
+        at = next(i for i, (title, _) in enumerate(columns) if title == f"{currency}/task") + 1
+        columns[at:at] = [(f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task")))]
     if ranges:
         def band(key: str) -> Callable[[OfferRecord], str]:
             return lambda r: per_task(getattr(r.uncertainty, key)) if r.uncertainty else DASH
@@ -79,7 +83,7 @@ def _base_columns(currency: str) -> list[Column]:
         ("Vendor", lambda r: r.vendor),
         ("Grade", grade_label),
         ("OK", lambda r: "yes" if r.acceptable else "no"),
-        (f"List {currency}/GPU-h", lambda r: money(r.metrics["list_price"])),
+        (f"List {currency}/GPU-h", list_cell),
         (f"Full {currency}/GPU-h", lambda r: money(r.metrics["full"])),
         ("tok/s/GPU", lambda r: number(r.metrics["throughput"])),
         ("Avail.", lambda r: percent(r.metrics["availability"])),
@@ -88,6 +92,18 @@ def _base_columns(currency: str) -> list[Column]:
         (f"{currency}/M tok", lambda r: money(r.metrics["cost_per_mtok"])),
         ("Reason", first_reason),
     ]
+
+
+def list_cell(record: OfferRecord) -> str:
+    """Today's list price, and the term-average rent beside it when an escalator moves it."""
+    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent")
+    if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
+        return f"{money(price)} (term avg {money(average)})"
+    return money(price)
+
+
+def _horizon_sort(ev: Evaluation) -> int | None:
+    return ev.horizon_months if ev.rank_by == "horizon_cost_per_task" else None
 
 
 def workload_line(ev: Evaluation) -> str:
@@ -104,7 +120,9 @@ def comparison_table(ev: Evaluation) -> Table:
 
     caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
     table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None)
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    if _horizon_sort(ev):
+        caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
     for record in ev.offers:
@@ -123,11 +141,12 @@ def to_csv(ev: Evaluation) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     keys = METRIC_KEYS + EXTRA_METRIC_KEYS
     bands = ("p10", "p50", "p90", "prob_cheapest") if ev.uncertainty else ()
-    writer.writerow(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, *bands, "reasons"])
+    # rank_by names the column the ranking sorts by (cost_per_task, or horizon_cost_per_task).
+    writer.writerow(["rank", "rank_by", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, *bands, "reasons"])
     for r in ev.offers:
         values = ["" if r.metrics[k] is None else repr(r.metrics[k]) for k in keys]
         ranges = ["" if r.uncertainty is None or getattr(r.uncertainty, k) is None else repr(getattr(r.uncertainty, k)) for k in bands]
-        writer.writerow([r.rank or "", r.id, r.vendor, r.grade or "", str(r.acceptable).lower(), r.kind, r.pricing_basis, *values, *ranges, "; ".join(r.reasons)])
+        writer.writerow([r.rank or "", ev.rank_by, r.id, r.vendor, r.grade or "", str(r.acceptable).lower(), r.kind, r.pricing_basis, *values, *ranges, "; ".join(r.reasons)])
     return buffer.getvalue()
 
 
@@ -144,7 +163,7 @@ def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | 
 
 
 def to_markdown(ev: Evaluation) -> str:
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None)
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
     headers = [title for title, _ in columns]
     rows = [[cell(r) for _, cell in columns] for r in ev.offers]
     parts = [
@@ -800,6 +819,7 @@ def to_xlsx(ev: Evaluation) -> bytes:
     inputs = book.create_sheet("Inputs")
     inputs.append(["as_of", str(ev.as_of)])
     inputs.append(["currency", ev.currency])
+    inputs.append(["rank_by", ev.rank_by])  # the Comparison column the ranking sorts by
     inputs.append(["path", "sha256"])
     for f in ev.inputs:
         inputs.append([f.path, f.sha256])
@@ -855,8 +875,10 @@ def horizon_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
 
 
 def horizon_caption(ev: Evaluation) -> str:
-    renewal = next((r.cashflow.renewal for r in ev.offers if r.cashflow), "index")
-    rule = "the index on or before the as-of date plus the offer's spread" if renewal == "index" else "the last price plus the escalator"
+    plan = next((r.cashflow for r in ev.offers if r.cashflow), None)
+    rule = f"{plan.renewal_rule} (horizon.renewal: {plan.renewal})" if plan else "the market"
+    counted = next((r.cashflow.sla_credits_counted for r in ev.offers if r.cashflow), False)
+    rule += "; SLA credits " + ("counted" if counted else "shown, not counted")
     return f"Horizon {ev.horizon_months} months from {ev.as_of}; after its term an offer renews at {rule}; NPV at the cost of capital {ev.assumptions.cost_of_capital:.0%}; ranked by {ev.rank_by.replace('_', ' ')}."
 
 
