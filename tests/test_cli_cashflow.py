@@ -1,7 +1,7 @@
 """`procure cashflow` in every format and `compare --horizon / --rank-by horizon` (tests/data/cashflow_basic).
 
-Figures by hand are those of tests/test_cashflow.py: delta's month 1 costs 112,875 (net rent 109,500, fees
-6,150, staff 10,000, software 1,825, credit -14,600), its 30 months 8,958,433, its commitment 7,039,120.
+Figures by hand are those of tests/test_cashflow.py: delta's month 1 costs 127,475 (net rent 109,500, fees
+6,150, staff 10,000, software 1,825; SLA credits shown, not counted), its 30 months 9,874,145, its commitment 7,039,120.
 """
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ def test_table_of_every_offer_ranked_by_the_horizon(ws):
     # horizon.months of procure.yaml (30) and the renewal rule are stated
     words = " ".join(out.split())  # the caption wraps at the terminal width
     assert "Horizon 30 months from 2026-11-29" in words
-    assert "renews at the index on or before the as-of date plus the offer's spread" in words
+    assert "renews at the raw index" in words and "(horizon.renewal: index)" in words
     lines = out.splitlines()
     delta = next(line for line in lines if "│ delta" in line)
     cells = [c.strip() for c in delta.split("│")[1:-1]]
     assert cells[1:5] == ["delta", "24 mo", "1", "7,039,120"]
-    assert cells[5] == "8,958,433"
+    assert cells[5] == "9,874,145"
     # ranked by the horizon figure: india (flat 3.20) first, then delta, hotel, foxtrot; golf is not acceptable
     ranks = {c[1]: c[0] for c in ([x.strip() for x in line.split("│")[1:-1]] for line in lines if line.startswith("│"))}
     assert ranks == {"india": "1", "delta": "2", "hotel": "3", "foxtrot": "4", "golf": "—"}
@@ -61,8 +61,8 @@ def test_table_of_one_offer_shows_each_month_and_the_notes(ws):
     assert "Cash flow: delta (Delta Compute)" in result.stdout
     month1 = next(line for line in result.stdout.splitlines() if line.startswith("│     1 "))
     cells = [c.strip() for c in month1.split("│")[1:-1]]
-    assert cells == ["1", "term", "50.0", "0", "109,500", "6,150", "10,000", "1,825", "0", "0", "-14,600", "0", "112,875", "3,577,000"]
-    assert "note: after its 24-month term the offer renews at the index" in " ".join(result.stdout.split())
+    assert cells == ["1", "term", "50.0", "0", "109,500", "6,150", "10,000", "1,825", "0", "0", "0", "0", "127,475", "3,577,000"]
+    assert "note: after its 24-month term the offer renews at the raw index" in " ".join(result.stdout.split())
 
 
 def test_json_carries_the_figures_and_the_schedule(ws):
@@ -75,9 +75,9 @@ def test_json_carries_the_figures_and_the_schedule(ws):
     assert set(offers) == OFFERS
     delta = offers["delta"]
     assert delta["total_commitment"] == pytest.approx(7_039_120)
-    assert delta["total_cost"] == pytest.approx(8_958_433)
+    assert delta["total_cost"] == pytest.approx(9_874_145)
     assert len(delta["cashflow"]["months"]) == 31
-    assert delta["cashflow"]["months"][1]["total"] == pytest.approx(112_875)
+    assert delta["cashflow"]["months"][1]["total"] == pytest.approx(127_475)
     assert delta["cashflow"]["renewal"] == "index"
     ranked = sorted((o for o in payload["offers"] if o["rank"]), key=lambda o: o["rank"])
     assert [o["id"] for o in ranked] == ["india", "delta", "hotel", "foxtrot"]
@@ -95,13 +95,13 @@ def test_csv_of_every_offer_and_of_one(ws):
     by_id = {r["id"]: r for r in rows}
     assert set(by_id) == OFFERS
     assert float(by_id["delta"]["total_commitment"]) == pytest.approx(7_039_120)
-    assert float(by_id["delta"]["total_cost"]) == pytest.approx(8_958_433)
+    assert float(by_id["delta"]["total_cost"]) == pytest.approx(9_874_145)
     assert by_id["golf"]["rank"] == "" and by_id["india"]["rank"] == "1"
 
     one = list(csv.DictReader(io.StringIO(cashflow(ws, "--format", "csv", "--offer", "delta").stdout)))
     assert len(one) == 31
     assert [one[1][k] for k in ("month", "phase")] == ["1", "term"]
-    assert float(one[1]["total"]) == pytest.approx(112_875)
+    assert float(one[1]["total"]) == pytest.approx(127_475)
     assert float(one[30]["exit"]) == pytest.approx(7_000)
     assert one[25]["phase"] == "renewal" and float(one[25]["rent"]) == pytest.approx(365_000)
 
@@ -113,7 +113,7 @@ def test_markdown(ws):
     assert "ranked by horizon cost per task" in result.stdout
     assert "| delta |" in result.stdout and "7,039,120" in result.stdout
     one = cashflow(ws, "--format", "markdown", "--offer", "delta").stdout
-    assert "| 1 | term |" in one and "112,875" in one
+    assert "| 1 | term |" in one and "127,475" in one
 
 
 def test_xlsx_with_out(ws, tmp_path):
@@ -131,7 +131,7 @@ def test_xlsx_with_out(ws, tmp_path):
     assert len(flows) == 1 + 5 * 31
     delta1 = next(r for r in flows[1:] if r[0] == "delta" and r[1] == 1)
     total = delta1[header.index("total")]
-    assert isinstance(total, (int, float)) and total == pytest.approx(112_875)  # a number, not text
+    assert isinstance(total, (int, float)) and total == pytest.approx(127_475)  # a number, not text
     comparison = list(book["Comparison"].iter_rows(values_only=True))
     keys = comparison[0]
     delta = next(r for r in comparison[1:] if r[1] == "delta")
@@ -157,7 +157,7 @@ def test_horizon_option_replaces_procure_yaml(ws):
     assert payload["horizon_months"] == 24
     delta = next(o for o in payload["offers"] if o["id"] == "delta")
     # 24 months: no renewal, the exit costs in month 24
-    assert delta["total_cost"] == pytest.approx(1_753_780 + 112_875 + 11 * 213_250 + 12 * 218_944 + 7_000)
+    assert delta["total_cost"] == pytest.approx(1_753_780 + 127_475 + 11 * 242_450 + 12 * 249_020 + 7_000)
 
 
 # --- compare --horizon / --rank-by horizon -------------------------------------------------------
@@ -237,3 +237,21 @@ def test_every_bad_contract_term_is_reported_at_once(workspace_copy):
     assert "offers/delta.yaml:21: contract.escalator: must be at least -0.5 (got -0.6)" in lines
     assert "offers/delta.yaml:22: contract.ramp.gpus_by_month[1]: must be at least 0 (got -10)" in lines
     assert "offers/delta.yaml:23: contract.sla_credits.cap: must be at most 1 (got 1.5)" in lines
+
+
+def test_compare_ranked_by_the_horizon_shows_the_sort_column_in_every_format(ws):
+    args = ("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24", "--rank-by", "horizon")
+    ev = json.loads(run(*args, "--format", "json").stdout)
+    figures = {o["id"]: o["metrics"]["horizon_cost_per_task"] for o in ev["offers"]}
+    table = run(*args).stdout
+    assert "USD/task 24 mo" in table
+    assert "Ranked by the cost per successful task over 24 months" in " ".join(table.split())
+    india_row = next(line for line in table.splitlines() if "india" in line)
+    assert f"{figures['india']:.5f}" in india_row
+    markdown = run(*args, "--format", "markdown").stdout
+    assert "USD/task 24 mo" in markdown and f"{figures['india']:.5f}" in markdown
+    rows = list(csv.DictReader(io.StringIO(run(*args, "--format", "csv").stdout)))
+    assert {r["rank_by"] for r in rows} == {"horizon_cost_per_task"}
+    assert float(next(r for r in rows if r["id"] == "india")["horizon_cost_per_task"]) == pytest.approx(figures["india"])
+    # the snapshot ranking adds no horizon column
+    assert "USD/task 24 mo" not in run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24").stdout

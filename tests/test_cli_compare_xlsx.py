@@ -83,8 +83,8 @@ def test_gates_and_inputs_sheets(workbook_and_json):
         else:
             assert cells["headroom"].data_type == "n" and cells["headroom"].value == pytest.approx(gate["margin"], **SAME)
     inputs = [[c.value for c in r] for r in book["Inputs"].iter_rows()]
-    assert inputs[:3] == [["as_of", AS_OF], ["currency", "USD"], ["path", "sha256"]]
-    assert inputs[3:] == [[i["path"], i["sha256"]] for i in ev["inputs"]]
+    assert inputs[:4] == [["as_of", AS_OF], ["currency", "USD"], ["rank_by", "cost_per_task"], ["path", "sha256"]]
+    assert inputs[4:] == [[i["path"], i["sha256"]] for i in ev["inputs"]]
 
 
 def test_uncertainty_sheet_when_computed(data_dir, tmp_path):

@@ -119,10 +119,10 @@ def comparison_table(ev: Evaluation) -> Table:
     from rich.table import Table
 
     caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
-    table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
+    table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
     for record in ev.offers:
