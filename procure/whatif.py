@@ -95,7 +95,12 @@ class WhatIf(BaseModel):
     monthly_cost: float
     net_monthly: float | None
     one_off: float
-    payback_months: float | None = Field(description="one-off / (monthly saving - monthly cost); null when it never pays back")
+    payback_months: float | None = Field(
+        description="months until the net monthly saving, discounted at the cost of capital, repays the one-off; null when it never does"
+    )
+    payback_simple_months: float | None = Field(None, description="one-off / (monthly saving - monthly cost), undiscounted")
+    payback_beyond_term: bool = Field(False, description="the payback takes longer than the offer's term")
+    term_months: int = Field(0, description="the offer's term")
     break_even_throughput_gain: float | None = Field(description="throughput gain alone at which the saving covers the monthly cost and the one-off over the term")
     notes: list[str]
 
@@ -171,9 +176,17 @@ def whatif(workspace: Workspace, offer_id: str, change: Change, as_of: date | No
         fall = b.cost_per_task - a.cost_per_task
         saving = 0.0 if abs(fall) <= 1e-12 * b.cost_per_task else fall * tasks  # no float dust as a "saving"
     net = None if saving is None else saving - change.monthly
-    payback = change.one_off / net if (net is not None and net > 0) else None
+    rate = workspace.config.assumptions.cost_of_capital
+    simple = change.one_off / net if (net is not None and net > 0) else None
+    payback = discounted_payback(change.one_off, net, rate) if net is not None else None
     if net is not None and net <= 0 and (change.one_off or change.monthly):
         notes.append("the change never pays back: the monthly saving does not exceed the monthly cost")
+    elif simple is not None and payback is None and change.one_off:
+        notes.append(f"the change never pays back at a {rate:.0%} cost of capital: the discounted savings never reach the one-off cost")
+    term = offer.contract_months
+    beyond = (payback is None and bool(change.one_off) and net is not None and net > 0) or (payback is not None and term > 0 and payback > term)
+    if payback is not None and beyond:
+        notes.append(f"the payback ({payback:.1f} months, discounted) is longer than the offer's {term}-month term")
     idle_note = _idle_note(before, after, change)
     if idle_note:
         notes.append(idle_note)
@@ -193,9 +206,29 @@ def whatif(workspace: Workspace, offer_id: str, change: Change, as_of: date | No
         net_monthly=net,
         one_off=change.one_off,
         payback_months=payback,
+        payback_simple_months=simple,
+        payback_beyond_term=beyond,
+        term_months=term,
         break_even_throughput_gain=break_even_throughput_gain(workspace, offer, base, change, tasks),
         notes=notes,
     )
+
+
+def discounted_payback(one_off: float, net_monthly: float, cost_of_capital: float) -> float | None:
+    """Months n at which the net monthly saving, discounted at the cost of capital, repays the one-off:
+    net x (1 - (1 + i)^-n) / i = one_off with i = (1 + r)^(1/12) - 1 (the monthly rate the horizon
+    uses), so n = -ln(1 - one_off x i / net) / ln(1 + i). None when it never pays back."""
+    if one_off <= 0:
+        return 0.0 if net_monthly > 0 else None
+    if net_monthly <= 0:
+        return None
+    monthly = (1 + cost_of_capital) ** (1 / 12) - 1
+    if monthly == 0:
+        return one_off / net_monthly
+    share = one_off * monthly / net_monthly
+    if share >= 1:
+        return None  # the discounted savings converge below the one-off
+    return -math.log(1 - share) / math.log(1 + monthly)
 
 
 def _idle_note(before: OfferRecord, after: OfferRecord, change: Change) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 import pytest
 from clihelp import AS_OF, run
@@ -21,7 +22,11 @@ BEFORE = 4.75 / TASKS_PER_HOUR
 AFTER = 4.75 / (1.5 * TASKS_PER_HOUR)
 BILL = 4.75 * 100 * 730
 SAVING = BILL / 3  # 115,583.33
-PAYBACK = 120_000 / (SAVING - 15_000)
+SIMPLE_PAYBACK = 120_000 / (SAVING - 15_000)
+# Discounted at the 10% cost of capital, monthly i = 1.1^(1/12) - 1: the n with
+# net x (1 - (1 + i)^-n) / i = 120,000, i.e. n = -ln(1 - 120,000 i / net) / ln(1 + i)
+MONTHLY = 1.1 ** (1 / 12) - 1
+PAYBACK = -math.log(1 - 120_000 * MONTHLY / (SAVING - 15_000)) / math.log(1 + MONTHLY)
 BREAK_EVEN = (15_000 + 120_000 / 12) / (BILL - (15_000 + 120_000 / 12))  # saving(g) = BILL x g / (1 + g)
 CHANGE = ("alpha", "--throughput", "+50%", "--one-off", "120000", "--monthly", "15000")
 
@@ -46,6 +51,8 @@ def test_json(data_dir):
     assert payload["monthly_cost"] == 15_000 and payload["one_off"] == 120_000
     assert payload["net_monthly"] == pytest.approx(SAVING - 15_000, rel=1e-12)
     assert payload["payback_months"] == pytest.approx(PAYBACK, rel=1e-12)
+    assert payload["payback_simple_months"] == pytest.approx(SIMPLE_PAYBACK, rel=1e-12)
+    assert PAYBACK > SIMPLE_PAYBACK and payload["payback_beyond_term"] is False
     assert payload["break_even_throughput_gain"] == pytest.approx(BREAK_EVEN, rel=1e-6)
     assert payload["before"]["rank"] == 2  # bravo leads
 
@@ -68,7 +75,7 @@ def test_table(data_dir):
     assert [c.strip() for c in row.strip("│").split("│")] == ["Cost per successful task", f"{BEFORE:.5f}", f"{AFTER:.5f}"]
     assert "Alpha Cloud (alpha) with throughput +50%, 120,000 one-off, 15,000 a month:" in text
     assert f"monthly saving {SAVING:,.0f} USD" in text
-    assert f"payback of 120,000: {PAYBACK:.1f} months." in text
+    assert f"payback of 120,000: {PAYBACK:.1f} months (discounted)." in text
     assert f"break-even throughput gain (alone): {BREAK_EVEN:+.1%}." in text
 
 

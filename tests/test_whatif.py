@@ -78,7 +78,14 @@ def test_payback_by_hand(seed):
     result = whatif(load_workspace(seed), "alpha", Change(throughput=1.5, one_off=200_000, monthly=15_000), AS_OF)
     net = BILL / 3 - 15_000  # 115,583.33 - 15,000
     assert result.net_monthly == pytest.approx(net, rel=1e-12)
-    assert result.payback_months == pytest.approx(200_000 / net, rel=1e-12)  # about 1.99 months
+    assert result.payback_simple_months == pytest.approx(200_000 / net, rel=1e-12)  # about 1.99 months
+    # discounted at 10% a year (monthly i = 1.1^(1/12) - 1): check by the annuity sum it must satisfy,
+    # net x (1 - (1 + i)^-n) / i = 200,000, and that whole months bracket it
+    i = 1.1 ** (1 / 12) - 1
+    n = result.payback_months
+    assert net * (1 - (1 + i) ** -n) / i == pytest.approx(200_000, rel=1e-9)
+    assert sum(net / (1 + i) ** k for k in range(1, math.floor(n) + 1)) < 200_000 <= sum(net / (1 + i) ** k for k in range(1, math.ceil(n) + 1))
+    assert result.payback_beyond_term is False and result.term_months == 12
     assert result.changes == ["throughput +50%", "200,000 one-off", "15,000 a month"]
 
 
@@ -284,3 +291,24 @@ def test_per_token_offer_has_no_throughput_or_gpus_to_change(data_dir):
     cheaper = whatif(ws, "tokens", Change(price=0.9), AS_OF)
     assert cheaper.after.cost_per_task < cheaper.before.cost_per_task
     assert cheaper.break_even_throughput_gain is None
+
+
+def test_payback_beyond_the_term_is_flagged(seed):
+    # a one-off of 20 x the net monthly saving: undiscounted 20 months, discounted longer; the term is 12
+    net = BILL / 3 - 15_000
+    result = whatif(load_workspace(seed), "alpha", Change(throughput=1.5, one_off=20 * net, monthly=15_000), AS_OF)
+    i = 1.1 ** (1 / 12) - 1
+    assert result.payback_simple_months == pytest.approx(20.0, rel=1e-12)
+    assert result.payback_months == pytest.approx(-math.log(1 - 20 * i) / math.log(1 + i), rel=1e-12)  # about 20.8
+    assert result.payback_beyond_term is True
+    assert any("longer than the offer's 12-month term" in n for n in result.notes)
+
+
+def test_discounted_payback_never_reached():
+    from procure.whatif import discounted_payback
+
+    # at 10% a year a saving of 100 a month is worth at most 100 / i = about 12,560 in today's money
+    i = 1.1 ** (1 / 12) - 1
+    assert discounted_payback(100 / i * 0.999, 100, 0.10) is not None
+    assert discounted_payback(100 / i * 1.001, 100, 0.10) is None
+    assert discounted_payback(1_200, 100, 0.0) == pytest.approx(12.0)

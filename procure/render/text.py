@@ -369,7 +369,7 @@ def whatif_lines(result: WhatIf) -> list[str]:
             f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month ({result.tasks_basis})."
         )
     if result.monthly_cost or result.one_off:
-        payback = "never" if result.payback_months is None else f"{result.payback_months:.1f} months"
+        payback = "never" if result.payback_months is None else f"{result.payback_months:.1f} months (discounted" + (f"; beyond the {result.term_months}-month term)" if result.payback_beyond_term else ")")
         lines.append(f"net of {money(result.monthly_cost, 0)} a month: {money(result.net_monthly, 0)} {cur} a month; payback of {money(result.one_off, 0)}: {payback}.")
     if result.break_even_throughput_gain is not None and (result.monthly_cost or result.one_off):
         lines.append(f"break-even throughput gain (alone): {result.break_even_throughput_gain:+.1%}.")
@@ -402,7 +402,7 @@ def whatif_csv(result: WhatIf) -> str:
     for key, _, _ in WHATIF_ROWS:
         before, after = getattr(result.before, key), getattr(result.after, key)
         writer.writerow([key, "" if before is None else repr(before), "" if after is None else repr(after)])
-    for key in ("tasks_per_month", "monthly_saving", "monthly_cost", "net_monthly", "one_off", "payback_months", "break_even_throughput_gain"):
+    for key in ("tasks_per_month", "monthly_saving", "monthly_cost", "net_monthly", "one_off", "payback_months", "payback_simple_months", "break_even_throughput_gain"):
         value = getattr(result, key)
         writer.writerow([key, "", "" if value is None else repr(value)])
     return buffer.getvalue()
