@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from procure.cashflow import RENEWAL_RULES, escalation, renewal_rent, service_months
 from procure.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.errors import InputError, Problem
 from procure.evaluate import Evaluation, OfferRecord
-from procure.models import HedgeConfig
+from procure.models import HedgeConfig, HorizonConfig
 from procure.workspace import IndexLevel, Workspace, read_price_series
 
 MIN_CHANGES = 12
@@ -33,11 +34,21 @@ LIMITS = (
     "changes in your rent. A breakdown between the two (basis) leaves real price risk, shown here as the basis band.",
     "Futures on GPU-hour indices are new: contract sizes, liquidity and the index methodology can change; "
     "the contract count assumes the size configured in procure.yaml (hedge.contract_gpu_hours).",
+    "Check that contracts at these tenors exist and trade: a ladder into months no exchange lists, or lists without "
+    "buyers and sellers, cannot be built or unwound at a fair price.",
+    "h* must be fitted against the index the contract settles on: a ratio fitted on another benchmark (a different "
+    "method, mix of quotes or scope) carries that benchmark's basis to yours.",
+    "A longer fixed-price term, or a swap with the vendor (a fixed price for the index-linked months), may hedge better "
+    "than futures: it removes the price risk at its source, with no basis and no margin calls.",
 )
+# The recommended ratio: 1 unless the fitted h* differs from 1 significantly (its 95% interval leaves 1 out).
+RATIO_RULE = "hedge ratio 1 unless the 95% interval of the fitted h* excludes 1, then h*"
 
 
 class Regression(BaseModel):
-    hedge_ratio: float | None
+    hedge_ratio: float | None = Field(description="the fitted h* (OLS slope of rent changes on index changes)")
+    h_star_se: float | None = Field(None, description="standard error of h* (OLS, n - 2 degrees of freedom)")
+    h_star_ci95: tuple[float, float] | None = Field(None, description="95% interval of h* (Student t, n - 2 degrees of freedom)")
     rho: float | None
     r2: float | None
     basis_volatility: float | None = Field(description="std of the rent changes the index leaves unexplained, per period")
@@ -85,7 +96,15 @@ class HedgePlan(BaseModel):
     period: str
     index_date: date
     index_level: float
-    hedge_ratio: float | None
+    h_star: float | None = Field(description="the fitted minimum-variance hedge ratio; null without a rent history")
+    h_star_se: float | None
+    h_star_ci95: tuple[float, float] | None
+    hedge_ratio: float = Field(description="the recommended ratio the ladder uses (see hedge_ratio_rule)")
+    hedge_ratio_rule: str
+    stress_level: float = Field(description="the index level the stress moves from: the forward, else today's index")
+    stress_reference: str
+    renewal: str = Field("", description="the renewal rule for months after the term (horizon.renewal)")
+    nothing_to_hedge: str | None = Field(None, description="why nothing floats, when nothing does")
     rho: float | None
     r2: float | None
     basis_volatility: float | None
@@ -124,23 +143,40 @@ def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source
         return Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=n, insufficient_history=True, source=source)
     cov = np.cov(ds, df, ddof=1)
     h = float(cov[0, 1] / cov[1, 1])
-    if cov[0, 0] == 0:  # a rent that never moved: nothing to correlate, no price risk in the history
-        return Regression(hedge_ratio=h, rho=None, r2=None, basis_volatility=0.0, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
-    rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1]))
     residual = (ds - ds.mean()) - h * (df - df.mean())
+    se, ci = _slope_interval(residual, df, h)
+    if cov[0, 0] == 0:  # a rent that never moved: nothing to correlate, no price risk in the history
+        return Regression(hedge_ratio=h, h_star_se=se, h_star_ci95=ci, rho=None, r2=None, basis_volatility=0.0, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
+    rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1]))
     basis = float(np.std(residual, ddof=1)) if n > 1 else 0.0
-    return Regression(hedge_ratio=h, rho=rho, r2=rho * rho, basis_volatility=basis, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
+    return Regression(
+        hedge_ratio=h, h_star_se=se, h_star_ci95=ci, rho=rho, r2=rho * rho, basis_volatility=basis, changes=n, insufficient_history=n < MIN_CHANGES, source=source
+    )
 
 
-def _floating_rent(record: OfferRecord, ev: Evaluation, fx: float, index_level: float, h: float, move: float, index_linked_month: bool) -> float:
-    """The rent per GPU-hour in a floating month when the index moves by `move`."""
-    new_index = index_level * (1 + move)
-    terms = record.terms.pricing
-    if index_linked_month and terms.index_linked is not None:
-        linked = terms.index_linked
-        return index_linked_rent(new_index, linked.spread, linked.floor, linked.cap, fx, terms.discount)
-    # A renewal reprices with the market: today's rent moved by h* x the index change.
-    return (record.metrics["rent"] or 0.0) + h * (new_index - index_level)
+def _slope_interval(residual: np.ndarray, df: np.ndarray, h: float) -> tuple[float | None, tuple[float, float] | None]:
+    """The OLS standard error of the slope, sqrt(sum e^2 / (n - 2) / sum (dF - mean)^2), and its 95%
+    interval with Student's t at n - 2 degrees of freedom (none with fewer than 3 changes)."""
+    n = len(df)
+    if n < 3:
+        return None, None
+    from scipy.stats import t as student
+
+    spread = float(((df - df.mean()) ** 2).sum())
+    se = math.sqrt(float((residual**2).sum()) / (n - 2) / spread)
+    half = float(student.ppf(0.975, n - 2)) * se
+    return se, (h - half, h + half)
+
+
+def recommended_ratio(regression: Regression) -> float:
+    """1 unless the fitted h* differs from 1 significantly (its 95% interval excludes 1), then h*.
+
+    A hedge ratio is a noisy estimate; a one-for-one hedge of a rent that moves with the index is
+    the robust default, and only a history that clearly says otherwise moves it."""
+    h, ci = regression.hedge_ratio, regression.h_star_ci95
+    if h is None or ci is None:
+        return 1.0
+    return h if (ci[0] > 1.0 or ci[1] < 1.0) else 1.0
 
 
 def hedge_plan(
@@ -151,7 +187,10 @@ def hedge_plan(
     fx: float,
     offer_id: str | None = None,
     rent_source: str = "market/rent.csv",
+    horizon: HorizonConfig | None = None,
 ) -> HedgePlan:
+    """Exposure from delivery, the hedge ratio with its precision, the ladder, the stress at the forward."""
+    horizon = horizon or HorizonConfig()
     offer_id = offer_id or config.offer or ev.summary.recommended
     if offer_id is None:
         raise InputError([Problem("hedge", None, "--offer", "no acceptable offer to hedge: name one with --offer")])
@@ -164,46 +203,67 @@ def hedge_plan(
         raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
     history = [p for p in index if p.date <= ev.as_of]
     notes: list[str] = []
-    linked = record.terms.pricing.index_linked
+    pricing = record.terms.pricing
+    linked = pricing.index_linked
 
-    # Regression: your rent against the index.
+    # Regression: your rent against the index. Without a rent history there is no fit, no R^2 and no
+    # claim that the rent tracked the index: the ratio is 1 by contract (index-linked) or by assumption.
     if rent:
         regression = regress([p for p in rent if p.date <= ev.as_of], history, config.period, rent_source)
-    elif linked is not None:
-        implied = [IndexLevel(p.date, p.price + linked.spread * fx) for p in history]
-        regression = regress(implied, history, config.period, "index + spread (no rent history)")
-        notes.append("no rent history: the rent of an index-linked offer is index + spread, so h* = 1 by construction")
+        if regression.insufficient_history:
+            notes.append(f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)")
+        if regression.hedge_ratio is None:
+            notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
     else:
-        regression = Regression(hedge_ratio=1.0, rho=1.0, r2=1.0, basis_volatility=0.0, changes=0, insufficient_history=True, source="assumed")
-        notes.append("no rent history (market/rent.csv): assumed the rent moves one for one with the index (h* = 1), no basis measured")
-    if regression.insufficient_history:
-        notes.append(f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)")
-    if regression.hedge_ratio is None:
-        notes.append("the hedge ratio cannot be estimated from this history: the ladder uses h* = 1")
-    h = regression.hedge_ratio if regression.hedge_ratio is not None else 1.0
+        regression = Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none")
+        if linked is not None:
+            notes.append("no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; the basis to the settlement index is unknown")
+        else:
+            notes.append("no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is unknown")
+    ratio = recommended_ratio(regression)
+    if regression.h_star_ci95 is not None:
+        low, high = regression.h_star_ci95
+        verdict = "excludes 1: the ladder uses h*" if ratio != 1.0 else "includes 1: the ladder uses 1"
+        notes.append(f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}")
     basis = regression.basis_volatility or 0.0
 
-    # Exposure by month.
+    # Exposure by month, from delivery and with the ramp: nothing is hedged before the GPUs arrive.
     exposure = []
-    billed = record.metrics.get("billed_gpus")
-    hours = (billed or 0.0) * HOURS_PER_MONTH
-    if record.pricing_basis in ("owned", "per_token"):
+    months = service_months(record, config.horizon_months, horizon, ev.as_of)
+    no_rent = record.pricing_basis in ("owned", "per_token")
+    if no_rent:
         kind = "an owned offer" if record.pricing_basis == "owned" else "a per-token offer"
         notes.append(f"{kind} pays no GPU-hour rent: nothing to hedge against a rental index")
-        hours = 0.0
-    for month in range(1, config.horizon_months + 1):
-        if hours == 0.0:
+    for month, gpus, phase, _ in months:
+        hours = gpus * HOURS_PER_MONTH
+        if no_rent:
             exposure.append(ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="no rental exposure"))
-        elif linked is not None and month <= record.term_months:
+        elif phase == "before delivery":
+            exposure.append(ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="before delivery: nothing to hedge"))
+        elif phase == "term" and linked is not None:
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="index-linked price"))
-        elif month > record.term_months:
+        elif phase == "renewal" and horizon.renewal != "escalate":
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="after the term: renewal at the market"))
+        elif phase == "renewal":
+            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="after the term: renewal at the escalated price"))
         else:
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="fixed price"))
+    start = next((m for m, _, phase, _ in months if phase != "before delivery"), None)
+    if start is not None and start > 1 and not no_rent:
+        notes.append(f"delivered in month {start}: the months before are not hedged")
     if linked is not None and linked.cap is not None:
         notes.append(f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost")
     if linked is not None and linked.floor is not None:
         notes.append(f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving")
+    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
+    nothing = None
+    if floating_hours == 0:
+        if no_rent:
+            nothing = "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
+        elif horizon.renewal == "escalate" and any(e.reason.startswith("after the term") for e in exposure):
+            nothing = f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed at the escalated price (horizon.renewal: escalate)"
+        else:
+            nothing = f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
 
     # Ladder.
     ladder = []
@@ -212,7 +272,7 @@ def hedge_plan(
         if bucket.first_month > last:
             continue
         exposed = sum(e.gpu_hours for e in exposure if e.floating and bucket.first_month <= e.month <= last)
-        notional = bucket.share * h * exposed
+        notional = bucket.share * ratio * exposed
         contracts = int(math.floor(notional / config.contract_gpu_hours + 0.5))
         hedged = contracts * config.contract_gpu_hours
         ladder.append(
@@ -232,27 +292,43 @@ def hedge_plan(
     # Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months.
     hedged_by_month: dict[int, float] = {}
     for row in ladder:
-        months = [e.month for e in exposure if e.floating and row.first_month <= e.month <= row.last_month]
-        for month in months:
-            hedged_by_month[month] = row.hedged_gpu_hours / len(months)
+        bucket_months = [e.month for e in exposure if e.floating and row.first_month <= e.month <= row.last_month]
+        for month in bucket_months:
+            hedged_by_month[month] = row.hedged_gpu_hours / len(bucket_months)
     periods_per_month = 52 / 12 if config.period == "week" else 1.0
 
+    # Stress at the forward: futures are bought at the forward, so the hedge pays the index's move away
+    # from it; the unhedged cost is what the floating months cost at the moved index.
+    level = config.forward if config.forward is not None else latest.price
+    reference = (
+        f"the forward {level:.2f} {ev.currency}/GPU-hour (hedge.forward)"
+        if config.forward is not None
+        else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
+    )
+    rent_now = record.metrics.get("rent") or 0.0
+    contract = record.terms.contract
+    k_of = {month: k for month, _, _, k in months}
+
+    def floating_rent(month: int, reason: str, index_then: float) -> float:
+        if reason == "index-linked price" and linked is not None:
+            return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
+        escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
+        return renewal_rent(horizon.renewal, rent_now, latest.price, index_then, linked, fx, pricing.discount, ratio, escalated)
+
     def floating_cost(move: float) -> float:
-        return sum(
-            e.gpu_hours * _floating_rent(record, ev, fx, latest.price, h, move, e.reason == "index-linked price") for e in exposure if e.floating
-        )
+        return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)
 
     base = floating_cost(0.0)
     # A band is a width: short hedges (a negative h*) carry basis risk too.
     band = 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
     stress = []
-    for move in STRESS_MOVES:
+    for move in STRESS_MOVES if nothing is None else ():
         unhedged = floating_cost(move)
-        payoff = sum(row.hedged_gpu_hours for row in ladder) * latest.price * move
+        payoff = sum(row.hedged_gpu_hours for row in ladder) * level * move
         stress.append(
             StressRow(
                 index_move=move,
-                index_level=latest.price * (1 + move),
+                index_level=level * (1 + move),
                 unhedged=unhedged,
                 hedge_payoff=payoff,
                 hedged=unhedged - payoff,
@@ -270,15 +346,23 @@ def hedge_plan(
         period=config.period,
         index_date=latest.date,
         index_level=latest.price,
-        hedge_ratio=regression.hedge_ratio,
+        h_star=regression.hedge_ratio,
+        h_star_se=regression.h_star_se,
+        h_star_ci95=regression.h_star_ci95,
+        hedge_ratio=ratio,
+        hedge_ratio_rule=RATIO_RULE,
+        stress_level=level,
+        stress_reference=reference,
+        renewal=RENEWAL_RULES[horizon.renewal],
+        nothing_to_hedge=nothing,
         rho=regression.rho,
         r2=regression.r2,
         basis_volatility=regression.basis_volatility,
         regression=regression,
         exposure=exposure,
-        floating_gpu_hours=sum(e.gpu_hours for e in exposure if e.floating),
+        floating_gpu_hours=floating_hours,
         contract_gpu_hours=config.contract_gpu_hours,
-        ladder=ladder,
+        ladder=ladder if nothing is None else [],
         stress=stress,
         limits=list(LIMITS),
         notes=notes,
@@ -307,4 +391,4 @@ def plan_for_workspace(ws: Workspace, ev: Evaluation, offer: str | None = None, 
         rent_levels, source = load_series(default_rent, "market/rent.csv"), "market/rent.csv"
     else:
         rent_levels, source = None, ""
-    return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source)
+    return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon)

@@ -41,7 +41,16 @@ def expected_regression(ws: Path) -> dict[str, float]:
     df, ds = np.diff(f), np.diff(s)
     h, a = np.polyfit(df, ds, 1)
     rho = float(np.corrcoef(df, ds)[0, 1])
-    return {"hedge_ratio": h, "rho": rho, "r2": rho * rho, "basis_volatility": float(np.std(ds - (h * df + a), ddof=1)), "changes": len(df)}
+    # the slope's standard error and 95% interval by scipy's linregress (t at n - 2 degrees of freedom)
+    from scipy import stats
+
+    fit = stats.linregress(df, ds)
+    half = float(stats.t.ppf(0.975, len(df) - 2)) * fit.stderr
+    recommended = h if abs(h - 1) > half else 1.0  # 1 unless the interval leaves 1 out
+    return {
+        "h_star": h, "h_star_se": fit.stderr, "h_star_ci95": (h - half, h + half), "hedge_ratio": recommended,
+        "rho": rho, "r2": rho * rho, "basis_volatility": float(np.std(ds - (h * df + a), ddof=1)), "changes": len(df),
+    }
 
 
 def hedge(ws, *args):
@@ -57,8 +66,10 @@ def hedge(ws, *args):
 def test_json_top_level_figures_match_numpy(ws):
     plan = json.loads(hedge(ws, "--format", "json").stdout)
     expected = expected_regression(ws)
-    for name in ("hedge_ratio", "rho", "r2", "basis_volatility"):
+    for name in ("h_star", "h_star_se", "hedge_ratio", "rho", "r2", "basis_volatility"):
         assert plan[name] == pytest.approx(expected[name], rel=1e-9), name
+    assert plan["h_star_ci95"] == pytest.approx(list(expected["h_star_ci95"]), rel=1e-9)
+    assert plan["hedge_ratio_rule"].startswith("hedge ratio 1 unless")
     assert plan["regression"]["changes"] == expected["changes"] == 13
     assert plan["regression"]["insufficient_history"] is False
     assert plan["offer"] == "fixed"
@@ -76,7 +87,7 @@ def test_json_ladder_and_stress_by_hand(ws):
     assert [(r["months"], r["contracts"], r["hedged_gpu_hours"]) for r in plan["ladder"]] == [("1-3", first, first * 730), ("4-6", second, second * 730)]
     hedged = (first + second) * 730
     for row, move in zip(plan["stress"], MOVES):
-        unhedged = 4 * 7300 * (4.00 + h * 5.0 * move)  # renewals: 4.00 + h* x index change
+        unhedged = 4 * 7300 * (4.00 + h * 5.0 * move)  # renewals at basis: 4.00 + h x index change
         assert row["index_move"] == pytest.approx(move)
         assert row["unhedged"] == pytest.approx(unhedged)
         assert row["hedge_payoff"] == pytest.approx(hedged * 5.0 * move)
@@ -88,7 +99,8 @@ def test_table(ws):
     assert "Fixed Compute (fixed)" in out
     assert "Ladder" in out and "Stress" in out and "Limits" in out
     assert "failed deployment" in out and "customer pay" in out
-    assert f"h* = {expected_regression(ws)['hedge_ratio']:.3f}" in out
+    assert f"h* = {expected_regression(ws)['h_star']:.3f}" in out
+    assert f"Recommended hedge ratio {expected_regression(ws)['hedge_ratio']:.3f}" in out
 
 
 def test_markdown(ws):
@@ -127,18 +139,19 @@ def test_json_is_the_same_bytes_on_every_run(ws):
 # --- which offer, which rent ----------------------------------------------------------------------
 
 
-def test_an_index_linked_offer_ignores_market_rent_and_is_h_one_by_construction(ws):
+def test_an_index_linked_offer_ignores_market_rent_and_claims_no_fit(ws):
     plan = json.loads(hedge(ws, "--offer", "indexed", "--format", "json").stdout)
-    assert plan["hedge_ratio"] == pytest.approx(1.0) and plan["r2"] == pytest.approx(1.0)
-    assert plan["regression"]["source"] == "index + spread (no rent history)"
-    assert any("by construction" in n for n in plan["notes"])
-    # months 1-4 index-linked (floor 4.00, cap 6.00 on index + 0.50), 5-6 renewal: 14,600 GPU-hours a month
-    unhedged = [14600 * (4 * linked + 2 * renewal) for linked, renewal in [(4.0, 3.5), (4.5, 4.5), (6.0, 6.5), (6.0, 7.5)]]
+    assert plan["hedge_ratio"] == 1.0 and plan["h_star"] is None and plan["r2"] is None
+    assert plan["regression"]["source"] == "none"
+    assert any("by contract" in n for n in plan["notes"])
+    # months 1-4 index-linked (floor 4.00, cap 6.00 on index + 0.50), 5-6 renewal keeping spread, floor and cap
+    unhedged = [14600 * 6 * linked for linked in (4.0, 4.5, 6.0, 6.0)]
     assert [row["unhedged"] for row in plan["stress"]] == [pytest.approx(u) for u in unhedged]
 
 
 def test_an_index_linked_offer_with_an_explicit_rent(ws):
     plan = json.loads(hedge(ws, "--offer", "indexed", "--rent", ws / "market" / "rent.csv", "--format", "json").stdout)
+    assert plan["h_star"] == pytest.approx(expected_regression(ws)["h_star"], rel=1e-9)
     assert plan["hedge_ratio"] == pytest.approx(expected_regression(ws)["hedge_ratio"], rel=1e-9)
 
 

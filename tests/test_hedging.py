@@ -199,8 +199,7 @@ def test_a_term_beyond_the_horizon_leaves_nothing_floating(ev):
     plan = hedge_plan(ev, config(horizon_months=2), index_to_as_of(), None, 1.0, "fixed")
     assert [e.floating for e in plan.exposure] == [False, False]
     assert plan.floating_gpu_hours == 0
-    assert all(r.contracts == 0 for r in plan.ladder)
-    assert all(s.unhedged == 0 and s.hedge_payoff == 0 for s in plan.stress)
+    assert plan.ladder == [] and plan.stress == []
 
 
 @pytest.mark.parametrize("offer", ["owned", "tokens"])
@@ -208,8 +207,8 @@ def test_owned_and_per_token_offers_have_nothing_to_hedge(ev, offer):
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, offer)
     assert all(e.gpu_hours == 0 and not e.floating for e in plan.exposure)
     assert plan.floating_gpu_hours == 0
-    assert all(r.contracts == 0 and r.hedged_gpu_hours == 0 for r in plan.ladder)
-    assert all(s.unhedged == 0 and s.hedged == 0 and s.basis_band == 0 for s in plan.stress)
+    assert plan.ladder == [] and plan.stress == []
+    assert "pays no GPU-hour rent" in plan.nothing_to_hedge
     assert any("nothing to hedge" in n for n in plan.notes)
 
 
@@ -260,13 +259,13 @@ def test_a_ladder_bucket_is_cut_at_the_horizon(ev):
 
 
 def test_stress_table_of_an_index_linked_offer_by_hand(ev):
-    # Index 5.00. Months 1-4: clamp(index x (1 + move) + 0.50, 4.00, 6.00); months 5-6 renew at 5.50 + h* x index change,
-    # h* = 1 by construction. 14,600 GPU-hours a month.
+    # Index 5.00. Months 1-4: clamp(index x (1 + move) + 0.50, 4.00, 6.00); months 5-6 renew keeping the spread,
+    # floor and cap (horizon.renewal: basis, the cash flow's rule), so the same clamp. 14,600 GPU-hours a month.
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
     assert plan.index_level == 5.0 and plan.index_date == date(2026, 11, 27)
     assert plan.hedge_ratio == pytest.approx(1.0)
     linked = {-0.40: 4.00, -0.20: 4.50, 0.20: 6.00, 0.40: 6.00}  # 3.50 floored; 6.50 and 7.50 capped
-    renewal = {-0.40: 3.50, -0.20: 4.50, 0.20: 6.50, 0.40: 7.50}
+    renewal = linked
     base = 14600 * 6 * 5.50  # 481,800
     # Ladder: months 1-3, 0.5 x 43,800 = 21,900 = 30 contracts; months 4-6, 0.25 x 43,800 = 10,950 = 15 contracts.
     assert [(r.contracts, r.hedged_gpu_hours) for r in plan.ladder] == [(30, 21900), (15, 10950)]
@@ -282,7 +281,7 @@ def test_stress_table_of_an_index_linked_offer_by_hand(ev):
         assert row.hedged == pytest.approx(unhedged - payoff)
         assert row.unhedged_change == pytest.approx(unhedged - base)
         assert row.hedged_change == pytest.approx(unhedged - payoff - base)
-    assert [round(s.unhedged) for s in plan.stress] == [335800, 394200, 540200, 569400]
+    assert [round(s.unhedged) for s in plan.stress] == [350400, 394200, 525600, 525600]
     assert [round(s.hedge_payoff) for s in plan.stress] == [-65700, -32850, 32850, 65700]
 
 
@@ -321,8 +320,15 @@ def test_basis_band_is_two_sigma_times_hedged_hours_times_root_periods_ahead(ev,
     df, ds = np.diff(f), np.diff(s)
     h, a = np.polyfit(df, ds, 1)
     sigma = np.std(ds - (h * df + a), ddof=1)
-    assert plan.hedge_ratio == pytest.approx(h, rel=1e-9)
+    assert plan.h_star == pytest.approx(h, rel=1e-9)
     assert plan.basis_volatility == pytest.approx(sigma, rel=1e-9)
+    # The recommended ratio: 1 unless scipy's regression interval (t at n - 2) leaves 1 out.
+    from scipy import stats
+
+    fit = stats.linregress(df, ds)
+    half = stats.t.ppf(0.975, len(df) - 2) * fit.stderr
+    h = fit.slope if abs(fit.slope - 1) > half else 1.0
+    assert plan.hedge_ratio == pytest.approx(h, rel=1e-9)
     # Ladder by hand: month 3 floats in bucket 1-3; months 4-6 in bucket 4-6; contracts of 730 rounded to the nearest.
     first = math.floor(0.5 * h * 7300 / 730 + 0.5) * 730
     second = math.floor(0.25 * h * 21900 / 730 + 0.5) * 730
@@ -337,28 +343,101 @@ def test_basis_band_is_two_sigma_times_hedged_hours_times_root_periods_ahead(ev,
 # --- where the hedge ratio comes from -------------------------------------------------------------
 
 
-def test_index_linked_without_rent_history_is_h_one_by_construction(ev):
+def test_index_linked_without_rent_history_claims_no_fit(ev):
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
-    assert plan.hedge_ratio == pytest.approx(1.0)
-    assert plan.r2 == pytest.approx(1.0)
-    assert plan.basis_volatility == pytest.approx(0.0, abs=1e-9)
-    assert plan.regression.changes == 13 and plan.regression.insufficient_history is False
-    assert any("by construction" in n and "h* = 1" in n for n in plan.notes)
+    # by contract the rent is index + spread: the ladder uses 1, but nothing was fitted, so no R^2 is claimed
+    assert plan.hedge_ratio == 1.0
+    assert (plan.h_star, plan.h_star_se, plan.h_star_ci95, plan.rho, plan.r2, plan.basis_volatility) == (None, None, None, None, None, None)
+    assert any("by contract" in n and "basis to the settlement index is unknown" in n for n in plan.notes)
 
 
 def test_index_linked_with_rent_history_uses_it(ev):
     index = index_to_as_of(seed=4)
     rent = [IndexLevel(p.date, 0.5 + 0.9 * p.price) for p in index]
     plan = hedge_plan(ev, config(), index, rent, 1.0, "indexed")
+    # an exact fit: standard error 0, so the interval [0.9, 0.9] leaves 1 out and the ladder uses 0.9
+    assert plan.h_star == pytest.approx(0.9)
+    assert plan.h_star_se == pytest.approx(0.0, abs=1e-9)
     assert plan.hedge_ratio == pytest.approx(0.9)
-    assert not any("by construction" in n for n in plan.notes)
 
 
-def test_a_fixed_price_offer_without_rent_history_assumes_h_one_and_says_so(ev):
+def test_a_fixed_price_offer_without_rent_history_claims_no_tracking(ev):
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
-    assert (plan.hedge_ratio, plan.rho, plan.r2, plan.basis_volatility) == (1.0, 1.0, 1.0, 0.0)
-    assert plan.regression.source == "assumed"
-    assert any("assumed" in n and "h* = 1" in n for n in plan.notes)
+    assert plan.hedge_ratio == 1.0
+    assert (plan.h_star, plan.rho, plan.r2, plan.basis_volatility) == (None, None, None, None)
+    assert plan.regression.source == "none"
+    assert any("no tracking is claimed" in n and "basis is unknown" in n for n in plan.notes)
+
+
+def test_standard_error_and_interval_of_h_star_against_scipy():
+    # A noisy rent: h* is the OLS slope; its standard error and 95% interval must match scipy's linregress
+    # (t with n - 2 degrees of freedom), a second implementation.
+    from scipy import stats
+
+    index = index_to_as_of(n=30, seed=21)
+    noise = np.random.default_rng(3).normal(0, 0.05, len(index))
+    rent = [IndexLevel(p.date, 0.4 + 0.7 * p.price + float(e)) for p, e in zip(index, noise)]
+    fit = regress(rent, index, "month", "test")
+    ds = np.diff([p.price for p in rent])
+    df = np.diff([p.price for p in index])
+    ref = stats.linregress(df, ds)
+    half = stats.t.ppf(0.975, len(df) - 2) * ref.stderr
+    assert fit.hedge_ratio == pytest.approx(ref.slope, rel=1e-9)
+    assert fit.h_star_se == pytest.approx(ref.stderr, rel=1e-9)
+    assert fit.h_star_ci95 == pytest.approx((ref.slope - half, ref.slope + half), rel=1e-9)
+
+
+@pytest.mark.parametrize("slope, noise, expected_is_h", [(1.05, 0.10, False), (0.5, 0.01, True)])
+def test_recommended_ratio_is_one_unless_h_star_differs_significantly(ev, slope, noise, expected_is_h):
+    index = index_to_as_of(n=30, seed=11)
+    eps = np.random.default_rng(5).normal(0, noise, len(index))
+    rent = [IndexLevel(p.date, slope * p.price + float(e)) for p, e in zip(index, eps)]
+    plan = hedge_plan(ev, config(), index, rent, 1.0, "fixed")
+    low, high = plan.h_star_ci95
+    assert (low > 1 or high < 1) is expected_is_h
+    assert plan.hedge_ratio == (plan.h_star if expected_is_h else 1.0)
+    assert plan.hedge_ratio_rule.startswith("hedge ratio 1 unless the 95% interval")
+
+
+def test_exposure_starts_at_delivery_and_follows_the_ramp(ev):
+    # indexed delivered in month 3 with a ramp of 5 then 10 GPUs (of its 20): nothing before delivery,
+    # then 5 x 730 = 3,650 and 10 x 730 = 7,300 GPU-hours, then 14,600; its 4-month term runs months 3-6.
+    record = ev.offer("indexed")
+    from procure.models import ContractTerms, Ramp
+
+    # 2027-02-20 is 83 days after the as-of date: 83 / 30.44 = 2.7 whole months -> month 3
+    terms = record.terms.model_copy(update={"delivery": date(2027, 2, 20), "contract": ContractTerms(ramp=Ramp(gpus_by_month=[5, 10]))})
+    moved = ev.model_copy(update={"offers": [record.model_copy(update={"terms": terms}) if o.id == "indexed" else o for o in ev.offers]})
+    plan = hedge_plan(moved, config(), index_to_as_of(), None, 1.0, "indexed")
+    assert [(e.month, e.gpu_hours, e.floating) for e in plan.exposure] == [
+        (1, 0.0, False), (2, 0.0, False), (3, 3650.0, True), (4, 7300.0, True), (5, 14600.0, True), (6, 14600.0, True)
+    ]
+    assert plan.exposure[0].reason == "before delivery: nothing to hedge"
+    assert any("delivered in month 3" in n for n in plan.notes)
+
+
+def test_stress_at_the_forward(ev):
+    # hedge.forward 5.50: the index moves from 5.50, futures bought at 5.50 pay hedged hours x 5.50 x move.
+    # fixed (4.00, 2 months) renews at basis: 4.00 + (5.50 x (1 + move) - 5.00) in months 3-6.
+    plan = hedge_plan(ev, config(forward=5.50), index_to_as_of(), None, 1.0, "fixed")
+    assert plan.stress_level == 5.50 and "forward 5.50" in plan.stress_reference
+    hedged = sum(r.hedged_gpu_hours for r in plan.ladder)
+    base = 4 * 7300 * (4.00 + 0.50)
+    for row in plan.stress:
+        assert row.index_level == pytest.approx(5.50 * (1 + row.index_move))
+        assert row.unhedged == pytest.approx(4 * 7300 * (4.00 + 5.50 * (1 + row.index_move) - 5.00))
+        assert row.hedge_payoff == pytest.approx(hedged * 5.50 * row.index_move)
+        assert row.unhedged_change == pytest.approx(row.unhedged - base)
+    # no forward: today's index, and it says so
+    flat = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
+    assert flat.stress_level == 5.0 and "no forward given" in flat.stress_reference
+
+
+def test_nothing_floating_says_so_instead_of_an_empty_table(ev):
+    plan = hedge_plan(ev, config(horizon_months=2), index_to_as_of(), None, 1.0, "fixed")
+    assert plan.floating_gpu_hours == 0
+    assert plan.nothing_to_hedge and "fixed for the whole 2-month hedge horizon" in plan.nothing_to_hedge
+    assert plan.stress == [] and plan.ladder == []
 
 
 def test_index_and_rent_after_the_as_of_date_are_ignored(ev):
@@ -385,3 +464,4 @@ def test_an_unknown_offer_is_an_input_error(ev):
 def test_the_limits_are_stated(ev):
     limits = " ".join(hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed").limits)
     assert "failed deployment" in limits and "customer pay" in limits and "basis" in limits
+    assert "tenors exist and trade" in limits and "index the contract settles on" in limits and "longer fixed-price term" in limits and "swap" in limits

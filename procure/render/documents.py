@@ -113,7 +113,7 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None) 
     if extras.position is not None:
         best = (leader, ev.offer(leader).metrics["cost_per_task"]) if leader else None
         found["position"] = charts.position_history(extras.position, ev.currency, best)  # type: ignore[arg-type]
-    if extras.hedge is not None:
+    if extras.hedge is not None and not extras.hedge.nothing_to_hedge:  # nothing floating: said in words, no empty chart
         found["hedge"] = charts.hedge_stress(extras.hedge)
     if ev.uncertainty is not None:
         found["ranges"] = charts.cost_ranges(ev)

@@ -583,12 +583,22 @@ def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
 
 def hedge_summary(plan: HedgePlan) -> list[str]:
     reg = plan.regression
-    ratio = "h* not estimable" if plan.hedge_ratio is None else f"h* = {plan.hedge_ratio:.3f}, rho = {plan.rho:.3f}, R^2 = {plan.r2:.3f}, basis volatility {money(plan.basis_volatility, 3)} {plan.currency}/GPU-h per {plan.period}"
-    return [
-        f"Hedging {plan.vendor} ({plan.offer}) over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours.",
-        f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {ratio}.",
-        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; contracts of {number(plan.contract_gpu_hours)} GPU-hours.",
+    if plan.h_star is None:
+        fit = "no hedge ratio fitted (no rent history: no tracking is claimed, the basis is unknown)" if reg.source == "none" else "h* not estimable"
+    else:
+        interval = f", 95% interval {plan.h_star_ci95[0]:.3f} to {plan.h_star_ci95[1]:.3f}" if plan.h_star_ci95 else ""
+        se = f" (standard error {plan.h_star_se:.3f}{interval})" if plan.h_star_se is not None else ""
+        quality = f", rho = {plan.rho:.3f}, R^2 = {plan.r2:.3f}" if plan.r2 is not None else ""
+        fit = f"h* = {plan.h_star:.3f}{se}{quality}, basis volatility {money(plan.basis_volatility, 3)} {plan.currency}/GPU-h per {plan.period}"
+    lines = [
+        f"Hedging {plan.vendor} ({plan.offer}) over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
+        f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {fit}.",
+        f"Recommended hedge ratio {plan.hedge_ratio:.3f} ({plan.hedge_ratio_rule}).",
+        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}; contracts of {number(plan.contract_gpu_hours)} GPU-hours.",
     ]
+    if plan.nothing_to_hedge:
+        lines.append(f"Nothing to hedge: {plan.nothing_to_hedge}.")
+    return lines
 
 
 def hedge_table(plan: HedgePlan) -> Group:
@@ -605,8 +615,9 @@ def hedge_table(plan: HedgePlan) -> Group:
         return table
 
     parts: list = [Text("\n".join(hedge_summary(plan)))]
-    parts.append(table_of("Ladder", *ladder_rows(plan)))
-    parts.append(table_of("Stress: floating cost over the horizon", *stress_rows(plan)))
+    if not plan.nothing_to_hedge:
+        parts.append(table_of("Ladder", *ladder_rows(plan)))
+        parts.append(table_of("Stress: floating cost over the horizon", *stress_rows(plan)))
     parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
     return Group(*parts)
 
@@ -629,7 +640,7 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours"])
     for r in plan.ladder:
-        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, "" if plan.hedge_ratio is None else repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
+        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
     return buffer.getvalue()
 
 
