@@ -1,11 +1,14 @@
 """How robust is the ranking? Monte Carlo ranges and one-at-a-time sensitivity.
 
 A vendor's throughput claim, the availability it will deliver, utilization, staff cost, the index
-level and exchange rates are estimates. Each gets a distribution, as a factor on the stated figure,
-and the cost model runs on arrays of draws x offers in one pass of numpy (no Python loop per draw).
-Throughput and availability vary offer by offer (independent draws); utilization, staff cost and the
-index are one market for all offers (common draws), and so is each exchange rate. The same seed gives
-the same numbers.
+level, exchange rates and demand are estimates. Each gets a distribution, as a factor on the stated
+figure, and the cost model runs on arrays of draws x offers in one pass of numpy (no Python loop per
+draw). Draws are correlated the way the world is: one throughput factor per curve (offers on the same
+reference curve move together; an offer's own points are its own curve), times one factor for the
+gap between benchmark and production shared by every GPU-hour offer; availability per offer;
+utilization, staff cost, the index (shared by every index-linked offer), each exchange rate and
+demand one draw for all offers. Demand reaches the cost through the demand fit: less demand leaves
+committed GPUs idle. The same seed gives the same numbers.
 """
 
 from __future__ import annotations
@@ -36,6 +39,14 @@ def throughput_distribution(offer: Offer, config: UncertaintyConfig) -> Distribu
     return config.throughput[source] if source in config.throughput else Distribution(triangular=(1.0, 1.0, 1.0))
 
 
+def throughput_group(offer: Offer, config: UncertaintyConfig) -> str:
+    """The curve an offer's throughput draw belongs to: offers on the same reference curve share it."""
+    override = config.offers.get(offer.id)
+    if offer.performance.points or (override and override.throughput is not None) or not offer.performance.reference:
+        return f"offer:{offer.id}"
+    return f"curve:{offer.performance.reference}"
+
+
 def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
     override = config.offers.get(offer.id)
     return override.availability if override and override.availability is not None else config.availability
@@ -52,6 +63,7 @@ class Draws:
     index: np.ndarray
     fx: np.ndarray  # (draws, currencies): one draw per currency
     currency_column: np.ndarray  # (n,): each offer's column in fx
+    demand: np.ndarray | None = None  # (draws, 1): factor on tasks per month, common to all offers
 
 
 def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) -> np.ndarray:
@@ -78,14 +90,22 @@ def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) 
 def draw_factors(offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int) -> Draws:
     """All factors, in a fixed order from one seeded generator: same seed, same numbers."""
     rng = np.random.default_rng(seed)
-    n = len(offers)
-    throughput = sample(rng, [throughput_distribution(o, config) for o in offers], draws)
+    groups: dict[str, Distribution] = {}
+    for o in offers:
+        groups.setdefault(throughput_group(o, config), throughput_distribution(o, config))
+    names = list(groups)
+    curves = sample(rng, [groups[g] for g in names], draws)  # one column per curve
+    where = np.array([names.index(throughput_group(o, config)) for o in offers], dtype=int)
+    production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
+    gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
+    throughput = curves[:, where] * np.where(gpu_hour, production, 1.0) if len(offers) else np.empty((draws, 0))
     availability = sample(rng, [availability_distribution(o, config) for o in offers], draws)
     utilization, fte_cost, index = (sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index"))
     distinct = sorted(set(currencies))
     per_currency = sample(rng, [config.fx] * len(distinct), draws)
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
-    return Draws(throughput, availability, utilization, fte_cost, index, per_currency, column)
+    demand = sample(rng, [config.demand], draws)
+    return Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
 
 
 def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
@@ -96,10 +116,12 @@ def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home
     # The workspace currency never moves against itself.
     if not home.all():
         varied["fx"] = np.where(home, col["fx"], col["fx"] * factors.fx[rows][:, factors.currency_column])
+    demand = model.workload.tasks_per_month
     variation = Variation(
         availability_factor=factors.availability[rows],
         utilization=model.workload.utilization * factors.utilization[rows],
         fte_cost_year=model.assumptions.fte_cost_year * factors.fte_cost[rows],
+        tasks_per_month=demand * factors.demand[rows] if (demand is not None and factors.demand is not None) else None,
     )
     cost = cost_arrays(varied, model, variation, only=("cost_per_task",))["cost_per_task"]
     return np.where(np.isfinite(cost), cost, np.nan)
@@ -177,9 +199,11 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int) -> str:
 
     throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
     return (
-        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), per offer; "
+        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve (offers on the same "
+        f"reference curve move together), times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
         f"availability {show(config.availability)}, per offer; utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
-        f"index level {show(config.index)} and each exchange rate {show(config.fx)}, common to all offers"
+        f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand {show(config.demand)} "
+        f"(through the demand fit: less demand idles committed GPUs), common to all offers"
         + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
         + ". Gates stay as evaluated; the probability of being cheapest is among acceptable offers."
     )
@@ -226,7 +250,7 @@ def sensitivity(
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
 
     def neutral() -> Draws:
-        return Draws(ones.copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column)
+        return Draws(ones.copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
 
     for i in top:
         if offers[i].per_token:
@@ -242,7 +266,16 @@ def sensitivity(
         d = neutral()
         d.availability = values[None, :]
         scenarios.append(("availability (every offer)", end, d, float(low_a.min()), float(high_a.max())))
-    for name, label in (("utilization", "utilization"), ("fte_cost", "staff cost"), ("index", "index level")):
+    gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
+    if gpu_hour.any() and config.production.bounds[0] != config.production.bounds[2]:
+        low, _, high = config.production.bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            d.throughput = np.where(gpu_hour, value, 1.0)[None, :]
+            scenarios.append(("benchmark to production (every GPU-hour offer)", end, d, low, high))
+    for name, label in (("utilization", "utilization"), ("fte_cost", "staff cost"), ("index", "index level"), ("demand", "demand")):
+        if name == "demand" and (model.workload.tasks_per_month is None or config.demand.bounds[0] == config.demand.bounds[2]):
+            continue  # no demand stated, or none drawn: nothing to vary
         low, _, high = getattr(config, name).bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
@@ -255,7 +288,11 @@ def sensitivity(
             d.fx[0, distinct.index(currency)] = value
             scenarios.append((f"exchange rate {currency}", end, d, low, high))
 
-    stacked = Draws(*(np.concatenate([getattr(s[2], f) for s in scenarios]) for f in ("throughput", "availability", "utilization", "fte_cost", "index", "fx")), column) if scenarios else neutral()
+    stacked = (
+        Draws(*(np.concatenate([getattr(s[2], f) for s in scenarios]) for f in ("throughput", "availability", "utilization", "fte_cost", "index", "fx")), column, np.concatenate([s[2].demand for s in scenarios]))  # type: ignore[misc]
+        if scenarios
+        else neutral()
+    )
     costs = costs_for(col, model, stacked, home) if scenarios else np.empty((0, n))
     base = costs_for(col, model, neutral(), home)[0]
     ids = [offers[i].id for i in top]

@@ -62,6 +62,8 @@ def fixed_config(**changes) -> UncertaintyConfig:
         "fte_cost": ONE,
         "index": ONE,
         "fx": ONE,
+        "production": ONE,
+        "demand": ONE,
     }
     settings.update(changes)
     return UncertaintyConfig(**settings)
@@ -410,7 +412,9 @@ def test_an_index_linked_offer_follows_a_fixed_index_factor_within_floor_and_cap
         "  utilization: {triangular: [1.0, 1.0, 1.0]}\n"
         "  fte_cost: {triangular: [1.0, 1.0, 1.0]}\n"
         f"  index: {{triangular: [{factor}, {factor}, {factor}]}}\n"
-        "  fx: {uniform: [1.0, 1.0]}\n",
+        "  fx: {uniform: [1.0, 1.0]}\n"
+        "  production: {triangular: [1.0, 1.0, 1.0]}\n"
+        "  demand: {triangular: [1.0, 1.0, 1.0]}\n",
     )
     ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=1))
     assert ev.offer("floaty").uncertainty.p50 == pytest.approx(rent / 450, rel=1e-12)
@@ -734,6 +738,8 @@ ZERO_WIDTH = """uncertainty:
   fte_cost: {triangular: [1.0, 1.0, 1.0]}
   index: {triangular: [1.0, 1.0, 1.0]}
   fx: {uniform: [1.0, 1.0]}
+  production: {triangular: [1.0, 1.0, 1.0]}
+  demand: {triangular: [1.0, 1.0, 1.0]}
 """
 
 
@@ -759,3 +765,94 @@ def test_zero_width_is_exact_on_other_workspaces(name, tmp_path, workspace_copy)
     for record in costed:
         assert record.uncertainty.p50 == record.metrics["cost_per_task"], record.id
         assert record.uncertainty.p10 == record.uncertainty.p90 == record.uncertainty.p50, record.id
+
+
+# --- correlated draws ---------------------------------------------------------------------------------
+
+
+def with_curve_twins(workspace_copy, price_ratio: float = 1.03) -> Path:
+    """uncertainty_tornado plus twin1 and twin2: anchor's terms on the reference curve test-curve
+    (300 tok/s at 100), twin2 `price_ratio` dearer (3.60 x 1.03 = 3.708)."""
+    root = workspace_copy("uncertainty_tornado")
+    anchor = (root / "offers" / "anchor.yaml").read_text()
+    on_curve = anchor.replace("  points: [[50, 400], [100, 250], [150, 100]]\n  points_source: measured\n", "  reference: test-curve\n")
+    (root / "offers" / "twin1.yaml").write_text(on_curve.replace("id: anchor", "id: twin1"))
+    (root / "offers" / "twin2.yaml").write_text(on_curve.replace("id: anchor", "id: twin2").replace("gpu_hour: 3.60", f"gpu_hour: {3.60 * price_ratio:.4f}"))
+    return root
+
+
+def test_offers_on_the_same_curve_share_one_throughput_draw(workspace_copy):
+    root = with_curve_twins(workspace_copy)
+    config = fixed_config(throughput={"measured": tri(0.8, 0.9, 1.0), "vendor_claim": tri(0.8, 0.9, 1.0), "reference": tri(0.7, 0.9, 1.1)})
+    offers = load_workspace(root).offers
+    f = draw_factors(offers, ["USD"] * len(offers), config, 3000, seed=4)
+    at = {o.id: i for i, o in enumerate(offers)}
+    # the twins on test-curve move together, draw for draw; offers with their own points do not
+    assert np.array_equal(f.throughput[:, at["twin1"]], f.throughput[:, at["twin2"]])
+    assert abs(np.corrcoef(f.throughput[:, at["anchor"]], f.throughput[:, at["dear"]])[0, 1]) < 0.08
+    # the curve's factor has the reference width: triangular 0.7/0.9/1.1, mean (0.7 + 0.9 + 1.1) / 3 = 0.9
+    assert f.throughput[:, at["twin1"]].min() >= 0.7 and f.throughput[:, at["twin1"]].max() <= 1.1
+    assert f.throughput[:, at["twin1"]].mean() == pytest.approx(0.9, abs=0.01)
+
+
+def test_the_dearer_of_two_offers_three_percent_apart_on_one_curve_is_never_cheapest(workspace_copy):
+    # Every input varies at its default width; the twins share the curve, the production factor and
+    # every market draw, and differ only in availability (0.99-1.0 each, at most a 1.01 ratio < 1.03).
+    root = with_curve_twins(workspace_copy)
+    set_uncertainty(root, "uncertainty:\n  draws: 5000\n  seed: 9\n")
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=5000, seed=9))
+    assert ev.offer("twin2").uncertainty.prob_cheapest == 0.0
+    assert ev.offer("twin1").uncertainty.prob_cheapest > 0.0
+
+
+def test_one_benchmark_to_production_factor_for_every_gpu_hour_offer(tornado):
+    # Only the production factor varies: every GPU-hour offer's throughput moves by the same p in a draw,
+    # so dear stays exactly twice anchor and both scale by 1 / p; the range is 3.6 / 450 / p for p in [0.8, 1].
+    config = fixed_config(production=tri(0.8, 0.9, 1.0))
+    _, costs, at, _ = simulate(tornado, config, 3000, seed=12)
+    anchor, dear = costs[:, at["anchor"]], costs[:, at["dear"]]
+    assert dear == pytest.approx(2 * anchor, rel=1e-12)
+    assert anchor.min() >= 3.6 / 450 - 1e-15 and anchor.max() <= 3.6 / 450 / 0.8 + 1e-15
+    # the median of 1 / p: p's median for triangular(0.8, 0.9, 1.0) is 0.9 (symmetric)
+    assert np.median(anchor) == pytest.approx(3.6 / 450 / 0.9, rel=0.01)
+
+
+def test_per_token_offers_are_not_moved_by_the_production_factor(zero):
+    ev0, inputs = evaluate_with_inputs(load_workspace(zero), AS_OF)
+    acceptable = np.array([ev0.offer(o.id).acceptable for o in inputs.offers], dtype=bool)
+    _, costs = monte_carlo(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev0.currency, acceptable, fixed_config(production=tri(0.8, 0.9, 1.0)), 500, 3)
+    at = {o.id: i for i, o in enumerate(inputs.offers)}
+    assert (costs[:, at["tokens"]] == ev0.offer("tokens").metrics["cost_per_task"]).all()
+
+
+@pytest.mark.parametrize("factor", [0.5, 1.3])
+def test_a_demand_factor_reaches_the_cost_through_the_demand_fit(workspace_copy, factor):
+    # Second method: the deterministic evaluation with tasks_per_month x factor in procure.yaml. Less demand
+    # idles committed GPUs (fill < 1), more bills more of them: every offer's cost follows the demand fit.
+    root = workspace_copy("uncertainty_zero")
+    config = load_workspace(root).config.uncertainty.model_copy(update={"demand": tri(factor, factor, factor)})
+    ev0, inputs = evaluate_with_inputs(load_workspace(root), AS_OF)
+    acceptable = np.array([ev0.offer(o.id).acceptable for o in inputs.offers], dtype=bool)
+    ranges, _ = monte_carlo(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev0.currency, acceptable, config, 200, 1)
+    edit(root / "procure.yaml", "  tasks_per_month: 40000000\n", f"  tasks_per_month: {40_000_000 * factor:.0f}\n")
+    moved = evaluate(load_workspace(root), AS_OF)
+    for offer, found in zip(inputs.offers, ranges):
+        expected = moved.offer(offer.id).metrics["cost_per_task"]
+        if expected is not None:
+            assert found.p50 == pytest.approx(expected, rel=1e-12), offer.id
+    # and the demand fit did move something: at half the demand some offer's fill falls below 1
+    if factor < 1:
+        assert any((moved.offer(o.id).metrics["fill"] or 1) < (ev0.offer(o.id).metrics["fill"] or 1) for o in inputs.offers)
+
+
+def test_points_source_sets_the_width_of_the_throughput_draw(workspace_copy):
+    # an offer's own points labelled `reference` (copied from a public curve) draw from the reference width
+    root = workspace_copy("uncertainty_tornado")
+    edit(root / "offers" / "anchor.yaml", "  points_source: measured\n", "  points_source: reference\n")
+    config = fixed_config(throughput={"measured": tri(0.99, 1.0, 1.01), "vendor_claim": tri(0.75, 0.9, 1.0), "reference": tri(0.5, 0.6, 0.7)})
+    offers = load_workspace(root).offers
+    f = draw_factors(offers, ["USD"] * len(offers), config, 2000, seed=2)
+    at = {o.id: i for i, o in enumerate(offers)}
+    assert 0.5 <= f.throughput[:, at["anchor"]].min() and f.throughput[:, at["anchor"]].max() <= 0.7
+    assert 0.99 <= f.throughput[:, at["dear"]].min() and f.throughput[:, at["dear"]].max() <= 1.01  # measured
+    assert 0.75 <= f.throughput[:, at["floaty"]].min() and f.throughput[:, at["floaty"]].max() <= 1.0  # vendor claim
