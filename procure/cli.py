@@ -583,19 +583,21 @@ def index_build(
         procure index build market/quotes.csv --term 13-36 --scope-adjust --out market/index-long.csv
         procure index build market/quotes.csv --period week --format table
     """
-    from procure.market import Filters, build_index, read_quotes, scope_adjustments
-    from procure.workspace import load_workspace
+    from procure.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
+    from procure.workspace import load_settings
 
     rows = read_quotes(quotes, str(quotes))
-    # The grades and staffing price the scope adjustment; a plain build does without them.
+    # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
+    # (an index-linked offer needs the index first). A plain build does without a workspace.
     try:
-        ws = load_workspace(workspace)
-        adjustments: dict[str, float] | None = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
+        config, grades = load_settings(workspace)
+        adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
+        settings = settings_from(config.index)
     except InputError:
         if scope_adjust:
             raise
-        adjustments = None
-    build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes))
+        adjustments, settings = None, StrataSettings()
+    build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
     if format is TextFormat.table:
         from procure.render.text import index_table
 

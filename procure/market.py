@@ -2,10 +2,15 @@
 
 A benchmark summarizes prices within a defined market. Where its prices come from decides its level:
 advertised offers differ from completed trades, long terms from on-demand, a bare-metal hour from a
-managed one. So the index is built by an explicit method and filters, and every build also reports
-the methodology table: the latest period's level under each method, kind and scope choice, and the
-spread between advertised and transacted prices. It is not a producer's production cost and does not
-measure the output delivered.
+managed one. So the level must not move when only the mix of quotes moves: quotes fall into strata
+(term bucket x kind x grade), each stratum gets a level per period by the chosen method, and the
+period's level is the fixed-weight average of the strata (weights from the whole sample, or from
+procure.yaml), as a fixed-basket price index does. No seller carries more than a capped share of a
+stratum in a period; a stratum with fewer than the minimum of quotes in a period is thin: its last
+level is carried forward and flagged, never published from one quote. Every build reports the
+methodology table: the latest period's level under each method, kind and scope choice, the strata
+with their weights, and the rules. It is not a producer's production cost and does not measure the
+output delivered.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ QUOTE_COLUMNS = ("date", "gpu", "price", "kind", "term_months", "seller", "grade
 METHODS = ("median", "trimmed-mean", "volume-weighted")
 KINDS = ("advertised", "transacted", "all")
 TERM_BUCKETS = {"0-3": (0, 3), "4-12": (4, 12), "13-36": (13, 36)}
+STRATUM_TERMS = {**TERM_BUCKETS, "37+": (37, 10**6)}  # strata cover every term; the --term filter keeps the three
 PERIODS = ("week", "month")
 TRIM_SHARE = 0.10  # trimmed mean: the lowest and highest 10% of prices are left out
 SCOPE_GPUS_DEFAULT = 512
@@ -102,24 +108,112 @@ def period_start(day: date, period: str) -> date:
     return day.replace(day=1)
 
 
-def level(prices: np.ndarray, volumes: np.ndarray, method: str) -> float | None:
-    """One period's level by the method; None when it cannot be formed (no volume to weight by)."""
+def term_bucket(months: int) -> str:
+    return next(name for name, (low, high) in STRATUM_TERMS.items() if low <= months <= high)
+
+
+STRATA_DIMENSIONS = ("term", "kind", "grade")
+
+
+def stratum_of(q: Quote, by: tuple[str, ...] = STRATA_DIMENSIONS) -> tuple[str, str, str]:
+    """(term bucket, kind, grade): quotes compared only with their like ("all" for a dimension not used)."""
+    return (term_bucket(q.term_months) if "term" in by else "all", q.kind if "kind" in by else "all", q.grade if "grade" in by else "all")
+
+
+@dataclass(frozen=True)
+class StrataSettings:
+    """How strata are formed and weighted (procure.yaml `index:`)."""
+
+    min_quotes: int = 3
+    seller_cap: float = 0.5
+    weights: dict[tuple[str, str, str], float] | None = None  # None: each stratum's share of the whole sample
+    by: tuple[str, ...] = STRATA_DIMENSIONS  # () pools every quote in one stratum
+
+
+def capped_weights(sellers: list[str], base: np.ndarray, cap: float) -> np.ndarray:
+    """Quote weights with no seller above `cap` of the total (water-filling: the excess of a capped
+    seller goes to the others in proportion). With too few sellers to respect the cap (n x cap < 1)
+    every seller gets an equal share."""
+    names = sorted(set(sellers))
+    index = np.array([names.index(s) for s in sellers])
+    totals = np.array([base[index == j].sum() for j in range(len(names))], dtype=float)
+    if totals.sum() <= 0:
+        return np.zeros_like(base, dtype=float)
+    if len(names) * cap < 1:
+        shares = np.where(totals > 0, 1.0, 0.0)
+        shares /= shares.sum()
+    else:
+        shares = totals / totals.sum()
+        capped = np.zeros(len(names), dtype=bool)
+        for _ in range(len(names)):
+            over = (shares > cap + 1e-12) & ~capped
+            if not over.any():
+                break
+            capped |= over
+            free = ~capped
+            rest = 1.0 - cap * capped.sum()
+            shares = np.where(capped, cap, totals / max(totals[free].sum(), 1e-300) * rest)
+    per_quote = np.where(totals[index] > 0, base / np.where(totals[index] > 0, totals[index], 1.0), 0.0)
+    return per_quote * shares[index]
+
+
+def weighted_median(prices: np.ndarray, weights: np.ndarray) -> float:
+    """The price at half the weight (the mean of the two middle prices when the half falls between)."""
+    order = np.argsort(prices, kind="stable")
+    p, w = prices[order], weights[order]
+    cum = np.cumsum(w)
+    half = cum[-1] / 2
+    i = int(np.searchsorted(cum, half - 1e-12 * cum[-1]))
+    if abs(cum[i] - half) <= 1e-12 * cum[-1] and i + 1 < len(p):
+        return float((p[i] + p[i + 1]) / 2)
+    return float(p[i])
+
+
+def trimmed_mean(prices: np.ndarray, weights: np.ndarray) -> float:
+    """The weighted mean without the lowest and highest share of the weight, share = max(10%, 1 / n):
+    even a period of five quotes loses one quote's worth at each end (three quotes: the middle one).
+    Fewer than three quotes have nothing to trim: their weighted mean."""
+    n = len(prices)
+    if n < 3:
+        return float((prices * weights).sum() / weights.sum())
+    share = max(TRIM_SHARE, 1.0 / n)
+    order = np.argsort(prices, kind="stable")
+    p, w = prices[order], weights[order] / weights.sum()
+    upper = np.cumsum(w)
+    lower = upper - w
+    # the part of each quote's weight that lies inside [share, 1 - share]
+    kept = np.clip(np.minimum(upper, 1 - share) - np.maximum(lower, share), 0.0, None)
+    if kept.sum() <= 1e-12:
+        return weighted_median(prices, weights)
+    return float((p * kept).sum() / kept.sum())
+
+
+def level(prices: np.ndarray, volumes: np.ndarray, method: str, weights: np.ndarray | None = None) -> float | None:
+    """One group's level by the method, quotes weighted by `weights` (seller caps; default equal);
+    None when it cannot be formed (no volume to weight by)."""
     if len(prices) == 0:
         return None
+    weights = np.ones(len(prices)) if weights is None else weights
+    if method == "volume-weighted":
+        w = weights * volumes
+        total = float(w.sum())
+        return float((prices * w).sum() / total) if total > 0 else None
+    if weights.sum() <= 0:
+        return None
     if method == "median":
-        return float(np.median(prices))
-    if method == "trimmed-mean":
-        ordered = np.sort(prices)
-        cut = int(math.floor(len(ordered) * TRIM_SHARE))
-        return float(ordered[cut : len(ordered) - cut].mean())
-    total = float(volumes.sum())
-    return float((prices * volumes).sum() / total) if total > 0 else None
+        return weighted_median(prices, weights)
+    return trimmed_mean(prices, weights)
 
 
 class IndexPoint(BaseModel):
     period: date = Field(description="the first day of the period")
     level: float | None
     observations: int
+    strata_own: int = Field(0, description="strata with a level of their own this period")
+    strata_carried: int = Field(0, description="thin strata whose last level was carried forward")
+    strata_missing: int = Field(0, description="strata with no level yet: left out, the others' weights rescaled")
+    thin: bool = Field(False, description="some stratum was thin or missing: flagged")
+    carried: bool = Field(False, description="no stratum had a level of its own: the whole level is carried forward")
 
 
 class MethodologyRow(BaseModel):
@@ -129,6 +223,17 @@ class MethodologyRow(BaseModel):
     transacted: float | None
     all: float | None
     spread: float | None = Field(description="advertised minus transacted")
+
+
+class StratumRow(BaseModel):
+    term: str
+    kind: str
+    grade: str
+    weight: float = Field(description="the stratum's fixed weight (shares of the selection sum to 1)")
+    quotes: int = Field(description="quotes in the latest period")
+    sellers: int = Field(description="sellers in the latest period")
+    level: float | None = Field(description="the stratum's level in the latest period (own or carried)")
+    status: str = Field(description="own, carried forward from a period, or no level yet")
 
 
 class IndexBuild(BaseModel):
@@ -142,6 +247,11 @@ class IndexBuild(BaseModel):
     points: list[IndexPoint]
     methodology_period: date | None
     methodology: list[MethodologyRow]
+    strata: list[StratumRow] = Field(default_factory=list, description="the strata of the selection in the latest period")
+    rules: list[str] = Field(default_factory=list, description="the construction rules in words")
+    weights_source: str = Field("sample", description="sample (each stratum's share of all quotes) or procure.yaml")
+    min_quotes: int = 3
+    seller_cap: float = 0.5
     adjustments: dict[str, float] = Field(description="per grade, the ops cost per GPU-hour added with scope adjustment")
     notes: list[str]
 
@@ -169,6 +279,75 @@ def _prices(quotes: list[Quote], adjustments: dict[str, float] | None) -> np.nda
     return np.array([q.price + (adjustments[q.grade] if adjustments is not None else 0.0) for q in quotes], dtype=float)
 
 
+@dataclass
+class _Series:
+    points: list[IndexPoint]
+    latest: dict[tuple[str, str, str], tuple[float | None, str, int, int]]  # stratum -> (level, status, quotes, sellers)
+    weights: dict[tuple[str, str, str], float]
+
+
+def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict[str, float] | None, settings: StrataSettings) -> _Series:
+    """Per period: each stratum's level (seller-capped, carried forward when thin), then their
+    fixed-weight average."""
+    def key(q: Quote) -> tuple[str, str, str]:
+        return stratum_of(q, settings.by)
+
+    strata = sorted({key(q) for q in quotes})
+    if settings.weights is None:
+        counts = {s: sum(1 for q in quotes if key(q) == s) for s in strata}
+        total = sum(counts.values())
+        weights = {s: counts[s] / total for s in strata} if total else {}
+    else:
+        weights = {s: settings.weights.get(s, 0.0) for s in strata}
+    by_period: dict[date, dict[tuple[str, str, str], list[Quote]]] = {}
+    for q in quotes:
+        by_period.setdefault(period_start(q.date, period), {}).setdefault(key(q), []).append(q)
+    last: dict[tuple[str, str, str], tuple[float, date]] = {}
+    points: list[IndexPoint] = []
+    latest: dict[tuple[str, str, str], tuple[float | None, str, int, int]] = {}
+    for start in sorted(by_period):
+        groups = by_period[start]
+        own = carried = missing = 0
+        total_w = weighted = 0.0
+        status: dict[tuple[str, str, str], tuple[float | None, str, int, int]] = {}
+        for s in strata:
+            group = groups.get(s, [])
+            sellers = len({q.seller for q in group})
+            value = None
+            if len(group) >= settings.min_quotes:
+                base = np.ones(len(group))
+                w = capped_weights([q.seller for q in group], base if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float), settings.seller_cap)
+                if method == "volume-weighted":
+                    # capped volume shares are the weights themselves
+                    value = float((_prices(group, adjustments) * w).sum() / w.sum()) if w.sum() > 0 else None
+                else:
+                    value = level(_prices(group, adjustments), np.array([q.gpu_hours for q in group]), method, w)
+            if value is not None:
+                last[s] = (value, start)
+                status[s] = (value, "own", len(group), sellers)
+                own += 1
+            elif s in last:
+                status[s] = (last[s][0], f"carried forward from {last[s][1]}" + (f" ({len(group)} quote{'s' if len(group) != 1 else ''})" if group else ""), len(group), sellers)
+                carried += 1
+            else:
+                status[s] = (None, "no level yet", len(group), sellers)
+                missing += 1
+            found = status[s][0]
+            if found is not None and weights.get(s, 0.0) > 0:
+                total_w += weights[s]
+                weighted += weights[s] * found
+        observations = sum(len(g) for g in groups.values())
+        value = weighted / total_w if total_w > 0 else None
+        points.append(
+            IndexPoint(
+                period=start, level=value, observations=observations, strata_own=own, strata_carried=carried, strata_missing=missing,
+                thin=(carried + missing) > 0, carried=own == 0 and value is not None,
+            )
+        )
+        latest = status
+    return _Series(points, latest, weights)
+
+
 def build_index(
     quotes: list[Quote],
     method: str = "median",
@@ -178,6 +357,7 @@ def build_index(
     adjustments: dict[str, float] | None = None,
     scope_adjust: bool = False,
     source: str = "quotes",
+    settings: StrataSettings = StrataSettings(),
 ) -> IndexBuild:
     """The index per period under the chosen method and filters, with the methodology table."""
     notes: list[str] = []
@@ -186,18 +366,22 @@ def build_index(
         unknown = sorted({q.grade for q in chosen if adjustments is None or q.grade not in adjustments})
         if unknown:
             raise InputError([Problem(source, next(q.line for q in chosen if q.grade in unknown), "grade", f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})")])
-    by_period: dict[date, list[Quote]] = {}
-    for q in chosen:
-        by_period.setdefault(period_start(q.date, period), []).append(q)
-    points = []
-    for start in sorted(by_period):
-        group = by_period[start]
-        value = level(_prices(group, adjustments if scope_adjust else None), np.array([q.gpu_hours for q in group]), method)
-        points.append(IndexPoint(period=start, level=value, observations=len(group)))
+    series = _stratified(chosen, method, period, adjustments if scope_adjust else None, settings)
+    points = series.points
     if not points:
         notes.append("no observation matches the filters")
-    if method == "volume-weighted" and any(p.level is None for p in points):
-        notes.append("volume-weighted levels need volume: periods with only advertised (zero-volume) rows have no level")
+    if method == "volume-weighted" and any(p.level is None or p.thin for p in points):
+        notes.append("volume-weighted levels need volume: strata with only advertised (zero-volume) rows have no level")
+    thin = [p for p in points if p.thin]
+    if thin:
+        notes.append(
+            f"{len(thin)} of {len(points)} periods had thin strata (fewer than {settings.min_quotes} quotes): their last level was carried forward"
+            + (f"; {sum(1 for p in points if p.carried)} periods had no stratum of their own and carry the whole level" if any(p.carried for p in points) else "")
+        )
+    if settings.weights is not None:
+        unweighted = sorted({stratum_of(q, settings.by) for q in chosen} - set(settings.weights))
+        if unweighted:
+            notes.append("strata without a weight in procure.yaml are left out: " + ", ".join(" / ".join(s) for s in unweighted))
 
     # Methodology: the latest period of the filtered market, under every method, kind and scope.
     market = _select(quotes, filters, "all")
@@ -210,13 +394,35 @@ def build_index(
         for scope in ("raw", "adjusted"):
             cells: dict[str, float | None] = {}
             for kind_name in KINDS:
-                group = [q for q in _select(market, filters, kind_name) if latest is not None and period_start(q.date, period) == latest]
                 if scope == "adjusted" and not can_adjust:
                     cells[kind_name] = None
                     continue
-                cells[kind_name] = level(_prices(group, adjustments if scope == "adjusted" else None), np.array([q.gpu_hours for q in group]), method_name)
+                built = _stratified(_select(market, filters, kind_name), method_name, period, adjustments if scope == "adjusted" else None, settings)
+                cells[kind_name] = next((p.level for p in built.points if p.period == latest), None)
             spread = cells["advertised"] - cells["transacted"] if cells["advertised"] is not None and cells["transacted"] is not None else None
             rows.append(MethodologyRow(method=method_name, scope=scope, spread=spread, **cells))
+    total = sum(w for w in series.weights.values())
+    strata_rows = [
+        StratumRow(
+            term=s[0], kind=s[1], grade=s[2], weight=(series.weights.get(s, 0.0) / total) if total else 0.0,
+            quotes=state[2], sellers=state[3], level=state[0], status=state[1],
+        )
+        for s, state in sorted(series.latest.items(), key=lambda item: ((list(STRATUM_TERMS) + ["all"]).index(item[0][0]), item[0][1], item[0][2]))
+    ]
+    source_text = "procure.yaml (index.weights)" if settings.weights is not None else "each stratum's share of all quotes in the selection"
+    dimensions = {"term": "term bucket (0-3, 4-12, 13-36, 37+ months)", "kind": "kind", "grade": "grade"}
+    rules = [
+        (
+            f"Strata: {' x '.join(dimensions[d] for d in settings.by)}; the period's level is the fixed-weight average of the strata's levels, weights from {source_text}: a change in the mix of quotes alone does not move it."
+            if settings.by
+            else "No strata (index.strata: []): every quote in one pool, so a change in the mix of quotes moves the level."
+        ),
+        f"Within a stratum and period: the {method.replace('-', ' ')} of the prices"
+        + (", the lowest and highest max(10%, 1/n) of the weight left out" if method == "trimmed-mean" else "")
+        + (", weighted by traded GPU-hours" if method == "volume-weighted" else "")
+        + f"; no seller carries more than {settings.seller_cap:.0%} of a stratum's weight (with too few sellers, each an equal share).",
+        f"A stratum needs at least {settings.min_quotes} quotes in a period; a thinner one carries its last level forward (flagged), a stratum with no level yet is left out and the others' weights rescaled.",
+    ]
     return IndexBuild(
         method=method,
         kind=kind,
@@ -228,6 +434,17 @@ def build_index(
         points=points,
         methodology_period=latest,
         methodology=rows,
+        strata=strata_rows,
+        rules=rules,
+        weights_source="procure.yaml" if settings.weights is not None else "sample",
+        min_quotes=settings.min_quotes,
+        seller_cap=settings.seller_cap,
         adjustments=adjustments or {},
         notes=notes,
     )
+
+
+def settings_from(config) -> StrataSettings:  # type: ignore[no-untyped-def]
+    """The strata settings of procure.yaml's `index:` section."""
+    weights = {(w.term, w.kind, w.grade): w.weight for w in config.weights} if config.weights else None
+    return StrataSettings(min_quotes=config.min_quotes, seller_cap=config.seller_cap, weights=weights, by=tuple(config.strata))

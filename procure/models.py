@@ -296,6 +296,9 @@ class IndexConfig(Strict):
     weights: Annotated[list[StratumWeight], Field(min_length=1)] | None = Field(
         None, description="fixed stratum weights; default: each stratum's share of the whole sample"
     )
+    strata: list[Literal["term", "kind", "grade"]] = Field(
+        default_factory=lambda: ["term", "kind", "grade"], description="the dimensions of the strata; [] pools every quote (the mix then moves the level)"
+    )
 
 
 class Distribution(Strict):

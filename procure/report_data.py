@@ -52,13 +52,14 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
             extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
     quotes = ws.root / QUOTES_FILE
     if quotes.is_file():
-        from procure.market import Filters, build_index, read_quotes, scope_adjustments
+        from procure.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
 
         rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
         adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
-        extras.benchmark = build_index(rows, "median", "all", Filters(), "month", adjustments, False, QUOTES_FILE)
+        strata = settings_from(ws.config.index)
+        extras.benchmark = build_index(rows, "median", "all", Filters(), "month", adjustments, False, QUOTES_FILE, strata)
         extras.benchmark_series = {
-            "median of advertised prices": build_index(rows, "median", "advertised", Filters(), "month", adjustments, False, QUOTES_FILE),
-            "volume-weighted transacted prices": build_index(rows, "volume-weighted", "transacted", Filters(), "month", adjustments, False, QUOTES_FILE),
+            "median of advertised prices": build_index(rows, "median", "advertised", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
+            "volume-weighted transacted prices": build_index(rows, "volume-weighted", "transacted", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
         }
     return extras

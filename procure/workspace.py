@@ -131,6 +131,27 @@ def load_workspace(root: Path) -> Workspace:
     return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs)
 
 
+def load_settings(root: Path) -> tuple[WorkspaceConfig, list[Grade]]:
+    """procure.yaml and grades/ only, checked: what `index build --scope-adjust` needs, so that a
+    benchmark can be built before any offer validates (an index-linked offer needs the index first)."""
+    root = Path(root)
+    problems: list[Problem] = []
+    inputs: list[InputFile] = []
+    config_path = root / CONFIG_FILE
+    if not config_path.is_file():
+        raise InputError([Problem(str(root), None, "", f"no {CONFIG_FILE} here: not a procure workspace (use --workspace DIR)")])
+    config, config_doc = _load_model_doc(root, config_path, WorkspaceConfig, problems, inputs)
+    grade_docs = [_load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")]
+    grades = [g for g, _ in grade_docs if g is not None]
+    if config is not None and config_doc is not None:
+        problems.extend(_check_config(config, config_doc, grades if all(g is not None for g, _ in grade_docs) else None))
+    problems.extend(_check_grades([(g, d) for g, d in grade_docs if g is not None and d is not None]))
+    if problems:
+        raise InputError(sorted(set(problems), key=lambda p: (p.file, p.line or 0, p.field, p.message)))
+    assert config is not None
+    return config, sorted(grades, key=lambda g: (g.rank, g.id))
+
+
 # --- files --------------------------------------------------------------------------------------
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.market import Filters, Quote, build_index, read_quotes, scope_adjustments
+from procure.market import Filters, Quote, StrataSettings, read_quotes, scope_adjustments
+from procure.market import build_index as stratified_index
 from procure.models import OPERATING_JOBS, Assumptions, Grade, JobStaffing
 
 NOV, OCT = date(2026, 11, 1), date(2026, 10, 1)
@@ -24,6 +25,16 @@ def q(day: str, price: float, kind: str = "transacted", term: int = 0, grade: st
     if volume is None:
         volume = 100.0 if kind == "transacted" else 0.0
     return Quote(line=0, date=date.fromisoformat(day), gpu=gpu, price=price, kind=kind, term_months=term, seller="S", grade=grade, gpu_hours=volume)
+
+
+# The method tests below work on one pool of quotes (no strata, no minimum, no seller cap), so that each
+# level is the method's own arithmetic; the strata have their own tests at the end of the file.
+POOLED = StrataSettings(min_quotes=1, seller_cap=1.0, by=())
+
+
+def build_index(*args, **kwargs):
+    kwargs.setdefault("settings", POOLED)
+    return stratified_index(*args, **kwargs)
 
 
 def levels(build) -> dict[date, float | None]:
@@ -49,15 +60,17 @@ def test_median_of_an_odd_and_an_even_count():
     [
         # 10 prices: floor(10% x 10) = 1 dropped from each end: mean of 2..9 = 5.5 (plain mean 14.5)
         ([100, 1, 2, 3, 4, 5, 6, 7, 8, 9], 5.5),
-        # 9 prices: floor(0.9) = 0, nothing dropped: the plain mean 144 / 9 = 16
-        ([100, 1, 2, 3, 4, 5, 6, 7, 16], 16.0),
-        # 19 prices: floor(1.9) = 1 each end: 1 and 100 out, mean of 2..18 = 10
+        # 9 prices: max(10%, 1/9) = one quote from each end, even in a small period: 1 and 100 out,
+        # mean of 2..7 and 16 = 43 / 7 (the old rule, floor(0.9) = 0, trimmed nothing: 16)
+        ([100, 1, 2, 3, 4, 5, 6, 7, 16], 43 / 7),
+        # 19 prices: 10% = 1.9 quotes from each end: 1 and 0.9 of 2 out below, 100 and 0.9 of 18 above:
+        # (0.1 x 2 + (3 + ... + 17) + 0.1 x 18) / (0.1 + 15 + 0.1) = 152 / 15.2 = 10
         ([100] + list(range(1, 19)), 10.0),
         # 20 prices: floor(2.0) = 2 each end: 1, 2 and 99, 100 out, mean of 3..18 = 10.5
         ([99, 100] + list(range(1, 19)), 10.5),
     ],
 )
-def test_trimmed_mean_drops_a_tenth_rounded_down_from_each_end(prices, expected):
+def test_trimmed_mean_drops_a_tenth_or_one_quote_from_each_end(prices, expected):
     build = build_index([q("2026-11-03", float(p)) for p in prices], "trimmed-mean")
     assert levels(build) == {NOV: pytest.approx(expected)}
     assert counts(build) == {NOV: len(prices)}
@@ -220,9 +233,9 @@ def test_scope_adjust_adds_each_grade_s_cost_to_its_prices():
     raw = build_index(quotes, "median", adjustments=adj, scope_adjust=False)
     assert levels(raw) == {NOV: pytest.approx(5.0)}
     adjusted = build_index(quotes, "median", adjustments=adj, scope_adjust=True)
-    # 5.5, 8.0, 4.5 -> median 5.5; mean 18 / 3 = 6
+    # 5.5, 8.0, 4.5 -> median 5.5; the trimmed mean of three drops one at each end: 5.5
     assert levels(adjusted) == {NOV: pytest.approx(5.5)}
-    assert levels(build_index(quotes, "trimmed-mean", adjustments=adj, scope_adjust=True)) == {NOV: pytest.approx(6.0)}
+    assert levels(build_index(quotes, "trimmed-mean", adjustments=adj, scope_adjust=True)) == {NOV: pytest.approx(5.5)}
     assert adjusted.scope_adjust is True and adjusted.adjustments == adj
 
 
@@ -269,19 +282,19 @@ OTHERS = [
 ]
 
 # By hand (raw; adjusted adds 0.5 to A and 1.0 to B):
-#   advertised 6.0 6.5 7.0 9.0           -> median 6.75, mean 28.5 / 4 = 7.125 (4 rows: nothing trimmed), no volume
-#   transacted 3.0 4.5 5.0 5.0 5.5 6.0   -> median 5.0, mean 29 / 6, volume-weighted 6,900 / 1,300
+#   advertised 6.0 6.5 7.0 9.0           -> median 6.75, trimmed (max(10%, 1/4): one out at each end) 13.5 / 2 = 6.75, no volume
+#   transacted 3.0 4.5 5.0 5.0 5.5 6.0   -> median 5.0, trimmed (one each end) 20 / 4 = 5.0, volume-weighted 6,900 / 1,300
 #   all (10)                             -> median (5.5 + 6.0) / 2 = 5.75, trimmed (3.0 and 9.0 out) 45.5 / 8 = 5.6875,
 #                                           volume-weighted = transacted (advertised rows weigh nothing)
-#   adjusted advertised 6.5 7.0 8.0 10.0 -> median 7.5, mean 31.5 / 4 = 7.875
-#   adjusted transacted 3.5 5.0 5.5 6.0 6.5 7.0 -> median 5.75, mean 33.5 / 6, volume-weighted
+#   adjusted advertised 6.5 7.0 8.0 10.0 -> median 7.5, trimmed 15 / 2 = 7.5
+#   adjusted transacted 3.5 5.0 5.5 6.0 6.5 7.0 -> median 5.75, trimmed 23 / 4 = 5.75, volume-weighted
 #                                           (6,900 + 0.5 x 300 + 1.0 x 1,000) / 1,300 = 8,050 / 1,300
 #   adjusted all: 3.5 5.0 5.5 6.0 6.5 6.5 7.0 7.0 8.0 10.0 -> median 6.5, trimmed 51.5 / 8 = 6.4375
 EXPECTED_METHODOLOGY = {
     ("median", "raw"): (6.75, 5.0, 5.75),
     ("median", "adjusted"): (7.5, 5.75, 6.5),
-    ("trimmed-mean", "raw"): (7.125, 29 / 6, 5.6875),
-    ("trimmed-mean", "adjusted"): (7.875, 33.5 / 6, 6.4375),
+    ("trimmed-mean", "raw"): (6.75, 5.0, 5.6875),
+    ("trimmed-mean", "adjusted"): (7.5, 5.75, 6.4375),
     ("volume-weighted", "raw"): (None, 6900 / 1300, 6900 / 1300),
     ("volume-weighted", "adjusted"): (None, 8050 / 1300, 8050 / 1300),
 }
@@ -309,7 +322,7 @@ def test_methodology_spreads_by_hand():
     table = {(r.method, r.scope): r.spread for r in build_index(NOVEMBER, adjustments=ADJ).methodology}
     assert table[("median", "raw")] == pytest.approx(1.75)  # 6.75 - 5.0
     assert table[("median", "adjusted")] == pytest.approx(1.75)  # 7.5 - 5.75
-    assert table[("trimmed-mean", "raw")] == pytest.approx(7.125 - 29 / 6)  # 2.2917
+    assert table[("trimmed-mean", "raw")] == pytest.approx(6.75 - 5.0)
     assert table[("volume-weighted", "raw")] is None  # advertised rows carry no volume
 
 

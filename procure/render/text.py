@@ -527,6 +527,24 @@ def methodology_table(build: IndexBuild) -> Table:
     return table
 
 
+def strata_rows(build: IndexBuild) -> tuple[list[str], list[list[str]]]:
+    headers = ["Term", "Kind", "Grade", "Weight", "Quotes", "Sellers", "Level", "Status"]
+    rows = [[r.term, r.kind, r.grade, percent(r.weight, 1), str(r.quotes), str(r.sellers), money(r.level, 3), r.status] for r in build.strata]
+    return headers, rows
+
+
+def strata_table(build: IndexBuild) -> Table:
+    from rich.table import Table
+
+    headers, rows = strata_rows(build)
+    table = Table(title=f"Strata in the {build.period} of {build.methodology_period} (fixed weights: {build.weights_source})", header_style="bold")
+    for i, title in enumerate(headers):
+        table.add_column(title, justify="right" if 3 <= i <= 6 else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def index_table(build: IndexBuild) -> Group:
     from rich.console import Group
     from rich.table import Table
@@ -534,24 +552,29 @@ def index_table(build: IndexBuild) -> Group:
 
     scope = ", scope-adjusted" if build.scope_adjust else ""
     table = Table(title=f"Index: {build.method}, {build.kind} prices{scope}, by {build.period}", header_style="bold")
-    for title in ("Period", "Level", "Observations"):
+    for title in ("Period", "Level", "Observations", "Strata own / carried / none"):
         table.add_column(title, justify="right")
     for point in build.points:
-        table.add_row(str(point.period), money(point.level, 3), str(point.observations))
-    return Group(table, methodology_table(build), Text("\n".join(f"note: {n}" for n in build.notes)))
+        flag = " (carried)" if point.carried else (" (thin)" if point.thin else "")
+        table.add_row(str(point.period), money(point.level, 3) + flag, str(point.observations), f"{point.strata_own} / {point.strata_carried} / {point.strata_missing}")
+    return Group(table, methodology_table(build), strata_table(build), Text("\n".join([f"rule: {r}" for r in build.rules] + [f"note: {n}" for n in build.notes])))
 
 
 def index_text(build: IndexBuild, fmt: str) -> str:
     if fmt == "json":
         return build.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        rows = [[str(p.period), money(p.level, 3), str(p.observations)] for p in build.points]
+        rows = [[str(p.period), money(p.level, 3) + (" (carried)" if p.carried else " (thin)" if p.thin else ""), str(p.observations)] for p in build.points]
         headers, method_rows = methodology_rows(build)
+        strata_headers, strata_body = strata_rows(build)
         return (
             f"# Index: {build.method}, {build.kind} prices{', scope-adjusted' if build.scope_adjust else ''}, by {build.period}\n\n"
             + markdown_table(["Period", "Level", "Observations"], rows, right={1, 2})
             + f"\n\n{_md_cell(methodology_caption(build))}\n\n"
             + markdown_table(headers, method_rows, right={2, 3, 4, 5})
+            + f"\n\nStrata (fixed weights: {build.weights_source})\n\n"
+            + markdown_table(strata_headers, strata_body, right={3, 4, 5, 6})
+            + "\n\n" + "\n".join(f"- {_md_cell(r)}" for r in build.rules)
             + "\n"
             + "".join(f"\nnote: {_md_cell(n)}" for n in build.notes)
             + ("\n" if build.notes else "")
