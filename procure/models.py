@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StringConstraints
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -359,7 +359,7 @@ class HorizonConfig(Strict):
         "index-linked: its spread, floor and cap), at the raw index, or at its last price plus its escalator",
     )
     index_growth: Annotated[Number, Field(ge=-0.9, le=1)] = Field(0.0, description="the index change a year that the horizon assumes (0: today's level stays)")
-    count_sla_credits: bool = Field(False, description="count expected SLA credits in the horizon cost (a remedy, not a saving: off by default)")
+    count_sla_credits: StrictBool = Field(False, description="count expected SLA credits in the horizon cost (a remedy, not a saving: off by default)")
     downtime_cv: Annotated[Number, Field(gt=0, le=10)] = Field(
         1.0, description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the expected availability"
     )

@@ -279,3 +279,18 @@ def test_a_built_index_can_replace_the_workspace_index(workspace_copy):
     assert run("validate", "-w", root, "--as-of", AS_OF).exit_code == 0
     refused = run("compare", "-w", root, "--as-of", AS_OF, "-f", "csv", "--out", target)
     assert refused.exit_code == 2 and "is an input of the workspace" in refused.stderr
+
+
+def test_scope_adjust_works_before_any_offer_validates(workspace_copy):
+    # An index-linked offer needs market/index.csv; the index is what `index build` makes. Without it the
+    # workspace does not validate, yet the build (which needs only procure.yaml and the grades) works, and
+    # its output makes the workspace whole.
+    root = workspace_copy("market_ws")
+    (root / "market" / "index.csv").unlink()
+    assert run("validate", "-w", root).exit_code == 2
+    target = root / "market" / "index.csv"
+    result = run("index", "build", root / "market" / "quotes.csv", "-w", root, "--scope-adjust", "--out", target)
+    assert result.exit_code == 0, result.stderr
+    # November, adjusted (T-BM + 0.95, T-MC + 0.80): 7.15, 6.60, 5.60, 6.15 -> median (6.15 + 6.60) / 2 = 6.375
+    assert "2026-11-01,6.3750,4" in target.read_text()
+    assert run("validate", "-w", root).exit_code == 0

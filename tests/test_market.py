@@ -438,3 +438,86 @@ def test_other_bad_values(tmp_path, row, field):
 def test_a_file_without_rows_is_an_error(tmp_path):
     with pytest.raises(InputError):
         read_quotes(write(tmp_path, HEADER), "quotes.csv")
+
+
+# --- strata: the level does not move when only the mix moves ----------------------------------------
+
+
+def sq(day: str, price: float, seller: str, term: int = 0, kind: str = "transacted", grade: str = "A", volume: float = 100.0) -> Quote:
+    return Quote(line=0, date=date.fromisoformat(day), gpu="B200", price=price, kind=kind, term_months=term, seller=seller, grade=grade, gpu_hours=volume)
+
+
+def stratum_quotes(day: str, prices: list[float], **where) -> list[Quote]:
+    """One quote per price, each from its own seller (so no seller cap binds)."""
+    return [sq(day, p, f"seller{i}", **where) for i, p in enumerate(prices)]
+
+
+def test_two_periods_with_the_same_prices_but_a_different_mix_give_the_same_level():
+    # Stratum on-demand (0-3 months): 5.0, 5.2, 5.4 -> median 5.2; stratum 13-36 months: 7.0, 7.2, 7.4 -> 7.2.
+    # October has 3 short and 6 long quotes, November 6 short and 3 long: the same prices in every stratum.
+    short, long_ = [5.0, 5.2, 5.4], [7.0, 7.2, 7.4]
+    october = stratum_quotes("2026-10-02", short) + stratum_quotes("2026-10-03", long_ * 2, term=24)
+    november = stratum_quotes("2026-11-02", short * 2) + stratum_quotes("2026-11-03", long_, term=24)
+    build = stratified_index(october + november, "median")
+    # weights from the whole sample: 9 short and 9 long quotes -> 1/2 each: 0.5 x 5.2 + 0.5 x 7.2 = 6.2
+    assert levels(build) == {OCT: pytest.approx(6.2), NOV: pytest.approx(6.2)}
+    assert all(not p.thin for p in build.points)
+    # pooled, the mix moves the level: October's median is 7.0 (5.0 5.2 5.4 7.0 [7.0] 7.2 ...), November's 5.4
+    # (5.0 5.0 5.2 5.2 [5.4] 5.4 7.0 ...)
+    assert levels(build_index(october + november, "median")) == {OCT: pytest.approx(7.0), NOV: pytest.approx(5.4)}
+    assert [(r.term, r.weight) for r in build.strata] == [("0-3", pytest.approx(0.5)), ("13-36", pytest.approx(0.5))]
+    assert any("fixed-weight average" in rule for rule in build.rules)
+
+
+def test_weights_from_procure_yaml_replace_the_sample_shares():
+    quotes = stratum_quotes("2026-11-02", [5.0, 5.2, 5.4]) + stratum_quotes("2026-11-03", [7.0, 7.2, 7.4], term=24)
+    settings = StrataSettings(weights={("0-3", "transacted", "A"): 3.0, ("13-36", "transacted", "A"): 1.0})
+    build = stratified_index(quotes, "median", settings=settings)
+    # 0.75 x 5.2 + 0.25 x 7.2 = 5.7
+    assert levels(build) == {NOV: pytest.approx(5.7)}
+    assert build.weights_source == "procure.yaml"
+
+
+def test_no_seller_carries_more_than_the_cap_in_a_stratum():
+    # One seller quotes 9.0 four times, two others 5.0 and 6.0 once, equal volumes. Volume-weighted without a cap:
+    # (4 x 9 + 5 + 6) / 6 = 7.833. With a 50% cap the big seller's 4/6 falls to 1/2 and the other two share the
+    # other half in proportion (1/4 each): 0.5 x 9 + 0.25 x 5 + 0.25 x 6 = 7.25.
+    quotes = [sq("2026-11-02", 9.0, "big") for _ in range(4)] + [sq("2026-11-03", 5.0, "small1"), sq("2026-11-04", 6.0, "small2")]
+    capped = stratified_index(quotes, "volume-weighted", settings=StrataSettings(seller_cap=0.5))
+    assert levels(capped) == {NOV: pytest.approx(7.25)}
+    uncapped = stratified_index(quotes, "volume-weighted", settings=StrataSettings(seller_cap=1.0))
+    assert levels(uncapped) == {NOV: pytest.approx(47 / 6)}
+
+
+def test_with_too_few_sellers_for_the_cap_each_seller_gets_an_equal_share():
+    # two sellers and a 40% cap (2 x 0.4 < 1): equal shares; the median of 3.0 (half) and 5.0, 5.0, 5.0 (half)
+    # falls between them: (3.0 + 5.0) / 2 = 4.0
+    quotes = [sq("2026-11-02", 3.0, "one")] + [sq("2026-11-03", 5.0, "two") for _ in range(3)]
+    assert levels(stratified_index(quotes, "median", settings=StrataSettings(seller_cap=0.4))) == {NOV: pytest.approx(4.0)}
+
+
+def test_a_thin_stratum_carries_its_last_level_forward_and_is_flagged():
+    # October: three quotes, median 5.2. November: one quote at 9.0, fewer than the minimum of 3: the level is
+    # October's 5.2 carried forward, flagged, never 9.0 from a single quote.
+    quotes = stratum_quotes("2026-10-02", [5.0, 5.2, 5.4]) + [sq("2026-11-02", 9.0, "lone")]
+    build = stratified_index(quotes, "median")
+    assert levels(build) == {OCT: pytest.approx(5.2), NOV: pytest.approx(5.2)}
+    november = build.points[1]
+    assert (november.thin, november.carried, november.strata_own, november.strata_carried) == (True, True, 0, 1)
+    assert build.strata[0].status.startswith("carried forward from 2026-10-01")
+    assert any("thin strata" in n for n in build.notes)
+
+
+def test_a_stratum_without_any_level_yet_is_left_out_and_the_weights_rescaled():
+    # November: short stratum 5.0 5.2 5.4 (own), long stratum one quote (thin, no earlier level): the level is the
+    # short stratum's 5.2 alone, flagged
+    quotes = stratum_quotes("2026-11-02", [5.0, 5.2, 5.4]) + [sq("2026-11-03", 8.0, "x", term=24)]
+    build = stratified_index(quotes, "median")
+    assert levels(build) == {NOV: pytest.approx(5.2)}
+    assert build.points[0].strata_missing == 1 and build.points[0].thin
+
+
+def test_trimming_trims_a_period_of_five():
+    # five equal-weight prices: max(10%, 1/5) = one whole quote from each end: (2 + 3 + 4) / 3 = 3
+    quotes = stratum_quotes("2026-11-02", [1.0, 2.0, 3.0, 4.0, 100.0])
+    assert levels(stratified_index(quotes, "trimmed-mean")) == {NOV: pytest.approx(3.0)}

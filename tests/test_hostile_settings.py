@@ -1,0 +1,93 @@
+"""Hostile values in the settings of the horizon, benchmark, hedge and Monte Carlo: each is refused
+with exit 2 and a `file:line: field:` message naming what was expected, no traceback, nothing written.
+
+Each case appends one section to tests/data/basic/procure.yaml (or edits an offer) and runs
+`procure validate`; the line is counted in the file as written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from clihelp import assert_error, run
+
+
+def append(root: Path, text: str, needle: str) -> int:
+    """Append `text` to procure.yaml; the 1-based line of the first line containing `needle`."""
+    path = root / "procure.yaml"
+    before = path.read_text()
+    if not before.endswith("\n"):
+        before += "\n"
+    path.write_text(before + text)
+    lines = (before + text).splitlines()
+    return next(i for i, line in enumerate(lines, start=1) if needle in line and i > before.count("\n"))
+
+
+CASES = [
+    # (section appended, the line's needle, field, part of the message)
+    ("horizon:\n  renewal: market\n", "renewal:", "horizon.renewal", "basis"),
+    ("horizon:\n  count_sla_credits: 'yes'\n", "count_sla_credits", "horizon.count_sla_credits", "true or false"),
+    ("horizon:\n  count_sla_credits: 1\n", "count_sla_credits", "horizon.count_sla_credits", "true or false"),
+    ("horizon:\n  index_growth: 5\n", "index_growth", "horizon.index_growth", "1"),
+    ("horizon:\n  downtime_cv: 0\n", "downtime_cv", "horizon.downtime_cv", "0"),
+    ("assumptions_extra: 1\n", "assumptions_extra", "assumptions_extra", ""),
+    ("uncertainty:\n  demand: {triangular: [1.2, 1.0, 0.8]}\n", "demand:", "uncertainty.demand", "low <= mode <= high"),
+    ("uncertainty:\n  demand: {triangular: [0.8, 1.0]}\n", "demand:", "uncertainty.demand", ""),
+    ("uncertainty:\n  production: {uniform: [0, 1]}\n", "production:", "uncertainty.production", "0 < low"),
+    ("uncertainty:\n  throughput:\n    claimed: {triangular: [0.8, 0.9, 1.0]}\n", "claimed:", "uncertainty.throughput.claimed", ""),
+    ("uncertainty:\n  throughput:\n    vendor_claim: {triangular: [0.9, 0.8, 1.0]}\n", "vendor_claim:", "uncertainty.throughput.vendor_claim", "low <= mode <= high"),
+    ("index:\n  min_quotes: 0\n", "min_quotes", "index.min_quotes", "1"),
+    ("index:\n  seller_cap: 1.5\n", "seller_cap", "index.seller_cap", "1"),
+    ("index:\n  seller_cap: 0\n", "seller_cap", "index.seller_cap", "0"),
+    ("index:\n  strata: [term, region]\n", "strata:", "index.strata", "grade"),
+    ("index:\n  weights:\n    - {term: 0-3, kind: offered, grade: T-MC, weight: 1}\n", "kind: offered", "index.weights[0].kind", "transacted"),
+    ("index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 0}\n", "weight: 0", "index.weights[0].weight", "0"),
+    ("index:\n  weights:\n    - {term: 5-9, kind: advertised, grade: T-MC, weight: 1}\n", "term: 5-9", "index.weights[0].term", "13-36"),
+    (
+        "index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 2}\n",
+        "weight: 2",
+        "index.weights[1]",
+        "listed twice",
+    ),
+    ("hedge:\n  forward: -5\n", "forward", "hedge.forward", "0"),
+]
+
+
+@pytest.mark.parametrize("text, needle, field, message", CASES, ids=[c[2] + ":" + c[0].split("\n")[1].strip()[:24] for c in CASES])
+def test_a_bad_setting_is_located(workspace_copy, text, needle, field, message):
+    root = workspace_copy("basic")
+    line = append(root, text, needle)
+    err = assert_error(run("validate", "-w", root), f"procure.yaml:{line}: {field}", message)
+    assert err.count("\n") >= 1
+
+
+def test_vendor_default_rate_out_of_range_is_located(workspace_copy):
+    root = workspace_copy("basic")
+    path = root / "procure.yaml"
+    text = path.read_text()
+    assert "assumptions:\n" in text
+    path.write_text(text.replace("assumptions:\n", "assumptions:\n  vendor_default_rate: 1.2\n", 1))
+    line = path.read_text().splitlines().index("  vendor_default_rate: 1.2") + 1
+    assert_error(run("validate", "-w", root), f"procure.yaml:{line}: assumptions.vendor_default_rate", "less than 1")
+    path.write_text(text.replace("assumptions:\n", "assumptions:\n  vendor_default_rate: -0.01\n", 1))
+    assert_error(run("validate", "-w", root), f"procure.yaml:{line}: assumptions.vendor_default_rate", "at least 0")
+
+
+def test_an_unknown_points_source_is_located(workspace_copy):
+    root = workspace_copy("basic")
+    path = root / "offers" / "alpha.yaml"
+    lines = path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if "points_source: measured" in line)
+    lines[at] = lines[at].replace("measured", "guess")
+    path.write_text("\n".join(lines) + "\n")
+    assert_error(run("validate", "-w", root), f"offers/alpha.yaml:{at + 1}: performance.points_source", "reference")
+
+
+def test_bad_strata_settings_stop_index_build_too(workspace_copy, data_dir):
+    root = workspace_copy("basic")
+    line = append(root, "index:\n  min_quotes: 0\n", "min_quotes")
+    out = root.parent / "index.csv"
+    result = run("index", "build", data_dir / "market_ws" / "market" / "quotes.csv", "-w", root, "--scope-adjust", "--out", out)
+    assert_error(result, f"procure.yaml:{line}: index.min_quotes")
+    assert not out.exists()
