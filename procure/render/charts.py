@@ -246,7 +246,7 @@ def hedge_stress(plan: HedgePlan) -> str:
     )
     ax.axhline(0, color=INK, linewidth=0.6)
     ax.set_xticks(x, labels)
-    ax.set_xlabel("index move from today's level", fontsize=7)
+    ax.set_xlabel("index move from the forward" if plan.stress_level != plan.index_level else "index move from today's level", fontsize=7)
     ax.set_ylabel(f"change in floating cost, {plan.currency}")
     ax.yaxis.set_major_formatter(_thousands())
     ax.legend(fontsize=6.5, frameon=False, loc="upper left")
