@@ -625,3 +625,12 @@ def test_price_to_tie_solves_the_horizon_figure(cf):
     assert 3.00 + d < 3.00  # hotel must cut its price to tie over the horizon, though it leads the snapshot
     assert ev.offer("india").metrics["price_to_tie"] == pytest.approx(3.20)
     assert hotel.metrics["vs_leader"] == pytest.approx(hotel.metrics["horizon_cost_per_task"] / ev.offer("india").metrics["horizon_cost_per_task"] - 1)
+
+
+def test_price_to_tie_of_an_index_linked_offer_moves_its_spread(cf):
+    # foxtrot: clamp(5.00 + 0.50, 3, 10) = 5.50 for 24 months (its 12-month term, then a renewal that keeps the
+    # spread), same throughput, staff and software as india (3.20 flat). The spread that ties india's PV cost per
+    # PV task makes every month cost the same as india's: (5.50 + d) x 73,000 + 13,650 = 247,250 -> 5.50 + d = 3.20.
+    ev = horizon_eval(cf, 24, rank_by_horizon=True)
+    assert ev.offer("foxtrot").metrics["price_to_tie"] == pytest.approx(233_600 / 73_000, rel=1e-9)
+    assert ev.offer("golf").metrics["price_to_tie"] is None  # owned: no rental price to negotiate

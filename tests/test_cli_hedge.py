@@ -248,3 +248,11 @@ def test_a_bad_as_of_date(ws):
     result = run("hedge", "--workspace", ws, "--as-of", "2026-11-31")
     assert result.exit_code == 2
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_nothing_to_hedge_is_said_in_words(ws):
+    out = " ".join(hedge(ws, "--offer", "owned").stdout.split())
+    assert "Nothing to hedge: the offer pays no GPU-hour rent" in out
+    assert "Ladder" not in out and "Stress" not in out
+    plan = json.loads(hedge(ws, "--offer", "owned", "--format", "json").stdout)
+    assert plan["nothing_to_hedge"] and plan["ladder"] == [] and plan["stress"] == []

@@ -856,3 +856,23 @@ def test_points_source_sets_the_width_of_the_throughput_draw(workspace_copy):
     assert 0.5 <= f.throughput[:, at["anchor"]].min() and f.throughput[:, at["anchor"]].max() <= 0.7
     assert 0.99 <= f.throughput[:, at["dear"]].min() and f.throughput[:, at["dear"]].max() <= 1.01  # measured
     assert 0.75 <= f.throughput[:, at["floaty"]].min() and f.throughput[:, at["floaty"]].max() <= 1.0  # vendor claim
+
+
+def test_sensitivity_rows_for_demand_and_the_production_factor(workspace_copy):
+    # Second method for the demand row: the deterministic evaluation with tasks_per_month x 0.5 and x 1.5.
+    root = workspace_copy("uncertainty_zero")
+    edit(root / "procure.yaml", "  demand: {triangular: [1.0, 1.0, 1.0]}\n", "  demand: {triangular: [0.5, 1.0, 1.5]}\n")
+    edit(root / "procure.yaml", "  production: {triangular: [1.0, 1.0, 1.0]}\n", "  production: {triangular: [0.8, 0.9, 1.0]}\n")
+    result = run_sensitivity(root, 3)
+    rows = {r.input: r for r in result.rows}
+    assert "demand" in rows and "benchmark to production (every GPU-hour offer)" in rows
+    import shutil
+
+    for end, factor in (("low", 0.5), ("high", 1.5)):
+        moved = root.parent / end
+        shutil.copytree(root, moved)
+        edit(moved / "procure.yaml", "  tasks_per_month: 40000000\n", f"  tasks_per_month: {40_000_000 * factor:.0f}\n")
+        ev = evaluate(load_workspace(moved), AS_OF)
+        costs = rows["demand"].costs_low if end == "low" else rows["demand"].costs_high
+        for offer_id, cost in costs.items():
+            assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12), (end, offer_id)
