@@ -570,11 +570,13 @@ def index_build(
 ) -> None:
     """Build a rental price index from price observations, and show how its level depends on the method.
 
-    Each period's level comes from the chosen method (median, trimmed mean without
-    the top and bottom 10%, or volume-weighted mean) over the observations that pass
-    the filters. The methodology table, always shown (on standard error with csv), gives
-    the latest period's level under every method x kind x scope choice and the spread
-    between advertised and transacted prices. The CSV can serve as market/index.csv.
+    Each period's level is a fixed-weight average of strata (term bucket x kind x
+    grade; index.strata, index.weights), each stratum's level by the chosen method
+    (median, trimmed mean, or volume-weighted mean), no seller above index.seller_cap of
+    a stratum, thin strata (under index.min_quotes) carried forward and flagged. The
+    methodology, always shown (on standard error with csv), gives the latest period's
+    level under every method x kind x scope, the strata and the rules. Only procure.yaml
+    and grades/ are read, never the offers. The CSV can serve as market/index.csv.
 
     Examples:
 
@@ -628,12 +630,13 @@ def hedge(
 ) -> None:
     """Recommend a rental price hedge for an offer: ratio, ladder, contracts, stress, limits.
 
-    The exposure is the offer's billed GPU-hours each month of hedge.horizon_months:
-    index-linked months and months after the term (renewal) float, fixed-price months do
-    not. The hedge ratio h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of
-    your rent S and the index F, with rho, R^2 and the basis volatility; fewer than 12
-    changes are flagged. The ladder hedges hedge.ladder's share of each tenor bucket in
-    contracts of hedge.contract_gpu_hours; the stress table moves the index -40% to +40%.
+    The exposure is the offer's billed GPU-hours each month of hedge.horizon_months from
+    delivery: index-linked months and months after the term (renewal) float, fixed-price
+    months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
+    rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
+    basis volatility; the ladder uses 1 unless h* differs from 1 significantly, in
+    contracts of hedge.contract_gpu_hours; the stress table moves the index -40% to +40%
+    from hedge.forward (else today's index).
 
     Examples:
 
@@ -947,9 +950,9 @@ def cashflow(
 
     Each offer becomes a monthly schedule: prepayment at signing and its draw-down,
     rent with its escalator, fees by kind, your operating staff, software, expected SLA
-    credits (claimed ones at horizon.claim_success), a late-delivery credit, renewal
-    after the term (horizon.renewal: index or escalate, stated in the output) and exit
-    costs in the last month. The horizon figures: total commitment, total cost, NPV at
+    credits (shown, counted only with horizon.count_sla_credits), a late-delivery credit,
+    renewal after the term (horizon.renewal: basis, index or escalate, stated in the
+    output) and exit costs in the last month. The horizon figures: total commitment, total cost, NPV at
     the cost of capital, and NPV of cost per NPV of successful tasks.
 
     Examples:
