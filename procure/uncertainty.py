@@ -91,11 +91,12 @@ def draw_factors(offers: list[Offer], currencies: list[str], config: Uncertainty
     """All factors, in a fixed order from one seeded generator: same seed, same numbers."""
     rng = np.random.default_rng(seed)
     groups: dict[str, Distribution] = {}
-    for o in offers:
-        groups.setdefault(throughput_group(o, config), throughput_distribution(o, config))
-    names = list(groups)
-    curves = sample(rng, [groups[g] for g in names], draws)  # one column per curve
-    where = np.array([names.index(throughput_group(o, config)) for o in offers], dtype=int)
+    keys = [throughput_group(o, config) for o in offers]
+    for o, key in zip(offers, keys):
+        groups.setdefault(key, throughput_distribution(o, config))
+    group_column = {key: i for i, key in enumerate(groups)}
+    curves = sample(rng, list(groups.values()), draws)  # one column per curve
+    where = np.array([group_column[key] for key in keys], dtype=int)
     production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
     gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
     throughput = curves[:, where] * np.where(gpu_hour, production, 1.0) if len(offers) else np.empty((draws, 0))
