@@ -423,7 +423,8 @@ def whatif(
 
     Recomputes the offer with the change and reports cost per successful task before
     and after, the monthly saving at the workload's demand, the net of the change's
-    monthly cost, the payback of its one-off cost, and the throughput gain that alone
+    monthly cost, the payback of its one-off cost (discounted at the cost of capital,
+    flagged beyond the offer's term), and the throughput gain that alone
     would break even. When the committed GPUs are already partly idle, a faster stack
     saves nothing until the commitment shrinks: try --gpus. With --price-to-win, the
     list price at which every acceptable offer would tie the leader.
