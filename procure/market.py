@@ -382,6 +382,9 @@ def build_index(
         unweighted = sorted({stratum_of(q, settings.by) for q in chosen} - set(settings.weights))
         if unweighted:
             notes.append("strata without a weight in procure.yaml are left out: " + ", ".join(" / ".join(s) for s in unweighted))
+        unused = sorted(set(settings.weights) - {stratum_of(q, settings.by) for q in chosen})
+        if unused:
+            notes.append("weights in procure.yaml for strata without quotes in the selection: " + ", ".join(" / ".join(s) for s in unused))
 
     # Methodology: the latest period of the filtered market, under every method, kind and scope.
     market = _select(quotes, filters, "all")

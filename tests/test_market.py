@@ -476,6 +476,10 @@ def test_weights_from_procure_yaml_replace_the_sample_shares():
     # 0.75 x 5.2 + 0.25 x 7.2 = 5.7
     assert levels(build) == {NOV: pytest.approx(5.7)}
     assert build.weights_source == "procure.yaml"
+    # a weight for a stratum that has no quotes (a misspelt grade) is named, not silently used
+    typo = StrataSettings(weights={("0-3", "transacted", "A"): 3.0, ("13-36", "transacted", "a"): 1.0})
+    notes = " ".join(stratified_index(quotes, "median", settings=typo).notes)
+    assert "13-36 / transacted / a" in notes and "left out: 13-36 / transacted / A" in notes
 
 
 def test_no_seller_carries_more_than_the_cap_in_a_stratum():
