@@ -892,7 +892,10 @@ def _fixed_times(workbook: bytes, stamp: object) -> bytes:
 
 # --- cash flow over a horizon -------------------------------------------------------------------
 
-FLOW_COLUMNS = ("prepayment", "rent", "fees", "staff", "software", "power_colo", "capital", "credits", "exit", "total")
+# total sums the columns before it; sla_credits, after it, is shown but counted only with horizon.count_sla_credits
+# (then it is part of credits too)
+FLOW_COLUMNS = ("prepayment", "rent", "fees", "staff", "software", "power_colo", "capital", "credits", "prepay_risk", "exit", "total", "sla_credits")
+FLOW_LABELS = {"power_colo": "power/colo", "prepay_risk": "prepay risk", "sla_credits": "SLA credits (shown)"}
 
 
 def horizon_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
@@ -917,7 +920,7 @@ def horizon_caption(ev: Evaluation) -> str:
 
 
 def flow_rows(record: OfferRecord) -> tuple[list[str], list[list[str]]]:
-    headers = ["Month", "Phase", "GPUs", *[c.replace("_", "/") for c in FLOW_COLUMNS], "Successful tasks"]
+    headers = ["Month", "Phase", "GPUs", *[FLOW_LABELS.get(c, c) for c in FLOW_COLUMNS], "Successful tasks"]
     rows = [[str(f.month), f.phase, number(f.gpus, 1), *[money(getattr(f, c), 0) for c in FLOW_COLUMNS], number(f.successful_tasks)] for f in (record.cashflow.months if record.cashflow else [])]
     return headers, rows
 
