@@ -465,3 +465,19 @@ def test_the_limits_are_stated(ev):
     limits = " ".join(hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed").limits)
     assert "failed deployment" in limits and "customer pay" in limits and "basis" in limits
     assert "tenors exist and trade" in limits and "index the contract settles on" in limits and "longer fixed-price term" in limits and "swap" in limits
+
+
+def test_the_hedge_and_the_cash_flow_renew_by_the_same_rule(ev):
+    # fixed: 4.00 for 2 months, index 5.00, basis renewal. The hedge's +20% stress prices months 3-6 at
+    # 4.00 + 1 x (6.00 - 5.00) = 5.00 a GPU-hour; the cash flow with the index at 6.00 must agree.
+    from procure.cashflow import schedule
+    from procure.models import HorizonConfig
+
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
+    up = next(r for r in plan.stress if r.index_move == pytest.approx(0.20))
+    assert up.unhedged == pytest.approx(4 * 7300 * 5.00)
+    # an index growing 20% a year stands at 5.00 x 1.2 = 6.00 in month 12, a renewal month of the cash flow
+    flow = schedule(ev.offer("fixed"), 12, HorizonConfig(index_growth=0.20), AS_OF, 1.0, 5.0, 0.1, 100_000, None)
+    assert flow.months[12].index_level == pytest.approx(6.00)
+    assert flow.months[12].phase == "renewal"
+    assert flow.months[12].rent == pytest.approx(5.00 * 7300)
