@@ -809,7 +809,7 @@ def diff(
         procure diff old.json new.json --format markdown
     """
     from procure.history import diff as compare_runs
-    from procure.history import latest_run_id, load_evaluation
+    from procure.history import latest_run_id, load_evaluation, run_id
 
     root = Path(workspace)
     if head is None:
@@ -820,7 +820,7 @@ def diff(
             raise InputError([Problem(".procure/history.sqlite", None, "", "no saved runs yet: save one with `procure evaluate --save`")])
         head = str(latest)
     if base is None:
-        previous = latest_run_id(root, before=int(head)) if head.isdigit() else None
+        previous = latest_run_id(root, before=run_id(head)) if run_id(head) is not None else None
         if previous is None:
             from procure.errors import Problem
 

@@ -16,8 +16,11 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        from procure.textsafe import printable  # names and values echoed from outside: never raw to a terminal
+
         where = self.file if self.line is None else f"{self.file}:{self.line}"
-        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        text = f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        return printable(text)
 
 
 class InputError(Exception):

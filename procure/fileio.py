@@ -1,20 +1,118 @@
-"""Writing outputs: atomically, into folders created on demand, never over an input."""
+"""Writing outputs: atomically, into folders created on demand, never over an input or a workspace file.
+
+Every output goes through `check_output` and `write_atomic`:
+
+- a file of a workspace (procure.yaml, offers/, grades/, performance/, market/) is never replaced
+  unless the command exists to replace it and the caller says so (`replace_inputs`); nothing is
+  ever written into `.procure/` (the history) this way; a file this run reads as its own input is
+  never replaced, whatever the flags;
+- a path inside a workspace that leads out of it through a link is refused, as for inputs;
+- the temporary file is named so that it can be recognised later without a pattern that could
+  match anybody else's file: the name holds the owner's process id and a checksum of the name
+  itself, so a leftover of a killed run is removed by the next write in the same folder once its
+  owner is gone, and nothing else ever is;
+- the new file gets the mode a plain `open()` would give it (the umask is respected), and a file
+  that is replaced keeps its mode.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
-import tempfile
+import re
+import secrets
+import shutil
+import stat
+import time
 from pathlib import Path
 
 from procure.errors import InputError, Problem
 
-
-# The workspace's input files, registered when a workspace is loaded: outputs never replace them.
+# The workspace's input files, registered when a workspace is loaded: outputs replace them only
+# when the command exists for it.
 PROTECTED: set[Path] = set()
+# Files a command reads besides the workspace (quotes, a rent history, a sheet): never replaced.
+OWN_INPUTS: set[Path] = set()
+# Workspace roots loaded in this process.
+ROOTS: set[Path] = set()
+
+CONFIG_FILE = "procure.yaml"
+WORKSPACE_FOLDERS = ("offers", "grades", "performance", "market")
+HISTORY_FOLDER = ".procure"
 
 
 def protect(paths: list[Path]) -> None:
     PROTECTED.update(p.resolve() for p in paths)
+
+
+def register_root(root: Path) -> None:
+    ROOTS.add(Path(os.path.abspath(root)))
+
+
+def own_input(path: Path) -> None:
+    """A file this command reads: no output of the same run may replace it."""
+    OWN_INPUTS.add(Path(path).resolve())
+
+
+def _roots_of(path: Path) -> list[Path]:
+    """The workspaces (folders holding procure.yaml, or loaded in this run) that contain `path`."""
+    found: list[Path] = []
+    for candidate in (path, *path.parents):
+        if candidate in ROOTS or (candidate / CONFIG_FILE).is_file():
+            found.append(candidate)
+    return found
+
+
+def workspace_part(root: Path, path: Path) -> str | None:
+    """'procure.yaml', a workspace folder name or '.procure' when `path` is part of the workspace."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return None
+    if parts == (CONFIG_FILE,):
+        return CONFIG_FILE
+    if len(parts) >= 2 and parts[0] in (*WORKSPACE_FOLDERS, HISTORY_FOLDER):
+        return parts[0]
+    return None
+
+
+def check_link(path: Path, display: str | None = None, root: Path | None = None) -> None:
+    """A file inside a workspace (given, or found above it) that leads out of it through a link is
+    refused, for reading as for writing: a vendor archive must not make procure read, echo or write
+    other files (a foreign SQLite database, a file of another project)."""
+    lexical = Path(os.path.abspath(path))
+    real = lexical.resolve()
+    roots = set(_roots_of(lexical))
+    if root is not None:
+        roots.add(Path(os.path.abspath(root)))
+    for candidate in roots:
+        if lexical.is_relative_to(candidate) and not real.is_relative_to(candidate.resolve()):
+            raise InputError([Problem(display or str(path), None, "", "refused: links to a file outside the workspace")])
+
+
+def _refuse(path: Path, option: str, message: str) -> InputError:
+    return InputError([Problem(str(path), None, option, message)])
+
+
+def check_output(path: Path, replace_inputs: bool = False, option: str = "--out") -> None:
+    """Refuse an output path that would replace an input, a workspace file or leave the workspace."""
+    path = Path(path)
+    lexical = Path(os.path.abspath(path))
+    real = lexical.resolve()
+    if real in OWN_INPUTS or lexical in OWN_INPUTS:
+        raise _refuse(path, option, "is an input of this command: choose another file, it was left alone")
+    if not replace_inputs and real in PROTECTED:
+        raise _refuse(path, option, "is an input of the workspace: choose another file, it was left alone")
+    for root in {*_roots_of(lexical), *_roots_of(real)}:
+        real_root = root.resolve()
+        if lexical.is_relative_to(root) and not real.is_relative_to(real_root):
+            raise _refuse(path, option, "refused: leads out of the workspace through a link")
+        for candidate in (lexical, real):
+            part = workspace_part(root, candidate) or workspace_part(real_root, candidate)
+            if part == HISTORY_FOLDER:
+                raise _refuse(path, option, "is inside .procure/ (the saved runs): choose a file outside it")
+            if part is not None and (candidate.exists() or candidate.is_symlink()) and not replace_inputs:
+                raise _refuse(path, option, f"is a file of the workspace ({part}): procure does not replace it from this command; choose another file")
 
 
 def write_atomic(path: Path, data: str | bytes, replace_inputs: bool = False) -> None:
@@ -24,48 +122,111 @@ def write_atomic(path: Path, data: str | bytes, replace_inputs: bool = False) ->
     files on purpose pass `replace_inputs`), nor is anything that is not a regular file.
     """
     path = Path(path)
-    if not replace_inputs and path.resolve() in PROTECTED:
-        raise InputError([Problem(str(path), None, "--out", "is an input of the workspace: choose another file, it was left alone")])
+    check_output(path, replace_inputs)
     if path.exists() and not path.is_dir() and not path.is_file():
-        raise InputError([Problem(str(path), None, "--out", "is not a regular file (a device or a pipe): choose a file name")])
+        raise _refuse(path, "--out", "is not a regular file (a device or a pipe): choose a file name")
     payload = data.encode("utf-8") if isinstance(data, str) else data
     for parent in (path.parent, *path.parent.parents):
         if parent.exists() and not parent.is_dir():
-            raise InputError([Problem(str(path), None, "--out", f"cannot write here: {parent} is a file, not a folder")])
+            raise _refuse(path, "--out", f"cannot write here: {parent} is a file, not a folder")
     if path.is_dir():
-        raise InputError([Problem(str(path), None, "--out", "is a folder: give a file name")])
+        raise _refuse(path, "--out", "is a folder: give a file name")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _remove_stale_temporaries(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        remove_abandoned(path.parent)
+        mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~current_umask()
+        tmp = path.parent / temporary_name(path.name)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError as exc:
-        raise InputError([Problem(str(path), None, "--out", f"cannot write here: {exc.strerror or exc}")]) from None
+        raise _refuse(path, "--out", f"cannot write here: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
+            os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise InputError([Problem(str(path), None, "--out", f"cannot write here: {exc.strerror or exc}")]) from None
+            raise _refuse(path, "--out", f"cannot write here: {exc.strerror or exc}") from None
         raise
 
 
-STALE_SECONDS = 600
+def current_umask() -> int:
+    """The process umask (read from /proc when possible, so that no other thread sees it change)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
-def _remove_stale_temporaries(path: Path) -> None:
-    """A run killed outright (SIGKILL) cannot remove its temporary file: the next write of the same
-    file removes such leftovers once they are clearly abandoned (older than ten minutes)."""
-    import time
+# --- temporaries of killed runs --------------------------------------------------------------------
 
+STALE_SECONDS = 600  # a live process with the recorded id that old is another process (ids are reused)
+_TEMPORARY = re.compile(r"^\.(?P<stem>.{1,100})\.(?P<pid>\d{1,10})\.(?P<token>[0-9a-f]{8})\.(?P<check>[0-9a-f]{12})\.tmp$", re.DOTALL)
+
+
+def _checksum(stem: str, pid: str, token: str) -> str:
+    return hashlib.sha256(f"procure-temporary\0{stem}\0{pid}\0{token}".encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def temporary_name(name: str) -> str:
+    """`.{name}.{pid}.{random}.{checksum}.tmp`: the name records its owner and proves it is ours."""
+    stem = name[:100]
+    pid, token = str(os.getpid()), secrets.token_hex(4)
+    return f".{stem}.{pid}.{token}.{_checksum(stem, pid, token)}.tmp"
+
+
+def owner_of(name: str) -> int | None:
+    """The process id recorded in one of our temporary names, or None for any other name."""
+    match = _TEMPORARY.match(name)
+    if match is None or _checksum(match["stem"], match["pid"], match["token"]) != match["check"]:
+        return None
+    return int(match["pid"])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def remove_abandoned(folder: Path) -> list[Path]:
+    """Remove the temporaries (files or staging folders) of runs that were killed: only names made by
+    `temporary_name`, owned by this user, whose process is gone (or that are too old to be its)."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
     now = time.time()
-    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+    for entry in entries:
+        pid = owner_of(entry.name)
+        if pid is None or pid == os.getpid():
+            continue
         try:
-            if now - leftover.stat().st_mtime > STALE_SECONDS:
-                leftover.unlink()
+            info = entry.stat(follow_symlinks=False)
+            if info.st_uid != os.getuid() or stat.S_ISLNK(info.st_mode):
+                continue
+            if _alive(pid) and now - info.st_mtime < STALE_SECONDS:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(entry.path)
+            elif stat.S_ISREG(info.st_mode):
+                os.unlink(entry.path)
+            else:
+                continue
+            removed.append(Path(entry.path))
         except OSError:
             pass
+    return removed

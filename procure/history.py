@@ -22,7 +22,7 @@ from procure.evaluate import Evaluation
 
 HISTORY_FILE = Path(".procure") / "history.sqlite"
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_S = 60.0
+BUSY_TIMEOUT_S = 5.0  # saves take milliseconds: waiting longer only hides a process that holds the lock
 DISPLAY = HISTORY_FILE.as_posix()
 
 
@@ -41,9 +41,36 @@ def _problem(message: str) -> InputError:
     return InputError([Problem(DISPLAY, None, "", message)])
 
 
+def _busy(exc: sqlite3.Error) -> bool:
+    """SQLite's "database is locked" / "busy": another process holds the history, it is not damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+BUSY_MESSAGE = (
+    "the history is busy: another process holds it locked (waited {s:g} s); try again when it has finished, "
+    "the history is fine and nothing was changed"
+)
+
+
+def _busy_problem() -> InputError:
+    return _problem(BUSY_MESSAGE.format(s=BUSY_TIMEOUT_S))
+
+
 def connect(root: Path, create: bool = True) -> sqlite3.Connection:
     """Open (and on first use create) the history, checking that it is ours and not newer."""
+    from procure.fileio import check_link
+
     path = Path(root) / HISTORY_FILE
+    # The history (or its folder) linked out of the workspace would make procure write into a
+    # foreign database: refused, as links out of the workspace are for every file.
+    for part in (path.parent, path):
+        if part.is_symlink() or part.exists():
+            check_link(part, DISPLAY, root)
+    if path.exists() and not path.is_file():
+        raise _problem("is not a regular file: refused")
     if not path.exists() and not create:
         raise _problem("no saved runs yet: save one with `procure evaluate --save`")
     try:
@@ -78,6 +105,8 @@ def connect(root: Path, create: bool = True) -> sqlite3.Connection:
         db.execute("SELECT count(*) FROM runs").fetchone()
     except sqlite3.DatabaseError as exc:
         db.close()
+        if _busy(exc):
+            raise _busy_problem() from None
         raise _problem(f"the history database is unreadable ({exc}); move it away to start a new history, nothing was changed") from None
     except InputError:
         db.close()
@@ -109,11 +138,15 @@ def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
         except sqlite3.Error as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            if _busy(exc):
+                raise _busy_problem() from None
             raise _problem(f"could not save the run: {exc}") from None
         return int(cursor.lastrowid or 0)
 
 
 def _damaged(exc: Exception) -> InputError:
+    if isinstance(exc, sqlite3.Error) and _busy(exc):
+        return _busy_problem()
     return _problem(f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was changed")
 
 
@@ -138,6 +171,8 @@ def load_run(root: Path, run_id: int) -> Evaluation:
 
 
 def latest_run_id(root: Path, before: int | None = None) -> int | None:
+    if before is not None:
+        before = min(before, 2**63 - 1)  # SQLite integers are 64-bit; every id is below this
     with closing(connect(root, create=False)) as db:
         try:
             if before is None:
@@ -149,16 +184,55 @@ def latest_run_id(root: Path, before: int | None = None) -> int | None:
     return found[0] if found else None
 
 
+MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
+MAX_EVALUATION_BYTES = 100 * 1024 * 1024
+
+
+def run_id(ref: str) -> int | None:
+    """A run id written in ASCII digits (not '²' or other Unicode digits), or None."""
+    if not (ref.isascii() and ref.isdigit()):
+        return None
+    return int(ref)
+
+
 def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
     """A run id from the history, or a path to an Evaluation JSON file; with a label for it."""
-    if ref.isdigit():
-        return load_run(root, int(ref)), f"run {ref}"
+    from procure.textsafe import printable
+    from procure.yamlsafe import read_text
+
+    number = run_id(ref)
+    if number is not None:
+        if number > MAX_RUN_ID:
+            raise _problem(f"no saved run {number} (see `procure history`)")
+        return load_run(root, number), f"run {ref}"
     path = Path(ref)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(ref, None, "", f"neither a run id nor a readable Evaluation JSON file ({exc})")]) from None
-    return _parse(text, ref), ref
+    if not path.exists() and not path.is_symlink():
+        raise InputError([Problem(ref, None, "", "neither a run id nor a readable Evaluation JSON file (no such file)")])
+    text = read_text(path, ref, MAX_EVALUATION_BYTES)  # a regular file only: a pipe or /dev/zero never ends
+    ev = _parse(text, ref)
+    _check_text(ev, ref)
+    return ev, printable(ref)
+
+
+def _check_text(ev: Evaluation, display: str) -> None:
+    """An Evaluation file is input like any other: text holding control characters or bidirectional
+    overrides (which would drive or spoof the terminal) is refused, with where it is."""
+    from procure.textsafe import unsafe_characters
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, str):
+            found = unsafe_characters(value)
+            if found:
+                raise InputError([Problem(display, None, where, f"holds {found}: refused (an Evaluation file is text from outside)")])
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key, where)
+                walk(item, f"{where}.{key}" if where else str(key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, f"{where}[{index}]")
+
+    walk(ev.model_dump(mode="json"), "")
 
 
 def _parse(text: str, display: str) -> Evaluation:

@@ -29,10 +29,11 @@ import yaml
 from pydantic import ValidationError
 
 from procure.errors import InputError, Problem
-from procure.fileio import write_atomic
+from procure.fileio import own_input, write_atomic
 from procure.models import OPERATING_JOBS, Offer
+from procure.textsafe import csv_writer
 from procure.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
-from procure.yamlsafe import Document, LineMap, load_yaml, read_text
+from procure.yamlsafe import Document, LineMap, load_yaml, read_text, regular_file
 
 MAX_XLSX_BYTES = 20 * 1024 * 1024
 MAX_ROWS = 10_000
@@ -204,9 +205,12 @@ def read_sheet(path: Path) -> Sheet:
     path = Path(path)
     display = str(path)
     if path.suffix.lower() == ".csv":
+        own_input(path)
         return _read_csv(path, display)
     if path.suffix.lower() == ".xls":
         raise InputError([Problem(display, None, "", "old .xls format: save the sheet as .xlsx or .csv")])
+    own_input(path)
+    regular_file(path, display, MAX_XLSX_BYTES)  # a pipe would hang the reader
     try:
         with path.open("rb") as handle:
             magic = handle.read(4)
@@ -775,7 +779,7 @@ def write_template(path: Path) -> None:
     values = _example_values()
     if path.suffix.lower() == ".csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out)
         writer.writerow(names)
         writer.writerow([_csv_cell(values.get(name)) for name in names])
         write_atomic(path, out.getvalue())

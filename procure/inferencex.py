@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
-from procure.fileio import write_atomic
+from procure.fileio import own_input, write_atomic
+from procure.yamlsafe import read_bytes
 
 CURVE_COLUMNS = ("interactivity", "output_tok_s_gpu", "ttft_s")
 PER_GPU_BASES = ("all", "decode")
@@ -85,13 +86,9 @@ def read_rows(path: Path) -> list[Any]:
     """The rows of an InferenceX JSON file: a list of rows, or one row."""
     path = Path(path)
     display = str(path)
+    own_input(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_JSON_BYTES:
-            raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_JSON_BYTES:,})")])
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+        text = read_bytes(path, display, MAX_JSON_BYTES).decode("utf-8-sig")  # regular files only: a pipe or /dev/zero never ends
     except UnicodeDecodeError:
         raise InputError([Problem(display, None, "", "not valid UTF-8 text")]) from None
     try:

@@ -46,7 +46,9 @@ CurrencyCode = Annotated[str, StringConstraints(pattern=CURRENCY_PATTERN)]
 OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")]
 # Vendor text may hold any printable character (any language, emoji), but no control characters:
 # an escape sequence in a vendor name would reach the buyer's terminal.
-NO_CONTROLS = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$"
+# No control characters (escape sequences), no carriage return (it forges lines in Markdown and
+# terminals), no bidirectional overrides U+202A-U+202E / U+2066-U+2069 (they reverse names on screen).
+NO_CONTROLS = "^[^\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\u202a-\u202e\u2066-\u2069]*$"
 Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=NO_CONTROLS)]
 
 
@@ -460,7 +462,7 @@ class Service(Strict):
     kind: ServiceKind
     orchestration: Text | None = None
     sla: Sla | None = None
-    attestations: list[str] = Field(default_factory=list)
+    attestations: list[Text] = Field(default_factory=list)
     tenant_isolation: bool = False
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from procure.errors import InputError, Problem, format_field_path
-from procure.fileio import protect
+from procure.fileio import check_link, protect, register_root
 from procure.models import (
     CURRENCY_PATTERN,
     NO_CONTROLS,
@@ -29,6 +29,7 @@ from procure.models import (
     WorkspaceConfig,
 )
 from procure.rating import evidence_problems
+from procure.textsafe import unsafe_characters
 from procure.yamlsafe import Document, load_yaml, read_text
 
 CONFIG_FILE = "procure.yaml"
@@ -85,6 +86,8 @@ def load_workspace(root: Path) -> Workspace:
     if not config_path.is_file():
         raise InputError([Problem(str(root), None, "", f"no {CONFIG_FILE} here: not a procure workspace (use --workspace DIR)")])
 
+    check_link(config_path, CONFIG_FILE, root)
+    register_root(root)
     config, config_doc = _load_model_doc(root, config_path, WorkspaceConfig, problems, inputs)
     grade_docs = [_load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")]
     grades = [g for g, _ in grade_docs if g is not None]
@@ -263,7 +266,8 @@ def _message(err: dict[str, Any]) -> str:
         if ctx.get("pattern") == CURRENCY_PATTERN:
             return f"must be a 3-letter currency code in capitals, like USD or EUR (got {shown})"
         if ctx.get("pattern") == NO_CONTROLS:
-            return "holds control characters (escape sequences and the like are not allowed in text)"
+            found = unsafe_characters(got) if isinstance(got, str) else None
+            return f"holds {found or 'control characters'} (escape sequences, carriage returns and bidirectional overrides are not allowed in text)"
         return f"has characters that are not allowed (got {shown}; expected letters, digits, '.', '-', '_')"
     if kind.startswith("date"):
         return f"must be a date like 2026-11-30 (got {shown})"

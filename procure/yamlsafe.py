@@ -7,6 +7,7 @@ alias expansion are bounded so that a small file cannot blow up into a huge docu
 
 from __future__ import annotations
 
+import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import yaml
 
 from procure.errors import InputError, Problem, format_field_path
+from procure.fileio import check_link
 
 try:  # libyaml is much faster; the pure-Python loader behaves the same
     from yaml import CSafeLoader as _Loader
@@ -50,18 +52,41 @@ class Document:
     display: str  # the file name shown in messages
 
 
-def read_text(path: Path, display: str) -> str:
-    """Read a UTF-8 text input with a size limit; problems become InputError."""
+def regular_file(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> int:
+    """Check an input before opening it: inside its workspace (no link out of it), a regular file
+    (a pipe or a device such as /dev/zero would hang or never end), at most `limit` bytes."""
+    check_link(path, display)
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):  # a pipe or a device would hang or never end
-            raise InputError([Problem(display, None, "", "not a regular file: refused")])
-        size = info.st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_FILE_BYTES:,})")])
-        raw = path.read_bytes()
+        info = Path(path).stat()
     except OSError as exc:
         raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError([Problem(display, None, "", "not a regular file (a pipe or a device): refused")])
+    if info.st_size > limit:
+        raise InputError([Problem(display, None, "", f"file is too large ({info.st_size:,} bytes; limit {limit:,})")])
+    return info.st_size
+
+
+def read_bytes(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular input file, read without following it past `limit`."""
+    regular_file(path, display, limit)
+    try:
+        # O_NONBLOCK: if the file was swapped for a pipe since the check, opening does not hang.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError([Problem(display, None, "", "not a regular file (a pipe or a device): refused")])
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+    if len(raw) > limit:
+        raise InputError([Problem(display, None, "", f"file is too large (limit {limit:,} bytes)")])
+    return raw
+
+
+def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
+    """Read a UTF-8 text input with a size limit; problems become InputError."""
+    raw = read_bytes(path, display, limit)
     if b"\x00" in raw:
         raise InputError([Problem(display, None, "", "binary file: expected UTF-8 text")])
     try:

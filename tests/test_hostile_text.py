@@ -26,12 +26,19 @@ RTL = "\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627"  # Hebrew "shalo
 EMOJI = "\U0001f680\U0001f469\u200d\U0001f4bb"  # rocket, woman technologist (a ZWJ sequence)
 BIDI = "\u202eevil\u202c"  # right-to-left override
 
-ALPHA_VENDOR = f"Alpha {HTML} {CSS} {JINJA} {JINJA_BLOCK} {RTL} {EMOJI} {BIDI} | pipe * star _under_ `tick` # hash $x^2$ 50%"
+ALPHA_VENDOR = f"Alpha {HTML} {CSS} {JINJA} {JINJA_BLOCK} {RTL} {EMOJI} | pipe * star _under_ `tick` # hash $x^2$ 50%"
 LONG_VENDOR = ("Bravo" + "".join(chr(ord("a") + i % 26) for i in range(1985)) + "END-OF-NAME")[:2000]
 MATH_VENDOR = "Charlie $x^2$ Dollar $\\frac{ Cloud A $ B"  # matplotlib would read $...$ as mathtext
 LONG_NOTES = ("Lorem ipsum dolor sit amet, " * 800)[: 20_000 - len("END-OF-NOTES")] + "END-OF-NOTES"
 ALPHA_NOTES = f"{HTML} {CSS} {JINJA} {{% for %}} {{{{ config }}}} {{{{ ''.__class__.__mro__ }}}} {RTL} {EMOJI}"
 FEE_NAME = f"{JINJA} <i>fee</i>"
+
+
+def markdown_shown(text: str) -> str:
+    """What a Markdown viewer shows: backslash escapes and entities resolved."""
+    import html
+
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
 
 
 def yaml_string(text: str) -> str:
@@ -116,6 +123,8 @@ def test_every_output_renders_hostile_text_without_error(rendered, name):
 def test_jinja_syntax_prints_literally_in_text_formats(rendered, fmt):
     _, _, results = rendered
     text = results[fmt].stdout
+    if fmt == "markdown":  # Markdown escapes `*` and `[`: compare what a reader sees
+        text = markdown_shown(text)
     assert JINJA in text and JINJA_BLOCK in text, fmt
     assert "Alpha" in text
 
@@ -250,7 +259,7 @@ def test_rtl_text_and_emoji_survive_text_formats(rendered, fmt):
 def test_rtl_text_and_emoji_in_the_reports(rendered):
     _, out, results = rendered
     html = (out / "cmp.html").read_text(encoding="utf-8")
-    assert RTL in html and EMOJI in html and BIDI in html
+    assert RTL in html and EMOJI in html
     text = results["pdf_text"]
     # Hebrew and Arabic are rendered (word order may change with the bidi algorithm); the emoji
     # is rendered or replaced by a placeholder glyph, never a crash.
@@ -310,15 +319,16 @@ def test_formula_like_vendor_name_is_text_in_the_xlsx(workspace_copy, tmp_path, 
         assert cell.data_type == "s", f"{cell.coordinate} is stored as a formula: {cell.value}"
 
 
-def test_formula_like_vendor_name_is_plain_text_in_csv(workspace_copy):
-    """CSV has no cell types: the text is kept exactly (a spreadsheet opening it may still evaluate it)."""
+def test_formula_like_vendor_name_is_quoted_as_text_in_csv(workspace_copy):
+    """CSV has no cell types: formula-like text gets a leading apostrophe (OWASP), so a spreadsheet
+    opening the file shows it as text instead of running it."""
     ws = workspace_copy("basic")
     vendor = "=1+1"
     edit(ws, "offers/alpha.yaml", "vendor: Alpha Cloud", f"vendor: {yaml_string(vendor)}")
     result = run("compare", "--format", "csv", "-w", ws)
     assert_clean(result, "csv")
     row = next(r for r in csv.DictReader(io.StringIO(result.stdout)) if r["id"] == "alpha")
-    assert row["vendor"] == vendor
+    assert row["vendor"] == "'=1+1"
 
 
 CONTROL_VENDORS = {

@@ -5,11 +5,11 @@ Renderers format; they never compute a figure. Every number comes from the Evalu
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import TYPE_CHECKING, Callable
 
 from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
+from procure.textsafe import csv_writer, formula_like, markdown_text
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -138,7 +138,7 @@ def to_json(ev: Evaluation) -> str:
 def to_csv(ev: Evaluation) -> str:
     """One row per offer: identity, gates and every metric, numbers unformatted for spreadsheets."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     keys = METRIC_KEYS + EXTRA_METRIC_KEYS
     bands = ("p10", "p50", "p90", "prob_cheapest") if ev.uncertainty else ()
     # rank_by names the column the ranking sorts by (cost_per_task, or horizon_cost_per_task).
@@ -152,7 +152,7 @@ def to_csv(ev: Evaluation) -> str:
 
 def _md_cell(text: str) -> str:
     """Vendor text is data: escape what Markdown would read as table syntax or markup."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    return markdown_text(text)
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
@@ -321,7 +321,7 @@ def rating_json(ev: Evaluation) -> str:
 
 def rating_csv(ev: Evaluation) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     categories = list(CATEGORY_ABBREVIATIONS)
     writer.writerow(["id", "vendor", "rated", "score", "tier", "published_tier", "disagrees", "reliability_factor", *categories, "critical_failures", "note"])
     for rec in rating_records(ev):
@@ -397,7 +397,7 @@ def whatif_json(result: WhatIf) -> str:
 
 def whatif_csv(result: WhatIf) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["figure", "before", "after"])
     for key, _, _ in WHATIF_ROWS:
         before, after = getattr(result.before, key), getattr(result.after, key)
@@ -446,7 +446,7 @@ def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
     if fmt == "markdown":
         return "# Price to win\n\n" + markdown_table(headers, body, right={0, 3, 4, 5, 6}) + "\n"
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["rank", "id", "vendor", "cost_per_task", "list_price", "price_to_tie", "change", "note"])
     for r in rows:
         writer.writerow([r.rank, r.id, r.vendor, repr(r.cost_per_task), "" if r.list_price is None else repr(r.list_price), "" if r.price_to_tie is None else repr(r.price_to_tie), "" if r.change is None else repr(r.change), r.note])
@@ -483,7 +483,7 @@ def position_text(pos: Position, fmt: str) -> str:
     if fmt == "markdown":
         return "# Cost position\n\n" + markdown_table(headers, rows, right={0, 3}) + "\n\n" + "\n".join(_md_cell(s) for s in pos.sentences) + "\n"
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])
     for i, p in enumerate(pos.curve, start=1):
         writer.writerow([i, p.name, p.kind, repr(p.cost_per_task), p.date])
@@ -496,7 +496,7 @@ def position_text(pos: Position, fmt: str) -> str:
 def index_csv(build: IndexBuild) -> str:
     """The built index: period (first day), level, observations; readable as market/index.csv."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["period", "level", "observations"])
     for point in build.points:
         if point.level is not None:
@@ -660,7 +660,7 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
             + "\n\n## Limits\n\n" + "\n".join(f"- {_md_cell(line)}" for line in plan.limits) + "\n"
         )
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours"])
     for r in plan.ladder:
         writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
@@ -710,7 +710,7 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
     if fmt == "markdown":
         return "# Sensitivity\n\n" + markdown_table(headers, rows, right={1, 2, 3, 4, 5}) + "\n"
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["input", "low", "high", *[f"{o}_low" for o in result.offers], *[f"{o}_high" for o in result.offers], "swing", "swing_offer", "leader_low", "leader_high", "flips"])
     for r in result.rows:
         writer.writerow(
@@ -857,11 +857,11 @@ def to_xlsx(ev: Evaluation) -> bytes:
     inputs.append(["path", "sha256"])
     for f in ev.inputs:
         inputs.append([f.path, f.sha256])
-    # Text that starts with "=" (a vendor name, a reason) stays text: openpyxl would store it as a formula.
+    # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
     for sheet_ in book.worksheets:
         for row in sheet_.iter_rows():
             for cell in row:
-                if isinstance(cell.value, str) and cell.value.startswith("="):
+                if formula_like(cell.value):
                     cell.data_type = "s"
     buffer = io.BytesIO()
     book.save(buffer)
@@ -967,7 +967,7 @@ def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
     if fmt == "markdown":
         return f"# Cash flow over {ev.horizon_months} months\n\n" + _md_cell(horizon_caption(ev)) + "\n\n" + markdown_table(headers, rows, right=set(range(2, len(headers)))) + "\n"
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     if offer_id:
         writer.writerow(["month", "phase", "gpus", *FLOW_COLUMNS, "successful_tasks"])
         for f in ev.offer(offer_id).cashflow.months:  # type: ignore[union-attr]

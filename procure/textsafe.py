@@ -1,0 +1,111 @@
+"""Text from outside (vendor names, notes, file names, Evaluation files) on its way to a reader.
+
+One place for each rule, so that every writer applies the same one:
+
+- `printable`: control characters (terminal escape sequences) and bidirectional overrides
+  (which reverse a name on screen: "U+202E" spoofing) are shown as visible escapes in messages;
+- `spreadsheet_text` / `csv_writer`: the OWASP CSV-injection rule, for every CSV the tool writes
+  and the xlsx export: text that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is
+  written so that a spreadsheet shows it as text, never runs it as a formula; numbers stay numbers;
+- `markdown_text`: Markdown a vendor could smuggle in (links, images, mentions, headings, table
+  syntax, raw HTML) is escaped so that it prints as typed.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from typing import Any, Iterable
+
+# Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they reorder the text around
+# them. The plain marks U+200E/U+200F do not, and right-to-left scripts need them: they stay.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+_UNSAFE_IN_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+
+
+def unsafe_characters(text: str) -> str | None:
+    """What is wrong with text from outside ("control characters", "bidirectional overrides"), or None.
+    Tabs and line feeds are fine; a carriage return is not (it forges lines in Markdown and terminals)."""
+    found = _UNSAFE.findall(text)
+    if not found:
+        return None
+    if any(c in BIDI_CONTROLS for c in found):
+        return "bidirectional override characters (U+202A-U+202E, U+2066-U+2069)"
+    if "\r" in found:
+        return "a carriage return"
+    return "control characters"
+
+
+def printable(text: str) -> str:
+    """One line, safe for a terminal: every control character and bidirectional override becomes
+    a visible escape such as \\x1b or \\u202e."""
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _UNSAFE_IN_LINE.sub(escape, text)
+
+
+# --- spreadsheets -----------------------------------------------------------------------------------
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text)) and text.strip() == text and "_" not in text
+    except ValueError:
+        return False
+
+
+def formula_like(value: Any) -> bool:
+    """Text a spreadsheet would read as a formula (OWASP): it begins with = + - @ tab or CR and is
+    not a plain number such as -0.05."""
+    return isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _is_number(value)
+
+
+def spreadsheet_text(value: Any) -> Any:
+    """A cell for a CSV: formula-like text gets a leading apostrophe (shown as text, never run);
+    numbers, and text that is a plain number, are returned unchanged."""
+    return "'" + value if formula_like(value) else value
+
+
+class _SafeWriter:
+    """csv.writer with every cell passed through spreadsheet_text."""
+
+    def __init__(self, writer: Any):
+        self._writer = writer
+
+    def writerow(self, row: Iterable[Any]) -> Any:
+        return self._writer.writerow([spreadsheet_text(cell) for cell in row])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
+def csv_writer(buffer: Any, **options: Any) -> _SafeWriter:
+    """The CSV writer of every CSV output: spreadsheet-safe cells, one line ending."""
+    options.setdefault("lineterminator", "\n")
+    return _SafeWriter(csv.writer(buffer, **options))
+
+
+# --- Markdown ---------------------------------------------------------------------------------------
+
+_MD_ESCAPE = re.compile(r"([\\`*_\[\]|#~])")
+_LINE_START = re.compile(r"^(\s*)([-+=>])")
+
+
+def markdown_text(text: str) -> str:
+    """Vendor text as literal Markdown on one line: no link, image, mention, heading, table cell
+    break, emphasis or HTML can come out of it."""
+    text = printable(text.replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
+    text = _MD_ESCAPE.sub(r"\\\1", text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
+    # www.x and scheme://x turn into links on their own (GitHub's autolinks): break them visibly.
+    text = re.sub(r"(?i)\b(www)\.", r"\1&#46;", text)
+    text = re.sub(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)", r"\1&#58;", text)
+    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
