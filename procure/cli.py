@@ -567,6 +567,7 @@ def index_build(
     period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
     format: Annotated[TextFormat, typer.Option("--format", "-f", help="csv: the index (period, level, observations); the others add the methodology.")] = TextFormat.csv,
     out: OutOption = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Build a rental price index from price observations, and show how its level depends on the method.
@@ -585,6 +586,7 @@ def index_build(
         procure index build market/quotes.csv --method volume-weighted --kind transacted
         procure index build market/quotes.csv --term 13-36 --scope-adjust --out market/index-long.csv
         procure index build market/quotes.csv --period week --format table
+        procure index build market/quotes.csv --out market/index.csv --replace
     """
     from procure.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
     from procure.workspace import load_settings
@@ -608,8 +610,8 @@ def index_build(
         return
     from procure.render.text import index_text
 
-    # Rebuilding market/index.csv from the observations is what the built index is for.
-    _emit(index_text(build, format.value), out, replace_inputs=format is TextFormat.csv)
+    # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
+    _emit(index_text(build, format.value), out, replace_inputs=replace and format is TextFormat.csv)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 

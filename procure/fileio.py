@@ -230,3 +230,98 @@ def remove_abandoned(folder: Path) -> list[Path]:
         except OSError:
             pass
     return removed
+
+
+# --- a folder of files, all or nothing ----------------------------------------------------------------
+
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False when not supported here."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        rename = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    rename.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return rename(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_files_atomic(folder: Path, files: dict[str, str | bytes]) -> list[Path]:
+    """Write several files into `folder` all or nothing: the new folder (its present files and the new
+    ones) is built under a temporary name beside it, then swapped in with one rename. A run killed at
+    any moment leaves the folder as it was or complete; the temporary folder it may leave behind is
+    removed by the next write in the same place. Existing files are replaced (the caller checks
+    --force); each target is checked as any output is."""
+    folder = Path(folder)
+    for name in files:
+        check_output(folder / name, replace_inputs=True, option="--out")
+    if folder.exists() and not folder.is_dir():
+        raise _refuse(folder, "--out", "is a file, not a folder")
+    parent = folder.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        remove_abandoned(parent)
+        if folder.is_dir():
+            remove_abandoned(folder)
+        umask = current_umask()
+        stage = parent / temporary_name(folder.name)
+        stage.mkdir()
+    except OSError as exc:
+        raise _refuse(folder, "--out", f"cannot write here: {exc.strerror or exc}") from None
+    try:
+        swap = folder.is_dir() and not folder.is_symlink()
+        if swap:
+            shutil.copystat(folder, stage)
+            for entry in os.scandir(folder):
+                if owner_of(entry.name) is not None or entry.name in files:
+                    continue
+                target = stage / entry.name
+                if entry.is_symlink():
+                    os.symlink(os.readlink(entry.path), target)
+                elif entry.is_dir():
+                    shutil.copytree(entry.path, target, symlinks=True)
+                elif entry.is_file():
+                    shutil.copy2(entry.path, target)
+        for name, data in files.items():
+            existing = folder / name
+            mode = stat.S_IMODE(existing.stat().st_mode) if existing.is_file() else 0o666 & ~umask
+            fd = os.open(stage / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+                handle.flush()
+                os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+        _fsync_dir(stage)
+        if not folder.exists():
+            os.rename(stage, folder)
+        elif swap and _exchange(stage, folder):
+            shutil.rmtree(stage, ignore_errors=True)  # now the old folder
+        else:  # no atomic swap on this system: each file still replaces atomically
+            for name in files:
+                os.replace(stage / name, folder / name)
+            shutil.rmtree(stage, ignore_errors=True)
+        _fsync_dir(parent)
+    except BaseException as exc:
+        shutil.rmtree(stage, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise _refuse(folder, "--out", f"cannot write here: {exc.strerror or exc}") from None
+        raise
+    return [folder / name for name in files]

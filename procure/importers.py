@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import re
 import zipfile
@@ -29,7 +30,7 @@ import yaml
 from pydantic import ValidationError
 
 from procure.errors import InputError, Problem
-from procure.fileio import own_input, write_atomic
+from procure.fileio import own_input, write_atomic, write_files_atomic
 from procure.models import OPERATING_JOBS, Offer
 from procure.textsafe import csv_writer
 from procure.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
@@ -691,7 +692,10 @@ def _styled(value: Any, path: tuple[str, ...] = ()) -> Any:
 def offer_yaml(data: dict[str, Any], source: str, row: int) -> str:
     """An offer file: a comment naming the sheet and row, then the fields in the examples' order."""
     body = yaml.dump(_styled(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    return f"# Imported from {source}, row {row}.\n{body}"
+    # The sheet's file name is text from outside: quoted and escaped (JSON, ASCII) so that a line break
+    # or any other character in it stays inside this comment line; the fields come from the YAML library.
+    shown = source if re.fullmatch(r"[A-Za-z0-9 _.,()+-]{1,200}", source) else json.dumps(source, ensure_ascii=True)
+    return f"# Imported from {shown}, row {row}.\n{body}"
 
 
 def _existing_ids(out_dir: Path) -> dict[str, Path]:
@@ -734,11 +738,8 @@ def import_offers(path: Path, out_dir: Path, force: bool = False) -> list[Path]:
         targets.append((target, item))
     if problems:
         raise InputError(problems)
-    written = []
-    for target, item in targets:
-        write_atomic(target, offer_yaml(item.data, path.name, item.row), replace_inputs=True)
-        written.append(target)
-    return written
+    # All or nothing: a run killed midway leaves offers/ as it was, never half imported.
+    return write_files_atomic(out_dir, {target.name: offer_yaml(item.data, path.name, item.row) for target, item in targets})
 
 
 # --- the template ---------------------------------------------------------------------------------

@@ -54,6 +54,9 @@ class Quote:
 
 def read_quotes(path: Path, display: str) -> list[Quote]:
     """Observations with exactly QUOTE_COLUMNS; every bad row is reported with its line number."""
+    from procure.fileio import own_input
+
+    own_input(path)  # the index built from it may never replace it
     rows, _, problems = read_csv_rows(path, display, QUOTE_COLUMNS)
     quotes = []
     for line, row in rows:
@@ -368,8 +371,9 @@ def build_index(
             raise InputError([Problem(source, next(q.line for q in chosen if q.grade in unknown), "grade", f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})")])
     series = _stratified(chosen, method, period, adjustments if scope_adjust else None, settings)
     points = series.points
-    if not points:
-        notes.append("no observation matches the filters")
+    if not points:  # a header-only index would silently replace a good one: nothing is written
+        wanted = ", ".join(f"{k}={v}" for k, v in (("gpu", filters.gpu), ("kind", kind), ("term", filters.term), ("grade", filters.grade)) if v is not None)
+        raise InputError([Problem(source, None, "", f"no observation matches the filters ({wanted}): no index to build, nothing was written")])
     if method == "volume-weighted" and any(p.level is None or p.thin for p in points):
         notes.append("volume-weighted levels need volume: strata with only advertised (zero-volume) rows have no level")
     thin = [p for p in points if p.thin]

@@ -181,7 +181,7 @@ def test_the_csv_serves_as_index_for_hedge(quotes, ws, tmp_path):
 
 def test_the_csv_serves_as_market_index_csv(quotes, ws, workspace_copy):
     copy = workspace_copy("market_ws")
-    build(quotes, ws, "--out", copy / "market" / "index.csv")
+    build(quotes, ws, "--out", copy / "market" / "index.csv", "--replace")
     validated = run("validate", "--workspace", copy, "--as-of", AS_OF)
     assert validated.exit_code == 0, validated.stderr
     assert "2 index levels" in validated.stdout
@@ -269,11 +269,14 @@ def test_the_example_workspace_builds():
 
 
 def test_a_built_index_can_replace_the_workspace_index(workspace_copy):
-    # The built index is meant to serve as market/index.csv: writing it there is allowed, while other
-    # outputs never replace a workspace input.
+    # The built index is meant to serve as market/index.csv: writing it there is allowed with
+    # --replace, while other outputs never replace a workspace input.
     root = workspace_copy("market_ws")
     target = root / "market" / "index.csv"
-    result = run("index", "build", root / "market" / "quotes.csv", "-w", root, "--out", target)
+    before = target.read_bytes()
+    unasked = run("index", "build", root / "market" / "quotes.csv", "-w", root, "--out", target)
+    assert unasked.exit_code == 2 and "--replace" not in unasked.stdout and target.read_bytes() == before
+    result = run("index", "build", root / "market" / "quotes.csv", "-w", root, "--out", target, "--replace")
     assert result.exit_code == 0, result.stderr
     assert target.read_text().startswith("period,level,observations\n")
     assert run("validate", "-w", root, "--as-of", AS_OF).exit_code == 0

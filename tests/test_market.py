@@ -143,9 +143,11 @@ def test_gpu_filter_defaults_to_b200():
 
 
 def test_no_observation_passes_the_filters():
-    build = build_index([q("2026-11-02", 5.0, grade="A")], "median", filters=Filters(grade="Z"))
-    assert build.points == []
-    assert build.notes and "no observation" in build.notes[0]
+    # An empty index would replace a good market/index.csv with a header: refused, nothing to write.
+    from procure.errors import InputError
+
+    with pytest.raises(InputError, match="no observation matches the filters .*grade=Z"):
+        build_index([q("2026-11-02", 5.0, grade="A")], "median", filters=Filters(grade="Z"))
 
 
 # --- periods --------------------------------------------------------------------------------------
