@@ -81,9 +81,14 @@ def _as_of(value: Optional[str]) -> Optional[date]:
     if value is None:
         return None
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise typer.BadParameter(f"must be a date like 2026-11-30 (got {value!r})") from None
+    from procure.yamlsafe import FIRST_YEAR, LAST_YEAR
+
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        raise typer.BadParameter(f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {value})")
+    return day
 
 
 AsOfOption = Annotated[
@@ -377,12 +382,15 @@ def _share(text: str, option: str) -> float:
     from procure.errors import Problem
 
     raw = text.strip()
+    percent = raw.endswith("%")
     try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+        value = float(raw[:-1]) / 100 if percent else float(raw)
     except ValueError:
         raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")]) from None
-    if not 0 <= value < 100 or value != value:
-        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")])
+    if not 0 <= value <= 10 or value != value:  # at most +1000%
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05, from 0 to 1000% (got {text!r})")])
+    if not percent and value > 1:  # a bare 5 would mean +500%: say which was meant
+        raise InputError([Problem(option, None, "", f"a bare number is a share from 0 to 1 (0.05 = 5%): write {raw}% for {raw} percent (got {text!r})")])
     return value
 
 
@@ -1137,11 +1145,9 @@ def report(
     from procure.render.documents import ReportError, render_report
     from procure.workspace import load_workspace
 
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch is not None and not epoch.strip().isdigit():
-        from procure.errors import Problem
+    from procure.render.documents import check_source_date_epoch
 
-        raise InputError([Problem("SOURCE_DATE_EPOCH", None, "", f"must be whole seconds since 1970-01-01 UTC (got {epoch!r})")])
+    check_source_date_epoch()
 
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")

@@ -227,7 +227,15 @@ def _read_csv(path: Path, display: str) -> Sheet:
     first = next((line for line in text.splitlines() if line.strip()), "")
     # Spreadsheets in many locales export CSV with ';': column names hold neither ',' nor ';'.
     delimiter = ";" if ";" in first and "," not in first else ","
-    records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    records = []
+    try:
+        for record in reader:
+            records.append(record)
+            if len(records) > MAX_ROWS + 1:
+                break
+    except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
+        raise InputError([Problem(display, reader.line_num, "", f"malformed CSV: {exc}")]) from None
     if len(records) > MAX_ROWS + 1:
         raise InputError([Problem(display, None, "", f"too many rows ({len(records):,}; limit {MAX_ROWS:,} offers)")])
 
@@ -256,6 +264,7 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
     size = path.stat().st_size
     if size > MAX_XLSX_BYTES:
         raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_XLSX_BYTES:,})")])
+    _check_expansion(path, display)
     try:
         # data_only=False: a formula cell reads as its formula, which is refused below; the value
         # cached by the sender's spreadsheet is never trusted.
@@ -277,7 +286,11 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
                 raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
             if len(cells) > MAX_COLUMNS:
                 raise InputError([Problem(display, number, "", f"too many columns ({len(cells):,}; limit {MAX_COLUMNS:,})")])
-            rows.append((number, [_xlsx_value(c) for c in cells]))
+            values = [_xlsx_value(c) for c in cells]
+            for index, value in enumerate(values):
+                if isinstance(value, (str, Formula)) and len(str(value)) > MAX_CELL_CHARS:
+                    raise InputError([Problem(display, number, _letters(index), f"cell holds {len(str(value)):,} characters (limit {MAX_CELL_CHARS:,})")])
+            rows.append((number, values))
     except InputError:
         raise
     except Exception as exc:  # malformed sheet XML (e.g. an entity expansion bomb) surfaces while reading
@@ -287,6 +300,34 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
     if not rows:
         raise InputError([Problem(display, None, "", "empty worksheet: expected a header row of field paths")])
     return Sheet(display, rows[0][1], rows[1:])
+
+
+# A workbook is a zip of XML: a small file can expand to gigabytes (a zip bomb, or millions of empty
+# cells or shared strings). The sizes the zip declares are checked before anything is expanded
+# (zipfile never reads past a member's declared size), then each cell's length as it is read.
+MAX_XLSX_EXPANDED = 64 * 1024 * 1024  # all parts together, uncompressed
+MAX_XLSX_PART = 32 * 1024 * 1024  # one worksheet or the shared strings
+MAX_XLSX_PARTS = 2_000
+MAX_XLSX_RATIO = 200  # uncompressed / compressed, for parts over 1 MB
+MAX_CELL_CHARS = 32_767  # Excel's own limit on a cell's text
+
+
+def _check_expansion(path: Path, display: str) -> None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise InputError([Problem(display, None, "", f"cannot read the workbook: {exc}")]) from None
+    if len(parts) > MAX_XLSX_PARTS:
+        raise InputError([Problem(display, None, "", f"the workbook has {len(parts):,} parts (limit {MAX_XLSX_PARTS:,}): refused before reading")])
+    total = sum(p.file_size for p in parts)
+    if total > MAX_XLSX_EXPANDED:
+        raise InputError([Problem(display, None, "", f"the workbook expands to {total:,} bytes (limit {MAX_XLSX_EXPANDED:,}): refused before reading")])
+    for part in parts:
+        if part.file_size > MAX_XLSX_PART:
+            raise InputError([Problem(display, None, "", f"{part.filename} expands to {part.file_size:,} bytes (limit {MAX_XLSX_PART:,}): refused before reading")])
+        if part.file_size > 1024 * 1024 and part.file_size > MAX_XLSX_RATIO * max(part.compress_size, 1):
+            raise InputError([Problem(display, None, "", f"{part.filename} expands {part.file_size // max(part.compress_size, 1):,} times (a zip bomb?): refused before reading")])
 
 
 def _xlsx_value(cell: Any) -> Any:

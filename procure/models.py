@@ -366,7 +366,7 @@ class HorizonConfig(Strict):
         1.0, description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the expected availability"
     )
     claim_success: Fraction = Field(0.5, description="share of SLA credits that must be claimed which are actually obtained")
-    expected_delay_weeks: NonNegative = Field(0.0, description="expected delivery delay beyond the promised date, in weeks")
+    expected_delay_weeks: Annotated[NonNegative, Field(le=520)] = Field(0.0, description="expected delivery delay beyond the promised date, in weeks (at most 520: ten years)")
 
 
 class ReevaluateConfig(Strict):
@@ -428,7 +428,7 @@ class OwnedCost(Strict):
     """Owning and self-operating: the capital and running costs per GPU."""
 
     capex_per_gpu: Positive = Field(description="all-in per GPU, host and network share included")
-    life_years: Positive
+    life_years: Annotated[Positive, Field(le=50)]  # a GPU cluster's depreciation life; 50 years is already far beyond any
     power_kw_per_gpu: Positive
     pue: Annotated[Number, Field(ge=1, le=3)]
     electricity_kwh: NonNegative

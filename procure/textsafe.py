@@ -96,7 +96,7 @@ def csv_writer(buffer: Any, **options: Any) -> _SafeWriter:
 # --- Markdown ---------------------------------------------------------------------------------------
 
 _MD_ESCAPE = re.compile(r"([\\`*_\[\]|#~])")
-_LINE_START = re.compile(r"^(\s*)([-+=>])")
+_RULE = re.compile(r"^(\s*)([-=])(?=[-=\s]*$)")  # a line of - or = turns the line above into a heading
 
 
 def markdown_text(text: str) -> str:
@@ -108,4 +108,4 @@ def markdown_text(text: str) -> str:
     # www.x and scheme://x turn into links on their own (GitHub's autolinks): break them visibly.
     text = re.sub(r"(?i)\b(www)\.", r"\1&#46;", text)
     text = re.sub(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)", r"\1&#58;", text)
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return _RULE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)

@@ -30,7 +30,7 @@ from procure.models import (
 )
 from procure.rating import evidence_problems
 from procure.textsafe import unsafe_characters
-from procure.yamlsafe import Document, load_yaml, read_text
+from procure.yamlsafe import FIRST_YEAR, LAST_YEAR, MAX_MAGNITUDE, Document, load_yaml, read_text
 
 CONFIG_FILE = "procure.yaml"
 M = TypeVar("M", bound=BaseModel)
@@ -231,15 +231,30 @@ def validation_problems(exc: ValidationError, doc: Document) -> list[Problem]:
     """Turn pydantic's errors into problems with the line of each field."""
     problems = []
     for err in exc.errors(include_url=False):
-        loc = tuple(part for part in err["loc"] if not (isinstance(part, str) and part.startswith(("function-", "tuple["))))
-        loc = _strip_union_tags(loc)
+        loc = _strip_union_tags(tuple(err["loc"]), doc.data)
         problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), _message(err)))
     return problems
 
 
-def _strip_union_tags(loc: tuple) -> tuple:
-    """Pydantic names union members in paths (`float`, `constrained-float`): drop them."""
-    return tuple(p for p in loc if not (isinstance(p, str) and (p in {"float", "int", "str", "list", "none"} or "[" in p or p.startswith("constrained-"))))
+def _strip_union_tags(loc: tuple, data: Any = None) -> tuple:
+    """Pydantic names union members in paths (`float`, `constrained-float`, `list[...]`): drop them,
+    but keep a key the file really has, even one named `float` or holding `[` (an unknown key is
+    then reported with its name, at its own line)."""
+    kept: list = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            kept.append(part)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            kept.append(part)
+            node = node[part]
+        elif isinstance(part, str) and (part in {"float", "int", "str", "list", "none", "bool", "dict"} or "[" in part or part.startswith(("constrained-", "function-"))):
+            continue  # a union member's name: not in the file
+        else:
+            kept.append(part)
+            node = None
+    return tuple(kept)
 
 
 def _message(err: dict[str, Any]) -> str:
@@ -302,6 +317,9 @@ def _show(value: Any) -> str:
 # --- cross-field and cross-file rules ------------------------------------------------------------
 
 
+MAX_FACTOR = 3.0  # an uncertainty factor of more than 3x the stated figure is a typo (a percentage)
+
+
 def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | None) -> list[Problem]:
     problems = []
 
@@ -345,6 +363,8 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         low, mode, high = dist.bounds
         if not 0 < low <= mode <= high:
             add(loc, f"needs 0 < low <= mode <= high (got {low:g}, {mode:g}, {high:g})")
+        elif high > MAX_FACTOR:  # 15 for 15%, or 85/100/115 for -15%..+15%, would multiply the cost many times
+            add(loc, f"factors multiply the stated figure (1 = as stated) and stay at most {MAX_FACTOR:g}: got {high:g}, a percentage? write 0.85, 1.0, 1.15 for -15%..+15%")
     seen_strata: set[tuple[str, str, str]] = set()
     for i, stratum in enumerate(config.index.weights or []):
         key = (stratum.term, stratum.kind, stratum.grade)
@@ -494,7 +514,10 @@ def read_csv_rows(path: Path, display: str, columns: tuple[str, ...]) -> tuple[l
     if not numbered:
         return [], comments, [Problem(display, None, "", f"no header: expected columns {', '.join(columns)}")]
     header_line, header = numbered[0]
-    names = [h.strip() for h in next(csv.reader([header]))]
+    try:
+        names = [h.strip() for h in next(csv.reader([header]))]
+    except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
+        return [], comments, [Problem(display, header_line, "", f"malformed CSV: {exc}")]
     if names != list(columns):
         missing = [c for c in columns if c not in names]
         extra = [c for c in names if c not in columns]
@@ -502,7 +525,11 @@ def read_csv_rows(path: Path, display: str, columns: tuple[str, ...]) -> tuple[l
         return [], comments, [Problem(display, header_line, "", f"expected columns {', '.join(columns)} ({detail or 'in this order'})")]
     rows = []
     for number, line in numbered[1:]:
-        values = next(csv.reader(io.StringIO(line)))
+        try:
+            values = next(csv.reader(io.StringIO(line)))
+        except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
+            problems.append(Problem(display, number, "", f"malformed CSV: {exc}"))
+            continue
         if len(values) != len(columns):
             problems.append(Problem(display, number, "", f"expected {len(columns)} values, got {len(values)}"))
             continue
@@ -522,15 +549,22 @@ def parse_number(raw: str, display: str, line: int, column: str, problems: list[
     if positive and value <= 0:
         problems.append(Problem(display, line, column, f"must be greater than 0 (got {raw})"))
         return None
+    if abs(value) > MAX_MAGNITUDE:  # finite but beyond any price or volume: sums would overflow
+        problems.append(Problem(display, line, column, f"is implausibly large (got {raw}; no figure here exceeds {MAX_MAGNITUDE:.0e})"))
+        return None
     return value
 
 
 def parse_date(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> date | None:
     try:
-        return date.fromisoformat(raw)
+        day = date.fromisoformat(raw)
     except ValueError:
         problems.append(Problem(display, line, column, f"must be a date like 2026-11-30 (got {raw!r})"))
         return None
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        problems.append(Problem(display, line, column, f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {raw})"))
+        return None
+    return day
 
 
 def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -> dict[str, ReferenceCurve]:
@@ -578,7 +612,10 @@ def read_price_series(path: Path, display: str) -> tuple[list[IndexLevel], list[
     except InputError as exc:
         return [], exc.problems
     header = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
-    names = tuple(h.strip() for h in next(csv.reader([header]))) if header else ()
+    try:
+        names = tuple(h.strip() for h in next(csv.reader([header]))) if header else ()
+    except csv.Error:
+        names = ()  # read_csv_rows reports it with its line
     columns = next((layout for layout in SERIES_LAYOUTS if names == layout), SERIES_LAYOUTS[0])
     rows, _, problems = read_csv_rows(path, display, columns)
     if problems and columns == SERIES_LAYOUTS[0] and names != columns:

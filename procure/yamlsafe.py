@@ -143,6 +143,12 @@ def _count_values(text: str, display: str) -> None:
 
 
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+# Plausible ranges for every value of every input: no price, count or amount comes near a trillion,
+# and no offer date lies before 1900 or after 2199. Beyond them, sums and products can reach
+# infinity (written as Infinity/NaN into JSON) and date arithmetic overflows.
+MAX_MAGNITUDE = 1e12
+FIRST_YEAR, LAST_YEAR = 1900, 2199
 
 
 def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int, bad_dates: list[Problem]) -> None:
@@ -155,9 +161,20 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
     lines.lines.setdefault(loc, node.start_mark.line + 1)
     if isinstance(node, yaml.ScalarNode) and node.tag == TIMESTAMP_TAG:
         try:  # a date-shaped value that is no date (2026-11-31) would otherwise fail without a location
-            yaml.SafeLoader.construct_yaml_timestamp(yaml.SafeLoader(""), node)
+            moment = yaml.SafeLoader.construct_yaml_timestamp(yaml.SafeLoader(""), node)
         except ValueError as exc:
             bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"not a valid date: {exc} (got {node.value!r})"))
+        else:
+            if not FIRST_YEAR <= moment.year <= LAST_YEAR:  # date arithmetic (terms, delays) must stay in range
+                bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {node.value})"))
+    elif isinstance(node, yaml.ScalarNode) and node.tag in NUMBER_TAGS:
+        value: float | int | None
+        try:
+            value = float(node.value.replace("_", "")) if node.tag == NUMBER_TAGS[1] else yaml.SafeLoader.construct_yaml_int(yaml.SafeLoader(""), node)
+        except (ValueError, OverflowError):
+            value = None  # .nan, .inf and malformed values are judged by the field's own rules
+        if value is not None and value == value and abs(value) != float("inf") and abs(value) > MAX_MAGNITUDE:
+            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"is implausibly large (got {node.value[:40]}; no figure here exceeds {MAX_MAGNITUDE:.0e})"))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -165,7 +182,11 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
                 raise InputError([Problem(display, key_node.start_mark.line + 1, format_field_path(loc), "mapping keys must be plain values")])
             key = key_node.value
             line = key_node.start_mark.line + 1
-            if key == "<<":  # merge keys: walk the merged mapping(s) in place
+            if key == "<<":  # merge keys: a key set twice through them is a duplicate like any other
+                for merged, merged_line in _merged_keys(value_node, display):
+                    if merged in seen:
+                        raise InputError([Problem(display, line, format_field_path(loc + (merged,)), f"set twice: through the merge key `<<` here and on line {seen[merged]} (a merge may not override a key)")])
+                    seen[merged] = merged_line
                 _walk(value_node, loc, lines, display, count, depth + 1, bad_dates)
                 continue
             if key in seen:
@@ -177,3 +198,20 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
         for index, item in enumerate(node.value):
             _walk(item, loc + (index,), lines, display, count, depth + 1, bad_dates)
 
+
+
+def _merged_keys(node: yaml.Node, display: str, depth: int = 0) -> list[tuple[Any, int]]:
+    """The keys a merge key brings in: of one mapping, or of each mapping of a list (nested merges too)."""
+    if depth > MAX_DEPTH:
+        raise InputError([Problem(display, node.start_mark.line + 1, "", f"merge keys nested deeper than {MAX_DEPTH} levels")])
+    found: list[tuple[Any, int]] = []
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            found += _merged_keys(item, display, depth + 1)
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<":
+                found += _merged_keys(value_node, display, depth + 1)
+            elif isinstance(key_node, yaml.ScalarNode):
+                found.append((key_node.value, key_node.start_mark.line + 1))
+    return found

@@ -31,10 +31,28 @@ def templates_dir() -> Path:
     raise FileNotFoundError(f"report templates not found beside {package}")
 
 
+# SOURCE_DATE_EPOCH up to the end of 2199, like every date procure reads (yamlsafe.LAST_YEAR).
+MAX_SOURCE_DATE_EPOCH = int(datetime(2200, 1, 1, tzinfo=timezone.utc).timestamp()) - 1
+
+
+def check_source_date_epoch() -> None:
+    """SOURCE_DATE_EPOCH, when set, is whole seconds since 1970 up to 2199: else exit 2, named."""
+    from procure.errors import InputError, Problem
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None:
+        return
+    raw = epoch.strip()
+    if not (raw.isascii() and raw.isdigit()):
+        raise InputError([Problem("SOURCE_DATE_EPOCH", None, "", f"must be whole seconds since 1970-01-01 UTC (got {epoch!r})")])
+    if int(raw) > MAX_SOURCE_DATE_EPOCH:
+        raise InputError([Problem("SOURCE_DATE_EPOCH", None, "", f"must be a moment before 2200-01-01, at most {MAX_SOURCE_DATE_EPOCH} (got {raw[:40]})")])
+
+
 def report_date() -> datetime:
     """SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().isdigit():
+    if epoch and epoch.strip().isascii() and epoch.strip().isdigit() and int(epoch.strip()) <= MAX_SOURCE_DATE_EPOCH:
         return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
     return datetime.now(tz=timezone.utc)
 
