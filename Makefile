@@ -31,7 +31,9 @@ benchmark: install
 	$(BIN)/python benchmarks/bench_report.py --offers 50
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow"
+	@# kill-and-concurrency loops, in their own step
+	$(BIN)/python -m pytest -m slow
 
 clean:
 	rm -rf $(VENV) build *.egg-info comparison.pdf board.pdf

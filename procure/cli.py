@@ -1167,6 +1167,7 @@ def report(
 
 
 @app.command()
+@handles_input_errors
 def schema(
     name: Annotated[SchemaName, typer.Argument(help="Which schema.")] = SchemaName.workspace,
     out: OutOption = None,

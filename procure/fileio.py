@@ -106,7 +106,7 @@ def check_output(path: Path, replace_inputs: bool = False, option: str = "--out"
     for root in {*_roots_of(lexical), *_roots_of(real)}:
         real_root = root.resolve()
         if lexical.is_relative_to(root) and not real.is_relative_to(real_root):
-            raise _refuse(path, option, "refused: leads out of the workspace through a link")
+            raise _refuse(path, option, "refused: leads outside the workspace through a link")
         for candidate in (lexical, real):
             part = workspace_part(root, candidate) or workspace_part(real_root, candidate)
             if part == HISTORY_FOLDER:
