@@ -387,10 +387,10 @@ def _share(text: str, option: str) -> float:
         value = float(raw[:-1]) / 100 if percent else float(raw)
     except ValueError:
         raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")]) from None
-    if not 0 <= value <= 10 or value != value:  # at most +1000%
-        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05, from 0 to 1000% (got {text!r})")])
     if not percent and value > 1:  # a bare 5 would mean +500%: say which was meant
         raise InputError([Problem(option, None, "", f"a bare number is a share from 0 to 1 (0.05 = 5%): write {raw}% for {raw} percent (got {text!r})")])
+    if not 0 <= value <= 10 or value != value:  # at most +1000%
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05, from 0 to 1000% (got {text!r})")])
     return value
 
 
