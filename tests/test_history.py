@@ -11,10 +11,15 @@ x 0.8 utilization). alpha 4.00 (rank 1), bravo 5.00 (rank 2, valid until 2026-12
 from __future__ import annotations
 
 import json
+import os
+import random
+import re
+import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -459,3 +464,63 @@ def test_each_fail_on_condition_on_its_own(ws, scenario):
     assert breaches(result, None, ()) == []  # no condition named, no limit: nothing breached
     together = breaches(result, None, CONDITIONS)
     assert sorted(b.detail for b in together) == sorted(d for details in expected.values() for d in details)
+
+
+# --- eight processes saving at once, killed at random moments ---------------------------------------------
+
+SAVED = re.compile(r"saved run (\d+)|as the baseline \(run (\d+)\)")
+
+
+def _saver(ws: Path, kind: str, label: str) -> subprocess.Popen:
+    args = ["evaluate", "--save"] if kind == "evaluate" else ["reevaluate", "--accept"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "procure", *args, "--label", label, "--as-of", AS_OF.isoformat(), "-w", str(ws)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+@pytest.mark.slow
+def test_eight_concurrent_savers_killed_at_random_moments_lose_no_reported_run(workspace_copy):
+    """Rounds of four `evaluate --save` and four `reevaluate --accept` at once, three of them killed
+    (SIGKILL) at random moments: every run a process reported as saved is in the history with its
+    label, ids are distinct, SQLite's integrity check passes and every stored Evaluation is whole."""
+    ws = workspace_copy("history_base")
+    rng = random.Random(17)
+    reported: dict[int, str] = {}
+    killed_total = 0
+    for round_ in range(5):
+        kinds = ["evaluate"] * 4 + ["reevaluate"] * 4
+        labels = [f"r{round_} {kind} {i}" for i, kind in enumerate(kinds)]
+        processes = [_saver(ws, kind, label) for kind, label in zip(kinds, labels)]
+        victims = rng.sample(range(8), 3)
+        moments = sorted((rng.uniform(0.05, 3.0), v) for v in victims)
+        began = time.monotonic()
+        for moment, victim in moments:
+            time.sleep(max(0.0, moment - (time.monotonic() - began)))
+            if processes[victim].poll() is None:
+                processes[victim].send_signal(signal.SIGKILL)
+                killed_total += 1
+        for label, process in zip(labels, processes):
+            stdout, stderr = process.communicate(timeout=120)
+            if process.returncode == -signal.SIGKILL:
+                continue
+            assert process.returncode == 0, (label, process.returncode, stderr[-1500:])
+            found = SAVED.search(stdout + stderr)
+            assert found, (label, stdout, stderr)
+            reported[int(found.group(1) or found.group(2))] = label
+        database = ws / ".procure" / "history.sqlite"
+        with closing(sqlite3.connect(database)) as db:
+            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            stored = dict(db.execute("SELECT id, label FROM runs").fetchall())
+            for (text,) in db.execute("SELECT evaluation FROM runs"):
+                json.loads(text)
+        for run_id, label in reported.items():
+            assert stored.get(run_id) == label, f"run {run_id} ({label}) reported saved but lost"
+    assert killed_total >= 5, "too few processes were still running when their moment came"
+    assert len(list_runs(ws)) >= len(reported)
+    after = save_run(ws, evaluate(load_workspace(ws), AS_OF), "after the kills")
+    assert after > max(reported) and load_run(ws, after).as_of == AS_OF
