@@ -370,6 +370,9 @@ def hedge_plan(
 
 
 def load_series(path: Path, display: str | None = None) -> list[IndexLevel]:
+    from procure.fileio import own_input
+
+    own_input(path)  # an output of the same run may never replace it
     levels, problems = read_price_series(path, display or str(path))
     if problems:
         raise InputError(problems)
