@@ -271,6 +271,8 @@ def write_files_atomic(folder: Path, files: dict[str, str | bytes]) -> list[Path
     removed by the next write in the same place. Existing files are replaced (the caller checks
     --force); each target is checked as any output is."""
     folder = Path(folder)
+    if not files:
+        return []
     for name in files:
         check_output(folder / name, replace_inputs=True, option="--out")
     if folder.exists() and not folder.is_dir():

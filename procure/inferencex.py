@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
-from procure.fileio import own_input, write_atomic
+from procure.fileio import own_input, write_files_atomic
 from procure.yamlsafe import read_bytes
 
 CURVE_COLUMNS = ("interactivity", "output_tok_s_gpu", "ttft_s")
@@ -449,8 +449,8 @@ def import_curves(
         targets.append((target, _curve_csv(members, path.name, isl, osl, chosen, gpu, models)))
     if problems:
         raise InputError(problems)
-    for target, text in targets:
-        write_atomic(target, text, replace_inputs=True)
+    # All curves or none: a run killed midway never leaves half the series imported.
+    write_files_atomic(out_dir, {target.name: text for target, text in targets})
     return [t for t, _ in targets], warnings
 
 
