@@ -110,6 +110,9 @@ def handles_input_errors(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from procure.fileio import forget_inputs
+
+        forget_inputs()  # what an earlier command in this process read is not this one's input
         try:
             return command(*args, **kwargs)
         except InputError as exc:

@@ -41,6 +41,13 @@ WORKSPACE_FOLDERS = ("offers", "grades", "performance", "market")
 HISTORY_FOLDER = ".procure"
 
 
+def forget_inputs() -> None:
+    """A new command starts with no inputs registered (commands run in one process in tests)."""
+    PROTECTED.clear()
+    OWN_INPUTS.clear()
+    ROOTS.clear()
+
+
 def protect(paths: list[Path]) -> None:
     PROTECTED.update(p.resolve() for p in paths)
 
