@@ -45,6 +45,7 @@ INPUT_COLUMNS: tuple[str, ...] = (
     "colo_kw_month",
     "per_mtok_input",
     "per_mtok_output",
+    "per_mtok_cached_input",  # NaN: cached input tokens are billed at the input price
     "gpus",
     "max_gpus",
     "term_months",
@@ -268,7 +269,13 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         tasks = demand if demand is not None else np.nan
         token_rent = token_fees = token_ops = token_total = token_mtok = np.nan
         if is_token.any():
-            token_cost = (wl.input_tokens * col["per_mtok_input"] + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
+            # s = workload.cached_input_share of the input tokens is served from the provider's prompt
+            # cache at pricing.per_mtok.cached_input (absent: the input price).
+            s = wl.cached_input_share
+            cached = col.get("per_mtok_cached_input")
+            cached = col["per_mtok_input"] if cached is None else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
+            input_price = (1 - s) * col["per_mtok_input"] + s * cached
+            token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
             token_rent = token_cost / success_rate
             month_term = np.where(term > 0, term, np.nan)
             token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks

@@ -21,7 +21,7 @@ from procure.errors import InputError, Problem
 from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, throughput_at, ttft_at
-from procure.rating import Rating, assign_tiers, method_text, rate_offer, reliability_from_score
+from procure.rating import Rating, assign_tiers, method_text, published_disagrees, rate_offer, reliability_of
 from procure.cashflow import HorizonResult
 from procure.uncertainty import OfferRange, UncertaintyInfo
 from procure.workspace import IndexLevel, Workspace
@@ -108,6 +108,10 @@ class OfferRecord(BaseModel):
     max_interactivity: float | None
     ttft_s: float | None = Field(None, description="time to first token at the target, seconds, where the curve carries it")
     reliability_factor: float | None
+    reliability_source: str = Field("unrated", description="where the reliability factor comes from: checklist, published, unrated or self_operated")
+    reliability_basis: str = Field("", description="the reliability factor in words (band, published tier, unrated floor, self-operated)")
+    sla_availability: float | None = Field(None, description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability factor)")
+    not_stated: list[str] = Field(default_factory=list, description="gates judged on something the offer does not state (per-token speed, TTFT, rate limits)")
     index_level: float | None
     index_date: date | None = Field(None, description="the date of the index level used")
     responsibilities: dict[str, str]
@@ -132,6 +136,9 @@ class RatingRecord(BaseModel):
     critical_failures: list[str]
     published_tier: str | None
     disagrees: bool = Field(description="a published tier differs from the computed one")
+    operational_score: float | None = Field(None, description="weighted mean of security, lifecycle, reliability and monitoring: sets the reliability factor")
+    tier_note: str | None = Field(None, description="why no peer tier is shown (too few peers)")
+    contract_overrides: list[str] = Field(default_factory=list, description="checklist claims the service terms do not back (the service terms are used)")
     unanswered: list[str] = Field(description="checklist items without an answer (scored as not met)")
 
 
@@ -373,13 +380,8 @@ def _throughput(offer: Offer, workspace: Workspace, target: float) -> Throughput
 
 
 def reliability_factor(offer: Offer, rating: Rating, assumptions: Assumptions) -> float | None:
-    """What the SLA figure is worth: managed offers by the operator's absolute score, self-operated by us."""
-    kind = offer.service.kind
-    if kind == "owned":
-        return None
-    if kind == "bare_metal":
-        return assumptions.self_operated_reliability
-    return reliability_from_score(rating, assumptions.reliability)
+    """What the SLA figure is worth: managed offers by the operator's rating, self-operated by us."""
+    return reliability_of(offer, rating, assumptions).factor
 
 
 def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, workspace: Workspace, index_price: float) -> dict[str, Any]:
@@ -398,6 +400,7 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, w
         "cap": p.index_linked.cap if p.index_linked and p.index_linked.cap is not None else nan,
         "per_mtok_input": p.per_mtok.input if p.per_mtok else nan,
         "per_mtok_output": p.per_mtok.output if p.per_mtok else nan,
+        "per_mtok_cached_input": p.per_mtok.cached_input if p.per_mtok and p.per_mtok.cached_input is not None else nan,
         "gpus": offer.gpus if offer.gpus is not None else nan,
         "max_gpus": offer.supply_gpus or nan,
         "term_months": offer.contract_months,
@@ -445,6 +448,10 @@ def _record(
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
     notes = _notes(offer, workspace)
+    notes += [f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail]
+    for path in rating.contract_overrides:
+        notes.append(f"{path} is claimed but the service terms do not promise it: the service terms are used")
+    reliability = reliability_of(offer, rating, workspace.config.assumptions)
     left = (offer.valid_until - day).days
     if 0 <= left <= EXPIRY_WARNING_DAYS:
         notes.append(f"expires in {left} day{'s' if left != 1 else ''} (valid until {offer.valid_until})")
@@ -472,7 +479,11 @@ def _record(
         performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
         max_interactivity=reading.max_interactivity if reading else None,
         ttft_s=ttft_at(_frontier_points(offer, workspace), workspace.config.workload.interactivity) if not offer.per_token else None,
-        reliability_factor=reliability_factor(offer, rating, workspace.config.assumptions),
+        reliability_factor=reliability.factor,
+        reliability_source=reliability.source,
+        reliability_basis=reliability.basis,
+        sla_availability=offer.service.sla.availability if offer.service.sla else None,
+        not_stated=[f"{g.gate}: {g.detail}" for g in gates if "not stated" in g.detail],
         index_level=index_level.price if index_level else None,
         index_date=index_level.date if index_level else None,
         responsibilities={job: offer.responsibilities.get(job, "customer") for job in OPERATING_JOBS},
@@ -492,7 +503,10 @@ def _record(
             categories=rating.categories,
             critical_failures=rating.critical_failures,
             published_tier=rating.published_tier,
-            disagrees=rating.disagrees,
+            disagrees=published_disagrees(rating, offer, workspace.config.assumptions),
+            operational_score=rating.operational_score,
+            tier_note=rating.tier_note,
+            contract_overrides=rating.contract_overrides,
             unanswered=[f"{r.category}.{r.criterion}" for r in rating.results if r.answer is None],
         ),
         metrics=metrics,
@@ -541,8 +555,19 @@ def _gates(
         success / wl.min_success_rate - 1 if wl.min_success_rate > 0 else None,
     )
 
+    perf = offer.performance
     if reading is None:
-        gate("latency", True, "managed per-token service: the provider answers for speed per user")
+        # A per-token offer is judged on the speed per user it states; stating none is no pass.
+        if perf.interactivity is None:
+            gate("latency", False, f"speed per user not stated (performance.interactivity; the target is {wl.interactivity:g} tok/s per user)")
+        else:
+            ok = perf.interactivity >= wl.interactivity
+            gate(
+                "latency",
+                ok,
+                f"states {perf.interactivity:g} tok/s per user (P50){'' if ok else ','} {'meeting' if ok else 'below'} the {wl.interactivity:g} target",
+                perf.interactivity / wl.interactivity - 1,
+            )
     elif reading.reachable:
         gate("latency", True, f"reaches {wl.interactivity:g} tok/s per user (fastest point {reading.max_interactivity:g})", reading.max_interactivity / wl.interactivity - 1)
     else:
@@ -551,7 +576,12 @@ def _gates(
     if wl.max_ttft_s is not None:
         ttft = ttft_at(_frontier_points(offer, workspace), wl.interactivity) if reading is not None else None
         if reading is None:
-            gate("ttft", True, "managed per-token service: the provider answers for time to first token")
+            if perf.ttft_s is None:
+                unstated_ok = getattr(policy, "ttft_unstated", "fail") == "pass"
+                gate("ttft", unstated_ok, f"time to first token not stated (performance.ttft_s; the maximum is {wl.max_ttft_s:g} s)")
+            else:
+                ok = perf.ttft_s <= wl.max_ttft_s
+                gate("ttft", ok, f"states time to first token {perf.ttft_s:.2f} s, {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / perf.ttft_s - 1)
         elif ttft is None:
             # A curve without a time to first token at the target (an InferenceX row may omit it) does
             # not show the bound is met: it fails unless the policy accepts what is not stated.
@@ -560,16 +590,23 @@ def _gates(
         else:
             ok = ttft <= wl.max_ttft_s
             gate("ttft", ok, f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / ttft - 1)
+    # The gate judges the same expected availability the cost uses (SLA x reliability factor), so an
+    # SLA above the minimum from an operator whose SLA is worth less does not pass.
+    sla = offer.service.sla.availability if offer.service.sla else None
+    expected = metrics["availability"]
+    if expected is None:
+        expected = config.assumptions.self_operated_reliability if offer.owned else 0.0
     if offer.owned:
-        availability, label = config.assumptions.self_operated_reliability, "self-operated availability"
+        label = f"self-operated availability {_pct(expected)}"
     else:
-        availability, label = (offer.service.sla.availability if offer.service.sla else 0.0), "SLA availability"
-    ok = availability >= policy.min_availability
+        factor = expected / sla if sla else 0.0
+        label = f"expected availability {_pct(expected)} (SLA {_pct(sla or 0.0)} x reliability {factor:.4g})"
+    ok = expected >= policy.min_availability - 1e-12
     gate(
         "availability",
         ok,
-        f"{label} {_pct(availability)} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum",
-        availability / policy.min_availability - 1 if policy.min_availability > 0 else None,
+        f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum",
+        expected / policy.min_availability - 1 if policy.min_availability > 0 else None,
     )
 
     if offer.owned:
@@ -593,7 +630,7 @@ def _gates(
 
     needed = metrics["gpus_needed"]
     if offer.per_token:
-        gate("capacity", True, "billed per token: no GPU commitment to fill")
+        _rate_limit_gate(offer, wl, policy, gate)
     elif wl.tasks_per_month is None:
         gate("capacity", True, "no demand stated: the committed GPUs are taken as fully used")
     elif needed is None:
@@ -616,3 +653,43 @@ def _gates(
     ok = offer.valid_until >= day
     gate("validity", ok, f"valid until {offer.valid_until}" if ok else f"expired on {offer.valid_until} (as of {day})")
     return results
+
+
+def peak_per_minute(wl: Workload) -> float | None:
+    """Tasks per minute at the peak: workload.peak_factor x the month's average (730 h x 60 min)."""
+    if wl.tasks_per_month is None:
+        return None
+    return wl.peak_factor * wl.tasks_per_month / (730 * 60)
+
+
+def _rate_limit_gate(offer: Offer, wl: Workload, policy: Policy, gate: Callable[..., None]) -> None:
+    """Capacity of a per-token offer: its rate limits against the workload's peak (one request per
+    task; output tokens = tasks x output_tokens), times policy.min_demand_coverage."""
+    peak = peak_per_minute(wl)
+    if peak is None:
+        gate("capacity", True, "no demand stated: per-token capacity not assessed")
+        return
+    limits = offer.service.rate_limits
+    need_requests = peak * policy.min_demand_coverage
+    need_tokens = need_requests * wl.output_tokens
+    stated = [
+        (name, limit, need)
+        for name, limit, need in (
+            ("requests/min", limits.requests_per_minute if limits else None, need_requests),
+            ("output tokens/min", limits.output_tokens_per_minute if limits else None, need_tokens),
+        )
+    ]
+    unstated = [name for name, limit, _ in stated if limit is None]
+    checked = [(name, limit, need) for name, limit, need in stated if limit is not None]
+    short = [f"{limit:,.0f} {name} < {need:,.0f} needed" for name, limit, need in checked if limit < need]
+    parts = [f"{limit:,.0f} {name} for {need:,.0f} at the peak" for name, limit, need in checked if limit >= need]
+    margin = min((limit / need - 1 for _, limit, need in checked), default=None)
+    if short:
+        gate("capacity", False, "rate limits short of the peak: " + "; ".join(short), margin)
+        return
+    if unstated:
+        ok = policy.rate_limits_unstated == "pass"
+        said = f"rate limits not stated (service.rate_limits: {', '.join(unstated)}); the peak is {need_requests:,.0f} requests/min"
+        gate("capacity", ok, said + ("; " + "; ".join(parts) if parts else ""), margin)
+        return
+    gate("capacity", True, "rate limits cover the peak: " + "; ".join(parts), margin)

@@ -77,6 +77,14 @@ def check_grade(offer: Offer, grade: Grade) -> GradeCheck:
             f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_provider
         )
         results.append(RequirementResult("provider owns", ", ".join(req.provider_jobs), observed, not not_provider))
+    if req.provider_or_shared_jobs:
+        # A job the provider shares (it watches the infrastructure, the buyer the application) still
+        # has the provider doing its part: a managed cluster with shared monitoring is a managed cluster.
+        not_taken = [job for job in req.provider_or_shared_jobs if offer.responsibilities.get(job) not in ("provider", "shared")]
+        observed = "all provider or shared" if not not_taken else "customer: " + ", ".join(
+            f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_taken
+        )
+        results.append(RequirementResult("provider owns or shares", ", ".join(req.provider_or_shared_jobs), observed, not not_taken))
     if req.max_node_replacement_hours is not None:
         hours = sla.node_replacement_hours if sla else None
         results.append(

@@ -72,6 +72,10 @@ class Workload(Strict):
     tasks_per_month: Positive | None = Field(None, description="demand; absent: every offer is taken as fully used")
     # Not a contract name: an optional latency bound on time to first token (seconds).
     max_ttft_s: Positive | None = None
+    peak_factor: Annotated[Number, Field(ge=1, le=100)] = Field(
+        3.0, description="peak tasks per minute over the average (per-token offers' rate limits must carry the peak)"
+    )
+    cached_input_share: Fraction = Field(0.0, description="share of input tokens served from the provider's prompt cache (per-token offers)")
 
 
 class JobStaffing(Strict):
@@ -100,13 +104,26 @@ DEFAULT_JOBS: dict[str, JobStaffing] = {
 }
 
 
+PUBLISHED_TIERS: tuple[str, ...] = ("platinum", "gold", "silver", "bronze", "underperform")
+PublishedTier = Literal["platinum", "gold", "silver", "bronze", "underperform"]
+
+
+def _published_bands() -> dict[str, float]:
+    # The same factors as the score bands, tier for tier: a published ClusterMAX tier is evidence of
+    # the same strength as a checklist landing in the matching band (Platinum ~ 85+, Underperform ~ critical).
+    return {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "underperform": 0.95}
+
+
 class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
-    unrated: PositiveFraction = 0.97
+    unrated: PositiveFraction = Field(0.97, description="managed offers with no checklist and no published tier; never above the lowest band")
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
-        description="[minimum overall operator score, factor] pairs",
+        description="[minimum operational score, factor] pairs",
+    )
+    published: dict[PublishedTier, PositiveFraction] = Field(
+        default_factory=_published_bands, description="factor per published (ClusterMAX) tier, used when an offer has no checklist"
     )
 
 
@@ -144,6 +161,9 @@ class Policy(Strict):
     require_tenant_isolation: bool = True
     require_isolated_monitoring: bool = True
     ttft_unstated: Literal["pass", "fail"] = Field("fail", description="the TTFT gate where a curve states no time to first token at the target")
+    rate_limits_unstated: Literal["pass", "fail"] = Field(
+        "pass", description="capacity gate of a per-token offer that states no rate limits: pass with a warning, or fail"
+    )
 
 
 RATING_CATEGORIES: tuple[str, ...] = (
@@ -237,6 +257,9 @@ class RatingConfig(Strict):
         description="each entry: evidence answers of which at least one must be true, else Underperform",
     )
     tiers: TierThresholds = Field(default_factory=TierThresholds)
+    min_peers: Annotated[Count, Field(ge=1, le=1000)] = Field(
+        5, description="fewest rated offers for peer-relative tiers; below it the tier reads 'too few peers' beside the absolute band"
+    )
 
     def category(self, name: str) -> RatingCategory:
         return self.categories.get(name, DEFAULT_RATING_CATEGORIES[name])
@@ -422,6 +445,7 @@ class PerMtok(Strict):
 
     input: NonNegative
     output: Positive
+    cached_input: NonNegative | None = Field(None, description="per million input tokens served from the prompt cache (default: the input price)")
 
 
 class OwnedCost(Strict):
@@ -458,6 +482,13 @@ class HealthChecks(Strict):
     passive: bool = False
 
 
+class RateLimits(Strict):
+    """A per-token service's capacity: the most it accepts per minute (either may be left out)."""
+
+    requests_per_minute: Positive | None = None
+    output_tokens_per_minute: Positive | None = None
+
+
 class Service(Strict):
     kind: ServiceKind
     orchestration: Text | None = None
@@ -466,6 +497,7 @@ class Service(Strict):
     tenant_isolation: bool = False
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
+    rate_limits: RateLimits | None = Field(None, description="per-token offers: requests and output tokens per minute")
 
 
 # [interactivity, output tok/s/GPU] or, with a measured time to first token, [..., ttft seconds]
@@ -480,10 +512,12 @@ class Performance(Strict):
     )
     points_source: Literal["measured", "vendor_claim", "reference"] = "vendor_claim"
     quality_pass_rate: Fraction = 1.0
+    interactivity: Positive | None = Field(None, description="per-token offers: output tok/s per user (P50) the provider delivers")
+    ttft_s: Positive | None = Field(None, description="per-token offers: time to first token (P50), seconds")
 
 
 class Operator(Strict):
-    published_tier: Literal["platinum", "gold", "silver", "bronze", "underperform"] | None = None
+    published_tier: PublishedTier | None = None
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
@@ -587,6 +621,7 @@ class Offer(Strict):
 class GradeRequirements(Strict):
     service_kinds: Annotated[list[ServiceKind], Field(min_length=1)]
     provider_jobs: list[str] = Field(default_factory=list, description="jobs the provider must own")
+    provider_or_shared_jobs: list[str] = Field(default_factory=list, description="jobs the provider must own or share with the buyer")
     max_node_replacement_hours: NonNegative | None = None
     min_sla_availability: Fraction | None = None
     attestations_any: list[str] = Field(default_factory=list)

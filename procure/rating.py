@@ -4,13 +4,22 @@ The same B200 yields very different useful output depending on who operates it. 
 answers a checklist in ten categories (as ClusterMAX rates operators); answers become a score of 0
 to 100 per category and overall. Two numbers come out, on purpose kept apart:
 
-- the absolute overall score, which sets the reliability factor on SLA availability (so a rating
-  moves an offer's cost per task, and adding or removing another bid never does);
+- the absolute operational score (security, lifecycle, reliability, monitoring: the categories that
+  measure how the service is run), which sets the reliability factor on SLA availability, so a
+  rating moves an offer's cost per task and adding or removing another bid never does; pricing,
+  partnerships or capacity stay in the overall score and the tier but cannot move cost;
 - the displayed tier, relative to the peers in this evaluation (percentile among rated offers), as
-  ClusterMAX tiers are; a critical failure is Underperform whatever the score.
+  ClusterMAX tiers are, shown only among enough peers (`rating.min_peers`); a critical failure is
+  Underperform whatever the score.
 
-Bare metal and owned offers are not rated: the operating work is the buyer's, and its cost is in
-their operating staff.
+Without a checklist, a published tier (ClusterMAX) sets the factor through
+`assumptions.reliability.published`; with neither, a managed offer is unrated and gets no better
+than the lowest band, so a vendor never gains by giving no evidence. Bare metal and owned offers
+are not rated: the operating work is the buyer's (SLA x self_operated_reliability), and its cost is
+in their operating staff.
+
+Where the checklist claims what the service terms do not promise (an attestation, isolated
+monitoring, health checks), the service terms are used: the contract is what the buyer can enforce.
 """
 
 from __future__ import annotations
@@ -19,12 +28,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from procure.errors import Problem, format_field_path
-from procure.models import RATING_CATEGORIES, Criterion, Offer, RatingConfig, Reliability
+from procure.models import RATING_CATEGORIES, Assumptions, Criterion, Offer, RatingConfig, Reliability
 
 TIERS = ("platinum", "gold", "silver", "bronze")
 UNDERPERFORM = "underperform"
 NOT_RATED_SELF_OPERATED = "not rated: the operating work is yours"
 NOT_RATED_NO_EVIDENCE = "not rated: no operator evidence"
+NOT_RATED_PUBLISHED = "not rated here: no checklist; its published tier sets the reliability factor"
+TOO_FEW_PEERS = "too few peers"
+
+# The categories that measure how a service is operated: only they set the reliability factor.
+OPERATIONAL_CATEGORIES: tuple[str, ...] = ("security", "lifecycle", "reliability", "monitoring")
+
+# Where an offer's reliability factor comes from (the Evaluation's `reliability_source`).
+RELIABILITY_SOURCES: tuple[str, ...] = ("checklist", "published", "unrated", "self_operated")
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,9 @@ class Rating:
     published_tier: str | None = None
     tier: str | None = None  # set by assign_tiers: relative to the peers
     percentile: float | None = None
+    operational_score: float | None = None  # weighted mean of OPERATIONAL_CATEGORIES: sets the factor
+    tier_note: str | None = None  # e.g. "too few peers (3 rated, 5 needed)" when no peer tier is shown
+    contract_overrides: list[str] = field(default_factory=list)  # checklist claims the service terms do not back
 
     @property
     def critical(self) -> bool:
@@ -56,12 +76,24 @@ class Rating:
 
     @property
     def disagrees(self) -> bool:
-        """A published tier that differs from the computed one."""
+        """A published tier that differs from the computed peer tier."""
         return self.published_tier is not None and self.tier is not None and self.published_tier != self.tier
 
 
-def evidence_with_service(offer: Offer) -> dict[str, dict[str, Any]]:
-    """The offer's evidence, with answers its service terms already give filled in where missing."""
+# Checklist answers the service terms also state: (category, criterion) -> the service field, in words.
+CONTRACT_FIELDS: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("security", "soc2_type2"): (("service", "attestations"), "SOC 2 Type II"),
+    ("security", "iso27001"): (("service", "attestations"), "ISO 27001"),
+    ("security", "fabric_tenant_isolation"): (("service", "tenant_isolation"), "tenant isolation"),
+    ("monitoring", "tenant_isolated"): (("service", "isolated_monitoring"), "isolated monitoring"),
+    ("reliability", "passive_health_checks"): (("service", "health_checks", "passive"), "passive health checks"),
+    ("reliability", "active_health_checks"): (("service", "health_checks", "active"), "active health checks"),
+    ("reliability", "automatic_sla_credits"): (("service", "sla", "automatic_credits"), "automatic SLA credits"),
+}
+
+
+def service_answers(offer: Offer) -> dict[str, dict[str, Any]]:
+    """The checklist answers the offer's service terms (the contract) give."""
     service = offer.service
     sla = service.sla
     implied: dict[str, dict[str, Any]] = {
@@ -79,9 +111,33 @@ def evidence_with_service(offer: Offer) -> dict[str, dict[str, Any]]:
     }
     if sla is not None and sla.node_replacement_hours is not None:
         implied["reliability"]["node_replacement_hours"] = sla.node_replacement_hours
-    merged = {category: dict(answers) for category, answers in implied.items()}
+    return implied
+
+
+def contract_overrides(offer: Offer) -> list[tuple[str, str, tuple[str, ...], str]]:
+    """Checklist claims the service terms do not back: (category, criterion, service field, what).
+
+    A claim of true where the contract says false (or does not list it) is a contradiction; the
+    contract wins in the rating and the gates, because only what is signed can be enforced.
+    """
+    terms = service_answers(offer)
+    found = []
+    for category, answers in offer.operator.evidence.items():
+        for key, value in answers.items():
+            spec = CONTRACT_FIELDS.get((category, key))
+            if spec is not None and value is True and terms.get(category, {}).get(key) is False:
+                found.append((category, key, spec[0], spec[1]))
+    return found
+
+
+def evidence_with_service(offer: Offer) -> dict[str, dict[str, Any]]:
+    """The offer's evidence with its service terms' answers filled in where missing, and put in
+    place of a checklist claim the terms do not back (the contract wins)."""
+    merged = {category: dict(answers) for category, answers in service_answers(offer).items()}
     for category, answers in offer.operator.evidence.items():
         merged.setdefault(category, {}).update(answers)
+    for category, key, _, _ in contract_overrides(offer):
+        merged[category][key] = False
     return merged
 
 
@@ -108,13 +164,15 @@ def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
     if offer.service.kind in ("bare_metal", "owned"):
         return Rating(offer.id, False, NOT_RATED_SELF_OPERATED, published_tier=published)
     evidence = evidence_with_service(offer)
+    overrides = [f"operator.evidence.{c}.{k}" for c, k, _, _ in contract_overrides(offer)]
     if not offer.operator.evidence:
         # No checklist answers: not rated, unless the service terms already show a critical failure,
         # so that a vendor never fares better by leaving the checklist blank.
         failures = critical_failures(evidence, config)
         if failures:
             return Rating(offer.id, True, NOT_RATED_NO_EVIDENCE.replace("not rated", "critical failure in its service terms"), None, {}, [], failures, published)
-        return Rating(offer.id, False, NOT_RATED_NO_EVIDENCE, published_tier=published)
+        note = NOT_RATED_PUBLISHED if published is not None else NOT_RATED_NO_EVIDENCE
+        return Rating(offer.id, False, note, published_tier=published)
     results: list[CriterionResult] = []
     categories: dict[str, float] = {}
     for category in RATING_CATEGORIES:
@@ -131,7 +189,19 @@ def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
     weights = {c: config.category(c).weight for c in RATING_CATEGORIES}
     weight_sum = sum(weights.values())
     overall = round(sum(categories[c] * weights[c] for c in RATING_CATEGORIES) / weight_sum, 9) if weight_sum else 0.0
-    return Rating(offer.id, True, "rated", overall, categories, results, critical_failures(evidence, config), published)
+    rating = Rating(offer.id, True, "rated", overall, categories, results, critical_failures(evidence, config), published)
+    rating.operational_score = operational_score(categories, config)
+    rating.contract_overrides = overrides
+    return rating
+
+
+def operational_score(categories: dict[str, float], config: RatingConfig) -> float:
+    """Weighted mean of the operational categories (their own weights): what sets the reliability factor."""
+    weights = {c: config.category(c).weight for c in OPERATIONAL_CATEGORIES}
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    return round(sum(categories.get(c, 0.0) * w for c, w in weights.items()) / total, 9)
 
 
 def critical_failures(evidence: dict[str, dict[str, Any]], config: RatingConfig) -> list[str]:
@@ -165,29 +235,129 @@ def tier_for(percentile: float, config: RatingConfig) -> str:
 
 
 def assign_tiers(ratings: list[Rating], config: RatingConfig) -> None:
-    """Peer-relative tiers among the rated offers; a critical failure is Underperform."""
+    """Peer-relative tiers among the rated offers; a critical failure is Underperform.
+
+    A percentile among a handful of offers says little (the worse of two strong operators would be
+    "Bronze" at 90/100), so with fewer than `min_peers` rated offers no peer tier is given: the
+    tier note reads "too few peers" and the absolute band is shown instead.
+    """
     for rating in ratings:
         if rating.rated and rating.critical:
             rating.tier = UNDERPERFORM
     peers = [r for r in ratings if r.rated and not r.critical]
     if not peers:
         return
+    if len(peers) < config.min_peers:
+        for rating in peers:
+            rating.tier = None
+            rating.percentile = None
+            rating.tier_note = f"{TOO_FEW_PEERS} ({len(peers)} rated, {config.min_peers} needed)"
+        return
     for rating, percentile in zip(peers, percentile_ranks([r.score or 0.0 for r in peers])):
         rating.percentile = percentile
         rating.tier = tier_for(percentile, config)
 
 
-def reliability_from_score(rating: Rating, reliability: Reliability) -> float:
-    """The factor on SLA availability from the absolute score (critical failure: the lowest band)."""
-    if not rating.rated or rating.score is None:
-        return reliability.unrated
-    bands = sorted(reliability.bands, key=lambda band: band[0], reverse=True)
-    if rating.critical:
-        return bands[-1][1]
+def _bands(reliability: Reliability) -> list[tuple[float, float]]:
+    return sorted(reliability.bands, key=lambda band: band[0], reverse=True)
+
+
+def lowest_factor(reliability: Reliability) -> float:
+    """The factor of the lowest score band: what the worst-rated operator gets."""
+    return min(f for _, f in reliability.bands)
+
+
+def unrated_factor(reliability: Reliability) -> float:
+    """`unrated`, but never better than the lowest rated band: giving no evidence never pays."""
+    return min(reliability.unrated, lowest_factor(reliability))
+
+
+def band_of(score: float, reliability: Reliability) -> tuple[float, float]:
+    """(minimum score, factor) of the band a score falls in."""
+    bands = _bands(reliability)
     for minimum, factor in bands:
-        if rating.score >= minimum:
-            return factor
-    return bands[-1][1]
+        if score >= minimum:
+            return minimum, factor
+    return bands[-1]
+
+
+def middle_factor(reliability: Reliability) -> float:
+    """The factor of the middle band (of five: the third)."""
+    bands = _bands(reliability)
+    return bands[(len(bands) - 1) // 2][1]
+
+
+def reliability_from_score(rating: Rating, reliability: Reliability) -> float:
+    """The factor on SLA availability from the absolute operational score (critical failure: the
+    lowest band; not rated: the unrated factor)."""
+    if rating.rated and rating.critical:
+        return _bands(reliability)[-1][1]
+    if not rating.rated or rating.score is None:
+        return unrated_factor(reliability)
+    score = rating.operational_score if rating.operational_score is not None else rating.score
+    return band_of(score, reliability)[1]
+
+
+@dataclass(frozen=True)
+class ReliabilityResult:
+    """The factor on SLA availability (None: owned, no SLA), where it comes from, and in words."""
+
+    factor: float | None
+    source: str  # one of RELIABILITY_SOURCES
+    basis: str
+
+
+def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> ReliabilityResult:
+    """What an offer's SLA figure is worth (cost model step 8).
+
+    Checklist (operational score band; critical failure: the lowest band), else published tier,
+    else unrated (never above the lowest band); bare metal: self_operated_reliability; owned: no SLA.
+    A managed offer whose operator is rated at least the middle band is never worse than bare metal
+    with the same SLA: the provider's operations are then at least as good as running it yourself.
+    """
+    rel = assumptions.reliability
+    own = assumptions.self_operated_reliability
+    kind = offer.service.kind
+    if kind == "owned":
+        return ReliabilityResult(None, "self_operated", f"owned: self-operated reliability {own:g}")
+    if kind == "bare_metal":
+        return ReliabilityResult(own, "self_operated", f"bare metal: self-operated reliability {own:g}")
+    if rating.rated and rating.critical:
+        return ReliabilityResult(_bands(rel)[-1][1], "checklist", "critical failure: the lowest band")
+    if rating.rated and rating.score is not None:
+        score = rating.operational_score if rating.operational_score is not None else rating.score
+        minimum, factor = band_of(score, rel)
+        basis = f"operational score {score:.1f} in the {minimum:g}+ band"
+        source = "checklist"
+    elif offer.operator.published_tier is not None:
+        tier = offer.operator.published_tier
+        factor = rel.published[tier] if tier in rel.published else _published_default(tier)
+        basis = f"published tier {tier.capitalize()}"
+        source = "published"
+    else:
+        factor = unrated_factor(rel)
+        return ReliabilityResult(factor, "unrated", "no checklist and no published tier: no better than the lowest band")
+    if factor >= middle_factor(rel) and factor < own:
+        return ReliabilityResult(own, source, basis + f", raised to the self-operated {own:g} (never worse than bare metal)")
+    return ReliabilityResult(factor, source, basis)
+
+
+def _published_default(tier: str) -> float:
+    from procure.models import _published_bands
+
+    return _published_bands()[tier]
+
+
+def published_disagrees(rating: Rating, offer: Offer, assumptions: Assumptions) -> bool:
+    """A published tier that the checklist contradicts: a different peer tier, or (without peer
+    tiers) a checklist band with a different factor from the published tier's."""
+    if rating.published_tier is None or not rating.rated:
+        return False
+    if rating.tier is not None:
+        return rating.published_tier != rating.tier
+    rel = assumptions.reliability
+    published = rel.published.get(rating.published_tier, _published_default(rating.published_tier))  # type: ignore[call-overload]
+    return reliability_from_score(rating, rel) != published
 
 
 def method_text(config: RatingConfig) -> str:
@@ -198,8 +368,11 @@ def method_text(config: RatingConfig) -> str:
         f"unanswered items count as not met), 0-100; overall = weighted mean ({weights}). "
         "Critical failure (" + "; ".join(" or ".join(g) for g in config.critical) + " not true) is Underperform. "
         f"Other tiers rank rated offers against each other by mid-rank percentile of the overall score: "
-        f"Platinum at least {t.platinum:g}, Gold at least {t.gold:g}, Silver at least {t.silver:g}, else Bronze. "
-        "The reliability factor on SLA availability comes from the absolute overall score, not the tier."
+        f"Platinum at least {t.platinum:g}, Gold at least {t.gold:g}, Silver at least {t.silver:g}, else Bronze; "
+        f"with fewer than {config.min_peers} rated offers no peer tier is shown ('too few peers'), only the absolute band. "
+        "The reliability factor on SLA availability comes from the absolute operational score ("
+        + ", ".join(OPERATIONAL_CATEGORIES)
+        + "), not the tier; without a checklist from the published tier; with neither, no better than the lowest band."
     )
 
 
@@ -224,3 +397,23 @@ def evidence_problems(offer: Offer, config: RatingConfig, display: str, line_of:
                 problems.append(Problem(display, line_of(at), format_field_path(at), f"must be true or false (got {value!r})"))
     return problems
 
+
+
+def contradiction_warnings(offer: Offer, doc: Any) -> list[Problem]:
+    """One warning per checklist claim the service terms do not back, naming both places (`doc`:
+    the offer's yamlsafe Document, for the lines)."""
+    warnings = []
+    exact = doc.lines.lines
+    for category, key, service_path, what in contract_overrides(offer):
+        at = ("operator", "evidence", category, key)
+        line = exact.get(tuple(service_path))
+        where = format_field_path(service_path) + (f", line {line}" if line is not None else ": not stated")
+        warnings.append(
+            Problem(
+                doc.display,
+                doc.lines.line_of(at),
+                format_field_path(at),
+                f"claims {what}, but the service terms ({where}) do not promise it; the rating and the gates use the service terms",
+            )
+        )
+    return warnings

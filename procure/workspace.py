@@ -483,9 +483,11 @@ def _check_grades(grades: list[tuple[Grade, Document]]) -> list[Problem]:
         same_rank = [(g, d) for g, d in grades if g.rank == grade.rank and d.display < doc.display]
         if same_rank:
             problems.append(Problem(doc.display, doc.lines.line_of(("rank",)), "rank", f"rank {grade.rank} is also {same_rank[0][0].id}'s: each grade needs its own rank (1 = highest)"))
-        for i, job in enumerate(grade.requires.provider_jobs):
+        named = [("provider_jobs", i, job) for i, job in enumerate(grade.requires.provider_jobs)]
+        named += [("provider_or_shared_jobs", i, job) for i, job in enumerate(grade.requires.provider_or_shared_jobs)]
+        for key, i, job in named:
             if job not in OPERATING_JOBS:
-                loc = ("requires", "provider_jobs", i)
+                loc = ("requires", key, i)
                 problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"unknown operating job '{job}' (expected one of: {', '.join(OPERATING_JOBS)})"))
     return problems
 

@@ -82,16 +82,17 @@ def test_availability_gate(basic):
     evaluation = run(basic)
     alpha = evaluation.offer("alpha")
     assert not gate(alpha, "availability").passed
-    assert "SLA availability 98.50% is below the 99.00% minimum" in alpha.reasons
-    # bravo's SLA is exactly the minimum
-    assert gate(evaluation.offer("bravo"), "availability").detail == "SLA availability 99.00% meets the 99.00% minimum"
+    # expected availability: 0.985 x 0.97 (unrated) = 0.95545 < 0.96
+    assert "expected availability 95.54% (SLA 98.50% x reliability 0.97) is below the 96.00% minimum" in alpha.reasons
+    # bravo (bare metal): 0.99 x 0.98 self-operated = 0.9702
+    assert gate(evaluation.offer("bravo"), "availability").detail == "expected availability 97.02% (SLA 99.00% x reliability 0.98) meets the 96.00% minimum"
 
 
 def test_availability_gate_owned_uses_self_operated_reliability(workspace_copy):
     root = workspace_copy("offer_kinds")
     owned = run(root).offer("owned")
-    assert gate(owned, "availability").detail == "self-operated availability 98.00% meets the 97.00% minimum"
-    edit(root / "procure.yaml", "  min_availability: 0.97\n", "  min_availability: 0.99\n")
+    assert gate(owned, "availability").detail == "self-operated availability 98.00% meets the 96.00% minimum"
+    edit(root / "procure.yaml", "  min_availability: 0.96", "  min_availability: 0.99")
     owned = run(root).offer("owned")
     assert not gate(owned, "availability").passed
     assert "self-operated availability 98.00% is below the 99.00% minimum" in owned.reasons
@@ -160,9 +161,13 @@ def test_capacity_gate_without_demand_and_for_per_token(data_dir):
     assert gate(run(data_dir / "basic").offer("alpha"), "capacity").detail == (
         "no demand stated: the committed GPUs are taken as fully used"
     )
-    assert gate(run(data_dir / "offer_kinds").offer("tokens"), "capacity").detail == (
-        "billed per token: no GPU commitment to fill"
+    # no rate limits stated: passes by the default policy with a warning; peak = 3 x 40,000,000 / (730 x 60) = 2,739.7 a minute
+    tokens = run(data_dir / "offer_kinds").offer("tokens")
+    assert gate(tokens, "capacity").passed
+    assert gate(tokens, "capacity").detail == (
+        "rate limits not stated (service.rate_limits: requests/min, output tokens/min); the peak is 2,740 requests/min"
     )
+    assert tokens.not_stated == ["capacity: " + gate(tokens, "capacity").detail]
 
 
 def test_capacity_reason_for_zero_success_does_not_blame_throughput(basic):

@@ -221,7 +221,10 @@ def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned
     from rich.table import Table
 
     verdict = f"grade {assigned}" if assigned else "ungraded"
-    table = Table(title=f"{offer_id} ({vendor}): {verdict}", header_style="bold")
+    # Name the requirements missed for each grade above the one given (every grade when ungraded).
+    above = [c for c in checks if not c.passed and (assigned is None or c.grade.rank < next(x.grade.rank for x in checks if x.grade.id == assigned))]
+    missed = "\n".join(f"misses {c.grade.id}: " + "; ".join(f"{r.requirement} ({r.observed})" for r in c.failures) for c in above)
+    table = Table(title=f"{offer_id} ({vendor}): {verdict}", caption=missed or None, caption_justify="left", header_style="bold")
     for title in ("Grade", "Requirement", "Expected", "Offer states", "Result"):
         table.add_column(title, overflow="fold")
     for check in checks:
@@ -251,6 +254,8 @@ def tier_label(record: OfferRecord) -> str:
     rating = record.rating
     if not rating.rated:
         return rating.note
+    if rating.tier is None and rating.tier_note:
+        return rating.tier_note
     return (rating.tier or DASH).capitalize()
 
 
@@ -278,6 +283,9 @@ def rating_records(ev: Evaluation) -> list[dict]:
             "published_tier": r.rating.published_tier,
             "disagrees": r.rating.disagrees,
             "reliability_factor": r.reliability_factor,
+            "reliability_source": r.reliability_source,
+            "operational_score": r.rating.operational_score,
+            "tier_note": r.rating.tier_note,
             "unanswered": r.rating.unanswered,
         }
         for r in by_score(ev)
