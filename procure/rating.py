@@ -131,13 +131,15 @@ def contract_overrides(offer: Offer) -> list[tuple[str, str, tuple[str, ...], st
 
 
 def evidence_with_service(offer: Offer) -> dict[str, dict[str, Any]]:
-    """The offer's evidence with its service terms' answers filled in where missing, and put in
-    place of a checklist claim the terms do not back (the contract wins)."""
+    """The offer's evidence with its service terms' answers in place of the checklist's for what
+    the contract states (attestations, isolation, monitoring, health checks, credits: the contract
+    wins), and filled in where the checklist is silent (node replacement hours)."""
     merged = {category: dict(answers) for category, answers in service_answers(offer).items()}
     for category, answers in offer.operator.evidence.items():
         merged.setdefault(category, {}).update(answers)
-    for category, key, _, _ in contract_overrides(offer):
-        merged[category][key] = False
+    terms = service_answers(offer)
+    for category, key in CONTRACT_FIELDS:
+        merged[category][key] = terms[category][key]
     return merged
 
 

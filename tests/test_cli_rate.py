@@ -83,7 +83,7 @@ def test_table(data_dir):
     assert row("charlie")[2:4] == ["20.6", "Underperform"]
     assert row("bravo")[2] == "—" and row("bravo")[3].startswith("not rated")
     assert row("echo")[5] == "0.95"
-    assert "reliability factor on SLA availability comes from the absolute overall score" in " ".join(result.stdout.split())
+    assert "reliability factor on SLA availability comes from the absolute operational score" in " ".join(result.stdout.split())
 
 
 def test_csv(data_dir):

@@ -35,7 +35,7 @@ from procure.rating import (
 from procure.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
-DEFAULT = RatingConfig()
+DEFAULT = RatingConfig(min_peers=1)  # peer tiers among any number of offers; "too few peers" is tested on its own
 CATEGORIES = (
     "security", "lifecycle", "orchestration", "storage", "networking",
     "reliability", "monitoring", "pricing", "partnerships", "availability",
@@ -70,12 +70,14 @@ ALL_PROVIDER = {
 
 def make_offer(offer_id: str = "x", *, kind: str = "managed_cluster", evidence: dict | None = None, published: str | None = None, **service: Any) -> Offer:
     """A managed-cluster offer like basic's alpha; `service` replaces fields of its service terms."""
+    # The service terms back every claim of FULL_EVIDENCE: where they differ, the contract wins.
     terms: dict[str, Any] = {
         "kind": kind,
-        "sla": {"availability": 0.995, "node_replacement_hours": 24},
-        "attestations": ["soc2_type2"],
+        "sla": {"availability": 0.995, "node_replacement_hours": 24, "automatic_credits": True},
+        "attestations": ["soc2_type2", "iso27001"],
         "tenant_isolation": True,
         "isolated_monitoring": True,
+        "health_checks": {"active": "weekly", "passive": True},
     }
     terms.update(service)
     pricing: dict[str, Any] = {"gpu_hour": 4.0}
@@ -252,11 +254,13 @@ def test_self_operated_offers_in_an_evaluation(data_dir):
 def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor(data_dir):
     r = rate_offer(make_offer(), DEFAULT)
     assert not r.rated and r.note == NOT_RATED_NO_EVIDENCE == "not rated: no operator evidence"
-    assert reliability_from_score(r, Reliability(unrated=0.97)) == 0.97
+    # unrated 0.97 is capped at the lowest default band, 0.95: no evidence never pays better than the worst rating
+    assert reliability_from_score(r, Reliability(unrated=0.97)) == 0.95
     alpha = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
     assert alpha.rating.rated is False and alpha.rating.tier is None
     assert alpha.rating.note == "not rated: no operator evidence"
-    assert alpha.reliability_factor == 0.97  # basic's assumptions.reliability.unrated
+    assert alpha.reliability_factor == 0.97  # basic's unrated 0.97, its lowest band 0.97
+    assert alpha.reliability_source == "unrated"
     assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97)
 
 
@@ -282,6 +286,7 @@ HAND_CONFIG = RatingConfig(
 
 def test_category_and_overall_scores_by_hand():
     offer = make_offer(
+        attestations=["soc2_type2"],
         sla={"availability": 0.995, "node_replacement_hours": 48},
         evidence={
             "security": {"iso27001": False, "audit_log_days": 45},
@@ -377,19 +382,32 @@ def test_evidence_is_filled_from_service_terms_when_not_stated():
     assert found["reliability.automatic_sla_credits"].answer is True
 
 
-def test_stated_evidence_wins_over_service_terms():
+def test_the_contract_wins_over_checklist_claims():
     offer = make_offer(
         attestations=[],
         isolated_monitoring=False,
+        health_checks={"active": "none", "passive": False},
         sla={"availability": 0.995, "node_replacement_hours": 12},
-        evidence={"security": {"soc2_type2": True}, "monitoring": {"tenant_isolated": True}, "reliability": {"node_replacement_hours": 48}},
+        evidence={
+            "security": {"soc2_type2": True},
+            "monitoring": {"tenant_isolated": True},
+            "reliability": {"node_replacement_hours": 48, "active_health_checks": True, "passive_health_checks": True},
+        },
     )
     r = rate_offer(offer, DEFAULT)
     found = results_by_name(r)
-    assert found["security.soc2_type2"].answer is True
-    assert found["monitoring.tenant_isolated"].answer is True
+    # what the service terms promise is what counts: no attestation, shared monitoring, no health checks
+    assert found["security.soc2_type2"].answer is False
+    assert found["monitoring.tenant_isolated"].answer is False
+    assert found["reliability.active_health_checks"].answer is False and found["reliability.passive_health_checks"].answer is False
+    # node replacement hours are not a contract claim here: the checklist's own answer stands
     assert found["reliability.node_replacement_hours"].answer == 48 and found["reliability.node_replacement_hours"].met == pytest.approx(0.5)
-    assert not r.critical
+    # so the critical failures apply, and the overridden claims are listed
+    assert r.critical_failures == ["security.soc2_type2 or security.iso27001: not met", "monitoring.tenant_isolated: not met"]
+    assert r.contract_overrides == [
+        "operator.evidence.security.soc2_type2", "operator.evidence.monitoring.tenant_isolated",
+        "operator.evidence.reliability.active_health_checks", "operator.evidence.reliability.passive_health_checks",
+    ]
 
 
 def test_critical_failures_from_service_terms():
@@ -422,8 +440,10 @@ def test_critical_failure_takes_the_lowest_band_whatever_the_score():
     assert reliability_from_score(rating("x", 60.0), custom) == 0.99
 
 
-def test_unrated_uses_the_unrated_factor():
-    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.96)) == 0.96
+def test_unrated_uses_the_unrated_factor_but_never_better_than_the_lowest_band():
+    # default lowest band 0.95: 0.96 is capped at 0.95; 0.94 stays 0.94
+    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.96)) == 0.95
+    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.94)) == 0.94
 
 
 # --- the rating in the cost ----------------------------------------------------------------------
@@ -434,14 +454,28 @@ def alpha_cost(factor: float) -> float:
     return 4.75 / (1080 * 0.995 * factor * 0.9 * 0.8)
 
 
+def backed(ws: Path) -> None:
+    """basic's alpha with service terms that back FULL_EVIDENCE's claims (the contract wins otherwise)."""
+    offer = ws / "offers" / "alpha.yaml"
+    offer.write_text(
+        offer.read_text().replace(
+            "  sla: {availability: 0.995, node_replacement_hours: 24}\n  attestations: [soc2_type2]\n",
+            "  sla: {availability: 0.995, node_replacement_hours: 24, automatic_credits: true}\n  attestations: [soc2_type2, iso27001]\n"
+            "  health_checks: {active: weekly, passive: true}\n",
+        )
+    )
+
+
 def test_full_marks_raise_availability_and_lower_cost_per_task(workspace_copy, data_dir):
     unrated = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
     assert unrated.metrics["cost_per_task"] == pytest.approx(alpha_cost(0.97), rel=1e-12)
     ws = workspace_copy("basic")
+    backed(ws)
     append(ws / "offers" / "alpha.yaml", FULL_EVIDENCE_YAML)
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alpha.rating.score == pytest.approx(100.0)
-    assert alpha.reliability_factor == 1.0  # basic's bands: [[85, 1.0], [0, 0.95]]
+    assert alpha.reliability_factor == 1.0  # basic's bands: [[85, 1.0], [0, 0.97]]
+    assert alpha.reliability_source == "checklist"
     assert alpha.metrics["availability"] == pytest.approx(0.995 * 1.0, rel=1e-12)
     assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(1.0), rel=1e-12)
     # fully used: cost per task scales by unrated factor / band factor = 0.97 / 1.0
@@ -452,22 +486,27 @@ def test_full_marks_raise_availability_and_lower_cost_per_task(workspace_copy, d
 def test_a_middling_score_lowers_availability_and_raises_cost_per_task(workspace_copy, data_dir):
     unrated = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
     ws = workspace_copy("basic")
+    backed(ws)
     append(ws / "offers" / "alpha.yaml", EIGHTY_EVIDENCE_YAML)
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alpha.rating.score == pytest.approx(80.0)
-    assert alpha.reliability_factor == 0.95  # 80 < 85: basic's lower band
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.95, rel=1e-12)
-    assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(0.95), rel=1e-12)
-    assert alpha.metrics["cost_per_task"] / unrated.metrics["cost_per_task"] == pytest.approx(0.97 / 0.95, rel=1e-12)
+    # operational score: security 100 x 0.15 + lifecycle 0 x 0.10 + reliability 100 x 0.15 + monitoring 100 x 0.12,
+    # over 0.52 = 42 / 0.52 = 80.77 (orchestration, unmet, does not count)
+    assert alpha.rating.operational_score == pytest.approx(42 / 0.52)
+    assert alpha.reliability_factor == 0.97  # 80.77 < 85: basic's lower band, 0.97
+    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97, rel=1e-12)
+    # the lowest band costs what giving no evidence costs: never less
+    assert alpha.metrics["cost_per_task"] == pytest.approx(unrated.metrics["cost_per_task"], rel=1e-12)
 
 
 def test_middle_band_with_five_bands(workspace_copy):
     ws = workspace_copy("basic")
     config = ws / "procure.yaml"
-    config.write_text(config.read_text().replace("bands: [[85, 1.0], [0, 0.95]]", "bands: [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]]"))
+    config.write_text(config.read_text().replace("bands: [[85, 1.0], [0, 0.97]]", "bands: [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]]"))
+    backed(ws)
     append(ws / "offers" / "alpha.yaml", EIGHTY_EVIDENCE_YAML)
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
-    assert alpha.reliability_factor == 0.995  # 70 <= 80 < 85
+    assert alpha.reliability_factor == 0.995  # 70 <= 80.77 (operational) < 85
     assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.995, rel=1e-12)
     assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(0.995), rel=1e-12)
 
@@ -477,25 +516,27 @@ def test_critical_failure_costs_the_lowest_band(workspace_copy):
     append(ws / "offers" / "charlie.yaml", "operator:\n  evidence:\n    pricing: {published_prices: true}\n")
     charlie = evaluate(load_workspace(ws), AS_OF).offer("charlie")
     assert charlie.rating.tier == "underperform"
-    assert charlie.reliability_factor == 0.95
-    # 2.50 rent + 0.60 serving staff + 0.05 software = 3.15; 300 tok/s, 0.995 x 0.95
-    assert charlie.metrics["cost_per_task"] == pytest.approx(3.15 / (1080 * 0.995 * 0.95 * 0.9 * 0.8), rel=1e-12)
+    assert charlie.reliability_factor == 0.97  # basic's lowest band
+    # 2.50 rent + 0.60 serving staff + 0.05 software = 3.15; 300 tok/s, 0.995 x 0.97
+    assert charlie.metrics["cost_per_task"] == pytest.approx(3.15 / (1080 * 0.995 * 0.97 * 0.9 * 0.8), rel=1e-12)
 
 
 def test_other_bids_never_change_an_offers_cost_but_do_change_its_tier(workspace_copy):
     ws = workspace_copy("basic")
+    backed(ws)
+    append(ws / "procure.yaml", "rating:\n  min_peers: 1\n")
     append(ws / "offers" / "alpha.yaml", EIGHTY_EVIDENCE_YAML)
     alone = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alone.rating.tier == "silver"  # the only rated offer: percentile 0.5
     cost = alone.metrics["cost_per_task"]
-    assert cost == pytest.approx(alpha_cost(0.95), rel=1e-12)
+    assert cost == pytest.approx(alpha_cost(0.97), rel=1e-12)
 
     add_offer(ws, "alpha", "delta", FULL_EVIDENCE_YAML)  # a better-run peer
     with_peer = evaluate(load_workspace(ws), AS_OF)
     assert with_peer.offer("delta").rating.tier == "platinum"
     assert with_peer.offer("alpha").rating.tier == "bronze"  # percentile 0 now
     assert with_peer.offer("alpha").metrics["cost_per_task"] == pytest.approx(cost, rel=1e-12)
-    assert with_peer.offer("alpha").reliability_factor == 0.95
+    assert with_peer.offer("alpha").reliability_factor == 0.97
 
     for gone in ("bravo", "charlie", "delta"):
         (ws / "offers" / f"{gone}.yaml").unlink()
@@ -582,11 +623,15 @@ def test_a_score_exactly_on_a_band_boundary_gets_that_band():
     evidence = full_evidence()
     # the whole reliability category unmet (weight 0.15); the SLA states no node replacement hours
     evidence["reliability"] = {k: False for k in evidence["reliability"]}
-    r = rate_offer(make_offer(sla={"availability": 0.995}, evidence=evidence), DEFAULT)
+    r = rate_offer(make_offer(sla={"availability": 0.995}, health_checks={"active": "none", "passive": False}, evidence=evidence), DEFAULT)
     assert r.categories["reliability"] == 0.0 and not r.critical
-    # overall = 100 - 0.15 x 100 = 85 -> the [85, 1.0] band
+    # overall = 100 - 0.15 x 100 = 85; operational = (15 + 10 + 0 + 12) / 0.52 = 71.15 -> the [70, 0.995] band
     assert r.score == pytest.approx(85.0)
-    assert reliability_from_score(r, Reliability()) == 1.0
+    assert r.operational_score == pytest.approx(37 / 0.52)
+    assert reliability_from_score(r, Reliability()) == 0.995
+    on_the_line = rating("x", 90.0)
+    on_the_line.operational_score = 70.0
+    assert reliability_from_score(on_the_line, Reliability()) == 0.995
 
 
 def test_offers_equal_by_hand_share_a_tier():
