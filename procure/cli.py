@@ -199,7 +199,9 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     """Check every file of the workspace and list every problem, one line each.
 
     Exit status 0 when the workspace is valid, 2 when it is not. Problems read
-    `file:line: field: message`.
+    `file:line: field: message`. Checklist claims the service terms do not back
+    (an attestation, isolated monitoring, health checks) are warned about on
+    standard error, naming both places; the service terms are used.
 
     Example:
 
@@ -211,6 +213,11 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 
     ws = load_workspace(workspace)
     ev = evaluate(ws, _day(as_of))
+    from procure.rating import contradiction_warnings
+
+    for offer in ws.offers:
+        for warning in contradiction_warnings(offer, ws.lines[offer.id]):
+            typer.echo(f"warning: {warning}", err=True)
     curves = len(ws.curves)
     typer.echo(
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "

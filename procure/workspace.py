@@ -22,6 +22,7 @@ from procure.models import (
     CURRENCY_PATTERN,
     NO_CONTROLS,
     OPERATING_JOBS,
+    PUBLISHED_TIERS,
     RATING_CATEGORIES,
     Grade,
     Offer,
@@ -371,6 +372,11 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         if key in seen_strata:
             add(("index", "weights", i), f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight")
         seen_strata.add(key)
+    published = config.assumptions.reliability.published
+    ordered = [(tier, published[tier]) for tier in PUBLISHED_TIERS if tier in published]
+    for (better, high), (worse, low) in zip(ordered, ordered[1:]):
+        if low > high:
+            add(("assumptions", "reliability", "published", worse), f"{worse} ({low:g}) must not be above {better} ({high:g}): a better tier never lowers the factor")
     bands = config.assumptions.reliability.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
@@ -396,6 +402,14 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         add(("pricing", "discount"), "a discount applies to GPU-hour and index-linked prices; fold it into per_mtok or owned figures")
     if pricing.per_mtok is not None and offer.service.kind != "managed_serving":
         add(("service", "kind"), "per-token pricing (pricing.per_mtok) needs service.kind: managed_serving")
+    per_mtok = pricing.per_mtok
+    if per_mtok is not None and per_mtok.cached_input is not None and per_mtok.cached_input > per_mtok.input:
+        add(("pricing", "per_mtok", "cached_input"), f"must not exceed the input price {per_mtok.input:g} (got {per_mtok.cached_input:g}): a cache hit costs less than a miss")
+    if per_mtok is None:
+        # What a per-token offer states about speed and capacity; a GPU-hour offer's come from its points and GPUs.
+        for loc, value in ((("performance", "interactivity"), offer.performance.interactivity), (("performance", "ttft_s"), offer.performance.ttft_s), (("service", "rate_limits"), offer.service.rate_limits)):
+            if value is not None:
+                add(loc, "only for per-token offers (pricing.per_mtok); a GPU-hour offer's speed and capacity come from its points and GPUs")
 
     if config is not None:
         currency = pricing.currency or config.currency

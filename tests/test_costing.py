@@ -620,3 +620,37 @@ def test_offers_are_costed_independently():
     alone = one(row(gpu_hour=3.0, throughput=250.0))
     together = costs(row(gpu_hour=3.0, throughput=250.0), owned_row(), token_row())[0]
     assert together == pytest.approx(alone, nan_ok=True)
+
+
+# --- per-token offers: cached input ---------------------------------------------------------------
+
+
+def cached_model(share: float) -> CostModel:
+    workload = Workload(
+        input_tokens=8000, output_tokens=1000, interactivity=100, success_rate=0.9, min_success_rate=0.8,
+        utilization=0.8, tasks_per_month=4e7, cached_input_share=share,
+    )
+    return CostModel(workload, Assumptions(fte_cost_year=219000, jobs=STAFF))
+
+
+def test_cached_input_tokens_are_billed_at_the_cached_price():
+    c = one(token_row(per_mtok_cached_input=0.05), cost_model=cached_model(0.6))
+    # input: 8,000 x (0.4 x 0.50 + 0.6 x 0.05) = 8,000 x 0.23 = 1,840 per M; output 1,000 x 2.00 = 2,000 per M
+    # (1,840 + 2,000) / 1e6 = 0.00384 per task billed, / 0.9 success
+    assert c["cost_per_task"] == pytest.approx(0.00384 / 0.9)
+    # all charges per million delivered output tokens: 0.00384 over 1,000 output tokens
+    assert c["cost_per_mtok"] == pytest.approx(3.84)
+
+
+def test_cached_share_without_a_cached_price_bills_the_input_price():
+    # no cached_input price: every input token at 0.50, as without a cache: (4,000 + 2,000) / 1e6
+    c = one(token_row(), cost_model=cached_model(0.6))
+    assert c["cost_per_task"] == pytest.approx(0.006 / 0.9)
+
+
+def test_cached_input_leaves_gpu_hour_offers_alone():
+    plain = one(row(), cost_model=cached_model(0.0))
+    cached = one(row(per_mtok_cached_input=0.05), cost_model=cached_model(0.6))
+    # the same GPU-hour row and demand: the cache share and price do not enter a GPU-hour cost
+    assert cached["cost_per_task"] == pytest.approx(plain["cost_per_task"], rel=1e-12)
+    assert cached["full"] == pytest.approx(plain["full"], rel=1e-12)

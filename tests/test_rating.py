@@ -645,3 +645,193 @@ def test_offers_equal_by_hand_share_a_tier():
     assert a.score == pytest.approx(100 - 0.08 * 200 / 3) and b.score == pytest.approx(100 - 0.08 * 200 / 3)
     assign_tiers([a, b], DEFAULT)
     assert a.tier == b.tier == "silver"  # two equal peers sit at 0.5
+
+
+# --- reliability: operational categories, published tiers, the unrated floor, self-operated --------
+
+from procure.models import Assumptions  # noqa: E402
+from procure.rating import contradiction_warnings, published_disagrees, reliability_of  # noqa: E402
+
+DEFAULT_ASSUMPTIONS = Assumptions()  # bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]], self-operated 0.98
+
+
+def rated_offer(evidence: dict | None = None, published: str | None = None, **service: Any) -> tuple[Offer, Rating]:
+    offer = make_offer(evidence=evidence, published=published, **service)
+    r = rate_offer(offer, RatingConfig())
+    assign_tiers([r], RatingConfig())
+    return offer, r
+
+
+def test_only_the_operational_categories_move_the_factor():
+    evidence = full_evidence()
+    for category in ("orchestration", "storage", "networking", "pricing", "partnerships", "availability"):
+        evidence[category] = {}  # unanswered: not met
+    offer, r = rated_offer(evidence)
+    # overall = 100 - 100 x (0.10 + 0.08 + 0.10 + 0.06 + 0.06 + 0.08) = 52: the [40, 0.98] band by the overall score,
+    # but security, lifecycle, reliability and monitoring are all met: operational 100 -> the [85, 1.0] band
+    assert r.score == pytest.approx(52.0)
+    assert r.operational_score == pytest.approx(100.0)
+    result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
+    assert (result.factor, result.source) == (1.0, "checklist")
+
+
+def test_operational_score_is_the_weighted_mean_of_its_four_categories():
+    evidence = full_evidence()
+    evidence["monitoring"] = {"managed_dashboards": False, "alerting": False, "dcgm_metrics": True}  # + tenant_isolated from terms: 2 of 4
+    offer, r = rated_offer(evidence)
+    # security 100 x 0.15 + lifecycle 100 x 0.10 + reliability 100 x 0.15 + monitoring 50 x 0.12 = 46 of 52 -> 88.46
+    assert r.categories["monitoring"] == pytest.approx(50.0)
+    assert r.operational_score == pytest.approx(46 / 0.52)
+    assert reliability_of(offer, r, DEFAULT_ASSUMPTIONS).factor == 1.0  # 88.46 >= 85
+
+
+@pytest.mark.parametrize("tier, factor", [("platinum", 1.0), ("gold", 0.995), ("silver", 0.99), ("bronze", 0.98), ("underperform", 0.95)])
+def test_a_published_tier_without_a_checklist_sets_the_factor(tier, factor):
+    offer, r = rated_offer(published=tier)
+    assert not r.rated and r.note.startswith("not rated here")
+    result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
+    # assumptions.reliability.published defaults: the same factors as the score bands, tier for tier
+    assert (result.factor, result.source) == (factor, "published")
+
+
+def test_published_bands_come_from_procure_yaml():
+    custom = Assumptions(reliability={"published": {"gold": 0.97, "silver": 0.96}})
+    offer, r = rated_offer(published="gold")
+    assert reliability_of(offer, r, custom).factor == 0.97
+
+
+def test_with_both_the_checklist_decides_and_a_difference_is_flagged():
+    offer, r = rated_offer(full_evidence(), published="bronze")
+    result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
+    assert (result.factor, result.source) == (1.0, "checklist")  # operational 100, not bronze's 0.98
+    # one rated offer: no peer tier, so the checklist's factor 1.0 is set against bronze's 0.98
+    assert r.tier is None and published_disagrees(r, offer, DEFAULT_ASSUMPTIONS)
+    agreeing_offer, agreeing = rated_offer(full_evidence(), published="platinum")
+    assert not published_disagrees(agreeing, agreeing_offer, DEFAULT_ASSUMPTIONS)  # 1.0 = platinum's 1.0
+
+
+def test_an_unrated_managed_offer_never_beats_the_lowest_band():
+    offer, r = rated_offer()
+    result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
+    # unrated 0.97 by default, capped at the lowest band 0.95
+    assert (result.factor, result.source) == (0.95, "unrated")
+    # whatever score a checklist earns, it is never worse than giving none
+    for score in (0.0, 39.9, 40.0, 54.9, 70.0, 100.0):
+        scored = rating("x", score)
+        scored.operational_score = score
+        assert reliability_from_score(scored, DEFAULT_ASSUMPTIONS.reliability) >= result.factor
+    # and no published tier is below it with the default bands
+    assert min(DEFAULT_ASSUMPTIONS.reliability.published.values()) >= result.factor
+
+
+def test_bare_metal_is_sla_times_self_operated_reliability(data_dir):
+    offer = make_offer(kind="bare_metal", evidence=full_evidence(), published="platinum")
+    r = rate_offer(offer, RatingConfig())
+    result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
+    assert (result.factor, result.source) == (0.98, "self_operated")  # neither the checklist nor the tier counts
+    bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
+    assert bravo.reliability_source == "self_operated"
+    assert bravo.sla_availability == 0.99
+    assert bravo.metrics["availability"] == pytest.approx(0.99 * 0.98)  # basic's self_operated_reliability 0.98
+
+
+def test_owned_is_self_operated_without_an_sla(data_dir):
+    owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
+    assert owned.reliability_source == "self_operated" and owned.sla_availability is None
+    assert owned.metrics["availability"] == 0.98
+
+
+def test_a_managed_offer_rated_at_least_the_middle_band_is_never_worse_than_bare_metal():
+    own = Assumptions(self_operated_reliability=0.995)
+    # middle band of five: [55, 0.99]; a score of 60 gets 0.99, raised to the self-operated 0.995
+    middle = rating("m", 60.0)
+    middle.operational_score = 60.0
+    offer = make_offer()
+    assert reliability_of(offer, middle, own).factor == 0.995
+    managed_availability = 0.995 * reliability_of(offer, middle, own).factor
+    bare_metal_availability = 0.995 * 0.995  # the same SLA x self_operated_reliability
+    assert managed_availability >= bare_metal_availability
+    # below the middle band ([40, 0.98]) the operator is worse than running it yourself: no floor
+    low = rating("l", 45.0)
+    low.operational_score = 45.0
+    assert reliability_of(offer, low, own).factor == 0.98
+    # a published Silver (the middle tier, 0.99) is raised the same way; Bronze (0.98) is not
+    assert reliability_of(make_offer(published="silver"), rate_offer(make_offer(published="silver"), RatingConfig()), own).factor == 0.995
+    assert reliability_of(make_offer(published="bronze"), rate_offer(make_offer(published="bronze"), RatingConfig()), own).factor == 0.98
+
+
+# --- peer tiers need enough peers ----------------------------------------------------------------
+
+
+def test_fewer_than_min_peers_shows_too_few_peers_not_bronze_at_90():
+    peers = [rating("a", 95.0), rating("b", 90.0), rating("c", 80.0), rating("d", 70.0)]
+    assign_tiers(peers, RatingConfig())  # min_peers 5 by default
+    assert [r.tier for r in peers] == [None, None, None, None]
+    assert {r.tier_note for r in peers} == {"too few peers (4 rated, 5 needed)"}
+    assert all(r.percentile is None for r in peers)
+    five = [rating("a", 95.0), rating("b", 90.0), rating("c", 80.0), rating("d", 70.0), rating("e", 60.0)]
+    assign_tiers(five, RatingConfig())
+    # percentiles 1, 0.75, 0.5, 0.25, 0 -> platinum, gold, silver, bronze, bronze
+    assert [r.tier for r in five] == ["platinum", "gold", "silver", "bronze", "bronze"]
+    assert all(r.tier_note is None for r in five)
+
+
+def test_critical_failures_are_underperform_even_among_too_few_peers():
+    peers = [rating("a", 95.0), rating("x", 99.0, critical=True)]
+    assign_tiers(peers, RatingConfig())
+    assert peers[1].tier == "underperform"
+    assert peers[0].tier is None and peers[0].tier_note == "too few peers (1 rated, 5 needed)"
+
+
+def test_too_few_peers_in_the_evaluation_shows_the_absolute_band(workspace_copy):
+    ws = workspace_copy("rated")
+    config = ws / "procure.yaml"
+    config.write_text(config.read_text().replace("  min_peers: 2 ", "  min_peers: 5 "))
+    ev = evaluate(load_workspace(ws), AS_OF)
+    alpha = ev.offer("alpha")
+    assert alpha.rating.tier is None and alpha.rating.tier_note == "too few peers (2 rated, 5 needed)"
+    assert alpha.reliability_basis == "operational score 100.0 in the 85+ band"
+    assert alpha.reliability_factor == 1.0
+
+
+# --- the contract wins ---------------------------------------------------------------------------
+
+
+def test_claims_the_terms_do_not_back_are_warned_about_naming_both_places(workspace_copy):
+    from clihelp import run
+
+    ws = workspace_copy("basic")
+    offer = ws / "offers" / "alpha.yaml"
+    append(offer, "operator:\n  evidence:\n    security: {iso27001: true}\n    monitoring: {tenant_isolated: true}\n    reliability: {active_health_checks: true}\n")
+    lines = offer.read_text().splitlines()
+    at = {name: lines.index(text) + 1 for name, text in (
+        ("attestations", "  attestations: [soc2_type2]"), ("security", "    security: {iso27001: true}"),
+        ("reliability", "    reliability: {active_health_checks: true}"),
+    )}
+    result = run("validate", "-w", ws, "--as-of", "2026-11-29")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"warning: offers/alpha.yaml:{at['security']}: operator.evidence.security.iso27001: claims ISO 27001, but the service terms "
+        f"(service.attestations, line {at['attestations']}) do not promise it; the rating and the gates use the service terms",
+        f"warning: offers/alpha.yaml:{at['reliability']}: operator.evidence.reliability.active_health_checks: claims active health checks, "
+        "but the service terms (service.health_checks.active: not stated) do not promise it; the rating and the gates use the service terms",
+    ]  # tenant_isolated is backed by isolated_monitoring: true, so no warning
+
+
+def test_a_claimed_isolation_the_contract_lacks_is_a_critical_failure_and_fails_security(workspace_copy):
+    ws = workspace_copy("basic")
+    offer = ws / "offers" / "alpha.yaml"
+    offer.write_text(offer.read_text().replace("  isolated_monitoring: true\n", "  isolated_monitoring: false\n"))
+    backed_text = FULL_EVIDENCE_YAML.replace("monitoring: {managed_dashboards: true,", "monitoring: {tenant_isolated: true, managed_dashboards: true,")
+    append(offer, backed_text)
+    alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
+    assert alpha.rating.tier == "underperform"
+    assert alpha.rating.critical_failures == ["monitoring.tenant_isolated: not met"]
+    assert "operator.evidence.monitoring.tenant_isolated" in alpha.rating.contract_overrides
+    assert alpha.reliability_factor == 0.97 and alpha.reliability_source == "checklist"  # basic's lowest band
+    assert "security: monitoring is not isolated between tenants" in alpha.reasons
+
+
+def test_contradiction_warnings_are_empty_when_the_terms_back_every_claim(data_dir):
+    ws = load_workspace(data_dir / "rated")
+    assert contradiction_warnings(ws.offers[0], ws.lines[ws.offers[0].id]) == []
