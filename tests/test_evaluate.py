@@ -317,3 +317,115 @@ def test_as_of_before_the_first_index_level_is_an_input_error(data_dir):
 
 def test_index_history_does_not_matter_without_index_linked_offers(data_dir):
     assert run(data_dir / "basic", date(2026, 1, 1)).as_of == date(2026, 1, 1)
+
+
+# --- the availability gate on expected availability ------------------------------------------------
+
+
+def test_an_sla_above_the_minimum_is_not_enough_when_the_expected_figure_is_below(basic):
+    edit(basic / "procure.yaml", "  min_availability: 0.96 ", "  min_availability: 0.97 ")
+    alpha = run(basic).offer("alpha")
+    # SLA 0.995 >= 0.97, but unrated: 0.995 x 0.97 = 0.96515 < 0.97
+    assert alpha.sla_availability == 0.995
+    assert alpha.metrics["availability"] == pytest.approx(0.96515)
+    assert not gate(alpha, "availability").passed
+    assert gate(alpha, "availability").detail == "expected availability 96.52% (SLA 99.50% x reliability 0.97) is below the 97.00% minimum"
+    assert gate(alpha, "availability").margin == pytest.approx(0.96515 / 0.97 - 1)
+    assert not alpha.acceptable
+
+
+def test_the_json_carries_sla_expected_availability_and_the_reliability_source(data_dir):
+    payload = json.loads(run(data_dir / "rated").to_json())
+    by_id = {o["id"]: o for o in payload["offers"]}
+    # alpha: checklist 100 -> 1.0; bravo bare metal 0.99 x 0.98; echo unrated 0.97 capped at the lowest band 0.95
+    assert (by_id["alpha"]["sla_availability"], by_id["alpha"]["metrics"]["availability"], by_id["alpha"]["reliability_source"]) == (0.995, 0.995, "checklist")
+    assert by_id["bravo"]["reliability_source"] == "self_operated"
+    assert by_id["bravo"]["metrics"]["availability"] == pytest.approx(0.99 * 0.98)
+    assert by_id["echo"]["reliability_source"] == "unrated"
+    assert by_id["echo"]["metrics"]["availability"] == pytest.approx(0.995 * 0.95)
+    assert {o["reliability_source"] for o in payload["offers"]} <= {"checklist", "published", "unrated", "self_operated"}
+
+
+# --- per-token offers: speed, time to first token, rate limits --------------------------------------
+
+
+@pytest.fixture
+def kinds(workspace_copy) -> Path:
+    return workspace_copy("offer_kinds")
+
+
+def tokens_of(root: Path):
+    return run(root).offer("tokens")
+
+
+def test_per_token_speed_stated_is_gated(kinds):
+    tokens = tokens_of(kinds)
+    assert gate(tokens, "latency").passed  # states 100, the target is 100
+    assert gate(tokens, "latency").detail == "states 100 tok/s per user (P50) meeting the 100 target"
+    edit(kinds / "offers" / "tokens.yaml", "  interactivity: 100 ", "  interactivity: 80 ")
+    slow = tokens_of(kinds)
+    assert not gate(slow, "latency").passed and not slow.acceptable
+    assert gate(slow, "latency").margin == pytest.approx(80 / 100 - 1)
+
+
+def test_per_token_speed_not_stated_fails_latency(kinds):
+    edit(kinds / "offers" / "tokens.yaml", "  interactivity: 100 ", "  quality_pass_rate: 1.0 ")
+    tokens = tokens_of(kinds)
+    assert not gate(tokens, "latency").passed
+    assert gate(tokens, "latency").detail == "speed per user not stated (performance.interactivity; the target is 100 tok/s per user)"
+    assert "latency: " + gate(tokens, "latency").detail in tokens.not_stated
+    assert not tokens.acceptable
+
+
+def test_per_token_time_to_first_token(kinds):
+    edit(kinds / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  max_ttft_s: 1.0\n")
+    unstated = tokens_of(kinds)
+    # not stated fails unless policy.ttft_unstated says pass
+    assert not gate(unstated, "ttft").passed
+    assert gate(unstated, "ttft").detail == "time to first token not stated (performance.ttft_s; the maximum is 1 s)"
+    edit(kinds / "offers" / "tokens.yaml", "  interactivity: 100 ", "  interactivity: 100\n  ttft_s: 0.8 ")
+    stated = tokens_of(kinds)
+    assert gate(stated, "ttft").passed
+    assert gate(stated, "ttft").margin == pytest.approx(1.0 / 0.8 - 1)
+
+
+def add_limits(kinds: Path, text: str) -> None:
+    edit(kinds / "offers" / "tokens.yaml", "  isolated_monitoring: true\n", f"  isolated_monitoring: true\n  rate_limits: {text}\n")
+
+
+def test_rate_limits_against_the_peak(kinds):
+    # peak = 3 x 40,000,000 tasks / (730 x 60 minutes) = 2,739.73 requests a minute; x 1,000 output tokens = 2,739,726 tokens
+    add_limits(kinds, "{requests_per_minute: 3000, output_tokens_per_minute: 2800000}")
+    tokens = tokens_of(kinds)
+    assert gate(tokens, "capacity").passed
+    assert gate(tokens, "capacity").margin == pytest.approx(2_800_000 / (3 * 40e6 / 43800 * 1000) - 1)  # tokens bind: 2.2%
+    assert tokens.not_stated == []
+
+
+def test_rate_limits_short_of_the_peak_fail(kinds):
+    add_limits(kinds, "{requests_per_minute: 2000, output_tokens_per_minute: 5000000}")
+    tokens = tokens_of(kinds)
+    assert not gate(tokens, "capacity").passed
+    assert gate(tokens, "capacity").detail == "rate limits short of the peak: 2,000 requests/min < 2,740 needed"
+    assert gate(tokens, "capacity").margin == pytest.approx(2000 / (3 * 40e6 / 43800) - 1)
+
+
+def test_peak_factor_scales_the_need(kinds):
+    add_limits(kinds, "{requests_per_minute: 2000, output_tokens_per_minute: 5000000}")
+    edit(kinds / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  peak_factor: 2\n")
+    # 2 x 40,000,000 / 43,800 = 1,826.5 requests a minute: 2,000 is enough
+    assert gate(tokens_of(kinds), "capacity").passed
+
+
+def test_unstated_rate_limits_pass_with_a_warning_or_fail_by_policy(kinds):
+    tokens = tokens_of(kinds)
+    assert gate(tokens, "capacity").passed
+    assert any(note.startswith("capacity gate passed by policy although rate limits not stated") for note in tokens.notes)
+    edit(kinds / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 1.0\n  rate_limits_unstated: fail\n")
+    strict = tokens_of(kinds)
+    assert not gate(strict, "capacity").passed and not strict.acceptable
+    # one limit stated, the other not: the stated one is judged, the other is "not stated"
+    add_limits(kinds, "{requests_per_minute: 3000}")
+    partial = tokens_of(kinds)
+    assert not gate(partial, "capacity").passed
+    assert "output tokens/min" in gate(partial, "capacity").detail and "3,000 requests/min for 2,740 at the peak" in gate(partial, "capacity").detail

@@ -167,3 +167,26 @@ def test_no_grades_defined():
     result_ = grade_offer(offer(), [])
     assert result_.grade is None
     assert result_.summary == "ungraded (no grades defined)"
+
+
+# --- jobs the provider owns or shares -----------------------------------------------------------
+
+EXAMPLE_GRADES = Path(__file__).parent.parent / "grades"
+
+
+@pytest.mark.parametrize("owner, passed", [("provider", True), ("shared", True), ("customer", False)])
+def test_provider_or_shared_jobs(owner, passed):
+    g = grade({"service_kinds": ["managed_cluster"], "provider_or_shared_jobs": ["monitoring"]})
+    result = next(r for r in check_grade(offer(**{"responsibilities.monitoring": owner}), g).results if r.requirement == "provider owns or shares")
+    assert result.passed is passed
+    assert result.observed == ("all provider or shared" if passed else "customer: monitoring (customer)")
+
+
+def test_the_example_managed_cluster_grade_accepts_shared_monitoring():
+    mc = Grade.model_validate(yaml.safe_load((EXAMPLE_GRADES / "B200-MC.yaml").read_text()))
+    # a real managed cluster: the provider watches machines and fabric, the buyer the application
+    shared = offer(**{"gpu": "B200", "responsibilities.monitoring": "shared", "responsibilities.storage": "customer"})
+    assert check_grade(shared, mc).passed
+    # the buyer monitoring alone is not a managed cluster: the failed requirement is named
+    alone = check_grade(offer(**{"gpu": "B200", "responsibilities.monitoring": "customer"}), mc)
+    assert [f.requirement for f in alone.failures] == ["provider owns or shares"]
