@@ -429,3 +429,74 @@ def test_unstated_rate_limits_pass_with_a_warning_or_fail_by_policy(kinds):
     partial = tokens_of(kinds)
     assert not gate(partial, "capacity").passed
     assert "output tokens/min" in gate(partial, "capacity").detail and "3,000 requests/min for 2,740 at the peak" in gate(partial, "capacity").detail
+
+
+# --- the real-offer workspace ------------------------------------------------------------------------
+
+REAL = Path(__file__).parent / "data" / "real_offers"
+
+
+@pytest.fixture(scope="module")
+def real():
+    return evaluate(load_workspace(REAL), date(2026, 11, 30))
+
+
+def test_real_managed_clusters_grade_as_managed_clusters(real):
+    grades = {o.id: o.grade for o in real.offers}
+    assert grades == {
+        "coreweave-b200": "B200-MC", "nebius-b200": "B200-MC",  # shared monitoring and storage still qualify
+        "aws-p6-b200": "B200-BM",  # the customer rolls out node images: OS patching is shared, not the provider's
+        "lambda-b200": "B200-BM", "runpod-b200": "B200-BM",
+        "packet-ai-b200": None, "spheron-b200": None,  # no attestation published
+        "together-deepseek-r1": "B200-MS", "fireworks-deepseek-r1-basic": "B200-MS", "deepinfra-deepseek-r1": "B200-MS",
+    }
+    aws = real.offer("aws-p6-b200")
+    assert aws.grading.checked_grade == "B200-BM"
+
+
+def test_real_published_tiers_set_the_reliability(real):
+    found = {o.id: (o.reliability_source, o.reliability_factor) for o in real.offers}
+    assert found["coreweave-b200"] == ("published", 1.0)  # Platinum
+    assert found["nebius-b200"] == ("published", 0.995)  # Gold
+    assert found["aws-p6-b200"] == ("published", 0.99)  # Silver: the middle band, at least the self-operated 0.99
+    assert found["lambda-b200"] == ("self_operated", 0.99)  # bare metal: its published tier does not count
+    assert found["deepinfra-deepseek-r1"] == ("unrated", 0.95)  # no tier, no checklist: the lowest band
+    assert real.offer("nebius-b200").metrics["availability"] == pytest.approx(0.999 * 0.995)
+
+
+def test_real_per_token_offers_are_gated_on_what_they_state(real):
+    for offer_id in ("together-deepseek-r1", "fireworks-deepseek-r1-basic", "deepinfra-deepseek-r1"):
+        record = real.offer(offer_id)
+        assert not record.acceptable
+        assert not gate(record, "latency").passed
+        # rate limits are not stated either: passed by the default policy, with a note
+        assert gate(record, "capacity").passed
+        assert [reason.split(":")[0] for reason in record.not_stated] == ["latency", "capacity"]
+
+
+def test_real_per_token_costs_with_the_prompt_cache(real):
+    # staff the buyer keeps: release_validation (customer, 0.5 FTE) + capacity_planning (shared: 0.5 x 0.25)
+    # = 0.625 FTE x 250,000 / 12 a month over 20,000,000 tasks
+    staff = 0.625 * 250_000 / 12 / 20_000_000
+    # Together: no cached price, so both halves of the 8,192 input tokens at 3.00; 1,024 output at 7.00; success 0.97
+    together = (8192 * 3.00 + 1024 * 7.00) / 1e6 / 0.97 + staff
+    assert real.offer("together-deepseek-r1").metrics["cost_per_task"] == pytest.approx(together)
+    # Fireworks basic: half the input at 0.55, half at the cached 0.275; output 2.19
+    fireworks = (8192 * (0.5 * 0.55 + 0.5 * 0.275) + 1024 * 2.19) / 1e6 / 0.97 + staff
+    assert real.offer("fireworks-deepseek-r1-basic").metrics["cost_per_task"] == pytest.approx(fireworks)
+
+
+def test_real_ranking_and_the_leader_by_hand(real):
+    assert [o.id for o in real.ranked] == ["nebius-b200", "lambda-b200", "runpod-b200", "coreweave-b200", "aws-p6-b200"]
+    # Nebius: 300 tok/s/GPU x 3,600 / 1,024 x availability 0.999 x 0.995 x success 0.97 x utilization 0.8
+    capacity = 300 * 3600 / 1024 * 0.999 * 0.995 * 0.97 * 0.8
+    billed = 20_000_000 / (capacity * 730)  # above the 32 committed GPUs: billed as needed, fill 1
+    assert billed > 32
+    # staff: shared storage, monitoring, incident response at 0.5; customer serving stack, release validation,
+    # capacity planning: fixed 0.5 x (0.25 + 0.25 + 1.0) + (1.0 + 0.5 + 0.25) = 2.5 FTE,
+    # per 1,000 GPUs 0.5 x (0.5 + 0.5 + 1.0) + (1.0 + 0.5 + 0.25) = 2.75
+    ops = (2.5 + 2.75 * billed / 1000) * 250_000 / (billed * 8760)
+    full = 5.50 + ops + 0.05  # rent, staff, serving software for whoever runs the stack
+    nebius = real.offer("nebius-b200")
+    assert nebius.metrics["full"] == pytest.approx(full)
+    assert nebius.metrics["cost_per_task"] == pytest.approx(full / capacity)
