@@ -27,3 +27,13 @@ def test_explain_unknown_offer_exits_2(data_dir):
     result = run("grade", "-w", data_dir / "basic", "--explain", "nope")
     assert result.exit_code == 2
     assert "no offer with id 'nope'" in result.stderr
+
+
+def test_explain_names_the_requirement_a_real_offer_misses(data_dir):
+    # AWS p6-b200 with EKS: the customer rolls out node images (os_patching shared), so it is not a managed cluster
+    result = run("grade", "-w", data_dir / "real_offers", "--explain", "aws-p6-b200")
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "aws-p6-b200 (Amazon Web Services): grade B200-BM" in text
+    assert "misses B200-MC: provider owns (not provider: os_patching (shared))" in text
+    assert "misses B200-MS: service kind (managed_cluster)" in text
