@@ -383,6 +383,12 @@ def test_per_token_time_to_first_token(kinds):
     # not stated fails unless policy.ttft_unstated says pass
     assert not gate(unstated, "ttft").passed
     assert gate(unstated, "ttft").detail == "time to first token not stated (performance.ttft_s; the maximum is 1 s)"
+    assert "ttft: " + gate(unstated, "ttft").detail in unstated.not_stated
+    edit(kinds / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 1.0\n  ttft_unstated: pass\n")
+    by_policy = tokens_of(kinds)
+    assert gate(by_policy, "ttft").passed
+    assert gate(by_policy, "ttft").detail.endswith("; passed by policy.ttft_unstated")
+    edit(kinds / "procure.yaml", "  ttft_unstated: pass\n", "")
     edit(kinds / "offers" / "tokens.yaml", "  interactivity: 100 ", "  interactivity: 100\n  ttft_s: 0.8 ")
     stated = tokens_of(kinds)
     assert gate(stated, "ttft").passed
