@@ -91,6 +91,8 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     "fees_per_task",
     "cost_per_mtok",
     "monthly_spend",
+    "fixed_monthly",  # fees and staff that do not grow with the GPUs: once / term + monthly + per_tb + fixed staff
+    "variable_gpu_hour",  # the rest of `full`, per GPU-hour: full x billed x 730 = variable x billed x 730 + fixed_monthly
 )
 
 
@@ -259,6 +261,11 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
 
         # 6. full cost per paid GPU-hour
         full = rent + fees + financing + prepay_risk + ops + software
+        # The same money split by what grows with the GPUs and what does not (what a plan that sizes
+        # the commitment needs): fixed fees and the fixed core of the buyer's staff, per month.
+        once_monthly = np.where(term > 0, col["fees_once"] / term, 0.0)
+        fixed_monthly = (once_monthly + col["fees_monthly"] + col["fees_per_tb_month"]) * fx + fte_fixed * fte_cost_year / 12
+        variable_gpu_hour = rent + financing + prepay_risk + software + fee_gpu_hour + fte_scaling * fte_cost_year / HOURS_PER_YEAR
 
         # 12. per successful task
         tasks_per_gpu_hour = capacity * fill
@@ -322,6 +329,8 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         "fees_per_task": lambda: pick(fees / tasks_per_gpu_hour, token_fees),
         "cost_per_mtok": lambda: pick(full / (throughput * 3600 * availability * utilization * fill) * 1e6, token_mtok),
         "monthly_spend": lambda: pick(full * billed * HOURS_PER_MONTH, token_total * tasks),
+        "fixed_monthly": lambda: fixed_monthly + np.zeros(np.shape(is_token)),
+        "variable_gpu_hour": lambda: pick(variable_gpu_hour, np.nan),
     }
     # Each output is formed only when asked for: the Monte Carlo needs one of them, on large arrays.
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

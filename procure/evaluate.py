@@ -389,10 +389,13 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, w
     nan = math.nan
     basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
     fees = p.fees
+    if offer.on_demand and p.burst is not None and basis != "per_token":
+        basis = "gpu_hour"  # a pure on-demand offer: the burst price is its price
+    on_demand_price = p.burst.gpu_hour if offer.on_demand and p.burst is not None else None
     row: dict[str, Any] = {
         "basis": basis,
         "fx": workspace.fx_rate(p.currency),
-        "gpu_hour": p.gpu_hour if p.gpu_hour is not None else nan,
+        "gpu_hour": p.gpu_hour if p.gpu_hour is not None else on_demand_price if on_demand_price is not None else nan,
         "discount": p.discount,
         "index_level": index_price if p.index_linked else nan,
         "spread": p.index_linked.spread if p.index_linked else nan,

@@ -401,6 +401,43 @@ class ReevaluateConfig(Strict):
     )
 
 
+class DemandPath(Strict):
+    """One explicit demand scenario: a factor on the trend in every month, with its probability."""
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=NO_CONTROLS)]
+    factor: Annotated[Number, Field(ge=0, le=100)]
+    probability: PositiveFraction
+
+
+class DemandConfig(Strict):
+    """Tasks per month over the planning horizon: a trend with lognormal uncertainty, or explicit paths."""
+
+    months: Annotated[Count, Field(ge=1, le=120)] | None = Field(None, description="planning horizon (default horizon.months, else 24)")
+    start: Positive | None = Field(None, description="tasks in month 1 (default workload.tasks_per_month)")
+    growth: Annotated[Number, Field(ge=-0.5, le=1)] = Field(0.0, description="expected growth per month, e.g. 0.02")
+    volatility: Annotated[Number, Field(ge=0, le=3)] = Field(0.30, description="lognormal sd of the level after 12 months (scales with sqrt(months))")
+    scenarios: Annotated[Count, Field(ge=1, le=100_000)] = Field(500, description="sampled paths, seeded by uncertainty.seed")
+    paths: Annotated[list[DemandPath], Field(min_length=1, max_length=1000)] | None = Field(
+        None, description="explicit scenarios instead of sampled ones: [{name, factor, probability}]"
+    )
+
+
+class PlanConfig(Strict):
+    """The buyer's policy for `procure plan`."""
+
+    max_vendor_share: PositiveFraction = Field(0.7, description="most of the expected capacity (tasks) one vendor may provide")
+    cvar_alpha: Annotated[Number, Field(gt=0, lt=1)] = Field(0.9, description="CVaR level on monthly spend")
+    cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(0.0, description="weight of CVaR in the objective (0: risk-neutral)")
+    cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
+    unserved_penalty_per_task: Positive | None = Field(None, description="cost of a task not served; absent: every scenario must be served")
+    time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(60.0, description="solver time limit per solve, seconds")
+    mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-4, description="relative optimality gap at which the solver stops")
+    frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(5, description="risk limits on the efficient frontier")
+    levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
+        24, description="demand levels per month the solver sees (equally likely bands of scenarios); the figures use every scenario"
+    )
+
+
 class WorkspaceConfig(Strict):
     """procure.yaml: the workload, the assumptions and the buyer's policy."""
 
@@ -416,6 +453,8 @@ class WorkspaceConfig(Strict):
     uncertainty: UncertaintyConfig = Field(default_factory=UncertaintyConfig)
     reevaluate: ReevaluateConfig = Field(default_factory=ReevaluateConfig)
     horizon: HorizonConfig = Field(default_factory=HorizonConfig)
+    demand: DemandConfig | None = None
+    plan: PlanConfig = Field(default_factory=PlanConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------
@@ -459,6 +498,21 @@ class OwnedCost(Strict):
     colo_kw_month: NonNegative = Field(description="colocation per kW-month, electricity excluded")
 
 
+class Burst(Strict):
+    """Capacity above the commitment at its own price, billed only as used (on-demand)."""
+
+    gpu_hour: Positive
+    max_gpus: Annotated[Count, Field(gt=0)] = Field(description="the most burst GPUs at one time")
+
+
+class CommitOption(Strict):
+    """A volume and term tier: commit at least `gpus` for `term_months` at `gpu_hour`."""
+
+    gpus: Annotated[Count, Field(gt=0)]
+    term_months: Annotated[Count, Field(gt=0, le=240)]
+    gpu_hour: Positive
+
+
 class Pricing(Strict):
     currency: CurrencyCode | None = Field(None, description="defaults to the workspace currency")
     gpu_hour: Positive | None = None
@@ -469,6 +523,8 @@ class Pricing(Strict):
     index_linked: IndexLinked | None = None
     per_mtok: PerMtok | None = None
     owned: OwnedCost | None = None
+    burst: Burst | None = None
+    commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
 
 
 class Sla(Strict):
@@ -483,7 +539,7 @@ class HealthChecks(Strict):
 
 
 class RateLimits(Strict):
-    """A per-token service's capacity: the most it accepts per minute (either may be left out)."""
+    """A per-token service's capacity: the most it accepts per minute (either may be left out); it caps the tasks it can take a month."""
 
     requests_per_minute: Positive | None = None
     output_tokens_per_minute: Positive | None = None
@@ -497,6 +553,8 @@ class Service(Strict):
     tenant_isolation: bool = False
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
+    node_gpus: Annotated[Count, Field(ge=1, le=1024)] = Field(8, description="GPUs are committed and billed in whole nodes of this size")
+    preemptible: bool = Field(False, description="spot or preemptible capacity")
     rate_limits: RateLimits | None = Field(None, description="per-token offers: requests and output tokens per minute")
 
 
@@ -579,7 +637,7 @@ class Offer(Strict):
     valid_until: date
     region: Text
     gpu: Text
-    gpus: Annotated[Count, Field(gt=0)] | None = None
+    gpus: Annotated[Count, Field(ge=0)] | None = Field(None, description="minimum commitment; 0 with pricing.burst: a pure on-demand offer")
     max_gpus: Annotated[Count, Field(gt=0)] | None = None
     term_months: Annotated[Count, Field(gt=0, le=240)] | None = None
     delivery: date | None = None
@@ -604,7 +662,15 @@ class Offer(Strict):
         return self.gpus or 0
 
     @property
+    def on_demand(self) -> bool:
+        """No commitment at all: `gpus: 0`, no max_gpus, capacity from pricing.burst only."""
+        return self.gpus == 0 and not self.max_gpus and self.pricing.burst is not None
+
+    @property
     def supply_gpus(self) -> int:
+        if self.on_demand:
+            assert self.pricing.burst is not None
+            return self.pricing.burst.max_gpus
         return self.max_gpus or self.committed_gpus
 
     @property

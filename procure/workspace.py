@@ -377,6 +377,23 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     for (better, high), (worse, low) in zip(ordered, ordered[1:]):
         if low > high:
             add(("assumptions", "reliability", "published", worse), f"{worse} ({low:g}) must not be above {better} ({high:g}): a better tier never lowers the factor")
+    demand = config.demand
+    if demand is not None:
+        if demand.paths is not None:
+            if "scenarios" in demand.model_fields_set or "volatility" in demand.model_fields_set:
+                add(("demand", "paths"), "explicit paths replace sampled scenarios: give paths, or scenarios and volatility, not both")
+            total = sum(p.probability for p in demand.paths)
+            if abs(total - 1) > 1e-6:
+                add(("demand", "paths"), f"probabilities must add up to 1 (got {total:g})")
+            names = [p.name for p in demand.paths]
+            for i, name in enumerate(names):
+                if name in names[:i]:
+                    add(("demand", "paths", i, "name"), f"duplicate path name '{name}'")
+        if demand.start is None and config.workload.tasks_per_month is None:
+            add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
+    plan = config.plan
+    if plan.cvar_limit is not None and plan.cvar_weight > 0:
+        add(("plan", "cvar_limit"), "give a CVaR weight or a CVaR limit, not both")
     bands = config.assumptions.reliability.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
@@ -394,7 +411,9 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
 
     pricing = offer.pricing
     bases = [name for name in ("gpu_hour", "index_linked", "per_mtok", "owned") if getattr(pricing, name) is not None]
-    if len(bases) != 1:
+    if offer.on_demand and not bases:
+        pass  # a pure on-demand offer: pricing.burst is its price
+    elif len(bases) != 1:
         add(("pricing",), f"needs exactly one price basis: gpu_hour, index_linked, per_mtok or owned (got {', '.join(bases) or 'none'})")
     if (pricing.owned is not None) != (offer.service.kind == "owned"):
         add(("service", "kind"), "pricing.owned goes with service.kind: owned, and only with it")
@@ -429,6 +448,20 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
             add(("gpus",), "required field is missing (committed GPU count)")
         if offer.max_gpus is not None and offer.gpus is not None and offer.max_gpus < offer.gpus:
             add(("max_gpus",), f"must be at least gpus ({offer.gpus}) (got {offer.max_gpus})")
+        if offer.gpus == 0 and not offer.max_gpus and pricing.burst is None:
+            add(("gpus",), "0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)")
+        supply = offer.supply_gpus
+        for i, option in enumerate(pricing.commit_options):
+            if offer.on_demand:
+                continue  # an on-demand offer's options are its reserved tiers: capped by the burst capacity
+            if supply and option.gpus > supply:
+                add(("pricing", "commit_options", i, "gpus"), f"must be at most max_gpus ({supply}) (got {option.gpus})")
+    for name in ("burst", "commit_options"):
+        if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
+            add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")
+    limits = offer.service.rate_limits
+    if limits is not None and limits.requests_per_minute is None and limits.output_tokens_per_minute is None:
+        add(("service", "rate_limits"), "give requests_per_minute, output_tokens_per_minute or both")
     if offer.term_months is None and pricing.owned is None:
         add(("term_months",), "required field is missing (contract term in months)")
     if pricing.owned is not None and offer.term_months is not None and offer.term_months != round(pricing.owned.life_years * 12):

@@ -1,0 +1,138 @@
+"""Text renderings of a plan: terminal table, JSON, CSV and Markdown. They format; they never compute."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import TYPE_CHECKING
+
+from procure.render.text import _md_cell, markdown_table, money, number, per_task, percent
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+    from procure.plan import PlanLine, PlanResult
+
+# Text a spreadsheet would read as a formula (OWASP CSV injection) is written with a leading quote.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def _price(line: PlanLine, currency: str) -> str:
+    if line.price is None:
+        return "—"
+    return f"{per_task(line.price)} {currency}/task" if line.price_unit == "task" else f"{money(line.price)} {currency}/GPU-h"
+
+
+def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
+    headers = ["Offer", "Vendor", "Role", "GPUs", "Term", "Months", "Price", "Share of tasks"]
+    rows = [
+        [
+            line.offer, line.vendor, line.role.replace("_", "-"), "—" if line.gpus is None else f"{line.gpus:,}" + (" peak" if line.role == "pay_as_used" else ""),
+            "—" if line.term_months is None else f"{line.term_months} mo", "all" if line.start_month is None else f"{line.start_month}-{line.end_month}",
+            _price(line, result.currency), percent(line.expected_tasks_share, 1),
+        ]
+        for line in result.plan
+    ]
+    return headers, rows
+
+
+def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
+    cur = result.currency
+    headers = ["Scenario", "Probability", "Tasks/month", f"{cur}/task", "Unused", "Pay-as-used", f"Max {cur}/month"]
+    rows = [
+        [r.name, percent(r.probability, 1), number(r.demand_per_month), per_task(r.cost_per_task), percent(r.unused_share, 1), percent(r.pay_as_used_share, 1), money(r.max_monthly_spend, 0)]
+        for r in result.scenarios
+    ]
+    return headers, rows
+
+
+def frontier_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
+    cur = result.currency
+    headers = [f"CVaR limit {cur}/month", f"Expected {cur}/task", f"CVaR {cur}/month", f"P90 {cur}/month"]
+    rows = [
+        ["none (risk-neutral)" if p.cvar_limit is None else money(p.cvar_limit, 0), per_task(p.expected_cost_per_task), money(p.cvar, 0), money(p.p90_monthly_spend, 0)]
+        for p in result.frontier or []
+    ]
+    return headers, rows
+
+
+def summary_lines(result: PlanResult) -> list[str]:
+    cur = result.currency
+    d, s = result.demand, result.solver
+    demand = (
+        f"{d.scenarios} sampled demand paths (seed {d.seed}) over {d.months} months: {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month, volatility {d.volatility:.0%} after 12 months"
+        if d.sampled else f"{d.scenarios} explicit demand paths over {d.months} months from {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month"
+    )
+    lines = [
+        demand + ".",
+        f"Expected cost per successful task {per_task(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
+        f"expected monthly spend {money(result.expected_monthly_spend, 0)}, P90 {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} {money(result.cvar, 0)} {cur}.",
+        f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: {percent(result.pay_as_used_share, 1)}.",
+    ]
+    best = result.single_best
+    if best.offer is None:
+        lines.append("No single offer can serve every scenario alone.")
+    else:
+        saving = "" if result.saving_per_task is None else f"; the plan saves {per_task(result.saving_per_task)} {cur} per task ({percent(result.saving_share, 1)})"
+        lines.append(f"Best single offer: {best.offer} at {per_task(best.expected_cost_per_task)} {cur} per task{saving}.")
+    gap = "—" if s.gap is None else percent(s.gap, 3)
+    lines.append(
+        f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)}), time limit {s.time_limit_s:g} s; "
+        f"{s.variables:,} variables ({s.integers:,} integer), {s.constraints:,} constraints."
+    )
+    return lines
+
+
+def plan_table(result: PlanResult) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    def table_of(title: str, headers: list[str], rows: list[list[str]]) -> Table:
+        table = Table(title=title, header_style="bold")
+        for i, h in enumerate(headers):
+            table.add_column(h, justify="left" if i < 3 else "right")
+        for row in rows:
+            table.add_row(*row)
+        return table
+
+    parts: list = [table_of("Procurement plan", *plan_rows(result)), Text("\n".join(summary_lines(result)))]
+    parts.append(table_of("Demand scenarios", *scenario_table_rows(result)))
+    if result.frontier:
+        parts.append(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)))
+    if result.notes:
+        parts.append(Text("\n".join(f"note: {n}" for n in result.notes)))
+    return Group(*parts)
+
+
+def plan_text(result: PlanResult, fmt: str) -> str:
+    if fmt == "json":
+        return result.to_json()
+    if fmt == "markdown":
+        ph, pr = plan_rows(result)
+        sh, sr = scenario_table_rows(result)
+        text = (
+            "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
+            + "\n".join(f"- {_md_cell(line)}" for line in summary_lines(result))
+            + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 7))) + "\n"
+        )
+        if result.frontier:
+            fh, fr = frontier_rows(result)
+            text += "\n## Efficient frontier\n\n" + markdown_table(fh, fr, right={1, 2, 3}) + "\n"
+        if result.notes:
+            text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in result.notes) + "\n"
+        return text
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["offer", "vendor", "role", "gpus", "term_months", "start_month", "end_month", "price", "price_unit", "expected_tasks_share"])
+    for line in result.plan:
+        writer.writerow([
+            _cell(line.offer), _cell(line.vendor), line.role, "" if line.gpus is None else line.gpus, "" if line.term_months is None else line.term_months,
+            "" if line.start_month is None else line.start_month, "" if line.end_month is None else line.end_month,
+            "" if line.price is None else repr(line.price), line.price_unit, repr(line.expected_tasks_share),
+        ])
+    return buffer.getvalue()
