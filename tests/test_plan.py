@@ -1,0 +1,264 @@
+"""The plan: newsvendor cases worked out by hand, single offers, CVaR, properties over small random markets."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planws import TASKS_PER_GPU_HOUR, TASKS_PER_GPU_MONTH, config, offer, write
+from procure.plan import cvar, make_plan, weighted_quantile
+from procure.workspace import load_workspace
+
+AS_OF = date(2026, 11, 29)
+
+
+def plan_for(root: Path, cfg: dict, offers: list[dict], names: list[str] | None = None, frontier: bool = False):
+    return make_plan(load_workspace(write(root, cfg, offers, names)), AS_OF, frontier=frontier)
+
+
+def commits(result) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for line in result.plan:
+        if line.role == "commit":
+            found[line.offer] = found.get(line.offer, 0) + (line.gpus or 0)
+    return found
+
+
+def newsvendor(c: float, p: float, node_gpus: int = 1) -> tuple[dict, list[dict]]:
+    """Demand of 100 or 200 GPUs' worth, equally likely; a commit-only offer at c, an on-demand one at p."""
+    return config(), [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=c, node_gpus=node_gpus),
+        offer("ondemand", gpus=0, burst={"gpu_hour": p, "max_gpus": 1000}),
+    ]
+
+
+# --- the newsvendor, both sides of the critical ratio --------------------------------------------
+
+
+def test_cheap_commitment_commits_the_high_demand(tmp_path):
+    # c = 2 < p / 2 = 3: each GPU committed above 100 saves p x P(demand > q) = 3 an hour and costs 2, so commit 200.
+    result = plan_for(tmp_path, *newsvendor(2.0, 6.0))
+    assert commits(result) == {"commit": 200}
+    # 200 GPUs x 2 = 400 an hour for 150 GPUs' worth of tasks on average: 400 / (150 x 1,080) = 0.00246914
+    assert result.expected_cost_per_task == pytest.approx(400 / (150 * 1080), rel=1e-9)
+    assert result.expected_unused_share == pytest.approx(0.25)  # half the time 100 of 200 GPUs idle: 50 / 200
+    assert result.pay_as_used_share == pytest.approx(0.0)
+
+
+def test_dear_commitment_commits_the_low_demand(tmp_path):
+    # c = 4 > p / 2 = 3: commit 100; the high months buy 100 GPUs on demand at 6.
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
+    assert commits(result) == {"commit": 100}
+    # per hour: 100 x 4 + 0.5 x 100 x 6 = 700, for 150 GPUs' worth: 700 / (150 x 1,080) = 0.00432099
+    assert result.expected_cost_per_task == pytest.approx(700 / (150 * 1080), rel=1e-9)
+    assert result.expected_unused_share == pytest.approx(0.0)
+    # pay-as-used share: 0.5 x 100 / 150
+    assert result.pay_as_used_share == pytest.approx(1 / 3)
+    on_demand = next(line for line in result.plan if line.role == "pay_as_used")
+    assert (on_demand.offer, on_demand.gpus, on_demand.price) == ("ondemand", 100, 6.0)
+
+
+def test_the_saving_against_the_best_single_offer(tmp_path):
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
+    # commit alone must cover 200 GPUs: 800 / 162,000 = 0.0049383; on demand alone: 6 / 1,080 = 0.0055556
+    assert result.single_best.offer == "commit"
+    assert result.single_best.expected_cost_per_task == pytest.approx(800 / (150 * 1080), rel=1e-9)
+    assert result.saving_per_task == pytest.approx((800 - 700) / (150 * 1080), rel=1e-9)
+    assert result.saving_share == pytest.approx(100 / 800, rel=1e-9)
+
+
+def test_node_rounding_takes_the_cheaper_whole_node(tmp_path):
+    # 8-GPU nodes: 100 GPUs lies between 96 and 104. From 100 down to 96 every hour buys 4 GPUs on demand in
+    # both scenarios (4 x (6 - 4) = 8 more an hour); up to 104 four idle GPUs half the time (4 x (4 - 3) = 4).
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0, node_gpus=8))
+    assert commits(result) == {"commit": 104}
+    hourly = 104 * 4 + 0.5 * 96 * 6  # the high scenario buys 200 - 104 = 96 GPUs on demand
+    assert result.expected_cost_per_task == pytest.approx(hourly / (150 * 1080), rel=1e-9)
+
+
+def test_the_scenario_table_names_each_path_and_the_worst_tenth(tmp_path):
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
+    rows = {r.name: r for r in result.scenarios}
+    assert list(rows) == ["low", "high", "worst 10%"]
+    assert rows["low"].cost_per_task == pytest.approx(400 / (100 * 1080))  # 100 committed, all used
+    assert rows["high"].cost_per_task == pytest.approx((400 + 600) / (200 * 1080))
+    assert rows["high"].pay_as_used_share == pytest.approx(0.5)
+    # the worst 10% by cost per task is the high path here (0.00463 against 0.00370)
+    assert rows["worst 10%"].cost_per_task == pytest.approx(rows["high"].cost_per_task)
+
+
+def test_monthly_spend_risk(tmp_path):
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
+    low, high = 400 * 730, 1000 * 730  # monthly spend in each path
+    assert result.p90_monthly_spend == pytest.approx(high)
+    assert result.cvar == pytest.approx(high)  # the worst 10% of months are all high months
+    assert result.expected_monthly_spend == pytest.approx((low + high) / 2)
+
+
+def test_fixed_fees_decide_whether_an_offer_is_worth_using(tmp_path):
+    # The on-demand offer charges 300,000 a month to be used at all: more than the 219,000 a month it saves
+    # (0.5 x 100 GPUs x (8 - 6)... with commit c = 4: commit 200 costs 584,000; 100 + on demand costs 511,000 + 300,000).
+    cfg, offers = newsvendor(4.0, 6.0)
+    offers[1]["pricing"]["fees"] = [{"name": "access", "monthly": 300000}]
+    result = plan_for(tmp_path, cfg, offers)
+    assert commits(result) == {"commit": 200}
+    assert all(line.offer == "commit" for line in result.plan)
+
+
+def test_a_commit_option_with_a_lower_price_is_taken_when_its_minimum_fits(tmp_path):
+    cfg, offers = newsvendor(4.0, 6.0)
+    offers[0]["pricing"]["commit_options"] = [{"gpus": 150, "term_months": 12, "gpu_hour": 2.5}]
+    result = plan_for(tmp_path, cfg, offers)
+    # at 2.5 < 3 the option commits 200 (its minimum 150 fits): 500 / 162,000
+    assert commits(result) == {"commit": 200}
+    line = next(line for line in result.plan if line.role == "commit")
+    assert line.price == 2.5 and line.option == "150+ GPUs, 12 months"
+    assert result.expected_cost_per_task == pytest.approx(500 / (150 * 1080), rel=1e-9)
+
+
+def test_short_terms_are_decided_per_block(tmp_path):
+    # Demand 100 GPUs' worth in year 1 growing to ... a 6-month term on a 12-month horizon makes two blocks.
+    cfg, offers = newsvendor(2.0, 6.0)
+    offers[0]["term_months"] = 6
+    result = plan_for(tmp_path, cfg, offers)
+    blocks = [(line.start_month, line.end_month, line.gpus) for line in result.plan if line.role == "commit"]
+    assert blocks == [(1, 6, 200), (7, 12, 200)]
+
+
+def test_unserved_penalty_lets_the_plan_leave_demand(tmp_path):
+    cfg, offers = newsvendor(4.0, 6.0)
+    cfg["plan"]["unserved_penalty_per_task"] = 6.0 / TASKS_PER_GPU_HOUR  # a task unserved costs 6 per GPU-hour's worth
+    result = plan_for(tmp_path, cfg, offers[:1])
+    # the penalty plays the on-demand price: c = 4 > 6 / 2, so commit 100 and leave the high months' extra 100 unserved
+    assert commits(result) == {"commit": 100}
+    # cost per served task: 12 x 100 x 4 x 730 over (100 + 200 served... only 100 served in each) = 400 / (100 x 1,080)
+    assert result.expected_cost_per_task == pytest.approx((400 + 0.5 * 100 * 6) / (100 * 1080), rel=1e-9)
+
+
+def test_cvar_weight_buys_a_lower_tail(tmp_path):
+    cfg, offers = newsvendor(4.0, 6.0)
+    neutral = plan_for(tmp_path / "a", cfg, offers)
+    cfg["plan"]["cvar_weight"] = 5.0
+    averse = plan_for(tmp_path / "b", cfg, offers)
+    # committing 200 makes every month 584,000; committing 100 has high months at 730,000
+    assert commits(averse) == {"commit": 200}
+    assert averse.cvar < neutral.cvar
+    assert averse.expected_cost_per_task > neutral.expected_cost_per_task
+
+
+def test_frontier_runs_from_risk_neutral_to_least_cvar(tmp_path):
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
+    points = result.frontier
+    assert points is not None and len(points) >= 2
+    assert points[0].cvar_limit is None and points[0].expected_cost_per_task == pytest.approx(result.expected_cost_per_task)
+    assert points[-1].cvar == pytest.approx(800 * 730)  # least CVaR: commit 200, every month 584,000
+    costs = [p.expected_cost_per_task for p in points]
+    cvars = [p.cvar for p in points]
+    assert costs == sorted(costs) and cvars == sorted(cvars, reverse=True)
+
+
+def test_per_token_capacity_is_limited_by_rate_limits(tmp_path):
+    # 1,000 output tokens a task: 18,000,000 output tokens a minute = 18,000 tasks a minute = 788.4 M a month,
+    # room for 100 GPUs' worth (78.84 M) ten times over; 1,800,000 a minute is 78.84 M: exactly the high months' extra.
+    cfg = config()
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0),
+        offer("tokens", per_mtok={"input": 0.0, "output": 5.0}, service={"rate_limits": {"output_tokens_per_minute": 1_800_000}}),
+    ]
+    result = plan_for(tmp_path, cfg, offers)
+    # per task 1,000 x 5 / 1e6 = 0.005 = 5.4 per GPU-hour's worth > 4 / 0.5: commit 200? c = 4 < 5.4 / 2 = 2.7 is false: commit 100
+    assert commits(result) == {"commit": 100}
+    assert any(line.offer == "tokens" and line.role == "pay_as_used" for line in result.plan)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def test_cvar_is_the_tail_mean():
+    values = np.arange(1.0, 11.0)  # 1..10 equally likely: the worst 10% is 10, the worst 20% averages 9.5
+    weights = np.full(10, 0.1)
+    assert cvar(values, weights, 0.9) == pytest.approx(10.0)
+    assert cvar(values, weights, 0.8) == pytest.approx(9.5)
+    assert weighted_quantile(values, weights, 0.5) == 5.0
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+prices = st.floats(min_value=1.0, max_value=9.0, allow_nan=False).map(lambda x: round(x, 2))
+
+
+@st.composite
+def markets(draw):
+    """Two to four offers: commit-only, on-demand, or both, with their own prices and minimums."""
+    count = draw(st.integers(2, 4))
+    offers = []
+    for i in range(count):
+        kind = draw(st.sampled_from(["commit", "ondemand", "both"]))
+        burst = {"gpu_hour": draw(prices), "max_gpus": 1000} if kind != "commit" else None
+        if kind == "ondemand":
+            offers.append(offer(f"o{i}", gpus=0, burst=burst))
+        else:
+            minimum = draw(st.sampled_from([0, 50, 120]))
+            offers.append(offer(f"o{i}", gpus=minimum, max_gpus=1000, gpu_hour=draw(prices), burst=burst, node_gpus=draw(st.sampled_from([1, 8]))))
+    if not any(o["pricing"].get("burst") or o.get("max_gpus") for o in offers):
+        offers.append(offer("od", gpus=0, burst={"gpu_hour": 8.0, "max_gpus": 1000}))
+    return offers
+
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(markets())
+def test_the_plan_never_costs_more_than_the_best_single_offer(tmp_path_factory, offers):
+    result = plan_for(tmp_path_factory.mktemp("m"), config(), offers)
+    assert result.single_best.expected_cost_per_task is not None
+    assert result.expected_cost_per_task <= result.single_best.expected_cost_per_task * (1 + 1e-9)
+
+
+@SETTINGS
+@given(markets(), prices)
+def test_adding_an_offer_never_raises_the_cost(tmp_path_factory, offers, extra_price):
+    before = plan_for(tmp_path_factory.mktemp("m"), config(), offers)
+    more = offers + [offer("extra", gpus=0, max_gpus=1000, gpu_hour=extra_price, burst={"gpu_hour": extra_price + 1, "max_gpus": 500})]
+    after = plan_for(tmp_path_factory.mktemp("m"), config(), more)
+    assert after.expected_cost_per_task <= before.expected_cost_per_task * (1 + 1e-9)
+
+
+def scaled(offers: list[dict], k: float) -> list[dict]:
+    out = []
+    for o in offers:
+        p = dict(o["pricing"])
+        if "gpu_hour" in p:
+            p["gpu_hour"] = p["gpu_hour"] * k
+        if "burst" in p:
+            p["burst"] = {**p["burst"], "gpu_hour": p["burst"]["gpu_hour"] * k}
+        out.append({**o, "pricing": p})
+    return out
+
+
+@SETTINGS
+@given(markets(), st.sampled_from([0.5, 2.0, 3.0]))
+def test_scaling_every_price_scales_the_cost_and_keeps_the_plan(tmp_path_factory, offers, k):
+    base = plan_for(tmp_path_factory.mktemp("m"), config(), offers)
+    moved = plan_for(tmp_path_factory.mktemp("m"), config(), scaled(offers, k))
+    assert moved.expected_cost_per_task == pytest.approx(k * base.expected_cost_per_task, rel=1e-6)
+    assert [(l.offer, l.role, l.gpus, l.start_month) for l in moved.plan] == [(l.offer, l.role, l.gpus, l.start_month) for l in base.plan]
+
+
+@SETTINGS
+@given(markets(), st.randoms(use_true_random=False))
+def test_file_order_and_currency_do_not_change_the_plan(tmp_path_factory, offers, rng):
+    base = plan_for(tmp_path_factory.mktemp("m"), config(), offers)
+    # The same offers in EUR at 1.25 USD per EUR, in files whose names sort in another order.
+    in_euros = [{**o, "pricing": {**o["pricing"], "currency": "EUR"}} for o in scaled(offers, 1 / 1.25)]
+    names = [f"{rng.randint(0, 10**6):07d}-{o['id']}" for o in in_euros]
+    moved = plan_for(tmp_path_factory.mktemp("m"), config(), in_euros, names)
+    assert moved.expected_cost_per_task == pytest.approx(base.expected_cost_per_task, rel=1e-9)
+    assert [(l.offer, l.role, l.gpus) for l in moved.plan] == [(l.offer, l.role, l.gpus) for l in base.plan]
