@@ -554,7 +554,7 @@ class Service(Strict):
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
     node_gpus: Annotated[Count, Field(ge=1, le=1024)] = Field(8, description="GPUs are committed and billed in whole nodes of this size")
-    preemptible: bool = Field(False, description="spot or preemptible capacity")
+    preemptible: StrictBool = Field(False, description="spot or preemptible capacity")
     rate_limits: RateLimits | None = Field(None, description="per-token offers: requests and output tokens per minute")
 
 

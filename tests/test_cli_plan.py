@@ -1,0 +1,80 @@
+"""`procure plan`: formats, --out, --frontier, and the example workspace's plan."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import run
+
+from planws import config, offer, write
+
+ROOT = Path(__file__).resolve().parent.parent
+AS_OF = "2026-11-29"
+
+
+@pytest.fixture
+def newsvendor(tmp_path):
+    return write(tmp_path / "ws", config(), [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="=Commit Co"),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ])
+
+
+def ok(result) -> str:
+    assert result.exit_code == 0, (result.exit_code, repr(result.exception), (result.stdout + result.stderr)[-2000:])
+    return result.stdout
+
+
+def test_json_carries_the_contract_names(newsvendor):
+    data = json.loads(ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))
+    assert {"plan", "expected_cost_per_task", "p90_monthly_spend", "cvar", "expected_unused_share", "single_best", "scenarios"} <= set(data)
+    assert set(data["single_best"]) >= {"offer", "expected_cost_per_task"}
+    line = data["plan"][0]
+    assert {"offer", "vendor", "role", "gpus", "term_months", "price"} <= set(line)
+    assert {l["role"] for l in data["plan"]} == {"commit", "pay_as_used"}
+    assert data["solver"]["time_limit_s"] == 60 and data["solver"]["mip_gap"] == 0.0 and data["solver"]["status"] == "optimal"
+
+
+def test_json_is_the_same_bytes_twice(newsvendor):
+    first = ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor))
+    assert ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)) == first
+
+
+def test_table_states_plan_saving_and_solver(newsvendor):
+    text = ok(run("plan", "--as-of", AS_OF, "-w", newsvendor))
+    assert "Procurement plan" in text and "Demand scenarios" in text
+    assert "Best single offer: commit" in text and "saves" in text
+    assert "gap" in text and "time limit 60 s" in text
+
+
+def test_csv_lines_are_spreadsheet_safe(newsvendor):
+    rows = list(csv.reader(io.StringIO(ok(run("plan", "--format", "csv", "--as-of", AS_OF, "-w", newsvendor)))))
+    assert rows[0][:6] == ["offer", "vendor", "role", "gpus", "term_months", "start_month"]
+    commit = next(r for r in rows[1:] if r[2] == "commit")
+    assert commit[1] == "'=Commit Co" and commit[3] == "100"
+
+
+def test_markdown_and_frontier(newsvendor):
+    text = ok(run("plan", "--format", "markdown", "--frontier", "--as-of", AS_OF, "-w", newsvendor))
+    assert text.startswith("# Procurement plan") and "## Efficient frontier" in text and "## Demand scenarios" in text
+
+
+def test_out_writes_the_file_and_creates_folders(newsvendor, tmp_path):
+    target = tmp_path / "reports" / "deep" / "plan.json"
+    result = run("plan", "--format", "json", "--out", target, "--as-of", AS_OF, "-w", newsvendor)
+    assert ok(result) == "" and json.loads(target.read_text())["plan"]
+
+
+def test_the_example_plan_beats_the_best_single_offer():
+    data = json.loads(ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", ROOT)))
+    assert data["demand"] == {"months": 24, "start": 150000000.0, "growth": 0.02, "volatility": 0.3, "scenarios": 500, "seed": 7, "sampled": True}
+    assert data["expected_cost_per_task"] < data["single_best"]["expected_cost_per_task"]
+    assert data["saving_per_task"] > 0
+    offers = {line["offer"] for line in data["plan"]}
+    assert len(offers) >= 2  # a portfolio, within the 70% vendor share
+    assert "quarry-b200-mc" in data["excluded"] and "saltmarsh-b200-ms" in data["excluded"]
+    assert [r["name"] for r in data["scenarios"]] == ["low", "base", "high", "worst 10%"]
