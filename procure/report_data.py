@@ -12,6 +12,7 @@ from procure.errors import InputError
 from procure.evaluate import CostInputs, Evaluation
 from procure.hedging import HedgePlan, plan_for_workspace
 from procure.market import IndexBuild
+from procure.plan import PlanResult
 from procure.position import Position
 from procure.uncertainty import Sensitivity
 from procure.workspace import IndexLevel, Workspace
@@ -28,6 +29,8 @@ class ReportExtras:
     benchmark_series: dict[str, IndexBuild] = field(default_factory=dict)
     index: list[IndexLevel] = field(default_factory=list)
     sensitivity: Sensitivity | None = None
+    plan: PlanResult | None = None  # with `demand:` in procure.yaml
+    plan_missing: str = ""
 
 
 SENSITIVITY_OFFERS = 3
@@ -50,6 +53,13 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
             extras.hedge = plan_for_workspace(ws, ev)
         except InputError as exc:
             extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
+    if ws.config.demand is not None:
+        from procure.plan import make_plan
+
+        try:
+            extras.plan = make_plan(ws, ev.as_of, frontier=True, evaluation=(ev, inputs) if inputs is not None else None)
+        except InputError as exc:
+            extras.plan_missing = "Procurement plan: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
     quotes = ws.root / QUOTES_FILE
     if quotes.is_file():
         from procure.market import Filters, build_index, read_quotes, scope_adjustments, settings_from

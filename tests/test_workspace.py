@@ -78,7 +78,8 @@ def test_negative_or_zero_price(basic, price):
 
 def test_zero_gpus(basic):
     edit(basic / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: 0\n")  # line 7
-    assert only_problem(basic) == "offers/alpha.yaml:7: gpus: must be greater than 0 (got 0)"
+    # 0 is a valid minimum only for a pure on-demand offer (pricing.burst) or a commitment without minimum (max_gpus)
+    assert only_problem(basic) == "offers/alpha.yaml:7: gpus: 0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)"
 
 
 def test_unknown_operating_job(basic):

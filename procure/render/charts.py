@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from procure.hedging import HedgePlan
     from procure.market import IndexBuild
+    from procure.plan import PlanResult
     from procure.position import Position
     from procure.uncertainty import Sensitivity
     from procure.workspace import IndexLevel
@@ -345,3 +346,26 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
     ax.yaxis.set_major_formatter(_thousands())
     ax.legend(fontsize=6.5, frameon=False, loc="upper left")
     return to_svg(fig, "cash-flows")
+
+
+def plan_frontier(plan: PlanResult) -> str:
+    """The efficient frontier: expected cost per task against CVaR of monthly spend, one point per risk limit."""
+    points = sorted(plan.frontier or [], key=lambda p: p.cvar)
+    fig = _figure(17, 6.5)
+    ax = fig.add_subplot()
+    _style(ax)
+    ax.grid(axis="x", color=GRID, linewidth=0.6)
+    xs = [p.cvar for p in points]
+    ys = [p.expected_cost_per_task for p in points]
+    ax.plot(xs, ys, color=ACCENT, linewidth=1.2, marker="o", markersize=4, zorder=2)
+    neutral = next((p for p in points if p.cvar_limit is None), None)
+    if neutral is not None:
+        ax.scatter([neutral.cvar], [neutral.expected_cost_per_task], s=36, color=HIGHLIGHT, zorder=3)
+        ax.annotate("risk-neutral plan", (neutral.cvar, neutral.expected_cost_per_task), textcoords="offset points", xytext=(-6, 6), ha="right", fontsize=6.5, color=HIGHLIGHT)
+    if points:
+        safest = points[0]
+        ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
+    ax.xaxis.set_major_formatter(_thousands())
+    ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
+    ax.set_ylabel(f"expected {plan.currency} per successful task")
+    return to_svg(fig, "plan-frontier")

@@ -108,6 +108,8 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "hedge_missing": extras.hedge_missing,
         "benchmark": extras.benchmark,
         "sensitivity": extras.sensitivity,
+        "plan": extras.plan,  # the procurement plan (PlanResult) when procure.yaml has demand:, else None
+        "plan_missing": extras.plan_missing,
     }
     return env.get_template(f"{kind}.html").render(**context)
 
@@ -141,6 +143,8 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None) 
         found["tornado"] = charts.tornado(extras.sensitivity, ev.currency)
     if kind == "comparison" and extras.benchmark is not None:
         found["benchmark"] = charts.index_history(extras.index, extras.benchmark_series, ev.currency)
+    if extras.plan is not None and extras.plan.frontier:
+        found["plan_frontier"] = charts.plan_frontier(extras.plan)
     if kind == "comparison":
         found["breakdown"] = charts.cost_breakdown(ev)
         found["throughput"] = charts.throughput_frontiers(ev)

@@ -1,0 +1,111 @@
+"""`procure plan` speed and model size, measured in one run as ratios against building the model alone.
+
+Run: .venv/bin/python benchmarks/bench_plan.py [--offers 50] [--scenarios 500] [--months 24]
+
+- the budget: a plan over 50 offers x 500 scenarios x 24 months in under 10 s on two cores; reported as
+  wall and CPU seconds (CPU time is what the plan costs when the machine is shared) and as a ratio to
+  the time of building the model alone (evaluation, candidates, scenarios and the sparse matrix);
+- model size: variables, constraints and nonzeros as offers, scenarios and months double, with the
+  default demand levels and with every scenario-month its own allocation (levels = scenarios), to show
+  that size grows linearly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic import make_workspace, offer  # noqa: E402
+
+from procure.demand import scenarios as demand_scenarios  # noqa: E402
+from procure.evaluate import evaluate_with_inputs  # noqa: E402
+from procure.plan import Risk, _scales, build_model, candidates, discount_factors, make_plan  # noqa: E402
+from procure.workspace import load_workspace  # noqa: E402
+
+AS_OF = date(2026, 11, 29)
+
+
+def plan_offer(i: int, rng: random.Random) -> dict:
+    """A synthetic offer the plan can use: acceptable, some with burst capacity or commit options."""
+    data = offer(i, rng)
+    data["service"].update(attestations=["soc2_type2", "iso27001"], tenant_isolation=True, isolated_monitoring=True)
+    data["service"]["sla"]["availability"] = 0.995
+    data["service"]["sla"]["node_replacement_hours"] = 24
+    data["vendor"] = f"Synthetic Vendor {i % 20:02d}"  # several offers per vendor, as RFPs come
+    price = data["pricing"]["gpu_hour"]
+    if i % 3 == 0:
+        data["pricing"]["burst"] = {"gpu_hour": round(price * 1.3, 2), "max_gpus": data["max_gpus"]}
+    if i % 3 == 1:
+        data["pricing"]["commit_options"] = [{"gpus": data["gpus"] * 2 if data["gpus"] * 2 <= data["max_gpus"] else data["gpus"], "term_months": 24, "gpu_hour": round(price * 0.9, 2)}]
+    return data
+
+
+def workspace(root: Path, offers: int, scenarios: int, months: int, levels: int | None = None) -> Path:
+    make_workspace(root, 0)
+    config = yaml.safe_load((root / "procure.yaml").read_text())
+    config["demand"] = {**config.get("demand", {}), "months": months, "scenarios": scenarios}
+    config.setdefault("plan", {})["max_vendor_share"] = 0.7
+    if levels is not None:
+        config["plan"]["levels"] = levels
+    (root / "procure.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    rng = random.Random(11)
+    for i in range(offers):
+        data = plan_offer(i, rng)
+        (root / "offers" / f"{data['id']}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return root
+
+
+def build_only(root: Path) -> tuple[float, float, dict[str, int]]:
+    """Evaluation, candidates, scenarios and the model's sparse matrix: everything before the solver."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    ws = load_workspace(root)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF)
+    wl = ws.config.workload
+    cands, _ = candidates(ev, inputs, ws.config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate)
+    scen = demand_scenarios(ws.config)
+    delta = discount_factors(scen.months, ws.config.assumptions.cost_of_capital)
+    money, tasks = _scales(cands, scen)
+    model = build_model(cands, scen, ws.config.plan, delta, Risk(), money, tasks)
+    A, _, _ = model.matrix()
+    size = {"candidates": len(cands), "variables": A.shape[1], "constraints": A.shape[0], "nonzeros": int(A.nnz), "integers": int(model.integrality.sum())}
+    return time.perf_counter() - wall, time.process_time() - cpu, size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--offers", type=int, default=50)
+    parser.add_argument("--scenarios", type=int, default=500)
+    parser.add_argument("--months", type=int, default=24)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = workspace(Path(tmp) / "ws", args.offers, args.scenarios, args.months)
+        build_wall, build_cpu, size = build_only(root)
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = make_plan(load_workspace(root), AS_OF)
+        plan_wall, plan_cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"plan over {args.offers} offers ({size['candidates']} usable) x {args.scenarios} scenarios x {args.months} months")
+        print(f"  model: {size['variables']:,} variables ({size['integers']:,} integer), {size['constraints']:,} constraints, {size['nonzeros']:,} nonzeros")
+        print(f"  build alone: {build_wall:.2f} s wall, {build_cpu:.2f} s CPU")
+        print(f"  plan end to end: {plan_wall:.2f} s wall, {plan_cpu:.2f} s CPU; {plan_wall / build_wall:.1f}x the build (wall), {plan_cpu / build_cpu:.1f}x (CPU)")
+        print(f"  solver: {result.solver.status}, gap {result.solver.gap}; budget 10 s: {'met' if plan_wall < 10 else 'MISSED'} (wall), {'met' if plan_cpu < 10 else 'MISSED'} (CPU)")
+        print(f"  plan: {len(result.plan)} lines over {len({l.offer for l in result.plan})} offers; {result.expected_cost_per_task:.5f} per task, single best {result.single_best.expected_cost_per_task}")
+
+        print("\nmodel size as the problem doubles (levels = scenarios: every scenario-month its own allocation)")
+        print(f"  {'offers':>6} {'scen.':>6} {'months':>6} {'levels':>7} {'variables':>10} {'constraints':>11} {'nonzeros':>10}")
+        for offers, scen, months in ((10, 50, 12), (20, 50, 12), (40, 50, 12), (10, 100, 12), (10, 200, 12), (10, 50, 24), (10, 50, 48)):
+            for levels in (None, scen):
+                ws_root = workspace(Path(tmp) / f"s{offers}-{scen}-{months}-{levels}", offers, scen, months, levels)
+                _, _, s = build_only(ws_root)
+                print(f"  {offers:>6} {scen:>6} {months:>6} {levels or 'default':>7} {s['variables']:>10,} {s['constraints']:>11,} {s['nonzeros']:>10,}")
+
+
+if __name__ == "__main__":
+    main()
