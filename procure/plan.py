@@ -18,7 +18,7 @@ first, then the cheapest pay-as-used source with room.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
 
@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from procure.costing import HOURS_PER_MONTH, cost_arrays
-from procure.demand import Scenarios, horizon_months, scenarios as demand_scenarios
+from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
 from procure.evaluate import CostInputs, Evaluation, OfferRecord, evaluate_with_inputs
 from procure.models import Offer, PlanConfig
@@ -83,6 +83,7 @@ class SolverInfo(BaseModel):
     mip_gap: float = Field(description="the relative gap at which the solver may stop")
     status: str
     gap: float | None = Field(description="the gap reached (0: proven optimal)")
+    bound_gap: float | None = Field(None, description="with a shortlist of offers: the distance from the linear relaxation's bound over every offer")
     variables: int
     constraints: int
     integers: int
@@ -532,6 +533,7 @@ class Solved:
     status: str
     gap: float | None
     model: Model
+    objective: float | None = None
 
 
 def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Solved:
@@ -552,7 +554,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     in_plan = np.round(x[model.layout["y"]]).astype(bool)
     status = "optimal" if result.status == 0 else "time limit reached: best plan found"
     gap = getattr(result, "mip_gap", None)
-    return Solved(nodes, in_plan, status, None if gap is None or not math.isfinite(gap) else float(gap), model)
+    return Solved(nodes, in_plan, status, None if gap is None or not math.isfinite(gap) else float(gap), model, float(result.fun))
 
 
 def supply_by_month(cands: list[Candidate], months: int) -> np.ndarray:
@@ -819,6 +821,42 @@ def _scales(cands: list[Candidate], scen: Scenarios) -> tuple[float, float]:
     return max(tasks * price, 1e-9), tasks
 
 
+def _reindexed(cands: list[Candidate], keep: list[int]) -> list[Candidate]:
+    """The kept candidates, renumbered (commitments and sources point at their candidate's position)."""
+    out = []
+    for new, old in enumerate(keep):
+        cand = cands[old]
+        out.append(replace(cand, commits=[replace(c, offer=new) for c in cand.commits], source=replace(cand.source, offer=new) if cand.source else None))
+    return out
+
+
+def shortlist(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float) -> tuple[list[int], float | None]:
+    """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most.
+
+    Returns the kept positions and the relaxation's objective over every offer: a proven lower bound,
+    so the distance of the plan from the best plan over all offers can be stated."""
+    if len(cands) <= policy.max_candidates:
+        return list(range(len(cands))), None
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    model = build_model(cands, scen, policy, delta, risk, money, tasks)
+    A, row_lb, row_ub = model.matrix()
+    relaxed = milp(model.c, constraints=LinearConstraint(A, row_lb, row_ub), bounds=Bounds(model.lb, model.ub), options={"time_limit": float(policy.time_limit_s), "disp": False})
+    if relaxed.x is None:
+        return list(range(len(cands))), None
+    x = relaxed.x
+    use = np.zeros(len(cands))
+    n = x[model.layout["n"]]
+    for j, u in enumerate(model.units):
+        use[u.commit.offer] += n[j] * u.commit.tasks_node_month * (u.last - u.first + 1)
+    z = x[model.layout["z"]].reshape(len(model.sources), -1) if model.sources else np.zeros((0, 1))
+    for p, source in enumerate(model.sources):
+        use[source.offer] += float(z[p].sum())
+    score = [min([c.cost_node_month / c.tasks_node_month for c in cand.commits if c.tasks_node_month > 0] + ([cand.source.price_per_task] if cand.source else [math.inf])) for cand in cands]
+    order = sorted(range(len(cands)), key=lambda i: (-use[i], score[i], cands[i].id))
+    return sorted(order[: policy.max_candidates]), float(relaxed.fun)
+
+
 def make_plan(
     ws: Workspace, as_of: date | None = None, frontier: bool = False, scenario_count: int | None = None, evaluation: tuple[Evaluation, CostInputs] | None = None
 ) -> PlanResult:
@@ -848,10 +886,19 @@ def make_plan(
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
-    model = build_model(cands, scen, policy, delta, risk, money, tasks)
-    solved = solve(model, policy, scen, cands)
+    keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks)
+    plan_cands = _reindexed(cands, keep) if len(keep) < len(cands) else cands
+    model = build_model(plan_cands, scen, policy, delta, risk, money, tasks)
+    solved = solve(model, policy, scen, plan_cands)
+    bound_gap = None
+    if bound is not None and solved.objective:
+        bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
+        notes.append(
+            f"the solver chose among the {len(keep)} offers the linear relaxation uses most (of {len(cands)} usable, plan.max_candidates); "
+            f"the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
+        )
     units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
-    out = dispatch(cands, units, nodes, in_plan, scen, penalty)
+    out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
     fig = figures(out, scen, delta, policy.cvar_alpha)
 
     single_block = SingleBest(offer=None, expected_cost_per_task=None)
@@ -865,7 +912,7 @@ def make_plan(
         # A single offer is a portfolio too: when the solver stopped at its gap above it (or the vendor
         # share rule does not bind), the single offer is the plan.
         if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
-            units, nodes, in_plan, out, fig = s_units, s_nodes, s_in, s_out, s_fig
+            units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, s_in, s_out, s_fig, cands
             notes.append(f"the best single offer ({cid}) is the plan: no combination does better")
     saving = saving_share = None
     if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
@@ -873,7 +920,7 @@ def make_plan(
         saving_share = saving / single_block.expected_cost_per_task
         if policy.max_vendor_share < 1 and saving < 0:
             notes.append(f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across vendors costs {-saving:.5f} per task")
-    lines = plan_lines(cands, units, nodes, in_plan, out, scen)
+    lines = plan_lines(plan_cands, units, nodes, in_plan, out, scen)
     if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
         if not any("is the plan" in n for n in notes):
             notes.append(f"the best single offer ({lines[0].offer}) is the plan: no combination does better")
@@ -883,7 +930,7 @@ def make_plan(
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
 
-    frontier_points = _frontier(cands, scen, policy, delta, money, tasks, fig) if frontier else None
+    frontier_points = _frontier(plan_cands, scen, policy, delta, money, tasks, fig) if frontier else None
     return PlanResult(
         as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
         cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
@@ -891,7 +938,7 @@ def make_plan(
         demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
         policy=policy,
         solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, variables=len(model.c), constraints=model.nrows,
+            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, variables=len(model.c), constraints=model.nrows,
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,

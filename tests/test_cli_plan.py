@@ -78,3 +78,30 @@ def test_the_example_plan_beats_the_best_single_offer():
     assert len(offers) >= 2  # a portfolio, within the 70% vendor share
     assert "quarry-b200-mc" in data["excluded"] and "saltmarsh-b200-ms" in data["excluded"]
     assert [r["name"] for r in data["scenarios"]] == ["low", "base", "high", "worst 10%"]
+
+
+def test_comparison_report_has_the_plan_section(newsvendor, tmp_path):
+    target = tmp_path / "cmp.html"
+    result = run("report", "-f", "html", "--as-of", AS_OF, "-w", newsvendor, "--out", target)
+    assert result.exit_code == 0, result.stderr
+    html = target.read_text()
+    section = html[html.index('id="plan"') :]
+    assert "Procurement plan" in section and "Demand scenarios" in section and "worst 10%" in section
+    assert "Efficient frontier" in section and "<svg" in section.split("Efficient frontier")[0] + section
+    assert "0.00432" in section  # the expected cost per task of the newsvendor plan, 700 / (150 x 1,080)
+
+
+def test_no_plan_section_without_demand(data_dir, tmp_path):
+    target = tmp_path / "cmp.html"
+    assert run("report", "-f", "html", "--as-of", AS_OF, "-w", data_dir / "basic", "--out", target).exit_code == 0
+    assert 'id="plan"' not in target.read_text()
+
+
+def test_an_impossible_plan_leaves_a_note_in_the_report(tmp_path):
+    ws = write(tmp_path / "ws", config(plan={"max_vendor_share": 0.7}), [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="Solo"),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}, vendor="Solo"),
+    ])
+    target = tmp_path / "cmp.html"
+    assert run("report", "-f", "html", "--as-of", AS_OF, "-w", ws, "--out", target).exit_code == 0
+    assert "Procurement plan: not available" in target.read_text() and "at least two vendors" in target.read_text()

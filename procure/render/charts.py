@@ -351,7 +351,7 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
 def plan_frontier(plan: PlanResult) -> str:
     """The efficient frontier: expected cost per task against CVaR of monthly spend, one point per risk limit."""
     points = sorted(plan.frontier or [], key=lambda p: p.cvar)
-    fig = _figure(17, 6.5)
+    fig = _figure(17, 5.5)
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="x", color=GRID, linewidth=0.6)
@@ -365,7 +365,10 @@ def plan_frontier(plan: PlanResult) -> str:
     if points:
         safest = points[0]
         ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
-    ax.xaxis.set_major_formatter(_thousands())
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(6))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"))
     ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
     ax.set_ylabel(f"expected {plan.currency} per successful task")
     return to_svg(fig, "plan-frontier")
