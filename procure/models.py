@@ -416,7 +416,7 @@ class DemandConfig(Strict):
     start: Positive | None = Field(None, description="tasks in month 1 (default workload.tasks_per_month)")
     growth: Annotated[Number, Field(ge=-0.5, le=1)] = Field(0.0, description="expected growth per month, e.g. 0.02")
     volatility: Annotated[Number, Field(ge=0, le=3)] = Field(0.30, description="lognormal sd of the level after 12 months (scales with sqrt(months))")
-    scenarios: Annotated[Count, Field(ge=1, le=100_000)] = Field(500, description="sampled paths, seeded by uncertainty.seed")
+    scenarios: Annotated[Count, Field(ge=1, le=20_000)] = Field(500, description="sampled paths, seeded by uncertainty.seed")
     paths: Annotated[list[DemandPath], Field(min_length=1, max_length=1000)] | None = Field(
         None, description="explicit scenarios instead of sampled ones: [{name, factor, probability}]"
     )

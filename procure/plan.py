@@ -34,6 +34,7 @@ from procure.workspace import Workspace
 
 # Node counts tried per term block for a single offer (beyond it, evenly spaced counts: memory stays bounded).
 MAX_GRID = 257
+GRID_CELLS = 4_000_000  # scenario-months x node counts evaluated at once
 SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 
 
@@ -790,10 +791,13 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
                 if len(grid) > MAX_GRID:
                     grid = np.unique(np.round(np.linspace(0, top, MAX_GRID)).astype(int))
                     grid = grid[(grid == 0) | (grid >= commit.min_nodes)]
-            cap = grid[:, None, None] * (commit.tasks_node_month if commit is not None else 0.0)
-            short = np.maximum(d[None, :, :] - cap, 0.0)
-            with np.errstate(invalid="ignore"):
-                expected = np.einsum("gsm,s,m->g", recourse(short), prob, w)
+            per_node = commit.tasks_node_month if commit is not None else 0.0
+            expected = np.empty(len(grid))
+            step = max(1, GRID_CELLS // max(1, d.size))  # node counts per chunk: memory stays bounded
+            for lo in range(0, len(grid), step):
+                short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node, 0.0)
+                with np.errstate(invalid="ignore"):
+                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short), prob, w)
             fixed_part = grid * (commit.cost_node_month if commit is not None else 0.0) * w.sum()
             block = expected + fixed_part
             g = int(np.argmin(block))

@@ -185,3 +185,10 @@ def test_the_yaml_written_by_the_fixture_is_what_the_tests_say(tmp_path):
     cfg, offers = market()
     ws = write(tmp_path / "ws", cfg, offers)
     assert yaml.safe_load((ws / "offers" / "ondemand.yaml").read_text())["gpus"] == 0
+
+
+def test_too_many_scenarios_are_refused_before_any_work(tmp_path):
+    cfg, offers = market()
+    cfg["demand"] = {"months": 120, "start": 1e6, "scenarios": 1_000_000}
+    ws = write(tmp_path / "ws", cfg, offers)
+    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "demand.scenarios", "must be at most 20000")
