@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import date
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planws import TASKS_PER_GPU_HOUR, TASKS_PER_GPU_MONTH, config, offer, write
+from planws import TASKS_PER_GPU_HOUR, config, offer, write
 from procure.plan import cvar, make_plan, weighted_quantile
 from procure.workspace import load_workspace
 
@@ -102,8 +101,9 @@ def test_monthly_spend_risk(tmp_path):
 
 
 def test_fixed_fees_decide_whether_an_offer_is_worth_using(tmp_path):
-    # The on-demand offer charges 300,000 a month to be used at all: more than the 219,000 a month it saves
-    # (0.5 x 100 GPUs x (8 - 6)... with commit c = 4: commit 200 costs 584,000; 100 + on demand costs 511,000 + 300,000).
+    # The on-demand offer charges 300,000 a month to be used at all. A month of 200 committed GPUs costs
+    # 200 x 4 x 730 = 584,000; 100 committed plus on demand 100 x 4 x 730 + 0.5 x 100 x 6 x 730 = 511,000, plus the
+    # 300,000 fee: 811,000. So commit 200 and leave the on-demand offer out.
     cfg, offers = newsvendor(4.0, 6.0)
     offers[1]["pricing"]["fees"] = [{"name": "access", "monthly": 300000}]
     result = plan_for(tmp_path, cfg, offers)
@@ -123,7 +123,7 @@ def test_a_commit_option_with_a_lower_price_is_taken_when_its_minimum_fits(tmp_p
 
 
 def test_short_terms_are_decided_per_block(tmp_path):
-    # Demand 100 GPUs' worth in year 1 growing to ... a 6-month term on a 12-month horizon makes two blocks.
+    # A 6-month term on a 12-month horizon is decided twice (months 1-6 and 7-12); at c = 2 < p / 2 both commit 200.
     cfg, offers = newsvendor(2.0, 6.0)
     offers[0]["term_months"] = 6
     result = plan_for(tmp_path, cfg, offers)
@@ -164,15 +164,15 @@ def test_frontier_runs_from_risk_neutral_to_least_cvar(tmp_path):
 
 
 def test_per_token_capacity_is_limited_by_rate_limits(tmp_path):
-    # 1,000 output tokens a task: 18,000,000 output tokens a minute = 18,000 tasks a minute = 788.4 M a month,
-    # room for 100 GPUs' worth (78.84 M) ten times over; 1,800,000 a minute is 78.84 M: exactly the high months' extra.
+    # 1,000 output tokens a task: 1,800,000 output tokens a minute = 1,800 tasks a minute = 78.84 M a month,
+    # exactly the high months' extra 100 GPUs' worth (100 x 788,400).
     cfg = config()
     offers = [
         offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0),
         offer("tokens", per_mtok={"input": 0.0, "output": 5.0}, service={"rate_limits": {"output_tokens_per_minute": 1_800_000}}),
     ]
     result = plan_for(tmp_path, cfg, offers)
-    # per task 1,000 x 5 / 1e6 = 0.005 = 5.4 per GPU-hour's worth > 4 / 0.5: commit 200? c = 4 < 5.4 / 2 = 2.7 is false: commit 100
+    # a task costs 1,000 x 5 / 1e6 = 0.005, i.e. 5.4 per GPU-hour's worth (1,080 tasks): c = 4 > 5.4 / 2, so commit 100
     assert commits(result) == {"commit": 100}
     assert any(line.offer == "tokens" and line.role == "pay_as_used" for line in result.plan)
 
