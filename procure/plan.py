@@ -377,7 +377,7 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
         sizes.append(("u", S * H))
     share_rows = policy.max_vendor_share < 1 and len({c.vendor for c in cands}) > 1
     if share_rows:
-        sizes.append(("e", P))
+        sizes += [("e", P), ("x", len({c.vendor for c in cands}) + 1)]
     if risk.active:
         sizes += [("k", H), ("eta", 1), ("xi", S * H), ("cv", 1)]
     start = 0
@@ -476,20 +476,18 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
         vv = np.concatenate([-np.tile(level_weights.ravel(), P), np.ones(P)])
         model.add(rr, cc, vv, P, 0.0, 0.0, "expected pay-as-used tasks")
         vendors = sorted({c.vendor for c in cands})
+        vendor_of = {v: i for i, v in enumerate(vendors)}
         share = policy.max_vendor_share
-        rr2, cc2, vv2 = [], [], []
-        for v_i, vendor in enumerate(vendors):
-            for j2, u in enumerate(units):
-                mine = cands[u.commit.offer].vendor == vendor
-                rr2.append(v_i)
-                cc2.append(n0 + j2)
-                vv2.append(unit_tasks[j2] * unit_months[j2] * ((1 if mine else 0) - share))
-            for p, s in enumerate(sources):
-                mine = cands[s.offer].vendor == vendor
-                rr2.append(v_i)
-                cc2.append(e0 + p)
-                vv2.append((1 if mine else 0) - share)
-        model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), -np.inf, 0.0, "max_vendor_share")
+        x0, t = layout["x"].start, layout["x"].start + len(vendors)
+        # x_v = the vendor's expected capacity (each commitment and source in one row: sparse), t = sum of x_v,
+        # and x_v <= share x t: nonzeros grow with offers, not offers x vendors.
+        rr2 = [vendor_of[cands[u.commit.offer].vendor] for u in units] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
+        cc2 = [n0 + j2 for j2 in range(U)] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
+        vv2 = [-unit_tasks[j2] * unit_months[j2] for j2 in range(U)] + [-1.0] * P + [1.0] * len(vendors)
+        model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), 0.0, 0.0, "expected capacity by vendor")
+        model.add(np.zeros(len(vendors) + 1, dtype=np.int64), np.array([t] + [x0 + v for v in range(len(vendors))]), np.array([1.0] + [-1.0] * len(vendors)), 1, 0.0, 0.0, "expected capacity")
+        v_idx = np.arange(len(vendors))
+        model.add(np.concatenate([v_idx, v_idx]), np.concatenate([x0 + v_idx, np.full(len(vendors), t)]), np.concatenate([np.ones(len(vendors)), np.full(len(vendors), -share)]), len(vendors), -np.inf, 0.0, "max_vendor_share")
     if risk.active:
         k0, eta, xi0, cv = layout["k"].start, layout["eta"].start, layout["xi"].start, layout["cv"].start
         lb[eta] = -np.inf

@@ -141,6 +141,19 @@ def test_unserved_penalty_lets_the_plan_leave_demand(tmp_path):
     assert result.expected_cost_per_task == pytest.approx((400 + 0.5 * 100 * 6) / (100 * 1080), rel=1e-9)
 
 
+def test_the_vendor_share_splits_the_plan(tmp_path):
+    cfg, offers = newsvendor(2.0, 6.0)
+    cfg["plan"]["max_vendor_share"] = 0.6
+    result = plan_for(tmp_path, cfg, offers)
+    # In GPUs' worth a month: q committed, on demand 0.5 x (200 - q) + 0.5 x (100 - q) = 150 - q for q <= 100.
+    # q <= 0.6 x (q + 150 - q) = 90; committing is cheaper (2 < 6), so q = 90.
+    assert commits(result) == {"commit": 90}
+    # per hour: 90 x 2 + 6 x (0.5 x 110 + 0.5 x 10) = 540, over 150 x 1,080 tasks
+    assert result.expected_cost_per_task == pytest.approx(540 / (150 * 1080), rel=1e-9)
+    assert result.saving_per_task == pytest.approx((400 - 540) / (150 * 1080), rel=1e-9)  # the single offer is ruled out
+    assert any("max_vendor_share 0.6 rules out the single offer" in n for n in result.notes)
+
+
 def test_cvar_weight_buys_a_lower_tail(tmp_path):
     cfg, offers = newsvendor(4.0, 6.0)
     neutral = plan_for(tmp_path / "a", cfg, offers)
@@ -262,3 +275,40 @@ def test_file_order_and_currency_do_not_change_the_plan(tmp_path_factory, offers
     moved = plan_for(tmp_path_factory.mktemp("m"), config(), in_euros, names)
     assert moved.expected_cost_per_task == pytest.approx(base.expected_cost_per_task, rel=1e-9)
     assert [(l.offer, l.role, l.gpus) for l in moved.plan] == [(l.offer, l.role, l.gpus) for l in base.plan]
+
+
+# --- model size ---------------------------------------------------------------------------------
+
+
+def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]:
+    """Variables, constraints and nonzeros of a model of `offers` offers (a commitment and a burst each),
+    with every scenario its own demand level."""
+    from procure.demand import Scenarios
+    from procure.models import PlanConfig
+    from procure.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
+
+    cands = []
+    for i in range(offers):
+        cand = Candidate(f"o{i}", f"V{i}", 1000.0)
+        cand.commits.append(Commit(i, "base", 1, 100, 8, 12, 4.0, 8 * 4.0 * 730, 8 * TASKS_PER_GPU_HOUR * 730))
+        cand.source = Source(i, 6.0 / TASKS_PER_GPU_HOUR, 1e9, 6.0, "gpu_hour", TASKS_PER_GPU_HOUR * 730)
+        cands.append(cand)
+    rng = np.random.default_rng(1)
+    scen = Scenarios([f"s{i}" for i in range(scenarios)], np.full(scenarios, 1 / scenarios), rng.uniform(1e6, 2e6, (scenarios, months)), True, months, 1e6, 0.0, 0.3, 7)
+    policy = PlanConfig(levels=max(scenarios, 2), max_vendor_share=0.7)
+    model = build_model(cands, scen, policy, discount_factors(months, 0.1), Risk(weight=1.0), 1e6, 1e6)
+    return len(model.c), model.nrows, model.nonzeros
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_model_size_grows_linearly_with_offers_scenarios_and_months(axis):
+    base = [4, 10, 12]
+
+    def size(factor: int) -> np.ndarray:
+        dims = list(base)
+        dims[axis] *= factor
+        return np.array(model_size(*dims))
+
+    one, two, four = size(1), size(2), size(4)
+    # linear: doubling again adds twice what the first doubling added (up to the constant part)
+    assert ((four - two) == 2 * (two - one)).all(), (one, two, four)
