@@ -105,3 +105,14 @@ def test_an_impossible_plan_leaves_a_note_in_the_report(tmp_path):
     target = tmp_path / "cmp.html"
     assert run("report", "-f", "html", "--as-of", AS_OF, "-w", ws, "--out", target).exit_code == 0
     assert "Procurement plan: not available" in target.read_text() and "at least two vendors" in target.read_text()
+
+
+def test_vendor_text_prints_literally(tmp_path):
+    ws = write(tmp_path / "ws", config(), [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="[red]Evil[/red] | <b>Co</b>"),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ])
+    table = ok(run("plan", "--as-of", AS_OF, "-w", ws))
+    assert "[red]Evil[/red]" in table
+    markdown = ok(run("plan", "--format", "markdown", "--as-of", AS_OF, "-w", ws))
+    assert "[red]Evil[/red] \\| &lt;b&gt;Co&lt;/b&gt;" in markdown
