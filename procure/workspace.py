@@ -451,11 +451,10 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         if offer.gpus == 0 and not offer.max_gpus and pricing.burst is None:
             add(("gpus",), "0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)")
         supply = offer.supply_gpus
+        most = "pricing.burst.max_gpus" if offer.on_demand else "max_gpus"  # an on-demand offer's reserved tiers come from its burst capacity
         for i, option in enumerate(pricing.commit_options):
-            if offer.on_demand:
-                continue  # an on-demand offer's options are its reserved tiers: capped by the burst capacity
             if supply and option.gpus > supply:
-                add(("pricing", "commit_options", i, "gpus"), f"must be at most max_gpus ({supply}) (got {option.gpus})")
+                add(("pricing", "commit_options", i, "gpus"), f"must be at most {most} ({supply}) (got {option.gpus})")
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
             add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")

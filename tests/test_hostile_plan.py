@@ -192,3 +192,10 @@ def test_too_many_scenarios_are_refused_before_any_work(tmp_path):
     cfg["demand"] = {"months": 120, "start": 1e6, "scenarios": 1_000_000}
     ws = write(tmp_path / "ws", cfg, offers)
     assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "demand.scenarios", "must be at most 20000")
+
+
+def test_a_reserved_tier_above_the_on_demand_capacity(tmp_path):
+    cfg, offers = market()
+    offers[1]["pricing"]["commit_options"] = [{"gpus": 2000, "term_months": 12, "gpu_hour": 5.0}]
+    ws = write(tmp_path / "ws", cfg, offers)
+    assert_error(run("validate", "-w", ws), "offers/ondemand.yaml:", "pricing.commit_options[0].gpus: must be at most pricing.burst.max_gpus (1000) (got 2000)")
