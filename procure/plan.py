@@ -397,7 +397,15 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     unit_pv = np.array([delta[u.first : u.last + 1].sum() for u in units])
     unit_months = np.array([u.last - u.first + 1 for u in units], dtype=float)
     c[layout["n"]] = unit_cost * unit_pv
-    ub[layout["n"]] = [u.commit.max_nodes for u in units]
+    # No more nodes than the highest demand in the unit's months can use (at least the minimum): a tight bound
+    # makes the relaxation charge fixed costs and minimums nearly in full, which is what makes the solve fast.
+    peak = scen.demand.max(axis=0)
+    useful = np.array([
+        max(u.commit.min_nodes, min(u.commit.max_nodes, math.ceil(float(peak[u.first : u.last + 1].max()) / u.commit.tasks_node_month - 1e-9)))
+        if u.commit.tasks_node_month > 0 else u.commit.max_nodes
+        for u in units
+    ], dtype=float)
+    ub[layout["n"]] = useful
     integrality[layout["n"]] = 1
     ub[layout["b"]] = 1
     integrality[layout["b"]] = 1
@@ -450,7 +458,7 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     if U:
         j = np.arange(U)
         # (c) a commitment in use lies between its minimum and maximum nodes
-        model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.max_nodes for u in units], dtype=float)]), U, -np.inf, 0.0, "maximum nodes")
+        model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -useful]), U, -np.inf, 0.0, "maximum nodes")
         model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]), U, 0.0, np.inf, "minimum commitment")
         # (e) a commitment puts its offer in the plan (its fixed fees and staff)
         model.add(np.concatenate([j, j]), np.concatenate([b0 + j, y0 + np.array([u.commit.offer for u in units])]), np.concatenate([np.ones(U), -np.ones(U)]), U, -np.inf, 0.0, "offer in the plan")
@@ -462,12 +470,11 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
             cc.append(np.full(len(months), b0 + j2))
         model.add(np.concatenate(rr), np.concatenate(cc), np.ones(sum(len(x) for x in rr)), I * H, -np.inf, 1.0, "one option per offer")
     if P:
-        # (f) a pay-as-used source is used only when its offer is in the plan
-        rr = np.repeat(np.arange(P), S * H)
-        cc = z0 + np.arange(P * S * H)
-        vv = np.ones(P * S * H)
-        big = room * S * H
-        model.add(np.concatenate([rr, np.arange(P)]), np.concatenate([cc, y0 + np.array([s.offer for s in sources])]), np.concatenate([vv, -big]), P, -np.inf, 0.0, "pay-as-used offer in the plan")
+        # (f) a pay-as-used source is used only when its offer is in the plan: z_psm <= min(room, demand_sm) x y_i,
+        # one row per level and month (the tight form; an aggregate row would let the relaxation skip fixed costs)
+        rows = np.arange(P * S * H)
+        bound = np.minimum(room[:, None], demand.ravel()[None, :]).ravel()
+        model.add(np.concatenate([rows, rows]), np.concatenate([z0 + rows, y0 + np.repeat(np.array([s.offer for s in sources]), S * H)]), np.concatenate([np.ones(P * S * H), -bound]), P * S * H, -np.inf, 0.0, "pay-as-used offer in the plan")
     if share_rows:
         # (g) vendor share of expected capacity (tasks): committed capacity over the horizon plus expected pay-as-used tasks
         e0 = layout["e"].start
