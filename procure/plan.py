@@ -897,6 +897,7 @@ def make_plan(
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
     keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks)
     plan_cands = _reindexed(cands, keep) if len(keep) < len(cands) else cands
+    solver_cands = plan_cands
     model = build_model(plan_cands, scen, policy, delta, risk, money, tasks)
     solved = solve(model, policy, scen, plan_cands)
     bound_gap = None
@@ -922,7 +923,7 @@ def make_plan(
         # share rule does not bind), the single offer is the plan.
         if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
             units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, s_in, s_out, s_fig, cands
-            notes.append(f"the best single offer ({cid}) is the plan: no combination does better")
+            notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
     saving = saving_share = None
     if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
         saving = single_block.expected_cost_per_task - fig.cost_per_task
@@ -939,7 +940,7 @@ def make_plan(
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
 
-    frontier_points = _frontier(plan_cands, scen, policy, delta, money, tasks, fig) if frontier else None
+    frontier_points = _frontier(solver_cands, scen, policy, delta, money, tasks, fig) if frontier else None
     return PlanResult(
         as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
         cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
