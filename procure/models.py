@@ -431,7 +431,7 @@ class PlanConfig(Strict):
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
     unserved_penalty_per_task: Positive | None = Field(None, description="cost of a task not served; absent: every scenario must be served")
     time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(60.0, description="solver time limit per solve, seconds")
-    mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-4, description="relative optimality gap at which the solver stops")
+    mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
         12, description="with more usable offers, the solver chooses among those the linear relaxation uses most (the bound over all is stated)"
