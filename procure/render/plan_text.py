@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import TYPE_CHECKING
 
@@ -12,14 +11,6 @@ if TYPE_CHECKING:
     from rich.console import Group
 
     from procure.plan import PlanLine, PlanResult
-
-# Text a spreadsheet would read as a formula (OWASP CSV injection) is written with a leading quote.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(text: str) -> str:
-    return "'" + text if text.startswith(FORMULA_START) else text
-
 
 def _price(line: PlanLine, currency: str) -> str:
     if line.price is None:
@@ -126,12 +117,14 @@ def plan_text(result: PlanResult, fmt: str) -> str:
         if result.notes:
             text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in result.notes) + "\n"
         return text
+    from procure.textsafe import csv_writer  # spreadsheet-safe cells, as in every CSV the tool writes
+
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["offer", "vendor", "role", "gpus", "term_months", "start_month", "end_month", "price", "price_unit", "expected_tasks_share"])
     for line in result.plan:
         writer.writerow([
-            _cell(line.offer), _cell(line.vendor), line.role, "" if line.gpus is None else line.gpus, "" if line.term_months is None else line.term_months,
+            line.offer, line.vendor, line.role, "" if line.gpus is None else line.gpus, "" if line.term_months is None else line.term_months,
             "" if line.start_month is None else line.start_month, "" if line.end_month is None else line.end_month,
             "" if line.price is None else repr(line.price), line.price_unit, repr(line.expected_tasks_share),
         ])
