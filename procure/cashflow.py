@@ -255,16 +255,30 @@ def schedule(
 
     owned = pricing.owned
     residual = 0.0
+    replacements: set[int] = set()
+    capital = 0.0
     if record.pricing_basis == "owned" and owned is not None:
         capital = owned.capex_per_gpu * fx * (terms.gpus or 0)
         months[0].capital = capital
         running = (owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH + owned.colo_kw_month * owned.power_kw_per_gpu) * fx
-        years_used = max(0, horizon - start + 1) / 12
+        # Equipment past its life is replaced like for like (at today's capex), as the capital recovery
+        # factor of the snapshot assumes: a horizon longer than the life never serves on free hardware.
+        life_months = max(1, round(owned.life_years * 12))
+        latest = start
+        while latest + life_months <= horizon:
+            latest += life_months
+            replacements.add(latest)
+        if replacements:
+            notes.append(
+                f"owned equipment is replaced at the end of its {owned.life_years:g}-year life, at today's capex ({capital:,.0f}), in month "
+                + ", ".join(str(m) for m in sorted(replacements))
+            )
+        years_used = max(0, horizon - latest + 1) / 12
         residual = remaining_balance(capital, cost_of_capital, owned.life_years, years_used)
         if residual:
             notes.append(
                 f"owned equipment keeps {residual:,.0f} of value at the horizon (the remaining balance of its {owned.life_years:g}-year annuity "
-                f"at {cost_of_capital:.0%} after {years_used * 12:g} months from delivery), credited in the last month"
+                f"at {cost_of_capital:.0%} after {years_used * 12:g} months from {'delivery' if latest == start else 'its replacement'}), credited in the last month"
             )
     else:
         running = 0.0
@@ -322,6 +336,8 @@ def schedule(
             if contract.late_delivery.cap is not None:
                 late = min(late, contract.late_delivery.cap * fx)
             flow.credits -= late
+        if month in replacements:
+            flow.capital += capital
         if month == horizon:
             if contract.exit:
                 flow.exit = (contract.exit.offboarding + contract.exit.egress_tb * contract.exit.egress_per_tb) * fx

@@ -393,7 +393,7 @@ def test_owned_offer_capital_at_signing_and_residual_value_at_the_end(cf):
     # of power + 150 x 1.0 of colocation = 223, x 100 GPUs = 22,300; staff 10,000; software 3,650.
     # Remaining value after 30 months of its 5-year life, consistent with the capital recovery factor
     # the snapshot charges: the balance of the annuity, which grows at 12% and is paid down by the yearly
-    # payment P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,692.6: B(2.5) = C x 1.12^2.5 - P x (1.12^2.5 - 1) / 0.12
+    # payment P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,675.0: B(2.5) = C x 1.12^2.5 - P x (1.12^2.5 - 1) / 0.12
     # = 2,053,297.4 (straight line would say 1,800,000), credited in month 30.
     payment = 3_600_000 * 0.12 / (1 - 1.12**-5)
     residual = 3_600_000 * 1.12**2.5 - payment * (1.12**2.5 - 1) / 0.12
@@ -414,6 +414,31 @@ def test_owned_offer_capital_at_signing_and_residual_value_at_the_end(cf):
     assert plan_of(cf, "golf", 36).residual_value == pytest.approx(payment * (1 - 1.12**-2) / 0.12)
     # a horizon as long as the equipment's life leaves no value to credit
     assert plan_of(cf, "golf", 60).months[60].capital == 0
+
+
+def test_owned_equipment_past_its_life_is_replaced_not_free(cf):
+    # golf (5-year life, delivered in month 1) over 72 months: the first cluster serves months 1-60; the
+    # replacement, 3,600,000 again at today's capex, is paid in month 61 and serves 61-72. At the horizon
+    # the replacement has run one year: its balance is the PV of the four payments left,
+    # P x (1 - 1.12^-4) / 0.12 with P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,675.0, 998,675.0 x 3.037349 = 3,033,325.0.
+    # Without the replacement, months 61-72 would have served on hardware whose capital was fully recovered.
+    payment = 3_600_000 * 0.12 / (1 - 1.12**-5)
+    residual = payment * (1 - 1.12**-4) / 0.12
+    assert residual == pytest.approx(3_033_325.0, abs=0.1)
+    plan = plan_of(cf, "golf", 72)
+    assert plan.months[61].capital == pytest.approx(3_600_000)
+    assert plan.months[72].capital == pytest.approx(-residual)
+    assert plan.residual_value == pytest.approx(residual)
+    assert plan.total_cost == pytest.approx(2 * 3_600_000 + 72 * 35_950 - residual)
+    npv = 3_600_000 + pv(3_600_000, 61) + sum(pv(35_950, m) for m in range(1, 73)) - pv(residual, 72)
+    assert plan.npv_cost == pytest.approx(npv)
+    assert plan.total_commitment == pytest.approx(3_600_000)  # the replacement is not signed today
+    assert any("replaced at the end of its 5-year life" in n and "month 61" in n for n in plan.notes)
+    # two replacements over 130 months: months 61 and 121, the last one 10 months old at the horizon
+    long = plan_of(cf, "golf", 130)
+    assert [m.month for m in long.months if m.capital > 0] == [0, 61, 121]
+    balance = 3_600_000 * (1.12**5 - 1.12 ** (10 / 12)) / (1.12**5 - 1)
+    assert long.residual_value == pytest.approx(balance)
 
 
 # --- the horizon ranking --------------------------------------------------------------------------
