@@ -237,7 +237,8 @@ def schedule(
         return renewal_rent(config.renewal, rent_now, index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
 
     once = sum(f.once for f in pricing.fees if f.once is not None) * fx
-    monthly_fees = (sum(f.monthly for f in pricing.fees if f.monthly is not None) + sum(f.per_tb * (f.tb_per_month or 0) for f in pricing.fees if f.per_tb is not None)) * fx
+    fixed_fees = sum(f.monthly for f in pricing.fees if f.monthly is not None) * fx
+    monthly_fees = fixed_fees + sum(f.per_tb * (f.tb_per_month or 0) for f in pricing.fees if f.per_tb is not None) * fx
     usage_fee = sum(f.gpu_hour for f in pricing.fees if f.gpu_hour is not None) * fx
     software = m.get("software") or 0.0
     staff_month = (m.get("ops_fte") or 0.0) * fte_cost_year / 12
@@ -366,12 +367,19 @@ def schedule(
     npv_tasks = sum(pv(f.successful_tasks, f.month) for f in months)
 
     def committed_payments(last: int) -> float:
-        """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, and its fixed fees."""
+        """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, the
+        per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
+        topped up to a minimum monthly bill; per-TB fees depend on use and bind nothing."""
         committed = float(terms.gpus or 0)
         paid = 0.0
         for k in range(1, min(term, last) + 1):
             available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
-            paid += rent_in(k) * available * HOURS_PER_MONTH * (1 - prepay) + monthly_fees
+            hours = available * HOURS_PER_MONTH
+            rent = rent_in(k) * hours
+            fees = fixed_fees + usage_fee * hours
+            if contract.minimum_monthly is not None:
+                fees += max(0.0, contract.minimum_monthly * fx - (rent + fees))
+            paid += rent * (1 - prepay) + fees
         return paid
 
     if record.pricing_basis == "owned":

@@ -151,9 +151,12 @@ DELTA_MONTHS = [
 ]
 # total: 1,753,780 + 127,475 + 11 x 242,450 + 12 x 249,020 + 6 x 388,450 + 7,000
 DELTA_TOTAL = 9_874_145
-# commitment: prepayment + onboarding + the rent paid in the term + the fixed fees (2,500 a month):
-# 1,741,780 + 12,000 + (109,500 + 11 x 219,000 + 12 x 225,570) + 24 x 2,500 = 7,039,120
-DELTA_COMMITMENT = 7_039_120
+# commitment: prepayment + onboarding + the rent paid in the term + the fixed fees (support 2,000 a month)
+# + the 0.10 surcharge on every committed GPU-hour (billed whether used or not: 36,500 in month 1, then
+# 73,000); the egress estimate (per TB) depends on use and binds nothing:
+# 1,741,780 + 12,000 + (109,500 + 11 x 219,000 + 12 x 225,570) + 24 x 2,000 + 0.10 x (36,500 + 23 x 73,000)
+# = 1,753,780 + 5,225,340 + 48,000 + 171,550 = 7,198,670
+DELTA_COMMITMENT = 7_198_670
 
 
 def test_two_year_offer_month_by_month(cf):
@@ -183,23 +186,24 @@ def test_two_year_offer_totals_npv_and_horizon_cost_per_task(cf):
 
 
 def test_total_commitment_by_hand(cf):
-    assert DELTA_COMMITMENT == 1_741_780 + 12_000 + (109_500 + 11 * 219_000 + 12 * 225_570) + 24 * 2_500
+    assert DELTA_COMMITMENT == 1_741_780 + 12_000 + (109_500 + 11 * 219_000 + 12 * 225_570) + 24 * 2_000 + 0.10 * (36_500 + 23 * 73_000)
     assert plan_of(cf, "delta").total_commitment == pytest.approx(DELTA_COMMITMENT)
 
 
 def test_termination_for_convenience_caps_the_commitment(cf):
     # Six months' notice and a 500,000 fee: prepayment + onboarding + 6 months of rent and fixed fees
-    # + the fee = 1,753,780 + (109,500 + 5 x 219,000) + 6 x 2,500 + 500,000 = 3,473,280 < 7,039,120.
+    # + the surcharge on the committed hours + the fee = 1,753,780 + (109,500 + 5 x 219,000) + 6 x 2,000
+    # + 0.10 x (36,500 + 5 x 73,000) + 500,000 = 3,510,430 < 7,198,670.
     edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  termination: {notice_months: 6, fee: 500000}\n")
     plan = plan_of(cf, "delta")
-    assert plan.total_commitment == pytest.approx(1_753_780 + (109_500 + 5 * 219_000) + 6 * 2_500 + 500_000)
-    assert plan.total_commitment == pytest.approx(3_473_280)
+    assert plan.total_commitment == pytest.approx(1_753_780 + (109_500 + 5 * 219_000) + 6 * 2_000 + 0.10 * (36_500 + 5 * 73_000) + 500_000)
+    assert plan.total_commitment == pytest.approx(3_510_430)
     # termination changes what is binding, not what is expected to be paid
     assert plan.total_cost == pytest.approx(DELTA_TOTAL)
 
 
 def test_termination_dearer_than_the_full_term_leaves_the_full_term(cf):
-    # a 5,000,000 fee: 2,973,280 + 5,000,000 = 7,973,280 > 7,039,120, so the full term binds
+    # a 5,000,000 fee: 3,010,430 + 5,000,000 = 8,010,430 > 7,198,670, so the full term binds
     edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  termination: {notice_months: 6, fee: 5000000}\n")
     assert plan_of(cf, "delta").total_commitment == pytest.approx(DELTA_COMMITMENT)
 
@@ -495,6 +499,16 @@ def test_commitment_does_not_depend_on_the_horizon(cf):
         assert plan_of(cf, "india", months).total_commitment == pytest.approx(36 * 233_600), months
 
 
+def test_a_minimum_monthly_bill_binds_the_commitment(cf):
+    # india: 3.20 x 100 x 730 = 233,600 of rent a month, no fees; a minimum bill of 300,000 a month tops
+    # each of the 36 term months up by 66,400, which is as binding as the rent: 36 x 300,000 = 10,800,000.
+    path = cf / "offers" / "india.yaml"
+    path.write_text(path.read_text() + "contract:\n  minimum_monthly: 300000\n")
+    plan = plan_of(cf, "india", 36)
+    assert plan.months[1].fees == pytest.approx(66_400)
+    assert plan.total_commitment == pytest.approx(36 * 300_000)
+
+
 def test_commitment_with_a_ramp_counts_only_the_committed_gpus(cf):
     # Demand of 10,731,000 tasks a month needs 10,731,000 / (98 x 730) = 150 GPUs; delta may bill up to
     # 200 but commits to 100. Ramp 50, 100, then the 150 billed.
@@ -506,7 +520,8 @@ def test_commitment_with_a_ramp_counts_only_the_committed_gpus(cf):
     # + 12 x 451,140) = 2,557,920. Committed rent paid: months 1-2 in full (109,500 + 219,000), then 100 of
     # the 150 GPUs: 2/3 x 328,500 = 219,000 in months 3-12 and 2/3 x 338,355 = 225,570 in 13-24.
     assert plan.months[0].prepayment == pytest.approx(2_557_920)
-    expected = 2_557_920 + 12_000 + 109_500 + 219_000 + 10 * 219_000 + 12 * 225_570 + 24 * 2_500
+    # fixed fees 24 x 2,000 and the 0.10 surcharge on the committed hours (36,500 then 23 x 73,000)
+    expected = 2_557_920 + 12_000 + 109_500 + 219_000 + 10 * 219_000 + 12 * 225_570 + 24 * 2_000 + 0.10 * (36_500 + 23 * 73_000)
     assert plan.total_commitment == pytest.approx(expected)
 
 

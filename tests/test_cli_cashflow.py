@@ -1,7 +1,7 @@
 """`procure cashflow` in every format and `compare --horizon / --rank-by horizon` (tests/data/cashflow_basic).
 
 Figures by hand are those of tests/test_cashflow.py: delta's month 1 costs 127,475 (net rent 109,500, fees
-6,150, staff 10,000, software 1,825; SLA credits shown, not counted), its 30 months 9,874,145, its commitment 7,039,120.
+6,150, staff 10,000, software 1,825; SLA credits shown, not counted), its 30 months 9,874,145, its commitment 7,198,670 (fixed fees and the per-GPU-hour surcharge on committed hours).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_table_of_every_offer_ranked_by_the_horizon(ws):
     lines = out.splitlines()
     delta = next(line for line in lines if "│ delta" in line)
     cells = [c.strip() for c in delta.split("│")[1:-1]]
-    assert cells[1:5] == ["delta", "24 mo", "1", "7,039,120"]
+    assert cells[1:5] == ["delta", "24 mo", "1", "7,198,670"]
     assert cells[5] == "9,874,145"
     # ranked by the horizon figure: india (flat 3.20) first, then delta, hotel, foxtrot; golf is not acceptable
     ranks = {c[1]: c[0] for c in ([x.strip() for x in line.split("│")[1:-1]] for line in lines if line.startswith("│"))}
@@ -75,7 +75,7 @@ def test_json_carries_the_figures_and_the_schedule(ws):
     offers = {o["id"]: o for o in payload["offers"]}
     assert set(offers) == OFFERS
     delta = offers["delta"]
-    assert delta["total_commitment"] == pytest.approx(7_039_120)
+    assert delta["total_commitment"] == pytest.approx(7_198_670)
     assert delta["total_cost"] == pytest.approx(9_874_145)
     assert len(delta["cashflow"]["months"]) == 31
     assert delta["cashflow"]["months"][1]["total"] == pytest.approx(127_475)
@@ -95,7 +95,7 @@ def test_csv_of_every_offer_and_of_one(ws):
     assert list(rows[0]) == ["rank", "id", "term_months", "total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task"]
     by_id = {r["id"]: r for r in rows}
     assert set(by_id) == OFFERS
-    assert float(by_id["delta"]["total_commitment"]) == pytest.approx(7_039_120)
+    assert float(by_id["delta"]["total_commitment"]) == pytest.approx(7_198_670)
     assert float(by_id["delta"]["total_cost"]) == pytest.approx(9_874_145)
     assert by_id["golf"]["rank"] == "" and by_id["india"]["rank"] == "1"
 
@@ -112,7 +112,7 @@ def test_markdown(ws):
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("# Cash flow over 30 months")
     assert "ranked by horizon cost per task" in result.stdout
-    assert "| delta |" in result.stdout and "7,039,120" in result.stdout
+    assert "| delta |" in result.stdout and "7,198,670" in result.stdout
     one = cashflow(ws, "--format", "markdown", "--offer", "delta").stdout
     assert "| 1 | term |" in one and "127,475" in one
 
@@ -136,7 +136,7 @@ def test_xlsx_with_out(ws, tmp_path):
     comparison = list(book["Comparison"].iter_rows(values_only=True))
     keys = comparison[0]
     delta = next(r for r in comparison[1:] if r[1] == "delta")
-    assert delta[keys.index("total_commitment")] == pytest.approx(7_039_120)
+    assert delta[keys.index("total_commitment")] == pytest.approx(7_198_670)
 
 
 def test_xlsx_without_out_exits_2(ws):
@@ -190,7 +190,7 @@ def test_compare_with_a_horizon_but_the_snapshot_ranking(ws):
     assert [o["id"] for o in ev["offers"] if o["rank"]] == ["hotel", "india", "delta", "foxtrot"]
     assert all(set(HORIZON_KEYS) <= o["metrics"].keys() for o in ev["offers"])
     delta = next(o for o in ev["offers"] if o["id"] == "delta")
-    assert delta["metrics"]["total_commitment"] == pytest.approx(7_039_120)
+    assert delta["metrics"]["total_commitment"] == pytest.approx(7_198_670)
 
 
 def test_rank_by_horizon_takes_horizon_months_from_procure_yaml(ws):
