@@ -320,7 +320,7 @@ def schedule(
                 flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
             flow.staff = staff_month
             flow.software = software * hours
-            flow.sla_credits = -credit_share * rent
+            flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
             if count_credits:
                 flow.credits = flow.sla_credits
         # The prepayment not yet earned is lost if the vendor fails: the expected loss is the monthly
@@ -351,7 +351,7 @@ def schedule(
         notes.append(f"delivered in month {start}: nothing to serve before")
     if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
         notes.append(f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})")
-    sla_total = -sum(f.sla_credits for f in months)
+    sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
     if sla_total > 0:
         notes.append(
             f"expected SLA credits {sla_total:,.0f}: " + ("counted in the cost (horizon.count_sla_credits: true)" if count_credits else "shown, not counted: a remedy, not a saving")

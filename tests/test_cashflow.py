@@ -499,6 +499,14 @@ def test_commitment_does_not_depend_on_the_horizon(cf):
         assert plan_of(cf, "india", months).total_commitment == pytest.approx(36 * 233_600), months
 
 
+def test_an_offer_without_sla_credits_shows_zero_not_negative_zero(cf):
+    # india has no credit clause: its expected credits are 0, and JSON must not say -0.0
+    plan = plan_of(cf, "india", 36)
+    assert plan.sla_credits_expected == 0 and math.copysign(1.0, plan.sla_credits_expected) == 1.0
+    assert all(math.copysign(1.0, f.sla_credits) == 1.0 for f in plan.months)
+    assert "-0.0" not in plan.model_dump_json()
+
+
 def test_a_minimum_monthly_bill_binds_the_commitment(cf):
     # india: 3.20 x 100 x 730 = 233,600 of rent a month, no fees; a minimum bill of 300,000 a month tops
     # each of the 36 term months up by 66,400, which is as binding as the rent: 36 x 300,000 = 10,800,000.
