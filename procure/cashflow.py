@@ -47,7 +47,7 @@ class MonthFlow(BaseModel):
     total: float = 0.0
     successful_tasks: float = 0.0
     index_level: float | None = Field(None, description="the index level the horizon assumes in this month")
-    phase: str = Field("", description="before delivery, term, renewal")
+    phase: str = Field("", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)")
 
 
 class HorizonResult(BaseModel):
@@ -142,7 +142,8 @@ def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> 
             found.append((month, 0.0, "before delivery", k))
             continue
         gpus = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
-        found.append((month, gpus, "term" if k <= record.term_months else "renewal", k))
+        after = "replacement" if record.pricing_basis == "owned" else "renewal"  # owned equipment past its life is replaced
+        found.append((month, gpus, "term" if k <= record.term_months else after, k))
     return found
 
 

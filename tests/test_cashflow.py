@@ -431,6 +431,7 @@ def test_owned_equipment_past_its_life_is_replaced_not_free(cf):
     assert residual == pytest.approx(3_033_325.0, abs=0.1)
     plan = plan_of(cf, "golf", 72)
     assert plan.months[61].capital == pytest.approx(3_600_000)
+    assert (plan.months[60].phase, plan.months[61].phase) == ("term", "replacement")
     assert plan.months[72].capital == pytest.approx(-residual)
     assert plan.residual_value == pytest.approx(residual)
     assert plan.total_cost == pytest.approx(2 * 3_600_000 + 72 * 35_950 - residual)
