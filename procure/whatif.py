@@ -101,7 +101,9 @@ class WhatIf(BaseModel):
     payback_simple_months: float | None = Field(None, description="one-off / (monthly saving - monthly cost), undiscounted")
     payback_beyond_term: bool = Field(False, description="the payback takes longer than the offer's term")
     term_months: int = Field(0, description="the offer's term")
-    break_even_throughput_gain: float | None = Field(description="throughput gain alone at which the saving covers the monthly cost and the one-off over the term")
+    break_even_throughput_gain: float | None = Field(
+        description="throughput gain alone at which the saving covers the monthly cost and recovers the one-off over the term at the cost of capital (its discounted payback is then the term)"
+    )
     notes: list[str]
 
 
@@ -246,11 +248,16 @@ def _idle_note(before: OfferRecord, after: OfferRecord, change: Change) -> str |
 
 def break_even_throughput_gain(workspace: Workspace, offer: Offer, base: Evaluation, change: Change, tasks: float | None) -> float | None:
     """The throughput gain alone at which the monthly saving covers the monthly cost plus the one-off
-    spread over the contract term. None when no gain can (an idle commitment, per-token pricing)."""
+    recovered over the contract term at the cost of capital (the annuity that repays it: one_off x i /
+    (1 - (1 + i)^-term), i the monthly rate), so that at this gain the discounted payback is the term.
+    None when no gain can (an idle commitment, per-token pricing)."""
     before = base.offer(offer.id).metrics.get("cost_per_task")
     if offer.per_token or tasks is None or before is None:
         return None
-    target = change.monthly + change.one_off / max(1, offer.contract_months)
+    term = max(1, offer.contract_months)
+    monthly_rate = (1 + workspace.config.assumptions.cost_of_capital) ** (1 / 12) - 1
+    recovery = change.one_off * monthly_rate / (1 - (1 + monthly_rate) ** -term) if monthly_rate > 0 else change.one_off / term
+    target = change.monthly + recovery
     if target <= 0:
         return 0.0
     level = workspace.index_level_on(base.as_of)

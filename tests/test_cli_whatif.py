@@ -27,7 +27,10 @@ SIMPLE_PAYBACK = 120_000 / (SAVING - 15_000)
 # net x (1 - (1 + i)^-n) / i = 120,000, i.e. n = -ln(1 - 120,000 i / net) / ln(1 + i)
 MONTHLY = 1.1 ** (1 / 12) - 1
 PAYBACK = -math.log(1 - 120_000 * MONTHLY / (SAVING - 15_000)) / math.log(1 + MONTHLY)
-BREAK_EVEN = (15_000 + 120_000 / 12) / (BILL - (15_000 + 120_000 / 12))  # saving(g) = BILL x g / (1 + g)
+# Break-even: the saving covers the 15,000 a month and the annuity that repays 120,000 over the 12-month
+# term at 10%: 120,000 x i / (1 - 1.1^-1) = 10,525.87, so the target is 25,525.87; saving(g) = BILL x g / (1 + g)
+BREAK_EVEN_TARGET = 15_000 + 120_000 * MONTHLY / (1 - 1 / 1.1)
+BREAK_EVEN = BREAK_EVEN_TARGET / (BILL - BREAK_EVEN_TARGET)
 CHANGE = ("alpha", "--throughput", "+50%", "--one-off", "120000", "--monthly", "15000")
 
 

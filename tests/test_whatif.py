@@ -100,13 +100,21 @@ def test_never_pays_back(seed):
 def test_break_even_throughput_gain(seed):
     ws = load_workspace(seed)
     result = whatif(ws, "alpha", Change(throughput=1.5, one_off=120_000, monthly=15_000), AS_OF)
-    target = 15_000 + 120_000 / 12  # monthly cost + one-off over the 12-month term = 25,000
+    # monthly cost + the annuity that repays the one-off over the 12-month term at 10% a year:
+    # i = 1.1^(1/12) - 1 = 0.00797414, 1 - 1.00797414^-12 = 0.0909091 (= 1 - 1/1.1), so the annuity is
+    # 120,000 x 0.00797414 / 0.0909091 = 10,525.87 and the target 25,525.87 (not 15,000 + 120,000 / 12)
+    i = 1.1 ** (1 / 12) - 1
+    target = 15_000 + 120_000 * i / (1 - 1 / 1.1)
+    assert target == pytest.approx(25_525.87, abs=0.01)
     # saving at gain g (fully used) = 346,750 x (1 - 1/(1 + g)) = target  =>  g = target / (346,750 - target)
-    by_hand = target / (BILL - target)  # 0.0777...
+    by_hand = target / (BILL - target)  # 0.0794...
     gain = result.break_even_throughput_gain
     assert gain == pytest.approx(by_hand, rel=1e-6)
     at_gain = whatif(ws, "alpha", Change(throughput=1 + gain), AS_OF)
     assert at_gain.monthly_saving == pytest.approx(target, rel=1e-6)
+    # at the break-even gain the one-off pays back, discounted, in exactly the term
+    paid = whatif(ws, "alpha", Change(throughput=1 + gain, one_off=120_000, monthly=15_000), AS_OF)
+    assert paid.payback_months == pytest.approx(12.0, rel=1e-5)
 
 
 def test_break_even_without_costs_is_zero(seed):
