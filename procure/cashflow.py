@@ -295,9 +295,6 @@ def schedule(
         total_prepay = sum(drawn.values())
         months[0].prepayment = total_prepay
     months[0].fees = once
-    # A per-token offer's cost per task already spreads its one-off fees over the term's tasks: take
-    # them out of the monthly figure, since they are paid at signing.
-    once_per_task = once / max(1, term) / tasks_per_month if (record.pricing_basis == "per_token" and tasks_per_month) else 0.0
 
     unearned = total_prepay
     for month in range(1, horizon + 1):
@@ -305,9 +302,15 @@ def schedule(
         flow = MonthFlow(month=month, gpus=gpus, phase=phase, index_level=index_at(month))
         hours = gpus * HOURS_PER_MONTH
         if record.pricing_basis == "per_token":
-            factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k)) if month >= start else 0.0
-            flow.rent = ((m.get("cost_per_task") or 0.0) - once_per_task) * (tasks_per_month or 0.0) * factor
-            flow.successful_tasks = (tasks_per_month or 0.0) if month >= start else 0.0
+            # The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the
+            # fees and the buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee
+            # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
+            if month >= start:
+                factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+                flow.rent = (m.get("rent_per_task") or 0.0) * (tasks_per_month or 0.0) * factor
+                flow.fees = monthly_fees
+                flow.staff = staff_month
+                flow.successful_tasks = tasks_per_month or 0.0
         elif record.pricing_basis == "owned":
             if month >= start:
                 flow.power_colo = running * gpus

@@ -553,6 +553,30 @@ def test_per_token_one_off_fee_is_counted_once(cf):
     assert plan.total_cost == pytest.approx(12_000 + 12 * 36_000)
 
 
+def test_per_token_escalator_moves_the_token_charges_not_the_fees_or_the_staff(cf):
+    # kilo as above, plus support 3,000 a month, the serving stack left to the buyer (one engineer,
+    # 10,000 a month) and +10% at the contract's first anniversary. The escalator is the vendor's price
+    # for tokens: months 1-12 rent 36,000, fees 3,000, staff 10,000 = 49,000; months 13-24 rent
+    # 36,000 x 1.10 = 39,600, fees and staff unchanged = 52,600 (escalating the whole cost per task would
+    # say 1.10 x 49,000 = 53,900).
+    edit(cf / "procure.yaml", "  utilization: 1.0\n", "  utilization: 1.0\n  tasks_per_month: 1000000\n")
+    (cf / "offers" / "kilo.yaml").write_text(
+        (cf / "offers" / "hotel.yaml").read_text()
+        .replace("id: hotel", "id: kilo")
+        .replace("gpus: 100\n", "")
+        .replace("term_months: 6", "term_months: 12")
+        .replace("  gpu_hour: 3.00\n", "  per_mtok: {input: 0.0, output: 10.0}\n  fees:\n    - {name: onboarding, once: 12000}\n    - {name: support, monthly: 3000}\n")
+        .replace("kind: managed_cluster", "kind: managed_serving")
+        .replace("  points: [[100, 100]]\n  points_source: measured\n", "  quality_pass_rate: 1.0\n")
+        + "contract:\n  escalator: 0.10\n"
+    )
+    plan = plan_of(cf, "kilo", 24)
+    assert plan.months[0].total == pytest.approx(12_000)
+    assert [v for f in plan.months[1:13] for v in (f.rent, f.fees, f.staff)] == pytest.approx([36_000, 3_000, 10_000] * 12)
+    assert [v for f in plan.months[13:] for v in (f.rent, f.fees, f.staff)] == pytest.approx([39_600, 3_000, 10_000] * 12)
+    assert plan.total_cost == pytest.approx(12_000 + 12 * 49_000 + 12 * 52_600)
+
+
 # --- renewal keeps the offer's basis ---------------------------------------------------------------
 
 
