@@ -108,6 +108,9 @@ class HedgePlan(BaseModel):
     rho: float | None
     r2: float | None
     basis_volatility: float | None
+    band_basis_volatility: float = Field(
+        0.0, description="std of rent changes less the recommended ratio x index changes, per period: the basis of the hedge recommended, the width of the band"
+    )
     regression: Regression
     exposure: list[ExposureMonth]
     floating_gpu_hours: float
@@ -132,12 +135,16 @@ def last_per_period(series: list[IndexLevel], period: str) -> dict[tuple[int, in
     return found
 
 
-def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source: str) -> Regression:
-    """h*, rho, R^2 and basis volatility on aligned period changes of rent and index."""
+def aligned_changes(rent: list[IndexLevel], index: list[IndexLevel], period: str) -> tuple[np.ndarray, np.ndarray]:
+    """Period changes of the rent and of the index over the periods both have (each period's last value)."""
     s, f = last_per_period(rent, period), last_per_period(index, period)
     common = sorted(set(s) & set(f))
-    ds = np.diff([s[k] for k in common])
-    df = np.diff([f[k] for k in common])
+    return np.diff([s[k] for k in common]), np.diff([f[k] for k in common])
+
+
+def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source: str) -> Regression:
+    """h*, rho, R^2 and basis volatility on aligned period changes of rent and index."""
+    ds, df = aligned_changes(rent, index, period)
     n = len(ds)
     if n < 2 or float(np.var(df)) == 0.0:
         return Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=n, insufficient_history=True, source=source)
@@ -226,6 +233,12 @@ def hedge_plan(
         verdict = "excludes 1: the ladder uses h*" if ratio != 1.0 else "includes 1: the ladder uses 1"
         notes.append(f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}")
     basis = regression.basis_volatility or 0.0
+    if rent and regression.hedge_ratio is not None and ratio != regression.hedge_ratio:
+        # The band belongs to the hedge recommended: what rent changes leave once the recommended
+        # ratio x the index change is taken out (at h* that is the regression's residual; at any other
+        # ratio it is wider).
+        ds, df = aligned_changes([p for p in rent if p.date <= ev.as_of], history, config.period)
+        basis = float(np.std(ds - ratio * df, ddof=1))
 
     # Exposure by month, from delivery and with the ramp: nothing is hedged before the GPUs arrive.
     exposure = []
@@ -358,6 +371,7 @@ def hedge_plan(
         rho=regression.rho,
         r2=regression.r2,
         basis_volatility=regression.basis_volatility,
+        band_basis_volatility=basis,
         regression=regression,
         exposure=exposure,
         floating_gpu_hours=floating_hours,

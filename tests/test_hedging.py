@@ -334,10 +334,36 @@ def test_basis_band_is_two_sigma_times_hedged_hours_times_root_periods_ahead(ev,
     second = math.floor(0.25 * h * 21900 / 730 + 0.5) * 730
     assert [r.hedged_gpu_hours for r in plan.ladder] == [first, second]
     per_month = {3: first, 4: second / 3, 5: second / 3, 6: second / 3}
-    band = 2 * sigma * sum(hours * math.sqrt(m * periods_per_month) for m, hours in per_month.items())
+    # the band is the basis of the hedge recommended: rent changes less h x index changes (at h* the
+    # regression's residual)
+    sigma_h = np.std(ds - h * df, ddof=1)
+    assert plan.band_basis_volatility == pytest.approx(sigma_h, rel=1e-9)
+    band = 2 * sigma_h * sum(hours * math.sqrt(m * periods_per_month) for m, hours in per_month.items())
     assert band > 0
     for row in plan.stress:
         assert row.basis_band == pytest.approx(band, rel=1e-9)
+
+
+def test_the_basis_band_belongs_to_the_recommended_ratio_not_to_h_star(ev):
+    # Six monthly changes, index dF = 1, -1, 1, -1, 1, -1 (mean 0, sum of squares 6) and rent
+    # dS = dF + e with e = 0.5, 0.5, 0.5, -0.5, -0.5, -0.5 (sum e x dF = 1). h* = 1 + 1 / 6 = 1.1667; its
+    # residual e - dF / 6 = 1/3, 2/3, 1/3, -1/3, -2/3, -1/3 (sum of squares 4/3), so the basis volatility is
+    # sqrt(4/3 / 5) = 0.5164, se = sqrt(4/3 / 4 / 6) = 0.2357 and t(0.975, 4) = 2.776: the 95% interval
+    # 0.513 to 1.821 includes 1, so the ladder uses 1. The hedge then leaves dS - dF = e, whose standard
+    # deviation is sqrt(6 x 0.25 / 5) = sqrt(0.3) = 0.5477: the band uses that, not 0.5164.
+    index = month_ends([5, 6, 5, 6, 5, 6, 5], (2026, 5))
+    index[-1] = IndexLevel(date(2026, 11, 27), 5.0)
+    rent = month_ends([6, 7.5, 7.0, 8.5, 7.0, 7.5, 6.0], (2026, 5))
+    rent[-1] = IndexLevel(date(2026, 11, 27), 6.0)  # on or before the as-of date, as the index
+    plan = hedge_plan(ev, config(), index, rent, 1.0, "fixed")
+    assert plan.h_star == pytest.approx(7 / 6)
+    assert plan.basis_volatility == pytest.approx(math.sqrt(4 / 3 / 5))
+    assert plan.hedge_ratio == 1.0
+    assert plan.band_basis_volatility == pytest.approx(math.sqrt(0.3))
+    # month 3 floats (bucket 1-3, 0.5 x 7,300 = 3,650 = 5 contracts); months 4-6 (0.25 x 21,900 = 5,475:
+    # 7.5 contracts, rounded to 8 = 5,840, spread 5,840 / 3 a month)
+    band = 2 * math.sqrt(0.3) * (3_650 * math.sqrt(3) + 5_840 / 3 * (math.sqrt(4) + math.sqrt(5) + math.sqrt(6)))
+    assert [row.basis_band for row in plan.stress] == pytest.approx([band] * 4)
 
 
 # --- where the hedge ratio comes from -------------------------------------------------------------
