@@ -18,6 +18,7 @@ first, then the cheapest pay-as-used source with room.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
@@ -36,6 +37,11 @@ from procure.workspace import Workspace
 MAX_GRID = 257
 GRID_CELLS = 4_000_000  # scenario-months x node counts evaluated at once
 SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
+# HiGHS settings measured on the example and benchmarks/bench_plan.py (docs/plan.md, "Speed"): the model has few
+# integers (node counts and offer switches) and a large continuous dispatch; HiGHS's presolve and its sub-MIP
+# heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
+# Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
+HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 
 
 # --- the result ---------------------------------------------------------------------------------
@@ -547,10 +553,12 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     A, row_lb, row_ub = model.matrix()
-    result = milp(
-        model.c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=model.integrality, bounds=Bounds(model.lb, model.ub),
-        options={"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, "presolve": True},
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HIGHS_OPTIONS pass to HiGHS verbatim (they do)
+        result = milp(
+            model.c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=model.integrality, bounds=Bounds(model.lb, model.ub),
+            options={"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS},
+        )
     if result.x is None:
         if result.status == 1:
             raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
