@@ -41,6 +41,7 @@ SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 # integers (node counts and offer switches) and a large continuous dispatch; HiGHS's presolve and its sub-MIP
 # heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
 # Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
+FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves see (the plan itself uses plan.levels)
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 
 
@@ -966,10 +967,13 @@ def make_plan(
 def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures) -> list[FrontierPoint]:
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and limits evenly between."""
     penalty = policy.unserved_penalty_per_task
+    # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
+    # FRONTIER_LEVELS demand bands a month for it (a CVaR-limited solve costs a few times the plan's).
+    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
     def run(risk: Risk) -> Figures:
-        model = build_model(cands, scen, policy, delta, risk, money, tasks)
-        solved = solve(model, policy, scen, cands)
+        model = build_model(cands, scen, coarse, delta, risk, money, tasks)
+        solved = solve(model, coarse, scen, cands)
         return figures(dispatch(cands, model.units, solved.nodes, solved.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
 
     neutral_fig = run(Risk()) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
