@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine:
 #   make report   virtual environment, install, then the comparison of the example workspace
-#   make test     the same install, then the whole test suite
+#   make test     the same install, then the whole test suite, on every core (pytest-xdist)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -32,9 +32,9 @@ benchmark: install
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
 
 test: install
-	$(BIN)/python -m pytest -m "not slow"
-	@# kill-and-concurrency loops, in their own step
-	$(BIN)/python -m pytest -m slow
+	$(BIN)/python -m pytest -n auto -m "not slow"
+	@# PDF rendering, subprocesses, property tests, kill-and-concurrency loops: in their own step
+	$(BIN)/python -m pytest -n auto -m slow
 
 clean:
 	rm -rf $(VENV) build *.egg-info comparison.pdf board.pdf

@@ -28,3 +28,13 @@ def workspace_copy(tmp_path: Path) -> Callable[[str], Path]:
 
     return copy
 
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_terminal_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables are measured as when piped unless a test sets COLUMNS itself.
+
+    pytest-xdist workers inherit COLUMNS=80 and LINES=24; a test of the terminal width sets its own.
+    """
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)

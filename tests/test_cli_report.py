@@ -7,6 +7,8 @@ import pypdf
 import pytest
 from clihelp import AS_OF, run
 
+pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
+
 EPOCH = "1764400000"  # 2025-11-29 07:06:40 UTC
 
 

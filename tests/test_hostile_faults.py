@@ -24,6 +24,8 @@ import pypdf
 import pytest
 from clihelp import run
 
+pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
+
 PROCURE = [sys.executable, "-m", "procure"]
 
 

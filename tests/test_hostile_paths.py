@@ -140,7 +140,7 @@ def test_index_linked_outside_the_workspace_is_refused(workspace_copy, tmp_path)
 def test_offer_that_is_a_fifo_is_refused_without_hanging(workspace_copy):
     ws = workspace_copy("basic")
     os.mkfifo(ws / "offers" / "pipe.yaml")
-    done = run_cli(ws, "validate", timeout=2.5)
+    done = run_cli(ws, "validate", timeout=30)
     assert done is not None, "validate hung reading a FIFO"
     assert done.returncode == 2 and "offers/pipe.yaml" in done.stderr and "Traceback" not in done.stderr
 
@@ -148,7 +148,7 @@ def test_offer_that_is_a_fifo_is_refused_without_hanging(workspace_copy):
 def test_curve_linked_to_a_device_is_refused_without_hanging(workspace_copy):
     ws = workspace_copy("basic")
     (ws / "performance" / "zero.csv").symlink_to("/dev/zero")
-    done = run_cli(ws, "validate", timeout=2.5)
+    done = run_cli(ws, "validate", timeout=30)
     assert done is not None, "validate hung reading /dev/zero"
     assert done.returncode == 2 and "performance/zero.csv" in done.stderr
 

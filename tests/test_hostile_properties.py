@@ -30,6 +30,8 @@ from procure.evaluate import Evaluation, MonteCarlo, evaluate
 from procure.models import OPERATING_JOBS, Assumptions, Workload
 from procure.workspace import load_workspace
 
+pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
+
 DATA = Path(__file__).parent / "data"
 # HOSTILE_EXAMPLES=2000 runs a longer search locally; the suite keeps it short.
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "40"))

@@ -18,6 +18,8 @@ import pypdf
 import pytest
 from clihelp import run
 
+pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
+
 JINJA = "{{ 7*7 }}"
 JINJA_BLOCK = "{% for x in [1, 2] %}X{% endfor %}"
 CSS = "</style><style>body{display:none}</style>"
