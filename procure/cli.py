@@ -73,10 +73,23 @@ class SchemaName(str, Enum):
     evaluation = "evaluation"
 
 
+# One vocabulary for every command: an offer is `--offer ID`, a count of top offers `--top N`, the
+# workspace `-w/--workspace DIR`, files FILE, dates DATE. Older spellings stay as hidden aliases.
+# Commands take these definitions rather than spelling their own.
+
 WorkspaceOption = Annotated[
     Path,
-    typer.Option("--workspace", "-w", help="Workspace folder (holds procure.yaml).", file_okay=False, show_default=False),
+    typer.Option(
+        "--workspace",
+        "-w",
+        metavar="DIR",
+        help="Workspace folder (default: the nearest folder holding procure.yaml, here or above).",
+        file_okay=False,
+        show_default=False,
+    ),
 ]
+
+
 def _as_of(value: Optional[str]) -> Optional[date]:
     if value is None:
         return None
@@ -99,8 +112,75 @@ AsOfOption = Annotated[
 ]
 OutOption = Annotated[
     Optional[Path],
-    typer.Option("--out", "-o", help="Write to this file (missing folders are created) instead of standard output.", dir_okay=False, show_default=False),
+    typer.Option(
+        "--out",
+        "-o",
+        metavar="FILE",
+        help="Write to this file (missing folders are created) instead of standard output; the suffix sets the format unless --format is given.",
+        dir_okay=False,
+        show_default=False,
+    ),
 ]
+TopOption = Annotated[int, typer.Option("--top", metavar="N", min=1, help="How many of the top-ranked offers to follow.")]
+
+
+def offer_option(help: str) -> Any:
+    """`--offer ID`: one offer, named by its id."""
+    return typer.Option("--offer", metavar="ID", help=help, show_default=False)
+
+
+def offers_option(help: str) -> Any:
+    """`--offer ID`, repeatable: several offers."""
+    return typer.Option("--offer", metavar="ID", help=help + " Repeat for several.", show_default=False)
+
+
+def alias(*names: str, metavar: str | None = None, **kwargs: Any) -> Any:
+    """An older spelling, still accepted but hidden from --help."""
+    return typer.Option(*names, metavar=metavar, hidden=True, show_default=False, **kwargs)
+
+
+def horizon_option(help: str) -> Any:
+    return typer.Option("--horizon", metavar="N", min=1, max=240, help=help, show_default=False)
+
+
+def _one(option: str, value: Any, old: str, old_value: Any) -> Any:
+    """The value of an option given under its name or its older alias (not both, unless equal)."""
+    from procure.errors import Problem
+
+    if old_value is not None and value is not None and old_value != value:
+        raise InputError([Problem(option, None, "", f"{old} is the older name of {option}: give one of them")])
+    return value if value is not None else old_value
+
+
+SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".xlsx": "xlsx", ".pdf": "pdf", ".html": "html", ".htm": "html"}
+
+E = TypeVar("E", bound=Enum)
+
+
+def _format(given: E | None, out: Path | None, default: E) -> E:
+    """--format when given, else the format the --out suffix names, else the default; a contradiction is refused."""
+    from procure.errors import Problem
+
+    choices = type(default)
+    implied = SUFFIX_FORMATS.get(out.suffix.lower()) if out is not None else None
+    if given is not None:
+        given = choices(given)  # a test may pass the plain value
+        if implied is not None and implied != given.value:
+            raise InputError([Problem("--format", None, "", f"--format {given.value} contradicts --out {out} (a .{out.suffix.lower().lstrip('.')} file is {implied}): drop one or make them agree")])  # type: ignore[union-attr]
+        return given
+    if implied is None:
+        return default
+    try:
+        return choices(implied)
+    except ValueError:
+        known = ", ".join(f".{k}" for k, v in SUFFIX_FORMATS.items() if v in {c.value for c in choices} and k != ".htm" and k != ".markdown")
+        raise InputError([Problem("--out", None, "", f"this command does not write {implied} ({out}); it writes {', '.join(c.value for c in choices)}" + (f" (suffixes {known})" if known else ""))]) from None
+
+
+def format_option(default: str = "table", help: str = "Output format") -> Any:
+    """--format: given, or named by the --out suffix, else `default`."""
+    return typer.Option("--format", "-f", help=f"{help} (default: what the --out suffix names, else {default}).", show_default=False)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -228,10 +308,11 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 @app.command()
 @handles_input_errors
 def grade(
-    explain: Annotated[Optional[str], typer.Option("--explain", metavar="OFFER_ID", help="Show every grade's requirements for one offer.", show_default=False)] = None,
-    format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.table,
+    offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
+    format: Annotated[Optional[ListFormat], format_option()] = None,
     workspace: WorkspaceOption = Path("."),
     out: OutOption = None,
+    explain: Annotated[Optional[str], alias("--explain", metavar="ID")] = None,
 ) -> None:
     """Show each offer's grade, with every requirement of its grade (or of the nearest grade) pass/fail.
 
@@ -242,18 +323,22 @@ def grade(
 
     \b
         procure grade
-        procure grade --explain northwind-b200-mc
+        procure grade --offer northwind-b200-mc
         procure grade --format json
     """
     from procure.grading import grade_offer
     from procure.workspace import load_workspace
 
+    format = _format(format, out, ListFormat.table)
+    named = list(offer or []) + ([explain] if explain is not None else [])
     ws = load_workspace(workspace)
     offers = ws.offers
-    if explain is not None:
-        offers = [o for o in ws.offers if o.id == explain]
-        if not offers:
-            raise InputError([_unknown_offer(explain, [o.id for o in ws.offers])])
+    if named:
+        by_id = {o.id: o for o in ws.offers}
+        unknown = [_unknown_offer(i, list(by_id)) for i in named if i not in by_id]
+        if unknown:
+            raise InputError(unknown)
+        offers = [by_id[i] for i in dict.fromkeys(named)]
     results = [(o, grade_offer(o, ws.grades)) for o in offers]
     if format is ListFormat.json:
         payload = [
@@ -269,17 +354,25 @@ def grade(
             }
             for o, r in results
         ]
-        _emit(json.dumps(payload if explain is None else payload[0], indent=2) + "\n", out)
+        # One named offer: its object; several or none: the list.
+        _emit(json.dumps(payload[0] if len(named) == 1 else payload, indent=2) + "\n", out)
         return
-    if explain is not None:
+    if named:
+        from rich.console import Group
+
         from procure.render.text import explain_table
 
-        offer, result = results[0]
-        _emit_table(explain_table(offer.id, offer.vendor, result.checks, result.grade), out)
+        _emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out)
         return
     from procure.render.text import grades_table
 
     _emit_table(grades_table(results), out)
+
+
+def _problem(where: str, message: str):  # type: ignore[no-untyped-def]
+    from procure.errors import Problem
+
+    return Problem(where, None, "", message)
 
 
 def _unknown_offer(offer_id: str, known: list[str]):  # type: ignore[no-untyped-def]
@@ -291,13 +384,13 @@ def _unknown_offer(offer_id: str, known: list[str]):  # type: ignore[no-untyped-
 @app.command()
 @handles_input_errors
 def compare(
-    format: Annotated[CompareFormat, typer.Option("--format", "-f", help="Output format (xlsx needs --out).")] = CompareFormat.table,
+    format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
-    draws: Annotated[Optional[int], typer.Option("--draws", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
-    horizon: Annotated[Optional[int], typer.Option("--horizon", min=1, max=240, help="Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.", show_default=False)] = None,
+    draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
+    horizon: Annotated[Optional[int], horizon_option("Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.")] = None,
     rank_by: Annotated[RankBy, typer.Option("--rank-by", help="Rank by the snapshot cost per task or, with --horizon, by the horizon figure.")] = RankBy.snapshot,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
@@ -311,11 +404,12 @@ def compare(
     \b
         procure compare
         procure compare --format json --as-of 2026-11-29 > evaluation.json
-        procure compare --format csv --out out/comparison.csv
+        procure compare --out out/comparison.csv
         procure compare --uncertainty --draws 20000 --seed 11
-        procure compare --format xlsx --out comparison.xlsx
+        procure compare --out comparison.xlsx
         procure compare --horizon 36 --rank-by horizon
     """
+    format = _format(format, out, CompareFormat.table)
     if format is CompareFormat.xlsx and out is None:
         from procure.errors import Problem
 
@@ -356,7 +450,7 @@ def compare(
 @app.command()
 @handles_input_errors
 def rate(
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -376,6 +470,7 @@ def rate(
         procure rate
         procure rate --format json | jq '.offers[] | {id, tier, score}'
     """
+    format = _format(format, out, TextFormat.table)
     ev = _evaluation(workspace, as_of)
     if format is TextFormat.table:
         from procure.render.text import rating_table
@@ -423,19 +518,20 @@ def _amount(value: float, option: str) -> float:
 @app.command()
 @handles_input_errors
 def whatif(
-    offer_id: Annotated[Optional[str], typer.Argument(metavar="OFFER_ID", help="The offer to change.", show_default=False)] = None,
-    throughput: Annotated[Optional[str], typer.Option("--throughput", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
-    price: Annotated[Optional[str], typer.Option("--price", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
-    availability: Annotated[Optional[float], typer.Option("--availability", help="SLA availability, e.g. 0.999 (owned: self-operated reliability).", show_default=False)] = None,
-    utilization: Annotated[Optional[float], typer.Option("--utilization", help="Utilization, e.g. 0.9.", show_default=False)] = None,
-    gpus: Annotated[Optional[int], typer.Option("--gpus", min=1, help="A different committed GPU count.", show_default=False)] = None,
-    one_off: Annotated[float, typer.Option("--one-off", help="What the change costs once (workspace currency).")] = 0.0,
-    monthly: Annotated[float, typer.Option("--monthly", help="What the change costs every month.")] = 0.0,
+    offer: Annotated[Optional[str], offer_option("The offer to change.")] = None,
+    throughput: Annotated[Optional[str], typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
+    price: Annotated[Optional[str], typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
+    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: self-operated reliability).", show_default=False)] = None,
+    utilization: Annotated[Optional[float], typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False)] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False)] = None,
+    one_off: Annotated[float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")] = 0.0,
+    monthly: Annotated[float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")] = 0.0,
     price_to_win: Annotated[bool, typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader.")] = False,
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
+    offer_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
 ) -> None:
     """Try a change on one offer: is a better stack or process worth what it costs?
 
@@ -450,18 +546,20 @@ def whatif(
     Examples:
 
     \b
-        procure whatif keel-b200-mc --throughput +50% --one-off 200000 --monthly 15000
-        procure whatif northwind-b200-mc --throughput +40% --gpus 384
-        procure whatif halvard-b200-ms --price -5% --format json
+        procure whatif --offer keel-b200-mc --throughput +50% --one-off 200000 --monthly 15000
+        procure whatif --offer northwind-b200-mc --throughput +40% --gpus 384
+        procure whatif --offer halvard-b200-ms --price -5% --format json
         procure whatif --price-to-win
     """
     from procure.workspace import load_workspace
 
+    format = _format(format, out, TextFormat.table)
+    offer_id = _one("--offer", offer, "the offer argument", offer_id)
     ws = load_workspace(workspace)
     if price_to_win and (offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly):
         from procure.errors import Problem
 
-        raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no OFFER_ID and no change with it")])
+        raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
     if price_to_win:
         from procure.evaluate import evaluate
         from procure.whatif import price_to_win as compute_price_to_win
@@ -480,7 +578,7 @@ def whatif(
     if offer_id is None:
         from procure.errors import Problem
 
-        raise InputError([Problem("whatif", None, "", "name an OFFER_ID to change, or use --price-to-win")])
+        raise InputError([Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")])
     from procure.whatif import Change, parse_change
     from procure.whatif import whatif as run_whatif
 
@@ -507,18 +605,19 @@ def whatif(
 @app.command()
 @handles_input_errors
 def position(
-    current: Annotated[Optional[float], typer.Option("--current", help="Our cost per successful task to place.", show_default=False)] = None,
-    current_offer: Annotated[Optional[str], typer.Option("--current-offer", metavar="ID", help="Place this offer's cost per task.", show_default=False)] = None,
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
+    offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
+    current_offer: Annotated[Optional[str], alias("--current-offer", metavar="ID")] = None,
 ) -> None:
     """Show where a cost per successful task stands on the cost curve.
 
     The curve holds the acceptable offers and the competitor benchmarks of procure.yaml
     (market.competitors: name, cost_per_task, date); our own history comes from
-    market.own. Without --current or --current-offer, our latest recorded cost (else the
+    market.own. Without --current or --offer, our latest recorded cost (else the
     recommended offer) is placed. With several dates, each competitor's change is set
     against ours: improving is not the same as getting ahead.
 
@@ -527,12 +626,14 @@ def position(
     \b
         procure position
         procure position --current 0.0071
-        procure position --current-offer northwind-b200-mc --format json
+        procure position --offer northwind-b200-mc --format json
     """
     from procure.evaluate import evaluate
     from procure.position import position as place
     from procure.workspace import load_workspace
 
+    format = _format(format, out, TextFormat.table)
+    current_offer = _one("--offer", offer, "--current-offer", current_offer)
     ws = load_workspace(workspace)
     result = place(evaluate(ws, _day(as_of)), ws.config.market, current, current_offer)
     if format is TextFormat.table:
@@ -575,15 +676,15 @@ class Period(str, Enum):
 @index_app.command("build")
 @handles_input_errors
 def index_build(
-    quotes: Annotated[Path, typer.Argument(help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.", dir_okay=False)],
+    quotes: Annotated[Path, typer.Argument(metavar="FILE", help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.", dir_okay=False)],
     method: Annotated[Method, typer.Option("--method", help="How a period's prices become its level.")] = Method.median,
     kind: Annotated[Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")] = Kind.all,
     term: Annotated[Optional[Term], typer.Option("--term", help="Only these contract terms, in months.", show_default=False)] = None,
-    grade: Annotated[Optional[str], typer.Option("--grade", help="Only observations of this grade.", show_default=False)] = None,
-    gpu: Annotated[str, typer.Option("--gpu", help="Only observations of this GPU.")] = "B200",
+    grade: Annotated[Optional[str], typer.Option("--grade", metavar="ID", help="Only observations of this grade.", show_default=False)] = None,
+    gpu: Annotated[str, typer.Option("--gpu", metavar="NAME", help="Only observations of this GPU.")] = "B200",
     scope_adjust: Annotated[bool, typer.Option("--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer.")] = False,
     period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="csv: the index (period, level, observations); the others add the methodology.")] = TextFormat.csv,
+    format: Annotated[Optional[TextFormat], format_option("csv", "csv: the index (period, level, observations); the others add the methodology")] = None,
     out: OutOption = None,
     replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
     workspace: WorkspaceOption = Path("."),
@@ -609,6 +710,7 @@ def index_build(
     from procure.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
     from procure.workspace import load_settings
 
+    format = _format(format, out, TextFormat.csv)
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
@@ -641,10 +743,10 @@ def index_build(
 @app.command()
 @handles_input_errors
 def hedge(
-    offer: Annotated[Optional[str], typer.Option("--offer", metavar="ID", help="The offer to hedge (default: hedge.offer in procure.yaml, else the top-ranked acceptable offer).", show_default=False)] = None,
-    index: Annotated[Optional[Path], typer.Option("--index", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
-    rent: Annotated[Optional[Path], typer.Option("--rent", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the top-ranked acceptable offer).")] = None,
+    index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
+    rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -670,6 +772,7 @@ def hedge(
     from procure.hedging import plan_for_workspace
     from procure.workspace import load_workspace
 
+    format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
     plan = plan_for_workspace(ws, evaluate(ws, _day(as_of)), offer, index, rent)
     if format is TextFormat.table:
@@ -685,11 +788,13 @@ def hedge(
 @app.command()
 @handles_input_errors
 def sensitivity(
-    offers: Annotated[int, typer.Option("--offers", min=1, help="How many of the top-ranked offers to follow.")] = 3,
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    top: TopOption = 3,
+    offer: Annotated[Optional[list[str]], offers_option("Follow this offer instead of the top-ranked ones.")] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
+    offers: Annotated[Optional[int], alias("--offers", metavar="N", min=1)] = None,
 ) -> None:
     """Which assumption moves the ranking? Each uncertain input at its low and high value.
 
@@ -704,16 +809,27 @@ def sensitivity(
 
     \b
         procure sensitivity
-        procure sensitivity --offers 5 --format json
+        procure sensitivity --top 5 --format json
+        procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
     from procure.evaluate import evaluate_with_inputs
     from procure.uncertainty import sensitivity as run_sensitivity
     from procure.uncertainty import top_offer_positions
     from procure.workspace import load_workspace
 
+    format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
     ev, inputs = evaluate_with_inputs(ws, _day(as_of))
-    top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, offers)
+    if offer:
+        acceptable = [o.id for o in ev.ranked]
+        unknown = [_unknown_offer(i, [o.id for o in ev.offers]) for i in offer if i not in {o.id for o in ev.offers}]
+        failing = [_problem("--offer", f"offer '{i}' fails a gate ({'; '.join(ev.offer(i).reasons)}): only acceptable offers are followed") for i in offer if i in {o.id for o in ev.offers} and i not in acceptable]
+        if unknown or failing:
+            raise InputError(unknown + failing)
+        followed = list(dict.fromkeys(offer))
+    else:
+        followed = [o.id for o in ev.ranked][: offers if offers is not None else top]
+    top = top_offer_positions(followed, inputs.offers, len(followed))
     result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty)
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
@@ -736,8 +852,8 @@ def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
 @handles_input_errors
 def evaluate(
     save: Annotated[bool, typer.Option("--save", help="Store the Evaluation in the workspace history (.procure/history.sqlite).")] = False,
-    label: Annotated[Optional[str], typer.Option("--label", help="A label for the saved run, e.g. \"Nov RFP\".", show_default=False)] = None,
-    format: Annotated[ListFormat, typer.Option("--format", "-f", help="table: a one-line summary; json: the Evaluation.")] = ListFormat.table,
+    label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run, e.g. \"Nov RFP\".", show_default=False)] = None,
+    format: Annotated[Optional[ListFormat], format_option(help="table: a one-line summary; json: the Evaluation")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -757,6 +873,7 @@ def evaluate(
     from procure.evaluate import evaluate as run_evaluation
     from procure.workspace import load_workspace
 
+    format = _format(format, out, ListFormat.table)
     ws = load_workspace(workspace)
     ev = run_evaluation(ws, _day(as_of))
     _warn_expiring(ev)
@@ -779,7 +896,7 @@ def evaluate(
 @app.command()
 @handles_input_errors
 def history(
-    format: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.table,
+    format: Annotated[Optional[ListFormat], format_option()] = None,
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
@@ -792,8 +909,10 @@ def history(
         procure history --format json
     """
     from procure.history import list_runs
+    from procure.workspace import find_workspace
 
-    runs = list_runs(Path(workspace))
+    format = _format(format, out, ListFormat.table)
+    runs = list_runs(find_workspace(workspace))
     if format is ListFormat.json:
         _emit(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n", out)
         return
@@ -813,7 +932,7 @@ class DiffFormat(str, Enum):
 def diff(
     base: Annotated[Optional[str], typer.Argument(metavar="[BASE]", help="A run id or an Evaluation JSON file (default: the run before HEAD).", show_default=False)] = None,
     head: Annotated[Optional[str], typer.Argument(metavar="[HEAD]", help="A run id or an Evaluation JSON file (default: the latest run).", show_default=False)] = None,
-    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
+    format: Annotated[Optional[DiffFormat], format_option()] = None,
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
@@ -831,7 +950,10 @@ def diff(
     from procure.history import diff as compare_runs
     from procure.history import latest_run_id, load_evaluation, run_id
 
-    root = Path(workspace)
+    from procure.workspace import find_workspace
+
+    format = _format(format, out, DiffFormat.table)
+    root = find_workspace(workspace)
     if head is None:
         latest = latest_run_id(root)
         if latest is None:
@@ -866,11 +988,11 @@ def diff(
 @app.command()
 @handles_input_errors
 def reevaluate(
-    max_increase: Annotated[Optional[str], typer.Option("--max-increase", help="Fail when an acceptable offer's cost per task rises more than this, e.g. 5%.", show_default=False)] = None,
-    fail_on: Annotated[Optional[str], typer.Option("--fail-on", help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).", show_default=False)] = None,
+    max_increase: Annotated[Optional[str], typer.Option("--max-increase", metavar="SHARE", help="Fail when an acceptable offer's cost per task rises more than this, e.g. 5%.", show_default=False)] = None,
+    fail_on: Annotated[Optional[str], typer.Option("--fail-on", metavar="LIST", help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).", show_default=False)] = None,
     accept: Annotated[bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")] = False,
-    label: Annotated[Optional[str], typer.Option("--label", help="A label for the saved run.", show_default=False)] = None,
-    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format (markdown fits a pull-request comment).")] = DiffFormat.table,
+    label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)] = None,
+    format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -894,6 +1016,7 @@ def reevaluate(
     from procure.render.text import diff_json, diff_markdown, diff_table
     from procure.workspace import load_workspace
 
+    format = _format(format, out, DiffFormat.table)
     ws = load_workspace(workspace)
     settings = ws.config.reevaluate
     limit = settings.max_increase
@@ -942,7 +1065,8 @@ def reevaluate(
 @app.command()
 @handles_input_errors
 def init(
-    directory: Annotated[Path, typer.Argument(metavar="DIR", help="Folder for the new workspace (created; must not hold a workspace already).", file_okay=False)],
+    directory: Annotated[Optional[Path], typer.Argument(metavar="DIR", help="Folder for the new workspace (created; must not hold a workspace already).", file_okay=False, show_default=False)] = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="The same as DIR.", file_okay=False, show_default=False)] = None,
 ) -> None:
     """Write a fresh workspace from the example: procure.yaml, offers, grades, curves, market data.
 
@@ -953,6 +1077,10 @@ def init(
     """
     from procure.example import write_example
 
+    if (directory is None) == (workspace is None):
+        raise InputError([_problem("init", "name the folder for the new workspace once: procure init DIR")])
+    directory = directory if directory is not None else workspace
+    assert directory is not None
     written = write_example(Path(directory))
     typer.echo(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}", err=True)
 
@@ -960,9 +1088,9 @@ def init(
 @app.command()
 @handles_input_errors
 def cashflow(
-    horizon: Annotated[Optional[int], typer.Option("--horizon", min=1, max=240, help="Months (default: horizon.months in procure.yaml, else 36).", show_default=False)] = None,
-    offer: Annotated[Optional[str], typer.Option("--offer", metavar="ID", help="Show one offer's month-by-month schedule.", show_default=False)] = None,
-    format: Annotated[CompareFormat, typer.Option("--format", "-f", help="Output format (xlsx needs --out).")] = CompareFormat.table,
+    horizon: Annotated[Optional[int], horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
+    offer: Annotated[Optional[str], offer_option("Show one offer's month-by-month schedule.")] = None,
+    format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -981,11 +1109,12 @@ def cashflow(
     \b
         procure cashflow --horizon 36
         procure cashflow --offer northwind-b200-mc --format csv
-        procure cashflow --format xlsx --out cashflow.xlsx
+        procure cashflow --out cashflow.xlsx
     """
     from procure.evaluate import evaluate as run_evaluation
     from procure.workspace import load_workspace
 
+    format = _format(format, out, CompareFormat.table)
     if format is CompareFormat.xlsx and out is None:
         from procure.errors import Problem
 
@@ -1058,10 +1187,11 @@ def plan(
 @app.command("import")
 @handles_input_errors
 def import_rfp(
-    sheet: Annotated[Optional[Path], typer.Argument(metavar="[RFP]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The offers folder to write to.", file_okay=False)] = Path("offers"),
+    sheet: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
     template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
+    workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 
@@ -1094,10 +1224,20 @@ def import_rfp(
         raise InputError([Problem("import", None, "", "name the RFP file to import (or --template FILE for a blank one)")])
     from procure.importers import import_offers
 
-    written = import_offers(sheet, out, force)
+    written = import_offers(sheet, out if out is not None else _workspace_folder(workspace, "offers"), force)
     for path in written:
         typer.echo(f"wrote {path}", err=True)
     typer.echo(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate", err=True)
+
+
+def _workspace_folder(workspace: Path, folder: str) -> Path:
+    """A folder of the workspace found from `workspace` upward; outside any workspace, the one here."""
+    from procure.workspace import find_workspace
+
+    try:
+        return find_workspace(workspace) / folder
+    except InputError:
+        return Path(workspace) / folder
 
 
 perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True)
@@ -1112,12 +1252,12 @@ class PerGpuBasis(str, Enum):
 @perf_app.command("import")
 @handles_input_errors
 def perf_import(
-    source: Annotated[Path, typer.Argument(metavar="INFERENCEX_JSON", help="InferenceX benchmark rows: a JSON list, or one row.", dir_okay=False)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The performance folder to write curves to.", file_okay=False)] = Path("performance"),
-    gpu: Annotated[Optional[str], typer.Option("--gpu", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
-    model: Annotated[Optional[str], typer.Option("--model", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
-    isl: Annotated[Optional[int], typer.Option("--isl", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
-    osl: Annotated[Optional[int], typer.Option("--osl", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
+    source: Annotated[Path, typer.Argument(metavar="FILE", help="InferenceX benchmark rows (JSON): a list, or one row.", dir_okay=False)],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
+    gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
+    isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
+    osl: Annotated[Optional[int], typer.Option("--osl", metavar="N", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
     per_gpu_basis: Annotated[
         Optional[PerGpuBasis],
@@ -1155,6 +1295,8 @@ def perf_import(
         workload = load_workspace(workspace).config.workload
         isl = isl or workload.input_tokens
         osl = osl or workload.output_tokens
+    if out is None:
+        out = _workspace_folder(workspace, "performance")
     written, warnings = import_curves(source, out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
@@ -1171,8 +1313,8 @@ class ReportFormat(str, Enum):
 @handles_input_errors
 def report(
     board: Annotated[bool, typer.Option("--board", help="The short board report instead of the full comparison.")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="File to write (default: comparison.pdf, or board.pdf with --board).", dir_okay=False, show_default=False)] = None,
-    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="pdf, or html (the same document, no WeasyPrint needed).")] = ReportFormat.pdf,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="File to write (default: comparison.pdf, or board.pdf with --board); .html writes HTML.", dir_okay=False, show_default=False)] = None,
+    format: Annotated[Optional[ReportFormat], format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")] = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
@@ -1189,7 +1331,7 @@ def report(
     \b
         procure report
         procure report --board --out reports/board.pdf
-        procure report --format html --as-of 2026-11-29 --out comparison.html
+        procure report --as-of 2026-11-29 --out comparison.html
     """
     from procure.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.render.documents import ReportError, render_report
@@ -1199,6 +1341,7 @@ def report(
 
     check_source_date_epoch()
 
+    format = _format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
     ws = load_workspace(workspace)
@@ -1221,6 +1364,7 @@ def report(
 def schema(
     name: Annotated[SchemaName, typer.Argument(help="Which schema.")] = SchemaName.workspace,
     out: OutOption = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
 ) -> None:
     """Print the JSON Schema of an input file (generated from the input models).
 

@@ -89,7 +89,7 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         history[US].append(CurvePoint(name=US, kind=US, cost_per_task=own.cost_per_task, date=own.date))
 
     if current is not None and current_offer is not None:
-        raise InputError([Problem("position", None, "", "give --current or --current-offer, not both")])
+        raise InputError([Problem("position", None, "", "give --current or --offer, not both")])
     ours = sorted(history[US], key=lambda p: p.date)
     placed = True  # a figure placed as of the evaluation date, beside our recorded history
     if current_offer is not None:
@@ -107,7 +107,7 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
     elif ev.summary.recommended:
         current, label = ev.offer(ev.summary.recommended).metrics["cost_per_task"], f"the recommended offer {ev.summary.recommended}"
     else:
-        raise InputError([Problem("position", None, "", "no cost per task to place: give --current or --current-offer")])
+        raise InputError([Problem("position", None, "", "no cost per task to place: give --current or --offer")])
     assert current is not None
     if current <= 0:
         raise InputError([Problem("--current", None, "", f"must be greater than 0 (got {current:g})")])

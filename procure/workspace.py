@@ -77,15 +77,31 @@ class Workspace:
         return found
 
 
+NOT_A_WORKSPACE = f"not a procure workspace (no {CONFIG_FILE} here or above): run `procure init DIR`"
+
+
+def find_workspace(start: Path) -> Path:
+    """The nearest folder from `start` upward that holds procure.yaml, as git finds its repository.
+
+    `start` itself is returned unchanged when it is a workspace, so paths stay as the user wrote them.
+    """
+    start = Path(start)
+    if (start / CONFIG_FILE).is_file():
+        return start
+    here = start.resolve()
+    for folder in here.parents:
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise InputError([Problem(str(here), None, "", NOT_A_WORKSPACE)])
+
+
 def load_workspace(root: Path) -> Workspace:
-    """Load and check the whole workspace; raise InputError listing every problem."""
-    root = Path(root)
+    """Load and check the whole workspace (found from `root` upward); raise InputError listing every problem."""
+    root = find_workspace(root)
     problems: list[Problem] = []
     inputs: list[InputFile] = []
 
     config_path = root / CONFIG_FILE
-    if not config_path.is_file():
-        raise InputError([Problem(str(root), None, "", f"no {CONFIG_FILE} here: not a procure workspace (use --workspace DIR)")])
 
     check_link(config_path, CONFIG_FILE, root)
     register_root(root)

@@ -122,8 +122,8 @@ def test_out_writes_the_file(data_dir, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --current-offer, not both"),
-        (("--current-offer", "zulu"), "offers/: no offer with id 'zulu'"),
+        (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --offer, not both"),
+        (("--offer", "zulu"), "offers/: no offer with id 'zulu'"),
         (("--current", "0"), "--current: must be greater than 0 (got 0)"),
         (("--current", "-1"), "--current: must be greater than 0 (got -1)"),
     ],

@@ -181,7 +181,7 @@ def problem_lines(result) -> list[str]:
         (("alpha", "--availability", "1.5"), "--availability: must be a share between 0 and 1, e.g. 0.999 (got 1.5)"),
         (("alpha", "--utilization", "0"), "--utilization: must be a share between 0 and 1, e.g. 0.999 (got 0)"),
         (("alpha", "--one-off", "-1"), "--one-off: must be an amount of at least 0 (got -1)"),
-        ((), "whatif: name an OFFER_ID to change, or use --price-to-win"),
+        ((), "whatif: name the offer to change with --offer ID, or use --price-to-win"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(data_dir, args, message):
