@@ -121,6 +121,7 @@ OutOption = Annotated[
         show_default=False,
     ),
 ]
+WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of a table even when it is wider than the terminal.")]
 TopOption = Annotated[int, typer.Option("--top", metavar="N", min=1, help="How many of the top-ranked offers to follow.")]
 
 
@@ -259,9 +260,22 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
     typer.echo(f"wrote {out}", err=True)
 
 
-def _emit_table(table: Any, out: Path | None) -> None:
+def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
+    """A table on the terminal fits its width (least important columns left out, and named) unless --wide."""
     if out is None:
-        _console().print(table)
+        from procure.render.fit import fit, hidden_note, natural_width
+
+        console = _console()
+        if wide:
+            from rich.console import Console
+
+            console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False)
+            console.print(table)
+            return
+        dropped = fit(console, table, console.width)
+        console.print(table)
+        if dropped:
+            console.print(hidden_note(dropped, console.width))
         return
     from rich.console import Console
 
@@ -310,6 +324,7 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 def grade(
     offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
     format: Annotated[Optional[ListFormat], format_option()] = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
     out: OutOption = None,
     explain: Annotated[Optional[str], alias("--explain", metavar="ID")] = None,
@@ -362,11 +377,11 @@ def grade(
 
         from procure.render.text import explain_table
 
-        _emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out)
+        _emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide)
         return
     from procure.render.text import grades_table
 
-    _emit_table(grades_table(results), out)
+    _emit_table(grades_table(results), out, wide)
 
 
 def _problem(where: str, message: str):  # type: ignore[no-untyped-def]
@@ -392,6 +407,7 @@ def compare(
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
     horizon: Annotated[Optional[int], horizon_option("Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.")] = None,
     rank_by: Annotated[RankBy, typer.Option("--rank-by", help="Rank by the snapshot cost per task or, with --horizon, by the horizon figure.")] = RankBy.snapshot,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rank the offers by expected full cost per successful task.
@@ -432,7 +448,7 @@ def compare(
     if format is CompareFormat.table:
         from procure.render.text import comparison_table
 
-        _emit_table(comparison_table(ev), out)
+        _emit_table(comparison_table(ev), out, wide)
         return
     if format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
@@ -453,6 +469,7 @@ def rate(
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rate the operator of every managed offer from its checklist evidence.
@@ -475,7 +492,7 @@ def rate(
     if format is TextFormat.table:
         from procure.render.text import rating_table
 
-        _emit_table(rating_table(ev), out)
+        _emit_table(rating_table(ev), out, wide)
         return
     from procure.render.text import RATING_RENDERERS
 
@@ -530,6 +547,7 @@ def whatif(
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
     offer_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
 ) -> None:
@@ -569,7 +587,7 @@ def whatif(
         if format is TextFormat.table:
             from procure.render.text import price_to_win_table
 
-            _emit_table(price_to_win_table(rows, ev.currency), out)
+            _emit_table(price_to_win_table(rows, ev.currency), out, wide)
         else:
             from procure.render.text import price_to_win_text
 
@@ -595,7 +613,7 @@ def whatif(
     if format is TextFormat.table:
         from procure.render.text import whatif_table
 
-        _emit_table(whatif_table(result), out)
+        _emit_table(whatif_table(result), out, wide)
         return
     from procure.render.text import WHATIF_RENDERERS
 
@@ -610,6 +628,7 @@ def position(
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
     current_offer: Annotated[Optional[str], alias("--current-offer", metavar="ID")] = None,
 ) -> None:
@@ -639,7 +658,7 @@ def position(
     if format is TextFormat.table:
         from procure.render.text import position_table
 
-        _emit_table(position_table(result), out)
+        _emit_table(position_table(result), out, wide)
         return
     from procure.render.text import position_text
 
@@ -687,6 +706,7 @@ def index_build(
     format: Annotated[Optional[TextFormat], format_option("csv", "csv: the index (period, level, observations); the others add the methodology")] = None,
     out: OutOption = None,
     replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Build a rental price index from price observations, and show how its level depends on the method.
@@ -726,7 +746,7 @@ def index_build(
     if format is TextFormat.table:
         from procure.render.text import index_table
 
-        _emit_table(index_table(build), out)
+        _emit_table(index_table(build), out, wide)
         return
     from procure.render.text import index_text
 
@@ -749,6 +769,7 @@ def hedge(
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Recommend a rental price hedge for an offer: ratio, ladder, contracts, stress, limits.
@@ -778,7 +799,7 @@ def hedge(
     if format is TextFormat.table:
         from procure.render.text import hedge_table
 
-        _emit_table(hedge_table(plan), out)
+        _emit_table(hedge_table(plan), out, wide)
         return
     from procure.render.text import hedge_text
 
@@ -793,6 +814,7 @@ def sensitivity(
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
     offers: Annotated[Optional[int], alias("--offers", metavar="N", min=1)] = None,
 ) -> None:
@@ -834,7 +856,7 @@ def sensitivity(
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
 
-        _emit_table(sensitivity_table(result, ev.currency), out)
+        _emit_table(sensitivity_table(result, ev.currency), out, wide)
         return
     from procure.render.text import sensitivity_text
 
@@ -898,6 +920,7 @@ def evaluate(
 def history(
     format: Annotated[Optional[ListFormat], format_option()] = None,
     out: OutOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """List the saved runs: id, time saved, as-of date, label, top offer.
@@ -918,7 +941,7 @@ def history(
         return
     from procure.render.text import history_table
 
-    _emit_table(history_table(runs), out)
+    _emit_table(history_table(runs), out, wide)
 
 
 class DiffFormat(str, Enum):
@@ -934,6 +957,7 @@ def diff(
     head: Annotated[Optional[str], typer.Argument(metavar="[HEAD]", help="A run id or an Evaluation JSON file (default: the latest run).", show_default=False)] = None,
     format: Annotated[Optional[DiffFormat], format_option()] = None,
     out: OutOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
@@ -978,7 +1002,7 @@ def diff(
     from procure.render.text import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
-        _emit_table(diff_table(result), out)
+        _emit_table(diff_table(result), out, wide)
     elif format is DiffFormat.json:
         _emit(diff_json(result), out)
     else:
@@ -995,6 +1019,7 @@ def reevaluate(
     format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
@@ -1050,7 +1075,7 @@ def reevaluate(
         saved = save_run(ws.root, ev, label)
     extra = {"saved_run": saved, "baseline_run": previous}
     if format is DiffFormat.table:
-        _emit_table(diff_table(result, breached), out)
+        _emit_table(diff_table(result, breached), out, wide)
     elif format is DiffFormat.json:
         _emit(diff_json(result, breached, extra), out)
     else:
@@ -1093,6 +1118,7 @@ def cashflow(
     format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Compare offers over one horizon: what each binds you to, costs in total and in present value.
@@ -1127,7 +1153,7 @@ def cashflow(
     if format is CompareFormat.table:
         from procure.render.text import cashflow_table
 
-        _emit_table(cashflow_table(ev, offer), out)
+        _emit_table(cashflow_table(ev, offer), out, wide)
     elif format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
         from procure.render.text import to_xlsx

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
 from procure.textsafe import csv_writer, formula_like, markdown_text
+from procure.render.fit import prioritise
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -128,7 +129,9 @@ def comparison_table(ev: Evaluation) -> Table:
     for record in ev.offers:
         style = None if record.acceptable else "dim"
         table.add_row(*(cell(record) for _, cell in columns), style=style)
-    return table
+    cur = ev.currency
+    # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
+    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12})
 
 
 def to_json(ev: Evaluation) -> str:
@@ -214,7 +217,7 @@ def grades_table(results: list[tuple[Offer, GradeResult]]) -> Table:
                 f"{q.requirement} (expected {q.expected}, offer states {q.observed})" for q in shown.failures
             )
         table.add_row(offer.id, offer.vendor, offer.service.kind, result.grade or "ungraded", detail)
-    return table
+    return prioritise(table, {"Vendor": 1, "Kind": 2})
 
 
 def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned: str | None) -> Table:
@@ -318,7 +321,8 @@ def rating_table(ev: Evaluation) -> Table:
         table.add_column(title, justify="right" if 2 <= i <= 15 and i not in (3, 4) else "left", overflow="fold")
     for row in rows:
         table.add_row(*row)
-    return table
+    # Narrow: the score, tier and critical failures stay; the categories go first.
+    return prioritise(table, {"Vendor": 3, **{c: 1 for c in CATEGORY_ABBREVIATIONS.values()}, "Published": 4, "Reliability": 5})
 
 
 def rating_json(ev: Evaluation) -> str:
@@ -442,7 +446,7 @@ def price_to_win_table(rows: list[PriceToWin], currency: str) -> Table:
         table.add_column(title, justify="right" if i in (0, 3, 4, 5, 6) else "left")
     for row in body:
         table.add_row(*row)
-    return table
+    return prioritise(table, {"Vendor": 1, f"List {currency}/GPU-h": 2, f"{currency}/task": 3, "Rank": 4})
 
 
 def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
@@ -645,10 +649,12 @@ def hedge_table(plan: HedgePlan) -> Group:
             table.add_row(*row)
         return table
 
+    cur = plan.currency
     parts: list = [Text("\n".join(hedge_summary(plan)))]
     if not plan.nothing_to_hedge:
-        parts.append(table_of("Ladder", *ladder_rows(plan)))
-        parts.append(table_of("Stress: floating cost over the horizon", *stress_rows(plan)))
+        parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
+        stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
+        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}))
     parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
     return Group(*parts)
 
@@ -708,7 +714,7 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
         table.add_column(h, justify="right" if 1 <= i <= 5 else "left")
     for row in rows:
         table.add_row(*row)
-    return table
+    return prioritise(table, {"Low": 1, "High": 1, "Leader at low / high": 2, "at high": 3, f"Leader {currency}/task at low": 3})
 
 
 def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
@@ -745,7 +751,7 @@ def history_table(runs: list[RunInfo]) -> Table:
         table.add_column(h, justify="right" if i in (0, 5) else "left")
     for row in rows:
         table.add_row(*row)
-    return table
+    return prioritise(table, {"Saved (UTC)": 1, "Acceptable": 2, "Label": 3})
 
 
 def _change(o: object) -> str:
@@ -791,6 +797,7 @@ def diff_table(result: Diff, breached: list[Breach] | None = None) -> Group:
         table.add_column(h)
     for row in rows:
         table.add_row(*row)
+    prioritise(table, {"Grade": 1, "Acceptable": 2, "Rank": 3})
     return Group(table, Text("\n".join(diff_lines(result, breached))))
 
 
@@ -952,6 +959,11 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
         table.add_column(h, justify="left" if (offer_id is None and i == 1) or (offer_id is not None and i == 1) else "right")
     for row in rows:
         table.add_row(*row)
+    cur = ev.currency
+    if offer_id is None:
+        prioritise(table, {"Term": 1, "Delivery month": 2, f"{cur}/task snapshot": 3, f"NPV {cur}": 4, "Rank": 5})
+    else:  # the month, the total and what makes it up, least common parts first
+        prioritise(table, {h: 1 for h in headers[3:-2] if h not in ("rent", "prepayment")} | {"prepayment": 2, "Phase": 3, "Successful tasks": 4, "GPUs": 5})
     return Group(table, Text("\n".join(f"note: {n}" for n in notes)))
 
 

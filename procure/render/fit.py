@@ -1,0 +1,134 @@
+"""Tables that fit the terminal: below a width, the least important columns are dropped (and named)
+rather than numbers and ids being split across lines.
+
+A renderer marks each table's columns with a drop order (`priorities`); `fit` then removes the
+marked columns, least important first, until the table's narrowest layout fits. Numbers and ids
+never wrap: a column is treated as one when it is right-aligned or none of its cells holds a space.
+Columns of prose (vendor names, reasons, requirements) wrap at spaces.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.table import Table
+
+# Prose wraps at spaces; a word longer than this may still be folded rather than widen the table.
+LONGEST_UNBROKEN_WORD = 24
+
+
+def prioritise(table: Table, priorities: dict[str, int]) -> Table:
+    """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns are always kept."""
+    for column in table.columns:
+        header = str(column.header)
+        if header in priorities:
+            column.drop_priority = priorities[header]  # type: ignore[attr-defined]
+    return table
+
+
+def _is_atom(column: Any) -> bool:
+    cells = [str(c) for c in column._cells]
+    return column.justify == "right" or not any(" " in c.strip() for c in cells)
+
+
+def _range(column: Any) -> tuple[int, int]:
+    """The narrowest and the widest content width of a column (without padding).
+
+    A number or id is never narrower than its longest cell; prose never narrower than its longest
+    word (up to a limit). A header wraps at spaces.
+    """
+    from rich.cells import cell_len
+
+    lines = [line for c in column._cells for line in str(c).splitlines()] or [""]
+    header = str(column.header)
+    header_word = max((cell_len(w) for w in header.split()), default=0)
+    header_line = max((cell_len(line) for line in header.splitlines()), default=0)
+    longest_line = max(cell_len(line) for line in lines)
+    if _is_atom(column):
+        low = max(longest_line, header_word)
+    else:
+        longest_word = max((cell_len(w) for line in lines for w in line.split()), default=1)
+        low = max(min(longest_word, LONGEST_UNBROKEN_WORD), header_word)
+    return max(low, 1), max(low, longest_line, header_line)
+
+
+def _overhead(table: Table) -> int:
+    return table._extra_width + sum(table._get_padding_width(i) for i in range(len(table.columns)))
+
+
+def _allocate(table: Table, width: int) -> bool:
+    """Set every column's width so the table fits `width` without splitting a number, an id or a word.
+
+    False when even the narrowest layout is too wide.
+    """
+    for i, column in enumerate(table.columns):
+        column._index = i
+    ranges = [_range(c) for c in table.columns]
+    room = width - _overhead(table)
+    if sum(high for _, high in ranges) <= room:
+        return True
+    if sum(low for low, _ in ranges) > room:
+        return False
+    # The room beyond the narrowest layout: columns that want little more get all of it first (so
+    # short labels and headers do not wrap); long prose shares what remains.
+    spare = room - sum(low for low, _ in ranges)
+    widths = [low for low, _ in ranges]
+    wanting = sorted(range(len(ranges)), key=lambda i: ranges[i][1] - ranges[i][0])
+    for n, i in enumerate(wanting):
+        share = spare // (len(wanting) - n)
+        extra = min(ranges[i][1] - ranges[i][0], max(share, 0))
+        widths[i] += extra
+        spare -= extra
+    for column, w in zip(table.columns, widths):
+        column.width = w  # at least the longest number or id: those never wrap; headers still may
+        column.overflow = "fold"
+    return True
+
+
+def fit_table(console: Console, table: Table, width: int) -> list[str]:
+    """Drop marked columns, least important first, until the table fits `width`; the dropped headers."""
+    dropped: list[str] = []
+    while not _allocate(table, width):
+        marked = [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
+        if not marked:
+            break  # nothing left to drop: the terminal wraps what does not fit
+        victim = min(marked, key=lambda c: (c.drop_priority, -table.columns.index(c)))  # type: ignore[attr-defined]
+        table.columns.remove(victim)
+        dropped.append(" ".join(str(victim.header).split()))
+    return dropped
+
+
+def _tables(renderable: Any) -> list[Table]:
+    from rich.console import Group
+    from rich.table import Table
+
+    if isinstance(renderable, Table):
+        return [renderable]
+    if isinstance(renderable, Group):
+        return [t for r in renderable.renderables for t in _tables(r)]
+    return []
+
+
+def fit(console: Console, renderable: RenderableType, width: int) -> list[str]:
+    """Fit every table in `renderable` (a table or a group) to `width`; the dropped column headers."""
+    dropped: list[str] = []
+    for table in _tables(renderable):
+        for header in fit_table(console, table, width):
+            if header not in dropped:
+                dropped.append(header)
+    return dropped
+
+
+def natural_width(console: Console, renderable: RenderableType) -> int:
+    """The width at which nothing wraps (for --wide)."""
+    from rich.measure import Measurement
+
+    return Measurement.get(console, console.options.update(width=100_000), renderable).maximum
+
+
+def hidden_note(dropped: list[str], width: int) -> str:
+    """Which columns were left out, and how to see them."""
+    noun = "column" if len(dropped) == 1 else "columns"
+    return f"{len(dropped)} {noun} left out to fit {width} columns: {', '.join(dropped)}. See all with --wide or --format markdown."

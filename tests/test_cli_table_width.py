@@ -1,0 +1,103 @@
+"""Tables fit the terminal: at 80, 120 and 200 columns (COLUMNS set) no line is wider, numbers and
+ids are never split, and the columns left out are named with how to see them all."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from clihelp import AS_OF
+from rich.cells import cell_len
+from typer.testing import CliRunner
+
+from procure.cli import app
+
+TABLE_COMMANDS = [
+    ("compare",),
+    ("compare", "--uncertainty", "--draws", "200"),
+    ("rate",),
+    ("hedge",),
+    ("sensitivity",),
+    ("cashflow",),
+    ("cashflow", "--offer", "keel-b200-mc"),
+    ("grade",),
+    ("grade", "--offer", "keel-b200-mc"),
+    ("position",),
+    ("whatif", "--price-to-win"),
+    ("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"),
+    ("index", "build", "market/quotes.csv", "--format", "table"),
+    ("history",),
+    ("diff",),
+]
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    """The packaged example workspace (11 offers), with two saved runs for history and diff."""
+    ws = tmp_path_factory.mktemp("width") / "ws"
+    runner = CliRunner()
+    assert runner.invoke(app, ["init", str(ws)]).exit_code == 0
+    for day in ("2026-11-01", AS_OF):
+        assert runner.invoke(app, ["evaluate", "--save", "--as-of", day, "-w", str(ws)]).exit_code == 0
+    return ws
+
+
+def at_width(ws, columns: int, *args: str) -> str:
+    args = tuple(str(ws / a) if a.endswith(".csv") else a for a in args)
+    as_of = () if args[0] in ("history", "diff", "index", "grade") else ("--as-of", AS_OF)
+    result = CliRunner().invoke(app, [*args, *as_of, "-w", str(ws)], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("columns", [80, 120, 200])
+@pytest.mark.parametrize("args", TABLE_COMMANDS, ids=" ".join)
+def test_no_line_is_wider_than_the_terminal(example, columns, args):
+    lines = at_width(example, columns, *args).splitlines()
+    assert lines
+    assert max(cell_len(line) for line in lines) <= columns
+
+
+@pytest.mark.parametrize("columns", [80, 120, 200])
+def test_compare_never_splits_an_id_or_a_cost(example, columns):
+    text = at_width(example, columns, "compare")
+    evaluation = json.loads(CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout)
+    lines = text.splitlines()
+    for offer in evaluation["offers"]:
+        line = next((line for line in lines if f" {offer['id']} " in line), None)
+        assert line is not None, offer["id"]  # the whole id on one line
+        cost = offer["metrics"]["cost_per_task"]
+        if cost is not None:
+            assert f"{cost:.5f}" in line  # five decimals, as printed; whole, beside its id
+
+
+def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
+    text = at_width(example, 80, "compare")
+    assert "left out to fit 80 columns: Vendor" in text
+    assert "--wide or --format markdown" in text
+    # 11 offers: each acceptable one on one line; the table and its notes stay under 40 lines (was 119).
+    assert len(text.splitlines()) < 40
+
+
+def test_compare_at_200_columns_leaves_nothing_out(example):
+    text = at_width(example, 200, "compare")
+    assert "left out" not in text and "Vendor" in text and "USD/M" in text  # headers may wrap at spaces
+
+
+def test_wide_shows_every_column_at_80(example):
+    text = at_width(example, 80, "compare", "--wide")
+    assert "left out" not in text
+    header = " ".join(text.splitlines()[1:6])
+    assert "Vendor" in header
+
+
+def test_rate_at_80_keeps_the_score_and_tier_whole(example):
+    text = at_width(example, 80, "rate")
+    line = next(line for line in text.splitlines() if " halvard-b200-ms " in line)
+    assert " 98.7 " in line and "Platinum" in line
+
+
+def test_a_file_gets_every_column(example, tmp_path):
+    out = tmp_path / "cmp.txt"
+    CliRunner().invoke(app, ["compare", "--as-of", AS_OF, "-w", str(example), "--out", str(out)], env={"COLUMNS": "80"})
+    assert "Vendor" in out.read_text() and "left out" not in out.read_text()
