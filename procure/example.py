@@ -1,7 +1,9 @@
 """The example workspace, for `procure init`: the repository root is itself the example.
 
 In a source checkout the files are read from the root; an installed wheel carries the same files as
-the package data `procure.example_workspace` (pyproject.toml maps the root to it).
+the package data `procure.example_workspace` (pyproject.toml maps the root to it). Both name the
+files one by one (EXAMPLE_FILES here, package-data in pyproject.toml; a test keeps them equal), so a
+file someone creates in the checkout never spreads into new workspaces.
 """
 
 from __future__ import annotations
@@ -11,7 +13,32 @@ from pathlib import Path
 from procure.errors import InputError, Problem
 from procure.fileio import write_atomic
 
-PATTERNS = ("procure.yaml", "offers/*.yaml", "grades/*.yaml", "performance/*.csv", "market/*.csv")
+# The example, file by file: add a file here and to package-data in pyproject.toml.
+EXAMPLE_FILES = (
+    "grades/B200-BM.yaml",
+    "grades/B200-MC.yaml",
+    "grades/B200-MS.yaml",
+    "grades/B200-OWN.yaml",
+    "market/index.csv",
+    "market/quotes.csv",
+    "market/rent.csv",
+    "offers/brightwater-b200-bm.yaml",
+    "offers/corvid-b200-idx.yaml",
+    "offers/halvard-b200-ms.yaml",
+    "offers/keel-b200-mc.yaml",
+    "offers/lumen-forge-tokens.yaml",
+    "offers/meridian-b200-mc.yaml",
+    "offers/northwind-b200-mc.yaml",
+    "offers/own-b200-colo.yaml",
+    "offers/quarry-b200-mc.yaml",
+    "offers/saltmarsh-b200-ms.yaml",
+    "offers/tidewater-b200-mc-eu.yaml",
+    "performance/b200-dynamo-sglang-fp4.csv",
+    "performance/b200-dynamo-trt-fp4.csv",
+    "performance/b200-sglang-fp8.csv",
+    "performance/b200-trt-fp8.csv",
+    "procure.yaml",
+)
 
 
 def example_root() -> Path:
@@ -23,8 +50,8 @@ def example_root() -> Path:
 
 
 def example_files() -> list[Path]:
-    root = example_root()
-    return sorted(path.relative_to(root) for pattern in PATTERNS for path in root.glob(pattern))
+    """The example's files, relative to its root: the listed ones only, never whatever else lies there."""
+    return sorted(Path(name) for name in EXAMPLE_FILES)
 
 
 def write_example(target: Path) -> list[Path]:

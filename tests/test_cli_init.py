@@ -72,3 +72,44 @@ def test_init_refuses_a_file(tmp_path):
     result = run("init", target)
     assert result.exit_code == 2
     assert target.read_text(encoding="utf-8") == "not a folder\n"
+
+
+def test_a_stray_file_beside_the_example_never_spreads(tmp_path, monkeypatch):
+    """A file created in the checkout (an editable install reads the example from there) stays there."""
+    import shutil
+
+    import procure.example as example
+
+    checkout = tmp_path / "checkout"
+    root = example_root()
+    for f in example_files():
+        (checkout / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / f, checkout / f)
+    (checkout / "offers" / "my-draft.yaml").write_text("id: my-draft\n")
+    (checkout / "market" / "scratch.csv").write_text("date,price\n")
+    (checkout / "notes.txt").write_text("private\n")
+    monkeypatch.setattr(example, "example_root", lambda: checkout)
+    target = tmp_path / "new"
+    assert run("init", target).exit_code == 0
+    written = set(snapshot(target))
+    assert written == {f.as_posix() for f in example_files()}
+    assert not {"offers/my-draft.yaml", "market/scratch.csv", "notes.txt"} & written
+
+
+def test_the_example_list_matches_the_package_data_of_pyproject():
+    """The wheel ships the same files, named one by one (no glob that would take a stray file)."""
+    import tomllib
+
+    from procure.example import EXAMPLE_FILES
+
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    data = pyproject["tool"]["setuptools"]["package-data"]
+    assert pyproject["tool"]["setuptools"]["include-package-data"] is False
+    shipped = set()
+    for package, names in data.items():
+        if package.startswith("procure.example_workspace"):
+            folder = package.removeprefix("procure.example_workspace").lstrip(".").replace(".", "/")
+            assert not any("*" in n for n in names), names
+            shipped |= {f"{folder}/{n}" if folder else n for n in names}
+    assert shipped == set(EXAMPLE_FILES)
+    assert all((example_root() / f).is_file() for f in EXAMPLE_FILES)
