@@ -551,7 +551,7 @@ class RateLimits(Strict):
 class Service(Strict):
     kind: ServiceKind
     orchestration: Text | None = None
-    sla: Sla | None = None
+    sla: Sla | None = Field(None, description="required unless kind is owned")
     attestations: list[Text] = Field(default_factory=list)
     tenant_isolation: bool = False
     isolated_monitoring: bool = False
@@ -631,8 +631,30 @@ class ContractTerms(Strict):
     minimum_monthly: NonNegative | None = Field(None, description="minimum monthly bill, offer currency")
 
 
+# Fields the loader requires in some cases only, stated in the JSON Schema so that `procure schema`
+# and `procure validate` agree (workspace.py checks the same three conditions).
+CONDITIONALLY_REQUIRED: dict[str, Any] = {
+    "allOf": [
+        {  # GPUs are committed unless priced per million tokens
+            "if": {"properties": {"pricing": {"not": {"required": ["per_mtok"]}}}},
+            "then": {"required": ["gpus"]},
+        },
+        {  # a term unless owned (then life_years x 12)
+            "if": {"properties": {"pricing": {"not": {"required": ["owned"]}}}},
+            "then": {"required": ["term_months"]},
+        },
+        {  # an SLA unless you operate it yourself
+            "if": {"properties": {"service": {"properties": {"kind": {"not": {"const": "owned"}}}}}},
+            "then": {"properties": {"service": {"required": ["sla"]}}},
+        },
+    ]
+}
+
+
 class Offer(Strict):
     """One vendor offer (an RFP response), one file in offers/."""
+
+    model_config = ConfigDict(json_schema_extra=CONDITIONALLY_REQUIRED)
 
     id: OfferId
     vendor: Text
@@ -640,9 +662,9 @@ class Offer(Strict):
     valid_until: date
     region: Text
     gpu: Text
-    gpus: Annotated[Count, Field(ge=0)] | None = Field(None, description="minimum commitment; 0 with pricing.burst: a pure on-demand offer")
+    gpus: Annotated[Count, Field(ge=0)] | None = Field(None, description="minimum commitment (committed GPU count); required unless priced per million tokens (pricing.per_mtok); 0 with pricing.burst: a pure on-demand offer")
     max_gpus: Annotated[Count, Field(gt=0)] | None = None
-    term_months: Annotated[Count, Field(gt=0, le=240)] | None = None
+    term_months: Annotated[Count, Field(gt=0, le=240)] | None = Field(None, description="contract term in months; required unless owned (pricing.owned: the term is life_years x 12)")
     delivery: date | None = None
     notes: Annotated[str, StringConstraints(max_length=20_000, pattern=NO_CONTROLS)] | None = None
     pricing: Pricing

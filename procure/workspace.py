@@ -220,21 +220,25 @@ def _load_model_doc(
 ) -> tuple[M | None, Document | None]:
     display = _display(root, path)
     try:
-        doc = load_yaml(path, display)
+        doc = load_yaml(path, display, collect=True)
         _record(root, path, read_text(path, display), inputs)
     except InputError as exc:
         problems.extend(exc.problems)
         return None, None
+    # Invalid dates and duplicate keys do not hide the other problems of the file.
+    problems.extend(doc.problems)
     if not isinstance(doc.data, dict):
         problems.append(Problem(display, 1, "", f"expected a mapping of fields, got {_type_name(doc.data)}"))
         return None, doc
     try:
-        return model.model_validate(doc.data), doc
+        validated = model.model_validate(doc.data)
     except ValidationError as exc:
-        problems.extend(validation_problems(exc, doc))
+        reported = {p.field for p in doc.problems}  # a bad date, read as text, is not reported twice
+        problems.extend(p for p in validation_problems(exc, doc, model) if p.field not in reported)
         if model is Offer:
             problems.extend(responsibility_problems(doc))
         return None, doc
+    return (None if doc.problems else validated), doc
 
 
 def _type_name(value: Any) -> str:
@@ -244,12 +248,18 @@ def _type_name(value: Any) -> str:
 # --- pydantic errors as one-line problems --------------------------------------------------------
 
 
-def validation_problems(exc: ValidationError, doc: Document) -> list[Problem]:
-    """Turn pydantic's errors into problems with the line of each field."""
+def validation_problems(exc: ValidationError, doc: Document, model: type[BaseModel] | None = None) -> list[Problem]:
+    """Turn pydantic's errors into problems with the line of each field; an unknown field gets the
+    nearest known name of its place in `model` as a suggestion."""
     problems = []
     for err in exc.errors(include_url=False):
         loc = _strip_union_tags(tuple(err["loc"]), doc.data)
-        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), _message(err)))
+        message = _message(err)
+        if err["type"] == "extra_forbidden" and model is not None and loc and isinstance(loc[-1], str):
+            close = _closest(loc[-1], _fields_at(model, loc[:-1]))
+            if close:
+                message = f"unknown field: did you mean {close}? (`procure schema` lists the fields)"
+        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
     return problems
 
 
@@ -272,6 +282,41 @@ def _strip_union_tags(loc: tuple, data: Any = None) -> tuple:
             kept.append(part)
             node = None
     return tuple(kept)
+
+
+def _closest(name: str, known: list[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
+    """The field names a mapping at `loc` of `model` may hold (empty when the place is not a model)."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part) if isinstance(current, type) and issubclass(current, BaseModel) else None
+        if field is None:
+            return []
+        current = _model_in(field.annotation)
+        if current is None:
+            return []
+    return list(current.model_fields) if isinstance(current, type) and issubclass(current, BaseModel) else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model inside an annotation such as `X | None`, `list[X]` or `Annotated[X, ...]`."""
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def _message(err: dict[str, Any]) -> str:

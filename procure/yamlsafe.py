@@ -50,6 +50,10 @@ class Document:
     data: Any
     lines: LineMap
     display: str  # the file name shown in messages
+    # Problems found while reading (invalid dates, duplicate keys) when the caller asked to collect
+    # them: the document is still built (the first value of a duplicate key, a bad date as text), so
+    # that validation can report the rest of the file in the same run.
+    problems: list[Problem] = field(default_factory=list)
 
 
 def regular_file(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> int:
@@ -96,8 +100,12 @@ def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
         raise InputError([Problem(display, line, "", "not valid UTF-8 text")]) from None
 
 
-def load_yaml(path: Path, display: str) -> Document:
-    """Load one YAML document with its line map, or raise InputError naming file and line."""
+def load_yaml(path: Path, display: str, collect: bool = False) -> Document:
+    """Load one YAML document with its line map, or raise InputError naming file and line.
+
+    With `collect`, invalid dates and duplicate keys are returned in `Document.problems` instead of
+    raised, so that one run lists every problem of the file.
+    """
     text = read_text(path, display)
     _count_values(text, display)
     loader = _Loader(text)
@@ -106,10 +114,10 @@ def load_yaml(path: Path, display: str) -> Document:
         if node is None:
             raise InputError([Problem(display, None, "", "file is empty: expected a YAML mapping")])
         lines = LineMap()
-        bad_dates: list[Problem] = []
-        _walk(node, (), lines, display, [0], 0, bad_dates)
-        if bad_dates:
-            raise InputError(bad_dates)
+        soft: list[Problem] = []
+        _walk(node, (), lines, display, [0], 0, soft)
+        if soft and not collect:
+            raise InputError(soft)
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -120,7 +128,7 @@ def load_yaml(path: Path, display: str) -> Document:
         raise InputError([Problem(display, None, "", f"malformed YAML: {exc}")]) from None
     finally:
         loader.dispose()
-    return Document(data, lines, display)
+    return Document(data, lines, display, soft)
 
 
 def _count_values(text: str, display: str) -> None:
@@ -152,7 +160,11 @@ FIRST_YEAR, LAST_YEAR = 1900, 2199
 
 
 def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int, bad_dates: list[Problem]) -> None:
-    """Record lines, reject duplicate keys, check dates, and bound the size of the expanded document."""
+    """Record lines, reject duplicate keys, check dates, and bound the size of the expanded document.
+
+    Invalid dates and duplicate keys go to `bad_dates` (and the tree is mended so it can be built);
+    the rest raise at once.
+    """
     count[0] += 1
     if count[0] > MAX_NODES:
         raise InputError([Problem(display, node.start_mark.line + 1, "", f"document expands to more than {MAX_NODES:,} values (alias bomb?)")])
@@ -164,6 +176,7 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
             moment = yaml.SafeLoader.construct_yaml_timestamp(yaml.SafeLoader(""), node)
         except ValueError as exc:
             bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"not a valid date: {exc} (got {node.value!r})"))
+            node.tag = "tag:yaml.org,2002:str"  # built as text; the problem is already recorded
         else:
             if not FIRST_YEAR <= moment.year <= LAST_YEAR:  # date arithmetic (terms, delays) must stay in range
                 bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {node.value})"))
@@ -177,6 +190,7 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
             bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"is implausibly large (got {node.value[:40]}; no figure here exceeds {MAX_MAGNITUDE:.0e})"))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
+        duplicates = []
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise InputError([Problem(display, key_node.start_mark.line + 1, format_field_path(loc), "mapping keys must be plain values")])
@@ -190,10 +204,14 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
                 _walk(value_node, loc, lines, display, count, depth + 1, bad_dates)
                 continue
             if key in seen:
-                raise InputError([Problem(display, line, format_field_path(loc + (key,)), f"duplicate key (first given on line {seen[key]})")])
+                bad_dates.append(Problem(display, line, format_field_path(loc + (key,)), f"duplicate key (first given on line {seen[key]})"))
+                duplicates.append((key_node, value_node))
+                continue
             seen[key] = line
             lines.lines[loc + (key,)] = line
             _walk(value_node, loc + (key,), lines, display, count, depth + 1, bad_dates)
+        if duplicates:  # the document keeps the first value; the later ones are reported
+            node.value = [pair for pair in node.value if not any(pair[0] is d[0] for d in duplicates)]
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, loc + (index,), lines, display, count, depth + 1, bad_dates)
