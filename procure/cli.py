@@ -27,11 +27,12 @@ app = typer.Typer(
     name="procure",
     help=(
         "Compare vendor offers for B200 GPU hours by expected full cost per successful task.\n\n"
-        "Commands work on the workspace in the current folder (procure.yaml, offers/, grades/, "
-        "performance/, market/); use --workspace DIR for another."
+        "Commands work on the workspace holding procure.yaml (with offers/, grades/, performance/, "
+        "market/), found from the current folder upward as git finds a repository; use --workspace DIR "
+        "for another. Tab completion: procure --install-completion (bash, zsh, fish, PowerShell)."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -125,14 +126,36 @@ WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of a
 TopOption = Annotated[int, typer.Option("--top", metavar="N", min=1, help="How many of the top-ranked offers to follow.")]
 
 
+def _complete_offer_ids(incomplete: str) -> list[str]:
+    """Tab completion of --offer: the ids in offers/ of the workspace found from here (a quick scan,
+    no validation)."""
+    import re
+
+    from procure.workspace import find_workspace
+
+    try:
+        offers = find_workspace(Path(".")) / "offers"
+    except InputError:
+        return []
+    ids = []
+    for path in sorted(offers.glob("*.y*ml")):
+        try:
+            found = re.search(r"^id:\s*['\"]?([^'\"\s#]+)", path.read_text(encoding="utf-8", errors="replace")[:20_000], re.MULTILINE)
+        except OSError:
+            continue
+        if found and found.group(1).startswith(incomplete):
+            ids.append(found.group(1))
+    return ids
+
+
 def offer_option(help: str) -> Any:
     """`--offer ID`: one offer, named by its id."""
-    return typer.Option("--offer", metavar="ID", help=help, show_default=False)
+    return typer.Option("--offer", metavar="ID", help=help, show_default=False, autocompletion=_complete_offer_ids)
 
 
 def offers_option(help: str) -> Any:
     """`--offer ID`, repeatable: several offers."""
-    return typer.Option("--offer", metavar="ID", help=help + " Repeat for several.", show_default=False)
+    return typer.Option("--offer", metavar="ID", help=help + " Repeat for several.", show_default=False, autocompletion=_complete_offer_ids)
 
 
 def alias(*names: str, metavar: str | None = None, **kwargs: Any) -> Any:
@@ -1429,7 +1452,7 @@ def _root(
 def main() -> None:
     """Console entry point: exit statuses as in status.py; an unexpected error exits 1 without a traceback."""
     try:
-        app()
+        app(prog_name="procure")  # the same name (and completion script) under `python -m procure`
     except Exception as exc:  # usage errors and bad input are handled inside; this is a bug
         typer.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(ExitStatus.INTERNAL_ERROR)
