@@ -392,12 +392,15 @@ def schedule(
         commitment = total_prepay + once + committed_payments(term)
         if contract.termination is not None:
             commitment = min(commitment, total_prepay + once + committed_payments(contract.termination.notice_months) + contract.termination.fee * fx)
+    total_cost = sum(f.total for f in months)
+    if total_cost < commitment - 0.5:
+        notes.append(_below_commitment(total_cost, commitment, horizon, start, term, target, float(terms.gpus or 0), ramp, months, residual))
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
         renewal_rule=RENEWAL_RULES[config.renewal],
         total_commitment=commitment,
-        total_cost=sum(f.total for f in months),
+        total_cost=total_cost,
         npv_cost=npv_cost,
         npv_tasks=npv_tasks,
         horizon_cost_per_task=npv_cost / npv_tasks if npv_tasks > 0 else None,
@@ -454,3 +457,26 @@ def horizon_price_to_tie(record, target: float, solve: "Callable[[float], float 
         else:
             high = mid
     return list_price + (low + high) / 2
+
+
+def _below_commitment(
+    total: float, commitment: float, horizon: int, start: int, term: int, billed: float, committed: float,
+    ramp: list[int] | None, months: list[MonthFlow], residual: float,
+) -> str:
+    """Why the horizon's total is below what the contract binds the buyer to: said, not left to guess."""
+    reasons = []
+    last = start - 1 + term  # the term's last month on the horizon's calendar
+    if last > horizon:
+        late = f" (delivery in month {start})" if start > 1 else ""
+        reasons.append(f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months are committed but not in the total")
+    if billed < committed:
+        reasons.append(f"the demand bills {billed:,.0f} of the {committed:,.0f} committed GPUs; the commitment counts them all")
+    if ramp is not None and any(g < committed for g in ramp):
+        reasons.append(f"a ramp delivers fewer GPUs in the first {len(ramp)} months")
+    credits = -sum(f.credits for f in months)
+    if credits > 0.5:
+        reasons.append(f"expected credits take {credits:,.0f} off the total")
+    if residual > 0.5:
+        reasons.append(f"the equipment's residual value ({residual:,.0f}) is credited at the horizon")
+    why = "; ".join(reasons) if reasons else "the horizon ends before the commitment is spent"
+    return f"the total ({total:,.0f}) is below the commitment ({commitment:,.0f}): {why}"

@@ -632,6 +632,8 @@ def whatif(
         one_off=_amount(one_off, "--one-off"),
         monthly=_amount(monthly, "--monthly"),
     )
+    if all(v is None for v in (throughput, price, availability, utilization, gpus)) and not one_off and not monthly:
+        raise InputError([_problem("whatif", "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)")])
     result = run_whatif(ws, offer_id, change, _day(as_of))
     if format is TextFormat.table:
         from procure.render.text import whatif_table
@@ -1097,12 +1099,13 @@ def reevaluate(
     if not breached or accept:
         saved = save_run(ws.root, ev, label)
     extra = {"saved_run": saved, "baseline_run": previous}
+    # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
-        _emit_table(diff_table(result, breached), out, wide)
+        _emit_table(diff_table(result, breached, changed_only=True), out, wide)
     elif format is DiffFormat.json:
         _emit(diff_json(result, breached, extra), out)
     else:
-        _emit(diff_markdown(result, breached), out)
+        _emit(diff_markdown(result, breached, changed_only=True), out)
     if saved is not None:
         typer.echo(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""), err=True)
     if breached and not accept:

@@ -271,6 +271,18 @@ class OfferDiff(BaseModel):
         return self.status == "present" and self.rank_before != self.rank_after
 
     @property
+    def changed(self) -> bool:
+        """Anything differs: presence, rank, grade, acceptance, failed gates or cost."""
+        return (
+            self.status != "present"
+            or self.rank_before != self.rank_after
+            or self.grade_before != self.grade_after
+            or self.acceptable_before != self.acceptable_after
+            or self.gates_failed_before != self.gates_failed_after
+            or self.cost_before != self.cost_after
+        )
+
+    @property
     def grade_changed(self) -> bool:
         return self.status == "present" and self.grade_before != self.grade_after
 
@@ -298,6 +310,11 @@ class Diff(BaseModel):
     @property
     def new_cheapest(self) -> bool:
         return self.leader_before != self.leader_after
+
+    @property
+    def unchanged(self) -> bool:
+        """Nothing differs between the two evaluations but, perhaps, their dates."""
+        return not self.assumptions and not self.new_cheapest and not any(o.changed for o in self.offers)
 
 
 def _failed(record: Any) -> list[str]:

@@ -54,6 +54,7 @@ class Position(BaseModel):
     history: dict[str, list[CurvePoint]] = Field(description="every dated point by name, ours under 'us'")
     changes: list[SeriesChange]
     sentences: list[str]
+    gate_failures: list[str] = Field(default_factory=list, description="why the placed offer is not acceptable (empty when it is, or when no offer is placed)")
 
 
 def _word(cheaper: bool) -> str:
@@ -92,6 +93,7 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         raise InputError([Problem("position", None, "", "give --current or --offer, not both")])
     ours = sorted(history[US], key=lambda p: p.date)
     placed = True  # a figure placed as of the evaluation date, beside our recorded history
+    failures: list[str] = []
     if current_offer is not None:
         try:
             record = ev.offer(current_offer)
@@ -100,6 +102,7 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         if record.metrics["cost_per_task"] is None:
             raise InputError([Problem("offers/", None, "", f"offer '{current_offer}' has no cost per task ({'; '.join(record.reasons)})")])
         current, label = record.metrics["cost_per_task"], f"offer {current_offer}"
+        failures = [] if record.acceptable else list(record.reasons)
     elif current is not None:
         label = "the cost per task given"
     elif ours:
@@ -131,10 +134,18 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         for name, points in sorted(history.items())
         if name != US and len(points) >= 2 and len(ours) >= 2
     ]
-    sentences = [
-        f"At {current:.5g} {ev.currency} per successful task ({label}), we rank {rank} of {len(curve)} on the cost curve"
-        + (" and are the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, and we cost {gap / cheapest.cost_per_task:.0%} more.")
-    ] + [c.sentence for c in changes]
+    if failures:  # said first: a failing offer is no option, however cheap
+        sentences = [
+            f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place on the cost curve is for reference only.",
+            f"Were it acceptable, at {current:.5g} {ev.currency} per successful task it would rank {rank} of {len(curve)} on the cost curve"
+            + (" and be the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, {gap / cheapest.cost_per_task:.0%} less."),
+        ]
+    else:
+        sentences = [
+            f"At {current:.5g} {ev.currency} per successful task ({label}), we rank {rank} of {len(curve)} on the cost curve"
+            + (" and are the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, and we cost {gap / cheapest.cost_per_task:.0%} more.")
+        ]
+    sentences += [c.sentence for c in changes]
     return Position(
         label=label,
         cost_per_task=current,
@@ -148,4 +159,5 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         history={name: sorted(points, key=lambda p: p.date) for name, points in sorted(history.items())},
         changes=changes,
         sentences=sentences,
+        gate_failures=failures,
     )

@@ -256,3 +256,19 @@ def test_compare_ranked_by_the_horizon_shows_the_sort_column_in_every_format(ws)
     assert float(next(r for r in rows if r["id"] == "india")["horizon_cost_per_task"]) == pytest.approx(figures["india"])
     # the snapshot ranking adds no horizon column
     assert "USD/task 24 mo" not in run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24").stdout
+
+
+def test_a_total_below_the_commitment_is_explained(ws):
+    """india: a 36-month term from month 1 on a 30-month horizon: 6 committed months fall outside."""
+    data = json.loads(cashflow(ws, "--format", "json").stdout)
+    india = next(o for o in data["offers"] if o["id"] == "india")["cashflow"]
+    assert india["total_cost"] < india["total_commitment"]
+    note = "the term runs to month 36, past the 30-month horizon: its last 6 months are committed but not in the total"
+    assert any(note in n for n in india["notes"])
+    assert note in " ".join(cashflow(ws, "--offer", "india").stdout.split())
+    overview = " ".join(cashflow(ws).stdout.split())
+    assert "india: the total (7,417,500) is below the commitment (8,409,600)" in overview
+    # an offer whose total exceeds its commitment (delta renews after 24 months) gets no such note
+    delta = next(o for o in data["offers"] if o["id"] == "delta")["cashflow"]
+    assert delta["total_cost"] > delta["total_commitment"]
+    assert not any(n.startswith("the total (") for n in delta["notes"])

@@ -139,3 +139,22 @@ def test_not_a_number_is_a_usage_error(data_dir):
     result = position(data_dir, "--current", "cheap")
     assert result.exit_code == 2
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_an_offer_failing_a_gate_is_said_to_fail_before_it_is_called_cheapest(data_dir):
+    """charlie (rated workspace) has the lowest cost per task of all but fails the security gate."""
+    pos = json.loads(position(data_dir, "--offer", "charlie", "-f", "json").stdout)
+    assert pos["rank"] == 1
+    assert pos["gate_failures"] and pos["gate_failures"][0].startswith("security:")
+    assert pos["sentences"][0].startswith("Offer charlie fails a gate (security:")
+    assert "not an acceptable offer" in pos["sentences"][0]
+    assert pos["sentences"][1].startswith("Were it acceptable,")
+    table = position(data_dir, "--offer", "charlie").stdout
+    assert table.index("fails a gate") < table.index("Cost position")  # said before the table
+    markdown = position(data_dir, "--offer", "charlie", "-f", "markdown").stdout
+    assert markdown.index("fails a gate") < markdown.index("| # |")
+
+
+def test_an_acceptable_offer_has_no_gate_failures(data_dir):
+    pos = json.loads(position(data_dir, "--offer", "delta", "-f", "json").stdout)
+    assert pos["gate_failures"] == [] and pos["sentences"][0].startswith("At ")

@@ -64,7 +64,7 @@ def test_no_change_passes_and_saves(baseline):
     assert result.exit_code == 0, result.stderr
     assert "saved run 2" in result.stderr
     assert "BREACH" not in result.stdout
-    assert "The cheapest acceptable offer is still alpha." in result.stdout
+    assert "No changes: the same 4 offers" in result.stdout
     assert [r.id for r in list_runs(baseline)] == [1, 2]
 
 
@@ -126,10 +126,10 @@ def test_markdown_for_a_pull_request_comment(risen):
     assert result.exit_code == 3
     text = result.stdout
     assert text.startswith("## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n")
-    assert "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\nThe cheapest acceptable offer is still alpha.\n" in text
+    assert "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe cheapest acceptable offer is still alpha.\n" in text
     assert "| Offer | Status | Rank | Grade | Acceptable | Cost per task | Change |\n|---|---|---|---|---|---|---|\n" in text
     assert "| alpha | present | 1 | T-MC | yes | 0.00517 to 0.00569 | +10.0% |" in text
-    assert "| charlie | present | — | T-MC | no | 0.00452 | — |" in text
+    assert "| charlie |" not in text  # unchanged: counted, not listed
     assert "\x1b[" not in text and "│" not in text  # plain text, no terminal styling
     assert "threshold(s) breached" not in text  # the verdict for people stays on stderr
     assert text.endswith("|\n")
@@ -187,3 +187,22 @@ def test_expiring_offer_is_warned_about(baseline):
     result = run("reevaluate", "-w", baseline, "--as-of", "2026-12-21", "--format", "json")  # bravo: valid until 2026-12-31
     assert "warning: bravo expires in 10 days (valid until 2026-12-31)" in result.stderr
     json.loads(result.stdout)  # the warning stays off standard output
+
+
+def test_nothing_changed_says_no_changes(baseline):
+    result = reevaluate(baseline)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("No changes: the same ") and "offers with the same ranks" in lines[1]
+    assert "│" not in result.stdout  # no table listing every offer as unchanged
+    markdown = reevaluate(baseline, "--format", "markdown").stdout
+    assert "No changes" in markdown and "| Offer |" not in markdown
+    assert json.loads(reevaluate(baseline, "--format", "json").stdout)["changed"] is False
+
+
+def test_a_change_lists_only_the_offers_that_changed(baseline):
+    set_price(baseline, "alpha", "4.00", "4.04")  # +1%: below the threshold, alpha stays first
+    result = reevaluate(baseline)
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert [r.split("│")[1].strip() for r in rows] == ["alpha"]
+    assert "offers unchanged (not listed)" in result.stdout or "offer unchanged (not listed)" in result.stdout

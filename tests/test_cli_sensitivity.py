@@ -39,7 +39,10 @@ def test_table_lists_inputs_by_swing(ws):
     assert [line.split("│")[1].strip() for line in lines] == ORDER_TOP3
     index = [c.strip() for c in lines[0].split("│")]
     assert index[2:4] == ["x0.5", "x1.5"]
-    assert index[7] == "floaty / anchor" and index[8] == "yes"
+    # Each end's leader with its own cost (not the baseline leader's): at x0.5 floaty leads at
+    # 2.40 / 450 = 0.00533; at x1.5 anchor leads at its fixed 3.60 / 450 = 0.00800, while floaty, the
+    # baseline leader, has risen to 0.01 (the column used to show floaty's 0.01 beside anchor's name).
+    assert index[4:8] == ["floaty 0.00533", "anchor 0.00800", "0.00667 (floaty2)", "yes"]
     assert "Baseline cost per task: floaty 0.00733, anchor 0.00800, floaty2 0.00933" in result.stdout
 
 

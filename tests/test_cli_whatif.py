@@ -198,3 +198,16 @@ def test_zero_gpus_is_a_usage_error(data_dir):
     result = whatif(data_dir, "alpha", "--gpus", "0")
     assert result.exit_code == 2
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_no_change_given_is_refused(data_dir):
+    from clihelp import assert_error
+
+    assert_error(run("whatif", "--offer", "alpha", "-w", data_dir / "basic", "--as-of", AS_OF), "whatif: no change to try")
+
+
+def test_a_change_that_changes_nothing_says_so(data_dir):
+    # basic's workload utilization is 0.8: setting it to 0.8 changes no figure
+    result = run("whatif", "--offer", "alpha", "--utilization", "0.8", "-w", data_dir / "basic", "--as-of", AS_OF)
+    assert result.exit_code == 0, result.stderr
+    assert "no figure changes" in result.stdout

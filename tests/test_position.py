@@ -198,7 +198,7 @@ def cli_problem_lines(result) -> list[str]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --current-offer, not both"),
+        (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --offer, not both"),
         (("--current-offer", "zulu"), "offers/: no offer with id 'zulu'"),
         (("--current", "0"), "--current: must be greater than 0 (got 0)"),
         (("--current", "-0.5"), "--current: must be greater than 0 (got -0.5)"),

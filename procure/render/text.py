@@ -375,6 +375,8 @@ def whatif_lines(result: WhatIf) -> list[str]:
     """The verdict in sentences; every figure from the result."""
     cur = result.currency
     lines = [f"{result.vendor} ({result.offer}) with {', '.join(result.changes) or 'no change'}:"]
+    if result.before == result.after:
+        lines.append("no figure changes: the offer already has these values, or the change does not reach the cost.")
     if result.monthly_saving is not None:
         lines.append(
             f"cost per successful task from {per_task(result.before.cost_per_task)} to {per_task(result.after.cost_per_task)} {cur}; "
@@ -485,6 +487,8 @@ def position_table(pos: Position) -> Group:
         table.add_column(title, justify="right" if i in (0, 3) else "left")
     for row, point in zip(rows, pos.curve):
         table.add_row(*row, style="bold" if point.kind == "us" else None)
+    if pos.gate_failures:  # a failing offer is said to fail before the table calls it cheap
+        return Group(Text(pos.sentences[0]), table, Text("\n".join(pos.sentences[1:])))
     return Group(table, Text("\n".join(pos.sentences)))
 
 
@@ -493,7 +497,9 @@ def position_text(pos: Position, fmt: str) -> str:
         return pos.model_dump_json(indent=2) + "\n"
     headers, rows = position_rows(pos)
     if fmt == "markdown":
-        return "# Cost position\n\n" + markdown_table(headers, rows, right={0, 3}) + "\n\n" + "\n".join(_md_cell(s) for s in pos.sentences) + "\n"
+        warning = f"**{_md_cell(pos.sentences[0])}**\n\n" if pos.gate_failures else ""
+        rest = pos.sentences[1:] if pos.gate_failures else pos.sentences
+        return "# Cost position\n\n" + warning + markdown_table(headers, rows, right={0, 3}) + "\n\n" + "\n".join(_md_cell(s) for s in rest) + "\n"
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])
@@ -685,8 +691,12 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
 
 
 def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], list[list[str]]]:
-    leader = result.offers[0] if result.offers else None
-    headers = ["Input", "Low", "High", f"Leader {currency}/task at low", "at high", "Largest swing", "Leader at low / high", "Ranking flips"]
+    # Each end's leader with its own cost per task (not the baseline leader's).
+    headers = ["Input", "Low", "High", f"Leader at low, {currency}/task", f"Leader at high, {currency}/task", "Largest swing", "Ranking flips"]
+
+    def leader(offer: str | None, costs: dict[str, float | None]) -> str:
+        return f"{offer} {per_task(costs.get(offer))}" if offer else DASH
+
     rows = []
     for r in result.rows:
         rows.append(
@@ -694,10 +704,9 @@ def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], lis
                 r.input,
                 f"x{r.low:g}",
                 f"x{r.high:g}",
-                per_task(r.costs_low.get(leader)) if leader else DASH,
-                per_task(r.costs_high.get(leader)) if leader else DASH,
+                leader(r.leader_low, r.costs_low),
+                leader(r.leader_high, r.costs_high),
                 f"{per_task(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,
-                f"{r.leader_low} / {r.leader_high}",
                 "yes" if r.flips else "no",
             ]
         )
@@ -711,10 +720,10 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
     baseline = ", ".join(f"{k} {per_task(v)}" for k, v in result.baseline.items())
     table = Table(title="Sensitivity: each input at its low and high value, the rest as stated", caption=f"Baseline cost per task: {baseline}", caption_justify="left", header_style="bold")
     for i, h in enumerate(headers):
-        table.add_column(h, justify="right" if 1 <= i <= 5 else "left")
+        table.add_column(h, justify="right" if i in (1, 2, 5) else "left")
     for row in rows:
         table.add_row(*row)
-    return prioritise(table, {"Low": 1, "High": 1, "Leader at low / high": 2, "at high": 3, f"Leader {currency}/task at low": 3})
+    return prioritise(table, {"Low": 1, "High": 1})
 
 
 def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
@@ -722,7 +731,7 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
         return result.model_dump_json(indent=2) + "\n"
     headers, rows = sensitivity_rows(result, currency)
     if fmt == "markdown":
-        return "# Sensitivity\n\n" + markdown_table(headers, rows, right={1, 2, 3, 4, 5}) + "\n"
+        return "# Sensitivity\n\n" + markdown_table(headers, rows, right={1, 2, 5}) + "\n"
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(["input", "low", "high", *[f"{o}_low" for o in result.offers], *[f"{o}_high" for o in result.offers], "swing", "swing_offer", "leader_low", "leader_high", "flips"])
@@ -759,10 +768,12 @@ def _change(o: object) -> str:
     return DASH if share is None or share == 0 else f"{share:+.1%}"
 
 
-def diff_rows(result: Diff) -> tuple[list[str], list[list[str]]]:
+def diff_rows(result: Diff, changed_only: bool = False) -> tuple[list[str], list[list[str]]]:
     headers = ["Offer", "Status", "Rank", "Grade", "Acceptable", "Cost per task", "Change"]
     rows = []
     for o in result.offers:
+        if changed_only and not o.changed:
+            continue
         def pair(before: object, after: object) -> str:
             b, a = (DASH if before is None else before), (DASH if after is None else after)
             return str(a) if b == a else f"{b} to {a}"
@@ -773,8 +784,14 @@ def diff_rows(result: Diff) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
-def diff_lines(result: Diff, breached: list[Breach] | None = None) -> list[str]:
+def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only: bool = False) -> list[str]:
     lines = [f"{result.base} (as of {result.base_as_of}) against {result.head} (as of {result.head_as_of})."]
+    if result.unchanged:
+        return lines + [f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and the same procure.yaml."]
+    if changed_only:
+        same = sum(1 for o in result.offers if not o.changed)
+        if same:
+            lines.append(f"{same} offer{'s' if same != 1 else ''} unchanged (not listed).")
     if result.new_cheapest:
         lines.append(f"The cheapest acceptable offer changed from {result.leader_before or 'none'} to {result.leader_after or 'none'}.")
     else:
@@ -786,28 +803,34 @@ def diff_lines(result: Diff, breached: list[Breach] | None = None) -> list[str]:
     return lines
 
 
-def diff_table(result: Diff, breached: list[Breach] | None = None) -> Group:
+def diff_table(result: Diff, breached: list[Breach] | None = None, changed_only: bool = False) -> Group:
+    """The offers that changed (all of them unless `changed_only`); nothing but a sentence when none did."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    headers, rows = diff_rows(result)
+    if result.unchanged:
+        return Group(Text("\n".join(diff_lines(result, breached))))
+    headers, rows = diff_rows(result, changed_only)
     table = Table(title="Changes between two evaluations", header_style="bold")
     for h in headers:
         table.add_column(h)
     for row in rows:
         table.add_row(*row)
     prioritise(table, {"Grade": 1, "Acceptable": 2, "Rank": 3})
-    return Group(table, Text("\n".join(diff_lines(result, breached))))
+    return Group(table, Text("\n".join(diff_lines(result, breached, changed_only))))
 
 
-def diff_markdown(result: Diff, breached: list[Breach] | None = None, title: str = "Re-evaluation") -> str:
+def diff_markdown(result: Diff, breached: list[Breach] | None = None, title: str = "Re-evaluation", changed_only: bool = False) -> str:
     """Fit for a pull-request comment."""
-    headers, rows = diff_rows(result)
     verdict = ""
     if breached is not None:
         verdict = "**Thresholds breached:**\n\n" + "\n".join(f"- {_md_cell(b.condition)}: {_md_cell(b.detail)}" for b in breached) + "\n\n" if breached else "**No threshold breached.**\n\n"
-    return f"## {title}\n\n" + verdict + "\n".join(_md_cell(line) for line in diff_lines(result)) + "\n\n" + markdown_table(headers, rows) + "\n"
+    text = f"## {title}\n\n" + verdict + "\n".join(_md_cell(line) for line in diff_lines(result, changed_only=changed_only)) + "\n"
+    if result.unchanged:
+        return text
+    headers, rows = diff_rows(result, changed_only)
+    return text + "\n" + markdown_table(headers, rows) + "\n"
 
 
 def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | None = None) -> str:
@@ -815,6 +838,7 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 
     payload = result.model_dump(mode="json")
     payload["new_cheapest"] = result.new_cheapest
+    payload["changed"] = not result.unchanged
     if breached is not None:
         payload["breached"] = [b.model_dump() for b in breached]
     payload.update(extra or {})
@@ -948,7 +972,8 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
     if offer_id is None:
         headers, rows = horizon_rows(ev)
         title = "Over the horizon"
-        notes: list[str] = []
+        # A total below the commitment is explained, offer by offer (the detail: cashflow --offer ID).
+        notes: list[str] = [f"{r.id}: {n}" for r in ev.offers if r.cashflow for n in r.cashflow.notes if n.startswith("the total (")]
     else:
         record = ev.offer(offer_id)
         headers, rows = flow_rows(record)
