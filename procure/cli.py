@@ -272,6 +272,34 @@ def _progress(label: str, enabled: bool = True):  # type: ignore[no-untyped-def]
         yield advance
 
 
+@contextlib.contextmanager
+def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
+    """Progress by stage on standard error when it is a terminal, nothing in pipes or files.
+
+    Yields stage(what, done=None, total=None): a spinner with the stage's name, and a count (pages,
+    charts, draws) where one is known.
+    """
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield lambda what, done=None, total=None: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True) as bar:
+        current = {"what": "", "task": bar.add_task("starting", total=None)}
+
+        def stage(what: str, done: int | None = None, total: int | None = None) -> None:
+            if what != current["what"]:  # a new stage: its own count (or none) and its own clock
+                bar.remove_task(current["task"])
+                current.update(what=what, task=bar.add_task(what, total=total, completed=done or 0))
+            else:
+                bar.update(current["task"], completed=done or 0, total=total)
+
+        yield stage
+
+
 def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     if out is None:
@@ -1396,15 +1424,20 @@ def report(
     format = _format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
-    ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(), ws.config.horizon.months)
     from procure.report_data import gather_extras
 
-    try:
-        data = render_report(ev, kind, format.value, gather_extras(ws, ev, inputs))
-    except ReportError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
+    with _stages() as stage:
+        stage("loading the workspace")
+        ws = load_workspace(workspace)
+        ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months)
+        stage("sensitivity, position, hedge and benchmark")
+        extras = gather_extras(ws, ev, inputs)
+        try:
+            data = render_report(ev, kind, format.value, extras, stage)
+        except ReportError as exc:
+            stage("failed")
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
     from procure.fileio import write_atomic
 
     write_atomic(target, data)

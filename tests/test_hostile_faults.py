@@ -289,6 +289,7 @@ def test_weasyprint_failing_gives_a_clear_message_and_no_file(workspace_copy, tm
         raise RuntimeError("layout engine exploded")
 
     monkeypatch.setattr(weasyprint.HTML, "write_pdf", broken)
+    monkeypatch.setattr(weasyprint.HTML, "render", broken)  # the report lays out, then writes
     small_html(monkeypatch)
     out = tmp_path / "out" / "X.pdf"
     code, stdout, stderr = run_main(monkeypatch, capsys, "report", "-w", ws, "--out", out)
@@ -304,7 +305,8 @@ def test_weasyprint_failing_writes_nothing_and_shows_no_traceback(workspace_copy
     """The minimum whatever the message: non-zero exit, no traceback, no file."""
     weasyprint = pytest.importorskip("weasyprint")
     ws = workspace_copy("basic")
-    monkeypatch.setattr(weasyprint.HTML, "write_pdf", lambda self, *a, **k: (_ for _ in ()).throw(RuntimeError("layout engine exploded")))
+    for step in ("write_pdf", "render"):  # the report lays out, then writes
+        monkeypatch.setattr(weasyprint.HTML, step, lambda self, *a, **k: (_ for _ in ()).throw(RuntimeError("layout engine exploded")))
     small_html(monkeypatch)
     out = tmp_path / "out" / "X.pdf"
     code, stdout, stderr = run_main(monkeypatch, capsys, "report", "-w", ws, "--out", out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 from procure import __version__
 from procure.evaluate import Evaluation
@@ -77,7 +77,11 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     return env
 
 
-def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, extras: ReportExtras | None = None) -> str:
+# Progress by stage: (what, done, total); the core reports it, the command line shows it.
+Stage = Callable[[str, Optional[int], Optional[int]], None]
+
+
+def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, extras: ReportExtras | None = None, progress: Stage | None = None) -> str:
     """The report as one self-contained HTML document (CSS and SVG charts inline)."""
     from markupsafe import Markup
 
@@ -88,7 +92,7 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     extras = extras or ReportExtras()
     if charts is None:
-        charts = build_charts(ev, kind, extras)
+        charts = build_charts(ev, kind, extras, progress)
     context: dict[str, Any] = {
         "ev": ev,
         "leader": leader,
@@ -122,33 +126,38 @@ def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
     return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
 
 
-def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None) -> dict[str, str]:
+def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, progress: Stage | None = None) -> dict[str, str]:
     from procure.render import charts
 
     leader = ev.summary.recommended
     note = _index_note(ev, ev.offer(leader) if leader else None)
     per_task = note["per_task"] if note else None
-    found = {"cost_curve": charts.cost_curve(ev, highlight=leader, index_per_task=per_task)}
     extras = extras or ReportExtras()
+    drawings: list[tuple[str, Callable[[], str]]] = [("cost_curve", lambda: charts.cost_curve(ev, highlight=leader, index_per_task=per_task))]
     if extras.position is not None:
         best = (leader, ev.offer(leader).metrics["cost_per_task"]) if leader else None
-        found["position"] = charts.position_history(extras.position, ev.currency, best)  # type: ignore[arg-type]
+        drawings.append(("position", lambda: charts.position_history(extras.position, ev.currency, best)))  # type: ignore[arg-type]
     if extras.hedge is not None and not extras.hedge.nothing_to_hedge:  # nothing floating: said in words, no empty chart
-        found["hedge"] = charts.hedge_stress(extras.hedge)
+        drawings.append(("hedge", lambda: charts.hedge_stress(extras.hedge)))  # type: ignore[arg-type]
     if ev.uncertainty is not None:
-        found["ranges"] = charts.cost_ranges(ev)
+        drawings.append(("ranges", lambda: charts.cost_ranges(ev)))
     if ev.horizon_months and ev.summary.recommended:
-        found["cash"] = charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i])
+        drawings.append(("cash", lambda: charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i])))
     if kind == "comparison" and extras.sensitivity is not None:
-        found["tornado"] = charts.tornado(extras.sensitivity, ev.currency)
+        drawings.append(("tornado", lambda: charts.tornado(extras.sensitivity, ev.currency)))  # type: ignore[arg-type]
     if kind == "comparison" and extras.benchmark is not None:
-        found["benchmark"] = charts.index_history(extras.index, extras.benchmark_series, ev.currency)
+        drawings.append(("benchmark", lambda: charts.index_history(extras.index, extras.benchmark_series, ev.currency)))
     if extras.plan is not None and extras.plan.frontier:
-        found["plan_frontier"] = charts.plan_frontier(extras.plan)
+        drawings.append(("plan_frontier", lambda: charts.plan_frontier(extras.plan)))  # type: ignore[arg-type]
     if kind == "comparison":
-        found["breakdown"] = charts.cost_breakdown(ev)
-        found["throughput"] = charts.throughput_frontiers(ev)
-        found["responsibilities"] = charts.responsibility_matrix(ev)
+        drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
+        drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
+        drawings.append(("responsibilities", lambda: charts.responsibility_matrix(ev)))
+    found = {}
+    for done, (name, draw) in enumerate(drawings):
+        if progress is not None:
+            progress("drawing charts", done, len(drawings))
+        found[name] = draw()
     return found
 
 
@@ -156,7 +165,7 @@ class ReportError(Exception):
     """WeasyPrint could not be loaded or failed: the message names what to install."""
 
 
-def html_to_pdf(html: str) -> bytes:
+def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
     folder = templates_dir()
     try:
         from weasyprint import HTML
@@ -167,7 +176,13 @@ def html_to_pdf(html: str) -> bytes:
             "or use --format html."
         ) from None
     try:
-        return HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).write_pdf()
+        if progress is not None:
+            progress("laying out pages", None, None)
+        # render() then write_pdf() is what HTML.write_pdf() does, in two steps so pages can be counted
+        document = HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).render()
+        if progress is not None:
+            progress(f"writing {len(document.pages)} pages", None, None)
+        return document.write_pdf()
     except Exception as exc:  # WeasyPrint, Pango or a font failing: say so, and offer the HTML instead
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
 
@@ -193,8 +208,8 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
 
 
-def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | None = None) -> bytes:
-    html = render_html(ev, kind, extras=extras)
+def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | None = None, progress: Stage | None = None) -> bytes:
+    html = render_html(ev, kind, extras=extras, progress=progress)
     if fmt == "html":
         return html.encode("utf-8")
-    return html_to_pdf(html)
+    return html_to_pdf(html, progress)
