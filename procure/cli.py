@@ -209,8 +209,58 @@ def format_option(default: str = "table", help: str = "Output format") -> Any:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# A command still working after this many seconds shows a spinner on a terminal's standard error.
+PROGRESS_AFTER = float(os.environ.get("PROCURE_PROGRESS_AFTER", "1.5"))
+_spinner: dict[str, Callable[[], None]] = {}
+
+
+@contextlib.contextmanager
+def _working():  # type: ignore[no-untyped-def]
+    """A spinner on standard error once a command has run PROGRESS_AFTER seconds, if that is a
+    terminal; nothing in pipes. Output (and a command's own progress bar) stops it first."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    import threading
+
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    bar = Progress(SpinnerColumn(), TextColumn("working"), TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False, redirect_stderr=False)
+    bar.add_task("working", total=None)
+    timer = threading.Timer(PROGRESS_AFTER, bar.start)
+    timer.daemon = True
+
+    def stop() -> None:
+        timer.cancel()
+        bar.stop()
+
+    _spinner["stop"] = stop
+    timer.start()
+    try:
+        yield
+    finally:
+        _spinner.pop("stop", lambda: None)()
+
+
+def _quiet() -> None:
+    """Stop the spinner before anything is written."""
+    _spinner.pop("stop", lambda: None)()
+
+
+def _say(message: str) -> None:
+    """A line for people on standard error (the spinner stopped first)."""
+    _quiet()
+    typer.echo(message, err=True)
+
+
 def handles_input_errors(command: F) -> F:
-    """Bad input: one line per problem on standard error, exit 2, no traceback, nothing written."""
+    """Bad input: one line per problem on standard error, exit 2, no traceback, nothing written.
+
+    Also shows a spinner on a terminal while a command takes more than PROGRESS_AFTER seconds.
+    """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -218,12 +268,13 @@ def handles_input_errors(command: F) -> F:
 
         forget_inputs()  # what an earlier command in this process read is not this one's input
         try:
-            return command(*args, **kwargs)
+            with _working():
+                return command(*args, **kwargs)
         except InputError as exc:
             for problem in exc.problems:
-                typer.echo(str(problem), err=True)
+                _say(str(problem))
             count = len(exc.problems)
-            typer.echo(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.", err=True)
+            _say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
 
     return wrapper  # type: ignore[return-value]
@@ -257,6 +308,7 @@ def _progress(label: str, enabled: bool = True):  # type: ignore[no-untyped-def]
     """A progress bar on standard error when it is a terminal; nothing in pipes, files or JSON."""
     from rich.console import Console
 
+    _quiet()
     console = Console(stderr=True)
     if not enabled or not console.is_terminal:
         yield None
@@ -281,6 +333,7 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
     """
     from rich.console import Console
 
+    _quiet()
     console = Console(stderr=True)
     if not enabled or not console.is_terminal:
         yield lambda what, done=None, total=None: None
@@ -302,17 +355,19 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
 
 def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
+    _quiet()
     if out is None:
         sys.stdout.write(text)
         return
     from procure.fileio import write_atomic
 
     write_atomic(out, text, replace_inputs)
-    typer.echo(f"wrote {out}", err=True)
+    _say(f"wrote {out}")
 
 
 def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
     """A table on the terminal fits its width (least important columns left out, and named) unless --wide."""
+    _quiet()
     if out is None:
         from procure.render.fit import fit, hidden_note, natural_width
 
@@ -507,7 +562,7 @@ def compare(
 
         assert out is not None
         write_atomic(out, to_xlsx(ev))
-        typer.echo(f"wrote {out}", err=True)
+        _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
 
@@ -810,7 +865,7 @@ def index_build(
 
         _console(stderr=True).print(methodology_table(build))
         for note in build.notes:
-            typer.echo(f"note: {note}", err=True)
+            _say(f"note: {note}")
 
 
 @app.command()
@@ -917,10 +972,11 @@ def sensitivity(
 
 
 def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
+    _quiet()
     for record in ev.offers:
         for note in record.notes:
             if note.startswith("expires in"):
-                typer.echo(f"warning: {record.id} {note}", err=True)
+                _say(f"warning: {record.id} {note}")
 
 
 @app.command()
@@ -957,7 +1013,7 @@ def evaluate(
         from procure.history import save_run
 
         run_id = save_run(ws.root, ev, label)
-        typer.echo(f"saved run {run_id}", err=True)
+        _say(f"saved run {run_id}")
     if format is ListFormat.json:
         _emit(ev.to_json(), out)
         return
@@ -1135,9 +1191,9 @@ def reevaluate(
     else:
         _emit(diff_markdown(result, breached, changed_only=True), out)
     if saved is not None:
-        typer.echo(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""), err=True)
+        _say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
-        typer.echo(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)", err=True)
+        _say(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)")
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
 
 
@@ -1161,7 +1217,7 @@ def init(
     directory = directory if directory is not None else workspace
     assert directory is not None
     written = write_example(Path(directory))
-    typer.echo(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}", err=True)
+    _say(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}")
 
 
 @app.command()
@@ -1214,7 +1270,7 @@ def cashflow(
 
         assert out is not None
         write_atomic(out, to_xlsx(ev))
-        typer.echo(f"wrote {out}", err=True)
+        _say(f"wrote {out}")
     else:
         from procure.render.text import cashflow_text
 
@@ -1296,7 +1352,7 @@ def import_rfp(
         from procure.importers import write_template
 
         write_template(template)
-        typer.echo(f"wrote {template}", err=True)
+        _say(f"wrote {template}")
         return
     if sheet is None:
         from procure.errors import Problem
@@ -1306,8 +1362,8 @@ def import_rfp(
 
     written = import_offers(sheet, out if out is not None else _workspace_folder(workspace, "offers"), force)
     for path in written:
-        typer.echo(f"wrote {path}", err=True)
-    typer.echo(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate", err=True)
+        _say(f"wrote {path}")
+    _say(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate")
 
 
 def _workspace_folder(workspace: Path, folder: str) -> Path:
@@ -1379,9 +1435,9 @@ def perf_import(
         out = _workspace_folder(workspace, "performance")
     written, warnings = import_curves(source, out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        _say(f"warning: {warning}")
     for path in written:
-        typer.echo(f"wrote {path}", err=True)
+        _say(f"wrote {path}")
 
 
 class ReportFormat(str, Enum):
@@ -1436,12 +1492,12 @@ def report(
             data = render_report(ev, kind, format.value, extras, stage)
         except ReportError as exc:
             stage("failed")
-            typer.echo(f"error: {exc}", err=True)
+            _say(f"error: {exc}")
             raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
     from procure.fileio import write_atomic
 
     write_atomic(target, data)
-    typer.echo(f"wrote {target}", err=True)
+    _say(f"wrote {target}")
 
 
 @app.command()
@@ -1490,5 +1546,5 @@ def main() -> None:
     try:
         app(prog_name="procure")  # the same name (and completion script) under `python -m procure`
     except Exception as exc:  # usage errors and bad input are handled inside; this is a bug
-        typer.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+        _say(f"internal error: {type(exc).__name__}: {exc}")
         sys.exit(ExitStatus.INTERNAL_ERROR)

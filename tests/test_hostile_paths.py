@@ -56,11 +56,12 @@ def test_offer_linked_outside_the_workspace_is_refused_and_never_read(workspace_
     link = ws / "offers" / "linked.yaml"
     link.symlink_to(os.path.relpath(target, link.parent) if relative else target)
     out = tmp_path / "out" / "cmp.json"
-    for args in (("validate",), ("compare", "--format", "json", "--out", str(out)), ("report", "--format", "html", "--out", str(out))):
+    page = tmp_path / "out" / "report.html"
+    for args in (("validate",), ("compare", "--format", "json", "--out", str(out)), ("report", "--format", "html", "--out", str(page))):
         result = run(*args, "-w", ws)
         stderr = assert_error(result, "offers/linked.yaml", "outside the workspace")
         assert SECRET not in result.stdout + stderr
-    assert not out.exists()
+    assert not out.exists() and not page.exists()
 
 
 def test_offer_linked_through_an_inner_link_to_the_outside_is_refused(workspace_copy, tmp_path):
