@@ -210,7 +210,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # A command still working after this many seconds shows a spinner on a terminal's standard error.
-PROGRESS_AFTER = float(os.environ.get("PROCURE_PROGRESS_AFTER", "1.5"))
+def _progress_after() -> float:
+    try:
+        return max(0.0, float(os.environ.get("PROCURE_PROGRESS_AFTER", "1.5")))
+    except ValueError:
+        return 1.5
+
+
+PROGRESS_AFTER = _progress_after()
 _spinner: dict[str, Callable[[], None]] = {}
 
 
@@ -230,12 +237,22 @@ def _working():  # type: ignore[no-untyped-def]
 
     bar = Progress(SpinnerColumn(), TextColumn("working"), TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False, redirect_stderr=False)
     bar.add_task("working", total=None)
-    timer = threading.Timer(PROGRESS_AFTER, bar.start)
+    lock = threading.Lock()
+    stopped = []
+
+    def start() -> None:
+        with lock:  # never after stop(), even when the timer fires while output begins
+            if not stopped:
+                bar.start()
+
+    timer = threading.Timer(PROGRESS_AFTER, start)
     timer.daemon = True
 
     def stop() -> None:
         timer.cancel()
-        bar.stop()
+        with lock:
+            stopped.append(True)
+            bar.stop()
 
     _spinner["stop"] = stop
     timer.start()
