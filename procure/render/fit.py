@@ -33,6 +33,10 @@ def _is_atom(column: Any) -> bool:
     return column.justify == "right" or not any(" " in c.strip() for c in cells)
 
 
+def _empty(column: Any) -> bool:
+    return all(str(c).strip() in ("", "0", "0.0", "0.00", "0%", "—", "-") for c in column._cells)
+
+
 def _range(column: Any) -> tuple[int, int]:
     """The narrowest and the widest content width of a column (without padding).
 
@@ -94,7 +98,8 @@ def fit_table(console: Console, table: Table, width: int) -> list[str]:
         marked = [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
         if not marked:
             break  # nothing left to drop: the terminal wraps what does not fit
-        victim = min(marked, key=lambda c: (c.drop_priority, -table.columns.index(c)))  # type: ignore[attr-defined]
+        # A column that says nothing (every cell zero or a dash) goes before any other.
+        victim = min(marked, key=lambda c: (not _empty(c), c.drop_priority, -table.columns.index(c)))  # type: ignore[attr-defined]
         table.columns.remove(victim)
         dropped.append(" ".join(str(victim.header).split()))
     return dropped
