@@ -394,7 +394,7 @@ def schedule(
             commitment = min(commitment, total_prepay + once + committed_payments(contract.termination.notice_months) + contract.termination.fee * fx)
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
-        notes.append(_below_commitment(total_cost, commitment, horizon, start, term, target, float(terms.gpus or 0), ramp, months, residual))
+        notes.append(_below_commitment(total_cost, commitment, horizon, start, term, m.get("billed_gpus") or 0.0, float(terms.gpus or 0), ramp, months, residual))
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
