@@ -1300,10 +1300,11 @@ DEFAULT_HORIZON = 36
 @app.command()
 @handles_input_errors
 def plan(
-    format: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.table,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
     frontier: Annotated[bool, typer.Option("--frontier", help="Add the efficient frontier: expected cost against CVaR at several risk limits.")] = False,
     out: OutOption = None,
     as_of: AsOfOption = None,
+    wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Plan the purchase: how much to commit, with whom, for how long, and what to leave pay-as-used.
@@ -1321,16 +1322,17 @@ def plan(
     \b
         procure plan --as-of 2026-11-30
         procure plan --frontier --format markdown
-        procure plan --format json --out plan.json
+        procure plan --out plan.json
     """
     from procure.plan import make_plan
     from procure.workspace import load_workspace
 
+    format = _format(format, out, TextFormat.table)
     result = make_plan(load_workspace(workspace), _day(as_of), frontier=frontier)
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
-        _emit_table(plan_table(result), out)
+        _emit_table(plan_table(result), out, wide)
         return
     from procure.render.plan_text import plan_text
 

@@ -30,6 +30,7 @@ EXAMPLE_FILES = (
     "offers/meridian-b200-mc.yaml",
     "offers/northwind-b200-mc.yaml",
     "offers/own-b200-colo.yaml",
+    "offers/petrel-b200-ondemand.yaml",
     "offers/quarry-b200-mc.yaml",
     "offers/saltmarsh-b200-ms.yaml",
     "offers/tidewater-b200-mc-eu.yaml",

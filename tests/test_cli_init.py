@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from clihelp import AS_OF, run
 
 from procure.example import example_files, example_root
@@ -113,3 +114,13 @@ def test_the_example_list_matches_the_package_data_of_pyproject():
             shipped |= {f"{folder}/{n}" if folder else n for n in names}
     assert shipped == set(EXAMPLE_FILES)
     assert all((example_root() / f).is_file() for f in EXAMPLE_FILES)
+
+
+def test_every_example_file_is_listed():
+    """A file added to the example must be added to the list (and to package-data), or init leaves
+    it out; a file lying in a checkout without being part of the example shows up here too."""
+    root = example_root()
+    if not (root / "pyproject.toml").is_file():
+        pytest.skip("an installed package: only the listed files are there")
+    present = {p.relative_to(root).as_posix() for folder in ("offers", "grades", "performance", "market") for p in (root / folder).glob("*") if p.is_file()}
+    assert present | {"procure.yaml"} == {f.as_posix() for f in example_files()}

@@ -101,3 +101,11 @@ def test_a_file_gets_every_column(example, tmp_path):
     out = tmp_path / "cmp.txt"
     CliRunner().invoke(app, ["compare", "--as-of", AS_OF, "-w", str(example), "--out", str(out)], env={"COLUMNS": "80"})
     assert "Vendor" in out.read_text() and "left out" not in out.read_text()
+
+
+@pytest.mark.slow  # the plan's solver takes seconds
+def test_plan_fits_80_columns(example):
+    text = at_width(example, 80, "plan")
+    assert max(cell_len(line) for line in text.splitlines()) <= 80
+    assert "left out to fit 80 columns: Vendor" in text
+    assert " keel-b200-mc " in text  # ids whole

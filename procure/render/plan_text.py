@@ -91,10 +91,14 @@ def plan_table(result: PlanResult) -> Group:
             table.add_row(*row)
         return table
 
-    parts: list = [table_of("Procurement plan", *plan_rows(result)), Text("\n".join(summary_lines(result)))]
-    parts.append(table_of("Demand scenarios", *scenario_table_rows(result)))
+    from procure.render.fit import prioritise
+
+    cur = result.currency
+    # On a narrow terminal (render/fit.py): the offer, its role, GPUs, price and share stay longest.
+    parts: list = [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
+    parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3}))
     if result.frontier:
-        parts.append(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)))
+        parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))
     if result.notes:
         parts.append(Text("\n".join(f"note: {n}" for n in result.notes)))
     return Group(*parts)
