@@ -1505,7 +1505,7 @@ def report(
         stage("loading the workspace")
         ws = load_workspace(workspace)
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months)
-        stage("sensitivity, position, hedge and benchmark")
+        stage("sensitivity, position, hedge, benchmark and the purchase plan")
         extras = gather_extras(ws, ev, inputs)
         try:
             data = render_report(ev, kind, format.value, extras, stage)
