@@ -70,6 +70,9 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     env.filters.update(
         money=text.money,
         per_task=text.per_task,
+        per_k=text.per_thousand,
+        g=text.plain,
+        cash=text.cash,
         percent=text.percent,
         number=text.number,
         label=lambda s: str(s).replace("_", " "),

@@ -37,6 +37,36 @@ def per_task(value: float | None) -> str:
     return DASH if value is None else f"{value:.5f}"
 
 
+def per_thousand(value: float | None, digits: int = 2) -> str:
+    """A cost per task shown per 1,000 tasks, as the reports print it: 0.006427 -> '6.43'."""
+    return DASH if value is None else f"{round(value * 1000, digits) + 0.0:,.{digits}f}"
+
+
+def plain(value: float | None, digits: int | None = None) -> str:
+    """A figure inside a printed formula: thousands separated, `digits` decimals or up to six significant ones."""
+    if value is None:
+        return DASH
+    if digits is not None:
+        return f"{round(value, digits) + 0.0:,.{digits}f}"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    decimals = max(0, 6 - len(str(int(abs(value)))))
+    return f"{value:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
+def cash(value: float | None, currency: str = "") -> str:
+    """Money the way a board reads it: '11.0 M USD', '738 k USD' (below 10,000: the full figure)."""
+    if value is None:
+        return DASH
+    unit = f" {currency}" if currency else ""
+    size = abs(value)
+    if size >= 1e6:
+        return f"{value / 1e6:,.{2 if size < 1e7 else 1}f} M{unit}"
+    if size >= 1e4:
+        return f"{value / 1e3:,.0f} k{unit}"
+    return f"{round(value) + 0:,}{unit}"
+
+
 def percent(value: float | None, digits: int = 2) -> str:
     return DASH if value is None else f"{value:.{digits}%}"
 
