@@ -1506,7 +1506,7 @@ def report(
         ws = load_workspace(workspace)
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months)
         stage("sensitivity, position, hedge, benchmark and the purchase plan")
-        extras = gather_extras(ws, ev, inputs)
+        extras = gather_extras(ws, ev, inputs, board=board)
         try:
             data = render_report(ev, kind, format.value, extras, stage)
         except ReportError as exc:

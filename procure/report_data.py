@@ -7,6 +7,7 @@ out with the reason, so a report never fails for want of optional market data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from procure.errors import InputError
 from procure.evaluate import CostInputs, Evaluation
@@ -14,7 +15,11 @@ from procure.hedging import HedgePlan, plan_for_workspace
 from procure.market import IndexBuild
 from procure.plan import PlanResult
 from procure.position import Position
+from procure.scenarios import Case, FieldBar
 from procure.uncertainty import Sensitivity
+
+if TYPE_CHECKING:
+    from procure.board import BoardMemo
 from procure.workspace import IndexLevel, Workspace
 
 QUOTES_FILE = "market/quotes.csv"
@@ -31,12 +36,15 @@ class ReportExtras:
     sensitivity: Sensitivity | None = None
     plan: PlanResult | None = None  # with `demand:` in procure.yaml
     plan_missing: str = ""
+    cases: list[Case] = field(default_factory=list)  # what-if re-evaluations (demand, index, throughput claims)
+    football: list[FieldBar] = field(default_factory=list)  # the football field of the top offers
+    memo: BoardMemo | None = None  # the board paper's decision memo
 
 
 SENSITIVITY_OFFERS = 3
 
 
-def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None) -> ReportExtras:
+def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False) -> ReportExtras:
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
     if inputs is not None and ev.ranked:
         from procure.uncertainty import sensitivity, top_offer_positions
@@ -72,4 +80,13 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
             "median of advertised prices": build_index(rows, "median", "advertised", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
             "volume-weighted transacted prices": build_index(rows, "volume-weighted", "transacted", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
         }
+    if ev.ranked:
+        from procure.scenarios import cases, football_field
+
+        extras.cases = cases(ws, ev)
+        extras.football = football_field(ev, extras.cases)
+    if board:
+        from procure.board import board_memo
+
+        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing)
     return extras

@@ -73,6 +73,7 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
         per_k=text.per_thousand,
         g=text.plain,
         cash=text.cash,
+        clip=text.clip,
         percent=text.percent,
         number=text.number,
         label=lambda s: str(s).replace("_", " "),
@@ -117,6 +118,9 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "sensitivity": extras.sensitivity,
         "plan": extras.plan,  # the procurement plan (PlanResult) when procure.yaml has demand:, else None
         "plan_missing": extras.plan_missing,
+        "memo": extras.memo,
+        "football": extras.football,
+        "cases": [case.name for case in extras.cases],
     }
     return env.get_template(f"{kind}.html").render(**context)
 

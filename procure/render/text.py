@@ -67,6 +67,13 @@ def cash(value: float | None, currency: str = "") -> str:
     return f"{round(value) + 0:,}{unit}"
 
 
+def clip(text: object, limit: int = 60) -> str:
+    """Vendor text for a table cell or heading: at most `limit` characters, an ellipsis when cut
+    (the full text stays in the offer's page and the appendix)."""
+    value = str(text)
+    return value if len(value) <= limit else value[: limit - 1].rstrip() + "…"
+
+
 def percent(value: float | None, digits: int = 2) -> str:
     return DASH if value is None else f"{value:.{digits}%}"
 

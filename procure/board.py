@@ -1,0 +1,370 @@
+"""The board paper's decision memo: the ask, the term sheet, the options, the scenarios and the risks.
+
+Everything the memo states is computed here from the Evaluation and the workspace; the template only
+lays it out. Scenarios re-run the whole evaluation with one input changed (demand, the index level,
+vendor throughput claims at the low end of their range), so a flip of the cheapest offer shows
+exactly as the ranking would show it, not as an approximation.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from procure.evaluate import Evaluation, OfferRecord
+from procure.hedging import HedgePlan
+from procure.position import Position
+from procure.render.text import cash, clip
+from procure.scenarios import Case, ScenarioRow, scenario_rows
+
+BASIS_WORDS = {"gpu_hour": "fixed price", "index": "index-linked", "per_token": "per token", "owned": "owned"}
+EVIDENCE_WORDS = {"measured": "measured", "vendor_claim": "vendor claim", None: "reference curve"}
+
+
+class TermSheet(BaseModel):
+    vendor: str
+    offer: str
+    gpus: int | None = Field(description="GPUs committed; null for per-token offers")
+    nodes: int | None = Field(description="8-GPU nodes committed")
+    term_months: int
+    price: str = Field(description="the price as contracted, in words and figures")
+    escalator: str
+    total_commitment: float | None
+    cash_at_signing: float | None = Field(description="prepayment and one-off fees due in month 0")
+    delivery: date | None
+    exit_terms: str
+
+
+class AgainstToday(BaseModel):
+    label: str = Field(description="where today's figure comes from")
+    current_per_task: float
+    new_per_task: float
+    monthly_saving: float | None = Field(description="(today - new) x tasks a month; negative: the new offer costs more")
+    annual_saving: float | None
+
+
+class OptionRow(BaseModel):
+    offer: str
+    vendor: str
+    rank: int
+    price_basis: str
+    evidence: str = Field(description="where the throughput comes from: measured, vendor claim, reference curve")
+    operator: str = Field(description="operator tier and where it comes from")
+    commitment: float | None
+    snapshot_per_task: float | None
+    horizon_per_task: float | None
+    pros: str
+    cons: str
+
+
+class Risk(BaseModel):
+    risk: str
+    likelihood: str
+    impact: float | None = Field(description="money at stake, workspace currency")
+    impact_basis: str = Field(description="how the impact is computed")
+    mitigation: str
+    owner: str
+
+
+class HedgeAsk(BaseModel):
+    ask: bool
+    question: str
+    detail: str
+
+
+class BoardMemo(BaseModel):
+    currency: str
+    offer: str | None
+    headline: str
+    terms: TermSheet | None
+    today: AgainstToday | None
+    options: list[OptionRow]
+    near_tie: str | None
+    scenarios: list[ScenarioRow]
+    scenario_note: str
+    risks: list[Risk]
+    hedge: HedgeAsk
+    glossary: list[str]
+
+
+def _per_k(value: float | None) -> str:
+    return "—" if value is None else f"{value * 1000:,.2f}"
+
+
+def _operator(record: OfferRecord) -> str:
+    """The tier we compute from the operator's checklist evidence, and a published tier beside it."""
+    rating = record.rating
+    if not rating.rated:
+        return "we operate it" if record.kind in ("owned", "bare_metal") else "not rated (no evidence)"
+    tier = (rating.tier or "").capitalize()
+    return f"{tier}; published {rating.published_tier.capitalize()}" if rating.published_tier else f"{tier}; none published"
+
+
+def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
+    m, t = record.metrics, record.terms
+    pros, cons = [], []
+    ranked = ev.ranked
+    if ranked and min(ranked, key=lambda o: (o.metrics["cost_per_task"], o.id)).id == record.id:
+        pros.append("lowest cost today")
+    horizon = [o for o in ranked if o.metrics.get("horizon_cost_per_task") is not None]
+    if horizon and min(horizon, key=lambda o: (o.metrics["horizon_cost_per_task"], o.id)).id == record.id:
+        pros.append(f"lowest over {ev.horizon_months} months")
+    if record.points_source == "measured":
+        pros.append("throughput measured")
+    elif record.points_source == "vendor_claim":
+        cons.append("throughput is the vendor's claim")
+    customer = [j for j, owner in record.responsibilities.items() if owner != "provider"]
+    if record.kind in ("managed_serving",) or not customer:
+        pros.append("provider runs the service")
+    elif record.kind in ("bare_metal", "owned"):
+        cons.append(f"we operate it ({m.get('ops_fte') or 0:.1f} staff)")
+    prepay = t.pricing.prepay_fraction or 0
+    if prepay:
+        cons.append(f"{prepay:.0%} prepaid")
+    if record.pricing_basis == "index":
+        cons.append("price moves with the market")
+    fill = m.get("fill")
+    if fill is not None and fill < 0.9:
+        cons.append(f"{1 - fill:.0%} of the commitment idle at stated demand")
+    if record.pricing_basis == "per_token":
+        pros.append("no commitment to fill")
+    if record.kind == "owned":
+        cons.append(f"capital for {record.term_months // 12} years")
+    if record.term_months <= 12 and record.pricing_basis != "per_token":
+        pros.append(f"short term ({record.term_months} months)")
+    elif record.term_months >= 36:
+        cons.append(f"long term ({record.term_months} months)")
+    return "; ".join(pros), "; ".join(cons)
+
+
+def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
+    t, c = record.terms, record.terms.contract
+    p = t.pricing
+    cur = record.currency
+    if p.per_mtok is not None:
+        price = f"{p.per_mtok.input:.2f} input and {p.per_mtok.output:.2f} output {cur} per million tokens"
+    elif p.index_linked is not None:
+        li = p.index_linked
+        bounds = ", ".join(x for x in (f"floor {li.floor:.2f}" if li.floor is not None else "", f"cap {li.cap:.2f}" if li.cap is not None else "") if x)
+        price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics['rent']:.2f} today"
+    elif p.owned is not None:
+        price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
+    else:
+        price = f"{p.gpu_hour:.2f} {cur} per GPU-hour" + (f", {p.discount:.0%} discount" if p.discount else "")
+    if c.escalator:
+        escalator = f"+{c.escalator:.1%} a contract year"
+    elif c.escalator_schedule:
+        escalator = "; ".join(f"{rise:+.1%} from month {start}" for start, rise in c.escalator_schedule)
+    else:
+        escalator = "none"
+    flows = record.cashflow.months if record.cashflow else []
+    signing = next((f.total for f in flows if f.month == 0), None)
+    exits = []
+    if c.termination:
+        exits.append(f"termination for convenience on {c.termination.notice_months} months' notice, fee {cash(c.termination.fee, ev.currency)}")
+    else:
+        exits.append("no termination for convenience")
+    if c.exit:
+        exits.append(f"exit costs {cash(c.exit.offboarding + c.exit.egress_tb * c.exit.egress_per_tb, ev.currency)}")
+    if c.late_delivery:
+        exits.append(f"late delivery credit {cash(c.late_delivery.per_week, ev.currency)} a week")
+    gpus = record.gpus
+    return TermSheet(
+        vendor=record.vendor,
+        offer=record.id,
+        gpus=gpus,
+        nodes=-(-gpus // 8) if gpus else None,
+        term_months=record.term_months,
+        price=price,
+        escalator=escalator,
+        total_commitment=record.metrics.get("total_commitment"),
+        cash_at_signing=signing,
+        delivery=t.delivery,
+        exit_terms="; ".join(exits),
+    )
+
+
+def _today(position: Position | None, record: OfferRecord, tasks: float | None) -> AgainstToday | None:
+    if position is None or position.label.startswith("the recommended offer"):
+        return None  # no figure for what we pay today: the memo says so instead of comparing with itself
+    new = record.metrics["cost_per_task"]
+    assert new is not None
+    monthly = (position.cost_per_task - new) * tasks if tasks else None
+    return AgainstToday(label=position.label, current_per_task=position.cost_per_task, new_per_task=new, monthly_saving=monthly, annual_saving=monthly * 12 if monthly is not None else None)
+
+
+def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: HedgePlan | None, today: AgainstToday | None, runner: OfferRecord | None) -> list[Risk]:
+    cur = ev.currency
+    m = record.metrics
+    spend = m.get("monthly_spend") or 0.0
+    tasks = ev.workload.tasks_per_month
+    risks = []
+    # Delivery: each month late we keep paying today's cost (or, without one, run on the runner-up).
+    late_month = today.monthly_saving if today and today.monthly_saving and today.monthly_saving > 0 else None
+    late = record.terms.contract.late_delivery
+    risks.append(Risk(
+        risk=f"Delivery later than {record.terms.delivery}" if record.terms.delivery else "Delivery date not promised",
+        likelihood="medium" if record.terms.delivery is None or not late else "low",
+        impact=late_month,
+        impact_basis="a month's saving forgone per month late" if late_month else "not priced: no figure for today's cost",
+        mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else ("ask for a late-delivery credit" if record.terms.delivery else "ask for a delivery date with a late-delivery credit"),
+        owner="Procurement",
+    ))
+    premium = (runner.metrics["cost_per_task"] - m["cost_per_task"]) * tasks * 12 if runner and tasks and runner.metrics.get("cost_per_task") is not None else None
+    prepaid = (record.terms.pricing.prepay_fraction or 0) * (m.get("total_commitment") or 0)
+    switch = premium * record.term_months / 12 if premium is not None else None
+    risks.append(Risk(
+        risk="Vendor fails or is sold during the term",
+        likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
+        impact=prepaid + (switch or 0) if prepaid or switch else None,
+        impact_basis=("prepayment lost and " if prepaid else "") + (f"the term on the runner-up, {runner.vendor}" if switch is not None and runner else "no acceptable fallback"),
+        mitigation=("prepayment into escrow or a parent guarantee" if prepaid else "pay monthly in arrears") + ("; keep the runner-up's offer open" if runner else ""),
+        owner="CFO",
+    ))
+    risks.append(Risk(
+        risk="Concentration: the whole workload with one vendor",
+        likelihood="high" if record.pricing_basis != "owned" else "medium",
+        impact=premium,
+        impact_basis=f"a year on the runner-up, {runner.vendor}, instead" if premium is not None and runner else "no acceptable fallback",
+        mitigation="keep the runner-up qualified; a portfolio plan can split the commitment",
+        owner="Head of infrastructure",
+    ))
+    tier = record.rating.tier
+    risks.append(Risk(
+        risk="Operator delivers less availability than expected",
+        likelihood={"platinum": "low", "gold": "low", "silver": "medium"}.get(tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"),
+        impact=spend * 0.01 * 12 if spend else None,
+        impact_basis="a year at one point less availability (1% more GPU-hours per task)",
+        mitigation="automatic SLA credits and a health-check clause" if not (record.terms.service.sla and record.terms.service.sla.automatic_credits) else "SLA credits are automatic; review monthly",
+        owner="Head of infrastructure",
+    ))
+    up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None) if hedge else None
+    risks.append(Risk(
+        risk="GPU rental prices rise (index-linked months and renewals)",
+        likelihood="medium",
+        impact=up.unhedged_change if up and up.unhedged_change else None,
+        impact_basis=f"index +20% over {hedge.horizon_months} months, unhedged" if up and up.unhedged_change else "nothing floats with the market in the horizon",
+        mitigation="the hedge below" if up and up.unhedged_change else "fixed price over the term",
+        owner="Treasury",
+    ))
+    low = next((r for r in rows if r.name == "Demand −30%"), None)
+    idle = low.unused_monthly * record.term_months if low and low.unused_monthly is not None else None
+    risks.append(Risk(
+        risk="Demand falls 30%",
+        likelihood="medium",
+        impact=idle,
+        impact_basis=f"idle commitment over the {record.term_months}-month term" if idle else "no commitment to leave idle",
+        mitigation="commit to the base load only; buy peaks on demand" if idle else "pay-as-used pricing",
+        owner="Head of product",
+    ))
+    claims = next((r for r in rows if r.name.startswith("Vendor throughput claims")), None)
+    base = next((r for r in rows if r.name in ("Demand as stated", "As evaluated (no demand stated)")), None)
+    if record.points_source == "vendor_claim" and claims and base and claims.monthly_spend is not None and base.monthly_spend is not None:
+        risks.append(Risk(
+            risk="Throughput below the vendor's claim",
+            likelihood="medium",
+            impact=(claims.monthly_spend - base.monthly_spend) * 12,
+            impact_basis="a year at the low end of the claim",
+            mitigation="acceptance test on our workload before the commitment starts",
+            owner="Head of infrastructure",
+        ))
+    return risks
+
+
+def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
+    if hedge is None:
+        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=missing)
+    bought = [r for r in hedge.ladder if r.contracts]
+    up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None)
+    if not bought or hedge.floating_gpu_hours <= 0:
+        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the whole horizon.")
+    months = f"months {bought[0].first_month}–{bought[-1].last_month}"
+    contracts = sum(r.contracts for r in bought)
+    hedged = sum(r.hedged_gpu_hours for r in bought)
+    removes = f"If the index rises 20%, the floating cost rises {cash(up.unhedged_change, hedge.currency)}; the hedge pays {cash(up.hedge_payoff, hedge.currency)} of it." if up else ""
+    return HedgeAsk(
+        ask=True,
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for {months}?",
+        detail=(
+            f"{hedge.floating_gpu_hours:,.0f} GPU-hours of the recommendation float with the market (index-linked months and renewals after the term). "
+            + removes
+            + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the hedge pays back what the lower price saves."
+        ),
+    )
+
+
+GLOSSARY = [
+    "Cost per 1,000 tasks: everything we pay (rent, fees, our own staff, software, financing) over the successful tasks it buys.",
+    "Index: a published average market price for renting one GPU for an hour.",
+    "Horizon cost: the cost over the whole period shown, renewals at today's market price included, in today's money.",
+]
+
+
+def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str) -> BoardMemo:
+    """The memo for the recommended offer; without one, the reasons no offer can be recommended."""
+    cur = ev.currency
+    leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    if leader is None:
+        return BoardMemo(
+            currency=cur, offer=None, headline="No offer can be recommended: none passes every requirement.", terms=None, today=None,
+            options=[], near_tie=None, scenarios=[], scenario_note="", risks=[], hedge=_hedge_ask(None, hedge_missing), glossary=GLOSSARY,
+        )
+    runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
+    terms = _term_sheet(leader, ev)
+    what = f"{terms.gpus:,} B200 GPUs" if terms.gpus else "per-token B200 serving"
+    commit = f", {cash(terms.total_commitment, cur)}" if terms.total_commitment else ""
+    cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else "")
+    headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
+    tasks = ev.workload.tasks_per_month
+    today = _today(position, leader, tasks)
+    options = []
+    for o in ev.ranked:
+        pros, cons = _pros_cons(o, ev)
+        options.append(OptionRow(
+            offer=o.id, vendor=o.vendor, rank=o.rank or 0, price_basis=BASIS_WORDS.get(o.pricing_basis, o.pricing_basis),
+            evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits",
+            operator=_operator(o), commitment=o.metrics.get("total_commitment"), snapshot_per_task=o.metrics.get("cost_per_task"),
+            horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
+        ))
+    near_tie = _near_tie(ev)
+    rows = scenario_rows(cases, leader.id)
+    flips = [r for r in rows if r.flips]
+    note = (
+        "The recommendation stays the cheapest in every case."
+        if not flips
+        else "The cheapest offer changes in: " + "; ".join(f"{r.name.lower()} ({r.cheapest})" for r in flips) + "."
+    )
+    return BoardMemo(
+        currency=cur, offer=leader.id, headline=headline, terms=terms, today=today, options=options, near_tie=near_tie,
+        scenarios=rows, scenario_note=note, risks=_risks(leader, ev, rows, hedge, today, runner), hedge=_hedge_ask(hedge, hedge_missing), glossary=GLOSSARY,
+    )
+
+
+def _near_tie(ev: Evaluation) -> str | None:
+    """When today's cheapest and the cheapest over the horizon differ, say so and why."""
+    ranked = ev.ranked
+    with_horizon = [o for o in ranked if o.metrics.get("horizon_cost_per_task") is not None]
+    if len(ranked) < 2 or not with_horizon:
+        return None
+    snap = min(ranked, key=lambda o: (o.metrics["cost_per_task"], o.id))
+    hor = min(with_horizon, key=lambda o: (o.metrics["horizon_cost_per_task"], o.id))
+    if snap.id == hor.id:
+        return None
+    gap = abs(snap.metrics["cost_per_task"] - hor.metrics["cost_per_task"]) / snap.metrics["cost_per_task"]
+    reasons = []
+    for o in (snap, hor):
+        why = [BASIS_WORDS.get(o.pricing_basis, o.pricing_basis), f"{o.term_months}-month term"]
+        c = o.terms.contract
+        if c.escalator or c.escalator_schedule:
+            why.append("price escalator")
+        if o.terms.pricing.prepay_fraction:
+            why.append(f"{o.terms.pricing.prepay_fraction:.0%} prepaid")
+        why.append("throughput " + EVIDENCE_WORDS.get(o.points_source, "from a reference curve"))
+        why.append("operator " + _operator(o).split(";")[0].lower())
+        reasons.append(f"{o.vendor}: " + ", ".join(why))
+    return (
+        f"A near-tie: {snap.vendor} is cheapest today and {hor.vendor} over {ev.horizon_months} months, "
+        f"{gap:.1%} apart today: within what the inputs can move. Choose on the terms, not the figure. " + "; ".join(reasons) + "."
+    )
+
