@@ -1,0 +1,63 @@
+"""The board paper's decision memo, computed from the example workspace (2026-11-29)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from procure.evaluate import evaluate_with_inputs
+from procure.report_data import gather_extras
+from procure.workspace import load_workspace
+
+ROOT = Path(__file__).parent.parent
+AS_OF = date(2026, 11, 29)
+
+
+@pytest.fixture(scope="module")
+def memo():
+    ws = load_workspace(ROOT)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
+    return gather_extras(ws, ev, inputs, board=True).memo, ev
+
+
+def test_headline_states_the_decision_requested(memo):
+    m, ev = memo
+    # Keel: 256 GPUs for 12 months; commitment 11,005,180 USD -> "11.0 M USD"; 0.0064274 per task -> 6.43 per 1,000
+    assert m.headline == "Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, 11.0 M USD, at 6.43 USD per 1,000 tasks."
+    assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
+
+
+def test_saving_against_today_uses_our_recorded_cost(memo):
+    m, _ = memo
+    # market.own: 0.0068 on 2026-11-29; (0.0068 - 0.006427365) x 150,000,000 = 55,895 a month, 670,743 a year
+    assert m.today.current_per_task == 0.0068
+    assert m.today.monthly_saving == pytest.approx(55_895.27, abs=1)
+    assert m.today.annual_saving == pytest.approx(12 * 55_895.27, abs=12)
+
+
+def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
+    m, ev = memo
+    assert [o.offer for o in m.options] == [o.id for o in ev.ranked]
+    corvid = next(o for o in m.options if o.offer == "corvid-b200-idx")
+    assert (corvid.price_basis, corvid.evidence) == ("index-linked", "vendor claim")
+    assert "lowest over 36 months" in corvid.pros
+    # Keel is cheapest today, Corvid over the horizon: a near-tie, with the terms that decide it.
+    assert m.near_tie.startswith("A near-tie: Keel Systems is cheapest today and Corvid Compute over 36 months")
+
+
+def test_risk_register_prices_each_risk_and_names_an_owner(memo):
+    m, _ = memo
+    names = " ".join(r.risk for r in m.risks)
+    for word in ("Delivery", "Vendor fails", "Concentration", "Operator", "prices rise", "Demand"):
+        assert word in names
+    assert all(r.owner and r.likelihood in ("low", "medium", "high") for r in m.risks)
+    demand = next(r for r in m.risks if r.risk == "Demand falls 30%")
+    row = next(r for r in m.scenarios if r.name == "Demand −30%")
+    assert demand.impact == pytest.approx(row.unused_monthly * 12)  # idle commitment over the 12-month term
+
+
+def test_hedge_is_a_yes_no_question(memo):
+    m, _ = memo
+    assert m.hedge.ask and m.hedge.question.startswith("Approve buying 519 ") and m.hedge.question.endswith("?")
