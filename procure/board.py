@@ -198,7 +198,9 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
     cur = ev.currency
     m = record.metrics
     spend = m.get("monthly_spend") or 0.0
-    tasks = ev.workload.tasks_per_month
+    stated = ev.workload.tasks_per_month
+    # Without a stated demand, the tasks the committed GPUs deliver a month.
+    tasks = stated or ((m.get("successful_tasks_per_gpu_hour") or 0) * (m.get("billed_gpus") or 0) * 730) or None
     risks = []
     # Delivery: each month late we keep paying today's cost (or, without one, run on the runner-up).
     late_month = today.monthly_saving if today and today.monthly_saving and today.monthly_saving > 0 else None
@@ -254,7 +256,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         risk="Demand falls 30%",
         likelihood="medium",
         impact=idle,
-        impact_basis=f"idle commitment over the {record.term_months}-month term" if idle else "no commitment to leave idle",
+        impact_basis=(f"idle commitment over the {record.term_months}-month term" if idle else "no commitment to leave idle") if stated else "not priced: no demand stated in procure.yaml",
         mitigation="commit to the base load only; buy peaks on demand" if idle else "pay-as-used pricing",
         owner="Head of product",
     ))
