@@ -90,3 +90,55 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
 
         extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing)
     return extras
+
+
+ODDS_NAMED = 0.05  # offers at least this likely to be the cheapest are named in the headline
+
+
+def cheapest_odds(ev: Evaluation) -> list[tuple[str, int]]:
+    """Each offer at least 5% likely to be the cheapest, by vendor, the rest pooled as "others", in whole
+    percent that add up to 100 (largest remainder: rounding each on its own can give 99 or 101)."""
+    shares = [(o.vendor, o.uncertainty.prob_cheapest) for o in ev.ranked if o.uncertainty and o.uncertainty.prob_cheapest]
+    total = sum(p for _, p in shares)
+    if not shares or total <= 0:
+        return []
+    named = [(v, p / total) for v, p in shares if p / total >= ODDS_NAMED]
+    rest = 1.0 - sum(p for _, p in named)
+    parts = named + ([("others", rest)] if rest > 1e-9 else [])
+    floors = [int(p * 100) for _, p in parts]
+    order = sorted(range(len(parts)), key=lambda i: -(parts[i][1] * 100 - floors[i]))
+    for i in order[: 100 - sum(floors)]:
+        floors[i] += 1
+    return [(name, pct) for (name, _), pct in zip(parts, floors)]
+
+
+@dataclass
+class PositionView:
+    """The cost position split as a reader needs it: the offers we could sign, the competitors' own
+    costs, ours today, and where signing the recommendation leaves us against the cheapest competitor."""
+
+    offers: list[tuple[str, float]]  # vendor, cost per task
+    competitors: list[tuple[str, float, str]]  # name, cost per task, date
+    ours: float
+    ours_label: str
+    signing: str | None
+
+
+def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
+    if pos is None:
+        return None
+    vendors = {o.id: o.vendor for o in ev.offers}
+    offers = [(vendors.get(p.name, p.name), p.cost_per_task) for p in pos.curve if p.kind == "offer"]
+    competitors = [(p.name, p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    signing = None
+    leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    if leader is not None and competitors and leader.metrics.get("cost_per_task") is not None:
+        name, best, _ = min(competitors, key=lambda c: c[1])
+        ours = leader.metrics["cost_per_task"]
+        gap = ours / best - 1
+        where = "level with" if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"
+        signing = (
+            f"Signing {leader.vendor} at {ours * 1000:.2f} {ev.currency} per 1,000 tasks puts us {where} the cheapest competitor, "
+            f"{name}, at {best * 1000:.2f}" + (f"; today we pay {pos.cost_per_task * 1000:.2f}." if not pos.label.startswith("the recommended") else ".")
+        )
+    return PositionView(offers=offers, competitors=competitors, ours=pos.cost_per_task, ours_label=pos.label, signing=signing)

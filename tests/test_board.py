@@ -61,3 +61,20 @@ def test_risk_register_prices_each_risk_and_names_an_owner(memo):
 def test_hedge_is_a_yes_no_question(memo):
     m, _ = memo
     assert m.hedge.ask and m.hedge.question.startswith("Approve buying 519 ") and m.hedge.question.endswith("?")
+
+
+def test_cheapest_odds_name_every_likely_offer_and_add_to_100():
+    from types import SimpleNamespace
+
+    from procure.report_data import cheapest_odds
+
+    def offer(vendor, p):
+        return SimpleNamespace(vendor=vendor, uncertainty=SimpleNamespace(prob_cheapest=p))
+
+    # 33.4 + 33.3 + 33.3 rounds each to 33 (99 in all): largest remainder gives 34/33/33.
+    ev = SimpleNamespace(ranked=[offer("A", 0.334), offer("B", 0.333), offer("C", 0.333)])
+    assert cheapest_odds(ev) == [("A", 34), ("B", 33), ("C", 33)]
+    # Under 5% pooled: 0.80, 0.155 and 0.03 + 0.015 = 0.045 -> 80 + 15 + 4 = 99 before the last point goes to a half
+    ev = SimpleNamespace(ranked=[offer("A", 0.80), offer("B", 0.155), offer("C", 0.03), offer("D", 0.015)])
+    odds = cheapest_odds(ev)
+    assert [n for n, _ in odds] == ["A", "B", "others"] and sum(p for _, p in odds) == 100

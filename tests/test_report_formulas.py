@@ -30,7 +30,7 @@ AS_OF = date(2026, 11, 29)
 STEPS = {
     "List price": ("list_price", 1),
     "Rent (": ("rent", 1),
-    "Fees (": ("fees", 1),
+    "Fees over": ("fees", 1),
     "Financing": ("financing", 1),
     "Your operating staff": ("ops", 1),
     "Software": ("software", 1),
@@ -184,7 +184,7 @@ def test_fees_and_staff_are_spread_over_the_billed_gpus() -> None:
     assert stretched, "the example has offers whose demand exceeds the commitment"
     for offer in stretched:
         billed = f"{offer.metrics['billed_gpus']:,.1f}"
-        rows = {step.split(" (")[0]: expression for step, expression, _ in tables[offer.id]}
+        rows = {step.split(" over")[0].split(" (")[0]: expression for step, expression, _ in tables[offer.id]}
         assert billed in (rows["Your operating staff"] or ""), offer.id
         if offer.terms.pricing.fees and any(f.once or f.monthly or f.per_tb for f in offer.terms.pricing.fees):
             assert billed in (rows["Fees"] or ""), offer.id

@@ -21,29 +21,49 @@ if TYPE_CHECKING:
     from procure.market import IndexBuild
     from procure.plan import PlanResult
     from procure.position import Position
+    from procure.scenarios import FieldBar
     from procure.uncertainty import Sensitivity
     from procure.workspace import IndexLevel
 
-# A restrained palette that prints well and stays readable in grey.
+# One meaning per colour across a report: orange is the recommended offer and nothing else, grey is
+# "not acceptable" and nothing else; cost parts, job owners and series each have their own hues.
 INK = "#1f2933"
-MUTED = "#9aa5b1"
-ACCENT = "#1f5fa8"
-HIGHLIGHT = "#c2410c"
+MUTED = "#9aa5b1"  # not acceptable (and axis lines)
+ACCENT = "#1f5fa8"  # acceptable offers
+HIGHLIGHT = "#c2410c"  # the recommended offer
 GRID = "#e4e7eb"
 COMPONENT_COLOURS = {
     "rent": "#1f5fa8",
     "fees": "#6c9bd2",
     "financing": "#b7cbe6",
-    "ops": "#c2410c",
-    "software": "#f2a65a",
+    "ops": "#6b46c1",
+    "software": "#b794f4",
 }
-OWNER_COLOURS = {"provider": "#1f5fa8", "shared": "#f2a65a", "customer": "#c2410c"}
+REJECTED_COMPONENTS = {"rent": "#9aa5b1", "fees": "#b3bcc6", "financing": "#cbd2d9", "ops": "#7b8794", "software": "#d9dee3"}
+OWNER_COLOURS = {"provider": "#2c7a7b", "shared": "#e9c46a", "customer": "#8c5a2b"}
 # Charts with one mark per offer show at most this many offers (acceptable ones by rank first):
 # beyond it labels become unreadable and the SVG slows the PDF down. Captions say when offers are left out.
 CHART_OFFERS = 12
 CURVE_LABELS = 25
+# Series colours for acceptable offers other than the recommendation (no orange, no grey).
+SERIES = ["#1f5fa8", "#2f855a", "#6b46c1", "#2c7a7b", "#d53f8c", "#3182ce", "#805ad5", "#38a169", "#1a365d", "#702459"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
+PER_THOUSAND = 1000.0  # reports show costs per 1,000 successful tasks
 
-SERIES = ["#1f5fa8", "#c2410c", "#2f855a", "#6b46c1", "#b7791f", "#2c7a7b", "#9b2c2c", "#4a5568", "#d53f8c", "#3182ce"]
+
+def _wrap(text: str, width: int = 13, lines: int = 3) -> str:
+    """A label on up to `lines` lines of about `width` characters; an ellipsis only past that."""
+    import textwrap
+
+    parts = textwrap.wrap(text, width=width, break_long_words=True) or [""]
+    if len(parts) > lines:
+        parts = parts[:lines]
+        parts[-1] = _short(parts[-1] + " …", width)
+    return "\n".join(parts)
+
+
+def _offer_colour(offer: OfferRecord, highlight: str | None, default: str = ACCENT) -> str:
+    return HIGHLIGHT if offer.id == highlight else default if offer.acceptable else MUTED
 
 
 def _figure(width_cm: float, height_cm: float) -> Figure:
@@ -103,7 +123,11 @@ def _short(text: str, limit: int = 18) -> str:
 
 
 def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: float | None = None) -> str:
-    """Offers sorted by cost per successful task; bar width = GPUs offered; not acceptable in grey."""
+    """Offers sorted by cost per 1,000 successful tasks; bar width = GPUs offered; not acceptable in grey.
+
+    An outlier (more than twice the median) would flatten the bars that decide: the axis stops above
+    the others and the outlier's bar is drawn broken, with its value written on it.
+    """
     priced = [o for o in ev.offers if o.metrics["cost_per_task"] is not None]
     priced.sort(key=lambda o: (o.metrics["cost_per_task"], o.id))
     fig = _figure(17, 7.5)
@@ -112,27 +136,38 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     if not priced:
         ax.text(0.5, 0.5, "no offer has a cost per successful task", ha="center", va="center", transform=ax.transAxes)
         return to_svg(fig, "cost-curve")
+    values = [o.metrics["cost_per_task"] * PER_THOUSAND for o in priced]  # type: ignore[operator]
+    ordered = sorted(values)
+    median = ordered[len(ordered) // 2]
+    kept = [v for v in values if v <= 2 * median]
+    top = max(kept) * 1.18 if len(kept) < len(values) else max(values) * 1.12
     widths = [_bar_width(o) for o in priced]
     # Per-token offers have no GPUs: give them a nominal width so they stay visible.
     nominal = max(1.0, sum(w for w in widths if w) / max(1, sum(1 for w in widths if w)) / 2)
     widths = [w or nominal for w in widths]
     # Every offer is a bar; with many offers only the cheapest are labelled, so labels stay legible.
     labelled = {o.id for o in priced[:CURVE_LABELS]}
+    small = len(priced) > 15
     left = 0.0
-    for offer, width in zip(priced, widths):
-        value = offer.metrics["cost_per_task"]
-        colour = HIGHLIGHT if offer.id == highlight else ACCENT if offer.acceptable else MUTED
-        ax.bar(left, value, width=width, align="edge", color=colour, edgecolor="white", linewidth=0.8 if len(priced) <= CURVE_LABELS else 0.3)
+    for offer, width, value in zip(priced, widths, values):
+        colour = _offer_colour(offer, highlight)
+        shown = min(value, top * 0.97)
+        ax.bar(left, shown, width=width, align="edge", color=colour, edgecolor="white", linewidth=0.8 if len(priced) <= CURVE_LABELS else 0.3)
+        if value > shown:  # broken bar: two white slashes near the top, the true value on it
+            ax.plot([left + width * 0.2, left + width * 0.8], [shown * 0.90, shown * 0.93], color="white", linewidth=2)
+            ax.plot([left + width * 0.2, left + width * 0.8], [shown * 0.86, shown * 0.89], color="white", linewidth=2)
         if offer.id in labelled or offer.id == highlight:
-            label = _short(offer.vendor) + ("" if offer.acceptable else " (not acceptable)")
-            ax.text(left + width / 2, value, f"{value:.4f}", ha="center", va="bottom", fontsize=6.5 if len(priced) <= 15 else 5, color=INK)
-            ax.text(left + width / 2, -0.02, label, ha="right", va="top", rotation=35, fontsize=6.5 if len(priced) <= 15 else 5, color=INK, transform=ax.get_xaxis_transform())
+            label = _wrap(offer.vendor, 16, 2) + ("" if offer.acceptable else "\n(not acceptable)")
+            ax.text(left + width / 2, shown, f"{value:.2f}", ha="center", va="bottom", fontsize=5 if small else 6.5, color=INK)
+            ax.text(left + width / 2, -0.02, label, ha="right", va="top", rotation=35, fontsize=5 if small else 6.5, color=INK, transform=ax.get_xaxis_transform(), linespacing=1.0)
         left += width
     if index_per_task is not None:
-        ax.axhline(index_per_task, color=INK, linestyle="--", linewidth=0.8)
-        ax.text(left, index_per_task, " index rent / task", va="center", ha="left", fontsize=6.5, color=INK)
+        level = index_per_task * PER_THOUSAND
+        ax.axhline(level, color=INK, linestyle="--", linewidth=0.8)
+        ax.text(0, level, " index rent", va="bottom", ha="left", fontsize=6.5, color=INK)
     ax.set_xlim(0, left)
-    ax.set_ylabel(f"{ev.currency} per successful task")
+    ax.set_ylim(0, top)
+    ax.set_ylabel(f"{ev.currency} per 1,000 successful tasks")
     # The GPU scale runs along the top; offer names sit under their bars.
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
@@ -146,7 +181,7 @@ def _bar_width(offer: OfferRecord) -> float:
 
 
 def cost_breakdown(ev: Evaluation) -> str:
-    """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software."""
+    """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software (not acceptable in greys)."""
     offers = [o for o in chart_offers(ev) if o.metrics["full"] is not None]
     fig = _figure(17, 7.5)
     ax = fig.add_subplot()
@@ -156,39 +191,67 @@ def cost_breakdown(ev: Evaluation) -> str:
     labels = {"rent": "rent", "fees": "fees", "financing": "financing", "ops": "operating staff", "software": "software"}
     for component, colour in COMPONENT_COLOURS.items():
         values = [o.metrics[component] or 0.0 for o in offers]
-        ax.bar(positions, values, bottom=bottoms, color=colour, width=0.62, label=labels[component], edgecolor="white", linewidth=0.5)
+        colours = [colour if o.acceptable else REJECTED_COMPONENTS[component] for o in offers]
+        ax.bar(positions, values, bottom=bottoms, color=colours, width=0.62, label=labels[component], edgecolor="white", linewidth=0.5)
         bottoms = [b + v for b, v in zip(bottoms, values)]
-    for x, total in zip(positions, bottoms):
-        ax.text(x, total, f"{total:.2f}", ha="center", va="bottom", fontsize=6.5, color=INK)
+    leader = ev.summary.recommended
+    for x, total, offer in zip(positions, bottoms, offers):
+        ax.text(x, total, f"{total:.2f}", ha="center", va="bottom", fontsize=6.5, color=HIGHLIGHT if offer.id == leader else INK, fontweight="bold" if offer.id == leader else "normal")
     ax.set_ylim(0, max(bottoms, default=1) * 1.12)  # room for the labels below the legend
-    ax.set_xticks(positions, [_short(o.vendor, 16) for o in offers], rotation=30, ha="right", fontsize=6.5)
+    ax.set_xticks(positions, [_wrap(o.vendor) + ("" if o.acceptable else "\n(not acc.)") for o in offers], fontsize=6, linespacing=1.0)
+    for tick, offer in zip(ax.get_xticklabels(), offers):
+        tick.set_color(HIGHLIGHT if offer.id == leader else INK if offer.acceptable else MUTED)
     ax.set_ylabel(f"{ev.currency} per paid GPU-hour")
     ax.legend(fontsize=6.5, frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, 1.12))
     return to_svg(fig, "cost-breakdown")
 
 
 def throughput_frontiers(ev: Evaluation) -> str:
-    """Each offer's Pareto frontier (output tok/s/GPU against tok/s per user) with the target marked."""
-    fig = _figure(17, 8)
+    """Each frontier (output tok/s per GPU against tok/s per user) with the value used at the target.
+
+    Offers that share one curve (the same reference curve) are drawn once and named together, so no
+    line hides another; each acceptable curve has its own colour and marker, not acceptable ones are
+    grey and dotted, the recommendation orange.
+    """
+    fig = _figure(17, 8.5)
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="x", color=GRID, linewidth=0.6)
-    curves = [o for o in chart_offers(ev) if o.performance_points]
-    for i, offer in enumerate(curves):
-        xs = [p[0] for p in offer.performance_points]
-        ys = [p[1] for p in offer.performance_points]
-        colour = SERIES[i % len(SERIES)]
-        style = "-" if offer.acceptable else ":"
-        ax.plot(xs, ys, style, color=colour, linewidth=1.2, marker="o", markersize=2.5, label=_short(offer.vendor, 22))
-        if offer.metrics["throughput"] is not None:
-            ax.plot([ev.workload.interactivity], [offer.metrics["throughput"]], "o", color=colour, markersize=4.5, markeredgecolor="white")
-    ax.axvline(ev.workload.interactivity, color=HIGHLIGHT, linestyle="--", linewidth=0.9)
-    ax.text(ev.workload.interactivity, 1.0, f" target {ev.workload.interactivity:g} tok/s/user", color=HIGHLIGHT, fontsize=6.5, va="top", transform=ax.get_xaxis_transform())
-    ax.set_xlabel("interactivity: output tok/s per user")
-    ax.set_ylabel("output tok/s per GPU")
+    groups: dict[tuple, list[OfferRecord]] = {}
+    for offer in chart_offers(ev):
+        if offer.performance_points:
+            groups.setdefault(tuple(map(tuple, offer.performance_points)), []).append(offer)
+    leader = ev.summary.recommended
+    target = ev.workload.interactivity
+    labels: list[tuple[float, str, str]] = []
+    for i, (points, offers) in enumerate(groups.items()):
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        first = next((o for o in offers if o.id == leader), next((o for o in offers if o.acceptable), offers[0]))
+        colour = _offer_colour(first, leader, SERIES[i % len(SERIES)])
+        acceptable = any(o.acceptable for o in offers)
+        names = ", ".join(_short(o.vendor, 32) + ("" if o.acceptable else " (not acceptable)") for o in offers)
+        ax.plot(xs, ys, "-" if acceptable else ":", color=colour, linewidth=1.6 if first.id == leader else 1.1, marker=MARKERS[i % len(MARKERS)], markersize=3, label=_wrap(names, 60, 2))
+        value = first.metrics["throughput"]
+        if value is not None:
+            ax.plot([target], [value], MARKERS[i % len(MARKERS)], color=colour, markersize=5.5, markeredgecolor="white")
+            labels.append((value, f"{value:,.0f}", colour))
+    # Values at the target, written beside the line, spread so that none overlaps another.
+    labels.sort()
+    top = max((p[1] for points in groups for p in points), default=1.0)
+    last = -1e9
+    for value, text, colour in labels:
+        y = max(value, last + top * 0.05)
+        ax.annotate(text, (target, value), xytext=(target + (ax.get_xlim()[1] - target) * 0.06 + 3, y), fontsize=6, color=colour, va="center", ha="left",
+                    arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.5})
+        last = y
+    ax.axvline(target, color=INK, linestyle="--", linewidth=0.8)
+    ax.text(target, 1.0, f" target {target:g} tokens/s per user", color=INK, fontsize=6.5, va="top", transform=ax.get_xaxis_transform())
+    ax.set_xlabel("output tokens per second per user")
+    ax.set_ylabel("output tokens per second per GPU")
     ax.set_ylim(bottom=0)
     ax.set_xlim(left=0)
-    ax.legend(fontsize=6, frameon=False, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    ax.legend(fontsize=6, frameon=False, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     return to_svg(fig, "throughput-frontiers")
 
 
@@ -205,7 +268,9 @@ def responsibility_matrix(ev: Evaluation) -> str:
     # Vector cells (pcolormesh), not a raster image: crisp in print and nothing to fetch.
     ax.pcolormesh(grid, cmap=ListedColormap([OWNER_COLOURS[k] for k in order]), vmin=0, vmax=2, edgecolors="white", linewidth=1.2)
     ax.set_yticks([y + 0.5 for y in range(len(OPERATING_JOBS))], [j.replace("_", " ") for j in OPERATING_JOBS], fontsize=6.5, color=INK)
-    ax.set_xticks([x + 0.5 for x in range(len(offers))], [_short(o.vendor, 16) for o in offers], rotation=30, ha="right", fontsize=6.5, color=INK)
+    ax.set_xticks([x + 0.5 for x in range(len(offers))], [_wrap(o.vendor) + ("" if o.acceptable else "\n(not acc.)") for o in offers], fontsize=6, linespacing=1.0)
+    for tick, offer in zip(ax.get_xticklabels(), offers):
+        tick.set_color(HIGHLIGHT if offer.id == ev.summary.recommended else INK if offer.acceptable else MUTED)
     ax.invert_yaxis()
     ax.tick_params(which="both", length=0)
     for spine in ax.spines.values():
@@ -223,13 +288,13 @@ def position_history(pos: Position, currency: str, best_offer: tuple[str, float]
     competitors = [name for name in pos.history if name != "us"]
     for i, name in enumerate(competitors):
         points = pos.history[name]
-        ax.plot([p.date for p in points], [p.cost_per_task for p in points], "-o", color=SERIES[(i + 2) % len(SERIES)], linewidth=1.1, markersize=3, label=_short(name, 30))
+        ax.plot([p.date for p in points], [p.cost_per_task * PER_THOUSAND for p in points], "-" + MARKERS[(i + 1) % len(MARKERS)], color=SERIES[(i + 1) % len(SERIES)], linewidth=1.1, markersize=3, label=_short(name, 30))
     ours = pos.history.get("us", [])
     if ours:
-        ax.plot([p.date for p in ours], [p.cost_per_task for p in ours], "-o", color=HIGHLIGHT, linewidth=2.2, markersize=4.5, label="us")
+        ax.plot([p.date for p in ours], [p.cost_per_task * PER_THOUSAND for p in ours], "-o", color=INK, linewidth=2.2, markersize=4.5, label="us (today)")
     if best_offer is not None:
-        ax.plot([pos.as_of], [best_offer[1]], "D", color=ACCENT, markersize=5, label=f"best offer ({_short(best_offer[0], 24)})")
-    ax.set_ylabel(f"{currency} per successful task")
+        ax.plot([pos.as_of], [best_offer[1] * PER_THOUSAND], "D", color=HIGHLIGHT, markersize=5.5, label=f"recommended offer ({_short(best_offer[0], 24)})")
+    ax.set_ylabel(f"{currency} per 1,000 successful tasks")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=6.5, frameon=False, loc="lower left")
     fig.autofmt_xdate(rotation=0, ha="center")
@@ -243,13 +308,13 @@ def hedge_stress(plan: HedgePlan) -> str:
     _style(ax)
     labels = [f"{r.index_move:+.0%}" for r in plan.stress]
     x = list(range(len(plan.stress)))
-    ax.bar([i - 0.18 for i in x], [r.unhedged_change for r in plan.stress], width=0.34, color=MUTED, label="unhedged")
+    ax.bar([i - 0.18 for i in x], [r.unhedged_change for r in plan.stress], width=0.34, color="#6c9bd2", label="unhedged")
     ax.bar(
         [i + 0.18 for i in x],
         [r.hedged_change for r in plan.stress],
         width=0.34,
         color=ACCENT,
-        label="hedged (+/- 2 sigma basis)",
+        label="hedged (bars: the basis band)",
         yerr=[r.basis_band for r in plan.stress],
         error_kw={"ecolor": INK, "elinewidth": 0.8, "capsize": 3},
     )
@@ -285,31 +350,47 @@ def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], cu
 
 
 def cost_ranges(ev: Evaluation) -> str:
-    """P10 to P90 of cost per successful task per acceptable offer, P50 as a dot, the evaluated figure as a tick."""
+    """P10 to P90 of cost per 1,000 successful tasks per acceptable offer, P50 as a dot, the evaluated figure as a tick."""
     offers = [o for o in chart_offers(ev) if o.acceptable and o.uncertainty and o.uncertainty.p50 is not None]
     fig = _figure(17, max(3.5, 0.75 * len(offers) + 1.5))
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="y", visible=False)
     ax.grid(axis="x", color=GRID, linewidth=0.6)
+    k = PER_THOUSAND
+    # An outlier (P10 above twice the median P50) is drawn as an arrow at the edge with its range
+    # written out, so that the bars that decide keep their scale.
+    middles = sorted(o.uncertainty.p50 * k for o in offers)  # type: ignore[union-attr,operator]
+    cap = 2 * middles[len(middles) // 2] if middles else None
+    inside = [o.uncertainty.p90 * k for o in offers if cap is None or o.uncertainty.p10 * k <= cap]  # type: ignore[union-attr,operator]
+    edge = max(inside, default=cap or 1.0) * 1.08
     for y, offer in enumerate(reversed(offers)):
         u = offer.uncertainty
-        colour = HIGHLIGHT if offer.rank == 1 else ACCENT
-        ax.plot([u.p10, u.p90], [y, y], color=colour, linewidth=4, solid_capstyle="butt", alpha=0.45)
-        ax.plot([u.p50], [y], "o", color=colour, markersize=5)
-        ax.plot([offer.metrics["cost_per_task"]], [y], "|", color=INK, markersize=10, markeredgewidth=1.2)
+        colour = HIGHLIGHT if offer.id == ev.summary.recommended else ACCENT
+        if cap is not None and u.p10 * k > cap:
+            ax.annotate("", xy=(edge, y), xytext=(edge * 0.93, y), arrowprops={"arrowstyle": "->", "color": colour, "linewidth": 1.5})
+            ax.text(edge * 0.92, y, f"off the scale: {u.p10 * k:.2f} to {u.p90 * k:.2f}  ", va="center", ha="right", fontsize=6.5, color=INK)
+            continue
+        ax.plot([u.p10 * k, u.p90 * k], [y, y], color=colour, linewidth=4, solid_capstyle="butt", alpha=0.45)
+        ax.plot([u.p50 * k], [y], "o", color=colour, markersize=5)
+        ax.plot([offer.metrics["cost_per_task"] * k], [y], "|", color=INK, markersize=10, markeredgewidth=1.2)
         chance = f"cheapest in {u.prob_cheapest:.0%} of draws" if u.prob_cheapest is not None else ""
-        ax.text(u.p90, y, f"  {chance}", va="center", fontsize=6.5, color=INK)
-    ax.set_yticks(range(len(offers)), [_short(o.vendor, 22) for o in reversed(offers)], fontsize=7)
-    ax.set_xlabel(f"{ev.currency} per successful task: P10 to P90 (bar), P50 (dot), as evaluated (tick)", fontsize=7)
-    left, right = ax.get_xlim()
-    ax.set_xlim(left, right + (right - left) * 0.25)  # room for the labels
+        ax.text(u.p90 * k, y, f"  {chance}", va="center", fontsize=6.5, color=INK)
+    ax.set_yticks(range(len(offers)), [_short(o.vendor, 26) for o in reversed(offers)], fontsize=7)
+    ax.set_xlabel(f"{ev.currency} per 1,000 successful tasks: P10 to P90 (bar), P50 (dot), as evaluated (tick)", fontsize=7)
+    left, _ = ax.get_xlim()
+    ax.set_xlim(left, edge + (edge - left) * 0.3)  # room for the labels
     return to_svg(fig, "cost-ranges")
 
 
-def tornado(result: Sensitivity, currency: str) -> str:
+def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = None) -> str:
     """The leader's cost per task with each input at its low and high end; flips of the top offers noted."""
     leader = result.offers[0] if result.offers else None
+    names = names or {}
+
+    def name(offer_id: str | None) -> str:
+        return _short(names.get(offer_id or "", offer_id or ""), 24)
+
     rows = [r for r in result.rows if leader and r.costs_low.get(leader) is not None and r.costs_high.get(leader) is not None]
     rows.sort(key=lambda r: abs(r.costs_high[leader] - r.costs_low[leader]))  # type: ignore[index,operator]
     fig = _figure(17, max(3.5, 0.6 * len(rows) + 1.5))
@@ -317,18 +398,19 @@ def tornado(result: Sensitivity, currency: str) -> str:
     _style(ax)
     ax.grid(axis="y", visible=False)
     base = result.baseline.get(leader) if leader else None
+    base = base * PER_THOUSAND if base is not None else None
     for y, r in enumerate(rows):
-        low, high = r.costs_low[leader], r.costs_high[leader]  # type: ignore[index]
-        ax.barh(y, low - base, left=base, color=MUTED, height=0.55)  # type: ignore[operator]
+        low, high = r.costs_low[leader] * PER_THOUSAND, r.costs_high[leader] * PER_THOUSAND  # type: ignore[index,operator]
+        ax.barh(y, low - base, left=base, color="#b7cbe6", height=0.55)  # type: ignore[operator]
         ax.barh(y, high - base, left=base, color=ACCENT, height=0.55)  # type: ignore[operator]
         if r.flips:
             changed = r.leader_low != leader or r.leader_high != leader
-            what = f"  leader changes ({r.leader_low} at low, {r.leader_high} at high)" if changed else "  order of the top offers changes"
-            ax.text(max(low, high, base), y, what, va="center", fontsize=6, color=HIGHLIGHT)  # type: ignore[type-var]
+            what = f"  cheapest becomes {name(r.leader_low if r.leader_low != leader else r.leader_high)}" if changed else "  order of the top offers changes"
+            ax.text(max(low, high, base), y, what, va="center", fontsize=6, color=INK)  # type: ignore[type-var]
     if base is not None:
         ax.axvline(base, color=INK, linewidth=0.8)
     ax.set_yticks(range(len(rows)), [r.input for r in rows], fontsize=7)
-    ax.set_xlabel(f"{leader}: {currency} per successful task with the input low (grey) and high (blue)", fontsize=7)
+    ax.set_xlabel(f"{name(leader)}: {currency} per 1,000 successful tasks with the input low (light) and high (dark)", fontsize=7)
     left, right = ax.get_xlim()
     ax.set_xlim(left, right + (right - left) * 0.6)
     return to_svg(fig, "tornado")
@@ -348,7 +430,7 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
             running += flow.total
             xs.append(flow.month)
             ys.append(running)
-        ax.step(xs, ys, where="post", color=HIGHLIGHT if i == 0 else ACCENT, linewidth=1.6, label=f"{_short(record.vendor, 24)} ({record.term_months}-month term)")
+        ax.step(xs, ys, where="post", color=HIGHLIGHT if record.id == ev.summary.recommended else ACCENT, linewidth=1.6, label=f"{_short(record.vendor, 24)} ({record.term_months}-month term)")
     ax.set_xlabel("months from the as-of date (0 = signing)", fontsize=7)
     ax.set_ylabel(f"cumulative cost, {ev.currency}")
     ax.yaxis.set_major_formatter(_thousands())
@@ -380,3 +462,35 @@ def plan_frontier(plan: PlanResult) -> str:
     ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
     ax.set_ylabel(f"expected {plan.currency} per successful task")
     return to_svg(fig, "plan-frontier")
+
+
+def football_field(bars: list[FieldBar], currency: str, horizon_months: int | None, recommended: str | None) -> str:
+    """The top offers side by side: the range across the what-if cases (wide bar), the Monte Carlo
+    P10 to P90 (narrow bar), the cost today (tick) and over the horizon (diamond). Overlapping bars
+    are a near-tie, whatever the point figures say."""
+    k = PER_THOUSAND
+    fig = _figure(17, max(4.0, 1.0 * len(bars) + 1.8))
+    ax = fig.add_subplot()
+    _style(ax)
+    ax.grid(axis="y", visible=False)
+    ax.grid(axis="x", color=GRID, linewidth=0.6)
+    rows = list(reversed(bars))
+    for y, bar in enumerate(rows):
+        colour = HIGHLIGHT if bar.offer == recommended else ACCENT
+        if bar.low is not None and bar.high is not None:
+            ax.barh(y, (bar.high - bar.low) * k, left=bar.low * k, height=0.6, color=colour, alpha=0.22, edgecolor=colour, linewidth=0.6)
+            ax.text(bar.low * k, y - 0.42, _short(bar.low_case or "", 26), fontsize=5.5, color=INK, ha="left", va="center")
+            ax.text(bar.high * k, y + 0.42, _short(bar.high_case or "", 26), fontsize=5.5, color=INK, ha="right", va="center")
+        if bar.p10 is not None and bar.p90 is not None:
+            ax.barh(y, (bar.p90 - bar.p10) * k, left=bar.p10 * k, height=0.2, color=colour)
+        if bar.snapshot is not None:
+            ax.plot([bar.snapshot * k], [y], "|", color=INK, markersize=14, markeredgewidth=1.6)
+        if bar.horizon is not None:
+            ax.plot([bar.horizon * k], [y], "D", color=INK, markersize=4.5, markerfacecolor="white")
+    ax.set_yticks(range(len(rows)), [_wrap(b.vendor, 22, 2) for b in rows], fontsize=7, linespacing=1.0)
+    for tick, bar in zip(ax.get_yticklabels(), rows):
+        tick.set_color(HIGHLIGHT if bar.offer == recommended else INK)
+    over = f"over {horizon_months} months (diamond)" if horizon_months else ""
+    ax.set_xlabel(f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), P10 to P90 (narrow bar)", fontsize=7)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    return to_svg(fig, "football-field")

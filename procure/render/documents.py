@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 from procure import __version__
 from procure.evaluate import Evaluation
-from procure.report_data import ReportExtras
+from procure.report_data import ReportExtras, cheapest_odds, position_view
 from procure.render import text
 from procure.render.charts import CHART_OFFERS
 
@@ -121,6 +121,8 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "memo": extras.memo,
         "football": extras.football,
         "cases": [case.name for case in extras.cases],
+        "odds": cheapest_odds(ev),
+        "standing": position_view(ev, extras.position),
     }
     return env.get_template(f"{kind}.html").render(**context)
 
@@ -134,7 +136,11 @@ def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
 
 
 def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, progress: Stage | None = None) -> dict[str, str]:
+    """The comparison's charts (the two-page board memo has none: its figures are in tables)."""
     from procure.render import charts
+
+    if kind == "board":
+        return {}
 
     leader = ev.summary.recommended
     note = _index_note(ev, ev.offer(leader) if leader else None)
@@ -151,11 +157,14 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, 
     if ev.horizon_months and ev.summary.recommended:
         drawings.append(("cash", lambda: charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i])))
     if kind == "comparison" and extras.sensitivity is not None:
-        drawings.append(("tornado", lambda: charts.tornado(extras.sensitivity, ev.currency)))  # type: ignore[arg-type]
+        names = {o.id: o.vendor for o in ev.offers}
+        drawings.append(("tornado", lambda: charts.tornado(extras.sensitivity, ev.currency, names)))  # type: ignore[arg-type]
     if kind == "comparison" and extras.benchmark is not None:
         drawings.append(("benchmark", lambda: charts.index_history(extras.index, extras.benchmark_series, ev.currency)))
     if extras.plan is not None and extras.plan.frontier:
         drawings.append(("plan_frontier", lambda: charts.plan_frontier(extras.plan)))  # type: ignore[arg-type]
+    if kind == "comparison" and extras.football:
+        drawings.append(("football", lambda: charts.football_field(extras.football, ev.currency, ev.horizon_months, leader)))
     if kind == "comparison":
         drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
         drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
