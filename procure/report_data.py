@@ -109,7 +109,7 @@ def cheapest_odds(ev: Evaluation) -> list[tuple[str, int]]:
     order = sorted(range(len(parts)), key=lambda i: -(parts[i][1] * 100 - floors[i]))
     for i in order[: 100 - sum(floors)]:
         floors[i] += 1
-    return [(name, pct) for (name, _), pct in zip(parts, floors)]
+    return [(name, pct) for (name, _), pct in zip(parts, floors) if pct > 0 or name != "others"]
 
 
 @dataclass

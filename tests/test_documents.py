@@ -71,3 +71,49 @@ def test_html_is_self_contained(evaluation):
     assert "<link" not in html and "<script" not in html
     assert html.count("<svg") == 4
     assert 'href="#offer-alpha"' in html and 'id="offer-alpha"' in html
+
+
+def test_pathological_vendor_text_costs_little_and_keeps_the_layout(workspace_copy):
+    """An offer with a 2,000-character unbroken vendor name and a 2,000-character unbroken note: the
+    report takes at most 20% longer and its offer pages keep their count; tables and headings cut the
+    name with an ellipsis, the appendix prints name and note whole."""
+    import io
+    import shutil
+    import time
+
+    import pypdf
+
+    from procure.render.documents import render_report
+    from procure.report_data import gather_extras
+
+    plain = workspace_copy("basic")
+    hostile = plain.parent / "hostile"
+    shutil.copytree(plain, hostile)
+    name, note = "bravo" + "W" * 1995, "N" * 2000
+    path = hostile / "offers" / "bravo.yaml"
+    text = path.read_text(encoding="utf-8").replace("vendor: Bravo Metal", f"vendor: {name}", 1)
+    path.write_text(text + f"\nnotes: {note}\n", encoding="utf-8")
+
+    def prepared(root):
+        ws = load_workspace(root)
+        ev = evaluate(ws, date(2026, 11, 29))
+        return ev, gather_extras(ws, ev)
+
+    cases = {"plain": prepared(plain), "hostile": prepared(hostile)}
+    times: dict[str, list[float]] = {"plain": [], "hostile": []}
+    pdfs = {}
+    for _ in range(3):  # alternate, and keep each one's best: the machine may be shared
+        for key, (ev, extras) in cases.items():
+            start = time.process_time()
+            pdfs[key] = render_report(ev, "comparison", "pdf", extras)
+            times[key].append(time.process_time() - start)
+    assert min(times["hostile"]) <= 1.2 * min(times["plain"]), times
+    pages = {key: pypdf.PdfReader(io.BytesIO(pdf)).pages for key, pdf in pdfs.items()}
+    # The offer pages keep their count; only the appendix grows, by the name and the note printed whole.
+    assert len(pages["plain"]) <= len(pages["hostile"]) <= len(pages["plain"]) + 2
+    offer_pages = {key: sum(1 for p in found if "Offer: " in (p.extract_text() or "").replace("\x00", "")) for key, found in pages.items()}
+    assert offer_pages["hostile"] == offer_pages["plain"] >= 2  # the running header names the offer (the first says "Offer details")
+    assert all(float(p.mediabox.width) == pytest.approx(595.3, abs=1) for p in pages["hostile"])  # A4 kept
+    html = render_html(*cases["hostile"][:1], "comparison", extras=cases["hostile"][1]).replace("<wbr>", "")
+    assert name[:59] + "…" in html  # cut in tables and headings
+    assert name in html and note in html  # whole in the appendix

@@ -20,6 +20,7 @@ from procure.render import text
 from procure.render.charts import CHART_OFFERS
 
 REPORT_KINDS = ("comparison", "board")
+NOTE_LIMIT = 200  # vendor notes longer than this are cut on the offer page and printed whole in the appendix
 
 
 def templates_dir() -> Path:
@@ -73,11 +74,14 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
         per_k=text.per_thousand,
         g=text.plain,
         cash=text.cash,
-        clip=text.clip,
+        clip=text.clip_html,
+        breakable=text.breakable,
         percent=text.percent,
         number=text.number,
         label=lambda s: str(s).replace("_", " "),
     )
+    env.tests["long_text"] = lambda value: len(str(value or "")) > NOTE_LIMIT
+    env.globals["NOTE_LIMIT"] = NOTE_LIMIT
     return env
 
 

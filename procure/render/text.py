@@ -69,9 +69,32 @@ def cash(value: float | None, currency: str = "") -> str:
 
 def clip(text: object, limit: int = 60) -> str:
     """Vendor text for a table cell or heading: at most `limit` characters, an ellipsis when cut
-    (the full text stays in the offer's page and the appendix)."""
+    (the full text stays in the appendix)."""
     value = str(text)
     return value if len(value) <= limit else value[: limit - 1].rstrip() + "…"
+
+
+def clip_html(text: object, limit: int = 60) -> str:
+    """`clip` as escaped HTML, with a break opportunity every 12 characters of a long word: a narrow
+    table cell then wraps it at once instead of searching for a break point character by character."""
+    return breakable(clip(text, limit), 12)
+
+
+def breakable(text: object, run: int = 60) -> str:
+    """Vendor text as escaped HTML with a line-break opportunity (<wbr>) every `run` characters of an
+    unbroken word: a 2,000-character word then lays out like ordinary text, fast and inside the page."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    pieces = re.split(r"(\S+)", str(text))  # separators at even positions, words at odd ones
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2 and len(piece) > run:
+            out.append("<wbr>".join(str(escape(piece[k : k + run])) for k in range(0, len(piece), run)))
+        else:
+            out.append(str(escape(piece)))
+    return Markup("".join(out))
 
 
 def percent(value: float | None, digits: int = 2) -> str:
