@@ -42,9 +42,29 @@ def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
     assert [o.offer for o in m.options] == [o.id for o in ev.ranked]
     corvid = next(o for o in m.options if o.offer == "corvid-b200-idx")
     assert (corvid.price_basis, corvid.evidence) == ("index-linked", "vendor claim")
-    assert "lowest over 36 months" in corvid.pros
-    # Keel is cheapest today, Corvid over the horizon: a near-tie, with the terms that decide it.
-    assert m.near_tie.startswith("A near-tie: Keel Systems is cheapest today and Corvid Compute over 36 months")
+    today = min(ev.ranked, key=lambda o: o.metrics["cost_per_task"])
+    horizon = min(ev.ranked, key=lambda o: o.metrics["horizon_cost_per_task"])
+    assert "lowest over 36 months" in next(o for o in m.options if o.offer == horizon.id).pros
+    assert "lowest cost today" in next(o for o in m.options if o.offer == today.id).pros
+    # A near-tie is called exactly when today's cheapest and the horizon's cheapest differ.
+    if today.id == horizon.id:
+        assert m.near_tie is None
+    else:
+        assert m.near_tie.startswith(f"A near-tie: {today.vendor} is cheapest today and {horizon.vendor} over 36 months")
+
+
+def test_near_tie_names_both_offers_and_what_decides(memo):
+    """Rank by the horizon with Keel made dearer over the horizon: today's and the horizon's cheapest differ."""
+    from procure.board import _near_tie
+
+    m, ev = memo
+    changed = ev.model_copy(deep=True)
+    keel = changed.offer("keel-b200-mc")
+    keel.metrics["horizon_cost_per_task"] = 1.0  # far above every other offer over the horizon
+    text = _near_tie(changed)
+    horizon = min((o for o in changed.ranked), key=lambda o: o.metrics["horizon_cost_per_task"])
+    assert text.startswith(f"A near-tie: Keel Systems is cheapest today and {horizon.vendor} over 36 months")
+    assert "fixed price, 12-month term" in text
 
 
 def test_risk_register_prices_each_risk_and_names_an_owner(memo):
@@ -59,8 +79,15 @@ def test_risk_register_prices_each_risk_and_names_an_owner(memo):
 
 
 def test_hedge_is_a_yes_no_question(memo):
-    m, _ = memo
-    assert m.hedge.ask and m.hedge.question.startswith("Approve buying 519 ") and m.hedge.question.endswith("?")
+    """The question buys what the hedging plan's ladder buys, over the months it covers."""
+    from procure.hedging import plan_for_workspace
+
+    m, ev = memo
+    plan = plan_for_workspace(load_workspace(ROOT), ev)
+    bought = [r for r in plan.ladder if r.contracts]
+    contracts = sum(r.contracts for r in bought)
+    assert m.hedge.ask
+    assert m.hedge.question == f"Approve buying {contracts:,} GPU-hour price contracts ({sum(r.hedged_gpu_hours for r in bought):,.0f} GPU-hours) for months {bought[0].first_month}–{bought[-1].last_month}?"
 
 
 def test_cheapest_odds_name_every_likely_offer_and_add_to_100():

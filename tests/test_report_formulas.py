@@ -32,6 +32,7 @@ STEPS = {
     "Rent (": ("rent", 1),
     "Fees over": ("fees", 1),
     "Financing": ("financing", 1),
+    "Prepayment at risk": ("prepay_risk", 1),
     "Your operating staff": ("ops", 1),
     "Software": ("software", 1),
     "Full cost per paid GPU-hour": ("full", 1),
@@ -147,7 +148,7 @@ def report_tables(root: Path) -> tuple[dict[str, list[tuple[str, str | None, str
     return parser.offers, ev
 
 
-@pytest.mark.parametrize("workspace", ["example", "offer_kinds", "basic"])
+@pytest.mark.parametrize("workspace", ["example", "offer_kinds", "basic", "real_offers"])
 def test_every_offer_page_formula_reproduces_its_figure(workspace: str, data_dir: Path) -> None:
     root = ROOT if workspace == "example" else data_dir / workspace
     tables, ev = report_tables(root)
