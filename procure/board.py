@@ -95,10 +95,24 @@ def _per_k(value: float | None) -> str:
 def _operator(record: OfferRecord) -> str:
     """The tier we compute from the operator's checklist evidence, and a published tier beside it."""
     rating = record.rating
+    published = rating.published_tier.capitalize() if rating.published_tier else None
     if not rating.rated:
-        return "we operate it" if record.kind in ("owned", "bare_metal") else "not rated (no evidence)"
+        if record.kind in ("owned", "bare_metal"):
+            return "we operate it"
+        return f"none; published {published}" if published else "not rated (no evidence)"
     tier = (rating.tier or "").capitalize()
-    return f"{tier}; published {rating.published_tier.capitalize()}" if rating.published_tier else f"{tier}; none published"
+    return f"{tier}; published {published}" if published else f"{tier}; none published"
+
+
+def commitment(record: OfferRecord) -> float | None:
+    """What signing binds us to pay: the horizon's figure, else rent x committed GPUs x hours of the term."""
+    found = record.metrics.get("total_commitment")
+    if found is not None:
+        return found
+    rent, gpus = record.metrics.get("rent"), record.gpus
+    if rent is None or not gpus or record.pricing_basis == "per_token":
+        return None
+    return rent * gpus * 730 * record.term_months
 
 
 def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
@@ -178,7 +192,7 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
         term_months=record.term_months,
         price=price,
         escalator=escalator,
-        total_commitment=record.metrics.get("total_commitment"),
+        total_commitment=commitment(record),
         cash_at_signing=signing,
         delivery=t.delivery,
         exit_terms="; ".join(exits),
@@ -214,7 +228,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         owner="Procurement",
     ))
     premium = (runner.metrics["cost_per_task"] - m["cost_per_task"]) * tasks * 12 if runner and tasks and runner.metrics.get("cost_per_task") is not None else None
-    prepaid = (record.terms.pricing.prepay_fraction or 0) * (m.get("total_commitment") or 0)
+    prepaid = (record.terms.pricing.prepay_fraction or 0) * (commitment(record) or 0)
     switch = premium * record.term_months / 12 if premium is not None else None
     risks.append(Risk(
         risk="Vendor fails or is sold during the term",
@@ -326,7 +340,7 @@ def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hed
         options.append(OptionRow(
             offer=o.id, vendor=o.vendor, rank=o.rank or 0, price_basis=BASIS_WORDS.get(o.pricing_basis, o.pricing_basis),
             evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits",
-            operator=_operator(o), commitment=o.metrics.get("total_commitment"), snapshot_per_task=o.metrics.get("cost_per_task"),
+            operator=_operator(o), commitment=commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
             horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
         ))
     near_tie = _near_tie(ev)
