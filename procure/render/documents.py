@@ -144,6 +144,8 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, 
     from procure.render import charts
 
     if kind == "board":
+        if progress is not None:
+            progress("drawing charts", 0, 0)  # none: the memo's figures are in tables
         return {}
 
     leader = ev.summary.recommended
