@@ -88,7 +88,7 @@ def test_comparison_report_has_the_plan_section(newsvendor, tmp_path):
     section = html[html.index('id="plan"') :]
     assert "Procurement plan" in section and "Demand scenarios" in section and "worst 10%" in section
     assert "Efficient frontier" in section and "<svg" in section.split("Efficient frontier")[0] + section
-    assert "0.00432" in section  # the expected cost per task of the newsvendor plan, 700 / (150 x 1,080)
+    assert "4.32" in section  # the expected cost per 1,000 tasks of the newsvendor plan, 700 / (150 x 1,080) x 1,000
 
 
 def test_no_plan_section_without_demand(data_dir, tmp_path):
