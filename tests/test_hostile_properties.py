@@ -447,3 +447,61 @@ yaml_alphabet = string.ascii_letters + string.digits + " :-[]{},&*!|>'\"#%@`\n\t
 @given(st.text(alphabet=yaml_alphabet, max_size=200))
 def test_fuzz_raw_text_as_an_offer(fuzz_ws, text):
     check_validate(fuzz_ws, text)
+
+
+# --- this round's inputs: demand, plan policy, burst, commit options, node size, rate limits, cached input,
+# per-token speed, published tiers, interpolation and renewal ------------------------------------------------
+
+def round_two_workspace() -> tuple[dict, list[dict]]:
+    """A small plan workspace that states every input added with the plan and the evidence rules."""
+    from planws import config, offer
+
+    cfg = config()
+    cfg["assumptions"]["interpolation"] = "monotone"
+    cfg["assumptions"]["reliability"]["published"] = {"platinum": 1.0, "gold": 1.0, "silver": 1.0, "bronze": 1.0, "underperform": 1.0}
+    cfg["workload"]["cached_input_share"] = 0.25
+    cfg["workload"]["peak_factor"] = 3
+    cfg["horizon"] = {"months": 12, "renewal": "basis"}
+    cfg["plan"].update({"cvar_alpha": 0.9, "cvar_weight": 0.0, "unserved_penalty_per_task": 1.0})
+    offers = [
+        offer("commit", gpus=8, max_gpus=800, gpu_hour=4.0, node_gpus=8,
+              pricing={"commit_options": [{"gpus": 64, "term_months": 12, "gpu_hour": 3.5}]},
+              operator={"published_tier": "gold"}),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 400}, service={"preemptible": True}),
+        offer("tokens", per_mtok={"input": 0.5, "output": 2.0, "cached_input": 0.25},
+              service={"rate_limits": {"requests_per_minute": 5000, "output_tokens_per_minute": 5_000_000}},
+              performance={"interactivity": 100, "ttft_s": 1.0}),
+    ]
+    return cfg, offers
+
+
+@settings(max_examples=max(10, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_fuzz_one_field_of_this_rounds_inputs(tmp_path_factory, data):
+    """Any value in a new field is a located error or a plan: exit 0 or 2, never a crash or a hang."""
+    from planws import write
+
+    cfg, offers = round_two_workspace()
+    documents = {"procure.yaml": cfg, **{o["id"]: o for o in offers}}
+    target = data.draw(st.sampled_from(sorted(documents)))
+    document = documents[target]
+    new_fields = ("demand", "plan", "horizon", "assumptions", "workload", "pricing", "service", "performance", "operator")
+    candidates = [p for p in paths(document)[1:] if p[0] in new_fields]
+    path = data.draw(st.sampled_from(candidates))
+    original = document
+    for part in path:
+        original = original[part]  # type: ignore[index]
+    mutated = replaced(document, path, data.draw(st.one_of(similar(original), values)))
+    if target == "procure.yaml":
+        cfg = mutated  # type: ignore[assignment]
+    else:
+        offers = [mutated if o["id"] == target else o for o in offers]  # type: ignore[misc]
+    ws = write(tmp_path_factory.mktemp("fuzz-round") / "ws", cfg, offers)
+    result = run("validate", "-w", ws)
+    assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception), target, path)
+    assert isinstance(result.exception, (SystemExit, type(None))), (repr(result.exception), target, path)
+    if result.exit_code == 0:
+        for args in (("compare", "--format", "json"), ("plan", "--format", "json")):
+            done = run(*args, "-w", ws)
+            assert done.exit_code in (0, 2), (args, done.exit_code, repr(done.exception), target, path)
+            assert "Traceback" not in done.stdout + done.stderr
