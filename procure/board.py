@@ -12,8 +12,10 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from procure.costing import HOURS_PER_MONTH
 from procure.evaluate import Evaluation, OfferRecord
 from procure.hedging import HedgePlan
+from procure.plan import PlanResult
 from procure.position import Position
 from procure.render.text import cash, clip
 from procure.scenarios import Case, ScenarioRow, scenario_rows
@@ -34,6 +36,28 @@ class TermSheet(BaseModel):
     cash_at_signing: float | None = Field(description="prepayment and one-off fees due in month 0")
     delivery: date | None
     exit_terms: str
+
+
+class PlanTerm(BaseModel):
+    """One line of the portfolio's term sheet, as the board reads it: vendor, capacity, months, price, money bound."""
+
+    vendor: str
+    role: str = Field(description="'commit' or 'pay as used'")
+    gpus: int | None = Field(description="commit: GPUs committed; pay as used: the most GPUs used in any scenario-month")
+    nodes: int | None
+    months: str = Field(description="'1–12' for a commitment; 'as needed' for pay-as-used capacity")
+    price: str
+    total_commitment: float | None = Field(description="price x GPUs x 730 hours x term months; none for pay-as-used")
+
+
+class PlanAsk(BaseModel):
+    lines: list[PlanTerm]
+    total_commitment: float
+    expected_per_task: float | None
+    single_vendor: str | None = Field(description="the best single offer's vendor")
+    single_per_task: float | None
+    saving_share: float | None = Field(description="share below the best single offer")
+    statement: str = Field(description="the saving against the best single offer, or why a single offer is the plan")
 
 
 class AgainstToday(BaseModel):
@@ -86,6 +110,7 @@ class BoardMemo(BaseModel):
     risks: list[Risk]
     hedge: HedgeAsk
     glossary: list[str]
+    plan: PlanAsk | None = None
 
 
 def _per_k(value: float | None) -> str:
@@ -317,7 +342,71 @@ GLOSSARY = [
 ]
 
 
-def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str) -> BoardMemo:
+def _months(line_start: int | None, line_end: int | None) -> str:
+    return "as needed" if line_start is None else f"{line_start}–{line_end}"
+
+
+def _with(vendors: list[str]) -> str:
+    names = [clip(v, 40) for v in dict.fromkeys(vendors)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
+    """The headline and term sheet when the recommendation is the plan: each commitment at the plan's price,
+    committed for its whole term (price x GPUs x 730 hours x months, the rule of `commitment`)."""
+    cur = plan.currency
+    commits = sorted((line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor))
+    floats = [line for line in plan.plan if line.role == "pay_as_used"]
+    lines = []
+    for line in commits + floats:
+        if line.role == "commit":
+            total = (line.price or 0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0)
+            price = f"{line.price:.2f} per GPU-hour"
+        else:
+            total = None
+            price = f"{line.price * 1000:,.2f} per 1,000 tasks" if line.price_unit == "task" else f"{line.price:.2f} per GPU-hour"
+        lines.append(PlanTerm(
+            vendor=line.vendor, role="commit" if line.role == "commit" else "pay as used", gpus=line.gpus,
+            nodes=-(-line.gpus // 8) if line.gpus and line.role == "commit" else None,
+            months=_months(line.start_month, line.end_month), price=price, total_commitment=total,
+        ))
+    single = plan.single_best
+    single_vendor = single.plan[0].vendor if single.plan else None
+    offers = {line.offer for line in plan.plan}
+    expected = plan.expected_cost_per_task
+    if len(offers) == 1 and single.offer in offers:
+        statement = (
+            f"A single offer is the plan: no mix of commitments and pay-as-used capacity costs less per task "
+            f"over the {plan.demand.scenarios:,} demand scenarios than {clip(single_vendor or '', 40)} alone."
+        )
+    elif single.expected_cost_per_task is not None and plan.saving_share is not None:
+        statement = (
+            f"Expected {_per_k(expected)} {cur} per 1,000 tasks over the {plan.demand.scenarios:,} demand scenarios, "
+            f"{abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer "
+            f"({clip(single_vendor or '', 40)} alone, {_per_k(single.expected_cost_per_task)})."
+        )
+    else:
+        statement = f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
+    parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for months {c.start_month}–{c.end_month}" for c in commits]
+    if parts:
+        parts[1:] = [p.replace(" B200 GPUs", "", 1) for p in parts[1:]]
+        what = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+        what += ", pay-as-used capacity for peaks" if floats else ""
+    else:
+        what = f"pay-as-used capacity only ({_with([f.vendor for f in floats])})"
+    total = sum(x.total_commitment or 0 for x in lines)
+    if len(offers) == 1 and single.offer in offers:
+        headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."
+    else:
+        saving = f", {abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer" if plan.saving_share is not None else ""
+        headline = f"Approve a portfolio: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected{saving}."
+    return headline, PlanAsk(
+        lines=lines, total_commitment=total, expected_per_task=expected, single_vendor=single_vendor,
+        single_per_task=single.expected_cost_per_task, saving_share=plan.saving_share, statement=statement,
+    )
+
+
+def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None = None) -> BoardMemo:
     """The memo for the recommended offer; without one, the reasons no offer can be recommended."""
     cur = ev.currency
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
@@ -332,6 +421,9 @@ def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hed
     commit = f", {cash(terms.total_commitment, cur)}" if terms.total_commitment else ""
     cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else "")
     headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
+    ask = None
+    if plan is not None and plan.plan:
+        headline, ask = plan_ask(plan)  # the plan over the demand scenarios is the recommendation
     tasks = ev.workload.tasks_per_month
     today = _today(position, leader, tasks)
     options = []
@@ -354,6 +446,7 @@ def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hed
     return BoardMemo(
         currency=cur, offer=leader.id, headline=headline, terms=terms, today=today, options=options, near_tie=near_tie,
         scenarios=rows, scenario_note=note, risks=_risks(leader, ev, rows, hedge, today, runner), hedge=_hedge_ask(hedge, hedge_missing), glossary=GLOSSARY,
+        plan=ask,
     )
 
 

@@ -16,18 +16,70 @@ AS_OF = date(2026, 11, 29)
 
 
 @pytest.fixture(scope="module")
-def memo():
+def extras():
     ws = load_workspace(ROOT)
     ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
-    return gather_extras(ws, ev, inputs, board=True).memo, ev
+    return gather_extras(ws, ev, inputs, board=True), ev
 
 
-def test_headline_states_the_decision_requested(memo):
-    m, ev = memo
+@pytest.fixture(scope="module")
+def memo(extras):
+    found, ev = extras
+    return found.memo, ev
+
+
+def test_headline_without_a_plan_asks_for_the_single_offer(extras):
+    """Without `demand:` the memo asks for the recommended offer's commitment."""
+    from procure.board import board_memo
+
+    found, ev = extras
+    m = board_memo(ev, found.cases, found.position, found.hedge, found.hedge_missing, None)
     # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; 0.0064274 per task -> 6.43 per 1,000
     keel = ev.offer("keel-b200-mc").metrics
     assert m.headline == f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD, at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
+    assert m.plan is None
+
+
+def test_headline_asks_for_the_plan_when_there_is_one(extras):
+    """The example plans a portfolio: Petrel Cloud 224 GPUs at 5.10 for months 1-12, Keel Systems 256 at 4.85
+    for months 13-24, pay-as-used capacity above them."""
+    found, _ = extras
+    m, plan = found.memo, found.plan
+    commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: x.start_month)
+    assert [(x.vendor, x.gpus, x.price, x.start_month, x.end_month) for x in commits] == [("Petrel Cloud", 224, 5.10, 1, 12), ("Keel Systems", 256, 4.85, 13, 24)]
+    # 224 x 5.10 x 730 h x 12 = 10,007,424; 256 x 4.85 x 730 x 12 = 10,876,416; together 20,883,840 -> 20.9 M USD
+    lines = m.plan.lines
+    assert [(x.vendor, x.role, x.gpus, x.nodes, x.months) for x in lines[:2]] == [("Petrel Cloud", "commit", 224, 28, "1–12"), ("Keel Systems", "commit", 256, 32, "13–24")]
+    assert lines[0].total_commitment == pytest.approx(10_007_424) and lines[1].total_commitment == pytest.approx(10_876_416)
+    assert all(x.role == "pay as used" and x.total_commitment is None for x in lines[2:])
+    assert m.plan.total_commitment == pytest.approx(20_883_840)
+    # The saving against the best single offer: (single - plan) / single, e.g. (10.01 - 7.24) / 10.01 = 27.6%
+    share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
+    assert m.plan.saving_share == pytest.approx(share) and share > 0
+    expected = f"{plan.expected_cost_per_task * 1000:.2f}"
+    assert m.headline == (
+        "Approve a portfolio: 224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, "
+        f"pay-as-used capacity for peaks; 20.9 M USD committed, {expected} USD per 1,000 tasks expected, {share:.1%} below the best single offer."
+    )
+    assert m.plan.statement.endswith(f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f}).")
+
+
+def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
+    """When the plan's lines are all one offer (here: the best single offer's own plan), the memo says so and why."""
+    from procure.board import plan_ask
+
+    found, _ = extras
+    single = found.plan.model_copy(deep=True)
+    single.plan = single.single_best.plan
+    single.expected_cost_per_task = single.single_best.expected_cost_per_task
+    single.saving_share = 0.0
+    headline, ask = plan_ask(single)
+    # Petrel: 224 x 5.10 x 730 x 12 = 10,007,424 and 680 x 5.10 x 730 x 12 = 30,379,680; 40,387,104 -> 40.4 M USD
+    assert ask.total_commitment == pytest.approx(40_387_104)
+    assert headline.startswith("Approve the plan, a single offer: 224 B200 GPUs with Petrel Cloud for months 1–12 and 680 with Petrel Cloud for months 13–24")
+    assert "40.4 M USD committed" in headline
+    assert ask.statement == "A single offer is the plan: no mix of commitments and pay-as-used capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
 
 
 def test_saving_against_today_uses_our_recorded_cost(memo):

@@ -208,7 +208,7 @@ def test_board_paper_is_a_two_page_memo_in_plain_words(tmp_path):
     reader, text = pdf_text(out)
     flat = " ".join(text.split())
     assert len(reader.pages) == 2
-    assert flat.startswith("DECISION MEMO") or "Approve a 12-month commitment" in reader.pages[0].extract_text()
+    assert "Approve a portfolio" in " ".join(reader.pages[0].extract_text().split())  # the example has demand: the plan is the ask
     for part in ("Term sheet", "Against today", "The options", "Scenarios", "Risk register", "Price hedge", "Yes / No"):
         assert part in flat, part
     for jargon in ("h*", "R²", "R2 ", "sigma", "P10", "P90", "tok/s"):
