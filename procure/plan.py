@@ -724,7 +724,7 @@ def plan_lines(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_
 
 
 def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[ScenarioRow]:
-    """Low, base and high (P10, P50, P90 of total demand, or each explicit path), and the worst 10% by cost per task."""
+    """Low, base and high (the lowest, middle and highest third of sampled paths by total demand, or each explicit path), and the worst 10% by cost per task."""
     pv_cost = out.spend @ delta
     pv_tasks = out.served @ delta
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -746,10 +746,11 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
 
     rows: list[ScenarioRow] = []
     if scen.sampled:
-        total = scen.demand.sum(axis=1)
-        order = np.argsort(total, kind="stable")
-        for name, q in (("low", 0.1), ("base", 0.5), ("high", 0.9)):
-            rows.append(row(name, np.array([order[min(int(q * scen.count), scen.count - 1)]])))
+        # Thirds of the sampled paths by total demand: each row is a third of the probability, so a
+        # reader sees what a low, a middle and a high outcome cost, not one path of 500.
+        order = np.argsort(scen.demand.sum(axis=1), kind="stable")
+        for name, third in zip(("low", "base", "high"), np.array_split(order, 3)):
+            rows.append(row(name, third))
     else:
         rows += [row(name, np.array([i])) for i, name in enumerate(scen.names)]
     # The worst 10%: the scenarios with the highest cost per task, up to a tenth of the probability.

@@ -92,6 +92,24 @@ def test_the_scenario_table_names_each_path_and_the_worst_tenth(tmp_path):
     assert rows["worst 10%"].cost_per_task == pytest.approx(rows["high"].cost_per_task)
 
 
+def test_sampled_paths_are_shown_as_thirds_of_the_probability(tmp_path):
+    # 300 sampled paths split into the lowest, middle and highest 100 by total demand: each row carries
+    # probability 100/300, and the three rows' probability-weighted demand adds back to the mean demand
+    # over all 300 paths (computed here from the paths themselves, not from the rows).
+    from procure.demand import scenarios
+
+    cfg, offers = newsvendor(4.0, 6.0)
+    cfg["demand"] = {"months": 12, "start": 150 * 788_400, "growth": 0.0, "volatility": 0.3, "scenarios": 300}
+    root = write(tmp_path, cfg, offers)
+    result = make_plan(load_workspace(root), AS_OF)
+    rows = {r.name: r for r in result.scenarios}
+    assert [rows[n].probability for n in ("low", "base", "high")] == [pytest.approx(1 / 3)] * 3
+    assert rows["low"].demand_per_month < rows["base"].demand_per_month < rows["high"].demand_per_month
+    paths = scenarios(load_workspace(root).config).demand
+    weighted = sum(rows[n].probability * rows[n].demand_per_month for n in ("low", "base", "high"))
+    assert weighted == pytest.approx(paths.mean(), rel=1e-9)
+
+
 def test_monthly_spend_risk(tmp_path):
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
     low, high = 400 * 730, 1000 * 730  # monthly spend in each path
