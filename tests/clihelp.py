@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner, Result
@@ -25,3 +28,36 @@ def assert_error(result: Result, *needles: str) -> str:
     for needle in needles:
         assert needle in result.stderr, (needle, result.stderr[-2000:])
     return result.stderr
+
+
+def run_on_terminal(args: list[str | Path], timeout: float = 120, **env: str) -> tuple[int, bytes, bytes]:
+    """procure in a subprocess, standard output a pipe and standard error a pseudo-terminal: (exit, stdout, stderr)."""
+    import pytest
+
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM", "COLUMNS")}
+    environment.update(TERM="xterm", **env)
+    proc = subprocess.Popen([sys.executable, "-m", "procure", *map(str, args)], stdout=subprocess.PIPE, stderr=slave, env=environment)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        err += chunk
+    out, _ = proc.communicate(timeout=timeout)
+    os.close(master)
+    return proc.returncode, out, err
+
+
+def edit(ws: Path, name: str, old: str, new: str) -> int:
+    """Replace text in a workspace file; returns the 1-based line where it was."""
+    path = ws / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (name, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return text[: text.index(old)].count("\n") + 1

@@ -7,13 +7,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, run, run_on_terminal
 
 BANDS = ("p10", "p50", "p90", "prob_cheapest")
 
@@ -177,26 +175,8 @@ def test_bad_distribution_exits_2_with_its_line(workspace_copy):
 
 
 def run_with_terminal_stderr(ws: Path, fmt: str) -> tuple[int, bytes, bytes]:
-    """procure in a subprocess, stdout a pipe and stderr a pseudo-terminal: (exit, stdout, stderr)."""
-    pty = pytest.importorskip("pty")
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM", "COLUMNS")}
-    env["TERM"] = "xterm"
-    cmd = [sys.executable, "-m", "procure", "compare", "-w", str(ws), "--as-of", AS_OF, "--uncertainty", "--draws", "20000", "-f", fmt]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    err = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        err += chunk
-    out, _ = proc.communicate(timeout=120)
-    os.close(master)
-    return proc.returncode, out, err
+    return run_on_terminal(["compare", "-w", ws, "--as-of", AS_OF, "--uncertainty", "--draws", "20000", "-f", fmt])
+
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")

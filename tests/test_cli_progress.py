@@ -9,31 +9,14 @@ import subprocess
 import sys
 
 import pytest
-from clihelp import AS_OF
+from clihelp import AS_OF, run_on_terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 
 
 def run_with_terminal_stderr(args: list[str], after: str) -> tuple[int, bytes, bytes]:
-    """procure in a subprocess: stdout a pipe, stderr a pseudo-terminal."""
-    pty = pytest.importorskip("pty")
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS")}
-    env.update(TERM="xterm", PROCURE_PROGRESS_AFTER=after)
-    proc = subprocess.Popen([sys.executable, "-m", "procure", *args], stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    err = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        err += chunk
-    out, _ = proc.communicate(timeout=120)
-    os.close(master)
-    return proc.returncode, out, err
+    return run_on_terminal(args, PROCURE_PROGRESS_AFTER=after)
+
 
 
 def test_a_slow_command_shows_a_spinner_on_the_terminal_only(data_dir):

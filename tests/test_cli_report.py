@@ -5,7 +5,7 @@ import re
 
 import pypdf
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, run, run_on_terminal
 
 pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
 
@@ -156,35 +156,9 @@ def test_vendor_markup_is_never_fetched_in_pdf(hostile, tmp_path, monkeypatch):
 # --- progress: stages on a terminal, nothing when piped -------------------------------------------
 
 
-def _report_with_terminal_stderr(ws, out) -> tuple[int, bytes]:
-    """procure report in a subprocess whose standard error is a pseudo-terminal: (exit, stderr)."""
-    import os
-    import subprocess
-    import sys
-
-    pty = pytest.importorskip("pty")
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS")}
-    env["TERM"] = "xterm"
-    cmd = [sys.executable, "-m", "procure", "report", "--board", "-w", str(ws), "--as-of", AS_OF, "--out", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    err = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        err += chunk
-    proc.communicate(timeout=300)
-    os.close(master)
-    return proc.returncode, err
-
 
 def test_report_shows_its_stages_on_a_terminal(data_dir, tmp_path):
-    code, err = _report_with_terminal_stderr(data_dir / "basic", tmp_path / "board.pdf")
+    code, _, err = run_on_terminal(["report", "--board", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", tmp_path / "board.pdf"], timeout=300)
     assert code == 0
     for stage in (b"loading the workspace", b"drawing charts", b"laying out pages", b"pages"):
         assert stage in err, stage

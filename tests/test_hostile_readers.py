@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, assert_error, run
+from clihelp import AS_OF, assert_error, edit, run
 
 from procure import textsafe
 from procure.render import text as render_text
@@ -28,13 +28,6 @@ OFFER = "offers/alpha.yaml"
 ESC = "\x1b"
 RLO = "\u202e"
 
-
-def edit(ws: Path, name: str, old: str, new: str) -> int:
-    path = ws / name
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (name, old)
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return text[: text.index(old)].count("\n") + 1
 
 
 def yaml_string(value: str) -> str:

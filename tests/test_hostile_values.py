@@ -18,21 +18,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from clihelp import AS_OF, assert_error, run
+from clihelp import AS_OF, assert_error, edit, run
 
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"
 OFFER = "offers/alpha.yaml"
 CONFIG = "procure.yaml"
 
-
-def edit(ws: Path, name: str, old: str, new: str) -> int:
-    """Replace text in a workspace file; returns the 1-based line where it was."""
-    path = ws / name
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (name, old)
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return text[: text.index(old)].count("\n") + 1
 
 
 def cli(*args: str | Path, timeout: float = 20.0, env: dict | None = None) -> subprocess.CompletedProcess | None:
