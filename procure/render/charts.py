@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from procure.evaluate import Evaluation, OfferRecord
@@ -206,6 +207,23 @@ def cost_breakdown(ev: Evaluation) -> str:
     return to_svg(fig, "cost-breakdown")
 
 
+def _frontier_line(points: Sequence[Sequence[float]], method: str) -> tuple[list[float], list[float]]:
+    """The frontier as the cost model reads it between points (the evaluation's interpolation method),
+    so the line a reader sees at the target is the figure used; the measured points are drawn apart."""
+    from procure.performance import interpolate, pareto_frontier
+
+    frontier = pareto_frontier(points)
+    fx = [p[0] for p in frontier]
+    fy = [p[1] for p in frontier]
+    xs, ys = [fx[0]], [fy[0]]
+    for left, right in zip(fx, fx[1:]):
+        for k in range(1, 25):
+            x = left + (right - left) * k / 24
+            xs.append(x)
+            ys.append(interpolate(fx, fy, x, method))
+    return xs, ys
+
+
 def throughput_frontiers(ev: Evaluation) -> str:
     """Each frontier (output tok/s per GPU against tok/s per user) with the value used at the target.
 
@@ -225,13 +243,13 @@ def throughput_frontiers(ev: Evaluation) -> str:
     target = ev.workload.interactivity
     labels: list[tuple[float, str, str]] = []
     for i, (points, offers) in enumerate(groups.items()):
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
+        xs, ys = _frontier_line(points, ev.assumptions.interpolation)
         first = next((o for o in offers if o.id == leader), next((o for o in offers if o.acceptable), offers[0]))
         colour = _offer_colour(first, leader, SERIES[i % len(SERIES)])
         acceptable = any(o.acceptable for o in offers)
         names = ", ".join(_short(o.vendor, 32) + ("" if o.acceptable else " (not acceptable)") for o in offers)
-        ax.plot(xs, ys, "-" if acceptable else ":", color=colour, linewidth=1.6 if first.id == leader else 1.1, marker=MARKERS[i % len(MARKERS)], markersize=3, label=_wrap(names, 60, 2))
+        ax.plot(xs, ys, "-" if acceptable else ":", color=colour, linewidth=1.6 if first.id == leader else 1.1, label=_wrap(names, 60, 2))
+        ax.plot([p[0] for p in points], [p[1] for p in points], MARKERS[i % len(MARKERS)], color=colour, markersize=3)
         value = first.metrics["throughput"]
         if value is not None:
             ax.plot([target], [value], MARKERS[i % len(MARKERS)], color=colour, markersize=5.5, markeredgecolor="white")
