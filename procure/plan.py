@@ -272,6 +272,15 @@ def _token_cap(offer: Offer, output_tokens: int, success_rate: float) -> float:
     return min(caps) * success_rate if caps else math.inf
 
 
+def _unit_terms(units: list[Unit], n0: int, coefs: np.ndarray, rows: list, cols: list, values: list) -> None:
+    """Append, for each commitment unit, its coefficient on its node count in every month it covers."""
+    for j, u in enumerate(units):
+        months = np.arange(u.first, u.last + 1)
+        rows.append(months)
+        cols.append(np.full(len(months), n0 + j))
+        values.append(np.full(len(months), coefs[j]))
+
+
 def _units(cands: list[Candidate], months: int) -> list[Unit]:
     """Each commit in blocks of its term: a term shorter than the horizon is re-decided at each renewal."""
     units = []
@@ -432,11 +441,7 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
 
     # (a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
-    for j, u in enumerate(units):
-        months = np.arange(u.first, u.last + 1)
-        r_list.append(months)
-        c_list.append(np.full(len(months), n0 + j))
-        v_list.append(np.full(len(months), -unit_tasks[j]))
+    _unit_terms(units, n0, -unit_tasks, r_list, c_list, v_list)
     model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), H, 0.0, 0.0, "committed capacity")
 
     # (b) every scenario-month served: cap_m + sum_p z_psm (+ u_sm) >= D_sm
@@ -507,11 +512,7 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
         lb[eta] = -np.inf
         # (h) monthly spend of the commitments and fixed costs: k_m = sum cost_u n_u + sum fixed_i y_i
         rr, cc, vv = [np.arange(H)], [k0 + np.arange(H)], [np.ones(H)]
-        for j2, u in enumerate(units):
-            months = np.arange(u.first, u.last + 1)
-            rr.append(months)
-            cc.append(np.full(len(months), n0 + j2))
-            vv.append(np.full(len(months), -unit_cost[j2]))
+        _unit_terms(units, n0, -unit_cost, rr, cc, vv)
         for i in range(I):
             rr.append(np.arange(H))
             cc.append(np.full(H, y0 + i))
