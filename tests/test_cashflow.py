@@ -534,18 +534,26 @@ def test_commitment_with_a_ramp_counts_only_the_committed_gpus(cf):
     assert plan.total_commitment == pytest.approx(expected)
 
 
-def test_per_token_one_off_fee_is_counted_once(cf):
+def per_token_kilo(cf: Path, fees: str, serving_stack: str | None = None, extra: str = "") -> None:
+    """kilo: hotel billed by tokens (10 per million output tokens, no input charge), 12-month term, the
+    given fee lines, a million tasks a month; the serving stack stays with the buyer unless told."""
     edit(cf / "procure.yaml", "  utilization: 1.0\n", "  utilization: 1.0\n  tasks_per_month: 1000000\n")
-    (cf / "offers" / "kilo.yaml").write_text(
+    text = (
         (cf / "offers" / "hotel.yaml").read_text()
         .replace("id: hotel", "id: kilo")
         .replace("gpus: 100\n", "")
         .replace("term_months: 6", "term_months: 12")
-        .replace("  gpu_hour: 3.00\n", "  per_mtok: {input: 0.0, output: 10.0}\n  fees:\n    - {name: onboarding, once: 12000}\n")
+        .replace("  gpu_hour: 3.00\n", "  per_mtok: {input: 0.0, output: 10.0}\n  fees:\n" + fees)
         .replace("kind: managed_cluster", "kind: managed_serving")
-        .replace("  serving_stack: customer", "  serving_stack: provider")
         .replace("  points: [[100, 100]]\n  points_source: measured\n", "  quality_pass_rate: 1.0\n")
     )
+    if serving_stack is not None:
+        text = text.replace("  serving_stack: customer", f"  serving_stack: {serving_stack}")
+    (cf / "offers" / "kilo.yaml").write_text(text + extra)
+
+
+def test_per_token_one_off_fee_is_counted_once(cf):
+    per_token_kilo(cf, "    - {name: onboarding, once: 12000}\n", serving_stack="provider")
     plan = plan_of(cf, "kilo", 12)
     # 3,600 output tokens x 10 per million = 0.036 a task x 1,000,000 tasks = 36,000 a month; 12,000 once
     assert plan.months[0].total == pytest.approx(12_000)
@@ -559,17 +567,7 @@ def test_per_token_escalator_moves_the_token_charges_not_the_fees_or_the_staff(c
     # for tokens: months 1-12 rent 36,000, fees 3,000, staff 10,000 = 49,000; months 13-24 rent
     # 36,000 x 1.10 = 39,600, fees and staff unchanged = 52,600 (escalating the whole cost per task would
     # say 1.10 x 49,000 = 53,900).
-    edit(cf / "procure.yaml", "  utilization: 1.0\n", "  utilization: 1.0\n  tasks_per_month: 1000000\n")
-    (cf / "offers" / "kilo.yaml").write_text(
-        (cf / "offers" / "hotel.yaml").read_text()
-        .replace("id: hotel", "id: kilo")
-        .replace("gpus: 100\n", "")
-        .replace("term_months: 6", "term_months: 12")
-        .replace("  gpu_hour: 3.00\n", "  per_mtok: {input: 0.0, output: 10.0}\n  fees:\n    - {name: onboarding, once: 12000}\n    - {name: support, monthly: 3000}\n")
-        .replace("kind: managed_cluster", "kind: managed_serving")
-        .replace("  points: [[100, 100]]\n  points_source: measured\n", "  quality_pass_rate: 1.0\n")
-        + "contract:\n  escalator: 0.10\n"
-    )
+    per_token_kilo(cf, "    - {name: onboarding, once: 12000}\n    - {name: support, monthly: 3000}\n", extra="contract:\n  escalator: 0.10\n")
     plan = plan_of(cf, "kilo", 24)
     assert plan.months[0].total == pytest.approx(12_000)
     assert [v for f in plan.months[1:13] for v in (f.rent, f.fees, f.staff)] == pytest.approx([36_000, 3_000, 10_000] * 12)
