@@ -16,7 +16,7 @@ from procure.costing import HOURS_PER_MONTH
 from procure.evaluate import Evaluation, OfferRecord
 from procure.hedging import ExposureMonth, HedgePlan, build_ladder
 from procure.models import HedgeConfig
-from procure.plan import DEMAND_SHIFTS, PlanCase, PlanResult
+from procure.plan import DEMAND_SHIFTS, PRICE_CASE, PlanCase, PlanLine, PlanResult
 from procure.position import Position
 from procure.render.text import cash, clip
 from procure.scenarios import Case, ScenarioRow, scenario_rows
@@ -84,7 +84,6 @@ class OptionRow(BaseModel):
     pros: str
     cons: str
     scenarios_per_task: float | None = Field(None, description="expected cost over the plan's demand scenarios (the plan's lines, or the offer alone)")
-    lines: str = Field("", description="the plan row: its lines in a few words")
 
 
 class PlanCaseRow(BaseModel):
@@ -384,7 +383,7 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     lines = []
     for line in commits + floats:
         if line.role == "commit":
-            total = (line.price or 0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0)
+            total = _line_commitment(line)
             price = f"{line.price:.2f} per GPU-hour"
         else:
             total = None
@@ -520,11 +519,12 @@ def _near_tie(ev: Evaluation) -> str | None:
 
 # --- the memo when the plan is the ask ------------------------------------------------------------
 
+SINGLE_CASE = {"Demand as planned": "Demand as stated", "Market prices +20%": "Index +20%"}  # the single-offer case that matches a plan case
 CASE_WORDS = {"low": "Lowest third of the paths", "base": "Middle third", "high": "Highest third", "worst 10%": "Worst 10% of paths (cost per task)"}
-PRICE_MOVE = 0.2  # the price stress: market prices 20% higher, as the hedging stress moves the index
+PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
 
 
-def _line_commitment(line) -> float:  # type: ignore[no-untyped-def]
+def _line_commitment(line: PlanLine) -> float:
     """A commit line's commitment, the term sheet's rule: price x GPUs x 730 hours x term months."""
     return (line.price or 0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0)
 
@@ -547,11 +547,8 @@ def _plan_today(position: Position | None, plan: PlanResult) -> AgainstToday | N
 
 
 def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
-    commits = [x for x in ask.lines if x.role == "commit"]
+    """The plan as the options' first row, costed over the demand scenarios as each single offer is beside it."""
     floats = [x for x in ask.lines if x.role != "commit"]
-    words = "; ".join(f"{clip(x.vendor, 30)} months {x.months}" for x in commits)
-    if floats:
-        words += ("; " if words else "") + "pay as used: " + _with([x.vendor for x in floats])
     offers = [ev.offer(line.offer) for line in plan.plan]
     bases = list(dict.fromkeys(BASIS_WORDS.get(o.pricing_basis, o.pricing_basis) for o, line in zip(offers, plan.plan) if line.role == "commit"))
     evidence = list(dict.fromkeys(EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits" for o in offers))
@@ -570,7 +567,7 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     return OptionRow(
         offer="", vendor="Recommended portfolio", rank=0, price_basis=", ".join(bases + (["as used"] if floats else [])),
         evidence="see below" if len(evidence) > 1 else evidence[0], operator="see the offers below", commitment=ask.total_commitment, snapshot_per_task=None, horizon_per_task=None,
-        pros="; ".join(pros), cons="; ".join(cons), scenarios_per_task=plan.expected_cost_per_task, lines=words,
+        pros="; ".join(pros), cons="; ".join(cons), scenarios_per_task=plan.expected_cost_per_task,
     )
 
 
@@ -580,7 +577,7 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
     singles = {r.name: r for r in rows}
     months = plan.demand.months
     found = []
-    shifts = {name for _, name in DEMAND_SHIFTS}
+    shifts = {name for _, name in DEMAND_SHIFTS} | {PRICE_CASE[1]}
 
     def label(name: str) -> str:
         if name in shifts or name == "worst 10%" or plan.demand.sampled:
@@ -588,7 +585,7 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
         return f"Path: {name}"  # an explicit demand path of procure.yaml, by its own name
 
     for case in plan.stress.cases:
-        single = singles.get("Demand as stated" if case.name == "Demand as planned" else case.name)
+        single = singles.get(SINGLE_CASE.get(case.name, case.name))
         found.append(PlanCaseRow(
             name=label(case.name), probability=case.probability, cost_per_task=case.cost_per_task, monthly_spend=case.monthly_spend,
             unused_monthly=case.unused_commitment / months, pay_as_used_share=case.pay_as_used_share, unserved_share=case.unserved_share,
@@ -597,7 +594,7 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
     short = [c for c in plan.stress.cases if c.unserved_share >= 0.0005]
     note = (
         f"The plan held fixed over {months} months: commitments paid whatever the demand, pay-as-used capacity for the rest. "
-        f"The first four lines scale all {plan.demand.scenarios:,} demand paths; the others are parts of them. "
+        f"The first four lines scale all {plan.demand.scenarios:,} demand paths, the fifth raises pay-as-used and index-linked prices; the others are parts of the paths. "
         "Cheapest single offer: all offers re-evaluated at today's volume with the same change."
     )
     if short:
@@ -694,10 +691,11 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
     ))
     hours, rent, task_rent = _plan_floating(plan, ev)
     floating = sum(rent) + task_rent
+    dearer = next(c for c in st.cases if c.name == PRICE_CASE[1])
     risks.append(Risk(
         risk="Market prices rise 20% (pay-as-used, index-linked)",
         likelihood="medium",
-        impact=PRICE_MOVE * floating if floating else None,
+        impact=dearer.total_spend - _as_planned(plan).total_spend if floating else None,
         impact_basis=f"20% of {cash(floating, cur)} at market prices over {months} months" if floating else "nothing in the plan is priced at the market",
         mitigation="the hedge below covers the GPU-hour part" if hedge_asked else ("commitments at fixed prices; agree pay-as-used prices for the term" if floating else "fixed prices throughout"),
         owner="Treasury",
@@ -712,6 +710,16 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
         mitigation="commit to the base load, peaks pay-as-used; resize at renewal",
         owner="Head of product",
     ))
+    if st.claims_low_end is not None:
+        claimed = _with([line.vendor for line in plan.plan if ev.offer(line.offer).points_source == "vendor_claim"])
+        risks.append(Risk(
+            risk=f"Throughput below the vendor's claim ({claimed})",
+            likelihood="medium",
+            impact=st.claims_low_end,
+            impact_basis=f"{months} months at the low end of the claim (×{st.claims_factor:g}), the shortfall bought pay-as-used",
+            mitigation="acceptance test on our workload before the commitment starts",
+            owner="Head of infrastructure",
+        ))
     return risks
 
 

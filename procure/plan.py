@@ -31,6 +31,7 @@ from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
 from procure.evaluate import CostInputs, Evaluation, OfferRecord, evaluate_with_inputs
 from procure.models import Offer, PlanConfig
+from procure.scenarios import claim_low_end
 from procure.workspace import Workspace
 
 # Node counts tried per term block for a single offer (beyond it, evenly spaced counts: memory stays bounded).
@@ -139,9 +140,11 @@ class VendorStress(BaseModel):
 
 
 class PlanStress(BaseModel):
-    cases: list[PlanCase] = Field(description="demand -50%, -30%, as planned, +30%, then the low, base and high thirds (or each explicit path) and the worst 10%")
+    cases: list[PlanCase] = Field(description="demand -50%, -30%, as planned, +30%, market prices +20%, then the low, base and high thirds (or each explicit path) and the worst 10%")
     vendors: list[VendorStress]
     availability_point: float = Field(description="expected extra spend over the horizon if every GPU-hour serves one point fewer tasks (availability one point lower)")
+    claims_low_end: float | None = Field(None, description="expected extra spend over the horizon with vendor-claimed throughput at the low end of its range; null: no offer in the plan relies on a claim")
+    claims_factor: float = Field(1.0, description="the low end of the vendor-claim throughput factor (uncertainty.throughput.vendor_claim)")
     pay_as_used_gpu_hours: list[float] = Field(description="expected pay-as-used GPU-hours billed by the GPU-hour, by month")
     pay_as_used_gpu_hour_rent: list[float] = Field(description="expected rent for them at the price billed, by month")
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
@@ -812,7 +815,39 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
 # --- the fixed plan under changed inputs --------------------------------------------------------
 
 DEMAND_SHIFTS = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand as planned"), (0.3, "Demand +30%"))
+PRICE_CASE = (0.2, "Market prices +20%")  # pay-as-used rent and index-linked commitments, as the hedging stress moves the index
 AVAILABILITY_POINT = 0.01  # one point less availability: every GPU-hour serves 1% fewer tasks
+
+
+def _slower(cands: list[Candidate], units: list[Unit], keep: dict[int, float]) -> tuple[list[Candidate], list[Unit]]:
+    """The portfolio with candidate i's GPU-hours serving keep[i] of their tasks: commitments deliver less,
+    pay-as-used GPU-hours cost more per task (per-token prices do not change)."""
+    commits = {id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep.get(u.commit.offer, 1.0)) for u in units}
+    slow_units = [Unit(commits[id(u.commit)], u.first, u.last) for u in units]
+    slow = []
+    for i, c in enumerate(cands):
+        k = keep.get(i, 1.0)
+        if k != 1.0 and c.source is not None and c.source.price_unit == "gpu_hour":
+            c = replace(c, source=replace(c.source, price_per_task=c.source.price_per_task / k, cap_month=c.source.cap_month * k))
+        slow.append(c)
+    return slow, slow_units
+
+
+def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked: set[str]) -> tuple[list[Candidate], list[Unit]]:
+    """Market prices `move` higher: every pay-as-used rent and every index-linked commitment's rent."""
+    dear = []
+    for c in cands:
+        s = c.source
+        if s is not None:
+            rent_per_task = s.price if s.price_unit == "task" else (s.price * HOURS_PER_MONTH / s.tasks_per_gpu_month if s.tasks_per_gpu_month else 0.0)
+            c = replace(c, source=replace(s, price_per_task=s.price_per_task + move * rent_per_task))
+        dear.append(c)
+    commits = {}
+    for u in units:
+        cm = u.commit
+        rise = move * cm.price * cm.node_gpus * HOURS_PER_MONTH if cands[cm.offer].id in index_linked else 0.0
+        commits[id(cm)] = replace(cm, cost_node_month=cm.cost_node_month + rise)
+    return dear, [Unit(commits[id(u.commit)], u.first, u.last) for u in units]
 
 
 def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta: np.ndarray, cands: list[Candidate], pick: np.ndarray | None = None) -> PlanCase:
@@ -840,9 +875,13 @@ def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta:
     )
 
 
-def stress(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None, delta: np.ndarray) -> PlanStress:
+def stress(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None, delta: np.ndarray,
+    index_linked: set[str] | None = None, claims: set[str] | None = None, claims_factor: float = 1.0,
+) -> PlanStress:
     """The chosen portfolio held fixed and dispatched again (`dispatch`, the plan's own rule) with one input
-    changed: every demand path scaled, each committed vendor gone, availability one point lower."""
+    changed: every demand path scaled, market prices 20% higher, each committed vendor gone, availability one
+    point lower, vendor-claimed throughput at the low end of its range."""
     base = dispatch(cands, units, nodes, in_plan, scen, penalty)
     prob = scen.probability
     cases = []
@@ -850,6 +889,9 @@ def stress(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan
         shifted = scen if change == 0 else replace(scen, demand=scen.demand * (1 + change))
         out = base if change == 0 else dispatch(cands, units, nodes, in_plan, shifted, penalty)
         cases.append(case_figures(name, 1 + change, out, shifted, delta, cands))
+    move, name = PRICE_CASE
+    dear, dear_units = _dearer(cands, units, move, index_linked or set())
+    cases.append(case_figures(name, 1.0, dispatch(dear, dear_units, nodes, in_plan, scen, penalty), scen, delta, dear))
     cases += [case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)]
 
     def extra(out: Outcome) -> np.ndarray:
@@ -875,15 +917,14 @@ def stress(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan
             unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total,
         ))
 
-    keep = 1 - AVAILABILITY_POINT
-    slower = {id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep) for u in units}
-    slow_units = [Unit(slower[id(u.commit)], u.first, u.last) for u in units]
-    slow_cands = [
-        replace(c, source=replace(c.source, price_per_task=c.source.price_per_task / keep, cap_month=c.source.cap_month * keep))
-        if c.source is not None and c.source.price_unit == "gpu_hour" else c
-        for c in cands
-    ]
+    slow_cands, slow_units = _slower(cands, units, {i: 1 - AVAILABILITY_POINT for i in range(len(cands))})
     availability = float(extra(dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)).sum())
+    used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {cands[i].id for i, t in base.by_source.items() if t.max() > 0}
+    claimed = {i for i, c in enumerate(cands) if c.id in (claims or set()) and c.id in used}
+    claims_extra = None
+    if claimed and claims_factor < 1:
+        claim_cands, claim_units = _slower(cands, units, {i: claims_factor for i in claimed})
+        claims_extra = float(extra(dispatch(claim_cands, claim_units, nodes, in_plan, scen, penalty)).sum())
 
     hours = np.zeros(scen.months)
     gpu_hour_rent = np.zeros(scen.months)
@@ -900,7 +941,7 @@ def stress(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan
         else:
             task_rent += float(expected.sum()) * source.price
     return PlanStress(
-        cases=cases, vendors=vendors, availability_point=availability, pay_as_used_gpu_hours=[float(h) for h in hours],
+        cases=cases, vendors=vendors, availability_point=availability, claims_low_end=claims_extra, claims_factor=claims_factor, pay_as_used_gpu_hours=[float(h) for h in hours],
         pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent], pay_as_used_task_rent=task_rent,
     )
 
@@ -1113,7 +1154,11 @@ def make_plan(
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,
-        single_offers=alone, stress=stress(plan_cands, units, nodes, in_plan, scen, penalty, delta),
+        single_offers=alone,
+        stress=stress(
+            plan_cands, units, nodes, in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+            claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
+        ),
     )
 
 

@@ -257,7 +257,9 @@ def test_plan_scenarios_hold_the_portfolio_fixed(small_plan):
     assert rows["Demand +30%"].monthly_spend == pytest.approx(354_050)
     assert rows["Demand as planned"].cost_per_task == pytest.approx(255_500 / 118_260_000)
     assert rows["Demand as planned"].pay_as_used_share == pytest.approx(50 / 150)  # 0.5 x 100 of 150 GPU-months
-    assert [r.name for r in m.plan_cases][4:] == ["Path: low", "Path: high", "Worst 10% of paths (cost per task)"]  # the explicit paths, then the tail
+    # Market prices +20%: the on-demand rent 3.00 -> 3.60: 146,000 + 0.5 x 100 x 3.60 x 730 = 277,400
+    assert rows["Market prices +20%"].monthly_spend == pytest.approx(277_400)
+    assert [r.name for r in m.plan_cases][5:] == ["Path: low", "Path: high", "Worst 10% of paths (cost per task)"]  # the explicit paths, then the tail
 
 
 def planws_month() -> float:
@@ -313,3 +315,24 @@ def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
     ask = _plan_hedge(fixed, ev, None, "", None)
     assert not ask.ask and ask.question == "No hedge is needed."
     assert ask.detail.startswith("Every commitment in the plan is at a fixed price")
+
+
+def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
+    """"commit" states its throughput as a vendor claim whose low end is 0.8: its 100 committed GPUs serve 80
+    GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
+    from procure.board import _plan_risks
+    from procure.evaluate import evaluate
+    from procure.plan import make_plan
+    from tests import planws
+
+    cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 0.9, 1.0]}}})
+    offers = [
+        planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, performance={"points_source": "vendor_claim"}),
+        planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
+    ws = load_workspace(planws.write(tmp_path, cfg, offers))
+    plan = make_plan(ws, AS_OF)
+    assert [(x.offer, x.gpus) for x in plan.plan if x.role == "commit"] == [("commit", 100)]
+    row = next(r for r in _plan_risks(plan, evaluate(ws, AS_OF), False) if r.risk.startswith("Throughput below"))
+    assert row.risk == "Throughput below the vendor's claim (Vendor commit)"
+    assert row.impact == pytest.approx(12 * 43_800)
