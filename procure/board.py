@@ -516,7 +516,6 @@ def _near_tie(ev: Evaluation) -> str | None:
     )
 
 
-
 # --- the memo when the plan is the ask ------------------------------------------------------------
 
 SINGLE_CASE = {"Demand as planned": "Demand as stated", "Market prices +20%": "Index +20%"}  # the single-offer case that matches a plan case
@@ -531,7 +530,8 @@ def _line_commitment(line: PlanLine) -> float:
 
 def _as_planned(plan: PlanResult) -> PlanCase:
     assert plan.stress is not None
-    return next(c for c in plan.stress.cases if c.demand_factor == 1.0 and c.probability > 1 - 1e-9)
+    name = next(n for change, n in DEMAND_SHIFTS if change == 0)
+    return next(c for c in plan.stress.cases if c.name == name)
 
 
 def _plan_today(position: Position | None, plan: PlanResult) -> AgainstToday | None:
@@ -742,15 +742,17 @@ def _plan_hedge(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missi
         return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's floating GPU-hours ({sum(hours[:span]):,.0f} expected over months 1–{span}) are too few for one contract of {config.contract_gpu_hours:,.0f} GPU-hours at the ladder's shares." + token)
     contracts = sum(r.contracts for r in bought)
     hedged = sum(r.hedged_gpu_hours for r in bought)
+    linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
     rise = PRICE_MOVE * exposed_rent
     payoff = hedged * hedge.stress_level * PRICE_MOVE
     shares = ", ".join(f"{r.share:.0%} of months {r.first_month}–{r.last_month}" for r in ladder)
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for months {bought[0].first_month}–{bought[-1].last_month}, against the plan's pay-as-used GPU-hours?",
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for months {bought[0].first_month}–{bought[-1].last_month}, against the plan's {'floating' if linked else 'pay-as-used'} GPU-hours?",
         detail=(
-            f"The commitments are at fixed prices; what floats is the capacity bought by the GPU-hour when used: "
-            f"{sum(hours[:span]):,.0f} GPU-hours expected over months 1–{span} ({cash(exposed_rent, cur)}). "
+            (f"The index-linked commitments ({_with(linked)}) and the capacity bought by the GPU-hour when used float with the market: " if linked
+             else "The commitments are at fixed prices; what floats is the capacity bought by the GPU-hour when used: ")
+            + f"{sum(hours[:span]):,.0f} GPU-hours expected over months 1–{span} ({cash(exposed_rent, cur)}). "
             f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the hedge pays {cash(payoff, cur)} of it. "
             f"The hours are expected, not promised (pay-as-used falls first when demand falls), so the ladder hedges a falling share: {shares}. "
             "No premium: the exchange holds margin, and if the index falls the hedge pays back what the lower price saves."

@@ -935,9 +935,9 @@ def stress(
             continue
         expected = prob @ tasks  # (H,) tasks
         if source.price_unit == "gpu_hour" and source.tasks_per_gpu_month:
-            used = expected / source.tasks_per_gpu_month * HOURS_PER_MONTH
-            hours += used
-            gpu_hour_rent += used * source.price
+            gpu_hours = expected / source.tasks_per_gpu_month * HOURS_PER_MONTH
+            hours += gpu_hours
+            gpu_hour_rent += gpu_hours * source.price
         else:
             task_rent += float(expected.sum()) * source.price
     return PlanStress(

@@ -336,3 +336,32 @@ def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     row = next(r for r in _plan_risks(plan, evaluate(ws, AS_OF), False) if r.risk.startswith("Throughput below"))
     assert row.risk == "Throughput below the vendor's claim (Vendor commit)"
     assert row.impact == pytest.approx(12 * 43_800)
+
+
+def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_path):
+    """"commit" is index-linked at index - 2.00 = 2.00 today (index 4.00): the same plan, 100 GPUs committed, but its
+    73,000 GPU-hours a month float too. Price risk: 20% of (100 x 730 x 2.00 x 12 = 1,752,000 committed + 1,314,000 on
+    demand) = 613,200. Hedge: 73,000 + 36,500 = 109,500 GPU-hours a month; months 1-3 75% of 328,500 = 337.5 -> 338
+    contracts, 4-6 50% -> 225, 7-12 25% of 657,000 -> 225: 788 contracts, 575,240 GPU-hours."""
+    from procure.board import _plan_hedge, _plan_risks
+    from procure.evaluate import evaluate
+    from procure.hedging import plan_for_workspace
+    from procure.plan import make_plan
+    from tests import planws
+
+    offers = [
+        planws.offer("commit", gpus=0, max_gpus=1000, pricing={"index_linked": {"spread": -2.0}}),
+        planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
+    root = planws.write(tmp_path, planws.config(), offers)
+    (root / "market").mkdir()
+    (root / "market" / "index.csv").write_text("date,price\n2026-10-05,4.20\n2026-11-02,4.00\n")
+    ws = load_workspace(root)
+    ev = evaluate(ws, AS_OF)
+    plan = make_plan(ws, AS_OF)
+    assert [(x.offer, x.gpus, x.price) for x in plan.plan if x.role == "commit"] == [("commit", 100, pytest.approx(2.0))]
+    price = next(r for r in _plan_risks(plan, ev, True) if r.risk.startswith("Market prices"))
+    assert price.impact == pytest.approx(613_200)
+    ask = _plan_hedge(plan, ev, plan_for_workspace(ws, ev), "", ws.config.hedge)
+    assert ask.question == "Approve buying 788 GPU-hour price contracts (575,240 GPU-hours) for months 1–12, against the plan's floating GPU-hours?"
+    assert ask.detail.startswith("The index-linked commitments (Vendor commit) and the capacity bought by the GPU-hour when used float")
