@@ -191,7 +191,7 @@ def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
     if record.kind == "owned":
         cons.append(f"capital for {record.term_months // 12} years")
     if record.term_months <= 12 and record.pricing_basis != "per_token":
-        pros.append(f"short term ({record.term_months} months)")
+        pros.append(f"short term ({record.term_months} month{'s' if record.term_months != 1 else ''})")
     elif record.term_months >= 36:
         cons.append(f"long term ({record.term_months} months)")
     return "; ".join(pros), "; ".join(cons)
@@ -555,12 +555,10 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     pros, cons = [], []
     if plan.saving_share is not None and plan.saving_share > 0 and ask.single_vendor:
         pros.append(f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, {_per_k(ask.single_per_task)})")
-    if floats:
-        pros.append("peaks paid only when used")
     if plan.expected_unused_share > 0.005:
-        cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle (expected)")
+        cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle")
     if plan.pay_as_used_share > 0.005:
-        cons.append(f"{plan.pay_as_used_share:.0%} of tasks at pay-as-used prices")
+        cons.append(f"{plan.pay_as_used_share:.0%} of tasks pay-as-used")
     vendors = {x.vendor for x in ask.lines}
     if len(vendors) > 1:
         cons.append(f"{len(vendors)} vendors")
