@@ -520,6 +520,7 @@ def _near_tie(ev: Evaluation) -> str | None:
 
 SINGLE_CASE = {"Demand as planned": "Demand as stated", "Market prices +20%": "Index +20%"}  # the single-offer case that matches a plan case
 CASE_WORDS = {"low": "Lowest third of the paths", "base": "Middle third", "high": "Highest third", "worst 10%": "Worst 10% of paths (cost per task)"}
+UNSERVED_PRICED = 0.01  # without a vendor, above this share of demand unserved the extra spend is no measure of the loss
 PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
 
 
@@ -641,11 +642,12 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
             what = f"{clip(v.vendor, 30)} delivers later than {record.terms.delivery}"
         else:
             what = f"{clip(v.vendor, 30)}: no delivery date promised"
+        stranded = v.unserved_share >= UNSERVED_PRICED
         risks.append(Risk(
             risk=what,
             likelihood="medium" if record.terms.delivery is None or not late else "low",
-            impact=v.extra_first_month,
-            impact_basis="a month of its capacity bought pay-as-used, per month late",
+            impact=None if stranded else v.extra_first_month,
+            impact_basis=f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded else "a month of its capacity bought pay-as-used, per month late",
             mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
             owner="Procurement",
         ))
@@ -653,15 +655,21 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
         record = ev.offer(v.offers[0])
         lost = prepaid.get(v.vendor, 0.0)
         rest = sorted(others - {v.vendor})
-        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought pay-as-used over {months} months"
-        if v.unserved_share >= 0.0005:
-            basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
+        stranded = v.unserved_share >= UNSERVED_PRICED
+        if stranded:
+            # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
+            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
+        else:
+            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought pay-as-used over {months} months"
+            if v.unserved_share >= 0.0005:
+                basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
         risks.append(Risk(
             risk=f"{clip(v.vendor, 30)} fails during its term",
             likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-            impact=lost + v.extra_spend,
+            impact=(lost or None) if stranded else lost + v.extra_spend,
             impact_basis=basis,
-            mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears") + (f"; {_with(rest)} pay-as-used already in the plan" if rest else ""),
+            mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
+            + (f"; {_with(rest)} pay-as-used already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
             owner="CFO",
         ))
     if committed:

@@ -365,3 +365,22 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     ask = _plan_hedge(plan, ev, plan_for_workspace(ws, ev), "", ws.config.hedge)
     assert ask.question == "Approve buying 788 GPU-hour price contracts (575,240 GPU-hours) for months 1–12, against the plan's floating GPU-hours?"
     assert ask.detail.startswith("The index-linked commitments (Vendor commit) and the capacity bought by the GPU-hour when used float")
+
+
+def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
+    """A plan of one offer (its commitment and its own burst): without it nothing serves the demand, so spend
+    falls; the memo says the loss is not priced instead of printing a negative impact."""
+    from procure.board import _plan_risks
+    from procure.evaluate import evaluate
+    from procure.plan import make_plan
+    from tests import planws
+
+    ws = load_workspace(planws.write(tmp_path, planws.config(), [planws.offer("solo", gpus=0, max_gpus=1000, gpu_hour=2.0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]))
+    plan = make_plan(ws, AS_OF)
+    assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
+    risks = {r.risk: r for r in _plan_risks(plan, evaluate(ws, AS_OF), False)}
+    fails = risks["Vendor solo fails during its term"]
+    assert fails.impact is None and "nothing else in the plan serves 100% of the demand" in fails.impact_basis
+    assert "qualify a fallback offer" in fails.mitigation
+    late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
+    assert late.impact is None
