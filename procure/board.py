@@ -593,7 +593,7 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
     short = [c for c in plan.stress.cases if c.unserved_share >= 0.0005]
     note = (
         f"The plan held fixed over {months} months: commitments paid whatever the demand, pay-as-used capacity for the rest. "
-        f"The first four lines scale all {plan.demand.scenarios:,} demand paths, the fifth raises pay-as-used and index-linked prices; the others are parts of the paths. "
+        f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises pay-as-used and index-linked prices; the others are parts of the paths. "
         "Cheapest single offer: all offers re-evaluated at today's volume with the same change."
     )
     if short:
