@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field
 
 from procure.costing import HOURS_PER_MONTH
 from procure.evaluate import Evaluation, OfferRecord
-from procure.hedging import HedgePlan
-from procure.plan import PlanResult
+from procure.hedging import ExposureMonth, HedgePlan, build_ladder
+from procure.models import HedgeConfig
+from procure.plan import DEMAND_SHIFTS, PRICE_CASE, PlanCase, PlanLine, PlanResult
 from procure.position import Position
 from procure.render.text import cash, clip
 from procure.scenarios import Case, ScenarioRow, scenario_rows
@@ -66,6 +67,8 @@ class AgainstToday(BaseModel):
     new_per_task: float
     monthly_saving: float | None = Field(description="(today - new) x tasks a month; negative: the new offer costs more")
     annual_saving: float | None
+    tasks_per_month: float | None = Field(None, description="the tasks a month the saving is priced at")
+    of_plan: bool = Field(False, description="new_per_task is the plan's expected cost over its demand scenarios")
 
 
 class OptionRow(BaseModel):
@@ -80,6 +83,20 @@ class OptionRow(BaseModel):
     horizon_per_task: float | None
     pros: str
     cons: str
+    scenarios_per_task: float | None = Field(None, description="expected cost over the plan's demand scenarios (the plan's lines, or the offer alone)")
+
+
+class PlanCaseRow(BaseModel):
+    """One line of the plan's scenario table: the plan's fixed portfolio under a demand case."""
+
+    name: str
+    probability: float
+    cost_per_task: float | None
+    monthly_spend: float
+    unused_monthly: float = Field(description="money paid for idle committed capacity, a month on average")
+    pay_as_used_share: float
+    unserved_share: float
+    cheapest_single: str | None = Field(description="the cheapest single offer in the matching re-evaluation at today's volume, if any")
 
 
 class Risk(BaseModel):
@@ -111,6 +128,9 @@ class BoardMemo(BaseModel):
     hedge: HedgeAsk
     glossary: list[str]
     plan: PlanAsk | None = None
+    plan_option: OptionRow | None = Field(None, description="the plan as the first row of the options")
+    plan_cases: list[PlanCaseRow] = Field(default_factory=list)
+    plan_note: str = ""
 
 
 def _per_k(value: float | None) -> str:
@@ -171,7 +191,7 @@ def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
     if record.kind == "owned":
         cons.append(f"capital for {record.term_months // 12} years")
     if record.term_months <= 12 and record.pricing_basis != "per_token":
-        pros.append(f"short term ({record.term_months} months)")
+        pros.append(f"short term ({record.term_months} month{'s' if record.term_months != 1 else ''})")
     elif record.term_months >= 36:
         cons.append(f"long term ({record.term_months} months)")
     return "; ".join(pros), "; ".join(cons)
@@ -342,6 +362,9 @@ GLOSSARY = [
 ]
 
 
+PLAN_GLOSSARY = ["Pay-as-used: capacity billed only when used (GPU-hours on demand, or per token), dearer than committed capacity."]
+
+
 def _months(line_start: int | None, line_end: int | None) -> str:
     return "as needed" if line_start is None else f"{line_start}–{line_end}"
 
@@ -360,7 +383,7 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     lines = []
     for line in commits + floats:
         if line.role == "commit":
-            total = (line.price or 0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0)
+            total = _line_commitment(line)
             price = f"{line.price:.2f} per GPU-hour"
         else:
             total = None
@@ -406,8 +429,12 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     )
 
 
-def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None = None) -> BoardMemo:
-    """The memo for the recommended offer; without one, the reasons no offer can be recommended."""
+def board_memo(
+    ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None = None,
+    hedge_config: HedgeConfig | None = None,
+) -> BoardMemo:
+    """The memo for the recommendation: the plan when there is one (every part then speaks of the plan's
+    fixed portfolio), else the recommended offer; without either, the reasons none can be recommended."""
     cur = ev.currency
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if leader is None:
@@ -443,6 +470,17 @@ def board_memo(ev: Evaluation, cases: list[Case], position: Position | None, hed
         if not flips
         else "The cheapest offer changes in: " + "; ".join(f"{r.name.lower()} ({r.cheapest})" for r in flips) + "."
     )
+    if ask is not None and plan is not None and plan.stress is not None:
+        for o in options:
+            if o.offer in plan.single_offers:
+                o.scenarios_per_task = plan.single_offers[o.offer]
+        plan_cases, plan_note = _plan_cases(plan, rows)
+        asked = _plan_hedge(plan, ev, hedge, hedge_missing, hedge_config)
+        return BoardMemo(
+            currency=cur, offer=leader.id, headline=headline, terms=terms, today=_plan_today(position, plan), options=options, near_tie=near_tie,
+            scenarios=rows, scenario_note=note, risks=_plan_risks(plan, ev, asked.ask), hedge=asked, glossary=GLOSSARY + PLAN_GLOSSARY,
+            plan=ask, plan_option=_plan_option(plan, ask, ev), plan_cases=plan_cases, plan_note=plan_note,
+        )
     return BoardMemo(
         currency=cur, offer=leader.id, headline=headline, terms=terms, today=today, options=options, near_tie=near_tie,
         scenarios=rows, scenario_note=note, risks=_risks(leader, ev, rows, hedge, today, runner), hedge=_hedge_ask(hedge, hedge_missing), glossary=GLOSSARY,
@@ -477,3 +515,253 @@ def _near_tie(ev: Evaluation) -> str | None:
         f"{gap:.1%} apart today: within what the inputs can move. Choose on the terms, not the figure. " + "; ".join(reasons) + "."
     )
 
+
+# --- the memo when the plan is the ask ------------------------------------------------------------
+
+SINGLE_CASE = {"Demand as planned": "Demand as stated", "Market prices +20%": "Index +20%"}  # the single-offer case that matches a plan case
+CASE_WORDS = {"low": "Lowest third of the paths", "base": "Middle third", "high": "Highest third", "worst 10%": "Worst 10% of paths (cost per task)"}
+UNSERVED_PRICED = 0.01  # without a vendor, above this share of demand unserved the extra spend is no measure of the loss
+PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
+
+
+def _line_commitment(line: PlanLine) -> float:
+    """A commit line's commitment, the term sheet's rule: price x GPUs x 730 hours x term months."""
+    return (line.price or 0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0)
+
+
+def _as_planned(plan: PlanResult) -> PlanCase:
+    assert plan.stress is not None
+    name = next(n for change, n in DEMAND_SHIFTS if change == 0)
+    return next(c for c in plan.stress.cases if c.name == name)
+
+
+def _plan_today(position: Position | None, plan: PlanResult) -> AgainstToday | None:
+    """Today's cost per task against the plan's expected one, priced at the plan's expected tasks a month."""
+    if position is None or position.label.startswith("the recommended offer") or plan.expected_cost_per_task is None or plan.stress is None:
+        return None
+    tasks = _as_planned(plan).demand_per_month
+    monthly = (position.cost_per_task - plan.expected_cost_per_task) * tasks
+    return AgainstToday(
+        label=position.label, current_per_task=position.cost_per_task, new_per_task=plan.expected_cost_per_task,
+        monthly_saving=monthly, annual_saving=monthly * 12, tasks_per_month=tasks, of_plan=True,
+    )
+
+
+def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
+    """The plan as the options' first row, costed over the demand scenarios as each single offer is beside it."""
+    floats = [x for x in ask.lines if x.role != "commit"]
+    offers = [ev.offer(line.offer) for line in plan.plan]
+    bases = list(dict.fromkeys(BASIS_WORDS.get(o.pricing_basis, o.pricing_basis) for o, line in zip(offers, plan.plan) if line.role == "commit"))
+    evidence = list(dict.fromkeys(EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits" for o in offers))
+    pros, cons = [], []
+    if plan.saving_share is not None and plan.saving_share > 0 and ask.single_vendor:
+        pros.append(f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, {_per_k(ask.single_per_task)})")
+    if plan.expected_unused_share > 0.005:
+        cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle")
+    if plan.pay_as_used_share > 0.005:
+        cons.append(f"{plan.pay_as_used_share:.0%} of tasks pay-as-used")
+    vendors = {x.vendor for x in ask.lines}
+    if len(vendors) > 1:
+        cons.append(f"{len(vendors)} vendors")
+    return OptionRow(
+        offer="", vendor="Recommended portfolio", rank=0, price_basis=", ".join(bases + (["as used"] if floats else [])),
+        evidence="see below" if len(evidence) > 1 else evidence[0], operator="see the offers below", commitment=ask.total_commitment, snapshot_per_task=None, horizon_per_task=None,
+        pros="; ".join(pros), cons="; ".join(cons), scenarios_per_task=plan.expected_cost_per_task,
+    )
+
+
+def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCaseRow], str]:
+    """The plan's fixed portfolio under each demand case, beside the single offer the matching re-evaluation ranks first."""
+    assert plan.stress is not None
+    singles = {r.name: r for r in rows}
+    months = plan.demand.months
+    found = []
+    shifts = {name for _, name in DEMAND_SHIFTS} | {PRICE_CASE[1]}
+
+    def label(name: str) -> str:
+        if name in shifts or name == "worst 10%" or plan.demand.sampled:
+            return CASE_WORDS.get(name, name)
+        return f"Path: {name}"  # an explicit demand path of procure.yaml, by its own name
+
+    for case in plan.stress.cases:
+        single = singles.get(SINGLE_CASE.get(case.name, case.name))
+        found.append(PlanCaseRow(
+            name=label(case.name), probability=case.probability, cost_per_task=case.cost_per_task, monthly_spend=case.monthly_spend,
+            unused_monthly=case.unused_commitment / months, pay_as_used_share=case.pay_as_used_share, unserved_share=case.unserved_share,
+            cheapest_single=single.cheapest if single else None,
+        ))
+    short = [c for c in plan.stress.cases if c.unserved_share >= 0.0005]
+    note = (
+        f"The plan held fixed over {months} months: commitments paid whatever the demand, pay-as-used capacity for the rest. "
+        f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises pay-as-used and index-linked prices; the others are parts of the paths. "
+        "Cheapest single offer: all offers re-evaluated at today's volume with the same change."
+    )
+    if short:
+        note += " " + "; ".join(f"{label(c.name).lower()}: {c.unserved_share:.1%} of the demand beyond what the plan's sources can serve" for c in short) + "."
+    return found, note
+
+
+def _tier_likelihood(record: OfferRecord) -> str:
+    return {"platinum": "low", "gold": "low", "silver": "medium"}.get(record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high")
+
+
+def _plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[float], float]:
+    """GPU-hours and rent by month that float with the market (pay-as-used by the GPU-hour, index-linked
+    commitments), and the per-token rent (pay-as-used, priced per task)."""
+    assert plan.stress is not None
+    hours = list(plan.stress.pay_as_used_gpu_hours)
+    rent = list(plan.stress.pay_as_used_gpu_hour_rent)
+    for line in plan.plan:
+        if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index" and line.start_month:
+            for m in range(line.start_month, (line.end_month or line.start_month) + 1):
+                hours[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH
+                rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.price or 0)
+    return hours, rent, plan.stress.pay_as_used_task_rent
+
+
+def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Risk]:
+    """The register for the plan: every impact from the plan's own dispatch of its fixed portfolio."""
+    assert plan.stress is not None
+    cur, st, months = plan.currency, plan.stress, plan.demand.months
+    commits = [line for line in plan.plan if line.role == "commit"]
+    committed: dict[str, float] = {}
+    prepaid: dict[str, float] = {}
+    for line in commits:
+        amount = _line_commitment(line)
+        committed[line.vendor] = committed.get(line.vendor, 0.0) + amount
+        prepaid[line.vendor] = prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
+    total = sum(committed.values())
+    others = {line.vendor for line in plan.plan if line.role == "pay_as_used"}
+    risks = []
+    for v in st.vendors:
+        record = ev.offer(v.offers[0])
+        late = record.terms.contract.late_delivery
+        if v.first_month > 1:
+            what = f"{clip(v.vendor, 30)} not in service by month {v.first_month}"
+        elif record.terms.delivery:
+            what = f"{clip(v.vendor, 30)} delivers later than {record.terms.delivery}"
+        else:
+            what = f"{clip(v.vendor, 30)}: no delivery date promised"
+        stranded = v.unserved_share >= UNSERVED_PRICED
+        risks.append(Risk(
+            risk=what,
+            likelihood="medium" if record.terms.delivery is None or not late else "low",
+            impact=None if stranded else v.extra_first_month,
+            impact_basis=f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded else "a month of its capacity bought pay-as-used, per month late",
+            mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
+            owner="Procurement",
+        ))
+    for v in st.vendors:
+        record = ev.offer(v.offers[0])
+        lost = prepaid.get(v.vendor, 0.0)
+        rest = sorted(others - {v.vendor})
+        stranded = v.unserved_share >= UNSERVED_PRICED
+        if stranded:
+            # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
+            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
+        else:
+            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought pay-as-used over {months} months"
+            if v.unserved_share >= 0.0005:
+                basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
+        risks.append(Risk(
+            risk=f"{clip(v.vendor, 30)} fails during its term",
+            likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
+            impact=(lost or None) if stranded else lost + v.extra_spend,
+            impact_basis=basis,
+            mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
+            + (f"; {_with(rest)} pay-as-used already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
+            owner="CFO",
+        ))
+    if committed:
+        top = max(committed, key=lambda k: (committed[k], k))
+        shares = ", ".join(f"{clip(k, 30)} {committed[k] / total:.0%}" for k in sorted(committed, key=lambda k: (-committed[k], k)))
+        share = committed[top] / total
+        cap = plan.policy.max_vendor_share
+        risks.append(Risk(
+            risk="Concentration of committed spend",
+            likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
+            impact=committed[top],
+            impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)}",
+            mitigation=(f"no vendor above {cap:.0%} of expected capacity" if cap < 1 else "a vendor share limit (plan.max_vendor_share)") + "; keep the other offers qualified",
+            owner="Head of infrastructure",
+        ))
+    committed_records = [ev.offer(v.offers[0]) for v in st.vendors]
+    order = ("low", "medium", "high")
+    risks.append(Risk(
+        risk="Operators deliver less availability than expected",
+        likelihood=max((_tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
+        impact=st.availability_point,
+        impact_basis=f"{months} months at one point less availability, the shortfall bought pay-as-used",
+        mitigation="automatic SLA credits and a health-check clause in every commitment",
+        owner="Head of infrastructure",
+    ))
+    hours, rent, task_rent = _plan_floating(plan, ev)
+    floating = sum(rent) + task_rent
+    dearer = next(c for c in st.cases if c.name == PRICE_CASE[1])
+    risks.append(Risk(
+        risk="Market prices rise 20% (pay-as-used, index-linked)",
+        likelihood="medium",
+        impact=dearer.total_spend - _as_planned(plan).total_spend if floating else None,
+        impact_basis=f"20% of {cash(floating, cur)} at market prices over {months} months" if floating else "nothing in the plan is priced at the market",
+        mitigation="the hedge below covers the GPU-hour part" if hedge_asked else ("commitments at fixed prices; agree pay-as-used prices for the term" if floating else "fixed prices throughout"),
+        owner="Treasury",
+    ))
+    low = next(c for c in st.cases if c.name == "Demand −30%")
+    lower = next(c for c in st.cases if c.name == "Demand −50%")
+    risks.append(Risk(
+        risk="Demand 30% below the plan",
+        likelihood="medium",
+        impact=low.unused_commitment if low.unused_commitment > 0 else None,
+        impact_basis=f"commitment idle over {months} months ({cash(lower.unused_commitment, cur)} at −50%)" if low.unused_commitment > 0 else "no commitment left idle",
+        mitigation="commit to the base load, peaks pay-as-used; resize at renewal",
+        owner="Head of product",
+    ))
+    if st.claims_low_end is not None:
+        claimed = _with([line.vendor for line in plan.plan if ev.offer(line.offer).points_source == "vendor_claim"])
+        risks.append(Risk(
+            risk=f"Throughput below the vendor's claim ({claimed})",
+            likelihood="medium",
+            impact=st.claims_low_end,
+            impact_basis=f"{months} months at the low end of the claim (×{st.claims_factor:g}), the shortfall bought pay-as-used",
+            mitigation="acceptance test on our workload before the commitment starts",
+            owner="Head of infrastructure",
+        ))
+    return risks
+
+
+def _plan_hedge(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missing: str, config: HedgeConfig | None) -> HedgeAsk:
+    """The hedge of what floats in the plan: pay-as-used GPU-hours and index-linked commitments (hedge ratio 1:
+    no rent history exists for them), laddered as procure.yaml's hedge section says."""
+    hours, rent, task_rent = _plan_floating(plan, ev)
+    cur, months = plan.currency, plan.demand.months
+    token = f" Per-token capacity ({cash(task_rent, cur)} expected) is priced per token: a GPU-hour index does not move it." if task_rent > 0 else ""
+    if sum(hours) <= 0:
+        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing floats with a GPU-hour index." + token)
+    if hedge is None or config is None:
+        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=f"The plan's pay-as-used GPU-hours float with the market ({sum(hours):,.0f} expected over {months} months, {cash(sum(rent), cur)}). {missing}" + token)
+    span = min(config.horizon_months, months)
+    exposure = [ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used or index-linked") for m, h in enumerate(hours[:span])]
+    ladder = build_ladder(exposure, config, 1.0)
+    bought = [r for r in ladder if r.contracts]
+    exposed_rent = sum(rent[:span])
+    if not bought:
+        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's floating GPU-hours ({sum(hours[:span]):,.0f} expected over months 1–{span}) are too few for one contract of {config.contract_gpu_hours:,.0f} GPU-hours at the ladder's shares." + token)
+    contracts = sum(r.contracts for r in bought)
+    hedged = sum(r.hedged_gpu_hours for r in bought)
+    linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
+    rise = PRICE_MOVE * exposed_rent
+    payoff = hedged * hedge.stress_level * PRICE_MOVE
+    shares = ", ".join(f"{r.share:.0%} of months {r.first_month}–{r.last_month}" for r in ladder)
+    return HedgeAsk(
+        ask=True,
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for months {bought[0].first_month}–{bought[-1].last_month}, against the plan's {'floating' if linked else 'pay-as-used'} GPU-hours?",
+        detail=(
+            (f"The index-linked commitments ({_with(linked)}) and the capacity bought by the GPU-hour when used float with the market: " if linked
+             else "The commitments are at fixed prices; what floats is the capacity bought by the GPU-hour when used: ")
+            + f"{sum(hours[:span]):,.0f} GPU-hours expected over months 1–{span} ({cash(exposed_rent, cur)}). "
+            f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the hedge pays {cash(payoff, cur)} of it. "
+            f"The hours are expected, not promised (pay-as-used falls first when demand falls), so the ladder hedges a falling share: {shares}. "
+            "No premium: the exchange holds margin, and if the index falls the hedge pays back what the lower price saves."
+            + token
+        ),
+    )

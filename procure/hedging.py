@@ -186,6 +186,34 @@ def recommended_ratio(regression: Regression) -> float:
     return h if (ci[0] > 1.0 or ci[1] < 1.0) else 1.0
 
 
+def build_ladder(exposure: list[ExposureMonth], config: HedgeConfig, ratio: float) -> list[LadderRow]:
+    """The layered ladder over floating GPU-hours by month: each bucket hedges its share x ratio of the
+    floating hours in its months, in whole contracts of hedge.contract_gpu_hours."""
+    ladder = []
+    for bucket in sorted(config.ladder, key=lambda b: b.first_month):
+        last = min(bucket.last_month, config.horizon_months)
+        if bucket.first_month > last:
+            continue
+        exposed = sum(e.gpu_hours for e in exposure if e.floating and bucket.first_month <= e.month <= last)
+        notional = bucket.share * ratio * exposed
+        contracts = int(math.floor(notional / config.contract_gpu_hours + 0.5))
+        hedged = contracts * config.contract_gpu_hours
+        ladder.append(
+            LadderRow(
+                months=f"{bucket.first_month}-{last}",
+                first_month=bucket.first_month,
+                last_month=last,
+                exposed_gpu_hours=exposed,
+                share=bucket.share,
+                notional_gpu_hours=notional,
+                contracts=contracts,
+                hedged_gpu_hours=hedged,
+                hedged_share=hedged / exposed if exposed else None,
+            )
+        )
+    return ladder
+
+
 def hedge_plan(
     ev: Evaluation,
     config: HedgeConfig,
@@ -278,29 +306,7 @@ def hedge_plan(
         else:
             nothing = f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
 
-    # Ladder.
-    ladder = []
-    for bucket in sorted(config.ladder, key=lambda b: b.first_month):
-        last = min(bucket.last_month, config.horizon_months)
-        if bucket.first_month > last:
-            continue
-        exposed = sum(e.gpu_hours for e in exposure if e.floating and bucket.first_month <= e.month <= last)
-        notional = bucket.share * ratio * exposed
-        contracts = int(math.floor(notional / config.contract_gpu_hours + 0.5))
-        hedged = contracts * config.contract_gpu_hours
-        ladder.append(
-            LadderRow(
-                months=f"{bucket.first_month}-{last}",
-                first_month=bucket.first_month,
-                last_month=last,
-                exposed_gpu_hours=exposed,
-                share=bucket.share,
-                notional_gpu_hours=notional,
-                contracts=contracts,
-                hedged_gpu_hours=hedged,
-                hedged_share=hedged / exposed if exposed else None,
-            )
-        )
+    ladder = build_ladder(exposure, config, ratio)
 
     # Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months.
     hedged_by_month: dict[int, float] = {}

@@ -31,6 +31,7 @@ from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
 from procure.evaluate import CostInputs, Evaluation, OfferRecord, evaluate_with_inputs
 from procure.models import Offer, PlanConfig
+from procure.scenarios import claim_low_end
 from procure.workspace import Workspace
 
 # Node counts tried per term block for a single offer (beyond it, evenly spaced counts: memory stays bounded).
@@ -108,6 +109,47 @@ class DemandInfo(BaseModel):
     sampled: bool
 
 
+class PlanCase(BaseModel):
+    """The plan's fixed portfolio under one demand case: committed capacity is paid whatever the demand,
+    pay-as-used sources cover the rest (the same dispatch as the plan's own figures)."""
+
+    name: str
+    demand_factor: float = Field(description="factor on every demand path (1: the paths as planned)")
+    probability: float = Field(1.0, description="share of the scenarios the case averages over (a third, the worst 10%, or all)")
+    demand_per_month: float = Field(description="expected tasks a month")
+    cost_per_task: float | None = Field(description="present value of spend over present value of tasks served")
+    monthly_spend: float = Field(description="expected spend a month, averaged over the horizon")
+    total_spend: float = Field(description="expected spend over the horizon, undiscounted")
+    unused_commitment: float = Field(description="expected money paid for committed capacity left idle over the horizon, undiscounted")
+    unused_share: float
+    pay_as_used_spend: float = Field(description="expected pay-as-used spend over the horizon, undiscounted")
+    pay_as_used_share: float = Field(description="share of the served tasks served pay-as-used")
+    unserved_share: float = Field(description="share of the demand no source in the plan can serve")
+
+
+class VendorStress(BaseModel):
+    """What losing one committed vendor costs the plan: its commitments and its pay-as-used capacity gone,
+    the rest of the plan's pay-as-used sources serving what they can."""
+
+    vendor: str
+    offers: list[str]
+    first_month: int = Field(description="the first month of its first commitment in the plan")
+    extra_spend: float = Field(description="expected extra spend over the horizon, undiscounted")
+    extra_first_month: float = Field(description="expected extra spend in its first committed month: the cost of a month's late delivery")
+    unserved_share: float = Field(description="share of the demand left unserved without it (not priced unless plan.unserved_penalty_per_task)")
+
+
+class PlanStress(BaseModel):
+    cases: list[PlanCase] = Field(description="demand -50%, -30%, as planned, +30%, market prices +20%, then the low, base and high thirds (or each explicit path) and the worst 10%")
+    vendors: list[VendorStress]
+    availability_point: float = Field(description="expected extra spend over the horizon if every GPU-hour serves one point fewer tasks (availability one point lower)")
+    claims_low_end: float | None = Field(None, description="expected extra spend over the horizon with vendor-claimed throughput at the low end of its range; null: no offer in the plan relies on a claim")
+    claims_factor: float = Field(1.0, description="the low end of the vendor-claim throughput factor (uncertainty.throughput.vendor_claim)")
+    pay_as_used_gpu_hours: list[float] = Field(description="expected pay-as-used GPU-hours billed by the GPU-hour, by month")
+    pay_as_used_gpu_hour_rent: list[float] = Field(description="expected rent for them at the price billed, by month")
+    pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
+
+
 class PlanResult(BaseModel):
     as_of: date
     currency: str
@@ -130,6 +172,8 @@ class PlanResult(BaseModel):
     candidates: list[str] = Field(description="offers the plan could use")
     excluded: dict[str, str] = Field(description="offers left out, with the reason")
     notes: list[str]
+    single_offers: dict[str, float | None] = Field(default_factory=dict, description="each usable offer alone over the same scenarios: expected cost per task (null: it cannot serve every scenario alone)")
+    stress: PlanStress | None = Field(None, description="the plan's fixed portfolio under shifted demand, without each committed vendor, at lower availability")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"
@@ -621,6 +665,7 @@ class Outcome:
     by_source: dict[int, np.ndarray]  # candidate -> (S, H) tasks
     by_unit: np.ndarray  # (U,) expected tasks served by each commitment unit
     unserved: np.ndarray
+    commit_cost: np.ndarray | None = None  # (H,) what the commitments cost a month, used or not
 
 
 def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None) -> Outcome:
@@ -655,7 +700,7 @@ def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pl
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(capacity[months] > 0, n * u.commit.tasks_node_month / capacity[months], 0.0)
         by_unit[j] = float((share * expected_commit[months]).sum())
-    return Outcome(capacity, spend, served, payg, by_source, by_unit, rest)
+    return Outcome(capacity, spend, served, payg, by_source, by_unit, rest, commit_cost)
 
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
@@ -724,12 +769,31 @@ def plan_lines(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_
     return lines
 
 
-def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[ScenarioRow]:
+def scenario_picks(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Low, base and high (the lowest, middle and highest third of sampled paths by total demand, or each explicit path), and the worst 10% by cost per task."""
     pv_cost = out.spend @ delta
     pv_tasks = out.served @ delta
     with np.errstate(divide="ignore", invalid="ignore"):
         per_task = np.where(pv_tasks > 0, pv_cost / pv_tasks, np.nan)
+    picks: list[tuple[str, np.ndarray]] = []
+    if scen.sampled:
+        # Thirds of the sampled paths by total demand: each row is a third of the probability, so a
+        # reader sees what a low, a middle and a high outcome cost, not one path of 500.
+        order = np.argsort(scen.demand.sum(axis=1), kind="stable")
+        picks += list(zip(("low", "base", "high"), np.array_split(order, 3)))
+    else:
+        picks += [(name, np.array([i])) for i, name in enumerate(scen.names)]
+    # The worst 10%: the scenarios with the highest cost per task, up to a tenth of the probability.
+    ranking = np.argsort(np.nan_to_num(-per_task, nan=np.inf), kind="stable")
+    cum = np.cumsum(scen.probability[ranking])
+    picks.append(("worst 10%", ranking[: max(1, int(np.searchsorted(cum, 0.1 - 1e-12)) + 1)]))
+    return picks
+
+
+def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[ScenarioRow]:
+    """The plan's figures in each of `scenario_picks`."""
+    pv_cost = out.spend @ delta
+    pv_tasks = out.served @ delta
     committed = out.capacity.sum()
     unused = np.maximum(out.capacity[None, :] - scen.demand, 0.0).sum(axis=1)
 
@@ -745,21 +809,141 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
             max_monthly_spend=float(out.spend[pick].max()),
         )
 
-    rows: list[ScenarioRow] = []
-    if scen.sampled:
-        # Thirds of the sampled paths by total demand: each row is a third of the probability, so a
-        # reader sees what a low, a middle and a high outcome cost, not one path of 500.
-        order = np.argsort(scen.demand.sum(axis=1), kind="stable")
-        for name, third in zip(("low", "base", "high"), np.array_split(order, 3)):
-            rows.append(row(name, third))
-    else:
-        rows += [row(name, np.array([i])) for i, name in enumerate(scen.names)]
-    # The worst 10%: the scenarios with the highest cost per task, up to a tenth of the probability.
-    ranking = np.argsort(np.nan_to_num(-per_task, nan=np.inf), kind="stable")
-    cum = np.cumsum(scen.probability[ranking])
-    tail = ranking[: max(1, int(np.searchsorted(cum, 0.1 - 1e-12)) + 1)]
-    rows.append(row("worst 10%", tail))
-    return rows
+    return [row(name, pick) for name, pick in scenario_picks(out, scen, delta)]
+
+
+# --- the fixed plan under changed inputs --------------------------------------------------------
+
+DEMAND_SHIFTS = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand as planned"), (0.3, "Demand +30%"))
+PRICE_CASE = (0.2, "Market prices +20%")  # pay-as-used rent and index-linked commitments, as the hedging stress moves the index
+AVAILABILITY_POINT = 0.01  # one point less availability: every GPU-hour serves 1% fewer tasks
+
+
+def _slower(cands: list[Candidate], units: list[Unit], keep: dict[int, float]) -> tuple[list[Candidate], list[Unit]]:
+    """The portfolio with candidate i's GPU-hours serving keep[i] of their tasks: commitments deliver less,
+    pay-as-used GPU-hours cost more per task (per-token prices do not change)."""
+    commits = {id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep.get(u.commit.offer, 1.0)) for u in units}
+    slow_units = [Unit(commits[id(u.commit)], u.first, u.last) for u in units]
+    slow = []
+    for i, c in enumerate(cands):
+        k = keep.get(i, 1.0)
+        if k != 1.0 and c.source is not None and c.source.price_unit == "gpu_hour":
+            c = replace(c, source=replace(c.source, price_per_task=c.source.price_per_task / k, cap_month=c.source.cap_month * k))
+        slow.append(c)
+    return slow, slow_units
+
+
+def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked: set[str]) -> tuple[list[Candidate], list[Unit]]:
+    """Market prices `move` higher: every pay-as-used rent and every index-linked commitment's rent."""
+    dear = []
+    for c in cands:
+        s = c.source
+        if s is not None:
+            rent_per_task = s.price if s.price_unit == "task" else (s.price * HOURS_PER_MONTH / s.tasks_per_gpu_month if s.tasks_per_gpu_month else 0.0)
+            c = replace(c, source=replace(s, price_per_task=s.price_per_task + move * rent_per_task))
+        dear.append(c)
+    commits = {}
+    for u in units:
+        cm = u.commit
+        rise = move * cm.price * cm.node_gpus * HOURS_PER_MONTH if cands[cm.offer].id in index_linked else 0.0
+        commits[id(cm)] = replace(cm, cost_node_month=cm.cost_node_month + rise)
+    return dear, [Unit(commits[id(u.commit)], u.first, u.last) for u in units]
+
+
+def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta: np.ndarray, cands: list[Candidate], pick: np.ndarray | None = None) -> PlanCase:
+    """Expected figures of one dispatch, over every scenario or the ones picked (their probabilities renormalised)."""
+    idx = np.arange(scen.count) if pick is None else pick
+    p = scen.probability[idx]
+    w = p / p.sum()
+    demand, spend, served = scen.demand[idx], out.spend[idx], out.served[idx]
+    pv_tasks = float(w @ (served @ delta))
+    cap = out.capacity
+    idle = np.maximum(cap[None, :] - demand, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        idle_share = np.where(cap[None, :] > 0, idle / cap[None, :], 0.0)
+    commit_cost = out.commit_cost if out.commit_cost is not None else np.zeros(scen.months)
+    payg_spend = sum(float(w @ tasks[idx].sum(axis=1)) * cands[i].source.price_per_task for i, tasks in out.by_source.items() if cands[i].source is not None)
+    total_served = float(w @ served.sum(axis=1))
+    total_demand = float(w @ demand.sum(axis=1))
+    return PlanCase(
+        name=name, demand_factor=factor, probability=float(p.sum()), demand_per_month=float(w @ demand.mean(axis=1)),
+        cost_per_task=float(w @ (spend @ delta)) / pv_tasks if pv_tasks > 0 else None,
+        monthly_spend=float(w @ spend.mean(axis=1)), total_spend=float(w @ spend.sum(axis=1)),
+        unused_commitment=float(w @ (idle_share @ commit_cost)), unused_share=float(w @ idle.sum(axis=1)) / float(cap.sum()) if cap.sum() > 0 else 0.0,
+        pay_as_used_spend=payg_spend, pay_as_used_share=float(w @ out.payg[idx].sum(axis=1)) / total_served if total_served > 0 else 0.0,
+        unserved_share=float(w @ out.unserved[idx].sum(axis=1)) / total_demand if total_demand > 0 else 0.0,
+    )
+
+
+def stress(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None, delta: np.ndarray,
+    index_linked: set[str] | None = None, claims: set[str] | None = None, claims_factor: float = 1.0,
+) -> PlanStress:
+    """The chosen portfolio held fixed and dispatched again (`dispatch`, the plan's own rule) with one input
+    changed: every demand path scaled, market prices 20% higher, each committed vendor gone, availability one
+    point lower, vendor-claimed throughput at the low end of its range."""
+    base = dispatch(cands, units, nodes, in_plan, scen, penalty)
+    prob = scen.probability
+    cases = []
+    for change, name in DEMAND_SHIFTS:
+        shifted = scen if change == 0 else replace(scen, demand=scen.demand * (1 + change))
+        out = base if change == 0 else dispatch(cands, units, nodes, in_plan, shifted, penalty)
+        cases.append(case_figures(name, 1 + change, out, shifted, delta, cands))
+    move, name = PRICE_CASE
+    dear, dear_units = _dearer(cands, units, move, index_linked or set())
+    cases.append(case_figures(name, 1.0, dispatch(dear, dear_units, nodes, in_plan, scen, penalty), scen, delta, dear))
+    cases += [case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)]
+
+    def extra(out: Outcome) -> np.ndarray:
+        """Expected extra spend by month against the plan."""
+        return prob @ (out.spend - base.spend)
+
+    first: dict[str, tuple[int, list[str]]] = {}
+    for u, n in sorted(zip(units, nodes), key=lambda un: un[0].first):
+        if n > 0:
+            cand = cands[u.commit.offer]
+            month, offers = first.setdefault(cand.vendor, (u.first, []))
+            if cand.id not in offers:
+                offers.append(cand.id)
+    vendors = []
+    demand_total = float(prob @ scen.demand.sum(axis=1)) or 1.0
+    for vendor, (month, offers) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
+        gone = np.array([c.vendor == vendor for c in cands])
+        kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
+        out = dispatch(cands, units, kept, in_plan & ~gone, scen, penalty)
+        more = extra(out)
+        vendors.append(VendorStress(
+            vendor=vendor, offers=offers, first_month=month + 1, extra_spend=float(more.sum()), extra_first_month=float(more[month]),
+            unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total,
+        ))
+
+    slow_cands, slow_units = _slower(cands, units, {i: 1 - AVAILABILITY_POINT for i in range(len(cands))})
+    availability = float(extra(dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)).sum())
+    used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {cands[i].id for i, t in base.by_source.items() if t.max() > 0}
+    claimed = {i for i, c in enumerate(cands) if c.id in (claims or set()) and c.id in used}
+    claims_extra = None
+    if claimed and claims_factor < 1:
+        claim_cands, claim_units = _slower(cands, units, {i: claims_factor for i in claimed})
+        claims_extra = float(extra(dispatch(claim_cands, claim_units, nodes, in_plan, scen, penalty)).sum())
+
+    hours = np.zeros(scen.months)
+    gpu_hour_rent = np.zeros(scen.months)
+    task_rent = 0.0
+    for i, tasks in base.by_source.items():
+        source = cands[i].source
+        if source is None:
+            continue
+        expected = prob @ tasks  # (H,) tasks
+        if source.price_unit == "gpu_hour" and source.tasks_per_gpu_month:
+            gpu_hours = expected / source.tasks_per_gpu_month * HOURS_PER_MONTH
+            hours += gpu_hours
+            gpu_hour_rent += gpu_hours * source.price
+        else:
+            task_rent += float(expected.sum()) * source.price
+    return PlanStress(
+        cases=cases, vendors=vendors, availability_point=availability, claims_low_end=claims_extra, claims_factor=claims_factor, pay_as_used_gpu_hours=[float(h) for h in hours],
+        pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent], pay_as_used_task_rent=task_rent,
+    )
 
 
 # --- single offers ------------------------------------------------------------------------------
@@ -952,6 +1136,13 @@ def make_plan(
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
 
     frontier_points = _frontier(solver_cands, scen, policy, delta, money, tasks, fig) if frontier else None
+    alone: dict[str, float | None] = {}
+    for i, (cid, found) in enumerate(singles):
+        if found is None:
+            alone[cid] = None
+            continue
+        only = np.array([j == i for j in range(len(cands))])
+        alone[cid] = figures(dispatch(cands, found[1], found[2], only, scen, penalty), scen, delta, policy.cvar_alpha).cost_per_task
     return PlanResult(
         as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
         cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
@@ -963,6 +1154,11 @@ def make_plan(
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,
+        single_offers=alone,
+        stress=stress(
+            plan_cands, units, nodes, in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+            claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
+        ),
     )
 
 

@@ -88,7 +88,7 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
     if board:
         from procure.board import board_memo
 
-        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan)
+        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge)
     return extras
 
 

@@ -28,6 +28,15 @@ def memo(extras):
     return found.memo, ev
 
 
+@pytest.fixture(scope="module")
+def single_memo(extras):
+    """The memo as it reads without `demand:` in procure.yaml: the recommended offer is the ask."""
+    from procure.board import board_memo
+
+    found, ev = extras
+    return board_memo(ev, found.cases, found.position, found.hedge, found.hedge_missing, None), ev
+
+
 def test_headline_without_a_plan_asks_for_the_single_offer(extras):
     """Without `demand:` the memo asks for the recommended offer's commitment."""
     from procure.board import board_memo
@@ -82,12 +91,24 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     assert ask.statement == "A single offer is the plan: no mix of commitments and pay-as-used capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
 
 
-def test_saving_against_today_uses_our_recorded_cost(memo):
-    m, _ = memo
+def test_saving_against_today_uses_our_recorded_cost(single_memo):
+    m, _ = single_memo
     # market.own: 0.0068 on 2026-11-29; (0.0068 - 0.006427365) x 150,000,000 = 55,895 a month, 670,743 a year
-    assert m.today.current_per_task == 0.0068
+    assert m.today.current_per_task == 0.0068 and not m.today.of_plan
     assert m.today.monthly_saving == pytest.approx(55_895.27, abs=1)
     assert m.today.annual_saving == pytest.approx(12 * 55_895.27, abs=12)
+
+
+def test_against_today_with_a_plan_is_the_plan_against_our_cost(extras):
+    """The example's plan: today's 0.0068 against the plan's expected cost per task, priced at the plan's expected
+    tasks a month (150 M growing 2% a month: the mean of 1.02^k over 24 months is 1.2672, so about 190 M; the
+    500 sampled paths average close to it)."""
+    found, _ = extras
+    m, plan = found.memo, found.plan
+    assert m.today.of_plan and m.today.new_per_task == plan.expected_cost_per_task
+    trend = 150e6 * sum(1.02**k for k in range(24)) / 24
+    assert m.today.tasks_per_month == pytest.approx(trend, rel=0.02)
+    assert m.today.monthly_saving == pytest.approx((0.0068 - plan.expected_cost_per_task) * m.today.tasks_per_month)
 
 
 def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
@@ -120,8 +141,8 @@ def test_near_tie_names_both_offers_and_what_decides(memo):
     assert "fixed price, 12-month term" in text
 
 
-def test_risk_register_prices_each_risk_and_names_an_owner(memo):
-    m, _ = memo
+def test_risk_register_prices_each_risk_and_names_an_owner(single_memo):
+    m, _ = single_memo
     names = " ".join(r.risk for r in m.risks)
     for word in ("Delivery", "Vendor fails", "Concentration", "Operator", "prices rise", "Demand"):
         assert word in names
@@ -131,11 +152,11 @@ def test_risk_register_prices_each_risk_and_names_an_owner(memo):
     assert demand.impact == pytest.approx(row.unused_monthly * 12)  # idle commitment over the 12-month term
 
 
-def test_hedge_is_a_yes_no_question(memo):
+def test_hedge_is_a_yes_no_question(single_memo):
     """The question buys what the hedging plan's ladder buys, over the months it covers."""
     from procure.hedging import plan_for_workspace
 
-    m, ev = memo
+    m, ev = single_memo
     plan = plan_for_workspace(load_workspace(ROOT), ev)
     bought = [r for r in plan.ladder if r.contracts]
     contracts = sum(r.contracts for r in bought)
@@ -158,3 +179,208 @@ def test_cheapest_odds_name_every_likely_offer_and_add_to_100():
     ev = SimpleNamespace(ranked=[offer("A", 0.80), offer("B", 0.155), offer("C", 0.03), offer("D", 0.015)])
     odds = cheapest_odds(ev)
     assert [n for n, _ in odds] == ["A", "B", "others"] and sum(p for _, p in odds) == 100
+
+
+# --- the memo when the plan is the ask: a small plan workspace worked out by hand ------------------------------------
+#
+# tests/planws.py: one GPU-month serves 788,400 tasks and a GPU-hour costs its price. Demand is 100 GPU-months of tasks
+# (low path, probability 1/2) or 200 (high path, 1/2) for 12 months. "commit" rents committed GPUs at 2.00 a GPU-hour,
+# 25% prepaid; "ondemand" bills 3.00 a GPU-hour when used. The newsvendor rule commits 100 GPUs: a GPU above 100 is
+# needed half the time, 0.5 x 3.00 = 1.50 < 2.00, so it is bought on demand. Per month: the commitment costs
+# 100 x 2.00 x 730 = 146,000; the high path buys 100 GPUs on demand, 100 x 3.00 x 730 = 219,000.
+
+MONTH = 730.0
+
+
+@pytest.fixture(scope="module")
+def small_plan(tmp_path_factory):
+    from procure import evaluate as evaluate_module
+    from tests import planws
+
+    root = tmp_path_factory.mktemp("plan-memo")
+    cfg = planws.config(market={"own": [{"cost_per_task": 4.0 / planws.TASKS_PER_GPU_HOUR, "date": "2026-11-29"}]})
+    offers = [
+        planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-12-20"),
+        planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
+    planws.write(root, cfg, offers)
+    (root / "market").mkdir()
+    (root / "market" / "index.csv").write_text("date,price\n2026-10-05,4.20\n2026-11-02,4.00\n")
+    ws = load_workspace(root)
+    ev, inputs = evaluate_module.evaluate_with_inputs(ws, AS_OF)
+    found = gather_extras(ws, ev, inputs, board=True)
+    return found.memo, found.plan, ev
+
+
+def test_small_plan_commits_the_base_load(small_plan):
+    _, plan, _ = small_plan
+    assert [(x.offer, x.role, x.gpus) for x in plan.plan] == [("commit", "commit", 100), ("ondemand", "pay_as_used", 100)]
+
+
+def test_against_today_prices_the_plan_at_its_expected_volume(small_plan):
+    """Today 4.00 a GPU-hour's worth per task; the plan (146,000 + 0.5 x 219,000) / (150 x 730) = 2.3333 a GPU-hour;
+    expected volume 150 GPU-months = 118,260,000 tasks; saving (4 - 2.3333) x 150 x 730 = 182,500 a month."""
+    m, _, _ = small_plan
+    assert m.today.of_plan
+    assert m.today.new_per_task == pytest.approx(255_500 / 118_260_000)
+    assert m.today.tasks_per_month == pytest.approx(118_260_000)
+    assert m.today.monthly_saving == pytest.approx(182_500)
+    assert m.today.annual_saving == pytest.approx(2_190_000)
+
+
+def test_options_put_the_plan_first_against_each_offer_alone(small_plan):
+    """Alone, "commit" must commit 200 GPUs (it has no pay-as-used capacity): 200 x 2 x 730 = 292,000 a month,
+    2.6667 a GPU-hour's worth; "ondemand" alone pays 3.00. The plan, 2.3333, is 12.5% below the best single offer."""
+    m, _, _ = small_plan
+    per_task = {o.offer: o.scenarios_per_task for o in m.options}
+    assert per_task["commit"] == pytest.approx(292_000 / 118_260_000)
+    assert per_task["ondemand"] == pytest.approx(3.0 / 1080)
+    row = m.plan_option
+    assert row.vendor == "Recommended portfolio" and row.scenarios_per_task == pytest.approx(255_500 / 118_260_000)
+    assert row.commitment == pytest.approx(100 * 2.0 * MONTH * 12)  # 1,752,000
+    assert row.pros.startswith("12.5% below the best single offer (Vendor commit alone, 2.47)")  # 2.6667 / 1.08
+
+
+def test_plan_scenarios_hold_the_portfolio_fixed(small_plan):
+    """Demand -30%: paths of 70 and 140 GPU-months. Low: 146,000, 30 committed GPUs idle (43,800); high: 146,000 +
+    40 x 3 x 730 = 233,600, none idle. Expected spend 189,800 a month, idle 21,900 a month; tasks 105 GPU-months.
+    Demand -50% (50 and 100): 146,000 either way, idle half the commitment on the low path: 36,500 a month."""
+    m, _, _ = small_plan
+    rows = {r.name: r for r in m.plan_cases}
+    low = rows["Demand −30%"]
+    assert low.monthly_spend == pytest.approx(189_800)
+    assert low.unused_monthly == pytest.approx(21_900)
+    assert low.cost_per_task == pytest.approx(189_800 / (105 * planws_month()))
+    half = rows["Demand −50%"]
+    assert (half.monthly_spend, half.unused_monthly, half.pay_as_used_share) == (pytest.approx(146_000), pytest.approx(36_500), 0.0)
+    # +30%: 130 and 260 GPU-months; on demand 30 and 160 GPUs: 146,000 + 0.5 x (30 + 160) x 2,190 = 354,050
+    assert rows["Demand +30%"].monthly_spend == pytest.approx(354_050)
+    assert rows["Demand as planned"].cost_per_task == pytest.approx(255_500 / 118_260_000)
+    assert rows["Demand as planned"].pay_as_used_share == pytest.approx(50 / 150)  # 0.5 x 100 of 150 GPU-months
+    # Market prices +20%: the on-demand rent 3.00 -> 3.60: 146,000 + 0.5 x 100 x 3.60 x 730 = 277,400
+    assert rows["Market prices +20%"].monthly_spend == pytest.approx(277_400)
+    assert [r.name for r in m.plan_cases][5:] == ["Path: low", "Path: high", "Worst 10% of paths (cost per task)"]  # the explicit paths, then the tail
+
+
+def planws_month() -> float:
+    from tests import planws
+
+    return planws.TASKS_PER_GPU_MONTH
+
+
+def test_plan_risks_are_priced_from_the_plan(small_plan):
+    m, _, _ = small_plan
+    risks = {r.risk: r for r in m.risks}
+    # Delivery: a month without the commitment buys its 100 GPUs on demand on both paths: 0.5 x (219,000 + 438,000)
+    # - (146,000 + 0.5 x 219,000) = 328,500 - 255,500 = 73,000 a month late.
+    late = risks["Vendor commit delivers later than 2026-12-20"]
+    assert late.impact == pytest.approx(73_000) and late.likelihood == "medium"  # no late-delivery credit
+    # Failure: the prepayment 0.25 x 1,752,000 = 438,000 plus 12 months x 73,000 = 876,000 on demand.
+    fails = risks["Vendor commit fails during its term"]
+    assert fails.impact == pytest.approx(438_000 + 876_000)
+    assert "438 k USD prepaid lost" in fails.impact_basis and "Vendor ondemand pay-as-used already in the plan" in fails.mitigation
+    # Concentration: every committed dollar with one vendor.
+    conc = risks["Concentration of committed spend"]
+    assert conc.impact == pytest.approx(1_752_000) and conc.likelihood == "high" and "Vendor commit 100%" in conc.impact_basis
+    # Availability one point lower: 100 committed GPUs serve 99 GPU-months; the shortfall on demand at 3.00 / 0.99:
+    # low path 1 x 2,190 / 0.99, high path 101 x 2,190 / 0.99 - 100 x 2,190; half each, 12 months.
+    extra = 0.5 * (2190 / 0.99) + 0.5 * (101 * 2190 / 0.99 - 100 * 2190)
+    assert risks["Operators deliver less availability than expected"].impact == pytest.approx(12 * extra)
+    # Price: 20% of the on-demand rent, 0.5 x 100 GPUs x 730 h x 3.00 x 12 = 1,314,000 -> 262,800.
+    assert risks["Market prices rise 20% (pay-as-used, index-linked)"].impact == pytest.approx(262_800)
+    # Demand 30% lower: 21,900 idle a month x 12 = 262,800; at -50%: 36,500 x 12 = 438,000.
+    demand = risks["Demand 30% below the plan"]
+    assert demand.impact == pytest.approx(262_800) and "438 k USD at −50%" in demand.impact_basis
+
+
+def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
+    """Floating: 0.5 x 100 GPUs x 730 h = 36,500 GPU-hours a month, all on demand. The default ladder over 12 months:
+    months 1-3 75% of 109,500 = 82,125 h -> 112.5 -> 113 contracts; 4-6 50% = 54,750 -> 75; 7-12 25% of 219,000 =
+    54,750 -> 75: 263 contracts, 191,990 GPU-hours. +20%: the rent rises 0.2 x 438,000 x 3 = 262,800; the hedge
+    pays 191,990 x 4.00 (the latest index) x 0.2 = 153,592."""
+    m, _, _ = small_plan
+    assert m.hedge.ask
+    assert m.hedge.question == "Approve buying 263 GPU-hour price contracts (191,990 GPU-hours) for months 1–12, against the plan's pay-as-used GPU-hours?"
+    assert "438,000 GPU-hours expected over months 1–12" in m.hedge.detail
+    assert "that cost rises 263 k USD; the hedge pays 154 k USD of it" in m.hedge.detail
+
+
+def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
+    from procure.board import _plan_hedge
+
+    _, plan, ev = small_plan
+    fixed = plan.model_copy(deep=True)
+    fixed.stress.pay_as_used_gpu_hours = [0.0] * 12
+    fixed.stress.pay_as_used_gpu_hour_rent = [0.0] * 12
+    ask = _plan_hedge(fixed, ev, None, "", None)
+    assert not ask.ask and ask.question == "No hedge is needed."
+    assert ask.detail.startswith("Every commitment in the plan is at a fixed price")
+
+
+def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
+    """"commit" states its throughput as a vendor claim whose low end is 0.8: its 100 committed GPUs serve 80
+    GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
+    from procure.board import _plan_risks
+    from procure.evaluate import evaluate
+    from procure.plan import make_plan
+    from tests import planws
+
+    cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 0.9, 1.0]}}})
+    offers = [
+        planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, performance={"points_source": "vendor_claim"}),
+        planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
+    ws = load_workspace(planws.write(tmp_path, cfg, offers))
+    plan = make_plan(ws, AS_OF)
+    assert [(x.offer, x.gpus) for x in plan.plan if x.role == "commit"] == [("commit", 100)]
+    row = next(r for r in _plan_risks(plan, evaluate(ws, AS_OF), False) if r.risk.startswith("Throughput below"))
+    assert row.risk == "Throughput below the vendor's claim (Vendor commit)"
+    assert row.impact == pytest.approx(12 * 43_800)
+
+
+def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_path):
+    """"commit" is index-linked at index - 2.00 = 2.00 today (index 4.00): the same plan, 100 GPUs committed, but its
+    73,000 GPU-hours a month float too. Price risk: 20% of (100 x 730 x 2.00 x 12 = 1,752,000 committed + 1,314,000 on
+    demand) = 613,200. Hedge: 73,000 + 36,500 = 109,500 GPU-hours a month; months 1-3 75% of 328,500 = 337.5 -> 338
+    contracts, 4-6 50% -> 225, 7-12 25% of 657,000 -> 225: 788 contracts, 575,240 GPU-hours."""
+    from procure.board import _plan_hedge, _plan_risks
+    from procure.evaluate import evaluate
+    from procure.hedging import plan_for_workspace
+    from procure.plan import make_plan
+    from tests import planws
+
+    offers = [
+        planws.offer("commit", gpus=0, max_gpus=1000, pricing={"index_linked": {"spread": -2.0}}),
+        planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
+    root = planws.write(tmp_path, planws.config(), offers)
+    (root / "market").mkdir()
+    (root / "market" / "index.csv").write_text("date,price\n2026-10-05,4.20\n2026-11-02,4.00\n")
+    ws = load_workspace(root)
+    ev = evaluate(ws, AS_OF)
+    plan = make_plan(ws, AS_OF)
+    assert [(x.offer, x.gpus, x.price) for x in plan.plan if x.role == "commit"] == [("commit", 100, pytest.approx(2.0))]
+    price = next(r for r in _plan_risks(plan, ev, True) if r.risk.startswith("Market prices"))
+    assert price.impact == pytest.approx(613_200)
+    ask = _plan_hedge(plan, ev, plan_for_workspace(ws, ev), "", ws.config.hedge)
+    assert ask.question == "Approve buying 788 GPU-hour price contracts (575,240 GPU-hours) for months 1–12, against the plan's floating GPU-hours?"
+    assert ask.detail.startswith("The index-linked commitments (Vendor commit) and the capacity bought by the GPU-hour when used float")
+
+
+def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
+    """A plan of one offer (its commitment and its own burst): without it nothing serves the demand, so spend
+    falls; the memo says the loss is not priced instead of printing a negative impact."""
+    from procure.board import _plan_risks
+    from procure.evaluate import evaluate
+    from procure.plan import make_plan
+    from tests import planws
+
+    ws = load_workspace(planws.write(tmp_path, planws.config(), [planws.offer("solo", gpus=0, max_gpus=1000, gpu_hour=2.0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]))
+    plan = make_plan(ws, AS_OF)
+    assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
+    risks = {r.risk: r for r in _plan_risks(plan, evaluate(ws, AS_OF), False)}
+    fails = risks["Vendor solo fails during its term"]
+    assert fails.impact is None and "nothing else in the plan serves 100% of the demand" in fails.impact_basis
+    assert "qualify a fallback offer" in fails.mitigation
+    late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
+    assert late.impact is None

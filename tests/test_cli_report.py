@@ -182,7 +182,14 @@ def test_board_paper_is_a_two_page_memo_in_plain_words(tmp_path):
     reader, text = pdf_text(out)
     flat = " ".join(text.split())
     assert len(reader.pages) == 2
-    assert "Approve a portfolio" in " ".join(reader.pages[0].extract_text().split())  # the example has demand: the plan is the ask
+    first, second = (" ".join(page.extract_text().split()) for page in reader.pages)
+    assert "Approve a portfolio" in first  # the example has demand: the plan is the ask
+    # The plan heads the options above the single offers, and page 2 speaks of the plan: its demand cases, its
+    # vendors in the register, and a hedge question about its pay-as-used hours.
+    options = first[first.index("The options"):]
+    assert options.index("Recommended portfolio") < options.index("Keel Systems")
+    for part in ("Demand −30%", "Demand as planned", "Market prices +20%", "Concentration of committed spend", "Petrel Cloud fails during its term", "against the plan's pay-as-used"):
+        assert part in second, part
     for part in ("Term sheet", "Against today", "The options", "Scenarios", "Risk register", "Price hedge", "Yes / No"):
         assert part in flat, part
     for jargon in ("h*", "R²", "R2 ", "sigma", "P10", "P90", "tok/s"):

@@ -72,6 +72,36 @@ def test_the_saving_against_the_best_single_offer(tmp_path):
     assert result.saving_share == pytest.approx(100 / 800, rel=1e-9)
 
 
+def test_each_offer_alone_is_priced_over_the_same_scenarios(tmp_path):
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
+    # commit alone: 200 GPUs x 4 = 800 an hour; on demand alone: 6 an hour per GPU's worth, 6 / 1,080 a task
+    assert result.single_offers == {"commit": pytest.approx(800 / (150 * 1080)), "ondemand": pytest.approx(6 / 1080)}
+
+
+def test_stress_holds_the_plan_fixed(tmp_path):
+    """The plan commits 100 GPUs at 4 (292,000 a month) and buys the high path's other 100 on demand at 6. Held
+    fixed at demand -50% (50 and 100 GPUs' worth): 292,000 a month either way, on the low path half the commitment
+    idle, 146,000 of it a month; over 12 months 0.5 x 146,000 x 12 = 876,000 expected. Without the committed vendor
+    everything is bought on demand: 0.5 x (100 + 200) x 6 x 730 = 657,000 a month against 292,000 + 0.5 x 438,000
+    = 511,000: 146,000 more a month, 1,752,000 over the year. Market prices +20%: on demand at 7.20, 511,000 +
+    0.5 x 100 x 1.20 x 730 = 554,800 a month."""
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0))
+    cases = {c.name: c for c in result.stress.cases}
+    half = cases["Demand −50%"]
+    assert half.monthly_spend == pytest.approx(292_000) and half.unused_commitment == pytest.approx(876_000)
+    assert half.unused_share == pytest.approx(0.25) and half.pay_as_used_spend == 0.0
+    assert cases["Demand as planned"].total_spend == pytest.approx(511_000 * 12)
+    assert cases["Market prices +20%"].monthly_spend == pytest.approx(554_800)
+    (vendor,) = result.stress.vendors
+    assert (vendor.vendor, vendor.first_month) == ("Vendor commit", 1)
+    assert vendor.extra_spend == pytest.approx(146_000 * 12) and vendor.extra_first_month == pytest.approx(146_000)
+    assert vendor.unserved_share == 0.0
+    # Expected on-demand GPU-hours: 0.5 x 100 x 730 = 36,500 a month at 6
+    assert result.stress.pay_as_used_gpu_hours == pytest.approx([36_500] * 12)
+    assert result.stress.pay_as_used_gpu_hour_rent == pytest.approx([219_000] * 12)
+    assert result.stress.claims_low_end is None  # both offers' throughput is measured
+
+
 def test_node_rounding_takes_the_cheaper_whole_node(tmp_path):
     # 8-GPU nodes: 100 GPUs lies between 96 and 104. From 100 down to 96 every hour buys 4 GPUs on demand in
     # both scenarios (4 x (6 - 4) = 8 more an hour); up to 104 four idle GPUs half the time (4 x (4 - 3) = 4).
