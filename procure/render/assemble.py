@@ -16,15 +16,16 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
+import shutil
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from procure.evaluate import Evaluation
-from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, render_html, templates_dir
+from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, render_html, templates_dir, weasyprint
 from procure.report_data import ReportExtras
 
-OFFERS_PER_PART = 4  # offer pages per part: small enough to balance two or more processes, large enough to share fonts
+OFFERS_PER_PART = 8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
 SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
 
 
@@ -74,9 +75,13 @@ def _facts(page: Any) -> PageFacts:
     return facts
 
 
+# The report's fonts, loaded once before the workers fork: they inherit them (see comparison_pdf).
+_fonts: Any = None
+
+
 def _lay_out_part(html: str) -> LaidOut:
     """In a worker: lay one part out and write it; the layout itself stays in the worker."""
-    document = lay_out(html)
+    document = lay_out(html, _fonts)
     return LaidOut(pdf=document.write_pdf(), pages=[_facts(page) for page in document.pages])
 
 
@@ -138,7 +143,11 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
     """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any `workers`."""
     report = progress or (lambda what, done=None, total=None: None)
     extras = extras or ReportExtras()
-    lay_out("<p></p>")  # WeasyPrint loaded once, before the workers fork (they inherit it); else the ReportError naming what to install
+    global _fonts
+    # WeasyPrint and the report's fonts (its @font-face rules) loaded once, before the workers fork:
+    # they inherit both. Without WeasyPrint, the ReportError that names what to install.
+    _fonts = weasyprint().text.fonts.FontConfiguration()
+    lay_out(render_html(ev, "comparison", {}, extras, part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
     parts = report_parts(len(ev.offers))
     runner = _Runner(workers if workers is not None else _workers(len(parts)))
     try:
@@ -160,6 +169,9 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
     finally:
         runner.close()
+        folder, _fonts = getattr(_fonts, "_folder", None), None  # the fonts' temporary folder: the workers never own it
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _page_numbers(parts: list[Part], laid: dict[int, LaidOut]) -> dict[str, int]:
@@ -264,6 +276,7 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
     root = readers[0].trailer["/Root"]
     if "/Lang" in root:
         writer._root_object[NameObject("/Lang")] = TextStringObject(root["/Lang"])
+    writer.compress_identical_objects()  # what the parts share (colour profiles, the stamps' font), once
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()

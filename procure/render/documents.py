@@ -260,18 +260,24 @@ def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
 
 
-def lay_out(html: str) -> Any:
-    """WeasyPrint's laid-out document, fetching nothing but files of the templates folder."""
-    folder = templates_dir()
+def weasyprint() -> Any:
+    """The WeasyPrint module, or a ReportError that names what to install."""
     try:
-        from weasyprint import HTML
+        import weasyprint as module
     except (ImportError, OSError) as exc:  # OSError: the Pango library is missing
         raise ReportError(
             f"PDF output needs WeasyPrint and the Pango library ({exc}). Install them with "
             "`pip install weasyprint` and `apt-get install libpango-1.0-0 libpangoft2-1.0-0`, "
             "or use --format html."
         ) from None
-    return HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).render()
+    return module
+
+
+def lay_out(html: str, fonts: Any = None) -> Any:
+    """WeasyPrint's laid-out document, fetching nothing but files of the templates folder; `fonts` (a
+    FontConfiguration) serves several documents with the report's fonts loaded once."""
+    folder = templates_dir()
+    return weasyprint().HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).render(font_config=fonts)
 
 
 def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
