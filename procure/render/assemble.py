@@ -86,8 +86,9 @@ def _lay_out_part(html: str) -> LaidOut:
 
 
 class _Runner:
-    """Lays parts out in forked processes, the longest waiting part first, at most one per worker in flight
-    so that a long part ready late still goes next (or in this process where fork is not available)."""
+    """Lays parts out in forked processes, the longest waiting part first, with at most one queued beyond
+    the busy workers so that a long part ready late still goes next (or in this process where fork is
+    not available)."""
 
     def __init__(self, workers: int) -> None:
         self.waiting: list[tuple[int, str]] = []
@@ -109,7 +110,7 @@ class _Runner:
             return
         for future in [f for f in self.running if f.done()]:
             self.done[self.running.pop(future)] = future.result()
-        while self.waiting and len(self.running) < self.workers:
+        while self.waiting and len(self.running) < self.workers + 1:  # one queued: no worker waits for the next pump
             index, html = self.waiting.pop(0)
             self.running[self.pool.submit(_lay_out_part, html)] = index
 
@@ -161,7 +162,7 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
         for index, part in enumerate(parts):
             if part.charts:
                 runner.add(index, render_html(ev, "comparison", charts, extras, part=part))
-        laid = runner.finish(lambda done: report("laying out pages", done, len(parts)))
+        laid = dict(runner.finish(lambda done: report("laying out pages", done, len(parts))))
         return _merge(ev, extras, parts, laid, runner, report)
     except ReportError:
         raise
@@ -187,18 +188,20 @@ def _page_numbers(parts: list[Part], laid: dict[int, LaidOut]) -> dict[str, int]
 
 
 def _merge(ev: Evaluation, extras: ReportExtras, parts: list[Part], laid: dict[int, LaidOut], runner: _Runner, report: Stage) -> bytes:
-    # The contents again, with the merged page numbers; it was laid out with blank ones, to count its
-    # pages. Numbers are narrower than a line, so the count holds; it is checked all the same.
+    # The contents again, with the merged page numbers (it was laid out with blank ones, to count its
+    # pages), beside the page-number stamps. Numbers are narrower than a line, so the count holds; were
+    # it to change, both are laid out again.
+    contents, stamp = -1, -2
     for _ in range(3):
-        numbers = _page_numbers(parts, laid)
-        cover = _lay_out_part(render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=numbers))
-        settled = len(cover.pages) == len(laid[0].pages)
-        laid[0] = cover
+        names = [page.name for index in range(len(parts)) for page in laid[index].pages]
+        runner.add(contents, render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=_page_numbers(parts, laid)))
+        runner.add(stamp, _stamp_html(names))
+        runner.finish(lambda done: report("numbering pages", None, None))
+        settled = len(runner.done[contents].pages) == len(laid[0].pages)
+        laid[0], stamps = runner.done.pop(contents), runner.done.pop(stamp)
         if settled:
             break
     report("merging pages", None, None)
-    names = [page.name for index in range(len(parts)) for page in laid[index].pages]
-    stamps = _lay_out_part(_stamp_html(names))
     return _join([laid[index] for index in range(len(parts))], stamps)
 
 
@@ -269,7 +272,7 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
         for level, label, x, y in page.bookmarks:
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            item = writer.add_outline_item(label, number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0))
+            item = writer.add_outline_item(title=label, page_number=number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0))
             stack.append((level, item))
     info = readers[0].metadata or {}
     writer.add_metadata({key: info[key] for key in info})
