@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from procure.evaluate import Evaluation
-from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, render_html, templates_dir, weasyprint
+from procure.render import documents
+from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
 from procure.report_data import ReportExtras
 
 OFFERS_PER_PART = 8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
@@ -145,31 +146,33 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
     report = progress or (lambda what, done=None, total=None: None)
     extras = extras or ReportExtras()
     global _fonts
-    # WeasyPrint and the report's fonts (its @font-face rules) loaded once, before the workers fork:
-    # they inherit both. Without WeasyPrint, the ReportError that names what to install.
-    _fonts = weasyprint().text.fonts.FontConfiguration()
-    lay_out(render_html(ev, "comparison", {}, extras, part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
     parts = report_parts(len(ev.offers))
-    runner = _Runner(workers if workers is not None else _workers(len(parts)))
+    runner: _Runner | None = None
     try:
+        # WeasyPrint and the report's fonts (its @font-face rules) loaded once, before the workers fork:
+        # they inherit both. Without WeasyPrint, the ReportError that names what to install.
+        _fonts = weasyprint().text.fonts.FontConfiguration()
+        lay_out(documents.render_html(ev, "comparison", {}, extras, part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
+        runner = _Runner(workers if workers is not None else _workers(len(parts)))
         # Parts without charts go first, so the workers lay out offer pages while the charts are drawn here.
         for index, part in enumerate(parts):
             if not part.charts:
-                runner.add(index, render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
+                runner.add(index, documents.render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
         charts: dict[str, str] = {}
         drawn = build_charts(ev, "comparison", extras, lambda what, done, total: (runner.pump(), report(what, done, total)), frozenset().union(*(p.charts for p in parts)))
         charts.update(drawn)
         for index, part in enumerate(parts):
             if part.charts:
-                runner.add(index, render_html(ev, "comparison", charts, extras, part=part))
-        laid = dict(runner.finish(lambda done: report("laying out pages", done, len(parts))))
+                runner.add(index, documents.render_html(ev, "comparison", charts, extras, part=part))
+        laid = dict(runner.finish(lambda done: report("laying out pages in parts", done, len(parts))))
         return _merge(ev, extras, parts, laid, runner, report)
     except ReportError:
         raise
     except Exception as exc:  # a worker failing (WeasyPrint, Pango, a font): say so, and offer the HTML
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
     finally:
-        runner.close()
+        if runner is not None:
+            runner.close()
         folder, _fonts = getattr(_fonts, "_folder", None), None  # the fonts' temporary folder: the workers never own it
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -194,13 +197,15 @@ def _merge(ev: Evaluation, extras: ReportExtras, parts: list[Part], laid: dict[i
     contents, stamp = -1, -2
     for _ in range(3):
         names = [page.name for index in range(len(parts)) for page in laid[index].pages]
-        runner.add(contents, render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=_page_numbers(parts, laid)))
+        runner.add(contents, documents.render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=_page_numbers(parts, laid)))
         runner.add(stamp, _stamp_html(names))
         runner.finish(lambda done: report("numbering pages", None, None))
         settled = len(runner.done[contents].pages) == len(laid[0].pages)
         laid[0], stamps = runner.done.pop(contents), runner.done.pop(stamp)
         if settled:
             break
+    else:
+        raise ReportError("the contents' page count changed each time its page numbers were filled in; --format html writes the same report")
     report("merging pages", None, None)
     return _join([laid[index] for index in range(len(parts))], stamps)
 
