@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from procure.errors import InputError
 from procure.evaluate import Evaluation
 from procure.render import documents
 from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
@@ -141,10 +142,14 @@ def _workers(parts: int) -> int:
     return max(1, min(parts, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
 
 
-def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress: Stage | None = None, workers: int | None = None) -> bytes:
-    """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any `workers`."""
+def comparison_pdf(
+    ev: Evaluation, extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None, workers: int | None = None,
+) -> bytes:
+    """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any `workers`.
+
+    `extras` (market data, plan, cases) may be a function: the offer pages and the appendix need only the
+    evaluation, so the workers lay them out while it runs here, and then while the charts are drawn."""
     report = progress or (lambda what, done=None, total=None: None)
-    extras = extras or ReportExtras()
     global _fonts
     parts = report_parts(len(ev.offers))
     runner: _Runner | None = None
@@ -152,11 +157,16 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
         # WeasyPrint and the report's fonts (its @font-face rules) loaded once, before the workers fork:
         # they inherit both. Without WeasyPrint, the ReportError that names what to install.
         _fonts = weasyprint().text.fonts.FontConfiguration()
-        lay_out(documents.render_html(ev, "comparison", {}, extras, part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
+        lay_out(documents.render_html(ev, "comparison", {}, ReportExtras(), part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
         runner = _Runner(workers if workers is not None else _workers(len(parts)))
-        # Parts without charts go first, so the workers lay out offer pages while the charts are drawn here.
+        # The offer pages and the appendix go first (they show the evaluation alone), so the workers lay
+        # them out while the extras are computed and the charts drawn here.
+        alone = [index for index, part in enumerate(parts) if not part.chapters - {"appendix"}]
+        for index in alone:
+            runner.add(index, documents.render_html(ev, "comparison", {}, ReportExtras(), part=parts[index]))
+        extras = _extras(extras)
         for index, part in enumerate(parts):
-            if not part.charts:
+            if index not in alone and not part.charts:
                 runner.add(index, documents.render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
         charts: dict[str, str] = {}
         drawn = build_charts(ev, "comparison", extras, lambda what, done, total: (runner.pump(), report(what, done, total)), frozenset().union(*(p.charts for p in parts)))
@@ -166,7 +176,7 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
                 runner.add(index, documents.render_html(ev, "comparison", charts, extras, part=part))
         laid = dict(runner.finish(lambda done: report("laying out pages in parts", done, len(parts))))
         return _merge(ev, extras, parts, laid, runner, report)
-    except ReportError:
+    except (ReportError, InputError):  # not a layout failure: as it is
         raise
     except Exception as exc:  # a worker failing (WeasyPrint, Pango, a font): say so, and offer the HTML
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
@@ -176,6 +186,12 @@ def comparison_pdf(ev: Evaluation, extras: ReportExtras | None = None, progress:
         folder, _fonts = getattr(_fonts, "_folder", None), None  # the fonts' temporary folder: the workers never own it
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _extras(extras: ReportExtras | Callable[[], ReportExtras] | None) -> ReportExtras:
+    if callable(extras):
+        return extras()
+    return extras or ReportExtras()
 
 
 def _page_numbers(parts: list[Part], laid: dict[int, LaidOut]) -> dict[str, int]:

@@ -301,11 +301,17 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
 
 
-def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | None = None, progress: Stage | None = None) -> bytes:
+def render_report(
+    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None,
+) -> bytes:
+    """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
+    out the offer pages, which need only the evaluation, while it runs."""
     if kind == "comparison" and fmt == "pdf":  # long: laid out in parts, in parallel, and merged
         from procure.render.assemble import comparison_pdf
 
         return comparison_pdf(ev, extras, progress)
+    if callable(extras):
+        extras = extras()
     html = render_html(ev, kind, extras=extras, progress=progress)
     if fmt == "html":
         return html.encode("utf-8")
