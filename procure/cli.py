@@ -1499,14 +1499,17 @@ def report(
     format = _format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
-    from procure.report_data import gather_extras
+    from procure.report_data import ReportExtras, gather_extras
 
     with _stages() as stage:
         stage("loading the workspace")
         ws = load_workspace(workspace)
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months)
-        stage("sensitivity, position, hedge, benchmark and the purchase plan")
-        extras = gather_extras(ws, ev, inputs, board=board)
+
+        def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
+            stage("sensitivity, position, hedge, benchmark and the purchase plan")
+            return gather_extras(ws, ev, inputs, board=board)
+
         try:
             data = render_report(ev, kind, format.value, extras, stage)
         except ReportError as exc:

@@ -8,7 +8,9 @@ deterministic SVG and, with SOURCE_DATE_EPOCH set, the date printed and stored i
 
 from __future__ import annotations
 
+import functools
 import os
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -21,6 +23,50 @@ from procure.render.charts import CHART_OFFERS
 
 REPORT_KINDS = ("comparison", "board")
 NOTE_LIMIT = 200  # vendor notes longer than this are cut on the offer page and printed whole in the appendix
+
+
+# The comparison report's chapters in order ("cover" holds the cover and the contents), and the charts each draws.
+CHAPTERS = ("cover", "summary", "glance", "charts", "horizon", "robustness", "grades", "operators", "position", "benchmark", "plan", "hedging", "appendix")
+CHAPTER_CHARTS = {
+    "charts": ("cost_curve", "football", "breakdown", "throughput", "responsibilities"),
+    "horizon": ("cash",),
+    "robustness": ("ranges", "tornado"),
+    "position": ("position",),
+    "benchmark": ("benchmark",),
+    "plan": ("plan_frontier",),
+    "hedging": ("hedge",),
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """The chapters and offer pages of the comparison report one layout shows: all of them, or one part
+    of a report laid out in parts and merged (procure.render.assemble)."""
+
+    chapters: frozenset[str] = frozenset(CHAPTERS)
+    offers: tuple[int, int] | None = None  # offer pages [start, stop); None: every offer
+    offers_heading: bool = True  # this part opens the "Offer details" chapter
+    merged: bool = False  # laid out alone and merged: page numbers are stamped after merging
+
+    @property
+    def charts(self) -> frozenset[str]:
+        return frozenset(name for chapter in self.chapters for name in CHAPTER_CHARTS.get(chapter, ()))
+
+    @property
+    def style(self) -> Any:
+        """CSS for a part laid out alone: no page number yet, and running headers from its first page
+        unless it opens the document (the cover has none)."""
+        from markupsafe import Markup
+
+        if not self.merged:
+            return Markup("")
+        css = "\n@page { @bottom-right { content: none; } }"
+        if "cover" not in self.chapters:
+            css += "\n@page :first { @top-left { content: string(doctitle); } @top-right { content: string(section); } }"
+        return Markup(css)
+
+
+WHOLE = Part()
 
 
 def templates_dir() -> Path:
@@ -58,7 +104,9 @@ def report_date() -> datetime:
     return datetime.now(tz=timezone.utc)
 
 
+@functools.lru_cache(maxsize=4)
 def _environment(folder: Path):  # type: ignore[no-untyped-def]
+    """One environment per templates folder: its compiled templates serve every part of a report."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     env = Environment(
@@ -89,8 +137,12 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
 Stage = Callable[[str, Optional[int], Optional[int]], None]
 
 
-def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, extras: ReportExtras | None = None, progress: Stage | None = None) -> str:
-    """The report as one self-contained HTML document (CSS and SVG charts inline)."""
+def render_html(
+    ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, extras: ReportExtras | None = None,
+    progress: Stage | None = None, part: Part = WHOLE, toc_pages: dict[str, int] | None = None,
+) -> str:
+    """The report as one self-contained HTML document (CSS and SVG charts inline); for the comparison,
+    `part` selects what one layout shows and `toc_pages` gives the contents' page numbers once known."""
     from markupsafe import Markup
 
     if kind not in REPORT_KINDS:
@@ -100,7 +152,8 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     extras = extras or ReportExtras()
     if charts is None:
-        charts = build_charts(ev, kind, extras, progress)
+        charts = build_charts(ev, kind, extras, progress, part.charts)
+    offers = part.offers or (0, len(ev.offers))
     context: dict[str, Any] = {
         "ev": ev,
         "leader": leader,
@@ -127,6 +180,8 @@ def render_html(ev: Evaluation, kind: str = "comparison", charts: dict[str, str]
         "cases": [case.name for case in extras.cases],
         "odds": cheapest_odds(ev),
         "standing": position_view(ev, extras.position),
+        "part": {"chapters": part.chapters, "offers": offers, "offers_heading": part.offers_heading, "style": part.style},
+        "toc_pages": toc_pages,
     }
     return env.get_template(f"{kind}.html").render(**context)
 
@@ -139,8 +194,9 @@ def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
     return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
 
 
-def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, progress: Stage | None = None) -> dict[str, str]:
-    """The comparison's charts (the two-page board memo has none: its figures are in tables)."""
+def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, progress: Stage | None = None, only: frozenset[str] | None = None) -> dict[str, str]:
+    """The comparison's charts, or those named in `only` (the two-page board memo has none: its figures
+    are in tables)."""
     from procure.render import charts
 
     if kind == "board":
@@ -175,6 +231,8 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, 
         drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
         drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
         drawings.append(("responsibilities", lambda: charts.responsibility_matrix(ev)))
+    if only is not None:
+        drawings = [(name, draw) for name, draw in drawings if name in only]
     found = {}
     for done, (name, draw) in enumerate(drawings):
         if progress is not None:
@@ -188,25 +246,38 @@ class ReportError(Exception):
 
 
 def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
-    folder = templates_dir()
     try:
-        from weasyprint import HTML
+        if progress is not None:
+            progress("laying out pages", None, None)
+        # lay_out() then write_pdf() is what HTML.write_pdf() does, in two steps so pages can be counted
+        document = lay_out(html)
+        if progress is not None:
+            progress(f"writing {len(document.pages)} pages", None, None)
+        return document.write_pdf()
+    except ReportError:
+        raise
+    except Exception as exc:  # WeasyPrint, Pango or a font failing: say so, and offer the HTML instead
+        raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
+
+
+def weasyprint() -> Any:
+    """The WeasyPrint module, or a ReportError that names what to install."""
+    try:
+        import weasyprint as module
     except (ImportError, OSError) as exc:  # OSError: the Pango library is missing
         raise ReportError(
             f"PDF output needs WeasyPrint and the Pango library ({exc}). Install them with "
             "`pip install weasyprint` and `apt-get install libpango-1.0-0 libpangoft2-1.0-0`, "
             "or use --format html."
         ) from None
-    try:
-        if progress is not None:
-            progress("laying out pages", None, None)
-        # render() then write_pdf() is what HTML.write_pdf() does, in two steps so pages can be counted
-        document = HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).render()
-        if progress is not None:
-            progress(f"writing {len(document.pages)} pages", None, None)
-        return document.write_pdf()
-    except Exception as exc:  # WeasyPrint, Pango or a font failing: say so, and offer the HTML instead
-        raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
+    return module
+
+
+def lay_out(html: str, fonts: Any = None) -> Any:
+    """WeasyPrint's laid-out document, fetching nothing but files of the templates folder; `fonts` (a
+    FontConfiguration) serves several documents with the report's fonts loaded once."""
+    folder = templates_dir()
+    return weasyprint().HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).render(font_config=fonts)
 
 
 def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
@@ -230,7 +301,17 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
 
 
-def render_report(ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | None = None, progress: Stage | None = None) -> bytes:
+def render_report(
+    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None,
+) -> bytes:
+    """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
+    out the offer pages, which need only the evaluation, while it runs."""
+    if kind == "comparison" and fmt == "pdf":  # long: laid out in parts, in parallel, and merged
+        from procure.render.assemble import comparison_pdf
+
+        return comparison_pdf(ev, extras, progress)
+    if callable(extras):
+        extras = extras()
     html = render_html(ev, kind, extras=extras, progress=progress)
     if fmt == "html":
         return html.encode("utf-8")

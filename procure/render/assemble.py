@@ -1,0 +1,306 @@
+"""The comparison PDF laid out in parts, in parallel processes, and merged into one document.
+
+WeasyPrint lays a document out on one core, and a 50-offer comparison runs to about 70 pages. So the
+report is cut at chapter and offer boundaries, at the template level (every part is the same template
+showing some chapters: documents.Part), and each part is laid out in its own forked process while
+the charts are still being drawn. pypdf then merges the parts: the contents are laid out again with
+the merged page numbers, "Page N of M" is stamped from a thin document laid out with the same page
+styles, and the links, named destinations, outline and document information are those of one
+document. The parts are fixed by the content, never by the number of processors, so the same inputs
+give the same bytes on any machine; without fork (or with one processor) the parts are laid out one
+after the other in this process, with the same result.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import shutil
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from procure.errors import InputError
+from procure.evaluate import Evaluation
+from procure.render import documents
+from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
+from procure.report_data import ReportExtras
+
+OFFERS_PER_PART = 8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
+SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
+
+
+def report_parts(offers: int) -> list[Part]:
+    """The parts in document order: cover and contents, two groups of chapters, the offer pages in groups, the appendix."""
+    parts = [
+        Part(frozenset({"cover"}), offers=(0, 0), offers_heading=False, merged=True),
+        Part(frozenset({"summary", "glance", "charts"}), offers=(0, 0), offers_heading=False, merged=True),
+        Part(frozenset({"horizon", "robustness", "grades", "operators", "position", "benchmark", "plan", "hedging"}), offers=(0, 0), offers_heading=False, merged=True),
+    ]
+    starts = range(0, max(offers, 1), OFFERS_PER_PART)
+    parts += [Part(frozenset(), offers=(start, min(start + OFFERS_PER_PART, offers)), offers_heading=start == 0, merged=True) for start in starts]
+    return parts + [Part(frozenset({"appendix"}), offers=(0, 0), offers_heading=False, merged=True)]
+
+
+@dataclass
+class PageFacts:
+    """What merging needs of a laid-out page, in PDF points from the bottom-left corner."""
+
+    name: str  # the named page (@page offer, ...): the stamp uses the same page style
+    anchors: dict[str, tuple[float, float]] = field(default_factory=dict)
+    links: list[tuple[str, str, tuple[float, float, float, float]]] = field(default_factory=list)  # (internal|external, target, rectangle)
+    bookmarks: list[tuple[int, str, float, float]] = field(default_factory=list)  # (level, label, x, y)
+
+
+@dataclass
+class LaidOut:
+    pdf: bytes
+    pages: list[PageFacts]
+
+
+def _facts(page: Any) -> PageFacts:
+    height = page.height
+
+    def point(x: float, y: float) -> tuple[float, float]:
+        return x * SCALE, (height - y) * SCALE
+
+    facts = PageFacts(name=page._page_box.page_type.name or "")
+    for anchor, (x, y, *_) in page.anchors.items():
+        facts.anchors[anchor] = point(x, y)
+    for kind, target, (x1, y1, x2, y2), _box in page.links:
+        if kind in ("internal", "external"):
+            (a, b), (c, d) = point(x1, y1), point(x2, y2)
+            facts.links.append((kind, target, (a, b, c, d)))
+    for level, label, (x, y), _state in page.bookmarks:
+        facts.bookmarks.append((level, label, *point(x, y)))
+    return facts
+
+
+# The report's fonts, loaded once before the workers fork: they inherit them (see comparison_pdf).
+_fonts: Any = None
+
+
+def _lay_out_part(html: str) -> LaidOut:
+    """In a worker: lay one part out and write it; the layout itself stays in the worker."""
+    document = lay_out(html, _fonts)
+    return LaidOut(pdf=document.write_pdf(), pages=[_facts(page) for page in document.pages])
+
+
+class _Runner:
+    """Lays parts out in forked processes, the longest waiting part first, with at most one queued beyond
+    the busy workers so that a long part ready late still goes next (or in this process where fork is
+    not available)."""
+
+    def __init__(self, workers: int) -> None:
+        self.waiting: list[tuple[int, str]] = []
+        self.running: dict[Future[LaidOut], int] = {}
+        self.done: dict[int, LaidOut] = {}
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+        if workers > 1:
+            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+
+    def add(self, index: int, html: str) -> None:
+        self.waiting.append((index, html))
+        self.waiting.sort(key=lambda item: -len(item[1]))  # longest first: charts and long tables weigh most
+        self.pump()
+
+    def pump(self) -> None:
+        """Collect finished parts and start waiting ones while a worker is free."""
+        if self.pool is None:
+            return
+        for future in [f for f in self.running if f.done()]:
+            self.done[self.running.pop(future)] = future.result()
+        while self.waiting and len(self.running) < self.workers + 1:  # one queued: no worker waits for the next pump
+            index, html = self.waiting.pop(0)
+            self.running[self.pool.submit(_lay_out_part, html)] = index
+
+    def finish(self, progress: Callable[[int], None]) -> dict[int, LaidOut]:
+        if self.pool is None:
+            while self.waiting:
+                index, html = self.waiting.pop(0)
+                self.done[index] = _lay_out_part(html)
+                progress(len(self.done))
+            return self.done
+        while self.running or self.waiting:
+            self.pump()
+            progress(len(self.done))
+            if self.running:
+                finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
+        self.pump()
+        return self.done
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _workers(parts: int) -> int:
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(parts, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+
+
+def comparison_pdf(
+    ev: Evaluation, extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None, workers: int | None = None,
+) -> bytes:
+    """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any `workers`.
+
+    `extras` (market data, plan, cases) may be a function: the offer pages and the appendix need only the
+    evaluation, so the workers lay them out while it runs here, and then while the charts are drawn."""
+    report = progress or (lambda what, done=None, total=None: None)
+    global _fonts
+    parts = report_parts(len(ev.offers))
+    runner: _Runner | None = None
+    try:
+        # WeasyPrint and the report's fonts (its @font-face rules) loaded once, before the workers fork:
+        # they inherit both. Without WeasyPrint, the ReportError that names what to install.
+        _fonts = weasyprint().text.fonts.FontConfiguration()
+        lay_out(documents.render_html(ev, "comparison", {}, ReportExtras(), part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
+        runner = _Runner(workers if workers is not None else _workers(len(parts)))
+        # The offer pages and the appendix go first (they show the evaluation alone), so the workers lay
+        # them out while the extras are computed and the charts drawn here.
+        alone = [index for index, part in enumerate(parts) if not part.chapters - {"appendix"}]
+        for index in alone:
+            runner.add(index, documents.render_html(ev, "comparison", {}, ReportExtras(), part=parts[index]))
+        extras = _extras(extras)
+        for index, part in enumerate(parts):
+            if index not in alone and not part.charts:
+                runner.add(index, documents.render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
+        charts: dict[str, str] = {}
+        drawn = build_charts(ev, "comparison", extras, lambda what, done, total: (runner.pump(), report(what, done, total)), frozenset().union(*(p.charts for p in parts)))
+        charts.update(drawn)
+        for index, part in enumerate(parts):
+            if part.charts:
+                runner.add(index, documents.render_html(ev, "comparison", charts, extras, part=part))
+        laid = dict(runner.finish(lambda done: report("laying out pages in parts", done, len(parts))))
+        return _merge(ev, extras, parts, laid, runner, report)
+    except (ReportError, InputError):  # not a layout failure: as it is
+        raise
+    except Exception as exc:  # a worker failing (WeasyPrint, Pango, a font): say so, and offer the HTML
+        raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
+    finally:
+        if runner is not None:
+            runner.close()
+        folder, _fonts = getattr(_fonts, "_folder", None), None  # the fonts' temporary folder: the workers never own it
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _extras(extras: ReportExtras | Callable[[], ReportExtras] | None) -> ReportExtras:
+    if callable(extras):
+        return extras()
+    return extras or ReportExtras()
+
+
+def _page_numbers(parts: list[Part], laid: dict[int, LaidOut]) -> dict[str, int]:
+    """Each anchor's page number (1-based) in the merged document."""
+    numbers: dict[str, int] = {}
+    offset = 0
+    for index in range(len(parts)):
+        for number, page in enumerate(laid[index].pages, start=offset + 1):
+            for anchor in page.anchors:
+                numbers.setdefault(anchor, number)
+        offset += len(laid[index].pages)
+    return numbers
+
+
+def _merge(ev: Evaluation, extras: ReportExtras, parts: list[Part], laid: dict[int, LaidOut], runner: _Runner, report: Stage) -> bytes:
+    # The contents again, with the merged page numbers (it was laid out with blank ones, to count its
+    # pages), beside the page-number stamps. Numbers are narrower than a line, so the count holds; were
+    # it to change, both are laid out again.
+    contents, stamp = -1, -2
+    for _ in range(3):
+        names = [page.name for index in range(len(parts)) for page in laid[index].pages]
+        runner.add(contents, documents.render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=_page_numbers(parts, laid)))
+        runner.add(stamp, _stamp_html(names))
+        runner.finish(lambda done: report("numbering pages", None, None))
+        settled = len(runner.done[contents].pages) == len(laid[0].pages)
+        laid[0], stamps = runner.done.pop(contents), runner.done.pop(stamp)
+        if settled:
+            break
+    else:
+        raise ReportError("the contents' page count changed each time its page numbers were filled in; --format html writes the same report")
+    report("merging pages", None, None)
+    return _join([laid[index] for index in range(len(parts))], stamps)
+
+
+def _stamp_html(names: list[str]) -> str:
+    """One empty page per merged page, with the report's page styles: only "Page N of M" is drawn."""
+    folder = templates_dir()
+    css = (folder / "fonts.css").read_text(encoding="utf-8") + (folder / "report.css").read_text(encoding="utf-8")
+    css += "\n@page { @top-left { content: none; } @top-right { content: none; } @bottom-left { content: none; } }"
+    pages = "".join(f'<div style="page: {name or "auto"}; break-before: page"></div>' for name in names)
+    return f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><style>{css}</style></head><body>{pages}</body></html>'
+
+
+def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, Fit, FloatObject, NameObject, NumberObject, TextStringObject
+
+    writer = PdfWriter()
+    readers = [PdfReader(io.BytesIO(part.pdf)) for part in parts]
+    for reader in readers:  # named destinations come with their pages; links and the outline are rebuilt below
+        writer.append(reader, import_outline=False, excluded_fields=("/Annots", "/B"))
+    facts = [page for part in parts for page in part.pages]
+    anchors = {anchor for page in facts for anchor in page.anchors}
+
+    def stream(data: bytes, entries: dict[str, Any] | None = None) -> Any:
+        obj = DecodedStreamObject()
+        obj.set_data(data)
+        obj.update({NameObject(k): v for k, v in (entries or {}).items()})
+        return writer._add_object(obj.flate_encode() if len(data) > 64 else obj)
+
+    # "Page N of M" drawn over each page as a form: the page's own drawing is kept as laid out (saved
+    # and restored around it), not parsed again.
+    save, restore = stream(b"q\n"), stream(b"\nQ\n")
+    stamp_reader = PdfReader(io.BytesIO(stamps.pdf))
+    for number, (page, merged) in enumerate(zip(facts, writer.pages)):
+        stamp = stamp_reader.pages[number]
+        form = stream(stamp.get_contents().get_data(), {
+            "/Type": NameObject("/XObject"), "/Subtype": NameObject("/Form"),
+            "/BBox": ArrayObject(FloatObject(v) for v in stamp.mediabox), "/Resources": stamp["/Resources"].clone(writer),
+        })
+        name = NameObject(f"/PageNumber{number + 1}")
+        resources = merged["/Resources"].get_object()  # shared by the pages of a part: one name per page
+        if "/XObject" not in resources:
+            resources[NameObject("/XObject")] = DictionaryObject()
+        resources["/XObject"].get_object()[name] = form
+        contents = merged.get("/Contents")
+        own = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
+        merged[NameObject("/Contents")] = ArrayObject([save, *own, restore, stream(f"q {name} Do Q\n".encode())])
+        annotations = ArrayObject()
+        for kind, target, rectangle in page.links:
+            link = DictionaryObject({
+                NameObject("/Type"): NameObject("/Annot"),
+                NameObject("/Subtype"): NameObject("/Link"),
+                NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rectangle),
+                NameObject("/BS"): DictionaryObject({NameObject("/W"): NumberObject(0)}),
+            })
+            if kind == "internal":
+                if target not in anchors:
+                    continue
+                link[NameObject("/Dest")] = TextStringObject(target)
+            else:
+                link[NameObject("/A")] = DictionaryObject({NameObject("/Type"): NameObject("/Action"), NameObject("/S"): NameObject("/URI"), NameObject("/URI"): TextStringObject(target)})
+            annotations.append(writer._add_object(link))
+        if annotations:
+            merged[NameObject("/Annots")] = annotations
+    # The outline: levels from the headings' bookmark-level, nested as WeasyPrint nests them.
+    stack: list[tuple[int, Any]] = []
+    for number, page in enumerate(facts):
+        for level, label, x, y in page.bookmarks:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            item = writer.add_outline_item(title=label, page_number=number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0))
+            stack.append((level, item))
+    info = readers[0].metadata or {}
+    writer.add_metadata({key: info[key] for key in info})
+    root = readers[0].trailer["/Root"]
+    if "/Lang" in root:
+        writer._root_object[NameObject("/Lang")] = TextStringObject(root["/Lang"])
+    writer.compress_identical_objects()  # what the parts share (colour profiles, the stamps' font), once
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -1,0 +1,149 @@
+"""The comparison PDF laid out in parts and merged reads exactly as the same report laid out as one document.
+
+The single document is the reference: WeasyPrint numbers its pages, resolves its contents with
+target-counter() and writes its own links, destinations and outline. The merged one computes all of
+these itself, so every one is compared, page by page.
+"""
+
+import io
+import re
+import tempfile
+from datetime import date
+
+import pypdf
+import pytest
+
+from procure.evaluate import MonteCarlo, evaluate_with_inputs
+from procure.render import assemble
+from procure.render.documents import CHAPTERS, ReportError, html_to_pdf, render_html
+from procure.report_data import gather_extras
+from procure.workspace import load_workspace
+
+EPOCH = "1764400000"
+
+
+def test_parts_hold_every_chapter_and_offer_once_in_order():
+    for offers in (1, 7, 8, 9, 50):
+        parts = assemble.report_parts(offers)
+        chapters = [c for p in parts for c in sorted(p.chapters, key=CHAPTERS.index)]
+        assert chapters == list(CHAPTERS)  # each chapter once, in the document's order
+        spans = [p.offers for p in parts if p.offers[1] > p.offers[0]]
+        assert [i for a, b in spans for i in range(a, b)] == list(range(offers))
+        assert sum(p.offers_heading for p in parts) == 1  # one "Offer details" heading, on the first offer part
+        assert all(p.merged for p in parts)
+        # Fixed by the content alone: a 50-offer report is cover, two chapter groups, ceil(50 / 8) offer groups, appendix.
+    assert len(assemble.report_parts(50)) == 3 + 7 + 1
+
+
+@pytest.fixture(scope="module")
+def basic(data_dir):
+    ws = load_workspace(data_dir / "basic")
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 11, 29), MonteCarlo(draws=500), ws.config.horizon.months)
+    return ev, gather_extras(ws, ev, inputs)
+
+
+def _read(pdf: bytes):
+    """Pages' text, named destinations, outline and links, with every target as a page index."""
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    # Without spaces: where the extractor puts a space between runs of bold and plain text depends on how
+    # each document subsets its fonts, not on what is printed.
+    texts = ["".join(page.extract_text().replace("\x00", "").split()) for page in reader.pages]
+    dests = {name: (reader.get_destination_page_number(d), round(float(d.left)), round(float(d.top))) for name, d in reader.named_destinations.items()}
+
+    def walk(items, level=1):
+        for item in items:
+            if isinstance(item, list):
+                yield from walk(item, level + 1)
+            else:
+                yield level, item.title, reader.get_destination_page_number(item), round(float(item.top))
+
+    links = []
+    for number, page in enumerate(reader.pages):
+        for annotation in page.get("/Annots") or []:
+            annotation = annotation.get_object()
+            target = dests[str(annotation["/Dest"])] if "/Dest" in annotation else annotation["/A"]["/URI"]
+            links.append((number, tuple(round(float(v)) for v in annotation["/Rect"]), target))
+    return reader, texts, dests, list(walk(reader.outline)), links
+
+
+@pytest.fixture(scope="module")
+def both(basic):
+    """The basic workspace's report as one document and merged from one part per offer (the most seams)."""
+    ev, extras = basic
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    mp.setattr(assemble, "OFFERS_PER_PART", 1)
+    single = html_to_pdf(render_html(ev, "comparison", extras=extras))
+    merged = assemble.comparison_pdf(ev, extras, workers=2)
+    mp.undo()
+    return _read(single), _read(merged), merged
+
+
+@pytest.mark.slow  # PDF rendering, as every test below
+def test_merged_pages_read_as_the_single_document(both):
+    (one, one_texts, *_), (merged, merged_texts, *_), _ = both
+    assert len(merged.pages) == len(one.pages) >= 12
+    for number, (expected, got) in enumerate(zip(one_texts, merged_texts), start=1):
+        assert got == expected, f"page {number}"  # running headers and "Page N of M" included
+    assert [p.mediabox for p in merged.pages] == [p.mediabox for p in one.pages]
+
+
+@pytest.mark.slow
+def test_page_numbers_count_the_whole_document(both):
+    _, (merged, texts, *_), _ = both
+    total = len(merged.pages)
+    for number, text in enumerate(texts, start=1):
+        assert text.endswith(f"Page{number}of{total}")
+
+
+@pytest.mark.slow
+def test_contents_links_destinations_and_outline_match(both):
+    (one, _, one_dests, one_outline, one_links), (merged, texts, dests, outline, links), _ = both
+    assert dests == one_dests and len(dests) >= 15  # every chapter and offer anchor, same page and position
+    assert outline == one_outline  # same headings, levels, pages and positions
+    assert links == one_links and links  # the contents' links: same places, same targets
+    assert merged.metadata.title == one.metadata.title and merged.trailer["/Root"]["/Lang"] == "en"
+
+
+@pytest.mark.slow
+def test_each_contents_entry_prints_the_page_its_link_goes_to(both):
+    _, (merged, _, _, _, links), _ = both
+    toc = [page for page, _, _ in links]
+    assert set(toc) == {1}  # the contents page
+    printed = [int(n) for n in re.findall(r"(\d+)\s*$", merged.pages[1].extract_text(), flags=re.M)][:-1]  # the last: "Page 2 of N"
+    entries = list(dict.fromkeys(target for _, _, target in links))  # an entry's link is drawn in several boxes
+    targets = [page + 1 for page, _, _ in entries]
+    # Read top to bottom, the number printed at each entry's end is the page its link opens.
+    assert printed == sorted(printed) and printed == targets
+
+
+@pytest.mark.slow
+def test_same_bytes_whatever_the_number_of_workers(basic, monkeypatch, both):
+    ev, extras = basic
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.setattr(assemble, "OFFERS_PER_PART", 1)
+    assert assemble.comparison_pdf(ev, extras, workers=1) == both[2]
+    assert assemble.comparison_pdf(ev, extras, workers=3) == both[2]
+
+
+@pytest.mark.slow
+def test_a_part_failing_in_a_worker_is_a_report_error(basic, monkeypatch):
+    ev, extras = basic
+    real = assemble.lay_out
+
+    def failing(html, fonts=None):
+        if 'class="offer' in html:
+            raise RuntimeError("no glyph for U+1F600")
+        return real(html, fonts)
+
+    monkeypatch.setattr(assemble, "lay_out", failing)  # the workers fork after this: they inherit it
+    with pytest.raises(ReportError, match=r"PDF rendering failed \(RuntimeError: no glyph for U\+1F600\); --format html"):
+        assemble.comparison_pdf(ev, extras, workers=2)
+
+
+@pytest.mark.slow
+def test_no_temporary_font_folder_is_left(basic, monkeypatch, tmp_path):
+    ev, extras = basic
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # WeasyPrint stores the fonts it decodes there
+    assemble.comparison_pdf(ev, extras, workers=2)
+    assert list(tmp_path.iterdir()) == []
