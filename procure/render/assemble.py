@@ -168,11 +168,11 @@ def comparison_pdf(
         for index, part in enumerate(parts):
             if index not in alone and not part.charts:
                 runner.add(index, documents.render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
-        charts: dict[str, str] = {}
-        drawn = build_charts(ev, "comparison", extras, lambda what, done, total: (runner.pump(), report(what, done, total)), frozenset().union(*(p.charts for p in parts)))
-        charts.update(drawn)
+        # Each chapter part goes as soon as its own charts are drawn (the pump between charts keeps the workers busy).
+        drawing = lambda what, done, total: (runner.pump(), report(what, done, total))  # noqa: E731
         for index, part in enumerate(parts):
             if part.charts:
+                charts = build_charts(ev, "comparison", extras, drawing, part.charts)
                 runner.add(index, documents.render_html(ev, "comparison", charts, extras, part=part))
         laid = dict(runner.finish(lambda done: report("laying out pages in parts", done, len(parts))))
         return _merge(ev, extras, parts, laid, runner, report)
