@@ -1489,10 +1489,8 @@ def report(
         procure report --as-of 2026-11-29 --out comparison.html
     """
     from procure.evaluate import MonteCarlo, evaluate_with_inputs
-    from procure.render.documents import ReportError, render_report
+    from procure.render.documents import ReportError, check_source_date_epoch, render_report, report_workers
     from procure.workspace import load_workspace
-
-    from procure.render.documents import check_source_date_epoch
 
     check_source_date_epoch()
 
@@ -1501,9 +1499,11 @@ def report(
     target = out or Path(f"{kind}.{format.value}")
     from procure.report_data import ReportExtras, gather_extras
 
-    with _stages() as stage:
+    with _stages() as stage, contextlib.ExitStack() as stack:
         stage("loading the workspace")
         ws = load_workspace(workspace)
+        # The layout processes start now, loading WeasyPrint while the evaluation runs.
+        workers = stack.enter_context(report_workers(kind, format.value))
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months)
 
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
@@ -1511,7 +1511,7 @@ def report(
             return gather_extras(ws, ev, inputs, board=board)
 
         try:
-            data = render_report(ev, kind, format.value, extras, stage)
+            data = render_report(ev, kind, format.value, extras, stage, workers)
         except ReportError as exc:
             stage("failed")
             _say(f"error: {exc}")

@@ -6,9 +6,15 @@ these itself, so every one is compared, page by page.
 """
 
 import io
+import os
 import re
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from datetime import date
+from pathlib import Path
 
 import pypdf
 import pytest
@@ -146,4 +152,60 @@ def test_no_temporary_font_folder_is_left(basic, monkeypatch, tmp_path):
     ev, extras = basic
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # WeasyPrint stores the fonts it decodes there
     assemble.comparison_pdf(ev, extras, workers=2)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_killing_the_report_ends_its_layout_workers(data_dir, tmp_path):
+    """A report killed outright (SIGKILL: no clean-up runs) takes its layout processes with it."""
+    report = subprocess.Popen([sys.executable, "-m", "procure", "report", "-w", str(data_dir / "basic"), "--as-of", "2026-11-29", "--out", str(tmp_path / "X.pdf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (workers := _children(report.pid)) and time.monotonic() < deadline and report.poll() is None:
+        time.sleep(0.02)
+    assert workers, "the report started no layout process"
+    report.send_signal(signal.SIGKILL)
+    report.wait()
+    deadline = time.monotonic() + 10
+    while any(_state(pid) not in ("Z", "X", None) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in workers if _state(pid) not in ("Z", "X", None)] == []
+
+
+def _state(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def test_a_killed_reports_font_folder_is_removed_by_the_next(monkeypatch, tmp_path):
+    from procure.fileio import temporary_name
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    monkeypatch.setattr(os, "getpid", lambda: int(gone.stdout))  # a name owned by a process that has ended
+    abandoned = tmp_path / temporary_name("procure-fonts")
+    monkeypatch.undo()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    abandoned.mkdir()
+    (abandoned / "font").write_bytes(b"x")
+    with assemble.LayoutWorkers(1) as workers:
+        assert not abandoned.exists() and Path(workers.folder).is_dir()
     assert list(tmp_path.iterdir()) == []

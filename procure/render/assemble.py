@@ -17,8 +17,12 @@ import io
 import multiprocessing
 import os
 import shutil
+import signal
+import sys
+import tempfile
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from procure.errors import InputError
@@ -77,29 +81,102 @@ def _facts(page: Any) -> PageFacts:
     return facts
 
 
-# The report's fonts, loaded once before the workers fork: they inherit them (see comparison_pdf).
+# In a worker (or in this process without fork): the report's fonts, loaded once, or why they could not be.
 _fonts: Any = None
+_broken: ReportError | None = None
+
+
+def _load_fonts(folder: str) -> None:
+    """Load WeasyPrint and the report's fonts (its @font-face rules), their files kept in `folder`."""
+    global _fonts, _broken
+    fonts_css = (templates_dir() / "fonts.css").read_text(encoding="utf-8")
+    previous = tempfile.tempdir
+    tempfile.tempdir = folder  # where WeasyPrint keeps the font files it decodes: removed with the folder
+    try:
+        _fonts = weasyprint().text.fonts.FontConfiguration()
+        lay_out(f"<html><head><style>{fonts_css}</style></head><body><p>fonts</p></body></html>", _fonts)
+    except ReportError as exc:  # WeasyPrint or Pango missing: said when a part is asked for
+        _broken = exc
+    except Exception as exc:
+        _broken = ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint")
+    finally:
+        tempfile.tempdir = previous
+
+
+def _start_worker(folder: str, parent: int) -> None:
+    """A worker: ends with the command (killed or not), prints nothing (its errors travel back as
+    exceptions), and loads the fonts."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the parent
+        if os.getppid() != parent:  # the parent was gone before that took effect
+            os._exit(1)
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # nor keep the command's pipes open: whoever reads them sees their end
+        os.dup2(quiet, fd)
+    os.close(quiet)
+    _load_fonts(folder)
 
 
 def _lay_out_part(html: str) -> LaidOut:
     """In a worker: lay one part out and write it; the layout itself stays in the worker."""
+    if _broken is not None:
+        raise _broken
     document = lay_out(html, _fonts)
     return LaidOut(pdf=document.write_pdf(), pages=[_facts(page) for page in document.pages])
 
 
-class _Runner:
-    """Lays parts out in forked processes, the longest waiting part first, with at most one queued beyond
-    the busy workers so that a long part ready late still goes next (or in this process where fork is
-    not available)."""
+def _processors() -> int:
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
-    def __init__(self, workers: int) -> None:
+
+class LayoutWorkers:
+    """The processes that lay the comparison's parts out, one per processor (none where fork is not
+    available: the parts are then laid out in this process). Started early, before the evaluation,
+    each loads WeasyPrint and the report's fonts while the evaluation runs."""
+
+    def __init__(self, count: int | None = None) -> None:
+        from procure.fileio import remove_abandoned, temporary_name
+
+        self.count = max(1, count if count is not None else _processors())
+        remove_abandoned(Path(tempfile.gettempdir()))  # the font folders of reports that were killed
+        self.folder = str(Path(tempfile.gettempdir()) / temporary_name("procure-fonts"))
+        os.mkdir(self.folder, 0o700)
+        self.pool: ProcessPoolExecutor | None = None
+        if self.count > 1:
+            self.pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(self.folder, os.getpid()))
+            self.pool.submit(int)  # forks every worker now (with fork they all start at once)
+        else:
+            _load_fonts(self.folder)
+
+    def close(self) -> None:
+        global _fonts, _broken
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            _fonts = _broken = None
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> "LayoutWorkers":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class _Runner:
+    """Lays parts out on the workers, the longest waiting part first, with at most one queued beyond
+    the busy workers so that a long part ready late still goes next."""
+
+    def __init__(self, workers: LayoutWorkers) -> None:
         self.waiting: list[tuple[int, str]] = []
         self.running: dict[Future[LaidOut], int] = {}
         self.done: dict[int, LaidOut] = {}
-        self.workers = workers
-        self.pool: ProcessPoolExecutor | None = None
-        if workers > 1:
-            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+        self.workers = workers.count
+        self.pool = workers.pool
 
     def add(self, index: int, html: str) -> None:
         self.waiting.append((index, html))
@@ -127,38 +204,26 @@ class _Runner:
             self.pump()
             progress(len(self.done))
             if self.running:
-                finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
+                wait(list(self.running), return_when=FIRST_COMPLETED)
         self.pump()
         return self.done
 
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _workers(parts: int) -> int:
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, min(parts, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
-
 
 def comparison_pdf(
-    ev: Evaluation, extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None, workers: int | None = None,
+    ev: Evaluation, extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None,
+    workers: LayoutWorkers | int | None = None,
 ) -> bytes:
-    """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any `workers`.
+    """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any workers.
 
-    `extras` (market data, plan, cases) may be a function: the offer pages and the appendix need only the
-    evaluation, so the workers lay them out while it runs here, and then while the charts are drawn."""
+    `workers`: started ones (LayoutWorkers, left running), or how many to start (default: one per
+    processor). `extras` (market data, plan, cases) may be a function: the offer pages and the
+    appendix need only the evaluation, so the workers lay them out while it runs here, and then
+    while the charts are drawn."""
     report = progress or (lambda what, done=None, total=None: None)
-    global _fonts
     parts = report_parts(len(ev.offers))
-    runner: _Runner | None = None
+    own = None if isinstance(workers, LayoutWorkers) else LayoutWorkers(workers)
+    runner = _Runner(own or workers)  # type: ignore[arg-type]
     try:
-        # WeasyPrint and the report's fonts (its @font-face rules) loaded once, before the workers fork:
-        # they inherit both. Without WeasyPrint, the ReportError that names what to install.
-        _fonts = weasyprint().text.fonts.FontConfiguration()
-        lay_out(documents.render_html(ev, "comparison", {}, ReportExtras(), part=Part(frozenset(), offers=(0, 0), offers_heading=False, merged=True)), _fonts)
-        runner = _Runner(workers if workers is not None else _workers(len(parts)))
         # The offer pages and the appendix go first (they show the evaluation alone), so the workers lay
         # them out while the extras are computed and the charts drawn here.
         alone = [index for index, part in enumerate(parts) if not part.chapters - {"appendix"}]
@@ -168,11 +233,11 @@ def comparison_pdf(
         for index, part in enumerate(parts):
             if index not in alone and not part.charts:
                 runner.add(index, documents.render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
-        charts: dict[str, str] = {}
-        drawn = build_charts(ev, "comparison", extras, lambda what, done, total: (runner.pump(), report(what, done, total)), frozenset().union(*(p.charts for p in parts)))
-        charts.update(drawn)
+        # Each chapter part goes as soon as its own charts are drawn (the pump between charts keeps the workers busy).
+        drawing = lambda what, done, total: (runner.pump(), report(what, done, total))  # noqa: E731
         for index, part in enumerate(parts):
             if part.charts:
+                charts = build_charts(ev, "comparison", extras, drawing, part.charts)
                 runner.add(index, documents.render_html(ev, "comparison", charts, extras, part=part))
         laid = dict(runner.finish(lambda done: report("laying out pages in parts", done, len(parts))))
         return _merge(ev, extras, parts, laid, runner, report)
@@ -181,11 +246,8 @@ def comparison_pdf(
     except Exception as exc:  # a worker failing (WeasyPrint, Pango, a font): say so, and offer the HTML
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
     finally:
-        if runner is not None:
-            runner.close()
-        folder, _fonts = getattr(_fonts, "_folder", None), None  # the fonts' temporary folder: the workers never own it
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        if own is not None:
+            own.close()
 
 
 def _extras(extras: ReportExtras | Callable[[], ReportExtras] | None) -> ReportExtras:

@@ -8,12 +8,13 @@ deterministic SVG and, with SOURCE_DATE_EPOCH set, the date printed and stored i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from procure import __version__
 from procure.evaluate import Evaluation
@@ -301,15 +302,30 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
 
 
+@contextlib.contextmanager
+def report_workers(kind: str = "comparison", fmt: str = "pdf") -> Iterator[Any]:
+    """The layout processes of a report that uses them (the comparison PDF), started now: entered
+    before the evaluation, they load WeasyPrint while it runs. None for the other reports."""
+    if kind == "comparison" and fmt == "pdf":
+        from procure.render.assemble import LayoutWorkers
+
+        with LayoutWorkers() as workers:
+            yield workers
+    else:
+        yield None
+
+
 def render_report(
-    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None,
+    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | Callable[[], ReportExtras] | None = None,
+    progress: Stage | None = None, workers: Any = None,
 ) -> bytes:
     """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
-    out the offer pages, which need only the evaluation, while it runs."""
+    out the offer pages, which need only the evaluation, while it runs; `workers` (report_workers) are
+    its layout processes, else it starts its own."""
     if kind == "comparison" and fmt == "pdf":  # long: laid out in parts, in parallel, and merged
         from procure.render.assemble import comparison_pdf
 
-        return comparison_pdf(ev, extras, progress)
+        return comparison_pdf(ev, extras, progress, workers)
     if callable(extras):
         extras = extras()
     html = render_html(ev, kind, extras=extras, progress=progress)
