@@ -91,6 +91,15 @@ WorkspaceOption = Annotated[
 ]
 
 
+def _ranks_by_horizon(rank_by: RankBy, months: int | None, where: str) -> bool:
+    """--rank-by horizon needs a horizon: else a clear error (exit 2)."""
+    if rank_by is RankBy.horizon and months is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--rank-by", None, "", f"ranking by the horizon needs {where}")])
+    return rank_by is RankBy.horizon
+
+
 def _as_of(value: Optional[str]) -> Optional[date]:
     if value is None:
         return None
@@ -105,6 +114,7 @@ def _as_of(value: Optional[str]) -> Optional[date]:
     return day
 
 
+RankByOption = Annotated[RankBy, typer.Option("--rank-by", help="Rank by the cost per task today (snapshot) or over the horizon (horizon: --horizon N, or horizon.months in procure.yaml).")]
 AsOfOption = Annotated[
     Optional[str],
     typer.Option(
@@ -529,7 +539,7 @@ def compare(
     draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
     horizon: Annotated[Optional[int], horizon_option("Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.")] = None,
-    rank_by: Annotated[RankBy, typer.Option("--rank-by", help="Rank by the snapshot cost per task or, with --horizon, by the horizon figure.")] = RankBy.snapshot,
+    rank_by: RankByOption = RankBy.snapshot,
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
@@ -558,11 +568,7 @@ def compare(
 
     ws = load_workspace(workspace)
     months = horizon or (ws.config.horizon.months if rank_by is RankBy.horizon else None)
-    if rank_by is RankBy.horizon and months is None:
-        from procure.errors import Problem
-
-        raise InputError([Problem("--rank-by", None, "", "ranking by the horizon needs --horizon N (or horizon.months in procure.yaml)")])
-    by_horizon = rank_by is RankBy.horizon
+    by_horizon = _ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
     if uncertainty or draws is not None or seed is not None:
         with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
             ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
@@ -1471,21 +1477,25 @@ def report(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="File to write (default: comparison.pdf, or board.pdf with --board); .html writes HTML.", dir_okay=False, show_default=False)] = None,
     format: Annotated[Optional[ReportFormat], format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")] = None,
     as_of: AsOfOption = None,
+    rank_by: RankByOption = RankBy.snapshot,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Write the comparison report (or, with --board, the board report) as PDF or HTML.
 
-    The comparison has a cover with the input files' SHA-256, an executive summary,
-    the offers at a glance, the cost curve and other charts, the grades, a page per
-    offer with its arithmetic, and an appendix of assumptions and method. The board
-    report is two to four pages: the decision, the alternatives, the cost curve, the
-    main risks. With SOURCE_DATE_EPOCH set, the output is byte-for-byte reproducible.
+    The comparison has a cover, an executive summary, the offers at a glance, the
+    cost curve and other charts, the horizon, grades, ratings, plan and hedging, a
+    page per offer with its arithmetic, and an appendix of assumptions, method and
+    the input files' SHA-256. The board report is a two-page decision memo: the ask
+    and its term sheet, the options, then the scenarios, risks and the hedge question.
+    --rank-by horizon ranks by the cost over horizon.months. With SOURCE_DATE_EPOCH
+    set, the output is byte-for-byte reproducible.
 
     Examples:
 
     \b
         procure report
         procure report --board --out reports/board.pdf
+        procure report --rank-by horizon --board
         procure report --as-of 2026-11-29 --out comparison.html
     """
     from procure.evaluate import MonteCarlo, evaluate_with_inputs
@@ -1504,7 +1514,8 @@ def report(
         ws = load_workspace(workspace)
         # The layout processes start now, loading WeasyPrint while the evaluation runs.
         workers = stack.enter_context(report_workers(kind, format.value))
-        ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months)
+        by_horizon = _ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
+        ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months, by_horizon)
 
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")

@@ -5,7 +5,7 @@ import re
 
 import pypdf
 import pytest
-from clihelp import AS_OF, run, run_on_terminal
+from clihelp import AS_OF, assert_error, run, run_on_terminal
 
 pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
 
@@ -86,6 +86,26 @@ def test_same_inputs_and_epoch_give_identical_bytes(rendered, data_dir, tmp_path
     again = tmp_path / "again.pdf"
     assert run("report", "--board", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", again).exit_code == 0
     assert again.read_bytes() == (out / "board.pdf").read_bytes()
+
+
+def test_rank_by_horizon_ranks_both_reports_by_the_horizon_figure(data_dir, tmp_path):
+    ws = data_dir / "cashflow_basic"  # horizon.months: 30
+    evaluation = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "30", "--rank-by", "horizon", "-f", "json").stdout)
+    leader = evaluation["offers"][0]
+    for board in ((), ("--board",)):
+        target = tmp_path / f"r{len(board)}.html"
+        assert run("report", *board, "--rank-by", "horizon", "-f", "html", "-w", ws, "--as-of", AS_OF, "--out", target).exit_code == 0
+        html = target.read_text()
+        assert leader["vendor"] in html and f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f}" in html
+    comparison = (tmp_path / "r0.html").read_text()
+    assert f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f} USD</strong> per 1,000 successful tasks over 30 months" in comparison
+    assert "Ranked by the cost over the horizon" in comparison
+
+
+def test_rank_by_horizon_needs_a_horizon(data_dir, tmp_path):
+    target = tmp_path / "x.html"
+    assert_error(run("report", "--rank-by", "horizon", "-f", "html", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", target), "--rank-by", "horizon.months in procure.yaml")
+    assert not target.exists()
 
 
 def test_html_format(data_dir, tmp_path):
