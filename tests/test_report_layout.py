@@ -1,0 +1,197 @@
+"""The reports' layout rules, checked on the laid-out pages of both reports of five workspaces.
+
+A reader turning the pages must never meet: a page holding a single table row or three lines that
+spilled over from the page before (a widow page); a table's header alone at the foot of a page, or a
+table carried onto the next page without its header; a column header broken inside a word without a
+hyphen (or too wide for its column); an abbreviated column header without a key on the table's page.
+
+Each report is produced by `procure report --format html` and laid out by WeasyPrint as `procure
+report` lays it out (tests/layout.py walks the box tree: exact, where the PDF's text would lose which
+line is a table row or a header). The workspaces: the example at the repository root, the fixture
+workspaces other report tests render (basic, offer_kinds, real_offers: real public offers) and a
+synthetic one of 50 offers (benchmarks/synthetic.py), whose tables run over several pages.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clihelp import AS_OF, run
+
+import layout
+
+pytestmark = pytest.mark.slow  # each report is laid out by WeasyPrint: 1 to 20 seconds
+
+ROOT = Path(__file__).parent.parent
+WORKSPACES = ["example", "basic", "offer_kinds", "real_offers", "synthetic50"]
+KINDS = ["comparison", "board"]
+REPORTS = [(w, k) for w in WORKSPACES for k in KINDS]
+
+# Abbreviations a column header may use, each with the term its key defines ("Sec = security").
+# A header word that is neither here nor in WORDS fails test_abbreviated_headers_have_a_key: if it is
+# a plain word, add it to WORDS; if it is an abbreviation, print a key beside the table and add it here.
+ABBREVIATIONS = {
+    "Sec": "Sec", "Life": "Life", "Orch": "Orch", "Stor": "Stor", "Net": "Net", "Rel": "Rel", "Mon": "Mon",
+    "Part": "Part", "Avail": "Avail",  # operator rating categories
+    "GPU-h": "GPU-h", "tok/s/GPU": "tok/s/GPU", "M tokens": "M tokens",  # offers at a glance
+    "FTE": "FTE",  # the appendix's operating jobs
+    "h*": "h*",  # the hedge ratio, in the hedging ladder
+}
+# Plain words (and unit names every reader knows: currency codes, GPU, SLA, SHA-256) in column headers.
+WORDS = set(
+    """
+    a acceptable advertised ahead all as at attestation availability band basis case cash cheapest commitment contracts cost
+    currency demand escalator evidence exit factor figure figures file floating full gpu gpus gpu-hours grade hedge hedged
+    highest how impact in index isolation job kind likelihood list method mitigation month monthly months move node notional
+    of offer offer's operating operator our ours output owner owns pay-as-used payoff per pick's policy prepared present
+    price probability producer provider published rank rate replacement risk role scenario scope score service share
+    signing sla speed spend spread step success tasks tenant term this throughput tier today total transacted unhedged unused
+    user value vendor with workload x fixed usd eur sha-256 pricing
+    """.split()
+)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Any:
+    """Each (workspace, kind) laid out once for the module, on first use: {(workspace, kind): [Page]}."""
+    folder = tmp_path_factory.mktemp("layout")
+    cache: dict[tuple[str, str], tuple[Any, list[layout.Page]]] = {}
+
+    def get(workspace: str, kind: str) -> list[layout.Page]:
+        if (workspace, kind) not in cache:
+            if workspace == "example":
+                root = ROOT
+            elif workspace == "synthetic50":
+                root = folder / "synthetic50"
+                if not root.exists():
+                    sys.path.insert(0, str(ROOT / "benchmarks"))
+                    from synthetic import make_workspace
+
+                    make_workspace(root, 50)
+            else:
+                root = data_dir / workspace
+            target = folder / f"{workspace}-{kind}.html"
+            args = ["report", "--format", "html", "-w", root, "--as-of", AS_OF, "--out", target]
+            result = run(*(args[:1] + (["--board"] if kind == "board" else []) + args[1:]))
+            assert result.exit_code == 0, result.output
+            document = layout.render(target.read_text(encoding="utf-8"))
+            cache[(workspace, kind)] = (document, layout.pages(document))  # the document keeps the elements the pages name alive
+        return cache[(workspace, kind)][1]
+
+    return get
+
+
+def where(page: layout.Page) -> str:
+    shown = page.lines[:3] + [r.text[:80] for r in page.body_rows[:3]]
+    return f"page {page.number}: {shown}"
+
+
+@pytest.mark.parametrize("workspace,kind", REPORTS)
+def test_no_page_holds_a_lone_row_or_three_lines(reports: Any, workspace: str, kind: str) -> None:
+    pages = reports(workspace, kind)
+    assert [where(p) for p in layout.widow_pages(pages)] == []
+
+
+@pytest.mark.parametrize("workspace,kind", REPORTS)
+def test_tables_keep_their_header_with_their_rows(reports: Any, workspace: str, kind: str) -> None:
+    pages = reports(workspace, kind)
+    assert layout.header_problems(pages) == []
+    assert layout.heading_at_foot(pages) == []  # nor does a heading end a page without what it heads
+
+
+@pytest.mark.parametrize("workspace,kind", REPORTS)
+def test_column_headers_break_only_between_words(reports: Any, workspace: str, kind: str) -> None:
+    problems = []
+    for page in reports(workspace, kind):
+        for header in page.headers:
+            problems += [f"page {page.number}: {header.text!r}: {b}" for b in layout.break_inside_word(header)]
+            if header.widest > header.width + 0.5:  # a header that may not break must fit its column
+                problems.append(f"page {page.number}: {header.text!r} is {header.widest:.1f} pt wide in a {header.width:.1f} pt column")
+    assert problems == []
+
+
+@pytest.mark.parametrize("workspace,kind", REPORTS)
+def test_abbreviated_headers_have_a_key(reports: Any, workspace: str, kind: str) -> None:
+    pages = reports(workspace, kind)
+    problems = []
+    tables: dict[int, tuple[Any, list[layout.Page]]] = {}
+    for page in pages:
+        for key, (table, _) in layout.tables_on(page).items():
+            tables.setdefault(key, (table, []))[1].append(page)
+    for table, on in tables.values():
+        headers = [layout.element_text(c) for c in table.iter() if c.tag == "th"]
+        text = " ".join(" ".join(p.lines + [r.text for r in p.rows]) for p in on)
+        for header in headers:
+            rest = header
+            for abbreviation, term in ABBREVIATIONS.items():
+                pattern = rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])"
+                if re.search(pattern, rest):
+                    rest = re.sub(pattern, " ", rest)
+                    if f"{term} =" not in text:
+                        problems.append(f"page {on[0].number}: {header!r} uses {abbreviation} but no key '{term} = ...' is printed with its table")
+            for word in rest.split():
+                word = word.strip("()[],;:./").lower()
+                if re.search("[a-z]", word) and word not in WORDS:
+                    problems.append(f"page {on[0].number}: {header!r}: {word!r} is neither a known word nor a keyed abbreviation")
+    assert problems == []
+
+
+def test_a_table_carried_over_repeats_its_header(reports: Any) -> None:
+    """The 50-offer comparison's long tables run over pages; each page they reach starts with their header."""
+    pages = reports("synthetic50", "comparison")
+    carried = 0
+    for page in pages[1:]:
+        before = layout.tables_on(pages[page.number - 2])
+        for key, (table, rows) in layout.tables_on(page).items():
+            if key in before and layout.has_header(table):
+                assert rows[0].header, f"page {page.number}: {layout.table_label(table)}"
+                carried += 1
+    assert carried >= 3  # grades, ratings, the appendix's file list at least
+
+
+# The checks themselves, on small documents whose pages are known by construction.
+
+PAGE = "<style>@page { size: 100mm 60mm; margin: 5mm } body { font: 10pt/12pt sans-serif; margin: 0 } table { border-collapse: collapse }</style>"
+
+
+def small(body: str) -> list[layout.Page]:
+    return layout.pages(layout.render(f"<html><head>{PAGE}</head><body>{body}</body></html>"))
+
+
+def test_checker_finds_a_row_left_alone_on_a_page() -> None:
+    # 50 mm of page height holds the header and 9 one-line rows (measured); the 10th row goes over alone.
+    rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(10))
+    pages = small(f"<table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
+    assert [len(p.body_rows) for p in pages] == [9, 1]
+    assert [p.number for p in layout.widow_pages(pages)] == [2]
+    assert pages[1].rows[0].header  # thead display: table-header-group repeats it
+    assert layout.header_problems(pages) == []
+    # A chapter that starts its own page with two lines is short, not a widow.
+    pages = small("<p>one</p><section style='break-before: page'><h1>Two</h1><p>lines</p></section>")
+    assert len(pages) == 2 and layout.widow_pages(pages) == []
+
+
+def test_checker_finds_a_header_alone_and_a_header_not_repeated() -> None:
+    # A spacer leaves room for the header row (a 12 pt line and its padding) but not for the first row below it.
+    rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(12))
+    pages = small(f"<div style='height: calc(50mm - 16pt)'></div><table><tr><th>Head</th></tr>{rows}</table>")
+    problems = layout.header_problems(pages)
+    assert any(p.startswith("page 1:") and "header alone" in p for p in problems), problems
+    assert any(p.startswith("page 1:") and "not a <thead>" in p for p in problems), problems
+    assert any(p.startswith("page 2:") and "without its header" in p for p in problems), problems
+
+
+def test_checker_finds_a_header_broken_inside_a_word() -> None:
+    forced = small("<table style='width:20mm; table-layout: fixed'><thead><tr><th style='overflow-wrap: anywhere'>Availability Net</th></tr></thead></table>")
+    header = forced[0].headers[0]
+    assert len(header.lines) == 2
+    assert layout.break_inside_word(header) == [f"{header.lines[0]}|{header.lines[1]}"]
+    soft = small("<table style='width:10mm'><thead><tr><th style='hyphens: manual'>Avail&shy;ability</th></tr></thead></table>")
+    assert [line.replace("\u00ad", "") for line in soft[0].headers[0].lines] == ["Avail\u2010", "ability"]  # printed with a hyphen
+    assert layout.break_inside_word(soft[0].headers[0]) == []
+    slash = layout.HeaderCell("List USD/GPU-h per unit", ["List USD/", "GPU-h per", "unit"], 40.0, 40.0)
+    assert layout.break_inside_word(slash) == []  # after a slash and at a space
