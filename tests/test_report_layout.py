@@ -140,6 +140,31 @@ def test_abbreviated_headers_have_a_key(reports: Any, workspace: str, kind: str)
     assert problems == []
 
 
+# Units abbreviated in table cells ("11.1 M", "794 k", "24 mo", "5.10 /GPU-h"): a convention of the whole
+# report, so their key may be printed once anywhere in it.
+CELL_UNITS = {r"\d M\b": "M = million", r"\d k\b": "k = thousand", r"\d mo\b": "mo = months", r"GPU-h\b": "GPU-h ="}
+
+
+@pytest.mark.parametrize("workspace,kind", REPORTS)
+def test_units_abbreviated_in_cells_have_a_key(reports: Any, workspace: str, kind: str) -> None:
+    pages = reports(workspace, kind)
+    document = " ".join(" ".join(p.lines + [r.text for r in p.rows]) for p in pages)
+    used = {}
+    for page in pages:
+        for row in page.body_rows:
+            for pattern, key in CELL_UNITS.items():
+                if re.search(pattern, row.text):
+                    used.setdefault(key, f"page {page.number}: {row.text[:60]!r}")
+    assert {key: seen for key, seen in used.items() if key not in document} == {}
+    if kind == "board":
+        assert used.keys() >= {"M = million", "k = thousand"}  # the board's tables print money in k and M
+
+
+@pytest.mark.parametrize("workspace", WORKSPACES)
+def test_board_paper_is_two_pages(reports: Any, workspace: str) -> None:
+    assert len(reports(workspace, "board")) == 2
+
+
 def test_a_table_carried_over_repeats_its_header(reports: Any) -> None:
     """The 50-offer comparison's long tables run over pages; each page they reach starts with their header."""
     pages = reports("synthetic50", "comparison")
