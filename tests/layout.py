@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 HEADINGS = {"h1", "h2", "h3", "h4"}
+FORCED = {"page", "left", "right", "recto", "verso"}  # break-before values that start a new page
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Page:
     figures: int = 0  # images and SVG charts
     headers: list[HeaderCell] = field(default_factory=list)
     blocks: set[int] = field(default_factory=set)  # ids of the block elements (sections, articles, tables, ...) with a box here
+    forced: set[int] = field(default_factory=set)  # ids of those whose style forces a page break before them
     first: list[Any] = field(default_factory=list)  # the block elements around the page's first content, outermost first
     last: list[Any] = field(default_factory=list)  # the block elements around its last content, outermost first
     text: str = ""
@@ -113,6 +115,8 @@ def read_page(number: int, page_box: Any) -> Page:
                 chain.append(element)
                 pushed = True
             page.blocks.add(id(element))
+            if box.style["break_before"] in FORCED:
+                page.forced.add(id(element))
         if kind == "TableRowGroupBox":
             for row in box.children:
                 cells = [c for c in row.children if getattr(c, "element_tag", None) in ("td", "th")]
@@ -180,22 +184,38 @@ def _header_cell(page: Page, cell: Any) -> None:
 
 
 def continues(pages_: list[Page], page: Page) -> bool:
-    """Whether a page carries on what the page before it began (rather than starting a chapter or article)."""
+    """Whether a page carries on what the page before it holds, rather than starting a chapter or an
+    offer (an element with a forced page break before it, that was not on the page before)."""
     if page.number == 1 or not page.first:
         return False
     before = pages_[page.number - 2]
-    return any(id(e) in before.blocks for e in page.first)
+    starts = any(id(e) in page.forced and id(e) not in before.blocks for e in page.first)
+    return not starts and any(id(e) in before.blocks for e in page.first)
 
 
 def widow_pages(pages_: list[Page]) -> list[Page]:
-    """Pages that carry on from the page before with a single table row, or three lines or fewer, and no figure."""
+    """Pages that carry on from the page before with three lines or fewer, or three table rows or fewer
+    and nothing else (a row counts once however many lines it wraps to), and no figure."""
     found = []
     for page in pages_:
         if not continues(pages_, page) or page.figures:
             continue
-        if page.content_lines <= 3 or (len(page.body_rows) == 1 and len(page.lines) <= 3):
+        if page.content_lines <= 3 or len(page.lines) + len(page.body_rows) <= 3:
             found.append(page)
     return found
+
+
+def lone_rows(pages_: list[Page]) -> list[str]:
+    """Tables split across pages that leave a single row on one of them (above or below the break)."""
+    problems = []
+    for page in pages_:
+        before = tables_on(pages_[page.number - 2]) if page.number > 1 else {}
+        after = tables_on(pages_[page.number]) if page.number < len(pages_) else {}
+        for key, (table, rows) in tables_on(page).items():
+            body = [r for r in rows if not r.header]
+            if len(body) == 1 and (key in before or key in after):
+                problems.append(f"page {page.number}: table {table_label(table)}: a single row {body[0].text[:60]!r}")
+    return problems
 
 
 def break_inside_word(header: HeaderCell) -> list[str]:

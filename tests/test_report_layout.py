@@ -94,6 +94,7 @@ def where(page: layout.Page) -> str:
 def test_no_page_holds_a_lone_row_or_three_lines(reports: Any, workspace: str, kind: str) -> None:
     pages = reports(workspace, kind)
     assert [where(p) for p in layout.widow_pages(pages)] == []
+    assert layout.lone_rows(pages) == []  # nor does a table split leave one row on either side
 
 
 @pytest.mark.parametrize("workspace,kind", REPORTS)
@@ -193,6 +194,12 @@ def test_checker_finds_a_row_left_alone_on_a_page() -> None:
     pages = small(f"<table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
     assert [len(p.body_rows) for p in pages] == [9, 1]
     assert [p.number for p in layout.widow_pages(pages)] == [2]
+    assert layout.lone_rows(pages) == ["page 2: table '' ('Head'): a single row 'row 9'"]
+    # Three rows that wrap to six lines are still three rows and nothing else.
+    rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(9)) + "".join(f"<tr><td>row<br>{i}</td></tr>" for i in range(9, 12))
+    pages = small(f"<table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
+    assert [len(p.body_rows) for p in pages] == [9, 3] and pages[1].content_lines == 6
+    assert [p.number for p in layout.widow_pages(pages)] == [2] and layout.lone_rows(pages) == []
     assert pages[1].rows[0].header  # thead display: table-header-group repeats it
     assert layout.header_problems(pages) == []
     # A chapter that starts its own page with two lines is short, not a widow.
