@@ -1,4 +1,4 @@
-"""The reports' layout rules, checked on the laid-out pages of both reports of five workspaces.
+"""The reports' layout rules, checked on the laid-out pages of both reports of six workspaces.
 
 A reader turning the pages must never meet: a page holding a single table row or three lines that
 spilled over from the page before (a widow page); a table's header alone at the foot of a page, or a
@@ -8,8 +8,9 @@ hyphen (or too wide for its column); an abbreviated column header without a key 
 Each report is produced by `procure report --format html` and laid out by WeasyPrint as `procure
 report` lays it out (tests/layout.py walks the box tree: exact, where the PDF's text would lose which
 line is a table row or a header). The workspaces: the example at the repository root, the fixture
-workspaces other report tests render (basic, offer_kinds, real_offers: real public offers) and a
-synthetic one of 50 offers (benchmarks/synthetic.py), whose tables run over several pages.
+workspaces other report tests render (basic, offer_kinds, real_offers: real public offers), rated
+(operator checklists, a hedge without a fitted ratio) and a synthetic one of 50 offers
+(benchmarks/synthetic.py), whose tables run over several pages.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import layout
 pytestmark = pytest.mark.slow  # each report is laid out by WeasyPrint: 1 to 20 seconds
 
 ROOT = Path(__file__).parent.parent
-WORKSPACES = ["example", "basic", "offer_kinds", "real_offers", "synthetic50"]
+WORKSPACES = ["example", "basic", "offer_kinds", "rated", "real_offers", "synthetic50"]
 KINDS = ["comparison", "board"]
 REPORTS = [(w, k) for w in WORKSPACES for k in KINDS]
 
@@ -39,7 +40,7 @@ ABBREVIATIONS = {
     "Part": "Part", "Avail": "Avail",  # operator rating categories
     "GPU-h": "GPU-h", "tok/s/GPU": "tok/s/GPU", "M tokens": "M tokens",  # offers at a glance
     "FTE": "FTE",  # the appendix's operating jobs
-    "h*": "h*",  # the hedge ratio, in the hedging ladder
+    "h*": "h*",  # the fitted hedge ratio
 }
 # Plain words (and unit names every reader knows: currency codes, GPU, SLA, SHA-256) in column headers.
 WORDS = set(
@@ -48,7 +49,7 @@ WORDS = set(
     currency demand escalator evidence exit factor figure figures file floating full gpu gpus gpu-hours grade hedge hedged
     highest how impact in index isolation job kind likelihood list method mitigation month monthly months move node notional
     of offer offer's operating operator our ours output owner owns pay-as-used payoff per pick's policy prepared present
-    price probability producer provider published rank rate replacement risk role scenario scope score service share
+    price probability producer provider published rank rate ratio replacement risk role scenario scope score service share
     signing sla speed spend spread step success tasks tenant term this throughput tier today total transacted unhedged unused
     user value vendor with workload x fixed usd eur sha-256 pricing
     """.split()
