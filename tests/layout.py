@@ -51,7 +51,6 @@ class Page:
     forced: set[int] = field(default_factory=set)  # ids of those whose style forces a page break before them
     first: list[Any] = field(default_factory=list)  # the block elements around the page's first content, outermost first
     last: list[Any] = field(default_factory=list)  # the block elements around its last content, outermost first
-    text: str = ""
 
     @property
     def body_rows(self) -> list[Row]:
@@ -101,6 +100,7 @@ def element_text(element: Any) -> str:
 
 
 def read_page(number: int, page_box: Any) -> Page:
+    """One page's lines, rows, column headers and figures, in the order they are laid out."""
     page = Page(number)
     chain: list[Any] = []  # block elements from the body down to the current box
 
@@ -138,11 +138,11 @@ def read_page(number: int, page_box: Any) -> Page:
             return
         if kind == "LineBox":
             text = _text(box)
-            if text or any(type(b).__name__.endswith("ReplacedBox") for b in _descendants(box)):
-                if any(type(b).__name__.endswith("ReplacedBox") for b in _descendants(box)):
-                    page.figures += 1
-                else:
-                    page.lines.append(text)
+            if any(type(b).__name__.endswith("ReplacedBox") for b in _descendants(box)):
+                page.figures += 1  # an inline SVG chart
+                _mark(page, chain)
+            elif text:
+                page.lines.append(text)
                 _mark(page, chain)
             if pushed:
                 chain.pop()
@@ -154,7 +154,6 @@ def read_page(number: int, page_box: Any) -> Page:
 
     for child in page_box.children:
         visit(child)
-    page.text = "\n".join(page.lines + [r.text for r in page.rows])
     return page
 
 

@@ -238,3 +238,11 @@ def test_checker_finds_a_header_broken_inside_a_word() -> None:
     assert layout.break_inside_word(soft[0].headers[0]) == []
     slash = layout.HeaderCell("List USD/GPU-h per unit", ["List USD/", "GPU-h per", "unit"], 40.0, 40.0)
     assert layout.break_inside_word(slash) == []  # after a slash and at a space
+
+
+def test_checker_finds_a_heading_at_the_foot_of_a_page() -> None:
+    # A spacer fills the page but for one line: the heading fits there, the table under it does not
+    # (break-after: auto overrides the default stylesheet's avoid, which keeps headings with what follows).
+    rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(4))
+    pages = small(f"<div style='height: calc(50mm - 14pt)'></div><h2 style='font-size: 10pt; margin: 0; break-after: auto'>Table</h2><table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
+    assert layout.heading_at_foot(pages) == ["page 1: 'Table'"]
