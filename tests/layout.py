@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator
 
 HEADINGS = {"h1", "h2", "h3", "h4"}
@@ -51,6 +52,7 @@ class Page:
     forced: set[int] = field(default_factory=set)  # ids of those whose style forces a page break before them
     first: list[Any] = field(default_factory=list)  # the block elements around the page's first content, outermost first
     last: list[Any] = field(default_factory=list)  # the block elements around its last content, outermost first
+    chars: dict[str, set[str]] = field(default_factory=dict)  # every character printed, margins included, by the first font family asked for
 
     @property
     def body_rows(self) -> list[Row]:
@@ -154,7 +156,32 @@ def read_page(number: int, page_box: Any) -> Page:
 
     for child in page_box.children:
         visit(child)
+    for piece in _descendants(page_box):  # running headers and footers too
+        if type(piece).__name__ == "TextBox":
+            page.chars.setdefault(piece.style["font_family"][0], set()).update(piece.text)
     return page
+
+
+def promised_but_missing(fonts_css: Path) -> dict[str, set[str]]:
+    """Characters an @font-face's unicode-range claims but its font file has no glyph for, by family.
+
+    The text layout takes the claim at its word and prints such a character as an empty box instead
+    of falling back to the next font; the reports must not print any of them in that family.
+    """
+    from fontTools.ttLib import TTFont
+
+    missing: dict[str, set[str]] = {}
+    for face in re.findall(r"@font-face\s*{([^}]*)}", fonts_css.read_text(encoding="utf-8")):
+        family = re.search(r"font-family:\s*'([^']+)'", face)
+        source = re.search(r"src:\s*url\(([^)]+)\)", face)
+        claimed = re.search(r"unicode-range:\s*([^;]+);", face)
+        if not (family and source and claimed):
+            continue
+        cmap = TTFont(str(fonts_css.parent / source.group(1))).getBestCmap()
+        for part in claimed.group(1).split(","):
+            low, _, high = part.strip()[2:].partition("-")
+            missing.setdefault(family.group(1), set()).update(chr(c) for c in range(int(low, 16), int(high or low, 16) + 1) if c not in cmap and not 0xD800 <= c <= 0xDFFF)
+    return missing
 
 
 def _table_of(chain: list[Any], element: Any) -> Any:
@@ -231,17 +258,18 @@ def break_inside_word(header: HeaderCell) -> list[str]:
         current, following = _flat(current), _flat(following)
         if not current or not following:
             continue
-        if current.endswith(("-", "\u2010")):
-            core = current.rstrip("\u2010")  # a soft hyphen is printed as U+2010, not written
-        else:
-            core = current
+        hyphen = current.endswith(("-", "\u2010"))
+        core = current
         at = written.find(core, position)
+        if at < 0 and hyphen:  # the hyphen of a soft hyphen's break is printed, not written
+            core = current[:-1]
+            at = written.find(core, position)
         if at < 0:
             found.append(f"{current}|{following} (not found in {written!r})")
             continue
         end = at + len(core)
         position = end
-        if current.endswith(("-", "\u2010")) or end >= len(written):
+        if hyphen or end >= len(written):
             continue
         if written[end - 1].isalnum() and written[end].isalnum():
             found.append(f"{current}|{following}")

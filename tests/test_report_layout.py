@@ -154,11 +154,24 @@ def cell_units(pages: list[layout.Page]) -> dict[str, str]:
     return used
 
 
+def boxes_for_glyphs(pages: list[layout.Page]) -> list[str]:
+    """Characters printed in a shipped font that has no glyph for them: each prints as an empty box."""
+    from procure.render.documents import templates_dir
+
+    missing = layout.promised_but_missing(templates_dir() / "fonts.css")
+    problems = []
+    for page in pages:
+        for family, printed in page.chars.items():
+            problems += [f"page {page.number}: U+{ord(c):04X} in {family}" for c in sorted(printed & missing.get(family, set()))]
+    return problems
+
+
 RULES = {
     "widow pages and lone rows": widows,
     "headers kept with their rows": headers_with_rows,
     "column headers broken inside a word": header_breaks,
     "abbreviated headers without a key": unkeyed_headers,
+    "characters the font has no glyph for": boxes_for_glyphs,
 }
 
 
@@ -246,3 +259,11 @@ def test_checker_finds_a_heading_at_the_foot_of_a_page() -> None:
     rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(4))
     pages = small(f"<div style='height: calc(50mm - 14pt)'></div><h2 style='font-size: 10pt; margin: 0; break-after: auto'>Table</h2><table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
     assert layout.heading_at_foot(pages) == ["page 1: 'Table'"]
+
+
+def test_checker_knows_which_characters_the_shipped_font_lacks() -> None:
+    from procure.render.documents import templates_dir
+
+    missing = layout.promised_but_missing(templates_dir() / "fonts.css")["Source Sans 3"]
+    assert "\u2010" in missing  # HYPHEN: inside the claimed U+2000-206F, not in the subset's glyphs
+    assert not {"a", "-", "\u20ac", "\u2212", "\u2026", "\u00d7"} & missing  # a, hyphen-minus, euro, minus, ellipsis, times
