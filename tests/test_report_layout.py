@@ -13,18 +13,20 @@ report` lays it out (tests/layout.py walks the box tree: exact, where the PDF's 
 line is a table row or a header). The workspaces: the example at the repository root, the fixture
 workspaces other report tests render (basic, offer_kinds, real_offers: real public offers), rated
 (operator checklists, a hedge without a fitted ratio) and a synthetic one of 50 offers
-(benchmarks/synthetic.py), whose tables run over several pages.
+(benchmarks/synthetic.py), whose tables run over several pages; and basic with one offer of 26 fees,
+whose offer page overflows.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, edit, run
 
 import layout
 
@@ -33,7 +35,10 @@ pytestmark = pytest.mark.slow  # each report is laid out by WeasyPrint: 1 to 20 
 ROOT = Path(__file__).parent.parent
 WORKSPACES = ["example", "basic", "offer_kinds", "rated", "real_offers", "synthetic50"]
 KINDS = ["comparison", "board"]
-REPORTS = [(w, k) for w in WORKSPACES for k in KINDS]
+# basic with 26 monthly fees on one offer: its terms fill most of a page, and its arithmetic table, split,
+# would leave a row alone on the next (measured without the rule that moves it whole).
+REPORTS = [(w, k) for w in WORKSPACES for k in KINDS] + [("many_fees", "comparison")]
+FEES = "".join(f"    - {{name: fee number {i}, monthly: {1000 + i}}}\n" for i in range(26))
 
 # Abbreviations a column header may use, each with the term its key defines ("Sec = security").
 # A header word that is neither here nor in WORDS fails test_abbreviated_headers_have_a_key: if it is
@@ -76,6 +81,11 @@ def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Any:
                     from synthetic import make_workspace
 
                     make_workspace(root, 50)
+            elif workspace == "many_fees":
+                root = folder / "many_fees"
+                if not root.exists():
+                    shutil.copytree(data_dir / "basic", root)
+                    edit(root, "offers/alpha.yaml", "    - {name: onboarding, once: 87600}\n", FEES)
             else:
                 root = data_dir / workspace
             target = folder / f"{workspace}-{kind}.html"
