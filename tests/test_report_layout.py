@@ -1,4 +1,4 @@
-"""The reports' layout rules, checked on the laid-out pages of both reports of six workspaces.
+"""The reports' layout rules, checked on the laid-out pages of both reports of seven workspaces.
 
 A reader turning the pages must never meet: a page holding three lines, or three table rows or
 fewer, that spilled over from the page before (a widow page), or a table split with one row on a
