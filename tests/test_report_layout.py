@@ -41,8 +41,8 @@ REPORTS = [(w, k) for w in WORKSPACES for k in KINDS] + [("many_fees", "comparis
 FEES = "".join(f"    - {{name: fee number {i}, monthly: {1000 + i}}}\n" for i in range(26))
 
 # Abbreviations a column header may use, each with the term its key defines ("Sec = security").
-# A header word that is neither here nor in WORDS fails test_abbreviated_headers_have_a_key: if it is
-# a plain word, add it to WORDS; if it is an abbreviation, print a key beside the table and add it here.
+# A header word that is neither here nor in WORDS fails the rule "abbreviated headers without a key":
+# if it is a plain word, add it to WORDS; if it is an abbreviation, print a key with the table and add it here.
 ABBREVIATIONS = {
     "Sec": "Sec", "Life": "Life", "Orch": "Orch", "Stor": "Stor", "Net": "Net", "Rel": "Rel", "Mon": "Mon",
     "Part": "Part", "Avail": "Avail",  # operator rating categories
