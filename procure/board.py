@@ -619,6 +619,9 @@ def _plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[
     return hours, rent, plan.stress.pay_as_used_task_rent
 
 
+VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
+
+
 def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Risk]:
     """The register for the plan: every impact from the plan's own dispatch of its fixed portfolio."""
     assert plan.stress is not None
@@ -632,8 +635,12 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
         prepaid[line.vendor] = prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
     total = sum(committed.values())
     others = {line.vendor for line in plan.plan if line.role == "pay_as_used"}
-    risks = []
-    for v in st.vendors:
+    # The vendors with the most committed spend each get their delivery and failure rows; the rest are
+    # summed in one row of each, so the register (and the memo) keeps to its page whatever the plan.
+    ranked = sorted(st.vendors, key=lambda v: (-committed.get(v.vendor, 0.0), v.vendor))
+    named, rest_vendors = ranked[:VENDOR_ROWS], ranked[VENDOR_ROWS:]
+    delivery, failure = [], []
+    for v in ranked:
         record = ev.offer(v.offers[0])
         late = record.terms.contract.late_delivery
         if v.first_month > 1:
@@ -643,33 +650,60 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
         else:
             what = f"{clip(v.vendor, 30)}: no delivery date promised"
         stranded = v.unserved_share >= UNSERVED_PRICED
-        risks.append(Risk(
+        delivery.append(Risk(
             risk=what,
             likelihood="medium" if record.terms.delivery is None or not late else "low",
-            impact=None if stranded else v.extra_first_month,
-            impact_basis=f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded else "a month of its capacity bought pay-as-used, per month late",
+            impact=None if stranded else max(v.extra_first_month, 0.0),
+            impact_basis=(
+                f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded
+                else "a month of its capacity bought pay-as-used, per month late" if v.extra_first_month > 0
+                else "none: the rest of the plan's capacity covers the demand meanwhile"
+            ),
             mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
             owner="Procurement",
         ))
-    for v in st.vendors:
-        record = ev.offer(v.offers[0])
         lost = prepaid.get(v.vendor, 0.0)
         rest = sorted(others - {v.vendor})
-        stranded = v.unserved_share >= UNSERVED_PRICED
         if stranded:
             # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
             basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
-        else:
+        elif v.extra_spend > 0:
             basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought pay-as-used over {months} months"
             if v.unserved_share >= 0.0005:
                 basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
-        risks.append(Risk(
+        else:  # the rest of the plan serves the demand without it: no extra spend (its own commitment is not counted as a saving)
+            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + "the rest of the plan's capacity serves the demand"
+        failure.append(Risk(
             risk=f"{clip(v.vendor, 30)} fails during its term",
             likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-            impact=(lost or None) if stranded else lost + v.extra_spend,
+            impact=(lost or None) if stranded else lost + max(v.extra_spend, 0.0),
             impact_basis=basis,
             mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
             + (f"; {_with(rest)} pay-as-used already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
+            owner="CFO",
+        ))
+    risks = delivery[: len(named)]
+    if rest_vendors:
+        others_late = delivery[len(named):]
+        priced = [r.impact for r in others_late if r.impact is not None]
+        risks.append(Risk(
+            risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
+            likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
+            impact=sum(priced) if priced else None,
+            impact_basis="a month of their capacity bought pay-as-used, per month late, all of them" + ("; some not priced: nothing else serves their demand" if len(priced) < len(others_late) else ""),
+            mitigation="a late-delivery credit in each contract",
+            owner="Procurement",
+        ))
+    risks += failure[: len(named)]
+    if rest_vendors:
+        others_fail = failure[len(named):]
+        worst = max(others_fail, key=lambda r: (r.impact or 0.0, r.risk))
+        risks.append(Risk(
+            risk=f"One of {len(rest_vendors)} smaller committed vendors fails" if len(rest_vendors) > 1 else "The smallest committed vendor fails",
+            likelihood=max((r.likelihood for r in others_fail), key=("low", "medium", "high").index),
+            impact=worst.impact,
+            impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
+            mitigation="pay monthly in arrears; keep the other offers qualified",
             owner="CFO",
         ))
     if committed:

@@ -293,6 +293,37 @@ def test_plan_risks_are_priced_from_the_plan(small_plan):
     assert demand.impact == pytest.approx(262_800) and "438 k USD at −50%" in demand.impact_basis
 
 
+def test_plan_risks_sum_the_smaller_commitments(small_plan, monkeypatch):
+    """Past VENDOR_ROWS committed vendors, the register keeps one delivery row (their impacts summed) and one
+    failure row (the costliest) for the rest: with none named, the single commitment's figures above."""
+    from procure import board
+
+    _, plan, ev = small_plan
+    monkeypatch.setattr(board, "VENDOR_ROWS", 0)
+    risks = {r.risk: r for r in board._plan_risks(plan, ev, hedge_asked=True)}
+    assert "Vendor commit fails during its term" not in risks
+    assert risks["1 smaller commitment delivered late"].impact == pytest.approx(73_000)
+    fails = risks["The smallest committed vendor fails"]
+    assert fails.impact == pytest.approx(438_000 + 876_000) and fails.impact_basis.startswith("the costliest: Vendor commit, 438 k USD prepaid lost")
+
+
+def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(small_plan):
+    """An over-committed plan serves the demand without one vendor: dispatching without it spends less (its
+    commitment is not paid), but a failure is no saving: the impact is the prepayment lost, 438,000, and a
+    late delivery costs nothing."""
+    from procure import board
+
+    _, plan, ev = small_plan
+    covered = plan.model_copy(deep=True)
+    vendor = covered.stress.vendors[0]
+    vendor.extra_spend, vendor.extra_first_month, vendor.unserved_share = -5_000_000.0, -100_000.0, 0.0
+    risks = {r.risk: r for r in board._plan_risks(covered, ev, hedge_asked=True)}
+    late = risks["Vendor commit delivers later than 2026-12-20"]
+    assert late.impact == 0 and late.impact_basis.startswith("none: the rest of the plan")
+    fails = risks["Vendor commit fails during its term"]
+    assert fails.impact == pytest.approx(438_000) and "the rest of the plan's capacity serves the demand" in fails.impact_basis
+
+
 def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
     """Floating: 0.5 x 100 GPUs x 730 h = 36,500 GPU-hours a month, all on demand. The default ladder over 12 months:
     months 1-3 75% of 109,500 = 82,125 h -> 112.5 -> 113 contracts; 4-6 50% = 54,750 -> 75; 7-12 25% of 219,000 =
