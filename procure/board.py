@@ -374,6 +374,24 @@ def _with(vendors: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
+    """"224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, pay-as-used capacity for peaks"."""
+    parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for months {c.start_month}–{c.end_month}" for c in commits]
+    if not parts:
+        return f"pay-as-used capacity only ({_with([f.vendor for f in floats])})"
+    parts[1:] = [p.replace(" B200 GPUs", "", 1) for p in parts[1:]]
+    what = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return what + (", pay-as-used capacity for peaks" if floats else "")
+
+
+def plan_summary(plan: PlanResult) -> str:
+    """The plan in one sentence for the comparison's summary: what it buys and what it costs against the best single offer."""
+    _, ask = plan_ask(plan)
+    commits = sorted((line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor))
+    floats = [line for line in plan.plan if line.role == "pay_as_used"]
+    return f"The procurement plan over {plan.demand.months} months of uncertain demand: {_portfolio_words(commits, floats)}. {ask.statement}"
+
+
 def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     """The headline and term sheet when the recommendation is the plan: each commitment at the plan's price,
     committed for its whole term (price x GPUs x 730 hours x months, the rule of `commitment`)."""
@@ -410,13 +428,7 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
         )
     else:
         statement = f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
-    parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for months {c.start_month}–{c.end_month}" for c in commits]
-    if parts:
-        parts[1:] = [p.replace(" B200 GPUs", "", 1) for p in parts[1:]]
-        what = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-        what += ", pay-as-used capacity for peaks" if floats else ""
-    else:
-        what = f"pay-as-used capacity only ({_with([f.vendor for f in floats])})"
+    what = _portfolio_words(commits, floats)
     total = sum(x.total_commitment or 0 for x in lines)
     if len(offers) == 1 and single.offer in offers:
         headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."

@@ -324,6 +324,15 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     assert fails.impact == pytest.approx(438_000) and "the rest of the plan's capacity serves the demand" in fails.impact_basis
 
 
+def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
+    from procure.board import plan_summary
+
+    memo, plan, _ = small_plan
+    sentence = plan_summary(plan)
+    assert sentence.startswith("The procurement plan over 12 months of uncertain demand: 100 B200 GPUs with Vendor commit for months 1–12, pay-as-used capacity for peaks. ")
+    assert sentence.endswith(memo.plan.statement)  # the memo's own words for the saving
+
+
 def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
     """Floating: 0.5 x 100 GPUs x 730 h = 36,500 GPU-hours a month, all on demand. The default ladder over 12 months:
     months 1-3 75% of 109,500 = 82,125 h -> 112.5 -> 113 contracts; 4-6 50% = 54,750 -> 75; 7-12 25% of 219,000 =

@@ -457,28 +457,29 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
 
 
 def plan_frontier(plan: PlanResult) -> str:
-    """The efficient frontier: expected cost per task against CVaR of monthly spend, one point per risk limit."""
+    """The efficient frontier: expected cost per 1,000 tasks against CVaR of monthly spend, one point per risk limit."""
+    k = PER_THOUSAND
     points = sorted(plan.frontier or [], key=lambda p: p.cvar)
     fig = _figure(17, 5.5)
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="x", color=GRID, linewidth=0.6)
     xs = [p.cvar for p in points]
-    ys = [p.expected_cost_per_task for p in points]
+    ys = [p.expected_cost_per_task * k for p in points]
     ax.plot(xs, ys, color=ACCENT, linewidth=1.2, marker="o", markersize=4, zorder=2)
     neutral = next((p for p in points if p.cvar_limit is None), None)
     if neutral is not None:
-        ax.scatter([neutral.cvar], [neutral.expected_cost_per_task], s=36, color=HIGHLIGHT, zorder=3)
-        ax.annotate("risk-neutral plan", (neutral.cvar, neutral.expected_cost_per_task), textcoords="offset points", xytext=(-6, 6), ha="right", fontsize=6.5, color=HIGHLIGHT)
+        ax.scatter([neutral.cvar], [neutral.expected_cost_per_task * k], s=36, color=HIGHLIGHT, zorder=3)
+        ax.annotate("risk-neutral plan", (neutral.cvar, neutral.expected_cost_per_task * k), textcoords="offset points", xytext=(-6, 6), ha="right", fontsize=6.5, color=HIGHLIGHT)
     if points:
         safest = points[0]
-        ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
+        ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task * k), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"))
     ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
-    ax.set_ylabel(f"expected {plan.currency} per successful task")
+    ax.set_ylabel(f"expected {plan.currency} per 1,000 successful tasks")
     return to_svg(fig, "plan-frontier")
 
 

@@ -175,6 +175,7 @@ def render_html(
         "benchmark": extras.benchmark,
         "sensitivity": extras.sensitivity,
         "plan": extras.plan,  # the procurement plan (PlanResult) when procure.yaml has demand:, else None
+        "plan_summary": _plan_summary(extras),
         "plan_missing": extras.plan_missing,
         "memo": extras.memo,
         "football": extras.football,
@@ -185,6 +186,14 @@ def render_html(
         "toc_pages": toc_pages,
     }
     return env.get_template(f"{kind}.html").render(**context)
+
+
+def _plan_summary(extras: ReportExtras) -> str | None:
+    if extras.plan is None or not extras.plan.plan:
+        return None
+    from procure.board import plan_summary
+
+    return plan_summary(extras.plan)
 
 
 def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
