@@ -479,7 +479,7 @@ def plan_frontier(plan: PlanResult) -> str:
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"))
     ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
-    ax.set_ylabel(f"expected {plan.currency} per 1,000 successful tasks")
+    ax.set_ylabel(f"{plan.currency} per 1,000 tasks, expected", fontsize=7)
     return to_svg(fig, "plan-frontier")
 
 
