@@ -7,7 +7,7 @@ out with the reason, so a report never fails for want of optional market data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Union
 
 from procure.errors import InputError
 from procure.evaluate import CostInputs, Evaluation
@@ -42,6 +42,15 @@ class ReportExtras:
 
 
 SENSITIVITY_OFFERS = 3
+
+# The extras, or a function that computes them when a report needs them (procure report passes one).
+LazyExtras = Union[ReportExtras, Callable[[], ReportExtras], None]
+
+
+def resolve_extras(extras: LazyExtras) -> ReportExtras:
+    if callable(extras):
+        return extras()
+    return extras or ReportExtras()
 
 
 def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False) -> ReportExtras:

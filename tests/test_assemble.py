@@ -37,6 +37,8 @@ def test_parts_hold_every_chapter_and_offer_once_in_order():
         assert [i for a, b in spans for i in range(a, b)] == list(range(offers))
         assert sum(p.offers_heading for p in parts) == 1  # one "Offer details" heading, on the first offer part
         assert all(p.merged for p in parts)
+        # Laid out before the market data, plan and charts exist: the offer pages and the appendix, nothing else.
+        assert [p.evaluation_only for p in parts] == [False, False, False] + [True] * len(spans) + [True]
         # Fixed by the content alone: a 50-offer report is cover, two chapter groups, ceil(50 / 8) offer groups, appendix.
     assert len(assemble.report_parts(50)) == 3 + 7 + 1
 

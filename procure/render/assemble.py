@@ -29,7 +29,7 @@ from procure.errors import InputError
 from procure.evaluate import Evaluation
 from procure.render import documents
 from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
-from procure.report_data import ReportExtras
+from procure.report_data import LazyExtras, ReportExtras, resolve_extras
 
 OFFERS_PER_PART = 8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
 SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
@@ -210,8 +210,7 @@ class _Runner:
 
 
 def comparison_pdf(
-    ev: Evaluation, extras: ReportExtras | Callable[[], ReportExtras] | None = None, progress: Stage | None = None,
-    workers: LayoutWorkers | int | None = None,
+    ev: Evaluation, extras: LazyExtras = None, progress: Stage | None = None, workers: LayoutWorkers | int | None = None,
 ) -> bytes:
     """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any workers.
 
@@ -221,15 +220,16 @@ def comparison_pdf(
     while the charts are drawn."""
     report = progress or (lambda what, done=None, total=None: None)
     parts = report_parts(len(ev.offers))
-    own = None if isinstance(workers, LayoutWorkers) else LayoutWorkers(workers)
-    runner = _Runner(own or workers)  # type: ignore[arg-type]
+    own = not isinstance(workers, LayoutWorkers)  # started here, so closed here
+    started = LayoutWorkers(workers) if own else workers
+    runner = _Runner(started)
     try:
         # The offer pages and the appendix go first (they show the evaluation alone), so the workers lay
         # them out while the extras are computed and the charts drawn here.
-        alone = [index for index, part in enumerate(parts) if not part.chapters - {"appendix"}]
+        alone = [index for index, part in enumerate(parts) if part.evaluation_only]
         for index in alone:
             runner.add(index, documents.render_html(ev, "comparison", {}, ReportExtras(), part=parts[index]))
-        extras = _extras(extras)
+        extras = resolve_extras(extras)
         for index, part in enumerate(parts):
             if index not in alone and not part.charts:
                 runner.add(index, documents.render_html(ev, "comparison", {}, extras, part=part, toc_pages={}))
@@ -246,14 +246,8 @@ def comparison_pdf(
     except Exception as exc:  # a worker failing (WeasyPrint, Pango, a font): say so, and offer the HTML
         raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
     finally:
-        if own is not None:
-            own.close()
-
-
-def _extras(extras: ReportExtras | Callable[[], ReportExtras] | None) -> ReportExtras:
-    if callable(extras):
-        return extras()
-    return extras or ReportExtras()
+        if own:
+            started.close()
 
 
 def _page_numbers(parts: list[Part], laid: dict[int, LaidOut]) -> dict[str, int]:

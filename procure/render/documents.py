@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from procure import __version__
 from procure.evaluate import Evaluation
-from procure.report_data import ReportExtras, cheapest_odds, position_view
+from procure.report_data import LazyExtras, ReportExtras, cheapest_odds, position_view, resolve_extras
 from procure.render import text
 from procure.render.charts import CHART_OFFERS
 
@@ -48,6 +48,11 @@ class Part:
     offers: tuple[int, int] | None = None  # offer pages [start, stop); None: every offer
     offers_heading: bool = True  # this part opens the "Offer details" chapter
     merged: bool = False  # laid out alone and merged: page numbers are stamped after merging
+
+    @property
+    def evaluation_only(self) -> bool:
+        """Offer pages and the appendix show the evaluation alone: no market data, plan or chart."""
+        return self.chapters <= {"appendix"}
 
     @property
     def charts(self) -> frozenset[str]:
@@ -325,7 +330,7 @@ def report_workers(kind: str = "comparison", fmt: str = "pdf") -> Iterator[Any]:
 
 
 def render_report(
-    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: ReportExtras | Callable[[], ReportExtras] | None = None,
+    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: LazyExtras = None,
     progress: Stage | None = None, workers: Any = None,
 ) -> bytes:
     """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
@@ -335,9 +340,7 @@ def render_report(
         from procure.render.assemble import comparison_pdf
 
         return comparison_pdf(ev, extras, progress, workers)
-    if callable(extras):
-        extras = extras()
-    html = render_html(ev, kind, extras=extras, progress=progress)
+    html = render_html(ev, kind, extras=resolve_extras(extras), progress=progress)
     if fmt == "html":
         return html.encode("utf-8")
     return html_to_pdf(html, progress)
