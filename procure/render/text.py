@@ -55,15 +55,16 @@ def plain(value: float | None, digits: int | None = None) -> str:
 
 
 def cash(value: float | None, currency: str = "") -> str:
-    """Money the way a board reads it: '11.0 M USD', '738 k USD' (below 10,000: the full figure)."""
+    """Money the way a board reads it: '11.0 M USD', '738 k USD', '7.0 k USD' (below 1,000: the full
+    figure), so a column of amounts reads in one unit from thousands up."""
     if value is None:
         return DASH
     unit = f" {currency}" if currency else ""
     size = abs(value)
-    if size >= 1e6:
-        return f"{value / 1e6:,.{2 if size < 1e7 else 1}f} M{unit}"
-    if size >= 1e4:
-        return f"{value / 1e3:,.0f} k{unit}"
+    if size >= 999_500:  # rounding up to the next unit, not "1,000 k"
+        return f"{value / 1e6:,.{2 if size < 9_995_000 else 1}f} M{unit}"
+    if size >= 999.5:
+        return f"{value / 1e3:,.{1 if size < 9.95e3 else 0}f} k{unit}"
     return f"{round(value) + 0:,}{unit}"
 
 
