@@ -13,6 +13,7 @@ Run: .venv/bin/python benchmarks/bench_plan.py [--offers 50] [--scenarios 500] [
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ["PROCURE_CACHE_DIR"] = ""  # every solve timed is a solve: no plan read back from procure's cache (procure/solvecache.py)
 from synthetic import make_workspace, offer  # noqa: E402
 
 from procure.demand import scenarios as demand_scenarios  # noqa: E402

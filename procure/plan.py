@@ -18,7 +18,6 @@ first, then the cheapest pay-as-used source with room.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
@@ -596,15 +595,11 @@ class Solved:
 
 def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Solved:
     """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from procure.solvecache import solve_milp
 
     A, row_lb, row_ub = model.matrix()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HIGHS_OPTIONS pass to HiGHS verbatim (they do)
-        result = milp(
-            model.c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=model.integrality, bounds=Bounds(model.lb, model.ub),
-            options={"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS},
-        )
+    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
     if result.x is None:
         if result.status == 1:
             raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
@@ -613,8 +608,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     nodes = np.round(x[model.layout["n"]]).astype(int)
     in_plan = np.round(x[model.layout["y"]]).astype(bool)
     status = "optimal" if result.status == 0 else "time limit reached: best plan found"
-    gap = getattr(result, "mip_gap", None)
-    return Solved(nodes, in_plan, status, None if gap is None or not math.isfinite(gap) else float(gap), model, float(result.fun))
+    return Solved(nodes, in_plan, status, result.mip_gap, model, result.fun)
 
 
 def supply_by_month(cands: list[Candidate], months: int) -> np.ndarray:

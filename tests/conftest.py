@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -11,10 +12,49 @@ import pytest
 DATA_DIR = Path(__file__).parent / "data"
 
 
+def _build_each_app_once() -> None:
+    """typer's CliRunner turns the app into a click command on every invoke (about 50 ms: it evaluates
+    every annotation of every command); thousands of in-process runs build the same command. Built
+    once per app, each run still gets its own context, streams and environment."""
+    import typer.main
+    import typer.testing
+
+    built: dict[int, tuple[object, object]] = {}
+
+    def get_command_once(app):  # type: ignore[no-untyped-def]
+        if id(app) not in built:
+            built[id(app)] = (app, typer.main.get_command(app))  # the app is kept so that its id is not reused
+        return built[id(app)][1]
+
+    typer.testing._get_command = get_command_once
+
+
+_build_each_app_once()
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """tests/data: one small fixture workspace per folder."""
     return DATA_DIR
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _solved_plans_shared_by_the_run(tmp_path_factory: pytest.TempPathFactory):
+    """Solved plans are kept in a folder of this test run, never in the user's ~/.cache.
+
+    The folder is shared by the run's workers (and the commands they start), as a user's is shared by
+    their commands: the example's plan is solved once, not once per report a test renders. The cache
+    itself is tested in tests/test_solvecache.py with folders of its own.
+    """
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "procure-cache"
+    before = os.environ.get("PROCURE_CACHE_DIR")
+    os.environ["PROCURE_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("PROCURE_CACHE_DIR", None)
+    else:
+        os.environ["PROCURE_CACHE_DIR"] = before
 
 
 @pytest.fixture

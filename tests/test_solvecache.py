@@ -1,0 +1,122 @@
+"""Solved plans kept on disk: the same program is read back, anything else is solved afresh."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.optimize
+from scipy.sparse import csr_array
+
+from clihelp import AS_OF, run
+from planws import config, offer, write
+from procure import solvecache
+
+# min -5 x1 - 4 x2  subject to  6 x1 + 4 x2 <= 24,  x1 + 2 x2 <= 6,  x1, x2 >= 0 whole.
+# By hand: the LP optimum is (3, 1.5); among whole points (4, 0) gives -20, (3, 1) -19, (2, 2) -18,
+# so the optimum is (4, 0) at -20.
+PROGRAM = dict(
+    c=np.array([-5.0, -4.0]), A=csr_array(np.array([[6.0, 4.0], [1.0, 2.0]])), row_lb=np.array([-np.inf, -np.inf]), row_ub=np.array([24.0, 6.0]),
+    integrality=np.array([1, 1]), lb=np.zeros(2), ub=np.full(2, np.inf), options={"time_limit": 10.0, "mip_rel_gap": 0.0, "disp": False},
+)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PROCURE_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def solver_calls(monkeypatch):
+    calls = []
+    real = scipy.optimize.milp
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "milp", counted)
+    return calls
+
+
+def test_the_same_program_is_solved_once(cache, solver_calls):
+    first = solvecache.solve_milp(**PROGRAM)
+    again = solvecache.solve_milp(**PROGRAM)
+    assert len(solver_calls) == 1 and len(list(cache.glob("*.npz"))) == 1
+    for found in (first, again):
+        assert found.status == 0 and found.fun == pytest.approx(-20) and list(np.round(found.x)) == [4, 0]
+
+
+def test_a_longer_time_limit_is_the_same_program_a_changed_coefficient_is_not(cache, solver_calls):
+    solvecache.solve_milp(**PROGRAM)
+    solvecache.solve_milp(**{**PROGRAM, "options": {**PROGRAM["options"], "time_limit": 60.0}})
+    assert len(solver_calls) == 1
+    # With 6 x1 + 4 x2 <= 20 instead: (3, 0) gives -15, (2, 2) -18, (3, 1) breaks 22 > 20: optimum (2, 2) at -18.
+    changed = solvecache.solve_milp(**{**PROGRAM, "row_ub": np.array([20.0, 6.0])})
+    assert len(solver_calls) == 2 and changed.fun == pytest.approx(-18) and list(np.round(changed.x)) == [2, 2]
+    assert len(list(cache.glob("*.npz"))) == 2
+
+
+@pytest.mark.parametrize("damage", ["garbage", "infeasible", "objective", "other key"])
+def test_a_damaged_or_edited_solution_is_solved_afresh(cache, solver_calls, damage):
+    solvecache.solve_milp(**PROGRAM)
+    (kept,) = cache.glob("*.npz")
+    key = kept.stem
+    if damage == "garbage":
+        kept.write_bytes(b"not a solution")
+    elif damage == "infeasible":  # (5, 0) breaks 6 x1 + 4 x2 <= 24
+        np.savez_compressed(kept, key=np.array(key), x=np.array([5.0, 0.0]), fun=np.array(-25.0), mip_gap=np.array(0.0))
+    elif damage == "objective":  # (3, 1) is feasible, but its objective is -19, not the -20 claimed
+        np.savez_compressed(kept, key=np.array(key), x=np.array([3.0, 1.0]), fun=np.array(-20.0), mip_gap=np.array(0.0))
+    else:
+        np.savez_compressed(kept, key=np.array("0" * 64), x=np.array([4.0, 0.0]), fun=np.array(-20.0), mip_gap=np.array(0.0))
+    found = solvecache.solve_milp(**PROGRAM)
+    assert len(solver_calls) == 2 and list(np.round(found.x)) == [4, 0] and found.fun == pytest.approx(-20)
+
+
+def test_off_or_unwritable_the_plan_is_solved_all_the_same(tmp_path, monkeypatch, solver_calls):
+    monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+    assert solvecache.folder() is None
+    assert solvecache.solve_milp(**PROGRAM).fun == pytest.approx(-20)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("PROCURE_CACHE_DIR", str(blocked / "cache"))
+    assert solvecache.solve_milp(**PROGRAM).fun == pytest.approx(-20)
+    assert len(solver_calls) == 2 and blocked.read_text() == "not a folder"
+
+
+def test_the_default_folder_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("PROCURE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert solvecache.folder() == tmp_path / "procure"
+
+
+def test_an_unproven_result_is_not_kept(cache, monkeypatch):
+    class TimedOut:  # what milp returns when the time limit stops it with a feasible point
+        x, status, fun, mip_gap = np.array([3.0, 1.0]), 1, -19.0, 0.05
+
+    monkeypatch.setattr(scipy.optimize, "milp", lambda *a, **k: TimedOut())
+    assert solvecache.solve_milp(**PROGRAM).status == 1
+    assert not cache.exists() or not list(cache.glob("*.npz"))
+
+
+def test_only_the_newest_solutions_are_kept(cache, monkeypatch):
+    monkeypatch.setattr(solvecache, "KEEP", 2)
+    for bound in (24.0, 20.0, 16.0):
+        solvecache.solve_milp(**{**PROGRAM, "row_ub": np.array([bound, 6.0])})
+    assert len(list(cache.glob("*.npz"))) == 2
+
+
+def test_a_plan_read_back_is_the_plan_solved(cache, tmp_path, solver_calls):
+    cfg = config()
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]
+    ws = write(tmp_path / "ws", cfg, offers)
+    first = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
+    solved = len(solver_calls)
+    again = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
+    assert first.exit_code == again.exit_code == 0, first.stderr
+    assert solved >= 1 and len(solver_calls) == solved  # the second run solved nothing
+    assert json.loads(again.stdout) == json.loads(first.stdout)
