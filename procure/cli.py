@@ -1,10 +1,10 @@
 """The command line: each command parses, calls the core, renders, and returns an exit status.
 
 Heavy libraries (pandas, matplotlib, WeasyPrint) are imported inside the commands that need them,
-so `procure --help` and `procure validate` start fast.
+so `procure --help` and `procure validate` start fast. No `from __future__ import annotations` here:
+typer reads every command's annotations at start-up, and string annotations cost it an eval each
+(67 ms against 10 ms for the whole app).
 """
-
-from __future__ import annotations
 
 import contextlib
 import functools
