@@ -33,9 +33,9 @@ benchmark: install
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
 
 test: install
-	$(BIN)/python -m pytest -n auto -m "not slow"
+	$(BIN)/python -m pytest -n auto --dist loadscope -m "not slow"
 	@# PDF rendering, subprocesses, property tests, kill-and-concurrency loops: in their own step
-	$(BIN)/python -m pytest -n auto -m slow
+	$(BIN)/python -m pytest -n auto --dist loadscope -m slow
 
 clean:
 	rm -rf $(VENV) build *.egg-info comparison.pdf board.pdf

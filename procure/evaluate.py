@@ -342,7 +342,7 @@ def _summary(ranked: list[OfferRecord], count: int, rank_key: str = "cost_per_ta
         lead_cost, runner_cost = leader.metrics[rank_key], runner.metrics[rank_key]  # the figure the ranking uses
         assert lead_cost is not None and runner_cost is not None  # ranked offers have a cost
         gap = runner_cost - lead_cost
-        share = gap / lead_cost
+        share = gap / lead_cost if lead_cost > 0 else None  # no relative gap to a leader that costs nothing
     closest = min((g for g in leader.gates if g.margin is not None), key=lambda g: g.margin, default=None) if leader else None
     return Summary(
         recommended=leader.id if leader else None,

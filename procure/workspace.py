@@ -31,7 +31,7 @@ from procure.models import (
 )
 from procure.rating import evidence_problems
 from procure.textsafe import unsafe_characters
-from procure.yamlsafe import FIRST_YEAR, LAST_YEAR, MAX_MAGNITUDE, Document, load_yaml, read_text
+from procure.yamlsafe import FIRST_YEAR, LAST_YEAR, Document, implausible, load_yaml, read_text
 
 CONFIG_FILE = "procure.yaml"
 M = TypeVar("M", bound=BaseModel)
@@ -658,8 +658,9 @@ def parse_number(raw: str, display: str, line: int, column: str, problems: list[
     if positive and value <= 0:
         problems.append(Problem(display, line, column, f"must be greater than 0 (got {raw})"))
         return None
-    if abs(value) > MAX_MAGNITUDE:  # finite but beyond any price or volume: sums would overflow
-        problems.append(Problem(display, line, column, f"is implausibly large (got {raw}; no figure here exceeds {MAX_MAGNITUDE:.0e})"))
+    why = implausible(value, raw)  # finite but beyond any price or volume: sums overflow, products vanish
+    if why:
+        problems.append(Problem(display, line, column, why))
         return None
     return value
 

@@ -153,9 +153,21 @@ def _count_values(text: str, display: str) -> None:
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 # Plausible ranges for every value of every input: no price, count or amount comes near a trillion,
-# and no offer date lies before 1900 or after 2199. Beyond them, sums and products can reach
-# infinity (written as Infinity/NaN into JSON) and date arithmetic overflows.
+# no figure other than zero is below a trillionth, and no offer date lies before 1900 or after 2199.
+# Beyond them, sums and products can reach infinity (written as Infinity/NaN into JSON), products of
+# tiny figures round to zero (a price of 5e-324 made a cost per task of exactly 0, then a division by
+# it), and date arithmetic overflows.
 MAX_MAGNITUDE = 1e12
+MIN_MAGNITUDE = 1e-12
+
+
+def implausible(value: float, raw: str) -> str | None:
+    """Why a finite number is out of every input's range, or None."""
+    if abs(value) > MAX_MAGNITUDE:
+        return f"is implausibly large (got {raw[:40]}; no figure here exceeds {MAX_MAGNITUDE:.0e})"
+    if 0 < abs(value) < MIN_MAGNITUDE:
+        return f"is implausibly small (got {raw[:40]}; no figure here but 0 is below {MIN_MAGNITUDE:.0e})"
+    return None
 FIRST_YEAR, LAST_YEAR = 1900, 2199
 
 
@@ -186,8 +198,9 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
             value = float(node.value.replace("_", "")) if node.tag == NUMBER_TAGS[1] else yaml.SafeLoader.construct_yaml_int(yaml.SafeLoader(""), node)
         except (ValueError, OverflowError):
             value = None  # .nan, .inf and malformed values are judged by the field's own rules
-        if value is not None and value == value and abs(value) != float("inf") and abs(value) > MAX_MAGNITUDE:
-            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"is implausibly large (got {node.value[:40]}; no figure here exceeds {MAX_MAGNITUDE:.0e})"))
+        why = implausible(value, node.value) if value is not None and value == value and abs(value) != float("inf") else None
+        if why:
+            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), why))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         duplicates = []

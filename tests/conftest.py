@@ -39,15 +39,15 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _solved_plans_shared_by_the_run(tmp_path_factory: pytest.TempPathFactory):
-    """Solved plans are kept in a folder of this test run, never in the user's ~/.cache.
+def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
+    """Solved plans are kept in pytest's cache folder (.pytest_cache), never in the user's ~/.cache.
 
-    The folder is shared by the run's workers (and the commands they start), as a user's is shared by
-    their commands: the example's plan is solved once, not once per report a test renders. The cache
-    itself is tested in tests/test_solvecache.py with folders of its own.
+    The folder is shared by the run's workers, the commands they start and the two steps of make test,
+    as a user's is shared by their commands: the example's plan is solved once, not once per report a
+    test renders. A kept plan is read only for the very same program (procure/solvecache.py); the
+    cache itself is tested in tests/test_solvecache.py with folders of its own.
     """
-    base = tmp_path_factory.getbasetemp()
-    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "procure-cache"
+    folder = pytestconfig.cache.mkdir("procure-solved-plans")
     before = os.environ.get("PROCURE_CACHE_DIR")
     os.environ["PROCURE_CACHE_DIR"] = str(folder)
     yield folder

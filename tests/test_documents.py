@@ -86,6 +86,7 @@ def pathological_copy(plain: Path) -> Path:
     return hostile
 
 
+@pytest.mark.slow  # two PDFs laid out
 def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
     """An offer with a 2,000-character unbroken vendor name and a 2,000-character unbroken note: its
     offer pages keep their count; tables and headings cut the name with an ellipsis, the appendix

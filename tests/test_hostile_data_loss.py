@@ -232,9 +232,15 @@ def test_an_import_killed_at_random_moments_writes_all_offers_or_none(workspace_
     rng = random.Random(18)
     seen = set()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    command = [sys.executable, "-m", "procure", "import", str(sheet), "--out", str(ws / "offers"), "--force"]
+    began = time.monotonic()  # one whole run, so that the kills fall at shares of it (this machine's pace)
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    whole = time.monotonic() - began
+    for leftover in (ws / "offers").glob("imp*"):
+        leftover.unlink()
     for attempt in range(12):
-        proc = subprocess.Popen([sys.executable, "-m", "procure", "import", str(sheet), "--out", str(ws / "offers"), "--force"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, 2.5))
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.1, 1.1) * whole)  # from start-up to just after the last offer is written
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         names = sorted(p.name for p in (ws / "offers").iterdir() if not p.name.startswith("."))

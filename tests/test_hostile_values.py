@@ -74,13 +74,15 @@ def test_a_merge_key_that_sets_each_key_once_is_fine(workspace_copy):
     [
         ("basic", OFFER, "gpu_hour: 4.00", "gpu_hour: 1.0e+308", "pricing.gpu_hour", "implausibly large"),
         ("basic", OFFER, "gpus: 100", "gpus: 1" + "0" * 30, "gpus", "implausibly large"),
+        # A denormal price made a cost per task of exactly 0 and then a division by it (found by hypothesis).
+        ("basic", OFFER, "gpu_hour: 4.00", "gpu_hour: 5.0e-324", "pricing.gpu_hour", "implausibly small"),
         ("cashflow_basic", "offers/golf.yaml", "life_years: 5", "life_years: 1.0e+308", "pricing.owned.life_years", "implausibly large"),
         ("cashflow_basic", "offers/golf.yaml", "life_years: 5", "life_years: 5000", "pricing.owned.life_years", "at most 50"),
         ("cashflow_basic", CONFIG, "expected_delay_weeks: 0", "expected_delay_weeks: 600000", "horizon.expected_delay_weeks", "at most 520"),
         ("basic", OFFER, "received: 2026-11-01", "received: 0001-01-01", "received", "between 1900 and 2199"),
         ("basic", OFFER, "valid_until: 2027-06-30", "valid_until: 9999-12-31", "valid_until", "between 1900 and 2199"),
     ],
-    ids=["gpu_hour-1e308", "gpus-1e30", "life_years-1e308", "life_years-5000", "delay-600000-weeks", "year-1", "year-9999"],
+    ids=["gpu_hour-1e308", "gpus-1e30", "gpu_hour-5e-324", "life_years-1e308", "life_years-5000", "delay-600000-weeks", "year-1", "year-9999"],
 )
 def test_huge_numbers_and_far_dates_are_refused_at_their_line(workspace_copy, tmp_path, base, where, old, new, field, needle):
     ws = workspace_copy(base)
@@ -106,7 +108,10 @@ def test_json_never_holds_infinity_or_nan_at_the_largest_accepted_values(workspa
             json.loads(result.stdout, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
 
 
-@pytest.mark.parametrize("text", ["date,price\n2026-09-30,1e300\n", "date,price\n0001-09-30,5.00\n", "date,price\n9999-09-30,5.00\n"], ids=["price-1e300", "year-1", "year-9999"])
+@pytest.mark.parametrize(
+    "text", ["date,price\n2026-09-30,1e300\n", "date,price\n2026-09-30,1e-300\n", "date,price\n0001-09-30,5.00\n", "date,price\n9999-09-30,5.00\n"],
+    ids=["price-1e300", "price-1e-300", "year-1", "year-9999"],
+)
 def test_huge_numbers_and_far_dates_in_csv_inputs_are_refused_at_their_line(workspace_copy, text):
     ws = workspace_copy("basic")
     (ws / "market" / "index.csv").write_text(text, encoding="utf-8")
