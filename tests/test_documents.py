@@ -1,6 +1,7 @@
 """Report plumbing: where templates come from, what WeasyPrint may fetch, deterministic charts."""
 
 import fnmatch
+import re
 import tomllib
 from datetime import date
 from pathlib import Path
@@ -132,3 +133,70 @@ def test_the_throughput_chart_draws_the_interpolation_the_costs_use():
         at = dict(zip((round(x, 9) for x in xs), ys))
         assert at[75.0] == pytest.approx(expected), method
         assert at[50.0] == 420 and at[100.0] == 300 and at[150.0] == 120  # through every measured point
+
+
+def test_operator_chapter_without_a_checklist_says_so_instead_of_an_empty_table(data_dir):
+    def chapter(ev) -> str:
+        html = render_html(ev, "comparison")
+        start = html.index('id="operators"')
+        return html[start : html.index("</section>", start)]
+
+    plain = chapter(evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 30)))  # public offers: no checklist answered
+    assert "<table" not in plain and "No offer here answers the operator checklist" in plain and "Not rated" in plain
+    rated = chapter(evaluate(load_workspace(data_dir / "rated"), date(2026, 11, 29)))
+    assert "<table" in rated and "No offer here answers" not in rated
+
+
+def _rotated_lines_overlap(svg: str) -> list[tuple[str, str]]:
+    """Pairs of slanted label lines in a chart's SVG whose boxes overlap, measured independently of the
+    chart code: each line's box is its DejaVu Sans width (wider than the report font) by its ascent and
+    descent, set along its 35-degree baseline from the start point the SVG gives."""
+    import math
+    import re
+
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    measure = TextToPath()
+    along = (math.cos(math.radians(35)), -math.sin(math.radians(35)))  # rotate(-35) in SVG's downward y
+    across = (math.sin(math.radians(35)), math.cos(math.radians(35)))
+    boxes = []
+    for size, x, y, text in re.findall(r'font-size: ([\d.]+)px[^"]*" transform="translate\(([-\d.]+) ([-\d.]+)\) rotate\(-35\)">([^<]*)</text>', svg):
+        size, x, y = float(size), float(x), float(y)
+        width, _, _ = measure.get_text_width_height_descent(text, FontProperties(family="DejaVu Sans", size=size), ismath=False)
+        u, v = x * along[0] + y * along[1], x * across[0] + y * across[1]
+        boxes.append((text, (u, u + width), (v - 0.72 * size, v + 0.2 * size)))
+    return [
+        (a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+        if min(a[1][1], b[1][1]) - max(a[1][0], b[1][0]) > 0.5 and min(a[2][1], b[2][1]) - max(a[2][0], b[2][0]) > 0.5
+    ]
+
+
+@pytest.mark.parametrize("workspace", ["real_offers", "example", "synthetic50"])
+def test_cost_curve_names_never_overlap(workspace, data_dir, tmp_path):
+    """Narrow bars (few GPUs) put names close: a crowded name loses '(not acceptable)', then becomes a
+    number with a key; the recommendation is always named."""
+    import sys
+
+    if workspace == "synthetic50":
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from synthetic import make_workspace
+
+        root = make_workspace(tmp_path / "synthetic50", 50)
+    else:
+        root = ROOT if workspace == "example" else data_dir / workspace
+    ev = evaluate(load_workspace(root), date(2026, 11, 30))
+    svg = charts.cost_curve(ev, highlight=ev.summary.recommended)
+    assert _rotated_lines_overlap(svg) == []
+    leader = next(o for o in ev.offers if o.id == ev.summary.recommended)
+    assert leader.vendor.split()[0] in svg  # named, not numbered
+    if "Key: " in svg:  # every number under a bar is explained
+        key = re.search(r">Key: ([^<]*)<", svg.replace("\n", " "))
+        assert key and all(f"{n} = " in key.group(1) for n in range(1, key.group(1).count(" = ") + 1))
+
+
+def test_the_overlap_check_finds_overlapping_names():
+    # Two labels anchored 5 points apart on the same slant overlap; 60 points apart they do not.
+    line = '<text style="font-size: 6.5px; font-family: x" transform="translate({x} 200) rotate(-35)">Fireworks AI</text>'
+    assert _rotated_lines_overlap(line.format(x=10) + line.format(x=15))
+    assert not _rotated_lines_overlap(line.format(x=10) + line.format(x=70))

@@ -8,6 +8,7 @@ Evaluation only.
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -46,6 +47,7 @@ OWNER_COLOURS = {"provider": "#2c7a7b", "shared": "#e9c46a", "customer": "#8c5a2
 # beyond it labels become unreadable and the SVG slows the PDF down. Captions say when offers are left out.
 CHART_OFFERS = 12
 CURVE_LABELS = 25
+CURVE_KEY = 6  # numbered names in the cost curve's key at most (more would cover the bars)
 # Series colours for acceptable offers other than the recommendation (no orange, no grey).
 SERIES = ["#1f5fa8", "#2f855a", "#6b46c1", "#2c7a7b", "#d53f8c", "#3182ce", "#805ad5", "#38a169", "#1a365d", "#702459"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
@@ -149,6 +151,14 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     # Every offer is a bar; with many offers only the cheapest are labelled, so labels stay legible.
     labelled = {o.id for o in priced[:CURVE_LABELS]}
     small = len(priced) > 15
+    size = 5 if small else 6.5
+    # Names hang at 35 degrees under their bars. Two names overlap when their anchors are closer than
+    # the right one's thickness / sin(35 deg): a crowded name drops "(not acceptable)" (the grey says
+    # it), then becomes a number with the name in a key; values above bars that would touch are left out.
+    # The recommendation is placed first, then the others from the cheapest.
+    axis_pt = fig.get_figwidth() * 72 * ax.get_position().width
+    slant = math.sin(math.radians(35))
+    bars: list[tuple[OfferRecord, float, float, float]] = []  # offer, centre, height drawn, value
     left = 0.0
     for offer, width, value in zip(priced, widths, values):
         colour = _offer_colour(offer, highlight)
@@ -158,10 +168,39 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
             ax.plot([left + width * 0.2, left + width * 0.8], [shown * 0.90, shown * 0.93], color="white", linewidth=2)
             ax.plot([left + width * 0.2, left + width * 0.8], [shown * 0.86, shown * 0.89], color="white", linewidth=2)
         if offer.id in labelled or offer.id == highlight:
-            label = _wrap(offer.vendor, 16, 2) + ("" if offer.acceptable else "\n(not acceptable)")
-            ax.text(left + width / 2, shown, f"{value:.2f}", ha="center", va="bottom", fontsize=5 if small else 6.5, color=INK)
-            ax.text(left + width / 2, -0.02, label, ha="right", va="top", rotation=35, fontsize=5 if small else 6.5, color=INK, transform=ax.get_xaxis_transform(), linespacing=1.0)
+            bars.append((offer, left + width / 2, shown, value))
         left += width
+    names: list[tuple[float, float]] = []  # (anchor in points, thickness in points) of each name placed
+    numbers: list[float] = []
+    tops: list[tuple[float, float]] = []  # (anchor, height) of each value written
+    key: list[str] = []
+
+    def name_fits(at: float, thickness: float) -> bool:
+        clear = all(at - p >= thickness / slant if p < at else p - at >= t / slant for p, t in names)
+        return clear and all(at - n >= size * 1.8 if n < at else n - at >= size for n in numbers)  # a name runs down to the left
+
+    for offer, centre, shown, value in sorted(bars, key=lambda b: b[0].id != highlight):
+        at = centre / left * axis_pt  # points from the axis' left end
+        text = f"{value:.2f}"
+        if all(abs(at - a) >= len(text) * size * 0.6 or abs(shown - h) > top * 0.06 for a, h in tops):
+            ax.text(centre, shown, text, ha="center", va="bottom", fontsize=size, color=INK)
+            tops.append((at, shown))
+        name = _wrap(offer.vendor, 16, 2)
+        for candidate in (name + ("" if offer.acceptable else "\n(not acceptable)"), name):
+            thickness = (candidate.count("\n") + 1) * size * 1.1
+            if name_fits(at, thickness):
+                ax.text(centre, -0.02, candidate, ha="right", va="top", rotation=35, fontsize=size, color=INK, transform=ax.get_xaxis_transform(), linespacing=1.0)
+                names.append((at, thickness))
+                break
+        else:  # too crowded for a name: a number under the bar and the name in the key, if the number fits
+            number = str(len(key) + 1)
+            wide = (len(number) * 0.6 + 0.5) * size
+            if len(key) < CURVE_KEY and all(p - at >= size * 1.8 if at < p else at - p >= wide for p, _ in names) and all(abs(at - n) >= wide for n in numbers):
+                key.append(f"{number} = {_short(offer.vendor, 30)}{'' if offer.acceptable else ' (not acceptable)'}")
+                ax.text(centre, -0.02, number, ha="center", va="top", fontsize=size, color=INK, transform=ax.get_xaxis_transform())
+                numbers.append(at)
+    if key:  # in the empty top left: the bars rise from left to right
+        ax.text(0.01, 0.98, "Key: " + "; ".join(key), ha="left", va="top", fontsize=size, color=INK, transform=ax.transAxes, wrap=True)
     if index_per_task is not None:
         level = index_per_task * PER_THOUSAND
         ax.axhline(level, color=INK, linestyle="--", linewidth=0.8)
