@@ -200,7 +200,7 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
                 ax.text(centre, -0.02, number, ha="center", va="top", fontsize=size, color=INK, transform=ax.get_xaxis_transform())
                 numbers.append(at)
     if key:  # in the empty top left: the bars rise from left to right
-        ax.text(0.01, 0.98, "Key: " + "; ".join(key), ha="left", va="top", fontsize=size, color=INK, transform=ax.transAxes, wrap=True)
+        ax.text(0.01, 0.98, "Key: " + "; ".join(key), ha="left", va="top", fontsize=size, color=INK, transform=ax.transAxes, wrap=True, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
     if index_per_task is not None:
         level = index_per_task * PER_THOUSAND
         ax.axhline(level, color=INK, linestyle="--", linewidth=0.8)
