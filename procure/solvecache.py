@@ -53,7 +53,7 @@ def program_key(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, i
     """SHA-256 of the program as the solver receives it (the time limit aside: a proven optimum holds whatever it was)."""
     import scipy
 
-    csr = A.tocsr()
+    csr = A.tocsr(copy=True)  # canonical form for the hash, without touching the caller's matrix
     csr.sum_duplicates()
     csr.sort_indices()
     digest = hashlib.sha256()
@@ -126,6 +126,7 @@ def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, in
     import warnings
 
     from scipy.optimize import Bounds, LinearConstraint, milp  # only when solving: a second of imports
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
         result = milp(c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=integrality, bounds=Bounds(lb, ub), options=dict(options))  # milp pops keys

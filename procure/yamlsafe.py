@@ -159,6 +159,7 @@ NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 # it), and date arithmetic overflows.
 MAX_MAGNITUDE = 1e12
 MIN_MAGNITUDE = 1e-12
+FIRST_YEAR, LAST_YEAR = 1900, 2199
 
 
 def implausible(value: float, raw: str) -> str | None:
@@ -168,7 +169,6 @@ def implausible(value: float, raw: str) -> str | None:
     if 0 < abs(value) < MIN_MAGNITUDE:
         return f"is implausibly small (got {raw[:40]}; no figure here but 0 is below {MIN_MAGNITUDE:.0e})"
     return None
-FIRST_YEAR, LAST_YEAR = 1900, 2199
 
 
 def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int, bad_dates: list[Problem]) -> None:
