@@ -79,6 +79,35 @@ def leave_one_out(points: list[tuple[float, float]]) -> list[dict[str, float]]:
     return results
 
 
+def gap_errors(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """(gap / target, ln(log-linear reading / measured)) for each interior frontier point left out."""
+    import math
+
+    frontier = pareto_frontier(points)
+    found = []
+    for i in range(1, len(frontier) - 1):
+        x, y = frontier[i]
+        rest = frontier[:i] + frontier[i + 1 :]
+        found.append(((frontier[i + 1][0] - frontier[i - 1][0]) / x, math.log(interpolate([p[0] for p in rest], [p[1] for p in rest], x, "log") / y)))
+    return found
+
+
+def ranges(found: dict[tuple, list[tuple[float, float]]]) -> None:
+    """The calibration of procure.performance.RANGE_LOW / RANGE_HIGH: the 10th and 90th percentiles of
+    ln error / sqrt(gap share), and the share of points inside the range by gap class."""
+    import numpy as np
+
+    pairs = [p for key in sorted(found) for p in gap_errors(found[key])]
+    g = np.array([p[0] for p in pairs])
+    e = np.array([p[1] for p in pairs])
+    low, high = np.quantile(e / np.sqrt(g), [0.1, 0.9])
+    print(f"\n{len(pairs)} points: ln error / sqrt(g) P10 {low:.3f}, P90 {high:.3f}; median error {np.exp(np.median(e)) - 1:+.1%}, mean |ln error| {np.abs(e).mean():.3f}")
+    for a, b in ((0, 0.5), (0.5, 1), (1, 2), (2, np.inf)):
+        inside = (g >= a) & (g < b)
+        covered = (e[inside] >= low * np.sqrt(g[inside])) & (e[inside] <= high * np.sqrt(g[inside]))
+        print(f"  g {a:g}-{b:g}: {inside.sum()} points, {covered.mean():.0%} inside")
+
+
 def table(errors: list[dict[str, float]]) -> list[tuple[str, float, float, float, float]]:
     """(method, mean error, mean absolute error, worst overstatement, share overstated by more than 5%)."""
     rows = []
@@ -91,9 +120,12 @@ def table(errors: list[dict[str, float]]) -> list[tuple[str, float, float, float
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("rows", nargs="+", type=Path, metavar="FILE", help="InferenceX web-API rows (JSON lists)")
+    parser.add_argument("--ranges", action="store_true", help="also print the calibration of a reading's range by gap")
     args = parser.parse_args(argv)
     rows = latest_rows(args.rows)
     found, skipped = curves(rows)
+    if args.ranges:
+        ranges(found)
     errors: list[dict[str, float]] = []
     by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
     counted = 0

@@ -965,7 +965,7 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.evaluate import evaluate_with_inputs
+    from procure.evaluate import evaluate_with_inputs, gates_of
     from procure.uncertainty import sensitivity as run_sensitivity
     from procure.uncertainty import top_offer_positions
     from procure.workspace import load_workspace
@@ -983,7 +983,7 @@ def sensitivity(
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else top]
     top = top_offer_positions(followed, inputs.offers, len(followed))
-    result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty)
+    result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
 

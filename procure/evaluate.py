@@ -20,10 +20,10 @@ from procure.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, OWNER_CODES, CostMode
 from procure.errors import InputError, Problem
 from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
-from procure.performance import ThroughputReading, pareto_frontier, throughput_at, ttft_at
+from procure.performance import ThroughputReading, pareto_frontier, reading_mean, throughput_at, ttft_at
 from procure.rating import Rating, assign_tiers, method_text, published_disagrees, rate_offer, reliability_of
 from procure.cashflow import HorizonResult
-from procure.uncertainty import OfferRange, UncertaintyInfo
+from procure.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, OfferRange, UncertaintyInfo, point_throughput_factor
 from procure.workspace import IndexLevel, Workspace
 
 SCHEMA_VERSION = "1"
@@ -248,6 +248,11 @@ def evaluate_with_inputs(
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
     rows = [_cost_row(o, r, g, workspace, index_level.price if index_level else math.nan) for o, r, g in zip(offers, readings, ratings)]
     columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
+    # A reading between frontier points carries a range that follows its gap (docs/interpolation.md):
+    # the draws sample it, and the point reads at its mean like every other throughput factor.
+    columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and config.uncertainty.readings else 0.0 for r in readings], dtype=float)
+    columns[POINT_COLUMN] = np.array([point_throughput_factor(o, config.uncertainty) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
+    columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
     model = CostModel(config.workload, config.assumptions)
     outputs = finite(cost_arrays(columns, model))
     costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
@@ -312,7 +317,7 @@ def evaluate_with_inputs(
         spec = config.uncertainty
         draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
         acceptable = np.array([r.acceptable for r in records], dtype=bool)
-        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress)
+        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config))
         for record, found in zip(records, ranges):
             record.uncertainty = found
         info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed))
@@ -332,6 +337,33 @@ def evaluate_with_inputs(
         offers=ranked + rest,
     )
     return evaluation, inputs
+
+
+def drawn_gates(records: list[OfferRecord], config: Any) -> Gates:
+    """What each Monte Carlo draw re-applies (procure.uncertainty.DRAWN_GATES), from the point's records:
+    an offer whose other gates pass (and whose cost can be computed) is judged in every draw on its drawn
+    availability and, for a GPU-hour offer with a stated demand, on the GPUs the drawn demand needs."""
+    from procure.uncertainty import DRAWN_GATES
+
+    demand = config.workload.tasks_per_month is not None
+    others = [
+        not any(not g.passed for g in r.gates if g.gate not in DRAWN_GATES or (g.gate == "capacity" and (r.pricing_basis == "per_token" or not demand)))
+        and r.metrics.get("cost_per_task") is not None
+        and all(any(reason == g.detail for g in r.gates) for reason in r.reasons)
+        for r in records
+    ]
+    return Gates(
+        others_pass=np.array(others, dtype=bool),
+        min_availability=config.policy.min_availability,
+        capacity_drawn=np.array([demand and r.pricing_basis != "per_token" for r in records], dtype=bool),
+        supply=np.array([float(r.terms.supply_gpus) for r in records]),
+        coverage=config.policy.min_demand_coverage,
+    )
+
+
+def gates_of(ev: Evaluation, inputs: CostInputs, config: Any) -> Gates:
+    """drawn_gates for an evaluation's offers, in the order of its cost inputs."""
+    return drawn_gates([ev.offer(o.id) for o in inputs.offers], config)
 
 
 def _summary(ranked: list[OfferRecord], count: int, rank_key: str = "cost_per_task") -> Summary:
@@ -413,6 +445,7 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, w
         "fees_per_tb_month": sum(f.per_tb * (f.tb_per_month or 0) for f in fees if f.per_tb is not None),
         "prepay_fraction": p.prepay_fraction,
         "software_gpu_hour": p.software_gpu_hour,
+        # The stated reading; evaluate_with_inputs puts the point factor on it (POINT_COLUMN).
         "throughput": reading.throughput if reading and reading.throughput is not None else nan,
         "sla_availability": offer.service.sla.availability if offer.service.sla else nan,
         "reliability_factor": reliability_factor(offer, rating, workspace.config.assumptions) or nan,
@@ -451,6 +484,11 @@ def _record(
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
     notes = _notes(offer, workspace)
+    if reading is not None and reading.wide_gap:
+        notes.append(
+            f"the target {reading.target:g} tok/s/user lies in a gap of {reading.gap:g} between measured points, wider than half the target: "
+            f"the reading's P10-P90 is x{reading.low:.2f} to x{reading.high:.2f} (docs/interpolation.md); a point measured at the target would settle it"
+        )
     notes += [f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail]
     for path in rating.contract_overrides:
         notes.append(f"{path} is claimed but the service terms do not promise it: the service terms are used")

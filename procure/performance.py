@@ -35,19 +35,74 @@ def pareto_frontier(points: Iterable[Sequence[float]]) -> list[Point]:
 
 @dataclass(frozen=True)
 class ThroughputReading:
-    """The frontier read at a target interactivity; throughput None when the target is out of reach."""
+    """The frontier read at a target interactivity; throughput None when the target is out of reach.
+
+    `gap` is the width (tok/s per user) of the frontier gap the target was read in, None on a
+    measured point or outside the frontier; `low` and `high` are the reading's P10 and P90 as factors
+    on it (1 on a measured point), from `reading_range`."""
 
     throughput: float | None
     reachable: bool
     max_interactivity: float
     note: str
+    gap: float | None = None
+    low: float = 1.0
+    high: float = 1.0
+    target: float = 0.0
+
+    @property
+    def gap_share(self) -> float:
+        """The gap as a share of the target, when the reading carries a range (0 otherwise)."""
+        return self.gap / self.target if self.gap is not None and self.target > 0 and self.high > 1.0 else 0.0
+
+    @property
+    def wide_gap(self) -> bool:
+        """The target lies in a gap between measured points wider than half the target."""
+        return self.gap is not None and self.gap > WIDE_GAP_SHARE * self.target
 
 
 # How throughput is read between two frontier points (`assumptions.interpolation`). Throughput falls
 # convexly with interactivity, so a straight line between two points overstates what lies between
 # them; docs/interpolation.md measures each method on real InferenceX curves and picks the default.
 INTERPOLATION_METHODS: tuple[str, ...] = ("linear", "log", "step", "monotone")
-DEFAULT_INTERPOLATION = "step"  # models.Assumptions.interpolation's default
+DEFAULT_INTERPOLATION = "log"  # models.Assumptions.interpolation's default
+
+# The range of a reading between points, calibrated on the leave-one-out errors of log-linear reading
+# on real InferenceX curves (docs/interpolation.md, benchmarks/interpolation_loo.py --ranges): with
+# g = gap / target, ln(reading / measured) has its P10 at -RANGE_LOW x sqrt(g) and its P90 at
+# +RANGE_HIGH x sqrt(g) (289 points; 80% inside in each gap class: 75% below g = 0.5, 80% in 0.5-1,
+# 82% in 1-2). A gap wider than WIDE_GAP_SHARE of the target is flagged on the offer.
+RANGE_LOW = 0.436
+RANGE_HIGH = 0.482
+WIDE_GAP_SHARE = 0.5
+
+
+Z90 = 1.2815515655446004  # the standard normal's 90th percentile
+
+
+def reading_range(gap: float, target: float) -> tuple[float, float]:
+    """(P10, P90) of a reading in a frontier gap of `gap` tok/s per user at `target`, as factors on it."""
+    if gap <= 0 or target <= 0:
+        return 1.0, 1.0
+    root = math.sqrt(gap / target)
+    return math.exp(-RANGE_LOW * root), math.exp(RANGE_HIGH * root)
+
+
+def reading_spread(gap_share: float) -> tuple[float, float]:
+    """The scales of ln(true / read) below and above 0 for a reading in a gap of `gap_share` x the
+    target: a two-piece normal whose P10 and P90 are reading_range's ends and whose median is 0."""
+    root = math.sqrt(max(gap_share, 0.0))
+    return RANGE_LOW * root / Z90, RANGE_HIGH * root / Z90
+
+
+def reading_mean(gap_share: float) -> float:
+    """E[true / read] under reading_spread: e^(s^2/2) Phi(s) above plus e^(r^2/2) Phi(-r) below (1 on a point)."""
+    below, above = reading_spread(gap_share)
+
+    def phi(x: float) -> float:
+        return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+    return math.exp(above**2 / 2) * phi(above) + math.exp(below**2 / 2) * phi(-below)
 
 
 def interpolate(xs: Sequence[float], ys: Sequence[float], target: float, method: str = DEFAULT_INTERPOLATION) -> float:
@@ -95,7 +150,12 @@ def throughput_at(points: Iterable[Sequence[float]], target: float, method: str 
         return ThroughputReading(ys[xs.index(target)], True, top, "at a measured point")
     i = next(k for k in range(1, len(xs)) if target < xs[k])
     value = interpolate(xs, ys, target, method)
-    return ThroughputReading(value, True, top, f"interpolated ({method}) between {xs[i - 1]:g} and {xs[i]:g} tok/s/user")
+    gap = xs[i] - xs[i - 1]
+    # The range is calibrated on log-linear readings; the other methods are a deliberate choice whose
+    # own bias the study shows (step: a floor, linear and monotone: above the curve), read without one.
+    low, high = reading_range(gap, target) if method == "log" else (1.0, 1.0)
+    note = f"interpolated ({method}) between {xs[i - 1]:g} and {xs[i]:g} tok/s/user"
+    return ThroughputReading(value, True, top, note, gap=gap, low=low, high=high, target=target)
 
 
 def ttft_at(points: Iterable[Sequence[float]], target: float) -> float | None:

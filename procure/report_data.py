@@ -56,10 +56,11 @@ def resolve_extras(extras: LazyExtras) -> ReportExtras:
 def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False) -> ReportExtras:
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
     if inputs is not None and ev.ranked:
+        from procure.evaluate import gates_of
         from procure.uncertainty import sensitivity, top_offer_positions
 
         top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
-        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty)
+        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
     market = ws.config.market
     if market.competitors or market.own:
         from procure.position import position

@@ -22,6 +22,12 @@ from pydantic import BaseModel, Field
 from procure.costing import CostModel, Variation, cost_arrays
 from procure.models import Distribution, Offer, UncertaintyConfig
 
+# The factor the point evaluation put on each offer's stated throughput (a column beside the cost
+# model's inputs): its throughput column is the stated reading times this.
+POINT_COLUMN = "throughput_point_factor"
+# Each offer's reading between frontier points: its gap as a share of the target (0 on a point), whose
+# calibrated range (procure.performance.reading_spread) the draws sample, one draw per curve.
+GAP_COLUMN = "reading_gap_share"
 CHUNK_DRAWS = 100  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
 
 
@@ -45,6 +51,15 @@ def throughput_group(offer: Offer, config: UncertaintyConfig) -> str:
     if offer.performance.points or (override and override.throughput is not None) or not offer.performance.reference:
         return f"offer:{offer.id}"
     return f"curve:{offer.performance.reference}"
+
+
+def point_throughput_factor(offer: Offer, config: UncertaintyConfig) -> float:
+    """The factor the point evaluation puts on a stated throughput: the mean of the offer's curve
+    factor times, for a GPU-hour offer, the mean of benchmark to production. The point is then the
+    cost at the draws' own expected throughput, and every draw is a factor on it (mean 1)."""
+    if offer.per_token:
+        return 1.0
+    return throughput_distribution(offer, config).mean * config.production.mean
 
 
 def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
@@ -87,8 +102,9 @@ def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) 
     return out
 
 
-def draw_factors(offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int) -> Draws:
-    """All factors, in a fixed order from one seeded generator: same seed, same numbers."""
+def draw_factors(offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int, gaps: np.ndarray | None = None) -> Draws:
+    """All factors, in a fixed order from one seeded generator: same seed, same numbers. `gaps`: each
+    offer's reading gap as a share of the target (GAP_COLUMN); its range is drawn last, one per curve."""
     rng = np.random.default_rng(seed)
     groups: dict[str, Distribution] = {}
     keys = [throughput_group(o, config) for o in offers]
@@ -106,13 +122,52 @@ def draw_factors(offers: list[Offer], currencies: list[str], config: Uncertainty
     per_currency = sample(rng, [config.fx] * len(distinct), draws)
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
     demand = sample(rng, [config.demand], draws)
+    if gaps is not None and len(offers) and (gaps > 0).any():
+        from procure.performance import reading_spread
+
+        # One standard normal per curve (offers reading one curve at one target share its error), scaled
+        # by the two-piece spread of each offer's gap: P10 and P90 at the calibrated range, median 1.
+        z = rng.standard_normal((draws, len(groups)))[:, where]
+        spread = np.array([reading_spread(float(g)) for g in gaps]).reshape(-1, 2)
+        throughput = throughput * np.exp(np.where(z < 0, z * spread[:, 0], z * spread[:, 1]))
     return Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
 
 
 def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
     """Cost per successful task for the draws in `rows`: (draws, n)."""
+    return outputs_for(col, model, factors, home, rows)["cost_per_task"]
+
+
+# The gates whose inputs are drawn, re-applied in every draw: expected availability against
+# policy.min_availability, and the GPUs a GPU-hour offer can supply against the demand's need.
+DRAWN_GATES = ("availability", "capacity")
+
+
+@dataclass(frozen=True)
+class Gates:
+    """What every draw re-applies: per offer (n,), whether the gates not drawn passed at the point, and
+    whether the capacity gate is judged on drawn GPUs needed (GPU-hour offers with a stated demand)."""
+
+    others_pass: np.ndarray
+    min_availability: float
+    capacity_drawn: np.ndarray
+    supply: np.ndarray
+    coverage: float
+
+    def failures(self, availability: np.ndarray, gpus_needed: np.ndarray) -> dict[str, np.ndarray]:
+        """(draws, n) masks of the drawn gates that fail, by gate."""
+        with np.errstate(invalid="ignore"):
+            low = ~(availability >= self.min_availability - 1e-12)
+            short = self.capacity_drawn & ~(self.supply >= gpus_needed * self.coverage)
+        return {"availability": low, "capacity": short}
+
+
+def outputs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None), gates: bool = False) -> dict[str, np.ndarray]:
+    """Cost per successful task (and, with `gates`, availability and GPUs needed) for the draws in `rows`."""
     varied = dict(col)
-    varied["throughput"] = col["throughput"] * factors.throughput[rows]
+    # The throughput column is the point evaluation's (the stated reading x POINT_COLUMN); the draws are
+    # factors on the stated reading.
+    varied["throughput"] = col["throughput"] * (factors.throughput[rows] / col[POINT_COLUMN] if POINT_COLUMN in col else factors.throughput[rows])
     varied["index_level"] = col["index_level"] * factors.index[rows]
     # The workspace currency never moves against itself.
     if not home.all():
@@ -124,15 +179,18 @@ def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home
         fte_cost_year=model.assumptions.fte_cost_year * factors.fte_cost[rows],
         tasks_per_month=demand * factors.demand[rows] if (demand is not None and factors.demand is not None) else None,
     )
-    cost = cost_arrays(varied, model, variation, only=("cost_per_task",))["cost_per_task"]
-    return np.where(np.isfinite(cost), cost, np.nan)
+    found = cost_arrays(varied, model, variation, only=("cost_per_task", "availability", "gpus_needed") if gates else ("cost_per_task",))
+    found["cost_per_task"] = np.where(np.isfinite(found["cost_per_task"]), found["cost_per_task"], np.nan)
+    return found
 
 
 class OfferRange(BaseModel):
     p10: float | None
     p50: float | None
     p90: float | None
-    prob_cheapest: float | None = Field(description="share of draws in which this acceptable offer is the cheapest")
+    prob_cheapest: float | None = Field(description="share of the draws with an acceptable offer in which this offer is acceptable and the cheapest")
+    prob_fails_gate: float | None = Field(None, description="share of draws in which a gate re-applied to the draw (availability, capacity) fails")
+    fails_by_gate: dict[str, float] = Field(default_factory=dict, description="per gate re-applied in the draws, the share of draws in which it fails")
 
 
 class UncertaintyInfo(BaseModel):
@@ -152,31 +210,56 @@ def monte_carlo(
     draws: int,
     seed: int,
     progress: Callable[[int, int], None] | None = None,
+    gates: Gates | None = None,
 ) -> tuple[list[OfferRange], np.ndarray]:
-    """P10/P50/P90 of cost per task per offer and each acceptable offer's probability of being cheapest."""
-    factors = draw_factors(offers, currencies, config, draws, seed)
+    """P10/P50/P90 of cost per task per offer and each offer's probability of being the cheapest
+    acceptable one. With `gates`, every draw re-applies the drawn gates (availability, capacity): an
+    offer counts in a draw only if it is acceptable in that draw, and each offer gets the share of
+    draws in which each gate fails. Without, `acceptable` holds in every draw."""
+    factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN))
     home = np.array([c == home_currency for c in currencies], dtype=bool)
-    result = np.empty((draws, len(offers)))
+    n = len(offers)
+    result = np.empty((draws, n))
+    ok = np.empty((draws, n), dtype=bool)
+    fails = {gate: np.zeros(n) for gate in DRAWN_GATES}
     for start in range(0, draws, CHUNK_DRAWS):
         rows = slice(start, min(draws, start + CHUNK_DRAWS))
-        result[rows] = costs_for(col, model, factors, home, rows)
+        found = outputs_for(col, model, factors, home, rows, gates=gates is not None)
+        result[rows] = found["cost_per_task"]
+        if gates is None:
+            ok[rows] = acceptable
+        else:
+            failed = gates.failures(found["availability"], found["gpus_needed"])
+            for gate, mask in failed.items():
+                fails[gate] += mask.sum(axis=0)
+            ok[rows] = gates.others_pass & ~failed["availability"] & ~failed["capacity"]
         if progress:
             progress(rows.stop, draws)
     with np.errstate(all="ignore"), _quiet_nan_warnings():
         percentiles = np.nanpercentile(result, [10, 50, 90], axis=0)
-    wins = np.zeros(len(offers))
-    chosen = np.flatnonzero(acceptable)
+    wins = np.zeros(n)
+    chosen = np.flatnonzero(ok.any(axis=0))
     if len(chosen):
-        sub = np.where(np.isnan(result[:, chosen]), np.inf, result[:, chosen])
+        # Only the offers acceptable in a draw compete in it; a draw with none decides nothing.
+        sub = np.where(np.isnan(result[:, chosen]) | ~ok[:, chosen], np.inf, result[:, chosen])
         decided = np.isfinite(sub).any(axis=1)
         sub = sub[decided]
         # Offers tied for the lowest cost in a draw share that draw's win.
         tied = sub == sub.min(axis=1, keepdims=True)
         wins[chosen] = (tied / tied.sum(axis=1, keepdims=True)).sum(axis=0) / max(1, int(decided.sum()))
     ranges = []
-    for i in range(len(offers)):
+    for i in range(n):
         p10, p50, p90 = (None if np.isnan(v) else float(v) for v in percentiles[:, i])
-        ranges.append(OfferRange(p10=p10, p50=p50, p90=p90, prob_cheapest=float(wins[i]) if acceptable[i] else None))
+        drawn = gates is not None and bool(gates.others_pass[i])
+        by_gate = {gate: float(fails[gate][i] / draws) for gate in DRAWN_GATES if drawn and fails[gate][i] > 0}
+        ranges.append(
+            OfferRange(
+                p10=p10, p50=p50, p90=p90,
+                prob_cheapest=float(wins[i]) if (acceptable[i] or (drawn and ok[:, i].any())) else None,
+                prob_fails_gate=float(1 - ok[:, i].mean()) if drawn else None,
+                fails_by_gate=by_gate,
+            )
+        )
     return ranges, result
 
 
@@ -206,7 +289,8 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int) -> str:
         f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand {show(config.demand)} "
         f"(through the demand fit: less demand idles committed GPUs), common to all offers"
         + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
-        + ". Gates stay as evaluated; the probability of being cheapest is among acceptable offers."
+        + ". Every draw re-applies the availability and capacity gates to its own figures (the other gates as evaluated); "
+        "the probability of being cheapest counts only the offers acceptable in each draw, and each offer's probability of failing a gate is shown."
     )
 
 
@@ -223,7 +307,11 @@ class SensitivityRow(BaseModel):
     swing_offer: str | None = Field(description="the top offer that swings most")
     leader_low: str | None
     leader_high: str | None
-    flips: bool = Field(description="the order of the top offers changes at either end")
+    flips: bool = Field(description="the order of the top offers changes at either end, or one of them fails a gate there")
+    fails_low: dict[str, list[str]] = Field(default_factory=dict, description="top offers that fail a gate with this input low, and the gates")
+    fails_high: dict[str, list[str]] = Field(default_factory=dict)
+    leader_cost_low: float | None = Field(None, description="the cost per task of the leader at the low end")
+    leader_cost_high: float | None = None
 
 
 class Sensitivity(BaseModel):
@@ -240,8 +328,11 @@ def sensitivity(
     home_currency: str,
     top: list[int],
     config: UncertaintyConfig,
+    gates: Gates | None = None,
 ) -> Sensitivity:
-    """Each uncertain input at its low and high value, the others as stated, for the top offers."""
+    """Each uncertain input at its low and high value, the others at their expected values, for the top
+    offers. With `gates`, each end re-applies the drawn gates: a top offer that fails one there is a
+    flip, and the end's leader is the cheapest offer still acceptable."""
     n = len(offers)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
     ones = np.ones((1, n))
@@ -250,8 +341,16 @@ def sensitivity(
     distinct = sorted(set(currencies))
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
 
+    from procure.performance import reading_mean
+
+    gaps = col.get(GAP_COLUMN, np.zeros(n))
+    point = np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
+    gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
+    production_mean = config.production.mean
+
     def neutral() -> Draws:
-        return Draws(ones.copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
+        # Every input at its expected value: the throughput factors at their means, as the point evaluation reads them.
+        return Draws(point[None, :].copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
 
     for i in top:
         if offers[i].per_token:
@@ -259,7 +358,7 @@ def sensitivity(
         low, _, high = throughput_distribution(offers[i], config).bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
-            d.throughput[0, i] = value
+            d.throughput[0, i] = value * point[i] / throughput_distribution(offers[i], config).mean  # the curve at its end, the rest at their means
             scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
     low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
     high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
@@ -267,12 +366,11 @@ def sensitivity(
         d = neutral()
         d.availability = values[None, :]
         scenarios.append(("availability (every offer)", end, d, float(low_a.min()), float(high_a.max())))
-    gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
     if gpu_hour.any() and config.production.bounds[0] != config.production.bounds[2]:
         low, _, high = config.production.bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
-            d.throughput = np.where(gpu_hour, value, 1.0)[None, :]
+            d.throughput = np.where(gpu_hour, point / production_mean * value, 1.0)[None, :]  # each curve at its mean
             scenarios.append(("benchmark to production (every GPU-hour offer)", end, d, low, high))
     for name, label in (("utilization", "utilization"), ("fte_cost", "staff cost"), ("index", "index level"), ("demand", "demand")):
         if name == "demand" and (model.workload.tasks_per_month is None or config.demand.bounds[0] == config.demand.bounds[2]):
@@ -294,12 +392,30 @@ def sensitivity(
         if scenarios
         else neutral()
     )
-    costs = costs_for(col, model, stacked, home) if scenarios else np.empty((0, n))
+    found = outputs_for(col, model, stacked, home, gates=gates is not None) if scenarios else {"cost_per_task": np.empty((0, n))}
+    costs = found["cost_per_task"]
+    failed = gates.failures(found["availability"], found["gpus_needed"]) if gates is not None and scenarios else {}
     base = costs_for(col, model, neutral(), home)[0]
     ids = [offers[i].id for i in top]
 
     def order(row: np.ndarray) -> list[str]:
         return [offers[i].id for i in sorted(top, key=lambda i: (np.inf if np.isnan(row[i]) else row[i], offers[i].id))]
+
+    position = {o.id: i for i, o in enumerate(offers)}
+
+    def cost_of(offer_id: str | None, row: np.ndarray) -> float | None:
+        return None if offer_id is None else _num(row[position[offer_id]])
+
+    def gate_failures(k: int) -> dict[str, list[str]]:
+        return {offers[i].id: [g for g in DRAWN_GATES if failed[g][k, i]] for i in top if gates is not None and gates.others_pass[i] and any(failed[g][k, i] for g in DRAWN_GATES)}
+
+    def leader(k: int, row: np.ndarray) -> str | None:
+        if gates is None:
+            return order(row)[0] if top else None
+        # the cheapest offer acceptable at this end, among all offers (one that fails here gives way)
+        ok = gates.others_pass & ~failed["availability"][k] & ~failed["capacity"][k] & ~np.isnan(row)
+        pool = np.flatnonzero(ok)
+        return offers[min(pool, key=lambda i: (row[i], offers[i].id))].id if len(pool) else None
 
     baseline_order = order(base)
     rows = []
@@ -319,9 +435,13 @@ def sensitivity(
                 costs_high={offers[i].id: _num(hi[i]) for i in top},
                 swing=swings.get(swing_offer) if swing_offer else None,
                 swing_offer=swing_offer,
-                leader_low=order(lo)[0] if top else None,
-                leader_high=order(hi)[0] if top else None,
-                flips=order(lo) != baseline_order or order(hi) != baseline_order,
+                leader_low=leader(k, lo),
+                leader_high=leader(k + 1, hi),
+                flips=order(lo) != baseline_order or order(hi) != baseline_order or bool(gate_failures(k)) or bool(gate_failures(k + 1)),
+                fails_low=gate_failures(k),
+                fails_high=gate_failures(k + 1),
+                leader_cost_low=cost_of(leader(k, lo), lo),
+                leader_cost_high=cost_of(leader(k + 1, hi), hi),
             )
         )
     rows.sort(key=lambda r: (-(r.swing or 0.0), r.input))

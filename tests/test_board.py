@@ -51,25 +51,25 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
 
 
 def test_headline_asks_for_the_plan_when_there_is_one(extras):
-    """The example plans a portfolio: Petrel Cloud 224 GPUs at 5.10 for months 1-12, Keel Systems 256 at 4.85
+    """The example plans a portfolio: Keel Systems 256 GPUs at 4.85 for months 1-12, Petrel Cloud 256 at 5.10
     for months 13-24, pay-as-used capacity above them."""
     found, _ = extras
     m, plan = found.memo, found.plan
     commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: x.start_month)
-    assert [(x.vendor, x.gpus, x.price, x.start_month, x.end_month) for x in commits] == [("Petrel Cloud", 224, 5.10, 1, 12), ("Keel Systems", 256, 4.85, 13, 24)]
-    # 224 x 5.10 x 730 h x 12 = 10,007,424; 256 x 4.85 x 730 x 12 = 10,876,416; together 20,883,840 -> 20.9 M USD
+    assert [(x.vendor, x.gpus, x.price, x.start_month, x.end_month) for x in commits] == [("Keel Systems", 256, 4.85, 1, 12), ("Petrel Cloud", 256, 5.10, 13, 24)]
+    # 256 x 4.85 x 730 h x 12 = 10,876,416; 256 x 5.10 x 730 x 12 = 11,437,056; together 22,313,472 -> 22.3 M USD
     lines = m.plan.lines
-    assert [(x.vendor, x.role, x.gpus, x.nodes, x.months) for x in lines[:2]] == [("Petrel Cloud", "commit", 224, 28, "1–12"), ("Keel Systems", "commit", 256, 32, "13–24")]
-    assert lines[0].total_commitment == pytest.approx(10_007_424) and lines[1].total_commitment == pytest.approx(10_876_416)
+    assert [(x.vendor, x.role, x.gpus, x.nodes, x.months) for x in lines[:2]] == [("Keel Systems", "commit", 256, 32, "1–12"), ("Petrel Cloud", "commit", 256, 32, "13–24")]
+    assert lines[0].total_commitment == pytest.approx(10_876_416) and lines[1].total_commitment == pytest.approx(11_437_056)
     assert all(x.role == "pay as used" and x.total_commitment is None for x in lines[2:])
-    assert m.plan.total_commitment == pytest.approx(20_883_840)
+    assert m.plan.total_commitment == pytest.approx(22_313_472)
     # The saving against the best single offer: (single - plan) / single, e.g. (10.01 - 7.24) / 10.01 = 27.6%
     share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0
     expected = f"{plan.expected_cost_per_task * 1000:.2f}"
     assert m.headline == (
-        "Approve a portfolio: 224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, "
-        f"pay-as-used capacity for peaks; 20.9 M USD committed, {expected} USD per 1,000 tasks expected, {share:.1%} below the best single offer."
+        "Approve a portfolio: 256 B200 GPUs with Keel Systems for months 1–12 and 256 with Petrel Cloud for months 13–24, "
+        f"pay-as-used capacity for peaks; 22.3 M USD committed, {expected} USD per 1,000 tasks expected, {share:.1%} below the best single offer."
     )
     assert m.plan.statement.endswith(f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f}).")
 
@@ -84,19 +84,20 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     single.expected_cost_per_task = single.single_best.expected_cost_per_task
     single.saving_share = 0.0
     headline, ask = plan_ask(single)
-    # Petrel: 224 x 5.10 x 730 x 12 = 10,007,424 and 680 x 5.10 x 730 x 12 = 30,379,680; 40,387,104 -> 40.4 M USD
-    assert ask.total_commitment == pytest.approx(40_387_104)
-    assert headline.startswith("Approve the plan, a single offer: 224 B200 GPUs with Petrel Cloud for months 1–12 and 680 with Petrel Cloud for months 13–24")
-    assert "40.4 M USD committed" in headline
+    # Petrel: 256 x 5.10 x 730 x 12 = 11,437,056 and 896 x 5.10 x 730 x 12 = 40,029,696; 51,466,752 -> 51.5 M USD
+    assert ask.total_commitment == pytest.approx(51_466_752)
+    assert headline.startswith("Approve the plan, a single offer: 256 B200 GPUs with Petrel Cloud for months 1–12 and 896 with Petrel Cloud for months 13–24")
+    assert "51.5 M USD committed" in headline
     assert ask.statement == "A single offer is the plan: no mix of commitments and pay-as-used capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
 
 
 def test_saving_against_today_uses_our_recorded_cost(single_memo):
     m, _ = single_memo
-    # market.own: 0.0068 on 2026-11-29; (0.0068 - 0.006427365) x 150,000,000 = 55,895 a month, 670,743 a year
+    # market.own: 0.0068 on 2026-11-29; Keel at its expected production throughput costs 0.0066053965 per task:
+    # (0.0068 - 0.0066053965) x 150,000,000 = 29,190.5 a month, 350,286 a year
     assert m.today.current_per_task == 0.0068 and not m.today.of_plan
-    assert m.today.monthly_saving == pytest.approx(55_895.27, abs=1)
-    assert m.today.annual_saving == pytest.approx(12 * 55_895.27, abs=12)
+    assert m.today.monthly_saving == pytest.approx((0.0068 - 0.0066053965) * 150_000_000, abs=1)
+    assert m.today.annual_saving == pytest.approx(12 * 29_190.52, abs=12)
 
 
 def test_against_today_with_a_plan_is_the_plan_against_our_cost(extras):
@@ -358,14 +359,15 @@ def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
 
 
 def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
-    """"commit" states its throughput as a vendor claim whose low end is 0.8: its 100 committed GPUs serve 80
+    """"commit" states its throughput as a vendor claim whose low end is 0.8 (0.8 / 1.0 / 1.2: the point reads
+    its mean, 1): its 100 committed GPUs serve 80
     GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
     from procure.board import _plan_risks
     from procure.evaluate import evaluate
     from procure.plan import make_plan
     from tests import planws
 
-    cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 0.9, 1.0]}}})
+    cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 1.0, 1.2]}}})
     offers = [
         planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, performance={"points_source": "vendor_claim"}),
         planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),

@@ -53,7 +53,7 @@ def test_json_carries_a_range_per_offer_and_the_settings(ws):
     total = 0.0
     for offer in ev["offers"]:
         u = offer["uncertainty"]
-        assert set(u) == set(BANDS), offer["id"]
+        assert set(u) == set(BANDS) | {"prob_fails_gate", "fails_by_gate"}, offer["id"]
         assert u["p10"] <= u["p50"] <= u["p90"], offer["id"]
         if offer["acceptable"]:
             total += u["prob_cheapest"]

@@ -1,6 +1,7 @@
 """`procure sensitivity` on tests/data/uncertainty_tornado (figures worked out by hand in
-tests/test_uncertainty.py: baseline floaty 3.30 / 450, anchor 3.60 / 450, floaty2 4.20 / 450; the
-index level moves the most, and flips the leader at its high end)."""
+tests/test_uncertainty.py: the baseline reads each throughput at its factor's mean, measured 0.8 / 1 / 1
+at 2.8 / 3 and vendor claims 0.9 / 1 / 1 at 2.9 / 3, so floaty 3.30 / 435, anchor 3.60 / 420, floaty2
+4.20 / 435; the index level moves the most, and flips the leader at its high end)."""
 
 from __future__ import annotations
 
@@ -40,10 +41,11 @@ def test_table_lists_inputs_by_swing(ws):
     index = [c.strip() for c in lines[0].split("│")]
     assert index[2:4] == ["x0.5", "x1.5"]
     # Each end's leader with its own cost (not the baseline leader's): at x0.5 floaty leads at
-    # 2.40 / 450 = 0.00533; at x1.5 anchor leads at its fixed 3.60 / 450 = 0.00800, while floaty, the
-    # baseline leader, has risen to 0.01 (the column used to show floaty's 0.01 beside anchor's name).
-    assert index[4:8] == ["floaty 0.00533", "anchor 0.00800", "0.00667 (floaty2)", "yes"]
-    assert "Baseline cost per task: floaty 0.00733, anchor 0.00800, floaty2 0.00933" in result.stdout
+    # 2.40 / 435 = 0.00552; at x1.5 anchor leads at its fixed 3.60 / 420 = 0.00857, while floaty, the
+    # baseline leader, has risen to 4.50 / 435 = 0.01034 (the column used to show floaty's beside anchor's name).
+    # Swing: floaty2 (5.70 - 2.70) / 435 = 0.00690.
+    assert index[4:8] == ["floaty 0.00552", "anchor 0.00857", "0.00690 (floaty2)", "yes"]
+    assert "Baseline cost per task: floaty 0.00759, anchor 0.00857, floaty2 0.00966" in result.stdout
 
 
 def test_json_default_follows_the_top_three(ws):
@@ -51,14 +53,18 @@ def test_json_default_follows_the_top_three(ws):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["offers"] == ["floaty", "anchor", "floaty2"]
-    assert data["baseline"] == pytest.approx({"floaty": 3.3 / 450, "anchor": 3.6 / 450, "floaty2": 4.2 / 450}, rel=1e-12)
+    assert data["baseline"] == pytest.approx({"floaty": 3.3 / 435, "anchor": 3.6 / 420, "floaty2": 4.2 / 435}, rel=1e-12)
     assert [r["input"] for r in data["rows"]] == ORDER_TOP3
     index = data["rows"][0]
-    assert index["swing"] == pytest.approx(3.0 / 450, rel=1e-12) and index["swing_offer"] == "floaty2"
+    assert index["swing"] == pytest.approx(3.0 / 435, rel=1e-12) and index["swing_offer"] == "floaty2"
     assert (index["leader_low"], index["leader_high"], index["flips"]) == ("floaty", "anchor", True)
-    assert index["costs_high"]["floaty"] == pytest.approx(4.5 / 450, rel=1e-12)  # at its cap
+    assert index["costs_high"]["floaty"] == pytest.approx(4.5 / 435, rel=1e-12)  # at its cap
     for row in data["rows"]:
-        assert set(row) == {"input", "low", "high", "costs_low", "costs_high", "swing", "swing_offer", "leader_low", "leader_high", "flips"}
+        assert set(row) == {
+            "input", "low", "high", "costs_low", "costs_high", "swing", "swing_offer", "leader_low", "leader_high", "flips",
+            "fails_low", "fails_high", "leader_cost_low", "leader_cost_high",
+        }
+        assert row["fails_low"] == row["fails_high"] == {}  # nothing in the tornado case sits near a gate
     assert result.stderr == ""
 
 
@@ -79,8 +85,8 @@ def test_csv_has_a_column_per_offer_and_end(ws):
     assert reader.fieldnames == ["input", "low", "high", "floaty_low", "anchor_low", "floaty_high", "anchor_high", "swing", "swing_offer", "leader_low", "leader_high", "flips"]
     rows = list(reader)
     assert rows[0]["input"] == "index level"
-    assert float(rows[0]["floaty_low"]) == pytest.approx(2.4 / 450, rel=1e-12)
-    assert float(rows[0]["swing"]) == pytest.approx(2.1 / 450, rel=1e-12)
+    assert float(rows[0]["floaty_low"]) == pytest.approx(2.4 / 435, rel=1e-12)
+    assert float(rows[0]["swing"]) == pytest.approx(2.1 / 435, rel=1e-12)
     assert rows[0]["flips"] == "true"
     staff = next(r for r in rows if r["input"] == "staff cost")
     assert staff["swing"] == "" and staff["swing_offer"] == "" and staff["flips"] == "false"
@@ -103,10 +109,10 @@ def test_out_writes_the_file(ws, tmp_path):
 
 
 def test_as_of_picks_the_index_level(ws):
-    # on 2026-12-01 the index is 9.99: floaty sits at its cap 4.50 -> 0.01 and anchor leads
+    # on 2026-12-01 the index is 9.99: floaty sits at its cap 4.50 -> 4.50 / 435 and anchor leads
     data = json.loads(run("sensitivity", "-w", ws, "--as-of", "2026-12-01", "--offers", "2", "-f", "json").stdout)
     assert data["offers"] == ["anchor", "floaty"]
-    assert data["baseline"]["floaty"] == pytest.approx(4.5 / 450, rel=1e-12)
+    assert data["baseline"]["floaty"] == pytest.approx(4.5 / 435, rel=1e-12)
 
 
 def test_json_is_byte_identical_across_runs(ws):

@@ -496,9 +496,12 @@ def test_real_per_token_costs_with_the_prompt_cache(real):
 
 def test_real_ranking_and_the_leader_by_hand(real):
     # list prices (offer files): Nebius 7.15, CoreWeave 8.60, Lambda 6.69, RunPod 6.79, AWS 14.24 per GPU-hour
-    assert [o.id for o in real.ranked] == ["nebius-b200", "coreweave-b200", "lambda-b200", "runpod-b200", "aws-p6-b200"]
-    # Nebius: 300 tok/s/GPU x 3,600 / 1,024 x availability 0.999 x 0.995 x success 0.97 x utilization 0.8
-    capacity = 300 * 3600 / 1024 * 0.999 * 0.995 * 0.97 * 0.8
+    assert [o.id for o in real.ranked] == ["nebius-b200", "lambda-b200", "coreweave-b200", "runpod-b200", "aws-p6-b200"]
+    # Nebius: 300 tok/s/GPU on its reference curve, read at the expected production throughput: the
+    # reference factor's mean (0.85 + 0.95 + 1.05) / 3 = 0.95 x benchmark to production (0.85 + 0.95 + 1.0) / 3
+    # = 0.93333 (procure's default uncertainty) -> 266.0 tok/s/GPU;
+    # x 3,600 / 1,024 x availability 0.999 x 0.995 x success 0.97 x utilization 0.8
+    capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * 0.999 * 0.995 * 0.97 * 0.8
     billed = 20_000_000 / (capacity * 730)  # above the 32 committed GPUs: billed as needed, fill 1
     assert billed > 32
     # staff: shared storage, monitoring, incident response at 0.5; customer serving stack, release validation,
@@ -511,10 +514,10 @@ def test_real_ranking_and_the_leader_by_hand(real):
     assert nebius.metrics["cost_per_task"] == pytest.approx(full / capacity)
 
 
-def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
+def test_real_runner_up_bare_metal_just_beats_the_dearer_managed_cluster_by_hand(real):
     # CoreWeave: $8.60 (coreweave.com/pricing), single-region SLO 0.99 x Platinum 1.0; the same jobs left to us as Nebius
     def per_task(rent: float, availability: float, fixed_fte: float, fte_per_1000: float) -> float:
-        capacity = 300 * 3600 / 1024 * availability * 0.97 * 0.8  # successful tasks per GPU-hour, as for Nebius
+        capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * availability * 0.97 * 0.8  # successful tasks per GPU-hour, as for Nebius
         billed = 20_000_000 / (capacity * 730)
         assert billed > 32  # billed as needed above the 32 committed GPUs
         ops = (fixed_fte + fte_per_1000 * billed / 1000) * 250_000 / (billed * 8760)
@@ -529,5 +532,8 @@ def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
     lambda_ = per_task(6.69, 0.99 * 0.99, 4.75, 6.75)
     assert real.offer("coreweave-b200").metrics["cost_per_task"] == pytest.approx(coreweave)
     assert real.offer("lambda-b200").metrics["cost_per_task"] == pytest.approx(lambda_)
-    # $1.91 more rent per GPU-hour is outweighed by about two more engineers' worth of operating work on bare metal
-    assert coreweave < lambda_
+    # At the expected production throughput (266 tok/s/GPU) the demand bills about 13% more GPUs, so
+    # bare metal's two more engineers spread over more of them: its $1.91 lower rent per GPU-hour
+    # now just outweighs them (by hand: CoreWeave 0.014754, Lambda 0.014695 per task)
+    assert lambda_ < coreweave
+    assert coreweave / lambda_ - 1 == pytest.approx(0.0040, abs=0.0005)

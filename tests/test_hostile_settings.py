@@ -17,6 +17,8 @@ def append(root: Path, text: str, needle: str) -> int:
     """Append `text` to procure.yaml; the 1-based line of the first line containing `needle`."""
     path = root / "procure.yaml"
     before = path.read_text()
+    if text.startswith("uncertainty:"):
+        before = before.split("# Stated so that", 1)[0]  # the fixture's own uncertainty section gives way
     if not before.endswith("\n"):
         before += "\n"
     path.write_text(before + text)

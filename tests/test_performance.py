@@ -108,10 +108,12 @@ def test_every_method_agrees_on_measured_points_and_stays_between_neighbours(met
         assert upper <= value <= lower
 
 
-def test_the_default_is_step_as_measured():
-    # docs/interpolation.md: step is the only method that never overstated a real frontier point
-    assert DEFAULT_INTERPOLATION == "step"
-    assert throughput_at(CURVE, 75).throughput == 300
+def test_the_default_is_log_linear_as_measured():
+    # docs/interpolation.md: log-linear has the smallest unbiased leave-one-out error (median -0.9%)
+    # and does not rank by sampling density; at 75 between (50, 400) and (100, 300):
+    # 400 x (300 / 400) ^ 0.5 = 346.41
+    assert DEFAULT_INTERPOLATION == "log"
+    assert throughput_at(CURVE, 75).throughput == pytest.approx(346.4102, abs=1e-4)
 
 
 def test_an_unknown_method_is_refused():
@@ -177,13 +179,19 @@ def test_the_method_is_in_the_evaluation_and_moves_the_reading(workspace_copy):
     config = ws / "procure.yaml"
     # bravo's reference curve: (50, 400), (100, 300), (150, 100) (tests/data/basic/performance/test-curve.csv)
     (ws / "performance" / "test-curve.csv").write_text("interactivity,output_tok_s_gpu\n50,400\n120,300\n150,100\n")
+    # Throughput read as stated (every throughput factor 1), without the reading's range, to see the method alone
+    config.write_text(config.read_text() + "  readings: false\n")  # after basic's own uncertainty section (throughput as stated)
     ev = evaluate(load_workspace(ws), date(2026, 11, 29))
-    assert ev.assumptions.interpolation == "step"
-    assert ev.offer("bravo").metrics["throughput"] == 300  # step: the 120 tok/s/user point's
+    assert ev.assumptions.interpolation == "log"
+    # log between (50, 400) and (120, 300) at 100: 400 x 0.75 ^ (50 / 70); ln 0.75 = -0.287682, x 0.714286
+    # = -0.205487, e^ = 0.814251 -> 325.700
+    assert ev.offer("bravo").metrics["throughput"] == pytest.approx(325.700, abs=1e-3)
     config.write_text(config.read_text().replace("assumptions:\n", "assumptions:\n  interpolation: linear\n", 1))
     linear = evaluate(load_workspace(ws), date(2026, 11, 29))
     # linear between (50, 400) and (120, 300) at 100: 400 - 50 / 70 x 100 = 328.571
     assert linear.offer("bravo").metrics["throughput"] == pytest.approx(328.5714, abs=1e-4)
+    config.write_text(config.read_text().replace("interpolation: linear", "interpolation: step", 1))
+    assert evaluate(load_workspace(ws), date(2026, 11, 29)).offer("bravo").metrics["throughput"] == 300  # the 120 point's
 
 
 def test_every_report_states_the_method(workspace_copy, tmp_path):
@@ -197,3 +205,41 @@ def test_every_report_states_the_method(workspace_copy, tmp_path):
     assert run("report", "--board", "-w", ws, "--as-of", "2026-11-29", "--format", "html", "--out", board).exit_code == 0
     assert '<td>Throughput between frontier points</td><td class="num">log-linear interpolation</td>' in comparison.read_text()
     assert "Throughput between measured points: log interpolation." in board.read_text()
+
+
+def test_sparse_and_dense_samples_of_one_curve_rank_by_price(workspace_copy):
+    """One true curve, throughput = 4,000 / (1 + x / 25)^2, measured every 10 tok/s/user for "dense" and
+    only at 25, 75, 125, 175 for "sparse", which is priced 10% lower (EUR 2.70 against 3.00, same terms
+    as basic's bravo). At the 100 target the truth is 4,000 / 25 = 160 (dense reads it on a point).
+    Sparse, between (75, 250) and (125, 111.11), halfway:
+      log:  sqrt(250 x 111.11) = 166.67 (+4.2%); step: 111.11 (-30.6%).
+    Full cost per GPU-hour: rent x 1.1 USD/EUR + 0.60 serving staff + 0.05 software: dense 3.95, sparse 3.62.
+      log:  sparse 3.62 / 166.67 = 0.02172 (times the reading range's mean, above 1: lower still)
+            < dense 3.95 / 160 = 0.02469: the cheaper offer leads, as it should;
+      step: sparse 3.62 / 111.11 = 0.03258 > dense 0.02469: the sampling, not the price, decides."""
+    from datetime import date
+
+    from procure.evaluate import evaluate
+    from procure.workspace import load_workspace
+
+    def truth(x: float) -> float:
+        return 4000 / (1 + x / 25) ** 2
+
+    ws = workspace_copy("basic")
+    (ws / "performance" / "dense.csv").write_text("interactivity,output_tok_s_gpu\n" + "".join(f"{x},{truth(x)!r}\n" for x in range(10, 200, 10)))
+    (ws / "performance" / "sparse.csv").write_text("interactivity,output_tok_s_gpu\n" + "".join(f"{x},{truth(x)!r}\n" for x in (25, 75, 125, 175)))
+    bravo = (ws / "offers" / "bravo.yaml").read_text()
+    (ws / "offers" / "dense.yaml").write_text(bravo.replace("id: bravo", "id: dense").replace("reference: test-curve", "reference: dense"))
+    (ws / "offers" / "sparse.yaml").write_text(bravo.replace("id: bravo", "id: sparse").replace("reference: test-curve", "reference: sparse").replace("gpu_hour: 3.00", "gpu_hour: 2.70"))
+    ev = evaluate(load_workspace(ws), date(2026, 11, 29))
+    assert ev.assumptions.interpolation == "log"
+    dense, sparse = ev.offer("dense"), ev.offer("sparse")
+    assert dense.metrics["throughput"] == pytest.approx(160)
+    assert dense.metrics["full"] == pytest.approx(3.95) and sparse.metrics["full"] == pytest.approx(3.62)
+    assert sparse.metrics["throughput"] >= 166.67  # the log reading, at its range's mean (above 1)
+    assert sparse.rank < dense.rank and dense.metrics["cost_per_task"] == pytest.approx(3.95 / 160 / (3.6 * 0.99 * 0.98 * 0.9 * 0.8), rel=1e-9)
+    config = ws / "procure.yaml"
+    config.write_text(config.read_text().replace("assumptions:\n", "assumptions:\n  interpolation: step\n", 1))
+    step = evaluate(load_workspace(ws), date(2026, 11, 29))
+    assert step.offer("sparse").metrics["throughput"] == pytest.approx(truth(125))
+    assert step.offer("dense").rank < step.offer("sparse").rank

@@ -31,18 +31,18 @@ def test_the_cases_are_the_ones_the_board_asks_for(example):
 
 
 def test_halving_demand_on_a_committed_offer_doubles_its_cost_per_task(example):
-    """Keel commits 256 GPUs and the stated demand needs fewer: the billed GPUs stay 256, so half the
+    """Northwind commits 512 GPUs and the stated demand needs fewer: the billed GPUs stay 512, so half the
     demand halves the fill and doubles the cost per task; the spend stays, the idle part grows."""
     _, ev, found = example
-    keel = ev.offer("keel-b200-mc").metrics
-    assert keel["gpus_needed"] < 256 == keel["billed_gpus"]
-    rows = {r.name: r for r in scenario_rows(found, "keel-b200-mc")}
+    northwind = ev.offer("northwind-b200-mc").metrics
+    assert northwind["gpus_needed"] < 512 == northwind["billed_gpus"]
+    rows = {r.name: r for r in scenario_rows(found, "northwind-b200-mc")}
     half = rows["Demand −50%"]
-    assert half.cost_per_task == pytest.approx(2 * keel["cost_per_task"])
-    assert half.monthly_spend == pytest.approx(keel["monthly_spend"])
-    # unused = spend x (1 - fill); fill at half demand = needed / 2 / 256
-    assert half.unused_monthly == pytest.approx(keel["monthly_spend"] * (1 - keel["gpus_needed"] / 2 / 256))
-    assert rows["Demand as stated"].rank == 1 and not rows["Demand as stated"].flips
+    assert half.cost_per_task == pytest.approx(2 * northwind["cost_per_task"])
+    assert half.monthly_spend == pytest.approx(northwind["monthly_spend"])
+    # unused = spend x (1 - fill); fill at half demand = needed / 2 / 512
+    assert half.unused_monthly == pytest.approx(northwind["monthly_spend"] * (1 - northwind["gpus_needed"] / 2 / 512))
+    assert rows["Demand as stated"].rank == ev.offer("northwind-b200-mc").rank
     assert half.flips and half.cheapest != "Keel Systems"  # lower demand flips the example's winner
 
 

@@ -176,7 +176,8 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     key: list[str] = []
 
     def name_fits(at: float, thickness: float) -> bool:
-        clear = all(at - p >= thickness / slant if p < at else p - at >= t / slant for p, t in names)
+        # a name hangs below its slanted line, towards the right: the left one of two names needs the room of its own thickness
+        clear = all(at - p >= t / slant if p < at else p - at >= thickness / slant for p, t in names)
         return clear and all(at - n >= size * 1.8 if n < at else n - at >= size for n in numbers)  # a name runs down to the left
 
     for offer, centre, shown, value in sorted(bars, key=lambda b: b[0].id != highlight):

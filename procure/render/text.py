@@ -755,8 +755,11 @@ def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], lis
     # Each end's leader with its own cost per task (not the baseline leader's).
     headers = ["Input", "Low", "High", f"Leader at low, {currency}/task", f"Leader at high, {currency}/task", "Largest swing", "Ranking flips"]
 
-    def leader(offer: str | None, costs: dict[str, float | None]) -> str:
-        return f"{offer} {per_task(costs.get(offer))}" if offer else DASH
+    def leader(offer: str | None, cost: float | None, fails: dict[str, list[str]]) -> str:
+        # a gate that fails at this end is named before the leader it leaves
+        failing = "; ".join(f"{o} fails {' and '.join(g)}" for o, g in fails.items())
+        shown = f"{offer} {per_task(cost)}" if offer else DASH
+        return f"{failing}; {shown} leads" if failing else shown
 
     rows = []
     for r in result.rows:
@@ -765,8 +768,8 @@ def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], lis
                 r.input,
                 f"x{r.low:g}",
                 f"x{r.high:g}",
-                leader(r.leader_low, r.costs_low),
-                leader(r.leader_high, r.costs_high),
+                leader(r.leader_low, r.leader_cost_low if r.leader_cost_low is not None else r.costs_low.get(r.leader_low or ""), r.fails_low),
+                leader(r.leader_high, r.leader_cost_high if r.leader_cost_high is not None else r.costs_high.get(r.leader_high or ""), r.fails_high),
                 f"{per_task(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,
                 "yes" if r.flips else "no",
             ]
