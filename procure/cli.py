@@ -303,6 +303,15 @@ def handles_input_errors(command: F) -> F:
             count = len(exc.problems)
             _say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except KeyboardInterrupt:
+            _say("interrupted; nothing was written.")
+            from procure.solvecache import solving
+
+            if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(ExitStatus.INTERRUPTED)
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -380,7 +389,7 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
         yield stage
 
 
-def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
+def _emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | None = None) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     _quiet()
     if out is None:
@@ -388,7 +397,7 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
         return
     from procure.fileio import write_atomic
 
-    write_atomic(out, text, replace_inputs)
+    write_atomic(out, text, replace_inputs, into)
     _say(f"wrote {out}")
 
 
@@ -882,7 +891,9 @@ def index_build(
     from procure.render.text import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
-    _emit(index_text(build, format.value), out, replace_inputs=replace and format is TextFormat.csv)
+    # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
+    csv_out = format is TextFormat.csv
+    _emit(index_text(build, format.value), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
