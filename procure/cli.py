@@ -18,12 +18,75 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click
+except ImportError:  # older typer: click itself
+    import click.exceptions as click  # type: ignore[no-redef]
 
 from procure import __version__
 from procure.errors import InputError
 from procure.status import ExitStatus
 
+def _usage_problem(error: click.UsageError) -> str:
+    """A usage error (click's or ours) as procure states problems: `where: what was expected`."""
+    param = getattr(error, "param", None)
+    where = (error.ctx.command_path if error.ctx else "procure")
+    if isinstance(error, click.NoSuchOption):
+        near = f" (did you mean {' or '.join(sorted(error.possibilities))}?)" if error.possibilities else ""
+        return f"{where}: {error.option_name}: no such option{near}"
+    if isinstance(error, click.BadParameter) and param is not None:
+        name = max(param.opts, key=len) if getattr(param, "opts", None) else param.human_readable_name
+        if isinstance(error, click.MissingParameter):
+            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx else 'a value'}"
+        return f"{where}: {name}: {error.message}"
+    message = error.message.rstrip(".")
+    return f"{where}: {message[:1].lower()}{message[1:]}"
+
+
+class _UsageError(click.UsageError):
+    """Shown in procure's own format: the problem, then where to read the usage; exit 2."""
+
+    exit_code = ExitStatus.BAD_INPUT
+
+    def __init__(self, error: click.UsageError):
+        super().__init__(error.message, error.ctx)
+        self.error = error
+
+    def show(self, file: Any = None) -> None:
+        from procure.textsafe import printable
+
+        command = self.ctx.command_path if self.ctx else "procure"
+        typer.echo(printable(_usage_problem(self.error)), err=True)
+        typer.echo(f"1 problem found; nothing was written. Usage: {command} --help", err=True)
+
+
+def _own_format(error: click.UsageError) -> click.UsageError:
+    # "no arguments: show the help" is a usage error to click but help to the user: left as it is
+    if isinstance(error, _UsageError) or type(error).__name__ == "NoArgsIsHelpError":
+        return error
+    return _UsageError(error)
+
+
+class _Group(TyperGroup):
+    """The command group: every usage error, click's own included, in procure's format (exit 2)."""
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="procure",
     help=(
         "Compare vendor offers for B200 GPU hours by expected full cost per successful task.\n\n"
@@ -524,9 +587,9 @@ def _problem(where: str, message: str):  # type: ignore[no-untyped-def]
 
 
 def _unknown_offer(offer_id: str, known: list[str]):  # type: ignore[no-untyped-def]
-    from procure.errors import Problem
+    from procure.errors import unknown_offer
 
-    return Problem("offers/", None, "", f"no offer with id '{offer_id}' (known: {', '.join(known)})")
+    return unknown_offer(offer_id, known)
 
 
 @app.command()
@@ -1068,8 +1131,13 @@ def history(
 
     format = _format(format, out, ListFormat.table)
     runs = list_runs(find_workspace(workspace))
+    if not runs and format is not ListFormat.json:
+        _emit("No saved runs yet: save one with `procure evaluate --save`.\n", out)
+        return
     if format is ListFormat.json:
-        _emit(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n", out)
+        from procure.envelope import dumps
+
+        _emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
         return
     from procure.render.text import history_table
 
@@ -1349,10 +1417,11 @@ def plan(
 @handles_input_errors
 def import_rfp(
     sheet: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
     template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 
@@ -1366,9 +1435,10 @@ def import_rfp(
 
     \b
         procure import --template rfp.xlsx
-        procure import responses.xlsx --out offers/
-        procure import responses.csv --out offers/ --force
+        procure import responses.xlsx --out-dir offers/
+        procure import responses.csv --out-dir offers/ --force
     """
+    out = _one("--out-dir", out_dir, "--out", out)
     if template is not None:
         if sheet is not None:
             from procure.errors import Problem
@@ -1414,7 +1484,7 @@ class PerGpuBasis(str, Enum):
 @handles_input_errors
 def perf_import(
     sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
     isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
@@ -1428,6 +1498,7 @@ def perf_import(
     name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
     trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=_as_of, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
     """Import InferenceX benchmark rows, or your own trial results, as reference curves.
 
@@ -1458,7 +1529,7 @@ def perf_import(
 
     \b
         procure perf import inferencex.json --gpu b200
-        procure perf import rows.json --out performance/ --isl 8192 --osl 1024 --force
+        procure perf import rows.json --out-dir performance/ --isl 8192 --osl 1024 --force
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
@@ -1466,6 +1537,7 @@ def perf_import(
     from procure.inferencex import import_curves
     from procure.trials import default_name, import_trials, looks_like_trial
 
+    out = _one("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
         from procure.workspace import load_workspace
 

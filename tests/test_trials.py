@@ -105,6 +105,6 @@ def test_perf_import_cli_and_an_offer_on_the_trial_curve_is_ranked_as_measured(w
 
 
 def test_files_of_both_kinds_in_one_import_are_refused(tmp_path, data_dir):
-    result = run("perf", "import", TRIALS / "vllm_bench_serve_conc32.json", data_dir / "import_inferencex_row.json", "--gpus", "8", "--out", tmp_path, "--isl", "8192", "--osl", "1024")
+    result = run("perf", "import", TRIALS / "vllm_bench_serve_conc32.json", data_dir / "import_inferencex_row.json", "--gpus", "8", "--out-dir", tmp_path, "--isl", "8192", "--osl", "1024")
     assert result.exit_code == 2 and "not both" in result.output
     assert not any(tmp_path.iterdir())
