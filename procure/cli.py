@@ -1522,7 +1522,7 @@ class PerGpuBasis(str, Enum):
 @perf_app.command("import")
 @handles_input_errors
 def perf_import(
-    source: Annotated[Path, typer.Argument(metavar="FILE", help="InferenceX benchmark rows (JSON): a list, or one row.", dir_okay=False)],
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
@@ -1533,10 +1533,23 @@ def perf_import(
         Optional[PerGpuBasis],
         typer.Option("--per-gpu-basis", help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.", show_default=False),
     ] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.", show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
+    trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=_as_of, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
     out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
-    """Import InferenceX benchmark rows as reference curves (one per hardware, framework, precision, speculative decoding).
+    """Import InferenceX benchmark rows, or your own trial results, as reference curves.
+
+    Trials (guidellm, `vllm bench serve`, genai-perf result files, found by their
+    layout): every run in the files is one point of one curve, performance/NAME.csv,
+    in output tok/s per billed GPU (the run's output throughput / --gpus), marked
+    points_source: measured with the trial's date. A run whose mean input or output
+    length is more than 20% off the workload's is flagged (a warning and a line in the
+    curve). An offer that names the curve as performance.reference is then ranked on
+    measured throughput. See docs/actuals.md.
+
+    InferenceX rows: one curve per hardware, framework, precision, speculative decoding.
 
     Rows are kept for the workload's input/output lengths (exactly, or the nearest with
     a warning) and, with --gpu, one hardware. Each curve is named
@@ -1557,8 +1570,11 @@ def perf_import(
         procure perf import inferencex.json --gpu b200
         procure perf import rows.json --out-dir performance/ --isl 8192 --osl 1024 --force
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
+        procure perf import benchmarks.json --gpus 8 --name trial-northwind
+        procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
     """
     from procure.inferencex import import_curves
+    from procure.trials import default_name, import_trials, looks_like_trial
 
     out = _one("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
@@ -1569,7 +1585,17 @@ def perf_import(
         osl = osl or workload.output_tokens
     if out is None:
         out = _workspace_folder(workspace, "performance")
-    written, warnings = import_curves(source, out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
+    trials = [looks_like_trial(path) for path in sources]
+    if any(trials):
+        if not all(trials):
+            raise InputError([_problem("perf import", "give trial results or InferenceX rows, not both in one import")])
+        if gpus is None:
+            raise InputError([_problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
+        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, _day(trial_date), force)
+    else:
+        if len(sources) != 1:
+            raise InputError([_problem("perf import", "InferenceX rows come in one file at a time")])
+        written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         _say(f"warning: {warning}")
     for path in written:
