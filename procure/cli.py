@@ -1563,6 +1563,49 @@ def perf_import(
         _say(f"wrote {path}")
 
 
+actuals_app = typer.Typer(help="Delivered evidence of signed vendors: serving metrics, incidents, invoices.", no_args_is_help=True)
+app.add_typer(actuals_app, name="actuals")
+
+
+@actuals_app.command("import")
+@handles_input_errors
+def actuals_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV.", dir_okay=False)],
+    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")],
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Check delivered evidence and keep it in actuals/ID/ of the workspace.
+
+    Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
+    are summed per calendar month as Prometheus does (counter resets counted from
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
+    imported again is replaced. Incident histories are kept as incidents.json or
+    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
+    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
+    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    errors: nothing is written. See docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure actuals import vllm-2026-11.json --offer northwind-b200-mc
+        procure actuals import snapshots/*.prom --offer northwind-b200-mc
+        procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
+    """
+    from procure.actuals import import_actuals
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    known = [o.id for o in ws.offers]
+    if offer not in known:
+        raise InputError([_unknown_offer(offer, known)])
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    for note in notes:
+        _say(f"note: {note}")
+    for path in written:
+        _say(f"wrote {path}")
+
+
 class ReportFormat(str, Enum):
     pdf = "pdf"
     html = "html"

@@ -59,6 +59,7 @@ class Workspace:
     index: list[IndexLevel]  # market/index.csv, sorted by date; empty when absent
     inputs: list[InputFile] = field(default_factory=list)
     lines: dict[str, Document] = field(default_factory=dict)  # offer id -> its document
+    actuals: dict[str, Any] = field(default_factory=dict)  # offer id -> procure.actuals.OfferActuals (signed vendors' delivered evidence)
 
     def fx_rate(self, currency: str | None) -> float:
         """Units of workspace currency per unit of `currency` (validated at load)."""
@@ -123,6 +124,11 @@ def load_workspace(root: Path) -> Workspace:
         offers.append(offer)
         offer_docs[offer.id] = doc
     index = _load_index(root, problems, inputs)
+    actuals = {}
+    if (root / "actuals").is_dir():
+        from procure.actuals import load_actuals
+
+        actuals = load_actuals(root, [o.id for o in offers] if offers else seen_ids, problems, lambda path, text: _record(root, path, text, inputs))
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.
@@ -148,7 +154,7 @@ def load_workspace(root: Path) -> Workspace:
     protect([root / f.path for f in inputs])
     offers.sort(key=lambda o: o.id)
     grades.sort(key=lambda g: (g.rank, g.id))
-    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs)
+    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, actuals)
 
 
 def load_settings(root: Path) -> tuple[WorkspaceConfig, list[Grade]]:
