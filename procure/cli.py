@@ -131,10 +131,25 @@ class ListFormat(str, Enum):
 
 
 class SchemaName(str, Enum):
+    """Inputs (offer, grade, workspace) and every --format json document (schemas.py)."""
+
     offer = "offer"
     grade = "grade"
     workspace = "workspace"
     evaluation = "evaluation"
+    grading = "grading"
+    rate = "rate"
+    whatif = "whatif"
+    price_to_win = "price-to-win"
+    position = "position"
+    index = "index"
+    hedge = "hedge"
+    sensitivity = "sensitivity"
+    history = "history"
+    diff = "diff"
+    reevaluate = "reevaluate"
+    cashflow = "cashflow"
+    plan = "plan"
 
 
 # One vocabulary for every command: an offer is `--offer ID`, a count of top offers `--top N`, the
@@ -366,6 +381,15 @@ def handles_input_errors(command: F) -> F:
             count = len(exc.problems)
             _say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except KeyboardInterrupt:
+            _say("interrupted; nothing was written.")
+            from procure.solvecache import solving
+
+            if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(ExitStatus.INTERRUPTED)
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -443,7 +467,7 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
         yield stage
 
 
-def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
+def _emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | None = None) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     _quiet()
     if out is None:
@@ -451,8 +475,26 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
         return
     from procure.fileio import write_atomic
 
-    write_atomic(out, text, replace_inputs)
+    write_atomic(out, text, replace_inputs, into)
     _say(f"wrote {out}")
+
+
+def _doc(command: str, text: str, format: Any, ev: Any = None, schema: str | None = None, as_of: Any = None, inputs: Any = None) -> str:
+    """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
+    if getattr(format, "value", format) != "json":
+        return text
+    from procure.envelope import dumps
+
+    if ev is not None:
+        as_of, inputs = ev.as_of, ev.inputs
+    return dumps(command, text, as_of, inputs, schema)
+
+
+def _hashed(path: Path) -> list[dict[str, str]]:
+    """A file read outside a workspace, as the envelope lists inputs: its path and SHA-256."""
+    import hashlib
+
+    return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
 
 
 def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
@@ -565,8 +607,9 @@ def grade(
             }
             for o, r in results
         ]
-        # One named offer: its object; several or none: the list.
-        _emit(json.dumps(payload[0] if len(named) == 1 else payload, indent=2) + "\n", out)
+        from procure.envelope import dumps
+
+        _emit(dumps("grade", {"offers": payload}, None, ws.inputs, schema="grading"), out)
         return
     if named:
         from rich.console import Group
@@ -652,7 +695,7 @@ def compare(
         return
     from procure.render.text import RENDERERS
 
-    _emit(RENDERERS[format.value](ev), out)
+    _emit(RENDERERS[format.value](ev.model_copy(update={"command": "compare"})), out)
 
 
 @app.command()
@@ -688,7 +731,7 @@ def rate(
         return
     from procure.render.text import RATING_RENDERERS
 
-    _emit(RATING_RENDERERS[format.value](ev), out)
+    _emit(_doc("rate", RATING_RENDERERS[format.value](ev), format, ev), out)
 
 
 def _share(text: str, option: str) -> float:
@@ -783,7 +826,7 @@ def whatif(
         else:
             from procure.render.text import price_to_win_text
 
-            _emit(price_to_win_text(rows, ev.currency, format.value), out)
+            _emit(_doc("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
         return
     if offer_id is None:
         from procure.errors import Problem
@@ -811,7 +854,9 @@ def whatif(
         return
     from procure.render.text import WHATIF_RENDERERS
 
-    _emit(WHATIF_RENDERERS[format.value](result), out)
+    from procure.evaluate import resolve_as_of
+
+    _emit(_doc("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, _day(as_of)), inputs=ws.inputs), out)
 
 
 @app.command()
@@ -848,7 +893,8 @@ def position(
     format = _format(format, out, TextFormat.table)
     current_offer = _one("--offer", offer, "--current-offer", current_offer)
     ws = load_workspace(workspace)
-    result = place(evaluate(ws, _day(as_of)), ws.config.market, current, current_offer)
+    ev = evaluate(ws, _day(as_of))
+    result = place(ev, ws.config.market, current, current_offer)
     if format is TextFormat.table:
         from procure.render.text import position_table
 
@@ -856,7 +902,7 @@ def position(
         return
     from procure.render.text import position_text
 
-    _emit(position_text(result, format.value), out)
+    _emit(_doc("position", position_text(result, format.value), format, ev), out)
 
 
 index_app = typer.Typer(help="Rental price benchmarks built from price observations.", no_args_is_help=True)
@@ -945,7 +991,9 @@ def index_build(
     from procure.render.text import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
-    _emit(index_text(build, format.value), out, replace_inputs=replace and format is TextFormat.csv)
+    # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
+    csv_out = format is TextFormat.csv
+    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
@@ -989,7 +1037,8 @@ def hedge(
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
-    plan = plan_for_workspace(ws, evaluate(ws, _day(as_of)), offer, index, rent)
+    ev = evaluate(ws, _day(as_of))
+    plan = plan_for_workspace(ws, ev, offer, index, rent)
     if format is TextFormat.table:
         from procure.render.text import hedge_table
 
@@ -997,7 +1046,7 @@ def hedge(
         return
     from procure.render.text import hedge_text
 
-    _emit(hedge_text(plan, format.value), out)
+    _emit(_doc("hedge", hedge_text(plan, format.value), format, ev), out)
 
 
 @app.command()
@@ -1054,7 +1103,7 @@ def sensitivity(
         return
     from procure.render.text import sensitivity_text
 
-    _emit(sensitivity_text(result, ev.currency, format.value), out)
+    _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
 
 
 def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
@@ -1101,7 +1150,7 @@ def evaluate(
         run_id = save_run(ws.root, ev, label)
         _say(f"saved run {run_id}")
     if format is ListFormat.json:
-        _emit(ev.to_json(), out)
+        _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
     from procure.render.text import per_task
@@ -1204,7 +1253,7 @@ def diff(
     if format is DiffFormat.table:
         _emit_table(diff_table(result), out, wide)
     elif format is DiffFormat.json:
-        _emit(diff_json(result), out)
+        _emit(_doc("diff", diff_json(result), format, head_ev), out)
     else:
         _emit(diff_markdown(result, title="Changes between two evaluations"), out)
 
@@ -1262,7 +1311,7 @@ def reevaluate(
         run_id = save_run(ws.root, ev, label)
         message = f"No earlier run: saved this evaluation as the baseline (run {run_id})."
         if format is DiffFormat.json:
-            _emit(json.dumps({"baseline_saved": run_id, "breached": []}, indent=2) + "\n", out)
+            _emit(_doc("reevaluate", json.dumps({"baseline_saved": run_id, "breached": []}), format, ev), out)
         elif format is DiffFormat.markdown:
             _emit(f"## Re-evaluation\n\n{message}\n", out)
         else:
@@ -1278,7 +1327,7 @@ def reevaluate(
     if format is DiffFormat.table:
         _emit_table(diff_table(result, breached, changed_only=True), out, wide)
     elif format is DiffFormat.json:
-        _emit(diff_json(result, breached, extra), out)
+        _emit(_doc("reevaluate", diff_json(result, breached, extra), format, ev), out)
     else:
         _emit(diff_markdown(result, breached, changed_only=True), out)
     if saved is not None:
@@ -1365,7 +1414,7 @@ def cashflow(
     else:
         from procure.render.text import cashflow_text
 
-        _emit(cashflow_text(ev, offer, format.value), out)
+        _emit(_doc("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
 
 
 DEFAULT_HORIZON = 36
@@ -1402,7 +1451,8 @@ def plan(
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
-    result = make_plan(load_workspace(workspace), _day(as_of), frontier=frontier)
+    ws = load_workspace(workspace)
+    result = make_plan(ws, _day(as_of), frontier=frontier)
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
@@ -1410,7 +1460,7 @@ def plan(
         return
     from procure.render.plan_text import plan_text
 
-    _emit(plan_text(result, format.value), out)
+    _emit(_doc("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
 
 
 @app.command("import")
@@ -1681,25 +1731,24 @@ def schema(
     out: OutOption = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
 ) -> None:
-    """Print the JSON Schema of an input file (generated from the input models).
+    """Print the JSON Schema of an input file or of a command's JSON output.
 
-    `workspace` is procure.yaml; `evaluation` is the output of `compare --format json`.
+    Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
+    schema_version, tool, command, as_of and inputs at its top level: evaluation
+    (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif
+    --price-to-win), position, index (index build), hedge, sensitivity, history, diff,
+    reevaluate, cashflow, plan.
 
     Examples:
 
     \b
         procure schema offer > offer.schema.json
         procure schema workspace
+        procure schema diff
     """
-    from procure.models import SCHEMAS
+    from procure.schemas import json_schema
 
-    if name is SchemaName.evaluation:
-        from procure.evaluate import Evaluation
-
-        model: Any = Evaluation
-    else:
-        model = SCHEMAS[name.value]
-    _emit(json.dumps(model.model_json_schema(), indent=2) + "\n", out)
+    _emit(json.dumps(json_schema(name.value), indent=2) + "\n", out)
 
 
 def _version(value: bool) -> None:

@@ -19,9 +19,11 @@ from procure import __version__
 TOOL = f"procure {__version__}"
 ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 
-# The schema version of each command's JSON (the Evaluation's is evaluate.SCHEMA_VERSION).
+# The schema version of each JSON document, by its name in `procure schema NAME` (the Evaluation's,
+# written by compare and evaluate, is evaluate.SCHEMA_VERSION). A field renamed or removed, or a
+# changed meaning, bumps it; an added field does not.
 VERSIONS: dict[str, str] = {
-    "grade": "1",
+    "grading": "1",
     "rate": "1",
     "whatif": "1",
     "price-to-win": "1",
@@ -41,10 +43,13 @@ def _hashes(inputs: Iterable[Any] | None) -> list[dict[str, str]]:
     return [{"path": i["path"] if isinstance(i, dict) else i.path, "sha256": i["sha256"] if isinstance(i, dict) else i.sha256} for i in inputs or ()]
 
 
-def wrap(command: str, data: dict[str, Any], as_of: date | str | None = None, inputs: Iterable[Any] | None = None) -> dict[str, Any]:
-    """The command's fields under the envelope's (the envelope first; a field of the data never overrides it)."""
+def wrap(command: str, data: dict[str, Any], as_of: date | str | None = None, inputs: Iterable[Any] | None = None, schema: str | None = None) -> dict[str, Any]:
+    """The command's fields under the envelope's (the envelope first; a field of the data never overrides it).
+
+    `schema` names the document when it is not the command's name (grade writes `grading`).
+    """
     head: dict[str, Any] = {
-        "schema_version": VERSIONS[command],
+        "schema_version": VERSIONS[schema or command],
         "tool": TOOL,
         "command": command,
         "as_of": str(as_of) if as_of is not None else None,
@@ -53,5 +58,7 @@ def wrap(command: str, data: dict[str, Any], as_of: date | str | None = None, in
     return head | {k: v for k, v in data.items() if k not in head}
 
 
-def dumps(command: str, data: dict[str, Any], as_of: date | str | None = None, inputs: Iterable[Any] | None = None) -> str:
-    return json.dumps(wrap(command, data, as_of, inputs), indent=2, default=str) + "\n"
+def dumps(command: str, data: dict[str, Any] | str, as_of: date | str | None = None, inputs: Iterable[Any] | None = None, schema: str | None = None) -> str:
+    """The document as JSON text; `data` may be a JSON object's text (a renderer's output)."""
+    fields = json.loads(data) if isinstance(data, str) else data
+    return json.dumps(wrap(command, fields, as_of, inputs, schema), indent=2, default=str) + "\n"

@@ -175,6 +175,7 @@ class Evaluation(BaseModel):
 
     schema_version: str = SCHEMA_VERSION
     tool: str = f"procure {__version__}"
+    command: str = Field("evaluate", description="the command that wrote it: compare or evaluate (the envelope every JSON output shares)")
     as_of: date
     currency: str
     inputs: list[InputRecord]

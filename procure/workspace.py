@@ -458,6 +458,21 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
                     add(("demand", "paths", i, "name"), f"duplicate path name '{name}'")
         if demand.start is None and config.workload.tasks_per_month is None:
             add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
+        start = demand.start if demand.start is not None else config.workload.tasks_per_month
+        if start is not None:
+            # The grown demand is a figure like any other: 1 (100% a month) over 120 months is 6.6e35 times month 1.
+            from procure.demand import horizon_months
+            from procure.yamlsafe import MAX_MAGNITUDE
+
+            months = horizon_months(config)
+            factor = max([p.factor for p in demand.paths], default=1.0) if demand.paths is not None else 1.0
+            peak = start * factor * max(1.0, (1 + demand.growth) ** (months - 1))
+            if peak > MAX_MAGNITUDE:
+                add(
+                    ("demand", "growth"),
+                    f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
+                    + (f" x path factor {factor:g}" if factor != 1 else "") + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
+                )
     plan = config.plan
     if plan.cvar_limit is not None and plan.cvar_weight > 0:
         add(("plan", "cvar_limit"), "give a CVaR weight or a CVaR limit, not both")

@@ -51,12 +51,12 @@ def test_grade_offer_and_its_old_spelling_agree(data_dir):
     old = run("grade", "--explain", "alpha", "-f", "json", "-w", ws)
     assert new.exit_code == old.exit_code == 0
     assert json.loads(new.stdout) == json.loads(old.stdout)
-    assert json.loads(new.stdout)["id"] == "alpha"
+    assert [o["id"] for o in json.loads(new.stdout)["offers"]] == ["alpha"]
 
 
 def test_grade_offer_is_repeatable(data_dir):
     result = run("grade", "--offer", "alpha", "--offer", "bravo", "-f", "json", "-w", data_dir / "basic")
-    assert [r["id"] for r in json.loads(result.stdout)] == ["alpha", "bravo"]
+    assert [r["id"] for r in json.loads(result.stdout)["offers"]] == ["alpha", "bravo"]
     table = run("grade", "--offer", "alpha", "--offer", "bravo", "-w", data_dir / "basic").stdout
     assert "alpha (" in table and "bravo (" in table
 
