@@ -392,13 +392,16 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
     _say(f"wrote {out}")
 
 
-def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
-    """A table on the terminal fits its width (least important columns left out, and named) unless --wide."""
+def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None) -> None:
+    """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
+    `first` is a line printed above it (the recommendation)."""
     _quiet()
     if out is None:
         from procure.render.fit import fit, hidden_note, natural_width
 
         console = _console()
+        if first:
+            console.print(first)
         if wide:
             from rich.console import Console
 
@@ -413,6 +416,8 @@ def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
     from rich.console import Console
 
     console = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
+    if first:
+        console.print(first)
     console.print(table)
     _emit(console.export_text(), out)
 
@@ -563,7 +568,8 @@ def compare(
         from procure.errors import Problem
 
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
-    from procure.evaluate import MonteCarlo, evaluate
+    from procure.decision import recommend
+    from procure.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -571,13 +577,16 @@ def compare(
     by_horizon = _ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
     if uncertainty or draws is not None or seed is not None:
         with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
-            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
+            ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
     else:
-        ev = evaluate(ws, _day(as_of), None, months, by_horizon)
+        ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
+    with _progress("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
+        rec, _ = recommend(ws, ev, inputs)
+    _warn_plan_failed(rec)
     if format is CompareFormat.table:
         from procure.render.text import comparison_table
 
-        _emit_table(comparison_table(ev), out, wide)
+        _emit_table(comparison_table(ev), out, wide, first=rec.headline)
         return
     if format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
@@ -894,7 +903,7 @@ def index_build(
 @app.command()
 @handles_input_errors
 def hedge(
-    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the top-ranked acceptable offer).")] = None,
+    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer).")] = None,
     index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
     rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
@@ -903,9 +912,11 @@ def hedge(
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
-    """Recommend a rental price hedge for an offer: ratio, ladder, contracts, stress, limits.
+    """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
 
-    The exposure is the offer's billed GPU-hours each month of hedge.horizon_months from
+    With demand: in procure.yaml the recommendation is the purchase plan, and what floats
+    is its pay-as-used GPU-hours and index-linked commitments (ratio 1), by month of the
+    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of hedge.horizon_months from
     delivery: index-linked months and months after the term (renewal) float, fixed-price
     months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
     rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
@@ -920,13 +931,19 @@ def hedge(
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --index market/index-transacted.csv --rent market/rent.csv
     """
-    from procure.evaluate import evaluate
-    from procure.hedging import plan_for_workspace
+    from procure.decision import recommend
+    from procure.evaluate import evaluate_with_inputs
+    from procure.hedging import recommended_hedge
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
-    plan = plan_for_workspace(ws, evaluate(ws, _day(as_of)), offer, index, rent)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    purchase = None
+    if offer is None and ws.config.hedge.offer is None:
+        rec, purchase = recommend(ws, ev, inputs)
+        _warn_plan_failed(rec)
+    plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
     if format is TextFormat.table:
         from procure.render.text import hedge_table
 
@@ -992,6 +1009,11 @@ def sensitivity(
     from procure.render.text import sensitivity_text
 
     _emit(sensitivity_text(result, ev.currency, format.value), out)
+
+
+def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
+    if rec.plan_failed:
+        _say(f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead")
 
 
 def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
@@ -1330,15 +1352,19 @@ def plan(
         procure plan --frontier --format markdown
         procure plan --out plan.json
     """
+    from procure.decision import decide
+    from procure.evaluate import evaluate_with_inputs
     from procure.plan import make_plan
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
-    result = make_plan(load_workspace(workspace), _day(as_of), frontier=frontier)
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
-        _emit_table(plan_table(result), out, wide)
+        _emit_table(plan_table(result), out, wide, first=decide(ev, result).headline)
         return
     from procure.render.plan_text import plan_text
 
@@ -1517,9 +1543,12 @@ def report(
         by_horizon = _ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months, by_horizon)
 
+        gathered: list[ReportExtras] = []
+
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")
-            return gather_extras(ws, ev, inputs, board=board)
+            gathered.append(gather_extras(ws, ev, inputs, board=board))
+            return gathered[-1]
 
         try:
             data = render_report(ev, kind, format.value, extras, stage, workers)
@@ -1530,6 +1559,8 @@ def report(
     from procure.fileio import write_atomic
 
     write_atomic(target, data)
+    if gathered and gathered[-1].recommendation is not None:
+        _warn_plan_failed(gathered[-1].recommendation)
     _say(f"wrote {target}")
 
 

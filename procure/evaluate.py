@@ -23,6 +23,7 @@ from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, throughput_at, ttft_at
 from procure.rating import Rating, assign_tiers, method_text, published_disagrees, rate_offer, reliability_of
 from procure.cashflow import HorizonResult
+from procure.decision import Recommendation
 from procure.uncertainty import OfferRange, UncertaintyInfo
 from procure.workspace import IndexLevel, Workspace
 
@@ -184,6 +185,9 @@ class Evaluation(BaseModel):
     grades: list[GradeInfo]
     rating_method: str
     summary: Summary
+    recommendation: Recommendation | None = Field(
+        None, description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and the reports; null from evaluate)"
+    )
     uncertainty: UncertaintyInfo | None = None
     horizon_months: int | None = None
     rank_by: str = Field("cost_per_task", description="cost_per_task, or horizon_cost_per_task with a horizon")

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Callable, Union
 
 from procure.errors import InputError
 from procure.evaluate import CostInputs, Evaluation
-from procure.hedging import HedgePlan, plan_for_workspace
+from procure.decision import Recommendation, recommend
+from procure.hedging import HedgePlan, recommended_hedge
 from procure.market import IndexBuild
 from procure.plan import PlanResult
 from procure.position import Position
@@ -39,6 +40,7 @@ class ReportExtras:
     cases: list[Case] = field(default_factory=list)  # what-if re-evaluations (demand, index, throughput claims)
     football: list[FieldBar] = field(default_factory=list)  # the football field of the top offers
     memo: BoardMemo | None = None  # the board paper's decision memo
+    recommendation: Recommendation | None = None  # what every part of both reports recommends
 
 
 SENSITIVITY_OFFERS = 3
@@ -65,18 +67,15 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         from procure.position import position
 
         extras.position = position(ev, market)
+    # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=True)
+    if extras.recommendation.plan_failed:
+        extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):
         try:
-            extras.hedge = plan_for_workspace(ws, ev)
+            extras.hedge = recommended_hedge(ws, ev, extras.plan)
         except InputError as exc:
             extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
-    if ws.config.demand is not None:
-        from procure.plan import make_plan
-
-        try:
-            extras.plan = make_plan(ws, ev.as_of, frontier=True, evaluation=(ev, inputs) if inputs is not None else None)
-        except InputError as exc:
-            extras.plan_missing = "Procurement plan: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
     quotes = ws.root / QUOTES_FILE
     if quotes.is_file():
         from procure.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
@@ -97,7 +96,7 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
     if board:
         from procure.board import board_memo
 
-        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge)
+        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge, extras.recommendation)
     return extras
 
 

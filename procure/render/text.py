@@ -233,6 +233,7 @@ def to_markdown(ev: Evaluation) -> str:
     parts = [
         f"# Offer comparison: cost per successful task ({ev.currency})",
         "",
+        *([_md_cell(ev.recommendation.headline), ""] if ev.recommendation else []),
         _md_cell(workload_line(ev)),
         "",
         markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
