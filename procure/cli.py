@@ -18,12 +18,75 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click
+except ImportError:  # older typer: click itself
+    import click.exceptions as click  # type: ignore[no-redef]
 
 from procure import __version__
 from procure.errors import InputError
 from procure.status import ExitStatus
 
+def _usage_problem(error: click.UsageError) -> str:
+    """A usage error (click's or ours) as procure states problems: `where: what was expected`."""
+    param = getattr(error, "param", None)
+    where = (error.ctx.command_path if error.ctx else "procure")
+    if isinstance(error, click.NoSuchOption):
+        near = f" (did you mean {' or '.join(sorted(error.possibilities))}?)" if error.possibilities else ""
+        return f"{where}: {error.option_name}: no such option{near}"
+    if isinstance(error, click.BadParameter) and param is not None:
+        name = max(param.opts, key=len) if getattr(param, "opts", None) else param.human_readable_name
+        if isinstance(error, click.MissingParameter):
+            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx else 'a value'}"
+        return f"{where}: {name}: {error.message}"
+    message = error.message.rstrip(".")
+    return f"{where}: {message[:1].lower()}{message[1:]}"
+
+
+class _UsageError(click.UsageError):
+    """Shown in procure's own format: the problem, then where to read the usage; exit 2."""
+
+    exit_code = ExitStatus.BAD_INPUT
+
+    def __init__(self, error: click.UsageError):
+        super().__init__(error.message, error.ctx)
+        self.error = error
+
+    def show(self, file: Any = None) -> None:
+        from procure.textsafe import printable
+
+        command = self.ctx.command_path if self.ctx else "procure"
+        typer.echo(printable(_usage_problem(self.error)), err=True)
+        typer.echo(f"1 problem found; nothing was written. Usage: {command} --help", err=True)
+
+
+def _own_format(error: click.UsageError) -> click.UsageError:
+    # "no arguments: show the help" is a usage error to click but help to the user: left as it is
+    if isinstance(error, _UsageError) or type(error).__name__ == "NoArgsIsHelpError":
+        return error
+    return _UsageError(error)
+
+
+class _Group(TyperGroup):
+    """The command group: every usage error, click's own included, in procure's format (exit 2)."""
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="procure",
     help=(
         "Compare vendor offers for B200 GPU hours by expected full cost per successful task.\n\n"
@@ -68,10 +131,25 @@ class ListFormat(str, Enum):
 
 
 class SchemaName(str, Enum):
+    """Inputs (offer, grade, workspace) and every --format json document (schemas.py)."""
+
     offer = "offer"
     grade = "grade"
     workspace = "workspace"
     evaluation = "evaluation"
+    grading = "grading"
+    rate = "rate"
+    whatif = "whatif"
+    price_to_win = "price-to-win"
+    position = "position"
+    index = "index"
+    hedge = "hedge"
+    sensitivity = "sensitivity"
+    history = "history"
+    diff = "diff"
+    reevaluate = "reevaluate"
+    cashflow = "cashflow"
+    plan = "plan"
 
 
 # One vocabulary for every command: an offer is `--offer ID`, a count of top offers `--top N`, the
@@ -392,6 +470,24 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
     _say(f"wrote {out}")
 
 
+def _doc(command: str, text: str, format: Any, ev: Any = None, schema: str | None = None, as_of: Any = None, inputs: Any = None) -> str:
+    """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
+    if getattr(format, "value", format) != "json":
+        return text
+    from procure.envelope import dumps
+
+    if ev is not None:
+        as_of, inputs = ev.as_of, ev.inputs
+    return dumps(command, text, as_of, inputs, schema)
+
+
+def _hashed(path: Path) -> list[dict[str, str]]:
+    """A file read outside a workspace, as the envelope lists inputs: its path and SHA-256."""
+    import hashlib
+
+    return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
+
+
 def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None) -> None:
     """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
     `first` is a line printed above it (the recommendation)."""
@@ -507,8 +603,9 @@ def grade(
             }
             for o, r in results
         ]
-        # One named offer: its object; several or none: the list.
-        _emit(json.dumps(payload[0] if len(named) == 1 else payload, indent=2) + "\n", out)
+        from procure.envelope import dumps
+
+        _emit(dumps("grade", {"offers": payload}, None, ws.inputs, schema="grading"), out)
         return
     if named:
         from rich.console import Group
@@ -529,9 +626,9 @@ def _problem(where: str, message: str):  # type: ignore[no-untyped-def]
 
 
 def _unknown_offer(offer_id: str, known: list[str]):  # type: ignore[no-untyped-def]
-    from procure.errors import Problem
+    from procure.errors import unknown_offer
 
-    return Problem("offers/", None, "", f"no offer with id '{offer_id}' (known: {', '.join(known)})")
+    return unknown_offer(offer_id, known)
 
 
 @app.command()
@@ -598,7 +695,7 @@ def compare(
         return
     from procure.render.text import RENDERERS
 
-    _emit(RENDERERS[format.value](ev), out)
+    _emit(RENDERERS[format.value](ev.model_copy(update={"command": "compare"})), out)
 
 
 @app.command()
@@ -634,7 +731,7 @@ def rate(
         return
     from procure.render.text import RATING_RENDERERS
 
-    _emit(RATING_RENDERERS[format.value](ev), out)
+    _emit(_doc("rate", RATING_RENDERERS[format.value](ev), format, ev), out)
 
 
 def _share(text: str, option: str) -> float:
@@ -729,7 +826,7 @@ def whatif(
         else:
             from procure.render.text import price_to_win_text
 
-            _emit(price_to_win_text(rows, ev.currency, format.value), out)
+            _emit(_doc("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
         return
     if offer_id is None:
         from procure.errors import Problem
@@ -757,7 +854,9 @@ def whatif(
         return
     from procure.render.text import WHATIF_RENDERERS
 
-    _emit(WHATIF_RENDERERS[format.value](result), out)
+    from procure.evaluate import resolve_as_of
+
+    _emit(_doc("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, _day(as_of)), inputs=ws.inputs), out)
 
 
 @app.command()
@@ -794,7 +893,8 @@ def position(
     format = _format(format, out, TextFormat.table)
     current_offer = _one("--offer", offer, "--current-offer", current_offer)
     ws = load_workspace(workspace)
-    result = place(evaluate(ws, _day(as_of)), ws.config.market, current, current_offer)
+    ev = evaluate(ws, _day(as_of))
+    result = place(ev, ws.config.market, current, current_offer)
     if format is TextFormat.table:
         from procure.render.text import position_table
 
@@ -802,7 +902,7 @@ def position(
         return
     from procure.render.text import position_text
 
-    _emit(position_text(result, format.value), out)
+    _emit(_doc("position", position_text(result, format.value), format, ev), out)
 
 
 index_app = typer.Typer(help="Rental price benchmarks built from price observations.", no_args_is_help=True)
@@ -891,7 +991,7 @@ def index_build(
     from procure.render.text import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
-    _emit(index_text(build, format.value), out, replace_inputs=replace and format is TextFormat.csv)
+    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and format is TextFormat.csv)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
@@ -951,7 +1051,7 @@ def hedge(
         return
     from procure.render.text import hedge_text
 
-    _emit(hedge_text(plan, format.value), out)
+    _emit(_doc("hedge", hedge_text(plan, format.value), format, ev), out)
 
 
 @app.command()
@@ -1008,7 +1108,7 @@ def sensitivity(
         return
     from procure.render.text import sensitivity_text
 
-    _emit(sensitivity_text(result, ev.currency, format.value), out)
+    _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
@@ -1060,7 +1160,7 @@ def evaluate(
         run_id = save_run(ws.root, ev, label)
         _say(f"saved run {run_id}")
     if format is ListFormat.json:
-        _emit(ev.to_json(), out)
+        _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
     from procure.render.text import per_task
@@ -1090,8 +1190,13 @@ def history(
 
     format = _format(format, out, ListFormat.table)
     runs = list_runs(find_workspace(workspace))
+    if not runs and format is not ListFormat.json:
+        _emit("No saved runs yet: save one with `procure evaluate --save`.\n", out)
+        return
     if format is ListFormat.json:
-        _emit(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n", out)
+        from procure.envelope import dumps
+
+        _emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
         return
     from procure.render.text import history_table
 
@@ -1158,7 +1263,7 @@ def diff(
     if format is DiffFormat.table:
         _emit_table(diff_table(result), out, wide)
     elif format is DiffFormat.json:
-        _emit(diff_json(result), out)
+        _emit(_doc("diff", diff_json(result), format, head_ev), out)
     else:
         _emit(diff_markdown(result, title="Changes between two evaluations"), out)
 
@@ -1216,7 +1321,7 @@ def reevaluate(
         run_id = save_run(ws.root, ev, label)
         message = f"No earlier run: saved this evaluation as the baseline (run {run_id})."
         if format is DiffFormat.json:
-            _emit(json.dumps({"baseline_saved": run_id, "breached": []}, indent=2) + "\n", out)
+            _emit(_doc("reevaluate", json.dumps({"baseline_saved": run_id, "breached": []}), format, ev), out)
         elif format is DiffFormat.markdown:
             _emit(f"## Re-evaluation\n\n{message}\n", out)
         else:
@@ -1232,7 +1337,7 @@ def reevaluate(
     if format is DiffFormat.table:
         _emit_table(diff_table(result, breached, changed_only=True), out, wide)
     elif format is DiffFormat.json:
-        _emit(diff_json(result, breached, extra), out)
+        _emit(_doc("reevaluate", diff_json(result, breached, extra), format, ev), out)
     else:
         _emit(diff_markdown(result, breached, changed_only=True), out)
     if saved is not None:
@@ -1319,7 +1424,7 @@ def cashflow(
     else:
         from procure.render.text import cashflow_text
 
-        _emit(cashflow_text(ev, offer, format.value), out)
+        _emit(_doc("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
 
 
 DEFAULT_HORIZON = 36
@@ -1368,17 +1473,18 @@ def plan(
         return
     from procure.render.plan_text import plan_text
 
-    _emit(plan_text(result, format.value), out)
+    _emit(_doc("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
 
 
 @app.command("import")
 @handles_input_errors
 def import_rfp(
     sheet: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
     template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 
@@ -1392,9 +1498,10 @@ def import_rfp(
 
     \b
         procure import --template rfp.xlsx
-        procure import responses.xlsx --out offers/
-        procure import responses.csv --out offers/ --force
+        procure import responses.xlsx --out-dir offers/
+        procure import responses.csv --out-dir offers/ --force
     """
+    out = _one("--out-dir", out_dir, "--out", out)
     if template is not None:
         if sheet is not None:
             from procure.errors import Problem
@@ -1439,8 +1546,8 @@ class PerGpuBasis(str, Enum):
 @perf_app.command("import")
 @handles_input_errors
 def perf_import(
-    source: Annotated[Path, typer.Argument(metavar="FILE", help="InferenceX benchmark rows (JSON): a list, or one row.", dir_okay=False)],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
     isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
@@ -1450,9 +1557,23 @@ def perf_import(
         Optional[PerGpuBasis],
         typer.Option("--per-gpu-basis", help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.", show_default=False),
     ] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.", show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
+    trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=_as_of, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
-    """Import InferenceX benchmark rows as reference curves (one per hardware, framework, precision, speculative decoding).
+    """Import InferenceX benchmark rows, or your own trial results, as reference curves.
+
+    Trials (guidellm, `vllm bench serve`, genai-perf result files, found by their
+    layout): every run in the files is one point of one curve, performance/NAME.csv,
+    in output tok/s per billed GPU (the run's output throughput / --gpus), marked
+    points_source: measured with the trial's date. A run whose mean input or output
+    length is more than 20% off the workload's is flagged (a warning and a line in the
+    curve). An offer that names the curve as performance.reference is then ranked on
+    measured throughput. See docs/actuals.md.
+
+    InferenceX rows: one curve per hardware, framework, precision, speculative decoding.
 
     Rows are kept for the workload's input/output lengths (exactly, or the nearest with
     a warning) and, with --gpu, one hardware. Each curve is named
@@ -1471,11 +1592,15 @@ def perf_import(
 
     \b
         procure perf import inferencex.json --gpu b200
-        procure perf import rows.json --out performance/ --isl 8192 --osl 1024 --force
+        procure perf import rows.json --out-dir performance/ --isl 8192 --osl 1024 --force
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
+        procure perf import benchmarks.json --gpus 8 --name trial-northwind
+        procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
     """
     from procure.inferencex import import_curves
+    from procure.trials import default_name, import_trials, looks_like_trial
 
+    out = _one("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
         from procure.workspace import load_workspace
 
@@ -1484,7 +1609,17 @@ def perf_import(
         osl = osl or workload.output_tokens
     if out is None:
         out = _workspace_folder(workspace, "performance")
-    written, warnings = import_curves(source, out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
+    trials = [looks_like_trial(path) for path in sources]
+    if any(trials):
+        if not all(trials):
+            raise InputError([_problem("perf import", "give trial results or InferenceX rows, not both in one import")])
+        if gpus is None:
+            raise InputError([_problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
+        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, _day(trial_date), force)
+    else:
+        if len(sources) != 1:
+            raise InputError([_problem("perf import", "InferenceX rows come in one file at a time")])
+        written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         _say(f"warning: {warning}")
     for path in written:
@@ -1571,25 +1706,24 @@ def schema(
     out: OutOption = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
 ) -> None:
-    """Print the JSON Schema of an input file (generated from the input models).
+    """Print the JSON Schema of an input file or of a command's JSON output.
 
-    `workspace` is procure.yaml; `evaluation` is the output of `compare --format json`.
+    Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
+    schema_version, tool, command, as_of and inputs at its top level: evaluation
+    (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif
+    --price-to-win), position, index (index build), hedge, sensitivity, history, diff,
+    reevaluate, cashflow, plan.
 
     Examples:
 
     \b
         procure schema offer > offer.schema.json
         procure schema workspace
+        procure schema diff
     """
-    from procure.models import SCHEMAS
+    from procure.schemas import json_schema
 
-    if name is SchemaName.evaluation:
-        from procure.evaluate import Evaluation
-
-        model: Any = Evaluation
-    else:
-        model = SCHEMAS[name.value]
-    _emit(json.dumps(model.model_json_schema(), indent=2) + "\n", out)
+    _emit(json.dumps(json_schema(name.value), indent=2) + "\n", out)
 
 
 def _version(value: bool) -> None:

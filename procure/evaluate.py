@@ -176,6 +176,7 @@ class Evaluation(BaseModel):
 
     schema_version: str = SCHEMA_VERSION
     tool: str = f"procure {__version__}"
+    command: str = Field("evaluate", description="the command that wrote it: compare or evaluate (the envelope every JSON output shares)")
     as_of: date
     currency: str
     inputs: list[InputRecord]
@@ -377,6 +378,12 @@ def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, ..
     return []
 
 
+def _curve_source(offer: Offer, workspace: Workspace) -> str:
+    """'measured' for an offer on a curve of the buyer's own trial (`perf import` of trial results), else 'reference'."""
+    curve = workspace.curves.get(offer.performance.reference or "")
+    return curve.points_source if curve is not None else "reference"
+
+
 def _throughput(offer: Offer, workspace: Workspace, target: float) -> ThroughputReading | None:
     if offer.per_token:
         return None
@@ -482,7 +489,7 @@ def _record(
         term_months=offer.contract_months,
         valid_until=offer.valid_until,
         stack=offer.performance.stack,
-        points_source=None if offer.per_token else ("reference" if not offer.performance.points else offer.performance.points_source),
+        points_source=None if offer.per_token else (offer.performance.points_source if offer.performance.points else _curve_source(offer, workspace)),
         performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
         max_interactivity=reading.max_interactivity if reading else None,
         ttft_s=ttft_at(_frontier_points(offer, workspace), workspace.config.workload.interactivity) if not offer.per_token else None,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from procure.cashflow import RENEWAL_RULES, escalation, renewal_rent, service_months
 from procure.costing import HOURS_PER_MONTH, index_linked_rent
-from procure.errors import InputError, Problem
+from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation, OfferRecord
 from procure.models import HedgeConfig, HorizonConfig
 from procure.workspace import IndexLevel, Workspace, read_price_series
@@ -236,7 +236,7 @@ def hedge_plan(
     try:
         record = ev.offer(offer_id)
     except KeyError:
-        raise InputError([Problem("offers/", None, "--offer", f"no offer with id '{offer_id}'")]) from None
+        raise InputError([unknown_offer(offer_id, [o.id for o in ev.offers], field="--offer")]) from None
     latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
     if latest is None:
         raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])

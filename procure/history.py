@@ -151,6 +151,9 @@ def _damaged(exc: Exception) -> InputError:
 
 
 def list_runs(root: Path) -> list[RunInfo]:
+    """The saved runs, oldest first; none (not an error) before the first `evaluate --save`."""
+    if not (Path(root) / HISTORY_FILE).exists() and not (Path(root) / HISTORY_FILE).is_symlink():
+        return []
     with closing(connect(root, create=False)) as db:
         try:
             rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()

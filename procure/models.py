@@ -739,6 +739,8 @@ class ReferenceCurve(Strict):
     name: str
     points: Annotated[list[Point], Field(min_length=1)]
     source: str = ""
+    points_source: Literal["measured", "vendor_claim", "reference"] = Field("reference", description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)")
+    measured_on: date | None = Field(None, description="the trial's date ('# trial date:' in its file)")
 
 
 SCHEMAS: dict[str, type[BaseModel]] = {"offer": Offer, "grade": Grade, "workspace": WorkspaceConfig}

@@ -705,7 +705,15 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
         if not rows and not found:
             problems.append(Problem(display, None, "", "no points: expected at least one row"))
         elif rows and len(points) == len(rows) and not found:
-            curves[path.stem] = ReferenceCurve(name=path.stem, points=points, source=" ".join(comments))
+            marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date"))
+            measured = marks.get("points_source", "").strip() == "measured"
+            try:
+                measured_on = date.fromisoformat(marks.get("trial date", "").strip()) if measured else None
+            except ValueError:
+                measured_on = None
+            curves[path.stem] = ReferenceCurve(
+                name=path.stem, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on
+            )
             _record(root, path, read_text(path, display), inputs)
     return curves
 

@@ -33,7 +33,7 @@ def test_json_records(data_dir):
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
     payload = json.loads(result.stdout)
-    assert set(payload) == {"method", "offers"}
+    assert set(payload) == {"schema_version", "tool", "command", "as_of", "inputs", "method", "offers"}  # the envelope, then the rating
     assert "weighted mean" in payload["method"] and "Underperform" in payload["method"]
     offers = payload["offers"]
     # rated by score, highest first, then the rest by id
