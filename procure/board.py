@@ -151,6 +151,7 @@ class BoardMemo(BaseModel):
     cost_words: list[str] = Field(default_factory=list, description="the spend over the horizon and a year, against today and the best single offer")
     deadline: date | None = Field(None, description="the earliest valid_until of the offers asked for")
     deadline_words: str | None = None
+    options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
     plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
 
 
@@ -553,7 +554,8 @@ def deadline_words(rec: Recommendation) -> str | None:
         return None
     first = [x.vendor for x in rec.lines if x.valid_until == rec.deadline]
     many = len({x.vendor for x in rec.lines}) > 1
-    return f"Decide by {rec.deadline.isoformat()}: " + (f"{_with(first)}'s offer expires then" + (", the first of the offers asked for to expire." if many else "."))
+    offers = f"{_with(first)}'s offer expires" if len(first) == 1 else f"the offers of {_with(first)} expire"
+    return f"Decide by {rec.deadline.isoformat()}: {offers} then" + (", the first of the offers asked for to expire." if many and len(first) < len({x.vendor for x in rec.lines}) else ".")
 
 
 def board_memo(
@@ -564,6 +566,7 @@ def board_memo(
     fixed portfolio), else the recommended offer; without either, the reasons none can be recommended."""
     rec = rec or decide(ev, plan)
     memo = _board_memo(ev, cases, position, hedge, hedge_missing, plan if rec.kind == "plan" else None, hedge_config, rec)
+    memo.options_more = max(0, len(ev.ranked) - len(memo.options))
     memo.ask = vendor_asks(rec, ev.currency)
     memo.cost_words = cost_words(rec, ev, position, plan if rec.kind == "plan" else None)
     memo.deadline = rec.deadline
@@ -616,6 +619,10 @@ def _board_memo(
             operator=_operator(o), commitment=commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
             horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
         ))
+    # Page 1 holds the cheapest few and the best single offer; the comparison report has the rest.
+    named = {rec.best_single.offer, leader.id} | {line.offer for line in rec.lines}
+    shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or (o.offer in named and i < OPTIONS_SHOWN + 2)]
+    options = shown
     near_tie = _near_tie(ev)
     rows = scenario_rows(cases, leader.id)
     flips = [r for r in rows if r.flips]
@@ -759,6 +766,7 @@ def _tier_likelihood(record: OfferRecord) -> str:
     return {"platinum": "low", "gold": "low", "silver": "medium"}.get(record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high")
 
 
+OPTIONS_SHOWN = 5  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
 VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
 
 

@@ -640,7 +640,7 @@ def compare(
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
     draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
-    horizon: Annotated[Optional[int], horizon_option("Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.")] = None,
+    horizon: Annotated[Optional[int], horizon_option("Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost.")] = None,
     rank_by: RankByOption = RankBy.snapshot,
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),

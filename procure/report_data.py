@@ -33,6 +33,7 @@ class ReportExtras:
     hedge_missing: str = "Hedging recommendation: not yet configured (it needs market/index.csv and an offer to hedge)."
     benchmark: IndexBuild | None = None  # methodology of the default build (median, all prices)
     benchmark_series: dict[str, IndexBuild] = field(default_factory=dict)
+    benchmark_notes: list[str] = field(default_factory=list)  # series left out for want of observations
     index: list[IndexLevel] = field(default_factory=list)
     sensitivity: Sensitivity | None = None
     plan: PlanResult | None = None  # with `demand:` in procure.yaml
@@ -83,11 +84,23 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
         adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
         strata = settings_from(ws.config.index)
-        extras.benchmark = build_index(rows, "median", "all", Filters(), "month", adjustments, False, QUOTES_FILE, strata)
-        extras.benchmark_series = {
-            "median of advertised prices": build_index(rows, "median", "advertised", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
-            "volume-weighted transacted prices": build_index(rows, "volume-weighted", "transacted", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
+        # Each series from what the observations hold: a kind without observations (there are no public B200
+        # transacted prices) is left out with a note, never a refusal of the whole report.
+        builds = {
+            "all": ("median", "all", "median of all prices"),
+            "median of advertised prices": ("median", "advertised", "advertised prices"),
+            "volume-weighted transacted prices": ("volume-weighted", "transacted", "transacted prices"),
         }
+        for key, (method, kind, words) in builds.items():
+            try:
+                build = build_index(rows, method, kind, Filters(), "month", adjustments, False, QUOTES_FILE, strata)
+            except InputError:
+                extras.benchmark_notes.append(f"no {words} in {QUOTES_FILE} on or before {ev.as_of}: that series is left out")
+                continue
+            if key == "all":
+                extras.benchmark = build
+            else:
+                extras.benchmark_series[key] = build
     if ev.ranked:
         from procure.scenarios import cases, football_field
 

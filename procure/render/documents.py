@@ -178,6 +178,7 @@ def render_html(
         "hedge": extras.hedge,
         "hedge_missing": extras.hedge_missing,
         "benchmark": extras.benchmark,
+        "benchmark_notes": extras.benchmark_notes,
         "sensitivity": extras.sensitivity,
         "plan": extras.plan,  # the procurement plan (PlanResult) when procure.yaml has demand:, else None
         "plan_summary": _plan_summary(extras),
