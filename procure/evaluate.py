@@ -461,6 +461,7 @@ def _record(
     reasons = [g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))]
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
+    reasons = _root_cause_first(gates, reasons, rating)
     notes = _notes(offer, workspace)
     notes += [f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail]
     for path in rating.contract_overrides:
@@ -544,6 +545,23 @@ def _customer_jobs(offer: Offer) -> list[str]:
 
 def _pct(value: float) -> str:
     return f"{value:.2%}"
+
+
+def _root_cause_first(gates: list[GateResult], reasons: list[str], rating: Rating) -> list[str]:
+    """The reason shown first is the root cause: an availability below the minimum because the operator's
+    checklist has a critical failure (which sets the lowest reliability band) comes after the failure itself
+    (the security gate's reason when it fails too), and says what caused it."""
+    failed = {g.gate: g for g in gates if not g.passed}
+    availability = failed.get("availability")
+    if availability is None or not rating.critical_failures or availability.detail not in reasons:
+        return reasons
+    cause = f"{availability.detail} (the lowest reliability band: critical failure {'; '.join(rating.critical_failures)})"
+    ordered = [cause if r == availability.detail else r for r in reasons]
+    security = failed.get("security")
+    if security is not None and security.detail in ordered:
+        ordered.remove(security.detail)
+        ordered.insert(0, security.detail)
+    return ordered
 
 
 def _gates(

@@ -162,3 +162,42 @@ def test_a_plan_that_cannot_be_solved_is_said_on_page_one_and_the_offer_is_the_f
     assert compare.exit_code == 0 and "warning: the purchase plan could not be solved" in compare.stderr
     rec = json.loads(compare.stdout)["recommendation"]
     assert (rec["kind"], rec["offer"]) == ("offer", "alpha") and "exceeds" in rec["plan_failed"]
+
+
+@pytest.mark.slow
+def test_a_workspace_without_transacted_prices_gets_the_benchmark_with_a_note(data_dir: Path, tmp_path: Path):
+    """No public B200 transacted prices exist: the chapter is built from the advertised ones and says what is missing."""
+    import shutil
+
+    root = tmp_path / "ws"
+    shutil.copytree(data_dir / "market_ws", root)
+    quotes = root / "market" / "quotes.csv"
+    quotes.write_text("".join(line for line in quotes.read_text().splitlines(keepends=True) if ",transacted," not in line))
+    target = tmp_path / "comparison.html"
+    result = run("report", "--format", "html", "-w", root, "--as-of", AS_OF, "--out", target)
+    assert result.exit_code == 0, result.output
+    html = target.read_text()
+    assert "Rental price benchmark" in html
+    assert "no transacted prices in market/quotes.csv on or before 2026-11-29: that series is left out" in html
+
+
+def test_compare_horizon_shows_its_columns_in_the_table_and_markdown(data_dir: Path):
+    """compare --horizon 24 without --rank-by horizon: the horizon's cost per task and commitment are shown."""
+    for args in ((), ("--format", "markdown")):
+        result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", "--wide", *args) if not args else run(
+            "compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", *args)
+        assert result.exit_code == 0, result.output
+        assert "USD/task 24 mo" in result.stdout and "Commit USD" in result.stdout, args
+
+
+def test_a_failing_offer_shows_its_root_cause_first():
+    """Quarry's monitoring is not isolated between tenants: a critical failure, which puts its reliability in the
+    lowest band and so its availability below the minimum. The shown (first) reason is the security failure; the
+    availability reason names its cause."""
+    from procure.evaluate import evaluate
+    from procure.workspace import load_workspace
+
+    quarry = evaluate(load_workspace(Path(__file__).parent.parent), date(2026, 11, 29)).offer("quarry-b200-mc")
+    assert quarry.reasons[0] == "security: monitoring is not isolated between tenants"
+    availability = next(r for r in quarry.reasons if r.startswith("expected availability"))
+    assert availability.endswith("(the lowest reliability band: critical failure monitoring.tenant_isolated: not met)")
