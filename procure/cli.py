@@ -381,6 +381,15 @@ def handles_input_errors(command: F) -> F:
             count = len(exc.problems)
             _say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except KeyboardInterrupt:
+            _say("interrupted; nothing was written.")
+            from procure.solvecache import solving
+
+            if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(ExitStatus.INTERRUPTED)
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -458,7 +467,7 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
         yield stage
 
 
-def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
+def _emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | None = None) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     _quiet()
     if out is None:
@@ -466,7 +475,7 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
         return
     from procure.fileio import write_atomic
 
-    write_atomic(out, text, replace_inputs)
+    write_atomic(out, text, replace_inputs, into)
     _say(f"wrote {out}")
 
 
@@ -546,11 +555,18 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     for offer in ws.offers:
         for warning in contradiction_warnings(offer, ws.lines[offer.id]):
             typer.echo(f"warning: {warning}", err=True)
+    from procure.evaluate import verdict_lines
+    from procure.grading import stale_grade_warnings
+
+    for warning in stale_grade_warnings(ws.grades, ws.root):
+        typer.echo(f"warning: {warning}", err=True)
     curves = len(ws.curves)
     typer.echo(
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     )
+    for line in verdict_lines(ev):
+        typer.echo(line)
 
 
 @app.command()
@@ -681,9 +697,13 @@ def compare(
         rec, _ = recommend(ws, ev, inputs)
     _warn_plan_failed(rec)
     if format is CompareFormat.table:
+        from procure.evaluate import verdict_lines
         from procure.render.text import comparison_table
 
         _emit_table(comparison_table(ev), out, wide, first=rec.headline)
+        if out is None:
+            for line in verdict_lines(ev):
+                typer.echo(line)
         return
     if format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
@@ -991,7 +1011,9 @@ def index_build(
     from procure.render.text import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
-    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and format is TextFormat.csv)
+    # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
+    csv_out = format is TextFormat.csv
+    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
@@ -1534,6 +1556,50 @@ def _workspace_folder(workspace: Path, folder: str) -> Path:
         return Path(workspace) / folder
 
 
+grades_app = typer.Typer(help="Grade files and the current default grades.", no_args_is_help=True)
+app.add_typer(grades_app, name="grades")
+
+
+@grades_app.command("update")
+@handles_input_errors
+def grades_update(
+    write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+
+    A grade file written before a requirement was added (for example
+    provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
+    `procure validate` warns about it. Without --write this prints the change as a
+    unified diff and writes nothing.
+
+    Examples:
+
+    \b
+        procure grades update
+        procure grades update --write
+    """
+    import difflib
+
+    from procure.fileio import write_atomic
+    from procure.grading import stale_grades
+    from procure.workspace import find_workspace
+
+    root = find_workspace(workspace)
+    found = stale_grades(root)
+    if not found:
+        _say("every grade file has the requirements of the current default grade of its id")
+        return
+    for stale in found:
+        diff = difflib.unified_diff(stale.current_text.splitlines(keepends=True), stale.updated_text.splitlines(keepends=True), f"{stale.file} (now)", f"{stale.file} (updated)")
+        sys.stdout.write("".join(diff))
+        if write:
+            write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
+            _say(f"wrote {stale.file}")
+    if not write:
+        _say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
+
+
 perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True)
 app.add_typer(perf_app, name="perf")
 
@@ -1622,6 +1688,49 @@ def perf_import(
         written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         _say(f"warning: {warning}")
+    for path in written:
+        _say(f"wrote {path}")
+
+
+actuals_app = typer.Typer(help="Delivered evidence of signed vendors: serving metrics, incidents, invoices.", no_args_is_help=True)
+app.add_typer(actuals_app, name="actuals")
+
+
+@actuals_app.command("import")
+@handles_input_errors
+def actuals_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV.", dir_okay=False)],
+    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")],
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Check delivered evidence and keep it in actuals/ID/ of the workspace.
+
+    Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
+    are summed per calendar month as Prometheus does (counter resets counted from
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
+    imported again is replaced. Incident histories are kept as incidents.json or
+    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
+    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
+    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    errors: nothing is written. See docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure actuals import vllm-2026-11.json --offer northwind-b200-mc
+        procure actuals import snapshots/*.prom --offer northwind-b200-mc
+        procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
+    """
+    from procure.actuals import import_actuals
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    known = [o.id for o in ws.offers]
+    if offer not in known:
+        raise InputError([_unknown_offer(offer, known)])
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    for note in notes:
+        _say(f"note: {note}")
     for path in written:
         _say(f"wrote {path}")
 
