@@ -198,10 +198,17 @@ def plan_basis(plan: PlanResult) -> str:
     return f"expected over the plan's {plan.demand.scenarios:,} demand scenarios of {plan.demand.months} months"
 
 
+HEADLINE_LINES = 2  # ask lines written out in the one-line recommendation; more are named by vendor
+
+
 def _headline(rec: Recommendation, currency: str) -> str:
     if rec.kind == "none":
         return "Recommended: none; no offer passes every requirement."
-    what = "; ".join(line_words(line, currency) for line in rec.lines)
+    if len(rec.lines) <= HEADLINE_LINES:
+        what = "; ".join(line_words(line, currency) for line in rec.lines)
+    else:  # a plan of many lines: its vendors here, the lines in `procure plan` and the reports
+        committed = {x.vendor for x in rec.lines if x.role == "commit"}
+        what = ", ".join(v + ("" if v in committed else " on demand") for v in rec.vendors) + "; GPUs, months and prices: procure plan"
     cost = f"{rec.cost_per_1000_tasks:,.2f} {currency} per 1,000 tasks" if rec.cost_per_1000_tasks is not None else "cost not known"
     kind = "the plan" if rec.kind == "plan" else "the single offer"
     text = f"Recommended: {kind} ({what}) at {cost} {rec.basis}"
