@@ -660,7 +660,7 @@ def compare(
         from procure.errors import Problem
 
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
-    from procure.evaluate import MonteCarlo, evaluate
+    from procure.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -668,9 +668,9 @@ def compare(
     by_horizon = _ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
     if uncertainty or draws is not None or seed is not None:
         with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
-            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
+            ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
     else:
-        ev = evaluate(ws, _day(as_of), None, months, by_horizon)
+        ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
     if format is CompareFormat.table:
         from procure.render.text import comparison_table
 
@@ -681,7 +681,7 @@ def compare(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
@@ -1376,7 +1376,7 @@ def cashflow(
         procure cashflow --offer northwind-b200-mc --format csv
         procure cashflow --out cashflow.xlsx
     """
-    from procure.evaluate import evaluate as run_evaluation
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, CompareFormat.table)
@@ -1386,7 +1386,7 @@ def cashflow(
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
     ws = load_workspace(workspace)
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
-    ev = run_evaluation(ws, _day(as_of), None, months, True)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
     if format is CompareFormat.table:
@@ -1398,7 +1398,7 @@ def cashflow(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
     else:
         from procure.render.text import cashflow_text
