@@ -381,6 +381,15 @@ def handles_input_errors(command: F) -> F:
             count = len(exc.problems)
             _say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except KeyboardInterrupt:
+            _say("interrupted; nothing was written.")
+            from procure.solvecache import solving
+
+            if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(ExitStatus.INTERRUPTED)
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -458,7 +467,7 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
         yield stage
 
 
-def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
+def _emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | None = None) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     _quiet()
     if out is None:
@@ -466,7 +475,7 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
         return
     from procure.fileio import write_atomic
 
-    write_atomic(out, text, replace_inputs)
+    write_atomic(out, text, replace_inputs, into)
     _say(f"wrote {out}")
 
 
@@ -982,7 +991,9 @@ def index_build(
     from procure.render.text import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
-    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and format is TextFormat.csv)
+    # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
+    csv_out = format is TextFormat.csv
+    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
@@ -1598,6 +1609,49 @@ def perf_import(
         written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         _say(f"warning: {warning}")
+    for path in written:
+        _say(f"wrote {path}")
+
+
+actuals_app = typer.Typer(help="Delivered evidence of signed vendors: serving metrics, incidents, invoices.", no_args_is_help=True)
+app.add_typer(actuals_app, name="actuals")
+
+
+@actuals_app.command("import")
+@handles_input_errors
+def actuals_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV.", dir_okay=False)],
+    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")],
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Check delivered evidence and keep it in actuals/ID/ of the workspace.
+
+    Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
+    are summed per calendar month as Prometheus does (counter resets counted from
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
+    imported again is replaced. Incident histories are kept as incidents.json or
+    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
+    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
+    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    errors: nothing is written. See docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure actuals import vllm-2026-11.json --offer northwind-b200-mc
+        procure actuals import snapshots/*.prom --offer northwind-b200-mc
+        procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
+    """
+    from procure.actuals import import_actuals
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    known = [o.id for o in ws.offers]
+    if offer not in known:
+        raise InputError([_unknown_offer(offer, known)])
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    for note in notes:
+        _say(f"note: {note}")
     for path in written:
         _say(f"wrote {path}")
 

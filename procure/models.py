@@ -401,6 +401,38 @@ class ReevaluateConfig(Strict):
     )
 
 
+class MetricNames(Strict):
+    """The serving stack's Prometheus metric names (vLLM's by default, docs/design/metrics.md of vLLM)."""
+
+    output_tokens: Text = Field("vllm:generation_tokens_total", description="counter of output (generated) tokens")
+    requests: Text = Field("vllm:request_success_total", description="counter of finished requests, by outcome label")
+    outcome_label: Text = Field("finished_reason", description="the label of `requests` that says how a request ended")
+    ok_outcomes: list[Text] = Field(default_factory=lambda: ["stop", "length"], description="outcomes that served the request")
+    failed_outcomes: list[Text] = Field(default_factory=lambda: ["abort", "error"], description="outcomes that failed it")
+    ttft: Text = Field("vllm:time_to_first_token_seconds", description="histogram of the time to first token, seconds")
+    e2e_latency: Text = Field("vllm:e2e_request_latency_seconds", description="histogram of the end-to-end request latency, seconds")
+    labels: list[Text] = Field(default_factory=list, description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label")
+
+
+class EvidenceConfig(Strict):
+    """How much the promised figures weigh against delivered ones (docs/actuals.md, "Evidence")."""
+
+    availability_prior_hours: Positive = Field(730.0, description="the SLA's availability counts as this many hours observed")
+    success_prior_requests: Positive = Field(10_000.0, description="a served-request rate of 1 counts as this many requests observed")
+    throughput_prior_sd: Positive = Field(0.10, description="sd of log(delivered / promised throughput) before any month is seen")
+    throughput_month_sd: Positive = Field(0.05, description="sd of one fully exposed month's log ratio around the vendor's true one")
+
+
+class ActualsConfig(Strict):
+    """Delivered evidence: metric names, what counts as down time, and how the evidence is weighed."""
+
+    metrics: MetricNames = Field(default_factory=MetricNames)
+    gap_minutes: Positive = Field(10.0, description="a series without a sample for longer than this has a stated gap")
+    down_impacts: list[Literal["none", "minor", "major", "critical", "maintenance"]] = Field(default_factory=lambda: ["major", "critical"])
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
+    max_cost_overrun: Fraction = Field(0.10, description="reevaluate fails when the delivered cost per task exceeds the promised by more than this share")
+
+
 class DemandPath(Strict):
     """One explicit demand scenario: a factor on the trend in every month, with its probability."""
 
@@ -458,6 +490,7 @@ class WorkspaceConfig(Strict):
     horizon: HorizonConfig = Field(default_factory=HorizonConfig)
     demand: DemandConfig | None = None
     plan: PlanConfig = Field(default_factory=PlanConfig)
+    actuals: ActualsConfig = Field(default_factory=ActualsConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------
@@ -608,10 +641,19 @@ class ExitCosts(Strict):
     egress_per_tb: NonNegative = 0.0
 
 
-class SlaCredits(Strict):
-    """Credit as a share of the month's fee per percentage point of availability below the SLA."""
+class CreditTier(Strict):
+    """A month whose availability is below `below` is credited `credit` of its fee."""
 
-    rate_per_point: NonNegative
+    below: PositiveFraction
+    credit: Fraction
+
+
+class SlaCredits(Strict):
+    """Credit as a share of the month's fee per percentage point of availability below the SLA, or by
+    tiers (the deepest tier the month falls into applies)."""
+
+    rate_per_point: NonNegative = 0.0
+    tiers: list[CreditTier] = Field(default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]")
     cap: Fraction = Field(0.3, description="at most this share of the month's fee")
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
 

@@ -1039,7 +1039,9 @@ def shortlist(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta
 
     model = build_model(cands, scen, policy, delta, risk, money, tasks)
     A, row_lb, row_ub = model.matrix()
-    relaxed = milp(model.c, constraints=LinearConstraint(A, row_lb, row_ub), bounds=Bounds(model.lb, model.ub), options={"time_limit": float(policy.time_limit_s), "disp": False})
+    from procure.solvecache import interruptible
+
+    relaxed = interruptible(lambda: milp(model.c, constraints=LinearConstraint(A, row_lb, row_ub), bounds=Bounds(model.lb, model.ub), options={"time_limit": float(policy.time_limit_s), "disp": False}))
     if relaxed.x is None:
         return list(range(len(cands))), None
     x = relaxed.x

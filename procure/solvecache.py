@@ -36,9 +36,10 @@ import os
 import re
 import secrets
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -49,6 +50,7 @@ ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.npz")  # how procure names its entries: 
 MEMBERS = ("key.npy", "x.npy", "fun.npy", "mip_gap.npy", "mac.npy")  # the arrays an entry holds, and no other
 HEADER_ROOM = 1024  # bytes beyond its numbers an array may take in an entry (its .npy header) or the zip around it
 KEY_BYTES = 32
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -311,6 +313,34 @@ def store(key: str, solution: Solution) -> None:
         pass
 
 
+def interruptible(call: Callable[[], T]) -> T:
+    """Run `call` (a HiGHS solve, which releases the GIL) in a worker thread while the main thread
+    waits in short steps: Ctrl-C is raised in the main thread between them, so a solve of up to
+    plan.time_limit_s (3,600 s, several per plan) is abandoned at once instead of finishing first."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="procure-solver", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def solving() -> bool:
+    """Whether an abandoned solve is still running (the process then ends without waiting for it)."""
+    return any(t.name == "procure-solver" and t.is_alive() for t in threading.enumerate())
+
+
 def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> Solution:
     """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
     key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
@@ -323,7 +353,7 @@ def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, in
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
-        result = milp(c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=integrality, bounds=Bounds(lb, ub), options=dict(options))  # milp pops keys
+        result = interruptible(lambda: milp(c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=integrality, bounds=Bounds(lb, ub), options=dict(options)))  # milp pops keys
     gap = getattr(result, "mip_gap", None)
     solution = Solution(result.x, int(result.status), None if result.fun is None else float(result.fun), None if gap is None or not np.isfinite(gap) else float(gap))
     store(key, solution)

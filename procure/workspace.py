@@ -59,6 +59,7 @@ class Workspace:
     index: list[IndexLevel]  # market/index.csv, sorted by date; empty when absent
     inputs: list[InputFile] = field(default_factory=list)
     lines: dict[str, Document] = field(default_factory=dict)  # offer id -> its document
+    actuals: dict[str, Any] = field(default_factory=dict)  # offer id -> procure.actuals.OfferActuals (signed vendors' delivered evidence)
 
     def fx_rate(self, currency: str | None) -> float:
         """Units of workspace currency per unit of `currency` (validated at load)."""
@@ -123,6 +124,11 @@ def load_workspace(root: Path) -> Workspace:
         offers.append(offer)
         offer_docs[offer.id] = doc
     index = _load_index(root, problems, inputs)
+    actuals = {}
+    if (root / "actuals").is_dir():
+        from procure.actuals import load_actuals
+
+        actuals = load_actuals(root, [o.id for o in offers] if offers else seen_ids, problems, lambda path, text: _record(root, path, text, inputs))
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.
@@ -148,7 +154,7 @@ def load_workspace(root: Path) -> Workspace:
     protect([root / f.path for f in inputs])
     offers.sort(key=lambda o: o.id)
     grades.sort(key=lambda g: (g.rank, g.id))
-    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs)
+    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, actuals)
 
 
 def load_settings(root: Path) -> tuple[WorkspaceConfig, list[Grade]]:
@@ -452,6 +458,21 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
                     add(("demand", "paths", i, "name"), f"duplicate path name '{name}'")
         if demand.start is None and config.workload.tasks_per_month is None:
             add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
+        start = demand.start if demand.start is not None else config.workload.tasks_per_month
+        if start is not None:
+            # The grown demand is a figure like any other: 1 (100% a month) over 120 months is 6.6e35 times month 1.
+            from procure.demand import horizon_months
+            from procure.yamlsafe import MAX_MAGNITUDE
+
+            months = horizon_months(config)
+            factor = max([p.factor for p in demand.paths], default=1.0) if demand.paths is not None else 1.0
+            peak = start * factor * max(1.0, (1 + demand.growth) ** (months - 1))
+            if peak > MAX_MAGNITUDE:
+                add(
+                    ("demand", "growth"),
+                    f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
+                    + (f" x path factor {factor:g}" if factor != 1 else "") + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
+                )
     plan = config.plan
     if plan.cvar_limit is not None and plan.cvar_weight > 0:
         add(("plan", "cvar_limit"), "give a CVaR weight or a CVaR limit, not both")

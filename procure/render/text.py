@@ -808,7 +808,10 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
 
 def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
     headers = ["Run", "Saved (UTC)", "As of", "Label", "Top offer", "Cost per task", "Acceptable"]
-    rows = [[str(r.id), r.saved_at, str(r.as_of), r.label or "", r.top_offer or DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
+    from procure.textsafe import printable
+
+    # The database is a file like any other: what it holds is shown with visible escapes (\x1b), never obeyed.
+    rows = [[str(r.id), printable(r.saved_at), str(r.as_of), printable(r.label or ""), printable(r.top_offer) if r.top_offer else DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
     return headers, rows
 
 

@@ -1,0 +1,117 @@
+"""Hostile plan settings, fourth pass: Ctrl-C ends a solve at once, a model too large for memory is
+refused before it is built, a solver stopped by its time limit never passes off "serve nothing" as a
+plan, and grown demand is range-checked like every input.
+
+Workspaces are tests/planws.py's: one GPU-month serves 788,400 tasks; "commit" is a 12-month
+commitment at 2.00 a GPU-hour, "ondemand" pay-as-used at 3.00.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.optimize
+from clihelp import AS_OF, assert_error, run
+
+from planws import TASKS_PER_GPU_MONTH, config, offer, write
+
+
+def market(**plan: object) -> list[dict]:
+    return [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]
+
+
+# --- Ctrl-C -----------------------------------------------------------------------------------------
+
+# A market-split program (Cornuejols and Dawande, 1998): 4 rows of 40 binary variables with random
+# weights, each row's right-hand side half its sum. Notoriously hard for branch and bound: HiGHS
+# runs into its time limit (measured: the full 20 s of a 20 s limit on this seed).
+HARD = textwrap.dedent('''
+    import sys
+    import numpy as np
+    from scipy.sparse import csr_array
+    from procure import cli, plan, solvecache
+
+    def hard_then_real(model, policy, scen, cands, real=plan.solve):
+        rng = np.random.default_rng(1)
+        m, n = 4, 40
+        weights = rng.integers(0, 100, size=(m, n)).astype(float)
+        rhs = np.floor(weights.sum(axis=1) / 2)
+        A = csr_array(np.hstack([weights, np.eye(m), -np.eye(m)]))
+        c = np.concatenate([np.zeros(n), np.ones(2 * m)])
+        whole = np.concatenate([np.ones(n), np.zeros(2 * m)])
+        ub = np.concatenate([np.ones(n), np.full(2 * m, np.inf)])
+        print("solving", file=sys.stderr, flush=True)
+        solvecache.solve_milp(c, A, rhs, rhs, whole, np.zeros(n + 2 * m), ub, {"time_limit": 60.0, "disp": False})
+        return real(model, policy, scen, cands)
+
+    plan.solve = hard_then_real
+    sys.argv = ["procure", *sys.argv[1:]]
+    cli.main()
+''')
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_solve_exits_130_within_two_seconds(tmp_path):
+    ws = write(tmp_path / "ws", config(), market())
+    env = {**os.environ, "PROCURE_CACHE_DIR": ""}
+    proc = subprocess.Popen([sys.executable, "-c", HARD, "plan", "-w", str(ws), "--as-of", AS_OF], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        line = b""
+        while b"solving" not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+        assert b"solving" in line, "the solve never started"
+        time.sleep(1.0)  # well inside HiGHS's branch and bound
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail("plan still running 10 s after Ctrl-C")
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stdout, stderr = proc.stdout.read(), proc.stderr.read()
+    assert proc.returncode == 130, (proc.returncode, stderr[-2000:])
+    assert waited < 2.0, waited
+    assert b"interrupted" in stderr and b"Traceback" not in stderr and stdout == b""
+
+
+# --- grown demand -----------------------------------------------------------------------------------
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(n for n, text in enumerate(path.read_text().splitlines(), start=1) if needle in text)
+
+
+@pytest.mark.parametrize(("growth", "months"), [(1, 120), (0.3, 120)])
+def test_demand_growing_past_the_range_of_every_figure_is_refused_at_demand_growth(tmp_path, growth, months):
+    # 788,400 x 100 tasks in month 1: (1 + 1)^119 = 6.6e35 times that is 5.2e43; (1.3)^119 = 3.8e13
+    # times is 3.0e21. Both are far past 1e12, the most any figure may be; before, plan reported
+    # "optimal" at 1.4e32 USD per task.
+    cfg = config(demand={"months": months, "start": 100 * TASKS_PER_GPU_MONTH, "growth": growth, "scenarios": 20, "volatility": 0.1})
+    cfg["demand"].pop("paths")
+    ws = write(tmp_path / "ws", cfg, market())
+    for command in ("validate", "plan"):
+        result = run(command, "-w", ws, "--as-of", AS_OF)
+        assert_error(result, f"procure.yaml:{line_of(ws / 'procure.yaml', 'growth:')}: demand.growth", "1e+12", "lower demand.growth")
+
+
+def test_growth_within_range_still_plans(tmp_path):
+    # 1% a month over 24 months: month 24 is 1.01^23 = 1.257 times month 1, well within range.
+    cfg = config(demand={"months": 24, "start": 100 * TASKS_PER_GPU_MONTH, "growth": 0.01})
+    ws = write(tmp_path / "ws", cfg, market())
+    result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["demand"]["growth"] == 0.01
