@@ -550,11 +550,18 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     for offer in ws.offers:
         for warning in contradiction_warnings(offer, ws.lines[offer.id]):
             typer.echo(f"warning: {warning}", err=True)
+    from procure.evaluate import verdict_lines
+    from procure.grading import stale_grade_warnings
+
+    for warning in stale_grade_warnings(ws.grades, ws.root):
+        typer.echo(f"warning: {warning}", err=True)
     curves = len(ws.curves)
     typer.echo(
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     )
+    for line in verdict_lines(ev):
+        typer.echo(line)
 
 
 @app.command()
@@ -681,9 +688,13 @@ def compare(
     else:
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
     if format is CompareFormat.table:
+        from procure.evaluate import verdict_lines
         from procure.render.text import comparison_table
 
         _emit_table(comparison_table(ev), out, wide)
+        if out is None:
+            for line in verdict_lines(ev):
+                typer.echo(line)
         return
     if format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
@@ -1519,6 +1530,50 @@ def _workspace_folder(workspace: Path, folder: str) -> Path:
         return find_workspace(workspace) / folder
     except InputError:
         return Path(workspace) / folder
+
+
+grades_app = typer.Typer(help="Grade files and the current default grades.", no_args_is_help=True)
+app.add_typer(grades_app, name="grades")
+
+
+@grades_app.command("update")
+@handles_input_errors
+def grades_update(
+    write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+
+    A grade file written before a requirement was added (for example
+    provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
+    `procure validate` warns about it. Without --write this prints the change as a
+    unified diff and writes nothing.
+
+    Examples:
+
+    \b
+        procure grades update
+        procure grades update --write
+    """
+    import difflib
+
+    from procure.fileio import write_atomic
+    from procure.grading import stale_grades
+    from procure.workspace import find_workspace
+
+    root = find_workspace(workspace)
+    found = stale_grades(root)
+    if not found:
+        _say("every grade file has the requirements of the current default grade of its id")
+        return
+    for stale in found:
+        diff = difflib.unified_diff(stale.current_text.splitlines(keepends=True), stale.updated_text.splitlines(keepends=True), f"{stale.file} (now)", f"{stale.file} (updated)")
+        sys.stdout.write("".join(diff))
+        if write:
+            write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
+            _say(f"wrote {stale.file}")
+    if not write:
+        _say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
 
 
 perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True)

@@ -29,7 +29,7 @@ from procure.costing import HOURS_PER_MONTH, cost_arrays
 from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
 from procure.evaluate import CostInputs, Evaluation, OfferRecord, evaluate_with_inputs
-from procure.models import Offer, PlanConfig
+from procure.models import Burst, Offer, PlanConfig
 from procure.scenarios import claim_low_end
 from procure.workspace import Workspace
 
@@ -229,7 +229,10 @@ class Unit:
 def eligible(record: OfferRecord) -> tuple[bool, str]:
     """Acceptable offers, and offers that fail only the capacity gate (too small alone, usable in a portfolio)."""
     failing = [g for g in record.gates if not g.passed]
-    if record.acceptable or (failing and all(g.gate == "capacity" for g in failing)):
+    # Spot capacity serves only as pay-as-used burst (candidates gives it a source, never a commitment);
+    # its interruptions are priced in its capacity, so the availability gate does not bar it.
+    burst_ok = getattr(record, "role", "primary") == "burst" and all(g.gate in ("availability", "capacity") for g in failing)
+    if record.acceptable or burst_ok or (failing and all(g.gate == "capacity" for g in failing)):
         if record.pricing_basis == "per_token":
             ok = record.metrics.get("rent_per_task") is not None
         else:
@@ -272,18 +275,21 @@ def candidates(ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_
         node = offer.service.node_gpus
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
-        if not offer.on_demand:
+        spot = getattr(record, "role", "primary") == "burst"
+        if not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
             price = float(m["rent"] or 0.0)
             cand.commits.append(Commit(index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node))
-        for k, option in enumerate(offer.pricing.commit_options):
+        for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)
             high = max(supply // node, low)
             commit = Commit(index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node)
             cand.commits.append(commit)
             pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus)}, node))
         burst = offer.pricing.burst
+        if burst is None and spot and offer.pricing.gpu_hour is not None:
+            burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
         if burst is not None:
             source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month)
             cand.source = source

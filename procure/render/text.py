@@ -107,7 +107,9 @@ def number(value: float | None, digits: int = 0) -> str:
 
 
 def first_reason(record: OfferRecord) -> str:
-    return record.reasons[0] if record.reasons else ""
+    if record.reasons:
+        return record.reasons[0]
+    return "unrated: availability unverified; rate before signing" if record.rating_state == "unrated" else ""
 
 
 def grade_label(record: OfferRecord) -> str:
