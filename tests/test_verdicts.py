@@ -292,3 +292,45 @@ def test_a_stale_grade_file_is_warned_about_and_updated_only_when_asked(ws):
 def test_interruption_share_formula():
     # docs/ratings.md: 1 - interruptions x restart minutes / (730 x 60)
     assert math.isclose(1 - 6 * 20 / (730 * 60), 0.9972602739726028)
+
+
+def test_docs_workspace_describes_every_offer_grade_workload_assumption_and_policy_field():
+    """docs/workspace.md names every field of an offer and a grade, and of procure.yaml's workload,
+    assumptions, policy and rating, with its effect on the verdict."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from procure.models import Grade, Offer, WorkspaceConfig
+
+    text = (Path(__file__).parent.parent / "docs" / "workspace.md").read_text()
+
+    def model_in(annotation):
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return annotation
+        for arg in typing.get_args(annotation):
+            found = model_in(arg)
+            if found is not None:
+                return found
+        return None
+
+    def leaves(model, prefix=""):
+        for name, info in model.model_fields.items():
+            nested = model_in(info.annotation)
+            if nested is not None and nested is not model:
+                yield from leaves(nested, prefix + name + ".")
+            else:
+                yield prefix + name
+
+    def named(path):
+        # a field is named by its full path, or as `.leaf` after its parent's full path on the same row,
+        # or inside its parent's parenthesis (`pricing.fees` (`name` and one of `once`, ...))
+        parent, _, leaf = path.rpartition(".")
+        return f"`{path}`" in text or (parent and f"`{parent}" in text and (f"`.{leaf}`" in text or f"`{leaf}`" in text))
+
+    wanted = list(leaves(Offer)) + list(leaves(Grade))
+    wanted += [p for p in leaves(WorkspaceConfig) if p.split(".")[0] in ("workload", "assumptions", "policy", "rating", "currency", "as_of")]
+    missing = [p for p in wanted if not named(p)]
+    assert missing == [], missing
+    for section in ("uncertainty", "horizon", "demand", "plan", "hedge", "index", "market", "reevaluate", "actuals"):
+        assert f"`{section}`" in text

@@ -122,11 +122,14 @@ Column = tuple[str, Callable[[OfferRecord], str]]
 
 def comparison_columns(currency: str, ranges: bool = False, horizon_months: int | None = None) -> list[Column]:
     """The comparison's columns; with `ranges`, the Monte Carlo P10/P50/P90 and probability of being cheapest;
-    with `horizon_months` (ranked by the horizon), the horizon cost per task the ranking sorts by."""
+    with `horizon_months` (compare --horizon N), the horizon's commitment and cost per task."""
     columns = _base_columns(currency)
     if horizon_months:
         at = next(i for i, (title, _) in enumerate(columns) if title == f"{currency}/task") + 1
-        columns[at:at] = [(f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task")))]
+        columns[at:at] = [
+            (f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task"))),
+            (f"Commit {currency}", lambda r: cash(r.metrics.get("total_commitment"))),
+        ]
     if ranges:
         def band(key: str) -> Callable[[OfferRecord], str]:
             return lambda r: per_task(getattr(r.uncertainty, key)) if r.uncertainty else DASH
@@ -186,7 +189,7 @@ def comparison_table(ev: Evaluation) -> Table:
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
     table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
     for record in ev.offers:
@@ -229,12 +232,13 @@ def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | 
 
 
 def to_markdown(ev: Evaluation) -> str:
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     headers = [title for title, _ in columns]
     rows = [[cell(r) for _, cell in columns] for r in ev.offers]
     parts = [
         f"# Offer comparison: cost per successful task ({ev.currency})",
         "",
+        *([_md_cell(ev.recommendation.headline), ""] if ev.recommendation else []),
         _md_cell(workload_line(ev)),
         "",
         markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
