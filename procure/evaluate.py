@@ -23,6 +23,7 @@ from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, throughput_at, ttft_at
 from procure.rating import RATE_BEFORE_SIGNING, UNRATED, AvailabilityLayers, Rating, ReliabilityResult, assign_tiers, availability_layers, method_text, published_disagrees, rate_offer, reliability_of
 from procure.cashflow import HorizonResult
+from procure.decision import Recommendation
 from procure.uncertainty import OfferRange, UncertaintyInfo
 from procure.workspace import IndexLevel, Workspace
 
@@ -275,6 +276,9 @@ class Evaluation(BaseModel):
     grades: list[GradeInfo]
     rating_method: str
     summary: Summary
+    recommendation: Recommendation | None = Field(
+        None, description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and the reports; null from evaluate)"
+    )
     uncertainty: UncertaintyInfo | None = None
     horizon_months: int | None = None
     rank_by: str = Field("cost_per_task", description="cost_per_task, or horizon_cost_per_task with a horizon")
@@ -570,6 +574,7 @@ def _record(
     reasons = [g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))]
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
+    reasons = _root_cause_first(gates, reasons, rating)
     notes = _notes(offer, workspace)
     notes += [f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail]
     for path in rating.contract_overrides:
@@ -681,6 +686,23 @@ def _customer_jobs(offer: Offer) -> list[str]:
 
 def _pct(value: float) -> str:
     return f"{value:.2%}"
+
+
+def _root_cause_first(gates: list[GateResult], reasons: list[str], rating: Rating) -> list[str]:
+    """The reason shown first is the root cause: an availability below the minimum because the operator's
+    checklist has a critical failure (which sets the lowest reliability band) comes after the failure itself
+    (the security gate's reason when it fails too), and says what caused it."""
+    failed = {g.gate: g for g in gates if not g.passed}
+    availability = failed.get("availability")
+    if availability is None or not rating.critical_failures or availability.detail not in reasons:
+        return reasons
+    cause = f"{availability.detail} (the lowest reliability band: critical failure {'; '.join(rating.critical_failures)})"
+    ordered = [cause if r == availability.detail else r for r in reasons]
+    security = failed.get("security")
+    if security is not None and security.detail in ordered:
+        ordered.remove(security.detail)
+        ordered.insert(0, security.detail)
+    return ordered
 
 
 def _gates(
