@@ -710,7 +710,7 @@ def compare(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
@@ -1419,7 +1419,7 @@ def cashflow(
         procure cashflow --offer northwind-b200-mc --format csv
         procure cashflow --out cashflow.xlsx
     """
-    from procure.evaluate import evaluate as run_evaluation
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, CompareFormat.table)
@@ -1429,7 +1429,7 @@ def cashflow(
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
     ws = load_workspace(workspace)
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
-    ev = run_evaluation(ws, _day(as_of), None, months, True)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
     if format is CompareFormat.table:
@@ -1441,7 +1441,7 @@ def cashflow(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
     else:
         from procure.render.text import cashflow_text

@@ -425,6 +425,47 @@ def demand_levels(scen: Scenarios, levels: int) -> tuple[np.ndarray, np.ndarray]
     return out, weights
 
 
+# The most nonzeros a plan's program may have. HiGHS needs about 1.5 kB of memory a nonzero (measured:
+# 600,420 nonzeros, 120 months x 1,000 levels x 2 offers with a penalty, peaked at 1.08 GB and took
+# 38 s), so this is about 1.5 GB; 120 months x 10,000 levels ended in std::bad_alloc after 40 s.
+MAX_NONZEROS = 1_000_000
+
+
+def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> int:
+    """The nonzeros of the program `build_model` would write, counted from its dimensions before
+    anything is built: the rows of every scenario-month dominate (levels x months x pay-as-used sources)."""
+    S, H = min(scen.count, policy.levels), scen.months
+    P = sum(1 for c in cands if c.source is not None)
+    penalty = policy.unserved_penalty_per_task is not None
+    unit_months = sum(u.last - u.first + 1 for u in _units(cands, H))
+    total = H + unit_months + S * H * (1 + P + penalty) + 2 * P * S * H + 6 * len(_units(cands, H)) + len(cands) * H
+    if not penalty:
+        total += H * (1 + P)
+    if policy.max_vendor_share < 1:
+        total += P * S * H + 3 * P + 3 * len(cands)
+    if risk.active:
+        total += H + unit_months + len(cands) * H + S * H * (4 + P + penalty)
+    return total
+
+
+def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> None:
+    """Refuse, before building it, a program too large for memory; name the settings that size it."""
+    size = model_size(cands, scen, policy, risk)
+    if size <= MAX_NONZEROS:
+        return
+    levels = min(scen.count, policy.levels)
+    sources = sum(1 for c in cands if c.source is not None)
+    lower = (["plan.levels" + (f" ({policy.levels})" if policy.levels <= scen.count else "")] if scen.count > 2 else []) + (
+        [f"demand.scenarios ({scen.count})"] if scen.sampled and scen.count <= policy.levels else []
+    ) + [f"demand.months ({scen.months})"]
+    raise InputError([Problem(
+        "procure.yaml", None, "plan.levels" if policy.levels <= scen.count else ("demand.scenarios" if scen.sampled else "demand.months"),
+        f"the plan's program would have about {size:,} nonzeros ({levels:,} demand levels x {scen.months} months x {sources} pay-as-used offers"
+        + (", a penalty" if policy.unserved_penalty_per_task is not None else "") + (", CVaR" if risk.active else "")
+        + f"), over the {MAX_NONZEROS:,} the solver can take in about 1.5 GB; lower " + ", ".join(lower),
+    )])
+
+
 def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float) -> Model:
     """Assemble the MILP. Money in units of `money`, tasks in units of `tasks` (for the solver's numerics)."""
     levels, level_weights = demand_levels(scen, policy.levels)
@@ -1087,6 +1128,8 @@ def make_plan(
     money, tasks = _scales(cands, scen)
     penalty = policy.unserved_penalty_per_task
 
+    check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
+
     # Single offers: the baseline the plan must beat.
     singles = [(c.id, single_offer(c, i, scen, delta, penalty)) for i, c in enumerate(cands)]
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
@@ -1121,6 +1164,13 @@ def make_plan(
         if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
             units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, s_in, s_out, s_fig, cands
             notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
+    if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
+        # With a penalty, serving nothing is feasible: a solver stopped early may hold nothing better.
+        raise InputError([Problem(
+            "procure.yaml", None, "plan.time_limit_s",
+            f"the solver stopped at its time limit ({policy.time_limit_s:g} s) before finding a plan that serves any demand "
+            "(its best leaves every task unserved at plan.unserved_penalty_per_task); raise plan.time_limit_s, or lower plan.levels or demand.scenarios",
+        )])
     saving = saving_share = None
     if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
         saving = single_block.expected_cost_per_task - fig.cost_per_task

@@ -6,7 +6,7 @@ Renderers format; they never compute a figure. Every number comes from the Evalu
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
 from procure.textsafe import csv_writer, formula_like, markdown_text
@@ -922,8 +922,12 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 # --- spreadsheets -------------------------------------------------------------------------------
 
 
-def to_xlsx(ev: Evaluation) -> bytes:
-    """The comparison as a workbook: one sheet per table, numbers stored as numbers."""
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
+    """The comparison as a workbook: one sheet per table, numbers stored as numbers.
+
+    With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
+    first, whose costs and ranks are live formulas (render/workbook.py).
+    """
     try:
         from openpyxl import Workbook
     except ImportError:
@@ -971,11 +975,17 @@ def to_xlsx(ev: Evaluation) -> bytes:
     for f in ev.inputs:
         inputs.append([f.path, f.sha256])
     # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
+    from procure.render.workbook import add_live_sheets, finish
+
     for sheet_ in book.worksheets:
         for row in sheet_.iter_rows():
             for cell in row:
                 if formula_like(cell.value):
                     cell.data_type = "s"
+        if sheet_.title != "Inputs":
+            finish(sheet_)
+    if cost_inputs is not None:
+        add_live_sheets(book, ev, cost_inputs)  # its text values are kept as text there; its formulas are ours
     buffer = io.BytesIO()
     book.save(buffer)
     return _fixed_times(buffer.getvalue(), stamp)
