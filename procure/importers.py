@@ -311,6 +311,7 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
         if not book.worksheets:
             raise InputError([Problem(display, None, "", "the workbook has no worksheet")])
         sheet = book.worksheets[0]
+        hidden_rows, hidden_columns = _scan_sheet(book, sheet, display)
         # The sheet's stated dimension is the sender's claim: a short one would silently cut rows
         # or columns off, so every cell present is read instead.
         sheet.reset_dimensions()
@@ -333,7 +334,70 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
         book.close()
     if not rows:
         raise InputError([Problem(display, None, "", "empty worksheet: expected a header row of field paths")])
+    _refuse_hidden(display, rows, hidden_rows, hidden_columns)
     return Sheet(display, rows[0][1], rows[1:])
+
+
+def _refuse_hidden(display: str, rows: list[tuple[int, list[Any]]], hidden_rows: set[int], hidden_columns: set[int]) -> None:
+    """A hidden row or column that holds a value is refused by name: it would be imported unseen
+    (hidden rows or columns that are empty, such as the unused columns to the sheet's end, are fine)."""
+    rows_found = sorted(number for number, values in rows if number in hidden_rows and any(v is not None for v in values))
+    columns_found = sorted(i for i in hidden_columns if any(i < len(values) and values[i] is not None for _, values in rows))
+    if not rows_found and not columns_found:
+        return
+    header = rows[0][1]
+
+    def column(i: int) -> str:
+        name = header[i] if i < len(header) and isinstance(header[i], str) else None
+        return f"{_letters(i)} ({name})" if name else _letters(i)
+
+    named = ([("rows " if len(rows_found) > 1 else "row ") + ", ".join(map(str, rows_found[:10])) + (" ..." if len(rows_found) > 10 else "")] if rows_found else []) + (
+        [("columns " if len(columns_found) > 1 else "column ") + ", ".join(column(i) for i in columns_found[:10]) + (" ..." if len(columns_found) > 10 else "")] if columns_found else []
+    )
+    raise InputError([Problem(display, rows_found[0] if rows_found else None, _letters(columns_found[0]) if columns_found else "",
+                              f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: unhide or delete them, then import again")])
+
+
+def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]]:
+    """Read the sheet's XML as a stream before openpyxl builds any row: a row is refused at its
+    501st cell (openpyxl would first build the whole row: one row of 2 M cells took 11-22 s and
+    970 MB before "too many columns"), and hidden rows and columns, which a reader of the sheet does
+    not see but which would be imported (a hidden column set published_tier), are returned: the row
+    numbers and the 0-based column indexes."""
+    from xml.etree.ElementTree import ParseError, XMLPullParser
+
+    parser = XMLPullParser(events=("start", "end"))
+    hidden_rows: set[int] = set()
+    hidden_columns: set[int] = set()
+    rows = cells = number = 0
+    try:
+        with book._archive.open(sheet._worksheet_path) as stream:
+            while chunk := stream.read(64 * 1024):
+                parser.feed(chunk)
+                for event, element in parser.read_events():
+                    tag = element.tag.rsplit("}", 1)[-1]
+                    if event == "end":
+                        if tag == "row":
+                            element.clear()  # what was read of a row is dropped as soon as it ends
+                        continue
+                    if tag == "row":
+                        rows, cells = rows + 1, 0
+                        stated = element.get("r") or ""
+                        number = int(stated) if stated.isdigit() else rows
+                        if rows > MAX_ROWS + 1:
+                            raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
+                        if element.get("hidden") in ("1", "true"):
+                            hidden_rows.add(number)
+                    elif tag == "c":
+                        cells += 1
+                        if cells > MAX_COLUMNS:
+                            raise InputError([Problem(display, number, "", f"too many columns (over {MAX_COLUMNS:,}; the row was not read further)")])
+                    elif tag == "col" and element.get("hidden") in ("1", "true"):
+                        first, last = int(element.get("min", "1")), int(element.get("max", "1"))
+                        hidden_columns.update(range(first - 1, min(last, MAX_COLUMNS)))  # Excel hides the unused columns to the end: capped
+    except (ParseError, ValueError, OSError, KeyError) as exc:
+        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
+    return hidden_rows, hidden_columns
 
 
 # A workbook is a zip of XML: a small file can expand to gigabytes (a zip bomb, or millions of empty
