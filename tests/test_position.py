@@ -200,7 +200,7 @@ def cli_problem_lines(result) -> list[str]:
     ("args", "message"),
     [
         (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --offer, not both"),
-        (("--current-offer", "zulu"), "offers/: no offer with id 'zulu'"),
+        (("--current-offer", "zulu"), "offers/: no offer with id 'zulu' (known: alpha, bravo, charlie, delta, echo)"),
         (("--current", "0"), "--current: must be greater than 0 (got 0)"),
         (("--current", "-0.5"), "--current: must be greater than 0 (got -0.5)"),
     ],
