@@ -200,7 +200,8 @@ def small_plan(tmp_path_factory):
     root = tmp_path_factory.mktemp("plan-memo")
     cfg = planws.config(market={"own": [{"cost_per_task": 4.0 / planws.TASKS_PER_GPU_HOUR, "date": "2026-11-29"}]})
     offers = [
-        planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-12-20"),
+        # delivered on the as-of date: the plan has its capacity from the first day (the hand-worked figures below assume it)
+        planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-11-29"),
         planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
     ]
     planws.write(root, cfg, offers)
@@ -273,7 +274,7 @@ def test_plan_risks_are_priced_from_the_plan(small_plan):
     risks = {r.risk: r for r in m.risks}
     # Delivery: a month without the commitment buys its 100 GPUs on demand on both paths: 0.5 x (219,000 + 438,000)
     # - (146,000 + 0.5 x 219,000) = 328,500 - 255,500 = 73,000 a month late.
-    late = risks["Vendor commit delivers later than 2026-12-20"]
+    late = risks["Vendor commit delivers later than 2026-11-29"]
     assert late.impact == pytest.approx(73_000) and late.likelihood == "medium"  # no late-delivery credit
     # Failure: the prepayment 0.25 x 1,752,000 = 438,000 plus 12 months x 73,000 = 876,000 on demand.
     fails = risks["Vendor commit fails during its term"]
@@ -318,7 +319,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     vendor = covered.stress.vendors[0]
     vendor.extra_spend, vendor.extra_first_month, vendor.unserved_share = -5_000_000.0, -100_000.0, 0.0
     risks = {r.risk: r for r in board._plan_risks(covered, ev, hedge_asked=True)}
-    late = risks["Vendor commit delivers later than 2026-12-20"]
+    late = risks["Vendor commit delivers later than 2026-11-29"]
     assert late.impact == 0 and late.impact_basis.startswith("none: the rest of the plan")
     fails = risks["Vendor commit fails during its term"]
     assert fails.impact == pytest.approx(438_000) and "the rest of the plan's capacity serves the demand" in fails.impact_basis
