@@ -66,6 +66,6 @@ def write_example(target: Path) -> list[Path]:
         raise InputError([Problem(str(target / clashes[0]), None, "", f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder")])
     written = []
     for relative in files:
-        write_atomic(target / relative, (root / relative).read_bytes())
+        write_atomic(target / relative, (root / relative).read_bytes(), replace_inputs=True)  # init writes a workspace; clashes were refused above
         written.append(target / relative)
     return written

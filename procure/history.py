@@ -116,6 +116,11 @@ def connect(root: Path, create: bool = True) -> sqlite3.Connection:
 
 def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
     """Store one Evaluation in one transaction; returns its run id."""
+    from procure.textsafe import printable, unsafe_characters
+
+    found = unsafe_characters(label) if label is not None else None
+    if found:  # a label is shown by `history` like vendor text: an escape sequence would drive the terminal
+        raise InputError([Problem("--label", None, "", f"holds {found} ({printable(label or '')}): refused, as in vendor text; nothing was saved")])
     leader = ev.ranked[0] if ev.ranked else None
     row = (
         datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
@@ -151,6 +156,9 @@ def _damaged(exc: Exception) -> InputError:
 
 
 def list_runs(root: Path) -> list[RunInfo]:
+    """The saved runs, oldest first; none (not an error) before the first `evaluate --save`."""
+    if not (Path(root) / HISTORY_FILE).exists() and not (Path(root) / HISTORY_FILE).is_symlink():
+        return []
     with closing(connect(root, create=False)) as db:
         try:
             rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
@@ -185,7 +193,7 @@ def latest_run_id(root: Path, before: int | None = None) -> int | None:
 
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
-MAX_EVALUATION_BYTES = 100 * 1024 * 1024
+MAX_EVALUATION_BYTES = 16 * 1024 * 1024  # an offer takes about 12 kB (the example: 12 offers, 148 kB), parsing about 13 times the file
 
 
 def run_id(ref: str) -> int | None:
@@ -216,10 +224,22 @@ def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
 
 def _check_text(ev: Evaluation, display: str) -> None:
     """An Evaluation file is input like any other: text holding control characters or bidirectional
-    overrides (which would drive or spoof the terminal) is refused, with where it is."""
+    overrides (which would drive or spoof the terminal) is refused, with where it is; so is a number
+    that is not finite (NaN compares unequal to everything, so NaN costs would read as "no changes")
+    and an offer id listed twice (500 copies of each offer would read as "the same 12 offers")."""
+    import math
+
     from procure.textsafe import unsafe_characters
 
+    seen: dict[str, int] = {}
+    for index, record in enumerate(ev.offers):
+        if record.id in seen:
+            raise InputError([Problem(display, None, f"offers[{index}].id", f"offer {record.id} is listed twice (also offers[{seen[record.id]}]): each offer appears once")])
+        seen[record.id] = index
+
     def walk(value: Any, where: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError([Problem(display, None, where, f"is {value}: every figure of an Evaluation is a finite number")])
         if isinstance(value, str):
             found = unsafe_characters(value)
             if found:
@@ -232,7 +252,7 @@ def _check_text(ev: Evaluation, display: str) -> None:
             for index, item in enumerate(value):
                 walk(item, f"{where}[{index}]")
 
-    walk(ev.model_dump(mode="json"), "")
+    walk(ev.model_dump(), "")  # Python values: the JSON form would show NaN as null
 
 
 def _parse(text: str, display: str) -> Evaluation:

@@ -14,7 +14,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from procure.errors import InputError, Problem
+from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation
 from procure.models import MarketConfig
 
@@ -98,7 +98,7 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         try:
             record = ev.offer(current_offer)
         except KeyError:
-            raise InputError([Problem("offers/", None, "", f"no offer with id '{current_offer}'")]) from None
+            raise InputError([unknown_offer(current_offer, [o.id for o in ev.offers])]) from None
         if record.metrics["cost_per_task"] is None:
             raise InputError([Problem("offers/", None, "", f"offer '{current_offer}' has no cost per task ({'; '.join(record.reasons)})")])
         current, label = record.metrics["cost_per_task"], f"offer {current_offer}"

@@ -123,7 +123,7 @@ def test_out_writes_the_file(data_dir, tmp_path):
     ("args", "message"),
     [
         (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --offer, not both"),
-        (("--offer", "zulu"), "offers/: no offer with id 'zulu'"),
+        (("--offer", "zulu"), "offers/: no offer with id 'zulu' (known: alpha, bravo, charlie, delta, echo)"),
         (("--current", "0"), "--current: must be greater than 0 (got 0)"),
         (("--current", "-1"), "--current: must be greater than 0 (got -1)"),
     ],

@@ -112,17 +112,13 @@ def test_a_pure_on_demand_offer_is_valid_and_priced_in_compare(tmp_path):
     assert od["metrics"]["cost_per_task"] == pytest.approx(6 / 1080) and od["metrics"]["fill"] == 1.0
 
 
-def test_demand_beyond_every_offer_is_priced_unserved_and_said_first(tmp_path):
-    # 1,000 + 50 GPUs; the high path needs 200 x 1.4^11 (about 8,100) GPUs' worth in month 12: no plan serves it all.
-    # Without plan.unserved_penalty_per_task the plan prices what it leaves at the stated default and says so first.
+def test_demand_beyond_every_offer_names_the_scenario_and_month(tmp_path):
     cfg, offers = market()
-    offers[1]["pricing"]["burst"]["max_gpus"] = 50
+    offers[1]["pricing"]["burst"]["max_gpus"] = 50  # 1,000 + 50 GPUs; the high path needs 200 x 30 in month 12
     cfg["demand"] = {**cfg["demand"], "growth": 0.4}
     ws = write(tmp_path / "ws", cfg, offers)
-    result = run("plan", "--as-of", AS_OF, "-w", ws, "--format", "markdown")
-    assert result.exit_code == 0, result.output
-    first = result.stdout.splitlines()[0]
-    assert "of the expected demand is left unserved" in first and "plan.unserved" in first
+    stderr = assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "scenario high, month 12", "unserved_penalty_per_task")
+    assert "demand" in stderr
 
 
 def test_vendor_share_below_one_with_one_vendor(tmp_path):

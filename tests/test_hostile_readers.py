@@ -279,5 +279,5 @@ def test_a_locked_history_is_reported_as_busy_within_seconds(workspace_copy, mon
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert len(json.loads(run("history", "-f", "json", "-w", ws).stdout)) == 1
+    assert len(json.loads(run("history", "-f", "json", "-w", ws).stdout)["runs"]) == 1
     assert re.search(r"saved run 2", run("evaluate", "--save", "-w", ws, "--as-of", AS_OF).stderr)

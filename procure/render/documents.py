@@ -178,11 +178,15 @@ def render_html(
         "hedge": extras.hedge,
         "hedge_missing": extras.hedge_missing,
         "benchmark": extras.benchmark,
+        "benchmark_notes": extras.benchmark_notes,
         "sensitivity": extras.sensitivity,
         "plan": extras.plan,  # the procurement plan (PlanResult) when procure.yaml has demand:, else None
         "plan_summary": _plan_summary(extras),
         "plan_missing": extras.plan_missing,
         "memo": extras.memo,
+        "rec": extras.recommendation,
+        "reading": _reading_words(ev),
+        "ask": vendor_asks(extras.recommendation, ev.currency) if extras.recommendation is not None else [],
         "football": extras.football,
         "cases": [case.name for case in extras.cases],
         "odds": cheapest_odds(ev),
@@ -191,6 +195,18 @@ def render_html(
         "toc_pages": toc_pages,
     }
     return env.get_template(f"{kind}.html").render(**context)
+
+
+def _reading_words(ev: Evaluation) -> str:
+    from procure.board import READING_WORDS
+
+    return READING_WORDS.get(ev.assumptions.interpolation or "", "from the measured speeds")
+
+
+def vendor_asks(rec: Any, currency: str) -> list[Any]:
+    from procure.board import vendor_asks as asks
+
+    return asks(rec, currency)
 
 
 def _plan_summary(extras: ReportExtras) -> str | None:

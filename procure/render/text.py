@@ -6,7 +6,7 @@ Renderers format; they never compute a figure. Every number comes from the Evalu
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
 from procure.textsafe import csv_writer, formula_like, markdown_text
@@ -107,7 +107,9 @@ def number(value: float | None, digits: int = 0) -> str:
 
 
 def first_reason(record: OfferRecord) -> str:
-    return record.reasons[0] if record.reasons else ""
+    if record.reasons:
+        return record.reasons[0]
+    return "unrated: availability unverified; rate before signing" if record.rating_state == "unrated" else ""
 
 
 def grade_label(record: OfferRecord) -> str:
@@ -120,11 +122,14 @@ Column = tuple[str, Callable[[OfferRecord], str]]
 
 def comparison_columns(currency: str, ranges: bool = False, horizon_months: int | None = None) -> list[Column]:
     """The comparison's columns; with `ranges`, the Monte Carlo P10/P50/P90 and probability of being cheapest;
-    with `horizon_months` (ranked by the horizon), the horizon cost per task the ranking sorts by."""
+    with `horizon_months` (compare --horizon N), the horizon's commitment and cost per task."""
     columns = _base_columns(currency)
     if horizon_months:
         at = next(i for i, (title, _) in enumerate(columns) if title == f"{currency}/task") + 1
-        columns[at:at] = [(f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task")))]
+        columns[at:at] = [
+            (f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task"))),
+            (f"Commit {currency}", lambda r: cash(r.metrics.get("total_commitment"))),
+        ]
     if ranges:
         def band(key: str) -> Callable[[OfferRecord], str]:
             return lambda r: per_task(getattr(r.uncertainty, key)) if r.uncertainty else DASH
@@ -184,7 +189,7 @@ def comparison_table(ev: Evaluation) -> Table:
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
     table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
     for record in ev.offers:
@@ -227,12 +232,13 @@ def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | 
 
 
 def to_markdown(ev: Evaluation) -> str:
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     headers = [title for title, _ in columns]
     rows = [[cell(r) for _, cell in columns] for r in ev.offers]
     parts = [
         f"# Offer comparison: cost per successful task ({ev.currency})",
         "",
+        *([_md_cell(ev.recommendation.headline), ""] if ev.recommendation else []),
         _md_cell(workload_line(ev)),
         "",
         markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
@@ -808,7 +814,10 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
 
 def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
     headers = ["Run", "Saved (UTC)", "As of", "Label", "Top offer", "Cost per task", "Acceptable"]
-    rows = [[str(r.id), r.saved_at, str(r.as_of), r.label or "", r.top_offer or DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
+    from procure.textsafe import printable
+
+    # The database is a file like any other: what it holds is shown with visible escapes (\x1b), never obeyed.
+    rows = [[str(r.id), printable(r.saved_at), str(r.as_of), printable(r.label or ""), printable(r.top_offer) if r.top_offer else DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
     return headers, rows
 
 
@@ -909,8 +918,12 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 # --- spreadsheets -------------------------------------------------------------------------------
 
 
-def to_xlsx(ev: Evaluation) -> bytes:
-    """The comparison as a workbook: one sheet per table, numbers stored as numbers."""
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
+    """The comparison as a workbook: one sheet per table, numbers stored as numbers.
+
+    With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
+    first, whose costs and ranks are live formulas (render/workbook.py).
+    """
     try:
         from openpyxl import Workbook
     except ImportError:
@@ -958,11 +971,17 @@ def to_xlsx(ev: Evaluation) -> bytes:
     for f in ev.inputs:
         inputs.append([f.path, f.sha256])
     # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
+    from procure.render.workbook import add_live_sheets, finish
+
     for sheet_ in book.worksheets:
         for row in sheet_.iter_rows():
             for cell in row:
                 if formula_like(cell.value):
                     cell.data_type = "s"
+        if sheet_.title != "Inputs":
+            finish(sheet_)
+    if cost_inputs is not None:
+        add_live_sheets(book, ev, cost_inputs)  # its text values are kept as text there; its formulas are ours
     buffer = io.BytesIO()
     book.save(buffer)
     return _fixed_times(buffer.getvalue(), stamp)
