@@ -334,3 +334,27 @@ def test_docs_workspace_describes_every_offer_grade_workload_assumption_and_poli
     assert missing == [], missing
     for section in ("uncertainty", "horizon", "demand", "plan", "hedge", "index", "market", "reevaluate", "actuals"):
         assert f"`{section}`" in text
+
+
+@pytest.mark.parametrize("target", ["../outside.csv", "/etc/hostname"])
+def test_a_status_history_outside_the_workspace_is_refused(ws, target):
+    (ws.parent / "outside.csv").write_text("start,end,impact,components\n")
+    edit(ws / "offers" / "api-history.yaml", "history/api.csv", target)
+    result = run("validate", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert f"operator.status_history.file: links outside the workspace: {target}" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_solved_plan_uses_spot_only_as_pay_as_used(ws):
+    """A plan solve (about 10 s): the spot offer appears only as a pay-as-used source, never committed."""
+    import json
+
+    with open(ws / "procure.yaml", "a") as handle:
+        handle.write("demand:\n  months: 6\n  growth: 0.0\n  volatility: 0.2\n  scenarios: 50\n")
+    result = run("plan", "-w", ws, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    lines = json.loads(result.stdout)["plan"]
+    spot = [x for x in lines if x["offer"] == "spot-cluster"]
+    assert spot and all(x["role"] == "pay_as_used" for x in spot)
+    assert all(x["offer"] != "spot-cluster" for x in lines if x["role"] == "commit")

@@ -854,6 +854,25 @@ def diff_rows(result: Diff, changed_only: bool = False) -> tuple[list[str], list
     return headers, rows
 
 
+def explanation_lines(result: Diff) -> list[str]:
+    """Why each moved offer moved: the inputs that changed (old -> new) and the share of the move each explains."""
+    lines = []
+    for o in result.offers:
+        if o.status != "present":
+            continue
+        if o.explained_by:
+            share = f" ({o.cost_change_share:+.1%})" if o.cost_change_share is not None else ""
+            parts = ", ".join(f"{d.label} {_figure(d.before)} -> {_figure(d.after)} ({d.share:.0%})" for d in o.explained_by)
+            lines.append(f"{o.id}: cost per task {per_task(o.cost_before)} -> {per_task(o.cost_after)}{share}: {parts}")
+        elif o.rank_changed and o.cost_before is not None and o.cost_before == o.cost_after:
+            lines.append(f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other offers moved")
+    return lines
+
+
+def _figure(value: float | None) -> str:
+    return DASH if value is None else f"{value:.4g}"
+
+
 def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only: bool = False) -> list[str]:
     lines = [f"{result.base} (as of {result.base_as_of}) against {result.head} (as of {result.head_as_of})."]
     if result.unchanged:
@@ -868,6 +887,7 @@ def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only:
         lines.append(f"The cheapest acceptable offer is still {result.leader_after or 'none'}.")
     if result.assumptions:
         lines.append("procure.yaml changed: " + "; ".join(f"{c.path} from {c.before} to {c.after}" for c in result.assumptions))
+    lines += explanation_lines(result)
     for b in breached or []:
         lines.append(f"BREACH {b.condition}: {b.detail}")
     return lines
