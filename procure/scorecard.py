@@ -419,7 +419,10 @@ def delivered_evidence(workspace: Any, day: date, offers: list[Any], costs: list
     found = {}
     for offer_id in sorted(workspace.actuals):
         if offer_id in promised:
-            found[offer_id] = score_vendor(workspace, stand_in, offer_id, day).evidence
+            cache = workspace.actuals[offer_id].evidence_cache
+            if day not in cache:
+                cache[day] = score_vendor(workspace, stand_in, offer_id, day).evidence
+            found[offer_id] = cache[day]
     return found
 
 
