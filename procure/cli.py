@@ -498,13 +498,16 @@ def _hashed(path: Path) -> list[dict[str, str]]:
     return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
 
 
-def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
-    """A table on the terminal fits its width (least important columns left out, and named) unless --wide."""
+def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None) -> None:
+    """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
+    `first` is a line printed above it (the recommendation)."""
     _quiet()
     if out is None:
         from procure.render.fit import fit, hidden_note, natural_width
 
         console = _console()
+        if first:
+            console.print(first)
         if wide:
             from rich.console import Console
 
@@ -519,6 +522,8 @@ def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
     from rich.console import Console
 
     console = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
+    if first:
+        console.print(first)
     console.print(table)
     _emit(console.export_text(), out)
 
@@ -551,11 +556,18 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     for offer in ws.offers:
         for warning in contradiction_warnings(offer, ws.lines[offer.id]):
             typer.echo(f"warning: {warning}", err=True)
+    from procure.evaluate import verdict_lines
+    from procure.grading import stale_grade_warnings
+
+    for warning in stale_grade_warnings(ws.grades, ws.root):
+        typer.echo(f"warning: {warning}", err=True)
     curves = len(ws.curves)
     typer.echo(
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     )
+    for line in verdict_lines(ev):
+        typer.echo(line)
 
 
 @app.command()
@@ -645,7 +657,7 @@ def compare(
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
     draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
-    horizon: Annotated[Optional[int], horizon_option("Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.")] = None,
+    horizon: Annotated[Optional[int], horizon_option("Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost.")] = None,
     rank_by: RankByOption = RankBy.snapshot,
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
@@ -670,7 +682,8 @@ def compare(
         from procure.errors import Problem
 
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
-    from procure.evaluate import MonteCarlo, evaluate
+    from procure.decision import recommend
+    from procure.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -678,20 +691,27 @@ def compare(
     by_horizon = _ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
     if uncertainty or draws is not None or seed is not None:
         with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
-            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
+            ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
     else:
-        ev = evaluate(ws, _day(as_of), None, months, by_horizon)
+        ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
+    with _progress("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
+        rec, _ = recommend(ws, ev, inputs)
+    _warn_plan_failed(rec)
     if format is CompareFormat.table:
+        from procure.evaluate import verdict_lines
         from procure.render.text import comparison_table
 
-        _emit_table(comparison_table(ev), out, wide)
+        _emit_table(comparison_table(ev), out, wide, first=rec.headline)
+        if out is None:
+            for line in verdict_lines(ev):
+                typer.echo(line)
         return
     if format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
@@ -1006,7 +1026,7 @@ def index_build(
 @app.command()
 @handles_input_errors
 def hedge(
-    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the top-ranked acceptable offer).")] = None,
+    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer).")] = None,
     index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
     rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
@@ -1015,9 +1035,11 @@ def hedge(
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
-    """Recommend a rental price hedge for an offer: ratio, ladder, contracts, stress, limits.
+    """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
 
-    The exposure is the offer's billed GPU-hours each month of hedge.horizon_months from
+    With demand: in procure.yaml the recommendation is the purchase plan, and what floats
+    is its pay-as-used GPU-hours and index-linked commitments (ratio 1), by month of the
+    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of hedge.horizon_months from
     delivery: index-linked months and months after the term (renewal) float, fixed-price
     months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
     rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
@@ -1032,14 +1054,19 @@ def hedge(
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --index market/index-transacted.csv --rent market/rent.csv
     """
-    from procure.evaluate import evaluate
-    from procure.hedging import plan_for_workspace
+    from procure.decision import recommend
+    from procure.evaluate import evaluate_with_inputs
+    from procure.hedging import recommended_hedge
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
-    ev = evaluate(ws, _day(as_of))
-    plan = plan_for_workspace(ws, ev, offer, index, rent)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    purchase = None
+    if offer is None and ws.config.hedge.offer is None:
+        rec, purchase = recommend(ws, ev, inputs)
+        _warn_plan_failed(rec)
+    plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
     if format is TextFormat.table:
         from procure.render.text import hedge_table
 
@@ -1105,6 +1132,11 @@ def sensitivity(
     from procure.render.text import sensitivity_text
 
     _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+
+
+def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
+    if rec.plan_failed:
+        _say(f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead")
 
 
 def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
@@ -1462,7 +1494,7 @@ def cashflow(
         procure cashflow --offer northwind-b200-mc --format csv
         procure cashflow --out cashflow.xlsx
     """
-    from procure.evaluate import evaluate as run_evaluation
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, CompareFormat.table)
@@ -1472,7 +1504,7 @@ def cashflow(
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
     ws = load_workspace(workspace)
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
-    ev = run_evaluation(ws, _day(as_of), None, months, True)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
     if format is CompareFormat.table:
@@ -1484,7 +1516,7 @@ def cashflow(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
     else:
         from procure.render.text import cashflow_text
@@ -1522,16 +1554,19 @@ def plan(
         procure plan --frontier --format markdown
         procure plan --out plan.json
     """
+    from procure.decision import decide
+    from procure.evaluate import evaluate_with_inputs
     from procure.plan import make_plan
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
-    result = make_plan(ws, _day(as_of), frontier=frontier)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
-        _emit_table(plan_table(result), out, wide)
+        _emit_table(plan_table(result), out, wide, first=decide(ev, result).headline)
         return
     from procure.render.plan_text import plan_text
 
@@ -1594,6 +1629,50 @@ def _workspace_folder(workspace: Path, folder: str) -> Path:
         return find_workspace(workspace) / folder
     except InputError:
         return Path(workspace) / folder
+
+
+grades_app = typer.Typer(help="Grade files and the current default grades.", no_args_is_help=True)
+app.add_typer(grades_app, name="grades")
+
+
+@grades_app.command("update")
+@handles_input_errors
+def grades_update(
+    write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+
+    A grade file written before a requirement was added (for example
+    provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
+    `procure validate` warns about it. Without --write this prints the change as a
+    unified diff and writes nothing.
+
+    Examples:
+
+    \b
+        procure grades update
+        procure grades update --write
+    """
+    import difflib
+
+    from procure.fileio import write_atomic
+    from procure.grading import stale_grades
+    from procure.workspace import find_workspace
+
+    root = find_workspace(workspace)
+    found = stale_grades(root)
+    if not found:
+        _say("every grade file has the requirements of the current default grade of its id")
+        return
+    for stale in found:
+        diff = difflib.unified_diff(stale.current_text.splitlines(keepends=True), stale.updated_text.splitlines(keepends=True), f"{stale.file} (now)", f"{stale.file} (updated)")
+        sys.stdout.write("".join(diff))
+        if write:
+            write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
+            _say(f"wrote {stale.file}")
+    if not write:
+        _say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
 
 
 perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True)
@@ -1783,9 +1862,12 @@ def report(
         by_horizon = _ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months, by_horizon)
 
+        gathered: list[ReportExtras] = []
+
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")
-            return gather_extras(ws, ev, inputs, board=board)
+            gathered.append(gather_extras(ws, ev, inputs, board=board))
+            return gathered[-1]
 
         try:
             data = render_report(ev, kind, format.value, extras, stage, workers)
@@ -1796,6 +1878,8 @@ def report(
     from procure.fileio import write_atomic
 
     write_atomic(target, data)
+    if gathered and gathered[-1].recommendation is not None:
+        _warn_plan_failed(gathered[-1].recommendation)
     _say(f"wrote {target}")
 
 

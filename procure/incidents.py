@@ -27,7 +27,6 @@ component. By default `major` and `critical` count as down time (`DOWN_IMPACTS`)
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -112,14 +111,9 @@ def _check_order(start: datetime | None, end: datetime | None, display: str, lin
 def read_statuspage(path: Path, display: str) -> list[Incident]:
     """Incidents of an Atlassian Statuspage incidents.json (`{"page": ..., "incidents": [...]}`; a
     bare list of incidents is also accepted)."""
-    from procure.yamlsafe import read_text
+    from procure.yamlsafe import read_json
 
-    text = read_text(path, display)
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError([Problem(display, line, "", f"not valid JSON: {getattr(exc, 'msg', exc)}")]) from None
+    data = read_json(path, display)
     return statuspage_incidents(data, display)
 
 

@@ -132,7 +132,13 @@ class Assumptions(Strict):
     shared_weight: Fraction = 0.5
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
-    self_operated_reliability: PositiveFraction = 0.98
+    self_operated_reliability: PositiveFraction = Field(
+        0.98, description="availability we achieve running every job ourselves; spread over the infrastructure jobs (see self_operated_jobs)"
+    )
+    self_operated_jobs: dict[str, PositiveFraction] = Field(
+        default_factory=dict,
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability^(1/9) for each infrastructure job, 1 for serving_stack, release_validation and capacity_planning",
+    )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
         default_factory=dict, description="units of workspace currency per 1 unit of the keyed currency"
@@ -163,6 +169,9 @@ class Policy(Strict):
     ttft_unstated: Literal["pass", "fail"] = Field("fail", description="the TTFT gate where a curve states no time to first token at the target")
     rate_limits_unstated: Literal["pass", "fail"] = Field(
         "pass", description="capacity gate of a per-token offer that states no rate limits: pass with a warning, or fail"
+    )
+    unrated: Literal["rank", "exclude"] = Field(
+        "rank", description="an offer with no rating evidence: ranked with the unrated haircut and flagged 'rate before signing', or excluded"
     )
 
 
@@ -590,7 +599,9 @@ class Service(Strict):
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
     node_gpus: Annotated[Count, Field(ge=1, le=1024)] = Field(8, description="GPUs are committed and billed in whole nodes of this size")
-    preemptible: StrictBool = Field(False, description="spot or preemptible capacity")
+    preemptible: StrictBool = Field(False, description="spot or preemptible capacity: a pay-as-used burst source, never the primary offer")
+    interruptions_per_month: NonNegative | None = Field(None, description="spot: expected interruptions per node per month")
+    restart_minutes: NonNegative = Field(30.0, description="spot: GPU time lost per interruption (work in flight, reload, warm-up), minutes")
     rate_limits: RateLimits | None = Field(None, description="per-token offers: requests and output tokens per minute")
 
 
@@ -610,9 +621,21 @@ class Performance(Strict):
     ttft_s: Positive | None = Field(None, description="per-token offers: time to first token (P50), seconds")
 
 
+class StatusHistory(Strict):
+    """A provider's published incident history: what its service delivered, not what it promises."""
+
+    file: Text = Field(description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the workspace")
+    components: list[Text] | None = Field(None, description="the components that serve this offer (absent: every incident counts)")
+    days: Annotated[Count, Field(ge=1, le=3650)] = Field(90, description="the window before the as-of date over which availability is measured")
+    impacts: list[Literal["none", "minor", "major", "critical", "maintenance"]] = Field(
+        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time"
+    )
+
+
 class Operator(Strict):
     published_tier: PublishedTier | None = None
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    status_history: StatusHistory | None = Field(None, description="a published incident history: sets the provider's availability")
 
 
 class Ramp(Strict):

@@ -29,7 +29,7 @@ from procure.costing import HOURS_PER_MONTH, cost_arrays
 from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
 from procure.evaluate import CostInputs, Evaluation, OfferRecord, evaluate_with_inputs
-from procure.models import Offer, PlanConfig
+from procure.models import Burst, Offer, PlanConfig
 from procure.scenarios import claim_low_end
 from procure.workspace import Workspace
 
@@ -229,7 +229,10 @@ class Unit:
 def eligible(record: OfferRecord) -> tuple[bool, str]:
     """Acceptable offers, and offers that fail only the capacity gate (too small alone, usable in a portfolio)."""
     failing = [g for g in record.gates if not g.passed]
-    if record.acceptable or (failing and all(g.gate == "capacity" for g in failing)):
+    # Spot capacity serves only as pay-as-used burst (candidates gives it a source, never a commitment);
+    # its interruptions are priced in its capacity, so the availability gate does not bar it.
+    burst_ok = getattr(record, "role", "primary") == "burst" and all(g.gate in ("availability", "capacity") for g in failing)
+    if record.acceptable or burst_ok or (failing and all(g.gate == "capacity" for g in failing)):
         if record.pricing_basis == "per_token":
             ok = record.metrics.get("rent_per_task") is not None
         else:
@@ -272,18 +275,21 @@ def candidates(ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_
         node = offer.service.node_gpus
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
-        if not offer.on_demand:
+        spot = getattr(record, "role", "primary") == "burst"
+        if not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
             price = float(m["rent"] or 0.0)
             cand.commits.append(Commit(index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node))
-        for k, option in enumerate(offer.pricing.commit_options):
+        for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)
             high = max(supply // node, low)
             commit = Commit(index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node)
             cand.commits.append(commit)
             pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus)}, node))
         burst = offer.pricing.burst
+        if burst is None and spot and offer.pricing.gpu_hour is not None:
+            burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
         if burst is not None:
             source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month)
             cand.source = source
@@ -417,6 +423,47 @@ def demand_levels(scen: Scenarios, levels: int) -> tuple[np.ndarray, np.ndarray]
         with np.errstate(divide="ignore", invalid="ignore"):
             out[:, m] = np.where(weights[:, m] > 0, sums / weights[:, m], 0.0)
     return out, weights
+
+
+# The most nonzeros a plan's program may have. HiGHS needs about 1.5 kB of memory a nonzero (measured:
+# 600,420 nonzeros, 120 months x 1,000 levels x 2 offers with a penalty, peaked at 1.08 GB and took
+# 38 s), so this is about 1.5 GB; 120 months x 10,000 levels ended in std::bad_alloc after 40 s.
+MAX_NONZEROS = 1_000_000
+
+
+def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> int:
+    """The nonzeros of the program `build_model` would write, counted from its dimensions before
+    anything is built: the rows of every scenario-month dominate (levels x months x pay-as-used sources)."""
+    S, H = min(scen.count, policy.levels), scen.months
+    P = sum(1 for c in cands if c.source is not None)
+    penalty = policy.unserved_penalty_per_task is not None
+    unit_months = sum(u.last - u.first + 1 for u in _units(cands, H))
+    total = H + unit_months + S * H * (1 + P + penalty) + 2 * P * S * H + 6 * len(_units(cands, H)) + len(cands) * H
+    if not penalty:
+        total += H * (1 + P)
+    if policy.max_vendor_share < 1:
+        total += P * S * H + 3 * P + 3 * len(cands)
+    if risk.active:
+        total += H + unit_months + len(cands) * H + S * H * (4 + P + penalty)
+    return total
+
+
+def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> None:
+    """Refuse, before building it, a program too large for memory; name the settings that size it."""
+    size = model_size(cands, scen, policy, risk)
+    if size <= MAX_NONZEROS:
+        return
+    levels = min(scen.count, policy.levels)
+    sources = sum(1 for c in cands if c.source is not None)
+    lower = (["plan.levels" + (f" ({policy.levels})" if policy.levels <= scen.count else "")] if scen.count > 2 else []) + (
+        [f"demand.scenarios ({scen.count})"] if scen.sampled and scen.count <= policy.levels else []
+    ) + [f"demand.months ({scen.months})"]
+    raise InputError([Problem(
+        "procure.yaml", None, "plan.levels" if policy.levels <= scen.count else ("demand.scenarios" if scen.sampled else "demand.months"),
+        f"the plan's program would have about {size:,} nonzeros ({levels:,} demand levels x {scen.months} months x {sources} pay-as-used offers"
+        + (", a penalty" if policy.unserved_penalty_per_task is not None else "") + (", CVaR" if risk.active else "")
+        + f"), over the {MAX_NONZEROS:,} the solver can take in about 1.5 GB; lower " + ", ".join(lower),
+    )])
 
 
 def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float) -> Model:
@@ -1081,6 +1128,8 @@ def make_plan(
     money, tasks = _scales(cands, scen)
     penalty = policy.unserved_penalty_per_task
 
+    check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
+
     # Single offers: the baseline the plan must beat.
     singles = [(c.id, single_offer(c, i, scen, delta, penalty)) for i, c in enumerate(cands)]
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
@@ -1115,6 +1164,13 @@ def make_plan(
         if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
             units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, s_in, s_out, s_fig, cands
             notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
+    if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
+        # With a penalty, serving nothing is feasible: a solver stopped early may hold nothing better.
+        raise InputError([Problem(
+            "procure.yaml", None, "plan.time_limit_s",
+            f"the solver stopped at its time limit ({policy.time_limit_s:g} s) before finding a plan that serves any demand "
+            "(its best leaves every task unserved at plan.unserved_penalty_per_task); raise plan.time_limit_s, or lower plan.levels or demand.scenarios",
+        )])
     saving = saving_share = None
     if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
         saving = single_block.expected_cost_per_task - fig.cost_per_task

@@ -60,6 +60,7 @@ class Workspace:
     inputs: list[InputFile] = field(default_factory=list)
     lines: dict[str, Document] = field(default_factory=dict)  # offer id -> its document
     actuals: dict[str, Any] = field(default_factory=dict)  # offer id -> procure.actuals.OfferActuals (signed vendors' delivered evidence)
+    histories: dict[str, list[Any]] = field(default_factory=dict)  # offer id -> its operator.status_history incidents
 
     def fx_rate(self, currency: str | None) -> float:
         """Units of workspace currency per unit of `currency` (validated at load)."""
@@ -124,6 +125,7 @@ def load_workspace(root: Path) -> Workspace:
         offers.append(offer)
         offer_docs[offer.id] = doc
     index = _load_index(root, problems, inputs)
+    histories = _load_histories(root, offers, offer_docs, problems, inputs)
     actuals = {}
     if (root / "actuals").is_dir():
         from procure.actuals import load_actuals
@@ -154,7 +156,36 @@ def load_workspace(root: Path) -> Workspace:
     protect([root / f.path for f in inputs])
     offers.sort(key=lambda o: o.id)
     grades.sort(key=lambda g: (g.rank, g.id))
-    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, actuals)
+    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, actuals, histories)
+
+
+def _load_histories(root: Path, offers: list[Offer], docs: dict[str, Document], problems: list[Problem], inputs: list[InputFile]) -> dict[str, list[Any]]:
+    """Each offer's operator.status_history, read (procure/incidents.py) with its problems located."""
+    from procure.incidents import read_incidents
+
+    found: dict[str, list[Any]] = {}
+    read: dict[Path, list[Any]] = {}
+    for offer in offers:
+        spec = offer.operator.status_history
+        if spec is None:
+            continue
+        path = root / spec.file
+        doc = docs[offer.id]
+        loc = ("operator", "status_history", "file")
+        outside = _outside(root, path)
+        if outside is not None or not path.is_file():
+            why = "links outside the workspace" if outside is not None else "no such file"
+            problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"{why}: {spec.file} (a Statuspage incidents.json or an incidents CSV, relative to the workspace)"))
+            continue
+        if path not in read:
+            try:
+                read[path] = read_incidents(path, _display(root, path))
+                _record(root, path, read_text(path, _display(root, path)), inputs)
+            except InputError as exc:
+                problems.extend(exc.problems)
+                continue
+        found[offer.id] = read[path]
+    return found
 
 
 def load_settings(root: Path) -> tuple[WorkspaceConfig, list[Grade]]:
@@ -401,6 +432,9 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     for job in config.assumptions.jobs:
         if job not in OPERATING_JOBS:
             add(("assumptions", "jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
+    for job in config.assumptions.self_operated_jobs:
+        if job not in OPERATING_JOBS:
+            add(("assumptions", "self_operated_jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
     for category in config.rating.categories:
         if category not in RATING_CATEGORIES:
             add(("rating", "categories", category), f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})")

@@ -115,3 +115,81 @@ def test_growth_within_range_still_plans(tmp_path):
     result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["demand"]["growth"] == 0.01
+
+
+# --- the model's size -------------------------------------------------------------------------------
+
+
+def test_a_program_too_large_for_memory_is_refused_before_it_is_built(tmp_path):
+    # Every setting in range: 120 months, 20,000 scenarios, 10,000 levels, a penalty. The program would
+    # have 10,000 x 120 = 1.2 M scenario-months, each in the demand row (cap, 1 source, the unserved
+    # tasks: 3 terms) and the source's in-plan row (2 terms): 6 M nonzeros, six times the 1 M limit.
+    # Before: "internal error: MemoryError: std::bad_alloc" after 40 s.
+    cfg = config(demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 20000, "volatility": 0.3},
+                 plan={"levels": 10000, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
+    cfg["demand"].pop("paths")
+    ws = write(tmp_path / "ws", cfg, market())
+    started = time.perf_counter()
+    result = run("plan", "-w", ws, "--as-of", AS_OF)
+    stderr = assert_error(result, "procure.yaml: plan.levels", "6,0", "nonzeros", "lower plan.levels (10000)", "demand.months (120)")
+    assert "1,000,000" in stderr
+    assert time.perf_counter() - started < 20
+
+
+def test_a_program_within_the_limit_is_solved(tmp_path):
+    # 120 months x 500 levels x 1 source with a penalty: 60,000 scenario-months x 5 terms = 300,000
+    # nonzeros and a little more, within the limit.
+    cfg = config(demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
+                 plan={"levels": 500, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
+    cfg["demand"].pop("paths")
+    ws = write(tmp_path / "ws", cfg, market())
+    result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    solver = json.loads(result.stdout)["solver"]
+    assert 300_000 <= solver["nonzeros"] <= 320_000
+
+
+# --- a time limit that leaves nothing served ---------------------------------------------------------
+
+
+@pytest.fixture
+def stopped_with_nothing(monkeypatch):
+    """HiGHS stopped by its time limit holding the trivial incumbent of a program with a penalty:
+    nothing committed, no offer in the plan, every task unserved. Reproduced deterministically by
+    solving the same program with every whole-number variable (nodes, choices, offers in the plan)
+    held at 0 and reporting it as HiGHS reports a time-limited result (status 1, a large gap)."""
+    real = scipy.optimize.milp
+    monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+
+    def stopped(c, *, constraints, integrality, bounds, options):
+        whole = np.asarray(integrality) > 0
+        lb, ub = np.array(bounds.lb, dtype=float), np.array(bounds.ub, dtype=float)
+        lb[whole], ub[whole] = 0.0, 0.0
+        found = real(c, constraints=constraints, integrality=integrality, bounds=scipy.optimize.Bounds(lb, ub), options=options)
+        found.status, found.mip_gap = 1, 0.9
+        return found
+
+    monkeypatch.setattr(scipy.optimize, "milp", stopped)
+
+
+def test_a_time_limited_incumbent_that_serves_nothing_is_no_plan(tmp_path, stopped_with_nothing):
+    # With max_vendor_share 0.7 the best single offer cannot be the plan; before, plan exited 0 with an
+    # empty plan (every task at the 0.05 penalty) beside a best single offer.
+    cfg = config(plan={"unserved_penalty_per_task": 0.05, "max_vendor_share": 0.7, "mip_gap": 0.0})
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, vendor="A"), offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}, vendor="B")]
+    ws = write(tmp_path / "ws", cfg, offers)
+    result = run("plan", "-w", ws, "--as-of", AS_OF)
+    assert_error(result, "procure.yaml: plan.time_limit_s", "serves any demand", "raise plan.time_limit_s")
+
+
+def test_when_the_single_offer_may_be_the_plan_it_is_and_says_so(tmp_path, stopped_with_nothing):
+    # max_vendor_share 1: the best single offer serves demand and beats the empty incumbent
+    # (the penalty 0.05 a task is dearer than 2.00 / 1,080 = 0.00185 a task committed).
+    cfg = config(plan={"unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0, "mip_gap": 0.0})
+    ws = write(tmp_path / "ws", cfg, market())
+    result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    payload = data.get("data", data)  # the JSON envelope, where there is one
+    assert payload["plan"] and any("is the plan" in note for note in payload["notes"])
+    assert payload["expected_cost_per_task"] < 0.05

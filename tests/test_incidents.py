@@ -132,5 +132,5 @@ def test_statuspage_end_from_the_resolved_update_when_resolved_at_is_missing(tmp
 
 def test_not_a_statuspage_file(tmp_path):
     assert "an object with an `incidents` list" in messages(write(tmp_path, "x.json", '{"page": {}}'))[0]
-    assert "not valid JSON" in messages(write(tmp_path, "y.json", "{"))[0]
+    assert "malformed JSON" in messages(write(tmp_path, "y.json", "{"))[0]
     assert "a Statuspage incidents.json (.json) or a CSV of incidents (.csv)" in messages(write(tmp_path, "z.txt", ""))[0]
