@@ -278,6 +278,9 @@ class CompetitorPoint(Strict):
     name: Text
     cost_per_task: Positive
     date: date
+    figure: Literal["cost", "price"] = Field(
+        "cost", description="cost: what serving a task costs the competitor (an estimate of its own cost); price: what it charges its customers per task (public pricing)"
+    )
 
 
 class OwnPoint(Strict):
