@@ -95,12 +95,14 @@ def plan_table(result: PlanResult) -> Group:
 
     cur = result.currency
     # On a narrow terminal (render/fit.py): the offer, its role, GPUs, price and share stay longest.
-    parts: list = [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
+    parts: list = [Text(result.headline)] if result.headline else []
+    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
     parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3}))
     if result.frontier:
         parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))
-    if result.notes:
-        parts.append(Text("\n".join(f"note: {n}" for n in result.notes)))
+    notes = [n for n in result.notes if n != result.headline]
+    if notes:
+        parts.append(Text("\n".join(f"note: {n}" for n in notes)))
     return Group(*parts)
 
 
@@ -111,15 +113,16 @@ def plan_text(result: PlanResult, fmt: str) -> str:
         ph, pr = plan_rows(result)
         sh, sr = scenario_table_rows(result)
         text = (
-            "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
+            (f"**{_md_cell(result.headline)}**\n\n" if result.headline else "") + "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
             + "\n".join(f"- {_md_cell(line)}" for line in summary_lines(result))
             + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 7))) + "\n"
         )
         if result.frontier:
             fh, fr = frontier_rows(result)
             text += "\n## Efficient frontier\n\n" + markdown_table(fh, fr, right={1, 2, 3}) + "\n"
-        if result.notes:
-            text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in result.notes) + "\n"
+        notes = [n for n in result.notes if n != result.headline]
+        if notes:
+            text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in notes) + "\n"
         return text
     from procure.textsafe import csv_writer  # spreadsheet-safe cells, as in every CSV the tool writes
 
