@@ -10,21 +10,33 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
+# What the installers print goes to $(LOG), shown only when a step fails: `make report` prints
+# procure's own lines.
+LOG := $(VENV).install.log
+QUIET = >>$(LOG) 2>&1 || { cat $(LOG); echo "install failed: the log above is in $(LOG)"; exit 1; }
+
 $(STAMP): pyproject.toml
+	@: > $(LOG)
 	@# WeasyPrint draws PDFs with Pango and subsets fonts with HarfBuzz (installed here if missing)
 	@if ! ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0 || ! ldconfig -p 2>/dev/null | grep -q libharfbuzz-subset; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    (apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 >/dev/null) \
+	    (apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0) >>$(LOG) 2>&1 \
 	      || echo "note: could not install Pango/HarfBuzz; PDF output may fail (HTML still works)"; \
 	  else echo "note: PDF output needs: apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0"; fi; fi
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@# The workbook test recalculates compare's xlsx with LibreOffice's headless Calc (installed here if missing)
+	@if ! command -v soffice >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui) >>$(LOG) 2>&1 \
+	      || echo "note: could not install LibreOffice; the workbook recalculation test will not run"; \
+	  else echo "note: the workbook recalculation test needs: apt-get install libreoffice-calc-nogui"; fi; fi
+	@$(PYTHON) -m venv $(VENV) $(QUIET)
+	@$(BIN)/python -m pip install --quiet --upgrade pip $(QUIET)
+	@$(BIN)/python -m pip install --quiet -e '.[test]' $(QUIET)
+	@touch $(STAMP)
 
 report: install
-	$(BIN)/procure report --out comparison.pdf
-	$(BIN)/procure report --board --out board.pdf
+	@$(BIN)/procure report --out comparison.pdf
+	@$(BIN)/procure report --board --out board.pdf
 
 benchmark: install
 	$(BIN)/python benchmarks/bench_speed.py --offers 1000 --draws 10000
@@ -38,4 +50,4 @@ test: install
 	$(BIN)/python -m pytest -n auto --dist loadscope -m slow
 
 clean:
-	rm -rf $(VENV) build *.egg-info comparison.pdf board.pdf
+	rm -rf $(VENV) $(LOG) build *.egg-info comparison.pdf board.pdf

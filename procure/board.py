@@ -13,15 +13,23 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from procure.costing import HOURS_PER_MONTH
+from procure.decision import Recommendation, decide, gpus_words, months_words, price_words
 from procure.evaluate import Evaluation, OfferRecord
-from procure.hedging import ExposureMonth, HedgePlan, build_ladder
+from procure.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
 from procure.models import HedgeConfig
 from procure.plan import DEMAND_SHIFTS, PRICE_CASE, PlanCase, PlanLine, PlanResult
 from procure.position import Position
 from procure.render.text import cash, clip
 from procure.scenarios import Case, ScenarioRow, scenario_rows
 
-BASIS_WORDS = {"gpu_hour": "fixed price", "index": "index-linked", "per_token": "per token", "owned": "owned"}
+BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
+# How throughput between two measured speeds is read, in the board's words (assumptions.interpolation).
+READING_WORDS = {
+    "linear": "on a straight line between the two nearest measured speeds",
+    "log": "on a straight line between the two nearest measured speeds, on a log scale of speed",
+    "step": "as the nearest faster measured speed's figure",
+    "monotone": "on a smooth curve through the measured speeds",
+}
 EVIDENCE_WORDS = {"measured": "measured", "vendor_claim": "vendor claim", None: "reference curve"}
 
 
@@ -46,7 +54,7 @@ class PlanTerm(BaseModel):
     role: str = Field(description="'commit' or 'pay as used'")
     gpus: int | None = Field(description="commit: GPUs committed; pay as used: the most GPUs used in any scenario-month")
     nodes: int | None
-    months: str = Field(description="'1–12' for a commitment; 'as needed' for pay-as-used capacity")
+    months: str = Field(description="'1–12' for a commitment; 'as needed' for on-demand capacity")
     price: str
     total_commitment: float | None = Field(description="price x GPUs x 730 hours x term months; none for pay-as-used")
 
@@ -114,6 +122,14 @@ class HedgeAsk(BaseModel):
     detail: str
 
 
+class VendorAsk(BaseModel):
+    """One vendor of the ask: its one commitment figure and its lines (GPUs, months, price)."""
+
+    vendor: str
+    commitment: float | None = Field(description="what signing binds us to pay this vendor (the recommendation's rule)")
+    lines: list[str]
+
+
 class BoardMemo(BaseModel):
     currency: str
     offer: str | None
@@ -131,6 +147,12 @@ class BoardMemo(BaseModel):
     plan_option: OptionRow | None = Field(None, description="the plan as the first row of the options")
     plan_cases: list[PlanCaseRow] = Field(default_factory=list)
     plan_note: str = ""
+    ask: list[VendorAsk] = Field(default_factory=list, description="what the board is asked to sign, one entry per vendor")
+    cost_words: list[str] = Field(default_factory=list, description="the spend over the horizon and a year, against today and the best single offer")
+    deadline: date | None = Field(None, description="the earliest valid_until of the offers asked for")
+    deadline_words: str | None = None
+    options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
+    plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
 
 
 def _per_k(value: float | None) -> str:
@@ -302,7 +324,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
     ))
     up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None) if hedge else None
     risks.append(Risk(
-        risk="GPU rental prices rise (index-linked months and renewals)",
+        risk="GPU rental prices rise (months priced by the index, and renewals)",
         likelihood="medium",
         impact=up.unhedged_change if up and up.unhedged_change else None,
         impact_basis=f"index +20% over {hedge.horizon_months} months, unhedged" if up and up.unhedged_change else "nothing floats with the market in the horizon",
@@ -316,7 +338,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         likelihood="medium",
         impact=idle,
         impact_basis=(f"idle commitment over the {record.term_months}-month term" if idle else "no commitment to leave idle") if stated else "not priced: no demand stated in procure.yaml",
-        mitigation="commit to the base load only; buy peaks on demand" if idle else "pay-as-used pricing",
+        mitigation="commit to the base load only; buy peaks on demand" if idle else "on-demand pricing",
         owner="Head of product",
     ))
     claims = next((r for r in rows if r.name.startswith("Vendor throughput claims")), None)
@@ -348,7 +370,7 @@ def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
         ask=True,
         question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for {months}?",
         detail=(
-            f"{hedge.floating_gpu_hours:,.0f} GPU-hours of the recommendation float with the market (index-linked months and renewals after the term). "
+            f"{hedge.floating_gpu_hours:,.0f} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
             + removes
             + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the hedge pays back what the lower price saves."
         ),
@@ -362,7 +384,7 @@ GLOSSARY = [
 ]
 
 
-PLAN_GLOSSARY = ["Pay-as-used: capacity billed only when used (GPU-hours on demand, or per token), dearer than committed capacity."]
+PLAN_GLOSSARY = ["On demand: capacity billed only when used (GPU-hours or tokens), dearer than committed capacity."]
 
 
 def _months(line_start: int | None, line_end: int | None) -> str:
@@ -375,13 +397,13 @@ def _with(vendors: list[str]) -> str:
 
 
 def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
-    """"224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, pay-as-used capacity for peaks"."""
+    """"224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity for peaks"."""
     parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for months {c.start_month}–{c.end_month}" for c in commits]
     if not parts:
-        return f"pay-as-used capacity only ({_with([f.vendor for f in floats])})"
+        return f"on-demand capacity only ({_with([f.vendor for f in floats])})"
     parts[1:] = [p.replace(" B200 GPUs", "", 1) for p in parts[1:]]
     what = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    return what + (", pay-as-used capacity for peaks" if floats else "")
+    return what + (", on-demand capacity for peaks" if floats else "")
 
 
 def plan_summary(plan: PlanResult) -> str:
@@ -417,7 +439,7 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     expected = plan.expected_cost_per_task
     if len(offers) == 1 and single.offer in offers:
         statement = (
-            f"A single offer is the plan: no mix of commitments and pay-as-used capacity costs less per task "
+            f"A single offer is the plan: no mix of commitments and on-demand capacity costs less per task "
             f"over the {plan.demand.scenarios:,} demand scenarios than {clip(single_vendor or '', 40)} alone."
         )
     elif single.expected_cost_per_task is not None and plan.saving_share is not None:
@@ -441,12 +463,134 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     )
 
 
+def vendor_asks(rec: Recommendation, cur: str) -> list[VendorAsk]:
+    """The ask as a short list: one entry per vendor with its one commitment figure, then its lines."""
+    found: dict[str, VendorAsk] = {}
+    for line in rec.lines:
+        entry = found.setdefault(line.vendor, VendorAsk(vendor=line.vendor, commitment=rec.commitment_by_vendor.get(line.vendor), lines=[]))
+        term = f" ({line.term_months}-month term)" if line.role == "commit" and line.term_months and line.term_months > 1 and rec.months and line.term_months > (line.last_month or 0) - (line.first_month or 1) + 1 else ""
+        month_by_month = ", month by month" if line.commitments > 1 else ""
+        entry.lines.append(f"{gpus_words(line)}, {months_words(line)}{month_by_month}{term}, {price_words(line, cur)}")
+    return list(found.values())
+
+
+def _today_figure(position: Position | None) -> tuple[float, str] | None:
+    if position is None or position.label.startswith("the recommended offer"):
+        return None
+    return position.cost_per_task, position.label
+
+
+def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, plan: PlanResult | None) -> list[str]:
+    """What the recommendation costs, in sentences that agree with each other: the spend over the months
+    and a year, against the best single offer, and against what we pay today."""
+    cur = ev.currency
+    words: list[str] = []
+    if rec.kind == "none" or rec.cost_per_task is None:
+        return words
+    per_k = _per_k(rec.cost_per_task)
+    if rec.total_spend is not None and rec.months:
+        spend = f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} months, {cash(rec.spend_per_year, cur)} a year"
+        if rec.total_commitment:
+            spend += f"; signing binds us to {cash(rec.total_commitment, cur)}" + (" (terms that run past the last month counted whole)" if rec.kind == "plan" and any(
+                x.term_months and x.first_month and x.first_month - 1 + x.term_months > rec.months for x in rec.lines) else "")
+        words.append(spend + ".")
+    best = rec.best_single
+    plan_tasks = None
+    if rec.kind == "plan" and plan is not None and plan.stress is not None:
+        plan_tasks = _as_planned(plan).demand_per_month
+    if rec.kind == "plan":
+        if best.offer is None:
+            words.append(f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios; no single offer can serve them all alone.")
+        elif rec.saving_share is None:
+            words.append(f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios: the plan is the best single offer, {clip(best.vendor, 40)} alone; no mix costs less.")
+        else:
+            gap = (best.cost_per_task or 0.0) - rec.cost_per_task
+            monthly = f", about {cash(abs(gap) * plan_tasks, cur)} a month {'less' if gap >= 0 else 'more'}" if plan_tasks else ""
+            words.append(
+                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
+                f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}."
+            )
+    else:
+        runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
+        if runner is not None and ev.summary.gap_share is not None:
+            words.append(f"{per_k} {cur} per 1,000 tasks {rec.basis}: the best single offer; the next, {clip(runner.vendor, 40)}, costs {ev.summary.gap_share:.1%} more.")
+        else:
+            words.append(f"{per_k} {cur} per 1,000 tasks {rec.basis}: the only acceptable offer.")
+    today = _today_figure(position)
+    tasks_now = ev.workload.tasks_per_month
+    if today is not None and tasks_now:
+        price_now, label = today
+        spend_now = price_now * tasks_now
+        if rec.kind == "plan" and plan_tasks and rec.total_spend is not None and rec.months:
+            new_spend = rec.total_spend / rec.months
+            diff = new_spend - spend_now
+            volume = (plan_tasks - tasks_now) * price_now
+            price = diff - volume
+            growth = plan.demand.growth if plan is not None else 0.0
+            why = []
+            if abs(volume) >= 0.005 * spend_now:
+                why.append(f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({plan_tasks:,.0f} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price")
+            if abs(price) >= 0.005 * spend_now:
+                why.append(f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's {_per_k(price_now)} {cur} per 1,000")
+            words.append(
+                f"Today we pay {cash(spend_now, cur)} a month ({_per_k(price_now)} {cur} per 1,000 tasks, {label}, for {tasks_now:,.0f} tasks). The plan spends "
+                f"{cash(new_spend, cur)} a month on average, {cash(abs(diff), cur)} {'more' if diff > 0 else 'less'}" + (": " + "; ".join(why) if why else "") + "."
+            )
+        elif rec.kind == "offer":
+            new_spend = rec.cost_per_task * tasks_now if ev.rank_by == "cost_per_task" else None
+            if new_spend is not None:
+                diff = new_spend - spend_now
+                words.append(
+                    f"Today we pay {_per_k(price_now)} {cur} per 1,000 tasks ({label}); at today's {tasks_now:,.0f} tasks a month the recommendation "
+                    f"{'saves' if diff < 0 else 'costs'} {cash(abs(diff), cur)} a month{' more' if diff > 0 else ''}, {cash(abs(diff) * 12, cur)} a year."
+                )
+    elif rec.kind in ("plan", "offer"):
+        words.append("No figure for what we pay today is recorded, so no saving against today can be stated.")
+    return words
+
+
+def deadline_words(rec: Recommendation) -> str | None:
+    if rec.deadline is None:
+        return None
+    first = [x.vendor for x in rec.lines if x.valid_until == rec.deadline]
+    many = len({x.vendor for x in rec.lines}) > 1
+    offers = f"{_with(first)}'s offer expires" if len(first) == 1 else f"the offers of {_with(first)} expire"
+    return f"Decide by {rec.deadline.isoformat()}: {offers} then" + (", the first of the offers asked for to expire." if many and len(first) < len({x.vendor for x in rec.lines}) else ".")
+
+
 def board_memo(
     ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None = None,
-    hedge_config: HedgeConfig | None = None,
+    hedge_config: HedgeConfig | None = None, rec: Recommendation | None = None,
 ) -> BoardMemo:
     """The memo for the recommendation: the plan when there is one (every part then speaks of the plan's
     fixed portfolio), else the recommended offer; without either, the reasons none can be recommended."""
+    rec = rec or decide(ev, plan)
+    memo = _board_memo(ev, cases, position, hedge, hedge_missing, plan if rec.kind == "plan" else None, hedge_config, rec)
+    memo.options_more = max(0, len(ev.ranked) - len(memo.options))
+    memo.ask = vendor_asks(rec, ev.currency)
+    memo.cost_words = cost_words(rec, ev, position, plan if rec.kind == "plan" else None)
+    memo.deadline = rec.deadline
+    memo.deadline_words = deadline_words(rec)
+    memo.plan_failed = rec.plan_failed
+    cur = ev.currency
+    if rec.kind == "plan":
+        on_demand = {x.vendor for x in rec.lines if x.role == "pay_as_used"} - {x.vendor for x in rec.lines if x.role == "commit"}
+        names = [clip(v, 40) + (" (on demand)" if v in on_demand else "") for v in rec.vendors]
+        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        committed = f"{cash(rec.total_commitment, cur)} committed, " if rec.total_commitment else ""
+        memo.headline = (
+            f"Approve the purchase plan with {who}: {committed}{cash(rec.spend_per_year, cur)} a year expected, "
+            f"{_per_k(rec.cost_per_task)} {cur} per 1,000 tasks."
+        )
+    if rec.plan_failed and rec.kind == "offer":
+        memo.headline = "The purchase plan could not be solved, so the best single offer is asked for instead. " + memo.headline
+    return memo
+
+
+def _board_memo(
+    ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None,
+    hedge_config: HedgeConfig | None, rec: Recommendation,
+) -> BoardMemo:
     cur = ev.currency
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if leader is None:
@@ -456,7 +600,8 @@ def board_memo(
         )
     runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
     terms = _term_sheet(leader, ev)
-    what = f"{terms.gpus:,} B200 GPUs" if terms.gpus else "per-token B200 serving"
+    gpus = rec.lines[0].gpus if rec.kind == "offer" and rec.lines else terms.gpus  # the GPUs the stated demand bills
+    what = f"{gpus:,} B200 GPU{'s' if gpus != 1 else ''}" if gpus else "per-token B200 serving"
     commit = f", {cash(terms.total_commitment, cur)}" if terms.total_commitment else ""
     cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else "")
     headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
@@ -474,6 +619,10 @@ def board_memo(
             operator=_operator(o), commitment=commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
             horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
         ))
+    # Page 1 holds the cheapest few and the best single offer; the comparison report has the rest.
+    named = {rec.best_single.offer, leader.id} | {line.offer for line in rec.lines}
+    shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or (o.offer in named and i < OPTIONS_SHOWN + 2)]
+    options = shown
     near_tie = _near_tie(ev)
     rows = scenario_rows(cases, leader.id)
     flips = [r for r in rows if r.flips]
@@ -571,7 +720,7 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     if plan.expected_unused_share > 0.005:
         cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle")
     if plan.pay_as_used_share > 0.005:
-        cons.append(f"{plan.pay_as_used_share:.0%} of tasks pay-as-used")
+        cons.append(f"{plan.pay_as_used_share:.0%} of tasks on demand")
     vendors = {x.vendor for x in ask.lines}
     if len(vendors) > 1:
         cons.append(f"{len(vendors)} vendors")
@@ -604,8 +753,8 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
         ))
     short = [c for c in plan.stress.cases if c.unserved_share >= 0.0005]
     note = (
-        f"The plan held fixed over {months} months: commitments paid whatever the demand, pay-as-used capacity for the rest. "
-        f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises pay-as-used and index-linked prices; the others are parts of the paths. "
+        f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the rest. "
+        f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises on-demand prices and those that follow the index; the others are parts of the paths. "
         "Cheapest single offer: all offers re-evaluated at today's volume with the same change."
     )
     if short:
@@ -617,20 +766,7 @@ def _tier_likelihood(record: OfferRecord) -> str:
     return {"platinum": "low", "gold": "low", "silver": "medium"}.get(record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high")
 
 
-def _plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[float], float]:
-    """GPU-hours and rent by month that float with the market (pay-as-used by the GPU-hour, index-linked
-    commitments), and the per-token rent (pay-as-used, priced per task)."""
-    assert plan.stress is not None
-    hours = list(plan.stress.pay_as_used_gpu_hours)
-    rent = list(plan.stress.pay_as_used_gpu_hour_rent)
-    for line in plan.plan:
-        if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index" and line.start_month:
-            for m in range(line.start_month, (line.end_month or line.start_month) + 1):
-                hours[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH
-                rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.price or 0)
-    return hours, rent, plan.stress.pay_as_used_task_rent
-
-
+OPTIONS_SHOWN = 5  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
 VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
 
 
@@ -668,7 +804,7 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
             impact=None if stranded else max(v.extra_first_month, 0.0),
             impact_basis=(
                 f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded
-                else "a month of its capacity bought pay-as-used, per month late" if v.extra_first_month > 0
+                else "a month of its capacity bought on demand, per month late" if v.extra_first_month > 0
                 else "none: the rest of the plan's capacity covers the demand meanwhile"
             ),
             mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
@@ -680,7 +816,7 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
             # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
             basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
         elif v.extra_spend > 0:
-            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought pay-as-used over {months} months"
+            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought on demand over {months} months"
             if v.unserved_share >= 0.0005:
                 basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
         else:  # the rest of the plan serves the demand without it: no extra spend (its own commitment is not counted as a saving)
@@ -691,7 +827,7 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
             impact=(lost or None) if stranded else lost + max(v.extra_spend, 0.0),
             impact_basis=basis,
             mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
-            + (f"; {_with(rest)} pay-as-used already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
+            + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
             owner="CFO",
         ))
     risks = delivery[: len(named)]
@@ -702,7 +838,7 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
             risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
             likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
             impact=sum(priced) if priced else None,
-            impact_basis="a month of their capacity bought pay-as-used, per month late, all of them" + ("; some not priced: nothing else serves their demand" if len(priced) < len(others_late) else ""),
+            impact_basis="a month of their capacity bought on demand, per month late, all of them" + ("; some not priced: nothing else serves their demand" if len(priced) < len(others_late) else ""),
             mitigation="a late-delivery credit in each contract",
             owner="Procurement",
         ))
@@ -737,19 +873,19 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
         risk="Operators deliver less availability than expected",
         likelihood=max((_tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
         impact=st.availability_point,
-        impact_basis=f"{months} months at one point less availability, the shortfall bought pay-as-used",
+        impact_basis=f"{months} months at one point less availability, the shortfall bought on demand",
         mitigation="automatic SLA credits and a health-check clause in every commitment",
         owner="Head of infrastructure",
     ))
-    hours, rent, task_rent = _plan_floating(plan, ev)
+    hours, rent, task_rent = plan_floating(plan, ev)
     floating = sum(rent) + task_rent
     dearer = next(c for c in st.cases if c.name == PRICE_CASE[1])
     risks.append(Risk(
-        risk="Market prices rise 20% (pay-as-used, index-linked)",
+        risk="Market prices rise 20% (on demand, or following the index)",
         likelihood="medium",
         impact=dearer.total_spend - _as_planned(plan).total_spend if floating else None,
         impact_basis=f"20% of {cash(floating, cur)} at market prices over {months} months" if floating else "nothing in the plan is priced at the market",
-        mitigation="the hedge below covers the GPU-hour part" if hedge_asked else ("commitments at fixed prices; agree pay-as-used prices for the term" if floating else "fixed prices throughout"),
+        mitigation="the hedge below covers the GPU-hour part" if hedge_asked else ("commitments at fixed prices; agree on-demand prices for the term" if floating else "fixed prices throughout"),
         owner="Treasury",
     ))
     low = next(c for c in st.cases if c.name == "Demand −30%")
@@ -759,7 +895,7 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
         likelihood="medium",
         impact=low.unused_commitment if low.unused_commitment > 0 else None,
         impact_basis=f"commitment idle over {months} months ({cash(lower.unused_commitment, cur)} at −50%)" if low.unused_commitment > 0 else "no commitment left idle",
-        mitigation="commit to the base load, peaks pay-as-used; resize at renewal",
+        mitigation="commit to the base load, peaks on demand; resize at renewal",
         owner="Head of product",
     ))
     if st.claims_low_end is not None:
@@ -768,7 +904,7 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
             risk=f"Throughput below the vendor's claim ({claimed})",
             likelihood="medium",
             impact=st.claims_low_end,
-            impact_basis=f"{months} months at the low end of the claim (×{st.claims_factor:g}), the shortfall bought pay-as-used",
+            impact_basis=f"{months} months at the low end of the claim (×{st.claims_factor:g}), the shortfall bought on demand",
             mitigation="acceptance test on our workload before the commitment starts",
             owner="Head of infrastructure",
         ))
@@ -776,38 +912,37 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
 
 
 def _plan_hedge(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missing: str, config: HedgeConfig | None) -> HedgeAsk:
-    """The hedge of what floats in the plan: pay-as-used GPU-hours and index-linked commitments (hedge ratio 1:
-    no rent history exists for them), laddered as procure.yaml's hedge section says."""
-    hours, rent, task_rent = _plan_floating(plan, ev)
+    """The hedge of what floats in the plan, as the comparison report's hedging chapter computes it
+    (procure.hedging.plan_hedge): the same contracts for the same months."""
+    hours, rent, task_rent = plan_floating(plan, ev)
     cur, months = plan.currency, plan.demand.months
-    token = f" Per-token capacity ({cash(task_rent, cur)} expected) is priced per token: a GPU-hour index does not move it." if task_rent > 0 else ""
+    token = f" Capacity billed per token ({cash(task_rent, cur)} expected) does not move with a GPU-hour price index." if task_rent > 0 else ""
     if sum(hours) <= 0:
-        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing floats with a GPU-hour index." + token)
-    if hedge is None or config is None:
-        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=f"The plan's pay-as-used GPU-hours float with the market ({sum(hours):,.0f} expected over {months} months, {cash(sum(rent), cur)}). {missing}" + token)
-    span = min(config.horizon_months, months)
-    exposure = [ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used or index-linked") for m, h in enumerate(hours[:span])]
-    ladder = build_ladder(exposure, config, 1.0)
-    bought = [r for r in ladder if r.contracts]
+        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing moves with the market price." + token)
+    if hedge is None or hedge.offer != PLAN_HEDGE_ID:
+        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=f"The plan's on-demand GPU-hours move with the market price ({sum(hours):,.0f} expected over {months} months, {cash(sum(rent), cur)}). {missing}" + token)
+    span = hedge.horizon_months
+    bought = [r for r in hedge.ladder if r.contracts]
     exposed_rent = sum(rent[:span])
     if not bought:
-        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's floating GPU-hours ({sum(hours[:span]):,.0f} expected over months 1–{span}) are too few for one contract of {config.contract_gpu_hours:,.0f} GPU-hours at the ladder's shares." + token)
+        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's GPU-hours at market prices ({sum(hours[:span]):,.0f} expected over months 1–{span}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours." + token)
     contracts = sum(r.contracts for r in bought)
     hedged = sum(r.hedged_gpu_hours for r in bought)
     linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
     rise = PRICE_MOVE * exposed_rent
     payoff = hedged * hedge.stress_level * PRICE_MOVE
-    shares = ", ".join(f"{r.share:.0%} of months {r.first_month}–{r.last_month}" for r in ladder)
+    shares = ", ".join(f"{r.share:.0%} of months {r.first_month}–{r.last_month}" if r.first_month != r.last_month else f"{r.share:.0%} of month {r.first_month}" for r in hedge.ladder)
+    first, last = bought[0].first_month, bought[-1].last_month
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for months {bought[0].first_month}–{bought[-1].last_month}, against the plan's {'floating' if linked else 'pay-as-used'} GPU-hours?",
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for months {first}–{last}, against the plan's GPU-hours at market prices?",
         detail=(
-            (f"The index-linked commitments ({_with(linked)}) and the capacity bought by the GPU-hour when used float with the market: " if linked
-             else "The commitments are at fixed prices; what floats is the capacity bought by the GPU-hour when used: ")
+            (f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on demand move with the market: " if linked
+             else "The commitments are at fixed prices; what moves with the market is the capacity bought on demand: ")
             + f"{sum(hours[:span]):,.0f} GPU-hours expected over months 1–{span} ({cash(exposed_rent, cur)}). "
-            f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the hedge pays {cash(payoff, cur)} of it. "
-            f"The hours are expected, not promised (pay-as-used falls first when demand falls), so the ladder hedges a falling share: {shares}. "
-            "No premium: the exchange holds margin, and if the index falls the hedge pays back what the lower price saves."
+            f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the contracts pay {cash(payoff, cur)} of it. "
+            f"The hours are expected, not promised (on-demand use falls first when demand falls), so a falling share is covered: {shares}. "
+            "No premium: the exchange holds margin, and if the index falls the contracts pay back what the lower price saves."
             + token
         ),
     )

@@ -18,12 +18,75 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click
+except ImportError:  # older typer: click itself
+    import click.exceptions as click  # type: ignore[no-redef]
 
 from procure import __version__
 from procure.errors import InputError
 from procure.status import ExitStatus
 
+def _usage_problem(error: click.UsageError) -> str:
+    """A usage error (click's or ours) as procure states problems: `where: what was expected`."""
+    param = getattr(error, "param", None)
+    where = (error.ctx.command_path if error.ctx else "procure")
+    if isinstance(error, click.NoSuchOption):
+        near = f" (did you mean {' or '.join(sorted(error.possibilities))}?)" if error.possibilities else ""
+        return f"{where}: {error.option_name}: no such option{near}"
+    if isinstance(error, click.BadParameter) and param is not None:
+        name = max(param.opts, key=len) if getattr(param, "opts", None) else param.human_readable_name
+        if isinstance(error, click.MissingParameter):
+            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx else 'a value'}"
+        return f"{where}: {name}: {error.message}"
+    message = error.message.rstrip(".")
+    return f"{where}: {message[:1].lower()}{message[1:]}"
+
+
+class _UsageError(click.UsageError):
+    """Shown in procure's own format: the problem, then where to read the usage; exit 2."""
+
+    exit_code = ExitStatus.BAD_INPUT
+
+    def __init__(self, error: click.UsageError):
+        super().__init__(error.message, error.ctx)
+        self.error = error
+
+    def show(self, file: Any = None) -> None:
+        from procure.textsafe import printable
+
+        command = self.ctx.command_path if self.ctx else "procure"
+        typer.echo(printable(_usage_problem(self.error)), err=True)
+        typer.echo(f"1 problem found; nothing was written. Usage: {command} --help", err=True)
+
+
+def _own_format(error: click.UsageError) -> click.UsageError:
+    # "no arguments: show the help" is a usage error to click but help to the user: left as it is
+    if isinstance(error, _UsageError) or type(error).__name__ == "NoArgsIsHelpError":
+        return error
+    return _UsageError(error)
+
+
+class _Group(TyperGroup):
+    """The command group: every usage error, click's own included, in procure's format (exit 2)."""
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="procure",
     help=(
         "Compare vendor offers for B200 GPU hours by expected full cost per successful task.\n\n"
@@ -68,10 +131,26 @@ class ListFormat(str, Enum):
 
 
 class SchemaName(str, Enum):
+    """Inputs (offer, grade, workspace) and every --format json document (schemas.py)."""
+
     offer = "offer"
     grade = "grade"
     workspace = "workspace"
     evaluation = "evaluation"
+    grading = "grading"
+    rate = "rate"
+    whatif = "whatif"
+    price_to_win = "price-to-win"
+    position = "position"
+    index = "index"
+    hedge = "hedge"
+    sensitivity = "sensitivity"
+    history = "history"
+    diff = "diff"
+    reevaluate = "reevaluate"
+    cashflow = "cashflow"
+    plan = "plan"
+    scorecard = "scorecard"
 
 
 # One vocabulary for every command: an offer is `--offer ID`, a count of top offers `--top N`, the
@@ -303,6 +382,15 @@ def handles_input_errors(command: F) -> F:
             count = len(exc.problems)
             _say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except KeyboardInterrupt:
+            _say("interrupted; nothing was written.")
+            from procure.solvecache import solving
+
+            if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(ExitStatus.INTERRUPTED)
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -380,7 +468,7 @@ def _stages(enabled: bool = True):  # type: ignore[no-untyped-def]
         yield stage
 
 
-def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
+def _emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | None = None) -> None:
     """Standard output carries only the requested format; --out writes the file atomically."""
     _quiet()
     if out is None:
@@ -388,17 +476,38 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False) -> None:
         return
     from procure.fileio import write_atomic
 
-    write_atomic(out, text, replace_inputs)
+    write_atomic(out, text, replace_inputs, into)
     _say(f"wrote {out}")
 
 
-def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
-    """A table on the terminal fits its width (least important columns left out, and named) unless --wide."""
+def _doc(command: str, text: str, format: Any, ev: Any = None, schema: str | None = None, as_of: Any = None, inputs: Any = None) -> str:
+    """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
+    if getattr(format, "value", format) != "json":
+        return text
+    from procure.envelope import dumps
+
+    if ev is not None:
+        as_of, inputs = ev.as_of, ev.inputs
+    return dumps(command, text, as_of, inputs, schema)
+
+
+def _hashed(path: Path) -> list[dict[str, str]]:
+    """A file read outside a workspace, as the envelope lists inputs: its path and SHA-256."""
+    import hashlib
+
+    return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
+
+
+def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None) -> None:
+    """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
+    `first` is a line printed above it (the recommendation)."""
     _quiet()
     if out is None:
         from procure.render.fit import fit, hidden_note, natural_width
 
         console = _console()
+        if first:
+            console.print(first)
         if wide:
             from rich.console import Console
 
@@ -413,6 +522,8 @@ def _emit_table(table: Any, out: Path | None, wide: bool = False) -> None:
     from rich.console import Console
 
     console = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
+    if first:
+        console.print(first)
     console.print(table)
     _emit(console.export_text(), out)
 
@@ -445,11 +556,18 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     for offer in ws.offers:
         for warning in contradiction_warnings(offer, ws.lines[offer.id]):
             typer.echo(f"warning: {warning}", err=True)
+    from procure.evaluate import verdict_lines
+    from procure.grading import stale_grade_warnings
+
+    for warning in stale_grade_warnings(ws.grades, ws.root):
+        typer.echo(f"warning: {warning}", err=True)
     curves = len(ws.curves)
     typer.echo(
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     )
+    for line in verdict_lines(ev):
+        typer.echo(line)
 
 
 @app.command()
@@ -502,8 +620,9 @@ def grade(
             }
             for o, r in results
         ]
-        # One named offer: its object; several or none: the list.
-        _emit(json.dumps(payload[0] if len(named) == 1 else payload, indent=2) + "\n", out)
+        from procure.envelope import dumps
+
+        _emit(dumps("grade", {"offers": payload}, None, ws.inputs, schema="grading"), out)
         return
     if named:
         from rich.console import Group
@@ -524,9 +643,9 @@ def _problem(where: str, message: str):  # type: ignore[no-untyped-def]
 
 
 def _unknown_offer(offer_id: str, known: list[str]):  # type: ignore[no-untyped-def]
-    from procure.errors import Problem
+    from procure.errors import unknown_offer
 
-    return Problem("offers/", None, "", f"no offer with id '{offer_id}' (known: {', '.join(known)})")
+    return unknown_offer(offer_id, known)
 
 
 @app.command()
@@ -538,7 +657,7 @@ def compare(
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
     draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
-    horizon: Annotated[Optional[int], horizon_option("Add the horizon figures: commitment, total and NPV cost, cost per task over this many months.")] = None,
+    horizon: Annotated[Optional[int], horizon_option("Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost.")] = None,
     rank_by: RankByOption = RankBy.snapshot,
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
@@ -563,7 +682,8 @@ def compare(
         from procure.errors import Problem
 
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
-    from procure.evaluate import MonteCarlo, evaluate
+    from procure.decision import recommend
+    from procure.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -571,25 +691,32 @@ def compare(
     by_horizon = _ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
     if uncertainty or draws is not None or seed is not None:
         with _progress("Monte Carlo", enabled=format is CompareFormat.table) as progress:
-            ev = evaluate(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
+            ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
     else:
-        ev = evaluate(ws, _day(as_of), None, months, by_horizon)
+        ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
+    with _progress("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
+        rec, _ = recommend(ws, ev, inputs)
+    _warn_plan_failed(rec)
     if format is CompareFormat.table:
+        from procure.evaluate import verdict_lines
         from procure.render.text import comparison_table
 
-        _emit_table(comparison_table(ev), out, wide)
+        _emit_table(comparison_table(ev), out, wide, first=rec.headline)
+        if out is None:
+            for line in verdict_lines(ev):
+                typer.echo(line)
         return
     if format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
 
-    _emit(RENDERERS[format.value](ev), out)
+    _emit(RENDERERS[format.value](ev.model_copy(update={"command": "compare"})), out)
 
 
 @app.command()
@@ -625,7 +752,7 @@ def rate(
         return
     from procure.render.text import RATING_RENDERERS
 
-    _emit(RATING_RENDERERS[format.value](ev), out)
+    _emit(_doc("rate", RATING_RENDERERS[format.value](ev), format, ev), out)
 
 
 def _share(text: str, option: str) -> float:
@@ -720,7 +847,7 @@ def whatif(
         else:
             from procure.render.text import price_to_win_text
 
-            _emit(price_to_win_text(rows, ev.currency, format.value), out)
+            _emit(_doc("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
         return
     if offer_id is None:
         from procure.errors import Problem
@@ -748,7 +875,9 @@ def whatif(
         return
     from procure.render.text import WHATIF_RENDERERS
 
-    _emit(WHATIF_RENDERERS[format.value](result), out)
+    from procure.evaluate import resolve_as_of
+
+    _emit(_doc("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, _day(as_of)), inputs=ws.inputs), out)
 
 
 @app.command()
@@ -785,7 +914,8 @@ def position(
     format = _format(format, out, TextFormat.table)
     current_offer = _one("--offer", offer, "--current-offer", current_offer)
     ws = load_workspace(workspace)
-    result = place(evaluate(ws, _day(as_of)), ws.config.market, current, current_offer)
+    ev = evaluate(ws, _day(as_of))
+    result = place(ev, ws.config.market, current, current_offer)
     if format is TextFormat.table:
         from procure.render.text import position_table
 
@@ -793,7 +923,7 @@ def position(
         return
     from procure.render.text import position_text
 
-    _emit(position_text(result, format.value), out)
+    _emit(_doc("position", position_text(result, format.value), format, ev), out)
 
 
 index_app = typer.Typer(help="Rental price benchmarks built from price observations.", no_args_is_help=True)
@@ -882,7 +1012,9 @@ def index_build(
     from procure.render.text import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
-    _emit(index_text(build, format.value), out, replace_inputs=replace and format is TextFormat.csv)
+    # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
+    csv_out = format is TextFormat.csv
+    _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
         from procure.render.text import methodology_table
 
@@ -894,7 +1026,7 @@ def index_build(
 @app.command()
 @handles_input_errors
 def hedge(
-    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the top-ranked acceptable offer).")] = None,
+    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer).")] = None,
     index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
     rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
@@ -903,9 +1035,11 @@ def hedge(
     wide: WideOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
-    """Recommend a rental price hedge for an offer: ratio, ladder, contracts, stress, limits.
+    """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
 
-    The exposure is the offer's billed GPU-hours each month of hedge.horizon_months from
+    With demand: in procure.yaml the recommendation is the purchase plan, and what floats
+    is its pay-as-used GPU-hours and index-linked commitments (ratio 1), by month of the
+    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of hedge.horizon_months from
     delivery: index-linked months and months after the term (renewal) float, fixed-price
     months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
     rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
@@ -920,13 +1054,19 @@ def hedge(
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --index market/index-transacted.csv --rent market/rent.csv
     """
-    from procure.evaluate import evaluate
-    from procure.hedging import plan_for_workspace
+    from procure.decision import recommend
+    from procure.evaluate import evaluate_with_inputs
+    from procure.hedging import recommended_hedge
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
-    plan = plan_for_workspace(ws, evaluate(ws, _day(as_of)), offer, index, rent)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    purchase = None
+    if offer is None and ws.config.hedge.offer is None:
+        rec, purchase = recommend(ws, ev, inputs)
+        _warn_plan_failed(rec)
+    plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
     if format is TextFormat.table:
         from procure.render.text import hedge_table
 
@@ -934,7 +1074,7 @@ def hedge(
         return
     from procure.render.text import hedge_text
 
-    _emit(hedge_text(plan, format.value), out)
+    _emit(_doc("hedge", hedge_text(plan, format.value), format, ev), out)
 
 
 @app.command()
@@ -991,7 +1131,12 @@ def sensitivity(
         return
     from procure.render.text import sensitivity_text
 
-    _emit(sensitivity_text(result, ev.currency, format.value), out)
+    _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+
+
+def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
+    if rec.plan_failed:
+        _say(f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead")
 
 
 def _warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
@@ -1038,7 +1183,7 @@ def evaluate(
         run_id = save_run(ws.root, ev, label)
         _say(f"saved run {run_id}")
     if format is ListFormat.json:
-        _emit(ev.to_json(), out)
+        _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
     from procure.render.text import per_task
@@ -1068,8 +1213,13 @@ def history(
 
     format = _format(format, out, ListFormat.table)
     runs = list_runs(find_workspace(workspace))
+    if not runs and format is not ListFormat.json:
+        _emit("No saved runs yet: save one with `procure evaluate --save`.\n", out)
+        return
     if format is ListFormat.json:
-        _emit(json.dumps([r.model_dump(mode="json") for r in runs], indent=2) + "\n", out)
+        from procure.envelope import dumps
+
+        _emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
         return
     from procure.render.text import history_table
 
@@ -1136,7 +1286,7 @@ def diff(
     if format is DiffFormat.table:
         _emit_table(diff_table(result), out, wide)
     elif format is DiffFormat.json:
-        _emit(diff_json(result), out)
+        _emit(_doc("diff", diff_json(result), format, head_ev), out)
     else:
         _emit(diff_markdown(result, title="Changes between two evaluations"), out)
 
@@ -1148,6 +1298,7 @@ def reevaluate(
     fail_on: Annotated[Optional[str], typer.Option("--fail-on", metavar="LIST", help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).", show_default=False)] = None,
     accept: Annotated[bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")] = False,
     label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)] = None,
+    max_delivered_overrun: Annotated[Optional[str], typer.Option("--max-delivered-overrun", metavar="SHARE", help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more than this, e.g. 10% (default: actuals.max_cost_overrun).", show_default=False)] = None,
     format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -1189,19 +1340,24 @@ def reevaluate(
             raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
     ev = run_evaluation(ws, _day(as_of))
     _warn_expiring(ev)
+    delivered = _delivered_breaches(ws, ev, max_delivered_overrun)
     previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
     if previous is None:
-        run_id = save_run(ws.root, ev, label)
-        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})."
+        run_id = save_run(ws.root, ev, label) if not delivered or accept else None
+        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})." if run_id else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
+        lines = [f"- {b.condition}: {b.detail}" for b in delivered]
         if format is DiffFormat.json:
-            _emit(json.dumps({"baseline_saved": run_id, "breached": []}, indent=2) + "\n", out)
+            _emit(_doc("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
         elif format is DiffFormat.markdown:
-            _emit(f"## Re-evaluation\n\n{message}\n", out)
+            _emit(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), out)
         else:
-            _emit(message + "\n", out)
+            _emit(message + "\n" + "".join(line + "\n" for line in lines), out)
+        if delivered and not accept:
+            _say(f"{len(delivered)} threshold(s) breached by delivered evidence")
+            raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
         return
     result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
-    breached = breaches(result, limit, conditions)
+    breached = breaches(result, limit, conditions) + delivered
     saved = None
     if not breached or accept:
         saved = save_run(ws.root, ev, label)
@@ -1210,7 +1366,7 @@ def reevaluate(
     if format is DiffFormat.table:
         _emit_table(diff_table(result, breached, changed_only=True), out, wide)
     elif format is DiffFormat.json:
-        _emit(diff_json(result, breached, extra), out)
+        _emit(_doc("reevaluate", diff_json(result, breached, extra), format, ev), out)
     else:
         _emit(diff_markdown(result, breached, changed_only=True), out)
     if saved is not None:
@@ -1218,6 +1374,74 @@ def reevaluate(
     if breached and not accept:
         _say(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)")
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+
+
+def _delivered_breaches(ws: Any, ev: Any, overrun: Optional[str]) -> list:
+    """Signed vendors' latest month: an SLA breach, credits owed, a delivered cost per task past the limit."""
+    if not ws.actuals:
+        return []
+    from procure.history import Breach
+    from procure.scorecard import breaches, scorecard
+
+    from procure.evaluate import evaluate as run_evaluation
+
+    limit = ws.config.actuals.max_cost_overrun if overrun is None else _share(overrun, "--max-delivered-overrun")
+    promise = run_evaluation(ws, ev.as_of, delivered=False)  # delivered figures are set against the promise
+    found = breaches(scorecard(ws, promise, ev.as_of), limit)
+    return [Breach(condition=c, detail=d) for c, d in found]
+
+
+@app.command()
+@handles_input_errors
+def scorecard(
+    offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
+    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
+    claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Delivered against promised, per signed vendor and month, with the SLA credits owed.
+
+    For every offer with evidence in actuals/ (procure actuals import): output
+    tokens per billed GPU-hour against the curve at the target, requests served,
+    TTFT and latency quantiles, availability against the SLA, billed against
+    contracted GPU-hours, credits owed under the contract's terms, and the
+    delivered cost per successful task against the promised. A month without
+    evidence is "no data". --claim writes a credits claim as Markdown. See
+    docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure scorecard
+        procure scorecard --offer northwind-b200-mc --months 6 --format markdown
+        procure scorecard --claim --out claim.md
+    """
+    from procure.evaluate import evaluate as run_evaluation
+    from procure.scorecard import credits_claim, scorecard as build, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    if offer is not None and offer not in ws.actuals:
+        known = sorted(ws.actuals)
+        raise InputError([_problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
+    ev = run_evaluation(ws, _day(as_of), delivered=False)  # the promise, which the delivered months are set against
+    result = build(ws, ev, ev.as_of, offer, months)
+    if claim:
+        _emit(credits_claim(result, ev.as_of), out)
+        return
+    format = _format(format, out, TextFormat.table)
+    if format is TextFormat.json:
+        _emit(_doc("scorecard", result.model_dump_json(), format, ev), out)
+    elif format is TextFormat.csv:
+        _emit(scorecard_csv(result), out)
+    elif format is TextFormat.markdown:
+        _emit(scorecard_markdown(result), out)
+    else:
+        _emit_table(scorecard_table(result), out, wide)
 
 
 @app.command()
@@ -1270,7 +1494,7 @@ def cashflow(
         procure cashflow --offer northwind-b200-mc --format csv
         procure cashflow --out cashflow.xlsx
     """
-    from procure.evaluate import evaluate as run_evaluation
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, CompareFormat.table)
@@ -1280,7 +1504,7 @@ def cashflow(
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
     ws = load_workspace(workspace)
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
-    ev = run_evaluation(ws, _day(as_of), None, months, True)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
     if format is CompareFormat.table:
@@ -1292,12 +1516,12 @@ def cashflow(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev))
+        write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
     else:
         from procure.render.text import cashflow_text
 
-        _emit(cashflow_text(ev, offer, format.value), out)
+        _emit(_doc("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
 
 
 DEFAULT_HORIZON = 36
@@ -1330,29 +1554,34 @@ def plan(
         procure plan --frontier --format markdown
         procure plan --out plan.json
     """
+    from procure.decision import decide
+    from procure.evaluate import evaluate_with_inputs
     from procure.plan import make_plan
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
-    result = make_plan(load_workspace(workspace), _day(as_of), frontier=frontier)
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
-        _emit_table(plan_table(result), out, wide)
+        _emit_table(plan_table(result), out, wide, first=decide(ev, result).headline)
         return
     from procure.render.plan_text import plan_text
 
-    _emit(plan_text(result, format.value), out)
+    _emit(_doc("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
 
 
 @app.command("import")
 @handles_input_errors
 def import_rfp(
     sheet: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
     template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 
@@ -1366,9 +1595,10 @@ def import_rfp(
 
     \b
         procure import --template rfp.xlsx
-        procure import responses.xlsx --out offers/
-        procure import responses.csv --out offers/ --force
+        procure import responses.xlsx --out-dir offers/
+        procure import responses.csv --out-dir offers/ --force
     """
+    out = _one("--out-dir", out_dir, "--out", out)
     if template is not None:
         if sheet is not None:
             from procure.errors import Problem
@@ -1401,6 +1631,50 @@ def _workspace_folder(workspace: Path, folder: str) -> Path:
         return Path(workspace) / folder
 
 
+grades_app = typer.Typer(help="Grade files and the current default grades.", no_args_is_help=True)
+app.add_typer(grades_app, name="grades")
+
+
+@grades_app.command("update")
+@handles_input_errors
+def grades_update(
+    write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+
+    A grade file written before a requirement was added (for example
+    provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
+    `procure validate` warns about it. Without --write this prints the change as a
+    unified diff and writes nothing.
+
+    Examples:
+
+    \b
+        procure grades update
+        procure grades update --write
+    """
+    import difflib
+
+    from procure.fileio import write_atomic
+    from procure.grading import stale_grades
+    from procure.workspace import find_workspace
+
+    root = find_workspace(workspace)
+    found = stale_grades(root)
+    if not found:
+        _say("every grade file has the requirements of the current default grade of its id")
+        return
+    for stale in found:
+        diff = difflib.unified_diff(stale.current_text.splitlines(keepends=True), stale.updated_text.splitlines(keepends=True), f"{stale.file} (now)", f"{stale.file} (updated)")
+        sys.stdout.write("".join(diff))
+        if write:
+            write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
+            _say(f"wrote {stale.file}")
+    if not write:
+        _say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
+
+
 perf_app = typer.Typer(help="Reference throughput curves.", no_args_is_help=True)
 app.add_typer(perf_app, name="perf")
 
@@ -1413,8 +1687,8 @@ class PerGpuBasis(str, Enum):
 @perf_app.command("import")
 @handles_input_errors
 def perf_import(
-    source: Annotated[Path, typer.Argument(metavar="FILE", help="InferenceX benchmark rows (JSON): a list, or one row.", dir_okay=False)],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
     isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
@@ -1424,9 +1698,23 @@ def perf_import(
         Optional[PerGpuBasis],
         typer.Option("--per-gpu-basis", help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.", show_default=False),
     ] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.", show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
+    trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=_as_of, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
 ) -> None:
-    """Import InferenceX benchmark rows as reference curves (one per hardware, framework, precision, speculative decoding).
+    """Import InferenceX benchmark rows, or your own trial results, as reference curves.
+
+    Trials (guidellm, `vllm bench serve`, genai-perf result files, found by their
+    layout): every run in the files is one point of one curve, performance/NAME.csv,
+    in output tok/s per billed GPU (the run's output throughput / --gpus), marked
+    points_source: measured with the trial's date. A run whose mean input or output
+    length is more than 20% off the workload's is flagged (a warning and a line in the
+    curve). An offer that names the curve as performance.reference is then ranked on
+    measured throughput. See docs/actuals.md.
+
+    InferenceX rows: one curve per hardware, framework, precision, speculative decoding.
 
     Rows are kept for the workload's input/output lengths (exactly, or the nearest with
     a warning) and, with --gpu, one hardware. Each curve is named
@@ -1445,11 +1733,15 @@ def perf_import(
 
     \b
         procure perf import inferencex.json --gpu b200
-        procure perf import rows.json --out performance/ --isl 8192 --osl 1024 --force
+        procure perf import rows.json --out-dir performance/ --isl 8192 --osl 1024 --force
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
+        procure perf import benchmarks.json --gpus 8 --name trial-northwind
+        procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
     """
     from procure.inferencex import import_curves
+    from procure.trials import default_name, import_trials, looks_like_trial
 
+    out = _one("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
         from procure.workspace import load_workspace
 
@@ -1458,9 +1750,62 @@ def perf_import(
         osl = osl or workload.output_tokens
     if out is None:
         out = _workspace_folder(workspace, "performance")
-    written, warnings = import_curves(source, out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
+    trials = [looks_like_trial(path) for path in sources]
+    if any(trials):
+        if not all(trials):
+            raise InputError([_problem("perf import", "give trial results or InferenceX rows, not both in one import")])
+        if gpus is None:
+            raise InputError([_problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
+        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, _day(trial_date), force)
+    else:
+        if len(sources) != 1:
+            raise InputError([_problem("perf import", "InferenceX rows come in one file at a time")])
+        written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
     for warning in warnings:
         _say(f"warning: {warning}")
+    for path in written:
+        _say(f"wrote {path}")
+
+
+actuals_app = typer.Typer(help="Delivered evidence of signed vendors: serving metrics, incidents, invoices.", no_args_is_help=True)
+app.add_typer(actuals_app, name="actuals")
+
+
+@actuals_app.command("import")
+@handles_input_errors
+def actuals_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV.", dir_okay=False)],
+    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")],
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Check delivered evidence and keep it in actuals/ID/ of the workspace.
+
+    Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
+    are summed per calendar month as Prometheus does (counter resets counted from
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
+    imported again is replaced. Incident histories are kept as incidents.json or
+    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
+    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
+    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    errors: nothing is written. See docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure actuals import vllm-2026-11.json --offer northwind-b200-mc
+        procure actuals import snapshots/*.prom --offer northwind-b200-mc
+        procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
+    """
+    from procure.actuals import import_actuals
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    known = [o.id for o in ws.offers]
+    if offer not in known:
+        raise InputError([_unknown_offer(offer, known)])
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    for note in notes:
+        _say(f"note: {note}")
     for path in written:
         _say(f"wrote {path}")
 
@@ -1517,9 +1862,12 @@ def report(
         by_horizon = _ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months, by_horizon)
 
+        gathered: list[ReportExtras] = []
+
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")
-            return gather_extras(ws, ev, inputs, board=board)
+            gathered.append(gather_extras(ws, ev, inputs, board=board))
+            return gathered[-1]
 
         try:
             data = render_report(ev, kind, format.value, extras, stage, workers)
@@ -1530,6 +1878,8 @@ def report(
     from procure.fileio import write_atomic
 
     write_atomic(target, data)
+    if gathered and gathered[-1].recommendation is not None:
+        _warn_plan_failed(gathered[-1].recommendation)
     _say(f"wrote {target}")
 
 
@@ -1540,25 +1890,24 @@ def schema(
     out: OutOption = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
 ) -> None:
-    """Print the JSON Schema of an input file (generated from the input models).
+    """Print the JSON Schema of an input file or of a command's JSON output.
 
-    `workspace` is procure.yaml; `evaluation` is the output of `compare --format json`.
+    Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
+    schema_version, tool, command, as_of and inputs at its top level: evaluation
+    (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif
+    --price-to-win), position, index (index build), hedge, sensitivity, history, diff,
+    reevaluate, cashflow, plan.
 
     Examples:
 
     \b
         procure schema offer > offer.schema.json
         procure schema workspace
+        procure schema diff
     """
-    from procure.models import SCHEMAS
+    from procure.schemas import json_schema
 
-    if name is SchemaName.evaluation:
-        from procure.evaluate import Evaluation
-
-        model: Any = Evaluation
-    else:
-        model = SCHEMAS[name.value]
-    _emit(json.dumps(model.model_json_schema(), indent=2) + "\n", out)
+    _emit(json.dumps(json_schema(name.value), indent=2) + "\n", out)
 
 
 def _version(value: bool) -> None:

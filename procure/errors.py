@@ -40,3 +40,15 @@ def format_field_path(loc: Sequence[str | int]) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out
+
+
+def unknown_offer(offer_id: str, known: Iterable[str], file: str = "offers/", field: str = "") -> Problem:
+    """An offer id that matches none: the nearest ids first ("did you mean"), then every known one."""
+    import difflib
+
+    ids = sorted(known)
+    low = offer_id.lower()
+    near = [i for i in ids if low and (i.lower().startswith(low) or low.startswith(i.lower()))][:3]
+    near = near or difflib.get_close_matches(offer_id, ids, n=2, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    return Problem(file, None, field, f"no offer with id '{offer_id}'{hint} (known: {', '.join(ids)})")

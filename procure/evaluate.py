@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -21,8 +21,9 @@ from procure.errors import InputError, Problem
 from procure.grading import GradeResult, grade_offer
 from procure.models import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.performance import ThroughputReading, pareto_frontier, reading_mean, throughput_at, ttft_at
-from procure.rating import Rating, assign_tiers, method_text, published_disagrees, rate_offer, reliability_of
+from procure.rating import RATE_BEFORE_SIGNING, UNRATED, AvailabilityLayers, Rating, ReliabilityResult, assign_tiers, availability_layers, method_text, published_disagrees, rate_offer, reliability_of
 from procure.cashflow import HorizonResult
+from procure.decision import Recommendation
 from procure.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, OfferRange, UncertaintyInfo, point_throughput_factor
 from procure.workspace import IndexLevel, Workspace
 
@@ -49,7 +50,7 @@ METRIC_KEYS: tuple[str, ...] = (
     "monthly_spend",
 )
 HORIZON_METRIC_KEYS: tuple[str, ...] = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
-EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader", "rent_term_average") + HORIZON_METRIC_KEYS
+EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader", "rent_term_average", "restart_cost_per_task") + HORIZON_METRIC_KEYS
 
 # Offers that expire within this many days of the as-of date are warned about.
 EXPIRY_WARNING_DAYS = 14
@@ -108,10 +109,16 @@ class OfferRecord(BaseModel):
     max_interactivity: float | None
     ttft_s: float | None = Field(None, description="time to first token at the target, seconds, where the curve carries it")
     reliability_factor: float | None
-    reliability_source: str = Field("unrated", description="where the reliability factor comes from: checklist, published, unrated or self_operated")
+    reliability_source: str = Field("unrated", description="where the reliability factor comes from: checklist, published, status_history, unrated or self_operated")
     reliability_basis: str = Field("", description="the reliability factor in words (band, published tier, unrated floor, self-operated)")
     sla_availability: float | None = Field(None, description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability factor)")
     not_stated: list[str] = Field(default_factory=list, description="gates judged on something the offer does not state (per-token speed, TTFT, rate limits)")
+    rating_state: Literal["rated", "unrated", "self_operated"] = Field(
+        "rated", description="unrated: no operator evidence, published tier or status history (availability unverified; ranked with the haircut unless policy.unrated: exclude)"
+    )
+    availability_layers: AvailabilityRecord | None = Field(None, description="the layers of metrics.availability: provider x ours x interruptions")
+    role: Literal["primary", "burst"] = Field("primary", description="burst: spot or preemptible capacity, a pay-as-used source only, never ranked as the primary offer")
+    actions: list[str] = Field(default_factory=list, description="what to do before signing (rate an unrated operator)")
     index_level: float | None
     index_date: date | None = Field(None, description="the date of the index level used")
     responsibilities: dict[str, str]
@@ -121,7 +128,22 @@ class OfferRecord(BaseModel):
     metrics: dict[str, float | None]
     uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
     cashflow: HorizonResult | None = Field(None, description="the monthly schedule over the horizon (compare --horizon, cashflow)")
+    evidence: dict[str, Any] | None = Field(None, description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with")
     terms: Offer = Field(description="the offer as read from its file")
+
+
+class AvailabilityRecord(BaseModel):
+    """Expected availability by layer (docs/ratings.md): the gate judges `expected`, the cost `costed`."""
+
+    provider: float | None = Field(description="the provider's layer: SLA x reliability factor, or the incident history's availability; null when owned")
+    provider_costed: float | None = Field(description="the provider's layer as costed (an unrated provider's SLA x the unrated haircut)")
+    provider_basis: str
+    ours: float = Field(description="the product of our factor for each job left to us alone")
+    our_jobs: list[str] = Field(description="the jobs in our layer (factor below 1)")
+    interruption: float = Field(description="share of billed time not lost to spot interruptions and restarts")
+    expected: float
+    costed: float
+    text: str
 
 
 class RatingRecord(BaseModel):
@@ -154,6 +176,75 @@ class GradeInfo(BaseModel):
     expect: str
 
 
+class CommonReason(BaseModel):
+    """A gate many offers fail, and the fields that would change it."""
+
+    gate: str
+    offers: list[str]
+    example: str = Field(description="one offer's reason, in words")
+    fields: str = Field(description="the fields (offer or procure.yaml) that would change the verdict")
+
+
+# The fields that move each gate: what a buyer changes (or asks the vendor for) to change a verdict.
+GATE_FIELDS: dict[str, str] = {
+    "role": "service.preemptible (spot capacity is a burst source only)",
+    "quality": "performance.quality_pass_rate, or workload.min_success_rate",
+    "latency": "performance.points (performance.interactivity for a per-token offer), or workload.interactivity",
+    "ttft": "performance.ttft_s or a curve with time to first token, workload.max_ttft_s, or policy.ttft_unstated",
+    "availability": "service.sla.availability, operator.published_tier / operator.evidence / operator.status_history, the responsibilities, or policy.min_availability",
+    "security": "service.attestations, service.tenant_isolation, service.isolated_monitoring, or policy.require_*",
+    "region": "region, or policy.allowed_regions",
+    "capacity": "max_gpus, pricing.burst or service.rate_limits, or policy.min_demand_coverage",
+    "grade": "what `procure grade --offer ID` names as missing, or policy.acceptable_grades",
+    "validity": "valid_until, or --as-of",
+}
+
+
+def common_reasons(records: list[OfferRecord], limit: int = 3) -> list[CommonReason]:
+    """The gates most offers fail (spot offers counted under `role`), commonest first, with the fields that change them."""
+    failing: dict[str, list[OfferRecord]] = {}
+    for record in records:
+        if record.acceptable:
+            continue
+        if record.role == "burst":
+            failing.setdefault("role", []).append(record)
+        for g in record.gates:
+            if not g.passed:
+                failing.setdefault(g.gate, []).append(record)
+    order = ("role",) + GATES
+    ranked = sorted(failing.items(), key=lambda item: (-len(item[1]), order.index(item[0]) if item[0] in order else len(order)))
+    found = []
+    for gate_name, offers in ranked[:limit]:
+        first = offers[0]
+        example = first.reasons[0] if gate_name == "role" else next(g.detail for g in first.gates if g.gate == gate_name and not g.passed)
+        found.append(CommonReason(gate=gate_name, offers=[o.id for o in offers], example=f"{first.id}: {example}", fields=GATE_FIELDS.get(gate_name, "")))
+    return found
+
+
+def verdict_lines(ev: "Evaluation") -> list[str]:
+    """What a buyer must know beside the ranking: no acceptable offer and why, unrated offers to rate
+    before signing, spot offers kept as burst sources (text for validate and compare)."""
+    lines = []
+    if not ev.ranked and ev.offers:
+        lines.append(f"no offer is acceptable (0 of {len(ev.offers)}); the commonest reasons:")
+        for reason in ev.summary.common_reasons:
+            count = len(reason.offers)
+            lines.append(f"  {reason.gate} ({count} offer{'s' if count != 1 else ''}, e.g. {reason.example}): change {reason.fields}")
+    unrated = [o.id for o in ev.ranked if o.rating_state == "unrated"]
+    if unrated:
+        lines.append(f"unrated, availability unverified (ranked with the unrated haircut): {', '.join(unrated)}; {RATE_BEFORE_SIGNING}")
+    burst = [o for o in ev.offers if o.role == "burst"]
+    for record in burst:
+        usable = all(g.passed for g in record.gates if g.gate not in ("availability", "capacity"))
+        restart = record.metrics.get("restart_cost_per_task")
+        priced = f", restart cost {restart:.6f} per task" if restart is not None else ", restart cost not priced (service.interruptions_per_month not stated)"
+        lines.append(
+            f"secondary source (pay-as-used burst, never the primary offer): {record.id}"
+            + (priced if usable else f" (not usable: {'; '.join(g.detail for g in record.gates if not g.passed and g.gate not in ('availability', 'capacity'))})")
+        )
+    return lines
+
+
 class Summary(BaseModel):
     """The decision in figures: leader, runner-up, the gap, and what would change it."""
 
@@ -168,6 +259,7 @@ class Summary(BaseModel):
     customer_jobs: list[str] = Field(description="operating jobs the recommendation leaves with the buyer (customer or shared)")
     acceptable: int
     offers: int
+    common_reasons: list[CommonReason] = Field(default_factory=list, description="the three gates most offers fail, with the fields that would change each")
 
 
 class Evaluation(BaseModel):
@@ -175,6 +267,7 @@ class Evaluation(BaseModel):
 
     schema_version: str = SCHEMA_VERSION
     tool: str = f"procure {__version__}"
+    command: str = Field("evaluate", description="the command that wrote it: compare or evaluate (the envelope every JSON output shares)")
     as_of: date
     currency: str
     inputs: list[InputRecord]
@@ -184,6 +277,9 @@ class Evaluation(BaseModel):
     grades: list[GradeInfo]
     rating_method: str
     summary: Summary
+    recommendation: Recommendation | None = Field(
+        None, description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and the reports; null from evaluate)"
+    )
     uncertainty: UncertaintyInfo | None = None
     horizon_months: int | None = None
     rank_by: str = Field("cost_per_task", description="cost_per_task, or horizon_cost_per_task with a horizon")
@@ -227,13 +323,16 @@ class CostInputs:
     currencies: list[str]
 
 
-def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False) -> Evaluation:
-    return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon)[0]
+def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False, delivered: bool = True) -> Evaluation:
+    return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon, delivered)[0]
 
 
 def evaluate_with_inputs(
-    workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False
+    workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False,
+    delivered: bool = True,
 ) -> tuple[Evaluation, CostInputs]:
+    """`delivered`: blend the promised figures of signed vendors with their delivered evidence
+    (actuals/; procure/scorecard.py); False gives the promise alone (what the scorecard compares with)."""
     day = resolve_as_of(workspace, as_of)
     config = workspace.config
     offers = workspace.offers
@@ -246,7 +345,8 @@ def evaluate_with_inputs(
     ratings = [rate_offer(o, config.rating) for o in offers]
     assign_tiers(ratings, config.rating)
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
-    rows = [_cost_row(o, r, g, workspace, index_level.price if index_level else math.nan) for o, r, g in zip(offers, readings, ratings)]
+    layers = [offer_availability(o, rt, workspace, day) for o, rt in zip(offers, ratings)]
+    rows = [_cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan) for o, r, lay in zip(offers, readings, layers)]
     columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
     # A reading between frontier points carries a range that follows its gap (docs/interpolation.md):
     # the draws sample it, and the point reads at its mean like every other throughput factor.
@@ -256,13 +356,30 @@ def evaluate_with_inputs(
     model = CostModel(config.workload, config.assumptions)
     outputs = finite(cost_arrays(columns, model))
     costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
+    evidence: dict[str, Any] = {}
+    if delivered and workspace.actuals:
+        from procure.scorecard import apply_evidence, delivered_evidence
+
+        evidence = delivered_evidence(workspace, day, offers, costs)
+        if evidence:
+            rows = [apply_evidence(row, evidence.get(o.id)) for o, row in zip(offers, rows)]
+            columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
+            outputs = finite(cost_arrays(columns, model))
+            costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
 
     records = [
-        _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None)
-        for o, g, rt, r, c in zip(offers, gradings, ratings, readings, costs)
+        _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay)
+        for o, g, rt, r, c, lay in zip(offers, gradings, ratings, readings, costs, layers)
     ]
     from procure.cashflow import schedule, term_average_rent
 
+    for record in records:
+        found = evidence.get(record.id)
+        if found is not None:
+            from procure.scorecard import evidence_note
+
+            record.evidence = found.model_dump()
+            record.notes.append(evidence_note(found))
     for record in records:
         # The snapshot ranks on today's rent; the term average beside it shows what an escalator adds.
         record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent"), record.terms.contract, record.term_months))
@@ -315,6 +432,10 @@ def evaluate_with_inputs(
         from procure.uncertainty import monte_carlo as simulate
 
         spec = config.uncertainty
+        if evidence:
+            from procure.scorecard import uncertainty_with_evidence
+
+            spec = uncertainty_with_evidence(spec, evidence)
         draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
         acceptable = np.array([r.acceptable for r in records], dtype=bool)
         ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config))
@@ -330,7 +451,7 @@ def evaluate_with_inputs(
         policy=config.policy,
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
         rating_method=method_text(config.rating),
-        summary=_summary(ranked, len(records), rank_key),
+        summary=_summary(ranked, len(records), rank_key).model_copy(update={"common_reasons": common_reasons(records)}),
         uncertainty=info,
         horizon_months=horizon,
         rank_by=rank_key,
@@ -405,6 +526,12 @@ def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, ..
     return []
 
 
+def _curve_source(offer: Offer, workspace: Workspace) -> str:
+    """'measured' for an offer on a curve of the buyer's own trial (`perf import` of trial results), else 'reference'."""
+    curve = workspace.curves.get(offer.performance.reference or "")
+    return curve.points_source if curve is not None else "reference"
+
+
 def _throughput(offer: Offer, workspace: Workspace, target: float) -> ThroughputReading | None:
     if offer.per_token:
         return None
@@ -412,11 +539,31 @@ def _throughput(offer: Offer, workspace: Workspace, target: float) -> Throughput
 
 
 def reliability_factor(offer: Offer, rating: Rating, assumptions: Assumptions) -> float | None:
-    """What the SLA figure is worth: managed offers by the operator's rating, self-operated by us."""
+    """What the provider's SLA figure is worth, by the operator's rating (None: owned)."""
     return reliability_of(offer, rating, assumptions).factor
 
 
-def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, workspace: Workspace, index_price: float) -> dict[str, Any]:
+def offer_availability(offer: Offer, rating: Rating, workspace: Workspace, day: date) -> AvailabilityLayers:
+    """The offer's availability layers; a status history is measured over the `days` before `day`."""
+    assumptions = workspace.config.assumptions
+    reliability = reliability_of(offer, rating, assumptions)
+    spec = offer.operator.status_history
+    incidents = workspace.histories.get(offer.id)
+    if spec is None or incidents is None:
+        return availability_layers(offer, reliability, assumptions)
+    from datetime import datetime, time, timedelta, timezone
+
+    from procure.incidents import availability, downtime
+
+    end = datetime.combine(day, time(0), tzinfo=timezone.utc)
+    start = end - timedelta(days=spec.days)
+    measured = availability(incidents, start, end, spec.components, spec.impacts)
+    lost = downtime(incidents, start, end, spec.components, spec.impacts)
+    basis = f"status history {spec.file}: {lost.total_seconds() / 60:,.0f} min down in the {spec.days} days before {day}"
+    return availability_layers(offer, reliability, assumptions, measured, basis)
+
+
+def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: AvailabilityLayers, workspace: Workspace, index_price: float) -> dict[str, Any]:
     p = offer.pricing
     nan = math.nan
     basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
@@ -448,7 +595,8 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, rating: Rating, w
         # The stated reading; evaluate_with_inputs puts the point factor on it (POINT_COLUMN).
         "throughput": reading.throughput if reading and reading.throughput is not None else nan,
         "sla_availability": offer.service.sla.availability if offer.service.sla else nan,
-        "reliability_factor": reliability_factor(offer, rating, workspace.config.assumptions) or nan,
+        # Every layer in one factor on the SLA (owned: the availability itself), as the cost model takes it.
+        "reliability_factor": layers.costed if offer.owned else (layers.costed / offer.service.sla.availability if offer.service.sla else nan),
         "quality_pass_rate": offer.performance.quality_pass_rate,
     }
     owned = p.owned
@@ -475,14 +623,16 @@ def _record(
     workspace: Workspace,
     day: date,
     index_level: IndexLevel | None,
+    layers: AvailabilityLayers,
 ) -> OfferRecord:
     metrics = {key: _clean(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
-    gates = _gates(offer, grading, reading, metrics, workspace, day)
+    gates = _gates(offer, grading, reading, metrics, workspace, day, layers)
     # Capacity cannot be judged without successful tasks; the latency or quality reason already says why.
     explained = any(g.gate in ("latency", "quality") and not g.passed for g in gates)
     reasons = [g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))]
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
+    reasons = _root_cause_first(gates, reasons, rating)
     notes = _notes(offer, workspace)
     if reading is not None and reading.wide_gap:
         notes.append(
@@ -493,6 +643,27 @@ def _record(
     for path in rating.contract_overrides:
         notes.append(f"{path} is claimed but the service terms do not promise it: the service terms are used")
     reliability = reliability_of(offer, rating, workspace.config.assumptions)
+    if layers.measured and layers.provider is not None:
+        # The incident history sets the provider's layer: as a factor on the SLA, for the record.
+        sla = offer.service.sla.availability if offer.service.sla else None
+        reliability = ReliabilityResult(layers.provider / sla if sla else None, "status_history", layers.provider_basis)
+    actions = []
+    if layers.unrated:
+        notes.append(f"{UNRATED} ({reliability.basis}); {RATE_BEFORE_SIGNING}")
+        actions.append(RATE_BEFORE_SIGNING)
+    burst = offer.service.preemptible or bool(offer.service.interruptions_per_month)
+    if burst:
+        reasons.insert(0, "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer")
+        if offer.service.interruptions_per_month is None:
+            notes.append("interruption rate not stated (service.interruptions_per_month): the restart cost is not priced")
+        elif metrics["cost_per_task"] is not None:
+            # Cost per task scales as 1 / availability: the share lost to restarts is paid for without output.
+            lost = 1.0 - layers.interruption
+            metrics["restart_cost_per_task"] = metrics["cost_per_task"] * lost
+            notes.append(
+                f"restart cost priced: {offer.service.interruptions_per_month:g} interruptions a node-month x {offer.service.restart_minutes:g} min lost "
+                f"= {lost:.3%} of billed time, {metrics['cost_per_task'] * lost:.6f} per task"
+            )
     left = (offer.valid_until - day).days
     if 0 <= left <= EXPIRY_WARNING_DAYS:
         notes.append(f"expires in {left} day{'s' if left != 1 else ''} (valid until {offer.valid_until})")
@@ -504,6 +675,13 @@ def _record(
         vendor=offer.vendor,
         grade=grading.grade,
         acceptable=not reasons,
+        rating_state="self_operated" if offer.owned else "unrated" if layers.unrated else "rated",
+        availability_layers=AvailabilityRecord(
+            provider=layers.provider, provider_costed=layers.provider_costed, provider_basis=layers.provider_basis, ours=layers.ours,
+            our_jobs=list(layers.our_jobs), interruption=layers.interruption, expected=layers.expected, costed=layers.costed, text=layers.text(),
+        ),
+        role="burst" if burst else "primary",
+        actions=actions,
         rank=None,
         reasons=reasons,
         notes=notes,
@@ -516,7 +694,7 @@ def _record(
         term_months=offer.contract_months,
         valid_until=offer.valid_until,
         stack=offer.performance.stack,
-        points_source=None if offer.per_token else ("reference" if not offer.performance.points else offer.performance.points_source),
+        points_source=None if offer.per_token else (offer.performance.points_source if offer.performance.points else _curve_source(offer, workspace)),
         performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
         max_interactivity=reading.max_interactivity if reading else None,
         ttft_s=ttft_at(_frontier_points(offer, workspace), workspace.config.workload.interactivity) if not offer.per_token else None,
@@ -573,6 +751,23 @@ def _pct(value: float) -> str:
     return f"{value:.2%}"
 
 
+def _root_cause_first(gates: list[GateResult], reasons: list[str], rating: Rating) -> list[str]:
+    """The reason shown first is the root cause: an availability below the minimum because the operator's
+    checklist has a critical failure (which sets the lowest reliability band) comes after the failure itself
+    (the security gate's reason when it fails too), and says what caused it."""
+    failed = {g.gate: g for g in gates if not g.passed}
+    availability = failed.get("availability")
+    if availability is None or not rating.critical_failures or availability.detail not in reasons:
+        return reasons
+    cause = f"{availability.detail} (the lowest reliability band: critical failure {'; '.join(rating.critical_failures)})"
+    ordered = [cause if r == availability.detail else r for r in reasons]
+    security = failed.get("security")
+    if security is not None and security.detail in ordered:
+        ordered.remove(security.detail)
+        ordered.insert(0, security.detail)
+    return ordered
+
+
 def _gates(
     offer: Offer,
     grading: GradeResult,
@@ -580,6 +775,7 @@ def _gates(
     metrics: dict[str, float | None],
     workspace: Workspace,
     day: date,
+    layers: AvailabilityLayers,
 ) -> list[GateResult]:
     config = workspace.config
     policy, wl = config.policy, config.workload
@@ -635,24 +831,19 @@ def _gates(
         else:
             ok = ttft <= wl.max_ttft_s
             gate("ttft", ok, f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / ttft - 1)
-    # The gate judges the same expected availability the cost uses (SLA x reliability factor), so an
-    # SLA above the minimum from an operator whose SLA is worth less does not pass.
-    sla = offer.service.sla.availability if offer.service.sla else None
-    expected = metrics["availability"]
-    if expected is None:
-        expected = config.assumptions.self_operated_reliability if offer.owned else 0.0
-    if offer.owned:
-        label = f"self-operated availability {_pct(expected)}"
-    else:
-        factor = expected / sla if sla else 0.0
-        label = f"expected availability {_pct(expected)} (SLA {_pct(sla or 0.0)} x reliability {factor:.4g})"
+    # The gate judges the expected availability built from the layers (provider x ours x
+    # interruptions). An unrated provider's SLA is judged unverified (the cost carries the haircut,
+    # the record says "rate before signing"); policy.unrated: exclude turns it away instead.
+    expected = layers.expected
+    label = _availability_label(offer, layers)
     ok = expected >= policy.min_availability - 1e-12
-    gate(
-        "availability",
-        ok,
-        f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum",
-        expected / policy.min_availability - 1 if policy.min_availability > 0 else None,
-    )
+    detail = f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum"
+    if layers.unrated and policy.unrated == "exclude":
+        ok = False
+        detail = f"{UNRATED} (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude; {detail}"
+    elif layers.unrated:
+        detail = f"{UNRATED}: {detail}"
+    gate("availability", ok, detail, expected / policy.min_availability - 1 if policy.min_availability > 0 else None)
 
     if offer.owned:
         gate("security", True, "owned and self-operated: you answer for your own controls")
@@ -698,6 +889,19 @@ def _gates(
     ok = offer.valid_until >= day
     gate("validity", ok, f"valid until {offer.valid_until}" if ok else f"expired on {offer.valid_until} (as of {day})")
     return results
+
+
+def _availability_label(offer: Offer, layers: AvailabilityLayers) -> str:
+    """'expected availability 98.23% (SLA 99.00% x reliability 0.99 x ours 0.9922 for 7 jobs)'."""
+    if offer.owned:
+        return f"self-operated availability {_pct(layers.expected)}"
+    parts = [layers.provider_basis]
+    if layers.our_jobs:
+        jobs = len(layers.our_jobs)
+        parts.append(f"ours {layers.ours:.4g} for {jobs} job{'s' if jobs != 1 else ''}")
+    if layers.interruption < 1:
+        parts.append(f"interruptions {layers.interruption:.4g}")
+    return f"expected availability {_pct(layers.expected)} ({' x '.join(parts)})"
 
 
 def peak_per_minute(wl: Workload) -> float | None:

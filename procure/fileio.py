@@ -2,10 +2,14 @@
 
 Every output goes through `check_output` and `write_atomic`:
 
-- a file of a workspace (procure.yaml, offers/, grades/, performance/, market/) is never replaced
-  unless the command exists to replace it and the caller says so (`replace_inputs`); nothing is
-  ever written into `.procure/` (the history) this way; a file this run reads as its own input is
-  never replaced, whatever the flags;
+- a file of a workspace (procure.yaml, offers/, grades/, performance/, market/, actuals/) is never
+  replaced unless the command exists to replace it and the caller says so (`replace_inputs`), and no
+  new file is put among them either (every later command would read it as an input) unless the
+  command exists to write there (`replace_inputs`, or `into` naming the folder); nothing is ever
+  written into `.procure/` (the history) this way; a file this run reads as its own input is never
+  replaced, whatever the flags;
+- what is written agrees with the name's suffix: a workbook or a PDF goes only into `.xlsx` or
+  `.pdf`, text never into either, and a `.json` file holds JSON;
 - a path inside a workspace that leads out of it through a link is refused, as for inputs;
 - the temporary file is named so that it can be recognised later without a pattern that could
   match anybody else's file: the name holds the owner's process id and a checksum of the name
@@ -37,7 +41,7 @@ OWN_INPUTS: set[Path] = set()
 ROOTS: set[Path] = set()
 
 CONFIG_FILE = "procure.yaml"
-WORKSPACE_FOLDERS = ("offers", "grades", "performance", "market")
+WORKSPACE_FOLDERS = ("offers", "grades", "performance", "market", "actuals")
 HISTORY_FOLDER = ".procure"
 
 
@@ -101,8 +105,9 @@ def _refuse(path: Path, option: str, message: str) -> InputError:
     return InputError([Problem(str(path), None, option, message)])
 
 
-def check_output(path: Path, replace_inputs: bool = False, option: str = "--out") -> None:
-    """Refuse an output path that would replace an input, a workspace file or leave the workspace."""
+def check_output(path: Path, replace_inputs: bool = False, option: str = "--out", into: str | None = None) -> None:
+    """Refuse an output path that would replace an input, a workspace file, add a file among the
+    workspace's inputs (unless the command writes into that folder: `into`) or leave the workspace."""
     path = Path(path)
     lexical = Path(os.path.abspath(path))
     real = lexical.resolve()
@@ -120,19 +125,47 @@ def check_output(path: Path, replace_inputs: bool = False, option: str = "--out"
                 raise _refuse(path, option, "is inside .procure/ (the saved runs): choose a file outside it")
             if part is not None and (candidate.exists() or candidate.is_symlink()) and not replace_inputs:
                 raise _refuse(path, option, f"is a file of the workspace ({part}): procure does not replace it from this command; choose another file")
+            if part in WORKSPACE_FOLDERS and not replace_inputs and part != into:
+                raise _refuse(path, option, f"is inside {part}/, among the workspace's inputs (every later command would read it): write it outside {part}/")
 
 
-def write_atomic(path: Path, data: str | bytes, replace_inputs: bool = False) -> None:
+BINARY_SUFFIXES = {".xlsx": (b"PK\x03\x04", "a workbook"), ".pdf": (b"%PDF-", "a PDF")}
+TEXT_SUFFIXES = {".json", ".yaml", ".yml", ".csv", ".tsv", ".md", ".markdown", ".html", ".htm", ".txt", ""}
+
+
+def check_contents(path: Path, payload: bytes, option: str = "--out") -> None:
+    """What is written agrees with the suffix: a workbook or PDF only in .xlsx or .pdf, text in neither,
+    and JSON in .json (an XLSX in `t.yaml` would be read back as a broken input)."""
+    suffix = path.suffix.lower()
+    kind = next((name for magic, name in BINARY_SUFFIXES.values() if payload.startswith(magic)), None)
+    if suffix in BINARY_SUFFIXES:
+        magic, name = BINARY_SUFFIXES[suffix]
+        if not payload.startswith(magic):
+            raise _refuse(path, option, f"a {suffix} file is {name}, and this output is {kind or 'text'}: give the suffix of what is written")
+    elif suffix in TEXT_SUFFIXES and kind is not None:
+        wanted = next(s for s, (magic, _) in BINARY_SUFFIXES.items() if payload.startswith(magic))
+        raise _refuse(path, option, f"this output is {kind}, not a {suffix} file: name it with {wanted}")
+    if suffix == ".json":
+        import json
+
+        try:
+            json.loads(payload)
+        except ValueError:
+            raise _refuse(path, option, "this output is not JSON: give the suffix of what is written (or --format json)") from None
+
+
+def write_atomic(path: Path, data: str | bytes, replace_inputs: bool = False, into: str | None = None) -> None:
     """Write to a temporary file beside `path`, then rename: an interrupted run leaves no partial file.
 
     An input of the loaded workspace is never overwritten (importers that replace offer or curve
     files on purpose pass `replace_inputs`), nor is anything that is not a regular file.
     """
     path = Path(path)
-    check_output(path, replace_inputs)
+    check_output(path, replace_inputs, into=into)
     if path.exists() and not path.is_dir() and not path.is_file():
         raise _refuse(path, "--out", "is not a regular file (a device or a pipe): choose a file name")
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    check_contents(path, payload)
     for parent in (path.parent, *path.parent.parents):
         if parent.exists() and not parent.is_dir():
             raise _refuse(path, "--out", f"cannot write here: {parent} is a file, not a folder")

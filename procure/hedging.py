@@ -13,16 +13,20 @@ from __future__ import annotations
 import math
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from procure.cashflow import RENEWAL_RULES, escalation, renewal_rent, service_months
 from procure.costing import HOURS_PER_MONTH, index_linked_rent
-from procure.errors import InputError, Problem
+from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation, OfferRecord
 from procure.models import HedgeConfig, HorizonConfig
 from procure.workspace import IndexLevel, Workspace, read_price_series
+
+if TYPE_CHECKING:
+    from procure.plan import PlanResult
 
 MIN_CHANGES = 12
 STRESS_MOVES = (-0.40, -0.20, 0.20, 0.40)
@@ -232,7 +236,7 @@ def hedge_plan(
     try:
         record = ev.offer(offer_id)
     except KeyError:
-        raise InputError([Problem("offers/", None, "--offer", f"no offer with id '{offer_id}'")]) from None
+        raise InputError([unknown_offer(offer_id, [o.id for o in ev.offers], field="--offer")]) from None
     latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
     if latest is None:
         raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
@@ -415,3 +419,81 @@ def plan_for_workspace(ws: Workspace, ev: Evaluation, offer: str | None = None, 
     else:
         rent_levels, source = None, ""
     return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon)
+
+
+PLAN_HEDGE_ID = "plan"
+PLAN_RATIO_RULE = "hedge ratio 1: no rent history exists for the plan's mix of pay-as-used and index-linked capacity"
+
+
+def plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[float], float]:
+    """GPU-hours and rent by month that float with the market in a plan (pay-as-used capacity billed by
+    the GPU-hour, index-linked commitments), and the rent of per-token capacity over the horizon."""
+    assert plan.stress is not None
+    hours = list(plan.stress.pay_as_used_gpu_hours)
+    rent = list(plan.stress.pay_as_used_gpu_hour_rent)
+    for line in plan.plan:
+        if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index" and line.start_month:
+            for m in range(line.start_month, (line.end_month or line.start_month) + 1):
+                hours[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH
+                rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.price or 0)
+    return hours, rent, plan.stress.pay_as_used_task_rent
+
+
+def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], plan: PlanResult) -> HedgePlan:
+    """The hedge of the procurement plan: what floats in it (pay-as-used GPU-hours, index-linked
+    commitments), by month of the plan, laddered as procure.yaml's hedge section says, at ratio 1. Their
+    prices are taken to move with the index (list prices of pay-as-used capacity follow the market), so
+    the stress moves their rent by the index's move; the hedge pays contracts x the index's move."""
+    latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
+    if latest is None:
+        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
+    hours, rent, task_rent = plan_floating(plan, ev)
+    span = min(config.horizon_months, plan.demand.months)
+    linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
+    exposure = [
+        ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used or index-linked" if h > 0 else "fixed-price commitments only")
+        for m, h in enumerate(hours[:span])
+    ]
+    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
+    notes = ["the plan's floating GPU-hours are expected, not promised: pay-as-used capacity falls first when demand falls"]
+    if task_rent > 0:
+        notes.append(f"per-token capacity ({task_rent:,.0f} {ev.currency} expected) is priced per token: a GPU-hour index does not move it")
+    nothing = None
+    if floating_hours <= 0:
+        nothing = f"every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over months 1-{span}"
+    ladder = build_ladder(exposure, config, 1.0)
+    level = config.forward if config.forward is not None else latest.price
+    reference = (
+        f"the forward {level:.2f} {ev.currency}/GPU-hour (hedge.forward)"
+        if config.forward is not None
+        else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
+    )
+    base = sum(rent[:span])
+    hedged_total = sum(row.hedged_gpu_hours for row in ladder)
+    stress = []
+    for move in STRESS_MOVES if nothing is None else ():
+        unhedged = base * (1 + move)
+        payoff = hedged_total * level * move
+        stress.append(StressRow(
+            index_move=move, index_level=level * (1 + move), unhedged=unhedged, hedge_payoff=payoff, hedged=unhedged - payoff,
+            unhedged_change=unhedged - base, hedged_change=unhedged - payoff - base, basis_band=0.0,
+        ))
+    vendors = sorted({line.vendor for line in plan.plan if line.role == "pay_as_used"} | set(linked))
+    return HedgePlan(
+        offer=PLAN_HEDGE_ID, vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""), currency=ev.currency, as_of=ev.as_of,
+        horizon_months=span, period=config.period, index_date=latest.date, index_level=latest.price, h_star=None, h_star_se=None, h_star_ci95=None,
+        hedge_ratio=1.0, hedge_ratio_rule=PLAN_RATIO_RULE, stress_level=level, stress_reference=reference, renewal="", nothing_to_hedge=nothing,
+        rho=None, r2=None, basis_volatility=None, band_basis_volatility=0.0,
+        regression=Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none"),
+        exposure=exposure, floating_gpu_hours=floating_hours, contract_gpu_hours=config.contract_gpu_hours, ladder=ladder if nothing is None else [],
+        stress=stress, limits=list(LIMITS), notes=notes,
+    )
+
+
+def recommended_hedge(ws: Workspace, ev: Evaluation, plan: PlanResult | None, offer: str | None = None, index: Path | None = None, rent: Path | None = None) -> HedgePlan:
+    """The hedge of the recommendation: the plan's when the recommendation is a plan (and no offer is
+    named by --offer or hedge.offer), else the offer's."""
+    rec = ev.recommendation
+    if offer is None and ws.config.hedge.offer is None and rec is not None and rec.kind == "plan" and plan is not None:
+        return plan_hedge(ev, ws.config.hedge, load_series(index) if index is not None else ws.index, plan)
+    return plan_for_workspace(ws, ev, offer or ws.config.hedge.offer or (rec.offer if rec is not None and rec.kind == "offer" else None), index, rent)

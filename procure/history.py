@@ -9,6 +9,7 @@ a corrupt or newer-schema database is reported, never silently reset.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from contextlib import closing
 from datetime import date, datetime, timezone
@@ -116,6 +117,11 @@ def connect(root: Path, create: bool = True) -> sqlite3.Connection:
 
 def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
     """Store one Evaluation in one transaction; returns its run id."""
+    from procure.textsafe import printable, unsafe_characters
+
+    found = unsafe_characters(label) if label is not None else None
+    if found:  # a label is shown by `history` like vendor text: an escape sequence would drive the terminal
+        raise InputError([Problem("--label", None, "", f"holds {found} ({printable(label or '')}): refused, as in vendor text; nothing was saved")])
     leader = ev.ranked[0] if ev.ranked else None
     row = (
         datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
@@ -151,6 +157,9 @@ def _damaged(exc: Exception) -> InputError:
 
 
 def list_runs(root: Path) -> list[RunInfo]:
+    """The saved runs, oldest first; none (not an error) before the first `evaluate --save`."""
+    if not (Path(root) / HISTORY_FILE).exists() and not (Path(root) / HISTORY_FILE).is_symlink():
+        return []
     with closing(connect(root, create=False)) as db:
         try:
             rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
@@ -185,7 +194,7 @@ def latest_run_id(root: Path, before: int | None = None) -> int | None:
 
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
-MAX_EVALUATION_BYTES = 100 * 1024 * 1024
+MAX_EVALUATION_BYTES = 16 * 1024 * 1024  # an offer takes about 12 kB (the example: 12 offers, 148 kB), parsing about 13 times the file
 
 
 def run_id(ref: str) -> int | None:
@@ -216,10 +225,22 @@ def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
 
 def _check_text(ev: Evaluation, display: str) -> None:
     """An Evaluation file is input like any other: text holding control characters or bidirectional
-    overrides (which would drive or spoof the terminal) is refused, with where it is."""
+    overrides (which would drive or spoof the terminal) is refused, with where it is; so is a number
+    that is not finite (NaN compares unequal to everything, so NaN costs would read as "no changes")
+    and an offer id listed twice (500 copies of each offer would read as "the same 12 offers")."""
+    import math
+
     from procure.textsafe import unsafe_characters
 
+    seen: dict[str, int] = {}
+    for index, record in enumerate(ev.offers):
+        if record.id in seen:
+            raise InputError([Problem(display, None, f"offers[{index}].id", f"offer {record.id} is listed twice (also offers[{seen[record.id]}]): each offer appears once")])
+        seen[record.id] = index
+
     def walk(value: Any, where: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError([Problem(display, None, where, f"is {value}: every figure of an Evaluation is a finite number")])
         if isinstance(value, str):
             found = unsafe_characters(value)
             if found:
@@ -232,7 +253,7 @@ def _check_text(ev: Evaluation, display: str) -> None:
             for index, item in enumerate(value):
                 walk(item, f"{where}[{index}]")
 
-    walk(ev.model_dump(mode="json"), "")
+    walk(ev.model_dump(), "")  # Python values: the JSON form would show NaN as null
 
 
 def _parse(text: str, display: str) -> Evaluation:
@@ -247,6 +268,75 @@ def _parse(text: str, display: str) -> Evaluation:
 
 
 # --- differences --------------------------------------------------------------------------------
+
+
+class Driver(BaseModel):
+    """One input behind a move of an offer's cost per task: its old and new value, and its share."""
+
+    field: str = Field(description="the figure that changed, as the Evaluation names it (metrics.<key>, or workload.<key>)")
+    label: str
+    before: float | None
+    after: float | None
+    contribution: float = Field(description="the part of the cost-per-task change it explains (workspace currency per task)")
+    share: float = Field(description="contribution / the whole change of the cost per task (the shares add up to 1)")
+
+
+# What a GPU-hour offer's cost per task is made of (docs/cost-model.md): full cost per GPU-hour, the
+# sum of these, over successful tasks per GPU-hour, the product of those (and 3,600 / output tokens).
+COST_PARTS = {"rent": "rent/GPU-h", "fees": "fees/GPU-h", "financing": "financing/GPU-h", "prepay_risk": "prepay risk/GPU-h", "ops": "staff/GPU-h", "software": "software/GPU-h"}
+TASK_FACTORS = {"throughput": "throughput tok/s/GPU", "availability": "availability", "success_rate": "success rate", "utilization": "utilization", "fill": "fill"}
+# Per-token offers: the cost per task is the sum of these.
+TOKEN_PARTS = {"rent_per_task": "tokens/task", "fees_per_task": "fees/task", "ops_per_task": "staff/task"}
+
+
+def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) -> list[Driver]:
+    """Which inputs moved an offer's cost per task, and how much of the move each explains.
+
+    cost = F / T with F = rent + fees + financing + prepay risk + staff + software (per GPU-hour)
+    and T = throughput x 3,600 / output tokens x availability x success rate x utilization x fill.
+    The change splits exactly in two at the midpoint, dC = dF x mean(1/T) + d(1/T) x mean(F); dF
+    among the parts of F by their own changes, d(1/T) among the factors of T by their changes of
+    logarithm (ln T is their sum). Per-token offers: the parts of the cost per task add up.
+    A rent that moved with an unchanged list price is named by the discount (or the index).
+    """
+    mb, ma = before.metrics, after.metrics
+    cost_b, cost_a = mb.get("cost_per_task"), ma.get("cost_per_task")
+    if cost_b is None or cost_a is None or cost_a == cost_b:
+        return []
+    total = cost_a - cost_b
+    raw: list[tuple[str, str, float | None, float | None, float]] = []
+    if after.pricing_basis == "per_token" or before.pricing_basis == "per_token":
+        for key, label in TOKEN_PARTS.items():
+            b, a = mb.get(key) or 0.0, ma.get(key) or 0.0
+            if a != b:
+                raw.append((f"metrics.{key}", label, b, a, a - b))
+    else:
+        full_b, full_a = mb.get("full"), ma.get("full")
+        tasks_b, tasks_a = mb.get("successful_tasks_per_gpu_hour"), ma.get("successful_tasks_per_gpu_hour")
+        if not all(isinstance(x, (int, float)) and x > 0 for x in (full_b, full_a, tasks_b, tasks_a)):
+            return []
+        per_task = (1 / tasks_b + 1 / tasks_a) / 2
+        for key, label in COST_PARTS.items():
+            b, a = mb.get(key) or 0.0, ma.get(key) or 0.0
+            if a != b:
+                if key == "rent" and mb.get("list_price") != ma.get("list_price"):
+                    raw.append(("metrics.list_price", "list price/GPU-h", mb.get("list_price"), ma.get("list_price"), (a - b) * per_task))
+                else:
+                    raw.append((f"metrics.{key}", label, b, a, (a - b) * per_task))
+        inverse_change = (1 / tasks_a - 1 / tasks_b) * (full_b + full_a) / 2
+        logs: list[tuple[str, str, float, float, float]] = []
+        for key, label in TASK_FACTORS.items():
+            b, a = mb.get(key), ma.get(key)
+            if b and a and a != b:
+                logs.append((f"metrics.{key}", label, b, a, math.log(a / b)))
+        if output_tokens[0] != output_tokens[1]:
+            logs.append(("workload.output_tokens", "output tokens/task", output_tokens[0], output_tokens[1], -math.log(output_tokens[1] / output_tokens[0])))
+        log_total = math.log(tasks_a / tasks_b)
+        if logs and log_total:
+            for field, label, b, a, d in logs:
+                raw.append((field, label, b, a, inverse_change * d / log_total))
+    drivers = [Driver(field=f, label=l, before=b, after=a, contribution=c, share=c / total) for f, l, b, a, c in raw if c]
+    return sorted(drivers, key=lambda d: -abs(d.contribution))
 
 
 class OfferDiff(BaseModel):
@@ -265,6 +355,7 @@ class OfferDiff(BaseModel):
     cost_after: float | None = None
     cost_change: float | None = None
     cost_change_share: float | None = None
+    explained_by: list[Driver] = Field(default_factory=list, description="for a moved cost per task: the inputs that changed, old and new, and the share of the move each explains")
 
     @property
     def rank_changed(self) -> bool:
@@ -354,6 +445,7 @@ def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -
                 cost_after=cost_a,
                 cost_change=change,
                 cost_change_share=change / cost_b if change is not None and cost_b else None,
+                explained_by=explain_move(b, a, (base.workload.output_tokens, head.workload.output_tokens)),
             )
         )
     return Diff(

@@ -44,6 +44,9 @@ MAX_COLUMNS = 500
 TEXT, DATE, INT, NUMBER, BOOL, LIST, POINTS = "text", "date", "int", "number", "bool", "list", "points"
 INTS, SCHEDULE = "ints", "schedule"  # "128, 256" -> [128, 256]; "7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]
 FEES = "fees"  # where the fee columns go in the field order
+CREDITS = "credits"  # "0.995:0.10; 0.99:0.25" -> [{below, credit}, ...]
+COMMITS = "commits"  # "128:12:3.90; 256:24:3.60" -> [{gpus, term_months, gpu_hour}, ...]
+EVIDENCE = "evidence"  # where the operator.evidence.<category>.<criterion> columns go; true/false or a number
 FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
 
 # Every column, in the field order of the example offers (offers/northwind-b200-mc.yaml): the order
@@ -70,12 +73,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("pricing.index_linked.cap", NUMBER),
     ("pricing.per_mtok.input", NUMBER),
     ("pricing.per_mtok.output", NUMBER),
+    ("pricing.per_mtok.cached_input", NUMBER),
     ("pricing.owned.capex_per_gpu", NUMBER),
     ("pricing.owned.life_years", NUMBER),
     ("pricing.owned.power_kw_per_gpu", NUMBER),
     ("pricing.owned.pue", NUMBER),
     ("pricing.owned.electricity_kwh", NUMBER),
     ("pricing.owned.colo_kw_month", NUMBER),
+    ("pricing.burst.gpu_hour", NUMBER),
+    ("pricing.burst.max_gpus", INT),
+    ("pricing.commit_options", COMMITS),
     ("service.kind", TEXT),
     ("service.orchestration", TEXT),
     ("service.sla.availability", NUMBER),
@@ -86,12 +93,20 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("service.isolated_monitoring", BOOL),
     ("service.health_checks.active", TEXT),
     ("service.health_checks.passive", BOOL),
+    ("service.node_gpus", INT),
+    ("service.preemptible", BOOL),
+    ("service.interruptions_per_month", NUMBER),
+    ("service.restart_minutes", NUMBER),
+    ("service.rate_limits.requests_per_minute", NUMBER),
+    ("service.rate_limits.output_tokens_per_minute", NUMBER),
     *((f"responsibilities.{job}", TEXT) for job in OPERATING_JOBS),
     ("performance.stack", TEXT),
     ("performance.reference", TEXT),
     ("performance.points", POINTS),
     ("performance.points_source", TEXT),
     ("performance.quality_pass_rate", NUMBER),
+    ("performance.interactivity", NUMBER),
+    ("performance.ttft_s", NUMBER),
     ("contract.escalator", NUMBER),
     ("contract.escalator_schedule", SCHEDULE),
     ("contract.ramp.gpus_by_month", INTS),
@@ -103,13 +118,20 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("contract.exit.egress_tb", NUMBER),
     ("contract.exit.egress_per_tb", NUMBER),
     ("contract.sla_credits.rate_per_point", NUMBER),
+    ("contract.sla_credits.tiers", CREDITS),
     ("contract.sla_credits.cap", NUMBER),
     ("contract.sla_credits.automatic", BOOL),
     ("contract.minimum_monthly", NUMBER),
     ("operator.published_tier", TEXT),
+    (EVIDENCE, EVIDENCE),
+    ("operator.status_history.file", TEXT),
+    ("operator.status_history.components", LIST),
+    ("operator.status_history.days", INT),
+    ("operator.status_history.impacts", LIST),
     ("notes", TEXT),
 )
-COLUMN_KINDS: dict[str, str] = {name: kind for name, kind in COLUMNS if kind != FEES}
+COLUMN_KINDS: dict[str, str] = {name: kind for name, kind in COLUMNS if kind not in (FEES, EVIDENCE)}
+ANSWER = "answer"  # a checklist answer: true/false, or a number
 
 # What each type expects, for the template's help sheet.
 EXPECTS = {
@@ -122,12 +144,17 @@ EXPECTS = {
     INTS: "whole numbers separated by commas, e.g. 128, 256",
     SCHEDULE: "from-month:rise pairs separated by ';', e.g. 13:0.03; 25:0.03 (format the cell as text)",
     POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft seconds (format the cell as text)",
+    COMMITS: "gpus:term_months:gpu_hour options separated by ';', e.g. 128:12:3.90; 256:24:3.60 (format the cell as text)",
+    CREDITS: "below:credit tiers separated by ';', e.g. 0.995:0.10; 0.99:0.25 (format the cell as text)",
+    ANSWER: "a checklist answer: true or false, or a number (e.g. node_replacement_hours)",
 }
 CHOICES = {
     "service.kind": "managed_serving, managed_cluster, bare_metal or owned",
     "service.health_checks.active": "none, daily, weekly or monthly",
     "performance.points_source": "measured or vendor_claim",
     "operator.published_tier": "platinum, gold, silver, bronze or underperform",
+    "operator.status_history.file": "a Statuspage incidents.json or an incidents CSV, relative to the workspace",
+    "operator.status_history.impacts": "e.g. major, critical (the impacts counted as down time)",
     "service.attestations": "e.g. soc2_type2, iso27001",
     **{f"responsibilities.{job}": "provider, customer or shared" for job in OPERATING_JOBS},
 }
@@ -180,8 +207,15 @@ EXAMPLE_ROW: dict[str, Any] = {
     "contract.exit.egress_per_tb": 20,
     "contract.sla_credits.rate_per_point": 0.1,
     "contract.sla_credits.cap": 0.3,
+    "pricing.commit_options": "1024:36:3.60",
+    "service.node_gpus": 8,
+    "operator.published_tier": "gold",
+    "operator.evidence.reliability.node_replacement_hours": 24,
+    "operator.evidence.monitoring.tenant_isolated": True,
     "notes": "Example row: replace it with your offer, one row per offer.",
 }
+# The template's example checklist columns (any operator.evidence.<category>.<criterion> is read).
+EXAMPLE_EVIDENCE: tuple[str, ...] = ("operator.evidence.reliability.node_replacement_hours", "operator.evidence.monitoring.tenant_isolated")
 
 
 # --- reading the sheet ----------------------------------------------------------------------------
@@ -277,6 +311,7 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
         if not book.worksheets:
             raise InputError([Problem(display, None, "", "the workbook has no worksheet")])
         sheet = book.worksheets[0]
+        hidden_rows, hidden_columns = _scan_sheet(book, sheet, display)
         # The sheet's stated dimension is the sender's claim: a short one would silently cut rows
         # or columns off, so every cell present is read instead.
         sheet.reset_dimensions()
@@ -299,7 +334,70 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
         book.close()
     if not rows:
         raise InputError([Problem(display, None, "", "empty worksheet: expected a header row of field paths")])
+    _refuse_hidden(display, rows, hidden_rows, hidden_columns)
     return Sheet(display, rows[0][1], rows[1:])
+
+
+def _refuse_hidden(display: str, rows: list[tuple[int, list[Any]]], hidden_rows: set[int], hidden_columns: set[int]) -> None:
+    """A hidden row or column that holds a value is refused by name: it would be imported unseen
+    (hidden rows or columns that are empty, such as the unused columns to the sheet's end, are fine)."""
+    rows_found = sorted(number for number, values in rows if number in hidden_rows and any(v is not None for v in values))
+    columns_found = sorted(i for i in hidden_columns if any(i < len(values) and values[i] is not None for _, values in rows))
+    if not rows_found and not columns_found:
+        return
+    header = rows[0][1]
+
+    def column(i: int) -> str:
+        name = header[i] if i < len(header) and isinstance(header[i], str) else None
+        return f"{_letters(i)} ({name})" if name else _letters(i)
+
+    named = ([("rows " if len(rows_found) > 1 else "row ") + ", ".join(map(str, rows_found[:10])) + (" ..." if len(rows_found) > 10 else "")] if rows_found else []) + (
+        [("columns " if len(columns_found) > 1 else "column ") + ", ".join(column(i) for i in columns_found[:10]) + (" ..." if len(columns_found) > 10 else "")] if columns_found else []
+    )
+    raise InputError([Problem(display, rows_found[0] if rows_found else None, _letters(columns_found[0]) if columns_found else "",
+                              f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: unhide or delete them, then import again")])
+
+
+def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]]:
+    """Read the sheet's XML as a stream before openpyxl builds any row: a row is refused at its
+    501st cell (openpyxl would first build the whole row: one row of 2 M cells took 11-22 s and
+    970 MB before "too many columns"), and hidden rows and columns, which a reader of the sheet does
+    not see but which would be imported (a hidden column set published_tier), are returned: the row
+    numbers and the 0-based column indexes."""
+    from xml.etree.ElementTree import ParseError, XMLPullParser
+
+    parser = XMLPullParser(events=("start", "end"))
+    hidden_rows: set[int] = set()
+    hidden_columns: set[int] = set()
+    rows = cells = number = 0
+    try:
+        with book._archive.open(sheet._worksheet_path) as stream:
+            while chunk := stream.read(64 * 1024):
+                parser.feed(chunk)
+                for event, element in parser.read_events():
+                    tag = element.tag.rsplit("}", 1)[-1]
+                    if event == "end":
+                        if tag == "row":
+                            element.clear()  # what was read of a row is dropped as soon as it ends
+                        continue
+                    if tag == "row":
+                        rows, cells = rows + 1, 0
+                        stated = element.get("r") or ""
+                        number = int(stated) if stated.isdigit() else rows
+                        if rows > MAX_ROWS + 1:
+                            raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
+                        if element.get("hidden") in ("1", "true"):
+                            hidden_rows.add(number)
+                    elif tag == "c":
+                        cells += 1
+                        if cells > MAX_COLUMNS:
+                            raise InputError([Problem(display, number, "", f"too many columns (over {MAX_COLUMNS:,}; the row was not read further)")])
+                    elif tag == "col" and element.get("hidden") in ("1", "true"):
+                        first, last = int(element.get("min", "1")), int(element.get("max", "1"))
+                        hidden_columns.update(range(first - 1, min(last, MAX_COLUMNS)))  # Excel hides the unused columns to the end: capped
+    except (ParseError, ValueError, OSError, KeyError) as exc:
+        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
+    return hidden_rows, hidden_columns
 
 
 # A workbook is a zip of XML: a small file can expand to gigabytes (a zip bomb, or millions of empty
@@ -353,6 +451,7 @@ class Column:
     name: str
     kind: str
     fee: tuple[str, str] | None = None  # (fee name, fee kind) for fee columns
+    evidence: tuple[str, str] | None = None  # (category, criterion) for checklist columns
 
 
 def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
@@ -383,10 +482,17 @@ def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
             else:
                 problems.append(Problem(sheet.display, 1, name, f"unknown column: a fee column is fees.<name>.<kind>, the kind one of {', '.join(FEE_KINDS)}"))
             continue
+        if name.startswith("operator.evidence."):
+            category, _, criterion = name[len("operator.evidence."):].partition(".")
+            if category and criterion and "." not in criterion:
+                columns.append(Column(index, name, ANSWER, evidence=(category, criterion)))
+            else:
+                problems.append(Problem(sheet.display, 1, name, "unknown column: a checklist column is operator.evidence.<category>.<criterion>"))
+            continue
         if name.startswith("responsibilities."):
             problems.append(Problem(sheet.display, 1, name, f"unknown column: not an operating job (expected one of: {', '.join(OPERATING_JOBS)})"))
             continue
-        problems.append(Problem(sheet.display, 1, name, "unknown column (the header names field paths such as pricing.gpu_hour; `write_template` lists them all)"))
+        problems.append(Problem(sheet.display, 1, name, "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)"))
     return columns
 
 
@@ -479,6 +585,32 @@ def convert(kind: str, value: Any) -> Any:
         return _points(value)
     if kind == SCHEDULE:
         return _schedule(value)
+    if kind == COMMITS:
+        return _commits(value)
+    if kind == CREDITS:
+        bad = CellError(f"must be below:credit tiers like 0.995:0.10; 0.99:0.25 (got {_show(value)})")
+        if not isinstance(value, str):
+            raise bad
+        tiers = []
+        for part in value.split(";"):
+            if part.strip():
+                pieces = part.split(":")
+                if len(pieces) != 2:
+                    raise bad
+                try:
+                    tiers.append({"below": _number(pieces[0]), "credit": _number(pieces[1])})
+                except CellError:
+                    raise bad from None
+        if not tiers:
+            raise bad
+        return tiers
+    if kind == ANSWER:
+        if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no")):
+            return convert(BOOL, value)
+        try:
+            return _number(value)
+        except CellError:
+            raise CellError(f"must be true or false, or a number (got {_show(value)})") from None
     if kind == INTS:
         items = value.split(",") if isinstance(value, str) else [value]
         try:
@@ -507,6 +639,27 @@ def _points(value: Any) -> list[list[int | float]]:
     if not points:
         raise bad
     return points
+
+
+def _commits(value: Any) -> list[dict[str, int | float]]:
+    """"128:12:3.90; 256:24:3.60" -> [{gpus: 128, term_months: 12, gpu_hour: 3.90}, ...]."""
+    bad = CellError(f"must be gpus:term_months:gpu_hour options like 128:12:3.90; 256:24:3.60 (got {_show(value)})")
+    if not isinstance(value, str):
+        raise bad
+    options = []
+    for part in value.split(";"):
+        if not part.strip():
+            continue
+        pieces = part.split(":")
+        if len(pieces) != 3:
+            raise bad
+        try:
+            options.append({"gpus": convert(INT, pieces[0].strip()), "term_months": convert(INT, pieces[1].strip()), "gpu_hour": _number(pieces[2])})
+        except CellError:
+            raise bad from None
+    if not options:
+        raise bad
+    return options
 
 
 def _schedule(value: Any) -> list[list[int | float]]:
@@ -545,6 +698,7 @@ def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, p
     cells could not be read."""
     values: dict[str, Any] = {}
     fees: dict[str, dict[str, Any]] = {}
+    evidence: dict[str, dict[str, Any]] = {}
     failed: set[str] = set()
     for column in columns:
         raw = cells[column.index] if column.index < len(cells) else None
@@ -560,6 +714,8 @@ def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, p
             continue
         if column.fee is not None:
             fees.setdefault(column.fee[0], {})[column.fee[1]] = value
+        elif column.evidence is not None:
+            evidence.setdefault(column.evidence[0], {})[column.evidence[1]] = value
         else:
             values[column.name] = value
 
@@ -570,6 +726,10 @@ def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, p
                 data.setdefault("pricing", {})["fees"] = [
                     {"name": fee_name, **{k: kinds[k] for k in FEE_KINDS if k in kinds}} for fee_name, kinds in fees.items()
                 ]
+            continue
+        if kind == EVIDENCE:
+            if evidence:
+                data.setdefault("operator", {})["evidence"] = evidence
             continue
         if name not in values:
             continue
@@ -792,6 +952,8 @@ def template_columns() -> list[str]:
     for name, kind in COLUMNS:
         if kind == FEES:
             names += [f"fees.{fee}.{k}" for fee, kinds in EXAMPLE_FEES for k in kinds]
+        elif kind == EVIDENCE:
+            names += list(EXAMPLE_EVIDENCE)
         else:
             names.append(name)
     return names
@@ -808,6 +970,8 @@ def _example_values() -> dict[str, Any]:
 def _describe(name: str) -> str:
     if name.startswith("fees."):
         return "a number; one fee per fees.<name>: once, monthly, gpu_hour (per GPU-hour) or per_tb with tb_per_month; add columns for more fees"
+    if name.startswith("operator.evidence."):
+        return EXPECTS[ANSWER] + "; one column per checklist item, operator.evidence.<category>.<criterion> (`procure schema workspace` lists the criteria under rating.categories)"
     kind = COLUMN_KINDS[name]
     return f"{EXPECTS[kind]}: {CHOICES[name]}" if name in CHOICES else EXPECTS[kind]
 
@@ -842,7 +1006,7 @@ def write_template(path: Path) -> None:
         cell = sheet.cell(row=2, column=index, value=value)
         if isinstance(value, date):
             cell.number_format = "yyyy-mm-dd"
-        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS, INTS, SCHEDULE):
+        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS, INTS, SCHEDULE, COMMITS, CREDITS):
             cell.number_format = "@"  # text, so that 25:640 is not read as a time
         sheet.cell(row=1, column=index).font = Font(bold=True)
         sheet.column_dimensions[_letters(index - 1)].width = max(12, min(40, len(name) + 2))

@@ -20,7 +20,6 @@ benchmark's result files (hw, spec_decoding, figures at the top level) and the o
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -31,7 +30,7 @@ from typing import Any
 
 from procure.errors import InputError, Problem
 from procure.fileio import own_input, write_files_atomic
-from procure.yamlsafe import read_bytes
+from procure.yamlsafe import read_json
 
 CURVE_COLUMNS = ("interactivity", "output_tok_s_gpu", "ttft_s")
 PER_GPU_BASES = ("all", "decode")
@@ -87,16 +86,7 @@ def read_rows(path: Path) -> list[Any]:
     path = Path(path)
     display = str(path)
     own_input(path)
-    try:
-        text = read_bytes(path, display, MAX_JSON_BYTES).decode("utf-8-sig")  # regular files only: a pipe or /dev/zero never ends
-    except UnicodeDecodeError:
-        raise InputError([Problem(display, None, "", "not valid UTF-8 text")]) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(display, exc.lineno, "", f"malformed JSON: {exc.msg}")]) from None
-    except RecursionError:
-        raise InputError([Problem(display, None, "", "malformed JSON: nested too deeply")]) from None
+    data = read_json(path, display, MAX_JSON_BYTES)
     if isinstance(data, dict):
         return [flatten_row(data)]
     if isinstance(data, list):

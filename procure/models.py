@@ -132,7 +132,13 @@ class Assumptions(Strict):
     shared_weight: Fraction = 0.5
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
-    self_operated_reliability: PositiveFraction = 0.98
+    self_operated_reliability: PositiveFraction = Field(
+        0.98, description="availability we achieve running every job ourselves; spread over the infrastructure jobs (see self_operated_jobs)"
+    )
+    self_operated_jobs: dict[str, PositiveFraction] = Field(
+        default_factory=dict,
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability^(1/9) for each infrastructure job, 1 for serving_stack, release_validation and capacity_planning",
+    )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
         default_factory=dict, description="units of workspace currency per 1 unit of the keyed currency"
@@ -164,6 +170,9 @@ class Policy(Strict):
     ttft_unstated: Literal["pass", "fail"] = Field("fail", description="the TTFT gate where a curve states no time to first token at the target")
     rate_limits_unstated: Literal["pass", "fail"] = Field(
         "pass", description="capacity gate of a per-token offer that states no rate limits: pass with a warning, or fail"
+    )
+    unrated: Literal["rank", "exclude"] = Field(
+        "rank", description="an offer with no rating evidence: ranked with the unrated haircut and flagged 'rate before signing', or excluded"
     )
 
 
@@ -270,6 +279,9 @@ class CompetitorPoint(Strict):
     name: Text
     cost_per_task: Positive
     date: date
+    figure: Literal["cost", "price"] = Field(
+        "cost", description="cost: what serving a task costs the competitor (an estimate of its own cost); price: what it charges its customers per task (public pricing)"
+    )
 
 
 class OwnPoint(Strict):
@@ -411,6 +423,38 @@ class ReevaluateConfig(Strict):
     )
 
 
+class MetricNames(Strict):
+    """The serving stack's Prometheus metric names (vLLM's by default, docs/design/metrics.md of vLLM)."""
+
+    output_tokens: Text = Field("vllm:generation_tokens_total", description="counter of output (generated) tokens")
+    requests: Text = Field("vllm:request_success_total", description="counter of finished requests, by outcome label")
+    outcome_label: Text = Field("finished_reason", description="the label of `requests` that says how a request ended")
+    ok_outcomes: list[Text] = Field(default_factory=lambda: ["stop", "length"], description="outcomes that served the request")
+    failed_outcomes: list[Text] = Field(default_factory=lambda: ["abort", "error"], description="outcomes that failed it")
+    ttft: Text = Field("vllm:time_to_first_token_seconds", description="histogram of the time to first token, seconds")
+    e2e_latency: Text = Field("vllm:e2e_request_latency_seconds", description="histogram of the end-to-end request latency, seconds")
+    labels: list[Text] = Field(default_factory=list, description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label")
+
+
+class EvidenceConfig(Strict):
+    """How much the promised figures weigh against delivered ones (docs/actuals.md, "Evidence")."""
+
+    availability_prior_hours: Positive = Field(730.0, description="the SLA's availability counts as this many hours observed")
+    success_prior_requests: Positive = Field(10_000.0, description="a served-request rate of 1 counts as this many requests observed")
+    throughput_prior_sd: Positive = Field(0.10, description="sd of log(delivered / promised throughput) before any month is seen")
+    throughput_month_sd: Positive = Field(0.05, description="sd of one fully exposed month's log ratio around the vendor's true one")
+
+
+class ActualsConfig(Strict):
+    """Delivered evidence: metric names, what counts as down time, and how the evidence is weighed."""
+
+    metrics: MetricNames = Field(default_factory=MetricNames)
+    gap_minutes: Positive = Field(10.0, description="a series without a sample for longer than this has a stated gap")
+    down_impacts: list[Literal["none", "minor", "major", "critical", "maintenance"]] = Field(default_factory=lambda: ["major", "critical"])
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
+    max_cost_overrun: Fraction = Field(0.10, description="reevaluate fails when the delivered cost per task exceeds the promised by more than this share")
+
+
 class DemandPath(Strict):
     """One explicit demand scenario: a factor on the trend in every month, with its probability."""
 
@@ -444,10 +488,10 @@ class PlanConfig(Strict):
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        12, description="with more usable offers, the solver chooses among those the linear relaxation uses most (the bound over all is stated)"
+        60, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most (the bound over all is stated)"
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
-        24, description="demand levels per month the solver sees (equally likely bands of scenarios); the figures use every scenario"
+        12, description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario"
     )
 
 
@@ -468,6 +512,7 @@ class WorkspaceConfig(Strict):
     horizon: HorizonConfig = Field(default_factory=HorizonConfig)
     demand: DemandConfig | None = None
     plan: PlanConfig = Field(default_factory=PlanConfig)
+    actuals: ActualsConfig = Field(default_factory=ActualsConfig)
 
 
 # --- offers/*.yaml ------------------------------------------------------------------------------
@@ -567,7 +612,9 @@ class Service(Strict):
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
     node_gpus: Annotated[Count, Field(ge=1, le=1024)] = Field(8, description="GPUs are committed and billed in whole nodes of this size")
-    preemptible: StrictBool = Field(False, description="spot or preemptible capacity")
+    preemptible: StrictBool = Field(False, description="spot or preemptible capacity: a pay-as-used burst source, never the primary offer")
+    interruptions_per_month: NonNegative | None = Field(None, description="spot: expected interruptions per node per month")
+    restart_minutes: NonNegative = Field(30.0, description="spot: GPU time lost per interruption (work in flight, reload, warm-up), minutes")
     rate_limits: RateLimits | None = Field(None, description="per-token offers: requests and output tokens per minute")
 
 
@@ -587,9 +634,21 @@ class Performance(Strict):
     ttft_s: Positive | None = Field(None, description="per-token offers: time to first token (P50), seconds")
 
 
+class StatusHistory(Strict):
+    """A provider's published incident history: what its service delivered, not what it promises."""
+
+    file: Text = Field(description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the workspace")
+    components: list[Text] | None = Field(None, description="the components that serve this offer (absent: every incident counts)")
+    days: Annotated[Count, Field(ge=1, le=3650)] = Field(90, description="the window before the as-of date over which availability is measured")
+    impacts: list[Literal["none", "minor", "major", "critical", "maintenance"]] = Field(
+        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time"
+    )
+
+
 class Operator(Strict):
     published_tier: PublishedTier | None = None
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    status_history: StatusHistory | None = Field(None, description="a published incident history: sets the provider's availability")
 
 
 class Ramp(Strict):
@@ -618,10 +677,19 @@ class ExitCosts(Strict):
     egress_per_tb: NonNegative = 0.0
 
 
-class SlaCredits(Strict):
-    """Credit as a share of the month's fee per percentage point of availability below the SLA."""
+class CreditTier(Strict):
+    """A month whose availability is below `below` is credited `credit` of its fee."""
 
-    rate_per_point: NonNegative
+    below: PositiveFraction
+    credit: Fraction
+
+
+class SlaCredits(Strict):
+    """Credit as a share of the month's fee per percentage point of availability below the SLA, or by
+    tiers (the deepest tier the month falls into applies)."""
+
+    rate_per_point: NonNegative = 0.0
+    tiers: list[CreditTier] = Field(default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]")
     cap: Fraction = Field(0.3, description="at most this share of the month's fee")
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
 
@@ -749,6 +817,8 @@ class ReferenceCurve(Strict):
     name: str
     points: Annotated[list[Point], Field(min_length=1)]
     source: str = ""
+    points_source: Literal["measured", "vendor_claim", "reference"] = Field("reference", description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)")
+    measured_on: date | None = Field(None, description="the trial's date ('# trial date:' in its file)")
 
 
 SCHEMAS: dict[str, type[BaseModel]] = {"offer": Offer, "grade": Grade, "workspace": WorkspaceConfig}

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from procure.errors import Problem, format_field_path
-from procure.models import RATING_CATEGORIES, Assumptions, Criterion, Offer, RatingConfig, Reliability
+from procure.models import OPERATING_JOBS, RATING_CATEGORIES, Assumptions, Criterion, Offer, RatingConfig, Reliability
 
 TIERS = ("platinum", "gold", "silver", "bronze")
 UNDERPERFORM = "underperform"
@@ -41,7 +41,7 @@ TOO_FEW_PEERS = "too few peers"
 OPERATIONAL_CATEGORIES: tuple[str, ...] = ("security", "lifecycle", "reliability", "monitoring")
 
 # Where an offer's reliability factor comes from (the Evaluation's `reliability_source`).
-RELIABILITY_SOURCES: tuple[str, ...] = ("checklist", "published", "unrated", "self_operated")
+RELIABILITY_SOURCES: tuple[str, ...] = ("checklist", "published", "status_history", "unrated", "self_operated")
 
 
 @dataclass(frozen=True)
@@ -163,8 +163,12 @@ def score_criterion(criterion: Criterion, answers: dict[str, Any], name: str) ->
 def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
     """The absolute rating of one offer (no tier: tiers need the peers)."""
     published = offer.operator.published_tier
-    if offer.service.kind in ("bare_metal", "owned"):
+    if offer.service.kind == "owned":
         return Rating(offer.id, False, NOT_RATED_SELF_OPERATED, published_tier=published)
+    if offer.service.kind == "bare_metal":
+        # The checklist measures a managed service; a bare-metal provider's only layer (the hardware)
+        # is judged by its published tier, else it is unrated (reliability_of).
+        return Rating(offer.id, False, NOT_RATED_PUBLISHED if published is not None else NOT_RATED_NO_EVIDENCE, published_tier=published)
     evidence = evidence_with_service(offer)
     overrides = [f"operator.evidence.{c}.{k}" for c, k, _, _ in contract_overrides(offer)]
     if not offer.operator.evidence:
@@ -302,46 +306,142 @@ def reliability_from_score(rating: Rating, reliability: Reliability) -> float:
 
 @dataclass(frozen=True)
 class ReliabilityResult:
-    """The factor on SLA availability (None: owned, no SLA), where it comes from, and in words."""
+    """The factor on the provider's SLA (None: owned, no provider), where it comes from, and in words."""
 
     factor: float | None
     source: str  # one of RELIABILITY_SOURCES
     basis: str
 
+    @property
+    def unrated(self) -> bool:
+        return self.source == "unrated"
+
 
 def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> ReliabilityResult:
-    """What an offer's SLA figure is worth (cost model step 8).
+    """What the provider's SLA figure is worth (the provider's layer of cost model step 8).
 
     Checklist (operational score band; critical failure: the lowest band), else published tier,
-    else unrated (never above the lowest band); bare metal: self_operated_reliability; owned: no SLA.
-    A managed offer whose operator is rated at least the middle band is never worse than bare metal
-    with the same SLA: the provider's operations are then at least as good as running it yourself.
+    else unrated: `factor` is then the stated haircut (`assumptions.reliability.unrated`, never
+    above the lowest band) that the cost carries while the availability stays unverified. Bare
+    metal is judged the same way: its provider still repairs the hardware. Owned: no provider.
     """
     rel = assumptions.reliability
-    own = assumptions.self_operated_reliability
     kind = offer.service.kind
     if kind == "owned":
-        return ReliabilityResult(None, "self_operated", f"owned: self-operated reliability {own:g}")
-    if kind == "bare_metal":
-        return ReliabilityResult(own, "self_operated", f"bare metal: self-operated reliability {own:g}")
+        return ReliabilityResult(None, "self_operated", "owned: no provider; every job you run is in your layer")
     if rating.rated and rating.critical:
         return ReliabilityResult(_bands(rel)[-1][1], "checklist", "critical failure: the lowest band")
     if rating.rated and rating.score is not None:
         score = rating.operational_score if rating.operational_score is not None else rating.score
         minimum, factor = band_of(score, rel)
-        basis = f"operational score {score:.1f} in the {minimum:g}+ band"
-        source = "checklist"
-    elif offer.operator.published_tier is not None:
+        return ReliabilityResult(factor, "checklist", f"operational score {score:.1f} in the {minimum:g}+ band")
+    if offer.operator.published_tier is not None:
         tier = offer.operator.published_tier
         factor = rel.published[tier] if tier in rel.published else _published_default(tier)
-        basis = f"published tier {tier.capitalize()}"
-        source = "published"
+        return ReliabilityResult(factor, "published", f"published tier {tier.capitalize()}")
+    factor = unrated_factor(rel)
+    return ReliabilityResult(factor, "unrated", f"no operator.evidence, operator.published_tier or operator.status_history: the SLA is unverified and the cost carries the unrated haircut x {factor:g}")
+
+
+UNRATED = "unrated: availability unverified"
+RATE_BEFORE_SIGNING = "rate before signing: add operator.published_tier, operator.evidence (`procure rate`) or operator.status_history"
+
+# The jobs that keep the machines and the platform up; by default our self-operated reliability is
+# spread evenly over them. The serving jobs above them default to 1: their failures show in the
+# success rate (release_validation), the demand fit (capacity_planning) and the serving curve.
+INFRASTRUCTURE_JOBS: tuple[str, ...] = OPERATING_JOBS[: OPERATING_JOBS.index("incident_response") + 1]
+
+
+def self_operated_factors(assumptions: Assumptions) -> dict[str, float]:
+    """Each operating job's factor on availability when we run it: `assumptions.self_operated_jobs`,
+    else self_operated_reliability^(1/9) for each of the nine infrastructure jobs (so that running
+    all of them ourselves gives exactly self_operated_reliability), else 1."""
+    r = assumptions.self_operated_reliability
+    share = 1.0 / len(INFRASTRUCTURE_JOBS)
+    factors = {job: (r**share if job in INFRASTRUCTURE_JOBS else 1.0) for job in OPERATING_JOBS}
+    factors.update({job: f for job, f in assumptions.self_operated_jobs.items() if job in factors})
+    return factors
+
+
+@dataclass(frozen=True)
+class AvailabilityLayers:
+    """Expected availability built from who does which job (cost model step 8).
+
+    provider: SLA x reliability factor, or the availability a published incident history shows
+    (None: owned, there is no provider); ours: the product of our factor for each job the
+    responsibility matrix leaves to us alone (`customer`; a `shared` job has the provider doing its
+    part under its SLA); spot capacity loses the interrupted and restarted time on top.
+    """
+
+    provider: float | None  # what the gate judges for the provider's layer (unrated: the SLA, unverified)
+    provider_costed: float | None  # what the cost uses (unrated: with the haircut)
+    provider_basis: str
+    ours: float
+    our_jobs: tuple[str, ...]
+    interruption: float  # share of billed time not lost to interruptions (1 unless spot)
+    unrated: bool
+    measured: bool = False  # the provider's layer is an incident history's availability
+
+    @property
+    def expected(self) -> float:
+        """The availability the gate judges."""
+        return (1.0 if self.provider is None else self.provider) * self.ours * self.interruption
+
+    @property
+    def costed(self) -> float:
+        """The availability the cost uses (an unrated provider's with the haircut)."""
+        return (1.0 if self.provider_costed is None else self.provider_costed) * self.ours * self.interruption
+
+    def text(self) -> str:
+        parts = [] if self.provider is None else [f"provider {self.provider:.4%} ({self.provider_basis})"]
+        counted = [job for job in self.our_jobs]
+        parts.append(f"ours {self.ours:.4%} ({len(counted)} job{'s' if len(counted) != 1 else ''} self-operated)" if counted else "ours 100% (no job left to us alone)")
+        if self.interruption < 1:
+            parts.append(f"interruptions {self.interruption:.4%}")
+        return " x ".join(parts)
+
+
+def interruption_share(offer: Offer) -> float:
+    """Spot: 1 - interruptions per node-month x restart minutes / (730 h x 60) of the billed time."""
+    service = offer.service
+    if not service.interruptions_per_month:
+        return 1.0
+    return max(0.0, 1.0 - service.interruptions_per_month * service.restart_minutes / (730.0 * 60.0))
+
+
+def availability_layers(offer: Offer, reliability: ReliabilityResult, assumptions: Assumptions, history: float | None = None, history_basis: str = "") -> AvailabilityLayers:
+    """The layers of one offer's expected availability (`history`: the availability its incident
+    history shows over its window, which replaces SLA x factor as the provider's layer)."""
+    factors = self_operated_factors(assumptions)
+    owned = offer.service.kind == "owned"
+    ours_jobs = tuple(job for job in OPERATING_JOBS if owned or offer.responsibilities.get(job, "customer") == "customer")
+    # Jobs at the default factor as one power (running all nine ourselves gives exactly
+    # self_operated_reliability), those set in self_operated_jobs multiplied in.
+    default_share = sum(1 for job in ours_jobs if job in INFRASTRUCTURE_JOBS and job not in assumptions.self_operated_jobs) / len(INFRASTRUCTURE_JOBS)
+    ours = assumptions.self_operated_reliability**default_share
+    for job in ours_jobs:
+        if job in assumptions.self_operated_jobs:
+            ours *= assumptions.self_operated_jobs[job]
+    counted = tuple(job for job in ours_jobs if factors[job] < 1.0)
+    if owned:
+        provider = costed = None
+        basis = ""
+    elif history is not None:
+        provider = costed = history
+        basis = history_basis
     else:
-        factor = unrated_factor(rel)
-        return ReliabilityResult(factor, "unrated", "no checklist and no published tier: no better than the lowest band")
-    if factor >= middle_factor(rel) and factor < own:
-        return ReliabilityResult(own, source, basis + f", raised to the self-operated {own:g} (never worse than bare metal)")
-    return ReliabilityResult(factor, source, basis)
+        sla = offer.service.sla.availability if offer.service.sla else 0.0
+        factor = reliability.factor if reliability.factor is not None else 1.0
+        if reliability.unrated:
+            # Unverified: judged at the middle band's factor (neither the best nor the worst operator),
+            # costed at the haircut (the lowest band), so it never ranks ahead of the same offer rated.
+            middle = middle_factor(assumptions.reliability)
+            provider, costed = sla * middle, sla * factor
+            basis = f"SLA {sla:.2%} unverified, judged at the middle band's {middle:g}"
+        else:
+            provider = costed = sla * factor
+            basis = f"SLA {sla:.2%} x reliability {factor:.4g}"
+    return AvailabilityLayers(provider, costed, basis, ours, counted, interruption_share(offer), reliability.unrated and history is None, history is not None)
 
 
 def _published_default(tier: str) -> float:

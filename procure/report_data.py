@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Callable, Union
 
 from procure.errors import InputError
 from procure.evaluate import CostInputs, Evaluation
-from procure.hedging import HedgePlan, plan_for_workspace
+from procure.decision import Recommendation, recommend
+from procure.hedging import HedgePlan, recommended_hedge
 from procure.market import IndexBuild
 from procure.plan import PlanResult
 from procure.position import Position
@@ -32,6 +33,7 @@ class ReportExtras:
     hedge_missing: str = "Hedging recommendation: not yet configured (it needs market/index.csv and an offer to hedge)."
     benchmark: IndexBuild | None = None  # methodology of the default build (median, all prices)
     benchmark_series: dict[str, IndexBuild] = field(default_factory=dict)
+    benchmark_notes: list[str] = field(default_factory=list)  # series left out for want of observations
     index: list[IndexLevel] = field(default_factory=list)
     sensitivity: Sensitivity | None = None
     plan: PlanResult | None = None  # with `demand:` in procure.yaml
@@ -39,6 +41,7 @@ class ReportExtras:
     cases: list[Case] = field(default_factory=list)  # what-if re-evaluations (demand, index, throughput claims)
     football: list[FieldBar] = field(default_factory=list)  # the football field of the top offers
     memo: BoardMemo | None = None  # the board paper's decision memo
+    recommendation: Recommendation | None = None  # what every part of both reports recommends
 
 
 SENSITIVITY_OFFERS = 3
@@ -66,18 +69,15 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         from procure.position import position
 
         extras.position = position(ev, market)
+    # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=True)
+    if extras.recommendation.plan_failed:
+        extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):
         try:
-            extras.hedge = plan_for_workspace(ws, ev)
+            extras.hedge = recommended_hedge(ws, ev, extras.plan)
         except InputError as exc:
             extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
-    if ws.config.demand is not None:
-        from procure.plan import make_plan
-
-        try:
-            extras.plan = make_plan(ws, ev.as_of, frontier=True, evaluation=(ev, inputs) if inputs is not None else None)
-        except InputError as exc:
-            extras.plan_missing = "Procurement plan: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
     quotes = ws.root / QUOTES_FILE
     if quotes.is_file():
         from procure.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
@@ -85,11 +85,23 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
         adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
         strata = settings_from(ws.config.index)
-        extras.benchmark = build_index(rows, "median", "all", Filters(), "month", adjustments, False, QUOTES_FILE, strata)
-        extras.benchmark_series = {
-            "median of advertised prices": build_index(rows, "median", "advertised", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
-            "volume-weighted transacted prices": build_index(rows, "volume-weighted", "transacted", Filters(), "month", adjustments, False, QUOTES_FILE, strata),
+        # Each series from what the observations hold: a kind without observations (there are no public B200
+        # transacted prices) is left out with a note, never a refusal of the whole report.
+        builds = {
+            "all": ("median", "all", "median of all prices"),
+            "median of advertised prices": ("median", "advertised", "advertised prices"),
+            "volume-weighted transacted prices": ("volume-weighted", "transacted", "transacted prices"),
         }
+        for key, (method, kind, words) in builds.items():
+            try:
+                build = build_index(rows, method, kind, Filters(), "month", adjustments, False, QUOTES_FILE, strata)
+            except InputError:
+                extras.benchmark_notes.append(f"no {words} in {QUOTES_FILE} on or before {ev.as_of}: that series is left out")
+                continue
+            if key == "all":
+                extras.benchmark = build
+            else:
+                extras.benchmark_series[key] = build
     if ev.ranked:
         from procure.scenarios import cases, football_field
 
@@ -98,7 +110,7 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
     if board:
         from procure.board import board_memo
 
-        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge)
+        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge, extras.recommendation)
     return extras
 
 
@@ -139,11 +151,13 @@ def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
         return None
     vendors = {o.id: o.vendor for o in ev.offers}
     offers = [(vendors.get(p.name, p.name), p.cost_per_task) for p in pos.curve if p.kind == "offer"]
-    competitors = [(p.name, p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    # A competitor's public price is labelled as one; only competitors' costs are compared with our cost.
+    competitors = [(p.name + (" (its price)" if p.figure == "price" else ""), p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    costs = [c for c, p in zip(competitors, [q for q in pos.curve if q.kind == "competitor"]) if p.figure == "cost"]
     signing = None
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
-    if leader is not None and competitors and leader.metrics.get("cost_per_task") is not None:
-        name, best, _ = min(competitors, key=lambda c: c[1])
+    if leader is not None and costs and leader.metrics.get("cost_per_task") is not None:
+        name, best, _ = min(costs, key=lambda c: c[1])
         ours = leader.metrics["cost_per_task"]
         gap = ours / best - 1
         where = "level with" if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"

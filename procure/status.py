@@ -8,3 +8,4 @@ class ExitStatus(IntEnum):
     INTERNAL_ERROR = 1
     BAD_INPUT = 2  # bad input or usage: nothing was written
     THRESHOLD_BREACHED = 3  # re-evaluation found a change past a threshold
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it): nothing was written

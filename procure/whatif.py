@@ -16,7 +16,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from procure.costing import HOURS_PER_MONTH
-from procure.errors import InputError, Problem
+from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation, OfferRecord, evaluate
 from procure.models import Offer
 from procure.workspace import Workspace
@@ -284,8 +284,7 @@ def find_offer(workspace: Workspace, offer_id: str) -> Offer:
     for offer in workspace.offers:
         if offer.id == offer_id:
             return offer
-    known = ", ".join(o.id for o in workspace.offers)
-    raise InputError([Problem("offers/", None, "", f"no offer with id '{offer_id}' (known: {known})")])
+    raise InputError([unknown_offer(offer_id, [o.id for o in workspace.offers])])
 
 
 class PriceToWin(BaseModel):

@@ -59,6 +59,8 @@ class Workspace:
     index: list[IndexLevel]  # market/index.csv, sorted by date; empty when absent
     inputs: list[InputFile] = field(default_factory=list)
     lines: dict[str, Document] = field(default_factory=dict)  # offer id -> its document
+    actuals: dict[str, Any] = field(default_factory=dict)  # offer id -> procure.actuals.OfferActuals (signed vendors' delivered evidence)
+    histories: dict[str, list[Any]] = field(default_factory=dict)  # offer id -> its operator.status_history incidents
 
     def fx_rate(self, currency: str | None) -> float:
         """Units of workspace currency per unit of `currency` (validated at load)."""
@@ -123,6 +125,12 @@ def load_workspace(root: Path) -> Workspace:
         offers.append(offer)
         offer_docs[offer.id] = doc
     index = _load_index(root, problems, inputs)
+    histories = _load_histories(root, offers, offer_docs, problems, inputs)
+    actuals = {}
+    if (root / "actuals").is_dir():
+        from procure.actuals import load_actuals
+
+        actuals = load_actuals(root, [o.id for o in offers] if offers else seen_ids, problems, lambda path, text: _record(root, path, text, inputs))
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.
@@ -148,7 +156,36 @@ def load_workspace(root: Path) -> Workspace:
     protect([root / f.path for f in inputs])
     offers.sort(key=lambda o: o.id)
     grades.sort(key=lambda g: (g.rank, g.id))
-    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs)
+    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, actuals, histories)
+
+
+def _load_histories(root: Path, offers: list[Offer], docs: dict[str, Document], problems: list[Problem], inputs: list[InputFile]) -> dict[str, list[Any]]:
+    """Each offer's operator.status_history, read (procure/incidents.py) with its problems located."""
+    from procure.incidents import read_incidents
+
+    found: dict[str, list[Any]] = {}
+    read: dict[Path, list[Any]] = {}
+    for offer in offers:
+        spec = offer.operator.status_history
+        if spec is None:
+            continue
+        path = root / spec.file
+        doc = docs[offer.id]
+        loc = ("operator", "status_history", "file")
+        outside = _outside(root, path)
+        if outside is not None or not path.is_file():
+            why = "links outside the workspace" if outside is not None else "no such file"
+            problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"{why}: {spec.file} (a Statuspage incidents.json or an incidents CSV, relative to the workspace)"))
+            continue
+        if path not in read:
+            try:
+                read[path] = read_incidents(path, _display(root, path))
+                _record(root, path, read_text(path, _display(root, path)), inputs)
+            except InputError as exc:
+                problems.extend(exc.problems)
+                continue
+        found[offer.id] = read[path]
+    return found
 
 
 def load_settings(root: Path) -> tuple[WorkspaceConfig, list[Grade]]:
@@ -395,6 +432,9 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     for job in config.assumptions.jobs:
         if job not in OPERATING_JOBS:
             add(("assumptions", "jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
+    for job in config.assumptions.self_operated_jobs:
+        if job not in OPERATING_JOBS:
+            add(("assumptions", "self_operated_jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
     for category in config.rating.categories:
         if category not in RATING_CATEGORIES:
             add(("rating", "categories", category), f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})")
@@ -452,6 +492,21 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
                     add(("demand", "paths", i, "name"), f"duplicate path name '{name}'")
         if demand.start is None and config.workload.tasks_per_month is None:
             add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
+        start = demand.start if demand.start is not None else config.workload.tasks_per_month
+        if start is not None:
+            # The grown demand is a figure like any other: 1 (100% a month) over 120 months is 6.6e35 times month 1.
+            from procure.demand import horizon_months
+            from procure.yamlsafe import MAX_MAGNITUDE
+
+            months = horizon_months(config)
+            factor = max([p.factor for p in demand.paths], default=1.0) if demand.paths is not None else 1.0
+            peak = start * factor * max(1.0, (1 + demand.growth) ** (months - 1))
+            if peak > MAX_MAGNITUDE:
+                add(
+                    ("demand", "growth"),
+                    f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
+                    + (f" x path factor {factor:g}" if factor != 1 else "") + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
+                )
     plan = config.plan
     if plan.cvar_limit is not None and plan.cvar_weight > 0:
         add(("plan", "cvar_limit"), "give a CVaR weight or a CVaR limit, not both")
@@ -705,7 +760,15 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
         if not rows and not found:
             problems.append(Problem(display, None, "", "no points: expected at least one row"))
         elif rows and len(points) == len(rows) and not found:
-            curves[path.stem] = ReferenceCurve(name=path.stem, points=points, source=" ".join(comments))
+            marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date"))
+            measured = marks.get("points_source", "").strip() == "measured"
+            try:
+                measured_on = date.fromisoformat(marks.get("trial date", "").strip()) if measured else None
+            except ValueError:
+                measured_on = None
+            curves[path.stem] = ReferenceCurve(
+                name=path.stem, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on
+            )
             _record(root, path, read_text(path, display), inputs)
     return curves
 

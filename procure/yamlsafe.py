@@ -100,6 +100,29 @@ def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
         raise InputError([Problem(display, line, "", "not valid UTF-8 text")]) from None
 
 
+def read_json(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Any:
+    """Parse a UTF-8 JSON input with a size limit; malformed JSON is a located problem."""
+    import json
+
+    try:
+        text = read_bytes(path, display, limit).decode("utf-8-sig")  # regular files only: a pipe or /dev/zero never ends
+    except UnicodeDecodeError:
+        raise InputError([Problem(display, None, "", "not valid UTF-8 text")]) from None
+    return parse_json(text, display)
+
+
+def parse_json(text: str, display: str) -> Any:
+    """JSON text parsed; malformed JSON is a located problem."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError([Problem(display, exc.lineno, "", f"malformed JSON: {exc.msg}")]) from None
+    except RecursionError:
+        raise InputError([Problem(display, None, "", "malformed JSON: nested too deeply")]) from None
+
+
 def load_yaml(path: Path, display: str, collect: bool = False) -> Document:
     """Load one YAML document with its line map, or raise InputError naming file and line.
 

@@ -48,13 +48,16 @@ def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
     cache itself is tested in tests/test_solvecache.py with folders of its own.
     """
     folder = pytestconfig.cache.mkdir("procure-solved-plans")
-    before = os.environ.get("PROCURE_CACHE_DIR")
-    os.environ["PROCURE_CACHE_DIR"] = str(folder)
+    # The key that authenticates kept plans lives outside the cache folder, as the user's does.
+    chosen = {"PROCURE_CACHE_DIR": str(folder), "XDG_STATE_HOME": str(pytestconfig.cache.mkdir("procure-state"))}
+    before = {name: os.environ.get(name) for name in chosen}
+    os.environ.update(chosen)
     yield folder
-    if before is None:
-        os.environ.pop("PROCURE_CACHE_DIR", None)
-    else:
-        os.environ["PROCURE_CACHE_DIR"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture

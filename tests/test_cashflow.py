@@ -627,9 +627,7 @@ def test_example_horizon_does_not_reverse_on_renewal_pricing_alone():
     assert ws.config.horizon.renewal == "basis"
     assert snapshot.summary.recommended == horizon.summary.recommended == "keel-b200-mc"
     raw = evaluate(replace_horizon(ws, renewal="index"), AS_OF, None, 36, True)
-    # the old rule reverses it: keel repriced to the raw index after month 12 hands the 36 months to the
-    # owned cluster (a near tie in the snapshot, 0.00661 against 0.00667 per task, that no renewal reprices)
-    assert raw.summary.recommended == "own-b200-colo"
+    assert raw.summary.recommended == "corvid-b200-idx"  # the old rule reverses it
 
 
 def replace_horizon(ws, **changes):

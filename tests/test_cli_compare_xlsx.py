@@ -38,7 +38,8 @@ def sheet_rows(sheet):
 
 def test_workbook_sheets(workbook_and_json):
     book, _ = workbook_and_json
-    assert book.sheetnames == ["Comparison", "Gates", "Ratings", "Inputs"]
+    # the live sheets a spreadsheet user works in, then the figures as evaluated (JSON names)
+    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Inputs"]
 
 
 def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_json):
@@ -93,7 +94,7 @@ def test_uncertainty_sheet_when_computed(data_dir, tmp_path):
     assert result.exit_code == 0, result.stderr
     ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json", "--uncertainty", "--draws", "200", "--seed", "3").stdout)
     book = openpyxl.load_workbook(target)
-    assert book.sheetnames == ["Comparison", "Gates", "Ratings", "Uncertainty", "Inputs"]
+    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Uncertainty", "Inputs"]
     headers, rows = sheet_rows(book["Uncertainty"])
     assert headers == ["id", "p10", "p50", "p90", "prob_cheapest"]
     for cells, offer in zip(rows, ev["offers"]):
@@ -118,3 +119,28 @@ def test_workbook_times_are_the_as_of_date(workbook_and_json):
     book, _ = workbook_and_json
     assert book.properties.created == datetime(2026, 11, 29)
     assert book.properties.modified == datetime(2026, 11, 29)
+
+
+def test_the_offers_sheet_has_units_formats_a_frozen_header_filters_and_formulas(workbook_and_json):
+    book, ev = workbook_and_json
+    sheet = book["Offers"]
+    headers = [c.value for c in sheet[1]]
+    # units in the headers (the basic workspace is in USD)
+    for header in ("List price USD/GPU-h", "Rent USD/GPU-h", "Staff USD/GPU-h", "Full USD/GPU-h", "Throughput tok/s/GPU", "USD/task", "USD per 1,000 tasks", "Rank"):
+        assert header in headers
+    assert sheet.freeze_panes == "B2"  # the header row and the offer column stay in view
+    assert sheet.auto_filter.ref == f"A1:{sheet.cell(row=1, column=len(headers)).column_letter}{len(ev['offers']) + 1}"
+    row = {h: c for h, c in zip(headers, sheet[2])}
+    assert row["Offer"].value == ev["offers"][0]["id"]
+    assert row["USD/task"].data_type == "f" and row["USD/task"].value.startswith("=")  # a formula, not a number
+    assert row["Rank"].value.startswith("=IF(") and "COUNTIFS(" in row["Rank"].value
+    assert row["Rent USD/GPU-h"].value.startswith("=")
+    assert row["USD/task"].number_format == "0.000000" and row["Discount"].number_format == "0.0%"
+    assert row["List price USD/GPU-h"].font.color.rgb.endswith("1F4E9A")  # an input: blue
+    # the staff formula refers to the Assumptions sheet's cells, which hold procure.yaml's values
+    assert "Assumptions!$B$2" in row["Staff USD/GPU-h"].value
+    assumptions = book["Assumptions"]
+    assert assumptions["A2"].value == "Staff cost per FTE-year" and assumptions["B2"].value == ev["assumptions"]["fte_cost_year"]
+    assert assumptions["C2"].value == "USD/year" and assumptions.freeze_panes is not None
+    for name in ("Comparison", "Gates", "Ratings"):
+        assert book[name].freeze_panes == "B2" and book[name].auto_filter.ref

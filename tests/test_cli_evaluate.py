@@ -32,7 +32,8 @@ def test_the_warning_stays_off_json_output(ws):
     assert warnings(result.stderr) == ["warning: bravo expires in 10 days (valid until 2026-12-31)"]
     ev = json.loads(result.stdout)
     bravo = next(o for o in ev["offers"] if o["id"] == "bravo")
-    assert bravo["notes"] == ["expires in 10 days (valid until 2026-12-31)"]
+    assert bravo["notes"][-1] == "expires in 10 days (valid until 2026-12-31)"
+    assert bravo["notes"][0].startswith("unrated: availability unverified")  # bare metal with no tier: a note, not a warning
     assert bravo["acceptable"] is True  # still valid: a warning, not a gate
 
 

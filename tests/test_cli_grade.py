@@ -13,7 +13,9 @@ def test_grade_table_names_each_offer_and_the_nearest_grade(data_dir):
 def test_explain_lists_every_grade_requirement(data_dir):
     result = run("grade", "-w", data_dir / "basic", "--explain", "bravo", "--format", "json")
     assert result.exit_code == 0
-    data = json.loads(result.stdout)
+    document = json.loads(result.stdout)
+    assert document["command"] == "grade" and len(document["offers"]) == 1  # the envelope, one offer named
+    data = document["offers"][0]
     assert data["grade"] == "T-BM"
     by_grade = {c["grade"]: c for c in data["checks"]}
     assert by_grade["T-BM"]["passed"] and not by_grade["T-MC"]["passed"]

@@ -88,7 +88,12 @@ def test_evaluate_json_is_the_saved_evaluation(ws):
     with sqlite3.connect(ws / HISTORY_FILE) as db:
         stored = db.execute("SELECT evaluation FROM runs WHERE id = 1").fetchone()[0]
     assert stored == result.stdout
-    assert result.stdout == run("compare", "-w", ws, "--as-of", AS_OF, "--format", "json").stdout
+    # the same Evaluation as compare's but for the command that wrote it and the recommendation,
+    # which compare adds (decision.recommend)
+    compared = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "--format", "json").stdout)
+    assert compared["command"] == "compare" and ev["command"] == "evaluate"
+    unlike = ("command", "recommendation")
+    assert {k: v for k, v in ev.items() if k not in unlike} == {k: v for k, v in compared.items() if k not in unlike}
 
 
 def test_history_table(two_runs):
@@ -104,7 +109,9 @@ def test_history_table(two_runs):
 def test_history_json(two_runs):
     result = run("history", "-w", two_runs, "--format", "json")
     assert result.exit_code == 0, result.stderr
-    runs = json.loads(result.stdout)
+    document = json.loads(result.stdout)
+    assert document["command"] == "history" and document["schema_version"] == "1"
+    runs = document["runs"]
     assert [set(r) for r in runs] == [{"id", "saved_at", "as_of", "label", "top_offer", "top_cost_per_task", "offers", "acceptable"}] * 2
     assert [(r["id"], r["as_of"], r["label"], r["top_offer"], r["offers"], r["acceptable"]) for r in runs] == [
         (1, AS_OF, "Nov RFP", "alpha", 4, 3),
@@ -234,12 +241,15 @@ def test_diff_errors(ws, tmp_path):
 # --- no history, damaged history ----------------------------------------------------------------
 
 
-def test_history_without_runs_is_a_clear_error(ws):
+def test_history_without_runs_says_so_in_one_line_and_succeeds(ws):
+    # an empty history is an answer, not an error: exit 0, one line, and nothing created
     result = run("history", "-w", ws)
-    assert result.exit_code == 2
-    assert result.stderr == ".procure/history.sqlite: no saved runs yet: save one with `procure evaluate --save`\n1 problem found; nothing was written.\n"
-    assert result.stdout == ""
+    assert result.exit_code == 0
+    assert result.stdout == "No saved runs yet: save one with `procure evaluate --save`.\n"
+    assert result.stderr == ""
     assert not (ws / ".procure").exists()
+    # diff has nothing to compare: that stays an error
+    assert run("diff", "-w", ws).exit_code == 2
 
 
 def test_corrupt_history_is_reported_by_every_command_and_left_untouched(ws):

@@ -33,7 +33,7 @@ def test_json_records(data_dir):
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
     payload = json.loads(result.stdout)
-    assert set(payload) == {"method", "offers"}
+    assert set(payload) == {"schema_version", "tool", "command", "as_of", "inputs", "method", "offers"}  # the envelope, then the rating
     assert "weighted mean" in payload["method"] and "Underperform" in payload["method"]
     offers = payload["offers"]
     # rated by score, highest first, then the rest by id
@@ -52,13 +52,13 @@ def test_json_records(data_dir):
     assert by_id["charlie"]["categories"]["security"] == pytest.approx(100 / 7)
     assert by_id["charlie"]["categories"]["reliability"] == pytest.approx(100 / 6)
     assert by_id["bravo"]["categories"] == {} and by_id["echo"]["categories"] == {}
-    assert by_id["bravo"]["note"] == "not rated: the operating work is yours"
+    assert by_id["bravo"]["note"] == "not rated: no operator evidence"  # bare metal: no checklist score, no tier
     assert by_id["echo"]["note"] == "not rated: no operator evidence"
     # reliability factor: bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]] on the operational score
     # (delta: security 100 x 0.15 + lifecycle 0 x 0.10 + reliability 100 x 0.15 + monitoring 100 x 0.12 over 0.52 = 80.8),
-    # unrated 0.97 capped at the lowest band 0.95, critical failure the lowest band, bare metal self-operated 0.98
-    assert {i: by_id[i]["reliability_factor"] for i in by_id} == {"alpha": 1.0, "delta": 0.995, "charlie": 0.95, "bravo": 0.98, "echo": 0.95}
-    assert {i: by_id[i]["reliability_source"] for i in by_id} == {"alpha": "checklist", "delta": "checklist", "charlie": "checklist", "bravo": "self_operated", "echo": "unrated"}
+    # unrated 0.97 capped at the lowest band 0.95 (echo, and bravo: bare metal with no published tier), critical failure the lowest band
+    assert {i: by_id[i]["reliability_factor"] for i in by_id} == {"alpha": 1.0, "delta": 0.995, "charlie": 0.95, "bravo": 0.95, "echo": 0.95}
+    assert {i: by_id[i]["reliability_source"] for i in by_id} == {"alpha": "checklist", "delta": "checklist", "charlie": "checklist", "bravo": "unrated", "echo": "unrated"}
     assert by_id["charlie"]["critical_failures"] == ["security.soc2_type2 or security.iso27001: not met", "monitoring.tenant_isolated: not met"]
     assert [(by_id[i]["published_tier"], by_id[i]["disagrees"]) for i in ("alpha", "delta", "charlie")] == [("gold", True), ("bronze", False), ("silver", True)]
     assert by_id["alpha"]["percentile"] == 1.0 and by_id["delta"]["percentile"] == 0.0 and by_id["charlie"]["percentile"] is None

@@ -203,16 +203,16 @@ def test_board_paper_is_a_two_page_memo_in_plain_words(tmp_path):
     flat = " ".join(text.split())
     assert len(reader.pages) == 2
     first, second = (" ".join(page.extract_text().split()) for page in reader.pages)
-    assert "Approve a portfolio" in first  # the example has demand: the plan is the ask
+    assert "Approve the purchase plan" in first  # the example has demand: the plan is the ask
     # The plan heads the options above the single offers, and page 2 speaks of the plan: its demand cases, its
-    # vendors in the register, and a hedge question about its pay-as-used hours.
+    # vendors in the register, and a hedge question about its on-demand hours.
     options = first[first.index("The options"):]
     assert options.index("Recommended portfolio") < options.index("Keel Systems")
-    for part in ("Demand −30%", "Demand as planned", "Market prices +20%", "Concentration of committed spend", "Petrel Cloud fails during its term", "against the plan's pay-as-used"):
+    for part in ("Demand −30%", "Demand as planned", "Market prices +20%", "Concentration of committed spend", "Petrel Cloud fails during its term", "against the plan's GPU-hours at market prices"):
         assert part in second, part
-    for part in ("Term sheet", "Against today", "The options", "Scenarios", "Risk register", "Price hedge", "Yes / No"):
+    for part in ("What we ask", "What it costs", "Decide by", "The options", "Scenarios", "Risk register", "Price hedge", "Yes / No"):
         assert part in flat, part
-    for jargon in ("h*", "R²", "R2 ", "sigma", "P10", "P90", "tok/s"):
+    for jargon in ("h*", "R²", "R2 ", "sigma", "P10", "P90", "tok/s", "index-linked", "basis", "ladder", "pay-as-used", "interpolation"):
         assert jargon not in flat, jargon
     evaluation = json.loads(run("compare", "-w", root, "--as-of", AS_OF, "-f", "json").stdout)
     for offer in evaluation["offers"]:

@@ -75,8 +75,12 @@ def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offe
     text = at_width(example, 80, "compare")
     assert "left out to fit 80 columns: Vendor" in text
     assert "--wide or --format markdown" in text
-    # 11 offers: each acceptable one on one line; the table and its notes stay under 40 lines (was 119).
-    assert len(text.splitlines()) < 40
+    # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
+    # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    assert lines[0].startswith("Recommended: the plan") and start <= 4
+    assert len(lines) - start <= 40
 
 
 def test_compare_at_200_columns_leaves_nothing_out(example):
@@ -87,7 +91,10 @@ def test_compare_at_200_columns_leaves_nothing_out(example):
 def test_wide_shows_every_column_at_80(example):
     text = at_width(example, 80, "compare", "--wide")
     assert "left out" not in text
-    header = " ".join(text.splitlines()[1:6])
+    lines = text.splitlines()
+    assert lines[0].startswith("Recommended: ")  # the recommendation first, then the table
+    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    header = " ".join(lines[start + 1:start + 6])
     assert "Vendor" in header
 
 

@@ -51,12 +51,12 @@ def test_grade_offer_and_its_old_spelling_agree(data_dir):
     old = run("grade", "--explain", "alpha", "-f", "json", "-w", ws)
     assert new.exit_code == old.exit_code == 0
     assert json.loads(new.stdout) == json.loads(old.stdout)
-    assert json.loads(new.stdout)["id"] == "alpha"
+    assert [o["id"] for o in json.loads(new.stdout)["offers"]] == ["alpha"]
 
 
 def test_grade_offer_is_repeatable(data_dir):
     result = run("grade", "--offer", "alpha", "--offer", "bravo", "-f", "json", "-w", data_dir / "basic")
-    assert [r["id"] for r in json.loads(result.stdout)] == ["alpha", "bravo"]
+    assert [r["id"] for r in json.loads(result.stdout)["offers"]] == ["alpha", "bravo"]
     table = run("grade", "--offer", "alpha", "--offer", "bravo", "-w", data_dir / "basic").stdout
     assert "alpha (" in table and "bravo (" in table
 
@@ -103,3 +103,60 @@ def test_init_takes_w_as_well_as_dir(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "new" / "procure.yaml").is_file()
     assert_error(run("init"), "procure init DIR")
+
+
+# --- usage errors, unknown ids, empty history, folders --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("compare", "--as-of", "01/12/2026"), "procure compare: --as-of: must be a date like 2026-11-30 (got '01/12/2026')"),
+        (("compare", "--no-such-flag"), "procure compare: --no-such-flag: no such option"),
+        (("compare", "--draws", "many"), "procure compare: --draws:"),
+        (("comapre",), "procure: no such command 'comapre'"),
+        (("diff", "1", "2", "3"), "procure diff: got unexpected extra argument"),
+    ],
+)
+def test_usage_errors_are_in_procures_format_and_exit_2(data_dir, args, needle):
+    result = run(*args, "-w", data_dir / "basic")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(needle), lines
+    # one problem line, then the count and where to read the usage: no click "Usage:/Error:" block
+    assert lines[1] == f"1 problem found; nothing was written. Usage: {' '.join(lines[0].split(':')[0].split())} --help"
+    assert "Error:" not in result.stderr and "Try '" not in result.stderr
+
+
+def test_a_command_given_no_arguments_still_shows_its_help():
+    result = run("index")
+    assert "build" in result.stdout + result.stderr and "problem" not in result.stderr
+
+
+def test_an_unknown_offer_id_gets_a_did_you_mean(data_dir):
+    # basic holds alpha, bravo and charlie: "alpah" is one transposition from alpha, "zulu" near none
+    stderr = assert_error(run("whatif", "--offer", "alpah", "--price", "-5%", "-w", data_dir / "basic", "--as-of", AS_OF), "no offer with id 'alpah'; did you mean 'alpha'?")
+    assert "known: alpha, bravo, charlie)" in stderr
+    stderr = assert_error(run("whatif", "--offer", "zulu", "--price", "-5%", "-w", data_dir / "basic", "--as-of", AS_OF), "no offer with id 'zulu' (known:")
+    assert "did you mean" not in stderr
+    # a prefix of an id is an id cut short
+    assert_error(run("grade", "--offer", "cha", "-w", data_dir / "basic"), "did you mean 'charlie'?")
+
+
+def test_an_empty_history_is_one_line_and_exit_0(workspace_copy):
+    ws = workspace_copy("basic")
+    result = run("history", "-w", ws)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == ["No saved runs yet: save one with `procure evaluate --save`."]
+    assert not (ws / ".procure" / "history.sqlite").exists()  # looking created nothing
+    listed = run("history", "-f", "json", "-w", ws)
+    assert listed.exit_code == 0 and json.loads(listed.stdout)["runs"] == []
+
+
+def test_folder_options_are_out_dir_and_the_old_out_still_works(data_dir, tmp_path):
+    for command in (["import"], ["perf", "import"]):
+        text = options_section(run(*command, "--help").stdout)
+        assert "--out-dir DIR" in text and "--out " not in text
+    template = tmp_path / "rfp.csv"
+    assert run("import", "--template", template).exit_code == 0
+    assert_error(run("import", template, "--out-dir", tmp_path / "a", "--out", tmp_path / "b"), "--out is the older name of --out-dir")

@@ -340,8 +340,8 @@ def test_availability_by_service_kind_from_offer_files(data_dir):
     # managed cluster: SLA 0.995 x unrated 0.97
     assert basic.offer("alpha").metrics["availability"] == pytest.approx(0.995 * 0.97)
     assert basic.offer("alpha").reliability_factor == pytest.approx(0.97)
-    # bare metal: SLA 0.99 x self_operated_reliability 0.98
-    assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.99 * 0.98)
+    # bare metal, unrated: SLA 0.99 x haircut 0.97 x ours 0.98^(8/9) = 0.98220 (8 infrastructure jobs left to us)
+    assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.99 * 0.97 * 0.98220232, rel=1e-7)
     # owned: self_operated_reliability
     kinds = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF)
     assert kinds.offer("owned").metrics["availability"] == pytest.approx(0.98)
@@ -489,7 +489,8 @@ def test_eur_offer_is_converted(data_dir):
     # bravo: EUR 3.00 x 1.1 USD/EUR; the bare-metal buyer runs serving (0.60) and pays software 0.05
     assert m["rent"] == pytest.approx(3.3)
     assert m["full"] == pytest.approx(3.3 + 0.6 + 0.05)
-    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.98 * 0.9 * 0.8))
+    # availability: SLA 0.99 x unrated haircut 0.97 x our 8 infrastructure jobs 0.98^(8/9) = 0.98220
+    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98220232 * 0.9 * 0.8), rel=1e-7)
 
 
 def test_fx_applies_to_offer_amounts_not_to_workspace_amounts():

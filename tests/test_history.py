@@ -156,7 +156,8 @@ def test_load_evaluation_reads_a_run_id_or_a_json_file(ws, tmp_path):
 
 
 def test_no_history_yet_is_a_clear_error_and_creates_nothing(ws):
-    for read in (lambda: list_runs(ws), lambda: latest_run_id(ws), lambda: load_run(ws, 1), lambda: load_evaluation(ws, "1")):
+    assert list_runs(ws) == []  # listing an empty history is an answer, not an error
+    for read in (lambda: latest_run_id(ws), lambda: load_run(ws, 1), lambda: load_evaluation(ws, "1")):
         with pytest.raises(InputError) as caught:
             read()
         assert str(caught.value) == ".procure/history.sqlite: no saved runs yet: save one with `procure evaluate --save`"

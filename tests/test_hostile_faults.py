@@ -125,7 +125,7 @@ def history_runs(ws: Path) -> list[dict]:
     result = run("history", "--format", "json", "-w", ws)
     assert result.exit_code == 0, (result.exit_code, result.stderr)
     assert "Traceback" not in result.stdout + result.stderr
-    return json.loads(result.stdout)
+    return json.loads(result.stdout)["runs"]
 
 
 @pytest.mark.slow

@@ -241,7 +241,7 @@ def test_an_expanding_workbook_is_refused_before_it_is_expanded(workspace_copy, 
     result = run("import", sheet, "--out", ws / "offers")
     elapsed = time.perf_counter() - start
     assert_error(result, "rfp.xlsx", "refused before reading")
-    assert elapsed < 5, f"took {elapsed:.1f} s"
+    assert elapsed < 30, f"took {elapsed:.1f} s"  # a hang guard: ten times the 2.8 s measured on two loaded cores
 
 
 def test_a_cell_longer_than_excel_allows_is_refused_with_row_and_column(tmp_path, workspace_copy):

@@ -218,7 +218,7 @@ def test_unknown_and_repeated_columns_are_named(tmp_path):
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     found = problems_of(caught)
-    assert f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; `write_template` lists them all)" in found
+    assert f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)" in found
     assert any(p.startswith(f"{sheet}:1: responsibilities.cooling: unknown column: not an operating job") for p in found)
     assert any(p.startswith(f"{sheet}:1: fees.setup.yearly: unknown column: a fee column is fees.<name>.<kind>") for p in found)
     assert f"{sheet}:1: region: column given twice (columns E and AB)" in found
@@ -270,8 +270,7 @@ def test_contract_terms(tmp_path):
         f"{bad}:2: contract.escalator_schedule: must be from-month:rise pairs like 13:0.03; 25:0.03 (got '7:2%')",
         f"{bad}:2: contract.ramp.gpus_by_month: must be whole numbers separated by commas, e.g. 128, 256 (got '32, 6.5')",
         f"{bad}:2: contract.sla_credits.cap: must be at most 1 (got 2)",
-        f"{bad}:2: contract.sla_credits.rate_per_point: required field is missing",
-    ]  # the cells that read are still checked against the model, in the same run
+    ]  # (rate_per_point is optional since credits may be given as tiers instead)  # the cells that read are still checked against the model, in the same run
 
 
 def test_semicolon_separated_csv(tmp_path):
@@ -521,3 +520,55 @@ def test_values_under_no_column_name_are_reported(tmp_path):
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     assert problems_of(caught) == [f"{sheet}:1: column Y has values but no name in the header row"]
+
+
+def test_the_template_carries_every_offer_field():
+    """Every field of an offer file (procure schema offer) has a template column: leaf fields by their
+    path, fees and checklist answers as fees.<name>.<kind> and operator.evidence.<category>.<criterion>."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from procure.importers import template_columns
+    from procure.models import Offer
+
+    def model_in(annotation):
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return annotation
+        for arg in typing.get_args(annotation):
+            found = model_in(arg)
+            if found is not None and typing.get_origin(annotation) is not list:
+                return found
+        return None
+
+    def leaves(model, prefix=""):
+        for name, info in model.model_fields.items():
+            path = prefix + name
+            nested = model_in(info.annotation)
+            if nested is not None:
+                yield from leaves(nested, path + ".")
+            else:
+                yield path
+
+    columns = template_columns()
+    grouped = {"pricing.fees": "fees.", "operator.evidence": "operator.evidence.", "responsibilities": "responsibilities."}
+    missing = []
+    for path in leaves(Offer):
+        if path in grouped:
+            if not any(c.startswith(grouped[path]) for c in columns):
+                missing.append(path)
+        elif path not in columns:
+            missing.append(path)
+    assert missing == []
+
+
+def test_commit_options_and_checklist_answers_import(tmp_path):
+    from procure.importers import read_offers, write_template
+
+    template = tmp_path / "rfp.csv"
+    write_template(template)
+    [row] = read_offers(template)
+    # the example row: one commit option "1024:36:3.60" and two checklist answers
+    assert [o.model_dump() for o in row.offer.pricing.commit_options] == [{"gpus": 1024, "term_months": 36, "gpu_hour": 3.60}]
+    assert row.offer.operator.evidence == {"reliability": {"node_replacement_hours": 24}, "monitoring": {"tenant_isolated": True}}
+    assert row.offer.operator.published_tier == "gold" and row.offer.service.node_gpus == 8

@@ -23,6 +23,7 @@ from procure.evaluate import evaluate
 from procure.models import Criterion, Offer, RatingCategory, RatingConfig, Reliability, TierThresholds
 from procure.rating import (
     NOT_RATED_NO_EVIDENCE,
+    NOT_RATED_PUBLISHED,
     NOT_RATED_SELF_OPERATED,
     UNDERPERFORM,
     Rating,
@@ -230,7 +231,8 @@ def test_self_operated_offers_are_not_rated_even_with_evidence(kind):
     offer = make_offer(kind=kind, evidence=full_evidence(), published="gold")
     r = rate_offer(offer, DEFAULT)
     assert not r.rated
-    assert r.note == NOT_RATED_SELF_OPERATED == "not rated: the operating work is yours"
+    # bare metal: no checklist score (it measures a managed service); its provider is judged by its published tier
+    assert r.note == (NOT_RATED_SELF_OPERATED if kind == "owned" else NOT_RATED_PUBLISHED)
     assert r.score is None and r.categories == {}
     assigned = [r, rating("peer", 50.0)]
     assign_tiers(assigned, DEFAULT)
@@ -242,8 +244,9 @@ def test_self_operated_offers_in_an_evaluation(data_dir):
     bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
     assert bravo.kind == "bare_metal"
     assert bravo.rating.rated is False and bravo.rating.tier is None and bravo.rating.score is None
-    assert bravo.rating.note == "not rated: the operating work is yours"
-    assert bravo.reliability_factor == 0.98  # self_operated_reliability
+    assert bravo.rating.note == "not rated: no operator evidence"
+    assert bravo.reliability_factor == 0.97  # no tier: unrated, basic's haircut 0.97 (its lowest band)
+    assert bravo.rating_state == "unrated" and bravo.actions[0].startswith("rate before signing")
     owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
     assert owned.rating.rated is False and owned.rating.tier is None
     assert owned.rating.note == "not rated: the operating work is yours"
@@ -724,15 +727,16 @@ def test_an_unrated_managed_offer_never_beats_the_lowest_band():
     assert min(DEFAULT_ASSUMPTIONS.reliability.published.values()) >= result.factor
 
 
-def test_bare_metal_is_sla_times_self_operated_reliability(data_dir):
+def test_bare_metal_provider_layer_is_its_published_tier_and_our_layer_the_jobs_left_to_us(data_dir):
     offer = make_offer(kind="bare_metal", evidence=full_evidence(), published="platinum")
     r = rate_offer(offer, RatingConfig())
     result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
-    assert (result.factor, result.source) == (0.98, "self_operated")  # neither the checklist nor the tier counts
+    assert (result.factor, result.source) == (1.0, "published")  # the tier counts for the provider's layer; the checklist does not
     bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
-    assert bravo.reliability_source == "self_operated"
+    assert bravo.reliability_source == "unrated"  # no tier
     assert bravo.sla_availability == 0.99
-    assert bravo.metrics["availability"] == pytest.approx(0.99 * 0.98)  # basic's self_operated_reliability 0.98
+    # costed: 0.99 x haircut 0.97 x ours 0.98^(8/9) (= 0.98220, the 8 infrastructure jobs but hardware repair)
+    assert bravo.metrics["availability"] == pytest.approx(0.99 * 0.97 * 0.98220232, rel=1e-7)
 
 
 def test_owned_is_self_operated_without_an_sla(data_dir):
@@ -741,23 +745,18 @@ def test_owned_is_self_operated_without_an_sla(data_dir):
     assert owned.metrics["availability"] == 0.98
 
 
-def test_a_managed_offer_rated_at_least_the_middle_band_is_never_worse_than_bare_metal():
+def test_the_factor_is_the_band_or_tier_itself_with_no_floor():
     own = Assumptions(self_operated_reliability=0.995)
-    # middle band of five: [55, 0.99]; a score of 60 gets 0.99, raised to the self-operated 0.995
+    # middle band of five: [55, 0.99]: the factor on the provider's layer is the band's, whatever our own
+    # reliability (the jobs left to us are a layer of their own: see the layered availability tests)
     middle = rating("m", 60.0)
     middle.operational_score = 60.0
     offer = make_offer()
-    assert reliability_of(offer, middle, own).factor == 0.995
-    managed_availability = 0.995 * reliability_of(offer, middle, own).factor
-    bare_metal_availability = 0.995 * 0.995  # the same SLA x self_operated_reliability
-    assert managed_availability >= bare_metal_availability
-    # below the middle band ([40, 0.98]) the operator is worse than running it yourself: no floor
+    assert reliability_of(offer, middle, own).factor == 0.99
     low = rating("l", 45.0)
     low.operational_score = 45.0
     assert reliability_of(offer, low, own).factor == 0.98
-    # a published Silver (the middle tier, 0.99) is raised the same way; Bronze (0.98) is not
-    assert reliability_of(make_offer(published="silver"), rate_offer(make_offer(published="silver"), RatingConfig()), own).factor == 0.995
-    assert reliability_of(make_offer(published="bronze"), rate_offer(make_offer(published="bronze"), RatingConfig()), own).factor == 0.98
+    assert reliability_of(make_offer(published="silver"), rate_offer(make_offer(published="silver"), RatingConfig()), own).factor == 0.99
 
 
 # --- peer tiers need enough peers ----------------------------------------------------------------

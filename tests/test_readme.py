@@ -48,3 +48,22 @@ def test_stated_facts_match_the_project():
     assert "Python 3.11" in README  # pyproject: requires-python >= 3.11
     assert "3.10" not in README
     assert "--install-completion" in README
+
+
+def test_the_readmes_whatif_example_shows_a_real_saving(tmp_path):
+    """The example a reader copies must show what whatif is for: a saving, and a payback."""
+    import json
+    import re
+    import shlex
+
+    from clihelp import AS_OF, run
+
+    line = next(l for l in README.splitlines() if l.startswith("| `procure whatif --offer"))
+    args = shlex.split(re.search(r"`procure (whatif[^`]*)`", line).group(1))
+    ws = tmp_path / "ws"
+    assert run("init", ws).exit_code == 0
+    result = run(*args, "--format", "json", "--as-of", AS_OF, "-w", ws)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["monthly_saving"] > 0 and doc["after"]["cost_per_task"] < doc["before"]["cost_per_task"]
+    assert doc["payback_months"] is not None and doc["payback_months"] < 12

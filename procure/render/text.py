@@ -6,7 +6,7 @@ Renderers format; they never compute a figure. Every number comes from the Evalu
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
 from procure.textsafe import csv_writer, formula_like, markdown_text
@@ -107,7 +107,9 @@ def number(value: float | None, digits: int = 0) -> str:
 
 
 def first_reason(record: OfferRecord) -> str:
-    return record.reasons[0] if record.reasons else ""
+    if record.reasons:
+        return record.reasons[0]
+    return "unrated: availability unverified; rate before signing" if record.rating_state == "unrated" else ""
 
 
 def grade_label(record: OfferRecord) -> str:
@@ -120,11 +122,14 @@ Column = tuple[str, Callable[[OfferRecord], str]]
 
 def comparison_columns(currency: str, ranges: bool = False, horizon_months: int | None = None) -> list[Column]:
     """The comparison's columns; with `ranges`, the Monte Carlo P10/P50/P90 and probability of being cheapest;
-    with `horizon_months` (ranked by the horizon), the horizon cost per task the ranking sorts by."""
+    with `horizon_months` (compare --horizon N), the horizon's commitment and cost per task."""
     columns = _base_columns(currency)
     if horizon_months:
         at = next(i for i, (title, _) in enumerate(columns) if title == f"{currency}/task") + 1
-        columns[at:at] = [(f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task")))]
+        columns[at:at] = [
+            (f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task"))),
+            (f"Commit {currency}", lambda r: cash(r.metrics.get("total_commitment"))),
+        ]
     if ranges:
         def band(key: str) -> Callable[[OfferRecord], str]:
             return lambda r: per_task(getattr(r.uncertainty, key)) if r.uncertainty else DASH
@@ -184,7 +189,7 @@ def comparison_table(ev: Evaluation) -> Table:
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
     table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
     for record in ev.offers:
@@ -227,12 +232,13 @@ def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | 
 
 
 def to_markdown(ev: Evaluation) -> str:
-    columns = comparison_columns(ev.currency, ev.uncertainty is not None, _horizon_sort(ev))
+    columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     headers = [title for title, _ in columns]
     rows = [[cell(r) for _, cell in columns] for r in ev.offers]
     parts = [
         f"# Offer comparison: cost per successful task ({ev.currency})",
         "",
+        *([_md_cell(ev.recommendation.headline), ""] if ev.recommendation else []),
         _md_cell(workload_line(ev)),
         "",
         markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
@@ -532,8 +538,12 @@ def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
 
 
 def position_rows(pos: Position) -> tuple[list[str], list[list[str]]]:
-    headers = ["#", "Who", "Kind", "Cost per task", "Date"]
-    rows = [[str(i), "US" if p.kind == "us" else p.name, p.kind, per_task(p.cost_per_task), str(p.date)] for i, p in enumerate(pos.curve, start=1)]
+    headers = ["#", "Who", "Kind", "Figure", "Per task", "Date"]
+    figure = {"us": "our cost", "offer": "our cost if signed"}
+    rows = [
+        [str(i), "US" if p.kind == "us" else p.name, p.kind, figure.get(p.kind, "their price" if p.figure == "price" else "their cost"), per_task(p.cost_per_task), str(p.date)]
+        for i, p in enumerate(pos.curve, start=1)
+    ]
     return headers, rows
 
 
@@ -560,7 +570,7 @@ def position_text(pos: Position, fmt: str) -> str:
     if fmt == "markdown":
         warning = f"**{_md_cell(pos.sentences[0])}**\n\n" if pos.gate_failures else ""
         rest = pos.sentences[1:] if pos.gate_failures else pos.sentences
-        return "# Cost position\n\n" + warning + markdown_table(headers, rows, right={0, 3}) + "\n\n" + "\n".join(_md_cell(s) for s in rest) + "\n"
+        return "# Cost position\n\n" + warning + markdown_table(headers, rows, right={0, 4}) + "\n\n" + "\n".join(_md_cell(s) for s in rest) + "\n"
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])
@@ -811,7 +821,10 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
 
 def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
     headers = ["Run", "Saved (UTC)", "As of", "Label", "Top offer", "Cost per task", "Acceptable"]
-    rows = [[str(r.id), r.saved_at, str(r.as_of), r.label or "", r.top_offer or DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
+    from procure.textsafe import printable
+
+    # The database is a file like any other: what it holds is shown with visible escapes (\x1b), never obeyed.
+    rows = [[str(r.id), printable(r.saved_at), str(r.as_of), printable(r.label or ""), printable(r.top_offer) if r.top_offer else DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
     return headers, rows
 
 
@@ -848,6 +861,25 @@ def diff_rows(result: Diff, changed_only: bool = False) -> tuple[list[str], list
     return headers, rows
 
 
+def explanation_lines(result: Diff) -> list[str]:
+    """Why each moved offer moved: the inputs that changed (old -> new) and the share of the move each explains."""
+    lines = []
+    for o in result.offers:
+        if o.status != "present":
+            continue
+        if o.explained_by:
+            share = f" ({o.cost_change_share:+.1%})" if o.cost_change_share is not None else ""
+            parts = ", ".join(f"{d.label} {_figure(d.before)} -> {_figure(d.after)} ({d.share:.0%})" for d in o.explained_by)
+            lines.append(f"{o.id}: cost per task {per_task(o.cost_before)} -> {per_task(o.cost_after)}{share}: {parts}")
+        elif o.rank_changed and o.cost_before is not None and o.cost_before == o.cost_after:
+            lines.append(f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other offers moved")
+    return lines
+
+
+def _figure(value: float | None) -> str:
+    return DASH if value is None else f"{value:.4g}"
+
+
 def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only: bool = False) -> list[str]:
     lines = [f"{result.base} (as of {result.base_as_of}) against {result.head} (as of {result.head_as_of})."]
     if result.unchanged:
@@ -862,6 +894,7 @@ def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only:
         lines.append(f"The cheapest acceptable offer is still {result.leader_after or 'none'}.")
     if result.assumptions:
         lines.append("procure.yaml changed: " + "; ".join(f"{c.path} from {c.before} to {c.after}" for c in result.assumptions))
+    lines += explanation_lines(result)
     for b in breached or []:
         lines.append(f"BREACH {b.condition}: {b.detail}")
     return lines
@@ -912,8 +945,12 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 # --- spreadsheets -------------------------------------------------------------------------------
 
 
-def to_xlsx(ev: Evaluation) -> bytes:
-    """The comparison as a workbook: one sheet per table, numbers stored as numbers."""
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
+    """The comparison as a workbook: one sheet per table, numbers stored as numbers.
+
+    With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
+    first, whose costs and ranks are live formulas (render/workbook.py).
+    """
     try:
         from openpyxl import Workbook
     except ImportError:
@@ -961,11 +998,17 @@ def to_xlsx(ev: Evaluation) -> bytes:
     for f in ev.inputs:
         inputs.append([f.path, f.sha256])
     # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
+    from procure.render.workbook import add_live_sheets, finish
+
     for sheet_ in book.worksheets:
         for row in sheet_.iter_rows():
             for cell in row:
                 if formula_like(cell.value):
                     cell.data_type = "s"
+        if sheet_.title != "Inputs":
+            finish(sheet_)
+    if cost_inputs is not None:
+        add_live_sheets(book, ev, cost_inputs)  # its text values are kept as text there; its formulas are ours
     buffer = io.BytesIO()
     book.save(buffer)
     return _fixed_times(buffer.getvalue(), stamp)

@@ -1,0 +1,322 @@
+"""The workbook a spreadsheet user keeps: an Assumptions sheet and an Offers sheet whose cost columns
+are live formulas over those assumptions and the offers' inputs.
+
+Change the staff cost, the shared weight, a list price or a discount, and the costs per task and the
+ranks recompute, in Excel and in LibreOffice. The formulas are the cost model's (docs/cost-model.md,
+steps 1-6 and 12, and the per-token formula), written cell by cell:
+
+    rent       = list price x (1 - discount)
+    financing  = prepay share x rent x cost of capital x term / 24     (owned: 0)
+    prepay risk= prepay share x rent x vendor default rate x term / 24  (owned: 0)
+    staff      = (your FTE + shared weight x shared FTE) x staff cost per FTE-year / (billed GPUs x 8,760)
+    software   = your share of the serving stack x software per GPU-hour + the offer's software
+    full       = rent + fees + financing + prepay risk + staff + software
+    tasks/GPU-h= throughput x 3,600 / output tokens x availability x success rate x quality x utilization x fill
+    cost/task  = full / tasks per GPU-hour
+    per-token  = (input tokens x ((1 - s) x input + s x cached) + output tokens x output) x fx / 1e6
+                 / (success rate x quality) + (fixed fees + staff per month) / tasks per month
+
+Inputs are values (blue); what the demand fit decides (billed GPUs, fill) and what a curve or the
+index gives (throughput, the list price of index-linked and owned offers) are values as evaluated:
+they do not move when an assumption does, and the sheet says so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Callable
+
+from procure.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
+from procure.models import OPERATING_JOBS
+from procure.textsafe import formula_like
+
+if TYPE_CHECKING:
+    from procure.evaluate import CostInputs, Evaluation
+
+INPUT_FONT_COLOR = "1F4E9A"  # inputs in blue, formulas in black: the spreadsheet convention
+PER_TASK = "0.000000"
+MONEY_HOUR = "0.0000"
+MONEY = "#,##0.00"
+SHARE = "0.0%"
+COUNT = "#,##0"
+FRACTIONAL_COUNT = "#,##0.0"
+
+# name, label, unit, number format; the row order of the Assumptions sheet (B2, B3, ...)
+ASSUMPTIONS: tuple[tuple[str, str, str, str], ...] = (
+    ("fte_cost_year", "Staff cost per FTE-year", "{cur}/year", MONEY),
+    ("shared_weight", "Weight of a shared job", "share of an FTE", SHARE),
+    ("software_gpu_hour", "Serving software", "{cur}/GPU-h", MONEY_HOUR),
+    ("cost_of_capital", "Cost of capital", "per year", SHARE),
+    ("vendor_default_rate", "Vendor default rate", "per year", SHARE),
+    ("input_tokens", "Input tokens per task", "tokens", COUNT),
+    ("output_tokens", "Output tokens per task", "tokens", COUNT),
+    ("cached_input_share", "Share of input tokens cached", "share", SHARE),
+    ("success_rate", "Workload success rate", "share", SHARE),
+    ("utilization", "Utilization", "share", SHARE),
+    ("tasks_per_month", "Tasks per month", "tasks", COUNT),
+)
+
+
+def _ref(name: str) -> str:
+    return f"Assumptions!$B${2 + [a[0] for a in ASSUMPTIONS].index(name)}"
+
+
+def _value(x: Any) -> Any:
+    if x is None:
+        return None
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return float(x) if not isinstance(x, (bool, str)) else x
+
+
+def _assumption_values(ev: Evaluation) -> dict[str, Any]:
+    a, w = ev.assumptions, ev.workload
+    return {
+        "fte_cost_year": a.fte_cost_year,
+        "shared_weight": a.shared_weight,
+        "software_gpu_hour": a.software_gpu_hour,
+        "cost_of_capital": a.cost_of_capital,
+        "vendor_default_rate": a.vendor_default_rate,
+        "input_tokens": w.input_tokens,
+        "output_tokens": w.output_tokens,
+        "cached_input_share": w.cached_input_share,
+        "success_rate": w.success_rate,
+        "utilization": w.utilization,
+        "tasks_per_month": w.tasks_per_month,
+    }
+
+
+def _staff(columns: dict[str, Any], i: int, spread: float, model: Any, fixed_only: bool) -> tuple[float, float]:
+    """The buyer's FTE on the jobs it owns and on the shared ones (before the shared weight)."""
+    yours = shared = 0.0
+    for j, job in enumerate(OPERATING_JOBS):
+        code = int(owner_codes(columns[f"owner_{job}"][i : i + 1])[0])
+        fte = model.staffing_fixed[j] + (0.0 if fixed_only else model.staffing_per_gpu[j] * spread)
+        if code == 2:
+            yours += fte
+        elif code == 1:
+            shared += fte
+    return float(yours), float(shared)
+
+
+def _serving_owner(columns: dict[str, Any], i: int) -> str:
+    return ("provider", "shared", "customer")[int(owner_codes(columns["owner_serving_stack"][i : i + 1])[0])]
+
+
+def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
+    """Each offer's inputs to the sheet's formulas, in the Evaluation's order."""
+    col = inputs.columns
+    position = {o.id: i for i, o in enumerate(inputs.offers)}
+    rows = []
+    for record in ev.offers:
+        i = position[record.id]
+        m = record.metrics
+        basis = str(col["basis"][i])
+        fx = float(col["fx"][i])
+        token = basis == "per_token"
+        billed = m.get("billed_gpus")
+        spread = float(billed) if billed is not None and math.isfinite(billed) else float(col["gpus"][i])
+        yours, shared = _staff(col, i, spread, inputs.model, fixed_only=token)
+        term = float(col["term_months"][i])
+        cached = col["per_mtok_cached_input"][i] if "per_mtok_cached_input" in col else math.nan
+        once_monthly = float(col["fees_once"][i]) / term if term > 0 else 0.0
+        rows.append(
+            {
+                "id": record.id,
+                "vendor": record.vendor,
+                "basis": basis,
+                "acceptable": record.acceptable,
+                "list_price": None if token else _value(m.get("list_price")),
+                "discount": None if token or basis == "owned" else float(col["discount"][i]),
+                "fees": None if token else _value(m.get("fees")),
+                "prepay_fraction": None if token else float(col["prepay_fraction"][i]),
+                "term_months": term,
+                "fte_yours": yours,
+                "fte_shared": shared,
+                "billed_gpus": None if token else spread,
+                "serving_owner": _serving_owner(col, i),
+                "offer_software": None if token else float(col["software_gpu_hour"][i]) * fx,
+                "throughput": None if token else _value(m.get("throughput")),
+                "availability": _value(m.get("availability")),
+                "quality": float(col["quality_pass_rate"][i]),
+                "fill": None if token else _value(m.get("fill")),
+                "fx": fx,
+                "per_mtok_input": float(col["per_mtok_input"][i]) if token else None,
+                "per_mtok_cached": (float(cached) if not math.isnan(float(cached)) else float(col["per_mtok_input"][i])) if token else None,
+                "per_mtok_output": float(col["per_mtok_output"][i]) if token else None,
+                "fixed_fees_month": (once_monthly + float(col["fees_monthly"][i]) + float(col["fees_per_tb_month"][i])) * fx if token else None,
+                "cost_per_task": m.get("cost_per_task"),
+            }
+        )
+    return rows
+
+
+Column = tuple[str, str, str, Callable[[dict[str, str], int, int], Any]]  # key, header, number format, cell
+
+
+def _columns(cur: str, last: int) -> list[Column]:
+    """The Offers sheet: key, header (with unit), number format, and the cell (a value key or a formula)."""
+
+    def value(key: str) -> Callable[[dict[str, str], int, int], Any]:
+        return lambda c, r, n: ("value", key)
+
+    def formula(make: Callable[[Callable[[str], str], int, int], str]) -> Callable[[dict[str, str], int, int], Any]:
+        return lambda c, r, n: ("formula", make(lambda k: f"{c[k]}{r}", r, n))
+
+    A = _ref
+    gpu = 'IF({basis}="per_token","",{body})'
+    cols: list[Column] = [
+        ("id", "Offer", "@", value("id")),
+        ("vendor", "Vendor", "@", value("vendor")),
+        ("basis", "Pricing basis", "@", value("basis")),
+        ("acceptable", "Acceptable", "General", value("acceptable")),
+        ("list_price", f"List price {cur}/GPU-h", MONEY_HOUR, value("list_price")),
+        ("discount", "Discount", SHARE, value("discount")),
+        ("rent", f"Rent {cur}/GPU-h", MONEY_HOUR, formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))"))),
+        ("fees", f"Fees {cur}/GPU-h", MONEY_HOUR, value("fees")),
+        ("prepay_fraction", "Prepaid share", SHARE, value("prepay_fraction")),
+        ("term_months", "Term months", COUNT, value("term_months")),
+        (
+            "financing",
+            f"Financing {cur}/GPU-h",
+            MONEY_HOUR,
+            formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{A("cost_of_capital")}*{k("term_months")}/24)')),
+        ),
+        (
+            "prepay_risk",
+            f"Prepay risk {cur}/GPU-h",
+            MONEY_HOUR,
+            formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{A("vendor_default_rate")}*{k("term_months")}/24)')),
+        ),
+        ("fte_yours", "Your staff FTE", "0.000", value("fte_yours")),
+        ("fte_shared", "Shared staff FTE", "0.000", value("fte_shared")),
+        ("billed_gpus", "Billed GPUs", FRACTIONAL_COUNT, value("billed_gpus")),
+        (
+            "ops",
+            f"Staff {cur}/GPU-h",
+            MONEY_HOUR,
+            formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f'({k("fte_yours")}+{A("shared_weight")}*{k("fte_shared")})*{A("fte_cost_year")}/({k("billed_gpus")}*{HOURS_PER_YEAR:g})')),
+        ),
+        ("serving_owner", "Serving stack owner", "@", value("serving_owner")),
+        ("offer_software", f"Offer software {cur}/GPU-h", MONEY_HOUR, value("offer_software")),
+        (
+            "software",
+            f"Software {cur}/GPU-h",
+            MONEY_HOUR,
+            formula(
+                lambda k, r, n: gpu.format(
+                    basis=k("basis"), body=f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{A("shared_weight")},0))*{A("software_gpu_hour")}+{k("offer_software")}'
+                )
+            ),
+        ),
+        ("full", f"Full {cur}/GPU-h", MONEY_HOUR, formula(lambda k, r, n: gpu.format(basis=k("basis"), body="+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software"))))),
+        ("throughput", "Throughput tok/s/GPU", COUNT, value("throughput")),
+        ("availability", "Availability (expected)", "0.00%", value("availability")),
+        ("quality", "Quality pass rate", SHARE, value("quality")),
+        ("fill", "Fill", SHARE, value("fill")),
+        (
+            "tasks_per_gpu_hour",
+            "Successful tasks/GPU-h",
+            "#,##0.0",
+            formula(
+                lambda k, r, n: gpu.format(
+                    basis=k("basis"),
+                    body=f'IFERROR({k("throughput")}*3600/{A("output_tokens")}*{k("availability")}*{A("success_rate")}*{k("quality")}*MIN(1,{A("utilization")})*{k("fill")},"")',
+                )
+            ),
+        ),
+        ("fx", "FX to " + cur, "0.0000", value("fx")),
+        ("per_mtok_input", "Input per Mtok (offer currency)", MONEY, value("per_mtok_input")),
+        ("per_mtok_cached", "Cached input per Mtok (offer currency)", MONEY, value("per_mtok_cached")),
+        ("per_mtok_output", "Output per Mtok (offer currency)", MONEY, value("per_mtok_output")),
+        ("fixed_fees_month", f"Fixed fees {cur}/month", MONEY, value("fixed_fees_month")),
+        (
+            "cost_per_task",
+            f"{cur}/task",
+            PER_TASK,
+            formula(
+                lambda k, r, n: (
+                    f'IFERROR(IF({k("basis")}="per_token",'
+                    f'({A("input_tokens")}*((1-{A("cached_input_share")})*{k("per_mtok_input")}+{A("cached_input_share")}*{k("per_mtok_cached")})+{A("output_tokens")}*{k("per_mtok_output")})*{k("fx")}/1000000'
+                    f'/({A("success_rate")}*{k("quality")})'
+                    f'+IF(N({A("tasks_per_month")})=0,0,({k("fixed_fees_month")}+({k("fte_yours")}+{A("shared_weight")}*{k("fte_shared")})*{A("fte_cost_year")}/12)/{A("tasks_per_month")}),'
+                    f'{k("full")}/{k("tasks_per_gpu_hour")}),"")'
+                )
+            ),
+        ),
+        ("cost_per_1000", f"{cur} per 1,000 tasks", MONEY, formula(lambda k, r, n: f'IF(ISNUMBER({k("cost_per_task")}),{k("cost_per_task")}*1000,"")')),
+        (
+            "rank",
+            "Rank",
+            COUNT,
+            lambda c, r, n: (
+                "formula",
+                f'IF(AND({c["acceptable"]}{r},ISNUMBER({c["cost_per_task"]}{r})),'
+                f'COUNTIFS(${c["acceptable"]}$2:${c["acceptable"]}${n},TRUE,${c["cost_per_task"]}$2:${c["cost_per_task"]}${n},"<"&{c["cost_per_task"]}{r})+1,"")',
+            ),
+        ),
+    ]
+    return cols
+
+
+def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
+    """The Offers and Assumptions sheets, first in the book (Offers is the one that opens)."""
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    cur = ev.currency
+    blue = Font(color=INPUT_FONT_COLOR)
+    bold = Font(bold=True)
+    rows = offer_rows(ev, inputs)
+    offers = book.create_sheet("Offers", 0)
+    assumptions = book.create_sheet("Assumptions", 1)
+
+    assumptions.append(["Assumption", "Value", "Unit", "Key in procure.yaml"])
+    values = _assumption_values(ev)
+    for name, label, unit, number_format in ASSUMPTIONS:
+        assumptions.append([label, _value(values[name]), unit.format(cur=cur), ("workload." if name in ("input_tokens", "output_tokens", "cached_input_share", "success_rate", "utilization", "tasks_per_month") else "assumptions.") + name])
+        cell = assumptions.cell(row=assumptions.max_row, column=2)
+        cell.number_format, cell.font = number_format, blue
+    assumptions.append([])
+    for note in (
+        "Change a blue value here or on the Offers sheet: the costs per task and the ranks recompute.",
+        f"Billed GPUs, fill and throughput are as evaluated on {ev.as_of} (the demand fit and the curves do not move with these cells);",
+        "the list price of index-linked and owned offers is as evaluated (the index level, the capital recovery factor).",
+        f"Hours: {HOURS_PER_MONTH:g} a month, {HOURS_PER_YEAR:,.0f} a year. Amounts in {cur}; per-token prices in the offer's currency, times FX.",
+    ):
+        assumptions.append([note])
+
+    n = len(rows) + 1
+    cols = _columns(cur, n)
+    letters = {key: get_column_letter(i + 1) for i, (key, *_rest) in enumerate(cols)}
+    offers.append([header for _, header, _, _ in cols])
+    for r, row in enumerate(rows, start=2):
+        for c, (key, _, number_format, cell_of) in enumerate(cols, start=1):
+            kind, content = cell_of(letters, r, n)
+            cell = offers.cell(row=r, column=c)
+            if kind == "value":
+                cell.value = _value(row[content])
+                if formula_like(cell.value):
+                    cell.data_type = "s"  # a vendor's text that looks like a formula stays text
+                if content not in ("id", "vendor", "basis", "acceptable"):
+                    cell.font = blue
+            else:
+                cell.value = "=" + content
+            cell.number_format = number_format
+    for sheet in (offers, assumptions):
+        for cell in sheet[1]:
+            cell.font = bold
+    finish(offers)
+    finish(assumptions, filters=False)
+
+
+def finish(sheet: Any, filters: bool = True) -> None:
+    """Frozen header row, filters on the header, columns wide enough for their headers."""
+    from openpyxl.utils import get_column_letter
+
+    sheet.freeze_panes = "B2" if sheet.max_column > 1 else "A2"
+    if filters and sheet.max_row > 1:
+        sheet.auto_filter.ref = f"A1:{get_column_letter(sheet.max_column)}{sheet.max_row}"
+    for c in range(1, sheet.max_column + 1):
+        header = sheet.cell(row=1, column=c).value
+        sheet.column_dimensions[get_column_letter(c)].width = max(8, min(40, len(str(header or "")) + 2))

@@ -1,0 +1,151 @@
+"""Serving metrics, invoices and incidents into actuals/ (procure/telemetry.py, procure/actuals.py,
+`procure actuals import`). Figures are worked out by hand in the comments; the samples are in
+tests/data/actuals/ with their sources (SOURCES.md there)."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from procure import telemetry as tm
+from procure.actuals import read_metrics_csv
+from procure.cli import app
+from procure.errors import Problem
+from procure.workspace import load_workspace
+
+DATA = Path(__file__).parent / "data" / "actuals"
+runner = CliRunner()
+
+
+def run(*args: object):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def at(text: str) -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+
+
+def test_a_counter_reset_counts_from_zero_as_prometheus_does():
+    # 100 -> 150 is +50; 150 -> 30 fell: a restart, so +30 (counted from zero); 30 -> 80 is +50: 130 in all
+    t = [at("2026-11-02T00:00:00"), at("2026-11-02T00:01:00"), at("2026-11-02T00:02:00"), at("2026-11-02T00:03:00")]
+    found = tm.counter_increase(t, [100, 150, 30, 80], gap_s=600)
+    assert found.increase == {"2026-11": 130.0}
+    assert found.resets == ["2026-11-02 00:02:00Z"]
+    assert found.gaps == []
+
+
+def test_histogram_quantile_interpolates_inside_the_bucket():
+    buckets = [(0.1, 30), (0.5, 80), (1.0, 95), (math.inf, 100)]
+    # P50: rank 50 falls in (0.1, 0.5] holding 80 - 30 = 50, at 50 - 30 = 20 of them: 0.1 + 0.4 x 20/50 = 0.26
+    assert tm.histogram_quantile(0.5, buckets) == pytest.approx(0.26)
+    # P90: rank 90 in (0.5, 1.0] holding 15, at 10 of them: 0.5 + 0.5 x 10/15 = 0.8333
+    assert tm.histogram_quantile(0.9, buckets) == pytest.approx(0.8333333)
+    # P99: rank 99 is past the last finite bucket (95): the highest finite bound, 1.0
+    assert tm.histogram_quantile(0.99, buckets) == 1.0
+    # no +Inf bucket: no count of observations, no quantile (Prometheus' NaN)
+    assert tm.histogram_quantile(0.5, buckets[:-1]) is None
+
+
+def test_the_prometheus_documentation_range_query_is_read():
+    problems: list[Problem] = []
+    series = tm.read_query_range(DATA / "prometheus_api_range_example.json", "example.json", {"up"}, problems)
+    assert problems == []
+    assert [(s.label("job"), list(s.values)) for s in series] == [("prometheus", [1.0, 1.0, 1.0]), ("node", [0.0, 0.0, 1.0])]
+    assert series[0].times[0] == 1435781430.781
+
+
+def test_snapshots_with_a_restart_make_one_month_by_hand(workspace_copy):
+    ws = workspace_copy("basic")
+    snaps = sorted(DATA.glob("2026-11-*.prom"))
+    result = run("actuals", "import", *snaps, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert "counter reset at 2026-11-30 00:00:00Z" in result.output
+    months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
+    (nov,) = months.values()
+    # tokens 100 -> 150 -> 30 (restart): 50 + 30 = 80
+    assert nov.output_tokens == 80
+    # served: stop 40 -> 60 -> 20 is 20 + 20, length 5 -> 10 -> 0 is 5 + 0: 45; abort 1 -> 2 -> 0: 1
+    assert (nov.requests_ok, nov.requests_failed) == (45, 1)
+    # TTFT bucket increases: le 0.1: 15 + 5 = 20; 0.5: 35 + 25 = 60; 1.0: 45 + 25 = 70; +Inf: 50 + 25 = 75
+    # P50: rank 37.5 in (0.1, 0.5] (40 there, 17.5 in): 0.1 + 0.4 x 17.5/40 = 0.275
+    # P90: rank 67.5 in (0.5, 1.0] (10 there, 7.5 in): 0.5 + 0.5 x 0.75 = 0.875; P99 rank 74.25 is in +Inf: 1.0
+    assert nov.ttft == {0.5: pytest.approx(0.275), 0.9: pytest.approx(0.875), 0.99: 1.0}
+    assert nov.e2e == {0.5: None, 0.9: None, 0.99: None}  # no end-to-end histogram in the snapshots
+    assert nov.coverage == 0.0  # snapshots ten days apart: every step is a gap
+    workspace = load_workspace(ws)
+    assert "actuals/alpha/metrics.csv" in {f.path for f in workspace.inputs}
+    assert workspace.actuals["alpha"].metrics["2026-11"].output_tokens == 80
+
+
+def range_file(tmp_path: Path, result: list[dict], name: str = "range.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}))
+    return path
+
+
+def series(name: str, samples: list[tuple[str, float]], **labels: str) -> dict:
+    return {"metric": {"__name__": name, "model_name": "m", **labels}, "values": [[at(t), str(v)] for t, v in samples]}
+
+
+def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    tokens = series("vllm:generation_tokens_total", [("2026-10-31T23:58:00", 0), ("2026-10-31T23:59:00", 60), ("2026-11-01T00:00:00", 120), ("2026-11-01T00:01:00", 180)])
+    result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
+    # each increase counts in the month of its later sample: October 60, November 60 + 60
+    assert {k: m.output_tokens for k, m in months.items()} == {"2026-10": 60, "2026-11": 120}
+    assert "2026-12" not in months  # no sample: no data, not 0
+    assert months["2026-11"].requests_ok is None  # no request series: not stated, not 0
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1)])] * 2, "duplicate series vllm:generation_tokens_total"),
+        ([series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)], region="eu")], "unknown label region on vllm:generation_tokens_total"),
+        ([series("vllm:generation_tokens_total", [("2026-11-01T00:05:00", 1), ("2026-11-01T00:01:00", 2)])], "clock skew: vllm:generation_tokens_total"),
+        ([series("vllm:request_success_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)], finished_reason="repetition")], "unknown outcome finished_reason='repetition'"),
+        (
+            [series("vllm:time_to_first_token_seconds_bucket", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)], le="0.5")],
+            'histogram vllm:time_to_first_token_seconds_bucket{model_name="m"} has no +Inf bucket',
+        ),
+    ],
+)
+def test_bad_telemetry_is_named_and_nothing_is_written(workspace_copy, tmp_path, bad, message):
+    ws = workspace_copy("basic")
+    path = range_file(tmp_path, bad)
+    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+    assert not (ws / "actuals").exists()
+
+
+def test_a_snapshot_without_its_time_is_refused(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    path = tmp_path / "metrics.prom"
+    path.write_text((DATA / "2026-11-10T00:00:00Z.prom").read_text())
+    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "samples without a timestamp" in result.output
+
+
+def test_invoices_and_incidents_are_kept_and_read_back(workspace_copy, tmp_path, data_dir):
+    ws = workspace_copy("basic")
+    invoices = tmp_path / "invoices.csv"
+    invoices.write_text("month,gpu_hours,output_tokens,amount\n2026-03,73000,,292000\n")
+    result = run("actuals", "import", invoices, data_dir / "incidents" / "serving_history.csv", "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    loaded = load_workspace(ws).actuals["alpha"]
+    assert loaded.invoices["2026-03"].gpu_hours == 73000 and loaded.invoices["2026-03"].amount == 292000
+    assert len(loaded.incidents) == 4
+    twice = tmp_path / "twice.csv"
+    twice.write_text("month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n2026-03,2,,2\n")
+    bad = run("actuals", "import", twice, "--offer", "alpha", "-w", ws)
+    assert bad.exit_code == 2 and "2026-03 is invoiced twice" in bad.output
+    unknown = run("actuals", "import", invoices, "--offer", "nobody", "-w", ws)
+    assert unknown.exit_code == 2

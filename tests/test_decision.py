@@ -1,0 +1,203 @@
+"""One recommendation on every surface: computed once (procure/decision.py), read by compare, plan,
+hedge, the comparison report and the board memo. The figures are worked out by hand in
+tests/decisionws.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+
+import pypdf
+import pytest
+from clihelp import run
+
+import decisionws
+from procure.decision import AskLine, decide, gpus_words, merge_lines, months_words
+
+AS_OF = "2026-11-29"
+# The plan of tests/decisionws.py: (vendor, GPUs, first month, last month)
+ASK = {("Alpha Compute", 100, 1, 12), ("Bravo Cloud", 100, None, None)}
+PER_K = 550 / 162_000 * 1000  # 3.3951 USD per 1,000 tasks
+BEST_SINGLE_PER_K = 5.0 / 1080 * 1000  # Bravo alone, 4.6296
+JARGON = ("index-linked", "basis", "ladder", "pay-as-used", "interpolation")
+
+
+def _line(first: int, gpus: int = 8, offer: str = "a", price: float = 2.0, term: int = 1) -> AskLine:
+    return AskLine(
+        offer=offer, vendor=f"Vendor {offer}", role="commit", gpus=gpus, first_month=first, last_month=first + term - 1, term_months=term, price=price,
+        price_unit="gpu_hour", commitment=price * gpus * 730 * term, valid_until=date(2027, 6, 30),
+    )
+
+
+def test_consecutive_one_month_blocks_are_one_line():
+    """Months 5, 6 and 7 of one offer at one price are one line 'months 5–7', their commitments summed; a gap,
+    another price or a longer term starts a new line."""
+    merged = merge_lines([_line(5), _line(6, gpus=16), _line(7), _line(9), _line(10, price=2.5), _line(11, term=12)])
+    assert [(x.first_month, x.last_month, x.commitments) for x in merged] == [(5, 7, 3), (9, 9, 1), (10, 10, 1), (11, 22, 1)]
+    assert merged[0].commitment == pytest.approx(2.0 * 730 * (8 + 16 + 8))
+    assert (gpus_words(merged[0]), months_words(merged[0])) == ("8–16 GPUs", "months 5–7")
+    assert months_words(merged[1]) == "month 9"  # never "months 9-9"
+    assert gpus_words(_line(1, gpus=1)) == "1 GPU"  # never "1 GPUs"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return decisionws.write(tmp_path_factory.mktemp("decision"))
+
+
+def test_the_recommendation_is_the_plan_with_its_figures(workspace: Path):
+    from procure.evaluate import evaluate_with_inputs
+    from procure.plan import make_plan
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 11, 29))
+    rec = decide(ev, make_plan(ws, ev.as_of, evaluation=(ev, inputs)))
+    assert rec.kind == "plan"
+    assert {(x.vendor, x.gpus, x.first_month, x.last_month) for x in rec.lines} == ASK
+    assert rec.cost_per_1000_tasks == pytest.approx(PER_K, rel=1e-6)
+    assert (rec.best_single.vendor, rec.best_single.cost_per_1000_tasks) == ("Bravo Cloud", pytest.approx(BEST_SINGLE_PER_K, rel=1e-6))
+    assert rec.saving_share == pytest.approx(1 - 550 / 750, rel=1e-6)
+    assert rec.total_spend == pytest.approx(550 * 730 * 12, rel=1e-6) and rec.spend_per_year == pytest.approx(550 * 730 * 12, rel=1e-6)
+    assert rec.commitment_by_vendor == {"Alpha Compute": pytest.approx(2_628_000)}
+    assert rec.deadline == date(2027, 3, 31)  # Alpha's valid_until, earlier than Bravo's
+    # Without demand the ranking's leader is the recommendation and the best single offer, at today's demand.
+    single = decide(ev)
+    assert (single.kind, single.offer, single.best_single.offer) == ("offer", "alpha", "alpha")
+    assert single.basis.startswith("at today's stated demand")
+
+
+def _pdf(path: Path) -> tuple[int, str]:
+    reader = pypdf.PdfReader(str(path))
+    return len(reader.pages), " ".join(" ".join(page.extract_text() for page in reader.pages).split())
+
+
+@pytest.fixture(scope="module")
+def surfaces(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    out = tmp_path_factory.mktemp("surfaces")
+    compare = run("compare", "-w", workspace, "--as-of", AS_OF, "--format", "json")
+    plan = run("plan", "-w", workspace, "--as-of", AS_OF, "--format", "json")
+    table = run("compare", "-w", workspace, "--as-of", AS_OF)
+    hedge = run("hedge", "-w", workspace, "--as-of", AS_OF, "--format", "json")
+    for result in (compare, plan, table, hedge):
+        assert result.exit_code == 0, result.output
+    found: dict[str, object] = {"compare": json.loads(compare.stdout), "plan": json.loads(plan.stdout), "table": table.stdout, "hedge": json.loads(hedge.stdout)}
+    for kind in ("comparison", "board"):
+        target = out / f"{kind}.pdf"
+        result = run("report", *(["--board"] if kind == "board" else []), "-w", workspace, "--as-of", AS_OF, "--out", target)
+        assert result.exit_code == 0, result.output
+        found[kind] = _pdf(target)
+    return found
+
+
+@pytest.mark.slow
+def test_every_surface_recommends_the_same_vendors_gpus_months_and_cost(surfaces: dict[str, object]):
+    """compare --format json, plan --format json, the terminal's first line, the comparison PDF and the board PDF."""
+    rec = surfaces["compare"]["recommendation"]  # type: ignore[index]
+    assert rec["kind"] == "plan"
+    assert {(x["vendor"], x["gpus"], x["first_month"], x["last_month"]) for x in rec["lines"]} == ASK
+    assert rec["cost_per_task"] == pytest.approx(PER_K / 1000, rel=1e-6) and rec["cost_per_1000_tasks"] == pytest.approx(PER_K, rel=1e-6)
+    plan = surfaces["plan"]
+    assert {(x["vendor"], x["gpus"], x["start_month"], x["end_month"]) for x in plan["plan"]} == ASK  # type: ignore[index]
+    assert plan["expected_cost_per_task"] == pytest.approx(rec["cost_per_task"], rel=1e-12)  # type: ignore[index]
+    assert plan["single_best"]["offer"] == rec["best_single"]["offer"] == "bravo"  # type: ignore[index]
+    first = str(surfaces["table"]).split("\n\n")[0].replace("\n", " ")
+    assert first.startswith("Recommended: the plan (Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour; Bravo Cloud: up to 100 GPUs on demand")
+    assert "at 3.40 USD per 1,000 tasks" in first and "best single offer Bravo Cloud at 4.63" in first
+    for kind in ("comparison", "board"):
+        _, text = surfaces[kind]  # type: ignore[misc]
+        assert "Alpha Compute, commitment 2.63 M USD: 100 GPUs, months 1–12, 3.00 USD per GPU-hour" in text, kind
+        assert "Bravo Cloud: up to 100 GPUs on demand, any month, 5.00 USD per GPU-hour" in text, kind
+        assert "3.40 USD per 1,000 tasks" in text, kind
+        assert "26.7% below the best single offer" in text, kind
+        assert "4.82 M USD over 12 months" in text, kind
+
+
+@pytest.mark.slow
+def test_both_reports_and_hedge_buy_the_same_contracts_for_the_same_months(surfaces: dict[str, object]):
+    """263 contracts for months 1-12 (113 + 75 + 75, tests/decisionws.py): the hedge command's ladder, the comparison's
+    hedging chapter and the board's question."""
+    hedge = surfaces["hedge"]
+    assert hedge["offer"] == "plan"  # type: ignore[index]
+    assert [(r["first_month"], r["last_month"], r["contracts"]) for r in hedge["ladder"]] == [(1, 3, 113), (4, 6, 75), (7, 12, 75)]  # type: ignore[index]
+    _, comparison = surfaces["comparison"]  # type: ignore[misc]
+    chapter = comparison[comparison.index("Hedging the procurement plan"):]
+    rows = re.findall(r"(\d+)-(\d+) ([\d,]+) (\d+)% ([\d,]+) (\d+) ([\d,]+)", chapter)
+    assert [(int(a), int(b), int(n)) for a, b, _, _, _, n, _ in rows[:3]] == [(1, 3, 113), (4, 6, 75), (7, 12, 75)]
+    _, board = surfaces["board"]  # type: ignore[misc]
+    assert "Approve buying 263 GPU-hour price contracts (191,990 GPU-hours) for months 1–12" in board
+
+
+@pytest.mark.slow
+def test_the_board_memo_is_two_pages_with_deadline_spend_and_no_jargon(surfaces: dict[str, object]):
+    pages, text = surfaces["board"]  # type: ignore[misc]
+    assert pages == 2
+    assert "Decide by 2027-03-31" in text
+    assert "Expected spend 4.82 M USD over 12 months, 4.82 M USD a year" in text
+    for word in JARGON:
+        assert word not in text.lower(), word
+
+
+@pytest.mark.slow
+def test_a_plan_that_cannot_be_solved_is_said_on_page_one_and_the_offer_is_the_fallback(tmp_path: Path):
+    """Demand of 500 GPUs' worth in the high path; Alpha (100) and Bravo (300) together serve 400: no plan.
+    The memo says so on page 1 with the reason, the command warns, and the best offer at today's demand
+    (Alpha, 100 GPUs billed) is asked for instead."""
+    root = decisionws.write(tmp_path / "ws", high=5.0)
+    target = tmp_path / "board.pdf"
+    result = run("report", "--board", "-w", root, "--as-of", AS_OF, "--out", target)
+    assert result.exit_code == 0, result.output
+    assert "warning: the purchase plan could not be solved" in result.stderr
+    reader = pypdf.PdfReader(str(target))
+    assert len(reader.pages) == 2
+    first = " ".join(reader.pages[0].extract_text().split())
+    assert first.startswith("DECISION MEMO")
+    assert "The purchase plan could not be solved, so the best single offer is asked for instead" in first
+    assert "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in first  # 5 x 78.84 M against 400 x 788,400
+    assert "Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour" in first
+    assert "Decide by 2027-03-31" in first
+    compare = run("compare", "-w", root, "--as-of", AS_OF, "--format", "json")
+    assert compare.exit_code == 0 and "warning: the purchase plan could not be solved" in compare.stderr
+    rec = json.loads(compare.stdout)["recommendation"]
+    assert (rec["kind"], rec["offer"]) == ("offer", "alpha") and "exceeds" in rec["plan_failed"]
+
+
+@pytest.mark.slow
+def test_a_workspace_without_transacted_prices_gets_the_benchmark_with_a_note(data_dir: Path, tmp_path: Path):
+    """No public B200 transacted prices exist: the chapter is built from the advertised ones and says what is missing."""
+    import shutil
+
+    root = tmp_path / "ws"
+    shutil.copytree(data_dir / "market_ws", root)
+    quotes = root / "market" / "quotes.csv"
+    quotes.write_text("".join(line for line in quotes.read_text().splitlines(keepends=True) if ",transacted," not in line))
+    target = tmp_path / "comparison.html"
+    result = run("report", "--format", "html", "-w", root, "--as-of", AS_OF, "--out", target)
+    assert result.exit_code == 0, result.output
+    html = target.read_text()
+    assert "Rental price benchmark" in html
+    assert "no transacted prices in market/quotes.csv on or before 2026-11-29: that series is left out" in html
+
+
+def test_compare_horizon_shows_its_columns_in_the_table_and_markdown(data_dir: Path):
+    """compare --horizon 24 without --rank-by horizon: the horizon's cost per task and commitment are shown."""
+    for args in ((), ("--format", "markdown")):
+        result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", "--wide", *args) if not args else run(
+            "compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", *args)
+        assert result.exit_code == 0, result.output
+        assert "USD/task 24 mo" in result.stdout and "Commit USD" in result.stdout, args
+
+
+def test_a_failing_offer_shows_its_root_cause_first():
+    """Quarry's monitoring is not isolated between tenants: a critical failure, which puts its reliability in the
+    lowest band and so its availability below the minimum. The shown (first) reason is the security failure; the
+    availability reason names its cause."""
+    from procure.evaluate import evaluate
+    from procure.workspace import load_workspace
+
+    quarry = evaluate(load_workspace(Path(__file__).parent.parent), date(2026, 11, 29)).offer("quarry-b200-mc")
+    assert quarry.reasons[0] == "security: monitoring is not isolated between tenants"
+    availability = next(r for r in quarry.reasons if r.startswith("expected availability"))
+    assert availability.endswith("(the lowest reliability band: critical failure monitoring.tenant_isolated: not met)")

@@ -1,0 +1,360 @@
+"""Verdicts on offers as buyers write them from docs/workspace.md alone (tests/data/verdicts): an unrated
+managed cluster, a per-token API with its speed, SLA and incident history, spot capacity as burst, a stale
+grade file, and availability built from who does which job.
+
+The fixture states what its figures depend on (procure.yaml's header): every curve has a point at the
+100 tok/s per user target, so no interpolation default matters, and the availability figures depend only
+on the SLA, the rating evidence, the responsibilities and self_operated_reliability 0.99.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+from clihelp import run
+
+from procure.evaluate import evaluate, evaluate_with_inputs, verdict_lines
+from procure.models import OPERATING_JOBS, Assumptions
+from procure.rating import RATE_BEFORE_SIGNING, ReliabilityResult, availability_layers
+from procure.render.text import first_reason
+from procure.workspace import load_workspace
+
+DATA = Path(__file__).parent / "data" / "verdicts"
+AS_OF = date(2026, 4, 1)
+# 0.99^(8/9) = exp(8/9 x ln 0.99) = exp(8/9 x -0.0100503359) = exp(-0.0089336319) = 0.9911061550:
+# our eight infrastructure jobs but hardware repair, at 0.99^(1/9) each.
+OURS_8 = 0.9911061550
+
+
+@pytest.fixture()
+def ws(tmp_path):
+    root = tmp_path / "verdicts"
+    shutil.copytree(DATA, root)
+    return root
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new))
+
+
+@pytest.fixture(scope="module")
+def ev():
+    return evaluate(load_workspace(DATA), AS_OF)
+
+
+def gate(record, name):
+    return next(g for g in record.gates if g.gate == name)
+
+
+# --- an unrated managed cluster: ranked with the haircut, flagged -----------------------------------
+
+
+def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged(ev):
+    cluster = ev.offer("cluster-unrated")
+    assert cluster.rating_state == "unrated" and cluster.reliability_source == "unrated"
+    assert cluster.acceptable and cluster.rank is not None
+    # the gate judges the SLA as stated, unverified (every infrastructure job is the provider's: ours is 1)
+    assert gate(cluster, "availability").passed
+    # judged at the middle band's factor (0.99 of five bands): 0.995 x 0.99 = 0.98505 (printed 98.50%: 0.98505 is 0.985049999... in binary)
+    assert gate(cluster, "availability").detail == (
+        "unrated: availability unverified: expected availability 98.50% (SLA 99.50% unverified, judged at the middle band's 0.99) meets the 98.00% minimum"
+    )
+    # the cost carries the stated haircut: unrated 0.97 capped at the lowest band 0.95 -> 0.995 x 0.95 = 0.94525
+    assert cluster.metrics["availability"] == pytest.approx(0.94525)
+    assert cluster.availability_layers.expected == pytest.approx(0.98505)
+    assert cluster.actions == [RATE_BEFORE_SIGNING]
+    assert any(n.startswith("unrated: availability unverified") and "rate before signing" in n for n in cluster.notes)
+    assert first_reason(cluster) == "unrated: availability unverified; rate before signing"
+    assert any(line.startswith("unrated, availability unverified") and "cluster-unrated" in line for line in verdict_lines(ev))
+
+
+def test_the_haircut_is_in_the_cost_per_task_by_hand(ev):
+    # capacity = 300 tok/s x 3,600 / 500 x 0.94525 x 0.9 x 0.8 = 1,470.0528 successful tasks per GPU-hour;
+    # 30 M tasks need 30e6 / (1,470.0528 x 730) = 27.955 GPUs (above the 16 committed: billed as needed);
+    # staff: serving stack 1.0 + 1.0/1000, release validation 0.5 + 0.5/1000, capacity planning 0.25 + 0.25/1000
+    # (the default staffing) = 1.75 FTE + 1.75 per 1,000 GPUs at 200,000 a year; software 0.05 for the serving stack.
+    capacity = 300 * 3600 / 500 * 0.995 * 0.95 * 0.9 * 0.8
+    billed = 30e6 / (capacity * 730)
+    ops = (1.75 + 1.75 * billed / 1000) * 200_000 / (billed * 8760)
+    cost = (4.00 + ops + 0.05) / capacity
+    assert ev.offer("cluster-unrated").metrics["cost_per_task"] == pytest.approx(cost, rel=1e-9)
+
+
+def test_policy_unrated_exclude_turns_it_away_naming_the_fields(ws):
+    edit(ws / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 1.0\n  unrated: exclude\n")
+    cluster = evaluate(load_workspace(ws), AS_OF).offer("cluster-unrated")
+    assert not cluster.acceptable
+    reason = gate(cluster, "availability").detail
+    assert reason.startswith("unrated: availability unverified (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude")
+
+
+def test_a_published_tier_rates_it(ws):
+    with open(ws / "offers" / "cluster-unrated.yaml", "a") as handle:
+        handle.write("operator: {published_tier: silver}\n")
+    cluster = evaluate(load_workspace(ws), AS_OF).offer("cluster-unrated")
+    assert cluster.rating_state == "rated" and not cluster.actions
+    assert cluster.metrics["availability"] == pytest.approx(0.995 * 0.99)  # Silver's default factor 0.99
+
+
+# --- a per-token API with speed, SLA, limits and a published incident history -------------------------
+
+
+def test_per_token_api_with_speed_sla_and_status_history_is_acceptable(ev):
+    api = ev.offer("api-history")
+    assert api.acceptable, api.reasons
+    assert api.reliability_source == "status_history" and api.rating_state == "rated"
+    # history/api.csv over the 31 days before 2026-04-01 (44,640 min), component "chat completions":
+    # major 90 min + critical (whole service) 60 min = 150 min down; the minor incident and the
+    # embeddings outage do not count: 1 - 150 / 44,640 = 0.996639785
+    assert api.metrics["availability"] == pytest.approx(1 - 150 / 44640)
+    assert "150 min down in the 31 days before 2026-04-01" in gate(api, "availability").detail
+    assert gate(api, "latency").detail == "states 120 tok/s per user (P50) meeting the 100 target"
+    # peak: 3 x 30e6 / (730 x 60) = 2,054.8 requests/min, x 500 = 1,027,397 output tokens/min; limits 5,000 and 3,000,000
+    assert gate(api, "capacity").passed and api.not_stated == []
+    # tokens (2,000 x 0.50 + 500 x 2.00) / 1e6 / 0.9 success, plus the staff kept: release validation 0.5 FTE
+    # + half of capacity planning's 0.25, at 200,000 a year over 30 M tasks a month
+    cost = (2000 * 0.50 + 500 * 2.00) / 1e6 / 0.9 + 0.625 * 200_000 / 12 / 30e6
+    assert api.metrics["cost_per_task"] == pytest.approx(cost)
+    assert api.rank == 1
+
+
+def test_without_its_history_the_same_api_is_unrated_on_its_sla(ws):
+    edit(ws / "offers" / "api-history.yaml", "  status_history: {file: history/api.csv, components: [chat completions], days: 31}\n", "  status_history: null\n")
+    api = evaluate(load_workspace(ws), AS_OF).offer("api-history")
+    assert api.rating_state == "unrated" and api.acceptable
+    # 0.999 x the middle band's 0.99 = 0.98901
+    assert gate(api, "availability").detail == (
+        "unrated: availability unverified: expected availability 98.90% (SLA 99.90% unverified, judged at the middle band's 0.99) meets the 98.00% minimum"
+    )
+
+
+def test_a_missing_or_broken_history_is_a_located_error(ws):
+    edit(ws / "offers" / "api-history.yaml", "history/api.csv", "history/none.csv")
+    result = run("validate", "-w", ws)
+    assert result.exit_code == 2
+    assert "offers/api-history.yaml:" in result.stderr and "operator.status_history.file: no such file: history/none.csv" in result.stderr
+    edit(ws / "offers" / "api-history.yaml", "history/none.csv", "history/api.csv")
+    (ws / "history" / "api.csv").write_text("start,end,impact,components\n2026-03-02T10:00:00Z,2026-03-02T09:00:00Z,major,api\n")
+    result = run("validate", "-w", ws)
+    assert result.exit_code == 2 and "history/api.csv:2: end: ends before it starts" in result.stderr
+
+
+# --- spot capacity: a burst source, never the primary offer -------------------------------------------
+
+
+def test_spot_offer_is_a_burst_source_with_its_restart_cost_priced(ev):
+    spot = ev.offer("spot-cluster")
+    assert spot.role == "burst" and not spot.acceptable and spot.rank is None
+    assert spot.reasons[0] == "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer"
+    # 6 interruptions a node-month x 20 min = 120 min of 43,800 lost: 1 - 120/43,800 = 0.997260274
+    lost = 120 / 43800
+    assert spot.availability_layers.interruption == pytest.approx(1 - lost)
+    # provider: SLA 0.99 x Gold 0.995 = 0.98505; all infrastructure jobs the provider's; x 0.997260274
+    assert spot.metrics["availability"] == pytest.approx(0.99 * 0.995 * (1 - lost))
+    # cost per task scales as 1 / availability: the lost share of the cost is the restart cost
+    assert spot.metrics["restart_cost_per_task"] == pytest.approx(spot.metrics["cost_per_task"] * lost)
+    assert any(line.startswith("secondary source (pay-as-used burst, never the primary offer): spot-cluster, restart cost") for line in verdict_lines(ev))
+    assert ev.summary.recommended != "spot-cluster"
+
+
+def test_the_plan_takes_spot_only_as_pay_as_used():
+    from procure.plan import candidates, eligible
+
+    ev, inputs = evaluate_with_inputs(load_workspace(DATA), AS_OF)
+    spot = ev.offer("spot-cluster")
+    assert eligible(spot) == (True, "")
+    found, excluded = candidates(ev, inputs, 200_000, 500, 0.9)
+    cand = next(c for c in found if c.id == "spot-cluster")
+    assert cand.commits == [] and cand.source is not None
+    # 32 GPUs at 2.00 per GPU-hour, per successful task through the same cost model (restart time included)
+    assert cand.source.price == 2.00
+    per_gpu_month = spot.metrics["capacity_per_gpu_hour"] * 730
+    assert cand.source.cap_month == pytest.approx(32 * per_gpu_month)
+    assert "spot-cluster" not in excluded
+
+
+# --- layered availability: who does which job ---------------------------------------------------------
+
+
+def test_layered_values_by_hand(ev):
+    owned, metal = ev.offer("owned-colo"), ev.offer("metal-repaired")
+    # owned: every one of the nine infrastructure jobs ours, 0.99^(9/9) = 0.99, hardware repair included
+    assert owned.metrics["availability"] == pytest.approx(0.99)
+    assert owned.availability_layers.our_jobs == list(OPERATING_JOBS[:9])
+    # bare metal, Platinum (1.0): SLA 0.995 x ours 0.99^(8/9) = 0.995 x 0.9911061550 = 0.9861506242
+    assert metal.metrics["availability"] == pytest.approx(0.995 * OURS_8, rel=1e-9)
+    assert metal.availability_layers.our_jobs == list(OPERATING_JOBS[1:9])
+    assert gate(metal, "availability").detail == "expected availability 98.62% (SLA 99.50% x reliability 1 x ours 0.9911 for 8 jobs) meets the 98.00% minimum"
+
+
+def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_the_same_factors(ws):
+    # the same factor for hardware repair on both sides: ours 0.995 (self_operated_jobs) = the provider's
+    # SLA 0.995 x Platinum 1.0; every other job at the default 0.99^(1/9)
+    edit(ws / "procure.yaml", "  interpolation: linear\n", "  interpolation: linear\n  self_operated_jobs: {hardware_repair: 0.995}\n")
+    ev = evaluate(load_workspace(ws), AS_OF)
+    owned = ev.offer("owned-colo").metrics["availability"]
+    metal = ev.offer("metal-repaired").metrics["availability"]
+    # owned: 0.995 (our hardware repair) x 0.99^(8/9) = 0.9861506242; bare metal: 0.995 x 0.99^(8/9), the same
+    assert owned == pytest.approx(0.995 * OURS_8, rel=1e-9)
+    assert metal >= owned - 1e-15
+    # a better SLA makes the provider-repaired machine strictly more available
+    edit(ws / "offers" / "metal-repaired.yaml", "availability: 0.995", "availability: 0.999")
+    metal = evaluate(load_workspace(ws), AS_OF).offer("metal-repaired").metrics["availability"]
+    assert metal == pytest.approx(0.999 * OURS_8, rel=1e-9) and metal > owned
+
+
+def test_a_provider_doing_strictly_more_jobs_is_never_less_available():
+    from procure.models import Offer
+
+    import yaml
+
+    data = yaml.safe_load((DATA / "offers" / "metal-repaired.yaml").read_text())
+    assumptions = Assumptions(self_operated_reliability=0.99)
+    same = ReliabilityResult(1.0, "published", "published tier Platinum")
+    previous = None
+    # hand the jobs to the provider one by one (customer -> shared -> provider): availability never falls
+    for job in OPERATING_JOBS[1:]:
+        for owner in ("shared", "provider"):
+            data["responsibilities"][job] = owner
+            offer = Offer.model_validate(data)
+            value = availability_layers(offer, same, assumptions).expected
+            assert previous is None or value >= previous - 1e-15, (job, owner)
+            previous = value
+    # everything the provider's: the SLA alone
+    assert previous == pytest.approx(0.995)
+
+
+# --- no acceptable offer: the three commonest reasons with the field that changes each -----------------
+
+
+def test_when_no_offer_is_acceptable_validate_and_compare_say_why(ws):
+    edit(ws / "procure.yaml", "  min_availability: 0.98\n", "  min_availability: 0.999\n")
+    edit(ws / "procure.yaml", "  require_attestation_any: [soc2_type2]\n", "  require_attestation_any: [iso27001]\n")
+    ev = evaluate(load_workspace(ws), AS_OF)
+    assert not ev.ranked
+    reasons = ev.summary.common_reasons
+    assert len(reasons) == 3
+    # availability: all five fall short of 99.9%; security: four without ISO 27001 (owned is exempt); role: the spot offer
+    assert [(r.gate, len(r.offers)) for r in reasons] == [("availability", 5), ("security", 4), ("role", 1)]
+    assert "service.sla.availability" in reasons[0].fields and "service.attestations" in reasons[1].fields
+    for command in ("validate", "compare"):
+        result = run(command, "-w", ws)
+        assert result.exit_code == 0, result.stderr
+        assert "no offer is acceptable (0 of 5); the commonest reasons:" in result.stdout
+        assert "  availability (5 offers, e.g. " in result.stdout and "change service.sla.availability" in result.stdout
+
+
+# --- stale grade files ----------------------------------------------------------------------------------
+
+
+OLD_MC = """id: B200-MC
+name: B200 managed cluster
+rank: 5
+gpu: B200
+expect: A managed cluster, as graded before monitoring could be shared.
+requires:
+  service_kinds: [managed_cluster, managed_serving]
+  provider_jobs: [hardware_repair, firmware_drivers, os_patching, fabric_isolation, health_checks, scheduler]
+  max_node_replacement_hours: 48
+  min_sla_availability: 0.99
+  attestations_any: [soc2_type2, iso27001]
+  tenant_isolation: true
+"""
+
+
+def test_a_stale_grade_file_is_warned_about_and_updated_only_when_asked(ws):
+    grade_file = ws / "grades" / "B200-MC.yaml"
+    grade_file.write_text(OLD_MC)
+    result = run("validate", "-w", ws)
+    assert result.exit_code == 0
+    warning = next(line for line in result.stderr.splitlines() if line.startswith("warning: grades/B200-MC.yaml"))
+    # the current default B200-MC (grades/B200-MC.yaml of the example) also requires monitoring provider or shared
+    assert "requires.provider_or_shared_jobs: monitoring" in warning
+    assert "`procure grades update` shows the change, `procure grades update --write` makes it" in warning
+    shown = run("grades", "update", "-w", ws)
+    assert shown.exit_code == 0
+    assert "+  provider_or_shared_jobs:\n+  - monitoring\n" in shown.stdout
+    assert "nothing written" in shown.stderr
+    assert grade_file.read_text() == OLD_MC  # nothing written unasked
+    written = run("grades", "update", "--write", "-w", ws)
+    assert written.exit_code == 0 and "wrote grades/B200-MC.yaml" in written.stderr
+    assert "provider_or_shared_jobs" in grade_file.read_text()
+    again = run("validate", "-w", ws)
+    assert not any(line.startswith("warning: grades/B200-MC.yaml") for line in again.stderr.splitlines())
+
+
+def test_interruption_share_formula():
+    # docs/ratings.md: 1 - interruptions x restart minutes / (730 x 60)
+    assert math.isclose(1 - 6 * 20 / (730 * 60), 0.9972602739726028)
+
+
+def test_docs_workspace_describes_every_offer_grade_workload_assumption_and_policy_field():
+    """docs/workspace.md names every field of an offer and a grade, and of procure.yaml's workload,
+    assumptions, policy and rating, with its effect on the verdict."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from procure.models import Grade, Offer, WorkspaceConfig
+
+    text = (Path(__file__).parent.parent / "docs" / "workspace.md").read_text()
+
+    def model_in(annotation):
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return annotation
+        for arg in typing.get_args(annotation):
+            found = model_in(arg)
+            if found is not None:
+                return found
+        return None
+
+    def leaves(model, prefix=""):
+        for name, info in model.model_fields.items():
+            nested = model_in(info.annotation)
+            if nested is not None and nested is not model:
+                yield from leaves(nested, prefix + name + ".")
+            else:
+                yield prefix + name
+
+    def named(path):
+        # a field is named by its full path, or as `.leaf` after its parent's full path on the same row,
+        # or inside its parent's parenthesis (`pricing.fees` (`name` and one of `once`, ...))
+        parent, _, leaf = path.rpartition(".")
+        return f"`{path}`" in text or (parent and f"`{parent}" in text and (f"`.{leaf}`" in text or f"`{leaf}`" in text))
+
+    wanted = list(leaves(Offer)) + list(leaves(Grade))
+    wanted += [p for p in leaves(WorkspaceConfig) if p.split(".")[0] in ("workload", "assumptions", "policy", "rating", "currency", "as_of")]
+    missing = [p for p in wanted if not named(p)]
+    assert missing == [], missing
+    for section in ("uncertainty", "horizon", "demand", "plan", "hedge", "index", "market", "reevaluate", "actuals"):
+        assert f"`{section}`" in text
+
+
+@pytest.mark.parametrize("target", ["../outside.csv", "/etc/hostname"])
+def test_a_status_history_outside_the_workspace_is_refused(ws, target):
+    (ws.parent / "outside.csv").write_text("start,end,impact,components\n")
+    edit(ws / "offers" / "api-history.yaml", "history/api.csv", target)
+    result = run("validate", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert f"operator.status_history.file: links outside the workspace: {target}" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_solved_plan_uses_spot_only_as_pay_as_used(ws):
+    """A plan solve (about 10 s): the spot offer appears only as a pay-as-used source, never committed."""
+    import json
+
+    with open(ws / "procure.yaml", "a") as handle:
+        handle.write("demand:\n  months: 6\n  growth: 0.0\n  volatility: 0.2\n  scenarios: 50\n")
+    result = run("plan", "-w", ws, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    lines = json.loads(result.stdout)["plan"]
+    spot = [x for x in lines if x["offer"] == "spot-cluster"]
+    assert spot and all(x["role"] == "pay_as_used" for x in spot)
+    assert all(x["offer"] != "spot-cluster" for x in lines if x["role"] == "commit")
