@@ -138,17 +138,17 @@ def test_a_program_too_large_for_memory_is_refused_before_it_is_built(tmp_path):
 
 
 def test_a_program_within_the_limit_is_solved(tmp_path):
-    # 120 months x 500 levels x 1 source with a penalty: 60,000 scenario-months x 3 terms (cap, the source,
-    # the unserved tasks; the source has no fixed fees, so no in-plan row) = 180,000 nonzeros and a little
-    # more, within the limit.
-    cfg = config(demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
+    # 24 months x (500 levels + the worst scenario) x 1 source with a penalty: 12,024 band-months x 3
+    # terms (cap, the source, the unserved tasks; the source has no fixed fees, so no in-plan row) =
+    # 36,072 nonzeros and a little more, within the limit (and solved in about a second).
+    cfg = config(demand={"months": 24, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
                  plan={"levels": 500, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
     cfg["demand"].pop("paths")
     ws = write(tmp_path / "ws", cfg, market())
     result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
     assert result.exit_code == 0, result.stderr
     solver = json.loads(result.stdout)["solver"]
-    assert 180_000 <= solver["nonzeros"] <= 200_000
+    assert 36_072 <= solver["nonzeros"] <= 40_000
 
 
 # --- a time limit that leaves nothing served ---------------------------------------------------------
