@@ -67,6 +67,10 @@ class OfferActuals:
     incidents: list[Any] = field(default_factory=list)  # procure.incidents.Incident
     incident_files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Posteriors by evaluation date, from the first evaluation of the workspace as loaded: what-if and
+    # scenario evaluations of a changed copy (another demand, another price) reuse them, so the
+    # evidence is measured against the promise at the stated demand, not against each scenario's.
+    evidence_cache: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def months(self) -> list[str]:

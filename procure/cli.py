@@ -150,6 +150,7 @@ class SchemaName(str, Enum):
     reevaluate = "reevaluate"
     cashflow = "cashflow"
     plan = "plan"
+    scorecard = "scorecard"
 
 
 # One vocabulary for every command: an offer is `--offer ID`, a count of top offers `--top N`, the
@@ -1297,6 +1298,7 @@ def reevaluate(
     fail_on: Annotated[Optional[str], typer.Option("--fail-on", metavar="LIST", help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).", show_default=False)] = None,
     accept: Annotated[bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")] = False,
     label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)] = None,
+    max_delivered_overrun: Annotated[Optional[str], typer.Option("--max-delivered-overrun", metavar="SHARE", help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more than this, e.g. 10% (default: actuals.max_cost_overrun).", show_default=False)] = None,
     format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -1338,19 +1340,24 @@ def reevaluate(
             raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
     ev = run_evaluation(ws, _day(as_of))
     _warn_expiring(ev)
+    delivered = _delivered_breaches(ws, ev, max_delivered_overrun)
     previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
     if previous is None:
-        run_id = save_run(ws.root, ev, label)
-        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})."
+        run_id = save_run(ws.root, ev, label) if not delivered or accept else None
+        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})." if run_id else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
+        lines = [f"- {b.condition}: {b.detail}" for b in delivered]
         if format is DiffFormat.json:
-            _emit(_doc("reevaluate", json.dumps({"baseline_saved": run_id, "breached": []}), format, ev), out)
+            _emit(_doc("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
         elif format is DiffFormat.markdown:
-            _emit(f"## Re-evaluation\n\n{message}\n", out)
+            _emit(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), out)
         else:
-            _emit(message + "\n", out)
+            _emit(message + "\n" + "".join(line + "\n" for line in lines), out)
+        if delivered and not accept:
+            _say(f"{len(delivered)} threshold(s) breached by delivered evidence")
+            raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
         return
     result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
-    breached = breaches(result, limit, conditions)
+    breached = breaches(result, limit, conditions) + delivered
     saved = None
     if not breached or accept:
         saved = save_run(ws.root, ev, label)
@@ -1367,6 +1374,74 @@ def reevaluate(
     if breached and not accept:
         _say(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)")
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+
+
+def _delivered_breaches(ws: Any, ev: Any, overrun: Optional[str]) -> list:
+    """Signed vendors' latest month: an SLA breach, credits owed, a delivered cost per task past the limit."""
+    if not ws.actuals:
+        return []
+    from procure.history import Breach
+    from procure.scorecard import breaches, scorecard
+
+    from procure.evaluate import evaluate as run_evaluation
+
+    limit = ws.config.actuals.max_cost_overrun if overrun is None else _share(overrun, "--max-delivered-overrun")
+    promise = run_evaluation(ws, ev.as_of, delivered=False)  # delivered figures are set against the promise
+    found = breaches(scorecard(ws, promise, ev.as_of), limit)
+    return [Breach(condition=c, detail=d) for c, d in found]
+
+
+@app.command()
+@handles_input_errors
+def scorecard(
+    offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
+    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
+    claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Delivered against promised, per signed vendor and month, with the SLA credits owed.
+
+    For every offer with evidence in actuals/ (procure actuals import): output
+    tokens per billed GPU-hour against the curve at the target, requests served,
+    TTFT and latency quantiles, availability against the SLA, billed against
+    contracted GPU-hours, credits owed under the contract's terms, and the
+    delivered cost per successful task against the promised. A month without
+    evidence is "no data". --claim writes a credits claim as Markdown. See
+    docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure scorecard
+        procure scorecard --offer northwind-b200-mc --months 6 --format markdown
+        procure scorecard --claim --out claim.md
+    """
+    from procure.evaluate import evaluate as run_evaluation
+    from procure.scorecard import credits_claim, scorecard as build, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    if offer is not None and offer not in ws.actuals:
+        known = sorted(ws.actuals)
+        raise InputError([_problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
+    ev = run_evaluation(ws, _day(as_of), delivered=False)  # the promise, which the delivered months are set against
+    result = build(ws, ev, ev.as_of, offer, months)
+    if claim:
+        _emit(credits_claim(result, ev.as_of), out)
+        return
+    format = _format(format, out, TextFormat.table)
+    if format is TextFormat.json:
+        _emit(_doc("scorecard", result.model_dump_json(), format, ev), out)
+    elif format is TextFormat.csv:
+        _emit(scorecard_csv(result), out)
+    elif format is TextFormat.markdown:
+        _emit(scorecard_markdown(result), out)
+    else:
+        _emit_table(scorecard_table(result), out, wide)
 
 
 @app.command()

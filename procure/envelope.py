@@ -36,6 +36,7 @@ VERSIONS: dict[str, str] = {
     "reevaluate": "1",
     "cashflow": "1",
     "plan": "1",
+    "scorecard": "1",
 }
 
 

@@ -128,6 +128,7 @@ class OfferRecord(BaseModel):
     metrics: dict[str, float | None]
     uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
     cashflow: HorizonResult | None = Field(None, description="the monthly schedule over the horizon (compare --horizon, cashflow)")
+    evidence: dict[str, Any] | None = Field(None, description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with")
     terms: Offer = Field(description="the offer as read from its file")
 
 
@@ -322,13 +323,16 @@ class CostInputs:
     currencies: list[str]
 
 
-def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False) -> Evaluation:
-    return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon)[0]
+def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False, delivered: bool = True) -> Evaluation:
+    return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon, delivered)[0]
 
 
 def evaluate_with_inputs(
-    workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False
+    workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False,
+    delivered: bool = True,
 ) -> tuple[Evaluation, CostInputs]:
+    """`delivered`: blend the promised figures of signed vendors with their delivered evidence
+    (actuals/; procure/scorecard.py); False gives the promise alone (what the scorecard compares with)."""
     day = resolve_as_of(workspace, as_of)
     config = workspace.config
     offers = workspace.offers
@@ -347,6 +351,16 @@ def evaluate_with_inputs(
     model = CostModel(config.workload, config.assumptions)
     outputs = finite(cost_arrays(columns, model))
     costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
+    evidence: dict[str, Any] = {}
+    if delivered and workspace.actuals:
+        from procure.scorecard import apply_evidence, delivered_evidence
+
+        evidence = delivered_evidence(workspace, day, offers, costs)
+        if evidence:
+            rows = [apply_evidence(row, evidence.get(o.id)) for o, row in zip(offers, rows)]
+            columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
+            outputs = finite(cost_arrays(columns, model))
+            costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
 
     records = [
         _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay)
@@ -354,6 +368,13 @@ def evaluate_with_inputs(
     ]
     from procure.cashflow import schedule, term_average_rent
 
+    for record in records:
+        found = evidence.get(record.id)
+        if found is not None:
+            from procure.scorecard import evidence_note
+
+            record.evidence = found.model_dump()
+            record.notes.append(evidence_note(found))
     for record in records:
         # The snapshot ranks on today's rent; the term average beside it shows what an escalator adds.
         record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent"), record.terms.contract, record.term_months))
@@ -406,6 +427,10 @@ def evaluate_with_inputs(
         from procure.uncertainty import monte_carlo as simulate
 
         spec = config.uncertainty
+        if evidence:
+            from procure.scorecard import uncertainty_with_evidence
+
+            spec = uncertainty_with_evidence(spec, evidence)
         draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
         acceptable = np.array([r.acceptable for r in records], dtype=bool)
         ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress)

@@ -15,6 +15,9 @@ from procure.fileio import write_atomic
 
 # The example, file by file: add a file here and to package-data in pyproject.toml.
 EXAMPLE_FILES = (
+    "actuals/keel-b200-mc/incidents.csv",  # six months of delivered evidence (scripts/make_example_actuals.py)
+    "actuals/keel-b200-mc/invoices.csv",
+    "actuals/keel-b200-mc/metrics.csv",
     "grades/B200-BM.yaml",
     "grades/B200-MC.yaml",
     "grades/B200-MS.yaml",

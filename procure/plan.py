@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 import numpy as np
@@ -41,8 +41,16 @@ SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 # integers (node counts and offer switches) and a large continuous dispatch; HiGHS's presolve and its sub-MIP
 # heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
 # Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
-FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves see (the plan itself uses plan.levels)
+FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
+FRONTIER_TIME_S = 5.0  # at most this long for each of the frontier's solves (a point not found in it is left out)
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
+# A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
+# serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
+# paying the dearest, so a lost task is worth at least that; three times keeps every task the offers can serve at a
+# sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
+UNSERVED_DEFAULT_MULTIPLE = 3.0
+BAND_TOLERANCE = 1e-3  # demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
+MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
 # --- the result ---------------------------------------------------------------------------------
@@ -60,6 +68,7 @@ class PlanLine(BaseModel):
     end_month: int | None = Field(None, description="commit: last month within the horizon")
     option: str | None = Field(None, description="commit: 'base' (the offer's own terms) or the commit option used")
     expected_tasks_share: float = Field(description="share of the expected served tasks")
+    term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
 
 
 class ScenarioRow(BaseModel):
@@ -70,6 +79,7 @@ class ScenarioRow(BaseModel):
     unused_share: float
     pay_as_used_share: float
     max_monthly_spend: float
+    unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
 
 
 class SingleBest(BaseModel):
@@ -173,6 +183,15 @@ class PlanResult(BaseModel):
     notes: list[str]
     single_offers: dict[str, float | None] = Field(default_factory=dict, description="each usable offer alone over the same scenarios: expected cost per task (null: it cannot serve every scenario alone)")
     stress: PlanStress | None = Field(None, description="the plan's fixed portfolio under shifted demand, without each committed vendor, at lower availability")
+    headline: str | None = Field(None, description="what the buyer must know first (no offer can follow demand; much demand unserved), else null")
+    unserved_share: float = Field(0.0, description="expected share of the demand left unserved")
+    unserved_penalty_per_task: float | None = Field(None, description="the price of a task left unserved the plan used (workspace currency)")
+    unserved_penalty_basis: str = Field("", description="where that price comes from: plan.unserved_penalty_per_task, or the stated default")
+    band_gap: float = Field(0.0, description="the chosen plan's cost on every scenario over its cost on the demand bands the solver saw, minus 1")
+    bands: int = Field(0, description="demand bands (scenario groups by month) the last solve saw")
+    beyond_horizon_cost: float = Field(0.0, description="expected money committed for term months past the horizon, undiscounted, counted in the cost")
+    delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
+    bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"
@@ -206,6 +225,7 @@ class Source:
     price: float
     price_unit: Literal["gpu_hour", "task"]
     tasks_per_gpu_month: float | None  # to report GPUs used; None for per-token
+    term_months: int = 1  # the offer's minimum term: a source with fixed fees is switched on for blocks of it
 
 
 @dataclass
@@ -215,6 +235,17 @@ class Candidate:
     fixed_monthly: float
     commits: list[Commit] = field(default_factory=list)
     source: Source | None = None
+    start: int = 0  # first month (0-based) with capacity: the delivery month
+    first_share: float = 1.0  # share of that month after the delivery day
+    cost_per_task: float | None = None  # the snapshot's full cost per successful task (for the default unserved price)
+
+    def available(self, months: int) -> np.ndarray:
+        """Share of each month the offer's capacity exists: 0 before delivery, prorated in the delivery month."""
+        out = np.zeros(months)
+        if self.start < months:
+            out[self.start] = self.first_share
+            out[self.start + 1 :] = 1.0
+        return out
 
 
 @dataclass
@@ -223,7 +254,17 @@ class Unit:
 
     commit: Commit
     first: int  # month index, 0-based
-    last: int  # inclusive
+    last: int  # inclusive, within the horizon
+    end: int | None = None  # the term's last month (inclusive), past the horizon when the term runs beyond it
+
+    @property
+    def term_end(self) -> int:
+        return self.last if self.end is None else self.end
+
+    @property
+    def beyond(self) -> int:
+        """Months of the term past the horizon's last month (`last` when the term runs past it)."""
+        return self.term_end - self.last
 
 
 def eligible(record: OfferRecord) -> tuple[bool, str]:
@@ -252,8 +293,27 @@ def _variant_costs(inputs: CostInputs, rows: list[tuple[int, dict[str, object]]]
     return cost_arrays(cols, inputs.model, only=("variable_gpu_hour",))["variable_gpu_hour"]
 
 
-def candidates(ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_tokens: int, success_fallback: float) -> tuple[list[Candidate], dict[str, str]]:
-    """The offers the plan may use, sorted by id (file order never matters), with their commitments and sources."""
+def delivery(promised: date | None, as_of: date, delay_weeks: float) -> tuple[int, float]:
+    """The first month (0-based) with capacity and the share of it after the delivery day: the promised date plus
+    the expected delay (horizon.expected_delay_weeks), on the calendar of `procure cashflow` (cashflow.delivery_month)."""
+    from procure.cashflow import DAYS_PER_MONTH
+
+    if promised is None:
+        return 0, 1.0
+    days = (promised + timedelta(weeks=delay_weeks) - as_of).days
+    if days <= 0:
+        return 0, 1.0
+    months = days / DAYS_PER_MONTH
+    start = math.floor(months)
+    return start, 1.0 - (months - start)
+
+
+def candidates(
+    ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_tokens: int, success_fallback: float, months: int | None = None, delay_weeks: float = 0.0,
+) -> tuple[list[Candidate], dict[str, str]]:
+    """The offers the plan may use, sorted by id (file order never matters), with their commitments and sources.
+
+    An offer delivered after the last of `months` is not a candidate (with the reason)."""
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -264,12 +324,20 @@ def candidates(ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_
             excluded[record.id] = why
             continue
         row, offer = by_id[record.id]
+        start, share = delivery(offer.delivery, ev.as_of, delay_weeks)
+        if months is not None and start >= months:
+            late = f" + {delay_weeks:g} weeks expected delay" if delay_weeks else ""
+            excluded[record.id] = f"delivered in month {start + 1} ({offer.delivery}{late}), after the {months}-month horizon"
+            continue
         m = record.metrics
         fx = float(inputs.columns["fx"][row])
-        cand = Candidate(record.id, record.vendor, float(m["fixed_monthly"] or 0.0))
+        cand = Candidate(record.id, record.vendor, float(m["fixed_monthly"] or 0.0), start=start, first_share=share, cost_per_task=m.get("cost_per_task"))
         index = len(found)
         if record.pricing_basis == "per_token":
-            cand.source = Source(index, float(m["rent_per_task"]), _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)), float(m["rent_per_task"]), "task", None)
+            cand.source = Source(
+                index, float(m["rent_per_task"]), _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)), float(m["rent_per_task"]), "task", None,
+                max(1, offer.contract_months),
+            )
             found.append(cand)
             continue
         node = offer.service.node_gpus
@@ -291,7 +359,7 @@ def candidates(ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
         if burst is not None:
-            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month)
+            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months))
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
             pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0}, per_gpu_month))
@@ -321,24 +389,29 @@ def _token_cap(offer: Offer, output_tokens: int, success_rate: float) -> float:
     return min(caps) * success_rate if caps else math.inf
 
 
-def _unit_terms(units: list[Unit], n0: int, coefs: np.ndarray, rows: list, cols: list, values: list) -> None:
-    """Append, for each commitment unit, its coefficient on its node count in every month it covers."""
-    for j, u in enumerate(units):
-        months = np.arange(u.first, u.last + 1)
-        rows.append(months)
-        cols.append(np.full(len(months), n0 + j))
-        values.append(np.full(len(months), coefs[j]))
-
-
 def _units(cands: list[Candidate], months: int) -> list[Unit]:
-    """Each commit in blocks of its term: a term shorter than the horizon is re-decided at each renewal."""
+    """Each commit in blocks of its term from the offer's delivery: a term shorter than the horizon is re-decided at
+    each renewal; the last block keeps its whole term, past the horizon if it runs beyond (and is costed in full)."""
     units = []
     for cand in cands:
         for commit in cand.commits:
             term = max(1, commit.term_months)
-            for first in range(0, months, term):
-                units.append(Unit(commit, first, min(months, first + term) - 1))
+            for first in range(cand.start, months, term):
+                units.append(Unit(commit, first, min(months, first + term) - 1, first + term - 1))
     return units
+
+
+def pv_months(delta: np.ndarray, first: int, last: int) -> float:
+    """Present value of 1 a month over months first..last (0-based, inclusive), past the end of `delta` too:
+    delta_m = d^(m + 1) with d = delta[0] (monthly discounting, as `discount_factors`)."""
+    if last < first:
+        return 0.0
+    inside = float(delta[first : min(last, len(delta) - 1) + 1].sum()) if first < len(delta) else 0.0
+    if last >= len(delta):
+        d = float(delta[0])
+        lo = max(first, len(delta))
+        inside += sum(d ** (k + 1) for k in range(lo, last + 1))
+    return inside
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -360,6 +433,9 @@ class Model:
     units: list[Unit]
     sources: list[Source]
     row_names: list[tuple[int, str]] = field(default_factory=list)  # (first row, constraint name)
+    bands: Bands | None = None
+    tail: np.ndarray | None = None
+    a_index: np.ndarray | None = None  # (fee sources, months) -> switch variable within layout["a"]
 
     def add(self, r: np.ndarray, c: np.ndarray, v: np.ndarray, count: int, lb: float | np.ndarray, ub: float | np.ndarray, name: str) -> int:
         first = self.nrows
@@ -402,27 +478,73 @@ def discount_factors(months: int, cost_of_capital: float) -> np.ndarray:
     return (1 + cost_of_capital) ** -(np.arange(1, months + 1) / 12)
 
 
-def demand_levels(scen: Scenarios, levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each month's demand as at most `levels` equally likely bands of scenarios: (K, H) demand and weights.
+@dataclass
+class Bands:
+    """Groups of scenarios by month the solver sees as one demand level each (flat: band j is in month month[j])."""
 
-    Commitments do not depend on the scenario, so within a month only the distribution of demand
-    matters to the solver: each band is one continuous allocation at its probability-weighted mean.
-    With no more scenarios than levels, every scenario is its own level (exact)."""
+    month: np.ndarray  # (J,)
+    demand: np.ndarray  # (J,) probability-weighted mean demand of the band's scenarios
+    weight: np.ndarray  # (J,) the band's probability
+    members: list[np.ndarray]  # scenario indices of each band
+
+    def __len__(self) -> int:
+        return len(self.month)
+
+
+def _band(scen: Scenarios, m: int, members: np.ndarray) -> tuple[float, float]:
+    p = scen.probability[members]
+    w = float(p.sum())
+    return (float(p @ scen.demand[members, m]) / w if w > 0 else 0.0), w
+
+
+def initial_bands(scen: Scenarios, levels: int) -> Bands:
+    """Each month's scenarios in at most `levels` equally likely bands (by demand), and the worst scenario of each
+    month as a band of its own (with no more scenarios than levels, each is its own: exact). Commitments do not
+    depend on the scenario, so within a month only the distribution of demand matters to the solver."""
     S, H = scen.demand.shape
-    if S <= levels:
-        return scen.demand.copy(), np.repeat(scen.probability[:, None], H, axis=1)
-    out = np.zeros((levels, H))
-    weights = np.zeros((levels, H))
+    month, demand, weight, members = [], [], [], []
     for m in range(H):
         order = np.argsort(scen.demand[:, m], kind="stable")
-        p = scen.probability[order]
-        before = np.cumsum(p) - p
-        band = np.minimum((before * levels + 1e-9).astype(int), levels - 1)
-        weights[:, m] = np.bincount(band, weights=p, minlength=levels)
-        sums = np.bincount(band, weights=p * scen.demand[order, m], minlength=levels)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[:, m] = np.where(weights[:, m] > 0, sums / weights[:, m], 0.0)
-    return out, weights
+        if S <= levels:
+            groups = [order[i : i + 1] for i in range(S)]
+        else:
+            p = scen.probability[order]
+            before = np.cumsum(p) - p
+            band = np.minimum((before * levels + 1e-9).astype(int), levels - 1)
+            groups = [order[band == k] for k in range(levels) if (band == k).any()]
+            top = groups[-1]
+            if len(top) > 1:
+                groups[-1:] = [top[:-1], top[-1:]]
+        for g in groups:
+            d, w = _band(scen, m, g)
+            month.append(m)
+            demand.append(d)
+            weight.append(w)
+            members.append(g)
+    return Bands(np.array(month, dtype=np.int64), np.array(demand), np.array(weight), members)
+
+
+def split_bands(bands: Bands, scen: Scenarios, breakpoints: list[np.ndarray]) -> Bands | None:
+    """Split every band whose scenarios lie on both sides of a breakpoint of its month (where the cost of serving
+    one more task changes: the committed capacity, then each pay-as-used source's room). Within a band that
+    straddles none, the cost of the chosen plan is linear in demand, so the band's mean gives it exactly.
+    None when no band straddles a breakpoint."""
+    month, demand, weight, members = [], [], [], []
+    changed = False
+    for m, g in zip(bands.month, bands.members):
+        pieces = [g]
+        d = scen.demand[g, m]
+        for bp in breakpoints[m]:
+            if len(g) > 1 and d.min() < bp * (1 - 1e-9) and d.max() > bp * (1 + 1e-9):
+                changed = True
+                pieces = [part for piece in pieces for part in (piece[scen.demand[piece, m] <= bp], piece[scen.demand[piece, m] > bp]) if len(part)]
+        for piece in pieces:
+            dm, w = _band(scen, int(m), piece)
+            month.append(int(m))
+            demand.append(dm)
+            weight.append(w)
+            members.append(piece)
+    return Bands(np.array(month, dtype=np.int64), np.array(demand), np.array(weight), members) if changed else None
 
 
 # The most nonzeros a plan's program may have. HiGHS needs about 1.5 kB of memory a nonzero (measured:
@@ -432,19 +554,21 @@ MAX_NONZEROS = 1_000_000
 
 
 def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> int:
-    """The nonzeros of the program `build_model` would write, counted from its dimensions before
-    anything is built: the rows of every scenario-month dominate (levels x months x pay-as-used sources)."""
-    S, H = min(scen.count, policy.levels), scen.months
+    """The nonzeros of the program `build_model` would write first, counted from its dimensions before anything
+    is built: the rows of every band dominate (bands x pay-as-used sources; with CVaR, tail paths x months x
+    sources). Every plan prices unserved demand (plan.unserved_penalty_per_task or its default)."""
+    H = scen.months
+    J = (min(scen.count, policy.levels) + (1 if scen.count > policy.levels else 0)) * H
     P = sum(1 for c in cands if c.source is not None)
-    penalty = policy.unserved_penalty_per_task is not None
-    unit_months = sum(u.last - u.first + 1 for u in _units(cands, H))
-    total = H + unit_months + S * H * (1 + P + penalty) + 2 * P * S * H + 6 * len(_units(cands, H)) + len(cands) * H
-    if not penalty:
-        total += H * (1 + P)
+    Q = sum(1 for c in cands if c.source is not None and c.fixed_monthly > 0)
+    units = _units(cands, H)
+    unit_months = sum(u.last - u.first + 1 for u in units)
+    total = H + unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
     if policy.max_vendor_share < 1:
-        total += P * S * H + 3 * P + 3 * len(cands)
+        total += P * J + 3 * P + 3 * len(cands)
     if risk.active:
-        total += H + unit_months + len(cands) * H + S * H * (4 + P + penalty)
+        T = min(scen.count, max(1, math.ceil(1.2 * (1 - policy.cvar_alpha) * scen.count)))
+        total += 3 * len(units) + Q * H + T * H * (2 + 2 * P + 2 * Q) + 3 * T
     return total
 
 
@@ -466,26 +590,56 @@ def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
     )])
 
 
-def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float) -> Model:
-    """Assemble the MILP. Money in units of `money`, tasks in units of `tasks` (for the solver's numerics)."""
-    levels, level_weights = demand_levels(scen, policy.levels)
-    S, H = levels.shape  # S: demand levels per month (the scenarios themselves when few)
+def build_model(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float,
+    penalty: float | None = None, bands: Bands | None = None, tail: np.ndarray | None = None,
+) -> Model:
+    """Assemble the MILP. Money in units of `money`, tasks in units of `tasks` (for the solver's numerics).
+
+    `bands`: the demand levels the expected cost sees (default `initial_bands`); `tail`: the paths the CVaR sees
+    (default every path), each with its own serving variables so that CVaR is taken on whole paths."""
+    if penalty is None:
+        penalty = policy.unserved_penalty_per_task
+    if bands is None:
+        bands = initial_bands(scen, policy.levels)
+    S, H = scen.demand.shape
+    J = len(bands)
     units = _units(cands, H)
     sources = [c.source for c in cands if c.source is not None]
     U, P, I = len(units), len(sources), len(cands)
-    penalty = policy.unserved_penalty_per_task
-    demand = levels / tasks
-    sum_delta = float(delta.sum())
+    avail = np.array([c.available(H) for c in cands]).reshape(I, H)
+    fee_sources = [p for p, src in enumerate(sources) if cands[src.offer].fixed_monthly > 0]
+    # Fees in the months an offer holds capacity: on its commitment switches (one covers a month at most), or, for an
+    # offer whose pay-as-used source also carries them, on g_im >= either switch.
+    fee_cands = [sources[p].offer for p in fee_sources]
+    F, Q = len(fee_cands), len(fee_sources)
+    # A source with fixed fees is switched on (its fees paid) in blocks of its offer's minimum term from delivery.
+    a_index = np.zeros((Q, H), dtype=np.int64)
+    blocks = 0
+    for q, p in enumerate(fee_sources):
+        first_month = cands[sources[p].offer].start
+        term = max(1, sources[p].term_months)
+        for first in range(first_month, H, term):
+            a_index[q, first : first + term] = blocks
+            blocks += 1
+        a_index[q, :first_month] = a_index[q, first_month]
+    band_demand = bands.demand / tasks
+    band_month = bands.month
+    risk_paths = (np.arange(S) if tail is None else np.asarray(tail, dtype=np.int64)) if risk.active else np.zeros(0, dtype=np.int64)
+    T = len(risk_paths)
 
     layout: dict[str, slice] = {}
-    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("y", I), ("cap", H), ("z", P * S * H)]
+    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("z", P * J)]
     if penalty is not None:
-        sizes.append(("u", S * H))
-    share_rows = policy.max_vendor_share < 1 and len({c.vendor for c in cands}) > 1
+        sizes.append(("u", J))
+    vendors = sorted({c.vendor for c in cands})
+    share_rows = policy.max_vendor_share < 1 and len(vendors) > 1
     if share_rows:
-        sizes += [("e", P), ("x", len({c.vendor for c in cands}) + 1)]
+        sizes += [("e", P), ("x", len(vendors) + 1)]
     if risk.active:
-        sizes += [("k", H), ("eta", 1), ("xi", S * H), ("cv", 1)]
+        sizes += [("k", 1), ("eta", 1), ("xi", T), ("cv", 1), ("zt", P * T * H)]
+        if penalty is not None:
+            sizes.append(("ut", T * H))
     start = 0
     for name, size in sizes:
         layout[name] = slice(start, start + size)
@@ -496,13 +650,23 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     ub = np.full(nvar, np.inf)
     integrality = np.zeros(nvar, dtype=np.uint8)
     model = Model(c, [], [], [], [], [], lb, ub, integrality, 0, layout, units, sources)
+    model.bands = bands
+    model.a_index = a_index
+    model.tail = risk_paths
 
-    n0, b0, y0, cap0, z0 = layout["n"].start, layout["b"].start, layout["y"].start, layout["cap"].start, layout["z"].start
+    n0, b0, g0, a0, cap0, z0 = (layout[k].start for k in ("n", "b", "g", "a", "cap", "z"))
+    fixed = np.array([cand.fixed_monthly for cand in cands]) / money
     unit_cost = np.array([u.commit.cost_node_month for u in units]) / money
     unit_tasks = np.array([u.commit.tasks_node_month for u in units]) / tasks
-    unit_pv = np.array([delta[u.first : u.last + 1].sum() for u in units])
-    unit_months = np.array([u.last - u.first + 1 for u in units], dtype=float)
+    unit_offer = np.array([u.commit.offer for u in units], dtype=np.int64)
+    # A commitment costs its whole term, past the horizon too; its offer's fixed fees past the horizon ride on its switch.
+    unit_pv = np.array([pv_months(delta, u.first, u.term_end) for u in units])
+    unit_beyond_pv = np.array([pv_months(delta, u.last + 1, u.term_end) for u in units])
     c[layout["n"]] = unit_cost * unit_pv
+    on_switch = np.array([u.commit.offer not in fee_cands for u in units], dtype=bool)
+    c[layout["b"]] = fixed[unit_offer] * np.where(on_switch, unit_pv, unit_beyond_pv) if U else 0.0
+    # committed tasks of one node in each month it covers (prorated in the delivery month)
+    unit_month_tasks = [unit_tasks[j] * avail[u.commit.offer, u.first : u.last + 1] for j, u in enumerate(units)]
     # No more nodes than the highest demand in the unit's months can use (at least the minimum): a tight bound
     # makes the relaxation charge fixed costs and minimums nearly in full, which is what makes the solve fast.
     peak = scen.demand.max(axis=0)
@@ -515,55 +679,62 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     integrality[layout["n"]] = 1
     ub[layout["b"]] = 1
     integrality[layout["b"]] = 1
-    ub[layout["y"]] = 1
-    integrality[layout["y"]] = 1
-    fixed = np.array([cand.fixed_monthly for cand in cands]) / money
-    c[layout["y"]] = fixed * sum_delta
+    ub[layout["g"]] = 1
+    ub[layout["a"]] = 1
+    integrality[layout["a"]] = 1
+    c[layout["g"]] = (fixed[fee_cands][:, None] * delta[None, :H]).ravel() if F else 0.0
 
-    # z[p, s, m]: tasks served by source p in scenario s, month m; at most the source's monthly room.
-    weights = (level_weights * delta[None, :]).ravel()  # (S*H,)
+    # z[p, j]: tasks served by source p in band j; at most the source's room in the band's month (0 before delivery).
     price = np.array([s.price_per_task for s in sources]) * tasks / money
-    c[layout["z"]] = (price[:, None] * weights[None, :]).ravel()
-    room = np.array([min(s.cap_month / tasks, float(demand.max())) for s in sources])
-    ub[layout["z"]] = np.repeat(room, S * H)
+    room_month = np.array([
+        np.where(avail[src.offer] > 0, np.minimum(src.cap_month * np.where(avail[src.offer] > 0, avail[src.offer], 1.0) / tasks, float(scen.demand.max()) / tasks), 0.0)
+        for src in sources
+    ]).reshape(P, H)
+    bw = bands.weight * delta[band_month]
+    c[layout["z"]] = (price[:, None] * bw[None, :]).ravel()
+    ub[layout["z"]] = (np.minimum(room_month[:, band_month], band_demand[None, :])).ravel() if P else 0.0
     if penalty is not None:
-        c[layout["u"]] = penalty * tasks / money * weights
+        c[layout["u"]] = penalty * tasks / money * bw
 
     # (a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
-    _unit_terms(units, n0, -unit_tasks, r_list, c_list, v_list)
+    for j, u in enumerate(units):
+        r_list.append(np.arange(u.first, u.last + 1))
+        c_list.append(np.full(u.last - u.first + 1, n0 + j))
+        v_list.append(-unit_month_tasks[j])
     model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), H, 0.0, 0.0, "committed capacity")
 
-    # (b) every scenario-month served: cap_m + sum_p z_psm (+ u_sm) >= D_sm
-    sm = np.arange(S * H)
-    r_list = [sm]
-    c_list = [cap0 + np.tile(np.arange(H), S)]
-    v_list = [np.ones(S * H)]
-    for p in range(P):
-        r_list.append(sm)
-        c_list.append(z0 + p * S * H + sm)
-        v_list.append(np.ones(S * H))
+    # (b) every band served: cap_m + sum_p z_pj (+ u_j) >= D_j
+    jj = np.arange(J)
+    r_list = [jj] + [jj for _ in range(P)]
+    c_list = [cap0 + band_month] + [z0 + p * J + jj for p in range(P)]
+    v_list = [np.ones(J)] + [np.ones(J) for _ in range(P)]
     if penalty is not None:
-        r_list.append(sm)
-        c_list.append(layout["u"].start + sm)
-        v_list.append(np.ones(S * H))
-    model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), S * H, demand.ravel(), np.inf, "demand served")
+        r_list.append(jj)
+        c_list.append(layout["u"].start + jj)
+        v_list.append(np.ones(J))
+    model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), J, band_demand, np.inf, "demand served")
 
     if penalty is None:
-        # (b') the worst scenario of each month fits in the committed capacity plus the room of the pay-as-used
-        # sources in the plan (the levels average scenarios; this keeps every single scenario served)
+        # (b') the worst scenario of each month fits in the committed capacity plus the room of the pay-as-used sources
+        # (a source with fixed fees counts only in the months it is switched on)
         worst = scen.demand.max(axis=0) / tasks
-        rr = [np.arange(H)] + [np.arange(H) for _ in sources]
-        cc = [cap0 + np.arange(H)] + [np.full(H, y0 + s.offer) for s in sources]
-        vv = [np.ones(H)] + [np.full(H, min(s.cap_month / tasks, float(worst.max()))) for s in sources]
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), H, worst, np.inf, "worst scenario served")
+        rr, cc, vv, rhs = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)], worst.copy()
+        for p, src in enumerate(sources):
+            room = np.minimum(room_month[p], worst)
+            if p in fee_sources:
+                q = fee_sources.index(p)
+                rr.append(np.arange(H))
+                cc.append(a0 + a_index[q])
+                vv.append(room)
+            else:
+                rhs = rhs - room
+        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), H, rhs, np.inf, "worst scenario served")
     if U:
         j = np.arange(U)
         # (c) a commitment in use lies between its minimum and maximum nodes
         model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -useful]), U, -np.inf, 0.0, "maximum nodes")
         model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]), U, 0.0, np.inf, "minimum commitment")
-        # (e) a commitment puts its offer in the plan (its fixed fees and staff)
-        model.add(np.concatenate([j, j]), np.concatenate([b0 + j, y0 + np.array([u.commit.offer for u in units])]), np.concatenate([np.ones(U), -np.ones(U)]), U, -np.inf, 0.0, "offer in the plan")
         # (d) one commitment (base terms or one option) per offer per month
         rr, cc = [], []
         for j2, u in enumerate(units):
@@ -571,20 +742,38 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
             rr.append(u.commit.offer * H + months)
             cc.append(np.full(len(months), b0 + j2))
         model.add(np.concatenate(rr), np.concatenate(cc), np.ones(sum(len(x) for x in rr)), I * H, -np.inf, 1.0, "one option per offer")
-    if P:
-        # (f) a pay-as-used source is used only when its offer is in the plan: z_psm <= min(room, demand_sm) x y_i,
-        # one row per level and month (the tight form; an aggregate row would let the relaxation skip fixed costs)
-        rows = np.arange(P * S * H)
-        bound = np.minimum(room[:, None], demand.ravel()[None, :]).ravel()
-        model.add(np.concatenate([rows, rows]), np.concatenate([z0 + rows, y0 + np.repeat(np.array([s.offer for s in sources]), S * H)]), np.concatenate([np.ones(P * S * H), -bound]), P * S * H, -np.inf, 0.0, "pay-as-used offer in the plan")
+    if F:
+        # (e) fees when used: g_im >= the offer's commitment switch covering month m, and >= its source's switch a_m
+        slot = {i: f for f, i in enumerate(fee_cands)}
+        rr, cc, vv = [np.arange(F * H)], [g0 + np.arange(F * H)], [np.ones(F * H)]
+        for j2, u in enumerate(units):
+            if u.commit.offer in slot:
+                months = np.arange(u.first, u.last + 1)
+                rr.append(slot[u.commit.offer] * H + months)
+                cc.append(np.full(len(months), b0 + j2))
+                vv.append(-np.ones(len(months)))
+        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), F * H, 0.0, np.inf, "fees while holding capacity")
+        if Q:
+            rows = np.arange(Q * H)
+            gcols = np.concatenate([g0 + slot[sources[p].offer] * H + np.arange(H) for p in fee_sources])
+            model.add(np.concatenate([rows, rows]), np.concatenate([gcols, a0 + a_index.ravel()]), np.concatenate([np.ones(Q * H), -np.ones(Q * H)]), Q * H, 0.0, np.inf, "fees while used")
+    if Q:
+        # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j) a_pm
+        rr, cc, vv = [], [], []
+        for q, p in enumerate(fee_sources):
+            bound = np.minimum(room_month[p, band_month], band_demand)
+            rows = q * J + jj
+            rr += [rows, rows]
+            cc += [z0 + p * J + jj, a0 + a_index[q, band_month]]
+            vv += [np.ones(J), -bound]
+        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), Q * J, -np.inf, 0.0, "pay-as-used offer in use")
     if share_rows:
         # (g) vendor share of expected capacity (tasks): committed capacity over the horizon plus expected pay-as-used tasks
         e0 = layout["e"].start
-        rr = np.concatenate([np.repeat(np.arange(P), S * H), np.arange(P)])
-        cc = np.concatenate([z0 + np.arange(P * S * H), e0 + np.arange(P)])
-        vv = np.concatenate([-np.tile(level_weights.ravel(), P), np.ones(P)])
+        rr = np.concatenate([np.repeat(np.arange(P), J), np.arange(P)])
+        cc = np.concatenate([z0 + np.arange(P * J), e0 + np.arange(P)])
+        vv = np.concatenate([-np.tile(bands.weight, P), np.ones(P)])
         model.add(rr, cc, vv, P, 0.0, 0.0, "expected pay-as-used tasks")
-        vendors = sorted({c.vendor for c in cands})
         vendor_of = {v: i for i, v in enumerate(vendors)}
         share = policy.max_vendor_share
         x0, t = layout["x"].start, layout["x"].start + len(vendors)
@@ -592,39 +781,59 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
         # and x_v <= share x t: nonzeros grow with offers, not offers x vendors.
         rr2 = [vendor_of[cands[u.commit.offer].vendor] for u in units] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
         cc2 = [n0 + j2 for j2 in range(U)] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
-        vv2 = [-unit_tasks[j2] * unit_months[j2] for j2 in range(U)] + [-1.0] * P + [1.0] * len(vendors)
+        vv2 = [-float(unit_month_tasks[j2].sum()) for j2 in range(U)] + [-1.0] * P + [1.0] * len(vendors)
         model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), 0.0, 0.0, "expected capacity by vendor")
         model.add(np.zeros(len(vendors) + 1, dtype=np.int64), np.array([t] + [x0 + v for v in range(len(vendors))]), np.array([1.0] + [-1.0] * len(vendors)), 1, 0.0, 0.0, "expected capacity")
         v_idx = np.arange(len(vendors))
         model.add(np.concatenate([v_idx, v_idx]), np.concatenate([x0 + v_idx, np.full(len(vendors), t)]), np.concatenate([np.ones(len(vendors)), np.full(len(vendors), -share)]), len(vendors), -np.inf, 0.0, "max_vendor_share")
     if risk.active:
-        k0, eta, xi0, cv = layout["k"].start, layout["eta"].start, layout["xi"].start, layout["cv"].start
+        # CVaR of each path's whole cost (Rockafellar-Uryasev): a path's loss is its spend over the horizon plus the
+        # committed spend past it, per month of the horizon; each path in `tail` is served by its own variables.
+        k0, eta, xi0, cv, zt0 = (layout[k].start for k in ("k", "eta", "xi", "cv", "zt"))
         lb[eta] = -np.inf
-        # (h) monthly spend of the commitments and fixed costs: k_m = sum cost_u n_u + sum fixed_i y_i
-        rr, cc, vv = [np.arange(H)], [k0 + np.arange(H)], [np.ones(H)]
-        _unit_terms(units, n0, -unit_cost, rr, cc, vv)
-        for i in range(I):
-            rr.append(np.arange(H))
-            cc.append(np.full(H, y0 + i))
-            vv.append(np.full(H, -fixed[i]))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), H, 0.0, 0.0, "monthly commitment spend")
-        # (i) Rockafellar-Uryasev: xi_sm >= loss_sm - eta, loss = k_m + sum_p price_p z_psm (+ penalty u_sm)
-        rr = [sm, sm, sm]
-        cc = [xi0 + sm, k0 + np.tile(np.arange(H), S), np.full(S * H, eta)]
-        vv = [np.ones(S * H), -np.ones(S * H), np.ones(S * H)]
-        for p in range(P):
-            rr.append(sm)
-            cc.append(z0 + p * S * H + sm)
-            vv.append(np.full(S * H, -price[p]))
+        # (h) k = commitments and fees over the whole term, undiscounted: sum cost_u x term months x n_u + fees
+        rr, cc, vv = [np.zeros(1, dtype=np.int64)], [np.array([k0])], [np.ones(1)]
+        if U:
+            rr += [np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64)]
+            cc += [n0 + np.arange(U), b0 + np.arange(U)]
+            fee_months = np.array([u.term_end - u.first + 1 if on_switch[j] else u.beyond for j, u in enumerate(units)], dtype=float)
+            vv += [-unit_cost * np.array([u.term_end - u.first + 1 for u in units], dtype=float), -fixed[unit_offer] * fee_months]
+        if F:
+            rr.append(np.zeros(F * H, dtype=np.int64))
+            cc.append(g0 + np.arange(F * H))
+            vv.append(-np.repeat(fixed[fee_cands], H))
+        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), 1, 0.0, 0.0, "commitment spend")
+        tm = np.arange(T * H)  # (t, m) flattened
+        t_path, t_month = np.repeat(risk_paths, H), np.tile(np.arange(H), T)
+        # (i) each tail path served in every month
+        rr = [tm] + [tm for _ in range(P)]
+        cc = [cap0 + t_month] + [zt0 + p * T * H + tm for p in range(P)]
+        vv = [np.ones(T * H)] + [np.ones(T * H) for _ in range(P)]
         if penalty is not None:
-            rr.append(sm)
-            cc.append(layout["u"].start + sm)
-            vv.append(np.full(S * H, -penalty * tasks / money))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), S * H, 0.0, np.inf, "CVaR excess")
-        # (j) cv = eta + sum p_s / H / (1 - alpha) xi_sm
-        tail = (level_weights.ravel() / H) / (1 - policy.cvar_alpha)
-        model.add(np.zeros(S * H + 2, dtype=np.int64), np.concatenate([[cv, eta], xi0 + sm]), np.concatenate([[1.0, -1.0], -tail]), 1, 0.0, 0.0, "CVaR definition")
-        c[cv] = risk.weight * sum_delta
+            ut0 = layout["ut"].start
+            rr.append(tm)
+            cc.append(ut0 + tm)
+            vv.append(np.ones(T * H))
+        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
+        if P:
+            ub[layout["zt"]] = np.concatenate([np.minimum(room_month[p, t_month], scen.demand[t_path, t_month] / tasks) for p in range(P)])
+        for q, p in enumerate(fee_sources):
+            bound = np.minimum(room_month[p, t_month], scen.demand[t_path, t_month] / tasks)
+            model.add(np.concatenate([tm, tm]), np.concatenate([zt0 + p * T * H + tm, a0 + a_index[q, t_month]]), np.concatenate([np.ones(T * H), -bound]), T * H, -np.inf, 0.0, "tail pay-as-used in use")
+        # (j) xi_t >= loss_t - eta, loss_t = (k + sum_m sum_p price_p zt_ptm (+ penalty ut_tm)) / H
+        tt = np.arange(T)
+        rr = [tt, tt, tt] + [np.repeat(tt, H) for _ in range(P)]
+        cc = [xi0 + tt, np.full(T, k0), np.full(T, eta)] + [zt0 + p * T * H + tm for p in range(P)]
+        vv = [np.ones(T), np.full(T, -1.0 / H), np.ones(T)] + [np.full(T * H, -price[p] / H) for p in range(P)]
+        if penalty is not None:
+            rr.append(np.repeat(tt, H))
+            cc.append(layout["ut"].start + tm)
+            vv.append(np.full(T * H, -penalty * tasks / money / H))
+        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T, 0.0, np.inf, "CVaR excess")
+        # (k) cv = eta + sum_t p_t xi_t / (1 - alpha)
+        tail_w = scen.probability[risk_paths] / (1 - policy.cvar_alpha)
+        model.add(np.zeros(T + 2, dtype=np.int64), np.concatenate([[cv, eta], xi0 + tt]), np.concatenate([[1.0, -1.0], -tail_w]), 1, 0.0, 0.0, "CVaR definition")
+        c[cv] = risk.weight * float(delta[:H].sum())
         if risk.limit is not None:
             ub[cv] = risk.limit / money
     return model
@@ -633,11 +842,22 @@ def build_model(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
 @dataclass
 class Solved:
     nodes: np.ndarray  # per unit
-    in_plan: np.ndarray  # per candidate, bool
+    in_plan: np.ndarray  # (candidates, months) bool: whether the offer's pay-as-used source may serve in the month
     status: str
     gap: float | None
     model: Model
     objective: float | None = None
+    eta: float | None = None  # the CVaR threshold the solver found (money units of the model)
+
+
+def source_months(cands: list[Candidate], months: int, in_plan: np.ndarray) -> np.ndarray:
+    """(candidates, months) bool: when each offer's pay-as-used source may serve. A 1-D `in_plan` (offer in the
+    plan or not) means every month from its delivery."""
+    avail = np.array([c.available(months) for c in cands]).reshape(len(cands), months) > 0
+    active = np.asarray(in_plan, dtype=bool)
+    if active.ndim == 1:
+        active = active[:, None] & avail
+    return active & avail
 
 
 def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Solved:
@@ -652,20 +872,28 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
             raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
         raise InputError([infeasible_problem(policy, scen, cands)])
     x = result.x
+    H = scen.months
     nodes = np.round(x[model.layout["n"]]).astype(int)
-    in_plan = np.round(x[model.layout["y"]]).astype(bool)
+    in_plan = np.ones((len(cands), H), dtype=bool)
+    a = np.round(x[model.layout["a"]]).astype(bool)
+    fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
+    for q, p in enumerate(fee_sources):
+        in_plan[model.sources[p].offer] = a[model.a_index[q]]
     status = "optimal" if result.status == 0 else "time limit reached: best plan found"
-    return Solved(nodes, in_plan, status, result.mip_gap, model, result.fun)
+    eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
+    return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
 
 def supply_by_month(cands: list[Candidate], months: int) -> np.ndarray:
-    """The most tasks all candidates together can serve each month."""
-    most = 0.0
+    """The most tasks all candidates together can serve each month (nothing before an offer's delivery)."""
+    most = np.zeros(months)
     for cand in cands:
-        most += max((c.max_nodes * c.tasks_node_month for c in cand.commits), default=0.0)
+        avail = cand.available(months)
+        top = max((c.max_nodes * c.tasks_node_month for c in cand.commits), default=0.0)
         if cand.source is not None:
-            most += cand.source.cap_month
-    return np.full(months, most)
+            top += cand.source.cap_month
+        most += np.where(avail > 0, top * np.where(avail > 0, avail, 1.0), 0.0)
+    return most
 
 
 def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Problem:
@@ -674,7 +902,8 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
         return Problem("procure.yaml", None, "plan", "no acceptable offer to plan with (see `procure compare` for the reasons)")
     supply = supply_by_month(cands, scen.months)
     if policy.unserved_penalty_per_task is None:
-        short = scen.demand - supply[None, :]
+        # months before any offer is delivered are priced unserved, not an error (nothing could serve them)
+        short = np.where(supply[None, :] > 0, scen.demand - supply[None, :] * (1 + 1e-9), 0.0)
         if (short > 0).any():
             s, m = np.unravel_index(int(np.argmax(short)), short.shape)
             return Problem(
@@ -706,42 +935,114 @@ class Outcome:
     by_source: dict[int, np.ndarray]  # candidate -> (S, H) tasks
     by_unit: np.ndarray  # (U,) expected tasks served by each commitment unit
     unserved: np.ndarray
-    commit_cost: np.ndarray | None = None  # (H,) what the commitments cost a month, used or not
+    commit_cost: np.ndarray | None = None  # (H,) what the commitments and their fees cost a month, used or not
+    beyond: dict[int, float] = field(default_factory=dict)  # month index past the horizon -> committed spend (whole terms)
+
+    @property
+    def beyond_total(self) -> float:
+        return float(sum(self.beyond.values()))
+
+    def beyond_pv(self, delta: np.ndarray) -> float:
+        return float(sum(amount * pv_months(delta, m, m) for m, amount in self.beyond.items()))
+
+
+def fixed_spend(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, months: int) -> tuple[np.ndarray, np.ndarray, dict[int, float]]:
+    """Committed capacity a month, what commitments and fixed fees cost a month, and committed spend past the horizon.
+
+    An offer's fixed fees and staff are paid in the months it holds committed capacity (its whole term) or its
+    pay-as-used source is switched on; a commitment's rent is paid for its whole term."""
+    capacity = np.zeros(months)
+    commit_cost = np.zeros(months)
+    beyond: dict[int, float] = {}
+    active = source_months(cands, months, in_plan)
+    holds = np.zeros((len(cands), months), dtype=bool)
+    for u, n in zip(units, nodes):
+        if n <= 0:
+            continue
+        cand = cands[u.commit.offer]
+        capacity[u.first : u.last + 1] += n * u.commit.tasks_node_month * cand.available(months)[u.first : u.last + 1]
+        commit_cost[u.first : u.last + 1] += n * u.commit.cost_node_month
+        holds[u.commit.offer, u.first : u.last + 1] = True
+        for m in range(u.last + 1, u.term_end + 1):
+            beyond[m] = beyond.get(m, 0.0) + n * u.commit.cost_node_month + cand.fixed_monthly
+    for i, cand in enumerate(cands):
+        if cand.fixed_monthly > 0:
+            paid = holds[i] | (active[i] if cand.source is not None else False)
+            commit_cost += cand.fixed_monthly * paid
+    return capacity, commit_cost, beyond
+
+
+def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
+    """Serve `rest` (demand above the committed capacity; any shape whose last axis is indexed by `month`) by the
+    cheapest pay-as-used source with room in each month. Returns spend, tasks served pay-as-used, by source, and the rest."""
+    spend = np.zeros_like(rest)
+    payg = np.zeros_like(rest)
+    by_source: dict[int, np.ndarray] = {}
+    order = sorted((c.source for c in cands if c.source is not None and active[c.source.offer].any()), key=lambda s: (s.price_per_task, cands[s.offer].id))
+    for source in order:
+        avail = cands[source.offer].available(active.shape[1])
+        with np.errstate(invalid="ignore"):
+            room = np.where(active[source.offer] & (avail > 0), source.cap_month * np.where(avail > 0, avail, 1.0), 0.0)[month]
+        take = np.minimum(rest, room)
+        rest = rest - take
+        spend = spend + take * source.price_per_task
+        payg = payg + take
+        by_source[source.offer] = take
+    return spend, payg, by_source, rest
 
 
 def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None) -> Outcome:
     S, H = scen.demand.shape
-    capacity = np.zeros(H)
-    commit_cost = np.zeros(H)
-    for u, n in zip(units, nodes):
-        capacity[u.first : u.last + 1] += n * u.commit.tasks_node_month
-        commit_cost[u.first : u.last + 1] += n * u.commit.cost_node_month
-    fixed = sum(c.fixed_monthly for c, used in zip(cands, in_plan) if used)
+    capacity, commit_cost, beyond = fixed_spend(cands, units, nodes, in_plan, H)
+    active = source_months(cands, H, in_plan)
     demand = scen.demand
     from_commit = np.minimum(demand, capacity[None, :])
-    rest = demand - from_commit
-    spend = np.broadcast_to(commit_cost + fixed, (S, H)).copy()
-    payg = np.zeros((S, H))
-    by_source: dict[int, np.ndarray] = {}
-    order = sorted((c.source for c, used in zip(cands, in_plan) if used and c.source is not None), key=lambda s: (s.price_per_task, cands[s.offer].id))
-    for source in order:
-        take = np.minimum(rest, source.cap_month)
-        rest = rest - take
-        spend += take * source.price_per_task
-        payg += take
-        by_source[source.offer] = take
+    extra, payg, by_source, rest = _serve(cands, active, demand - from_commit, np.arange(H))
+    spend = commit_cost[None, :] + extra
     if penalty is not None:
-        spend += rest * penalty
+        spend = spend + rest * penalty
     served = demand - rest
     # Committed tasks by unit, in proportion to each unit's share of the month's committed capacity.
     by_unit = np.zeros(len(units))
     expected_commit = scen.probability @ from_commit
     for j, (u, n) in enumerate(zip(units, nodes)):
         months = slice(u.first, u.last + 1)
+        own = n * u.commit.tasks_node_month * cands[u.commit.offer].available(H)[months]
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(capacity[months] > 0, n * u.commit.tasks_node_month / capacity[months], 0.0)
+            share = np.where(capacity[months] > 0, own / capacity[months], 0.0)
         by_unit[j] = float((share * expected_commit[months]).sum())
-    return Outcome(capacity, spend, served, payg, by_source, by_unit, rest, commit_cost)
+    return Outcome(capacity, spend, served, payg, by_source, by_unit, rest, commit_cost, beyond)
+
+
+def banded_cost(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, bands: Bands, scen: Scenarios, penalty: float | None, delta: np.ndarray) -> float:
+    """The present-value cost of a plan as the solver sees it: each band served at its mean demand."""
+    H = scen.months
+    capacity, commit_cost, beyond = fixed_spend(cands, units, nodes, in_plan, H)
+    active = source_months(cands, H, in_plan)
+    rest = np.maximum(bands.demand - capacity[bands.month], 0.0)
+    extra, _, _, rest = _serve(cands, active, rest, bands.month)
+    if penalty is not None:
+        extra = extra + rest * penalty
+    return float(commit_cost @ delta[:H]) + float((bands.weight * delta[bands.month]) @ extra) + sum(a * pv_months(delta, m, m) for m, a in beyond.items())
+
+
+def breakpoints(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, months: int) -> list[np.ndarray]:
+    """Per month, the demands at which the plan's cost of one more task changes: the committed capacity, then the
+    committed capacity plus the room of each pay-as-used source in the order they serve."""
+    capacity, _, _ = fixed_spend(cands, units, nodes, in_plan, months)
+    active = source_months(cands, months, in_plan)
+    order = sorted((c.source for c in cands if c.source is not None), key=lambda s: (s.price_per_task, cands[s.offer].id))
+    out = []
+    for m in range(months):
+        level = float(capacity[m])
+        points = [level] if level > 0 else []
+        for source in order:
+            if active[source.offer, m]:
+                level += source.cap_month * cands[source.offer].available(months)[m]
+                if math.isfinite(level):
+                    points.append(level)
+        out.append(np.array(points))
+    return out
 
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
@@ -765,24 +1066,35 @@ class Figures:
     unused: float
     payg_share: float
     monthly: float
+    unserved: float = 0.0
+    beyond: float = 0.0
+
+
+def path_losses(out: Outcome, months: int) -> np.ndarray:
+    """Each path's whole cost per month of the horizon: its spend over the horizon plus the committed spend past it
+    (the same for every path), over the horizon's months. The loss whose CVaR the plan reports and limits."""
+    return (out.spend.sum(axis=1) + out.beyond_total) / months
 
 
 def figures(out: Outcome, scen: Scenarios, delta: np.ndarray, alpha: float) -> Figures:
     prob = scen.probability
-    pv_cost = float(prob @ (out.spend @ delta))
-    pv_tasks = float(prob @ (out.served @ delta))
+    pv_cost = float(prob @ (out.spend @ delta[: scen.months])) + out.beyond_pv(delta)
+    pv_tasks = float(prob @ (out.served @ delta[: scen.months]))
     weights = np.repeat(prob / scen.months, scen.months)
     spend = out.spend.ravel()
     unused = np.maximum(out.capacity[None, :] - scen.demand, 0.0)
     committed = float(out.capacity.sum())
+    demand = float(prob @ scen.demand.sum(axis=1))
     return Figures(
         cost_per_task=pv_cost / pv_tasks if pv_tasks > 0 else None,
         pv_cost=pv_cost,
         p90=weighted_quantile(spend, weights, 0.9),
-        cvar=cvar(spend, weights, alpha),
+        cvar=cvar(path_losses(out, scen.months), prob, alpha),
         unused=float(prob @ unused.sum(axis=1)) / committed if committed > 0 else 0.0,
         payg_share=float(prob @ out.payg.sum(axis=1)) / max(float(prob @ out.served.sum(axis=1)), 1e-300),
         monthly=float(prob @ out.spend.mean(axis=1)),
+        unserved=float(prob @ out.unserved.sum(axis=1)) / demand if demand > 0 else 0.0,
+        beyond=out.beyond_total,
     )
 
 
@@ -796,6 +1108,7 @@ def plan_lines(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_
         lines.append(PlanLine(
             offer=cand.id, vendor=cand.vendor, role="commit", gpus=int(n) * u.commit.node_gpus, term_months=u.commit.term_months, price=u.commit.price,
             price_unit="gpu_hour", start_month=u.first + 1, end_month=u.last + 1, option=u.commit.option, expected_tasks_share=out.by_unit[j] / total,
+            term_end_month=u.term_end + 1,
         ))
     for i, tasks in sorted(out.by_source.items(), key=lambda kv: cands[kv[0]].id):
         if tasks.max() <= 0:
@@ -812,8 +1125,8 @@ def plan_lines(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_
 
 def scenario_picks(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Low, base and high (the lowest, middle and highest third of sampled paths by total demand, or each explicit path), and the worst 10% by cost per task."""
-    pv_cost = out.spend @ delta
-    pv_tasks = out.served @ delta
+    pv_cost = out.spend @ delta[: scen.months] + out.beyond_pv(delta)
+    pv_tasks = out.served @ delta[: scen.months]
     with np.errstate(divide="ignore", invalid="ignore"):
         per_task = np.where(pv_tasks > 0, pv_cost / pv_tasks, np.nan)
     picks: list[tuple[str, np.ndarray]] = []
@@ -833,8 +1146,8 @@ def scenario_picks(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[tup
 
 def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[ScenarioRow]:
     """The plan's figures in each of `scenario_picks`."""
-    pv_cost = out.spend @ delta
-    pv_tasks = out.served @ delta
+    pv_cost = out.spend @ delta[: scen.months] + out.beyond_pv(delta)
+    pv_tasks = out.served @ delta[: scen.months]
     committed = out.capacity.sum()
     unused = np.maximum(out.capacity[None, :] - scen.demand, 0.0).sum(axis=1)
 
@@ -848,6 +1161,7 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
             unused_share=float(w @ unused[pick]) / (committed * float(w.sum())) if committed > 0 else 0.0,
             pay_as_used_share=float(w @ out.payg[pick].sum(axis=1)) / served if served > 0 else 0.0,
             max_monthly_spend=float(out.spend[pick].max()),
+            unserved_share=float(w @ out.unserved[pick].sum(axis=1)) / max(float(w @ scen.demand[pick].sum(axis=1)), 1e-300),
         )
 
     return [row(name, pick) for name, pick in scenario_picks(out, scen, delta)]
@@ -864,7 +1178,7 @@ def _slower(cands: list[Candidate], units: list[Unit], keep: dict[int, float]) -
     """The portfolio with candidate i's GPU-hours serving keep[i] of their tasks: commitments deliver less,
     pay-as-used GPU-hours cost more per task (per-token prices do not change)."""
     commits = {id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep.get(u.commit.offer, 1.0)) for u in units}
-    slow_units = [Unit(commits[id(u.commit)], u.first, u.last) for u in units]
+    slow_units = [Unit(commits[id(u.commit)], u.first, u.last, u.end) for u in units]
     slow = []
     for i, c in enumerate(cands):
         k = keep.get(i, 1.0)
@@ -888,7 +1202,7 @@ def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked
         cm = u.commit
         rise = move * cm.price * cm.node_gpus * HOURS_PER_MONTH if cands[cm.offer].id in index_linked else 0.0
         commits[id(cm)] = replace(cm, cost_node_month=cm.cost_node_month + rise)
-    return dear, [Unit(commits[id(u.commit)], u.first, u.last) for u in units]
+    return dear, [Unit(commits[id(u.commit)], u.first, u.last, u.end) for u in units]
 
 
 def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta: np.ndarray, cands: list[Candidate], pick: np.ndarray | None = None) -> PlanCase:
@@ -908,7 +1222,7 @@ def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta:
     total_demand = float(w @ demand.sum(axis=1))
     return PlanCase(
         name=name, demand_factor=factor, probability=float(p.sum()), demand_per_month=float(w @ demand.mean(axis=1)),
-        cost_per_task=float(w @ (spend @ delta)) / pv_tasks if pv_tasks > 0 else None,
+        cost_per_task=(float(w @ (spend @ delta)) + out.beyond_pv(delta)) / pv_tasks if pv_tasks > 0 else None,
         monthly_spend=float(w @ spend.mean(axis=1)), total_spend=float(w @ spend.sum(axis=1)),
         unused_commitment=float(w @ (idle_share @ commit_cost)), unused_share=float(w @ idle.sum(axis=1)) / float(cap.sum()) if cap.sum() > 0 else 0.0,
         pay_as_used_spend=payg_spend, pay_as_used_share=float(w @ out.payg[idx].sum(axis=1)) / total_served if total_served > 0 else 0.0,
@@ -951,7 +1265,7 @@ def stress(
     for vendor, (month, offers) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
         gone = np.array([c.vendor == vendor for c in cands])
         kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
-        out = dispatch(cands, units, kept, in_plan & ~gone, scen, penalty)
+        out = dispatch(cands, units, kept, (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone), scen, penalty)
         more = extra(out)
         vendors.append(VendorStress(
             vendor=vendor, offers=offers, first_month=month + 1, extra_spend=float(more.sum()), extra_first_month=float(more[month]),
@@ -990,18 +1304,25 @@ def stress(
 # --- single offers ------------------------------------------------------------------------------
 
 
-def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray, penalty: float | None) -> tuple[float, list[Unit], np.ndarray] | None:
+def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray, penalty: float | None, before: float | None = None) -> tuple[float, list[Unit], np.ndarray] | None:
     """The best plan with one offer alone (its commitments and its own pay-as-used capacity), risk-neutral.
 
-    Exact by enumeration: per term block, every node count and option; blocks are independent.
-    None when the offer alone cannot serve every scenario (and no unserved penalty is set)."""
+    Exact by enumeration: per term block from its delivery, every node count and option; blocks are independent.
+    The months before its delivery are unserved at `before` (the plan's unserved price). None when the offer alone
+    cannot serve every scenario from its delivery (and no unserved penalty is set)."""
     S, H = scen.demand.shape
     prob = scen.probability
     src = cand.source
+    avail = cand.available(H)
+    start = min(cand.start, H)
+    waiting = scen.demand[:, :start]
+    if start and before is None and penalty is None:
+        return None
+    lost = float(prob @ (waiting @ delta[:start])) * (penalty if penalty is not None else before) if start else 0.0  # type: ignore[operator]
 
-    def recourse(short: np.ndarray) -> np.ndarray:
+    def recourse(short: np.ndarray, share: np.ndarray) -> np.ndarray:
         """Expected cost of a shortfall (any shape ending in (S, months)) met by the own source, then the penalty."""
-        room = src.cap_month if src is not None else 0.0
+        room = (src.cap_month * share) if src is not None else np.zeros_like(share)
         used = np.minimum(short, room)
         cost = used * (src.price_per_task if src is not None else 0.0)
         left = short - used
@@ -1017,12 +1338,14 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
     for commit in commits:
         units: list[Unit] = []
         nodes: list[int] = []
-        total = cand.fixed_monthly * float(delta.sum())
+        total = lost
         term = max(1, commit.term_months) if commit is not None else H
-        for first in range(0, H, term):
+        for first in range(start, H, term):
             last = min(H, first + term) - 1
+            end = first + term - 1 if commit is not None else last
             d = scen.demand[:, first : last + 1]
             w = delta[first : last + 1]
+            share = avail[first : last + 1]
             if commit is None:
                 grid = np.zeros(1)
             else:
@@ -1036,10 +1359,15 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             expected = np.empty(len(grid))
             step = max(1, GRID_CELLS // max(1, d.size))  # node counts per chunk: memory stays bounded
             for lo in range(0, len(grid), step):
-                short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node, 0.0)
+                short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0)
                 with np.errstate(invalid="ignore"):
-                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short), prob, w)
-            fixed_part = grid * (commit.cost_node_month if commit is not None else 0.0) * w.sum()
+                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share), prob, w)
+            # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
+            # holds capacity or its own pay-as-used source serves (every month of the block when it has one).
+            whole = pv_months(delta, first, end)
+            fees_on = cand.fixed_monthly * (whole if commit is not None else 0.0)
+            fees_off = cand.fixed_monthly * float(w.sum()) if src is not None else 0.0
+            fixed_part = grid * (commit.cost_node_month * whole if commit is not None else 0.0) + np.where(grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off)
             block = expected + fixed_part
             g = int(np.argmin(block))
             if not math.isfinite(block[g]):
@@ -1047,7 +1375,7 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
                 break
             total += float(block[g])
             if commit is not None:
-                units.append(Unit(commit, first, last))
+                units.append(Unit(commit, first, last, end))
                 nodes.append(int(grid[g]))
         if math.isfinite(total) and (best is None or total < best[0] - 1e-9):
             best = (total, units, np.array(nodes, dtype=int))
@@ -1075,8 +1403,13 @@ def _reindexed(cands: list[Candidate], keep: list[int]) -> list[Candidate]:
     return out
 
 
-def shortlist(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float) -> tuple[list[int], float | None]:
-    """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most.
+def shortlist(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None = None,
+    alone: list[float | None] | None = None,
+) -> tuple[list[int], float | None]:
+    """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most, and always the best
+    single offers (`alone`: each offer's cost alone; a quarter of the shortlist at least): the relaxation spreads fixed
+    fees thinly, so an offer dear by the hour but without fees can look unused there while it is the best alone.
 
     Returns the kept positions and the relaxation's objective over every offer: a proven lower bound,
     so the distance of the plan from the best plan over all offers can be stated."""
@@ -1084,7 +1417,7 @@ def shortlist(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta
         return list(range(len(cands))), None
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    model = build_model(cands, scen, policy, delta, risk, money, tasks)
+    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty)
     A, row_lb, row_ub = model.matrix()
     from procure.solvecache import interruptible
 
@@ -1093,15 +1426,137 @@ def shortlist(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta
         return list(range(len(cands))), None
     x = relaxed.x
     use = np.zeros(len(cands))
+    n_months = [float(cands[u.commit.offer].available(scen.months)[u.first : u.last + 1].sum()) for u in model.units]
     n = x[model.layout["n"]]
     for j, u in enumerate(model.units):
-        use[u.commit.offer] += n[j] * u.commit.tasks_node_month * (u.last - u.first + 1)
+        use[u.commit.offer] += n[j] * u.commit.tasks_node_month * n_months[j]
     z = x[model.layout["z"]].reshape(len(model.sources), -1) if model.sources else np.zeros((0, 1))
     for p, source in enumerate(model.sources):
         use[source.offer] += float(z[p].sum())
     score = [min([c.cost_node_month / c.tasks_node_month for c in cand.commits if c.tasks_node_month > 0] + ([cand.source.price_per_task] if cand.source else [math.inf])) for cand in cands]
     order = sorted(range(len(cands)), key=lambda i: (-use[i], score[i], cands[i].id))
-    return sorted(order[: policy.max_candidates]), float(relaxed.fun)
+    keep = set(order[: policy.max_candidates])
+    if alone is not None:
+        best = sorted((a, cands[i].id, i) for i, a in enumerate(alone) if a is not None and math.isfinite(a))
+        keep |= {i for _, _, i in best[: max(1, policy.max_candidates // 4)]}
+    return sorted(keep), float(relaxed.fun)
+
+
+@dataclass
+class Chosen:
+    """A plan the solver chose, after refining the demand bands and the CVaR's tail paths."""
+
+    units: list[Unit]
+    nodes: np.ndarray
+    in_plan: np.ndarray
+    solved: Solved
+    model: Model
+    band_gap: float
+    rounds: int
+    converged: bool
+
+
+def initial_tail(scen: Scenarios, alpha: float) -> np.ndarray:
+    """The paths the CVaR sees first: those with the most demand, 1.2 times the tail's probability (at least one)."""
+    order = np.argsort(-scen.demand.sum(axis=1), kind="stable")
+    cum = np.cumsum(scen.probability[order])
+    return np.sort(order[: max(1, int(np.searchsorted(cum, min(1.0, 1.2 * (1 - alpha)) - 1e-12)) + 1)])
+
+
+def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None) -> Chosen:
+    """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
+    plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
+    CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
+    H = scen.months
+    bands = initial_bands(scen, policy.levels)
+    tail = initial_tail(scen, policy.cvar_alpha) if risk.active else None
+    converged = False
+    for rounds in range(1, MAX_ROUNDS + 1):
+        model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
+        solved = solve(model, policy, scen, cands)
+        units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
+        out = dispatch(cands, units, nodes, in_plan, scen, penalty)
+        true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
+        banded = banded_cost(cands, units, nodes, in_plan, bands, scen, penalty, delta)
+        gap = max(0.0, true / banded - 1) if banded > 0 else 0.0
+        changed = False
+        if gap > BAND_TOLERANCE:
+            finer = split_bands(bands, scen, breakpoints(cands, units, nodes, in_plan, H))
+            if finer is not None:
+                bands, changed = finer, True
+        if tail is not None and solved.eta is not None and len(tail) < scen.count:
+            losses = path_losses(out, H) / money
+            missing = np.setdiff1d(np.flatnonzero(losses > solved.eta + 1e-9 * max(1.0, abs(solved.eta))), tail)
+            if len(missing):
+                tail, changed = np.union1d(tail, missing), True
+        if not changed:
+            converged = True
+            break
+    if not risk.active:
+        nodes = polish(cands, units, nodes, in_plan, scen, policy, delta, penalty)
+    return Chosen(units, nodes, in_plan, solved, model, gap, rounds, converged)
+
+
+def vendor_shares_ok(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, out: Outcome, scen: Scenarios, share: float) -> bool:
+    """The vendor share rule as the program states it: committed capacity over the horizon plus expected pay-as-used tasks."""
+    if share >= 1:
+        return True
+    by_vendor: dict[str, float] = {}
+    for u, n in zip(units, nodes):
+        cand = cands[u.commit.offer]
+        by_vendor[cand.vendor] = by_vendor.get(cand.vendor, 0.0) + n * u.commit.tasks_node_month * float(cand.available(scen.months)[u.first : u.last + 1].sum())
+    for i, tasks in out.by_source.items():
+        by_vendor[cands[i].vendor] = by_vendor.get(cands[i].vendor, 0.0) + float(scen.probability @ tasks.sum(axis=1))
+    total = sum(by_vendor.values())
+    return total <= 0 or max(by_vendor.values()) <= share * total * (1 + 1e-9)
+
+
+def polish(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, policy: PlanConfig, delta: np.ndarray, penalty: float | None) -> np.ndarray:
+    """The chosen commitments one node up or down, costed on every scenario, while that lowers the cost: the bands
+    are exact within their tolerance, this makes the node counts exact on the scenarios themselves."""
+
+    def cost(trial: np.ndarray) -> float | None:
+        out = dispatch(cands, units, trial, in_plan, scen, penalty)
+        if penalty is None and (out.unserved > 1e-9 * np.maximum(scen.demand, 1.0)).any():
+            return None
+        if not vendor_shares_ok(cands, units, trial, out, scen, policy.max_vendor_share):
+            return None
+        return float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
+
+    best = nodes.copy()
+    best_cost = cost(best)
+    if best_cost is None:
+        return nodes
+    for _ in range(100):
+        improved = False
+        for j, u in enumerate(units):
+            if best[j] <= 0:
+                continue
+            for step in (-1, 1):
+                trial = best.copy()
+                trial[j] += step
+                if trial[j] < u.commit.min_nodes or trial[j] > u.commit.max_nodes:
+                    continue
+                found = cost(trial)
+                if found is not None and found < best_cost * (1 - 1e-12):
+                    best, best_cost, improved = trial, found, True
+        if not improved:
+            break
+    return best
+
+
+def default_penalty(cands: list[Candidate]) -> float:
+    """UNSERVED_DEFAULT_MULTIPLE x the dearest usable way to serve a task (an offer's cost per task, a pay-as-used
+    price, a commitment's cost per task)."""
+    costs = [c.cost_per_task for c in cands if c.cost_per_task] + [c.source.price_per_task for c in cands if c.source is not None]
+    costs += [cm.cost_node_month / cm.tasks_node_month for c in cands for cm in c.commits if cm.tasks_node_month > 0]
+    finite = [float(x) for x in costs if x is not None and math.isfinite(x) and x > 0]
+    return UNSERVED_DEFAULT_MULTIPLE * max(finite) if finite else 1.0
+
+
+def follows_demand(offer: Offer) -> bool:
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token) or a term of a month."""
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or (offer.term_months or 0) == 1
 
 
 def make_plan(
@@ -1112,34 +1567,42 @@ def make_plan(
     policy = config.plan
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
     wl = config.workload
-    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate)
     scen = demand_scenarios(config, scenario_count)
+    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks)
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
     if not cands:
         raise InputError([infeasible_problem(policy, scen, cands)])
     if policy.unserved_penalty_per_task is None:
+        # Demand beyond what every usable offer together can serve once delivered is an error that names the
+        # scenario and month (price it with plan.unserved_penalty_per_task to plan anyway); the default unserved
+        # price covers the months before delivery and the peaks not worth serving.
         supply = supply_by_month(cands, scen.months)
-        if (scen.demand > supply[None, :] * (1 + 1e-9)).any():
+        if ((scen.demand > supply[None, :] * (1 + 1e-9)) & (supply[None, :] > 0)).any():
             raise InputError([infeasible_problem(policy, scen, cands)])
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and (len(vendors) == 1 or policy.max_vendor_share * len(vendors) < 1):
         raise InputError([infeasible_problem(policy, scen, cands)])
     money, tasks = _scales(cands, scen)
-    penalty = policy.unserved_penalty_per_task
+    if policy.unserved_penalty_per_task is not None:
+        penalty = float(policy.unserved_penalty_per_task)
+        basis = "plan.unserved_penalty_per_task"
+    else:
+        penalty = default_penalty(cands)
+        basis = f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)"
 
     check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
 
-    # Single offers: the baseline the plan must beat.
-    singles = [(c.id, single_offer(c, i, scen, delta, penalty)) for i, c in enumerate(cands)]
+    # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone).
+    singles = [(c.id, single_offer(c, i, scen, delta, policy.unserved_penalty_per_task, penalty)) for i, c in enumerate(cands)]
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
-    keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks)
+    keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks, penalty, [found[0] if found is not None else None for _, found in singles])
     plan_cands = _reindexed(cands, keep) if len(keep) < len(cands) else cands
     solver_cands = plan_cands
-    model = build_model(plan_cands, scen, policy, delta, risk, money, tasks)
-    solved = solve(model, policy, scen, plan_cands)
+    chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
+    solved, model = chosen.solved, chosen.model
     bound_gap = None
     if bound is not None and solved.objective:
         bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
@@ -1147,7 +1610,7 @@ def make_plan(
             f"the solver chose among the {len(keep)} offers the linear relaxation uses most (of {len(cands)} usable, plan.max_candidates); "
             f"the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
         )
-    units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
+    units, nodes, in_plan = chosen.units, chosen.nodes, chosen.in_plan
     out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
     fig = figures(out, scen, delta, policy.cvar_alpha)
 
@@ -1162,7 +1625,7 @@ def make_plan(
         # A single offer is a portfolio too: when the solver stopped at its gap above it (or the vendor
         # share rule does not bind), the single offer is the plan.
         if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
-            units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, s_in, s_out, s_fig, cands
+            units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, source_months(cands, scen.months, s_in), s_out, s_fig, cands
             notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
     if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
         # With a penalty, serving nothing is feasible: a solver stopped early may hold nothing better.
@@ -1181,13 +1644,38 @@ def make_plan(
     if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
         if not any("is the plan" in n for n in notes):
             notes.append(f"the best single offer ({lines[0].offer}) is the plan: no combination does better")
-    beyond = [line for line in lines if line.role == "commit" and line.term_months and (line.start_month or 1) - 1 + line.term_months > scen.months]
-    for line in beyond:
-        notes.append(f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs past the {scen.months}-month horizon; the months after it are not counted")
+    for line in lines:
+        if line.role == "commit" and line.term_end_month and line.end_month and line.term_end_month > line.end_month:
+            notes.append(
+                f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
+                f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
+            )
+    notes.append(
+        f"unserved demand is priced at {penalty:.5f} {ev.currency} per task ({basis}); {fig.unserved:.1%} of the expected demand is left unserved"
+    )
+    if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
+        notes.append(f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on the demand bands the solver saw")
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
+    deliveries = {c.id: c.start + 1 for c in cands}
+    bridge = _bridge(plan_cands, units, nodes, in_plan, out, scen, ev.currency)
+    notes += bridge
 
-    frontier_points = _frontier(solver_cands, scen, policy, delta, money, tasks, fig) if frontier else None
+    headline = None
+    offers_by_id = {o.id: o for o in inputs.offers}
+    if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
+        would = [f"{oid} ({why})" for oid, why in sorted(excluded.items()) if oid in offers_by_id and follows_demand(offers_by_id[oid])]
+        headline = (
+            "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid whether demand comes or not, "
+            f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand unserved. "
+            + ("Offers that would follow demand if they passed their gates: " + "; ".join(would) + "." if would else "No offer received can follow demand.")
+        )
+    elif fig.unserved > 0.01:
+        headline = f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} {ev.currency} per task ({basis})."
+    if headline:
+        notes.insert(0, headline)
+
+    frontier_points = _frontier(solver_cands, scen, policy, delta, money, tasks, fig, penalty) if frontier else None
     alone: dict[str, float | None] = {}
     for i, (cid, found) in enumerate(singles):
         if found is None:
@@ -1211,29 +1699,57 @@ def make_plan(
             plan_cands, units, nodes, in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
             claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
         ),
+        headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
+        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge,
     )
 
 
-def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures) -> list[FrontierPoint]:
+def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios, currency: str) -> list[str]:
+    """For each offer in the plan delivered after month 1: what serves the months before, and what they cost."""
+    used = {u.commit.offer for u, n in zip(units, nodes) if n > 0} | {i for i, t in out.by_source.items() if t.max() > 0}
+    lines = []
+    prob = scen.probability
+    for i in sorted(used, key=lambda i: cands[i].id):
+        cand = cands[i]
+        if cand.start == 0:
+            continue
+        before = slice(0, cand.start)
+        servers = sorted({cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start} | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0})
+        spend = float(prob @ out.spend[:, before].sum(axis=1))
+        unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300)
+        who = ", ".join(servers) if servers else "nothing"
+        lines.append(
+            f"{cand.id} is delivered in month {cand.start + 1}: months 1-{cand.start} are bridged by {who}, {spend:,.0f} {currency} expected over them"
+            + (f", {unserved:.1%} of their demand unserved" if unserved > 0.0005 else "")
+        )
+    return lines
+
+
+def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures, penalty: float | None) -> list[FrontierPoint]:
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and limits evenly between."""
-    penalty = policy.unserved_penalty_per_task
     # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
-    # FRONTIER_LEVELS demand bands a month for it (a CVaR-limited solve costs a few times the plan's).
-    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
+    # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
+    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS), "time_limit_s": min(policy.time_limit_s, FRONTIER_TIME_S)})
 
-    def run(risk: Risk) -> Figures:
-        model = build_model(cands, scen, coarse, delta, risk, money, tasks)
-        solved = solve(model, coarse, scen, cands)
-        return figures(dispatch(cands, model.units, solved.nodes, solved.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
+    def run(risk: Risk) -> Figures | None:
+        """A whole plan at this risk setting, or None when the solver finds none within its time."""
+        try:
+            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty)
+        except InputError:
+            return None
+        return figures(dispatch(cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
 
-    neutral_fig = run(Risk()) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
-    safest = run(Risk(weight=1000.0))
+    neutral_fig = (run(Risk()) or neutral) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
     points = [FrontierPoint(cvar_limit=None, expected_cost_per_task=neutral_fig.cost_per_task or 0.0, cvar=neutral_fig.cvar, p90_monthly_spend=neutral_fig.p90)]
+    safest = run(Risk(weight=1000.0))
+    if safest is None or safest.cvar > neutral_fig.cvar * (1 - 1e-6):
+        return points  # no plan with a lower CVaR on every path was found
     count = policy.frontier_points
-    if neutral_fig.cvar > safest.cvar * (1 + 1e-6):
-        for t in np.linspace(1, 0, count)[1:-1]:
-            limit = safest.cvar + t * (neutral_fig.cvar - safest.cvar)
-            f = run(Risk(limit=float(limit)))
+    for t in np.linspace(1, 0, count)[1:-1]:
+        limit = safest.cvar + t * (neutral_fig.cvar - safest.cvar)
+        f = run(Risk(limit=float(limit)))
+        # a point is shown only when its limit holds on every path (a solve stopped by its time may not reach it)
+        if f is not None and f.cvar <= limit * (1 + 1e-6):
             points.append(FrontierPoint(cvar_limit=float(limit), expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))
     points.append(FrontierPoint(cvar_limit=safest.cvar, expected_cost_per_task=safest.cost_per_task or 0.0, cvar=safest.cvar, p90_monthly_spend=safest.p90))
     return points

@@ -26,6 +26,7 @@ class CurvePoint(BaseModel):
     kind: str = Field(description="us, offer or competitor")
     cost_per_task: float
     date: date
+    figure: str = Field("cost", description="cost (what serving a task costs its owner: ours, an offer's full cost to us, a competitor's estimate) or price (a competitor's public price per task)")
 
 
 class SeriesChange(BaseModel):
@@ -61,12 +62,21 @@ def _word(cheaper: bool) -> str:
     return "cheaper" if cheaper else "more expensive"
 
 
-def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: str) -> SeriesChange:
-    """Our first-to-last change against a competitor's, in figures and one sentence."""
+def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: str, figure: str = "cost") -> SeriesChange:
+    """Our first-to-last change against a competitor's, in figures and one sentence; against a competitor's
+    price the sentence says whether our cost stays below what it charges (a margin), not who produces cheaper."""
     a0, a1 = ours[0].cost_per_task, ours[-1].cost_per_task
     b0, b1 = theirs[0].cost_per_task, theirs[-1].cost_per_task
     were, are = a0 < b0, a1 < b1
     we_moved = "improved" if a1 < a0 else "got worse" if a1 > a0 else "held still"
+    if figure == "price":
+        where = {True: "below", False: "above"}
+        outcome = f"our cost stays {where[are]} its price" if were == are else f"our cost was {where[were]} its price and is now {where[are]} it"
+        sentence = (
+            f"Our cost went from {a0:.5g} to {a1:.5g} per task ({a1 / a0 - 1:+.0%}, {we_moved}) while {name}'s price went from "
+            f"{b0:.5g} to {b1:.5g} ({b1 / b0 - 1:+.0%}): {outcome}."
+        )
+        return SeriesChange(competitor=name, ours_from=a0, ours_to=a1, theirs_from=b0, theirs_to=b1, we_were_cheaper=were, we_are_cheaper=are, sentence=sentence)
     if were == are:
         outcome = f"we were and still are the {_word(are)} producer"
     elif a1 < a0 and not are:
@@ -85,7 +95,7 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
     history: dict[str, list[CurvePoint]] = defaultdict(list)
     # Only what was known by the as-of date, as for the index.
     for point in (p for p in market.competitors if p.date <= ev.as_of):
-        history[point.name].append(CurvePoint(name=point.name, kind="competitor", cost_per_task=point.cost_per_task, date=point.date))
+        history[point.name].append(CurvePoint(name=point.name, kind="competitor", cost_per_task=point.cost_per_task, date=point.date, figure=point.figure))
     for own in (p for p in market.own if p.date <= ev.as_of):
         history[US].append(CurvePoint(name=US, kind=US, cost_per_task=own.cost_per_task, date=own.date))
 
@@ -124,27 +134,33 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
             curve.append(max(points, key=lambda p: p.date))
     curve.append(ours[-1])
     curve.sort(key=lambda p: (p.cost_per_task, p.kind != US, p.name))
-    others = [p for p in curve if p.kind != US]
+    # Costs are ranked with costs; a competitor's price is shown beside them, labelled, never ranked as a cost.
+    others = [p for p in curve if p.kind != US and p.figure == "cost"]
     rank = 1 + sum(1 for p in others if p.cost_per_task < current)
     cheapest = others[0] if others and others[0].cost_per_task < current else ours[-1]
     gap = current - cheapest.cost_per_task
 
     changes = [
-        compare_histories(ours, sorted(points, key=lambda p: p.date), name)
+        compare_histories(ours, sorted(points, key=lambda p: p.date), name, points[0].figure)
         for name, points in sorted(history.items())
         if name != US and len(points) >= 2 and len(ours) >= 2
     ]
     if failures:  # said first: a failing offer is no option, however cheap
         sentences = [
             f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place on the cost curve is for reference only.",
-            f"Were it acceptable, at {current:.5g} {ev.currency} per successful task it would rank {rank} of {len(curve)} on the cost curve"
+            f"Were it acceptable, at {current:.5g} {ev.currency} per successful task it would rank {rank} of {len(others) + 1} costs on the cost curve"
             + (" and be the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, {gap / cheapest.cost_per_task:.0%} less."),
         ]
     else:
         sentences = [
-            f"At {current:.5g} {ev.currency} per successful task ({label}), we rank {rank} of {len(curve)} on the cost curve"
+            f"At {current:.5g} {ev.currency} per successful task ({label}), we rank {rank} of {len(others) + 1} costs on the cost curve"
             + (" and are the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, and we cost {gap / cheapest.cost_per_task:.0%} more.")
         ]
+    prices = [p for p in curve if p.figure == "price"]
+    if prices:
+        sentences.append(
+            "Not ranked with the costs: " + "; ".join(f"{p.name} charges {p.cost_per_task:.5g} per task (a price to its customers, not its cost)" for p in prices) + "."
+        )
     sentences += [c.sentence for c in changes]
     return Position(
         label=label,

@@ -150,11 +150,13 @@ def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
         return None
     vendors = {o.id: o.vendor for o in ev.offers}
     offers = [(vendors.get(p.name, p.name), p.cost_per_task) for p in pos.curve if p.kind == "offer"]
-    competitors = [(p.name, p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    # A competitor's public price is labelled as one; only competitors' costs are compared with our cost.
+    competitors = [(p.name + (" (its price)" if p.figure == "price" else ""), p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    costs = [c for c, p in zip(competitors, [q for q in pos.curve if q.kind == "competitor"]) if p.figure == "cost"]
     signing = None
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
-    if leader is not None and competitors and leader.metrics.get("cost_per_task") is not None:
-        name, best, _ = min(competitors, key=lambda c: c[1])
+    if leader is not None and costs and leader.metrics.get("cost_per_task") is not None:
+        name, best, _ = min(costs, key=lambda c: c[1])
         ours = leader.metrics["cost_per_task"]
         gap = ours / best - 1
         where = "level with" if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"

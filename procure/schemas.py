@@ -17,7 +17,7 @@ from typing import Any, Union
 from pydantic import BaseModel, Field
 
 INPUT_SCHEMAS = ("offer", "grade", "workspace")
-OUTPUT_SCHEMAS = ("evaluation", "grading", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff", "reevaluate", "cashflow", "plan")
+OUTPUT_SCHEMAS = ("evaluation", "grading", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff", "reevaluate", "cashflow", "plan", "scorecard")
 # The command whose --format json writes each output document.
 WRITTEN_BY = {
     "evaluation": "compare, evaluate",
@@ -34,6 +34,7 @@ WRITTEN_BY = {
     "reevaluate": "reevaluate",
     "cashflow": "cashflow",
     "plan": "plan",
+    "scorecard": "scorecard",
 }
 
 
@@ -213,6 +214,13 @@ def _output_model(name: str) -> Any:
             pass
 
         return PlanDocument
+    if name == "scorecard":
+        from procure.scorecard import ScorecardResult
+
+        class ScorecardDocument(Envelope, ScorecardResult):  # type: ignore[misc]
+            pass
+
+        return ScorecardDocument
     raise KeyError(name)
 
 

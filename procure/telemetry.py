@@ -82,9 +82,10 @@ def _key(name: str, labels: dict[str, str]) -> tuple[str, tuple[tuple[str, str],
 def read_query_range(path: Path, display: str, wanted: set[str], problems: list[Problem]) -> list[Series]:
     """The series of a query_range response whose base metric is one of `wanted` (a histogram's
     `_bucket` series count for the histogram's name)."""
-    from procure.yamlsafe import read_json
+    from procure.yamlsafe import parse_json, read_text
 
-    data = read_json(path, display, MAX_METRICS_BYTES)
+    text, arrays = _lift_values(read_text(path, display, MAX_METRICS_BYTES))
+    data = parse_json(text, display)
     if not isinstance(data, dict) or data.get("status") != "success" or not isinstance(data.get("data"), dict):
         status = data.get("status") if isinstance(data, dict) else None
         raise InputError([Problem(display, None, "status", f'a Prometheus query_range response has "status": "success" and "data" (got {status!r})')])
@@ -98,11 +99,14 @@ def read_query_range(path: Path, display: str, wanted: set[str], problems: list[
 
     out: list[Series] = []
     seen: dict[tuple, str] = {}
+    lifted = iter(arrays)
     for index, item in enumerate(result):
+        if isinstance(item, dict) and item.get("values") is None and "values" in item:
+            item["values"] = next(lifted, None)
         where = f"data.result[{index}]"
         metric = item.get("metric") if isinstance(item, dict) else None
         values = item.get("values") if isinstance(item, dict) else None
-        if not isinstance(metric, dict) or not isinstance(values, list):
+        if not isinstance(metric, dict) or not isinstance(values, (list, np.ndarray)):
             problems.append(Problem(display, None, where, 'expected {"metric": {...}, "values": [[time, "value"], ...]}'))
             continue
         name = metric.get("__name__")
@@ -118,6 +122,10 @@ def read_query_range(path: Path, display: str, wanted: set[str], problems: list[
             continue
         seen[key] = where
         series = Series(name, key[1], f"{display}: {where}")
+        if isinstance(values, np.ndarray):  # lifted out of the text and parsed in one pass (_lift_values)
+            series.times, series.values = values[:, 0], values[:, 1]
+            out.append(series)
+            continue
         try:
             pairs = np.array(values, dtype=object)
             if pairs.ndim != 2 or (len(values) and pairs.shape[1] != 2):
@@ -129,6 +137,53 @@ def read_query_range(path: Path, display: str, wanted: set[str], problems: list[
             continue
         out.append(series)
     return out
+
+
+VALUES_START = re.compile(r'"values"\s*:\s*\[')
+
+
+def _lift_values(text: str) -> tuple[str, list[Any]]:
+    """Each series' `values` parsed in one pass by pandas' C reader (a year of one-minute samples is
+    millions of [time, "value"] pairs: as Python lists they cost seconds and hundreds of MB), replaced
+    by null in the text the JSON parser then reads. A `values` that is not plain numbers (NaN, +Inf,
+    anything malformed) is left in the text for the JSON parser and the checks after it."""
+    import io
+
+    import numpy as np
+
+    out_text: list[str] = []
+    arrays: list[Any] = []
+    position = 0
+    for start in VALUES_START.finditer(text):
+        if start.start() < position:
+            continue
+        begin = start.end() - 1
+        end = text.find("]]", begin)  # Prometheus writes compact JSON; anything else is read by the JSON parser
+        if end < 0:
+            break
+        body = text[begin + 2 : end]
+        if "{" in body or "}" in body:
+            continue
+        if not body.strip():
+            numbers = np.zeros((0, 2))
+        else:
+            import pandas as pd
+
+            try:
+                frame = pd.read_csv(io.StringIO(body.replace('"', "").replace("], [", "\n").replace("],[", "\n")), header=None, engine="c", dtype=float, skipinitialspace=True)
+            except (ValueError, pd.errors.ParserError):
+                continue
+            numbers = frame.to_numpy()
+            if numbers.ndim != 2 or numbers.shape[1] != 2 or not np.isfinite(numbers).all():
+                continue
+        out_text.append(text[position:begin])
+        out_text.append("null")
+        arrays.append(numbers)
+        position = end + 2
+    out_text.append(text[position:])
+    return "".join(out_text), arrays
+
+
 
 
 def snapshot_time(path: Path) -> float | None:

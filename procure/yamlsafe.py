@@ -108,6 +108,13 @@ def read_json(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Any:
         text = read_bytes(path, display, limit).decode("utf-8-sig")  # regular files only: a pipe or /dev/zero never ends
     except UnicodeDecodeError:
         raise InputError([Problem(display, None, "", "not valid UTF-8 text")]) from None
+    return parse_json(text, display)
+
+
+def parse_json(text: str, display: str) -> Any:
+    """JSON text parsed; malformed JSON is a located problem."""
+    import json
+
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

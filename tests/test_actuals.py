@@ -55,7 +55,7 @@ def test_the_prometheus_documentation_range_query_is_read():
     problems: list[Problem] = []
     series = tm.read_query_range(DATA / "prometheus_api_range_example.json", "example.json", {"up"}, problems)
     assert problems == []
-    assert [(s.label("job"), s.values) for s in series] == [("prometheus", [1.0, 1.0, 1.0]), ("node", [0.0, 0.0, 1.0])]
+    assert [(s.label("job"), list(s.values)) for s in series] == [("prometheus", [1.0, 1.0, 1.0]), ("node", [0.0, 0.0, 1.0])]
     assert series[0].times[0] == 1435781430.781
 
 

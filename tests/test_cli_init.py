@@ -23,7 +23,7 @@ def test_init_writes_a_workspace_that_validates(tmp_path):
     assert result.stdout == ""
     written = snapshot(target)
     assert set(written) == {f.as_posix() for f in files}
-    assert {"procure.yaml", "offers", "grades", "performance", "market"} == {Path(name).parts[0] for name in written}
+    assert {"procure.yaml", "offers", "grades", "performance", "market", "actuals"} == {Path(name).parts[0] for name in written}
     root = example_root()
     assert all(written[f.as_posix()] == (root / f).read_bytes() for f in files)
     assert not any(name.startswith(".procure") for name in written)  # no history comes along
@@ -122,5 +122,5 @@ def test_every_example_file_is_listed():
     root = example_root()
     if not (root / "pyproject.toml").is_file():
         pytest.skip("an installed package: only the listed files are there")
-    present = {p.relative_to(root).as_posix() for folder in ("offers", "grades", "performance", "market") for p in (root / folder).glob("*") if p.is_file()}
+    present = {p.relative_to(root).as_posix() for folder in ("offers", "grades", "performance", "market", "actuals") for p in (root / folder).rglob("*") if p.is_file()}
     assert present | {"procure.yaml"} == {f.as_posix() for f in example_files()}

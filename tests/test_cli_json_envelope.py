@@ -33,6 +33,7 @@ DOCUMENTS = [
     (("diff",), "diff"),
     (("cashflow",), "cashflow"),
     (("cashflow", "--offer", "keel-b200-mc"), "cashflow"),
+    (("scorecard",), "scorecard"),
 ]
 WITHOUT_AS_OF = {"grade", "history", "diff", "index"}  # these take no --as-of
 

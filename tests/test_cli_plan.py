@@ -47,7 +47,7 @@ def test_json_is_the_same_bytes_twice(newsvendor):
 def test_table_states_plan_saving_and_solver(newsvendor):
     text = ok(run("plan", "--as-of", AS_OF, "-w", newsvendor))
     assert "Procurement plan" in text and "Demand scenarios" in text
-    assert "Best single offer: commit" in text and "saves" in text
+    assert "Best single offer (on the same scenarios): commit" in text and "saves" in text and "per 1,000 tasks" in text
     assert "gap" in text and "time limit 60 s" in text
 
 

@@ -82,10 +82,10 @@ def test_table(data_dir):
     assert "Cost position" in lines[0]
     rows = [[c.strip() for c in line.strip("│").split("│")] for line in lines if line.startswith("│")]
     assert [r[1] for r in rows] == ["bravo", "Rival A", "US", "alpha", "delta", "Rival B", "echo"]
-    assert rows[2] == ["3", "US", "us", "0.00600", "2026-10-31"]
+    assert rows[2] == ["3", "US", "us", "our cost", "0.00600", "2026-10-31"]
     text = " ".join(result.stdout.split())
     assert (
-        f"At 0.006 USD per successful task (our recorded cost on 2026-10-31), we rank 3 of 7 on the cost curve; "
+        f"At 0.006 USD per successful task (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost curve; "
         f"the cheapest is bravo at {BRAVO:.5g}, and we cost {0.006 / BRAVO - 1:.0%} more."
     ) in text
 
@@ -106,8 +106,8 @@ def test_markdown(data_dir):
     assert result.exit_code == 0, result.stderr
     text = result.stdout
     assert text.startswith("# Cost position\n")
-    assert "| 3 | US | us | 0.00600 | 2026-10-31 |" in text
-    assert "we rank 3 of 7 on the cost curve" in text
+    assert "| 3 | US | us | our cost | 0.00600 | 2026-10-31 |" in text
+    assert "we rank 3 of 7 costs on the cost curve" in text
     assert "we were and still are the more expensive producer." in text
 
 

@@ -61,3 +61,27 @@ def test_what_its_commands_exist_to_write_is_still_written(ws, tmp_path):
     # init writes a whole workspace, offers/ included.
     assert run("init", tmp_path / "fresh").exit_code == 0, os.listdir(tmp_path)
     assert any((tmp_path / "fresh" / "offers").glob("*.yaml"))
+
+
+# --- a full temporary folder ------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # renders (the start of) a PDF
+def test_a_full_temporary_folder_is_named_with_exit_2(data_dir, tmp_path, monkeypatch):
+    # Finding: exit 1, "PDF rendering failed ... --format html writes the same report", as if
+    # WeasyPrint were broken. The fonts WeasyPrint decodes are the first thing written to the
+    # temporary folder; here writing them fails as on a full disk (ENOSPC), in every layout process.
+    import errno
+    import tempfile
+
+    fonts = pytest.importorskip("weasyprint.text.fonts")
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(fonts.FontConfiguration, "add_font_face", full)
+    target = tmp_path / "out" / "report.pdf"
+    result = run("report", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", target)
+    assert_error(result, tempfile.gettempdir(), "no space left in the temporary folder", "TMPDIR")
+    assert "PDF rendering failed" not in result.stderr
+    assert not target.exists()

@@ -122,8 +122,9 @@ def test_growth_within_range_still_plans(tmp_path):
 
 def test_a_program_too_large_for_memory_is_refused_before_it_is_built(tmp_path):
     # Every setting in range: 120 months, 20,000 scenarios, 10,000 levels, a penalty. The program would
-    # have 10,000 x 120 = 1.2 M scenario-months, each in the demand row (cap, 1 source, the unserved
-    # tasks: 3 terms) and the source's in-plan row (2 terms): 6 M nonzeros, six times the 1 M limit.
+    # have 10,000 bands a month plus the worst scenario's: 10,001 x 120 = 1.2 M bands, each in the demand row
+    # (cap, 1 source, the unserved tasks: 3 terms; a source without fixed fees has no in-plan row): 3.6 M
+    # nonzeros, over three times the 1 M limit.
     # Before: "internal error: MemoryError: std::bad_alloc" after 40 s.
     cfg = config(demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 20000, "volatility": 0.3},
                  plan={"levels": 10000, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
@@ -131,22 +132,23 @@ def test_a_program_too_large_for_memory_is_refused_before_it_is_built(tmp_path):
     ws = write(tmp_path / "ws", cfg, market())
     started = time.perf_counter()
     result = run("plan", "-w", ws, "--as-of", AS_OF)
-    stderr = assert_error(result, "procure.yaml: plan.levels", "6,0", "nonzeros", "lower plan.levels (10000)", "demand.months (120)")
+    stderr = assert_error(result, "procure.yaml: plan.levels", "3,60", "nonzeros", "lower plan.levels (10000)", "demand.months (120)")
     assert "1,000,000" in stderr
     assert time.perf_counter() - started < 20
 
 
 def test_a_program_within_the_limit_is_solved(tmp_path):
-    # 120 months x 500 levels x 1 source with a penalty: 60,000 scenario-months x 5 terms = 300,000
-    # nonzeros and a little more, within the limit.
-    cfg = config(demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
+    # 24 months x (500 levels + the worst scenario) x 1 source with a penalty: 12,024 band-months x 3
+    # terms (cap, the source, the unserved tasks; the source has no fixed fees, so no in-plan row) =
+    # 36,072 nonzeros and a little more, within the limit (and solved in about a second).
+    cfg = config(demand={"months": 24, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
                  plan={"levels": 500, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
     cfg["demand"].pop("paths")
     ws = write(tmp_path / "ws", cfg, market())
     result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
     assert result.exit_code == 0, result.stderr
     solver = json.loads(result.stdout)["solver"]
-    assert 300_000 <= solver["nonzeros"] <= 320_000
+    assert 36_072 <= solver["nonzeros"] <= 40_000
 
 
 # --- a time limit that leaves nothing served ---------------------------------------------------------
@@ -176,7 +178,11 @@ def test_a_time_limited_incumbent_that_serves_nothing_is_no_plan(tmp_path, stopp
     # With max_vendor_share 0.7 the best single offer cannot be the plan; before, plan exited 0 with an
     # empty plan (every task at the 0.05 penalty) beside a best single offer.
     cfg = config(plan={"unserved_penalty_per_task": 0.05, "max_vendor_share": 0.7, "mip_gap": 0.0})
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, vendor="A"), offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}, vendor="B")]
+    # the on-demand offer has a fixed fee, so its source is switched on by a whole-number variable (held at 0 here)
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, vendor="A"),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}, vendor="B", pricing={"fees": [{"name": "access", "monthly": 1000}]}),
+    ]
     ws = write(tmp_path / "ws", cfg, offers)
     result = run("plan", "-w", ws, "--as-of", AS_OF)
     assert_error(result, "procure.yaml: plan.time_limit_s", "serves any demand", "raise plan.time_limit_s")

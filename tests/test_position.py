@@ -118,7 +118,7 @@ def test_rank_and_gap_for_a_given_cost(ev):
     assert pos.gap_share == pytest.approx((0.006 - BRAVO) / BRAVO, rel=1e-12)
     assert pos.label == "the cost per task given"
     assert pos.sentences[0] == (
-        f"At 0.006 USD per successful task (the cost per task given), we rank 3 of 5 on the cost curve; "
+        f"At 0.006 USD per successful task (the cost per task given), we rank 3 of 5 costs on the cost curve; "
         f"the cheapest is bravo at {BRAVO:.5g}, and we cost {(0.006 - BRAVO) / BRAVO:.0%} more."
     )
 
@@ -138,7 +138,7 @@ def test_cheapest_of_all(ev):
     assert pos.rank == 1 and pos.gap == 0 and pos.gap_share == 0
     assert pos.cheapest.kind == "us"
     assert pos.curve[0].kind == "us"
-    assert pos.sentences[0].endswith("we rank 1 of 5 on the cost curve and are the cheapest.")
+    assert pos.sentences[0].endswith("we rank 1 of 5 costs on the cost curve and are the cheapest.")
 
 
 def test_latest_recorded_cost_is_used_without_flags(ev):
@@ -200,7 +200,7 @@ def cli_problem_lines(result) -> list[str]:
     ("args", "message"),
     [
         (("--current", "0.006", "--current-offer", "alpha"), "position: give --current or --offer, not both"),
-        (("--current-offer", "zulu"), "offers/: no offer with id 'zulu'"),
+        (("--current-offer", "zulu"), "offers/: no offer with id 'zulu' (known: alpha, bravo, charlie, delta, echo)"),
         (("--current", "0"), "--current: must be greater than 0 (got 0)"),
         (("--current", "-0.5"), "--current: must be greater than 0 (got -0.5)"),
     ],
@@ -219,3 +219,21 @@ def test_position_as_of_a_date_uses_only_points_known_by_then(data_dir):
     pos = position(early, ws.config.market)
     assert pos.cost_per_task == 0.0065 and pos.label == "our recorded cost on 2026-06-30"
     assert all(p.date <= date(2026, 9, 1) for p in pos.curve)
+
+
+def test_a_competitors_price_is_labelled_and_not_ranked_as_a_cost(ev):
+    """Our cost 0.0060 sits between bravo (0.0053856) and alpha (0.0063291); a rival's public price of 0.0050 is
+    below it but is what the rival charges, not what it costs: we rank 2 of 3 costs, and the price is said apart."""
+    cfg = MarketConfig(competitors=[CompetitorPoint(name="Rival P", cost_per_task=0.0050, date=AS_OF, figure="price")])
+    pos = position(ev, cfg, current=0.0060)
+    assert (pos.rank, pos.cheapest.name) == (2, "bravo")
+    assert "we rank 2 of 3 costs" in pos.sentences[0]
+    assert "Rival P charges 0.005 per task (a price to its customers, not its cost)" in pos.sentences[1]
+    rival = next(p for p in pos.curve if p.name == "Rival P")
+    assert rival.figure == "price"
+    later = compare_histories(
+        [CurvePoint(name="us", kind="us", cost_per_task=0.008, date=JUNE), CurvePoint(name="us", kind="us", cost_per_task=0.006, date=AS_OF)],
+        [CurvePoint(name="Rival P", kind="competitor", cost_per_task=0.007, date=JUNE, figure="price"), CurvePoint(name="Rival P", kind="competitor", cost_per_task=0.007, date=AS_OF, figure="price")],
+        "Rival P", "price",
+    )
+    assert later.sentence.endswith("our cost was above its price and is now below it.")

@@ -98,7 +98,8 @@ def _load_fonts(folder: str) -> None:
     except ReportError as exc:  # WeasyPrint or Pango missing: said when a part is asked for
         _broken = exc
     except Exception as exc:
-        _broken = ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint")
+        # A full temporary folder travels back as it is (an OSError pickles; the parent names the folder).
+        _broken = documents.no_space(exc) or ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint")  # type: ignore[assignment]
     finally:
         tempfile.tempdir = previous
 
@@ -144,7 +145,12 @@ class LayoutWorkers:
         self.count = max(1, count if count is not None else _processors())
         remove_abandoned(Path(tempfile.gettempdir()))  # the font folders of reports that were killed
         self.folder = str(Path(tempfile.gettempdir()) / temporary_name("procure-fonts"))
-        os.mkdir(self.folder, 0o700)
+        try:
+            os.mkdir(self.folder, 0o700)
+        except OSError as exc:
+            if documents.no_space(exc) is None:
+                raise
+            raise documents.rendering_failed(exc) from None
         self.pool: ProcessPoolExecutor | None = None
         if self.count > 1:
             self.pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(self.folder, os.getpid()))
@@ -244,7 +250,7 @@ def comparison_pdf(
     except (ReportError, InputError):  # not a layout failure: as it is
         raise
     except Exception as exc:  # a worker failing (WeasyPrint, Pango, a font): say so, and offer the HTML
-        raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
+        raise documents.rendering_failed(exc) from None
     finally:
         if own:
             started.close()

@@ -69,6 +69,9 @@ def _offer_colour(offer: OfferRecord, highlight: str | None, default: str = ACCE
     return HIGHLIGHT if offer.id == highlight else default if offer.acceptable else MUTED
 
 
+BODY_PT = 9.5  # the reports' body text (templates/report.css), for charts whose text must read at that size
+
+
 def _figure(width_cm: float, height_cm: float) -> Figure:
     from matplotlib.figure import Figure
 
@@ -450,7 +453,7 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
 
     rows = [r for r in result.rows if leader and r.costs_low.get(leader) is not None and r.costs_high.get(leader) is not None]
     rows.sort(key=lambda r: abs(r.costs_high[leader] - r.costs_low[leader]))  # type: ignore[index,operator]
-    fig = _figure(17, max(3.5, 0.6 * len(rows) + 1.5))
+    fig = _figure(17, max(3.5, 0.7 * len(rows) + 1.8))  # drawn at full width: its text at body size
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="y", visible=False)
@@ -463,11 +466,12 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
         if r.flips:
             changed = r.leader_low != leader or r.leader_high != leader
             what = f"  cheapest becomes {name(r.leader_low if r.leader_low != leader else r.leader_high)}" if changed else "  order of the top offers changes"
-            ax.text(max(low, high, base), y, what, va="center", fontsize=6, color=INK)  # type: ignore[type-var]
+            ax.text(max(low, high, base), y, what, va="center", fontsize=BODY_PT - 1, color=INK)  # type: ignore[type-var]
     if base is not None:
         ax.axvline(base, color=INK, linewidth=0.8)
-    ax.set_yticks(range(len(rows)), [r.input for r in rows], fontsize=7)
-    ax.set_xlabel(f"{name(leader)}: {currency} per 1,000 successful tasks with the input low (light) and high (dark)", fontsize=7)
+    ax.set_yticks(range(len(rows)), [r.input for r in rows], fontsize=BODY_PT)
+    ax.tick_params(axis="x", labelsize=BODY_PT)
+    ax.set_xlabel(f"{name(leader)}: {currency} per 1,000 successful tasks with the input low (light) and high (dark)", fontsize=BODY_PT)
     left, right = ax.get_xlim()
     ax.set_xlim(left, right + (right - left) * 0.6)
     return to_svg(fig, "tornado")
@@ -510,14 +514,14 @@ def plan_frontier(plan: PlanResult) -> str:
     if neutral is not None:
         ax.scatter([neutral.cvar], [neutral.expected_cost_per_task * k], s=36, color=HIGHLIGHT, zorder=3)
         ax.annotate("risk-neutral plan", (neutral.cvar, neutral.expected_cost_per_task * k), textcoords="offset points", xytext=(-6, 6), ha="right", fontsize=6.5, color=HIGHLIGHT)
-    if points:
+    if len(points) > 1:
         safest = points[0]
         ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task * k), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"))
-    ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
+    ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of paths)", fontsize=7)
     ax.set_ylabel(f"{plan.currency} per 1,000 tasks, expected", fontsize=7)
     return to_svg(fig, "plan-frontier")
 

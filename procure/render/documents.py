@@ -276,6 +276,35 @@ class ReportError(Exception):
     """WeasyPrint could not be loaded or failed: the message names what to install."""
 
 
+def no_space(exc: BaseException | None) -> OSError | None:
+    """The "no space left" (or quota) error behind `exc`, if that is what it is."""
+    import errno
+
+    seen: BaseException | None = exc
+    for _ in range(20):  # a chain of causes, never a loop
+        if seen is None:
+            return None
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def rendering_failed(exc: BaseException) -> Exception:
+    """What a failure while rendering is to the user: a full temporary folder is theirs to fix (bad
+    input: exit 2, naming the folder); anything else is WeasyPrint failing (with the HTML offered)."""
+    full = no_space(exc)
+    if full is not None:
+        import tempfile
+
+        from procure.errors import InputError, Problem
+
+        folder = tempfile.gettempdir()
+        return InputError([Problem(folder, None, "", f"no space left in the temporary folder ({full.strerror or full}): the PDF's fonts and pages are "
+                                   "laid out there; free space in it, or set TMPDIR to a folder with room, and run again")])
+    return ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint")
+
+
 def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
     try:
         if progress is not None:
@@ -288,7 +317,7 @@ def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
     except ReportError:
         raise
     except Exception as exc:  # WeasyPrint, Pango or a font failing: say so, and offer the HTML instead
-        raise ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint") from None
+        raise rendering_failed(exc) from None
 
 
 def weasyprint() -> Any:

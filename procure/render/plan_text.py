@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.render.text import _md_cell, markdown_table, money, number, per_task, percent
+from procure.render.text import _md_cell, markdown_table, money, number, per_thousand, percent
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def _price(line: PlanLine, currency: str) -> str:
     if line.price is None:
         return "—"
-    return f"{per_task(line.price)} {currency}/task" if line.price_unit == "task" else f"{money(line.price)} {currency}/GPU-h"
+    return f"{per_thousand(line.price)} {currency}/1k tasks" if line.price_unit == "task" else f"{money(line.price)} {currency}/GPU-h"
 
 
 def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
@@ -33,9 +33,12 @@ def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
 
 def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     cur = result.currency
-    headers = ["Scenario", "Probability", "Tasks/month", f"{cur}/task", "Unused", "Pay-as-used", f"Max {cur}/month"]
+    headers = ["Scenario", "Probability", "Tasks/month", f"{cur}/1k tasks", "Unused", "Unserved", "Pay-as-used", f"Max {cur}/month"]
     rows = [
-        [r.name, percent(r.probability, 1), number(r.demand_per_month), per_task(r.cost_per_task), percent(r.unused_share, 1), percent(r.pay_as_used_share, 1), money(r.max_monthly_spend, 0)]
+        [
+            r.name, percent(r.probability, 1), number(r.demand_per_month), per_thousand(r.cost_per_task), percent(r.unused_share, 1), percent(r.unserved_share, 1),
+            percent(r.pay_as_used_share, 1), money(r.max_monthly_spend, 0),
+        ]
         for r in result.scenarios
     ]
     return headers, rows
@@ -43,9 +46,9 @@ def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]
 
 def frontier_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     cur = result.currency
-    headers = [f"CVaR limit {cur}/month", f"Expected {cur}/task", f"CVaR {cur}/month", f"P90 {cur}/month"]
+    headers = [f"CVaR limit {cur}/month", f"Expected {cur}/1k tasks", f"CVaR {cur}/month", f"P90 {cur}/month"]
     rows = [
-        ["none (risk-neutral)" if p.cvar_limit is None else money(p.cvar_limit, 0), per_task(p.expected_cost_per_task), money(p.cvar, 0), money(p.p90_monthly_spend, 0)]
+        ["none (risk-neutral)" if p.cvar_limit is None else money(p.cvar_limit, 0), per_thousand(p.expected_cost_per_task), money(p.cvar, 0), money(p.p90_monthly_spend, 0)]
         for p in result.frontier or []
     ]
     return headers, rows
@@ -60,7 +63,7 @@ def summary_lines(result: PlanResult) -> list[str]:
     )
     lines = [
         demand + ".",
-        f"Expected cost per successful task {per_task(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
+        f"Expected cost per 1,000 successful tasks {per_thousand(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
         f"expected monthly spend {money(result.expected_monthly_spend, 0)}, P90 {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} {money(result.cvar, 0)} {cur}.",
         f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: {percent(result.pay_as_used_share, 1)}.",
     ]
@@ -68,8 +71,11 @@ def summary_lines(result: PlanResult) -> list[str]:
     if best.offer is None:
         lines.append("No single offer can serve every scenario alone.")
     else:
-        saving = "" if result.saving_per_task is None else f"; the plan saves {per_task(result.saving_per_task)} {cur} per task ({percent(result.saving_share, 1)})"
-        lines.append(f"Best single offer: {best.offer} at {per_task(best.expected_cost_per_task)} {cur} per task{saving}.")
+        saving = ""
+        if result.saving_per_task is not None and result.saving_share is not None:
+            word = "saves" if result.saving_per_task >= 0 else "costs"
+            saving = f"; the plan {word} {per_thousand(abs(result.saving_per_task))} {cur} per 1,000 tasks {'' if word == 'saves' else 'more '}({percent(abs(result.saving_share), 1)})"
+        lines.append(f"Best single offer (on the same scenarios): {best.offer} at {per_thousand(best.expected_cost_per_task)} {cur} per 1,000 tasks{saving}.")
     gap = "—" if s.gap is None else percent(s.gap, 3)
     lines.append(
         f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)}), time limit {s.time_limit_s:g} s; "
@@ -95,12 +101,14 @@ def plan_table(result: PlanResult) -> Group:
 
     cur = result.currency
     # On a narrow terminal (render/fit.py): the offer, its role, GPUs, price and share stay longest.
-    parts: list = [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
-    parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3}))
+    parts: list = [Text(result.headline)] if result.headline else []
+    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
+    parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4}))
     if result.frontier:
         parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))
-    if result.notes:
-        parts.append(Text("\n".join(f"note: {n}" for n in result.notes)))
+    notes = [n for n in result.notes if n != result.headline]
+    if notes:
+        parts.append(Text("\n".join(f"note: {n}" for n in notes)))
     return Group(*parts)
 
 
@@ -111,15 +119,16 @@ def plan_text(result: PlanResult, fmt: str) -> str:
         ph, pr = plan_rows(result)
         sh, sr = scenario_table_rows(result)
         text = (
-            "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
+            (f"**{_md_cell(result.headline)}**\n\n" if result.headline else "") + "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
             + "\n".join(f"- {_md_cell(line)}" for line in summary_lines(result))
-            + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 7))) + "\n"
+            + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 8))) + "\n"
         )
         if result.frontier:
             fh, fr = frontier_rows(result)
             text += "\n## Efficient frontier\n\n" + markdown_table(fh, fr, right={1, 2, 3}) + "\n"
-        if result.notes:
-            text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in result.notes) + "\n"
+        notes = [n for n in result.notes if n != result.headline]
+        if notes:
+            text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in notes) + "\n"
         return text
     from procure.textsafe import csv_writer  # spreadsheet-safe cells, as in every CSV the tool writes
 

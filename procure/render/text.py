@@ -544,8 +544,12 @@ def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
 
 
 def position_rows(pos: Position) -> tuple[list[str], list[list[str]]]:
-    headers = ["#", "Who", "Kind", "Cost per task", "Date"]
-    rows = [[str(i), "US" if p.kind == "us" else p.name, p.kind, per_task(p.cost_per_task), str(p.date)] for i, p in enumerate(pos.curve, start=1)]
+    headers = ["#", "Who", "Kind", "Figure", "Per task", "Date"]
+    figure = {"us": "our cost", "offer": "our cost if signed"}
+    rows = [
+        [str(i), "US" if p.kind == "us" else p.name, p.kind, figure.get(p.kind, "their price" if p.figure == "price" else "their cost"), per_task(p.cost_per_task), str(p.date)]
+        for i, p in enumerate(pos.curve, start=1)
+    ]
     return headers, rows
 
 
@@ -572,7 +576,7 @@ def position_text(pos: Position, fmt: str) -> str:
     if fmt == "markdown":
         warning = f"**{_md_cell(pos.sentences[0])}**\n\n" if pos.gate_failures else ""
         rest = pos.sentences[1:] if pos.gate_failures else pos.sentences
-        return "# Cost position\n\n" + warning + markdown_table(headers, rows, right={0, 3}) + "\n\n" + "\n".join(_md_cell(s) for s in rest) + "\n"
+        return "# Cost position\n\n" + warning + markdown_table(headers, rows, right={0, 4}) + "\n\n" + "\n".join(_md_cell(s) for s in rest) + "\n"
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])
