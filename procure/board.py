@@ -153,6 +153,7 @@ class BoardMemo(BaseModel):
     deadline_words: str | None = None
     options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
     plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
+    signed: list[str] = Field(default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)")
 
 
 def _per_k(value: float | None) -> str:
@@ -572,6 +573,7 @@ def board_memo(
     memo.deadline = rec.deadline
     memo.deadline_words = deadline_words(rec)
     memo.plan_failed = rec.plan_failed
+    memo.signed = [signed_line(o) for o in ev.offers if o.evidence]
     cur = ev.currency
     if rec.kind == "plan":
         on_demand = {x.vendor for x in rec.lines if x.role == "pay_as_used"} - {x.vendor for x in rec.lines if x.role == "commit"}
@@ -585,6 +587,20 @@ def board_memo(
     if rec.plan_failed and rec.kind == "offer":
         memo.headline = "The purchase plan could not be solved, so the best single offer is asked for instead. " + memo.headline
     return memo
+
+
+def signed_line(record: OfferRecord) -> str:
+    """A signed vendor's delivery in one line: the posteriors its figures are blended with."""
+    e = record.evidence or {}
+    parts = []
+    if e.get("throughput_ratio") is not None:
+        parts.append(f"throughput {e['throughput_ratio']:.1%} of the promise")
+    if e.get("availability") is not None:
+        parts.append(f"availability {e['availability']:.2%}" + (f" (SLA {record.sla_availability:.2%})" if record.sla_availability else ""))
+    if e.get("served_rate") is not None:
+        parts.append(f"requests served {e['served_rate']:.2%}")
+    months = e.get("months") or 0
+    return f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: " + ", ".join(parts) + " (procure scorecard)"
 
 
 def _board_memo(

@@ -503,7 +503,7 @@ def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | N
     `first` is a line printed above it (the recommendation)."""
     _quiet()
     if out is None:
-        from procure.render.fit import fit, hidden_note, natural_width
+        from procure.render.fit import clipped, fit, hidden_note, natural_width
 
         console = _console()
         if first:
@@ -516,8 +516,8 @@ def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | N
             return
         dropped = fit(console, table, console.width)
         console.print(table)
-        if dropped:
-            console.print(hidden_note(dropped, console.width))
+        if dropped or clipped(table):
+            console.print(hidden_note(dropped, console.width, clipped(table)))
         return
     from rich.console import Console
 

@@ -42,7 +42,7 @@ SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 # heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
 # Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
 FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
-FRONTIER_TIME_S = 20.0  # at most this long for each of the frontier's solves (a point not found in it is left out)
+FRONTIER_TIME_S = 5.0  # at most this long for each of the frontier's solves (a point not found in it is left out)
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 # A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
 # serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -38,19 +39,24 @@ def run_on_terminal(args: list[str | Path], timeout: float = 120, **env: str) ->
     master, slave = pty.openpty()
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM", "COLUMNS")}
     environment.update(TERM="xterm", **env)
-    proc = subprocess.Popen([sys.executable, "-m", "procure", *map(str, args)], stdout=subprocess.PIPE, stderr=slave, env=environment)
-    os.close(slave)
-    err = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        err += chunk
-    out, _ = proc.communicate(timeout=timeout)
-    os.close(master)
+    # Standard output goes to a file, not a pipe: a child writing more than a pipe holds would
+    # block on it while this process reads the terminal to its end, and neither would go on.
+    with tempfile.TemporaryFile() as stdout:
+        proc = subprocess.Popen([sys.executable, "-m", "procure", *map(str, args)], stdout=stdout, stderr=slave, env=environment)
+        os.close(slave)
+        err = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            err += chunk
+        proc.wait(timeout=timeout)
+        os.close(master)
+        stdout.seek(0)
+        out = stdout.read()
     return proc.returncode, out, err
 
 

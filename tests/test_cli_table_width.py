@@ -50,7 +50,7 @@ def at_width(ws, columns: int, *args: str) -> str:
     return result.stdout
 
 
-@pytest.mark.parametrize("columns", [80, 120, 200])
+@pytest.mark.parametrize("columns", [60, 80, 120, 200])
 @pytest.mark.parametrize("args", TABLE_COMMANDS, ids=" ".join)
 def test_no_line_is_wider_than_the_terminal(example, columns, args):
     lines = at_width(example, columns, *args).splitlines()
@@ -58,7 +58,7 @@ def test_no_line_is_wider_than_the_terminal(example, columns, args):
     assert max(cell_len(line) for line in lines) <= columns
 
 
-@pytest.mark.parametrize("columns", [80, 120, 200])
+@pytest.mark.parametrize("columns", [60, 80, 120, 200])
 def test_compare_never_splits_an_id_or_a_cost(example, columns):
     text = at_width(example, columns, "compare")
     evaluation = json.loads(CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout)
@@ -74,7 +74,7 @@ def test_compare_never_splits_an_id_or_a_cost(example, columns):
 def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
     text = at_width(example, 80, "compare")
     assert "left out to fit 80 columns: Vendor" in text
-    assert "--wide or --format markdown" in text
+    assert "--wide, or every figure and the full text with --format json" in " ".join(text.split())
     # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
     # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
     lines = text.splitlines()
@@ -116,3 +116,30 @@ def test_plan_fits_80_columns(example):
     assert max(cell_len(line) for line in text.splitlines()) <= 80
     assert "left out to fit 80 columns: Vendor" in text
     assert " keel-b200-mc " in text  # ids whole
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_every_offer_is_one_line_and_a_reason_is_cut_not_wrapped(example, columns):
+    text = at_width(example, columns, "compare")
+    evaluation = json.loads(CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout)
+    body = [line for line in text.splitlines() if line.startswith("│")]
+    assert len(body) == len(evaluation["offers"])  # one line per offer: nothing wraps
+    failing = [o for o in evaluation["offers"] if not o["acceptable"]]
+    assert failing
+    for offer in failing:
+        line = next(line for line in body if f" {offer['id']} " in line)
+        reason = offer["reasons"][0]
+        assert reason in line or reason[:10] in line and "…" in line  # whole, or its start and an ellipsis
+    if any("…" in line for line in body):
+        assert "Reasons cut to one line." in text
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_ranges_keep_p50_and_then_p10_and_p90_before_the_reason(example, columns):
+    text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
+    header = " ".join(line for line in text.splitlines() if line.startswith("┃"))
+    assert "USD/task" in header and "P50" in header and " Offer " in header
+    if columns >= 80:
+        assert "P10" in header and "P90" in header  # at 80 the range stays and the reason goes
+    if "Reason" in header:
+        assert "P10" in header and "P(cheapest)" in header  # the reason is never kept over a range figure

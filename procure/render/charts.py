@@ -515,14 +515,14 @@ def plan_frontier(plan: PlanResult) -> str:
     if neutral is not None:
         ax.scatter([neutral.cvar], [neutral.expected_cost_per_task * k], s=36, color=HIGHLIGHT, zorder=3)
         ax.annotate("risk-neutral plan", (neutral.cvar, neutral.expected_cost_per_task * k), textcoords="offset points", xytext=(-6, 6), ha="right", fontsize=6.5, color=HIGHLIGHT)
-    if points:
+    if len(points) > 1:
         safest = points[0]
         ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task * k), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"))
-    ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of monthly spend, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of months)", fontsize=7)
+    ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of paths)", fontsize=7)
     ax.set_ylabel(f"{plan.currency} per 1,000 tasks, expected", fontsize=7)
     return to_svg(fig, "plan-frontier")
 

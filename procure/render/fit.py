@@ -17,14 +17,22 @@ if TYPE_CHECKING:
 
 # Prose wraps at spaces; a word longer than this may still be folded rather than widen the table.
 LONGEST_UNBROKEN_WORD = 24
+# A one-line column (a reason) is cut to the room left, but never narrower than this.
+ONE_LINE_MIN = 10
 
 
-def prioritise(table: Table, priorities: dict[str, int]) -> Table:
-    """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns are always kept."""
+def prioritise(table: Table, priorities: dict[str, int], one_line: tuple[str, ...] = ()) -> Table:
+    """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns are always kept.
+
+    `one_line` columns (reasons, notes) keep one line per row: cut with an ellipsis to the room the
+    other columns leave (the full text is in --format json).
+    """
     for column in table.columns:
         header = str(column.header)
         if header in priorities:
             column.drop_priority = priorities[header]  # type: ignore[attr-defined]
+        if header in one_line:
+            column.one_line = True  # type: ignore[attr-defined]
     return table
 
 
@@ -50,6 +58,8 @@ def _range(column: Any) -> tuple[int, int]:
     header_word = max((cell_len(w) for w in header.split()), default=0)
     header_line = max((cell_len(line) for line in header.splitlines()), default=0)
     longest_line = max(cell_len(line) for line in lines)
+    if getattr(column, "one_line", False):
+        return max(min(longest_line, max(ONE_LINE_MIN, header_word)), 1), max(longest_line, header_line, 1)
     if _is_atom(column):
         low = max(longest_line, header_word)
     else:
@@ -85,9 +95,13 @@ def _allocate(table: Table, width: int) -> bool:
         extra = min(ranges[i][1] - ranges[i][0], max(share, 0))
         widths[i] += extra
         spare -= extra
-    for column, w in zip(table.columns, widths):
+    for column, w, (_, high) in zip(table.columns, widths, ranges):
         column.width = w  # at least the longest number or id: those never wrap; headers still may
         column.overflow = "fold"
+        if getattr(column, "one_line", False):
+            column.no_wrap, column.overflow = True, "ellipsis"
+            if w < high:
+                table.clipped = True  # type: ignore[attr-defined]
     return True
 
 
@@ -96,10 +110,12 @@ def fit_table(console: Console, table: Table, width: int) -> list[str]:
     dropped: list[str] = []
     while not _allocate(table, width):
         marked = [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
+        # last of all, a reason: its rows say "—" or "no" for a failing offer already
+        marked = marked or [c for c in table.columns if getattr(c, "one_line", False)]
         if not marked:
             break  # nothing left to drop: the terminal wraps what does not fit
         # A column that says nothing (every cell zero or a dash) goes before any other.
-        victim = min(marked, key=lambda c: (not _empty(c), c.drop_priority, -table.columns.index(c)))  # type: ignore[attr-defined]
+        victim = min(marked, key=lambda c: (not _empty(c), getattr(c, "drop_priority", 0), -table.columns.index(c)))
         table.columns.remove(victim)
         dropped.append(" ".join(str(victim.header).split()))
     return dropped
@@ -126,6 +142,11 @@ def fit(console: Console, renderable: RenderableType, width: int) -> list[str]:
     return dropped
 
 
+def clipped(renderable: RenderableType) -> bool:
+    """Whether a one-line column (a reason) was cut to fit."""
+    return any(getattr(t, "clipped", False) for t in _tables(renderable))
+
+
 def natural_width(console: Console, renderable: RenderableType) -> int:
     """The width at which nothing wraps (for --wide)."""
     from rich.measure import Measurement
@@ -133,7 +154,10 @@ def natural_width(console: Console, renderable: RenderableType) -> int:
     return Measurement.get(console, console.options.update(width=100_000), renderable).maximum
 
 
-def hidden_note(dropped: list[str], width: int) -> str:
-    """Which columns were left out, and how to see them."""
+def hidden_note(dropped: list[str], width: int, cut: bool = False) -> str:
+    """Which columns were left out (and whether reasons were cut), and how to see them."""
     noun = "column" if len(dropped) == 1 else "columns"
-    return f"{len(dropped)} {noun} left out to fit {width} columns: {', '.join(dropped)}. See all with --wide or --format markdown."
+    parts = [f"{len(dropped)} {noun} left out to fit {width} columns: {', '.join(dropped)}."] if dropped else []
+    if cut:
+        parts.append("Reasons cut to one line.")
+    return " ".join(parts) + " See all with --wide, or every figure and the full text with --format json."

@@ -33,9 +33,12 @@ def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
 
 def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     cur = result.currency
-    headers = ["Scenario", "Probability", "Tasks/month", f"{cur}/1k tasks", "Unused", "Pay-as-used", f"Max {cur}/month"]
+    headers = ["Scenario", "Probability", "Tasks/month", f"{cur}/1k tasks", "Unused", "Unserved", "Pay-as-used", f"Max {cur}/month"]
     rows = [
-        [r.name, percent(r.probability, 1), number(r.demand_per_month), per_thousand(r.cost_per_task), percent(r.unused_share, 1), percent(r.pay_as_used_share, 1), money(r.max_monthly_spend, 0)]
+        [
+            r.name, percent(r.probability, 1), number(r.demand_per_month), per_thousand(r.cost_per_task), percent(r.unused_share, 1), percent(r.unserved_share, 1),
+            percent(r.pay_as_used_share, 1), money(r.max_monthly_spend, 0),
+        ]
         for r in result.scenarios
     ]
     return headers, rows
@@ -100,7 +103,7 @@ def plan_table(result: PlanResult) -> Group:
     # On a narrow terminal (render/fit.py): the offer, its role, GPUs, price and share stay longest.
     parts: list = [Text(result.headline)] if result.headline else []
     parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
-    parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3}))
+    parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4}))
     if result.frontier:
         parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))
     notes = [n for n in result.notes if n != result.headline]
@@ -118,7 +121,7 @@ def plan_text(result: PlanResult, fmt: str) -> str:
         text = (
             (f"**{_md_cell(result.headline)}**\n\n" if result.headline else "") + "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
             + "\n".join(f"- {_md_cell(line)}" for line in summary_lines(result))
-            + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 7))) + "\n"
+            + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 8))) + "\n"
         )
         if result.frontier:
             fh, fr = frontier_rows(result)

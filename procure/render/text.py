@@ -196,8 +196,14 @@ def comparison_table(ev: Evaluation) -> Table:
         style = None if record.acceptable else "dim"
         table.add_row(*(cell(record) for _, cell in columns), style=style)
     cur = ev.currency
+    if ev.uncertainty:
+        # With ranges, they are the decision figures: the offer, its cost, P50 and its range stay
+        # longest; the reason (and whether it is acceptable: its rank says so) go before them.
+        order = ["Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "Grade", "OK", "Reason", "P(cheapest)", "P10", "P90", "P50"]
+        ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
+        return prioritise(table, ranks, one_line=("Reason",))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
-    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12})
+    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12}, one_line=("Reason",))
 
 
 def to_json(ev: Evaluation) -> str:
@@ -515,7 +521,7 @@ def price_to_win_table(rows: list[PriceToWin], currency: str) -> Table:
         table.add_column(title, justify="right" if i in (0, 3, 4, 5, 6) else "left")
     for row in body:
         table.add_row(*row)
-    return prioritise(table, {"Vendor": 1, f"List {currency}/GPU-h": 2, f"{currency}/task": 3, "Rank": 4})
+    return prioritise(table, {"Vendor": 1, f"List {currency}/GPU-h": 2, f"{currency}/task": 3, "Rank": 4}, one_line=("Note",))
 
 
 def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
