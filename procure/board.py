@@ -26,7 +26,7 @@ BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_tok
 # How throughput between two measured speeds is read, in the board's words (assumptions.interpolation).
 READING_WORDS = {
     "linear": "on a straight line between the two nearest measured speeds",
-    "log": "on a straight line between the two nearest measured speeds, on a log scale of speed",
+    "log": "on a straight line on a log scale of speed",
     "step": "as the nearest faster measured speed's figure",
     "monotone": "on a smooth curve through the measured speeds",
 }
@@ -774,7 +774,11 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
         "Cheapest single offer: all offers re-evaluated at today's volume with the same change."
     )
     if short:
-        note += " " + "; ".join(f"{label(c.name).lower()}: {c.unserved_share:.1%} of the demand beyond what the plan's sources can serve" for c in short) + "."
+        # one sentence, not one clause per case: the memo's second page has room for the range, not the list
+        most = max(short, key=lambda c: c.unserved_share)
+        least = min(c.unserved_share for c in short)
+        span = f"{most.unserved_share:.1%}" if len(short) == 1 else f"{least:.1%} to {most.unserved_share:.1%} by case"
+        note += f" Demand beyond what the plan's sources can serve: {span} (most: {label(most.name).lower()})."
     return found, note
 
 

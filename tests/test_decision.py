@@ -103,7 +103,7 @@ def test_every_surface_recommends_the_same_vendors_gpus_months_and_cost(surfaces
     assert {(x["vendor"], x["gpus"], x["start_month"], x["end_month"]) for x in plan["plan"]} == ASK  # type: ignore[index]
     assert plan["expected_cost_per_task"] == pytest.approx(rec["cost_per_task"], rel=1e-12)  # type: ignore[index]
     assert plan["single_best"]["offer"] == rec["best_single"]["offer"] == "bravo"  # type: ignore[index]
-    first = str(surfaces["table"]).split("\n\n")[0].replace("\n", " ")
+    first = " ".join(str(surfaces["table"]).split("\n\n")[0].split())  # the line as read, wherever the terminal wraps it
     assert first.startswith("Recommended: the plan (Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour; Bravo Cloud: up to 100 GPUs on demand")
     assert "at 3.40 USD per 1,000 tasks" in first and "best single offer Bravo Cloud at 4.63" in first
     for kind in ("comparison", "board"):
