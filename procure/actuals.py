@@ -321,7 +321,9 @@ def detect_kind(path: Path) -> str:
     first = next((line.strip() for line in head.splitlines() if line.strip() and not line.startswith("#")), "")
     if suffix == ".csv":
         names = [c.strip() for c in first.split(",")]
-        if names == list(INVOICE_COLUMNS):
+        # an invoice sheet with a column missing or out of order is still an invoice sheet: its own
+        # reader then names the columns, instead of the incident reader naming columns it never had
+        if names == list(INVOICE_COLUMNS) or {"month", "amount"} & set(names):
             return "invoices"
         return "incidents"
     if suffix == ".json":

@@ -149,3 +149,13 @@ def test_invoices_and_incidents_are_kept_and_read_back(workspace_copy, tmp_path,
     assert bad.exit_code == 2 and "2026-03 is invoiced twice" in bad.output
     unknown = run("actuals", "import", invoices, "--offer", "nobody", "-w", ws)
     assert unknown.exit_code == 2
+
+
+def test_an_invoice_sheet_missing_a_column_is_named_as_an_invoice_sheet(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    path = tmp_path / "billing.csv"
+    path.write_text("month,gpu_hours,amount\n2026-07,1000,5000\n")  # output_tokens left out
+    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "output_tokens" in result.output and "impact" not in result.output
+    assert not (ws / "actuals").exists()
