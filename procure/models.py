@@ -494,6 +494,9 @@ class PlanConfig(Strict):
     """The buyer's policy for `procure plan`."""
 
     max_vendor_share: PositiveFraction = Field(0.7, description="most of the expected capacity (tasks) one vendor may provide")
+    max_spot_share: Fraction = Field(
+        0.3, description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary"
+    )
     cvar_alpha: Annotated[Number, Field(gt=0, lt=1)] = Field(0.9, description="CVaR level on monthly spend")
     cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(0.0, description="weight of CVaR in the objective (0: risk-neutral)")
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
