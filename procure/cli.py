@@ -1076,10 +1076,13 @@ def index_build(
 ) -> None:
     """Build a rental price index from price observations, and show how its level depends on the method.
 
-    Each period's level is a fixed-weight average of strata (term bucket x kind x
-    grade; index.strata, index.weights), each stratum's level by the chosen method
-    (median, trimmed mean, or volume-weighted mean), no seller above index.seller_cap of
-    a stratum, thin strata (under index.min_quotes) carried forward and flagged. The
+    Strata (term bucket x kind x grade; index.strata) get fixed weights (their share of
+    the base period's quotes, index.base_period, or index.weights), each stratum's level
+    by the chosen method (median, trimmed mean, or volume-weighted mean), no seller above
+    index.seller_cap of a stratum, thin strata (under index.min_quotes) carried forward
+    and flagged. The index is chain-linked: each period moves by the weighted strata's
+    price changes, so added or removed quotes never revise an earlier month. A reading
+    in index.readings is spliced in, flagged with its level jump. The
     methodology, always shown (on standard error with csv), gives the latest period's
     level under every method x kind x scope, the strata and the rules. Only procure.yaml
     and grades/ are read, never the offers. The CSV can serve as market/index.csv.

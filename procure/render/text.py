@@ -595,6 +595,8 @@ def position_text(pos: Position, fmt: str) -> str:
 def index_csv(build: IndexBuild) -> str:
     """The built index: period (first day), level, observations; readable as market/index.csv."""
     buffer = io.StringIO()
+    for words in build.splices:  # a level not built from the quotes says so in the file itself
+        buffer.write("# spliced: " + " ".join(words.split()) + "\n")
     writer = csv_writer(buffer)
     writer.writerow(["period", "level", "observations"])
     for point in build.points:
@@ -644,6 +646,14 @@ def strata_table(build: IndexBuild) -> Table:
     return table
 
 
+def _index_flag(point) -> str:  # type: ignore[no-untyped-def]
+    """What a level is besides a plain build: a spliced reading (with the quotes' level), carried or thin."""
+    if point.spliced:
+        built = f"; quotes {point.spliced_from:.2f}" if point.spliced_from else ""
+        return f" (spliced: {point.source}{built})"
+    return " (carried)" if point.carried else (" (thin)" if point.thin else "")
+
+
 def index_table(build: IndexBuild) -> Group:
     from rich.console import Group
     from rich.table import Table
@@ -654,7 +664,7 @@ def index_table(build: IndexBuild) -> Group:
     for title in ("Period", "Level", "Observations", "Strata own / carried / none"):
         table.add_column(title, justify="right")
     for point in build.points:
-        flag = " (carried)" if point.carried else (" (thin)" if point.thin else "")
+        flag = _index_flag(point)
         table.add_row(str(point.period), money(point.level, 3) + flag, str(point.observations), f"{point.strata_own} / {point.strata_carried} / {point.strata_missing}")
     return Group(table, methodology_table(build), strata_table(build), Text("\n".join([f"rule: {r}" for r in build.rules] + [f"note: {n}" for n in build.notes])))
 
@@ -663,7 +673,7 @@ def index_text(build: IndexBuild, fmt: str) -> str:
     if fmt == "json":
         return build.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        rows = [[str(p.period), money(p.level, 3) + (" (carried)" if p.carried else " (thin)" if p.thin else ""), str(p.observations)] for p in build.points]
+        rows = [[str(p.period), money(p.level, 3) + _index_flag(p), str(p.observations)] for p in build.points]
         headers, method_rows = methodology_rows(build)
         strata_headers, strata_body = strata_rows(build)
         return (
