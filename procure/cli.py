@@ -778,7 +778,7 @@ def compare(
     else:
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
     with _progress("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
-        rec, _ = recommend(ws, ev, inputs)
+        rec, purchase = recommend(ws, ev, inputs)
     _warn_plan_failed(rec)
     shown = _chosen(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
@@ -795,7 +795,12 @@ def compare(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev, inputs))
+        # The analyses with a table, each a sheet: the plan as solved above, the cash flow over the
+        # horizon (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
+        flows = None
+        if not ev.horizon_months:
+            flows, _ = evaluate_with_inputs(ws, _day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
+        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
@@ -1214,9 +1219,7 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.evaluate import evaluate_with_inputs, gates_of
-    from procure.uncertainty import sensitivity as run_sensitivity
-    from procure.uncertainty import top_offer_positions
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
@@ -1231,8 +1234,7 @@ def sensitivity(
         followed = list(dict.fromkeys(offer))
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else top]
-    top = top_offer_positions(followed, inputs.offers, len(followed))
-    result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
 
@@ -1241,6 +1243,16 @@ def sensitivity(
     from procure.render.text import sensitivity_text
 
     _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+
+
+def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
+    """Each uncertain input at its low and high value, for the offers followed."""
+    from procure.evaluate import gates_of
+    from procure.uncertainty import sensitivity as run_sensitivity
+    from procure.uncertainty import top_offer_positions
+
+    top = top_offer_positions(followed, inputs.offers, len(followed))
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
