@@ -155,7 +155,7 @@ def headers(text: str) -> list[list[str]]:
 
 # What each table keeps at 60, 80 and 120 columns: its id, its decision figures and their units
 # (a pattern per header: the unit of a cost per task may read USD/task or USD per 1,000 tasks).
-COST = r"USD/(1k )?task"
+COST = r"USD ?(/|per) ?(1k |1,000 )?tasks?"
 KEPT = [
     (("compare",), [r"Rank", r"Offer", COST]),
     (("compare", "--uncertainty", "--draws", "200"), [r"Rank", r"Offer", COST]),
@@ -165,7 +165,11 @@ KEPT = [
     (("cashflow", "--offer", "keel-b200-mc"), [r"Month", r"total"]),
     (("grade",), [r"Offer", r"Grade"]),
     (("grade", "--offer", "keel-b200-mc"), [r"Requirement", r"Offer states", r"Result"]),
-    (("position",), [r"Who", r"Per (1k )?task"]),
+    (("position",), [r"Who", r"Per (1k )?tasks?|" + COST]),
+    (("hedge",), [r"Months", r"Contracts"]),
+    (("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"), [r"Figure", r"Before", r"After"]),
+    (("index", "build", "market/quotes.csv", "--format", "table"), [r"Period", r"Level"]),
+    (("scorecard",), [r"vendor", r"month"]),
     (("whatif", "--price-to-win"), [r"Offer", r"List USD/GPU-h", r"Price to tie USD/GPU-h"]),
     (("history",), [r"Run", r"Saved \(UTC\)", r"Top offer"]),
     (("diff",), [r"Offer", r"Status", r"Change"]),
