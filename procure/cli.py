@@ -234,7 +234,12 @@ ColumnsOption = Annotated[
         show_default=False,
     ),
 ]
-RankTopOption = Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).", show_default=False)]
+def top_option(help: str) -> Any:
+    """`--top N`: only the first N of a ranking."""
+    return typer.Option("--top", metavar="N", min=1, help=help, show_default=False)
+
+
+RankTopOption = Annotated[Optional[int], top_option("Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).")]
 
 
 def _complete_offer_ids(incomplete: str) -> list[str]:
@@ -626,7 +631,7 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 @handles_input_errors
 def grade(
     offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
-    top: Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N offers of the highest grades (ungraded last, then by id).", show_default=False)] = None,
+    top: Annotated[Optional[int], top_option("Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer).")] = None,
     format: Annotated[Optional[ListFormat], format_option()] = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
@@ -661,7 +666,7 @@ def grade(
             raise InputError(unknown)
         offers = [by_id[i] for i in dict.fromkeys(named)]
     results = [(o, grade_offer(o, ws.grades)) for o in offers]
-    if top is not None:  # the highest grades first: a grade's rank (1 highest), ungraded last
+    if top is not None and format is not ListFormat.json:  # the highest grades first: a grade's rank (1 highest), ungraded last
         results = sorted(results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id))[:top]
     if format is ListFormat.json:
         payload = [
@@ -812,7 +817,7 @@ def compare(
 @handles_input_errors
 def rate(
     offer: Annotated[Optional[list[str]], offers_option("Print only this offer's rating.")] = None,
-    top: Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).", show_default=False)] = None,
+    top: Annotated[Optional[int], top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -988,7 +993,7 @@ def whatif(
 def position(
     current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
     offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
-    top: Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).", show_default=False)] = None,
+    top: Annotated[Optional[int], top_option("Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
