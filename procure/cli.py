@@ -1109,6 +1109,7 @@ def index_build(
     from procure.workspace import load_settings
 
     format = _format(format, out, TextFormat.csv)
+    _columns_need_a_table({"columns": columns, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.

@@ -258,3 +258,8 @@ def test_an_unknown_column_is_named_with_the_nearest_and_the_list(example):
 def test_columns_is_refused_with_a_format_that_carries_every_column(example):
     result = CliRunner().invoke(app, ["rate", "--columns", "offer", "--format", "csv", "--as-of", AS_OF, "-w", str(example)])
     assert result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
+
+
+def test_columns_is_refused_where_csv_is_the_default(example):
+    result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
+    assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""
