@@ -1186,9 +1186,9 @@ def evaluate(
         _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
-    from procure.render.text import per_task
+    from procure.render.text import per_thousand
 
-    top = f"{leader.id} at {per_task(leader.metrics['cost_per_task'])} {ev.currency} per successful task" if leader else "no acceptable offer"
+    top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
     _emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
 
 

@@ -68,7 +68,7 @@ def test_compare_never_splits_an_id_or_a_cost(example, columns):
         assert line is not None, offer["id"]  # the whole id on one line
         cost = offer["metrics"]["cost_per_task"]
         if cost is not None:
-            assert f"{cost:.5f}" in line  # five decimals, as printed; whole, beside its id
+            assert f"{cost * 1000:.2f}" in line  # per 1,000 tasks, two decimals, as printed; whole, beside its id
 
 
 def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
@@ -78,7 +78,7 @@ def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offe
     # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
     # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     assert lines[0].startswith("Recommended: the plan") and start <= 4
     assert len(lines) - start <= 40
 
@@ -93,7 +93,7 @@ def test_wide_shows_every_column_at_80(example):
     assert "left out" not in text
     lines = text.splitlines()
     assert lines[0].startswith("Recommended: ")  # the recommendation first, then the table
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     header = " ".join(lines[start + 1:start + 6])
     assert "Vendor" in header
 
@@ -138,7 +138,7 @@ def test_every_offer_is_one_line_and_a_reason_is_cut_not_wrapped(example, column
 def test_ranges_keep_p50_and_then_p10_and_p90_before_the_reason(example, columns):
     text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
     header = " ".join(line for line in text.splitlines() if line.startswith("┃"))
-    assert "USD/task" in header and "P50" in header and " Offer " in header
+    assert "USD/1k" in header and "P50" in header and " Offer " in header
     if columns >= 80:
         assert "P10" in header and "P90" in header  # at 80 the range stays and the reason goes
     if "Reason" in header:
