@@ -204,9 +204,11 @@ def comparison_table(ev: Evaluation) -> Table:
     if ev.uncertainty:
         # With ranges, they are the decision figures: the offer, its cost, P50 and its range stay
         # longest; the reason (and whether it is acceptable: its rank says so) go before them.
-        order = ["Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "Grade", "OK", "Reason", "P(cheapest)", "P10", "P90", "P50"]
+        # The reason (blank for every acceptable offer) goes first; the expected cost is in its own
+        # column, so the median goes before the range and the chance of being cheapest.
+        order = ["Reason", "Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "Grade", "OK", "P50", "P(cheapest)", "P10", "P90"]
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
-        return prioritise(table, ranks, one_line=("Reason",))
+        return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
     return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12}, one_line=("Reason",))
 
@@ -312,7 +314,7 @@ def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned
         for i, result in enumerate(check.results):
             table.add_row(check.grade.id if i == 0 else "", result.requirement, result.expected, result.observed, "pass" if result.passed else "FAIL")
         table.add_section()
-    return table
+    return prioritise(table, {"Expected": 1})  # the requirement, what the offer states and the result stay
 
 
 # --- operator ratings ---------------------------------------------------------------------------
@@ -526,7 +528,8 @@ def price_to_win_table(rows: list[PriceToWin], currency: str) -> Table:
         table.add_column(title, justify="right" if i in (0, 3, 4, 5, 6) else "left")
     for row in body:
         table.add_row(*row)
-    return prioritise(table, {"Vendor": 1, f"List {currency}/GPU-h": 2, per_k(currency): 3, "Rank": 4}, one_line=("Note",))
+    # The offer, its list price and the price that ties the leader stay longest.
+    return prioritise(table, {"Vendor": 1, "Note": 2, per_k(currency): 3, "Rank": 4, "Change": 5}, one_line=("Note",))
 
 
 def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
@@ -569,6 +572,7 @@ def position_table(pos: Position) -> Group:
         table.add_column(title, justify="right" if i in (0, 3) else "left")
     for row, point in zip(rows, pos.curve):
         table.add_row(*row, style="bold" if point.kind == "us" else None)
+    prioritise(table, {"Kind": 1, "Date": 2, "Figure": 3})  # who and the cost per task stay
     if pos.gate_failures:  # a failing offer is said to fail before the table calls it cheap
         return Group(Text(pos.sentences[0]), table, Text("\n".join(pos.sentences[1:])))
     return Group(table, Text("\n".join(pos.sentences)))
@@ -596,6 +600,8 @@ def position_text(pos: Position, fmt: str) -> str:
 def index_csv(build: IndexBuild) -> str:
     """The built index: period (first day), level, observations; readable as market/index.csv."""
     buffer = io.StringIO()
+    for words in build.splices:  # a level not built from the quotes says so in the file itself
+        buffer.write("# spliced: " + " ".join(words.split()) + "\n")
     writer = csv_writer(buffer)
     writer.writerow(["period", "level", "observations"])
     for point in build.points:
@@ -645,6 +651,14 @@ def strata_table(build: IndexBuild) -> Table:
     return table
 
 
+def _index_flag(point) -> str:  # type: ignore[no-untyped-def]
+    """What a level is besides a plain build: a spliced reading (with the quotes' level), carried or thin."""
+    if point.spliced:
+        built = f"; quotes {point.spliced_from:.2f}" if point.spliced_from else ""
+        return f" (spliced: {point.source}{built})"
+    return " (carried)" if point.carried else (" (thin)" if point.thin else "")
+
+
 def index_table(build: IndexBuild) -> Group:
     from rich.console import Group
     from rich.table import Table
@@ -655,7 +669,7 @@ def index_table(build: IndexBuild) -> Group:
     for title in ("Period", "Level", "Observations", "Strata own / carried / none"):
         table.add_column(title, justify="right")
     for point in build.points:
-        flag = " (carried)" if point.carried else (" (thin)" if point.thin else "")
+        flag = _index_flag(point)
         table.add_row(str(point.period), money(point.level, 3) + flag, str(point.observations), f"{point.strata_own} / {point.strata_carried} / {point.strata_missing}")
     return Group(table, methodology_table(build), strata_table(build), Text("\n".join([f"rule: {r}" for r in build.rules] + [f"note: {n}" for n in build.notes])))
 
@@ -664,7 +678,7 @@ def index_text(build: IndexBuild, fmt: str) -> str:
     if fmt == "json":
         return build.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        rows = [[str(p.period), money(p.level, 3) + (" (carried)" if p.carried else " (thin)" if p.thin else ""), str(p.observations)] for p in build.points]
+        rows = [[str(p.period), money(p.level, 3) + _index_flag(p), str(p.observations)] for p in build.points]
         headers, method_rows = methodology_rows(build)
         strata_headers, strata_body = strata_rows(build)
         return (
@@ -774,7 +788,7 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
 
 def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], list[list[str]]]:
     # Each end's leader with its own cost per task (not the baseline leader's).
-    headers = ["Input", "Low", "High", f"Leader at low, {per_k(currency)}", f"Leader at high, {per_k(currency)}", f"Largest swing, {per_k(currency)}", "Ranking flips"]
+    headers = ["Input", "Low", "High", f"Leader at low ({per_k(currency)})", f"Leader at high ({per_k(currency)})", f"Largest swing ({per_k(currency)})", "Ranking flips"]
 
     def leader(offer: str | None, cost: float | None, fails: dict[str, list[str]]) -> str:
         # a gate that fails at this end is named before the leader it leaves
@@ -808,7 +822,8 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
         table.add_column(h, justify="right" if i in (1, 2, 5) else "left")
     for row in rows:
         table.add_row(*row)
-    return prioritise(table, {"Low": 1, "High": 1})
+    # The input, its low and high values and the swing stay longest; the leaders at each end go first.
+    return prioritise(table, {h: 1 for h in headers if h.startswith("Leader at")} | {"Ranking flips": 2, "Largest swing": 3})
 
 
 def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
@@ -848,7 +863,8 @@ def history_table(runs: list[RunInfo]) -> Table:
         table.add_column(h, justify="right" if i in (0, 5) else "left")
     for row in rows:
         table.add_row(*row)
-    return prioritise(table, {"Saved (UTC)": 1, "Acceptable": 2, "Label": 3})
+    # The run, when it was saved, and its top offer and cost stay longest.
+    return prioritise(table, {"Label": 1, "Acceptable": 2, "As of": 3})
 
 
 def _change(o: object) -> str:
@@ -1104,9 +1120,11 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
         table.add_row(*row)
     cur = ev.currency
     if offer_id is None:
-        prioritise(table, {"Term": 1, "Delivery month": 2, f"{per_k(cur)} snapshot": 3, f"NPV {cur}": 4, "Rank": 5})
-    else:  # the month, the total and what makes it up, least common parts first
-        prioritise(table, {h: 1 for h in headers[3:-2] if h not in ("rent", "prepayment")} | {"prepayment": 2, "Phase": 3, "Successful tasks": 4, "GPUs": 5})
+        # the offer and its cost per task over the horizon stay longest, then its total and commitment
+        prioritise(table, {"Term": 1, "Delivery month": 2, f"{per_k(cur)} snapshot": 3, f"NPV {cur}": 4, "Rank": 5, f"Commitment {cur}": 6, f"Total {cur}": 7})
+    else:  # the month and the total stay; then what makes it up, least common parts first (empty ones go first of all)
+        parts = [h for h in headers[3:-2] if h not in ("rent", "prepayment", "total")]
+        prioritise(table, {h: 1 for h in parts} | {FLOW_LABELS["sla_credits"]: 1, "prepayment": 2, "Phase": 3, "Successful tasks": 4, "GPUs": 5, "rent": 6})
     return Group(table, Text("\n".join(f"note: {n}" for n in notes)))
 
 
