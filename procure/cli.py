@@ -234,7 +234,12 @@ ColumnsOption = Annotated[
         show_default=False,
     ),
 ]
-RankTopOption = Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).", show_default=False)]
+def top_option(help: str) -> Any:
+    """`--top N`: only the first N of a ranking."""
+    return typer.Option("--top", metavar="N", min=1, help=help, show_default=False)
+
+
+RankTopOption = Annotated[Optional[int], top_option("Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).")]
 
 
 def _complete_offer_ids(incomplete: str) -> list[str]:
@@ -626,7 +631,7 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 @handles_input_errors
 def grade(
     offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
-    top: Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N offers of the highest grades (ungraded last, then by id).", show_default=False)] = None,
+    top: Annotated[Optional[int], top_option("Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer).")] = None,
     format: Annotated[Optional[ListFormat], format_option()] = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
@@ -661,7 +666,7 @@ def grade(
             raise InputError(unknown)
         offers = [by_id[i] for i in dict.fromkeys(named)]
     results = [(o, grade_offer(o, ws.grades)) for o in offers]
-    if top is not None:  # the highest grades first: a grade's rank (1 highest), ungraded last
+    if top is not None and format is not ListFormat.json:  # the highest grades first: a grade's rank (1 highest), ungraded last
         results = sorted(results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id))[:top]
     if format is ListFormat.json:
         payload = [
@@ -778,7 +783,7 @@ def compare(
     else:
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
     with _progress("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
-        rec, _ = recommend(ws, ev, inputs)
+        rec, purchase = recommend(ws, ev, inputs)
     _warn_plan_failed(rec)
     shown = _chosen(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
@@ -795,7 +800,12 @@ def compare(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev, inputs))
+        # The analyses with a table, each a sheet: the plan as solved above, the cash flow over the
+        # horizon (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
+        flows = None
+        if not ev.horizon_months:
+            flows, _ = evaluate_with_inputs(ws, _day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
+        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
@@ -807,7 +817,7 @@ def compare(
 @handles_input_errors
 def rate(
     offer: Annotated[Optional[list[str]], offers_option("Print only this offer's rating.")] = None,
-    top: Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).", show_default=False)] = None,
+    top: Annotated[Optional[int], top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -983,7 +993,7 @@ def whatif(
 def position(
     current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
     offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
-    top: Annotated[Optional[int], typer.Option("--top", metavar="N", min=1, help="Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).", show_default=False)] = None,
+    top: Annotated[Optional[int], top_option("Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -1214,9 +1224,7 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.evaluate import evaluate_with_inputs, gates_of
-    from procure.uncertainty import sensitivity as run_sensitivity
-    from procure.uncertainty import top_offer_positions
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
@@ -1231,8 +1239,7 @@ def sensitivity(
         followed = list(dict.fromkeys(offer))
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else top]
-    top = top_offer_positions(followed, inputs.offers, len(followed))
-    result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
 
@@ -1241,6 +1248,16 @@ def sensitivity(
     from procure.render.text import sensitivity_text
 
     _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+
+
+def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
+    """Each uncertain input at its low and high value, for the offers followed."""
+    from procure.evaluate import gates_of
+    from procure.uncertainty import sensitivity as run_sensitivity
+    from procure.uncertainty import top_offer_positions
+
+    top = top_offer_positions(followed, inputs.offers, len(followed))
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]

@@ -128,10 +128,10 @@ def test_xlsx_with_out(ws, tmp_path):
     assert "Cash flow" in book.sheetnames
     flows = list(book["Cash flow"].iter_rows(values_only=True))
     header = flows[0]
-    assert header[:4] == ("id", "month", "phase", "gpus")
+    assert header[:4] == ("Offer", "Month", "Phase", "GPUs")
     assert len(flows) == 1 + 5 * 31
     delta1 = next(r for r in flows[1:] if r[0] == "delta" and r[1] == 1)
-    total = delta1[header.index("total")]
+    total = delta1[header.index("Total USD")]
     assert isinstance(total, (int, float)) and total == pytest.approx(127_475)  # a number, not text
     comparison = list(book["Comparison"].iter_rows(values_only=True))
     keys = comparison[0]

@@ -972,11 +972,13 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 # --- spreadsheets -------------------------------------------------------------------------------
 
 
-def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None) -> bytes:
     """The comparison as a workbook: one sheet per table, numbers stored as numbers.
 
     With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
-    first, whose costs and ranks are live formulas (render/workbook.py).
+    first, whose costs and ranks are live formulas (render/workbook.py). Then a sheet per analysis
+    given, with units in its headers: the purchase plan and its scenarios, the cash flow of every
+    offer (from `flows`, an evaluation over a horizon; else `ev` when it has one), the sensitivity.
     """
     try:
         from openpyxl import Workbook
@@ -1011,12 +1013,15 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
         for r in ev.offers:
             u = r.uncertainty
             ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
-    if ev.horizon_months:
-        flows = book.create_sheet("Cash flow")
-        flows.append(["id", "month", "phase", "gpus", *FLOW_COLUMNS, "successful_tasks"])
-        for r in ev.offers:
-            for f in r.cashflow.months if r.cashflow else []:
-                flows.append([r.id, f.month, f.phase, f.gpus, *[getattr(f, c) for c in FLOW_COLUMNS], f.successful_tasks])
+    from procure.render.workbook import add_cashflow_sheet, add_plan_sheets, add_sensitivity_sheet
+
+    if plan is not None:
+        add_plan_sheets(book, plan, ev.currency)
+    flows = flows if flows is not None else (ev if ev.horizon_months else None)
+    if flows is not None:
+        add_cashflow_sheet(book, flows)
+    if sensitivity is not None and sensitivity.rows:
+        add_sensitivity_sheet(book, sensitivity, ev.currency)
     inputs = book.create_sheet("Inputs")
     inputs.append(["as_of", str(ev.as_of)])
     inputs.append(["currency", ev.currency])
