@@ -800,8 +800,8 @@ def compare(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        # The analyses with a table, each a sheet: the plan as solved above, the cash flow over the
-        # horizon (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
+        # The analyses with a table, each a sheet: the plan as solved above, the offers over the horizon
+        # (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
         flows = None
         if not ev.horizon_months:
             flows, _ = evaluate_with_inputs(ws, _day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)

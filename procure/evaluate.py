@@ -436,16 +436,17 @@ def evaluate_with_inputs(
         from procure.uncertainty import monte_carlo as simulate
 
         spec = config.uncertainty
+        posteriors = None
         if evidence:
-            from procure.scorecard import uncertainty_with_evidence
+            from procure.scorecard import posteriors_for_draws
 
-            spec = uncertainty_with_evidence(spec, evidence)
+            posteriors = posteriors_for_draws(evidence, offers, inputs.columns, spec)
         draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
         acceptable = np.array([r.acceptable for r in records], dtype=bool)
-        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config))
+        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config), posteriors)
         for record, found in zip(records, ranges):
             record.uncertainty = found
-        info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed))
+        info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
     evaluation = Evaluation(
         as_of=day,
         currency=config.currency,

@@ -40,7 +40,7 @@ def test_workbook_sheets(workbook_and_json):
     book, _ = workbook_and_json
     # the live sheets a spreadsheet user works in, then the figures as evaluated (JSON names)
     # then one sheet per analysis with a table (no demand: here, so no plan)
-    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Cash flow", "Sensitivity", "Inputs"]
+    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Horizon", "Sensitivity", "Inputs"]
 
 
 def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_json):
@@ -100,7 +100,7 @@ def test_uncertainty_sheet_when_computed(data_dir, tmp_path):
     assert result.exit_code == 0, result.stderr
     ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json", "--uncertainty", "--draws", "200", "--seed", "3").stdout)
     book = openpyxl.load_workbook(target)
-    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Uncertainty", "Cash flow", "Sensitivity", "Inputs"]
+    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Uncertainty", "Horizon", "Sensitivity", "Inputs"]
     headers, rows = sheet_rows(book["Uncertainty"])
     assert headers == ["id", "p10", "p50", "p90", "prob_cheapest"]
     for cells, offer in zip(rows, ev["offers"]):
@@ -161,17 +161,31 @@ def analysis_sheet(book, name):
     return headers, rows
 
 
-def test_the_cash_flow_sheet_is_the_cashflow_commands_schedule_with_units(workbook_and_json, data_dir):
-    book, _ = workbook_and_json
+def test_the_horizon_sheet_is_the_cashflow_commands_table_with_units(workbook_and_json, data_dir):
+    book, ev = workbook_and_json
+    headers, rows = analysis_sheet(book, "Horizon")
+    assert headers == ["Rank", "Offer", "Term months", "Delivery month", "Commitment USD", "Total USD", "NPV USD", "USD/task over 36 months", "USD/task today"]
+    flows = json.loads(run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)  # 36 months: no horizon.months in basic
+    by_id = {o["id"]: o for o in flows["offers"]}
+    assert [r["Offer"].value for r in rows] == [o["id"] for o in ev["offers"]]  # the comparison's order and ranks
+    for cells, offer in zip(rows, ev["offers"]):
+        assert cells["Rank"].value == offer["rank"] and cells["USD/task today"].value == pytest.approx(offer["metrics"]["cost_per_task"], **SAME)
+        for header, key in (("Commitment USD", "total_commitment"), ("Total USD", "total_cost"), ("NPV USD", "npv_cost"), ("USD/task over 36 months", "horizon_cost_per_task")):
+            value = by_id[offer["id"]][key]
+            assert cells[header].value is None if value is None else cells[header].value == pytest.approx(value, **SAME)
+    assert rows[0]["Total USD"].data_type == "n" and rows[0]["Total USD"].number_format == "#,##0"
+    assert rows[0]["USD/task over 36 months"].number_format == "0.000000"
+
+
+def test_with_a_horizon_every_offers_months_get_a_sheet(data_dir, tmp_path):
+    target = tmp_path / "h.xlsx"
+    assert run("compare", "--horizon", "12", "-f", "xlsx", "-o", target, "--as-of", AS_OF, "-w", data_dir / "basic").exit_code == 0
+    book = openpyxl.load_workbook(target)
     headers, rows = analysis_sheet(book, "Cash flow")
-    assert headers[:4] == ["Offer", "Month", "Phase", "GPUs"] and "Total USD" in headers and "Rent USD" in headers
-    flows = json.loads(run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
-    expected = [(o["id"], m["month"], m["total"], m["rent"]) for o in flows["offers"] for m in o["cashflow"]["months"]]
-    assert [(r["Offer"].value, r["Month"].value, r["Total USD"].value, r["Rent USD"].value) for r in rows] == [
-        (i, m, pytest.approx(t, **SAME), pytest.approx(rent, **SAME)) for i, m, t, rent in expected
-    ]
-    total = rows[1]["Total USD"]
-    assert total.data_type == "n" and total.number_format == "#,##0"
+    assert headers[:4] == ["Offer", "Month", "Phase", "GPUs"] and "Total USD" in headers and headers[-1] == "Successful tasks"
+    flows = json.loads(run("cashflow", "--horizon", "12", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
+    expected = [(o["id"], m["month"], m["total"]) for o in flows["offers"] for m in o["cashflow"]["months"]]
+    assert sorted((r["Offer"].value, r["Month"].value, r["Total USD"].value) for r in rows) == sorted((i, m, pytest.approx(t, **SAME)) for i, m, t in expected)
 
 
 def test_the_sensitivity_sheet_is_the_sensitivity_commands_table(workbook_and_json, data_dir):

@@ -977,8 +977,9 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Ev
 
     With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
     first, whose costs and ranks are live formulas (render/workbook.py). Then a sheet per analysis
-    given, with units in its headers: the purchase plan and its scenarios, the cash flow of every
-    offer (from `flows`, an evaluation over a horizon; else `ev` when it has one), the sensitivity.
+    given, with units in its headers: the purchase plan and its scenarios, every offer over the
+    horizon (from `flows`, an evaluation over one; else `ev` when it has one) and, when `ev` has a
+    horizon, every offer's months, the sensitivity.
     """
     try:
         from openpyxl import Workbook
@@ -1013,13 +1014,15 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Ev
         for r in ev.offers:
             u = r.uncertainty
             ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
-    from procure.render.workbook import add_cashflow_sheet, add_plan_sheets, add_sensitivity_sheet
+    from procure.render.workbook import add_cashflow_sheet, add_horizon_sheet, add_plan_sheets, add_sensitivity_sheet
 
     if plan is not None:
         add_plan_sheets(book, plan, ev.currency)
-    flows = flows if flows is not None else (ev if ev.horizon_months else None)
-    if flows is not None:
-        add_cashflow_sheet(book, flows)
+    horizon = flows if flows is not None else (ev if ev.horizon_months else None)
+    if horizon is not None:
+        add_horizon_sheet(book, horizon)
+    if ev.horizon_months:  # the months themselves when the horizon was asked for (a sheet of offers x months)
+        add_cashflow_sheet(book, ev)
     if sensitivity is not None and sensitivity.rows:
         add_sensitivity_sheet(book, sensitivity, ev.currency)
     inputs = book.create_sheet("Inputs")

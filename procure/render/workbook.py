@@ -336,10 +336,10 @@ def table_sheet(book: Any, title: str, columns: list[tuple[str, str | None]], ro
 
     sheet = book.create_sheet(title)
     sheet.append([header for header, _ in columns])
-    for row in rows:
+    for r, row in enumerate(rows, start=2):  # the row number counted, not max_row: that scans every cell
         sheet.append([_value(v) for v in row])
         for c, (_, number_format) in enumerate(columns, start=1):
-            cell = sheet.cell(row=sheet.max_row, column=c)
+            cell = sheet.cell(row=r, column=c)
             if number_format is not None and cell.value is not None:
                 cell.number_format = number_format
             elif isinstance(cell.value, str) and formula_like(cell.value):
@@ -375,6 +375,19 @@ FLOW_PARTS = (
     ("prepayment", "Prepayment"), ("rent", "Rent"), ("fees", "Fees"), ("staff", "Staff"), ("software", "Software"), ("power_colo", "Power and colo"),
     ("capital", "Capital"), ("credits", "Credits"), ("prepay_risk", "Prepay risk"), ("exit", "Exit"), ("total", "Total"), ("sla_credits", "SLA credits (shown)"),
 )
+
+
+def add_horizon_sheet(book: Any, ev: Evaluation) -> None:
+    """Every offer over the horizon, as `procure cashflow` prints it: what it binds you to, its total
+    and present-value cost, and its cost per task over the horizon beside today's."""
+    cur = ev.currency
+    table_sheet(
+        book, "Horizon",
+        [("Rank", COUNT), ("Offer", None), ("Term months", COUNT), ("Delivery month", COUNT), (f"Commitment {cur}", WHOLE_MONEY), (f"Total {cur}", WHOLE_MONEY),
+         (f"NPV {cur}", WHOLE_MONEY), (f"{cur}/task over {ev.horizon_months} months", PER_TASK), (f"{cur}/task today", PER_TASK)],
+        [[r.rank, r.id, r.term_months, r.cashflow.delivery_month if r.cashflow else None, r.metrics.get("total_commitment"), r.metrics.get("total_cost"),
+          r.metrics.get("npv_cost"), r.metrics.get("horizon_cost_per_task"), r.metrics["cost_per_task"]] for r in ev.offers],
+    )
 
 
 def add_cashflow_sheet(book: Any, ev: Evaluation) -> None:
