@@ -25,6 +25,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH, cost_arrays
 from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
@@ -71,7 +73,7 @@ class PlanLine(BaseModel):
     term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
 
 
-class ScenarioRow(BaseModel):
+class ScenarioRow(PerThousand):
     name: str
     probability: float
     demand_per_month: float = Field(description="average tasks per month")
@@ -82,13 +84,13 @@ class ScenarioRow(BaseModel):
     unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
 
 
-class SingleBest(BaseModel):
+class SingleBest(PerThousand):
     offer: str | None
     expected_cost_per_task: float | None
     plan: list[PlanLine] = Field(default_factory=list)
 
 
-class FrontierPoint(BaseModel):
+class FrontierPoint(PerThousand):
     cvar_limit: float | None
     expected_cost_per_task: float
     cvar: float
@@ -118,7 +120,7 @@ class DemandInfo(BaseModel):
     sampled: bool
 
 
-class PlanCase(BaseModel):
+class PlanCase(PerThousand):
     """The plan's fixed portfolio under one demand case: committed capacity is paid whatever the demand,
     pay-as-used sources cover the rest (the same dispatch as the plan's own figures)."""
 
@@ -159,7 +161,7 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
-class PlanResult(BaseModel):
+class PlanResult(PerThousand):
     as_of: date
     currency: str
     plan: list[PlanLine]

@@ -78,7 +78,7 @@ def test_compare_never_splits_an_id_or_a_cost(example, columns):
         assert line is not None, offer["id"]  # the whole id on one line
         cost = offer["metrics"]["cost_per_task"]
         if cost is not None:
-            assert f"{cost:.5f}" in line  # five decimals, as printed; whole, beside its id
+            assert f"{cost * 1000:.2f}" in line  # per 1,000 tasks, two decimals, as printed; whole, beside its id
 
 
 def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
@@ -88,7 +88,7 @@ def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offe
     # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
     # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     assert lines[0].startswith("Recommended: the plan") and start <= 4
     assert len(lines) - start <= 40
 
@@ -103,7 +103,7 @@ def test_wide_shows_every_column_at_80(example):
     assert "left out" not in text
     lines = text.splitlines()
     assert lines[0].startswith("Recommended: ")  # the recommendation first, then the table
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     header = " ".join(lines[start + 1:start + 6])
     assert "Vendor" in header
 
@@ -164,8 +164,8 @@ def headers(text: str) -> list[list[str]]:
 
 
 # What each table keeps at 60, 80 and 120 columns: its id, its decision figures and their units
-# (a pattern per header: the unit of a cost per task may read USD/task or USD per 1,000 tasks).
-COST = r"USD ?(/|per) ?(1k |1,000 )?tasks?"
+# (a pattern per header: a cost per task reads USD/1k tasks, per 1,000 successful tasks).
+COST = r"USD/1k tasks"
 KEPT = [
     (("compare",), [r"Rank", r"Offer", COST]),
     (("compare", "--uncertainty", "--draws", "200"), [r"Rank", r"Offer", COST]),
@@ -175,7 +175,7 @@ KEPT = [
     (("cashflow", "--offer", "keel-b200-mc"), [r"Month", r"total"]),
     (("grade",), [r"Offer", r"Grade"]),
     (("grade", "--offer", "keel-b200-mc"), [r"Requirement", r"Offer states", r"Result"]),
-    (("position",), [r"Who", r"Per (1k )?tasks?|" + COST]),
+    (("position",), [r"Who", r"Per 1k tasks"]),
     (("hedge",), [r"Months", r"Contracts"]),
     (("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"), [r"Figure", r"Before", r"After"]),
     (("index", "build", "market/quotes.csv", "--format", "table"), [r"Period", r"Level"]),
@@ -187,10 +187,10 @@ KEPT = [
 # ... and what more each keeps from 80 columns on.
 KEPT_FROM_80 = {
     ("compare", "--uncertainty", "--draws", "200"): [r"P10", r"P90", r"P\(cheapest\)"],
-    ("sensitivity",): [r"Largest swing", r"Ranking flips"],
+    ("sensitivity",): [r"Largest swing \(USD/1k tasks\)", r"Ranking flips"],
     ("cashflow",): [r"Total USD", r"Commitment USD"],
     ("whatif", "--price-to-win"): [COST, r"Change"],
-    ("history",): [r"As of", r"Cost per task"],
+    ("history",): [r"As of", r"Cost per 1k tasks"],
 }
 
 
