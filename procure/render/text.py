@@ -756,7 +756,7 @@ def hedge_table(plan: HedgePlan) -> Group:
     if not plan.nothing_to_hedge:
         parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
         stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
-        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}))
+        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}, together=(("Change unhedged", "Change hedged"),)))
     parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
     return Group(*parts)
 
