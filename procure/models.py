@@ -327,12 +327,26 @@ class StratumWeight(Strict):
     weight: Positive
 
 
+class IndexReading(Strict):
+    """A level entered by hand or read from an external series, spliced into the built index in its period."""
+
+    date: date
+    level: Annotated[Positive, Field(le=10_000)]
+    source: Text = Field(description="where the reading comes from, e.g. 'Silicon Data SDB200RT, entered by hand'")
+
+
 class IndexConfig(Strict):
     scope_gpus: Annotated[Count, Field(gt=0)] = Field(512, description="fleet size at which scope adjustment prices the buyer's operating jobs")
     min_quotes: Annotated[Count, Field(ge=1, le=1000)] = Field(3, description="fewest quotes a stratum needs in a period to publish its own level")
     seller_cap: Annotated[Number, Field(gt=0, le=1)] = Field(0.5, description="most weight one seller carries within a stratum and period")
     weights: Annotated[list[StratumWeight], Field(min_length=1)] | None = Field(
-        None, description="fixed stratum weights; default: each stratum's share of the whole sample"
+        None, description="fixed stratum weights; default: each stratum's share of the quotes in the base period"
+    )
+    base_period: date | None = Field(
+        None, description="the period (any day in it) whose quotes fix the stratum weights when index.weights is absent; default: the first period"
+    )
+    readings: list[IndexReading] = Field(
+        default_factory=list, description="external or hand-entered levels spliced into the built index, each shown with its level jump"
     )
     strata: list[Literal["term", "kind", "grade"]] = Field(
         default_factory=lambda: ["term", "kind", "grade"], description="the dimensions of the strata; [] pools every quote (the mix then moves the level)"
@@ -480,6 +494,9 @@ class PlanConfig(Strict):
     """The buyer's policy for `procure plan`."""
 
     max_vendor_share: PositiveFraction = Field(0.7, description="most of the expected capacity (tasks) one vendor may provide")
+    max_spot_share: Fraction = Field(
+        0.3, description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary"
+    )
     cvar_alpha: Annotated[Number, Field(gt=0, lt=1)] = Field(0.9, description="CVaR level on monthly spend")
     cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(0.0, description="weight of CVaR in the objective (0: risk-neutral)")
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")

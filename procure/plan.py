@@ -25,6 +25,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH, cost_arrays
 from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
@@ -72,7 +74,7 @@ class PlanLine(BaseModel):
     term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
 
 
-class ScenarioRow(BaseModel):
+class ScenarioRow(PerThousand):
     name: str
     probability: float
     demand_per_month: float = Field(description="average tasks per month")
@@ -83,13 +85,13 @@ class ScenarioRow(BaseModel):
     unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
 
 
-class SingleBest(BaseModel):
+class SingleBest(PerThousand):
     offer: str | None
     expected_cost_per_task: float | None
     plan: list[PlanLine] = Field(default_factory=list)
 
 
-class FrontierPoint(BaseModel):
+class FrontierPoint(PerThousand):
     cvar_limit: float | None
     expected_cost_per_task: float
     cvar: float
@@ -120,7 +122,7 @@ class DemandInfo(BaseModel):
     sampled: bool
 
 
-class PlanCase(BaseModel):
+class PlanCase(PerThousand):
     """The plan's fixed portfolio under one demand case: committed capacity is paid whatever the demand,
     pay-as-used sources cover the rest (the same dispatch as the plan's own figures)."""
 
@@ -161,7 +163,7 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
-class PlanResult(BaseModel):
+class PlanResult(PerThousand):
     as_of: date
     currency: str
     plan: list[PlanLine]
@@ -228,6 +230,8 @@ class Source:
     price_unit: Literal["gpu_hour", "task"]
     tasks_per_gpu_month: float | None  # to report GPUs used; None for per-token
     term_months: int = 1  # the offer's minimum term: a source with fixed fees is switched on for blocks of it
+    spot: bool = False  # spot or preemptible capacity
+    share_limit: float = 1.0  # the most of each month's demand it may serve (spot: plan.max_spot_share, all spot sources together)
 
 
 @dataclass
@@ -312,10 +316,12 @@ def delivery(promised: date | None, as_of: date, delay_weeks: float) -> tuple[in
 
 def candidates(
     ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_tokens: int, success_fallback: float, months: int | None = None, delay_weeks: float = 0.0,
+    spot_share: float = 1.0,
 ) -> tuple[list[Candidate], dict[str, str]]:
     """The offers the plan may use, sorted by id (file order never matters), with their commitments and sources.
 
-    An offer delivered after the last of `months` is not a candidate (with the reason)."""
+    An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
+    only, serving at most `spot_share` (plan.max_spot_share) of each month's demand."""
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -361,7 +367,8 @@ def candidates(
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
         if burst is not None:
-            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months))
+            # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share (rating.interruption_share).
+            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months), spot, spot_share if spot else 1.0)
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
             pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0}, per_gpu_month))
@@ -568,9 +575,12 @@ def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
     total = H + 5 * unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
     if policy.max_vendor_share < 1:
         total += P * J + 3 * P + 3 * len(cands)
+    spots = sum(1 for c in cands if c.source is not None and c.source.spot)
+    if spots > 1:
+        total += spots * J
     if risk.active:
         T = min(scen.count, max(1, math.ceil(1.2 * (1 - policy.cvar_alpha) * scen.count)))
-        total += 3 * len(units) + Q * H + T * H * (2 + 2 * P + 2 * Q) + 3 * T
+        total += 3 * len(units) + Q * H + T * H * (2 + 2 * P + 2 * Q) + 3 * T + (spots * T * H if spots > 1 else 0)
     return total
 
 
@@ -609,6 +619,11 @@ def build_model(
     units = _units(cands, H)
     sources = [c.source for c in cands if c.source is not None]
     U, P, I = len(units), len(sources), len(cands)
+    # Spot or preemptible capacity serves at most plan.max_spot_share of the demand of each band (and of each tail
+    # path-month): each spot source on its bounds, several together in one row per band (spot_rows).
+    frac = np.array([s.share_limit for s in sources], dtype=float)
+    spots = [p for p, s in enumerate(sources) if s.spot]
+    spot_share = min((float(frac[p]) for p in spots), default=1.0)
     avail = np.array([c.available(H) for c in cands]).reshape(I, H)
     fee_sources = [p for p, src in enumerate(sources) if cands[src.offer].fixed_monthly > 0]
     # Fees in the months an offer holds capacity: on its commitment switches (one covers a month at most), or, for an
@@ -695,7 +710,7 @@ def build_model(
     ]).reshape(P, H)
     bw = bands.weight * delta[band_month]
     c[layout["z"]] = (price[:, None] * bw[None, :]).ravel()
-    ub[layout["z"]] = (np.minimum(room_month[:, band_month], band_demand[None, :])).ravel() if P else 0.0
+    ub[layout["z"]] = (np.minimum(room_month[:, band_month], frac[:, None] * band_demand[None, :])).ravel() if P else 0.0
     if penalty is not None:
         c[layout["u"]] = penalty * tasks / money * bw
 
@@ -735,8 +750,14 @@ def build_model(
         # (a source with fixed fees counts only in the months it is switched on)
         worst = scen.demand.max(axis=0) / tasks
         rr, cc, vv, rhs = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)], worst.copy()
+        rooms = [np.minimum(room_month[p], frac[p] * worst) for p in range(P)]
+        if len(spots) > 1:
+            together = sum(rooms[p] for p in spots)
+            scale = np.where(together > 0, np.minimum(1.0, spot_share * worst / np.where(together > 0, together, 1.0)), 1.0)
+            for p in spots:
+                rooms[p] = rooms[p] * scale
         for p, src in enumerate(sources):
-            room = np.minimum(room_month[p], worst)
+            room = rooms[p]
             if p in fee_sources:
                 q = fee_sources.index(p)
                 rr.append(np.arange(H))
@@ -776,12 +797,15 @@ def build_model(
         # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j) a_pm
         rr, cc, vv = [], [], []
         for q, p in enumerate(fee_sources):
-            bound = np.minimum(room_month[p, band_month], band_demand)
+            bound = np.minimum(room_month[p, band_month], frac[p] * band_demand)
             rows = q * J + jj
             rr += [rows, rows]
             cc += [z0 + p * J + jj, a0 + a_index[q, band_month]]
             vv += [np.ones(J), -bound]
         model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), Q * J, -np.inf, 0.0, "pay-as-used offer in use")
+    if len(spots) > 1:
+        # (f') spot sources together serve at most plan.max_spot_share of each band's demand
+        model.add(np.tile(jj, len(spots)), np.concatenate([z0 + p * J + jj for p in spots]), np.ones(len(spots) * J), J, -np.inf, spot_share * band_demand, "spot share")
     if share_rows:
         # (g) vendor share of expected capacity (tasks): committed capacity over the horizon plus expected pay-as-used tasks
         e0 = layout["e"].start
@@ -831,9 +855,11 @@ def build_model(
             vv.append(np.ones(T * H))
         model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
         if P:
-            ub[layout["zt"]] = np.concatenate([np.minimum(room_month[p, t_month], scen.demand[t_path, t_month] / tasks) for p in range(P)])
+            ub[layout["zt"]] = np.concatenate([np.minimum(room_month[p, t_month], frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
+        if len(spots) > 1:
+            model.add(np.tile(tm, len(spots)), np.concatenate([zt0 + p * T * H + tm for p in spots]), np.ones(len(spots) * T * H), T * H, -np.inf, spot_share * scen.demand[t_path, t_month] / tasks, "tail spot share")
         for q, p in enumerate(fee_sources):
-            bound = np.minimum(room_month[p, t_month], scen.demand[t_path, t_month] / tasks)
+            bound = np.minimum(room_month[p, t_month], frac[p] * scen.demand[t_path, t_month] / tasks)
             model.add(np.concatenate([tm, tm]), np.concatenate([zt0 + p * T * H + tm, a0 + a_index[q, t_month]]), np.concatenate([np.ones(T * H), -bound]), T * H, -np.inf, 0.0, "tail pay-as-used in use")
         # (j) xi_t >= loss_t - eta, loss_t = (k + sum_m sum_p price_p zt_ptm (+ penalty ut_tm)) / H
         tt = np.arange(T)
@@ -931,6 +957,8 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
         return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} needs at least two vendors; only {next(iter(vendors))} is usable")
     if policy.max_vendor_share < 1 and policy.max_vendor_share * len(vendors) < 1:
         return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} x {len(vendors)} usable vendors is below 1: no split can serve the demand")
+    if any(c.source is not None and c.source.spot for c in cands) and spot_limit(cands) < 1:
+        return Problem("procure.yaml", None, "plan.max_spot_share", f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot serve the rest; add capacity or raise plan.max_spot_share")
     if policy.cvar_limit is not None:
         return Problem("procure.yaml", None, "plan.cvar_limit", f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see `procure plan --frontier`)")
     return Problem("procure.yaml", None, "plan.max_vendor_share", f"no plan meets the vendor share limit {policy.max_vendor_share:g} with the capacity the offers can supply")
@@ -987,9 +1015,16 @@ def fixed_spend(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
     return capacity, commit_cost, beyond
 
 
-def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
+def spot_limit(cands: list[Candidate]) -> float:
+    """The most of a month's demand spot sources may serve together (plan.max_spot_share; 1 without spot)."""
+    return min((c.source.share_limit for c in cands if c.source is not None and c.source.spot), default=1.0)
+
+
+def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
     """Serve `rest` (demand above the committed capacity; any shape whose last axis is indexed by `month`) by the
-    cheapest pay-as-used source with room in each month. Returns spend, tasks served pay-as-used, by source, and the rest."""
+    cheapest pay-as-used source with room in each month; spot sources together serve at most spot_limit x `demand`
+    (the shape of `rest`). Returns spend, tasks served pay-as-used, by source, and the rest."""
+    left = spot_limit(cands) * np.asarray(demand, dtype=float)
     spend = np.zeros_like(rest)
     payg = np.zeros_like(rest)
     by_source: dict[int, np.ndarray] = {}
@@ -999,6 +1034,9 @@ def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: 
         with np.errstate(invalid="ignore"):
             room = np.where(active[source.offer] & (avail > 0), source.cap_month * np.where(avail > 0, avail, 1.0), 0.0)[month]
         take = np.minimum(rest, room)
+        if source.spot:
+            take = np.minimum(take, left)
+            left = left - take
         rest = rest - take
         spend = spend + take * source.price_per_task
         payg = payg + take
@@ -1012,7 +1050,7 @@ def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pl
     active = source_months(cands, H, in_plan)
     demand = scen.demand
     from_commit = np.minimum(demand, capacity[None, :])
-    extra, payg, by_source, rest = _serve(cands, active, demand - from_commit, np.arange(H))
+    extra, payg, by_source, rest = _serve(cands, active, demand - from_commit, np.arange(H), demand)
     spend = commit_cost[None, :] + extra
     if penalty is not None:
         spend = spend + rest * penalty
@@ -1035,7 +1073,7 @@ def banded_cost(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
     capacity, commit_cost, beyond = fixed_spend(cands, units, nodes, in_plan, H)
     active = source_months(cands, H, in_plan)
     rest = np.maximum(bands.demand - capacity[bands.month], 0.0)
-    extra, _, _, rest = _serve(cands, active, rest, bands.month)
+    extra, _, _, rest = _serve(cands, active, rest, bands.month, bands.demand)
     if penalty is not None:
         extra = extra + rest * penalty
     return float(commit_cost @ delta[:H]) + float((bands.weight * delta[bands.month]) @ extra) + sum(a * pv_months(delta, m, m) for m, a in beyond.items())
@@ -1335,9 +1373,11 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
         return None
     lost = float(prob @ (waiting @ delta[:start])) * (penalty if penalty is not None else before) if start else 0.0  # type: ignore[operator]
 
-    def recourse(short: np.ndarray, share: np.ndarray) -> np.ndarray:
+    def recourse(short: np.ndarray, share: np.ndarray, d: np.ndarray) -> np.ndarray:
         """Expected cost of a shortfall (any shape ending in (S, months)) met by the own source, then the penalty."""
         room = (src.cap_month * share) if src is not None else np.zeros_like(share)
+        if src is not None and src.spot:
+            room = np.minimum(room, src.share_limit * d)  # spot serves at most plan.max_spot_share of the demand
         used = np.minimum(short, room)
         cost = used * (src.price_per_task if src is not None else 0.0)
         left = short - used
@@ -1376,7 +1416,7 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             for lo in range(0, len(grid), step):
                 short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0)
                 with np.errstate(invalid="ignore"):
-                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share), prob, w)
+                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share, d), prob, w)
             # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
             # holds capacity or its own pay-as-used source serves (every month of the block when it has one).
             whole = pv_months(delta, first, end)
@@ -1611,7 +1651,7 @@ def make_plan(
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
     wl = config.workload
     scen = demand_scenarios(config, scenario_count)
-    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks)
+    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share)
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
     if not cands:

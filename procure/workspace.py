@@ -473,6 +473,11 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         if key in seen_strata:
             add(("index", "weights", i), f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight")
         seen_strata.add(key)
+    seen_readings: set[object] = set()
+    for i, reading in enumerate(config.index.readings):
+        if reading.date in seen_readings:
+            add(("index", "readings", i, "date"), f"a second reading on {reading.date}: give each date one reading")
+        seen_readings.add(reading.date)
     published = config.assumptions.reliability.published
     ordered = [(tier, published[tier]) for tier in PUBLISHED_TIERS if tier in published]
     for (better, high), (worse, low) in zip(ordered, ordered[1:]):
