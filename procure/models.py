@@ -505,7 +505,7 @@ class PlanConfig(Strict):
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        12, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most (the bound over all is stated)"
+        60, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)"
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
         12, description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario"

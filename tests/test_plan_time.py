@@ -185,3 +185,25 @@ def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     paths = scenarios(load_workspace(tmp_path / "b").config).demand / TASKS_PER_GPU_MONTH  # GPUs' worth
     per_month = (4 * q + 6 * (paths - q).clip(min=0)).mean(axis=1) * GPU_MONTH
     assert cvar(per_month, np.full(200, 1 / 200), 0.9) == pytest.approx(limited.cvar, rel=1e-9)
+
+
+@pytest.mark.parametrize(("c", "expected", "better"), [(4.0, 700 / (150 * TASKS_PER_GPU_HOUR), True), (2.0, 400 / (150 * TASKS_PER_GPU_HOUR), False)])
+def test_an_offer_the_shortlist_leaves_out_is_re_added_when_it_improves_the_plan(tmp_path, c, expected, better):
+    # The newsvendor (tests/test_plan.py): demand of 100 or 200 GPUs' worth, equally likely; "commit" at c an hour,
+    # "ondemand" at 6. With plan.max_candidates 1 the shortlist is "commit" alone (the relaxation uses it most and it
+    # is the best single offer). At c = 4 the best plan commits 100 GPUs and buys the high months on demand: per hour
+    # 100 x 4 + 0.5 x 100 x 6 = 700 for 150 GPUs' worth of tasks, while "commit" alone must cover 200: 800. The whole
+    # program, cut off at the shortlist's cost, finds that plan, so "ondemand" is re-added. At c = 2 committing 200 is
+    # the optimum (2 x 200 = 400 an hour against 100 x 2 + 0.5 x 100 x 6 = 500): the check proves nothing is missing.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=c), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    result = plan_for(tmp_path, cfg, offers)
+    assert result.expected_cost_per_task == pytest.approx(expected, rel=1e-9)
+    check = result.solver.shortlist_check
+    assert check is not None and check in result.notes
+    if better:
+        assert check.startswith("the program over all 2 usable offers has a cheaper plan")
+        assert {line.offer for line in result.plan} == {"commit", "ondemand"}
+    else:
+        assert check.startswith("proven: the program over all 2 usable offers has no plan cheaper")
+        assert {line.offer for line in result.plan} == {"commit"}
