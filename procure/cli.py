@@ -712,7 +712,9 @@ def _chosen(ev: Any, offers: Optional[list[str]], top: Optional[int], order: Opt
     if offers:
         records = [r for r in records if r.id in set(offers)]
     if top is not None:
-        records = [r for r in records if r.acceptable or order is not None][:top]
+        ranking = order(ev) if order is not None else ev.ranked  # what --top counts in
+        named = {r.id for r in records}
+        records = [r for r in ranking if r.id in named][:top]
     return ev.model_copy(update={"offers": records})
 
 

@@ -258,9 +258,8 @@ def to_markdown(ev: Evaluation) -> str:
     ]
     if ev.uncertainty:
         parts += ["", "Uncertainty: " + _md_cell(ev.uncertainty.method)]
-    ranked = ev.ranked
-    if ranked:
-        best = ranked[0]
+    best = next((r for r in ev.ranked if r.rank == 1), None)  # not among the offers printed (--offer): not named
+    if best is not None:
         parts += ["", f"**Lowest cost per successful task:** {_md_cell(best.vendor)} (`{best.id}`), {per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks."]
     rejected = [r for r in ev.offers if not r.acceptable]
     if rejected:
