@@ -600,6 +600,14 @@ class Pricing(Strict):
     owned: OwnedCost | None = None
     burst: Burst | None = None
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
+    billed_per: Literal["month", "hour", "minute", "second"] = Field(
+        "month", description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second (a dedicated endpoint billed for the time it runs: pay-as-used in the plan)"
+    )
+
+    @property
+    def usage_billed(self) -> bool:
+        """Billed for the time the capacity runs (by the hour, minute or second), not committed month by month."""
+        return self.billed_per != "month"
 
 
 class Sla(Strict):

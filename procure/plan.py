@@ -352,7 +352,14 @@ def candidates(
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
-        if not offer.on_demand and not spot:
+        if offer.pricing.usage_billed and not offer.on_demand and not spot:
+            # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
+            # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
+            cand.source = Source(
+                index, float(m["variable_gpu_hour"]) / float(m["capacity_per_gpu_hour"]), supply * per_gpu_month, float(m["rent"] or 0.0), "gpu_hour", per_gpu_month,
+                max(1, offer.contract_months),
+            )
+        elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
             price = float(m["rent"] or 0.0)
@@ -1638,8 +1645,9 @@ def default_penalty(cands: list[Candidate]) -> float:
 
 
 def follows_demand(offer: Offer) -> bool:
-    """Capacity that can follow demand: pay-as-used (burst, on demand, per token) or a term of a month."""
-    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or (offer.term_months or 0) == 1
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
+    or a term of a month."""
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.pricing.usage_billed or (offer.term_months or 0) == 1
 
 
 def make_plan(
