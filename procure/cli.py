@@ -230,7 +230,7 @@ ColumnsOption = Annotated[
         "--columns",
         metavar="NAME,...",
         callback=_names,
-        help="Show only these table columns, in this order (names as the headers in lower case with hyphens: offer, usd-task, p10; an unknown name lists them all).",
+        help="Show only these table columns, in this order (names as the headers in lower case with hyphens: offer, usd-1k-tasks, p10; an unknown name lists them all).",
         show_default=False,
     ),
 ]
@@ -712,7 +712,9 @@ def _chosen(ev: Any, offers: Optional[list[str]], top: Optional[int], order: Opt
     if offers:
         records = [r for r in records if r.id in set(offers)]
     if top is not None:
-        records = [r for r in records if r.acceptable or order is not None][:top]
+        ranking = order(ev) if order is not None else ev.ranked  # what --top counts in
+        named = {r.id for r in records}
+        records = [r for r in ranking if r.id in named][:top]
     return ev.model_copy(update={"offers": records})
 
 
@@ -759,7 +761,7 @@ def compare(
         procure compare --uncertainty --draws 20000 --seed 11
         procure compare --out comparison.xlsx
         procure compare --horizon 36 --rank-by horizon
-        procure compare --top 3 --columns rank,offer,vendor,usd-task
+        procure compare --top 3 --columns rank,offer,vendor,usd-1k-tasks
         procure compare --offer keel-b200-mc --uncertainty
     """
     format = _format(format, out, CompareFormat.table)
@@ -1109,6 +1111,7 @@ def index_build(
     from procure.workspace import load_settings
 
     format = _format(format, out, TextFormat.csv)
+    _columns_need_a_table({"columns": columns, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
@@ -1312,9 +1315,9 @@ def evaluate(
         _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
-    from procure.render.text import per_task
+    from procure.render.text import per_thousand
 
-    top = f"{leader.id} at {per_task(leader.metrics['cost_per_task'])} {ev.currency} per successful task" if leader else "no acceptable offer"
+    top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
     _emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
 
 
@@ -1625,7 +1628,7 @@ def cashflow(
         procure cashflow --horizon 36
         procure cashflow --offer northwind-b200-mc --format csv
         procure cashflow --out cashflow.xlsx
-        procure cashflow --top 3 --columns rank,offer,total-usd,usd-task-over-horizon
+        procure cashflow --top 3 --columns rank,offer,total-usd,usd-1k-tasks-over-horizon
     """
     from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace

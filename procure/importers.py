@@ -83,6 +83,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("pricing.burst.gpu_hour", NUMBER),
     ("pricing.burst.max_gpus", INT),
     ("pricing.commit_options", COMMITS),
+    ("pricing.billed_per", TEXT),
     ("service.kind", TEXT),
     ("service.orchestration", TEXT),
     ("service.sla.availability", NUMBER),

@@ -505,7 +505,7 @@ class PlanConfig(Strict):
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        12, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most (the bound over all is stated)"
+        60, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)"
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
         12, description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario"
@@ -600,6 +600,14 @@ class Pricing(Strict):
     owned: OwnedCost | None = None
     burst: Burst | None = None
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
+    billed_per: Literal["month", "hour", "minute", "second"] = Field(
+        "month", description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second (a dedicated endpoint billed for the time it runs: pay-as-used in the plan)"
+    )
+
+    @property
+    def usage_billed(self) -> bool:
+        """Billed for the time the capacity runs (by the hour, minute or second), not committed month by month."""
+        return self.billed_per != "month"
 
 
 class Sla(Strict):

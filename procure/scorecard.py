@@ -39,12 +39,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.actuals import QUANTILES, OfferActuals
 
 HOURS_PER_MONTH = 730.0
 
 
-class MonthScore(BaseModel):
+class MonthScore(PerThousand):
     month: str
     data: bool = Field(description="any evidence this month (metrics, invoice or an incident history covering it)")
     billed_gpu_hours: float | None

@@ -27,6 +27,8 @@ from typing import Callable, Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import CostModel, Variation, cost_arrays
 from procure.models import Distribution, Offer, UncertaintyConfig
 
@@ -252,7 +254,9 @@ def outputs_for(
     return found
 
 
-class OfferRange(BaseModel):
+class OfferRange(PerThousand):
+    PER_TASK = ('p10', 'p50', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
+
     p10: float | None
     p50: float | None
     p90: float | None
@@ -373,7 +377,9 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: di
 # --- one-at-a-time sensitivity --------------------------------------------------------------------
 
 
-class SensitivityRow(BaseModel):
+class SensitivityRow(PerThousand):
+    PER_TASK = ('costs_low', 'costs_high', 'swing', 'leader_cost_low', 'leader_cost_high')  # costs per task, each with its figure per 1,000 tasks in JSON
+
     input: str
     low: float = Field(description="the factor at the low end")
     high: float
@@ -390,7 +396,8 @@ class SensitivityRow(BaseModel):
     leader_cost_high: float | None = None
 
 
-class Sensitivity(BaseModel):
+class Sensitivity(PerThousand):
+    PER_TASK = ('baseline',)  # the top offers' costs per task, each with its figure per 1,000 tasks in JSON
     offers: list[str]
     baseline: dict[str, float | None]
     rows: list[SensitivityRow] = Field(description="by swing, largest first")

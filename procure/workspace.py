@@ -576,6 +576,10 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         for i, option in enumerate(pricing.commit_options):
             if supply and option.gpus > supply:
                 add(("pricing", "commit_options", i, "gpus"), f"must be at most {most} ({supply}) (got {option.gpus})")
+    if pricing.usage_billed and pricing.burst is not None:
+        add(("pricing", "burst"), f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month")
+    if pricing.usage_billed and (pricing.per_mtok is not None or pricing.owned is not None):
+        add(("pricing", "billed_per"), "goes with GPU-hour or index-linked pricing, not per-token or owned")
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
             add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")

@@ -3,7 +3,9 @@ ids are never split, and the columns left out are named with how to see them all
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 
 import pytest
 from clihelp import AS_OF
@@ -43,6 +45,14 @@ def example(tmp_path_factory):
 
 
 def at_width(ws, columns: int, *args: str) -> str:
+    """What a command prints at `columns` (each command and width run once in this module: the
+    output depends on nothing else)."""
+    return _at_width(str(ws), columns, args)
+
+
+@functools.lru_cache(maxsize=None)
+def _at_width(root: str, columns: int, args: tuple[str, ...]) -> str:
+    ws = Path(root)
     args = tuple(str(ws / a) if a.endswith(".csv") else a for a in args)
     as_of = () if args[0] in ("history", "diff", "index", "grade") else ("--as-of", AS_OF)
     result = CliRunner().invoke(app, [*args, *as_of, "-w", str(ws)], env={"COLUMNS": str(columns)})
@@ -68,7 +78,7 @@ def test_compare_never_splits_an_id_or_a_cost(example, columns):
         assert line is not None, offer["id"]  # the whole id on one line
         cost = offer["metrics"]["cost_per_task"]
         if cost is not None:
-            assert f"{cost:.5f}" in line  # five decimals, as printed; whole, beside its id
+            assert f"{cost * 1000:.2f}" in line  # per 1,000 tasks, two decimals, as printed; whole, beside its id
 
 
 def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
@@ -78,7 +88,7 @@ def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offe
     # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
     # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     assert lines[0].startswith("Recommended: the plan") and start <= 4
     assert len(lines) - start <= 40
 
@@ -93,7 +103,7 @@ def test_wide_shows_every_column_at_80(example):
     assert "left out" not in text
     lines = text.splitlines()
     assert lines[0].startswith("Recommended: ")  # the recommendation first, then the table
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     header = " ".join(lines[start + 1:start + 6])
     assert "Vendor" in header
 
@@ -154,8 +164,8 @@ def headers(text: str) -> list[list[str]]:
 
 
 # What each table keeps at 60, 80 and 120 columns: its id, its decision figures and their units
-# (a pattern per header: the unit of a cost per task may read USD/task or USD per 1,000 tasks).
-COST = r"USD ?(/|per) ?(1k |1,000 )?tasks?"
+# (a pattern per header: a cost per task reads USD/1k tasks, per 1,000 successful tasks).
+COST = r"USD/1k tasks"
 KEPT = [
     (("compare",), [r"Rank", r"Offer", COST]),
     (("compare", "--uncertainty", "--draws", "200"), [r"Rank", r"Offer", COST]),
@@ -165,7 +175,7 @@ KEPT = [
     (("cashflow", "--offer", "keel-b200-mc"), [r"Month", r"total"]),
     (("grade",), [r"Offer", r"Grade"]),
     (("grade", "--offer", "keel-b200-mc"), [r"Requirement", r"Offer states", r"Result"]),
-    (("position",), [r"Who", r"Per (1k )?tasks?|" + COST]),
+    (("position",), [r"Who", r"Per 1k tasks"]),
     (("hedge",), [r"Months", r"Contracts"]),
     (("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"), [r"Figure", r"Before", r"After"]),
     (("index", "build", "market/quotes.csv", "--format", "table"), [r"Period", r"Level"]),
@@ -177,10 +187,10 @@ KEPT = [
 # ... and what more each keeps from 80 columns on.
 KEPT_FROM_80 = {
     ("compare", "--uncertainty", "--draws", "200"): [r"P10", r"P90", r"P\(cheapest\)"],
-    ("sensitivity",): [r"Largest swing", r"Ranking flips"],
+    ("sensitivity",): [r"Largest swing \(USD/1k tasks\)", r"Ranking flips"],
     ("cashflow",): [r"Total USD", r"Commitment USD"],
     ("whatif", "--price-to-win"): [COST, r"Change"],
-    ("history",): [r"As of", r"Cost per task"],
+    ("history",): [r"As of", r"Cost per 1k tasks"],
 }
 
 
@@ -258,3 +268,8 @@ def test_an_unknown_column_is_named_with_the_nearest_and_the_list(example):
 def test_columns_is_refused_with_a_format_that_carries_every_column(example):
     result = CliRunner().invoke(app, ["rate", "--columns", "offer", "--format", "csv", "--as-of", AS_OF, "-w", str(example)])
     assert result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
+
+
+def test_columns_is_refused_where_csv_is_the_default(example):
+    result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
+    assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""
