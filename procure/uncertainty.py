@@ -38,7 +38,10 @@ POINT_COLUMN = "throughput_point_factor"
 # Each offer's reading between frontier points: its gap as a share of the target (0 on a point), whose
 # calibrated range (procure.performance.reading_spread) the draws sample, one draw per curve.
 GAP_COLUMN = "reading_gap_share"
-CHUNK_DRAWS = 100  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
+CHUNK_DRAWS = 100
+# The ends of a posterior in the one-at-a-time sensitivity: its 2.5% and 97.5% points.
+POSTERIOR_TAIL = 0.025
+POSTERIOR_Z = 1.959963984540054  # the standard normal's 97.5% point  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
 
 
 def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -412,10 +415,13 @@ def sensitivity(
     top: list[int],
     config: UncertaintyConfig,
     gates: Gates | None = None,
+    posteriors: dict[str, Posterior] | None = None,
 ) -> Sensitivity:
     """Each uncertain input at its low and high value, the others at their expected values, for the top
     offers. With `gates`, each end re-applies the drawn gates: a top offer that fails one there is a
-    flip, and the end's leader is the cheapest offer still acceptable."""
+    flip, and the end's leader is the cheapest offer still acceptable. A signed vendor with
+    `posteriors` has its posteriors' 2.5% and 97.5% points as its ends: throughput exp(-/+1.96 s) on
+    the evaluated figure (the log-normal's), availability Beta's quantiles over its mean."""
     n = len(offers)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
     ones = np.ones((1, n))
@@ -435,9 +441,18 @@ def sensitivity(
         # Every input at its expected value: the throughput factors at their means, as the point evaluation reads them.
         return Draws(point[None, :].copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
 
+    posteriors = posteriors or {}
     for i in top:
         if offers[i].per_token:
             continue  # billed per token: no GPU throughput to vary
+        spread = posteriors[offers[i].id].throughput_log_sd if offers[i].id in posteriors else None
+        if spread is not None:
+            low, high = float(np.exp(-POSTERIOR_Z * spread)), float(np.exp(POSTERIOR_Z * spread))
+            for end, value in (("low", low), ("high", high)):
+                d = neutral()
+                d.throughput[0, i] = value * point[i]  # a factor on the evaluated (blended) figure
+                scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
+            continue
         low, _, high = throughput_distribution(offers[i], config).bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
@@ -445,6 +460,12 @@ def sensitivity(
             scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
     low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
     high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
+    signed_a = [(i, posteriors[o.id].availability) for i, o in enumerate(offers) if o.id in posteriors and posteriors[o.id].availability is not None]
+    if signed_a:
+        from scipy.stats import beta as beta_distribution
+
+        for i, (a, b) in signed_a:
+            low_a[i], high_a[i] = (float(beta_distribution.ppf(q, a, b)) / (a / (a + b)) for q in (POSTERIOR_TAIL, 1 - POSTERIOR_TAIL))
     for end, values in (("low", low_a), ("high", high_a)):
         d = neutral()
         d.availability = values[None, :]
