@@ -15,6 +15,8 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH
 from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation, OfferRecord, evaluate
@@ -64,7 +66,7 @@ class Change:
         return said
 
 
-class Snapshot(BaseModel):
+class Snapshot(PerThousand):
     rank: int | None
     acceptable: bool
     cost_per_task: float | None
@@ -289,7 +291,7 @@ def find_offer(workspace: Workspace, offer_id: str) -> Offer:
     raise InputError([unknown_offer(offer_id, [o.id for o in workspace.offers])])
 
 
-class PriceToWin(BaseModel):
+class PriceToWin(PerThousand):
     id: str
     vendor: str
     rank: int

@@ -48,12 +48,13 @@ def test_json_with_our_latest_recorded_cost(data_dir):
     assert pos["rank"] == 3 and pos["of"] == 7
     assert pos["cheapest"]["name"] == "bravo"
     assert pos["gap"] == pytest.approx(0.0060 - BRAVO, rel=1e-12)
+    assert (pos["cost_per_1000_tasks"], pos["gap_per_1000_tasks"]) == pytest.approx((6.0, (0.0060 - BRAVO) * 1000), rel=1e-12)  # beside them, per 1,000 tasks
     assert pos["gap_share"] == pytest.approx(0.0060 / BRAVO - 1, rel=1e-12)
     assert [p["cost_per_task"] for p in pos["history"]["us"]] == [0.0065, 0.0060]
     [change] = pos["changes"]  # Rival B has a single point: nothing to compare
     assert change["competitor"] == "Rival A"
     assert change["sentence"] == (
-        "We went from 0.0065 to 0.006 per task (-8%, improved) while Rival A went from 0.005 to 0.0058 (+16%): "
+        "We went from 6.50 to 6.00 per 1,000 tasks (-8%, improved) while Rival A went from 5.00 to 5.80 (+16%): "
         "we were and still are the more expensive producer."
     )
 
@@ -83,11 +84,11 @@ def test_table(data_dir):
     assert "Cost position" in lines[0]
     rows = [[c.strip() for c in line.strip("│").split("│")] for line in lines if line.startswith("│")]
     assert [r[1] for r in rows] == ["bravo", "Rival A", "US", "alpha", "delta", "Rival B", "echo"]
-    assert rows[2] == ["3", "US", "us", "our cost", "0.00600", "2026-10-31"]
+    assert rows[2] == ["3", "US", "us", "our cost", "6.00", "2026-10-31"]
     text = " ".join(result.stdout.split())
     assert (
-        f"At 0.006 USD per successful task (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost curve; "
-        f"the cheapest is bravo at {BRAVO:.5g}, and we cost {0.006 / BRAVO - 1:.0%} more."
+        f"At 6.00 USD per 1,000 successful tasks (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost curve; "
+        f"the cheapest is bravo at {BRAVO * 1000:.2f}, and we cost {0.006 / BRAVO - 1:.0%} more."
     ) in text
 
 
@@ -107,7 +108,7 @@ def test_markdown(data_dir):
     assert result.exit_code == 0, result.stderr
     text = result.stdout
     assert text.startswith("# Cost position\n")
-    assert "| 3 | US | us | our cost | 0.00600 | 2026-10-31 |" in text
+    assert "| 3 | US | us | our cost | 6.00 | 2026-10-31 |" in text
     assert "we rank 3 of 7 costs on the cost curve" in text
     assert "we were and still are the more expensive producer." in text
 

@@ -56,7 +56,7 @@ def test_we_improve_but_a_competitor_improves_more(ev):
     assert change.we_were_cheaper is True and change.we_are_cheaper is False
     assert "we improved and are now the more expensive producer" in change.sentence
     assert change.sentence == (
-        "We went from 10 to 8 per task (-20%, improved) while Rival went from 12 to 6 (-50%): "
+        "We went from 10000.00 to 8000.00 per 1,000 tasks (-20%, improved) while Rival went from 12000.00 to 6000.00 (-50%): "
         "we improved and are now the more expensive producer."
     )
     assert change.sentence in pos.sentences
@@ -118,8 +118,8 @@ def test_rank_and_gap_for_a_given_cost(ev):
     assert pos.gap_share == pytest.approx((0.006 - BRAVO) / BRAVO, rel=1e-12)
     assert pos.label == "the cost per task given"
     assert pos.sentences[0] == (
-        f"At 0.006 USD per successful task (the cost per task given), we rank 3 of 5 costs on the cost curve; "
-        f"the cheapest is bravo at {BRAVO:.5g}, and we cost {(0.006 - BRAVO) / BRAVO:.0%} more."
+        f"At 6.00 USD per 1,000 successful tasks (the cost per task given), we rank 3 of 5 costs on the cost curve; "
+        f"the cheapest is bravo at {BRAVO * 1000:.2f}, and we cost {(0.006 - BRAVO) / BRAVO:.0%} more."
     )
 
 
@@ -228,7 +228,7 @@ def test_a_competitors_price_is_labelled_and_not_ranked_as_a_cost(ev):
     pos = position(ev, cfg, current=0.0060)
     assert (pos.rank, pos.cheapest.name) == (2, "bravo")
     assert "we rank 2 of 3 costs" in pos.sentences[0]
-    assert "Rival P charges 0.005 per task (a price to its customers, not its cost)" in pos.sentences[1]
+    assert "Rival P charges 5.00 per 1,000 tasks (a price to its customers, not its cost)" in pos.sentences[1]
     rival = next(p for p in pos.curve if p.name == "Rival P")
     assert rival.figure == "price"
     later = compare_histories(
