@@ -117,7 +117,9 @@ def _published_bands() -> dict[str, float]:
 class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
-    unrated: PositiveFraction = Field(0.97, description="managed offers with no checklist and no published tier; never above the lowest band")
+    unrated: PositiveFraction | None = Field(
+        None, description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it"
+    )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
         description="[minimum operational score, factor] pairs",
@@ -133,11 +135,11 @@ class Assumptions(Strict):
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = Field(
-        0.98, description="availability we achieve running every job ourselves; spread over the infrastructure jobs (see self_operated_jobs)"
+        0.98, description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs"
     )
     self_operated_jobs: dict[str, PositiveFraction] = Field(
         default_factory=dict,
-        description="factor on availability per operating job we run ourselves; default: self_operated_reliability^(1/9) for each infrastructure job, 1 for serving_stack, release_validation and capacity_planning",
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability for hardware_repair (the host), self_operated_reliability^(1/8) for each of the eight operating infrastructure jobs, 1 for serving_stack, release_validation and capacity_planning",
     )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
