@@ -4,8 +4,11 @@ A benchmark summarizes prices within a defined market. Where its prices come fro
 advertised offers differ from completed trades, long terms from on-demand, a bare-metal hour from a
 managed one. So the level must not move when only the mix of quotes moves: quotes fall into strata
 (term bucket x kind x grade), each stratum gets a level per period by the chosen method, and the
-period's level is the fixed-weight average of the strata (weights from the whole sample, or from
-procure.yaml), as a fixed-basket price index does. No seller carries more than a capped share of a
+strata are combined with fixed weights (each stratum's share of the base period's quotes, or
+procure.yaml's) into a chain-linked index, as a fixed-basket price index is: each period moves the
+level by the weighted average of the strata's own price changes, so adding or removing quotes never
+revises a published month. A reading from outside the quotes (procure.yaml `index.readings`) is
+spliced in flagged, with its level jump. No seller carries more than a capped share of a
 stratum in a period; a stratum with fewer than the minimum of quotes in a period is thin: its last
 level is carried forward and flagged, never published from one quote. Every build reports the
 methodology table: the latest period's level under each method, kind and scope choice, the strata
@@ -16,7 +19,7 @@ output delivered.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -124,13 +127,24 @@ def stratum_of(q: Quote, by: tuple[str, ...] = STRATA_DIMENSIONS) -> tuple[str, 
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A level from outside the quotes (an external series, or entered by hand), spliced into its period."""
+
+    date: date
+    level: float
+    source: str
+
+
+@dataclass(frozen=True)
 class StrataSettings:
     """How strata are formed and weighted (procure.yaml `index:`)."""
 
     min_quotes: int = 3
     seller_cap: float = 0.5
-    weights: dict[tuple[str, str, str], float] | None = None  # None: each stratum's share of the whole sample
+    weights: dict[tuple[str, str, str], float] | None = None  # None: each stratum's share of the base period's quotes
     by: tuple[str, ...] = STRATA_DIMENSIONS  # () pools every quote in one stratum
+    base: date | None = None  # a day in the base period; None: the first period of the selection
+    readings: tuple[Reading, ...] = ()
 
 
 def capped_weights(sellers: list[str], base: np.ndarray, cap: float) -> np.ndarray:
@@ -217,6 +231,9 @@ class IndexPoint(BaseModel):
     strata_missing: int = Field(0, description="strata with no level yet: left out, the others' weights rescaled")
     thin: bool = Field(False, description="some stratum was thin or missing: flagged")
     carried: bool = Field(False, description="no stratum had a level of its own: the whole level is carried forward")
+    source: str = Field("quotes", description="quotes (chain-linked from the strata), or the source of a reading spliced in")
+    spliced: bool = Field(False, description="the level is an external or hand-entered reading, not built from the quotes")
+    spliced_from: float | None = Field(None, description="with a splice: the level the quotes give for the period (or the last level before it)")
 
 
 class MethodologyRow(BaseModel):
@@ -252,7 +269,9 @@ class IndexBuild(BaseModel):
     methodology: list[MethodologyRow]
     strata: list[StratumRow] = Field(default_factory=list, description="the strata of the selection in the latest period")
     rules: list[str] = Field(default_factory=list, description="the construction rules in words")
-    weights_source: str = Field("sample", description="sample (each stratum's share of all quotes) or procure.yaml")
+    weights_source: str = Field("base period", description="base period (each stratum's share of the base period's quotes) or procure.yaml")
+    base_period: date | None = Field(None, description="the period whose quotes fix the weights (null with procure.yaml weights)")
+    splices: list[str] = Field(default_factory=list, description="each spliced reading in words, with its level jump")
     min_quotes: int = 3
     seller_cap: float = 0.5
     adjustments: dict[str, float] = Field(description="per grade, the ops cost per GPU-hour added with scope adjustment")
@@ -287,39 +306,58 @@ class _Series:
     points: list[IndexPoint]
     latest: dict[tuple[str, str, str], tuple[float | None, str, int, int]]  # stratum -> (level, status, quotes, sellers)
     weights: dict[tuple[str, str, str], float]
+    base: date | None = None
 
 
 def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict[str, float] | None, settings: StrataSettings) -> _Series:
-    """Per period: each stratum's level (seller-capped, carried forward when thin), then their
-    fixed-weight average."""
+    """Per period: each stratum's level (seller-capped, carried forward when thin), then the chain.
+
+    The weights are fixed: procure.yaml's, or each stratum's share of the quotes in the base period (the
+    first period unless index.base_period names one). The first level is the fixed-weight average of the
+    strata with a level; each later period moves it by the weighted average of the strata's own price
+    relatives L(s, t) / L(s, t-1), over the strata with a level in both periods (a chain-linked,
+    Laspeyres-type index). A period's level depends only on its own and earlier quotes, so quotes added
+    to or removed from a month never revise an earlier one, and a stratum's first level (a new
+    stratum) enters the next link, never the level itself. A reading in procure.yaml replaces its
+    period's level (flagged, with the jump) and the chain continues from it."""
     def key(q: Quote) -> tuple[str, str, str]:
         return stratum_of(q, settings.by)
 
     strata = sorted({key(q) for q in quotes})
-    if settings.weights is None:
-        counts = {s: sum(1 for q in quotes if key(q) == s) for s in strata}
-        total = sum(counts.values())
-        weights = {s: counts[s] / total for s in strata} if total else {}
-    else:
-        weights = {s: settings.weights.get(s, 0.0) for s in strata}
     by_period: dict[date, dict[tuple[str, str, str], list[Quote]]] = {}
     for q in quotes:
         by_period.setdefault(period_start(q.date, period), {}).setdefault(key(q), []).append(q)
+    readings = {period_start(r.date, period): r for r in settings.readings}
+    first = min(by_period, default=None)
+    if first is not None:
+        for start in readings:
+            if start >= first:  # a reading before the quotes begin has nothing to splice into
+                by_period.setdefault(start, {})
+    base: date | None = None
+    if settings.weights is None:
+        base = period_start(settings.base, period) if settings.base is not None else first
+        in_base = by_period.get(base, {}) if base is not None else {}
+        counts = {s: len(in_base.get(s, [])) for s in strata}
+        total = sum(counts.values())
+        weights = {s: counts[s] / total for s in strata} if total else {s: 0.0 for s in strata}
+    else:
+        weights = {s: settings.weights.get(s, 0.0) for s in strata}
     last: dict[tuple[str, str, str], tuple[float, date]] = {}
     points: list[IndexPoint] = []
     latest: dict[tuple[str, str, str], tuple[float | None, str, int, int]] = {}
+    chained: float | None = None
+    before: dict[tuple[str, str, str], float] = {}  # each weighted stratum's level in the previous period
     for start in sorted(by_period):
         groups = by_period[start]
         own = carried = missing = 0
-        total_w = weighted = 0.0
         status: dict[tuple[str, str, str], tuple[float | None, str, int, int]] = {}
         for s in strata:
             group = groups.get(s, [])
             sellers = len({q.seller for q in group})
             value = None
             if len(group) >= settings.min_quotes:
-                base = np.ones(len(group))
-                w = capped_weights([q.seller for q in group], base if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float), settings.seller_cap)
+                base_w = np.ones(len(group))
+                w = capped_weights([q.seller for q in group], base_w if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float), settings.seller_cap)
                 if method == "volume-weighted":
                     # capped volume shares are the weights themselves
                     value = float((_prices(group, adjustments) * w).sum() / w.sum()) if w.sum() > 0 else None
@@ -335,20 +373,31 @@ def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict
             else:
                 status[s] = (None, "no level yet", len(group), sellers)
                 missing += 1
-            found = status[s][0]
-            if found is not None and weights.get(s, 0.0) > 0:
-                total_w += weights[s]
-                weighted += weights[s] * found
+        now = {s: found for s, (found, *_) in status.items() if found is not None and weights.get(s, 0.0) > 0}
+        if chained is None:
+            total_w = sum(weights[s] for s in now)
+            chained = sum(weights[s] * now[s] for s in now) / total_w if total_w > 0 else None
+        else:
+            common = [s for s in now if s in before]
+            total_w = sum(weights[s] for s in common)
+            if total_w > 0:
+                chained *= sum(weights[s] * now[s] / before[s] for s in common) / total_w
+        before = now
+        reading = readings.get(start)
+        spliced_from = None
+        if reading is not None:
+            spliced_from = chained if chained is not None else (points[-1].level if points else None)
+            chained = reading.level
         observations = sum(len(g) for g in groups.values())
-        value = weighted / total_w if total_w > 0 else None
         points.append(
             IndexPoint(
-                period=start, level=value, observations=observations, strata_own=own, strata_carried=carried, strata_missing=missing,
-                thin=(carried + missing) > 0, carried=own == 0 and value is not None,
+                period=start, level=chained, observations=observations, strata_own=own, strata_carried=carried, strata_missing=missing,
+                thin=(carried + missing) > 0, carried=own == 0 and chained is not None and reading is None,
+                source=reading.source if reading is not None else "quotes", spliced=reading is not None, spliced_from=spliced_from,
             )
         )
         latest = status
-    return _Series(points, latest, weights)
+    return _Series(points, latest, weights, base)
 
 
 def build_index(
@@ -382,6 +431,22 @@ def build_index(
             f"{len(thin)} of {len(points)} periods had thin strata (fewer than {settings.min_quotes} quotes): their last level was carried forward"
             + (f"; {sum(1 for p in points if p.carried)} periods had no stratum of their own and carry the whole level" if any(p.carried for p in points) else "")
         )
+    if settings.weights is None:
+        unweighted = sorted(s for s, w in series.weights.items() if w <= 0)
+        if series.base is not None and not any(w > 0 for w in series.weights.values()):
+            notes.append(f"no quotes in the base period {series.base} (index.base_period): no stratum has a weight, so there is no level")
+        elif unweighted:
+            notes.append(f"strata without quotes in the base period {series.base} have no weight and are left out (give them one in index.weights): " + ", ".join(" / ".join(s) for s in unweighted))
+    splices = []
+    for p in points:
+        if p.spliced:
+            jump = (
+                f"a level jump from {p.spliced_from:.2f} to {p.level:.2f} ({p.level - p.spliced_from:+.2f}, {p.level / p.spliced_from - 1:+.1%})"
+                if p.spliced_from
+                else f"no level from the quotes to compare it with ({p.level:.2f})"
+            )
+            splices.append(f"{p.period}: {p.level:.2f} is a reading from {p.source}, spliced in (not built from the quotes): {jump}; later periods chain on from it")
+    notes.extend(splices)
     if settings.weights is not None:
         unweighted = sorted({stratum_of(q, settings.by) for q in chosen} - set(settings.weights))
         if unweighted:
@@ -394,6 +459,7 @@ def build_index(
     market = _select(quotes, filters, "all")
     latest = max((period_start(q.date, period) for q in market), default=None)
     rows = []
+    quotes_only = replace(settings, readings=())  # the table compares what the quotes give, without splices
     can_adjust = adjustments is not None and all(q.grade in adjustments for q in market)
     if not can_adjust:
         notes.append("scope-adjusted levels need a grade file for every observation's grade")
@@ -404,7 +470,7 @@ def build_index(
                 if scope == "adjusted" and not can_adjust:
                     cells[kind_name] = None
                     continue
-                built = _stratified(_select(market, filters, kind_name), method_name, period, adjustments if scope == "adjusted" else None, settings)
+                built = _stratified(_select(market, filters, kind_name), method_name, period, adjustments if scope == "adjusted" else None, quotes_only)
                 cells[kind_name] = next((p.level for p in built.points if p.period == latest), None)
             spread = cells["advertised"] - cells["transacted"] if cells["advertised"] is not None and cells["transacted"] is not None else None
             rows.append(MethodologyRow(method=method_name, scope=scope, spread=spread, **cells))
@@ -416,11 +482,13 @@ def build_index(
         )
         for s, state in sorted(series.latest.items(), key=lambda item: ((list(STRATUM_TERMS) + ["all"]).index(item[0][0]), item[0][1], item[0][2]))
     ]
-    source_text = "procure.yaml (index.weights)" if settings.weights is not None else "each stratum's share of all quotes in the selection"
+    source_text = "procure.yaml (index.weights)" if settings.weights is not None else f"each stratum's share of the quotes in the base period {series.base}"
     dimensions = {"term": "term bucket (0-3, 4-12, 13-36, 37+ months)", "kind": "kind", "grade": "grade"}
     rules = [
         (
-            f"Strata: {' x '.join(dimensions[d] for d in settings.by)}; the period's level is the fixed-weight average of the strata's levels, weights from {source_text}: a change in the mix of quotes alone does not move it."
+            f"Strata: {' x '.join(dimensions[d] for d in settings.by)}, weights fixed from {source_text}. The first level is the fixed-weight average of the strata's levels; "
+            "each later period moves it by the fixed-weight average of the strata's price changes from the period before (chain-linked), "
+            "so a change in the mix of quotes alone does not move it and quotes added to a month never revise an earlier one."
             if settings.by
             else "No strata (index.strata: []): every quote in one pool, so a change in the mix of quotes moves the level."
         ),
@@ -428,8 +496,10 @@ def build_index(
         + (", the lowest and highest max(10%, 1/n) of the weight left out" if method == "trimmed-mean" else "")
         + (", weighted by traded GPU-hours" if method == "volume-weighted" else "")
         + f"; no seller carries more than {settings.seller_cap:.0%} of a stratum's weight (with too few sellers, each an equal share).",
-        f"A stratum needs at least {settings.min_quotes} quotes in a period; a thinner one carries its last level forward (flagged), a stratum with no level yet is left out and the others' weights rescaled.",
+        f"A stratum needs at least {settings.min_quotes} quotes in a period; a thinner one carries its last level forward (flagged), a stratum with no level yet is left out of the links until it has one.",
     ]
+    if settings.readings:
+        rules.append("A reading in procure.yaml (index.readings: an external series or a level entered by hand) replaces its period's level, is flagged as spliced with the jump from the quotes' level, and later periods chain on from it.")
     return IndexBuild(
         method=method,
         kind=kind,
@@ -443,7 +513,9 @@ def build_index(
         methodology=rows,
         strata=strata_rows,
         rules=rules,
-        weights_source="procure.yaml" if settings.weights is not None else "sample",
+        weights_source="procure.yaml" if settings.weights is not None else "base period",
+        base_period=series.base,
+        splices=splices,
         min_quotes=settings.min_quotes,
         seller_cap=settings.seller_cap,
         adjustments=adjustments or {},
@@ -454,4 +526,5 @@ def build_index(
 def settings_from(config) -> StrataSettings:  # type: ignore[no-untyped-def]
     """The strata settings of procure.yaml's `index:` section."""
     weights = {(w.term, w.kind, w.grade): w.weight for w in config.weights} if config.weights else None
-    return StrataSettings(min_quotes=config.min_quotes, seller_cap=config.seller_cap, weights=weights, by=tuple(config.strata))
+    readings = tuple(Reading(r.date, r.level, r.source) for r in config.readings)
+    return StrataSettings(min_quotes=config.min_quotes, seller_cap=config.seller_cap, weights=weights, by=tuple(config.strata), base=config.base_period, readings=readings)

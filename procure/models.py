@@ -117,7 +117,9 @@ def _published_bands() -> dict[str, float]:
 class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
-    unrated: PositiveFraction = Field(0.97, description="managed offers with no checklist and no published tier; never above the lowest band")
+    unrated: PositiveFraction | None = Field(
+        None, description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it"
+    )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
         description="[minimum operational score, factor] pairs",
@@ -133,11 +135,11 @@ class Assumptions(Strict):
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = Field(
-        0.98, description="availability we achieve running every job ourselves; spread over the infrastructure jobs (see self_operated_jobs)"
+        0.98, description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs"
     )
     self_operated_jobs: dict[str, PositiveFraction] = Field(
         default_factory=dict,
-        description="factor on availability per operating job we run ourselves; default: self_operated_reliability^(1/9) for each infrastructure job, 1 for serving_stack, release_validation and capacity_planning",
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability for hardware_repair (the host), self_operated_reliability^(1/8) for each of the eight operating infrastructure jobs, 1 for serving_stack, release_validation and capacity_planning",
     )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
@@ -327,12 +329,26 @@ class StratumWeight(Strict):
     weight: Positive
 
 
+class IndexReading(Strict):
+    """A level entered by hand or read from an external series, spliced into the built index in its period."""
+
+    date: date
+    level: Annotated[Positive, Field(le=10_000)]
+    source: Text = Field(description="where the reading comes from, e.g. 'Silicon Data SDB200RT, entered by hand'")
+
+
 class IndexConfig(Strict):
     scope_gpus: Annotated[Count, Field(gt=0)] = Field(512, description="fleet size at which scope adjustment prices the buyer's operating jobs")
     min_quotes: Annotated[Count, Field(ge=1, le=1000)] = Field(3, description="fewest quotes a stratum needs in a period to publish its own level")
     seller_cap: Annotated[Number, Field(gt=0, le=1)] = Field(0.5, description="most weight one seller carries within a stratum and period")
     weights: Annotated[list[StratumWeight], Field(min_length=1)] | None = Field(
-        None, description="fixed stratum weights; default: each stratum's share of the whole sample"
+        None, description="fixed stratum weights; default: each stratum's share of the quotes in the base period"
+    )
+    base_period: date | None = Field(
+        None, description="the period (any day in it) whose quotes fix the stratum weights when index.weights is absent; default: the first period"
+    )
+    readings: list[IndexReading] = Field(
+        default_factory=list, description="external or hand-entered levels spliced into the built index, each shown with its level jump"
     )
     strata: list[Literal["term", "kind", "grade"]] = Field(
         default_factory=lambda: ["term", "kind", "grade"], description="the dimensions of the strata; [] pools every quote (the mix then moves the level)"
@@ -480,6 +496,9 @@ class PlanConfig(Strict):
     """The buyer's policy for `procure plan`."""
 
     max_vendor_share: PositiveFraction = Field(0.7, description="most of the expected capacity (tasks) one vendor may provide")
+    max_spot_share: Fraction = Field(
+        0.3, description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary"
+    )
     cvar_alpha: Annotated[Number, Field(gt=0, lt=1)] = Field(0.9, description="CVaR level on monthly spend")
     cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(0.0, description="weight of CVaR in the objective (0: risk-neutral)")
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
@@ -488,7 +507,7 @@ class PlanConfig(Strict):
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        12, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most (the bound over all is stated)"
+        60, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)"
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
         12, description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario"
@@ -583,6 +602,14 @@ class Pricing(Strict):
     owned: OwnedCost | None = None
     burst: Burst | None = None
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
+    billed_per: Literal["month", "hour", "minute", "second"] = Field(
+        "month", description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second (a dedicated endpoint billed for the time it runs: pay-as-used in the plan)"
+    )
+
+    @property
+    def usage_billed(self) -> bool:
+        """Billed for the time the capacity runs (by the hour, minute or second), not committed month by month."""
+        return self.billed_per != "month"
 
 
 class Sla(Strict):

@@ -25,6 +25,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH, cost_arrays
 from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
@@ -50,6 +52,7 @@ HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins":
 # sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
 UNSERVED_DEFAULT_MULTIPLE = 3.0
 BAND_TOLERANCE = 1e-3  # demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
+CHECK_TOLERANCE = 1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
@@ -71,7 +74,7 @@ class PlanLine(BaseModel):
     term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
 
 
-class ScenarioRow(BaseModel):
+class ScenarioRow(PerThousand):
     name: str
     probability: float
     demand_per_month: float = Field(description="average tasks per month")
@@ -82,13 +85,13 @@ class ScenarioRow(BaseModel):
     unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
 
 
-class SingleBest(BaseModel):
+class SingleBest(PerThousand):
     offer: str | None
     expected_cost_per_task: float | None
     plan: list[PlanLine] = Field(default_factory=list)
 
 
-class FrontierPoint(BaseModel):
+class FrontierPoint(PerThousand):
     cvar_limit: float | None
     expected_cost_per_task: float
     cvar: float
@@ -102,6 +105,7 @@ class SolverInfo(BaseModel):
     status: str
     gap: float | None = Field(description="the gap reached (0: proven optimal)")
     bound_gap: float | None = Field(None, description="with a shortlist of offers: the distance from the linear relaxation's bound over every offer")
+    shortlist_check: str | None = Field(None, description="with a shortlist of offers: what the whole program over every offer, with the shortlist's plan as a cutoff, proved (null: every usable offer was in the program)")
     variables: int
     constraints: int
     integers: int
@@ -118,7 +122,7 @@ class DemandInfo(BaseModel):
     sampled: bool
 
 
-class PlanCase(BaseModel):
+class PlanCase(PerThousand):
     """The plan's fixed portfolio under one demand case: committed capacity is paid whatever the demand,
     pay-as-used sources cover the rest (the same dispatch as the plan's own figures)."""
 
@@ -159,7 +163,7 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
-class PlanResult(BaseModel):
+class PlanResult(PerThousand):
     as_of: date
     currency: str
     plan: list[PlanLine]
@@ -226,6 +230,8 @@ class Source:
     price_unit: Literal["gpu_hour", "task"]
     tasks_per_gpu_month: float | None  # to report GPUs used; None for per-token
     term_months: int = 1  # the offer's minimum term: a source with fixed fees is switched on for blocks of it
+    spot: bool = False  # spot or preemptible capacity
+    share_limit: float = 1.0  # the most of each month's demand it may serve (spot: plan.max_spot_share, all spot sources together)
 
 
 @dataclass
@@ -310,10 +316,12 @@ def delivery(promised: date | None, as_of: date, delay_weeks: float) -> tuple[in
 
 def candidates(
     ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_tokens: int, success_fallback: float, months: int | None = None, delay_weeks: float = 0.0,
+    spot_share: float = 1.0,
 ) -> tuple[list[Candidate], dict[str, str]]:
     """The offers the plan may use, sorted by id (file order never matters), with their commitments and sources.
 
-    An offer delivered after the last of `months` is not a candidate (with the reason)."""
+    An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
+    only, serving at most `spot_share` (plan.max_spot_share) of each month's demand."""
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -344,7 +352,14 @@ def candidates(
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
-        if not offer.on_demand and not spot:
+        if offer.pricing.usage_billed and not offer.on_demand and not spot:
+            # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
+            # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
+            cand.source = Source(
+                index, float(m["variable_gpu_hour"]) / float(m["capacity_per_gpu_hour"]), supply * per_gpu_month, float(m["rent"] or 0.0), "gpu_hour", per_gpu_month,
+                max(1, offer.contract_months),
+            )
+        elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
             price = float(m["rent"] or 0.0)
@@ -359,7 +374,8 @@ def candidates(
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
         if burst is not None:
-            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months))
+            # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share (rating.interruption_share).
+            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months), spot, spot_share if spot else 1.0)
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
             pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0}, per_gpu_month))
@@ -563,12 +579,15 @@ def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
     Q = sum(1 for c in cands if c.source is not None and c.fixed_monthly > 0)
     units = _units(cands, H)
     unit_months = sum(u.last - u.first + 1 for u in units)
-    total = H + unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
+    total = H + 5 * unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
     if policy.max_vendor_share < 1:
         total += P * J + 3 * P + 3 * len(cands)
+    spots = sum(1 for c in cands if c.source is not None and c.source.spot)
+    if spots > 1:
+        total += spots * J
     if risk.active:
         T = min(scen.count, max(1, math.ceil(1.2 * (1 - policy.cvar_alpha) * scen.count)))
-        total += 3 * len(units) + Q * H + T * H * (2 + 2 * P + 2 * Q) + 3 * T
+        total += 3 * len(units) + Q * H + T * H * (2 + 2 * P + 2 * Q) + 3 * T + (spots * T * H if spots > 1 else 0)
     return total
 
 
@@ -607,6 +626,11 @@ def build_model(
     units = _units(cands, H)
     sources = [c.source for c in cands if c.source is not None]
     U, P, I = len(units), len(sources), len(cands)
+    # Spot or preemptible capacity serves at most plan.max_spot_share of the demand of each band (and of each tail
+    # path-month): each spot source on its bounds, several together in one row per band (spot_rows).
+    frac = np.array([s.share_limit for s in sources], dtype=float)
+    spots = [p for p, s in enumerate(sources) if s.spot]
+    spot_share = min((float(frac[p]) for p in spots), default=1.0)
     avail = np.array([c.available(H) for c in cands]).reshape(I, H)
     fee_sources = [p for p, src in enumerate(sources) if cands[src.offer].fixed_monthly > 0]
     # Fees in the months an offer holds capacity: on its commitment switches (one covers a month at most), or, for an
@@ -629,7 +653,8 @@ def build_model(
     T = len(risk_paths)
 
     layout: dict[str, slice] = {}
-    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("z", P * J)]
+    unit_month_count = [u.last - u.first + 1 for u in units]
+    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("y", sum(unit_month_count)), ("z", P * J)]
     if penalty is not None:
         sizes.append(("u", J))
     vendors = sorted({c.vendor for c in cands})
@@ -692,17 +717,29 @@ def build_model(
     ]).reshape(P, H)
     bw = bands.weight * delta[band_month]
     c[layout["z"]] = (price[:, None] * bw[None, :]).ravel()
-    ub[layout["z"]] = (np.minimum(room_month[:, band_month], band_demand[None, :])).ravel() if P else 0.0
+    ub[layout["z"]] = (np.minimum(room_month[:, band_month], frac[:, None] * band_demand[None, :])).ravel() if P else 0.0
     if penalty is not None:
         c[layout["u"]] = penalty * tasks / money * bw
 
     # (a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0
+    # y_um: the capacity of unit u in month m that can be used, at most its nodes' tasks and at most the month's highest
+    # demand while it is in use (y_um <= peak_m b_u): capacity above the peak is never used, so a large minimum
+    # commitment cannot be bought by the relaxation as a sliver at a sliver of its fees (the same integer plans).
+    y0 = layout["y"].start
+    y_first = np.concatenate([[0], np.cumsum(unit_month_count)])[:-1].astype(np.int64) if U else np.zeros(0, dtype=np.int64)
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
     for j, u in enumerate(units):
         r_list.append(np.arange(u.first, u.last + 1))
-        c_list.append(np.full(u.last - u.first + 1, n0 + j))
-        v_list.append(-unit_month_tasks[j])
+        c_list.append(y0 + y_first[j] + np.arange(unit_month_count[j]))
+        v_list.append(-np.ones(unit_month_count[j]))
     model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), H, 0.0, 0.0, "committed capacity")
+    if U:
+        Y = int(sum(unit_month_count))
+        ry = np.arange(Y)
+        y_unit = np.repeat(np.arange(U), unit_month_count)
+        y_month = np.concatenate([np.arange(u.first, u.last + 1) for u in units])
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, n0 + y_unit]), np.concatenate([np.ones(Y), -np.concatenate(unit_month_tasks)]), Y, -np.inf, 0.0, "usable committed capacity")
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, b0 + y_unit]), np.concatenate([np.ones(Y), -peak[y_month] / tasks]), Y, -np.inf, 0.0, "capacity up to the peak")
 
     # (b) every band served: cap_m + sum_p z_pj (+ u_j) >= D_j
     jj = np.arange(J)
@@ -720,8 +757,14 @@ def build_model(
         # (a source with fixed fees counts only in the months it is switched on)
         worst = scen.demand.max(axis=0) / tasks
         rr, cc, vv, rhs = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)], worst.copy()
+        rooms = [np.minimum(room_month[p], frac[p] * worst) for p in range(P)]
+        if len(spots) > 1:
+            together = sum(rooms[p] for p in spots)
+            scale = np.where(together > 0, np.minimum(1.0, spot_share * worst / np.where(together > 0, together, 1.0)), 1.0)
+            for p in spots:
+                rooms[p] = rooms[p] * scale
         for p, src in enumerate(sources):
-            room = np.minimum(room_month[p], worst)
+            room = rooms[p]
             if p in fee_sources:
                 q = fee_sources.index(p)
                 rr.append(np.arange(H))
@@ -761,12 +804,15 @@ def build_model(
         # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j) a_pm
         rr, cc, vv = [], [], []
         for q, p in enumerate(fee_sources):
-            bound = np.minimum(room_month[p, band_month], band_demand)
+            bound = np.minimum(room_month[p, band_month], frac[p] * band_demand)
             rows = q * J + jj
             rr += [rows, rows]
             cc += [z0 + p * J + jj, a0 + a_index[q, band_month]]
             vv += [np.ones(J), -bound]
         model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), Q * J, -np.inf, 0.0, "pay-as-used offer in use")
+    if len(spots) > 1:
+        # (f') spot sources together serve at most plan.max_spot_share of each band's demand
+        model.add(np.tile(jj, len(spots)), np.concatenate([z0 + p * J + jj for p in spots]), np.ones(len(spots) * J), J, -np.inf, spot_share * band_demand, "spot share")
     if share_rows:
         # (g) vendor share of expected capacity (tasks): committed capacity over the horizon plus expected pay-as-used tasks
         e0 = layout["e"].start
@@ -816,9 +862,11 @@ def build_model(
             vv.append(np.ones(T * H))
         model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
         if P:
-            ub[layout["zt"]] = np.concatenate([np.minimum(room_month[p, t_month], scen.demand[t_path, t_month] / tasks) for p in range(P)])
+            ub[layout["zt"]] = np.concatenate([np.minimum(room_month[p, t_month], frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
+        if len(spots) > 1:
+            model.add(np.tile(tm, len(spots)), np.concatenate([zt0 + p * T * H + tm for p in spots]), np.ones(len(spots) * T * H), T * H, -np.inf, spot_share * scen.demand[t_path, t_month] / tasks, "tail spot share")
         for q, p in enumerate(fee_sources):
-            bound = np.minimum(room_month[p, t_month], scen.demand[t_path, t_month] / tasks)
+            bound = np.minimum(room_month[p, t_month], frac[p] * scen.demand[t_path, t_month] / tasks)
             model.add(np.concatenate([tm, tm]), np.concatenate([zt0 + p * T * H + tm, a0 + a_index[q, t_month]]), np.concatenate([np.ones(T * H), -bound]), T * H, -np.inf, 0.0, "tail pay-as-used in use")
         # (j) xi_t >= loss_t - eta, loss_t = (k + sum_m sum_p price_p zt_ptm (+ penalty ut_tm)) / H
         tt = np.arange(T)
@@ -916,6 +964,8 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
         return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} needs at least two vendors; only {next(iter(vendors))} is usable")
     if policy.max_vendor_share < 1 and policy.max_vendor_share * len(vendors) < 1:
         return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} x {len(vendors)} usable vendors is below 1: no split can serve the demand")
+    if any(c.source is not None and c.source.spot for c in cands) and spot_limit(cands) < 1:
+        return Problem("procure.yaml", None, "plan.max_spot_share", f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot serve the rest; add capacity or raise plan.max_spot_share")
     if policy.cvar_limit is not None:
         return Problem("procure.yaml", None, "plan.cvar_limit", f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see `procure plan --frontier`)")
     return Problem("procure.yaml", None, "plan.max_vendor_share", f"no plan meets the vendor share limit {policy.max_vendor_share:g} with the capacity the offers can supply")
@@ -972,9 +1022,16 @@ def fixed_spend(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
     return capacity, commit_cost, beyond
 
 
-def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
+def spot_limit(cands: list[Candidate]) -> float:
+    """The most of a month's demand spot sources may serve together (plan.max_spot_share; 1 without spot)."""
+    return min((c.source.share_limit for c in cands if c.source is not None and c.source.spot), default=1.0)
+
+
+def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
     """Serve `rest` (demand above the committed capacity; any shape whose last axis is indexed by `month`) by the
-    cheapest pay-as-used source with room in each month. Returns spend, tasks served pay-as-used, by source, and the rest."""
+    cheapest pay-as-used source with room in each month; spot sources together serve at most spot_limit x `demand`
+    (the shape of `rest`). Returns spend, tasks served pay-as-used, by source, and the rest."""
+    left = spot_limit(cands) * np.asarray(demand, dtype=float)
     spend = np.zeros_like(rest)
     payg = np.zeros_like(rest)
     by_source: dict[int, np.ndarray] = {}
@@ -984,6 +1041,9 @@ def _serve(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: 
         with np.errstate(invalid="ignore"):
             room = np.where(active[source.offer] & (avail > 0), source.cap_month * np.where(avail > 0, avail, 1.0), 0.0)[month]
         take = np.minimum(rest, room)
+        if source.spot:
+            take = np.minimum(take, left)
+            left = left - take
         rest = rest - take
         spend = spend + take * source.price_per_task
         payg = payg + take
@@ -997,7 +1057,7 @@ def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pl
     active = source_months(cands, H, in_plan)
     demand = scen.demand
     from_commit = np.minimum(demand, capacity[None, :])
-    extra, payg, by_source, rest = _serve(cands, active, demand - from_commit, np.arange(H))
+    extra, payg, by_source, rest = _serve(cands, active, demand - from_commit, np.arange(H), demand)
     spend = commit_cost[None, :] + extra
     if penalty is not None:
         spend = spend + rest * penalty
@@ -1020,7 +1080,7 @@ def banded_cost(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
     capacity, commit_cost, beyond = fixed_spend(cands, units, nodes, in_plan, H)
     active = source_months(cands, H, in_plan)
     rest = np.maximum(bands.demand - capacity[bands.month], 0.0)
-    extra, _, _, rest = _serve(cands, active, rest, bands.month)
+    extra, _, _, rest = _serve(cands, active, rest, bands.month, bands.demand)
     if penalty is not None:
         extra = extra + rest * penalty
     return float(commit_cost @ delta[:H]) + float((bands.weight * delta[bands.month]) @ extra) + sum(a * pv_months(delta, m, m) for m, a in beyond.items())
@@ -1320,9 +1380,11 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
         return None
     lost = float(prob @ (waiting @ delta[:start])) * (penalty if penalty is not None else before) if start else 0.0  # type: ignore[operator]
 
-    def recourse(short: np.ndarray, share: np.ndarray) -> np.ndarray:
+    def recourse(short: np.ndarray, share: np.ndarray, d: np.ndarray) -> np.ndarray:
         """Expected cost of a shortfall (any shape ending in (S, months)) met by the own source, then the penalty."""
         room = (src.cap_month * share) if src is not None else np.zeros_like(share)
+        if src is not None and src.spot:
+            room = np.minimum(room, src.share_limit * d)  # spot serves at most plan.max_spot_share of the demand
         used = np.minimum(short, room)
         cost = used * (src.price_per_task if src is not None else 0.0)
         left = short - used
@@ -1361,7 +1423,7 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             for lo in range(0, len(grid), step):
                 short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0)
                 with np.errstate(invalid="ignore"):
-                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share), prob, w)
+                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share, d), prob, w)
             # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
             # holds capacity or its own pay-as-used source serves (every month of the block when it has one).
             whole = pv_months(delta, first, end)
@@ -1440,6 +1502,34 @@ def shortlist(
         best = sorted((a, cands[i].id, i) for i, a in enumerate(alone) if a is not None and math.isfinite(a))
         keep |= {i for _, _, i in best[: max(1, policy.max_candidates // 4)]}
     return sorted(keep), float(relaxed.fun)
+
+
+def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None,
+                chosen: Chosen) -> tuple[str, bool]:
+    """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
+    demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
+    objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
+    (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
+    better plan exists (then the whole program is solved)."""
+    from scipy.sparse import csr_array, vstack
+
+    from procure.solvecache import solve_milp
+
+    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    A, row_lb, row_ub = model.matrix()
+    tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
+    cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
+    A = vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr()
+    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    result = solve_milp(model.c, A, np.append(row_lb, -np.inf), np.append(row_ub, cutoff), model.integrality, model.lb, model.ub, options)
+    n = len(cands)
+    if result.x is not None:
+        return f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved", True
+    if result.status == 2:
+        return (f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
+                f"({tolerance:.2%}), so no left-out offer can enter a better plan"), False
+    return (f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
+            f"plan.time_limit_s ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False
 
 
 @dataclass
@@ -1555,8 +1645,9 @@ def default_penalty(cands: list[Candidate]) -> float:
 
 
 def follows_demand(offer: Offer) -> bool:
-    """Capacity that can follow demand: pay-as-used (burst, on demand, per token) or a term of a month."""
-    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or (offer.term_months or 0) == 1
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
+    or a term of a month."""
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.pricing.usage_billed or (offer.term_months or 0) == 1
 
 
 def make_plan(
@@ -1568,7 +1659,7 @@ def make_plan(
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
     wl = config.workload
     scen = demand_scenarios(config, scenario_count)
-    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks)
+    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share)
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
     if not cands:
@@ -1604,12 +1695,19 @@ def make_plan(
     chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
     solved, model = chosen.solved, chosen.model
     bound_gap = None
+    check = None
     if bound is not None and solved.objective:
         bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
         notes.append(
-            f"the solver chose among the {len(keep)} offers the linear relaxation uses most (of {len(cands)} usable, plan.max_candidates); "
-            f"the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
+            f"the solver chose among the {len(keep)} offers the linear relaxation uses most and the best single offers (of {len(cands)} usable, "
+            f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
         )
+        check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
+        notes.append(check)
+        if better:
+            plan_cands = solver_cands = cands
+            chosen = solve_plan(cands, scen, policy, delta, risk, money, tasks, penalty)
+            solved, model = chosen.solved, chosen.model
     units, nodes, in_plan = chosen.units, chosen.nodes, chosen.in_plan
     out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
     fig = figures(out, scen, delta, policy.cvar_alpha)
@@ -1690,7 +1788,7 @@ def make_plan(
         demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
         policy=policy,
         solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, variables=len(model.c), constraints=model.nrows,
+            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, shortlist_check=check, variables=len(model.c), constraints=model.nrows,
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,

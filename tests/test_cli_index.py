@@ -297,3 +297,45 @@ def test_scope_adjust_works_before_any_offer_validates(workspace_copy):
     # November, adjusted (T-BM + 0.95, T-MC + 0.80): 7.15, 6.60, 5.60, 6.15 -> median (6.15 + 6.60) / 2 = 6.375
     assert "2026-11-01,6.3750,4" in target.read_text()
     assert run("validate", "-w", root).exit_code == 0
+
+
+def test_a_spliced_reading_is_shown_as_such_with_its_level_jump(quotes, workspace_copy):
+    # November's median from the quotes is 5.50 (module docstring); a reading of 4.40 entered by hand replaces it:
+    # a jump of -1.10, 4.40 / 5.50 - 1 = -20.0%. The CSV says so in a comment line and still reads back.
+    root = workspace_copy("market_ws")
+    yaml = root / "procure.yaml"
+    yaml.write_text(yaml.read_text().replace("  seller_cap: 1.0\n", "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: broker sheet entered by hand}\n"))
+    result = build(quotes, root)
+    assert result.stdout.splitlines()[-2:] == ["2026-10-01,5.4000,3", "2026-11-01,4.4000,4"]
+    assert result.stdout.startswith("# spliced: 2026-11-01: 4.40 is a reading from broker sheet entered by hand")
+    err = " ".join(result.stderr.split())
+    assert "from 5.50 to 4.40 (-1.10, -20.0%)" in err
+    table = " ".join(build(quotes, root, "--format", "table").stdout.split())
+    assert "4.400 (spliced: broker sheet entered by hand; quotes 5.50)" in table
+    data = json.loads(build(quotes, root, "--format", "json").stdout)
+    november = data["points"][-1]
+    assert (november["spliced"], november["spliced_from"], november["level"]) == (True, pytest.approx(5.5), pytest.approx(4.4))
+    target = root / "market" / "built.csv"
+    build(quotes, root, "--out", target)
+    levels, problems = read_price_series(target, "built.csv")
+    assert not problems and [(x.date, x.price) for x in levels] == [(date(2026, 10, 1), 5.4), (date(2026, 11, 1), 4.4)]
+
+
+def test_the_report_s_benchmark_chapter_names_a_spliced_reading(data_dir):
+    """The comparison report's benchmark chapter says which level was spliced in and the jump (HTML, no PDF)."""
+    from procure.evaluate import evaluate
+    from procure.market import Reading, StrataSettings, build_index, read_quotes
+    from procure.render.documents import render_html
+    from procure.report_data import ReportExtras
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(data_dir / "market_ws")
+    ev = evaluate(ws, date(2026, 11, 29))
+    quotes = read_quotes(data_dir / "market_ws" / "market" / "quotes.csv", "market/quotes.csv")
+    settings = StrataSettings(min_quotes=1, seller_cap=1.0, by=(), readings=(Reading(date(2026, 11, 15), 4.40, "broker sheet entered by hand"),))
+    benchmark = build_index(quotes, settings=settings)
+    charts = dict.fromkeys(("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado"), "")  # text only: no charts drawn
+    html = " ".join(render_html(ev, "comparison", charts=charts, extras=ReportExtras(benchmark=benchmark)).split())
+    assert "Spliced readings, not built from the quotes:" in html
+    # November: the quotes' median 5.50 (module docstring), the reading 4.40: -1.10, -20.0%
+    assert "2026-11-01: 4.40 is a reading from broker sheet entered by hand" in html and "from 5.50 to 4.40 (-1.10, -20.0%)" in html

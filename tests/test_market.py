@@ -461,14 +461,16 @@ def test_two_periods_with_the_same_prices_but_a_different_mix_give_the_same_leve
     october = stratum_quotes("2026-10-02", short) + stratum_quotes("2026-10-03", long_ * 2, term=24)
     november = stratum_quotes("2026-11-02", short * 2) + stratum_quotes("2026-11-03", long_, term=24)
     build = stratified_index(october + november, "median")
-    # weights from the whole sample: 9 short and 9 long quotes -> 1/2 each: 0.5 x 5.2 + 0.5 x 7.2 = 6.2
-    assert levels(build) == {OCT: pytest.approx(6.2), NOV: pytest.approx(6.2)}
+    # weights from the base period, October: 3 short and 6 long quotes -> 1/3 and 2/3:
+    # 5.2 / 3 + 2 x 7.2 / 3 = 19.6 / 3 = 6.5333; November's link: (1/3 x 5.2/5.2 + 2/3 x 7.2/7.2) = 1
+    assert levels(build) == {OCT: pytest.approx(19.6 / 3), NOV: pytest.approx(19.6 / 3)}
     assert all(not p.thin for p in build.points)
     # pooled, the mix moves the level: October's median is 7.0 (5.0 5.2 5.4 7.0 [7.0] 7.2 ...), November's 5.4
     # (5.0 5.0 5.2 5.2 [5.4] 5.4 7.0 ...)
     assert levels(build_index(october + november, "median")) == {OCT: pytest.approx(7.0), NOV: pytest.approx(5.4)}
-    assert [(r.term, r.weight) for r in build.strata] == [("0-3", pytest.approx(0.5)), ("13-36", pytest.approx(0.5))]
-    assert any("fixed-weight average" in rule for rule in build.rules)
+    assert [(r.term, r.weight) for r in build.strata] == [("0-3", pytest.approx(1 / 3)), ("13-36", pytest.approx(2 / 3))]
+    assert build.weights_source == "base period" and build.base_period == OCT
+    assert any("fixed-weight average" in rule and "chain-linked" in rule for rule in build.rules)
 
 
 def test_weights_from_procure_yaml_replace_the_sample_shares():
@@ -527,3 +529,104 @@ def test_trimming_trims_a_period_of_five():
     # five equal-weight prices: max(10%, 1/5) = one whole quote from each end: (2 + 3 + 4) / 3 = 3
     quotes = stratum_quotes("2026-11-02", [1.0, 2.0, 3.0, 4.0, 100.0])
     assert levels(stratified_index(quotes, "trimmed-mean")) == {NOV: pytest.approx(3.0)}
+
+
+# --- chain-linked: adding quotes never revises a published month ------------------------------------
+
+SEP = date(2026, 9, 1)
+
+
+def three_months() -> list[Quote]:
+    """Two strata over September-November, four quotes each a month, each from its own seller.
+
+    on-demand (0-3):  Sep 5.0 5.2 5.4 5.6 (median 5.3), Oct 5.2 5.4 5.6 5.8 (5.5), Nov 5.4 5.6 5.8 6.0 (5.7)
+    long (13-36):     Sep 7.0 7.2 7.4 7.6 (7.3),        Oct 6.8 7.0 7.2 7.4 (7.1), Nov 6.6 6.8 7.0 7.2 (6.9)
+    """
+    out = []
+    for day, short, long_ in (
+        ("2026-09-02", [5.0, 5.2, 5.4, 5.6], [7.0, 7.2, 7.4, 7.6]),
+        ("2026-10-02", [5.2, 5.4, 5.6, 5.8], [6.8, 7.0, 7.2, 7.4]),
+        ("2026-11-02", [5.4, 5.6, 5.8, 6.0], [6.6, 6.8, 7.0, 7.2]),
+    ):
+        out += stratum_quotes(day, short) + stratum_quotes(day, long_, term=24)
+    return out
+
+
+# By hand: base period September, 4 + 4 quotes -> weights 1/2 each.
+# Sep: (5.3 + 7.3) / 2 = 6.3
+# Oct: 6.3 x (5.5/5.3 + 7.1/7.3) / 2 = 6.3 x (1.0377358 + 0.9726027) / 2 = 6.3 x 1.0051693 = 6.3325664
+# Nov: Oct x (5.7/5.5 + 6.9/7.1) / 2 = 6.3325664 x (1.0363636 + 0.9718310) / 2 = 6.3325664 x 1.0040973 = 6.3585128
+CHAIN = {
+    SEP: 6.3,
+    OCT: 6.3 * (5.5 / 5.3 + 7.1 / 7.3) / 2,
+    NOV: 6.3 * (5.5 / 5.3 + 7.1 / 7.3) / 2 * (5.7 / 5.5 + 6.9 / 7.1) / 2,
+}
+
+
+def test_the_index_chains_the_strata_price_changes_with_base_period_weights():
+    build = stratified_index(three_months(), "median")
+    assert levels(build) == {k: pytest.approx(v) for k, v in CHAIN.items()}
+    assert levels(build)[NOV] == pytest.approx(6.3585128, abs=1e-6)
+
+
+def test_twenty_quotes_at_a_stratum_s_median_leave_the_index_unmoved_and_history_unrevised():
+    before = levels(stratified_index(three_months(), "median"))
+    # 20 November quotes at the on-demand stratum's own median, 5.7, from 20 new sellers: the stratum's median
+    # stays 5.7 (5.4 5.6 [5.7 x 20] 5.8 6.0), the weights are September's, so November's link and every level
+    # are those computed by hand above
+    more = three_months() + [sq("2026-11-20", 5.7, f"new{i}") for i in range(20)]
+    after = levels(stratified_index(more, "median"))
+    assert after == {k: pytest.approx(v, abs=1e-12) for k, v in CHAIN.items()}
+    assert (after[SEP], after[OCT]) == (before[SEP], before[OCT])  # history unrevised, to the last bit
+    assert after[NOV] == pytest.approx(before[NOV], abs=1e-12)  # (5.6 + 5.8) / 2 before, 5.7 after: the same to rounding
+    # the old construction (weights: each stratum's share of the whole sample, 32 on-demand and 12 long quotes
+    # after the addition) moves November to (32 x 5.7 + 12 x 6.9) / 44 = 6.027 and September to
+    # (32 x 5.3 + 12 x 7.3) / 44 = 5.845: the mix alone would have revised history
+    assert (32 * 5.3 + 12 * 7.3) / 44 != pytest.approx(CHAIN[SEP], abs=0.01)
+    # removing November's long quotes leaves September and October as published (November carries the long
+    # stratum forward: its link is (5.7/5.5 + 1) / 2)
+    fewer = [x for x in three_months() if not (x.date.month == 11 and x.term_months == 24)]
+    cut = levels(stratified_index(fewer, "median"))
+    assert (cut[SEP], cut[OCT]) == (pytest.approx(CHAIN[SEP]), pytest.approx(CHAIN[OCT]))
+    assert cut[NOV] == pytest.approx(CHAIN[OCT] * (5.7 / 5.5 + 1.0) / 2)
+
+
+def test_a_new_stratum_enters_the_next_link_not_the_level():
+    # A third stratum (advertised, 4-12 months) first quoted in November at 9.0: with procure.yaml weights 1/1/1
+    # it has no October level to compare with, so November moves only by the two old strata: the level is
+    # CHAIN[NOV] computed with weights 1/2 each, not pulled towards 9.0
+    quotes = three_months() + stratum_quotes("2026-11-05", [9.0, 9.0, 9.0], term=6, kind="advertised")
+    weights = {("0-3", "transacted", "A"): 1.0, ("13-36", "transacted", "A"): 1.0, ("4-12", "advertised", "A"): 1.0}
+    build = stratified_index(quotes, "median", settings=StrataSettings(weights=weights))
+    assert levels(build)[NOV] == pytest.approx(CHAIN[NOV])
+
+
+def test_a_base_period_from_procure_yaml_fixes_the_weights():
+    # base October: 4 + 4 quotes as well -> 1/2 each, the same chain; a base in December (no quotes) leaves no level
+    build = stratified_index(three_months(), "median", settings=StrataSettings(base=date(2026, 10, 15)))
+    assert build.base_period == OCT and levels(build)[NOV] == pytest.approx(CHAIN[NOV])
+    empty = stratified_index(three_months(), "median", settings=StrataSettings(base=date(2026, 12, 1)))
+    assert all(p.level is None for p in empty.points)
+    assert any("no quotes in the base period 2026-12-01" in n for n in empty.notes)
+
+
+def test_a_spliced_reading_is_flagged_with_its_level_jump_and_the_chain_continues_from_it():
+    from procure.market import Reading
+
+    # October's level from the quotes is CHAIN[OCT] = 6.3326; a hand-entered reading of 5.30 replaces it
+    reading = Reading(date(2026, 10, 20), 5.30, "Silicon Data SDB200RT, entered by hand")
+    build = stratified_index(three_months(), "median", settings=StrataSettings(readings=(reading,)))
+    found = {p.period: p for p in build.points}
+    assert found[OCT].level == pytest.approx(5.30) and found[OCT].spliced and found[OCT].source.startswith("Silicon Data")
+    assert found[OCT].spliced_from == pytest.approx(CHAIN[OCT])
+    assert not found[SEP].spliced and found[SEP].source == "quotes"
+    # November chains on from 5.30 by its own link (5.7/5.5 + 6.9/7.1) / 2
+    assert found[NOV].level == pytest.approx(5.30 * (5.7 / 5.5 + 6.9 / 7.1) / 2)
+    # the jump in words: 6.33 -> 5.30, -1.03, (5.30 / 6.3326 - 1) = -16.3%
+    [words] = build.splices
+    assert "2026-10-01: 5.30 is a reading from Silicon Data SDB200RT, entered by hand" in words
+    assert "from 6.33 to 5.30 (-1.03, -16.3%)" in words
+    assert words in build.notes
+    # the methodology table still shows what the quotes give
+    median_raw = next(r for r in build.methodology if (r.method, r.scope) == ("median", "raw"))
+    assert median_raw.all == pytest.approx(CHAIN[NOV])
