@@ -18,6 +18,8 @@ from typing import Callable
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.models import ContractTerms, HorizonConfig, IndexLinked
 
@@ -50,7 +52,7 @@ class MonthFlow(BaseModel):
     phase: str = Field("", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)")
 
 
-class HorizonResult(BaseModel):
+class HorizonResult(PerThousand):
     horizon_months: int
     renewal: str
     renewal_rule: str = Field("", description="the renewal rule in words")

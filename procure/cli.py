@@ -215,6 +215,33 @@ WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of a
 TopOption = Annotated[int, typer.Option("--top", metavar="N", min=1, help="How many of the top-ranked offers to follow.")]
 
 
+def _names(value: Optional[str]) -> Optional[list[str]]:
+    if value is None:
+        return None
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if not names:
+        raise typer.BadParameter("name at least one column, e.g. --columns offer,p10,p90")
+    return names
+
+
+ColumnsOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--columns",
+        metavar="NAME,...",
+        callback=_names,
+        help="Show only these table columns, in this order (names as the headers in lower case with hyphens: offer, usd-1k-tasks, p10; an unknown name lists them all).",
+        show_default=False,
+    ),
+]
+def top_option(help: str) -> Any:
+    """`--top N`: only the first N of a ranking."""
+    return typer.Option("--top", metavar="N", min=1, help=help, show_default=False)
+
+
+RankTopOption = Annotated[Optional[int], top_option("Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).")]
+
+
 def _complete_offer_ids(incomplete: str) -> list[str]:
     """Tab completion of --offer: the ids in offers/ of the workspace found from here (a quick scan,
     no validation)."""
@@ -374,6 +401,7 @@ def handles_input_errors(command: F) -> F:
 
         forget_inputs()  # what an earlier command in this process read is not this one's input
         try:
+            _columns_need_a_table(kwargs)
             with _working():
                 return command(*args, **kwargs)
         except InputError as exc:
@@ -393,6 +421,19 @@ def handles_input_errors(command: F) -> F:
             raise typer.Exit(ExitStatus.INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _columns_need_a_table(kwargs: dict[str, Any]) -> None:
+    """--columns chooses a table's columns: with another format (given, or named by --out) it is refused."""
+    if not kwargs.get("columns"):
+        return
+    given = kwargs.get("format")
+    out = kwargs.get("out")
+    fmt = getattr(given, "value", given) if given is not None else (SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out is not None else None)
+    if fmt not in (None, "table"):
+        from procure.errors import Problem
+
+        raise InputError([Problem("--columns", None, "", f"chooses the columns of a table; {fmt} carries every column: drop --columns or use --format table")])
 
 
 def _day(value: date | str | None) -> date | None:
@@ -498,9 +539,25 @@ def _hashed(path: Path) -> list[dict[str, str]]:
     return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
 
 
-def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None) -> None:
+def _emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None) -> None:
     """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
-    `first` is a line printed above it (the recommendation)."""
+    `first` is a line printed above it (the recommendation); `columns` (--columns) chooses and orders them."""
+    if columns:
+        from procure.render.fit import choose, column_names
+
+        unknown = choose(table, columns)
+        if unknown:
+            import difflib
+
+            from procure.errors import Problem
+
+            known = column_names(table)
+            problems = []
+            for name in unknown:
+                near = difflib.get_close_matches(name.lower(), known, n=2, cutoff=0.6)
+                hint = f"; did you mean {' or '.join(near)}?" if near else ""
+                problems.append(Problem("--columns", None, "", f"no column named '{name}'{hint} (columns: {', '.join(known)})"))
+            raise InputError(problems)
     _quiet()
     if out is None:
         from procure.render.fit import clipped, fit, hidden_note, natural_width
@@ -574,8 +631,10 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 @handles_input_errors
 def grade(
     offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
+    top: Annotated[Optional[int], top_option("Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer).")] = None,
     format: Annotated[Optional[ListFormat], format_option()] = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutOption = None,
     explain: Annotated[Optional[str], alias("--explain", metavar="ID")] = None,
@@ -591,6 +650,7 @@ def grade(
         procure grade
         procure grade --offer northwind-b200-mc
         procure grade --format json
+        procure grade --top 5 --columns offer,grade,requirements
     """
     from procure.grading import grade_offer
     from procure.workspace import load_workspace
@@ -606,6 +666,8 @@ def grade(
             raise InputError(unknown)
         offers = [by_id[i] for i in dict.fromkeys(named)]
     results = [(o, grade_offer(o, ws.grades)) for o in offers]
+    if top is not None and format is not ListFormat.json:  # the highest grades first: a grade's rank (1 highest), ungraded last
+        results = sorted(results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id))[:top]
     if format is ListFormat.json:
         payload = [
             {
@@ -629,11 +691,31 @@ def grade(
 
         from procure.render.text import explain_table
 
-        _emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide)
+        _emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide, columns=columns)
         return
     from procure.render.text import grades_table
 
-    _emit_table(grades_table(results), out, wide)
+    _emit_table(grades_table(results), out, wide, columns=columns)
+
+
+def _chosen(ev: Any, offers: Optional[list[str]], top: Optional[int], order: Optional[Callable[[Any], list]] = None) -> Any:
+    """The Evaluation cut to the offers to print: those named with --offer (an unknown id gets a
+    "did you mean"), then the first `top` of them (--top) in the ranking's order (`order`: by score
+    for ratings; else acceptable offers by rank)."""
+    if not offers and top is None:
+        return ev
+    known = [o.id for o in ev.offers]
+    unknown = [_unknown_offer(i, known) for i in offers or [] if i not in known]
+    if unknown:
+        raise InputError(unknown)
+    records = order(ev) if order is not None else ev.offers
+    if offers:
+        records = [r for r in records if r.id in set(offers)]
+    if top is not None:
+        ranking = order(ev) if order is not None else ev.ranked  # what --top counts in
+        named = {r.id for r in records}
+        records = [r for r in ranking if r.id in named][:top]
+    return ev.model_copy(update={"offers": records})
 
 
 def _problem(where: str, message: str):  # type: ignore[no-untyped-def]
@@ -659,7 +741,10 @@ def compare(
     seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
     horizon: Annotated[Optional[int], horizon_option("Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost.")] = None,
     rank_by: RankByOption = RankBy.snapshot,
+    offer: Annotated[Optional[list[str]], offers_option("Print only this offer (ranked as among all).")] = None,
+    top: RankTopOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rank the offers by expected full cost per successful task.
@@ -676,6 +761,8 @@ def compare(
         procure compare --uncertainty --draws 20000 --seed 11
         procure compare --out comparison.xlsx
         procure compare --horizon 36 --rank-by horizon
+        procure compare --top 3 --columns rank,offer,vendor,usd-1k-tasks
+        procure compare --offer keel-b200-mc --uncertainty
     """
     format = _format(format, out, CompareFormat.table)
     if format is CompareFormat.xlsx and out is None:
@@ -687,6 +774,9 @@ def compare(
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
+    unknown = [_unknown_offer(i, [o.id for o in ws.offers]) for i in offer or [] if i not in {o.id for o in ws.offers}]
+    if unknown:  # before the evaluation and the plan: a mistyped id is told at once
+        raise InputError(unknown)
     months = horizon or (ws.config.horizon.months if rank_by is RankBy.horizon else None)
     by_horizon = _ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
     if uncertainty or draws is not None or seed is not None:
@@ -695,13 +785,14 @@ def compare(
     else:
         ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, by_horizon)
     with _progress("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
-        rec, _ = recommend(ws, ev, inputs)
+        rec, purchase = recommend(ws, ev, inputs)
     _warn_plan_failed(rec)
+    shown = _chosen(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
         from procure.evaluate import verdict_lines
         from procure.render.text import comparison_table
 
-        _emit_table(comparison_table(ev), out, wide, first=rec.headline)
+        _emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns)
         if out is None:
             for line in verdict_lines(ev):
                 typer.echo(line)
@@ -711,21 +802,29 @@ def compare(
         from procure.render.text import to_xlsx
 
         assert out is not None
-        write_atomic(out, to_xlsx(ev, inputs))
+        # The analyses with a table, each a sheet: the plan as solved above, the offers over the horizon
+        # (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
+        flows = None
+        if not ev.horizon_months:
+            flows, _ = evaluate_with_inputs(ws, _day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
+        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS
 
-    _emit(RENDERERS[format.value](ev.model_copy(update={"command": "compare"})), out)
+    _emit(RENDERERS[format.value]((ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})), out)
 
 
 @app.command()
 @handles_input_errors
 def rate(
+    offer: Annotated[Optional[list[str]], offers_option("Print only this offer's rating.")] = None,
+    top: Annotated[Optional[int], top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rate the operator of every managed offer from its checklist evidence.
@@ -742,17 +841,22 @@ def rate(
     \b
         procure rate
         procure rate --format json | jq '.offers[] | {id, tier, score}'
+        procure rate --top 5 --columns offer,score,tier,critical
+        procure rate --offer keel-b200-mc
     """
+    from procure.render.text import by_score
+
     format = _format(format, out, TextFormat.table)
     ev = _evaluation(workspace, as_of)
+    shown = _chosen(ev, offer, top, order=by_score)
     if format is TextFormat.table:
         from procure.render.text import rating_table
 
-        _emit_table(rating_table(ev), out, wide)
+        _emit_table(rating_table(shown), out, wide, columns=columns)
         return
     from procure.render.text import RATING_RENDERERS
 
-    _emit(_doc("rate", RATING_RENDERERS[format.value](ev), format, ev), out)
+    _emit(_doc("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev), out)
 
 
 def _share(text: str, option: str) -> float:
@@ -794,16 +898,18 @@ def whatif(
     offer: Annotated[Optional[str], offer_option("The offer to change.")] = None,
     throughput: Annotated[Optional[str], typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
     price: Annotated[Optional[str], typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
-    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: self-operated reliability).", show_default=False)] = None,
+    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).", show_default=False)] = None,
     utilization: Annotated[Optional[float], typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False)] = None,
     gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False)] = None,
     one_off: Annotated[float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")] = 0.0,
     monthly: Annotated[float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")] = 0.0,
     price_to_win: Annotated[bool, typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader.")] = False,
+    top: RankTopOption = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
     offer_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
 ) -> None:
@@ -823,13 +929,15 @@ def whatif(
         procure whatif --offer keel-b200-mc --throughput +50% --one-off 200000 --monthly 15000
         procure whatif --offer northwind-b200-mc --throughput +40% --gpus 384
         procure whatif --offer halvard-b200-ms --price -5% --format json
-        procure whatif --price-to-win
+        procure whatif --price-to-win --top 5 --columns offer,list-usd-gpu-h,price-to-tie-usd-gpu-h
     """
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     offer_id = _one("--offer", offer, "the offer argument", offer_id)
     ws = load_workspace(workspace)
+    if top is not None and not price_to_win:
+        raise InputError([_problem("--top", "ranks the offers of --price-to-win: add --price-to-win")])
     if price_to_win and (offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly):
         from procure.errors import Problem
 
@@ -840,10 +948,12 @@ def whatif(
 
         ev = evaluate(ws, _day(as_of))
         rows = compute_price_to_win(ev)
+        if top is not None and format is not TextFormat.json:
+            rows = rows[:top]
         if format is TextFormat.table:
             from procure.render.text import price_to_win_table
 
-            _emit_table(price_to_win_table(rows, ev.currency), out, wide)
+            _emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
         else:
             from procure.render.text import price_to_win_text
 
@@ -871,7 +981,7 @@ def whatif(
     if format is TextFormat.table:
         from procure.render.text import whatif_table
 
-        _emit_table(whatif_table(result), out, wide)
+        _emit_table(whatif_table(result), out, wide, columns=columns)
         return
     from procure.render.text import WHATIF_RENDERERS
 
@@ -885,10 +995,12 @@ def whatif(
 def position(
     current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
     offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
+    top: Annotated[Optional[int], top_option("Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
     current_offer: Annotated[Optional[str], alias("--current-offer", metavar="ID")] = None,
 ) -> None:
@@ -906,6 +1018,7 @@ def position(
         procure position
         procure position --current 0.0071
         procure position --offer northwind-b200-mc --format json
+        procure position --top 5
     """
     from procure.evaluate import evaluate
     from procure.position import position as place
@@ -916,10 +1029,12 @@ def position(
     ws = load_workspace(workspace)
     ev = evaluate(ws, _day(as_of))
     result = place(ev, ws.config.market, current, current_offer)
+    if top is not None and format is not TextFormat.json:
+        result = result.model_copy(update={"curve": result.curve[:top]})
     if format is TextFormat.table:
         from procure.render.text import position_table
 
-        _emit_table(position_table(result), out, wide)
+        _emit_table(position_table(result), out, wide, columns=columns)
         return
     from procure.render.text import position_text
 
@@ -968,6 +1083,7 @@ def index_build(
     out: OutOption = None,
     replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Build a rental price index from price observations, and show how its level depends on the method.
@@ -995,6 +1111,7 @@ def index_build(
     from procure.workspace import load_settings
 
     format = _format(format, out, TextFormat.csv)
+    _columns_need_a_table({"columns": columns, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
@@ -1010,7 +1127,7 @@ def index_build(
     if format is TextFormat.table:
         from procure.render.text import index_table
 
-        _emit_table(index_table(build), out, wide)
+        _emit_table(index_table(build), out, wide, columns=columns)
         return
     from procure.render.text import index_text
 
@@ -1036,6 +1153,7 @@ def hedge(
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
@@ -1073,7 +1191,7 @@ def hedge(
     if format is TextFormat.table:
         from procure.render.text import hedge_table
 
-        _emit_table(hedge_table(plan), out, wide)
+        _emit_table(hedge_table(plan), out, wide, columns=columns)
         return
     from procure.render.text import hedge_text
 
@@ -1089,6 +1207,7 @@ def sensitivity(
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
     offers: Annotated[Optional[int], alias("--offers", metavar="N", min=1)] = None,
 ) -> None:
@@ -1108,9 +1227,7 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.evaluate import evaluate_with_inputs, gates_of
-    from procure.uncertainty import sensitivity as run_sensitivity
-    from procure.uncertainty import top_offer_positions
+    from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
@@ -1125,16 +1242,30 @@ def sensitivity(
         followed = list(dict.fromkeys(offer))
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else top]
-    top = top_offer_positions(followed, inputs.offers, len(followed))
-    result = run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
 
-        _emit_table(sensitivity_table(result, ev.currency), out, wide)
+        _emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns)
         return
     from procure.render.text import sensitivity_text
 
     _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+
+
+def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
+    """Each uncertain input at its low and high value, for the offers followed."""
+    from procure.evaluate import gates_of
+    from procure.uncertainty import sensitivity as run_sensitivity
+    from procure.uncertainty import top_offer_positions
+
+    top = top_offer_positions(followed, inputs.offers, len(followed))
+    posteriors = None
+    if ws.actuals:
+        from procure.scorecard import evaluation_posteriors
+
+        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
@@ -1189,9 +1320,9 @@ def evaluate(
         _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
-    from procure.render.text import per_task
+    from procure.render.text import per_thousand
 
-    top = f"{leader.id} at {per_task(leader.metrics['cost_per_task'])} {ev.currency} per successful task" if leader else "no acceptable offer"
+    top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
     _emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
 
 
@@ -1201,6 +1332,7 @@ def history(
     format: Annotated[Optional[ListFormat], format_option()] = None,
     out: OutOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """List the saved runs: id, time saved, as-of date, label, top offer.
@@ -1226,7 +1358,7 @@ def history(
         return
     from procure.render.text import history_table
 
-    _emit_table(history_table(runs), out, wide)
+    _emit_table(history_table(runs), out, wide, columns=columns)
 
 
 class DiffFormat(str, Enum):
@@ -1243,6 +1375,7 @@ def diff(
     format: Annotated[Optional[DiffFormat], format_option()] = None,
     out: OutOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
@@ -1287,7 +1420,7 @@ def diff(
     from procure.render.text import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
-        _emit_table(diff_table(result), out, wide)
+        _emit_table(diff_table(result), out, wide, columns=columns)
     elif format is DiffFormat.json:
         _emit(_doc("diff", diff_json(result), format, head_ev), out)
     else:
@@ -1306,6 +1439,7 @@ def reevaluate(
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
@@ -1367,7 +1501,7 @@ def reevaluate(
     extra = {"saved_run": saved, "baseline_run": previous}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
-        _emit_table(diff_table(result, breached, changed_only=True), out, wide)
+        _emit_table(diff_table(result, breached, changed_only=True), out, wide, columns=columns)
     elif format is DiffFormat.json:
         _emit(_doc("reevaluate", diff_json(result, breached, extra), format, ev), out)
     else:
@@ -1404,6 +1538,7 @@ def scorecard(
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Delivered against promised, per signed vendor and month, with the SLA credits owed.
@@ -1444,7 +1579,7 @@ def scorecard(
     elif format is TextFormat.markdown:
         _emit(scorecard_markdown(result), out)
     else:
-        _emit_table(scorecard_table(result), out, wide)
+        _emit_table(scorecard_table(result), out, wide, columns=columns)
 
 
 @app.command()
@@ -1475,10 +1610,12 @@ def init(
 def cashflow(
     horizon: Annotated[Optional[int], horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
     offer: Annotated[Optional[str], offer_option("Show one offer's month-by-month schedule.")] = None,
+    top: RankTopOption = None,
     format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Compare offers over one horizon: what each binds you to, costs in total and in present value.
@@ -1496,6 +1633,7 @@ def cashflow(
         procure cashflow --horizon 36
         procure cashflow --offer northwind-b200-mc --format csv
         procure cashflow --out cashflow.xlsx
+        procure cashflow --top 3 --columns rank,offer,total-usd,usd-1k-tasks-over-horizon
     """
     from procure.evaluate import evaluate_with_inputs
     from procure.workspace import load_workspace
@@ -1510,10 +1648,12 @@ def cashflow(
     ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
+    if top is not None and offer is None and format in (CompareFormat.table, CompareFormat.csv, CompareFormat.markdown):
+        ev = _chosen(ev, None, top)
     if format is CompareFormat.table:
         from procure.render.text import cashflow_table
 
-        _emit_table(cashflow_table(ev, offer), out, wide)
+        _emit_table(cashflow_table(ev, offer), out, wide, columns=columns)
     elif format is CompareFormat.xlsx:
         from procure.fileio import write_atomic
         from procure.render.text import to_xlsx
@@ -1538,6 +1678,7 @@ def plan(
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
+    columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Plan the purchase: how much to commit, with whom, for how long, and what to leave pay-as-used.
@@ -1569,7 +1710,7 @@ def plan(
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
-        _emit_table(plan_table(result), out, wide, first=decide(ev, result).headline)
+        _emit_table(plan_table(result), out, wide, first=decide(ev, result).headline, columns=columns)
         return
     from procure.render.plan_text import plan_text
 

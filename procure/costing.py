@@ -223,10 +223,11 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         # 7-10. throughput, availability, success rate, utilization
         throughput = col["throughput"].astype(float)
         # Expected availability = SLA x factor, the factor carrying every layer (evaluate.py builds it:
-        # the provider's rating, the jobs left to us, spot interruptions); owned: the factor alone.
+        # the provider's rating, the jobs left to us, spot interruptions); owned: the factor alone, by default our
+        # host (hardware repair) and our operating jobs, self_operated_reliability each (rating.availability_layers).
         factor = col["reliability_factor"].astype(float)
         availability = col["sla_availability"] * factor
-        availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability, factor), availability)
+        availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability**2, factor), availability)
         availability = np.minimum(1.0, availability * varied.availability_factor)
         success_rate = wl.success_rate * col["quality_pass_rate"]
         utilization = np.minimum(1.0, np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float))

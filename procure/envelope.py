@@ -21,22 +21,23 @@ ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 
 # The schema version of each JSON document, by its name in `procure schema NAME` (the Evaluation's,
 # written by compare and evaluate, is evaluate.SCHEMA_VERSION). A field renamed or removed, or a
-# changed meaning, bumps it; an added field does not.
+# changed meaning, bumps the major version (1 -> 2); added fields bump the minor (1 -> 1.1): a reader
+# of 1 reads 1.1 unchanged. 1.1: every cost per task has its figure per 1,000 tasks beside it (units.py).
 VERSIONS: dict[str, str] = {
     "grading": "1",
     "rate": "1",
-    "whatif": "1",
-    "price-to-win": "1",
-    "position": "1",
+    "whatif": "1.1",
+    "price-to-win": "1.1",
+    "position": "1.1",
     "index": "1",
     "hedge": "1",
-    "sensitivity": "1",
-    "history": "1",
-    "diff": "1",
-    "reevaluate": "1",
-    "cashflow": "1",
-    "plan": "1",
-    "scorecard": "1",
+    "sensitivity": "1.1",
+    "history": "1.1",
+    "diff": "1.1",
+    "reevaluate": "1.1",
+    "cashflow": "1.1",
+    "plan": "1.1",
+    "scorecard": "1.1",
 }
 
 

@@ -15,6 +15,8 @@ import numpy as np
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure import __version__
 from procure.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
 from procure.errors import InputError, Problem
@@ -27,7 +29,7 @@ from procure.decision import Recommendation
 from procure.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, OfferRange, UncertaintyInfo, point_throughput_factor
 from procure.workspace import IndexLevel, Workspace
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "1.1"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py)
 
 # The metrics every offer carries (null where a figure cannot be computed); names are a contract.
 METRIC_KEYS: tuple[str, ...] = (
@@ -87,7 +89,9 @@ class GradingRecord(BaseModel):
     requirements: list[RequirementRecord]
 
 
-class OfferRecord(BaseModel):
+class OfferRecord(PerThousand):
+    PER_TASK_DICTS = ('metrics',)
+
     id: str
     vendor: str
     grade: str | None
@@ -237,7 +241,7 @@ def verdict_lines(ev: "Evaluation") -> list[str]:
     for record in burst:
         usable = all(g.passed for g in record.gates if g.gate not in ("availability", "capacity"))
         restart = record.metrics.get("restart_cost_per_task")
-        priced = f", restart cost {restart:.6f} per task" if restart is not None else ", restart cost not priced (service.interruptions_per_month not stated)"
+        priced = f", restart cost {restart * 1000:.3f} per 1,000 tasks" if restart is not None else ", restart cost not priced (service.interruptions_per_month not stated)"
         lines.append(
             f"secondary source (pay-as-used burst, never the primary offer): {record.id}"
             + (priced if usable else f" (not usable: {'; '.join(g.detail for g in record.gates if not g.passed and g.gate not in ('availability', 'capacity'))})")
@@ -245,7 +249,7 @@ def verdict_lines(ev: "Evaluation") -> list[str]:
     return lines
 
 
-class Summary(BaseModel):
+class Summary(PerThousand):
     """The decision in figures: leader, runner-up, the gap, and what would change it."""
 
     recommended: str | None
@@ -433,16 +437,17 @@ def evaluate_with_inputs(
         from procure.uncertainty import monte_carlo as simulate
 
         spec = config.uncertainty
+        posteriors = None
         if evidence:
-            from procure.scorecard import uncertainty_with_evidence
+            from procure.scorecard import posteriors_for_draws
 
-            spec = uncertainty_with_evidence(spec, evidence)
+            posteriors = posteriors_for_draws(evidence, offers, inputs.columns, spec)
         draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
         acceptable = np.array([r.acceptable for r in records], dtype=bool)
-        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config))
+        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config), posteriors)
         for record, found in zip(records, ranges):
             record.uncertainty = found
-        info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed))
+        info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
     evaluation = Evaluation(
         as_of=day,
         currency=config.currency,
@@ -667,7 +672,7 @@ def _record(
             metrics["restart_cost_per_task"] = metrics["cost_per_task"] * lost
             notes.append(
                 f"restart cost priced: {offer.service.interruptions_per_month:g} interruptions a node-month x {offer.service.restart_minutes:g} min lost "
-                f"= {lost:.3%} of billed time, {metrics['cost_per_task'] * lost:.6f} per task"
+                f"= {lost:.3%} of billed time, {metrics['cost_per_task'] * lost * 1000:.3f} per 1,000 tasks"
             )
     left = (offer.valid_until - day).days
     if 0 <= left <= EXPIRY_WARNING_DAYS:

@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from procure.units import PerThousand
+
 from procure.errors import InputError, Problem
 from procure.evaluate import Evaluation
 
@@ -27,7 +29,7 @@ BUSY_TIMEOUT_S = 5.0  # saves take milliseconds: waiting longer only hides a pro
 DISPLAY = HISTORY_FILE.as_posix()
 
 
-class RunInfo(BaseModel):
+class RunInfo(PerThousand):
     id: int
     saved_at: str = Field(description="UTC time the run was saved")
     as_of: date
@@ -270,8 +272,11 @@ def _parse(text: str, display: str) -> Evaluation:
 # --- differences --------------------------------------------------------------------------------
 
 
-class Driver(BaseModel):
+class Driver(PerThousand):
     """One input behind a move of an offer's cost per task: its old and new value, and its share."""
+
+    PER_TASK = ('contribution',)  # costs per task, each with its figure per 1,000 tasks in JSON
+
 
     field: str = Field(description="the figure that changed, as the Evaluation names it (metrics.<key>, or workload.<key>)")
     label: str
@@ -339,7 +344,9 @@ def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) ->
     return sorted(drivers, key=lambda d: -abs(d.contribution))
 
 
-class OfferDiff(BaseModel):
+class OfferDiff(PerThousand):
+    PER_TASK = ('cost_before', 'cost_after', 'cost_change')  # costs per task, each with its figure per 1,000 tasks in JSON
+
     id: str
     vendor: str
     status: str = Field(description="new, removed, expired or present")

@@ -83,6 +83,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("pricing.burst.gpu_hour", NUMBER),
     ("pricing.burst.max_gpus", INT),
     ("pricing.commit_options", COMMITS),
+    ("pricing.billed_per", TEXT),
     ("service.kind", TEXT),
     ("service.orchestration", TEXT),
     ("service.sla.availability", NUMBER),
@@ -977,6 +978,50 @@ def _describe(name: str) -> str:
     return f"{EXPECTS[kind]}: {CHOICES[name]}" if name in CHOICES else EXPECTS[kind]
 
 
+def fixed_values() -> dict[str, tuple[str, ...]]:
+    """The template columns whose values are fixed, with those values, read from the offer model's
+    Literal types (service.kind, health checks, points source, published tier, every responsibility)."""
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    def kinds(annotation: Any) -> list[Any]:
+        origin = typing.get_origin(annotation)
+        if origin in (typing.Union, types.UnionType, typing.Annotated):
+            return [k for a in typing.get_args(annotation) for k in kinds(a)]
+        return [annotation]
+
+    def literal(path: str) -> tuple[str, ...] | None:
+        model: Any = Offer
+        annotation: Any = None
+        for part in path.split("."):
+            mapping = [k for k in kinds(annotation) if typing.get_origin(k) is dict]
+            if mapping:  # responsibilities: job -> owner
+                annotation, model = typing.get_args(mapping[0])[1], None
+                continue
+            field = model.model_fields.get(part) if model is not None else None
+            if field is None:
+                return None
+            annotation, model = field.annotation, None
+            for k in kinds(annotation):
+                if isinstance(k, type) and issubclass(k, BaseModel):
+                    model = k
+        values = [v for k in kinds(annotation) if typing.get_origin(k) is typing.Literal for v in typing.get_args(k)]
+        return tuple(str(v) for v in values) or None
+
+    found = {}
+    for name in template_columns():
+        values = literal(name)
+        if values:
+            found[name] = values
+    return found
+
+
+# Rows of the template's offers sheet that carry the data-validation lists (one offer a row).
+TEMPLATE_ROWS = 500
+
+
 def write_template(path: Path) -> None:
     """An RFP sheet for vendors: the header of every column and one example row (a managed
     cluster). CSV when the path ends in .csv, else XLSX (numbers, dates and true/false as such,
@@ -1012,6 +1057,16 @@ def write_template(path: Path) -> None:
         sheet.cell(row=1, column=index).font = Font(bold=True)
         sheet.column_dimensions[_letters(index - 1)].width = max(12, min(40, len(name) + 2))
     sheet.freeze_panes = "B2"
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    for index, name in enumerate(names, start=1):
+        values = fixed_values().get(name)
+        if values:  # a drop-down of the values the field takes; anything else is refused as typed
+            letter = _letters(index - 1)
+            rule = DataValidation(type="list", formula1='"' + ",".join(values) + '"', allow_blank=True, showErrorMessage=True)
+            rule.error, rule.errorTitle = f"{name} is one of: {', '.join(values)}", name
+            rule.add(f"{letter}2:{letter}{TEMPLATE_ROWS + 1}")
+            sheet.add_data_validation(rule)
     help_sheet = book.create_sheet("columns")
     help_sheet.append(["column", "expects"])
     for name in names:

@@ -25,6 +25,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH, cost_arrays
 from procure.demand import Scenarios, scenarios as demand_scenarios
 from procure.errors import InputError, Problem
@@ -50,6 +52,7 @@ HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins":
 # sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
 UNSERVED_DEFAULT_MULTIPLE = 3.0
 BAND_TOLERANCE = 1e-3  # demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
+CHECK_TOLERANCE = 1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
@@ -71,7 +74,7 @@ class PlanLine(BaseModel):
     term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
 
 
-class ScenarioRow(BaseModel):
+class ScenarioRow(PerThousand):
     name: str
     probability: float
     demand_per_month: float = Field(description="average tasks per month")
@@ -82,13 +85,13 @@ class ScenarioRow(BaseModel):
     unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
 
 
-class SingleBest(BaseModel):
+class SingleBest(PerThousand):
     offer: str | None
     expected_cost_per_task: float | None
     plan: list[PlanLine] = Field(default_factory=list)
 
 
-class FrontierPoint(BaseModel):
+class FrontierPoint(PerThousand):
     cvar_limit: float | None
     expected_cost_per_task: float
     cvar: float
@@ -102,6 +105,7 @@ class SolverInfo(BaseModel):
     status: str
     gap: float | None = Field(description="the gap reached (0: proven optimal)")
     bound_gap: float | None = Field(None, description="with a shortlist of offers: the distance from the linear relaxation's bound over every offer")
+    shortlist_check: str | None = Field(None, description="with a shortlist of offers: what the whole program over every offer, with the shortlist's plan as a cutoff, proved (null: every usable offer was in the program)")
     variables: int
     constraints: int
     integers: int
@@ -118,7 +122,7 @@ class DemandInfo(BaseModel):
     sampled: bool
 
 
-class PlanCase(BaseModel):
+class PlanCase(PerThousand):
     """The plan's fixed portfolio under one demand case: committed capacity is paid whatever the demand,
     pay-as-used sources cover the rest (the same dispatch as the plan's own figures)."""
 
@@ -159,7 +163,7 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
-class PlanResult(BaseModel):
+class PlanResult(PerThousand):
     as_of: date
     currency: str
     plan: list[PlanLine]
@@ -348,7 +352,14 @@ def candidates(
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
-        if not offer.on_demand and not spot:
+        if offer.pricing.usage_billed and not offer.on_demand and not spot:
+            # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
+            # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
+            cand.source = Source(
+                index, float(m["variable_gpu_hour"]) / float(m["capacity_per_gpu_hour"]), supply * per_gpu_month, float(m["rent"] or 0.0), "gpu_hour", per_gpu_month,
+                max(1, offer.contract_months),
+            )
+        elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
             price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
@@ -568,7 +579,7 @@ def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
     Q = sum(1 for c in cands if c.source is not None and c.fixed_monthly > 0)
     units = _units(cands, H)
     unit_months = sum(u.last - u.first + 1 for u in units)
-    total = H + unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
+    total = H + 5 * unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
     if policy.max_vendor_share < 1:
         total += P * J + 3 * P + 3 * len(cands)
     spots = sum(1 for c in cands if c.source is not None and c.source.spot)
@@ -642,7 +653,8 @@ def build_model(
     T = len(risk_paths)
 
     layout: dict[str, slice] = {}
-    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("z", P * J)]
+    unit_month_count = [u.last - u.first + 1 for u in units]
+    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("y", sum(unit_month_count)), ("z", P * J)]
     if penalty is not None:
         sizes.append(("u", J))
     vendors = sorted({c.vendor for c in cands})
@@ -710,12 +722,24 @@ def build_model(
         c[layout["u"]] = penalty * tasks / money * bw
 
     # (a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0
+    # y_um: the capacity of unit u in month m that can be used, at most its nodes' tasks and at most the month's highest
+    # demand while it is in use (y_um <= peak_m b_u): capacity above the peak is never used, so a large minimum
+    # commitment cannot be bought by the relaxation as a sliver at a sliver of its fees (the same integer plans).
+    y0 = layout["y"].start
+    y_first = np.concatenate([[0], np.cumsum(unit_month_count)])[:-1].astype(np.int64) if U else np.zeros(0, dtype=np.int64)
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
     for j, u in enumerate(units):
         r_list.append(np.arange(u.first, u.last + 1))
-        c_list.append(np.full(u.last - u.first + 1, n0 + j))
-        v_list.append(-unit_month_tasks[j])
+        c_list.append(y0 + y_first[j] + np.arange(unit_month_count[j]))
+        v_list.append(-np.ones(unit_month_count[j]))
     model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), H, 0.0, 0.0, "committed capacity")
+    if U:
+        Y = int(sum(unit_month_count))
+        ry = np.arange(Y)
+        y_unit = np.repeat(np.arange(U), unit_month_count)
+        y_month = np.concatenate([np.arange(u.first, u.last + 1) for u in units])
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, n0 + y_unit]), np.concatenate([np.ones(Y), -np.concatenate(unit_month_tasks)]), Y, -np.inf, 0.0, "usable committed capacity")
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, b0 + y_unit]), np.concatenate([np.ones(Y), -peak[y_month] / tasks]), Y, -np.inf, 0.0, "capacity up to the peak")
 
     # (b) every band served: cap_m + sum_p z_pj (+ u_j) >= D_j
     jj = np.arange(J)
@@ -1480,6 +1504,34 @@ def shortlist(
     return sorted(keep), float(relaxed.fun)
 
 
+def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None,
+                chosen: Chosen) -> tuple[str, bool]:
+    """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
+    demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
+    objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
+    (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
+    better plan exists (then the whole program is solved)."""
+    from scipy.sparse import csr_array, vstack
+
+    from procure.solvecache import solve_milp
+
+    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    A, row_lb, row_ub = model.matrix()
+    tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
+    cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
+    A = vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr()
+    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    result = solve_milp(model.c, A, np.append(row_lb, -np.inf), np.append(row_ub, cutoff), model.integrality, model.lb, model.ub, options)
+    n = len(cands)
+    if result.x is not None:
+        return f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved", True
+    if result.status == 2:
+        return (f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
+                f"({tolerance:.2%}), so no left-out offer can enter a better plan"), False
+    return (f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
+            f"plan.time_limit_s ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False
+
+
 @dataclass
 class Chosen:
     """A plan the solver chose, after refining the demand bands and the CVaR's tail paths."""
@@ -1593,8 +1645,9 @@ def default_penalty(cands: list[Candidate]) -> float:
 
 
 def follows_demand(offer: Offer) -> bool:
-    """Capacity that can follow demand: pay-as-used (burst, on demand, per token) or a term of a month."""
-    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or (offer.term_months or 0) == 1
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
+    or a term of a month."""
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.pricing.usage_billed or (offer.term_months or 0) == 1
 
 
 def make_plan(
@@ -1642,12 +1695,19 @@ def make_plan(
     chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
     solved, model = chosen.solved, chosen.model
     bound_gap = None
+    check = None
     if bound is not None and solved.objective:
         bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
         notes.append(
-            f"the solver chose among the {len(keep)} offers the linear relaxation uses most (of {len(cands)} usable, plan.max_candidates); "
-            f"the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
+            f"the solver chose among the {len(keep)} offers the linear relaxation uses most and the best single offers (of {len(cands)} usable, "
+            f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
         )
+        check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
+        notes.append(check)
+        if better:
+            plan_cands = solver_cands = cands
+            chosen = solve_plan(cands, scen, policy, delta, risk, money, tasks, penalty)
+            solved, model = chosen.solved, chosen.model
     units, nodes, in_plan = chosen.units, chosen.nodes, chosen.in_plan
     out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
     fig = figures(out, scen, delta, policy.cvar_alpha)
@@ -1728,7 +1788,7 @@ def make_plan(
         demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
         policy=policy,
         solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, variables=len(model.c), constraints=model.nrows,
+            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, shortlist_check=check, variables=len(model.c), constraints=model.nrows,
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,

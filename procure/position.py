@@ -14,6 +14,8 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation
 from procure.models import MarketConfig
@@ -21,7 +23,7 @@ from procure.models import MarketConfig
 US = "us"
 
 
-class CurvePoint(BaseModel):
+class CurvePoint(PerThousand):
     name: str
     kind: str = Field(description="us, offer or competitor")
     cost_per_task: float
@@ -29,8 +31,11 @@ class CurvePoint(BaseModel):
     figure: str = Field("cost", description="cost (what serving a task costs its owner: ours, an offer's full cost to us, a competitor's estimate) or price (a competitor's public price per task)")
 
 
-class SeriesChange(BaseModel):
+class SeriesChange(PerThousand):
     """A competitor's history against ours, first and last dates of each."""
+
+    PER_TASK = ('ours_from', 'ours_to', 'theirs_from', 'theirs_to')  # costs per task, each with its figure per 1,000 tasks in JSON
+
 
     competitor: str
     ours_from: float
@@ -42,7 +47,9 @@ class SeriesChange(BaseModel):
     sentence: str
 
 
-class Position(BaseModel):
+class Position(PerThousand):
+    PER_TASK = ('gap',)  # costs per task, each with its figure per 1,000 tasks in JSON
+
     label: str = Field(description="what our figure is: given, an offer, or our latest recorded cost")
     cost_per_task: float
     as_of: date
@@ -73,8 +80,8 @@ def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: st
         where = {True: "below", False: "above"}
         outcome = f"our cost stays {where[are]} its price" if were == are else f"our cost was {where[were]} its price and is now {where[are]} it"
         sentence = (
-            f"Our cost went from {a0:.5g} to {a1:.5g} per task ({a1 / a0 - 1:+.0%}, {we_moved}) while {name}'s price went from "
-            f"{b0:.5g} to {b1:.5g} ({b1 / b0 - 1:+.0%}): {outcome}."
+            f"Our cost went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) while {name}'s price went from "
+            f"{b0 * 1000:.2f} to {b1 * 1000:.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
         )
         return SeriesChange(competitor=name, ours_from=a0, ours_to=a1, theirs_from=b0, theirs_to=b1, we_were_cheaper=were, we_are_cheaper=are, sentence=sentence)
     if were == are:
@@ -84,8 +91,8 @@ def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: st
     else:
         outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
     sentence = (
-        f"We went from {a0:.5g} to {a1:.5g} per task ({a1 / a0 - 1:+.0%}, {we_moved}) while {name} went from "
-        f"{b0:.5g} to {b1:.5g} ({b1 / b0 - 1:+.0%}): {outcome}."
+        f"We went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) while {name} went from "
+        f"{b0 * 1000:.2f} to {b1 * 1000:.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
     )
     return SeriesChange(competitor=name, ours_from=a0, ours_to=a1, theirs_from=b0, theirs_to=b1, we_were_cheaper=were, we_are_cheaper=are, sentence=sentence)
 
@@ -148,18 +155,18 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
     if failures:  # said first: a failing offer is no option, however cheap
         sentences = [
             f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place on the cost curve is for reference only.",
-            f"Were it acceptable, at {current:.5g} {ev.currency} per successful task it would rank {rank} of {len(others) + 1} costs on the cost curve"
-            + (" and be the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, {gap / cheapest.cost_per_task:.0%} less."),
+            f"Were it acceptable, at {current * 1000:.2f} {ev.currency} per 1,000 successful tasks it would rank {rank} of {len(others) + 1} costs on the cost curve"
+            + (" and be the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, {gap / cheapest.cost_per_task:.0%} less."),
         ]
     else:
         sentences = [
-            f"At {current:.5g} {ev.currency} per successful task ({label}), we rank {rank} of {len(others) + 1} costs on the cost curve"
-            + (" and are the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task:.5g}, and we cost {gap / cheapest.cost_per_task:.0%} more.")
+            f"At {current * 1000:.2f} {ev.currency} per 1,000 successful tasks ({label}), we rank {rank} of {len(others) + 1} costs on the cost curve"
+            + (" and are the cheapest." if rank == 1 else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, and we cost {gap / cheapest.cost_per_task:.0%} more.")
         ]
     prices = [p for p in curve if p.figure == "price"]
     if prices:
         sentences.append(
-            "Not ranked with the costs: " + "; ".join(f"{p.name} charges {p.cost_per_task:.5g} per task (a price to its customers, not its cost)" for p in prices) + "."
+            "Not ranked with the costs: " + "; ".join(f"{p.name} charges {p.cost_per_task * 1000:.2f} per 1,000 tasks (a price to its customers, not its cost)" for p in prices) + "."
         )
     sentences += [c.sentence for c in changes]
     return Position(

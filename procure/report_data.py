@@ -7,7 +7,7 @@ out with the reason, so a report never fails for want of optional market data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from procure.errors import InputError
 from procure.evaluate import CostInputs, Evaluation
@@ -42,6 +42,20 @@ class ReportExtras:
     football: list[FieldBar] = field(default_factory=list)  # the football field of the top offers
     memo: BoardMemo | None = None  # the board paper's decision memo
     recommendation: Recommendation | None = None  # what every part of both reports recommends
+    scorecard: ScorecardChapter | None = None  # delivered against promised, per signed vendor (the comparison)
+
+
+@dataclass
+class ScorecardChapter:
+    """The comparison's scorecard chapter: each signed vendor's months as `procure scorecard` gives them
+    (procure/scorecard.py: delivered figures against the evaluation of the promise alone), and what the
+    telemetry behind each month stated (resets, gaps, partial coverage). No vendor: `missing` says why."""
+
+    vendors: list[Any] = field(default_factory=list)  # scorecard.VendorScore
+    telemetry: dict[str, list[str]] = field(default_factory=dict)  # offer id -> stated notes, by month
+    ttft_limit: float | None = None  # workload.max_ttft_s
+    decode_s: float | None = None  # output tokens / the target speed per user: a task's output at the target
+    missing: str = ""
 
 
 SENSITIVITY_OFFERS = 3
@@ -63,7 +77,12 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         from procure.uncertainty import sensitivity, top_offer_positions
 
         top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
-        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+        posteriors = None
+        if ws.actuals:
+            from procure.scorecard import evaluation_posteriors
+
+            posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
     market = ws.config.market
     if market.competitors or market.own:
         from procure.position import position
@@ -107,11 +126,62 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
 
         extras.cases = cases(ws, ev)
         extras.football = football_field(ev, extras.cases)
+    if not board:
+        extras.scorecard = scorecard_chapter(ws, ev)
     if board:
         from procure.board import board_memo
 
         extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge, extras.recommendation)
     return extras
+
+
+NO_ACTUALS = (
+    "No signed vendor has delivered evidence in this workspace (actuals/ is empty or absent), so there is nothing yet to set "
+    "against the promises. After signing, `procure actuals import` keeps the serving metrics, incident history and invoices "
+    "of each signed offer in actuals/OFFER-ID/, and this chapter then scores every month (docs/actuals.md)."
+)
+
+
+def scorecard_chapter(ws: Workspace, ev: Evaluation) -> ScorecardChapter:
+    """Every signed vendor's months, delivered against the promise: `procure scorecard` as of the
+    evaluation's date, set against the evaluation of the promise alone (no evidence blended in)."""
+    wl = ws.config.workload
+    chapter = ScorecardChapter(ttft_limit=wl.max_ttft_s, decode_s=wl.output_tokens / wl.interactivity)
+    signed = [offer_id for offer_id in sorted(ws.actuals) if any(o.id == offer_id for o in ev.offers)]
+    if not signed:
+        chapter.missing = NO_ACTUALS
+        return chapter
+    from procure.evaluate import evaluate
+    from procure.scorecard import scorecard
+
+    promise = evaluate(ws, ev.as_of, delivered=False)
+    result = scorecard(ws, promise, ev.as_of)
+    chapter.vendors = [v for v in result.vendors if v.months]
+    if not chapter.vendors:
+        chapter.missing = "The signed vendors' folders in actuals/ hold no month of evidence before " + ev.as_of.isoformat() + "."
+    for v in chapter.vendors:
+        chapter.telemetry[v.offer] = telemetry_notes(ws.actuals[v.offer], [m.month for m in v.months])
+    return chapter
+
+
+def telemetry_notes(actuals: Any, months: list[str]) -> list[str]:
+    """What the serving metrics of each month shown stated on import: counter resets, gaps, and samples
+    covering less than the whole month (so a reader knows a figure's footing)."""
+    out = []
+    for key in months:
+        m = actuals.metrics.get(key)
+        if m is None:
+            continue
+        parts = []
+        if m.resets:
+            parts.append(f"counter resets in {m.resets} series (a restart: each counted from zero again, as Prometheus' rate() does)")
+        if m.gaps:
+            parts.append(f"gaps in the samples longer than actuals.gap_minutes in {m.gaps} series")
+        if m.coverage is not None and m.coverage < 0.995:
+            parts.append(f"samples cover {m.coverage:.1%} of the month (the counters' increase spans the gaps)")
+        if parts:
+            out.append(f"{key}: " + "; ".join(parts) + ".")
+    return out
 
 
 ODDS_NAMED = 0.05  # offers at least this likely to be the cheapest are named in the headline

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.evaluate import Evaluation, evaluate
 from procure.workspace import Workspace
 
@@ -26,7 +28,7 @@ class Case:
     evaluation: Evaluation
 
 
-class ScenarioRow(BaseModel):
+class ScenarioRow(PerThousand):
     name: str
     cheapest: str | None = Field(description="vendor of the cheapest acceptable offer in this case")
     flips: bool = Field(description="the cheapest offer differs from the recommendation")
@@ -37,8 +39,11 @@ class ScenarioRow(BaseModel):
     unused_monthly: float | None = Field(description="committed but idle capacity, money a month: spend x (1 - fill)")
 
 
-class FieldBar(BaseModel):
+class FieldBar(PerThousand):
     """One offer on the football field: its figures as evaluated and across the cases."""
+
+    PER_TASK = ('p10', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
+
 
     offer: str
     vendor: str

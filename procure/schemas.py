@@ -16,6 +16,8 @@ from typing import Any, Union
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 INPUT_SCHEMAS = ("offer", "grade", "workspace")
 OUTPUT_SCHEMAS = ("evaluation", "grading", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff", "reevaluate", "cashflow", "plan", "scorecard")
 # The command whose --format json writes each output document.
@@ -46,7 +48,7 @@ class InputHash(BaseModel):
 class Envelope(BaseModel):
     """What every JSON output carries at its top level."""
 
-    schema_version: str = Field(description="this document's schema version; a renamed or removed field bumps it")
+    schema_version: str = Field(description="this document's schema version: a renamed or removed field bumps the major (2), added fields the minor (1.1)")
     tool: str = Field(description="procure and its version")
     command: str = Field(description="the command that wrote it")
     as_of: date | None = Field(description="the evaluation date; null for a command that has none (grade, history)")
@@ -94,7 +96,7 @@ class RatedOffer(BaseModel):
     unanswered: list[str]
 
 
-class CashflowOffer(BaseModel):
+class CashflowOffer(PerThousand):
     id: str
     rank: int | None
     total_commitment: float | None
@@ -237,6 +239,9 @@ def json_schema(name: str) -> dict[str, Any]:
         from procure.models import SCHEMAS
 
         return SCHEMAS[name].model_json_schema()
-    schema = output_adapter(name).json_schema(mode="serialization")
+    from procure.units import models_in, schema_companions
+
+    model = _output_model(name)
+    schema = schema_companions(output_adapter(name).json_schema(mode="serialization"), models_in(model))
     schema.setdefault("description", f"Written by `procure {WRITTEN_BY[name]} --format json`.")
     return schema

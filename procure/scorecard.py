@@ -39,12 +39,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.actuals import QUANTILES, OfferActuals
 
 HOURS_PER_MONTH = 730.0
 
 
-class MonthScore(BaseModel):
+class MonthScore(PerThousand):
     month: str
     data: bool = Field(description="any evidence this month (metrics, invoice or an incident history covering it)")
     billed_gpu_hours: float | None
@@ -454,17 +456,28 @@ def evidence_note(e: Evidence) -> str:
     return "delivered evidence: " + ", ".join(parts) + " (posteriors blended with the promise, docs/actuals.md)"
 
 
-def uncertainty_with_evidence(spec: Any, evidence: dict[str, Evidence]) -> Any:
-    """The uncertainty settings with each signed offer's throughput drawn from its posterior: a
-    triangular factor on the blended figure over exp(-2s) .. exp(2s), s the posterior sd of the log
-    ratio (about the log-normal's 2.5% and 97.5% points), unless procure.yaml sets the offer's own."""
-    from procure.models import Distribution, OfferUncertainty
+def posteriors_for_draws(evidence: dict[str, Evidence], offers: list[Any], columns: dict[str, Any], spec: Any) -> dict[str, Any]:
+    """What `--uncertainty` draws for each signed offer (procure.uncertainty.Posterior): the posterior sd
+    of its log throughput ratio and the Beta parameters of its availability and share served, for the
+    figures the evidence set (apply_evidence). An offer whose throughput or availability procure.yaml
+    sets in `uncertainty.offers` keeps that distribution for it. `columns`: the cost model's inputs in
+    `offers` order (an offer without an SLA keeps its availability draw: the evidence did not set it)."""
+    from procure.uncertainty import Posterior
 
-    offers = dict(spec.offers)
+    sla = {o.id: float(value) for o, value in zip(offers, columns["sla_availability"])}
+    out = {}
     for offer_id, e in evidence.items():
-        if e.throughput_log_sd is None or (offer_id in offers and offers[offer_id].throughput is not None):
-            continue
-        s = e.throughput_log_sd
-        current = offers.get(offer_id)
-        offers[offer_id] = OfferUncertainty(throughput=Distribution(triangular=(math.exp(-2 * s), 1.0, math.exp(2 * s))), availability=current.availability if current else None)
-    return spec.model_copy(update={"offers": offers})
+        own = spec.offers.get(offer_id)
+        has_sla = offer_id in sla and not math.isnan(sla[offer_id])
+        out[offer_id] = Posterior(
+            throughput_log_sd=e.throughput_log_sd if not (own and own.throughput is not None) else None,
+            availability=(e.availability_alpha, e.availability_beta) if e.availability is not None and has_sla and not (own and own.availability is not None) else None,
+            served=(e.served_alpha, e.served_beta) if e.served_rate is not None else None,
+        )
+    return out
+
+
+def evaluation_posteriors(ev: Any, inputs: Any, spec: Any) -> dict[str, Any]:
+    """posteriors_for_draws from an Evaluation's records (each signed offer's `evidence`)."""
+    found = {r.id: Evidence(**r.evidence) for r in ev.offers if r.evidence}
+    return posteriors_for_draws(found, inputs.offers, inputs.columns, spec) if found else {}

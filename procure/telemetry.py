@@ -250,8 +250,8 @@ def _base(name: str) -> str:
 
 def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Series]:
     """One series per name and labels from many files (snapshots, or query_range exports of
-    successive months), sorted by time: two samples at one time are a duplicate, a value at an
-    earlier time than the file before it gave is clock skew."""
+    successive months, given in any order), sorted by time: within one file the samples must run
+    forward (else clock skew), and two samples at one time, in one file or two, are a duplicate."""
     import numpy as np
 
     groups: dict[tuple, list[Series]] = defaultdict(list)

@@ -11,15 +11,25 @@ vendor share it);
 utilization, staff cost, the index (shared by every index-linked offer), each exchange rate and
 demand one draw for all offers. Demand reaches the cost through the demand fit: less demand leaves
 committed GPUs idle. The same seed gives the same numbers.
+
+A signed vendor with delivered evidence (procure/scorecard.py) is drawn from its posteriors instead:
+its throughput is the blended figure times exp(s z), z standard normal and s the posterior sd of the
+log delivered-to-promised ratio (so the ratio drawn is the log-normal posterior itself, its median the
+figure evaluated), its availability a draw of its Beta posterior and its share of requests served a
+draw of that Beta posterior. These are drawn after every other factor, so a workspace without
+evidence draws exactly what it drew before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
+
+from procure.units import PerThousand
 
 from procure.costing import CostModel, Variation, cost_arrays
 from procure.models import Distribution, Offer, UncertaintyConfig
@@ -30,7 +40,10 @@ POINT_COLUMN = "throughput_point_factor"
 # Each offer's reading between frontier points: its gap as a share of the target (0 on a point), whose
 # calibrated range (procure.performance.reading_spread) the draws sample, one draw per curve.
 GAP_COLUMN = "reading_gap_share"
-CHUNK_DRAWS = 100  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
+CHUNK_DRAWS = 100
+# The ends of a posterior in the one-at-a-time sensitivity: its 2.5% and 97.5% points.
+POSTERIOR_TAIL = 0.025
+POSTERIOR_Z = 1.959963984540054  # the standard normal's 97.5% point  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
 
 
 def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -90,6 +103,17 @@ def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distri
     return override.availability if override and override.availability is not None else config.availability
 
 
+@dataclass(frozen=True)
+class Posterior:
+    """A signed vendor's delivered evidence as the draws read it (procure.scorecard.Evidence): the
+    posterior sd of log(delivered / promised throughput), and the Beta parameters (alpha, beta) of
+    its availability and of its share of requests served; None where there is no such evidence."""
+
+    throughput_log_sd: float | None = None
+    availability: tuple[float, float] | None = None
+    served: tuple[float, float] | None = None
+
+
 @dataclass
 class Draws:
     """Factors for every draw: per offer (draws, n) or common to all offers (draws, 1)."""
@@ -102,6 +126,13 @@ class Draws:
     fx: np.ndarray  # (draws, currencies): one draw per currency
     currency_column: np.ndarray  # (n,): each offer's column in fx
     demand: np.ndarray | None = None  # (draws, 1): factor on tasks per month, common to all offers
+    # Signed vendors drawn from their posteriors (Posterior): the offers' columns and (draws, k) draws.
+    lognormal_columns: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=int))
+    lognormal: np.ndarray | None = None  # exp(s z): factor on the blended throughput
+    beta_availability_columns: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=int))
+    beta_availability: np.ndarray | None = None  # Beta draw / its mean: factor on the point (the posterior mean)
+    beta_served_columns: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=int))
+    beta_served: np.ndarray | None = None  # Beta draw / its mean: factor on the point's share served
 
 
 def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) -> np.ndarray:
@@ -125,9 +156,13 @@ def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) 
     return out
 
 
-def draw_factors(offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int, gaps: np.ndarray | None = None) -> Draws:
+def draw_factors(
+    offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int, gaps: np.ndarray | None = None,
+    posteriors: dict[str, Posterior] | None = None,
+) -> Draws:
     """All factors, in a fixed order from one seeded generator: same seed, same numbers. `gaps`: each
-    offer's reading gap as a share of the target (GAP_COLUMN); its range is drawn last, one per curve."""
+    offer's reading gap as a share of the target (GAP_COLUMN); its range is drawn after the factors,
+    one per curve. `posteriors`: signed vendors' evidence by offer id, drawn last (the module docstring)."""
     rng = np.random.default_rng(seed)
     groups: dict[str, Distribution] = {}
     keys = [throughput_group(o, config) for o in offers]
@@ -170,7 +205,27 @@ def draw_factors(offers: list[Offer], currencies: list[str], config: Uncertainty
         z = rng.standard_normal((draws, len(groups)))[:, where]
         spread = np.array([reading_spread(float(g)) for g in gaps]).reshape(-1, 2)
         throughput = throughput * np.exp(np.where(z < 0, z * spread[:, 0], z * spread[:, 1]))
-    return Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
+    found = Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
+    if posteriors:
+        _draw_posteriors(rng, offers, posteriors, draws, found)
+    return found
+
+
+def _draw_posteriors(rng: np.random.Generator, offers: list[Offer], posteriors: dict[str, Posterior], draws: int, found: Draws) -> None:
+    """The signed vendors' posterior draws, in offer order: the log-normal throughput factors, then the
+    Beta availabilities, then the Beta shares served."""
+    signed = [(i, posteriors[o.id]) for i, o in enumerate(offers) if o.id in posteriors]
+    spread = [(i, p.throughput_log_sd) for i, p in signed if p.throughput_log_sd is not None and not offers[i].per_token]
+    if spread:
+        found.lognormal_columns = np.array([i for i, _ in spread], dtype=int)
+        found.lognormal = np.exp(rng.standard_normal((draws, len(spread))) * np.array([s for _, s in spread], dtype=float))
+    for kind in ("availability", "served"):
+        params = [(i, getattr(p, kind)) for i, p in signed if getattr(p, kind) is not None]
+        if params:
+            a = np.array([ab[0] for _, ab in params], dtype=float)
+            b = np.array([ab[1] for _, ab in params], dtype=float)
+            setattr(found, f"beta_{kind}_columns", np.array([i for i, _ in params], dtype=int))
+            setattr(found, f"beta_{kind}", rng.beta(a, b, size=(draws, len(params))) / (a / (a + b)))
 
 
 def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
@@ -202,29 +257,49 @@ class Gates:
         return {"availability": low, "capacity": short}
 
 
-def outputs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None), gates: bool = False) -> dict[str, np.ndarray]:
-    """Cost per successful task (and, with `gates`, availability and GPUs needed) for the draws in `rows`."""
+def outputs_for(
+    col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None), gates: bool = False,
+    only: tuple[str, ...] | None = None,
+) -> dict[str, np.ndarray]:
+    """Cost per successful task (and, with `gates`, availability and GPUs needed; or the outputs named
+    in `only`) for the draws in `rows`."""
     varied = dict(col)
     # The throughput column is the point evaluation's (the stated reading x POINT_COLUMN); the draws are
-    # factors on the stated reading.
-    varied["throughput"] = col["throughput"] * (factors.throughput[rows] / col[POINT_COLUMN] if POINT_COLUMN in col else factors.throughput[rows])
+    # factors on the stated reading. A signed vendor's is its posterior's factor on the blended figure.
+    throughput = factors.throughput[rows] / col[POINT_COLUMN] if POINT_COLUMN in col else np.array(factors.throughput[rows], dtype=float)
+    availability = factors.availability[rows]
+    if factors.lognormal is not None:
+        throughput[:, factors.lognormal_columns] = factors.lognormal[rows]
+    if factors.beta_availability is not None:
+        # the point availability of a signed vendor is its posterior mean (scorecard.apply_evidence): this
+        # factor makes it the drawn one
+        availability = np.array(np.broadcast_to(availability, throughput.shape), dtype=float)
+        availability[:, factors.beta_availability_columns] = factors.beta_availability[rows]
+    if factors.beta_served is not None:
+        share = np.ones(throughput.shape)
+        share[:, factors.beta_served_columns] = factors.beta_served[rows]
+        varied["quality_pass_rate"] = col["quality_pass_rate"] * share
+    varied["throughput"] = col["throughput"] * throughput
     varied["index_level"] = col["index_level"] * factors.index[rows]
     # The workspace currency never moves against itself.
     if not home.all():
         varied["fx"] = np.where(home, col["fx"], col["fx"] * factors.fx[rows][:, factors.currency_column])
     demand = model.workload.tasks_per_month
     variation = Variation(
-        availability_factor=factors.availability[rows],
+        availability_factor=availability,
         utilization=model.workload.utilization * factors.utilization[rows],
         fte_cost_year=model.assumptions.fte_cost_year * factors.fte_cost[rows],
         tasks_per_month=demand * factors.demand[rows] if (demand is not None and factors.demand is not None) else None,
     )
-    found = cost_arrays(varied, model, variation, only=("cost_per_task", "availability", "gpus_needed") if gates else ("cost_per_task",))
-    found["cost_per_task"] = np.where(np.isfinite(found["cost_per_task"]), found["cost_per_task"], np.nan)
+    found = cost_arrays(varied, model, variation, only=only or (("cost_per_task", "availability", "gpus_needed") if gates else ("cost_per_task",)))
+    if "cost_per_task" in found:
+        found["cost_per_task"] = np.where(np.isfinite(found["cost_per_task"]), found["cost_per_task"], np.nan)
     return found
 
 
-class OfferRange(BaseModel):
+class OfferRange(PerThousand):
+    PER_TASK = ('p10', 'p50', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
+
     p10: float | None
     p50: float | None
     p90: float | None
@@ -251,12 +326,14 @@ def monte_carlo(
     seed: int,
     progress: Callable[[int, int], None] | None = None,
     gates: Gates | None = None,
+    posteriors: dict[str, Posterior] | None = None,
 ) -> tuple[list[OfferRange], np.ndarray]:
     """P10/P50/P90 of cost per task per offer and each offer's probability of being the cheapest
     acceptable one. With `gates`, every draw re-applies the drawn gates (availability, capacity): an
     offer counts in a draw only if it is acceptable in that draw, and each offer gets the share of
-    draws in which each gate fails. Without, `acceptable` holds in every draw."""
-    factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN))
+    draws in which each gate fails. Without, `acceptable` holds in every draw. `posteriors`: signed
+    vendors drawn from their delivered evidence (the module docstring)."""
+    factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN), posteriors)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
     n = len(offers)
     result = np.empty((draws, n))
@@ -317,7 +394,7 @@ class _quiet_nan_warnings:
         self._catch.__exit__(*exc)
 
 
-def method_text(config: UncertaintyConfig, draws: int, seed: int) -> str:
+def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: dict[str, Posterior] | None = None) -> str:
     def show(d: Distribution) -> str:
         return f"triangular {d.triangular[0]:g}/{d.triangular[1]:g}/{d.triangular[2]:g}" if d.triangular else f"uniform {d.bounds[0]:g}-{d.bounds[2]:g}"
 
@@ -332,13 +409,21 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int) -> str:
         + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
         + ". Every draw re-applies the availability and capacity gates to its own figures (the other gates as evaluated); "
         "the probability of being cheapest counts only the offers acceptable in each draw, and each offer's probability of failing a gate is shown."
+        + (
+            f" Signed vendors with delivered evidence ({', '.join(sorted(posteriors))}) are drawn from their posteriors instead: throughput as the "
+            "evaluated figure x exp(s z), z standard normal, s the posterior sd of log(delivered / promised), so the ratio drawn is the "
+            "log-normal posterior; availability and the share of requests served from their Beta posteriors (docs/actuals.md)."
+            if posteriors else ""
+        )
     )
 
 
 # --- one-at-a-time sensitivity --------------------------------------------------------------------
 
 
-class SensitivityRow(BaseModel):
+class SensitivityRow(PerThousand):
+    PER_TASK = ('costs_low', 'costs_high', 'swing', 'leader_cost_low', 'leader_cost_high')  # costs per task, each with its figure per 1,000 tasks in JSON
+
     input: str
     low: float = Field(description="the factor at the low end")
     high: float
@@ -355,7 +440,8 @@ class SensitivityRow(BaseModel):
     leader_cost_high: float | None = None
 
 
-class Sensitivity(BaseModel):
+class Sensitivity(PerThousand):
+    PER_TASK = ('baseline',)  # the top offers' costs per task, each with its figure per 1,000 tasks in JSON
     offers: list[str]
     baseline: dict[str, float | None]
     rows: list[SensitivityRow] = Field(description="by swing, largest first")
@@ -370,10 +456,13 @@ def sensitivity(
     top: list[int],
     config: UncertaintyConfig,
     gates: Gates | None = None,
+    posteriors: dict[str, Posterior] | None = None,
 ) -> Sensitivity:
     """Each uncertain input at its low and high value, the others at their expected values, for the top
     offers. With `gates`, each end re-applies the drawn gates: a top offer that fails one there is a
-    flip, and the end's leader is the cheapest offer still acceptable."""
+    flip, and the end's leader is the cheapest offer still acceptable. A signed vendor with
+    `posteriors` has its posteriors' 2.5% and 97.5% points as its ends: throughput exp(-/+1.96 s) on
+    the evaluated figure (the log-normal's), availability Beta's quantiles over its mean."""
     n = len(offers)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
     ones = np.ones((1, n))
@@ -393,9 +482,18 @@ def sensitivity(
         # Every input at its expected value: the throughput factors at their means, as the point evaluation reads them.
         return Draws(point[None, :].copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
 
+    posteriors = posteriors or {}
     for i in top:
         if offers[i].per_token:
             continue  # billed per token: no GPU throughput to vary
+        spread = posteriors[offers[i].id].throughput_log_sd if offers[i].id in posteriors else None
+        if spread is not None:
+            low, high = float(np.exp(-POSTERIOR_Z * spread)), float(np.exp(POSTERIOR_Z * spread))
+            for end, value in (("low", low), ("high", high)):
+                d = neutral()
+                d.throughput[0, i] = value * point[i]  # a factor on the evaluated (blended) figure
+                scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
+            continue
         low, _, high = throughput_distribution(offers[i], config).bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
@@ -403,6 +501,12 @@ def sensitivity(
             scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
     low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
     high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
+    signed_a = [(i, posteriors[o.id].availability) for i, o in enumerate(offers) if o.id in posteriors and posteriors[o.id].availability is not None]
+    if signed_a:
+        from scipy.stats import beta as beta_distribution
+
+        for i, (a, b) in signed_a:
+            low_a[i], high_a[i] = (float(beta_distribution.ppf(q, a, b)) / (a / (a + b)) for q in (POSTERIOR_TAIL, 1 - POSTERIOR_TAIL))
     for end, values in (("low", low_a), ("high", high_a)):
         d = neutral()
         d.availability = values[None, :]

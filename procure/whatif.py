@@ -15,6 +15,8 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from procure.units import PerThousand
+
 from procure.costing import HOURS_PER_MONTH
 from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation, OfferRecord, evaluate
@@ -64,7 +66,7 @@ class Change:
         return said
 
 
-class Snapshot(BaseModel):
+class Snapshot(PerThousand):
     rank: int | None
     acceptable: bool
     cost_per_task: float | None
@@ -142,7 +144,9 @@ def apply_change(workspace: Workspace, offer: Offer, change: Change, index_level
     config = workspace.config
     if change.availability is not None:
         if offer.owned:
-            config = config.model_copy(update={"assumptions": config.assumptions.model_copy(update={"self_operated_reliability": change.availability})})
+            # owned: our host (hardware repair), the counterpart of a provider's SLA (rating.availability_layers)
+            jobs = {**config.assumptions.self_operated_jobs, "hardware_repair": change.availability}
+            config = config.model_copy(update={"assumptions": config.assumptions.model_copy(update={"self_operated_jobs": jobs})})
         elif offer.service.sla is not None:
             updates["service"] = offer.service.model_copy(update={"sla": offer.service.sla.model_copy(update={"availability": change.availability})})
     if change.utilization is not None:
@@ -287,7 +291,7 @@ def find_offer(workspace: Workspace, offer_id: str) -> Offer:
     raise InputError([unknown_offer(offer_id, [o.id for o in workspace.offers])])
 
 
-class PriceToWin(BaseModel):
+class PriceToWin(PerThousand):
     id: str
     vendor: str
     rank: int

@@ -520,6 +520,12 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
     elif [b[0] for b in bands] != sorted((b[0] for b in bands), reverse=True) or min(b[0] for b in bands) != 0:
         add(("assumptions", "reliability", "bands"), "bands must be listed from the highest score down and end at score 0")
+    else:
+        from procure.rating import middle_factor
+
+        rel = config.assumptions.reliability
+        if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
+            add(("assumptions", "reliability", "unrated"), f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one")
     return problems
 
 
@@ -576,6 +582,10 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         for i, option in enumerate(pricing.commit_options):
             if supply and option.gpus > supply:
                 add(("pricing", "commit_options", i, "gpus"), f"must be at most {most} ({supply}) (got {option.gpus})")
+    if pricing.usage_billed and pricing.burst is not None:
+        add(("pricing", "burst"), f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month")
+    if pricing.usage_billed and (pricing.per_mtok is not None or pricing.owned is not None):
+        add(("pricing", "billed_per"), "goes with GPU-hour or index-linked pricing, not per-token or owned")
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
             add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")

@@ -51,7 +51,7 @@ def main() -> None:
     from procure.workspace import load_workspace
 
     ws = load_workspace(ROOT)
-    record = evaluate(ws, datetime(2026, 11, 29).date()).offer(OFFER)
+    record = evaluate(ws, datetime(2026, 11, 29).date(), delivered=False).offer(OFFER)  # the promise, not the promise blended with earlier evidence
     m = record.metrics
     promised = m["throughput"] * 3600 * m["availability"] * m["utilization"] * m["fill"]  # tokens per billed GPU-hour
     rng = np.random.default_rng(2026)

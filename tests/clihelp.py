@@ -67,3 +67,9 @@ def edit(ws: Path, name: str, old: str, new: str) -> int:
     assert old in text, (name, old)
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
     return text[: text.index(old)].count("\n") + 1
+
+
+def header_cells(table: str) -> list[str]:
+    """A terminal table's column headers, each cell's wrapped lines joined: 'USD/1k tasks 24 mo'."""
+    lines = [line.strip()[1:-1].split("┃") for line in table.splitlines() if line.strip().startswith("┃")]
+    return [" ".join(" ".join(line[i] for line in lines if i < len(line)).split()) for i in range(len(lines[0]))] if lines else []

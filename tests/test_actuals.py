@@ -159,3 +159,65 @@ def test_an_invoice_sheet_missing_a_column_is_named_as_an_invoice_sheet(workspac
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "output_tokens" in result.output and "impact" not in result.output
     assert not (ws / "actuals").exists()
+
+
+def test_bad_telemetry_errors_name_the_file_and_where_in_it(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    twice = series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1)])
+    path = range_file(tmp_path, [twice, twice])
+    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    # the file, the second entry of data.result, the series, and where it was seen first
+    assert f"{path}: data.result[1]: duplicate series vllm:generation_tokens_total{{model_name=\"m\"}} (also data.result[0])" in " ".join(result.output.split())
+
+
+def snapshot(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / name
+    path.write_text("# HELP vllm:generation_tokens_total Number of generation tokens processed.\n# TYPE vllm:generation_tokens_total counter\n" + body)
+    return path
+
+
+def test_the_same_series_twice_in_one_snapshot_is_a_duplicate(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    path = snapshot(tmp_path, "2026-11-10T00:00:00Z.prom", 'vllm:generation_tokens_total{model_name="m"} 100.0\nvllm:generation_tokens_total{model_name="m"} 120.0\n')
+    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert 'duplicate series vllm:generation_tokens_total{model_name="m"} in one snapshot' in " ".join(result.output.split())
+    assert path.name in result.output and not (ws / "actuals").exists()
+
+
+def test_a_snapshot_sample_stamped_far_from_the_snapshot_is_clock_skew(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    # the file says 2026-11-10 00:00:00Z; the exporter stamped the sample 10 minutes later (more than the 5 allowed)
+    stamp_ms = int(at("2026-11-10T00:10:00") * 1000)
+    path = snapshot(tmp_path, "2026-11-10T00:00:00Z.prom", f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {stamp_ms}\n')
+    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert "clock skew: vllm:generation_tokens_total is stamped 2026-11-10 00:10:00Z, 10 minutes from the snapshot's time 2026-11-10 00:00:00Z" in " ".join(result.output.split())
+    # within the 5 minutes it is read at its own stamp
+    near = snapshot(tmp_path, "2026-11-10T00:00:00Z.prom", f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {int(at("2026-11-10T00:04:00") * 1000)}\n')
+    later = snapshot(tmp_path, "2026-11-11T00:00:00Z.prom", 'vllm:generation_tokens_total{model_name="m"} 160.0\n')
+    assert run("actuals", "import", near, later, "--offer", "alpha", "-w", ws).exit_code == 0
+
+
+def test_two_files_with_a_sample_at_one_time_are_a_duplicate(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    first = range_file(tmp_path, [series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)])], "a.json")
+    again = range_file(tmp_path, [series("vllm:generation_tokens_total", [("2026-11-01T00:01:00", 2), ("2026-11-01T00:02:00", 3)])], "b.json")
+    result = run("actuals", "import", first, again, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert 'duplicate series: vllm:generation_tokens_total{model_name="m"} has two samples at 2026-11-01 00:01:00Z' in " ".join(result.output.split())
+
+
+def test_a_gap_is_stated_counted_and_shrinks_the_coverage(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    # samples at 00:00, 00:01 and 01:00: the 59-minute step is longer than gap_minutes (10)
+    tokens = series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 0), ("2026-11-01T00:01:00", 60), ("2026-11-01T01:00:00", 120)])
+    result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert "no samples from 2026-11-01 00:01:00Z to 2026-11-01 01:00:00Z (1.0 h gap)" in result.output
+    (nov,) = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", []).values()
+    # the increase across the gap still counts (60 + 60 = 120; a counter loses nothing in a gap), the gap is
+    # counted, and the month is covered only by the one-minute step: 60 s of 30 x 86,400 = 2.3148e-5
+    assert nov.output_tokens == 120 and nov.gaps == 1
+    assert nov.coverage == pytest.approx(60 / (30 * 86_400))

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, header_cells, run
 
 HORIZON_KEYS = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
 OFFERS = {"delta", "foxtrot", "golf", "hotel", "india"}
@@ -128,10 +128,10 @@ def test_xlsx_with_out(ws, tmp_path):
     assert "Cash flow" in book.sheetnames
     flows = list(book["Cash flow"].iter_rows(values_only=True))
     header = flows[0]
-    assert header[:4] == ("id", "month", "phase", "gpus")
+    assert header[:4] == ("Offer", "Month", "Phase", "GPUs")
     assert len(flows) == 1 + 5 * 31
     delta1 = next(r for r in flows[1:] if r[0] == "delta" and r[1] == 1)
-    total = delta1[header.index("total")]
+    total = delta1[header.index("Total USD")]
     assert isinstance(total, (int, float)) and total == pytest.approx(127_475)  # a number, not text
     comparison = list(book["Comparison"].iter_rows(values_only=True))
     keys = comparison[0]
@@ -245,20 +245,20 @@ def test_compare_ranked_by_the_horizon_shows_the_sort_column_in_every_format(ws)
     ev = json.loads(run(*args, "--format", "json").stdout)
     figures = {o["id"]: o["metrics"]["horizon_cost_per_task"] for o in ev["offers"]}
     table = run(*args).stdout
-    assert "USD/task 24 mo" in table
+    assert "USD/1k tasks 24 mo" in header_cells(table)  # USD per 1,000 tasks over 24 months
     assert "Ranked by the cost per successful task over 24 months" in " ".join(table.split())
     india_row = next(line for line in table.splitlines() if "india" in line)
-    assert f"{figures['india']:.5f}" in india_row
+    assert f"{figures['india'] * 1000:.2f}" in india_row
     markdown = run(*args, "--format", "markdown").stdout
-    assert "USD/task 24 mo" in markdown and f"{figures['india']:.5f}" in markdown
+    assert "USD/1k tasks 24 mo" in markdown and f"{figures['india'] * 1000:.2f}" in markdown
     rows = list(csv.DictReader(io.StringIO(run(*args, "--format", "csv").stdout)))
     assert {r["rank_by"] for r in rows} == {"horizon_cost_per_task"}
     assert float(next(r for r in rows if r["id"] == "india")["horizon_cost_per_task"]) == pytest.approx(figures["india"])
     # ranked by the snapshot, --horizon still shows the horizon figures (beside, not as the sort key);
     # without --horizon there is no horizon column
     snapshot = run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24").stdout
-    assert "USD/task 24 mo" in snapshot and "Ranked by the cost per successful task over" not in " ".join(snapshot.split())
-    assert "USD/task 24 mo" not in run("compare", "-w", ws, "--as-of", AS_OF).stdout
+    assert "USD/1k tasks 24 mo" in header_cells(snapshot) and "Ranked by the cost per successful task over" not in " ".join(snapshot.split())
+    assert "USD/1k tasks 24 mo" not in header_cells(run("compare", "-w", ws, "--as-of", AS_OF).stdout)
 
 
 def test_a_total_below_the_commitment_is_explained(ws):

@@ -53,7 +53,8 @@ def test_json_carries_a_range_per_offer_and_the_settings(ws):
     total = 0.0
     for offer in ev["offers"]:
         u = offer["uncertainty"]
-        assert set(u) == set(BANDS) | {"prob_fails_gate", "fails_by_gate"}, offer["id"]
+        assert set(u) == set(BANDS) | {"prob_fails_gate", "fails_by_gate", "p10_per_1000_tasks", "p50_per_1000_tasks", "p90_per_1000_tasks"}, offer["id"]
+        assert [u[f"{b}_per_1000_tasks"] for b in ("p10", "p50", "p90")] == [None if u[b] is None else u[b] * 1000 for b in ("p10", "p50", "p90")]
         assert u["p10"] <= u["p50"] <= u["p90"], offer["id"]
         if offer["acceptable"]:
             total += u["prob_cheapest"]

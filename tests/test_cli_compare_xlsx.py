@@ -39,7 +39,8 @@ def sheet_rows(sheet):
 def test_workbook_sheets(workbook_and_json):
     book, _ = workbook_and_json
     # the live sheets a spreadsheet user works in, then the figures as evaluated (JSON names)
-    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Inputs"]
+    # then one sheet per analysis with a table (no demand: here, so no plan)
+    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Horizon", "Sensitivity", "Inputs"]
 
 
 def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_json):
@@ -49,8 +50,13 @@ def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_j
     assert [r["id"].value for r in rows] == [o["id"] for o in ev["offers"]] == ["bravo", "alpha", "charlie"]
     checked = 0
     for cells, offer in zip(rows, ev["offers"]):
-        assert set(offer["metrics"]) == set(METRIC_KEYS + EXTRA_METRIC_KEYS)
+        # JSON adds beside each cost per task its figure per 1,000 tasks; the sheet keeps the JSON names of the metrics
+        companions = {k for k in offer["metrics"] if k.endswith("_per_1000_tasks")}
+        assert set(offer["metrics"]) - companions == set(METRIC_KEYS + EXTRA_METRIC_KEYS)
+        assert companions == {k.replace("_per_task", "_per_1000_tasks") for k in METRIC_KEYS + EXTRA_METRIC_KEYS if k.endswith("_per_task")}
         for key, value in offer["metrics"].items():
+            if key in companions:
+                continue
             cell = cells[key]
             if value is None:
                 assert cell.value is None, (offer["id"], key)
@@ -94,7 +100,7 @@ def test_uncertainty_sheet_when_computed(data_dir, tmp_path):
     assert result.exit_code == 0, result.stderr
     ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json", "--uncertainty", "--draws", "200", "--seed", "3").stdout)
     book = openpyxl.load_workbook(target)
-    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Uncertainty", "Inputs"]
+    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Uncertainty", "Horizon", "Sensitivity", "Inputs"]
     headers, rows = sheet_rows(book["Uncertainty"])
     assert headers == ["id", "p10", "p50", "p90", "prob_cheapest"]
     for cells, offer in zip(rows, ev["offers"]):
@@ -144,3 +150,83 @@ def test_the_offers_sheet_has_units_formats_a_frozen_header_filters_and_formulas
     assert assumptions["C2"].value == "USD/year" and assumptions.freeze_panes is not None
     for name in ("Comparison", "Gates", "Ratings"):
         assert book[name].freeze_panes == "B2" and book[name].auto_filter.ref
+
+
+def analysis_sheet(book, name):
+    """An analysis sheet: units in the headers, a bold frozen header row, filters over every row."""
+    sheet = book[name]
+    headers, rows = sheet_rows(sheet)
+    assert sheet.freeze_panes == "B2" and all(c.font.bold for c in sheet[1])
+    assert sheet.auto_filter.ref == f"A1:{sheet.cell(row=1, column=len(headers)).column_letter}{len(rows) + 1}"
+    return headers, rows
+
+
+def test_the_horizon_sheet_is_the_cashflow_commands_table_with_units(workbook_and_json, data_dir):
+    book, ev = workbook_and_json
+    headers, rows = analysis_sheet(book, "Horizon")
+    assert headers == ["Rank", "Offer", "Term months", "Delivery month", "Commitment USD", "Total USD", "NPV USD", "USD/task over 36 months", "USD/task today"]
+    flows = json.loads(run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)  # 36 months: no horizon.months in basic
+    by_id = {o["id"]: o for o in flows["offers"]}
+    assert [r["Offer"].value for r in rows] == [o["id"] for o in ev["offers"]]  # the comparison's order and ranks
+    for cells, offer in zip(rows, ev["offers"]):
+        assert cells["Rank"].value == offer["rank"] and cells["USD/task today"].value == pytest.approx(offer["metrics"]["cost_per_task"], **SAME)
+        for header, key in (("Commitment USD", "total_commitment"), ("Total USD", "total_cost"), ("NPV USD", "npv_cost"), ("USD/task over 36 months", "horizon_cost_per_task")):
+            value = by_id[offer["id"]][key]
+            assert cells[header].value is None if value is None else cells[header].value == pytest.approx(value, **SAME)
+    assert rows[0]["Total USD"].data_type == "n" and rows[0]["Total USD"].number_format == "#,##0"
+    assert rows[0]["USD/task over 36 months"].number_format == "0.000000"
+
+
+def test_with_a_horizon_every_offers_months_get_a_sheet(data_dir, tmp_path):
+    target = tmp_path / "h.xlsx"
+    assert run("compare", "--horizon", "12", "-f", "xlsx", "-o", target, "--as-of", AS_OF, "-w", data_dir / "basic").exit_code == 0
+    book = openpyxl.load_workbook(target)
+    headers, rows = analysis_sheet(book, "Cash flow")
+    assert headers[:4] == ["Offer", "Month", "Phase", "GPUs"] and "Total USD" in headers and headers[-1] == "Successful tasks"
+    flows = json.loads(run("cashflow", "--horizon", "12", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
+    expected = [(o["id"], m["month"], m["total"]) for o in flows["offers"] for m in o["cashflow"]["months"]]
+    assert sorted((r["Offer"].value, r["Month"].value, r["Total USD"].value) for r in rows) == sorted((i, m, pytest.approx(t, **SAME)) for i, m, t in expected)
+
+
+def test_the_sensitivity_sheet_is_the_sensitivity_commands_table(workbook_and_json, data_dir):
+    book, _ = workbook_and_json
+    headers, rows = analysis_sheet(book, "Sensitivity")
+    result = json.loads(run("sensitivity", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
+    assert headers[:3] == ["Input", "Low factor", "High factor"] and f"{result['offers'][0]} USD/task at low" in headers
+    assert [r["Input"].value for r in rows] == [r["input"] for r in result["rows"]]
+    for cells, row in zip(rows, result["rows"]):
+        assert cells["Low factor"].value == row["low"] and cells["High factor"].value == row["high"]
+        for offer in result["offers"]:
+            for end in ("low", "high"):
+                value, cell = row[f"costs_{end}"][offer], cells[f"{offer} USD/task at {end}"]
+                assert cell.value is None if value is None else cell.value == pytest.approx(value, **SAME)
+        assert cells["Ranking flips"].value == ("yes" if row["flips"] else "no")
+    assert rows[0][f"{result['offers'][0]} USD/task at low"].number_format == "0.000000"
+
+
+def test_with_demand_the_plan_and_its_scenarios_get_sheets(tmp_path):
+    from planws import config, offer, write
+
+    ws = write(tmp_path / "ws", config(), [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="=Commit Co"),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ])
+    target = tmp_path / "plan.xlsx"
+    result = run("compare", "-f", "xlsx", "-o", target, "--as-of", AS_OF, "-w", ws)
+    assert result.exit_code == 0, result.stderr
+    book = openpyxl.load_workbook(target)
+    assert book.sheetnames[5:7] == ["Plan", "Plan scenarios"]
+    plan = json.loads(run("plan", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
+    headers, rows = analysis_sheet(book, "Plan")
+    assert headers == ["Offer", "Vendor", "Role", "GPUs", "Term months", "First month", "Last month", "Price USD/GPU-h", "Price USD/task", "Share of tasks"]
+    assert [(r["Offer"].value, r["Role"].value, r["GPUs"].value) for r in rows] == [(l["offer"], l["role"].replace("_", "-"), l["gpus"]) for l in plan["plan"]]
+    commit = next(r for r in rows if r["Role"].value == "commit")
+    # 100 GPUs serve the low path's 100 GPU-months of demand every month (planws: 788,400 tasks a GPU-month)
+    assert commit["GPUs"].value == 100 and commit["Price USD/GPU-h"].value == 4.0
+    assert commit["Vendor"].data_type == "s" and commit["Vendor"].value == "=Commit Co"  # text, never a formula
+    assert commit["Share of tasks"].number_format == "0.0%"
+    headers, rows = analysis_sheet(book, "Plan scenarios")
+    assert [r["Scenario"].value for r in rows] == [s["name"] for s in plan["scenarios"]] == ["low", "high", "worst 10%"]
+    for cells, scenario in zip(rows, plan["scenarios"]):
+        assert cells["USD/task"].value == pytest.approx(scenario["cost_per_task"], **SAME)
+        assert cells["USD per 1,000 tasks"].value == pytest.approx(scenario["cost_per_task"] * 1000, **SAME)

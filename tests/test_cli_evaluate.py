@@ -24,7 +24,7 @@ def test_offer_expiring_in_ten_days_is_warned_about_on_stderr(ws):
     result = run("evaluate", "-w", ws, "--as-of", "2026-12-21")
     assert result.exit_code == 0
     assert warnings(result.stderr) == ["warning: bravo expires in 10 days (valid until 2026-12-31)"]
-    assert result.stdout == "as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at 0.00517 USD per successful task\n"
+    assert result.stdout == "as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks\n"
 
 
 def test_the_warning_stays_off_json_output(ws):
@@ -65,4 +65,4 @@ def test_evaluate_out_writes_the_summary_to_a_file(ws, tmp_path):
     result = run("evaluate", "-w", ws, "--as-of", "2026-11-29", "--out", target)
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert target.read_text(encoding="utf-8") == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 0.00517 USD per successful task\n"
+    assert target.read_text(encoding="utf-8") == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks\n"

@@ -67,7 +67,7 @@ def two_runs(ws) -> Path:
 
 def test_evaluate_save_with_label(ws):
     result = save(ws, "--label", "Nov RFP")
-    assert result.stdout == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 0.00517 USD per successful task; saved as run 1\n"
+    assert result.stdout == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks; saved as run 1\n"
     assert result.stderr == "saved run 1\n"
     [saved] = list_runs(ws)
     assert (saved.id, saved.label, saved.top_offer, saved.acceptable, saved.offers) == (1, "Nov RFP", "alpha", 3, 4)
@@ -77,7 +77,7 @@ def test_evaluate_save_with_label(ws):
 def test_evaluate_without_save_keeps_no_history(ws):
     result = run("evaluate", "-w", ws, "--as-of", AS_OF)
     assert result.exit_code == 0
-    assert result.stdout == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 0.00517 USD per successful task\n"
+    assert result.stdout == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks\n"
     assert not (ws / ".procure").exists()
 
 
@@ -101,8 +101,8 @@ def test_history_table(two_runs):
     assert result.exit_code == 0, result.stderr
     assert "Saved runs" in result.stdout
     first, second = row(result.stdout, "1"), row(result.stdout, "2")
-    assert first[2:] == ["2026-11-29", "Nov RFP", "alpha", "0.00517", "3 of 4"]
-    assert second[2:] == ["2026-11-29", "Dec re-check", "bravo", "0.00646", "3 of 4"]
+    assert first[2:] == ["2026-11-29", "Nov RFP", "alpha", "5.17", "3 of 4"]
+    assert second[2:] == ["2026-11-29", "Dec re-check", "bravo", "6.46", "3 of 4"]
     assert first[1].endswith("+00:00")
 
 
@@ -110,15 +110,16 @@ def test_history_json(two_runs):
     result = run("history", "-w", two_runs, "--format", "json")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
-    assert document["command"] == "history" and document["schema_version"] == "1"
+    assert document["command"] == "history" and document["schema_version"] == "1.1"
     runs = document["runs"]
-    assert [set(r) for r in runs] == [{"id", "saved_at", "as_of", "label", "top_offer", "top_cost_per_task", "offers", "acceptable"}] * 2
+    assert [set(r) for r in runs] == [{"id", "saved_at", "as_of", "label", "top_offer", "top_cost_per_task", "top_cost_per_1000_tasks", "offers", "acceptable"}] * 2
     assert [(r["id"], r["as_of"], r["label"], r["top_offer"], r["offers"], r["acceptable"]) for r in runs] == [
         (1, AS_OF, "Nov RFP", "alpha", 4, 3),
         (2, AS_OF, "Dec re-check", "bravo", 4, 3),
     ]
     assert runs[0]["top_cost_per_task"] == pytest.approx(cost(4.00))
     assert runs[1]["top_cost_per_task"] == pytest.approx(cost(5.00))
+    assert runs[1]["top_cost_per_1000_tasks"] == pytest.approx(cost(5.00) * 1000)  # the same figure in the unit the tables print
 
 
 @pytest.mark.parametrize("label", ["[draft] Nov RFP", "Dec [/x] re-check"])
@@ -135,9 +136,9 @@ def test_history_shows_labels_literally(ws, label):
 def test_diff_without_arguments_compares_the_last_two_runs(two_runs):
     result = run("diff", "-w", two_runs)
     assert result.exit_code == 0, result.stderr
-    assert row(result.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", "0.00517 to 0.00711", "+37.5%"]
-    assert row(result.stdout, "bravo") == ["bravo", "present", "2 to 1", "T-MC", "yes", "0.00646", "—"]  # unchanged cost: no change shown
-    assert row(result.stdout, "charlie") == ["charlie", "present", "—", "T-MC", "no", "0.00452", "—"]
+    assert row(result.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", "5.17 to 7.11", "+37.5%"]
+    assert row(result.stdout, "bravo") == ["bravo", "present", "2 to 1", "T-MC", "yes", "6.46", "—"]  # unchanged cost: no change shown
+    assert row(result.stdout, "charlie") == ["charlie", "present", "—", "T-MC", "no", "4.52", "—"]
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in result.stdout
     assert "The cheapest acceptable offer changed from alpha to bravo." in result.stdout
     assert "BREACH" not in result.stdout  # diff reports, it does not judge
@@ -156,6 +157,7 @@ def test_diff_json(two_runs):
     assert alpha["cost_before"] == pytest.approx(cost(4.00))
     assert alpha["cost_after"] == pytest.approx(cost(5.50))
     assert alpha["cost_change"] == pytest.approx(1.50 / TASKS)
+    assert alpha["cost_change_per_1000_tasks"] == pytest.approx(1.50 / TASKS * 1000)  # beside it, per 1,000 tasks
     assert alpha["cost_change_share"] == pytest.approx(0.375)
 
 
@@ -166,8 +168,8 @@ def test_diff_markdown(two_runs):
     assert text.startswith("## Changes between two evaluations\n\n")
     assert "Thresholds" not in text and "\x1b[" not in text
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in text
-    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per task | Change |\n|---|---|---|---|---|---|---|\n" in text
-    assert "| alpha | present | 1 to 2 | T-MC | yes | 0.00517 to 0.00711 | +37.5% |" in text
+    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n" in text
+    assert "| alpha | present | 1 to 2 | T-MC | yes | 5.17 to 7.11 | +37.5% |" in text
 
 
 def test_diff_with_run_ids(two_runs):
@@ -203,10 +205,10 @@ def test_diff_two_evaluation_json_files(ws, tmp_path):
 
     table = run("diff", base, head, "-w", ws)
     assert table.exit_code == 0
-    assert row(table.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", "0.00517 to 0.00711", "+37.5%"]
+    assert row(table.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", "5.17 to 7.11", "+37.5%"]
     markdown = run("diff", base, head, "-w", ws, "-f", "markdown")
     assert markdown.exit_code == 0
-    assert "| alpha | present | 1 to 2 | T-MC | yes | 0.00517 to 0.00711 | +37.5% |" in markdown.stdout
+    assert "| alpha | present | 1 to 2 | T-MC | yes | 5.17 to 7.11 | +37.5% |" in markdown.stdout
     assert not (ws / ".procure").exists()  # files alone need no history
 
 

@@ -50,7 +50,7 @@ def test_html_suffix_writes_the_html_report(data_dir, tmp_path):
 def test_unknown_suffix_keeps_the_default(data_dir, tmp_path):
     out = tmp_path / "cmp.txt"
     assert compare(data_dir, "--out", out).exit_code == 0
-    assert "Cost per successful task" in out.read_text()  # the table
+    assert "Cost per 1,000 successful tasks" in out.read_text()  # the table
 
 
 def test_format_given_and_agreeing_with_the_suffix(data_dir, tmp_path):

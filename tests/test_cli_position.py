@@ -1,11 +1,11 @@
 """`procure position` on tests/data/rated in every format, and its refusals.
 
 Hand figures as of 2026-11-29 (acceptable offers; availability = SLA x reliability factor):
-- bravo: 3.95 per GPU-hour over 1,080 x 0.99 (SLA) x 0.95 (unrated: the lowest band) x 0.98^(8/9) (the eight
-  infrastructure jobs bare metal leaves with us, at 0.98 for all nine) x 0.9 x 0.8 successful tasks
+- bravo: 3.95 per GPU-hour over 1,080 x 0.99 (SLA) x 0.97 (unrated: the stated haircut) x 0.98 (the eight
+  operating jobs bare metal leaves with us, 0.98^(1/8) each) x 0.9 x 0.8 successful tasks
 - alpha: 4.75 over 1,080 x 0.995 x 1.0 (score 100) x 0.72
 - delta: 4.95 (4.20 rent) over 1,080 x 0.995 x 0.995 (score 80) x 0.72
-- echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.95 (no evidence: no better than the lowest band) x 0.72
+- echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.97 (no evidence: the stated haircut) x 0.72
 Market: Rival A 0.0050 (06-30) then 0.0058 (10-31); Rival B 0.0070 (10-31); ours 0.0065 (06-30), 0.0060 (10-31).
 """
 
@@ -18,11 +18,11 @@ import json
 import pytest
 from clihelp import AS_OF, run
 
-BRAVO = 3.95 / (1080 * 0.99 * 0.95 * 0.98 ** (8 / 9) * 0.9 * 0.8)  # 0.0054990
+BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)  # 0.0053977
 ALPHA = 4.75 / (1080 * 0.995 * 1.0 * 0.9 * 0.8)
 DELTA = 4.95 / (1080 * 0.995 * 0.995 * 0.9 * 0.8)
-ECHO = 5.75 / (1080 * 0.995 * 0.95 * 0.9 * 0.8)
-# cheapest first: bravo 0.00550, Rival A 0.0058, us 0.0060, alpha 0.00614, delta 0.00643, Rival B 0.0070, echo 0.00782
+ECHO = 5.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8)  # 0.0076615
+# cheapest first: bravo 0.00540, Rival A 0.0058, us 0.0060, alpha 0.00614, delta 0.00643, Rival B 0.0070, echo 0.00766
 CURVE = ["bravo", "Rival A", "us", "alpha", "delta", "Rival B", "echo"]
 
 
@@ -48,12 +48,13 @@ def test_json_with_our_latest_recorded_cost(data_dir):
     assert pos["rank"] == 3 and pos["of"] == 7
     assert pos["cheapest"]["name"] == "bravo"
     assert pos["gap"] == pytest.approx(0.0060 - BRAVO, rel=1e-12)
+    assert (pos["cost_per_1000_tasks"], pos["gap_per_1000_tasks"]) == pytest.approx((6.0, (0.0060 - BRAVO) * 1000), rel=1e-12)  # beside them, per 1,000 tasks
     assert pos["gap_share"] == pytest.approx(0.0060 / BRAVO - 1, rel=1e-12)
     assert [p["cost_per_task"] for p in pos["history"]["us"]] == [0.0065, 0.0060]
     [change] = pos["changes"]  # Rival B has a single point: nothing to compare
     assert change["competitor"] == "Rival A"
     assert change["sentence"] == (
-        "We went from 0.0065 to 0.006 per task (-8%, improved) while Rival A went from 0.005 to 0.0058 (+16%): "
+        "We went from 6.50 to 6.00 per 1,000 tasks (-8%, improved) while Rival A went from 5.00 to 5.80 (+16%): "
         "we were and still are the more expensive producer."
     )
 
@@ -83,11 +84,11 @@ def test_table(data_dir):
     assert "Cost position" in lines[0]
     rows = [[c.strip() for c in line.strip("│").split("│")] for line in lines if line.startswith("│")]
     assert [r[1] for r in rows] == ["bravo", "Rival A", "US", "alpha", "delta", "Rival B", "echo"]
-    assert rows[2] == ["3", "US", "us", "our cost", "0.00600", "2026-10-31"]
+    assert rows[2] == ["3", "US", "us", "our cost", "6.00", "2026-10-31"]
     text = " ".join(result.stdout.split())
     assert (
-        f"At 0.006 USD per successful task (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost curve; "
-        f"the cheapest is bravo at {BRAVO:.5g}, and we cost {0.006 / BRAVO - 1:.0%} more."
+        f"At 6.00 USD per 1,000 successful tasks (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost curve; "
+        f"the cheapest is bravo at {BRAVO * 1000:.2f}, and we cost {0.006 / BRAVO - 1:.0%} more."
     ) in text
 
 
@@ -107,7 +108,7 @@ def test_markdown(data_dir):
     assert result.exit_code == 0, result.stderr
     text = result.stdout
     assert text.startswith("# Cost position\n")
-    assert "| 3 | US | us | our cost | 0.00600 | 2026-10-31 |" in text
+    assert "| 3 | US | us | our cost | 6.00 | 2026-10-31 |" in text
     assert "we rank 3 of 7 costs on the cost curve" in text
     assert "we were and still are the more expensive producer." in text
 

@@ -127,8 +127,8 @@ def test_markdown_for_a_pull_request_comment(risen):
     text = result.stdout
     assert text.startswith("## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n")
     assert "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe cheapest acceptable offer is still alpha.\n" in text
-    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per task | Change |\n|---|---|---|---|---|---|---|\n" in text
-    assert "| alpha | present | 1 | T-MC | yes | 0.00517 to 0.00569 | +10.0% |" in text
+    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n" in text
+    assert "| alpha | present | 1 | T-MC | yes | 5.17 to 5.69 | +10.0% |" in text
     assert "| charlie |" not in text  # unchanged: counted, not listed
     assert "\x1b[" not in text and "│" not in text  # plain text, no terminal styling
     assert "threshold(s) breached" not in text  # the verdict for people stays on stderr

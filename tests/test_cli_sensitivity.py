@@ -41,11 +41,11 @@ def test_table_lists_inputs_by_swing(ws):
     index = [c.strip() for c in lines[0].split("│")]
     assert index[2:4] == ["x0.5", "x1.5"]
     # Each end's leader with its own cost (not the baseline leader's): at x0.5 floaty leads at
-    # 2.40 / 435 = 0.00552; at x1.5 anchor leads at its fixed 3.60 / 420 = 0.00857, while floaty, the
-    # baseline leader, has risen to 4.50 / 435 = 0.01034 (the column used to show floaty's beside anchor's name).
-    # Swing: floaty2 (5.70 - 2.70) / 435 = 0.00690.
-    assert index[4:8] == ["floaty 0.00552", "anchor 0.00857", "0.00690 (floaty2)", "yes"]
-    assert "Baseline cost per task: floaty 0.00759, anchor 0.00857, floaty2 0.00966" in result.stdout
+    # 2.40 / 435 = 5.52 per 1,000 tasks; at x1.5 anchor leads at its fixed 3.60 / 420 = 8.57, while floaty, the
+    # baseline leader, has risen to 4.50 / 435 = 10.34 (the column used to show floaty's beside anchor's name).
+    # Swing: floaty2 (5.70 - 2.70) / 435 = 6.90 per 1,000 tasks.
+    assert index[4:8] == ["floaty 5.52", "anchor 8.57", "6.90 (floaty2)", "yes"]
+    assert "Baseline cost per 1,000 successful tasks (USD): floaty 7.59, anchor 8.57, floaty2 9.66" in result.stdout
 
 
 def test_json_default_follows_the_top_three(ws):
@@ -59,10 +59,14 @@ def test_json_default_follows_the_top_three(ws):
     assert index["swing"] == pytest.approx(3.0 / 435, rel=1e-12) and index["swing_offer"] == "floaty2"
     assert (index["leader_low"], index["leader_high"], index["flips"]) == ("floaty", "anchor", True)
     assert index["costs_high"]["floaty"] == pytest.approx(4.5 / 435, rel=1e-12)  # at its cap
+    assert index["costs_high_per_1000_tasks"]["floaty"] == pytest.approx(4.5 / 435 * 1000, rel=1e-12)
+    assert data["baseline_per_1000_tasks"] == pytest.approx({"floaty": 3300 / 435, "anchor": 3600 / 420, "floaty2": 4200 / 435}, rel=1e-12)
     for row in data["rows"]:
         assert set(row) == {
             "input", "low", "high", "costs_low", "costs_high", "swing", "swing_offer", "leader_low", "leader_high", "flips",
             "fails_low", "fails_high", "leader_cost_low", "leader_cost_high",
+            # each cost per task beside its figure per 1,000 tasks
+            "costs_low_per_1000_tasks", "costs_high_per_1000_tasks", "swing_per_1000_tasks", "leader_cost_low_per_1000_tasks", "leader_cost_high_per_1000_tasks",
         }
         assert row["fails_low"] == row["fails_high"] == {}  # nothing in the tornado case sits near a gate
     assert result.stderr == ""

@@ -3,7 +3,9 @@ ids are never split, and the columns left out are named with how to see them all
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 
 import pytest
 from clihelp import AS_OF
@@ -43,6 +45,14 @@ def example(tmp_path_factory):
 
 
 def at_width(ws, columns: int, *args: str) -> str:
+    """What a command prints at `columns` (each command and width run once in this module: the
+    output depends on nothing else)."""
+    return _at_width(str(ws), columns, args)
+
+
+@functools.lru_cache(maxsize=None)
+def _at_width(root: str, columns: int, args: tuple[str, ...]) -> str:
+    ws = Path(root)
     args = tuple(str(ws / a) if a.endswith(".csv") else a for a in args)
     as_of = () if args[0] in ("history", "diff", "index", "grade") else ("--as-of", AS_OF)
     result = CliRunner().invoke(app, [*args, *as_of, "-w", str(ws)], env={"COLUMNS": str(columns)})
@@ -68,17 +78,17 @@ def test_compare_never_splits_an_id_or_a_cost(example, columns):
         assert line is not None, offer["id"]  # the whole id on one line
         cost = offer["metrics"]["cost_per_task"]
         if cost is not None:
-            assert f"{cost:.5f}" in line  # five decimals, as printed; whole, beside its id
+            assert f"{cost * 1000:.2f}" in line  # per 1,000 tasks, two decimals, as printed; whole, beside its id
 
 
 def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
     text = at_width(example, 80, "compare")
     assert "left out to fit 80 columns: Vendor" in text
-    assert "--wide, or every figure and the full text with --format json" in " ".join(text.split())
+    assert "See all with --wide, choose with --columns NAME,..., or every figure and the full text with --format csv or json." in " ".join(text.split())
     # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
     # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     assert lines[0].startswith("Recommended: the plan") and start <= 4
     assert len(lines) - start <= 40
 
@@ -93,7 +103,7 @@ def test_wide_shows_every_column_at_80(example):
     assert "left out" not in text
     lines = text.splitlines()
     assert lines[0].startswith("Recommended: ")  # the recommendation first, then the table
-    start = next(i for i, line in enumerate(lines) if "Cost per successful task" in line)
+    start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
     header = " ".join(lines[start + 1:start + 6])
     assert "Vendor" in header
 
@@ -134,12 +144,132 @@ def test_every_offer_is_one_line_and_a_reason_is_cut_not_wrapped(example, column
         assert "Reasons cut to one line." in text
 
 
+
+
+def headers(text: str) -> list[list[str]]:
+    """Each table's column headers as printed, a header's wrapped lines joined ("Price USD/GPU-h")."""
+    tables, current = [], None
+    for line in text.splitlines():
+        if line.startswith("┃"):
+            cells = [c.strip() for c in line.strip("┃").split("┃")]
+            if current is None or len(current) != len(cells):
+                current = [[] for _ in cells]
+                tables.append(current)
+            for parts, cell in zip(current, cells):
+                if cell:
+                    parts.append(cell)
+        else:
+            current = None
+    return [[" ".join(parts) for parts in table] for table in tables]
+
+
+# What each table keeps at 60, 80 and 120 columns: its id, its decision figures and their units
+# (a pattern per header: a cost per task reads USD/1k tasks, per 1,000 successful tasks).
+COST = r"USD/1k tasks"
+KEPT = [
+    (("compare",), [r"Rank", r"Offer", COST]),
+    (("compare", "--uncertainty", "--draws", "200"), [r"Rank", r"Offer", COST]),
+    (("rate",), [r"Offer", r"Score", r"Tier"]),
+    (("sensitivity",), [r"Input", r"Low", r"High"]),
+    (("cashflow",), [r"Offer", COST + r" over horizon"]),
+    (("cashflow", "--offer", "keel-b200-mc"), [r"Month", r"total"]),
+    (("grade",), [r"Offer", r"Grade"]),
+    (("grade", "--offer", "keel-b200-mc"), [r"Requirement", r"Offer states", r"Result"]),
+    (("position",), [r"Who", r"Per 1k tasks"]),
+    (("hedge",), [r"Months", r"Contracts"]),
+    (("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"), [r"Figure", r"Before", r"After"]),
+    (("index", "build", "market/quotes.csv", "--format", "table"), [r"Period", r"Level"]),
+    (("scorecard",), [r"vendor", r"month"]),
+    (("whatif", "--price-to-win"), [r"Offer", r"List USD/GPU-h", r"Price to tie USD/GPU-h"]),
+    (("history",), [r"Run", r"Saved \(UTC\)", r"Top offer"]),
+    (("diff",), [r"Offer", r"Status", r"Change"]),
+]
+# ... and what more each keeps from 80 columns on.
+KEPT_FROM_80 = {
+    ("compare", "--uncertainty", "--draws", "200"): [r"P10", r"P90", r"P\(cheapest\)"],
+    ("sensitivity",): [r"Largest swing \(USD/1k tasks\)", r"Ranking flips"],
+    ("cashflow",): [r"Total USD", r"Commitment USD"],
+    ("whatif", "--price-to-win"): [COST, r"Change"],
+    ("history",): [r"As of", r"Cost per 1k tasks"],
+}
+
+
+def has(table_headers: list[str], pattern: str) -> bool:
+    import re
+
+    return any(re.fullmatch(pattern, h) for h in table_headers)
+
+
 @pytest.mark.parametrize("columns", [60, 80, 120])
-def test_ranges_keep_p50_and_then_p10_and_p90_before_the_reason(example, columns):
+@pytest.mark.parametrize("args,kept", KEPT, ids=[" ".join(a) for a, _ in KEPT])
+def test_each_table_keeps_its_id_decision_figures_and_units(example, columns, args, kept):
+    text = at_width(example, columns, *args)
+    first = headers(text)[0]
+    wanted = kept + (KEPT_FROM_80.get(args, []) if columns >= 80 else [])
+    assert [p for p in wanted if not has(first, p)] == [], first
+    if len(first) < len(headers(at_width(example, 200, *args))[0]):
+        assert f"left out to fit {columns} columns" in text  # what went is named
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_ranges_drop_the_mostly_empty_reason_first_and_p10_p90_together(example, columns):
     text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
-    header = " ".join(line for line in text.splitlines() if line.startswith("┃"))
-    assert "USD/task" in header and "P50" in header and " Offer " in header
+    first = headers(text)[0]
+    assert "Reason" not in first  # blank for every acceptable offer: it goes before any figure
+    assert ("P10" in first) == ("P90" in first)  # never half a range
     if columns >= 80:
-        assert "P10" in header and "P90" in header  # at 80 the range stays and the reason goes
-    if "Reason" in header:
-        assert "P10" in header and "P(cheapest)" in header  # the reason is never kept over a range figure
+        assert {"P10", "P90", "P(cheapest)"} <= set(first)
+    if "P50" in first:
+        assert "P(cheapest)" in first  # the expected cost has its own column: the median goes first
+
+
+@pytest.mark.slow  # the plan's solver takes seconds
+def test_plan_keeps_months_at_60_80_and_120(example):
+    for columns in (60, 80, 120):
+        plan, scenarios = headers(at_width(example, columns, "plan"))[:2]
+        assert {"Offer", "GPUs", "Months"} <= set(plan) and has(plan, r"Price USD/GPU-h"), (columns, plan)
+        assert "Scenario" in scenarios
+
+
+def split_ids(text: str, ids: list[str]) -> list[str]:
+    """Cells whose last word is the start of an offer id but not the id (cut with … or folded)."""
+    found = []
+    for line in text.splitlines():
+        for cell in line.strip("│┃").split("│"):
+            words = cell.replace("(", " ").replace(")", " ").split()
+            last = words[-1].rstrip("…") if words else ""
+            if len(last) >= 6 and last not in ids and any(i.startswith(last) for i in ids):
+                found.append(cell.strip())
+    return found
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("args", [a for a in TABLE_COMMANDS if a[0] not in ("index",)], ids=" ".join)
+def test_no_offer_id_is_split(example, columns, args):
+    ids = [p.stem for p in (example / "offers").glob("*.yaml")]
+    assert split_ids(at_width(example, columns, *args), ids) == []
+
+
+def test_columns_chooses_and_orders_and_wide_shows_all(example):
+    text = at_width(example, 60, "compare", "--uncertainty", "--draws", "200", "--columns", "offer,p90,p10,reason")
+    assert headers(text)[0] == ["Offer", "P90", "P10", "Reason"]  # in the order asked, none dropped
+    assert "left out" not in text
+    wide = at_width(example, 60, "sensitivity", "--wide")
+    assert "left out" not in wide and any(h.startswith("Leader at low") for h in headers(wide)[0])
+
+
+def test_an_unknown_column_is_named_with_the_nearest_and_the_list(example):
+    result = CliRunner().invoke(app, ["rate", "--columns", "offer,tiers", "--as-of", AS_OF, "-w", str(example)])
+    assert result.exit_code == 2
+    assert "--columns: no column named 'tiers'; did you mean tier?" in result.stderr
+    assert "(columns: offer, vendor, score, tier," in result.stderr and result.stdout == ""
+
+
+def test_columns_is_refused_with_a_format_that_carries_every_column(example):
+    result = CliRunner().invoke(app, ["rate", "--columns", "offer", "--format", "csv", "--as-of", AS_OF, "-w", str(example)])
+    assert result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
+
+
+def test_columns_is_refused_where_csv_is_the_default(example):
+    result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
+    assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""

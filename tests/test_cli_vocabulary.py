@@ -160,3 +160,64 @@ def test_folder_options_are_out_dir_and_the_old_out_still_works(data_dir, tmp_pa
     template = tmp_path / "rfp.csv"
     assert run("import", "--template", template).exit_code == 0
     assert_error(run("import", template, "--out-dir", tmp_path / "a", "--out", tmp_path / "b"), "--out is the older name of --out-dir")
+
+
+# The table commands: each takes --wide and --columns; where a ranking is printed, --top; where one
+# offer can be chosen, --offer.
+TABLE_COMMANDS = [["grade"], ["compare"], ["rate"], ["whatif"], ["position"], ["index", "build"], ["hedge"], ["sensitivity"], ["history"], ["diff"], ["reevaluate"], ["scorecard"], ["cashflow"], ["plan"]]
+RANKING_COMMANDS = [["compare"], ["rate"], ["grade"], ["sensitivity"], ["cashflow"], ["whatif"], ["position"]]
+OFFER_COMMANDS = [["compare"], ["rate"], ["grade"], ["whatif"], ["position"], ["hedge"], ["sensitivity"], ["cashflow"], ["scorecard"]]
+
+
+@pytest.mark.parametrize("command", TABLE_COMMANDS, ids=" ".join)
+def test_every_table_command_takes_wide_and_columns(command):
+    text = options_section(run(*command, "--help").stdout)
+    assert "--wide" in text and "--columns NAME,..." in text
+
+
+@pytest.mark.parametrize("command", RANKING_COMMANDS, ids=" ".join)
+def test_every_ranking_takes_top(command):
+    assert "--top N" in options_section(run(*command, "--help").stdout)
+
+
+@pytest.mark.parametrize("command", OFFER_COMMANDS, ids=" ".join)
+def test_every_command_that_can_choose_one_offer_takes_offer(command):
+    assert "--offer ID" in options_section(run(*command, "--help").stdout)
+
+
+def test_compare_top_prints_the_first_acceptable_offers_by_rank_and_json_keeps_them_all(data_dir):
+    ws = data_dir / "basic"
+    evaluation = json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
+    ranked = [o["id"] for o in sorted((o for o in evaluation["offers"] if o["acceptable"]), key=lambda o: o["rank"])]
+    assert len(ranked) >= 2
+    rows = run("compare", "--top", "1", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
+    assert [r.split(",")[2] for r in rows] == ranked[:1]
+    table = run("compare", "--top", "1", "--as-of", AS_OF, "-w", ws).stdout
+    assert f" {ranked[0]} " in table and f" {ranked[1]} " not in table
+    full = json.loads(run("compare", "--top", "1", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
+    assert len(full["offers"]) == len(evaluation["offers"])  # the Evaluation is never cut
+
+
+def test_compare_and_rate_offer_print_that_offer_and_suggest_a_near_id(data_dir):
+    ws = data_dir / "basic"
+    rows = run("compare", "--offer", "bravo", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
+    assert [r.split(",")[2] for r in rows] == ["bravo"]
+    # one offer printed is not the cheapest of one: the leader is named only when it is printed
+    leader = next(o["id"] for o in json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)["offers"] if o["rank"] == 1)
+    other = next(i for i in ("alpha", "bravo", "charlie") if i != leader)
+    assert "Lowest cost" not in run("compare", "--offer", other, "-f", "markdown", "--as-of", AS_OF, "-w", ws).stdout
+    assert f"(`{leader}`)" in run("compare", "--offer", leader, "-f", "markdown", "--as-of", AS_OF, "-w", ws).stdout
+    rated = run("rate", "--offer", "charlie", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
+    assert [r.split(",")[0] for r in rated] == ["charlie"]
+    assert_error(run("compare", "--offer", "bravoo", "--as-of", AS_OF, "-w", ws), "no offer with id 'bravoo'; did you mean 'bravo'?")
+    assert_error(run("rate", "--offer", "alpah", "--as-of", AS_OF, "-w", ws), "did you mean 'alpha'?")
+
+
+def test_rate_top_follows_the_score_and_grade_top_the_grade(data_dir):
+    ws = data_dir / "basic"
+    records = json.loads(run("rate", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)["offers"]
+    rows = run("rate", "--top", "2", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
+    assert [r.split(",")[0] for r in rows] == [r["id"] for r in records][:2]  # the JSON lists them by score
+    grades = json.loads(run("grade", "-f", "json", "-w", ws).stdout)["offers"]
+    table = run("grade", "--top", "1", "-w", ws).stdout
+    assert sum(f" {g['id']} " in table for g in grades) == 1

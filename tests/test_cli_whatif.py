@@ -74,8 +74,8 @@ def test_table(data_dir):
     assert result.exit_code == 0, result.stderr
     text = result.stdout
     assert "What if: alpha" in text
-    row = next(line for line in text.splitlines() if "Cost per successful task" in line)
-    assert [c.strip() for c in row.strip("│").split("│")] == ["Cost per successful task", f"{BEFORE:.5f}", f"{AFTER:.5f}"]
+    row = next(line for line in text.splitlines() if "Cost per 1,000 successful tasks" in line)
+    assert [c.strip() for c in row.strip("│").split("│")] == ["Cost per 1,000 successful tasks", f"{BEFORE * 1000:.2f}", f"{AFTER * 1000:.2f}"]
     assert "Alpha Cloud (alpha) with throughput +50%, 120,000 one-off, 15,000 a month:" in text
     assert f"monthly saving {SAVING:,.0f} USD" in text
     assert f"payback of 120,000: {PAYBACK:.1f} months (discounted)." in text
@@ -100,7 +100,7 @@ def test_markdown(data_dir):
     assert result.exit_code == 0, result.stderr
     text = result.stdout
     assert text.startswith("# What if: alpha\n")
-    assert f"| Cost per successful task | {BEFORE:.5f} | {AFTER:.5f} |" in text
+    assert f"| Cost per 1,000 successful tasks | {BEFORE * 1000:.2f} | {AFTER * 1000:.2f} |" in text
     assert "| Output tok/s/GPU at the target | 300.0 | 450.0 |" in text
     assert f"monthly saving {SAVING:,.0f} USD" in text
 
@@ -117,9 +117,9 @@ def test_price_change_json(data_dir):
 # --- price to win --------------------------------------------------------------------------------
 
 # bravo (leader): 3.00 EUR x 1.1 + 0.60 staff + 0.05 software = 3.95 over 1,080 x availability x 0.72, the
-# availability of unrated bare metal: SLA 0.99 x haircut 0.95 (the rated fixture's lowest band) x our 8
-# infrastructure jobs 0.98^(8/9)
-LEADER = 3.95 / (300 * 3.6 * 0.99 * 0.95 * 0.98 ** (8 / 9) * 0.9 * 0.8)
+# availability of unrated bare metal: SLA 0.99 x haircut 0.97 (the rated fixture's stated one) x our eight
+# operating jobs 0.98
+LEADER = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)
 ALPHA_TIE = LEADER * TASKS_PER_HOUR - 0.75  # rent that ties: no discount, no prepayment
 
 
@@ -150,7 +150,7 @@ def test_price_to_win_table_csv_markdown(data_dir):
     markdown = whatif(data_dir, "--price-to-win", "-f", "markdown")
     assert markdown.exit_code == 0
     assert markdown.stdout.startswith("# Price to win\n")
-    assert f"| 2 | alpha | Alpha Cloud | 0.00614 | 4.000 | {ALPHA_TIE:.3f} |" in markdown.stdout
+    assert f"| 2 | alpha | Alpha Cloud | 6.14 | 4.000 | {ALPHA_TIE:.3f} |" in markdown.stdout
 
 
 def test_price_to_win_for_owned_and_per_token_offers(data_dir):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pypdf
 import pytest
-from clihelp import run
+from clihelp import header_cells, run
 
 import decisionws
 from procure.decision import AskLine, decide, gpus_words, merge_lines, months_words
@@ -187,7 +187,8 @@ def test_compare_horizon_shows_its_columns_in_the_table_and_markdown(data_dir: P
         result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", "--wide", *args) if not args else run(
             "compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", *args)
         assert result.exit_code == 0, result.output
-        assert "USD/task 24 mo" in result.stdout and "Commit USD" in result.stdout, args
+        shown = header_cells(result.stdout) if not args else result.stdout
+        assert "USD/1k tasks 24 mo" in shown and "Commit USD" in shown, args
 
 
 def test_a_failing_offer_shows_its_root_cause_first():

@@ -33,7 +33,7 @@ def test_a_price_rise_is_explained_by_the_price(two_runs):
     # the whole move: 0.40 more per GPU-hour over the same successful tasks per GPU-hour
     assert alpha["explained_by"][0]["contribution"] == pytest.approx(alpha["cost_change"])
     table = run("diff", "-w", two_runs)
-    assert "alpha: cost per task" in table.stdout and "list price/GPU-h 4 -> 4.4 (100%)" in table.stdout
+    assert "alpha: cost per 1,000 tasks" in table.stdout and "list price/GPU-h 4 -> 4.4 (100%)" in table.stdout
 
 
 def test_a_price_and_a_throughput_change_share_the_move(two_runs):
@@ -60,4 +60,4 @@ def test_an_offer_that_only_changed_rank_is_said_to_have_been_passed(two_runs):
     assert run("evaluate", "--save", "--as-of", AS_OF, "-w", two_runs).exit_code == 0
     text = run("diff", "-w", two_runs).stdout
     assert "alpha: rank 2 -> 1 with the same cost per task: other offers moved" in text
-    assert "bravo: cost per task" in text and "list price/GPU-h 3.3 -> 9.9 (100%)" in text  # EUR at 1.10 USD
+    assert "bravo: cost per 1,000 tasks" in text and "list price/GPU-h 3.3 -> 9.9 (100%)" in text  # EUR at 1.10 USD

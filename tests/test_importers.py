@@ -514,6 +514,39 @@ def test_xlsx_template_has_every_column_and_typed_cells(tmp_path):
     assert example["pricing.per_mtok.output"] is None
 
 
+def test_xlsx_template_offers_a_list_where_the_values_are_fixed(tmp_path):
+    """A vendor picks service.kind, health checks, points source, published tier and every job's owner
+    from a drop-down: the lists are the values DESIGN.md names, and the example row is within them."""
+    from openpyxl import load_workbook
+
+    template = tmp_path / "rfp.xlsx"
+    write_template(template)
+    sheet = load_workbook(template).worksheets[0]
+    header = [c.value for c in sheet[1]]
+    letter = {name: sheet.cell(row=1, column=i).column_letter for i, name in enumerate(header, start=1)}
+    lists = {}
+    for rule in sheet.data_validations.dataValidation:
+        assert rule.type == "list" and rule.allow_blank
+        values = rule.formula1.strip('"').split(",")
+        for ref in str(rule.sqref).split():
+            column = "".join(ch for ch in ref.split(":")[0] if ch.isalpha())
+            assert ref.startswith(f"{column}2:")  # from the first offer row down, never the header
+            lists[next(n for n, c in letter.items() if c == column)] = values
+    expected = {
+        "service.kind": ["managed_serving", "managed_cluster", "bare_metal", "owned"],
+        "pricing.billed_per": ["month", "hour", "minute", "second"],
+        "service.health_checks.active": ["none", "daily", "weekly", "monthly"],
+        "performance.points_source": ["measured", "vendor_claim", "reference"],
+        "operator.published_tier": ["platinum", "gold", "silver", "bronze", "underperform"],
+        "contract.renewal_price": ["escalated", "list"],
+        **{f"responsibilities.{job}": ["provider", "customer", "shared"] for job in OPERATING_JOBS},
+    }
+    assert lists == expected  # free-text and numeric columns carry no list
+    example = {name: cell.value for name, cell in zip(header, sheet[2])}
+    for name, values in expected.items():
+        assert example[name] is None or example[name] in values, name
+
+
 def test_values_under_no_column_name_are_reported(tmp_path):
     sheet = tmp_path / "rfp.csv"
     sheet.write_text(",".join(MINIMAL) + "\n" + ",".join(MINIMAL.values()) + ",surprise\n")

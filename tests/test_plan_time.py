@@ -185,3 +185,55 @@ def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     paths = scenarios(load_workspace(tmp_path / "b").config).demand / TASKS_PER_GPU_MONTH  # GPUs' worth
     per_month = (4 * q + 6 * (paths - q).clip(min=0)).mean(axis=1) * GPU_MONTH
     assert cvar(per_month, np.full(200, 1 / 200), 0.9) == pytest.approx(limited.cvar, rel=1e-9)
+
+
+@pytest.mark.parametrize(("c", "expected", "better"), [(4.0, 700 / (150 * TASKS_PER_GPU_HOUR), True), (2.0, 400 / (150 * TASKS_PER_GPU_HOUR), False)])
+def test_an_offer_the_shortlist_leaves_out_is_re_added_when_it_improves_the_plan(tmp_path, c, expected, better):
+    # The newsvendor (tests/test_plan.py): demand of 100 or 200 GPUs' worth, equally likely; "commit" at c an hour,
+    # "ondemand" at 6. With plan.max_candidates 1 the shortlist is "commit" alone (the relaxation uses it most and it
+    # is the best single offer). At c = 4 the best plan commits 100 GPUs and buys the high months on demand: per hour
+    # 100 x 4 + 0.5 x 100 x 6 = 700 for 150 GPUs' worth of tasks, while "commit" alone must cover 200: 800. The whole
+    # program, cut off at the shortlist's cost, finds that plan, so "ondemand" is re-added. At c = 2 committing 200 is
+    # the optimum (2 x 200 = 400 an hour against 100 x 2 + 0.5 x 100 x 6 = 500): the check proves nothing is missing.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=c), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    result = plan_for(tmp_path, cfg, offers)
+    assert result.expected_cost_per_task == pytest.approx(expected, rel=1e-9)
+    check = result.solver.shortlist_check
+    assert check is not None and check in result.notes
+    if better:
+        assert check.startswith("the program over all 2 usable offers has a cheaper plan")
+        assert {line.offer for line in result.plan} == {"commit", "ondemand"}
+    else:
+        assert check.startswith("proven: the program over all 2 usable offers has no plan cheaper")
+        assert {line.offer for line in result.plan} == {"commit"}
+
+
+@pytest.mark.parametrize("billed_per", ["month", "minute"])
+def test_a_dedicated_endpoint_billed_by_the_minute_is_pay_as_used(tmp_path, billed_per):
+    # Demand of 100 or 200 GPUs' worth a month, equally likely (tests/planws.py); one offer of up to 1,000 GPUs at 5 an
+    # hour for 12 months. Billed by the minute it is paid only for what runs: 5 / 1,080 per task in every scenario.
+    # Billed by the month its GPUs are a commitment fixed in advance: committing 200 costs 200 x 5 = 1,000 an hour for
+    # 150 GPUs' worth of tasks on average, 1,000 / (150 x 1,080) per task (committing 100 would leave 100 GPUs' worth
+    # unserved half the time at the default price, 3 x 5 / 1,080 a task: 0.5 x 100 x 1,080 x 0.01389 = 750 an hour
+    # lost against 500 for the second 100 GPUs), and nothing can follow demand, which the plan's first line says.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0})
+    offers = [offer("endpoint", gpus=0, max_gpus=1000, gpu_hour=5.0, pricing={"billed_per": billed_per})]
+    result = plan_for(tmp_path, cfg, offers)
+    if billed_per == "minute":
+        assert result.expected_cost_per_task == pytest.approx(5.0 / TASKS_PER_GPU_HOUR, rel=1e-9)
+        assert [(line.offer, line.role, line.gpus) for line in result.plan] == [("endpoint", "pay_as_used", 200)]
+        assert result.expected_unused_share == 0.0 and result.headline is None
+    else:
+        assert result.expected_cost_per_task == pytest.approx(1000 / (150 * TASKS_PER_GPU_HOUR), rel=1e-9)
+        assert commits(result) == [("endpoint", 200, 1, 12)]
+        assert result.headline.startswith("No acceptable offer can follow demand")
+
+
+def test_an_offer_billed_per_minute_has_no_burst(tmp_path):
+    from procure.errors import InputError
+
+    bad = offer("endpoint", gpus=0, max_gpus=1000, gpu_hour=5.0, pricing={"billed_per": "minute"}, burst={"gpu_hour": 6.0, "max_gpus": 100})
+    with pytest.raises(InputError) as err:
+        plan_for(tmp_path, config(), [bad])
+    assert "pricing.burst" in str(err.value) and "billed per minute" in str(err.value)

@@ -3,7 +3,7 @@ the competitors, and our history against theirs (improving is not the same as ge
 
 Hand figures for tests/data/basic as of 2026-11-29 (acceptable: bravo, alpha):
 - bravo: 3.00 EUR x 1.1 + 0.60 staff + 0.05 software = 3.95 per GPU-hour over
-  300 tok/s x 3,600 / 1,000 x (0.99 SLA x 0.97 unrated haircut x 0.98^(8/9) for the 8 infrastructure jobs
+  300 tok/s x 3,600 / 1,000 x (0.99 SLA x 0.97 unrated haircut x 0.98 for the eight operating jobs
   left to us) x 0.9 x 0.8 successful tasks;
 - alpha: 4.75 per GPU-hour over 1,080 x (0.995 x 0.97 unrated) x 0.9 x 0.8.
 """
@@ -23,7 +23,7 @@ from procure.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 JUNE, OCTOBER = date(2026, 6, 30), date(2026, 10, 31)
-BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 ** (8 / 9) * 0.9 * 0.8)  # 0.0053856
+BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)  # 0.0053977
 ALPHA = 4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8)  # 0.0063291
 
 
@@ -56,7 +56,7 @@ def test_we_improve_but_a_competitor_improves_more(ev):
     assert change.we_were_cheaper is True and change.we_are_cheaper is False
     assert "we improved and are now the more expensive producer" in change.sentence
     assert change.sentence == (
-        "We went from 10 to 8 per task (-20%, improved) while Rival went from 12 to 6 (-50%): "
+        "We went from 10000.00 to 8000.00 per 1,000 tasks (-20%, improved) while Rival went from 12000.00 to 6000.00 (-50%): "
         "we improved and are now the more expensive producer."
     )
     assert change.sentence in pos.sentences
@@ -118,8 +118,8 @@ def test_rank_and_gap_for_a_given_cost(ev):
     assert pos.gap_share == pytest.approx((0.006 - BRAVO) / BRAVO, rel=1e-12)
     assert pos.label == "the cost per task given"
     assert pos.sentences[0] == (
-        f"At 0.006 USD per successful task (the cost per task given), we rank 3 of 5 costs on the cost curve; "
-        f"the cheapest is bravo at {BRAVO:.5g}, and we cost {(0.006 - BRAVO) / BRAVO:.0%} more."
+        f"At 6.00 USD per 1,000 successful tasks (the cost per task given), we rank 3 of 5 costs on the cost curve; "
+        f"the cheapest is bravo at {BRAVO * 1000:.2f}, and we cost {(0.006 - BRAVO) / BRAVO:.0%} more."
     )
 
 
@@ -222,13 +222,13 @@ def test_position_as_of_a_date_uses_only_points_known_by_then(data_dir):
 
 
 def test_a_competitors_price_is_labelled_and_not_ranked_as_a_cost(ev):
-    """Our cost 0.0060 sits between bravo (0.0053856) and alpha (0.0063291); a rival's public price of 0.0050 is
+    """Our cost 0.0060 sits between bravo (0.0053977) and alpha (0.0063291); a rival's public price of 0.0050 is
     below it but is what the rival charges, not what it costs: we rank 2 of 3 costs, and the price is said apart."""
     cfg = MarketConfig(competitors=[CompetitorPoint(name="Rival P", cost_per_task=0.0050, date=AS_OF, figure="price")])
     pos = position(ev, cfg, current=0.0060)
     assert (pos.rank, pos.cheapest.name) == (2, "bravo")
     assert "we rank 2 of 3 costs" in pos.sentences[0]
-    assert "Rival P charges 0.005 per task (a price to its customers, not its cost)" in pos.sentences[1]
+    assert "Rival P charges 5.00 per 1,000 tasks (a price to its customers, not its cost)" in pos.sentences[1]
     rival = next(p for p in pos.curve if p.name == "Rival P")
     assert rival.figure == "price"
     later = compare_histories(

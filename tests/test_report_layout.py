@@ -49,6 +49,7 @@ ABBREVIATIONS = {
     "GPU-h": "GPU-h", "tok/s/GPU": "tok/s/GPU", "M tokens": "M tokens",  # offers at a glance
     "FTE": "FTE",  # the appendix's operating jobs
     "h*": "h*",  # the fitted hedge ratio
+    "TTFT": "TTFT", "P50": "P50", "P90": "P90", "P99": "P99",  # the scorecard's latency quantiles
 }
 # Plain words (and unit names every reader knows: currency codes, GPU, SLA, SHA-256) in column headers.
 WORDS = set(
@@ -60,6 +61,7 @@ WORDS = set(
     price probability producer provider published rank rate ratio replacement risk role scenario scope score service share
     served signing single sla speed spend spread scenarios step success tasks tenant term this throughput tier today total transacted unhedged unused
     user value vendor with workload x fixed usd eur sha-256 pricing on delivery
+    tokens billed gpu-hour delivered promised requests end-to-end credit credits owed invoice contracted
     """.split()
 )
 

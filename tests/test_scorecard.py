@@ -178,9 +178,189 @@ def test_the_evidence_moves_the_evaluation(signed):
     assert blended.metrics["success_rate"] == pytest.approx(0.9 * 56_622_765 / 56_622_766, rel=1e-12)
     assert blended.evidence["months"] == 1
     assert any(n.startswith("delivered evidence: throughput 94.4% of the promise (1 months)") for n in blended.notes)
-    # the throughput ratio's posterior sd (1/sqrt(500) = 0.0447) sets the Monte Carlo draw of the signed offer
-    from procure.scorecard import uncertainty_with_evidence
 
-    spec = uncertainty_with_evidence(ws.config.uncertainty, {"alpha": SimpleNamespace(throughput_log_sd=1 / math.sqrt(500))})
-    low, mode, high = spec.offers["alpha"].throughput.triangular
-    assert (low, mode, high) == pytest.approx((math.exp(-2 / math.sqrt(500)), 1.0, math.exp(2 / math.sqrt(500))))
+
+def test_uncertainty_draws_the_posteriors_themselves(signed):
+    """With --uncertainty the signed offer's throughput, availability and share served are draws of its
+    posteriors (figures by hand from test_the_evidence_moves_the_evaluation's, moments from the
+    distributions' formulas). Sampling error: with N = 200,000 draws a sample mean is off its
+    expectation by sd/sqrt(N) (one standard error) and a sample sd by about sd/sqrt(2N); every check
+    allows 4 standard errors (a correct sampler fails one with probability about 6e-5; the seed is
+    fixed, so the test is deterministic)."""
+    import numpy as np
+
+    from procure.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.scorecard import Evidence, posteriors_for_draws
+    from procure.uncertainty import GAP_COLUMN, draw_factors, outputs_for
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(signed)
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1))
+    i = [o.id for o in inputs.offers].index("alpha")
+    found = posteriors_for_draws({"alpha": Evidence(**ev.offer("alpha").evidence)}, inputs.offers, inputs.columns, ws.config.uncertainty)
+    n = 200_000
+    factors = draw_factors(inputs.offers, inputs.currencies, ws.config.uncertainty, n, 5, inputs.columns.get(GAP_COLUMN), found)
+    home = np.array([c == ev.currency for c in inputs.currencies])
+    drawn = outputs_for(inputs.columns, inputs.model, factors, home, only=("throughput", "availability", "success_rate"))
+
+    def close(sample: np.ndarray, mean: float, sd: float) -> None:
+        assert abs(sample.mean() - mean) <= 4 * sd / math.sqrt(n), (sample.mean(), mean)
+        assert abs(sample.std() - sd) <= 4 * sd / math.sqrt(2 * n), (sample.std(), sd)
+
+    # throughput: log(drawn / promised 300) ~ N(mu, s^2), mu = 0.8 ln 0.93 = -0.058057, s^2 = 1/500 (s = 0.044721)
+    log_ratio = np.log(drawn["throughput"][:, i] / 300)
+    close(log_ratio, 0.8 * math.log(0.93), 1 / math.sqrt(500))
+    # so the ratio is log-normal: mean exp(mu + s^2/2) = 0.943602 x exp(0.001) = 0.944546 (sd of the ratio
+    # = mean x sqrt(exp(s^2) - 1) = 0.042250)
+    ratio = np.exp(log_ratio)
+    close(ratio, math.exp(0.8 * math.log(0.93) + 1 / 1000), math.exp(0.8 * math.log(0.93) + 1 / 1000) * math.sqrt(math.exp(1 / 500) - 1))
+    # availability: Beta(a, b), a = 0.96515 x 730 + 737 = 1441.5595, b = 0.03485 x 730 + 7 = 32.4405:
+    # mean a / (a + b) = 0.977991, variance ab / ((a + b)^2 (a + b + 1)) = 1.4594e-5 (sd 0.0038202)
+    a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7
+    close(drawn["availability"][:, i], a / (a + b), math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1))))
+    # served: Beta(10,000 + 56,612,765, 1) times the success rate 0.9: mean 0.9 x 56,622,765 / 56,622,766,
+    # sd 0.9 x sqrt(a / ((a + 1)^2 (a + 2))) = 0.9 / 56,622,766 (about 1.6e-8)
+    a = 10_000 + 56_612_765
+    close(drawn["success_rate"][:, i], 0.9 * a / (a + 1), 0.9 * math.sqrt(a / ((a + 1) ** 2 * (a + 2))))
+    # the posteriors are drawn after every other factor: the rest are the draws of the same seed without them
+    plain = draw_factors(inputs.offers, inputs.currencies, ws.config.uncertainty, n, 5, inputs.columns.get(GAP_COLUMN))
+    assert np.array_equal(plain.throughput, factors.throughput) and np.array_equal(plain.availability, factors.availability)
+    assert list(factors.lognormal_columns) == list(factors.beta_availability_columns) == list(factors.beta_served_columns) == [i]
+    # and the evaluation says so in its method
+    simulated = evaluate_with_inputs(ws, date(2026, 4, 1), MonteCarlo(draws=500, seed=1))[0]
+    assert "Signed vendors with delivered evidence (alpha) are drawn from their posteriors" in simulated.uncertainty.method
+    assert simulated.offer("alpha").uncertainty.p10 < simulated.offer("alpha").uncertainty.p90
+
+
+class ScorecardTables:
+    """The comparison's scorecard tables as a reader sees them: per offer and table, month -> cell texts."""
+
+    def __init__(self, html: str) -> None:
+        from html.parser import HTMLParser
+
+        tables: dict[tuple[str, str], dict[str, list[str]]] = {}
+
+        class Parser(HTMLParser):
+            table: tuple[str, str] | None = None
+            month: str | None = None
+            cell: list[str] | None = None
+
+            def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
+                a = dict(attrs)
+                if tag == "table" and "scorecard" in (a.get("class") or ""):
+                    self.table = (a["data-offer"], a["data-table"])
+                    tables[self.table] = {}
+                elif self.table and tag == "tr" and a.get("data-month"):
+                    self.month = a["data-month"]
+                    tables[self.table][self.month] = []
+                elif self.table and self.month and tag == "td":
+                    self.cell = []
+
+            def handle_endtag(self, tag):  # type: ignore[no-untyped-def]
+                if tag == "td" and self.cell is not None:
+                    tables[self.table][self.month].append("".join(self.cell).strip())  # type: ignore[index]
+                    self.cell = None
+                elif tag == "tr":
+                    self.month = None
+                elif tag == "table":
+                    self.table = None
+
+            def handle_data(self, data):  # type: ignore[no-untyped-def]
+                if self.cell is not None:
+                    self.cell.append(data)
+
+        Parser().feed(html)
+        self.tables = tables
+
+
+def chapter_html(ws: Path, day: date):  # type: ignore[no-untyped-def]
+    """The scorecard chapter and the appendix alone, as the comparison lays them out (no PDF)."""
+    from procure.evaluate import evaluate_with_inputs
+    from procure.render.documents import Part, render_html
+    from procure.report_data import ReportExtras, scorecard_chapter
+    from procure.workspace import load_workspace
+
+    workspace = load_workspace(ws)
+    ev, _ = evaluate_with_inputs(workspace, day)
+    chapter = scorecard_chapter(workspace, ev)
+    html = render_html(ev, "comparison", extras=ReportExtras(scorecard=chapter), part=Part(frozenset({"scorecard", "appendix"}), offers=(0, 0), offers_heading=False))
+    return chapter, html
+
+
+def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
+    # As of 2026-06-15 the months are March (metrics, invoice, incidents), April and May (the incident
+    # history alone: no incident, so 100%; nothing else).
+    chapter, html = chapter_html(signed, date(2026, 6, 15))
+    (vendor,) = chapter.vendors
+    march, april, may = vendor.months
+    # the report's data are the scorecard's (worked by hand in test_a_month_delivered_against_promised...)
+    assert march.delivered_tokens_per_gpu_hour == pytest.approx(0.93 * 833_889.6)  # 775,517.3
+    assert march.availability == pytest.approx(1 - 420 / 44_640) and march.credits_owed == pytest.approx(29_200)
+    assert april.throughput_ratio is None and april.delivered_cost_per_task is None and april.availability == 1.0
+    tables = ScorecardTables(html).tables
+    service, money = tables[("alpha", "service")], tables[("alpha", "money")]
+    assert list(service) == list(money) == ["2026-03", "2026-04", "2026-05"]
+    # March, as printed: 775,517 tokens a billed GPU-hour against 300 x 3,600 x 0.96515 x 0.8 = 833,890;
+    # 93.0%; every request served; no TTFT histogram in the evidence: no data
+    assert service["2026-03"] == ["2026-03", "775,517", "833,890", "93.0%", "100.00%", "no data", "no data", "no data", "no data", "no data"]
+    # 7 h down of 744 (the overlap counted once): 99.059% against 99.50%: the 10% tier, 29,200.00 of the
+    # 292,000 invoice; 73,000 GPU-hours billed of 100 x 744 = 74,400 contracted (98.1%); per 1,000 tasks
+    # (292,000 + 0.65 x 73,000) / (56,612,765 x 0.9) x 1,000 = 6.66 delivered against
+    # 4.75 / (1,080 x 0.96515 x 0.72) x 1,000 = 6.33 promised
+    assert money["2026-03"] == ["2026-03", "99.059%", "99.50%", "10.0%", "29,200.00", "73,000", "74,400", "98.1%", "6.66", "6.33"]
+    # April: only the incident history (100%, no credit); the contract's 100 x 720 = 72,000 GPU-hours; no invoice,
+    # no metrics: no data, never 0
+    assert service["2026-04"] == ["2026-04", "no data", "833,890"] + ["no data"] * 7
+    assert money["2026-04"] == ["2026-04", "100.000%", "99.50%", "none", "none", "no data", "72,000", "no data", "no data", "6.33"]
+    # the chart: one per vendor, the months without throughput or cost evidence (April, May) shaded "no
+    # data" in two panels (4 marks) beside the key's entry, never drawn at 0
+    svg = html[html.index('id="scorecard-0-') - 200 :]
+    svg = svg[: svg.index("</svg>")]
+    assert svg.count(">no data<") == 5
+    # the summary: the posteriors the evaluation costs the offer at, and the credits
+    assert "Output per billed GPU-hour: 94.4% of the promise (posterior median over 1 month of delivery" in html
+    assert "Below the SLA in 2026-03: credits owed 29,200.00 USD." in html
+    # the appendix states the method and this vendor's posteriors: up hours 737 (March) + 720 + 744 (April
+    # and May, no incident), down 7: Beta(0.96515 x 730 + 2,201, 0.03485 x 730 + 7) = Beta(2,905.56, 32.44),
+    # mean 2,905.56 / 2,938 = 98.896%
+    assert "Delivered against promised</h2>" in html and "histogram_quantile" in html
+    assert "availability Beta(2,905.6, 32.4), mean 98.896%" in html
+
+
+def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
+    from procure.report_data import NO_ACTUALS
+
+    chapter, html = chapter_html(workspace_copy("basic"), date(2026, 4, 1))
+    assert chapter.vendors == [] and chapter.missing == NO_ACTUALS
+    assert "No signed vendor has delivered evidence in this workspace" in html
+    assert 'class="data compact fixed scorecard"' not in html and "<svg" not in html
+
+
+def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
+    import numpy as np
+
+    from procure.evaluate import evaluate_with_inputs
+    from procure.scorecard import evaluation_posteriors
+    from procure.uncertainty import sensitivity
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(signed)
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1))
+    ids = [o.id for o in inputs.offers]
+    top = [ids.index(o.id) for o in ev.ranked]
+    assert "alpha" in [o.id for o in ev.ranked]
+    result = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, None, evaluation_posteriors(ev, inputs, ws.config.uncertainty))
+    # throughput: the log-normal posterior's 2.5% and 97.5% points on the evaluated figure, exp(-/+1.96 s),
+    # s = 1/sqrt(500): 0.91608 and 1.09161
+    row = next(r for r in result.rows if r.input == "throughput: alpha")
+    s = 1 / math.sqrt(500)
+    assert (row.low, row.high) == pytest.approx((math.exp(-1.959964 * s), math.exp(1.959964 * s)))
+    # no demand stated: the fill is 1 and the cost per task is the full cost over the output, so it moves
+    # as 1 / throughput
+    assert row.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] / math.exp(-1.959964 * s))
+    # availability: Beta(1441.56, 32.44)'s 2.5% point (checked against the quantile of a million draws of
+    # numpy's own sampler, whose standard error is about 1e-5) over its mean; the cost moves as 1 / availability
+    a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7
+    low = float(np.quantile(np.random.default_rng(3).beta(a, b, 1_000_000), 0.025))
+    availability = next(r for r in result.rows if r.input.startswith("availability"))
+    assert availability.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] * (a / (a + b)) / low, rel=1e-4)

@@ -945,7 +945,7 @@ def test_sensitivity_reports_the_knife_edge_gate_as_a_flip(workspace_copy):
 
     _, rows = sensitivity_rows(result, "USD")
     shown = next(r for r in rows if r[0] == "availability (every offer)")
-    assert shown[3] == "floaty fails availability; anchor 0.00808 leads"
+    assert shown[3] == "floaty fails availability; anchor 8.08 leads"  # 3,600 / (450 x 0.99) per 1,000 tasks
 
 
 def test_the_headline_lies_inside_its_own_p10_p90_on_the_example():

@@ -40,7 +40,7 @@ def report_parts(offers: int) -> list[Part]:
     parts = [
         Part(frozenset({"cover"}), offers=(0, 0), offers_heading=False, merged=True),
         Part(frozenset({"summary", "glance", "charts"}), offers=(0, 0), offers_heading=False, merged=True),
-        Part(frozenset({"horizon", "robustness", "grades", "operators", "position", "benchmark", "plan", "hedging"}), offers=(0, 0), offers_heading=False, merged=True),
+        Part(frozenset({"horizon", "robustness", "grades", "operators", "scorecard", "position", "benchmark", "plan", "hedging"}), offers=(0, 0), offers_heading=False, merged=True),
     ]
     starts = range(0, max(offers, 1), OFFERS_PER_PART)
     parts += [Part(frozenset(), offers=(start, min(start + OFFERS_PER_PART, offers)), offers_heading=start == 0, merged=True) for start in starts]

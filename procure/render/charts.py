@@ -557,3 +557,81 @@ def football_field(bars: list[FieldBar], currency: str, horizon_months: int | No
     ax.set_xlabel(f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), P10 to P90 (narrow bar)", fontsize=7)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     return to_svg(fig, "football-field")
+
+
+BREACH = "#9b2c2c"  # a month below the SLA (the scorecard's charts only)
+
+
+def _month_labels(months: list[str]) -> list[str]:
+    """'May' for each month, with the year under the first and under each January; every other label
+    when there are more than 12 months, so they stay readable."""
+    import calendar
+
+    step = 1 if len(months) <= 12 else 2
+    out = []
+    for i, key in enumerate(months):
+        y, m = int(key[:4]), int(key[5:7])
+        label = calendar.month_abbr[m] + (f"\n{y}" if i == 0 or m == 1 else "")
+        out.append(label if i % step == 0 or m == 1 else "")
+    return out
+
+
+def scorecard_months(vendor: object, currency: str, name: str = "scorecard") -> str:
+    """One signed vendor over its months, in three panels: output per billed GPU-hour as a share of the
+    promise (the promise at 100%), availability against the SLA (months below it marked), and the cost
+    per 1,000 successful tasks delivered against the promised one. A month without the figure's
+    evidence is a gap in the line, shaded and marked "no data", never a zero."""
+    months = [m.month for m in vendor.months]  # type: ignore[attr-defined]
+    x = list(range(len(months)))
+    nan = float("nan")
+
+    def series(get) -> list[float]:  # type: ignore[no-untyped-def]
+        return [nan if get(m) is None else get(m) for m in vendor.months]  # type: ignore[attr-defined]
+
+    fig = _figure(17, 6.2)
+    axes = fig.subplots(1, 3)
+    panels = [
+        ("output per billed GPU-hour,\n% of the promise", series(lambda m: None if m.throughput_ratio is None else m.throughput_ratio * 100), None),
+        ("availability, %,\nagainst the SLA", series(lambda m: None if m.availability is None else m.availability * 100), series(lambda m: None if m.sla_availability is None else m.sla_availability * 100)),
+        (f"{currency} per 1,000 successful tasks,\nagainst the promised", series(lambda m: None if m.delivered_cost_per_task is None else m.delivered_cost_per_task * PER_THOUSAND), series(lambda m: None if m.promised_cost_per_task is None else m.promised_cost_per_task * PER_THOUSAND)),
+    ]
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    breached = gaps = False
+    for k, (ax, (title, delivered, promised)) in enumerate(zip(axes, panels)):
+        _style(ax)
+        ax.set_title(title, fontsize=7, color=INK, loc="left", linespacing=1.1)
+        if k == 0:
+            ax.axhline(100, color=INK, linewidth=0.8, linestyle="--")
+        elif promised is not None:
+            ax.plot(x, promised, color=INK, linewidth=0.9, linestyle="--")
+        ax.plot(x, delivered, color=ACCENT, linewidth=1.4, marker="o", markersize=3.2)
+        if k == 1:
+            below = [(i, d) for i, (d, s) in enumerate(zip(delivered, promised or [])) if d == d and s == s and d < s]
+            if below:
+                breached = True
+                ax.plot([i for i, _ in below], [d for _, d in below], "o", color=BREACH, markersize=4.5)
+        values = [v for v in delivered + (promised or []) + ([100.0] if k == 0 else []) if v == v]
+        low, high = (min(values), max(values)) if values else (0.0, 1.0)
+        pad = max((high - low) * 0.15, abs(high) * 0.002, 0.05)
+        ax.set_ylim(low - pad, high + pad)
+        for i, d in enumerate(delivered):
+            if d != d:  # no data: a shaded gap, never a zero
+                gaps = True
+                ax.axvspan(i - 0.4, i + 0.4, color=GRID, alpha=0.8, linewidth=0)
+                ax.text(i, (low + high) / 2, "no data", fontsize=5.5, color=INK, ha="center", va="center", rotation=90)
+        ax.set_xticks(x, _month_labels(months), fontsize=6.5, linespacing=1.0)
+        ax.set_xlim(-0.6, len(months) - 0.4)
+        ax.yaxis.set_major_locator(MaxNLocator(5))
+    handles = [
+        Line2D([], [], color=ACCENT, linewidth=1.4, marker="o", markersize=3.2, label="delivered"),
+        Line2D([], [], color=INK, linewidth=0.9, linestyle="--", label="promised (the SLA for availability)"),
+    ]
+    if breached:
+        handles.append(Line2D([], [], color=BREACH, marker="o", linestyle="none", markersize=4.5, label="below the SLA"))
+    if gaps:
+        handles.append(Line2D([], [], color=GRID, linewidth=6, label="no data"))
+    fig.legend(handles=handles, fontsize=6.5, frameon=False, ncol=len(handles), loc="lower center", bbox_to_anchor=(0.5, -0.04))
+    fig.subplots_adjust(wspace=0.32, bottom=0.2)
+    return to_svg(fig, name)

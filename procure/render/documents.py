@@ -27,11 +27,12 @@ NOTE_LIMIT = 200  # vendor notes longer than this are cut on the offer page and 
 
 
 # The comparison report's chapters in order ("cover" holds the cover and the contents), and the charts each draws.
-CHAPTERS = ("cover", "summary", "glance", "charts", "horizon", "robustness", "grades", "operators", "position", "benchmark", "plan", "hedging", "appendix")
+CHAPTERS = ("cover", "summary", "glance", "charts", "horizon", "robustness", "grades", "operators", "scorecard", "position", "benchmark", "plan", "hedging", "appendix")
 CHAPTER_CHARTS = {
     "charts": ("cost_curve", "football", "breakdown", "throughput", "responsibilities"),
     "horizon": ("cash",),
     "robustness": ("ranges", "tornado"),
+    "scorecard": ("scorecard",),  # one chart per signed vendor, named scorecard:OFFER-ID
     "position": ("position",),
     "benchmark": ("benchmark",),
     "plan": ("plan_frontier",),
@@ -191,6 +192,7 @@ def render_html(
         "cases": [case.name for case in extras.cases],
         "odds": cheapest_odds(ev),
         "standing": position_view(ev, extras.position),
+        "scorecard": extras.scorecard,
         "part": {"chapters": part.chapters, "offers": offers, "offers_heading": part.offers_heading, "style": part.style},
         "toc_pages": toc_pages,
     }
@@ -258,12 +260,15 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, 
         drawings.append(("plan_frontier", lambda: charts.plan_frontier(extras.plan)))  # type: ignore[arg-type]
     if kind == "comparison" and extras.football:
         drawings.append(("football", lambda: charts.football_field(extras.football, ev.currency, ev.horizon_months, leader)))
+    if kind == "comparison" and extras.scorecard is not None:
+        for i, vendor in enumerate(extras.scorecard.vendors):
+            drawings.append((f"scorecard:{vendor.offer}", lambda v=vendor, i=i: charts.scorecard_months(v, ev.currency, f"scorecard-{i}")))
     if kind == "comparison":
         drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
         drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
         drawings.append(("responsibilities", lambda: charts.responsibility_matrix(ev)))
     if only is not None:
-        drawings = [(name, draw) for name, draw in drawings if name in only]
+        drawings = [(name, draw) for name, draw in drawings if name.split(":")[0] in only]
     found = {}
     for done, (name, draw) in enumerate(drawings):
         if progress is not None:

@@ -16,16 +16,18 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 # Prose wraps at spaces; a word longer than this may still be folded rather than widen the table.
-LONGEST_UNBROKEN_WORD = 24
+LONGEST_UNBROKEN_WORD = 32  # an id or a field path (performance.interactivity) stays whole
 # A one-line column (a reason) is cut to the room left, but never narrower than this.
 ONE_LINE_MIN = 10
 
 
-def prioritise(table: Table, priorities: dict[str, int], one_line: tuple[str, ...] = ()) -> Table:
-    """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns are always kept.
+def prioritise(table: Table, priorities: dict[str, int], one_line: tuple[str, ...] = (), together: tuple[tuple[str, ...], ...] = ()) -> Table:
+    """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns (the id, the decision
+    figures and their units) are kept as long as anything marked is left.
 
     `one_line` columns (reasons, notes) keep one line per row: cut with an ellipsis to the room the
-    other columns leave (the full text is in --format json).
+    other columns leave (the full text is in --format json). Each group of `together` (a range's
+    P10 and P90) is dropped as one.
     """
     for column in table.columns:
         header = str(column.header)
@@ -33,6 +35,9 @@ def prioritise(table: Table, priorities: dict[str, int], one_line: tuple[str, ..
             column.drop_priority = priorities[header]  # type: ignore[attr-defined]
         if header in one_line:
             column.one_line = True  # type: ignore[attr-defined]
+        group = next((g for g in together if header in g), None)
+        if group:
+            column.together = group  # type: ignore[attr-defined]
     return table
 
 
@@ -42,7 +47,7 @@ def _is_atom(column: Any) -> bool:
 
 
 def _empty(column: Any) -> bool:
-    return all(str(c).strip() in ("", "0", "0.0", "0.00", "0%", "—", "-") for c in column._cells)
+    return bool(column._cells) and all(str(c).strip() in ("", "0", "0.0", "0.00", "0%", "—", "-") for c in column._cells)
 
 
 def _range(column: Any) -> tuple[int, int]:
@@ -109,16 +114,64 @@ def fit_table(console: Console, table: Table, width: int) -> list[str]:
     """Drop marked columns, least important first, until the table fits `width`; the dropped headers."""
     dropped: list[str] = []
     while not _allocate(table, width):
-        marked = [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
+        if getattr(table, "chosen", False):
+            break  # the columns asked for with --columns are shown, wrapped if they must be
+        # A column that says nothing (every cell blank, zero or a dash) goes before any other, marked or
+        # not; then the marked ones, lowest priority first.
+        marked = [c for c in table.columns[1:] if _empty(c)] or [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
         # last of all, a reason: its rows say "—" or "no" for a failing offer already
         marked = marked or [c for c in table.columns if getattr(c, "one_line", False)]
+        # and when even the kept columns do not fit, the rightmost of them: an id or a figure is
+        # never split, whatever the width (the first column, the id, stays)
+        marked = marked or table.columns[-1:] if len(table.columns) > 1 else marked
         if not marked:
             break  # nothing left to drop: the terminal wraps what does not fit
-        # A column that says nothing (every cell zero or a dash) goes before any other.
-        victim = min(marked, key=lambda c: (not _empty(c), getattr(c, "drop_priority", 0), -table.columns.index(c)))
-        table.columns.remove(victim)
-        dropped.append(" ".join(str(victim.header).split()))
+        victim = min(marked, key=lambda c: (not _empty(c), getattr(c, "drop_priority", None) or 0, -table.columns.index(c)))
+        group = getattr(victim, "together", None)
+        for column in [c for c in table.columns if group and str(c.header) in group] or [victim]:
+            table.columns.remove(column)
+            dropped.append(" ".join(str(column.header).split()))
     return dropped
+
+
+def column_name(header: object) -> str:
+    """A column's name for --columns: its header in lower case, each run of other characters one
+    hyphen ("P(cheapest)" -> "p-cheapest", "List USD/GPU-h" -> "list-usd-gpu-h")."""
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", str(header).lower()).strip("-")
+
+
+def column_names(renderable: RenderableType) -> list[str]:
+    """Every column name of every table in `renderable`, in order, once each."""
+    names: list[str] = []
+    for table in _tables(renderable):
+        for column in table.columns:
+            name = column_name(column.header)
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def choose(renderable: RenderableType, names: list[str]) -> list[str]:
+    """Keep, in each table holding any of them, only the columns named (by column_name or by their
+    header, in any case) in the order given; a table holding none is left whole. The names that
+    match no column are returned (nothing is changed then). Chosen columns are never dropped to fit."""
+    wanted = [column_name(n) for n in names]
+    known = column_names(renderable)
+    unknown = [n for n, w in zip(names, wanted) if w not in known]
+    if unknown:
+        return unknown
+    for table in _tables(renderable):
+        by_name = {column_name(c.header): c for c in table.columns}
+        picked = [by_name[w] for w in dict.fromkeys(wanted) if w in by_name]
+        if not picked:
+            continue
+        for column in picked:
+            column.drop_priority = None  # type: ignore[attr-defined]
+        table.columns[:] = picked
+        table.chosen = True  # type: ignore[attr-defined]
+    return []
 
 
 def _tables(renderable: Any) -> list[Table]:
@@ -160,4 +213,4 @@ def hidden_note(dropped: list[str], width: int, cut: bool = False) -> str:
     parts = [f"{len(dropped)} {noun} left out to fit {width} columns: {', '.join(dropped)}."] if dropped else []
     if cut:
         parts.append("Reasons cut to one line.")
-    return " ".join(parts) + " See all with --wide, or every figure and the full text with --format json."
+    return " ".join(parts) + " See all with --wide, choose with --columns NAME,..., or every figure and the full text with --format csv or json."

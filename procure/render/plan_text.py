@@ -19,12 +19,21 @@ def _price(line: PlanLine, currency: str) -> str:
 
 
 def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
-    headers = ["Offer", "Vendor", "Role", "GPUs", "Term", "Months", "Price", "Share of tasks"]
+    # One price unit for every line: it goes in the header and the cells hold the figures.
+    units = {line.price_unit for line in result.plan if line.price is not None}
+    unit = None if len(units) != 1 else (f"{result.currency}/1k tasks" if units == {"task"} else f"{result.currency}/GPU-h")
+    headers = ["Offer", "Vendor", "Role", "GPUs", "Term", "Months", f"Price {unit}" if unit else "Price", "Share of tasks"]
+
+    def price(line: PlanLine) -> str:
+        if unit is None or line.price is None:
+            return _price(line, result.currency)
+        return per_thousand(line.price) if line.price_unit == "task" else money(line.price)
+
     rows = [
         [
             line.offer, line.vendor, line.role.replace("_", "-"), "—" if line.gpus is None else f"{line.gpus:,}" + (" peak" if line.role == "pay_as_used" else ""),
             "—" if line.term_months is None else f"{line.term_months} mo", "all" if line.start_month is None else f"{line.start_month}-{line.end_month}",
-            _price(line, result.currency), percent(line.expected_tasks_share, 1),
+            price(line), percent(line.expected_tasks_share, 1),
         ]
         for line in result.plan
     ]
@@ -100,9 +109,9 @@ def plan_table(result: PlanResult) -> Group:
     from procure.render.fit import prioritise
 
     cur = result.currency
-    # On a narrow terminal (render/fit.py): the offer, its role, GPUs, price and share stay longest.
+    # On a narrow terminal (render/fit.py): the offer, its role, GPUs, months, price and share stay longest.
     parts: list = [Text(result.headline)] if result.headline else []
-    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Months": 2, "Term": 3}), Text("\n".join(summary_lines(result)))]
+    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4}), Text("\n".join(summary_lines(result)))]
     parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4}))
     if result.frontier:
         parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))

@@ -42,6 +42,11 @@ def per_thousand(value: float | None, digits: int = 2) -> str:
     return DASH if value is None else f"{round(value * 1000, digits) + 0.0:,.{digits}f}"
 
 
+def per_k(currency: str) -> str:
+    """The unit of a column of costs per task, shown per 1,000 successful tasks: 'USD/1k tasks'."""
+    return f"{currency}/1k tasks"
+
+
 def plain(value: float | None, digits: int | None = None) -> str:
     """A figure inside a printed formula: thousands separated, `digits` decimals or up to six significant ones."""
     if value is None:
@@ -125,14 +130,14 @@ def comparison_columns(currency: str, ranges: bool = False, horizon_months: int 
     with `horizon_months` (compare --horizon N), the horizon's commitment and cost per task."""
     columns = _base_columns(currency)
     if horizon_months:
-        at = next(i for i, (title, _) in enumerate(columns) if title == f"{currency}/task") + 1
+        at = next(i for i, (title, _) in enumerate(columns) if title == per_k(currency)) + 1
         columns[at:at] = [
-            (f"{currency}/task {horizon_months} mo", lambda r: per_task(r.metrics.get("horizon_cost_per_task"))),
+            (f"{per_k(currency)} {horizon_months} mo", lambda r: per_thousand(r.metrics.get("horizon_cost_per_task"))),
             (f"Commit {currency}", lambda r: cash(r.metrics.get("total_commitment"))),
         ]
     if ranges:
         def band(key: str) -> Callable[[OfferRecord], str]:
-            return lambda r: per_task(getattr(r.uncertainty, key)) if r.uncertainty else DASH
+            return lambda r: per_thousand(getattr(r.uncertainty, key)) if r.uncertainty else DASH
 
         columns[-1:-1] = [
             ("P10", band("p10")),
@@ -155,7 +160,7 @@ def _base_columns(currency: str) -> list[Column]:
         ("tok/s/GPU", lambda r: number(r.metrics["throughput"])),
         ("Avail.", lambda r: percent(r.metrics["availability"])),
         ("Fill", lambda r: percent(r.metrics["fill"], 0)),
-        (f"{currency}/task", lambda r: per_task(r.metrics["cost_per_task"])),
+        (per_k(currency), lambda r: per_thousand(r.metrics["cost_per_task"])),
         (f"{currency}/M tok", lambda r: money(r.metrics["cost_per_mtok"])),
         ("Reason", first_reason),
     ]
@@ -188,7 +193,7 @@ def comparison_table(ev: Evaluation) -> Table:
     caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
-    table = Table(title="Cost per successful task", caption=caption, caption_justify="left", header_style="bold")
+    table = Table(title="Cost per 1,000 successful tasks", caption=caption, caption_justify="left", header_style="bold")
     columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")
@@ -199,11 +204,13 @@ def comparison_table(ev: Evaluation) -> Table:
     if ev.uncertainty:
         # With ranges, they are the decision figures: the offer, its cost, P50 and its range stay
         # longest; the reason (and whether it is acceptable: its rank says so) go before them.
-        order = ["Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "Grade", "OK", "Reason", "P(cheapest)", "P10", "P90", "P50"]
+        # The reason (blank for every acceptable offer) goes first; the expected cost is in its own
+        # column, so the median goes before the range and the chance of being cheapest.
+        order = ["Reason", "Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "Grade", "OK", "P50", "P(cheapest)", "P10", "P90"]
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
-        return prioritise(table, ranks, one_line=("Reason",))
+        return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
-    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12}, one_line=("Reason",))
+    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "OK": 12}, one_line=("Reason",))
 
 
 def to_json(ev: Evaluation) -> str:
@@ -242,7 +249,7 @@ def to_markdown(ev: Evaluation) -> str:
     headers = [title for title, _ in columns]
     rows = [[cell(r) for _, cell in columns] for r in ev.offers]
     parts = [
-        f"# Offer comparison: cost per successful task ({ev.currency})",
+        f"# Offer comparison: cost per 1,000 successful tasks ({ev.currency})",
         "",
         *([_md_cell(ev.recommendation.headline), ""] if ev.recommendation else []),
         _md_cell(workload_line(ev)),
@@ -251,10 +258,9 @@ def to_markdown(ev: Evaluation) -> str:
     ]
     if ev.uncertainty:
         parts += ["", "Uncertainty: " + _md_cell(ev.uncertainty.method)]
-    ranked = ev.ranked
-    if ranked:
-        best = ranked[0]
-        parts += ["", f"**Lowest cost per successful task:** {_md_cell(best.vendor)} (`{best.id}`), {per_task(best.metrics['cost_per_task'])} {ev.currency} per task."]
+    best = next((r for r in ev.ranked if r.rank == 1), None)  # not among the offers printed (--offer): not named
+    if best is not None:
+        parts += ["", f"**Lowest cost per successful task:** {_md_cell(best.vendor)} (`{best.id}`), {per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks."]
     rejected = [r for r in ev.offers if not r.acceptable]
     if rejected:
         parts += ["", "## Not acceptable", ""]
@@ -307,7 +313,7 @@ def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned
         for i, result in enumerate(check.results):
             table.add_row(check.grade.id if i == 0 else "", result.requirement, result.expected, result.observed, "pass" if result.passed else "FAIL")
         table.add_section()
-    return table
+    return prioritise(table, {"Expected": 1})  # the requirement, what the offer states and the result stay
 
 
 # --- operator ratings ---------------------------------------------------------------------------
@@ -431,7 +437,7 @@ RATING_RENDERERS: dict[str, Callable[[Evaluation], str]] = {"json": rating_json,
 # --- what-ifs -----------------------------------------------------------------------------------
 
 WHATIF_ROWS: list[tuple[str, str, Callable[[float | None], str]]] = [
-    ("cost_per_task", "Cost per successful task", per_task),
+    ("cost_per_task", "Cost per 1,000 successful tasks", per_thousand),
     ("full", "Full cost per paid GPU-hour", money),
     ("rent", "Rent per GPU-hour", money),
     ("throughput", "Output tok/s/GPU at the target", lambda v: number(v, 1)),
@@ -452,7 +458,7 @@ def whatif_lines(result: WhatIf) -> list[str]:
         lines.append("no figure changes: the offer already has these values, or the change does not reach the cost.")
     if result.monthly_saving is not None:
         lines.append(
-            f"cost per successful task from {per_task(result.before.cost_per_task)} to {per_task(result.after.cost_per_task)} {cur}; "
+            f"cost per 1,000 successful tasks from {per_thousand(result.before.cost_per_task)} to {per_thousand(result.after.cost_per_task)} {cur}; "
             f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month ({result.tasks_basis})."
         )
     if result.monthly_cost or result.one_off:
@@ -504,9 +510,9 @@ WHATIF_RENDERERS: dict[str, Callable[[WhatIf], str]] = {"json": whatif_json, "cs
 
 
 def price_to_win_rows(rows: list[PriceToWin], currency: str) -> tuple[list[str], list[list[str]]]:
-    headers = ["Rank", "Offer", "Vendor", f"{currency}/task", f"List {currency}/GPU-h", f"Price to tie {currency}/GPU-h", "Change", "Note"]
+    headers = ["Rank", "Offer", "Vendor", per_k(currency), f"List {currency}/GPU-h", f"Price to tie {currency}/GPU-h", "Change", "Note"]
     body = [
-        [str(r.rank), r.id, r.vendor, per_task(r.cost_per_task), money(r.list_price, 3), money(r.price_to_tie, 3), percent(r.change, 1) if r.change is not None else DASH, r.note]
+        [str(r.rank), r.id, r.vendor, per_thousand(r.cost_per_task), money(r.list_price, 3), money(r.price_to_tie, 3), percent(r.change, 1) if r.change is not None else DASH, r.note]
         for r in rows
     ]
     return headers, body
@@ -521,14 +527,15 @@ def price_to_win_table(rows: list[PriceToWin], currency: str) -> Table:
         table.add_column(title, justify="right" if i in (0, 3, 4, 5, 6) else "left")
     for row in body:
         table.add_row(*row)
-    return prioritise(table, {"Vendor": 1, f"List {currency}/GPU-h": 2, f"{currency}/task": 3, "Rank": 4}, one_line=("Note",))
+    # The offer, its list price and the price that ties the leader stay longest.
+    return prioritise(table, {"Vendor": 1, "Note": 2, per_k(currency): 3, "Rank": 4, "Change": 5}, one_line=("Note",))
 
 
 def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
     import json
 
     if fmt == "json":
-        return json.dumps({"currency": currency, "offers": [r.model_dump() for r in rows]}, indent=2) + "\n"
+        return json.dumps({"currency": currency, "offers": [r.model_dump(mode="json") for r in rows]}, indent=2) + "\n"
     headers, body = price_to_win_rows(rows, currency)
     if fmt == "markdown":
         return "# Price to win\n\n" + markdown_table(headers, body, right={0, 3, 4, 5, 6}) + "\n"
@@ -544,10 +551,10 @@ def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
 
 
 def position_rows(pos: Position) -> tuple[list[str], list[list[str]]]:
-    headers = ["#", "Who", "Kind", "Figure", "Per task", "Date"]
+    headers = ["#", "Who", "Kind", "Figure", "Per 1k tasks", "Date"]
     figure = {"us": "our cost", "offer": "our cost if signed"}
     rows = [
-        [str(i), "US" if p.kind == "us" else p.name, p.kind, figure.get(p.kind, "their price" if p.figure == "price" else "their cost"), per_task(p.cost_per_task), str(p.date)]
+        [str(i), "US" if p.kind == "us" else p.name, p.kind, figure.get(p.kind, "their price" if p.figure == "price" else "their cost"), per_thousand(p.cost_per_task), str(p.date)]
         for i, p in enumerate(pos.curve, start=1)
     ]
     return headers, rows
@@ -564,6 +571,7 @@ def position_table(pos: Position) -> Group:
         table.add_column(title, justify="right" if i in (0, 3) else "left")
     for row, point in zip(rows, pos.curve):
         table.add_row(*row, style="bold" if point.kind == "us" else None)
+    prioritise(table, {"Kind": 1, "Date": 2, "Figure": 3})  # who and the cost per task stay
     if pos.gate_failures:  # a failing offer is said to fail before the table calls it cheap
         return Group(Text(pos.sentences[0]), table, Text("\n".join(pos.sentences[1:])))
     return Group(table, Text("\n".join(pos.sentences)))
@@ -747,7 +755,7 @@ def hedge_table(plan: HedgePlan) -> Group:
     if not plan.nothing_to_hedge:
         parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
         stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
-        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}))
+        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}, together=(("Change unhedged", "Change hedged"),)))
     parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
     return Group(*parts)
 
@@ -779,12 +787,12 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
 
 def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], list[list[str]]]:
     # Each end's leader with its own cost per task (not the baseline leader's).
-    headers = ["Input", "Low", "High", f"Leader at low, {currency}/task", f"Leader at high, {currency}/task", "Largest swing", "Ranking flips"]
+    headers = ["Input", "Low", "High", f"Leader at low ({per_k(currency)})", f"Leader at high ({per_k(currency)})", f"Largest swing ({per_k(currency)})", "Ranking flips"]
 
     def leader(offer: str | None, cost: float | None, fails: dict[str, list[str]]) -> str:
         # a gate that fails at this end is named before the leader it leaves
         failing = "; ".join(f"{o} fails {' and '.join(g)}" for o, g in fails.items())
-        shown = f"{offer} {per_task(cost)}" if offer else DASH
+        shown = f"{offer} {per_thousand(cost)}" if offer else DASH
         return f"{failing}; {shown} leads" if failing else shown
 
     rows = []
@@ -796,7 +804,7 @@ def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], lis
                 f"x{r.high:g}",
                 leader(r.leader_low, r.leader_cost_low if r.leader_cost_low is not None else r.costs_low.get(r.leader_low or ""), r.fails_low),
                 leader(r.leader_high, r.leader_cost_high if r.leader_cost_high is not None else r.costs_high.get(r.leader_high or ""), r.fails_high),
-                f"{per_task(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,
+                f"{per_thousand(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,
                 "yes" if r.flips else "no",
             ]
         )
@@ -807,13 +815,14 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
     from rich.table import Table
 
     headers, rows = sensitivity_rows(result, currency)
-    baseline = ", ".join(f"{k} {per_task(v)}" for k, v in result.baseline.items())
-    table = Table(title="Sensitivity: each input at its low and high value, the rest as stated", caption=f"Baseline cost per task: {baseline}", caption_justify="left", header_style="bold")
+    baseline = ", ".join(f"{k} {per_thousand(v)}" for k, v in result.baseline.items())
+    table = Table(title="Sensitivity: each input at its low and high value, the rest as stated", caption=f"Baseline cost per 1,000 successful tasks ({currency}): {baseline}", caption_justify="left", header_style="bold")
     for i, h in enumerate(headers):
         table.add_column(h, justify="right" if i in (1, 2, 5) else "left")
     for row in rows:
         table.add_row(*row)
-    return prioritise(table, {"Low": 1, "High": 1})
+    # The input, its low and high values and the swing stay longest; the leaders at each end go first.
+    return prioritise(table, {h: 1 for h in headers if h.startswith("Leader at")} | {"Ranking flips": 2, headers[5]: 3})
 
 
 def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
@@ -836,11 +845,11 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
 
 
 def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
-    headers = ["Run", "Saved (UTC)", "As of", "Label", "Top offer", "Cost per task", "Acceptable"]
+    headers = ["Run", "Saved (UTC)", "As of", "Label", "Top offer", "Cost per 1k tasks", "Acceptable"]
     from procure.textsafe import printable
 
     # The database is a file like any other: what it holds is shown with visible escapes (\x1b), never obeyed.
-    rows = [[str(r.id), printable(r.saved_at), str(r.as_of), printable(r.label or ""), printable(r.top_offer) if r.top_offer else DASH, per_task(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
+    rows = [[str(r.id), printable(r.saved_at), str(r.as_of), printable(r.label or ""), printable(r.top_offer) if r.top_offer else DASH, per_thousand(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
     return headers, rows
 
 
@@ -853,7 +862,8 @@ def history_table(runs: list[RunInfo]) -> Table:
         table.add_column(h, justify="right" if i in (0, 5) else "left")
     for row in rows:
         table.add_row(*row)
-    return prioritise(table, {"Saved (UTC)": 1, "Acceptable": 2, "Label": 3})
+    # The run, when it was saved, and its top offer and cost stay longest.
+    return prioritise(table, {"Label": 1, "Acceptable": 2, "As of": 3})
 
 
 def _change(o: object) -> str:
@@ -862,7 +872,7 @@ def _change(o: object) -> str:
 
 
 def diff_rows(result: Diff, changed_only: bool = False) -> tuple[list[str], list[list[str]]]:
-    headers = ["Offer", "Status", "Rank", "Grade", "Acceptable", "Cost per task", "Change"]
+    headers = ["Offer", "Status", "Rank", "Grade", "Acceptable", "Cost per 1k tasks", "Change"]
     rows = []
     for o in result.offers:
         if changed_only and not o.changed:
@@ -872,7 +882,7 @@ def diff_rows(result: Diff, changed_only: bool = False) -> tuple[list[str], list
             return str(a) if b == a else f"{b} to {a}"
 
         acceptable = pair(None if o.acceptable_before is None else ("yes" if o.acceptable_before else "no"), None if o.acceptable_after is None else ("yes" if o.acceptable_after else "no"))
-        cost = pair(per_task(o.cost_before) if o.cost_before is not None else None, per_task(o.cost_after) if o.cost_after is not None else None)
+        cost = pair(per_thousand(o.cost_before) if o.cost_before is not None else None, per_thousand(o.cost_after) if o.cost_after is not None else None)
         rows.append([o.id, o.status, pair(o.rank_before, o.rank_after), pair(o.grade_before, o.grade_after), acceptable, cost, _change(o)])
     return headers, rows
 
@@ -886,7 +896,7 @@ def explanation_lines(result: Diff) -> list[str]:
         if o.explained_by:
             share = f" ({o.cost_change_share:+.1%})" if o.cost_change_share is not None else ""
             parts = ", ".join(f"{d.label} {_figure(d.before)} -> {_figure(d.after)} ({d.share:.0%})" for d in o.explained_by)
-            lines.append(f"{o.id}: cost per task {per_task(o.cost_before)} -> {per_task(o.cost_after)}{share}: {parts}")
+            lines.append(f"{o.id}: cost per 1,000 tasks {per_thousand(o.cost_before)} -> {per_thousand(o.cost_after)}{share}: {parts}")
         elif o.rank_changed and o.cost_before is not None and o.cost_before == o.cost_after:
             lines.append(f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other offers moved")
     return lines
@@ -961,11 +971,14 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 # --- spreadsheets -------------------------------------------------------------------------------
 
 
-def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None) -> bytes:
     """The comparison as a workbook: one sheet per table, numbers stored as numbers.
 
     With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
-    first, whose costs and ranks are live formulas (render/workbook.py).
+    first, whose costs and ranks are live formulas (render/workbook.py). Then a sheet per analysis
+    given, with units in its headers: the purchase plan and its scenarios, every offer over the
+    horizon (from `flows`, an evaluation over one; else `ev` when it has one) and, when `ev` has a
+    horizon, every offer's months, the sensitivity.
     """
     try:
         from openpyxl import Workbook
@@ -1000,12 +1013,17 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None) -> bytes:
         for r in ev.offers:
             u = r.uncertainty
             ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
-    if ev.horizon_months:
-        flows = book.create_sheet("Cash flow")
-        flows.append(["id", "month", "phase", "gpus", *FLOW_COLUMNS, "successful_tasks"])
-        for r in ev.offers:
-            for f in r.cashflow.months if r.cashflow else []:
-                flows.append([r.id, f.month, f.phase, f.gpus, *[getattr(f, c) for c in FLOW_COLUMNS], f.successful_tasks])
+    from procure.render.workbook import add_cashflow_sheet, add_horizon_sheet, add_plan_sheets, add_sensitivity_sheet
+
+    if plan is not None:
+        add_plan_sheets(book, plan, ev.currency)
+    horizon = flows if flows is not None else (ev if ev.horizon_months else None)
+    if horizon is not None:
+        add_horizon_sheet(book, horizon)
+    if ev.horizon_months:  # the months themselves when the horizon was asked for (a sheet of offers x months)
+        add_cashflow_sheet(book, ev)
+    if sensitivity is not None and sensitivity.rows:
+        add_sensitivity_sheet(book, sensitivity, ev.currency)
     inputs = book.create_sheet("Inputs")
     inputs.append(["as_of", str(ev.as_of)])
     inputs.append(["currency", ev.currency])
@@ -1062,13 +1080,13 @@ FLOW_LABELS = {"power_colo": "power/colo", "prepay_risk": "prepay risk", "sla_cr
 
 def horizon_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
     cur = ev.currency
-    headers = ["Rank", "Offer", "Term", "Delivery month", f"Commitment {cur}", f"Total {cur}", f"NPV {cur}", f"{cur}/task over horizon", f"{cur}/task snapshot"]
+    headers = ["Rank", "Offer", "Term", "Delivery month", f"Commitment {cur}", f"Total {cur}", f"NPV {cur}", f"{per_k(cur)} over horizon", f"{per_k(cur)} snapshot"]
     rows = []
     for r in ev.offers:
         plan = r.cashflow
         rows.append(
             [str(r.rank or DASH), r.id, f"{r.term_months} mo", str(plan.delivery_month) if plan else DASH, money(r.metrics.get("total_commitment"), 0),
-             money(r.metrics.get("total_cost"), 0), money(r.metrics.get("npv_cost"), 0), per_task(r.metrics.get("horizon_cost_per_task")), per_task(r.metrics["cost_per_task"])]
+             money(r.metrics.get("total_cost"), 0), money(r.metrics.get("npv_cost"), 0), per_thousand(r.metrics.get("horizon_cost_per_task")), per_thousand(r.metrics["cost_per_task"])]
         )
     return headers, rows
 
@@ -1109,14 +1127,18 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
         table.add_row(*row)
     cur = ev.currency
     if offer_id is None:
-        prioritise(table, {"Term": 1, "Delivery month": 2, f"{cur}/task snapshot": 3, f"NPV {cur}": 4, "Rank": 5})
-    else:  # the month, the total and what makes it up, least common parts first
-        prioritise(table, {h: 1 for h in headers[3:-2] if h not in ("rent", "prepayment")} | {"prepayment": 2, "Phase": 3, "Successful tasks": 4, "GPUs": 5})
+        # the offer and its cost per task over the horizon stay longest, then its total and commitment
+        prioritise(table, {"Term": 1, "Delivery month": 2, f"{per_k(cur)} snapshot": 3, f"NPV {cur}": 4, "Rank": 5, f"Commitment {cur}": 6, f"Total {cur}": 7})
+    else:  # the month and the total stay; then what makes it up, least common parts first (empty ones go first of all)
+        parts = [h for h in headers[3:-2] if h not in ("rent", "prepayment", "total")]
+        prioritise(table, {h: 1 for h in parts} | {FLOW_LABELS["sla_credits"]: 1, "prepayment": 2, "Phase": 3, "Successful tasks": 4, "GPUs": 5, "rent": 6})
     return Group(table, Text("\n".join(f"note: {n}" for n in notes)))
 
 
 def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
     import json
+
+    from procure.units import with_companions
 
     if fmt == "json":
         records = [ev.offer(offer_id)] if offer_id else ev.offers
@@ -1126,7 +1148,7 @@ def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
             "horizon_months": ev.horizon_months,
             "rank_by": ev.rank_by,
             "offers": [
-                {"id": r.id, "rank": r.rank, **{k: r.metrics.get(k) for k in ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task")}, "cashflow": r.cashflow.model_dump(mode="json") if r.cashflow else None}
+                {"id": r.id, "rank": r.rank, **with_companions({k: r.metrics.get(k) for k in ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task")}), "cashflow": r.cashflow.model_dump(mode="json") if r.cashflow else None}
                 for r in records
             ],
         }

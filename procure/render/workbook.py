@@ -322,3 +322,94 @@ def finish(sheet: Any, filters: bool = True) -> None:
     for c in range(1, sheet.max_column + 1):
         header = sheet.cell(row=1, column=c).value
         sheet.column_dimensions[get_column_letter(c)].width = max(8, min(40, len(str(header or "")) + 2))
+
+
+# --- one sheet per analysis that has a table ----------------------------------------------------
+
+PER_THOUSAND = "0.00"
+FACTOR = "0.00"
+WHOLE_MONEY = "#,##0"
+
+
+def table_sheet(book: Any, title: str, columns: list[tuple[str, str | None]], rows: list[list[Any]]) -> Any:
+    """A sheet holding one table: headers with their units, numbers stored as numbers in the given
+    formats (None: text), a bold frozen header row and filters."""
+    from openpyxl.styles import Font
+
+    sheet = book.create_sheet(title)
+    sheet.append([header for header, _ in columns])
+    for r, row in enumerate(rows, start=2):  # the row number counted, not max_row: that scans every cell
+        sheet.append([_value(v) for v in row])
+        for c, (_, number_format) in enumerate(columns, start=1):
+            cell = sheet.cell(row=r, column=c)
+            if number_format is not None and cell.value is not None:
+                cell.number_format = number_format
+            elif isinstance(cell.value, str) and formula_like(cell.value):
+                cell.data_type = "s"  # vendor text that looks like a formula stays text
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    finish(sheet)
+    return sheet
+
+
+def add_plan_sheets(book: Any, plan: Any, cur: str) -> None:
+    """The purchase plan: its lines (what to commit, with whom, for how long, at what price) and its
+    demand scenarios, as `procure plan` prints them."""
+    table_sheet(
+        book, "Plan",
+        [("Offer", None), ("Vendor", None), ("Role", None), ("GPUs", COUNT), ("Term months", COUNT), ("First month", COUNT), ("Last month", COUNT),
+         (f"Price {cur}/GPU-h", MONEY_HOUR), (f"Price {cur}/task", PER_TASK), ("Share of tasks", SHARE)],
+        [[line.offer, line.vendor, line.role.replace("_", "-"), line.gpus, line.term_months, line.start_month, line.end_month,
+          line.price if line.price_unit == "gpu_hour" else None, line.price if line.price_unit == "task" else None, line.expected_tasks_share]
+         for line in plan.plan],
+    )
+    table_sheet(
+        book, "Plan scenarios",
+        [("Scenario", None), ("Probability", SHARE), ("Tasks/month", COUNT), (f"{cur}/task", PER_TASK), (f"{cur} per 1,000 tasks", PER_THOUSAND),
+         ("Unused share", SHARE), ("Unserved share", SHARE), ("Pay-as-used share", SHARE), (f"Max {cur}/month", WHOLE_MONEY)],
+        [[r.name, r.probability, r.demand_per_month, r.cost_per_task, None if r.cost_per_task is None else r.cost_per_task * 1000,
+          r.unused_share, r.unserved_share, r.pay_as_used_share, r.max_monthly_spend] for r in plan.scenarios],
+    )
+
+
+# The cash flow's parts in the order of `procure cashflow --offer ID`; total sums those before it.
+FLOW_PARTS = (
+    ("prepayment", "Prepayment"), ("rent", "Rent"), ("fees", "Fees"), ("staff", "Staff"), ("software", "Software"), ("power_colo", "Power and colo"),
+    ("capital", "Capital"), ("credits", "Credits"), ("prepay_risk", "Prepay risk"), ("exit", "Exit"), ("total", "Total"), ("sla_credits", "SLA credits (shown)"),
+)
+
+
+def add_horizon_sheet(book: Any, ev: Evaluation) -> None:
+    """Every offer over the horizon, as `procure cashflow` prints it: what it binds you to, its total
+    and present-value cost, and its cost per task over the horizon beside today's."""
+    cur = ev.currency
+    table_sheet(
+        book, "Horizon",
+        [("Rank", COUNT), ("Offer", None), ("Term months", COUNT), ("Delivery month", COUNT), (f"Commitment {cur}", WHOLE_MONEY), (f"Total {cur}", WHOLE_MONEY),
+         (f"NPV {cur}", WHOLE_MONEY), (f"{cur}/task over {ev.horizon_months} months", PER_TASK), (f"{cur}/task today", PER_TASK)],
+        [[r.rank, r.id, r.term_months, r.cashflow.delivery_month if r.cashflow else None, r.metrics.get("total_commitment"), r.metrics.get("total_cost"),
+          r.metrics.get("npv_cost"), r.metrics.get("horizon_cost_per_task"), r.metrics["cost_per_task"]] for r in ev.offers],
+    )
+
+
+def add_cashflow_sheet(book: Any, ev: Evaluation) -> None:
+    """Every offer's month-by-month schedule over the horizon (filter on Offer for one)."""
+    cur = ev.currency
+    table_sheet(
+        book, "Cash flow",
+        [("Offer", None), ("Month", COUNT), ("Phase", None), ("GPUs", FRACTIONAL_COUNT), *[(f"{label} {cur}", WHOLE_MONEY) for _, label in FLOW_PARTS], ("Successful tasks", COUNT)],
+        [[r.id, f.month, f.phase, f.gpus, *[getattr(f, key) for key, _ in FLOW_PARTS], f.successful_tasks] for r in ev.offers for f in (r.cashflow.months if r.cashflow else [])],
+    )
+
+
+def add_sensitivity_sheet(book: Any, result: Any, cur: str) -> None:
+    """Each uncertain input at its low and high value: the top offers' cost per task at each end."""
+    offers = list(result.offers)
+    table_sheet(
+        book, "Sensitivity",
+        [("Input", None), ("Low factor", FACTOR), ("High factor", FACTOR),
+         *[(f"{o} {cur}/task at low", PER_TASK) for o in offers], *[(f"{o} {cur}/task at high", PER_TASK) for o in offers],
+         (f"Largest swing {cur}/task", PER_TASK), ("Swinging offer", None), ("Leader at low", None), ("Leader at high", None), ("Ranking flips", None)],
+        [[r.input, r.low, r.high, *[r.costs_low.get(o) for o in offers], *[r.costs_high.get(o) for o in offers], r.swing, r.swing_offer,
+          r.leader_low, r.leader_high, "yes" if r.flips else "no"] for r in result.rows],
+    )
