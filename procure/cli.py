@@ -1260,7 +1260,12 @@ def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
     from procure.uncertainty import top_offer_positions
 
     top = top_offer_positions(followed, inputs.offers, len(followed))
-    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    posteriors = None
+    if ws.actuals:
+        from procure.scorecard import evaluation_posteriors
+
+        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]

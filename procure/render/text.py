@@ -168,7 +168,7 @@ def _base_columns(currency: str) -> list[Column]:
 
 def list_cell(record: OfferRecord) -> str:
     """Today's list price, and the term-average rent beside it when an escalator moves it."""
-    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent")
+    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent_today", record.metrics.get("rent"))
     if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
         return f"{money(price)} (term avg {money(average)})"
     return money(price)
