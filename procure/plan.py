@@ -44,7 +44,11 @@ SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 # heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
 # Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
 FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
-FRONTIER_TIME_S = 5.0  # at most this long for each of the frontier's solves (a point not found in it is left out)
+# Each of the frontier's solves stops at plan.mip_gap (proven, kept in the solve cache like the plan's) or after this
+# many branch-and-bound nodes: a count of work, not of seconds, so the same workspace gives the same frontier on any
+# machine (a point whose limit the plan found does not keep on every path is left out). plan.time_limit_s stays the
+# backstop: a solve stopped by it is machine-dependent and its point is left out too.
+FRONTIER_NODES = 500
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 # A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
 # serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
@@ -908,12 +912,15 @@ def source_months(cands: list[Candidate], months: int, in_plan: np.ndarray) -> n
     return active & avail
 
 
-def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Solved:
-    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback."""
+def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None) -> Solved:
+    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback.
+    `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so)."""
     from procure.solvecache import solve_milp
 
     A, row_lb, row_ub = model.matrix()
     options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
     if result.x is None:
         if result.status == 1:
@@ -927,7 +934,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
     for q, p in enumerate(fee_sources):
         in_plan[model.sources[p].offer] = a[model.a_index[q]]
-    status = "optimal" if result.status == 0 else "time limit reached: best plan found"
+    status = "optimal" if result.status == 0 else ("node limit reached: best plan found" if node_limit is not None and result.status == 4 else "time limit reached: best plan found")
     eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
     return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
@@ -1553,7 +1560,9 @@ def initial_tail(scen: Scenarios, alpha: float) -> np.ndarray:
     return np.sort(order[: max(1, int(np.searchsorted(cum, min(1.0, 1.2 * (1 - alpha)) - 1e-12)) + 1)])
 
 
-def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None) -> Chosen:
+def solve_plan(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None, node_limit: int | None = None,
+) -> Chosen:
     """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
     plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
     CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
@@ -1563,7 +1572,7 @@ def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delt
     converged = False
     for rounds in range(1, MAX_ROUNDS + 1):
         model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
-        solved = solve(model, policy, scen, cands)
+        solved = solve(model, policy, scen, cands, node_limit)
         units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
         out = dispatch(cands, units, nodes, in_plan, scen, penalty)
         true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
@@ -1827,14 +1836,16 @@ def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and limits evenly between."""
     # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
     # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
-    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS), "time_limit_s": min(policy.time_limit_s, FRONTIER_TIME_S)})
+    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
     def run(risk: Risk) -> Figures | None:
         """A whole plan at this risk setting, or None when the solver finds none within its time."""
         try:
-            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty)
+            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty, FRONTIER_NODES)
         except InputError:
             return None
+        if chosen.solved.status.startswith("time limit"):
+            return None  # stopped by the clock: another machine would find another plan
         return figures(dispatch(cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
 
     neutral_fig = (run(Risk()) or neutral) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
