@@ -167,6 +167,17 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
+class Bridge(BaseModel):
+    """The months before one offer of the plan is delivered: what serves them and what they cost."""
+
+    offer: str
+    vendor: str
+    delivery_month: int = Field(description="the first month with its capacity (1 = the first month after as-of)")
+    served_by: list[str] = Field(description="the plan's offers that serve those months (empty: none, the demand is priced unserved)")
+    cost: float = Field(description="expected spend over those months, unserved tasks at the plan's unserved price, undiscounted (in the plan's figures)")
+    unserved_share: float = Field(description="share of those months' demand left unserved")
+
+
 class PlanResult(PerThousand):
     as_of: date
     currency: str
@@ -200,6 +211,7 @@ class PlanResult(PerThousand):
     beyond_horizon_cost: float = Field(0.0, description="expected money committed for term months past the horizon, undiscounted, counted in the cost")
     delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
     bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
+    bridges: list[Bridge] = Field(default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"
@@ -1765,7 +1777,13 @@ def make_plan(
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
     deliveries = {c.id: c.start + 1 for c in cands}
-    bridge = _bridge(plan_cands, units, nodes, in_plan, out, scen, ev.currency)
+    bridges = _bridge(plan_cands, units, nodes, in_plan, out, scen)
+    bridge = [
+        f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
+        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {ev.currency} expected over them"
+        + (f", {b.unserved_share:.1%} of their demand unserved" if b.unserved_share > 0.0005 else "")
+        for b in bridges
+    ]
     notes += bridge
 
     headline = None
@@ -1807,11 +1825,11 @@ def make_plan(
             claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
         ),
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
-        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge,
+        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge, bridges=bridges,
     )
 
 
-def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios, currency: str) -> list[str]:
+def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios) -> list[Bridge]:
     """For each offer in the plan delivered after month 1: what serves the months before, and what they cost."""
     used = {u.commit.offer for u, n in zip(units, nodes) if n > 0} | {i for i, t in out.by_source.items() if t.max() > 0}
     lines = []
@@ -1824,11 +1842,7 @@ def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pla
         servers = sorted({cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start} | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0})
         spend = float(prob @ out.spend[:, before].sum(axis=1))
         unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300)
-        who = ", ".join(servers) if servers else "nothing"
-        lines.append(
-            f"{cand.id} is delivered in month {cand.start + 1}: months 1-{cand.start} are bridged by {who}, {spend:,.0f} {currency} expected over them"
-            + (f", {unserved:.1%} of their demand unserved" if unserved > 0.0005 else "")
-        )
+        lines.append(Bridge(offer=cand.id, vendor=cand.vendor, delivery_month=cand.start + 1, served_by=servers, cost=spend, unserved_share=unserved))
     return lines
 
 

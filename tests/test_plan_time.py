@@ -62,6 +62,9 @@ def test_a_delivery_in_month_5_is_bridged_by_pay_as_used(tmp_path):
     assert result.unserved_share == pytest.approx(0.0, abs=1e-12)
     (line,) = result.bridge
     assert "late is delivered in month 5: months 1-4 are bridged by ondemand" in line and "1,752,000" in line
+    (figures,) = result.bridges
+    assert (figures.offer, figures.delivery_month, figures.served_by, figures.unserved_share) == ("late", 5, ["ondemand"], 0.0)
+    assert figures.cost == pytest.approx(4 * 438_000)
     # The single offer that cannot serve months 1-4 leaves them unserved at the plan's price: never the best alone.
     assert result.single_best.offer == "ondemand"
 
