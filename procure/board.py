@@ -229,7 +229,7 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
     elif p.index_linked is not None:
         li = p.index_linked
         bounds = ", ".join(x for x in (f"floor {li.floor:.2f}" if li.floor is not None else "", f"cap {li.cap:.2f}" if li.cap is not None else "") if x)
-        price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics['rent']:.2f} today"
+        price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
     elif p.owned is not None:
         price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
     else:

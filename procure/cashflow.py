@@ -26,7 +26,7 @@ from procure.models import ContractTerms, HorizonConfig, IndexLinked
 DAYS_PER_MONTH = 365.25 / 12
 
 RENEWAL_RULES = {
-    "basis": "the index plus the offer's own basis (its rent minus the index at the as-of date; index-linked: its spread, floor and cap)",
+    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the index at the as-of date; index-linked: its spread, floor and cap)",
     "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
     "escalate": "its last price plus its escalator",
 }
@@ -132,6 +132,14 @@ def term_average_rent(rent: float | None, contract: ContractTerms, term: int) ->
     if rent is None or term <= 0:
         return rent
     return rent * sum(escalation(contract.escalator, contract.escalator_schedule, k) for k in range(1, term + 1)) / term
+
+
+def renewal_base(rent_now: float, contract: ContractTerms, term: int) -> float:
+    """The price a fixed-price renewal starts from: the escalated price of the term's last month, or
+    today's rent when the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
+    if contract.renewal_price == "list" or term <= 0:
+        return rent_now
+    return rent_now * escalation(contract.escalator, contract.escalator_schedule, term)
 
 
 def delivery_month(promised: date | None, as_of: date, delay_weeks: float) -> int:
@@ -268,7 +276,7 @@ def schedule(
     linked = pricing.index_linked
     if linked is not None and price_shift:
         linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
-    rent_now = (m.get("rent") or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
+    rent_now = (m.get("rent_today", m.get("rent")) or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
     if linked is not None and index_level is not None:
         rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
 
@@ -283,7 +291,7 @@ def schedule(
             if linked is not None and index_level is not None:
                 return index_linked_rent(index_at(month), linked.spread, linked.floor, linked.cap, fx, pricing.discount) * factor  # type: ignore[arg-type]
             return rent_now * factor
-        return renewal_rent(config.renewal, rent_now, index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
+        return renewal_rent(config.renewal, renewal_base(rent_now, contract, term), index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
 
     once = sum(f.once for f in pricing.fees if f.once is not None) * fx
     fixed_fees = sum(f.monthly for f in pricing.fees if f.monthly is not None) * fx
@@ -355,7 +363,9 @@ def schedule(
             # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
             if month >= start:
                 factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
-                flow.rent = (m.get("rent_per_task") or 0.0) * (tasks_per_month or 0.0) * factor
+                # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
+                today = (m.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, term) or 1.0)
+                flow.rent = today * (tasks_per_month or 0.0) * factor
                 flow.fees = monthly_fees
                 flow.staff = staff_month
                 flow.successful_tasks = tasks_per_month or 0.0

@@ -898,7 +898,7 @@ def whatif(
     offer: Annotated[Optional[str], offer_option("The offer to change.")] = None,
     throughput: Annotated[Optional[str], typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
     price: Annotated[Optional[str], typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
-    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: self-operated reliability).", show_default=False)] = None,
+    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).", show_default=False)] = None,
     utilization: Annotated[Optional[float], typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False)] = None,
     gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False)] = None,
     one_off: Annotated[float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")] = 0.0,
@@ -1260,7 +1260,12 @@ def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
     from procure.uncertainty import top_offer_positions
 
     top = top_offer_positions(followed, inputs.offers, len(followed))
-    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    posteriors = None
+    if ws.actuals:
+        from procure.scorecard import evaluation_posteriors
+
+        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]

@@ -385,8 +385,9 @@ def evaluate_with_inputs(
             record.evidence = found.model_dump()
             record.notes.append(evidence_note(found))
     for record in records:
-        # The snapshot ranks on today's rent; the term average beside it shows what an escalator adds.
-        record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent"), record.terms.contract, record.term_months))
+        # The snapshot ranks on the term-average rent (`rent`); today's rent (`rent_today`) beside it shows
+        # what an escalator adds.
+        record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months))
     horizon = horizon or None
 
     def plan_of(record: OfferRecord, shift: float = 0.0):  # type: ignore[no-untyped-def]
@@ -572,6 +573,8 @@ def offer_availability(offer: Offer, rating: Rating, workspace: Workspace, day: 
 
 
 def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: AvailabilityLayers, workspace: Workspace, index_price: float) -> dict[str, Any]:
+    from procure.cashflow import term_average_rent
+
     p = offer.pricing
     nan = math.nan
     basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
@@ -606,6 +609,8 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: Availabil
         # Every layer in one factor on the SLA (owned: the availability itself), as the cost model takes it.
         "reliability_factor": layers.costed if offer.owned else (layers.costed / offer.service.sla.availability if offer.service.sla else nan),
         "quality_pass_rate": offer.performance.quality_pass_rate,
+        # the escalators averaged over the term's months: the cost model ranks on the term-average rent
+        "escalation": term_average_rent(1.0, offer.contract, offer.contract_months) or 1.0,
     }
     owned = p.owned
     for name in ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month"):

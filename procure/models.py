@@ -117,7 +117,9 @@ def _published_bands() -> dict[str, float]:
 class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
-    unrated: PositiveFraction = Field(0.97, description="managed offers with no checklist and no published tier; never above the lowest band")
+    unrated: PositiveFraction | None = Field(
+        None, description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it"
+    )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
         description="[minimum operational score, factor] pairs",
@@ -133,11 +135,11 @@ class Assumptions(Strict):
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = Field(
-        0.98, description="availability we achieve running every job ourselves; spread over the infrastructure jobs (see self_operated_jobs)"
+        0.98, description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs"
     )
     self_operated_jobs: dict[str, PositiveFraction] = Field(
         default_factory=dict,
-        description="factor on availability per operating job we run ourselves; default: self_operated_reliability^(1/9) for each infrastructure job, 1 for serving_stack, release_validation and capacity_planning",
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability for hardware_repair (the host), self_operated_reliability^(1/8) for each of the eight operating infrastructure jobs, 1 for serving_stack, release_validation and capacity_planning",
     )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
@@ -404,6 +406,9 @@ class UncertaintyConfig(Strict):
     # Production runs below the benchmark (real prompt mixes, restarts, noisy neighbours): one factor
     # shared by every GPU-hour offer, on top of each curve's own factor.
     production: Distribution = Field(default_factory=lambda: _tri(0.85, 0.95, 1.0), description="factor from benchmark to production throughput, shared by all GPU-hour offers")
+    # Offers on one serving stack (performance.stack) share how that stack fares on this workload; each
+    # curve (an offer's own points, or a reference curve) adds its own residual (`throughput` above).
+    stack: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on throughput shared by every offer on one serving stack")
     demand: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on workload.tasks_per_month, shared by all offers")
     readings: StrictBool = Field(
         True, description="draw the calibrated range of every log-linear reading between frontier points (docs/interpolation.md), one per curve"
@@ -725,6 +730,9 @@ class ContractTerms(Strict):
     escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(None, description="price change per contract year, e.g. 0.03")
     escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = Field(
         None, description="[[from month, rise], ...]: the price rises by `rise` from that contract month on (compounded)"
+    )
+    renewal_price: Literal["escalated", "list"] = Field(
+        "escalated", description="a renewal after the term starts from the escalated price of the term's last month (escalated), or, when the terms say so, from today's list price (list)"
     )
     ramp: Ramp | None = None
     late_delivery: LateDelivery | None = None

@@ -378,7 +378,7 @@ def candidates(
         elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
-            price = float(m["rent"] or 0.0)
+            price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
             cand.commits.append(Commit(index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node))
         for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)

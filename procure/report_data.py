@@ -77,7 +77,12 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         from procure.uncertainty import sensitivity, top_offer_positions
 
         top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
-        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+        posteriors = None
+        if ws.actuals:
+            from procure.scorecard import evaluation_posteriors
+
+            posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
     market = ws.config.market
     if market.competitors or market.own:
         from procure.position import position

@@ -453,7 +453,7 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     unc = config.uncertainty
     named = [
         (("uncertainty", key), d)
-        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand))
+        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand), ("stack", unc.stack))
     ]
     named += [(("uncertainty", "throughput", k), d) for k, d in unc.throughput.items()]
     for offer_id, spec in unc.offers.items():
@@ -520,6 +520,12 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
     elif [b[0] for b in bands] != sorted((b[0] for b in bands), reverse=True) or min(b[0] for b in bands) != 0:
         add(("assumptions", "reliability", "bands"), "bands must be listed from the highest score down and end at score 0")
+    else:
+        from procure.rating import middle_factor
+
+        rel = config.assumptions.reliability
+        if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
+            add(("assumptions", "reliability", "unrated"), f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one")
     return problems
 
 

@@ -168,7 +168,7 @@ def _base_columns(currency: str) -> list[Column]:
 
 def list_cell(record: OfferRecord) -> str:
     """Today's list price, and the term-average rent beside it when an escalator moves it."""
-    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent")
+    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent_today", record.metrics.get("rent"))
     if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
         return f"{money(price)} (term avg {money(average)})"
     return money(price)
@@ -212,7 +212,7 @@ def comparison_table(ev: Evaluation) -> Table:
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
         return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
-    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12}, one_line=("Reason",))
+    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "OK": 12}, one_line=("Reason",))
 
 
 def to_json(ev: Evaluation) -> str:
@@ -824,7 +824,7 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
     for row in rows:
         table.add_row(*row)
     # The input, its low and high values and the swing stay longest; the leaders at each end go first.
-    return prioritise(table, {h: 1 for h in headers if h.startswith("Leader at")} | {"Ranking flips": 2, "Largest swing": 3})
+    return prioritise(table, {h: 1 for h in headers if h.startswith("Leader at")} | {"Ranking flips": 2, headers[5]: 3})
 
 
 def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
