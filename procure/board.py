@@ -512,6 +512,13 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
                 f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
                 f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}."
             )
+        if plan is not None and plan.bridges:
+            vendor_of = {line.offer: line.vendor for line in plan.plan}
+            words.append("Before delivery: " + "; ".join(
+                f"{clip(b.vendor, 40)} delivers from month {b.delivery_month}, the months before served by "
+                + (", ".join(clip(vendor_of.get(o, o), 40) for o in b.served_by) if b.served_by else "nothing (priced unserved)") + f", {cash(b.cost, cur)} expected over them"
+                for b in plan.bridges
+            ) + " (in the figures above).")
     else:
         runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
         if runner is not None and ev.summary.gap_share is not None:

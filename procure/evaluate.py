@@ -417,6 +417,9 @@ def evaluate_with_inputs(
             if record.acceptable and plan.horizon_cost_per_task is None:
                 record.acceptable = False
                 record.reasons.append(f"no successful task within the {horizon}-month horizon")
+        from procure.cashflow import bridge_horizons
+
+        bridge_horizons(records, config.workload.tasks_per_month, config.plan.unserved_penalty_per_task, config.currency)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
     for position, record in enumerate(ranked, start=1):
