@@ -68,6 +68,52 @@ class HorizonResult(PerThousand):
     delivery_month: int
     months: list[MonthFlow]
     notes: list[str]
+    bridge: str | None = Field(None, description="delivered after month 1: what serves the months before delivery, and what they cost (null: delivered in month 1, or no tasks_per_month)")
+    bridge_by: str | None = Field(None, description="the offer that bridges the months before delivery; null when none is acceptable and delivered in month 1 (the tasks are priced unserved)")
+    bridge_cost: float = Field(0.0, description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at the unserved price; undiscounted, shown beside the horizon figures, not in them")
+
+
+def bridge_horizons(records, tasks_per_month: float | None, penalty: float | None, currency: str) -> None:  # type: ignore[no-untyped-def]
+    """For every offer delivered after month 1, the months before its delivery: their demand (workload.tasks_per_month
+    a month) served by the cheapest acceptable offer delivered in month 1 at its cost per task, or, when none is,
+    priced unserved at `penalty` (plan.unserved_penalty_per_task, else the plan's default: 3x the dearest acceptable
+    cost per task). Written into each HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its notes."""
+    from procure.plan import UNSERVED_DEFAULT_MULTIPLE
+
+    if not tasks_per_month:
+        return
+    usable = [r for r in records if r.acceptable and r.cashflow is not None and r.metrics.get("cost_per_task")]
+    ready = [r for r in usable if r.cashflow.delivery_month == 1]
+    best = min(ready, key=lambda r: (r.metrics["cost_per_task"], r.id), default=None)
+    if penalty is None:
+        dearest = max((float(r.metrics["cost_per_task"]) for r in usable), default=None)
+        penalty = UNSERVED_DEFAULT_MULTIPLE * dearest if dearest else None
+        basis = f"the default unserved price, {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest acceptable cost per task"
+    else:
+        basis = "plan.unserved_penalty_per_task"
+    for record in records:
+        flow = record.cashflow
+        if flow is None or flow.delivery_month <= 1:
+            continue
+        before = flow.delivery_month - 1
+        tasks = tasks_per_month * before
+        span, verb = ("month 1", "is") if before == 1 else (f"months 1-{before}", "are")
+        if best is not None and best is not record:
+            cost_per_task = float(best.metrics["cost_per_task"])
+            flow.bridge_by = best.id
+            flow.bridge_cost = tasks * cost_per_task
+            flow.bridge = (
+                f"delivered in month {flow.delivery_month}: {span} ({tasks:,.0f} tasks) {verb} bridged by {best.id}, the cheapest acceptable offer "
+                f"delivered in month 1, at {cost_per_task * 1000:.4f} {currency} per 1,000 tasks: {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+            )
+        elif penalty is not None:
+            flow.bridge_cost = tasks * penalty
+            flow.bridge = (
+                f"delivered in month {flow.delivery_month}: no acceptable offer is delivered in month 1, so {span} ({tasks:,.0f} tasks) {'goes' if before == 1 else 'go'} unserved, "
+                f"priced at {penalty * 1000:.4f} {currency} per 1,000 tasks ({basis}): {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+            )
+        if flow.bridge:
+            flow.notes.append(flow.bridge)
 
 
 def escalation(terms_escalator: float | None, schedule: list[tuple[int, float]] | None, contract_month: int) -> float:
