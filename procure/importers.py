@@ -110,6 +110,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("performance.ttft_s", NUMBER),
     ("contract.escalator", NUMBER),
     ("contract.escalator_schedule", SCHEDULE),
+    ("contract.renewal_price", TEXT),
     ("contract.ramp.gpus_by_month", INTS),
     ("contract.late_delivery.per_week", NUMBER),
     ("contract.late_delivery.cap", NUMBER),

@@ -377,6 +377,14 @@ class Distribution(Strict):
         low, mode, high = self.bounds
         return (low + mode + high) / 3 if self.triangular is not None else (low + high) / 2
 
+    @property
+    def sd(self) -> float:
+        """The standard deviation: sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18) for a triangular, (b - a) / sqrt(12) for a uniform."""
+        low, mode, high = self.bounds
+        if self.triangular is not None:
+            return max(0.0, (low * low + mode * mode + high * high - low * mode - low * high - mode * high) / 18) ** 0.5
+        return (high - low) / 12**0.5 if self.uniform is not None else 0.0
+
 
 def _tri(low: float, mode: float, high: float) -> Distribution:
     return Distribution(triangular=(low, mode, high))
@@ -406,6 +414,9 @@ class UncertaintyConfig(Strict):
     # Production runs below the benchmark (real prompt mixes, restarts, noisy neighbours): one factor
     # shared by every GPU-hour offer, on top of each curve's own factor.
     production: Distribution = Field(default_factory=lambda: _tri(0.85, 0.95, 1.0), description="factor from benchmark to production throughput, shared by all GPU-hour offers")
+    # Offers on one serving stack (performance.stack) share how that stack fares on this workload; each
+    # curve (an offer's own points, or a reference curve) adds its own residual (`throughput` above).
+    stack: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on throughput shared by every offer on one serving stack")
     demand: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on workload.tasks_per_month, shared by all offers")
     readings: StrictBool = Field(
         True, description="draw the calibrated range of every log-linear reading between frontier points (docs/interpolation.md), one per curve"
@@ -727,6 +738,9 @@ class ContractTerms(Strict):
     escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(None, description="price change per contract year, e.g. 0.03")
     escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = Field(
         None, description="[[from month, rise], ...]: the price rises by `rise` from that contract month on (compounded)"
+    )
+    renewal_price: Literal["escalated", "list"] = Field(
+        "escalated", description="a renewal after the term starts from the escalated price of the term's last month (escalated), or, when the terms say so, from today's list price (list)"
     )
     ramp: Ramp | None = None
     late_delivery: LateDelivery | None = None

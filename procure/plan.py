@@ -44,7 +44,11 @@ SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 # heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
 # Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
 FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
-FRONTIER_TIME_S = 5.0  # at most this long for each of the frontier's solves (a point not found in it is left out)
+# Each of the frontier's solves stops at plan.mip_gap (proven, kept in the solve cache like the plan's) or after this
+# many branch-and-bound nodes: a count of work, not of seconds, so the same workspace gives the same frontier on any
+# machine (a point whose limit the plan found does not keep on every path is left out). plan.time_limit_s stays the
+# backstop: a solve stopped by it is machine-dependent and its point is left out too.
+FRONTIER_NODES = 500
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 # A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
 # serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
@@ -163,6 +167,17 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
+class Bridge(BaseModel):
+    """The months before one offer of the plan is delivered: what serves them and what they cost."""
+
+    offer: str
+    vendor: str
+    delivery_month: int = Field(description="the first month with its capacity (1 = the first month after as-of)")
+    served_by: list[str] = Field(description="the plan's offers that serve those months (empty: none, the demand is priced unserved)")
+    cost: float = Field(description="expected spend over those months, unserved tasks at the plan's unserved price, undiscounted (in the plan's figures)")
+    unserved_share: float = Field(description="share of those months' demand left unserved")
+
+
 class PlanResult(PerThousand):
     as_of: date
     currency: str
@@ -196,6 +211,7 @@ class PlanResult(PerThousand):
     beyond_horizon_cost: float = Field(0.0, description="expected money committed for term months past the horizon, undiscounted, counted in the cost")
     delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
     bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
+    bridges: list[Bridge] = Field(default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"
@@ -362,7 +378,7 @@ def candidates(
         elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
-            price = float(m["rent"] or 0.0)
+            price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
             cand.commits.append(Commit(index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node))
         for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)
@@ -908,12 +924,15 @@ def source_months(cands: list[Candidate], months: int, in_plan: np.ndarray) -> n
     return active & avail
 
 
-def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Solved:
-    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback."""
+def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None) -> Solved:
+    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback.
+    `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so)."""
     from procure.solvecache import solve_milp
 
     A, row_lb, row_ub = model.matrix()
     options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
     if result.x is None:
         if result.status == 1:
@@ -927,7 +946,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
     for q, p in enumerate(fee_sources):
         in_plan[model.sources[p].offer] = a[model.a_index[q]]
-    status = "optimal" if result.status == 0 else "time limit reached: best plan found"
+    status = "optimal" if result.status == 0 else ("node limit reached: best plan found" if node_limit is not None and result.status == 4 else "time limit reached: best plan found")
     eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
     return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
@@ -1553,7 +1572,9 @@ def initial_tail(scen: Scenarios, alpha: float) -> np.ndarray:
     return np.sort(order[: max(1, int(np.searchsorted(cum, min(1.0, 1.2 * (1 - alpha)) - 1e-12)) + 1)])
 
 
-def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None) -> Chosen:
+def solve_plan(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None, node_limit: int | None = None,
+) -> Chosen:
     """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
     plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
     CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
@@ -1563,7 +1584,7 @@ def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delt
     converged = False
     for rounds in range(1, MAX_ROUNDS + 1):
         model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
-        solved = solve(model, policy, scen, cands)
+        solved = solve(model, policy, scen, cands, node_limit)
         units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
         out = dispatch(cands, units, nodes, in_plan, scen, penalty)
         true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
@@ -1756,7 +1777,13 @@ def make_plan(
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
     deliveries = {c.id: c.start + 1 for c in cands}
-    bridge = _bridge(plan_cands, units, nodes, in_plan, out, scen, ev.currency)
+    bridges = _bridge(plan_cands, units, nodes, in_plan, out, scen)
+    bridge = [
+        f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
+        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {ev.currency} expected over them"
+        + (f", {b.unserved_share:.1%} of their demand unserved" if b.unserved_share > 0.0005 else "")
+        for b in bridges
+    ]
     notes += bridge
 
     headline = None
@@ -1798,11 +1825,11 @@ def make_plan(
             claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
         ),
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
-        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge,
+        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge, bridges=bridges,
     )
 
 
-def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios, currency: str) -> list[str]:
+def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios) -> list[Bridge]:
     """For each offer in the plan delivered after month 1: what serves the months before, and what they cost."""
     used = {u.commit.offer for u, n in zip(units, nodes) if n > 0} | {i for i, t in out.by_source.items() if t.max() > 0}
     lines = []
@@ -1815,11 +1842,7 @@ def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pla
         servers = sorted({cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start} | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0})
         spend = float(prob @ out.spend[:, before].sum(axis=1))
         unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300)
-        who = ", ".join(servers) if servers else "nothing"
-        lines.append(
-            f"{cand.id} is delivered in month {cand.start + 1}: months 1-{cand.start} are bridged by {who}, {spend:,.0f} {currency} expected over them"
-            + (f", {unserved:.1%} of their demand unserved" if unserved > 0.0005 else "")
-        )
+        lines.append(Bridge(offer=cand.id, vendor=cand.vendor, delivery_month=cand.start + 1, served_by=servers, cost=spend, unserved_share=unserved))
     return lines
 
 
@@ -1827,14 +1850,16 @@ def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and limits evenly between."""
     # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
     # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
-    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS), "time_limit_s": min(policy.time_limit_s, FRONTIER_TIME_S)})
+    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
     def run(risk: Risk) -> Figures | None:
         """A whole plan at this risk setting, or None when the solver finds none within its time."""
         try:
-            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty)
+            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty, FRONTIER_NODES)
         except InputError:
             return None
+        if chosen.solved.status.startswith("time limit"):
+            return None  # stopped by the clock: another machine would find another plan
         return figures(dispatch(cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
 
     neutral_fig = (run(Risk()) or neutral) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral

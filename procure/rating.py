@@ -491,7 +491,7 @@ def method_text(config: RatingConfig) -> str:
         f"with fewer than {config.min_peers} rated offers no peer tier is shown ('too few peers'), only the absolute band. "
         "The reliability factor on SLA availability comes from the absolute operational score ("
         + ", ".join(OPERATIONAL_CATEGORIES)
-        + "), not the tier; without a checklist from the published tier; with neither, no better than the lowest band."
+        + "), not the tier; without a checklist from the published tier; with neither, the unrated haircut (assumptions.reliability.unrated, by default the middle band's factor)."
     )
 
 

@@ -3,9 +3,11 @@
 A vendor's throughput claim, the availability it will deliver, utilization, staff cost, the index
 level, exchange rates and demand are estimates. Each gets a distribution, as a factor on the stated
 figure, and the cost model runs on arrays of draws x offers in one pass of numpy (no Python loop per
-draw). Draws are correlated the way the world is: one throughput factor per curve (offers on the same
-reference curve move together; an offer's own points are its own curve), times one factor for the
-gap between benchmark and production shared by every GPU-hour offer; availability per offer;
+draw). Draws are correlated the way the world is: throughput is one factor per serving stack (every
+offer on the stack shares it) times one residual per curve (offers on the same reference curve move
+together; an offer's own points are its own curve), times one factor for the gap between benchmark
+and production shared by every GPU-hour offer; availability one draw per operator (two offers of one
+vendor share it);
 utilization, staff cost, the index (shared by every index-linked offer), each exchange rate and
 demand one draw for all offers. Demand reaches the cost through the demand fit: less demand leaves
 committed GPUs idle. The same seed gives the same numbers.
@@ -66,13 +68,34 @@ def throughput_group(offer: Offer, config: UncertaintyConfig) -> str:
     return f"curve:{offer.performance.reference}"
 
 
+def stack_group(offer: Offer) -> str:
+    """The serving stack an offer's shared throughput factor belongs to: performance.stack; unnamed, the
+    reference curve it reads (one curve is one stack), else its own."""
+    stack = offer.performance.stack
+    if stack and stack.strip():
+        return f"stack:{' '.join(stack.split()).casefold()}"
+    if not offer.performance.points and offer.performance.reference:
+        return f"curve:{offer.performance.reference}"
+    return f"offer:{offer.id}"
+
+
+def operator_group(offer: Offer, config: UncertaintyConfig) -> str:
+    """The operator an offer's availability draw belongs to: two offers of one vendor share it (one fleet,
+    one operations team), unless procure.yaml gives the offer a distribution of its own."""
+    override = config.offers.get(offer.id)
+    if override and override.availability is not None:
+        return f"offer:{offer.id}"
+    return f"vendor:{' '.join(offer.vendor.split()).casefold()}"
+
+
 def point_throughput_factor(offer: Offer, config: UncertaintyConfig) -> float:
     """The factor the point evaluation puts on a stated throughput: the mean of the offer's curve
-    factor times, for a GPU-hour offer, the mean of benchmark to production. The point is then the
-    cost at the draws' own expected throughput, and every draw is a factor on it (mean 1)."""
+    factor times the mean of its serving stack's factor times, for a GPU-hour offer, the mean of
+    benchmark to production. The point is then the cost at the draws' own expected throughput, and
+    every draw is a factor on it (mean 1)."""
     if offer.per_token:
         return 1.0
-    return throughput_distribution(offer, config).mean * config.production.mean
+    return throughput_distribution(offer, config).mean * config.stack.mean * config.production.mean
 
 
 def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
@@ -151,12 +174,29 @@ def draw_factors(
     production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
     gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
     throughput = curves[:, where] * np.where(gpu_hour, production, 1.0) if len(offers) else np.empty((draws, 0))
-    availability = sample(rng, [availability_distribution(o, config) for o in offers], draws)
+    # Availability: one draw per operator (two offers of one vendor share its fleet and its team).
+    operators: dict[str, Distribution] = {}
+    operator_keys = [operator_group(o, config) for o in offers]
+    for o, key in zip(offers, operator_keys):
+        operators.setdefault(key, availability_distribution(o, config))
+    operator_column = {key: i for i, key in enumerate(operators)}
+    availability = sample(rng, list(operators.values()), draws)[:, [operator_column[k] for k in operator_keys]] if len(offers) else np.empty((draws, 0))
     utilization, fte_cost, index = (sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index"))
     distinct = sorted(set(currencies))
     per_currency = sample(rng, [config.fx] * len(distinct), draws)
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
     demand = sample(rng, [config.demand], draws)
+    # Throughput per serving stack: a factor shared by every offer on the stack, times each curve's own
+    # residual above (per-token offers have no GPU throughput to move).
+    stack_keys = [stack_group(o) for o in offers]
+    stacks = list(dict.fromkeys(stack_keys))
+    if len(offers) and config.stack.bounds[0] != config.stack.bounds[2]:
+        shared = sample(rng, [config.stack] * len(stacks), draws)
+        column_of = {k: i for i, k in enumerate(stacks)}
+        on = np.array([column_of[k] for k in stack_keys], dtype=int)
+        factor = shared[:, on]
+        factor[:, ~gpu_hour] = 1.0
+        throughput *= factor  # in place: throughput is this function's own array
     if gaps is not None and len(offers) and (gaps > 0).any():
         from procure.performance import reading_spread
 
@@ -361,8 +401,9 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: di
     throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
     return (
         f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve (offers on the same "
-        f"reference curve move together), times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
-        f"availability {show(config.availability)}, per offer; utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
+        f"reference curve move together), times serving stack {show(config.stack)}, one per stack (offers on one stack move together), "
+        f"times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
+        f"availability {show(config.availability)}, one per operator (two offers of one vendor move together); utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
         f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand {show(config.demand)} "
         f"(through the demand fit: less demand idles committed GPUs), common to all offers"
         + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")

@@ -454,7 +454,7 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     unc = config.uncertainty
     named = [
         (("uncertainty", key), d)
-        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand))
+        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand), ("stack", unc.stack))
     ]
     named += [(("uncertainty", "throughput", k), d) for k, d in unc.throughput.items()]
     for offer_id, spec in unc.offers.items():

@@ -656,3 +656,14 @@ def test_cached_input_leaves_gpu_hour_offers_alone():
     # the same GPU-hour row and demand: the cache share and price do not enter a GPU-hour cost
     assert cached["cost_per_task"] == pytest.approx(plain["cost_per_task"], rel=1e-12)
     assert cached["full"] == pytest.approx(plain["full"], rel=1e-12)
+
+
+def test_an_escalator_ranks_on_the_term_average_rent():
+    """4.00 with +3% a year over 24 months averages (12 x 4.00 + 12 x 4.12) / 24 = 4.06 (escalation 1.015), so
+    it costs more than a flat 4.05 with everything else equal: the list price alone would rank it first."""
+    escalated, flat = costs(row(gpu_hour=4.00, escalation=1.015), row(gpu_hour=4.05, escalation=1.0))
+    assert (escalated["list_price"], escalated["rent_today"], escalated["rent"]) == (pytest.approx(4.00), pytest.approx(4.00), pytest.approx(4.06))
+    assert flat["rent"] == pytest.approx(4.05)
+    # the same GPUs, fees and throughput: the cost per task differs by the rent and its financing only
+    assert escalated["cost_per_task"] > flat["cost_per_task"]
+    assert escalated["full"] - flat["full"] == pytest.approx((4.06 - 4.05) * (1 + escalated["financing"] / 4.06))

@@ -62,6 +62,9 @@ def test_a_delivery_in_month_5_is_bridged_by_pay_as_used(tmp_path):
     assert result.unserved_share == pytest.approx(0.0, abs=1e-12)
     (line,) = result.bridge
     assert "late is delivered in month 5: months 1-4 are bridged by ondemand" in line and "1,752,000" in line
+    (figures,) = result.bridges
+    assert (figures.offer, figures.delivery_month, figures.served_by, figures.unserved_share) == ("late", 5, ["ondemand"], 0.0)
+    assert figures.cost == pytest.approx(4 * 438_000)
     # The single offer that cannot serve months 1-4 leaves them unserved at the plan's price: never the best alone.
     assert result.single_best.offer == "ondemand"
 
@@ -237,3 +240,24 @@ def test_an_offer_billed_per_minute_has_no_burst(tmp_path):
     with pytest.raises(InputError) as err:
         plan_for(tmp_path, config(), [bad])
     assert "pricing.burst" in str(err.value) and "billed per minute" in str(err.value)
+
+
+def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
+    # "late" is delivered on 2027-03-31: month 5 on the cash flow's calendar (1 + floor(122 / 30.44)). Months 1-4 are
+    # bridged by "now", the cheapest acceptable offer delivered in month 1: 100 GPUs' worth a month at 5 an hour,
+    # 4 x 100 x 730 x 5 = 1,460,000. With "now" gone nothing is delivered in month 1: the 4 x 78,840,000 tasks are
+    # priced unserved at the default, 3 x the dearest acceptable cost per task (4 / 1,080): 4 x 78,840,000 x 3 x 4 /
+    # 1,080 = 3,504,000.
+    from procure.evaluate import evaluate
+
+    late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-03-31")
+    cfg = config(workload={**config()["workload"], "tasks_per_month": 100 * TASKS_PER_GPU_MONTH})
+    ev = evaluate(load_workspace(write(tmp_path / "a", cfg, [late, offer("now", gpus=0, max_gpus=1000, gpu_hour=5.0)])), AS_OF, horizon=12)
+    flow = ev.offer("late").cashflow
+    assert flow.delivery_month == 5 and flow.bridge_by == "now"
+    assert flow.bridge_cost == pytest.approx(4 * 100 * GPU_MONTH * 5.0, rel=1e-9)
+    assert flow.bridge in flow.notes and "months 1-4" in flow.bridge and "now" in flow.bridge
+    assert ev.offer("now").cashflow.bridge is None
+    alone = evaluate(load_workspace(write(tmp_path / "b", cfg, [late])), AS_OF, horizon=12).offer("late").cashflow
+    assert alone.bridge_by is None
+    assert alone.bridge_cost == pytest.approx(4 * 100 * TASKS_PER_GPU_MONTH * 3 * 4.0 / TASKS_PER_GPU_HOUR, rel=1e-9)

@@ -245,7 +245,7 @@ def test_self_operated_offers_in_an_evaluation(data_dir):
     assert bravo.kind == "bare_metal"
     assert bravo.rating.rated is False and bravo.rating.tier is None and bravo.rating.score is None
     assert bravo.rating.note == "not rated: no operator evidence"
-    assert bravo.reliability_factor == 0.97  # no tier: unrated, basic's haircut 0.97 (its lowest band)
+    assert bravo.reliability_factor == 0.97  # no tier: unrated, basic's stated haircut 0.97
     assert bravo.rating_state == "unrated" and bravo.actions[0].startswith("rate before signing")
     owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
     assert owned.rating.rated is False and owned.rating.tier is None
@@ -263,7 +263,7 @@ def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor
     alpha = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
     assert alpha.rating.rated is False and alpha.rating.tier is None
     assert alpha.rating.note == "not rated: no operator evidence"
-    assert alpha.reliability_factor == 0.97  # basic's unrated 0.97, its lowest band 0.97
+    assert alpha.reliability_factor == 0.97  # basic's stated unrated haircut 0.97
     assert alpha.reliability_source == "unrated"
     assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97)
 

@@ -1,7 +1,7 @@
 """Delivered against promised (procure/scorecard.py, `procure scorecard`, `reevaluate` on delivered
 evidence). The workspace is tests/data/basic with evidence for offer alpha built here; what the tests
 rely on of it, stated: alpha promises 300 output tok/s/GPU at the target (a measured point), SLA
-0.995 x reliability factor 0.97 (unrated: the lowest band) = 0.96515 expected availability,
+0.995 x reliability factor 0.97 (unrated: the stated haircut) = 0.96515 expected availability,
 utilization 0.8, fill 1 (no demand stated), 100 billed GPUs, buyer's own staff 0.60 and software
 0.05 per GPU-hour, success rate 0.9, full cost 4.75 per GPU-hour."""
 

@@ -168,7 +168,7 @@ def _base_columns(currency: str) -> list[Column]:
 
 def list_cell(record: OfferRecord) -> str:
     """Today's list price, and the term-average rent beside it when an escalator moves it."""
-    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent")
+    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent_today", record.metrics.get("rent"))
     if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
         return f"{money(price)} (term avg {money(average)})"
     return money(price)
@@ -193,6 +193,8 @@ def comparison_table(ev: Evaluation) -> Table:
     caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
+    if ev.horizon_months:
+        caption += "".join(f"\nBefore delivery: {n}." for n in bridge_notes(ev))
     table = Table(title="Cost per 1,000 successful tasks", caption=caption, caption_justify="left", header_style="bold")
     columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
@@ -1091,6 +1093,11 @@ def horizon_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def bridge_notes(ev: Evaluation) -> list[str]:
+    """Each offer delivered after month 1: what serves the months before its delivery, and their cost."""
+    return [f"{r.id}: {r.cashflow.bridge}" for r in ev.offers if r.cashflow and r.cashflow.bridge]
+
+
 def horizon_caption(ev: Evaluation) -> str:
     plan = next((r.cashflow for r in ev.offers if r.cashflow), None)
     rule = f"{plan.renewal_rule} (horizon.renewal: {plan.renewal})" if plan else "the market"
@@ -1115,6 +1122,7 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
         title = "Over the horizon"
         # A total below the commitment is explained, offer by offer (the detail: cashflow --offer ID).
         notes: list[str] = [f"{r.id}: {n}" for r in ev.offers if r.cashflow for n in r.cashflow.notes if n.startswith("the total (")]
+        notes += bridge_notes(ev)
     else:
         record = ev.offer(offer_id)
         headers, rows = flow_rows(record)
