@@ -51,9 +51,9 @@ FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (
 FRONTIER_NODES = 500
 # The frontier's weights on CVaR (expected cost + w x CVaR, both in money a month): the least-CVaR plan at FRONTIER_SAFEST,
 # the points between at weights spread geometrically over FRONTIER_WEIGHTS (on the example the frontier's slope, extra
-# expected cost per unit of CVaR saved, is about 1.6, so this range spans it).
+# expected cost per unit of CVaR saved, runs from about 0.24 near the risk-neutral plan to 2.3 near the least-CVaR one).
 FRONTIER_SAFEST = 1000.0
-FRONTIER_WEIGHTS = (0.1, 10.0)
+FRONTIER_WEIGHTS = (0.3, 3.0)
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 # A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
 # serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
