@@ -154,6 +154,7 @@ class BoardMemo(BaseModel):
     options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
     plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
     signed: list[str] = Field(default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)")
+    knife_edge: str | None = Field(None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs")
 
 
 def _per_k(value: float | None) -> str:
@@ -647,6 +648,7 @@ def _board_memo(
     shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or (o.offer in named and i < OPTIONS_SHOWN + 2)]
     options = shown
     near_tie = _near_tie(ev)
+    knife = knife_edge_words(ev)
     rows = scenario_rows(cases, leader.id)
     flips = [r for r in rows if r.flips]
     note = (
@@ -663,13 +665,24 @@ def _board_memo(
         return BoardMemo(
             currency=cur, offer=leader.id, headline=headline, terms=terms, today=_plan_today(position, plan), options=options, near_tie=near_tie,
             scenarios=rows, scenario_note=note, risks=_plan_risks(plan, ev, asked.ask), hedge=asked, glossary=GLOSSARY + PLAN_GLOSSARY,
-            plan=ask, plan_option=_plan_option(plan, ask, ev), plan_cases=plan_cases, plan_note=plan_note,
+            plan=ask, plan_option=_plan_option(plan, ask, ev), plan_cases=plan_cases, plan_note=plan_note, knife_edge=knife,
         )
     return BoardMemo(
         currency=cur, offer=leader.id, headline=headline, terms=terms, today=today, options=options, near_tie=near_tie,
         scenarios=rows, scenario_note=note, risks=_risks(leader, ev, rows, hedge, today, runner), hedge=_hedge_ask(hedge, hedge_missing), glossary=GLOSSARY,
-        plan=ask,
+        plan=ask, knife_edge=knife,
     )
+
+
+def knife_edge_words(ev: Evaluation) -> str | None:
+    """'Knife edge: <vendor> passes ... : its acceptance hangs on that margin (it fails a gate in 38% of the
+    draws).' for the leader's gates passed by less than one standard deviation of its own inputs."""
+    edges = ev.summary.knife_edges
+    if not edges or not ev.ranked:
+        return None
+    leader = ev.ranked[0]
+    odds = leader.uncertainty.prob_fails_gate if leader.uncertainty is not None else None
+    return "Knife edge: " + "; ".join(e.words for e in edges) + (f" (it fails a gate in {odds:.0%} of the draws)" if odds else "") + "."
 
 
 def _near_tie(ev: Evaluation) -> str | None:

@@ -377,6 +377,14 @@ class Distribution(Strict):
         low, mode, high = self.bounds
         return (low + mode + high) / 3 if self.triangular is not None else (low + high) / 2
 
+    @property
+    def sd(self) -> float:
+        """The standard deviation: sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18) for a triangular, (b - a) / sqrt(12) for a uniform."""
+        low, mode, high = self.bounds
+        if self.triangular is not None:
+            return max(0.0, (low * low + mode * mode + high * high - low * mode - low * high - mode * high) / 18) ** 0.5
+        return (high - low) / 12**0.5 if self.uniform is not None else 0.0
+
 
 def _tri(low: float, mode: float, high: float) -> Distribution:
     return Distribution(triangular=(low, mode, high))

@@ -89,7 +89,9 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
 
         extras.position = position(ev, market)
     # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
-    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=True)
+    # The efficient frontier is a chart of the comparison only (the board memo has no charts): the board
+    # paper does not spend its solves (a few seconds each, under a time limit) on it.
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=not board)
     if extras.recommendation.plan_failed:
         extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from procure.errors import InputError, Problem, format_field_path
-from procure.fileio import check_link, protect, register_root
+from procure.fileio import check_link, folders_unchanged, protect, register_root
 from procure.models import (
     CURRENCY_PATTERN,
     NO_CONTROLS,
@@ -97,6 +97,7 @@ def find_workspace(start: Path) -> Path:
     raise InputError([Problem(str(here), None, "", NOT_A_WORKSPACE)])
 
 
+@folders_unchanged()  # its files' link checks share what they learn of the folders above them
 def load_workspace(root: Path) -> Workspace:
     """Load and check the whole workspace (found from `root` upward); raise InputError listing every problem."""
     root = find_workspace(root)
@@ -258,7 +259,7 @@ def _load_model_doc(
     display = _display(root, path)
     try:
         doc = load_yaml(path, display, collect=True)
-        _record(root, path, read_text(path, display), inputs)
+        _record(root, path, doc.text, inputs)
     except InputError as exc:
         problems.extend(exc.problems)
         return None, None

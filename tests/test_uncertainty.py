@@ -948,6 +948,43 @@ def test_sensitivity_reports_the_knife_edge_gate_as_a_flip(workspace_copy):
     assert shown[3] == "floaty fails availability; anchor 8.08 leads"  # 3,600 / (450 x 0.99) per 1,000 tasks
 
 
+REPORT_CHARTS = ("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado")
+
+
+def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_standard_deviation(workspace_copy):
+    """floaty at an SLA of 0.992 (reliability factor 1) against the 0.99 minimum: a margin of 0.002. Its
+    availability is drawn as 0.992 x f, f triangular 0.99 / 1 / 1, whose variance is (0.99^2 + 1 + 1 - 0.99 - 0.99
+    - 1) / 18 = 0.0001 / 18: sd 0.992 x 0.0023570 = 0.0023382 > 0.002, so the leader is on a knife edge. It fails
+    when f < 0.99 / 0.992 = 0.997984, P = ((0.997984 - 0.99) / 0.01)^2 = 0.6374 of the draws. (At 0.995 the margin,
+    0.005, is over two standard deviations: no note.) Checked on the report data and the HTML, no PDF rendered."""
+    from procure.board import board_memo
+    from procure.render.documents import render_html
+    from procure.report_data import ReportExtras
+
+    root = knife_edge(workspace_copy)
+    quiet = evaluate(load_workspace(root), AS_OF)
+    assert quiet.summary.recommended == "floaty" and quiet.summary.knife_edges == []
+    floaty = root / "offers" / "floaty.yaml"
+    floaty.write_text(floaty.read_text().replace("availability: 0.995", "availability: 0.992"))
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=20000, seed=3))
+    assert ev.summary.recommended == "floaty"
+    [edge] = ev.summary.knife_edges
+    sd = 0.992 * math.sqrt(0.0001 / 18)
+    assert (edge.gate, edge.value, edge.requirement) == ("availability", pytest.approx(0.992), 0.99)
+    assert (edge.margin, edge.sd) == (pytest.approx(0.002), pytest.approx(sd))
+    expected_fails = ((0.99 / 0.992 - 0.99) / 0.01) ** 2
+    assert expected_fails == pytest.approx(0.6374, abs=1e-4)
+    assert ev.offer("floaty").uncertainty.prob_fails_gate == pytest.approx(expected_fails, abs=0.01)
+    words = "Floaty Compute passes the availability minimum by 0.20 points (99.20% against 99.00%), less than one standard deviation of its own availability (0.23 points): its acceptance hangs on that margin"
+    assert edge.words == words
+    memo = board_memo(ev, [], None, None, "")
+    assert memo.knife_edge == f"Knife edge: {words} (it fails a gate in 64% of the draws)."
+    charts = dict.fromkeys(REPORT_CHARTS, "")
+    for kind in ("comparison", "board"):
+        html = " ".join(render_html(ev, kind, charts=charts, extras=ReportExtras(memo=memo)).split())
+        assert words in html and "64% of the draws" in html, kind
+
+
 def test_the_headline_lies_inside_its_own_p10_p90_on_the_example():
     # The point evaluation reads every throughput at the mean of the draws' factors (a reference curve:
     # 0.95 x benchmark to production (0.85 + 0.95 + 1.0) / 3 = 0.886667), so the figure the ranking uses
