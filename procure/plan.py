@@ -343,6 +343,8 @@ def candidates(
 
     An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
     only, serving at most `spot_share` (plan.max_spot_share) of each month's demand."""
+    from procure.cashflow import term_average_rent
+
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -390,7 +392,9 @@ def candidates(
             high = max(supply // node, low)
             commit = Commit(index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node)
             cand.commits.append(commit)
-            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus)}, node))
+            # the offer's escalators over the option's own term (a tier of another length averages them differently)
+            escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
+            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus), "escalation": escalated}, node))
         burst = offer.pricing.burst
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
@@ -399,7 +403,7 @@ def candidates(
             source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months), spot, spot_share if spot else 1.0)
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
-            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0}, per_gpu_month))
+            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0, "escalation": 1.0}, per_gpu_month))  # pay-as-used: its price as it stands
         found.append(cand)
     costs = _variant_costs(inputs, [(row, changes) for _, row, changes, _ in pending])
     for (target, _, _, scale), variable in zip(pending, costs):
