@@ -378,10 +378,9 @@ def candidates(
         if offer.pricing.usage_billed and not offer.on_demand and not spot:
             # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
             # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
-            cand.source = Source(
-                index, float(m["variable_gpu_hour"]) / float(m["capacity_per_gpu_hour"]), supply * per_gpu_month, float(m["rent"] or 0.0), "gpu_hour", per_gpu_month,
-                max(1, offer.contract_months),
-            )
+            # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).
+            cand.source = Source(index, math.nan, supply * per_gpu_month, float(m.get("rent_today", m["rent"]) or 0.0), "gpu_hour", per_gpu_month, max(1, offer.contract_months))
+            pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
         elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
