@@ -154,6 +154,7 @@ class BoardMemo(BaseModel):
     options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
     plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
     signed: list[str] = Field(default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)")
+    knife_edge: str | None = Field(None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs")
 
 
 def _per_k(value: float | None) -> str:
@@ -229,7 +230,7 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
     elif p.index_linked is not None:
         li = p.index_linked
         bounds = ", ".join(x for x in (f"floor {li.floor:.2f}" if li.floor is not None else "", f"cap {li.cap:.2f}" if li.cap is not None else "") if x)
-        price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics['rent']:.2f} today"
+        price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
     elif p.owned is not None:
         price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
     else:
@@ -511,6 +512,13 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
                 f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
                 f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}."
             )
+        if plan is not None and plan.bridges:
+            vendor_of = {line.offer: line.vendor for line in plan.plan}
+            words.append("Before delivery: " + "; ".join(
+                f"{clip(b.vendor, 40)} delivers from month {b.delivery_month}, the months before served by "
+                + (", ".join(clip(vendor_of.get(o, o), 40) for o in b.served_by) if b.served_by else "nothing (priced unserved)") + f", {cash(b.cost, cur)} expected over them"
+                for b in plan.bridges
+            ) + " (in the figures above).")
     else:
         runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
         if runner is not None and ev.summary.gap_share is not None:
@@ -640,6 +648,7 @@ def _board_memo(
     shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or (o.offer in named and i < OPTIONS_SHOWN + 2)]
     options = shown
     near_tie = _near_tie(ev)
+    knife = knife_edge_words(ev)
     rows = scenario_rows(cases, leader.id)
     flips = [r for r in rows if r.flips]
     note = (
@@ -656,13 +665,24 @@ def _board_memo(
         return BoardMemo(
             currency=cur, offer=leader.id, headline=headline, terms=terms, today=_plan_today(position, plan), options=options, near_tie=near_tie,
             scenarios=rows, scenario_note=note, risks=_plan_risks(plan, ev, asked.ask), hedge=asked, glossary=GLOSSARY + PLAN_GLOSSARY,
-            plan=ask, plan_option=_plan_option(plan, ask, ev), plan_cases=plan_cases, plan_note=plan_note,
+            plan=ask, plan_option=_plan_option(plan, ask, ev), plan_cases=plan_cases, plan_note=plan_note, knife_edge=knife,
         )
     return BoardMemo(
         currency=cur, offer=leader.id, headline=headline, terms=terms, today=today, options=options, near_tie=near_tie,
         scenarios=rows, scenario_note=note, risks=_risks(leader, ev, rows, hedge, today, runner), hedge=_hedge_ask(hedge, hedge_missing), glossary=GLOSSARY,
-        plan=ask,
+        plan=ask, knife_edge=knife,
     )
+
+
+def knife_edge_words(ev: Evaluation) -> str | None:
+    """'Knife edge: <vendor> passes ... : its acceptance hangs on that margin (it fails a gate in 38% of the
+    draws).' for the leader's gates passed by less than one standard deviation of its own inputs."""
+    edges = ev.summary.knife_edges
+    if not edges or not ev.ranked:
+        return None
+    leader = ev.ranked[0]
+    odds = leader.uncertainty.prob_fails_gate if leader.uncertainty is not None else None
+    return "Knife edge: " + "; ".join(e.words for e in edges) + (f" (it fails a gate in {odds:.0%} of the draws)" if odds else "") + "."
 
 
 def _near_tie(ev: Evaluation) -> str | None:

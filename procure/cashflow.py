@@ -26,7 +26,7 @@ from procure.models import ContractTerms, HorizonConfig, IndexLinked
 DAYS_PER_MONTH = 365.25 / 12
 
 RENEWAL_RULES = {
-    "basis": "the index plus the offer's own basis (its rent minus the index at the as-of date; index-linked: its spread, floor and cap)",
+    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the index at the as-of date; index-linked: its spread, floor and cap)",
     "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
     "escalate": "its last price plus its escalator",
 }
@@ -68,6 +68,52 @@ class HorizonResult(PerThousand):
     delivery_month: int
     months: list[MonthFlow]
     notes: list[str]
+    bridge: str | None = Field(None, description="delivered after month 1: what serves the months before delivery, and what they cost (null: delivered in month 1, or no tasks_per_month)")
+    bridge_by: str | None = Field(None, description="the offer that bridges the months before delivery; null when none is acceptable and delivered in month 1 (the tasks are priced unserved)")
+    bridge_cost: float = Field(0.0, description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at the unserved price; undiscounted, shown beside the horizon figures, not in them")
+
+
+def bridge_horizons(records, tasks_per_month: float | None, penalty: float | None, currency: str) -> None:  # type: ignore[no-untyped-def]
+    """For every offer delivered after month 1, the months before its delivery: their demand (workload.tasks_per_month
+    a month) served by the cheapest acceptable offer delivered in month 1 at its cost per task, or, when none is,
+    priced unserved at `penalty` (plan.unserved_penalty_per_task, else the plan's default: 3x the dearest acceptable
+    cost per task). Written into each HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its notes."""
+    from procure.plan import UNSERVED_DEFAULT_MULTIPLE
+
+    if not tasks_per_month:
+        return
+    usable = [r for r in records if r.acceptable and r.cashflow is not None and r.metrics.get("cost_per_task")]
+    ready = [r for r in usable if r.cashflow.delivery_month == 1]
+    best = min(ready, key=lambda r: (r.metrics["cost_per_task"], r.id), default=None)
+    if penalty is None:
+        dearest = max((float(r.metrics["cost_per_task"]) for r in usable), default=None)
+        penalty = UNSERVED_DEFAULT_MULTIPLE * dearest if dearest else None
+        basis = f"the default unserved price, {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest acceptable cost per task"
+    else:
+        basis = "plan.unserved_penalty_per_task"
+    for record in records:
+        flow = record.cashflow
+        if flow is None or flow.delivery_month <= 1:
+            continue
+        before = flow.delivery_month - 1
+        tasks = tasks_per_month * before
+        span, verb = ("month 1", "is") if before == 1 else (f"months 1-{before}", "are")
+        if best is not None and best is not record:
+            cost_per_task = float(best.metrics["cost_per_task"])
+            flow.bridge_by = best.id
+            flow.bridge_cost = tasks * cost_per_task
+            flow.bridge = (
+                f"delivered in month {flow.delivery_month}: {span} ({tasks:,.0f} tasks) {verb} bridged by {best.id}, the cheapest acceptable offer "
+                f"delivered in month 1, at {cost_per_task * 1000:.4f} {currency} per 1,000 tasks: {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+            )
+        elif penalty is not None:
+            flow.bridge_cost = tasks * penalty
+            flow.bridge = (
+                f"delivered in month {flow.delivery_month}: no acceptable offer is delivered in month 1, so {span} ({tasks:,.0f} tasks) {'goes' if before == 1 else 'go'} unserved, "
+                f"priced at {penalty * 1000:.4f} {currency} per 1,000 tasks ({basis}): {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+            )
+        if flow.bridge:
+            flow.notes.append(flow.bridge)
 
 
 def escalation(terms_escalator: float | None, schedule: list[tuple[int, float]] | None, contract_month: int) -> float:
@@ -86,6 +132,14 @@ def term_average_rent(rent: float | None, contract: ContractTerms, term: int) ->
     if rent is None or term <= 0:
         return rent
     return rent * sum(escalation(contract.escalator, contract.escalator_schedule, k) for k in range(1, term + 1)) / term
+
+
+def renewal_base(rent_now: float, contract: ContractTerms, term: int) -> float:
+    """The price a fixed-price renewal starts from: the escalated price of the term's last month, or
+    today's rent when the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
+    if contract.renewal_price == "list" or term <= 0:
+        return rent_now
+    return rent_now * escalation(contract.escalator, contract.escalator_schedule, term)
 
 
 def delivery_month(promised: date | None, as_of: date, delay_weeks: float) -> int:
@@ -222,7 +276,7 @@ def schedule(
     linked = pricing.index_linked
     if linked is not None and price_shift:
         linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
-    rent_now = (m.get("rent") or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
+    rent_now = (m.get("rent_today", m.get("rent")) or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
     if linked is not None and index_level is not None:
         rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
 
@@ -237,7 +291,7 @@ def schedule(
             if linked is not None and index_level is not None:
                 return index_linked_rent(index_at(month), linked.spread, linked.floor, linked.cap, fx, pricing.discount) * factor  # type: ignore[arg-type]
             return rent_now * factor
-        return renewal_rent(config.renewal, rent_now, index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
+        return renewal_rent(config.renewal, renewal_base(rent_now, contract, term), index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
 
     once = sum(f.once for f in pricing.fees if f.once is not None) * fx
     fixed_fees = sum(f.monthly for f in pricing.fees if f.monthly is not None) * fx
@@ -309,7 +363,9 @@ def schedule(
             # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
             if month >= start:
                 factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
-                flow.rent = (m.get("rent_per_task") or 0.0) * (tasks_per_month or 0.0) * factor
+                # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
+                today = (m.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, term) or 1.0)
+                flow.rent = today * (tasks_per_month or 0.0) * factor
                 flow.fees = monthly_fees
                 flow.staff = staff_month
                 flow.successful_tasks = tasks_per_month or 0.0

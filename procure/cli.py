@@ -712,7 +712,9 @@ def _chosen(ev: Any, offers: Optional[list[str]], top: Optional[int], order: Opt
     if offers:
         records = [r for r in records if r.id in set(offers)]
     if top is not None:
-        records = [r for r in records if r.acceptable or order is not None][:top]
+        ranking = order(ev) if order is not None else ev.ranked  # what --top counts in
+        named = {r.id for r in records}
+        records = [r for r in ranking if r.id in named][:top]
     return ev.model_copy(update={"offers": records})
 
 
@@ -896,7 +898,7 @@ def whatif(
     offer: Annotated[Optional[str], offer_option("The offer to change.")] = None,
     throughput: Annotated[Optional[str], typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
     price: Annotated[Optional[str], typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
-    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: self-operated reliability).", show_default=False)] = None,
+    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).", show_default=False)] = None,
     utilization: Annotated[Optional[float], typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False)] = None,
     gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False)] = None,
     one_off: Annotated[float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")] = 0.0,
@@ -1109,6 +1111,7 @@ def index_build(
     from procure.workspace import load_settings
 
     format = _format(format, out, TextFormat.csv)
+    _columns_need_a_table({"columns": columns, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
@@ -1117,8 +1120,8 @@ def index_build(
         adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
         settings = settings_from(config.index)
     except InputError:
-        if scope_adjust:
-            raise
+        if scope_adjust or (Path(workspace) / "procure.yaml").is_file():
+            raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
         adjustments, settings = None, StrataSettings()
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
     if format is TextFormat.table:
@@ -1257,7 +1260,12 @@ def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
     from procure.uncertainty import top_offer_positions
 
     top = top_offer_positions(followed, inputs.offers, len(followed))
-    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    posteriors = None
+    if ws.actuals:
+        from procure.scorecard import evaluation_posteriors
+
+        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
 
 
 def _warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]

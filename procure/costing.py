@@ -59,11 +59,14 @@ INPUT_COLUMNS: tuple[str, ...] = (
     "sla_availability",  # NaN when there is no SLA (owned)
     "reliability_factor",
     "quality_pass_rate",
+    "escalation",  # the price factor averaged over the term's months (escalators); NaN or absent: 1
 ) + tuple(f"owner_{job}" for job in OPERATING_JOBS)  # 0 provider, 1 shared, 2 customer (or those names)
 
 OUTPUT_COLUMNS: tuple[str, ...] = (
     "list_price",
     "rent",
+    "rent_today",
+    "escalation",
     "rent_at_cap",
     "fees",
     "fee_once",
@@ -200,7 +203,12 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
             index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
             list_price = np.where(is_index, index_price, list_price)
             rent_at_cap = np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
-        rent = list_price * (1 - discount)
+        # The rent ranked is the term's average: today's rent times the escalators averaged over the
+        # term's months (cashflow.term_average_rent); a 3% rise in the second year is not free.
+        found = col.get("escalation")
+        escalation = np.ones(n) if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
+        rent_today = list_price * (1 - discount)
+        rent = rent_today * escalation
         if is_owned.any():
             crf = capital_recovery_factor(a.cost_of_capital, col["life_years"])
             owned_rent = (
@@ -210,14 +218,16 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
             )
             list_price = np.where(is_owned, owned_rent, list_price)
             rent = np.where(is_owned, owned_rent, rent)
+            rent_today = np.where(is_owned, owned_rent, rent_today)
 
         # 7-10. throughput, availability, success rate, utilization
         throughput = col["throughput"].astype(float)
         # Expected availability = SLA x factor, the factor carrying every layer (evaluate.py builds it:
-        # the provider's rating, the jobs left to us, spot interruptions); owned: the factor alone.
+        # the provider's rating, the jobs left to us, spot interruptions); owned: the factor alone, by default our
+        # host (hardware repair) and our operating jobs, self_operated_reliability each (rating.availability_layers).
         factor = col["reliability_factor"].astype(float)
         availability = col["sla_availability"] * factor
-        availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability, factor), availability)
+        availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability**2, factor), availability)
         availability = np.minimum(1.0, availability * varied.availability_factor)
         success_rate = wl.success_rate * col["quality_pass_rate"]
         utilization = np.minimum(1.0, np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float))
@@ -285,7 +295,7 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
             cached = col.get("per_mtok_cached_input")
             cached = col["per_mtok_input"] if cached is None else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
             input_price = (1 - s) * col["per_mtok_input"] + s * cached
-            token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6
+            token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6 * escalation
             token_rent = token_cost / success_rate
             month_term = np.where(term > 0, term, np.nan)
             token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
@@ -305,6 +315,8 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
     outputs = {
         "list_price": lambda: pick(list_price, np.nan),
         "rent": lambda: pick(rent, np.nan),
+        "rent_today": lambda: pick(rent_today, np.nan),
+        "escalation": lambda: np.asarray(escalation, dtype=float) + np.zeros(np.shape(is_token)),
         "rent_at_cap": lambda: pick(rent_at_cap, np.nan),
         "fees": lambda: pick(fees, np.nan),
         "fee_once": lambda: pick(fee_once, np.nan),
@@ -353,7 +365,9 @@ def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], ta
         others = costs["fees"] + costs["ops"] + costs["software"]
         financing_per_rent = inputs["prepay_fraction"] * (cost_of_capital + vendor_default_rate) * inputs["term_months"] / 24
         rent = (target_full - others) / (1 + financing_per_rent)
-        price = rent / (1 - inputs["discount"])
+        found = inputs.get("escalation")
+        escalation = 1.0 if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
+        price = rent / ((1 - inputs["discount"]) * escalation)  # today's list price whose term average ties
         # An index-linked price cannot go below its floor: a tie under the floor is out of reach.
         floor = inputs["floor"] * inputs["fx"]
         below_floor = (basis == "index") & ~np.isnan(floor) & (price < floor)

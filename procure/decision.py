@@ -164,7 +164,7 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
     gpus = None if per_token else (math.ceil(billed - 1e-9) if billed else record.gpus)
     return AskLine(
         offer=record.id, vendor=record.vendor, role="commit", gpus=gpus, first_month=1, last_month=record.term_months,
-        term_months=record.term_months, price=record.metrics.get("cost_per_task") if per_token else record.metrics.get("rent"),
+        term_months=record.term_months, price=record.metrics.get("cost_per_task") if per_token else record.metrics.get("rent_today", record.metrics.get("rent")),
         price_unit="task" if per_token else "gpu_hour", commitment=offer_commitment(record), valid_until=record.valid_until,
     )
 

@@ -249,6 +249,17 @@ def verdict_lines(ev: "Evaluation") -> list[str]:
     return lines
 
 
+class KnifeEdge(BaseModel):
+    """A gate the recommendation passes by less than one standard deviation of its own drawn inputs."""
+
+    gate: str
+    value: float = Field(description="the figure the gate judges, at the point (availability; GPUs the offer can supply)")
+    requirement: float = Field(description="what the gate asks (policy.min_availability; the GPUs the demand needs x min_demand_coverage)")
+    margin: float = Field(description="value minus requirement")
+    sd: float = Field(description="one standard deviation of the figure the gate compares, from the offer's own uncertain inputs (uncertainty:)")
+    words: str
+
+
 class Summary(PerThousand):
     """The decision in figures: leader, runner-up, the gap, and what would change it."""
 
@@ -264,6 +275,7 @@ class Summary(PerThousand):
     acceptable: int
     offers: int
     common_reasons: list[CommonReason] = Field(default_factory=list, description="the three gates most offers fail, with the fields that would change each")
+    knife_edges: list[KnifeEdge] = Field(default_factory=list, description="the recommendation's gates passed by less than one standard deviation of its own inputs")
 
 
 class Evaluation(BaseModel):
@@ -385,8 +397,9 @@ def evaluate_with_inputs(
             record.evidence = found.model_dump()
             record.notes.append(evidence_note(found))
     for record in records:
-        # The snapshot ranks on today's rent; the term average beside it shows what an escalator adds.
-        record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent"), record.terms.contract, record.term_months))
+        # The snapshot ranks on the term-average rent (`rent`); today's rent (`rent_today`) beside it shows
+        # what an escalator adds.
+        record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months))
     horizon = horizon or None
 
     def plan_of(record: OfferRecord, shift: float = 0.0):  # type: ignore[no-untyped-def]
@@ -404,6 +417,9 @@ def evaluate_with_inputs(
             if record.acceptable and plan.horizon_cost_per_task is None:
                 record.acceptable = False
                 record.reasons.append(f"no successful task within the {horizon}-month horizon")
+        from procure.cashflow import bridge_horizons
+
+        bridge_horizons(records, config.workload.tasks_per_month, config.plan.unserved_penalty_per_task, config.currency)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
     for position, record in enumerate(ranked, start=1):
@@ -456,13 +472,66 @@ def evaluate_with_inputs(
         policy=config.policy,
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
         rating_method=method_text(config.rating),
-        summary=_summary(ranked, len(records), rank_key).model_copy(update={"common_reasons": common_reasons(records)}),
+        summary=_summary(ranked, len(records), rank_key).model_copy(update={"common_reasons": common_reasons(records), "knife_edges": knife_edges(ranked[0], config) if ranked else []}),
         uncertainty=info,
         horizon_months=horizon,
         rank_by=rank_key,
         offers=ranked + rest,
     )
     return evaluation, inputs
+
+
+def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
+    """The drawn gates (availability, capacity) an offer passes by less than one standard deviation of its
+    own inputs, as the Monte Carlo draws them (docs/uncertainty.md):
+
+    - availability: the expected availability A against policy.min_availability; A is drawn as A x f, f the
+      availability factor, so its sd is A x sd(f);
+    - capacity: the GPUs it can supply against the GPUs the demand needs x min_demand_coverage, which go
+      as demand / (throughput x availability x utilization): their relative sd is, to first order, the
+      root of the sum of the squared coefficients of variation of those factors (throughput: the curve's
+      residual x the serving stack x benchmark to production, for a GPU-hour offer).
+    """
+    from procure.uncertainty import availability_distribution, throughput_distribution
+
+    spec = config.uncertainty
+    found: list[KnifeEdge] = []
+    terms = record.terms
+
+    def cv(d: Any) -> float:
+        return d.sd / d.mean if d.mean > 0 else 0.0
+
+    for g in record.gates:
+        if not g.passed:
+            continue
+        if g.gate == "availability" and record.metrics.get("availability") is not None:
+            value, minimum = float(record.metrics["availability"]), config.policy.min_availability  # type: ignore[arg-type]
+            sd = value * availability_distribution(terms, spec).sd
+            if sd > 0 and value - minimum < sd:
+                found.append(KnifeEdge(
+                    gate="availability", value=value, requirement=minimum, margin=value - minimum, sd=sd,
+                    words=(
+                        f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points ({value:.2%} against {minimum:.2%}), "
+                        f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its acceptance hangs on that margin"
+                    ),
+                ))
+        elif g.gate == "capacity" and record.metrics.get("gpus_needed") is not None and config.workload.tasks_per_month is not None:
+            supply = float(terms.supply_gpus)
+            required = float(record.metrics["gpus_needed"]) * config.policy.min_demand_coverage  # type: ignore[arg-type]
+            if terms.per_token or required <= 0:
+                continue
+            factor = (1 + cv(throughput_distribution(terms, spec)) ** 2) * (1 + cv(spec.stack) ** 2) * (1 + cv(spec.production) ** 2) - 1
+            rel = (factor + cv(availability_distribution(terms, spec)) ** 2 + cv(spec.utilization) ** 2 + cv(spec.demand) ** 2) ** 0.5
+            sd = required * rel
+            if sd > 0 and supply - required < sd:
+                found.append(KnifeEdge(
+                    gate="capacity", value=supply, requirement=required, margin=supply - required, sd=sd,
+                    words=(
+                        f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand needs, a margin of {supply - required:,.1f}, "
+                        f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its acceptance hangs on that margin"
+                    ),
+                ))
+    return found
 
 
 def drawn_gates(records: list[OfferRecord], config: Any) -> Gates:
@@ -569,6 +638,8 @@ def offer_availability(offer: Offer, rating: Rating, workspace: Workspace, day: 
 
 
 def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: AvailabilityLayers, workspace: Workspace, index_price: float) -> dict[str, Any]:
+    from procure.cashflow import term_average_rent
+
     p = offer.pricing
     nan = math.nan
     basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
@@ -603,6 +674,8 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: Availabil
         # Every layer in one factor on the SLA (owned: the availability itself), as the cost model takes it.
         "reliability_factor": layers.costed if offer.owned else (layers.costed / offer.service.sla.availability if offer.service.sla else nan),
         "quality_pass_rate": offer.performance.quality_pass_rate,
+        # the escalators averaged over the term's months: the cost model ranks on the term-average rent
+        "escalation": term_average_rent(1.0, offer.contract, offer.contract_months) or 1.0,
     }
     owned = p.owned
     for name in ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month"):

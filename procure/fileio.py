@@ -21,6 +21,7 @@ Every output goes through `check_output` and `write_atomic`:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -29,6 +30,7 @@ import shutil
 import stat
 import time
 from pathlib import Path
+from typing import Iterator
 
 from procure.errors import InputError, Problem
 
@@ -65,11 +67,53 @@ def own_input(path: Path) -> None:
     OWN_INPUTS.add(Path(path).resolve())
 
 
+# While a workspace is read (`folders_unchanged`), what the link checks learn of its folders is kept:
+# whether each holds procure.yaml and where it really is. Its thousand offer files then cost a link
+# test each instead of a walk up every parent.
+_HOLDS: dict[Path, bool] | None = None
+_REALS: dict[Path, Path] | None = None
+
+
+@contextlib.contextmanager
+def folders_unchanged() -> Iterator[None]:
+    """Within this block the folders above the files checked are taken not to change (one command's read)."""
+    global _HOLDS, _REALS
+    outer = (_HOLDS, _REALS)
+    if _HOLDS is None or _REALS is None:
+        _HOLDS, _REALS = {}, {}
+    try:
+        yield
+    finally:
+        _HOLDS, _REALS = outer
+
+
+def _holds_config(folder: Path) -> bool:
+    if _HOLDS is None:
+        return (folder / CONFIG_FILE).is_file()
+    if folder not in _HOLDS:
+        _HOLDS[folder] = (folder / CONFIG_FILE).is_file()
+    return _HOLDS[folder]
+
+
+def _real(path: Path) -> Path:
+    """The real path of an absolute, normalised path (a folder's is kept while folders are unchanged)."""
+    if _REALS is None:
+        return path.resolve()
+    if path in _REALS:
+        return _REALS[path]
+    if path.name and not path.is_symlink():  # not a link itself: where its folder really is, then its name
+        found = _real(path.parent) / path.name
+    else:
+        found = path.resolve()
+    _REALS[path] = found
+    return found
+
+
 def _roots_of(path: Path) -> list[Path]:
     """The workspaces (folders holding procure.yaml, or loaded in this run) that contain `path`."""
     found: list[Path] = []
     for candidate in (path, *path.parents):
-        if candidate in ROOTS or (candidate / CONFIG_FILE).is_file():
+        if candidate in ROOTS or _holds_config(candidate):
             found.append(candidate)
     return found
 
@@ -92,12 +136,12 @@ def check_link(path: Path, display: str | None = None, root: Path | None = None)
     refused, for reading as for writing: a vendor archive must not make procure read, echo or write
     other files (a foreign SQLite database, a file of another project)."""
     lexical = Path(os.path.abspath(path))
-    real = lexical.resolve()
+    real = _real(lexical)
     roots = set(_roots_of(lexical))
     if root is not None:
         roots.add(Path(os.path.abspath(root)))
     for candidate in roots:
-        if lexical.is_relative_to(candidate) and not real.is_relative_to(candidate.resolve()):
+        if lexical.is_relative_to(candidate) and not real.is_relative_to(_real(candidate)):
             raise InputError([Problem(display or str(path), None, "", "refused: links to a file outside the workspace")])
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel, Field
 
-from procure.cashflow import RENEWAL_RULES, escalation, renewal_rent, service_months
+from procure.cashflow import RENEWAL_RULES, escalation, renewal_base, renewal_rent, service_months
 from procure.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.errors import InputError, Problem, unknown_offer
 from procure.evaluate import Evaluation, OfferRecord
@@ -328,7 +328,7 @@ def hedge_plan(
         if config.forward is not None
         else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
     )
-    rent_now = record.metrics.get("rent") or 0.0
+    rent_now = record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0
     contract = record.terms.contract
     k_of = {month: k for month, _, _, k in months}
 
@@ -336,7 +336,7 @@ def hedge_plan(
         if reason == "index-linked price" and linked is not None:
             return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
         escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
-        return renewal_rent(horizon.renewal, rent_now, latest.price, index_then, linked, fx, pricing.discount, ratio, escalated)
+        return renewal_rent(horizon.renewal, renewal_base(rent_now, contract, record.term_months), latest.price, index_then, linked, fx, pricing.discount, ratio, escalated)
 
     def floating_cost(move: float) -> float:
         return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)

@@ -117,7 +117,9 @@ def _published_bands() -> dict[str, float]:
 class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
-    unrated: PositiveFraction = Field(0.97, description="managed offers with no checklist and no published tier; never above the lowest band")
+    unrated: PositiveFraction | None = Field(
+        None, description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it"
+    )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
         description="[minimum operational score, factor] pairs",
@@ -133,11 +135,11 @@ class Assumptions(Strict):
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = Field(
-        0.98, description="availability we achieve running every job ourselves; spread over the infrastructure jobs (see self_operated_jobs)"
+        0.98, description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs"
     )
     self_operated_jobs: dict[str, PositiveFraction] = Field(
         default_factory=dict,
-        description="factor on availability per operating job we run ourselves; default: self_operated_reliability^(1/9) for each infrastructure job, 1 for serving_stack, release_validation and capacity_planning",
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability for hardware_repair (the host), self_operated_reliability^(1/8) for each of the eight operating infrastructure jobs, 1 for serving_stack, release_validation and capacity_planning",
     )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
@@ -375,6 +377,14 @@ class Distribution(Strict):
         low, mode, high = self.bounds
         return (low + mode + high) / 3 if self.triangular is not None else (low + high) / 2
 
+    @property
+    def sd(self) -> float:
+        """The standard deviation: sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18) for a triangular, (b - a) / sqrt(12) for a uniform."""
+        low, mode, high = self.bounds
+        if self.triangular is not None:
+            return max(0.0, (low * low + mode * mode + high * high - low * mode - low * high - mode * high) / 18) ** 0.5
+        return (high - low) / 12**0.5 if self.uniform is not None else 0.0
+
 
 def _tri(low: float, mode: float, high: float) -> Distribution:
     return Distribution(triangular=(low, mode, high))
@@ -404,6 +414,9 @@ class UncertaintyConfig(Strict):
     # Production runs below the benchmark (real prompt mixes, restarts, noisy neighbours): one factor
     # shared by every GPU-hour offer, on top of each curve's own factor.
     production: Distribution = Field(default_factory=lambda: _tri(0.85, 0.95, 1.0), description="factor from benchmark to production throughput, shared by all GPU-hour offers")
+    # Offers on one serving stack (performance.stack) share how that stack fares on this workload; each
+    # curve (an offer's own points, or a reference curve) adds its own residual (`throughput` above).
+    stack: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on throughput shared by every offer on one serving stack")
     demand: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on workload.tasks_per_month, shared by all offers")
     readings: StrictBool = Field(
         True, description="draw the calibrated range of every log-linear reading between frontier points (docs/interpolation.md), one per curve"
@@ -505,7 +518,7 @@ class PlanConfig(Strict):
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        12, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most (the bound over all is stated)"
+        60, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)"
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
         12, description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario"
@@ -600,6 +613,14 @@ class Pricing(Strict):
     owned: OwnedCost | None = None
     burst: Burst | None = None
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
+    billed_per: Literal["month", "hour", "minute", "second"] = Field(
+        "month", description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second (a dedicated endpoint billed for the time it runs: pay-as-used in the plan)"
+    )
+
+    @property
+    def usage_billed(self) -> bool:
+        """Billed for the time the capacity runs (by the hour, minute or second), not committed month by month."""
+        return self.billed_per != "month"
 
 
 class Sla(Strict):
@@ -717,6 +738,9 @@ class ContractTerms(Strict):
     escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(None, description="price change per contract year, e.g. 0.03")
     escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = Field(
         None, description="[[from month, rise], ...]: the price rises by `rise` from that contract month on (compounded)"
+    )
+    renewal_price: Literal["escalated", "list"] = Field(
+        "escalated", description="a renewal after the term starts from the escalated price of the term's last month (escalated), or, when the terms say so, from today's list price (list)"
     )
     ramp: Ramp | None = None
     late_delivery: LateDelivery | None = None

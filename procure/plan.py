@@ -44,7 +44,16 @@ SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
 # heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
 # Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
 FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
-FRONTIER_TIME_S = 5.0  # at most this long for each of the frontier's solves (a point not found in it is left out)
+# Each of the frontier's solves stops at plan.mip_gap (proven, kept in the solve cache like the plan's) or after this
+# many branch-and-bound nodes: a count of work, not of seconds, so the same workspace gives the same frontier on any
+# machine (a point whose limit the plan found does not keep on every path is left out). plan.time_limit_s stays the
+# backstop: a solve stopped by it is machine-dependent and its point is left out too.
+FRONTIER_NODES = 500
+# The frontier's weights on CVaR (expected cost + w x CVaR, both in money a month): the least-CVaR plan at FRONTIER_SAFEST,
+# the points between at weights spread geometrically over FRONTIER_WEIGHTS (on the example the frontier's slope, extra
+# expected cost per unit of CVaR saved, runs from about 0.24 near the risk-neutral plan to 2.3 near the least-CVaR one).
+FRONTIER_SAFEST = 1000.0
+FRONTIER_WEIGHTS = (0.3, 3.0)
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 # A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
 # serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
@@ -52,6 +61,7 @@ HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins":
 # sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
 UNSERVED_DEFAULT_MULTIPLE = 3.0
 BAND_TOLERANCE = 1e-3  # demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
+CHECK_TOLERANCE = 1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
@@ -104,6 +114,7 @@ class SolverInfo(BaseModel):
     status: str
     gap: float | None = Field(description="the gap reached (0: proven optimal)")
     bound_gap: float | None = Field(None, description="with a shortlist of offers: the distance from the linear relaxation's bound over every offer")
+    shortlist_check: str | None = Field(None, description="with a shortlist of offers: what the whole program over every offer, with the shortlist's plan as a cutoff, proved (null: every usable offer was in the program)")
     variables: int
     constraints: int
     integers: int
@@ -161,6 +172,17 @@ class PlanStress(BaseModel):
     pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
 
 
+class Bridge(BaseModel):
+    """The months before one offer of the plan is delivered: what serves them and what they cost."""
+
+    offer: str
+    vendor: str
+    delivery_month: int = Field(description="the first month with its capacity (1 = the first month after as-of)")
+    served_by: list[str] = Field(description="the plan's offers that serve those months (empty: none, the demand is priced unserved)")
+    cost: float = Field(description="expected spend over those months, unserved tasks at the plan's unserved price, undiscounted (in the plan's figures)")
+    unserved_share: float = Field(description="share of those months' demand left unserved")
+
+
 class PlanResult(PerThousand):
     as_of: date
     currency: str
@@ -194,6 +216,7 @@ class PlanResult(PerThousand):
     beyond_horizon_cost: float = Field(0.0, description="expected money committed for term months past the horizon, undiscounted, counted in the cost")
     delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
     bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
+    bridges: list[Bridge] = Field(default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"
@@ -320,6 +343,8 @@ def candidates(
 
     An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
     only, serving at most `spot_share` (plan.max_spot_share) of each month's demand."""
+    from procure.cashflow import term_average_rent
+
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -350,17 +375,25 @@ def candidates(
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
-        if not offer.on_demand and not spot:
+        if offer.pricing.usage_billed and not offer.on_demand and not spot:
+            # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
+            # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
+            # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).
+            cand.source = Source(index, math.nan, supply * per_gpu_month, float(m.get("rent_today", m["rent"]) or 0.0), "gpu_hour", per_gpu_month, max(1, offer.contract_months))
+            pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
+        elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
-            price = float(m["rent"] or 0.0)
+            price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
             cand.commits.append(Commit(index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node))
         for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)
             high = max(supply // node, low)
             commit = Commit(index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node)
             cand.commits.append(commit)
-            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus)}, node))
+            # the offer's escalators over the option's own term (a tier of another length averages them differently)
+            escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
+            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus), "escalation": escalated}, node))
         burst = offer.pricing.burst
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
@@ -369,7 +402,7 @@ def candidates(
             source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months), spot, spot_share if spot else 1.0)
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
-            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0}, per_gpu_month))
+            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0, "escalation": 1.0}, per_gpu_month))  # pay-as-used: its price as it stands
         found.append(cand)
     costs = _variant_costs(inputs, [(row, changes) for _, row, changes, _ in pending])
     for (target, _, _, scale), variable in zip(pending, costs):
@@ -570,7 +603,7 @@ def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
     Q = sum(1 for c in cands if c.source is not None and c.fixed_monthly > 0)
     units = _units(cands, H)
     unit_months = sum(u.last - u.first + 1 for u in units)
-    total = H + unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
+    total = H + 5 * unit_months + J * (2 + P) + 2 * Q * J + 6 * len(units) + 3 * Q * H + 2 * unit_months
     if policy.max_vendor_share < 1:
         total += P * J + 3 * P + 3 * len(cands)
     spots = sum(1 for c in cands if c.source is not None and c.source.spot)
@@ -644,7 +677,8 @@ def build_model(
     T = len(risk_paths)
 
     layout: dict[str, slice] = {}
-    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("z", P * J)]
+    unit_month_count = [u.last - u.first + 1 for u in units]
+    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("y", sum(unit_month_count)), ("z", P * J)]
     if penalty is not None:
         sizes.append(("u", J))
     vendors = sorted({c.vendor for c in cands})
@@ -712,12 +746,24 @@ def build_model(
         c[layout["u"]] = penalty * tasks / money * bw
 
     # (a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0
+    # y_um: the capacity of unit u in month m that can be used, at most its nodes' tasks and at most the month's highest
+    # demand while it is in use (y_um <= peak_m b_u): capacity above the peak is never used, so a large minimum
+    # commitment cannot be bought by the relaxation as a sliver at a sliver of its fees (the same integer plans).
+    y0 = layout["y"].start
+    y_first = np.concatenate([[0], np.cumsum(unit_month_count)])[:-1].astype(np.int64) if U else np.zeros(0, dtype=np.int64)
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
     for j, u in enumerate(units):
         r_list.append(np.arange(u.first, u.last + 1))
-        c_list.append(np.full(u.last - u.first + 1, n0 + j))
-        v_list.append(-unit_month_tasks[j])
+        c_list.append(y0 + y_first[j] + np.arange(unit_month_count[j]))
+        v_list.append(-np.ones(unit_month_count[j]))
     model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), H, 0.0, 0.0, "committed capacity")
+    if U:
+        Y = int(sum(unit_month_count))
+        ry = np.arange(Y)
+        y_unit = np.repeat(np.arange(U), unit_month_count)
+        y_month = np.concatenate([np.arange(u.first, u.last + 1) for u in units])
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, n0 + y_unit]), np.concatenate([np.ones(Y), -np.concatenate(unit_month_tasks)]), Y, -np.inf, 0.0, "usable committed capacity")
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, b0 + y_unit]), np.concatenate([np.ones(Y), -peak[y_month] / tasks]), Y, -np.inf, 0.0, "capacity up to the peak")
 
     # (b) every band served: cap_m + sum_p z_pj (+ u_j) >= D_j
     jj = np.arange(J)
@@ -886,12 +932,15 @@ def source_months(cands: list[Candidate], months: int, in_plan: np.ndarray) -> n
     return active & avail
 
 
-def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Solved:
-    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback."""
+def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None) -> Solved:
+    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback.
+    `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so)."""
     from procure.solvecache import solve_milp
 
     A, row_lb, row_ub = model.matrix()
     options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
     if result.x is None:
         if result.status == 1:
@@ -905,7 +954,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
     for q, p in enumerate(fee_sources):
         in_plan[model.sources[p].offer] = a[model.a_index[q]]
-    status = "optimal" if result.status == 0 else "time limit reached: best plan found"
+    status = "optimal" if result.status == 0 else ("node limit reached: best plan found" if node_limit is not None and result.status == 4 else "time limit reached: best plan found")
     eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
     return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
@@ -1482,6 +1531,34 @@ def shortlist(
     return sorted(keep), float(relaxed.fun)
 
 
+def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None,
+                chosen: Chosen) -> tuple[str, bool]:
+    """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
+    demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
+    objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
+    (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
+    better plan exists (then the whole program is solved)."""
+    from scipy.sparse import csr_array, vstack
+
+    from procure.solvecache import solve_milp
+
+    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    A, row_lb, row_ub = model.matrix()
+    tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
+    cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
+    A = vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr()
+    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    result = solve_milp(model.c, A, np.append(row_lb, -np.inf), np.append(row_ub, cutoff), model.integrality, model.lb, model.ub, options)
+    n = len(cands)
+    if result.x is not None:
+        return f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved", True
+    if result.status == 2:
+        return (f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
+                f"({tolerance:.2%}), so no left-out offer can enter a better plan"), False
+    return (f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
+            f"plan.time_limit_s ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False
+
+
 @dataclass
 class Chosen:
     """A plan the solver chose, after refining the demand bands and the CVaR's tail paths."""
@@ -1503,7 +1580,9 @@ def initial_tail(scen: Scenarios, alpha: float) -> np.ndarray:
     return np.sort(order[: max(1, int(np.searchsorted(cum, min(1.0, 1.2 * (1 - alpha)) - 1e-12)) + 1)])
 
 
-def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None) -> Chosen:
+def solve_plan(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None, node_limit: int | None = None,
+) -> Chosen:
     """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
     plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
     CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
@@ -1513,7 +1592,7 @@ def solve_plan(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delt
     converged = False
     for rounds in range(1, MAX_ROUNDS + 1):
         model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
-        solved = solve(model, policy, scen, cands)
+        solved = solve(model, policy, scen, cands, node_limit)
         units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
         out = dispatch(cands, units, nodes, in_plan, scen, penalty)
         true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
@@ -1595,8 +1674,9 @@ def default_penalty(cands: list[Candidate]) -> float:
 
 
 def follows_demand(offer: Offer) -> bool:
-    """Capacity that can follow demand: pay-as-used (burst, on demand, per token) or a term of a month."""
-    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or (offer.term_months or 0) == 1
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
+    or a term of a month."""
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.pricing.usage_billed or (offer.term_months or 0) == 1
 
 
 def make_plan(
@@ -1644,12 +1724,19 @@ def make_plan(
     chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
     solved, model = chosen.solved, chosen.model
     bound_gap = None
+    check = None
     if bound is not None and solved.objective:
         bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
         notes.append(
-            f"the solver chose among the {len(keep)} offers the linear relaxation uses most (of {len(cands)} usable, plan.max_candidates); "
-            f"the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
+            f"the solver chose among the {len(keep)} offers the linear relaxation uses most and the best single offers (of {len(cands)} usable, "
+            f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
         )
+        check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
+        notes.append(check)
+        if better:
+            plan_cands = solver_cands = cands
+            chosen = solve_plan(cands, scen, policy, delta, risk, money, tasks, penalty)
+            solved, model = chosen.solved, chosen.model
     units, nodes, in_plan = chosen.units, chosen.nodes, chosen.in_plan
     out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
     fig = figures(out, scen, delta, policy.cvar_alpha)
@@ -1698,7 +1785,13 @@ def make_plan(
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
     deliveries = {c.id: c.start + 1 for c in cands}
-    bridge = _bridge(plan_cands, units, nodes, in_plan, out, scen, ev.currency)
+    bridges = _bridge(plan_cands, units, nodes, in_plan, out, scen)
+    bridge = [
+        f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
+        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {ev.currency} expected over them"
+        + (f", {b.unserved_share:.1%} of their demand unserved" if b.unserved_share > 0.0005 else "")
+        for b in bridges
+    ]
     notes += bridge
 
     headline = None
@@ -1730,7 +1823,7 @@ def make_plan(
         demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
         policy=policy,
         solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, variables=len(model.c), constraints=model.nrows,
+            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, shortlist_check=check, variables=len(model.c), constraints=model.nrows,
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,
@@ -1740,11 +1833,11 @@ def make_plan(
             claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
         ),
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
-        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge,
+        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge, bridges=bridges,
     )
 
 
-def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios, currency: str) -> list[str]:
+def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios) -> list[Bridge]:
     """For each offer in the plan delivered after month 1: what serves the months before, and what they cost."""
     used = {u.commit.offer for u, n in zip(units, nodes) if n > 0} | {i for i, t in out.by_source.items() if t.max() > 0}
     lines = []
@@ -1757,39 +1850,44 @@ def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pla
         servers = sorted({cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start} | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0})
         spend = float(prob @ out.spend[:, before].sum(axis=1))
         unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300)
-        who = ", ".join(servers) if servers else "nothing"
-        lines.append(
-            f"{cand.id} is delivered in month {cand.start + 1}: months 1-{cand.start} are bridged by {who}, {spend:,.0f} {currency} expected over them"
-            + (f", {unserved:.1%} of their demand unserved" if unserved > 0.0005 else "")
-        )
+        lines.append(Bridge(offer=cand.id, vendor=cand.vendor, delivery_month=cand.start + 1, served_by=servers, cost=spend, unserved_share=unserved))
     return lines
 
 
 def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures, penalty: float | None) -> list[FrontierPoint]:
-    """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and limits evenly between."""
+    """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and the plans between them that
+    minimise expected cost + w x CVaR for weights w spread between (FRONTIER_WEIGHTS).
+
+    A weighted plan is efficient: no plan has a lower expected cost at its CVaR or less (on the demand bands and
+    tail paths it was solved on), so it is the frontier's point at the limit of its own CVaR. Weighted programs have
+    no CVaR row to meet and are proven in a few nodes where a limited one may not finish (on the example a limit
+    between the two ends did not finish within 60 s; its weighted neighbours are proven in seconds)."""
     # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
     # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
-    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS), "time_limit_s": min(policy.time_limit_s, FRONTIER_TIME_S)})
+    coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
     def run(risk: Risk) -> Figures | None:
-        """A whole plan at this risk setting, or None when the solver finds none within its time."""
+        """A whole plan at this risk setting, or None when the solver finds none within its limits."""
         try:
-            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty)
+            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty, FRONTIER_NODES)
         except InputError:
             return None
+        if chosen.solved.status.startswith("time limit"):
+            return None  # stopped by the clock: another machine would find another plan
         return figures(dispatch(cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
 
     neutral_fig = (run(Risk()) or neutral) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
     points = [FrontierPoint(cvar_limit=None, expected_cost_per_task=neutral_fig.cost_per_task or 0.0, cvar=neutral_fig.cvar, p90_monthly_spend=neutral_fig.p90)]
-    safest = run(Risk(weight=1000.0))
+    safest = run(Risk(weight=FRONTIER_SAFEST))
     if safest is None or safest.cvar > neutral_fig.cvar * (1 - 1e-6):
         return points  # no plan with a lower CVaR on every path was found
-    count = policy.frontier_points
-    for t in np.linspace(1, 0, count)[1:-1]:
-        limit = safest.cvar + t * (neutral_fig.cvar - safest.cvar)
-        f = run(Risk(limit=float(limit)))
-        # a point is shown only when its limit holds on every path (a solve stopped by its time may not reach it)
-        if f is not None and f.cvar <= limit * (1 + 1e-6):
-            points.append(FrontierPoint(cvar_limit=float(limit), expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))
+    between = []
+    for w in np.geomspace(FRONTIER_WEIGHTS[0], FRONTIER_WEIGHTS[1], max(1, policy.frontier_points - 2)):
+        f = run(Risk(weight=float(w)))
+        # strictly between the two ends, on every path, and not a plan already shown
+        if f is not None and safest.cvar * (1 + 1e-6) < f.cvar < neutral_fig.cvar * (1 - 1e-6) and all(abs(f.cvar - g.cvar) > 1e-6 * f.cvar for g in between):
+            between.append(f)
+    for f in sorted(between, key=lambda f: -f.cvar):
+        points.append(FrontierPoint(cvar_limit=f.cvar, expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))
     points.append(FrontierPoint(cvar_limit=safest.cvar, expected_cost_per_task=safest.cost_per_task or 0.0, cvar=safest.cvar, p90_monthly_spend=safest.p90))
     return points

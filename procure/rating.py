@@ -13,10 +13,10 @@ to 100 per category and overall. Two numbers come out, on purpose kept apart:
   Underperform whatever the score.
 
 Without a checklist, a published tier (ClusterMAX) sets the factor through
-`assumptions.reliability.published`; with neither, a managed offer is unrated and gets no better
-than the lowest band, so a vendor never gains by giving no evidence. Bare metal and owned offers
-are not rated: the operating work is the buyer's (SLA x self_operated_reliability), and its cost is
-in their operating staff.
+`assumptions.reliability.published`; with neither (nor an incident history), an offer is unrated:
+its SLA is judged and costed at the one stated haircut, `assumptions.reliability.unrated` (default
+the middle band's factor), and flagged "rate before signing". Owned offers have no provider: the
+host (hardware repair) and the operating jobs are the buyer's, at self_operated_reliability each.
 
 Where the checklist claims what the service terms do not promise (an attestation, isolated
 monitoring, health checks), the service terms are used: the contract is what the buyer can enforce.
@@ -274,8 +274,10 @@ def lowest_factor(reliability: Reliability) -> float:
 
 
 def unrated_factor(reliability: Reliability) -> float:
-    """`unrated`, but never better than the lowest rated band: giving no evidence never pays."""
-    return min(reliability.unrated, lowest_factor(reliability))
+    """The unrated haircut on an SLA, in the gate and the cost alike: `unrated` as stated, else the middle
+    band's factor (an operator nothing is known about is taken as the median rated one; the workspace check
+    refuses a haircut above the middle band, so no evidence never beats a median operator)."""
+    return reliability.unrated if reliability.unrated is not None else middle_factor(reliability)
 
 
 def band_of(score: float, reliability: Reliability) -> tuple[float, float]:
@@ -321,9 +323,10 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
     """What the provider's SLA figure is worth (the provider's layer of cost model step 8).
 
     Checklist (operational score band; critical failure: the lowest band), else published tier,
-    else unrated: `factor` is then the stated haircut (`assumptions.reliability.unrated`, never
-    above the lowest band) that the cost carries while the availability stays unverified. Bare
-    metal is judged the same way: its provider still repairs the hardware. Owned: no provider.
+    else unrated: `factor` is then the stated haircut (`assumptions.reliability.unrated`, default
+    the middle band's factor) that the gate and the cost both use while the availability stays
+    unverified. Bare metal is judged the same way: its provider still repairs the hardware. Owned:
+    no provider.
     """
     rel = assumptions.reliability
     kind = offer.service.kind
@@ -340,25 +343,32 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
         factor = rel.published[tier] if tier in rel.published else _published_default(tier)
         return ReliabilityResult(factor, "published", f"published tier {tier.capitalize()}")
     factor = unrated_factor(rel)
-    return ReliabilityResult(factor, "unrated", f"no operator.evidence, operator.published_tier or operator.status_history: the SLA is unverified and the cost carries the unrated haircut x {factor:g}")
+    return ReliabilityResult(factor, "unrated", f"no operator.evidence, operator.published_tier or operator.status_history: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}")
 
 
 UNRATED = "unrated: availability unverified"
 RATE_BEFORE_SIGNING = "rate before signing: add operator.published_tier, operator.evidence (`procure rate`) or operator.status_history"
 
-# The jobs that keep the machines and the platform up; by default our self-operated reliability is
-# spread evenly over them. The serving jobs above them default to 1: their failures show in the
-# success rate (release_validation), the demand fit (capacity_planning) and the serving curve.
+# The jobs that keep the machines and the platform up. Two layers, as the typical split of a GPU cloud has them
+# (/work/shared/reference/README.md, "Operators": the provider owns facility, hardware repair and replacement;
+# on bare metal the operating work falls to the customer): the host, whose job is hardware repair, and the eight
+# operating jobs above it. Each layer we run counts at self_operated_reliability: the host as one job (what a
+# bare-metal provider's SLA x rating stands for), the operating work spread evenly over its eight jobs. The serving
+# jobs above them default to 1: their failures show in the success rate (release_validation), the demand fit
+# (capacity_planning) and the serving curve.
 INFRASTRUCTURE_JOBS: tuple[str, ...] = OPERATING_JOBS[: OPERATING_JOBS.index("incident_response") + 1]
+HOST_JOB = "hardware_repair"
+OPERATING_LAYER: tuple[str, ...] = tuple(job for job in INFRASTRUCTURE_JOBS if job != HOST_JOB)
 
 
 def self_operated_factors(assumptions: Assumptions) -> dict[str, float]:
     """Each operating job's factor on availability when we run it: `assumptions.self_operated_jobs`,
-    else self_operated_reliability^(1/9) for each of the nine infrastructure jobs (so that running
-    all of them ourselves gives exactly self_operated_reliability), else 1."""
+    else self_operated_reliability for the host (hardware repair) and self_operated_reliability^(1/8)
+    for each of the eight operating jobs above it (running all of them gives self_operated_reliability
+    again), else 1."""
     r = assumptions.self_operated_reliability
-    share = 1.0 / len(INFRASTRUCTURE_JOBS)
-    factors = {job: (r**share if job in INFRASTRUCTURE_JOBS else 1.0) for job in OPERATING_JOBS}
+    share = 1.0 / len(OPERATING_LAYER)
+    factors = {job: (r if job == HOST_JOB else r**share if job in OPERATING_LAYER else 1.0) for job in OPERATING_JOBS}
     factors.update({job: f for job, f in assumptions.self_operated_jobs.items() if job in factors})
     return factors
 
@@ -368,13 +378,15 @@ class AvailabilityLayers:
     """Expected availability built from who does which job (cost model step 8).
 
     provider: SLA x reliability factor, or the availability a published incident history shows
-    (None: owned, there is no provider); ours: the product of our factor for each job the
-    responsibility matrix leaves to us alone (`customer`; a `shared` job has the provider doing its
-    part under its SLA); spot capacity loses the interrupted and restarted time on top.
+    (None: owned, there is no provider); it is the host's layer when the provider repairs the hardware.
+    ours: the product of our factor for each job the responsibility matrix leaves to us alone
+    (`customer`; a `shared` job has the provider doing its part under its SLA); a rented offer whose
+    hardware we repair has a host no better than the weaker of the provider's layer and our repairs.
+    Spot capacity loses the interrupted and restarted time on top.
     """
 
-    provider: float | None  # what the gate judges for the provider's layer (unrated: the SLA, unverified)
-    provider_costed: float | None  # what the cost uses (unrated: with the haircut)
+    provider: float | None  # the provider's layer as judged and costed (unrated: the SLA x the unrated haircut)
+    provider_costed: float | None  # the same figure (kept for the record's provider_costed field)
     provider_basis: str
     ours: float
     our_jobs: tuple[str, ...]
@@ -389,7 +401,7 @@ class AvailabilityLayers:
 
     @property
     def costed(self) -> float:
-        """The availability the cost uses (an unrated provider's with the haircut)."""
+        """The availability the cost uses: the same as the gate's."""
         return (1.0 if self.provider_costed is None else self.provider_costed) * self.ours * self.interruption
 
     def text(self) -> str:
@@ -415,33 +427,38 @@ def availability_layers(offer: Offer, reliability: ReliabilityResult, assumption
     factors = self_operated_factors(assumptions)
     owned = offer.service.kind == "owned"
     ours_jobs = tuple(job for job in OPERATING_JOBS if owned or offer.responsibilities.get(job, "customer") == "customer")
-    # Jobs at the default factor as one power (running all nine ourselves gives exactly
-    # self_operated_reliability), those set in self_operated_jobs multiplied in.
-    default_share = sum(1 for job in ours_jobs if job in INFRASTRUCTURE_JOBS and job not in assumptions.self_operated_jobs) / len(INFRASTRUCTURE_JOBS)
-    ours = assumptions.self_operated_reliability**default_share
+    r = assumptions.self_operated_reliability
+    # The operating jobs at the default factor as one power (all eight ours: exactly self_operated_reliability),
+    # the host (hardware repair) and those set in self_operated_jobs multiplied in.
+    default_share = sum(1 for job in ours_jobs if job in OPERATING_LAYER and job not in assumptions.self_operated_jobs) / len(OPERATING_LAYER)
+    ours = r**default_share
     for job in ours_jobs:
         if job in assumptions.self_operated_jobs:
             ours *= assumptions.self_operated_jobs[job]
+        elif job == HOST_JOB:
+            ours *= r
     counted = tuple(job for job in ours_jobs if factors[job] < 1.0)
     if owned:
-        provider = costed = None
+        provider = None
         basis = ""
     elif history is not None:
-        provider = costed = history
+        provider = history
         basis = history_basis
     else:
         sla = offer.service.sla.availability if offer.service.sla else 0.0
         factor = reliability.factor if reliability.factor is not None else 1.0
+        provider = sla * factor
         if reliability.unrated:
-            # Unverified: judged at the middle band's factor (neither the best nor the worst operator),
-            # costed at the haircut (the lowest band), so it never ranks ahead of the same offer rated.
-            middle = middle_factor(assumptions.reliability)
-            provider, costed = sla * middle, sla * factor
-            basis = f"SLA {sla:.2%} unverified, judged at the middle band's {middle:g}"
+            # Unverified: judged and costed at the one stated haircut (assumptions.reliability.unrated).
+            basis = f"SLA {sla:.2%} unverified x the unrated haircut {factor:g}"
         else:
-            provider = costed = sla * factor
             basis = f"SLA {sla:.2%} x reliability {factor:.4g}"
-    return AvailabilityLayers(provider, costed, basis, ours, counted, interruption_share(offer), reliability.unrated and history is None, history is not None)
+    if provider is not None and HOST_JOB in ours_jobs:
+        # We repair the provider's hardware: the host is no better than the weaker of the provider's layer and our
+        # repairs (our host factor is in `ours`), so the provider's layer counts only where it is below it.
+        provider = min(1.0, provider / factors[HOST_JOB]) if provider < factors[HOST_JOB] else 1.0
+        basis = f"{basis}, with our hardware repair at {factors[HOST_JOB]:.4g}: the weaker counts"
+    return AvailabilityLayers(provider, provider, basis, ours, counted, interruption_share(offer), reliability.unrated and history is None, history is not None)
 
 
 def _published_default(tier: str) -> float:
@@ -474,7 +491,7 @@ def method_text(config: RatingConfig) -> str:
         f"with fewer than {config.min_peers} rated offers no peer tier is shown ('too few peers'), only the absolute band. "
         "The reliability factor on SLA availability comes from the absolute operational score ("
         + ", ".join(OPERATIONAL_CATEGORIES)
-        + "), not the tier; without a checklist from the published tier; with neither, no better than the lowest band."
+        + "), not the tier; without a checklist from the published tier; with neither, the unrated haircut (assumptions.reliability.unrated, by default the middle band's factor)."
     )
 
 

@@ -77,14 +77,21 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         from procure.uncertainty import sensitivity, top_offer_positions
 
         top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
-        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+        posteriors = None
+        if ws.actuals:
+            from procure.scorecard import evaluation_posteriors
+
+            posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
     market = ws.config.market
     if market.competitors or market.own:
         from procure.position import position
 
         extras.position = position(ev, market)
     # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
-    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=True)
+    # The efficient frontier is a chart of the comparison only (the board memo has no charts): the board
+    # paper does not spend its solves (a few seconds each, under a time limit) on it.
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=not board)
     if extras.recommendation.plan_failed:
         extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):

@@ -475,3 +475,9 @@ def posteriors_for_draws(evidence: dict[str, Evidence], offers: list[Any], colum
             served=(e.served_alpha, e.served_beta) if e.served_rate is not None else None,
         )
     return out
+
+
+def evaluation_posteriors(ev: Any, inputs: Any, spec: Any) -> dict[str, Any]:
+    """posteriors_for_draws from an Evaluation's records (each signed offer's `evidence`)."""
+    found = {r.id: Evidence(**r.evidence) for r in ev.offers if r.evidence}
+    return posteriors_for_draws(found, inputs.offers, inputs.columns, spec) if found else {}

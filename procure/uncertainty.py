@@ -3,9 +3,11 @@
 A vendor's throughput claim, the availability it will deliver, utilization, staff cost, the index
 level, exchange rates and demand are estimates. Each gets a distribution, as a factor on the stated
 figure, and the cost model runs on arrays of draws x offers in one pass of numpy (no Python loop per
-draw). Draws are correlated the way the world is: one throughput factor per curve (offers on the same
-reference curve move together; an offer's own points are its own curve), times one factor for the
-gap between benchmark and production shared by every GPU-hour offer; availability per offer;
+draw). Draws are correlated the way the world is: throughput is one factor per serving stack (every
+offer on the stack shares it) times one residual per curve (offers on the same reference curve move
+together; an offer's own points are its own curve), times one factor for the gap between benchmark
+and production shared by every GPU-hour offer; availability one draw per operator (two offers of one
+vendor share it);
 utilization, staff cost, the index (shared by every index-linked offer), each exchange rate and
 demand one draw for all offers. Demand reaches the cost through the demand fit: less demand leaves
 committed GPUs idle. The same seed gives the same numbers.
@@ -38,7 +40,10 @@ POINT_COLUMN = "throughput_point_factor"
 # Each offer's reading between frontier points: its gap as a share of the target (0 on a point), whose
 # calibrated range (procure.performance.reading_spread) the draws sample, one draw per curve.
 GAP_COLUMN = "reading_gap_share"
-CHUNK_DRAWS = 100  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
+CHUNK_DRAWS = 100
+# The ends of a posterior in the one-at-a-time sensitivity: its 2.5% and 97.5% points.
+POSTERIOR_TAIL = 0.025
+POSTERIOR_Z = 1.959963984540054  # the standard normal's 97.5% point  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
 
 
 def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -63,13 +68,34 @@ def throughput_group(offer: Offer, config: UncertaintyConfig) -> str:
     return f"curve:{offer.performance.reference}"
 
 
+def stack_group(offer: Offer) -> str:
+    """The serving stack an offer's shared throughput factor belongs to: performance.stack; unnamed, the
+    reference curve it reads (one curve is one stack), else its own."""
+    stack = offer.performance.stack
+    if stack and stack.strip():
+        return f"stack:{' '.join(stack.split()).casefold()}"
+    if not offer.performance.points and offer.performance.reference:
+        return f"curve:{offer.performance.reference}"
+    return f"offer:{offer.id}"
+
+
+def operator_group(offer: Offer, config: UncertaintyConfig) -> str:
+    """The operator an offer's availability draw belongs to: two offers of one vendor share it (one fleet,
+    one operations team), unless procure.yaml gives the offer a distribution of its own."""
+    override = config.offers.get(offer.id)
+    if override and override.availability is not None:
+        return f"offer:{offer.id}"
+    return f"vendor:{' '.join(offer.vendor.split()).casefold()}"
+
+
 def point_throughput_factor(offer: Offer, config: UncertaintyConfig) -> float:
     """The factor the point evaluation puts on a stated throughput: the mean of the offer's curve
-    factor times, for a GPU-hour offer, the mean of benchmark to production. The point is then the
-    cost at the draws' own expected throughput, and every draw is a factor on it (mean 1)."""
+    factor times the mean of its serving stack's factor times, for a GPU-hour offer, the mean of
+    benchmark to production. The point is then the cost at the draws' own expected throughput, and
+    every draw is a factor on it (mean 1)."""
     if offer.per_token:
         return 1.0
-    return throughput_distribution(offer, config).mean * config.production.mean
+    return throughput_distribution(offer, config).mean * config.stack.mean * config.production.mean
 
 
 def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
@@ -148,12 +174,29 @@ def draw_factors(
     production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
     gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
     throughput = curves[:, where] * np.where(gpu_hour, production, 1.0) if len(offers) else np.empty((draws, 0))
-    availability = sample(rng, [availability_distribution(o, config) for o in offers], draws)
+    # Availability: one draw per operator (two offers of one vendor share its fleet and its team).
+    operators: dict[str, Distribution] = {}
+    operator_keys = [operator_group(o, config) for o in offers]
+    for o, key in zip(offers, operator_keys):
+        operators.setdefault(key, availability_distribution(o, config))
+    operator_column = {key: i for i, key in enumerate(operators)}
+    availability = sample(rng, list(operators.values()), draws)[:, [operator_column[k] for k in operator_keys]] if len(offers) else np.empty((draws, 0))
     utilization, fte_cost, index = (sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index"))
     distinct = sorted(set(currencies))
     per_currency = sample(rng, [config.fx] * len(distinct), draws)
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
     demand = sample(rng, [config.demand], draws)
+    # Throughput per serving stack: a factor shared by every offer on the stack, times each curve's own
+    # residual above (per-token offers have no GPU throughput to move).
+    stack_keys = [stack_group(o) for o in offers]
+    stacks = list(dict.fromkeys(stack_keys))
+    if len(offers) and config.stack.bounds[0] != config.stack.bounds[2]:
+        shared = sample(rng, [config.stack] * len(stacks), draws)
+        column_of = {k: i for i, k in enumerate(stacks)}
+        on = np.array([column_of[k] for k in stack_keys], dtype=int)
+        factor = shared[:, on]
+        factor[:, ~gpu_hour] = 1.0
+        throughput *= factor  # in place: throughput is this function's own array
     if gaps is not None and len(offers) and (gaps > 0).any():
         from procure.performance import reading_spread
 
@@ -358,8 +401,9 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: di
     throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
     return (
         f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve (offers on the same "
-        f"reference curve move together), times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
-        f"availability {show(config.availability)}, per offer; utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
+        f"reference curve move together), times serving stack {show(config.stack)}, one per stack (offers on one stack move together), "
+        f"times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
+        f"availability {show(config.availability)}, one per operator (two offers of one vendor move together); utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
         f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand {show(config.demand)} "
         f"(through the demand fit: less demand idles committed GPUs), common to all offers"
         + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
@@ -412,10 +456,13 @@ def sensitivity(
     top: list[int],
     config: UncertaintyConfig,
     gates: Gates | None = None,
+    posteriors: dict[str, Posterior] | None = None,
 ) -> Sensitivity:
     """Each uncertain input at its low and high value, the others at their expected values, for the top
     offers. With `gates`, each end re-applies the drawn gates: a top offer that fails one there is a
-    flip, and the end's leader is the cheapest offer still acceptable."""
+    flip, and the end's leader is the cheapest offer still acceptable. A signed vendor with
+    `posteriors` has its posteriors' 2.5% and 97.5% points as its ends: throughput exp(-/+1.96 s) on
+    the evaluated figure (the log-normal's), availability Beta's quantiles over its mean."""
     n = len(offers)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
     ones = np.ones((1, n))
@@ -435,9 +482,18 @@ def sensitivity(
         # Every input at its expected value: the throughput factors at their means, as the point evaluation reads them.
         return Draws(point[None, :].copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
 
+    posteriors = posteriors or {}
     for i in top:
         if offers[i].per_token:
             continue  # billed per token: no GPU throughput to vary
+        spread = posteriors[offers[i].id].throughput_log_sd if offers[i].id in posteriors else None
+        if spread is not None:
+            low, high = float(np.exp(-POSTERIOR_Z * spread)), float(np.exp(POSTERIOR_Z * spread))
+            for end, value in (("low", low), ("high", high)):
+                d = neutral()
+                d.throughput[0, i] = value * point[i]  # a factor on the evaluated (blended) figure
+                scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
+            continue
         low, _, high = throughput_distribution(offers[i], config).bounds
         for end, value in (("low", low), ("high", high)):
             d = neutral()
@@ -445,6 +501,12 @@ def sensitivity(
             scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
     low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
     high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
+    signed_a = [(i, posteriors[o.id].availability) for i, o in enumerate(offers) if o.id in posteriors and posteriors[o.id].availability is not None]
+    if signed_a:
+        from scipy.stats import beta as beta_distribution
+
+        for i, (a, b) in signed_a:
+            low_a[i], high_a[i] = (float(beta_distribution.ppf(q, a, b)) / (a / (a + b)) for q in (POSTERIOR_TAIL, 1 - POSTERIOR_TAIL))
     for end, values in (("low", low_a), ("high", high_a)):
         d = neutral()
         d.availability = values[None, :]

@@ -144,7 +144,9 @@ def apply_change(workspace: Workspace, offer: Offer, change: Change, index_level
     config = workspace.config
     if change.availability is not None:
         if offer.owned:
-            config = config.model_copy(update={"assumptions": config.assumptions.model_copy(update={"self_operated_reliability": change.availability})})
+            # owned: our host (hardware repair), the counterpart of a provider's SLA (rating.availability_layers)
+            jobs = {**config.assumptions.self_operated_jobs, "hardware_repair": change.availability}
+            config = config.model_copy(update={"assumptions": config.assumptions.model_copy(update={"self_operated_jobs": jobs})})
         elif offer.service.sla is not None:
             updates["service"] = offer.service.model_copy(update={"sla": offer.service.sla.model_copy(update={"availability": change.availability})})
     if change.utilization is not None:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from procure.errors import InputError, Problem, format_field_path
-from procure.fileio import check_link, protect, register_root
+from procure.fileio import check_link, folders_unchanged, protect, register_root
 from procure.models import (
     CURRENCY_PATTERN,
     NO_CONTROLS,
@@ -97,6 +97,7 @@ def find_workspace(start: Path) -> Path:
     raise InputError([Problem(str(here), None, "", NOT_A_WORKSPACE)])
 
 
+@folders_unchanged()  # its files' link checks share what they learn of the folders above them
 def load_workspace(root: Path) -> Workspace:
     """Load and check the whole workspace (found from `root` upward); raise InputError listing every problem."""
     root = find_workspace(root)
@@ -258,7 +259,7 @@ def _load_model_doc(
     display = _display(root, path)
     try:
         doc = load_yaml(path, display, collect=True)
-        _record(root, path, read_text(path, display), inputs)
+        _record(root, path, doc.text, inputs)
     except InputError as exc:
         problems.extend(exc.problems)
         return None, None
@@ -453,7 +454,7 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     unc = config.uncertainty
     named = [
         (("uncertainty", key), d)
-        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand))
+        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand), ("stack", unc.stack))
     ]
     named += [(("uncertainty", "throughput", k), d) for k, d in unc.throughput.items()]
     for offer_id, spec in unc.offers.items():
@@ -520,6 +521,12 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
     elif [b[0] for b in bands] != sorted((b[0] for b in bands), reverse=True) or min(b[0] for b in bands) != 0:
         add(("assumptions", "reliability", "bands"), "bands must be listed from the highest score down and end at score 0")
+    else:
+        from procure.rating import middle_factor
+
+        rel = config.assumptions.reliability
+        if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
+            add(("assumptions", "reliability", "unrated"), f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one")
     return problems
 
 
@@ -576,6 +583,10 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         for i, option in enumerate(pricing.commit_options):
             if supply and option.gpus > supply:
                 add(("pricing", "commit_options", i, "gpus"), f"must be at most {most} ({supply}) (got {option.gpus})")
+    if pricing.usage_billed and pricing.burst is not None:
+        add(("pricing", "burst"), f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month")
+    if pricing.usage_billed and (pricing.per_mtok is not None or pricing.owned is not None):
+        add(("pricing", "billed_per"), "goes with GPU-hour or index-linked pricing, not per-token or owned")
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
             add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")

@@ -54,6 +54,7 @@ class Document:
     # them: the document is still built (the first value of a duplicate key, a bad date as text), so
     # that validation can report the rest of the file in the same run.
     problems: list[Problem] = field(default_factory=list)
+    text: str = ""  # the text as read (hashed for the appendix's list of inputs without reading the file again)
 
 
 def regular_file(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> int:
@@ -151,12 +152,14 @@ def load_yaml(path: Path, display: str, collect: bool = False) -> Document:
         raise InputError([Problem(display, None, "", f"malformed YAML: {exc}")]) from None
     finally:
         loader.dispose()
-    return Document(data, lines, display, soft)
+    return Document(data, lines, display, soft, text)
 
 
 def _count_values(text: str, display: str) -> None:
     """Refuse a document with too many values before building it: the parser's event stream is
     counted (cheap, no tree in memory); aliases are bounded later, when the tree is walked."""
+    if len(text) < MAX_NODES // 2:
+        return  # no YAML value takes less than half a character: a text this short cannot hold that many
     parser = _Loader(text)
     try:
         count = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -30,6 +30,121 @@ def _build_each_app_once() -> None:
 
 
 _build_each_app_once()
+
+
+# --- how pytest-xdist shares the tests between workers ------------------------------------------------
+#
+# `--dist loadscope` gives each worker whole modules, so that a module's fixtures are computed once, and
+# hands out modules by their number of tests. The costly modules have few tests (a few reports laid out,
+# LibreOffice, killed processes): handed out last, one of them could run alone at the end while the other
+# workers wait. Here the modules go out costliest first, each to the first worker about to run out of
+# tests (longest processing time first, the classic rule for sharing jobs between machines). A module's
+# cost is the seconds it took in the last run (kept in .pytest_cache), else the figure below, measured on
+# two cores, else its number of tests at a typical test's time.
+
+# Seconds of a worker's time (setup, call and teardown), measured 2026-12-01 on two cores shared with other
+# jobs (load 8: about three times an idle machine's); only their order matters.
+SCOPE_SECONDS = {
+    "slow": {
+        "tests/test_report_layout.py::[synthetic50]": 197, "tests/test_cli_report.py": 194, "tests/test_assemble.py": 167,
+        "tests/test_report_layout.py::[example]": 115, "tests/test_decision.py": 92, "tests/test_hostile_properties.py": 90,
+        "tests/test_documents.py": 87, "tests/test_hostile_faults.py": 80, "tests/test_hostile_data_loss.py": 79,
+        "tests/test_hostile_text.py": 75, "tests/test_history.py": 64, "tests/test_xlsx_live.py": 45,
+        "tests/test_report_layout.py::[real_offers]": 36, "tests/test_report_layout.py::[rated]": 36,
+        "tests/test_report_layout.py::[basic]": 24, "tests/test_report_layout.py::[offer_kinds]": 20,
+        "tests/test_report_layout.py::[many_fees]": 20, "tests/test_hostile_plan_limits.py": 17,
+    },
+    "fast": {
+        "tests/test_hostile_values.py": 73, "tests/test_cli_table_width.py": 60, "tests/test_hostile_paths.py": 41,
+        "tests/test_hostile_numbers.py": 39, "tests/test_report_formulas.py": 40, "tests/test_hostile_yaml.py": 29,
+        "tests/test_documents.py": 26, "tests/test_cli_json_envelope.py": 24, "tests/test_plan.py": 23,
+        "tests/test_hostile_readers.py": 22, "tests/test_board.py": 22, "tests/test_cli_compare_uncertainty.py": 21,
+        "tests/test_uncertainty.py": 20, "tests/test_history.py": 19, "tests/test_cli_progress.py": 18,
+        "tests/test_hostile_rating_inputs.py": 16, "tests/test_cli_plan.py": 16, "tests/test_hostile_history.py": 14,
+        "tests/test_cashflow.py": 13, "tests/test_cli_out.py": 11, "tests/test_hostile_plan_limits.py": 10, "tests/test_hostile_csv.py": 10,
+    },
+}
+TYPICAL_S = {"slow": 3.0, "fast": 0.08}  # a test of the slow step, and of the others, when nothing was measured
+# Modules whose tests are grouped by their first parameter instead of by module: each group's fixtures are
+# kept by parameter (one workspace's reports), so the groups may go to different workers.
+SCOPE_BY_FIRST_PARAMETER = {"tests/test_report_layout.py"}
+
+
+def scope_cache_key(config: pytest.Config) -> str:
+    """Where the seconds each unit took are kept: one table per selection (the two steps of make test)."""
+    return "procure/scope-seconds/" + "".join(c if c.isalnum() else "-" for c in (config.getoption("markexpr") or "all"))
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module (or class), or for the modules above its first parameter."""
+    scope, _, name = nodeid.rpartition("::")
+    if scope in SCOPE_BY_FIRST_PARAMETER and "[" in name:
+        return f"{scope}::[{name.split('[', 1)[1].split('-', 1)[0].rstrip(']')}]"
+    return scope
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    measured: dict[str, float] = config.cache.get(scope_cache_key(config), {}) if config.cache else {}
+    markexpr = config.getoption("markexpr") or ""
+    step = "slow" if "slow" in markexpr and "not slow" not in markexpr else "fast"
+    typical, known = TYPICAL_S[step], SCOPE_SECONDS[step]
+
+    class CostliestFirst(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+        def schedule(self) -> None:
+            if self.collection is not None or not self._check_nodes_have_same_collection():
+                return super().schedule()  # later calls (a node added), or collections that differ: as xdist does
+            self.collection = list(next(iter(self.registered_collections.values())))
+            units: dict[str, dict[str, bool]] = {}
+            for nodeid in self.collection:
+                units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
+            cost = {scope: measured.get(scope, known.get(scope, typical * len(tests))) for scope, tests in units.items()}
+            for scope in sorted(units, key=lambda scope: -cost[scope]):
+                self.workqueue[scope] = units[scope]
+            for _ in range(max(0, len(self.nodes) - len(self.workqueue))):  # more workers than work
+                self.assigned_work.popitem()[0].shutdown()
+            for node in self.nodes:
+                if self.workqueue:
+                    self._assign_work_unit(node)
+            for node in self.nodes:
+                self._reschedule(node)
+
+        def _reschedule(self, node: Any) -> None:
+            # A new module only when the worker holds its last test (it waits for the next before running
+            # it): one worker never queues a costly module while another runs dry.
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) > 1:
+                return
+            self._assign_work_unit(node)
+
+    return CostliestFirst(config, log)
+
+
+_took: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _took[scope_of(report.nodeid)] = _took.get(scope_of(report.nodeid), 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After a run shared between workers (the one the order above is for), keep what each unit took."""
+    config = session.config
+    if hasattr(config, "workerinput") or config.cache is None or config.getoption("dist", "no") != "loadscope" or not _took:
+        return
+    key = scope_cache_key(config)
+    config.cache.set(key, {**config.cache.get(key, {}), **{scope: round(seconds, 2) for scope, seconds in _took.items()}})
 
 
 @pytest.fixture(scope="session")

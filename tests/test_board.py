@@ -45,7 +45,7 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
 
     found, ev = extras
     m = board_memo(ev, found.cases, found.position, found.hedge, found.hedge_missing, None)
-    # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; 0.0064274 per task -> 6.43 per 1,000
+    # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; 0.0064878 per task -> 6.49 per 1,000
     keel = ev.offer("keel-b200-mc").metrics
     assert m.headline == f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD, at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
@@ -100,10 +100,13 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
 
 def test_saving_against_today_uses_our_recorded_cost(single_memo):
     m, _ = single_memo
-    # market.own: 0.0068 on 2026-11-29; (0.0068 - 0.006427365) x 150,000,000 = 55,895 a month, 670,743 a year
+    # market.own: 0.0068 on 2026-11-29. Keel ranks on its term-average rent: +2% from month 7 of 12 averages
+    # 4.85 x 1.01 = 4.8985, 0.0485 a GPU-hour above the list (no prepayment to finance) over its 802.654
+    # successful tasks a GPU-hour: 0.006427365 + 0.0485 / 802.654 = 0.0064877895 per task;
+    # (0.0068 - 0.0064877895) x 150,000,000 = 46,831.6 a month
     assert m.today.current_per_task == 0.0068 and not m.today.of_plan
-    assert m.today.monthly_saving == pytest.approx(55_895.27, abs=1)
-    assert m.today.annual_saving == pytest.approx(12 * 55_895.27, abs=12)
+    assert m.today.monthly_saving == pytest.approx(46_831.6, abs=1)
+    assert m.today.annual_saving == pytest.approx(12 * 46_831.6, abs=12)
 
 
 def test_against_today_with_a_plan_is_the_plan_against_our_cost(extras):

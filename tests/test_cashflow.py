@@ -370,6 +370,20 @@ def test_renewal_at_the_index_fixed_price_and_index_linked(cf):
     assert any(n.startswith("after its 12-month term the offer renews at the raw index") and "horizon.renewal: index" in n for n in foxtrot.notes)
 
 
+def test_a_renewal_at_the_index_basis_starts_from_the_escalated_price(cf):
+    # renewal: basis, index flat (index_growth 0): delta's 24-month term ends at 4.00 x 1.03 = 4.12 (contract
+    # months 13-24), so months 25-30 renew at 4.12 + (5.00 - 5.00) = 4.12 x 100 GPUs x 730 h = 300,760 a month,
+    # not at the pre-escalator 4.00 (292,000)
+    edit(cf / "procure.yaml", "  renewal: index\n", "  renewal: basis\n")
+    delta = horizon_eval(cf).offer("delta").cashflow
+    assert [f.phase for f in delta.months[25:]] == ["renewal"] * 6
+    assert [f.rent for f in delta.months[25:]] == pytest.approx([4.12 * 73_000] * 6)
+    # terms that say a renewal restarts at the list price: 4.00 x 73,000 = 292,000
+    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  renewal_price: list\n")
+    delta = horizon_eval(cf).offer("delta").cashflow
+    assert [f.rent for f in delta.months[25:]] == pytest.approx([4.00 * 73_000] * 6)
+
+
 def test_renewal_at_the_escalated_price(cf):
     edit(cf / "procure.yaml", "  renewal: index\n", "  renewal: escalate\n")
     ev = horizon_eval(cf)
@@ -398,7 +412,8 @@ def test_owned_offer_capital_at_signing_and_residual_value_at_the_end(cf):
     # Remaining value after 30 months of its 5-year life, consistent with the capital recovery factor
     # the snapshot charges: the balance of the annuity, which grows at 12% and is paid down by the yearly
     # payment P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,675.0: B(2.5) = C x 1.12^2.5 - P x (1.12^2.5 - 1) / 0.12
-    # = 2,053,297.4 (straight line would say 1,800,000), credited in month 30.
+    # = 2,053,297.4 (straight line would say 1,800,000), credited in month 30. Tasks: owned availability is our host
+    # 0.98 x our operating jobs 0.98 = 0.9604, so 96.04 x 73,000 = 7,010,920 a month.
     payment = 3_600_000 * 0.12 / (1 - 1.12**-5)
     residual = 3_600_000 * 1.12**2.5 - payment * (1.12**2.5 - 1) / 0.12
     assert residual == pytest.approx(2_053_297.43, abs=0.01)
@@ -406,13 +421,13 @@ def test_owned_offer_capital_at_signing_and_residual_value_at_the_end(cf):
     expected = [(0, "signing", 0, 0, 0, 0, 0, 0, 0, 3_600_000, 0, 0, 3_600_000, 0)]
     for m in range(1, 31):
         capital = -residual if m == 30 else 0
-        expected.append((m, T, 100, 0, 0, 0, 10_000, 3_650, 22_300, capital, 0, 0, 35_950 + capital, 7_154_000))
+        expected.append((m, T, 100, 0, 0, 0, 10_000, 3_650, 22_300, capital, 0, 0, 35_950 + capital, 7_010_920))
     assert_rows(plan, expected)
     assert plan.total_cost == pytest.approx(3_600_000 + 30 * 35_950 - residual)
     assert plan.total_commitment == pytest.approx(3_600_000)  # the capital
     npv = 3_600_000 + sum(pv(35_950, m) for m in range(1, 31)) - pv(residual, 30)
     assert plan.npv_cost == pytest.approx(npv)
-    assert plan.horizon_cost_per_task == pytest.approx(npv / sum(pv(7_154_000, m) for m in range(1, 31)))
+    assert plan.horizon_cost_per_task == pytest.approx(npv / sum(pv(7_010_920, m) for m in range(1, 31)))
     assert any("2,053,297" in n and "credited in the last month" in n for n in plan.notes)
     # after three whole years the balance is the present value of the two payments left: P x (1 - 1.12^-2) / 0.12
     assert plan_of(cf, "golf", 36).residual_value == pytest.approx(payment * (1 - 1.12**-2) / 0.12)
@@ -640,11 +655,15 @@ def replace_horizon(ws, **changes):
 # --- escalators in the snapshot ----------------------------------------------------------------------
 
 
-def test_term_average_rent_shows_what_an_escalator_adds(cf):
-    # delta: 4.00 for months 1-12, 4.12 for 13-24: average 4.06; the snapshot still ranks on 4.00
+def test_the_snapshot_ranks_on_the_term_average_rent(cf):
+    # delta: 3% a contract year over a 24-month term: 4.00 for months 1-12, 4.00 x 1.03 = 4.12 for 13-24, average
+    # (12 x 4.00 + 12 x 4.12) / 24 = 4.06. The rent ranked is 4.06; today's list price and rent stay 4.00.
     record = evaluate(load_workspace(cf), AS_OF).offer("delta")
-    assert record.metrics["rent"] == pytest.approx(4.00)
+    assert record.metrics["rent"] == pytest.approx(4.06)
+    assert (record.metrics["rent_today"], record.metrics["list_price"]) == (pytest.approx(4.00), pytest.approx(4.00))
     assert record.metrics["rent_term_average"] == pytest.approx((12 * 4.00 + 12 * 4.12) / 24)
+    # the prepayment is a share of the contract's value, escalated: 0.25 x 4.06 x 0.12 x 24 / 24 = 0.1218
+    assert record.metrics["financing"] == pytest.approx(0.1218)
     from procure.models import ContractTerms
 
     # +2% from month 7 of a 12-month term: (6 x 4.85 + 6 x 4.947) / 12 = 4.8985
@@ -658,8 +677,8 @@ def test_vendor_default_rate_prices_the_unearned_prepayment(cf):
     edit(cf / "procure.yaml", "  cost_of_capital: 0.12\n", "  cost_of_capital: 0.12\n  vendor_default_rate: 0.12\n")
     ev = horizon_eval(cf)
     record = ev.offer("delta")
-    # snapshot: 0.25 x 4.00 x 0.12 x 24 / 24 = 0.12 per GPU-hour, its own line
-    assert record.metrics["prepay_risk"] == pytest.approx(0.12)
+    # snapshot: 0.25 x 4.06 (the term-average rent) x 0.12 x 24 / 24 = 0.1218 per GPU-hour, its own line
+    assert record.metrics["prepay_risk"] == pytest.approx(0.1218)
     plan = record.cashflow
     # The prepayment is drawn month by month: 0.25 x rent x GPU-hours = 36,500 in month 1, 73,000 in 2-12,
     # 75,190 in 13-24. A draw d_k stays unearned for k - 1 whole months and half of its own, so the expected

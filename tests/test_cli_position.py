@@ -1,11 +1,11 @@
 """`procure position` on tests/data/rated in every format, and its refusals.
 
 Hand figures as of 2026-11-29 (acceptable offers; availability = SLA x reliability factor):
-- bravo: 3.95 per GPU-hour over 1,080 x 0.99 (SLA) x 0.95 (unrated: the lowest band) x 0.98^(8/9) (the eight
-  infrastructure jobs bare metal leaves with us, at 0.98 for all nine) x 0.9 x 0.8 successful tasks
+- bravo: 3.95 per GPU-hour over 1,080 x 0.99 (SLA) x 0.97 (unrated: the stated haircut) x 0.98 (the eight
+  operating jobs bare metal leaves with us, 0.98^(1/8) each) x 0.9 x 0.8 successful tasks
 - alpha: 4.75 over 1,080 x 0.995 x 1.0 (score 100) x 0.72
 - delta: 4.95 (4.20 rent) over 1,080 x 0.995 x 0.995 (score 80) x 0.72
-- echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.95 (no evidence: no better than the lowest band) x 0.72
+- echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.97 (no evidence: the stated haircut) x 0.72
 Market: Rival A 0.0050 (06-30) then 0.0058 (10-31); Rival B 0.0070 (10-31); ours 0.0065 (06-30), 0.0060 (10-31).
 """
 
@@ -18,11 +18,11 @@ import json
 import pytest
 from clihelp import AS_OF, run
 
-BRAVO = 3.95 / (1080 * 0.99 * 0.95 * 0.98 ** (8 / 9) * 0.9 * 0.8)  # 0.0054990
+BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)  # 0.0053977
 ALPHA = 4.75 / (1080 * 0.995 * 1.0 * 0.9 * 0.8)
 DELTA = 4.95 / (1080 * 0.995 * 0.995 * 0.9 * 0.8)
-ECHO = 5.75 / (1080 * 0.995 * 0.95 * 0.9 * 0.8)
-# cheapest first: bravo 0.00550, Rival A 0.0058, us 0.0060, alpha 0.00614, delta 0.00643, Rival B 0.0070, echo 0.00782
+ECHO = 5.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8)  # 0.0076615
+# cheapest first: bravo 0.00540, Rival A 0.0058, us 0.0060, alpha 0.00614, delta 0.00643, Rival B 0.0070, echo 0.00766
 CURVE = ["bravo", "Rival A", "us", "alpha", "delta", "Rival B", "echo"]
 
 

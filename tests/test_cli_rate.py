@@ -56,8 +56,8 @@ def test_json_records(data_dir):
     assert by_id["echo"]["note"] == "not rated: no operator evidence"
     # reliability factor: bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]] on the operational score
     # (delta: security 100 x 0.15 + lifecycle 0 x 0.10 + reliability 100 x 0.15 + monitoring 100 x 0.12 over 0.52 = 80.8),
-    # unrated 0.97 capped at the lowest band 0.95 (echo, and bravo: bare metal with no published tier), critical failure the lowest band
-    assert {i: by_id[i]["reliability_factor"] for i in by_id} == {"alpha": 1.0, "delta": 0.995, "charlie": 0.95, "bravo": 0.95, "echo": 0.95}
+    # the stated unrated haircut 0.97 (echo, and bravo: bare metal with no published tier), critical failure the lowest band 0.95
+    assert {i: by_id[i]["reliability_factor"] for i in by_id} == {"alpha": 1.0, "delta": 0.995, "charlie": 0.95, "bravo": 0.97, "echo": 0.97}
     assert {i: by_id[i]["reliability_source"] for i in by_id} == {"alpha": "checklist", "delta": "checklist", "charlie": "checklist", "bravo": "unrated", "echo": "unrated"}
     assert by_id["charlie"]["critical_failures"] == ["security.soc2_type2 or security.iso27001: not met", "monitoring.tenant_isolated: not met"]
     assert [(by_id[i]["published_tier"], by_id[i]["disagrees"]) for i in ("alpha", "delta", "charlie")] == [("gold", True), ("bronze", False), ("silver", True)]
@@ -82,7 +82,7 @@ def test_table(data_dir):
     assert row("delta")[2:6] == ["80.0", "Bronze", "Bronze", "0.995"]
     assert row("charlie")[2:4] == ["20.6", "Underperform"]
     assert row("bravo")[2] == "—" and row("bravo")[3].startswith("not rated")
-    assert row("echo")[5] == "0.95"
+    assert row("echo")[5] == "0.97"
     assert "reliability factor on SLA availability comes from the absolute operational score" in " ".join(result.stdout.split())
 
 
@@ -97,7 +97,7 @@ def test_csv(data_dir):
     assert [by_id[i]["tier"] for i in by_id] == ["platinum", "bronze", "underperform", "", ""]
     assert by_id["bravo"]["rated"] == "false" and by_id["bravo"]["score"] == "" and by_id["bravo"]["security"] == ""
     assert float(by_id["delta"]["lifecycle"]) == 0.0 and float(by_id["delta"]["security"]) == 100.0
-    assert float(by_id["echo"]["reliability_factor"]) == 0.95  # unrated, capped at the lowest band
+    assert float(by_id["echo"]["reliability_factor"]) == 0.97  # unrated: the stated haircut
     assert by_id["alpha"]["disagrees"] == "true" and by_id["delta"]["disagrees"] == "false"
 
 
@@ -108,7 +108,7 @@ def test_markdown(data_dir):
     assert text.startswith("# Operator ratings\n")
     assert "| alpha | Alpha Cloud | 100.0 | Platinum | Gold (differs) | 1 |" in text
     assert "| delta | Delta Cloud | 80.0 | Bronze | Bronze | 0.995 |" in text
-    assert "| echo | Echo Cloud | — | not rated: no operator evidence | — | 0.95 |" in text
+    assert "| echo | Echo Cloud | — | not rated: no operator evidence | — | 0.97 |" in text
 
 
 def test_out_writes_the_file(data_dir, tmp_path):

@@ -3,7 +3,9 @@ ids are never split, and the columns left out are named with how to see them all
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 
 import pytest
 from clihelp import AS_OF
@@ -43,6 +45,14 @@ def example(tmp_path_factory):
 
 
 def at_width(ws, columns: int, *args: str) -> str:
+    """What a command prints at `columns` (each command and width run once in this module: the
+    output depends on nothing else)."""
+    return _at_width(str(ws), columns, args)
+
+
+@functools.lru_cache(maxsize=None)
+def _at_width(root: str, columns: int, args: tuple[str, ...]) -> str:
+    ws = Path(root)
     args = tuple(str(ws / a) if a.endswith(".csv") else a for a in args)
     as_of = () if args[0] in ("history", "diff", "index", "grade") else ("--as-of", AS_OF)
     result = CliRunner().invoke(app, [*args, *as_of, "-w", str(ws)], env={"COLUMNS": str(columns)})
@@ -258,3 +268,8 @@ def test_an_unknown_column_is_named_with_the_nearest_and_the_list(example):
 def test_columns_is_refused_with_a_format_that_carries_every_column(example):
     result = CliRunner().invoke(app, ["rate", "--columns", "offer", "--format", "csv", "--as-of", AS_OF, "-w", str(example)])
     assert result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
+
+
+def test_columns_is_refused_where_csv_is_the_default(example):
+    result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
+    assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""

@@ -202,6 +202,11 @@ def test_compare_and_rate_offer_print_that_offer_and_suggest_a_near_id(data_dir)
     ws = data_dir / "basic"
     rows = run("compare", "--offer", "bravo", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
     assert [r.split(",")[2] for r in rows] == ["bravo"]
+    # one offer printed is not the cheapest of one: the leader is named only when it is printed
+    leader = next(o["id"] for o in json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)["offers"] if o["rank"] == 1)
+    other = next(i for i in ("alpha", "bravo", "charlie") if i != leader)
+    assert "Lowest cost" not in run("compare", "--offer", other, "-f", "markdown", "--as-of", AS_OF, "-w", ws).stdout
+    assert f"(`{leader}`)" in run("compare", "--offer", leader, "-f", "markdown", "--as-of", AS_OF, "-w", ws).stdout
     rated = run("rate", "--offer", "charlie", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
     assert [r.split(",")[0] for r in rated] == ["charlie"]
     assert_error(run("compare", "--offer", "bravoo", "--as-of", AS_OF, "-w", ws), "no offer with id 'bravoo'; did you mean 'bravo'?")

@@ -332,7 +332,8 @@ def test_availability_managed_is_sla_times_reliability_factor():
 
 
 def test_availability_owned_is_self_operated_reliability():
-    assert one(owned_row())["availability"] == pytest.approx(0.98)
+    # our host 0.98 x our operating jobs 0.98, self_operated_reliability each
+    assert one(owned_row())["availability"] == pytest.approx(0.9604)
 
 
 def test_availability_by_service_kind_from_offer_files(data_dir):
@@ -340,11 +341,11 @@ def test_availability_by_service_kind_from_offer_files(data_dir):
     # managed cluster: SLA 0.995 x unrated 0.97
     assert basic.offer("alpha").metrics["availability"] == pytest.approx(0.995 * 0.97)
     assert basic.offer("alpha").reliability_factor == pytest.approx(0.97)
-    # bare metal, unrated: SLA 0.99 x haircut 0.97 x ours 0.98^(8/9) = 0.98220 (8 infrastructure jobs left to us)
-    assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.99 * 0.97 * 0.98220232, rel=1e-7)
-    # owned: self_operated_reliability
+    # bare metal, unrated: SLA 0.99 x haircut 0.97 (the host) x ours 0.98 (the eight operating jobs left to us) = 0.941094
+    assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.941094, rel=1e-9)
+    # owned: our host 0.98 x our operating jobs 0.98
     kinds = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF)
-    assert kinds.offer("owned").metrics["availability"] == pytest.approx(0.98)
+    assert kinds.offer("owned").metrics["availability"] == pytest.approx(0.9604)
 
 
 # --- 9. success rate ------------------------------------------------------------------------------
@@ -489,8 +490,8 @@ def test_eur_offer_is_converted(data_dir):
     # bravo: EUR 3.00 x 1.1 USD/EUR; the bare-metal buyer runs serving (0.60) and pays software 0.05
     assert m["rent"] == pytest.approx(3.3)
     assert m["full"] == pytest.approx(3.3 + 0.6 + 0.05)
-    # availability: SLA 0.99 x unrated haircut 0.97 x our 8 infrastructure jobs 0.98^(8/9) = 0.98220
-    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98220232 * 0.9 * 0.8), rel=1e-7)
+    # availability: SLA 0.99 x unrated haircut 0.97 x our eight operating jobs 0.98 = 0.941094
+    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8), rel=1e-7)
 
 
 def test_fx_applies_to_offer_amounts_not_to_workspace_amounts():
@@ -586,8 +587,8 @@ def test_owned_offer_file(data_dir):
     assert m["ops"] == pytest.approx(1.1)
     assert m["software"] == pytest.approx(0.05)
     assert m["full"] == pytest.approx(rent + 1.1 + 0.05)
-    c = 300 * 3600 / 1000 * 0.98 * 0.9 * 0.8  # 762.048
-    assert m["gpus_needed"] == pytest.approx(4e7 / (c * 730))  # 71.9 of 100 committed
+    c = 300 * 3600 / 1000 * 0.98 * 0.98 * 0.9 * 0.8  # 746.80704: availability our host 0.98 x our operating jobs 0.98
+    assert m["gpus_needed"] == pytest.approx(4e7 / (c * 730))  # 73.4 of 100 committed
     assert m["fill"] == pytest.approx(4e7 / (c * 730) / 100)
     assert m["cost_per_task"] == pytest.approx((rent + 1.15) / (c * 4e7 / (c * 730) / 100))
 
@@ -655,3 +656,14 @@ def test_cached_input_leaves_gpu_hour_offers_alone():
     # the same GPU-hour row and demand: the cache share and price do not enter a GPU-hour cost
     assert cached["cost_per_task"] == pytest.approx(plain["cost_per_task"], rel=1e-12)
     assert cached["full"] == pytest.approx(plain["full"], rel=1e-12)
+
+
+def test_an_escalator_ranks_on_the_term_average_rent():
+    """4.00 with +3% a year over 24 months averages (12 x 4.00 + 12 x 4.12) / 24 = 4.06 (escalation 1.015), so
+    it costs more than a flat 4.05 with everything else equal: the list price alone would rank it first."""
+    escalated, flat = costs(row(gpu_hour=4.00, escalation=1.015), row(gpu_hour=4.05, escalation=1.0))
+    assert (escalated["list_price"], escalated["rent_today"], escalated["rent"]) == (pytest.approx(4.00), pytest.approx(4.00), pytest.approx(4.06))
+    assert flat["rent"] == pytest.approx(4.05)
+    # the same GPUs, fees and throughput: the cost per task differs by the rent and its financing only
+    assert escalated["cost_per_task"] > flat["cost_per_task"]
+    assert escalated["full"] - flat["full"] == pytest.approx((4.06 - 4.05) * (1 + escalated["financing"] / 4.06))

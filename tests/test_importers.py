@@ -534,9 +534,11 @@ def test_xlsx_template_offers_a_list_where_the_values_are_fixed(tmp_path):
             lists[next(n for n, c in letter.items() if c == column)] = values
     expected = {
         "service.kind": ["managed_serving", "managed_cluster", "bare_metal", "owned"],
+        "pricing.billed_per": ["month", "hour", "minute", "second"],
         "service.health_checks.active": ["none", "daily", "weekly", "monthly"],
         "performance.points_source": ["measured", "vendor_claim", "reference"],
         "operator.published_tier": ["platinum", "gold", "silver", "bronze", "underperform"],
+        "contract.renewal_price": ["escalated", "list"],
         **{f"responsibilities.{job}": ["provider", "customer", "shared"] for job in OPERATING_JOBS},
     }
     assert lists == expected  # free-text and numeric columns carry no list

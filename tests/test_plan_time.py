@@ -62,6 +62,9 @@ def test_a_delivery_in_month_5_is_bridged_by_pay_as_used(tmp_path):
     assert result.unserved_share == pytest.approx(0.0, abs=1e-12)
     (line,) = result.bridge
     assert "late is delivered in month 5: months 1-4 are bridged by ondemand" in line and "1,752,000" in line
+    (figures,) = result.bridges
+    assert (figures.offer, figures.delivery_month, figures.served_by, figures.unserved_share) == ("late", 5, ["ondemand"], 0.0)
+    assert figures.cost == pytest.approx(4 * 438_000)
     # The single offer that cannot serve months 1-4 leaves them unserved at the plan's price: never the best alone.
     assert result.single_best.offer == "ondemand"
 
@@ -185,3 +188,76 @@ def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     paths = scenarios(load_workspace(tmp_path / "b").config).demand / TASKS_PER_GPU_MONTH  # GPUs' worth
     per_month = (4 * q + 6 * (paths - q).clip(min=0)).mean(axis=1) * GPU_MONTH
     assert cvar(per_month, np.full(200, 1 / 200), 0.9) == pytest.approx(limited.cvar, rel=1e-9)
+
+
+@pytest.mark.parametrize(("c", "expected", "better"), [(4.0, 700 / (150 * TASKS_PER_GPU_HOUR), True), (2.0, 400 / (150 * TASKS_PER_GPU_HOUR), False)])
+def test_an_offer_the_shortlist_leaves_out_is_re_added_when_it_improves_the_plan(tmp_path, c, expected, better):
+    # The newsvendor (tests/test_plan.py): demand of 100 or 200 GPUs' worth, equally likely; "commit" at c an hour,
+    # "ondemand" at 6. With plan.max_candidates 1 the shortlist is "commit" alone (the relaxation uses it most and it
+    # is the best single offer). At c = 4 the best plan commits 100 GPUs and buys the high months on demand: per hour
+    # 100 x 4 + 0.5 x 100 x 6 = 700 for 150 GPUs' worth of tasks, while "commit" alone must cover 200: 800. The whole
+    # program, cut off at the shortlist's cost, finds that plan, so "ondemand" is re-added. At c = 2 committing 200 is
+    # the optimum (2 x 200 = 400 an hour against 100 x 2 + 0.5 x 100 x 6 = 500): the check proves nothing is missing.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=c), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    result = plan_for(tmp_path, cfg, offers)
+    assert result.expected_cost_per_task == pytest.approx(expected, rel=1e-9)
+    check = result.solver.shortlist_check
+    assert check is not None and check in result.notes
+    if better:
+        assert check.startswith("the program over all 2 usable offers has a cheaper plan")
+        assert {line.offer for line in result.plan} == {"commit", "ondemand"}
+    else:
+        assert check.startswith("proven: the program over all 2 usable offers has no plan cheaper")
+        assert {line.offer for line in result.plan} == {"commit"}
+
+
+@pytest.mark.parametrize("billed_per", ["month", "minute"])
+def test_a_dedicated_endpoint_billed_by_the_minute_is_pay_as_used(tmp_path, billed_per):
+    # Demand of 100 or 200 GPUs' worth a month, equally likely (tests/planws.py); one offer of up to 1,000 GPUs at 5 an
+    # hour for 12 months. Billed by the minute it is paid only for what runs: 5 / 1,080 per task in every scenario.
+    # Billed by the month its GPUs are a commitment fixed in advance: committing 200 costs 200 x 5 = 1,000 an hour for
+    # 150 GPUs' worth of tasks on average, 1,000 / (150 x 1,080) per task (committing 100 would leave 100 GPUs' worth
+    # unserved half the time at the default price, 3 x 5 / 1,080 a task: 0.5 x 100 x 1,080 x 0.01389 = 750 an hour
+    # lost against 500 for the second 100 GPUs), and nothing can follow demand, which the plan's first line says.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0})
+    offers = [offer("endpoint", gpus=0, max_gpus=1000, gpu_hour=5.0, pricing={"billed_per": billed_per})]
+    result = plan_for(tmp_path, cfg, offers)
+    if billed_per == "minute":
+        assert result.expected_cost_per_task == pytest.approx(5.0 / TASKS_PER_GPU_HOUR, rel=1e-9)
+        assert [(line.offer, line.role, line.gpus) for line in result.plan] == [("endpoint", "pay_as_used", 200)]
+        assert result.expected_unused_share == 0.0 and result.headline is None
+    else:
+        assert result.expected_cost_per_task == pytest.approx(1000 / (150 * TASKS_PER_GPU_HOUR), rel=1e-9)
+        assert commits(result) == [("endpoint", 200, 1, 12)]
+        assert result.headline.startswith("No acceptable offer can follow demand")
+
+
+def test_an_offer_billed_per_minute_has_no_burst(tmp_path):
+    from procure.errors import InputError
+
+    bad = offer("endpoint", gpus=0, max_gpus=1000, gpu_hour=5.0, pricing={"billed_per": "minute"}, burst={"gpu_hour": 6.0, "max_gpus": 100})
+    with pytest.raises(InputError) as err:
+        plan_for(tmp_path, config(), [bad])
+    assert "pricing.burst" in str(err.value) and "billed per minute" in str(err.value)
+
+
+def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
+    # "late" is delivered on 2027-03-31: month 5 on the cash flow's calendar (1 + floor(122 / 30.44)). Months 1-4 are
+    # bridged by "now", the cheapest acceptable offer delivered in month 1: 100 GPUs' worth a month at 5 an hour,
+    # 4 x 100 x 730 x 5 = 1,460,000. With "now" gone nothing is delivered in month 1: the 4 x 78,840,000 tasks are
+    # priced unserved at the default, 3 x the dearest acceptable cost per task (4 / 1,080): 4 x 78,840,000 x 3 x 4 /
+    # 1,080 = 3,504,000.
+    from procure.evaluate import evaluate
+
+    late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-03-31")
+    cfg = config(workload={**config()["workload"], "tasks_per_month": 100 * TASKS_PER_GPU_MONTH})
+    ev = evaluate(load_workspace(write(tmp_path / "a", cfg, [late, offer("now", gpus=0, max_gpus=1000, gpu_hour=5.0)])), AS_OF, horizon=12)
+    flow = ev.offer("late").cashflow
+    assert flow.delivery_month == 5 and flow.bridge_by == "now"
+    assert flow.bridge_cost == pytest.approx(4 * 100 * GPU_MONTH * 5.0, rel=1e-9)
+    assert flow.bridge in flow.notes and "months 1-4" in flow.bridge and "now" in flow.bridge
+    assert ev.offer("now").cashflow.bridge is None
+    alone = evaluate(load_workspace(write(tmp_path / "b", cfg, [late])), AS_OF, horizon=12).offer("late").cashflow
+    assert alone.bridge_by is None
+    assert alone.bridge_cost == pytest.approx(4 * 100 * TASKS_PER_GPU_MONTH * 3 * 4.0 / TASKS_PER_GPU_HOUR, rel=1e-9)

@@ -245,24 +245,25 @@ def test_self_operated_offers_in_an_evaluation(data_dir):
     assert bravo.kind == "bare_metal"
     assert bravo.rating.rated is False and bravo.rating.tier is None and bravo.rating.score is None
     assert bravo.rating.note == "not rated: no operator evidence"
-    assert bravo.reliability_factor == 0.97  # no tier: unrated, basic's haircut 0.97 (its lowest band)
+    assert bravo.reliability_factor == 0.97  # no tier: unrated, basic's stated haircut 0.97
     assert bravo.rating_state == "unrated" and bravo.actions[0].startswith("rate before signing")
     owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
     assert owned.rating.rated is False and owned.rating.tier is None
     assert owned.rating.note == "not rated: the operating work is yours"
     assert owned.reliability_factor is None
-    assert owned.metrics["availability"] == 0.98  # self-operated, no SLA
+    assert owned.metrics["availability"] == pytest.approx(0.98 * 0.98)  # self-operated, no SLA: our host 0.98 x our operating jobs 0.98
 
 
 def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor(data_dir):
     r = rate_offer(make_offer(), DEFAULT)
     assert not r.rated and r.note == NOT_RATED_NO_EVIDENCE == "not rated: no operator evidence"
-    # unrated 0.97 is capped at the lowest default band, 0.95: no evidence never pays better than the worst rating
-    assert reliability_from_score(r, Reliability(unrated=0.97)) == 0.95
+    # the stated haircut as it is (0.97); not stated, the middle default band's 0.99
+    assert reliability_from_score(r, Reliability(unrated=0.97)) == 0.97
+    assert reliability_from_score(r, Reliability()) == 0.99
     alpha = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
     assert alpha.rating.rated is False and alpha.rating.tier is None
     assert alpha.rating.note == "not rated: no operator evidence"
-    assert alpha.reliability_factor == 0.97  # basic's unrated 0.97, its lowest band 0.97
+    assert alpha.reliability_factor == 0.97  # basic's stated unrated haircut 0.97
     assert alpha.reliability_source == "unrated"
     assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97)
 
@@ -443,10 +444,29 @@ def test_critical_failure_takes_the_lowest_band_whatever_the_score():
     assert reliability_from_score(rating("x", 60.0), custom) == 0.99
 
 
-def test_unrated_uses_the_unrated_factor_but_never_better_than_the_lowest_band():
-    # default lowest band 0.95: 0.96 is capped at 0.95; 0.94 stays 0.94
-    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.96)) == 0.95
+def test_unrated_uses_the_stated_haircut_else_the_middle_band():
+    # one figure, no cap: 0.96 and 0.94 as stated; not stated, the middle of the five default bands, 0.99
+    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.96)) == 0.96
     assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.94)) == 0.94
+    assert reliability_from_score(rating("x", None, rated=False), Reliability()) == 0.99
+    # of three bands the middle is the second
+    assert reliability_from_score(rating("x", None, rated=False), Reliability(bands=[(80, 1.0), (40, 0.98), (0, 0.9)])) == 0.98
+
+
+def test_a_haircut_above_the_middle_band_is_refused(tmp_path, data_dir):
+    import shutil
+
+    from clihelp import run
+
+    ws = tmp_path / "ws"
+    shutil.copytree(data_dir / "rated", ws)
+    text = (ws / "procure.yaml").read_text()
+    assert "    unrated: 0.97\n" in text
+    (ws / "procure.yaml").write_text(text.replace("    unrated: 0.97\n", "    unrated: 0.995\n"))
+    result = run("validate", "-w", ws)
+    assert result.exit_code == 2
+    assert "assumptions.reliability.unrated: 0.995 is above the middle band's factor 0.99" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 # --- the rating in the cost ----------------------------------------------------------------------
@@ -713,18 +733,22 @@ def test_with_both_the_checklist_decides_and_a_difference_is_flagged():
     assert not published_disagrees(agreeing, agreeing_offer, DEFAULT_ASSUMPTIONS)  # 1.0 = platinum's 1.0
 
 
-def test_an_unrated_managed_offer_never_beats_the_lowest_band():
+def test_an_unrated_managed_offer_never_beats_the_middle_band():
     offer, r = rated_offer()
     result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
-    # unrated 0.97 by default, capped at the lowest band 0.95
-    assert (result.factor, result.source) == (0.95, "unrated")
-    # whatever score a checklist earns, it is never worse than giving none
-    for score in (0.0, 39.9, 40.0, 54.9, 70.0, 100.0):
+    # no haircut stated: the middle default band's 0.99, the median rated operator
+    assert (result.factor, result.source) == (0.99, "unrated")
+    # a checklist in the middle band or above is never worse than giving none; below it, worse
+    for score in (55.0, 69.9, 70.0, 85.0, 100.0):
         scored = rating("x", score)
         scored.operational_score = score
         assert reliability_from_score(scored, DEFAULT_ASSUMPTIONS.reliability) >= result.factor
-    # and no published tier is below it with the default bands
-    assert min(DEFAULT_ASSUMPTIONS.reliability.published.values()) >= result.factor
+    for score in (0.0, 39.9, 40.0, 54.9):
+        scored = rating("x", score)
+        scored.operational_score = score
+        assert reliability_from_score(scored, DEFAULT_ASSUMPTIONS.reliability) < result.factor
+    # Silver (the middle tier) and above are at least it
+    assert min(v for k, v in DEFAULT_ASSUMPTIONS.reliability.published.items() if k in ("platinum", "gold", "silver")) >= result.factor
 
 
 def test_bare_metal_provider_layer_is_its_published_tier_and_our_layer_the_jobs_left_to_us(data_dir):
@@ -735,14 +759,14 @@ def test_bare_metal_provider_layer_is_its_published_tier_and_our_layer_the_jobs_
     bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
     assert bravo.reliability_source == "unrated"  # no tier
     assert bravo.sla_availability == 0.99
-    # costed: 0.99 x haircut 0.97 x ours 0.98^(8/9) (= 0.98220, the 8 infrastructure jobs but hardware repair)
-    assert bravo.metrics["availability"] == pytest.approx(0.99 * 0.97 * 0.98220232, rel=1e-7)
+    # judged and costed: 0.99 x haircut 0.97 x ours 0.98 (the eight operating jobs, 0.98^(1/8) each) = 0.941094
+    assert bravo.metrics["availability"] == pytest.approx(0.941094, rel=1e-9)
 
 
 def test_owned_is_self_operated_without_an_sla(data_dir):
     owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
     assert owned.reliability_source == "self_operated" and owned.sla_availability is None
-    assert owned.metrics["availability"] == 0.98
+    assert owned.metrics["availability"] == pytest.approx(0.9604)  # our host 0.98 x our operating jobs 0.98
 
 
 def test_the_factor_is_the_band_or_tier_itself_with_no_floor():

@@ -9,6 +9,7 @@ is copied from the template's arithmetic: the expression is parsed from the docu
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 import re
 from datetime import date
@@ -139,6 +140,7 @@ def printed_figure(text: str) -> tuple[float, float]:
     return (value / 100, half / 100) if percent else (value, half)
 
 
+@functools.cache  # the example's report is read by two tests: rendered once (its plan and frontier take seconds)
 def report_tables(root: Path) -> tuple[dict[str, list[tuple[str, str | None, str]]], object]:
     ws = load_workspace(root)
     ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)

@@ -1,7 +1,7 @@
 """Delivered against promised (procure/scorecard.py, `procure scorecard`, `reevaluate` on delivered
 evidence). The workspace is tests/data/basic with evidence for offer alpha built here; what the tests
 rely on of it, stated: alpha promises 300 output tok/s/GPU at the target (a measured point), SLA
-0.995 x reliability factor 0.97 (unrated: the lowest band) = 0.96515 expected availability,
+0.995 x reliability factor 0.97 (unrated: the stated haircut) = 0.96515 expected availability,
 utilization 0.8, fill 1 (no demand stated), 100 billed GPUs, buyer's own staff 0.60 and software
 0.05 per GPU-hour, success rate 0.9, full cost 4.75 per GPU-hour."""
 
@@ -334,3 +334,33 @@ def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
     assert chapter.vendors == [] and chapter.missing == NO_ACTUALS
     assert "No signed vendor has delivered evidence in this workspace" in html
     assert 'class="data compact fixed scorecard"' not in html and "<svg" not in html
+
+
+def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
+    import numpy as np
+
+    from procure.evaluate import evaluate_with_inputs
+    from procure.scorecard import evaluation_posteriors
+    from procure.uncertainty import sensitivity
+    from procure.workspace import load_workspace
+
+    ws = load_workspace(signed)
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1))
+    ids = [o.id for o in inputs.offers]
+    top = [ids.index(o.id) for o in ev.ranked]
+    assert "alpha" in [o.id for o in ev.ranked]
+    result = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, None, evaluation_posteriors(ev, inputs, ws.config.uncertainty))
+    # throughput: the log-normal posterior's 2.5% and 97.5% points on the evaluated figure, exp(-/+1.96 s),
+    # s = 1/sqrt(500): 0.91608 and 1.09161
+    row = next(r for r in result.rows if r.input == "throughput: alpha")
+    s = 1 / math.sqrt(500)
+    assert (row.low, row.high) == pytest.approx((math.exp(-1.959964 * s), math.exp(1.959964 * s)))
+    # no demand stated: the fill is 1 and the cost per task is the full cost over the output, so it moves
+    # as 1 / throughput
+    assert row.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] / math.exp(-1.959964 * s))
+    # availability: Beta(1441.56, 32.44)'s 2.5% point (checked against the quantile of a million draws of
+    # numpy's own sampler, whose standard error is about 1e-5) over its mean; the cost moves as 1 / availability
+    a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7
+    low = float(np.quantile(np.random.default_rng(3).beta(a, b, 1_000_000), 0.025))
+    availability = next(r for r in result.rows if r.input.startswith("availability"))
+    assert availability.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] * (a / (a + b)) / low, rel=1e-4)

@@ -35,7 +35,7 @@ import procure.uncertainty as unc
 from procure.errors import InputError
 from procure.evaluate import MonteCarlo, evaluate, evaluate_with_inputs, gates_of
 from procure.models import Distribution, OfferUncertainty, UncertaintyConfig
-from procure.uncertainty import draw_factors, monte_carlo, sensitivity, top_offer_positions
+from procure.uncertainty import draw_factors, monte_carlo, point_throughput_factor, sensitivity, top_offer_positions
 from procure.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
@@ -64,6 +64,7 @@ def fixed_config(**changes) -> UncertaintyConfig:
         "fx": ONE,
         "production": ONE,
         "demand": ONE,
+        "stack": ONE,
     }
     settings.update(changes)
     return UncertaintyConfig(**settings)
@@ -414,6 +415,7 @@ def test_an_index_linked_offer_follows_a_fixed_index_factor_within_floor_and_cap
         f"  index: {{triangular: [{factor}, {factor}, {factor}]}}\n"
         "  fx: {uniform: [1.0, 1.0]}\n"
         "  production: {triangular: [1.0, 1.0, 1.0]}\n"
+        "  stack: {triangular: [1.0, 1.0, 1.0]}\n"
         "  demand: {triangular: [1.0, 1.0, 1.0]}\n",
     )
     ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=1))
@@ -747,6 +749,7 @@ ZERO_WIDTH = """uncertainty:
   index: {triangular: [1.0, 1.0, 1.0]}
   fx: {uniform: [1.0, 1.0]}
   production: {triangular: [1.0, 1.0, 1.0]}
+  stack: {triangular: [1.0, 1.0, 1.0]}
   demand: {triangular: [1.0, 1.0, 1.0]}
   readings: false
 """
@@ -901,7 +904,7 @@ def knife_edge(workspace_copy) -> Path:
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
         text + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
-        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  demand: {one}\n"
+        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
     floaty.write_text(floaty.read_text().replace("availability: 1.0", "availability: 0.995"))
@@ -945,6 +948,43 @@ def test_sensitivity_reports_the_knife_edge_gate_as_a_flip(workspace_copy):
     assert shown[3] == "floaty fails availability; anchor 8.08 leads"  # 3,600 / (450 x 0.99) per 1,000 tasks
 
 
+REPORT_CHARTS = ("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado")
+
+
+def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_standard_deviation(workspace_copy):
+    """floaty at an SLA of 0.992 (reliability factor 1) against the 0.99 minimum: a margin of 0.002. Its
+    availability is drawn as 0.992 x f, f triangular 0.99 / 1 / 1, whose variance is (0.99^2 + 1 + 1 - 0.99 - 0.99
+    - 1) / 18 = 0.0001 / 18: sd 0.992 x 0.0023570 = 0.0023382 > 0.002, so the leader is on a knife edge. It fails
+    when f < 0.99 / 0.992 = 0.997984, P = ((0.997984 - 0.99) / 0.01)^2 = 0.6374 of the draws. (At 0.995 the margin,
+    0.005, is over two standard deviations: no note.) Checked on the report data and the HTML, no PDF rendered."""
+    from procure.board import board_memo
+    from procure.render.documents import render_html
+    from procure.report_data import ReportExtras
+
+    root = knife_edge(workspace_copy)
+    quiet = evaluate(load_workspace(root), AS_OF)
+    assert quiet.summary.recommended == "floaty" and quiet.summary.knife_edges == []
+    floaty = root / "offers" / "floaty.yaml"
+    floaty.write_text(floaty.read_text().replace("availability: 0.995", "availability: 0.992"))
+    ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=20000, seed=3))
+    assert ev.summary.recommended == "floaty"
+    [edge] = ev.summary.knife_edges
+    sd = 0.992 * math.sqrt(0.0001 / 18)
+    assert (edge.gate, edge.value, edge.requirement) == ("availability", pytest.approx(0.992), 0.99)
+    assert (edge.margin, edge.sd) == (pytest.approx(0.002), pytest.approx(sd))
+    expected_fails = ((0.99 / 0.992 - 0.99) / 0.01) ** 2
+    assert expected_fails == pytest.approx(0.6374, abs=1e-4)
+    assert ev.offer("floaty").uncertainty.prob_fails_gate == pytest.approx(expected_fails, abs=0.01)
+    words = "Floaty Compute passes the availability minimum by 0.20 points (99.20% against 99.00%), less than one standard deviation of its own availability (0.23 points): its acceptance hangs on that margin"
+    assert edge.words == words
+    memo = board_memo(ev, [], None, None, "")
+    assert memo.knife_edge == f"Knife edge: {words} (it fails a gate in 64% of the draws)."
+    charts = dict.fromkeys(REPORT_CHARTS, "")
+    for kind in ("comparison", "board"):
+        html = " ".join(render_html(ev, kind, charts=charts, extras=ReportExtras(memo=memo)).split())
+        assert words in html and "64% of the draws" in html, kind
+
+
 def test_the_headline_lies_inside_its_own_p10_p90_on_the_example():
     # The point evaluation reads every throughput at the mean of the draws' factors (a reference curve:
     # 0.95 x benchmark to production (0.85 + 0.95 + 1.0) / 3 = 0.886667), so the figure the ranking uses
@@ -954,3 +994,50 @@ def test_the_headline_lies_inside_its_own_p10_p90_on_the_example():
     leader = ev.ranked[0]
     assert leader.uncertainty.p10 <= leader.metrics["cost_per_task"] <= leader.uncertainty.p90
     assert leader.uncertainty.p10 < leader.metrics["cost_per_task"] < leader.uncertainty.p50 * 1.05
+
+
+# --- correlated draws: availability per operator, throughput per serving stack -----------------------
+
+
+def _with(offer, **changes):
+    performance = changes.pop("stack", None)
+    found = offer.model_copy(update=changes)
+    if performance is not None:
+        found = found.model_copy(update={"performance": offer.performance.model_copy(update={"stack": performance})})
+    return found
+
+
+def test_two_offers_of_one_operator_share_the_availability_draw(tornado):
+    offers = load_workspace(tornado).offers
+    anchor = next(o for o in offers if o.id == "anchor")
+    dear = next(o for o in offers if o.id == "dear")
+    # a second Anchor Cloud offer (one fleet, one operations team) and Dear Cloud, another operator
+    second = _with(anchor, id="anchor-second", vendor="  anchor   cloud ")
+    config = fixed_config(availability=tri(0.95, 0.99, 1.0))
+    f = draw_factors([anchor, second, dear], ["USD"] * 3, config, 4000, seed=5)
+    assert np.array_equal(f.availability[:, 0], f.availability[:, 1])  # the same draw, draw for draw
+    assert abs(np.corrcoef(f.availability[:, 0], f.availability[:, 2])[0, 1]) < 0.06  # another operator: its own
+    # a per-offer override gives an offer its own draw again
+    own = config.model_copy(update={"offers": {"anchor-second": OfferUncertainty(availability=tri(0.95, 0.99, 1.0))}})
+    g = draw_factors([anchor, second, dear], ["USD"] * 3, own, 4000, seed=5)
+    assert abs(np.corrcoef(g.availability[:, 0], g.availability[:, 1])[0, 1]) < 0.06
+
+
+def test_throughput_is_a_shared_stack_factor_times_each_offer_s_residual(tornado):
+    offers = load_workspace(tornado).offers
+    anchor = _with(next(o for o in offers if o.id == "anchor"), stack="vLLM 0.11")
+    dear = _with(next(o for o in offers if o.id == "dear"), stack="vllm  0.11")
+    euro = _with(next(o for o in offers if o.id == "euro"), stack="sglang")
+    # stack S and residual R each triangular 0.9 / 1.0 / 1.1 (mean 1, variance v = (0.81 + 1.21 + 1 - 0.99 - 0.9
+    # - 1.1) / 18 = 0.03 / 18), independent. Two offers on one stack: Cov(S R1, S R2) = E[S^2] - 1 = v and
+    # Var(S R) = E[S^2] E[R^2] - 1 = (1 + v)^2 - 1 = 2v + v^2, so their correlation is 1 / (2 + v) = 0.4996;
+    # the ratio of their factors is R1 / R2, whatever S drew. Offers on different stacks: uncorrelated.
+    wide = tri(0.9, 1.0, 1.1)
+    config = fixed_config(throughput={"measured": wide, "vendor_claim": wide, "reference": wide}, stack=wide)
+    f = draw_factors([anchor, dear, euro], ["USD"] * 3, config, 20000, seed=8)
+    v = 0.03 / 18
+    assert np.corrcoef(f.throughput[:, 0], f.throughput[:, 1])[0, 1] == pytest.approx(1 / (2 + v), abs=0.03)
+    assert abs(np.corrcoef(f.throughput[:, 0], f.throughput[:, 2])[0, 1]) < 0.03
+    assert f.throughput[:, 0].var() == pytest.approx(2 * v + v * v, rel=0.06)
+    # the point evaluation reads at the mean of every factor: residual x stack x production = 1 x 1 x 1 here
+    assert point_throughput_factor(anchor, config) == pytest.approx(1.0)

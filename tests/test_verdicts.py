@@ -4,7 +4,9 @@ grade file, and availability built from who does which job.
 
 The fixture states what its figures depend on (procure.yaml's header): every curve has a point at the
 100 tok/s per user target, so no interpolation default matters, and the availability figures depend only
-on the SLA, the rating evidence, the responsibilities and self_operated_reliability 0.99.
+on the SLA, the rating evidence, the responsibilities and self_operated_reliability 0.99 (our host, hardware
+repair, at 0.99; our eight operating jobs together at 0.99, each 0.99^(1/8)); an unrated provider's SLA is
+judged and costed at the middle band's 0.99 (assumptions.reliability.unrated not stated).
 """
 
 from __future__ import annotations
@@ -25,9 +27,8 @@ from procure.workspace import load_workspace
 
 DATA = Path(__file__).parent / "data" / "verdicts"
 AS_OF = date(2026, 4, 1)
-# 0.99^(8/9) = exp(8/9 x ln 0.99) = exp(8/9 x -0.0100503359) = exp(-0.0089336319) = 0.9911061550:
-# our eight infrastructure jobs but hardware repair, at 0.99^(1/9) each.
-OURS_8 = 0.9911061550
+# our eight operating jobs (every infrastructure job but hardware repair) at 0.99^(1/8) each: 0.99 together
+OURS_8 = 0.99
 
 
 @pytest.fixture()
@@ -61,13 +62,15 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     assert cluster.acceptable and cluster.rank is not None
     # the gate judges the SLA as stated, unverified (every infrastructure job is the provider's: ours is 1)
     assert gate(cluster, "availability").passed
-    # judged at the middle band's factor (0.99 of five bands): 0.995 x 0.99 = 0.98505 (printed 98.50%: 0.98505 is 0.985049999... in binary)
+    # judged at the unrated haircut, by default the middle band's factor (0.99 of five bands): 0.995 x 0.99 = 0.98505
+    # (printed 98.50%: 0.98505 is 0.985049999... in binary)
     assert gate(cluster, "availability").detail == (
-        "unrated: availability unverified: expected availability 98.50% (SLA 99.50% unverified, judged at the middle band's 0.99) meets the 98.00% minimum"
+        "unrated: availability unverified: expected availability 98.50% (SLA 99.50% unverified x the unrated haircut 0.99) meets the 98.00% minimum"
     )
-    # the cost carries the stated haircut: unrated 0.97 capped at the lowest band 0.95 -> 0.995 x 0.95 = 0.94525
-    assert cluster.metrics["availability"] == pytest.approx(0.94525)
+    # the cost carries the same haircut: the gate and the cost read one figure
+    assert cluster.metrics["availability"] == pytest.approx(0.98505)
     assert cluster.availability_layers.expected == pytest.approx(0.98505)
+    assert cluster.availability_layers.costed == cluster.availability_layers.expected
     assert cluster.actions == [RATE_BEFORE_SIGNING]
     assert any(n.startswith("unrated: availability unverified") and "rate before signing" in n for n in cluster.notes)
     assert first_reason(cluster) == "unrated: availability unverified; rate before signing"
@@ -75,11 +78,12 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
 
 
 def test_the_haircut_is_in_the_cost_per_task_by_hand(ev):
-    # capacity = 300 tok/s x 3,600 / 500 x 0.94525 x 0.9 x 0.8 = 1,470.0528 successful tasks per GPU-hour;
-    # 30 M tasks need 30e6 / (1,470.0528 x 730) = 27.955 GPUs (above the 16 committed: billed as needed);
+    # capacity = 300 tok/s x 3,600 / 500 x 0.98505 x 0.9 x 0.8 = 1,531.94976 successful tasks per GPU-hour;
+    # 30 M tasks need 30e6 / (1,531.94976 x 730) = 26.826 GPUs (above the 16 committed: billed as needed);
     # staff: serving stack 1.0 + 1.0/1000, release validation 0.5 + 0.5/1000, capacity planning 0.25 + 0.25/1000
     # (the default staffing) = 1.75 FTE + 1.75 per 1,000 GPUs at 200,000 a year; software 0.05 for the serving stack.
-    capacity = 300 * 3600 / 500 * 0.995 * 0.95 * 0.9 * 0.8
+    capacity = 300 * 3600 / 500 * 0.995 * 0.99 * 0.9 * 0.8
+    assert capacity == pytest.approx(1531.94976)
     billed = 30e6 / (capacity * 730)
     ops = (1.75 + 1.75 * billed / 1000) * 200_000 / (billed * 8760)
     cost = (4.00 + ops + 0.05) / capacity
@@ -128,10 +132,11 @@ def test_without_its_history_the_same_api_is_unrated_on_its_sla(ws):
     edit(ws / "offers" / "api-history.yaml", "  status_history: {file: history/api.csv, components: [chat completions], days: 31}\n", "  status_history: null\n")
     api = evaluate(load_workspace(ws), AS_OF).offer("api-history")
     assert api.rating_state == "unrated" and api.acceptable
-    # 0.999 x the middle band's 0.99 = 0.98901
+    # 0.999 x the unrated haircut (the middle band's 0.99) = 0.98901, in the gate and the cost
     assert gate(api, "availability").detail == (
-        "unrated: availability unverified: expected availability 98.90% (SLA 99.90% unverified, judged at the middle band's 0.99) meets the 98.00% minimum"
+        "unrated: availability unverified: expected availability 98.90% (SLA 99.90% unverified x the unrated haircut 0.99) meets the 98.00% minimum"
     )
+    assert api.metrics["availability"] == pytest.approx(0.98901)
 
 
 def test_a_missing_or_broken_history_is_a_located_error(ws):
@@ -184,50 +189,68 @@ def test_the_plan_takes_spot_only_as_pay_as_used():
 
 def test_layered_values_by_hand(ev):
     owned, metal = ev.offer("owned-colo"), ev.offer("metal-repaired")
-    # owned: every one of the nine infrastructure jobs ours, 0.99^(9/9) = 0.99, hardware repair included
-    assert owned.metrics["availability"] == pytest.approx(0.99)
+    # owned: no provider; our host (hardware repair) 0.99 x our eight operating jobs 0.99^(8/8) = 0.9801
+    assert owned.metrics["availability"] == pytest.approx(0.99 * 0.99)
     assert owned.availability_layers.our_jobs == list(OPERATING_JOBS[:9])
-    # bare metal, Platinum (1.0): SLA 0.995 x ours 0.99^(8/9) = 0.995 x 0.9911061550 = 0.9861506242
+    assert gate(owned, "availability").detail == "self-operated availability 98.01% meets the 98.00% minimum"
+    # bare metal, Platinum (1.0): the provider's layer (the host) SLA 0.995 x 1.0, x ours 0.99 for the eight
+    # operating jobs = 0.98505
     assert metal.metrics["availability"] == pytest.approx(0.995 * OURS_8, rel=1e-9)
     assert metal.availability_layers.our_jobs == list(OPERATING_JOBS[1:9])
-    assert gate(metal, "availability").detail == "expected availability 98.62% (SLA 99.50% x reliability 1 x ours 0.9911 for 8 jobs) meets the 98.00% minimum"
+    assert gate(metal, "availability").detail == "expected availability 98.50% (SLA 99.50% x reliability 1 x ours 0.99 for 8 jobs) meets the 98.00% minimum"
 
 
-def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_the_same_factors(ws):
-    # the same factor for hardware repair on both sides: ours 0.995 (self_operated_jobs) = the provider's
-    # SLA 0.995 x Platinum 1.0; every other job at the default 0.99^(1/9)
-    edit(ws / "procure.yaml", "  interpolation: linear\n", "  interpolation: linear\n  self_operated_jobs: {hardware_repair: 0.995}\n")
+def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_the_default_factors(ws):
     ev = evaluate(load_workspace(ws), AS_OF)
     owned = ev.offer("owned-colo").metrics["availability"]
     metal = ev.offer("metal-repaired").metrics["availability"]
-    # owned: 0.995 (our hardware repair) x 0.99^(8/9) = 0.9861506242; bare metal: 0.995 x 0.99^(8/9), the same
-    assert owned == pytest.approx(0.995 * OURS_8, rel=1e-9)
-    assert metal >= owned - 1e-15
-    # a better SLA makes the provider-repaired machine strictly more available
-    edit(ws / "offers" / "metal-repaired.yaml", "availability: 0.995", "availability: 0.999")
+    # owned 0.99 (our host) x 0.99 (our operating jobs) = 0.9801 < bare metal 0.995 (its host) x 0.99 = 0.98505
+    assert owned == pytest.approx(0.9801) and metal == pytest.approx(0.98505) and metal > owned
+    # Under the same factors, a 99% SLA from a Platinum provider (0.99 x 1.0, our host's 0.99): 0.99 x 0.99 = 0.9801,
+    # equal to owned (it was 0.99 x 0.99^(8/9) = 98.12% against owned's 99.00% when hardware repair counted 0.99^(1/9))
+    edit(ws / "offers" / "metal-repaired.yaml", "availability: 0.995", "availability: 0.99")
     metal = evaluate(load_workspace(ws), AS_OF).offer("metal-repaired").metrics["availability"]
-    assert metal == pytest.approx(0.999 * OURS_8, rel=1e-9) and metal > owned
+    assert metal == pytest.approx(0.9801, rel=1e-12) and metal >= owned - 1e-15
 
 
 def test_a_provider_doing_strictly_more_jobs_is_never_less_available():
+    """Every subset of the twelve jobs handed to the provider, and every job added to it: availability never falls.
+    Owned (no provider) is never above a rented offer whose provider's layer is at least our host's factor."""
+    from itertools import combinations
+
     from procure.models import Offer
 
     import yaml
 
     data = yaml.safe_load((DATA / "offers" / "metal-repaired.yaml").read_text())
+    owned_data = yaml.safe_load((DATA / "offers" / "owned-colo.yaml").read_text())
     assumptions = Assumptions(self_operated_reliability=0.99)
-    same = ReliabilityResult(1.0, "published", "published tier Platinum")
-    previous = None
-    # hand the jobs to the provider one by one (customer -> shared -> provider): availability never falls
-    for job in OPERATING_JOBS[1:]:
-        for owner in ("shared", "provider"):
-            data["responsibilities"][job] = owner
-            offer = Offer.model_validate(data)
-            value = availability_layers(offer, same, assumptions).expected
-            assert previous is None or value >= previous - 1e-15, (job, owner)
-            previous = value
-    # everything the provider's: the SLA alone
-    assert previous == pytest.approx(0.995)
+    platinum = ReliabilityResult(1.0, "published", "published tier Platinum")
+    owned = availability_layers(Offer.model_validate(owned_data), ReliabilityResult(None, "self_operated", ""), assumptions).expected
+    assert owned == pytest.approx(0.9801)
+    jobs = list(OPERATING_JOBS)
+    for sla in (0.97, 0.99, 0.999):  # the provider's layer below, equal to and above our host's 0.99
+        base = Offer.model_validate({**data, "service": {**data["service"], "sla": {"availability": sla, "node_replacement_hours": 72}}})
+        value: dict[frozenset, float] = {}
+        for k in range(len(jobs) + 1):
+            for chosen in combinations(jobs, k):
+                matrix = {job: ("provider" if job in chosen else "customer") for job in jobs}
+                value[frozenset(chosen)] = availability_layers(base.model_copy(update={"responsibilities": matrix}), platinum, assumptions).expected
+        for chosen, a in value.items():
+            for job in jobs:
+                if job not in chosen:
+                    assert value[chosen | {job}] >= a - 1e-15, (sla, sorted(chosen), job)
+            if sla >= 0.99:
+                assert a >= owned - 1e-15, (sla, sorted(chosen))
+        # by hand: the provider repairs the hardware only: SLA x 0.99 (our eight operating jobs); everything: the SLA
+        assert value[frozenset({"hardware_repair"})] == pytest.approx(sla * 0.99)
+        assert value[frozenset(jobs)] == pytest.approx(sla)
+        # nothing handed over on a rented offer: the host is the weaker of the provider's SLA and our repairs, x 0.99
+        assert value[frozenset()] == pytest.approx(min(sla, 0.99) * 0.99)
+    # a shared job counts on the provider's side, as a provider one does
+    shared = base.model_copy(update={"responsibilities": {job: ("shared" if job == "monitoring" else base.responsibilities[job]) for job in jobs}})
+    provided = base.model_copy(update={"responsibilities": {job: ("provider" if job == "monitoring" else base.responsibilities[job]) for job in jobs}})
+    assert availability_layers(shared, platinum, assumptions).expected == availability_layers(provided, platinum, assumptions).expected
 
 
 # --- no acceptable offer: the three commonest reasons with the field that changes each -----------------

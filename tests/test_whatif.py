@@ -214,8 +214,8 @@ def test_price_to_tie_makes_the_runner_up_tie_the_leader(workspace_copy):
     assert [row.id for row in price_to_win(ev)] == ["bravo", "alpha"]  # charlie fails a gate
     assert rows["bravo"].note == "the leader"
     # bravo (leader): 3.00 EUR x 1.1 + 0.60 staff + 0.05 software = 3.95 per GPU-hour; 300 tok/s at availability
-    # 0.99 x 0.97 (unrated bare metal: basic's haircut) x 0.98^(8/9) (our 8 infrastructure jobs) = 0.99 x 0.97 x 0.98220232
-    leader = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 ** (8 / 9) * 0.9 * 0.8)
+    # 0.99 x 0.97 (unrated bare metal: basic's haircut) x 0.98 (our eight operating jobs) = 0.941094
+    leader = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)
     assert rows["bravo"].cost_per_task == pytest.approx(leader, rel=1e-12)
     # alpha: full(rent) = rent x (1 + 0.25 x 0.10 x 12 / 24) + 0.10 fees + 0.60 staff + 0.05 software
     # = leader x tasks per GPU-hour; list price = rent / (1 - 0.10)

@@ -26,21 +26,26 @@ else:
     pytestmark = pytest.mark.slow  # LibreOffice starts in a subprocess
 
 
-def recalculated(book_path, tmp_path):
-    """LibreOffice opens the workbook, computes every formula, and saves it: the values it found."""
-    out = tmp_path / f"recalc-{book_path.stem}"
+def recalculated(books, tmp_path):
+    """LibreOffice opens each workbook, computes every formula, and saves it: {book: the values it found}.
+
+    One LibreOffice run converts every book (its start-up is most of the time a conversion takes)."""
+    out = tmp_path / "recalculated"
     profile = tmp_path / "lo-profile"  # a profile of its own: runs in parallel do not share one
     subprocess.run(
-        [SOFFICE, f"-env:UserInstallation=file://{profile}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out), str(book_path)],
+        [SOFFICE, f"-env:UserInstallation=file://{profile}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out), *map(str, books)],
         check=True,
         capture_output=True,
         timeout=300,
     )
-    book = openpyxl.load_workbook(out / book_path.name, data_only=True)
-    rows = list(book["Offers"].iter_rows(values_only=True))
-    header = rows[0]
-    cost, rank = header.index("USD/task"), header.index("Rank")
-    return {r[0]: (r[cost], r[rank]) for r in rows[1:]}
+    found = {}
+    for book_path in books:
+        book = openpyxl.load_workbook(out / book_path.name, data_only=True)
+        rows = list(book["Offers"].iter_rows(values_only=True))
+        header = rows[0]
+        cost, rank = header.index("USD/task"), header.index("Rank")
+        found[book_path] = {r[0]: (r[cost], r[rank]) for r in rows[1:]}
+    return found
 
 
 def procure_figures(ws):
@@ -62,9 +67,8 @@ def assert_same(sheet, figures):
     assert costed >= 3
 
 
-@pytest.fixture
-def example(tmp_path):
-    ws = tmp_path / "ws"
+def example(folder):
+    ws = folder / "ws"
     assert run("init", ws).exit_code == 0  # 11 offers: fixed-price, index-linked, owned, per-token
     return ws
 
@@ -85,27 +89,51 @@ def set_cell(path, sheet, find, column_header, value, target):
     return target
 
 
-def test_libreoffice_computes_the_figures_procure_computed(example, tmp_path):
-    book = write_book(example, tmp_path / "as-written.xlsx")
-    assert_same(recalculated(book, tmp_path), procure_figures(example))
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    """The three workbooks the tests below check, with procure's figures for the same workspace, and
+    LibreOffice's recalculation of all three in one run: {name: (book, procure's figures, LibreOffice's)}."""
+    # As written: the example's workbook and the example's figures.
+    written = tmp_path_factory.mktemp("as-written")
+    example_ws = example(written)
+    as_written = write_book(example_ws, written / "as-written.xlsx")
+    cases = {"as-written": (as_written, procure_figures(example_ws))}
+
+    # A new staff cost: the workbook's Assumptions cell, and the same change in procure.yaml.
+    staffed = tmp_path_factory.mktemp("staff")
+    staff_ws = example(staffed)
+    book = write_book(staff_ws, staffed / "book.xlsx")
+    changed = set_cell(book, "Assumptions", "Staff cost per FTE-year", "Value", 900_000, staffed / "staff.xlsx")
+    before = procure_figures(staff_ws)
+    edit(staff_ws, "procure.yaml", "fte_cost_year: 250000", "fte_cost_year: 900000")
+    cases["staff"] = (changed, procure_figures(staff_ws), before)
+
+    # A new list price: keel (USD, fixed price 4.85) raised to 6.00 in the workbook and in its offer file.
+    priced = tmp_path_factory.mktemp("price")
+    price_ws = example(priced)
+    book = write_book(price_ws, priced / "book.xlsx")
+    changed = set_cell(book, "Offers", "keel-b200-mc", "List price USD/GPU-h", 6.0, priced / "price.xlsx")
+    edit(price_ws, "offers/keel-b200-mc.yaml", "gpu_hour: 4.85", "gpu_hour: 6.00")
+    cases["price"] = (changed, procure_figures(price_ws))
+
+    sheets = recalculated([case[0] for case in cases.values()], tmp_path_factory.mktemp("libreoffice"))
+    return {name: (*case, sheets[case[0]]) for name, case in cases.items()}
 
 
-def test_a_new_staff_cost_recomputes_costs_and_ranks(example, tmp_path):
-    book = write_book(example, tmp_path / "book.xlsx")
-    changed = set_cell(book, "Assumptions", "Staff cost per FTE-year", "Value", 900_000, tmp_path / "staff.xlsx")
-    before = procure_figures(example)
-    edit(example, "procure.yaml", "fte_cost_year: 250000", "fte_cost_year: 900000")
-    after = procure_figures(example)
+def test_libreoffice_computes_the_figures_procure_computed(books):
+    _, figures, sheet = books["as-written"]
+    assert_same(sheet, figures)
+
+
+def test_a_new_staff_cost_recomputes_costs_and_ranks(books):
+    _, after, before, sheet = books["staff"]
     assert after != before  # the change moves costs (and here ranks: self-operated offers carry more staff)
     assert [o for o, (_, r) in sorted(after.items(), key=lambda x: x[1][1] or 99)] != [o for o, (_, r) in sorted(before.items(), key=lambda x: x[1][1] or 99)]
-    assert_same(recalculated(changed, tmp_path), after)
+    assert_same(sheet, after)
 
 
-def test_a_new_list_price_recomputes_costs_and_ranks(example, tmp_path):
-    book = write_book(example, tmp_path / "book.xlsx")
-    # keel (USD, fixed price 4.85) raised to 6.00: it was first; the workbook and procure agree on the new order
-    changed = set_cell(book, "Offers", "keel-b200-mc", "List price USD/GPU-h", 6.0, tmp_path / "price.xlsx")
-    edit(example, "offers/keel-b200-mc.yaml", "gpu_hour: 4.85", "gpu_hour: 6.00")
-    after = procure_figures(example)
+def test_a_new_list_price_recomputes_costs_and_ranks(books):
+    # keel was first; the workbook and procure agree on the new order
+    _, after, sheet = books["price"]
     assert after["keel-b200-mc"][1] != 1
-    assert_same(recalculated(changed, tmp_path), after)
+    assert_same(sheet, after)

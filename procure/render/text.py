@@ -168,7 +168,7 @@ def _base_columns(currency: str) -> list[Column]:
 
 def list_cell(record: OfferRecord) -> str:
     """Today's list price, and the term-average rent beside it when an escalator moves it."""
-    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent")
+    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent_today", record.metrics.get("rent"))
     if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
         return f"{money(price)} (term avg {money(average)})"
     return money(price)
@@ -193,6 +193,8 @@ def comparison_table(ev: Evaluation) -> Table:
     caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
+    if ev.horizon_months:
+        caption += "".join(f"\nBefore delivery: {n}." for n in bridge_notes(ev))
     table = Table(title="Cost per 1,000 successful tasks", caption=caption, caption_justify="left", header_style="bold")
     columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
@@ -210,7 +212,7 @@ def comparison_table(ev: Evaluation) -> Table:
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
         return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
-    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "P10": 6, "P90": 6, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "P(cheapest)": 10, "P50": 11, "OK": 12}, one_line=("Reason",))
+    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "OK": 12}, one_line=("Reason",))
 
 
 def to_json(ev: Evaluation) -> str:
@@ -258,9 +260,8 @@ def to_markdown(ev: Evaluation) -> str:
     ]
     if ev.uncertainty:
         parts += ["", "Uncertainty: " + _md_cell(ev.uncertainty.method)]
-    ranked = ev.ranked
-    if ranked:
-        best = ranked[0]
+    best = next((r for r in ev.ranked if r.rank == 1), None)  # not among the offers printed (--offer): not named
+    if best is not None:
         parts += ["", f"**Lowest cost per successful task:** {_md_cell(best.vendor)} (`{best.id}`), {per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks."]
     rejected = [r for r in ev.offers if not r.acceptable]
     if rejected:
@@ -756,7 +757,7 @@ def hedge_table(plan: HedgePlan) -> Group:
     if not plan.nothing_to_hedge:
         parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
         stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
-        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}))
+        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}, together=(("Change unhedged", "Change hedged"),)))
     parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
     return Group(*parts)
 
@@ -823,7 +824,7 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
     for row in rows:
         table.add_row(*row)
     # The input, its low and high values and the swing stay longest; the leaders at each end go first.
-    return prioritise(table, {h: 1 for h in headers if h.startswith("Leader at")} | {"Ranking flips": 2, "Largest swing": 3})
+    return prioritise(table, {h: 1 for h in headers if h.startswith("Leader at")} | {"Ranking flips": 2, headers[5]: 3})
 
 
 def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
@@ -1092,6 +1093,11 @@ def horizon_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def bridge_notes(ev: Evaluation) -> list[str]:
+    """Each offer delivered after month 1: what serves the months before its delivery, and their cost."""
+    return [f"{r.id}: {r.cashflow.bridge}" for r in ev.offers if r.cashflow and r.cashflow.bridge]
+
+
 def horizon_caption(ev: Evaluation) -> str:
     plan = next((r.cashflow for r in ev.offers if r.cashflow), None)
     rule = f"{plan.renewal_rule} (horizon.renewal: {plan.renewal})" if plan else "the market"
@@ -1116,6 +1122,7 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
         title = "Over the horizon"
         # A total below the commitment is explained, offer by offer (the detail: cashflow --offer ID).
         notes: list[str] = [f"{r.id}: {n}" for r in ev.offers if r.cashflow for n in r.cashflow.notes if n.startswith("the total (")]
+        notes += bridge_notes(ev)
     else:
         record = ev.offer(offer_id)
         headers, rows = flow_rows(record)

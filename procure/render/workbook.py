@@ -128,6 +128,7 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "acceptable": record.acceptable,
                 "list_price": None if token else _value(m.get("list_price")),
                 "discount": None if token or basis == "owned" else float(col["discount"][i]),
+                "escalation": 1.0 if basis == "owned" or "escalation" not in col or math.isnan(float(col["escalation"][i])) else float(col["escalation"][i]),
                 "fees": None if token else _value(m.get("fees")),
                 "prepay_fraction": None if token else float(col["prepay_fraction"][i]),
                 "term_months": term,
@@ -172,7 +173,8 @@ def _columns(cur: str, last: int) -> list[Column]:
         ("acceptable", "Acceptable", "General", value("acceptable")),
         ("list_price", f"List price {cur}/GPU-h", MONEY_HOUR, value("list_price")),
         ("discount", "Discount", SHARE, value("discount")),
-        ("rent", f"Rent {cur}/GPU-h", MONEY_HOUR, formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))"))),
+        ("escalation", "Escalators, term average", "0.0000", value("escalation")),
+        ("rent", f"Rent {cur}/GPU-h", MONEY_HOUR, formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"))),
         ("fees", f"Fees {cur}/GPU-h", MONEY_HOUR, value("fees")),
         ("prepay_fraction", "Prepaid share", SHARE, value("prepay_fraction")),
         ("term_months", "Term months", COUNT, value("term_months")),
@@ -237,7 +239,7 @@ def _columns(cur: str, last: int) -> list[Column]:
             formula(
                 lambda k, r, n: (
                     f'IFERROR(IF({k("basis")}="per_token",'
-                    f'({A("input_tokens")}*((1-{A("cached_input_share")})*{k("per_mtok_input")}+{A("cached_input_share")}*{k("per_mtok_cached")})+{A("output_tokens")}*{k("per_mtok_output")})*{k("fx")}/1000000'
+                    f'({A("input_tokens")}*((1-{A("cached_input_share")})*{k("per_mtok_input")}+{A("cached_input_share")}*{k("per_mtok_cached")})+{A("output_tokens")}*{k("per_mtok_output")})*{k("fx")}*{k("escalation")}/1000000'
                     f'/({A("success_rate")}*{k("quality")})'
                     f'+IF(N({A("tasks_per_month")})=0,0,({k("fixed_fees_month")}+({k("fte_yours")}+{A("shared_weight")}*{k("fte_shared")})*{A("fte_cost_year")}/12)/{A("tasks_per_month")}),'
                     f'{k("full")}/{k("tasks_per_gpu_hour")}),"")'
