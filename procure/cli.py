@@ -1120,8 +1120,8 @@ def index_build(
         adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
         settings = settings_from(config.index)
     except InputError:
-        if scope_adjust:
-            raise
+        if scope_adjust or (Path(workspace) / "procure.yaml").is_file():
+            raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
         adjustments, settings = None, StrataSettings()
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
     if format is TextFormat.table:

@@ -49,6 +49,11 @@ FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (
 # machine (a point whose limit the plan found does not keep on every path is left out). plan.time_limit_s stays the
 # backstop: a solve stopped by it is machine-dependent and its point is left out too.
 FRONTIER_NODES = 500
+# The frontier's weights on CVaR (expected cost + w x CVaR, both in money a month): the least-CVaR plan at FRONTIER_SAFEST,
+# the points between at weights spread geometrically over FRONTIER_WEIGHTS (on the example the frontier's slope, extra
+# expected cost per unit of CVaR saved, runs from about 0.24 near the risk-neutral plan to 2.3 near the least-CVaR one).
+FRONTIER_SAFEST = 1000.0
+FRONTIER_WEIGHTS = (0.3, 3.0)
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 # A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
 # serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
@@ -338,6 +343,8 @@ def candidates(
 
     An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
     only, serving at most `spot_share` (plan.max_spot_share) of each month's demand."""
+    from procure.cashflow import term_average_rent
+
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -371,10 +378,9 @@ def candidates(
         if offer.pricing.usage_billed and not offer.on_demand and not spot:
             # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
             # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
-            cand.source = Source(
-                index, float(m["variable_gpu_hour"]) / float(m["capacity_per_gpu_hour"]), supply * per_gpu_month, float(m["rent"] or 0.0), "gpu_hour", per_gpu_month,
-                max(1, offer.contract_months),
-            )
+            # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).
+            cand.source = Source(index, math.nan, supply * per_gpu_month, float(m.get("rent_today", m["rent"]) or 0.0), "gpu_hour", per_gpu_month, max(1, offer.contract_months))
+            pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
         elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
@@ -385,7 +391,9 @@ def candidates(
             high = max(supply // node, low)
             commit = Commit(index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node)
             cand.commits.append(commit)
-            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus)}, node))
+            # the offer's escalators over the option's own term (a tier of another length averages them differently)
+            escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
+            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus), "escalation": escalated}, node))
         burst = offer.pricing.burst
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
@@ -394,7 +402,7 @@ def candidates(
             source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months), spot, spot_share if spot else 1.0)
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
-            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0}, per_gpu_month))
+            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0, "escalation": 1.0}, per_gpu_month))  # pay-as-used: its price as it stands
         found.append(cand)
     costs = _variant_costs(inputs, [(row, changes) for _, row, changes, _ in pending])
     for (target, _, _, scale), variable in zip(pending, costs):
@@ -1847,13 +1855,19 @@ def _bridge(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pla
 
 
 def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures, penalty: float | None) -> list[FrontierPoint]:
-    """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and limits evenly between."""
+    """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and the plans between them that
+    minimise expected cost + w x CVaR for weights w spread between (FRONTIER_WEIGHTS).
+
+    A weighted plan is efficient: no plan has a lower expected cost at its CVaR or less (on the demand bands and
+    tail paths it was solved on), so it is the frontier's point at the limit of its own CVaR. Weighted programs have
+    no CVaR row to meet and are proven in a few nodes where a limited one may not finish (on the example a limit
+    between the two ends did not finish within 60 s; its weighted neighbours are proven in seconds)."""
     # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
     # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
     coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
     def run(risk: Risk) -> Figures | None:
-        """A whole plan at this risk setting, or None when the solver finds none within its time."""
+        """A whole plan at this risk setting, or None when the solver finds none within its limits."""
         try:
             chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty, FRONTIER_NODES)
         except InputError:
@@ -1864,15 +1878,16 @@ def _frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta
 
     neutral_fig = (run(Risk()) or neutral) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
     points = [FrontierPoint(cvar_limit=None, expected_cost_per_task=neutral_fig.cost_per_task or 0.0, cvar=neutral_fig.cvar, p90_monthly_spend=neutral_fig.p90)]
-    safest = run(Risk(weight=1000.0))
+    safest = run(Risk(weight=FRONTIER_SAFEST))
     if safest is None or safest.cvar > neutral_fig.cvar * (1 - 1e-6):
         return points  # no plan with a lower CVaR on every path was found
-    count = policy.frontier_points
-    for t in np.linspace(1, 0, count)[1:-1]:
-        limit = safest.cvar + t * (neutral_fig.cvar - safest.cvar)
-        f = run(Risk(limit=float(limit)))
-        # a point is shown only when its limit holds on every path (a solve stopped by its time may not reach it)
-        if f is not None and f.cvar <= limit * (1 + 1e-6):
-            points.append(FrontierPoint(cvar_limit=float(limit), expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))
+    between = []
+    for w in np.geomspace(FRONTIER_WEIGHTS[0], FRONTIER_WEIGHTS[1], max(1, policy.frontier_points - 2)):
+        f = run(Risk(weight=float(w)))
+        # strictly between the two ends, on every path, and not a plan already shown
+        if f is not None and safest.cvar * (1 + 1e-6) < f.cvar < neutral_fig.cvar * (1 - 1e-6) and all(abs(f.cvar - g.cvar) > 1e-6 * f.cvar for g in between):
+            between.append(f)
+    for f in sorted(between, key=lambda f: -f.cvar):
+        points.append(FrontierPoint(cvar_limit=f.cvar, expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))
     points.append(FrontierPoint(cvar_limit=safest.cvar, expected_cost_per_task=safest.cost_per_task or 0.0, cvar=safest.cvar, p90_monthly_spend=safest.p90))
     return points

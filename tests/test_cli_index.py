@@ -339,3 +339,14 @@ def test_the_report_s_benchmark_chapter_names_a_spliced_reading(data_dir):
     assert "Spliced readings, not built from the quotes:" in html
     # November: the quotes' median 5.50 (module docstring), the reading 4.40: -1.10, -20.0%
     assert "2026-11-01: 4.40 is a reading from broker sheet entered by hand" in html and "from 5.50 to 4.40 (-1.10, -20.0%)" in html
+
+
+def test_two_readings_on_one_date_are_refused_with_their_line(quotes, workspace_copy, tmp_path):
+    root = workspace_copy("market_ws")
+    yaml = root / "procure.yaml"
+    yaml.write_text(yaml.read_text().replace("  seller_cap: 1.0\n", "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: a}\n    - {date: 2026-11-15, level: 4.50, source: b}\n"))
+    target = tmp_path / "index.csv"
+    result = run("index", "build", quotes, "--workspace", root, "--out", target)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "procure.yaml" in result.stderr and "index.readings[1].date" in result.stderr and "a second reading on 2026-11-15" in result.stderr
+    assert not target.exists()

@@ -360,3 +360,26 @@ def test_model_size_grows_linearly_with_offers_scenarios_and_months(axis):
     one, two, four = size(1), size(2), size(4)
     # linear: doubling again adds twice what the first doubling added (up to the constant part)
     assert ((four - two) == 2 * (two - one)).all(), (one, two, four)
+
+
+def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatch):
+    # Every solve of the frontier carries the deterministic node limit and the plan's own time limit (a backstop only):
+    # the same workspace gives the same frontier on a fast or a slow machine, and its proven solves are kept like the
+    # plan's. The newsvendor's points: risk-neutral (commit 100, CVaR of the high path 100 x 4 + 100 x 6 = 1,000 an
+    # hour) to least CVaR (commit 200: 800 an hour in every path), so two points at least.
+    import procure.solvecache as solvecache
+    from procure.plan import FRONTIER_NODES
+
+    seen = []
+    real = solvecache.solve_milp
+
+    def recording(c, A, row_lb, row_ub, integrality, lb, ub, options):
+        seen.append(dict(options))
+        return real(c, A, row_lb, row_ub, integrality, lb, ub, options)
+
+    monkeypatch.setattr(solvecache, "solve_milp", recording)
+    result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
+    frontier = [o for o in seen if "node_limit" in o]
+    assert frontier and all(o["node_limit"] == FRONTIER_NODES and o["time_limit"] == result.policy.time_limit_s for o in frontier)
+    assert result.frontier[0].cvar == pytest.approx(1000 * 730)
+    assert result.frontier[-1].cvar == pytest.approx(800 * 730)
