@@ -71,9 +71,10 @@ SCOPE_SECONDS = {
     },
 }
 TYPICAL_S = {"slow": 3.0, "fast": 0.08}  # a test of the slow step, and of the others, when nothing was measured
-# Modules whose tests are grouped by their first parameter instead of by module: each group's fixtures are
-# kept by parameter (one workspace's reports), so the groups may go to different workers.
-SCOPE_BY_FIRST_PARAMETER = {"tests/test_report_layout.py"}
+# Modules whose tests are grouped by a parameter instead of by module, with the parameter values that do not
+# name a group: each group's fixtures are kept by that parameter (one workspace's reports, whichever the
+# report kind), so the groups may go to different workers.
+SCOPE_BY_PARAMETER = {"tests/test_report_layout.py": {"comparison", "board"}}
 
 
 def scope_cache_key(config: pytest.Config) -> str:
@@ -82,10 +83,12 @@ def scope_cache_key(config: pytest.Config) -> str:
 
 
 def scope_of(nodeid: str) -> str:
-    """The unit of work a test belongs to: its module (or class), or for the modules above its first parameter."""
+    """The unit of work a test belongs to: its module (or class), or for the modules above its parameter."""
     scope, _, name = nodeid.rpartition("::")
-    if scope in SCOPE_BY_FIRST_PARAMETER and "[" in name:
-        return f"{scope}::[{name.split('[', 1)[1].split('-', 1)[0].rstrip(']')}]"
+    if scope in SCOPE_BY_PARAMETER and name.endswith("]") and "[" in name:
+        values = name.split("[", 1)[1][:-1].split("-")
+        group = next((v for v in values if v not in SCOPE_BY_PARAMETER[scope]), values[0])
+        return f"{scope}::[{group}]"
     return scope
 
 
