@@ -44,10 +44,11 @@ benchmark: install
 	$(BIN)/python benchmarks/bench_report.py --pathological
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
 
+# One run on every core: the costliest modules (PDF rendering, subprocesses, property tests, kill and
+# concurrency loops, marked slow) go out first and the quick tests fill the gaps (tests/conftest.py);
+# `pytest -m "not slow"` is the quick run while working.
 test: install
-	$(BIN)/python -m pytest -n auto --dist loadscope -m "not slow"
-	@# PDF rendering, subprocesses, property tests, kill-and-concurrency loops: in their own step
-	$(BIN)/python -m pytest -n auto --dist loadscope -m slow
+	$(BIN)/python -m pytest -n auto --dist loadscope
 
 clean:
 	rm -rf $(VENV) $(LOG) build *.egg-info comparison.pdf board.pdf

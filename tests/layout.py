@@ -53,6 +53,14 @@ class Page:
     first: list[Any] = field(default_factory=list)  # the block elements around the page's first content, outermost first
     last: list[Any] = field(default_factory=list)  # the block elements around its last content, outermost first
     chars: dict[str, set[str]] = field(default_factory=dict)  # every character printed, margins included, by the first font family asked for
+    top: float = 0.0  # the page's content area: its top and height (points)
+    height: float = 0.0
+    bottom: float = 0.0  # the lowest edge of anything printed in the content area (a line, a row, a figure)
+
+    @property
+    def filled(self) -> float:
+        """The share of the content area's height down to its last line, row or figure."""
+        return 0.0 if not self.height else max(0.0, min(1.0, (self.bottom - self.top) / self.height))
 
     @property
     def body_rows(self) -> list[Row]:
@@ -103,8 +111,12 @@ def element_text(element: Any) -> str:
 
 def read_page(number: int, page_box: Any) -> Page:
     """One page's lines, rows, column headers and figures, in the order they are laid out."""
-    page = Page(number)
+    page = Page(number, top=page_box.content_box_y(), height=page_box.height)
+    page.bottom = page.top
     chain: list[Any] = []  # block elements from the body down to the current box
+
+    def reach(box: Any) -> None:
+        page.bottom = max(page.bottom, box.position_y + box.margin_height())
 
     def visit(box: Any) -> None:
         kind = type(box).__name__
@@ -121,6 +133,7 @@ def read_page(number: int, page_box: Any) -> Page:
                 page.forced.add(id(element))
         if kind == "TableRowGroupBox":
             for row in box.children:
+                reach(row)
                 cells = [c for c in row.children if getattr(c, "element_tag", None) in ("td", "th")]
                 all_th = bool(cells) and all(c.element_tag == "th" for c in cells)
                 page.rows.append(Row(_table_of(chain, element), row.element, box.is_header, all_th, max((_line_count(c) for c in cells), default=0), _text(row)))
@@ -133,12 +146,14 @@ def read_page(number: int, page_box: Any) -> Page:
                 chain.pop()
             return
         if kind in ("BlockReplacedBox", "InlineReplacedBox") or getattr(box, "element_tag", None) == "svg":
+            reach(box)
             page.figures += 1
             _mark(page, chain)
             if pushed:
                 chain.pop()
             return
         if kind == "LineBox":
+            reach(box)
             text = _text(box)
             if any(type(b).__name__.endswith("ReplacedBox") for b in _descendants(box)):
                 page.figures += 1  # an inline SVG chart
@@ -324,3 +339,17 @@ def table_label(table: Any) -> str:
     """A table named by its class and its first header cell, for messages."""
     first = next((element_text(c) for c in table.iter() if c.tag == "th"), "")
     return f"{table.get('class', '')!r} ({first[:30]!r})"
+
+
+def half_empty(pages_: list[Page]) -> list[Page]:
+    """Pages filled to less than half their height that do not end a chapter: the page after them
+    carries on what they hold (a chapter, or an offer's section, starts its own page: a short last
+    page of one is where the reader expects white space)."""
+    return [page for page in pages_[:-1] if page.filled < 0.5 and not starts_anew(pages_, pages_[page.number])]
+
+
+def starts_anew(pages_: list[Page], page: Page) -> bool:
+    """Whether a page starts with an element whose style forces a page break before it (a chapter, an
+    offer's section) and that was not on the page before."""
+    before = pages_[page.number - 2] if page.number > 1 else None
+    return page.number == 1 or any(id(e) in page.forced and (before is None or id(e) not in before.blocks) for e in page.first)

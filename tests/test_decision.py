@@ -158,6 +158,10 @@ def test_a_plan_that_cannot_be_solved_is_said_on_page_one_and_the_offer_is_the_f
     assert "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in first  # 5 x 78.84 M against 400 x 788,400
     assert "Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour" in first
     assert "Decide by 2027-03-31" in first
+    # The fallback's spend: 100 GPUs x 3.00 x 730 hours x 12 months = 2,628,000 (no fees, no staff: tests/planws.py)
+    assert "Expected spend 2.63 M USD over 12 months, 2.63 M USD a year" in first
+    text = " ".join(" ".join(page.extract_text() for page in reader.pages).split()).lower()
+    assert [w for w in JARGON if w in text] == []
     compare = run("compare", "-w", root, "--as-of", AS_OF, "--format", "json")
     assert compare.exit_code == 0 and "warning: the purchase plan could not be solved" in compare.stderr
     rec = json.loads(compare.stdout)["recommendation"]

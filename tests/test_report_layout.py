@@ -29,6 +29,7 @@ import pytest
 from clihelp import AS_OF, edit, run
 
 import layout
+import svgtext
 
 pytestmark = pytest.mark.slow  # each report is laid out by WeasyPrint: 1 to 20 seconds
 
@@ -72,32 +73,45 @@ def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Any:
     folder = tmp_path_factory.mktemp("layout")
     cache: dict[tuple[str, str], tuple[Any, list[layout.Page]]] = {}
 
+    def root_of(workspace: str) -> Path:
+        if workspace == "example":
+            return ROOT
+        if workspace == "synthetic50":
+            root = folder / "synthetic50"
+            if not root.exists():
+                sys.path.insert(0, str(ROOT / "benchmarks"))
+                from synthetic import make_workspace
+
+                make_workspace(root, 50)
+            return root
+        if workspace == "many_fees":
+            root = folder / "many_fees"
+            if not root.exists():
+                shutil.copytree(data_dir / "basic", root)
+                edit(root, "offers/alpha.yaml", "    - {name: onboarding, once: 87600}\n", FEES)
+            return root
+        return data_dir / workspace
+
     def get(workspace: str, kind: str) -> list[layout.Page]:
         if (workspace, kind) not in cache:
-            if workspace == "example":
-                root = ROOT
-            elif workspace == "synthetic50":
-                root = folder / "synthetic50"
-                if not root.exists():
-                    sys.path.insert(0, str(ROOT / "benchmarks"))
-                    from synthetic import make_workspace
-
-                    make_workspace(root, 50)
-            elif workspace == "many_fees":
-                root = folder / "many_fees"
-                if not root.exists():
-                    shutil.copytree(data_dir / "basic", root)
-                    edit(root, "offers/alpha.yaml", "    - {name: onboarding, once: 87600}\n", FEES)
-            else:
-                root = data_dir / workspace
+            root = root_of(workspace)
             target = folder / f"{workspace}-{kind}.html"
             args = ["report", "--format", "html", "-w", root, "--as-of", AS_OF, "--out", target]
             result = run(*(args[:1] + (["--board"] if kind == "board" else []) + args[1:]))
             assert result.exit_code == 0, result.output
             document = layout.render(target.read_text(encoding="utf-8"))
             cache[(workspace, kind)] = (document, layout.pages(document))  # the document keeps the elements the pages name alive
+            html[(workspace, kind)] = target.read_text(encoding="utf-8")
         return cache[(workspace, kind)][1]
 
+    html: dict[tuple[str, str], str] = {}
+
+    def source(workspace: str, kind: str) -> str:
+        get(workspace, kind)
+        return html[(workspace, kind)]
+
+    get.html = source  # type: ignore[attr-defined]
+    get.root = root_of  # type: ignore[attr-defined]
     return get
 
 
@@ -284,3 +298,103 @@ def test_checker_knows_which_characters_the_shipped_font_lacks() -> None:
     missing = layout.promised_but_missing(templates_dir() / "fonts.css")["Source Sans 3"]
     assert "\u2010" in missing  # HYPHEN: inside the claimed U+2000-206F, not in the subset's glyphs
     assert not {"a", "-", "\u20ac", "\u2212", "\u2026", "\u00d7"} & missing  # a, hyphen-minus, euro, minus, ellipsis, times
+
+
+# --- charts: every text where a reader can read it ----------------------------------------------
+
+COLUMN_PT = (210 - 2 * 17) / 25.4 * 72  # the text column of the reports' A4 pages (templates/report.css)
+BODY_PT = 9.5
+
+
+@pytest.mark.parametrize("workspace", ["example", "real_offers", "synthetic50"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_chart_text_collides_or_is_clipped(reports: Any, workspace: str, kind: str) -> None:
+    """Every chart of the report, its text boxes measured in the SVG (tests/svgtext.py): no two overlap
+    (names under bars, a matrix's columns, the case names of the side-by-side bars), none runs off the chart."""
+    found = svgtext.charts_in(reports.html(workspace, kind))
+    if kind == "comparison":
+        assert {"cost-curve", "cost-breakdown", "responsibility-matrix", "throughput-frontiers"} <= found.keys()
+    problems = {name: (svgtext.collisions(svg), svgtext.clipped(svg)) for name, svg in found.items()}
+    assert {name: p for name, p in problems.items() if p != ([], [])} == {}
+
+
+@pytest.mark.parametrize("workspace", ["example", "synthetic50"])
+def test_tornado_text_prints_at_body_size(reports: Any, workspace: str) -> None:
+    """The tornado is drawn to the column's width and printed at its natural size, so each of its
+    texts (inputs, ticks, the axis, the flips) prints at the body's 9.5 pt."""
+    document = reports.html(workspace, "comparison")
+    svg = svgtext.charts_in(document)["tornado"]
+    assert '<figure class="natural">' + svg[:20] in document.replace("\n", "")
+    width = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', svg).group(1))
+    scale = min(1.0, COLUMN_PT / width)  # width: auto, at most the column
+    printed = {round(box.size * scale, 2) for box in svgtext.text_boxes(svg)}
+    assert printed == {BODY_PT}, (width, printed)
+
+
+def test_the_text_box_check_finds_collisions_and_clipping() -> None:
+    """Two level names 10 points apart at 6 px collide (each is wider than that); 60 apart they do not; slanted
+    the same 10 points apart they do not (the slant puts them a line's height apart); a name starting at x = -5 is clipped."""
+    level = '<text style="font-size: 6px" x="{x}" y="50" transform="rotate(-0 {x} 50)">Meridian GPU</text>'
+    slanted = '<text style="font-size: 6px" transform="translate({x} 50) rotate(-35)">Meridian GPU</text>'
+    svg = '<svg viewBox="0 0 200 100">{}</svg>'
+    assert svgtext.collisions(svg.format(level.format(x=10) + level.format(x=20))) == [("Meridian GPU", "Meridian GPU")]
+    assert svgtext.collisions(svg.format(level.format(x=10) + level.format(x=70))) == []
+    assert svgtext.collisions(svg.format(slanted.format(x=10) + slanted.format(x=30))) == []
+    assert svgtext.clipped(svg.format(level.format(x=-5))) == ["Meridian GPU"]
+    assert svgtext.clipped(svg.format(level.format(x=5))) == []
+
+
+# --- pages: none more than half empty but where a chapter ends -----------------------------------
+
+
+@pytest.mark.parametrize("workspace", ["example", "real_offers", "synthetic50"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_page_is_more_than_half_empty_but_at_a_chapters_end(reports: Any, workspace: str, kind: str) -> None:
+    """A page filled to less than half its height is the last of its chapter (or of an offer's section):
+    the next page starts one. Elsewhere a half-empty page is a figure or table that did not fit and left a hole."""
+    pages = reports(workspace, kind)
+    assert [f"page {p.number}: {p.filled:.0%} filled, then {pages[p.number].lines[:1]}" for p in layout.half_empty(pages)] == []
+
+
+def test_checker_finds_a_half_empty_page_inside_a_chapter() -> None:
+    # A figure 30 mm tall, then one 40 mm tall that does not fit in the 20 mm left: page 1 is 30 of 50 mm
+    # filled (60%). With 20 and 40 mm, page 1 is 40% filled inside the chapter; a chapter of its own after it is not a hole.
+    def blocks(first: int, second: str) -> list[layout.Page]:
+        box = "<svg xmlns='http://www.w3.org/2000/svg' style='display: block' width='50mm' height='{}mm'></svg>"
+        return small(f"<div>{box.format(first)}</div><div style='margin: 0{second}'>{box.format(40)}</div>")
+
+    assert layout.half_empty(blocks(30, "")) == []
+    pages = blocks(20, "")
+    assert [round(p.filled, 1) for p in pages] == [0.4, 0.8]
+    assert [p.number for p in layout.half_empty(pages)] == [1]
+    assert layout.half_empty(blocks(20, "; break-before: page")) == []  # the end of a chapter
+
+
+# --- the board memo: the deadline, the spend, in plain words --------------------------------------
+
+JARGON = ("index-linked", "basis", "ladder", "pay-as-used", "interpolation")  # words a board member would not know
+
+
+@pytest.mark.parametrize("workspace", ["example", "real_offers", "synthetic50"])
+def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: Any, workspace: str) -> None:
+    """Two pages; "Decide by" the earliest valid_until of the vendors it asks to sign (read from their offer
+    files); the total spend over the horizon and per year (the year's figure 12 / months of the total, to its
+    rounding); none of the listed terms."""
+    import yaml
+
+    pages = reports(workspace, "board")
+    assert len(pages) == 2
+    text = " ".join(" ".join(p.lines + [r.text for r in p.rows]) for p in pages)
+    spend = re.search(r"Expected spend ([\d.]+) ([kM]) (\w+) over (\d+) months, ([\d.]+) ([kM]) \w+ a year", text)
+    assert spend, text[:600]
+    scale = {"k": 1e3, "M": 1e6}
+    total, months, year = float(spend.group(1)) * scale[spend.group(2)], int(spend.group(4)), float(spend.group(5)) * scale[spend.group(6)]
+    assert year == pytest.approx(total * 12 / months, rel=0.01)  # each printed to three figures
+    deadline = re.search(r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?)|(.+?)'s offer) expire", text)
+    assert deadline, text[:600]
+    vendors = [v.strip() for v in re.split(r",| and ", deadline.group(2) or deadline.group(3)) if v.strip()]
+    offers = [yaml.safe_load(f.read_text()) for f in sorted(reports.root(workspace).glob("offers/*.yaml"))]
+    dates = [str(o["valid_until"]) for o in offers if o["vendor"] in vendors]
+    assert dates and deadline.group(1) == min(dates), (vendors, dates)
+    assert [w for w in JARGON if w in text.lower()] == []
+

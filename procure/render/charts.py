@@ -65,6 +65,16 @@ def _wrap(text: str, width: int = 13, lines: int = 3) -> str:
     return "\n".join(parts)
 
 
+def _slanted_names(ax, offers: list[OfferRecord], positions: list[float], highlight: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Offer names under a column each, slanted at 35 degrees and ending under their column: slanted
+    lines a column apart never touch (a column is wider than a line is tall divided by sin 35), where
+    names set level run into their neighbours as soon as there are more than a few offers."""
+    names = [_short(o.vendor, 24) + ("" if o.acceptable else " (not acc.)") for o in offers]
+    ax.set_xticks(positions, names, fontsize=6.5, rotation=35, ha="right", rotation_mode="anchor")
+    for tick, offer in zip(ax.get_xticklabels(), offers):
+        tick.set_color(HIGHLIGHT if offer.id == highlight else INK if offer.acceptable else MUTED)
+
+
 def _offer_colour(offer: OfferRecord, highlight: str | None, default: str = ACCENT) -> str:
     return HIGHLIGHT if offer.id == highlight else default if offer.acceptable else MUTED
 
@@ -93,6 +103,19 @@ def _style(ax) -> None:  # type: ignore[no-untyped-def]
 
 
 BODY_FONT = "'Source Sans 3', 'DejaVu Sans', sans-serif"
+COLUMN_CM = 17.4  # the reports' text column (A4 less 17 mm margins: 17.6 cm), a little to spare
+
+
+def _fit_width(fig: Figure, width_cm: float = COLUMN_CM) -> None:
+    """Resize the figure so that what it draws, cropped as to_svg crops it, is `width_cm` wide: a chart
+    printed at its natural size (templates: figure.natural) then prints its text at the size it sets."""
+    pad = 2 * 0.05  # to_svg's pad_inches on each side
+    for _ in range(4):
+        box = fig.get_tightbbox(fig._get_renderer())  # what bbox_inches="tight" keeps, in inches
+        excess = box.width + pad - width_cm / 2.54
+        if abs(excess) < 0.005:
+            return
+        fig.set_size_inches(max(fig.get_figwidth() - excess, 1.0), fig.get_figheight())
 
 
 def to_svg(fig: Figure, name: str) -> str:
@@ -181,7 +204,7 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     def name_fits(at: float, thickness: float) -> bool:
         # a name hangs below its slanted line, towards the right: the left one of two names needs the room of its own thickness
         clear = all(at - p >= t / slant if p < at else p - at >= thickness / slant for p, t in names)
-        return clear and all(at - n >= size * 1.8 if n < at else n - at >= size for n in numbers)  # a name runs down to the left
+        return clear and all(at - n >= size * 3.2 if n < at else n - at >= size for n in numbers)  # a name runs down to the left, its first line over a number just left of it
 
     for offer, centre, shown, value in sorted(bars, key=lambda b: b[0].id != highlight):
         at = centre / left * axis_pt  # points from the axis' left end
@@ -199,7 +222,7 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
         else:  # too crowded for a name: a number under the bar and the name in the key, if the number fits
             number = str(len(key) + 1)
             wide = (len(number) * 0.6 + 0.5) * size
-            if len(key) < CURVE_KEY and all(p - at >= size * 1.8 if at < p else at - p >= wide for p, _ in names) and all(abs(at - n) >= wide for n in numbers):
+            if len(key) < CURVE_KEY and all(p - at >= size * 3.2 if at < p else at - p >= wide for p, _ in names) and all(abs(at - n) >= wide for n in numbers):
                 key.append(f"{number} = {_short(offer.vendor, 30)}{'' if offer.acceptable else ' (not acceptable)'}")
                 ax.text(centre, -0.02, number, ha="center", va="top", fontsize=size, color=INK, transform=ax.get_xaxis_transform())
                 numbers.append(at)
@@ -227,7 +250,7 @@ def _bar_width(offer: OfferRecord) -> float:
 def cost_breakdown(ev: Evaluation) -> str:
     """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software (not acceptable in greys)."""
     offers = [o for o in chart_offers(ev) if o.metrics["full"] is not None]
-    fig = _figure(17, 7.5)
+    fig = _figure(17, 6.0)
     ax = fig.add_subplot()
     _style(ax)
     positions = list(range(len(offers)))
@@ -242,9 +265,7 @@ def cost_breakdown(ev: Evaluation) -> str:
     for x, total, offer in zip(positions, bottoms, offers):
         ax.text(x, total, f"{total:.2f}", ha="center", va="bottom", fontsize=6.5, color=HIGHLIGHT if offer.id == leader else INK, fontweight="bold" if offer.id == leader else "normal")
     ax.set_ylim(0, max(bottoms, default=1) * 1.12)  # room for the labels below the legend
-    ax.set_xticks(positions, [_wrap(o.vendor) + ("" if o.acceptable else "\n(not acc.)") for o in offers], fontsize=6, linespacing=1.0)
-    for tick, offer in zip(ax.get_xticklabels(), offers):
-        tick.set_color(HIGHLIGHT if offer.id == leader else INK if offer.acceptable else MUTED)
+    _slanted_names(ax, offers, positions, leader)
     ax.set_ylabel(f"{ev.currency} per paid GPU-hour")
     ax.legend(fontsize=6.5, frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, 1.12))
     return to_svg(fig, "cost-breakdown")
@@ -274,7 +295,7 @@ def throughput_frontiers(ev: Evaluation) -> str:
     line hides another; each acceptable curve has its own colour and marker, not acceptable ones are
     grey and dotted, the recommendation orange.
     """
-    fig = _figure(17, 8.5)
+    fig = _figure(17, 7.0)
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="x", color=GRID, linewidth=0.6)
@@ -329,9 +350,7 @@ def responsibility_matrix(ev: Evaluation) -> str:
     # Vector cells (pcolormesh), not a raster image: crisp in print and nothing to fetch.
     ax.pcolormesh(grid, cmap=ListedColormap([OWNER_COLOURS[k] for k in order]), vmin=0, vmax=2, edgecolors="white", linewidth=1.2)
     ax.set_yticks([y + 0.5 for y in range(len(OPERATING_JOBS))], [j.replace("_", " ") for j in OPERATING_JOBS], fontsize=6.5, color=INK)
-    ax.set_xticks([x + 0.5 for x in range(len(offers))], [_wrap(o.vendor) + ("" if o.acceptable else "\n(not acc.)") for o in offers], fontsize=6, linespacing=1.0)
-    for tick, offer in zip(ax.get_xticklabels(), offers):
-        tick.set_color(HIGHLIGHT if offer.id == ev.summary.recommended else INK if offer.acceptable else MUTED)
+    _slanted_names(ax, offers, [x + 0.5 for x in range(len(offers))], ev.summary.recommended)
     ax.invert_yaxis()
     ax.tick_params(which="both", length=0)
     for spine in ax.spines.values():
@@ -454,27 +473,39 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
 
     rows = [r for r in result.rows if leader and r.costs_low.get(leader) is not None and r.costs_high.get(leader) is not None]
     rows.sort(key=lambda r: abs(r.costs_high[leader] - r.costs_low[leader]))  # type: ignore[index,operator]
-    fig = _figure(17, max(3.5, 0.7 * len(rows) + 1.8))  # drawn at full width: its text at body size
+
+    def label(r) -> str:  # type: ignore[no-untyped-def]
+        # The input, and under it what flips: beside the axis, so that no note runs into a bar or off the chart.
+        text = _wrap(r.input, 32, 2)
+        if r.flips:
+            changed = r.leader_low != leader or r.leader_high != leader
+            text += "\n" + (f"cheapest becomes {name(r.leader_low if r.leader_low != leader else r.leader_high)}" if changed else "order of the top offers changes")
+        return text
+
+    labels = [label(r) for r in rows]
+    # Each row as tall as its own label's lines at body size (9.5 pt at 1.05 spacing: 0.36 cm a line) and a gap,
+    # in cm of the axes (which take about 0.77 of the figure's height: matplotlib's default margins).
+    heights = [0.36 * (t.count("\n") + 1) + 0.2 for t in labels]
+    ys = [sum(heights[:i]) + h / 2 for i, h in enumerate(heights)]
+    fig = _figure(17, max(3.5, sum(heights) / 0.77))
     ax = fig.add_subplot()
     _style(ax)
     ax.grid(axis="y", visible=False)
     base = result.baseline.get(leader) if leader else None
     base = base * PER_THOUSAND if base is not None else None
-    for y, r in enumerate(rows):
+    for y, r in zip(ys, rows):
         low, high = r.costs_low[leader] * PER_THOUSAND, r.costs_high[leader] * PER_THOUSAND  # type: ignore[index,operator]
-        ax.barh(y, low - base, left=base, color="#b7cbe6", height=0.55)  # type: ignore[operator]
-        ax.barh(y, high - base, left=base, color=ACCENT, height=0.55)  # type: ignore[operator]
-        if r.flips:
-            changed = r.leader_low != leader or r.leader_high != leader
-            what = f"  cheapest becomes {name(r.leader_low if r.leader_low != leader else r.leader_high)}" if changed else "  order of the top offers changes"
-            ax.text(max(low, high, base), y, what, va="center", fontsize=BODY_PT - 1, color=INK)  # type: ignore[type-var]
+        ax.barh(y, low - base, left=base, color="#b7cbe6", height=0.4)  # type: ignore[operator]
+        ax.barh(y, high - base, left=base, color=ACCENT, height=0.4)  # type: ignore[operator]
     if base is not None:
         ax.axvline(base, color=INK, linewidth=0.8)
-    ax.set_yticks(range(len(rows)), [r.input for r in rows], fontsize=BODY_PT)
+    ax.set_yticks(ys, labels, fontsize=BODY_PT, linespacing=1.05, color=INK)
+    for tick in ax.get_yticklabels():
+        tick.set_multialignment("left")  # its lines start together, whichever font prints them
     ax.tick_params(axis="x", labelsize=BODY_PT)
-    ax.set_xlabel(f"{name(leader)}: {currency} per 1,000 successful tasks with the input low (light) and high (dark)", fontsize=BODY_PT)
-    left, right = ax.get_xlim()
-    ax.set_xlim(left, right + (right - left) * 0.6)
+    ax.set_xlabel(f"{name(leader)}: {currency} per 1,000 successful tasks\nwith the input low (light) and high (dark)", fontsize=BODY_PT)
+    ax.set_ylim(0, max(sum(heights), 1.0))
+    _fit_width(fig)  # printed at its natural size (figure.natural): every text at body size
     return to_svg(fig, "tornado")
 
 
@@ -542,8 +573,11 @@ def football_field(bars: list[FieldBar], currency: str, horizon_months: int | No
         colour = HIGHLIGHT if bar.offer == recommended else ACCENT
         if bar.low is not None and bar.high is not None:
             ax.barh(y, (bar.high - bar.low) * k, left=bar.low * k, height=0.6, color=colour, alpha=0.22, edgecolor=colour, linewidth=0.6)
-            ax.text(bar.low * k, y - 0.42, _short(bar.low_case or "", 26), fontsize=5.5, color=INK, ha="left", va="center")
-            ax.text(bar.high * k, y + 0.42, _short(bar.high_case or "", 26), fontsize=5.5, color=INK, ha="right", va="center")
+            # the case at each end beyond everything drawn on its row (both bars, the tick, the diamond), on the
+            # row's own line: labels of two rows never meet, and none is drawn over a bar
+            marks = [v for v in (bar.low, bar.high, bar.p10, bar.p90, bar.snapshot, bar.horizon) if v is not None]
+            ax.text(min(marks) * k, y, _short(bar.low_case or "", 26) + "   ", fontsize=6.5, color=INK, ha="right", va="center")
+            ax.text(max(marks) * k, y, "   " + _short(bar.high_case or "", 26), fontsize=6.5, color=INK, ha="left", va="center")
         if bar.p10 is not None and bar.p90 is not None:
             ax.barh(y, (bar.p90 - bar.p10) * k, left=bar.p10 * k, height=0.2, color=colour)
         if bar.snapshot is not None:
@@ -556,6 +590,8 @@ def football_field(bars: list[FieldBar], currency: str, horizon_months: int | No
     over = f"over {horizon_months} months (diamond)" if horizon_months else ""
     ax.set_xlabel(f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), P10 to P90 (narrow bar)", fontsize=7)
     ax.set_ylim(-0.7, len(rows) - 0.3)
+    left, right = ax.get_xlim()
+    ax.set_xlim(left - (right - left) * 0.45, right + (right - left) * 0.45)  # room for the case names beside the bars
     return to_svg(fig, "football-field")
 
 
