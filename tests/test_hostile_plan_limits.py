@@ -161,12 +161,23 @@ def stopped_with_nothing(monkeypatch):
     """HiGHS stopped by its time limit holding the trivial incumbent of a program with a penalty:
     nothing committed, no offer in the plan, every task unserved. Reproduced deterministically by
     solving the same program with every whole-number variable (nodes, choices, offers in the plan)
-    held at 0 and reporting it as HiGHS reports a time-limited result (status 1, a large gap)."""
+    held at 0 and reporting it as HiGHS reports a time-limited result (status 1, a large gap). The
+    vendor switches stay free: they cost nothing and hold no capacity (two are on in any plan)."""
+    import procure.plan as plan
+
     real = scipy.optimize.milp
+    real_build = plan.build_model
+    built: list = []
     monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+
+    def recording(*args, **kwargs):
+        built.append(real_build(*args, **kwargs))
+        return built[-1]
 
     def stopped(c, *, constraints, integrality, bounds, options):
         whole = np.asarray(integrality) > 0
+        if built and "w" in built[-1].layout and len(built[-1].c) == len(c):
+            whole[built[-1].layout["w"]] = False
         lb, ub = np.array(bounds.lb, dtype=float), np.array(bounds.ub, dtype=float)
         lb[whole], ub[whole] = 0.0, 0.0
         found = real(c, constraints=constraints, integrality=integrality, bounds=scipy.optimize.Bounds(lb, ub), options=options)
@@ -174,6 +185,7 @@ def stopped_with_nothing(monkeypatch):
         return found
 
     monkeypatch.setattr(scipy.optimize, "milp", stopped)
+    monkeypatch.setattr(plan, "build_model", recording)
 
 
 def test_a_time_limited_incumbent_that_serves_nothing_is_no_plan(tmp_path, stopped_with_nothing):

@@ -383,3 +383,47 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     assert frontier and all(o["node_limit"] == FRONTIER_NODES and o["time_limit"] == result.policy.time_limit_s for o in frontier)
     assert result.frontier[0].cvar == pytest.approx(1000 * 730)
     assert result.frontier[-1].cvar == pytest.approx(800 * 730)
+
+
+def test_the_vendor_switches_leave_the_best_plan_unchanged():
+    # The per-vendor switches are there for the solver to branch on, not to change the program: solved to a zero gap
+    # with and without their rows (and the switches free), a small market with fees, a vendor with two offers and a
+    # binding share reaches the same optimum; and with them a vendor switched off holds nothing.
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    from procure.demand import Scenarios
+    from procure.models import PlanConfig
+    from procure.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
+
+    cands = []
+    for i, (vendor, fee, price) in enumerate([("A", 5000.0, 3.0), ("A", 0.0, 3.6), ("B", 20000.0, 3.3), ("C", 8000.0, 3.9)]):
+        cand = Candidate(f"o{i}", vendor, fee)
+        cand.commits.append(Commit(i, "base", 1, 100, 8, 3, price, 8 * price * 730, 8 * TASKS_PER_GPU_HOUR * 730))
+        cand.source = Source(i, 1.5 * price / TASKS_PER_GPU_HOUR, 2e6, 1.5 * price, "gpu_hour", TASKS_PER_GPU_HOUR * 730, 3)
+        cands.append(cand)
+    rng = np.random.default_rng(3)
+    months, count = 6, 8
+    scen = Scenarios([f"s{i}" for i in range(count)], np.full(count, 1 / count), rng.uniform(5e6, 2e7, (count, months)), True, months, 1e7, 0.0, 0.3, 7)
+    model = build_model(cands, scen, PlanConfig(levels=count, max_vendor_share=0.7), discount_factors(months, 0.1), Risk(), 1e5, 1e6, penalty=1e-3)
+    A, lo, hi = model.matrix()
+    first = {name: row for row, name in model.row_names}
+    switched = np.arange(first["vendor switched on"], first["two vendors at least"] + 1)
+    # one row per commitment switch (8: 4 offers x 2 blocks of 3 months), per pay-as-used block with fees (3 offers x 2),
+    # one for the source without fees (o1), and the count
+    assert len(switched) == 8 + 6 + 1 + 1
+    keep = np.setdiff1d(np.arange(A.shape[0]), switched)
+    free = model.integrality.copy()
+    free[model.layout["w"]] = 0
+
+    def optimum(rows: np.ndarray, integrality: np.ndarray):
+        return milp(model.c, constraints=LinearConstraint(A[rows], lo[rows], hi[rows]), integrality=integrality, bounds=Bounds(model.lb, model.ub), options={"mip_rel_gap": 0.0})
+
+    with_switches, without = optimum(np.arange(A.shape[0]), model.integrality), optimum(keep, free)
+    assert with_switches.status == 0 and without.status == 0
+    assert with_switches.fun == pytest.approx(without.fun, rel=1e-9)
+    x = with_switches.x
+    off = [v for v, w in enumerate(x[model.layout["w"]]) if w < 0.5]
+    vendors = sorted({c.vendor for c in cands})
+    for j, u in enumerate(model.units):
+        if vendors.index(cands[u.commit.offer].vendor) in off:
+            assert x[model.layout["n"]][j] < 0.5
