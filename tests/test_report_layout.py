@@ -61,7 +61,7 @@ WORDS = set(
     of offer offer's operating operator our ours output owner owns pay-as-used payoff per pick's policy prepared present
     price probability producer provider published rank rate ratio replacement risk role scenario scope score service share
     served signing single sla speed spend spread scenarios step success tasks tenant term this throughput tier today total transacted unhedged unused
-    user value vendor with workload x fixed usd eur sha-256 pricing on delivery
+    user value vendor with workload x fixed usd eur sha-256 pricing on delivery signed alone
     tokens billed gpu-hour delivered promised requests end-to-end credit credits owed invoice contracted
     """.split()
 )
