@@ -75,6 +75,11 @@ DEFAULT_INTERPOLATION = "log"  # models.Assumptions.interpolation's default
 RANGE_LOW = 0.436
 RANGE_HIGH = 0.482
 WIDE_GAP_SHARE = 0.5
+# The widest gap class the study holds (g up to 2): a reading across a wider gap carries the range at
+# g = 2, not one extrapolated past the evidence (which would grow without bound: a point at 1,000,000
+# tok/s per user read at a target of 100 gave g = 10,000 and an overflowing mean); such a target is
+# flagged as a wide gap anyway ("measure at the target").
+MAX_GAP_SHARE = 2.0
 
 
 Z90 = 1.2815515655446004  # the standard normal's 90th percentile
@@ -84,14 +89,14 @@ def reading_range(gap: float, target: float) -> tuple[float, float]:
     """(P10, P90) of a reading in a frontier gap of `gap` tok/s per user at `target`, as factors on it."""
     if gap <= 0 or target <= 0:
         return 1.0, 1.0
-    root = math.sqrt(gap / target)
+    root = math.sqrt(min(gap / target, MAX_GAP_SHARE))
     return math.exp(-RANGE_LOW * root), math.exp(RANGE_HIGH * root)
 
 
 def reading_spread(gap_share: float) -> tuple[float, float]:
     """The scales of ln(true / read) below and above 0 for a reading in a gap of `gap_share` x the
     target: a two-piece normal whose P10 and P90 are reading_range's ends and whose median is 0."""
-    root = math.sqrt(max(gap_share, 0.0))
+    root = math.sqrt(min(max(gap_share, 0.0), MAX_GAP_SHARE))
     return RANGE_LOW * root / Z90, RANGE_HIGH * root / Z90
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+
+from procure import performance
 
 from procure.performance import DEFAULT_INTERPOLATION, INTERPOLATION_METHODS, interpolate, pareto_frontier, throughput_at
 
@@ -243,3 +247,16 @@ def test_sparse_and_dense_samples_of_one_curve_rank_by_price(workspace_copy):
     step = evaluate(load_workspace(ws), date(2026, 11, 29))
     assert step.offer("sparse").metrics["throughput"] == pytest.approx(truth(125))
     assert step.offer("dense").rank < step.offer("sparse").rank
+
+
+def test_a_reading_across_a_gap_wider_than_the_study_keeps_the_widest_calibrated_range():
+    # A point at 1,000,000 tok/s per user read at a target of 100: g = 10,000, far beyond the widest
+    # gap class of the leave-one-out study (g up to 2). The range is that of g = 2, by hand:
+    # exp(-0.436 x sqrt 2) = exp(-0.616597) = 0.539778, exp(0.482 x sqrt 2) = exp(0.681651) = 1.977139.
+    low, high = performance.reading_range(999_900.0, 100.0)
+    assert low == pytest.approx(0.539778, abs=1e-6)
+    assert high == pytest.approx(1.977139, abs=1e-6)
+    assert performance.reading_range(200.0, 100.0) == (low, high)
+    # The mean factor is finite and that of g = 2 (it overflowed before).
+    assert performance.reading_mean(10_000.0) == performance.reading_mean(2.0)
+    assert math.isfinite(performance.reading_mean(1e300))
