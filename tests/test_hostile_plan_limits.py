@@ -39,6 +39,8 @@ HARD = textwrap.dedent('''
     import numpy as np
     from scipy.sparse import csr_array
     from procure import cli, plan, solvecache
+    import scipy.optimize  # imported before "solving" is said, so the signal falls in the solve, not in
+                           # SciPy's second of imports (on a loaded machine that took longer than the wait)
 
     def hard_then_real(model, policy, scen, cands, real=plan.solve):
         rng = np.random.default_rng(1)
