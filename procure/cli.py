@@ -1124,6 +1124,7 @@ def index_build(
             raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
         adjustments, settings = None, StrataSettings()
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
+    _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
     if format is TextFormat.table:
         from procure.render.text import index_table
 
@@ -1141,6 +1142,33 @@ def index_build(
         _console(stderr=True).print(methodology_table(build))
         for note in build.notes:
             _say(f"note: {note}")
+
+
+def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, period: str) -> None:
+    """index.base_period and index.readings that the build would silently not use are refused (exit 2,
+    nothing written): a base period without quotes (no stratum weighted, no level), a reading before
+    the first period of quotes, and two readings in one period (only one can be its level)."""
+    from procure.errors import Problem, format_field_path
+    from procure.market import period_start
+    from procure.yamlsafe import load_yaml
+
+    if not build.points:
+        return
+    first, last = build.points[0].period, build.points[-1].period
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    if settings.base is not None and settings.weights is None and all(p.level is None for p in build.points):
+        found.append((("index", "base_period"), f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day within them, or index.weights"))
+    seen: dict[Any, Any] = {}
+    for i, reading in enumerate(settings.readings):
+        start = period_start(reading.date, period)
+        if start < first:
+            found.append((("index", "readings", i, "date"), f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a period the quotes build"))
+        elif start in seen:
+            found.append((("index", "readings", i, "date"), f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each {period} one reading"))
+        seen.setdefault(start, reading.date)
+    if found:
+        lines = load_yaml(workspace / "procure.yaml", "procure.yaml").lines
+        raise InputError([Problem("procure.yaml", lines.line_of(loc), format_field_path(loc), msg) for loc, msg in found])
 
 
 @app.command()

@@ -474,6 +474,8 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         if key in seen_strata:
             add(("index", "weights", i), f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight")
         seen_strata.add(key)
+    if config.index.weights is not None and config.index.base_period is not None:
+        add(("index", "base_period"), "the weights are fixed by index.weights: give index.weights or index.base_period, not both")
     seen_readings: set[object] = set()
     for i, reading in enumerate(config.index.readings):
         if reading.date in seen_readings:

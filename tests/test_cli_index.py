@@ -19,7 +19,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, assert_error, run
 
 from procure.workspace import read_price_series
 
@@ -350,3 +350,44 @@ def test_two_readings_on_one_date_are_refused_with_their_line(quotes, workspace_
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert "procure.yaml" in result.stderr and "index.readings[1].date" in result.stderr and "a second reading on 2026-11-15" in result.stderr
     assert not target.exists()
+
+
+def _index_settings(root, text):
+    yaml = root / "procure.yaml"
+    yaml.write_text(yaml.read_text().replace("  seller_cap: 1.0\n", "  seller_cap: 1.0\n" + text))
+    return yaml
+
+
+def test_a_base_period_without_quotes_is_refused_not_written_as_an_empty_index(quotes, workspace_copy, tmp_path):
+    # The quotes run October to November 2026 (module docstring): a base period in 2030 weights no stratum.
+    root = workspace_copy("market_ws")
+    _index_settings(root, "  base_period: 2030-01-01\n")  # line 50 of procure.yaml (after seller_cap on 49)
+    target = tmp_path / "index.csv"
+    result = run("index", "build", quotes, "--workspace", root, "--out", target)
+    assert_error(result, "procure.yaml:50: index.base_period: no quotes in the base period 2030-01-01 (the quotes run from 2026-10-01 to 2026-11-01)")
+    assert not target.exists()
+
+
+def test_a_base_period_with_fixed_weights_is_refused(quotes, workspace_copy, tmp_path):
+    root = workspace_copy("market_ws")
+    _index_settings(root, "  base_period: 2026-10-01\n  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n")
+    result = run("index", "build", quotes, "--workspace", root, "--out", tmp_path / "index.csv")
+    assert_error(result, "procure.yaml:50: index.base_period: the weights are fixed by index.weights: give index.weights or index.base_period, not both")
+    assert not (tmp_path / "index.csv").exists()
+
+
+def test_two_readings_in_one_month_and_a_reading_before_the_quotes_are_refused(quotes, workspace_copy, tmp_path):
+    # Only one level per period: 2026-11-02 and 2026-11-20 are both November; 2026-01-15 precedes October's quotes.
+    root = workspace_copy("market_ws")
+    _index_settings(root, "  readings:\n    - {date: 2026-11-02, level: 4.40, source: a}\n    - {date: 2026-11-20, level: 4.50, source: b}\n    - {date: 2026-01-15, level: 4.50, source: c}\n")
+    target = tmp_path / "index.csv"
+    result = run("index", "build", quotes, "--workspace", root, "--out", target)
+    assert_error(
+        result,
+        "procure.yaml:52: index.readings[1].date: 2026-11-20 is in the same month (2026-11-01) as the reading on 2026-11-02",
+        "procure.yaml:53: index.readings[2].date: 2026-01-15 is before the first month of quotes (2026-10-01)",
+    )
+    assert not target.exists()
+    # Weekly, the two November readings are in different weeks: only the early one is refused.
+    result = run("index", "build", quotes, "--workspace", root, "--period", "week", "--out", target)
+    assert "2026-11-20 is in the same" not in result.stderr and "index.readings[2].date" in result.stderr
