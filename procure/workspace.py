@@ -115,9 +115,12 @@ def load_workspace(root: Path) -> Workspace:
     offer_docs: dict[str, Document] = {}
     offers: list[Offer] = []
     seen_ids: dict[str, str] = {}
+    unloaded_ids: set[str] = set()
     for path in _files(root, "offers", problems, ".yaml", ".yml"):
         offer, doc = _load_model_doc(root, path, Offer, problems, inputs)
         if offer is None or doc is None:
+            if doc is not None and isinstance(doc.data, dict) and isinstance(doc.data.get("id"), str):
+                unloaded_ids.add(doc.data["id"])  # its own problems are named; its actuals folder is not unknown
             continue
         if offer.id in seen_ids:
             problems.append(Problem(doc.display, doc.lines.line_of(("id",)), "id", f"duplicate offer id '{offer.id}' (also in {seen_ids[offer.id]})"))
@@ -131,7 +134,7 @@ def load_workspace(root: Path) -> Workspace:
     if (root / "actuals").is_dir():
         from procure.actuals import load_actuals
 
-        actuals = load_actuals(root, [o.id for o in offers] if offers else seen_ids, problems, lambda path, text: _record(root, path, text, inputs))
+        actuals = load_actuals(root, [o.id for o in offers] + sorted(unloaded_ids), problems, lambda path, text: _record(root, path, text, inputs))
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.

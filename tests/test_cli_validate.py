@@ -136,3 +136,15 @@ def test_required_fields_match_the_schema(workspace_copy):
             seen.add((field, loader_requires))
             path.write_text(yaml.safe_dump(offer))
     assert ("term_months", True) in seen and ("term_months", False) in seen  # both cases were tried
+
+
+def test_a_broken_offer_with_actuals_is_named_once_not_as_an_unknown_actuals_folder(workspace_copy):
+    # alpha.yaml is invalid; its actuals folder still names a real offer file's id, so the only
+    # problem is the price (before the fix, actuals/alpha was also called "no offer with this id").
+    ws = workspace_copy("basic")
+    offer = ws / "offers" / "alpha.yaml"
+    edit(offer, "gpu_hour: 4.00", "gpu_hour: -3")
+    (ws / "actuals" / "alpha").mkdir(parents=True)
+    result = run("validate", "-w", ws, "--as-of", AS_OF)
+    assert result.exit_code == 2
+    assert problem_lines(result) == [f"offers/alpha.yaml:{offer.read_text().splitlines().index('  gpu_hour: -3') + 1}: pricing.gpu_hour: must be greater than 0 (got -3)"]
