@@ -151,14 +151,9 @@ EXPECTS = {
     ANSWER: "a checklist answer: true or false, or a number (e.g. node_replacement_hours)",
 }
 CHOICES = {
-    "service.kind": "managed_serving, managed_cluster, bare_metal or owned",
-    "service.health_checks.active": "none, daily, weekly or monthly",
-    "performance.points_source": "measured or vendor_claim",
-    "operator.published_tier": "platinum, gold, silver, bronze or underperform",
     "operator.status_history.file": "a Statuspage incidents.json or an incidents CSV, relative to the workspace",
     "operator.status_history.impacts": "e.g. major, critical (the impacts counted as down time)",
     "service.attestations": "e.g. soc2_type2, iso27001",
-    **{f"responsibilities.{job}": "provider, customer or shared" for job in OPERATING_JOBS},
 }
 
 # The template's example: a managed cluster with all four fee kinds.
@@ -969,7 +964,11 @@ def _example_values() -> dict[str, Any]:
     return values
 
 
-def _describe(name: str) -> str:
+def _describe(name: str, fixed: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The columns sheet's line for a column; `fixed` (fixed_values()) names the values of a drop-down."""
+    if fixed and name in fixed:  # the drop-down's own values, read from the offer model
+        values = fixed[name]
+        return f"{EXPECTS[COLUMN_KINDS[name]]}: " + (f"{', '.join(values[:-1])} or {values[-1]}" if len(values) > 1 else values[0])
     if name.startswith("fees."):
         return "a number; one fee per fees.<name>: once, monthly, gpu_hour (per GPU-hour) or per_tb with tb_per_month; add columns for more fees"
     if name.startswith("operator.evidence."):
@@ -1059,8 +1058,9 @@ def write_template(path: Path) -> None:
     sheet.freeze_panes = "B2"
     from openpyxl.worksheet.datavalidation import DataValidation
 
+    fixed = fixed_values()
     for index, name in enumerate(names, start=1):
-        values = fixed_values().get(name)
+        values = fixed.get(name)
         if values:  # a drop-down of the values the field takes; anything else is refused as typed
             letter = _letters(index - 1)
             rule = DataValidation(type="list", formula1='"' + ",".join(values) + '"', allow_blank=True, showErrorMessage=True)
@@ -1070,7 +1070,7 @@ def write_template(path: Path) -> None:
     help_sheet = book.create_sheet("columns")
     help_sheet.append(["column", "expects"])
     for name in names:
-        help_sheet.append([name, _describe(name)])
+        help_sheet.append([name, _describe(name, fixed)])
     help_sheet.append([])
     help_sheet.append(["", "One row per offer on the first sheet; leave a cell empty when it does not apply. Formulas are refused: type values."])
     help_sheet.column_dimensions["A"].width = 40

@@ -547,6 +547,21 @@ def test_xlsx_template_offers_a_list_where_the_values_are_fixed(tmp_path):
         assert example[name] is None or example[name] in values, name
 
 
+
+def test_the_columns_sheet_names_the_same_values_as_each_drop_down(tmp_path):
+    """The help sheet once said points_source was "measured or vendor_claim" while its list offered
+    reference too, and said nothing of billed_per's or renewal_price's values."""
+    from openpyxl import load_workbook
+
+    template = tmp_path / "rfp.xlsx"
+    write_template(template)
+    expects = {row[0]: row[1] for row in load_workbook(template)["columns"].iter_rows(values_only=True) if row[0]}
+    assert expects["performance.points_source"] == "text: measured, vendor_claim or reference"
+    assert expects["pricing.billed_per"] == "text: month, hour, minute or second"
+    assert expects["contract.renewal_price"] == "text: escalated or list"
+    assert expects["responsibilities.serving_stack"] == "text: provider, customer or shared"
+    assert expects["service.attestations"] == "a comma-separated list: e.g. soc2_type2, iso27001"  # a hint, not a list
+
 def test_values_under_no_column_name_are_reported(tmp_path):
     sheet = tmp_path / "rfp.csv"
     sheet.write_text(",".join(MINIMAL) + "\n" + ",".join(MINIMAL.values()) + ",surprise\n")
