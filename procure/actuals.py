@@ -213,6 +213,19 @@ def invoices_csv(invoices: dict[str, Invoice]) -> str:
     return buffer.getvalue()
 
 
+def _within(value: float | None, display: str, line: int, column: str, problems: list[Problem], most: float | None = None) -> float | None:
+    """A count, amount, time or share of delivered evidence: never negative (a share at most `most`)."""
+    if value is None:
+        return None
+    if value < 0:
+        problems.append(Problem(display, line, column, f"must be at least 0 (got {value:.15g})"))
+        return None
+    if most is not None and value > most:
+        problems.append(Problem(display, line, column, f"must be at most {most:g} (got {value:.15g})"))
+        return None
+    return value
+
+
 def read_metrics_csv(path: Path, display: str, problems: list[Problem]) -> dict[str, MonthMetrics]:
     import re
 
@@ -222,8 +235,8 @@ def read_metrics_csv(path: Path, display: str, problems: list[Problem]) -> dict[
     problems.extend(found)
     out: dict[str, MonthMetrics] = {}
 
-    def num(raw: str, line: int, column: str) -> float | None:
-        return None if raw == "" else parse_number(raw, display, line, column, problems, positive=False)
+    def num(raw: str, line: int, column: str, most: float | None = None) -> float | None:
+        return None if raw == "" else _within(parse_number(raw, display, line, column, problems, positive=False), display, line, column, problems, most)
 
     for line, row in rows:
         key = row["month"]
@@ -236,7 +249,13 @@ def read_metrics_csv(path: Path, display: str, problems: list[Problem]) -> dict[
         m = MonthMetrics(key, num(row["output_tokens"], line, "output_tokens"), num(row["requests_ok"], line, "requests_ok"), num(row["requests_failed"], line, "requests_failed"))
         m.ttft = {q: num(row[f"ttft_p{int(q * 100)}_s"], line, f"ttft_p{int(q * 100)}_s") for q in QUANTILES}
         m.e2e = {q: num(row[f"e2e_p{int(q * 100)}_s"], line, f"e2e_p{int(q * 100)}_s") for q in QUANTILES}
-        m.coverage = num(row["coverage"], line, "coverage")
+        for name, quantiles in (("ttft", m.ttft), ("e2e", m.e2e)):
+            stated = [(q, v) for q, v in quantiles.items() if v is not None]
+            for (q0, low), (q1, high) in zip(stated, stated[1:]):
+                if high < low:
+                    column = f"{name}_p{int(q1 * 100)}_s"
+                    problems.append(Problem(display, line, column, f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster"))
+        m.coverage = num(row["coverage"], line, "coverage", most=1)
         m.resets = int(num(row["resets"], line, "resets") or 0)
         m.gaps = int(num(row["gaps"], line, "gaps") or 0)
         out[key] = m
@@ -260,9 +279,9 @@ def read_invoices(path: Path, display: str, problems: list[Problem]) -> dict[str
         if key in out:
             problems.append(Problem(display, line, "month", f"{key} is invoiced twice"))
             continue
-        hours = parse_number(row["gpu_hours"], display, line, "gpu_hours", problems, positive=False)
-        tokens = parse_number(row["output_tokens"], display, line, "output_tokens", problems, positive=False) if row["output_tokens"] else None
-        amount = parse_number(row["amount"], display, line, "amount", problems, positive=False)
+        hours = _within(parse_number(row["gpu_hours"], display, line, "gpu_hours", problems, positive=False), display, line, "gpu_hours", problems)
+        tokens = _within(parse_number(row["output_tokens"], display, line, "output_tokens", problems, positive=False), display, line, "output_tokens", problems) if row["output_tokens"] else None
+        amount = _within(parse_number(row["amount"], display, line, "amount", problems, positive=False), display, line, "amount", problems)
         if hours is not None and amount is not None:
             out[key] = Invoice(key, hours, tokens, amount)
     return out

@@ -282,3 +282,26 @@ def test_a_locked_history_is_reported_as_busy_within_seconds(workspace_copy, mon
         holder.close()
     assert len(json.loads(run("history", "-f", "json", "-w", ws).stdout)["runs"]) == 1
     assert re.search(r"saved run 2", run("evaluate", "--save", "-w", ws, "--as-of", AS_OF).stderr)
+
+
+def test_delivered_evidence_with_negative_amounts_a_share_above_one_or_inverted_percentiles_is_refused(workspace_copy):
+    # Each value below is impossible for a month of service: a negative bill or count, a coverage
+    # above the whole month, a P90 time to first token faster than the P50.
+    ws = workspace_copy("basic")
+    folder = ws / "actuals" / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "invoices.csv").write_text("month,gpu_hours,output_tokens,amount\n2026-03,-73000,,292000\n2026-04,73000,,-5\n")
+    (folder / "metrics.csv").write_text(
+        "month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps\n"
+        "2026-03,1000,10,-1,0.9,0.4,2.0,10,12,14,1.5,0,0\n"
+    )
+    result = run("validate", "-w", ws, "--as-of", AS_OF)
+    assert_error(
+        result,
+        "actuals/alpha/invoices.csv:2: gpu_hours: must be at least 0 (got -73000)",
+        "actuals/alpha/invoices.csv:3: amount: must be at least 0 (got -5)",
+        "actuals/alpha/metrics.csv:2: requests_failed: must be at least 0 (got -1)",
+        "actuals/alpha/metrics.csv:2: ttft_p90_s: 0.4 s is below ttft_p50_s (0.9 s): a higher percentile is never faster",
+        "actuals/alpha/metrics.csv:2: coverage: must be at most 1 (got 1.5)",
+    )
+    assert "5 problems found" in result.stderr
