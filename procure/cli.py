@@ -1145,9 +1145,9 @@ def index_build(
 
 
 def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, period: str) -> None:
-    """index.base_period and index.readings that the build would silently not use are refused (exit 2,
-    nothing written): a base period without quotes (no stratum weighted, no level), a reading before
-    the first period of quotes, and two readings in one period (only one can be its level)."""
+    """index settings the build would silently not use are refused (exit 2, nothing written): a base
+    period without quotes or fixed weights for no stratum of the quotes (no level at all), a reading
+    before the first period of quotes, and two readings in one period (only one can be its level)."""
     from procure.errors import Problem, format_field_path
     from procure.market import period_start
     from procure.yamlsafe import load_yaml
@@ -1158,6 +1158,9 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
     found: list[tuple[tuple[str | int, ...], str]] = []
     if settings.base is not None and settings.weights is None and all(p.level is None for p in build.points):
         found.append((("index", "base_period"), f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day within them, or index.weights"))
+    if settings.weights is not None and all(p.level is None for p in build.points):
+        named = ", ".join(" / ".join(s) for s in sorted(settings.weights))
+        found.append((("index", "weights"), f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})"))
     seen: dict[Any, Any] = {}
     for i, reading in enumerate(settings.readings):
         start = period_start(reading.date, period)

@@ -391,3 +391,14 @@ def test_two_readings_in_one_month_and_a_reading_before_the_quotes_are_refused(q
     # Weekly, the two November readings are in different weeks: only the early one is refused.
     result = run("index", "build", quotes, "--workspace", root, "--period", "week", "--out", target)
     assert "2026-11-20 is in the same" not in result.stderr and "index.readings[2].date" in result.stderr
+
+
+def test_fixed_weights_for_no_stratum_of_the_quotes_are_refused(quotes, workspace_copy, tmp_path):
+    # market_ws pools every quote (index.strata: []): its one stratum is all / all / all, so a weight
+    # for 0-3 / advertised / all weights nothing and no period would have a level.
+    root = workspace_copy("market_ws")
+    _index_settings(root, "  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n")
+    target = tmp_path / "index.csv"
+    result = run("index", "build", quotes, "--workspace", root, "--out", target)
+    assert_error(result, "procure.yaml:50: index.weights: no stratum with a weight has quotes in the selection (weights for: 0-3 / advertised / all)")
+    assert not target.exists()
