@@ -592,6 +592,9 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         add(("pricing", "burst"), f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month")
     if pricing.usage_billed and (pricing.per_mtok is not None or pricing.owned is not None):
         add(("pricing", "billed_per"), "goes with GPU-hour or index-linked pricing, not per-token or owned")
+    if offer.contract.renewal_price == "list" and pricing.gpu_hour is None:
+        # Only a fixed GPU-hour price has a list price to restart from; the others renew by their own rule.
+        add(("contract", "renewal_price"), "list goes with a fixed price (pricing.gpu_hour): an index-linked renewal keeps its spread, floor and cap; per-token and owned offers have no GPU-hour list price")
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
             add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")

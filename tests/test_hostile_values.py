@@ -336,3 +336,18 @@ def test_no_yaml_is_built_by_string_concatenation():
     text = offer_yaml({"id": "a", "vendor": "x\ny: 1"}, "s\u2028t\n: z", 2)
     assert yaml.safe_load(text) == {"id": "a", "vendor": "x\ny: 1"}
     assert text.count("\n") == len(text.splitlines())
+
+
+def test_a_list_price_renewal_on_an_offer_without_a_gpu_hour_price_is_refused(workspace_copy):
+    # renewal_price: list restarts a renewal at pricing.gpu_hour; an index-linked, per-token or owned
+    # offer has none, so the field would change nothing: each file gets the error at its contract line.
+    ws = workspace_copy("offer_kinds")
+    for name in ("indexed", "tokens", "owned"):
+        path = ws / "offers" / f"{name}.yaml"
+        path.write_text(path.read_text() + "contract: {renewal_price: list}\n")
+    result = run("validate", "-w", ws, "--as-of", AS_OF)
+    needle = "contract.renewal_price: list goes with a fixed price (pricing.gpu_hour)"
+    stderr = assert_error(result, needle, "3 problems found")
+    for name in ("indexed", "tokens", "owned"):
+        line = len((ws / "offers" / f"{name}.yaml").read_text().splitlines())
+        assert f"offers/{name}.yaml:{line}: {needle}" in stderr
