@@ -1594,6 +1594,8 @@ def scorecard(
     from procure.workspace import load_workspace
 
     ws = load_workspace(workspace)
+    if offer is not None and offer not in {o.id for o in ws.offers}:
+        raise InputError([_unknown_offer(offer, [o.id for o in ws.offers])])  # a typo gets "did you mean"
     if offer is not None and offer not in ws.actuals:
         known = sorted(ws.actuals)
         raise InputError([_problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])

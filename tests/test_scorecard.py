@@ -162,6 +162,13 @@ def test_scorecard_of_an_offer_without_evidence_is_refused(signed):
     assert result.exit_code == 2 and "no evidence in actuals/ for 'bravo'" in result.output
 
 
+def test_scorecard_of_a_mistyped_offer_suggests_the_nearest_id(signed):
+    # "alph" is no offer of the workspace (alpha, bravo, ...): the nearest id is offered, as for compare.
+    result = run("scorecard", "--offer", "alph", "-w", signed)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "offers/: no offer with id 'alph'; did you mean 'alpha'?" in result.stderr
+
+
 def test_the_evidence_moves_the_evaluation(signed):
     from procure.evaluate import evaluate
     from procure.workspace import load_workspace
