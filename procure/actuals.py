@@ -368,6 +368,7 @@ def import_actuals(root: Path, offer_id: str, paths: list[Path], config: Actuals
     files: dict[str, str | bytes] = {}
     invoices: dict[str, Invoice] = {}
     notes: list[str] = []
+    invoice_files: dict[str, str] = {}  # month -> the file of this import that invoices it
     for path in paths:
         display = str(path)
         own_input(path)
@@ -383,7 +384,11 @@ def import_actuals(root: Path, offer_id: str, paths: list[Path], config: Actuals
                 read_incidents(path, display)
                 files[f"incidents{Path(path).suffix.lower()}"] = read_bytes(path, display, 500 * 1024 * 1024)
             else:
-                invoices.update(read_invoices(path, display, problems))
+                read = read_invoices(path, display, problems)
+                for key in sorted(set(read) & set(invoices)):
+                    problems.append(Problem(display, None, "month", f"{key} is invoiced twice (also in {invoice_files[key]})"))
+                invoice_files.update({key: display for key in read if key not in invoices})
+                invoices.update(read)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
@@ -413,6 +418,9 @@ def import_actuals(root: Path, offer_id: str, paths: list[Path], config: Actuals
             existing_inv = read_invoices(folder / "invoices.csv", str(folder / "invoices.csv"), problems)
             if problems:
                 raise InputError(problems)
+        for key in sorted(set(existing_inv) & set(invoices)):
+            if existing_inv[key] != invoices[key]:
+                notes.append(f"invoice {key}: replaced by this import")
         existing_inv.update(invoices)
         files["invoices.csv"] = invoices_csv(existing_inv)
     written = write_files_atomic(folder, files)

@@ -221,3 +221,19 @@ def test_a_gap_is_stated_counted_and_shrinks_the_coverage(workspace_copy, tmp_pa
     # counted, and the month is covered only by the one-minute step: 60 s of 30 x 86,400 = 2.3148e-5
     assert nov.output_tokens == 120 and nov.gaps == 1
     assert nov.coverage == pytest.approx(60 / (30 * 86_400))
+
+
+def test_a_month_in_two_invoice_files_is_refused_and_a_kept_one_replaced_is_stated(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    first = tmp_path / "march.csv"
+    first.write_text("month,gpu_hours,output_tokens,amount\n2026-03,73000,,292000\n")
+    again = tmp_path / "march-again.csv"
+    again.write_text("month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n")
+    both = run("actuals", "import", first, again, "--offer", "alpha", "-w", ws)
+    assert both.exit_code == 2 and "Traceback" not in both.output
+    assert f"{again}: month: 2026-03 is invoiced twice (also in {first})" in both.stderr
+    assert not (ws / "actuals").exists()  # nothing was written
+    assert run("actuals", "import", first, "--offer", "alpha", "-w", ws).exit_code == 0
+    corrected = run("actuals", "import", again, "--offer", "alpha", "-w", ws)
+    assert corrected.exit_code == 0 and "invoice 2026-03: replaced by this import" in corrected.stderr
+    assert (ws / "actuals" / "alpha" / "invoices.csv").read_text() == "month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n"
