@@ -807,7 +807,7 @@ def compare(
         flows = None
         if not ev.horizon_months:
             flows, _ = evaluate_with_inputs(ws, _day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
-        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None))
+        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None, rec.plan_failed))
         _say(f"wrote {out}")
         return
     from procure.render.text import RENDERERS

@@ -230,3 +230,20 @@ def test_with_demand_the_plan_and_its_scenarios_get_sheets(tmp_path):
     for cells, scenario in zip(rows, plan["scenarios"]):
         assert cells["USD/task"].value == pytest.approx(scenario["cost_per_task"], **SAME)
         assert cells["USD per 1,000 tasks"].value == pytest.approx(scenario["cost_per_task"] * 1000, **SAME)
+
+
+def test_a_plan_that_cannot_be_solved_leaves_a_plan_sheet_saying_why(tmp_path):
+    """decisionws at high=5.0: the high path needs 500 GPUs, Alpha (100) and Bravo (300) serve 400, so no
+    plan (tests/test_decision.py): the workbook's Plan sheet states that, instead of being absent."""
+    import decisionws
+
+    root = decisionws.write(tmp_path / "ws", high=5.0)
+    target = tmp_path / "f.xlsx"
+    result = run("compare", "-w", root, "--as-of", AS_OF, "--out", target)
+    assert result.exit_code == 0, result.stderr
+    book = openpyxl.load_workbook(target)
+    assert "Plan" in book.sheetnames and "Plan scenarios" not in book.sheetnames
+    [note] = [r for r in book["Plan"].iter_rows(min_row=2, values_only=True)]
+    assert note[0].startswith("The purchase plan could not be solved (")
+    assert "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in note[0]  # 5 x 78.84 M against 400 x 788,400
+    assert note[0].endswith("; the best single offer is recommended instead.")

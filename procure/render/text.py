@@ -973,7 +973,7 @@ def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | 
 # --- spreadsheets -------------------------------------------------------------------------------
 
 
-def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None) -> bytes:
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None, plan_failed: str | None = None) -> bytes:
     """The comparison as a workbook: one sheet per table, numbers stored as numbers.
 
     With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
@@ -1019,6 +1019,10 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Ev
 
     if plan is not None:
         add_plan_sheets(book, plan, ev.currency)
+    elif plan_failed:  # demand: was given but no plan was solved: the sheet says why rather than being absent
+        from procure.render.workbook import table_sheet
+
+        table_sheet(book, "Plan", [("Note", None)], [[f"The purchase plan could not be solved ({plan_failed}); the best single offer is recommended instead."]])
     horizon = flows if flows is not None else (ev if ev.horizon_months else None)
     if horizon is not None:
         add_horizon_sheet(book, horizon)
