@@ -529,6 +529,9 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
     else:
         from procure.rating import middle_factor
 
+        for i, ((score, factor), (lower, below)) in enumerate(zip(bands, bands[1:])):
+            if factor < below:  # as for the published tiers: a better score never lowers the factor
+                add(("assumptions", "reliability", "bands", i), f"the factor {factor:g} at score {score:g} is below {below:g} at score {lower:g}: a higher score never lowers the factor")
         rel = config.assumptions.reliability
         if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
             add(("assumptions", "reliability", "unrated"), f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one")

@@ -53,6 +53,12 @@ CASES = [
         "listed twice",
     ),
     ("hedge:\n  forward: -5\n", "forward", "hedge.forward", "0"),
+    (
+        "index:\n  base_period: 2026-10-01\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n",
+        "base_period",
+        "index.base_period",
+        "give index.weights or index.base_period, not both",
+    ),
 ]
 
 
@@ -93,3 +99,14 @@ def test_bad_strata_settings_stop_index_build_too(workspace_copy, data_dir):
     result = run("index", "build", data_dir / "market_ws" / "market" / "quotes.csv", "-w", root, "--scope-adjust", "--out", out)
     assert_error(result, f"procure.yaml:{line}: index.min_quotes")
     assert not out.exists()
+
+
+def test_a_reliability_band_whose_factor_falls_below_a_lower_scores_is_located(workspace_copy):
+    # basic's bands: [[85, 1.0], [0, 0.97]]; a score of 85 at 0.96 would count worse than a score of 0 at 0.97.
+    root = workspace_copy("basic")
+    path = root / "procure.yaml"
+    text = path.read_text()
+    assert "bands: [[85, 1.0], [0, 0.97]]" in text
+    path.write_text(text.replace("bands: [[85, 1.0], [0, 0.97]]", "bands: [[85, 0.96], [0, 0.97]]"))
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), start=1) if "bands:" in l)
+    assert_error(run("validate", "-w", root), f"procure.yaml:{line}: assumptions.reliability.bands[0]: the factor 0.96 at score 85 is below 0.97 at score 0: a higher score never lowers the factor")
