@@ -273,3 +273,10 @@ def test_columns_is_refused_with_a_format_that_carries_every_column(example):
 def test_columns_is_refused_where_csv_is_the_default(example):
     result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
     assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""
+
+
+def test_a_table_cut_to_one_narrow_column_keeps_its_title_on_one_line(example):
+    # "Score" is 5 characters wide, the title "Operator ratings" 16: the title once wrapped
+    # ("Operator" / "ratings", and "successf" / "ul" for compare's); the table now widens to hold it.
+    out = at_width(example, 80, "rate", "--columns", "score")
+    assert out.splitlines()[0].strip() == "Operator ratings"

@@ -171,6 +171,8 @@ def choose(renderable: RenderableType, names: list[str]) -> list[str]:
             column.drop_priority = None  # type: ignore[attr-defined]
         table.columns[:] = picked
         table.chosen = True  # type: ignore[attr-defined]
+        if isinstance(table.title, str):  # a table of one narrow column would break its title's words
+            table.min_width = max(table.min_width or 0, min(len(table.title), 60))
     return []
 
 
