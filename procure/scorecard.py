@@ -333,7 +333,7 @@ def scorecard_markdown(result: ScorecardResult) -> str:
                 continue
             ttft = "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s"
             sla = "" if m.sla_availability is None else f" ({_pct(m.sla_availability, 2)})"
-            owed = "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{_pct(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
+            owed = "no SLA" if m.sla_availability is None else "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{_pct(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
             lines.append(
                 f"| {m.month} | {_pct(m.throughput_ratio)} | {_pct(m.served_rate, 2)} | {ttft} | {_pct(m.availability, 3)}{sla} | {_pct(m.billed_vs_contracted)} | "
                 + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
@@ -382,7 +382,7 @@ def scorecard_table(result: ScorecardResult) -> Any:
                 v.offer, m.month, _pct(m.throughput_ratio), _pct(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s",
                 _pct(m.availability, 3), "" if m.sla_availability is None else _pct(m.sla_availability, 2), _pct(m.billed_vs_contracted),
                 "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
-                "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.0f} {v.currency}" if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice")),
+                "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.0f} {v.currency}" if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice")),
             )
     return table
 

@@ -371,3 +371,17 @@ def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
     low = float(np.quantile(np.random.default_rng(3).beta(a, b, 1_000_000), 0.025))
     availability = next(r for r in result.rows if r.input.startswith("availability"))
     assert availability.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] * (a / (a + b)) / low, rel=1e-4)
+
+
+def test_an_owned_clusters_months_say_no_sla_rather_than_no_data_for_credits(workspace_copy, tmp_path):
+    # An owned cluster has no provider and no SLA: no credit can be owed, which is not missing evidence.
+    ws = workspace_copy("offer_kinds")
+    invoices = tmp_path / "invoices.csv"
+    invoices.write_text("month,gpu_hours,output_tokens,amount\n2026-10,7300,,10000\n")
+    assert run("actuals", "import", invoices, "--offer", "owned", "-w", ws).exit_code == 0
+    table = run("scorecard", "--offer", "owned", "-w", ws, "--as-of", "2026-11-29")
+    assert table.exit_code == 0, table.output
+    row = next(line for line in table.stdout.splitlines() if "2026-10" in line)
+    assert row.rstrip(" │").endswith("no SLA") and "no data │" not in row.split("│")[-2]
+    markdown = run("scorecard", "--offer", "owned", "-w", ws, "--as-of", "2026-11-29", "--format", "markdown")
+    assert "| no SLA |" in next(line for line in markdown.stdout.splitlines() if line.startswith("| 2026-10"))
