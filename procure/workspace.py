@@ -484,6 +484,16 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         if reading.date in seen_readings:
             add(("index", "readings", i, "date"), f"a second reading on {reading.date}: give each date one reading")
         seen_readings.add(reading.date)
+    seen_points: dict[tuple[str, str, object], int] = {}
+    for i, point in enumerate(config.market.competitors):  # one figure per competitor and date: a change over no time is no trend
+        first = seen_points.setdefault((point.name, point.figure, point.date), i)
+        if first != i:
+            add(("market", "competitors", i, "date"), f"a second {point.figure} figure for {point.name} on {point.date} (also market.competitors[{first}]): give each date one figure")
+    own_dates: dict[object, int] = {}
+    for i, own in enumerate(config.market.own):
+        first = own_dates.setdefault(own.date, i)
+        if first != i:
+            add(("market", "own", i, "date"), f"a second figure on {own.date} (also market.own[{first}]): give each date one figure")
     published = config.assumptions.reliability.published
     ordered = [(tier, published[tier]) for tier in PUBLISHED_TIERS if tier in published]
     for (better, high), (worse, low) in zip(ordered, ordered[1:]):

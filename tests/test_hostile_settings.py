@@ -59,6 +59,19 @@ CASES = [
         "index.base_period",
         "give index.weights or index.base_period, not both",
     ),
+    (
+        "market:\n  own:\n    - {cost_per_task: 0.007, date: 2026-05-31}\n    - {cost_per_task: 0.006, date: 2026-05-31}\n",
+        "0.006",
+        "market.own[1].date",
+        "a second figure on 2026-05-31 (also market.own[0]): give each date one figure",
+    ),
+    (
+        "market:\n  competitors:\n    - {name: R, cost_per_task: 0.008, date: 2026-05-31}\n    - {name: R, cost_per_task: 0.012, date: 2026-05-31, figure: price}\n"
+        "    - {name: R, cost_per_task: 0.005, date: 2026-05-31}\n",
+        "0.005",
+        "market.competitors[2].date",
+        "a second cost figure for R on 2026-05-31 (also market.competitors[0])",  # its price figure that day is no duplicate
+    ),
 ]
 
 
