@@ -385,3 +385,9 @@ def test_an_owned_clusters_months_say_no_sla_rather_than_no_data_for_credits(wor
     assert row.rstrip(" │").endswith("no SLA") and "no data │" not in row.split("│")[-2]
     markdown = run("scorecard", "--offer", "owned", "-w", ws, "--as-of", "2026-11-29", "--format", "markdown")
     assert "| no SLA |" in next(line for line in markdown.stdout.splitlines() if line.startswith("| 2026-10"))
+    # The report's chapter says the same: SLA, credit share and credits owed are "no SLA", and the
+    # summary says no credit is owed because there is no SLA (not "no month below the SLA").
+    _, html = chapter_html(ws, date(2026, 11, 29))
+    money = ScorecardTables(html).tables[("owned", "money")]["2026-10"]
+    assert money[2:5] == ["no SLA", "no SLA", "no SLA"]
+    assert "No SLA (an owned cluster): no credits are owed." in html and "No month below the SLA" not in html
