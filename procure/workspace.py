@@ -144,10 +144,14 @@ def load_workspace(root: Path) -> Workspace:
     # so that one run lists every problem.
     if config is not None and config_doc is not None:
         known_offers = {o.id for o in offers}
-        for offer_id in config.uncertainty.offers:
-            if offers and offer_id not in known_offers:
+        by_id = {o.id: o for o in offers}
+        for offer_id, spec in config.uncertainty.offers.items():
+            if offers and offer_id not in known_offers and offer_id not in unloaded_ids:  # an invalid offer's own problems are named
                 loc = ("uncertainty", "offers", offer_id)
                 problems.append(Problem(config_doc.display, config_doc.lines.line_of(loc), format_field_path(loc), f"no offer with this id (known: {', '.join(sorted(known_offers))})"))
+            elif offer_id in by_id and by_id[offer_id].per_token and spec.throughput is not None:
+                loc = ("uncertainty", "offers", offer_id, "throughput")
+                problems.append(Problem(config_doc.display, config_doc.lines.line_of(loc), format_field_path(loc), "a per-token offer has no GPU throughput to vary: its cost per task does not depend on it (vary its availability)"))
     curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
     for offer in offers:
         problems.extend(check_offer(offer, offer_docs[offer.id], config, curve_names, index))

@@ -123,3 +123,20 @@ def test_a_reliability_band_whose_factor_falls_below_a_lower_scores_is_located(w
     path.write_text(text.replace("bands: [[85, 1.0], [0, 0.97]]", "bands: [[85, 0.96], [0, 0.97]]"))
     line = next(i for i, l in enumerate(path.read_text().splitlines(), start=1) if "bands:" in l)
     assert_error(run("validate", "-w", root), f"procure.yaml:{line}: assumptions.reliability.bands[0]: the factor 0.96 at score 85 is below 0.97 at score 0: a higher score never lowers the factor")
+
+
+def test_a_throughput_range_for_a_per_token_offer_is_refused_and_an_invalid_offers_range_is_not_called_unknown(workspace_copy):
+    # tokens.yaml is priced per million tokens: no GPU throughput enters its cost, so the range would
+    # change nothing. indexed.yaml made invalid keeps its id: its range is not "no offer with this id".
+    root = workspace_copy("offer_kinds")
+    path = root / "procure.yaml"
+    path.write_text(path.read_text().replace("uncertainty:\n", "uncertainty:\n  offers:\n    tokens: {throughput: {uniform: [0.8, 1.2]}}\n    indexed: {throughput: {uniform: [0.8, 1.2]}}\n", 1))
+    line = path.read_text().splitlines().index("    tokens: {throughput: {uniform: [0.8, 1.2]}}") + 1
+    offer = root / "offers" / "indexed.yaml"
+    offer.write_text(offer.read_text().replace("gpus: 100\n", "gpus: -1\n", 1))
+    err = assert_error(
+        run("validate", "-w", root),
+        f"procure.yaml:{line}: uncertainty.offers.tokens.throughput: a per-token offer has no GPU throughput to vary",
+        "offers/indexed.yaml:7: gpus: must be at least 0 (got -1)",
+    )
+    assert "uncertainty.offers.indexed" not in err and "2 problems found" in err
