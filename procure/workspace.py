@@ -145,6 +145,12 @@ def load_workspace(root: Path) -> Workspace:
     if config is not None and config_doc is not None:
         known_offers = {o.id for o in offers}
         by_id = {o.id: o for o in offers}
+        hedged = config.hedge.offer
+        if offers and hedged is not None and hedged not in known_offers and hedged not in unloaded_ids:
+            from procure.errors import unknown_offer
+
+            near = unknown_offer(hedged, known_offers)  # "did you mean", then every known id
+            problems.append(Problem(config_doc.display, config_doc.lines.line_of(("hedge", "offer")), "hedge.offer", near.message))
         for offer_id, spec in config.uncertainty.offers.items():
             if offers and offer_id not in known_offers and offer_id not in unloaded_ids:  # an invalid offer's own problems are named
                 loc = ("uncertainty", "offers", offer_id)

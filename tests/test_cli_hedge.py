@@ -256,3 +256,16 @@ def test_nothing_to_hedge_is_said_in_words(ws):
     assert "Ladder" not in out and "Stress" not in out
     plan = json.loads(hedge(ws, "--offer", "owned", "--format", "json").stdout)
     assert plan["nothing_to_hedge"] and plan["ladder"] == [] and plan["stress"] == []
+
+
+def test_a_mistyped_hedge_offer_is_named_at_its_line_by_validate_and_hedge(workspace_copy):
+    # hedge.offer: fixd (market_ws has "fixed", line 54): once validate passed it and hedge blamed an
+    # --offer option the user never gave.
+    copy = workspace_copy("market_ws")
+    config = copy / "procure.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  offer: fixed\n", "  offer: fixd\n"), encoding="utf-8")
+    for command in (("validate",), ("hedge",)):
+        result = run(*command, "--workspace", copy, "--as-of", AS_OF)
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        assert "procure.yaml:54: hedge.offer: no offer with id 'fixd'; did you mean 'fixed'?" in result.stderr
+        assert "--offer" not in result.stderr
