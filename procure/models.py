@@ -477,7 +477,9 @@ class ActualsConfig(Strict):
 
     metrics: MetricNames = Field(default_factory=MetricNames)
     gap_minutes: Positive = Field(10.0, description="a series without a sample for longer than this has a stated gap")
-    down_impacts: list[Literal["none", "minor", "major", "critical", "maintenance"]] = Field(default_factory=lambda: ["major", "critical"])
+    down_impacts: Annotated[list[Literal["none", "minor", "major", "critical", "maintenance"]], Field(min_length=1)] = Field(
+        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time (at least one: none would make every month 100% available)"
+    )
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
     max_cost_overrun: Fraction = Field(0.10, description="reevaluate fails when the delivered cost per task exceeds the promised by more than this share")
 
@@ -678,8 +680,8 @@ class StatusHistory(Strict):
     file: Text = Field(description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the workspace")
     components: list[Text] | None = Field(None, description="the components that serve this offer (absent: every incident counts)")
     days: Annotated[Count, Field(ge=1, le=3650)] = Field(90, description="the window before the as-of date over which availability is measured")
-    impacts: list[Literal["none", "minor", "major", "critical", "maintenance"]] = Field(
-        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time"
+    impacts: Annotated[list[Literal["none", "minor", "major", "critical", "maintenance"]], Field(min_length=1)] = Field(
+        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time (at least one)"
     )
 
 

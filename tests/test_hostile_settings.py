@@ -53,6 +53,7 @@ CASES = [
         "listed twice",
     ),
     ("hedge:\n  forward: -5\n", "forward", "hedge.forward", "0"),
+    ("actuals:\n  down_impacts: []\n", "down_impacts", "actuals.down_impacts", "must have at least 1 item"),  # none down: always 100%
     (
         "index:\n  base_period: 2026-10-01\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n",
         "base_period",
