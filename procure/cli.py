@@ -212,7 +212,6 @@ OutOption = Annotated[
     ),
 ]
 WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of a table even when it is wider than the terminal.")]
-TopOption = Annotated[int, typer.Option("--top", metavar="N", min=1, help="How many of the top-ranked offers to follow.")]
 
 
 def _names(value: Optional[str]) -> Optional[list[str]]:
@@ -1232,7 +1231,7 @@ def hedge(
 @app.command()
 @handles_input_errors
 def sensitivity(
-    top: TopOption = 3,
+    top: Annotated[Optional[int], top_option("How many of the top-ranked offers to follow (default 3).")] = None,
     offer: Annotated[Optional[list[str]], offers_option("Follow this offer instead of the top-ranked ones.")] = None,
     format: Annotated[Optional[TextFormat], format_option()] = None,
     out: OutOption = None,
@@ -1264,6 +1263,8 @@ def sensitivity(
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
     ev, inputs = evaluate_with_inputs(ws, _day(as_of))
+    if offer and (top is not None or offers is not None):
+        raise InputError([_problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")])
     if offer:
         acceptable = [o.id for o in ev.ranked]
         unknown = [_unknown_offer(i, [o.id for o in ev.offers]) for i in offer if i not in {o.id for o in ev.offers}]
@@ -1272,7 +1273,7 @@ def sensitivity(
             raise InputError(unknown + failing)
         followed = list(dict.fromkeys(offer))
     else:
-        followed = [o.id for o in ev.ranked][: offers if offers is not None else top]
+        followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
     result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.text import sensitivity_table
@@ -1681,6 +1682,8 @@ def cashflow(
     ev, inputs = evaluate_with_inputs(ws, _day(as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([_unknown_offer(offer, [o.id for o in ev.offers])])
+    if offer is not None and top is not None:
+        raise InputError([_problem("--top", "ranks the offers, --offer shows one offer's schedule: give one of them")])
     if top is not None and offer is None and format in (CompareFormat.table, CompareFormat.csv, CompareFormat.markdown):
         ev = _chosen(ev, None, top)
     if format is CompareFormat.table:

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, header_cells, run
+from clihelp import AS_OF, assert_error, header_cells, run
 
 HORIZON_KEYS = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
 OFFERS = {"delta", "foxtrot", "golf", "hotel", "india"}
@@ -64,6 +64,10 @@ def test_table_of_one_offer_shows_each_month_and_the_notes(ws):
     # the expected SLA credit after the total, not in it: 0.0950213 x 146,000 = 13,873
     assert cells == ["1", "term", "50.0", "0", "109,500", "6,150", "10,000", "1,825", "0", "0", "0", "0", "0", "127,475", "-13,873", "3,577,000"]
     assert "note: after its 24-month term the offer renews at the raw index" in " ".join(result.stdout.split())
+
+
+def test_top_with_one_offers_schedule_is_refused_not_ignored(ws):
+    assert_error(cashflow(ws, "--offer", "delta", "--top", "2"), "--top", "--offer shows one offer's schedule")
 
 
 def test_json_carries_the_figures_and_the_schedule(ws):

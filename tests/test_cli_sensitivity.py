@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, assert_error, run
 
 ORDER_TOP3 = [
     "index level",
@@ -80,6 +80,16 @@ def test_offers_option_is_honoured(ws):
     # more than there are acceptable offers: all five, never leaky (not acceptable)
     data = json.loads(sensitivity(ws, "--offers", "50", "-f", "json").stdout)
     assert data["offers"] == ["floaty", "anchor", "floaty2", "euro", "dear"]
+
+
+def test_top_and_offer_together_are_refused_not_one_of_them_ignored(ws):
+    # --offer names the offers to follow and --top counts the leaders: given both, one would be dropped
+    # in silence, so neither is guessed at.
+    for count in ("--top", "--offers"):
+        err = assert_error(sensitivity(ws, "--offer", "anchor", count, "2"), "--top", "give one of them")
+    assert "--offer" in err
+    # the default still follows the top three, and --top alone counts them
+    assert json.loads(sensitivity(ws, "--top", "1", "-f", "json").stdout)["offers"] == ["floaty"]
 
 
 def test_csv_has_a_column_per_offer_and_end(ws):
