@@ -1746,7 +1746,11 @@ def plan(
     if format is TextFormat.table:
         from procure.render.plan_text import plan_table
 
-        _emit_table(plan_table(result), out, wide, first=decide(ev, result).headline, columns=columns)
+        if ws.config.demand is None:  # the recommendation is the single offer until demand: is stated (decision.recommend)
+            first = decide(ev).headline + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
+        else:
+            first = decide(ev, result).headline
+        _emit_table(plan_table(result), out, wide, first=first, columns=columns)
         return
     from procure.render.plan_text import plan_text
 

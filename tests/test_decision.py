@@ -206,3 +206,21 @@ def test_a_failing_offer_shows_its_root_cause_first():
     assert quarry.reasons[0] == "security: monitoring is not isolated between tenants"
     availability = next(r for r in quarry.reasons if r.startswith("expected availability"))
     assert availability.endswith("(the lowest reliability band: critical failure monitoring.tenant_isolated: not met)")
+
+
+def test_plan_without_demand_names_the_same_recommendation_as_compare(data_dir: Path):
+    # tests/data/real_offers has no demand: section, so the recommendation is the single best offer;
+    # `plan` still solves over default scenarios but must not call that plan the recommendation.
+    ws = data_dir / "real_offers"
+
+    def first_sentence(*args: str) -> str:
+        result = run(*args, "-w", ws)
+        assert result.exit_code == 0, result.stderr
+        words = " ".join(result.stdout.split())  # the first line wraps at the terminal width
+        return words[: words.index("it is the best single offer.") + len("it is the best single offer.")]
+
+    compared = first_sentence("compare")
+    assert compared.startswith("Recommended: the single offer (Nebius")
+    assert first_sentence("plan") == compared
+    planned = " ".join(run("plan", "-w", ws).stdout.split())
+    assert "so it is not the recommendation; state demand: to make it one." in planned
