@@ -64,8 +64,15 @@ HARD = textwrap.dedent('''
 @pytest.mark.slow
 def test_ctrl_c_during_a_solve_exits_130_at_once_not_at_the_time_limit(tmp_path):
     ws = write(tmp_path / "ws", config(), market())
-    env = {**os.environ, "PROCURE_CACHE_DIR": ""}
-    proc = subprocess.Popen([sys.executable, "-c", HARD, "plan", "-w", str(ws), "--as-of", AS_OF], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    env = {**os.environ, "PROCURE_CACHE_DIR": "", "PYTHONFAULTHANDLER": "1"}
+
+    def as_from_a_shell() -> None:
+        # A command typed at a shell starts with Ctrl-C at its default and unblocked; a test worker may
+        # pass on another disposition or mask (inherited across exec), which would make the child deaf.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    proc = subprocess.Popen([sys.executable, "-c", HARD, "plan", "-w", str(ws), "--as-of", AS_OF], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=as_from_a_shell)
     try:
         deadline = time.monotonic() + 60
         line = b""
@@ -78,7 +85,9 @@ def test_ctrl_c_during_a_solve_exits_130_at_once_not_at_the_time_limit(tmp_path)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            pytest.fail("plan still running 30 s after Ctrl-C")
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread is
+            _, err = proc.communicate(timeout=30)
+            pytest.fail("plan still running 30 s after Ctrl-C; its threads:\n" + err.decode(errors="replace")[-6000:])
         waited = time.monotonic() - sent
     finally:
         if proc.poll() is None:
