@@ -50,8 +50,8 @@ def timed_import(root: Path, groups: list[list[Path]]) -> None:
     import resource
 
     sys.path.insert(0, str(ROOT))
-    from procure.actuals import import_actuals
-    from procure.models import ActualsConfig
+    from procure.io.actuals import import_actuals
+    from procure.model.inputs import ActualsConfig
 
     config = ActualsConfig()
     started = time.perf_counter()

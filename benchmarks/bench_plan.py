@@ -26,13 +26,13 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ["PROCURE_CACHE_DIR"] = ""  # every solve timed is a solve: no plan read back from procure's cache (procure/solvecache.py)
+os.environ["PROCURE_CACHE_DIR"] = ""  # every solve timed is a solve: no plan read back from procure's cache (procure/io/solvecache.py)
 from synthetic import make_workspace, offer  # noqa: E402
 
-from procure.demand import scenarios as demand_scenarios  # noqa: E402
-from procure.evaluate import evaluate_with_inputs  # noqa: E402
-from procure.plan import Risk, _scales, build_model, candidates, discount_factors, make_plan  # noqa: E402
-from procure.workspace import load_workspace  # noqa: E402
+from procure.model.demand import scenarios as demand_scenarios  # noqa: E402
+from procure.analysis.evaluate import evaluate_with_inputs  # noqa: E402
+from procure.analysis.plan import Risk, _scales, build_model, candidates, discount_factors, make_plan  # noqa: E402
+from procure.io.workspace import load_workspace  # noqa: E402
 
 AS_OF = date(2026, 11, 29)
 MIP_GAP = 0.005  # the budget's exactness: the plan proven within 0.5% of the best (plan.mip_gap; the default is 0.1%)

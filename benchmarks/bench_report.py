@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ["PROCURE_CACHE_DIR"] = ""  # every solve timed is a solve: no plan read back from procure's cache (procure/solvecache.py)
+os.environ["PROCURE_CACHE_DIR"] = ""  # every solve timed is a solve: no plan read back from procure's cache (procure/io/solvecache.py)
 from synthetic import make_workspace  # noqa: E402
 
 
@@ -43,10 +43,10 @@ def pathological() -> None:
     from conftest import DATA_DIR
     from test_documents import pathological_copy  # the workspace the layout test checks
 
-    from procure.evaluate import evaluate
+    from procure.analysis.evaluate import evaluate
     from procure.render.assemble import comparison_pdf
-    from procure.report_data import gather_extras
-    from procure.workspace import load_workspace
+    from procure.render.report_data import gather_extras
+    from procure.io.workspace import load_workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         plain = Path(tmp) / "basic"

@@ -63,9 +63,9 @@ def main() -> None:
     parser.add_argument("--signed", type=int, default=10, help="offers given six months of delivered evidence (posterior draws)")
     args = parser.parse_args()
 
-    from procure.costing import OPERATING_JOBS
-    from procure.evaluate import evaluate_with_inputs
-    from procure.workspace import load_workspace
+    from procure.model.costing import OPERATING_JOBS
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.workspace import load_workspace
 
     print(f"procure speed, {args.offers:,} generated offers, {args.draws:,} Monte Carlo draws")
     # 1. start-up
@@ -87,7 +87,7 @@ def main() -> None:
         print(f"  procure compare --format json on {args.offers:,} offers, as a command: {command:.2f} s")
 
         # 3. the costing step (the vectorized model on the evaluation's input arrays) vs bare numpy
-        from procure.costing import cost_arrays
+        from procure.model.costing import cost_arrays
 
         col = inputs.columns
         assert (col["basis"] == "gpu_hour").all(), "the reference covers fixed-price GPU-hour offers only"
@@ -102,7 +102,7 @@ def main() -> None:
         # 4. Monte Carlo in a fresh process, for its peak memory
         script = (
             "import resource, sys, time; from datetime import date; from pathlib import Path;"
-            "from procure.workspace import load_workspace; from procure.evaluate import evaluate, MonteCarlo;"
+            "from procure.io.workspace import load_workspace; from procure.analysis.evaluate import evaluate, MonteCarlo;"
             f"ws = load_workspace(Path({str(root)!r})); base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
             f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29)); plain = time.perf_counter() - t;"
             f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29), MonteCarlo({args.draws}, 7)); mc = time.perf_counter() - t - plain;"

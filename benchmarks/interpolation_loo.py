@@ -2,9 +2,9 @@
 
 For every curve (one hardware, framework, precision, speculative decoding, model and isl/osl) the
 rows are normalized to output tokens/s per billed GPU by procure's own import code
-(`procure.inferencex.billed_output`), reduced to their Pareto frontier (`procure.performance`), and
+(`procure.io.inferencex.billed_output`), reduced to their Pareto frontier (`procure.model.performance`), and
 each interior frontier point is predicted from the others with each interpolation method
-(`procure.performance.interpolate`). Error = predicted / measured - 1: above 0 overstates throughput.
+(`procure.model.performance.interpolate`). Error = predicted / measured - 1: above 0 overstates throughput.
 
 Usage (from the repository root), with InferenceX web-API rows (JSON lists; docs/interpolation.md
 says where the published ones are):
@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from procure.inferencex import billed_output, flatten_row  # noqa: E402
-from procure.performance import INTERPOLATION_METHODS, interpolate, pareto_frontier  # noqa: E402
+from procure.io.inferencex import billed_output, flatten_row  # noqa: E402
+from procure.model.performance import INTERPOLATION_METHODS, interpolate, pareto_frontier  # noqa: E402
 
 CURVE_KEY = ("hw", "framework", "model", "precision", "spec_decoding", "isl", "osl")
 # A configuration run at one concurrency; its latest date is kept.
@@ -93,7 +93,7 @@ def gap_errors(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 
 def ranges(found: dict[tuple, list[tuple[float, float]]]) -> None:
-    """The calibration of procure.performance.RANGE_LOW / RANGE_HIGH: the 10th and 90th percentiles of
+    """The calibration of procure.model.performance.RANGE_LOW / RANGE_HIGH: the 10th and 90th percentiles of
     ln error / sqrt(gap share), and the share of points inside the range by gap class."""
     import numpy as np
 

@@ -186,7 +186,7 @@ def _as_of(value: Optional[str]) -> Optional[date]:
         day = date.fromisoformat(value)
     except ValueError:
         raise typer.BadParameter(f"must be a date like 2026-11-30 (got {value!r})") from None
-    from procure.yamlsafe import FIRST_YEAR, LAST_YEAR
+    from procure.io.yamlsafe import FIRST_YEAR, LAST_YEAR
 
     if not FIRST_YEAR <= day.year <= LAST_YEAR:
         raise typer.BadParameter(f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {value})")
@@ -246,7 +246,7 @@ def _complete_offer_ids(incomplete: str) -> list[str]:
     no validation)."""
     import re
 
-    from procure.workspace import find_workspace
+    from procure.io.workspace import find_workspace
 
     try:
         offers = find_workspace(Path(".")) / "offers"
@@ -396,7 +396,7 @@ def handles_input_errors(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from procure.fileio import forget_inputs
+        from procure.io.files import forget_inputs
 
         forget_inputs()  # what an earlier command in this process read is not this one's input
         try:
@@ -411,7 +411,7 @@ def handles_input_errors(command: F) -> F:
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
         except KeyboardInterrupt:
             _say("interrupted; nothing was written.")
-            from procure.solvecache import solving
+            from procure.io.solvecache import solving
 
             if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
                 sys.stdout.flush()
@@ -441,8 +441,8 @@ def _day(value: date | str | None) -> date | None:
 
 
 def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     return evaluate(load_workspace(workspace), _day(as_of))
 
@@ -514,7 +514,7 @@ def _emit(text: str, out: Path | None, replace_inputs: bool = False, into: str |
     if out is None:
         sys.stdout.write(text)
         return
-    from procure.fileio import write_atomic
+    from procure.io.files import write_atomic
 
     write_atomic(out, text, replace_inputs, into)
     _say(f"wrote {out}")
@@ -524,7 +524,7 @@ def _doc(command: str, text: str, format: Any, ev: Any = None, schema: str | Non
     """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
     if getattr(format, "value", format) != "json":
         return text
-    from procure.envelope import dumps
+    from procure.render.envelope import dumps
 
     if ev is not None:
         as_of, inputs = ev.as_of, ev.inputs
@@ -602,18 +602,18 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     \b
         procure validate --workspace ./rfp-2026-11
     """
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
     ev = evaluate(ws, _day(as_of))
-    from procure.rating import contradiction_warnings
+    from procure.model.rating import contradiction_warnings
 
     for offer in ws.offers:
         for warning in contradiction_warnings(offer, ws.lines[offer.id]):
             typer.echo(f"warning: {warning}", err=True)
-    from procure.evaluate import verdict_lines
-    from procure.grading import stale_grade_warnings
+    from procure.analysis.evaluate import verdict_lines
+    from procure.io.grades import stale_grade_warnings
 
     for warning in stale_grade_warnings(ws.grades, ws.root):
         typer.echo(f"warning: {warning}", err=True)
@@ -651,8 +651,8 @@ def grade(
         procure grade --format json
         procure grade --top 5 --columns offer,grade,requirements
     """
-    from procure.grading import grade_offer
-    from procure.workspace import load_workspace
+    from procure.model.grading import grade_offer
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, ListFormat.table)
     named = list(offer or []) + ([explain] if explain is not None else [])
@@ -681,7 +681,7 @@ def grade(
             }
             for o, r in results
         ]
-        from procure.envelope import dumps
+        from procure.render.envelope import dumps
 
         _emit(dumps("grade", {"offers": payload}, None, ws.inputs, schema="grading"), out)
         return
@@ -768,9 +768,9 @@ def compare(
         from procure.errors import Problem
 
         raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
-    from procure.decision import recommend
-    from procure.evaluate import MonteCarlo, evaluate_with_inputs
-    from procure.workspace import load_workspace
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
     unknown = [_unknown_offer(i, [o.id for o in ws.offers]) for i in offer or [] if i not in {o.id for o in ws.offers}]
@@ -788,7 +788,7 @@ def compare(
     _warn_plan_failed(rec)
     shown = _chosen(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
-        from procure.evaluate import verdict_lines
+        from procure.analysis.evaluate import verdict_lines
         from procure.render.text import comparison_table
 
         _emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns)
@@ -797,7 +797,7 @@ def compare(
                 typer.echo(line)
         return
     if format is CompareFormat.xlsx:
-        from procure.fileio import write_atomic
+        from procure.io.files import write_atomic
         from procure.render.text import to_xlsx
 
         assert out is not None
@@ -930,7 +930,7 @@ def whatif(
         procure whatif --offer halvard-b200-ms --price -5% --format json
         procure whatif --price-to-win --top 5 --columns offer,list-usd-gpu-h,price-to-tie-usd-gpu-h
     """
-    from procure.workspace import load_workspace
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     offer_id = _one("--offer", offer, "the offer argument", offer_id)
@@ -942,8 +942,8 @@ def whatif(
 
         raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
     if price_to_win:
-        from procure.evaluate import evaluate
-        from procure.whatif import price_to_win as compute_price_to_win
+        from procure.analysis.evaluate import evaluate
+        from procure.analysis.whatif import price_to_win as compute_price_to_win
 
         ev = evaluate(ws, _day(as_of))
         rows = compute_price_to_win(ev)
@@ -962,8 +962,8 @@ def whatif(
         from procure.errors import Problem
 
         raise InputError([Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")])
-    from procure.whatif import Change, parse_change
-    from procure.whatif import whatif as run_whatif
+    from procure.analysis.whatif import Change, parse_change
+    from procure.analysis.whatif import whatif as run_whatif
 
     change = Change(
         throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
@@ -984,7 +984,7 @@ def whatif(
         return
     from procure.render.text import WHATIF_RENDERERS
 
-    from procure.evaluate import resolve_as_of
+    from procure.analysis.evaluate import resolve_as_of
 
     _emit(_doc("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, _day(as_of)), inputs=ws.inputs), out)
 
@@ -1019,9 +1019,9 @@ def position(
         procure position --offer northwind-b200-mc --format json
         procure position --top 5
     """
-    from procure.evaluate import evaluate
-    from procure.position import position as place
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.position import position as place
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     current_offer = _one("--offer", offer, "--current-offer", current_offer)
@@ -1106,8 +1106,8 @@ def index_build(
         procure index build market/quotes.csv --period week --format table
         procure index build market/quotes.csv --out market/index.csv --replace
     """
-    from procure.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
-    from procure.workspace import load_settings
+    from procure.analysis.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
+    from procure.io.workspace import load_settings
 
     format = _format(format, out, TextFormat.csv)
     _columns_need_a_table({"columns": columns, "format": format})  # csv by default here
@@ -1148,8 +1148,8 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
     period without quotes or fixed weights for no stratum of the quotes (no level at all), a reading
     before the first period of quotes, and two readings in one period (only one can be its level)."""
     from procure.errors import Problem, format_field_path
-    from procure.market import period_start
-    from procure.yamlsafe import load_yaml
+    from procure.analysis.market import period_start
+    from procure.io.yamlsafe import load_yaml
 
     if not build.points:
         return
@@ -1205,10 +1205,10 @@ def hedge(
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --index market/index-transacted.csv --rent market/rent.csv
     """
-    from procure.decision import recommend
-    from procure.evaluate import evaluate_with_inputs
-    from procure.hedging import recommended_hedge
-    from procure.workspace import load_workspace
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.hedging import recommended_hedge
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
@@ -1257,8 +1257,8 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.evaluate import evaluate_with_inputs
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
@@ -1287,14 +1287,14 @@ def sensitivity(
 
 def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
     """Each uncertain input at its low and high value, for the offers followed."""
-    from procure.evaluate import gates_of
-    from procure.uncertainty import sensitivity as run_sensitivity
-    from procure.uncertainty import top_offer_positions
+    from procure.analysis.evaluate import gates_of
+    from procure.analysis.uncertainty import sensitivity as run_sensitivity
+    from procure.analysis.uncertainty import top_offer_positions
 
     top = top_offer_positions(followed, inputs.offers, len(followed))
     posteriors = None
     if ws.actuals:
-        from procure.scorecard import evaluation_posteriors
+        from procure.analysis.scorecard import evaluation_posteriors
 
         posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
     return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
@@ -1335,8 +1335,8 @@ def evaluate(
         procure evaluate --save --label "Nov RFP"
         procure evaluate --format json > evaluation.json
     """
-    from procure.evaluate import evaluate as run_evaluation
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate as run_evaluation
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, ListFormat.table)
     ws = load_workspace(workspace)
@@ -1344,7 +1344,7 @@ def evaluate(
     _warn_expiring(ev)
     run_id = None
     if save:
-        from procure.history import save_run
+        from procure.analysis.history import save_run
 
         run_id = save_run(ws.root, ev, label)
         _say(f"saved run {run_id}")
@@ -1375,8 +1375,8 @@ def history(
         procure history
         procure history --format json
     """
-    from procure.history import list_runs
-    from procure.workspace import find_workspace
+    from procure.analysis.history import list_runs
+    from procure.io.workspace import find_workspace
 
     format = _format(format, out, ListFormat.table)
     runs = list_runs(find_workspace(workspace))
@@ -1384,7 +1384,7 @@ def history(
         _emit("No saved runs yet: save one with `procure evaluate --save`.\n", out)
         return
     if format is ListFormat.json:
-        from procure.envelope import dumps
+        from procure.render.envelope import dumps
 
         _emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
         return
@@ -1421,10 +1421,10 @@ def diff(
         procure diff 3 7
         procure diff old.json new.json --format markdown
     """
-    from procure.history import diff as compare_runs
-    from procure.history import latest_run_id, load_evaluation, run_id
+    from procure.analysis.history import diff as compare_runs
+    from procure.analysis.history import latest_run_id, load_evaluation, run_id
 
-    from procure.workspace import find_workspace
+    from procure.io.workspace import find_workspace
 
     format = _format(format, out, DiffFormat.table)
     root = find_workspace(workspace)
@@ -1488,10 +1488,10 @@ def reevaluate(
         procure reevaluate --fail-on new-cheapest,gate-change --format markdown > comment.md
         procure reevaluate --accept --label "Dec re-check"
     """
-    from procure.evaluate import evaluate as run_evaluation
-    from procure.history import CONDITIONS, breaches, diff as compare_runs, latest_run_id, load_run, save_run
+    from procure.analysis.evaluate import evaluate as run_evaluation
+    from procure.analysis.history import CONDITIONS, breaches, diff as compare_runs, latest_run_id, load_run, save_run
     from procure.render.text import diff_json, diff_markdown, diff_table
-    from procure.workspace import load_workspace
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, DiffFormat.table)
     ws = load_workspace(workspace)
@@ -1549,10 +1549,10 @@ def _delivered_breaches(ws: Any, ev: Any, overrun: Optional[str]) -> list:
     """Signed vendors' latest month: an SLA breach, credits owed, a delivered cost per task past the limit."""
     if not ws.actuals:
         return []
-    from procure.history import Breach
-    from procure.scorecard import breaches, scorecard
+    from procure.analysis.history import Breach
+    from procure.analysis.scorecard import breaches, scorecard
 
-    from procure.evaluate import evaluate as run_evaluation
+    from procure.analysis.evaluate import evaluate as run_evaluation
 
     limit = ws.config.actuals.max_cost_overrun if overrun is None else _share(overrun, "--max-delivered-overrun")
     promise = run_evaluation(ws, ev.as_of, delivered=False)  # delivered figures are set against the promise
@@ -1590,9 +1590,9 @@ def scorecard(
         procure scorecard --offer northwind-b200-mc --months 6 --format markdown
         procure scorecard --claim --out claim.md
     """
-    from procure.evaluate import evaluate as run_evaluation
-    from procure.scorecard import credits_claim, scorecard as build, scorecard_csv, scorecard_markdown, scorecard_table
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate as run_evaluation
+    from procure.analysis.scorecard import credits_claim, scorecard as build, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
     if offer is not None and offer not in {o.id for o in ws.offers}:
@@ -1629,7 +1629,7 @@ def init(
     \b
         procure init rfp-2027 && cd rfp-2027 && procure compare
     """
-    from procure.example import write_example
+    from procure.io.example import write_example
 
     if (directory is None) == (workspace is None):
         raise InputError([_problem("init", "name the folder for the new workspace once: procure init DIR")])
@@ -1669,8 +1669,8 @@ def cashflow(
         procure cashflow --out cashflow.xlsx
         procure cashflow --top 3 --columns rank,offer,total-usd,usd-1k-tasks-over-horizon
     """
-    from procure.evaluate import evaluate_with_inputs
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, CompareFormat.table)
     if format is CompareFormat.xlsx and out is None:
@@ -1691,7 +1691,7 @@ def cashflow(
 
         _emit_table(cashflow_table(ev, offer), out, wide, columns=columns)
     elif format is CompareFormat.xlsx:
-        from procure.fileio import write_atomic
+        from procure.io.files import write_atomic
         from procure.render.text import to_xlsx
 
         assert out is not None
@@ -1734,10 +1734,10 @@ def plan(
         procure plan --frontier --format markdown
         procure plan --out plan.json
     """
-    from procure.decision import decide
-    from procure.evaluate import evaluate_with_inputs
-    from procure.plan import make_plan
-    from procure.workspace import load_workspace
+    from procure.analysis.decision import decide
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.plan import make_plan
+    from procure.io.workspace import load_workspace
 
     format = _format(format, out, TextFormat.table)
     ws = load_workspace(workspace)
@@ -1788,7 +1788,7 @@ def import_rfp(
             from procure.errors import Problem
 
             raise InputError([Problem("import", None, "", "give either an RFP file to import or --template FILE to write, not both")])
-        from procure.importers import write_template
+        from procure.io.importers import write_template
 
         write_template(template)
         _say(f"wrote {template}")
@@ -1797,7 +1797,7 @@ def import_rfp(
         from procure.errors import Problem
 
         raise InputError([Problem("import", None, "", "name the RFP file to import (or --template FILE for a blank one)")])
-    from procure.importers import import_offers
+    from procure.io.importers import import_offers
 
     written = import_offers(sheet, out if out is not None else _workspace_folder(workspace, "offers"), force)
     for path in written:
@@ -1807,7 +1807,7 @@ def import_rfp(
 
 def _workspace_folder(workspace: Path, folder: str) -> Path:
     """A folder of the workspace found from `workspace` upward; outside any workspace, the one here."""
-    from procure.workspace import find_workspace
+    from procure.io.workspace import find_workspace
 
     try:
         return find_workspace(workspace) / folder
@@ -1840,9 +1840,9 @@ def grades_update(
     """
     import difflib
 
-    from procure.fileio import write_atomic
-    from procure.grading import stale_grades
-    from procure.workspace import find_workspace
+    from procure.io.files import write_atomic
+    from procure.io.grades import stale_grades
+    from procure.io.workspace import find_workspace
 
     root = find_workspace(workspace)
     found = stale_grades(root)
@@ -1922,12 +1922,12 @@ def perf_import(
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
     """
-    from procure.inferencex import import_curves
-    from procure.trials import default_name, import_trials, looks_like_trial
+    from procure.io.inferencex import import_curves
+    from procure.io.trials import default_name, import_trials, looks_like_trial
 
     out = _one("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
-        from procure.workspace import load_workspace
+        from procure.io.workspace import load_workspace
 
         workload = load_workspace(workspace).config.workload
         isl = isl or workload.input_tokens
@@ -1980,8 +1980,8 @@ def actuals_import(
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
     """
-    from procure.actuals import import_actuals
-    from procure.workspace import load_workspace
+    from procure.io.actuals import import_actuals
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
     known = [o.id for o in ws.offers]
@@ -2027,16 +2027,17 @@ def report(
         procure report --rank-by horizon --board
         procure report --as-of 2026-11-29 --out comparison.html
     """
-    from procure.evaluate import MonteCarlo, evaluate_with_inputs
-    from procure.render.documents import ReportError, check_source_date_epoch, render_report, report_workers
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.render.documents import ReportError, check_source_date_epoch
+    from procure.render.report import render_report, report_workers
+    from procure.io.workspace import load_workspace
 
     check_source_date_epoch()
 
     format = _format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
-    from procure.report_data import ReportExtras, gather_extras
+    from procure.render.report_data import ReportExtras, gather_extras
 
     with _stages() as stage, contextlib.ExitStack() as stack:
         stage("loading the workspace")
@@ -2059,7 +2060,7 @@ def report(
             stage("failed")
             _say(f"error: {exc}")
             raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
-    from procure.fileio import write_atomic
+    from procure.io.files import write_atomic
 
     write_atomic(target, data)
     if gathered and gathered[-1].recommendation is not None:
@@ -2089,7 +2090,7 @@ def schema(
         procure schema workspace
         procure schema diff
     """
-    from procure.schemas import json_schema
+    from procure.render.schemas import json_schema
 
     _emit(json.dumps(json_schema(name.value), indent=2) + "\n", out)
 

@@ -46,9 +46,9 @@ def label(bound: float) -> str:
 
 
 def main() -> None:
-    from procure.actuals import import_actuals
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.io.actuals import import_actuals
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(ROOT)
     record = evaluate(ws, datetime(2026, 11, 29).date(), delivered=False).offer(OFFER)  # the promise, not the promise blended with earlier evidence

@@ -171,7 +171,7 @@ def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
 
     The folder is shared by the run's workers, the commands they start and the two steps of make test,
     as a user's is shared by their commands: the example's plan is solved once, not once per report a
-    test renders. A kept plan is read only for the very same program (procure/solvecache.py); the
+    test renders. A kept plan is read only for the very same program (procure/io/solvecache.py); the
     cache itself is tested in tests/test_solvecache.py with folders of its own.
     """
     folder = pytestconfig.cache.mkdir("procure-solved-plans")

@@ -1,4 +1,4 @@
-"""Serving metrics, invoices and incidents into actuals/ (procure/telemetry.py, procure/actuals.py,
+"""Serving metrics, invoices and incidents into actuals/ (procure/io/telemetry.py, procure/io/actuals.py,
 `procure actuals import`). Figures are worked out by hand in the comments; the samples are in
 tests/data/actuals/ with their sources (SOURCES.md there)."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from procure import telemetry as tm
-from procure.actuals import read_metrics_csv
+from procure.io import telemetry as tm
+from procure.io.actuals import read_metrics_csv
 from procure.cli import app
 from procure.errors import Problem
-from procure.workspace import load_workspace
+from procure.io.workspace import load_workspace
 
 DATA = Path(__file__).parent / "data" / "actuals"
 runner = CliRunner()

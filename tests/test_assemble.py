@@ -19,11 +19,11 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from procure.evaluate import MonteCarlo, evaluate_with_inputs
+from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
 from procure.render import assemble
 from procure.render.documents import CHAPTERS, ReportError, html_to_pdf, render_html
-from procure.report_data import gather_extras
-from procure.workspace import load_workspace
+from procure.render.report_data import gather_extras
+from procure.io.workspace import load_workspace
 
 EPOCH = "1764400000"
 
@@ -199,7 +199,7 @@ def _state(pid: int) -> str | None:
 
 
 def test_a_killed_reports_font_folder_is_removed_by_the_next(monkeypatch, tmp_path):
-    from procure.fileio import temporary_name
+    from procure.io.files import temporary_name
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from procure.evaluate import evaluate_with_inputs
-from procure.report_data import gather_extras
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate_with_inputs
+from procure.render.report_data import gather_extras
+from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
 AS_OF = date(2026, 11, 29)
@@ -31,9 +31,9 @@ def memo(extras):
 @pytest.fixture(scope="module")
 def single_memo(extras):
     """The memo as it reads without `demand:` in procure.yaml: the recommended offer is the ask."""
-    from procure.board import board_memo
+    from procure.render.board import board_memo
 
-    from procure.hedging import plan_for_workspace
+    from procure.analysis.hedging import plan_for_workspace
 
     found, ev = extras
     return board_memo(ev, found.cases, found.position, plan_for_workspace(load_workspace(ROOT), ev, ev.summary.recommended), found.hedge_missing, None), ev
@@ -41,7 +41,7 @@ def single_memo(extras):
 
 def test_headline_without_a_plan_asks_for_the_single_offer(extras):
     """Without `demand:` the memo asks for the recommended offer's commitment."""
-    from procure.board import board_memo
+    from procure.render.board import board_memo
 
     found, ev = extras
     m = board_memo(ev, found.cases, found.position, found.hedge, found.hedge_missing, None)
@@ -83,7 +83,7 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
 
 def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     """When the plan's lines are all one offer (here: the best single offer's own plan), the memo says so and why."""
-    from procure.board import plan_ask
+    from procure.render.board import plan_ask
 
     found, _ = extras
     single = found.plan.model_copy(deep=True)
@@ -140,7 +140,7 @@ def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
 
 def test_near_tie_names_both_offers_and_what_decides(memo):
     """Rank by the horizon with Keel made dearer over the horizon: today's and the horizon's cheapest differ."""
-    from procure.board import _near_tie
+    from procure.render.board import _near_tie
 
     m, ev = memo
     changed = ev.model_copy(deep=True)
@@ -165,7 +165,7 @@ def test_risk_register_prices_each_risk_and_names_an_owner(single_memo):
 
 def test_hedge_is_a_yes_no_question(single_memo):
     """The question buys what the hedging plan's ladder buys, over the months it covers."""
-    from procure.hedging import plan_for_workspace
+    from procure.analysis.hedging import plan_for_workspace
 
     m, ev = single_memo
     plan = plan_for_workspace(load_workspace(ROOT), ev, ev.summary.recommended)
@@ -178,7 +178,7 @@ def test_hedge_is_a_yes_no_question(single_memo):
 def test_cheapest_odds_name_every_likely_offer_and_add_to_100():
     from types import SimpleNamespace
 
-    from procure.report_data import cheapest_odds
+    from procure.render.report_data import cheapest_odds
 
     def offer(vendor, p):
         return SimpleNamespace(vendor=vendor, uncertainty=SimpleNamespace(prob_cheapest=p))
@@ -205,7 +205,7 @@ MONTH = 730.0
 
 @pytest.fixture(scope="module")
 def small_plan(tmp_path_factory):
-    from procure import evaluate as evaluate_module
+    from procure.analysis import evaluate as evaluate_module
     from tests import planws
 
     root = tmp_path_factory.mktemp("plan-memo")
@@ -308,8 +308,7 @@ def test_plan_risks_are_priced_from_the_plan(small_plan):
 def test_plan_risks_sum_the_smaller_commitments(small_plan, monkeypatch):
     """Past VENDOR_ROWS committed vendors, the register keeps one delivery row (their impacts summed) and one
     failure row (the costliest) for the rest: with none named, the single commitment's figures above."""
-    from procure import board
-
+    from procure.render import board
     _, plan, ev = small_plan
     monkeypatch.setattr(board, "VENDOR_ROWS", 0)
     risks = {r.risk: r for r in board._plan_risks(plan, ev, hedge_asked=True)}
@@ -323,8 +322,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     """An over-committed plan serves the demand without one vendor: dispatching without it spends less (its
     commitment is not paid), but a failure is no saving: the impact is the prepayment lost, 438,000, and a
     late delivery costs nothing."""
-    from procure import board
-
+    from procure.render import board
     _, plan, ev = small_plan
     covered = plan.model_copy(deep=True)
     vendor = covered.stress.vendors[0]
@@ -337,7 +335,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
 
 
 def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
-    from procure.board import plan_summary
+    from procure.render.board import plan_summary
 
     memo, plan, _ = small_plan
     sentence = plan_summary(plan)
@@ -358,7 +356,7 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
 
 
 def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
-    from procure.board import _plan_hedge
+    from procure.render.board import _plan_hedge
 
     _, plan, ev = small_plan
     fixed = plan.model_copy(deep=True)
@@ -373,9 +371,9 @@ def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     """"commit" states its throughput as a vendor claim whose low end is 0.8 (0.8 / 1.0 / 1.2: the point reads
     its mean, 1): its 100 committed GPUs serve 80
     GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
-    from procure.board import _plan_risks
-    from procure.evaluate import evaluate
-    from procure.plan import make_plan
+    from procure.render.board import _plan_risks
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.plan import make_plan
     from tests import planws
 
     cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 1.0, 1.2]}}})
@@ -396,10 +394,10 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     73,000 GPU-hours a month float too. Price risk: 20% of (100 x 730 x 2.00 x 12 = 1,752,000 committed + 1,314,000 on
     demand) = 613,200. Hedge: 73,000 + 36,500 = 109,500 GPU-hours a month; months 1-3 75% of 328,500 = 337.5 -> 338
     contracts, 4-6 50% -> 225, 7-12 25% of 657,000 -> 225: 788 contracts, 575,240 GPU-hours."""
-    from procure.board import _plan_hedge, _plan_risks
-    from procure.evaluate import evaluate
-    from procure.hedging import plan_hedge
-    from procure.plan import make_plan
+    from procure.render.board import _plan_hedge, _plan_risks
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.hedging import plan_hedge
+    from procure.analysis.plan import make_plan
     from tests import planws
 
     offers = [
@@ -423,9 +421,9 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
 def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     """A plan of one offer (its commitment and its own burst): without it nothing serves the demand, so spend
     falls; the memo says the loss is not priced instead of printing a negative impact."""
-    from procure.board import _plan_risks
-    from procure.evaluate import evaluate
-    from procure.plan import make_plan
+    from procure.render.board import _plan_risks
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.plan import make_plan
     from tests import planws
 
     ws = load_workspace(planws.write(tmp_path, planws.config(), [planws.offer("solo", gpus=0, max_gpus=1000, gpu_hour=2.0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]))

@@ -1,4 +1,4 @@
-"""Cash flow over a horizon (procure/cashflow.py), every figure worked out by hand.
+"""Cash flow over a horizon (procure/analysis/cashflow.py), every figure worked out by hand.
 
 The fixture workspace tests/data/cashflow_basic keeps the numbers round:
 
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from procure.cashflow import delivery_month, escalation, expected_credit_share, remaining_balance, renewal_rent, term_average_rent
-from procure.evaluate import evaluate
-from procure.workspace import load_workspace
+from procure.analysis.cashflow import delivery_month, escalation, expected_credit_share, remaining_balance, renewal_rent, term_average_rent
+from procure.analysis.evaluate import evaluate
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 RATE = 0.12
@@ -624,7 +624,7 @@ def test_one_renewal_rule_for_every_policy():
     assert renewal_rent("basis", 4.85, 5.03, 5.53, None, 1.0, 0.0, h=0.8) == pytest.approx(4.85 + 0.8 * 0.50)
     assert renewal_rent("index", 4.85, 5.03, 5.53, None, 1.0, 0.0) == pytest.approx(5.53)
     assert renewal_rent("escalate", 4.85, 5.03, 5.53, None, 1.0, 0.0, escalated=4.99) == pytest.approx(4.99)
-    from procure.models import IndexLinked
+    from procure.model.inputs import IndexLinked
 
     linked = IndexLinked(spread=-0.30, floor=3.50, cap=6.00)
     assert renewal_rent("basis", 4.73, 5.03, 7.00, linked, 1.0, 0.0) == pytest.approx(6.00)  # capped
@@ -664,7 +664,7 @@ def test_the_snapshot_ranks_on_the_term_average_rent(cf):
     assert record.metrics["rent_term_average"] == pytest.approx((12 * 4.00 + 12 * 4.12) / 24)
     # the prepayment is a share of the contract's value, escalated: 0.25 x 4.06 x 0.12 x 24 / 24 = 0.1218
     assert record.metrics["financing"] == pytest.approx(0.1218)
-    from procure.models import ContractTerms
+    from procure.model.inputs import ContractTerms
 
     # +2% from month 7 of a 12-month term: (6 x 4.85 + 6 x 4.947) / 12 = 4.8985
     assert term_average_rent(4.85, ContractTerms(escalator_schedule=[(7, 0.02)]), 12) == pytest.approx(4.8985)

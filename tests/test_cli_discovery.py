@@ -9,7 +9,7 @@ import shutil
 import pytest
 from clihelp import AS_OF, assert_error, run
 
-from procure.workspace import find_workspace
+from procure.io.workspace import find_workspace
 
 MESSAGE = "not a procure workspace (no procure.yaml here or above): run `procure init DIR`"
 

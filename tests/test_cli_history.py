@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, run
 
-from procure.history import HISTORY_FILE, list_runs
+from procure.analysis.history import HISTORY_FILE, list_runs
 
 TASKS = 300 * 3600 / 1000 * 0.995 * 0.9 * 0.8  # 773.712
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, assert_error, run
 
-from procure.workspace import read_price_series
+from procure.io.workspace import read_price_series
 
 HEADER = "date,gpu,price,kind,term_months,seller,grade,gpu_hours"
 
@@ -323,11 +323,11 @@ def test_a_spliced_reading_is_shown_as_such_with_its_level_jump(quotes, workspac
 
 def test_the_report_s_benchmark_chapter_names_a_spliced_reading(data_dir):
     """The comparison report's benchmark chapter says which level was spliced in and the jump (HTML, no PDF)."""
-    from procure.evaluate import evaluate
-    from procure.market import Reading, StrataSettings, build_index, read_quotes
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.market import Reading, StrataSettings, build_index, read_quotes
     from procure.render.documents import render_html
-    from procure.report_data import ReportExtras
-    from procure.workspace import load_workspace
+    from procure.render.report_data import ReportExtras
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(data_dir / "market_ws")
     ev = evaluate(ws, date(2026, 11, 29))

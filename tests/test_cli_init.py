@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, run
 
-from procure.example import example_files, example_root
+from procure.io.example import example_files, example_root
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -79,7 +79,7 @@ def test_a_stray_file_beside_the_example_never_spreads(tmp_path, monkeypatch):
     """A file created in the checkout (an editable install reads the example from there) stays there."""
     import shutil
 
-    import procure.example as example
+    import procure.io.example as example
 
     checkout = tmp_path / "checkout"
     root = example_root()
@@ -101,7 +101,7 @@ def test_the_example_list_matches_the_package_data_of_pyproject():
     """The wheel ships the same files, named one by one (no glob that would take a stray file)."""
     import tomllib
 
-    from procure.example import EXAMPLE_FILES
+    from procure.io.example import EXAMPLE_FILES
 
     pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
     data = pyproject["tool"]["setuptools"]["package-data"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, run
 
-from procure.history import HISTORY_FILE, list_runs
+from procure.analysis.history import HISTORY_FILE, list_runs
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -19,10 +19,10 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from procure.costing import INPUT_COLUMNS, CostModel, compute_costs
-from procure.evaluate import evaluate
-from procure.models import OPERATING_JOBS, Assumptions, Workload
-from procure.workspace import load_workspace
+from procure.model.costing import INPUT_COLUMNS, CostModel, compute_costs
+from procure.analysis.evaluate import evaluate
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 NAN = math.nan

@@ -1,4 +1,4 @@
-"""One recommendation on every surface: computed once (procure/decision.py), read by compare, plan,
+"""One recommendation on every surface: computed once (procure/analysis/decision.py), read by compare, plan,
 hedge, the comparison report and the board memo. The figures are worked out by hand in
 tests/decisionws.py."""
 
@@ -14,7 +14,8 @@ import pytest
 from clihelp import header_cells, run
 
 import decisionws
-from procure.decision import AskLine, decide, gpus_words, merge_lines, months_words
+from procure.analysis.decision import decide
+from procure.analysis.recommendation import AskLine, gpus_words, merge_lines, months_words
 
 AS_OF = "2026-11-29"
 # The plan of tests/decisionws.py: (vendor, GPUs, first month, last month)
@@ -48,9 +49,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_recommendation_is_the_plan_with_its_figures(workspace: Path):
-    from procure.evaluate import evaluate_with_inputs
-    from procure.plan import make_plan
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.plan import make_plan
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
     ev, inputs = evaluate_with_inputs(ws, date(2026, 11, 29))
@@ -199,8 +200,8 @@ def test_a_failing_offer_shows_its_root_cause_first():
     """Quarry's monitoring is not isolated between tenants: a critical failure, which puts its reliability in the
     lowest band and so its availability below the minimum. The shown (first) reason is the security failure; the
     availability reason names its cause."""
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     quarry = evaluate(load_workspace(Path(__file__).parent.parent), date(2026, 11, 29)).offer("quarry-b200-mc")
     assert quarry.reasons[0] == "security: monitoring is not isolated between tenants"

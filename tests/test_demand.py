@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procure.demand import horizon_months, scenarios
-from procure.models import WorkspaceConfig
+from procure.model.demand import horizon_months, scenarios
+from procure.model.inputs import WorkspaceConfig
 
 WORKLOAD = {"input_tokens": 1000, "output_tokens": 1000, "interactivity": 100, "success_rate": 0.9, "tasks_per_month": 1e6}
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from procure.evaluate import evaluate
+from procure.analysis.evaluate import evaluate
 from procure.render import charts
 from procure.render.documents import _restricted_fetcher, render_html, report_date, templates_dir
-from procure.workspace import load_workspace
+from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
 
@@ -98,7 +98,7 @@ def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
     import pypdf
 
     from procure.render.assemble import comparison_pdf
-    from procure.report_data import gather_extras
+    from procure.render.report_data import gather_extras
 
     plain = workspace_copy("basic")
     hostile = pathological_copy(plain)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from procure.grading import check_grade, grade_offer
-from procure.models import Grade, Offer
+from procure.model.grading import check_grade, grade_offer
+from procure.model.inputs import Grade, Offer
 
 DATA = Path(__file__).parent / "data" / "basic"
 ALPHA = yaml.safe_load((DATA / "offers" / "alpha.yaml").read_text())  # a managed cluster meeting T-MC

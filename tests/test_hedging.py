@@ -1,4 +1,4 @@
-"""Hedging (procure/hedging.py): the hedge ratio on aligned changes, exposure, the ladder, the stress
+"""Hedging (procure/analysis/hedging.py): the hedge ratio on aligned changes, exposure, the ladder, the stress
 table and the basis band.
 
 Expected values are worked out by hand or by a second method (numpy's least squares); the code's
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 from procure.errors import InputError
-from procure.evaluate import evaluate
-from procure.hedging import hedge_plan, regress
-from procure.models import HedgeConfig, LadderBucket
-from procure.workspace import IndexLevel, load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.analysis.hedging import hedge_plan, regress
+from procure.model.inputs import HedgeConfig, LadderBucket
+from procure.io.workspace import IndexLevel, load_workspace
 
 AS_OF = date(2026, 11, 29)
 MOVES = (-0.40, -0.20, 0.20, 0.40)
@@ -429,7 +429,7 @@ def test_exposure_starts_at_delivery_and_follows_the_ramp(ev):
     # indexed delivered in month 3 with a ramp of 5 then 10 GPUs (of its 20): nothing before delivery,
     # then 5 x 730 = 3,650 and 10 x 730 = 7,300 GPU-hours, then 14,600; its 4-month term runs months 3-6.
     record = ev.offer("indexed")
-    from procure.models import ContractTerms, Ramp
+    from procure.model.inputs import ContractTerms, Ramp
 
     # 2027-02-20 is 83 days after the as-of date: 83 / 30.44 = 2.7 whole months -> month 3
     terms = record.terms.model_copy(update={"delivery": date(2027, 2, 20), "contract": ContractTerms(ramp=Ramp(gpus_by_month=[5, 10]))})
@@ -496,8 +496,8 @@ def test_the_limits_are_stated(ev):
 def test_the_hedge_and_the_cash_flow_renew_by_the_same_rule(ev):
     # fixed: 4.00 for 2 months, index 5.00, basis renewal. The hedge's +20% stress prices months 3-6 at
     # 4.00 + 1 x (6.00 - 5.00) = 5.00 a GPU-hour; the cash flow with the index at 6.00 must agree.
-    from procure.cashflow import schedule
-    from procure.models import HorizonConfig
+    from procure.analysis.cashflow import schedule
+    from procure.model.inputs import HorizonConfig
 
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
     up = next(r for r in plan.stress if r.index_move == pytest.approx(0.20))

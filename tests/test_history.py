@@ -1,4 +1,4 @@
-"""Run history (procure/history.py): saving and loading, the differences between two evaluations,
+"""Run history (procure/analysis/history.py): saving and loading, the differences between two evaluations,
 the thresholds of a re-evaluation, several processes saving at once, and damaged histories.
 
 The fixture tests/data/history_base is built so that the figures are easy by hand: no staff, no
@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.evaluate import MonteCarlo, evaluate
-from procure.history import (
+from procure.analysis.evaluate import MonteCarlo, evaluate
+from procure.analysis.history import (
     CONDITIONS,
     HISTORY_FILE,
     AssumptionChange,
@@ -40,7 +40,7 @@ from procure.history import (
     load_run,
     save_run,
 )
-from procure.workspace import load_workspace
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 TASKS = 300 * 3600 / 1000 * 0.995 * 0.9 * 0.8  # successful tasks per GPU-hour of every offer
@@ -222,9 +222,9 @@ SAVER = """
 import sys, time
 from datetime import date
 from pathlib import Path
-from procure.evaluate import evaluate
-from procure.history import save_run
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.analysis.history import save_run
+from procure.io.workspace import load_workspace
 root, go, label = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 ev = evaluate(load_workspace(root), date(2026, 11, 29))
 Path(f"{go}.{label}").touch()  # ready: everything slow is done

@@ -17,8 +17,7 @@ import pytest
 import scipy.optimize
 from scipy.sparse import csr_array
 
-from procure import solvecache
-
+from procure.io import solvecache
 PROGRAM = dict(
     c=np.array([-5.0, -4.0]), A=csr_array(np.array([[6.0, 4.0], [1.0, 2.0]])), row_lb=np.array([-np.inf, -np.inf]), row_ub=np.array([24.0, 6.0]),
     integrality=np.array([1, 1]), lb=np.zeros(2), ub=np.full(2, np.inf), options={"time_limit": 10.0, "mip_rel_gap": 0.0, "disp": False},

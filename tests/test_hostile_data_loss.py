@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, assert_error, run
 
-from procure import fileio
-
+from procure.io import files as fileio
 DATA = Path(__file__).parent / "data"
 SECRET = "OUTSIDE-SECRET-51c2"
 

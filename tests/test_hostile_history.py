@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, assert_error, run
 
-from procure.history import HISTORY_FILE
+from procure.analysis.history import HISTORY_FILE
 
 ESCAPE = "\x1b]0;owned\x07\x1b[2J"  # set the terminal's title, clear the screen
 

@@ -25,10 +25,10 @@ from clihelp import run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from procure.costing import INPUT_COLUMNS, CostModel, cost_arrays
-from procure.evaluate import Evaluation, MonteCarlo, evaluate
-from procure.models import OPERATING_JOBS, Assumptions, Workload
-from procure.workspace import load_workspace
+from procure.model.costing import INPUT_COLUMNS, CostModel, cost_arrays
+from procure.analysis.evaluate import Evaluation, MonteCarlo, evaluate
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
+from procure.io.workspace import load_workspace
 
 pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
 

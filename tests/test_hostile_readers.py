@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 from clihelp import AS_OF, assert_error, edit, run
 
-from procure import history, textsafe
+from procure import textsafe
+
+from procure.analysis import history
 from procure.render import text as render_text
 
 ROOT = Path(__file__).parent.parent
@@ -269,7 +271,7 @@ def test_a_locked_history_is_reported_as_busy_within_seconds(workspace_copy, mon
     try:
         for args in (("evaluate", "--save", "--as-of", AS_OF), ("history",), ("reevaluate", "--as-of", AS_OF)):
             if args[0] != "evaluate":  # the first waits the real timeout; the others need not wait as long to say "busy"
-                monkeypatch.setattr("procure.history.BUSY_TIMEOUT_S", 0.5)
+                monkeypatch.setattr("procure.analysis.history.BUSY_TIMEOUT_S", 0.5)
             start = time.perf_counter()
             result = run(*args, "-w", ws)
             elapsed = time.perf_counter() - start

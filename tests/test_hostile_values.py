@@ -328,10 +328,10 @@ def test_a_line_break_in_the_sheet_name_cannot_inject_yaml(workspace_copy, tmp_p
 def test_no_yaml_is_built_by_string_concatenation():
     """Offer files are serialized with the YAML library: the only text added by hand is the comment
     line, and it is escaped."""
-    source = (ROOT / "procure" / "importers.py").read_text(encoding="utf-8")
+    source = (ROOT / "procure" / "io" / "importers.py").read_text(encoding="utf-8")
     assert "yaml.dump(" in source
     assert 'f"# Imported from {source}' not in source
-    from procure.importers import offer_yaml
+    from procure.io.importers import offer_yaml
 
     text = offer_yaml({"id": "a", "vendor": "x\ny: 1"}, "s\u2028t\n: z", 2)
     assert yaml.safe_load(text) == {"id": "a", "vendor": "x\ny: 1"}

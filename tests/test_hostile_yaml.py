@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from clihelp import run
 
-import procure.yamlsafe as yamlsafe
+import procure.io.yamlsafe as yamlsafe
 
 OFFER = "offers/alpha.yaml"
 GRADE = "grades/T-MC.yaml"

@@ -1,4 +1,4 @@
-"""RFP spreadsheets to offer files (procure/importers.py): CSV and XLSX rows become offers equal to
+"""RFP spreadsheets to offer files (procure/io/importers.py): CSV and XLSX rows become offers equal to
 hand-written expectations, every bad cell is reported with its row and column, formulas are
 refused, nothing is written unless everything is good, and the template imports as a valid offer.
 
@@ -18,10 +18,10 @@ import pytest
 import yaml
 
 from procure.errors import InputError
-from procure.evaluate import evaluate
-from procure.importers import import_offers, template_columns, write_template
-from procure.models import OPERATING_JOBS
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.io.importers import import_offers, template_columns, write_template
+from procure.model.inputs import OPERATING_JOBS
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 
@@ -577,8 +577,8 @@ def test_the_template_carries_every_offer_field():
 
     from pydantic import BaseModel
 
-    from procure.importers import template_columns
-    from procure.models import Offer
+    from procure.io.importers import template_columns
+    from procure.model.inputs import Offer
 
     def model_in(annotation):
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -611,7 +611,7 @@ def test_the_template_carries_every_offer_field():
 
 
 def test_commit_options_and_checklist_answers_import(tmp_path):
-    from procure.importers import read_offers, write_template
+    from procure.io.importers import read_offers, write_template
 
     template = tmp_path / "rfp.csv"
     write_template(template)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.incidents import Incident, availability, downtime, read_incidents
+from procure.io.incidents import Incident, availability, downtime, read_incidents
 
 DATA = Path(__file__).parent / "data" / "incidents"
 UTC = timezone.utc

@@ -1,4 +1,4 @@
-"""InferenceX rows to reference curves (procure/inferencex.py): the rows of the workload's sequence
+"""InferenceX rows to reference curves (procure/io/inferencex.py): the rows of the workload's sequence
 lengths grouped by (hw, framework, precision, spec_decoding), one CSV each, read back here with the
 csv module.
 
@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from procure.errors import InputError
-from procure.inferencex import curve_name, import_curves
-from procure.workspace import load_workspace
+from procure.io.inferencex import curve_name, import_curves
+from procure.io.workspace import load_workspace
 
 
 def row(hw: str = "h200", framework: str = "sglang", conc: int = 4, intvty: float = 91.4, output: float = 43.12, ttft: float = 0.5, **changes: Any) -> dict[str, Any]:

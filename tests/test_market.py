@@ -1,4 +1,4 @@
-"""Rental price benchmark (procure/market.py): index levels by method, filters, periods, scope
+"""Rental price benchmark (procure/analysis/market.py): index levels by method, filters, periods, scope
 adjustment, the methodology table and the checks on price observations.
 
 Every expected figure is worked out by hand in the test (or in the comment next to it); the code's own
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.market import Filters, Quote, StrataSettings, read_quotes, scope_adjustments
-from procure.market import build_index as stratified_index
-from procure.models import OPERATING_JOBS, Assumptions, Grade, JobStaffing
+from procure.analysis.market import Filters, Quote, StrataSettings, read_quotes, scope_adjustments
+from procure.analysis.market import build_index as stratified_index
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Grade, JobStaffing
 
 NOV, OCT = date(2026, 11, 1), date(2026, 10, 1)
 
@@ -611,7 +611,7 @@ def test_a_base_period_from_procure_yaml_fixes_the_weights():
 
 
 def test_a_spliced_reading_is_flagged_with_its_level_jump_and_the_chain_continues_from_it():
-    from procure.market import Reading
+    from procure.analysis.market import Reading
 
     # October's level from the quotes is CHAIN[OCT] = 6.3326; a hand-entered reading of 5.30 replaces it
     reading = Reading(date(2026, 10, 20), 5.30, "Silicon Data SDB200RT, entered by hand")

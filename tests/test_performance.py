@@ -6,9 +6,8 @@ import math
 
 import pytest
 
-from procure import performance
-
-from procure.performance import DEFAULT_INTERPOLATION, INTERPOLATION_METHODS, interpolate, pareto_frontier, throughput_at
+from procure.model import performance
+from procure.model.performance import DEFAULT_INTERPOLATION, INTERPOLATION_METHODS, interpolate, pareto_frontier, throughput_at
 
 CURVE = [(50, 400), (100, 300), (150, 100)]
 
@@ -176,8 +175,8 @@ def test_unknown_interpolation_or_ttft_policy_is_refused_with_file_line_and_fiel
 def test_the_method_is_in_the_evaluation_and_moves_the_reading(workspace_copy):
     from datetime import date
 
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     ws = workspace_copy("basic")
     config = ws / "procure.yaml"
@@ -223,8 +222,8 @@ def test_sparse_and_dense_samples_of_one_curve_rank_by_price(workspace_copy):
       step: sparse 3.62 / 111.11 = 0.03258 > dense 0.02469: the sampling, not the price, decides."""
     from datetime import date
 
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     def truth(x: float) -> float:
         return 4000 / (1 + x / 25) ** 2

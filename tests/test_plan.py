@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planws import TASKS_PER_GPU_HOUR, config, offer, write
-from procure.plan import cvar, make_plan, weighted_quantile
-from procure.workspace import load_workspace
+from procure.analysis.plan import cvar, make_plan, weighted_quantile
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 
@@ -126,7 +126,7 @@ def test_sampled_paths_are_shown_as_thirds_of_the_probability(tmp_path):
     # 300 sampled paths split into the lowest, middle and highest 100 by total demand: each row carries
     # probability 100/300, and the three rows' probability-weighted demand adds back to the mean demand
     # over all 300 paths (computed here from the paths themselves, not from the rows).
-    from procure.demand import scenarios
+    from procure.model.demand import scenarios
 
     cfg, offers = newsvendor(4.0, 6.0)
     cfg["demand"] = {"months": 12, "start": 150 * 788_400, "growth": 0.0, "volatility": 0.3, "scenarios": 300}
@@ -331,9 +331,9 @@ def test_file_order_and_currency_do_not_change_the_plan(tmp_path_factory, offers
 def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]:
     """Variables, constraints and nonzeros of a model of `offers` offers (a commitment and a burst each),
     with every scenario its own demand level."""
-    from procure.demand import Scenarios
-    from procure.models import PlanConfig
-    from procure.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
+    from procure.model.demand import Scenarios
+    from procure.model.inputs import PlanConfig
+    from procure.analysis.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
 
     cands = []
     for i in range(offers):
@@ -367,8 +367,8 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     # the same workspace gives the same frontier on a fast or a slow machine, and its proven solves are kept like the
     # plan's. The newsvendor's points: risk-neutral (commit 100, CVaR of the high path 100 x 4 + 100 x 6 = 1,000 an
     # hour) to least CVaR (commit 200: 800 an hour in every path), so two points at least.
-    import procure.solvecache as solvecache
-    from procure.plan import FRONTIER_NODES
+    import procure.io.solvecache as solvecache
+    from procure.analysis.plan import FRONTIER_NODES
 
     seen = []
     real = solvecache.solve_milp
@@ -391,9 +391,9 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
     # binding share reaches the same optimum; and with them a vendor switched off holds nothing.
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    from procure.demand import Scenarios
-    from procure.models import PlanConfig
-    from procure.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
+    from procure.model.demand import Scenarios
+    from procure.model.inputs import PlanConfig
+    from procure.analysis.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
 
     cands = []
     for i, (vendor, fee, price) in enumerate([("A", 5000.0, 3.0), ("A", 0.0, 3.6), ("B", 20000.0, 3.3), ("C", 8000.0, 3.9)]):

@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 
 from planws import TASKS_PER_GPU_HOUR, config, offer, write
-from procure.plan import make_plan
-from procure.workspace import load_workspace
+from procure.analysis.plan import make_plan
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 # 6 interruptions a node-month x 73 minutes lost each = 438 of the 730 x 60 = 43,800 minutes: 1% of the billed time

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from planws import TASKS_PER_GPU_HOUR, TASKS_PER_GPU_MONTH, config, offer, write
-from procure.plan import make_plan
-from procure.workspace import load_workspace
+from procure.analysis.plan import make_plan
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 DAYS_PER_MONTH = 365.25 / 12
@@ -172,8 +172,8 @@ def test_a_cvar_limit_holds_on_whole_paths(tmp_path):
 def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     # 200 sampled paths: the solver's CVaR sees the paths with the most demand first and adds every path whose cost
     # exceeds its threshold, so the CVaR computed afterwards on all 200 paths keeps the limit.
-    from procure.demand import scenarios
-    from procure.plan import cvar
+    from procure.model.demand import scenarios
+    from procure.analysis.plan import cvar
 
     cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0})
     cfg["demand"] = {"months": 6, "start": 150 * TASKS_PER_GPU_MONTH, "growth": 0.0, "volatility": 0.4, "scenarios": 200}
@@ -248,7 +248,7 @@ def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
     # 4 x 100 x 730 x 5 = 1,460,000. With "now" gone nothing is delivered in month 1: the 4 x 78,840,000 tasks are
     # priced unserved at the default, 3 x the dearest acceptable cost per task (4 / 1,080): 4 x 78,840,000 x 3 x 4 /
     # 1,080 = 3,504,000.
-    from procure.evaluate import evaluate
+    from procure.analysis.evaluate import evaluate
 
     late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-03-31")
     cfg = config(workload={**config()["workload"], "tasks_per_month": 100 * TASKS_PER_GPU_MONTH})

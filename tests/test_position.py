@@ -1,4 +1,4 @@
-"""Cost position (procure/position.py): our cost per task on one curve with the acceptable offers and
+"""Cost position (procure/analysis/position.py): our cost per task on one curve with the acceptable offers and
 the competitors, and our history against theirs (improving is not the same as getting ahead).
 
 Hand figures for tests/data/basic as of 2026-11-29 (acceptable: bravo, alpha):
@@ -16,10 +16,10 @@ import pytest
 from clihelp import run
 
 from procure.errors import InputError
-from procure.evaluate import evaluate
-from procure.models import CompetitorPoint, MarketConfig, OwnPoint
-from procure.position import CurvePoint, compare_histories, position
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.model.inputs import CompetitorPoint, MarketConfig, OwnPoint
+from procure.analysis.position import CurvePoint, compare_histories, position
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 JUNE, OCTOBER = date(2026, 6, 30), date(2026, 10, 31)

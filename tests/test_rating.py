@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from procure.errors import InputError
-from procure.evaluate import evaluate
-from procure.models import Criterion, Offer, RatingCategory, RatingConfig, Reliability, TierThresholds
-from procure.rating import (
+from procure.analysis.evaluate import evaluate
+from procure.model.inputs import Criterion, Offer, RatingCategory, RatingConfig, Reliability, TierThresholds
+from procure.model.rating import (
     NOT_RATED_NO_EVIDENCE,
     NOT_RATED_PUBLISHED,
     NOT_RATED_SELF_OPERATED,
@@ -33,7 +33,7 @@ from procure.rating import (
     reliability_from_score,
     tier_for,
 )
-from procure.workspace import load_workspace
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 DEFAULT = RatingConfig(min_peers=1)  # peer tiers among any number of offers; "too few peers" is tested on its own
@@ -672,8 +672,8 @@ def test_offers_equal_by_hand_share_a_tier():
 
 # --- reliability: operational categories, published tiers, the unrated floor, self-operated --------
 
-from procure.models import Assumptions  # noqa: E402
-from procure.rating import contradiction_warnings, published_disagrees, reliability_of  # noqa: E402
+from procure.model.inputs import Assumptions  # noqa: E402
+from procure.model.rating import contradiction_warnings, published_disagrees, reliability_of  # noqa: E402
 
 DEFAULT_ASSUMPTIONS = Assumptions()  # bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]], self-operated 0.98
 

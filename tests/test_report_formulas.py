@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from procure.evaluate import evaluate_with_inputs
+from procure.analysis.evaluate import evaluate_with_inputs
 from procure.render.documents import render_html
-from procure.report_data import gather_extras
-from procure.workspace import load_workspace
+from procure.render.report_data import gather_extras
+from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
 AS_OF = date(2026, 11, 29)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from procure.evaluate import evaluate
-from procure.scenarios import cases, football_field, scenario_rows
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.analysis.scenarios import cases, football_field, scenario_rows
+from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
 AS_OF = date(2026, 11, 29)

@@ -1,4 +1,4 @@
-"""Delivered against promised (procure/scorecard.py, `procure scorecard`, `reevaluate` on delivered
+"""Delivered against promised (procure/analysis/scorecard.py, `procure scorecard`, `reevaluate` on delivered
 evidence). The workspace is tests/data/basic with evidence for offer alpha built here; what the tests
 rely on of it, stated: alpha promises 300 output tok/s/GPU at the target (a measured point), SLA
 0.995 x reliability factor 0.97 (unrated: the stated haircut) = 0.96515 expected availability,
@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
-from procure.models import ActualsConfig, SlaCredits
-from procure.scorecard import MonthScore, credit_share, posterior
+from procure.model.inputs import ActualsConfig, SlaCredits
+from procure.analysis.scorecard import MonthScore, credit_share, posterior
 
 runner = CliRunner()
 
@@ -170,8 +170,8 @@ def test_scorecard_of_a_mistyped_offer_suggests_the_nearest_id(signed):
 
 
 def test_the_evidence_moves_the_evaluation(signed):
-    from procure.evaluate import evaluate
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(signed)
     promise = evaluate(ws, date(2026, 4, 1), delivered=False).offer("alpha")
@@ -196,10 +196,10 @@ def test_uncertainty_draws_the_posteriors_themselves(signed):
     fixed, so the test is deterministic)."""
     import numpy as np
 
-    from procure.evaluate import MonteCarlo, evaluate_with_inputs
-    from procure.scorecard import Evidence, posteriors_for_draws
-    from procure.uncertainty import GAP_COLUMN, draw_factors, outputs_for
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.analysis.scorecard import Evidence, posteriors_for_draws
+    from procure.analysis.uncertainty import GAP_COLUMN, draw_factors, outputs_for
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(signed)
     ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1))
@@ -282,10 +282,10 @@ class ScorecardTables:
 
 def chapter_html(ws: Path, day: date):  # type: ignore[no-untyped-def]
     """The scorecard chapter and the appendix alone, as the comparison lays them out (no PDF)."""
-    from procure.evaluate import evaluate_with_inputs
+    from procure.analysis.evaluate import evaluate_with_inputs
     from procure.render.documents import Part, render_html
-    from procure.report_data import ReportExtras, scorecard_chapter
-    from procure.workspace import load_workspace
+    from procure.render.report_data import ReportExtras, scorecard_chapter
+    from procure.io.workspace import load_workspace
 
     workspace = load_workspace(ws)
     ev, _ = evaluate_with_inputs(workspace, day)
@@ -335,7 +335,7 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
 
 
 def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
-    from procure.report_data import NO_ACTUALS
+    from procure.render.report_data import NO_ACTUALS
 
     chapter, html = chapter_html(workspace_copy("basic"), date(2026, 4, 1))
     assert chapter.vendors == [] and chapter.missing == NO_ACTUALS
@@ -346,10 +346,10 @@ def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
 def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
     import numpy as np
 
-    from procure.evaluate import evaluate_with_inputs
-    from procure.scorecard import evaluation_posteriors
-    from procure.uncertainty import sensitivity
-    from procure.workspace import load_workspace
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.scorecard import evaluation_posteriors
+    from procure.analysis.uncertainty import sensitivity
+    from procure.io.workspace import load_workspace
 
     ws = load_workspace(signed)
     ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1))

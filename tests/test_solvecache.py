@@ -11,8 +11,7 @@ from scipy.sparse import csr_array
 
 from clihelp import AS_OF, run
 from planws import config, offer, write
-from procure import solvecache
-
+from procure.io import solvecache
 # min -5 x1 - 4 x2  subject to  6 x1 + 4 x2 <= 24,  x1 + 2 x2 <= 6,  x1, x2 >= 0 whole.
 # By hand: the LP optimum is (3, 1.5); among whole points (4, 0) gives -20, (3, 1) -19, (2, 2) -18,
 # so the optimum is (4, 0) at -20.

@@ -1,5 +1,5 @@
 """Trial results (guidellm, `vllm bench serve`, genai-perf) into a measured curve per billed GPU
-(procure/trials.py and `procure perf import`). The sample files are in tests/data/trials/ with their
+(procure/io/trials.py and `procure perf import`). The sample files are in tests/data/trials/ with their
 sources (SOURCES.md there); every expected figure below is worked out by hand from the file's own
 fields."""
 
@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from procure.cli import app
 from procure.errors import InputError
-from procure.trials import import_trials, read_trial
-from procure.workspace import load_workspace
+from procure.io.trials import import_trials, read_trial
+from procure.io.workspace import load_workspace
 
 TRIALS = Path(__file__).parent / "data" / "trials"
 runner = CliRunner()
@@ -98,7 +98,7 @@ def test_perf_import_cli_and_an_offer_on_the_trial_curve_is_ranked_as_measured(w
     workspace = load_workspace(ws)
     assert workspace.curves["trial-bravo"].points_source == "measured"
     assert workspace.curves["trial-bravo"].measured_on == date(2026, 11, 3)
-    from procure.evaluate import evaluate
+    from procure.analysis.evaluate import evaluate
 
     record = evaluate(workspace, date(2026, 11, 29)).offer("bravo")
     assert record.points_source == "measured"

@@ -4,9 +4,9 @@ from datetime import date
 
 import pytest
 
-from procure.evaluate import evaluate
-from procure.performance import ttft_at
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.model.performance import ttft_at
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 
@@ -81,7 +81,7 @@ def test_unstated_ttft_passes_only_by_policy(workspace_copy):
 def test_a_curve_imported_from_a_row_without_ttft_fails_the_gate_as_not_stated(workspace_copy, tmp_path):
     import json
 
-    from procure.inferencex import import_curves
+    from procure.io.inferencex import import_curves
 
     ws = with_ttft(workspace_copy, 2.0)
     row = {"hw": "b200", "framework": "x", "precision": "fp8", "isl": 8000, "osl": 1000, "conc": 4, "median_intvty": 100.0, "output_tput_per_gpu": 300.0}

@@ -1,4 +1,4 @@
-"""Monte Carlo ranges and one-at-a-time sensitivity (procure/uncertainty.py).
+"""Monte Carlo ranges and one-at-a-time sensitivity (procure/analysis/uncertainty.py).
 
 Two fixture workspaces, both as of 2026-11-29:
 
@@ -31,12 +31,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import procure.uncertainty as unc
+import procure.analysis.uncertainty as unc
 from procure.errors import InputError
-from procure.evaluate import MonteCarlo, evaluate, evaluate_with_inputs, gates_of
-from procure.models import Distribution, OfferUncertainty, UncertaintyConfig
-from procure.uncertainty import draw_factors, monte_carlo, point_throughput_factor, sensitivity, top_offer_positions
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import MonteCarlo, evaluate, evaluate_with_inputs, gates_of
+from procure.model.inputs import Distribution, OfferUncertainty, UncertaintyConfig
+from procure.analysis.uncertainty import draw_factors, monte_carlo, point_throughput_factor, sensitivity, top_offer_positions
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 TASKS_PER_GPU_HOUR = 250 * 3600 / 1000 * 1.0 * 1.0 * 0.5  # 450 in uncertainty_tornado
@@ -957,9 +957,9 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     - 1) / 18 = 0.0001 / 18: sd 0.992 x 0.0023570 = 0.0023382 > 0.002, so the leader is on a knife edge. It fails
     when f < 0.99 / 0.992 = 0.997984, P = ((0.997984 - 0.99) / 0.01)^2 = 0.6374 of the draws. (At 0.995 the margin,
     0.005, is over two standard deviations: no note.) Checked on the report data and the HTML, no PDF rendered."""
-    from procure.board import board_memo
+    from procure.render.board import board_memo
     from procure.render.documents import render_html
-    from procure.report_data import ReportExtras
+    from procure.render.report_data import ReportExtras
 
     root = knife_edge(workspace_copy)
     quiet = evaluate(load_workspace(root), AS_OF)

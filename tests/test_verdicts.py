@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from clihelp import run
 
-from procure.evaluate import evaluate, evaluate_with_inputs, verdict_lines
-from procure.models import OPERATING_JOBS, Assumptions
-from procure.rating import RATE_BEFORE_SIGNING, ReliabilityResult, availability_layers
+from procure.analysis.evaluate import evaluate, evaluate_with_inputs, verdict_lines
+from procure.model.inputs import OPERATING_JOBS, Assumptions
+from procure.model.rating import RATE_BEFORE_SIGNING, ReliabilityResult, availability_layers
 from procure.render.text import first_reason
-from procure.workspace import load_workspace
+from procure.io.workspace import load_workspace
 
 DATA = Path(__file__).parent / "data" / "verdicts"
 AS_OF = date(2026, 4, 1)
@@ -169,7 +169,7 @@ def test_spot_offer_is_a_burst_source_with_its_restart_cost_priced(ev):
 
 
 def test_the_plan_takes_spot_only_as_pay_as_used():
-    from procure.plan import candidates, eligible
+    from procure.analysis.plan import candidates, eligible
 
     ev, inputs = evaluate_with_inputs(load_workspace(DATA), AS_OF)
     spot = ev.offer("spot-cluster")
@@ -218,7 +218,7 @@ def test_a_provider_doing_strictly_more_jobs_is_never_less_available():
     Owned (no provider) is never above a rented offer whose provider's layer is at least our host's factor."""
     from itertools import combinations
 
-    from procure.models import Offer
+    from procure.model.inputs import Offer
 
     import yaml
 
@@ -324,7 +324,7 @@ def test_docs_workspace_describes_every_offer_grade_workload_assumption_and_poli
 
     from pydantic import BaseModel
 
-    from procure.models import Grade, Offer, WorkspaceConfig
+    from procure.model.inputs import Grade, Offer, WorkspaceConfig
 
     text = (Path(__file__).parent.parent / "docs" / "workspace.md").read_text()
 

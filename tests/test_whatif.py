@@ -1,4 +1,4 @@
-"""Operations what-ifs (procure/whatif.py): a change to one offer, its cost per task before and after,
+"""Operations what-ifs (procure/analysis/whatif.py): a change to one offer, its cost per task before and after,
 the monthly saving at the demand, payback and break-even, and the price that ties the leader.
 
 Hand-calculation conventions (tests/data/basic): alpha costs 4.00 rent + 87,600 / (100 x 12 x 730)
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.evaluate import evaluate
-from procure.whatif import Change, parse_change, price_to_win, whatif
-from procure.workspace import load_workspace
+from procure.analysis.evaluate import evaluate
+from procure.analysis.whatif import Change, parse_change, price_to_win, whatif
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 SHARE = 0.995 * 0.97 * 0.9 * 0.8  # availability x success x utilization for alpha, unrated
@@ -314,7 +314,7 @@ def test_payback_beyond_the_term_is_flagged(seed):
 
 
 def test_discounted_payback_never_reached():
-    from procure.whatif import discounted_payback
+    from procure.analysis.whatif import discounted_payback
 
     # at 10% a year a saving of 100 a month is worth at most 100 / i = about 12,560 in today's money
     i = 1.1 ** (1 / 12) - 1

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.models import OPERATING_JOBS
-from procure.workspace import load_workspace
+from procure.model.inputs import OPERATING_JOBS
+from procure.io.workspace import load_workspace
 
 
 def edit(path: Path, old: str, new: str) -> None:

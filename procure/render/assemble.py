@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from procure.errors import InputError
-from procure.evaluate import Evaluation
+from procure.analysis.evaluate import Evaluation
 from procure.render import documents
 from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
-from procure.report_data import LazyExtras, ReportExtras, resolve_extras
+from procure.render.report_data import LazyExtras, ReportExtras, resolve_extras
 
 OFFERS_PER_PART = 8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
 SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
@@ -140,7 +140,7 @@ class LayoutWorkers:
     each loads WeasyPrint and the report's fonts while the evaluation runs."""
 
     def __init__(self, count: int | None = None) -> None:
-        from procure.fileio import remove_abandoned, temporary_name
+        from procure.io.files import remove_abandoned, temporary_name
 
         self.count = max(1, count if count is not None else _processors())
         remove_abandoned(Path(tempfile.gettempdir()))  # the font folders of reports that were killed

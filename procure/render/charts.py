@@ -13,19 +13,19 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from procure.evaluate import Evaluation, OfferRecord
-from procure.models import OPERATING_JOBS
+from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.model.inputs import OPERATING_JOBS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from procure.hedging import HedgePlan
-    from procure.market import IndexBuild
-    from procure.plan import PlanResult
-    from procure.position import Position
-    from procure.scenarios import FieldBar
-    from procure.uncertainty import Sensitivity
-    from procure.workspace import IndexLevel
+    from procure.analysis.hedging import HedgePlan
+    from procure.analysis.market import IndexBuild
+    from procure.analysis.plan import PlanResult
+    from procure.analysis.position import Position
+    from procure.analysis.scenarios import FieldBar
+    from procure.analysis.uncertainty import Sensitivity
+    from procure.io.workspace import IndexLevel
 
 # One meaning per colour across a report: orange is the recommended offer and nothing else, grey is
 # "not acceptable" and nothing else; cost parts, job owners and series each have their own hues.
@@ -274,7 +274,7 @@ def cost_breakdown(ev: Evaluation) -> str:
 def _frontier_line(points: Sequence[Sequence[float]], method: str) -> tuple[list[float], list[float]]:
     """The frontier as the cost model reads it between points (the evaluation's interpolation method),
     so the line a reader sees at the target is the figure used; the measured points are drawn apart."""
-    from procure.performance import interpolate, pareto_frontier
+    from procure.model.performance import interpolate, pareto_frontier
 
     frontier = pareto_frontier(points)
     fx = [p[0] for p in frontier]

@@ -8,17 +8,16 @@ deterministic SVG and, with SOURCE_DATE_EPOCH set, the date printed and stored i
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 from procure import __version__
-from procure.evaluate import Evaluation
-from procure.report_data import LazyExtras, ReportExtras, cheapest_odds, position_view, resolve_extras
+from procure.analysis.evaluate import Evaluation
+from procure.render.report_data import ReportExtras, cheapest_odds, position_view
 from procure.render import text
 from procure.render.charts import CHART_OFFERS
 
@@ -200,13 +199,13 @@ def render_html(
 
 
 def _reading_words(ev: Evaluation) -> str:
-    from procure.board import READING_WORDS
+    from procure.render.board import READING_WORDS
 
     return READING_WORDS.get(ev.assumptions.interpolation or "", "from the measured speeds")
 
 
 def vendor_asks(rec: Any, currency: str) -> list[Any]:
-    from procure.board import vendor_asks as asks
+    from procure.render.board import vendor_asks as asks
 
     return asks(rec, currency)
 
@@ -214,7 +213,7 @@ def vendor_asks(rec: Any, currency: str) -> list[Any]:
 def _plan_summary(extras: ReportExtras) -> str | None:
     if extras.plan is None or not extras.plan.plan:
         return None
-    from procure.board import plan_summary
+    from procure.render.board import plan_summary
 
     return plan_summary(extras.plan)
 
@@ -364,33 +363,3 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
             raise ValueError(f"blocked: reports load nothing outside the templates folder ({url[:80]})")
 
     return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
-
-
-@contextlib.contextmanager
-def report_workers(kind: str = "comparison", fmt: str = "pdf") -> Iterator[Any]:
-    """The layout processes of a report that uses them (the comparison PDF), started now: entered
-    before the evaluation, they load WeasyPrint while it runs. None for the other reports."""
-    if kind == "comparison" and fmt == "pdf":
-        from procure.render.assemble import LayoutWorkers
-
-        with LayoutWorkers() as workers:
-            yield workers
-    else:
-        yield None
-
-
-def render_report(
-    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: LazyExtras = None,
-    progress: Stage | None = None, workers: Any = None,
-) -> bytes:
-    """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
-    out the offer pages, which need only the evaluation, while it runs; `workers` (report_workers) are
-    its layout processes, else it starts its own."""
-    if kind == "comparison" and fmt == "pdf":  # long: laid out in parts, in parallel, and merged
-        from procure.render.assemble import comparison_pdf
-
-        return comparison_pdf(ev, extras, progress, workers)
-    html = render_html(ev, kind, extras=resolve_extras(extras), progress=progress)
-    if fmt == "html":
-        return html.encode("utf-8")
-    return html_to_pdf(html, progress)

@@ -10,7 +10,7 @@ from procure.render.text import _md_cell, markdown_table, money, number, per_tho
 if TYPE_CHECKING:
     from rich.console import Group
 
-    from procure.plan import PlanLine, PlanResult
+    from procure.analysis.plan import PlanLine, PlanResult
 
 def _price(line: PlanLine, currency: str) -> str:
     if line.price is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Callable
 
-from procure.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
+from procure.analysis.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
 from procure.textsafe import csv_writer, formula_like, markdown_text
 from procure.render.fit import prioritise
 
@@ -16,14 +16,14 @@ if TYPE_CHECKING:
     from rich.console import Group
     from rich.table import Table
 
-    from procure.grading import GradeCheck, GradeResult
-    from procure.models import Offer
-    from procure.hedging import HedgePlan
-    from procure.history import Breach, Diff, RunInfo
-    from procure.market import IndexBuild
-    from procure.position import Position
-    from procure.uncertainty import Sensitivity
-    from procure.whatif import PriceToWin, WhatIf
+    from procure.model.grading import GradeCheck, GradeResult
+    from procure.model.inputs import Offer
+    from procure.analysis.hedging import HedgePlan
+    from procure.analysis.history import Breach, Diff, RunInfo
+    from procure.analysis.market import IndexBuild
+    from procure.analysis.position import Position
+    from procure.analysis.uncertainty import Sensitivity
+    from procure.analysis.whatif import PriceToWin, WhatIf
 
 DASH = "—"
 
@@ -1150,7 +1150,7 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
 def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
     import json
 
-    from procure.units import with_companions
+    from procure.model.units import with_companions
 
     if fmt == "json":
         records = [ev.offer(offer_id)] if offer_id else ev.offers

@@ -26,12 +26,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
-from procure.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
-from procure.models import OPERATING_JOBS
+from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
+from procure.model.inputs import OPERATING_JOBS
 from procure.textsafe import formula_like
 
 if TYPE_CHECKING:
-    from procure.evaluate import CostInputs, Evaluation
+    from procure.analysis.evaluate import CostInputs, Evaluation
 
 INPUT_FONT_COLOR = "1F4E9A"  # inputs in blue, formulas in black: the spreadsheet convention
 PER_TASK = "0.000000"

@@ -1,0 +1,545 @@
+"""Contract terms and cash flow over one horizon.
+
+A per-GPU-hour snapshot hides what a board signs: a 36-month commitment with a prepayment and an
+escalator is not comparable to a 6-month deal at the same hourly rate. Each offer becomes a monthly
+schedule over the horizon (month 0 is signing): prepayment and its draw-down, rent with escalation,
+fees by kind, the buyer's operating staff, software, expected SLA credits (shown; counted only when
+asked), a late-delivery credit, renewal after the term (an explicit assumption, one rule shared with
+hedging), the expected loss on unearned prepayment, the remaining value of owned equipment and exit
+costs in the last month. From it: what the contract binds the buyer to pay, the total and
+present-value cost, and the present value of cost per present value of successful tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+from typing import Callable
+
+from pydantic import BaseModel, Field
+
+from procure.model.units import PerThousand
+
+from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
+from procure.model.inputs import ContractTerms, HorizonConfig, IndexLinked
+
+DAYS_PER_MONTH = 365.25 / 12
+
+RENEWAL_RULES = {
+    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the index at the as-of date; index-linked: its spread, floor and cap)",
+    "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
+    "escalate": "its last price plus its escalator",
+}
+
+
+# A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
+# serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
+# paying the dearest, so a lost task is worth at least that; three times keeps every task the offers can serve at a
+# sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
+UNSERVED_DEFAULT_MULTIPLE = 3.0
+
+
+class MonthFlow(BaseModel):
+    month: int = Field(description="0 = signing; 1 = the first month after the as-of date")
+    gpus: float
+    prepayment: float = 0.0
+    rent: float = 0.0
+    fees: float = 0.0
+    staff: float = 0.0
+    software: float = 0.0
+    power_colo: float = 0.0
+    capital: float = 0.0
+    credits: float = Field(0.0, description="credits counted in the total (negative): late delivery, and SLA credits when horizon.count_sla_credits")
+    sla_credits: float = Field(0.0, description="expected SLA credits (negative), shown whether or not they are counted")
+    prepay_risk: float = Field(0.0, description="expected loss on unearned prepayment at assumptions.vendor_default_rate")
+    exit: float = 0.0
+    total: float = 0.0
+    successful_tasks: float = 0.0
+    index_level: float | None = Field(None, description="the index level the horizon assumes in this month")
+    phase: str = Field("", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)")
+
+
+class HorizonResult(PerThousand):
+    horizon_months: int
+    renewal: str
+    renewal_rule: str = Field("", description="the renewal rule in words")
+    total_commitment: float = Field(description="what the contract binds the buyer to pay")
+    total_cost: float
+    npv_cost: float
+    npv_tasks: float
+    horizon_cost_per_task: float | None = Field(description="present value of costs / present value of successful tasks")
+    sla_credits_expected: float = Field(0.0, description="expected SLA credits over the horizon (positive), shown")
+    sla_credits_counted: bool = Field(False, description="whether they are in total_cost, npv_cost and horizon_cost_per_task")
+    prepay_risk: float = Field(0.0, description="expected loss on unearned prepayment over the horizon")
+    residual_value: float = Field(0.0, description="owned equipment: the remaining annuity balance credited in the last month")
+    delivery_month: int
+    months: list[MonthFlow]
+    notes: list[str]
+    bridge: str | None = Field(None, description="delivered after month 1: what serves the months before delivery, and what they cost (null: delivered in month 1, or no tasks_per_month)")
+    bridge_by: str | None = Field(None, description="the offer that bridges the months before delivery; null when none is acceptable and delivered in month 1 (the tasks are priced unserved)")
+    bridge_cost: float = Field(0.0, description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at the unserved price; undiscounted, shown beside the horizon figures, not in them")
+
+
+def bridge_horizons(records, tasks_per_month: float | None, penalty: float | None, currency: str) -> None:  # type: ignore[no-untyped-def]
+    """For every offer delivered after month 1, the months before its delivery: their demand (workload.tasks_per_month
+    a month) served by the cheapest acceptable offer delivered in month 1 at its cost per task, or, when none is,
+    priced unserved at `penalty` (plan.unserved_penalty_per_task, else the plan's default: 3x the dearest acceptable
+    cost per task). Written into each HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its notes."""
+    if not tasks_per_month:
+        return
+    usable = [r for r in records if r.acceptable and r.cashflow is not None and r.metrics.get("cost_per_task")]
+    ready = [r for r in usable if r.cashflow.delivery_month == 1]
+    best = min(ready, key=lambda r: (r.metrics["cost_per_task"], r.id), default=None)
+    if penalty is None:
+        dearest = max((float(r.metrics["cost_per_task"]) for r in usable), default=None)
+        penalty = UNSERVED_DEFAULT_MULTIPLE * dearest if dearest else None
+        basis = f"the default unserved price, {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest acceptable cost per task"
+    else:
+        basis = "plan.unserved_penalty_per_task"
+    for record in records:
+        flow = record.cashflow
+        if flow is None or flow.delivery_month <= 1:
+            continue
+        before = flow.delivery_month - 1
+        tasks = tasks_per_month * before
+        span, verb = ("month 1", "is") if before == 1 else (f"months 1-{before}", "are")
+        if best is not None and best is not record:
+            cost_per_task = float(best.metrics["cost_per_task"])
+            flow.bridge_by = best.id
+            flow.bridge_cost = tasks * cost_per_task
+            flow.bridge = (
+                f"delivered in month {flow.delivery_month}: {span} ({tasks:,.0f} tasks) {verb} bridged by {best.id}, the cheapest acceptable offer "
+                f"delivered in month 1, at {cost_per_task * 1000:.4f} {currency} per 1,000 tasks: {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+            )
+        elif penalty is not None:
+            flow.bridge_cost = tasks * penalty
+            flow.bridge = (
+                f"delivered in month {flow.delivery_month}: no acceptable offer is delivered in month 1, so {span} ({tasks:,.0f} tasks) {'goes' if before == 1 else 'go'} unserved, "
+                f"priced at {penalty * 1000:.4f} {currency} per 1,000 tasks ({basis}): {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+            )
+        if flow.bridge:
+            flow.notes.append(flow.bridge)
+
+
+def escalation(terms_escalator: float | None, schedule: list[tuple[int, float]] | None, contract_month: int) -> float:
+    """The price factor in a contract month (1 = the offered price)."""
+    factor = 1.0
+    if terms_escalator:
+        factor *= (1 + terms_escalator) ** ((contract_month - 1) // 12)
+    for start, rise in schedule or []:
+        if contract_month >= start:
+            factor *= 1 + rise
+    return factor
+
+
+def term_average_rent(rent: float | None, contract: ContractTerms, term: int) -> float | None:
+    """The rent averaged over the contract's months with its escalator: a 3% rise from month 7 is not free."""
+    if rent is None or term <= 0:
+        return rent
+    return rent * sum(escalation(contract.escalator, contract.escalator_schedule, k) for k in range(1, term + 1)) / term
+
+
+def renewal_base(rent_now: float, contract: ContractTerms, term: int) -> float:
+    """The price a fixed-price renewal starts from: the escalated price of the term's last month, or
+    today's rent when the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
+    if contract.renewal_price == "list" or term <= 0:
+        return rent_now
+    return rent_now * escalation(contract.escalator, contract.escalator_schedule, term)
+
+
+def delivery_month(promised: date | None, as_of: date, delay_weeks: float) -> int:
+    """The first month (1-based after as-of) in which the GPUs are delivered."""
+    if promised is None:
+        return 1
+    actual = promised + timedelta(weeks=delay_weeks)
+    return 1 + max(0, math.floor((actual - as_of).days / DAYS_PER_MONTH))
+
+
+def index_in(index_now: float, growth: float, month: int) -> float:
+    """The index level the horizon assumes `month` months after the as-of date."""
+    return index_now * (1 + growth) ** (month / 12)
+
+
+def renewal_rent(
+    policy: str,
+    rent: float,
+    index_now: float | None,
+    index_then: float | None,
+    linked: IndexLinked | None,
+    fx: float,
+    discount: float,
+    h: float = 1.0,
+    escalated: float | None = None,
+) -> float:
+    """The rent per GPU-hour of a renewal: the one rule the cash flow and the hedge share.
+
+    basis (default): a fixed-price offer keeps its basis to the index, so it renews at today's rent
+    moved by h x the index change (h = 1 in the cash flow; hedging passes its hedge ratio); an
+    index-linked offer keeps its spread, floor and cap. index: a fixed-price offer renews at the raw
+    index. escalate: the last price plus the escalator (`escalated`), whatever the index does.
+    """
+    if policy == "escalate":
+        return rent if escalated is None else escalated
+    if index_then is None or index_now is None:
+        return rent  # no index: nothing to reprice against
+    if linked is not None:
+        return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, discount)
+    if policy == "index":
+        return index_then
+    return rent + h * (index_then - index_now)
+
+
+def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> list[tuple[int, float, str, int]]:  # type: ignore[no-untyped-def]
+    """(month, GPUs, phase, contract month) for months 1..horizon: nothing before delivery, the ramp
+    from delivery, then every GPU the demand fit bills; the term counts from delivery."""
+    terms = record.terms
+    start = delivery_month(terms.delivery, as_of, config.expected_delay_weeks)
+    target = record.metrics.get("billed_gpus") or 0.0
+    ramp = terms.contract.ramp.gpus_by_month if terms.contract.ramp else None
+    found = []
+    for month in range(1, horizon + 1):
+        k = month - start + 1
+        if month < start:
+            found.append((month, 0.0, "before delivery", k))
+            continue
+        gpus = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
+        after = "replacement" if record.pricing_basis == "owned" else "renewal"  # owned equipment past its life is replaced
+        found.append((month, gpus, "term" if k <= record.term_months else after, k))
+    return found
+
+
+def expected_credit_share(sla: float, expected: float, rate_per_point: float, cap: float, cv: float) -> float:
+    """The expected SLA credit as a share of the month's fee, from a distribution of monthly availability.
+
+    Monthly downtime U = 1 - availability is Gamma-distributed with mean 1 - expected and coefficient
+    of variation cv (shape k = 1 / cv^2): most months run close to the SLA, a few badly. The credit
+    is min(cap, rate_per_point x 100 x (U - (1 - sla))+), whose expectation is
+    R x (E[(U - s)+] - E[(U - s - cap / R)+]) with E[(U - t)+] = m Q(k + 1, t / theta) - t Q(k, t / theta)
+    (Q the regularized upper incomplete gamma function). Credits follow from the bad months, not
+    from the mean alone: a mean exactly at the SLA still earns some.
+    """
+    mean = 1.0 - expected
+    if mean <= 0 or rate_per_point <= 0 or cap <= 0:
+        return 0.0
+    from scipy.special import gammaincc
+
+    shape = 1.0 / (cv * cv)
+    theta = mean / shape
+    slope = rate_per_point * 100  # credit share per unit of downtime
+
+    def excess(t: float) -> float:  # E[(U - t)+]
+        if t <= 0:
+            return mean - t
+        return mean * float(gammaincc(shape + 1, t / theta)) - t * float(gammaincc(shape, t / theta))
+
+    threshold = max(0.0, 1.0 - sla)
+    return slope * (excess(threshold) - excess(threshold + cap / slope))
+
+
+def remaining_balance(capital: float, rate: float, life_years: float, years_used: float) -> float:
+    """What owned equipment is still worth after `years_used` of its life: the remaining balance of the
+    annuity that the capital recovery factor charges, C x ((1 + r)^n - (1 + r)^t) / ((1 + r)^n - 1)."""
+    if years_used >= life_years:
+        return 0.0
+    if years_used <= 0:
+        return capital
+    if rate == 0:
+        return capital * (1 - years_used / life_years)
+    grow_n, grow_t = (1 + rate) ** life_years, (1 + rate) ** years_used
+    return capital * (grow_n - grow_t) / (grow_n - 1)
+
+
+def schedule(
+    record,  # type: ignore[no-untyped-def]
+    horizon: int,
+    config: HorizonConfig,
+    as_of: date,
+    fx: float,
+    index_level: float | None,
+    cost_of_capital: float,
+    fte_cost_year: float,
+    tasks_per_month: float | None,
+    vendor_default_rate: float = 0.0,
+    price_shift: float = 0.0,
+) -> HorizonResult:
+    """The monthly cash flow of one evaluated offer (an OfferRecord) over `horizon` months.
+
+    `price_shift` moves the list price per GPU-hour (workspace currency; an index-linked offer's
+    spread) for the price to tie."""
+    terms = record.terms
+    contract = terms.contract
+    m = record.metrics
+    notes: list[str] = []
+    start = delivery_month(terms.delivery, as_of, config.expected_delay_weeks)
+    term = record.term_months
+    months = [MonthFlow(month=0, gpus=0.0, phase="signing", index_level=index_level)]
+    capacity = m.get("capacity_per_gpu_hour")  # successful tasks per GPU-hour at full use
+    ramp = contract.ramp.gpus_by_month if contract.ramp else None
+    pricing = terms.pricing
+    prepay = pricing.prepay_fraction if record.pricing_basis not in ("owned", "per_token") else 0.0
+    service = {month: (gpus, phase, k) for month, gpus, phase, k in service_months(record, horizon, config, as_of)}
+    linked = pricing.index_linked
+    if linked is not None and price_shift:
+        linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
+    rent_now = (m.get("rent_today", m.get("rent")) or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
+    if linked is not None and index_level is not None:
+        rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
+
+    def index_at(month: int) -> float | None:
+        return index_in(index_level, config.index_growth, month) if index_level is not None else None
+
+    def rent_in(contract_month: int) -> float:
+        """The rent per GPU-hour in a contract month (1 = delivery)."""
+        month = start + contract_month - 1
+        factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
+        if contract_month <= term:
+            if linked is not None and index_level is not None:
+                return index_linked_rent(index_at(month), linked.spread, linked.floor, linked.cap, fx, pricing.discount) * factor  # type: ignore[arg-type]
+            return rent_now * factor
+        return renewal_rent(config.renewal, renewal_base(rent_now, contract, term), index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
+
+    once = sum(f.once for f in pricing.fees if f.once is not None) * fx
+    fixed_fees = sum(f.monthly for f in pricing.fees if f.monthly is not None) * fx
+    monthly_fees = fixed_fees + sum(f.per_tb * (f.tb_per_month or 0) for f in pricing.fees if f.per_tb is not None) * fx
+    usage_fee = sum(f.gpu_hour for f in pricing.fees if f.gpu_hour is not None) * fx
+    software = m.get("software") or 0.0
+    staff_month = (m.get("ops_fte") or 0.0) * fte_cost_year / 12
+
+    # Expected SLA credits, from a distribution of monthly availability around the expected one.
+    credit_share = 0.0
+    sla = terms.service.sla
+    if contract.sla_credits and sla is not None and m.get("availability") is not None:
+        credit_share = expected_credit_share(sla.availability, m["availability"], contract.sla_credits.rate_per_point, contract.sla_credits.cap, config.downtime_cv)
+        automatic = contract.sla_credits.automatic if contract.sla_credits.automatic is not None else sla.automatic_credits
+        if not automatic and credit_share > 0:
+            credit_share *= config.claim_success
+            notes.append(f"SLA credits must be claimed: counted at {config.claim_success:.0%} of their expected value")
+    count_credits = config.count_sla_credits
+
+    owned = pricing.owned
+    residual = 0.0
+    replacements: set[int] = set()
+    capital = 0.0
+    if record.pricing_basis == "owned" and owned is not None:
+        capital = owned.capex_per_gpu * fx * (terms.gpus or 0)
+        months[0].capital = capital
+        running = (owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH + owned.colo_kw_month * owned.power_kw_per_gpu) * fx
+        # Equipment past its life is replaced like for like (at today's capex), as the capital recovery
+        # factor of the snapshot assumes: a horizon longer than the life never serves on free hardware.
+        life_months = max(1, round(owned.life_years * 12))
+        latest = start
+        while latest + life_months <= horizon:
+            latest += life_months
+            replacements.add(latest)
+        if replacements:
+            notes.append(
+                f"owned equipment is replaced at the end of its {owned.life_years:g}-year life, at today's capex ({capital:,.0f}), in month "
+                + ", ".join(str(m) for m in sorted(replacements))
+            )
+        years_used = max(0, horizon - latest + 1) / 12
+        residual = remaining_balance(capital, cost_of_capital, owned.life_years, years_used)
+        if residual:
+            notes.append(
+                f"owned equipment keeps {residual:,.0f} of value at the horizon (the remaining balance of its {owned.life_years:g}-year annuity "
+                f"at {cost_of_capital:.0%} after {years_used * 12:g} months from {'delivery' if latest == start else 'its replacement'}), credited in the last month"
+            )
+    else:
+        running = 0.0
+
+    total_prepay = 0.0
+    drawn: dict[int, float] = {}
+    if prepay:
+        target = m.get("billed_gpus") or 0.0
+        for k in range(1, term + 1):
+            gpus_k = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
+            drawn[k] = prepay * rent_in(k) * gpus_k * HOURS_PER_MONTH
+        total_prepay = sum(drawn.values())
+        months[0].prepayment = total_prepay
+    months[0].fees = once
+
+    unearned = total_prepay
+    for month in range(1, horizon + 1):
+        gpus, phase, k = service[month]
+        flow = MonthFlow(month=month, gpus=gpus, phase=phase, index_level=index_at(month))
+        hours = gpus * HOURS_PER_MONTH
+        if record.pricing_basis == "per_token":
+            # The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the
+            # fees and the buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee
+            # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
+            if month >= start:
+                factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+                # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
+                today = (m.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, term) or 1.0)
+                flow.rent = today * (tasks_per_month or 0.0) * factor
+                flow.fees = monthly_fees
+                flow.staff = staff_month
+                flow.successful_tasks = tasks_per_month or 0.0
+        elif record.pricing_basis == "owned":
+            if month >= start:
+                flow.power_colo = running * gpus
+                flow.staff = staff_month
+                flow.software = software * hours
+        elif month >= start:
+            rent = rent_in(k) * hours
+            flow.rent = rent * (1 - prepay) if phase == "term" else rent
+            flow.fees = monthly_fees + usage_fee * hours
+            if contract.minimum_monthly is not None and phase == "term":
+                flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
+            flow.staff = staff_month
+            flow.software = software * hours
+            flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
+            if count_credits:
+                flow.credits = flow.sla_credits
+        # The prepayment not yet earned is lost if the vendor fails: the expected loss is the monthly
+        # default probability x the balance outstanding at mid-month.
+        if unearned > 0:
+            used = drawn.get(k, 0.0) if month >= start else 0.0
+            flow.prepay_risk = vendor_default_rate / 12 * (unearned - used / 2)
+            unearned = max(0.0, unearned - used)
+        if record.pricing_basis != "per_token" and capacity and month >= start:
+            delivered = capacity * hours
+            flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
+        if month == start and contract.late_delivery and config.expected_delay_weeks and terms.delivery is not None:
+            late = contract.late_delivery.per_week * config.expected_delay_weeks * fx
+            if contract.late_delivery.cap is not None:
+                late = min(late, contract.late_delivery.cap * fx)
+            flow.credits -= late
+        if month in replacements:
+            flow.capital += capital
+        if month == horizon:
+            if contract.exit:
+                flow.exit = (contract.exit.offboarding + contract.exit.egress_tb * contract.exit.egress_per_tb) * fx
+            flow.capital -= residual
+        months.append(flow)
+    for flow in months:
+        flow.total = flow.prepayment + flow.rent + flow.fees + flow.staff + flow.software + flow.power_colo + flow.capital + flow.credits + flow.prepay_risk + flow.exit
+
+    if start > 1:
+        notes.append(f"delivered in month {start}: nothing to serve before")
+    if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
+        notes.append(f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})")
+    sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
+    if sla_total > 0:
+        notes.append(
+            f"expected SLA credits {sla_total:,.0f}: " + ("counted in the cost (horizon.count_sla_credits: true)" if count_credits else "shown, not counted: a remedy, not a saving")
+        )
+    risk_total = sum(f.prepay_risk for f in months)
+    if risk_total > 0:
+        notes.append(f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of {vendor_default_rate:.1%} a year")
+
+    def pv(value: float, month: int) -> float:
+        return value / (1 + cost_of_capital) ** (month / 12)
+
+    npv_cost = sum(pv(f.total, f.month) for f in months)
+    npv_tasks = sum(pv(f.successful_tasks, f.month) for f in months)
+
+    def committed_payments(last: int) -> float:
+        """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, the
+        per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
+        topped up to a minimum monthly bill; per-TB fees depend on use and bind nothing."""
+        committed = float(terms.gpus or 0)
+        paid = 0.0
+        for k in range(1, min(term, last) + 1):
+            available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
+            hours = available * HOURS_PER_MONTH
+            rent = rent_in(k) * hours
+            fees = fixed_fees + usage_fee * hours
+            if contract.minimum_monthly is not None:
+                fees += max(0.0, contract.minimum_monthly * fx - (rent + fees))
+            paid += rent * (1 - prepay) + fees
+        return paid
+
+    if record.pricing_basis == "owned":
+        commitment = months[0].capital
+    else:
+        commitment = total_prepay + once + committed_payments(term)
+        if contract.termination is not None:
+            commitment = min(commitment, total_prepay + once + committed_payments(contract.termination.notice_months) + contract.termination.fee * fx)
+    total_cost = sum(f.total for f in months)
+    if total_cost < commitment - 0.5:
+        notes.append(_below_commitment(total_cost, commitment, horizon, start, term, m.get("billed_gpus") or 0.0, float(terms.gpus or 0), ramp, months, residual))
+    return HorizonResult(
+        horizon_months=horizon,
+        renewal=config.renewal,
+        renewal_rule=RENEWAL_RULES[config.renewal],
+        total_commitment=commitment,
+        total_cost=total_cost,
+        npv_cost=npv_cost,
+        npv_tasks=npv_tasks,
+        horizon_cost_per_task=npv_cost / npv_tasks if npv_tasks > 0 else None,
+        sla_credits_expected=sla_total,
+        sla_credits_counted=count_credits,
+        prepay_risk=risk_total,
+        residual_value=residual,
+        delivery_month=start,
+        months=months,
+        notes=notes,
+    )
+
+
+def horizon_price_to_tie(record, target: float, solve: "Callable[[float], float | None]") -> float | None:  # type: ignore[no-untyped-def]
+    """The list price per GPU-hour at which the offer's horizon cost per task equals `target`.
+
+    `solve(shift)` returns the horizon cost per task with the list price moved by `shift`. PV cost is
+    linear in the price (PV tasks do not move), so two points give the answer; a kink (a minimum
+    monthly bill, an index floor or cap) is handled by bisection. Owned and per-token offers have no
+    rental price to negotiate: None.
+    """
+    if record.pricing_basis not in ("gpu_hour", "index"):
+        return None
+    list_price = record.metrics.get("list_price")
+    base, probe = solve(0.0), solve(-1.0)
+    if list_price is None or base is None or probe is None:
+        return None
+    slope = base - probe
+    if slope <= 0:
+        return None  # the price does not move the figure (a floor or cap binds throughout)
+    shift = (target - base) / slope
+    found = solve(shift)
+    tolerance = 1e-9 * max(abs(target), 1e-12)
+    if found is not None and abs(found - target) <= tolerance:
+        return list_price + shift
+    low, high = min(0.0, shift) - 1.0, max(0.0, shift) + 1.0
+    f_low, f_high = solve(low), solve(high)
+    for _ in range(60):  # widen the bracket until it holds the target
+        if f_low is not None and f_high is not None and f_low <= target <= f_high:
+            break
+        low, high = low * 2, high * 2
+        f_low, f_high = solve(low), solve(high)
+    else:
+        return None
+    if f_low is None or f_high is None or not f_low <= target <= f_high:
+        return None
+    for _ in range(100):
+        mid = (low + high) / 2
+        value = solve(mid)
+        if value is None:
+            return None
+        if value < target:
+            low = mid
+        else:
+            high = mid
+    return list_price + (low + high) / 2
+
+
+def _below_commitment(
+    total: float, commitment: float, horizon: int, start: int, term: int, billed: float, committed: float,
+    ramp: list[int] | None, months: list[MonthFlow], residual: float,
+) -> str:
+    """Why the horizon's total is below what the contract binds the buyer to: said, not left to guess."""
+    reasons = []
+    last = start - 1 + term  # the term's last month on the horizon's calendar
+    if last > horizon:
+        late = f" (delivery in month {start})" if start > 1 else ""
+        reasons.append(f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months are committed but not in the total")
+    if billed < committed:
+        reasons.append(f"the demand bills {billed:,.0f} of the {committed:,.0f} committed GPUs; the commitment counts them all")
+    if ramp is not None and any(g < committed for g in ramp):
+        reasons.append(f"a ramp delivers fewer GPUs in the first {len(ramp)} months")
+    credits = -sum(f.credits for f in months)
+    if credits > 0.5:
+        reasons.append(f"expected credits take {credits:,.0f} off the total")
+    if residual > 0.5:
+        reasons.append(f"the equipment's residual value ({residual:,.0f}) is credited at the horizon")
+    why = "; ".join(reasons) if reasons else "the horizon ends before the commitment is spent"
+    return f"the total ({total:,.0f}) is below the commitment ({commitment:,.0f}): {why}"

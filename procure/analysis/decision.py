@@ -1,0 +1,208 @@
+"""The recommendation, computed once and read by every surface.
+
+With `demand:` in procure.yaml the recommendation is the procurement plan over the demand scenarios;
+without it (or when no plan can be solved) it is the best acceptable offer. `compare` prints it on its
+first line, `plan` and `hedge` start from it, and both reports and the board memo state it, so a buyer
+never sees two answers.
+
+"Best single offer" has one definition: the single offer with the lowest expected cost per successful
+task on the recommendation's own basis. With a plan that basis is the plan's demand scenarios (the
+plan's `single_best`: each usable offer alone, sized for every scenario, costed as the plan is, present
+value of spend over present value of tasks); without one it is today's stated demand, where the best
+single offer is the top of the ranking. The ranking of `compare` is always at today's demand.
+
+The commitment of a line is defined once here: what signing binds us to pay, price x GPUs x 730 hours x
+the months of the term (for an owned cluster the price is the capital recovery plus power and space, so
+the purchase and its running costs are one figure). Pay-as-used capacity and per-token serving bind
+nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
+from procure.model.costing import HOURS_PER_MONTH
+
+if TYPE_CHECKING:
+    from procure.errors import Problem
+    from procure.analysis.evaluate import CostInputs, Evaluation, OfferRecord
+    from procure.analysis.plan import PlanCase, PlanLine, PlanResult
+    from procure.io.workspace import Workspace
+
+
+def _line_from_plan(line: PlanLine, record: OfferRecord) -> AskLine:
+    commit = line.role == "commit"
+    bound = (line.price or 0.0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0) if commit and line.price_unit == "gpu_hour" else None
+    return AskLine(
+        offer=line.offer, vendor=line.vendor, role=line.role, gpus=line.gpus, first_month=line.start_month if commit else None,
+        last_month=line.end_month if commit else None, term_months=line.term_months if commit else None, price=line.price, price_unit=line.price_unit,
+        commitment=bound, valid_until=record.valid_until,
+    )
+
+
+def offer_commitment(record: OfferRecord) -> float | None:
+    """What signing one offer binds us to pay: the horizon's figure when the evaluation has one, else
+    rent x committed GPUs x 730 hours x the term."""
+    found = record.metrics.get("total_commitment")
+    if found is not None:
+        return found
+    rent, gpus = record.metrics.get("rent"), record.gpus
+    if rent is None or not gpus or record.pricing_basis == "per_token":
+        return None
+    return rent * gpus * HOURS_PER_MONTH * record.term_months
+
+
+def _line_from_offer(record: OfferRecord) -> AskLine:
+    """The offer as signed: the GPUs the stated demand bills (at least the committed ones) for its term."""
+    per_token = record.pricing_basis == "per_token"
+    billed = record.metrics.get("billed_gpus")
+    gpus = None if per_token else (math.ceil(billed - 1e-9) if billed else record.gpus)
+    return AskLine(
+        offer=record.id, vendor=record.vendor, role="commit", gpus=gpus, first_month=1, last_month=record.term_months,
+        term_months=record.term_months, price=record.metrics.get("cost_per_task") if per_token else record.metrics.get("rent_today", record.metrics.get("rent")),
+        price_unit="task" if per_token else "gpu_hour", commitment=offer_commitment(record), valid_until=record.valid_until,
+    )
+
+
+def as_planned(plan: PlanResult) -> PlanCase | None:
+    """The plan's fixed portfolio at the demand as planned (every path as sampled or stated)."""
+    from procure.analysis.plan import DEMAND_SHIFTS
+
+    name = next(n for change, n in DEMAND_SHIFTS if change == 0)
+    return next((c for c in plan.stress.cases if c.name == name), None) if plan.stress is not None else None
+
+
+def _per_k(value: float | None) -> float | None:
+    return None if value is None else value * 1000
+
+
+def _by_vendor(lines: list[AskLine]) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for line in lines:
+        if line.commitment is not None:
+            found[line.vendor] = found.get(line.vendor, 0.0) + line.commitment
+    return found
+
+
+def today_basis(ev: Evaluation) -> str:
+    tasks = ev.workload.tasks_per_month
+    return f"at today's stated demand ({tasks:,.0f} tasks a month)" if tasks else "with every committed GPU in use (no demand is stated)"
+
+
+def plan_basis(plan: PlanResult) -> str:
+    return f"expected over the plan's {plan.demand.scenarios:,} demand scenarios of {plan.demand.months} months"
+
+
+HEADLINE_LINES = 2  # ask lines written out in the one-line recommendation; more are named by vendor
+
+
+def _headline(rec: Recommendation, currency: str) -> str:
+    if rec.kind == "none":
+        return "Recommended: none; no offer passes every requirement."
+    if len(rec.lines) <= HEADLINE_LINES:
+        what = "; ".join(line_words(line, currency) for line in rec.lines)
+    else:  # a plan of many lines: its vendors here, the lines in `procure plan` and the reports
+        committed = {x.vendor for x in rec.lines if x.role == "commit"}
+        what = ", ".join(v + ("" if v in committed else " on demand") for v in rec.vendors) + "; GPUs, months and prices: procure plan"
+    cost = f"{rec.cost_per_1000_tasks:,.2f} {currency} per 1,000 tasks" if rec.cost_per_1000_tasks is not None else "cost not known"
+    kind = "the plan" if rec.kind == "plan" else "the single offer"
+    text = f"Recommended: {kind} ({what}) at {cost} {rec.basis}"
+    best = rec.best_single
+    if rec.kind == "plan" and best.offer is not None:
+        if rec.saving_share is None:
+            text += f"; it is the best single offer ({best.vendor})"
+        else:
+            text += (
+                f"; best single offer {best.vendor} at {best.cost_per_1000_tasks:,.2f}, so the plan costs "
+                f"{abs(rec.saving_share):.1%} {'less' if rec.saving_share >= 0 else 'more'}"
+            )
+    elif rec.kind == "plan":
+        text += "; no single offer can serve every demand scenario alone"
+    else:
+        text += "; it is the best single offer"
+    if rec.plan_failed:
+        text += f". The plan could not be solved ({rec.plan_failed}): this offer is the fallback"
+    return text + "."
+
+
+def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | None = None) -> Recommendation:
+    """The recommendation from the evaluation and, with `demand:`, the solved plan (or why it failed)."""
+    cur = ev.currency
+    records = {o.id: o for o in ev.offers}
+    if plan is not None and plan.plan:
+        first: dict[str, int] = {}
+        for x in plan.plan:
+            if x.role == "commit":
+                first[x.offer] = min(first.get(x.offer, x.start_month or 0), x.start_month or 0)
+        # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge).
+        commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0))
+        floats = [x for x in plan.plan if x.role == "pay_as_used"]
+        lines = merge_lines([_line_from_plan(x, records[x.offer]) for x in commits + floats])
+        single = plan.single_best
+        single_vendor = records[single.offer].vendor if single.offer in records else None
+        is_single = len({x.offer for x in plan.plan}) == 1 and single.offer == plan.plan[0].offer
+        planned = as_planned(plan)
+        total = planned.total_spend if planned is not None else plan.expected_monthly_spend * plan.demand.months
+        committed = [x.commitment for x in lines if x.commitment is not None]
+        rec = Recommendation(
+            kind="plan", offer=None, lines=lines, vendors=list(dict.fromkeys(x.vendor for x in lines)), cost_per_task=plan.expected_cost_per_task,
+            cost_per_1000_tasks=_per_k(plan.expected_cost_per_task), basis=plan_basis(plan), months=plan.demand.months, total_spend=total,
+            spend_per_year=total * 12 / plan.demand.months, total_commitment=sum(committed) if committed else None, commitment_by_vendor=_by_vendor(lines),
+            deadline=min(x.valid_until for x in lines),
+            best_single=BestSingle(offer=single.offer, vendor=single_vendor, cost_per_task=single.expected_cost_per_task,
+                                   cost_per_1000_tasks=_per_k(single.expected_cost_per_task), basis=plan_basis(plan)),
+            saving_share=None if is_single else plan.saving_share, headline="",
+        )
+        rec.headline = _headline(rec, cur)
+        return rec
+    leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    if leader is None:
+        rec = Recommendation(
+            kind="none", offer=None, lines=[], vendors=[], cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev), months=None, total_spend=None,
+            spend_per_year=None, total_commitment=None, deadline=None,
+            best_single=BestSingle(offer=None, vendor=None, cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev)), saving_share=None,
+            plan_failed=plan_failed, headline="",
+        )
+        rec.headline = _headline(rec, cur)
+        return rec
+    line = _line_from_offer(leader)
+    figure = leader.metrics.get(ev.rank_by)
+    basis = today_basis(ev) if ev.rank_by == "cost_per_task" else f"over {ev.horizon_months} months"
+    monthly = leader.metrics.get("monthly_spend")
+    horizon_total = leader.metrics.get("total_cost")
+    months = ev.horizon_months if horizon_total is not None else leader.term_months
+    total = horizon_total if horizon_total is not None else (monthly * months if monthly is not None else None)
+    rec = Recommendation(
+        kind="offer", offer=leader.id, lines=[line], vendors=[leader.vendor], cost_per_task=figure, cost_per_1000_tasks=_per_k(figure), basis=basis,
+        months=months, total_spend=total, spend_per_year=monthly * 12 if monthly is not None else None, total_commitment=line.commitment,
+        commitment_by_vendor=_by_vendor([line]), deadline=leader.valid_until,
+        best_single=BestSingle(offer=leader.id, vendor=leader.vendor, cost_per_task=figure, cost_per_1000_tasks=_per_k(figure), basis=basis),
+        saving_share=None, plan_failed=plan_failed, headline="",
+    )
+    rec.headline = _headline(rec, cur)
+    return rec
+
+
+def plan_failure(problems: list[Problem]) -> str:
+    """Why the plan cannot be solved, in the solver check's own words (without the file and field)."""
+    return "; ".join(p.message for p in problems)
+
+
+def recommend(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, frontier: bool = False) -> tuple[Recommendation, PlanResult | None]:
+    """Solve the plan when procure.yaml has `demand:` (a plan that cannot be solved is recorded with its
+    reason, never dropped in silence), then decide. The recommendation is also set on the evaluation."""
+    plan = None
+    failed = None
+    if ws.config.demand is not None and ev.ranked:
+        from procure.errors import InputError
+        from procure.analysis.plan import make_plan
+
+        try:
+            plan = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs) if inputs is not None else None)
+        except InputError as exc:
+            failed = plan_failure(list(exc.problems))
+    rec = decide(ev, plan, failed)
+    ev.recommendation = rec
+    return rec, plan

@@ -1,0 +1,499 @@
+"""Hedging the rental price: exposure, hedge ratio, basis risk, a layered ladder and a stress table.
+
+A cash-settled GPU-hour future pays the change of an index. It offsets what the buyer pays only as
+far as the rent tracks the index: the minimum-variance hedge ratio h* = Cov(dS, dF) / Var(dF) is
+estimated on aligned period changes (differences, not returns) of the rent S and the index F, with
+its correlation, R^2 (the share of rent variance a hedge removes) and the basis volatility (what it
+cannot remove). Paying above the index is not by itself a bad hedge: rent = index + a constant gives
+h* = 1 and R^2 = 1. What matters is whether the index tracks the rent.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from procure.analysis.cashflow import RENEWAL_RULES, escalation, renewal_base, renewal_rent, service_months
+from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
+from procure.errors import InputError, Problem, unknown_offer
+from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.model.inputs import HedgeConfig, HorizonConfig
+from procure.io.workspace import IndexLevel, Workspace, read_price_series
+
+if TYPE_CHECKING:
+    from procure.analysis.plan import PlanResult
+
+MIN_CHANGES = 12
+STRESS_MOVES = (-0.40, -0.20, 0.20, 0.40)
+LIMITS = (
+    "A rental price hedge offsets changes in the GPU-hour price only: it does not fix a failed deployment, "
+    "an operator that underdelivers, or a service that misses its gates.",
+    "It does not make a customer pay: revenue risk stays where it is.",
+    "Paying above the index is not by itself a bad hedge; what matters is whether changes in the index track "
+    "changes in your rent. A breakdown between the two (basis) leaves real price risk, shown here as the basis band.",
+    "Futures on GPU-hour indices are new: contract sizes, liquidity and the index methodology can change; "
+    "the contract count assumes the size configured in procure.yaml (hedge.contract_gpu_hours).",
+    "Check that contracts at these tenors exist and trade: a ladder into months no exchange lists, or lists without "
+    "buyers and sellers, cannot be built or unwound at a fair price.",
+    "h* must be fitted against the index the contract settles on: a ratio fitted on another benchmark (a different "
+    "method, mix of quotes or scope) carries that benchmark's basis to yours.",
+    "A longer fixed-price term, or a swap with the vendor (a fixed price for the index-linked months), may hedge better "
+    "than futures: it removes the price risk at its source, with no basis and no margin calls.",
+)
+# The recommended ratio: 1 unless the fitted h* differs from 1 significantly (its 95% interval leaves 1 out).
+RATIO_RULE = "hedge ratio 1 unless the 95% interval of the fitted h* excludes 1, then h*"
+
+
+class Regression(BaseModel):
+    hedge_ratio: float | None = Field(description="the fitted h* (OLS slope of rent changes on index changes)")
+    h_star_se: float | None = Field(None, description="standard error of h* (OLS, n - 2 degrees of freedom)")
+    h_star_ci95: tuple[float, float] | None = Field(None, description="95% interval of h* (Student t, n - 2 degrees of freedom)")
+    rho: float | None
+    r2: float | None
+    basis_volatility: float | None = Field(description="std of the rent changes the index leaves unexplained, per period")
+    changes: int = Field(description="aligned period changes used")
+    insufficient_history: bool
+    source: str
+
+
+class ExposureMonth(BaseModel):
+    month: int
+    gpu_hours: float
+    floating: bool
+    reason: str
+
+
+class LadderRow(BaseModel):
+    months: str
+    first_month: int
+    last_month: int
+    exposed_gpu_hours: float
+    share: float
+    notional_gpu_hours: float = Field(description="share x hedge ratio x exposed GPU-hours")
+    contracts: int
+    hedged_gpu_hours: float = Field(description="contracts x contract size")
+    hedged_share: float | None = Field(description="hedged GPU-hours / exposed GPU-hours")
+
+
+class StressRow(BaseModel):
+    index_move: float
+    index_level: float
+    unhedged: float = Field(description="floating cost over the horizon without a hedge")
+    hedge_payoff: float
+    hedged: float
+    unhedged_change: float
+    hedged_change: float
+    basis_band: float = Field(description="+/- 2 sigma of basis over the hedged months")
+
+
+class HedgePlan(BaseModel):
+    offer: str
+    vendor: str
+    currency: str
+    as_of: date
+    horizon_months: int
+    period: str
+    index_date: date
+    index_level: float
+    h_star: float | None = Field(description="the fitted minimum-variance hedge ratio; null without a rent history")
+    h_star_se: float | None
+    h_star_ci95: tuple[float, float] | None
+    hedge_ratio: float = Field(description="the recommended ratio the ladder uses (see hedge_ratio_rule)")
+    hedge_ratio_rule: str
+    stress_level: float = Field(description="the index level the stress moves from: the forward, else today's index")
+    stress_reference: str
+    renewal: str = Field("", description="the renewal rule for months after the term (horizon.renewal)")
+    nothing_to_hedge: str | None = Field(None, description="why nothing floats, when nothing does")
+    rho: float | None
+    r2: float | None
+    basis_volatility: float | None
+    band_basis_volatility: float = Field(
+        0.0, description="std of rent changes less the recommended ratio x index changes, per period: the basis of the hedge recommended, the width of the band"
+    )
+    regression: Regression
+    exposure: list[ExposureMonth]
+    floating_gpu_hours: float
+    contract_gpu_hours: float
+    ladder: list[LadderRow]
+    stress: list[StressRow]
+    limits: list[str]
+    notes: list[str]
+
+
+def period_key(day: date, period: str) -> tuple[int, int]:
+    if period == "week":
+        year, week, _ = day.isocalendar()
+        return (year, week)
+    return (day.year, day.month)
+
+
+def last_per_period(series: list[IndexLevel], period: str) -> dict[tuple[int, int], float]:
+    found: dict[tuple[int, int], float] = {}
+    for point in sorted(series, key=lambda p: p.date):
+        found[period_key(point.date, period)] = point.price
+    return found
+
+
+def aligned_changes(rent: list[IndexLevel], index: list[IndexLevel], period: str) -> tuple[np.ndarray, np.ndarray]:
+    """Period changes of the rent and of the index over the periods both have (each period's last value)."""
+    s, f = last_per_period(rent, period), last_per_period(index, period)
+    common = sorted(set(s) & set(f))
+    return np.diff([s[k] for k in common]), np.diff([f[k] for k in common])
+
+
+def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source: str) -> Regression:
+    """h*, rho, R^2 and basis volatility on aligned period changes of rent and index."""
+    ds, df = aligned_changes(rent, index, period)
+    n = len(ds)
+    if n < 2 or float(np.var(df)) == 0.0:
+        return Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=n, insufficient_history=True, source=source)
+    cov = np.cov(ds, df, ddof=1)
+    h = float(cov[0, 1] / cov[1, 1])
+    residual = (ds - ds.mean()) - h * (df - df.mean())
+    se, ci = _slope_interval(residual, df, h)
+    if cov[0, 0] == 0:  # a rent that never moved: nothing to correlate, no price risk in the history
+        return Regression(hedge_ratio=h, h_star_se=se, h_star_ci95=ci, rho=None, r2=None, basis_volatility=0.0, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
+    rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1]))
+    basis = float(np.std(residual, ddof=1)) if n > 1 else 0.0
+    return Regression(
+        hedge_ratio=h, h_star_se=se, h_star_ci95=ci, rho=rho, r2=rho * rho, basis_volatility=basis, changes=n, insufficient_history=n < MIN_CHANGES, source=source
+    )
+
+
+def _slope_interval(residual: np.ndarray, df: np.ndarray, h: float) -> tuple[float | None, tuple[float, float] | None]:
+    """The OLS standard error of the slope, sqrt(sum e^2 / (n - 2) / sum (dF - mean)^2), and its 95%
+    interval with Student's t at n - 2 degrees of freedom (none with fewer than 3 changes)."""
+    n = len(df)
+    if n < 3:
+        return None, None
+    from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf, without importing scipy.stats: 1 s)
+
+    spread = float(((df - df.mean()) ** 2).sum())
+    se = math.sqrt(float((residual**2).sum()) / (n - 2) / spread)
+    half = float(stdtrit(n - 2, 0.975)) * se
+    return se, (h - half, h + half)
+
+
+def recommended_ratio(regression: Regression) -> float:
+    """1 unless the fitted h* differs from 1 significantly (its 95% interval excludes 1), then h*.
+
+    A hedge ratio is a noisy estimate; a one-for-one hedge of a rent that moves with the index is
+    the robust default, and only a history that clearly says otherwise moves it."""
+    h, ci = regression.hedge_ratio, regression.h_star_ci95
+    if h is None or ci is None:
+        return 1.0
+    return h if (ci[0] > 1.0 or ci[1] < 1.0) else 1.0
+
+
+def build_ladder(exposure: list[ExposureMonth], config: HedgeConfig, ratio: float) -> list[LadderRow]:
+    """The layered ladder over floating GPU-hours by month: each bucket hedges its share x ratio of the
+    floating hours in its months, in whole contracts of hedge.contract_gpu_hours."""
+    ladder = []
+    for bucket in sorted(config.ladder, key=lambda b: b.first_month):
+        last = min(bucket.last_month, config.horizon_months)
+        if bucket.first_month > last:
+            continue
+        exposed = sum(e.gpu_hours for e in exposure if e.floating and bucket.first_month <= e.month <= last)
+        notional = bucket.share * ratio * exposed
+        contracts = int(math.floor(notional / config.contract_gpu_hours + 0.5))
+        hedged = contracts * config.contract_gpu_hours
+        ladder.append(
+            LadderRow(
+                months=f"{bucket.first_month}-{last}",
+                first_month=bucket.first_month,
+                last_month=last,
+                exposed_gpu_hours=exposed,
+                share=bucket.share,
+                notional_gpu_hours=notional,
+                contracts=contracts,
+                hedged_gpu_hours=hedged,
+                hedged_share=hedged / exposed if exposed else None,
+            )
+        )
+    return ladder
+
+
+def hedge_plan(
+    ev: Evaluation,
+    config: HedgeConfig,
+    index: list[IndexLevel],
+    rent: list[IndexLevel] | None,
+    fx: float,
+    offer_id: str | None = None,
+    rent_source: str = "market/rent.csv",
+    horizon: HorizonConfig | None = None,
+) -> HedgePlan:
+    """Exposure from delivery, the hedge ratio with its precision, the ladder, the stress at the forward."""
+    horizon = horizon or HorizonConfig()
+    offer_id = offer_id or config.offer or ev.summary.recommended
+    if offer_id is None:
+        raise InputError([Problem("hedge", None, "--offer", "no acceptable offer to hedge: name one with --offer")])
+    try:
+        record = ev.offer(offer_id)
+    except KeyError:
+        raise InputError([unknown_offer(offer_id, [o.id for o in ev.offers], field="--offer")]) from None
+    latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
+    if latest is None:
+        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
+    history = [p for p in index if p.date <= ev.as_of]
+    notes: list[str] = []
+    pricing = record.terms.pricing
+    linked = pricing.index_linked
+
+    # Regression: your rent against the index. Without a rent history there is no fit, no R^2 and no
+    # claim that the rent tracked the index: the ratio is 1 by contract (index-linked) or by assumption.
+    if rent:
+        regression = regress([p for p in rent if p.date <= ev.as_of], history, config.period, rent_source)
+        if regression.insufficient_history:
+            notes.append(f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)")
+        if regression.hedge_ratio is None:
+            notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
+    else:
+        regression = Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none")
+        if linked is not None:
+            notes.append("no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; the basis to the settlement index is unknown")
+        else:
+            notes.append("no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is unknown")
+    ratio = recommended_ratio(regression)
+    if regression.h_star_ci95 is not None:
+        low, high = regression.h_star_ci95
+        verdict = "excludes 1: the ladder uses h*" if ratio != 1.0 else "includes 1: the ladder uses 1"
+        notes.append(f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}")
+    basis = regression.basis_volatility or 0.0
+    if rent and regression.hedge_ratio is not None and ratio != regression.hedge_ratio:
+        # The band belongs to the hedge recommended: what rent changes leave once the recommended
+        # ratio x the index change is taken out (at h* that is the regression's residual; at any other
+        # ratio it is wider).
+        ds, df = aligned_changes([p for p in rent if p.date <= ev.as_of], history, config.period)
+        basis = float(np.std(ds - ratio * df, ddof=1))
+
+    # Exposure by month, from delivery and with the ramp: nothing is hedged before the GPUs arrive.
+    exposure = []
+    months = service_months(record, config.horizon_months, horizon, ev.as_of)
+    no_rent = record.pricing_basis in ("owned", "per_token")
+    if no_rent:
+        kind = "an owned offer" if record.pricing_basis == "owned" else "a per-token offer"
+        notes.append(f"{kind} pays no GPU-hour rent: nothing to hedge against a rental index")
+    for month, gpus, phase, _ in months:
+        hours = gpus * HOURS_PER_MONTH
+        if no_rent:
+            exposure.append(ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="no rental exposure"))
+        elif phase == "before delivery":
+            exposure.append(ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="before delivery: nothing to hedge"))
+        elif phase == "term" and linked is not None:
+            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="index-linked price"))
+        elif phase == "renewal" and horizon.renewal != "escalate":
+            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="after the term: renewal at the market"))
+        elif phase == "renewal":
+            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="after the term: renewal at the escalated price"))
+        else:
+            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="fixed price"))
+    start = next((m for m, _, phase, _ in months if phase != "before delivery"), None)
+    if start is not None and start > 1 and not no_rent:
+        notes.append(f"delivered in month {start}: the months before are not hedged")
+    if linked is not None and linked.cap is not None:
+        notes.append(f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost")
+    if linked is not None and linked.floor is not None:
+        notes.append(f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving")
+    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
+    nothing = None
+    if floating_hours == 0:
+        if no_rent:
+            nothing = "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
+        elif horizon.renewal == "escalate" and any(e.reason.startswith("after the term") for e in exposure):
+            nothing = f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed at the escalated price (horizon.renewal: escalate)"
+        else:
+            nothing = f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
+
+    ladder = build_ladder(exposure, config, ratio)
+
+    # Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months.
+    hedged_by_month: dict[int, float] = {}
+    for row in ladder:
+        bucket_months = [e.month for e in exposure if e.floating and row.first_month <= e.month <= row.last_month]
+        for month in bucket_months:
+            hedged_by_month[month] = row.hedged_gpu_hours / len(bucket_months)
+    periods_per_month = 52 / 12 if config.period == "week" else 1.0
+
+    # Stress at the forward: futures are bought at the forward, so the hedge pays the index's move away
+    # from it; the unhedged cost is what the floating months cost at the moved index.
+    level = config.forward if config.forward is not None else latest.price
+    reference = (
+        f"the forward {level:.2f} {ev.currency}/GPU-hour (hedge.forward)"
+        if config.forward is not None
+        else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
+    )
+    rent_now = record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0
+    contract = record.terms.contract
+    k_of = {month: k for month, _, _, k in months}
+
+    def floating_rent(month: int, reason: str, index_then: float) -> float:
+        if reason == "index-linked price" and linked is not None:
+            return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
+        escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
+        return renewal_rent(horizon.renewal, renewal_base(rent_now, contract, record.term_months), latest.price, index_then, linked, fx, pricing.discount, ratio, escalated)
+
+    def floating_cost(move: float) -> float:
+        return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)
+
+    base = floating_cost(0.0)
+    # A band is a width: short hedges (a negative h*) carry basis risk too.
+    band = 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
+    stress = []
+    for move in STRESS_MOVES if nothing is None else ():
+        unhedged = floating_cost(move)
+        payoff = sum(row.hedged_gpu_hours for row in ladder) * level * move
+        stress.append(
+            StressRow(
+                index_move=move,
+                index_level=level * (1 + move),
+                unhedged=unhedged,
+                hedge_payoff=payoff,
+                hedged=unhedged - payoff,
+                unhedged_change=unhedged - base,
+                hedged_change=unhedged - payoff - base,
+                basis_band=band,
+            )
+        )
+    return HedgePlan(
+        offer=record.id,
+        vendor=record.vendor,
+        currency=ev.currency,
+        as_of=ev.as_of,
+        horizon_months=config.horizon_months,
+        period=config.period,
+        index_date=latest.date,
+        index_level=latest.price,
+        h_star=regression.hedge_ratio,
+        h_star_se=regression.h_star_se,
+        h_star_ci95=regression.h_star_ci95,
+        hedge_ratio=ratio,
+        hedge_ratio_rule=RATIO_RULE,
+        stress_level=level,
+        stress_reference=reference,
+        renewal=RENEWAL_RULES[horizon.renewal],
+        nothing_to_hedge=nothing,
+        rho=regression.rho,
+        r2=regression.r2,
+        basis_volatility=regression.basis_volatility,
+        band_basis_volatility=basis,
+        regression=regression,
+        exposure=exposure,
+        floating_gpu_hours=floating_hours,
+        contract_gpu_hours=config.contract_gpu_hours,
+        ladder=ladder if nothing is None else [],
+        stress=stress,
+        limits=list(LIMITS),
+        notes=notes,
+    )
+
+
+def load_series(path: Path, display: str | None = None) -> list[IndexLevel]:
+    from procure.io.files import own_input
+
+    own_input(path)  # an output of the same run may never replace it
+    levels, problems = read_price_series(path, display or str(path))
+    if problems:
+        raise InputError(problems)
+    return levels
+
+
+def plan_for_workspace(ws: Workspace, ev: Evaluation, offer: str | None = None, index: Path | None = None, rent: Path | None = None) -> HedgePlan:
+    """The hedge plan with the workspace's defaults: market/index.csv, and market/rent.csv for an offer
+    priced at the market (an index-linked offer's rent is index + spread by contract; a rent history
+    is used for it only when given explicitly)."""
+    chosen = offer or ws.config.hedge.offer or ev.summary.recommended
+    record = next((o for o in ev.offers if o.id == chosen), None)
+    fx = ws.fx_rate(record.currency) if record else 1.0
+    index_levels = load_series(index) if index is not None else ws.index
+    default_rent = ws.root / "market" / "rent.csv"
+    if rent is not None:
+        rent_levels, source = load_series(rent), str(rent)
+    elif default_rent.is_file() and not (record and record.pricing_basis == "index"):
+        rent_levels, source = load_series(default_rent, "market/rent.csv"), "market/rent.csv"
+    else:
+        rent_levels, source = None, ""
+    return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon)
+
+
+PLAN_HEDGE_ID = "plan"
+PLAN_RATIO_RULE = "hedge ratio 1: no rent history exists for the plan's mix of pay-as-used and index-linked capacity"
+
+
+def plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[float], float]:
+    """GPU-hours and rent by month that float with the market in a plan (pay-as-used capacity billed by
+    the GPU-hour, index-linked commitments), and the rent of per-token capacity over the horizon."""
+    assert plan.stress is not None
+    hours = list(plan.stress.pay_as_used_gpu_hours)
+    rent = list(plan.stress.pay_as_used_gpu_hour_rent)
+    for line in plan.plan:
+        if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index" and line.start_month:
+            for m in range(line.start_month, (line.end_month or line.start_month) + 1):
+                hours[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH
+                rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.price or 0)
+    return hours, rent, plan.stress.pay_as_used_task_rent
+
+
+def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], plan: PlanResult) -> HedgePlan:
+    """The hedge of the procurement plan: what floats in it (pay-as-used GPU-hours, index-linked
+    commitments), by month of the plan, laddered as procure.yaml's hedge section says, at ratio 1. Their
+    prices are taken to move with the index (list prices of pay-as-used capacity follow the market), so
+    the stress moves their rent by the index's move; the hedge pays contracts x the index's move."""
+    latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
+    if latest is None:
+        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
+    hours, rent, task_rent = plan_floating(plan, ev)
+    span = min(config.horizon_months, plan.demand.months)
+    linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
+    exposure = [
+        ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used or index-linked" if h > 0 else "fixed-price commitments only")
+        for m, h in enumerate(hours[:span])
+    ]
+    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
+    notes = ["the plan's floating GPU-hours are expected, not promised: pay-as-used capacity falls first when demand falls"]
+    if task_rent > 0:
+        notes.append(f"per-token capacity ({task_rent:,.0f} {ev.currency} expected) is priced per token: a GPU-hour index does not move it")
+    nothing = None
+    if floating_hours <= 0:
+        nothing = f"every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over months 1-{span}"
+    ladder = build_ladder(exposure, config, 1.0)
+    level = config.forward if config.forward is not None else latest.price
+    reference = (
+        f"the forward {level:.2f} {ev.currency}/GPU-hour (hedge.forward)"
+        if config.forward is not None
+        else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
+    )
+    base = sum(rent[:span])
+    hedged_total = sum(row.hedged_gpu_hours for row in ladder)
+    stress = []
+    for move in STRESS_MOVES if nothing is None else ():
+        unhedged = base * (1 + move)
+        payoff = hedged_total * level * move
+        stress.append(StressRow(
+            index_move=move, index_level=level * (1 + move), unhedged=unhedged, hedge_payoff=payoff, hedged=unhedged - payoff,
+            unhedged_change=unhedged - base, hedged_change=unhedged - payoff - base, basis_band=0.0,
+        ))
+    vendors = sorted({line.vendor for line in plan.plan if line.role == "pay_as_used"} | set(linked))
+    return HedgePlan(
+        offer=PLAN_HEDGE_ID, vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""), currency=ev.currency, as_of=ev.as_of,
+        horizon_months=span, period=config.period, index_date=latest.date, index_level=latest.price, h_star=None, h_star_se=None, h_star_ci95=None,
+        hedge_ratio=1.0, hedge_ratio_rule=PLAN_RATIO_RULE, stress_level=level, stress_reference=reference, renewal="", nothing_to_hedge=nothing,
+        rho=None, r2=None, basis_volatility=None, band_basis_volatility=0.0,
+        regression=Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none"),
+        exposure=exposure, floating_gpu_hours=floating_hours, contract_gpu_hours=config.contract_gpu_hours, ladder=ladder if nothing is None else [],
+        stress=stress, limits=list(LIMITS), notes=notes,
+    )
+
+
+def recommended_hedge(ws: Workspace, ev: Evaluation, plan: PlanResult | None, offer: str | None = None, index: Path | None = None, rent: Path | None = None) -> HedgePlan:
+    """The hedge of the recommendation: the plan's when the recommendation is a plan (and no offer is
+    named by --offer or hedge.offer), else the offer's."""
+    rec = ev.recommendation
+    if offer is None and ws.config.hedge.offer is None and rec is not None and rec.kind == "plan" and plan is not None:
+        return plan_hedge(ev, ws.config.hedge, load_series(index) if index is not None else ws.index, plan)
+    return plan_for_workspace(ws, ev, offer or ws.config.hedge.offer or (rec.offer if rec is not None and rec.kind == "offer" else None), index, rent)

@@ -1,0 +1,516 @@
+"""Run history in SQLite and the differences between two Evaluations.
+
+Buyers re-check vendors every month from scripts and CI. Each saved run keeps the whole Evaluation
+JSON, the input hashes, a label and the time, in one transaction, in `.procure/history.sqlite` inside
+the workspace. Several processes may save at once (SQLite's locking with a generous busy timeout);
+a corrupt or newer-schema database is reported, never silently reset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from contextlib import closing
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from procure.model.units import PerThousand
+
+from procure.errors import InputError, Problem
+from procure.analysis.evaluate import Evaluation
+
+HISTORY_FILE = Path(".procure") / "history.sqlite"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 5.0  # saves take milliseconds: waiting longer only hides a process that holds the lock
+DISPLAY = HISTORY_FILE.as_posix()
+
+
+class RunInfo(PerThousand):
+    id: int
+    saved_at: str = Field(description="UTC time the run was saved")
+    as_of: date
+    label: str | None
+    top_offer: str | None
+    top_cost_per_task: float | None
+    offers: int
+    acceptable: int
+
+
+def _problem(message: str) -> InputError:
+    return InputError([Problem(DISPLAY, None, "", message)])
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """SQLite's "database is locked" / "busy": another process holds the history, it is not damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+BUSY_MESSAGE = (
+    "the history is busy: another process holds it locked (waited {s:g} s); try again when it has finished, "
+    "the history is fine and nothing was changed"
+)
+
+
+def _busy_problem() -> InputError:
+    return _problem(BUSY_MESSAGE.format(s=BUSY_TIMEOUT_S))
+
+
+def connect(root: Path, create: bool = True) -> sqlite3.Connection:
+    """Open (and on first use create) the history, checking that it is ours and not newer."""
+    from procure.io.files import check_link
+
+    path = Path(root) / HISTORY_FILE
+    # The history (or its folder) linked out of the workspace would make procure write into a
+    # foreign database: refused, as links out of the workspace are for every file.
+    for part in (path.parent, path):
+        if part.is_symlink() or part.exists():
+            check_link(part, DISPLAY, root)
+    if path.exists() and not path.is_file():
+        raise _problem("is not a regular file: refused")
+    if not path.exists() and not create:
+        raise _problem("no saved runs yet: save one with `procure evaluate --save`")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise _problem(f"cannot open the history: {exc}") from None
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise _problem(f"the history was written by a newer procure (schema {version}; this one reads {SCHEMA_VERSION}): upgrade procure")
+        if version == 0:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won the race
+                db.execute(
+                    """CREATE TABLE IF NOT EXISTS runs (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        saved_at TEXT NOT NULL,
+                        as_of TEXT NOT NULL,
+                        label TEXT,
+                        top_offer TEXT,
+                        top_cost_per_task REAL,
+                        offers INTEGER NOT NULL,
+                        acceptable INTEGER NOT NULL,
+                        inputs TEXT NOT NULL,
+                        evaluation TEXT NOT NULL
+                    )"""
+                )
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        db.execute("SELECT count(*) FROM runs").fetchone()
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        if _busy(exc):
+            raise _busy_problem() from None
+        raise _problem(f"the history database is unreadable ({exc}); move it away to start a new history, nothing was changed") from None
+    except InputError:
+        db.close()
+        raise
+    return db
+
+
+def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
+    """Store one Evaluation in one transaction; returns its run id."""
+    from procure.textsafe import printable, unsafe_characters
+
+    found = unsafe_characters(label) if label is not None else None
+    if found:  # a label is shown by `history` like vendor text: an escape sequence would drive the terminal
+        raise InputError([Problem("--label", None, "", f"holds {found} ({printable(label or '')}): refused, as in vendor text; nothing was saved")])
+    leader = ev.ranked[0] if ev.ranked else None
+    row = (
+        datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
+        ev.as_of.isoformat(),
+        label,
+        leader.id if leader else None,
+        leader.metrics["cost_per_task"] if leader else None,
+        len(ev.offers),
+        len(ev.ranked),
+        json.dumps([i.model_dump() for i in ev.inputs]),
+        ev.to_json(),
+    )
+    with closing(connect(root)) as db:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            cursor = db.execute(
+                "INSERT INTO runs (saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable, inputs, evaluation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+            )
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            if _busy(exc):
+                raise _busy_problem() from None
+            raise _problem(f"could not save the run: {exc}") from None
+        return int(cursor.lastrowid or 0)
+
+
+def _damaged(exc: Exception) -> InputError:
+    if isinstance(exc, sqlite3.Error) and _busy(exc):
+        return _busy_problem()
+    return _problem(f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was changed")
+
+
+def list_runs(root: Path) -> list[RunInfo]:
+    """The saved runs, oldest first; none (not an error) before the first `evaluate --save`."""
+    if not (Path(root) / HISTORY_FILE).exists() and not (Path(root) / HISTORY_FILE).is_symlink():
+        return []
+    with closing(connect(root, create=False)) as db:
+        try:
+            rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
+            return [RunInfo(id=r[0], saved_at=r[1], as_of=r[2], label=r[3], top_offer=r[4], top_cost_per_task=r[5], offers=r[6], acceptable=r[7]) for r in rows]
+        except (sqlite3.DatabaseError, ValidationError) as exc:
+            raise _damaged(exc) from None
+
+
+def load_run(root: Path, run_id: int) -> Evaluation:
+    with closing(connect(root, create=False)) as db:
+        try:
+            found = db.execute("SELECT evaluation FROM runs WHERE id = ?", (run_id,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(exc) from None
+    if found is None:
+        raise _problem(f"no saved run {run_id} (see `procure history`)")
+    return _parse(found[0], f"{DISPLAY} run {run_id}")
+
+
+def latest_run_id(root: Path, before: int | None = None) -> int | None:
+    if before is not None:
+        before = min(before, 2**63 - 1)  # SQLite integers are 64-bit; every id is below this
+    with closing(connect(root, create=False)) as db:
+        try:
+            if before is None:
+                found = db.execute("SELECT max(id) FROM runs").fetchone()
+            else:
+                found = db.execute("SELECT max(id) FROM runs WHERE id < ?", (before,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(exc) from None
+    return found[0] if found else None
+
+
+MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
+MAX_EVALUATION_BYTES = 16 * 1024 * 1024  # an offer takes about 12 kB (the example: 12 offers, 148 kB), parsing about 13 times the file
+
+
+def run_id(ref: str) -> int | None:
+    """A run id written in ASCII digits (not '²' or other Unicode digits), or None."""
+    if not (ref.isascii() and ref.isdigit()):
+        return None
+    return int(ref)
+
+
+def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
+    """A run id from the history, or a path to an Evaluation JSON file; with a label for it."""
+    from procure.textsafe import printable
+    from procure.io.yamlsafe import read_text
+
+    number = run_id(ref)
+    if number is not None:
+        if number > MAX_RUN_ID:
+            raise _problem(f"no saved run {number} (see `procure history`)")
+        return load_run(root, number), f"run {ref}"
+    path = Path(ref)
+    if not path.exists() and not path.is_symlink():
+        raise InputError([Problem(ref, None, "", "neither a run id nor a readable Evaluation JSON file (no such file)")])
+    text = read_text(path, ref, MAX_EVALUATION_BYTES)  # a regular file only: a pipe or /dev/zero never ends
+    ev = _parse(text, ref)
+    _check_text(ev, ref)
+    return ev, printable(ref)
+
+
+def _check_text(ev: Evaluation, display: str) -> None:
+    """An Evaluation file is input like any other: text holding control characters or bidirectional
+    overrides (which would drive or spoof the terminal) is refused, with where it is; so is a number
+    that is not finite (NaN compares unequal to everything, so NaN costs would read as "no changes")
+    and an offer id listed twice (500 copies of each offer would read as "the same 12 offers")."""
+    import math
+
+    from procure.textsafe import unsafe_characters
+
+    seen: dict[str, int] = {}
+    for index, record in enumerate(ev.offers):
+        if record.id in seen:
+            raise InputError([Problem(display, None, f"offers[{index}].id", f"offer {record.id} is listed twice (also offers[{seen[record.id]}]): each offer appears once")])
+        seen[record.id] = index
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError([Problem(display, None, where, f"is {value}: every figure of an Evaluation is a finite number")])
+        if isinstance(value, str):
+            found = unsafe_characters(value)
+            if found:
+                raise InputError([Problem(display, None, where, f"holds {found}: refused (an Evaluation file is text from outside)")])
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key, where)
+                walk(item, f"{where}.{key}" if where else str(key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, f"{where}[{index}]")
+
+    walk(ev.model_dump(), "")  # Python values: the JSON form would show NaN as null
+
+
+def _parse(text: str, display: str) -> Evaluation:
+    try:
+        return Evaluation.model_validate_json(text)
+    except ValueError as exc:
+        if not isinstance(exc, ValidationError):
+            raise InputError([Problem(display, None, "", f"not an Evaluation this procure reads: {exc}")]) from None
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError([Problem(display, None, where, f"not an Evaluation this procure reads: {first['msg']}")]) from None
+
+
+# --- differences --------------------------------------------------------------------------------
+
+
+class Driver(PerThousand):
+    """One input behind a move of an offer's cost per task: its old and new value, and its share."""
+
+    PER_TASK = ('contribution',)  # costs per task, each with its figure per 1,000 tasks in JSON
+
+
+    field: str = Field(description="the figure that changed, as the Evaluation names it (metrics.<key>, or workload.<key>)")
+    label: str
+    before: float | None
+    after: float | None
+    contribution: float = Field(description="the part of the cost-per-task change it explains (workspace currency per task)")
+    share: float = Field(description="contribution / the whole change of the cost per task (the shares add up to 1)")
+
+
+# What a GPU-hour offer's cost per task is made of (docs/cost-model.md): full cost per GPU-hour, the
+# sum of these, over successful tasks per GPU-hour, the product of those (and 3,600 / output tokens).
+COST_PARTS = {"rent": "rent/GPU-h", "fees": "fees/GPU-h", "financing": "financing/GPU-h", "prepay_risk": "prepay risk/GPU-h", "ops": "staff/GPU-h", "software": "software/GPU-h"}
+TASK_FACTORS = {"throughput": "throughput tok/s/GPU", "availability": "availability", "success_rate": "success rate", "utilization": "utilization", "fill": "fill"}
+# Per-token offers: the cost per task is the sum of these.
+TOKEN_PARTS = {"rent_per_task": "tokens/task", "fees_per_task": "fees/task", "ops_per_task": "staff/task"}
+
+
+def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) -> list[Driver]:
+    """Which inputs moved an offer's cost per task, and how much of the move each explains.
+
+    cost = F / T with F = rent + fees + financing + prepay risk + staff + software (per GPU-hour)
+    and T = throughput x 3,600 / output tokens x availability x success rate x utilization x fill.
+    The change splits exactly in two at the midpoint, dC = dF x mean(1/T) + d(1/T) x mean(F); dF
+    among the parts of F by their own changes, d(1/T) among the factors of T by their changes of
+    logarithm (ln T is their sum). Per-token offers: the parts of the cost per task add up.
+    A rent that moved with an unchanged list price is named by the discount (or the index).
+    """
+    mb, ma = before.metrics, after.metrics
+    cost_b, cost_a = mb.get("cost_per_task"), ma.get("cost_per_task")
+    if cost_b is None or cost_a is None or cost_a == cost_b:
+        return []
+    total = cost_a - cost_b
+    raw: list[tuple[str, str, float | None, float | None, float]] = []
+    if after.pricing_basis == "per_token" or before.pricing_basis == "per_token":
+        for key, label in TOKEN_PARTS.items():
+            b, a = mb.get(key) or 0.0, ma.get(key) or 0.0
+            if a != b:
+                raw.append((f"metrics.{key}", label, b, a, a - b))
+    else:
+        full_b, full_a = mb.get("full"), ma.get("full")
+        tasks_b, tasks_a = mb.get("successful_tasks_per_gpu_hour"), ma.get("successful_tasks_per_gpu_hour")
+        if not all(isinstance(x, (int, float)) and x > 0 for x in (full_b, full_a, tasks_b, tasks_a)):
+            return []
+        per_task = (1 / tasks_b + 1 / tasks_a) / 2
+        for key, label in COST_PARTS.items():
+            b, a = mb.get(key) or 0.0, ma.get(key) or 0.0
+            if a != b:
+                if key == "rent" and mb.get("list_price") != ma.get("list_price"):
+                    raw.append(("metrics.list_price", "list price/GPU-h", mb.get("list_price"), ma.get("list_price"), (a - b) * per_task))
+                else:
+                    raw.append((f"metrics.{key}", label, b, a, (a - b) * per_task))
+        inverse_change = (1 / tasks_a - 1 / tasks_b) * (full_b + full_a) / 2
+        logs: list[tuple[str, str, float, float, float]] = []
+        for key, label in TASK_FACTORS.items():
+            b, a = mb.get(key), ma.get(key)
+            if b and a and a != b:
+                logs.append((f"metrics.{key}", label, b, a, math.log(a / b)))
+        if output_tokens[0] != output_tokens[1]:
+            logs.append(("workload.output_tokens", "output tokens/task", output_tokens[0], output_tokens[1], -math.log(output_tokens[1] / output_tokens[0])))
+        log_total = math.log(tasks_a / tasks_b)
+        if logs and log_total:
+            for field, label, b, a, d in logs:
+                raw.append((field, label, b, a, inverse_change * d / log_total))
+    drivers = [Driver(field=f, label=l, before=b, after=a, contribution=c, share=c / total) for f, l, b, a, c in raw if c]
+    return sorted(drivers, key=lambda d: -abs(d.contribution))
+
+
+class OfferDiff(PerThousand):
+    PER_TASK = ('cost_before', 'cost_after', 'cost_change')  # costs per task, each with its figure per 1,000 tasks in JSON
+
+    id: str
+    vendor: str
+    status: str = Field(description="new, removed, expired or present")
+    rank_before: int | None = None
+    rank_after: int | None = None
+    grade_before: str | None = None
+    grade_after: str | None = None
+    acceptable_before: bool | None = None
+    acceptable_after: bool | None = None
+    gates_failed_before: list[str] = Field(default_factory=list)
+    gates_failed_after: list[str] = Field(default_factory=list)
+    cost_before: float | None = None
+    cost_after: float | None = None
+    cost_change: float | None = None
+    cost_change_share: float | None = None
+    explained_by: list[Driver] = Field(default_factory=list, description="for a moved cost per task: the inputs that changed, old and new, and the share of the move each explains")
+
+    @property
+    def rank_changed(self) -> bool:
+        return self.status == "present" and self.rank_before != self.rank_after
+
+    @property
+    def changed(self) -> bool:
+        """Anything differs: presence, rank, grade, acceptance, failed gates or cost."""
+        return (
+            self.status != "present"
+            or self.rank_before != self.rank_after
+            or self.grade_before != self.grade_after
+            or self.acceptable_before != self.acceptable_after
+            or self.gates_failed_before != self.gates_failed_after
+            or self.cost_before != self.cost_after
+        )
+
+    @property
+    def grade_changed(self) -> bool:
+        return self.status == "present" and self.grade_before != self.grade_after
+
+    @property
+    def gates_changed(self) -> bool:
+        return self.status in ("present", "expired") and (self.acceptable_before != self.acceptable_after or self.gates_failed_before != self.gates_failed_after)
+
+
+class AssumptionChange(BaseModel):
+    path: str
+    before: Any
+    after: Any
+
+
+class Diff(BaseModel):
+    base: str
+    head: str
+    base_as_of: date
+    head_as_of: date
+    leader_before: str | None
+    leader_after: str | None
+    offers: list[OfferDiff]
+    assumptions: list[AssumptionChange] = Field(description="changes in the workload, assumptions and policy of procure.yaml")
+
+    @property
+    def new_cheapest(self) -> bool:
+        return self.leader_before != self.leader_after
+
+    @property
+    def unchanged(self) -> bool:
+        """Nothing differs between the two evaluations but, perhaps, their dates."""
+        return not self.assumptions and not self.new_cheapest and not any(o.changed for o in self.offers)
+
+
+def _failed(record: Any) -> list[str]:
+    return sorted(g.gate for g in record.gates if not g.passed)
+
+
+def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -> Diff:
+    before = {o.id: o for o in base.offers}
+    after = {o.id: o for o in head.offers}
+    changes = []
+    for offer_id in sorted(set(before) | set(after)):
+        b, a = before.get(offer_id), after.get(offer_id)
+        if b is None and a is not None:
+            changes.append(OfferDiff(id=offer_id, vendor=a.vendor, status="new", rank_after=a.rank, grade_after=a.grade, acceptable_after=a.acceptable, gates_failed_after=_failed(a), cost_after=a.metrics["cost_per_task"]))
+            continue
+        if a is None and b is not None:
+            changes.append(OfferDiff(id=offer_id, vendor=b.vendor, status="removed", rank_before=b.rank, grade_before=b.grade, acceptable_before=b.acceptable, gates_failed_before=_failed(b), cost_before=b.metrics["cost_per_task"]))
+            continue
+        assert a is not None and b is not None
+        cost_b, cost_a = b.metrics["cost_per_task"], a.metrics["cost_per_task"]
+        change = cost_a - cost_b if cost_a is not None and cost_b is not None else None
+        expired = "validity" in _failed(a) and "validity" not in _failed(b)
+        changes.append(
+            OfferDiff(
+                id=offer_id,
+                vendor=a.vendor,
+                status="expired" if expired else "present",
+                rank_before=b.rank,
+                rank_after=a.rank,
+                grade_before=b.grade,
+                grade_after=a.grade,
+                acceptable_before=b.acceptable,
+                acceptable_after=a.acceptable,
+                gates_failed_before=_failed(b),
+                gates_failed_after=_failed(a),
+                cost_before=cost_b,
+                cost_after=cost_a,
+                cost_change=change,
+                cost_change_share=change / cost_b if change is not None and cost_b else None,
+                explained_by=explain_move(b, a, (base.workload.output_tokens, head.workload.output_tokens)),
+            )
+        )
+    return Diff(
+        base=base_label,
+        head=head_label,
+        base_as_of=base.as_of,
+        head_as_of=head.as_of,
+        leader_before=base.summary.recommended,
+        leader_after=head.summary.recommended,
+        offers=changes,
+        assumptions=_assumption_changes(base, head),
+    )
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        found: dict[str, Any] = {}
+        for key, item in value.items():
+            found.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return found
+    return {prefix: value}
+
+
+def _assumption_changes(base: Evaluation, head: Evaluation) -> list[AssumptionChange]:
+    def settings(ev: Evaluation) -> dict[str, Any]:
+        return _flatten({"workload": ev.workload.model_dump(mode="json"), "assumptions": ev.assumptions.model_dump(mode="json"), "policy": ev.policy.model_dump(mode="json")})
+
+    b, a = settings(base), settings(head)
+    return [AssumptionChange(path=key, before=b.get(key), after=a.get(key)) for key in sorted(set(b) | set(a)) if b.get(key) != a.get(key)]
+
+
+# --- thresholds ---------------------------------------------------------------------------------
+
+CONDITIONS = ("rank-change", "grade-change", "new-cheapest", "gate-change")
+
+
+class Breach(BaseModel):
+    condition: str
+    detail: str
+
+
+def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...]) -> list[Breach]:
+    """The thresholds a re-evaluation breaches: cost increases past `max_increase` on each offer
+    acceptable in both runs, and the conditions named in `fail_on`."""
+    found = []
+    if max_increase is not None:
+        for o in result.offers:
+            # A rise of exactly the limit is within it (float dust aside).
+            if o.acceptable_before and o.acceptable_after and o.cost_change_share is not None and o.cost_change_share > max_increase + 1e-9:
+                found.append(Breach(condition="max-increase", detail=f"{o.id}: cost per task up {o.cost_change_share:.1%} (limit {max_increase:.1%})"))
+    if "rank-change" in fail_on:
+        found += [Breach(condition="rank-change", detail=f"{o.id}: rank from {o.rank_before or 'unranked'} to {o.rank_after or 'unranked'}") for o in result.offers if o.rank_changed]
+    if "grade-change" in fail_on:
+        found += [Breach(condition="grade-change", detail=f"{o.id}: grade from {o.grade_before or 'ungraded'} to {o.grade_after or 'ungraded'}") for o in result.offers if o.grade_changed]
+    if "new-cheapest" in fail_on and result.new_cheapest:
+        found.append(Breach(condition="new-cheapest", detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to {result.leader_after or 'none'}"))
+    if "gate-change" in fail_on:
+        for o in result.offers:
+            if o.gates_changed:
+                found.append(Breach(condition="gate-change", detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to {', '.join(o.gates_failed_after) or 'none'}"))
+    return found

@@ -1,0 +1,483 @@
+"""Delivered against promised, per signed vendor and month; the SLA credits owed; the evidence.
+
+A signed vendor is an offer with a folder in actuals/ (procure/io/actuals.py). For each calendar month
+from its first evidence to the month before `as_of`, the scorecard sets what was delivered beside
+what the evaluation promised:
+
+- output tokens per billed GPU-hour (metrics' output tokens / the invoice's GPU-hours) against the
+  promise: throughput at the target x 3,600 x expected availability x utilization x fill, the
+  output the cost per task was priced on (DESIGN, cost model step 12's denominator);
+- the share of requests served (`requests_ok / (ok + failed)`), the TTFT and end-to-end quantiles
+  against `workload.max_ttft_s`;
+- availability from the incident history (procure/io/incidents.py: the union of down-time incidents
+  over the month) against the SLA, and the credits the contract's terms owe: by tiers (the deepest
+  tier whose `below` the month falls under) or `rate_per_point` per percentage point below the SLA,
+  capped, times the month's invoice;
+- billed against contracted GPU-hours (the billed GPUs x the month's hours);
+- the delivered cost per successful task: the invoice (in the workspace currency) plus the buyer's
+  own staff and software per GPU-hour for the billed hours, over the requests served x the workload's
+  success rate, against the promised cost per task.
+
+A figure whose evidence is missing is None ("no data"), never 0.
+
+The evidence behind each vendor (`Evidence`) is conjugate (Gelman et al., *Bayesian Data Analysis*,
+3rd ed., ch. 2): a Beta posterior for availability (prior: the expected availability worth
+`availability_prior_hours` hours; data: the hours up and down in the months with an incident
+history) and for the served-request rate (prior: Beta(n0, 1), n0 = `success_prior_requests`, the promise
+that every request is served; data: the requests served and failed), and a normal posterior for log(delivered / promised throughput) (prior
+N(0, throughput_prior_sd^2); each month's log ratio an observation of variance throughput_month_sd^2 /
+w, w = the month's billed GPU-hours / (billed GPUs x 730), its exposure), so the ratio is
+log-normal. Months weigh by what was bought in them.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from procure.model.units import PerThousand
+
+from procure.io.actuals import QUANTILES, OfferActuals
+
+HOURS_PER_MONTH = 730.0
+
+
+class MonthScore(PerThousand):
+    month: str
+    data: bool = Field(description="any evidence this month (metrics, invoice or an incident history covering it)")
+    billed_gpu_hours: float | None
+    contracted_gpu_hours: float | None = Field(description="billed GPUs x the month's hours")
+    billed_vs_contracted: float | None
+    output_tokens: float | None
+    delivered_tokens_per_gpu_hour: float | None
+    promised_tokens_per_gpu_hour: float | None
+    throughput_ratio: float | None = Field(description="delivered / promised output tokens per billed GPU-hour")
+    requests_ok: float | None
+    requests_failed: float | None
+    served_rate: float | None = Field(description="requests served / requests finished")
+    ttft_p50_s: float | None
+    ttft_p90_s: float | None
+    ttft_p99_s: float | None
+    e2e_p50_s: float | None
+    e2e_p90_s: float | None
+    e2e_p99_s: float | None
+    ttft_within_limit: bool | None = Field(description="TTFT P50 within workload.max_ttft_s (null: no limit or no data)")
+    availability: float | None
+    sla_availability: float | None
+    sla_breached: bool | None
+    credit_share: float | None = Field(description="share of the month's invoice the terms credit")
+    credits_owed: float | None = Field(description="in the offer's currency; null when no invoice states the month's fee")
+    invoiced: float | None
+    delivered_cost_per_task: float | None
+    promised_cost_per_task: float | None
+    cost_overrun: float | None = Field(description="delivered / promised cost per task - 1")
+    coverage: float | None
+    notes: list[str] = Field(default_factory=list)
+
+
+class Evidence(BaseModel):
+    """Posteriors from the delivered months (module docstring)."""
+
+    months: int = Field(description="months with delivered throughput")
+    exposure_months: float = Field(description="sum of the months' exposure weights (billed GPU-hours / (billed GPUs x 730))")
+    throughput_ratio: float | None = Field(description="posterior median of delivered / promised throughput (log-normal)")
+    throughput_ratio_mean: float | None
+    throughput_log_sd: float | None = Field(description="posterior sd of the log ratio")
+    availability: float | None = Field(description="posterior mean (Beta)")
+    availability_alpha: float | None
+    availability_beta: float | None
+    served_rate: float | None = Field(description="posterior mean (Beta) of the share of requests served")
+    served_alpha: float | None
+    served_beta: float | None
+
+
+class VendorScore(BaseModel):
+    offer: str
+    vendor: str
+    currency: str
+    months: list[MonthScore]
+    credits_owed_total: float
+    breached_months: list[str]
+    evidence: Evidence
+    notes: list[str] = Field(default_factory=list)
+
+
+class ScorecardResult(BaseModel):
+    currency: str
+    vendors: list[VendorScore]
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def month_key(day: date) -> str:
+    return f"{day.year:04d}-{day.month:02d}"
+
+
+def next_month(key: str) -> str:
+    y, m = int(key[:4]), int(key[5:7])
+    return f"{y + (m == 12):04d}-{1 if m == 12 else m + 1:02d}"
+
+
+def month_window(key: str) -> tuple[datetime, datetime]:
+    y, m = int(key[:4]), int(key[5:7])
+    start = datetime(y, m, 1, tzinfo=timezone.utc)
+    return start, start + timedelta(days=calendar.monthrange(y, m)[1])
+
+
+def credit_share(availability: float, sla: float, terms: Any) -> float:
+    """The share of a month's fee the SLA credit terms owe at this availability (0 at or above the SLA).
+
+    Tiers: the credit of the deepest tier whose `below` the availability is under. Else
+    rate_per_point x the percentage points below the SLA. Both capped at `cap`."""
+    if terms is None or availability >= sla:
+        return 0.0
+    if terms.tiers:
+        share = max((t.credit for t in terms.tiers if availability < t.below), default=0.0)
+    else:
+        share = terms.rate_per_point * (sla - availability) * 100
+    return min(share, terms.cap)
+
+
+def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, config: Any) -> Evidence:
+    """The Beta and log-normal posteriors of the module docstring from the months' evidence."""
+    ev = config.evidence
+    prior_var = ev.throughput_prior_sd ** 2
+    precision, weighted, count, exposure = 1.0 / prior_var, 0.0, 0, 0.0
+    billed = record.metrics.get("billed_gpus") or record.gpus or 0
+    for m in months:
+        if m.throughput_ratio is None or m.throughput_ratio <= 0 or not m.billed_gpu_hours or not billed:
+            continue
+        w = m.billed_gpu_hours / (billed * HOURS_PER_MONTH)
+        precision += w / ev.throughput_month_sd ** 2
+        weighted += w * math.log(m.throughput_ratio) / ev.throughput_month_sd ** 2
+        count += 1
+        exposure += w
+    mu = weighted / precision
+    sd = math.sqrt(1.0 / precision)
+    expected_availability = record.metrics.get("availability")
+    a_alpha = a_beta = a_mean = None
+    if expected_availability is not None:
+        n0 = ev.availability_prior_hours
+        a_alpha, a_beta = expected_availability * n0, (1 - expected_availability) * n0
+        for m in months:
+            if m.availability is not None:
+                hours = (month_window(m.month)[1] - month_window(m.month)[0]).total_seconds() / 3600
+                a_alpha += m.availability * hours
+                a_beta += (1 - m.availability) * hours
+        a_mean = a_alpha / (a_alpha + a_beta)
+    s_alpha, s_beta = ev.success_prior_requests, 1.0  # the promise (every request served) as n0 served and one failed
+    for m in months:
+        if m.requests_ok is not None:
+            s_alpha += m.requests_ok
+            s_beta += m.requests_failed or 0.0
+    return Evidence(
+        months=count, exposure_months=exposure,
+        throughput_ratio=math.exp(mu) if count else None, throughput_ratio_mean=math.exp(mu + sd * sd / 2) if count else None,
+        throughput_log_sd=sd if count else None,
+        availability=a_mean, availability_alpha=a_alpha, availability_beta=a_beta,
+        served_rate=s_alpha / (s_alpha + s_beta), served_alpha=s_alpha, served_beta=s_beta,
+    )
+
+
+# --- the scorecard ---------------------------------------------------------------------------------
+
+
+def _months(actuals: OfferActuals, as_of: date) -> list[str]:
+    """From the first month with evidence to the later of its last one and the month before as_of."""
+    keys = set(actuals.metrics) | set(actuals.invoices)
+    keys |= {month_key(i.start.date()) for i in actuals.incidents}
+    if not keys:
+        return []
+    first = min(keys)
+    last = max(max(keys), month_key(as_of.replace(day=1) - timedelta(days=1)))
+    out = [first]
+    while out[-1] < last:
+        out.append(next_month(out[-1]))
+    return out
+
+
+def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) -> VendorScore:
+    from procure.io.incidents import availability
+
+    actuals = workspace.actuals[offer_id]
+    config = workspace.config.actuals
+    record = evaluation.offer(offer_id)
+    offer = next(o for o in workspace.offers if o.id == offer_id)
+    fx = workspace.fx_rate(offer.pricing.currency)
+    m_ = record.metrics
+    billed_gpus = m_.get("billed_gpus") or offer.gpus
+    promised_tpgh = None
+    if m_.get("throughput") and m_.get("availability") is not None:
+        promised_tpgh = m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
+    own_per_gpu_hour = (m_.get("ops") or 0.0) + (m_.get("software") or 0.0)
+    sla = offer.service.sla.availability if offer.service.sla else None
+    terms = offer.contract.sla_credits
+    limit = workspace.config.workload.max_ttft_s
+    covered_from = min((i.start for i in actuals.incidents), default=None)
+    months: list[MonthScore] = []
+    for key in _months(actuals, as_of):
+        met = actuals.metrics.get(key)
+        inv = actuals.invoices.get(key)
+        start, end = month_window(key)
+        hours = (end - start).total_seconds() / 3600
+        notes: list[str] = []
+        avail = None
+        # The buyer's own incident CSV covers every month shown; a Statuspage export (its latest
+        # incidents) covers the months from its oldest incident on.
+        own_record = any(f.endswith(".csv") for f in actuals.incident_files)
+        if actuals.incident_files and (own_record or (covered_from is not None and end > covered_from.replace(day=1))):
+            avail = availability(actuals.incidents, start, end, None, config.down_impacts)
+        gpu_hours = inv.gpu_hours if inv else None
+        tokens = met.output_tokens if met else None
+        delivered = tokens / gpu_hours if tokens is not None and gpu_hours else None
+        ratio = delivered / promised_tpgh if delivered is not None and promised_tpgh else None
+        ok = met.requests_ok if met else None
+        failed = met.requests_failed if met else None
+        served = ok / (ok + (failed or 0)) if ok is not None and (ok + (failed or 0)) > 0 else None
+        share = credit_share(avail, sla, terms) if avail is not None and sla is not None else None
+        breached = avail < sla if avail is not None and sla is not None else None
+        owed = share * inv.amount if share is not None and inv is not None else None
+        if share and inv is None:
+            notes.append("credits owed but no invoice states the month's fee")
+        cost = None
+        if inv is not None and ok and m_.get("success_rate"):
+            cost = (inv.amount * fx + own_per_gpu_hour * inv.gpu_hours) / (ok * m_["success_rate"])
+        promised_cost = m_.get("cost_per_task")
+        contracted = billed_gpus * hours if billed_gpus else None
+        ttft50 = met.ttft.get(0.5) if met else None
+        months.append(MonthScore(
+            month=key, data=bool(met or inv or avail is not None),
+            billed_gpu_hours=gpu_hours, contracted_gpu_hours=contracted,
+            billed_vs_contracted=gpu_hours / contracted if gpu_hours is not None and contracted else None,
+            output_tokens=tokens, delivered_tokens_per_gpu_hour=delivered, promised_tokens_per_gpu_hour=promised_tpgh, throughput_ratio=ratio,
+            requests_ok=ok, requests_failed=failed, served_rate=served,
+            ttft_p50_s=ttft50, ttft_p90_s=met.ttft.get(0.9) if met else None, ttft_p99_s=met.ttft.get(0.99) if met else None,
+            e2e_p50_s=met.e2e.get(0.5) if met else None, e2e_p90_s=met.e2e.get(0.9) if met else None, e2e_p99_s=met.e2e.get(0.99) if met else None,
+            ttft_within_limit=(ttft50 <= limit) if ttft50 is not None and limit is not None else None,
+            availability=avail, sla_availability=sla, sla_breached=breached, credit_share=share, credits_owed=owed,
+            invoiced=inv.amount if inv else None,
+            delivered_cost_per_task=cost, promised_cost_per_task=promised_cost,
+            cost_overrun=cost / promised_cost - 1 if cost is not None and promised_cost else None,
+            coverage=met.coverage if met else None, notes=notes,
+        ))
+    return VendorScore(
+        offer=offer_id, vendor=offer.vendor, currency=offer.pricing.currency or workspace.config.currency, months=months,
+        credits_owed_total=sum(m.credits_owed or 0.0 for m in months),
+        breached_months=[m.month for m in months if m.sla_breached],
+        evidence=posterior(months, record, actuals, config),
+    )
+
+
+def scorecard(workspace: Any, evaluation: Any, as_of: date, offer: str | None = None, months: int | None = None) -> ScorecardResult:
+    ids = sorted(workspace.actuals) if offer is None else [offer]
+    vendors = []
+    for offer_id in ids:
+        score = score_vendor(workspace, evaluation, offer_id, as_of)
+        if months is not None:
+            score.months = score.months[-months:]
+        vendors.append(score)
+    return ScorecardResult(currency=workspace.config.currency, vendors=vendors)
+
+
+# --- renderers -------------------------------------------------------------------------------------
+
+
+def _pct(value: float | None, digits: int = 1) -> str:
+    return "no data" if value is None else f"{value * 100:.{digits}f}%"
+
+
+def _num(value: float | None, fmt: str = ",.0f") -> str:
+    return "no data" if value is None else format(value, fmt)
+
+
+ROW_COLUMNS = (
+    "offer", "month", "data", "billed_gpu_hours", "contracted_gpu_hours", "billed_vs_contracted", "output_tokens",
+    "delivered_tokens_per_gpu_hour", "promised_tokens_per_gpu_hour", "throughput_ratio", "requests_ok", "requests_failed", "served_rate",
+    "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "availability", "sla_availability", "sla_breached",
+    "credit_share", "credits_owed", "invoiced", "delivered_cost_per_task", "promised_cost_per_task", "cost_overrun", "coverage",
+)
+
+
+def scorecard_csv(result: ScorecardResult) -> str:
+    import io
+
+    from procure.textsafe import csv_writer
+
+    buffer = io.StringIO()
+    writer = csv_writer(buffer, lineterminator="\n")
+    writer.writerow(ROW_COLUMNS)
+    for v in result.vendors:
+        for m in v.months:
+            row = m.model_dump()
+            writer.writerow([v.offer] + ["" if row[c] is None else row[c] for c in ROW_COLUMNS[1:]])
+    return buffer.getvalue()
+
+
+def scorecard_markdown(result: ScorecardResult) -> str:
+    from procure.textsafe import markdown_text
+
+    lines = ["# Scorecard: delivered against promised", ""]
+    if not result.vendors:
+        return "\n".join(lines + ["No signed vendor has evidence in actuals/.", ""])
+    for v in result.vendors:
+        lines += [f"## {markdown_text(v.vendor)} ({markdown_text(v.offer)})", ""]
+        lines += ["| month | throughput vs promised | served | TTFT P50 | availability (SLA) | billed / contracted | cost per task vs promised | credits owed |", "|---|---|---|---|---|---|---|---|"]
+        for m in v.months:
+            if not m.data:
+                lines.append(f"| {m.month} | no data | no data | no data | no data | no data | no data | no data |")
+                continue
+            ttft = "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s"
+            sla = "" if m.sla_availability is None else f" ({_pct(m.sla_availability, 2)})"
+            owed = "no SLA" if m.sla_availability is None else "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{_pct(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
+            lines.append(
+                f"| {m.month} | {_pct(m.throughput_ratio)} | {_pct(m.served_rate, 2)} | {ttft} | {_pct(m.availability, 3)}{sla} | {_pct(m.billed_vs_contracted)} | "
+                + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
+            )
+        e = v.evidence
+        lines += ["", f"Evidence: {e.months} months of delivered throughput; "
+                  + (f"delivered/promised throughput {e.throughput_ratio:.3f} (posterior median, log sd {e.throughput_log_sd:.3f})" if e.throughput_ratio else "throughput not yet measured")
+                  + (f"; availability {e.availability:.4f} (posterior mean)" if e.availability is not None else "")
+                  + (f"; served {e.served_rate:.4f}" if e.served_rate is not None else "") + ".", ""]
+        if v.credits_owed_total:
+            lines += [f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).", ""]
+    return "\n".join(lines)
+
+
+def credits_claim(result: ScorecardResult, as_of: date) -> str:
+    """A claim for the SLA credits owed, one section per vendor that owes any, in Markdown."""
+    from procure.textsafe import markdown_text
+
+    lines = [f"# SLA credit claim ({as_of.isoformat()})", ""]
+    owing = [v for v in result.vendors if v.breached_months]
+    if not owing:
+        return "\n".join(lines + ["No vendor owes SLA credits for the months shown.", ""])
+    for v in owing:
+        lines += [f"## {markdown_text(v.vendor)}: contract {markdown_text(v.offer)}", "",
+                  "Under the service level agreement's credit terms we claim the following credits, from our incident record:", "",
+                  "| month | availability delivered | SLA | credit | invoice | credit owed |", "|---|---|---|---|---|---|"]
+        for m in v.months:
+            if not m.sla_breached:
+                continue
+            invoice = "not received" if m.invoiced is None else f"{m.invoiced:,.2f} {v.currency}"
+            owed = "to be applied to the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"
+            lines.append(f"| {m.month} | {_pct(m.availability, 3)} | {_pct(m.sla_availability, 2)} | {_pct(m.credit_share, 1)} | {invoice} | {owed} |")
+        lines += ["", f"Total claimed: {v.credits_owed_total:,.2f} {v.currency}.", ""]
+    return "\n".join(lines)
+
+
+def scorecard_table(result: ScorecardResult) -> Any:
+    from rich.table import Table
+
+    table = Table(title="Delivered against promised")
+    for name in ("vendor", "month", "throughput", "served", "TTFT P50", "availability", "SLA", "billed/contract", "cost/task vs promised", "credits owed"):
+        table.add_column(name)
+    for v in result.vendors:
+        for m in v.months:
+            table.add_row(
+                v.offer, m.month, _pct(m.throughput_ratio), _pct(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s",
+                _pct(m.availability, 3), "" if m.sla_availability is None else _pct(m.sla_availability, 2), _pct(m.billed_vs_contracted),
+                "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
+                "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.0f} {v.currency}" if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice")),
+            )
+    return table
+
+
+def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str]]:
+    """What makes `reevaluate` exit 3: per vendor's latest month with data, an SLA breach, credits
+    owed, or a delivered cost per task above the promised by more than `max_overrun`."""
+    out = []
+    for v in result.vendors:
+        latest = next((m for m in reversed(v.months) if m.data), None)
+        if latest is None:
+            continue
+        if latest.sla_breached:
+            out.append(("sla-breach", f"{v.offer}: {latest.month} availability {_pct(latest.availability, 3)} is below the SLA's {_pct(latest.sla_availability, 2)}"))
+        if latest.credit_share:
+            owed = f"{latest.credits_owed:,.2f} {v.currency}" if latest.credits_owed is not None else f"{latest.credit_share:.0%} of the invoice"
+            out.append(("credits-owed", f"{v.offer}: {latest.month} credits owed: {owed}"))
+        if latest.cost_overrun is not None and latest.cost_overrun > max_overrun:
+            out.append(("delivered-cost", f"{v.offer}: {latest.month} delivered cost per task {latest.cost_overrun * 100:+.1f}% over the promised (limit {max_overrun * 100:.0f}%)"))
+    return out
+
+
+# --- the evidence in the evaluation ----------------------------------------------------------------
+
+
+def delivered_evidence(workspace: Any, day: date, offers: list[Any], costs: list[dict[str, Any]]) -> dict[str, Evidence]:
+    """Each signed offer's posteriors, from its months against the promise (`costs`: the cost model's
+    figures of the promise, in `offers` order)."""
+    from types import SimpleNamespace
+
+    def clean(value: Any) -> float | None:
+        return None if value is None or (isinstance(value, float) and math.isnan(value)) or value != value else float(value)
+
+    promised = {o.id: SimpleNamespace(metrics={k: clean(v) for k, v in c.items()}, gpus=o.gpus) for o, c in zip(offers, costs)}
+    stand_in = SimpleNamespace(offer=lambda offer_id: promised[offer_id])
+    found = {}
+    for offer_id in sorted(workspace.actuals):
+        if offer_id in promised:
+            cache = workspace.actuals[offer_id].evidence_cache
+            if day not in cache:
+                cache[day] = score_vendor(workspace, stand_in, offer_id, day).evidence
+            found[offer_id] = cache[day]
+    return found
+
+
+def apply_evidence(row: dict[str, Any], evidence: Evidence | None) -> dict[str, Any]:
+    """The cost model's input row with the delivered figures: throughput x the posterior median ratio,
+    the reliability factor that makes SLA x factor the posterior availability, the quality pass rate x
+    the posterior share of requests served."""
+    if evidence is None:
+        return row
+    row = dict(row)
+    if evidence.throughput_ratio is not None:
+        row["throughput"] = row["throughput"] * evidence.throughput_ratio
+    sla = row.get("sla_availability")
+    if evidence.availability is not None and sla and sla == sla:
+        row["reliability_factor"] = evidence.availability / sla
+    if evidence.served_rate is not None:
+        row["quality_pass_rate"] = row["quality_pass_rate"] * evidence.served_rate
+    return row
+
+
+def evidence_note(e: Evidence) -> str:
+    parts = []
+    if e.throughput_ratio is not None:
+        parts.append(f"throughput {e.throughput_ratio:.1%} of the promise ({e.months} months)")
+    if e.availability is not None:
+        parts.append(f"availability {e.availability:.3%}")
+    if e.served_rate is not None:
+        parts.append(f"requests served {e.served_rate:.3%}")
+    return "delivered evidence: " + ", ".join(parts) + " (posteriors blended with the promise, docs/actuals.md)"
+
+
+def posteriors_for_draws(evidence: dict[str, Evidence], offers: list[Any], columns: dict[str, Any], spec: Any) -> dict[str, Any]:
+    """What `--uncertainty` draws for each signed offer (procure.analysis.uncertainty.Posterior): the posterior sd
+    of its log throughput ratio and the Beta parameters of its availability and share served, for the
+    figures the evidence set (apply_evidence). An offer whose throughput or availability procure.yaml
+    sets in `uncertainty.offers` keeps that distribution for it. `columns`: the cost model's inputs in
+    `offers` order (an offer without an SLA keeps its availability draw: the evidence did not set it)."""
+    from procure.analysis.uncertainty import Posterior
+
+    sla = {o.id: float(value) for o, value in zip(offers, columns["sla_availability"])}
+    out = {}
+    for offer_id, e in evidence.items():
+        own = spec.offers.get(offer_id)
+        has_sla = offer_id in sla and not math.isnan(sla[offer_id])
+        out[offer_id] = Posterior(
+            throughput_log_sd=e.throughput_log_sd if not (own and own.throughput is not None) else None,
+            availability=(e.availability_alpha, e.availability_beta) if e.availability is not None and has_sla and not (own and own.availability is not None) else None,
+            served=(e.served_alpha, e.served_beta) if e.served_rate is not None else None,
+        )
+    return out
+
+
+def evaluation_posteriors(ev: Any, inputs: Any, spec: Any) -> dict[str, Any]:
+    """posteriors_for_draws from an Evaluation's records (each signed offer's `evidence`)."""
+    found = {r.id: Evidence(**r.evidence) for r in ev.offers if r.evidence}
+    return posteriors_for_draws(found, inputs.offers, inputs.columns, spec) if found else {}

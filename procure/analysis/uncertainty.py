@@ -1,0 +1,603 @@
+"""How robust is the ranking? Monte Carlo ranges and one-at-a-time sensitivity.
+
+A vendor's throughput claim, the availability it will deliver, utilization, staff cost, the index
+level, exchange rates and demand are estimates. Each gets a distribution, as a factor on the stated
+figure, and the cost model runs on arrays of draws x offers in one pass of numpy (no Python loop per
+draw). Draws are correlated the way the world is: throughput is one factor per serving stack (every
+offer on the stack shares it) times one residual per curve (offers on the same reference curve move
+together; an offer's own points are its own curve), times one factor for the gap between benchmark
+and production shared by every GPU-hour offer; availability one draw per operator (two offers of one
+vendor share it);
+utilization, staff cost, the index (shared by every index-linked offer), each exchange rate and
+demand one draw for all offers. Demand reaches the cost through the demand fit: less demand leaves
+committed GPUs idle. The same seed gives the same numbers.
+
+A signed vendor with delivered evidence (procure/analysis/scorecard.py) is drawn from its posteriors instead:
+its throughput is the blended figure times exp(s z), z standard normal and s the posterior sd of the
+log delivered-to-promised ratio (so the ratio drawn is the log-normal posterior itself, its median the
+figure evaluated), its availability a draw of its Beta posterior and its share of requests served a
+draw of that Beta posterior. These are drawn after every other factor, so a workspace without
+evidence draws exactly what it drew before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from procure.model.units import PerThousand
+
+from procure.model.costing import CostModel, Variation, cost_arrays
+from procure.model.inputs import Distribution, Offer, UncertaintyConfig
+
+# The factor the point evaluation put on each offer's stated throughput (a column beside the cost
+# model's inputs): its throughput column is the stated reading times this.
+POINT_COLUMN = "throughput_point_factor"
+# Each offer's reading between frontier points: its gap as a share of the target (0 on a point), whose
+# calibrated range (procure.model.performance.reading_spread) the draws sample, one draw per curve.
+GAP_COLUMN = "reading_gap_share"
+CHUNK_DRAWS = 100
+# The ends of a posterior in the one-at-a-time sensitivity: its 2.5% and 97.5% points.
+POSTERIOR_TAIL = 0.025
+POSTERIOR_Z = 1.959963984540054  # the standard normal's 97.5% point  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
+
+
+def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    bounds = np.array([d.bounds for d in dists], dtype=float).reshape(-1, 3)
+    uniform = np.array([d.uniform is not None for d in dists], dtype=bool)
+    return (bounds[:, 0], bounds[:, 1], bounds[:, 2]), uniform
+
+
+def throughput_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
+    override = config.offers.get(offer.id)
+    if override and override.throughput is not None:
+        return override.throughput
+    source = offer.performance.points_source if offer.performance.points else "reference"
+    return config.throughput[source] if source in config.throughput else Distribution(triangular=(1.0, 1.0, 1.0))
+
+
+def throughput_group(offer: Offer, config: UncertaintyConfig) -> str:
+    """The curve an offer's throughput draw belongs to: offers on the same reference curve share it."""
+    override = config.offers.get(offer.id)
+    if offer.performance.points or (override and override.throughput is not None) or not offer.performance.reference:
+        return f"offer:{offer.id}"
+    return f"curve:{offer.performance.reference}"
+
+
+def stack_group(offer: Offer) -> str:
+    """The serving stack an offer's shared throughput factor belongs to: performance.stack; unnamed, the
+    reference curve it reads (one curve is one stack), else its own."""
+    stack = offer.performance.stack
+    if stack and stack.strip():
+        return f"stack:{' '.join(stack.split()).casefold()}"
+    if not offer.performance.points and offer.performance.reference:
+        return f"curve:{offer.performance.reference}"
+    return f"offer:{offer.id}"
+
+
+def operator_group(offer: Offer, config: UncertaintyConfig) -> str:
+    """The operator an offer's availability draw belongs to: two offers of one vendor share it (one fleet,
+    one operations team), unless procure.yaml gives the offer a distribution of its own."""
+    override = config.offers.get(offer.id)
+    if override and override.availability is not None:
+        return f"offer:{offer.id}"
+    return f"vendor:{' '.join(offer.vendor.split()).casefold()}"
+
+
+def point_throughput_factor(offer: Offer, config: UncertaintyConfig) -> float:
+    """The factor the point evaluation puts on a stated throughput: the mean of the offer's curve
+    factor times the mean of its serving stack's factor times, for a GPU-hour offer, the mean of
+    benchmark to production. The point is then the cost at the draws' own expected throughput, and
+    every draw is a factor on it (mean 1)."""
+    if offer.per_token:
+        return 1.0
+    return throughput_distribution(offer, config).mean * config.stack.mean * config.production.mean
+
+
+def availability_distribution(offer: Offer, config: UncertaintyConfig) -> Distribution:
+    override = config.offers.get(offer.id)
+    return override.availability if override and override.availability is not None else config.availability
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """A signed vendor's delivered evidence as the draws read it (procure.analysis.scorecard.Evidence): the
+    posterior sd of log(delivered / promised throughput), and the Beta parameters (alpha, beta) of
+    its availability and of its share of requests served; None where there is no such evidence."""
+
+    throughput_log_sd: float | None = None
+    availability: tuple[float, float] | None = None
+    served: tuple[float, float] | None = None
+
+
+@dataclass
+class Draws:
+    """Factors for every draw: per offer (draws, n) or common to all offers (draws, 1)."""
+
+    throughput: np.ndarray
+    availability: np.ndarray
+    utilization: np.ndarray
+    fte_cost: np.ndarray
+    index: np.ndarray
+    fx: np.ndarray  # (draws, currencies): one draw per currency
+    currency_column: np.ndarray  # (n,): each offer's column in fx
+    demand: np.ndarray | None = None  # (draws, 1): factor on tasks per month, common to all offers
+    # Signed vendors drawn from their posteriors (Posterior): the offers' columns and (draws, k) draws.
+    lognormal_columns: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=int))
+    lognormal: np.ndarray | None = None  # exp(s z): factor on the blended throughput
+    beta_availability_columns: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=int))
+    beta_availability: np.ndarray | None = None  # Beta draw / its mean: factor on the point (the posterior mean)
+    beta_served_columns: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=int))
+    beta_served: np.ndarray | None = None  # Beta draw / its mean: factor on the point's share served
+
+
+def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) -> np.ndarray:
+    """(draws, len(dists)) factors, one column per distribution, with numpy's own samplers.
+
+    Columns are drawn in a fixed order (triangular, then uniform); a zero-width distribution is its
+    value exactly, so that "no uncertainty" reproduces the evaluated figures bit for bit.
+    """
+    (low, mode, high), uniform = _params(dists)
+    fixed = high <= low
+    if not fixed.any() and not uniform.any():  # the common case, without a copy through masks
+        return rng.triangular(low, mode, high, size=(draws, len(dists)))
+    out = np.empty((draws, len(dists)))
+    tri = ~fixed & ~uniform
+    uni = ~fixed & uniform
+    out[:, fixed] = low[fixed]
+    if tri.any():
+        out[:, tri] = rng.triangular(low[tri], mode[tri], high[tri], size=(draws, int(tri.sum())))
+    if uni.any():
+        out[:, uni] = rng.uniform(low[uni], high[uni], size=(draws, int(uni.sum())))
+    return out
+
+
+def draw_factors(
+    offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int, gaps: np.ndarray | None = None,
+    posteriors: dict[str, Posterior] | None = None,
+) -> Draws:
+    """All factors, in a fixed order from one seeded generator: same seed, same numbers. `gaps`: each
+    offer's reading gap as a share of the target (GAP_COLUMN); its range is drawn after the factors,
+    one per curve. `posteriors`: signed vendors' evidence by offer id, drawn last (the module docstring)."""
+    rng = np.random.default_rng(seed)
+    groups: dict[str, Distribution] = {}
+    keys = [throughput_group(o, config) for o in offers]
+    for o, key in zip(offers, keys):
+        groups.setdefault(key, throughput_distribution(o, config))
+    group_column = {key: i for i, key in enumerate(groups)}
+    curves = sample(rng, list(groups.values()), draws)  # one column per curve
+    where = np.array([group_column[key] for key in keys], dtype=int)
+    production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
+    gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
+    throughput = curves[:, where] * np.where(gpu_hour, production, 1.0) if len(offers) else np.empty((draws, 0))
+    # Availability: one draw per operator (two offers of one vendor share its fleet and its team).
+    operators: dict[str, Distribution] = {}
+    operator_keys = [operator_group(o, config) for o in offers]
+    for o, key in zip(offers, operator_keys):
+        operators.setdefault(key, availability_distribution(o, config))
+    operator_column = {key: i for i, key in enumerate(operators)}
+    availability = sample(rng, list(operators.values()), draws)[:, [operator_column[k] for k in operator_keys]] if len(offers) else np.empty((draws, 0))
+    utilization, fte_cost, index = (sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index"))
+    distinct = sorted(set(currencies))
+    per_currency = sample(rng, [config.fx] * len(distinct), draws)
+    column = np.array([distinct.index(c) for c in currencies], dtype=int)
+    demand = sample(rng, [config.demand], draws)
+    # Throughput per serving stack: a factor shared by every offer on the stack, times each curve's own
+    # residual above (per-token offers have no GPU throughput to move).
+    stack_keys = [stack_group(o) for o in offers]
+    stacks = list(dict.fromkeys(stack_keys))
+    if len(offers) and config.stack.bounds[0] != config.stack.bounds[2]:
+        shared = sample(rng, [config.stack] * len(stacks), draws)
+        column_of = {k: i for i, k in enumerate(stacks)}
+        on = np.array([column_of[k] for k in stack_keys], dtype=int)
+        factor = shared[:, on]
+        factor[:, ~gpu_hour] = 1.0
+        throughput *= factor  # in place: throughput is this function's own array
+    if gaps is not None and len(offers) and (gaps > 0).any():
+        from procure.model.performance import reading_spread
+
+        # One standard normal per curve (offers reading one curve at one target share its error), scaled
+        # by the two-piece spread of each offer's gap: P10 and P90 at the calibrated range, median 1.
+        z = rng.standard_normal((draws, len(groups)))[:, where]
+        spread = np.array([reading_spread(float(g)) for g in gaps]).reshape(-1, 2)
+        throughput = throughput * np.exp(np.where(z < 0, z * spread[:, 0], z * spread[:, 1]))
+    found = Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
+    if posteriors:
+        _draw_posteriors(rng, offers, posteriors, draws, found)
+    return found
+
+
+def _draw_posteriors(rng: np.random.Generator, offers: list[Offer], posteriors: dict[str, Posterior], draws: int, found: Draws) -> None:
+    """The signed vendors' posterior draws, in offer order: the log-normal throughput factors, then the
+    Beta availabilities, then the Beta shares served."""
+    signed = [(i, posteriors[o.id]) for i, o in enumerate(offers) if o.id in posteriors]
+    spread = [(i, p.throughput_log_sd) for i, p in signed if p.throughput_log_sd is not None and not offers[i].per_token]
+    if spread:
+        found.lognormal_columns = np.array([i for i, _ in spread], dtype=int)
+        found.lognormal = np.exp(rng.standard_normal((draws, len(spread))) * np.array([s for _, s in spread], dtype=float))
+    for kind in ("availability", "served"):
+        params = [(i, getattr(p, kind)) for i, p in signed if getattr(p, kind) is not None]
+        if params:
+            a = np.array([ab[0] for _, ab in params], dtype=float)
+            b = np.array([ab[1] for _, ab in params], dtype=float)
+            setattr(found, f"beta_{kind}_columns", np.array([i for i, _ in params], dtype=int))
+            setattr(found, f"beta_{kind}", rng.beta(a, b, size=(draws, len(params))) / (a / (a + b)))
+
+
+def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+    """Cost per successful task for the draws in `rows`: (draws, n)."""
+    return outputs_for(col, model, factors, home, rows)["cost_per_task"]
+
+
+# The gates whose inputs are drawn, re-applied in every draw: expected availability against
+# policy.min_availability, and the GPUs a GPU-hour offer can supply against the demand's need.
+DRAWN_GATES = ("availability", "capacity")
+
+
+@dataclass(frozen=True)
+class Gates:
+    """What every draw re-applies: per offer (n,), whether the gates not drawn passed at the point, and
+    whether the capacity gate is judged on drawn GPUs needed (GPU-hour offers with a stated demand)."""
+
+    others_pass: np.ndarray
+    min_availability: float
+    capacity_drawn: np.ndarray
+    supply: np.ndarray
+    coverage: float
+
+    def failures(self, availability: np.ndarray, gpus_needed: np.ndarray) -> dict[str, np.ndarray]:
+        """(draws, n) masks of the drawn gates that fail, by gate."""
+        with np.errstate(invalid="ignore"):
+            low = ~(availability >= self.min_availability - 1e-12)
+            short = self.capacity_drawn & ~(self.supply >= gpus_needed * self.coverage)
+        return {"availability": low, "capacity": short}
+
+
+def outputs_for(
+    col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None), gates: bool = False,
+    only: tuple[str, ...] | None = None,
+) -> dict[str, np.ndarray]:
+    """Cost per successful task (and, with `gates`, availability and GPUs needed; or the outputs named
+    in `only`) for the draws in `rows`."""
+    varied = dict(col)
+    # The throughput column is the point evaluation's (the stated reading x POINT_COLUMN); the draws are
+    # factors on the stated reading. A signed vendor's is its posterior's factor on the blended figure.
+    throughput = factors.throughput[rows] / col[POINT_COLUMN] if POINT_COLUMN in col else np.array(factors.throughput[rows], dtype=float)
+    availability = factors.availability[rows]
+    if factors.lognormal is not None:
+        throughput[:, factors.lognormal_columns] = factors.lognormal[rows]
+    if factors.beta_availability is not None:
+        # the point availability of a signed vendor is its posterior mean (scorecard.apply_evidence): this
+        # factor makes it the drawn one
+        availability = np.array(np.broadcast_to(availability, throughput.shape), dtype=float)
+        availability[:, factors.beta_availability_columns] = factors.beta_availability[rows]
+    if factors.beta_served is not None:
+        share = np.ones(throughput.shape)
+        share[:, factors.beta_served_columns] = factors.beta_served[rows]
+        varied["quality_pass_rate"] = col["quality_pass_rate"] * share
+    varied["throughput"] = col["throughput"] * throughput
+    varied["index_level"] = col["index_level"] * factors.index[rows]
+    # The workspace currency never moves against itself.
+    if not home.all():
+        varied["fx"] = np.where(home, col["fx"], col["fx"] * factors.fx[rows][:, factors.currency_column])
+    demand = model.workload.tasks_per_month
+    variation = Variation(
+        availability_factor=availability,
+        utilization=model.workload.utilization * factors.utilization[rows],
+        fte_cost_year=model.assumptions.fte_cost_year * factors.fte_cost[rows],
+        tasks_per_month=demand * factors.demand[rows] if (demand is not None and factors.demand is not None) else None,
+    )
+    found = cost_arrays(varied, model, variation, only=only or (("cost_per_task", "availability", "gpus_needed") if gates else ("cost_per_task",)))
+    if "cost_per_task" in found:
+        found["cost_per_task"] = np.where(np.isfinite(found["cost_per_task"]), found["cost_per_task"], np.nan)
+    return found
+
+
+class OfferRange(PerThousand):
+    PER_TASK = ('p10', 'p50', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
+
+    p10: float | None
+    p50: float | None
+    p90: float | None
+    prob_cheapest: float | None = Field(description="share of the draws with an acceptable offer in which this offer is acceptable and the cheapest")
+    prob_fails_gate: float | None = Field(None, description="share of draws in which a gate re-applied to the draw (availability, capacity) fails")
+    fails_by_gate: dict[str, float] = Field(default_factory=dict, description="per gate re-applied in the draws, the share of draws in which it fails")
+
+
+class UncertaintyInfo(BaseModel):
+    draws: int
+    seed: int
+    method: str
+
+
+def monte_carlo(
+    col: dict[str, np.ndarray],
+    model: CostModel,
+    offers: list[Offer],
+    currencies: list[str],
+    home_currency: str,
+    acceptable: np.ndarray,
+    config: UncertaintyConfig,
+    draws: int,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+    gates: Gates | None = None,
+    posteriors: dict[str, Posterior] | None = None,
+) -> tuple[list[OfferRange], np.ndarray]:
+    """P10/P50/P90 of cost per task per offer and each offer's probability of being the cheapest
+    acceptable one. With `gates`, every draw re-applies the drawn gates (availability, capacity): an
+    offer counts in a draw only if it is acceptable in that draw, and each offer gets the share of
+    draws in which each gate fails. Without, `acceptable` holds in every draw. `posteriors`: signed
+    vendors drawn from their delivered evidence (the module docstring)."""
+    factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN), posteriors)
+    home = np.array([c == home_currency for c in currencies], dtype=bool)
+    n = len(offers)
+    result = np.empty((draws, n))
+    ok = np.empty((draws, n), dtype=bool)
+    fails = {gate: np.zeros(n) for gate in DRAWN_GATES}
+    for start in range(0, draws, CHUNK_DRAWS):
+        rows = slice(start, min(draws, start + CHUNK_DRAWS))
+        found = outputs_for(col, model, factors, home, rows, gates=gates is not None)
+        result[rows] = found["cost_per_task"]
+        if gates is None:
+            ok[rows] = acceptable
+        else:
+            failed = gates.failures(found["availability"], found["gpus_needed"])
+            for gate, mask in failed.items():
+                fails[gate] += mask.sum(axis=0)
+            ok[rows] = gates.others_pass & ~failed["availability"] & ~failed["capacity"]
+        if progress:
+            progress(rows.stop, draws)
+    with np.errstate(all="ignore"), _quiet_nan_warnings():
+        percentiles = np.nanpercentile(result, [10, 50, 90], axis=0)
+    wins = np.zeros(n)
+    chosen = np.flatnonzero(ok.any(axis=0))
+    if len(chosen):
+        # Only the offers acceptable in a draw compete in it; a draw with none decides nothing.
+        sub = np.where(np.isnan(result[:, chosen]) | ~ok[:, chosen], np.inf, result[:, chosen])
+        decided = np.isfinite(sub).any(axis=1)
+        sub = sub[decided]
+        # Offers tied for the lowest cost in a draw share that draw's win.
+        tied = sub == sub.min(axis=1, keepdims=True)
+        wins[chosen] = (tied / tied.sum(axis=1, keepdims=True)).sum(axis=0) / max(1, int(decided.sum()))
+    ranges = []
+    for i in range(n):
+        p10, p50, p90 = (None if np.isnan(v) else float(v) for v in percentiles[:, i])
+        drawn = gates is not None and bool(gates.others_pass[i])
+        by_gate = {gate: float(fails[gate][i] / draws) for gate in DRAWN_GATES if drawn and fails[gate][i] > 0}
+        ranges.append(
+            OfferRange(
+                p10=p10, p50=p50, p90=p90,
+                prob_cheapest=float(wins[i]) if (acceptable[i] or (drawn and ok[:, i].any())) else None,
+                prob_fails_gate=float(1 - ok[:, i].mean()) if drawn else None,
+                fails_by_gate=by_gate,
+            )
+        )
+    return ranges, result
+
+
+class _quiet_nan_warnings:
+    """np.nanpercentile warns on an all-NaN column (an offer without a cost): that is expected here."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: object) -> None:
+        self._catch.__exit__(*exc)
+
+
+def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: dict[str, Posterior] | None = None) -> str:
+    def show(d: Distribution) -> str:
+        return f"triangular {d.triangular[0]:g}/{d.triangular[1]:g}/{d.triangular[2]:g}" if d.triangular else f"uniform {d.bounds[0]:g}-{d.bounds[2]:g}"
+
+    throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
+    return (
+        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve (offers on the same "
+        f"reference curve move together), times serving stack {show(config.stack)}, one per stack (offers on one stack move together), "
+        f"times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
+        f"availability {show(config.availability)}, one per operator (two offers of one vendor move together); utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
+        f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand {show(config.demand)} "
+        f"(through the demand fit: less demand idles committed GPUs), common to all offers"
+        + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
+        + ". Every draw re-applies the availability and capacity gates to its own figures (the other gates as evaluated); "
+        "the probability of being cheapest counts only the offers acceptable in each draw, and each offer's probability of failing a gate is shown."
+        + (
+            f" Signed vendors with delivered evidence ({', '.join(sorted(posteriors))}) are drawn from their posteriors instead: throughput as the "
+            "evaluated figure x exp(s z), z standard normal, s the posterior sd of log(delivered / promised), so the ratio drawn is the "
+            "log-normal posterior; availability and the share of requests served from their Beta posteriors (docs/actuals.md)."
+            if posteriors else ""
+        )
+    )
+
+
+# --- one-at-a-time sensitivity --------------------------------------------------------------------
+
+
+class SensitivityRow(PerThousand):
+    PER_TASK = ('costs_low', 'costs_high', 'swing', 'leader_cost_low', 'leader_cost_high')  # costs per task, each with its figure per 1,000 tasks in JSON
+
+    input: str
+    low: float = Field(description="the factor at the low end")
+    high: float
+    costs_low: dict[str, float | None] = Field(description="cost per task of each top offer with this input low")
+    costs_high: dict[str, float | None]
+    swing: float | None = Field(description="the largest change in a top offer's cost per task between the low and high input")
+    swing_offer: str | None = Field(description="the top offer that swings most")
+    leader_low: str | None
+    leader_high: str | None
+    flips: bool = Field(description="the order of the top offers changes at either end, or one of them fails a gate there")
+    fails_low: dict[str, list[str]] = Field(default_factory=dict, description="top offers that fail a gate with this input low, and the gates")
+    fails_high: dict[str, list[str]] = Field(default_factory=dict)
+    leader_cost_low: float | None = Field(None, description="the cost per task of the leader at the low end")
+    leader_cost_high: float | None = None
+
+
+class Sensitivity(PerThousand):
+    PER_TASK = ('baseline',)  # the top offers' costs per task, each with its figure per 1,000 tasks in JSON
+    offers: list[str]
+    baseline: dict[str, float | None]
+    rows: list[SensitivityRow] = Field(description="by swing, largest first")
+
+
+def sensitivity(
+    col: dict[str, np.ndarray],
+    model: CostModel,
+    offers: list[Offer],
+    currencies: list[str],
+    home_currency: str,
+    top: list[int],
+    config: UncertaintyConfig,
+    gates: Gates | None = None,
+    posteriors: dict[str, Posterior] | None = None,
+) -> Sensitivity:
+    """Each uncertain input at its low and high value, the others at their expected values, for the top
+    offers. With `gates`, each end re-applies the drawn gates: a top offer that fails one there is a
+    flip, and the end's leader is the cheapest offer still acceptable. A signed vendor with
+    `posteriors` has its posteriors' 2.5% and 97.5% points as its ends: throughput exp(-/+1.96 s) on
+    the evaluated figure (the log-normal's), availability Beta's quantiles over its mean."""
+    n = len(offers)
+    home = np.array([c == home_currency for c in currencies], dtype=bool)
+    ones = np.ones((1, n))
+    scenarios: list[tuple[str, str, Draws, float, float]] = []
+
+    distinct = sorted(set(currencies))
+    column = np.array([distinct.index(c) for c in currencies], dtype=int)
+
+    from procure.model.performance import reading_mean
+
+    gaps = col.get(GAP_COLUMN, np.zeros(n))
+    point = np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
+    gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
+    production_mean = config.production.mean
+
+    def neutral() -> Draws:
+        # Every input at its expected value: the throughput factors at their means, as the point evaluation reads them.
+        return Draws(point[None, :].copy(), ones.copy(), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(distinct))), column, np.ones((1, 1)))
+
+    posteriors = posteriors or {}
+    for i in top:
+        if offers[i].per_token:
+            continue  # billed per token: no GPU throughput to vary
+        spread = posteriors[offers[i].id].throughput_log_sd if offers[i].id in posteriors else None
+        if spread is not None:
+            low, high = float(np.exp(-POSTERIOR_Z * spread)), float(np.exp(POSTERIOR_Z * spread))
+            for end, value in (("low", low), ("high", high)):
+                d = neutral()
+                d.throughput[0, i] = value * point[i]  # a factor on the evaluated (blended) figure
+                scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
+            continue
+        low, _, high = throughput_distribution(offers[i], config).bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            d.throughput[0, i] = value * point[i] / throughput_distribution(offers[i], config).mean  # the curve at its end, the rest at their means
+            scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
+    low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
+    high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
+    signed_a = [(i, posteriors[o.id].availability) for i, o in enumerate(offers) if o.id in posteriors and posteriors[o.id].availability is not None]
+    if signed_a:
+        from scipy.stats import beta as beta_distribution
+
+        for i, (a, b) in signed_a:
+            low_a[i], high_a[i] = (float(beta_distribution.ppf(q, a, b)) / (a / (a + b)) for q in (POSTERIOR_TAIL, 1 - POSTERIOR_TAIL))
+    for end, values in (("low", low_a), ("high", high_a)):
+        d = neutral()
+        d.availability = values[None, :]
+        scenarios.append(("availability (every offer)", end, d, float(low_a.min()), float(high_a.max())))
+    if gpu_hour.any() and config.production.bounds[0] != config.production.bounds[2]:
+        low, _, high = config.production.bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            d.throughput = np.where(gpu_hour, point / production_mean * value, 1.0)[None, :]  # each curve at its mean
+            scenarios.append(("benchmark to production (every GPU-hour offer)", end, d, low, high))
+    for name, label in (("utilization", "utilization"), ("fte_cost", "staff cost"), ("index", "index level"), ("demand", "demand")):
+        if name == "demand" and (model.workload.tasks_per_month is None or config.demand.bounds[0] == config.demand.bounds[2]):
+            continue  # no demand stated, or none drawn: nothing to vary
+        low, _, high = getattr(config, name).bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            setattr(d, name, np.full((1, 1), value))
+            scenarios.append((label, end, d, low, high))
+    for currency in sorted({currencies[i] for i in top if currencies[i] != home_currency}):
+        low, _, high = config.fx.bounds
+        for end, value in (("low", low), ("high", high)):
+            d = neutral()
+            d.fx[0, distinct.index(currency)] = value
+            scenarios.append((f"exchange rate {currency}", end, d, low, high))
+
+    stacked = (
+        Draws(*(np.concatenate([getattr(s[2], f) for s in scenarios]) for f in ("throughput", "availability", "utilization", "fte_cost", "index", "fx")), column, np.concatenate([s[2].demand for s in scenarios]))  # type: ignore[misc]
+        if scenarios
+        else neutral()
+    )
+    found = outputs_for(col, model, stacked, home, gates=gates is not None) if scenarios else {"cost_per_task": np.empty((0, n))}
+    costs = found["cost_per_task"]
+    failed = gates.failures(found["availability"], found["gpus_needed"]) if gates is not None and scenarios else {}
+    base = costs_for(col, model, neutral(), home)[0]
+    ids = [offers[i].id for i in top]
+
+    def order(row: np.ndarray) -> list[str]:
+        return [offers[i].id for i in sorted(top, key=lambda i: (np.inf if np.isnan(row[i]) else row[i], offers[i].id))]
+
+    position = {o.id: i for i, o in enumerate(offers)}
+
+    def cost_of(offer_id: str | None, row: np.ndarray) -> float | None:
+        return None if offer_id is None else _num(row[position[offer_id]])
+
+    def gate_failures(k: int) -> dict[str, list[str]]:
+        return {offers[i].id: [g for g in DRAWN_GATES if failed[g][k, i]] for i in top if gates is not None and gates.others_pass[i] and any(failed[g][k, i] for g in DRAWN_GATES)}
+
+    def leader(k: int, row: np.ndarray) -> str | None:
+        if gates is None:
+            return order(row)[0] if top else None
+        # the cheapest offer acceptable at this end, among all offers (one that fails here gives way)
+        ok = gates.others_pass & ~failed["availability"][k] & ~failed["capacity"][k] & ~np.isnan(row)
+        pool = np.flatnonzero(ok)
+        return offers[min(pool, key=lambda i: (row[i], offers[i].id))].id if len(pool) else None
+
+    baseline_order = order(base)
+    rows = []
+    for k in range(0, len(scenarios), 2):
+        label, _, _, low, high = scenarios[k]
+        lo, hi = costs[k], costs[k + 1]
+        swings = {offers[i].id: abs(float(hi[i] - lo[i])) for i in top if not (np.isnan(lo[i]) or np.isnan(hi[i]))}
+        swing_offer = max(swings, key=lambda key: (swings[key], key), default=None)
+        if swing_offer is not None and swings[swing_offer] == 0:
+            swing_offer = None
+        rows.append(
+            SensitivityRow(
+                input=label,
+                low=low,
+                high=high,
+                costs_low={offers[i].id: _num(lo[i]) for i in top},
+                costs_high={offers[i].id: _num(hi[i]) for i in top},
+                swing=swings.get(swing_offer) if swing_offer else None,
+                swing_offer=swing_offer,
+                leader_low=leader(k, lo),
+                leader_high=leader(k + 1, hi),
+                flips=order(lo) != baseline_order or order(hi) != baseline_order or bool(gate_failures(k)) or bool(gate_failures(k + 1)),
+                fails_low=gate_failures(k),
+                fails_high=gate_failures(k + 1),
+                leader_cost_low=cost_of(leader(k, lo), lo),
+                leader_cost_high=cost_of(leader(k + 1, hi), hi),
+            )
+        )
+    rows.sort(key=lambda r: (-(r.swing or 0.0), r.input))
+    return Sensitivity(offers=ids, baseline={offers[i].id: _num(base[i]) for i in top}, rows=rows)
+
+
+def _num(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def top_offer_positions(ranked_ids: list[str], offers: list[Offer], top_n: int) -> list[int]:
+    """Positions in `offers` of the first `top_n` ranked offers."""
+    where = {o.id: i for i, o in enumerate(offers)}
+    return [where[offer_id] for offer_id in ranked_ids[:top_n]]

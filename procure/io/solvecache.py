@@ -1,0 +1,360 @@
+"""Solved plans kept on disk, keyed by the exact mixed-integer program.
+
+`procure plan`, `procure report` and `procure report --board` over one workspace solve the same
+program; HiGHS is deterministic, so the second and third solve would only repeat the first (a few
+seconds each on the example). A solution is kept under the SHA-256 of everything the solver sees
+(objective, constraint matrix, bounds, integrality, options other than the time limit, SciPy's
+version), so a changed input is a different key and can never be served an old plan. Only proven
+results (status optimal within the gap) are kept.
+
+A kept result is used only when it is authentic: each entry carries an HMAC-SHA256, under a secret
+key only this user can read (`cache-key` in $XDG_STATE_HOME/procure, else ~/.local/state/procure,
+created with mode 0600 and never inside the cache folder), of the program's key and everything the
+entry holds. Anyone else who can write the cache folder (a shared $PROCURE_CACHE_DIR, a restored CI
+cache) can therefore not make procure report a plan it did not prove optimal: an entry they wrote,
+copied or edited fails the check and the program is solved afresh. An authentic entry is still
+checked against the program (every constraint, bound and whole number, and its objective).
+
+An entry is read only when it is a regular file no larger than an entry of this program can be, and
+each array's declared type and shape are checked against the program before it is read; anything
+else (a pipe, a file of strings, a declared shape of 500 M numbers) is skipped and solved afresh.
+Eviction keeps the newest entries and removes only procure's own: a name of 64 hexadecimal digits
+and `.npz`, holding exactly the arrays an entry holds. The cache is a convenience: a folder that
+cannot be read or written, or a key file that is not this user's alone, turns it off silently.
+
+Folder: $PROCURE_CACHE_DIR, else $XDG_CACHE_HOME/procure, else ~/.cache/procure; PROCURE_CACHE_DIR
+set to an empty value turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import json
+import os
+import re
+import secrets
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+
+FORMAT = "procure-milp-1"
+KEEP = 256  # solutions kept (a few kB each for the example); the oldest beyond this are removed
+TOLERANCE = 1e-6  # feasibility of a kept solution, relative to the size of each row's terms
+ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.npz")  # how procure names its entries: the program's SHA-256
+MEMBERS = ("key.npy", "x.npy", "fun.npy", "mip_gap.npy", "mac.npy")  # the arrays an entry holds, and no other
+HEADER_ROOM = 1024  # bytes beyond its numbers an array may take in an entry (its .npy header) or the zip around it
+KEY_BYTES = 32
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What `solve` reads of scipy's OptimizeResult."""
+
+    x: np.ndarray | None
+    status: int
+    fun: float | None
+    mip_gap: float | None
+
+
+def folder() -> Path | None:
+    """Where solutions are kept, or None when the cache is off."""
+    chosen = os.environ.get("PROCURE_CACHE_DIR")
+    if chosen is not None:
+        return Path(chosen).expanduser() if chosen.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "procure"
+
+
+def key_file() -> Path:
+    """The user's secret that authenticates entries: beside procure's state, never in the cache folder."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "procure" / "cache-key"
+
+
+def _open_regular(path: Path) -> int | None:
+    """A descriptor of `path` when it is a regular file (never a link, a pipe or a device: opening
+    a pipe without O_NONBLOCK would wait for a writer forever), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_key(path: Path) -> bytes | None:
+    fd = _open_regular(path)
+    if fd is None:
+        return None
+    try:
+        found = os.fstat(fd)
+        if found.st_uid != os.geteuid() or found.st_mode & 0o077 or found.st_size != KEY_BYTES:
+            return None  # a key another user could read or wrote authenticates nothing
+        data = _read_at_most(fd, KEY_BYTES)
+    finally:
+        os.close(fd)
+    return data if len(data) == KEY_BYTES else None
+
+
+def secret() -> bytes | None:
+    """The user's cache key, made on first use (mode 0600); None when it cannot be this user's alone."""
+    path = key_file()
+    found = _read_key(path)
+    if found is not None or os.path.lexists(path):
+        return found
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temp = path.parent / f".cache-key.{os.getpid()}.{secrets.token_hex(8)}"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, secrets.token_bytes(KEY_BYTES))
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, path)  # all or nothing; a key another process made first is the one used
+        except FileExistsError:
+            pass
+        finally:
+            temp.unlink(missing_ok=True)
+    except OSError:
+        return None
+    return _read_key(path)
+
+
+def _mac(secret_key: bytes, key: str, x: np.ndarray, fun: float, gap: float) -> bytes:
+    """HMAC-SHA256 of an entry: the program it answers and every number it holds."""
+    mac = hmac.new(secret_key, FORMAT.encode(), hashlib.sha256)
+    mac.update(bytes.fromhex(key))
+    mac.update(len(x).to_bytes(8, "little"))
+    mac.update(np.ascontiguousarray(x, dtype="<f8").tobytes())
+    mac.update(np.array([fun, gap], dtype="<f8").tobytes())
+    return mac.digest()
+
+
+def program_key(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> str:
+    """SHA-256 of the program as the solver receives it (the time limit aside: a proven optimum holds whatever it was)."""
+    import scipy
+
+    csr = A.tocsr(copy=True)  # canonical form for the hash, without touching the caller's matrix
+    csr.sum_duplicates()
+    csr.sort_indices()
+    digest = hashlib.sha256()
+    kept = {k: v for k, v in sorted(options.items()) if k != "time_limit"}
+    digest.update(json.dumps([FORMAT, scipy.__version__, list(csr.shape), kept], default=str).encode())
+    for array, kind in ((c, np.float64), (csr.data, np.float64), (csr.indices, np.int64), (csr.indptr, np.int64),
+                        (row_lb, np.float64), (row_ub, np.float64), (integrality, np.int64), (lb, np.float64), (ub, np.float64)):
+        data = np.ascontiguousarray(array, dtype=kind)
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data.tobytes())
+    return digest.hexdigest()
+
+
+def satisfies(x: np.ndarray, fun: float, c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> bool:
+    """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
+    if x.shape != c.shape or not np.all(np.isfinite(x)):
+        return False
+    scale = abs(A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
+    rows = A @ x
+    if np.any(rows < row_lb - TOLERANCE * scale) or np.any(rows > row_ub + TOLERANCE * scale):
+        return False
+    if np.any(x < lb - TOLERANCE * (1 + np.abs(lb))) or np.any(x > ub + TOLERANCE * (1 + np.abs(ub))):
+        return False
+    whole = np.asarray(integrality) > 0
+    if np.any(np.abs(x[whole] - np.round(x[whole])) > 1e-6):
+        return False
+    return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
+
+
+def _expected(size: int) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+    """Each array of an entry of a program with `size` variables: its type and shape."""
+    return {"key.npy": (np.dtype("<U64"), ()), "x.npy": (np.dtype("<f8"), (size,)), "fun.npy": (np.dtype("<f8"), ()),
+            "mip_gap.npy": (np.dtype("<f8"), ()), "mac.npy": (np.dtype("u1"), (KEY_BYTES,))}
+
+
+def _arrays(data: bytes, size: int) -> dict[str, np.ndarray] | None:
+    """The arrays of an entry, each read only after its declared type and shape are the program's."""
+    import zipfile
+
+    expected = _expected(size)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+        if sorted(m.filename for m in members) != sorted(MEMBERS):
+            return None
+        found: dict[str, np.ndarray] = {}
+        for member in members:
+            dtype, shape = expected[member.filename]
+            length = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+            if member.file_size > length + HEADER_ROOM:
+                return None
+            with archive.open(member) as stream:
+                version = np.lib.format.read_magic(stream)
+                if version == (1, 0):
+                    declared, fortran, kind = np.lib.format.read_array_header_1_0(stream)
+                elif version == (2, 0):
+                    declared, fortran, kind = np.lib.format.read_array_header_2_0(stream)
+                else:
+                    return None
+                if tuple(declared) != shape or kind != dtype or kind.hasobject:
+                    return None
+                raw = stream.read(length)
+            if len(raw) != length:
+                return None
+            found[member.filename[:-4]] = np.frombuffer(raw, dtype=dtype).reshape(shape)
+    return found
+
+
+def load(key: str, size: int) -> tuple[np.ndarray, float, float | None] | None:
+    """The kept solution of the program `key` with `size` variables, when there is an authentic one."""
+    where = folder()
+    if where is None:
+        return None
+    secret_key = secret()
+    if secret_key is None:
+        return None
+    limit = 8 * size + len(MEMBERS) * 2 * HEADER_ROOM  # no entry of this program is larger
+    fd = _open_regular(where / f"{key}.npz")
+    if fd is None:
+        return None
+    try:
+        if os.fstat(fd).st_size > limit:
+            return None
+        data = _read_at_most(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return None
+    try:
+        arrays = _arrays(data, size)
+    except Exception:  # noqa: BLE001 - whatever is wrong with a kept entry, the program is solved afresh
+        return None
+    if arrays is None or str(arrays["key"]) != key:
+        return None
+    x, fun, gap = arrays["x"].astype(np.float64), float(arrays["fun"]), float(arrays["mip_gap"])
+    if not hmac.compare_digest(arrays["mac"].tobytes(), _mac(secret_key, key, x, fun, gap)):
+        return None
+    return x, fun, (gap if np.isfinite(gap) else None)
+
+
+def is_entry(path: Path) -> bool:
+    """Whether `path` is one of procure's entries: its name, and a zip of exactly an entry's arrays."""
+    import zipfile
+
+    if not ENTRY_NAME.fullmatch(path.name):
+        return False
+    fd = _open_regular(path)
+    if fd is None:
+        return False
+    try:
+        with os.fdopen(fd, "rb") as stream, zipfile.ZipFile(stream) as archive:
+            return sorted(archive.namelist()) == sorted(MEMBERS)
+    except Exception:  # noqa: BLE001 - a file that is not a zip is not ours
+        return False
+
+
+def evict(where: Path) -> None:
+    """Keep the newest KEEP entries; remove only procure's own, never another file of the folder."""
+    named = []
+    with os.scandir(where) as found:
+        for item in found:
+            if ENTRY_NAME.fullmatch(item.name) and item.is_file(follow_symlinks=False):
+                named.append((item.stat(follow_symlinks=False).st_mtime, Path(item.path)))
+    if len(named) <= KEEP:
+        return
+    entries = [path for _, path in sorted(named, reverse=True) if is_entry(path)]
+    for old in entries[KEEP:]:
+        old.unlink(missing_ok=True)
+
+
+def store(key: str, solution: Solution) -> None:
+    """Keep a proven solution; any failure to write is ignored (the plan was solved all the same)."""
+    from procure.errors import InputError
+    from procure.io.files import write_atomic
+
+    where = folder()
+    if where is None or solution.status != 0 or solution.x is None or solution.fun is None:
+        return
+    secret_key = secret()
+    if secret_key is None:
+        return
+    buffer = io.BytesIO()
+    gap = np.nan if solution.mip_gap is None else float(solution.mip_gap)
+    x = np.asarray(solution.x, dtype="<f8")
+    mac = np.frombuffer(_mac(secret_key, key, x, float(solution.fun), gap), dtype="u1")
+    np.savez_compressed(buffer, key=np.array(key), x=x, fun=np.array(float(solution.fun)), mip_gap=np.array(gap), mac=mac)
+    try:
+        write_atomic(where / f"{key}.npz", buffer.getvalue())
+        evict(where)
+    except (OSError, InputError):
+        pass
+
+
+def interruptible(call: Callable[[], T]) -> T:
+    """Run `call` (a HiGHS solve, which releases the GIL) in a worker thread while the main thread
+    waits in short steps: Ctrl-C is raised in the main thread between them, so a solve of up to
+    plan.time_limit_s (3,600 s, several per plan) is abandoned at once instead of finishing first."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="procure-solver", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def solving() -> bool:
+    """Whether an abandoned solve is still running (the process then ends without waiting for it)."""
+    return any(t.name == "procure-solver" and t.is_alive() for t in threading.enumerate())
+
+
+def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> Solution:
+    """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
+    key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    kept = load(key, len(c))
+    if kept is not None and satisfies(kept[0], kept[1], c, A, row_lb, row_ub, integrality, lb, ub):
+        return Solution(kept[0], 0, kept[1], kept[2])
+    import warnings
+
+    from scipy.optimize import Bounds, LinearConstraint, milp  # only when solving: a second of imports
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
+        result = interruptible(lambda: milp(c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=integrality, bounds=Bounds(lb, ub), options=dict(options)))  # milp pops keys
+    gap = getattr(result, "mip_gap", None)
+    solution = Solution(result.x, int(result.status), None if result.fun is None else float(result.fun), None if gap is None or not np.isfinite(gap) else float(gap))
+    store(key, solution)
+    return solution

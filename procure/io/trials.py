@@ -1,0 +1,325 @@
+"""A buyer's own trial on a vendor's endpoint, read into a throughput curve per billed GPU.
+
+Before signing, a buyer runs their workload against the vendor's endpoint with one of three tools and
+keeps the result file. Each is read in the layout its project publishes:
+
+- guidellm (vllm-project/guidellm): the benchmark report JSON, `{"benchmarks": [...]}`, one entry per
+  strategy of a sweep. Fields from src/guidellm/benchmark/schemas/benchmark.py and metrics.py (v0.7.3)
+  and the report the project kept as a test asset, tests/unit/entrypoints/assets/benchmarks_stripped.json
+  (v0.2.1-41, commit a1fe883a; copied to tests/data/trials/): `start_time` (Unix seconds) and
+  `metrics.{time_per_output_token_ms, time_to_first_token_ms, output_tokens_per_second,
+  prompt_token_count, output_token_count, request_concurrency}.successful.{median, mean}`; request
+  counts in `request_totals` (v0.2/0.3 at the top of each benchmark, v0.7 under `metrics`).
+- `vllm bench serve --save-result` (vllm-project/vllm, vllm/benchmarks/serve.py, 2026 main, commit
+  009e6d4a): one JSON object per run (`--append-result` adds one per line), with `date`
+  ("%Y%m%d-%H%M%S"), `max_concurrency`, `completed`, `failed`, `total_input_tokens`,
+  `total_output_tokens`, `output_throughput` (output tok/s over the run), `median_ttft_ms`,
+  `median_tpot_ms`.
+- genai-perf (triton-inference-server/perf_analyzer, genai-perf 0.0.16dev,
+  genai_perf/export_data/json_exporter.py and metrics/llm_metrics.py): `profile_export_genai_perf.json`,
+  one run: a mapping of metric name to statistics (`unit`, `avg`, `p50`, ...) for
+  `output_token_throughput` (tokens/sec), `output_token_throughput_per_user` (tokens/sec/user),
+  `time_to_first_token` and `inter_token_latency` (ms), `input_sequence_length` and
+  `output_sequence_length` (tokens), and `input_config` (the concurrency under
+  `perf_analyzer.stimulus`). It states no date: give one.
+
+None of the three records how many GPUs served the endpoint, so the buyer states it (`gpus`): the
+curve holds output tokens per second per billed GPU = the run's output throughput / gpus, the
+interactivity as output tok/s per user (1000 / median time per output token, genai-perf's per-user
+throughput P50), and the median time to first token in seconds. A trial whose mean input or output
+length differs from the workload's by more than MAX_LENGTH_MISMATCH is flagged: throughput depends on
+the sequence lengths, and a trial of other lengths measures another workload.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from procure.errors import InputError, Problem
+from procure.io.files import own_input, write_files_atomic
+from procure.io.yamlsafe import read_json, regular_file
+
+MAX_LENGTH_MISMATCH = 0.20  # share by which a trial's mean input or output length may differ from the workload's
+MAX_TRIAL_BYTES = 200 * 1024 * 1024  # a detailed guidellm report holds every request
+FORMATS = ("guidellm", "vllm-bench-serve", "genai-perf")
+
+
+@dataclass(frozen=True)
+class TrialPoint:
+    """One run (one concurrency or rate) of a trial, as the tool reported it."""
+
+    label: str  # where in the file: benchmarks[2], line 3, ...
+    interactivity: float  # output tok/s per user
+    output_tok_s: float  # output tok/s of the whole endpoint
+    ttft_s: float | None
+    input_len: float | None  # mean tokens per request
+    output_len: float | None
+    concurrency: float | None
+    completed: int | None = None
+    failed: int | None = None
+
+
+@dataclass
+class Trial:
+    source: str
+    format: str
+    day: date | None
+    points: list[TrialPoint] = field(default_factory=list)
+    tool_version: str | None = None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+class _Fields:
+    """Reads numbers at dotted paths of one run, recording a located problem for a missing or bad one."""
+
+    def __init__(self, display: str, where: str, data: Any, problems: list[Problem]):
+        self.display, self.where, self.data, self.problems = display, where, data, problems
+
+    def get(self, path: str, required: bool = True, positive: bool = True) -> float | None:
+        node: Any = self.data
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        value = _number(node)
+        name = f"{self.where}.{path}" if self.where else path
+        if node is None:
+            if required:
+                self.problems.append(Problem(self.display, None, name, "required field is missing"))
+            return None
+        if value is None:
+            self.problems.append(Problem(self.display, None, name, f"must be a finite number (got {str(node)[:40]!r})"))
+            return None
+        if value < 0 or (positive and value == 0):
+            self.problems.append(Problem(self.display, None, name, f"must be {'greater than 0' if positive else 'at least 0'} (got {value:g})"))
+            return None
+        return value
+
+
+def detect_format(data: Any) -> str | None:
+    """Which tool wrote the parsed JSON: a key set only that tool's layout has."""
+    if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
+        return "guidellm"
+    runs = data if isinstance(data, list) else [data]
+    if runs and all(isinstance(r, dict) and "output_throughput" in r and ("median_tpot_ms" in r or "mean_tpot_ms" in r) for r in runs):
+        return "vllm-bench-serve"
+    if isinstance(data, dict) and "output_token_throughput" in data and ("input_config" in data or "output_token_throughput_per_user" in data or "inter_token_latency" in data):
+        return "genai-perf"
+    return None
+
+
+def looks_like_trial(path: Path) -> bool:
+    """A quick look: is this file a trial result rather than InferenceX rows? (Only the first 64 KiB
+    of a regular file: a pipe or a device is refused as every input is.)"""
+    regular_file(Path(path), str(path), MAX_TRIAL_BYTES)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return bool(re.search(r'"(benchmarks|median_tpot_ms|output_token_throughput_per_user|input_config)"', head))
+
+
+def read_trial(path: Path, day: date | None = None) -> Trial:
+    """The runs of one trial file; `day` (the trial's date) replaces the file's own."""
+    path = Path(path)
+    display = str(path)
+    own_input(path)
+    data = _load(path, display)
+    kind = detect_format(data)
+    problems: list[Problem] = []
+    if kind == "guidellm":
+        trial = _guidellm(data, display, problems)
+    elif kind == "vllm-bench-serve":
+        trial = _vllm(data if isinstance(data, list) else [data], display, problems)
+    elif kind == "genai-perf":
+        trial = _genai_perf(data, display, problems)
+    else:
+        raise InputError([Problem(display, None, "", "not a trial result: expected a guidellm benchmark report (\"benchmarks\"), a `vllm bench serve` result (\"output_throughput\", \"median_tpot_ms\") or a genai-perf profile export (\"output_token_throughput\", \"input_config\")")])
+    if problems:
+        raise InputError(problems)
+    if not trial.points:
+        raise InputError([Problem(display, None, "", f"{kind} file holds no runs")])
+    if day is not None:
+        trial.day = day
+    if trial.day is None:
+        raise InputError([Problem(display, None, "", f"{kind} results state no date: give the trial's date with --date")])
+    return trial
+
+
+def _load(path: Path, display: str) -> Any:
+    """JSON, or JSON lines (`vllm bench serve --append-result` writes one result per line)."""
+    try:
+        return read_json(path, display, MAX_TRIAL_BYTES)
+    except InputError as exc:
+        from procure.io.yamlsafe import read_text
+
+        text = read_text(path, display, MAX_TRIAL_BYTES)
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        if len(lines) < 2:
+            raise exc from None
+        runs = []
+        for number, line in lines:
+            try:
+                runs.append(json.loads(line))
+            except (json.JSONDecodeError, RecursionError):
+                raise exc from None
+        return runs
+
+
+def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Trial:
+    version = data.get("metadata", {}).get("guidellm_version") if isinstance(data.get("metadata"), dict) else None
+    trial = Trial(display, "guidellm", None, tool_version=str(version) if version else None)
+    starts = []
+    for index, bench in enumerate(data["benchmarks"]):
+        where = f"benchmarks[{index}]"
+        if not isinstance(bench, dict):
+            problems.append(Problem(display, None, where, "expected a benchmark (a JSON object)"))
+            continue
+        f = _Fields(display, where, bench, problems)
+        tpot = f.get("metrics.time_per_output_token_ms.successful.median")
+        output = f.get("metrics.output_tokens_per_second.successful.mean")
+        ttft = f.get("metrics.time_to_first_token_ms.successful.median", required=False)
+        isl = f.get("metrics.prompt_token_count.successful.mean", required=False)
+        osl = f.get("metrics.output_token_count.successful.mean", required=False)
+        conc = f.get("metrics.request_concurrency.successful.mean", required=False)
+        start = f.get("start_time", required=False)
+        totals = bench.get("request_totals") or (bench.get("metrics") or {}).get("request_totals") or {}
+        completed = _number(totals.get("successful")) if isinstance(totals, dict) else None
+        failed = _number(totals.get("errored")) if isinstance(totals, dict) else None
+        if start is not None:
+            starts.append(start)
+        if tpot is None or output is None:
+            continue
+        trial.points.append(TrialPoint(where, 1000.0 / tpot, output, ttft / 1000.0 if ttft else None, isl, osl, conc,
+                                       int(completed) if completed is not None else None, int(failed) if failed is not None else None))
+    if starts:
+        trial.day = datetime.fromtimestamp(min(starts), tz=timezone.utc).date()
+    return trial
+
+
+def _vllm(runs: list[dict[str, Any]], display: str, problems: list[Problem]) -> Trial:
+    trial = Trial(display, "vllm-bench-serve", None)
+    days = []
+    for index, run in enumerate(runs):
+        where = f"[{index}]" if len(runs) > 1 else ""
+        f = _Fields(display, where, run, problems)
+        tpot = f.get("median_tpot_ms")
+        output = f.get("output_throughput")
+        ttft = f.get("median_ttft_ms", required=False)
+        completed = f.get("completed", required=False, positive=False)
+        failed = f.get("failed", required=False, positive=False)
+        total_in = f.get("total_input_tokens", required=False, positive=False)
+        total_out = f.get("total_output_tokens", required=False, positive=False)
+        conc = f.get("max_concurrency", required=False)
+        raw_day = run.get("date")
+        if isinstance(raw_day, str):
+            try:
+                days.append(datetime.strptime(raw_day, "%Y%m%d-%H%M%S").date())
+            except ValueError:
+                problems.append(Problem(display, None, f"{where}.date" if where else "date", f"must be a date like 20261130-142501 (got {raw_day[:40]!r})"))
+        if tpot is None or output is None:
+            continue
+        isl = total_in / completed if total_in is not None and completed else None
+        osl = total_out / completed if total_out is not None and completed else None
+        trial.points.append(TrialPoint(where or "run", 1000.0 / tpot, output, ttft / 1000.0 if ttft else None, isl, osl, conc,
+                                       int(completed) if completed is not None else None, int(failed) if failed is not None else None))
+    if days:
+        trial.day = min(days)
+    return trial
+
+
+def _genai_perf(data: dict[str, Any], display: str, problems: list[Problem]) -> Trial:
+    trial = Trial(display, "genai-perf", None)
+    f = _Fields(display, "", data, problems)
+    output = f.get("output_token_throughput.avg")
+    per_user = f.get("output_token_throughput_per_user.p50", required=False)
+    itl = None
+    if per_user is None:
+        itl = f.get("inter_token_latency.p50")
+    ttft = f.get("time_to_first_token.p50", required=False)
+    isl = f.get("input_sequence_length.avg", required=False)
+    osl = f.get("output_sequence_length.avg", required=False)
+    config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
+    stimulus = (config.get("perf_analyzer") or {}).get("stimulus") if isinstance(config.get("perf_analyzer"), dict) else None
+    conc = _number(stimulus.get("concurrency")) if isinstance(stimulus, dict) else _number(config.get("concurrency"))
+    interactivity = per_user if per_user is not None else (1000.0 / itl if itl else None)
+    if output is not None and interactivity is not None:
+        trial.points.append(TrialPoint("run", interactivity, output, ttft / 1000.0 if ttft else None, isl, osl, conc))
+    return trial
+
+
+def length_mismatches(trial: Trial, isl: int, osl: int) -> list[str]:
+    """A line per run whose mean input or output length is off the workload's by more than the limit."""
+    out = []
+    for p in trial.points:
+        for what, seen, wanted in (("input", p.input_len, isl), ("output", p.output_len, osl)):
+            if seen is not None and abs(seen - wanted) > MAX_LENGTH_MISMATCH * wanted:
+                out.append(f"{p.label}: mean {what} length {seen:.0f} tokens is {abs(seen / wanted - 1):.0%} off the workload's {wanted} (more than {MAX_LENGTH_MISMATCH:.0%}): the trial measures another workload")
+    return out
+
+
+def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: list[str]) -> str:
+    """The curve file: '#' lines say where it comes from (points_source: measured, trial date), then
+    interactivity, output tok/s per billed GPU and TTFT per run."""
+    days = sorted(t.day for t in trials if t.day)
+    lines = [
+        "# points_source: measured",
+        f"# trial date: {days[-1].isoformat()}" if days else "# trial date: unknown",
+        "# trial: " + "; ".join(f"{t.format}{' ' + t.tool_version if t.tool_version else ''} from {Path(t.source).name} ({len(t.points)} run{'s' if len(t.points) != 1 else ''}, {t.day})" for t in trials),
+        f"# per billed GPU: the endpoint's output throughput / {gpus} GPUs; workload isl {isl}, osl {osl}",
+    ]
+    lines += [f"# length mismatch: {m}" for m in mismatches]
+    lines.append("# interactivity = output tok/s per user (1000 / median TPOT), output_tok_s_gpu = output tok/s per billed GPU, ttft_s = median time to first token (s)")
+    lines.append("interactivity,output_tok_s_gpu,ttft_s")
+    points = sorted((p for t in trials for p in t.points), key=lambda p: (p.interactivity, p.output_tok_s))
+    for p in points:
+        ttft = "" if p.ttft_s is None else format(p.ttft_s, ".6g")
+        lines.append(f"{p.interactivity:.6g},{p.output_tok_s / gpus:.6g},{ttft}")
+    return "\n".join(re.sub(r"[\x00-\x1f\x7f]+", " ", line) for line in lines) + "\n"
+
+
+def default_name(path: Path) -> str:
+    """trial-{file name}, lower-cased and safe as a curve name."""
+    return "trial-" + (re.sub(r"[^a-z0-9._-]+", "-", Path(path).stem.lower()).strip("-.") or "run")
+
+
+def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: int, osl: int, day: date | None = None, force: bool = False) -> tuple[list[Path], list[str]]:
+    """Write performance/NAME.csv from the trial files: every run is a point. Returns (written, warnings)."""
+    if gpus < 1:
+        raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
+        raise InputError([Problem("--name", None, "", f"must be lower-case letters, digits, '.', '_' or '-' (got {name!r})")])
+    problems: list[Problem] = []
+    trials = []
+    for path in paths:
+        try:
+            trials.append(read_trial(path, day))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    target = Path(out_dir) / f"{name}.csv"
+    if target.exists() and not force:
+        problems.append(Problem(str(target), None, "", "already exists: use --force to replace it"))
+    if problems:
+        raise InputError(problems)
+    warnings = []
+    mismatches = []
+    for trial in trials:
+        found = length_mismatches(trial, isl, osl)
+        mismatches += [f"{Path(trial.source).name} {m}" for m in found]
+    warnings += mismatches
+    for trial in trials:
+        for p in trial.points:
+            if p.failed:
+                warnings.append(f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only")
+    write_files_atomic(Path(out_dir), {target.name: curve_csv(trials, gpus, isl, osl, mismatches)})
+    return [target], warnings

@@ -1,0 +1,75 @@
+"""Demand scenarios for the plan: tasks per month over the planning horizon.
+
+A trend (start x (1 + growth)^(month - 1)) times a random level: sampled lognormal paths (a random
+walk in the logarithm whose standard deviation after 12 months is `volatility`, growing with the
+square root of time, mean-corrected so that the expected level is the trend), seeded by
+`uncertainty.seed`; or explicit paths, each a factor on the trend with its probability.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from procure.errors import InputError, Problem
+from procure.model.inputs import DemandConfig, WorkspaceConfig
+
+DEFAULT_MONTHS = 24
+
+
+@dataclass(frozen=True)
+class Scenarios:
+    """Demand per scenario and month (successful tasks wanted), with each scenario's probability."""
+
+    names: list[str]
+    probability: np.ndarray  # (S,), sums to 1
+    demand: np.ndarray  # (S, H) tasks per month
+    sampled: bool
+    months: int
+    start: float
+    growth: float
+    volatility: float | None
+    seed: int | None
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+
+def demand_config(config: WorkspaceConfig) -> DemandConfig:
+    return config.demand or DemandConfig()
+
+
+def horizon_months(config: WorkspaceConfig) -> int:
+    """demand.months, else horizon.months, else 24."""
+    spec = demand_config(config)
+    return spec.months or config.horizon.months or DEFAULT_MONTHS
+
+
+def scenarios(config: WorkspaceConfig, count: int | None = None) -> Scenarios:
+    """The demand scenarios procure.yaml describes (`count` replaces demand.scenarios)."""
+    spec = demand_config(config)
+    months = horizon_months(config)
+    start = spec.start if spec.start is not None else config.workload.tasks_per_month
+    if start is None:
+        raise InputError([Problem("procure.yaml", None, "demand.start", "required when workload.tasks_per_month is absent (tasks in month 1)")])
+    trend = start * (1 + spec.growth) ** np.arange(months)
+    if spec.paths is not None:
+        factors = np.array([p.factor for p in spec.paths])
+        probability = np.array([p.probability for p in spec.paths])
+        return Scenarios(
+            names=[p.name for p in spec.paths], probability=probability / probability.sum(), demand=factors[:, None] * trend[None, :],
+            sampled=False, months=months, start=start, growth=spec.growth, volatility=None, seed=None,
+        )
+    n = count or spec.scenarios
+    seed = config.uncertainty.seed
+    rng = np.random.default_rng(seed)
+    step = spec.volatility / math.sqrt(12)  # sd of one month's change in the log level
+    shocks = rng.standard_normal((n, months - 1)) * step - step * step / 2  # E[exp(shock)] = 1
+    log_level = np.concatenate([np.zeros((n, 1)), np.cumsum(shocks, axis=1)], axis=1)
+    return Scenarios(
+        names=[f"s{i + 1}" for i in range(n)], probability=np.full(n, 1.0 / n), demand=trend[None, :] * np.exp(log_level),
+        sampled=True, months=months, start=start, growth=spec.growth, volatility=spec.volatility, seed=seed,
+    )

@@ -1,0 +1,41 @@
+"""A report's bytes, whichever its kind and format: the comparison PDF laid out in parts in parallel
+processes and merged (procure.render.assemble), every other report in one piece (procure.render.documents)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+from procure.analysis.evaluate import Evaluation
+from procure.render.documents import Stage, html_to_pdf, render_html
+from procure.render.report_data import LazyExtras, resolve_extras
+
+
+@contextlib.contextmanager
+def report_workers(kind: str = "comparison", fmt: str = "pdf") -> Iterator[Any]:
+    """The layout processes of a report that uses them (the comparison PDF), started now: entered
+    before the evaluation, they load WeasyPrint while it runs. None for the other reports."""
+    if kind == "comparison" and fmt == "pdf":
+        from procure.render.assemble import LayoutWorkers
+
+        with LayoutWorkers() as workers:
+            yield workers
+    else:
+        yield None
+
+
+def render_report(
+    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: LazyExtras = None,
+    progress: Stage | None = None, workers: Any = None,
+) -> bytes:
+    """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
+    out the offer pages, which need only the evaluation, while it runs; `workers` (report_workers) are
+    its layout processes, else it starts its own."""
+    if kind == "comparison" and fmt == "pdf":  # long: laid out in parts, in parallel, and merged
+        from procure.render.assemble import comparison_pdf
+
+        return comparison_pdf(ev, extras, progress, workers)
+    html = render_html(ev, kind, extras=resolve_extras(extras), progress=progress)
+    if fmt == "html":
+        return html.encode("utf-8")
+    return html_to_pdf(html, progress)

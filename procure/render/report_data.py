@@ -1,0 +1,241 @@
+"""What the reports show beside the Evaluation: cost position, hedging plan, rental price benchmark.
+
+Each part is computed by its own module from the workspace; a part whose inputs are missing is left
+out with the reason, so a report never fails for want of optional market data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Union
+
+from procure.errors import InputError
+from procure.analysis.evaluate import CostInputs, Evaluation
+from procure.analysis.decision import recommend
+from procure.analysis.recommendation import Recommendation
+from procure.analysis.hedging import HedgePlan, recommended_hedge
+from procure.analysis.market import IndexBuild
+from procure.analysis.plan import PlanResult
+from procure.analysis.position import Position
+from procure.analysis.scenarios import Case, FieldBar
+from procure.analysis.uncertainty import Sensitivity
+
+if TYPE_CHECKING:
+    from procure.render.board import BoardMemo
+from procure.io.workspace import IndexLevel, Workspace
+
+QUOTES_FILE = "market/quotes.csv"
+
+
+@dataclass
+class ReportExtras:
+    position: Position | None = None
+    hedge: HedgePlan | None = None
+    hedge_missing: str = "Hedging recommendation: not yet configured (it needs market/index.csv and an offer to hedge)."
+    benchmark: IndexBuild | None = None  # methodology of the default build (median, all prices)
+    benchmark_series: dict[str, IndexBuild] = field(default_factory=dict)
+    benchmark_notes: list[str] = field(default_factory=list)  # series left out for want of observations
+    index: list[IndexLevel] = field(default_factory=list)
+    sensitivity: Sensitivity | None = None
+    plan: PlanResult | None = None  # with `demand:` in procure.yaml
+    plan_missing: str = ""
+    cases: list[Case] = field(default_factory=list)  # what-if re-evaluations (demand, index, throughput claims)
+    football: list[FieldBar] = field(default_factory=list)  # the football field of the top offers
+    memo: BoardMemo | None = None  # the board paper's decision memo
+    recommendation: Recommendation | None = None  # what every part of both reports recommends
+    scorecard: ScorecardChapter | None = None  # delivered against promised, per signed vendor (the comparison)
+
+
+@dataclass
+class ScorecardChapter:
+    """The comparison's scorecard chapter: each signed vendor's months as `procure scorecard` gives them
+    (procure/analysis/scorecard.py: delivered figures against the evaluation of the promise alone), and what the
+    telemetry behind each month stated (resets, gaps, partial coverage). No vendor: `missing` says why."""
+
+    vendors: list[Any] = field(default_factory=list)  # scorecard.VendorScore
+    telemetry: dict[str, list[str]] = field(default_factory=dict)  # offer id -> stated notes, by month
+    ttft_limit: float | None = None  # workload.max_ttft_s
+    decode_s: float | None = None  # output tokens / the target speed per user: a task's output at the target
+    missing: str = ""
+
+
+SENSITIVITY_OFFERS = 3
+
+# The extras, or a function that computes them when a report needs them (procure report passes one).
+LazyExtras = Union[ReportExtras, Callable[[], ReportExtras], None]
+
+
+def resolve_extras(extras: LazyExtras) -> ReportExtras:
+    if callable(extras):
+        return extras()
+    return extras or ReportExtras()
+
+
+def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False) -> ReportExtras:
+    extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
+    if inputs is not None and ev.ranked:
+        from procure.analysis.evaluate import gates_of
+        from procure.analysis.uncertainty import sensitivity, top_offer_positions
+
+        top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
+        posteriors = None
+        if ws.actuals:
+            from procure.analysis.scorecard import evaluation_posteriors
+
+            posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
+    market = ws.config.market
+    if market.competitors or market.own:
+        from procure.analysis.position import position
+
+        extras.position = position(ev, market)
+    # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
+    # The efficient frontier is a chart of the comparison only (the board memo has no charts): the board
+    # paper does not spend its solves (a few seconds each, under a time limit) on it.
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=not board)
+    if extras.recommendation.plan_failed:
+        extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
+    if ws.index and (ev.summary.recommended or ws.config.hedge.offer):
+        try:
+            extras.hedge = recommended_hedge(ws, ev, extras.plan)
+        except InputError as exc:
+            extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
+    quotes = ws.root / QUOTES_FILE
+    if quotes.is_file():
+        from procure.analysis.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
+
+        rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
+        adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
+        strata = settings_from(ws.config.index)
+        # Each series from what the observations hold: a kind without observations (there are no public B200
+        # transacted prices) is left out with a note, never a refusal of the whole report.
+        builds = {
+            "all": ("median", "all", "median of all prices"),
+            "median of advertised prices": ("median", "advertised", "advertised prices"),
+            "volume-weighted transacted prices": ("volume-weighted", "transacted", "transacted prices"),
+        }
+        for key, (method, kind, words) in builds.items():
+            try:
+                build = build_index(rows, method, kind, Filters(), "month", adjustments, False, QUOTES_FILE, strata)
+            except InputError:
+                extras.benchmark_notes.append(f"no {words} in {QUOTES_FILE} on or before {ev.as_of}: that series is left out")
+                continue
+            if key == "all":
+                extras.benchmark = build
+            else:
+                extras.benchmark_series[key] = build
+    if ev.ranked:
+        from procure.analysis.scenarios import cases, football_field
+
+        extras.cases = cases(ws, ev)
+        extras.football = football_field(ev, extras.cases)
+    if not board:
+        extras.scorecard = scorecard_chapter(ws, ev)
+    if board:
+        from procure.render.board import board_memo
+
+        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge, extras.recommendation)
+    return extras
+
+
+NO_ACTUALS = (
+    "No signed vendor has delivered evidence in this workspace (actuals/ is empty or absent), so there is nothing yet to set "
+    "against the promises. After signing, `procure actuals import` keeps the serving metrics, incident history and invoices "
+    "of each signed offer in actuals/OFFER-ID/, and this chapter then scores every month (docs/actuals.md)."
+)
+
+
+def scorecard_chapter(ws: Workspace, ev: Evaluation) -> ScorecardChapter:
+    """Every signed vendor's months, delivered against the promise: `procure scorecard` as of the
+    evaluation's date, set against the evaluation of the promise alone (no evidence blended in)."""
+    wl = ws.config.workload
+    chapter = ScorecardChapter(ttft_limit=wl.max_ttft_s, decode_s=wl.output_tokens / wl.interactivity)
+    signed = [offer_id for offer_id in sorted(ws.actuals) if any(o.id == offer_id for o in ev.offers)]
+    if not signed:
+        chapter.missing = NO_ACTUALS
+        return chapter
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.scorecard import scorecard
+
+    promise = evaluate(ws, ev.as_of, delivered=False)
+    result = scorecard(ws, promise, ev.as_of)
+    chapter.vendors = [v for v in result.vendors if v.months]
+    if not chapter.vendors:
+        chapter.missing = "The signed vendors' folders in actuals/ hold no month of evidence before " + ev.as_of.isoformat() + "."
+    for v in chapter.vendors:
+        chapter.telemetry[v.offer] = telemetry_notes(ws.actuals[v.offer], [m.month for m in v.months])
+    return chapter
+
+
+def telemetry_notes(actuals: Any, months: list[str]) -> list[str]:
+    """What the serving metrics of each month shown stated on import: counter resets, gaps, and samples
+    covering less than the whole month (so a reader knows a figure's footing)."""
+    out = []
+    for key in months:
+        m = actuals.metrics.get(key)
+        if m is None:
+            continue
+        parts = []
+        if m.resets:
+            parts.append(f"counter resets in {m.resets} series (a restart: each counted from zero again, as Prometheus' rate() does)")
+        if m.gaps:
+            parts.append(f"gaps in the samples longer than actuals.gap_minutes in {m.gaps} series")
+        if m.coverage is not None and m.coverage < 0.995:
+            parts.append(f"samples cover {m.coverage:.1%} of the month (the counters' increase spans the gaps)")
+        if parts:
+            out.append(f"{key}: " + "; ".join(parts) + ".")
+    return out
+
+
+ODDS_NAMED = 0.05  # offers at least this likely to be the cheapest are named in the headline
+
+
+def cheapest_odds(ev: Evaluation) -> list[tuple[str, int]]:
+    """Each offer at least 5% likely to be the cheapest, by vendor, the rest pooled as "others", in whole
+    percent that add up to 100 (largest remainder: rounding each on its own can give 99 or 101)."""
+    shares = [(o.vendor, o.uncertainty.prob_cheapest) for o in ev.ranked if o.uncertainty and o.uncertainty.prob_cheapest]
+    total = sum(p for _, p in shares)
+    if not shares or total <= 0:
+        return []
+    named = [(v, p / total) for v, p in shares if p / total >= ODDS_NAMED]
+    rest = 1.0 - sum(p for _, p in named)
+    parts = named + ([("others", rest)] if rest > 1e-9 else [])
+    floors = [int(p * 100) for _, p in parts]
+    order = sorted(range(len(parts)), key=lambda i: -(parts[i][1] * 100 - floors[i]))
+    for i in order[: 100 - sum(floors)]:
+        floors[i] += 1
+    return [(name, pct) for (name, _), pct in zip(parts, floors) if pct > 0 or name != "others"]
+
+
+@dataclass
+class PositionView:
+    """The cost position split as a reader needs it: the offers we could sign, the competitors' own
+    costs, ours today, and where signing the recommendation leaves us against the cheapest competitor."""
+
+    offers: list[tuple[str, float]]  # vendor, cost per task
+    competitors: list[tuple[str, float, str]]  # name, cost per task, date
+    ours: float
+    ours_label: str
+    signing: str | None
+
+
+def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
+    if pos is None:
+        return None
+    vendors = {o.id: o.vendor for o in ev.offers}
+    offers = [(vendors.get(p.name, p.name), p.cost_per_task) for p in pos.curve if p.kind == "offer"]
+    # A competitor's public price is labelled as one; only competitors' costs are compared with our cost.
+    competitors = [(p.name + (" (its price)" if p.figure == "price" else ""), p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    costs = [c for c, p in zip(competitors, [q for q in pos.curve if q.kind == "competitor"]) if p.figure == "cost"]
+    signing = None
+    leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    if leader is not None and costs and leader.metrics.get("cost_per_task") is not None:
+        name, best, _ = min(costs, key=lambda c: c[1])
+        ours = leader.metrics["cost_per_task"]
+        gap = ours / best - 1
+        where = "level with" if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"
+        signing = (
+            f"Signing {leader.vendor} at {ours * 1000:.2f} {ev.currency} per 1,000 tasks puts us {where} the cheapest competitor, "
+            f"{name}, at {best * 1000:.2f}" + (f"; today we pay {pos.cost_per_task * 1000:.2f}." if not pos.label.startswith("the recommended") else ".")
+        )
+    return PositionView(offers=offers, competitors=competitors, ours=pos.cost_per_task, ours_label=pos.label, signing=signing)

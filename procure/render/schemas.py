@@ -1,0 +1,247 @@
+"""The JSON Schema of every document procure reads or writes, for `procure schema NAME`.
+
+Inputs: offer, grade, workspace (the YAML files). Outputs: one per `--format json` document, each
+in the envelope of envelope.py (schema_version, tool, command, as_of, inputs) beside its own fields:
+evaluation (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif --price-to-win),
+position, index (index build), hedge, sensitivity, history, diff, reevaluate, cashflow, plan.
+
+The output models are built here from the models the commands dump, so a schema cannot drift from
+what is written. Heavy modules are imported only when a schema is asked for.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Union
+
+from pydantic import BaseModel, Field
+
+from procure.model.units import PerThousand
+
+INPUT_SCHEMAS = ("offer", "grade", "workspace")
+OUTPUT_SCHEMAS = ("evaluation", "grading", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff", "reevaluate", "cashflow", "plan", "scorecard")
+# The command whose --format json writes each output document.
+WRITTEN_BY = {
+    "evaluation": "compare, evaluate",
+    "grading": "grade",
+    "rate": "rate",
+    "whatif": "whatif",
+    "price-to-win": "whatif --price-to-win",
+    "position": "position",
+    "index": "index build",
+    "hedge": "hedge",
+    "sensitivity": "sensitivity",
+    "history": "history",
+    "diff": "diff",
+    "reevaluate": "reevaluate",
+    "cashflow": "cashflow",
+    "plan": "plan",
+    "scorecard": "scorecard",
+}
+
+
+class InputHash(BaseModel):
+    path: str
+    sha256: str
+
+
+class Envelope(BaseModel):
+    """What every JSON output carries at its top level."""
+
+    schema_version: str = Field(description="this document's schema version: a renamed or removed field bumps the major (2), added fields the minor (1.1)")
+    tool: str = Field(description="procure and its version")
+    command: str = Field(description="the command that wrote it")
+    as_of: date | None = Field(description="the evaluation date; null for a command that has none (grade, history)")
+    inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
+
+
+class Requirement(BaseModel):
+    requirement: str
+    expected: str
+    observed: str
+    passed: bool
+
+
+class GradeCheckRecord(BaseModel):
+    grade: str
+    passed: bool
+    requirements: list[Requirement]
+
+
+class GradedOffer(BaseModel):
+    id: str
+    vendor: str
+    grade: str | None
+    summary: str
+    checks: list[GradeCheckRecord]
+
+
+class RatedOffer(BaseModel):
+    id: str
+    vendor: str
+    kind: str
+    rated: bool
+    note: str
+    tier: str | None
+    score: float | None
+    percentile: float | None
+    categories: dict[str, float]
+    critical_failures: list[str]
+    published_tier: str | None
+    disagrees: bool
+    reliability_factor: float | None
+    reliability_source: str
+    operational_score: float | None
+    tier_note: str | None
+    unanswered: list[str]
+
+
+class CashflowOffer(PerThousand):
+    id: str
+    rank: int | None
+    total_commitment: float | None
+    total_cost: float | None
+    npv_cost: float | None
+    horizon_cost_per_task: float | None
+    cost_per_task: float | None
+    cashflow: Any = Field(description="the offer's months and totals (see the Evaluation's offers[].cashflow)")
+
+
+def _output_model(name: str) -> Any:
+    """The pydantic model (or union) of one output document."""
+    if name == "evaluation":
+        from procure.analysis.evaluate import Evaluation
+
+        return Evaluation
+    if name == "grading":
+
+        class GradingDocument(Envelope):
+            offers: list[GradedOffer]
+
+        return GradingDocument
+    if name == "rate":
+
+        class RatingDocument(Envelope):
+            method: str
+            offers: list[RatedOffer]
+
+        return RatingDocument
+    if name == "whatif":
+        from procure.analysis.whatif import WhatIf
+
+        class WhatIfDocument(Envelope, WhatIf):
+            pass
+
+        return WhatIfDocument
+    if name == "price-to-win":
+        from procure.analysis.whatif import PriceToWin
+
+        class PriceToWinDocument(Envelope):
+            currency: str
+            offers: list[PriceToWin]
+
+        return PriceToWinDocument
+    if name == "position":
+        from procure.analysis.position import Position
+
+        class PositionDocument(Envelope, Position):  # type: ignore[misc]
+            pass
+
+        return PositionDocument
+    if name == "index":
+        from procure.analysis.market import IndexBuild
+
+        class IndexDocument(Envelope, IndexBuild):
+            pass
+
+        return IndexDocument
+    if name == "hedge":
+        from procure.analysis.hedging import HedgePlan
+
+        class HedgeDocument(Envelope, HedgePlan):  # type: ignore[misc]
+            pass
+
+        return HedgeDocument
+    if name == "sensitivity":
+        from procure.analysis.uncertainty import Sensitivity
+
+        class SensitivityDocument(Envelope, Sensitivity):
+            pass
+
+        return SensitivityDocument
+    if name == "history":
+        from procure.analysis.history import RunInfo
+
+        class HistoryDocument(Envelope):
+            runs: list[RunInfo]
+
+        return HistoryDocument
+    if name in ("diff", "reevaluate"):
+        from procure.analysis.history import Breach, Diff
+
+        from pydantic import create_model
+
+        # Diff's own fields, and what diff_json adds (new_cheapest is a property of Diff: a field here)
+        fields: dict[str, Any] = {k: (f.annotation, f) for k, f in Diff.model_fields.items()}
+        fields["new_cheapest"] = (bool, Field(description="the top offer changed"))
+        fields["changed"] = (bool, Field(description="anything changed but the dates"))
+        DiffDocument: Any = create_model("DiffDocument", __base__=Envelope, **fields)
+
+        if name == "diff":
+            return DiffDocument
+
+        class ReevaluateDocument(DiffDocument):
+            breached: list[Breach]
+            saved_run: int | None = Field(description="the run saved (null when a breach kept the baseline)")
+            baseline_run: int
+
+        class FirstReevaluation(Envelope):
+            baseline_saved: int = Field(description="no earlier run: this evaluation was saved as the baseline")
+            breached: list[Breach]
+
+        return Union[ReevaluateDocument, FirstReevaluation]
+    if name == "cashflow":
+
+        class CashflowDocument(Envelope):
+            currency: str
+            horizon_months: int | None
+            rank_by: str
+            offers: list[CashflowOffer]
+
+        return CashflowDocument
+    if name == "plan":
+        from procure.analysis.plan import PlanResult
+
+        class PlanDocument(Envelope, PlanResult):  # type: ignore[misc]
+            pass
+
+        return PlanDocument
+    if name == "scorecard":
+        from procure.analysis.scorecard import ScorecardResult
+
+        class ScorecardDocument(Envelope, ScorecardResult):  # type: ignore[misc]
+            pass
+
+        return ScorecardDocument
+    raise KeyError(name)
+
+
+def output_adapter(name: str) -> Any:
+    """A TypeAdapter validating one output document (the tests check every command's output with it)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(_output_model(name))
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of an input file (offer, grade, workspace) or of an output document."""
+    if name in INPUT_SCHEMAS:
+        from procure.model.inputs import SCHEMAS
+
+        return SCHEMAS[name].model_json_schema()
+    from procure.model.units import models_in, schema_companions
+
+    model = _output_model(name)
+    schema = schema_companions(output_adapter(name).json_schema(mode="serialization"), models_in(model))
+    schema.setdefault("description", f"Written by `procure {WRITTEN_BY[name]} --format json`.")
+    return schema

@@ -1,0 +1,134 @@
+"""The package's layers (docs/architecture.md): a module imports only its own layer and the layers below,
+and no modules import each other in a loop. Read from the source, every import counted, those inside
+functions included: an import deferred for start-up speed is still a dependency."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "procure"
+
+# Bottom to top. The shared base (exit statuses, located errors, text from outside) is below everything.
+LAYERS = [
+    ("base", ["procure", "procure.status", "procure.errors", "procure.textsafe"]),
+    ("model", ["procure.model"]),
+    ("io", ["procure.io"]),
+    ("analysis", ["procure.analysis"]),
+    ("render", ["procure.render"]),
+    ("cli", ["procure.cli"]),
+    ("entry", ["procure.__main__"]),
+]
+
+
+def module_names() -> dict[str, Path]:
+    names = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+MODULES = module_names()
+
+
+def layer_of(module: str) -> int:
+    """The layer a module belongs to: the longest prefix that names one."""
+    best, found = -1, None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), index
+    assert found is not None, f"{module} is on no layer: add it to LAYERS and docs/architecture.md"
+    return found
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """Lines inside `if TYPE_CHECKING:` blocks: names for annotations, never imported when the code runs."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for inner in node.body:
+                lines.update(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1))
+    return lines
+
+
+def imports_of(module: str) -> list[tuple[str, int, bool]]:
+    """(imported procure module, line, only for type checking) for every import in the module."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = _type_checking_lines(tree)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in MODULES else source for a in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        else:
+            continue
+        for target in targets:
+            if target in MODULES and target != module:
+                found.append((target, node.lineno, node.lineno in typing_only))
+    return found
+
+
+def test_every_module_is_on_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_higher_layer(module):
+    mine = layer_of(module)
+    upward = [f"{MODULES[module].name}:{line} imports {target} ({LAYERS[layer_of(target)][0]})"
+              for target, line, _ in imports_of(module) if layer_of(target) > mine]
+    assert not upward, f"{module} ({LAYERS[mine][0]}) may import only its own layer and those below: " + "; ".join(upward)
+
+
+def test_no_import_cycles():
+    graph = {m: sorted({t for t, _, typing_only in imports_of(m) if not typing_only}) for m in MODULES}
+    cycles, state, stack = [], dict.fromkeys(graph, 0), []  # 0 new, 1 on the path, 2 done
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in graph[node]:
+            if state[nxt] == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif state[nxt] == 0:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if state[module] == 0:
+            visit(module)
+    assert not cycles, "modules that import each other: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_checks_see_an_upward_import_and_a_cycle(tmp_path, monkeypatch):
+    """The test above would pass on a tree it cannot read; here it reads two made-up modules that break both rules."""
+    fake = tmp_path / "procure"
+    (fake / "model").mkdir(parents=True)
+    (fake / "render").mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "model" / "__init__.py").write_text("")
+    (fake / "render" / "__init__.py").write_text("")
+    (fake / "model" / "low.py").write_text("def f():\n    from procure.render import high\n")
+    (fake / "render" / "high.py").write_text("from procure.model import low\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", module_names())
+    assert ("procure.render.high", 2, False) in imports_of("procure.model.low")
+    with pytest.raises(AssertionError, match="imports procure.render.high"):
+        test_no_module_imports_a_higher_layer("procure.model.low")
+    with pytest.raises(AssertionError, match="procure.model.low -> procure.render.high -> procure.model.low"):
+        test_no_import_cycles()
