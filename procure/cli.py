@@ -39,7 +39,9 @@ def _usage_problem(error: click.UsageError) -> str:
     if isinstance(error, click.BadParameter) and param is not None:
         name = max(param.opts, key=len) if getattr(param, "opts", None) else param.human_readable_name
         if isinstance(error, click.MissingParameter):
-            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx else 'a value'}"
+            if not getattr(param, "opts", None) or param.param_type_name == "argument":  # typer 0.2x's arguments have no make_metavar
+                return f"{where}: missing argument {param.metavar or param.name.upper()}"
+            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx and hasattr(param, 'make_metavar') else 'a value'}"
         return f"{where}: {name}: {error.message}"
     message = error.message.rstrip(".")
     return f"{where}: {message[:1].lower()}{message[1:]}"

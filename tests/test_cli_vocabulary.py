@@ -116,6 +116,10 @@ def test_init_takes_w_as_well_as_dir(tmp_path):
         (("compare", "--draws", "many"), "procure compare: --draws:"),
         (("comapre",), "procure: no such command 'comapre'"),
         (("diff", "1", "2", "3"), "procure diff: got unexpected extra argument"),
+        # a missing argument: typer 0.2x's own click has no make_metavar on an argument (an internal error before)
+        (("index", "build"), "procure index build: missing argument FILE"),
+        (("perf", "import"), "procure perf import: missing argument FILE..."),
+        (("actuals", "import"), "procure actuals import: missing argument FILE..."),
     ],
 )
 def test_usage_errors_are_in_procures_format_and_exit_2(data_dir, args, needle):
