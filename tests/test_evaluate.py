@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.analysis.evaluate import METRIC_KEYS, evaluate
+from procure.analysis.evaluate import evaluate
+from procure.analysis.record import METRIC_KEYS
 from procure.analysis.gates import GATES
 from procure.io.workspace import load_workspace
 

@@ -21,7 +21,8 @@ from pydantic import BaseModel, Field
 from procure.analysis.cashflow import RENEWAL_RULES, escalation, renewal_base, renewal_rent, service_months
 from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.errors import InputError, Problem, unknown_offer
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.model.inputs import HedgeConfig, HorizonConfig
 from procure.io.workspace import IndexLevel, Workspace, read_price_series
 
