@@ -8,7 +8,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Callable
 
-from procure.analysis.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS, OfferRecord
 from procure.textsafe import csv_writer, formula_like, markdown_text
 from procure.render.fit import prioritise
 
