@@ -690,11 +690,11 @@ def grade(
     if named:
         from rich.console import Group
 
-        from procure.render.text import explain_table
+        from procure.render.ranking import explain_table
 
         _emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide, columns=columns)
         return
-    from procure.render.text import grades_table
+    from procure.render.ranking import grades_table
 
     _emit_table(grades_table(results), out, wide, columns=columns)
 
@@ -791,7 +791,7 @@ def compare(
     shown = _chosen(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
         from procure.analysis.evaluate import verdict_lines
-        from procure.render.text import comparison_table
+        from procure.render.ranking import comparison_table
 
         _emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns)
         if out is None:
@@ -800,7 +800,7 @@ def compare(
         return
     if format is CompareFormat.xlsx:
         from procure.io.files import write_atomic
-        from procure.render.text import to_xlsx
+        from procure.render.workbook import to_xlsx
 
         assert out is not None
         # The analyses with a table, each a sheet: the plan as solved above, the offers over the horizon
@@ -811,7 +811,7 @@ def compare(
         write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None, rec.plan_failed))
         _say(f"wrote {out}")
         return
-    from procure.render.text import RENDERERS
+    from procure.render.ranking import RENDERERS
 
     _emit(RENDERERS[format.value]((ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})), out)
 
@@ -845,17 +845,17 @@ def rate(
         procure rate --top 5 --columns offer,score,tier,critical
         procure rate --offer keel-b200-mc
     """
-    from procure.render.text import by_score
+    from procure.render.ranking import by_score
 
     format = _format(format, out, TextFormat.table)
     ev = _evaluation(workspace, as_of)
     shown = _chosen(ev, offer, top, order=by_score)
     if format is TextFormat.table:
-        from procure.render.text import rating_table
+        from procure.render.ranking import rating_table
 
         _emit_table(rating_table(shown), out, wide, columns=columns)
         return
-    from procure.render.text import RATING_RENDERERS
+    from procure.render.ranking import RATING_RENDERERS
 
     _emit(_doc("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev), out)
 
@@ -952,11 +952,11 @@ def whatif(
         if top is not None and format is not TextFormat.json:
             rows = rows[:top]
         if format is TextFormat.table:
-            from procure.render.text import price_to_win_table
+            from procure.render.whatif import price_to_win_table
 
             _emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
         else:
-            from procure.render.text import price_to_win_text
+            from procure.render.whatif import price_to_win_text
 
             _emit(_doc("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
         return
@@ -980,11 +980,11 @@ def whatif(
         raise InputError([_problem("whatif", "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)")])
     result = run_whatif(ws, offer_id, change, _day(as_of))
     if format is TextFormat.table:
-        from procure.render.text import whatif_table
+        from procure.render.whatif import whatif_table
 
         _emit_table(whatif_table(result), out, wide, columns=columns)
         return
-    from procure.render.text import WHATIF_RENDERERS
+    from procure.render.whatif import WHATIF_RENDERERS
 
     from procure.analysis.evaluate import resolve_as_of
 
@@ -1033,11 +1033,11 @@ def position(
     if top is not None and format is not TextFormat.json:
         result = result.model_copy(update={"curve": result.curve[:top]})
     if format is TextFormat.table:
-        from procure.render.text import position_table
+        from procure.render.position import position_table
 
         _emit_table(position_table(result), out, wide, columns=columns)
         return
-    from procure.render.text import position_text
+    from procure.render.position import position_text
 
     _emit(_doc("position", position_text(result, format.value), format, ev), out)
 
@@ -1127,18 +1127,18 @@ def index_build(
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
     _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
     if format is TextFormat.table:
-        from procure.render.text import index_table
+        from procure.render.market import index_table
 
         _emit_table(index_table(build), out, wide, columns=columns)
         return
-    from procure.render.text import index_text
+    from procure.render.market import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
     _emit(_doc("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
-        from procure.render.text import methodology_table
+        from procure.render.market import methodology_table
 
         _console(stderr=True).print(methodology_table(build))
         for note in build.notes:
@@ -1221,11 +1221,11 @@ def hedge(
         _warn_plan_failed(rec)
     plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
     if format is TextFormat.table:
-        from procure.render.text import hedge_table
+        from procure.render.hedge import hedge_table
 
         _emit_table(hedge_table(plan), out, wide, columns=columns)
         return
-    from procure.render.text import hedge_text
+    from procure.render.hedge import hedge_text
 
     _emit(_doc("hedge", hedge_text(plan, format.value), format, ev), out)
 
@@ -1278,11 +1278,11 @@ def sensitivity(
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
     result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
-        from procure.render.text import sensitivity_table
+        from procure.render.sensitivity import sensitivity_table
 
         _emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns)
         return
-    from procure.render.text import sensitivity_text
+    from procure.render.sensitivity import sensitivity_text
 
     _emit(_doc("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
 
@@ -1354,7 +1354,7 @@ def evaluate(
         _emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
-    from procure.render.text import per_thousand
+    from procure.render.formats import per_thousand
 
     top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
     _emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
@@ -1390,7 +1390,7 @@ def history(
 
         _emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
         return
-    from procure.render.text import history_table
+    from procure.render.history import history_table
 
     _emit_table(history_table(runs), out, wide, columns=columns)
 
@@ -1451,7 +1451,7 @@ def diff(
 
         raise InputError([Problem("diff", None, "", f"BASE and HEAD are the same ({base}): name two different runs or files")])
     result = compare_runs(base_ev, head_ev, base_label, head_label)
-    from procure.render.text import diff_json, diff_markdown, diff_table
+    from procure.render.history import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
         _emit_table(diff_table(result), out, wide, columns=columns)
@@ -1492,7 +1492,7 @@ def reevaluate(
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
     from procure.analysis.history import CONDITIONS, breaches, diff as compare_runs, latest_run_id, load_run, save_run
-    from procure.render.text import diff_json, diff_markdown, diff_table
+    from procure.render.history import diff_json, diff_markdown, diff_table
     from procure.io.workspace import load_workspace
 
     format = _format(format, out, DiffFormat.table)
@@ -1593,7 +1593,8 @@ def scorecard(
         procure scorecard --claim --out claim.md
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.scorecard import credits_claim, scorecard as build, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.analysis.scorecard import scorecard as build
+    from procure.render.scorecard import credits_claim, scorecard_csv, scorecard_markdown, scorecard_table
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -1689,18 +1690,18 @@ def cashflow(
     if top is not None and offer is None and format in (CompareFormat.table, CompareFormat.csv, CompareFormat.markdown):
         ev = _chosen(ev, None, top)
     if format is CompareFormat.table:
-        from procure.render.text import cashflow_table
+        from procure.render.cashflow import cashflow_table
 
         _emit_table(cashflow_table(ev, offer), out, wide, columns=columns)
     elif format is CompareFormat.xlsx:
         from procure.io.files import write_atomic
-        from procure.render.text import to_xlsx
+        from procure.render.workbook import to_xlsx
 
         assert out is not None
         write_atomic(out, to_xlsx(ev, inputs))
         _say(f"wrote {out}")
     else:
-        from procure.render.text import cashflow_text
+        from procure.render.cashflow import cashflow_text
 
         _emit(_doc("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
 
@@ -1746,7 +1747,7 @@ def plan(
     ev, inputs = evaluate_with_inputs(ws, _day(as_of))
     result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
     if format is TextFormat.table:
-        from procure.render.plan_text import plan_table
+        from procure.render.plan import plan_table
 
         if ws.config.demand is None:  # the recommendation is the single offer until demand: is stated (decision.recommend)
             first = decide(ev).headline + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
@@ -1754,7 +1755,7 @@ def plan(
             first = decide(ev, result).headline
         _emit_table(plan_table(result), out, wide, first=first, columns=columns)
         return
-    from procure.render.plan_text import plan_text
+    from procure.render.plan import plan_text
 
     _emit(_doc("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
 

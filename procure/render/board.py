@@ -20,7 +20,7 @@ from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
 from procure.model.inputs import HedgeConfig
 from procure.analysis.plan import DEMAND_SHIFTS, PRICE_CASE, PlanCase, PlanLine, PlanResult
 from procure.analysis.position import Position
-from procure.render.text import cash, clip
+from procure.render.formats import cash, clip
 from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows
 
 BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}

@@ -1,4 +1,5 @@
-"""The workbook a spreadsheet user keeps: an Assumptions sheet and an Offers sheet whose cost columns
+"""The comparison as a workbook (--format xlsx, `to_xlsx`): a sheet per table, numbers stored as numbers,
+and the workbook a spreadsheet user keeps: an Assumptions sheet and an Offers sheet whose cost columns
 are live formulas over those assumptions and the offers' inputs.
 
 Change the staff cost, the shared weight, a list price or a discount, and the costs per task and the
@@ -23,12 +24,15 @@ they do not move when an assumption does, and the sheet says so.
 
 from __future__ import annotations
 
+import io
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
+from procure.analysis.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.textsafe import formula_like
+from procure.render.ranking import CATEGORY_ABBREVIATIONS
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
@@ -413,3 +417,100 @@ def add_sensitivity_sheet(book: Any, result: Any, cur: str) -> None:
         [[r.input, r.low, r.high, *[r.costs_low.get(o) for o in offers], *[r.costs_high.get(o) for o in offers], r.swing, r.swing_offer,
           r.leader_low, r.leader_high, "yes" if r.flips else "no"] for r in result.rows],
     )
+
+
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None, plan_failed: str | None = None) -> bytes:
+    """The comparison as a workbook: one sheet per table, numbers stored as numbers.
+
+    With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
+    first, whose costs and ranks are live formulas (add_live_sheets). Then a sheet per analysis
+    given, with units in its headers: the purchase plan and its scenarios, every offer over the
+    horizon (from `flows`, an evaluation over one; else `ev` when it has one) and, when `ev` has a
+    horizon, every offer's months, the sensitivity.
+    """
+    try:
+        from openpyxl import Workbook
+    except ImportError:
+        from procure.errors import InputError, Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "Excel output needs openpyxl: pip install openpyxl")]) from None
+    from datetime import datetime
+
+    book = Workbook()
+    stamp = datetime(ev.as_of.year, ev.as_of.month, ev.as_of.day)  # the as-of date, not the clock: same inputs, same workbook
+    book.properties.created = book.properties.modified = stamp
+    sheet = book.active
+    sheet.title = "Comparison"
+    keys = METRIC_KEYS + EXTRA_METRIC_KEYS
+    sheet.append(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, "reasons"])
+    for r in ev.offers:
+        sheet.append([r.rank, r.id, r.vendor, r.grade, r.acceptable, r.kind, r.pricing_basis, *[r.metrics[k] for k in keys], "; ".join(r.reasons)])
+    gates = book.create_sheet("Gates")
+    gates.append(["id", "gate", "passed", "headroom", "detail"])
+    for r in ev.offers:
+        for g in r.gates:
+            gates.append([r.id, g.gate, g.passed, g.margin, g.detail])
+    ratings = book.create_sheet("Ratings")
+    categories = list(CATEGORY_ABBREVIATIONS)
+    ratings.append(["id", "rated", "score", "tier", "published_tier", "reliability_factor", *categories])
+    for r in ev.offers:
+        ratings.append([r.id, r.rating.rated, r.rating.score, r.rating.tier, r.rating.published_tier, r.reliability_factor, *[r.rating.categories.get(c) for c in categories]])
+    if ev.uncertainty:
+        ranges = book.create_sheet("Uncertainty")
+        ranges.append(["id", "p10", "p50", "p90", "prob_cheapest"])
+        for r in ev.offers:
+            u = r.uncertainty
+            ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
+    if plan is not None:
+        add_plan_sheets(book, plan, ev.currency)
+    elif plan_failed:  # demand: was given but no plan was solved: the sheet says why rather than being absent
+        table_sheet(book, "Plan", [("Note", None)], [[f"The purchase plan could not be solved ({plan_failed}); the best single offer is recommended instead."]])
+    horizon = flows if flows is not None else (ev if ev.horizon_months else None)
+    if horizon is not None:
+        add_horizon_sheet(book, horizon)
+    if ev.horizon_months:  # the months themselves when the horizon was asked for (a sheet of offers x months)
+        add_cashflow_sheet(book, ev)
+    if sensitivity is not None and sensitivity.rows:
+        add_sensitivity_sheet(book, sensitivity, ev.currency)
+    inputs = book.create_sheet("Inputs")
+    inputs.append(["as_of", str(ev.as_of)])
+    inputs.append(["currency", ev.currency])
+    inputs.append(["rank_by", ev.rank_by])  # the Comparison column the ranking sorts by
+    inputs.append(["path", "sha256"])
+    for f in ev.inputs:
+        inputs.append([f.path, f.sha256])
+    # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
+    for sheet_ in book.worksheets:
+        for row in sheet_.iter_rows():
+            for cell in row:
+                if formula_like(cell.value):
+                    cell.data_type = "s"
+        if sheet_.title != "Inputs":
+            finish(sheet_)
+    if cost_inputs is not None:
+        add_live_sheets(book, ev, cost_inputs)  # its text values are kept as text there; its formulas are ours
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return _fixed_times(buffer.getvalue(), stamp)
+
+
+def _fixed_times(workbook: bytes, stamp: object) -> bytes:
+    """openpyxl stamps the save time into the zip entries and docProps/core.xml; pin both to the
+    as-of date so that the same inputs give the same bytes."""
+    import re
+    import zipfile
+
+    moment = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")  # type: ignore[attr-defined]
+    # Zip entries can only carry dates from 1980 to 2107: an as-of date outside is clamped there.
+    zip_time = max((1980, 1, 1, 0, 0, 0), min((2107, 12, 31, 0, 0, 0), stamp.timetuple()[:6]))  # type: ignore[attr-defined]
+    source = zipfile.ZipFile(io.BytesIO(workbook))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", lambda m: m.group(1) + moment.encode() + m.group(2), data)
+            info = zipfile.ZipInfo(item.filename, date_time=zip_time)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            target.writestr(info, data)
+    return out.getvalue()
