@@ -31,7 +31,10 @@ from synthetic import make_workspace, offer  # noqa: E402
 
 from procure.model.demand import scenarios as demand_scenarios  # noqa: E402
 from procure.analysis.evaluate import evaluate_with_inputs  # noqa: E402
-from procure.analysis.plan import Risk, _scales, build_model, candidates, discount_factors, make_plan  # noqa: E402
+from procure.analysis.plan import make_plan  # noqa: E402
+from procure.analysis.plan.candidates import candidates  # noqa: E402
+from procure.analysis.plan.discount import discount_factors  # noqa: E402
+from procure.analysis.plan.program import Risk, build_model, solver_scales  # noqa: E402
 from procure.io.workspace import load_workspace  # noqa: E402
 
 AS_OF = date(2026, 11, 29)
@@ -78,7 +81,7 @@ def build_only(root: Path) -> tuple[float, float, dict[str, int]]:
     scen = demand_scenarios(ws.config)
     cands, _ = candidates(ev, inputs, ws.config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, ws.config.horizon.expected_delay_weeks)
     delta = discount_factors(scen.months, ws.config.assumptions.cost_of_capital)
-    money, tasks = _scales(cands, scen)
+    money, tasks = solver_scales(cands, scen)
     model = build_model(cands, scen, ws.config.plan, delta, Risk(), money, tasks)
     A, _, _ = model.matrix()
     size = {"candidates": len(cands), "variables": A.shape[1], "constraints": A.shape[0], "nonzeros": int(A.nnz), "integers": int(model.integrality.sum())}

@@ -39,7 +39,7 @@ HARD = textwrap.dedent('''
     import numpy as np
     from scipy.sparse import csr_array
     from procure import cli
-    from procure.analysis import plan
+    from procure.analysis.plan import solver as plan
     from procure.io import solvecache
     import scipy.optimize  # imported before "solving" is said, so the signal falls in the solve, not in
                            # SciPy's second of imports (on a loaded machine that took longer than the wait)
@@ -176,7 +176,7 @@ def stopped_with_nothing(monkeypatch):
     solving the same program with every whole-number variable (nodes, choices, offers in the plan)
     held at 0 and reporting it as HiGHS reports a time-limited result (status 1, a large gap). The
     vendor switches stay free: they cost nothing and hold no capacity (two are on in any plan)."""
-    import procure.analysis.plan as plan
+    import procure.analysis.plan.solver as plan
 
     real = scipy.optimize.milp
     real_build = plan.build_model

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planws import TASKS_PER_GPU_HOUR, config, offer, write
-from procure.analysis.plan import cvar, make_plan, weighted_quantile
+from procure.analysis.plan import make_plan
+from procure.analysis.plan.figures import cvar, weighted_quantile
 from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
@@ -333,7 +334,9 @@ def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]
     with every scenario its own demand level."""
     from procure.model.demand import Scenarios
     from procure.model.inputs import PlanConfig
-    from procure.analysis.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
+    from procure.analysis.plan.candidates import Candidate, Commit, Source
+    from procure.analysis.plan.discount import discount_factors
+    from procure.analysis.plan.program import Risk, build_model
 
     cands = []
     for i in range(offers):
@@ -368,7 +371,7 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     # plan's. The newsvendor's points: risk-neutral (commit 100, CVaR of the high path 100 x 4 + 100 x 6 = 1,000 an
     # hour) to least CVaR (commit 200: 800 an hour in every path), so two points at least.
     import procure.io.solvecache as solvecache
-    from procure.analysis.plan import FRONTIER_NODES
+    from procure.analysis.plan.frontier import FRONTIER_NODES
 
     seen = []
     real = solvecache.solve_milp
@@ -393,7 +396,9 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
 
     from procure.model.demand import Scenarios
     from procure.model.inputs import PlanConfig
-    from procure.analysis.plan import Candidate, Commit, Risk, Source, build_model, discount_factors
+    from procure.analysis.plan.candidates import Candidate, Commit, Source
+    from procure.analysis.plan.discount import discount_factors
+    from procure.analysis.plan.program import Risk, build_model
 
     cands = []
     for i, (vendor, fee, price) in enumerate([("A", 5000.0, 3.0), ("A", 0.0, 3.6), ("B", 20000.0, 3.3), ("C", 8000.0, 3.9)]):

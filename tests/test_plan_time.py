@@ -173,7 +173,7 @@ def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     # 200 sampled paths: the solver's CVaR sees the paths with the most demand first and adds every path whose cost
     # exceeds its threshold, so the CVaR computed afterwards on all 200 paths keeps the limit.
     from procure.model.demand import scenarios
-    from procure.analysis.plan import cvar
+    from procure.analysis.plan.figures import cvar
 
     cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0})
     cfg["demand"] = {"months": 6, "start": 150 * TASKS_PER_GPU_MONTH, "growth": 0.0, "volatility": 0.4, "scenarios": 200}

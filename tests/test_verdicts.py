@@ -169,7 +169,7 @@ def test_spot_offer_is_a_burst_source_with_its_restart_cost_priced(ev):
 
 
 def test_the_plan_takes_spot_only_as_pay_as_used():
-    from procure.analysis.plan import candidates, eligible
+    from procure.analysis.plan.candidates import candidates, eligible
 
     ev, inputs = evaluate_with_inputs(load_workspace(DATA), AS_OF)
     spot = ev.offer("spot-cluster")

@@ -68,7 +68,7 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
 
 def as_planned(plan: PlanResult) -> PlanCase | None:
     """The plan's fixed portfolio at the demand as planned (every path as sampled or stated)."""
-    from procure.analysis.plan import DEMAND_SHIFTS
+    from procure.analysis.plan.stress import DEMAND_SHIFTS
 
     name = next(n for change, n in DEMAND_SHIFTS if change == 0)
     return next((c for c in plan.stress.cases if c.name == name), None) if plan.stress is not None else None

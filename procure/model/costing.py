@@ -12,7 +12,7 @@ workload's interactivity.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -173,11 +173,248 @@ class Variation:
     tasks_per_month: np.ndarray | float | None = None  # replaces the workload's demand (a drawn demand factor)
 
 
+class Rent(NamedTuple):
+    """Step 1: the rent per GPU-hour and the figures shown beside it."""
+
+    list_price: np.ndarray  # today's price before the discount (owned: the owned rent)
+    rent_today: np.ndarray  # after the discount, before escalators
+    rent: np.ndarray  # the term's average: what is ranked
+    rent_at_cap: np.ndarray | float  # index-linked offers with a cap, else NaN
+    escalation: np.ndarray  # the price factor averaged over the term
+
+
+def _index_linked_price(col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, list_price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """clamp(index + spread, floor, cap) where the price is index-linked, and the rent at the cap: the
+    offer's spread, floor and cap are in its currency (x fx), the index in the workspace's."""
+    floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
+    cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
+    index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
+    return np.where(is_index, index_price, list_price), np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+
+
+def _term_escalation(col: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The escalators averaged over the term's months (cashflow.term_average_rent), 1 where absent:
+    the rent ranked is the term's average, and a 3% rise in the second year is not free."""
+    found = col.get("escalation")
+    return np.ones(n) if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
+
+
+def _owned_rent(col: dict[str, np.ndarray], fx: np.ndarray, cost_of_capital: float) -> np.ndarray:
+    """An owned GPU's hour: capex x CRF / 8,760 + power x PUE x electricity + colocation x power / 730
+    (capital is not free: the CRF carries the cost of capital)."""
+    crf = capital_recovery_factor(cost_of_capital, col["life_years"])
+    return (
+        col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
+        + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
+        + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
+    )
+
+
+def _rent(col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, is_owned: np.ndarray, cost_of_capital: float) -> Rent:
+    """Step 1, rent per GPU-hour: the list price (fixed, index-linked or owned) less the discount, times
+    the term's escalation. A price basis that no offer uses is skipped: it would be all NaN."""
+    list_price = col["gpu_hour"] * fx
+    rent_at_cap: np.ndarray | float = np.nan
+    if is_index.any():
+        list_price, rent_at_cap = _index_linked_price(col, fx, discount, is_index, list_price)
+    escalation = _term_escalation(col, len(col["basis"]))
+    rent_today = list_price * (1 - discount)
+    rent = rent_today * escalation
+    if is_owned.any():
+        owned_rent = _owned_rent(col, fx, cost_of_capital)
+        list_price = np.where(is_owned, owned_rent, list_price)
+        rent = np.where(is_owned, owned_rent, rent)
+        rent_today = np.where(is_owned, owned_rent, rent_today)
+    return Rent(list_price, rent_today, rent, rent_at_cap, escalation)
+
+
+class Delivery(NamedTuple):
+    """Steps 7-10: what one paid GPU-hour delivers."""
+
+    throughput: np.ndarray  # output tok/s/GPU at the target interactivity
+    availability: np.ndarray
+    success_rate: np.ndarray
+    utilization: np.ndarray
+
+
+def _delivery(col: dict[str, np.ndarray], is_owned: np.ndarray, model: CostModel, varied: Variation) -> Delivery:
+    """Steps 7-10, throughput, availability, success rate and utilization: a GPU-hour is an input, and
+    these turn it into useful output.
+
+    Expected availability = SLA x factor, the factor carrying every layer (evaluate.py builds it: the
+    provider's rating, the jobs left to us, spot interruptions); owned: the factor alone, by default our
+    host (hardware repair) and our operating jobs, self_operated_reliability each
+    (rating.availability_layers)."""
+    wl, a = model.workload, model.assumptions
+    throughput = col["throughput"].astype(float)
+    factor = col["reliability_factor"].astype(float)
+    availability = col["sla_availability"] * factor
+    availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability**2, factor), availability)
+    availability = np.minimum(1.0, availability * varied.availability_factor)
+    success_rate = wl.success_rate * col["quality_pass_rate"]
+    utilization = np.minimum(1.0, np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float))
+    return Delivery(throughput, availability, success_rate, utilization)
+
+
+class DemandFit(NamedTuple):
+    """Step 11: how many GPUs the demand needs and how full the billed ones are."""
+
+    capacity: np.ndarray  # successful tasks per GPU-hour at full use
+    gpus_needed: np.ndarray
+    billed: np.ndarray
+    fill: np.ndarray
+
+
+def _demand_fit(delivered: Delivery, output_tokens: int, demand: np.ndarray | float | None, gpus: np.ndarray, max_gpus: np.ndarray) -> DemandFit:
+    """Step 11, demand fit: capacity c = throughput x 3600 / output_tokens x availability x success x
+    utilization; gpus_needed = demand / (c x 730); billed = min(max(needed, gpus), max_gpus); fill =
+    needed / billed at most 1. Without a demand every committed GPU is taken as fully used."""
+    capacity = delivered.throughput * 3600 / output_tokens * delivered.availability * delivered.success_rate * delivered.utilization
+    if demand is not None:
+        gpus_needed = demand / (capacity * HOURS_PER_MONTH)
+        billed = np.minimum(np.maximum(gpus_needed, gpus), max_gpus)
+        fill = np.minimum(1.0, gpus_needed / billed)
+    else:
+        gpus_needed = np.full_like(capacity, np.nan)
+        billed = np.broadcast_to(gpus, capacity.shape).astype(float)
+        fill = np.ones_like(capacity)
+    return DemandFit(capacity, gpus_needed, billed, fill)
+
+
+class Fees(NamedTuple):
+    """Step 2: the fees per GPU-hour, by kind."""
+
+    once: np.ndarray
+    monthly: np.ndarray
+    gpu_hour: np.ndarray
+    per_tb: np.ndarray
+    total: np.ndarray
+
+
+def _fees(col: dict[str, np.ndarray], fx: np.ndarray, term: np.ndarray, spread: np.ndarray) -> Fees:
+    """Step 2, fees per GPU-hour: once / (G x term x 730) + monthly / (G x 730) + per GPU-hour + per_tb x
+    tb_per_month / (G x 730), G the GPUs the fixed amounts are spread over (the billed ones)."""
+    gpu_hours_month = spread * HOURS_PER_MONTH
+    fee_once = col["fees_once"] * fx / (gpu_hours_month * term)
+    fee_monthly = col["fees_monthly"] * fx / gpu_hours_month
+    fee_gpu_hour = col["fees_gpu_hour"] * fx
+    fee_per_tb = col["fees_per_tb_month"] * fx / gpu_hours_month
+    return Fees(fee_once, fee_monthly, fee_gpu_hour, fee_per_tb, fee_once + fee_monthly + fee_gpu_hour + fee_per_tb)
+
+
+def _financing(col: dict[str, np.ndarray], rent: np.ndarray, is_owned: np.ndarray, term: np.ndarray, a: Assumptions) -> tuple[np.ndarray, np.ndarray]:
+    """Step 3, financing of the prepayment: prepay_fraction x rent x cost_of_capital x term / 24 (drawn
+    down evenly, so half of it is outstanding on average; owned: capital is already in the CRF).
+
+    Beside it, the expected loss on unearned prepayment if the vendor fails: annual default rate x the
+    average unearned balance (half the prepayment) x the term in years; zero by default."""
+    financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
+    prepay_risk = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.vendor_default_rate * term / 24)
+    return financing, prepay_risk
+
+
+class Staff(NamedTuple):
+    """Step 4: the buyer's operating staff."""
+
+    weights: np.ndarray  # per offer and job: 0 provider, shared_weight shared, 1 customer
+    fte_fixed: np.ndarray  # the staff that does not grow with the GPUs
+    fte_scaling: np.ndarray  # staff per GPU
+    ops_fte: np.ndarray
+    ops: np.ndarray  # per GPU-hour
+
+
+def _ops(col: dict[str, np.ndarray], model: CostModel, spread: np.ndarray, fte_cost_year: np.ndarray | float) -> Staff:
+    """Step 4, ops: for each job left (wholly or in part) to the buyer, w(owner) x (fte_fixed +
+    fte_per_1000_gpus x G / 1000) x fte_cost_year / (G x 8,760): the operating work an offer leaves
+    with the buyer is part of its cost."""
+    n = len(col["basis"])
+    owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
+    weights = owner_weights(owners, model.assumptions.shared_weight)
+    fte_fixed = weights @ model.staffing_fixed
+    fte_scaling = weights @ model.staffing_per_gpu
+    ops_fte = fte_fixed + fte_scaling * spread
+    ops = ops_fte * fte_cost_year / (spread * HOURS_PER_YEAR)
+    return Staff(weights, fte_fixed, fte_scaling, ops_fte, ops)
+
+
+def _software(col: dict[str, np.ndarray], fx: np.ndarray, weights: np.ndarray, software_gpu_hour: float) -> np.ndarray:
+    """Step 5, software: serving software paid by whoever runs the serving stack, plus the offer's own."""
+    serving_weight = weights[:, OPERATING_JOBS.index("serving_stack")] if len(col["basis"]) else np.empty(0)
+    return serving_weight * software_gpu_hour + col["software_gpu_hour"] * fx
+
+
+def _fixed_and_variable(col: dict[str, np.ndarray], fx: np.ndarray, term: np.ndarray, rent: np.ndarray, financing: np.ndarray, prepay_risk: np.ndarray, software: np.ndarray, fees: Fees, staff: Staff, fte_cost_year: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """The full cost split by what grows with the GPUs and what does not, which a plan that sizes the
+    commitment needs: fixed fees and the fixed core of the buyer's staff per month, and the rest per
+    GPU-hour (full x billed x 730 = variable x billed x 730 + fixed_monthly)."""
+    once_monthly = np.where(term > 0, col["fees_once"] / term, 0.0)
+    fixed_monthly = (once_monthly + col["fees_monthly"] + col["fees_per_tb_month"]) * fx + staff.fte_fixed * fte_cost_year / 12
+    variable_gpu_hour = rent + financing + prepay_risk + software + fees.gpu_hour + staff.fte_scaling * fte_cost_year / HOURS_PER_YEAR
+    return fixed_monthly, variable_gpu_hour
+
+
+class PerToken(NamedTuple):
+    """A per-token offer's figures per successful task (NaN where no offer is billed by tokens)."""
+
+    rent: np.ndarray | float  # the token charges
+    fees: np.ndarray | float
+    ops: np.ndarray | float
+    total: np.ndarray | float
+    mtok: np.ndarray | float  # every charge per million delivered output tokens
+
+
+NO_TOKENS = PerToken(np.nan, np.nan, np.nan, np.nan, np.nan)
+
+
+def _per_token(col: dict[str, np.ndarray], wl: Workload, fx: np.ndarray, term: np.ndarray, escalation: np.ndarray, success_rate: np.ndarray, fte_fixed: np.ndarray, fte_cost_year: np.ndarray | float, tasks: np.ndarray | float) -> PerToken:
+    """Per-token offers: the tokens billed per task divided by the share of tasks that succeed, plus fees
+    and the fixed staff of the jobs left to the buyer spread over the month's tasks.
+
+    s = workload.cached_input_share of the input tokens is served from the provider's prompt cache at
+    pricing.per_mtok.cached_input (absent: the input price). The cost per million delivered output
+    tokens includes every charge (input tokens, fees, staff), so that per-token offers compare with
+    GPU-hour ones, whose figure carries prefill and overheads too."""
+    s = wl.cached_input_share
+    cached = col.get("per_mtok_cached_input")
+    cached = col["per_mtok_input"] if cached is None else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
+    input_price = (1 - s) * col["per_mtok_input"] + s * cached
+    token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6 * escalation
+    token_rent = token_cost / success_rate
+    month_term = np.where(term > 0, term, np.nan)
+    token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
+    token_ops = fte_fixed * fte_cost_year / 12 / tasks
+    token_fees = np.where(np.isfinite(token_fees), token_fees, 0.0)
+    token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
+    token_total = token_rent + token_fees + token_ops
+    token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
+    return PerToken(token_rent, token_fees, token_ops, token_total, token_mtok)
+
+
+class GpuHourCost(NamedTuple):
+    """Every figure of a GPU-hour offer, steps 1-12, for the outputs to pick from."""
+
+    rent: Rent
+    delivered: Delivery
+    fit: DemandFit
+    fees: Fees
+    financing: np.ndarray
+    prepay_risk: np.ndarray
+    staff: Staff
+    software: np.ndarray
+    full: np.ndarray
+    fixed_monthly: np.ndarray
+    variable_gpu_hour: np.ndarray
+    tasks_per_gpu_hour: np.ndarray
+    cost_per_task: np.ndarray
+
+
 def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation(), only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
     """The cost model on arrays: one value per offer (shape (n,)) or per draw and offer ((draws, n)).
 
     Text columns (basis, owners) are per offer; numeric columns and the Variation broadcast, so the
-    same formulas serve the deterministic evaluation and the Monte Carlo.
+    same formulas serve the deterministic evaluation and the Monte Carlo. The steps run in the order
+    their inputs exist: the demand fit (step 11) needs what a GPU-hour delivers (7-10), and the fees
+    and staff (2 and 4) are spread over the GPUs it bills.
     """
     wl, a = model.workload, model.assumptions
     fte_cost_year = a.fte_cost_year if varied.fte_cost_year is None else varied.fte_cost_year
@@ -191,163 +428,77 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
     max_gpus = col["max_gpus"].astype(float)
     term = col["term_months"].astype(float)
     discount = col["discount"].astype(float)
-    n = len(basis)
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # 1. rent per GPU-hour (a price basis that no offer uses is skipped: it would be all NaN)
-        list_price = col["gpu_hour"] * fx
-        rent_at_cap: np.ndarray | float = np.nan
-        if is_index.any():
-            floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
-            cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
-            index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
-            list_price = np.where(is_index, index_price, list_price)
-            rent_at_cap = np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
-        # The rent ranked is the term's average: today's rent times the escalators averaged over the
-        # term's months (cashflow.term_average_rent); a 3% rise in the second year is not free.
-        found = col.get("escalation")
-        escalation = np.ones(n) if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
-        rent_today = list_price * (1 - discount)
-        rent = rent_today * escalation
-        if is_owned.any():
-            crf = capital_recovery_factor(a.cost_of_capital, col["life_years"])
-            owned_rent = (
-                col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
-                + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
-                + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
-            )
-            list_price = np.where(is_owned, owned_rent, list_price)
-            rent = np.where(is_owned, owned_rent, rent)
-            rent_today = np.where(is_owned, owned_rent, rent_today)
-
-        # 7-10. throughput, availability, success rate, utilization
-        throughput = col["throughput"].astype(float)
-        # Expected availability = SLA x factor, the factor carrying every layer (evaluate.py builds it:
-        # the provider's rating, the jobs left to us, spot interruptions); owned: the factor alone, by default our
-        # host (hardware repair) and our operating jobs, self_operated_reliability each (rating.availability_layers).
-        factor = col["reliability_factor"].astype(float)
-        availability = col["sla_availability"] * factor
-        availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability**2, factor), availability)
-        availability = np.minimum(1.0, availability * varied.availability_factor)
-        success_rate = wl.success_rate * col["quality_pass_rate"]
-        utilization = np.minimum(1.0, np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float))
-
-        # 11. demand fit
-        capacity = throughput * 3600 / wl.output_tokens * availability * success_rate * utilization
-        if demand is not None:
-            gpus_needed = demand / (capacity * HOURS_PER_MONTH)
-            billed = np.minimum(np.maximum(gpus_needed, gpus), max_gpus)
-            fill = np.minimum(1.0, gpus_needed / billed)
-        else:
-            gpus_needed = np.full_like(capacity, np.nan)
-            billed = np.broadcast_to(gpus, capacity.shape).astype(float)
-            fill = np.ones_like(capacity)
-
-        # 2. fees per GPU-hour, fixed amounts spread over the billed GPUs (the committed ones unless the
-        # demand needs more: spreading a fixed monthly fee over fewer GPUs than are billed would count
-        # it several times over in the monthly spend)
-        spread = np.where(np.isfinite(billed), billed, gpus)
-        gpu_hours_month = spread * HOURS_PER_MONTH
-        fee_once = col["fees_once"] * fx / (gpu_hours_month * term)
-        fee_monthly = col["fees_monthly"] * fx / gpu_hours_month
-        fee_gpu_hour = col["fees_gpu_hour"] * fx
-        fee_per_tb = col["fees_per_tb_month"] * fx / gpu_hours_month
-        fees = fee_once + fee_monthly + fee_gpu_hour + fee_per_tb
-
-        # 3. financing of the prepayment (owned: capital is already in the CRF)
-        financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
-        # 3b. the expected loss on unearned prepayment if the vendor fails: annual default rate x the
-        # average unearned balance (half the prepayment) x the term in years; zero by default
-        prepay_risk = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.vendor_default_rate * term / 24)
-
-        # 4. the buyer's operating staff, by who owns each job
-        owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
-        weights = owner_weights(owners, a.shared_weight)
-        fte_fixed = weights @ model.staffing_fixed
-        fte_scaling = weights @ model.staffing_per_gpu
-        ops_fte = fte_fixed + fte_scaling * spread
-        ops = ops_fte * fte_cost_year / (spread * HOURS_PER_YEAR)
-
-        # 5. software: serving software for whoever runs the serving stack, plus the offer's own
-        serving_weight = weights[:, OPERATING_JOBS.index("serving_stack")] if n else np.empty(0)
-        software = serving_weight * a.software_gpu_hour + col["software_gpu_hour"] * fx
-
+        rent = _rent(col, fx, discount, is_index, is_owned, a.cost_of_capital)
+        delivered = _delivery(col, is_owned, model, varied)
+        fit = _demand_fit(delivered, wl.output_tokens, demand, gpus, max_gpus)
+        # Fixed fees and staff are spread over the billed GPUs (the committed ones unless the demand needs
+        # more: spreading a fixed monthly fee over fewer GPUs than are billed would count it several times
+        # over in the monthly spend).
+        spread = np.where(np.isfinite(fit.billed), fit.billed, gpus)
+        fees = _fees(col, fx, term, spread)
+        financing, prepay_risk = _financing(col, rent.rent, is_owned, term, a)
+        staff = _ops(col, model, spread, fte_cost_year)
+        software = _software(col, fx, staff.weights, a.software_gpu_hour)
         # 6. full cost per paid GPU-hour
-        full = rent + fees + financing + prepay_risk + ops + software
-        # The same money split by what grows with the GPUs and what does not (what a plan that sizes
-        # the commitment needs): fixed fees and the fixed core of the buyer's staff, per month.
-        once_monthly = np.where(term > 0, col["fees_once"] / term, 0.0)
-        fixed_monthly = (once_monthly + col["fees_monthly"] + col["fees_per_tb_month"]) * fx + fte_fixed * fte_cost_year / 12
-        variable_gpu_hour = rent + financing + prepay_risk + software + fee_gpu_hour + fte_scaling * fte_cost_year / HOURS_PER_YEAR
-
+        full = rent.rent + fees.total + financing + prepay_risk + staff.ops + software
+        fixed_monthly, variable_gpu_hour = _fixed_and_variable(col, fx, term, rent.rent, financing, prepay_risk, software, fees, staff, fte_cost_year)
         # 12. per successful task
-        tasks_per_gpu_hour = capacity * fill
+        tasks_per_gpu_hour = fit.capacity * fit.fill
         cost_per_task = full / tasks_per_gpu_hour
-
-        # Per-token offers: tokens billed per task, divided by the share of tasks that succeed; fees
-        # and the fixed staff of the jobs left to the buyer spread over the month's tasks.
         tasks = demand if demand is not None else np.nan
-        token_rent = token_fees = token_ops = token_total = token_mtok = np.nan
-        if is_token.any():
-            # s = workload.cached_input_share of the input tokens is served from the provider's prompt
-            # cache at pricing.per_mtok.cached_input (absent: the input price).
-            s = wl.cached_input_share
-            cached = col.get("per_mtok_cached_input")
-            cached = col["per_mtok_input"] if cached is None else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
-            input_price = (1 - s) * col["per_mtok_input"] + s * cached
-            token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6 * escalation
-            token_rent = token_cost / success_rate
-            month_term = np.where(term > 0, term, np.nan)
-            token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
-            token_ops = fte_fixed * fte_cost_year / 12 / tasks
-            token_fees = np.where(np.isfinite(token_fees), token_fees, 0.0)
-            token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
-            token_total = token_rent + token_fees + token_ops
-            # Per million delivered output tokens, all charges included (input tokens, fees, staff), so that
-            # per-token offers compare with GPU-hour ones, whose figure carries prefill and overheads too.
-            token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
+        tokens = _per_token(col, wl, fx, term, rent.escalation, delivered.success_rate, staff.fte_fixed, fte_cost_year, tasks) if is_token.any() else NO_TOKENS
 
+    figures = GpuHourCost(rent, delivered, fit, fees, financing, prepay_risk, staff, software, full, fixed_monthly, variable_gpu_hour, tasks_per_gpu_hour, cost_per_task)
+    return _outputs(is_token, figures, tokens, tasks, only)
+
+
+def _outputs(is_token: np.ndarray, g: GpuHourCost, tokens: PerToken, tasks: np.ndarray | float, only: tuple[str, ...] | None) -> dict[str, np.ndarray]:
+    """OUTPUT_COLUMNS, each offer's GPU-hour figure or its per-token one (GPU-hour figures of a per-token
+    offer are NaN). Each output is formed only when asked for: the Monte Carlo needs one of them, on
+    large arrays."""
     any_token = bool(is_token.any())
 
     def pick(gpu_value: np.ndarray | float, token_value: np.ndarray | float) -> np.ndarray:
         return np.where(is_token, token_value, gpu_value) if any_token else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(is_token))
 
+    r, d, fit, fees, staff = g.rent, g.delivered, g.fit, g.fees, g.staff
     outputs = {
-        "list_price": lambda: pick(list_price, np.nan),
-        "rent": lambda: pick(rent, np.nan),
-        "rent_today": lambda: pick(rent_today, np.nan),
-        "escalation": lambda: np.asarray(escalation, dtype=float) + np.zeros(np.shape(is_token)),
-        "rent_at_cap": lambda: pick(rent_at_cap, np.nan),
-        "fees": lambda: pick(fees, np.nan),
-        "fee_once": lambda: pick(fee_once, np.nan),
-        "fee_monthly": lambda: pick(fee_monthly, np.nan),
-        "fee_gpu_hour": lambda: pick(fee_gpu_hour, np.nan),
-        "fee_per_tb": lambda: pick(fee_per_tb, np.nan),
-        "financing": lambda: pick(financing, np.nan),
-        "prepay_risk": lambda: pick(prepay_risk, np.nan),
-        "ops": lambda: pick(ops, np.nan),
-        "ops_fte": lambda: pick(ops_fte, fte_fixed),
-        "software": lambda: pick(software, np.nan),
-        "full": lambda: pick(full, np.nan),
-        "throughput": lambda: pick(throughput, np.nan),
-        "availability": lambda: availability,
-        "success_rate": lambda: success_rate,
-        "utilization": lambda: pick(utilization, np.nan),
-        "capacity_per_gpu_hour": lambda: pick(capacity, np.nan),
-        "gpus_needed": lambda: pick(gpus_needed, np.nan),
-        "billed_gpus": lambda: pick(billed, np.nan),
-        "fill": lambda: pick(fill, np.nan),
-        "successful_tasks_per_gpu_hour": lambda: pick(tasks_per_gpu_hour, np.nan),
-        "cost_per_task": lambda: pick(cost_per_task, token_total),
-        "rent_per_task": lambda: pick(rent / tasks_per_gpu_hour, token_rent),
-        "ops_per_task": lambda: pick(ops / tasks_per_gpu_hour, token_ops),
-        "fees_per_task": lambda: pick(fees / tasks_per_gpu_hour, token_fees),
-        "cost_per_mtok": lambda: pick(full / (throughput * 3600 * availability * utilization * fill) * 1e6, token_mtok),
-        "monthly_spend": lambda: pick(full * billed * HOURS_PER_MONTH, token_total * tasks),
-        "fixed_monthly": lambda: fixed_monthly + np.zeros(np.shape(is_token)),
-        "variable_gpu_hour": lambda: pick(variable_gpu_hour, np.nan),
+        "list_price": lambda: pick(r.list_price, np.nan),
+        "rent": lambda: pick(r.rent, np.nan),
+        "rent_today": lambda: pick(r.rent_today, np.nan),
+        "escalation": lambda: np.asarray(r.escalation, dtype=float) + np.zeros(np.shape(is_token)),
+        "rent_at_cap": lambda: pick(r.rent_at_cap, np.nan),
+        "fees": lambda: pick(fees.total, np.nan),
+        "fee_once": lambda: pick(fees.once, np.nan),
+        "fee_monthly": lambda: pick(fees.monthly, np.nan),
+        "fee_gpu_hour": lambda: pick(fees.gpu_hour, np.nan),
+        "fee_per_tb": lambda: pick(fees.per_tb, np.nan),
+        "financing": lambda: pick(g.financing, np.nan),
+        "prepay_risk": lambda: pick(g.prepay_risk, np.nan),
+        "ops": lambda: pick(staff.ops, np.nan),
+        "ops_fte": lambda: pick(staff.ops_fte, staff.fte_fixed),
+        "software": lambda: pick(g.software, np.nan),
+        "full": lambda: pick(g.full, np.nan),
+        "throughput": lambda: pick(d.throughput, np.nan),
+        "availability": lambda: d.availability,
+        "success_rate": lambda: d.success_rate,
+        "utilization": lambda: pick(d.utilization, np.nan),
+        "capacity_per_gpu_hour": lambda: pick(fit.capacity, np.nan),
+        "gpus_needed": lambda: pick(fit.gpus_needed, np.nan),
+        "billed_gpus": lambda: pick(fit.billed, np.nan),
+        "fill": lambda: pick(fit.fill, np.nan),
+        "successful_tasks_per_gpu_hour": lambda: pick(g.tasks_per_gpu_hour, np.nan),
+        "cost_per_task": lambda: pick(g.cost_per_task, tokens.total),
+        "rent_per_task": lambda: pick(r.rent / g.tasks_per_gpu_hour, tokens.rent),
+        "ops_per_task": lambda: pick(staff.ops / g.tasks_per_gpu_hour, tokens.ops),
+        "fees_per_task": lambda: pick(fees.total / g.tasks_per_gpu_hour, tokens.fees),
+        "cost_per_mtok": lambda: pick(g.full / (d.throughput * 3600 * d.availability * d.utilization * fit.fill) * 1e6, tokens.mtok),
+        "monthly_spend": lambda: pick(g.full * fit.billed * HOURS_PER_MONTH, tokens.total * tasks),
+        "fixed_monthly": lambda: g.fixed_monthly + np.zeros(np.shape(is_token)),
+        "variable_gpu_hour": lambda: pick(g.variable_gpu_hour, np.nan),
     }
-    # Each output is formed only when asked for: the Monte Carlo needs one of them, on large arrays.
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return {key: make() for key, make in outputs.items() if only is None or key in only}
 

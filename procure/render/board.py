@@ -18,7 +18,9 @@ from procure.analysis.recommendation import Recommendation, gpus_words, months_w
 from procure.analysis.evaluate import Evaluation, OfferRecord
 from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
 from procure.model.inputs import HedgeConfig
-from procure.analysis.plan import DEMAND_SHIFTS, PRICE_CASE, PlanCase, PlanLine, PlanResult, VendorStress
+from procure.analysis.plan import PlanCase, PlanLine, PlanResult
+from procure.analysis.plan.result import VendorStress
+from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.position import Position
 from procure.render.formats import cash, clip
 from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows

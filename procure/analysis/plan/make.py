@@ -1,0 +1,202 @@
+"""The plan for a workspace, step by step as docs/plan.md tells it: scenarios and candidates, the unserved price,
+each offer alone, the shortlist, the solve, the figures, the notes and the headline, the frontier and the stress."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import numpy as np
+
+from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
+from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
+from procure.analysis.plan.bands import BAND_TOLERANCE
+from procure.analysis.plan.candidates import Candidate, candidates
+from procure.analysis.plan.discount import discount_factors
+from procure.analysis.plan.dispatch import dispatch, source_months
+from procure.analysis.plan.figures import bridge_figures, figures, plan_lines, scenario_rows
+from procure.analysis.plan.frontier import efficient_frontier
+from procure.analysis.plan.program import Risk, check_size, solver_scales
+from procure.analysis.plan.result import DemandInfo, PlanResult, SingleBest, SolverInfo
+from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
+from procure.analysis.plan.single import single_offer
+from procure.analysis.plan.solver import infeasible_problem, solve_plan, supply_by_month
+from procure.analysis.plan.stress import stress
+from procure.analysis.scenarios import claim_low_end
+from procure.errors import InputError, Problem
+from procure.io.workspace import Workspace
+from procure.model.demand import scenarios as demand_scenarios
+from procure.model.inputs import Offer
+
+
+def default_penalty(cands: list[Candidate]) -> float:
+    """UNSERVED_DEFAULT_MULTIPLE x the dearest usable way to serve a task (an offer's cost per task, a pay-as-used
+    price, a commitment's cost per task)."""
+    costs = [c.cost_per_task for c in cands if c.cost_per_task] + [c.source.price_per_task for c in cands if c.source is not None]
+    costs += [cm.cost_node_month / cm.tasks_node_month for c in cands for cm in c.commits if cm.tasks_node_month > 0]
+    finite = [float(x) for x in costs if x is not None and math.isfinite(x) and x > 0]
+    return UNSERVED_DEFAULT_MULTIPLE * max(finite) if finite else 1.0
+
+
+def follows_demand(offer: Offer) -> bool:
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
+    or a term of a month."""
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.pricing.usage_billed or (offer.term_months or 0) == 1
+
+
+def make_plan(
+    ws: Workspace, as_of: date | None = None, frontier: bool = False, scenario_count: int | None = None, evaluation: tuple[Evaluation, CostInputs] | None = None
+) -> PlanResult:
+    """The plan for a workspace: commitments and pay-as-used sources over the demand scenarios."""
+    config = ws.config
+    policy = config.plan
+    ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
+    wl = config.workload
+    scen = demand_scenarios(config, scenario_count)
+    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share)
+    delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
+    notes: list[str] = []
+    if not cands:
+        raise InputError([infeasible_problem(policy, scen, cands)])
+    if policy.unserved_penalty_per_task is None:
+        # Demand beyond what every usable offer together can serve once delivered is an error that names the
+        # scenario and month (price it with plan.unserved_penalty_per_task to plan anyway); the default unserved
+        # price covers the months before delivery and the peaks not worth serving.
+        supply = supply_by_month(cands, scen.months)
+        if ((scen.demand > supply[None, :] * (1 + 1e-9)) & (supply[None, :] > 0)).any():
+            raise InputError([infeasible_problem(policy, scen, cands)])
+    vendors = {c.vendor for c in cands}
+    if policy.max_vendor_share < 1 and (len(vendors) == 1 or policy.max_vendor_share * len(vendors) < 1):
+        raise InputError([infeasible_problem(policy, scen, cands)])
+    money, tasks = solver_scales(cands, scen)
+    if policy.unserved_penalty_per_task is not None:
+        penalty = float(policy.unserved_penalty_per_task)
+        basis = "plan.unserved_penalty_per_task"
+    else:
+        penalty = default_penalty(cands)
+        basis = f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)"
+
+    check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
+
+    # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone).
+    singles = [(c.id, single_offer(c, i, scen, delta, policy.unserved_penalty_per_task, penalty)) for i, c in enumerate(cands)]
+    best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
+
+    risk = Risk(policy.cvar_weight, policy.cvar_limit)
+    keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks, penalty, [found[0] if found is not None else None for _, found in singles])
+    plan_cands = reindexed(cands, keep) if len(keep) < len(cands) else cands
+    solver_cands = plan_cands
+    chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
+    solved, model = chosen.solved, chosen.model
+    bound_gap = None
+    check = None
+    if bound is not None and solved.objective:
+        bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
+        notes.append(
+            f"the solver chose among the {len(keep)} offers the linear relaxation uses most and the best single offers (of {len(cands)} usable, "
+            f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
+        )
+        check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
+        notes.append(check)
+        if better:
+            plan_cands = solver_cands = cands
+            chosen = solve_plan(cands, scen, policy, delta, risk, money, tasks, penalty)
+            solved, model = chosen.solved, chosen.model
+    units, nodes, in_plan = chosen.units, chosen.nodes, chosen.in_plan
+    out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
+    fig = figures(out, scen, delta, policy.cvar_alpha)
+
+    single_block = SingleBest(offer=None, expected_cost_per_task=None)
+    if best_single is not None:
+        cid, (_, s_units, s_nodes) = best_single
+        index = next(i for i, c in enumerate(cands) if c.id == cid)
+        s_in = np.array([i == index for i in range(len(cands))])
+        s_out = dispatch(cands, s_units, s_nodes, s_in, scen, penalty)
+        s_fig = figures(s_out, scen, delta, policy.cvar_alpha)
+        single_block = SingleBest(offer=cid, expected_cost_per_task=s_fig.cost_per_task, plan=plan_lines(cands, s_units, s_nodes, s_in, s_out, scen))
+        # A single offer is a portfolio too: when the solver stopped at its gap above it (or the vendor
+        # share rule does not bind), the single offer is the plan.
+        if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
+            units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, source_months(cands, scen.months, s_in), s_out, s_fig, cands
+            notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
+    if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
+        # With a penalty, serving nothing is feasible: a solver stopped early may hold nothing better.
+        raise InputError([Problem(
+            "procure.yaml", None, "plan.time_limit_s",
+            f"the solver stopped at its time limit ({policy.time_limit_s:g} s) before finding a plan that serves any demand "
+            "(its best leaves every task unserved at plan.unserved_penalty_per_task); raise plan.time_limit_s, or lower plan.levels or demand.scenarios",
+        )])
+    saving = saving_share = None
+    if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
+        saving = single_block.expected_cost_per_task - fig.cost_per_task
+        saving_share = saving / single_block.expected_cost_per_task
+        if policy.max_vendor_share < 1 and saving < 0:
+            notes.append(f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across vendors costs {-saving:.5f} per task")
+    lines = plan_lines(plan_cands, units, nodes, in_plan, out, scen)
+    if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
+        if not any("is the plan" in n for n in notes):
+            notes.append(f"the best single offer ({lines[0].offer}) is the plan: no combination does better")
+    for line in lines:
+        if line.role == "commit" and line.term_end_month and line.end_month and line.term_end_month > line.end_month:
+            notes.append(
+                f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
+                f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
+            )
+    notes.append(
+        f"unserved demand is priced at {penalty:.5f} {ev.currency} per task ({basis}); {fig.unserved:.1%} of the expected demand is left unserved"
+    )
+    if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
+        notes.append(f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on the demand bands the solver saw")
+    if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
+        notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
+    deliveries = {c.id: c.start + 1 for c in cands}
+    bridges = bridge_figures(plan_cands, units, nodes, in_plan, out, scen)
+    bridge = [
+        f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
+        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {ev.currency} expected over them"
+        + (f", {b.unserved_share:.1%} of their demand unserved" if b.unserved_share > 0.0005 else "")
+        for b in bridges
+    ]
+    notes += bridge
+
+    headline = None
+    offers_by_id = {o.id: o for o in inputs.offers}
+    if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
+        would = [f"{oid} ({why})" for oid, why in sorted(excluded.items()) if oid in offers_by_id and follows_demand(offers_by_id[oid])]
+        headline = (
+            "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid whether demand comes or not, "
+            f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand unserved. "
+            + ("Offers that would follow demand if they passed their gates: " + "; ".join(would) + "." if would else "No offer received can follow demand.")
+        )
+    elif fig.unserved > 0.01:
+        headline = f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} {ev.currency} per task ({basis})."
+    if headline:
+        notes.insert(0, headline)
+
+    frontier_points = efficient_frontier(solver_cands, scen, policy, delta, money, tasks, fig, penalty) if frontier else None
+    alone: dict[str, float | None] = {}
+    for i, (cid, found) in enumerate(singles):
+        if found is None:
+            alone[cid] = None
+            continue
+        only = np.array([j == i for j in range(len(cands))])
+        alone[cid] = figures(dispatch(cands, found[1], found[2], only, scen, penalty), scen, delta, policy.cvar_alpha).cost_per_task
+    return PlanResult(
+        as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
+        cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
+        single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=scenario_rows(out, scen, delta), frontier=frontier_points,
+        demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
+        policy=policy,
+        solver=SolverInfo(
+            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, shortlist_check=check, variables=len(model.c), constraints=model.nrows,
+            integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
+        ),
+        candidates=[c.id for c in cands], excluded=excluded, notes=notes,
+        single_offers=alone,
+        stress=stress(
+            plan_cands, units, nodes, in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+            claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
+        ),
+        headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
+        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge, bridges=bridges,
+    )

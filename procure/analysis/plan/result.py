@@ -1,0 +1,168 @@
+"""What a plan reports: the pydantic models of `procure plan`'s result (its JSON, docs/plan.md "Output")."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from procure.model.inputs import PlanConfig
+from procure.model.units import PerThousand
+
+
+SOLVER = "HiGHS branch-and-cut through scipy.optimize.milp"
+
+
+class PlanLine(BaseModel):
+    offer: str
+    vendor: str
+    role: Literal["commit", "pay_as_used"]
+    gpus: int | None = Field(description="commit: GPUs committed (whole nodes); pay_as_used: the most GPUs used in any scenario-month")
+    term_months: int | None
+    price: float | None = Field(description="commit and burst: per GPU-hour (workspace currency); per-token: per successful task")
+    price_unit: Literal["gpu_hour", "task"]
+    start_month: int | None = Field(None, description="commit: first month of the commitment in the plan")
+    end_month: int | None = Field(None, description="commit: last month within the horizon")
+    option: str | None = Field(None, description="commit: 'base' (the offer's own terms) or the commit option used")
+    expected_tasks_share: float = Field(description="share of the expected served tasks")
+    term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
+
+
+class ScenarioRow(PerThousand):
+    name: str
+    probability: float
+    demand_per_month: float = Field(description="average tasks per month")
+    cost_per_task: float | None
+    unused_share: float
+    pay_as_used_share: float
+    max_monthly_spend: float
+    unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
+
+
+class SingleBest(PerThousand):
+    offer: str | None
+    expected_cost_per_task: float | None
+    plan: list[PlanLine] = Field(default_factory=list)
+
+
+class FrontierPoint(PerThousand):
+    cvar_limit: float | None
+    expected_cost_per_task: float
+    cvar: float
+    p90_monthly_spend: float
+
+
+class SolverInfo(BaseModel):
+    method: str = SOLVER
+    time_limit_s: float
+    mip_gap: float = Field(description="the relative gap at which the solver may stop")
+    status: str
+    gap: float | None = Field(description="the gap reached (0: proven optimal)")
+    bound_gap: float | None = Field(None, description="with a shortlist of offers: the distance from the linear relaxation's bound over every offer")
+    shortlist_check: str | None = Field(None, description="with a shortlist of offers: what the whole program over every offer, with the shortlist's plan as a cutoff, proved (null: every usable offer was in the program)")
+    variables: int
+    constraints: int
+    integers: int
+    nonzeros: int
+
+
+class DemandInfo(BaseModel):
+    months: int
+    start: float
+    growth: float
+    volatility: float | None
+    scenarios: int
+    seed: int | None
+    sampled: bool
+
+
+class PlanCase(PerThousand):
+    """The plan's fixed portfolio under one demand case: committed capacity is paid whatever the demand,
+    pay-as-used sources cover the rest (the same dispatch as the plan's own figures)."""
+
+    name: str
+    demand_factor: float = Field(description="factor on every demand path (1: the paths as planned)")
+    probability: float = Field(1.0, description="share of the scenarios the case averages over (a third, the worst 10%, or all)")
+    demand_per_month: float = Field(description="expected tasks a month")
+    cost_per_task: float | None = Field(description="present value of spend over present value of tasks served")
+    monthly_spend: float = Field(description="expected spend a month, averaged over the horizon")
+    total_spend: float = Field(description="expected spend over the horizon, undiscounted")
+    unused_commitment: float = Field(description="expected money paid for committed capacity left idle over the horizon, undiscounted")
+    unused_share: float
+    pay_as_used_spend: float = Field(description="expected pay-as-used spend over the horizon, undiscounted")
+    pay_as_used_share: float = Field(description="share of the served tasks served pay-as-used")
+    unserved_share: float = Field(description="share of the demand no source in the plan can serve")
+
+
+class VendorStress(BaseModel):
+    """What losing one committed vendor costs the plan: its commitments and its pay-as-used capacity gone,
+    the rest of the plan's pay-as-used sources serving what they can."""
+
+    vendor: str
+    offers: list[str]
+    first_month: int = Field(description="the first month of its first commitment in the plan")
+    extra_spend: float = Field(description="expected extra spend over the horizon, undiscounted")
+    extra_first_month: float = Field(description="expected extra spend in its first committed month: the cost of a month's late delivery")
+    unserved_share: float = Field(description="share of the demand left unserved without it (not priced unless plan.unserved_penalty_per_task)")
+
+
+class PlanStress(BaseModel):
+    cases: list[PlanCase] = Field(description="demand -50%, -30%, as planned, +30%, market prices +20%, then the low, base and high thirds (or each explicit path) and the worst 10%")
+    vendors: list[VendorStress]
+    availability_point: float = Field(description="expected extra spend over the horizon if every GPU-hour serves one point fewer tasks (availability one point lower)")
+    claims_low_end: float | None = Field(None, description="expected extra spend over the horizon with vendor-claimed throughput at the low end of its range; null: no offer in the plan relies on a claim")
+    claims_factor: float = Field(1.0, description="the low end of the vendor-claim throughput factor (uncertainty.throughput.vendor_claim)")
+    pay_as_used_gpu_hours: list[float] = Field(description="expected pay-as-used GPU-hours billed by the GPU-hour, by month")
+    pay_as_used_gpu_hour_rent: list[float] = Field(description="expected rent for them at the price billed, by month")
+    pay_as_used_task_rent: float = Field(description="expected rent for per-token sources over the horizon at the price billed, undiscounted")
+
+
+class Bridge(BaseModel):
+    """The months before one offer of the plan is delivered: what serves them and what they cost."""
+
+    offer: str
+    vendor: str
+    delivery_month: int = Field(description="the first month with its capacity (1 = the first month after as-of)")
+    served_by: list[str] = Field(description="the plan's offers that serve those months (empty: none, the demand is priced unserved)")
+    cost: float = Field(description="expected spend over those months, unserved tasks at the plan's unserved price, undiscounted (in the plan's figures)")
+    unserved_share: float = Field(description="share of those months' demand left unserved")
+
+
+class PlanResult(PerThousand):
+    as_of: date
+    currency: str
+    plan: list[PlanLine]
+    expected_cost_per_task: float | None
+    p90_monthly_spend: float
+    cvar: float
+    cvar_alpha: float
+    expected_unused_share: float
+    pay_as_used_share: float
+    expected_monthly_spend: float
+    single_best: SingleBest
+    saving_per_task: float | None = Field(description="single best minus plan, per task")
+    saving_share: float | None
+    scenarios: list[ScenarioRow]
+    frontier: list[FrontierPoint] | None = None
+    demand: DemandInfo
+    policy: PlanConfig
+    solver: SolverInfo
+    candidates: list[str] = Field(description="offers the plan could use")
+    excluded: dict[str, str] = Field(description="offers left out, with the reason")
+    notes: list[str]
+    single_offers: dict[str, float | None] = Field(default_factory=dict, description="each usable offer alone over the same scenarios: expected cost per task (null: it cannot serve every scenario alone)")
+    stress: PlanStress | None = Field(None, description="the plan's fixed portfolio under shifted demand, without each committed vendor, at lower availability")
+    headline: str | None = Field(None, description="what the buyer must know first (no offer can follow demand; much demand unserved), else null")
+    unserved_share: float = Field(0.0, description="expected share of the demand left unserved")
+    unserved_penalty_per_task: float | None = Field(None, description="the price of a task left unserved the plan used (workspace currency)")
+    unserved_penalty_basis: str = Field("", description="where that price comes from: plan.unserved_penalty_per_task, or the stated default")
+    band_gap: float = Field(0.0, description="the chosen plan's cost on every scenario over its cost on the demand bands the solver saw, minus 1")
+    bands: int = Field(0, description="demand bands (scenario groups by month) the last solve saw")
+    beyond_horizon_cost: float = Field(0.0, description="expected money committed for term months past the horizon, undiscounted, counted in the cost")
+    delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
+    bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
+    bridges: list[Bridge] = Field(default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1")
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2) + "\n"

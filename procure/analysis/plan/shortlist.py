@@ -1,0 +1,95 @@
+"""No offer is dropped unseen (docs/plan.md, "The method"): with more offers than plan.max_candidates, the ones the
+linear relaxation uses most and the best single offers, then the check of the whole program against the
+shortlist's plan."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from procure.analysis.plan.candidates import Candidate
+from procure.analysis.plan.program import Risk, build_model
+from procure.analysis.plan.solver import HIGHS_OPTIONS, Chosen
+from procure.model.demand import Scenarios
+from procure.model.inputs import PlanConfig
+
+
+CHECK_TOLERANCE = 1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
+
+
+def reindexed(cands: list[Candidate], keep: list[int]) -> list[Candidate]:
+    """The kept candidates, renumbered (commitments and sources point at their candidate's position)."""
+    out = []
+    for new, old in enumerate(keep):
+        cand = cands[old]
+        out.append(replace(cand, commits=[replace(c, offer=new) for c in cand.commits], source=replace(cand.source, offer=new) if cand.source else None))
+    return out
+
+
+def shortlist(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None = None,
+    alone: list[float | None] | None = None,
+) -> tuple[list[int], float | None]:
+    """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most, and always the best
+    single offers (`alone`: each offer's cost alone; a quarter of the shortlist at least): the relaxation spreads fixed
+    fees thinly, so an offer dear by the hour but without fees can look unused there while it is the best alone.
+
+    Returns the kept positions and the relaxation's objective over every offer: a proven lower bound,
+    so the distance of the plan from the best plan over all offers can be stated."""
+    if len(cands) <= policy.max_candidates:
+        return list(range(len(cands))), None
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty)
+    A, row_lb, row_ub = model.matrix()
+    from procure.io.solvecache import interruptible
+
+    relaxed = interruptible(lambda: milp(model.c, constraints=LinearConstraint(A, row_lb, row_ub), bounds=Bounds(model.lb, model.ub), options={"time_limit": float(policy.time_limit_s), "disp": False}))
+    if relaxed.x is None:
+        return list(range(len(cands))), None
+    x = relaxed.x
+    use = np.zeros(len(cands))
+    n_months = [float(cands[u.commit.offer].available(scen.months)[u.first : u.last + 1].sum()) for u in model.units]
+    n = x[model.layout["n"]]
+    for j, u in enumerate(model.units):
+        use[u.commit.offer] += n[j] * u.commit.tasks_node_month * n_months[j]
+    z = x[model.layout["z"]].reshape(len(model.sources), -1) if model.sources else np.zeros((0, 1))
+    for p, source in enumerate(model.sources):
+        use[source.offer] += float(z[p].sum())
+    score = [min([c.cost_node_month / c.tasks_node_month for c in cand.commits if c.tasks_node_month > 0] + ([cand.source.price_per_task] if cand.source else [math.inf])) for cand in cands]
+    order = sorted(range(len(cands)), key=lambda i: (-use[i], score[i], cands[i].id))
+    keep = set(order[: policy.max_candidates])
+    if alone is not None:
+        best = sorted((a, cands[i].id, i) for i, a in enumerate(alone) if a is not None and math.isfinite(a))
+        keep |= {i for _, _, i in best[: max(1, policy.max_candidates // 4)]}
+    return sorted(keep), float(relaxed.fun)
+
+
+def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None,
+                chosen: Chosen) -> tuple[str, bool]:
+    """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
+    demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
+    objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
+    (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
+    better plan exists (then the whole program is solved)."""
+    from scipy.sparse import csr_array, vstack
+
+    from procure.io.solvecache import solve_milp
+
+    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    A, row_lb, row_ub = model.matrix()
+    tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
+    cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
+    A = vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr()
+    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    result = solve_milp(model.c, A, np.append(row_lb, -np.inf), np.append(row_ub, cutoff), model.integrality, model.lb, model.ub, options)
+    n = len(cands)
+    if result.x is not None:
+        return f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved", True
+    if result.status == 2:
+        return (f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
+                f"({tolerance:.2%}), so no left-out offer can enter a better plan"), False
+    return (f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
+            f"plan.time_limit_s ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False

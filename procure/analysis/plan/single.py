@@ -1,0 +1,97 @@
+"""Each offer alone (docs/plan.md, "The method": the best single offer): the baseline the plan must beat, found by
+enumeration."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from procure.analysis.plan.candidates import Candidate, Unit
+from procure.analysis.plan.discount import pv_months
+from procure.model.demand import Scenarios
+
+
+# Node counts tried per term block for a single offer (beyond it, evenly spaced counts: memory stays bounded).
+MAX_GRID = 257
+GRID_CELLS = 4_000_000  # scenario-months x node counts evaluated at once
+
+
+def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray, penalty: float | None, before: float | None = None) -> tuple[float, list[Unit], np.ndarray] | None:
+    """The best plan with one offer alone (its commitments and its own pay-as-used capacity), risk-neutral.
+
+    Exact by enumeration: per term block from its delivery, every node count and option; blocks are independent.
+    The months before its delivery are unserved at `before` (the plan's unserved price). None when the offer alone
+    cannot serve every scenario from its delivery (and no unserved penalty is set)."""
+    S, H = scen.demand.shape
+    prob = scen.probability
+    src = cand.source
+    avail = cand.available(H)
+    start = min(cand.start, H)
+    waiting = scen.demand[:, :start]
+    if start and before is None and penalty is None:
+        return None
+    lost = float(prob @ (waiting @ delta[:start])) * (penalty if penalty is not None else before) if start else 0.0  # type: ignore[operator]
+
+    def recourse(short: np.ndarray, share: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """Expected cost of a shortfall (any shape ending in (S, months)) met by the own source, then the penalty."""
+        room = (src.cap_month * share) if src is not None else np.zeros_like(share)
+        if src is not None and src.spot:
+            room = np.minimum(room, src.share_limit * d)  # spot serves at most plan.max_spot_share of the demand
+        used = np.minimum(short, room)
+        cost = used * (src.price_per_task if src is not None else 0.0)
+        left = short - used
+        if penalty is not None:
+            cost = cost + left * penalty
+        else:
+            cost = np.where(left > 1e-9 * np.maximum(short, 1.0), np.inf, cost)
+        return cost
+
+    # Options that cover the horizon with blocks; one option throughout (a subset of what the portfolio may do).
+    best: tuple[float, list[Unit], np.ndarray] | None = None
+    commits = cand.commits or [None]
+    for commit in commits:
+        units: list[Unit] = []
+        nodes: list[int] = []
+        total = lost
+        term = max(1, commit.term_months) if commit is not None else H
+        for first in range(start, H, term):
+            last = min(H, first + term) - 1
+            end = first + term - 1 if commit is not None else last
+            d = scen.demand[:, first : last + 1]
+            w = delta[first : last + 1]
+            share = avail[first : last + 1]
+            if commit is None:
+                grid = np.zeros(1)
+            else:
+                top = min(commit.max_nodes, math.ceil(float(d.max()) / commit.tasks_node_month) if commit.tasks_node_month > 0 else 0)
+                top = max(top, commit.min_nodes) if top > 0 else 0
+                grid = np.concatenate([[0], np.arange(commit.min_nodes if commit.min_nodes > 0 else 1, top + 1)]) if top > 0 else np.zeros(1)
+                if len(grid) > MAX_GRID:
+                    grid = np.unique(np.round(np.linspace(0, top, MAX_GRID)).astype(int))
+                    grid = grid[(grid == 0) | (grid >= commit.min_nodes)]
+            per_node = commit.tasks_node_month if commit is not None else 0.0
+            expected = np.empty(len(grid))
+            step = max(1, GRID_CELLS // max(1, d.size))  # node counts per chunk: memory stays bounded
+            for lo in range(0, len(grid), step):
+                short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0)
+                with np.errstate(invalid="ignore"):
+                    expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share, d), prob, w)
+            # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
+            # holds capacity or its own pay-as-used source serves (every month of the block when it has one).
+            whole = pv_months(delta, first, end)
+            fees_on = cand.fixed_monthly * (whole if commit is not None else 0.0)
+            fees_off = cand.fixed_monthly * float(w.sum()) if src is not None else 0.0
+            fixed_part = grid * (commit.cost_node_month * whole if commit is not None else 0.0) + np.where(grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off)
+            block = expected + fixed_part
+            g = int(np.argmin(block))
+            if not math.isfinite(block[g]):
+                total = math.inf
+                break
+            total += float(block[g])
+            if commit is not None:
+                units.append(Unit(commit, first, last, end))
+                nodes.append(int(grid[g]))
+        if math.isfinite(total) and (best is None or total < best[0] - 1e-9):
+            best = (total, units, np.array(nodes, dtype=int))
+    return best

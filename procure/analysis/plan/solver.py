@@ -1,0 +1,204 @@
+"""Solving the program with HiGHS and refining what it sees until the answer holds on every scenario (docs/plan.md,
+"The method"); infeasible programs and time limits become located input errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from procure.analysis.plan.bands import BAND_TOLERANCE, banded_cost, breakpoints, initial_bands, initial_tail, split_bands
+from procure.analysis.plan.candidates import Candidate, Unit
+from procure.analysis.plan.dispatch import Outcome, dispatch, source_months, spot_limit
+from procure.analysis.plan.figures import path_losses
+from procure.analysis.plan.program import Model, Risk, build_model
+from procure.errors import InputError, Problem
+from procure.model.demand import Scenarios
+from procure.model.inputs import PlanConfig
+
+
+# HiGHS settings measured on the example and benchmarks/bench_plan.py (docs/plan.md, "Speed"): the model has few
+# integers (node counts and offer switches) and a large continuous dispatch; HiGHS's presolve and its sub-MIP
+# heuristics (RINS, RENS) cost most of the time there and neither changes the plan found, so both are off.
+# Branch-and-cut, its cuts and the optimality gap are untouched: the result is as proven as before.
+
+
+HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
+
+
+MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
+
+
+@dataclass
+class Solved:
+    nodes: np.ndarray  # per unit
+    in_plan: np.ndarray  # (candidates, months) bool: whether the offer's pay-as-used source may serve in the month
+    status: str
+    gap: float | None
+    model: Model
+    objective: float | None = None
+    eta: float | None = None  # the CVaR threshold the solver found (money units of the model)
+
+
+def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None) -> Solved:
+    """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback.
+    `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so)."""
+    from procure.io.solvecache import solve_milp
+
+    A, row_lb, row_ub = model.matrix()
+    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
+    result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
+    if result.x is None:
+        if result.status == 1:
+            raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
+        raise InputError([infeasible_problem(policy, scen, cands)])
+    x = result.x
+    H = scen.months
+    nodes = np.round(x[model.layout["n"]]).astype(int)
+    in_plan = np.ones((len(cands), H), dtype=bool)
+    a = np.round(x[model.layout["a"]]).astype(bool)
+    fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
+    for q, p in enumerate(fee_sources):
+        in_plan[model.sources[p].offer] = a[model.a_index[q]]
+    status = "optimal" if result.status == 0 else ("node limit reached: best plan found" if node_limit is not None and result.status == 4 else "time limit reached: best plan found")
+    eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
+    return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
+
+
+def supply_by_month(cands: list[Candidate], months: int) -> np.ndarray:
+    """The most tasks all candidates together can serve each month (nothing before an offer's delivery)."""
+    most = np.zeros(months)
+    for cand in cands:
+        avail = cand.available(months)
+        top = max((c.max_nodes * c.tasks_node_month for c in cand.commits), default=0.0)
+        if cand.source is not None:
+            top += cand.source.cap_month
+        most += np.where(avail > 0, top * np.where(avail > 0, avail, 1.0), 0.0)
+    return most
+
+
+def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Problem:
+    """Say which constraint, and which scenario, makes the plan impossible."""
+    if not cands:
+        return Problem("procure.yaml", None, "plan", "no acceptable offer to plan with (see `procure compare` for the reasons)")
+    supply = supply_by_month(cands, scen.months)
+    if policy.unserved_penalty_per_task is None:
+        # months before any offer is delivered are priced unserved, not an error (nothing could serve them)
+        short = np.where(supply[None, :] > 0, scen.demand - supply[None, :] * (1 + 1e-9), 0.0)
+        if (short > 0).any():
+            s, m = np.unravel_index(int(np.argmax(short)), short.shape)
+            return Problem(
+                "procure.yaml", None, "demand",
+                f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the {supply[m]:,.0f} all usable offers can serve; "
+                "add capacity (max_gpus, pricing.burst) or set plan.unserved_penalty_per_task",
+            )
+    vendors = {c.vendor for c in cands}
+    if policy.max_vendor_share < 1 and len(vendors) == 1:
+        return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} needs at least two vendors; only {next(iter(vendors))} is usable")
+    if policy.max_vendor_share < 1 and policy.max_vendor_share * len(vendors) < 1:
+        return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} x {len(vendors)} usable vendors is below 1: no split can serve the demand")
+    if any(c.source is not None and c.source.spot for c in cands) and spot_limit(cands) < 1:
+        return Problem("procure.yaml", None, "plan.max_spot_share", f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot serve the rest; add capacity or raise plan.max_spot_share")
+    if policy.cvar_limit is not None:
+        return Problem("procure.yaml", None, "plan.cvar_limit", f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see `procure plan --frontier`)")
+    return Problem("procure.yaml", None, "plan.max_vendor_share", f"no plan meets the vendor share limit {policy.max_vendor_share:g} with the capacity the offers can supply")
+
+
+@dataclass
+class Chosen:
+    """A plan the solver chose, after refining the demand bands and the CVaR's tail paths."""
+
+    units: list[Unit]
+    nodes: np.ndarray
+    in_plan: np.ndarray
+    solved: Solved
+    model: Model
+    band_gap: float
+    rounds: int
+    converged: bool
+
+
+def solve_plan(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None, node_limit: int | None = None,
+) -> Chosen:
+    """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
+    plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
+    CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
+    H = scen.months
+    bands = initial_bands(scen, policy.levels)
+    tail = initial_tail(scen, policy.cvar_alpha) if risk.active else None
+    converged = False
+    for rounds in range(1, MAX_ROUNDS + 1):
+        model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
+        solved = solve(model, policy, scen, cands, node_limit)
+        units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
+        out = dispatch(cands, units, nodes, in_plan, scen, penalty)
+        true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
+        banded = banded_cost(cands, units, nodes, in_plan, bands, scen, penalty, delta)
+        gap = max(0.0, true / banded - 1) if banded > 0 else 0.0
+        changed = False
+        if gap > BAND_TOLERANCE:
+            finer = split_bands(bands, scen, breakpoints(cands, units, nodes, in_plan, H))
+            if finer is not None:
+                bands, changed = finer, True
+        if tail is not None and solved.eta is not None and len(tail) < scen.count:
+            losses = path_losses(out, H) / money
+            missing = np.setdiff1d(np.flatnonzero(losses > solved.eta + 1e-9 * max(1.0, abs(solved.eta))), tail)
+            if len(missing):
+                tail, changed = np.union1d(tail, missing), True
+        if not changed:
+            converged = True
+            break
+    if not risk.active:
+        nodes = polish(cands, units, nodes, in_plan, scen, policy, delta, penalty)
+    return Chosen(units, nodes, in_plan, solved, model, gap, rounds, converged)
+
+
+def vendor_shares_ok(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, out: Outcome, scen: Scenarios, share: float) -> bool:
+    """The vendor share rule as the program states it: committed capacity over the horizon plus expected pay-as-used tasks."""
+    if share >= 1:
+        return True
+    by_vendor: dict[str, float] = {}
+    for u, n in zip(units, nodes):
+        cand = cands[u.commit.offer]
+        by_vendor[cand.vendor] = by_vendor.get(cand.vendor, 0.0) + n * u.commit.tasks_node_month * float(cand.available(scen.months)[u.first : u.last + 1].sum())
+    for i, tasks in out.by_source.items():
+        by_vendor[cands[i].vendor] = by_vendor.get(cands[i].vendor, 0.0) + float(scen.probability @ tasks.sum(axis=1))
+    total = sum(by_vendor.values())
+    return total <= 0 or max(by_vendor.values()) <= share * total * (1 + 1e-9)
+
+
+def polish(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, policy: PlanConfig, delta: np.ndarray, penalty: float | None) -> np.ndarray:
+    """The chosen commitments one node up or down, costed on every scenario, while that lowers the cost: the bands
+    are exact within their tolerance, this makes the node counts exact on the scenarios themselves."""
+
+    def cost(trial: np.ndarray) -> float | None:
+        out = dispatch(cands, units, trial, in_plan, scen, penalty)
+        if penalty is None and (out.unserved > 1e-9 * np.maximum(scen.demand, 1.0)).any():
+            return None
+        if not vendor_shares_ok(cands, units, trial, out, scen, policy.max_vendor_share):
+            return None
+        return float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
+
+    best = nodes.copy()
+    best_cost = cost(best)
+    if best_cost is None:
+        return nodes
+    for _ in range(100):
+        improved = False
+        for j, u in enumerate(units):
+            if best[j] <= 0:
+                continue
+            for step in (-1, 1):
+                trial = best.copy()
+                trial[j] += step
+                if trial[j] < u.commit.min_nodes or trial[j] > u.commit.max_nodes:
+                    continue
+                found = cost(trial)
+                if found is not None and found < best_cost * (1 - 1e-12):
+                    best, best_cost, improved = trial, found, True
+        if not improved:
+            break
+    return best
