@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from procure.errors import InputError, Problem
-from procure.model.inputs import ActualsConfig
+from procure.model.inputs import ActualsConfig, MetricNames
 
 ACTUALS = "actuals"
 METRIC_COLUMNS = (
@@ -80,59 +80,95 @@ class OfferActuals:
 # --- summarising metrics --------------------------------------------------------------------------
 
 
-def summarize(series: list[Any], config: ActualsConfig, problems: list[Problem]) -> tuple[dict[str, MonthMetrics], list[str]]:
-    """Monthly figures from merged series (telemetry.merge_series); (months, stated notes)."""
-    import numpy as np
+@dataclass
+class _MonthTable:
+    """The months being summed from the series, and the notes stated on the way (resets, gaps)."""
 
-    from procure.io import telemetry as tm
-    names = config.metrics
-    gap_s = config.gap_minutes * 60
-    allowed = set(tm.KNOWN_LABELS) | {names.outcome_label} | set(names.labels)
-    months: dict[str, MonthMetrics] = {}
-    notes: list[str] = []
+    gap_s: float  # a longer time between two samples is a gap, not a rate
+    months: dict[str, MonthMetrics] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
-    def month(key: str) -> MonthMetrics:
-        return months.setdefault(key, MonthMetrics(key))
+    def month(self, key: str) -> MonthMetrics:
+        return self.months.setdefault(key, MonthMetrics(key))
 
-    for s in series:
-        unknown = sorted(k for k, _ in s.labels if k not in allowed)
-        if unknown:
-            problems.append(Problem(s.where, None, "", f"unknown label {', '.join(unknown)} on {s.show()}: allowed are {', '.join(sorted(allowed))} (add others to actuals.metrics.labels)"))
-    if problems:
-        return {}, notes
+    def counter(self, s: Any) -> dict[str, float]:
+        """A counter's increase per month; its resets and gaps are stated as notes and counted on the
+        months they fall in, so that a month's figure says how much of it was measured."""
+        from procure.io import telemetry as tm
 
-    def counter(s: Any) -> dict[str, float]:
-        found = tm.counter_increase(s.times, s.values, gap_s)
+        found = tm.counter_increase(s.times, s.values, self.gap_s)
         for when in found.resets:
-            notes.append(f"{s.show()}: counter reset at {when} (counted from zero again)")
+            self.notes.append(f"{s.show()}: counter reset at {when} (counted from zero again)")
         for start, end in found.gaps:
-            notes.append(f"{s.show()}: no samples from {tm._utc(start)} to {tm._utc(end)} ({(end - start) / 3600:.1f} h gap)")
+            self.notes.append(f"{s.show()}: no samples from {tm._utc(start)} to {tm._utc(end)} ({(end - start) / 3600:.1f} h gap)")
         for key in found.increase:
-            m = month(key)
+            m = self.month(key)
             m.resets += sum(1 for r in found.resets if r.startswith(key))
             m.gaps += sum(1 for a, b in found.gaps if tm.month_of(b) == key)
         return found.increase
 
-    # Output tokens, and the share of each month the samples cover.
+
+def summarize(series: list[Any], config: ActualsConfig, problems: list[Problem]) -> tuple[dict[str, MonthMetrics], list[str]]:
+    """Monthly figures from merged series (telemetry.merge_series); (months, stated notes)."""
+    names = config.metrics
+    _check_labels(series, names, problems)
+    if problems:
+        return {}, []
+    table = _MonthTable(config.gap_minutes * 60)
+    _add_output_tokens(series, names, table)
+    _add_requests(series, names, table, problems)
+    for attr, base in (("ttft", names.ttft), ("e2e", names.e2e_latency)):
+        _add_latency(series, attr, base, table, problems)
+    return table.months, table.notes
+
+
+def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]) -> None:
+    """Only known labels: a series split by a label procure does not know would be summed as if it
+    were another vendor's or another outcome's (actuals.metrics.labels adds others)."""
+    from procure.io import telemetry as tm
+
+    allowed = set(tm.KNOWN_LABELS) | {names.outcome_label} | set(names.labels)
+    for s in series:
+        unknown = sorted(k for k, _ in s.labels if k not in allowed)
+        if unknown:
+            problems.append(Problem(s.where, None, "", f"unknown label {', '.join(unknown)} on {s.show()}: allowed are {', '.join(sorted(allowed))} (add others to actuals.metrics.labels)"))
+
+
+def _add_output_tokens(series: list[Any], names: MetricNames, table: _MonthTable) -> None:
+    """Output tokens per month, and the share of each month the samples cover (the mean over the
+    series): a month half measured is not a month of half the traffic."""
     covered: dict[str, list[float]] = defaultdict(list)
     for s in (x for x in series if x.name == names.output_tokens):
-        for key, value in counter(s).items():
-            m = month(key)
+        for key, value in table.counter(s).items():
+            m = table.month(key)
             m.output_tokens = (m.output_tokens or 0.0) + value
-        t = np.asarray(s.times, dtype=float)
-        if len(t) > 1:
-            step = np.diff(t)
-            ok = step <= gap_s
-            edges = np.asarray(tm.month_starts(t[0], t[-1]))
-            slot = np.searchsorted(edges, t[1:], side="right") - 1
-            seconds = np.bincount(slot, weights=np.where(ok, step, 0.0), minlength=len(edges) - 1)
-            for i in range(len(edges) - 1):
-                covered[tm.month_of(edges[i])].append(min(1.0, seconds[i] / (edges[i + 1] - edges[i])))
+        for key, share in _covered_shares(s.times, table.gap_s):
+            covered[key].append(share)
     for key, shares in covered.items():
-        if key in months:
-            months[key].coverage = float(sum(shares) / len(shares))
+        if key in table.months:
+            table.months[key].coverage = float(sum(shares) / len(shares))
 
-    # Requests by outcome.
+
+def _covered_shares(times: Any, gap_s: float) -> list[tuple[str, float]]:
+    """(month, share of its seconds between samples no gap apart) for each month one series spans."""
+    import numpy as np
+
+    from procure.io import telemetry as tm
+
+    t = np.asarray(times, dtype=float)
+    if len(t) <= 1:
+        return []
+    step = np.diff(t)
+    ok = step <= gap_s
+    edges = np.asarray(tm.month_starts(t[0], t[-1]))
+    slot = np.searchsorted(edges, t[1:], side="right") - 1
+    seconds = np.bincount(slot, weights=np.where(ok, step, 0.0), minlength=len(edges) - 1)
+    return [(tm.month_of(edges[i]), min(1.0, seconds[i] / (edges[i + 1] - edges[i]))) for i in range(len(edges) - 1)]
+
+
+def _add_requests(series: list[Any], names: MetricNames, table: _MonthTable, problems: list[Problem]) -> None:
+    """Requests per month by outcome, served or failed (an unknown outcome is a problem, not a guess).
+    A month with served requests but no failed series has 0 failed; one without either has no data."""
     for s in (x for x in series if x.name == names.requests):
         outcome = s.label(names.outcome_label)
         if outcome in names.ok_outcomes:
@@ -142,38 +178,42 @@ def summarize(series: list[Any], config: ActualsConfig, problems: list[Problem])
         else:
             problems.append(Problem(s.where, None, "", f"{s.show()}: unknown outcome {names.outcome_label}={outcome!r}: expected one of {', '.join(names.ok_outcomes + names.failed_outcomes)} (actuals.metrics.ok_outcomes, failed_outcomes)"))
             continue
-        for key, value in counter(s).items():
-            m = month(key)
+        for key, value in table.counter(s).items():
+            m = table.month(key)
             setattr(m, kind, (getattr(m, kind) or 0.0) + value)
-    for m in months.values():  # a month with served requests but no failed series has 0 failed; one without either has no data
+    for m in table.months.values():
         if m.requests_ok is not None and m.requests_failed is None:
             m.requests_failed = 0.0
 
-    # Histograms: the month's increase of each bucket, summed over series by bound.
-    for attr, base in (("ttft", names.ttft), ("e2e", names.e2e_latency)):
-        groups: dict[tuple, list[Any]] = defaultdict(list)
-        for s in (x for x in series if x.name == base + "_bucket"):
-            groups[tuple((k, v) for k, v in s.labels if k != "le")].append(s)
-        per_month: dict[str, dict[float, float]] = defaultdict(lambda: defaultdict(float))
-        for labels, members in groups.items():
-            bounds = []
-            for s in members:
-                le = tm.parse_le(s.label("le"))
-                if le is None:
-                    problems.append(Problem(s.where, None, "", f"{s.show()}: a bucket needs a numeric le label"))
-                    continue
-                bounds.append((le, s))
-            if not any(le == float("inf") for le, _ in bounds):
-                shown = members[0].show().replace(f'le="{members[0].label("le")}"', "").replace(",}", "}").replace("{,", "{")
-                problems.append(Problem(members[0].where, None, "", f"histogram {shown} has no +Inf bucket: its count of observations is unknown"))
+
+def _add_latency(series: list[Any], attr: str, base: str, table: _MonthTable, problems: list[Problem]) -> None:
+    """A latency histogram's quantiles per month (`attr` ttft or e2e): the month's increase of each
+    bucket, summed over series by bound. Every histogram needs numeric bounds and a +Inf bucket, or
+    its count of observations is unknown."""
+    from procure.io import telemetry as tm
+
+    groups: dict[tuple, list[Any]] = defaultdict(list)
+    for s in (x for x in series if x.name == base + "_bucket"):
+        groups[tuple((k, v) for k, v in s.labels if k != "le")].append(s)
+    per_month: dict[str, dict[float, float]] = defaultdict(lambda: defaultdict(float))
+    for labels, members in groups.items():
+        bounds = []
+        for s in members:
+            le = tm.parse_le(s.label("le"))
+            if le is None:
+                problems.append(Problem(s.where, None, "", f"{s.show()}: a bucket needs a numeric le label"))
                 continue
-            for le, s in bounds:
-                for key, value in tm.counter_increase(s.times, s.values, gap_s).increase.items():  # resets and gaps are stated once, by the counters
-                    per_month[key][le] += value
-        for key, buckets in per_month.items():
-            m = month(key)
-            getattr(m, attr).update({q: tm.histogram_quantile(q, sorted(buckets.items())) for q in QUANTILES})
-    return months, notes
+            bounds.append((le, s))
+        if not any(le == float("inf") for le, _ in bounds):
+            shown = members[0].show().replace(f'le="{members[0].label("le")}"', "").replace(",}", "}").replace("{,", "{")
+            problems.append(Problem(members[0].where, None, "", f"histogram {shown} has no +Inf bucket: its count of observations is unknown"))
+            continue
+        for le, s in bounds:
+            for key, value in tm.counter_increase(s.times, s.values, table.gap_s).increase.items():  # resets and gaps are stated once, by the counters
+                per_month[key][le] += value
+    for key, buckets in per_month.items():
+        m = table.month(key)
+        getattr(m, attr).update({q: tm.histogram_quantile(q, sorted(buckets.items())) for q in QUANTILES})
 
 
 # --- files -----------------------------------------------------------------------------------------

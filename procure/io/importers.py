@@ -24,7 +24,7 @@ import zipfile
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 from pydantic import ValidationError
@@ -532,89 +532,112 @@ def _number(value: Any) -> int | float:
 
 
 def convert(kind: str, value: Any) -> Any:
-    """One non-empty cell as the value of a field of this kind; CellError says why not."""
+    """One non-empty cell as the value of a field of this kind; CellError says why not.
+
+    A formula or a time of day is refused whatever the kind (procure does not evaluate a sheet, and a
+    time is what a spreadsheet makes of 50:420 typed into a cell not formatted as text)."""
     if isinstance(value, Formula):
         raise CellError(f"formulas are not evaluated: type the value itself (got {_show(value.text)})")
     if isinstance(value, (time, timedelta)) and not isinstance(value, datetime):
         hint = "; format the cell as text" if kind == POINTS else ""
         raise CellError(f"the spreadsheet holds a time of day here ({value}), not {EXPECTS[kind]}{hint}")
-    if kind == TEXT:
-        if isinstance(value, bool) or isinstance(value, (date, datetime)):
-            raise CellError(f"must be text (got {_show(value)})")
-        if isinstance(value, (int, float)):
-            number = _number(value)
-            return str(number)
-        return str(value).strip()
-    if kind == NUMBER:
-        return _number(value)
-    if kind == INT:
+    converter = _CONVERTERS.get(kind)
+    if converter is None:
+        raise AssertionError(f"unknown column kind {kind}")
+    return converter(value)
+
+
+def _text(value: Any) -> str:
+    """Text as typed; a number the spreadsheet made of it back as text (512, not 512.0); a date or a
+    true/false is no text."""
+    if isinstance(value, bool) or isinstance(value, (date, datetime)):
+        raise CellError(f"must be text (got {_show(value)})")
+    if isinstance(value, (int, float)):
+        number = _number(value)
+        return str(number)
+    return str(value).strip()
+
+
+def _int(value: Any) -> int:
+    """A whole number (a number cell holding 512.0 is 512)."""
+    try:
+        number = _number(value)
+    except CellError:
+        raise CellError(f"must be a whole number (got {_show(value)})") from None
+    if not isinstance(number, int):
+        raise CellError(f"must be a whole number (got {_show(value)})")
+    return number
+
+
+def _bool(value: Any) -> bool:
+    """A true/false cell, or true, yes, false, no as text."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
+        return value.strip().lower() in ("true", "yes")
+    raise CellError(f"must be true or false (got {_show(value)})")
+
+
+def _date(value: Any) -> date:
+    """A date cell (a date-time only at midnight: a time of day is no date) or YYYY-MM-DD as text."""
+    if isinstance(value, datetime):
+        if value.time() != time(0):
+            raise CellError(f"must be a date like 2026-11-30 (got {value}, with a time of day)")
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
         try:
-            number = _number(value)
-        except CellError:
-            raise CellError(f"must be a whole number (got {_show(value)})") from None
-        if not isinstance(number, int):
-            raise CellError(f"must be a whole number (got {_show(value)})")
-        return number
-    if kind == BOOL:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
-            return value.strip().lower() in ("true", "yes")
-        raise CellError(f"must be true or false (got {_show(value)})")
-    if kind == DATE:
-        if isinstance(value, datetime):
-            if value.time() != time(0):
-                raise CellError(f"must be a date like 2026-11-30 (got {value}, with a time of day)")
-            return value.date()
-        if isinstance(value, date):
-            return value
-        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise CellError(f"must be a date like 2026-11-30 (got {_show(value)})")
+
+
+def _names(value: Any) -> list[str]:
+    """A comma-separated list of names, empty items left out."""
+    if not isinstance(value, str):
+        raise CellError(f"must be a comma-separated list of names (got {_show(value)})")
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _credits(value: Any) -> list[dict[str, int | float]]:
+    """"0.995:0.10; 0.99:0.25" -> [{below: 0.995, credit: 0.10}, ...]: the SLA's credit tiers."""
+    bad = CellError(f"must be below:credit tiers like 0.995:0.10; 0.99:0.25 (got {_show(value)})")
+    if not isinstance(value, str):
+        raise bad
+    tiers = []
+    for part in value.split(";"):
+        if part.strip():
+            pieces = part.split(":")
+            if len(pieces) != 2:
+                raise bad
             try:
-                return date.fromisoformat(value.strip())
-            except ValueError:
-                pass
-        raise CellError(f"must be a date like 2026-11-30 (got {_show(value)})")
-    if kind == LIST:
-        if not isinstance(value, str):
-            raise CellError(f"must be a comma-separated list of names (got {_show(value)})")
-        return [item.strip() for item in value.split(",") if item.strip()]
-    if kind == POINTS:
-        return _points(value)
-    if kind == SCHEDULE:
-        return _schedule(value)
-    if kind == COMMITS:
-        return _commits(value)
-    if kind == CREDITS:
-        bad = CellError(f"must be below:credit tiers like 0.995:0.10; 0.99:0.25 (got {_show(value)})")
-        if not isinstance(value, str):
-            raise bad
-        tiers = []
-        for part in value.split(";"):
-            if part.strip():
-                pieces = part.split(":")
-                if len(pieces) != 2:
-                    raise bad
-                try:
-                    tiers.append({"below": _number(pieces[0]), "credit": _number(pieces[1])})
-                except CellError:
-                    raise bad from None
-        if not tiers:
-            raise bad
-        return tiers
-    if kind == ANSWER:
-        if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no")):
-            return convert(BOOL, value)
-        try:
-            return _number(value)
-        except CellError:
-            raise CellError(f"must be true or false, or a number (got {_show(value)})") from None
-    if kind == INTS:
-        items = value.split(",") if isinstance(value, str) else [value]
-        try:
-            return [convert(INT, item) for item in items if not isinstance(item, str) or item.strip()]
-        except CellError:
-            raise CellError(f"must be whole numbers separated by commas, e.g. 128, 256 (got {_show(value)})") from None
-    raise AssertionError(f"unknown column kind {kind}")
+                tiers.append({"below": _number(pieces[0]), "credit": _number(pieces[1])})
+            except CellError:
+                raise bad from None
+    if not tiers:
+        raise bad
+    return tiers
+
+
+def _answer(value: Any) -> bool | int | float:
+    """A checklist answer: true/false, or a number (e.g. node_replacement_hours)."""
+    if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no")):
+        return convert(BOOL, value)
+    try:
+        return _number(value)
+    except CellError:
+        raise CellError(f"must be true or false, or a number (got {_show(value)})") from None
+
+
+def _ints(value: Any) -> list[int]:
+    """Whole numbers separated by commas (one number cell is a list of one)."""
+    items = value.split(",") if isinstance(value, str) else [value]
+    try:
+        return [convert(INT, item) for item in items if not isinstance(item, str) or item.strip()]
+    except CellError:
+        raise CellError(f"must be whole numbers separated by commas, e.g. 128, 256 (got {_show(value)})") from None
 
 
 def _points(value: Any) -> list[list[int | float]]:
@@ -678,6 +701,22 @@ def _schedule(value: Any) -> list[list[int | float]]:
     if not steps:
         raise bad
     return steps
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    TEXT: _text,
+    NUMBER: _number,
+    INT: _int,
+    BOOL: _bool,
+    DATE: _date,
+    LIST: _names,
+    POINTS: _points,
+    SCHEDULE: _schedule,
+    COMMITS: _commits,
+    CREDITS: _credits,
+    ANSWER: _answer,
+    INTS: _ints,
+}
 
 
 # --- rows to offers -------------------------------------------------------------------------------

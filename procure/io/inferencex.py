@@ -370,10 +370,21 @@ def import_curves(
     if per_gpu_basis is not None and per_gpu_basis not in PER_GPU_BASES:
         raise InputError([Problem("--per-gpu-basis", None, "", f"must be one of {', '.join(PER_GPU_BASES)} (got {_show(per_gpu_basis)})")])
     raw_rows = read_rows(path)
-    problems: list[Problem] = []
     warnings: list[str] = []
+    candidates = _candidate_rows(raw_rows, display, gpu, model)
+    chosen = _sequence_pair(candidates, isl, osl, warnings)
+    rows, models = _rows_of_pair(candidates, chosen, display, warnings, per_gpu_basis)
+    targets = _curve_files(rows, models, out_dir, path.name, isl, osl, chosen, gpu, force, per_gpu_basis, display, warnings)
+    # All curves or none: a run killed midway never leaves half the series imported.
+    write_files_atomic(out_dir, {target.name: text for target, text in targets})
+    return [t for t, _ in targets], warnings
 
-    # 1. The fields that filter: every row needs them.
+
+def _candidate_rows(raw_rows: list[Any], display: str, gpu: str | None, model: str | None) -> list[tuple[int, dict[str, Any], int, int]]:
+    """Step 1, the fields that filter (hw, isl, osl): every row needs them, and the rows of the GPU and
+    model asked for are kept, as (index, row, isl, osl). None kept is an error naming the hardware
+    the file has."""
+    problems: list[Problem] = []
     candidates: list[tuple[int, dict[str, Any], int, int]] = []
     hardware: set[str] = set()
     for index, row in enumerate(raw_rows):
@@ -392,8 +403,12 @@ def import_curves(
     if not candidates:
         wanted = " and ".join(filter(None, [f"hw {gpu}" if gpu else "", f"model {model}" if model else ""])) or "any hardware"
         raise InputError([Problem(display, None, "", f"no rows for {wanted} (hw in the file: {', '.join(sorted(hardware)) or 'none'})")])
+    return candidates
 
-    # 2. The workload's sequence lengths, else the nearest pair.
+
+def _sequence_pair(candidates: list[tuple[int, dict[str, Any], int, int]], isl: int, osl: int, warnings: list[str]) -> tuple[int, int]:
+    """Step 2, the workload's sequence lengths, else the nearest pair with a warning: throughput
+    depends on them, so a curve of other lengths is a stand-in."""
     pairs = {(i, o) for _, _, i, o in candidates}
     chosen = (isl, osl)
     if chosen not in pairs:
@@ -402,8 +417,13 @@ def import_curves(
             f"no rows for isl {isl}, osl {osl}: used the nearest pair, isl {chosen[0]}, osl {chosen[1]} "
             "(throughput depends on the sequence lengths: check the curve before relying on it)"
         )
+    return chosen
 
-    # 3. Every field of the rows kept.
+
+def _rows_of_pair(candidates: list[tuple[int, dict[str, Any], int, int]], chosen: tuple[int, int], display: str, warnings: list[str], per_gpu_basis: str | None) -> tuple[list[BenchRow], list[str]]:
+    """Step 3, every field of the rows of the chosen pair, and the model they measure: a curve is one
+    model's, so rows of several are an error."""
+    problems: list[Problem] = []
     rows = []
     for index, row, row_isl, row_osl in candidates:
         if (row_isl, row_osl) == chosen:
@@ -415,8 +435,17 @@ def import_curves(
     models = sorted({r.model for r in rows if r.model})
     if len(models) > 1:
         raise InputError([Problem(display, None, "", f"rows of {len(models)} models ({', '.join(models)}): pick one (model=...), a curve is one model's")])
+    return rows, models
 
-    # 4. One curve per (hw, framework, precision, spec_decoding).
+
+def _curve_files(
+    rows: list[BenchRow], models: list[str], out_dir: Path, source: str, isl: int, osl: int, chosen: tuple[int, int],
+    gpu: str | None, force: bool, per_gpu_basis: str | None, display: str, warnings: list[str],
+) -> list[tuple[Path, str]]:
+    """Step 4, one curve per (hw, framework, precision, spec_decoding) as (file, text), with a warning
+    where rows were normalized by the stated basis or lack a time to first token; an existing curve
+    is replaced only with `force`."""
+    problems: list[Problem] = []
     groups: dict[str, list[BenchRow]] = defaultdict(list)
     for row in rows:
         groups[curve_name(row.hw, row.framework, row.precision, row.spec_decoding)].append(row)
@@ -436,12 +465,10 @@ def import_curves(
         target = out_dir / f"{name}.csv"
         if target.exists() and not force:
             problems.append(Problem(str(target), None, "", "already exists: use --force to replace it"))
-        targets.append((target, _curve_csv(members, path.name, isl, osl, chosen, gpu, models)))
+        targets.append((target, _curve_csv(members, source, isl, osl, chosen, gpu, models)))
     if problems:
         raise InputError(problems)
-    # All curves or none: a run killed midway never leaves half the series imported.
-    write_files_atomic(out_dir, {target.name: text for target, text in targets})
-    return [t for t, _ in targets], warnings
+    return targets
 
 
 def _curve_csv(rows: list[BenchRow], source: str, isl: int, osl: int, chosen: tuple[int, int], gpu: str | None, models: list[str]) -> str:

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,9 +23,13 @@ from procure.model.inputs import (
     OPERATING_JOBS,
     PUBLISHED_TIERS,
     RATING_CATEGORIES,
+    DemandConfig,
     Grade,
+    HedgeConfig,
     Offer,
     ReferenceCurve,
+    Reliability,
+    UncertaintyConfig,
     WorkspaceConfig,
 )
 from procure.model.rating import evidence_problems
@@ -432,13 +436,38 @@ def _show(value: Any) -> str:
 
 MAX_FACTOR = 3.0  # an uncertainty factor of more than 3x the stated figure is a typo (a percentage)
 
+Add = Callable[[tuple, str], None]  # records one problem at a field's location (line and path)
 
-def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | None) -> list[Problem]:
-    problems = []
+
+def _problem_list(doc: Document) -> tuple[list[Problem], Add]:
+    """A list of problems and the function that adds one, at the line of the field named by its loc."""
+    problems: list[Problem] = []
 
     def add(loc: tuple, message: str) -> None:
         problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
 
+    return problems, add
+
+
+def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | None) -> list[Problem]:
+    """Rules of procure.yaml that span fields or files, each section's in turn."""
+    problems, add = _problem_list(doc)
+    _check_config_names(config, grades, add)
+    _check_ladder(config.hedge, add)
+    _check_uncertainty(config.uncertainty, add)
+    _check_index_and_market(config, add)
+    _check_published_tiers(config.assumptions.reliability, add)
+    if config.demand is not None:
+        _check_demand(config, config.demand, add)
+    if config.plan.cvar_limit is not None and config.plan.cvar_weight > 0:
+        add(("plan", "cvar_limit"), "give a CVaR weight or a CVaR limit, not both")
+    _check_bands(config.assumptions.reliability, add)
+    return problems
+
+
+def _check_config_names(config: WorkspaceConfig, grades: list[Grade] | None, add: Add) -> None:
+    """Names that must be one of a known list: grades, operating jobs, rating categories and the
+    category.criterion paths of critical groups (a misspelt name would otherwise be silently ignored)."""
     known_grades = {g.id for g in grades or []}
     for i, grade_id in enumerate(config.policy.acceptable_grades or []):
         if known_grades and grade_id not in known_grades:
@@ -457,14 +486,23 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
             category, _, key = path.partition(".")
             if category not in RATING_CATEGORIES or not key:
                 add(("rating", "critical", i, j), f"expected category.criterion, e.g. security.soc2_type2 (got {path!r})")
-    ladder = sorted(config.hedge.ladder, key=lambda b: b.first_month)
-    for i, bucket in enumerate(config.hedge.ladder):
+
+
+def _check_ladder(hedge: HedgeConfig, add: Add) -> None:
+    """The hedge ladder's buckets: each a range of months, none overlapping another (a month hedged
+    twice would be bought twice)."""
+    ladder = sorted(hedge.ladder, key=lambda b: b.first_month)
+    for i, bucket in enumerate(hedge.ladder):
         if bucket.first_month > bucket.last_month:
             add(("hedge", "ladder", i), f"first_month {bucket.first_month} is after last_month {bucket.last_month}")
     for earlier, later in zip(ladder, ladder[1:]):
         if later.first_month <= earlier.last_month:
             add(("hedge", "ladder"), f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap")
-    unc = config.uncertainty
+
+
+def _check_uncertainty(unc: UncertaintyConfig, add: Add) -> None:
+    """Every uncertainty distribution: exactly one shape, 0 < low <= mode <= high, and factors (1 = as
+    stated), not percentages."""
     named = [
         (("uncertainty", key), d)
         for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand), ("stack", unc.stack))
@@ -481,6 +519,11 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
             add(loc, f"needs 0 < low <= mode <= high (got {low:g}, {mode:g}, {high:g})")
         elif high > MAX_FACTOR:  # 15 for 15%, or 85/100/115 for -15%..+15%, would multiply the cost many times
             add(loc, f"factors multiply the stated figure (1 = as stated) and stay at most {MAX_FACTOR:g}: got {high:g}, a percentage? write 0.85, 1.0, 1.15 for -15%..+15%")
+
+
+def _check_index_and_market(config: WorkspaceConfig, add: Add) -> None:
+    """The index's strata and readings and the market's figures: one figure per stratum, per date, per
+    competitor and date (a change over no time is no trend), and one source of the index weights."""
     seen_strata: set[tuple[str, str, str]] = set()
     for i, stratum in enumerate(config.index.weights or []):
         key = (stratum.term, stratum.kind, stratum.grade)
@@ -495,7 +538,7 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
             add(("index", "readings", i, "date"), f"a second reading on {reading.date}: give each date one reading")
         seen_readings.add(reading.date)
     seen_points: dict[tuple[str, str, object], int] = {}
-    for i, point in enumerate(config.market.competitors):  # one figure per competitor and date: a change over no time is no trend
+    for i, point in enumerate(config.market.competitors):
         first = seen_points.setdefault((point.name, point.figure, point.date), i)
         if first != i:
             add(("market", "competitors", i, "date"), f"a second {point.figure} figure for {point.name} on {point.date} (also market.competitors[{first}]): give each date one figure")
@@ -504,44 +547,53 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         first = own_dates.setdefault(own.date, i)
         if first != i:
             add(("market", "own", i, "date"), f"a second figure on {own.date} (also market.own[{first}]): give each date one figure")
-    published = config.assumptions.reliability.published
+
+
+def _check_published_tiers(rel: Reliability, add: Add) -> None:
+    """The published tiers' factors, best tier first, never rise: a better tier never lowers the factor."""
+    published = rel.published
     ordered = [(tier, published[tier]) for tier in PUBLISHED_TIERS if tier in published]
     for (better, high), (worse, low) in zip(ordered, ordered[1:]):
         if low > high:
             add(("assumptions", "reliability", "published", worse), f"{worse} ({low:g}) must not be above {better} ({high:g}): a better tier never lowers the factor")
-    demand = config.demand
-    if demand is not None:
-        if demand.paths is not None:
-            if "scenarios" in demand.model_fields_set or "volatility" in demand.model_fields_set:
-                add(("demand", "paths"), "explicit paths replace sampled scenarios: give paths, or scenarios and volatility, not both")
-            total = sum(p.probability for p in demand.paths)
-            if abs(total - 1) > 1e-6:
-                add(("demand", "paths"), f"probabilities must add up to 1 (got {total:g})")
-            names = [p.name for p in demand.paths]
-            for i, name in enumerate(names):
-                if name in names[:i]:
-                    add(("demand", "paths", i, "name"), f"duplicate path name '{name}'")
-        if demand.start is None and config.workload.tasks_per_month is None:
-            add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
-        start = demand.start if demand.start is not None else config.workload.tasks_per_month
-        if start is not None:
-            # The grown demand is a figure like any other: 1 (100% a month) over 120 months is 6.6e35 times month 1.
-            from procure.model.demand import horizon_months
-            from procure.io.yamlsafe import MAX_MAGNITUDE
 
-            months = horizon_months(config)
-            factor = max([p.factor for p in demand.paths], default=1.0) if demand.paths is not None else 1.0
-            peak = start * factor * max(1.0, (1 + demand.growth) ** (months - 1))
-            if peak > MAX_MAGNITUDE:
-                add(
-                    ("demand", "growth"),
-                    f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
-                    + (f" x path factor {factor:g}" if factor != 1 else "") + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
-                )
-    plan = config.plan
-    if plan.cvar_limit is not None and plan.cvar_weight > 0:
-        add(("plan", "cvar_limit"), "give a CVaR weight or a CVaR limit, not both")
-    bands = config.assumptions.reliability.bands
+
+def _check_demand(config: WorkspaceConfig, demand: DemandConfig, add: Add) -> None:
+    """The demand: explicit paths or sampled scenarios, not both; path probabilities that add up to 1
+    and unique names; a start; and a growth that stays a figure (1, 100% a month, over 120 months is
+    6.6e35 times month 1)."""
+    if demand.paths is not None:
+        if "scenarios" in demand.model_fields_set or "volatility" in demand.model_fields_set:
+            add(("demand", "paths"), "explicit paths replace sampled scenarios: give paths, or scenarios and volatility, not both")
+        total = sum(p.probability for p in demand.paths)
+        if abs(total - 1) > 1e-6:
+            add(("demand", "paths"), f"probabilities must add up to 1 (got {total:g})")
+        names = [p.name for p in demand.paths]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                add(("demand", "paths", i, "name"), f"duplicate path name '{name}'")
+    if demand.start is None and config.workload.tasks_per_month is None:
+        add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
+    start = demand.start if demand.start is not None else config.workload.tasks_per_month
+    if start is not None:
+        from procure.model.demand import horizon_months
+        from procure.io.yamlsafe import MAX_MAGNITUDE
+
+        months = horizon_months(config)
+        factor = max([p.factor for p in demand.paths], default=1.0) if demand.paths is not None else 1.0
+        peak = start * factor * max(1.0, (1 + demand.growth) ** (months - 1))
+        if peak > MAX_MAGNITUDE:
+            add(
+                ("demand", "growth"),
+                f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
+                + (f" x path factor {factor:g}" if factor != 1 else "") + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
+            )
+
+
+def _check_bands(rel: Reliability, add: Add) -> None:
+    """The reliability bands: from the highest score down to 0, factors that never fall with a higher
+    score, and an unrated factor no better than the middle band's (no evidence never beats the median)."""
+    bands = rel.bands
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
     elif [b[0] for b in bands] != sorted((b[0] for b in bands), reverse=True) or min(b[0] for b in bands) != 0:
@@ -552,19 +604,40 @@ def _check_config(config: WorkspaceConfig, doc: Document, grades: list[Grade] | 
         for i, ((score, factor), (lower, below)) in enumerate(zip(bands, bands[1:])):
             if factor < below:  # as for the published tiers: a better score never lowers the factor
                 add(("assumptions", "reliability", "bands", i), f"the factor {factor:g} at score {score:g} is below {below:g} at score {lower:g}: a higher score never lowers the factor")
-        rel = config.assumptions.reliability
         if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
             add(("assumptions", "reliability", "unrated"), f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one")
-    return problems
 
 
 def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, curve_names: set[str], index: list[IndexLevel]) -> list[Problem]:
     """Rules that span fields: price basis, responsibilities, curves, currency, dates."""
-    problems: list[Problem] = []
+    problems, add = _problem_list(doc)
+    _check_price_basis(offer, add)
+    if config is not None:
+        currency = offer.pricing.currency or config.currency
+        if currency != config.currency and currency not in config.assumptions.fx:
+            add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
+        problems.extend(evidence_problems(offer, config.rating, doc.display, doc.lines.line_of))
+    problems.extend(responsibility_problems(doc))
+    if offer.owned:
+        not_customer = [j for j, o in offer.responsibilities.items() if o != "customer" and j in OPERATING_JOBS]
+        if not_customer:
+            add(("responsibilities",), f"an owned cluster is operated by you: every job must be customer (not: {', '.join(not_customer)})")
+    _check_commitment(offer, add)
+    _check_fees(offer, add)
+    linked = offer.pricing.index_linked
+    if linked is not None:
+        if linked.floor is not None and linked.cap is not None and linked.floor > linked.cap:
+            add(("pricing", "index_linked", "floor"), f"floor {linked.floor} is above cap {linked.cap}")
+        if not index:
+            add(("pricing", "index_linked"), "index-linked pricing needs market/index.csv (date, price)")
+    _check_performance(offer, curve_names, add)
+    return problems
 
-    def add(loc: tuple, message: str) -> None:
-        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
 
+def _check_price_basis(offer: Offer, add: Add) -> None:
+    """Exactly one price basis, and what goes with it: owned with service.kind owned, per-token with
+    managed serving, a discount only on GPU-hour prices, a cache hit cheaper than a miss, and the
+    stated speed and capacity only on per-token offers (a GPU-hour offer's come from its points)."""
     pricing = offer.pricing
     bases = [name for name in ("gpu_hour", "index_linked", "per_mtok", "owned") if getattr(pricing, name) is not None]
     if offer.on_demand and not bases:
@@ -581,24 +654,15 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
     if per_mtok is not None and per_mtok.cached_input is not None and per_mtok.cached_input > per_mtok.input:
         add(("pricing", "per_mtok", "cached_input"), f"must not exceed the input price {per_mtok.input:g} (got {per_mtok.cached_input:g}): a cache hit costs less than a miss")
     if per_mtok is None:
-        # What a per-token offer states about speed and capacity; a GPU-hour offer's come from its points and GPUs.
         for loc, value in ((("performance", "interactivity"), offer.performance.interactivity), (("performance", "ttft_s"), offer.performance.ttft_s), (("service", "rate_limits"), offer.service.rate_limits)):
             if value is not None:
                 add(loc, "only for per-token offers (pricing.per_mtok); a GPU-hour offer's speed and capacity come from its points and GPUs")
 
-    if config is not None:
-        currency = pricing.currency or config.currency
-        if currency != config.currency and currency not in config.assumptions.fx:
-            add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
-        problems.extend(evidence_problems(offer, config.rating, doc.display, doc.lines.line_of))
 
-    problems.extend(responsibility_problems(doc))
-    if offer.owned:
-        not_customer = [j for j, o in offer.responsibilities.items() if o != "customer" and j in OPERATING_JOBS]
-        if not_customer:
-            add(("responsibilities",), f"an owned cluster is operated by you: every job must be customer (not: {', '.join(not_customer)})")
-
-    # GPUs, term and SLA where the price basis needs them.
+def _check_commitment(offer: Offer, add: Add) -> None:
+    """GPUs, term, SLA, dates and the ways of buying more (burst, commit options, usage billing,
+    renewal), where the price basis needs them: the cost model divides by the GPUs and the term."""
+    pricing = offer.pricing
     if not offer.per_token:
         if offer.gpus is None:
             add(("gpus",), "required field is missing (committed GPU count)")
@@ -633,7 +697,11 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
     if offer.valid_until < offer.received:
         add(("valid_until",), f"is before received ({offer.received})")
 
-    for i, fee in enumerate(pricing.fees):
+
+def _check_fees(offer: Offer, add: Add) -> None:
+    """Each fee exactly one kind (once, monthly, gpu_hour, per_tb with tb_per_month), and no per-GPU-hour
+    fee on a per-token offer, which has no GPU-hours to charge it on."""
+    for i, fee in enumerate(offer.pricing.fees):
         kinds = [k for k in ("once", "monthly", "gpu_hour", "per_tb") if getattr(fee, k) is not None]
         if len(kinds) != 1:
             add(("pricing", "fees", i), f"a fee has exactly one of once, monthly, gpu_hour, per_tb (got {', '.join(kinds) or 'none'})")
@@ -644,23 +712,17 @@ def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, cur
         if fee.gpu_hour is not None and offer.per_token:
             add(("pricing", "fees", i, "gpu_hour"), "a per-GPU-hour fee needs GPU-hour pricing, not per-token")
 
-    linked = pricing.index_linked
-    if linked is not None:
-        if linked.floor is not None and linked.cap is not None and linked.floor > linked.cap:
-            add(("pricing", "index_linked", "floor"), f"floor {linked.floor} is above cap {linked.cap}")
-        if not index:
-            add(("pricing", "index_linked"), "index-linked pricing needs market/index.csv (date, price)")
 
-    # Performance: GPU-hour offers need a curve at the target.
+def _check_performance(offer: Offer, curve_names: set[str], add: Add) -> None:
+    """A GPU-hour offer needs a curve at the target: its own points or a reference curve that exists (a
+    curve file with bad rows is reported on its own; only a missing file is "unknown")."""
     perf = offer.performance
     if not offer.per_token:
         if perf.points is None and perf.reference is None:
             add(("performance",), "needs points [[interactivity, output tok/s/GPU], ...] or a reference curve")
-        # A curve file with bad rows is reported on its own; only a missing file is "unknown".
         if perf.reference is not None and perf.reference not in curve_names:
             known = ", ".join(sorted(curve_names)) or "none in performance/"
             add(("performance", "reference"), f"unknown reference curve '{perf.reference}' (known: {known})")
-    return problems
 
 
 def responsibility_problems(doc: Document) -> list[Problem]:

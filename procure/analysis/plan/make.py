@@ -4,6 +4,7 @@ each offer alone, the shortlist, the solve, the figures, the notes and the headl
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
@@ -11,22 +12,22 @@ import numpy as np
 from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
-from procure.analysis.plan.candidates import Candidate, candidates
+from procure.analysis.plan.candidates import Candidate, Unit, candidates
 from procure.analysis.plan.discount import discount_factors
-from procure.analysis.plan.dispatch import dispatch, source_months
-from procure.analysis.plan.figures import bridge_figures, figures, plan_lines, scenario_rows
+from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
+from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
 from procure.analysis.plan.frontier import efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
-from procure.analysis.plan.result import DemandInfo, PlanResult, SingleBest, SolverInfo
+from procure.analysis.plan.result import Bridge, DemandInfo, PlanLine, PlanResult, SingleBest, SolverInfo
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
-from procure.analysis.plan.solver import infeasible_problem, solve_plan, supply_by_month
+from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, solve_plan, supply_by_month
 from procure.analysis.plan.stress import stress
 from procure.analysis.scenarios import claim_low_end
 from procure.errors import InputError, Problem
 from procure.io.workspace import Workspace
-from procure.model.demand import scenarios as demand_scenarios
-from procure.model.inputs import Offer
+from procure.model.demand import Scenarios, scenarios as demand_scenarios
+from procure.model.inputs import Offer, PlanConfig
 
 
 def default_penalty(cands: list[Candidate]) -> float:
@@ -47,7 +48,11 @@ def follows_demand(offer: Offer) -> bool:
 def make_plan(
     ws: Workspace, as_of: date | None = None, frontier: bool = False, scenario_count: int | None = None, evaluation: tuple[Evaluation, CostInputs] | None = None
 ) -> PlanResult:
-    """The plan for a workspace: commitments and pay-as-used sources over the demand scenarios."""
+    """The plan for a workspace: commitments and pay-as-used sources over the demand scenarios.
+
+    The steps of docs/plan.md in order: scenarios and candidates, what cannot be planned refused, the unserved
+    price, each offer alone, the solve (over a shortlist when there are many offers), the plan against the best
+    single offer, its figures and notes, then the frontier and the stress."""
     config = ws.config
     policy = config.plan
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
@@ -56,6 +61,61 @@ def make_plan(
     cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share)
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
+    refuse_unplannable(policy, scen, cands)
+    money, tasks = solver_scales(cands, scen)
+    penalty, basis = unserved_price(policy, cands)
+
+    check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
+
+    # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone).
+    singles = [(c.id, single_offer(c, i, scen, delta, policy.unserved_penalty_per_task, penalty)) for i, c in enumerate(cands)]
+    best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
+
+    risk = Risk(policy.cvar_weight, policy.cvar_limit)
+    found = solve_over_offers(cands, scen, policy, delta, risk, money, tasks, penalty, singles, notes)
+    chosen = found.chosen
+    out = dispatch(found.plan_cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty)
+    pick = Pick(chosen.units, chosen.nodes, chosen.in_plan, out, figures(out, scen, delta, policy.cvar_alpha), found.plan_cands)
+    single_block, pick = against_single_best(pick, best_single, cands, scen, delta, policy, risk, penalty, notes)
+    refuse_empty_stop(chosen.solved, pick.out, scen, policy)
+    saving, saving_share = savings(single_block, pick.fig, policy, notes)
+    lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
+    line_notes(lines, best_single, scen, notes)
+    figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
+    bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
+    bridge = bridge_notes(bridges, ev.currency)
+    notes += bridge
+    headline = headline_of(cands, excluded, inputs.offers, pick.fig, penalty, basis, ev.currency)
+    if headline:
+        notes.insert(0, headline)
+
+    frontier_points = efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty) if frontier else None
+    alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha)
+    model, solved, fig = chosen.model, chosen.solved, pick.fig
+    return PlanResult(
+        as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
+        cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
+        single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=scenario_rows(pick.out, scen, delta), frontier=frontier_points,
+        demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
+        policy=policy,
+        solver=SolverInfo(
+            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=found.bound_gap, shortlist_check=found.check, variables=len(model.c), constraints=model.nrows,
+            integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
+        ),
+        candidates=[c.id for c in cands], excluded=excluded, notes=notes,
+        single_offers=alone,
+        stress=stress(
+            pick.cands, pick.units, pick.nodes, pick.in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+            claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
+        ),
+        headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
+        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery={c.id: c.start + 1 for c in cands}, bridge=bridge, bridges=bridges,
+    )
+
+
+def refuse_unplannable(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> None:
+    """Refuse, before any solve, what no plan can do: no usable offer, demand beyond every offer together, a vendor
+    share no split of the vendors can meet (each a located error from `infeasible_problem`)."""
     if not cands:
         raise InputError([infeasible_problem(policy, scen, cands)])
     if policy.unserved_penalty_per_task is None:
@@ -68,26 +128,39 @@ def make_plan(
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and (len(vendors) == 1 or policy.max_vendor_share * len(vendors) < 1):
         raise InputError([infeasible_problem(policy, scen, cands)])
-    money, tasks = solver_scales(cands, scen)
+
+
+def unserved_price(policy: PlanConfig, cands: list[Candidate]) -> tuple[float, str]:
+    """The price of a task left unserved (docs/plan.md, "In plain words" 4) and where it comes from."""
     if policy.unserved_penalty_per_task is not None:
-        penalty = float(policy.unserved_penalty_per_task)
-        basis = "plan.unserved_penalty_per_task"
-    else:
-        penalty = default_penalty(cands)
-        basis = f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)"
+        return float(policy.unserved_penalty_per_task), "plan.unserved_penalty_per_task"
+    return default_penalty(cands), f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)"
 
-    check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
 
-    # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone).
-    singles = [(c.id, single_offer(c, i, scen, delta, policy.unserved_penalty_per_task, penalty)) for i, c in enumerate(cands)]
-    best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
+@dataclass
+class Found:
+    """The solver's plan, over the offers it was chosen among (`plan_cands`, `solver_cands` for the frontier), with
+    what the shortlist's bound and check proved (None without a shortlist)."""
 
-    risk = Risk(policy.cvar_weight, policy.cvar_limit)
+    chosen: Chosen
+    plan_cands: list[Candidate]
+    solver_cands: list[Candidate]
+    bound_gap: float | None
+    check: str | None
+
+
+def solve_over_offers(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float,
+    singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]], notes: list[str],
+) -> Found:
+    """The solve (docs/plan.md, "No offer is dropped unseen"): over every usable offer up to plan.max_candidates, else
+    over the shortlist, which is then checked against the whole program and replaced by its solve if that finds a
+    cheaper plan. The notes say which."""
     keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks, penalty, [found[0] if found is not None else None for _, found in singles])
     plan_cands = reindexed(cands, keep) if len(keep) < len(cands) else cands
     solver_cands = plan_cands
     chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
-    solved, model = chosen.solved, chosen.model
+    solved = chosen.solved
     bound_gap = None
     check = None
     if bound is not None and solved.objective:
@@ -101,38 +174,66 @@ def make_plan(
         if better:
             plan_cands = solver_cands = cands
             chosen = solve_plan(cands, scen, policy, delta, risk, money, tasks, penalty)
-            solved, model = chosen.solved, chosen.model
-    units, nodes, in_plan = chosen.units, chosen.nodes, chosen.in_plan
-    out = dispatch(plan_cands, units, nodes, in_plan, scen, penalty)
-    fig = figures(out, scen, delta, policy.cvar_alpha)
+    return Found(chosen, plan_cands, solver_cands, bound_gap, check)
 
-    single_block = SingleBest(offer=None, expected_cost_per_task=None)
-    if best_single is not None:
-        cid, (_, s_units, s_nodes) = best_single
-        index = next(i for i, c in enumerate(cands) if c.id == cid)
-        s_in = np.array([i == index for i in range(len(cands))])
-        s_out = dispatch(cands, s_units, s_nodes, s_in, scen, penalty)
-        s_fig = figures(s_out, scen, delta, policy.cvar_alpha)
-        single_block = SingleBest(offer=cid, expected_cost_per_task=s_fig.cost_per_task, plan=plan_lines(cands, s_units, s_nodes, s_in, s_out, scen))
-        # A single offer is a portfolio too: when the solver stopped at its gap above it (or the vendor
-        # share rule does not bind), the single offer is the plan.
-        if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < fig.pv_cost * (1 - 1e-12):
-            units, nodes, in_plan, out, fig, plan_cands = s_units, s_nodes, source_months(cands, scen.months, s_in), s_out, s_fig, cands
-            notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
+
+@dataclass
+class Pick:
+    """The plan reported: its commitments, when its sources serve, its dispatch and figures, over `cands`."""
+
+    units: list[Unit]
+    nodes: np.ndarray
+    in_plan: np.ndarray
+    out: Outcome
+    fig: Figures
+    cands: list[Candidate]
+
+
+def against_single_best(
+    pick: Pick, best_single: tuple[str, tuple[float, list[Unit], np.ndarray]] | None, cands: list[Candidate], scen: Scenarios, delta: np.ndarray,
+    policy: PlanConfig, risk: Risk, penalty: float, notes: list[str],
+) -> tuple[SingleBest, Pick]:
+    """The best single offer as the buyer would run it, and the plan: a single offer is a portfolio too, so when the
+    solver stopped at its gap above it (and neither CVaR nor a vendor share rules it out) the single offer is the plan."""
+    if best_single is None:
+        return SingleBest(offer=None, expected_cost_per_task=None), pick
+    cid, (_, s_units, s_nodes) = best_single
+    index = next(i for i, c in enumerate(cands) if c.id == cid)
+    s_in = np.array([i == index for i in range(len(cands))])
+    s_out = dispatch(cands, s_units, s_nodes, s_in, scen, penalty)
+    s_fig = figures(s_out, scen, delta, policy.cvar_alpha)
+    single_block = SingleBest(offer=cid, expected_cost_per_task=s_fig.cost_per_task, plan=plan_lines(cands, s_units, s_nodes, s_in, s_out, scen))
+    if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < pick.fig.pv_cost * (1 - 1e-12):
+        pick = Pick(s_units, s_nodes, source_months(cands, scen.months, s_in), s_out, s_fig, cands)
+        notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
+    return single_block, pick
+
+
+def refuse_empty_stop(solved: Solved, out: Outcome, scen: Scenarios, policy: PlanConfig) -> None:
+    """No plan rather than an empty one: with a penalty, serving nothing is feasible, so a solver stopped early may
+    hold nothing better."""
     if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
-        # With a penalty, serving nothing is feasible: a solver stopped early may hold nothing better.
         raise InputError([Problem(
             "procure.yaml", None, "plan.time_limit_s",
             f"the solver stopped at its time limit ({policy.time_limit_s:g} s) before finding a plan that serves any demand "
             "(its best leaves every task unserved at plan.unserved_penalty_per_task); raise plan.time_limit_s, or lower plan.levels or demand.scenarios",
         )])
+
+
+def savings(single_block: SingleBest, fig: Figures, policy: PlanConfig, notes: list[str]) -> tuple[float | None, float | None]:
+    """What the plan saves a task against the best single offer (negative: what a vendor share costs)."""
     saving = saving_share = None
     if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
         saving = single_block.expected_cost_per_task - fig.cost_per_task
         saving_share = saving / single_block.expected_cost_per_task
         if policy.max_vendor_share < 1 and saving < 0:
             notes.append(f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across vendors costs {-saving:.5f} per task")
-    lines = plan_lines(plan_cands, units, nodes, in_plan, out, scen)
+    return saving, saving_share
+
+
+def line_notes(lines: list[PlanLine], best_single: tuple[str, object] | None, scen: Scenarios, notes: list[str]) -> None:
+    """Notes on the plan's lines: a plan of the best single offer alone says so; a commitment whose term runs past
+    the horizon says its months beyond are costed in full."""
     if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
         if not any("is the plan" in n for n in notes):
             notes.append(f"the best single offer ({lines[0].offer}) is the plan: no combination does better")
@@ -142,61 +243,55 @@ def make_plan(
                 f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
                 f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
             )
+
+
+def figure_notes(cands: list[Candidate], chosen: Chosen, fig: Figures, penalty: float, basis: str, currency: str, notes: list[str]) -> None:
+    """Notes on how far the figures can be taken: the unserved price and share, a band gap left, per-token offers
+    without rate limits."""
     notes.append(
-        f"unserved demand is priced at {penalty:.5f} {ev.currency} per task ({basis}); {fig.unserved:.1%} of the expected demand is left unserved"
+        f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {fig.unserved:.1%} of the expected demand is left unserved"
     )
     if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
         notes.append(f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on the demand bands the solver saw")
     if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
-    deliveries = {c.id: c.start + 1 for c in cands}
-    bridges = bridge_figures(plan_cands, units, nodes, in_plan, out, scen)
-    bridge = [
+
+
+def bridge_notes(bridges: list[Bridge], currency: str) -> list[str]:
+    """Each late delivery in words: what serves the months before it, and what they cost."""
+    return [
         f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
-        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {ev.currency} expected over them"
+        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {currency} expected over them"
         + (f", {b.unserved_share:.1%} of their demand unserved" if b.unserved_share > 0.0005 else "")
         for b in bridges
     ]
-    notes += bridge
 
-    headline = None
-    offers_by_id = {o.id: o for o in inputs.offers}
+
+def headline_of(cands: list[Candidate], excluded: dict[str, str], offers: list[Offer], fig: Figures, penalty: float, basis: str, currency: str) -> str | None:
+    """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved."""
+    offers_by_id = {o.id: o for o in offers}
     if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
         would = [f"{oid} ({why})" for oid, why in sorted(excluded.items()) if oid in offers_by_id and follows_demand(offers_by_id[oid])]
-        headline = (
+        return (
             "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid whether demand comes or not, "
             f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand unserved. "
             + ("Offers that would follow demand if they passed their gates: " + "; ".join(would) + "." if would else "No offer received can follow demand.")
         )
-    elif fig.unserved > 0.01:
-        headline = f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} {ev.currency} per task ({basis})."
-    if headline:
-        notes.insert(0, headline)
+    if fig.unserved > 0.01:
+        return f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} {currency} per task ({basis})."
+    return None
 
-    frontier_points = efficient_frontier(solver_cands, scen, policy, delta, money, tasks, fig, penalty) if frontier else None
+
+def alone_costs(
+    singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]], cands: list[Candidate], scen: Scenarios, delta: np.ndarray, penalty: float, alpha: float,
+) -> dict[str, float | None]:
+    """Each usable offer alone, dispatched like the plan: its expected cost per task (None: it cannot serve every
+    scenario alone)."""
     alone: dict[str, float | None] = {}
     for i, (cid, found) in enumerate(singles):
         if found is None:
             alone[cid] = None
             continue
         only = np.array([j == i for j in range(len(cands))])
-        alone[cid] = figures(dispatch(cands, found[1], found[2], only, scen, penalty), scen, delta, policy.cvar_alpha).cost_per_task
-    return PlanResult(
-        as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
-        cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
-        single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=scenario_rows(out, scen, delta), frontier=frontier_points,
-        demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
-        policy=policy,
-        solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=bound_gap, shortlist_check=check, variables=len(model.c), constraints=model.nrows,
-            integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
-        ),
-        candidates=[c.id for c in cands], excluded=excluded, notes=notes,
-        single_offers=alone,
-        stress=stress(
-            plan_cands, units, nodes, in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
-            claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
-        ),
-        headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
-        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery=deliveries, bridge=bridge, bridges=bridges,
-    )
+        alone[cid] = figures(dispatch(cands, found[1], found[2], only, scen, penalty), scen, delta, alpha).cost_per_task
+    return alone

@@ -125,13 +125,99 @@ def build_model(
     """Assemble the MILP. Money in units of `money`, tasks in units of `tasks` (for the solver's numerics).
 
     `bands`: the demand levels the expected cost sees (default `initial_bands`); `tail`: the paths the CVaR sees
-    (default every path), each with its own serving variables so that CVaR is taken on whole paths."""
+    (default every path), each with its own serving variables so that CVaR is taken on whole paths.
+
+    In the steps of docs/plan.md, "The method": the variables and where each lies, their costs and bounds (the
+    objective), then the constraints, always in this order (among equally good plans, which one the solver
+    returns depends on the order of its columns and rows)."""
     if penalty is None:
         penalty = policy.unserved_penalty_per_task
     if bands is None:
         bands = initial_bands(scen, policy.levels)
+    f = _frame(cands, scen, policy, risk, penalty, bands, tail, tasks)
+    co = _coefficients(f, delta, money, tasks)
+    model = _objective_and_bounds(f, co, delta, money, tasks)
+    _capacity_rows(f, co, model, tasks)
+    _demand_rows(f, co, model, tasks)
+    _commitment_rows(f, co, model)
+    _fee_rows(f, co, model)
+    if f.share_rows:
+        _vendor_share_rows(f, co, model)
+    if risk.active:
+        _commitment_spend_row(f, co, model)
+        _tail_rows(f, co, model, tasks)
+        _cvar_rows(f, co, model, delta, money, tasks)
+    return model
+
+
+@dataclass
+class Frame:
+    """The program's shape, shared by the steps of `build_model`: the commitment blocks and pay-as-used sources,
+    the fee switches of sources with fixed fees, the bands and tail paths it sees, and where each family of
+    variables lies (`layout`, `nvar` in all)."""
+
+    cands: list[Candidate]
+    scen: Scenarios
+    policy: PlanConfig
+    risk: Risk
+    penalty: float | None
+    bands: Bands
+    units: list[Unit]
+    sources: list[Source]
+    frac: np.ndarray  # (P,) the most of a band's demand each source may serve
+    spots: list[int]  # the spot sources
+    spot_share: float  # the most of a band's demand spot sources serve together
+    avail: np.ndarray  # (I, H) the share of each month each offer's capacity exists
+    fee_sources: list[int]  # sources whose offer has fixed fees
+    fee_cands: list[int]  # their offers
+    a_index: np.ndarray  # (fee sources, months) -> switch variable within layout["a"]
+    blocks: int
+    band_demand: np.ndarray  # (J,) in units of tasks
+    band_month: np.ndarray
+    risk_paths: np.ndarray  # the paths the CVaR sees (none without CVaR)
+    unit_month_count: list[int]
+    vendors: list[str]
+    share_rows: bool  # a vendor share rule binds
+    layout: dict[str, slice]
+    nvar: int
+
+    @property
+    def H(self) -> int:
+        return int(self.scen.demand.shape[1])
+
+    @property
+    def J(self) -> int:
+        return len(self.bands)
+
+    @property
+    def U(self) -> int:
+        return len(self.units)
+
+    @property
+    def P(self) -> int:
+        return len(self.sources)
+
+    @property
+    def F(self) -> int:
+        return len(self.fee_cands)
+
+    @property
+    def Q(self) -> int:
+        return len(self.fee_sources)
+
+    @property
+    def T(self) -> int:
+        return len(self.risk_paths)
+
+    def start(self, name: str) -> int:
+        return self.layout[name].start
+
+
+def _frame(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk, penalty: float | None, bands: Bands, tail: np.ndarray | None, tasks: float) -> Frame:
+    """The variables (docs/plan.md, "Variables"): commitment blocks from each offer's delivery, pay-as-used sources,
+    the switches of sources with fixed fees, and the families a penalty, a vendor share and CVaR add, laid out one
+    after another."""
     S, H = scen.demand.shape
-    J = len(bands)
     units = term_units(cands, H)
     sources = [c.source for c in cands if c.source is not None]
     U, P, I = len(units), len(sources), len(cands)
@@ -156,8 +242,7 @@ def build_model(
             a_index[q, first : first + term] = blocks
             blocks += 1
         a_index[q, :first_month] = a_index[q, first_month]
-    band_demand = bands.demand / tasks
-    band_month = bands.month
+    J = len(bands)
     risk_paths = (np.arange(S) if tail is None else np.asarray(tail, dtype=np.int64)) if risk.active else np.zeros(0, dtype=np.int64)
     T = len(risk_paths)
 
@@ -178,29 +263,38 @@ def build_model(
     for name, size in sizes:
         layout[name] = slice(start, start + size)
         start += size
-    nvar = start
-    c = np.zeros(nvar)
-    lb = np.zeros(nvar)
-    ub = np.full(nvar, np.inf)
-    integrality = np.zeros(nvar, dtype=np.uint8)
-    model = Model(c, [], [], [], [], [], lb, ub, integrality, 0, layout, units, sources)
-    model.bands = bands
-    model.a_index = a_index
-    model.tail = risk_paths
+    return Frame(
+        cands, scen, policy, risk, penalty, bands, units, sources, frac, spots, spot_share, avail, fee_sources, fee_cands, a_index, blocks,
+        bands.demand / tasks, bands.month, risk_paths, unit_month_count, vendors, share_rows, layout, start,
+    )
 
-    n0, b0, g0, a0, cap0, z0 = (layout[k].start for k in ("n", "b", "g", "a", "cap", "z"))
+
+@dataclass
+class Coefficients:
+    """What each commitment block and each pay-as-used source costs and can serve, in the solver's units."""
+
+    fixed: np.ndarray  # (I,) each offer's fixed fees a month
+    unit_cost: np.ndarray  # (U,) a node-month of each block
+    unit_offer: np.ndarray  # (U,) its offer
+    on_switch: np.ndarray  # (U,) its offer's fees ride on the block's switch (the offer has no source that carries them)
+    unit_month_tasks: list[np.ndarray]  # committed tasks of one node in each month the block covers
+    peak: np.ndarray  # (H,) the highest demand of each month
+    useful: np.ndarray  # (U,) the most nodes the block's peak demand can use
+    price: np.ndarray  # (P,) each source's price per task
+    room_month: np.ndarray  # (P, H) each source's room a month (0 before delivery)
+    bw: np.ndarray  # (J,) each band's probability, discounted
+
+
+def _coefficients(f: Frame, delta: np.ndarray, money: float, tasks: float) -> Coefficients:
+    """Costs and capacities from the cost model (docs/plan.md, "Costs"), scaled to the solver's units."""
+    cands, units, sources, scen, H, P = f.cands, f.units, f.sources, f.scen, f.H, f.P
     fixed = np.array([cand.fixed_monthly for cand in cands]) / money
     unit_cost = np.array([u.commit.cost_node_month for u in units]) / money
     unit_tasks = np.array([u.commit.tasks_node_month for u in units]) / tasks
     unit_offer = np.array([u.commit.offer for u in units], dtype=np.int64)
-    # A commitment costs its whole term, past the horizon too; its offer's fixed fees past the horizon ride on its switch.
-    unit_pv = np.array([pv_months(delta, u.first, u.term_end) for u in units])
-    unit_beyond_pv = np.array([pv_months(delta, u.last + 1, u.term_end) for u in units])
-    c[layout["n"]] = unit_cost * unit_pv
-    on_switch = np.array([u.commit.offer not in fee_cands for u in units], dtype=bool)
-    c[layout["b"]] = fixed[unit_offer] * np.where(on_switch, unit_pv, unit_beyond_pv) if U else 0.0
+    on_switch = np.array([u.commit.offer not in f.fee_cands for u in units], dtype=bool)
     # committed tasks of one node in each month it covers (prorated in the delivery month)
-    unit_month_tasks = [unit_tasks[j] * avail[u.commit.offer, u.first : u.last + 1] for j, u in enumerate(units)]
+    unit_month_tasks = [unit_tasks[j] * f.avail[u.commit.offer, u.first : u.last + 1] for j, u in enumerate(units)]
     # No more nodes than the highest demand in the unit's months can use (at least the minimum): a tight bound
     # makes the relaxation charge fixed costs and minimums nearly in full, which is what makes the solve fast.
     peak = scen.demand.max(axis=0)
@@ -209,32 +303,58 @@ def build_model(
         if u.commit.tasks_node_month > 0 else u.commit.max_nodes
         for u in units
     ], dtype=float)
-    ub[layout["n"]] = useful
+    price = np.array([s.price_per_task for s in sources]) * tasks / money
+    avail = f.avail
+    room_month = np.array([
+        np.where(avail[src.offer] > 0, np.minimum(src.cap_month * np.where(avail[src.offer] > 0, avail[src.offer], 1.0) / tasks, float(scen.demand.max()) / tasks), 0.0)
+        for src in sources
+    ]).reshape(P, H)
+    bw = f.bands.weight * delta[f.band_month]
+    return Coefficients(fixed, unit_cost, unit_offer, on_switch, unit_month_tasks, peak, useful, price, room_month, bw)
+
+
+def _objective_and_bounds(f: Frame, co: Coefficients, delta: np.ndarray, money: float, tasks: float) -> Model:
+    """The objective (docs/plan.md, "Objective") and each variable's bounds and integrality: a commitment costs its
+    whole term, past the horizon too; fees ride on the switches; pay-as-used and unserved tasks at each band's
+    discounted probability."""
+    layout, units, H, U, F, P = f.layout, f.units, f.H, f.U, f.F, f.P
+    c = np.zeros(f.nvar)
+    lb = np.zeros(f.nvar)
+    ub = np.full(f.nvar, np.inf)
+    integrality = np.zeros(f.nvar, dtype=np.uint8)
+    model = Model(c, [], [], [], [], [], lb, ub, integrality, 0, layout, units, f.sources)
+    model.bands = f.bands
+    model.a_index = f.a_index
+    model.tail = f.risk_paths
+    # A commitment costs its whole term, past the horizon too; its offer's fixed fees past the horizon ride on its switch.
+    unit_pv = np.array([pv_months(delta, u.first, u.term_end) for u in units])
+    unit_beyond_pv = np.array([pv_months(delta, u.last + 1, u.term_end) for u in units])
+    c[layout["n"]] = co.unit_cost * unit_pv
+    c[layout["b"]] = co.fixed[co.unit_offer] * np.where(co.on_switch, unit_pv, unit_beyond_pv) if U else 0.0
+    ub[layout["n"]] = co.useful
     integrality[layout["n"]] = 1
     ub[layout["b"]] = 1
     integrality[layout["b"]] = 1
     ub[layout["g"]] = 1
     ub[layout["a"]] = 1
     integrality[layout["a"]] = 1
-    c[layout["g"]] = (fixed[fee_cands][:, None] * delta[None, :H]).ravel() if F else 0.0
-
+    c[layout["g"]] = (co.fixed[f.fee_cands][:, None] * delta[None, :H]).ravel() if F else 0.0
     # z[p, j]: tasks served by source p in band j; at most the source's room in the band's month (0 before delivery).
-    price = np.array([s.price_per_task for s in sources]) * tasks / money
-    room_month = np.array([
-        np.where(avail[src.offer] > 0, np.minimum(src.cap_month * np.where(avail[src.offer] > 0, avail[src.offer], 1.0) / tasks, float(scen.demand.max()) / tasks), 0.0)
-        for src in sources
-    ]).reshape(P, H)
-    bw = bands.weight * delta[band_month]
-    c[layout["z"]] = (price[:, None] * bw[None, :]).ravel()
-    ub[layout["z"]] = (np.minimum(room_month[:, band_month], frac[:, None] * band_demand[None, :])).ravel() if P else 0.0
-    if penalty is not None:
-        c[layout["u"]] = penalty * tasks / money * bw
+    c[layout["z"]] = (co.price[:, None] * co.bw[None, :]).ravel()
+    ub[layout["z"]] = (np.minimum(co.room_month[:, f.band_month], f.frac[:, None] * f.band_demand[None, :])).ravel() if P else 0.0
+    if f.penalty is not None:
+        c[layout["u"]] = f.penalty * tasks / money * co.bw
+    return model
 
-    # (a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0
-    # y_um: the capacity of unit u in month m that can be used, at most its nodes' tasks and at most the month's highest
-    # demand while it is in use (y_um <= peak_m b_u): capacity above the peak is never used, so a large minimum
-    # commitment cannot be bought by the relaxation as a sliver at a sliver of its fees (the same integer plans).
-    y0 = layout["y"].start
+
+def _capacity_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
+    """(a) committed capacity per month: cap_m - sum(tasks per node x n_u over the units covering m) = 0.
+
+    y_um: the capacity of unit u in month m that can be used, at most its nodes' tasks and at most the month's highest
+    demand while it is in use (y_um <= peak_m b_u): capacity above the peak is never used, so a large minimum
+    commitment cannot be bought by the relaxation as a sliver at a sliver of its fees (the same integer plans)."""
+    units, unit_month_count, H, U = f.units, f.unit_month_count, f.H, f.U
+    n0, b0, cap0, y0 = f.start("n"), f.start("b"), f.start("cap"), f.start("y")
     y_first = np.concatenate([[0], np.cumsum(unit_month_count)])[:-1].astype(np.int64) if U else np.zeros(0, dtype=np.int64)
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
     for j, u in enumerate(units):
@@ -247,56 +367,75 @@ def build_model(
         ry = np.arange(Y)
         y_unit = np.repeat(np.arange(U), unit_month_count)
         y_month = np.concatenate([np.arange(u.first, u.last + 1) for u in units])
-        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, n0 + y_unit]), np.concatenate([np.ones(Y), -np.concatenate(unit_month_tasks)]), Y, -np.inf, 0.0, "usable committed capacity")
-        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, b0 + y_unit]), np.concatenate([np.ones(Y), -peak[y_month] / tasks]), Y, -np.inf, 0.0, "capacity up to the peak")
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, n0 + y_unit]), np.concatenate([np.ones(Y), -np.concatenate(co.unit_month_tasks)]), Y, -np.inf, 0.0, "usable committed capacity")
+        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, b0 + y_unit]), np.concatenate([np.ones(Y), -co.peak[y_month] / tasks]), Y, -np.inf, 0.0, "capacity up to the peak")
 
-    # (b) every band served: cap_m + sum_p z_pj (+ u_j) >= D_j
+
+def _demand_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
+    """(b) every band served: cap_m + sum_p z_pj (+ u_j) >= D_j; without an unserved price, (b') the worst scenario of
+    each month within the committed capacity and the room of the pay-as-used sources."""
+    J, P, H, band_month, penalty = f.J, f.P, f.H, f.band_month, f.penalty
+    cap0, z0, a0 = f.start("cap"), f.start("z"), f.start("a")
     jj = np.arange(J)
     r_list = [jj] + [jj for _ in range(P)]
     c_list = [cap0 + band_month] + [z0 + p * J + jj for p in range(P)]
     v_list = [np.ones(J)] + [np.ones(J) for _ in range(P)]
     if penalty is not None:
         r_list.append(jj)
-        c_list.append(layout["u"].start + jj)
+        c_list.append(f.start("u") + jj)
         v_list.append(np.ones(J))
-    model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), J, band_demand, np.inf, "demand served")
+    model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), J, f.band_demand, np.inf, "demand served")
 
     if penalty is None:
         # (b') the worst scenario of each month fits in the committed capacity plus the room of the pay-as-used sources
         # (a source with fixed fees counts only in the months it is switched on)
-        worst = scen.demand.max(axis=0) / tasks
+        worst = f.scen.demand.max(axis=0) / tasks
         rr, cc, vv, rhs = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)], worst.copy()
-        rooms = [np.minimum(room_month[p], frac[p] * worst) for p in range(P)]
-        if len(spots) > 1:
-            together = sum(rooms[p] for p in spots)
-            scale = np.where(together > 0, np.minimum(1.0, spot_share * worst / np.where(together > 0, together, 1.0)), 1.0)
-            for p in spots:
+        rooms = [np.minimum(co.room_month[p], f.frac[p] * worst) for p in range(P)]
+        if len(f.spots) > 1:
+            together = sum(rooms[p] for p in f.spots)
+            scale = np.where(together > 0, np.minimum(1.0, f.spot_share * worst / np.where(together > 0, together, 1.0)), 1.0)
+            for p in f.spots:
                 rooms[p] = rooms[p] * scale
-        for p, src in enumerate(sources):
+        for p, src in enumerate(f.sources):
             room = rooms[p]
-            if p in fee_sources:
-                q = fee_sources.index(p)
+            if p in f.fee_sources:
+                q = f.fee_sources.index(p)
                 rr.append(np.arange(H))
-                cc.append(a0 + a_index[q])
+                cc.append(a0 + f.a_index[q])
                 vv.append(room)
             else:
                 rhs = rhs - room
         model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), H, rhs, np.inf, "worst scenario served")
-    if U:
-        j = np.arange(U)
-        # (c) a commitment in use lies between its minimum and maximum nodes
-        model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -useful]), U, -np.inf, 0.0, "maximum nodes")
-        model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]), U, 0.0, np.inf, "minimum commitment")
-        # (d) one commitment (base terms or one option) per offer per month
-        rr, cc = [], []
-        for j2, u in enumerate(units):
-            months = np.arange(u.first, u.last + 1)
-            rr.append(u.commit.offer * H + months)
-            cc.append(np.full(len(months), b0 + j2))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.ones(sum(len(x) for x in rr)), I * H, -np.inf, 1.0, "one option per offer")
+
+
+def _commitment_rows(f: Frame, co: Coefficients, model: Model) -> None:
+    """(c) a commitment in use lies between its minimum and maximum nodes; (d) one commitment (base terms or one
+    option) per offer per month."""
+    units, U, H = f.units, f.U, f.H
+    if not U:
+        return
+    n0, b0 = f.start("n"), f.start("b")
+    j = np.arange(U)
+    model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -co.useful]), U, -np.inf, 0.0, "maximum nodes")
+    model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]), U, 0.0, np.inf, "minimum commitment")
+    rr, cc = [], []
+    for j2, u in enumerate(units):
+        months = np.arange(u.first, u.last + 1)
+        rr.append(u.commit.offer * H + months)
+        cc.append(np.full(len(months), b0 + j2))
+    model.add(np.concatenate(rr), np.concatenate(cc), np.ones(sum(len(x) for x in rr)), len(f.cands) * H, -np.inf, 1.0, "one option per offer")
+
+
+def _fee_rows(f: Frame, co: Coefficients, model: Model) -> None:
+    """(e) fees while an offer holds capacity or its source is switched on; (f) a source with fixed fees serves only
+    when switched on; (f') spot sources together at most plan.max_spot_share of each band's demand."""
+    units, sources, fee_sources, a_index, H, J, F, Q = f.units, f.sources, f.fee_sources, f.a_index, f.H, f.J, f.F, f.Q
+    b0, g0, a0, z0 = f.start("b"), f.start("g"), f.start("a"), f.start("z")
+    jj = np.arange(J)
     if F:
         # (e) fees when used: g_im >= the offer's commitment switch covering month m, and >= its source's switch a_m
-        slot = {i: f for f, i in enumerate(fee_cands)}
+        slot = {i: k for k, i in enumerate(f.fee_cands)}
         rr, cc, vv = [np.arange(F * H)], [g0 + np.arange(F * H)], [np.ones(F * H)]
         for j2, u in enumerate(units):
             if u.commit.offer in slot:
@@ -313,112 +452,139 @@ def build_model(
         # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j) a_pm
         rr, cc, vv = [], [], []
         for q, p in enumerate(fee_sources):
-            bound = np.minimum(room_month[p, band_month], frac[p] * band_demand)
+            bound = np.minimum(co.room_month[p, f.band_month], f.frac[p] * f.band_demand)
             rows = q * J + jj
             rr += [rows, rows]
-            cc += [z0 + p * J + jj, a0 + a_index[q, band_month]]
+            cc += [z0 + p * J + jj, a0 + a_index[q, f.band_month]]
             vv += [np.ones(J), -bound]
         model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), Q * J, -np.inf, 0.0, "pay-as-used offer in use")
-    if len(spots) > 1:
+    if len(f.spots) > 1:
         # (f') spot sources together serve at most plan.max_spot_share of each band's demand
-        model.add(np.tile(jj, len(spots)), np.concatenate([z0 + p * J + jj for p in spots]), np.ones(len(spots) * J), J, -np.inf, spot_share * band_demand, "spot share")
-    if share_rows:
-        # (g) vendor share of expected capacity (tasks): committed capacity over the horizon plus expected pay-as-used tasks
-        e0 = layout["e"].start
-        rr = np.concatenate([np.repeat(np.arange(P), J), np.arange(P)])
-        cc = np.concatenate([z0 + np.arange(P * J), e0 + np.arange(P)])
-        vv = np.concatenate([-np.tile(bands.weight, P), np.ones(P)])
-        model.add(rr, cc, vv, P, 0.0, 0.0, "expected pay-as-used tasks")
-        vendor_of = {v: i for i, v in enumerate(vendors)}
-        share = policy.max_vendor_share
-        x0, t = layout["x"].start, layout["x"].start + len(vendors)
-        # x_v = the vendor's expected capacity (each commitment and source in one row: sparse), t = sum of x_v,
-        # and x_v <= share x t: nonzeros grow with offers, not offers x vendors.
-        rr2 = [vendor_of[cands[u.commit.offer].vendor] for u in units] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
-        cc2 = [n0 + j2 for j2 in range(U)] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
-        vv2 = [-float(unit_month_tasks[j2].sum()) for j2 in range(U)] + [-1.0] * P + [1.0] * len(vendors)
-        model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), 0.0, 0.0, "expected capacity by vendor")
-        model.add(np.zeros(len(vendors) + 1, dtype=np.int64), np.array([t] + [x0 + v for v in range(len(vendors))]), np.array([1.0] + [-1.0] * len(vendors)), 1, 0.0, 0.0, "expected capacity")
-        v_idx = np.arange(len(vendors))
-        model.add(np.concatenate([v_idx, v_idx]), np.concatenate([x0 + v_idx, np.full(len(vendors), t)]), np.concatenate([np.ones(len(vendors)), np.full(len(vendors), -share)]), len(vendors), -np.inf, 0.0, "max_vendor_share")
-        # (g') a yes/no switch per vendor: every commitment switch and pay-as-used block of the vendor's offers at most
-        # its switch, and at least two vendors switched on. The switches cost nothing (each can always be on), so the
-        # integer plans and the relaxation's bound are unchanged; they give the solver one variable to branch on that
-        # takes a vendor out of the plan whole, where the share rule otherwise leaves it a fraction of many switches.
-        # On the benchmark (50 offers, 20 vendors) this cuts the solve from 17-21 s to 11-14 s of CPU at the same plan.
-        w0 = layout["w"].start
-        ub[layout["w"]] = 1
-        integrality[layout["w"]] = 1
-        rr, cc, vv = [], [], []
-        for j2, u in enumerate(units):
+        model.add(np.tile(jj, len(f.spots)), np.concatenate([z0 + p * J + jj for p in f.spots]), np.ones(len(f.spots) * J), J, -np.inf, f.spot_share * f.band_demand, "spot share")
+
+
+def _vendor_share_rows(f: Frame, co: Coefficients, model: Model) -> None:
+    """(g) the vendor share of expected capacity (tasks): committed capacity over the horizon plus expected
+    pay-as-used tasks, each vendor's at most plan.max_vendor_share of the whole."""
+    units, sources, cands, vendors, J, P, U = f.units, f.sources, f.cands, f.vendors, f.J, f.P, f.U
+    n0, z0, e0 = f.start("n"), f.start("z"), f.start("e")
+    rr = np.concatenate([np.repeat(np.arange(P), J), np.arange(P)])
+    cc = np.concatenate([z0 + np.arange(P * J), e0 + np.arange(P)])
+    vv = np.concatenate([-np.tile(f.bands.weight, P), np.ones(P)])
+    model.add(rr, cc, vv, P, 0.0, 0.0, "expected pay-as-used tasks")
+    vendor_of = {v: i for i, v in enumerate(vendors)}
+    share = f.policy.max_vendor_share
+    x0, t = f.start("x"), f.start("x") + len(vendors)
+    # x_v = the vendor's expected capacity (each commitment and source in one row: sparse), t = sum of x_v,
+    # and x_v <= share x t: nonzeros grow with offers, not offers x vendors.
+    rr2 = [vendor_of[cands[u.commit.offer].vendor] for u in units] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
+    cc2 = [n0 + j2 for j2 in range(U)] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
+    vv2 = [-float(co.unit_month_tasks[j2].sum()) for j2 in range(U)] + [-1.0] * P + [1.0] * len(vendors)
+    model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), 0.0, 0.0, "expected capacity by vendor")
+    model.add(np.zeros(len(vendors) + 1, dtype=np.int64), np.array([t] + [x0 + v for v in range(len(vendors))]), np.array([1.0] + [-1.0] * len(vendors)), 1, 0.0, 0.0, "expected capacity")
+    v_idx = np.arange(len(vendors))
+    model.add(np.concatenate([v_idx, v_idx]), np.concatenate([x0 + v_idx, np.full(len(vendors), t)]), np.concatenate([np.ones(len(vendors)), np.full(len(vendors), -share)]), len(vendors), -np.inf, 0.0, "max_vendor_share")
+    _vendor_switch_rows(f, model)
+
+
+def _vendor_switch_rows(f: Frame, model: Model) -> None:
+    """(g') a yes/no switch per vendor: every commitment switch and pay-as-used block of the vendor's offers at most
+    its switch, and at least two vendors switched on.
+
+    The switches cost nothing (each can always be on), so the integer plans and the relaxation's bound are
+    unchanged; they give the solver one variable to branch on that takes a vendor out of the plan whole, where the
+    share rule otherwise leaves it a fraction of many switches. On the benchmark (50 offers, 20 vendors) this cuts
+    the solve from 17-21 s to 11-14 s of CPU at the same plan."""
+    units, sources, cands, vendors, fee_sources, J = f.units, f.sources, f.cands, f.vendors, f.fee_sources, f.J
+    b0, a0, z0, e0, w0 = f.start("b"), f.start("a"), f.start("z"), f.start("e"), f.start("w")
+    ub = model.ub
+    vendor_of = {v: i for i, v in enumerate(vendors)}
+    v_idx = np.arange(len(vendors))
+    ub[f.layout["w"]] = 1
+    model.integrality[f.layout["w"]] = 1
+    rr, cc, vv = [], [], []
+    for j2, u in enumerate(units):
+        rr += [len(rr) // 2] * 2
+        cc += [b0 + j2, w0 + vendor_of[cands[u.commit.offer].vendor]]
+        vv += [1.0, -1.0]
+    for q, p in enumerate(fee_sources):
+        for k in np.unique(f.a_index[q]):
             rr += [len(rr) // 2] * 2
-            cc += [b0 + j2, w0 + vendor_of[cands[u.commit.offer].vendor]]
+            cc += [a0 + int(k), w0 + vendor_of[cands[sources[p].offer].vendor]]
             vv += [1.0, -1.0]
-        for q, p in enumerate(fee_sources):
-            for k in np.unique(a_index[q]):
-                rr += [len(rr) // 2] * 2
-                cc += [a0 + int(k), w0 + vendor_of[cands[sources[p].offer].vendor]]
-                vv += [1.0, -1.0]
-        for p, src in enumerate(sources):
-            if p not in fee_sources:  # expected tasks at most the source's room in every band while its vendor is on
-                rr += [len(rr) // 2] * 2
-                cc += [e0 + p, w0 + vendor_of[cands[src.offer].vendor]]
-                vv += [1.0, -float(bands.weight @ ub[z0 + p * J : z0 + (p + 1) * J])]
-        model.add(np.array(rr, dtype=np.int64), np.array(cc, dtype=np.int64), np.array(vv), len(rr) // 2, -np.inf, 0.0, "vendor switched on")
-        model.add(np.zeros(len(vendors), dtype=np.int64), w0 + v_idx, np.ones(len(vendors)), 1, 2.0, np.inf, "two vendors at least")
-    if risk.active:
-        # CVaR of each path's whole cost (Rockafellar-Uryasev): a path's loss is its spend over the horizon plus the
-        # committed spend past it, per month of the horizon; each path in `tail` is served by its own variables.
-        k0, eta, xi0, cv, zt0 = (layout[k].start for k in ("k", "eta", "xi", "cv", "zt"))
-        lb[eta] = -np.inf
-        # (h) k = commitments and fees over the whole term, undiscounted: sum cost_u x term months x n_u + fees
-        rr, cc, vv = [np.zeros(1, dtype=np.int64)], [np.array([k0])], [np.ones(1)]
-        if U:
-            rr += [np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64)]
-            cc += [n0 + np.arange(U), b0 + np.arange(U)]
-            fee_months = np.array([u.term_end - u.first + 1 if on_switch[j] else u.beyond for j, u in enumerate(units)], dtype=float)
-            vv += [-unit_cost * np.array([u.term_end - u.first + 1 for u in units], dtype=float), -fixed[unit_offer] * fee_months]
-        if F:
-            rr.append(np.zeros(F * H, dtype=np.int64))
-            cc.append(g0 + np.arange(F * H))
-            vv.append(-np.repeat(fixed[fee_cands], H))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), 1, 0.0, 0.0, "commitment spend")
-        tm = np.arange(T * H)  # (t, m) flattened
-        t_path, t_month = np.repeat(risk_paths, H), np.tile(np.arange(H), T)
-        # (i) each tail path served in every month
-        rr = [tm] + [tm for _ in range(P)]
-        cc = [cap0 + t_month] + [zt0 + p * T * H + tm for p in range(P)]
-        vv = [np.ones(T * H)] + [np.ones(T * H) for _ in range(P)]
-        if penalty is not None:
-            ut0 = layout["ut"].start
-            rr.append(tm)
-            cc.append(ut0 + tm)
-            vv.append(np.ones(T * H))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
-        if P:
-            ub[layout["zt"]] = np.concatenate([np.minimum(room_month[p, t_month], frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
-        if len(spots) > 1:
-            model.add(np.tile(tm, len(spots)), np.concatenate([zt0 + p * T * H + tm for p in spots]), np.ones(len(spots) * T * H), T * H, -np.inf, spot_share * scen.demand[t_path, t_month] / tasks, "tail spot share")
-        for q, p in enumerate(fee_sources):
-            bound = np.minimum(room_month[p, t_month], frac[p] * scen.demand[t_path, t_month] / tasks)
-            model.add(np.concatenate([tm, tm]), np.concatenate([zt0 + p * T * H + tm, a0 + a_index[q, t_month]]), np.concatenate([np.ones(T * H), -bound]), T * H, -np.inf, 0.0, "tail pay-as-used in use")
-        # (j) xi_t >= loss_t - eta, loss_t = (k + sum_m sum_p price_p zt_ptm (+ penalty ut_tm)) / H
-        tt = np.arange(T)
-        rr = [tt, tt, tt] + [np.repeat(tt, H) for _ in range(P)]
-        cc = [xi0 + tt, np.full(T, k0), np.full(T, eta)] + [zt0 + p * T * H + tm for p in range(P)]
-        vv = [np.ones(T), np.full(T, -1.0 / H), np.ones(T)] + [np.full(T * H, -price[p] / H) for p in range(P)]
-        if penalty is not None:
-            rr.append(np.repeat(tt, H))
-            cc.append(layout["ut"].start + tm)
-            vv.append(np.full(T * H, -penalty * tasks / money / H))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T, 0.0, np.inf, "CVaR excess")
-        # (k) cv = eta + sum_t p_t xi_t / (1 - alpha)
-        tail_w = scen.probability[risk_paths] / (1 - policy.cvar_alpha)
-        model.add(np.zeros(T + 2, dtype=np.int64), np.concatenate([[cv, eta], xi0 + tt]), np.concatenate([[1.0, -1.0], -tail_w]), 1, 0.0, 0.0, "CVaR definition")
-        c[cv] = risk.weight * float(delta[:H].sum())
-        if risk.limit is not None:
-            ub[cv] = risk.limit / money
-    return model
+    for p, src in enumerate(sources):
+        if p not in fee_sources:  # expected tasks at most the source's room in every band while its vendor is on
+            rr += [len(rr) // 2] * 2
+            cc += [e0 + p, w0 + vendor_of[cands[src.offer].vendor]]
+            vv += [1.0, -float(f.bands.weight @ ub[z0 + p * J : z0 + (p + 1) * J])]
+    model.add(np.array(rr, dtype=np.int64), np.array(cc, dtype=np.int64), np.array(vv), len(rr) // 2, -np.inf, 0.0, "vendor switched on")
+    model.add(np.zeros(len(vendors), dtype=np.int64), w0 + v_idx, np.ones(len(vendors)), 1, 2.0, np.inf, "two vendors at least")
+
+
+def _commitment_spend_row(f: Frame, co: Coefficients, model: Model) -> None:
+    """(h) CVaR of each path's whole cost (Rockafellar-Uryasev) starts from what every path pays alike: k = the
+    commitments and their fees over the whole term, undiscounted (past the horizon too)."""
+    units, U, F, H = f.units, f.U, f.F, f.H
+    k0, n0, b0, g0 = f.start("k"), f.start("n"), f.start("b"), f.start("g")
+    rr, cc, vv = [np.zeros(1, dtype=np.int64)], [np.array([k0])], [np.ones(1)]
+    if U:
+        rr += [np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64)]
+        cc += [n0 + np.arange(U), b0 + np.arange(U)]
+        fee_months = np.array([u.term_end - u.first + 1 if co.on_switch[j] else u.beyond for j, u in enumerate(units)], dtype=float)
+        vv += [-co.unit_cost * np.array([u.term_end - u.first + 1 for u in units], dtype=float), -co.fixed[co.unit_offer] * fee_months]
+    if F:
+        rr.append(np.zeros(F * H, dtype=np.int64))
+        cc.append(g0 + np.arange(F * H))
+        vv.append(-np.repeat(co.fixed[f.fee_cands], H))
+    model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), 1, 0.0, 0.0, "commitment spend")
+
+
+def _tail_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
+    """(i) each path the CVaR sees served in every month by its own variables, within the same rooms and shares as
+    the bands, so that its loss is its whole path's cost."""
+    P, T, H, spots, risk_paths, scen = f.P, f.T, f.H, f.spots, f.risk_paths, f.scen
+    cap0, a0, zt0 = f.start("cap"), f.start("a"), f.start("zt")
+    tm = np.arange(T * H)  # (t, m) flattened
+    t_path, t_month = np.repeat(risk_paths, H), np.tile(np.arange(H), T)
+    rr = [tm] + [tm for _ in range(P)]
+    cc = [cap0 + t_month] + [zt0 + p * T * H + tm for p in range(P)]
+    vv = [np.ones(T * H)] + [np.ones(T * H) for _ in range(P)]
+    if f.penalty is not None:
+        ut0 = f.start("ut")
+        rr.append(tm)
+        cc.append(ut0 + tm)
+        vv.append(np.ones(T * H))
+    model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
+    if P:
+        model.ub[f.layout["zt"]] = np.concatenate([np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
+    if len(spots) > 1:
+        model.add(np.tile(tm, len(spots)), np.concatenate([zt0 + p * T * H + tm for p in spots]), np.ones(len(spots) * T * H), T * H, -np.inf, f.spot_share * scen.demand[t_path, t_month] / tasks, "tail spot share")
+    for q, p in enumerate(f.fee_sources):
+        bound = np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks)
+        model.add(np.concatenate([tm, tm]), np.concatenate([zt0 + p * T * H + tm, a0 + f.a_index[q, t_month]]), np.concatenate([np.ones(T * H), -bound]), T * H, -np.inf, 0.0, "tail pay-as-used in use")
+
+
+def _cvar_rows(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, money: float, tasks: float) -> None:
+    """(j) xi_t >= loss_t - eta, loss_t = (k + sum_m sum_p price_p zt_ptm (+ penalty ut_tm)) / H, and (k)
+    cv = eta + sum_t p_t xi_t / (1 - alpha): the CVaR in the objective at plan.cvar_weight, at most plan.cvar_limit."""
+    P, T, H, penalty, risk = f.P, f.T, f.H, f.penalty, f.risk
+    k0, eta, xi0, cv, zt0 = (f.start(k) for k in ("k", "eta", "xi", "cv", "zt"))
+    model.lb[eta] = -np.inf
+    tm = np.arange(T * H)
+    tt = np.arange(T)
+    rr = [tt, tt, tt] + [np.repeat(tt, H) for _ in range(P)]
+    cc = [xi0 + tt, np.full(T, k0), np.full(T, eta)] + [zt0 + p * T * H + tm for p in range(P)]
+    vv = [np.ones(T), np.full(T, -1.0 / H), np.ones(T)] + [np.full(T * H, -co.price[p] / H) for p in range(P)]
+    if penalty is not None:
+        rr.append(np.repeat(tt, H))
+        cc.append(f.start("ut") + tm)
+        vv.append(np.full(T * H, -penalty * tasks / money / H))
+    model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T, 0.0, np.inf, "CVaR excess")
+    tail_w = f.scen.probability[f.risk_paths] / (1 - f.policy.cvar_alpha)
+    model.add(np.zeros(T + 2, dtype=np.int64), np.concatenate([[cv, eta], xi0 + tt]), np.concatenate([[1.0, -1.0], -tail_w]), 1, 0.0, 0.0, "CVaR definition")
+    model.c[cv] = risk.weight * float(delta[:H].sum())
+    if risk.limit is not None:
+        model.ub[cv] = risk.limit / money
 
 
 def solver_scales(cands: list[Candidate], scen: Scenarios) -> tuple[float, float]:

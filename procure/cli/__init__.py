@@ -1,0 +1,205 @@
+"""The command line: each command parses, calls the core, renders, and returns an exit status.
+
+This package holds the app, the handling that turns bad input and usage errors into exit statuses,
+and the list of commands in the order --help shows them. The commands live in one module per
+subject (evaluation, planning, history, evidence, workspace, report); the options they share in
+options.py, what they write in output.py.
+
+Heavy libraries (pandas, matplotlib, WeasyPrint) are imported inside the commands that need them,
+so `procure --help` and `procure validate` start fast. No `from __future__ import annotations` in
+this package: typer reads every command's annotations at start-up, and string annotations cost it
+an eval each (67 ms against 10 ms for the whole app).
+"""
+
+import functools
+import os
+import sys
+from typing import Annotated, Any, Callable, Optional, TypeVar
+
+import typer
+from typer.core import TyperGroup
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click
+except ImportError:  # older typer: click itself
+    import click.exceptions as click  # type: ignore[no-redef]
+
+from procure import __version__
+from procure.cli import evaluation, evidence, history, planning, report, workspace
+from procure.cli.options import columns_need_a_table
+from procure.cli.output import say, working
+from procure.errors import InputError
+from procure.status import ExitStatus
+
+
+def _usage_problem(error: click.UsageError) -> str:
+    """A usage error (click's or ours) as procure states problems: `where: what was expected`."""
+    param = getattr(error, "param", None)
+    where = (error.ctx.command_path if error.ctx else "procure")
+    if isinstance(error, click.NoSuchOption):
+        near = f" (did you mean {' or '.join(sorted(error.possibilities))}?)" if error.possibilities else ""
+        return f"{where}: {error.option_name}: no such option{near}"
+    if isinstance(error, click.BadParameter) and param is not None:
+        name = max(param.opts, key=len) if getattr(param, "opts", None) else param.human_readable_name
+        if isinstance(error, click.MissingParameter):
+            if not getattr(param, "opts", None) or param.param_type_name == "argument":  # typer 0.2x's arguments have no make_metavar
+                return f"{where}: missing argument {param.metavar or param.name.upper()}"
+            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx and hasattr(param, 'make_metavar') else 'a value'}"
+        return f"{where}: {name}: {error.message}"
+    message = error.message.rstrip(".")
+    return f"{where}: {message[:1].lower()}{message[1:]}"
+
+
+class _UsageError(click.UsageError):
+    """Shown in procure's own format: the problem, then where to read the usage; exit 2."""
+
+    exit_code = ExitStatus.BAD_INPUT
+
+    def __init__(self, error: click.UsageError):
+        super().__init__(error.message, error.ctx)
+        self.error = error
+
+    def show(self, file: Any = None) -> None:
+        from procure.textsafe import printable
+
+        command = self.ctx.command_path if self.ctx else "procure"
+        typer.echo(printable(_usage_problem(self.error)), err=True)
+        typer.echo(f"1 problem found; nothing was written. Usage: {command} --help", err=True)
+
+
+def _own_format(error: click.UsageError) -> click.UsageError:
+    # "no arguments: show the help" is a usage error to click but help to the user: left as it is
+    if isinstance(error, _UsageError) or type(error).__name__ == "NoArgsIsHelpError":
+        return error
+    return _UsageError(error)
+
+
+class _Group(TyperGroup):
+    """The command group: every usage error, click's own included, in procure's format (exit 2)."""
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _own_format(error) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="procure",
+    help=(
+        "Compare vendor offers for B200 GPU hours by expected full cost per successful task.\n\n"
+        "Commands work on the workspace holding procure.yaml (with offers/, grades/, performance/, "
+        "market/), found from the current folder upward as git finds a repository; use --workspace DIR "
+        "for another. Tab completion: procure --install-completion (bash, zsh, fish, PowerShell)."
+    ),
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles_input_errors(command: F) -> F:
+    """Bad input: one line per problem on standard error, exit 2, no traceback, nothing written.
+
+    Also shows a spinner on a terminal while a command takes more than PROGRESS_AFTER seconds.
+    """
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from procure.io.files import forget_inputs
+
+        forget_inputs()  # what an earlier command in this process read is not this one's input
+        try:
+            columns_need_a_table(kwargs)
+            with working():
+                return command(*args, **kwargs)
+        except InputError as exc:
+            for problem in exc.problems:
+                say(str(problem))
+            count = len(exc.problems)
+            say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
+            raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except KeyboardInterrupt:
+            say("interrupted; nothing was written.")
+            from procure.io.solvecache import solving
+
+            if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(ExitStatus.INTERRUPTED)
+            raise typer.Exit(ExitStatus.INTERRUPTED) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _command(group: typer.Typer, command: Callable[..., Any], name: Optional[str] = None) -> None:
+    """Register a command on the app or a group, its bad input handled (handles_input_errors)."""
+    group.command(name)(handles_input_errors(command))
+
+
+def _group(name: str, help: str) -> typer.Typer:
+    """A group of commands, `procure NAME COMMAND`; without a command it shows its help."""
+    group = typer.Typer(help=help, no_args_is_help=True)
+    app.add_typer(group, name=name)
+    return group
+
+
+# Every command, in the order --help lists them (the groups after the commands).
+_command(app, evaluation.validate)
+_command(app, evaluation.grade)
+_command(app, evaluation.compare)
+_command(app, evaluation.rate)
+_command(app, planning.whatif)
+_command(app, planning.position)
+_command(_group("index", "Rental price benchmarks built from price observations."), workspace.index_build, "build")
+_command(app, planning.hedge)
+_command(app, evaluation.sensitivity)
+_command(app, evaluation.evaluate)
+_command(app, history.history)
+_command(app, history.diff)
+_command(app, history.reevaluate)
+_command(app, evidence.scorecard)
+_command(app, workspace.init)
+_command(app, planning.cashflow)
+_command(app, planning.plan)
+_command(app, workspace.import_rfp, "import")
+_command(_group("grades", "Grade files and the current default grades."), workspace.grades_update, "update")
+_command(_group("perf", "Reference throughput curves."), evidence.perf_import, "import")
+_command(_group("actuals", "Delivered evidence of signed vendors: serving metrics, incidents, invoices."), evidence.actuals_import, "import")
+_command(app, report.report)
+_command(app, workspace.schema)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"procure {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+) -> None:
+    """Compare vendor offers for B200 GPU hours by expected full cost per successful task."""
+
+
+def main() -> None:
+    """Console entry point: exit statuses as in status.py; an unexpected error exits 1 without a traceback."""
+    try:
+        app(prog_name="procure")  # the same name (and completion script) under `python -m procure`
+    except Exception as exc:  # usage errors and bad input are handled inside; this is a bug
+        say(f"internal error: {type(exc).__name__}: {exc}")
+        sys.exit(ExitStatus.INTERNAL_ERROR)
+

@@ -1,0 +1,367 @@
+"""The commands that evaluate the workspace's offers: validate, grade, compare, rate, sensitivity, evaluate."""
+
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from procure.cli.options import (
+    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, ListFormat, OutOption, RankBy, RankByOption, RankTopOption, TextFormat,
+    WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option, horizon_option, offers_option, offers_shown, problem,
+    ranks_by_horizon, top_option,
+)
+from procure.cli.output import emit, emit_table, enveloped, progress_bar, say, warn_expiring, warn_plan_failed
+from procure.errors import InputError, unknown_offer
+
+
+def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -> None:
+    """Check every file of the workspace and list every problem, one line each.
+
+    Exit status 0 when the workspace is valid, 2 when it is not. Problems read
+    `file:line: field: message`. Checklist claims the service terms do not back
+    (an attestation, isolated monitoring, health checks) are warned about on
+    standard error, naming both places; the service terms are used.
+
+    Example:
+
+    \b
+        procure validate --workspace ./rfp-2026-11
+    """
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev = evaluate(ws, as_day(as_of))
+    from procure.model.rating import contradiction_warnings
+
+    for offer in ws.offers:
+        for warning in contradiction_warnings(offer, ws.lines[offer.id]):
+            typer.echo(f"warning: {warning}", err=True)
+    from procure.analysis.evaluate import verdict_lines
+    from procure.io.grades import stale_grade_warnings
+
+    for warning in stale_grade_warnings(ws.grades, ws.root):
+        typer.echo(f"warning: {warning}", err=True)
+    curves = len(ws.curves)
+    typer.echo(
+        f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
+        f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
+    )
+    for line in verdict_lines(ev):
+        typer.echo(line)
+
+
+def grade(
+    offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
+    top: Annotated[Optional[int], top_option("Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer).")] = None,
+    format: Annotated[Optional[ListFormat], format_option()] = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+    out: OutOption = None,
+    explain: Annotated[Optional[str], alias("--explain", metavar="ID")] = None,
+) -> None:
+    """Show each offer's grade, with every requirement of its grade (or of the nearest grade) pass/fail.
+
+    An offer gets the highest-ranked grade whose every requirement holds; an ungraded
+    offer shows what it misses for the nearest grade.
+
+    Examples:
+
+    \b
+        procure grade
+        procure grade --offer northwind-b200-mc
+        procure grade --format json
+        procure grade --top 5 --columns offer,grade,requirements
+    """
+    from procure.model.grading import grade_offer
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, ListFormat.table)
+    named = list(offer or []) + ([explain] if explain is not None else [])
+    ws = load_workspace(workspace)
+    offers = ws.offers
+    if named:
+        by_id = {o.id: o for o in ws.offers}
+        unknown = [unknown_offer(i, list(by_id)) for i in named if i not in by_id]
+        if unknown:
+            raise InputError(unknown)
+        offers = [by_id[i] for i in dict.fromkeys(named)]
+    results = [(o, grade_offer(o, ws.grades)) for o in offers]
+    if top is not None and format is not ListFormat.json:  # the highest grades first: a grade's rank (1 highest), ungraded last
+        results = sorted(results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id))[:top]
+    if format is ListFormat.json:
+        payload = [
+            {
+                "id": o.id,
+                "vendor": o.vendor,
+                "grade": r.grade,
+                "summary": r.summary,
+                "checks": [
+                    {"grade": c.grade.id, "passed": c.passed, "requirements": [vars(x) for x in c.results]}
+                    for c in r.checks
+                ],
+            }
+            for o, r in results
+        ]
+        from procure.render.envelope import dumps
+
+        emit(dumps("grade", {"offers": payload}, None, ws.inputs, schema="grading"), out)
+        return
+    if named:
+        from rich.console import Group
+
+        from procure.render.ranking import explain_table
+
+        emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide, columns=columns)
+        return
+    from procure.render.ranking import grades_table
+
+    emit_table(grades_table(results), out, wide, columns=columns)
+
+
+def compare(
+    format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
+    draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
+    horizon: Annotated[Optional[int], horizon_option("Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost.")] = None,
+    rank_by: RankByOption = RankBy.snapshot,
+    offer: Annotated[Optional[list[str]], offers_option("Print only this offer (ranked as among all).")] = None,
+    top: RankTopOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Rank the offers by expected full cost per successful task.
+
+    Acceptable offers come first by rank; offers failing a gate follow with their
+    reasons. JSON is the full Evaluation (every figure and reason).
+
+    Examples:
+
+    \b
+        procure compare
+        procure compare --format json --as-of 2026-11-29 > evaluation.json
+        procure compare --out out/comparison.csv
+        procure compare --uncertainty --draws 20000 --seed 11
+        procure compare --out comparison.xlsx
+        procure compare --horizon 36 --rank-by horizon
+        procure compare --top 3 --columns rank,offer,vendor,usd-1k-tasks
+        procure compare --offer keel-b200-mc --uncertainty
+    """
+    format = chosen_format(format, out, CompareFormat.table)
+    if format is CompareFormat.xlsx and out is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    unknown = [unknown_offer(i, [o.id for o in ws.offers]) for i in offer or [] if i not in {o.id for o in ws.offers}]
+    if unknown:  # before the evaluation and the plan: a mistyped id is told at once
+        raise InputError(unknown)
+    months = horizon or (ws.config.horizon.months if rank_by is RankBy.horizon else None)
+    by_horizon = ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
+    if uncertainty or draws is not None or seed is not None:
+        with progress_bar("Monte Carlo", enabled=format is CompareFormat.table) as progress:
+            ev, inputs = evaluate_with_inputs(ws, as_day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
+    else:
+        ev, inputs = evaluate_with_inputs(ws, as_day(as_of), None, months, by_horizon)
+    with progress_bar("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
+        rec, purchase = recommend(ws, ev, inputs)
+    warn_plan_failed(rec)
+    shown = offers_shown(ev, offer, top)  # JSON and the workbook carry every offer
+    if format is CompareFormat.table:
+        from procure.analysis.evaluate import verdict_lines
+        from procure.render.ranking import comparison_table
+
+        emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns)
+        if out is None:
+            for line in verdict_lines(ev):
+                typer.echo(line)
+        return
+    if format is CompareFormat.xlsx:
+        from procure.io.files import write_atomic
+        from procure.render.workbook import to_xlsx
+
+        assert out is not None
+        # The analyses with a table, each a sheet: the plan as solved above, the offers over the horizon
+        # (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
+        flows = None
+        if not ev.horizon_months:
+            flows, _ = evaluate_with_inputs(ws, as_day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
+        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None, rec.plan_failed))
+        say(f"wrote {out}")
+        return
+    from procure.render.ranking import RENDERERS
+
+    emit(RENDERERS[format.value]((ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})), out)
+
+
+def rate(
+    offer: Annotated[Optional[list[str]], offers_option("Print only this offer's rating.")] = None,
+    top: Annotated[Optional[int], top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).")] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Rate the operator of every managed offer from its checklist evidence.
+
+    Scores run 0-100 per category (security, lifecycle, orchestration, storage,
+    networking, reliability, monitoring, pricing, partnerships, availability) and
+    overall. Tiers are relative to the peers in this evaluation; a critical failure
+    (no SOC 2 Type II / ISO 27001, monitoring open to other tenants) is Underperform.
+    The absolute score sets the reliability factor on SLA availability. Bare metal and
+    owned offers are not rated: the operating work is yours.
+
+    Examples:
+
+    \b
+        procure rate
+        procure rate --format json | jq '.offers[] | {id, tier, score}'
+        procure rate --top 5 --columns offer,score,tier,critical
+        procure rate --offer keel-b200-mc
+    """
+    from procure.render.ranking import by_score
+
+    format = chosen_format(format, out, TextFormat.table)
+    ev = _evaluation(workspace, as_of)
+    shown = offers_shown(ev, offer, top, order=by_score)
+    if format is TextFormat.table:
+        from procure.render.ranking import rating_table
+
+        emit_table(rating_table(shown), out, wide, columns=columns)
+        return
+    from procure.render.ranking import RATING_RENDERERS
+
+    emit(enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev), out)
+
+
+def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    return evaluate(load_workspace(workspace), as_day(as_of))
+
+
+def sensitivity(
+    top: Annotated[Optional[int], top_option("How many of the top-ranked offers to follow (default 3).")] = None,
+    offer: Annotated[Optional[list[str]], offers_option("Follow this offer instead of the top-ranked ones.")] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+    offers: Annotated[Optional[int], alias("--offers", metavar="N", min=1)] = None,
+) -> None:
+    """Which assumption moves the ranking? Each uncertain input at its low and high value.
+
+    One at a time, each input of procure.yaml's uncertainty section (each top offer's
+    throughput, availability, utilization, staff cost, index level, exchange rates) is
+    set to the low and then the high end of its distribution, the others as stated;
+    the table gives the top offers' cost per successful task at each end, the largest
+    swing among them, and whether the order of the top offers flips. Largest swing first
+    (the reports draw the recommended offer's tornado).
+
+    Examples:
+
+    \b
+        procure sensitivity
+        procure sensitivity --top 5 --format json
+        procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
+    """
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, TextFormat.table)
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    if offer and (top is not None or offers is not None):
+        raise InputError([problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")])
+    if offer:
+        acceptable = [o.id for o in ev.ranked]
+        unknown = [unknown_offer(i, [o.id for o in ev.offers]) for i in offer if i not in {o.id for o in ev.offers}]
+        failing = [problem("--offer", f"offer '{i}' fails a gate ({'; '.join(ev.offer(i).reasons)}): only acceptable offers are followed") for i in offer if i in {o.id for o in ev.offers} and i not in acceptable]
+        if unknown or failing:
+            raise InputError(unknown + failing)
+        followed = list(dict.fromkeys(offer))
+    else:
+        followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
+    result = _sensitivity(ws, ev, inputs, followed)
+    if format is TextFormat.table:
+        from procure.render.sensitivity import sensitivity_table
+
+        emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns)
+        return
+    from procure.render.sensitivity import sensitivity_text
+
+    emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+
+
+def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
+    """Each uncertain input at its low and high value, for the offers followed."""
+    from procure.analysis.evaluate import gates_of
+    from procure.analysis.uncertainty import sensitivity as run_sensitivity
+    from procure.analysis.uncertainty import top_offer_positions
+
+    top = top_offer_positions(followed, inputs.offers, len(followed))
+    posteriors = None
+    if ws.actuals:
+        from procure.analysis.scorecard import evaluation_posteriors
+
+        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
+    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
+
+
+def evaluate(
+    save: Annotated[bool, typer.Option("--save", help="Store the Evaluation in the workspace history (.procure/history.sqlite).")] = False,
+    label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run, e.g. \"Nov RFP\".", show_default=False)] = None,
+    format: Annotated[Optional[ListFormat], format_option(help="table: a one-line summary; json: the Evaluation")] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Run the evaluation, and with --save keep it in the workspace history for later diffs.
+
+    Each saved run stores the whole Evaluation, the input files' SHA-256, the label and
+    the time, in one transaction; several processes may save at once. Offers expiring
+    within 14 days are warned about on standard error.
+
+    Examples:
+
+    \b
+        procure evaluate --save --label "Nov RFP"
+        procure evaluate --format json > evaluation.json
+    """
+    from procure.analysis.evaluate import evaluate as run_evaluation
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, ListFormat.table)
+    ws = load_workspace(workspace)
+    ev = run_evaluation(ws, as_day(as_of))
+    warn_expiring(ev)
+    run_id = None
+    if save:
+        from procure.analysis.history import save_run
+
+        run_id = save_run(ws.root, ev, label)
+        say(f"saved run {run_id}")
+    if format is ListFormat.json:
+        emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
+        return
+    leader = ev.ranked[0] if ev.ranked else None
+    from procure.render.formats import per_thousand
+
+    top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
+    emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
+

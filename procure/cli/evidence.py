@@ -1,0 +1,193 @@
+"""Delivered evidence set against the promise: scorecard, perf import (reference curves, trials), actuals import."""
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from procure.cli.options import (
+    AsOfOption, ColumnsOption, OutOption, TextFormat, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option, offer_option,
+    one_of, parse_date, problem, workspace_folder,
+)
+from procure.cli.output import emit, emit_table, enveloped, say
+from procure.errors import InputError, unknown_offer
+
+
+def scorecard(
+    offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
+    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
+    claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Delivered against promised, per signed vendor and month, with the SLA credits owed.
+
+    For every offer with evidence in actuals/ (procure actuals import): output
+    tokens per billed GPU-hour against the curve at the target, requests served,
+    TTFT and latency quantiles, availability against the SLA, billed against
+    contracted GPU-hours, credits owed under the contract's terms, and the
+    delivered cost per successful task against the promised. A month without
+    evidence is "no data". --claim writes a credits claim as Markdown. See
+    docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure scorecard
+        procure scorecard --offer northwind-b200-mc --months 6 --format markdown
+        procure scorecard --claim --out claim.md
+    """
+    from procure.analysis.evaluate import evaluate as run_evaluation
+    from procure.analysis.scorecard import scorecard as build
+    from procure.render.scorecard import credits_claim, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    if offer is not None and offer not in {o.id for o in ws.offers}:
+        raise InputError([unknown_offer(offer, [o.id for o in ws.offers])])  # a typo gets "did you mean"
+    if offer is not None and offer not in ws.actuals:
+        known = sorted(ws.actuals)
+        raise InputError([problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
+    ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
+    result = build(ws, ev, ev.as_of, offer, months)
+    if claim:
+        emit(credits_claim(result, ev.as_of), out)
+        return
+    format = chosen_format(format, out, TextFormat.table)
+    if format is TextFormat.json:
+        emit(enveloped("scorecard", result.model_dump_json(), format, ev), out)
+    elif format is TextFormat.csv:
+        emit(scorecard_csv(result), out)
+    elif format is TextFormat.markdown:
+        emit(scorecard_markdown(result), out)
+    else:
+        emit_table(scorecard_table(result), out, wide, columns=columns)
+
+
+class PerGpuBasis(str, Enum):
+    all = "all"
+    decode = "decode"
+
+
+def perf_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
+    gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
+    isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
+    osl: Annotated[Optional[int], typer.Option("--osl", metavar="N", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
+    per_gpu_basis: Annotated[
+        Optional[PerGpuBasis],
+        typer.Option("--per-gpu-basis", help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.", show_default=False),
+    ] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.", show_default=False)] = None,
+    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
+    trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=parse_date, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
+    workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
+) -> None:
+    """Import InferenceX benchmark rows, or your own trial results, as reference curves.
+
+    Trials (guidellm, `vllm bench serve`, genai-perf result files, found by their
+    layout): every run in the files is one point of one curve, performance/NAME.csv,
+    in output tok/s per billed GPU (the run's output throughput / --gpus), marked
+    points_source: measured with the trial's date. A run whose mean input or output
+    length is more than 20% off the workload's is flagged (a warning and a line in the
+    curve). An offer that names the curve as performance.reference is then ranked on
+    measured throughput. See docs/actuals.md.
+
+    InferenceX rows: one curve per hardware, framework, precision, speculative decoding.
+
+    Rows are kept for the workload's input/output lengths (exactly, or the nearest with
+    a warning) and, with --gpu, one hardware. Each curve is named
+    {hw}-{framework}-{precision}[-{spec_decoding}] and holds interactivity, output
+    tok/s per billed GPU and, where the row states it, the time to first token (for
+    workload.max_ttft_s); an offer uses it as performance.reference.
+
+    Disaggregated rows divide output by the decode GPUs only: each row's basis is
+    found from its own figures (num_prefill_gpu, num_decode_gpu and total = input +
+    output) and converted to output per GPU of the whole configuration; the curve's
+    header says which basis how many rows had. A row whose basis cannot be found is
+    refused, unless --per-gpu-basis states it. Rows may be in the result-file layout
+    or the InferenceX web API's (figures under "metrics").
+
+    Examples:
+
+    \b
+        procure perf import inferencex.json --gpu b200
+        procure perf import rows.json --out-dir performance/ --isl 8192 --osl 1024 --force
+        procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
+        procure perf import benchmarks.json --gpus 8 --name trial-northwind
+        procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
+    """
+    from procure.io.inferencex import import_curves
+    from procure.io.trials import default_name, import_trials, looks_like_trial
+
+    out = one_of("--out-dir", out_dir, "--out", out)
+    if isl is None or osl is None:
+        from procure.io.workspace import load_workspace
+
+        workload = load_workspace(workspace).config.workload
+        isl = isl or workload.input_tokens
+        osl = osl or workload.output_tokens
+    if out is None:
+        out = workspace_folder(workspace, "performance")
+    trials = [looks_like_trial(path) for path in sources]
+    if any(trials):
+        if not all(trials):
+            raise InputError([problem("perf import", "give trial results or InferenceX rows, not both in one import")])
+        if gpus is None:
+            raise InputError([problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
+        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force)
+    else:
+        if len(sources) != 1:
+            raise InputError([problem("perf import", "InferenceX rows come in one file at a time")])
+        written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
+    for warning in warnings:
+        say(f"warning: {warning}")
+    for path in written:
+        say(f"wrote {path}")
+
+
+def actuals_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV.", dir_okay=False)],
+    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")],
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Check delivered evidence and keep it in actuals/ID/ of the workspace.
+
+    Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
+    are summed per calendar month as Prometheus does (counter resets counted from
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
+    imported again is replaced. Incident histories are kept as incidents.json or
+    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
+    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
+    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    errors: nothing is written. See docs/actuals.md.
+
+    Examples:
+
+    \b
+        procure actuals import vllm-2026-11.json --offer northwind-b200-mc
+        procure actuals import snapshots/*.prom --offer northwind-b200-mc
+        procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
+    """
+    from procure.io.actuals import import_actuals
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    known = [o.id for o in ws.offers]
+    if offer not in known:
+        raise InputError([unknown_offer(offer, known)])
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    for note in notes:
+        say(f"note: {note}")
+    for path in written:
+        say(f"wrote {path}")
+

@@ -1,0 +1,227 @@
+"""Saved runs and what changed between them: history, diff, reevaluate."""
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from procure.cli.options import AsOfOption, ColumnsOption, ListFormat, OutOption, WideOption, WorkspaceOption, as_day, chosen_format, format_option
+from procure.cli.output import emit, emit_table, enveloped, say, warn_expiring
+from procure.errors import InputError
+from procure.status import ExitStatus
+
+
+def history(
+    format: Annotated[Optional[ListFormat], format_option()] = None,
+    out: OutOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """List the saved runs: id, time saved, as-of date, label, top offer.
+
+    Examples:
+
+    \b
+        procure history
+        procure history --format json
+    """
+    from procure.analysis.history import list_runs
+    from procure.io.workspace import find_workspace
+
+    format = chosen_format(format, out, ListFormat.table)
+    runs = list_runs(find_workspace(workspace))
+    if not runs and format is not ListFormat.json:
+        emit("No saved runs yet: save one with `procure evaluate --save`.\n", out)
+        return
+    if format is ListFormat.json:
+        from procure.render.envelope import dumps
+
+        emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
+        return
+    from procure.render.history import history_table
+
+    emit_table(history_table(runs), out, wide, columns=columns)
+
+
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+def diff(
+    base: Annotated[Optional[str], typer.Argument(metavar="[BASE]", help="A run id or an Evaluation JSON file (default: the run before HEAD).", show_default=False)] = None,
+    head: Annotated[Optional[str], typer.Argument(metavar="[HEAD]", help="A run id or an Evaluation JSON file (default: the latest run).", show_default=False)] = None,
+    format: Annotated[Optional[DiffFormat], format_option()] = None,
+    out: OutOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
+
+    Without arguments, the last two saved runs; with one, that run against the latest.
+
+    Examples:
+
+    \b
+        procure diff
+        procure diff 3 7
+        procure diff old.json new.json --format markdown
+    """
+    from procure.analysis.history import diff as compare_runs
+    from procure.analysis.history import latest_run_id, load_evaluation, run_id
+
+    from procure.io.workspace import find_workspace
+
+    format = chosen_format(format, out, DiffFormat.table)
+    root = find_workspace(workspace)
+    if head is None:
+        latest = latest_run_id(root)
+        if latest is None:
+            from procure.errors import Problem
+
+            raise InputError([Problem(".procure/history.sqlite", None, "", "no saved runs yet: save one with `procure evaluate --save`")])
+        head = str(latest)
+    if base is None:
+        previous = latest_run_id(root, before=run_id(head)) if run_id(head) is not None else None
+        if previous is None:
+            from procure.errors import Problem
+
+            raise InputError([Problem("diff", None, "", "only one run to compare: name BASE, or save another run")])
+        base = str(previous)
+    base_ev, base_label = load_evaluation(root, base)
+    head_ev, head_label = load_evaluation(root, head)
+    if base == head:
+        from procure.errors import Problem
+
+        raise InputError([Problem("diff", None, "", f"BASE and HEAD are the same ({base}): name two different runs or files")])
+    result = compare_runs(base_ev, head_ev, base_label, head_label)
+    from procure.render.history import diff_json, diff_markdown, diff_table
+
+    if format is DiffFormat.table:
+        emit_table(diff_table(result), out, wide, columns=columns)
+    elif format is DiffFormat.json:
+        emit(enveloped("diff", diff_json(result), format, head_ev), out)
+    else:
+        emit(diff_markdown(result, title="Changes between two evaluations"), out)
+
+
+def reevaluate(
+    max_increase: Annotated[Optional[str], typer.Option("--max-increase", metavar="SHARE", help="Fail when an acceptable offer's cost per task rises more than this, e.g. 5%.", show_default=False)] = None,
+    fail_on: Annotated[Optional[str], typer.Option("--fail-on", metavar="LIST", help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).", show_default=False)] = None,
+    accept: Annotated[bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")] = False,
+    label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)] = None,
+    max_delivered_overrun: Annotated[Optional[str], typer.Option("--max-delivered-overrun", metavar="SHARE", help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more than this, e.g. 10% (default: actuals.max_cost_overrun).", show_default=False)] = None,
+    format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment")] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
+
+    Thresholds come from the flags, which replace `reevaluate:` in procure.yaml. A
+    breached run is not saved as the new baseline unless --accept is given, so a rerun
+    stays red until someone acts; otherwise the run is saved and the exit status is 0.
+    The first run only saves the baseline.
+
+    Examples:
+
+    \b
+        procure reevaluate --max-increase 5%
+        procure reevaluate --fail-on new-cheapest,gate-change --format markdown > comment.md
+        procure reevaluate --accept --label "Dec re-check"
+    """
+    from procure.analysis.evaluate import evaluate as run_evaluation
+    from procure.analysis.history import CONDITIONS, breaches, diff as compare_runs, latest_run_id, load_run, save_run
+    from procure.render.history import diff_json, diff_markdown, diff_table
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, DiffFormat.table)
+    ws = load_workspace(workspace)
+    settings = ws.config.reevaluate
+    limit = settings.max_increase
+    if max_increase is not None:
+        limit = _share(max_increase, "--max-increase")
+    conditions = tuple(settings.fail_on)
+    if fail_on is not None:
+        conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
+        unknown = [c for c in conditions if c not in CONDITIONS]
+        if unknown:
+            from procure.errors import Problem
+
+            raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
+    ev = run_evaluation(ws, as_day(as_of))
+    warn_expiring(ev)
+    delivered = _delivered_breaches(ws, ev, max_delivered_overrun)
+    previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
+    if previous is None:
+        run_id = save_run(ws.root, ev, label) if not delivered or accept else None
+        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})." if run_id else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
+        lines = [f"- {b.condition}: {b.detail}" for b in delivered]
+        if format is DiffFormat.json:
+            emit(enveloped("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
+        elif format is DiffFormat.markdown:
+            emit(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), out)
+        else:
+            emit(message + "\n" + "".join(line + "\n" for line in lines), out)
+        if delivered and not accept:
+            say(f"{len(delivered)} threshold(s) breached by delivered evidence")
+            raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+        return
+    result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
+    breached = breaches(result, limit, conditions) + delivered
+    saved = None
+    if not breached or accept:
+        saved = save_run(ws.root, ev, label)
+    extra = {"saved_run": saved, "baseline_run": previous}
+    # Only what changed: a re-evaluation that changed nothing says so in one line.
+    if format is DiffFormat.table:
+        emit_table(diff_table(result, breached, changed_only=True), out, wide, columns=columns)
+    elif format is DiffFormat.json:
+        emit(enveloped("reevaluate", diff_json(result, breached, extra), format, ev), out)
+    else:
+        emit(diff_markdown(result, breached, changed_only=True), out)
+    if saved is not None:
+        say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
+    if breached and not accept:
+        say(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)")
+        raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+
+
+def _delivered_breaches(ws: Any, ev: Any, overrun: Optional[str]) -> list:
+    """Signed vendors' latest month: an SLA breach, credits owed, a delivered cost per task past the limit."""
+    if not ws.actuals:
+        return []
+    from procure.analysis.history import Breach
+    from procure.analysis.scorecard import breaches, scorecard
+
+    from procure.analysis.evaluate import evaluate as run_evaluation
+
+    limit = ws.config.actuals.max_cost_overrun if overrun is None else _share(overrun, "--max-delivered-overrun")
+    promise = run_evaluation(ws, ev.as_of, delivered=False)  # delivered figures are set against the promise
+    found = breaches(scorecard(ws, promise, ev.as_of), limit)
+    return [Breach(condition=c, detail=d) for c, d in found]
+
+
+def _share(text: str, option: str) -> float:
+    """'5%' or 0.05 -> 0.05."""
+    from procure.errors import Problem
+
+    raw = text.strip()
+    percent = raw.endswith("%")
+    try:
+        value = float(raw[:-1]) / 100 if percent else float(raw)
+    except ValueError:
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")]) from None
+    if not percent and value > 1:  # a bare 5 would mean +500%: say which was meant
+        raise InputError([Problem(option, None, "", f"a bare number is a share from 0 to 1 (0.05 = 5%): write {raw}% for {raw} percent (got {text!r})")])
+    if not 0 <= value <= 10 or value != value:  # at most +1000%
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05, from 0 to 1000% (got {text!r})")])
+    return value
+

@@ -1,0 +1,225 @@
+"""What the commands write: the requested format on standard output, or a file with --out (written
+atomically); tables fitted to the terminal; JSON in its envelope; progress and messages for people
+on standard error, never mixed into the output."""
+
+import contextlib
+import io
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+
+from procure.errors import InputError
+
+
+# A command still working after this many seconds shows a spinner on a terminal's standard error.
+def _progress_after() -> float:
+    try:
+        return max(0.0, float(os.environ.get("PROCURE_PROGRESS_AFTER", "1.5")))
+    except ValueError:
+        return 1.5
+
+
+PROGRESS_AFTER = _progress_after()
+_spinner: dict[str, Callable[[], None]] = {}
+
+
+@contextlib.contextmanager
+def working():  # type: ignore[no-untyped-def]
+    """A spinner on standard error once a command has run PROGRESS_AFTER seconds, if that is a
+    terminal; nothing in pipes. Output (and a command's own progress bar) stops it first."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    import threading
+
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    bar = Progress(SpinnerColumn(), TextColumn("working"), TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False, redirect_stderr=False)
+    bar.add_task("working", total=None)
+    lock = threading.Lock()
+    stopped = []
+
+    def start() -> None:
+        with lock:  # never after stop(), even when the timer fires while output begins
+            if not stopped:
+                bar.start()
+
+    timer = threading.Timer(PROGRESS_AFTER, start)
+    timer.daemon = True
+
+    def stop() -> None:
+        timer.cancel()
+        with lock:
+            stopped.append(True)
+            bar.stop()
+
+    _spinner["stop"] = stop
+    timer.start()
+    try:
+        yield
+    finally:
+        _spinner.pop("stop", lambda: None)()
+
+
+def quiet() -> None:
+    """Stop the spinner before anything is written."""
+    _spinner.pop("stop", lambda: None)()
+
+
+def say(message: str) -> None:
+    """A line for people on standard error (the spinner stopped first)."""
+    quiet()
+    typer.echo(message, err=True)
+
+
+def plain_console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    """A rich console that prints text as it is, as wide as the terminal (200 columns when piped)."""
+    from rich.console import Console
+
+    # Vendor text is data: no rich markup, emoji codes or highlighting is read into it.
+    plain = {"markup": False, "emoji": False, "highlight": False}
+    console = Console(stderr=stderr, **plain)
+    if not console.is_terminal and "COLUMNS" not in os.environ:  # piped: do not squeeze tables into 80 columns
+        console = Console(stderr=stderr, width=200, **plain)
+    return console
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, enabled: bool = True):  # type: ignore[no-untyped-def]
+    """A progress bar on standard error when it is a terminal; nothing in pipes, files or JSON."""
+    from rich.console import Console
+
+    quiet()
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
+@contextlib.contextmanager
+def stages(enabled: bool = True):  # type: ignore[no-untyped-def]
+    """Progress by stage on standard error when it is a terminal, nothing in pipes or files.
+
+    Yields stage(what, done=None, total=None): a spinner with the stage's name, and a count (pages,
+    charts, draws) where one is known.
+    """
+    from rich.console import Console
+
+    quiet()
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield lambda what, done=None, total=None: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True) as bar:
+        current = {"what": "", "task": bar.add_task("starting", total=None)}
+
+        def stage(what: str, done: int | None = None, total: int | None = None) -> None:
+            if what != current["what"]:  # a new stage: its own count (or none) and its own clock
+                bar.remove_task(current["task"])
+                current.update(what=what, task=bar.add_task(what, total=total, completed=done or 0))
+            else:
+                bar.update(current["task"], completed=done or 0, total=total)
+
+        yield stage
+
+
+def emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | None = None) -> None:
+    """Standard output carries only the requested format; --out writes the file atomically."""
+    quiet()
+    if out is None:
+        sys.stdout.write(text)
+        return
+    from procure.io.files import write_atomic
+
+    write_atomic(out, text, replace_inputs, into)
+    say(f"wrote {out}")
+
+
+def enveloped(command: str, text: str, format: Any, ev: Any = None, schema: str | None = None, as_of: Any = None, inputs: Any = None) -> str:
+    """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
+    if getattr(format, "value", format) != "json":
+        return text
+    from procure.render.envelope import dumps
+
+    if ev is not None:
+        as_of, inputs = ev.as_of, ev.inputs
+    return dumps(command, text, as_of, inputs, schema)
+
+
+def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None) -> None:
+    """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
+    `first` is a line printed above it (the recommendation); `columns` (--columns) chooses and orders them."""
+    if columns:
+        from procure.render.fit import choose, column_names
+
+        unknown = choose(table, columns)
+        if unknown:
+            import difflib
+
+            from procure.errors import Problem
+
+            known = column_names(table)
+            problems = []
+            for name in unknown:
+                near = difflib.get_close_matches(name.lower(), known, n=2, cutoff=0.6)
+                hint = f"; did you mean {' or '.join(near)}?" if near else ""
+                problems.append(Problem("--columns", None, "", f"no column named '{name}'{hint} (columns: {', '.join(known)})"))
+            raise InputError(problems)
+    quiet()
+    if out is None:
+        from procure.render.fit import clipped, fit, hidden_note, natural_width
+
+        console = plain_console()
+        if first:
+            console.print(first)
+        if wide:
+            from rich.console import Console
+
+            console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False)
+            console.print(table)
+            return
+        dropped = fit(console, table, console.width)
+        console.print(table)
+        if dropped or clipped(table):
+            console.print(hidden_note(dropped, console.width, clipped(table)))
+        return
+    from rich.console import Console
+
+    console = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
+    if first:
+        console.print(first)
+    console.print(table)
+    emit(console.export_text(), out)
+
+
+def warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
+    """The recommendation fell back to the best single offer: say why, on standard error."""
+    if rec.plan_failed:
+        say(f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead")
+
+
+def warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
+    """Offers whose validity ends soon, one warning each on standard error."""
+    quiet()
+    for record in ev.offers:
+        for note in record.notes:
+            if note.startswith("expires in"):
+                say(f"warning: {record.id} {note}")
+

@@ -1,0 +1,339 @@
+"""The commands that decide what to buy and try changes to it: whatif, position, hedge, cashflow, plan."""
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from procure.cli.options import (
+    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, OutOption, RankTopOption, TextFormat, WideOption, WorkspaceOption,
+    alias, as_day, chosen_format, format_option, horizon_option, offer_option, offers_shown, one_of, problem, top_option,
+)
+from procure.cli.output import emit, emit_table, enveloped, say, warn_plan_failed
+from procure.errors import InputError, unknown_offer
+
+
+def _fraction(value: float | None, option: str) -> float | None:
+    if value is not None and not 0 < value <= 1:
+        from procure.errors import Problem
+
+        raise InputError([Problem(option, None, "", f"must be a share between 0 and 1, e.g. 0.999 (got {value:g})")])
+    return value
+
+
+def _amount(value: float, option: str) -> float:
+    if value < 0 or value != value or value in (float("inf"), float("-inf")):
+        from procure.errors import Problem
+
+        raise InputError([Problem(option, None, "", f"must be an amount of at least 0 (got {value:g})")])
+    return value
+
+
+def whatif(
+    offer: Annotated[Optional[str], offer_option("The offer to change.")] = None,
+    throughput: Annotated[Optional[str], typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
+    price: Annotated[Optional[str], typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
+    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).", show_default=False)] = None,
+    utilization: Annotated[Optional[float], typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False)] = None,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False)] = None,
+    one_off: Annotated[float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")] = 0.0,
+    monthly: Annotated[float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")] = 0.0,
+    price_to_win: Annotated[bool, typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader.")] = False,
+    top: RankTopOption = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+    offer_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
+) -> None:
+    """Try a change on one offer: is a better stack or process worth what it costs?
+
+    Recomputes the offer with the change and reports cost per successful task before
+    and after, the monthly saving at the workload's demand, the net of the change's
+    monthly cost, the payback of its one-off cost (discounted at the cost of capital,
+    flagged beyond the offer's term), and the throughput gain that alone
+    would break even. When the committed GPUs are already partly idle, a faster stack
+    saves nothing until the commitment shrinks: try --gpus. With --price-to-win, the
+    list price at which every acceptable offer would tie the leader.
+
+    Examples:
+
+    \b
+        procure whatif --offer keel-b200-mc --throughput +50% --one-off 200000 --monthly 15000
+        procure whatif --offer northwind-b200-mc --throughput +40% --gpus 384
+        procure whatif --offer halvard-b200-ms --price -5% --format json
+        procure whatif --price-to-win --top 5 --columns offer,list-usd-gpu-h,price-to-tie-usd-gpu-h
+    """
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, TextFormat.table)
+    offer_id = one_of("--offer", offer, "the offer argument", offer_id)
+    ws = load_workspace(workspace)
+    if top is not None and not price_to_win:
+        raise InputError([problem("--top", "ranks the offers of --price-to-win: add --price-to-win")])
+    if price_to_win and (offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly):
+        from procure.errors import Problem
+
+        raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
+    if price_to_win:
+        from procure.analysis.evaluate import evaluate
+        from procure.analysis.whatif import price_to_win as compute_price_to_win
+
+        ev = evaluate(ws, as_day(as_of))
+        rows = compute_price_to_win(ev)
+        if top is not None and format is not TextFormat.json:
+            rows = rows[:top]
+        if format is TextFormat.table:
+            from procure.render.whatif import price_to_win_table
+
+            emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
+        else:
+            from procure.render.whatif import price_to_win_text
+
+            emit(enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
+        return
+    if offer_id is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")])
+    from procure.analysis.whatif import Change, parse_change
+    from procure.analysis.whatif import whatif as run_whatif
+
+    change = Change(
+        throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
+        price=parse_change(price, "--price") if price is not None else None,
+        availability=_fraction(availability, "--availability"),
+        utilization=_fraction(utilization, "--utilization"),
+        gpus=gpus,
+        one_off=_amount(one_off, "--one-off"),
+        monthly=_amount(monthly, "--monthly"),
+    )
+    if all(v is None for v in (throughput, price, availability, utilization, gpus)) and not one_off and not monthly:
+        raise InputError([problem("whatif", "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)")])
+    result = run_whatif(ws, offer_id, change, as_day(as_of))
+    if format is TextFormat.table:
+        from procure.render.whatif import whatif_table
+
+        emit_table(whatif_table(result), out, wide, columns=columns)
+        return
+    from procure.render.whatif import WHATIF_RENDERERS
+
+    from procure.analysis.evaluate import resolve_as_of
+
+    emit(enveloped("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, as_day(as_of)), inputs=ws.inputs), out)
+
+
+def position(
+    current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
+    offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
+    top: Annotated[Optional[int], top_option("Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).")] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+    current_offer: Annotated[Optional[str], alias("--current-offer", metavar="ID")] = None,
+) -> None:
+    """Show where a cost per successful task stands on the cost curve.
+
+    The curve holds the acceptable offers and the competitor benchmarks of procure.yaml
+    (market.competitors: name, cost_per_task, date); our own history comes from
+    market.own. Without --current or --offer, our latest recorded cost (else the
+    recommended offer) is placed. With several dates, each competitor's change is set
+    against ours: improving is not the same as getting ahead.
+
+    Examples:
+
+    \b
+        procure position
+        procure position --current 0.0071
+        procure position --offer northwind-b200-mc --format json
+        procure position --top 5
+    """
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.position import position as place
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, TextFormat.table)
+    current_offer = one_of("--offer", offer, "--current-offer", current_offer)
+    ws = load_workspace(workspace)
+    ev = evaluate(ws, as_day(as_of))
+    result = place(ev, ws.config.market, current, current_offer)
+    if top is not None and format is not TextFormat.json:
+        result = result.model_copy(update={"curve": result.curve[:top]})
+    if format is TextFormat.table:
+        from procure.render.position import position_table
+
+        emit_table(position_table(result), out, wide, columns=columns)
+        return
+    from procure.render.position import position_text
+
+    emit(enveloped("position", position_text(result, format.value), format, ev), out)
+
+
+def hedge(
+    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer).")] = None,
+    index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
+    rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
+
+    With demand: in procure.yaml the recommendation is the purchase plan, and what floats
+    is its pay-as-used GPU-hours and index-linked commitments (ratio 1), by month of the
+    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of hedge.horizon_months from
+    delivery: index-linked months and months after the term (renewal) float, fixed-price
+    months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
+    rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
+    basis volatility; the ladder uses 1 unless h* differs from 1 significantly, in
+    contracts of hedge.contract_gpu_hours; the stress table moves the index -40% to +40%
+    from hedge.forward (else today's index).
+
+    Examples:
+
+    \b
+        procure hedge
+        procure hedge --offer corvid-b200-idx --format json
+        procure hedge --index market/index-transacted.csv --rent market/rent.csv
+    """
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.hedging import recommended_hedge
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, TextFormat.table)
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    purchase = None
+    if offer is None and ws.config.hedge.offer is None:
+        rec, purchase = recommend(ws, ev, inputs)
+        warn_plan_failed(rec)
+    plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
+    if format is TextFormat.table:
+        from procure.render.hedge import hedge_table
+
+        emit_table(hedge_table(plan), out, wide, columns=columns)
+        return
+    from procure.render.hedge import hedge_text
+
+    emit(enveloped("hedge", hedge_text(plan, format.value), format, ev), out)
+
+
+def cashflow(
+    horizon: Annotated[Optional[int], horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
+    offer: Annotated[Optional[str], offer_option("Show one offer's month-by-month schedule.")] = None,
+    top: RankTopOption = None,
+    format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Compare offers over one horizon: what each binds you to, costs in total and in present value.
+
+    Each offer becomes a monthly schedule: prepayment at signing and its draw-down,
+    rent with its escalator, fees by kind, your operating staff, software, expected SLA
+    credits (shown, counted only with horizon.count_sla_credits), a late-delivery credit,
+    renewal after the term (horizon.renewal: basis, index or escalate, stated in the
+    output) and exit costs in the last month. The horizon figures: total commitment, total cost, NPV at
+    the cost of capital, and NPV of cost per NPV of successful tasks.
+
+    Examples:
+
+    \b
+        procure cashflow --horizon 36
+        procure cashflow --offer northwind-b200-mc --format csv
+        procure cashflow --out cashflow.xlsx
+        procure cashflow --top 3 --columns rank,offer,total-usd,usd-1k-tasks-over-horizon
+    """
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, CompareFormat.table)
+    if format is CompareFormat.xlsx and out is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
+    ws = load_workspace(workspace)
+    months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
+    ev, inputs = evaluate_with_inputs(ws, as_day(as_of), None, months, True)
+    if offer is not None and offer not in {o.id for o in ev.offers}:
+        raise InputError([unknown_offer(offer, [o.id for o in ev.offers])])
+    if offer is not None and top is not None:
+        raise InputError([problem("--top", "ranks the offers, --offer shows one offer's schedule: give one of them")])
+    if top is not None and offer is None and format in (CompareFormat.table, CompareFormat.csv, CompareFormat.markdown):
+        ev = offers_shown(ev, None, top)
+    if format is CompareFormat.table:
+        from procure.render.cashflow import cashflow_table
+
+        emit_table(cashflow_table(ev, offer), out, wide, columns=columns)
+    elif format is CompareFormat.xlsx:
+        from procure.io.files import write_atomic
+        from procure.render.workbook import to_xlsx
+
+        assert out is not None
+        write_atomic(out, to_xlsx(ev, inputs))
+        say(f"wrote {out}")
+    else:
+        from procure.render.cashflow import cashflow_text
+
+        emit(enveloped("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
+
+
+def plan(
+    format: Annotated[Optional[TextFormat], format_option()] = None,
+    frontier: Annotated[bool, typer.Option("--frontier", help="Add the efficient frontier: expected cost against CVaR at several risk limits.")] = False,
+    out: OutOption = None,
+    as_of: AsOfOption = None,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Plan the purchase: how much to commit, with whom, for how long, and what to leave pay-as-used.
+
+    Over the demand scenarios of procure.yaml's `demand:` (sampled lognormal paths or
+    explicit ones), chooses whole-node commitments per offer, option and term, and the
+    pay-as-used sources (burst, on-demand, per-token within rate limits) that minimise
+    the expected cost per successful task, subject to `plan:` (max_vendor_share, CVaR
+    weight or limit at cvar_alpha, unserved_penalty_per_task). A mixed-integer program
+    solved by HiGHS; its time limit and optimality gap are stated. Shows the plan, the
+    best single offer and the saving against it, and the scenario table.
+
+    Examples:
+
+    \b
+        procure plan --as-of 2026-11-30
+        procure plan --frontier --format markdown
+        procure plan --out plan.json
+    """
+    from procure.analysis.decision import decide
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.plan import make_plan
+    from procure.io.workspace import load_workspace
+
+    format = chosen_format(format, out, TextFormat.table)
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
+    if format is TextFormat.table:
+        from procure.render.plan import plan_table
+
+        if ws.config.demand is None:  # the recommendation is the single offer until demand: is stated (decision.recommend)
+            first = decide(ev).headline + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
+        else:
+            first = decide(ev, result).headline
+        emit_table(plan_table(result), out, wide, first=first, columns=columns)
+        return
+    from procure.render.plan import plan_text
+
+    emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
+

@@ -1,0 +1,85 @@
+"""The comparison report and the board report, as PDF or HTML: report."""
+
+import contextlib
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from procure.cli.options import AsOfOption, RankBy, RankByOption, WorkspaceOption, as_day, chosen_format, format_option, ranks_by_horizon
+from procure.cli.output import say, stages, warn_plan_failed
+from procure.status import ExitStatus
+
+
+class ReportFormat(str, Enum):
+    pdf = "pdf"
+    html = "html"
+
+
+def report(
+    board: Annotated[bool, typer.Option("--board", help="The short board report instead of the full comparison.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="File to write (default: comparison.pdf, or board.pdf with --board); .html writes HTML.", dir_okay=False, show_default=False)] = None,
+    format: Annotated[Optional[ReportFormat], format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")] = None,
+    as_of: AsOfOption = None,
+    rank_by: RankByOption = RankBy.snapshot,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Write the comparison report (or, with --board, the board report) as PDF or HTML.
+
+    The comparison has a cover, an executive summary, the offers at a glance, the
+    cost curve and other charts, the horizon, grades, ratings, plan and hedging, a
+    page per offer with its arithmetic, and an appendix of assumptions, method and
+    the input files' SHA-256. The board report is a two-page decision memo: the ask
+    and its term sheet, the options, then the scenarios, risks and the hedge question.
+    --rank-by horizon ranks by the cost over horizon.months. With SOURCE_DATE_EPOCH
+    set, the output is byte-for-byte reproducible.
+
+    Examples:
+
+    \b
+        procure report
+        procure report --board --out reports/board.pdf
+        procure report --rank-by horizon --board
+        procure report --as-of 2026-11-29 --out comparison.html
+    """
+    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.render.documents import ReportError, check_source_date_epoch
+    from procure.render.report import render_report, report_workers
+    from procure.io.workspace import load_workspace
+
+    check_source_date_epoch()
+
+    format = chosen_format(format, out, ReportFormat.pdf)
+    kind = "board" if board else "comparison"
+    target = out or Path(f"{kind}.{format.value}")
+    from procure.render.report_data import ReportExtras, gather_extras
+
+    with stages() as stage, contextlib.ExitStack() as stack:
+        stage("loading the workspace")
+        ws = load_workspace(workspace)
+        # The layout processes start now, loading WeasyPrint while the evaluation runs.
+        workers = stack.enter_context(report_workers(kind, format.value))
+        by_horizon = ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
+        ev, inputs = evaluate_with_inputs(ws, as_day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months, by_horizon)
+
+        gathered: list[ReportExtras] = []
+
+        def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
+            stage("sensitivity, position, hedge, benchmark and the purchase plan")
+            gathered.append(gather_extras(ws, ev, inputs, board=board))
+            return gathered[-1]
+
+        try:
+            data = render_report(ev, kind, format.value, extras, stage, workers)
+        except ReportError as exc:
+            stage("failed")
+            say(f"error: {exc}")
+            raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
+    from procure.io.files import write_atomic
+
+    write_atomic(target, data)
+    if gathered and gathered[-1].recommendation is not None:
+        warn_plan_failed(gathered[-1].recommendation)
+    say(f"wrote {target}")
+

@@ -1,0 +1,304 @@
+"""The commands that make and update the workspace's files: init, import, grades update, index build, schema."""
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from procure.cli.options import (
+    ColumnsOption, OutOption, TextFormat, WideOption, WorkspaceOption, alias, chosen_format, columns_need_a_table, format_option, one_of,
+    problem, workspace_folder,
+)
+from procure.cli.output import emit, emit_table, enveloped, plain_console, say
+from procure.errors import InputError
+
+
+def init(
+    directory: Annotated[Optional[Path], typer.Argument(metavar="DIR", help="Folder for the new workspace (created; must not hold a workspace already).", file_okay=False, show_default=False)] = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="The same as DIR.", file_okay=False, show_default=False)] = None,
+) -> None:
+    """Write a fresh workspace from the example: procure.yaml, offers, grades, curves, market data.
+
+    Example:
+
+    \b
+        procure init rfp-2027 && cd rfp-2027 && procure compare
+    """
+    from procure.io.example import write_example
+
+    if (directory is None) == (workspace is None):
+        raise InputError([problem("init", "name the folder for the new workspace once: procure init DIR")])
+    directory = directory if directory is not None else workspace
+    assert directory is not None
+    written = write_example(Path(directory))
+    say(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}")
+
+
+def import_rfp(
+    sheet: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
+    template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
+    workspace: WorkspaceOption = Path("."),
+    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
+) -> None:
+    """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
+
+    Columns are named by the offer's field paths (pricing.gpu_hour,
+    service.sla.availability, responsibilities.monitoring, fees.onboarding.once, ...);
+    every row is validated and every problem is reported with its row and column;
+    nothing is written unless every row is valid, and existing files are kept unless
+    --force is given.
+
+    Examples:
+
+    \b
+        procure import --template rfp.xlsx
+        procure import responses.xlsx --out-dir offers/
+        procure import responses.csv --out-dir offers/ --force
+    """
+    out = one_of("--out-dir", out_dir, "--out", out)
+    if template is not None:
+        if sheet is not None:
+            from procure.errors import Problem
+
+            raise InputError([Problem("import", None, "", "give either an RFP file to import or --template FILE to write, not both")])
+        from procure.io.importers import write_template
+
+        write_template(template)
+        say(f"wrote {template}")
+        return
+    if sheet is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("import", None, "", "name the RFP file to import (or --template FILE for a blank one)")])
+    from procure.io.importers import import_offers
+
+    written = import_offers(sheet, out if out is not None else workspace_folder(workspace, "offers"), force)
+    for path in written:
+        say(f"wrote {path}")
+    say(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate")
+
+
+def grades_update(
+    write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+
+    A grade file written before a requirement was added (for example
+    provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
+    `procure validate` warns about it. Without --write this prints the change as a
+    unified diff and writes nothing.
+
+    Examples:
+
+    \b
+        procure grades update
+        procure grades update --write
+    """
+    import difflib
+
+    from procure.io.files import write_atomic
+    from procure.io.grades import stale_grades
+    from procure.io.workspace import find_workspace
+
+    root = find_workspace(workspace)
+    found = stale_grades(root)
+    if not found:
+        say("every grade file has the requirements of the current default grade of its id")
+        return
+    for stale in found:
+        diff = difflib.unified_diff(stale.current_text.splitlines(keepends=True), stale.updated_text.splitlines(keepends=True), f"{stale.file} (now)", f"{stale.file} (updated)")
+        sys.stdout.write("".join(diff))
+        if write:
+            write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
+            say(f"wrote {stale.file}")
+    if not write:
+        say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
+
+
+class Method(str, Enum):
+    median = "median"
+    trimmed_mean = "trimmed-mean"
+    volume_weighted = "volume-weighted"
+
+
+class Kind(str, Enum):
+    advertised = "advertised"
+    transacted = "transacted"
+    all = "all"
+
+
+class Term(str, Enum):
+    short = "0-3"
+    medium = "4-12"
+    long = "13-36"
+
+
+class Period(str, Enum):
+    week = "week"
+    month = "month"
+
+
+def index_build(
+    quotes: Annotated[Path, typer.Argument(metavar="FILE", help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.", dir_okay=False)],
+    method: Annotated[Method, typer.Option("--method", help="How a period's prices become its level.")] = Method.median,
+    kind: Annotated[Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")] = Kind.all,
+    term: Annotated[Optional[Term], typer.Option("--term", help="Only these contract terms, in months.", show_default=False)] = None,
+    grade: Annotated[Optional[str], typer.Option("--grade", metavar="ID", help="Only observations of this grade.", show_default=False)] = None,
+    gpu: Annotated[str, typer.Option("--gpu", metavar="NAME", help="Only observations of this GPU.")] = "B200",
+    scope_adjust: Annotated[bool, typer.Option("--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer.")] = False,
+    period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
+    format: Annotated[Optional[TextFormat], format_option("csv", "csv: the index (period, level, observations); the others add the methodology")] = None,
+    out: OutOption = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
+    wide: WideOption = False,
+    columns: ColumnsOption = None,
+    workspace: WorkspaceOption = Path("."),
+) -> None:
+    """Build a rental price index from price observations, and show how its level depends on the method.
+
+    Strata (term bucket x kind x grade; index.strata) get fixed weights (their share of
+    the base period's quotes, index.base_period, or index.weights), each stratum's level
+    by the chosen method (median, trimmed mean, or volume-weighted mean), no seller above
+    index.seller_cap of a stratum, thin strata (under index.min_quotes) carried forward
+    and flagged. The index is chain-linked: each period moves by the weighted strata's
+    price changes, so added or removed quotes never revise an earlier month. A reading
+    in index.readings is spliced in, flagged with its level jump. The
+    methodology, always shown (on standard error with csv), gives the latest period's
+    level under every method x kind x scope, the strata and the rules. Only procure.yaml
+    and grades/ are read, never the offers. The CSV can serve as market/index.csv.
+
+    Examples:
+
+    \b
+        procure index build market/quotes.csv --method volume-weighted --kind transacted
+        procure index build market/quotes.csv --term 13-36 --scope-adjust --out market/index-long.csv
+        procure index build market/quotes.csv --period week --format table
+        procure index build market/quotes.csv --out market/index.csv --replace
+    """
+    from procure.analysis.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
+    from procure.io.workspace import load_settings
+
+    format = chosen_format(format, out, TextFormat.csv)
+    columns_need_a_table({"columns": columns, "format": format})  # csv by default here
+    rows = read_quotes(quotes, str(quotes))
+    # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
+    # (an index-linked offer needs the index first). A plain build does without a workspace.
+    try:
+        config, grades = load_settings(workspace)
+        adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
+        settings = settings_from(config.index)
+    except InputError:
+        if scope_adjust or (Path(workspace) / "procure.yaml").is_file():
+            raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
+        adjustments, settings = None, StrataSettings()
+    build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
+    _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
+    if format is TextFormat.table:
+        from procure.render.market import index_table
+
+        emit_table(index_table(build), out, wide, columns=columns)
+        return
+    from procure.render.market import index_text
+
+    # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
+    # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
+    csv_out = format is TextFormat.csv
+    emit(enveloped("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
+    if format is TextFormat.csv:
+        from procure.render.market import methodology_table
+
+        plain_console(stderr=True).print(methodology_table(build))
+        for note in build.notes:
+            say(f"note: {note}")
+
+
+def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, period: str) -> None:
+    """index settings the build would silently not use are refused (exit 2, nothing written): a base
+    period without quotes or fixed weights for no stratum of the quotes (no level at all), a reading
+    before the first period of quotes, and two readings in one period (only one can be its level)."""
+    from procure.errors import Problem, format_field_path
+    from procure.analysis.market import period_start
+    from procure.io.yamlsafe import load_yaml
+
+    if not build.points:
+        return
+    first, last = build.points[0].period, build.points[-1].period
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    if settings.base is not None and settings.weights is None and all(p.level is None for p in build.points):
+        found.append((("index", "base_period"), f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day within them, or index.weights"))
+    if settings.weights is not None and all(p.level is None for p in build.points):
+        named = ", ".join(" / ".join(s) for s in sorted(settings.weights))
+        found.append((("index", "weights"), f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})"))
+    seen: dict[Any, Any] = {}
+    for i, reading in enumerate(settings.readings):
+        start = period_start(reading.date, period)
+        if start < first:
+            found.append((("index", "readings", i, "date"), f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a period the quotes build"))
+        elif start in seen:
+            found.append((("index", "readings", i, "date"), f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each {period} one reading"))
+        seen.setdefault(start, reading.date)
+    if found:
+        lines = load_yaml(workspace / "procure.yaml", "procure.yaml").lines
+        raise InputError([Problem("procure.yaml", lines.line_of(loc), format_field_path(loc), msg) for loc, msg in found])
+
+
+def _hashed(path: Path) -> list[dict[str, str]]:
+    """A file read outside a workspace, as the envelope lists inputs: its path and SHA-256."""
+    import hashlib
+
+    return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
+
+
+class SchemaName(str, Enum):
+    """Inputs (offer, grade, workspace) and every --format json document (schemas.py)."""
+
+    offer = "offer"
+    grade = "grade"
+    workspace = "workspace"
+    evaluation = "evaluation"
+    grading = "grading"
+    rate = "rate"
+    whatif = "whatif"
+    price_to_win = "price-to-win"
+    position = "position"
+    index = "index"
+    hedge = "hedge"
+    sensitivity = "sensitivity"
+    history = "history"
+    diff = "diff"
+    reevaluate = "reevaluate"
+    cashflow = "cashflow"
+    plan = "plan"
+    scorecard = "scorecard"
+
+
+def schema(
+    name: Annotated[SchemaName, typer.Argument(help="Which schema.")] = SchemaName.workspace,
+    out: OutOption = None,
+    workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
+) -> None:
+    """Print the JSON Schema of an input file or of a command's JSON output.
+
+    Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
+    schema_version, tool, command, as_of and inputs at its top level: evaluation
+    (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif
+    --price-to-win), position, index (index build), hedge, sensitivity, history, diff,
+    reevaluate, cashflow, plan.
+
+    Examples:
+
+    \b
+        procure schema offer > offer.schema.json
+        procure schema workspace
+        procure schema diff
+    """
+    from procure.render.schemas import json_schema
+
+    emit(json.dumps(json_schema(name.value), indent=2) + "\n", out)
+
