@@ -7,9 +7,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
-    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, ListFormat, OutOption, RankBy, RankByOption, RankTopOption, TextFormat,
-    WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option, horizon_option, offers_option, offers_shown, problem,
-    ranks_by_horizon, top_option,
+    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, CompareFormatOption, ListFormat, ListFormatOption, OutOption, RankBy,
+    RankByOption, RankTopOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option,
+    horizon_option, offers_option, offers_shown, problem, ranks_by_horizon, top_option, workbook_needs_out,
 )
 from procure.cli.output import emit, emit_table, enveloped, progress_bar, say, warn_expiring, warn_plan_failed
 from procure.errors import InputError, unknown_offer
@@ -55,7 +55,7 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
 def grade(
     offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
     top: Annotated[Optional[int], top_option("Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer).")] = None,
-    format: Annotated[Optional[ListFormat], format_option()] = None,
+    format: ListFormatOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -122,7 +122,7 @@ def grade(
 
 
 def compare(
-    format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
+    format: CompareFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
@@ -154,10 +154,7 @@ def compare(
         procure compare --offer keel-b200-mc --uncertainty
     """
     format = chosen_format(format, out, CompareFormat.table)
-    if format is CompareFormat.xlsx and out is None:
-        from procure.errors import Problem
-
-        raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out comparison.xlsx")])
+    workbook_needs_out(format, out, "comparison.xlsx")
     from procure.analysis.decision import recommend
     from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.io.workspace import load_workspace
@@ -187,27 +184,33 @@ def compare(
                 typer.echo(line)
         return
     if format is CompareFormat.xlsx:
-        from procure.io.files import write_atomic
-        from procure.render.workbook import to_xlsx
-
         assert out is not None
-        # The analyses with a table, each a sheet: the plan as solved above, the offers over the horizon
-        # (this evaluation's, or one over horizon.months, else 36, beside it), the sensitivity.
-        flows = None
-        if not ev.horizon_months:
-            flows, _ = evaluate_with_inputs(ws, as_day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
-        write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None, rec.plan_failed))
-        say(f"wrote {out}")
+        _write_workbook(ws, ev, inputs, rec, purchase, as_of, out)
         return
     from procure.render.ranking import RENDERERS
 
     emit(RENDERERS[format.value]((ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})), out)
 
 
+def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_of: Any, out: Path) -> None:
+    """compare --format xlsx: the analyses with a table, each a sheet: the offers, the plan as solved
+    for the recommendation, the offers over the horizon (this evaluation's, or one over horizon.months,
+    else 36, beside it), the sensitivity of the top three."""
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.files import write_atomic
+    from procure.render.workbook import to_xlsx
+
+    flows = None
+    if not ev.horizon_months:
+        flows, _ = evaluate_with_inputs(ws, as_day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
+    write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None, rec.plan_failed))
+    say(f"wrote {out}")
+
+
 def rate(
     offer: Annotated[Optional[list[str]], offers_option("Print only this offer's rating.")] = None,
     top: Annotated[Optional[int], top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).")] = None,
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -256,7 +259,7 @@ def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped
 def sensitivity(
     top: Annotated[Optional[int], top_option("How many of the top-ranked offers to follow (default 3).")] = None,
     offer: Annotated[Optional[list[str]], offers_option("Follow this offer instead of the top-ranked ones.")] = None,
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from procure.cli.options import (
-    AsOfOption, ColumnsOption, OutOption, TextFormat, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option, offer_option,
-    one_of, parse_date, problem, workspace_folder,
+    AsOfOption, ColumnsOption, OutDirAlias, OutOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, as_day, chosen_format,
+    offer_option, one_of, parse_date, problem, workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, say
 from procure.errors import InputError, unknown_offer
@@ -18,7 +18,7 @@ def scorecard(
     offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
     months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
     claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -90,7 +90,7 @@ def perf_import(
     name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
     trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=parse_date, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
-    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
+    out: OutDirAlias = None,
 ) -> None:
     """Import InferenceX benchmark rows, or your own trial results, as reference curves.
 

@@ -7,14 +7,17 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from procure.cli.options import AsOfOption, ColumnsOption, ListFormat, OutOption, WideOption, WorkspaceOption, as_day, chosen_format, format_option
+from procure.cli.options import (
+    AsOfOption, ColumnsOption, ListFormat, ListFormatOption, OutOption, WideOption, WorkspaceOption, as_day, chosen_format,
+    format_option,
+)
 from procure.cli.output import emit, emit_table, enveloped, say, warn_expiring
 from procure.errors import InputError
 from procure.status import ExitStatus
 
 
 def history(
-    format: Annotated[Optional[ListFormat], format_option()] = None,
+    format: ListFormatOption = None,
     out: OutOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
@@ -138,41 +141,19 @@ def reevaluate(
         procure reevaluate --accept --label "Dec re-check"
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.history import CONDITIONS, breaches, diff as compare_runs, latest_run_id, load_run, save_run
+    from procure.analysis.history import breaches, diff as compare_runs, latest_run_id, load_run, save_run
     from procure.render.history import diff_json, diff_markdown, diff_table
     from procure.io.workspace import load_workspace
 
     format = chosen_format(format, out, DiffFormat.table)
     ws = load_workspace(workspace)
-    settings = ws.config.reevaluate
-    limit = settings.max_increase
-    if max_increase is not None:
-        limit = _share(max_increase, "--max-increase")
-    conditions = tuple(settings.fail_on)
-    if fail_on is not None:
-        conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
-        unknown = [c for c in conditions if c not in CONDITIONS]
-        if unknown:
-            from procure.errors import Problem
-
-            raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
+    limit, conditions = _thresholds(ws.config.reevaluate, max_increase, fail_on)
     ev = run_evaluation(ws, as_day(as_of))
     warn_expiring(ev)
     delivered = _delivered_breaches(ws, ev, max_delivered_overrun)
     previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
     if previous is None:
-        run_id = save_run(ws.root, ev, label) if not delivered or accept else None
-        message = f"No earlier run: saved this evaluation as the baseline (run {run_id})." if run_id else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
-        lines = [f"- {b.condition}: {b.detail}" for b in delivered]
-        if format is DiffFormat.json:
-            emit(enveloped("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
-        elif format is DiffFormat.markdown:
-            emit(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), out)
-        else:
-            emit(message + "\n" + "".join(line + "\n" for line in lines), out)
-        if delivered and not accept:
-            say(f"{len(delivered)} threshold(s) breached by delivered evidence")
-            raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+        _first_run(ws, ev, delivered, accept, label, format, out)
         return
     result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
     breached = breaches(result, limit, conditions) + delivered
@@ -191,6 +172,44 @@ def reevaluate(
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
         say(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)")
+        raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+
+
+def _thresholds(settings: Any, max_increase: Optional[str], fail_on: Optional[str]) -> tuple[Any, tuple[str, ...]]:
+    """The cost increase and the conditions that fail a re-evaluation: the flags, else `reevaluate:`
+    in procure.yaml; an unknown condition is refused."""
+    from procure.analysis.history import CONDITIONS
+
+    limit = settings.max_increase
+    if max_increase is not None:
+        limit = _share(max_increase, "--max-increase")
+    conditions = tuple(settings.fail_on)
+    if fail_on is not None:
+        conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
+        unknown = [c for c in conditions if c not in CONDITIONS]
+        if unknown:
+            from procure.errors import Problem
+
+            raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
+    return limit, conditions
+
+
+def _first_run(ws: Any, ev: Any, delivered: list, accept: bool, label: Optional[str], format: DiffFormat, out: Optional[Path]) -> None:
+    """No earlier run to compare with: this one becomes the baseline, unless delivered evidence
+    breaches a threshold (then exit 3, unless --accept)."""
+    from procure.analysis.history import save_run
+
+    run_id = save_run(ws.root, ev, label) if not delivered or accept else None
+    message = f"No earlier run: saved this evaluation as the baseline (run {run_id})." if run_id else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
+    lines = [f"- {b.condition}: {b.detail}" for b in delivered]
+    if format is DiffFormat.json:
+        emit(enveloped("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
+    elif format is DiffFormat.markdown:
+        emit(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), out)
+    else:
+        emit(message + "\n" + "".join(line + "\n" for line in lines), out)
+    if delivered and not accept:
+        say(f"{len(delivered)} threshold(s) breached by delivered evidence")
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
 
 

@@ -169,6 +169,10 @@ def alias(*names: str, metavar: str | None = None, **kwargs: Any) -> Any:
     return typer.Option(*names, metavar=metavar, hidden=True, show_default=False, **kwargs)
 
 
+# --out, the older spelling of --out-dir (import, perf import).
+OutDirAlias = Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)]
+
+
 def horizon_option(help: str) -> Any:
     return typer.Option("--horizon", metavar="N", min=1, max=240, help=help, show_default=False)
 
@@ -210,6 +214,19 @@ def chosen_format(given: E | None, out: Path | None, default: E) -> E:
 def format_option(default: str = "table", help: str = "Output format") -> Any:
     """--format: given, or named by the --out suffix, else `default`."""
     return typer.Option("--format", "-f", help=f"{help} (default: what the --out suffix names, else {default}).", show_default=False)
+
+
+TextFormatOption = Annotated[Optional[TextFormat], format_option()]
+ListFormatOption = Annotated[Optional[ListFormat], format_option()]
+CompareFormatOption = Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")]
+
+
+def workbook_needs_out(format: Enum, out: Optional[Path], example: str) -> None:
+    """--format xlsx writes a workbook, which goes to a file: without --out it is refused (exit 2)."""
+    if format is CompareFormat.xlsx and out is None:
+        from procure.errors import Problem
+
+        raise InputError([Problem("--format xlsx", None, "", f"a workbook is written to a file: add --out {example}")])
 
 
 def columns_need_a_table(kwargs: dict[str, Any]) -> None:

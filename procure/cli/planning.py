@@ -1,13 +1,14 @@
 """The commands that decide what to buy and try changes to it: whatif, position, hedge, cashflow, plan."""
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from procure.cli.options import (
-    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, OutOption, RankTopOption, TextFormat, WideOption, WorkspaceOption,
-    alias, as_day, chosen_format, format_option, horizon_option, offer_option, offers_shown, one_of, problem, top_option,
+    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, CompareFormatOption, OutOption, RankTopOption, TextFormat,
+    TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, horizon_option, offer_option, offers_shown, one_of,
+    problem, top_option, workbook_needs_out,
 )
 from procure.cli.output import emit, emit_table, enveloped, say, warn_plan_failed
 from procure.errors import InputError, unknown_offer
@@ -40,7 +41,7 @@ def whatif(
     monthly: Annotated[float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")] = 0.0,
     price_to_win: Annotated[bool, typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader.")] = False,
     top: RankTopOption = None,
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -73,45 +74,20 @@ def whatif(
     ws = load_workspace(workspace)
     if top is not None and not price_to_win:
         raise InputError([problem("--top", "ranks the offers of --price-to-win: add --price-to-win")])
-    if price_to_win and (offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly):
-        from procure.errors import Problem
-
-        raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
     if price_to_win:
-        from procure.analysis.evaluate import evaluate
-        from procure.analysis.whatif import price_to_win as compute_price_to_win
+        if offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly:
+            from procure.errors import Problem
 
-        ev = evaluate(ws, as_day(as_of))
-        rows = compute_price_to_win(ev)
-        if top is not None and format is not TextFormat.json:
-            rows = rows[:top]
-        if format is TextFormat.table:
-            from procure.render.whatif import price_to_win_table
-
-            emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
-        else:
-            from procure.render.whatif import price_to_win_text
-
-            emit(enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
+            raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
+        _price_to_win(ws, as_of, top, format, out, wide, columns)
         return
     if offer_id is None:
         from procure.errors import Problem
 
         raise InputError([Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")])
-    from procure.analysis.whatif import Change, parse_change
     from procure.analysis.whatif import whatif as run_whatif
 
-    change = Change(
-        throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
-        price=parse_change(price, "--price") if price is not None else None,
-        availability=_fraction(availability, "--availability"),
-        utilization=_fraction(utilization, "--utilization"),
-        gpus=gpus,
-        one_off=_amount(one_off, "--one-off"),
-        monthly=_amount(monthly, "--monthly"),
-    )
-    if all(v is None for v in (throughput, price, availability, utilization, gpus)) and not one_off and not monthly:
-        raise InputError([problem("whatif", "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)")])
+    change = _change(throughput, price, availability, utilization, gpus, one_off, monthly)
     result = run_whatif(ws, offer_id, change, as_day(as_of))
     if format is TextFormat.table:
         from procure.render.whatif import whatif_table
@@ -125,11 +101,49 @@ def whatif(
     emit(enveloped("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, as_day(as_of)), inputs=ws.inputs), out)
 
 
+def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, out: Optional[Path], wide: bool, columns: Optional[list[str]]) -> None:
+    """whatif --price-to-win: for every acceptable offer, the list price at which it ties the leader;
+    --top cuts the list (JSON carries every offer)."""
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.whatif import price_to_win as compute_price_to_win
+
+    ev = evaluate(ws, as_day(as_of))
+    rows = compute_price_to_win(ev)
+    if top is not None and format is not TextFormat.json:
+        rows = rows[:top]
+    if format is TextFormat.table:
+        from procure.render.whatif import price_to_win_table
+
+        emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
+    else:
+        from procure.render.whatif import price_to_win_text
+
+        emit(enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
+
+
+def _change(throughput: Optional[str], price: Optional[str], availability: Optional[float], utilization: Optional[float], gpus: Optional[int], one_off: float, monthly: float) -> Any:
+    """The change to try, from whatif's options, each checked as it is read; no change at all is refused."""
+    from procure.analysis.whatif import Change, parse_change
+
+    change = Change(
+        throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
+        price=parse_change(price, "--price") if price is not None else None,
+        availability=_fraction(availability, "--availability"),
+        utilization=_fraction(utilization, "--utilization"),
+        gpus=gpus,
+        one_off=_amount(one_off, "--one-off"),
+        monthly=_amount(monthly, "--monthly"),
+    )
+    if all(v is None for v in (throughput, price, availability, utilization, gpus)) and not one_off and not monthly:
+        raise InputError([problem("whatif", "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)")])
+    return change
+
+
 def position(
     current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
     offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
     top: Annotated[Optional[int], top_option("Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).")] = None,
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -178,7 +192,7 @@ def hedge(
     offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer).")] = None,
     index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
     rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -231,7 +245,7 @@ def cashflow(
     horizon: Annotated[Optional[int], horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
     offer: Annotated[Optional[str], offer_option("Show one offer's month-by-month schedule.")] = None,
     top: RankTopOption = None,
-    format: Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")] = None,
+    format: CompareFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -259,10 +273,7 @@ def cashflow(
     from procure.io.workspace import load_workspace
 
     format = chosen_format(format, out, CompareFormat.table)
-    if format is CompareFormat.xlsx and out is None:
-        from procure.errors import Problem
-
-        raise InputError([Problem("--format xlsx", None, "", "a workbook is written to a file: add --out cashflow.xlsx")])
+    workbook_needs_out(format, out, "cashflow.xlsx")
     ws = load_workspace(workspace)
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
     ev, inputs = evaluate_with_inputs(ws, as_day(as_of), None, months, True)
@@ -290,7 +301,7 @@ def cashflow(
 
 
 def plan(
-    format: Annotated[Optional[TextFormat], format_option()] = None,
+    format: TextFormatOption = None,
     frontier: Annotated[bool, typer.Option("--frontier", help="Add the efficient frontier: expected cost against CVaR at several risk limits.")] = False,
     out: OutOption = None,
     as_of: AsOfOption = None,

@@ -9,8 +9,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
-    ColumnsOption, OutOption, TextFormat, WideOption, WorkspaceOption, alias, chosen_format, columns_need_a_table, format_option, one_of,
-    problem, workspace_folder,
+    ColumnsOption, OutDirAlias, OutOption, TextFormat, WideOption, WorkspaceOption, chosen_format, columns_need_a_table, format_option,
+    one_of, problem, workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, plain_console, say
 from procure.errors import InputError
@@ -43,7 +43,7 @@ def import_rfp(
     force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
     template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
     workspace: WorkspaceOption = Path("."),
-    out: Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)] = None,
+    out: OutDirAlias = None,
 ) -> None:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 

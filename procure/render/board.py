@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field
 from procure.model.costing import HOURS_PER_MONTH
 from procure.analysis.decision import decide
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
 from procure.model.inputs import HedgeConfig
 from procure.analysis.plan import PlanCase, PlanLine, PlanResult

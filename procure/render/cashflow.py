@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
 from procure.render.formats import DASH, markdown_table, md_cell, money, number, per_k, per_thousand

@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.model.inputs import OPERATING_JOBS
 
 if TYPE_CHECKING:

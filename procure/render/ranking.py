@@ -9,7 +9,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Callable
 
-from procure.analysis.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS, Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS, OfferRecord
 from procure.textsafe import csv_writer
 from procure.render.cashflow import bridge_notes
 from procure.render.fit import prioritise

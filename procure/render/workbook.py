@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
-from procure.analysis.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS
+from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.textsafe import formula_like
 from procure.render.ranking import CATEGORY_ABBREVIATIONS
 
