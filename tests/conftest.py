@@ -52,17 +52,19 @@ _build_each_app_once()
 # cost is the seconds it took in the last run (kept in .pytest_cache), else the figure below, measured on
 # two cores, else its number of tests at a typical test's time.
 
-# Seconds of a worker's time (setup, call and teardown), measured 2026-12-01 on two cores shared with other
-# jobs (load 8: about three times an idle machine's); only their order matters.
+# Seconds of a worker's time (setup, call and teardown): the slow modules measured 2026-12-02 in one whole run on
+# two cores shared with other jobs (load 3 to 6: about twice an idle machine's), the others 2026-12-01 (load 8);
+# only their order matters.
 SCOPE_SECONDS = {
     "slow": {
-        "tests/test_report_layout.py::[synthetic50]": 197, "tests/test_cli_report.py": 194, "tests/test_assemble.py": 167,
-        "tests/test_report_layout.py::[example]": 115, "tests/test_decision.py": 92, "tests/test_hostile_properties.py": 90,
-        "tests/test_documents.py": 87, "tests/test_hostile_faults.py": 80, "tests/test_hostile_data_loss.py": 79,
-        "tests/test_hostile_text.py": 75, "tests/test_history.py": 64, "tests/test_xlsx_live.py": 45,
-        "tests/test_report_layout.py::[real_offers]": 36, "tests/test_report_layout.py::[rated]": 36,
-        "tests/test_report_layout.py::[basic]": 24, "tests/test_report_layout.py::[offer_kinds]": 20,
-        "tests/test_report_layout.py::[many_fees]": 20, "tests/test_hostile_plan_limits.py": 17,
+        "tests/test_report_layout.py::[synthetic50]": 134, "tests/test_cli_report.py": 113,
+        "tests/test_report_layout.py::[example]": 100, "tests/test_assemble.py": 50, "tests/test_xlsx_live.py": 43,
+        "tests/test_hostile_faults.py": 38, "tests/test_hostile_properties.py": 36, "tests/test_documents.py": 32,
+        "tests/test_hostile_text.py": 24, "tests/test_hostile_data_loss.py": 23, "tests/test_decision.py": 19,
+        "tests/test_history.py": 17, "tests/test_report_layout.py::[rated]": 17,
+        "tests/test_report_layout.py::[real_offers]": 14, "tests/test_report_layout.py::[many_fees]": 12,
+        "tests/test_hostile_plan_limits.py": 11, "tests/test_report_layout.py::[basic]": 6,
+        "tests/test_report_layout.py::[offer_kinds]": 3,
     },
     "fast": {
         "tests/test_hostile_values.py": 73, "tests/test_cli_table_width.py": 60, "tests/test_hostile_paths.py": 41,

@@ -18,6 +18,13 @@ from procure.io.workspace import load_workspace
 AS_OF = date(2026, 11, 29)
 
 
+@pytest.fixture(autouse=True)
+def _solved_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the solver: every plan is solved here, never read from the run's solve cache
+    (tests/conftest.py), which a second run in the same checkout would otherwise serve."""
+    monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+
+
 def plan_for(root: Path, cfg: dict, offers: list[dict], names: list[str] | None = None, frontier: bool = False):
     return make_plan(load_workspace(write(root, cfg, offers, names)), AS_OF, frontier=frontier)
 
