@@ -440,7 +440,7 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
 def test_money_reads_in_one_unit_from_a_thousand_up():
     # A column of the memo holds "324 k" and "7,033" side by side otherwise: from 1,000 up a board
     # reads k or M; below 1,000 the full figure; never "1,000 k" where the next unit is meant.
-    from procure.render.text import cash
+    from procure.render.formats import cash
 
     assert [cash(v) for v in (466, 7033, 9949, 9951, 324_000)] == ["466", "7.0 k", "9.9 k", "10 k", "324 k"]
     assert cash(999_999, "USD") == "1.00 M USD" and cash(999.6) == "1.0 k"

@@ -4,7 +4,7 @@ import json
 
 from clihelp import AS_OF, run
 
-from procure.analysis.evaluate import METRIC_KEYS
+from procure.analysis.record import METRIC_KEYS
 
 
 def test_table_ranks_acceptable_offers_and_shows_reasons(data_dir):

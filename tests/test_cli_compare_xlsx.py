@@ -12,7 +12,7 @@ from datetime import datetime
 import pytest
 from clihelp import AS_OF, run
 
-from procure.analysis.evaluate import EXTRA_METRIC_KEYS, METRIC_KEYS
+from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 
 openpyxl = pytest.importorskip("openpyxl")
 

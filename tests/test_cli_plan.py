@@ -116,6 +116,6 @@ def test_vendor_text_prints_literally(tmp_path):
     ok(run("plan", "--as-of", AS_OF, "-w", ws, "--out", target))
     assert "[red]Evil[/red]" in target.read_text()
     markdown = ok(run("plan", "--format", "markdown", "--as-of", AS_OF, "-w", ws))
-    from procure.render.text import markdown_text  # the one escaping every Markdown output uses
+    from procure.render.formats import markdown_text  # the one escaping every Markdown output uses
 
     assert markdown_text("[red]Evil[/red] | <b>Co</b>") in markdown and "<b>" not in markdown

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.analysis.evaluate import GATES, METRIC_KEYS, evaluate
+from procure.analysis.evaluate import evaluate
+from procure.analysis.record import METRIC_KEYS
+from procure.analysis.gates import GATES
 from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)

@@ -23,7 +23,7 @@ from clihelp import AS_OF, assert_error, edit, run
 from procure import textsafe
 
 from procure.analysis import history
-from procure.render import text as render_text
+from procure.render import ranking, workbook
 
 ROOT = Path(__file__).parent.parent
 OFFER = "offers/alpha.yaml"
@@ -239,8 +239,8 @@ def test_cashflow_and_position_and_sensitivity_csv_are_safe(workspace_copy):
 
 
 def test_one_function_for_csv_and_xlsx_and_no_other_csv_writer():
-    assert render_text.formula_like is textsafe.formula_like
-    assert render_text.csv_writer is textsafe.csv_writer
+    assert workbook.formula_like is textsafe.formula_like
+    assert ranking.csv_writer is textsafe.csv_writer
     for path in (ROOT / "procure").rglob("*.py"):
         if path.name != "textsafe.py":
             assert "csv.writer(" not in path.read_text(encoding="utf-8"), path

@@ -941,7 +941,7 @@ def test_sensitivity_reports_the_knife_edge_gate_as_a_flip(workspace_copy):
     assert (row.leader_low, row.leader_high, row.flips) == ("anchor", "floaty", True)
     assert row.leader_cost_low == pytest.approx(3.6 / (450 * 0.99), rel=1e-12)
     assert row.leader_cost_high == pytest.approx(3.3 / (450 * 0.995), rel=1e-12)
-    from procure.render.text import sensitivity_rows
+    from procure.render.sensitivity import sensitivity_rows
 
     _, rows = sensitivity_rows(result, "USD")
     shown = next(r for r in rows if r[0] == "availability (every offer)")

@@ -22,7 +22,7 @@ from clihelp import run
 from procure.analysis.evaluate import evaluate, evaluate_with_inputs, verdict_lines
 from procure.model.inputs import OPERATING_JOBS, Assumptions
 from procure.model.rating import RATE_BEFORE_SIGNING, ReliabilityResult, availability_layers
-from procure.render.text import first_reason
+from procure.render.ranking import first_reason
 from procure.io.workspace import load_workspace
 
 DATA = Path(__file__).parent / "data" / "verdicts"

@@ -13,8 +13,9 @@ present-value cost, and the present value of cost per present value of successfu
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -249,6 +250,280 @@ def remaining_balance(capital: float, rate: float, life_years: float, years_used
     return capital * (grow_n - grow_t) / (grow_n - 1)
 
 
+@dataclass
+class _Offer:
+    """One offer on the horizon's calendar: its delivery month, term, ramp and prepaid share, and the rent it
+    pays today, which every month of the schedule, the prepayment and the commitment price from alike."""
+
+    record: Any
+    config: HorizonConfig
+    fx: float
+    index_level: float | None
+    start: int
+    term: int
+    ramp: list[int] | None
+    prepay: float
+    linked: IndexLinked | None
+    rent_now: float
+
+    def index_at(self, month: int) -> float | None:
+        """The index level the horizon assumes in `month` (None without an index)."""
+        return index_in(self.index_level, self.config.index_growth, month) if self.index_level is not None else None
+
+    def rent_in(self, contract_month: int) -> float:
+        """The rent per GPU-hour in a contract month (1 = delivery)."""
+        contract, pricing, linked, term = self.record.terms.contract, self.record.terms.pricing, self.linked, self.term
+        month = self.start + contract_month - 1
+        factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
+        if contract_month <= term:
+            if linked is not None and self.index_level is not None:
+                return index_linked_rent(self.index_at(month), linked.spread, linked.floor, linked.cap, self.fx, pricing.discount) * factor  # type: ignore[arg-type]
+            return self.rent_now * factor
+        return renewal_rent(
+            self.config.renewal, renewal_base(self.rent_now, contract, term), self.index_level, self.index_at(month),
+            linked, self.fx, pricing.discount, 1.0, self.rent_now * factor,
+        )
+
+
+def _offer_on_calendar(record, config: HorizonConfig, as_of: date, fx: float, index_level: float | None, price_shift: float) -> _Offer:  # type: ignore[no-untyped-def]
+    """Where the offer's months fall and what it charges today: delivery after the expected delay, the prepaid
+    share (none for owned or per-token offers), and today's rent moved by `price_shift` (an index-linked
+    offer's spread instead), so that the price to tie can move the list price and nothing else."""
+    terms = record.terms
+    pricing = terms.pricing
+    prepay = pricing.prepay_fraction if record.pricing_basis not in ("owned", "per_token") else 0.0
+    linked = pricing.index_linked
+    if linked is not None and price_shift:
+        linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
+    rent_now = (record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
+    if linked is not None and index_level is not None:
+        rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
+    return _Offer(
+        record=record, config=config, fx=fx, index_level=index_level,
+        start=delivery_month(terms.delivery, as_of, config.expected_delay_weeks), term=record.term_months,
+        ramp=terms.contract.ramp.gpus_by_month if terms.contract.ramp else None, prepay=prepay, linked=linked, rent_now=rent_now,
+    )
+
+
+class _Charges(NamedTuple):
+    """The offer's charges besides rent, in the workspace currency: fees by kind, software, the buyer's staff."""
+
+    once: float
+    fixed_fees: float
+    monthly_fees: float
+    usage_fee: float
+    software: float
+    staff_month: float
+
+
+def _charges(record, fx: float, fte_cost_year: float) -> _Charges:  # type: ignore[no-untyped-def]
+    """One-off fees are paid at signing; fixed monthly and per-TB fees every month; per-GPU-hour fees on the hours
+    used; software per GPU-hour and the buyer's operating staff (FTEs x a year's cost / 12) every month."""
+    fees = record.terms.pricing.fees
+    m = record.metrics
+    once = sum(f.once for f in fees if f.once is not None) * fx
+    fixed_fees = sum(f.monthly for f in fees if f.monthly is not None) * fx
+    monthly_fees = fixed_fees + sum(f.per_tb * (f.tb_per_month or 0) for f in fees if f.per_tb is not None) * fx
+    usage_fee = sum(f.gpu_hour for f in fees if f.gpu_hour is not None) * fx
+    return _Charges(once, fixed_fees, monthly_fees, usage_fee, m.get("software") or 0.0, (m.get("ops_fte") or 0.0) * fte_cost_year / 12)
+
+
+def _sla_credit_share(record, config: HorizonConfig, notes: list[str]) -> float:  # type: ignore[no-untyped-def]
+    """The expected SLA credit as a share of the month's rent, from a distribution of monthly availability around
+    the expected one; credits the buyer must claim count at horizon.claim_success of their value."""
+    contract = record.terms.contract
+    sla = record.terms.service.sla
+    credit_share = 0.0
+    if contract.sla_credits and sla is not None and record.metrics.get("availability") is not None:
+        credit_share = expected_credit_share(
+            sla.availability, record.metrics["availability"], contract.sla_credits.rate_per_point, contract.sla_credits.cap, config.downtime_cv
+        )
+        automatic = contract.sla_credits.automatic if contract.sla_credits.automatic is not None else sla.automatic_credits
+        if not automatic and credit_share > 0:
+            credit_share *= config.claim_success
+            notes.append(f"SLA credits must be claimed: counted at {config.claim_success:.0%} of their expected value")
+    return credit_share
+
+
+class _Equipment(NamedTuple):
+    """Owned equipment on the horizon: capital paid at signing and again at each replacement, running cost per GPU
+    a month, and the value left at the horizon. All zero for an offer that is not owned."""
+
+    capital: float
+    running: float
+    replacements: set[int]
+    residual: float
+
+
+def _owned_equipment(record, horizon: int, start: int, fx: float, cost_of_capital: float, notes: list[str]) -> _Equipment:  # type: ignore[no-untyped-def]
+    """Equipment past its life is replaced like for like (at today's capex), as the capital recovery factor of the
+    snapshot assumes: a horizon longer than the life never serves on free hardware. What is left at the horizon
+    is the remaining balance of the annuity, credited in the last month."""
+    owned = record.terms.pricing.owned
+    if record.pricing_basis != "owned" or owned is None:
+        return _Equipment(0.0, 0.0, set(), 0.0)
+    replacements: set[int] = set()
+    capital = owned.capex_per_gpu * fx * (record.terms.gpus or 0)
+    running = (owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH + owned.colo_kw_month * owned.power_kw_per_gpu) * fx
+    life_months = max(1, round(owned.life_years * 12))
+    latest = start
+    while latest + life_months <= horizon:
+        latest += life_months
+        replacements.add(latest)
+    if replacements:
+        notes.append(
+            f"owned equipment is replaced at the end of its {owned.life_years:g}-year life, at today's capex ({capital:,.0f}), in month "
+            + ", ".join(str(m) for m in sorted(replacements))
+        )
+    years_used = max(0, horizon - latest + 1) / 12
+    residual = remaining_balance(capital, cost_of_capital, owned.life_years, years_used)
+    if residual:
+        notes.append(
+            f"owned equipment keeps {residual:,.0f} of value at the horizon (the remaining balance of its {owned.life_years:g}-year annuity "
+            f"at {cost_of_capital:.0%} after {years_used * 12:g} months from {'delivery' if latest == start else 'its replacement'}), credited in the last month"
+        )
+    return _Equipment(capital, running, replacements, residual)
+
+
+def _prepayment(offer: _Offer) -> dict[int, float]:
+    """The prepayment drawn in each contract month: the prepaid share of that month's rent on the billed GPUs,
+    with the ramp and the escalator; their sum is paid at signing."""
+    drawn: dict[int, float] = {}
+    if offer.prepay:
+        ramp = offer.ramp
+        target = offer.record.metrics.get("billed_gpus") or 0.0
+        for k in range(1, offer.term + 1):
+            gpus_k = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
+            drawn[k] = offer.prepay * offer.rent_in(k) * gpus_k * HOURS_PER_MONTH
+    return drawn
+
+
+def _price_month(flow: MonthFlow, offer: _Offer, charges: _Charges, equipment: _Equipment, credit_share: float, k: int, tasks_per_month: float | None) -> None:
+    """A served month's costs by pricing basis: per-token charges on the tasks, owned equipment's running costs,
+    or rent (net of the prepaid share in the term), fees topped up to a minimum monthly bill, and the expected
+    SLA credits (counted only with horizon.count_sla_credits)."""
+    record, contract, fx = offer.record, offer.record.terms.contract, offer.fx
+    hours = flow.gpus * HOURS_PER_MONTH
+    if record.pricing_basis == "per_token":
+        # The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the
+        # fees and the buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee
+        # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
+        factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+        # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
+        today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
+        flow.rent = today * (tasks_per_month or 0.0) * factor
+        flow.fees = charges.monthly_fees
+        flow.staff = charges.staff_month
+        flow.successful_tasks = tasks_per_month or 0.0
+    elif record.pricing_basis == "owned":
+        flow.power_colo = equipment.running * flow.gpus
+        flow.staff = charges.staff_month
+        flow.software = charges.software * hours
+    else:
+        rent = offer.rent_in(k) * hours
+        flow.rent = rent * (1 - offer.prepay) if flow.phase == "term" else rent
+        flow.fees = charges.monthly_fees + charges.usage_fee * hours
+        if contract.minimum_monthly is not None and flow.phase == "term":
+            flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
+        flow.staff = charges.staff_month
+        flow.software = charges.software * hours
+        flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
+        if offer.config.count_sla_credits:
+            flow.credits = flow.sla_credits
+
+
+def _month_flows(
+    offer: _Offer, charges: _Charges, equipment: _Equipment, credit_share: float, drawn: dict[int, float],
+    horizon: int, as_of: date, tasks_per_month: float | None, vendor_default_rate: float,
+) -> list[MonthFlow]:
+    """Months 1..horizon: each month's costs, the expected loss on the prepayment not yet earned, the successful
+    tasks, the late-delivery credit in the month of delivery, and replacement, exit and residual value."""
+    record, config, fx, start = offer.record, offer.config, offer.fx, offer.start
+    contract = record.terms.contract
+    capacity = record.metrics.get("capacity_per_gpu_hour")  # successful tasks per GPU-hour at full use
+    unearned = sum(drawn.values())
+    flows = []
+    for month, gpus, phase, k in service_months(record, horizon, config, as_of):
+        flow = MonthFlow(month=month, gpus=gpus, phase=phase, index_level=offer.index_at(month))
+        hours = gpus * HOURS_PER_MONTH
+        if month >= start:
+            _price_month(flow, offer, charges, equipment, credit_share, k, tasks_per_month)
+        # The prepayment not yet earned is lost if the vendor fails: the expected loss is the monthly
+        # default probability x the balance outstanding at mid-month.
+        if unearned > 0:
+            used = drawn.get(k, 0.0) if month >= start else 0.0
+            flow.prepay_risk = vendor_default_rate / 12 * (unearned - used / 2)
+            unearned = max(0.0, unearned - used)
+        if record.pricing_basis != "per_token" and capacity and month >= start:
+            delivered = capacity * hours
+            flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
+        if month == start and contract.late_delivery and config.expected_delay_weeks and record.terms.delivery is not None:
+            late = contract.late_delivery.per_week * config.expected_delay_weeks * fx
+            if contract.late_delivery.cap is not None:
+                late = min(late, contract.late_delivery.cap * fx)
+            flow.credits -= late
+        if month in equipment.replacements:
+            flow.capital += equipment.capital
+        if month == horizon:
+            if contract.exit:
+                flow.exit = (contract.exit.offboarding + contract.exit.egress_tb * contract.exit.egress_per_tb) * fx
+            flow.capital -= equipment.residual
+        flows.append(flow)
+    return flows
+
+
+def _horizon_notes(offer: _Offer, months: list[MonthFlow], horizon: int, vendor_default_rate: float, notes: list[str]) -> tuple[float, float]:
+    """What the figures alone do not say: a late delivery, the renewal rule after the term, the expected SLA
+    credits (and whether they are counted), the expected loss on prepayment. Returns the SLA credits and that
+    loss over the horizon (both positive)."""
+    record, config, start, term = offer.record, offer.config, offer.start, offer.term
+    if start > 1:
+        notes.append(f"delivered in month {start}: nothing to serve before")
+    if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
+        notes.append(f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})")
+    sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
+    if sla_total > 0:
+        notes.append(
+            f"expected SLA credits {sla_total:,.0f}: "
+            + ("counted in the cost (horizon.count_sla_credits: true)" if config.count_sla_credits else "shown, not counted: a remedy, not a saving")
+        )
+    risk_total = sum(f.prepay_risk for f in months)
+    if risk_total > 0:
+        notes.append(f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of {vendor_default_rate:.1%} a year")
+    return sla_total, risk_total
+
+
+def _committed_payments(offer: _Offer, charges: _Charges, last: int) -> float:
+    """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, the
+    per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
+    topped up to a minimum monthly bill; per-TB fees depend on use and bind nothing."""
+    contract, ramp = offer.record.terms.contract, offer.ramp
+    committed = float(offer.record.terms.gpus or 0)
+    paid = 0.0
+    for k in range(1, min(offer.term, last) + 1):
+        available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
+        hours = available * HOURS_PER_MONTH
+        rent = offer.rent_in(k) * hours
+        fees = charges.fixed_fees + charges.usage_fee * hours
+        if contract.minimum_monthly is not None:
+            fees += max(0.0, contract.minimum_monthly * offer.fx - (rent + fees))
+        paid += rent * (1 - offer.prepay) + fees
+    return paid
+
+
+def _commitment(offer: _Offer, charges: _Charges, months: list[MonthFlow], total_prepay: float) -> float:
+    """What signing binds the buyer to pay: owned equipment's capital; else the prepayment, one-off fees and the
+    term's committed payments, or less when a termination clause lets the buyer leave after its notice for a fee."""
+    record = offer.record
+    if record.pricing_basis == "owned":
+        return months[0].capital
+    termination = record.terms.contract.termination
+    commitment = total_prepay + charges.once + _committed_payments(offer, charges, offer.term)
+    if termination is not None:
+        commitment = min(commitment, total_prepay + charges.once + _committed_payments(offer, charges, termination.notice_months) + termination.fee * offer.fx)
+    return commitment
+
+
 def schedule(
     record,  # type: ignore[no-untyped-def]
     horizon: int,
@@ -266,198 +541,32 @@ def schedule(
 
     `price_shift` moves the list price per GPU-hour (workspace currency; an index-linked offer's
     spread) for the price to tie."""
-    terms = record.terms
-    contract = terms.contract
-    m = record.metrics
     notes: list[str] = []
-    start = delivery_month(terms.delivery, as_of, config.expected_delay_weeks)
-    term = record.term_months
-    months = [MonthFlow(month=0, gpus=0.0, phase="signing", index_level=index_level)]
-    capacity = m.get("capacity_per_gpu_hour")  # successful tasks per GPU-hour at full use
-    ramp = contract.ramp.gpus_by_month if contract.ramp else None
-    pricing = terms.pricing
-    prepay = pricing.prepay_fraction if record.pricing_basis not in ("owned", "per_token") else 0.0
-    service = {month: (gpus, phase, k) for month, gpus, phase, k in service_months(record, horizon, config, as_of)}
-    linked = pricing.index_linked
-    if linked is not None and price_shift:
-        linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
-    rent_now = (m.get("rent_today", m.get("rent")) or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
-    if linked is not None and index_level is not None:
-        rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
-
-    def index_at(month: int) -> float | None:
-        return index_in(index_level, config.index_growth, month) if index_level is not None else None
-
-    def rent_in(contract_month: int) -> float:
-        """The rent per GPU-hour in a contract month (1 = delivery)."""
-        month = start + contract_month - 1
-        factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
-        if contract_month <= term:
-            if linked is not None and index_level is not None:
-                return index_linked_rent(index_at(month), linked.spread, linked.floor, linked.cap, fx, pricing.discount) * factor  # type: ignore[arg-type]
-            return rent_now * factor
-        return renewal_rent(config.renewal, renewal_base(rent_now, contract, term), index_level, index_at(month), linked, fx, pricing.discount, 1.0, rent_now * factor)
-
-    once = sum(f.once for f in pricing.fees if f.once is not None) * fx
-    fixed_fees = sum(f.monthly for f in pricing.fees if f.monthly is not None) * fx
-    monthly_fees = fixed_fees + sum(f.per_tb * (f.tb_per_month or 0) for f in pricing.fees if f.per_tb is not None) * fx
-    usage_fee = sum(f.gpu_hour for f in pricing.fees if f.gpu_hour is not None) * fx
-    software = m.get("software") or 0.0
-    staff_month = (m.get("ops_fte") or 0.0) * fte_cost_year / 12
-
-    # Expected SLA credits, from a distribution of monthly availability around the expected one.
-    credit_share = 0.0
-    sla = terms.service.sla
-    if contract.sla_credits and sla is not None and m.get("availability") is not None:
-        credit_share = expected_credit_share(sla.availability, m["availability"], contract.sla_credits.rate_per_point, contract.sla_credits.cap, config.downtime_cv)
-        automatic = contract.sla_credits.automatic if contract.sla_credits.automatic is not None else sla.automatic_credits
-        if not automatic and credit_share > 0:
-            credit_share *= config.claim_success
-            notes.append(f"SLA credits must be claimed: counted at {config.claim_success:.0%} of their expected value")
-    count_credits = config.count_sla_credits
-
-    owned = pricing.owned
-    residual = 0.0
-    replacements: set[int] = set()
-    capital = 0.0
-    if record.pricing_basis == "owned" and owned is not None:
-        capital = owned.capex_per_gpu * fx * (terms.gpus or 0)
-        months[0].capital = capital
-        running = (owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH + owned.colo_kw_month * owned.power_kw_per_gpu) * fx
-        # Equipment past its life is replaced like for like (at today's capex), as the capital recovery
-        # factor of the snapshot assumes: a horizon longer than the life never serves on free hardware.
-        life_months = max(1, round(owned.life_years * 12))
-        latest = start
-        while latest + life_months <= horizon:
-            latest += life_months
-            replacements.add(latest)
-        if replacements:
-            notes.append(
-                f"owned equipment is replaced at the end of its {owned.life_years:g}-year life, at today's capex ({capital:,.0f}), in month "
-                + ", ".join(str(m) for m in sorted(replacements))
-            )
-        years_used = max(0, horizon - latest + 1) / 12
-        residual = remaining_balance(capital, cost_of_capital, owned.life_years, years_used)
-        if residual:
-            notes.append(
-                f"owned equipment keeps {residual:,.0f} of value at the horizon (the remaining balance of its {owned.life_years:g}-year annuity "
-                f"at {cost_of_capital:.0%} after {years_used * 12:g} months from {'delivery' if latest == start else 'its replacement'}), credited in the last month"
-            )
-    else:
-        running = 0.0
-
+    offer = _offer_on_calendar(record, config, as_of, fx, index_level, price_shift)
+    charges = _charges(record, fx, fte_cost_year)
+    credit_share = _sla_credit_share(record, config, notes)
+    equipment = _owned_equipment(record, horizon, offer.start, fx, cost_of_capital, notes)
+    signing = MonthFlow(month=0, gpus=0.0, phase="signing", index_level=index_level)
+    if record.pricing_basis == "owned" and record.terms.pricing.owned is not None:
+        signing.capital = equipment.capital
+    drawn = _prepayment(offer)
     total_prepay = 0.0
-    drawn: dict[int, float] = {}
-    if prepay:
-        target = m.get("billed_gpus") or 0.0
-        for k in range(1, term + 1):
-            gpus_k = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
-            drawn[k] = prepay * rent_in(k) * gpus_k * HOURS_PER_MONTH
+    if offer.prepay:
         total_prepay = sum(drawn.values())
-        months[0].prepayment = total_prepay
-    months[0].fees = once
-
-    unearned = total_prepay
-    for month in range(1, horizon + 1):
-        gpus, phase, k = service[month]
-        flow = MonthFlow(month=month, gpus=gpus, phase=phase, index_level=index_at(month))
-        hours = gpus * HOURS_PER_MONTH
-        if record.pricing_basis == "per_token":
-            # The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the
-            # fees and the buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee
-            # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
-            if month >= start:
-                factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
-                # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
-                today = (m.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, term) or 1.0)
-                flow.rent = today * (tasks_per_month or 0.0) * factor
-                flow.fees = monthly_fees
-                flow.staff = staff_month
-                flow.successful_tasks = tasks_per_month or 0.0
-        elif record.pricing_basis == "owned":
-            if month >= start:
-                flow.power_colo = running * gpus
-                flow.staff = staff_month
-                flow.software = software * hours
-        elif month >= start:
-            rent = rent_in(k) * hours
-            flow.rent = rent * (1 - prepay) if phase == "term" else rent
-            flow.fees = monthly_fees + usage_fee * hours
-            if contract.minimum_monthly is not None and phase == "term":
-                flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
-            flow.staff = staff_month
-            flow.software = software * hours
-            flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
-            if count_credits:
-                flow.credits = flow.sla_credits
-        # The prepayment not yet earned is lost if the vendor fails: the expected loss is the monthly
-        # default probability x the balance outstanding at mid-month.
-        if unearned > 0:
-            used = drawn.get(k, 0.0) if month >= start else 0.0
-            flow.prepay_risk = vendor_default_rate / 12 * (unearned - used / 2)
-            unearned = max(0.0, unearned - used)
-        if record.pricing_basis != "per_token" and capacity and month >= start:
-            delivered = capacity * hours
-            flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
-        if month == start and contract.late_delivery and config.expected_delay_weeks and terms.delivery is not None:
-            late = contract.late_delivery.per_week * config.expected_delay_weeks * fx
-            if contract.late_delivery.cap is not None:
-                late = min(late, contract.late_delivery.cap * fx)
-            flow.credits -= late
-        if month in replacements:
-            flow.capital += capital
-        if month == horizon:
-            if contract.exit:
-                flow.exit = (contract.exit.offboarding + contract.exit.egress_tb * contract.exit.egress_per_tb) * fx
-            flow.capital -= residual
-        months.append(flow)
+        signing.prepayment = total_prepay
+    signing.fees = charges.once
+    months = [signing, *_month_flows(offer, charges, equipment, credit_share, drawn, horizon, as_of, tasks_per_month, vendor_default_rate)]
     for flow in months:
         flow.total = flow.prepayment + flow.rent + flow.fees + flow.staff + flow.software + flow.power_colo + flow.capital + flow.credits + flow.prepay_risk + flow.exit
 
-    if start > 1:
-        notes.append(f"delivered in month {start}: nothing to serve before")
-    if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
-        notes.append(f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})")
-    sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
-    if sla_total > 0:
-        notes.append(
-            f"expected SLA credits {sla_total:,.0f}: " + ("counted in the cost (horizon.count_sla_credits: true)" if count_credits else "shown, not counted: a remedy, not a saving")
-        )
-    risk_total = sum(f.prepay_risk for f in months)
-    if risk_total > 0:
-        notes.append(f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of {vendor_default_rate:.1%} a year")
-
-    def pv(value: float, month: int) -> float:
-        return value / (1 + cost_of_capital) ** (month / 12)
-
-    npv_cost = sum(pv(f.total, f.month) for f in months)
-    npv_tasks = sum(pv(f.successful_tasks, f.month) for f in months)
-
-    def committed_payments(last: int) -> float:
-        """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, the
-        per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
-        topped up to a minimum monthly bill; per-TB fees depend on use and bind nothing."""
-        committed = float(terms.gpus or 0)
-        paid = 0.0
-        for k in range(1, min(term, last) + 1):
-            available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
-            hours = available * HOURS_PER_MONTH
-            rent = rent_in(k) * hours
-            fees = fixed_fees + usage_fee * hours
-            if contract.minimum_monthly is not None:
-                fees += max(0.0, contract.minimum_monthly * fx - (rent + fees))
-            paid += rent * (1 - prepay) + fees
-        return paid
-
-    if record.pricing_basis == "owned":
-        commitment = months[0].capital
-    else:
-        commitment = total_prepay + once + committed_payments(term)
-        if contract.termination is not None:
-            commitment = min(commitment, total_prepay + once + committed_payments(contract.termination.notice_months) + contract.termination.fee * fx)
+    sla_total, risk_total = _horizon_notes(offer, months, horizon, vendor_default_rate, notes)
+    npv_cost = sum(f.total / (1 + cost_of_capital) ** (f.month / 12) for f in months)
+    npv_tasks = sum(f.successful_tasks / (1 + cost_of_capital) ** (f.month / 12) for f in months)
+    commitment = _commitment(offer, charges, months, total_prepay)
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
-        notes.append(_below_commitment(total_cost, commitment, horizon, start, term, m.get("billed_gpus") or 0.0, float(terms.gpus or 0), ramp, months, residual))
+        billed, committed = record.metrics.get("billed_gpus") or 0.0, float(record.terms.gpus or 0)
+        notes.append(_below_commitment(total_cost, commitment, horizon, offer.start, offer.term, billed, committed, offer.ramp, months, equipment.residual))
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
@@ -468,10 +577,10 @@ def schedule(
         npv_tasks=npv_tasks,
         horizon_cost_per_task=npv_cost / npv_tasks if npv_tasks > 0 else None,
         sla_credits_expected=sla_total,
-        sla_credits_counted=count_credits,
+        sla_credits_counted=config.count_sla_credits,
         prepay_risk=risk_total,
-        residual_value=residual,
-        delivery_month=start,
+        residual_value=equipment.residual,
+        delivery_month=offer.start,
         months=months,
         notes=notes,
     )

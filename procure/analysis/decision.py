@@ -27,7 +27,8 @@ from procure.model.costing import HOURS_PER_MONTH
 
 if TYPE_CHECKING:
     from procure.errors import Problem
-    from procure.analysis.evaluate import CostInputs, Evaluation, OfferRecord
+    from procure.analysis.evaluate import CostInputs, Evaluation
+    from procure.analysis.record import OfferRecord
     from procure.analysis.plan import PlanCase, PlanLine, PlanResult
     from procure.io.workspace import Workspace
 

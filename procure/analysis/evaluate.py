@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
 import numpy as np
 
@@ -18,155 +18,23 @@ from pydantic import BaseModel, Field
 from procure.model.units import PerThousand
 
 from procure import __version__
-from procure.model.costing import INPUT_COLUMNS, OUTPUT_COLUMNS, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
+from procure.model.costing import INPUT_COLUMNS, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
 from procure.errors import InputError, Problem
-from procure.model.grading import GradeResult, grade_offer
+from procure.model.grading import grade_offer
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
-from procure.model.performance import ThroughputReading, pareto_frontier, reading_mean, throughput_at, ttft_at
-from procure.model.rating import RATE_BEFORE_SIGNING, UNRATED, AvailabilityLayers, Rating, ReliabilityResult, assign_tiers, availability_layers, method_text, published_disagrees, rate_offer, reliability_of
+from procure.model.performance import ThroughputReading, reading_mean, throughput_at
+from procure.model.rating import RATE_BEFORE_SIGNING, AvailabilityLayers, Rating, assign_tiers, availability_layers, method_text, rate_offer, reliability_of
 from procure.analysis.cashflow import HorizonResult
+from procure.analysis.gates import GATES, GateResult
+from procure.analysis.record import OfferRecord, finite_or_none, frontier_points, offer_record
 from procure.analysis.recommendation import Recommendation
-from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, OfferRange, UncertaintyInfo, point_throughput_factor
+from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, UncertaintyInfo, point_throughput_factor
 from procure.io.workspace import IndexLevel, Workspace
 
 SCHEMA_VERSION = "1.1"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py)
 
-# The metrics every offer carries (null where a figure cannot be computed); names are a contract.
-METRIC_KEYS: tuple[str, ...] = (
-    "rent",
-    "fees",
-    "financing",
-    "ops",
-    "software",
-    "full",
-    "throughput",
-    "availability",
-    "success_rate",
-    "utilization",
-    "fill",
-    "successful_tasks_per_gpu_hour",
-    "cost_per_task",
-    "rent_per_task",
-    "cost_per_mtok",
-    "gpus_needed",
-    "monthly_spend",
-)
-HORIZON_METRIC_KEYS: tuple[str, ...] = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
-EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader", "rent_term_average", "restart_cost_per_task") + HORIZON_METRIC_KEYS
-
-# Offers that expire within this many days of the as-of date are warned about.
-EXPIRY_WARNING_DAYS = 14
-
-# An index level older than this (days before as-of) is flagged on index-linked offers.
-STALE_INDEX_DAYS = 31
-
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05
-
-GATES: tuple[str, ...] = ("quality", "latency", "ttft", "availability", "security", "region", "capacity", "grade", "validity")
-
-ATTESTATION_NAMES = {"soc2_type2": "SOC 2 Type II", "iso27001": "ISO 27001"}
-
-
-class GateResult(BaseModel):
-    gate: str
-    passed: bool
-    detail: str
-    margin: float | None = Field(None, description="relative headroom over the requirement (0.05 = 5% to spare); null for yes/no gates")
-
-
-class RequirementRecord(BaseModel):
-    requirement: str
-    expected: str
-    observed: str
-    passed: bool
-
-
-class GradingRecord(BaseModel):
-    grade: str | None
-    summary: str
-    checked_grade: str | None = Field(description="the grade whose requirements are listed: the assigned one, else the nearest")
-    requirements: list[RequirementRecord]
-
-
-class OfferRecord(PerThousand):
-    PER_TASK_DICTS = ('metrics',)
-
-    id: str
-    vendor: str
-    grade: str | None
-    acceptable: bool
-    rank: int | None
-    reasons: list[str]
-    notes: list[str]
-    kind: str
-    region: str
-    pricing_basis: str
-    currency: str
-    gpus: int | None
-    max_gpus: int | None
-    term_months: int
-    valid_until: date
-    stack: str | None
-    points_source: str | None
-    performance_points: list[tuple[float, float]] = Field(description="the Pareto frontier used, [interactivity, output tok/s/GPU]")
-    max_interactivity: float | None
-    ttft_s: float | None = Field(None, description="time to first token at the target, seconds, where the curve carries it")
-    reliability_factor: float | None
-    reliability_source: str = Field("unrated", description="where the reliability factor comes from: checklist, published, status_history, unrated or self_operated")
-    reliability_basis: str = Field("", description="the reliability factor in words (band, published tier, unrated floor, self-operated)")
-    sla_availability: float | None = Field(None, description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability factor)")
-    not_stated: list[str] = Field(default_factory=list, description="gates judged on something the offer does not state (per-token speed, TTFT, rate limits)")
-    rating_state: Literal["rated", "unrated", "self_operated"] = Field(
-        "rated", description="unrated: no operator evidence, published tier or status history (availability unverified; ranked with the haircut unless policy.unrated: exclude)"
-    )
-    availability_layers: AvailabilityRecord | None = Field(None, description="the layers of metrics.availability: provider x ours x interruptions")
-    role: Literal["primary", "burst"] = Field("primary", description="burst: spot or preemptible capacity, a pay-as-used source only, never ranked as the primary offer")
-    actions: list[str] = Field(default_factory=list, description="what to do before signing (rate an unrated operator)")
-    index_level: float | None
-    index_date: date | None = Field(None, description="the date of the index level used")
-    responsibilities: dict[str, str]
-    gates: list[GateResult]
-    grading: GradingRecord
-    rating: RatingRecord
-    metrics: dict[str, float | None]
-    uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
-    cashflow: HorizonResult | None = Field(None, description="the monthly schedule over the horizon (compare --horizon, cashflow)")
-    evidence: dict[str, Any] | None = Field(None, description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with")
-    terms: Offer = Field(description="the offer as read from its file")
-
-
-class AvailabilityRecord(BaseModel):
-    """Expected availability by layer (docs/ratings.md): the gate judges `expected`, the cost `costed`."""
-
-    provider: float | None = Field(description="the provider's layer: SLA x reliability factor, or the incident history's availability; null when owned")
-    provider_costed: float | None = Field(description="the provider's layer as costed (an unrated provider's SLA x the unrated haircut)")
-    provider_basis: str
-    ours: float = Field(description="the product of our factor for each job left to us alone")
-    our_jobs: list[str] = Field(description="the jobs in our layer (factor below 1)")
-    interruption: float = Field(description="share of billed time not lost to spot interruptions and restarts")
-    expected: float
-    costed: float
-    text: str
-
-
-class RatingRecord(BaseModel):
-    """The operator rating: absolute score (sets the reliability factor) and peer-relative tier."""
-
-    rated: bool
-    note: str
-    score: float | None
-    tier: str | None = Field(description="platinum, gold, silver, bronze or underperform; null when not rated")
-    percentile: float | None
-    categories: dict[str, float]
-    critical_failures: list[str]
-    published_tier: str | None
-    disagrees: bool = Field(description="a published tier differs from the computed one")
-    operational_score: float | None = Field(None, description="weighted mean of security, lifecycle, reliability and monitoring: sets the reliability factor")
-    tier_note: str | None = Field(None, description="why no peer tier is shown (too few peers)")
-    contract_overrides: list[str] = Field(default_factory=list, description="checklist claims the service terms do not back (the service terms are used)")
-    unanswered: list[str] = Field(description="checklist items without an answer (scored as not met)")
-
 
 class InputRecord(BaseModel):
     path: str
@@ -343,6 +211,152 @@ def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: Monte
     return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon, delivered)[0]
 
 
+def _linked_index(workspace: Workspace, offers: list[Offer], day: date) -> IndexLevel | None:
+    """The index level on the as-of date; index-linked offers cannot be priced without one (an input error)."""
+    index_level = workspace.index_level_on(day)
+    if index_level is None and any(o.pricing.index_linked for o in offers):
+        linked = ", ".join(o.id for o in offers if o.pricing.index_linked)
+        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {day} (needed by index-linked offers: {linked})")])
+    return index_level
+
+
+def _cost_columns(
+    workspace: Workspace, offers: list[Offer], readings: list[ThroughputReading | None], layers: list[AvailabilityLayers], index_level: IndexLevel | None,
+) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
+    """The cost model's inputs, one row per offer and as columns. A reading between frontier points carries a
+    range that follows its gap (docs/interpolation.md): the draws sample it, and the point reads at its mean
+    like every other throughput factor."""
+    config = workspace.config
+    rows = [_cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan) for o, r, lay in zip(offers, readings, layers)]
+    columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
+    columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and config.uncertainty.readings else 0.0 for r in readings], dtype=float)
+    columns[POINT_COLUMN] = np.array([point_throughput_factor(o, config.uncertainty) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
+    columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
+    return rows, columns
+
+
+def _costs(columns: dict[str, np.ndarray], model: CostModel, count: int) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """The cost model over every offer at once, as columns and as one dict per offer."""
+    outputs = finite(cost_arrays(columns, model))
+    return outputs, [{key: values[i] for key, values in outputs.items()} for i in range(count)]
+
+
+def _delivered(
+    workspace: Workspace, day: date, offers: list[Offer], rows: list[dict[str, Any]], columns: dict[str, np.ndarray], model: CostModel,
+    outputs: dict[str, np.ndarray], costs: list[dict[str, Any]],
+) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, np.ndarray], list[dict[str, Any]]]:
+    """Signed vendors' delivered evidence (actuals/) blended into their promised figures, and the costs again
+    with it; without evidence the promised columns and costs stand."""
+    from procure.analysis.scorecard import apply_evidence, delivered_evidence
+
+    evidence = delivered_evidence(workspace, day, offers, costs)
+    if evidence:
+        rows = [apply_evidence(row, evidence.get(o.id)) for o, row in zip(offers, rows)]
+        columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
+        outputs, costs = _costs(columns, model, len(offers))
+    return evidence, columns, outputs, costs
+
+
+def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None:
+    """Each offer blended with delivered evidence carries it, and a note that says so."""
+    for record in records:
+        found = evidence.get(record.id)
+        if found is not None:
+            from procure.analysis.scorecard import evidence_note
+
+            record.evidence = found.model_dump()
+            record.notes.append(evidence_note(found))
+
+
+def _horizon_schedule(workspace: Workspace, day: date, index_level: IndexLevel | None, horizon: int | None) -> Callable[..., HorizonResult]:
+    """The cash flow of one offer over the horizon with the workspace's assumptions, its list price moved by
+    `shift` (what the price to tie solves for)."""
+    from procure.analysis.cashflow import schedule
+
+    config = workspace.config
+
+    def plan_of(record: OfferRecord, shift: float = 0.0) -> HorizonResult:
+        return schedule(
+            record, horizon, config.horizon, day, workspace.fx_rate(record.currency), index_level.price if index_level else None,  # type: ignore[arg-type]
+            config.assumptions.cost_of_capital, config.assumptions.fte_cost_year, config.workload.tasks_per_month,
+            config.assumptions.vendor_default_rate, shift,
+        )
+
+    return plan_of
+
+
+def _over_horizon(records: list[OfferRecord], horizon: int, plan_of: Callable[..., HorizonResult], config: Any) -> None:
+    """Each offer's cash flow and horizon metrics; an offer with no successful task within the horizon is not
+    acceptable. The months before a late delivery are bridged by the cheapest offer delivered in month 1."""
+    from procure.analysis.cashflow import bridge_horizons
+
+    for record in records:
+        plan = plan_of(record)
+        record.cashflow = plan
+        record.metrics.update(total_commitment=plan.total_commitment, total_cost=plan.total_cost, npv_cost=plan.npv_cost, horizon_cost_per_task=plan.horizon_cost_per_task)
+        if record.acceptable and plan.horizon_cost_per_task is None:
+            record.acceptable = False
+            record.reasons.append(f"no successful task within the {horizon}-month horizon")
+    bridge_horizons(records, config.workload.tasks_per_month, config.plan.unserved_penalty_per_task, config.currency)
+
+
+def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:
+    """The acceptable offers, cheapest first by `rank_key` (ties by id), numbered from 1."""
+    ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
+    for position, record in enumerate(ranked, start=1):
+        record.rank = position
+    return ranked
+
+
+def _ties_to_leader(
+    records: list[OfferRecord], ranked: list[OfferRecord], rank_key: str, columns: dict[str, np.ndarray], outputs: dict[str, np.ndarray],
+    config: Any, plan_of: Callable[..., HorizonResult],
+) -> None:
+    """The negotiator's figure: the list price at which each acceptable offer would tie the leader, and how far
+    above the leader it is; ranked over the horizon, the price that ties the leader's PV cost per PV task."""
+    if ranked and rank_key == "horizon_cost_per_task":
+        from procure.analysis.cashflow import horizon_price_to_tie
+
+        lead_cost = ranked[0].metrics[rank_key]
+        for record in ranked:
+            if lead_cost:
+                tie = record.metrics["list_price"] if record is ranked[0] else horizon_price_to_tie(
+                    record, lead_cost, lambda shift, r=record: plan_of(r, shift).horizon_cost_per_task
+                )
+                record.metrics["price_to_tie"] = finite_or_none(tie) if record.pricing_basis in ("gpu_hour", "index") else None
+                record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
+    elif ranked:
+        ties = price_to_tie(columns, outputs, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital, config.assumptions.vendor_default_rate)
+        lead_cost = ranked[0].metrics["cost_per_task"]
+        for record, tie in zip(records, ties):
+            if record.acceptable and lead_cost:
+                record.metrics["price_to_tie"] = finite_or_none(tie)
+                record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
+
+
+def _ranges(monte_carlo: MonteCarlo, records: list[OfferRecord], inputs: CostInputs, evidence: dict[str, Any], config: Any) -> UncertaintyInfo:
+    """Each offer's uncertainty range from Monte Carlo draws of its inputs, with the drawn gates re-applied; a
+    signed vendor's inputs are drawn from the posteriors of its delivered evidence."""
+    from procure.analysis.uncertainty import method_text as uncertainty_method
+    from procure.analysis.uncertainty import monte_carlo as simulate
+
+    spec = config.uncertainty
+    posteriors = None
+    if evidence:
+        from procure.analysis.scorecard import posteriors_for_draws
+
+        posteriors = posteriors_for_draws(evidence, inputs.offers, inputs.columns, spec)
+    draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
+    acceptable = np.array([r.acceptable for r in records], dtype=bool)
+    ranges, _ = simulate(
+        inputs.columns, inputs.model, inputs.offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress,
+        drawn_gates(records, config), posteriors,
+    )
+    for record, found in zip(records, ranges):
+        record.uncertainty = found
+    return UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
+
+
 def evaluate_with_inputs(
     workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False,
     delivered: bool = True,
@@ -352,117 +366,40 @@ def evaluate_with_inputs(
     day = resolve_as_of(workspace, as_of)
     config = workspace.config
     offers = workspace.offers
-    index_level = workspace.index_level_on(day)
-    if index_level is None and any(o.pricing.index_linked for o in offers):
-        linked = ", ".join(o.id for o in offers if o.pricing.index_linked)
-        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {day} (needed by index-linked offers: {linked})")])
-
+    index_level = _linked_index(workspace, offers, day)
     gradings = [grade_offer(o, workspace.grades) for o in offers]
     ratings = [rate_offer(o, config.rating) for o in offers]
     assign_tiers(ratings, config.rating)
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
     layers = [offer_availability(o, rt, workspace, day) for o, rt in zip(offers, ratings)]
-    rows = [_cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan) for o, r, lay in zip(offers, readings, layers)]
-    columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
-    # A reading between frontier points carries a range that follows its gap (docs/interpolation.md):
-    # the draws sample it, and the point reads at its mean like every other throughput factor.
-    columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and config.uncertainty.readings else 0.0 for r in readings], dtype=float)
-    columns[POINT_COLUMN] = np.array([point_throughput_factor(o, config.uncertainty) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
-    columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
+    rows, columns = _cost_columns(workspace, offers, readings, layers, index_level)
     model = CostModel(config.workload, config.assumptions)
-    outputs = finite(cost_arrays(columns, model))
-    costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
+    outputs, costs = _costs(columns, model, len(offers))
     evidence: dict[str, Any] = {}
     if delivered and workspace.actuals:
-        from procure.analysis.scorecard import apply_evidence, delivered_evidence
-
-        evidence = delivered_evidence(workspace, day, offers, costs)
-        if evidence:
-            rows = [apply_evidence(row, evidence.get(o.id)) for o, row in zip(offers, rows)]
-            columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
-            outputs = finite(cost_arrays(columns, model))
-            costs = [{key: values[i] for key, values in outputs.items()} for i in range(len(offers))]
+        evidence, columns, outputs, costs = _delivered(workspace, day, offers, rows, columns, model, outputs, costs)
 
     records = [
-        _record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay)
+        offer_record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay)
         for o, g, rt, r, c, lay in zip(offers, gradings, ratings, readings, costs, layers)
     ]
-    from procure.analysis.cashflow import schedule, term_average_rent
+    from procure.analysis.cashflow import term_average_rent
 
-    for record in records:
-        found = evidence.get(record.id)
-        if found is not None:
-            from procure.analysis.scorecard import evidence_note
-
-            record.evidence = found.model_dump()
-            record.notes.append(evidence_note(found))
+    _note_evidence(records, evidence)
     for record in records:
         # The snapshot ranks on the term-average rent (`rent`); today's rent (`rent_today`) beside it shows
         # what an escalator adds.
-        record.metrics["rent_term_average"] = _clean(term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months))
+        record.metrics["rent_term_average"] = finite_or_none(term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months))
     horizon = horizon or None
-
-    def plan_of(record: OfferRecord, shift: float = 0.0):  # type: ignore[no-untyped-def]
-        return schedule(
-            record, horizon, config.horizon, day, workspace.fx_rate(record.currency), index_level.price if index_level else None,  # type: ignore[arg-type]
-            config.assumptions.cost_of_capital, config.assumptions.fte_cost_year, config.workload.tasks_per_month,
-            config.assumptions.vendor_default_rate, shift,
-        )
-
+    plan_of = _horizon_schedule(workspace, day, index_level, horizon)
     if horizon is not None:
-        for record in records:
-            plan = plan_of(record)
-            record.cashflow = plan
-            record.metrics.update(total_commitment=plan.total_commitment, total_cost=plan.total_cost, npv_cost=plan.npv_cost, horizon_cost_per_task=plan.horizon_cost_per_task)
-            if record.acceptable and plan.horizon_cost_per_task is None:
-                record.acceptable = False
-                record.reasons.append(f"no successful task within the {horizon}-month horizon")
-        from procure.analysis.cashflow import bridge_horizons
-
-        bridge_horizons(records, config.workload.tasks_per_month, config.plan.unserved_penalty_per_task, config.currency)
+        _over_horizon(records, horizon, plan_of, config)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
-    ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
-    for position, record in enumerate(ranked, start=1):
-        record.rank = position
-    if ranked and rank_key == "horizon_cost_per_task":
-        # Ranked over the horizon: the price that ties the horizon leader's PV cost per PV task.
-        from procure.analysis.cashflow import horizon_price_to_tie
-
-        lead_cost = ranked[0].metrics[rank_key]
-        for record in ranked:
-            if lead_cost:
-                tie = record.metrics["list_price"] if record is ranked[0] else horizon_price_to_tie(
-                    record, lead_cost, lambda shift, r=record: plan_of(r, shift).horizon_cost_per_task
-                )
-                record.metrics["price_to_tie"] = _clean(tie) if record.pricing_basis in ("gpu_hour", "index") else None
-                record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
-    elif ranked:
-        # The negotiator's figure: the list price at which each offer would tie the leader.
-        ties = price_to_tie(columns, outputs, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital, config.assumptions.vendor_default_rate)
-        lead_cost = ranked[0].metrics["cost_per_task"]
-        for record, tie in zip(records, ties):
-            if record.acceptable and lead_cost:
-                record.metrics["price_to_tie"] = _clean(tie)
-                record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
+    ranked = _rank(records, rank_key)
+    _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of)
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
     inputs = CostInputs(columns, model, offers, [r.currency for r in records])
-    info = None
-    if monte_carlo is not None:
-        from procure.analysis.uncertainty import method_text as uncertainty_method
-        from procure.analysis.uncertainty import monte_carlo as simulate
-
-        spec = config.uncertainty
-        posteriors = None
-        if evidence:
-            from procure.analysis.scorecard import posteriors_for_draws
-
-            posteriors = posteriors_for_draws(evidence, offers, inputs.columns, spec)
-        draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
-        acceptable = np.array([r.acceptable for r in records], dtype=bool)
-        ranges, _ = simulate(inputs.columns, model, offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress, drawn_gates(records, config), posteriors)
-        for record, found in zip(records, ranges):
-            record.uncertainty = found
-        info = UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
+    info = _ranges(monte_carlo, records, inputs, evidence, config) if monte_carlo is not None else None
     evaluation = Evaluation(
         as_of=day,
         currency=config.currency,
@@ -592,24 +529,10 @@ def _resolved_assumptions(assumptions: Assumptions) -> Assumptions:
     return assumptions.model_copy(update={"jobs": jobs})
 
 
-def _frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, ...]]:
-    if offer.performance.points:
-        return [tuple(p) for p in offer.performance.points]  # type: ignore[misc]
-    if offer.performance.reference:
-        return list(workspace.curves[offer.performance.reference].points)
-    return []
-
-
-def _curve_source(offer: Offer, workspace: Workspace) -> str:
-    """'measured' for an offer on a curve of the buyer's own trial (`perf import` of trial results), else 'reference'."""
-    curve = workspace.curves.get(offer.performance.reference or "")
-    return curve.points_source if curve is not None else "reference"
-
-
 def _throughput(offer: Offer, workspace: Workspace, target: float) -> ThroughputReading | None:
     if offer.per_token:
         return None
-    return throughput_at(_frontier_points(offer, workspace), target, workspace.config.assumptions.interpolation)
+    return throughput_at(frontier_points(offer, workspace), target, workspace.config.assumptions.interpolation)
 
 
 def reliability_factor(offer: Offer, rating: Rating, assumptions: Assumptions) -> float | None:
@@ -683,340 +606,3 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: Availabil
     for job in OPERATING_JOBS:
         row[f"owner_{job}"] = OWNER_CODES[offer.responsibilities.get(job, "customer")]
     return row
-
-
-def _clean(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return None if math.isnan(number) or math.isinf(number) else number
-
-
-def _record(
-    offer: Offer,
-    grading: GradeResult,
-    rating: Rating,
-    reading: ThroughputReading | None,
-    cost: dict[str, Any],
-    workspace: Workspace,
-    day: date,
-    index_level: IndexLevel | None,
-    layers: AvailabilityLayers,
-) -> OfferRecord:
-    metrics = {key: _clean(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
-    gates = _gates(offer, grading, reading, metrics, workspace, day, layers)
-    # Capacity cannot be judged without successful tasks; the latency or quality reason already says why.
-    explained = any(g.gate in ("latency", "quality") and not g.passed for g in gates)
-    reasons = [g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))]
-    if not reasons and metrics["cost_per_task"] is None:
-        reasons.append("cost per successful task cannot be computed")
-    reasons = _root_cause_first(gates, reasons, rating)
-    notes = _notes(offer, workspace)
-    if reading is not None and reading.wide_gap:
-        notes.append(
-            f"the target {reading.target:g} tok/s/user lies in a gap of {reading.gap:g} between measured points, wider than half the target: "
-            f"the reading's P10-P90 is x{reading.low:.2f} to x{reading.high:.2f} (docs/interpolation.md); a point measured at the target would settle it"
-        )
-    notes += [f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail]
-    for path in rating.contract_overrides:
-        notes.append(f"{path} is claimed but the service terms do not promise it: the service terms are used")
-    reliability = reliability_of(offer, rating, workspace.config.assumptions)
-    if layers.measured and layers.provider is not None:
-        # The incident history sets the provider's layer: as a factor on the SLA, for the record.
-        sla = offer.service.sla.availability if offer.service.sla else None
-        reliability = ReliabilityResult(layers.provider / sla if sla else None, "status_history", layers.provider_basis)
-    actions = []
-    if layers.unrated:
-        notes.append(f"{UNRATED} ({reliability.basis}); {RATE_BEFORE_SIGNING}")
-        actions.append(RATE_BEFORE_SIGNING)
-    burst = offer.service.preemptible or bool(offer.service.interruptions_per_month)
-    if burst:
-        reasons.insert(0, "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer")
-        if offer.service.interruptions_per_month is None:
-            notes.append("interruption rate not stated (service.interruptions_per_month): the restart cost is not priced")
-        elif metrics["cost_per_task"] is not None:
-            # Cost per task scales as 1 / availability: the share lost to restarts is paid for without output.
-            lost = 1.0 - layers.interruption
-            metrics["restart_cost_per_task"] = metrics["cost_per_task"] * lost
-            notes.append(
-                f"restart cost priced: {offer.service.interruptions_per_month:g} interruptions a node-month x {offer.service.restart_minutes:g} min lost "
-                f"= {lost:.3%} of billed time, {metrics['cost_per_task'] * lost * 1000:.3f} per 1,000 tasks"
-            )
-    left = (offer.valid_until - day).days
-    if 0 <= left <= EXPIRY_WARNING_DAYS:
-        notes.append(f"expires in {left} day{'s' if left != 1 else ''} (valid until {offer.valid_until})")
-    if index_level is not None and (day - index_level.date).days > STALE_INDEX_DAYS:
-        notes.append(f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}")
-    shown = grading.assigned or grading.nearest
-    return OfferRecord(
-        id=offer.id,
-        vendor=offer.vendor,
-        grade=grading.grade,
-        acceptable=not reasons,
-        rating_state="self_operated" if offer.owned else "unrated" if layers.unrated else "rated",
-        availability_layers=AvailabilityRecord(
-            provider=layers.provider, provider_costed=layers.provider_costed, provider_basis=layers.provider_basis, ours=layers.ours,
-            our_jobs=list(layers.our_jobs), interruption=layers.interruption, expected=layers.expected, costed=layers.costed, text=layers.text(),
-        ),
-        role="burst" if burst else "primary",
-        actions=actions,
-        rank=None,
-        reasons=reasons,
-        notes=notes,
-        kind=offer.service.kind,
-        region=offer.region,
-        pricing_basis="per_token" if offer.per_token else "owned" if offer.owned else "index" if offer.pricing.index_linked else "gpu_hour",
-        currency=offer.pricing.currency or workspace.config.currency,
-        gpus=offer.gpus,
-        max_gpus=offer.supply_gpus or None,
-        term_months=offer.contract_months,
-        valid_until=offer.valid_until,
-        stack=offer.performance.stack,
-        points_source=None if offer.per_token else (offer.performance.points_source if offer.performance.points else _curve_source(offer, workspace)),
-        performance_points=pareto_frontier(_frontier_points(offer, workspace)) if not offer.per_token else [],
-        max_interactivity=reading.max_interactivity if reading else None,
-        ttft_s=ttft_at(_frontier_points(offer, workspace), workspace.config.workload.interactivity) if not offer.per_token else None,
-        reliability_factor=reliability.factor,
-        reliability_source=reliability.source,
-        reliability_basis=reliability.basis,
-        sla_availability=offer.service.sla.availability if offer.service.sla else None,
-        not_stated=[f"{g.gate}: {g.detail}" for g in gates if "not stated" in g.detail],
-        index_level=index_level.price if index_level else None,
-        index_date=index_level.date if index_level else None,
-        responsibilities={job: offer.responsibilities.get(job, "customer") for job in OPERATING_JOBS},
-        gates=gates,
-        grading=GradingRecord(
-            grade=grading.grade,
-            summary=grading.summary,
-            checked_grade=shown.grade.id if shown else None,
-            requirements=[RequirementRecord(**r.__dict__) for r in (shown.results if shown else [])],
-        ),
-        rating=RatingRecord(
-            rated=rating.rated,
-            note=rating.note,
-            score=rating.score,
-            tier=rating.tier,
-            percentile=rating.percentile,
-            categories=rating.categories,
-            critical_failures=rating.critical_failures,
-            published_tier=rating.published_tier,
-            disagrees=published_disagrees(rating, offer, workspace.config.assumptions),
-            operational_score=rating.operational_score,
-            tier_note=rating.tier_note,
-            contract_overrides=rating.contract_overrides,
-            unanswered=[f"{r.category}.{r.criterion}" for r in rating.results if r.answer is None],
-        ),
-        metrics=metrics,
-        terms=offer,
-    )
-
-
-def _notes(offer: Offer, workspace: Workspace) -> list[str]:
-    notes = []
-    wl = workspace.config.workload
-    if offer.per_token and wl.tasks_per_month is None and (offer.pricing.fees or _customer_jobs(offer)):
-        notes.append("no tasks_per_month in procure.yaml: fees and staff of a per-token offer are not spread over tasks")
-    if offer.performance.points_source == "vendor_claim" and offer.performance.points and not offer.per_token:
-        notes.append("throughput is the vendor's claim, not a measurement")
-    return notes
-
-
-def _customer_jobs(offer: Offer) -> list[str]:
-    return [job for job, owner in offer.responsibilities.items() if owner != "provider"]
-
-
-def _pct(value: float) -> str:
-    return f"{value:.2%}"
-
-
-def _root_cause_first(gates: list[GateResult], reasons: list[str], rating: Rating) -> list[str]:
-    """The reason shown first is the root cause: an availability below the minimum because the operator's
-    checklist has a critical failure (which sets the lowest reliability band) comes after the failure itself
-    (the security gate's reason when it fails too), and says what caused it."""
-    failed = {g.gate: g for g in gates if not g.passed}
-    availability = failed.get("availability")
-    if availability is None or not rating.critical_failures or availability.detail not in reasons:
-        return reasons
-    cause = f"{availability.detail} (the lowest reliability band: critical failure {'; '.join(rating.critical_failures)})"
-    ordered = [cause if r == availability.detail else r for r in reasons]
-    security = failed.get("security")
-    if security is not None and security.detail in ordered:
-        ordered.remove(security.detail)
-        ordered.insert(0, security.detail)
-    return ordered
-
-
-def _gates(
-    offer: Offer,
-    grading: GradeResult,
-    reading: ThroughputReading | None,
-    metrics: dict[str, float | None],
-    workspace: Workspace,
-    day: date,
-    layers: AvailabilityLayers,
-) -> list[GateResult]:
-    config = workspace.config
-    policy, wl = config.policy, config.workload
-    results: list[GateResult] = []
-
-    def gate(name: str, passed: bool, detail: str, margin: float | None = None) -> None:
-        results.append(GateResult(gate=name, passed=passed, detail=detail, margin=margin))
-
-    success = metrics["success_rate"] or 0.0
-    gate(
-        "quality",
-        success >= wl.min_success_rate,
-        f"success rate {_pct(success)} {'meets' if success >= wl.min_success_rate else 'is below'} the {_pct(wl.min_success_rate)} minimum",
-        success / wl.min_success_rate - 1 if wl.min_success_rate > 0 else None,
-    )
-
-    perf = offer.performance
-    if reading is None:
-        # A per-token offer is judged on the speed per user it states; stating none is no pass.
-        if perf.interactivity is None:
-            gate("latency", False, f"speed per user not stated (performance.interactivity; the target is {wl.interactivity:g} tok/s per user)")
-        else:
-            ok = perf.interactivity >= wl.interactivity
-            gate(
-                "latency",
-                ok,
-                f"states {perf.interactivity:g} tok/s per user (P50){'' if ok else ','} {'meeting' if ok else 'below'} the {wl.interactivity:g} target",
-                perf.interactivity / wl.interactivity - 1,
-            )
-    elif reading.reachable:
-        gate("latency", True, f"reaches {wl.interactivity:g} tok/s per user (fastest point {reading.max_interactivity:g})", reading.max_interactivity / wl.interactivity - 1)
-    else:
-        gate("latency", False, f"cannot reach {wl.interactivity:g} tok/s per user: {reading.note}", reading.max_interactivity / wl.interactivity - 1)
-
-    if wl.max_ttft_s is not None:
-        ttft = ttft_at(_frontier_points(offer, workspace), wl.interactivity) if reading is not None else None
-        if reading is None:
-            if perf.ttft_s is None:
-                unstated_ok = policy.ttft_unstated == "pass"
-                gate(
-                    "ttft",
-                    unstated_ok,
-                    f"time to first token not stated (performance.ttft_s; the maximum is {wl.max_ttft_s:g} s)" + ("; passed by policy.ttft_unstated" if unstated_ok else ""),
-                )
-            else:
-                ok = perf.ttft_s <= wl.max_ttft_s
-                gate("ttft", ok, f"states time to first token {perf.ttft_s:.2f} s, {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / perf.ttft_s - 1)
-        elif ttft is None:
-            # A curve without a time to first token at the target (an InferenceX row may omit it) does
-            # not show the bound is met: it fails unless the policy accepts what is not stated.
-            unstated = policy.ttft_unstated == "pass"
-            gate("ttft", unstated, f"time to first token not stated at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)" + ("; passed by policy.ttft_unstated" if unstated else ""))
-        else:
-            ok = ttft <= wl.max_ttft_s
-            gate("ttft", ok, f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", wl.max_ttft_s / ttft - 1)
-    # The gate judges the expected availability built from the layers (provider x ours x
-    # interruptions). An unrated provider's SLA is judged unverified (the cost carries the haircut,
-    # the record says "rate before signing"); policy.unrated: exclude turns it away instead.
-    expected = layers.expected
-    label = _availability_label(offer, layers)
-    ok = expected >= policy.min_availability - 1e-12
-    detail = f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum"
-    if layers.unrated and policy.unrated == "exclude":
-        ok = False
-        detail = f"{UNRATED} (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude; {detail}"
-    elif layers.unrated:
-        detail = f"{UNRATED}: {detail}"
-    gate("availability", ok, detail, expected / policy.min_availability - 1 if policy.min_availability > 0 else None)
-
-    if offer.owned:
-        gate("security", True, "owned and self-operated: you answer for your own controls")
-    else:
-        service = offer.service
-        missing = []
-        if policy.require_attestation_any and not set(policy.require_attestation_any) & set(service.attestations):
-            names = " or ".join(ATTESTATION_NAMES.get(a, a) for a in policy.require_attestation_any)
-            missing.append(f"no {names} attestation")
-        if policy.require_tenant_isolation and not service.tenant_isolation:
-            missing.append("no tenant isolation")
-        if policy.require_isolated_monitoring and not service.isolated_monitoring:
-            missing.append("monitoring is not isolated between tenants")
-        gate("security", not missing, "security: " + "; ".join(missing) if missing else "meets the security policy")
-
-    if policy.allowed_regions is None or offer.region in policy.allowed_regions:
-        gate("region", True, f"region {offer.region} allowed")
-    else:
-        gate("region", False, f"region {offer.region} is not among the allowed regions ({', '.join(policy.allowed_regions)})")
-
-    needed = metrics["gpus_needed"]
-    if offer.per_token:
-        _rate_limit_gate(offer, wl, policy, gate)
-    elif wl.tasks_per_month is None:
-        gate("capacity", True, "no demand stated: the committed GPUs are taken as fully used")
-    elif needed is None:
-        why = "no throughput at the target" if metrics["throughput"] is None else "no successful tasks"
-        gate("capacity", False, f"capacity not assessed: {why}")
-    else:
-        supply = offer.supply_gpus
-        required = needed * policy.min_demand_coverage
-        ok = supply >= required
-        gate("capacity", ok, f"can supply {supply:,} GPUs; the demand needs {required:,.1f}" + ("" if ok else " (short)"), supply / required - 1)
-
-    acceptable_grades = policy.acceptable_grades
-    if grading.grade is None:
-        gate("grade", False, grading.summary)
-    elif acceptable_grades is not None and grading.grade not in acceptable_grades:
-        gate("grade", False, f"grade {grading.grade} is not among the acceptable grades ({', '.join(acceptable_grades)})")
-    else:
-        gate("grade", True, f"grade {grading.grade}")
-
-    ok = offer.valid_until >= day
-    gate("validity", ok, f"valid until {offer.valid_until}" if ok else f"expired on {offer.valid_until} (as of {day})")
-    return results
-
-
-def _availability_label(offer: Offer, layers: AvailabilityLayers) -> str:
-    """'expected availability 98.23% (SLA 99.00% x reliability 0.99 x ours 0.9922 for 7 jobs)'."""
-    if offer.owned:
-        return f"self-operated availability {_pct(layers.expected)}"
-    parts = [layers.provider_basis]
-    if layers.our_jobs:
-        jobs = len(layers.our_jobs)
-        parts.append(f"ours {layers.ours:.4g} for {jobs} job{'s' if jobs != 1 else ''}")
-    if layers.interruption < 1:
-        parts.append(f"interruptions {layers.interruption:.4g}")
-    return f"expected availability {_pct(layers.expected)} ({' x '.join(parts)})"
-
-
-def peak_per_minute(wl: Workload) -> float | None:
-    """Tasks per minute at the peak: workload.peak_factor x the month's average (730 h x 60 min)."""
-    if wl.tasks_per_month is None:
-        return None
-    return wl.peak_factor * wl.tasks_per_month / (730 * 60)
-
-
-def _rate_limit_gate(offer: Offer, wl: Workload, policy: Policy, gate: Callable[..., None]) -> None:
-    """Capacity of a per-token offer: its rate limits against the workload's peak (one request per
-    task; output tokens = tasks x output_tokens), times policy.min_demand_coverage."""
-    peak = peak_per_minute(wl)
-    if peak is None:
-        gate("capacity", True, "no demand stated: per-token capacity not assessed")
-        return
-    limits = offer.service.rate_limits
-    need_requests = peak * policy.min_demand_coverage
-    need_tokens = need_requests * wl.output_tokens
-    stated = [
-        (name, limit, need)
-        for name, limit, need in (
-            ("requests/min", limits.requests_per_minute if limits else None, need_requests),
-            ("output tokens/min", limits.output_tokens_per_minute if limits else None, need_tokens),
-        )
-    ]
-    unstated = [name for name, limit, _ in stated if limit is None]
-    checked = [(name, limit, need) for name, limit, need in stated if limit is not None]
-    short = [f"{limit:,.0f} {name} < {need:,.0f} needed" for name, limit, need in checked if limit < need]
-    parts = [f"{limit:,.0f} {name} for {need:,.0f} at the peak" for name, limit, need in checked if limit >= need]
-    margin = min((limit / need - 1 for _, limit, need in checked), default=None)
-    if short:
-        gate("capacity", False, "rate limits short of the peak: " + "; ".join(short), margin)
-        return
-    if unstated:
-        ok = policy.rate_limits_unstated == "pass"
-        said = f"rate limits not stated (service.rate_limits: {', '.join(unstated)}); the peak is {need_requests:,.0f} requests/min"
-        gate("capacity", ok, said + ("; " + "; ".join(parts) if parts else ""), margin)
-        return
-    gate("capacity", True, "rate limits cover the peak: " + "; ".join(parts), margin)

@@ -21,7 +21,8 @@ from pydantic import BaseModel, Field
 from procure.analysis.cashflow import RENEWAL_RULES, escalation, renewal_base, renewal_rent, service_months
 from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.errors import InputError, Problem, unknown_offer
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.model.inputs import HedgeConfig, HorizonConfig
 from procure.io.workspace import IndexLevel, Workspace, read_price_series
 
@@ -218,44 +219,55 @@ def build_ladder(exposure: list[ExposureMonth], config: HedgeConfig, ratio: floa
     return ladder
 
 
-def hedge_plan(
-    ev: Evaluation,
-    config: HedgeConfig,
-    index: list[IndexLevel],
-    rent: list[IndexLevel] | None,
-    fx: float,
-    offer_id: str | None = None,
-    rent_source: str = "market/rent.csv",
-    horizon: HorizonConfig | None = None,
-) -> HedgePlan:
-    """Exposure from delivery, the hedge ratio with its precision, the ladder, the stress at the forward."""
-    horizon = horizon or HorizonConfig()
+def _latest_index(index: list[IndexLevel], as_of: date) -> IndexLevel:
+    """The last index level on or before the as-of date: what a hedge is bought against (none: an input error)."""
+    latest = max((p for p in index if p.date <= as_of), key=lambda p: p.date, default=None)
+    if latest is None:
+        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {as_of}: hedging needs an index history")])
+    return latest
+
+
+def _stress_reference(config: HedgeConfig, latest: IndexLevel, currency: str) -> tuple[float, str]:
+    """The level the stress moves from, in words: the forward when hedge.forward gives one (futures are bought
+    at it), else today's index with the assumption of a flat market said."""
+    level = config.forward if config.forward is not None else latest.price
+    reference = (
+        f"the forward {level:.2f} {currency}/GPU-hour (hedge.forward)"
+        if config.forward is not None
+        else f"today's index {level:.2f} {currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
+    )
+    return level, reference
+
+
+def _hedged_offer(ev: Evaluation, config: HedgeConfig, offer_id: str | None) -> OfferRecord:
+    """The offer to hedge: --offer, else hedge.offer, else the recommended one; none, or an unknown id, is an input error."""
     offer_id = offer_id or config.offer or ev.summary.recommended
     if offer_id is None:
         raise InputError([Problem("hedge", None, "--offer", "no acceptable offer to hedge: name one with --offer")])
     try:
-        record = ev.offer(offer_id)
+        return ev.offer(offer_id)
     except KeyError:
         raise InputError([unknown_offer(offer_id, [o.id for o in ev.offers], field="--offer")]) from None
-    latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
-    if latest is None:
-        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
-    history = [p for p in index if p.date <= ev.as_of]
-    notes: list[str] = []
-    pricing = record.terms.pricing
-    linked = pricing.index_linked
 
-    # Regression: your rent against the index. Without a rent history there is no fit, no R^2 and no
-    # claim that the rent tracked the index: the ratio is 1 by contract (index-linked) or by assumption.
+
+def _fit_ratio(
+    record: OfferRecord, config: HedgeConfig, history: list[IndexLevel], rent: list[IndexLevel] | None, rent_source: str, as_of: date, notes: list[str],
+) -> tuple[Regression, float, float]:
+    """Regression of your rent on the index, the recommended ratio and the basis volatility of its band.
+
+    Without a rent history there is no fit, no R^2 and no claim that the rent tracked the index: the ratio
+    is 1 by contract (index-linked) or by assumption. The band belongs to the hedge recommended: what rent
+    changes leave once the recommended ratio x the index change is taken out (at h* that is the
+    regression's residual; at any other ratio it is wider)."""
     if rent:
-        regression = regress([p for p in rent if p.date <= ev.as_of], history, config.period, rent_source)
+        regression = regress([p for p in rent if p.date <= as_of], history, config.period, rent_source)
         if regression.insufficient_history:
             notes.append(f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)")
         if regression.hedge_ratio is None:
             notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
     else:
         regression = Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none")
-        if linked is not None:
+        if record.terms.pricing.index_linked is not None:
             notes.append("no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; the basis to the settlement index is unknown")
         else:
             notes.append("no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is unknown")
@@ -266,15 +278,17 @@ def hedge_plan(
         notes.append(f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}")
     basis = regression.basis_volatility or 0.0
     if rent and regression.hedge_ratio is not None and ratio != regression.hedge_ratio:
-        # The band belongs to the hedge recommended: what rent changes leave once the recommended
-        # ratio x the index change is taken out (at h* that is the regression's residual; at any other
-        # ratio it is wider).
-        ds, df = aligned_changes([p for p in rent if p.date <= ev.as_of], history, config.period)
+        ds, df = aligned_changes([p for p in rent if p.date <= as_of], history, config.period)
         basis = float(np.std(ds - ratio * df, ddof=1))
+    return regression, ratio, basis
 
-    # Exposure by month, from delivery and with the ramp: nothing is hedged before the GPUs arrive.
+
+def _exposure(record: OfferRecord, months: list[tuple[int, float, str, int]], horizon: HorizonConfig, notes: list[str]) -> list[ExposureMonth]:
+    """Exposure by month, from delivery and with the ramp: nothing is hedged before the GPUs arrive; a month
+    floats when its price moves with the index (index-linked in the term, a renewal at the market). An
+    index-linked offer's cap and floor already do part of a hedge's work: said."""
+    linked = record.terms.pricing.index_linked
     exposure = []
-    months = service_months(record, config.horizon_months, horizon, ev.as_of)
     no_rent = record.pricing_basis in ("owned", "per_token")
     if no_rent:
         kind = "an owned offer" if record.pricing_basis == "owned" else "a per-token offer"
@@ -300,34 +314,40 @@ def hedge_plan(
         notes.append(f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost")
     if linked is not None and linked.floor is not None:
         notes.append(f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving")
-    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
-    nothing = None
-    if floating_hours == 0:
-        if no_rent:
-            nothing = "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
-        elif horizon.renewal == "escalate" and any(e.reason.startswith("after the term") for e in exposure):
-            nothing = f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed at the escalated price (horizon.renewal: escalate)"
-        else:
-            nothing = f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
+    return exposure
 
-    ladder = build_ladder(exposure, config, ratio)
 
-    # Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months.
+def _nothing_to_hedge(record: OfferRecord, exposure: list[ExposureMonth], config: HedgeConfig, horizon: HorizonConfig, floating_hours: float) -> str | None:
+    """Why nothing floats, when nothing does: no GPU-hour rent, a renewal at the escalated price, or a fixed price
+    for the whole hedge horizon (then no ladder and no stress table)."""
+    if floating_hours != 0:
+        return None
+    if record.pricing_basis in ("owned", "per_token"):
+        return "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
+    if horizon.renewal == "escalate" and any(e.reason.startswith("after the term") for e in exposure):
+        return f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed at the escalated price (horizon.renewal: escalate)"
+    return f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
+
+
+def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> dict[int, float]:
+    """Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months."""
     hedged_by_month: dict[int, float] = {}
     for row in ladder:
         bucket_months = [e.month for e in exposure if e.floating and row.first_month <= e.month <= row.last_month]
         for month in bucket_months:
             hedged_by_month[month] = row.hedged_gpu_hours / len(bucket_months)
-    periods_per_month = 52 / 12 if config.period == "week" else 1.0
+    return hedged_by_month
 
-    # Stress at the forward: futures are bought at the forward, so the hedge pays the index's move away
-    # from it; the unhedged cost is what the floating months cost at the moved index.
-    level = config.forward if config.forward is not None else latest.price
-    reference = (
-        f"the forward {level:.2f} {ev.currency}/GPU-hour (hedge.forward)"
-        if config.forward is not None
-        else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
-    )
+
+def _stress(
+    record: OfferRecord, exposure: list[ExposureMonth], ladder: list[LadderRow], months: list[tuple[int, float, str, int]],
+    horizon: HorizonConfig, fx: float, ratio: float, index_now: float, level: float, band: float,
+) -> list[StressRow]:
+    """Stress at the forward: futures are bought at the forward, so the hedge pays the index's move away from
+    it; the unhedged cost is what the floating months cost at the moved index, priced by the cash flow's
+    renewal rule (at the recommended ratio) or the offer's index link."""
+    pricing = record.terms.pricing
+    linked = pricing.index_linked
     rent_now = record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0
     contract = record.terms.contract
     k_of = {month: k for month, _, _, k in months}
@@ -336,16 +356,14 @@ def hedge_plan(
         if reason == "index-linked price" and linked is not None:
             return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
         escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
-        return renewal_rent(horizon.renewal, renewal_base(rent_now, contract, record.term_months), latest.price, index_then, linked, fx, pricing.discount, ratio, escalated)
+        return renewal_rent(horizon.renewal, renewal_base(rent_now, contract, record.term_months), index_now, index_then, linked, fx, pricing.discount, ratio, escalated)
 
     def floating_cost(move: float) -> float:
         return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)
 
     base = floating_cost(0.0)
-    # A band is a width: short hedges (a negative h*) carry basis risk too.
-    band = 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
     stress = []
-    for move in STRESS_MOVES if nothing is None else ():
+    for move in STRESS_MOVES:
         unhedged = floating_cost(move)
         payoff = sum(row.hedged_gpu_hours for row in ladder) * level * move
         stress.append(
@@ -360,6 +378,37 @@ def hedge_plan(
                 basis_band=band,
             )
         )
+    return stress
+
+
+def hedge_plan(
+    ev: Evaluation,
+    config: HedgeConfig,
+    index: list[IndexLevel],
+    rent: list[IndexLevel] | None,
+    fx: float,
+    offer_id: str | None = None,
+    rent_source: str = "market/rent.csv",
+    horizon: HorizonConfig | None = None,
+) -> HedgePlan:
+    """Exposure from delivery, the hedge ratio with its precision, the ladder, the stress at the forward."""
+    horizon = horizon or HorizonConfig()
+    record = _hedged_offer(ev, config, offer_id)
+    latest = _latest_index(index, ev.as_of)
+    history = [p for p in index if p.date <= ev.as_of]
+    notes: list[str] = []
+    regression, ratio, basis = _fit_ratio(record, config, history, rent, rent_source, ev.as_of, notes)
+    months = service_months(record, config.horizon_months, horizon, ev.as_of)
+    exposure = _exposure(record, months, horizon, notes)
+    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
+    nothing = _nothing_to_hedge(record, exposure, config, horizon, floating_hours)
+    ladder = build_ladder(exposure, config, ratio)
+    hedged_by_month = _hedged_by_month(ladder, exposure)
+    periods_per_month = 52 / 12 if config.period == "week" else 1.0
+    level, reference = _stress_reference(config, latest, ev.currency)
+    # A band is a width: short hedges (a negative h*) carry basis risk too.
+    band = 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
+    stress = _stress(record, exposure, ladder, months, horizon, fx, ratio, latest.price, level, band) if nothing is None else []
     return HedgePlan(
         offer=record.id,
         vendor=record.vendor,
@@ -444,9 +493,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     commitments), by month of the plan, laddered as procure.yaml's hedge section says, at ratio 1. Their
     prices are taken to move with the index (list prices of pay-as-used capacity follow the market), so
     the stress moves their rent by the index's move; the hedge pays contracts x the index's move."""
-    latest = max((p for p in index if p.date <= ev.as_of), key=lambda p: p.date, default=None)
-    if latest is None:
-        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {ev.as_of}: hedging needs an index history")])
+    latest = _latest_index(index, ev.as_of)
     hours, rent, task_rent = plan_floating(plan, ev)
     span = min(config.horizon_months, plan.demand.months)
     linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
@@ -462,12 +509,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     if floating_hours <= 0:
         nothing = f"every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over months 1-{span}"
     ladder = build_ladder(exposure, config, 1.0)
-    level = config.forward if config.forward is not None else latest.price
-    reference = (
-        f"the forward {level:.2f} {ev.currency}/GPU-hour (hedge.forward)"
-        if config.forward is not None
-        else f"today's index {level:.2f} {ev.currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
-    )
+    level, reference = _stress_reference(config, latest, ev.currency)
     base = sum(rent[:span])
     hedged_total = sum(row.hedged_gpu_hours for row in ladder)
     stress = []

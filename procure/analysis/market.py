@@ -301,12 +301,94 @@ def _prices(quotes: list[Quote], adjustments: dict[str, float] | None) -> np.nda
     return np.array([q.price + (adjustments[q.grade] if adjustments is not None else 0.0) for q in quotes], dtype=float)
 
 
+_Stratum = tuple[str, str, str]
+_StratumState = tuple[float | None, str, int, int]  # (level, status, quotes, sellers)
+
+
 @dataclass
 class _Series:
     points: list[IndexPoint]
-    latest: dict[tuple[str, str, str], tuple[float | None, str, int, int]]  # stratum -> (level, status, quotes, sellers)
-    weights: dict[tuple[str, str, str], float]
+    latest: dict[_Stratum, _StratumState]  # stratum -> (level, status, quotes, sellers)
+    weights: dict[_Stratum, float]
     base: date | None = None
+
+
+def _group_by_period(quotes: list[Quote], period: str, settings: StrataSettings) -> tuple[dict[date, dict[_Stratum, list[Quote]]], dict[date, Reading]]:
+    """The quotes by period and stratum, and the readings by period. A period with a reading and no quotes still
+    has a level (the reading); a reading before the quotes begin has nothing to splice into."""
+    by_period: dict[date, dict[_Stratum, list[Quote]]] = {}
+    for q in quotes:
+        by_period.setdefault(period_start(q.date, period), {}).setdefault(stratum_of(q, settings.by), []).append(q)
+    readings = {period_start(r.date, period): r for r in settings.readings}
+    first = min(by_period, default=None)
+    if first is not None:
+        for start in readings:
+            if start >= first:
+                by_period.setdefault(start, {})
+    return by_period, readings
+
+
+def _fixed_weights(by_period: dict[date, dict[_Stratum, list[Quote]]], strata: list[_Stratum], period: str, settings: StrataSettings) -> tuple[dict[_Stratum, float], date | None]:
+    """The strata's fixed weights: procure.yaml's, or each stratum's share of the quotes in the base period (the
+    first period unless index.base_period names one), with that base period."""
+    if settings.weights is not None:
+        return {s: settings.weights.get(s, 0.0) for s in strata}, None
+    first = min(by_period, default=None)
+    base = period_start(settings.base, period) if settings.base is not None else first
+    in_base = by_period.get(base, {}) if base is not None else {}
+    counts = {s: len(in_base.get(s, [])) for s in strata}
+    total = sum(counts.values())
+    return ({s: counts[s] / total for s in strata} if total else {s: 0.0 for s in strata}), base
+
+
+def _stratum_level(group: list[Quote], method: str, adjustments: dict[str, float] | None, settings: StrataSettings) -> float | None:
+    """One stratum's level in one period: the method's level of its prices with no seller over the cap (volume-
+    weighted: the capped volume shares are the weights themselves); None with fewer than min_quotes quotes."""
+    if len(group) < settings.min_quotes:
+        return None
+    base_w = np.ones(len(group))
+    w = capped_weights([q.seller for q in group], base_w if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float), settings.seller_cap)
+    if method == "volume-weighted":
+        return float((_prices(group, adjustments) * w).sum() / w.sum()) if w.sum() > 0 else None
+    return level(_prices(group, adjustments), np.array([q.gpu_hours for q in group]), method, w)
+
+
+def _period_status(
+    groups: dict[_Stratum, list[Quote]], strata: list[_Stratum], start: date, last: dict[_Stratum, tuple[float, date]], method: str,
+    adjustments: dict[str, float] | None, settings: StrataSettings,
+) -> tuple[dict[_Stratum, _StratumState], int, int, int]:
+    """Each stratum's level in one period, its own or carried forward from its last (`last` is updated), and how
+    many strata had their own, a carried and no level."""
+    own = carried = missing = 0
+    status: dict[_Stratum, _StratumState] = {}
+    for s in strata:
+        group = groups.get(s, [])
+        sellers = len({q.seller for q in group})
+        value = _stratum_level(group, method, adjustments, settings)
+        if value is not None:
+            last[s] = (value, start)
+            status[s] = (value, "own", len(group), sellers)
+            own += 1
+        elif s in last:
+            status[s] = (last[s][0], f"carried forward from {last[s][1]}" + (f" ({len(group)} quote{'s' if len(group) != 1 else ''})" if group else ""), len(group), sellers)
+            carried += 1
+        else:
+            status[s] = (None, "no level yet", len(group), sellers)
+            missing += 1
+    return status, own, carried, missing
+
+
+def _chain(chained: float | None, now: dict[_Stratum, float], before: dict[_Stratum, float], weights: dict[_Stratum, float]) -> float | None:
+    """The chain's next level: first the fixed-weight average of the strata with a level; then the last level
+    moved by the weighted average of the price relatives of the strata with a level in both periods."""
+    if chained is None:
+        total_w = sum(weights[s] for s in now)
+        return sum(weights[s] * now[s] for s in now) / total_w if total_w > 0 else None
+    common = [s for s in now if s in before]
+    total_w = sum(weights[s] for s in common)
+    if total_w > 0:
+        chained *= sum(weights[s] * now[s] / before[s] for s in common) / total_w
+    return chained
 
 
 def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict[str, float] | None, settings: StrataSettings) -> _Series:
@@ -320,68 +402,19 @@ def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict
     to or removed from a month never revise an earlier one, and a stratum's first level (a new
     stratum) enters the next link, never the level itself. A reading in procure.yaml replaces its
     period's level (flagged, with the jump) and the chain continues from it."""
-    def key(q: Quote) -> tuple[str, str, str]:
-        return stratum_of(q, settings.by)
-
-    strata = sorted({key(q) for q in quotes})
-    by_period: dict[date, dict[tuple[str, str, str], list[Quote]]] = {}
-    for q in quotes:
-        by_period.setdefault(period_start(q.date, period), {}).setdefault(key(q), []).append(q)
-    readings = {period_start(r.date, period): r for r in settings.readings}
-    first = min(by_period, default=None)
-    if first is not None:
-        for start in readings:
-            if start >= first:  # a reading before the quotes begin has nothing to splice into
-                by_period.setdefault(start, {})
-    base: date | None = None
-    if settings.weights is None:
-        base = period_start(settings.base, period) if settings.base is not None else first
-        in_base = by_period.get(base, {}) if base is not None else {}
-        counts = {s: len(in_base.get(s, [])) for s in strata}
-        total = sum(counts.values())
-        weights = {s: counts[s] / total for s in strata} if total else {s: 0.0 for s in strata}
-    else:
-        weights = {s: settings.weights.get(s, 0.0) for s in strata}
-    last: dict[tuple[str, str, str], tuple[float, date]] = {}
+    strata = sorted({stratum_of(q, settings.by) for q in quotes})
+    by_period, readings = _group_by_period(quotes, period, settings)
+    weights, base = _fixed_weights(by_period, strata, period, settings)
+    last: dict[_Stratum, tuple[float, date]] = {}
     points: list[IndexPoint] = []
-    latest: dict[tuple[str, str, str], tuple[float | None, str, int, int]] = {}
+    latest: dict[_Stratum, _StratumState] = {}
     chained: float | None = None
-    before: dict[tuple[str, str, str], float] = {}  # each weighted stratum's level in the previous period
+    before: dict[_Stratum, float] = {}  # each weighted stratum's level in the previous period
     for start in sorted(by_period):
         groups = by_period[start]
-        own = carried = missing = 0
-        status: dict[tuple[str, str, str], tuple[float | None, str, int, int]] = {}
-        for s in strata:
-            group = groups.get(s, [])
-            sellers = len({q.seller for q in group})
-            value = None
-            if len(group) >= settings.min_quotes:
-                base_w = np.ones(len(group))
-                w = capped_weights([q.seller for q in group], base_w if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float), settings.seller_cap)
-                if method == "volume-weighted":
-                    # capped volume shares are the weights themselves
-                    value = float((_prices(group, adjustments) * w).sum() / w.sum()) if w.sum() > 0 else None
-                else:
-                    value = level(_prices(group, adjustments), np.array([q.gpu_hours for q in group]), method, w)
-            if value is not None:
-                last[s] = (value, start)
-                status[s] = (value, "own", len(group), sellers)
-                own += 1
-            elif s in last:
-                status[s] = (last[s][0], f"carried forward from {last[s][1]}" + (f" ({len(group)} quote{'s' if len(group) != 1 else ''})" if group else ""), len(group), sellers)
-                carried += 1
-            else:
-                status[s] = (None, "no level yet", len(group), sellers)
-                missing += 1
+        status, own, carried, missing = _period_status(groups, strata, start, last, method, adjustments, settings)
         now = {s: found for s, (found, *_) in status.items() if found is not None and weights.get(s, 0.0) > 0}
-        if chained is None:
-            total_w = sum(weights[s] for s in now)
-            chained = sum(weights[s] * now[s] for s in now) / total_w if total_w > 0 else None
-        else:
-            common = [s for s in now if s in before]
-            total_w = sum(weights[s] for s in common)
-            if total_w > 0:
-                chained *= sum(weights[s] * now[s] / before[s] for s in common) / total_w
+        chained = _chain(chained, now, before, weights)
         before = now
         reading = readings.get(start)
         spliced_from = None
@@ -400,29 +433,25 @@ def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict
     return _Series(points, latest, weights, base)
 
 
-def build_index(
-    quotes: list[Quote],
-    method: str = "median",
-    kind: str = "all",
-    filters: Filters = Filters(),
-    period: str = "month",
-    adjustments: dict[str, float] | None = None,
-    scope_adjust: bool = False,
-    source: str = "quotes",
-    settings: StrataSettings = StrataSettings(),
-) -> IndexBuild:
-    """The index per period under the chosen method and filters, with the methodology table."""
-    notes: list[str] = []
-    chosen = _select(quotes, filters, kind)
+def _check_selection(chosen: list[Quote], adjustments: dict[str, float] | None, scope_adjust: bool, source: str) -> None:
+    """A scope adjustment needs a grade file for every grade selected."""
     if scope_adjust:
         unknown = sorted({q.grade for q in chosen if adjustments is None or q.grade not in adjustments})
         if unknown:
             raise InputError([Problem(source, next(q.line for q in chosen if q.grade in unknown), "grade", f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})")])
-    series = _stratified(chosen, method, period, adjustments if scope_adjust else None, settings)
+
+
+def _no_points(filters: Filters, kind: str, source: str) -> InputError:
+    """No observation matches the filters: no index to build, and nothing is written (a header-only index would
+    silently replace a good one)."""
+    wanted = ", ".join(f"{k}={v}" for k, v in (("gpu", filters.gpu), ("kind", kind), ("term", filters.term), ("grade", filters.grade)) if v is not None)
+    return InputError([Problem(source, None, "", f"no observation matches the filters ({wanted}): no index to build, nothing was written")])
+
+
+def _series_notes(series: _Series, chosen: list[Quote], method: str, settings: StrataSettings, notes: list[str]) -> list[str]:
+    """What the series does not show by itself: levels without volume, thin strata carried forward, strata left
+    without a weight (or weights without quotes), and each reading spliced in with its jump. Returns the splices."""
     points = series.points
-    if not points:  # a header-only index would silently replace a good one: nothing is written
-        wanted = ", ".join(f"{k}={v}" for k, v in (("gpu", filters.gpu), ("kind", kind), ("term", filters.term), ("grade", filters.grade)) if v is not None)
-        raise InputError([Problem(source, None, "", f"no observation matches the filters ({wanted}): no index to build, nothing was written")])
     if method == "volume-weighted" and any(p.level is None or p.thin for p in points):
         notes.append("volume-weighted levels need volume: strata with only advertised (zero-volume) rows have no level")
     thin = [p for p in points if p.thin]
@@ -454,12 +483,18 @@ def build_index(
         unused = sorted(set(settings.weights) - {stratum_of(q, settings.by) for q in chosen})
         if unused:
             notes.append("weights in procure.yaml for strata without quotes in the selection: " + ", ".join(" / ".join(s) for s in unused))
+    return splices
 
-    # Methodology: the latest period of the filtered market, under every method, kind and scope.
+
+def _methodology(
+    quotes: list[Quote], filters: Filters, period: str, adjustments: dict[str, float] | None, settings: StrataSettings, notes: list[str],
+) -> tuple[date | None, list[MethodologyRow]]:
+    """The latest period of the filtered market under every method, kind and scope, from the quotes alone (no
+    splices): how much the choice of method moves the level, and the spread of advertised over transacted."""
     market = _select(quotes, filters, "all")
     latest = max((period_start(q.date, period) for q in market), default=None)
     rows = []
-    quotes_only = replace(settings, readings=())  # the table compares what the quotes give, without splices
+    quotes_only = replace(settings, readings=())
     can_adjust = adjustments is not None and all(q.grade in adjustments for q in market)
     if not can_adjust:
         notes.append("scope-adjusted levels need a grade file for every observation's grade")
@@ -474,14 +509,25 @@ def build_index(
                 cells[kind_name] = next((p.level for p in built.points if p.period == latest), None)
             spread = cells["advertised"] - cells["transacted"] if cells["advertised"] is not None and cells["transacted"] is not None else None
             rows.append(MethodologyRow(method=method_name, scope=scope, spread=spread, **cells))
+    return latest, rows
+
+
+def _strata_rows(series: _Series) -> list[StratumRow]:
+    """Each stratum in the latest period: its weight (as a share), quotes, sellers, level and where the level
+    comes from, by term bucket, kind and grade."""
     total = sum(w for w in series.weights.values())
-    strata_rows = [
+    return [
         StratumRow(
             term=s[0], kind=s[1], grade=s[2], weight=(series.weights.get(s, 0.0) / total) if total else 0.0,
             quotes=state[2], sellers=state[3], level=state[0], status=state[1],
         )
         for s, state in sorted(series.latest.items(), key=lambda item: ((list(STRATUM_TERMS) + ["all"]).index(item[0][0]), item[0][1], item[0][2]))
     ]
+
+
+def _rules(method: str, settings: StrataSettings, series: _Series) -> list[str]:
+    """The methodology in words, as the settings in force make it: strata and weights, the level within a
+    stratum, thin strata, and readings spliced in."""
     source_text = "procure.yaml (index.weights)" if settings.weights is not None else f"each stratum's share of the quotes in the base period {series.base}"
     dimensions = {"term": "term bucket (0-3, 4-12, 13-36, 37+ months)", "kind": "kind", "grade": "grade"}
     rules = [
@@ -500,6 +546,30 @@ def build_index(
     ]
     if settings.readings:
         rules.append("A reading in procure.yaml (index.readings: an external series or a level entered by hand) replaces its period's level, is flagged as spliced with the jump from the quotes' level, and later periods chain on from it.")
+    return rules
+
+
+def build_index(
+    quotes: list[Quote],
+    method: str = "median",
+    kind: str = "all",
+    filters: Filters = Filters(),
+    period: str = "month",
+    adjustments: dict[str, float] | None = None,
+    scope_adjust: bool = False,
+    source: str = "quotes",
+    settings: StrataSettings = StrataSettings(),
+) -> IndexBuild:
+    """The index per period under the chosen method and filters, with the methodology table."""
+    notes: list[str] = []
+    chosen = _select(quotes, filters, kind)
+    _check_selection(chosen, adjustments, scope_adjust, source)
+    series = _stratified(chosen, method, period, adjustments if scope_adjust else None, settings)
+    points = series.points
+    if not points:
+        raise _no_points(filters, kind, source)
+    splices = _series_notes(series, chosen, method, settings, notes)
+    latest, rows = _methodology(quotes, filters, period, adjustments, settings, notes)
     return IndexBuild(
         method=method,
         kind=kind,
@@ -511,8 +581,8 @@ def build_index(
         points=points,
         methodology_period=latest,
         methodology=rows,
-        strata=strata_rows,
-        rules=rules,
+        strata=_strata_rows(series),
+        rules=_rules(method, settings, series),
         weights_source="procure.yaml" if settings.weights is not None else "base period",
         base_period=series.base,
         splices=splices,

@@ -97,19 +97,20 @@ def compare_histories(ours: list[CurvePoint], theirs: list[CurvePoint], name: st
     return SeriesChange(competitor=name, ours_from=a0, ours_to=a1, theirs_from=b0, theirs_to=b1, we_were_cheaper=were, we_are_cheaper=are, sentence=sentence)
 
 
-def position(ev: Evaluation, market: MarketConfig, current: float | None = None, current_offer: str | None = None) -> Position:
-    """Place our cost per task (given, an offer's, our latest recorded, or the recommended offer's)."""
+def _histories(ev: Evaluation, market: MarketConfig) -> dict[str, list[CurvePoint]]:
+    """Each competitor's recorded figures and ours, by name: only what was known by the as-of date, as for the index."""
     history: dict[str, list[CurvePoint]] = defaultdict(list)
-    # Only what was known by the as-of date, as for the index.
     for point in (p for p in market.competitors if p.date <= ev.as_of):
         history[point.name].append(CurvePoint(name=point.name, kind="competitor", cost_per_task=point.cost_per_task, date=point.date, figure=point.figure))
     for own in (p for p in market.own if p.date <= ev.as_of):
         history[US].append(CurvePoint(name=US, kind=US, cost_per_task=own.cost_per_task, date=own.date))
+    return history
 
-    if current is not None and current_offer is not None:
-        raise InputError([Problem("position", None, "", "give --current or --offer, not both")])
-    ours = sorted(history[US], key=lambda p: p.date)
-    placed = True  # a figure placed as of the evaluation date, beside our recorded history
+
+def _our_cost(ev: Evaluation, current: float | None, current_offer: str | None, ours: list[CurvePoint]) -> tuple[float, str, bool, list[str]]:
+    """The cost per task to place, what it is, whether it is placed as of the evaluation date beside our recorded
+    history, and the gates it fails: --current, an offer's, our latest recorded, or the recommended offer's."""
+    placed = True
     failures: list[str] = []
     if current_offer is not None:
         try:
@@ -131,28 +132,27 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
     assert current is not None
     if current <= 0:
         raise InputError([Problem("--current", None, "", f"must be greater than 0 (got {current:g})")])
-    if placed:
-        ours = [p for p in ours if p.date < ev.as_of] + [CurvePoint(name=US, kind=US, cost_per_task=current, date=ev.as_of)]
-    history[US] = ours
+    return current, label, placed, failures
 
+
+def _cost_curve(ev: Evaluation, history: dict[str, list[CurvePoint]], ours: list[CurvePoint]) -> list[CurvePoint]:
+    """The evaluated offers, each competitor's latest figure and our cost, cheapest first."""
     curve = [CurvePoint(name=o.id, kind="offer", cost_per_task=o.metrics["cost_per_task"], date=ev.as_of) for o in ev.ranked]  # type: ignore[arg-type]
     for name, points in sorted(history.items()):
         if name != US:
             curve.append(max(points, key=lambda p: p.date))
     curve.append(ours[-1])
     curve.sort(key=lambda p: (p.cost_per_task, p.kind != US, p.name))
-    # Costs are ranked with costs; a competitor's price is shown beside them, labelled, never ranked as a cost.
-    others = [p for p in curve if p.kind != US and p.figure == "cost"]
-    rank = 1 + sum(1 for p in others if p.cost_per_task < current)
-    cheapest = others[0] if others and others[0].cost_per_task < current else ours[-1]
-    gap = current - cheapest.cost_per_task
+    return curve
 
-    changes = [
-        compare_histories(ours, sorted(points, key=lambda p: p.date), name, points[0].figure)
-        for name, points in sorted(history.items())
-        if name != US and len(points) >= 2 and len(ours) >= 2
-    ]
-    if failures:  # said first: a failing offer is no option, however cheap
+
+def _sentences(
+    ev: Evaluation, curve: list[CurvePoint], current: float, label: str, current_offer: str | None, failures: list[str],
+    rank: int, others: list[CurvePoint], cheapest: CurvePoint, gap: float, changes: list[SeriesChange],
+) -> list[str]:
+    """The position in words: a failing offer said first (it is no option, however cheap), then our rank among
+    the costs, competitors' prices beside them (never ranked as costs), and how each history changed."""
+    if failures:
         sentences = [
             f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place on the cost curve is for reference only.",
             f"Were it acceptable, at {current * 1000:.2f} {ev.currency} per 1,000 successful tasks it would rank {rank} of {len(others) + 1} costs on the cost curve"
@@ -168,7 +168,31 @@ def position(ev: Evaluation, market: MarketConfig, current: float | None = None,
         sentences.append(
             "Not ranked with the costs: " + "; ".join(f"{p.name} charges {p.cost_per_task * 1000:.2f} per 1,000 tasks (a price to its customers, not its cost)" for p in prices) + "."
         )
-    sentences += [c.sentence for c in changes]
+    return sentences + [c.sentence for c in changes]
+
+
+def position(ev: Evaluation, market: MarketConfig, current: float | None = None, current_offer: str | None = None) -> Position:
+    """Place our cost per task (given, an offer's, our latest recorded, or the recommended offer's)."""
+    history = _histories(ev, market)
+    if current is not None and current_offer is not None:
+        raise InputError([Problem("position", None, "", "give --current or --offer, not both")])
+    ours = sorted(history[US], key=lambda p: p.date)
+    current, label, placed, failures = _our_cost(ev, current, current_offer, ours)
+    if placed:
+        ours = [p for p in ours if p.date < ev.as_of] + [CurvePoint(name=US, kind=US, cost_per_task=current, date=ev.as_of)]
+    history[US] = ours
+    curve = _cost_curve(ev, history, ours)
+    # Costs are ranked with costs; a competitor's price is shown beside them, labelled, never ranked as a cost.
+    others = [p for p in curve if p.kind != US and p.figure == "cost"]
+    rank = 1 + sum(1 for p in others if p.cost_per_task < current)
+    cheapest = others[0] if others and others[0].cost_per_task < current else ours[-1]
+    gap = current - cheapest.cost_per_task
+    changes = [
+        compare_histories(ours, sorted(points, key=lambda p: p.date), name, points[0].figure)
+        for name, points in sorted(history.items())
+        if name != US and len(points) >= 2 and len(ours) >= 2
+    ]
+    sentences = _sentences(ev, curve, current, label, current_offer, failures, rank, others, cheapest, gap, changes)
     return Position(
         label=label,
         cost_per_task=current,

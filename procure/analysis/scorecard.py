@@ -284,107 +284,12 @@ def scorecard(workspace: Any, evaluation: Any, as_of: date, offer: str | None = 
     return ScorecardResult(currency=workspace.config.currency, vendors=vendors)
 
 
-# --- renderers -------------------------------------------------------------------------------------
+# --- the thresholds reevaluate checks --------------------------------------------------------------
 
 
-def _pct(value: float | None, digits: int = 1) -> str:
+def percent_or_no_data(value: float | None, digits: int = 1) -> str:
+    """A share as the scorecard writes it (99.950%), or "no data" when its evidence is missing."""
     return "no data" if value is None else f"{value * 100:.{digits}f}%"
-
-
-def _num(value: float | None, fmt: str = ",.0f") -> str:
-    return "no data" if value is None else format(value, fmt)
-
-
-ROW_COLUMNS = (
-    "offer", "month", "data", "billed_gpu_hours", "contracted_gpu_hours", "billed_vs_contracted", "output_tokens",
-    "delivered_tokens_per_gpu_hour", "promised_tokens_per_gpu_hour", "throughput_ratio", "requests_ok", "requests_failed", "served_rate",
-    "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "availability", "sla_availability", "sla_breached",
-    "credit_share", "credits_owed", "invoiced", "delivered_cost_per_task", "promised_cost_per_task", "cost_overrun", "coverage",
-)
-
-
-def scorecard_csv(result: ScorecardResult) -> str:
-    import io
-
-    from procure.textsafe import csv_writer
-
-    buffer = io.StringIO()
-    writer = csv_writer(buffer, lineterminator="\n")
-    writer.writerow(ROW_COLUMNS)
-    for v in result.vendors:
-        for m in v.months:
-            row = m.model_dump()
-            writer.writerow([v.offer] + ["" if row[c] is None else row[c] for c in ROW_COLUMNS[1:]])
-    return buffer.getvalue()
-
-
-def scorecard_markdown(result: ScorecardResult) -> str:
-    from procure.textsafe import markdown_text
-
-    lines = ["# Scorecard: delivered against promised", ""]
-    if not result.vendors:
-        return "\n".join(lines + ["No signed vendor has evidence in actuals/.", ""])
-    for v in result.vendors:
-        lines += [f"## {markdown_text(v.vendor)} ({markdown_text(v.offer)})", ""]
-        lines += ["| month | throughput vs promised | served | TTFT P50 | availability (SLA) | billed / contracted | cost per task vs promised | credits owed |", "|---|---|---|---|---|---|---|---|"]
-        for m in v.months:
-            if not m.data:
-                lines.append(f"| {m.month} | no data | no data | no data | no data | no data | no data | no data |")
-                continue
-            ttft = "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s"
-            sla = "" if m.sla_availability is None else f" ({_pct(m.sla_availability, 2)})"
-            owed = "no SLA" if m.sla_availability is None else "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{_pct(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
-            lines.append(
-                f"| {m.month} | {_pct(m.throughput_ratio)} | {_pct(m.served_rate, 2)} | {ttft} | {_pct(m.availability, 3)}{sla} | {_pct(m.billed_vs_contracted)} | "
-                + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
-            )
-        e = v.evidence
-        lines += ["", f"Evidence: {e.months} months of delivered throughput; "
-                  + (f"delivered/promised throughput {e.throughput_ratio:.3f} (posterior median, log sd {e.throughput_log_sd:.3f})" if e.throughput_ratio else "throughput not yet measured")
-                  + (f"; availability {e.availability:.4f} (posterior mean)" if e.availability is not None else "")
-                  + (f"; served {e.served_rate:.4f}" if e.served_rate is not None else "") + ".", ""]
-        if v.credits_owed_total:
-            lines += [f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).", ""]
-    return "\n".join(lines)
-
-
-def credits_claim(result: ScorecardResult, as_of: date) -> str:
-    """A claim for the SLA credits owed, one section per vendor that owes any, in Markdown."""
-    from procure.textsafe import markdown_text
-
-    lines = [f"# SLA credit claim ({as_of.isoformat()})", ""]
-    owing = [v for v in result.vendors if v.breached_months]
-    if not owing:
-        return "\n".join(lines + ["No vendor owes SLA credits for the months shown.", ""])
-    for v in owing:
-        lines += [f"## {markdown_text(v.vendor)}: contract {markdown_text(v.offer)}", "",
-                  "Under the service level agreement's credit terms we claim the following credits, from our incident record:", "",
-                  "| month | availability delivered | SLA | credit | invoice | credit owed |", "|---|---|---|---|---|---|"]
-        for m in v.months:
-            if not m.sla_breached:
-                continue
-            invoice = "not received" if m.invoiced is None else f"{m.invoiced:,.2f} {v.currency}"
-            owed = "to be applied to the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"
-            lines.append(f"| {m.month} | {_pct(m.availability, 3)} | {_pct(m.sla_availability, 2)} | {_pct(m.credit_share, 1)} | {invoice} | {owed} |")
-        lines += ["", f"Total claimed: {v.credits_owed_total:,.2f} {v.currency}.", ""]
-    return "\n".join(lines)
-
-
-def scorecard_table(result: ScorecardResult) -> Any:
-    from rich.table import Table
-
-    table = Table(title="Delivered against promised")
-    for name in ("vendor", "month", "throughput", "served", "TTFT P50", "availability", "SLA", "billed/contract", "cost/task vs promised", "credits owed"):
-        table.add_column(name)
-    for v in result.vendors:
-        for m in v.months:
-            table.add_row(
-                v.offer, m.month, _pct(m.throughput_ratio), _pct(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s",
-                _pct(m.availability, 3), "" if m.sla_availability is None else _pct(m.sla_availability, 2), _pct(m.billed_vs_contracted),
-                "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
-                "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.0f} {v.currency}" if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice")),
-            )
-    return table
 
 
 def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str]]:
@@ -396,7 +301,7 @@ def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str
         if latest is None:
             continue
         if latest.sla_breached:
-            out.append(("sla-breach", f"{v.offer}: {latest.month} availability {_pct(latest.availability, 3)} is below the SLA's {_pct(latest.sla_availability, 2)}"))
+            out.append(("sla-breach", f"{v.offer}: {latest.month} availability {percent_or_no_data(latest.availability, 3)} is below the SLA's {percent_or_no_data(latest.sla_availability, 2)}"))
         if latest.credit_share:
             owed = f"{latest.credits_owed:,.2f} {v.currency}" if latest.credits_owed is not None else f"{latest.credit_share:.0%} of the invoice"
             out.append(("credits-owed", f"{v.offer}: {latest.month} credits owed: {owed}"))

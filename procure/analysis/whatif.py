@@ -19,7 +19,8 @@ from procure.model.units import PerThousand
 
 from procure.model.costing import HOURS_PER_MONTH
 from procure.errors import InputError, Problem, unknown_offer
-from procure.analysis.evaluate import Evaluation, OfferRecord, evaluate
+from procure.analysis.evaluate import Evaluation, evaluate
+from procure.analysis.record import OfferRecord
 from procure.model.inputs import Offer
 from procure.io.workspace import Workspace
 

@@ -112,11 +112,11 @@ def grade(
     if named:
         from rich.console import Group
 
-        from procure.render.text import explain_table
+        from procure.render.ranking import explain_table
 
         emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide, columns=columns)
         return
-    from procure.render.text import grades_table
+    from procure.render.ranking import grades_table
 
     emit_table(grades_table(results), out, wide, columns=columns)
 
@@ -178,7 +178,7 @@ def compare(
     shown = offers_shown(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
         from procure.analysis.evaluate import verdict_lines
-        from procure.render.text import comparison_table
+        from procure.render.ranking import comparison_table
 
         emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns)
         if out is None:
@@ -189,7 +189,7 @@ def compare(
         assert out is not None
         _write_workbook(ws, ev, inputs, rec, purchase, as_of, out)
         return
-    from procure.render.text import RENDERERS
+    from procure.render.ranking import RENDERERS
 
     emit(RENDERERS[format.value]((ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})), out)
 
@@ -200,7 +200,7 @@ def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_o
     else 36, beside it), the sensitivity of the top three."""
     from procure.analysis.evaluate import evaluate_with_inputs
     from procure.io.files import write_atomic
-    from procure.render.text import to_xlsx
+    from procure.render.workbook import to_xlsx
 
     flows = None
     if not ev.horizon_months:
@@ -236,17 +236,17 @@ def rate(
         procure rate --top 5 --columns offer,score,tier,critical
         procure rate --offer keel-b200-mc
     """
-    from procure.render.text import by_score
+    from procure.render.ranking import by_score
 
     format = chosen_format(format, out, TextFormat.table)
     ev = _evaluation(workspace, as_of)
     shown = offers_shown(ev, offer, top, order=by_score)
     if format is TextFormat.table:
-        from procure.render.text import rating_table
+        from procure.render.ranking import rating_table
 
         emit_table(rating_table(shown), out, wide, columns=columns)
         return
-    from procure.render.text import RATING_RENDERERS
+    from procure.render.ranking import RATING_RENDERERS
 
     emit(enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev), out)
 
@@ -305,11 +305,11 @@ def sensitivity(
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
     result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
-        from procure.render.text import sensitivity_table
+        from procure.render.sensitivity import sensitivity_table
 
         emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns)
         return
-    from procure.render.text import sensitivity_text
+    from procure.render.sensitivity import sensitivity_text
 
     emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
 
@@ -366,7 +366,7 @@ def evaluate(
         emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
         return
     leader = ev.ranked[0] if ev.ranked else None
-    from procure.render.text import per_thousand
+    from procure.render.formats import per_thousand
 
     top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
     emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)

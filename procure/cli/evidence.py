@@ -42,8 +42,9 @@ def scorecard(
         procure scorecard --claim --out claim.md
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.scorecard import credits_claim, scorecard as build, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.analysis.scorecard import scorecard as build
     from procure.errors import InputError, unknown_offer
+    from procure.render.scorecard import credits_claim, scorecard_csv, scorecard_markdown, scorecard_table
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)

@@ -43,7 +43,7 @@ def history(
 
         emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
         return
-    from procure.render.text import history_table
+    from procure.render.history import history_table
 
     emit_table(history_table(runs), out, wide, columns=columns)
 
@@ -103,7 +103,7 @@ def diff(
 
         raise InputError([Problem("diff", None, "", f"BASE and HEAD are the same ({base}): name two different runs or files")])
     result = compare_runs(base_ev, head_ev, base_label, head_label)
-    from procure.render.text import diff_json, diff_markdown, diff_table
+    from procure.render.history import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
         emit_table(diff_table(result), out, wide, columns=columns)
@@ -142,7 +142,7 @@ def reevaluate(
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
     from procure.analysis.history import breaches, diff as compare_runs, latest_run_id, load_run, save_run
-    from procure.render.text import diff_json, diff_markdown, diff_table
+    from procure.render.history import diff_json, diff_markdown, diff_table
     from procure.io.workspace import load_workspace
 
     format = chosen_format(format, out, DiffFormat.table)

@@ -90,11 +90,11 @@ def whatif(
     change = _change(throughput, price, availability, utilization, gpus, one_off, monthly)
     result = run_whatif(ws, offer_id, change, as_day(as_of))
     if format is TextFormat.table:
-        from procure.render.text import whatif_table
+        from procure.render.whatif import whatif_table
 
         emit_table(whatif_table(result), out, wide, columns=columns)
         return
-    from procure.render.text import WHATIF_RENDERERS
+    from procure.render.whatif import WHATIF_RENDERERS
 
     from procure.analysis.evaluate import resolve_as_of
 
@@ -112,11 +112,11 @@ def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, o
     if top is not None and format is not TextFormat.json:
         rows = rows[:top]
     if format is TextFormat.table:
-        from procure.render.text import price_to_win_table
+        from procure.render.whatif import price_to_win_table
 
         emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
     else:
-        from procure.render.text import price_to_win_text
+        from procure.render.whatif import price_to_win_text
 
         emit(enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
 
@@ -180,11 +180,11 @@ def position(
     if top is not None and format is not TextFormat.json:
         result = result.model_copy(update={"curve": result.curve[:top]})
     if format is TextFormat.table:
-        from procure.render.text import position_table
+        from procure.render.position import position_table
 
         emit_table(position_table(result), out, wide, columns=columns)
         return
-    from procure.render.text import position_text
+    from procure.render.position import position_text
 
     emit(enveloped("position", position_text(result, format.value), format, ev), out)
 
@@ -233,11 +233,11 @@ def hedge(
         warn_plan_failed(rec)
     plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
     if format is TextFormat.table:
-        from procure.render.text import hedge_table
+        from procure.render.hedge import hedge_table
 
         emit_table(hedge_table(plan), out, wide, columns=columns)
         return
-    from procure.render.text import hedge_text
+    from procure.render.hedge import hedge_text
 
     emit(enveloped("hedge", hedge_text(plan, format.value), format, ev), out)
 
@@ -286,18 +286,18 @@ def cashflow(
     if top is not None and offer is None and format in (CompareFormat.table, CompareFormat.csv, CompareFormat.markdown):
         ev = offers_shown(ev, None, top)
     if format is CompareFormat.table:
-        from procure.render.text import cashflow_table
+        from procure.render.cashflow import cashflow_table
 
         emit_table(cashflow_table(ev, offer), out, wide, columns=columns)
     elif format is CompareFormat.xlsx:
         from procure.io.files import write_atomic
-        from procure.render.text import to_xlsx
+        from procure.render.workbook import to_xlsx
 
         assert out is not None
         write_atomic(out, to_xlsx(ev, inputs))
         say(f"wrote {out}")
     else:
-        from procure.render.text import cashflow_text
+        from procure.render.cashflow import cashflow_text
 
         emit(enveloped("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
 
@@ -338,7 +338,7 @@ def plan(
     ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
     result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
     if format is TextFormat.table:
-        from procure.render.plan_text import plan_table
+        from procure.render.plan import plan_table
 
         if ws.config.demand is None:  # the recommendation is the single offer until demand: is stated (decision.recommend)
             first = decide(ev).headline + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
@@ -346,7 +346,7 @@ def plan(
             first = decide(ev, result).headline
         emit_table(plan_table(result), out, wide, first=first, columns=columns)
         return
-    from procure.render.plan_text import plan_text
+    from procure.render.plan import plan_text
 
     emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
 

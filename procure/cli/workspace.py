@@ -203,18 +203,18 @@ def index_build(
     build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
     _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
     if format is TextFormat.table:
-        from procure.render.text import index_table
+        from procure.render.market import index_table
 
         emit_table(index_table(build), out, wide, columns=columns)
         return
-    from procure.render.text import index_text
+    from procure.render.market import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
     emit(enveloped("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
-        from procure.render.text import methodology_table
+        from procure.render.market import methodology_table
 
         plain_console(stderr=True).print(methodology_table(build))
         for note in build.notes:

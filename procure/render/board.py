@@ -15,13 +15,15 @@ from pydantic import BaseModel, Field
 from procure.model.costing import HOURS_PER_MONTH
 from procure.analysis.decision import decide
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
 from procure.model.inputs import HedgeConfig
 from procure.analysis.plan import PlanCase, PlanLine, PlanResult
+from procure.analysis.plan.result import VendorStress
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.position import Position
-from procure.render.text import cash, clip
+from procure.render.formats import cash, clip
 from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows
 
 BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
@@ -813,16 +815,13 @@ VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are su
 
 
 def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Risk]:
-    """The register for the plan: every impact from the plan's own dispatch of its fixed portfolio."""
+    """The register for the plan: every impact from the plan's own dispatch of its fixed portfolio.
+
+    Each committed vendor's late delivery and failure (the largest by committed spend named, the rest
+    summed), the concentration of committed spend, then the risks of the plan as a whole."""
     assert plan.stress is not None
     cur, st, months = plan.currency, plan.stress, plan.demand.months
-    commits = [line for line in plan.plan if line.role == "commit"]
-    committed: dict[str, float] = {}
-    prepaid: dict[str, float] = {}
-    for line in commits:
-        amount = _line_commitment(line)
-        committed[line.vendor] = committed.get(line.vendor, 0.0) + amount
-        prepaid[line.vendor] = prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
+    committed, prepaid = _committed_by_vendor(plan, ev)
     total = sum(committed.values())
     others = {line.vendor for line in plan.plan if line.role == "pay_as_used"}
     # The vendors with the most committed spend each get their delivery and failure rows; the rest are
@@ -832,83 +831,127 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
     delivery, failure = [], []
     for v in ranked:
         record = ev.offer(v.offers[0])
-        late = record.terms.contract.late_delivery
-        if v.first_month > 1:
-            what = f"{clip(v.vendor, 30)} not in service by month {v.first_month}"
-        elif record.terms.delivery:
-            what = f"{clip(v.vendor, 30)} delivers later than {record.terms.delivery}"
-        else:
-            what = f"{clip(v.vendor, 30)}: no delivery date promised"
         stranded = v.unserved_share >= UNSERVED_PRICED
-        delivery.append(Risk(
-            risk=what,
-            likelihood="medium" if record.terms.delivery is None or not late else "low",
-            impact=None if stranded else max(v.extra_first_month, 0.0),
-            impact_basis=(
-                f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded
-                else "a month of its capacity bought on demand, per month late" if v.extra_first_month > 0
-                else "none: the rest of the plan's capacity covers the demand meanwhile"
-            ),
-            mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
-            owner="Procurement",
-        ))
-        lost = prepaid.get(v.vendor, 0.0)
-        rest = sorted(others - {v.vendor})
-        if stranded:
-            # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
-            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
-        elif v.extra_spend > 0:
-            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought on demand over {months} months"
-            if v.unserved_share >= 0.0005:
-                basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
-        else:  # the rest of the plan serves the demand without it: no extra spend (its own commitment is not counted as a saving)
-            basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + "the rest of the plan's capacity serves the demand"
-        failure.append(Risk(
-            risk=f"{clip(v.vendor, 30)} fails during its term",
-            likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-            impact=(lost or None) if stranded else lost + max(v.extra_spend, 0.0),
-            impact_basis=basis,
-            mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
-            + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
-            owner="CFO",
-        ))
+        delivery.append(_late_delivery_risk(v, record, stranded, cur))
+        failure.append(_vendor_failure_risk(v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur))
     risks = delivery[: len(named)]
     if rest_vendors:
-        others_late = delivery[len(named):]
-        priced = [r.impact for r in others_late if r.impact is not None]
-        risks.append(Risk(
-            risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
-            likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
-            impact=sum(priced) if priced else None,
-            impact_basis="a month of their capacity bought on demand, per month late, all of them" + ("; some not priced: nothing else serves their demand" if len(priced) < len(others_late) else ""),
-            mitigation="a late-delivery credit in each contract",
-            owner="Procurement",
-        ))
+        risks.append(_smaller_vendors_late(delivery[len(named):], rest_vendors))
     risks += failure[: len(named)]
     if rest_vendors:
-        others_fail = failure[len(named):]
-        worst = max(others_fail, key=lambda r: (r.impact or 0.0, r.risk))
-        risks.append(Risk(
-            risk=f"One of {len(rest_vendors)} smaller committed vendors fails" if len(rest_vendors) > 1 else "The smallest committed vendor fails",
-            likelihood=max((r.likelihood for r in others_fail), key=("low", "medium", "high").index),
-            impact=worst.impact,
-            impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
-            mitigation="pay monthly in arrears; keep the other offers qualified",
-            owner="CFO",
-        ))
+        risks.append(_smaller_vendor_fails(failure[len(named):], rest_vendors))
     if committed:
-        top = max(committed, key=lambda k: (committed[k], k))
-        shares = ", ".join(f"{clip(k, 30)} {committed[k] / total:.0%}" for k in sorted(committed, key=lambda k: (-committed[k], k)))
-        share = committed[top] / total
-        cap = plan.policy.max_vendor_share
-        risks.append(Risk(
-            risk="Concentration of committed spend",
-            likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
-            impact=committed[top],
-            impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)}",
-            mitigation=(f"no vendor above {cap:.0%} of expected capacity" if cap < 1 else "a vendor share limit (plan.max_vendor_share)") + "; keep the other offers qualified",
-            owner="Head of infrastructure",
-        ))
+        risks.append(_concentration_risk(plan, committed, total, cur))
+    return risks + _plan_wide_risks(plan, ev, hedge_asked)
+
+
+def _committed_by_vendor(plan: PlanResult, ev: Evaluation) -> tuple[dict[str, float], dict[str, float]]:
+    """Each committed vendor's commitment over the plan, and the part of it prepaid (lost if it fails)."""
+    commits = [line for line in plan.plan if line.role == "commit"]
+    committed: dict[str, float] = {}
+    prepaid: dict[str, float] = {}
+    for line in commits:
+        amount = _line_commitment(line)
+        committed[line.vendor] = committed.get(line.vendor, 0.0) + amount
+        prepaid[line.vendor] = prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
+    return committed, prepaid
+
+
+def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cur: str) -> Risk:
+    """A committed vendor delivering late: priced at a month of its capacity bought on demand, unless
+    nothing else in the plan serves the demand it leaves (then not priced)."""
+    late = record.terms.contract.late_delivery
+    if v.first_month > 1:
+        what = f"{clip(v.vendor, 30)} not in service by month {v.first_month}"
+    elif record.terms.delivery:
+        what = f"{clip(v.vendor, 30)} delivers later than {record.terms.delivery}"
+    else:
+        what = f"{clip(v.vendor, 30)}: no delivery date promised"
+    return Risk(
+        risk=what,
+        likelihood="medium" if record.terms.delivery is None or not late else "low",
+        impact=None if stranded else max(v.extra_first_month, 0.0),
+        impact_basis=(
+            f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded
+            else "a month of its capacity bought on demand, per month late" if v.extra_first_month > 0
+            else "none: the rest of the plan's capacity covers the demand meanwhile"
+        ),
+        mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
+        owner="Procurement",
+    )
+
+
+def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, lost: float, rest: list[str], months: int, cur: str) -> Risk:
+    """A committed vendor failing during its term: its prepayment lost, plus its capacity bought on demand
+    when the rest of the plan does not serve the demand without it."""
+    if stranded:
+        # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
+        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
+    elif v.extra_spend > 0:
+        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought on demand over {months} months"
+        if v.unserved_share >= 0.0005:
+            basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
+    else:  # the rest of the plan serves the demand without it: no extra spend (its own commitment is not counted as a saving)
+        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + "the rest of the plan's capacity serves the demand"
+    return Risk(
+        risk=f"{clip(v.vendor, 30)} fails during its term",
+        likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
+        impact=(lost or None) if stranded else lost + max(v.extra_spend, 0.0),
+        impact_basis=basis,
+        mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
+        + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
+        owner="CFO",
+    )
+
+
+def _smaller_vendors_late(others_late: list[Risk], rest_vendors: list[VendorStress]) -> Risk:
+    """The smaller commitments' late deliveries in one row: their priced impacts summed."""
+    priced = [r.impact for r in others_late if r.impact is not None]
+    return Risk(
+        risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
+        likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
+        impact=sum(priced) if priced else None,
+        impact_basis="a month of their capacity bought on demand, per month late, all of them" + ("; some not priced: nothing else serves their demand" if len(priced) < len(others_late) else ""),
+        mitigation="a late-delivery credit in each contract",
+        owner="Procurement",
+    )
+
+
+def _smaller_vendor_fails(others_fail: list[Risk], rest_vendors: list[VendorStress]) -> Risk:
+    """The smaller committed vendors' failures in one row: the costliest of them."""
+    worst = max(others_fail, key=lambda r: (r.impact or 0.0, r.risk))
+    return Risk(
+        risk=f"One of {len(rest_vendors)} smaller committed vendors fails" if len(rest_vendors) > 1 else "The smallest committed vendor fails",
+        likelihood=max((r.likelihood for r in others_fail), key=("low", "medium", "high").index),
+        impact=worst.impact,
+        impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
+        mitigation="pay monthly in arrears; keep the other offers qualified",
+        owner="CFO",
+    )
+
+
+def _concentration_risk(plan: PlanResult, committed: dict[str, float], total: float, cur: str) -> Risk:
+    """The committed spend concentrated with one vendor: the largest commitment and every vendor's share."""
+    top = max(committed, key=lambda k: (committed[k], k))
+    shares = ", ".join(f"{clip(k, 30)} {committed[k] / total:.0%}" for k in sorted(committed, key=lambda k: (-committed[k], k)))
+    share = committed[top] / total
+    cap = plan.policy.max_vendor_share
+    return Risk(
+        risk="Concentration of committed spend",
+        likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
+        impact=committed[top],
+        impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)}",
+        mitigation=(f"no vendor above {cap:.0%} of expected capacity" if cap < 1 else "a vendor share limit (plan.max_vendor_share)") + "; keep the other offers qualified",
+        owner="Head of infrastructure",
+    )
+
+
+def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Risk]:
+    """The risks of the plan as a whole: availability below the expected, market prices 20% up, demand
+    30% down, and throughput below a vendor's claim, each from the plan's stress cases."""
+    assert plan.stress is not None
+    cur, st, months = plan.currency, plan.stress, plan.demand.months
+    risks: list[Risk] = []
     committed_records = [ev.offer(v.offers[0]) for v in st.vendors]
     order = ("low", "medium", "high")
     risks.append(Risk(

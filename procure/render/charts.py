@@ -11,9 +11,10 @@ import io
 import math
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from procure.analysis.evaluate import Evaluation, OfferRecord
+from procure.analysis.evaluate import Evaluation
+from procure.analysis.record import OfferRecord
 from procure.model.inputs import OPERATING_JOBS
 
 if TYPE_CHECKING:
@@ -165,15 +166,7 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     if not priced:
         ax.text(0.5, 0.5, "no offer has a cost per successful task", ha="center", va="center", transform=ax.transAxes)
         return to_svg(fig, "cost-curve")
-    values = [o.metrics["cost_per_task"] * PER_THOUSAND for o in priced]  # type: ignore[operator]
-    ordered = sorted(values)
-    median = ordered[len(ordered) // 2]
-    kept = [v for v in values if v <= 2 * median]
-    top = max(kept) * 1.18 if len(kept) < len(values) else max(values) * 1.12
-    widths = [_bar_width(o) for o in priced]
-    # Per-token offers have no GPUs: give them a nominal width so they stay visible.
-    nominal = max(1.0, sum(w for w in widths if w) / max(1, sum(1 for w in widths if w)) / 2)
-    widths = [w or nominal for w in widths]
+    values, top, widths = _curve_scale(priced)
     # Every offer is a bar; with many offers only the cheapest are labelled, so labels stay legible.
     labelled = {o.id for o in priced[:CURVE_LABELS]}
     small = len(priced) > 15
@@ -183,7 +176,44 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
     # it), then becomes a number with the name in a key; values above bars that would touch are left out.
     # The recommendation is placed first, then the others from the cheapest.
     axis_pt = fig.get_figwidth() * 72 * ax.get_position().width
-    slant = math.sin(math.radians(35))
+    bars, left = _curve_bars(ax, priced, widths, values, top, labelled, highlight)
+    _curve_labels(ax, bars, left, axis_pt, size, top, highlight)
+    if index_per_task is not None:
+        level = index_per_task * PER_THOUSAND
+        ax.axhline(level, color=INK, linestyle="--", linewidth=0.8)
+        ax.text(0, level, " index rent", va="bottom", ha="left", fontsize=6.5, color=INK)
+    ax.set_xlim(0, left)
+    ax.set_ylim(0, top)
+    ax.set_ylabel(f"{ev.currency} per 1,000 successful tasks")
+    # The GPU scale runs along the top; offer names sit under their bars.
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.tick_params(axis="x", labelsize=6.5, colors=MUTED)
+    ax.set_xlabel("GPUs offered, cumulative (bar width = GPUs each can supply)", fontsize=7, color=MUTED)
+    return to_svg(fig, "cost-curve")
+
+
+def _curve_scale(priced: list[OfferRecord]) -> tuple[list[float], float, list[float]]:
+    """Each bar's height (cost per 1,000 tasks), the axis top, and each bar's width (GPUs offered).
+
+    The top stops above the offers within twice the median when an outlier would flatten them."""
+    values = [o.metrics["cost_per_task"] * PER_THOUSAND for o in priced]  # type: ignore[operator]
+    ordered = sorted(values)
+    median = ordered[len(ordered) // 2]
+    kept = [v for v in values if v <= 2 * median]
+    top = max(kept) * 1.18 if len(kept) < len(values) else max(values) * 1.12
+    widths = [_bar_width(o) for o in priced]
+    # Per-token offers have no GPUs: give them a nominal width so they stay visible.
+    nominal = max(1.0, sum(w for w in widths if w) / max(1, sum(1 for w in widths if w)) / 2)
+    widths = [w or nominal for w in widths]
+    return values, top, widths
+
+
+def _curve_bars(
+    ax: Any, priced: list[OfferRecord], widths: list[float], values: list[float], top: float, labelled: set[str], highlight: str | None,
+) -> tuple[list[tuple[OfferRecord, float, float, float]], float]:
+    """Draws the bars side by side, an outlier's broken below the top; returns the bars to label
+    (offer, centre, height drawn, value) and the total width (the GPUs offered, cumulative)."""
     bars: list[tuple[OfferRecord, float, float, float]] = []  # offer, centre, height drawn, value
     left = 0.0
     for offer, width, value in zip(priced, widths, values):
@@ -196,6 +226,13 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
         if offer.id in labelled or offer.id == highlight:
             bars.append((offer, left + width / 2, shown, value))
         left += width
+    return bars, left
+
+
+def _curve_labels(ax: Any, bars: list[tuple[OfferRecord, float, float, float]], left: float, axis_pt: float, size: float, top: float, highlight: str | None) -> None:
+    """Writes each labelled bar's value above it and its vendor's name under it, where they do not
+    touch another; a name that does not fit becomes a number explained in a key."""
+    slant = math.sin(math.radians(35))
     names: list[tuple[float, float]] = []  # (anchor in points, thickness in points) of each name placed
     numbers: list[float] = []
     tops: list[tuple[float, float]] = []  # (anchor, height) of each value written
@@ -228,19 +265,6 @@ def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: flo
                 numbers.append(at)
     if key:  # in the empty top left: the bars rise from left to right
         ax.text(0.01, 0.98, "Key: " + "; ".join(key), ha="left", va="top", fontsize=size, color=INK, transform=ax.transAxes, wrap=True, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
-    if index_per_task is not None:
-        level = index_per_task * PER_THOUSAND
-        ax.axhline(level, color=INK, linestyle="--", linewidth=0.8)
-        ax.text(0, level, " index rent", va="bottom", ha="left", fontsize=6.5, color=INK)
-    ax.set_xlim(0, left)
-    ax.set_ylim(0, top)
-    ax.set_ylabel(f"{ev.currency} per 1,000 successful tasks")
-    # The GPU scale runs along the top; offer names sit under their bars.
-    ax.xaxis.tick_top()
-    ax.xaxis.set_label_position("top")
-    ax.tick_params(axis="x", labelsize=6.5, colors=MUTED)
-    ax.set_xlabel("GPUs offered, cumulative (bar width = GPUs each can supply)", fontsize=7, color=MUTED)
-    return to_svg(fig, "cost-curve")
 
 
 def _bar_width(offer: OfferRecord) -> float:

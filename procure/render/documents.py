@@ -18,7 +18,8 @@ from typing import Any, Callable, Optional
 from procure import __version__
 from procure.analysis.evaluate import Evaluation
 from procure.render.report_data import ReportExtras, cheapest_odds, position_view
-from procure.render import text
+from procure.render import formats
+from procure.render.ranking import by_score, comparison_columns
 from procure.render.charts import CHART_OFFERS
 
 REPORT_KINDS = ("comparison", "board")
@@ -123,15 +124,15 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
         lstrip_blocks=True,
     )
     env.filters.update(
-        money=text.money,
-        per_task=text.per_task,
-        per_k=text.per_thousand,
-        g=text.plain,
-        cash=text.cash,
-        clip=text.clip_html,
-        breakable=text.breakable,
-        percent=text.percent,
-        number=text.number,
+        money=formats.money,
+        per_task=formats.per_task,
+        per_k=formats.per_thousand,
+        g=formats.plain,
+        cash=formats.cash,
+        clip=formats.clip_html,
+        breakable=formats.breakable,
+        percent=formats.percent,
+        number=formats.number,
         label=lambda s: str(s).replace("_", " "),
     )
     env.tests["long_text"] = lambda value: len(str(value or "")) > NOTE_LIMIT
@@ -170,10 +171,10 @@ def render_html(
         "fonts": Markup((folder / "fonts.css").read_text(encoding="utf-8")),
         "version": __version__,
         "prepared": report_date().strftime("%Y-%m-%d"),
-        "columns": text.comparison_columns(ev.currency),
+        "columns": comparison_columns(ev.currency),
         "jobs": list(ev.assumptions.jobs.items()),
         "chart_limit": CHART_OFFERS,
-        "rated": [o for o in text.by_score(ev) if o.rating.rated],
+        "rated": [o for o in by_score(ev) if o.rating.rated],
         "position": extras.position,
         "hedge": extras.hedge,
         "hedge_missing": extras.hedge_missing,

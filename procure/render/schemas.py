@@ -109,6 +109,15 @@ class CashflowOffer(PerThousand):
 
 def _output_model(name: str) -> Any:
     """The pydantic model (or union) of one output document."""
+    for family in (_ranking_document, _analysis_document, _history_document, _horizon_document):
+        model = family(name)
+        if model is not None:
+            return model
+    raise KeyError(name)
+
+
+def _ranking_document(name: str) -> Any:
+    """The comparison (evaluate, compare), the grades (grade) and the operator ratings (rate). None for another name."""
     if name == "evaluation":
         from procure.analysis.evaluate import Evaluation
 
@@ -126,6 +135,11 @@ def _output_model(name: str) -> Any:
             offers: list[RatedOffer]
 
         return RatingDocument
+    return None
+
+
+def _analysis_document(name: str) -> Any:
+    """The analyses of one workspace: what-if, price to win, cost position, the index, hedging, sensitivity. None for another name."""
     if name == "whatif":
         from procure.analysis.whatif import WhatIf
 
@@ -169,6 +183,11 @@ def _output_model(name: str) -> Any:
             pass
 
         return SensitivityDocument
+    return None
+
+
+def _history_document(name: str) -> Any:
+    """The saved runs (history) and the differences between two evaluations (diff, reevaluate). None for another name."""
     if name == "history":
         from procure.analysis.history import RunInfo
 
@@ -200,6 +219,11 @@ def _output_model(name: str) -> Any:
             breached: list[Breach]
 
         return Union[ReevaluateDocument, FirstReevaluation]
+    return None
+
+
+def _horizon_document(name: str) -> Any:
+    """Over a horizon: the cash flow, the purchase plan, and the scorecard of what was delivered. None for another name."""
     if name == "cashflow":
 
         class CashflowDocument(Envelope):
@@ -223,7 +247,7 @@ def _output_model(name: str) -> Any:
             pass
 
         return ScorecardDocument
-    raise KeyError(name)
+    return None
 
 
 def output_adapter(name: str) -> Any:

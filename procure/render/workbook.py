@@ -1,4 +1,5 @@
-"""The workbook a spreadsheet user keeps: an Assumptions sheet and an Offers sheet whose cost columns
+"""The comparison as a workbook (--format xlsx, `to_xlsx`): a sheet per table, numbers stored as numbers,
+and the workbook a spreadsheet user keeps: an Assumptions sheet and an Offers sheet whose cost columns
 are live formulas over those assumptions and the offers' inputs.
 
 Change the staff cost, the shared weight, a list price or a discount, and the costs per task and the
@@ -23,12 +24,15 @@ they do not move when an assumption does, and the sheet says so.
 
 from __future__ import annotations
 
+import io
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
+from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.textsafe import formula_like
+from procure.render.ranking import CATEGORY_ABBREVIATIONS
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
@@ -155,98 +159,132 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
 Column = tuple[str, str, str, Callable[[dict[str, str], int, int], Any]]  # key, header, number format, cell
 
 
-def _columns(cur: str, last: int) -> list[Column]:
-    """The Offers sheet: key, header (with unit), number format, and the cell (a value key or a formula)."""
+def _input(key: str) -> Callable[[dict[str, str], int, int], Any]:
+    """A cell holding the offer's value under `key` (an input, blue)."""
+    return lambda c, r, n: ("value", key)
 
-    def value(key: str) -> Callable[[dict[str, str], int, int], Any]:
-        return lambda c, r, n: ("value", key)
 
-    def formula(make: Callable[[Callable[[str], str], int, int], str]) -> Callable[[dict[str, str], int, int], Any]:
-        return lambda c, r, n: ("formula", make(lambda k: f"{c[k]}{r}", r, n))
+def _formula(make: Callable[[Callable[[str], str], int, int], str]) -> Callable[[dict[str, str], int, int], Any]:
+    """A cell holding a formula; `make` names the row's cells by key (k("rent") -> "H2")."""
+    return lambda c, r, n: ("formula", make(lambda k: f"{c[k]}{r}", r, n))
 
-    A = _ref
-    gpu = 'IF({basis}="per_token","",{body})'
-    cols: list[Column] = [
-        ("id", "Offer", "@", value("id")),
-        ("vendor", "Vendor", "@", value("vendor")),
-        ("basis", "Pricing basis", "@", value("basis")),
-        ("acceptable", "Acceptable", "General", value("acceptable")),
-        ("list_price", f"List price {cur}/GPU-h", MONEY_HOUR, value("list_price")),
-        ("discount", "Discount", SHARE, value("discount")),
-        ("escalation", "Escalators, term average", "0.0000", value("escalation")),
-        ("rent", f"Rent {cur}/GPU-h", MONEY_HOUR, formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"))),
-        ("fees", f"Fees {cur}/GPU-h", MONEY_HOUR, value("fees")),
-        ("prepay_fraction", "Prepaid share", SHARE, value("prepay_fraction")),
-        ("term_months", "Term months", COUNT, value("term_months")),
+
+# A cost per GPU-hour is blank for a per-token offer, which has no GPU-hour.
+GPU_HOUR_ONLY = 'IF({basis}="per_token","",{body})'
+
+
+def _offer_columns(cur: str) -> list[Column]:
+    """Steps 1 to 3 (docs/cost-model.md): the offer, its rent (list price less the discount, at the term average),
+    fees, financing and prepay risk per GPU-hour: the prices the rest of the sheet adds up."""
+    return [
+        ("id", "Offer", "@", _input("id")),
+        ("vendor", "Vendor", "@", _input("vendor")),
+        ("basis", "Pricing basis", "@", _input("basis")),
+        ("acceptable", "Acceptable", "General", _input("acceptable")),
+        ("list_price", f"List price {cur}/GPU-h", MONEY_HOUR, _input("list_price")),
+        ("discount", "Discount", SHARE, _input("discount")),
+        ("escalation", "Escalators, term average", "0.0000", _input("escalation")),
+        ("rent", f"Rent {cur}/GPU-h", MONEY_HOUR, _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"))),
+        ("fees", f"Fees {cur}/GPU-h", MONEY_HOUR, _input("fees")),
+        ("prepay_fraction", "Prepaid share", SHARE, _input("prepay_fraction")),
+        ("term_months", "Term months", COUNT, _input("term_months")),
         (
             "financing",
             f"Financing {cur}/GPU-h",
             MONEY_HOUR,
-            formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{A("cost_of_capital")}*{k("term_months")}/24)')),
+            _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("cost_of_capital")}*{k("term_months")}/24)')),
         ),
         (
             "prepay_risk",
             f"Prepay risk {cur}/GPU-h",
             MONEY_HOUR,
-            formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{A("vendor_default_rate")}*{k("term_months")}/24)')),
+            _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("vendor_default_rate")}*{k("term_months")}/24)')),
         ),
-        ("fte_yours", "Your staff FTE", "0.000", value("fte_yours")),
-        ("fte_shared", "Shared staff FTE", "0.000", value("fte_shared")),
-        ("billed_gpus", "Billed GPUs", FRACTIONAL_COUNT, value("billed_gpus")),
+    ]
+
+
+def _staff_software_columns(cur: str) -> list[Column]:
+    """Steps 4 to 6: the staff and the serving software per GPU-hour, then the full cost per paid GPU-hour,
+    the sum of every cost before it."""
+    return [
+        ("fte_yours", "Your staff FTE", "0.000", _input("fte_yours")),
+        ("fte_shared", "Shared staff FTE", "0.000", _input("fte_shared")),
+        ("billed_gpus", "Billed GPUs", FRACTIONAL_COUNT, _input("billed_gpus")),
         (
             "ops",
             f"Staff {cur}/GPU-h",
             MONEY_HOUR,
-            formula(lambda k, r, n: gpu.format(basis=k("basis"), body=f'({k("fte_yours")}+{A("shared_weight")}*{k("fte_shared")})*{A("fte_cost_year")}/({k("billed_gpus")}*{HOURS_PER_YEAR:g})')),
+            _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f'({k("fte_yours")}+{_ref("shared_weight")}*{k("fte_shared")})*{_ref("fte_cost_year")}/({k("billed_gpus")}*{HOURS_PER_YEAR:g})')),
         ),
-        ("serving_owner", "Serving stack owner", "@", value("serving_owner")),
-        ("offer_software", f"Offer software {cur}/GPU-h", MONEY_HOUR, value("offer_software")),
+        ("serving_owner", "Serving stack owner", "@", _input("serving_owner")),
+        ("offer_software", f"Offer software {cur}/GPU-h", MONEY_HOUR, _input("offer_software")),
         (
             "software",
             f"Software {cur}/GPU-h",
             MONEY_HOUR,
-            formula(
-                lambda k, r, n: gpu.format(
-                    basis=k("basis"), body=f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{A("shared_weight")},0))*{A("software_gpu_hour")}+{k("offer_software")}'
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
+                    basis=k("basis"), body=f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}'
                 )
             ),
         ),
-        ("full", f"Full {cur}/GPU-h", MONEY_HOUR, formula(lambda k, r, n: gpu.format(basis=k("basis"), body="+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software"))))),
-        ("throughput", "Throughput tok/s/GPU", COUNT, value("throughput")),
-        ("availability", "Availability (expected)", "0.00%", value("availability")),
-        ("quality", "Quality pass rate", SHARE, value("quality")),
-        ("fill", "Fill", SHARE, value("fill")),
+        ("full", f"Full {cur}/GPU-h", MONEY_HOUR, _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body="+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software"))))),
+    ]
+
+
+def _tasks_columns() -> list[Column]:
+    """Steps 7 to 11: throughput, availability, quality and fill, and from them the successful tasks a
+    paid GPU-hour yields, the denominator of the cost per task."""
+    return [
+        ("throughput", "Throughput tok/s/GPU", COUNT, _input("throughput")),
+        ("availability", "Availability (expected)", "0.00%", _input("availability")),
+        ("quality", "Quality pass rate", SHARE, _input("quality")),
+        ("fill", "Fill", SHARE, _input("fill")),
         (
             "tasks_per_gpu_hour",
             "Successful tasks/GPU-h",
             "#,##0.0",
-            formula(
-                lambda k, r, n: gpu.format(
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
                     basis=k("basis"),
-                    body=f'IFERROR({k("throughput")}*3600/{A("output_tokens")}*{k("availability")}*{A("success_rate")}*{k("quality")}*MIN(1,{A("utilization")})*{k("fill")},"")',
+                    body=f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")})*{k("fill")},"")',
                 )
             ),
         ),
-        ("fx", "FX to " + cur, "0.0000", value("fx")),
-        ("per_mtok_input", "Input per Mtok (offer currency)", MONEY, value("per_mtok_input")),
-        ("per_mtok_cached", "Cached input per Mtok (offer currency)", MONEY, value("per_mtok_cached")),
-        ("per_mtok_output", "Output per Mtok (offer currency)", MONEY, value("per_mtok_output")),
-        ("fixed_fees_month", f"Fixed fees {cur}/month", MONEY, value("fixed_fees_month")),
+    ]
+
+
+def _per_token_columns(cur: str) -> list[Column]:
+    """The per-token offers' prices (in the offer's currency, times FX) and fixed fees, which their cost
+    per task is computed from instead of a GPU-hour."""
+    return [
+        ("fx", "FX to " + cur, "0.0000", _input("fx")),
+        ("per_mtok_input", "Input per Mtok (offer currency)", MONEY, _input("per_mtok_input")),
+        ("per_mtok_cached", "Cached input per Mtok (offer currency)", MONEY, _input("per_mtok_cached")),
+        ("per_mtok_output", "Output per Mtok (offer currency)", MONEY, _input("per_mtok_output")),
+        ("fixed_fees_month", f"Fixed fees {cur}/month", MONEY, _input("fixed_fees_month")),
+    ]
+
+
+def _cost_columns(cur: str) -> list[Column]:
+    """Step 12 and the ranking: the cost per successful task (the per-token formula for per-token offers),
+    per 1,000 tasks, and the rank among the acceptable offers, live over every row."""
+    return [
         (
             "cost_per_task",
             f"{cur}/task",
             PER_TASK,
-            formula(
+            _formula(
                 lambda k, r, n: (
                     f'IFERROR(IF({k("basis")}="per_token",'
-                    f'({A("input_tokens")}*((1-{A("cached_input_share")})*{k("per_mtok_input")}+{A("cached_input_share")}*{k("per_mtok_cached")})+{A("output_tokens")}*{k("per_mtok_output")})*{k("fx")}*{k("escalation")}/1000000'
-                    f'/({A("success_rate")}*{k("quality")})'
-                    f'+IF(N({A("tasks_per_month")})=0,0,({k("fixed_fees_month")}+({k("fte_yours")}+{A("shared_weight")}*{k("fte_shared")})*{A("fte_cost_year")}/12)/{A("tasks_per_month")}),'
+                    f'({_ref("input_tokens")}*((1-{_ref("cached_input_share")})*{k("per_mtok_input")}+{_ref("cached_input_share")}*{k("per_mtok_cached")})+{_ref("output_tokens")}*{k("per_mtok_output")})*{k("fx")}*{k("escalation")}/1000000'
+                    f'/({_ref("success_rate")}*{k("quality")})'
+                    f'+IF(N({_ref("tasks_per_month")})=0,0,({k("fixed_fees_month")}+({k("fte_yours")}+{_ref("shared_weight")}*{k("fte_shared")})*{_ref("fte_cost_year")}/12)/{_ref("tasks_per_month")}),'
                     f'{k("full")}/{k("tasks_per_gpu_hour")}),"")'
                 )
             ),
         ),
-        ("cost_per_1000", f"{cur} per 1,000 tasks", MONEY, formula(lambda k, r, n: f'IF(ISNUMBER({k("cost_per_task")}),{k("cost_per_task")}*1000,"")')),
+        ("cost_per_1000", f"{cur} per 1,000 tasks", MONEY, _formula(lambda k, r, n: f'IF(ISNUMBER({k("cost_per_task")}),{k("cost_per_task")}*1000,"")')),
         (
             "rank",
             "Rank",
@@ -258,7 +296,12 @@ def _columns(cur: str, last: int) -> list[Column]:
             ),
         ),
     ]
-    return cols
+
+
+def _columns(cur: str, last: int) -> list[Column]:
+    """The Offers sheet: key, header (with unit), number format, and the cell (a value key or a formula),
+    in the order of the cost model's steps."""
+    return _offer_columns(cur) + _staff_software_columns(cur) + _tasks_columns() + _per_token_columns(cur) + _cost_columns(cur)
 
 
 def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
@@ -413,3 +456,100 @@ def add_sensitivity_sheet(book: Any, result: Any, cur: str) -> None:
         [[r.input, r.low, r.high, *[r.costs_low.get(o) for o in offers], *[r.costs_high.get(o) for o in offers], r.swing, r.swing_offer,
           r.leader_low, r.leader_high, "yes" if r.flips else "no"] for r in result.rows],
     )
+
+
+def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None, plan_failed: str | None = None) -> bytes:
+    """The comparison as a workbook: one sheet per table, numbers stored as numbers.
+
+    With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
+    first, whose costs and ranks are live formulas (add_live_sheets). Then a sheet per analysis
+    given, with units in its headers: the purchase plan and its scenarios, every offer over the
+    horizon (from `flows`, an evaluation over one; else `ev` when it has one) and, when `ev` has a
+    horizon, every offer's months, the sensitivity.
+    """
+    try:
+        from openpyxl import Workbook
+    except ImportError:
+        from procure.errors import InputError, Problem
+
+        raise InputError([Problem("--format xlsx", None, "", "Excel output needs openpyxl: pip install openpyxl")]) from None
+    from datetime import datetime
+
+    book = Workbook()
+    stamp = datetime(ev.as_of.year, ev.as_of.month, ev.as_of.day)  # the as-of date, not the clock: same inputs, same workbook
+    book.properties.created = book.properties.modified = stamp
+    sheet = book.active
+    sheet.title = "Comparison"
+    keys = METRIC_KEYS + EXTRA_METRIC_KEYS
+    sheet.append(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, "reasons"])
+    for r in ev.offers:
+        sheet.append([r.rank, r.id, r.vendor, r.grade, r.acceptable, r.kind, r.pricing_basis, *[r.metrics[k] for k in keys], "; ".join(r.reasons)])
+    gates = book.create_sheet("Gates")
+    gates.append(["id", "gate", "passed", "headroom", "detail"])
+    for r in ev.offers:
+        for g in r.gates:
+            gates.append([r.id, g.gate, g.passed, g.margin, g.detail])
+    ratings = book.create_sheet("Ratings")
+    categories = list(CATEGORY_ABBREVIATIONS)
+    ratings.append(["id", "rated", "score", "tier", "published_tier", "reliability_factor", *categories])
+    for r in ev.offers:
+        ratings.append([r.id, r.rating.rated, r.rating.score, r.rating.tier, r.rating.published_tier, r.reliability_factor, *[r.rating.categories.get(c) for c in categories]])
+    if ev.uncertainty:
+        ranges = book.create_sheet("Uncertainty")
+        ranges.append(["id", "p10", "p50", "p90", "prob_cheapest"])
+        for r in ev.offers:
+            u = r.uncertainty
+            ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
+    if plan is not None:
+        add_plan_sheets(book, plan, ev.currency)
+    elif plan_failed:  # demand: was given but no plan was solved: the sheet says why rather than being absent
+        table_sheet(book, "Plan", [("Note", None)], [[f"The purchase plan could not be solved ({plan_failed}); the best single offer is recommended instead."]])
+    horizon = flows if flows is not None else (ev if ev.horizon_months else None)
+    if horizon is not None:
+        add_horizon_sheet(book, horizon)
+    if ev.horizon_months:  # the months themselves when the horizon was asked for (a sheet of offers x months)
+        add_cashflow_sheet(book, ev)
+    if sensitivity is not None and sensitivity.rows:
+        add_sensitivity_sheet(book, sensitivity, ev.currency)
+    inputs = book.create_sheet("Inputs")
+    inputs.append(["as_of", str(ev.as_of)])
+    inputs.append(["currency", ev.currency])
+    inputs.append(["rank_by", ev.rank_by])  # the Comparison column the ranking sorts by
+    inputs.append(["path", "sha256"])
+    for f in ev.inputs:
+        inputs.append([f.path, f.sha256])
+    # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
+    for sheet_ in book.worksheets:
+        for row in sheet_.iter_rows():
+            for cell in row:
+                if formula_like(cell.value):
+                    cell.data_type = "s"
+        if sheet_.title != "Inputs":
+            finish(sheet_)
+    if cost_inputs is not None:
+        add_live_sheets(book, ev, cost_inputs)  # its text values are kept as text there; its formulas are ours
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return _fixed_times(buffer.getvalue(), stamp)
+
+
+def _fixed_times(workbook: bytes, stamp: object) -> bytes:
+    """openpyxl stamps the save time into the zip entries and docProps/core.xml; pin both to the
+    as-of date so that the same inputs give the same bytes."""
+    import re
+    import zipfile
+
+    moment = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")  # type: ignore[attr-defined]
+    # Zip entries can only carry dates from 1980 to 2107: an as-of date outside is clamped there.
+    zip_time = max((1980, 1, 1, 0, 0, 0), min((2107, 12, 31, 0, 0, 0), stamp.timetuple()[:6]))  # type: ignore[attr-defined]
+    source = zipfile.ZipFile(io.BytesIO(workbook))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", lambda m: m.group(1) + moment.encode() + m.group(2), data)
+            info = zipfile.ZipInfo(item.filename, date_time=zip_time)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            target.writestr(info, data)
+    return out.getvalue()

@@ -21,7 +21,7 @@ The package follows docs/plan.md step by step:
 - `shortlist`: many offers cut to the ones that matter, then checked against the whole program;
 - `dispatch` and `figures`: every scenario-month served as a buyer would, and the figures reported;
 - `single`: each offer alone; `frontier`: expected cost against CVaR; `stress`: the plan under changed inputs;
-- `make`: the plan for a workspace (`make_plan`); `result`: what it reports.
+- `make`: the plan for a workspace (`make_plan`); `result`: what it reports; `discount`: present values.
 
 Other modules use `make_plan` and the result's models from here.
 """

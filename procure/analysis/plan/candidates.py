@@ -10,7 +10,8 @@ from typing import Literal
 
 import numpy as np
 
-from procure.analysis.evaluate import CostInputs, Evaluation, OfferRecord
+from procure.analysis.evaluate import CostInputs, Evaluation
+from procure.analysis.record import OfferRecord
 from procure.model.costing import HOURS_PER_MONTH, cost_arrays
 from procure.model.inputs import Burst, Offer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.render.text import _md_cell, markdown_table, money, number, per_thousand, percent
+from procure.render.formats import markdown_table, md_cell, money, number, per_thousand, percent
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -128,8 +128,8 @@ def plan_text(result: PlanResult, fmt: str) -> str:
         ph, pr = plan_rows(result)
         sh, sr = scenario_table_rows(result)
         text = (
-            (f"**{_md_cell(result.headline)}**\n\n" if result.headline else "") + "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
-            + "\n".join(f"- {_md_cell(line)}" for line in summary_lines(result))
+            (f"**{md_cell(result.headline)}**\n\n" if result.headline else "") + "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
+            + "\n".join(f"- {md_cell(line)}" for line in summary_lines(result))
             + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 8))) + "\n"
         )
         if result.frontier:
@@ -137,7 +137,7 @@ def plan_text(result: PlanResult, fmt: str) -> str:
             text += "\n## Efficient frontier\n\n" + markdown_table(fh, fr, right={1, 2, 3}) + "\n"
         notes = [n for n in result.notes if n != result.headline]
         if notes:
-            text += "\n" + "\n".join(f"- note: {_md_cell(n)}" for n in notes) + "\n"
+            text += "\n" + "\n".join(f"- note: {md_cell(n)}" for n in notes) + "\n"
         return text
     from procure.textsafe import csv_writer  # spreadsheet-safe cells, as in every CSV the tool writes
 

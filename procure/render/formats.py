@@ -1,0 +1,105 @@
+"""How every text rendering writes a figure or vendor text: money, costs per task (per 1,000 tasks),
+shares, counts, amounts as a board reads them, clipped vendor text, and Markdown tables whose cells
+are escaped. The terminal tables, JSON, CSV, Markdown and the report's templates (its filters) share them."""
+
+from __future__ import annotations
+
+from procure.textsafe import markdown_text
+
+
+DASH = "—"
+
+
+def money(value: float | None, digits: int = 2) -> str:
+    return DASH if value is None else f"{round(value, digits) + 0.0:,.{digits}f}"  # + 0.0: never "-0"
+
+
+def per_task(value: float | None) -> str:
+    """Costs per task are fractions of a cent to a few cents: five decimals keep them comparable."""
+    return DASH if value is None else f"{value:.5f}"
+
+
+def per_thousand(value: float | None, digits: int = 2) -> str:
+    """A cost per task shown per 1,000 tasks, as the reports print it: 0.006427 -> '6.43'."""
+    return DASH if value is None else f"{round(value * 1000, digits) + 0.0:,.{digits}f}"
+
+
+def per_k(currency: str) -> str:
+    """The unit of a column of costs per task, shown per 1,000 successful tasks: 'USD/1k tasks'."""
+    return f"{currency}/1k tasks"
+
+
+def plain(value: float | None, digits: int | None = None) -> str:
+    """A figure inside a printed formula: thousands separated, `digits` decimals or up to six significant ones."""
+    if value is None:
+        return DASH
+    if digits is not None:
+        return f"{round(value, digits) + 0.0:,.{digits}f}"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    decimals = max(0, 6 - len(str(int(abs(value)))))
+    return f"{value:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
+def cash(value: float | None, currency: str = "") -> str:
+    """Money the way a board reads it: '11.0 M USD', '738 k USD', '7.0 k USD' (below 1,000: the full
+    figure), so a column of amounts reads in one unit from thousands up."""
+    if value is None:
+        return DASH
+    unit = f" {currency}" if currency else ""
+    size = abs(value)
+    if size >= 999_500:  # rounding up to the next unit, not "1,000 k"
+        return f"{value / 1e6:,.{2 if size < 9_995_000 else 1}f} M{unit}"
+    if size >= 999.5:
+        return f"{value / 1e3:,.{1 if size < 9.95e3 else 0}f} k{unit}"
+    return f"{round(value) + 0:,}{unit}"
+
+
+def clip(text: object, limit: int = 60) -> str:
+    """Vendor text for a table cell or heading: at most `limit` characters, an ellipsis when cut
+    (the full text stays in the appendix)."""
+    value = str(text)
+    return value if len(value) <= limit else value[: limit - 1].rstrip() + "…"
+
+
+def clip_html(text: object, limit: int = 60) -> str:
+    """`clip` as escaped HTML, with a break opportunity every 12 characters of a long word: a narrow
+    table cell then wraps it at once instead of searching for a break point character by character."""
+    return breakable(clip(text, limit), 12)
+
+
+def breakable(text: object, run: int = 60) -> str:
+    """Vendor text as escaped HTML with a line-break opportunity (<wbr>) every `run` characters of an
+    unbroken word: a 2,000-character word then lays out like ordinary text, fast and inside the page."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    pieces = re.split(r"(\S+)", str(text))  # separators at even positions, words at odd ones
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2 and len(piece) > run:
+            out.append("<wbr>".join(str(escape(piece[k : k + run])) for k in range(0, len(piece), run)))
+        else:
+            out.append(str(escape(piece)))
+    return Markup("".join(out))
+
+
+def percent(value: float | None, digits: int = 2) -> str:
+    return DASH if value is None else f"{value:.{digits}%}"
+
+
+def number(value: float | None, digits: int = 0) -> str:
+    return DASH if value is None else f"{value:,.{digits}f}"
+
+
+def md_cell(text: str) -> str:
+    """Vendor text is data: escape what Markdown would read as table syntax or markup."""
+    return markdown_text(text)
+
+
+def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
+    right = right or set()
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|"]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,101 @@
+"""A hedging recommendation (hedge) as text: its summary, ladder and stress as terminal tables, JSON,
+CSV and Markdown. They format; they never compute."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+from procure.textsafe import csv_writer
+from procure.render.fit import prioritise
+from procure.render.formats import markdown_table, md_cell, money, number, percent
+
+if TYPE_CHECKING:
+    from rich.console import Group
+    from rich.table import Table
+
+    from procure.analysis.hedging import HedgePlan
+
+
+def ladder_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
+    headers = ["Months", "Floating GPU-h", "Share", "Notional GPU-h", "Contracts", "Hedged GPU-h", "Hedged share"]
+    rows = [
+        [r.months, number(r.exposed_gpu_hours), percent(r.share, 0), number(r.notional_gpu_hours), f"{r.contracts:,}", number(r.hedged_gpu_hours), percent(r.hedged_share, 1)]
+        for r in plan.ladder
+    ]
+    return headers, rows
+
+
+def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
+    cur = plan.currency
+    headers = ["Index move", f"Index {cur}/GPU-h", f"Unhedged {cur}", f"Hedge payoff {cur}", f"Hedged {cur}", f"Change unhedged", f"Change hedged", "Basis band (2 sigma)"]
+    rows = [
+        [f"{r.index_move:+.0%}", money(r.index_level), money(r.unhedged, 0), money(r.hedge_payoff, 0), money(r.hedged, 0), money(r.unhedged_change, 0), money(r.hedged_change, 0), "+/- " + money(r.basis_band, 0)]
+        for r in plan.stress
+    ]
+    return headers, rows
+
+
+def hedge_summary(plan: HedgePlan) -> list[str]:
+    reg = plan.regression
+    if plan.h_star is None:
+        fit = "no hedge ratio fitted (no rent history: no tracking is claimed, the basis is unknown)" if reg.source == "none" else "h* not estimable"
+    else:
+        interval = f", 95% interval {plan.h_star_ci95[0]:.3f} to {plan.h_star_ci95[1]:.3f}" if plan.h_star_ci95 else ""
+        se = f" (standard error {plan.h_star_se:.3f}{interval})" if plan.h_star_se is not None else ""
+        quality = f", rho = {plan.rho:.3f}, R^2 = {plan.r2:.3f}" if plan.r2 is not None else ""
+        fit = f"h* = {plan.h_star:.3f}{se}{quality}, basis volatility {money(plan.basis_volatility, 3)} {plan.currency}/GPU-h per {plan.period}"
+    lines = [
+        f"Hedging {plan.vendor} ({plan.offer}) over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
+        f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {fit}.",
+        f"Recommended hedge ratio {plan.hedge_ratio:.3f} ({plan.hedge_ratio_rule}).",
+        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}; contracts of {number(plan.contract_gpu_hours)} GPU-hours.",
+    ]
+    if plan.nothing_to_hedge:
+        lines.append(f"Nothing to hedge: {plan.nothing_to_hedge}.")
+    return lines
+
+
+def hedge_table(plan: HedgePlan) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    def table_of(title: str, headers: list[str], rows: list[list[str]]) -> Table:
+        table = Table(title=title, header_style="bold")
+        for i, h in enumerate(headers):
+            table.add_column(h, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*row)
+        return table
+
+    cur = plan.currency
+    parts: list = [Text("\n".join(hedge_summary(plan)))]
+    if not plan.nothing_to_hedge:
+        parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
+        stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
+        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}, together=(("Change unhedged", "Change hedged"),)))
+    parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
+    return Group(*parts)
+
+
+def hedge_text(plan: HedgePlan, fmt: str) -> str:
+    if fmt == "json":
+        return plan.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
+        lh, lr = ladder_rows(plan)
+        sh, sr = stress_rows(plan)
+        return (
+            "# Hedging recommendation\n\n"
+            + "\n".join(md_cell(line) for line in hedge_summary(plan))
+            + "\n\n## Ladder\n\n" + markdown_table(lh, lr, right=set(range(1, 7)))
+            + "\n\n## Stress\n\n" + markdown_table(sh, sr, right=set(range(1, 8)))
+            + "\n\n" + "\n".join(f"- note: {md_cell(n)}" for n in plan.notes)
+            + "\n\n## Limits\n\n" + "\n".join(f"- {md_cell(line)}" for line in plan.limits) + "\n"
+        )
+    buffer = io.StringIO()
+    writer = csv_writer(buffer)
+    writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours"])
+    for r in plan.ladder:
+        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
+    return buffer.getvalue()
