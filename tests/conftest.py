@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import os
 import shutil
 import sys
@@ -11,6 +14,7 @@ from typing import Any, Callable
 import pytest
 
 DATA_DIR = Path(__file__).parent / "data"
+ROOT = DATA_DIR.parent.parent
 
 # Compiled modules are kept (pytest's rewritten test modules and procure's own, in __pycache__) even where
 # PYTHONDONTWRITEBYTECODE is set, as it is in many containers: otherwise every worker rewrites and
@@ -185,6 +189,73 @@ def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+# --- reports rendered once per run ------------------------------------------------------------------------
+#
+# Several modules read the same report (the example's comparison: its charts and plan take seconds; the layout
+# test lays out what the formula test reads). Each (workspace, options, format) is rendered once per run, in a
+# folder the run's workers share, under the SHA-256 of everything it depends on: the command line, the
+# workspace's files, the environment variables a report reads, and procure's source and templates. A lock on
+# the entry makes one worker render while another asking for the same report waits, then reads it.
+
+SHARED_ENV = ("SOURCE_DATE_EPOCH", "PROCURE_CACHE_DIR", "COLUMNS", "NO_COLOR", "TZ")  # what the key includes of the environment
+NOT_WORKSPACE = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "procure.egg-info"}
+NOT_EXAMPLE = {"procure", "templates", "tests", "docs", "benchmarks", "scripts", ".ci"}  # the repository around the example
+
+
+def tree_digest(root: Path, skip: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """SHA-256 of every file under root (names and bytes), folders named in skip left out."""
+    digest = hashlib.sha256()
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in skip and f not in NOT_WORKSPACE)
+        for name in sorted(files):
+            path = Path(folder) / name
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"not a file")
+    return digest.hexdigest()
+
+
+_SOURCE: list[str] = []
+
+
+def source_digest() -> str:
+    """procure's code and templates, as this run imports and reads them."""
+    if not _SOURCE:
+        _SOURCE.append(tree_digest(ROOT / "procure") + tree_digest(ROOT / "templates"))
+    return _SOURCE[0]
+
+
+@pytest.fixture(scope="session")
+def shared_report(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """shared_report(workspace, "--board", fmt="html") -> the file `procure report --board --format html -w
+    workspace --as-of 2026-11-29` writes, rendered once for the whole run (read-only: copy it to change it)."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-reports"  # the run's, not a worker's
+    folder.mkdir(exist_ok=True)
+
+    def render(workspace: Path, *options: str, fmt: str = "html", as_of: str = "2026-11-29") -> Path:
+        from clihelp import run
+
+        workspace = Path(workspace).resolve()
+        inputs = [str(workspace), tree_digest(workspace, NOT_EXAMPLE if workspace == ROOT else set()), list(options), fmt, as_of,
+                  {name: os.environ.get(name) for name in SHARED_ENV}, source_digest()]
+        key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
+        done = folder / key
+        target = done / f"report.{fmt}"
+        with open(folder / f"{key}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this worker dies
+            if not done.is_dir():
+                work = folder / f"{key}.partial"
+                shutil.rmtree(work, ignore_errors=True)
+                work.mkdir()
+                result = run("report", *options, "--format", fmt, "-w", workspace, "--as-of", as_of, "--out", work / target.name)
+                assert result.exit_code == 0, result.output
+                (work / target.name).chmod(0o444)
+                work.rename(done)
+        return target
+
+    return render
 
 
 @pytest.fixture

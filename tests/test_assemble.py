@@ -75,21 +75,25 @@ def _read(pdf: bytes):
 
 
 @pytest.fixture(scope="module")
-def both(basic):
-    """The basic workspace's report as one document and merged from one part per offer (the most seams)."""
+def both(basic, tmp_path_factory):
+    """The basic workspace's report as one document and merged from one part per offer (the most seams), and
+    what the merged layout left in the temporary folder (WeasyPrint stores the fonts it decodes there)."""
     ev, extras = basic
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
     mp.setattr(assemble, "OFFERS_PER_PART", 1)
     single = html_to_pdf(render_html(ev, "comparison", extras=extras))
+    temporary = tmp_path_factory.mktemp("merged-tmp")
+    mp.setattr(tempfile, "tempdir", str(temporary))
     merged = assemble.comparison_pdf(ev, extras, workers=2)
+    left = list(temporary.iterdir())
     mp.undo()
-    return _read(single), _read(merged), merged
+    return _read(single), _read(merged), merged, left
 
 
 @pytest.mark.slow  # PDF rendering, as every test below
 def test_merged_pages_read_as_the_single_document(both):
-    (one, one_texts, *_), (merged, merged_texts, *_), _ = both
+    (one, one_texts, *_), (merged, merged_texts, *_), *_ = both
     assert len(merged.pages) == len(one.pages) >= 12
     for number, (expected, got) in enumerate(zip(one_texts, merged_texts), start=1):
         assert got == expected, f"page {number}"  # running headers and "Page N of M" included
@@ -98,7 +102,7 @@ def test_merged_pages_read_as_the_single_document(both):
 
 @pytest.mark.slow
 def test_page_numbers_count_the_whole_document(both):
-    _, (merged, texts, *_), _ = both
+    _, (merged, texts, *_), *_ = both
     total = len(merged.pages)
     for number, text in enumerate(texts, start=1):
         assert text.endswith(f"Page{number}of{total}")
@@ -106,7 +110,7 @@ def test_page_numbers_count_the_whole_document(both):
 
 @pytest.mark.slow
 def test_contents_links_destinations_and_outline_match(both):
-    (one, _, one_dests, one_outline, one_links), (merged, texts, dests, outline, links), _ = both
+    (one, _, one_dests, one_outline, one_links), (merged, texts, dests, outline, links), *_ = both
     assert dests == one_dests and len(dests) >= 15  # every chapter and offer anchor, same page and position
     assert outline == one_outline  # same headings, levels, pages and positions
     assert links == one_links and links  # the contents' links: same places, same targets
@@ -115,7 +119,7 @@ def test_contents_links_destinations_and_outline_match(both):
 
 @pytest.mark.slow
 def test_each_contents_entry_prints_the_page_its_link_goes_to(both):
-    _, (merged, _, _, _, links), _ = both
+    _, (merged, _, _, _, links), *_ = both
     toc = [page for page, _, _ in links]
     assert set(toc) == {1}  # the contents page
     printed = [int(n) for n in re.findall(r"(\d+)\s*$", merged.pages[1].extract_text(), flags=re.M)][:-1]  # the last: "Page 2 of N"
@@ -151,11 +155,9 @@ def test_a_part_failing_in_a_worker_is_a_report_error(basic, monkeypatch):
 
 
 @pytest.mark.slow
-def test_no_temporary_font_folder_is_left(basic, monkeypatch, tmp_path):
-    ev, extras = basic
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # WeasyPrint stores the fonts it decodes there
-    assemble.comparison_pdf(ev, extras, workers=2)
-    assert list(tmp_path.iterdir()) == []
+def test_no_temporary_font_folder_is_left(both):
+    """The merged layout above (two worker processes, one part per offer) ran with a temporary folder of its own."""
+    assert both[3] == []
 
 
 def _children(pid: int) -> list[int]:

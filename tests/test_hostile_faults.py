@@ -263,10 +263,15 @@ def test_missing_openpyxl_leaves_csv_import_working(workspace_copy, data_dir, tm
 
 
 def small_html(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Skip the (slow) real report HTML: these tests are about what happens after it, in WeasyPrint."""
-    from procure.render import documents
+    """Skip the (slow) real report HTML: these tests are about what happens after it, in WeasyPrint.
 
-    monkeypatch.setattr(documents, "render_html", lambda *args, **kwargs: "<html><body><p>report</p></body></html>")
+    Replaced where the report command takes it from, in a module imported before: a module first imported
+    while the stub is in place would keep it for the rest of the run (every later report one paragraph)."""
+    from procure.render import documents, report
+
+    stub = lambda *args, **kwargs: "<html><body><p>report</p></body></html>"  # noqa: E731
+    monkeypatch.setattr(documents, "render_html", stub)
+    monkeypatch.setattr(report, "render_html", stub)
 
 
 def run_main(monkeypatch, capsys, *args: str | Path) -> tuple[int, str, str]:

@@ -9,18 +9,16 @@ is copied from the template's arithmetic: the expression is parsed from the docu
 from __future__ import annotations
 
 import ast
-import functools
 import operator
 import re
 from datetime import date
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from procure.analysis.evaluate import evaluate_with_inputs
-from procure.render.documents import render_html
-from procure.render.report_data import gather_extras
 from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
@@ -140,18 +138,23 @@ def printed_figure(text: str) -> tuple[float, float]:
     return (value / 100, half / 100) if percent else (value, half)
 
 
-@functools.cache  # the example's report is read by two tests: rendered once (its plan and frontier take seconds)
-def report_tables(root: Path) -> tuple[dict[str, list[tuple[str, str | None, str]]], object]:
-    ws = load_workspace(root)
-    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
-    html = render_html(ev, "comparison", extras=gather_extras(ws, ev, inputs))
-    parser = ArithmeticTables()
-    parser.feed(html)
-    return parser.offers, ev
+@pytest.fixture(scope="module")
+def report_tables(shared_report: Any) -> Any:
+    """report_tables(root) -> (each offer page's arithmetic rows, the Evaluation): `procure report --format html`,
+    as the run renders it once for every module that reads it (its plan, frontier and charts take seconds)."""
+
+    def read(root: Path) -> tuple[dict[str, list[tuple[str, str | None, str]]], object]:
+        ws = load_workspace(root)
+        ev, _ = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
+        parser = ArithmeticTables()
+        parser.feed(shared_report(root, fmt="html", as_of=AS_OF.isoformat()).read_text(encoding="utf-8"))
+        return parser.offers, ev
+
+    return read
 
 
 @pytest.mark.parametrize("workspace", ["example", "offer_kinds", "basic", "real_offers"])
-def test_every_offer_page_formula_reproduces_its_figure(workspace: str, data_dir: Path) -> None:
+def test_every_offer_page_formula_reproduces_its_figure(workspace: str, data_dir: Path, report_tables: Any) -> None:
     root = ROOT if workspace == "example" else data_dir / workspace
     tables, ev = report_tables(root)
     assert set(tables) == {o.id for o in ev.offers}  # type: ignore[attr-defined]
@@ -180,7 +183,7 @@ def test_every_offer_page_formula_reproduces_its_figure(workspace: str, data_dir
     assert checked >= 5 * len(tables)
 
 
-def test_fees_and_staff_are_spread_over_the_billed_gpus() -> None:
+def test_fees_and_staff_are_spread_over_the_billed_gpus(report_tables: Any) -> None:
     """An offer billed for more GPUs than it commits shows the billed count in its fee and staff lines."""
     tables, ev = report_tables(ROOT)
     stretched = [o for o in ev.offers if o.metrics.get("billed_gpus") and o.gpus and o.metrics["billed_gpus"] > o.gpus + 0.5]  # type: ignore[attr-defined]

@@ -68,8 +68,9 @@ WORDS = set(
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Any:
-    """Each (workspace, kind) laid out once for the module, on first use: {(workspace, kind): [Page]}."""
+def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, shared_report: Any) -> Any:
+    """Each (workspace, kind) laid out once for the module, on first use: {(workspace, kind): [Page]}. The HTML
+    is the run's (tests/conftest.py: other modules read the same reports)."""
     folder = tmp_path_factory.mktemp("layout")
     cache: dict[tuple[str, str], tuple[Any, list[layout.Page]]] = {}
 
@@ -94,11 +95,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Any:
 
     def get(workspace: str, kind: str) -> list[layout.Page]:
         if (workspace, kind) not in cache:
-            root = root_of(workspace)
-            target = folder / f"{workspace}-{kind}.html"
-            args = ["report", "--format", "html", "-w", root, "--as-of", AS_OF, "--out", target]
-            result = run(*(args[:1] + (["--board"] if kind == "board" else []) + args[1:]))
-            assert result.exit_code == 0, result.output
+            target = shared_report(root_of(workspace), *(["--board"] if kind == "board" else []), fmt="html", as_of=AS_OF)
             document = layout.render(target.read_text(encoding="utf-8"))
             cache[(workspace, kind)] = (document, layout.pages(document))  # the document keeps the elements the pages name alive
             html[(workspace, kind)] = target.read_text(encoding="utf-8")
