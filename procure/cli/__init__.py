@@ -28,7 +28,6 @@ from procure import __version__
 from procure.cli import evaluation, evidence, history, planning, report, workspace
 from procure.cli.options import columns_need_a_table
 from procure.cli.output import say, working
-from procure.errors import InputError
 from procure.status import ExitStatus
 
 
@@ -118,6 +117,7 @@ def handles_input_errors(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from procure.errors import InputError
         from procure.io.files import forget_inputs
 
         forget_inputs()  # what an earlier command in this process read is not this one's input

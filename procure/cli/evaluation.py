@@ -12,7 +12,6 @@ from procure.cli.options import (
     horizon_option, offers_option, offers_shown, problem, ranks_by_horizon, top_option, workbook_needs_out,
 )
 from procure.cli.output import emit, emit_table, enveloped, progress_bar, say, warn_expiring, warn_plan_failed
-from procure.errors import InputError, unknown_offer
 
 
 def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -> None:
@@ -75,6 +74,7 @@ def grade(
         procure grade --format json
         procure grade --top 5 --columns offer,grade,requirements
     """
+    from procure.errors import InputError, unknown_offer
     from procure.model.grading import grade_offer
     from procure.io.workspace import load_workspace
 
@@ -153,6 +153,8 @@ def compare(
         procure compare --top 3 --columns rank,offer,vendor,usd-1k-tasks
         procure compare --offer keel-b200-mc --uncertainty
     """
+    from procure.errors import InputError, unknown_offer
+
     format = chosen_format(format, out, CompareFormat.table)
     workbook_needs_out(format, out, "comparison.xlsx")
     from procure.analysis.decision import recommend
@@ -284,6 +286,7 @@ def sensitivity(
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
     from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 
     format = chosen_format(format, out, TextFormat.table)

@@ -11,7 +11,6 @@ from procure.cli.options import (
     offer_option, one_of, parse_date, problem, workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, say
-from procure.errors import InputError, unknown_offer
 
 
 def scorecard(
@@ -44,6 +43,7 @@ def scorecard(
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
     from procure.analysis.scorecard import scorecard as build
+    from procure.errors import InputError, unknown_offer
     from procure.render.scorecard import credits_claim, scorecard_csv, scorecard_markdown, scorecard_table
     from procure.io.workspace import load_workspace
 
@@ -126,6 +126,7 @@ def perf_import(
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
     """
+    from procure.errors import InputError
     from procure.io.inferencex import import_curves
     from procure.io.trials import default_name, import_trials, looks_like_trial
 
@@ -178,6 +179,7 @@ def actuals_import(
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
     """
+    from procure.errors import InputError, unknown_offer
     from procure.io.actuals import import_actuals
     from procure.io.workspace import load_workspace
 

@@ -12,7 +12,6 @@ from procure.cli.options import (
     format_option,
 )
 from procure.cli.output import emit, emit_table, enveloped, say, warn_expiring
-from procure.errors import InputError
 from procure.status import ExitStatus
 
 
@@ -77,6 +76,7 @@ def diff(
     """
     from procure.analysis.history import diff as compare_runs
     from procure.analysis.history import latest_run_id, load_evaluation, run_id
+    from procure.errors import InputError
 
     from procure.io.workspace import find_workspace
 
@@ -188,7 +188,7 @@ def _thresholds(settings: Any, max_increase: Optional[str], fail_on: Optional[st
         conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
         unknown = [c for c in conditions if c not in CONDITIONS]
         if unknown:
-            from procure.errors import Problem
+            from procure.errors import InputError, Problem
 
             raise InputError([Problem("--fail-on", None, "", f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})")])
     return limit, conditions
@@ -230,7 +230,7 @@ def _delivered_breaches(ws: Any, ev: Any, overrun: Optional[str]) -> list:
 
 def _share(text: str, option: str) -> float:
     """'5%' or 0.05 -> 0.05."""
-    from procure.errors import Problem
+    from procure.errors import InputError, Problem
 
     raw = text.strip()
     percent = raw.endswith("%")

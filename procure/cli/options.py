@@ -11,8 +11,6 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
 
-from procure.errors import InputError, unknown_offer
-
 
 class TextFormat(str, Enum):
     table = "table"
@@ -59,7 +57,7 @@ WorkspaceOption = Annotated[
 def ranks_by_horizon(rank_by: RankBy, months: int | None, where: str) -> bool:
     """--rank-by horizon needs a horizon: else a clear error (exit 2)."""
     if rank_by is RankBy.horizon and months is None:
-        from procure.errors import Problem
+        from procure.errors import InputError, Problem
 
         raise InputError([Problem("--rank-by", None, "", f"ranking by the horizon needs {where}")])
     return rank_by is RankBy.horizon
@@ -137,6 +135,7 @@ def _complete_offer_ids(incomplete: str) -> list[str]:
     no validation)."""
     import re
 
+    from procure.errors import InputError
     from procure.io.workspace import find_workspace
 
     try:
@@ -179,7 +178,7 @@ def horizon_option(help: str) -> Any:
 
 def one_of(option: str, value: Any, old: str, old_value: Any) -> Any:
     """The value of an option given under its name or its older alias (not both, unless equal)."""
-    from procure.errors import Problem
+    from procure.errors import InputError, Problem
 
     if old_value is not None and value is not None and old_value != value:
         raise InputError([Problem(option, None, "", f"{old} is the older name of {option}: give one of them")])
@@ -193,7 +192,7 @@ E = TypeVar("E", bound=Enum)
 
 def chosen_format(given: E | None, out: Path | None, default: E) -> E:
     """--format when given, else the format the --out suffix names, else the default; a contradiction is refused."""
-    from procure.errors import Problem
+    from procure.errors import InputError, Problem
 
     choices = type(default)
     implied = SUFFIX_FORMATS.get(out.suffix.lower()) if out is not None else None
@@ -224,7 +223,7 @@ CompareFormatOption = Annotated[Optional[CompareFormat], format_option(help="Out
 def workbook_needs_out(format: Enum, out: Optional[Path], example: str) -> None:
     """--format xlsx writes a workbook, which goes to a file: without --out it is refused (exit 2)."""
     if format is CompareFormat.xlsx and out is None:
-        from procure.errors import Problem
+        from procure.errors import InputError, Problem
 
         raise InputError([Problem("--format xlsx", None, "", f"a workbook is written to a file: add --out {example}")])
 
@@ -237,7 +236,7 @@ def columns_need_a_table(kwargs: dict[str, Any]) -> None:
     out = kwargs.get("out")
     fmt = getattr(given, "value", given) if given is not None else (SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out is not None else None)
     if fmt not in (None, "table"):
-        from procure.errors import Problem
+        from procure.errors import InputError, Problem
 
         raise InputError([Problem("--columns", None, "", f"chooses the columns of a table; {fmt} carries every column: drop --columns or use --format table")])
 
@@ -251,6 +250,8 @@ def offers_shown(ev: Any, offers: Optional[list[str]], top: Optional[int], order
     """The Evaluation cut to the offers to print: those named with --offer (an unknown id gets a
     "did you mean"), then the first `top` of them (--top) in the ranking's order (`order`: by score
     for ratings; else acceptable offers by rank)."""
+    from procure.errors import InputError, unknown_offer
+
     if not offers and top is None:
         return ev
     known = [o.id for o in ev.offers]
@@ -276,6 +277,7 @@ def problem(where: str, message: str):  # type: ignore[no-untyped-def]
 
 def workspace_folder(workspace: Path, folder: str) -> Path:
     """A folder of the workspace found from `workspace` upward; outside any workspace, the one here."""
+    from procure.errors import InputError
     from procure.io.workspace import find_workspace
 
     try:

@@ -11,8 +11,6 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from procure.errors import InputError
-
 
 # A command still working after this many seconds shows a spinner on a terminal's standard error.
 def _progress_after() -> float:
@@ -173,7 +171,7 @@ def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | No
         if unknown:
             import difflib
 
-            from procure.errors import Problem
+            from procure.errors import InputError, Problem
 
             known = column_names(table)
             problems = []

@@ -11,12 +11,11 @@ from procure.cli.options import (
     problem, top_option, workbook_needs_out,
 )
 from procure.cli.output import emit, emit_table, enveloped, say, warn_plan_failed
-from procure.errors import InputError, unknown_offer
 
 
 def _fraction(value: float | None, option: str) -> float | None:
     if value is not None and not 0 < value <= 1:
-        from procure.errors import Problem
+        from procure.errors import InputError, Problem
 
         raise InputError([Problem(option, None, "", f"must be a share between 0 and 1, e.g. 0.999 (got {value:g})")])
     return value
@@ -24,7 +23,7 @@ def _fraction(value: float | None, option: str) -> float | None:
 
 def _amount(value: float, option: str) -> float:
     if value < 0 or value != value or value in (float("inf"), float("-inf")):
-        from procure.errors import Problem
+        from procure.errors import InputError, Problem
 
         raise InputError([Problem(option, None, "", f"must be an amount of at least 0 (got {value:g})")])
     return value
@@ -67,6 +66,7 @@ def whatif(
         procure whatif --offer halvard-b200-ms --price -5% --format json
         procure whatif --price-to-win --top 5 --columns offer,list-usd-gpu-h,price-to-tie-usd-gpu-h
     """
+    from procure.errors import InputError
     from procure.io.workspace import load_workspace
 
     format = chosen_format(format, out, TextFormat.table)
@@ -124,6 +124,7 @@ def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, o
 def _change(throughput: Optional[str], price: Optional[str], availability: Optional[float], utilization: Optional[float], gpus: Optional[int], one_off: float, monthly: float) -> Any:
     """The change to try, from whatif's options, each checked as it is read; no change at all is refused."""
     from procure.analysis.whatif import Change, parse_change
+    from procure.errors import InputError
 
     change = Change(
         throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
@@ -270,6 +271,7 @@ def cashflow(
         procure cashflow --top 3 --columns rank,offer,total-usd,usd-1k-tasks-over-horizon
     """
     from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 
     format = chosen_format(format, out, CompareFormat.table)

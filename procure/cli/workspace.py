@@ -13,7 +13,6 @@ from procure.cli.options import (
     one_of, problem, workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, plain_console, say
-from procure.errors import InputError
 
 
 def init(
@@ -27,6 +26,7 @@ def init(
     \b
         procure init rfp-2027 && cd rfp-2027 && procure compare
     """
+    from procure.errors import InputError
     from procure.io.example import write_example
 
     if (directory is None) == (workspace is None):
@@ -60,6 +60,8 @@ def import_rfp(
         procure import responses.xlsx --out-dir offers/
         procure import responses.csv --out-dir offers/ --force
     """
+    from procure.errors import InputError
+
     out = one_of("--out-dir", out_dir, "--out", out)
     if template is not None:
         if sheet is not None:
@@ -182,6 +184,7 @@ def index_build(
         procure index build market/quotes.csv --out market/index.csv --replace
     """
     from procure.analysis.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
+    from procure.errors import InputError
     from procure.io.workspace import load_settings
 
     format = chosen_format(format, out, TextFormat.csv)
@@ -222,7 +225,7 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
     """index settings the build would silently not use are refused (exit 2, nothing written): a base
     period without quotes or fixed weights for no stratum of the quotes (no level at all), a reading
     before the first period of quotes, and two readings in one period (only one can be its level)."""
-    from procure.errors import Problem, format_field_path
+    from procure.errors import InputError, Problem, format_field_path
     from procure.analysis.market import period_start
     from procure.io.yamlsafe import load_yaml
 
