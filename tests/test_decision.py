@@ -234,10 +234,16 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
 
-    line = decide(evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 29))).lines[0]
+    from procure.render.board import board_memo
+
+    ev = evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 29))
+    line = decide(ev).lines[0]
     assert (line.vendor, line.gpus, line.gpus_committed) == ("Nebius", 38, 32)
     assert line.commitment == pytest.approx(7.15 * 32 * 730 * 12)
     assert gpus_words(line) == "38 GPUs (32 committed)"
+    # the memo's headline asks for the 32 the 2.00 M commits, and says what today's demand bills
+    headline = board_memo(ev, [], None, None, "", None).headline
+    assert headline.startswith("Approve a 12-month commitment of 32 B200 GPUs with Nebius, 2.00 M USD (38 GPUs billed at today's demand), at ")
     # where the demand bills no more than the minimum there is nothing to add
     assert gpus_words(_line(1, gpus=32)) == "32 GPUs"
     result = run("compare", "-w", data_dir / "real_offers", "--as-of", AS_OF)
