@@ -88,7 +88,7 @@ def test_the_evaluation_keeps_its_top_level_names(example):
     doc = document(example, "compare")
     # DESIGN.md's names stay where scripts read them; the envelope adds `command` beside them
     assert {"schema_version", "tool", "as_of", "currency", "inputs", "workload", "summary", "offers"} <= set(doc)
-    assert doc["schema_version"] == "1.1" and doc["command"] == "compare"
+    assert doc["schema_version"] == "1.2" and doc["command"] == "compare"
     assert document(example, "evaluate")["command"] == "evaluate"
 
 

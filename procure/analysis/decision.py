@@ -60,8 +60,10 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
     per_token = record.pricing_basis == "per_token"
     billed = record.metrics.get("billed_gpus")
     gpus = None if per_token else (math.ceil(billed - 1e-9) if billed else record.gpus)
+    # the commitment prices the offer's minimum (offer_commitment); GPUs the demand bills above it are billed as used
+    committed = record.gpus if gpus is not None and record.gpus and record.gpus < gpus else None
     return AskLine(
-        offer=record.id, vendor=record.vendor, role="commit", gpus=gpus, first_month=1, last_month=record.term_months,
+        offer=record.id, vendor=record.vendor, role="commit", gpus=gpus, gpus_committed=committed, first_month=1, last_month=record.term_months,
         term_months=record.term_months, price=record.metrics.get("cost_per_task") if per_token else record.metrics.get("rent_today", record.metrics.get("rent")),
         price_unit="task" if per_token else "gpu_hour", commitment=offer_commitment(record), valid_until=record.valid_until,
     )

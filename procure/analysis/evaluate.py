@@ -31,7 +31,7 @@ from procure.analysis.recommendation import Recommendation
 from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, UncertaintyInfo, point_throughput_factor
 from procure.io.workspace import IndexLevel, Workspace
 
-SCHEMA_VERSION = "1.1"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py)
+SCHEMA_VERSION = "1.2"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed
 
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05

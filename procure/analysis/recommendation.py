@@ -20,6 +20,8 @@ class AskLine(BaseModel):
     role: Literal["commit", "pay_as_used"] = Field(description="commit: capacity bound for a term; pay_as_used: billed only when used")
     gpus: int | None = Field(description="commit: GPUs committed; pay_as_used: the most GPUs used in any month; null for per-token serving")
     gpus_low: int | None = Field(None, description="the fewest GPUs of the merged commitments, when they differ")
+    gpus_committed: int | None = Field(
+        None, description="the GPUs the contract commits when the demand bills more (a single offer's minimum, what `commitment` prices; the rest are billed as used); null when they are the same")
     first_month: int | None = Field(description="first month of the horizon the line covers (null: as needed)")
     last_month: int | None
     term_months: int | None = Field(description="the months one commitment of the line runs (1 for a run of month-by-month commitments)")
@@ -89,7 +91,7 @@ def months_words(line: AskLine) -> str:
 
 
 def gpus_words(line: AskLine) -> str:
-    """'512 GPUs', '1 GPU', '8–24 GPUs', 'up to 64 GPUs', or 'billed per token'."""
+    """'512 GPUs', '1 GPU', '8–24 GPUs', '38 GPUs (32 committed)', 'up to 64 GPUs', or 'billed per token'."""
     if line.gpus is None:
         return "billed per token"
     unit = "GPU" if line.gpus == 1 and line.gpus_low is None else "GPUs"
@@ -97,6 +99,8 @@ def gpus_words(line: AskLine) -> str:
         return f"up to {line.gpus:,} {unit} on demand"
     if line.gpus_low is not None:
         return f"{line.gpus_low:,}–{line.gpus:,} {unit}"
+    if line.gpus_committed is not None:
+        return f"{line.gpus:,} {unit} ({line.gpus_committed:,} committed)"
     return f"{line.gpus:,} {unit}"
 
 

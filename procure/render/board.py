@@ -628,9 +628,13 @@ def _board_memo(
         )
     runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
     terms = _term_sheet(leader, ev)
-    gpus = rec.lines[0].gpus if rec.kind == "offer" and rec.lines else terms.gpus  # the GPUs the stated demand bills
+    line = rec.lines[0] if rec.kind == "offer" and rec.lines else None
+    # the GPUs the contract commits; where the stated demand bills more, the headline says so beside the commitment
+    gpus = (line.gpus_committed or line.gpus) if line is not None else terms.gpus
     what = f"{gpus:,} B200 GPU{'s' if gpus != 1 else ''}" if gpus else "per-token B200 serving"
     commit = f", {cash(terms.total_commitment, cur)}" if terms.total_commitment else ""
+    if line is not None and line.gpus_committed is not None:
+        commit += f" ({line.gpus:,} GPUs billed at today's demand)"
     cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else "")
     headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
     ask = None
