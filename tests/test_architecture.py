@@ -132,3 +132,23 @@ def test_the_checks_see_an_upward_import_and_a_cycle(tmp_path, monkeypatch):
         test_no_module_imports_a_higher_layer("procure.model.low")
     with pytest.raises(AssertionError, match="procure.model.low -> procure.render.high -> procure.model.low"):
         test_no_import_cycles()
+
+
+def test_docs_name_every_module_in_its_layers_row():
+    """docs/architecture.md's table names each module in its package's row (the plan's steps in docs/plan.md),
+    so the page a newcomer reads first keeps up with the tree."""
+    docs = PACKAGE.parent / "docs"
+    rows = {}
+    for line in (docs / "architecture.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `procure"):
+            rows[line.split("`")[1].rstrip("/")] = line
+    plan_page = (docs / "plan.md").read_text(encoding="utf-8")
+    unnamed = []
+    for module, path in MODULES.items():
+        if path.name == "__init__.py":
+            continue
+        package = path.parent.relative_to(PACKAGE.parent).as_posix()
+        where = plan_page if package == "procure/analysis/plan" else rows.get(package, "")
+        if f"`{path.name}`" not in where:
+            unnamed.append(path.relative_to(PACKAGE.parent).as_posix())
+    assert not unnamed, f"name these in docs/architecture.md (their package's row) or docs/plan.md: {unnamed}"
