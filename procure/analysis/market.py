@@ -18,7 +18,6 @@ output delivered.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import date
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from procure.model.units import PerThousand
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from procure.model.units import PerThousand
 

@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field
 
 from procure.model.units import PerThousand
 
-from procure.io.actuals import QUANTILES, OfferActuals
+from procure.io.actuals import OfferActuals
 
 HOURS_PER_MONTH = 730.0
 

@@ -103,8 +103,6 @@ def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
 
 def read_json(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Any:
     """Parse a UTF-8 JSON input with a size limit; malformed JSON is a located problem."""
-    import json
-
     try:
         text = read_bytes(path, display, limit).decode("utf-8-sig")  # regular files only: a pipe or /dev/zero never ends
     except UnicodeDecodeError:

@@ -12,7 +12,6 @@ from procure.render.formats import markdown_table, md_cell, money, number, perce
 
 if TYPE_CHECKING:
     from rich.console import Group
-    from rich.table import Table
 
     from procure.analysis.hedging import HedgePlan
 
@@ -28,7 +27,7 @@ def ladder_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
 
 def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
     cur = plan.currency
-    headers = ["Index move", f"Index {cur}/GPU-h", f"Unhedged {cur}", f"Hedge payoff {cur}", f"Hedged {cur}", f"Change unhedged", f"Change hedged", "Basis band (2 sigma)"]
+    headers = ["Index move", f"Index {cur}/GPU-h", f"Unhedged {cur}", f"Hedge payoff {cur}", f"Hedged {cur}", "Change unhedged", "Change hedged", "Basis band (2 sigma)"]
     rows = [
         [f"{r.index_move:+.0%}", money(r.index_level), money(r.unhedged, 0), money(r.hedge_payoff, 0), money(r.hedged, 0), money(r.unhedged_change, 0), money(r.hedged_change, 0), "+/- " + money(r.basis_band, 0)]
         for r in plan.stress
