@@ -1,0 +1,49 @@
+"""Start-up stays light: a command imports the heavy libraries only where it needs them (docs/speed.md).
+
+Each case runs in a fresh interpreter, since a test worker has imported everything by the time it gets here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+PROBE = """
+import json, sys
+sys.argv = ["procure"] + json.loads(sys.argv[1])
+from procure.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+"""
+HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "weasyprint", "jinja2", "openpyxl")
+
+
+def modules_after(*args: str) -> set[str]:
+    """The modules loaded once `procure ARGS` has run on the example workspace."""
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
+    return set(json.loads(line.removeprefix("MODULES ")))
+
+
+@pytest.mark.slow
+def test_help_imports_none_of_the_heavy_libraries():
+    loaded = {m.split(".")[0] for m in modules_after("--help")}
+    assert not loaded & set(HEAVY)
+
+
+@pytest.mark.slow
+def test_sensitivity_of_signed_vendors_does_without_scipy_stats():
+    """The example's signed vendors take their availability ends from Beta posteriors; the quantile comes from
+    scipy.special, whose import is a fifth of scipy.stats' (about 0.9 s), and nothing draws a chart or a PDF."""
+    loaded = modules_after("sensitivity", "--as-of", "2026-11-29")
+    assert "scipy.special" in loaded and "procure.analysis.scorecard" in loaded  # the posteriors were computed
+    assert "scipy.stats" not in loaded
+    assert not {m.split(".")[0] for m in loaded} & {"pandas", "matplotlib", "weasyprint", "openpyxl"}
