@@ -1041,3 +1041,31 @@ def test_throughput_is_a_shared_stack_factor_times_each_offer_s_residual(tornado
     assert f.throughput[:, 0].var() == pytest.approx(2 * v + v * v, rel=0.06)
     # the point evaluation reads at the mean of every factor: residual x stack x production = 1 x 1 x 1 here
     assert point_throughput_factor(anchor, config) == pytest.approx(1.0)
+
+
+def test_sensitivity_moves_every_offer_on_a_serving_stack_together(tornado, tmp_path):
+    """The draws share one throughput factor per serving stack, so the tornado has a row per stack a top offer runs
+    on: anchor and dear on "vLLM 0.11" (named twice with other spacing and case), euro on "sglang". With no demand
+    stated the cost per task moves as 1 / throughput: at the stack's low end 0.9 (mean (0.9 + 1 + 1.1) / 3 = 1) both
+    vLLM offers cost base / 0.9 and base / 1.1 at its high end, and every other offer keeps its baseline."""
+    import shutil
+
+    root = tmp_path / "ws"
+    shutil.copytree(tornado, root)
+    edit(root / "procure.yaml", "  stack: {triangular: [1.0, 1.0, 1.0]}", "  stack: {triangular: [0.9, 1.0, 1.1]}")
+    for offer, stack in (("anchor", "vLLM 0.11"), ("dear", "vllm  0.11"), ("euro", "sglang")):
+        edit(root / "offers" / f"{offer}.yaml", "performance:\n", f"performance:\n  stack: {stack}\n")
+    result = run_sensitivity(root, 6)
+    rows = {r.input: r for r in result.rows}
+    assert {"serving stack: vLLM 0.11", "serving stack: sglang"} <= set(rows)
+    assert not [name for name in rows if name.startswith("serving stack: floaty")]  # alone on a stack it does not name
+    vllm = rows["serving stack: vLLM 0.11"]
+    assert (vllm.low, vllm.high) == (0.9, 1.1)
+    for offer in result.offers:
+        base = result.baseline[offer]
+        moved = offer in ("anchor", "dear")
+        assert vllm.costs_low[offer] == pytest.approx(base / 0.9 if moved else base, rel=1e-12)
+        assert vllm.costs_high[offer] == pytest.approx(base / 1.1 if moved else base, rel=1e-12)
+    sglang = rows["serving stack: sglang"]
+    assert sglang.costs_low["euro"] == pytest.approx(result.baseline["euro"] / 0.9, rel=1e-12)
+    assert sglang.costs_low["anchor"] == pytest.approx(result.baseline["anchor"], rel=1e-12)

@@ -491,6 +491,27 @@ def _throughput_ends(offers: list[Offer], top: list[int], config: UncertaintyCon
     return scenarios
 
 
+def _stack_ends(offers: list[Offer], top: list[int], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected) -> list[Scenario]:
+    """Each serving stack a top offer runs on, at the ends of the stack factor: every GPU-hour offer on the stack moves
+    together, as in the draws (a signed vendor's throughput is its posterior's, which the stack factor does not move)."""
+    if config.stack.bounds[0] == config.stack.bounds[2]:
+        return []
+    moved = [not o.per_token and not (o.id in posteriors and posteriors[o.id].throughput_log_sd is not None) for o in offers]
+    keys = [stack_group(o) for o in offers]
+    low, _, high = config.stack.bounds
+    scenarios: list[Scenario] = []
+    # An offer alone on a stack it does not name moves with its own throughput row; its stack is not an input of its own.
+    for key in dict.fromkeys(keys[i] for i in top if moved[i] and not keys[i].startswith("offer:")):
+        on = np.array([k == key and m for k, m in zip(keys, moved)], dtype=bool)
+        first = offers[int(np.flatnonzero(on)[0])]
+        name = " ".join(first.performance.stack.split()) if key.startswith("stack:") else first.performance.reference if key.startswith("curve:") else first.id
+        for end, value in (("low", low), ("high", high)):
+            d = expected.draws()
+            d.throughput = np.where(on, expected.point / config.stack.mean * value, expected.point)[None, :]
+            scenarios.append((f"serving stack: {name}", end, d, low, high))
+    return scenarios
+
+
 def _availability_ends(offers: list[Offer], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected) -> list[Scenario]:
     """Every offer's availability at its low, then its high end together; a signed vendor's are its Beta
     posterior's quantiles over its mean."""
@@ -642,6 +663,7 @@ def sensitivity(
     posteriors = posteriors or {}
     scenarios = [
         *_throughput_ends(offers, top, config, posteriors, expected),
+        *_stack_ends(offers, top, config, posteriors, expected),
         *_availability_ends(offers, config, posteriors, expected),
         *_common_ends(offers, model, config, expected),
         *_fx_ends(currencies, top, home_currency, config, expected),
