@@ -858,3 +858,15 @@ def test_a_claimed_isolation_the_contract_lacks_is_a_critical_failure_and_fails_
 def test_contradiction_warnings_are_empty_when_the_terms_back_every_claim(data_dir):
     ws = load_workspace(data_dir / "rated")
     assert contradiction_warnings(ws.offers[0], ws.lines[ws.offers[0].id]) == []
+
+
+def test_the_unrated_haircut_of_an_even_number_of_bands_is_the_lower_middle_one():
+    """Four bands, best first 1.0, 0.99, 0.97, 0.95: the two middle ones are 0.99 and 0.97, and an operator nothing
+    is known about gets 0.97, not the better median; five bands give the third, one band its own."""
+    from procure.model.rating import middle_factor, unrated_factor
+
+    four = Reliability(bands=[(40, 0.97), (85, 1.0), (0, 0.95), (60, 0.99)])  # in any order
+    assert middle_factor(four) == 0.97 and unrated_factor(four) == 0.97
+    assert middle_factor(Reliability()) == 0.99  # the default five: 1.0, 0.995, 0.99, 0.98, 0.95
+    assert middle_factor(Reliability(bands=[(0, 0.98)])) == 0.98
+    assert unrated_factor(Reliability(bands=four.bands, unrated=0.95)) == 0.95  # a stated haircut is used as stated

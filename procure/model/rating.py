@@ -290,9 +290,10 @@ def band_of(score: float, reliability: Reliability) -> tuple[float, float]:
 
 
 def middle_factor(reliability: Reliability) -> float:
-    """The factor of the middle band (of five: the third)."""
+    """The factor of the middle band (of five: the third). Of an even number, the lower of the two middle bands:
+    an operator nothing is known about is not given the better of two medians."""
     bands = _bands(reliability)
-    return bands[(len(bands) - 1) // 2][1]
+    return bands[len(bands) // 2][1]
 
 
 def reliability_from_score(rating: Rating, reliability: Reliability) -> float:
