@@ -270,6 +270,13 @@ def test_columns_is_refused_with_a_format_that_carries_every_column(example):
     assert result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
 
 
+@pytest.mark.parametrize("args", [["rate", "--format", "json"], ["compare", "--out", "ranking.csv"], ["sensitivity", "--format", "markdown"]])
+def test_wide_is_refused_with_a_format_that_carries_every_column(example, args, tmp_path):
+    result = CliRunner().invoke(app, [*args[:1], "--wide", *[str(tmp_path / a) if a.endswith(".csv") else a for a in args[1:]], "--as-of", AS_OF, "-w", str(example)])
+    assert result.exit_code == 2 and "--wide: shows every column of a table;" in result.stderr and "carries every column" in result.stderr
+    assert result.stdout == "" and not (tmp_path / "ranking.csv").exists()
+
+
 def test_columns_is_refused_where_csv_is_the_default(example):
     result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
     assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""

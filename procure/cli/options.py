@@ -229,8 +229,10 @@ def workbook_needs_out(format: Enum, out: Optional[Path], example: str) -> None:
 
 
 def columns_need_a_table(kwargs: dict[str, Any]) -> None:
-    """--columns chooses a table's columns: with another format (given, or named by --out) it is refused."""
-    if not kwargs.get("columns"):
+    """--columns and --wide shape a table: with another format (given, or named by --out) they are refused, so a
+    script that asks for a table's shape and gets JSON learns it at once."""
+    option = "--columns" if kwargs.get("columns") else "--wide" if kwargs.get("wide") else None
+    if option is None:
         return
     given = kwargs.get("format")
     out = kwargs.get("out")
@@ -238,7 +240,8 @@ def columns_need_a_table(kwargs: dict[str, Any]) -> None:
     if fmt not in (None, "table"):
         from procure.errors import InputError, Problem
 
-        raise InputError([Problem("--columns", None, "", f"chooses the columns of a table; {fmt} carries every column: drop --columns or use --format table")])
+        what = "chooses the columns of a table" if option == "--columns" else "shows every column of a table"
+        raise InputError([Problem(option, None, "", f"{what}; {fmt} carries every column: drop {option} or use --format table")])
 
 
 def as_day(value: date | str | None) -> date | None:

@@ -188,7 +188,7 @@ def index_build(
     from procure.io.workspace import load_settings
 
     format = chosen_format(format, out, TextFormat.csv)
-    columns_need_a_table({"columns": columns, "format": format})  # csv by default here
+    columns_need_a_table({"columns": columns, "wide": wide, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
