@@ -72,3 +72,29 @@ def test_the_bound_holds_for_all_spot_offers_together(tmp_path):
     assert sum(line.expected_tasks_share for line in used.values()) == pytest.approx(0.2, abs=1e-9)
     assert lines(result, "commit")["commit"].gpus == 140
     assert result.expected_cost_per_task == pytest.approx((140 * 4 + 0.5 * 60 * 2 / KEPT) / (150 * TASKS_PER_GPU_HOUR), rel=1e-6)
+
+
+def test_demand_that_spot_may_not_serve_is_refused_before_any_solve(tmp_path, monkeypatch):
+    """Every offer together holds 100 committed + 1,000 spot GPUs' worth, far above the high months' 200; but spot
+    may serve at most 0.3 x 200 = 60 of them, and 100 + 60 = 160 < 200. That is refused at once, naming the share,
+    rather than handed to the solver to find infeasible. At a share of 0.5, 100 + 0.5 x 200 = 200 is served."""
+    import procure.analysis.plan.make as make
+    from planws import TASKS_PER_GPU_MONTH
+    from procure.errors import InputError
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("the solver was asked")
+
+    cfg, offers = market(0.3)
+    offers[0] = offer("commit", gpus=0, max_gpus=100, gpu_hour=4.0)
+    monkeypatch.setattr(make, "solve_plan", no_solve)
+    with pytest.raises(InputError) as refused:
+        make_plan(load_workspace(write(tmp_path / "short", cfg, offers)), AS_OF)
+    [problem] = refused.value.problems
+    assert problem.field == "plan.max_spot_share"
+    assert f"scenario high, month 1: spot capacity may serve at most 0.3 of the demand of {200 * TASKS_PER_GPU_MONTH:,.0f} tasks" in str(problem)
+    assert f"the other offers can serve {100 * TASKS_PER_GPU_MONTH:,.0f}" in str(problem)
+    monkeypatch.undo()
+    cfg["plan"]["max_spot_share"] = 0.5
+    result = make_plan(load_workspace(write(tmp_path / "enough", cfg, offers)), AS_OF)
+    assert result.unserved_share == pytest.approx(0.0, abs=1e-9)

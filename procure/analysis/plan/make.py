@@ -21,7 +21,7 @@ from procure.analysis.plan.program import Risk, check_size, solver_scales
 from procure.analysis.plan.result import Bridge, DemandInfo, PlanLine, PlanResult, SingleBest, SolverInfo
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
-from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, solve_plan, supply_by_month
+from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
 from procure.analysis.plan.stress import stress
 from procure.analysis.scenarios import claim_low_end
 from procure.errors import InputError, Problem
@@ -114,16 +114,17 @@ def make_plan(
 
 
 def refuse_unplannable(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> None:
-    """Refuse, before any solve, what no plan can do: no usable offer, demand beyond every offer together, a vendor
-    share no split of the vendors can meet (each a located error from `infeasible_problem`)."""
+    """Refuse, before any solve, what no plan can do: no usable offer, demand beyond every offer together (spot only
+    up to plan.max_spot_share of it), a vendor share no split of the vendors can meet (each a located error from
+    `infeasible_problem`)."""
     if not cands:
         raise InputError([infeasible_problem(policy, scen, cands)])
     if policy.unserved_penalty_per_task is None:
         # Demand beyond what every usable offer together can serve once delivered is an error that names the
         # scenario and month (price it with plan.unserved_penalty_per_task to plan anyway); the default unserved
         # price covers the months before delivery and the peaks not worth serving.
-        supply = supply_by_month(cands, scen.months)
-        if ((scen.demand > supply[None, :] * (1 + 1e-9)) & (supply[None, :] > 0)).any():
+        # Spot capacity counts only up to plan.max_spot_share of the month's demand (solver.shortfall).
+        if any((short > 0).any() for short in shortfall(cands, scen)):
             raise InputError([infeasible_problem(policy, scen, cands)])
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and (len(vendors) == 1 or policy.max_vendor_share * len(vendors) < 1):
