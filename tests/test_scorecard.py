@@ -391,3 +391,20 @@ def test_an_owned_clusters_months_say_no_sla_rather_than_no_data_for_credits(wor
     money = ScorecardTables(html).tables[("owned", "money")]["2026-10"]
     assert money[2:5] == ["no SLA", "no SLA", "no SLA"]
     assert "No SLA (an owned cluster): no credits are owed." in html and "No month below the SLA" not in html
+
+
+def test_a_month_billed_at_the_commitment_is_all_of_its_contract():
+    """The example's keel-b200-mc commits 256 GPUs and is invoiced 256 x the month's hours (May: 31 x 24 = 744 h,
+    190,464 GPU-hours). Today's demand at the promised throughput (the evaluation the scorecard reads) would bill it
+    about 263 GPUs, but the contract is the commitment: 100%."""
+    from conftest import ROOT
+
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    assert evaluate(load_workspace(ROOT), date(2026, 11, 29), delivered=False).offer("keel-b200-mc").metrics["billed_gpus"] > 256
+    (vendor,) = scorecard_json(ROOT, "--as-of", "2026-11-29")["vendors"]
+    may = vendor["months"][0]
+    assert may["month"] == "2026-05" and may["billed_gpu_hours"] == 190_464
+    assert may["contracted_gpu_hours"] == 256 * 744 and may["billed_vs_contracted"] == 1.0
+    assert all(m["billed_vs_contracted"] == 1.0 for m in vendor["months"])

@@ -13,7 +13,8 @@ what the evaluation promised:
   over the month) against the SLA, and the credits the contract's terms owe: by tiers (the deepest
   tier whose `below` the month falls under) or `rate_per_point` per percentage point below the SLA,
   capped, times the month's invoice;
-- billed against contracted GPU-hours (the billed GPUs x the month's hours);
+- billed against contracted GPU-hours (the committed GPUs, or for an offer with none the GPUs today's demand
+  bills, x the month's hours);
 - the delivered cost per successful task: the invoice (in the workspace currency) plus the buyer's
   own staff and software per GPU-hour for the billed hours, over the requests served x the workload's
   success rate, against the promised cost per task.
@@ -50,7 +51,7 @@ class MonthScore(PerThousand):
     month: str
     data: bool = Field(description="any evidence this month (metrics, invoice or an incident history covering it)")
     billed_gpu_hours: float | None
-    contracted_gpu_hours: float | None = Field(description="billed GPUs x the month's hours")
+    contracted_gpu_hours: float | None = Field(description="the committed GPUs (an offer with none: the GPUs today's demand bills) x the month's hours")
     billed_vs_contracted: float | None
     output_tokens: float | None
     delivered_tokens_per_gpu_hour: float | None
@@ -210,7 +211,9 @@ def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) ->
     offer = next(o for o in workspace.offers if o.id == offer_id)
     fx = workspace.fx_rate(offer.pricing.currency)
     m_ = record.metrics
-    billed_gpus = m_.get("billed_gpus") or offer.gpus
+    # The contract's GPUs: the commitment, or for an offer with none the GPUs today's demand bills. Not the GPUs
+    # today's demand would bill on a commitment: a month billed at the committed GPUs is 100% of its contract.
+    contract_gpus = offer.gpus or m_.get("billed_gpus")
     promised_tpgh = None
     if m_.get("throughput") and m_.get("availability") is not None:
         promised_tpgh = m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
@@ -248,7 +251,7 @@ def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) ->
         if inv is not None and ok and m_.get("success_rate"):
             cost = (inv.amount * fx + own_per_gpu_hour * inv.gpu_hours) / (ok * m_["success_rate"])
         promised_cost = m_.get("cost_per_task")
-        contracted = billed_gpus * hours if billed_gpus else None
+        contracted = contract_gpus * hours if contract_gpus else None
         ttft50 = met.ttft.get(0.5) if met else None
         months.append(MonthScore(
             month=key, data=bool(met or inv or avail is not None),
