@@ -214,3 +214,37 @@ def test_a_killed_reports_font_folder_is_removed_by_the_next(monkeypatch, tmp_pa
     with assemble.LayoutWorkers(1) as workers:
         assert not abandoned.exists() and Path(workers.folder).is_dir()
     assert list(tmp_path.iterdir()) == []
+
+
+def _pid(_: object) -> int:
+    return os.getpid()
+
+
+def _stall_or_fail(job: str) -> str:
+    if job == "fail":
+        raise ValueError("this solve failed")
+    time.sleep(600)  # a solve that would run for minutes
+    return job
+
+
+@pytest.mark.slow
+def test_the_workers_solve_jobs_in_their_own_processes_in_order():
+    with assemble.LayoutWorkers(2) as workers:
+        assert workers.map(len, ["a", "bb", "ccc"]) == [1, 2, 3]  # the results in the jobs' order
+        assert os.getpid() not in workers.map(_pid, [1, 2, 3, 4])
+    with assemble.LayoutWorkers(1) as alone:  # one processor: solved here
+        assert alone.map(_pid, [1, 2]) == [os.getpid()] * 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_failing_job_stops_the_workers_instead_of_waiting_for_the_others():
+    """One job fails while another would run for ten minutes: the failure is raised at once and the workers are
+    stopped (measured: about 0.2 s; the bound is fifty times that, a guard against waiting for the long job)."""
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="this solve failed"):
+        with assemble.LayoutWorkers(2) as workers:
+            pids = workers.map(_pid, [1, 2])
+            workers.map(_stall_or_fail, ["stall", "fail"])
+    assert time.monotonic() - started < 10
+    assert [pid for pid in set(pids) if _state(pid) not in ("Z", "X", None)] == []

@@ -439,3 +439,18 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
     for j, u in enumerate(model.units):
         if vendors.index(cands[u.commit.offer].vendor) in off:
             assert x[model.layout["n"]][j] < 0.5
+
+
+@pytest.mark.slow
+def test_the_frontier_solved_in_the_report_workers_is_the_one_solved_here(tmp_path, monkeypatch):
+    """The comparison report hands the frontier's solves to its layout processes; each is the same program there,
+    so the frontier is the same, point for point (the solve cache off, so that both really solve)."""
+    from procure.render.assemble import LayoutWorkers
+
+    monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+    ws = load_workspace(write(tmp_path, *newsvendor(4.0, 6.0)))
+    here = make_plan(ws, AS_OF, frontier=True)
+    with LayoutWorkers(2) as workers:
+        there = make_plan(ws, AS_OF, frontier=True, solves=workers.map)
+    assert there.frontier == here.frontier and len(here.frontier) >= 2
+    assert there.plan == here.plan

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
     from procure.analysis.record import OfferRecord
     from procure.analysis.plan import PlanCase, PlanLine, PlanResult
+    from procure.analysis.plan.frontier import Solves
     from procure.io.workspace import Workspace
 
 
@@ -193,9 +194,10 @@ def plan_failure(problems: list[Problem]) -> str:
     return "; ".join(p.message for p in problems)
 
 
-def recommend(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, frontier: bool = False) -> tuple[Recommendation, PlanResult | None]:
+def recommend(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, frontier: bool = False, solves: Solves | None = None) -> tuple[Recommendation, PlanResult | None]:
     """Solve the plan when procure.yaml has `demand:` (a plan that cannot be solved is recorded with its
-    reason, never dropped in silence), then decide. The recommendation is also set on the evaluation."""
+    reason, never dropped in silence), then decide. The recommendation is also set on the evaluation. `solves`
+    runs the frontier's solves (procure.analysis.plan.frontier.Solves)."""
     plan = None
     failed = None
     if ws.config.demand is not None and ev.ranked:
@@ -203,7 +205,7 @@ def recommend(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, f
         from procure.analysis.plan import make_plan
 
         try:
-            plan = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs) if inputs is not None else None)
+            plan = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs) if inputs is not None else None, solves=solves)
         except InputError as exc:
             failed = plan_failure(list(exc.problems))
     rec = decide(ev, plan, failed)

@@ -67,7 +67,8 @@ def report(
 
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")
-            gathered.append(gather_extras(ws, ev, inputs, board=board))
+            # the frontier's solves go to the layout workers, idle while the plan is solved
+            gathered.append(gather_extras(ws, ev, inputs, board=board, solves=workers.map if workers is not None else None))
             return gathered[-1]
 
         try:

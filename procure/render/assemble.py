@@ -20,7 +20,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -157,6 +157,27 @@ class LayoutWorkers:
             self.pool.submit(int)  # forks every worker now (with fork they all start at once)
         else:
             _load_fonts(self.folder)
+
+    def map(self, solve: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
+        """`solve` of each job, in the workers (the report's plan is solved while they have offer pages to lay out
+        or nothing to do; procure.analysis.plan.frontier.Solves), or in this process without them. The results are
+        those of solving here: each job is the same program wherever it runs. Interrupted or failed, the workers are
+        stopped rather than waited for."""
+        if self.pool is None or len(jobs) < 2:
+            return [solve(job) for job in jobs]
+        futures = [self.pool.submit(solve, job) for job in jobs]
+        try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            failed = next((future for future in futures if future in done and future.exception() is not None), None)
+            if failed is not None:
+                failed.result()  # raised at once, not after the solves before it
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+                process.kill()  # a solve may run for minutes: nothing is left to wait for
+            raise
 
     def close(self) -> None:
         global _fonts, _broken

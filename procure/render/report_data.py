@@ -22,6 +22,7 @@ from procure.analysis.uncertainty import Sensitivity
 
 if TYPE_CHECKING:
     from procure.render.board import BoardMemo
+    from procure.analysis.plan.frontier import Solves
 from procure.io.workspace import IndexLevel, Workspace
 
 QUOTES_FILE = "market/quotes.csv"
@@ -71,7 +72,8 @@ def resolve_extras(extras: LazyExtras) -> ReportExtras:
     return extras or ReportExtras()
 
 
-def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False) -> ReportExtras:
+def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False, solves: Solves | None = None) -> ReportExtras:
+    """What the report shows beside the evaluation; `solves` runs the frontier's solves (the layout workers')."""
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
     if inputs is not None and ev.ranked:
         from procure.analysis.evaluate import gates_of
@@ -92,7 +94,7 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
     # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
     # The efficient frontier is a chart of the comparison only (the board memo has no charts): the board
     # paper does not spend its solves (a few seconds each, under a time limit) on it.
-    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=not board)
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=not board, solves=solves)
     if extras.recommendation.plan_failed:
         extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
 from procure.analysis.plan.candidates import Candidate
@@ -28,7 +31,47 @@ FRONTIER_SAFEST = 1000.0
 FRONTIER_WEIGHTS = (0.3, 3.0)
 
 
-def efficient_frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures, penalty: float | None) -> list[FrontierPoint]:
+@dataclass(frozen=True)
+class FrontierSolve:
+    """One point of the frontier to solve: everything the solver and the figures read, so that it can be solved in
+    another process (a report's layout workers) as well as in this one."""
+
+    cands: list[Candidate]
+    scen: Scenarios
+    coarse: PlanConfig  # the plan's settings with at most FRONTIER_LEVELS demand levels
+    cvar_alpha: float
+    delta: np.ndarray
+    risk: Risk
+    money: float
+    tasks: float
+    penalty: float | None
+
+
+def solve_point(job: FrontierSolve) -> Figures | None:
+    """A whole plan at this risk setting, or None when the solver finds none within its limits."""
+    try:
+        chosen = solve_plan(job.cands, job.scen, job.coarse, job.delta, job.risk, job.money, job.tasks, job.penalty, FRONTIER_NODES)
+    except InputError:
+        return None
+    if chosen.solved.status.startswith("time limit"):
+        return None  # stopped by the clock: another machine would find another plan
+    return figures(dispatch(job.cands, chosen.units, chosen.nodes, chosen.in_plan, job.scen, job.penalty), job.scen, job.delta, job.cvar_alpha)
+
+
+# How the frontier's solves are run: in order in this process, or spread over processes (a report's layout workers,
+# which are idle while the plan is solved). The solves are independent and each is the same program wherever it
+# runs, so the frontier is the same either way.
+Solves = Callable[[Callable[[FrontierSolve], "Figures | None"], list[FrontierSolve]], list["Figures | None"]]
+
+
+def in_order(solve: Callable[[FrontierSolve], Figures | None], jobs: list[FrontierSolve]) -> list[Figures | None]:
+    return [solve(job) for job in jobs]
+
+
+def efficient_frontier(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures, penalty: float | None,
+    solves: Solves | None = None,
+) -> list[FrontierPoint]:
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and the plans between them that
     minimise expected cost + w x CVaR for weights w spread between (FRONTIER_WEIGHTS).
 
@@ -40,26 +83,24 @@ def efficient_frontier(cands: list[Candidate], scen: Scenarios, policy: PlanConf
     # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
     coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
-    def run(risk: Risk) -> Figures | None:
-        """A whole plan at this risk setting, or None when the solver finds none within its limits."""
-        try:
-            chosen = solve_plan(cands, scen, coarse, delta, risk, money, tasks, penalty, FRONTIER_NODES)
-        except InputError:
-            return None
-        if chosen.solved.status.startswith("time limit"):
-            return None  # stopped by the clock: another machine would find another plan
-        return figures(dispatch(cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty), scen, delta, policy.cvar_alpha)
+    def job(risk: Risk) -> FrontierSolve:
+        return FrontierSolve(cands, scen, coarse, policy.cvar_alpha, delta, risk, money, tasks, penalty)
 
-    neutral_fig = (run(Risk()) or neutral) if policy.cvar_weight > 0 or policy.cvar_limit is not None else neutral
-    points = [FrontierPoint(cvar_limit=None, expected_cost_per_task=neutral_fig.cost_per_task or 0.0, cvar=neutral_fig.cvar, p90_monthly_spend=neutral_fig.p90)]
-    safest = run(Risk(weight=FRONTIER_SAFEST))
-    if safest is None or safest.cvar > neutral_fig.cvar * (1 - 1e-6):
+    # Every solve at once (the points between the ends are only kept when the least-CVaR plan lowers the CVaR).
+    own_neutral = policy.cvar_weight > 0 or policy.cvar_limit is not None
+    weights = [float(w) for w in np.geomspace(FRONTIER_WEIGHTS[0], FRONTIER_WEIGHTS[1], max(1, policy.frontier_points - 2))]
+    risks = ([Risk()] if own_neutral else []) + [Risk(weight=FRONTIER_SAFEST)] + [Risk(weight=w) for w in weights]
+    found = (solves or in_order)(solve_point, [job(r) for r in risks])
+    if own_neutral:
+        neutral = found.pop(0) or neutral
+    safest, *solved_between = found
+    points = [FrontierPoint(cvar_limit=None, expected_cost_per_task=neutral.cost_per_task or 0.0, cvar=neutral.cvar, p90_monthly_spend=neutral.p90)]
+    if safest is None or safest.cvar > neutral.cvar * (1 - 1e-6):
         return points  # no plan with a lower CVaR on every path was found
-    between = []
-    for w in np.geomspace(FRONTIER_WEIGHTS[0], FRONTIER_WEIGHTS[1], max(1, policy.frontier_points - 2)):
-        f = run(Risk(weight=float(w)))
+    between: list[Figures] = []
+    for f in solved_between:
         # strictly between the two ends, on every path, and not a plan already shown
-        if f is not None and safest.cvar * (1 + 1e-6) < f.cvar < neutral_fig.cvar * (1 - 1e-6) and all(abs(f.cvar - g.cvar) > 1e-6 * f.cvar for g in between):
+        if f is not None and safest.cvar * (1 + 1e-6) < f.cvar < neutral.cvar * (1 - 1e-6) and all(abs(f.cvar - g.cvar) > 1e-6 * f.cvar for g in between):
             between.append(f)
     for f in sorted(between, key=lambda f: -f.cvar):
         points.append(FrontierPoint(cvar_limit=f.cvar, expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))

@@ -16,7 +16,7 @@ from procure.analysis.plan.candidates import Candidate, Unit, candidates
 from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
-from procure.analysis.plan.frontier import efficient_frontier
+from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
 from procure.analysis.plan.result import Bridge, DemandInfo, PlanLine, PlanResult, SingleBest, SolverInfo
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
@@ -46,13 +46,15 @@ def follows_demand(offer: Offer) -> bool:
 
 
 def make_plan(
-    ws: Workspace, as_of: date | None = None, frontier: bool = False, scenario_count: int | None = None, evaluation: tuple[Evaluation, CostInputs] | None = None
+    ws: Workspace, as_of: date | None = None, frontier: bool = False, scenario_count: int | None = None, evaluation: tuple[Evaluation, CostInputs] | None = None,
+    solves: Solves | None = None,
 ) -> PlanResult:
     """The plan for a workspace: commitments and pay-as-used sources over the demand scenarios.
 
     The steps of docs/plan.md in order: scenarios and candidates, what cannot be planned refused, the unserved
     price, each offer alone, the solve (over a shortlist when there are many offers), the plan against the best
-    single offer, its figures and notes, then the frontier and the stress."""
+    single offer, its figures and notes, then the frontier and the stress. `solves` runs the frontier's solves
+    (frontier.Solves: in this process, in order, by default)."""
     config = ws.config
     policy = config.plan
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
@@ -89,7 +91,7 @@ def make_plan(
     if headline:
         notes.insert(0, headline)
 
-    frontier_points = efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty) if frontier else None
+    frontier_points = efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty, solves) if frontier else None
     alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha)
     model, solved, fig = chosen.model, chosen.solved, pick.fig
     return PlanResult(
