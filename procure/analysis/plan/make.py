@@ -126,7 +126,7 @@ def refuse_unplannable(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
         # scenario and month (price it with plan.unserved_penalty_per_task to plan anyway); the default unserved
         # price covers the months before delivery and the peaks not worth serving.
         # Spot capacity counts only up to plan.max_spot_share of the month's demand (solver.shortfall).
-        if any((short > 0).any() for short in shortfall(cands, scen)):
+        if shortfall(cands, scen).any():
             raise InputError([infeasible_problem(policy, scen, cands)])
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and (len(vendors) == 1 or policy.max_vendor_share * len(vendors) < 1):

@@ -67,51 +67,60 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
 
-def supply_by_month(cands: list[Candidate], months: int, spot: bool | None = None) -> np.ndarray:
-    """The most tasks the candidates together can serve each month (nothing before an offer's delivery): of every
-    source (`spot` None), of the spot sources alone (True), or of the others (False)."""
-    most = np.zeros(months)
-    for cand in cands:
-        avail = cand.available(months)
-        top = max((c.max_nodes * c.tasks_node_month for c in cand.commits), default=0.0) if not spot else 0.0
-        if cand.source is not None and (spot is None or cand.source.spot == spot):
-            top += cand.source.cap_month
-        most += np.where(avail > 0, top * np.where(avail > 0, avail, 1.0), 0.0)
-    return most
-
-
-def shortfall(cands: list[Candidate], scen: Scenarios) -> tuple[np.ndarray, np.ndarray]:
+@dataclass
+class Shortfall:
     """Demand no plan can serve, per scenario and month once an offer is delivered (months before are priced
-    unserved, not an error): beyond every offer together, and beyond what may serve it, the other offers plus at
-    most plan.max_spot_share of the month's demand from spot sources. Returns (beyond every offer, beyond what may)."""
-    rest, spot = supply_by_month(cands, scen.months, spot=False), supply_by_month(cands, scen.months, spot=True)
-    delivered = (rest + spot)[None, :] > 0
-    beyond_all = np.where(delivered, scen.demand - (rest + spot)[None, :] * (1 + 1e-9), 0.0)
+    unserved, not an error): beyond every offer together (`beyond_all`), and beyond what may serve it (`beyond_may`),
+    the other offers plus at most plan.max_spot_share of the month's demand from spot sources. `rest` and `spot` are
+    the most tasks a month the offers other than spot, and the spot sources, can serve (nothing before delivery)."""
+
+    rest: np.ndarray
+    spot: np.ndarray
+    beyond_all: np.ndarray
+    beyond_may: np.ndarray
+
+    def any(self) -> bool:
+        return bool((self.beyond_all > 0).any() or (self.beyond_may > 0).any())
+
+
+def shortfall(cands: list[Candidate], scen: Scenarios) -> Shortfall:
+    rest, spot = np.zeros(scen.months), np.zeros(scen.months)
+    for cand in cands:
+        avail = cand.available(scen.months)
+        delivered = np.where(avail > 0, avail, 0.0)
+        rest += max((c.max_nodes * c.tasks_node_month for c in cand.commits), default=0.0) * delivered
+        if cand.source is not None and cand.source.spot:
+            spot += cand.source.cap_month * delivered
+        elif cand.source is not None:
+            rest += cand.source.cap_month * delivered
+    served = (rest + spot)[None, :] > 0
     may = rest[None, :] + np.minimum(spot[None, :], spot_limit(cands) * scen.demand)
-    return beyond_all, np.where(delivered, scen.demand - may * (1 + 1e-9), 0.0)
+    return Shortfall(
+        rest, spot,
+        np.where(served, scen.demand - (rest + spot)[None, :] * (1 + 1e-9), 0.0),
+        np.where(served, scen.demand - may * (1 + 1e-9), 0.0),
+    )
 
 
 def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Problem:
     """Say which constraint, and which scenario, makes the plan impossible."""
     if not cands:
         return Problem("procure.yaml", None, "plan", "no acceptable offer to plan with (see `procure compare` for the reasons)")
-    supply = supply_by_month(cands, scen.months)
     if policy.unserved_penalty_per_task is None:
-        beyond_all, beyond_may = shortfall(cands, scen)
-        if (beyond_all > 0).any():
-            s, m = np.unravel_index(int(np.argmax(beyond_all)), beyond_all.shape)
+        short = shortfall(cands, scen)
+        if (short.beyond_all > 0).any():
+            s, m = np.unravel_index(int(np.argmax(short.beyond_all)), short.beyond_all.shape)
             return Problem(
                 "procure.yaml", None, "demand",
-                f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the {supply[m]:,.0f} all usable offers can serve; "
+                f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the {short.rest[m] + short.spot[m]:,.0f} all usable offers can serve; "
                 "add capacity (max_gpus, pricing.burst) or set plan.unserved_penalty_per_task",
             )
-        if (beyond_may > 0).any():
-            s, m = np.unravel_index(int(np.argmax(beyond_may)), beyond_may.shape)
-            rest = supply_by_month(cands, scen.months, spot=False)[m]
+        if (short.beyond_may > 0).any():
+            s, m = np.unravel_index(int(np.argmax(short.beyond_may)), short.beyond_may.shape)
             return Problem(
                 "procure.yaml", None, "plan.max_spot_share",
                 f"scenario {scen.names[s]}, month {m + 1}: spot capacity may serve at most {spot_limit(cands):g} of the demand of {scen.demand[s, m]:,.0f} tasks "
-                f"and the other offers can serve {rest:,.0f}; add capacity, raise plan.max_spot_share or set plan.unserved_penalty_per_task",
+                f"and the other offers can serve {short.rest[m]:,.0f}; add capacity, raise plan.max_spot_share or set plan.unserved_penalty_per_task",
             )
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and len(vendors) == 1:
