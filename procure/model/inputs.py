@@ -8,10 +8,11 @@ fields or files (a price basis, the responsibility list, curve names, currencies
 
 from __future__ import annotations
 
+import datetime as _dt
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StringConstraints
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StringConstraints, model_validator
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -516,7 +517,15 @@ class PlanConfig(Strict):
     cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(0.0, description="weight of CVaR in the objective (0: risk-neutral)")
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
     unserved_penalty_per_task: Positive | None = Field(None, description="cost of a task not served; absent: every scenario must be served")
-    time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(60.0, description="solver time limit per solve, seconds")
+    time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(
+        600.0, description="backstop only: seconds a solve may run before it is stopped (the plan then depends on the machine's load; plan.node_limit is the limit that gives the same plan on any machine)"
+    )
+    node_limit: Annotated[Count, Field(ge=1, le=10_000_000)] = Field(
+        5000, description="branch-and-bound nodes a solve may explore before it stops with its best plan: a count of work, so the same inputs give the same plan on an idle or a loaded machine"
+    )
+    decide_within: date | None = Field(
+        None, description="end of the decision window (default: the earliest expiry, valid_until, of the offers the plan can use): commitments starting by then are signed now, later ones are intentions to re-plan"
+    )
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
     frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
@@ -734,8 +743,47 @@ class SlaCredits(Strict):
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
 
 
+class Signed(Strict):
+    """A contract signed on this offer: held, not offered. The plan takes its GPUs as fixed from `start` to `end` (both
+    inclusive) and adds only what demand needs on top; its cost is paid whatever the plan does (docs/plan.md, "What
+    we hold")."""
+
+    date: _dt.date = Field(description="the day it was signed")
+    gpus: Annotated[Count, Field(gt=0)] = Field(description="GPUs held")
+    start: _dt.date = Field(description="first day of service")
+    end: _dt.date = Field(description="last day of service (inclusive)")
+
+    @model_validator(mode="after")
+    def _dates(self) -> "Signed":
+        if self.start < self.date:
+            raise ValueError(f"start {self.start} is before the signing date {self.date}: a contract serves from its signing date on")
+        if self.end < self.start:
+            raise ValueError(f"end {self.end} is before start {self.start}")
+        return self
+
+
+def _one_or_many(value: Any) -> Any:
+    """`signed:` may be one contract (a mapping) or a list of tranches."""
+    return [value] if isinstance(value, dict) else value
+
+
+def _no_overlap(value: "list[Signed] | None") -> "list[Signed] | None":
+    """The tranches of one offer in order; two that overlap in time would hold the same GPUs twice."""
+    if value is None:
+        return None
+    held = sorted(value, key=lambda c: c.start)
+    for before, after in zip(held, held[1:]):
+        if after.start <= before.end:
+            raise ValueError(f"the contract from {after.start} overlaps the one from {before.start} to {before.end}: give each tranche its own months")
+    return held
+
+
 class ContractTerms(Strict):
     """Terms that move real money over a horizon; all optional."""
+
+    signed: Annotated[list[Signed] | None, BeforeValidator(_one_or_many), AfterValidator(_no_overlap)] = Field(
+        None, description="a contract already signed on this offer: {date, gpus, start, end}, or a list of tranches that do not overlap"
+    )
 
     escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(None, description="price change per contract year, e.g. 0.03")
     escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = Field(

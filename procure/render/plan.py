@@ -87,7 +87,7 @@ def summary_lines(result: PlanResult) -> list[str]:
         lines.append(f"Best single offer (on the same scenarios): {best.offer} at {per_thousand(best.expected_cost_per_task)} {cur} per 1,000 tasks{saving}.")
     gap = "—" if s.gap is None else percent(s.gap, 3)
     lines.append(
-        f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)}), time limit {s.time_limit_s:g} s; "
+        f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)} or after {s.node_limit or 0:,} nodes; time backstop {s.time_limit_s:g} s); "
         f"{s.variables:,} variables ({s.integers:,} integer), {s.constraints:,} constraints."
     )
     return lines

@@ -29,6 +29,9 @@ class Commit:
     price: float  # list price per GPU-hour, workspace currency
     cost_node_month: float  # variable cost of one node for one month
     tasks_node_month: float  # successful tasks one node delivers in a month at full use
+    rent_node_month: float = 0.0  # the part of cost_node_month that is rent (escalators averaged over the term): what renewals and the market move
+    renewal_step: float = 1.0  # the price a renewal starts from, over the term's first price (cashflow.renewal_base: the escalated last month)
+    held: bool = False  # a contract already signed (contract.signed): its nodes are fixed, never chosen
 
 
 @dataclass
@@ -56,6 +59,10 @@ class Candidate:
     start: int = 0  # first month (0-based) with capacity: the delivery month
     first_share: float = 1.0  # share of that month after the delivery day
     cost_per_task: float | None = None  # the snapshot's full cost per successful task (for the default unserved price)
+    now_until: int = -1  # the last month (0-based) a commitment may start in and be signed now (-1: none: the offer expired or delivers after the window)
+    market_growth: float = 0.0  # the index change a year later decisions are priced at (horizon.index_growth)
+    held: list[tuple[int, int, int, int]] = field(default_factory=list)  # signed tranches: (first, last within the horizon, last of the term) months, 0-based, and GPUs
+    new_commits: bool = True  # False: a held contract on an offer the plan may not add to (it fails a gate)
 
     def available(self, months: int) -> np.ndarray:
         """Share of each month the offer's capacity exists: 0 before delivery, prorated in the delivery month."""
@@ -74,10 +81,33 @@ class Unit:
     first: int  # month index, 0-based
     last: int  # inclusive, within the horizon
     end: int | None = None  # the term's last month (inclusive), past the horizon when the term runs beyond it
+    renewal: int = 0  # how many terms of this commit ran before this block (0: the first)
+    later: bool = False  # starts after the decision window: an intention priced at the expected future price, not signed now
+    market: float = 1.0  # the expected market move of its rent by its start (later blocks only)
 
     @property
     def term_end(self) -> int:
         return self.last if self.end is None else self.end
+
+    @property
+    def cost_node_month(self) -> float:
+        """A node-month of this block: a renewal starts from the escalated price of the term before
+        (contract.renewal_price), compounded per renewal; a later decision at the market's expected move."""
+        factor = self.commit.renewal_step ** self.renewal * self.market
+        return self.commit.cost_node_month + self.commit.rent_node_month * (factor - 1.0)
+
+    @property
+    def held(self) -> bool:
+        return self.commit.held
+
+    def available(self, cand: "Candidate", months: int) -> np.ndarray:
+        """Share of each month the block's capacity exists: a held contract from its own start, any other from the
+        offer's delivery."""
+        if not self.held:
+            return cand.available(months)
+        out = np.zeros(months)
+        out[self.first : self.last + 1] = 1.0
+        return out
 
     @property
     def beyond(self) -> int:
@@ -126,35 +156,113 @@ def delivery(promised: date | None, as_of: date, delay_weeks: float) -> tuple[in
     return start, 1.0 - (months - start)
 
 
+def decision_window(ev: Evaluation, inputs: CostInputs, decide_within: date | None = None) -> date:
+    """The end of the decision window (plan.decide_within): by default the earliest expiry (valid_until) of the offers
+    still valid at the as-of date that pass their gates, after which today's quotes can no longer be signed."""
+    if decide_within is not None:
+        return decide_within
+    usable = {r.id for r in ev.offers if eligible(r)[0]}
+    ends = [o.valid_until for o in inputs.offers if o.id in usable and o.valid_until >= ev.as_of]
+    return min(ends, default=ev.as_of)
+
+
+def now_until(offer: Offer, as_of: date, start: int, delay_weeks: float, window: date) -> int:
+    """The last month (0-based) a commitment to `offer` may start in and still be signed now: the offer valid at the
+    as-of date, and the block's first day (the delivery for the first block, else the month's first day on the
+    calendar of `procure cashflow`) within the window. -1: nothing of it can be signed now."""
+    from procure.analysis.cashflow import DAYS_PER_MONTH
+
+    if offer.valid_until < as_of:
+        return -1
+    arrives = (offer.delivery + timedelta(weeks=delay_weeks)) if offer.delivery is not None else as_of
+    if arrives > window:
+        return -1
+    return max(start, math.floor((window - as_of).days / DAYS_PER_MONTH))
+
+
+def held_months(offer: Offer, as_of: date, months: int | None) -> list[tuple[int, int, int, int]]:
+    """Each signed tranche still running (contract.signed) as months of the plan, 0-based: its first (0 when it began
+    before the as-of date), its last within the horizon and the last of its term. Months on the calendar of
+    `procure cashflow` (month 1 the first after the as-of date; a tranche holds every month it touches)."""
+    from procure.analysis.cashflow import DAYS_PER_MONTH
+
+    out = []
+    for c in offer.contract.signed or []:
+        if c.end < as_of:
+            continue
+        first = max(0, math.floor((c.start - as_of).days / DAYS_PER_MONTH))
+        last = max(first, math.floor((c.end - as_of).days / DAYS_PER_MONTH))
+        if months is not None and first >= months:
+            continue
+        out.append((first, last if months is None else min(last, months - 1), last, c.gpus))
+    return out
+
+
+def _costed(record: OfferRecord) -> bool:
+    """The cost model gave the offer a cost per GPU-hour and a capacity: a held contract on it can be costed."""
+    m = record.metrics
+    return record.pricing_basis != "per_token" and (m.get("capacity_per_gpu_hour") or 0) > 0 and m.get("variable_gpu_hour") is not None
+
+
+def _rent(price: float, offer: Offer, term: int, node: int) -> float:
+    """The rent of one node-month over a term, its escalators averaged (cashflow.term_average_rent): the part of the
+    cost a renewal and the market move."""
+    from procure.analysis.cashflow import term_average_rent
+
+    return float(term_average_rent(price, offer.contract, term) or 0.0) * node * HOURS_PER_MONTH
+
+
 def candidates(
     ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_tokens: int, success_fallback: float, months: int | None = None, delay_weeks: float = 0.0,
-    spot_share: float = 1.0,
+    spot_share: float = 1.0, window: date | None = None, market_growth: float = 0.0,
 ) -> tuple[list[Candidate], dict[str, str]]:
     """The offers the plan may use, sorted by id (file order never matters), with their commitments and sources.
 
     An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
-    only, serving at most `spot_share` (plan.max_spot_share) of each month's demand."""
-    from procure.analysis.cashflow import term_average_rent
+    only, serving at most `spot_share` (plan.max_spot_share) of each month's demand. `window`: the end of the decision
+    window (default `decision_window`); `market_growth`: the index change a year later decisions are priced at.
+    A signed contract (contract.signed) is a held commitment, fixed, even on an offer that no longer passes its gates."""
+    from procure.analysis.cashflow import renewal_base, term_average_rent
 
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
     pending: list[tuple[Commit | Source, int, dict[str, object], float]] = []  # (target, input row, changes, capacity)
+    window = window or decision_window(ev, inputs)
     for record in sorted(ev.offers, key=lambda r: r.id):
         ok, why = eligible(record)
-        if not ok:
+        row, offer = by_id[record.id]
+        tranches = held_months(offer, ev.as_of, months)
+        if not ok and not (tranches and _costed(record)):
             excluded[record.id] = why
             continue
-        row, offer = by_id[record.id]
         start, share = delivery(offer.delivery, ev.as_of, delay_weeks)
-        if months is not None and start >= months:
+        if months is not None and start >= months and not tranches:
             late = f" + {delay_weeks:g} weeks expected delay" if delay_weeks else ""
             excluded[record.id] = f"delivered in month {start + 1} ({offer.delivery}{late}), after the {months}-month horizon"
             continue
         m = record.metrics
         fx = float(inputs.columns["fx"][row])
-        cand = Candidate(record.id, record.vendor, float(m["fixed_monthly"] or 0.0), start=start, first_share=share, cost_per_task=m.get("cost_per_task"))
+        cand = Candidate(
+            record.id, record.vendor, float(m["fixed_monthly"] or 0.0), start=start, first_share=share, cost_per_task=m.get("cost_per_task"),
+            now_until=now_until(offer, ev.as_of, start, delay_weeks, window), market_growth=market_growth, held=tranches,
+            new_commits=ok and (months is None or start < months),
+        )
+        if not cand.new_commits:
+            excluded[record.id] = f"held only (contract.signed): {why or 'delivered after the horizon'}; nothing more is added to it"
         index = len(found)
+        node = offer.service.node_gpus
+        if tranches and record.pricing_basis != "per_token":
+            per_gpu = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
+            for gpus in sorted({t[3] for t in tranches}):
+                # one "node" of every GPU held: its count is fixed at 1 (program.py bounds held blocks to exactly that)
+                cand.commits.append(Commit(
+                    index, f"held: {gpus} GPUs", 1, 1, gpus, offer.contract_months, float(m.get("rent_today", m["rent"]) or 0.0),
+                    float(m["variable_gpu_hour"]) * gpus * HOURS_PER_MONTH, per_gpu * gpus, held=True,
+                ))
+        if not cand.new_commits:
+            found.append(cand)
+            continue
         if record.pricing_basis == "per_token":
             cand.source = Source(
                 index, float(m["rent_per_task"]), _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)), float(m["rent_per_task"]), "task", None,
@@ -162,7 +270,6 @@ def candidates(
             )
             found.append(cand)
             continue
-        node = offer.service.node_gpus
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
@@ -176,11 +283,17 @@ def candidates(
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
             price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
-            cand.commits.append(Commit(index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node))
+            cand.commits.append(Commit(
+                index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node,
+                _rent(price, offer, offer.contract_months, node), renewal_base(1.0, offer.contract, offer.contract_months),
+            ))
         for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)
             high = max(supply // node, low)
-            commit = Commit(index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node)
+            commit = Commit(
+                index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node,
+                _rent(option.gpu_hour * fx, offer, option.term_months, node), renewal_base(1.0, offer.contract, option.term_months),
+            )
             cand.commits.append(commit)
             # the offer's escalators over the option's own term (a tier of another length averages them differently)
             escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
@@ -222,11 +335,29 @@ def _token_cap(offer: Offer, output_tokens: int, success_rate: float) -> float:
 
 def term_units(cands: list[Candidate], months: int) -> list[Unit]:
     """Each commit in blocks of its term from the offer's delivery: a term shorter than the horizon is re-decided at
-    each renewal; the last block keeps its whole term, past the horizon if it runs beyond (and is costed in full)."""
+    each renewal; the last block keeps its whole term, past the horizon if it runs beyond (and is costed in full).
+
+    The k-th block of a commit is its k-th renewal, priced from the escalated price of the term before
+    (`Unit.cost_node_month`); after a held contract's end, its offer's commits also start a grid of blocks there (the
+    renewal of what we hold, at the escalated price). A block whose start lies after the decision window
+    (`Candidate.now_until`) is a later decision, at the market's expected move by then. Held contracts are one block
+    each, their nodes fixed."""
     units = []
     for cand in cands:
+        held_ends = sorted({end + 1 for _, _, end, _ in cand.held if end + 1 < months})
         for commit in cand.commits:
+            if commit.held:
+                units += [Unit(commit, first, last, end) for first, last, end, gpus in cand.held if gpus == commit.node_gpus]
+                continue
             term = max(1, commit.term_months)
-            for first in range(cand.start, months, term):
-                units.append(Unit(commit, first, min(months, first + term) - 1, first + term - 1))
+            grids = [(cand.start, 0)] + [(max(cand.start, h), 1) for h in held_ends if h > cand.start]
+            seen: set[int] = set()
+            for origin, renewed in grids:
+                for k, first in enumerate(range(origin, months, term)):
+                    if first in seen:
+                        continue
+                    later = first > cand.now_until
+                    market = (1 + cand.market_growth) ** (first / 12) if later else 1.0
+                    units.append(Unit(commit, first, min(months, first + term) - 1, first + term - 1, renewal=k + renewed, later=later, market=market))
+                    seen.add(first)
     return units

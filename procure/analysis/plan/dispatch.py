@@ -35,6 +35,12 @@ class Outcome:
     unserved: np.ndarray
     commit_cost: np.ndarray | None = None  # (H,) what the commitments and their fees cost a month, used or not
     beyond: dict[int, float] = field(default_factory=dict)  # month index past the horizon -> committed spend (whole terms)
+    shortfall: np.ndarray | None = None  # (S, H) unserved tasks at the unserved price: in `spend` (the cost the plan minimises), never cash
+
+    @property
+    def cash(self) -> np.ndarray:
+        """(S, H) what is paid each month: `spend` without the shortfall's price."""
+        return self.spend if self.shortfall is None else self.spend - self.shortfall
 
     @property
     def beyond_total(self) -> float:
@@ -58,11 +64,11 @@ def fixed_spend(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
         if n <= 0:
             continue
         cand = cands[u.commit.offer]
-        capacity[u.first : u.last + 1] += n * u.commit.tasks_node_month * cand.available(months)[u.first : u.last + 1]
-        commit_cost[u.first : u.last + 1] += n * u.commit.cost_node_month
+        capacity[u.first : u.last + 1] += n * u.commit.tasks_node_month * u.available(cand, months)[u.first : u.last + 1]
+        commit_cost[u.first : u.last + 1] += n * u.cost_node_month
         holds[u.commit.offer, u.first : u.last + 1] = True
         for m in range(u.last + 1, u.term_end + 1):
-            beyond[m] = beyond.get(m, 0.0) + n * u.commit.cost_node_month + cand.fixed_monthly
+            beyond[m] = beyond.get(m, 0.0) + n * u.cost_node_month + cand.fixed_monthly
     for i, cand in enumerate(cands):
         if cand.fixed_monthly > 0:
             paid = holds[i] | (active[i] if cand.source is not None else False)
@@ -107,16 +113,18 @@ def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_pl
     from_commit = np.minimum(demand, capacity[None, :])
     extra, payg, by_source, rest = serve_pay_as_used(cands, active, demand - from_commit, np.arange(H), demand)
     spend = commit_cost[None, :] + extra
+    shortfall = None
     if penalty is not None:
-        spend = spend + rest * penalty
+        shortfall = rest * penalty
+        spend = spend + shortfall
     served = demand - rest
     # Committed tasks by unit, in proportion to each unit's share of the month's committed capacity.
     by_unit = np.zeros(len(units))
     expected_commit = scen.probability @ from_commit
     for j, (u, n) in enumerate(zip(units, nodes)):
         months = slice(u.first, u.last + 1)
-        own = n * u.commit.tasks_node_month * cands[u.commit.offer].available(H)[months]
+        own = n * u.commit.tasks_node_month * u.available(cands[u.commit.offer], H)[months]
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(capacity[months] > 0, own / capacity[months], 0.0)
         by_unit[j] = float((share * expected_commit[months]).sum())
-    return Outcome(capacity, spend, served, payg, by_source, by_unit, rest, commit_cost, beyond)
+    return Outcome(capacity, spend, served, payg, by_source, by_unit, rest, commit_cost, beyond, shortfall)

@@ -37,6 +37,8 @@ class Figures:
     monthly: float
     unserved: float = 0.0
     beyond: float = 0.0
+    shortfall: float = 0.0  # expected unserved tasks x the unserved price over the horizon, undiscounted: not cash
+    unserved_tasks: float = 0.0  # expected unserved tasks over the horizon
 
 
 def path_losses(out: Outcome, months: int) -> np.ndarray:
@@ -46,24 +48,30 @@ def path_losses(out: Outcome, months: int) -> np.ndarray:
 
 
 def figures(out: Outcome, scen: Scenarios, delta: np.ndarray, alpha: float) -> Figures:
+    """The plan's figures. Cash (cost per task, monthly spend, P90 of a month) is what is paid: rent, fees, pay-as-used;
+    the unserved tasks' price is the shortfall, apart. `pv_cost` (what the solver minimises and plans are compared on)
+    and the CVaR (the risk the solver weighs and limits) include the shortfall."""
     prob = scen.probability
     pv_cost = float(prob @ (out.spend @ delta[: scen.months])) + out.beyond_pv(delta)
+    pv_cash = float(prob @ (out.cash @ delta[: scen.months])) + out.beyond_pv(delta)
     pv_tasks = float(prob @ (out.served @ delta[: scen.months]))
     weights = np.repeat(prob / scen.months, scen.months)
-    spend = out.spend.ravel()
+    spend = out.cash.ravel()
     unused = np.maximum(out.capacity[None, :] - scen.demand, 0.0)
     committed = float(out.capacity.sum())
     demand = float(prob @ scen.demand.sum(axis=1))
     return Figures(
-        cost_per_task=pv_cost / pv_tasks if pv_tasks > 0 else None,
+        cost_per_task=pv_cash / pv_tasks if pv_tasks > 0 else None,
         pv_cost=pv_cost,
         p90=weighted_quantile(spend, weights, 0.9),
         cvar=cvar(path_losses(out, scen.months), prob, alpha),
         unused=float(prob @ unused.sum(axis=1)) / committed if committed > 0 else 0.0,
         payg_share=float(prob @ out.payg.sum(axis=1)) / max(float(prob @ out.served.sum(axis=1)), 1e-300),
-        monthly=float(prob @ out.spend.mean(axis=1)),
+        monthly=float(prob @ out.cash.mean(axis=1)),
         unserved=float(prob @ out.unserved.sum(axis=1)) / demand if demand > 0 else 0.0,
         beyond=out.beyond_total,
+        shortfall=float(prob @ out.shortfall.sum(axis=1)) if out.shortfall is not None else 0.0,
+        unserved_tasks=float(prob @ out.unserved.sum(axis=1)),
     )
 
 
@@ -114,8 +122,10 @@ def scenario_picks(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[tup
 
 
 def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[ScenarioRow]:
-    """The plan's figures in each of `scenario_picks`."""
-    pv_cost = out.spend @ delta[: scen.months] + out.beyond_pv(delta)
+    """The plan's figures in each of `scenario_picks`: cash (cost per task, highest month), and the unserved tasks and
+    their price (the shortfall) apart."""
+    pv_cost = out.cash @ delta[: scen.months] + out.beyond_pv(delta)
+    shortfall = out.shortfall.sum(axis=1) if out.shortfall is not None else np.zeros(scen.count)
     pv_tasks = out.served @ delta[: scen.months]
     committed = out.capacity.sum()
     unused = np.maximum(out.capacity[None, :] - scen.demand, 0.0).sum(axis=1)
@@ -129,8 +139,10 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
             cost_per_task=float(w @ pv_cost[pick]) / tasks if tasks > 0 else None,
             unused_share=float(w @ unused[pick]) / (committed * float(w.sum())) if committed > 0 else 0.0,
             pay_as_used_share=float(w @ out.payg[pick].sum(axis=1)) / served if served > 0 else 0.0,
-            max_monthly_spend=float(out.spend[pick].max()),
+            max_monthly_spend=float(out.cash[pick].max()),
             unserved_share=float(w @ out.unserved[pick].sum(axis=1)) / max(float(w @ scen.demand[pick].sum(axis=1)), 1e-300),
+            unserved_tasks=float(w @ out.unserved[pick].sum(axis=1)) / float(w.sum()),
+            shortfall_cost=float(w @ shortfall[pick]) / float(w.sum()),
         )
 
     return [row(name, pick) for name, pick in scenario_picks(out, scen, delta)]

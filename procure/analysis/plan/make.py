@@ -12,13 +12,14 @@ import numpy as np
 from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
-from procure.analysis.plan.candidates import Candidate, Unit, candidates
+from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window
+from procure.analysis.plan.decisions import decisions, remedies, served_statement
 from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
 from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
-from procure.analysis.plan.result import Bridge, DemandInfo, PlanLine, PlanResult, SingleBest, SolverInfo
+from procure.analysis.plan.result import Bridge, DemandInfo, HeldContract, PlanLine, PlanResult, SingleBest, SolverInfo
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
@@ -60,7 +61,11 @@ def make_plan(
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
     wl = config.workload
     scen = demand_scenarios(config, scenario_count)
-    cands, excluded = candidates(ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share)
+    window = decision_window(ev, inputs, policy.decide_within)
+    cands, excluded = candidates(
+        ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share,
+        window, config.horizon.index_growth,
+    )
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
     refuse_unplannable(policy, scen, cands)
@@ -82,6 +87,9 @@ def make_plan(
     refuse_empty_stop(chosen.solved, pick.out, scen, policy)
     saving, saving_share = savings(single_block, pick.fig, policy, notes)
     lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
+    offers_by_id = {o.id: o for o in inputs.offers}
+    sheet, held = decisions(pick.cands, pick.units, pick.nodes, lines, offers_by_id, ev.as_of, config.horizon.expected_delay_weeks, ev.currency)
+    decision_notes(lines, held, window, ev.currency, notes)
     line_notes(lines, best_single, scen, notes)
     figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
@@ -94,14 +102,15 @@ def make_plan(
     frontier_points = efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty, solves) if frontier else None
     alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha)
     model, solved, fig = chosen.model, chosen.solved, pick.fig
+    rows = scenario_rows(pick.out, scen, delta)
     return PlanResult(
         as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
         cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
-        single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=scenario_rows(pick.out, scen, delta), frontier=frontier_points,
+        single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=rows, frontier=frontier_points,
         demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
         policy=policy,
         solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=found.bound_gap, shortlist_check=found.check, variables=len(model.c), constraints=model.nrows,
+            time_limit_s=policy.time_limit_s, node_limit=policy.node_limit, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=found.bound_gap, shortlist_check=found.check, variables=len(model.c), constraints=model.nrows,
             integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,
@@ -112,6 +121,10 @@ def make_plan(
         ),
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
         bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery={c.id: c.start + 1 for c in cands}, bridge=bridge, bridges=bridges,
+        decide_by=window, term_sheet=sheet, held=held, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
+        ask_gpus=sum(r.gpus for r in sheet), later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
+        unserved_tasks=fig.unserved_tasks, shortfall_cost=fig.shortfall, served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
+        unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency) if fig.unserved > 0.0005 else [],
     )
 
 
@@ -245,6 +258,19 @@ def line_notes(lines: list[PlanLine], best_single: tuple[str, object] | None, sc
             notes.append(
                 f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
                 f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
+            )
+
+
+def decision_notes(lines: list[PlanLine], held: list[HeldContract], window: date, currency: str, notes: list[str]) -> None:
+    """What is signed now, what is decided later and at what expected price, and what is held."""
+    for h in held:
+        notes.append(f"held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}, signed {h.signed}: fixed in the plan, {h.cost_in_horizon:,.0f} {currency} over the horizon paid whatever it does")
+    for line in lines:
+        if line.decision == "later":
+            notes.append(
+                f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later decision, after the decision window ({window}): "
+                f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's {line.price:.2f}"
+                + (f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}" if line.renewal else "") + "), not asked for today"
             )
 
 

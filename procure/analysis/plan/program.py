@@ -289,12 +289,12 @@ def _coefficients(f: Frame, delta: np.ndarray, money: float, tasks: float) -> Co
     """Costs and capacities from the cost model (docs/plan.md, "Costs"), scaled to the solver's units."""
     cands, units, sources, scen, H, P = f.cands, f.units, f.sources, f.scen, f.H, f.P
     fixed = np.array([cand.fixed_monthly for cand in cands]) / money
-    unit_cost = np.array([u.commit.cost_node_month for u in units]) / money
+    unit_cost = np.array([u.cost_node_month for u in units]) / money
     unit_tasks = np.array([u.commit.tasks_node_month for u in units]) / tasks
     unit_offer = np.array([u.commit.offer for u in units], dtype=np.int64)
     on_switch = np.array([u.commit.offer not in f.fee_cands for u in units], dtype=bool)
     # committed tasks of one node in each month it covers (prorated in the delivery month)
-    unit_month_tasks = [unit_tasks[j] * f.avail[u.commit.offer, u.first : u.last + 1] for j, u in enumerate(units)]
+    unit_month_tasks = [unit_tasks[j] * u.available(cands[u.commit.offer], H)[u.first : u.last + 1] for j, u in enumerate(units)]
     # No more nodes than the highest demand in the unit's months can use (at least the minimum): a tight bound
     # makes the relaxation charge fixed costs and minimums nearly in full, which is what makes the solve fast.
     peak = scen.demand.max(axis=0)
@@ -335,6 +335,12 @@ def _objective_and_bounds(f: Frame, co: Coefficients, delta: np.ndarray, money: 
     integrality[layout["n"]] = 1
     ub[layout["b"]] = 1
     integrality[layout["b"]] = 1
+    # A held contract (contract.signed) is in the plan whatever it costs: its one node of every GPU held is fixed.
+    held = np.array([u.held for u in units], dtype=bool)
+    if held.any():
+        lb[f.start("n") + np.flatnonzero(held)] = 1
+        ub[f.start("n") + np.flatnonzero(held)] = 1
+        lb[f.start("b") + np.flatnonzero(held)] = 1
     ub[layout["g"]] = 1
     ub[layout["a"]] = 1
     integrality[layout["a"]] = 1
@@ -419,8 +425,10 @@ def _commitment_rows(f: Frame, co: Coefficients, model: Model) -> None:
     j = np.arange(U)
     model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -co.useful]), U, -np.inf, 0.0, "maximum nodes")
     model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]), U, 0.0, np.inf, "minimum commitment")
-    rr, cc = [], []
+    rr, cc = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for j2, u in enumerate(units):
+        if u.held:
+            continue  # what we hold runs beside what we add to the same offer
         months = np.arange(u.first, u.last + 1)
         rr.append(u.commit.offer * H + months)
         cc.append(np.full(len(months), b0 + j2))
@@ -477,9 +485,11 @@ def _vendor_share_rows(f: Frame, co: Coefficients, model: Model) -> None:
     x0, t = f.start("x"), f.start("x") + len(vendors)
     # x_v = the vendor's expected capacity (each commitment and source in one row: sparse), t = sum of x_v,
     # and x_v <= share x t: nonzeros grow with offers, not offers x vendors.
-    rr2 = [vendor_of[cands[u.commit.offer].vendor] for u in units] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
-    cc2 = [n0 + j2 for j2 in range(U)] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
-    vv2 = [-float(co.unit_month_tasks[j2].sum()) for j2 in range(U)] + [-1.0] * P + [1.0] * len(vendors)
+    # The rule governs what the plan adds: a held contract (contract.signed) is outside it.
+    added = [j2 for j2, u in enumerate(units) if not u.held]
+    rr2 = [vendor_of[cands[units[j2].commit.offer].vendor] for j2 in added] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
+    cc2 = [n0 + j2 for j2 in added] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
+    vv2 = [-float(co.unit_month_tasks[j2].sum()) for j2 in added] + [-1.0] * P + [1.0] * len(vendors)
     model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), 0.0, 0.0, "expected capacity by vendor")
     model.add(np.zeros(len(vendors) + 1, dtype=np.int64), np.array([t] + [x0 + v for v in range(len(vendors))]), np.array([1.0] + [-1.0] * len(vendors)), 1, 0.0, 0.0, "expected capacity")
     v_idx = np.arange(len(vendors))
@@ -504,6 +514,8 @@ def _vendor_switch_rows(f: Frame, model: Model) -> None:
     model.integrality[f.layout["w"]] = 1
     rr, cc, vv = [], [], []
     for j2, u in enumerate(units):
+        if u.held:
+            continue
         rr += [len(rr) // 2] * 2
         cc += [b0 + j2, w0 + vendor_of[cands[u.commit.offer].vendor]]
         vv += [1.0, -1.0]

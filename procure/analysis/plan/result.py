@@ -27,6 +27,49 @@ class PlanLine(BaseModel):
     option: str | None = Field(None, description="commit: 'base' (the offer's own terms) or the commit option used")
     expected_tasks_share: float = Field(description="share of the expected served tasks")
     term_end_month: int | None = Field(None, description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)")
+    decision: Literal["sign_now", "later", "held"] | None = Field(
+        None, description="commit: sign_now (its offer valid today, its start within the decision window), later (an intention to re-plan, priced at the expected price then) or held (contract.signed)"
+    )
+    start_date: date | None = Field(None, description="commit: first day of service (the delivery for an offer's first block)")
+    end_date: date | None = Field(None, description="commit: last day of the term")
+    renewal: int = Field(0, description="commit: terms of this commitment before this block (its renewals)")
+    expected_price: float | None = Field(None, description="commit: the price per GPU-hour it is costed at: a renewal's escalated price, a later decision's expected market price")
+
+
+class TermSheetRow(BaseModel):
+    """One contract to sign now, as the memo asks for it."""
+
+    offer: str
+    vendor: str
+    gpus: int
+    start: date
+    end: date
+    term_months: int
+    option: str
+    price: float
+    price_unit: Literal["gpu_hour", "task"]
+    escalator: str = Field(description="the price's escalators as the offer states them")
+    sla: float | None = Field(description="the availability the SLA promises")
+    credits: str = Field(description="SLA credits: rate or tiers, cap, automatic or on claim")
+    exit: str = Field(description="termination for convenience and exit costs as stated")
+    offer_expires: date = Field(description="valid_until: the last day it can be signed")
+    committed_cost: float = Field(description="what signing commits: the GPUs' full cost per GPU-hour (rent, per-GPU-hour fees, staff) and the offer's fixed fees over the whole term, undiscounted")
+    rent: float = Field(description="the rent alone over the term at the signed price")
+
+
+class HeldContract(BaseModel):
+    """A contract already signed (contract.signed): in the plan as it stands."""
+
+    offer: str
+    vendor: str
+    gpus: int
+    signed: date
+    start: date
+    end: date
+    months_in_plan: int = Field(description="plan months it serves within the horizon")
+    monthly_cost: float = Field(description="its full cost a month (its GPUs and the offer's fixed fees)")
+    cost_in_horizon: float = Field(description="its cost over the months it serves within the horizon, undiscounted: paid whatever the plan does")
+    exit: str = Field(description="how it could be ended, as the offer states")
 
 
 class ScenarioRow(PerThousand):
@@ -36,8 +79,10 @@ class ScenarioRow(PerThousand):
     cost_per_task: float | None
     unused_share: float
     pay_as_used_share: float
-    max_monthly_spend: float
+    max_monthly_spend: float = Field(description="the highest month's cash (rent, fees, pay-as-used; the shortfall's price is not cash)")
     unserved_share: float = Field(0.0, description="share of the demand left unserved (priced at the plan's unserved penalty)")
+    unserved_tasks: float = Field(0.0, description="expected tasks left unserved over the horizon")
+    shortfall_cost: float = Field(0.0, description="those tasks at the unserved price, over the horizon (not cash, not in the spend)")
 
 
 class SingleBest(PerThousand):
@@ -55,7 +100,8 @@ class FrontierPoint(PerThousand):
 
 class SolverInfo(BaseModel):
     method: str = SOLVER
-    time_limit_s: float
+    time_limit_s: float = Field(description="the backstop in seconds (plan.time_limit_s)")
+    node_limit: int | None = Field(None, description="branch-and-bound nodes a solve may explore (plan.node_limit): the limit that keeps the plan the same on any machine")
     mip_gap: float = Field(description="the relative gap at which the solver may stop")
     status: str
     gap: float | None = Field(description="the gap reached (0: proven optimal)")
@@ -85,14 +131,16 @@ class PlanCase(PerThousand):
     demand_factor: float = Field(description="factor on every demand path (1: the paths as planned)")
     probability: float = Field(1.0, description="share of the scenarios the case averages over (a third, the worst 10%, or all)")
     demand_per_month: float = Field(description="expected tasks a month")
-    cost_per_task: float | None = Field(description="present value of spend over present value of tasks served")
-    monthly_spend: float = Field(description="expected spend a month, averaged over the horizon")
-    total_spend: float = Field(description="expected spend over the horizon, undiscounted")
+    cost_per_task: float | None = Field(description="present value of cash spend over present value of tasks served")
+    monthly_spend: float = Field(description="expected cash spend a month, averaged over the horizon")
+    total_spend: float = Field(description="expected cash spend over the horizon, undiscounted")
     unused_commitment: float = Field(description="expected money paid for committed capacity left idle over the horizon, undiscounted")
     unused_share: float
     pay_as_used_spend: float = Field(description="expected pay-as-used spend over the horizon, undiscounted")
     pay_as_used_share: float = Field(description="share of the served tasks served pay-as-used")
     unserved_share: float = Field(description="share of the demand no source in the plan can serve")
+    unserved_tasks: float = Field(0.0, description="expected tasks no source in the plan can serve, over the horizon")
+    shortfall_cost: float = Field(0.0, description="those tasks at the unserved price, over the horizon, undiscounted: apart from the spend, which is cash")
 
 
 class VendorStress(BaseModel):
@@ -134,12 +182,12 @@ class PlanResult(PerThousand):
     currency: str
     plan: list[PlanLine]
     expected_cost_per_task: float | None
-    p90_monthly_spend: float
-    cvar: float
+    p90_monthly_spend: float = Field(description="P90 of a month's cash over all scenario-months")
+    cvar: float = Field(description="CVaR of a path's whole cost a month, unserved tasks at their price included (the risk the solver weighs)")
     cvar_alpha: float
     expected_unused_share: float
     pay_as_used_share: float
-    expected_monthly_spend: float
+    expected_monthly_spend: float = Field(description="expected cash a month: rent, fees, pay-as-used (the shortfall's price is apart: shortfall_cost)")
     single_best: SingleBest
     saving_per_task: float | None = Field(description="single best minus plan, per task")
     saving_share: float | None
@@ -163,6 +211,16 @@ class PlanResult(PerThousand):
     delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
     bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
     bridges: list[Bridge] = Field(default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1")
+    decide_by: date | None = Field(None, description="the end of the decision window (plan.decide_within, default the earliest expiry of the usable offers)")
+    term_sheet: list[TermSheetRow] = Field(default_factory=list, description="the contracts to sign now: the only ones the plan asks for")
+    held: list[HeldContract] = Field(default_factory=list, description="contracts already signed, in the plan as fixed inputs")
+    held_gpus: int = Field(0, description="GPUs held at the start of the plan (contract.signed)")
+    ask_gpus: int = Field(0, description="GPUs the term sheet asks for (sign now)")
+    later_gpus: int = Field(0, description="GPUs of the later decisions (intentions to re-plan, not asked for)")
+    unserved_tasks: float = Field(0.0, description="expected tasks left unserved over the horizon")
+    shortfall_cost: float = Field(0.0, description="those tasks at the unserved price over the horizon, undiscounted: apart from the cash figures")
+    served: str = Field("", description="the one sentence on whether demand is served, written from the figures")
+    unserved_remedy: list[str] = Field(default_factory=list, description="with demand left unserved: what could serve it (an offer's capacity, a missing field, a gate) and what it would cost")
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2) + "\n"

@@ -11,7 +11,7 @@ import numpy as np
 
 from procure.analysis.plan.candidates import Candidate
 from procure.analysis.plan.program import Risk, build_model
-from procure.analysis.plan.solver import HIGHS_OPTIONS, Chosen
+from procure.analysis.plan.solver import Chosen, work_limits
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
 
@@ -51,7 +51,7 @@ def shortlist(
         return list(range(len(cands))), None
     x = relaxed.x
     use = np.zeros(len(cands))
-    n_months = [float(cands[u.commit.offer].available(scen.months)[u.first : u.last + 1].sum()) for u in model.units]
+    n_months = [float(u.available(cands[u.commit.offer], scen.months)[u.first : u.last + 1].sum()) for u in model.units]
     n = x[model.layout["n"]]
     for j, u in enumerate(model.units):
         use[u.commit.offer] += n[j] * u.commit.tasks_node_month * n_months[j]
@@ -83,7 +83,7 @@ def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
     cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
     A = vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr()
-    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
+    options = work_limits(policy)
     result = solve_milp(model.c, A, np.append(row_lb, -np.inf), np.append(row_ub, cutoff), model.integrality, model.lb, model.ub, options)
     n = len(cands)
     if result.x is not None:
@@ -92,4 +92,4 @@ def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
         return (f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
                 f"({tolerance:.2%}), so no left-out offer can enter a better plan"), False
     return (f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
-            f"plan.time_limit_s ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False
+            f"plan.node_limit ({policy.node_limit:,} nodes) or the plan.time_limit_s backstop ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False

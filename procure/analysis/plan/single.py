@@ -49,15 +49,18 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
 
     # Options that cover the horizon with blocks; one option throughout (a subset of what the portfolio may do).
     best: tuple[float, list[Unit], np.ndarray] | None = None
-    commits = cand.commits or [None]
+    commits = [c for c in cand.commits if not c.held] or [None]
     for commit in commits:
         units: list[Unit] = []
         nodes: list[int] = []
         total = lost
         term = max(1, commit.term_months) if commit is not None else H
-        for first in range(start, H, term):
+        for k, first in enumerate(range(start, H, term)):
             last = min(H, first + term) - 1
             end = first + term - 1 if commit is not None else last
+            later = first > cand.now_until
+            # renewals at the escalated price, later decisions at the market's expected move (candidates.term_units)
+            unit = Unit(commit, first, last, end, renewal=k, later=later, market=(1 + cand.market_growth) ** (first / 12) if later else 1.0) if commit is not None else None
             d = scen.demand[:, first : last + 1]
             w = delta[first : last + 1]
             share = avail[first : last + 1]
@@ -82,15 +85,15 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             whole = pv_months(delta, first, end)
             fees_on = cand.fixed_monthly * (whole if commit is not None else 0.0)
             fees_off = cand.fixed_monthly * float(w.sum()) if src is not None else 0.0
-            fixed_part = grid * (commit.cost_node_month * whole if commit is not None else 0.0) + np.where(grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off)
+            fixed_part = grid * (unit.cost_node_month * whole if unit is not None else 0.0) + np.where(grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off)
             block = expected + fixed_part
             g = int(np.argmin(block))
             if not math.isfinite(block[g]):
                 total = math.inf
                 break
             total += float(block[g])
-            if commit is not None:
-                units.append(Unit(commit, first, last, end))
+            if unit is not None:
+                units.append(unit)
                 nodes.append(int(grid[g]))
         if math.isfinite(total) and (best is None or total < best[0] - 1e-9):
             best = (total, units, np.array(nodes, dtype=int))

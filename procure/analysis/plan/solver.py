@@ -26,6 +26,14 @@ from procure.model.inputs import PlanConfig
 HIGHS_OPTIONS: dict[str, object] = {"presolve": False, "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
 
 
+def work_limits(policy: PlanConfig, node_limit: int | None = None) -> dict[str, object]:
+    """HiGHS's options for one solve: it stops at plan.mip_gap or after plan.node_limit branch-and-bound nodes (or
+    `node_limit`, when lower), a count of work, so an idle and a loaded machine return the same plan; plan.time_limit_s
+    is only a backstop (a solve it stops says so in its status)."""
+    nodes = int(policy.node_limit) if node_limit is None else min(int(node_limit), int(policy.node_limit))
+    return {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "node_limit": nodes, "disp": False, **HIGHS_OPTIONS}
+
+
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
@@ -46,13 +54,11 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     from procure.io.solvecache import solve_milp
 
     A, row_lb, row_ub = model.matrix()
-    options = {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "disp": False, **HIGHS_OPTIONS}
-    if node_limit is not None:
-        options["node_limit"] = int(node_limit)
+    options = work_limits(policy, node_limit)
     result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
     if result.x is None:
         if result.status == 1:
-            raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
+            raise InputError([Problem("procure.yaml", None, "plan.node_limit", f"no feasible plan found within {options['node_limit']:,} branch-and-bound nodes (or the {policy.time_limit_s:g} s backstop) over {scen.count} scenarios x {scen.months} months; raise plan.node_limit or lower demand.scenarios")])
         raise InputError([infeasible_problem(policy, scen, cands)])
     x = result.x
     H = scen.months
@@ -62,7 +68,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
     for q, p in enumerate(fee_sources):
         in_plan[model.sources[p].offer] = a[model.a_index[q]]
-    status = "optimal" if result.status == 0 else ("node limit reached: best plan found" if node_limit is not None and result.status == 4 else "time limit reached: best plan found")
+    status = "optimal" if result.status == 0 else ("time limit reached: best plan found" if result.status == 1 else "node limit reached: best plan found")
     eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
     return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
@@ -88,7 +94,10 @@ def shortfall(cands: list[Candidate], scen: Scenarios) -> Shortfall:
     for cand in cands:
         avail = cand.available(scen.months)
         delivered = np.where(avail > 0, avail, 0.0)
-        rest += max((c.max_nodes * c.tasks_node_month for c in cand.commits), default=0.0) * delivered
+        rest += max((c.max_nodes * c.tasks_node_month for c in cand.commits if not c.held), default=0.0) * delivered
+        for first, last, _, gpus in cand.held:
+            held = next(c for c in cand.commits if c.held and c.node_gpus == gpus)
+            rest[first : last + 1] += held.tasks_node_month
         if cand.source is not None and cand.source.spot:
             spot += cand.source.cap_month * delivered
         elif cand.source is not None:
@@ -191,7 +200,9 @@ def vendor_shares_ok(cands: list[Candidate], units: list[Unit], nodes: np.ndarra
     by_vendor: dict[str, float] = {}
     for u, n in zip(units, nodes):
         cand = cands[u.commit.offer]
-        by_vendor[cand.vendor] = by_vendor.get(cand.vendor, 0.0) + n * u.commit.tasks_node_month * float(cand.available(scen.months)[u.first : u.last + 1].sum())
+        if u.held:
+            continue  # the vendor share governs what the plan adds
+        by_vendor[cand.vendor] = by_vendor.get(cand.vendor, 0.0) + n * u.commit.tasks_node_month * float(u.available(cand, scen.months)[u.first : u.last + 1].sum())
     for i, tasks in out.by_source.items():
         by_vendor[cands[i].vendor] = by_vendor.get(cands[i].vendor, 0.0) + float(scen.probability @ tasks.sum(axis=1))
     total = sum(by_vendor.values())
@@ -219,7 +230,7 @@ def polish(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan
         for j, u in enumerate(units):
             if best[j] <= 0:
                 continue
-            for step in (-1, 1):
+            for step in (-1, 1) if not u.held else ():
                 trial = best.copy()
                 trial[j] += step
                 if trial[j] < u.commit.min_nodes or trial[j] > u.commit.max_nodes:

@@ -16,7 +16,7 @@ from procure.model.demand import Scenarios
 
 
 DEMAND_SHIFTS = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand as planned"), (0.3, "Demand +30%"))
-PRICE_CASE = (0.2, "Market prices +20%")  # pay-as-used rent and index-linked commitments, as the hedging stress moves the index
+PRICE_CASE = (0.2, "Market prices +20%")  # pay-as-used rent, index-linked commitments and later decisions (priced at market then), as the hedging stress moves the index
 AVAILABILITY_POINT = 0.01  # one point less availability: every GPU-hour serves 1% fewer tasks
 
 
@@ -24,7 +24,7 @@ def _slower(cands: list[Candidate], units: list[Unit], keep: dict[int, float]) -
     """The portfolio with candidate i's GPU-hours serving keep[i] of their tasks: commitments deliver less,
     pay-as-used GPU-hours cost more per task (per-token prices do not change)."""
     commits = {id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep.get(u.commit.offer, 1.0)) for u in units}
-    slow_units = [Unit(commits[id(u.commit)], u.first, u.last, u.end) for u in units]
+    slow_units = [replace(u, commit=commits[id(u.commit)]) for u in units]
     slow = []
     for i, c in enumerate(cands):
         k = keep.get(i, 1.0)
@@ -35,7 +35,9 @@ def _slower(cands: list[Candidate], units: list[Unit], keep: dict[int, float]) -
 
 
 def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked: set[str]) -> tuple[list[Candidate], list[Unit]]:
-    """Market prices `move` higher: every pay-as-used rent and every index-linked commitment's rent."""
+    """Market prices `move` higher: every pay-as-used rent, every index-linked commitment's rent, and the rent of every
+    commitment decided later (after the decision window: priced at the market then). Commitments signed now at a fixed
+    price, and held ones, do not move."""
     dear = []
     for c in cands:
         s = c.source
@@ -43,12 +45,17 @@ def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked
             rent_per_task = s.price if s.price_unit == "task" else (s.price * HOURS_PER_MONTH / s.tasks_per_gpu_month if s.tasks_per_gpu_month else 0.0)
             c = replace(c, source=replace(s, price_per_task=s.price_per_task + move * rent_per_task))
         dear.append(c)
-    commits = {}
+    moved = []
     for u in units:
         cm = u.commit
-        rise = move * cm.price * cm.node_gpus * HOURS_PER_MONTH if cands[cm.offer].id in index_linked else 0.0
-        commits[id(cm)] = replace(cm, cost_node_month=cm.cost_node_month + rise)
-    return dear, [Unit(commits[id(u.commit)], u.first, u.last, u.end) for u in units]
+        if cands[cm.offer].id in index_linked and not cm.held:
+            rise = move * cm.price * cm.node_gpus * HOURS_PER_MONTH
+        elif u.later:
+            rise = move * u.market * cm.renewal_step ** u.renewal * cm.rent_node_month  # a later decision is priced at market then
+        else:
+            rise = 0.0
+        moved.append(replace(u, commit=replace(cm, cost_node_month=cm.cost_node_month + rise)))
+    return dear, moved
 
 
 def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta: np.ndarray, cands: list[Candidate], pick: np.ndarray | None = None) -> PlanCase:
@@ -56,7 +63,8 @@ def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta:
     idx = np.arange(scen.count) if pick is None else pick
     p = scen.probability[idx]
     w = p / p.sum()
-    demand, spend, served = scen.demand[idx], out.spend[idx], out.served[idx]
+    demand, spend, served = scen.demand[idx], out.cash[idx], out.served[idx]
+    shortfall = float(w @ out.shortfall[idx].sum(axis=1)) if out.shortfall is not None else 0.0
     pv_tasks = float(w @ (served @ delta))
     cap = out.capacity
     idle = np.maximum(cap[None, :] - demand, 0.0)
@@ -73,6 +81,7 @@ def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta:
         unused_commitment=float(w @ (idle_share @ commit_cost)), unused_share=float(w @ idle.sum(axis=1)) / float(cap.sum()) if cap.sum() > 0 else 0.0,
         pay_as_used_spend=payg_spend, pay_as_used_share=float(w @ out.payg[idx].sum(axis=1)) / total_served if total_served > 0 else 0.0,
         unserved_share=float(w @ out.unserved[idx].sum(axis=1)) / total_demand if total_demand > 0 else 0.0,
+        unserved_tasks=float(w @ out.unserved[idx].sum(axis=1)), shortfall_cost=shortfall,
     )
 
 

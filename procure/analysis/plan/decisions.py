@@ -1,0 +1,160 @@
+"""Now, later and held (docs/plan.md, "What we sign now, what we decide later, what we hold"): each commitment of the
+plan as a contract to sign now (its offer valid today and its start within the decision window), a later decision
+(an intention to re-plan, priced at the expected price then), or a contract already held; the term sheet of what is
+signed now; and the cash the plan pays apart from the price of the demand it leaves unserved."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import numpy as np
+
+from procure.analysis.plan.candidates import Candidate, Unit
+from procure.analysis.plan.dispatch import Outcome
+from procure.analysis.plan.figures import Figures
+from procure.analysis.plan.result import HeldContract, PlanLine, TermSheetRow
+from procure.model.costing import HOURS_PER_MONTH
+from procure.model.inputs import Offer
+
+
+def month_start(as_of: date, month: int) -> date:
+    """The first day of plan month `month` (0-based) on the calendar of `procure cashflow`."""
+    from procure.analysis.cashflow import DAYS_PER_MONTH
+
+    return as_of + timedelta(days=round(month * DAYS_PER_MONTH))
+
+
+def block_dates(cand: Candidate, unit: Unit, offer: Offer, as_of: date, delay_weeks: float) -> tuple[date, date]:
+    """A block's first and last day: the first block of an offer from its delivery (plus the expected delay)."""
+    first = month_start(as_of, unit.first)
+    if unit.first == cand.start and offer.delivery is not None:
+        first = max(first, offer.delivery + timedelta(weeks=delay_weeks))
+    return first, month_start(as_of, unit.term_end + 1) - timedelta(days=1)
+
+
+def escalator_text(offer: Offer) -> str:
+    c = offer.contract
+    parts = []
+    if c.escalator:
+        parts.append(f"{c.escalator:+.1%} a contract year")
+    for start, rise in c.escalator_schedule or []:
+        parts.append(f"{rise:+.1%} from contract month {start}")
+    if offer.pricing.index_linked is not None:
+        parts.append("index-linked")
+    return ", ".join(parts) or "none stated"
+
+
+def credits_text(offer: Offer) -> str:
+    """SLA credits as the offer states them: rate or tiers, cap, and whether they are paid automatically or on claim
+    (no offer field states a claim window; the text says so when credits are on claim)."""
+    credits = offer.contract.sla_credits
+    if credits is None:
+        return "none stated"
+    how = []
+    if credits.rate_per_point:
+        how.append(f"{credits.rate_per_point:.0%} of the month's fee per point below the SLA")
+    for tier in credits.tiers:
+        how.append(f"{tier.credit:.0%} below {tier.below:.2%}")
+    automatic = credits.automatic if credits.automatic is not None else offer.service.sla.automatic_credits if offer.service.sla else False
+    paid = "paid automatically" if automatic else "on claim (claim window not stated)"
+    return f"{'; '.join(how) or 'credits'}; cap {credits.cap:.0%} of the month's fee; {paid}"
+
+
+def exit_text(offer: Offer, currency: str) -> str:
+    c = offer.contract
+    parts = []
+    if c.termination is not None:
+        parts.append(f"termination on {c.termination.notice_months} months' notice, fee {c.termination.fee:,.0f} {offer.pricing.currency}")
+    else:
+        parts.append("no termination for convenience stated: the whole term is owed")
+    if c.exit is not None and (c.exit.offboarding or c.exit.egress_tb):
+        fee = c.exit.offboarding + c.exit.egress_tb * c.exit.egress_per_tb
+        parts.append(f"exit costs {fee:,.0f} {offer.pricing.currency}")
+    return "; ".join(parts)
+
+
+def decisions(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, lines: list[PlanLine], offers: dict[str, Offer], as_of: date, delay_weeks: float, currency: str,
+) -> tuple[list[TermSheetRow], list[HeldContract]]:
+    """Mark each commit line sign-now, later or held (in the order `plan_lines` wrote them), and write the term sheet
+    of what is signed now and the contracts held."""
+    sheet: list[TermSheetRow] = []
+    held: list[HeldContract] = []
+    chosen = [(u, int(n)) for u, n in zip(units, nodes) if n > 0]
+    commit_lines = [line for line in lines if line.role == "commit"]
+    for (u, n), line in zip(chosen, commit_lines):
+        cand = cands[u.commit.offer]
+        offer = offers[cand.id]
+        gpus = n * u.commit.node_gpus
+        months = u.term_end - u.first + 1
+        committed = n * u.cost_node_month * months + cand.fixed_monthly * months
+        line.expected_price = u.commit.price * (u.commit.renewal_step ** u.renewal) * u.market
+        line.renewal = u.renewal
+        if u.held:
+            tranche = next(c for c in offer.contract.signed or [] if c.gpus == gpus and max(0, month_index(as_of, c.start) - 1) == u.first)
+            line.decision, line.start_date, line.end_date = "held", tranche.start, tranche.end
+            held.append(HeldContract(
+                offer=cand.id, vendor=cand.vendor, gpus=gpus, signed=tranche.date, start=tranche.start, end=tranche.end, months_in_plan=u.last - u.first + 1,
+                monthly_cost=n * u.cost_node_month + cand.fixed_monthly, cost_in_horizon=(n * u.cost_node_month + cand.fixed_monthly) * (u.last - u.first + 1),
+                exit=exit_text(offer, currency),
+            ))
+            continue
+        start, end = block_dates(cand, u, offer, as_of, delay_weeks)
+        line.start_date, line.end_date = start, end
+        line.decision = "later" if u.later else "sign_now"
+        if u.later:
+            continue
+        sheet.append(TermSheetRow(
+            offer=cand.id, vendor=cand.vendor, gpus=gpus, start=start, end=end, term_months=u.commit.term_months, option=u.commit.option,
+            price=u.commit.price, price_unit="gpu_hour", escalator=escalator_text(offer),
+            sla=offer.service.sla.availability if offer.service.sla is not None else None, credits=credits_text(offer), exit=exit_text(offer, currency),
+            offer_expires=offer.valid_until, committed_cost=committed, rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
+        ))
+    return sheet, held
+
+
+def month_index(as_of: date, day: date) -> int:
+    """1-based plan month a day falls in (0 or less: before the as-of date)."""
+    from procure.analysis.cashflow import DAYS_PER_MONTH
+
+    return int((day - as_of).days // DAYS_PER_MONTH) + 1
+
+
+def served_statement(fig: Figures, scenario_unserved: list[tuple[str, float]], currency: str) -> str:
+    """The one sentence on whether demand is served, from the figures: "every scenario served" only when no scenario
+    row leaves a task unserved (to the share's rounding, 0.05%); else the share and the shortfall's price."""
+    worst = max(scenario_unserved, key=lambda kv: kv[1], default=("", 0.0))
+    if fig.unserved_tasks <= 0 or worst[1] < 0.0005:
+        return "Every scenario is served in full."
+    share = f"{fig.unserved:.1%}" if fig.unserved >= 0.001 else f"{fig.unserved:.2%}"
+    return (
+        f"{share} of the expected demand is left unserved ({fig.unserved_tasks:,.0f} tasks over the horizon; up to {worst[1]:.1%} in the "
+        f"{worst[0]} scenarios), priced apart from the cash at {fig.shortfall:,.0f} {currency}"
+    ) + "."
+
+
+def remedies(cands: list[Candidate], excluded: dict[str, str], units: list[Unit], nodes: np.ndarray, out: Outcome, prob: np.ndarray, currency: str) -> list[str]:
+    """What could serve the demand the plan leaves unserved, and what asking for it would cost: the offers in the plan at
+    their most (max_gpus, burst), then offers left out (their reason: capacity, a missing field, a gate)."""
+    unserved = prob @ out.unserved  # (H,) expected tasks a month
+    if float(unserved.sum()) <= 0:
+        return []
+    month = int(np.argmax(unserved))
+    tasks = float(unserved.sum())
+    lines = []
+    used = {u.commit.offer for u, n in zip(units, nodes) if n > 0}
+    for i, cand in enumerate(cands):
+        room = []
+        for u, n in zip(units, nodes):
+            if u.commit.offer == i and n > 0 and u.first <= month <= u.last and n < u.commit.max_nodes and not u.held:
+                per_task = u.cost_node_month / u.commit.tasks_node_month if u.commit.tasks_node_month else float("nan")
+                room.append(
+                    f"{cand.id}: more of its commitment, up to {u.commit.max_nodes * u.commit.node_gpus:,} GPUs ({n * u.commit.node_gpus:,} in the plan), "
+                    f"at {per_task * 1000:.2f} {currency} per 1,000 tasks if used: about {per_task * tasks:,.0f} {currency} for these tasks"
+                )
+        if cand.source is not None and i in used and cand.source.price_per_task == cand.source.price_per_task:
+            room.append(f"{cand.id}: its pay-as-used capacity, full in those months at {cand.source.price_per_task * 1000:.2f} {currency} per 1,000 tasks (capacity stops it)")
+        lines += room
+    for oid, why in sorted(excluded.items()):
+        lines.append(f"{oid}: left out ({why})")
+    return [f"{tasks:,.0f} tasks are left unserved in expectation, most in month {month + 1}; what could serve them:"] + lines[:8]
