@@ -140,8 +140,9 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
         for x in plan.plan:
             if x.role == "commit":
                 first[x.offer] = min(first.get(x.offer, x.start_month or 0), x.start_month or 0)
-        # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge).
-        commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0))
+        # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge). Only what
+        # is signed now is asked for: later decisions are intentions to re-plan, held contracts are already signed.
+        commits = sorted((x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")), key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0))
         floats = [x for x in plan.plan if x.role == "pay_as_used"]
         lines = merge_lines([_line_from_plan(x, records[x.offer]) for x in commits + floats])
         single = plan.single_best
@@ -154,7 +155,7 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
             kind="plan", offer=None, lines=lines, vendors=list(dict.fromkeys(x.vendor for x in lines)), cost_per_task=plan.expected_cost_per_task,
             cost_per_1000_tasks=_per_k(plan.expected_cost_per_task), basis=plan_basis(plan), months=plan.demand.months, total_spend=total,
             spend_per_year=total * 12 / plan.demand.months, total_commitment=sum(committed) if committed else None, commitment_by_vendor=_by_vendor(lines),
-            deadline=min(x.valid_until for x in lines),
+            deadline=min((x.valid_until for x in lines), default=None),
             best_single=BestSingle(offer=single.offer, vendor=single_vendor, cost_per_task=single.expected_cost_per_task,
                                    cost_per_1000_tasks=_per_k(single.expected_cost_per_task), basis=plan_basis(plan)),
             saving_share=None if is_single else plan.saving_share, headline="",

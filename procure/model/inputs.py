@@ -12,7 +12,7 @@ import datetime as _dt
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StringConstraints, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StringConstraints, ValidationInfo, field_validator
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -753,13 +753,21 @@ class Signed(Strict):
     start: _dt.date = Field(description="first day of service")
     end: _dt.date = Field(description="last day of service (inclusive)")
 
-    @model_validator(mode="after")
-    def _dates(self) -> "Signed":
-        if self.start < self.date:
-            raise ValueError(f"start {self.start} is before the signing date {self.date}: a contract serves from its signing date on")
-        if self.end < self.start:
-            raise ValueError(f"end {self.end} is before start {self.start}")
-        return self
+    @field_validator("start")
+    @classmethod
+    def _after_signing(cls, start: _dt.date, info: ValidationInfo) -> _dt.date:
+        signed = info.data.get("date")
+        if signed is not None and start < signed:
+            raise ValueError(f"{start} is before the signing date {signed}: expected a first day of service on or after it")
+        return start
+
+    @field_validator("end")
+    @classmethod
+    def _after_start(cls, end: _dt.date, info: ValidationInfo) -> _dt.date:
+        start = info.data.get("start")
+        if start is not None and end < start:
+            raise ValueError(f"{end} is before start {start}: expected the last day of service")
+        return end
 
 
 def _one_or_many(value: Any) -> Any:

@@ -20,7 +20,7 @@ from procure.analysis.record import OfferRecord
 from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
 from procure.model.inputs import HedgeConfig
 from procure.analysis.plan import PlanCase, PlanLine, PlanResult
-from procure.analysis.plan.result import VendorStress
+from procure.analysis.plan.result import TermSheetRow, VendorStress
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.position import Position
 from procure.render.formats import cash, clip
@@ -158,6 +158,8 @@ class BoardMemo(BaseModel):
     options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
     plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
     signed: list[str] = Field(default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)")
+    holding: list[str] = Field(default_factory=list, description="what we hold, what we ask for on top, and what is decided later (the plan's fields)")
+    plan_terms: list[list[str]] = Field(default_factory=list, description="the plan's term sheet, one row per contract signed now: vendor, GPUs, start, end, price and escalator, SLA and credits, exit, offer expiry")
     knife_edge: str | None = Field(None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs")
 
 
@@ -420,11 +422,40 @@ def plan_summary(plan: PlanResult) -> str:
     return f"The procurement plan over {plan.demand.months} months of uncertain demand: {_portfolio_words(commits, floats)}. {ask.statement}"
 
 
+TERM_SHEET_HEADERS = ["Vendor", "GPUs", "Start", "End", "Price and escalator", "SLA and credits", "Exit", "Offer expires"]
+
+
+def term_sheet_row(row: TermSheetRow, cur: str) -> list[str]:
+    """One contract signed now, in the memo's words (the figures are the plan's)."""
+    sla = f"{row.sla:.2%}; " if row.sla is not None else ""
+    return [
+        clip(row.vendor, 40), f"{row.gpus:,}", f"{row.start:%-d %b %Y}", f"{row.end:%-d %b %Y}", f"{row.price:.2f} {cur}/GPU-h; escalator {row.escalator}",
+        sla + row.credits, row.exit, f"{row.offer_expires:%-d %b %Y}",
+    ]
+
+
+def holding_words(plan: PlanResult) -> list[str]:
+    """What we hold, what we ask for on top, and what is left to decide later, from the plan's fields."""
+    words = []
+    if plan.held:
+        held = "; ".join(f"{h.gpus:,} GPUs with {clip(h.vendor, 40)} until {h.end:%-d %B %Y}" for h in plan.held)
+        more = f"we ask for {plan.ask_gpus:,} more GPUs committed now" if plan.ask_gpus else "we ask for no more committed GPUs now"
+        words.append(f"We hold {held}; {more}" + (", and pay-as-used capacity" if any(x.role == "pay_as_used" for x in plan.plan) else "") + ".")
+    later = [x for x in plan.plan if x.decision == "later"]
+    if later:
+        words.append(
+            "Not asked for today: " + "; ".join(f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency}/GPU-h)" for x in later if x.start_date and x.expected_price)
+            + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
+        )
+    return words
+
+
 def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     """The headline and term sheet when the recommendation is the plan: each commitment at the plan's price,
     committed for its whole term (price x GPUs x 730 hours x months, the rule of `commitment`)."""
     cur = plan.currency
-    commits = sorted((line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor))
+    # Only what is signed now is asked for; later decisions and held contracts are said apart (holding_words).
+    commits = sorted((line for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")), key=lambda x: (x.start_month or 0, x.vendor))
     floats = [line for line in plan.plan if line.role == "pay_as_used"]
     lines = []
     for line in commits + floats:
@@ -458,6 +489,7 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
         statement = f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
     what = _portfolio_words(commits, floats)
     total = sum(x.total_commitment or 0 for x in lines)
+    statement = " ".join(holding_words(plan) + [statement])
     if len(offers) == 1 and single.offer in offers:
         headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."
     else:
@@ -581,6 +613,9 @@ def board_memo(
     memo = _board_memo(ev, cases, position, hedge, hedge_missing, plan if rec.kind == "plan" else None, hedge_config, rec)
     memo.options_more = max(0, len(ev.ranked) - len(memo.options))
     memo.ask = vendor_asks(rec, ev.currency)
+    if rec.kind == "plan" and plan is not None:
+        memo.holding = holding_words(plan)
+        memo.plan_terms = [term_sheet_row(r, ev.currency) for r in plan.term_sheet]
     memo.cost_words = cost_words(rec, ev, position, plan if rec.kind == "plan" else None)
     memo.deadline = rec.deadline
     memo.deadline_words = deadline_words(rec)

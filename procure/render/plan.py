@@ -18,11 +18,14 @@ def _price(line: PlanLine, currency: str) -> str:
     return f"{per_thousand(line.price)} {currency}/1k tasks" if line.price_unit == "task" else f"{money(line.price)} {currency}/GPU-h"
 
 
+DECISION_WORDS = {"sign_now": "sign now", "later": "later (re-plan)", "held": "held"}
+
+
 def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     # One price unit for every line: it goes in the header and the cells hold the figures.
     units = {line.price_unit for line in result.plan if line.price is not None}
     unit = None if len(units) != 1 else (f"{result.currency}/1k tasks" if units == {"task"} else f"{result.currency}/GPU-h")
-    headers = ["Offer", "Vendor", "Role", "GPUs", "Term", "Months", f"Price {unit}" if unit else "Price", "Share of tasks"]
+    headers = ["Offer", "Vendor", "Role", "GPUs", "Term", "Months", f"Price {unit}" if unit else "Price", "Share of tasks", "Decision"]
 
     def price(line: PlanLine) -> str:
         if unit is None or line.price is None:
@@ -33,7 +36,7 @@ def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
         [
             line.offer, line.vendor, line.role.replace("_", "-"), "—" if line.gpus is None else f"{line.gpus:,}" + (" peak" if line.role == "pay_as_used" else ""),
             "—" if line.term_months is None else f"{line.term_months} mo", "all" if line.start_month is None else f"{line.start_month}-{line.end_month}",
-            price(line), percent(line.expected_tasks_share, 1),
+            price(line), percent(line.expected_tasks_share, 1), DECISION_WORDS.get(line.decision or "", "as used"),
         ]
         for line in result.plan
     ]
@@ -75,7 +78,18 @@ def summary_lines(result: PlanResult) -> list[str]:
         f"Expected cost per 1,000 successful tasks {per_thousand(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
         f"expected monthly spend {money(result.expected_monthly_spend, 0)}, P90 {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} {money(result.cvar, 0)} {cur}.",
         f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: {percent(result.pay_as_used_share, 1)}.",
+        result.served + (" Spend, the highest month and the cost per task are cash; the shortfall is not in them." if result.shortfall_cost > 0 else ""),
     ]
+    for h in result.held:
+        lines.append(f"Held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}: fixed in the plan, {money(h.cost_in_horizon, 0)} {cur} over the horizon whatever it does.")
+    if result.decide_by is not None:
+        now = ", ".join(f"{r.gpus:,} GPUs with {r.vendor} from {r.start}" for r in result.term_sheet) or "no commitment"
+        later = [line for line in result.plan if line.decision == "later"]
+        lines.append(
+            f"Sign now (offers valid today, starting by {result.decide_by}, plan.decide_within): {now}."
+            + (" Later decisions, intentions to re-plan: " + "; ".join(f"{line.gpus:,} GPUs with {line.vendor} from month {line.start_month} at {money(line.expected_price or 0)} {cur}/GPU-h expected" for line in later) + "." if later else "")
+        )
+    lines += result.unserved_remedy
     best = result.single_best
     if best.offer is None:
         lines.append("No single offer can serve every scenario alone.")
@@ -143,11 +157,11 @@ def plan_text(result: PlanResult, fmt: str) -> str:
 
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    writer.writerow(["offer", "vendor", "role", "gpus", "term_months", "start_month", "end_month", "price", "price_unit", "expected_tasks_share"])
+    writer.writerow(["offer", "vendor", "role", "gpus", "term_months", "start_month", "end_month", "price", "price_unit", "expected_tasks_share", "decision"])
     for line in result.plan:
         writer.writerow([
             line.offer, line.vendor, line.role, "" if line.gpus is None else line.gpus, "" if line.term_months is None else line.term_months,
             "" if line.start_month is None else line.start_month, "" if line.end_month is None else line.end_month,
-            "" if line.price is None else repr(line.price), line.price_unit, repr(line.expected_tasks_share),
+            "" if line.price is None else repr(line.price), line.price_unit, repr(line.expected_tasks_share), line.decision or "",
         ])
     return buffer.getvalue()
