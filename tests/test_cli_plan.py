@@ -36,7 +36,7 @@ def test_json_carries_the_contract_names(newsvendor):
     line = data["plan"][0]
     assert {"offer", "vendor", "role", "gpus", "term_months", "price"} <= set(line)
     assert {l["role"] for l in data["plan"]} == {"commit", "pay_as_used"}
-    assert data["solver"]["time_limit_s"] == 60 and data["solver"]["mip_gap"] == 0.0 and data["solver"]["status"] == "optimal"
+    assert data["solver"]["time_limit_s"] == 600 and data["solver"]["node_limit"] == 5000 and data["solver"]["mip_gap"] == 0.0 and data["solver"]["status"] == "optimal"
 
 
 def test_json_is_the_same_bytes_twice(newsvendor):
@@ -48,7 +48,7 @@ def test_table_states_plan_saving_and_solver(newsvendor):
     text = ok(run("plan", "--as-of", AS_OF, "-w", newsvendor))
     assert "Procurement plan" in text and "Demand scenarios" in text
     assert "Best single offer (on the same scenarios): commit" in text and "saves" in text and "per 1,000 tasks" in text
-    assert "gap" in text and "time limit 60 s" in text
+    assert "gap" in text and "after 5,000 nodes; time backstop 600 s" in text
 
 
 def test_csv_lines_are_spreadsheet_safe(newsvendor):

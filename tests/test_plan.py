@@ -193,8 +193,14 @@ def test_unserved_penalty_lets_the_plan_leave_demand(tmp_path):
     result = plan_for(tmp_path, cfg, offers[:1])
     # the penalty plays the on-demand price: c = 4 > 6 / 2, so commit 100 and leave the high months' extra 100 unserved
     assert commits(result) == {"commit": 100}
-    # cost per served task: 12 x 100 x 4 x 730 over (100 + 200 served... only 100 served in each) = 400 / (100 x 1,080)
-    assert result.expected_cost_per_task == pytest.approx((400 + 0.5 * 100 * 6) / (100 * 1080), rel=1e-9)
+    # Cost per task is cash: 100 GPUs x 4 an hour over the 100 GPUs' worth served each hour = 400 / (100 x 1,080); the
+    # unserved tasks are priced apart (the shortfall): half the months leave 100 GPUs' worth, 100 x 1,080 x 730 tasks,
+    # at 6 / 1,080 each = 0.5 x 100 x 6 x 730 = 219,000 a month expected, 2,628,000 over the 12 months.
+    assert result.expected_cost_per_task == pytest.approx(400 / (100 * 1080), rel=1e-9)
+    assert result.shortfall_cost == pytest.approx(0.5 * 100 * 6 * 730 * 12, rel=1e-9)
+    assert result.unserved_tasks == pytest.approx(0.5 * 100 * 1080 * 730 * 12, rel=1e-9)
+    assert result.expected_monthly_spend == pytest.approx(100 * 4 * 730, rel=1e-9)  # cash: the commitment alone
+    assert "left unserved" in result.served and "Every scenario" not in result.served
 
 
 def test_the_vendor_share_splits_the_plan(tmp_path):
@@ -389,8 +395,10 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
 
     monkeypatch.setattr(solvecache, "solve_milp", recording)
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
-    frontier = [o for o in seen if "node_limit" in o]
-    assert frontier and all(o["node_limit"] == FRONTIER_NODES and o["time_limit"] == result.policy.time_limit_s for o in frontier)
+    # every solve now carries a node limit: the plan's plan.node_limit, the frontier's FRONTIER_NODES
+    assert all("node_limit" in o and o["time_limit"] == result.policy.time_limit_s for o in seen)
+    frontier = [o for o in seen if o["node_limit"] == FRONTIER_NODES]
+    assert frontier and any(o["node_limit"] == result.policy.node_limit for o in seen)
     assert result.frontier[0].cvar == pytest.approx(1000 * 730)
     assert result.frontier[-1].cvar == pytest.approx(800 * 730)
 

@@ -489,7 +489,6 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
         statement = f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
     what = _portfolio_words(commits, floats)
     total = sum(x.total_commitment or 0 for x in lines)
-    statement = " ".join(holding_words(plan) + [statement])
     if len(offers) == 1 and single.offer in offers:
         headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."
     else:
