@@ -204,6 +204,17 @@ def _costed(record: OfferRecord) -> bool:
     return record.pricing_basis != "per_token" and (m.get("capacity_per_gpu_hour") or 0) > 0 and m.get("variable_gpu_hour") is not None
 
 
+def _renewal_step(offer: Offer, term: int) -> float:
+    """The price a renewal starts from, over the term's first price: the price the contract's escalators reach in the
+    month after the term (a +10% a year escalator renews a 12-month term at 1.10; +2% from month 7 at 1.02), or 1 when
+    the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
+    from procure.analysis.cashflow import escalation
+
+    if offer.contract.renewal_price == "list" or term <= 0:
+        return 1.0
+    return escalation(offer.contract.escalator, offer.contract.escalator_schedule, term + 1)
+
+
 def _rent(price: float, offer: Offer, term: int, node: int) -> float:
     """The rent of one node-month over a term, its escalators averaged (cashflow.term_average_rent): the part of the
     cost a renewal and the market move."""
@@ -222,7 +233,7 @@ def candidates(
     only, serving at most `spot_share` (plan.max_spot_share) of each month's demand. `window`: the end of the decision
     window (default `decision_window`); `market_growth`: the index change a year later decisions are priced at.
     A signed contract (contract.signed) is a held commitment, fixed, even on an offer that no longer passes its gates."""
-    from procure.analysis.cashflow import renewal_base, term_average_rent
+    from procure.analysis.cashflow import term_average_rent
 
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
@@ -285,14 +296,14 @@ def candidates(
             price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
             cand.commits.append(Commit(
                 index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node,
-                _rent(price, offer, offer.contract_months, node), renewal_base(1.0, offer.contract, offer.contract_months),
+                _rent(price, offer, offer.contract_months, node), _renewal_step(offer, offer.contract_months),
             ))
         for k, option in enumerate(offer.pricing.commit_options if not spot else []):
             low = math.ceil(option.gpus / node)
             high = max(supply // node, low)
             commit = Commit(
                 index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node,
-                _rent(option.gpu_hour * fx, offer, option.term_months, node), renewal_base(1.0, offer.contract, option.term_months),
+                _rent(option.gpu_hour * fx, offer, option.term_months, node), _renewal_step(offer, option.term_months),
             )
             cand.commits.append(commit)
             # the offer's escalators over the option's own term (a tier of another length averages them differently)

@@ -58,7 +58,7 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
     if result.x is None:
         if result.status == 1:
-            raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within the {policy.time_limit_s:g} s backstop over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
+            raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s (the backstop) over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
         if result.status == 4:
             raise InputError([Problem("procure.yaml", None, "plan.node_limit", f"no feasible plan found within {options['node_limit']:,} branch-and-bound nodes over {scen.count} scenarios x {scen.months} months; raise plan.node_limit or lower demand.scenarios")])
         raise InputError([infeasible_problem(policy, scen, cands)])

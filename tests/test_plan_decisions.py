@@ -1,0 +1,138 @@
+"""What the plan asks to sign now, what it leaves to decide later, what we already hold, and cash apart from the
+shortfall: newsvendor cases worked by hand (tests/planws.py: demand 100 or 200 GPUs' worth, 1,080 tasks a GPU-hour)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from planws import config, offer, write
+from procure.analysis.plan import make_plan
+from procure.io.workspace import load_workspace
+
+AS_OF = date(2026, 11, 29)
+
+
+@pytest.fixture(autouse=True)
+def _solved_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+
+
+def plan_for(root: Path, cfg: dict, offers: list[dict]):
+    return make_plan(load_workspace(write(root, cfg, offers)), AS_OF)
+
+
+def market(c: float = 4.0, p: float = 6.0, term: int = 6) -> tuple[dict, list[dict]]:
+    cfg = config()
+    return cfg, [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=c, term_months=term),
+        offer("ondemand", gpus=0, burst={"gpu_hour": p, "max_gpus": 1000}),
+    ]
+
+
+def test_a_commitment_starting_after_the_window_is_a_later_decision(tmp_path):
+    # A 6-month term on a 12-month horizon: blocks from month 1 and month 7. The window ends 2027-03-01, so the
+    # block from month 7 (2027-05-30) is decided later; from 2026-11-29 the first block is signed now.
+    cfg, offers = market()
+    cfg["plan"]["decide_within"] = "2027-03-01"
+    result = plan_for(tmp_path, cfg, offers)
+    blocks = [(x.start_month, x.decision) for x in result.plan if x.role == "commit"]
+    assert blocks == [(1, "sign_now"), (7, "later")]
+    assert [(r.offer, r.gpus, r.offer_expires) for r in result.term_sheet] == [("commit", 100, date(2027, 6, 30))]
+    assert result.ask_gpus == 100 and result.later_gpus == 100
+    # the term sheet's rent: 100 GPUs x 4.00 x 730 hours x 6 months = 1,752,000
+    assert result.term_sheet[0].rent == pytest.approx(100 * 4 * 730 * 6)
+    # Market prices +20% moves the later block's rent and the on-demand rent, not the block signed now: the high
+    # months buy 100 GPUs at 6 in expectation half the time (0.5 x 100 x 6 x 730 x 12 = 2,628,000 over the year,
+    # +20%: 525,600), and the later block's 100 GPUs x 4 x 730 x 6 months = 1,752,000 (+20%: 350,400).
+    base = next(c for c in result.stress.cases if c.name == "Demand as planned")
+    dear = next(c for c in result.stress.cases if c.name == "Market prices +20%")
+    assert dear.total_spend - base.total_spend == pytest.approx(0.2 * (0.5 * 100 * 6 * 730 * 12 + 100 * 4 * 730 * 6), rel=1e-6)
+
+
+def test_default_window_is_the_earliest_expiry(tmp_path):
+    cfg, offers = market()
+    offers[1]["valid_until"] = "2027-01-31"
+    result = plan_for(tmp_path, cfg, offers)
+    assert result.decide_by == date(2027, 1, 31)
+
+
+def test_a_renewal_starts_from_the_escalated_price(tmp_path):
+    # An escalator of +10% a contract year on a 12-month term: the first term is 4.00 all year, a renewal starts at
+    # 4.40 (the escalated price of the term's last month, here the same as month 13's). On a 24-month horizon the
+    # second block is costed 10% dearer and its expected price says so.
+    cfg, offers = market(term=12)
+    cfg["demand"]["months"] = 24
+    offers[0]["contract"] = {"escalator": 0.10}
+    offers[0]["valid_until"] = "2028-12-31"
+    offers[1]["valid_until"] = "2028-12-31"
+    result = plan_for(tmp_path, cfg, offers)
+    blocks = [(x.start_month, x.expected_price) for x in result.plan if x.role == "commit"]
+    assert blocks[0] == (1, pytest.approx(4.0))
+    assert blocks[1] == (13, pytest.approx(4.4))
+
+
+def test_a_held_contract_is_fixed_and_the_plan_adds_on_top(tmp_path):
+    # We hold 150 GPUs of "commit" to 2027-05-28 (plan months 1-6 on the cashflow calendar). The plan keeps them
+    # whatever they cost: in months 1-6 the low months (100 GPUs' worth) leave 50 idle, the high ones buy 50 on
+    # demand. It adds nothing to the held months beyond that.
+    cfg, offers = market()
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 150, "start": "2026-10-01", "end": "2027-05-28"}}
+    result = plan_for(tmp_path, cfg, offers)
+    held = [x for x in result.plan if x.decision == "held"]
+    assert [(x.gpus, x.start_month, x.end_month) for x in held] == [(150, 1, 6)]
+    assert result.held[0].gpus == 150 and result.held_gpus == 150
+    # its cost in the horizon: 150 x 4 x 730 x 6 = 2,628,000, paid whatever the plan does
+    assert result.held[0].cost_in_horizon == pytest.approx(150 * 4 * 730 * 6)
+    # nothing else committed in months 1-6 (c = 4 > p / 2: the newsvendor commits the low demand only, which the
+    # held 150 covers)
+    assert not [x for x in result.plan if x.role == "commit" and x.decision != "held" and (x.start_month or 0) <= 6]
+
+
+BAD = {
+    "start before signing": ({"date": "2026-10-01", "gpus": 8, "start": "2026-09-01", "end": "2027-05-28"}, "contract.signed[0].start"),
+    "end before start": ({"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2026-09-28"}, "contract.signed[0].end"),
+    "overlapping tranches": ([{"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2027-05-28"},
+                              {"date": "2026-10-01", "gpus": 8, "start": "2027-05-01", "end": "2027-09-28"}], "contract.signed"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_signed_contract_is_refused_with_its_place(tmp_path, case):
+    from procure.cli import app
+
+    signed, field = BAD[case]
+    cfg, offers = market()
+    offers[0]["contract"] = {"signed": signed}
+    root = write(tmp_path, cfg, offers)
+    result = CliRunner().invoke(app, ["validate", "--workspace", str(root)])
+    assert result.exit_code == 2, result.output
+    assert "offers/commit.yaml:" in result.output and field in result.output and "Traceback" not in result.output
+
+
+def test_the_served_sentence_follows_the_figures(tmp_path):
+    # The newsvendor without unserved demand: every scenario is served and the sentence says so; with a price that
+    # makes leaving the high months cheaper, the sentence gives the share, and each scenario row agrees.
+    cfg, offers = market()
+    served = plan_for(tmp_path / "a", cfg, offers)
+    assert all(r.unserved_share < 0.0005 for r in served.scenarios) and served.served == "Every scenario is served in full."
+    cfg["plan"]["unserved_penalty_per_task"] = 5.0 / 1080  # below the on-demand 6 per GPU-hour's worth
+    short = plan_for(tmp_path / "b", cfg, offers[:1] + [offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})])
+    worst = max(r.unserved_share for r in short.scenarios)
+    assert worst > 0.0005 and "Every scenario" not in short.served and f"{worst:.1%}" in short.served
+    assert short.unserved_remedy and short.unserved_remedy[0].endswith("what could serve them:")
+
+
+def test_node_limit_is_in_every_solve_and_gives_the_same_plan(tmp_path, monkeypatch):
+    # The plan is the same whatever the clock: a solve limited to 1 node and a 600 s backstop, and the same with a
+    # backstop of 3,600 s, give the same plan (the clock never stops it).
+    cfg, offers = market()
+    cfg["plan"]["node_limit"] = 1
+    first = plan_for(tmp_path / "a", cfg, offers)
+    cfg["plan"]["time_limit_s"] = 3600
+    second = plan_for(tmp_path / "b", cfg, offers)
+    assert [(x.offer, x.gpus, x.start_month) for x in first.plan] == [(x.offer, x.gpus, x.start_month) for x in second.plan]
+    assert first.solver.node_limit == 1
