@@ -481,10 +481,11 @@ def plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[f
     hours = list(plan.stress.pay_as_used_gpu_hours)
     rent = list(plan.stress.pay_as_used_gpu_hour_rent)
     for line in plan.plan:
-        if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index" and line.start_month:
+        # index-linked commitments, and later decisions (priced at the market when they are signed: docs/plan.md)
+        if line.role == "commit" and (ev.offer(line.offer).pricing_basis == "index" or line.decision == "later") and line.start_month:
             for m in range(line.start_month, (line.end_month or line.start_month) + 1):
                 hours[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH
-                rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.price or 0)
+                rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.expected_price or line.price or 0)
     return hours, rent, plan.stress.pay_as_used_task_rent
 
 
