@@ -68,6 +68,7 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     assert all(x.role == "pay as used" and x.total_commitment is None for x in m.plan.lines)
     assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for no more committed GPUs now, and pay-as-used capacity."
     assert m.holding[1].startswith("Not asked for today: 256 GPUs with Keel Systems from November 2027 (expected 4.95 USD/GPU-h): decisions after 30 June 2027")
+    assert m.holding[2] == plan.served and "left unserved" in plan.served
     share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0
     assert m.plan.statement.endswith(f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f}).")
@@ -437,3 +438,33 @@ def test_money_reads_in_one_unit_from_a_thousand_up():
     assert [cash(v) for v in (466, 7033, 9949, 9951, 324_000)] == ["466", "7.0 k", "9.9 k", "10 k", "324 k"]
     assert cash(999_999, "USD") == "1.00 M USD" and cash(999.6) == "1.0 k"
     assert cash(-7033, "USD") == "-7.0 k USD" and cash(12_300_000) == "12.3 M"
+
+
+def _text(html: str) -> str:
+    import re
+
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.replace("<wbr>", "")))
+
+
+def test_each_reports_served_words_follow_its_tables(extras):
+    """The plan chapter and the memo say "served" only as the figures allow: the chapter's sentence is the plan's
+    `served`, which says "Every scenario is served in full" only when every scenario row of its table shows less
+    than 0.05% unserved; the example leaves 0.5% of the worst 10% of paths unserved, so the sentence gives the share."""
+    from procure.render.documents import render_html
+
+    found, ev = extras
+    plan = found.plan
+    html = render_html(ev, "comparison", extras=found)
+    start = html.index('id="plan"')
+    chapter = _text(html[start : html.index("</section>", start)])
+    rows = {r.name: r.unserved_share for r in plan.scenarios}
+    assert max(rows.values()) >= 0.0005  # the example's worst 10% of paths
+    assert "every scenario served" not in chapter.lower() and "every scenario is served" not in chapter.lower()
+    assert plan.served in chapter and f"{rows['worst 10%']:.1%}" in plan.served
+    for name, share in rows.items():  # the table carries the shares the sentence reads
+        assert f"{name} " in chapter and f"{share * 100:.1f}%" in chapter
+    memo = _text(render_html(ev, "board", extras=found))
+    ask = memo[memo.index("What we ask") : memo.index("What it costs")]
+    # the ask names only what is signed now (Petrel as used) and says what we hold and what waits
+    assert "We hold 256 GPUs with Keel Systems until 30 April 2027" in ask and "Not asked for today" in ask
+    assert "every scenario served" not in memo.lower()

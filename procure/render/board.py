@@ -407,6 +407,8 @@ def _with(vendors: list[str]) -> str:
 def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
     """"224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity for peaks"."""
     parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for months {c.start_month}–{c.end_month}" for c in commits]
+    if not parts and not floats:
+        return "nothing new to sign now: we keep what we hold and re-plan the later decisions"
     if not parts:
         return f"on-demand capacity only ({_with([f.vendor for f in floats])})"
     parts[1:] = [p.replace(" B200 GPUs", "", 1) for p in parts[1:]]
@@ -447,6 +449,8 @@ def holding_words(plan: PlanResult) -> list[str]:
             "Not asked for today: " + "; ".join(f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency}/GPU-h)" for x in later if x.start_date and x.expected_price)
             + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
         )
+    if plan.unserved_tasks > 0 and not plan.served.startswith("Every"):
+        words.append(plan.served)
     return words
 
 
@@ -624,12 +628,18 @@ def board_memo(
     if rec.kind == "plan":
         on_demand = {x.vendor for x in rec.lines if x.role == "pay_as_used"} - {x.vendor for x in rec.lines if x.role == "commit"}
         names = [clip(v, 40) + (" (on demand)" if v in on_demand else "") for v in rec.vendors]
-        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         committed = f"{cash(rec.total_commitment, cur)} committed, " if rec.total_commitment else ""
-        memo.headline = (
-            f"Approve the purchase plan with {who}: {committed}{cash(rec.spend_per_year, cur)} a year expected, "
-            f"{_per_k(rec.cost_per_task)} {cur} per 1,000 tasks."
-        )
+        if not names:  # nothing the plan needs can be signed today: what we hold serves until the later decisions
+            memo.headline = (
+                f"Nothing new to sign today: we keep what we hold and re-plan the later decisions; {cash(rec.spend_per_year, cur)} a year expected, "
+                f"{_per_k(rec.cost_per_task)} {cur} per 1,000 tasks."
+            )
+        else:
+            who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            memo.headline = (
+                f"Approve the purchase plan with {who}: {committed}{cash(rec.spend_per_year, cur)} a year expected, "
+                f"{_per_k(rec.cost_per_task)} {cur} per 1,000 tasks."
+            )
     if rec.plan_failed and rec.kind == "offer":
         memo.headline = "The purchase plan could not be solved, so the best single offer is asked for instead. " + memo.headline
     return memo

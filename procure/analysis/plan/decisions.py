@@ -150,7 +150,7 @@ def remedies(cands: list[Candidate], excluded: dict[str, str], units: list[Unit]
                 per_task = u.cost_node_month / u.commit.tasks_node_month if u.commit.tasks_node_month else float("nan")
                 room.append(
                     f"{cand.id}: more of its commitment, up to {u.commit.max_nodes * u.commit.node_gpus:,} GPUs ({n * u.commit.node_gpus:,} in the plan), "
-                    f"at {per_task * 1000:.2f} {currency} per 1,000 tasks if used: about {per_task * tasks:,.0f} {currency} for these tasks"
+                    f"at {per_task * 1000:.2f} {currency} per 1,000 tasks when used: at least {per_task * tasks:,.0f} {currency} for these tasks (committed GPUs are paid used or not)"
                 )
         if cand.source is not None and i in used and cand.source.price_per_task == cand.source.price_per_task:
             room.append(f"{cand.id}: its pay-as-used capacity, full in those months at {cand.source.price_per_task * 1000:.2f} {currency} per 1,000 tasks (capacity stops it)")

@@ -270,7 +270,7 @@ def decision_notes(lines: list[PlanLine], held: list[HeldContract], window: date
             notes.append(
                 f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later decision, after the decision window ({window}): "
                 f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's {line.price:.2f}"
-                + (f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}" if line.renewal else "") + "), not asked for today"
+                + (f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}" if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9 else "") + "), not asked for today"
             )
 
 
