@@ -19,11 +19,11 @@ from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
 from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
-from procure.analysis.plan.result import Bridge, DemandInfo, HeldContract, PlanLine, PlanResult, SingleBest, SolverInfo
+from procure.analysis.plan.result import Bridge, DemandInfo, HeldContract, PlanLine, PlanResult, PlanStress, SingleBest, SolverInfo
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
-from procure.analysis.plan.stress import stress
+from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE, stress
 from procure.analysis.scenarios import claim_low_end
 from procure.errors import InputError, Problem
 from procure.io.workspace import Workspace
@@ -103,6 +103,11 @@ def make_plan(
     alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha)
     model, solved, fig = chosen.model, chosen.solved, pick.fig
     rows = scenario_rows(pick.out, scen, delta)
+    stressed = stress(
+        pick.cands, pick.units, pick.nodes, pick.in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+        claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
+    )
+    price_note(stressed, notes)
     return PlanResult(
         as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
         cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
@@ -115,10 +120,7 @@ def make_plan(
         ),
         candidates=[c.id for c in cands], excluded=excluded, notes=notes,
         single_offers=alone,
-        stress=stress(
-            pick.cands, pick.units, pick.nodes, pick.in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
-            claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
-        ),
+        stress=stressed,
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
         bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery={c.id: c.start + 1 for c in cands}, bridge=bridge, bridges=bridges,
         decide_by=window, term_sheet=sheet, held=held, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
@@ -259,6 +261,17 @@ def line_notes(lines: list[PlanLine], best_single: tuple[str, object] | None, sc
                 f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
                 f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
             )
+
+
+def price_note(stressed: PlanStress, notes: list[str]) -> None:
+    """Say why the market-price case costs what the plan costs, when it does: nothing in the plan is bought at market."""
+    cases = {c.name: c for c in stressed.cases}
+    base, dear = cases.get(DEMAND_SHIFTS[2][1]), cases.get(PRICE_CASE[1])
+    if base is not None and dear is not None and abs(dear.total_spend - base.total_spend) <= 1e-9 * max(1.0, base.total_spend):
+        notes.append(
+            f"{PRICE_CASE[1]} costs what the plan costs: every commitment is signed now at a fixed price or held, and nothing is bought "
+            "pay-as-used, index-linked or decided later at the market's price"
+        )
 
 
 def decision_notes(lines: list[PlanLine], held: list[HeldContract], window: date, currency: str, notes: list[str]) -> None:
