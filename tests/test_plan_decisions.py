@@ -136,3 +136,28 @@ def test_node_limit_is_in_every_solve_and_gives_the_same_plan(tmp_path, monkeypa
     second = plan_for(tmp_path / "b", cfg, offers)
     assert [(x.offer, x.gpus, x.start_month) for x in first.plan] == [(x.offer, x.gpus, x.start_month) for x in second.plan]
     assert first.solver.node_limit == 1
+
+
+def test_the_signing_deadline_is_the_first_start_the_plan_counts_on(tmp_path):
+    # The commitment signed now starts at the as-of date (2026-11-29, no delivery date) while its offer is valid to
+    # 2027-06-30: it must be signed by its start, not by its expiry.
+    cfg, offers = market()
+    result = plan_for(tmp_path, cfg, offers)
+    assert result.sign_by == date(2026, 11, 29) and "counts on" in result.sign_by_reason
+
+
+def test_later_decisions_are_in_the_hedged_exposure(tmp_path):
+    # The hedge of the plan counts the GPU-hours that float with the market: the later block's 100 GPUs x 730 hours
+    # a month in months 7-12, beside the expected on-demand hours (tests above: 0.5 x 100 x 730 a month).
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.hedging import plan_floating
+
+    cfg, offers = market()
+    cfg["plan"]["decide_within"] = "2027-03-01"
+    root = write(tmp_path, cfg, offers)
+    ws = load_workspace(root)
+    ev, _ = evaluate_with_inputs(ws, AS_OF)
+    result = make_plan(ws, AS_OF)
+    hours, _, _ = plan_floating(result, ev)
+    assert hours[0] == pytest.approx(0.5 * 100 * 730, rel=1e-6)
+    assert hours[6] == pytest.approx(0.5 * 100 * 730 + 100 * 730, rel=1e-6)

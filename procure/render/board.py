@@ -622,6 +622,9 @@ def board_memo(
     memo.cost_words = cost_words(rec, ev, position, plan if rec.kind == "plan" else None)
     memo.deadline = rec.deadline
     memo.deadline_words = deadline_words(rec)
+    if rec.kind == "plan" and plan is not None and plan.sign_by is not None and (rec.deadline is None or plan.sign_by < rec.deadline):
+        # a contract signed now must be signed before the capacity it brings is counted on, not only before its offer expires
+        memo.deadline, memo.deadline_words = plan.sign_by, f"Decide by {plan.sign_by.isoformat()}: {plan.sign_by_reason}."
     memo.plan_failed = rec.plan_failed
     memo.signed = [signed_line(o) for o in ev.offers if o.evidence]
     cur = ev.currency

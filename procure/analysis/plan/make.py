@@ -19,7 +19,7 @@ from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
 from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
-from procure.analysis.plan.result import Bridge, DemandInfo, HeldContract, PlanLine, PlanResult, PlanStress, SingleBest, SolverInfo
+from procure.analysis.plan.result import Bridge, DemandInfo, HeldContract, PlanLine, PlanResult, PlanStress, SingleBest, SolverInfo, TermSheetRow
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
@@ -103,6 +103,7 @@ def make_plan(
     alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha)
     model, solved, fig = chosen.model, chosen.solved, pick.fig
     rows = scenario_rows(pick.out, scen, delta)
+    sign_by, sign_reason = signing_deadline(sheet)
     stressed = stress(
         pick.cands, pick.units, pick.nodes, pick.in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
         claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
@@ -123,7 +124,7 @@ def make_plan(
         stress=stressed,
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
         bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery={c.id: c.start + 1 for c in cands}, bridge=bridge, bridges=bridges,
-        decide_by=window, term_sheet=sheet, held=held, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
+        decide_by=window, term_sheet=sheet, held=held, sign_by=sign_by, sign_by_reason=sign_reason, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
         ask_gpus=sum(r.gpus for r in sheet), later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
         unserved_tasks=fig.unserved_tasks, shortfall_cost=fig.shortfall, served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
         unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency) if fig.unserved > 0.0005 else [],
@@ -261,6 +262,19 @@ def line_notes(lines: list[PlanLine], best_single: tuple[str, object] | None, sc
                 f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
                 f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
             )
+
+
+def signing_deadline(sheet: list[TermSheetRow]) -> tuple[date | None, str]:
+    """The day the contracts signed now must be signed by: the first of their offers' expiry and their starts (a
+    contract signed after its delivery date leaves the months before unserved), with what sets it."""
+    found: list[tuple[date, str]] = []
+    for row in sheet:
+        found.append((row.offer_expires, f"{row.vendor}'s offer expires then"))
+        found.append((row.start, f"the plan counts on {row.vendor}'s {row.gpus:,} GPUs from then"))
+    if not found:
+        return None, ""
+    day = min(d for d, _ in found)
+    return day, "; ".join(dict.fromkeys(why for d, why in found if d == day))
 
 
 def price_note(stressed: PlanStress, notes: list[str]) -> None:

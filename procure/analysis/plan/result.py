@@ -214,6 +214,8 @@ class PlanResult(PerThousand):
     decide_by: date | None = Field(None, description="the end of the decision window (plan.decide_within, default the earliest expiry of the usable offers)")
     term_sheet: list[TermSheetRow] = Field(default_factory=list, description="the contracts to sign now: the only ones the plan asks for")
     held: list[HeldContract] = Field(default_factory=list, description="contracts already signed, in the plan as fixed inputs")
+    sign_by: date | None = Field(None, description="the day the contracts signed now must be signed by: the earliest of their offers' expiry and their first day of service")
+    sign_by_reason: str = Field("", description="what sets sign_by: an offer's expiry or a start the plan depends on")
     held_gpus: int = Field(0, description="GPUs held at the start of the plan (contract.signed)")
     ask_gpus: int = Field(0, description="GPUs the term sheet asks for (sign now)")
     later_gpus: int = Field(0, description="GPUs of the later decisions (intentions to re-plan, not asked for)")
