@@ -499,7 +499,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     span = min(config.horizon_months, plan.demand.months)
     linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
     exposure = [
-        ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used or index-linked" if h > 0 else "fixed-price commitments only")
+        ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used, index-linked or decided later" if h > 0 else "fixed-price commitments only")
         for m, h in enumerate(hours[:span])
     ]
     floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
@@ -521,7 +521,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
             index_move=move, index_level=level * (1 + move), unhedged=unhedged, hedge_payoff=payoff, hedged=unhedged - payoff,
             unhedged_change=unhedged - base, hedged_change=unhedged - payoff - base, basis_band=0.0,
         ))
-    vendors = sorted({line.vendor for line in plan.plan if line.role == "pay_as_used"} | set(linked))
+    vendors = sorted({line.vendor for line in plan.plan if line.role == "pay_as_used" or line.decision == "later"} | set(linked))
     return HedgePlan(
         offer=PLAN_HEDGE_ID, vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""), currency=ev.currency, as_of=ev.as_of,
         horizon_months=span, period=config.period, index_date=latest.date, index_level=latest.price, h_star=None, h_star_se=None, h_star_ci95=None,
