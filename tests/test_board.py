@@ -67,7 +67,15 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     # nothing committed is asked for: the ask is Petrel's capacity as used
     assert all(x.role == "pay as used" and x.total_commitment is None for x in m.plan.lines)
     assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for no more committed GPUs now, and pay-as-used capacity."
-    assert m.holding[1].startswith("Not asked for today: 256 GPUs with Keel Systems from November 2027 (expected 4.95 USD/GPU-h): decisions after 30 June 2027")
+    # its spread: the index's monthly log moves, sd sigma, over the 12 months to its start: x exp(-/+ 1.2816 sigma sqrt(12))
+    import math
+
+    sigma = plan.index_monthly_volatility
+    assert commits[1].price_p10 == pytest.approx(4.85 * 1.02 * math.exp(-1.2815516 * sigma * math.sqrt(12)), rel=1e-6)
+    assert m.holding[1].startswith(
+        f"Not asked for today: 256 GPUs with Keel Systems from November 2027 (expected 4.95 USD/GPU-h, {commits[1].price_p10:.2f}-{commits[1].price_p90:.2f} at P10-P90): "
+        "decisions after 30 June 2027"
+    )
     assert m.holding[2] == plan.served and "left unserved" in plan.served
     share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0

@@ -161,3 +161,19 @@ def test_later_decisions_are_in_the_hedged_exposure(tmp_path):
     hours, _, _ = plan_floating(result, ev)
     assert hours[0] == pytest.approx(0.5 * 100 * 730, rel=1e-6)
     assert hours[6] == pytest.approx(0.5 * 100 * 730 + 100 * 730, rel=1e-6)
+
+
+def test_a_later_price_spreads_with_the_index_history():
+    # Monthly closes 100, 110, 99, 108.9: log changes ln 1.1, ln 0.9, ln 1.1 = 0.09531, -0.10536, 0.09531; their
+    # mean 0.028420, deviations 0.066890, -0.133780, 0.066890; sample variance (0.0044743 + 0.0178971 + 0.0044743) / 2
+    # = 0.0134229, sd 0.115857. A price of 5 in 4 months: 5 x exp(-/+ 1.2816 x 0.115857 x 2) = 5 x exp(-/+ 0.29696)
+    # = 5 x 0.74308, 5 x 1.34577 = 3.715, 6.729.
+    from procure.analysis.plan.decisions import index_monthly_volatility, price_band
+
+    levels = [(date(2026, 7, 15), 90.0), (date(2026, 7, 31), 100.0), (date(2026, 8, 31), 110.0), (date(2026, 9, 30), 99.0), (date(2026, 10, 31), 108.9),
+              (date(2026, 12, 31), 500.0)]  # after the as-of date: not read
+    sigma, changes = index_monthly_volatility(levels, date(2026, 11, 29))
+    assert changes == 3 and sigma == pytest.approx(0.115857, rel=1e-4)
+    low, high = price_band(5.0, 4, sigma)
+    assert low == pytest.approx(3.715, rel=1e-3) and high == pytest.approx(6.729, rel=1e-3)
+    assert index_monthly_volatility(levels[:3], date(2026, 11, 29)) == (None, 2)  # under 3 changes: no spread claimed

@@ -446,7 +446,11 @@ def holding_words(plan: PlanResult) -> list[str]:
     later = [x for x in plan.plan if x.decision == "later"]
     if later:
         words.append(
-            "Not asked for today: " + "; ".join(f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency}/GPU-h)" for x in later if x.start_date and x.expected_price)
+            "Not asked for today: " + "; ".join(
+                f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency}/GPU-h"
+                + (f", {x.price_p10:.2f}-{x.price_p90:.2f} at P10-P90" if x.price_p10 is not None and x.price_p90 is not None else "") + ")"
+                for x in later if x.start_date and x.expected_price
+            )
             + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
         )
     if plan.unserved_tasks > 0 and not plan.served.startswith("Every"):

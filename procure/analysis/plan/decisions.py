@@ -75,6 +75,7 @@ def exit_text(offer: Offer, currency: str) -> str:
 
 def decisions(
     cands: list[Candidate], units: list[Unit], nodes: np.ndarray, lines: list[PlanLine], offers: dict[str, Offer], as_of: date, delay_weeks: float, currency: str,
+    sigma: float | None = None,
 ) -> tuple[list[TermSheetRow], list[HeldContract]]:
     """Mark each commit line sign-now, later or held (in the order `plan_lines` wrote them), and write the term sheet
     of what is signed now and the contracts held."""
@@ -103,6 +104,7 @@ def decisions(
         line.start_date, line.end_date = start, end
         line.decision = "later" if u.later else "sign_now"
         if u.later:
+            line.price_p10, line.price_p90 = price_band(line.expected_price, u.first, sigma)
             continue
         sheet.append(TermSheetRow(
             offer=cand.id, vendor=cand.vendor, gpus=gpus, start=start, end=end, term_months=u.commit.term_months, option=u.commit.option,
@@ -111,6 +113,32 @@ def decisions(
             offer_expires=offer.valid_until, committed_cost=committed, rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
         ))
     return sheet, held
+
+
+P90_Z = 1.2815515655446004  # the standard normal's 90th percentile
+
+
+def index_monthly_volatility(levels: list[tuple[date, float]], as_of: date) -> tuple[float | None, int]:
+    """The standard deviation of the index's monthly log changes (each calendar month's last level, up to the as-of
+    date), and how many changes it rests on; None with fewer than 3 changes. The index's own history is the
+    scenario set a later decision's price is drawn from: a lognormal random walk, its spread growing with the
+    square root of the months to the decision."""
+    last: dict[tuple[int, int], float] = {}
+    for day, price in sorted(levels):
+        if day <= as_of and price > 0:
+            last[(day.year, day.month)] = price
+    prices = [last[k] for k in sorted(last)]
+    changes = np.diff(np.log(prices)) if len(prices) > 1 else np.zeros(0)
+    return (float(np.std(changes, ddof=1)), len(changes)) if len(changes) >= 3 else (None, len(changes))
+
+
+def price_band(expected: float, months: int, sigma: float | None) -> tuple[float | None, float | None]:
+    """P10 and P90 of a later decision's price: `expected` x exp(-/+ z90 sigma sqrt(months)) (median at the expected
+    price: the band is the index's spread, not a drift)."""
+    if sigma is None:
+        return None, None
+    spread = P90_Z * sigma * months**0.5
+    return expected * float(np.exp(-spread)), expected * float(np.exp(spread))
 
 
 def month_index(as_of: date, day: date) -> int:

@@ -13,7 +13,7 @@ from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
 from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window
-from procure.analysis.plan.decisions import decisions, remedies, served_statement
+from procure.analysis.plan.decisions import decisions, index_monthly_volatility, remedies, served_statement
 from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
@@ -88,7 +88,8 @@ def make_plan(
     saving, saving_share = savings(single_block, pick.fig, policy, notes)
     lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
     offers_by_id = {o.id: o for o in inputs.offers}
-    sheet, held = decisions(pick.cands, pick.units, pick.nodes, lines, offers_by_id, ev.as_of, config.horizon.expected_delay_weeks, ev.currency)
+    sigma, _ = index_monthly_volatility([(x.date, x.price) for x in ws.index], ev.as_of)
+    sheet, held = decisions(pick.cands, pick.units, pick.nodes, lines, offers_by_id, ev.as_of, config.horizon.expected_delay_weeks, ev.currency, sigma)
     decision_notes(lines, held, window, ev.currency, notes)
     line_notes(lines, best_single, scen, notes)
     figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
@@ -124,7 +125,7 @@ def make_plan(
         stress=stressed,
         headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
         bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery={c.id: c.start + 1 for c in cands}, bridge=bridge, bridges=bridges,
-        decide_by=window, term_sheet=sheet, held=held, sign_by=sign_by, sign_by_reason=sign_reason, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
+        index_monthly_volatility=sigma, decide_by=window, term_sheet=sheet, held=held, sign_by=sign_by, sign_by_reason=sign_reason, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
         ask_gpus=sum(r.gpus for r in sheet), later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
         unserved_tasks=fig.unserved_tasks, shortfall_cost=fig.shortfall, served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
         unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency) if fig.unserved > 0.0005 else [],
@@ -297,7 +298,9 @@ def decision_notes(lines: list[PlanLine], held: list[HeldContract], window: date
             notes.append(
                 f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later decision, after the decision window ({window}): "
                 f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's {line.price:.2f}"
-                + (f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}" if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9 else "") + "), not asked for today"
+                + (f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}" if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9 else "")
+                + (f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's moves by then" if line.price_p10 is not None and line.price_p90 is not None else "; no index history to give its spread")
+                + "), not asked for today"
             )
 
 

@@ -34,6 +34,8 @@ class PlanLine(BaseModel):
     end_date: date | None = Field(None, description="commit: last day of the term")
     renewal: int = Field(0, description="commit: terms of this commitment before this block (its renewals)")
     expected_price: float | None = Field(None, description="commit: the price per GPU-hour it is costed at: a renewal's escalated price, a later decision's expected market price")
+    price_p10: float | None = Field(None, description="later: the 10th percentile of its price, from the index's monthly moves (null: under 3 months of index history)")
+    price_p90: float | None = Field(None, description="later: the 90th percentile of its price")
 
 
 class TermSheetRow(BaseModel):
@@ -211,6 +213,7 @@ class PlanResult(PerThousand):
     delivery: dict[str, int] = Field(default_factory=dict, description="each candidate's first month with capacity (1 = the first month after as-of)")
     bridge: list[str] = Field(default_factory=list, description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost")
     bridges: list[Bridge] = Field(default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1")
+    index_monthly_volatility: float | None = Field(None, description="the standard deviation of the index's monthly log changes to the as-of date: the spread of a later decision's price")
     decide_by: date | None = Field(None, description="the end of the decision window (plan.decide_within, default the earliest expiry of the usable offers)")
     term_sheet: list[TermSheetRow] = Field(default_factory=list, description="the contracts to sign now: the only ones the plan asks for")
     held: list[HeldContract] = Field(default_factory=list, description="contracts already signed, in the plan as fixed inputs")
