@@ -176,4 +176,4 @@ def test_a_later_price_spreads_with_the_index_history():
     assert changes == 3 and sigma == pytest.approx(0.115857, rel=1e-4)
     low, high = price_band(5.0, 4, sigma)
     assert low == pytest.approx(3.715, rel=1e-3) and high == pytest.approx(6.729, rel=1e-3)
-    assert index_monthly_volatility(levels[:3], date(2026, 11, 29)) == (None, 2)  # under 3 changes: no spread claimed
+    assert index_monthly_volatility(levels[:4], date(2026, 11, 29)) == (None, 2)  # July to September: 2 changes, no spread claimed
