@@ -620,3 +620,22 @@ def test_commit_options_and_checklist_answers_import(tmp_path):
     assert [o.model_dump() for o in row.offer.pricing.commit_options] == [{"gpus": 1024, "term_months": 36, "gpu_hour": 3.60}]
     assert row.offer.operator.evidence == {"reliability": {"node_replacement_hours": 24}, "monitoring": {"tenant_isolated": True}}
     assert row.offer.operator.published_tier == "gold" and row.offer.service.node_gpus == 8
+
+
+def test_a_held_contract_imports_from_its_column(tmp_path):
+    # contract.signed in a sheet: date:gpus:start:end tranches, read into the offer's held contract; a bad cell names
+    # its row and column.
+    import csv
+
+    from procure.io.importers import read_offers, write_template
+
+    template = tmp_path / "rfp.csv"
+    write_template(template)
+    rows = list(csv.reader(template.open()))
+    column = rows[0].index("contract.signed")
+    rows[1][column] = "2026-04-20:256:2026-05-01:2027-04-30"
+    with template.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    [row] = read_offers(template)
+    [held] = row.offer.contract.signed
+    assert (held.date, held.gpus, held.start, held.end) == (date(2026, 4, 20), 256, date(2026, 5, 1), date(2027, 4, 30))

@@ -46,6 +46,7 @@ INTS, SCHEDULE = "ints", "schedule"  # "128, 256" -> [128, 256]; "7:0.02; 13:0.0
 FEES = "fees"  # where the fee columns go in the field order
 CREDITS = "credits"  # "0.995:0.10; 0.99:0.25" -> [{below, credit}, ...]
 COMMITS = "commits"  # "128:12:3.90; 256:24:3.60" -> [{gpus, term_months, gpu_hour}, ...]
+SIGNED = "signed"  # "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus, start, end}, ...]: a contract held
 EVIDENCE = "evidence"  # where the operator.evidence.<category>.<criterion> columns go; true/false or a number
 FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
 
@@ -109,6 +110,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("performance.interactivity", NUMBER),
     ("performance.ttft_s", NUMBER),
     ("contract.escalator", NUMBER),
+    ("contract.signed", SIGNED),
     ("contract.escalator_schedule", SCHEDULE),
     ("contract.renewal_price", TEXT),
     ("contract.ramp.gpus_by_month", INTS),
@@ -148,6 +150,7 @@ EXPECTS = {
     POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft seconds (format the cell as text)",
     COMMITS: "gpus:term_months:gpu_hour options separated by ';', e.g. 128:12:3.90; 256:24:3.60 (format the cell as text)",
     CREDITS: "below:credit tiers separated by ';', e.g. 0.995:0.10; 0.99:0.25 (format the cell as text)",
+    SIGNED: "a contract already signed on this offer, date:gpus:start:end, tranches separated by ';', e.g. 2026-04-20:256:2026-05-01:2027-04-30 (format the cell as text)",
     ANSWER: "a checklist answer: true or false, or a number (e.g. node_replacement_hours)",
 }
 CHOICES = {
@@ -682,6 +685,28 @@ def _commits(value: Any) -> list[dict[str, int | float]]:
     return options
 
 
+def _signed(value: Any) -> list[dict[str, Any]]:
+    """"2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus: 256, start, end}, ...]: the tranches of a contract held
+    (contract.signed; the offer model checks their dates)."""
+    bad = CellError(f"must be date:gpus:start:end tranches like 2026-04-20:256:2026-05-01:2027-04-30 (got {_show(value)})")
+    if not isinstance(value, str):
+        raise bad
+    tranches = []
+    for part in value.split(";"):
+        if not part.strip():
+            continue
+        pieces = part.split(":")
+        if len(pieces) != 4:
+            raise bad
+        try:
+            tranches.append({"date": convert(DATE, pieces[0].strip()), "gpus": convert(INT, pieces[1].strip()), "start": convert(DATE, pieces[2].strip()), "end": convert(DATE, pieces[3].strip())})
+        except CellError:
+            raise bad from None
+    if not tranches:
+        raise bad
+    return tranches
+
+
 def _schedule(value: Any) -> list[list[int | float]]:
     """"7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]: from that contract month on, the price rises so much."""
     bad = CellError(f"must be from-month:rise pairs like 13:0.03; 25:0.03 (got {_show(value)})")
@@ -714,6 +739,7 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     SCHEDULE: _schedule,
     COMMITS: _commits,
     CREDITS: _credits,
+    SIGNED: _signed,
     ANSWER: _answer,
     INTS: _ints,
 }
@@ -1090,7 +1116,7 @@ def write_template(path: Path) -> None:
         cell = sheet.cell(row=2, column=index, value=value)
         if isinstance(value, date):
             cell.number_format = "yyyy-mm-dd"
-        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS, INTS, SCHEDULE, COMMITS, CREDITS):
+        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS, INTS, SCHEDULE, COMMITS, CREDITS, SIGNED):
             cell.number_format = "@"  # text, so that 25:640 is not read as a time
         sheet.cell(row=1, column=index).font = Font(bold=True)
         sheet.column_dimensions[_letters(index - 1)].width = max(12, min(40, len(name) + 2))
