@@ -233,10 +233,12 @@ def refuse_empty_stop(solved: Solved, out: Outcome, scen: Scenarios, policy: Pla
     """No plan rather than an empty one: with a penalty, serving nothing is feasible, so a solver stopped early may
     hold nothing better."""
     if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
+        clock = solved.status.startswith("time")
+        field, limit = ("plan.time_limit_s", f"its time limit ({policy.time_limit_s:g} s)") if clock else ("plan.node_limit", f"its node limit ({policy.node_limit:,} nodes)")
         raise InputError([Problem(
-            "procure.yaml", None, "plan.time_limit_s",
-            f"the solver stopped at its time limit ({policy.time_limit_s:g} s) before finding a plan that serves any demand "
-            "(its best leaves every task unserved at plan.unserved_penalty_per_task); raise plan.time_limit_s, or lower plan.levels or demand.scenarios",
+            "procure.yaml", None, field,
+            f"the solver stopped at {limit} before finding a plan that serves any demand "
+            f"(its best leaves every task unserved at plan.unserved_penalty_per_task); raise {field}, or lower plan.levels or demand.scenarios",
         )])
 
 
