@@ -177,3 +177,19 @@ def test_a_later_price_spreads_with_the_index_history():
     low, high = price_band(5.0, 4, sigma)
     assert low == pytest.approx(3.715, rel=1e-3) and high == pytest.approx(6.729, rel=1e-3)
     assert index_monthly_volatility(levels[:4], date(2026, 11, 29)) == (None, 2)  # July to September: 2 changes, no spread claimed
+
+
+def test_a_bridge_shows_its_cash_and_its_shortfall_apart(tmp_path):
+    # One offer delivered 2027-04-01 (month 5 on the cashflow calendar: 123 days / 30.44 = 4.04, so 96% of month 5)
+    # and nothing before it: months 1-4 serve nothing. Their cash is 0; their 100 GPUs' worth of tasks a month are
+    # the shortfall at the stated price: 4 x 100 x 1,080 x 730 tasks x 0.01 = 3,153,600.
+    from planws import TASKS_PER_GPU_MONTH
+
+    cfg = config()
+    cfg["demand"]["paths"] = [{"name": "flat", "factor": 1.0, "probability": 1.0}]
+    cfg["plan"]["unserved_penalty_per_task"] = 0.01
+    result = plan_for(tmp_path, cfg, [offer("late", gpus=0, max_gpus=1000, gpu_hour=2.0, delivery="2027-04-01")])
+    (bridge,) = result.bridges
+    assert bridge.delivery_month == 5 and bridge.served_by == [] and bridge.unserved_share == pytest.approx(1.0)
+    assert bridge.cost == pytest.approx(0.0) and bridge.shortfall_cost == pytest.approx(4 * 100 * TASKS_PER_GPU_MONTH * 0.01, rel=1e-9)
+    assert 4 * 100 * TASKS_PER_GPU_MONTH == pytest.approx(4 * 100 * 1080 * 730)

@@ -159,7 +159,8 @@ def bridge_figures(cands: list[Candidate], units: list[Unit], nodes: np.ndarray,
             continue
         before = slice(0, cand.start)
         servers = sorted({cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start} | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0})
-        spend = float(prob @ out.spend[:, before].sum(axis=1))
+        spend = float(prob @ out.cash[:, before].sum(axis=1))
+        shortfall = float(prob @ out.shortfall[:, before].sum(axis=1)) if out.shortfall is not None else 0.0
         unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300)
-        lines.append(Bridge(offer=cand.id, vendor=cand.vendor, delivery_month=cand.start + 1, served_by=servers, cost=spend, unserved_share=unserved))
+        lines.append(Bridge(offer=cand.id, vendor=cand.vendor, delivery_month=cand.start + 1, served_by=servers, cost=spend, unserved_share=unserved, shortfall_cost=shortfall))
     return lines

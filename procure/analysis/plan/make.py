@@ -323,7 +323,7 @@ def bridge_notes(bridges: list[Bridge], currency: str) -> list[str]:
     return [
         f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
         + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {currency} expected over them"
-        + (f", {b.unserved_share:.1%} of their demand unserved" if b.unserved_share > 0.0005 else "")
+        + (f", {b.unserved_share:.1%} of their demand unserved ({b.shortfall_cost:,.0f} {currency} at the unserved price, apart)" if b.unserved_share > 0.0005 else "")
         for b in bridges
     ]
 

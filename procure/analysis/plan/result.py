@@ -175,8 +175,9 @@ class Bridge(BaseModel):
     vendor: str
     delivery_month: int = Field(description="the first month with its capacity (1 = the first month after as-of)")
     served_by: list[str] = Field(description="the plan's offers that serve those months (empty: none, the demand is priced unserved)")
-    cost: float = Field(description="expected spend over those months, unserved tasks at the plan's unserved price, undiscounted (in the plan's figures)")
+    cost: float = Field(description="expected cash over those months, undiscounted (in the plan's figures)")
     unserved_share: float = Field(description="share of those months' demand left unserved")
+    shortfall_cost: float = Field(0.0, description="their unserved tasks at the plan's unserved price, apart from the cash")
 
 
 class PlanResult(PerThousand):
