@@ -76,7 +76,7 @@ def summary_lines(result: PlanResult) -> list[str]:
     lines = [
         demand + ".",
         f"Expected cost per 1,000 successful tasks {per_thousand(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
-        f"expected monthly spend {money(result.expected_monthly_spend, 0)}, P90 {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} {money(result.cvar, 0)} {cur}.",
+        f"expected cash a month {money(result.expected_monthly_spend, 0)}, P90 of a month {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} of a path's whole cost {money(result.cvar, 0)} {cur}.",
         f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: {percent(result.pay_as_used_share, 1)}.",
         result.served + (" Spend, the highest month and the cost per task are cash; the shortfall is not in them." if result.shortfall_cost > 0 else ""),
     ]
