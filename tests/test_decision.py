@@ -135,7 +135,8 @@ def test_both_reports_and_hedge_buy_the_same_contracts_for_the_same_months(surfa
 def test_the_board_memo_is_two_pages_with_deadline_spend_and_no_jargon(surfaces: dict[str, object]):
     pages, text = surfaces["board"]  # type: ignore[misc]
     assert pages == 2
-    assert "Decide by 2027-03-31" in text
+    # Alpha states no delivery date: the plan counts on its GPUs from the as-of date, before its offer expires (2027-03-31)
+    assert "Decide by 2026-11-29: the plan counts on Alpha Compute's 100 GPUs from then." in text
     assert "Expected spend 4.82 M USD over 12 months, 4.82 M USD a year" in text
     for word in JARGON:
         assert word not in text.lower(), word
