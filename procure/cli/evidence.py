@@ -165,11 +165,14 @@ def actuals_import(
 
     Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
     are summed per calendar month as Prometheus does (counter resets counted from
-    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
-    imported again is replaced. Incident histories are kept as incidents.json or
-    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
-    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
-    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv. Incident
+    histories go to incidents.json or incidents.csv, invoices (month, gpu_hours,
+    output_tokens, amount, optionally invoice_id) to invoices.csv. Evidence is
+    merged, never replaced: by month, by invoice month and id, by incident start
+    and components; each kept entry an import replaces is named. Imports into one
+    workspace wait for each other. Resets and gaps are stated; duplicate series,
+    unknown labels or outcomes, clock skew, histograms without +Inf, overlapping
+    incidents, months out of range and counts implausible for the offer's size are
     errors: nothing is written. See docs/actuals.md.
 
     Examples:
@@ -180,14 +183,15 @@ def actuals_import(
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
     """
     from procure.errors import InputError, unknown_offer
-    from procure.io.actuals import import_actuals
+    from procure.io.actuals import import_actuals, offer_size
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
     known = [o.id for o in ws.offers]
     if offer not in known:
         raise InputError([unknown_offer(offer, known)])
-    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    size = offer_size(next(o for o in ws.offers if o.id == offer))
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size)
     for note in notes:
         say(f"note: {note}")
     for path in written:

@@ -136,9 +136,10 @@ def load_workspace(root: Path) -> Workspace:
     histories = _load_histories(root, offers, offer_docs, problems, inputs)
     actuals = {}
     if (root / "actuals").is_dir():
-        from procure.io.actuals import load_actuals
+        from procure.io.actuals import load_actuals, offer_size
 
-        actuals = load_actuals(root, [o.id for o in offers] + sorted(unloaded_ids), problems, lambda path, text: _record(root, path, text, inputs))
+        sizes = {o.id: offer_size(o) for o in offers}
+        actuals = load_actuals(root, [o.id for o in offers] + sorted(unloaded_ids), problems, lambda path, text: _record(root, path, text, inputs), sizes)
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.
