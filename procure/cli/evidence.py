@@ -55,6 +55,9 @@ def scorecard(
         raise InputError([problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
     ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
     result = build(ws, ev, ev.as_of, offer, months)
+    for v in result.vendors:
+        for note in v.notes:
+            say(f"note: {v.offer}: {note}")
     if claim:
         emit(credits_claim(result, ev.as_of), out)
         return
