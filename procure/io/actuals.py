@@ -285,7 +285,10 @@ def _plausible(value: float | None, most: float | None, what: str, display: str,
         return False
     limit = MAX_COUNT if most is None else min(most, MAX_COUNT)
     if value > limit:
-        problems.append(Problem(display, line, column, f"{value:.4g} is implausible: at most {limit:.4g} ({what if most is not None else 'no count here is larger'})"))
+        if what.startswith("a ") or what.startswith("one "):  # a bound of the quantity itself, not of the offer's size
+            problems.append(Problem(display, line, column, f"must be at most {limit:g} (got {value:.15g})"))
+        else:
+            problems.append(Problem(display, line, column, f"{value:.4g} is implausible: at most {limit:.4g} ({what or 'no count here is larger'})"))
         return False
     return True
 
