@@ -189,7 +189,7 @@ def actuals_import(
     from procure.io.actuals import import_actuals, offer_size
     from procure.io.workspace import load_workspace
 
-    ws = load_workspace(workspace)
+    ws = load_workspace(workspace, actuals=False)  # the import checks the kept evidence it merges into
     known = [o.id for o in ws.offers]
     if offer not in known:
         raise InputError([unknown_offer(offer, known)])

@@ -633,8 +633,10 @@ def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display
     kept: dict[str, MonthMetrics] = {}
     sources: list[str] = []
     if path.exists():
-        kept = read_metrics_csv(path, shown, problems, size)
-        _, comments, _ = read_csv_rows(path, shown, METRIC_COLUMNS)
+        found: list[Problem] = []
+        kept = read_metrics_csv(path, shown, found, size)
+        rows, comments, _ = read_csv_rows(path, shown, METRIC_COLUMNS)
+        _forgive(found, {line: row["month"] for line, row in rows}, set(incoming.metrics), lambda k: f"month {k}", notes, problems)
         sources = [s for c in comments if "from:" in c for s in c.split("from:", 1)[1].split("; ") if s.strip()]
     for key, m in sorted(incoming.metrics.items()):
         check_metrics_month(m, size, display, None, problems, prefix=f"month {key}: ")
@@ -643,9 +645,27 @@ def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display
     files["metrics.csv"] = metrics_csv(merged, list(dict.fromkeys([*sources, *incoming.sources])))
 
 
+def _forgive(found: list[Problem], key_of_line: dict[int, Any], replaced: set, name: Callable[[Any], str], notes: list[str], problems: list[Problem]) -> None:
+    """The kept file's problems, less those of rows this import replaces (a corrective import may
+    replace a row the loader refuses: it is named); the rest refuse the import."""
+    for p in found:
+        key = key_of_line.get(p.line) if p.line is not None else None
+        if key is not None and key in replaced:
+            notes.append(f"{name(key)}: the kept row ({p.field}: {p.message}) is replaced by this import")
+        else:
+            problems.append(p)
+
+
 def _merge_invoices(folder: Path, incoming: Incoming, size: float | None, display: str, files: dict, notes: list[str], problems: list[Problem]) -> None:
+    from procure.io.tables import read_csv_rows
+
     path, shown = _kept(folder, "invoices.csv")
-    kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, problems).items()} if path.exists() else {}
+    kept: dict[tuple[str, str], Invoice] = {}
+    if path.exists():
+        found: list[Problem] = []
+        kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found).items()}
+        rows, _, _ = read_csv_rows(path, shown, _invoice_columns(path, shown))
+        _forgive(found, {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows}, set(incoming.invoices), lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""), notes, problems)
     merged, replaced = merge_by_key(kept, incoming.invoices, lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""))
     notes += replaced
     for key, inv in invoice_months(merged).items():
