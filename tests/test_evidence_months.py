@@ -194,6 +194,7 @@ def test_a_month_measured_below_the_coverage_threshold_is_partial_but_its_breach
 # --- 4. concurrent imports serialise --------------------------------------------------------------
 
 
+@pytest.mark.slow  # eight processes, each loading the workspace: about 30 s on two busy cores
 def test_eight_concurrent_imports_lose_nothing(example, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     procs = []
