@@ -311,3 +311,16 @@ def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, t
     kept.write_text(kept.read_text().replace("2026-09,1.501218228e+11,", "2026-09,1e17,"))
     other = run("actuals", "import", tokens_range(tmp_path / "aug.json", "2026-08-01T00:00:00", "2026-09-01T00:00:00"), "--offer", OFFER, "-w", example)
     assert other.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:7: output_tokens: 1e+17 is implausible" in other.stderr
+
+
+def test_a_providers_page_of_older_incidents_makes_no_months(example, data_dir):
+    # Discord's real Statuspage export of 2022-02-15: incidents years before keel's first month of
+    # service (May 2026) would otherwise make 50 months at 100% available beside the buyer's own CSV
+    before = scorecard(example, "--as-of", "2026-11-29")
+    done = run("actuals", "import", data_dir / "incidents" / "discord_incidents.json", "--offer", OFFER, "-w", example)
+    assert done.exit_code == 0, done.output
+    result = run("scorecard", "--format", "json", "--as-of", "2026-11-29", "-w", example)
+    (after,) = json.loads(result.stdout)["vendors"]
+    assert [m["month"] for m in after["months"]] == [f"2026-{m:02d}" for m in range(5, 11)]
+    assert after["evidence"]["availability"] == pytest.approx(before["evidence"]["availability"])
+    assert "incidents before the first month of service (2026-05) are not scored (2022-0" in result.stderr

@@ -195,14 +195,23 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
 
 
 def _months(actuals: OfferActuals, as_of: date) -> tuple[list[str], list[str]]:
-    """(months shown, notes): from the first month with evidence to the month before as_of, and the
-    month of as_of when it has evidence (partial). Evidence dated after it is left out and stated."""
-    keys = set(actuals.metrics) | set(actuals.invoices)
-    keys |= {month_key(i.start.date()) for i in actuals.incidents}
+    """(months shown, notes): from the first month of service (metrics or an invoice; without either,
+    the first incident's) to the month before as_of, and the month of as_of when it has evidence
+    (partial). Evidence dated after it, and incidents before the service began, are left out and stated:
+    a provider's page of older incidents makes no months of 100% availability."""
+    service = set(actuals.metrics) | set(actuals.invoices)
+    incident_months = {month_key(i.start.date()) for i in actuals.incidents}
     current = month_key(as_of)
     last = month_key(as_of.replace(day=1) - timedelta(days=1))
+    notes = []
+    service_from = min((k for k in service if k <= current), default=None)
+    before = sorted(k for k in incident_months if service_from is not None and k < service_from)
+    if before:
+        notes.append(f"incidents before the first month of service ({service_from}) are not scored ({before[0]}" + (f" to {before[-1]}" if len(before) > 1 else "") + ")")
+    keys = (service | incident_months) - set(before)
     later = sorted(k for k in keys if k > current)
-    notes = [f"evidence dated after {as_of.isoformat()} is not shown ({later[0]}" + (f" to {later[-1]}" if len(later) > 1 else "") + "): score it with a later --as-of"] if later else []
+    if later:
+        notes.append(f"evidence dated after {as_of.isoformat()} is not shown ({later[0]}" + (f" to {later[-1]}" if len(later) > 1 else "") + "): score it with a later --as-of")
     keys -= set(later)
     if not keys:
         return [], notes
