@@ -15,7 +15,7 @@ from procure.cli.output import emit, emit_table, enveloped, say
 
 def scorecard(
     offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
-    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
+    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.", show_default=False)] = None,
     claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
     format: TextFormatOption = None,
     out: OutOption = None,
@@ -31,8 +31,10 @@ def scorecard(
     TTFT and latency quantiles, availability against the SLA, billed against
     contracted GPU-hours, credits owed under the contract's terms, and the
     delivered cost per successful task against the promised. A month without
-    evidence is "no data". --claim writes a credits claim as Markdown. See
-    docs/actuals.md.
+    evidence is "no data". Only complete months are scored: the month of --as-of
+    is shown as partial, and a month whose metric samples cover less than
+    actuals.min_coverage is not scored for throughput and cost. --claim writes a
+    credits claim as Markdown, for the months shown. See docs/actuals.md.
 
     Examples:
 
