@@ -324,3 +324,15 @@ def test_a_providers_page_of_older_incidents_makes_no_months(example, data_dir):
     assert [m["month"] for m in after["months"]] == [f"2026-{m:02d}" for m in range(5, 11)]
     assert after["evidence"]["availability"] == pytest.approx(before["evidence"]["availability"])
     assert "incidents before the first month of service (2026-05) are not scored (2022-0" in result.stderr
+
+
+def test_the_evidence_lock_linked_out_of_the_workspace_is_refused(example, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (example / ".procure").mkdir(exist_ok=True)
+    (example / ".procure" / "evidence.lock").symlink_to(outside / "foreign")
+    before = files_of(example)
+    october = incidents(tmp_path / "october.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
+    done = run("actuals", "import", october, "--offer", OFFER, "-w", example)
+    assert done.exit_code == 2 and ".procure/evidence.lock: refused: links to a file outside the workspace" in done.stderr
+    assert files_of(example) == before and not (outside / "foreign").exists()

@@ -537,8 +537,13 @@ def evidence_lock(root: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
     import fcntl
     import time
 
+    from procure.io.files import check_link
+
     folder = Path(root) / ".procure"
     where = f"{folder.name}/{LOCK_NAME}"
+    for part in (folder, folder / LOCK_NAME):  # linked out of the workspace: never create a file there
+        if part.is_symlink() or part.exists():
+            check_link(part, where, root)
     try:
         folder.mkdir(exist_ok=True)
         fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o666)
