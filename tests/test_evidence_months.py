@@ -250,6 +250,13 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     done = run("actuals", "import", huge, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "output_tokens: 1e+15 is implausible: at most 1.991e+14 (100,000 a second on each of the offer's 768 GPUs over 2026-11's 30 days)" in done.stderr
     assert files_of(example) == before
+    # two more invoices of November, each within the limit, are judged with the kept one by their sum:
+    # 1.3e12 + 2 x 1.2e14 = 2.413e14
+    split = tmp_path / "split.csv"
+    split.write_text("month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,1000,1.2e14,5000,A\n2026-11,1000,1.2e14,5000,B\n")
+    done = run("actuals", "import", split, "--offer", OFFER, "-w", example)
+    assert done.exit_code == 2 and f"{split}: month 2026-11: output_tokens: 2.413e+14 is implausible: at most 1.991e+14" in done.stderr
+    assert files_of(example) == before
     # the same number summed from telemetry is refused by the same check, naming the month
     fast = tokens_range(tmp_path / "fast.json", "2026-11-01T00:00:00", "2026-11-02T00:00:00", per_step=1e12)
     done = run("actuals", "import", fast, "--offer", OFFER, "-w", example)

@@ -428,10 +428,10 @@ def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
     return INVOICE_COLUMNS + (INVOICE_ID,) if [h.strip() for h in header.split(",")][-1:] == [INVOICE_ID] else INVOICE_COLUMNS
 
 
-def read_invoice_rows(path: Path, display: str, problems: list[Problem]) -> dict[tuple[str, str], tuple[Invoice, int]]:
+def read_invoice_rows(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[tuple[str, str], tuple[Invoice, int]]:
     """An invoices CSV, by (month, invoice id) with each row's line: month (2026-11), gpu_hours
     (billed), output_tokens (may be empty), amount, optionally invoice_id. The same month and id
-    twice is an error."""
+    twice is an error; each row passes `check_invoice_month` (`size`: the offer's GPUs)."""
     from procure.io.tables import read_csv_rows
 
     rows, _, found = read_csv_rows(path, display, _invoice_columns(path, display))
@@ -452,7 +452,9 @@ def read_invoice_rows(path: Path, display: str, problems: list[Problem]) -> dict
             if value is None and not row[column]:
                 problems.append(Problem(display, line, column, "must be a number (got '')"))
         if len(problems) == before and hours is not None and amount is not None:
-            out[key] = (Invoice(key[0], hours, tokens, amount, key[1]), line)
+            invoice = Invoice(key[0], hours, tokens, amount, key[1])
+            if check_invoice_month(invoice, size, display, line, problems):
+                out[key] = (invoice, line)
     return out
 
 
@@ -469,15 +471,21 @@ def invoice_months(rows: dict[tuple[str, str], Invoice]) -> dict[str, Invoice]:
     return out
 
 
-def _checked_invoices(rows: dict[tuple[str, str], tuple[Invoice, int]], size: float | None, display: str, problems: list[Problem]) -> dict[str, Invoice]:
-    months = invoice_months({k: i for k, (i, _) in rows.items()})
-    last_line = {k[0]: line for k, (_, line) in sorted(rows.items(), key=lambda kv: kv[1][1])}
-    return {k: inv for k, inv in months.items() if check_invoice_month(inv, size, display, last_line[k], problems)}
+def _summed_months_checked(rows: dict[tuple[str, str], Invoice], size: float | None, display: str, line_of: dict[str, int | None], problems: list[Problem], prefix: str = "") -> dict[str, Invoice]:
+    """The months summed over their invoices; a month of several invoices is checked as a whole (each
+    row was checked as it was read)."""
+    count: dict[str, int] = defaultdict(int)
+    for month, _ in rows:
+        count[month] += 1
+    months = invoice_months(rows)
+    return {k: inv for k, inv in months.items() if count[k] == 1 or check_invoice_month(inv, size, display, line_of.get(k), problems, prefix.format(month=k))}
 
 
 def read_invoices(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[str, Invoice]:
-    """An invoices CSV by month (several invoices of a month summed), every month checked."""
-    return _checked_invoices(read_invoice_rows(path, display, problems), size, display, problems)
+    """An invoices CSV by month (several invoices of a month summed), every row and month checked."""
+    rows = read_invoice_rows(path, display, problems, size)
+    last_line = {k[0]: line for k, (_, line) in sorted(rows.items(), key=lambda kv: kv[1][1])}
+    return _summed_months_checked({k: i for k, (i, _) in rows.items()}, size, display, last_line, problems)
 
 
 def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], record: Any, sizes: dict[str, float] | None = None) -> dict[str, OfferActuals]:
@@ -668,13 +676,12 @@ def _merge_invoices(folder: Path, incoming: Incoming, size: float | None, displa
     kept: dict[tuple[str, str], Invoice] = {}
     if path.exists():
         found: list[Problem] = []
-        kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found).items()}
+        kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found, size).items()}
         rows, _, _ = read_csv_rows(path, shown, _invoice_columns(path, shown))
         _forgive(found, {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows}, set(incoming.invoices), lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""), notes, problems)
     merged, replaced = merge_by_key(kept, incoming.invoices, lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""))
     notes += replaced
-    for key, inv in invoice_months(merged).items():
-        check_invoice_month(inv, size, display, None, problems, prefix=f"month {key}: ")
+    _summed_months_checked(merged, size, display, {}, problems, prefix="month {month}: ")
     files["invoices.csv"] = invoices_csv(merged)
 
 
@@ -798,8 +805,9 @@ def detect_kind(path: Path) -> str:
     return "metrics-text"
 
 
-def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem]) -> tuple[Incoming, list[str]]:
-    """Every file of one import, checked and summed: (what to merge, notes stated on the way)."""
+def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem], size: float | None = None) -> tuple[Incoming, list[str]]:
+    """Every file of one import, checked and summed (`size`: the offer's GPUs): (what to merge, notes
+    stated on the way)."""
     from procure.io import telemetry as tm
     from procure.io.files import own_input
 
@@ -823,7 +831,7 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
             elif kind == "incidents":
                 _read_incidents(path, display, incoming, incident_at, problems)
             else:
-                for key, (inv, line) in read_invoice_rows(path, display, problems).items():
+                for key, (inv, line) in read_invoice_rows(path, display, problems, size).items():
                     if key in invoice_at:
                         problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[key]})"))
                         continue
@@ -886,7 +894,7 @@ def import_actuals(root: Path, offer_id: str, paths: list[Path], config: Actuals
     """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
     the offer's GPUs, against which counts are judged). Returns (written, notes)."""
     problems: list[Problem] = []
-    incoming, notes = read_import(paths, config, problems)
+    incoming, notes = read_import(paths, config, problems, size)
     if problems:
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
