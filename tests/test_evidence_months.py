@@ -343,3 +343,13 @@ def test_the_evidence_lock_linked_out_of_the_workspace_is_refused(example, tmp_p
     done = run("actuals", "import", october, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and ".procure/evidence.lock: refused: links to a file outside the workspace" in done.stderr
     assert files_of(example) == before and not (outside / "foreign").exists()
+
+
+@pytest.mark.parametrize("name, body", [("invoices.csv", "month,gpu_hours,output_tokens,amount\n"), ("incidents.csv", "start,end,impact,components\n"), ("page.json", '{"incidents": []}')])
+def test_a_file_without_any_evidence_is_an_error_not_silence(example, tmp_path, name, body):
+    before = files_of(example)
+    empty = tmp_path / name
+    empty.write_text(body)
+    done = run("actuals", "import", empty, "--offer", OFFER, "-w", example)
+    assert done.exit_code == 2 and f"{empty}: no evidence to import: no metric month, invoice or incident in the files" in done.stderr
+    assert files_of(example) == before

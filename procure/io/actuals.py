@@ -898,5 +898,7 @@ def import_actuals(root: Path, offer_id: str, paths: list[Path], config: Actuals
     if problems:
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    if not (incoming.metrics or incoming.invoices or incoming.incidents or incoming.statuspage):
+        raise InputError([Problem(display, None, "", "no evidence to import: no metric month, invoice or incident in the files")])
     written, replaced = store_evidence(root, offer_id, incoming, size, display)
     return written, notes + replaced
