@@ -178,17 +178,20 @@ def test_a_last_sample_at_midnight_on_the_first_makes_no_november(example, tmp_p
 
 
 def test_a_month_measured_below_the_coverage_threshold_is_partial_but_its_breach_stands(example, tmp_path):
-    # October's metrics replaced by samples of its first half only: 15 of 31 days, 48.4% < 90%
-    half = tokens_range(tmp_path / "half.json", "2026-10-01T00:00:00", "2026-10-16T00:00:00")
-    october = incidents(tmp_path / "october.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
-    done = run("actuals", "import", half, october, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 0 and "month 2026-10: replaced by this import" in done.stderr
-    months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-11-29")["months"]}
-    oct_ = months["2026-10"]
-    assert oct_["partial"] is True and oct_["coverage"] == pytest.approx(15 / 31)
-    assert oct_["throughput_ratio"] is None and oct_["cost_overrun"] is None  # half a month's tokens against a whole invoice
-    assert oct_["sla_breached"] is True  # the incident record covers the month
-    assert months["2026-09"]["partial"] is False and months["2026-09"]["throughput_ratio"] is not None
+    # November measured for its first half only: 15 of 30 days, 50% < 90%; invoiced in full, and an
+    # outage of 240 minutes of 43,200 (99.444% < 99.5%) in the incident record
+    half = tokens_range(tmp_path / "half.json", "2026-11-01T00:00:00", "2026-11-16T00:00:00")
+    outage = incidents(tmp_path / "november.csv", "2026-11-20T10:00:00Z,2026-11-20T14:00:00Z,major,inference")
+    bill = tmp_path / "bill.csv"
+    bill.write_text("month,gpu_hours,output_tokens,amount\n2026-11,184320,,899481.6\n")
+    assert run("actuals", "import", half, outage, bill, "--offer", OFFER, "-w", example).exit_code == 0
+    months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-12-15")["months"]}
+    nov = months["2026-11"]
+    assert nov["partial"] is True and nov["coverage"] == pytest.approx(0.5)
+    assert nov["throughput_ratio"] is None and nov["cost_overrun"] is None  # half a month's tokens against a whole invoice
+    assert nov["sla_breached"] is True  # the incident record covers the month
+    assert nov["credits_owed"] == pytest.approx(0.05 * (0.995 - (1 - 240 / 43_200)) * 100 * 899_481.6)
+    assert months["2026-10"]["partial"] is False and months["2026-10"]["throughput_ratio"] is not None
 
 
 # --- 4. concurrent imports serialise --------------------------------------------------------------
@@ -353,3 +356,16 @@ def test_a_file_without_any_evidence_is_an_error_not_silence(example, tmp_path, 
     done = run("actuals", "import", empty, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and f"{empty}: no evidence to import: no metric month, invoice or incident in the files" in done.stderr
     assert files_of(example) == before
+
+
+def test_a_thinner_import_never_replaces_a_better_measured_month(example, tmp_path):
+    # the kept October covers the whole month; samples from 23:00 on October 31 to 01:00 on November 1
+    # cover 1 hour of it (0.13%): October stays as it was, November is added
+    kept = (example / "actuals" / OFFER / "metrics.csv").read_text()
+    october_row = next(line for line in kept.splitlines() if line.startswith("2026-10,"))
+    edge = tokens_range(tmp_path / "edge.json", "2026-10-31T23:00:00", "2026-11-01T01:00:00")
+    done = run("actuals", "import", edge, "--offer", OFFER, "-w", example)
+    assert done.exit_code == 0, done.output
+    assert "month 2026-10: kept as it was (its samples cover 100.0% of the month, this import's 0.1%)" in done.stderr
+    rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
+    assert october_row in rows and any(r.startswith("2026-11,12000000,") for r in rows)  # 12 five-minute steps in November
