@@ -49,7 +49,7 @@ def label(bound: float) -> str:
 
 
 def main() -> None:
-    from procure.io.actuals import import_actuals
+    from procure.io.actuals import import_actuals, offer_size
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
 
@@ -114,7 +114,10 @@ def main() -> None:
     )
     bills = tmp / "invoices.csv"
     bills.write_text("\n".join(invoices) + "\n")
-    written, notes = import_actuals(ROOT, OFFER, [*files, incidents, bills], ws.config.actuals)
+    # an import merges into the kept evidence: the example is made afresh, so the old one goes first
+    for kept in (ROOT / "actuals" / OFFER).glob("*"):
+        kept.unlink()
+    written, notes = import_actuals(ROOT, OFFER, [*files, incidents, bills], ws.config.actuals, offer_size(next(o for o in ws.offers if o.id == OFFER)))
     for note in notes[:10]:
         print("note:", note)
     for path in written:

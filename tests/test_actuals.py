@@ -98,8 +98,9 @@ def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_cop
     result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
-    # each increase counts in the month of its later sample: October 60, November 60 + 60
-    assert {k: m.output_tokens for k, m in months.items()} == {"2026-10": 60, "2026-11": 120}
+    # each increase counts in the month its step (earlier, later] lies in: 23:58-23:59 and 23:59-00:00
+    # are October's (60 + 60; the sample at 00:00 on the 1st closes October), 00:00-00:01 November's (60)
+    assert {k: m.output_tokens for k, m in months.items()} == {"2026-10": 120, "2026-11": 60}
     assert "2026-12" not in months  # no sample: no data, not 0
     assert months["2026-11"].requests_ok is None  # no request series: not stated, not 0
 
@@ -231,7 +232,7 @@ def test_a_month_in_two_invoice_files_is_refused_and_a_kept_one_replaced_is_stat
     again.write_text("month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n")
     both = run("actuals", "import", first, again, "--offer", "alpha", "-w", ws)
     assert both.exit_code == 2 and "Traceback" not in both.output
-    assert f"{again}: month: 2026-03 is invoiced twice (also in {first})" in both.stderr
+    assert f"{again}:2: month: 2026-03 is invoiced twice (also in {first}:2)" in both.stderr
     assert not (ws / "actuals").exists()  # nothing was written
     assert run("actuals", "import", first, "--offer", "alpha", "-w", ws).exit_code == 0
     corrected = run("actuals", "import", again, "--offer", "alpha", "-w", ws)

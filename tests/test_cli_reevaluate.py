@@ -74,7 +74,7 @@ def test_ten_percent_rise_breaches_five_percent_and_is_not_saved(risen):
     assert result.exit_code == 3
     assert "BREACH max-increase: alpha: cost per task up 10.0% (limit 5.0%)" in result.stdout
     assert result.stdout.count("BREACH") == 1  # no rank, grade, gate or leader change
-    assert "1 threshold(s) breached; the baseline stays run 1 (use --accept to move it)" in result.stderr
+    assert "1 threshold(s) breached (max-increase); the baseline stays run 1 (use --accept to move it)" in result.stderr
     assert "saved run" not in result.stderr
     assert [r.id for r in list_runs(risen)] == [1]
     assert (risen / HISTORY_FILE).read_bytes() == before

@@ -83,10 +83,18 @@ def signed(workspace_copy, tmp_path):
     offer.write_text(offer.read_text() + "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, credit: 1.0}], cap: 0.3}\n")
     tokens = 0.93 * PROMISED * HOURS  # 56,612,764,944 output tokens
     served = round(tokens / 1000)  # 1,000 output tokens a request: 56,612,765 requests
+    # scraped every 5 minutes from 00:01 on March 1 to 23:59 on March 31 (the samples cover 99.996% of
+    # the month, above actuals.min_coverage), the counters at 0 until the last sample: the month's
+    # increase is exactly the last value
+    times = [at("2026-03-01T00:01:00") + 300 * k for k in range(int((at("2026-03-31T23:59:00") - at("2026-03-01T00:01:00")) // 300) + 1)] + [at("2026-03-31T23:59:00")]
+
+    def counter(final: float) -> list:
+        return [[t, "0"] for t in times[:-1]] + [[times[-1], str(final)]]
+
     result = [
-        {"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m"}, "values": [[at("2026-03-01T00:01:00"), "0"], [at("2026-03-31T23:59:00"), str(tokens)]]},
-        {"metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "stop"}, "values": [[at("2026-03-01T00:01:00"), "0"], [at("2026-03-31T23:59:00"), str(served)]]},
-        {"metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "abort"}, "values": [[at("2026-03-01T00:01:00"), "0"], [at("2026-03-31T23:59:00"), "0"]]},
+        {"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m"}, "values": counter(tokens)},
+        {"metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "stop"}, "values": counter(served)},
+        {"metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "abort"}, "values": counter(0)},
     ]
     metrics = tmp_path / "march.json"
     metrics.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}))

@@ -2,7 +2,11 @@
 
 A signed vendor is an offer with a folder in actuals/ (procure/io/actuals.py). For each calendar month
 from its first evidence to the month before `as_of`, the scorecard sets what was delivered beside
-what the evaluation promised:
+what the evaluation promised. Only complete months are scored: the month of `as_of` is not over, so
+its evidence is shown as partial and scores nothing (no availability, credit or breach); a month whose
+metric samples cover less of it than `actuals.min_coverage` is partial too (its output per GPU-hour
+and cost per task are not set against a whole month's invoice; its availability, from the incident
+record, still counts). Evidence dated after the month of `as_of` is not shown (a note says so).
 
 - output tokens per billed GPU-hour (metrics' output tokens / the invoice's GPU-hours) against the
   promise: throughput at the target x 3,600 x expected availability x utilization x fill, the
@@ -77,6 +81,7 @@ class MonthScore(PerThousand):
     promised_cost_per_task: float | None
     cost_overrun: float | None = Field(description="delivered / promised cost per task - 1")
     coverage: float | None
+    partial: bool = Field(False, description="the evidence does not cover the whole month (the month of --as-of, or metric samples below actuals.min_coverage): its throughput and cost per task are not scored")
     notes: list[str] = Field(default_factory=list)
 
 
@@ -101,8 +106,9 @@ class VendorScore(BaseModel):
     vendor: str
     currency: str
     months: list[MonthScore]
-    credits_owed_total: float
-    breached_months: list[str]
+    scored_through: str = Field(description="the last month scored: the month before --as-of")
+    credits_owed_total: float = Field(description="over the months shown")
+    breached_months: list[str] = Field(description="the months shown below the SLA")
     evidence: Evidence
     notes: list[str] = Field(default_factory=list)
 
@@ -173,7 +179,7 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
         a_mean = a_alpha / (a_alpha + a_beta)
     s_alpha, s_beta = ev.success_prior_requests, 1.0  # the promise (every request served) as n0 served and one failed
     for m in months:
-        if m.requests_ok is not None:
+        if m.requests_ok is not None and not m.partial:
             s_alpha += m.requests_ok
             s_beta += m.requests_failed or 0.0
     return Evidence(
@@ -188,101 +194,147 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
 # --- the scorecard ---------------------------------------------------------------------------------
 
 
-def _months(actuals: OfferActuals, as_of: date) -> list[str]:
-    """From the first month with evidence to the later of its last one and the month before as_of."""
-    keys = set(actuals.metrics) | set(actuals.invoices)
-    keys |= {month_key(i.start.date()) for i in actuals.incidents}
+def _months(actuals: OfferActuals, as_of: date) -> tuple[list[str], list[str]]:
+    """(months shown, notes): from the first month of service (metrics or an invoice; without either,
+    the first incident's) to the month before as_of, and the month of as_of when it has evidence
+    (partial). Evidence dated after it, and incidents before the service began, are left out and stated:
+    a provider's page of older incidents makes no months of 100% availability."""
+    service = set(actuals.metrics) | set(actuals.invoices)
+    incident_months = {month_key(i.start.date()) for i in actuals.incidents}
+    current = month_key(as_of)
+    last = month_key(as_of.replace(day=1) - timedelta(days=1))
+    notes = []
+    service_from = min((k for k in service if k <= current), default=None)
+    before = sorted(k for k in incident_months if service_from is not None and k < service_from)
+    if before:
+        notes.append(f"incidents before the first month of service ({service_from}) are not scored ({before[0]}" + (f" to {before[-1]}" if len(before) > 1 else "") + ")")
+    keys = (service | incident_months) - set(before)
+    later = sorted(k for k in keys if k > current)
+    if later:
+        notes.append(f"evidence dated after {as_of.isoformat()} is not shown ({later[0]}" + (f" to {later[-1]}" if len(later) > 1 else "") + "): score it with a later --as-of")
+    keys -= set(later)
     if not keys:
-        return []
-    first = min(keys)
-    last = max(max(keys), month_key(as_of.replace(day=1) - timedelta(days=1)))
-    out = [first]
+        return [], notes
+    out = [min(keys)]
     while out[-1] < last:
         out.append(next_month(out[-1]))
-    return out
+    out = [k for k in out if k <= last]
+    if current in keys:
+        out.append(current)
+    return out, notes
 
 
-def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) -> VendorScore:
-    from procure.io.incidents import availability
+def _promise(workspace: Any, evaluation: Any, offer_id: str) -> Any:
+    """What each month is set against: the offer's promised figures and terms."""
+    from types import SimpleNamespace
 
-    actuals = workspace.actuals[offer_id]
-    config = workspace.config.actuals
     record = evaluation.offer(offer_id)
     offer = next(o for o in workspace.offers if o.id == offer_id)
-    fx = workspace.fx_rate(offer.pricing.currency)
     m_ = record.metrics
-    # The contract's GPUs: the commitment, or for an offer with none the GPUs today's demand bills. Not the GPUs
-    # today's demand would bill on a commitment: a month billed at the committed GPUs is 100% of its contract.
-    contract_gpus = offer.gpus or m_.get("billed_gpus")
     promised_tpgh = None
     if m_.get("throughput") and m_.get("availability") is not None:
         promised_tpgh = m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
-    own_per_gpu_hour = (m_.get("ops") or 0.0) + (m_.get("software") or 0.0)
-    sla = offer.service.sla.availability if offer.service.sla else None
-    terms = offer.contract.sla_credits
-    limit = workspace.config.workload.max_ttft_s
+    return SimpleNamespace(
+        record=record, offer=offer, metrics=m_, fx=workspace.fx_rate(offer.pricing.currency), tpgh=promised_tpgh,
+        # The contract's GPUs: the commitment, or for an offer with none the GPUs today's demand bills. Not the GPUs
+        # today's demand would bill on a commitment: a month billed at the committed GPUs is 100% of its contract.
+        contract_gpus=offer.gpus or m_.get("billed_gpus"),
+        own_per_gpu_hour=(m_.get("ops") or 0.0) + (m_.get("software") or 0.0),
+        sla=offer.service.sla.availability if offer.service.sla else None, terms=offer.contract.sla_credits,
+        limit=workspace.config.workload.max_ttft_s,
+    )
+
+
+def _availability(actuals: OfferActuals, key: str, down_impacts: Any) -> float | None:
+    """The month's availability from the incident record, when the record covers the month: the
+    buyer's own incident CSV covers every month shown; a Statuspage export (its latest incidents)
+    the months from its oldest incident on."""
+    from procure.io.incidents import availability
+
+    start, end = month_window(key)
     covered_from = min((i.start for i in actuals.incidents), default=None)
-    months: list[MonthScore] = []
-    for key in _months(actuals, as_of):
-        met = actuals.metrics.get(key)
-        inv = actuals.invoices.get(key)
-        start, end = month_window(key)
-        hours = (end - start).total_seconds() / 3600
-        notes: list[str] = []
-        avail = None
-        # The buyer's own incident CSV covers every month shown; a Statuspage export (its latest
-        # incidents) covers the months from its oldest incident on.
-        own_record = any(f.endswith(".csv") for f in actuals.incident_files)
-        if actuals.incident_files and (own_record or (covered_from is not None and end > covered_from.replace(day=1))):
-            avail = availability(actuals.incidents, start, end, None, config.down_impacts)
-        gpu_hours = inv.gpu_hours if inv else None
-        tokens = met.output_tokens if met else None
-        delivered = tokens / gpu_hours if tokens is not None and gpu_hours else None
-        ratio = delivered / promised_tpgh if delivered is not None and promised_tpgh else None
-        ok = met.requests_ok if met else None
-        failed = met.requests_failed if met else None
-        served = ok / (ok + (failed or 0)) if ok is not None and (ok + (failed or 0)) > 0 else None
-        share = credit_share(avail, sla, terms) if avail is not None and sla is not None else None
-        breached = avail < sla if avail is not None and sla is not None else None
-        owed = share * inv.amount if share is not None and inv is not None else None
-        if share and inv is None:
-            notes.append("credits owed but no invoice states the month's fee")
-        cost = None
-        if inv is not None and ok and m_.get("success_rate"):
-            cost = (inv.amount * fx + own_per_gpu_hour * inv.gpu_hours) / (ok * m_["success_rate"])
-        promised_cost = m_.get("cost_per_task")
-        contracted = contract_gpus * hours if contract_gpus else None
-        ttft50 = met.ttft.get(0.5) if met else None
-        months.append(MonthScore(
-            month=key, data=bool(met or inv or avail is not None),
-            billed_gpu_hours=gpu_hours, contracted_gpu_hours=contracted,
-            billed_vs_contracted=gpu_hours / contracted if gpu_hours is not None and contracted else None,
-            output_tokens=tokens, delivered_tokens_per_gpu_hour=delivered, promised_tokens_per_gpu_hour=promised_tpgh, throughput_ratio=ratio,
-            requests_ok=ok, requests_failed=failed, served_rate=served,
-            ttft_p50_s=ttft50, ttft_p90_s=met.ttft.get(0.9) if met else None, ttft_p99_s=met.ttft.get(0.99) if met else None,
-            e2e_p50_s=met.e2e.get(0.5) if met else None, e2e_p90_s=met.e2e.get(0.9) if met else None, e2e_p99_s=met.e2e.get(0.99) if met else None,
-            ttft_within_limit=(ttft50 <= limit) if ttft50 is not None and limit is not None else None,
-            availability=avail, sla_availability=sla, sla_breached=breached, credit_share=share, credits_owed=owed,
-            invoiced=inv.amount if inv else None,
-            delivered_cost_per_task=cost, promised_cost_per_task=promised_cost,
-            cost_overrun=cost / promised_cost - 1 if cost is not None and promised_cost else None,
-            coverage=met.coverage if met else None, notes=notes,
-        ))
+    own_record = any(f.endswith(".csv") for f in actuals.incident_files)
+    if actuals.incident_files and (own_record or (covered_from is not None and end > covered_from.replace(day=1))):
+        return availability(actuals.incidents, start, end, None, down_impacts)
+    return None
+
+
+def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: bool, as_of: date) -> MonthScore:
+    """One month delivered against promised (`current`: the month of as_of, not over: partial, unscored)."""
+    met = actuals.metrics.get(key)
+    inv = actuals.invoices.get(key)
+    start, end = month_window(key)
+    hours = (end - start).total_seconds() / 3600
+    notes: list[str] = []
+    partial = current
+    if current:
+        notes.append(f"partial: the month is not over on {as_of.isoformat()}: shown, not scored")
+    elif met is not None and met.coverage is not None and met.coverage < config.min_coverage:
+        partial = True
+        notes.append(f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage {config.min_coverage:.0%}): throughput and cost per task not scored")
+    avail = None if current else _availability(actuals, key, config.down_impacts)
+    gpu_hours = inv.gpu_hours if inv else None
+    tokens = met.output_tokens if met else None
+    delivered = tokens / gpu_hours if tokens is not None and gpu_hours and not partial else None
+    ratio = delivered / p.tpgh if delivered is not None and p.tpgh else None
+    ok = met.requests_ok if met else None
+    failed = met.requests_failed if met else None
+    served = ok / (ok + (failed or 0)) if ok is not None and (ok + (failed or 0)) > 0 else None
+    share = credit_share(avail, p.sla, p.terms) if avail is not None and p.sla is not None else None
+    breached = avail < p.sla if avail is not None and p.sla is not None else None
+    owed = share * inv.amount if share is not None and inv is not None else None
+    if share and inv is None:
+        notes.append("credits owed but no invoice states the month's fee")
+    cost = None
+    if inv is not None and ok and p.metrics.get("success_rate") and not partial:
+        cost = (inv.amount * p.fx + p.own_per_gpu_hour * inv.gpu_hours) / (ok * p.metrics["success_rate"])
+    promised_cost = p.metrics.get("cost_per_task")
+    contracted = p.contract_gpus * hours if p.contract_gpus else None
+    ttft50 = met.ttft.get(0.5) if met else None
+    return MonthScore(
+        month=key, data=bool(met or inv or avail is not None),
+        billed_gpu_hours=gpu_hours, contracted_gpu_hours=contracted,
+        billed_vs_contracted=gpu_hours / contracted if gpu_hours is not None and contracted and not current else None,
+        output_tokens=tokens, delivered_tokens_per_gpu_hour=delivered, promised_tokens_per_gpu_hour=p.tpgh, throughput_ratio=ratio,
+        requests_ok=ok, requests_failed=failed, served_rate=served,
+        ttft_p50_s=ttft50, ttft_p90_s=met.ttft.get(0.9) if met else None, ttft_p99_s=met.ttft.get(0.99) if met else None,
+        e2e_p50_s=met.e2e.get(0.5) if met else None, e2e_p90_s=met.e2e.get(0.9) if met else None, e2e_p99_s=met.e2e.get(0.99) if met else None,
+        ttft_within_limit=(ttft50 <= p.limit) if ttft50 is not None and p.limit is not None else None,
+        availability=avail, sla_availability=p.sla, sla_breached=breached, credit_share=share, credits_owed=owed,
+        invoiced=inv.amount if inv else None,
+        delivered_cost_per_task=cost, promised_cost_per_task=promised_cost,
+        cost_overrun=cost / promised_cost - 1 if cost is not None and promised_cost else None,
+        coverage=met.coverage if met else None, partial=partial, notes=notes,
+    )
+
+
+def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) -> VendorScore:
+    actuals = workspace.actuals[offer_id]
+    config = workspace.config.actuals
+    p = _promise(workspace, evaluation, offer_id)
+    keys, notes = _months(actuals, as_of)
+    months = [_score_month(actuals, key, p, config, key == month_key(as_of), as_of) for key in keys]
     return VendorScore(
-        offer=offer_id, vendor=offer.vendor, currency=offer.pricing.currency or workspace.config.currency, months=months,
+        offer=offer_id, vendor=p.offer.vendor, currency=p.offer.pricing.currency or workspace.config.currency, months=months,
+        scored_through=month_key(as_of.replace(day=1) - timedelta(days=1)),
         credits_owed_total=sum(m.credits_owed or 0.0 for m in months),
         breached_months=[m.month for m in months if m.sla_breached],
-        evidence=posterior(months, record, actuals, config),
+        evidence=posterior(months, p.record, actuals, config), notes=notes,
     )
 
 
 def scorecard(workspace: Any, evaluation: Any, as_of: date, offer: str | None = None, months: int | None = None) -> ScorecardResult:
+    """Every signed vendor's months; `months`: only the last N months scored (and the month of as_of
+    when it has evidence, partial), the credits owed and the months breached counted over those alone."""
     ids = sorted(workspace.actuals) if offer is None else [offer]
     vendors = []
     for offer_id in ids:
         score = score_vendor(workspace, evaluation, offer_id, as_of)
         if months is not None:
-            score.months = score.months[-months:]
+            scored = [m for m in score.months if m.month <= score.scored_through][-months:]
+            score.months = scored + [m for m in score.months if m.month > score.scored_through]
+            score.credits_owed_total = sum(m.credits_owed or 0.0 for m in score.months)
+            score.breached_months = [m.month for m in score.months if m.sla_breached]
         vendors.append(score)
     return ScorecardResult(currency=workspace.config.currency, vendors=vendors)
 
@@ -296,11 +348,12 @@ def percent_or_no_data(value: float | None, digits: int = 1) -> str:
 
 
 def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str]]:
-    """What makes `reevaluate` exit 3: per vendor's latest month with data, an SLA breach, credits
+    """What makes `reevaluate` exit 3: per vendor's latest month scored with data, an SLA breach, credits
     owed, or a delivered cost per task above the promised by more than `max_overrun`."""
     out = []
     for v in result.vendors:
-        latest = next((m for m in reversed(v.months) if m.data), None)
+        # the latest month scored: a partial month of as_of, shown but unscored, never hides the one before
+        latest = next((m for m in reversed(v.months) if m.data and m.month <= v.scored_through), None)
         if latest is None:
             continue
         if latest.sla_breached:

@@ -15,7 +15,7 @@ from procure.cli.output import emit, emit_table, enveloped, say
 
 def scorecard(
     offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
-    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
+    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.", show_default=False)] = None,
     claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
     format: TextFormatOption = None,
     out: OutOption = None,
@@ -31,8 +31,10 @@ def scorecard(
     TTFT and latency quantiles, availability against the SLA, billed against
     contracted GPU-hours, credits owed under the contract's terms, and the
     delivered cost per successful task against the promised. A month without
-    evidence is "no data". --claim writes a credits claim as Markdown. See
-    docs/actuals.md.
+    evidence is "no data". Only complete months are scored: the month of --as-of
+    is shown as partial, and a month whose metric samples cover less than
+    actuals.min_coverage is not scored for throughput and cost. --claim writes a
+    credits claim as Markdown, for the months shown. See docs/actuals.md.
 
     Examples:
 
@@ -55,6 +57,9 @@ def scorecard(
         raise InputError([problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
     ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
     result = build(ws, ev, ev.as_of, offer, months)
+    for v in result.vendors:
+        for note in v.notes:
+            say(f"note: {v.offer}: {note}")
     if claim:
         emit(credits_claim(result, ev.as_of), out)
         return
@@ -165,11 +170,14 @@ def actuals_import(
 
     Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
     are summed per calendar month as Prometheus does (counter resets counted from
-    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; a month
-    imported again is replaced. Incident histories are kept as incidents.json or
-    incidents.csv, invoices (month, gpu_hours, output_tokens, amount) merged into
-    invoices.csv. Resets and gaps are stated; duplicate series, unknown labels or
-    outcomes, clock skew, histograms without +Inf and overlapping incidents are
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv. Incident
+    histories go to incidents.json or incidents.csv, invoices (month, gpu_hours,
+    output_tokens, amount, optionally invoice_id) to invoices.csv. Evidence is
+    merged, never replaced: by month, by invoice month and id, by incident start
+    and components; each kept entry an import replaces is named. Imports into one
+    workspace wait for each other. Resets and gaps are stated; duplicate series,
+    unknown labels or outcomes, clock skew, histograms without +Inf, overlapping
+    incidents, months out of range and counts implausible for the offer's size are
     errors: nothing is written. See docs/actuals.md.
 
     Examples:
@@ -180,14 +188,15 @@ def actuals_import(
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
     """
     from procure.errors import InputError, unknown_offer
-    from procure.io.actuals import import_actuals
+    from procure.io.actuals import import_actuals, offer_size
     from procure.io.workspace import load_workspace
 
-    ws = load_workspace(workspace)
+    ws = load_workspace(workspace, actuals=False)  # the import checks the kept evidence it merges into
     known = [o.id for o in ws.offers]
     if offer not in known:
         raise InputError([unknown_offer(offer, known)])
-    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals)
+    size = offer_size(next(o for o in ws.offers if o.id == offer))
+    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size)
     for note in notes:
         say(f"note: {note}")
     for path in written:

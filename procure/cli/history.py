@@ -171,7 +171,7 @@ def reevaluate(
     if saved is not None:
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
-        say(f"{len(breached)} threshold(s) breached; the baseline stays run {previous} (use --accept to move it)")
+        say(f"{len(breached)} threshold(s) breached ({', '.join(dict.fromkeys(b.condition for b in breached))}); the baseline stays run {previous} (use --accept to move it)")
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
 
 
@@ -209,7 +209,7 @@ def _first_run(ws: Any, ev: Any, delivered: list, accept: bool, label: Optional[
     else:
         emit(message + "\n" + "".join(line + "\n" for line in lines), out)
     if delivered and not accept:
-        say(f"{len(delivered)} threshold(s) breached by delivered evidence")
+        say(f"{len(delivered)} threshold(s) breached by delivered evidence ({', '.join(dict.fromkeys(b.condition for b in delivered))})")
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
 
 

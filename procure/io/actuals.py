@@ -8,19 +8,29 @@
   the samples cover, and the counter resets and gaps found;
 - `incidents.json` (Atlassian Statuspage) or `incidents.csv` (start, end, impact, components): the
   incident history, read by procure/io/incidents.py;
-- `invoices.csv`: month, gpu_hours, output_tokens, amount (the invoice's total in the offer's currency).
+- `invoices.csv`: month, gpu_hours, output_tokens, amount (the invoice's total in the offer's currency),
+  and optionally invoice_id (several invoices of one month are summed).
 
 Every file is an input: hashed into the Evaluation like the offers, and checked at load. A month
 without a row is "no data", never zero.
+
+Evidence is appended and merged, never replaced: `store_evidence` merges what an import read into
+what is kept, by each kind's natural key (a metric month; an invoice's month and id; an incident's
+start and components), names every kept entry it replaces, and runs under the workspace's evidence
+lock (`evidence_lock`), so concurrent imports serialise. What it writes passes the loader's own
+checks (`check_month_key`, `check_metrics_month`, `check_invoice_month`: month ranges, and counts
+plausible for the offer's own size) before anything is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from procure.errors import InputError, Problem
 from procure.model.inputs import ActualsConfig, MetricNames
@@ -32,8 +42,25 @@ METRIC_COLUMNS = (
     "coverage", "resets", "gaps",
 )
 INVOICE_COLUMNS = ("month", "gpu_hours", "output_tokens", "amount")
+INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have several invoices
 QUANTILES = (0.5, 0.9, 0.99)
 MONTH_PATTERN = r"\d{4}-(0[1-9]|1[0-2])"
+# Months of delivered evidence lie in these years: no GPU cloud was signed before 2000, and the
+# project's dates end in 2199 (procure.io.yamlsafe.LAST_YEAR). A month outside is a typo (0026-05).
+FIRST_MONTH_YEAR, LAST_MONTH_YEAR = 2000, 2199
+# Counts are judged against the offer's own size, not a fixed ceiling: per GPU-second of the offer's
+# whole supply (procure.model.inputs.Offer.supply_gpus) in the month. The fastest points of the public
+# B200 curves are of the order of 10^4 output tok/s per GPU (InferenceX, at the lowest interactivity;
+# /work/shared/reference/README.md lists 50 tok/s per GPU at 108 tok/s per user): ten times that is no
+# deployment's. Requests are bounded alike (a request yields at least one token or fails).
+MAX_PER_GPU_SECOND = 100_000.0
+# Billed GPU-hours above ten times the offer's whole supply around the clock are not this offer's bill.
+MAX_SUPPLY_MULTIPLE = 10.0
+# Without the offer's size (a per-token offer, or one that failed to load) only a count no float sum
+# can hold exactly is refused.
+MAX_COUNT = 1e18
+LOCK_NAME = "evidence.lock"  # in the workspace's .procure/ folder
+LOCK_WAIT_S = 120.0
 
 
 @dataclass
@@ -57,6 +84,7 @@ class Invoice:
     gpu_hours: float
     output_tokens: float | None
     amount: float
+    id: str = ""  # the invoice's own number, when a month has several
 
 
 @dataclass
@@ -161,7 +189,7 @@ def _covered_shares(times: Any, gap_s: float) -> list[tuple[str, float]]:
     step = np.diff(t)
     ok = step <= gap_s
     edges = np.asarray(tm.month_starts(t[0], t[-1]))
-    slot = np.searchsorted(edges, t[1:], side="right") - 1
+    slot = np.searchsorted(edges, t[1:], side="left") - 1  # a step lies in the month of (earlier, later]
     seconds = np.bincount(slot, weights=np.where(ok, step, 0.0), minlength=len(edges) - 1)
     return [(tm.month_of(edges[i]), min(1.0, seconds[i] / (edges[i + 1] - edges[i]))) for i in range(len(edges) - 1)]
 
@@ -216,6 +244,97 @@ def _add_latency(series: list[Any], attr: str, base: str, table: _MonthTable, pr
         getattr(m, attr).update({q: tm.histogram_quantile(q, sorted(buckets.items())) for q in QUANTILES})
 
 
+# --- the shared checks: the loader and every import run these on each month ------------------------
+
+
+def check_month_key(key: str, display: str, line: int | None, column: str, problems: list[Problem]) -> bool:
+    """A month like 2026-11, within FIRST_MONTH_YEAR..LAST_MONTH_YEAR."""
+    import re
+
+    if not isinstance(key, str) or not re.fullmatch(MONTH_PATTERN, key):
+        problems.append(Problem(display, line, column, f"must be a month like 2026-11 (got {key!r})"))
+        return False
+    if not FIRST_MONTH_YEAR <= int(key[:4]) <= LAST_MONTH_YEAR:
+        problems.append(Problem(display, line, column, f"must be a month from {FIRST_MONTH_YEAR}-01 to {LAST_MONTH_YEAR}-12 (got {key})"))
+        return False
+    return True
+
+
+def offer_size(offer: Any) -> float | None:
+    """The GPUs an offer can serve on at most (its supply, and burst GPUs beyond a commitment), against
+    which its delivered counts are judged; None when it states none (priced per token)."""
+    burst = offer.pricing.burst.max_gpus if offer.pricing.burst is not None and not offer.on_demand else 0
+    return float(offer.supply_gpus + burst) or None
+
+
+def month_seconds(key: str) -> float:
+    import calendar
+
+    return calendar.monthrange(int(key[:4]), int(key[5:7]))[1] * 86_400.0
+
+
+def _plausible(value: float | None, most: float | None, what: str, display: str, line: int | None, column: str, problems: list[Problem]) -> bool:
+    """A count within [0, most] (most: from the offer's size, else MAX_COUNT); `what` says why `most`."""
+    if value is None:
+        return True
+    if value != value or value in (float("inf"), float("-inf")):
+        problems.append(Problem(display, line, column, f"must be a finite number (got {value})"))
+        return False
+    if value < 0:
+        problems.append(Problem(display, line, column, f"must be at least 0 (got {value:.15g})"))
+        return False
+    limit = MAX_COUNT if most is None else min(most, MAX_COUNT)
+    if value > limit:
+        if what.startswith("a ") or what.startswith("one "):  # a bound of the quantity itself, not of the offer's size
+            problems.append(Problem(display, line, column, f"must be at most {limit:g} (got {value:.15g})"))
+        else:
+            problems.append(Problem(display, line, column, f"{value:.4g} is implausible: at most {limit:.4g} ({what or 'no count here is larger'})"))
+        return False
+    return True
+
+
+def _size_limit(key: str, size: float | None, per_second: float) -> tuple[float | None, str]:
+    if not size:
+        return None, ""
+    seconds = month_seconds(key)
+    return size * seconds * per_second, f"{per_second:,.0f} a second on each of the offer's {size:,.0f} GPUs over {key}'s {seconds / 86_400:.0f} days"
+
+
+def check_metrics_month(m: MonthMetrics, size: float | None, display: str, line: int | None, problems: list[Problem], prefix: str = "") -> bool:
+    """The checks a month of metrics.csv passes, read or about to be written: its month, counts within
+    the offer's size (`size`: its GPUs; None: unknown), latencies and coverage in range, quantiles in order."""
+    before = len(problems)
+    if not check_month_key(m.month, display, line, f"{prefix}month", problems):
+        return False
+    most, why = _size_limit(m.month, size, MAX_PER_GPU_SECOND)
+    for column in ("output_tokens", "requests_ok", "requests_failed"):
+        _plausible(getattr(m, column), most, why, display, line, prefix + column, problems)
+    for name, quantiles in (("ttft", m.ttft), ("e2e", m.e2e)):
+        for q, v in quantiles.items():
+            _plausible(v, month_seconds(m.month), "a month's seconds", display, line, f"{prefix}{name}_p{int(q * 100)}_s", problems)
+        stated = [(q, v) for q, v in sorted(quantiles.items()) if v is not None]
+        for (q0, low), (q1, high) in zip(stated, stated[1:]):
+            if high < low:
+                problems.append(Problem(display, line, f"{prefix}{name}_p{int(q1 * 100)}_s", f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster"))
+    _plausible(m.coverage, 1.0, "a share of the month", display, line, prefix + "coverage", problems)
+    for column in ("resets", "gaps"):
+        _plausible(getattr(m, column), month_seconds(m.month), "one a second", display, line, prefix + column, problems)
+    return len(problems) == before
+
+
+def check_invoice_month(inv: Invoice, size: float | None, display: str, line: int | None, problems: list[Problem], prefix: str = "") -> bool:
+    """The checks a month's invoices (summed over their ids) pass, read or about to be written."""
+    before = len(problems)
+    if not check_month_key(inv.month, display, line, f"{prefix}month", problems):
+        return False
+    most, why = _size_limit(inv.month, size, MAX_PER_GPU_SECOND)
+    _plausible(inv.output_tokens, most, why, display, line, prefix + "output_tokens", problems)
+    hours, hours_why = _size_limit(inv.month, size, MAX_SUPPLY_MULTIPLE / 3600)
+    _plausible(inv.gpu_hours, hours, f"{MAX_SUPPLY_MULTIPLE:g} times the offer's {size or 0:,.0f} GPUs around the clock" if hours else hours_why, display, line, prefix + "gpu_hours", problems)
+    _plausible(inv.amount, None, "", display, line, prefix + "amount", problems)
+    return len(problems) == before
+
+
 # --- files -----------------------------------------------------------------------------------------
 
 
@@ -240,94 +359,138 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
     return buffer.getvalue()
 
 
-def invoices_csv(invoices: dict[str, Invoice]) -> str:
+def invoices_csv(invoices: dict[tuple[str, str], Invoice]) -> str:
+    """One row per (month, invoice id); the invoice_id column only when some invoice has an id."""
     from procure.textsafe import csv_writer
 
+    with_ids = any(i.id for i in invoices.values())
     buffer = io.StringIO()
     writer = csv_writer(buffer, lineterminator="\n")
-    writer.writerow(INVOICE_COLUMNS)
+    writer.writerow(INVOICE_COLUMNS + ((INVOICE_ID,) if with_ids else ()))
     for key in sorted(invoices):
         i = invoices[key]
-        writer.writerow([key, _fmt(i.gpu_hours), _fmt(i.output_tokens), _fmt(i.amount)])
+        writer.writerow([i.month, _fmt(i.gpu_hours), _fmt(i.output_tokens), _fmt(i.amount)] + ([i.id] if with_ids else []))
     return buffer.getvalue()
 
 
-def _within(value: float | None, display: str, line: int, column: str, problems: list[Problem], most: float | None = None) -> float | None:
-    """A count, amount, time or share of delivered evidence: never negative (a share at most `most`)."""
-    if value is None:
+def _number(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> float | None:
+    """A finite number of delivered evidence ('' is None); its range is checked by the month's check."""
+    if raw == "":
         return None
-    if value < 0:
-        problems.append(Problem(display, line, column, f"must be at least 0 (got {value:.15g})"))
+    try:
+        value = float(raw)
+    except ValueError:
+        problems.append(Problem(display, line, column, f"must be a number (got {raw[:40]!r})"))
         return None
-    if most is not None and value > most:
-        problems.append(Problem(display, line, column, f"must be at most {most:g} (got {value:.15g})"))
+    if value != value or value in (float("inf"), float("-inf")):
+        problems.append(Problem(display, line, column, f"must be a finite number (got {raw[:40]})"))
         return None
     return value
 
 
-def read_metrics_csv(path: Path, display: str, problems: list[Problem]) -> dict[str, MonthMetrics]:
-    import re
-
-    from procure.io.tables import parse_number, read_csv_rows
+def read_metrics_csv(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[str, MonthMetrics]:
+    """metrics.csv as `metrics_csv` writes it; every row passes `check_metrics_month`."""
+    from procure.io.tables import read_csv_rows
 
     rows, _, found = read_csv_rows(path, display, METRIC_COLUMNS)
     problems.extend(found)
     out: dict[str, MonthMetrics] = {}
-
-    def num(raw: str, line: int, column: str, most: float | None = None) -> float | None:
-        return None if raw == "" else _within(parse_number(raw, display, line, column, problems, positive=False), display, line, column, problems, most)
-
     for line, row in rows:
         key = row["month"]
-        if not re.fullmatch(MONTH_PATTERN, key):
-            problems.append(Problem(display, line, "month", f"must be a month like 2026-11 (got {key!r})"))
-            continue
         if key in out:
             problems.append(Problem(display, line, "month", f"{key} appears twice"))
             continue
-        m = MonthMetrics(key, num(row["output_tokens"], line, "output_tokens"), num(row["requests_ok"], line, "requests_ok"), num(row["requests_failed"], line, "requests_failed"))
-        m.ttft = {q: num(row[f"ttft_p{int(q * 100)}_s"], line, f"ttft_p{int(q * 100)}_s") for q in QUANTILES}
-        m.e2e = {q: num(row[f"e2e_p{int(q * 100)}_s"], line, f"e2e_p{int(q * 100)}_s") for q in QUANTILES}
-        for name, quantiles in (("ttft", m.ttft), ("e2e", m.e2e)):
-            stated = [(q, v) for q, v in quantiles.items() if v is not None]
-            for (q0, low), (q1, high) in zip(stated, stated[1:]):
-                if high < low:
-                    column = f"{name}_p{int(q1 * 100)}_s"
-                    problems.append(Problem(display, line, column, f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster"))
-        m.coverage = num(row["coverage"], line, "coverage", most=1)
-        m.resets = int(num(row["resets"], line, "resets") or 0)
-        m.gaps = int(num(row["gaps"], line, "gaps") or 0)
-        out[key] = m
+        before = len(problems)
+        num = {c: _number(row[c], display, line, c, problems) for c in METRIC_COLUMNS[1:]}
+        m = MonthMetrics(key, num["output_tokens"], num["requests_ok"], num["requests_failed"])
+        m.ttft = {q: num[f"ttft_p{int(q * 100)}_s"] for q in QUANTILES}
+        m.e2e = {q: num[f"e2e_p{int(q * 100)}_s"] for q in QUANTILES}
+        m.coverage = num["coverage"]
+        for column in ("resets", "gaps"):
+            value = num[column] or 0
+            if value != int(value):
+                problems.append(Problem(display, line, column, f"must be a whole number (got {row[column]})"))
+            setattr(m, column, int(value) if abs(value) < MAX_COUNT else value)
+        if len(problems) == before and check_metrics_month(m, size, display, line, problems):
+            out[key] = m
     return out
 
 
-def read_invoices(path: Path, display: str, problems: list[Problem]) -> dict[str, Invoice]:
-    """An invoices CSV: month (2026-11), gpu_hours (billed), output_tokens (may be empty), amount."""
-    import re
+def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
+    """INVOICE_COLUMNS, with invoice_id when the header ends with it."""
+    from procure.io.yamlsafe import read_text
 
-    from procure.io.tables import parse_number, read_csv_rows
+    try:
+        text = read_text(path, display)
+    except InputError:
+        return INVOICE_COLUMNS  # read_csv_rows names the problem
+    header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
+    return INVOICE_COLUMNS + (INVOICE_ID,) if [h.strip() for h in header.split(",")][-1:] == [INVOICE_ID] else INVOICE_COLUMNS
 
-    rows, _, found = read_csv_rows(path, display, INVOICE_COLUMNS)
+
+def read_invoice_rows(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[tuple[str, str], tuple[Invoice, int]]:
+    """An invoices CSV, by (month, invoice id) with each row's line: month (2026-11), gpu_hours
+    (billed), output_tokens (may be empty), amount, optionally invoice_id. The same month and id
+    twice is an error; each row passes `check_invoice_month` (`size`: the offer's GPUs)."""
+    from procure.io.tables import read_csv_rows
+
+    rows, _, found = read_csv_rows(path, display, _invoice_columns(path, display))
     problems.extend(found)
-    out: dict[str, Invoice] = {}
+    out: dict[tuple[str, str], tuple[Invoice, int]] = {}
     for line, row in rows:
-        key = row["month"]
-        if not re.fullmatch(MONTH_PATTERN, key):
-            problems.append(Problem(display, line, "month", f"must be a month like 2026-11 (got {key!r})"))
+        key = (row["month"], row.get(INVOICE_ID, ""))
+        if not check_month_key(key[0], display, line, "month", problems):
             continue
         if key in out:
-            problems.append(Problem(display, line, "month", f"{key} is invoiced twice"))
+            problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice" + (f" under invoice_id {key[1]!r}" if key[1] else "") + f" (also line {out[key][1]})"))
             continue
-        hours = _within(parse_number(row["gpu_hours"], display, line, "gpu_hours", problems, positive=False), display, line, "gpu_hours", problems)
-        tokens = _within(parse_number(row["output_tokens"], display, line, "output_tokens", problems, positive=False), display, line, "output_tokens", problems) if row["output_tokens"] else None
-        amount = _within(parse_number(row["amount"], display, line, "amount", problems, positive=False), display, line, "amount", problems)
-        if hours is not None and amount is not None:
-            out[key] = Invoice(key, hours, tokens, amount)
+        before = len(problems)
+        hours = _number(row["gpu_hours"], display, line, "gpu_hours", problems)
+        tokens = _number(row["output_tokens"], display, line, "output_tokens", problems)
+        amount = _number(row["amount"], display, line, "amount", problems)
+        for column, value in (("gpu_hours", hours), ("amount", amount)):
+            if value is None and not row[column]:
+                problems.append(Problem(display, line, column, "must be a number (got '')"))
+        if len(problems) == before and hours is not None and amount is not None:
+            invoice = Invoice(key[0], hours, tokens, amount, key[1])
+            if check_invoice_month(invoice, size, display, line, problems):
+                out[key] = (invoice, line)
     return out
 
 
-def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], record: Any) -> dict[str, OfferActuals]:
-    """Every offer folder of actuals/; `record(path, text)` hashes each file read as an input."""
+def invoice_months(rows: dict[tuple[str, str], Invoice]) -> dict[str, Invoice]:
+    """Each month's invoices summed (output tokens: None unless some invoice states them)."""
+    out: dict[str, Invoice] = {}
+    for (month, _), i in sorted(rows.items()):
+        if month not in out:
+            out[month] = Invoice(month, i.gpu_hours, i.output_tokens, i.amount)
+        else:
+            o = out[month]
+            tokens = None if o.output_tokens is None and i.output_tokens is None else (o.output_tokens or 0.0) + (i.output_tokens or 0.0)
+            out[month] = Invoice(month, o.gpu_hours + i.gpu_hours, tokens, o.amount + i.amount)
+    return out
+
+
+def _summed_months_checked(rows: dict[tuple[str, str], Invoice], size: float | None, display: str, line_of: dict[str, int | None], problems: list[Problem], prefix: str = "") -> dict[str, Invoice]:
+    """The months summed over their invoices; a month of several invoices is checked as a whole (each
+    row was checked as it was read)."""
+    count: dict[str, int] = defaultdict(int)
+    for month, _ in rows:
+        count[month] += 1
+    months = invoice_months(rows)
+    return {k: inv for k, inv in months.items() if count[k] == 1 or check_invoice_month(inv, size, display, line_of.get(k), problems, prefix.format(month=k))}
+
+
+def read_invoices(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[str, Invoice]:
+    """An invoices CSV by month (several invoices of a month summed), every row and month checked."""
+    rows = read_invoice_rows(path, display, problems, size)
+    last_line = {k[0]: line for k, (_, line) in sorted(rows.items(), key=lambda kv: kv[1][1])}
+    return _summed_months_checked({k: i for k, (i, _) in rows.items()}, size, display, last_line, problems)
+
+
+def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], record: Any, sizes: dict[str, float] | None = None) -> dict[str, OfferActuals]:
+    """Every offer folder of actuals/; `record(path, text)` hashes each file read as an input;
+    `sizes`: each offer's GPUs, against which the counts are judged."""
     from procure.io.incidents import read_incidents
     from procure.io.yamlsafe import read_text
 
@@ -342,12 +505,13 @@ def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], 
             problems.append(Problem(display_dir, None, "", f"no offer with this id (known: {', '.join(sorted(known)) or 'none'}): name the folder by the signed offer's id"))
             continue
         found = OfferActuals(sub.name)
+        size = (sizes or {}).get(sub.name)
         for path in sorted(sub.iterdir()):
             display = f"{display_dir}/{path.name}"
             if path.name == "metrics.csv":
-                found.metrics = read_metrics_csv(path, display, problems)
+                found.metrics = read_metrics_csv(path, display, problems, size)
             elif path.name == "invoices.csv":
-                found.invoices = read_invoices(path, display, problems)
+                found.invoices = read_invoices(path, display, problems, size)
             elif path.name in ("incidents.json", "incidents.csv"):
                 try:
                     found.incidents.extend(read_incidents(path, display))
@@ -363,6 +527,261 @@ def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], 
                 problems.extend(exc.problems)
         out[sub.name] = found
     return out
+
+
+# --- merging under the workspace's lock ------------------------------------------------------------
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+@contextlib.contextmanager
+def evidence_lock(root: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+    """Hold the workspace's evidence lock (an exclusive `flock` on .procure/evidence.lock) for the
+    block: every import that reads the kept evidence, merges and writes it does so inside, so two
+    imports into one workspace run one after the other and neither loses the other's months. Waits
+    up to `wait_s` seconds for another import, then refuses (exit 2) rather than hang. The lock is
+    the process's: it is released when the block ends or the process dies."""
+    import fcntl
+    import time
+
+    from procure.io.files import check_link
+
+    folder = Path(root) / ".procure"
+    where = f"{folder.name}/{LOCK_NAME}"
+    for part in (folder, folder / LOCK_NAME):  # linked out of the workspace: never create a file there
+        if part.is_symlink() or part.exists():
+            check_link(part, where, root)
+    try:
+        folder.mkdir(exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    except OSError as exc:
+        raise InputError([Problem(where, None, "", f"cannot open the workspace's evidence lock: {exc.strerror or exc}")]) from None
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise InputError([Problem(where, None, "", f"another import has held the workspace's evidence for {wait_s:g} s: try again when it has finished")]) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def merge_by_key(
+    stored: dict[K, V], incoming: dict[K, V], name: Callable[[K], str], same: Callable[[V, V], bool] = lambda a, b: a == b
+) -> tuple[dict[K, V], list[str]]:
+    """The kept entries with the incoming ones merged in by their natural key: an incoming entry
+    replaces a kept one with the same key, and each replacement that changes something (`same` is
+    false) is named ("`name(key)`: replaced by this import"); every other kept entry stays.
+    Returns (merged, notes)."""
+    merged = dict(stored)
+    notes = []
+    for key in sorted(incoming, key=repr):
+        if key in stored and not same(stored[key], incoming[key]):
+            notes.append(f"{name(key)}: replaced by this import")
+        merged[key] = incoming[key]
+    return merged, notes
+
+
+def incident_key(i: Any) -> tuple[str, tuple[str, ...]]:
+    """An incident's natural key: its start (UTC) and the components it names (case-folded)."""
+    return (i.start.isoformat(), tuple(sorted(c.casefold() for c in i.components)))
+
+
+def _incident_name(key: tuple[str, tuple[str, ...]]) -> str:
+    return f"incident {key[0].replace('+00:00', 'Z')} ({', '.join(key[1]) or 'whole service'})"
+
+
+@dataclass
+class Incoming:
+    """Evidence read from an import's files, before it is merged into what is kept. Each
+    incident carries where it was read (`where`); statuspage holds (raw item, incident) pairs."""
+
+    metrics: dict[str, MonthMetrics] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # the metric files
+    invoices: dict[tuple[str, str], Invoice] = field(default_factory=dict)  # (month, invoice id)
+    incidents: list[Any] = field(default_factory=list)  # procure.io.incidents.Incident, from CSVs
+    statuspage: list[tuple[dict, Any]] = field(default_factory=list)
+    page: Any = None  # the Statuspage `page` object, kept in incidents.json
+
+
+def store_evidence(root: Path, offer_id: str, incoming: Incoming, size: float | None = None, display: str = "this import") -> tuple[list[Path], list[str]]:
+    """Merge `incoming` into actuals/OFFER-ID/ under the evidence lock, check the merged files with
+    the loader's own checks (`size`: the offer's GPUs), and write them all at once. Returns (written,
+    notes naming what was replaced). Raises InputError, writing nothing, on any problem. Every
+    importer (Prometheus files, a live Prometheus, billing exports) stores through this."""
+    from procure.io.files import write_files_atomic
+
+    folder = Path(root) / ACTUALS / offer_id
+    with evidence_lock(root):
+        problems: list[Problem] = []
+        files: dict[str, str | bytes] = {}
+        notes: list[str] = []
+        if incoming.metrics:
+            _merge_metrics(folder, incoming, size, display, files, notes, problems)
+        if incoming.invoices:
+            _merge_invoices(folder, incoming, size, display, files, notes, problems)
+        if incoming.incidents:
+            _merge_incident_csv(folder, incoming.incidents, files, notes, problems)
+        if incoming.statuspage:
+            _merge_statuspage(folder, incoming, files, notes, problems)
+        if problems:
+            raise InputError(problems)
+        return write_files_atomic(folder, files), notes
+
+
+def _kept(folder: Path, name: str) -> tuple[Path, str]:
+    return folder / name, f"{ACTUALS}/{folder.name}/{name}"
+
+
+def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display: str, files: dict, notes: list[str], problems: list[Problem]) -> None:
+    from procure.io.tables import read_csv_rows
+
+    path, shown = _kept(folder, "metrics.csv")
+    kept: dict[str, MonthMetrics] = {}
+    sources: list[str] = []
+    if path.exists():
+        found: list[Problem] = []
+        kept = read_metrics_csv(path, shown, found, size)
+        rows, comments, _ = read_csv_rows(path, shown, METRIC_COLUMNS)
+        _forgive(found, {line: row["month"] for line, row in rows}, set(incoming.metrics), lambda k: f"month {k}", notes, problems)
+        sources = [s for c in comments if "from:" in c for s in c.split("from:", 1)[1].split("; ") if s.strip()]
+    for key, m in sorted(incoming.metrics.items()):
+        check_metrics_month(m, size, display, None, problems, prefix=f"month {key}: ")
+    # a month's quantiles cannot be summed from two imports: the better measured month is kept, so a
+    # last sample at 00:05 on the 1st, or one day's snapshots, never replaces a whole month
+    thinner = {k for k, m in incoming.metrics.items() if k in kept and (kept[k].coverage or 0.0) > (m.coverage or 0.0)}
+    for key in sorted(thinner):
+        notes.append(f"month {key}: kept as it was (its samples cover {kept[key].coverage or 0:.1%} of the month, this import's {incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it")
+    merged, replaced = merge_by_key(kept, {k: m for k, m in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}")
+    notes += replaced
+    files["metrics.csv"] = metrics_csv(merged, list(dict.fromkeys([*sources, *incoming.sources])))
+
+
+def _forgive(found: list[Problem], key_of_line: dict[int, Any], replaced: set, name: Callable[[Any], str], notes: list[str], problems: list[Problem]) -> None:
+    """The kept file's problems, less those of rows this import replaces (a corrective import may
+    replace a row the loader refuses: it is named); the rest refuse the import."""
+    for p in found:
+        key = key_of_line.get(p.line) if p.line is not None else None
+        if key is not None and key in replaced:
+            notes.append(f"{name(key)}: the kept row ({p.field}: {p.message}) is replaced by this import")
+        else:
+            problems.append(p)
+
+
+def _merge_invoices(folder: Path, incoming: Incoming, size: float | None, display: str, files: dict, notes: list[str], problems: list[Problem]) -> None:
+    from procure.io.tables import read_csv_rows
+
+    path, shown = _kept(folder, "invoices.csv")
+    kept: dict[tuple[str, str], Invoice] = {}
+    if path.exists():
+        found: list[Problem] = []
+        kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found, size).items()}
+        rows, _, _ = read_csv_rows(path, shown, _invoice_columns(path, shown))
+        _forgive(found, {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows}, set(incoming.invoices), lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""), notes, problems)
+    merged, replaced = merge_by_key(kept, incoming.invoices, lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""))
+    notes += replaced
+    _summed_months_checked(merged, size, display, {}, problems, prefix="month {month}: ")
+    files["invoices.csv"] = invoices_csv(merged)
+
+
+def _merge_incident_csv(folder: Path, incoming: list[Any], files: dict, notes: list[str], problems: list[Problem]) -> None:
+    """The kept incidents.csv and the incoming CSV rows, merged by start and components; two rows
+    that overlap on a component afterwards are refused as the loader would refuse them."""
+    from procure.io.incidents import read_incidents_csv
+    from procure.io.tables import read_csv_rows
+
+    path, shown = _kept(folder, "incidents.csv")
+    kept_list: list[Any] = []
+    comments: list[str] = []
+    if path.exists():
+        try:
+            kept_list = read_incidents_csv(path, shown)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            return
+        _, comments, _ = read_csv_rows(path, shown, ("start", "end", "impact", "components"))
+    kept = {incident_key(i): i for i in kept_list}
+    new = {incident_key(i): i for i in incoming}
+    merged, replaced = merge_by_key(kept, new, _incident_name, lambda a, b: (a.end, a.impact, a.components) == (b.end, b.impact, b.components))
+    problems.extend(_merged_overlaps(list(merged.values())))
+    notes += replaced
+    files["incidents.csv"] = incidents_csv(list(merged.values()), comments)
+
+
+def _merged_overlaps(incidents: list[Any]) -> list[Problem]:
+    """The incident CSV's overlap check over merged rows from several files, each named by its own file and line."""
+    import re
+    from dataclasses import replace
+
+    from procure.io.incidents import _overlaps
+
+    numbered = [replace(i, where=f"merged:{n}") for n, i in enumerate(incidents, start=1)]
+    found = []
+    for p in _overlaps(numbered, "merged"):
+        later = incidents[(p.line or 1) - 1]
+        other = re.search(r"line (\d+)", p.message)
+        clash = f"the incident at {incidents[int(other.group(1)) - 1].where}" if other else "another incident"
+        file, _, line = later.where.rpartition(":")
+        found.append(Problem(file, int(line) if line.isdigit() else None, "start", f"overlaps {clash} on a shared component: merge them into one row"))
+    return found
+
+
+def incidents_csv(incidents: list[Any], comments: Iterable[str] = ()) -> str:
+    """An incidents CSV (start,end,impact,components) of these incidents, oldest first."""
+    from procure.textsafe import csv_writer
+
+    def when(moment: Any) -> str:
+        return "" if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+    buffer = io.StringIO()
+    for comment in comments:
+        buffer.write("# " + comment.replace("\n", " ") + "\n")
+    writer = csv_writer(buffer, lineterminator="\n")
+    writer.writerow(("start", "end", "impact", "components"))
+    for i in sorted(incidents, key=lambda i: (i.start, i.components)):
+        writer.writerow([when(i.start), when(i.end), i.impact, ";".join(i.components)])
+    return buffer.getvalue()
+
+
+def _merge_statuspage(folder: Path, incoming: Incoming, files: dict, notes: list[str], problems: list[Problem]) -> None:
+    """The kept incidents.json and the incoming Statuspage incidents, merged by start and components."""
+    import json
+
+    from procure.io.incidents import statuspage_incidents
+    from procure.io.yamlsafe import read_json
+
+    path, shown = _kept(folder, "incidents.json")
+    kept: dict = {}
+    page = incoming.page
+    if path.exists():
+        try:
+            data = read_json(path, shown)
+            items = data.get("incidents") if isinstance(data, dict) else data
+            parsed = statuspage_incidents(data, shown)  # the loader's check of what is kept
+        except InputError as exc:
+            problems.extend(exc.problems)
+            return
+        by_where = {i.where: i for i in parsed}
+        kept = {incident_key(by_where[f"{shown}: incidents[{n}]"]): item for n, item in enumerate(items) if f"{shown}: incidents[{n}]" in by_where}
+        if page is None and isinstance(data, dict):
+            page = data.get("page")
+    new = {incident_key(i): item for item, i in incoming.statuspage}
+    merged, replaced = merge_by_key(kept, new, _incident_name)
+    notes += replaced
+    ordered = [merged[k] for k in sorted(merged, reverse=True)]  # newest first, as Statuspage lists them
+    document = {"page": page, "incidents": ordered} if page is not None else {"incidents": ordered}
+    try:
+        statuspage_incidents(document, shown)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return
+    files["incidents.json"] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
 # --- the import ------------------------------------------------------------------------------------
@@ -381,7 +800,7 @@ def detect_kind(path: Path) -> str:
         names = [c.strip() for c in first.split(",")]
         # an invoice sheet with a column missing or out of order is still an invoice sheet: its own
         # reader then names the columns, instead of the incident reader naming columns it never had
-        if names == list(INVOICE_COLUMNS) or {"month", "amount"} & set(names):
+        if names[:4] == list(INVOICE_COLUMNS) or {"month", "amount"} & set(names):
             return "invoices"
         return "incidents"
     if suffix == ".json":
@@ -391,76 +810,100 @@ def detect_kind(path: Path) -> str:
     return "metrics-text"
 
 
-def import_actuals(root: Path, offer_id: str, paths: list[Path], config: ActualsConfig) -> tuple[list[Path], list[str]]:
-    """Read every file, check it, and write the offer's actuals folder all at once. Returns (written, notes)."""
+def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem], size: float | None = None) -> tuple[Incoming, list[str]]:
+    """Every file of one import, checked and summed (`size`: the offer's GPUs): (what to merge, notes
+    stated on the way)."""
     from procure.io import telemetry as tm
-    from procure.io.files import own_input, write_files_atomic
-    from procure.io.incidents import read_incidents
-    from procure.io.yamlsafe import read_bytes
+    from procure.io.files import own_input
 
-    problems: list[Problem] = []
-    folder = Path(root) / ACTUALS / offer_id
     names = config.metrics
     wanted = {names.output_tokens, names.requests, names.ttft, names.e2e_latency}
-    parts = []
-    sources = []
-    files: dict[str, str | bytes] = {}
-    invoices: dict[str, Invoice] = {}
-    notes: list[str] = []
-    invoice_files: dict[str, str] = {}  # month -> the file of this import that invoices it
+    incoming = Incoming()
+    parts: list[Any] = []
+    metric_files: list[str] = []
+    invoice_at: dict[tuple[str, str], str] = {}  # (month, id) -> the file and line of this import that invoices it
+    incident_at: dict[Any, Any] = {}
     for path in paths:
         display = str(path)
         own_input(path)
         try:
             kind = detect_kind(path)
-            if kind == "metrics-range":
-                parts += tm.read_query_range(path, display, wanted, problems)
-                sources.append(Path(path).name)
-            elif kind == "metrics-text":
-                parts += tm.read_text_snapshot(path, display, wanted, problems)
-                sources.append(Path(path).name)
+            if kind in ("metrics-range", "metrics-text"):
+                read = tm.read_query_range if kind == "metrics-range" else tm.read_text_snapshot
+                parts += read(path, display, wanted, problems)
+                metric_files.append(display)
+                incoming.sources.append(Path(path).name)
             elif kind == "incidents":
-                read_incidents(path, display)
-                files[f"incidents{Path(path).suffix.lower()}"] = read_bytes(path, display, 500 * 1024 * 1024)
+                _read_incidents(path, display, incoming, incident_at, problems)
             else:
-                read = read_invoices(path, display, problems)
-                for key in sorted(set(read) & set(invoices)):
-                    problems.append(Problem(display, None, "month", f"{key} is invoiced twice (also in {invoice_files[key]})"))
-                invoice_files.update({key: display for key in read if key not in invoices})
-                invoices.update(read)
+                for key, (inv, line) in read_invoice_rows(path, display, problems, size).items():
+                    if key in invoice_at:
+                        problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[key]})"))
+                        continue
+                    invoice_at[key] = f"{display}:{line}"
+                    incoming.invoices[key] = inv
         except InputError as exc:
             problems.extend(exc.problems)
+    notes: list[str] = []
+    if metric_files and not problems:
+        incoming.metrics, notes = _summed(parts, metric_files, wanted, config, problems)
+    return incoming, notes
+
+
+def _read_incidents(path: Path, display: str, incoming: Incoming, seen: dict, problems: list[Problem]) -> None:
+    """One incident file of an import; the same incident (start and components) in two files of one
+    import with different ends or impacts is an error (which one is right?), the same twice is one."""
+    from procure.io.incidents import read_incidents
+    from procure.io.yamlsafe import read_json
+
+    found = read_incidents(path, display)
+    if Path(path).suffix.casefold() == ".json":
+        data = read_json(path, display)
+        items = data.get("incidents") if isinstance(data, dict) else data
+        by_where = {f"{display}: incidents[{n}]": item for n, item in enumerate(items)}
+        if isinstance(data, dict) and data.get("page") is not None:
+            incoming.page = data["page"]
+    for i in found:
+        key = (Path(path).suffix.casefold(), incident_key(i))
+        if key in seen:
+            first = seen[key]
+            if (first.end, first.impact) != (i.end, i.impact):
+                file, _, line = i.where.rpartition(":")
+                problems.append(Problem(file if line.isdigit() else i.where, int(line) if line.isdigit() else None, "start", f"{_incident_name(key[1])} is also in {first.where} with another end or impact: keep one"))
+            continue
+        seen[key] = i
+        if Path(path).suffix.casefold() == ".json":
+            incoming.statuspage.append((by_where[i.where], i))
+        else:
+            incoming.incidents.append(i)
+
+
+def _summed(parts: list[Any], files: list[str], wanted: set[str], config: ActualsConfig, problems: list[Problem]) -> tuple[dict[str, MonthMetrics], list[str]]:
+    """The metric files' series summed per month; a file set without any configured metric is an error."""
+    from procure.io import telemetry as tm
+
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    if not parts:
+        problems.append(Problem(shown, None, "", f"no samples of {', '.join(sorted(wanted))}: nothing to import (the metric names are set in actuals.metrics)"))
+        return {}, []
+    series = tm.merge_series(parts, problems)
+    if problems:
+        return {}, []
+    months, stated = summarize(series, config, problems)
+    if not months and not problems:
+        problems.append(Problem(shown, None, "", f"no month of {', '.join(sorted(wanted))}: each series needs two samples or more (the metric names are set in actuals.metrics)"))
+    return months, stated
+
+
+def import_actuals(root: Path, offer_id: str, paths: list[Path], config: ActualsConfig, size: float | None = None) -> tuple[list[Path], list[str]]:
+    """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
+    the offer's GPUs, against which counts are judged). Returns (written, notes)."""
+    problems: list[Problem] = []
+    incoming, notes = read_import(paths, config, problems, size)
     if problems:
         raise InputError(problems)
-    if parts:
-        series = tm.merge_series(parts, problems)
-        if problems:
-            raise InputError(problems)
-        months, stated = summarize(series, config, problems)
-        if problems:
-            raise InputError(problems)
-        if not months:
-            raise InputError([Problem(", ".join(sources[:3]), None, "", f"no samples of {', '.join(sorted(wanted))} (the metric names are set in actuals.metrics)")])
-        notes += stated
-        existing: dict[str, MonthMetrics] = {}
-        if (folder / "metrics.csv").exists():
-            existing = read_metrics_csv(folder / "metrics.csv", str(folder / "metrics.csv"), problems)
-            if problems:
-                raise InputError(problems)
-        for key in sorted(set(existing) & set(months)):
-            notes.append(f"month {key}: replaced by this import")
-        existing.update(months)
-        files["metrics.csv"] = metrics_csv(existing, sources)
-    if invoices:
-        existing_inv: dict[str, Invoice] = {}
-        if (folder / "invoices.csv").exists():
-            existing_inv = read_invoices(folder / "invoices.csv", str(folder / "invoices.csv"), problems)
-            if problems:
-                raise InputError(problems)
-        for key in sorted(set(existing_inv) & set(invoices)):
-            if existing_inv[key] != invoices[key]:
-                notes.append(f"invoice {key}: replaced by this import")
-        existing_inv.update(invoices)
-        files["invoices.csv"] = invoices_csv(existing_inv)
-    written = write_files_atomic(folder, files)
-    return written, notes
+    display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    if not (incoming.metrics or incoming.invoices or incoming.incidents or incoming.statuspage):
+        raise InputError([Problem(display, None, "", "no evidence to import: no metric month, invoice or incident in the files")])
+    written, replaced = store_evidence(root, offer_id, incoming, size, display)
+    return written, notes + replaced

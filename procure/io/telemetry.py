@@ -19,7 +19,8 @@ Statistics, as PromQL computes them (prometheus/prometheus promql/functions.go a
 - A counter's increase between two samples is the difference, except when the value falls: the
   counter was reset (a restart) and counts from zero again, so the increase is the new value
   (`extrapolatedRate`'s counter correction). The increase over a month is the sum of the increases
-  between consecutive samples, each counted in the month of the later sample; there is no
+  between consecutive samples, each counted in the month its step (earlier, later] lies in (a
+  sample at 00:00 on the 1st closes the month before and makes no month of its own); there is no
   extrapolation to the month's edges (the share of the month the samples cover is stated instead).
 - A quantile comes from the month's increase of each cumulative bucket (`le`) as
   `histogram_quantile` does: the rank q x count is found in the first bucket whose cumulative count
@@ -323,7 +324,9 @@ def counter_increase(times: Any, values: Any, gap_s: float) -> CounterMonths:
     delta = np.where(reset, v[1:], delta)  # after a reset the counter counts from zero
     later = t[1:]
     edges = np.asarray(month_starts(t[0], t[-1]))
-    slot = np.searchsorted(edges, later, side="right") - 1
+    # a step belongs to the month its interval (earlier, later] lies in: a sample at 00:00 on the 1st
+    # closes the month before, and makes no month of its own
+    slot = np.searchsorted(edges, later, side="left") - 1
     sums = np.bincount(slot, weights=delta, minlength=len(edges) - 1)
     present = np.bincount(slot, minlength=len(edges) - 1) > 0
     increase = {month_of(edges[i]): float(sums[i]) for i in range(len(edges) - 1) if present[i]}

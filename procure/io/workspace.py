@@ -102,8 +102,10 @@ def find_workspace(start: Path) -> Path:
 
 
 @folders_unchanged()  # its files' link checks share what they learn of the folders above them
-def load_workspace(root: Path) -> Workspace:
-    """Load and check the whole workspace (found from `root` upward); raise InputError listing every problem."""
+def load_workspace(root: Path, actuals: bool = True) -> Workspace:
+    """Load and check the whole workspace (found from `root` upward); raise InputError listing every problem.
+    `actuals=False`: leave actuals/ unread (an import checks what it merges into itself, so that it can
+    replace a kept month the loader refuses)."""
     root = find_workspace(root)
     problems: list[Problem] = []
     inputs: list[InputFile] = []
@@ -134,11 +136,12 @@ def load_workspace(root: Path) -> Workspace:
         offer_docs[offer.id] = doc
     index = _load_index(root, problems, inputs)
     histories = _load_histories(root, offers, offer_docs, problems, inputs)
-    actuals = {}
-    if (root / "actuals").is_dir():
-        from procure.io.actuals import load_actuals
+    found_actuals = {}
+    if actuals and (root / "actuals").is_dir():
+        from procure.io.actuals import load_actuals, offer_size
 
-        actuals = load_actuals(root, [o.id for o in offers] + sorted(unloaded_ids), problems, lambda path, text: _record(root, path, text, inputs))
+        sizes = {o.id: offer_size(o) for o in offers}
+        found_actuals = load_actuals(root, [o.id for o in offers] + sorted(unloaded_ids), problems, lambda path, text: _record(root, path, text, inputs), sizes)
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.
@@ -174,7 +177,7 @@ def load_workspace(root: Path) -> Workspace:
     protect([root / f.path for f in inputs])
     offers.sort(key=lambda o: o.id)
     grades.sort(key=lambda g: (g.rank, g.id))
-    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, actuals, histories)
+    return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, found_actuals, histories)
 
 
 def _load_histories(root: Path, offers: list[Offer], docs: dict[str, Document], problems: list[Problem], inputs: list[InputFile]) -> dict[str, list[Any]]:

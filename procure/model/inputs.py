@@ -483,6 +483,7 @@ class ActualsConfig(Strict):
     )
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
     max_cost_overrun: Fraction = Field(0.10, description="reevaluate fails when the delivered cost per task exceeds the promised by more than this share")
+    min_coverage: Fraction = Field(0.9, description="a month whose metric samples cover less of it than this share is partial: its throughput and cost per task are not scored")
 
 
 class DemandPath(Strict):

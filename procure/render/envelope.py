@@ -24,7 +24,9 @@ ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 # changed meaning, bumps the major version (1 -> 2); added fields bump the minor (1 -> 1.1): a reader
 # of 1 reads 1.1 unchanged. 1.1: every cost per task has its figure per 1,000 tasks beside it (units.py).
 # scorecard 2: contracted_gpu_hours is the commitment's GPUs x the month's hours (it was the GPUs today's demand
-# bills, so a month billed exactly at the commitment read below 100%).
+# bills, so a month billed exactly at the commitment read below 100%). scorecard 3: credits_owed_total and
+# breached_months cover the months shown (--months N), not every month; the month of --as-of is partial
+# (unscored) and months carry `partial`, the vendor `scored_through`.
 VERSIONS: dict[str, str] = {
     "grading": "1",
     "rate": "1",
@@ -39,7 +41,7 @@ VERSIONS: dict[str, str] = {
     "reevaluate": "1.1",
     "cashflow": "1.1",
     "plan": "1.1",
-    "scorecard": "2",
+    "scorecard": "3",
 }
 
 

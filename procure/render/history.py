@@ -79,8 +79,8 @@ def _figure(value: float | None) -> str:
 
 def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only: bool = False) -> list[str]:
     lines = [f"{result.base} (as of {result.base_as_of}) against {result.head} (as of {result.head_as_of})."]
-    if result.unchanged:
-        return lines + [f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and the same procure.yaml."]
+    if result.unchanged:  # a breach of delivered evidence is named even when the evaluation did not change
+        return lines + [f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and the same procure.yaml."] + [f"BREACH {b.condition}: {b.detail}" for b in breached or []]
     if changed_only:
         same = sum(1 for o in result.offers if not o.changed)
         if same:

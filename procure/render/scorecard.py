@@ -52,7 +52,7 @@ def scorecard_markdown(result: ScorecardResult) -> str:
             sla = "" if m.sla_availability is None else f" ({percent_or_no_data(m.sla_availability, 2)})"
             owed = "no SLA" if m.sla_availability is None else "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{percent_or_no_data(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
             lines.append(
-                f"| {m.month} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
+                f"| {_month(m)} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
                 + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
             )
         e = v.evidence
@@ -62,7 +62,13 @@ def scorecard_markdown(result: ScorecardResult) -> str:
                   + (f"; served {e.served_rate:.4f}" if e.served_rate is not None else "") + ".", ""]
         if v.credits_owed_total:
             lines += [f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).", ""]
+        lines += [f"- {markdown_text(n)}" for n in v.notes] + ([""] if v.notes else [])
     return "\n".join(lines)
+
+
+def _month(m: Any) -> str:
+    """The month, marked when its evidence does not cover all of it (not scored in full)."""
+    return f"{m.month} (partial)" if m.partial else m.month
 
 
 def credits_claim(result: ScorecardResult, as_of: date) -> str:
@@ -96,7 +102,7 @@ def scorecard_table(result: ScorecardResult) -> Any:
     for v in result.vendors:
         for m in v.months:
             table.add_row(
-                v.offer, m.month, percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s",
+                v.offer, _month(m), percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s",
                 percent_or_no_data(m.availability, 3), "" if m.sla_availability is None else percent_or_no_data(m.sla_availability, 2), percent_or_no_data(m.billed_vs_contracted),
                 "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
                 "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.0f} {v.currency}" if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice")),
