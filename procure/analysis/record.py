@@ -22,7 +22,7 @@ from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
 from procure.model.inputs import OPERATING_JOBS, Offer
 from procure.model.performance import ThroughputReading, pareto_frontier, ttft_at
-from procure.model.rating import RATE_BEFORE_SIGNING, UNRATED, AvailabilityLayers, Rating, ReliabilityResult, published_disagrees, reliability_of
+from procure.model.rating import UNRATED, AvailabilityLayers, Rating, ReliabilityResult, published_disagrees, rate_before_signing, reliability_of
 from procure.model.units import PerThousand
 
 # The metrics every offer carries (null where a figure cannot be computed); names are a contract.
@@ -291,8 +291,8 @@ def offer_record(
     reliability = _record_reliability(offer, rating, workspace, layers)
     actions = []
     if layers.unrated:
-        notes.append(f"{UNRATED} ({reliability.basis}); {RATE_BEFORE_SIGNING}")
-        actions.append(RATE_BEFORE_SIGNING)
+        notes.append(f"{UNRATED} ({reliability.basis}); {rate_before_signing(offer)}")
+        actions.append(rate_before_signing(offer))
     burst = _burst(offer, layers, metrics, reasons, notes)
     _dated_notes(offer, day, index_level, notes)
     return OfferRecord(

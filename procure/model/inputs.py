@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StringConstraints
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -104,14 +104,30 @@ DEFAULT_JOBS: dict[str, JobStaffing] = {
 }
 
 
-PUBLISHED_TIERS: tuple[str, ...] = ("platinum", "gold", "silver", "bronze", "underperform")
-PublishedTier = Literal["platinum", "gold", "silver", "bronze", "underperform"]
+# ClusterMAX's tiers, best first. ClusterMAX 3.0 (SemiAnalysis, 2026-09-23,
+# newsletter.semianalysis.com/p/clustermax-30-the-industry-standard, read through secondary copies) added the
+# Participation Ribbon between Bronze and Underperform (procure/model/scope.py holds the published tiers).
+PUBLISHED_TIERS: tuple[str, ...] = ("platinum", "gold", "silver", "bronze", "participation_ribbon", "underperform")
+PublishedTier = Literal["platinum", "gold", "silver", "bronze", "participation_ribbon", "underperform"]
+
+
+def _edition_text(value: Any) -> Any:
+    """A ClusterMAX edition written as a number (3, 3.0: what YAML reads unquoted) as its text, '3.0'."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{float(value):.1f}"
+    return value
+
+
+# ClusterMAX editions: 1.0 (2025-03-26), 2.0 (2025-11-06), 3.0 (2026-09-23); procure/model/scope.py has their dates.
+PublishedEdition = Annotated[Literal["1.0", "2.0", "3.0"], BeforeValidator(_edition_text)]
 
 
 def _published_bands() -> dict[str, float]:
     # The same factors as the score bands, tier for tier: a published ClusterMAX tier is evidence of
     # the same strength as a checklist landing in the matching band (Platinum ~ 85+, Underperform ~ critical).
-    return {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "underperform": 0.95}
+    # The Participation Ribbon (3.0) has no score band of its own: it sits between Bronze and Underperform, so
+    # it takes the midpoint of their factors, (0.98 + 0.95) / 2 = 0.965.
+    return {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "participation_ribbon": 0.965, "underperform": 0.95}
 
 
 class Reliability(Strict):
@@ -615,14 +631,18 @@ class Pricing(Strict):
     owned: OwnedCost | None = None
     burst: Burst | None = None
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
-    billed_per: Literal["month", "hour", "minute", "second"] = Field(
-        "month", description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second (a dedicated endpoint billed for the time it runs: pay-as-used in the plan)"
+    billed_per: Literal["month", "hour", "minute", "second"] | None = Field(
+        None,
+        description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second "
+        "(billed for the time it runs: pay-as-used in the plan); not stated: hour for a managed-serving endpoint priced per GPU-hour, "
+        "else month, and `validate` warns naming the assumption",
     )
 
     @property
     def usage_billed(self) -> bool:
-        """Billed for the time the capacity runs (by the hour, minute or second), not committed month by month."""
-        return self.billed_per != "month"
+        """Stated as billed for the time the capacity runs (by the hour, minute or second). An offer's
+        effective unit, the default included, is `Offer.billing_unit`."""
+        return self.billed_per not in (None, "month")
 
 
 class Sla(Strict):
@@ -687,6 +707,9 @@ class StatusHistory(Strict):
 
 class Operator(Strict):
     published_tier: PublishedTier | None = None
+    published_edition: PublishedEdition | None = Field(
+        None, description="the ClusterMAX edition the published tier comes from (1.0, 2.0 or 3.0; 3 or 3.0 unquoted is read as '3.0'); an older edition is warned about with the newer tier"
+    )
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
     status_history: StatusHistory | None = Field(None, description="a published incident history: sets the provider's availability")
 
@@ -806,6 +829,23 @@ class Offer(Strict):
     @property
     def committed_gpus(self) -> int:
         return self.gpus or 0
+
+    @property
+    def billing_unit(self) -> str | None:
+        """The unit rented GPU-hours are billed in: `pricing.billed_per`, else hour for a managed-serving
+        endpoint priced per GPU-hour (an endpoint is billed for the time it runs) unless a burst price above
+        its commitment says its GPUs are committed, else month (committed GPUs billed every month of the
+        term). None: billed per token or owned."""
+        if self.pricing.per_mtok is not None or self.pricing.owned is not None:
+            return None
+        if self.pricing.billed_per is not None:
+            return self.pricing.billed_per
+        return "hour" if self.service.kind == "managed_serving" and self.pricing.burst is None else "month"
+
+    @property
+    def usage_billed(self) -> bool:
+        """Billed for the time the capacity runs (finer than a month), stated or by default: pay-as-used in the plan."""
+        return self.billing_unit not in (None, "month")
 
     @property
     def on_demand(self) -> bool:
