@@ -129,7 +129,7 @@ def offer_warnings(offer: Offer, doc: Any) -> list[Problem]:
     billing = billing_warning(offer)
     if billing is not None:
         warnings.append(Problem(doc.display, doc.lines.line_of(("pricing",)), "pricing.billed_per", billing))
-    return warnings
+    return sorted(warnings, key=lambda w: w.line or 0)
 
 
 # Grade requirements that cannot apply to a kind of offer, and why.
