@@ -320,10 +320,41 @@ class LadderBucket(Strict):
     share: Fraction
 
 
+CONTRACT_TERMS: tuple[str, ...] = ("venue", "index", "settlement", "gpu_hours")
+
+
+class FuturesContract(Strict):
+    """The futures contract a hedge is built of. The defaults are CME's B200 GPU-hour futures on Silicon Data's index:
+    announced 2026-05-12, reported (CNBC, 2026-08-11: secondary) to list from 2026-10-05, cash-settled on Silicon
+    Data's rental indices, "each contract represents one month's rent" of a GPU. The size in GPU-hours, the tick and
+    the final-settlement averaging were not found published: the 730 GPU-hours (one GPU for a 730-hour month) is an
+    inference, unconfirmed until `confirmed` lists gpu_hours."""
+
+    venue: Text = Field("CME Group", description="the exchange that lists the contract")
+    index: Text = Field("Silicon Data SDB200RT (B200 rental index)", description="the index the contract settles on")
+    settlement: Literal["cash", "physical"] = Field("cash", description="how the contract settles")
+    gpu_hours: Positive | None = Field(None, description="GPU-hours per contract; default hedge.contract_gpu_hours (730)")
+    confirmed: list[Literal["venue", "index", "settlement", "gpu_hours"]] = Field(
+        default_factory=lambda: ["venue", "index", "settlement"],
+        description="the terms checked against the exchange's published contract specification; every other term is labelled unverified in every output",
+    )
+
+
+class BasisPrior(Strict):
+    """The basis assumed without a rent history: rent changes with `volatility_ratio` x the index's volatility and
+    correlation `correlation` with it. Default 0.928, Hull's cross-hedge example (Options, Futures, and Other
+    Derivatives, ch. 3: jet fuel hedged with heating oil futures, rho 0.928), the same volatility as the index."""
+
+    correlation: Annotated[Number, Field(ge=-1, le=1)] = Field(0.928, description="assumed correlation of rent changes with index changes")
+    volatility_ratio: Annotated[Number, Field(gt=0, le=10)] = Field(1.0, description="assumed volatility of rent changes over the index's")
+
+
 class HedgeConfig(Strict):
     horizon_months: Annotated[Count, Field(ge=1, le=120)] = 12
     period: Literal["week", "month"] = Field("month", description="the period over which rent and index changes are aligned")
-    contract_gpu_hours: Positive = Field(730, description="GPU-hours per futures contract (one GPU for a 730-hour month)")
+    contract_gpu_hours: Positive = Field(730, description="GPU-hours per futures contract (one GPU for a 730-hour month); hedge.contract.gpu_hours replaces it")
+    contract: FuturesContract = Field(default_factory=FuturesContract, description="the futures contract: venue, settlement index, settlement, size, and which terms are confirmed")
+    basis_prior: BasisPrior = Field(default_factory=BasisPrior, description="the basis assumed without a rent history (never 0)")
     # Layered ladder, a common procurement practice: hedge most of the near months, less further out.
     ladder: list[LadderBucket] = Field(
         default_factory=lambda: [
@@ -334,6 +365,11 @@ class HedgeConfig(Strict):
     )
     offer: str | None = Field(None, description="the offer to hedge; default: the top-ranked acceptable one")
     forward: Positive | None = Field(None, description="the futures price per GPU-hour at which hedges are bought; default: today's index level")
+
+    @property
+    def contract_size(self) -> float:
+        """GPU-hours per contract: hedge.contract.gpu_hours, else hedge.contract_gpu_hours."""
+        return self.contract.gpu_hours if self.contract.gpu_hours is not None else self.contract_gpu_hours
 
 
 class StratumWeight(Strict):
