@@ -16,7 +16,7 @@ from procure.cli.output import emit, emit_table, enveloped, say
 def scorecard(
     offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
     months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N months.", show_default=False)] = None,
-    claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
+    claim: Annotated[bool, typer.Option("--claim", help="Draft the SLA credit claims (Markdown): each month's credit with its incidents and deadline, and why a claim is 0.")] = False,
     format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -31,8 +31,10 @@ def scorecard(
     TTFT and latency quantiles, availability against the SLA, billed against
     contracted GPU-hours, credits owed under the contract's terms, and the
     delivered cost per successful task against the promised. A month without
-    evidence is "no data". --claim writes a credits claim as Markdown. See
-    docs/actuals.md.
+    evidence is "no data". --claim drafts the credit claims as Markdown: each
+    month below the SLA with its incidents as evidence, the amount, the last day
+    to file under the terms' claim window, and why a claim is 0 (no terms, above
+    the credit thresholds, window closed). See docs/actuals.md.
 
     Examples:
 
@@ -44,7 +46,7 @@ def scorecard(
     from procure.analysis.evaluate import evaluate as run_evaluation
     from procure.analysis.scorecard import scorecard as build
     from procure.errors import InputError, unknown_offer
-    from procure.render.scorecard import credits_claim, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -56,7 +58,10 @@ def scorecard(
     ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
     result = build(ws, ev, ev.as_of, offer, months)
     if claim:
-        emit(credits_claim(result, ev.as_of), out)
+        from procure.analysis.claims import draft_claims
+        from procure.render.claims import claims_markdown
+
+        emit(claims_markdown(draft_claims(ws, result, ev.as_of), ev.as_of), out)
         return
     format = chosen_format(format, out, TextFormat.table)
     if format is TextFormat.json:

@@ -500,6 +500,10 @@ class ReevaluateConfig(Strict):
     fail_on: list[Literal["rank-change", "grade-change", "new-cheapest", "gate-change"]] = Field(
         default_factory=lambda: ["rank-change", "grade-change", "new-cheapest", "gate-change"]
     )
+    claim_warning_days: Annotated[Count, Field(ge=0, le=365)] = Field(
+        7, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
+    )
+    claim_min_amount: NonNegative = Field(0.0, description="the smallest claim (workspace currency) whose lapsing deadline fails a re-evaluation")
 
 
 class MetricNames(Strict):
@@ -791,6 +795,14 @@ class SlaCredits(Strict):
     tiers: list[CreditTier] = Field(default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]")
     cap: Fraction = Field(0.3, description="at most this share of the month's fee")
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
+    # Public SLA comparisons of GPU clouds (2026-07-03, /work/shared/reference/market-2026.md): no provider credits
+    # automatically, claims are due within about 10-14 days (CoreWeave 10, Nebius 14 of the month's end; Google 60,
+    # Azure two months), caps run 10-50%, and a degraded but reachable GPU is usually not down time.
+    claim_window_days: Annotated[Count, Field(ge=1, le=3650)] | None = Field(
+        None, description="days to file a claim, from the end of the month (or of the incident: claim_window_from); absent: the terms state none"
+    )
+    claim_window_from: Literal["month_end", "incident"] = Field("month_end", description="what the claim window counts from: the month's end or the incident's end")
+    degraded_counts: StrictBool = Field(False, description="a degraded but reachable GPU (a `minor` incident) counts as down time for credits")
 
 
 class ContractTerms(Strict):
