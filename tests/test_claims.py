@@ -102,3 +102,14 @@ def test_bad_claim_terms_are_refused_with_file_line_and_field(signed, extra, fie
     assert result.exit_code == 2
     assert f"offers/alpha.yaml:{line}: {field}: {message}" in result.output, result.output
     assert "Traceback" not in result.output and not (signed / "claim.md").exists()
+
+
+def test_bad_reevaluate_claim_settings_are_refused_with_file_line_and_field(signed):  # noqa: F811
+    config = signed / "procure.yaml"
+    text = config.read_text() + "reevaluate:\n  claim_warning_days: -1\n"
+    config.write_text(text)
+    line = text.splitlines().index("  claim_warning_days: -1") + 1
+    result = run("reevaluate", "--as-of", "2026-04-05", "-w", signed)
+    assert result.exit_code == 2
+    assert f"procure.yaml:{line}: reevaluate.claim_warning_days: must be at least 0 (got -1)" in result.output, result.output
+    assert not (signed / ".procure" / "history.sqlite").exists()
