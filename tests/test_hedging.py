@@ -550,3 +550,13 @@ def test_the_hedge_and_the_cash_flow_renew_by_the_same_rule(ev):
     assert flow.months[12].index_level == pytest.approx(6.00)
     assert flow.months[12].phase == "renewal"
     assert flow.months[12].rent == pytest.approx(5.00 * 7300)
+
+
+def test_too_short_an_index_for_a_prior_leaves_the_basis_unknown_not_zero(ev):
+    from procure.render.hedge import hedge_text
+
+    plan = hedge_plan(ev, config(), index_to_as_of(n=2), None, 1.0, "indexed")
+    # one index change: no volatility to scale a prior from
+    assert plan.band_basis_volatility is None and all(r.basis_band is None for r in plan.stress)
+    assert any("too short an index history" in n for n in plan.notes)
+    assert "| unknown |" in hedge_text(plan, "markdown") and "+/- 0" not in hedge_text(plan, "markdown")
