@@ -65,6 +65,8 @@ def test_an_older_edition_is_warned_about_with_the_newer_tier():
     (path, message), = published_warnings(offer(operator={"published_tier": "gold"}))
     assert path == ("operator", "published_tier") and "ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum" in message
     assert published_warnings(offer(operator={"published_tier": "platinum", "published_edition": "3.0"})) == []
+    (_, untested), = published_warnings(offer(vendor="Fluidstack", operator={"published_tier": "gold", "published_edition": "2.0"}))
+    assert "ClusterMAX 3.0 (2026-09-23) could not test Fluidstack (unable to test): no current tier" in untested
 
 
 def test_a_tier_on_a_kind_clustermax_does_not_rate_is_shown_not_used():

@@ -97,7 +97,12 @@ def published_warnings(offer: Offer) -> list[tuple[tuple[str, ...], str]]:
     found = []
     current = current_rating(offer.vendor)
     latest = f"ClusterMAX {CURRENT_EDITION} ({CLUSTERMAX_EDITIONS[CURRENT_EDITION]})"
-    newer = f"{latest} rates {current.provider} {tier_name(current.tier)}" if current is not None else f"{latest} does not list {offer.vendor} among the tiers procure knows: check clustermax.ai"
+    if current is None:
+        newer = f"{latest} does not list {offer.vendor} among the tiers procure knows: check clustermax.ai"
+    elif current.tier is None:
+        newer = f"{latest} could not test {current.provider} ({current.note}): no current tier"
+    else:
+        newer = f"{latest} rates {current.provider} {tier_name(current.tier)}"
     if edition is not None and _edition_order(edition) < _edition_order(CURRENT_EDITION):
         published = CLUSTERMAX_EDITIONS.get(edition)
         when = f" ({published})" if published is not None else ""
