@@ -269,3 +269,25 @@ def test_a_mistyped_hedge_offer_is_named_at_its_line_by_validate_and_hedge(works
         assert result.exit_code == 2 and "Traceback" not in result.output
         assert "procure.yaml:54: hedge.offer: no offer with id 'fixd'; did you mean 'fixed'?" in result.stderr
         assert "--offer" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "text, field, message",
+    [
+        ("  contract: {gpu_hours: -5}\n", "hedge.contract.gpu_hours", "must be greater than 0"),
+        ("  contract: {gpu_hours: 100}\n", "hedge.contract.gpu_hours", "100 differs from hedge.contract_gpu_hours (730): give the contract size once"),
+        ("  contract: {confirmed: [size]}\n", "hedge.contract.confirmed[0]", "must be one of"),
+        ("  basis_prior: {correlation: 1.5}\n", "hedge.basis_prior.correlation", "must be at most 1 (got 1.5)"),
+    ],
+)
+def test_bad_contract_terms_are_refused_with_file_line_and_field(workspace_copy, text, field, message):
+    ws = workspace_copy("market_ws")
+    path = ws / "procure.yaml"
+    before = path.read_text()
+    after = before.replace("  offer: fixed\n", "  offer: fixed\n" + text)
+    path.write_text(after)
+    line = after.splitlines().index(text.rstrip("\n")) + 1
+    result = run("hedge", "-w", ws, "--as-of", AS_OF, "--format", "json", "--out", ws / "hedge.json")
+    assert result.exit_code == 2
+    assert f"procure.yaml:{line}: {field}: {message}" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (ws / "hedge.json").exists()

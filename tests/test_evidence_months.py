@@ -127,13 +127,13 @@ def test_a_monthly_claim_claims_only_the_months_shown(example):
     assert [m["month"] for m in vendor["months"]] == ["2026-10"]
     assert vendor["credits_owed_total"] == 0 and vendor["breached_months"] == []
     claim = run("scorecard", "--claim", "--months", "1", "--as-of", "2026-11-29", "-w", example)
-    assert claim.exit_code == 0 and "No vendor owes SLA credits for the months shown." in claim.stdout and "Total claimed" not in claim.stdout
+    assert claim.exit_code == 0 and "2026-07" not in claim.stdout and "Total claimable now: 0.00 USD." in claim.stdout
     # the four months July to October hold July's credit
     four = scorecard(example, "--as-of", "2026-11-29", "--months", "4")
     assert [m["month"] for m in four["months"]] == ["2026-07", "2026-08", "2026-09", "2026-10"]
     assert four["credits_owed_total"] == pytest.approx(JULY_OWED, abs=0.005) and four["breached_months"] == ["2026-07"]
     claim = run("scorecard", "--claim", "--months", "4", "--as-of", "2026-11-29", "-w", example).stdout
-    assert f"Total claimed: {JULY_OWED:,.2f} USD." in claim
+    assert f"| 2026-07 | 99.261% | 99.50% | 1.2% | 929,464.32 USD | {JULY_OWED:,.2f} USD |" in claim  # keel credits automatically
 
 
 # --- 3. only complete months are scored; a partial month never hides a breach --------------------

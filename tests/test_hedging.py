@@ -374,7 +374,50 @@ def test_index_linked_without_rent_history_claims_no_fit(ev):
     # by contract the rent is index + spread: the ladder uses 1, but nothing was fitted, so no R^2 is claimed
     assert plan.hedge_ratio == 1.0
     assert (plan.h_star, plan.h_star_se, plan.h_star_ci95, plan.rho, plan.r2, plan.basis_volatility) == (None, None, None, None, None, None)
-    assert any("by contract" in n and "basis to the settlement index is unknown" in n for n in plan.notes)
+    assert any("by contract" in n and "basis to the settlement index is not measured" in n for n in plan.notes)
+
+
+def test_without_rent_history_the_basis_band_is_a_stated_prior_never_zero(ev):
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
+    # the index's monthly changes: +0.2 eight times, -0.3 four times, -0.4 once; mean 0, sum of squares
+    # 8 x 0.04 + 4 x 0.09 + 0.16 = 0.84, sd = sqrt(0.84 / 12) = 0.264575. Prior (Hull's cross hedge, rho 0.928, the
+    # rent as volatile as the index), at ratio 1: 0.264575 x sqrt(1 + 1 - 2 x 0.928) = 0.264575 x 0.379473 = 0.100399
+    sigma_f = math.sqrt(0.84 / 12)
+    assert plan.basis_source == "prior"
+    assert plan.band_basis_volatility == pytest.approx(sigma_f * math.sqrt(2 - 2 * 0.928), rel=1e-9)
+    assert plan.band_basis_volatility == pytest.approx(0.100399, abs=1e-6)
+    assert "stated prior" in plan.basis_note and "0.928" in plan.basis_note
+    # the band: 2 x basis x each floating month's hedged GPU-hours (its bucket's contracts spread evenly) x sqrt(month)
+    floating = {e.month for e in plan.exposure if e.floating}
+    band = 0.0
+    for row in plan.ladder:
+        months = [m for m in range(row.first_month, row.last_month + 1) if m in floating]
+        band += sum(2 * plan.band_basis_volatility * row.hedged_gpu_hours / len(months) * math.sqrt(m) for m in months)
+    assert band > 0 and all(r.basis_band == pytest.approx(band) for r in plan.stress)
+    # a stated correlation of 1 with the index's volatility: no basis at ratio 1, said as the prior's result
+    exact = hedge_plan(ev, config(basis_prior={"correlation": 1.0}), index_to_as_of(), None, 1.0, "indexed")
+    assert exact.band_basis_volatility == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_contract_terms_come_from_procure_yaml_with_every_unconfirmed_term_labelled(ev):
+    from procure.render.hedge import hedge_text
+
+    plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
+    contract = plan.contract
+    # CME / Silicon Data B200 by default; the 730 GPU-hours a contract is an inference, not a published term
+    assert (contract.venue, contract.settlement, contract.gpu_hours, contract.unverified) == ("CME Group", "cash", 730, ["gpu_hours"])
+    assert "730 GPU-hours a contract (unverified" in contract.label and "Silicon Data" in contract.label
+    for fmt in ("table", "markdown", "json"):
+        text = hedge_text(plan, fmt) if fmt != "table" else "\n".join(__import__("procure.render.hedge", fromlist=["hedge_summary"]).hedge_summary(plan))
+        assert "unverified" in text, fmt
+    csv_rows = hedge_text(plan, "csv").splitlines()
+    assert csv_rows[0].endswith("contract_gpu_hours,contract_unverified") and all(r.endswith(",730.0,gpu_hours") for r in csv_rows[1:])
+    # ICE on Ornn's OCPI, 100 GPU-hours a contract, every term confirmed: the ladder counts in 100s, nothing is labelled
+    ice = config(contract={"venue": "ICE", "index": "Ornn OCPI B200", "gpu_hours": 100, "confirmed": ["venue", "index", "settlement", "gpu_hours"]})
+    plan = hedge_plan(ev, ice, index_to_as_of(), None, 1.0, "indexed")
+    assert plan.contract.unverified == [] and "unverified" not in plan.contract.label
+    assert all(r.hedged_gpu_hours == r.contracts * 100 for r in plan.ladder) and plan.contract_gpu_hours == 100
+    assert all(r.contracts == math.floor(r.notional_gpu_hours / 100 + 0.5) for r in plan.ladder)
 
 
 def test_index_linked_with_rent_history_uses_it(ev):
@@ -392,7 +435,7 @@ def test_a_fixed_price_offer_without_rent_history_claims_no_tracking(ev):
     assert plan.hedge_ratio == 1.0
     assert (plan.h_star, plan.rho, plan.r2, plan.basis_volatility) == (None, None, None, None)
     assert plan.regression.source == "none"
-    assert any("no tracking is claimed" in n and "basis is unknown" in n for n in plan.notes)
+    assert any("no tracking is claimed" in n and "basis is not measured" in n for n in plan.notes)
 
 
 def test_standard_error_and_interval_of_h_star_against_scipy():
@@ -507,3 +550,13 @@ def test_the_hedge_and_the_cash_flow_renew_by_the_same_rule(ev):
     assert flow.months[12].index_level == pytest.approx(6.00)
     assert flow.months[12].phase == "renewal"
     assert flow.months[12].rent == pytest.approx(5.00 * 7300)
+
+
+def test_too_short_an_index_for_a_prior_leaves_the_basis_unknown_not_zero(ev):
+    from procure.render.hedge import hedge_text
+
+    plan = hedge_plan(ev, config(), index_to_as_of(n=2), None, 1.0, "indexed")
+    # one index change: no volatility to scale a prior from
+    assert plan.band_basis_volatility is None and all(r.basis_band is None for r in plan.stress)
+    assert any("too short an index history" in n for n in plan.notes)
+    assert "| unknown |" in hedge_text(plan, "markdown") and "+/- 0" not in hedge_text(plan, "markdown")

@@ -60,8 +60,10 @@ def test_bad_per_token_terms_are_refused_with_file_line_and_field(workspace_copy
 
 
 PUBLISHED = [
-    ("  published_tier: diamond\n", "operator.published_tier", "must be one of 'platinum', 'gold', 'silver', 'bronze' or 'underperform' (got 'diamond')"),
-    ("  published_tier: 3\n", "operator.published_tier", "must be one of 'platinum', 'gold', 'silver', 'bronze' or 'underperform' (got 3)"),
+    ("  published_tier: diamond\n", "operator.published_tier", "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 'diamond')"),
+    ("  published_tier: 3\n", "operator.published_tier", "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 3)"),
+    ("  published_edition: 2.5\n", "operator.published_edition", "must be one of '1.0', '2.0' or '3.0' (got '2.5')"),
+    ("  published_edition: three\n", "operator.published_edition", "must be one of '1.0', '2.0' or '3.0' (got 'three')"),
 ]
 
 

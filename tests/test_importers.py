@@ -537,7 +537,8 @@ def test_xlsx_template_offers_a_list_where_the_values_are_fixed(tmp_path):
         "pricing.billed_per": ["month", "hour", "minute", "second"],
         "service.health_checks.active": ["none", "daily", "weekly", "monthly"],
         "performance.points_source": ["measured", "vendor_claim", "reference"],
-        "operator.published_tier": ["platinum", "gold", "silver", "bronze", "underperform"],
+        "operator.published_tier": ["platinum", "gold", "silver", "bronze", "participation_ribbon", "underperform"],
+        "operator.published_edition": ["1.0", "2.0", "3.0"],
         "contract.renewal_price": ["escalated", "list"],
         **{f"responsibilities.{job}": ["provider", "customer", "shared"] for job in OPERATING_JOBS},
     }

@@ -231,8 +231,9 @@ def test_self_operated_offers_are_not_rated_even_with_evidence(kind):
     offer = make_offer(kind=kind, evidence=full_evidence(), published="gold")
     r = rate_offer(offer, DEFAULT)
     assert not r.rated
-    # bare metal: no checklist score (it measures a managed service); its provider is judged by its published tier
-    assert r.note == (NOT_RATED_SELF_OPERATED if kind == "owned" else NOT_RATED_PUBLISHED)
+    # bare metal: no checklist score (it measures a managed service), and no published tier (ClusterMAX rates managed
+    # clusters only): its provider is judged by its incident history and SLA
+    assert r.note == (NOT_RATED_SELF_OPERATED if kind == "owned" else NOT_RATED_NO_EVIDENCE)
     assert r.score is None and r.categories == {}
     assigned = [r, rating("peer", 50.0)]
     assign_tiers(assigned, DEFAULT)
@@ -673,7 +674,7 @@ def test_offers_equal_by_hand_share_a_tier():
 # --- reliability: operational categories, published tiers, the unrated floor, self-operated --------
 
 from procure.model.inputs import Assumptions  # noqa: E402
-from procure.model.rating import contradiction_warnings, published_disagrees, reliability_of  # noqa: E402
+from procure.model.rating import contradiction_warnings, published_disagrees, rate_before_signing, reliability_of  # noqa: E402
 
 DEFAULT_ASSUMPTIONS = Assumptions()  # bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]], self-operated 0.98
 
@@ -751,11 +752,20 @@ def test_an_unrated_managed_offer_never_beats_the_middle_band():
     assert min(v for k, v in DEFAULT_ASSUMPTIONS.reliability.published.items() if k in ("platinum", "gold", "silver")) >= result.factor
 
 
-def test_bare_metal_provider_layer_is_its_published_tier_and_our_layer_the_jobs_left_to_us(data_dir):
-    offer = make_offer(kind="bare_metal", evidence=full_evidence(), published="platinum")
-    r = rate_offer(offer, RatingConfig())
-    result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
-    assert (result.factor, result.source) == (1.0, "published")  # the tier counts for the provider's layer; the checklist does not
+def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(data_dir):
+    # ClusterMAX 3.0 rates managed clusters only: on bare metal and on endpoints a recorded tier is shown, never used
+    for kind in ("bare_metal", "managed_serving"):
+        offer = make_offer(kind=kind, published="platinum")
+        r = rate_offer(offer, RatingConfig())
+        result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
+        assert (result.factor, result.source) == (0.99, "unrated"), kind  # the middle band's haircut, as with no tier at all
+        assert r.published_tier == "platinum" and not r.published_applies
+    cluster = make_offer(kind="managed_cluster", published="platinum")
+    assert reliability_of(cluster, rate_offer(cluster, RatingConfig()), DEFAULT_ASSUMPTIONS).factor == 1.0
+    # the action asks only for evidence the kind can have
+    assert rate_before_signing(make_offer(kind="bare_metal")) == "rate before signing: add operator.status_history"
+    assert rate_before_signing(make_offer(kind="managed_serving")) == "rate before signing: add operator.evidence (`procure rate`) or operator.status_history"
+    assert "operator.published_tier" in rate_before_signing(cluster)
     bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
     assert bravo.reliability_source == "unrated"  # no tier
     assert bravo.sla_availability == 0.99
@@ -833,7 +843,7 @@ def test_claims_the_terms_do_not_back_are_warned_about_naming_both_places(worksp
     )}
     result = run("validate", "-w", ws, "--as-of", "2026-11-29")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr.splitlines() == [
+    assert [line for line in result.stderr.splitlines() if "operator.evidence" in line] == [
         f"warning: offers/alpha.yaml:{at['security']}: operator.evidence.security.iso27001: claims ISO 27001, but the service terms "
         f"(service.attestations, line {at['attestations']}) do not promise it; the rating and the gates use the service terms",
         f"warning: offers/alpha.yaml:{at['reliability']}: operator.evidence.reliability.active_health_checks: claims active health checks, "

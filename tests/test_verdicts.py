@@ -21,7 +21,7 @@ from clihelp import run
 
 from procure.analysis.evaluate import evaluate, evaluate_with_inputs, verdict_lines
 from procure.model.inputs import OPERATING_JOBS, Assumptions
-from procure.model.rating import RATE_BEFORE_SIGNING, ReliabilityResult, availability_layers
+from procure.model.rating import ReliabilityResult, availability_layers
 from procure.render.ranking import first_reason
 from procure.io.workspace import load_workspace
 
@@ -71,7 +71,8 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     assert cluster.metrics["availability"] == pytest.approx(0.98505)
     assert cluster.availability_layers.expected == pytest.approx(0.98505)
     assert cluster.availability_layers.costed == cluster.availability_layers.expected
-    assert cluster.actions == [RATE_BEFORE_SIGNING]
+    # a managed cluster can have every kind of evidence, a published tier included
+    assert cluster.actions == ["rate before signing: add operator.published_tier, operator.evidence (`procure rate`) or operator.status_history"]
     assert any(n.startswith("unrated: availability unverified") and "rate before signing" in n for n in cluster.notes)
     assert first_reason(cluster) == "unrated: availability unverified; rate before signing"
     assert any(line.startswith("unrated, availability unverified") and "cluster-unrated" in line for line in verdict_lines(ev))
@@ -193,11 +194,14 @@ def test_layered_values_by_hand(ev):
     assert owned.metrics["availability"] == pytest.approx(0.99 * 0.99)
     assert owned.availability_layers.our_jobs == list(OPERATING_JOBS[:9])
     assert gate(owned, "availability").detail == "self-operated availability 98.01% meets the 98.00% minimum"
-    # bare metal, Platinum (1.0): the provider's layer (the host) SLA 0.995 x 1.0, x ours 0.99 for the eight
-    # operating jobs = 0.98505
-    assert metal.metrics["availability"] == pytest.approx(0.995 * OURS_8, rel=1e-9)
+    # bare metal (no tier: ClusterMAX rates managed clusters only), judged by its hosts' incident history: 216 minutes
+    # down in 30 days (43,200 minutes) = 0.995, x ours 0.99 for the eight operating jobs = 0.98505
+    assert metal.metrics["availability"] == pytest.approx((1 - 216 / 43_200) * OURS_8, rel=1e-9)
+    assert metal.reliability_source == "status_history"
     assert metal.availability_layers.our_jobs == list(OPERATING_JOBS[1:9])
-    assert gate(metal, "availability").detail == "expected availability 98.50% (SLA 99.50% x reliability 1 x ours 0.99 for 8 jobs) meets the 98.00% minimum"
+    assert gate(metal, "availability").detail == (
+        "expected availability 98.50% (status history history/metal.csv: 216 min down in the 30 days before 2026-04-01 x ours 0.99 for 8 jobs) meets the 98.00% minimum"
+    )
 
 
 def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_the_default_factors(ws):
@@ -206,9 +210,10 @@ def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_th
     metal = ev.offer("metal-repaired").metrics["availability"]
     # owned 0.99 (our host) x 0.99 (our operating jobs) = 0.9801 < bare metal 0.995 (its host) x 0.99 = 0.98505
     assert owned == pytest.approx(0.9801) and metal == pytest.approx(0.98505) and metal > owned
-    # Under the same factors, a 99% SLA from a Platinum provider (0.99 x 1.0, our host's 0.99): 0.99 x 0.99 = 0.9801,
-    # equal to owned (it was 0.99 x 0.99^(8/9) = 98.12% against owned's 99.00% when hardware repair counted 0.99^(1/9))
-    edit(ws / "offers" / "metal-repaired.yaml", "availability: 0.995", "availability: 0.99")
+    # Under the same factors, a provider's host at 0.99 (our host's factor): a history of 432 minutes down in 43,200 is
+    # 0.99, x 0.99 = 0.9801, equal to owned (it was 0.99 x 0.99^(8/9) = 98.12% against owned's 99.00% when hardware
+    # repair counted 0.99^(1/9))
+    edit(ws / "history" / "metal.csv", "2026-03-15T03:36:00Z", "2026-03-15T07:12:00Z")
     metal = evaluate(load_workspace(ws), AS_OF).offer("metal-repaired").metrics["availability"]
     assert metal == pytest.approx(0.9801, rel=1e-12) and metal >= owned - 1e-15
 

@@ -6,6 +6,13 @@ estimated on aligned period changes (differences, not returns) of the rent S and
 its correlation, R^2 (the share of rent variance a hedge removes) and the basis volatility (what it
 cannot remove). Paying above the index is not by itself a bad hedge: rent = index + a constant gives
 h* = 1 and R^2 = 1. What matters is whether the index tracks the rent.
+
+The contract is procure.yaml's `hedge.contract`: its venue, settlement index, settlement and size,
+by default CME's B200 futures on Silicon Data's index (model/inputs.py, FuturesContract, with the
+sources); every term not confirmed against the exchange's specification is labelled unverified in
+every output. Without a rent history the basis is a stated prior (`hedge.basis_prior`), never 0: the
+variance of a hedged position, sigma_S^2 + h^2 sigma_F^2 - 2 h rho sigma_S sigma_F (Hull, ch. 3), with
+sigma_F the index's own volatility, sigma_S = volatility_ratio x sigma_F and rho the stated correlation.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.errors import InputError, Problem, unknown_offer
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
-from procure.model.inputs import HedgeConfig, HorizonConfig
+from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
 from procure.io.workspace import IndexLevel, Workspace, read_price_series
 
 if TYPE_CHECKING:
@@ -38,7 +45,8 @@ LIMITS = (
     "Paying above the index is not by itself a bad hedge; what matters is whether changes in the index track "
     "changes in your rent. A breakdown between the two (basis) leaves real price risk, shown here as the basis band.",
     "Futures on GPU-hour indices are new: contract sizes, liquidity and the index methodology can change; "
-    "the contract count assumes the size configured in procure.yaml (hedge.contract_gpu_hours).",
+    "the contract count assumes the size configured in procure.yaml (hedge.contract), and a term not confirmed against "
+    "the exchange's contract specification is labelled unverified.",
     "Check that contracts at these tenors exist and trade: a ladder into months no exchange lists, or lists without "
     "buyers and sellers, cannot be built or unwound at a fair price.",
     "h* must be fitted against the index the contract settles on: a ratio fitted on another benchmark (a different "
@@ -48,6 +56,22 @@ LIMITS = (
 )
 # The recommended ratio: 1 unless the fitted h* differs from 1 significantly (its 95% interval leaves 1 out).
 RATIO_RULE = "hedge ratio 1 unless the 95% interval of the fitted h* excludes 1, then h*"
+
+
+# What the default contract's public sources leave out (model/inputs.py, FuturesContract).
+UNPUBLISHED_TERMS = "tick size and final-settlement averaging not found published"
+TERM_WORDS = {"venue": "venue", "index": "settlement index", "settlement": "settlement", "gpu_hours": "contract size"}
+
+
+class HedgeContract(BaseModel):
+    """The contract the ladder counts in, and which of its terms are unverified."""
+
+    venue: str
+    index: str
+    settlement: str
+    gpu_hours: float
+    unverified: list[str] = Field(description="terms not confirmed against the exchange's contract specification (hedge.contract.confirmed)")
+    label: str = Field(description="the contract in words, every unverified term marked: what every output shows")
 
 
 class Regression(BaseModel):
@@ -89,7 +113,7 @@ class StressRow(BaseModel):
     hedged: float
     unhedged_change: float
     hedged_change: float
-    basis_band: float = Field(description="+/- 2 sigma of basis over the hedged months")
+    basis_band: float | None = Field(description="+/- 2 sigma of basis over the hedged months (null: the basis is unknown, never 0 for want of a history)")
 
 
 class HedgePlan(BaseModel):
@@ -113,13 +137,16 @@ class HedgePlan(BaseModel):
     rho: float | None
     r2: float | None
     basis_volatility: float | None
-    band_basis_volatility: float = Field(
+    band_basis_volatility: float | None = Field(
         0.0, description="std of rent changes less the recommended ratio x index changes, per period: the basis of the hedge recommended, the width of the band"
     )
     regression: Regression
     exposure: list[ExposureMonth]
     floating_gpu_hours: float
     contract_gpu_hours: float
+    contract: HedgeContract | None = None
+    basis_source: str = Field("fitted", description="fitted (from the rent history) or prior (hedge.basis_prior: no rent history to fit)")
+    basis_note: str = Field("", description="where the basis band's volatility comes from, in words")
     ladder: list[LadderRow]
     stress: list[StressRow]
     limits: list[str]
@@ -180,6 +207,45 @@ def _slope_interval(residual: np.ndarray, df: np.ndarray, h: float) -> tuple[flo
     return se, (h - half, h + half)
 
 
+def contract_terms(config: HedgeConfig) -> HedgeContract:
+    """The configured contract with its unverified terms named (hedge.contract.confirmed), and its label."""
+    spec = config.contract
+    size = config.contract_size
+    unverified = [term for term in CONTRACT_TERMS if term not in spec.confirmed]
+    mark = {term: " (unverified)" if term in unverified else "" for term in CONTRACT_TERMS}
+    if "gpu_hours" in unverified and spec.gpu_hours is None and size == 730:
+        mark["gpu_hours"] = " (unverified: one GPU for a 730-hour month, inferred from 'each contract represents one month's rent')"
+    label = (
+        f"{spec.venue}{mark['venue']} futures on {spec.index}{mark['index']}, {spec.settlement}-settled{mark['settlement']}, "
+        f"{size:,.0f} GPU-hours a contract{mark['gpu_hours']}"
+    )
+    if unverified:
+        label += f"; {UNPUBLISHED_TERMS}: confirm {', '.join(TERM_WORDS[t] for t in unverified)} with the exchange"
+    return HedgeContract(venue=spec.venue, index=spec.index, settlement=spec.settlement, gpu_hours=size, unverified=unverified, label=label)
+
+
+def prior_basis(history: list[IndexLevel], config: HedgeConfig, ratio: float) -> tuple[float | None, str]:
+    """The basis volatility per period assumed without a rent history, and how it was formed: the standard deviation
+    of rent changes less `ratio` x index changes when rent changes have volatility_ratio x the index's own and
+    correlation rho with it, sigma_F x sqrt(k^2 + h^2 - 2 h rho k) (Hull, ch. 3). None: fewer than 3 index levels
+    in the history, so not even the index's volatility is known."""
+    levels = last_per_period(history, config.period)
+    changes = np.diff([levels[k] for k in sorted(levels)])
+    prior = config.basis_prior
+    if len(changes) < 2:
+        return None, f"no rent history and too short an index history ({len(changes)} {config.period}ly changes) to state a basis prior: the basis is unknown"
+    sigma_f = float(np.std(changes, ddof=1))
+    k, rho = prior.volatility_ratio, prior.correlation
+    basis = sigma_f * math.sqrt(max(0.0, k * k + ratio * ratio - 2 * ratio * rho * k))
+    note = (
+        f"no rent history: the basis is a stated prior (hedge.basis_prior), not a fit: rent changes taken at {k:g} x the index's "
+        f"volatility ({sigma_f:.4f} per {config.period}, {len(changes)} changes of the index) with correlation {rho:g} to it "
+        f"(default 0.928: Hull's cross-hedge example, jet fuel on heating oil futures), so the basis volatility at ratio "
+        f"{ratio:g} is {sigma_f:.4f} x sqrt({k:g}^2 + {ratio:g}^2 - 2 x {ratio:g} x {rho:g} x {k:g}) = {basis:.4f} per {config.period}"
+    )
+    return basis, note
+
+
 def recommended_ratio(regression: Regression) -> float:
     """1 unless the fitted h* differs from 1 significantly (its 95% interval excludes 1), then h*.
 
@@ -193,7 +259,7 @@ def recommended_ratio(regression: Regression) -> float:
 
 def build_ladder(exposure: list[ExposureMonth], config: HedgeConfig, ratio: float) -> list[LadderRow]:
     """The layered ladder over floating GPU-hours by month: each bucket hedges its share x ratio of the
-    floating hours in its months, in whole contracts of hedge.contract_gpu_hours."""
+    floating hours in its months, in whole contracts of hedge.contract's size."""
     ladder = []
     for bucket in sorted(config.ladder, key=lambda b: b.first_month):
         last = min(bucket.last_month, config.horizon_months)
@@ -201,8 +267,8 @@ def build_ladder(exposure: list[ExposureMonth], config: HedgeConfig, ratio: floa
             continue
         exposed = sum(e.gpu_hours for e in exposure if e.floating and bucket.first_month <= e.month <= last)
         notional = bucket.share * ratio * exposed
-        contracts = int(math.floor(notional / config.contract_gpu_hours + 0.5))
-        hedged = contracts * config.contract_gpu_hours
+        contracts = int(math.floor(notional / config.contract_size + 0.5))
+        hedged = contracts * config.contract_size
         ladder.append(
             LadderRow(
                 months=f"{bucket.first_month}-{last}",
@@ -252,7 +318,7 @@ def _hedged_offer(ev: Evaluation, config: HedgeConfig, offer_id: str | None) -> 
 
 def _fit_ratio(
     record: OfferRecord, config: HedgeConfig, history: list[IndexLevel], rent: list[IndexLevel] | None, rent_source: str, as_of: date, notes: list[str],
-) -> tuple[Regression, float, float]:
+) -> tuple[Regression, float, float | None, str]:
     """Regression of your rent on the index, the recommended ratio and the basis volatility of its band.
 
     Without a rent history there is no fit, no R^2 and no claim that the rent tracked the index: the ratio
@@ -268,19 +334,24 @@ def _fit_ratio(
     else:
         regression = Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none")
         if record.terms.pricing.index_linked is not None:
-            notes.append("no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; the basis to the settlement index is unknown")
+            notes.append("no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; its basis to the settlement index is not measured")
         else:
-            notes.append("no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is unknown")
+            notes.append("no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is not measured")
     ratio = recommended_ratio(regression)
     if regression.h_star_ci95 is not None:
         low, high = regression.h_star_ci95
         verdict = "excludes 1: the ladder uses h*" if ratio != 1.0 else "includes 1: the ladder uses 1"
         notes.append(f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}")
-    basis = regression.basis_volatility or 0.0
+    if regression.basis_volatility is None:
+        # nothing fitted: a stated prior, never 0
+        basis, note = prior_basis(history, config, ratio)
+        notes.append(note)
+        return regression, ratio, basis, "prior"
+    basis = regression.basis_volatility
     if rent and regression.hedge_ratio is not None and ratio != regression.hedge_ratio:
         ds, df = aligned_changes([p for p in rent if p.date <= as_of], history, config.period)
         basis = float(np.std(ds - ratio * df, ddof=1))
-    return regression, ratio, basis
+    return regression, ratio, basis, "fitted"
 
 
 def _exposure(record: OfferRecord, months: list[tuple[int, float, str, int]], horizon: HorizonConfig, notes: list[str]) -> list[ExposureMonth]:
@@ -329,6 +400,14 @@ def _nothing_to_hedge(record: OfferRecord, exposure: list[ExposureMonth], config
     return f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
 
 
+def basis_band(basis: float | None, hedged_by_month: dict[int, float], periods_per_month: float) -> float | None:
+    """+/- 2 x the basis volatility x each month's hedged GPU-hours x the square root of its periods ahead (None: the
+    basis is unknown). A band is a width: short hedges (a negative h*) carry basis risk too."""
+    if basis is None:
+        return None
+    return 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
+
+
 def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> dict[int, float]:
     """Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months."""
     hedged_by_month: dict[int, float] = {}
@@ -341,7 +420,7 @@ def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> 
 
 def _stress(
     record: OfferRecord, exposure: list[ExposureMonth], ladder: list[LadderRow], months: list[tuple[int, float, str, int]],
-    horizon: HorizonConfig, fx: float, ratio: float, index_now: float, level: float, band: float,
+    horizon: HorizonConfig, fx: float, ratio: float, index_now: float, level: float, band: float | None,
 ) -> list[StressRow]:
     """Stress at the forward: futures are bought at the forward, so the hedge pays the index's move away from
     it; the unhedged cost is what the floating months cost at the moved index, priced by the cash flow's
@@ -397,7 +476,8 @@ def hedge_plan(
     latest = _latest_index(index, ev.as_of)
     history = [p for p in index if p.date <= ev.as_of]
     notes: list[str] = []
-    regression, ratio, basis = _fit_ratio(record, config, history, rent, rent_source, ev.as_of, notes)
+    regression, ratio, basis, basis_source = _fit_ratio(record, config, history, rent, rent_source, ev.as_of, notes)
+    basis_note = notes[-1] if basis_source == "prior" else f"fitted on {rent_source}: {basis:.4f} per {config.period}"
     months = service_months(record, config.horizon_months, horizon, ev.as_of)
     exposure = _exposure(record, months, horizon, notes)
     floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
@@ -406,8 +486,7 @@ def hedge_plan(
     hedged_by_month = _hedged_by_month(ladder, exposure)
     periods_per_month = 52 / 12 if config.period == "week" else 1.0
     level, reference = _stress_reference(config, latest, ev.currency)
-    # A band is a width: short hedges (a negative h*) carry basis risk too.
-    band = 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
+    band = basis_band(basis, hedged_by_month, periods_per_month)
     stress = _stress(record, exposure, ladder, months, horizon, fx, ratio, latest.price, level, band) if nothing is None else []
     return HedgePlan(
         offer=record.id,
@@ -434,7 +513,10 @@ def hedge_plan(
         regression=regression,
         exposure=exposure,
         floating_gpu_hours=floating_hours,
-        contract_gpu_hours=config.contract_gpu_hours,
+        contract_gpu_hours=config.contract_size,
+        contract=contract_terms(config),
+        basis_source=basis_source,
+        basis_note=basis_note,
         ladder=ladder if nothing is None else [],
         stress=stress,
         limits=list(LIMITS),
@@ -510,6 +592,9 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     if floating_hours <= 0:
         nothing = f"every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over months 1-{span}"
     ladder = build_ladder(exposure, config, 1.0)
+    basis, basis_note = prior_basis([p for p in index if p.date <= ev.as_of], config, 1.0)
+    notes.append(basis_note.replace("no rent history: ", "no rent history exists for the plan's mix: "))
+    band = basis_band(basis, _hedged_by_month(ladder, exposure), 52 / 12 if config.period == "week" else 1.0)
     level, reference = _stress_reference(config, latest, ev.currency)
     base = sum(rent[:span])
     hedged_total = sum(row.hedged_gpu_hours for row in ladder)
@@ -519,16 +604,16 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
         payoff = hedged_total * level * move
         stress.append(StressRow(
             index_move=move, index_level=level * (1 + move), unhedged=unhedged, hedge_payoff=payoff, hedged=unhedged - payoff,
-            unhedged_change=unhedged - base, hedged_change=unhedged - payoff - base, basis_band=0.0,
+            unhedged_change=unhedged - base, hedged_change=unhedged - payoff - base, basis_band=band,
         ))
     vendors = sorted({line.vendor for line in plan.plan if line.role == "pay_as_used" or line.decision == "later"} | set(linked))
     return HedgePlan(
         offer=PLAN_HEDGE_ID, vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""), currency=ev.currency, as_of=ev.as_of,
         horizon_months=span, period=config.period, index_date=latest.date, index_level=latest.price, h_star=None, h_star_se=None, h_star_ci95=None,
         hedge_ratio=1.0, hedge_ratio_rule=PLAN_RATIO_RULE, stress_level=level, stress_reference=reference, renewal="", nothing_to_hedge=nothing,
-        rho=None, r2=None, basis_volatility=None, band_basis_volatility=0.0,
+        rho=None, r2=None, basis_volatility=None, band_basis_volatility=basis, basis_source="prior", basis_note=notes[-1],
         regression=Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none"),
-        exposure=exposure, floating_gpu_hours=floating_hours, contract_gpu_hours=config.contract_gpu_hours, ladder=ladder if nothing is None else [],
+        exposure=exposure, floating_gpu_hours=floating_hours, contract_gpu_hours=config.contract_size, contract=contract_terms(config), ladder=ladder if nothing is None else [],
         stress=stress, limits=list(LIMITS), notes=notes,
     )
 

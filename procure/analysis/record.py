@@ -22,7 +22,7 @@ from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
 from procure.model.inputs import OPERATING_JOBS, Offer
 from procure.model.performance import ThroughputReading, pareto_frontier, ttft_at
-from procure.model.rating import RATE_BEFORE_SIGNING, UNRATED, AvailabilityLayers, Rating, ReliabilityResult, published_disagrees, reliability_of
+from procure.model.rating import UNRATED, AvailabilityLayers, Rating, ReliabilityResult, published_disagrees, rate_before_signing, reliability_of
 from procure.model.units import PerThousand
 
 # The metrics every offer carries (null where a figure cannot be computed); names are a contract.
@@ -142,6 +142,7 @@ class RatingRecord(BaseModel):
     critical_failures: list[str]
     published_tier: str | None
     disagrees: bool = Field(description="a published tier differs from the computed one")
+    published_applies: bool = Field(True, description="the published tier rates this kind of offer (ClusterMAX rates managed clusters only); false: shown, not used")
     operational_score: float | None = Field(None, description="weighted mean of security, lifecycle, reliability and monitoring: sets the reliability factor")
     tier_note: str | None = Field(None, description="why no peer tier is shown (too few peers)")
     contract_overrides: list[str] = Field(default_factory=list, description="checklist claims the service terms do not back (the service terms are used)")
@@ -265,6 +266,7 @@ def _rating_record(rating: Rating, offer: Offer, workspace: Workspace) -> Rating
         critical_failures=rating.critical_failures,
         published_tier=rating.published_tier,
         disagrees=published_disagrees(rating, offer, workspace.config.assumptions),
+        published_applies=rating.published_applies,
         operational_score=rating.operational_score,
         tier_note=rating.tier_note,
         contract_overrides=rating.contract_overrides,
@@ -291,8 +293,8 @@ def offer_record(
     reliability = _record_reliability(offer, rating, workspace, layers)
     actions = []
     if layers.unrated:
-        notes.append(f"{UNRATED} ({reliability.basis}); {RATE_BEFORE_SIGNING}")
-        actions.append(RATE_BEFORE_SIGNING)
+        notes.append(f"{UNRATED} ({reliability.basis}); {rate_before_signing(offer)}")
+        actions.append(rate_before_signing(offer))
     burst = _burst(offer, layers, metrics, reasons, notes)
     _dated_notes(offer, day, index_level, notes)
     return OfferRecord(

@@ -20,7 +20,10 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     Exit status 0 when the workspace is valid, 2 when it is not. Problems read
     `file:line: field: message`. Checklist claims the service terms do not back
     (an attestation, isolated monitoring, health checks) are warned about on
-    standard error, naming both places; the service terms are used.
+    standard error, naming both places; the service terms are used. So are a
+    published tier from an older ClusterMAX edition (with the newer tier), a
+    tier on a kind of offer ClusterMAX does not rate, and a GPU-hour offer
+    that leaves pricing.billed_per out (naming the unit assumed).
 
     Example:
 
@@ -33,9 +36,10 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     ws = load_workspace(workspace)
     ev = evaluate(ws, as_day(as_of))
     from procure.model.rating import contradiction_warnings
+    from procure.model.scope import offer_warnings
 
     for offer in ws.offers:
-        for warning in contradiction_warnings(offer, ws.lines[offer.id]):
+        for warning in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id]):
             typer.echo(f"warning: {warning}", err=True)
     from procure.analysis.evaluate import verdict_lines
     from procure.io.grades import stale_grade_warnings

@@ -16,7 +16,7 @@ from procure.cli.output import emit, emit_table, enveloped, say
 def scorecard(
     offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
     months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.", show_default=False)] = None,
-    claim: Annotated[bool, typer.Option("--claim", help="Write the claim for the SLA credits owed (Markdown) instead of the scorecard.")] = False,
+    claim: Annotated[bool, typer.Option("--claim", help="Draft the SLA credit claims for the months shown (Markdown): each month's credit with its incidents and deadline, and why a claim is 0.")] = False,
     format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -33,8 +33,11 @@ def scorecard(
     delivered cost per successful task against the promised. A month without
     evidence is "no data". Only complete months are scored: the month of --as-of
     is shown as partial, and a month whose metric samples cover less than
-    actuals.min_coverage is not scored for throughput and cost. --claim writes a
-    credits claim as Markdown, for the months shown. See docs/actuals.md.
+    actuals.min_coverage is not scored for throughput and cost. --claim drafts the
+    credit claims as Markdown for the months shown: each month below the SLA
+    with its incidents as evidence, the amount, the last day to file under the
+    terms' claim window, and why a claim is 0 (no terms, above the credit
+    thresholds, window closed). See docs/actuals.md.
 
     Examples:
 
@@ -46,7 +49,7 @@ def scorecard(
     from procure.analysis.evaluate import evaluate as run_evaluation
     from procure.analysis.scorecard import scorecard as build
     from procure.errors import InputError, unknown_offer
-    from procure.render.scorecard import credits_claim, scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -61,7 +64,10 @@ def scorecard(
         for note in v.notes:
             say(f"note: {v.offer}: {note}")
     if claim:
-        emit(credits_claim(result, ev.as_of), out)
+        from procure.analysis.claims import draft_claims
+        from procure.render.claims import claims_markdown
+
+        emit(claims_markdown(draft_claims(ws, result, ev.as_of), ev.as_of), out)
         return
     format = chosen_format(format, out, TextFormat.table)
     if format is TextFormat.json:

@@ -224,8 +224,17 @@ def _delivered_breaches(ws: Any, ev: Any, overrun: Optional[str]) -> list:
 
     limit = ws.config.actuals.max_cost_overrun if overrun is None else _share(overrun, "--max-delivered-overrun")
     promise = run_evaluation(ws, ev.as_of, delivered=False)  # delivered figures are set against the promise
-    found = breaches(scorecard(ws, promise, ev.as_of), limit)
+    result = scorecard(ws, promise, ev.as_of)
+    found = breaches(result, limit) + _claim_deadline_breaches(ws, result, ev.as_of)
     return [Breach(condition=c, detail=d) for c, d in found]
+
+
+def _claim_deadline_breaches(ws: Any, result: Any, as_of: Any) -> list[tuple[str, str]]:
+    """SLA credit claims worth more than reevaluate.claim_min_amount whose window closes within reevaluate.claim_warning_days."""
+    from procure.analysis.claims import claim_breaches, draft_claims
+
+    settings = ws.config.reevaluate
+    return claim_breaches(ws, draft_claims(ws, result, as_of), as_of, settings.claim_warning_days, settings.claim_min_amount)
 
 
 def _share(text: str, option: str) -> float:

@@ -209,7 +209,7 @@ def hedge(
     months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
     rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
     basis volatility; the ladder uses 1 unless h* differs from 1 significantly, in
-    contracts of hedge.contract_gpu_hours; the stress table moves the index -40% to +40%
+    contracts of hedge.contract's size (venue, index and unverified terms shown); the stress table moves the index -40% to +40%
     from hedge.forward (else today's index).
 
     Examples:

@@ -127,6 +127,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("contract.sla_credits.automatic", BOOL),
     ("contract.minimum_monthly", NUMBER),
     ("operator.published_tier", TEXT),
+    ("operator.published_edition", TEXT),
     (EVIDENCE, EVIDENCE),
     ("operator.status_history.file", TEXT),
     ("operator.status_history.components", LIST),

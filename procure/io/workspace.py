@@ -501,6 +501,9 @@ def _check_ladder(hedge: HedgeConfig, add: Add) -> None:
     for earlier, later in zip(ladder, ladder[1:]):
         if later.first_month <= earlier.last_month:
             add(("hedge", "ladder"), f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap")
+    contract = hedge.contract
+    if contract.gpu_hours is not None and "contract_gpu_hours" in hedge.model_fields_set and contract.gpu_hours != hedge.contract_gpu_hours:
+        add(("hedge", "contract", "gpu_hours"), f"{contract.gpu_hours:g} differs from hedge.contract_gpu_hours ({hedge.contract_gpu_hours:g}): give the contract size once")
 
 
 def _check_uncertainty(unc: UncertaintyConfig, add: Add) -> None:

@@ -3,6 +3,17 @@
 An offer gets the highest-ranked grade whose every requirement holds. Each requirement is reported
 with what was expected, what the offer states, and pass/fail, so a buyer sees why an offer landed
 where it did and what an ungraded offer misses for the nearest grade.
+
+Shared jobs. `shared` means the provider does its part of a job and the buyer the rest (for monitoring:
+the provider watches the machines and fabric, the buyer its application). A grade's `provider_jobs`
+asks the provider to own a job outright, `provider_or_shared_jobs` accepts a share; a job a grade names
+in both is judged by the looser entry, since the grade then says a share is enough (a grade file
+written before the default B200-MC accepted shared monitoring keeps monitoring in `provider_jobs`, and
+`procure grades update` adds it to `provider_or_shared_jobs`: the managed cluster is then graded one).
+
+Requirements that cannot apply to a kind of offer are not asked of it (procure/model/scope.py): a
+token API has no nodes of the buyer's to replace, so node replacement is shown as not applicable and
+passes.
 """
 
 from __future__ import annotations
@@ -10,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from procure.model.inputs import Grade, Offer
+from procure.model.scope import requirement_exemption
 
 
 @dataclass(frozen=True)
@@ -71,12 +83,14 @@ def check_grade(offer: Offer, grade: Grade) -> GradeCheck:
         RequirementResult("gpu", grade.gpu, offer.gpu, offer.gpu.casefold() == grade.gpu.casefold()),
         RequirementResult("service kind", " or ".join(req.service_kinds), service.kind, service.kind in req.service_kinds),
     ]
-    if req.provider_jobs:
-        not_provider = [job for job in req.provider_jobs if offer.responsibilities.get(job) != "provider"]
+    shareable = set(req.provider_or_shared_jobs)
+    owned_outright = [job for job in req.provider_jobs if job not in shareable]
+    if owned_outright:
+        not_provider = [job for job in owned_outright if offer.responsibilities.get(job) != "provider"]
         observed = "all provider" if not not_provider else "not provider: " + ", ".join(
             f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_provider
         )
-        results.append(RequirementResult("provider owns", ", ".join(req.provider_jobs), observed, not not_provider))
+        results.append(RequirementResult("provider owns", ", ".join(owned_outright), observed, not not_provider))
     if req.provider_or_shared_jobs:
         # A job the provider shares (it watches the infrastructure, the buyer the application) still
         # has the provider doing its part: a managed cluster with shared monitoring is a managed cluster.
@@ -85,7 +99,10 @@ def check_grade(offer: Offer, grade: Grade) -> GradeCheck:
             f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_taken
         )
         results.append(RequirementResult("provider owns or shares", ", ".join(req.provider_or_shared_jobs), observed, not not_taken))
-    if req.max_node_replacement_hours is not None:
+    exempt = requirement_exemption("node replacement", offer)
+    if req.max_node_replacement_hours is not None and exempt is not None:
+        results.append(RequirementResult("node replacement", f"<= {req.max_node_replacement_hours:g} h", exempt, True))
+    elif req.max_node_replacement_hours is not None:
         hours = sla.node_replacement_hours if sla else None
         results.append(
             RequirementResult(

@@ -105,14 +105,30 @@ DEFAULT_JOBS: dict[str, JobStaffing] = {
 }
 
 
-PUBLISHED_TIERS: tuple[str, ...] = ("platinum", "gold", "silver", "bronze", "underperform")
-PublishedTier = Literal["platinum", "gold", "silver", "bronze", "underperform"]
+# ClusterMAX's tiers, best first. ClusterMAX 3.0 (SemiAnalysis, 2026-09-23,
+# newsletter.semianalysis.com/p/clustermax-30-the-industry-standard, read through secondary copies) added the
+# Participation Ribbon between Bronze and Underperform (procure/model/scope.py holds the published tiers).
+PUBLISHED_TIERS: tuple[str, ...] = ("platinum", "gold", "silver", "bronze", "participation_ribbon", "underperform")
+PublishedTier = Literal["platinum", "gold", "silver", "bronze", "participation_ribbon", "underperform"]
+
+
+def _edition_text(value: Any) -> Any:
+    """A ClusterMAX edition written as a number (3, 3.0: what YAML reads unquoted) as its text, '3.0'."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{float(value):.1f}"
+    return value
+
+
+# ClusterMAX editions: 1.0 (2025-03-26), 2.0 (2025-11-06), 3.0 (2026-09-23); procure/model/scope.py has their dates.
+PublishedEdition = Annotated[Literal["1.0", "2.0", "3.0"], BeforeValidator(_edition_text)]
 
 
 def _published_bands() -> dict[str, float]:
     # The same factors as the score bands, tier for tier: a published ClusterMAX tier is evidence of
     # the same strength as a checklist landing in the matching band (Platinum ~ 85+, Underperform ~ critical).
-    return {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "underperform": 0.95}
+    # The Participation Ribbon (3.0) has no score band of its own: it sits between Bronze and Underperform, so
+    # it takes the midpoint of their factors, (0.98 + 0.95) / 2 = 0.965.
+    return {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "participation_ribbon": 0.965, "underperform": 0.95}
 
 
 class Reliability(Strict):
@@ -305,10 +321,41 @@ class LadderBucket(Strict):
     share: Fraction
 
 
+CONTRACT_TERMS: tuple[str, ...] = ("venue", "index", "settlement", "gpu_hours")
+
+
+class FuturesContract(Strict):
+    """The futures contract a hedge is built of. The defaults are CME's B200 GPU-hour futures on Silicon Data's index:
+    announced 2026-05-12, reported (CNBC, 2026-08-11: secondary) to list from 2026-10-05, cash-settled on Silicon
+    Data's rental indices, "each contract represents one month's rent" of a GPU. The size in GPU-hours, the tick and
+    the final-settlement averaging were not found published: the 730 GPU-hours (one GPU for a 730-hour month) is an
+    inference, unconfirmed until `confirmed` lists gpu_hours."""
+
+    venue: Text = Field("CME Group", description="the exchange that lists the contract")
+    index: Text = Field("Silicon Data SDB200RT (B200 rental index)", description="the index the contract settles on")
+    settlement: Literal["cash", "physical"] = Field("cash", description="how the contract settles")
+    gpu_hours: Positive | None = Field(None, description="GPU-hours per contract; default hedge.contract_gpu_hours (730)")
+    confirmed: list[Literal["venue", "index", "settlement", "gpu_hours"]] = Field(
+        default_factory=lambda: ["venue", "index", "settlement"],
+        description="the terms checked against the exchange's published contract specification; every other term is labelled unverified in every output",
+    )
+
+
+class BasisPrior(Strict):
+    """The basis assumed without a rent history: rent changes with `volatility_ratio` x the index's volatility and
+    correlation `correlation` with it. Default 0.928, Hull's cross-hedge example (Options, Futures, and Other
+    Derivatives, ch. 3: jet fuel hedged with heating oil futures, rho 0.928), the same volatility as the index."""
+
+    correlation: Annotated[Number, Field(ge=-1, le=1)] = Field(0.928, description="assumed correlation of rent changes with index changes")
+    volatility_ratio: Annotated[Number, Field(gt=0, le=10)] = Field(1.0, description="assumed volatility of rent changes over the index's")
+
+
 class HedgeConfig(Strict):
     horizon_months: Annotated[Count, Field(ge=1, le=120)] = 12
     period: Literal["week", "month"] = Field("month", description="the period over which rent and index changes are aligned")
-    contract_gpu_hours: Positive = Field(730, description="GPU-hours per futures contract (one GPU for a 730-hour month)")
+    contract_gpu_hours: Positive = Field(730, description="GPU-hours per futures contract (one GPU for a 730-hour month); hedge.contract.gpu_hours replaces it")
+    contract: FuturesContract = Field(default_factory=FuturesContract, description="the futures contract: venue, settlement index, settlement, size, and which terms are confirmed")
+    basis_prior: BasisPrior = Field(default_factory=BasisPrior, description="the basis assumed without a rent history (never 0)")
     # Layered ladder, a common procurement practice: hedge most of the near months, less further out.
     ladder: list[LadderBucket] = Field(
         default_factory=lambda: [
@@ -319,6 +366,11 @@ class HedgeConfig(Strict):
     )
     offer: str | None = Field(None, description="the offer to hedge; default: the top-ranked acceptable one")
     forward: Positive | None = Field(None, description="the futures price per GPU-hour at which hedges are bought; default: today's index level")
+
+    @property
+    def contract_size(self) -> float:
+        """GPU-hours per contract: hedge.contract.gpu_hours, else hedge.contract_gpu_hours."""
+        return self.contract.gpu_hours if self.contract.gpu_hours is not None else self.contract_gpu_hours
 
 
 class StratumWeight(Strict):
@@ -449,6 +501,10 @@ class ReevaluateConfig(Strict):
     fail_on: list[Literal["rank-change", "grade-change", "new-cheapest", "gate-change"]] = Field(
         default_factory=lambda: ["rank-change", "grade-change", "new-cheapest", "gate-change"]
     )
+    claim_warning_days: Annotated[Count, Field(ge=0, le=365)] = Field(
+        7, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
+    )
+    claim_min_amount: NonNegative = Field(0.0, description="the smallest claim (workspace currency) whose lapsing deadline fails a re-evaluation")
 
 
 class MetricNames(Strict):
@@ -625,14 +681,18 @@ class Pricing(Strict):
     owned: OwnedCost | None = None
     burst: Burst | None = None
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
-    billed_per: Literal["month", "hour", "minute", "second"] = Field(
-        "month", description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second (a dedicated endpoint billed for the time it runs: pay-as-used in the plan)"
+    billed_per: Literal["month", "hour", "minute", "second"] | None = Field(
+        None,
+        description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second "
+        "(billed for the time it runs: pay-as-used in the plan); not stated: hour for a managed-serving endpoint priced per GPU-hour, "
+        "else month, and `validate` warns naming the assumption",
     )
 
     @property
     def usage_billed(self) -> bool:
-        """Billed for the time the capacity runs (by the hour, minute or second), not committed month by month."""
-        return self.billed_per != "month"
+        """Stated as billed for the time the capacity runs (by the hour, minute or second). An offer's
+        effective unit, the default included, is `Offer.billing_unit`."""
+        return self.billed_per not in (None, "month")
 
 
 class Sla(Strict):
@@ -697,6 +757,9 @@ class StatusHistory(Strict):
 
 class Operator(Strict):
     published_tier: PublishedTier | None = None
+    published_edition: PublishedEdition | None = Field(
+        None, description="the ClusterMAX edition the published tier comes from (1.0, 2.0 or 3.0; 3 or 3.0 unquoted is read as '3.0'); an older edition is warned about with the newer tier"
+    )
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
     status_history: StatusHistory | None = Field(None, description="a published incident history: sets the provider's availability")
 
@@ -742,6 +805,14 @@ class SlaCredits(Strict):
     tiers: list[CreditTier] = Field(default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]")
     cap: Fraction = Field(0.3, description="at most this share of the month's fee")
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
+    # Public SLA comparisons of GPU clouds (2026-07-03, /work/shared/reference/market-2026.md): no provider credits
+    # automatically, claims are due within about 10-14 days (CoreWeave 10, Nebius 14 of the month's end; Google 60,
+    # Azure two months), caps run 10-50%, and a degraded but reachable GPU is usually not down time.
+    claim_window_days: Annotated[Count, Field(ge=1, le=3650)] | None = Field(
+        None, description="days to file a claim, from the end of the month (or of the incident: claim_window_from); absent: the terms state none"
+    )
+    claim_window_from: Literal["month_end", "incident"] = Field("month_end", description="what the claim window counts from: the month's end or the incident's end")
+    degraded_counts: StrictBool = Field(False, description="a degraded but reachable GPU (a `minor` incident) counts as down time for credits")
 
 
 class Signed(Strict):
@@ -863,6 +934,23 @@ class Offer(Strict):
     @property
     def committed_gpus(self) -> int:
         return self.gpus or 0
+
+    @property
+    def billing_unit(self) -> str | None:
+        """The unit rented GPU-hours are billed in: `pricing.billed_per`, else hour for a managed-serving
+        endpoint priced per GPU-hour (an endpoint is billed for the time it runs) unless a burst price above
+        its commitment says its GPUs are committed, else month (committed GPUs billed every month of the
+        term). None: billed per token or owned."""
+        if self.pricing.per_mtok is not None or self.pricing.owned is not None:
+            return None
+        if self.pricing.billed_per is not None:
+            return self.pricing.billed_per
+        return "hour" if self.service.kind == "managed_serving" and self.pricing.burst is None else "month"
+
+    @property
+    def usage_billed(self) -> bool:
+        """Billed for the time the capacity runs (finer than a month), stated or by default: pay-as-used in the plan."""
+        return self.billing_unit not in (None, "month")
 
     @property
     def on_demand(self) -> bool:

@@ -12,8 +12,10 @@ to 100 per category and overall. Two numbers come out, on purpose kept apart:
   ClusterMAX tiers are, shown only among enough peers (`rating.min_peers`); a critical failure is
   Underperform whatever the score.
 
-Without a checklist, a published tier (ClusterMAX) sets the factor through
-`assumptions.reliability.published`; with neither (nor an incident history), an offer is unrated:
+Without a checklist, a published tier (ClusterMAX) sets the factor of a managed cluster through
+`assumptions.reliability.published` (ClusterMAX rates managed clusters only: on bare metal, endpoints
+and token APIs a tier is shown, never used, and its absence never counts against them,
+procure/model/scope.py); with neither (nor an incident history), an offer is unrated:
 its SLA is judged and costed at the one stated haircut, `assumptions.reliability.unrated` (default
 the middle band's factor), and flagged "rate before signing". Owned offers have no provider: the
 host (hardware repair) and the operating jobs are the buyer's, at self_operated_reliability each.
@@ -29,6 +31,7 @@ from typing import Any
 
 from procure.errors import Problem, format_field_path
 from procure.model.inputs import OPERATING_JOBS, RATING_CATEGORIES, Assumptions, Criterion, Offer, RatingConfig, Reliability
+from procure.model.scope import tier_applies
 
 TIERS = ("platinum", "gold", "silver", "bronze")
 UNDERPERFORM = "underperform"
@@ -69,6 +72,7 @@ class Rating:
     operational_score: float | None = None  # weighted mean of OPERATIONAL_CATEGORIES: sets the factor
     tier_note: str | None = None  # e.g. "too few peers (3 rated, 5 needed)" when no peer tier is shown
     contract_overrides: list[str] = field(default_factory=list)  # checklist claims the service terms do not back
+    published_applies: bool = True  # the published tier rates this kind of offer (a managed cluster)
 
     @property
     def critical(self) -> bool:
@@ -76,8 +80,8 @@ class Rating:
 
     @property
     def disagrees(self) -> bool:
-        """A published tier that differs from the computed peer tier."""
-        return self.published_tier is not None and self.tier is not None and self.published_tier != self.tier
+        """A published tier that differs from the computed peer tier (only where a tier rates the offer's kind)."""
+        return self.published_applies and self.published_tier is not None and self.tier is not None and self.published_tier != self.tier
 
 
 # Checklist answers the service terms also state: (category, criterion) -> the service field, in words.
@@ -162,13 +166,20 @@ def score_criterion(criterion: Criterion, answers: dict[str, Any], name: str) ->
 
 def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
     """The absolute rating of one offer (no tier: tiers need the peers)."""
+    rating = _rate_checklist(offer, config)
+    rating.published_applies = tier_applies(offer)
+    return rating
+
+
+def _rate_checklist(offer: Offer, config: RatingConfig) -> Rating:
     published = offer.operator.published_tier
+    counted = published if tier_applies(offer) else None  # ClusterMAX rates managed clusters only (model/scope.py)
     if offer.service.kind == "owned":
         return Rating(offer.id, False, NOT_RATED_SELF_OPERATED, published_tier=published)
     if offer.service.kind == "bare_metal":
-        # The checklist measures a managed service; a bare-metal provider's only layer (the hardware)
-        # is judged by its published tier, else it is unrated (reliability_of).
-        return Rating(offer.id, False, NOT_RATED_PUBLISHED if published is not None else NOT_RATED_NO_EVIDENCE, published_tier=published)
+        # The checklist measures a managed service, and ClusterMAX rates none of bare metal: a bare-metal
+        # provider's only layer (the hardware) is judged by its incident history and SLA (reliability_of).
+        return Rating(offer.id, False, NOT_RATED_NO_EVIDENCE, published_tier=published)
     evidence = evidence_with_service(offer)
     overrides = [f"operator.evidence.{c}.{k}" for c, k, _, _ in contract_overrides(offer)]
     if not offer.operator.evidence:
@@ -177,7 +188,7 @@ def rate_offer(offer: Offer, config: RatingConfig) -> Rating:
         failures = critical_failures(evidence, config)
         if failures:
             return Rating(offer.id, True, NOT_RATED_NO_EVIDENCE.replace("not rated", "critical failure in its service terms"), None, {}, [], failures, published)
-        note = NOT_RATED_PUBLISHED if published is not None else NOT_RATED_NO_EVIDENCE
+        note = NOT_RATED_PUBLISHED if counted is not None else NOT_RATED_NO_EVIDENCE
         return Rating(offer.id, False, note, published_tier=published)
     results: list[CriterionResult] = []
     categories: dict[str, float] = {}
@@ -339,16 +350,33 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
         score = rating.operational_score if rating.operational_score is not None else rating.score
         minimum, factor = band_of(score, rel)
         return ReliabilityResult(factor, "checklist", f"operational score {score:.1f} in the {minimum:g}+ band")
-    if offer.operator.published_tier is not None:
+    if offer.operator.published_tier is not None and tier_applies(offer):
         tier = offer.operator.published_tier
         factor = rel.published[tier] if tier in rel.published else _published_default(tier)
-        return ReliabilityResult(factor, "published", f"published tier {tier.capitalize()}")
+        return ReliabilityResult(factor, "published", f"published tier {tier.replace('_', ' ').title()}")
     factor = unrated_factor(rel)
-    return ReliabilityResult(factor, "unrated", f"no operator.evidence, operator.published_tier or operator.status_history: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}")
+    return ReliabilityResult(factor, "unrated", f"no {evidence_fields(offer)}: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}")
 
 
 UNRATED = "unrated: availability unverified"
-RATE_BEFORE_SIGNING = "rate before signing: add operator.published_tier, operator.evidence (`procure rate`) or operator.status_history"
+RATE_BEFORE_SIGNING = "rate before signing: add the evidence its kind can have (operator.evidence, operator.status_history; operator.published_tier for a managed cluster)"
+
+
+def evidence_fields(offer: Offer) -> str:
+    """The rating evidence this kind of offer can have, in words: a published tier only for a managed cluster
+    (ClusterMAX rates nothing else), a checklist for managed offers, an incident history for any."""
+    fields = []
+    if tier_applies(offer):
+        fields.append("operator.published_tier")
+    if offer.service.kind in ("managed_cluster", "managed_serving"):
+        fields.append("operator.evidence (`procure rate`)")
+    fields.append("operator.status_history")
+    return ", ".join(fields[:-1]) + " or " + fields[-1] if len(fields) > 1 else fields[0]
+
+
+def rate_before_signing(offer: Offer) -> str:
+    """The action for an unrated offer, naming only the evidence its kind can have (never a tier it cannot get)."""
+    return f"rate before signing: add {evidence_fields(offer)}"
 
 # The jobs that keep the machines and the platform up. Two layers, as the typical split of a GPU cloud has them
 # (/work/shared/reference/README.md, "Operators": the provider owns facility, hardware repair and replacement;
@@ -471,7 +499,7 @@ def _published_default(tier: str) -> float:
 def published_disagrees(rating: Rating, offer: Offer, assumptions: Assumptions) -> bool:
     """A published tier that the checklist contradicts: a different peer tier, or (without peer
     tiers) a checklist band with a different factor from the published tier's."""
-    if rating.published_tier is None or not rating.rated:
+    if rating.published_tier is None or not rating.rated or not tier_applies(offer):
         return False
     if rating.tier is not None:
         return rating.published_tier != rating.tier

@@ -381,6 +381,7 @@ def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
             f"{hedge.floating_gpu_hours:,.0f} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
             + removes
             + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the hedge pays back what the lower price saves."
+            + (f" Contracts: {hedge.contract.label}." if hedge.contract is not None and hedge.contract.unverified else "")
         ),
     )
 

@@ -419,7 +419,7 @@ def hedge_stress(plan: HedgePlan) -> str:
         width=0.34,
         color=ACCENT,
         label="hedged (bars: the basis band)",
-        yerr=[r.basis_band for r in plan.stress],
+        yerr=[r.basis_band or 0.0 for r in plan.stress],  # None: the basis is unknown (the table says so)
         error_kw={"ecolor": INK, "elinewidth": 0.8, "capsize": 3},
     )
     ax.axhline(0, color=INK, linewidth=0.6)

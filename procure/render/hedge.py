@@ -29,7 +29,7 @@ def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
     cur = plan.currency
     headers = ["Index move", f"Index {cur}/GPU-h", f"Unhedged {cur}", f"Hedge payoff {cur}", f"Hedged {cur}", "Change unhedged", "Change hedged", "Basis band (2 sigma)"]
     rows = [
-        [f"{r.index_move:+.0%}", money(r.index_level), money(r.unhedged, 0), money(r.hedge_payoff, 0), money(r.hedged, 0), money(r.unhedged_change, 0), money(r.hedged_change, 0), "+/- " + money(r.basis_band, 0)]
+        [f"{r.index_move:+.0%}", money(r.index_level), money(r.unhedged, 0), money(r.hedge_payoff, 0), money(r.hedged, 0), money(r.unhedged_change, 0), money(r.hedged_change, 0), "unknown" if r.basis_band is None else "+/- " + money(r.basis_band, 0)]
         for r in plan.stress
     ]
     return headers, rows
@@ -38,7 +38,7 @@ def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
 def hedge_summary(plan: HedgePlan) -> list[str]:
     reg = plan.regression
     if plan.h_star is None:
-        fit = "no hedge ratio fitted (no rent history: no tracking is claimed, the basis is unknown)" if reg.source == "none" else "h* not estimable"
+        fit = "no hedge ratio fitted (no rent history: no tracking is claimed)" if reg.source == "none" else "h* not estimable"
     else:
         interval = f", 95% interval {plan.h_star_ci95[0]:.3f} to {plan.h_star_ci95[1]:.3f}" if plan.h_star_ci95 else ""
         se = f" (standard error {plan.h_star_se:.3f}{interval})" if plan.h_star_se is not None else ""
@@ -48,11 +48,22 @@ def hedge_summary(plan: HedgePlan) -> list[str]:
         f"Hedging {plan.vendor} ({plan.offer}) over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
         f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {fit}.",
         f"Recommended hedge ratio {plan.hedge_ratio:.3f} ({plan.hedge_ratio_rule}).",
-        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}; contracts of {number(plan.contract_gpu_hours)} GPU-hours.",
+        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}.",
+        "Contract: " + (plan.contract.label if plan.contract is not None else f"{number(plan.contract_gpu_hours)} GPU-hours a contract") + ".",
+        f"Basis band: {basis_words(plan)}.",
     ]
     if plan.nothing_to_hedge:
         lines.append(f"Nothing to hedge: {plan.nothing_to_hedge}.")
     return lines
+
+
+def basis_words(plan: HedgePlan) -> str:
+    """Where the basis band comes from: the fit, or the stated prior (never a silent 0)."""
+    if plan.band_basis_volatility is None:
+        return "unknown (no rent history, and too short an index history for a stated prior)"
+    if plan.basis_source == "prior":
+        return f"a stated prior (hedge.basis_prior), {money(plan.band_basis_volatility, 4)} {plan.currency}/GPU-h per {plan.period}, not a fit"
+    return f"fitted, {money(plan.band_basis_volatility, 4)} {plan.currency}/GPU-h per {plan.period}"
 
 
 def hedge_table(plan: HedgePlan) -> Group:
@@ -94,7 +105,8 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
         )
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours"])
+    writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours", "contract_gpu_hours", "contract_unverified"])
+    unverified = ";".join(plan.contract.unverified) if plan.contract is not None else ""
     for r in plan.ladder:
-        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours)])
+        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours), repr(plan.contract_gpu_hours), unverified])
     return buffer.getvalue()

@@ -247,7 +247,9 @@ def published_label(record: OfferRecord) -> str:
     published = record.rating.published_tier
     if published is None:
         return DASH
-    return published.capitalize() + (" (differs)" if record.rating.disagrees else "")
+    # "participation_ribbon" reads "Participation Ribbon"; a tier on a kind ClusterMAX does not rate is shown, marked unused
+    unused = "" if record.rating.published_applies else " (not used: ClusterMAX rates managed clusters)"
+    return published.replace("_", " ").title() + (" (differs)" if record.rating.disagrees else "") + unused
 
 
 def rating_records(ev: Evaluation) -> list[dict]:

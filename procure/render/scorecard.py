@@ -1,15 +1,12 @@
-"""The scorecard (scorecard): delivered against promised, per signed vendor and month, and the claim
-for the SLA credits owed (scorecard --claim), as a terminal table, CSV and Markdown. They format; the
+"""The scorecard (scorecard): delivered against promised, per signed vendor and month, as a terminal
+table, CSV and Markdown (the credit claims, scorecard --claim, are render/claims.py's). They format; the
 figures are procure/analysis/scorecard.py's."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from procure.analysis.scorecard import ScorecardResult, percent_or_no_data
-
-if TYPE_CHECKING:
-    from datetime import date
 
 
 ROW_COLUMNS = (
@@ -69,28 +66,6 @@ def scorecard_markdown(result: ScorecardResult) -> str:
 def _month(m: Any) -> str:
     """The month, marked when its evidence does not cover all of it (not scored in full)."""
     return f"{m.month} (partial)" if m.partial else m.month
-
-
-def credits_claim(result: ScorecardResult, as_of: date) -> str:
-    """A claim for the SLA credits owed, one section per vendor that owes any, in Markdown."""
-    from procure.textsafe import markdown_text
-
-    lines = [f"# SLA credit claim ({as_of.isoformat()})", ""]
-    owing = [v for v in result.vendors if v.breached_months]
-    if not owing:
-        return "\n".join(lines + ["No vendor owes SLA credits for the months shown.", ""])
-    for v in owing:
-        lines += [f"## {markdown_text(v.vendor)}: contract {markdown_text(v.offer)}", "",
-                  "Under the service level agreement's credit terms we claim the following credits, from our incident record:", "",
-                  "| month | availability delivered | SLA | credit | invoice | credit owed |", "|---|---|---|---|---|---|"]
-        for m in v.months:
-            if not m.sla_breached:
-                continue
-            invoice = "not received" if m.invoiced is None else f"{m.invoiced:,.2f} {v.currency}"
-            owed = "to be applied to the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"
-            lines.append(f"| {m.month} | {percent_or_no_data(m.availability, 3)} | {percent_or_no_data(m.sla_availability, 2)} | {percent_or_no_data(m.credit_share, 1)} | {invoice} | {owed} |")
-        lines += ["", f"Total claimed: {v.credits_owed_total:,.2f} {v.currency}.", ""]
-    return "\n".join(lines)
 
 
 def scorecard_table(result: ScorecardResult) -> Any:

@@ -284,7 +284,7 @@ def candidates(
         per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
-        if offer.pricing.usage_billed and not offer.on_demand and not spot:
+        if offer.usage_billed and not offer.on_demand and not spot:
             # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
             # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
             # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).

@@ -43,7 +43,7 @@ def default_penalty(cands: list[Candidate]) -> float:
 def follows_demand(offer: Offer) -> bool:
     """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
     or a term of a month."""
-    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.pricing.usage_billed or (offer.term_months or 0) == 1
+    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.usage_billed or (offer.term_months or 0) == 1
 
 
 def make_plan(
