@@ -80,7 +80,7 @@ class PerGpuBasis(str, Enum):
 
 
 def perf_import(
-    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf or AIPerf profile exports.", dir_okay=False)],
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
@@ -99,8 +99,8 @@ def perf_import(
 ) -> None:
     """Import InferenceX benchmark rows, or your own trial results, as reference curves.
 
-    Trials (guidellm, `vllm bench serve`, genai-perf result files, found by their
-    layout): every run in the files is one point of one curve, performance/NAME.csv,
+    Trials (guidellm, `vllm bench serve`, genai-perf and AIPerf result files, found by
+    their layout): every run in the files is one point of one curve, performance/NAME.csv,
     in output tok/s per billed GPU (the run's output throughput / --gpus), marked
     points_source: measured with the trial's date. A run whose mean input or output
     length is more than 20% off the workload's is flagged (a warning and a line in the
