@@ -162,7 +162,7 @@ def perf_import(
 
 
 def actuals_import(
-    sources: Annotated[Optional[list[Path]], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV or a FOCUS billing export (CSV).", dir_okay=False, show_default=False)] = None,
+    sources: Annotated[Optional[list[Path]], typer.Argument(metavar="FILE", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV or a FOCUS billing export (CSV).", dir_okay=False, show_default=False)] = None,
     offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")] = ...,  # type: ignore[assignment]
     prometheus: Annotated[Optional[str], typer.Option("--prometheus", metavar="URL", help="Read the serving metrics from this Prometheus server's HTTP API (range queries, month by month).", show_default=False)] = None,
     since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", callback=parse_date, help="With --prometheus: the first day to read, YYYY-MM-DD (UTC).", show_default=False)] = None,
