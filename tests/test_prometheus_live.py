@@ -141,10 +141,12 @@ class _Stub(http.server.BaseHTTPRequestHandler):
 
     status = 401
     body = b'{"status":"error","errorType":"unauthorized","error":"bad token"}'
+    delay = 0.0
     seen: list[dict[str, str]] = []
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         type(self).seen.append(dict(self.headers))
+        time.sleep(self.delay)
         self.send_response(self.status)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -222,3 +224,34 @@ def test_the_queries_cover_each_month_in_pieces_on_the_steps(tmp_path, monkeypat
     assert all(b[0] == a[1] + 60 for a, b in zip(spans, spans[1:]))  # no step lost or read twice
     assert [q.month for q in queries] == ["2026-09", "2026-09", "2026-10", "2026-10"]
     assert parse_qs(urlsplit(queries[0].url).query)["query"] == ['{__name__=~"a_total|b_bucket"}']
+
+
+def test_a_slow_server_times_out_and_an_unverified_certificate_is_refused(stub, workspace_copy, tmp_path, monkeypatch):
+    server, url = stub
+    ws = workspace_copy("basic")
+    monkeypatch.setattr(_Stub, "delay", 2.0)
+    slow = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--timeout", "0.3", "--offer", "alpha", "-w", ws)
+    assert slow.exit_code == 2 and slow.output.splitlines()[0] == f"{url}/api/v1/query_range: no HTTP status: no answer within 0.3 s"
+    monkeypatch.setattr(_Stub, "delay", 0.0)
+    _Stub.seen = []
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed: no self-signed certificate to refuse")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")], check=True, capture_output=True, timeout=60)
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    tls = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
+    tls.socket = context.wrap_socket(tls.socket, server_side=True)
+    threading.Thread(target=tls.serve_forever, daemon=True).start()
+    try:
+        address = f"https://127.0.0.1:{tls.server_address[1]}"
+        refused = run("actuals", "import", "--prometheus", address, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
+        assert refused.exit_code == 2
+        assert refused.output.startswith(f"{address}/api/v1/query_range: no HTTP status: TLS certificate not verified")
+        assert _Stub.seen == []  # nothing was asked of a server whose certificate failed
+    finally:
+        tls.shutdown()
+        tls.server_close()
+    assert not (ws / "actuals").exists()
