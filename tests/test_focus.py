@@ -94,6 +94,15 @@ def test_a_bad_row_names_file_line_and_field_and_nothing_is_written(workspace_co
     assert not (ws / "actuals").exists()
 
 
+def test_a_bill_in_another_currency_than_the_offers_is_refused(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")  # alpha is priced in the workspace's USD
+    bill = tmp_path / "focus.csv"
+    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,100,100,25,Hour,INV-1,,,EUR\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "focus.csv:2: BillingCurrency: 'EUR', but the offer is priced in USD" in result.output
+    assert not (ws / "actuals").exists()
+
+
 def test_a_month_without_hours_or_a_missing_column_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     bill = tmp_path / "focus.csv"

@@ -224,8 +224,10 @@ def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_f
     (procure/io/prometheus_api.py), read and written together: all or nothing."""
     from procure.io.actuals import import_actuals
 
+    signed = next(o for o in ws.offers if o.id == offer)
+    currency = signed.pricing.currency or ws.config.currency  # a FOCUS export's BillingCurrency must be it
     if prometheus is None:
-        return import_actuals(ws.root, offer, sources, ws.config.actuals)
+        return import_actuals(ws.root, offer, sources, ws.config.actuals, currency)
     import tempfile
     from datetime import datetime, timezone
 
@@ -238,6 +240,6 @@ def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_f
     with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))
         try:
-            return import_actuals(ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals)
+            return import_actuals(ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, currency)
         except InputError as exc:
             raise InputError(prometheus_api.relabel(exc.problems, queries)) from None

@@ -176,18 +176,22 @@ def _add_row(months: dict[str, FocusMonth], row: dict[str, str], display: str, l
     return None if _null(row.get("BillingCurrency")) else row["BillingCurrency"].strip()
 
 
-def read_focus(path: Path, display: str, problems: list[Problem]) -> tuple[dict[str, FocusMonth], list[str]]:
-    """The billing months of a FOCUS cost and usage file, and the notes to state."""
+def read_focus(path: Path, display: str, problems: list[Problem], currency: str | None = None) -> tuple[dict[str, FocusMonth], list[str]]:
+    """The billing months of a FOCUS cost and usage file, and the notes to state; `currency`: the
+    offer's, which every stated BillingCurrency must be (an invoice is in the offer's currency)."""
     header, rows = _rows(path, display, problems)
     months: dict[str, FocusMonth] = {}
     currencies: dict[str, int] = {}
     for line, row in rows:
-        currency = _add_row(months, row, display, line, problems)
-        if currency is not None:
-            currencies.setdefault(currency, line)
+        billed_in = _add_row(months, row, display, line, problems)
+        if billed_in is not None:
+            currencies.setdefault(billed_in, line)
     if len(currencies) > 1:
         (first, _), (other, line) = sorted(currencies.items(), key=lambda kv: kv[1])[:2]
         problems.append(Problem(display, line, "BillingCurrency", f"{other[:8]!r}, but the file's first charge is billed in {first[:8]!r}: import one currency's charges at a time"))
+    if currency is not None and len(currencies) == 1 and currency not in currencies:
+        (stated, line), = currencies.items()
+        problems.append(Problem(display, line, "BillingCurrency", f"{stated[:8]!r}, but the offer is priced in {currency}: invoices are kept in the offer's currency"))
     if not rows and not problems:
         problems.append(Problem(display, None, "", "holds no charges"))
     for key, m in sorted(months.items()):
