@@ -192,6 +192,10 @@ def test_an_unreachable_server_and_a_wrong_answer_name_the_url(stub, workspace_c
     wrong = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
     assert wrong.exit_code == 2
     assert f"{url}/api/v1/query_range?query=" in wrong.output and 'data.resultType: must be "matrix"' in wrong.output
+    monkeypatch.setattr(_Stub, "body", b'{"status":"success","data":{"resultType":"matrix","result":[]}}')
+    empty = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
+    assert empty.exit_code == 2 and empty.output.startswith(f"{url}/api/v1/query_range?query=") and "no samples of" in empty.output
+    assert "procure-prometheus-" not in empty.output and ".json" not in empty.output  # the temporary files are not shown
     assert not (ws / "actuals").exists()
 
 

@@ -169,14 +169,12 @@ def fetch_all(url: str, names: list[str], since: date, until: datetime, step_s: 
 
 
 def relabel(problems: list[Problem], queries: list[Query]) -> list[Problem]:
-    """The file reader's problems, located at the query whose answer they are in instead of its temporary file."""
-    names = {str(q.path): q.url for q in queries}
+    """The file reader's problems, located at the query whose answer they are in instead of its
+    temporary file (named by its full path, or by its name in a list of sources)."""
     out = []
     for p in problems:
         file = p.file
-        for path, url in names.items():
-            if file.startswith(path):
-                file = url + file[len(path):]
-                break
+        for q in queries:
+            file = file.replace(str(q.path), q.url).replace(q.path.name, q.url)
         out.append(Problem(file, p.line, p.field, p.message))
     return out
