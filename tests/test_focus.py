@@ -31,7 +31,7 @@ def test_the_specifications_sample_is_one_month_of_invoice(workspace_copy):
     assert result.exit_code == 0, result.output
     # billed: the commitment's hourly fee 2.00 (Purchase) + two VM_MEDIUM hours covered by it (Usage, 0.00 each);
     # hours: ConsumedQuantity 1.00 Hour on each Usage row; effective: 0 + 1.00 + 1.00 (the fee spread over the usage)
-    assert invoices(ws) == ["month,gpu_hours,output_tokens,amount", "2023-01,2,,2"]
+    assert invoices(ws) == ["month,gpu_hours,output_tokens,amount,invoice_id", "2023-01,2,,2,FOCUS"]
     assert "2023-01: billed 2.00 for 2 GPU-hours; effective cost 2.00" in result.output
     assert not (ws / "actuals" / "alpha" / "credits.csv").exists()  # no Credit row: nothing credited
 
@@ -55,7 +55,7 @@ def test_credits_tax_and_invoices_are_kept_apart(workspace_copy, tmp_path):
     # October: 29,200 for 7,300 hours + 12.50 of storage (not hours); the tax 2,336 is not counted: 29,212.50
     # November: usage 28,800 + the commitment's purchase 1,000 + the unused commitment 0 + the adjustment 40 = 29,840;
     # the credit (billed -1,460) is kept apart, as 1,460 credited
-    assert invoices(ws)[1:] == ["2026-10,7300,,29212.5", "2026-11,7200,,29840"]
+    assert invoices(ws)[1:] == ["2026-10,7300,,29212.5,FOCUS", "2026-11,7200,,29840,FOCUS"]
     assert (ws / "actuals" / "alpha" / "credits.csv").read_text().splitlines() == ["month,credits,invoices", "2026-11,1460,INV-11"]
     out = result.output
     assert "2026-10: billed 29,212.50 USD for 7,300 GPU-hours" in out and "tax 2,336.00 (not counted" in out and "usage in GB-Month not counted" in out
@@ -122,3 +122,25 @@ def test_a_month_in_a_focus_file_and_an_invoices_sheet_is_invoiced_twice(workspa
     result = run("actuals", "import", sheet, FOCUS / "focus_1.2_commitment_flexibility_2_resources.csv", "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "2023-01 is invoiced twice (also in" in result.output
     assert not (ws / "actuals").exists()
+
+
+def test_a_focus_month_replaces_the_kept_invoices_of_that_month_and_the_next_export_replaces_it(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    sheet = tmp_path / "invoices.csv"
+    sheet.write_text("month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,7000,,28000,A-1\n2026-11,100,,400,A-2\n2026-10,7300,,29200,A-0\n")
+    assert run("actuals", "import", sheet, "--offer", "alpha", "-w", ws).exit_code == 0
+    bill = tmp_path / "focus.csv"
+    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28000,28000,7000,Hours,,,,USD\n")
+    first = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert first.exit_code == 0, first.output
+    # November's two invoices give way to the export (never 28,400 + 28,000); October's stays
+    assert "invoice 2026-11 A-1: replaced by this import's FOCUS export" in first.output and "invoice 2026-11 A-2: replaced" in first.output
+    assert invoices(ws)[1:] == ["2026-10,7300,,29200,A-0", "2026-11,7000,,28000,FOCUS"]
+    # the next export of November: its charges now invoiced, 200 hours more, a credit
+    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28800,28800,7200,Hours,INV-11,,,USD\n"
+                    "2026-11-01T00:00:00Z,2026-11-10T00:00:00Z,2026-11-11T00:00:00Z,Credit,-500,-500,,,INV-11,,,USD\n")
+    second = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert second.exit_code == 0 and "invoice 2026-11 FOCUS: replaced by this import" in second.output
+    assert invoices(ws)[1:] == ["2026-10,7300,,29200,A-0", "2026-11,7200,,28800,FOCUS"]
+    assert load_workspace(ws).actuals["alpha"].invoices["2026-11"].amount == 28800
+    assert load_workspace(ws).actuals["alpha"].credits == {"2026-11": (500.0, "INV-11")}

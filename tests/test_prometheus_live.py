@@ -120,19 +120,20 @@ def test_the_live_import_equals_the_file_import_of_the_same_samples(prometheus_u
     assert rows(live) == rows(filed)
     months = read_metrics_csv(live / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
     sep, oct_ = months["2026-09"], months["2026-10"]
-    # September: the 1,439 steps after 00:00 end in it; 1,438 add 100 and the restart's adds 50: 143,850
-    assert sep.output_tokens == 143_850
-    # October: the 1,440 steps from 2026-09-30 23:59 to 2026-10-01 23:59 end in it: 144,000
-    assert oct_.output_tokens == 144_000
-    # served 3 x 1,439 = 4,317 and 3 x 1,440 = 4,320; aborted once an hour: 60..1,380 is 23, 1,440..2,820 is 24
-    assert (sep.requests_ok, sep.requests_failed, oct_.requests_ok, oct_.requests_failed) == (4317, 23, 4320, 24)
+    # a step (earlier, later] lies in its month, the one ending 2026-10-01 00:00 in September:
+    # September has the 1,440 steps to 10-01 00:00, 1,439 adding 100 and the restart's 50: 143,950
+    assert sep.output_tokens == 143_950
+    # October the 1,439 steps from 10-01 00:00 to 10-01 23:59: 143,900
+    assert oct_.output_tokens == 143_900
+    # served 3 x 1,440 = 4,320 and 3 x 1,439 = 4,317; aborted once an hour: steps 60..1,440 are 24, 1,500..2,820 are 23
+    assert (sep.requests_ok, sep.requests_failed, oct_.requests_ok, oct_.requests_failed) == (4320, 24, 4317, 23)
     # TTFT per minute 1 / 2 / 1 / 0 in the buckets: P50 rank 2 of 4 is half way through (0.1, 0.5]: 0.3;
     # P90 rank 3.6 is 0.6 through (0.5, 1.0]: 0.8; P99 rank 3.96: 0.5 + 0.5 x 0.96 = 0.98
     for month in (sep, oct_):
         assert month.ttft == {0.5: pytest.approx(0.3), 0.9: pytest.approx(0.8), 0.99: pytest.approx(0.98)}
-    # covered: 1,439 one-minute steps of September's 30 days, 1,440 of October's 31
-    assert sep.coverage == pytest.approx(1439 * 60 / (30 * 86400))
-    assert oct_.coverage == pytest.approx(1 / 31)
+    # covered: 1,440 one-minute steps of September's 30 days, 1,439 of October's 31
+    assert sep.coverage == pytest.approx(1 / 30)
+    assert oct_.coverage == pytest.approx(1439 * 60 / (31 * 86400))
     assert (sep.resets, oct_.resets) == (1, 0)
 
 

@@ -222,12 +222,13 @@ def actuals_import(
 def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_file, timeout):  # type: ignore[no-untyped-def]
     """The files, and with a server's URL the answers of its range queries saved to a temporary folder
     (procure/io/prometheus_api.py), read and written together: all or nothing."""
-    from procure.io.actuals import import_actuals
+    from procure.io.actuals import import_actuals, offer_size
 
     signed = next(o for o in ws.offers if o.id == offer)
+    size = offer_size(signed)  # counts are judged against the offer's own GPUs
     currency = signed.pricing.currency or ws.config.currency  # a FOCUS export's BillingCurrency must be it
     if prometheus is None:
-        return import_actuals(ws.root, offer, sources, ws.config.actuals, currency)
+        return import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency)
     import tempfile
     from datetime import datetime, timezone
 
@@ -240,6 +241,6 @@ def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_f
     with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))
         try:
-            return import_actuals(ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, currency)
+            return import_actuals(ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency)
         except InputError as exc:
             raise InputError(prometheus_api.relabel(exc.problems, queries)) from None

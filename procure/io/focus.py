@@ -16,7 +16,7 @@ which is not a cost and usage file): one row per charge, with
 A null is an empty field or the word `null` (as the specification's own sample files write it).
 
 Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`), the invoice kept in
-actuals/ID/invoices.csv is: `amount` = the sum of `BilledCost` over Usage, Purchase and Adjustment rows
+actuals/ID/invoices.csv (under one invoice id, FOCUS: the next export of the month replaces it) is: `amount` = the sum of `BilledCost` over Usage, Purchase and Adjustment rows
 (tax and credits kept apart: an offer's prices are before tax, and credits are what the vendor paid
 back); `gpu_hours` = the sum of `ConsumedQuantity` of Usage rows in an hour unit; `output_tokens` empty.
 The credits (minus the sum of `BilledCost` over Credit rows: a credit is billed negative) go to
@@ -61,6 +61,7 @@ class FocusMonth:
     invoices: set[str] = field(default_factory=set)
     uninvoiced: int = 0
     other_units: set[str] = field(default_factory=set)
+    last_line: int = 0  # the line of the month's last charge
 
 
 def _is_month(text: str) -> bool:
@@ -154,6 +155,7 @@ def _add_row(months: dict[str, FocusMonth], row: dict[str, str], display: str, l
         return None
     when = billing or start
     m = months.setdefault(f"{when.year:04d}-{when.month:02d}", FocusMonth())
+    m.last_line = line
     if category == "Credit":
         m.credits -= billed
     elif category == "Tax":
