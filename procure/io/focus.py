@@ -162,7 +162,7 @@ def _add_row(months: dict[str, FocusMonth], row: dict[str, str], display: str, l
         m.tax += billed
     else:
         m.amount += billed
-    m.effective += effective or 0.0
+        m.effective += effective or 0.0  # the amortised cost of the same charges as the amount
     if not _null(row.get("CommitmentDiscountStatus")) and row["CommitmentDiscountStatus"].strip() == "Unused":
         m.unused_commitment += effective or 0.0
     if quantity is not None:
