@@ -29,6 +29,12 @@ $(STAMP): pyproject.toml
 	    (apt-get update -qq && apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui) >>$(LOG) 2>&1 \
 	      || echo "note: could not install LibreOffice; the workbook recalculation test will not run"; \
 	  else echo "note: the workbook recalculation test needs: apt-get install libreoffice-calc-nogui"; fi; fi
+	@# The live import test starts a Prometheus server on 127.0.0.1, its storage backfilled by promtool (installed here if missing)
+	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus) >>$(LOG) 2>&1 \
+	      || echo "note: could not install Prometheus; the live actuals import test will not run"; \
+	  else echo "note: the live actuals import test needs: apt-get install prometheus"; fi; fi
 	@$(PYTHON) -m venv $(VENV) $(QUIET)
 	@$(BIN)/python -m pip install --quiet --upgrade pip $(QUIET)
 	@$(BIN)/python -m pip install --quiet -e '.[test]' $(QUIET)

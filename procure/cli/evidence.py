@@ -86,7 +86,7 @@ class PerGpuBasis(str, Enum):
 
 
 def perf_import(
-    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf profile exports.", dir_okay=False)],
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf or AIPerf profile exports.", dir_okay=False)],
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
@@ -105,8 +105,8 @@ def perf_import(
 ) -> None:
     """Import InferenceX benchmark rows, or your own trial results, as reference curves.
 
-    Trials (guidellm, `vllm bench serve`, genai-perf result files, found by their
-    layout): every run in the files is one point of one curve, performance/NAME.csv,
+    Trials (guidellm, `vllm bench serve`, genai-perf and AIPerf result files, found by
+    their layout): every run in the files is one point of one curve, performance/NAME.csv,
     in output tok/s per billed GPU (the run's output throughput / --gpus), marked
     points_source: measured with the trial's date. A run whose mean input or output
     length is more than 20% off the workload's is flagged (a warning and a line in the
@@ -168,17 +168,26 @@ def perf_import(
 
 
 def actuals_import(
-    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV.", dir_okay=False)],
-    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")],
+    sources: Annotated[Optional[list[Path]], typer.Argument(metavar="FILE", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV or a FOCUS billing export (CSV).", dir_okay=False, show_default=False)] = None,
+    offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")] = ...,  # type: ignore[assignment]
+    prometheus: Annotated[Optional[str], typer.Option("--prometheus", metavar="URL", help="Read the serving metrics from this Prometheus server's HTTP API (range queries, month by month).", show_default=False)] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", callback=parse_date, help="With --prometheus: the first day to read, YYYY-MM-DD (UTC).", show_default=False)] = None,
+    until: Annotated[Optional[str], typer.Option("--until", metavar="DATE", callback=parse_date, help="With --prometheus: the day to stop at, not included (default: now).", show_default=False)] = None,
+    step: Annotated[int, typer.Option("--step", metavar="SECONDS", min=1, help="With --prometheus: the range queries' step, the scrape interval.")] = 60,
+    bearer_token_file: Annotated[Optional[Path], typer.Option("--bearer-token-file", metavar="FILE", help="With --prometheus: a file holding the bearer token sent to the server.", dir_okay=False, show_default=False)] = None,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")] = 30.0,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Check delivered evidence and keep it in actuals/ID/ of the workspace.
 
     Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
     are summed per calendar month as Prometheus does (counter resets counted from
-    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv. Incident
-    histories go to incidents.json or incidents.csv, invoices (month, gpu_hours,
-    output_tokens, amount, optionally invoice_id) to invoices.csv. Evidence is
+    zero, quantiles from histogram buckets) into actuals/ID/metrics.csv; with
+    --prometheus URL --since DATE they are read from the server's HTTP API instead
+    of files (the same range queries, the same checks). Incident histories go to
+    incidents.json or incidents.csv, invoices (month, gpu_hours, output_tokens,
+    amount, optionally invoice_id) to invoices.csv; a FOCUS billing export gives each
+    billing month's invoice, its credits kept apart in credits.csv. Evidence is
     merged, never replaced: by month, by invoice month and id, by incident start
     and components; each kept entry an import replaces is named. Imports into one
     workspace wait for each other. Resets and gaps are stated; duplicate series,
@@ -192,19 +201,52 @@ def actuals_import(
         procure actuals import vllm-2026-11.json --offer northwind-b200-mc
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
+        procure actuals import focus-2026-11.csv --offer northwind-b200-mc
+        procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
     """
     from procure.errors import InputError, unknown_offer
-    from procure.io.actuals import import_actuals, offer_size
     from procure.io.workspace import load_workspace
 
+    live = {"--since": since, "--until": until, "--bearer-token-file": bearer_token_file}
+    if prometheus is None and any(v is not None for v in live.values()):
+        raise InputError([problem(next(k for k, v in live.items() if v is not None), "reads a Prometheus server: give --prometheus URL")])
+    if prometheus is None and not sources:
+        raise InputError([problem("actuals import", "give the files to import, or --prometheus URL --since DATE")])
+    if prometheus is not None and since is None:
+        raise InputError([problem("--since", "with --prometheus, the first day to read (YYYY-MM-DD)")])
     ws = load_workspace(workspace, actuals=False)  # the import checks the kept evidence it merges into
     known = [o.id for o in ws.offers]
     if offer not in known:
         raise InputError([unknown_offer(offer, known)])
-    size = offer_size(next(o for o in ws.offers if o.id == offer))
-    written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size)
+    written, notes = _import_evidence(ws, offer, list(sources or []), prometheus, since, until, step, bearer_token_file, timeout)
     for note in notes:
         say(f"note: {note}")
     for path in written:
         say(f"wrote {path}")
 
+
+def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_file, timeout):  # type: ignore[no-untyped-def]
+    """The files, and with a server's URL the answers of its range queries saved to a temporary folder
+    (procure/io/prometheus_api.py), read and written together: all or nothing."""
+    from procure.io.actuals import import_actuals, offer_size
+
+    signed = next(o for o in ws.offers if o.id == offer)
+    size = offer_size(signed)  # counts are judged against the offer's own GPUs
+    currency = signed.pricing.currency or ws.config.currency  # a FOCUS export's BillingCurrency must be it
+    if prometheus is None:
+        return import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency)
+    import tempfile
+    from datetime import datetime, timezone
+
+    from procure.errors import InputError
+    from procure.io import prometheus_api
+
+    names = ws.config.actuals.metrics
+    wanted = [names.output_tokens, names.requests, names.ttft + "_bucket", names.e2e_latency + "_bucket"]
+    end = datetime(until.year, until.month, until.day, tzinfo=timezone.utc) if until else datetime.now(timezone.utc)
+    with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
+        queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))
+        try:
+            return import_actuals(ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency)
+        except InputError as exc:
+            raise InputError(prometheus_api.relabel(exc.problems, queries)) from None

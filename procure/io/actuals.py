@@ -9,7 +9,9 @@
 - `incidents.json` (Atlassian Statuspage) or `incidents.csv` (start, end, impact, components): the
   incident history, read by procure/io/incidents.py;
 - `invoices.csv`: month, gpu_hours, output_tokens, amount (the invoice's total in the offer's currency),
-  and optionally invoice_id (several invoices of one month are summed).
+  and optionally invoice_id (several invoices of one month are summed), from an invoices CSV or a
+  FOCUS billing export (procure/io/focus.py: kept under invoice_id FOCUS_INVOICE_ID);
+- `credits.csv`: month, credits, invoices: the credits a FOCUS export shows paid back, kept apart.
 
 Every file is an input: hashed into the Evaluation like the offers, and checked at load. A month
 without a row is "no data", never zero.
@@ -43,6 +45,9 @@ METRIC_COLUMNS = (
 )
 INVOICE_COLUMNS = ("month", "gpu_hours", "output_tokens", "amount")
 INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have several invoices
+# A FOCUS export is the month's whole bill: kept under one id, so that the next export of the month
+# (its provisional charges since invoiced) replaces it instead of adding to it
+FOCUS_INVOICE_ID = "FOCUS"
 QUANTILES = (0.5, 0.9, 0.99)
 MONTH_PATTERN = r"\d{4}-(0[1-9]|1[0-2])"
 # Months of delivered evidence lie in these years: no GPU cloud was signed before 2000, and the
@@ -94,6 +99,7 @@ class OfferActuals:
     invoices: dict[str, Invoice] = field(default_factory=dict)
     incidents: list[Any] = field(default_factory=list)  # procure.io.incidents.Incident
     incident_files: list[str] = field(default_factory=list)
+    credits: dict[str, tuple[float, str]] = field(default_factory=dict)  # month -> (credits received, invoices)
     notes: list[str] = field(default_factory=list)
     # Posteriors by evaluation date, from the first evaluation of the workspace as loaded: what-if and
     # scenario evaluations of a changed copy (another demand, another price) reuse them, so the
@@ -512,6 +518,10 @@ def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], 
                 found.metrics = read_metrics_csv(path, display, problems, size)
             elif path.name == "invoices.csv":
                 found.invoices = read_invoices(path, display, problems, size)
+            elif path.name == "credits.csv":
+                from procure.io.focus import read_credits
+
+                found.credits = read_credits(path, display, problems)
             elif path.name in ("incidents.json", "incidents.csv"):
                 try:
                     found.incidents.extend(read_incidents(path, display))
@@ -605,6 +615,7 @@ class Incoming:
     metrics: dict[str, MonthMetrics] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # the metric files
     invoices: dict[tuple[str, str], Invoice] = field(default_factory=dict)  # (month, invoice id)
+    credits: dict[str, tuple[float, str]] = field(default_factory=dict)  # month -> (credits received, invoices), from FOCUS
     incidents: list[Any] = field(default_factory=list)  # procure.io.incidents.Incident, from CSVs
     statuspage: list[tuple[dict, Any]] = field(default_factory=list)
     page: Any = None  # the Statuspage `page` object, kept in incidents.json
@@ -626,6 +637,8 @@ def store_evidence(root: Path, offer_id: str, incoming: Incoming, size: float | 
             _merge_metrics(folder, incoming, size, display, files, notes, problems)
         if incoming.invoices:
             _merge_invoices(folder, incoming, size, display, files, notes, problems)
+        if incoming.credits:
+            _merge_credits(folder, incoming, files, notes, problems)
         if incoming.incidents:
             _merge_incident_csv(folder, incoming.incidents, files, notes, problems)
         if incoming.statuspage:
@@ -684,10 +697,26 @@ def _merge_invoices(folder: Path, incoming: Incoming, size: float | None, displa
         kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found, size).items()}
         rows, _, _ = read_csv_rows(path, shown, _invoice_columns(path, shown))
         _forgive(found, {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows}, set(incoming.invoices), lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""), notes, problems)
+    # a FOCUS export is its month's whole bill: it and the month's other invoices never add up
+    incoming_kinds = {(k[0], k[1] == FOCUS_INVOICE_ID) for k in incoming.invoices}
+    for key in sorted(k for k in kept if (k[0], k[1] != FOCUS_INVOICE_ID) in incoming_kinds):
+        notes.append(f"invoice {key[0]}" + (f" {key[1]}" if key[1] else "") + (": replaced by this import's FOCUS export" if key[1] != FOCUS_INVOICE_ID else ": a FOCUS export, replaced by this import's invoices"))
+        del kept[key]
     merged, replaced = merge_by_key(kept, incoming.invoices, lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""))
     notes += replaced
     _summed_months_checked(merged, size, display, {}, problems, prefix="month {month}: ")
     files["invoices.csv"] = invoices_csv(merged)
+
+
+def _merge_credits(folder: Path, incoming: Incoming, files: dict, notes: list[str], problems: list[Problem]) -> None:
+    """credits.csv by month: a FOCUS export's month replaces the kept one, as its invoice does."""
+    from procure.io.focus import credits_csv, read_credits
+
+    path, shown = _kept(folder, "credits.csv")
+    kept = read_credits(path, shown, problems) if path.exists() else {}
+    merged, replaced = merge_by_key(kept, incoming.credits, lambda k: f"credits {k}")
+    notes += replaced
+    files["credits.csv"] = credits_csv(merged)
 
 
 def _merge_incident_csv(folder: Path, incoming: list[Any], files: dict, notes: list[str], problems: list[Problem]) -> None:
@@ -798,6 +827,10 @@ def detect_kind(path: Path) -> str:
     first = next((line.strip() for line in head.splitlines() if line.strip() and not line.startswith("#")), "")
     if suffix == ".csv":
         names = [c.strip() for c in first.split(",")]
+        from procure.io.focus import looks_like_focus
+
+        if looks_like_focus(names):
+            return "focus"
         # an invoice sheet with a column missing or out of order is still an invoice sheet: its own
         # reader then names the columns, instead of the incident reader naming columns it never had
         if names[:4] == list(INVOICE_COLUMNS) or {"month", "amount"} & set(names):
@@ -810,9 +843,9 @@ def detect_kind(path: Path) -> str:
     return "metrics-text"
 
 
-def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem], size: float | None = None) -> tuple[Incoming, list[str]]:
-    """Every file of one import, checked and summed (`size`: the offer's GPUs): (what to merge, notes
-    stated on the way)."""
+def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem], size: float | None = None, currency: str | None = None) -> tuple[Incoming, list[str]]:
+    """Every file of one import, checked and summed (`size`: the offer's GPUs; `currency`: the offer's,
+    which a FOCUS export must bill in): (what to merge, notes stated on the way)."""
     from procure.io import telemetry as tm
     from procure.io.files import own_input
 
@@ -822,6 +855,7 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
     parts: list[Any] = []
     metric_files: list[str] = []
     invoice_at: dict[tuple[str, str], str] = {}  # (month, id) -> the file and line of this import that invoices it
+    focus_notes: list[str] = []
     incident_at: dict[Any, Any] = {}
     for path in paths:
         display = str(path)
@@ -836,7 +870,12 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
             elif kind == "incidents":
                 _read_incidents(path, display, incoming, incident_at, problems)
             else:
-                for key, (inv, line) in read_invoice_rows(path, display, problems, size).items():
+                rows = read_invoice_rows(path, display, problems, size) if kind == "invoices" else _focus_rows(path, display, incoming, focus_notes, problems, size, currency)
+                for key, (inv, line) in rows.items():
+                    other = next((k for k in invoice_at if k[0] == key[0] and (k[1] == FOCUS_INVOICE_ID) != (key[1] == FOCUS_INVOICE_ID)), None)
+                    if other is not None:  # a FOCUS export is the month's whole bill: never added to another invoice of it
+                        problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[other]}): a FOCUS export is the month's whole bill"))
+                        continue
                     if key in invoice_at:
                         problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[key]})"))
                         continue
@@ -847,7 +886,24 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
     notes: list[str] = []
     if metric_files and not problems:
         incoming.metrics, notes = _summed(parts, metric_files, wanted, config, problems)
-    return incoming, notes
+    return incoming, notes + focus_notes
+
+
+def _focus_rows(path: Path, display: str, incoming: Incoming, notes: list[str], problems: list[Problem], size: float | None, currency: str | None) -> dict[tuple[str, str], tuple[Invoice, int]]:
+    """A FOCUS billing export's months as invoices under FOCUS_INVOICE_ID (with the line that closes
+    each month), each passing `check_invoice_month`; its credits into `incoming.credits` and its
+    statements into `notes`."""
+    from procure.io.focus import month_credits, read_focus
+
+    billed, stated = read_focus(path, display, problems, currency)
+    notes += stated
+    incoming.credits.update(month_credits(billed))
+    out = {}
+    for key, m in billed.items():
+        invoice = Invoice(key, m.gpu_hours, None, round(m.amount, 10), FOCUS_INVOICE_ID)
+        if check_invoice_month(invoice, size, display, m.last_line, problems, prefix=f"month {key}: "):
+            out[(key, FOCUS_INVOICE_ID)] = (invoice, m.last_line)
+    return out
 
 
 def _read_incidents(path: Path, display: str, incoming: Incoming, seen: dict, problems: list[Problem]) -> None:
@@ -895,11 +951,12 @@ def _summed(parts: list[Any], files: list[str], wanted: set[str], config: Actual
     return months, stated
 
 
-def import_actuals(root: Path, offer_id: str, paths: list[Path], config: ActualsConfig, size: float | None = None) -> tuple[list[Path], list[str]]:
+def import_actuals(root: Path, offer_id: str, paths: list[Path], config: ActualsConfig, size: float | None = None, currency: str | None = None) -> tuple[list[Path], list[str]]:
     """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
-    the offer's GPUs, against which counts are judged). Returns (written, notes)."""
+    the offer's GPUs, against which counts are judged; `currency`: the offer's, which a FOCUS export
+    must bill in). Returns (written, notes)."""
     problems: list[Problem] = []
-    incoming, notes = read_import(paths, config, problems, size)
+    incoming, notes = read_import(paths, config, problems, size, currency)
     if problems:
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")

@@ -22,6 +22,14 @@ keeps the result file. Each is read in the layout its project publishes:
   `time_to_first_token` and `inter_token_latency` (ms), `input_sequence_length` and
   `output_sequence_length` (tokens), and `input_config` (the concurrency under
   `perf_analyzer.stimulus`). It states no date: give one.
+- AIPerf (ai-dynamo/aiperf, genai-perf's successor): `profile_export_aiperf.json`, one run, the same
+  metric names and statistics as genai-perf (aiperf/common/models/export_models.py `JsonExportData`,
+  `JsonMetricResult`, v0.1.1; docs/reference/json-export-schema.md for schema 1.x): the metrics at the
+  top level, or under `records` with the time to first token tagged `ttft` (the project's sample
+  examples/artifacts/run1/profile_export_aiperf.json, commit 7c31f579, v0.1.1, 2025-10-03; copied to
+  tests/data/trials/). Also `request_count.avg` and `error_request_count.avg` (cancelled and failed
+  requests), `input_config.loadgen.concurrency` (schema 1.x: `input_config.phases.profiling.concurrency`)
+  and `start_time` (ISO 8601): the trial's date. Each metric states its `unit`, which is checked.
 
 None of the three records how many GPUs served the endpoint, so the buyer states it (`gpus`): the
 curve holds output tokens per second per billed GPU = the run's output throughput / gpus, the
@@ -47,7 +55,7 @@ from procure.io.yamlsafe import read_json, regular_file
 
 MAX_LENGTH_MISMATCH = 0.20  # share by which a trial's mean input or output length may differ from the workload's
 MAX_TRIAL_BYTES = 200 * 1024 * 1024  # a detailed guidellm report holds every request
-FORMATS = ("guidellm", "vllm-bench-serve", "genai-perf")
+FORMATS = ("guidellm", "vllm-bench-serve", "genai-perf", "aiperf")
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,8 @@ def detect_format(data: Any) -> str | None:
     runs = data if isinstance(data, list) else [data]
     if runs and all(isinstance(r, dict) and "output_throughput" in r and ("median_tpot_ms" in r or "mean_tpot_ms" in r) for r in runs):
         return "vllm-bench-serve"
+    if _is_aiperf(data):
+        return "aiperf"
     if isinstance(data, dict) and "output_token_throughput" in data and ("input_config" in data or "output_token_throughput_per_user" in data or "inter_token_latency" in data):
         return "genai-perf"
     return None
@@ -126,7 +136,7 @@ def looks_like_trial(path: Path) -> bool:
             head = handle.read(65536).decode("utf-8", "replace")
     except OSError:
         return False
-    return bool(re.search(r'"(benchmarks|median_tpot_ms|output_token_throughput_per_user|input_config)"', head))
+    return bool(re.search(r'"(benchmarks|median_tpot_ms|output_token_throughput_per_user|input_config|aiperf_version)"', head))
 
 
 def read_trial(path: Path, day: date | None = None) -> Trial:
@@ -143,8 +153,10 @@ def read_trial(path: Path, day: date | None = None) -> Trial:
         trial = _vllm(data if isinstance(data, list) else [data], display, problems)
     elif kind == "genai-perf":
         trial = _genai_perf(data, display, problems)
+    elif kind == "aiperf":
+        trial = _aiperf(data, display, problems)
     else:
-        raise InputError([Problem(display, None, "", "not a trial result: expected a guidellm benchmark report (\"benchmarks\"), a `vllm bench serve` result (\"output_throughput\", \"median_tpot_ms\") or a genai-perf profile export (\"output_token_throughput\", \"input_config\")")])
+        raise InputError([Problem(display, None, "", "not a trial result: expected a guidellm benchmark report (\"benchmarks\"), a `vllm bench serve` result (\"output_throughput\", \"median_tpot_ms\"), a genai-perf profile export (\"output_token_throughput\", \"input_config\") or an AIPerf profile_export_aiperf.json")])
     if problems:
         raise InputError(problems)
     if not trial.points:
@@ -186,7 +198,9 @@ def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Tr
             problems.append(Problem(display, None, where, "expected a benchmark (a JSON object)"))
             continue
         f = _Fields(display, where, bench, problems)
-        tpot = f.get("metrics.time_per_output_token_ms.successful.median")
+        # guidellm 0.3 and later count the first token in time_per_output_token_ms: the time between
+        # output tokens is inter_token_latency_ms there (src/guidellm/benchmark/schemas/metrics.py, v0.7.3)
+        tpot = f.get("metrics.inter_token_latency_ms.successful.median" if _from_0_3(version) else "metrics.time_per_output_token_ms.successful.median")
         output = f.get("metrics.output_tokens_per_second.successful.mean")
         ttft = f.get("metrics.time_to_first_token_ms.successful.median", required=False)
         isl = f.get("metrics.prompt_token_count.successful.mean", required=False)
@@ -205,6 +219,12 @@ def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Tr
     if starts:
         trial.day = datetime.fromtimestamp(min(starts), tz=timezone.utc).date()
     return trial
+
+
+def _from_0_3(version: Any) -> bool:
+    """A guidellm version string ("0.7.3", "0.3.0.dev4") of 0.3 or later."""
+    found = re.match(r"(\d+)\.(\d+)", str(version or ""))
+    return bool(found) and (int(found.group(1)), int(found.group(2))) >= (0, 3)
 
 
 def _vllm(runs: list[dict[str, Any]], display: str, problems: list[Problem]) -> Trial:
@@ -323,3 +343,64 @@ def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: i
                 warnings.append(f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only")
     write_files_atomic(Path(out_dir), {target.name: curve_csv(trials, gpus, isl, osl, mismatches)})
     return [target], warnings
+
+
+# --- AIPerf ----------------------------------------------------------------------------------------
+
+AIPERF_UNITS = {  # the display units AIPerf writes (aiperf/common/enums/metric_enums.py, v0.1.1)
+    "output_token_throughput": "tokens/sec",
+    "output_token_throughput_per_user": "tokens/sec/user",
+    "inter_token_latency": "ms",
+    "time_to_first_token": "ms",
+    "ttft": "ms",
+    "input_sequence_length": "tokens",
+    "output_sequence_length": "tokens",
+}
+
+
+def _is_aiperf(data: Any) -> bool:
+    """An AIPerf export: its run fields (was_cancelled, error_summary, schema_version, aiperf_version)
+    or its `records` beside genai-perf's metric names."""
+    if not isinstance(data, dict):
+        return False
+    records = data.get("records")
+    if isinstance(records, dict) and "output_token_throughput" in records:
+        return True
+    return "output_token_throughput" in data and any(k in data for k in ("was_cancelled", "error_summary", "schema_version", "aiperf_version"))
+
+
+def _aiperf(data: dict[str, Any], display: str, problems: list[Problem]) -> Trial:
+    """One AIPerf run (see the module's docstring): interactivity from the per-user output throughput
+    P50 (else 1000 / the inter-token latency P50), which excludes the first token as guidellm's ITL does."""
+    nested = isinstance(data.get("records"), dict)
+    root, where = (data["records"], "records") if nested else (data, "")
+    trial = Trial(display, "aiperf", None, tool_version=str(data["aiperf_version"])[:20] if data.get("aiperf_version") else None)
+    f = _Fields(display, where, root, problems)
+    ttft_key = "ttft" if "ttft" in root and "time_to_first_token" not in root else "time_to_first_token"
+    for key in ("output_token_throughput", "output_token_throughput_per_user", "inter_token_latency", ttft_key, "input_sequence_length", "output_sequence_length"):
+        unit = root.get(key, {}).get("unit") if isinstance(root.get(key), dict) else None
+        if unit is not None and unit != AIPERF_UNITS[key]:
+            problems.append(Problem(display, None, f"{where + '.' if where else ''}{key}.unit", f"must be {AIPERF_UNITS[key]!r}, the unit read (got {str(unit)[:20]!r})"))
+    output = f.get("output_token_throughput.avg")
+    per_user = f.get("output_token_throughput_per_user.p50", required=False)
+    itl = f.get("inter_token_latency.p50") if per_user is None else None
+    ttft = f.get(f"{ttft_key}.p50", required=False)
+    isl = f.get("input_sequence_length.avg", required=False)
+    osl = f.get("output_sequence_length.avg", required=False)
+    completed = f.get("request_count.avg", required=False, positive=False)
+    failed = f.get("error_request_count.avg", required=False, positive=False)
+    config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
+    loadgen = config.get("loadgen") if isinstance(config.get("loadgen"), dict) else {}
+    profiling = ((config.get("phases") or {}).get("profiling") or {}) if isinstance(config.get("phases"), dict) else {}
+    conc = _number(loadgen.get("concurrency")) if "concurrency" in loadgen else _number(profiling.get("concurrency") if isinstance(profiling, dict) else None)
+    start = data.get("start_time")
+    if start is not None:
+        try:
+            trial.day = datetime.fromisoformat(str(start).replace("Z", "+00:00")).date()
+        except ValueError:
+            problems.append(Problem(display, None, "start_time", f"must be an ISO 8601 date-time like 2025-10-03T13:13:39 (got {str(start)[:40]!r})"))
+    interactivity = per_user if per_user is not None else (1000.0 / itl if itl else None)
+    if output is not None and interactivity is not None:
+        trial.points.append(TrialPoint("run", interactivity, output, ttft / 1000.0 if ttft else None, isl, osl, conc,
+                                       int(completed) if completed is not None else None, int(failed) if failed is not None else None))
+    return trial
