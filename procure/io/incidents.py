@@ -190,18 +190,37 @@ def read_incidents_csv(path: Path, display: str) -> list[Incident]:
 
 
 def _overlaps(incidents: list[Incident], display: str) -> list[Problem]:
-    """Rows whose times overlap an earlier row on a shared component (or either names none)."""
+    """Rows whose times overlap an earlier row on a shared component (or either names none).
+
+    One sweep in start order, linear in the rows: for each component, and for the rows naming none
+    (the whole service), the earlier row that ends last is kept; a row overlaps an earlier one
+    exactly when one of those that concerns it ends after it starts (an open row never ends)."""
+    never = datetime.max.replace(tzinfo=timezone.utc)
     problems = []
-    active: list[Incident] = []  # rows still open at the current start, in start order
+    last_any: Incident | None = None  # of every earlier row: concerns a row naming no component
+    last_whole: Incident | None = None  # of the rows naming none: concerns every row
+    last_by_component: dict[str, Incident] = {}
+
+    def end(incident: Incident | None) -> datetime | None:
+        return None if incident is None else (incident.end or never)
+
     for later in sorted(incidents, key=lambda i: i.start):
-        active = [e for e in active if e.end is None or e.end > later.start]
         mine = {c.casefold() for c in later.components}
-        clash = next((e for e in active if not e.components or not mine or mine & {c.casefold() for c in e.components}), None)
-        if clash is not None:
+        candidates = [last_any] if not mine else [last_whole, *(last_by_component.get(c) for c in sorted(mine))]
+        clashes = [e for e in candidates if e is not None and end(e) > later.start]  # type: ignore[operator]
+        if clashes:
+            clash = min(clashes, key=lambda e: (e.start, _line(e)))
             problems.append(
                 Problem(display, _line(later), "start", f"overlaps the incident on line {_line(clash)} on a shared component: merge them into one row")
             )
-        active.append(later)
+        if last_any is None or end(later) > end(last_any):  # type: ignore[operator]
+            last_any = later
+        if not mine and (last_whole is None or end(later) > end(last_whole)):  # type: ignore[operator]
+            last_whole = later
+        for c in mine:
+            held = last_by_component.get(c)
+            if held is None or end(later) > end(held):  # type: ignore[operator]
+                last_by_component[c] = later
     return problems
 
 
