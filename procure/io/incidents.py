@@ -136,12 +136,29 @@ def statuspage_incidents(data: Any, display: str) -> list[Incident]:
         resolved = item.get("resolved_at") or _resolved_update(item)
         end = parse_time(resolved, display, None, f"{at}.resolved_at", problems) if resolved else None
         impact = _check_impact(item.get("impact"), display, None, f"{at}.impact", problems)
-        if start is None or impact is None or not _check_order(start, end, display, None, f"{at}.resolved_at", problems):
+        lists = _check_lists(item, display, at, problems)
+        if not lists or start is None or impact is None or not _check_order(start, end, display, None, f"{at}.resolved_at", problems):
             continue
         found.append(Incident(start, end, impact, _components(item), str(item.get("name") or ""), str(item.get("id") or ""), f"{display}: {at}"))
     if problems:
         raise InputError(problems)
     return sorted(found, key=lambda i: (i.start, i.id))
+
+
+def _check_lists(item: dict[str, Any], display: str, at: str, problems: list[Problem]) -> bool:
+    """`components`, `incident_updates` and each update's `affected_components` are lists (or
+    absent), as Statuspage writes them; anything else ("components": 5) is named."""
+    ok = True
+    for key in ("components", "incident_updates"):
+        if item.get(key) is not None and not isinstance(item.get(key), list):
+            problems.append(Problem(display, None, f"{at}.{key}", f"must be a list (got {type(item[key]).__name__} {str(item[key])[:40]!r})"))
+            ok = False
+    for number, update in enumerate(item.get("incident_updates") or [] if ok else []):
+        affected = update.get("affected_components") if isinstance(update, dict) else None
+        if affected is not None and not isinstance(affected, list):
+            problems.append(Problem(display, None, f"{at}.incident_updates[{number}].affected_components", f"must be a list (got {type(affected).__name__})"))
+            ok = False
+    return ok
 
 
 def _resolved_update(item: dict[str, Any]) -> str | None:
