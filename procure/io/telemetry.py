@@ -151,15 +151,15 @@ def _result_items(text: str, begin: int, display: str, wanted: set[str]) -> tupl
     index = 0
     try:
         while True:
-            plain = _PLAIN_ITEM.match(text, position)
+            plain = _plain_item(text, position)
             if plain is not None:
-                named = _NAME.search(plain.group(1))
+                metric_text, body, end, last = plain
+                named = _NAME.search(metric_text)
                 if named is None or _base(named.group(1)) in wanted:
-                    pairs = _numeric_pairs(plain.group(2).strip()[1:-1])
-                    item = {"metric": json.loads(plain.group(1)), "values": pairs} if pairs is not None else decoder.raw_decode(text, position)[0]
+                    pairs = _numeric_pairs(body)
+                    item = {"metric": json.loads(metric_text), "values": pairs} if pairs is not None else decoder.raw_decode(text, position)[0]
                     if _wanted_item(item, wanted):
                         items.append((index, item))
-                end, last = plain.end(), plain.group(3) == "]"
             else:
                 item, after = decoder.raw_decode(text, position)
                 if _wanted_item(item, wanted):
@@ -178,9 +178,35 @@ def _result_items(text: str, begin: int, display: str, wanted: set[str]) -> tupl
 
 _SPACE = re.compile(r"\s*")
 _NEXT = re.compile(r"\s*(,|\])")
-# A series as Prometheus writes it: a metric without nested braces, values of numbers and strings
-# only ([[t,"v"],...] or []), then the item's end and a comma or the list's end.
-_PLAIN_ITEM = re.compile(r'\{\s*"metric"\s*:\s*(\{[^{}]*\})\s*,\s*"values"\s*:\s*\[((?:\s*\[[^{}\[\]]*\](?:\s*,\s*\[[^{}\[\]]*\])*)?)\s*\]\s*\}\s*(,|\])')
+# A series as Prometheus writes it: a metric without nested braces, then values of numbers and
+# strings only ([[t,"v"],...] or []) up to the first "]]", then the item's end and a comma or "]".
+_PLAIN_HEAD = re.compile(r'\{\s*"metric"\s*:\s*(\{[^{}]*\})\s*,\s*"values"\s*:\s*\[\s*')
+_PLAIN_TAIL = re.compile(r"\s*\}\s*(,|\])")
+
+
+def _plain_item(text: str, position: int) -> tuple[str, str, int, bool] | None:
+    """A series at `position` in Prometheus' own layout: (the metric's JSON, the values between
+    "[[" and "]]", the position after the item's comma or the list's "]", whether that was the
+    list's end); None for any other layout."""
+    head = _PLAIN_HEAD.match(text, position)
+    if head is None:
+        return None
+    start = head.end()
+    if text.startswith("]", start):
+        body, after = "", start + 1
+    else:
+        close = text.find("]]", start)
+        if close < 0 or not text.startswith("[", start):
+            return None
+        body, after = text[start + 1 : close], close + 2
+        if "{" in body or "}" in body:
+            return None
+    tail = _PLAIN_TAIL.match(text, after)
+    if tail is None:
+        return None
+    return head.group(1), body, tail.end(), tail.group(1) == "]"
+
+
 _NAME = re.compile(r'"__name__"\s*:\s*"([^"\\]*)"')
 
 
