@@ -31,9 +31,15 @@ Statistics, as PromQL computes them (prometheus/prometheus promql/functions.go a
 Bad telemetry is named, never turned into zeros: a series seen twice (two samples at one time, or
 the same labels twice in one snapshot), a label the configuration does not know, an outcome that is
 neither served nor failed, timestamps that run backwards (clock skew), a snapshot's sample stamped
-far from the snapshot's time, and a histogram without +Inf are errors with their file and series; a
-counter reset and a gap longer than `gap_minutes` are stated; a month with no sample is absent (no
-data), never 0.
+far from the snapshot's time, a histogram without +Inf, a bucket bound that is not seconds of at
+least 0 or +Inf, and a time outside 1970-01-01 to 9999-11-30 (a sample's, or a snapshot's file
+name's) are errors with their file and series; a counter reset and a gap longer than `gap_minutes`
+are stated; a month with no sample is absent (no data), never 0.
+
+Both readers keep only the configured metrics while they read: a snapshot is read a block at a
+time and only the wanted lines reach the parser; a query_range result is walked one series at a
+time and another metric's samples are never built. Time and memory follow the wanted series, not
+the file (benchmarks/bench_readers.py).
 """
 
 from __future__ import annotations
