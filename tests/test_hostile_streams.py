@@ -299,3 +299,13 @@ def test_an_xlsx_cell_at_column_xfd_is_refused_before_openpyxl_fills_the_row(tmp
     (problem,) = caught.value.problems
     assert problem.line == 1 and "too many columns" in problem.message
     assert peak < 20 * 1024 * 1024, peak
+
+
+def test_many_problems_print_the_first_hundred_and_the_count(workspace_copy, tmp_path):
+    # 300 duplicate series in one snapshot are 300 problems: 100 lines, then how many more, then the count.
+    ws = workspace_copy("basic")
+    body = "".join(f'{TOKENS}{{model_name="m{i}"}} 1\n{TOKENS}{{model_name="m{i}"}} 2\n' for i in range(300))
+    path = snapshot(tmp_path, "2026-11-01T00:00:00Z.prom", body)
+    stderr = assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), "... and 200 more problems, not shown", "300 problems found; nothing was written.")
+    assert len(stderr.splitlines()) == 102
+    nothing_written(ws)
