@@ -21,8 +21,11 @@ from typing import Any, Iterable
 # Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they reorder the text around
 # them. The plain marks U+200E/U+200F do not, and right-to-left scripts need them: they stay.
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
-_UNSAFE_IN_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
+# The line and paragraph separators: a terminal, Markdown viewer, browser or PDF may start a new line
+# at them, so one vendor name could forge a line of its own ("APPROVED BY THE BOARD").
+SEPARATORS = "\u2028\u2029"
+_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{SEPARATORS}{BIDI_CONTROLS}]")
+_UNSAFE_IN_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{SEPARATORS}{BIDI_CONTROLS}]")
 
 
 def unsafe_characters(text: str) -> str | None:
@@ -35,6 +38,8 @@ def unsafe_characters(text: str) -> str | None:
         return "bidirectional override characters (U+202A-U+202E, U+2066-U+2069)"
     if "\r" in found:
         return "a carriage return"
+    if any(c in SEPARATORS for c in found):
+        return "line or paragraph separators (U+2028, U+2029)"
     return "control characters"
 
 
@@ -47,6 +52,25 @@ def printable(text: str) -> str:
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
     return _UNSAFE_IN_LINE.sub(escape, text)
+
+
+def printable_lines(text: str) -> str:
+    """Lines for a terminal: each line as `printable` makes it, the line feeds between them kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def visible(value: Any) -> Any:
+    """Text for HTML or PDF (the templates' finalize): control characters, line and paragraph
+    separators and bidirectional overrides shown as escapes; tabs and line feeds kept; the type
+    (str, or markupsafe.Markup already escaped) kept; anything else unchanged."""
+    if not isinstance(value, str) or not _UNSAFE.search(value):
+        return value
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return type(value)(_UNSAFE.sub(escape, value))
 
 
 # --- spreadsheets -----------------------------------------------------------------------------------

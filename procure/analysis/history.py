@@ -220,16 +220,15 @@ def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
     if not path.exists() and not path.is_symlink():
         raise InputError([Problem(ref, None, "", "neither a run id nor a readable Evaluation JSON file (no such file)")])
     text = read_text(path, ref, MAX_EVALUATION_BYTES)  # a regular file only: a pipe or /dev/zero never ends
-    ev = _parse(text, ref)
-    _check_text(ev, ref)
-    return ev, printable(ref)
+    return _parse(text, ref), printable(ref)
 
 
 def _check_text(ev: Evaluation, display: str) -> None:
-    """An Evaluation file is input like any other: text holding control characters or bidirectional
-    overrides (which would drive or spoof the terminal) is refused, with where it is; so is a number
-    that is not finite (NaN compares unequal to everything, so NaN costs would read as "no changes")
-    and an offer id listed twice (500 copies of each offer would read as "the same 12 offers")."""
+    """An Evaluation, from a file or a row of the history, is input like any other: text holding
+    control characters, separators or bidirectional overrides (which would drive or spoof the
+    terminal) is refused, with where it is; so is a number that is not finite (NaN compares unequal
+    to everything, so a NaN baseline would hide any rise and read as "no changes") and an offer id
+    listed twice (500 copies of each offer would read as "the same 12 offers")."""
     import math
 
     from procure.textsafe import unsafe_characters
@@ -259,14 +258,19 @@ def _check_text(ev: Evaluation, display: str) -> None:
 
 
 def _parse(text: str, display: str) -> Evaluation:
+    """An Evaluation from a file or a history row, checked before any diff: known fields only (a
+    field this procure does not know would be silently dropped), then `_check_text`."""
     try:
-        return Evaluation.model_validate_json(text)
+        ev = Evaluation.model_validate_json(text, extra="forbid")
     except ValueError as exc:
         if not isinstance(exc, ValidationError):
             raise InputError([Problem(display, None, "", f"not an Evaluation this procure reads: {exc}")]) from None
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InputError([Problem(display, None, where, f"not an Evaluation this procure reads: {first['msg']}")]) from None
+        message = "unknown field (an Evaluation this procure writes has no such field)" if first["type"] == "extra_forbidden" else first["msg"]
+        raise InputError([Problem(display, None, where, f"not an Evaluation this procure reads: {message}")]) from None
+    _check_text(ev, display)
+    return ev
 
 
 # --- differences --------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ from procure.cli.options import columns_need_a_table
 from procure.cli.output import say, working
 from procure.status import ExitStatus
 
+SHOWN_PROBLEMS = 100  # problem lines printed; the count line says how many there were in all
+
 
 def _usage_problem(error: click.UsageError) -> str:
     """A usage error (click's or ours) as procure states problems: `where: what was expected`."""
@@ -126,9 +128,11 @@ def handles_input_errors(command: F) -> F:
             with working():
                 return command(*args, **kwargs)
         except InputError as exc:
-            for problem in exc.problems:
+            for problem in exc.problems[:SHOWN_PROBLEMS]:
                 say(str(problem))
             count = len(exc.problems)
+            if count > SHOWN_PROBLEMS:  # 200,000 bad rows are not 200,000 lines: the first ones show what to fix
+                say(f"... and {count - SHOWN_PROBLEMS:,} more problems, not shown (the first {SHOWN_PROBLEMS} are above)")
             say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
         except KeyboardInterrupt:

@@ -71,9 +71,12 @@ def quiet() -> None:
 
 
 def say(message: str) -> None:
-    """A line for people on standard error (the spinner stopped first)."""
+    """A line for people on standard error (the spinner stopped first). Notes and warnings echo
+    label values, file names and vendor text: escape sequences and separators are shown, never run."""
+    from procure.textsafe import printable_lines
+
     quiet()
-    typer.echo(message, err=True)
+    typer.echo(printable_lines(message), err=True)
 
 
 def plain_console(stderr: bool = False):  # type: ignore[no-untyped-def]

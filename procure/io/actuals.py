@@ -162,10 +162,15 @@ def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]
     from procure.io import telemetry as tm
 
     allowed = set(tm.KNOWN_LABELS) | {names.outcome_label} | set(names.labels)
+    found: dict[tuple[str, ...], list[Any]] = {}  # one line per set of unknown labels, however many series carry it
     for s in series:
-        unknown = sorted(k for k, _ in s.labels if k not in allowed)
+        unknown = tuple(sorted(k for k, _ in s.labels if k not in allowed))
         if unknown:
-            problems.append(Problem(s.where, None, "", f"unknown label {', '.join(unknown)} on {s.show()}: allowed are {', '.join(sorted(allowed))} (add others to actuals.metrics.labels)"))
+            found.setdefault(unknown, []).append(s)
+    for unknown, carriers in found.items():
+        first = carriers[0]
+        more = f" and {len(carriers) - 1:,} other series" if len(carriers) > 1 else ""
+        problems.append(Problem(first.where, None, "", f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(allowed))} (add others to actuals.metrics.labels)"))
 
 
 def _add_output_tokens(series: list[Any], names: MetricNames, table: _MonthTable) -> None:
@@ -235,7 +240,7 @@ def _add_latency(series: list[Any], attr: str, base: str, table: _MonthTable, pr
         for s in members:
             le = tm.parse_le(s.label("le"))
             if le is None:
-                problems.append(Problem(s.where, None, "", f"{s.show()}: a bucket needs a numeric le label"))
+                problems.append(Problem(s.where, None, "le", f"{s.show()}: {tm.bucket_problem(s.label('le'))}"))
                 continue
             bounds.append((le, s))
         if not any(le == float("inf") for le, _ in bounds):

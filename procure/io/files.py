@@ -348,19 +348,21 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_files_atomic(folder: Path, files: dict[str, str | bytes]) -> list[Path]:
+def write_files_atomic(folder: Path, files: dict[str, str | bytes], option: str = "") -> list[Path]:
     """Write several files into `folder` all or nothing: the new folder (its present files and the new
     ones) is built under a temporary name beside it, then swapped in with one rename. A run killed at
     any moment leaves the folder as it was or complete; the temporary folder it may leave behind is
     removed by the next write in the same place. Existing files are replaced (the caller checks
-    --force); each target is checked as any output is."""
+    --force); each target is checked as any output is. `option` is the option that named the folder
+    (--out-dir), for messages; empty when the command chose it (actuals/ID/), so that no message
+    names an option the user never gave."""
     folder = Path(folder)
     if not files:
         return []
     for name in files:
-        check_output(folder / name, replace_inputs=True, option="--out")
+        check_output(folder / name, replace_inputs=True, option=option)
     if folder.exists() and not folder.is_dir():
-        raise _refuse(folder, "--out", "is a file, not a folder")
+        raise _refuse(folder, option, "is a file, not a folder")
     parent = folder.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -371,7 +373,7 @@ def write_files_atomic(folder: Path, files: dict[str, str | bytes]) -> list[Path
         stage = parent / temporary_name(folder.name)
         stage.mkdir()
     except OSError as exc:
-        raise _refuse(folder, "--out", f"cannot write here: {exc.strerror or exc}") from None
+        raise _refuse(folder, option, f"cannot write here: {exc.strerror or exc}") from None
     try:
         swap = folder.is_dir() and not folder.is_symlink()
         if swap:
@@ -408,6 +410,6 @@ def write_files_atomic(folder: Path, files: dict[str, str | bytes]) -> list[Path
     except BaseException as exc:
         shutil.rmtree(stage, ignore_errors=True)
         if isinstance(exc, OSError):
-            raise _refuse(folder, "--out", f"cannot write here: {exc.strerror or exc}") from None
+            raise _refuse(folder, option, f"cannot write here: {exc.strerror or exc}") from None
         raise
     return [folder / name for name in files]

@@ -385,13 +385,15 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
                         rows, cells = rows + 1, 0
                         stated = element.get("r") or ""
                         number = int(stated) if stated.isdigit() else rows
-                        if rows > MAX_ROWS + 1:
-                            raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
+                        if rows > MAX_ROWS + 1 or number > MAX_ROWS + 1:
+                            raise InputError([Problem(display, None, "", f"too many rows (row {number:,}; limit {MAX_ROWS:,} offers and the header)")])
                         if element.get("hidden") in ("1", "true"):
                             hidden_rows.add(number)
                     elif tag == "c":
                         cells += 1
-                        if cells > MAX_COLUMNS:
+                        # openpyxl fills a row with empty cells up to its last cell's column: a cell
+                        # at XFD1 would build 16,384 cells, in every such row, before any count
+                        if cells > MAX_COLUMNS or _column_number(element.get("r") or "") > MAX_COLUMNS:
                             raise InputError([Problem(display, number, "", f"too many columns (over {MAX_COLUMNS:,}; the row was not read further)")])
                     elif tag == "col" and element.get("hidden") in ("1", "true"):
                         first, last = int(element.get("min", "1")), int(element.get("max", "1"))
@@ -399,6 +401,16 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
     except (ParseError, ValueError, OSError, KeyError) as exc:
         raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
     return hidden_rows, hidden_columns
+
+
+def _column_number(reference: str) -> int:
+    """The 1-based column of a cell reference such as "XFD1" (0 without one)."""
+    number = 0
+    for char in reference:
+        if not ("A" <= char <= "Z"):
+            break
+        number = number * 26 + ord(char) - 64
+    return number
 
 
 # A workbook is a zip of XML: a small file can expand to gigabytes (a zip bomb, or millions of empty

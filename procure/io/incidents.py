@@ -136,12 +136,29 @@ def statuspage_incidents(data: Any, display: str) -> list[Incident]:
         resolved = item.get("resolved_at") or _resolved_update(item)
         end = parse_time(resolved, display, None, f"{at}.resolved_at", problems) if resolved else None
         impact = _check_impact(item.get("impact"), display, None, f"{at}.impact", problems)
-        if start is None or impact is None or not _check_order(start, end, display, None, f"{at}.resolved_at", problems):
+        lists = _check_lists(item, display, at, problems)
+        if not lists or start is None or impact is None or not _check_order(start, end, display, None, f"{at}.resolved_at", problems):
             continue
         found.append(Incident(start, end, impact, _components(item), str(item.get("name") or ""), str(item.get("id") or ""), f"{display}: {at}"))
     if problems:
         raise InputError(problems)
     return sorted(found, key=lambda i: (i.start, i.id))
+
+
+def _check_lists(item: dict[str, Any], display: str, at: str, problems: list[Problem]) -> bool:
+    """`components`, `incident_updates` and each update's `affected_components` are lists (or
+    absent), as Statuspage writes them; anything else ("components": 5) is named."""
+    ok = True
+    for key in ("components", "incident_updates"):
+        if item.get(key) is not None and not isinstance(item.get(key), list):
+            problems.append(Problem(display, None, f"{at}.{key}", f"must be a list (got {type(item[key]).__name__} {str(item[key])[:40]!r})"))
+            ok = False
+    for number, update in enumerate(item.get("incident_updates") or [] if ok else []):
+        affected = update.get("affected_components") if isinstance(update, dict) else None
+        if affected is not None and not isinstance(affected, list):
+            problems.append(Problem(display, None, f"{at}.incident_updates[{number}].affected_components", f"must be a list (got {type(affected).__name__})"))
+            ok = False
+    return ok
 
 
 def _resolved_update(item: dict[str, Any]) -> str | None:
@@ -190,18 +207,37 @@ def read_incidents_csv(path: Path, display: str) -> list[Incident]:
 
 
 def _overlaps(incidents: list[Incident], display: str) -> list[Problem]:
-    """Rows whose times overlap an earlier row on a shared component (or either names none)."""
+    """Rows whose times overlap an earlier row on a shared component (or either names none).
+
+    One sweep in start order, linear in the rows: for each component, and for the rows naming none
+    (the whole service), the earlier row that ends last is kept; a row overlaps an earlier one
+    exactly when one of those that concerns it ends after it starts (an open row never ends)."""
+    never = datetime.max.replace(tzinfo=timezone.utc)
     problems = []
-    active: list[Incident] = []  # rows still open at the current start, in start order
+    last_any: Incident | None = None  # of every earlier row: concerns a row naming no component
+    last_whole: Incident | None = None  # of the rows naming none: concerns every row
+    last_by_component: dict[str, Incident] = {}
+
+    def end(incident: Incident | None) -> datetime | None:
+        return None if incident is None else (incident.end or never)
+
     for later in sorted(incidents, key=lambda i: i.start):
-        active = [e for e in active if e.end is None or e.end > later.start]
         mine = {c.casefold() for c in later.components}
-        clash = next((e for e in active if not e.components or not mine or mine & {c.casefold() for c in e.components}), None)
-        if clash is not None:
+        candidates = [last_any] if not mine else [last_whole, *(last_by_component.get(c) for c in sorted(mine))]
+        clashes = [e for e in candidates if e is not None and end(e) > later.start]  # type: ignore[operator]
+        if clashes:
+            clash = min(clashes, key=lambda e: (e.start, _line(e)))
             problems.append(
                 Problem(display, _line(later), "start", f"overlaps the incident on line {_line(clash)} on a shared component: merge them into one row")
             )
-        active.append(later)
+        if last_any is None or end(later) > end(last_any):  # type: ignore[operator]
+            last_any = later
+        if not mine and (last_whole is None or end(later) > end(last_whole)):  # type: ignore[operator]
+            last_whole = later
+        for c in mine:
+            held = last_by_component.get(c)
+            if held is None or end(later) > end(held):  # type: ignore[operator]
+                last_by_component[c] = later
     return problems
 
 

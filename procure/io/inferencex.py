@@ -376,7 +376,11 @@ def import_curves(
     rows, models = _rows_of_pair(candidates, chosen, display, warnings, per_gpu_basis)
     targets = _curve_files(rows, models, out_dir, path.name, isl, osl, chosen, gpu, force, per_gpu_basis, display, warnings)
     # All curves or none: a run killed midway never leaves half the series imported.
-    write_files_atomic(out_dir, {target.name: text for target, text in targets})
+    from procure.io.workspace import check_curves_to_write
+
+    files = {target.name: text for target, text in targets}
+    check_curves_to_write(out_dir, files)
+    write_files_atomic(out_dir, files)
     return [t for t, _ in targets], warnings
 
 

@@ -17,11 +17,16 @@ def read_csv_rows(path: Path, display: str, columns: tuple[str, ...]) -> tuple[l
 
     Returns (rows, comment lines, problems).
     """
-    problems: list[Problem] = []
     try:
         text = read_text(path, display)
     except InputError as exc:
         return [], [], exc.problems
+    return csv_text_rows(text, display, columns)
+
+
+def csv_text_rows(text: str, display: str, columns: tuple[str, ...]) -> tuple[list[tuple[int, dict[str, str]]], list[str], list[Problem]]:
+    """read_csv_rows of text already in memory (a file about to be written, checked as it will be read)."""
+    problems: list[Problem] = []
     comments: list[str] = []
     numbered: list[tuple[int, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):

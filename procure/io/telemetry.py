@@ -31,9 +31,15 @@ Statistics, as PromQL computes them (prometheus/prometheus promql/functions.go a
 Bad telemetry is named, never turned into zeros: a series seen twice (two samples at one time, or
 the same labels twice in one snapshot), a label the configuration does not know, an outcome that is
 neither served nor failed, timestamps that run backwards (clock skew), a snapshot's sample stamped
-far from the snapshot's time, and a histogram without +Inf are errors with their file and series; a
-counter reset and a gap longer than `gap_minutes` are stated; a month with no sample is absent (no
-data), never 0.
+far from the snapshot's time, a histogram without +Inf, a bucket bound that is not seconds of at
+least 0 or +Inf, and a time outside 1970-01-01 to 9999-11-30 (a sample's, or a snapshot's file
+name's) are errors with their file and series; a counter reset and a gap longer than `gap_minutes`
+are stated; a month with no sample is absent (no data), never 0.
+
+Both readers keep only the configured metrics while they read: a snapshot is read a block at a
+time and only the wanted lines reach the parser; a query_range result is walked one series at a
+time and another metric's samples are never built. Time and memory follow the wanted series, not
+the file (benchmarks/bench_readers.py).
 """
 
 from __future__ import annotations
@@ -53,6 +59,11 @@ KNOWN_LABELS = ("model_name", "instance", "job", "engine", "pod", "namespace", "
 MAX_SNAPSHOT_SKEW_S = 300.0  # a sample stamped more than 5 minutes from its snapshot's time is clock skew
 MAX_METRICS_BYTES = 500 * 1024 * 1024
 SNAPSHOT_TIME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2}):?(\d{2})Z")
+# Sample times procure can place in a calendar month: from the Unix epoch (Prometheus' timestamps
+# are milliseconds since it) to the last month whose next month Python's dates still hold.
+EARLIEST_S = 0.0
+LATEST_S = datetime(9999, 12, 1, tzinfo=timezone.utc).timestamp()
+TIME_RANGE = "between 1970-01-01 and 9999-11-30 (UTC)"
 
 
 @dataclass
@@ -82,109 +93,186 @@ def _key(name: str, labels: dict[str, str]) -> tuple[str, tuple[tuple[str, str],
 
 def read_query_range(path: Path, display: str, wanted: set[str], problems: list[Problem]) -> list[Series]:
     """The series of a query_range response whose base metric is one of `wanted` (a histogram's
-    `_bucket` series count for the histogram's name)."""
+    `_bucket` series count for the histogram's name). The result list is walked one series at a time
+    (`_result_items`): a series of another metric is skipped without building its samples, so a
+    response of millions of unrelated series costs one pass over its text."""
     from procure.io.yamlsafe import parse_json, read_text
 
-    text, arrays = _lift_values(read_text(path, display, MAX_METRICS_BYTES))
-    data = parse_json(text, display)
+    text = read_text(path, display, MAX_METRICS_BYTES)
+    found = RESULT_START.search(text)
+    walked = _result_items(text, found.end(), display, wanted) if found else None
+    skeleton = text if walked is None else text[: found.end() - 1] + "[]" + text[walked[1] :]
+    data = parse_json(skeleton, display)
     if not isinstance(data, dict) or data.get("status") != "success" or not isinstance(data.get("data"), dict):
         status = data.get("status") if isinstance(data, dict) else None
         raise InputError([Problem(display, None, "status", f'a Prometheus query_range response has "status": "success" and "data" (got {status!r})')])
     body = data["data"]
     if body.get("resultType") != "matrix":
         raise InputError([Problem(display, None, "data.resultType", f'must be "matrix", the result of a range query (got {body.get("resultType")!r})')])
-    result = body.get("result")
-    if not isinstance(result, list):
-        raise InputError([Problem(display, None, "data.result", "must be a list of series")])
-    import numpy as np
-
+    if walked is None:
+        result = body.get("result")
+        if not isinstance(result, list):
+            raise InputError([Problem(display, None, "data.result", "must be a list of series")])
+        items: Iterable[tuple[int, Any]] = ((i, item) for i, item in enumerate(result) if _wanted_item(item, wanted))
+    else:
+        items = walked[0]
     out: list[Series] = []
     seen: dict[tuple, str] = {}
-    lifted = iter(arrays)
-    for index, item in enumerate(result):
-        if isinstance(item, dict) and item.get("values") is None and "values" in item:
-            item["values"] = next(lifted, None)
-        where = f"data.result[{index}]"
-        metric = item.get("metric") if isinstance(item, dict) else None
-        values = item.get("values") if isinstance(item, dict) else None
-        if not isinstance(metric, dict) or not isinstance(values, (list, np.ndarray)):
-            problems.append(Problem(display, None, where, 'expected {"metric": {...}, "values": [[time, "value"], ...]}'))
+    for index, item in items:
+        series = _range_series(item, f"data.result[{index}]", display, problems)
+        if series is None:
             continue
-        name = metric.get("__name__")
-        if not isinstance(name, str):
-            problems.append(Problem(display, None, f"{where}.metric", "has no __name__: query the raw series (e.g. vllm:generation_tokens_total), not an expression of it"))
-            continue
-        if _base(name) not in wanted:
-            continue
-        labels = {str(k): str(v) for k, v in metric.items() if k != "__name__"}
-        key = _key(name, labels)
+        key = (series.name, series.labels)
         if key in seen:
-            problems.append(Problem(display, None, where, f"duplicate series {Series(name, key[1], '').show()} (also {seen[key]})"))
+            problems.append(Problem(display, None, f"data.result[{index}]", f"duplicate series {series.show()} (also {seen[key]})"))
             continue
-        seen[key] = where
-        series = Series(name, key[1], f"{display}: {where}")
-        if isinstance(values, np.ndarray):  # lifted out of the text and parsed in one pass (_lift_values)
-            series.times, series.values = values[:, 0], values[:, 1]
-            out.append(series)
-            continue
-        try:
-            pairs = np.array(values, dtype=object)
-            if pairs.ndim != 2 or (len(values) and pairs.shape[1] != 2):
-                raise ValueError
-            series.times = np.asarray(pairs[:, 0], dtype=float).tolist() if len(values) else []
-            series.values = np.asarray(pairs[:, 1], dtype=float).tolist() if len(values) else []
-        except (ValueError, TypeError):
-            problems.append(Problem(display, None, f"{where}.values", 'each sample must be [unix seconds, "value"]'))
-            continue
+        seen[key] = f"data.result[{index}]"
         out.append(series)
     return out
 
 
-VALUES_START = re.compile(r'"values"\s*:\s*\[')
+RESULT_START = re.compile(r'"result"\s*:\s*\[')
+def _wanted_item(item: Any, wanted: set[str]) -> bool:
+    """A series to read: anything that is not a series of another metric (malformed items are kept,
+    to be named)."""
+    metric = item.get("metric") if isinstance(item, dict) else None
+    name = metric.get("__name__") if isinstance(metric, dict) else None
+    return not isinstance(name, str) or _base(name) in wanted
 
 
-def _lift_values(text: str) -> tuple[str, list[Any]]:
-    """Each series' `values` parsed in one pass by pandas' C reader (a year of one-minute samples is
-    millions of [time, "value"] pairs: as Python lists they cost seconds and hundreds of MB), replaced
-    by null in the text the JSON parser then reads. A `values` that is not plain numbers (NaN, +Inf,
-    anything malformed) is left in the text for the JSON parser and the checks after it."""
+def _result_items(text: str, begin: int, display: str, wanted: set[str]) -> tuple[list[tuple[int, Any]], int] | None:
+    """The wanted items of the result list starting at `begin` (just after its "["), and where the
+    list ends (after its "]"); None when the text is not JSON this walk can follow (the caller then
+    parses it whole, and names what is wrong). Prometheus writes each series as {"metric": {...},
+    "values": [[t, "v"], ...]}: one regular expression steps over a series in that layout, its name
+    read from the metric's text, and only a wanted series is decoded (its values in one call,
+    `_numeric_pairs`); an item in any other layout is decoded on its own."""
+    import json
+
+    decoder = json.JSONDecoder()
+    items: list[tuple[int, Any]] = []
+    position = _SPACE.match(text, begin).end()  # type: ignore[union-attr]
+    if text.startswith("]", position):
+        return items, position + 1
+    index = 0
+    try:
+        while True:
+            plain = _plain_item(text, position)
+            if plain is not None:
+                metric_text, body, end, last = plain
+                named = _NAME.search(metric_text)
+                if named is None or _base(named.group(1)) in wanted:
+                    pairs = _numeric_pairs(body)
+                    item = {"metric": json.loads(metric_text), "values": pairs} if pairs is not None else decoder.raw_decode(text, position)[0]
+                    if _wanted_item(item, wanted):
+                        items.append((index, item))
+            else:
+                item, after = decoder.raw_decode(text, position)
+                if _wanted_item(item, wanted):
+                    items.append((index, item))
+                following = _NEXT.match(text, after)
+                if following is None:
+                    return None
+                end, last = following.end(), following.group(1) == "]"
+            index += 1
+            if last:
+                return items, end
+            position = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+    except (ValueError, RecursionError):
+        return None
+
+
+_SPACE = re.compile(r"\s*")
+_NEXT = re.compile(r"\s*(,|\])")
+# A series as Prometheus writes it: a metric without nested braces, then values of numbers and
+# strings only ([[t,"v"],...] or []) up to the first "]]", then the item's end and a comma or "]".
+_PLAIN_HEAD = re.compile(r'\{\s*"metric"\s*:\s*(\{[^{}]*\})\s*,\s*"values"\s*:\s*\[\s*')
+_PLAIN_TAIL = re.compile(r"\s*\}\s*(,|\])")
+
+
+def _plain_item(text: str, position: int) -> tuple[str, str, int, bool] | None:
+    """A series at `position` in Prometheus' own layout: (the metric's JSON, the values between
+    "[[" and "]]", the position after the item's comma or the list's "]", whether that was the
+    list's end); None for any other layout."""
+    head = _PLAIN_HEAD.match(text, position)
+    if head is None:
+        return None
+    start = head.end()
+    if text.startswith("]", start):
+        body, after = "", start + 1
+    else:
+        close = text.find("]]", start)
+        if close < 0 or not text.startswith("[", start):
+            return None
+        body, after = text[start + 1 : close], close + 2
+        if "{" in body or "}" in body:
+            return None
+    tail = _PLAIN_TAIL.match(text, after)
+    if tail is None:
+        return None
+    return head.group(1), body, tail.end(), tail.group(1) == "]"
+
+
+_NAME = re.compile(r'"__name__"\s*:\s*"([^"\\]*)"')
+
+
+def _numeric_pairs(body: str) -> Any:
+    """The [time, "value"], ... pairs of one series (without the outer brackets and the first "[")
+    parsed in one pass by pandas' C reader (a year of one-minute samples is half a million pairs: as
+    Python lists they cost seconds and hundreds of MB); None when they are not plain finite numbers
+    (NaN, +Inf, anything malformed: the JSON parser and the checks after it then name them)."""
     import io
 
     import numpy as np
 
-    out_text: list[str] = []
-    arrays: list[Any] = []
-    position = 0
-    for start in VALUES_START.finditer(text):
-        if start.start() < position:
-            continue
-        begin = start.end() - 1
-        end = text.find("]]", begin)  # Prometheus writes compact JSON; anything else is read by the JSON parser
-        if end < 0:
-            break
-        body = text[begin + 2 : end]
-        if "{" in body or "}" in body:
-            continue
-        if not body.strip():
-            numbers = np.zeros((0, 2))
-        else:
-            import pandas as pd
+    if not body.strip():
+        return np.zeros((0, 2))
+    if "{" in body or "}" in body:
+        return None
+    import pandas as pd
 
-            try:
-                frame = pd.read_csv(io.StringIO(body.replace('"', "").replace("], [", "\n").replace("],[", "\n")), header=None, engine="c", dtype=float, skipinitialspace=True)
-            except (ValueError, pd.errors.ParserError):
-                continue
-            numbers = frame.to_numpy()
-            if numbers.ndim != 2 or numbers.shape[1] != 2 or not np.isfinite(numbers).all():
-                continue
-        out_text.append(text[position:begin])
-        out_text.append("null")
-        arrays.append(numbers)
-        position = end + 2
-    out_text.append(text[position:])
-    return "".join(out_text), arrays
+    try:
+        frame = pd.read_csv(io.StringIO(body.replace('"', "").replace("], [", "\n").replace("],[", "\n")), header=None, engine="c", dtype=float, skipinitialspace=True)
+    except (ValueError, pd.errors.ParserError):
+        return None
+    numbers = frame.to_numpy()
+    if numbers.ndim != 2 or numbers.shape[1] != 2 or not np.isfinite(numbers).all():
+        return None
+    return numbers
 
 
+def _range_series(item: Any, where: str, display: str, problems: list[Problem]) -> Series | None:
+    """One series of a query_range result, its samples checked: [unix seconds, "value"] pairs, times
+    in the range procure can place in a month."""
+    import numpy as np
+
+    metric = item.get("metric") if isinstance(item, dict) else None
+    values = item.get("values") if isinstance(item, dict) else None
+    if not isinstance(metric, dict) or not isinstance(values, (list, np.ndarray)):
+        problems.append(Problem(display, None, where, 'expected {"metric": {...}, "values": [[time, "value"], ...]}'))
+        return None
+    name = metric.get("__name__")
+    if not isinstance(name, str):
+        problems.append(Problem(display, None, f"{where}.metric", "has no __name__: query the raw series (e.g. vllm:generation_tokens_total), not an expression of it"))
+        return None
+    labels = {str(k): str(v) for k, v in metric.items() if k != "__name__"}
+    series = Series(name, _key(name, labels)[1], f"{display}: {where}")
+    try:
+        pairs = values if isinstance(values, np.ndarray) else np.array(values, dtype=object)  # ndarray: parsed in one pass (_numeric_pairs)
+        if pairs.ndim != 2 or (len(values) and pairs.shape[1] != 2) or (pairs.dtype == object and any(isinstance(x, bool) for x in pairs.ravel())):
+            raise ValueError
+        times = np.asarray(pairs[:, 0], dtype=float) if len(values) else np.zeros(0)
+        series.values = np.asarray(pairs[:, 1], dtype=float) if len(values) else np.zeros(0)
+    except (ValueError, TypeError):
+        problems.append(Problem(display, None, f"{where}.values", 'each sample must be [unix seconds, "value"]'))
+        return None
+    bad = ~np.isfinite(times) | (times < EARLIEST_S) | (times >= LATEST_S)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        problems.append(Problem(display, None, f"{where}.values[{i}]", f"{series.show()}: a sample's time must be {TIME_RANGE} (got {times[i]:.15g} s since 1970)"))
+        return None
+    series.times = times
+    return series
 
 
 def snapshot_time(path: Path) -> float | None:
@@ -194,19 +282,80 @@ def snapshot_time(path: Path) -> float | None:
         return None
     y, mo, d, h, mi, s = (int(g) for g in found.groups())
     try:
-        return datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
+        stamp = datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
     except ValueError:
         return None
+    return stamp if EARLIEST_S <= stamp < LATEST_S else None
+
+
+def bad_time(seconds: float) -> bool:
+    """A sample time procure cannot place in a month: not finite, before 1970 or past 9999-11."""
+    return not (math.isfinite(seconds) and EARLIEST_S <= seconds < LATEST_S)
+
+
+def _kept_lines(path: Path, display: str, wanted: set[str], problems: list[Problem]) -> str:
+    """The lines of a text snapshot that belong to a wanted metric (its samples, and its # HELP and
+    # TYPE lines), read from the file a block at a time and picked out by one regular expression: a
+    snapshot of millions of unrelated samples costs one pass and the memory of a block and of the
+    wanted lines, never the whole file parsed."""
+    import os
+    import stat
+
+    from procure.io.yamlsafe import regular_file
+
+    regular_file(path, display, MAX_METRICS_BYTES)
+    names = b"|".join(re.escape(n.encode("utf-8")) for n in sorted(wanted, key=len, reverse=True))
+    line = re.compile(rb"^[ \t]*(?:#[ \t]+(?:HELP|TYPE)[ \t]+)?(?:" + names + rb")(?:_bucket|_count|_sum)?(?=[{ \t\r\n]|$).*$", re.M)
+    kept: list[str] = []
+    lines_before = 0
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a file swapped for a pipe never hangs
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError([Problem(display, None, "", "not a regular file (a pipe or a device): refused")])
+            rest = b""
+            while True:
+                block = handle.read(BLOCK_BYTES)
+                data = rest + block
+                cut = len(data) if not block else data.rfind(b"\n") + 1
+                chunk, rest = data[:cut], data[cut:]
+                if lines_before == 0 and chunk.startswith(b"\xef\xbb\xbf"):
+                    chunk = chunk[3:]
+                _check_block(chunk, display, lines_before)
+                kept.extend(m.group().decode("utf-8") + "\n" for m in line.finditer(chunk))
+                lines_before += chunk.count(b"\n")
+                if not block:
+                    break
+    except OSError as exc:
+        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+    return "".join(kept)
+
+
+BLOCK_BYTES = 8 * 1024 * 1024
+
+
+def _check_block(chunk: bytes, display: str, lines_before: int) -> None:
+    """A block of a text snapshot is UTF-8 text: no NUL byte, no invalid sequence (named by line)."""
+    nul = chunk.find(b"\x00")
+    if nul >= 0:
+        raise InputError([Problem(display, lines_before + chunk[:nul].count(b"\n") + 1, "", "binary file: expected UTF-8 text")])
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(display, lines_before + chunk[: exc.start].count(b"\n") + 1, "", "not valid UTF-8 text")]) from None
 
 
 def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: list[Problem]) -> list[Series]:
-    """The samples of one text exposition snapshot, parsed with prometheus-client's parser."""
+    """The samples of one text exposition snapshot, parsed with prometheus-client's parser; only the
+    wanted metrics' lines reach the parser (`_kept_lines`)."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    from procure.io.yamlsafe import read_text
-
-    text = read_text(path, display, MAX_METRICS_BYTES)
+    text = _kept_lines(path, display, wanted, problems)
     stamp = snapshot_time(path)
+    named = SNAPSHOT_TIME.search(Path(path).name)
+    if named and stamp is None:
+        problems.append(Problem(display, None, "", f"the time in the file name ({named.group()}) must be a date and time {TIME_RANGE}"))
+        return []
     out: dict[tuple, Series] = {}
     try:
         families = list(text_string_to_metric_families(text))
@@ -221,6 +370,9 @@ def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: lis
             key = _key(name, dict(sample.labels))
             if key in out:
                 problems.append(Problem(display, None, "", f"duplicate series {out[key].show()} in one snapshot"))
+                continue
+            if sample.timestamp is not None and bad_time(float(sample.timestamp)):
+                problems.append(Problem(display, None, "", f"{Series(name, key[1], '').show()}: a sample's timestamp must be {TIME_RANGE} (got {float(sample.timestamp):.15g} s since 1970)"))
                 continue
             when = sample.timestamp if sample.timestamp is not None else stamp
             if when is None:
@@ -260,6 +412,11 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
         groups[(part.name, part.labels)].append(part)
     merged = []
     for (name, labels), members in groups.items():
+        if len(members) == 1 and len(members[0].times) <= 1:  # one sample (a snapshot's): nothing to order
+            single = _single_sample(members[0], problems)
+            if single is not None:
+                merged.append(single)
+            continue
         times = np.concatenate([np.asarray(m.times, dtype=float) for m in members]) if members else np.array([])
         values = np.concatenate([np.asarray(m.values, dtype=float) for m in members])
         for m in members:  # within one file, samples must run forward
@@ -273,12 +430,25 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
             same = np.diff(times) == 0
             if np.any(same):
                 i = int(np.argmax(same)) + 1
-                problems.append(Problem(members[0].where, None, "", f"duplicate series: {Series(name, labels, '').show()} has two samples at {_utc(times[i])}"))
-        bad = ~np.isfinite(values) | (values < 0)
-        if np.any(bad):
-            problems.append(Problem(members[0].where, None, "", f"{Series(name, labels, '').show()}: a counter's value must be a finite number of at least 0 (got {values[np.argmax(bad)]})"))
+                holders = [m.where for m in members if np.any(np.asarray(m.times, dtype=float) == times[i])]
+                problems.append(Problem(holders[0], None, "", f"duplicate series: {Series(name, labels, '').show()} has two samples at {_utc(times[i])}" + (f" (also in {holders[1]})" if len(holders) > 1 else "")))
+        for m in members:  # named against the file that holds it, not the first file of the series
+            own = np.asarray(m.values, dtype=float)
+            bad = ~np.isfinite(own) | (own < 0)
+            if np.any(bad):
+                i = int(np.argmax(bad))
+                problems.append(Problem(m.where, None, "", f"{Series(name, labels, '').show()}: a counter's value must be a finite number of at least 0 (got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})"))
         merged.append(Series(name, labels, members[0].where, times, values))  # numpy arrays from here on
     return merged
+
+
+def _single_sample(part: Series, problems: list[Problem]) -> Series | None:
+    """merge_series for a series of at most one sample, without numpy's per-call cost (a snapshot of
+    200,000 series is 200,000 of these); its times and values stay lists of floats."""
+    for when, value in zip(part.times, part.values):
+        if not (math.isfinite(value) and value >= 0):
+            problems.append(Problem(part.where, None, "", f"{part.show()}: a counter's value must be a finite number of at least 0 (got {value} at {_utc(float(when))})"))
+    return Series(part.name, part.labels, part.where, [float(t) for t in part.times], [float(v) for v in part.values])
 
 
 # --- statistics ------------------------------------------------------------------------------------
@@ -366,12 +536,22 @@ def histogram_quantile(q: float, buckets: list[tuple[float, float]]) -> float | 
 
 
 def parse_le(raw: str | None) -> float | None:
+    """A latency bucket's upper bound (the `le` label): a finite number of at least 0, or +Inf; None
+    for anything else (`bucket_problem` says what)."""
     if raw is None:
         return None
     try:
-        return math.inf if raw.strip() in ("+Inf", "Inf", "inf") else float(raw)
+        bound = math.inf if raw.strip() in ("+Inf", "Inf", "inf") else float(raw)
     except ValueError:
         return None
+    return bound if bound >= 0 else None  # NaN compares false: refused too
+
+
+def bucket_problem(raw: str | None) -> str:
+    """Why an `le` label is not a latency bucket's bound (for parse_le's None)."""
+    if raw is None:
+        return "a bucket needs an le label (its upper bound)"
+    return f'a latency bucket\'s le must be a number of seconds of at least 0, or +Inf (got le="{raw}")'
 
 
 def first_day(month: str) -> date:

@@ -51,7 +51,7 @@ from typing import Any
 
 from procure.errors import InputError, Problem
 from procure.io.files import own_input, write_files_atomic
-from procure.io.yamlsafe import read_json, regular_file
+from procure.io.yamlsafe import implausible, read_json, regular_file
 
 MAX_LENGTH_MISMATCH = 0.20  # share by which a trial's mean input or output length may differ from the workload's
 MAX_TRIAL_BYTES = 200 * 1024 * 1024  # a detailed guidellm report holds every request
@@ -82,6 +82,9 @@ class Trial:
     tool_version: str | None = None
 
 
+LATEST_UNIX_S = 253402300800.0  # 10000-01-01T00:00:00Z
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -109,6 +112,10 @@ class _Fields:
             return None
         if value < 0 or (positive and value == 0):
             self.problems.append(Problem(self.display, None, name, f"must be {'greater than 0' if positive else 'at least 0'} (got {value:g})"))
+            return None
+        why = implausible(value, repr(node)) if path != "start_time" else None  # the loader's range: a curve of 1e300 is refused by every command
+        if why:
+            self.problems.append(Problem(self.display, None, name, why))
             return None
         return value
 
@@ -210,7 +217,9 @@ def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Tr
         totals = bench.get("request_totals") or (bench.get("metrics") or {}).get("request_totals") or {}
         completed = _number(totals.get("successful")) if isinstance(totals, dict) else None
         failed = _number(totals.get("errored")) if isinstance(totals, dict) else None
-        if start is not None:
+        if start is not None and start >= LATEST_UNIX_S:  # a date Python's calendar cannot hold
+            problems.append(Problem(display, None, f"{where}.start_time", f"must be Unix seconds before the year 10000 (got {start:g})"))
+        elif start is not None:
             starts.append(start)
         if tpot is None or output is None:
             continue
@@ -341,7 +350,11 @@ def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: i
         for p in trial.points:
             if p.failed:
                 warnings.append(f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only")
-    write_files_atomic(Path(out_dir), {target.name: curve_csv(trials, gpus, isl, osl, mismatches)})
+    from procure.io.workspace import check_curves_to_write
+
+    files = {target.name: curve_csv(trials, gpus, isl, osl, mismatches)}
+    check_curves_to_write(Path(out_dir), files)
+    write_files_atomic(Path(out_dir), files)
     return [target], warnings
 
 

@@ -780,34 +780,59 @@ def _load_curves(root: Path, problems: list[Problem], inputs: list[InputFile]) -
         if outside:
             problems.append(outside)
             continue
-        # An optional third column carries the time to first token (InferenceX imports write it).
-        columns: tuple[str, ...] = ("interactivity", "output_tok_s_gpu")
-        header = next((line for line in read_text(path, display).splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
-        if [h.strip() for h in header.split(",")] == [*columns, "ttft_s"]:
-            columns = (*columns, "ttft_s")
-        rows, comments, found = read_csv_rows(path, display, columns)
-        problems.extend(found)  # rows of the wrong length are reported; the others are still read
-        points: list = []
-        for line, row in rows:
-            x = parse_number(row["interactivity"], display, line, "interactivity", problems)
-            y = parse_number(row["output_tok_s_gpu"], display, line, "output_tok_s_gpu", problems)
-            t = parse_number(row["ttft_s"], display, line, "ttft_s", problems) if "ttft_s" in row and row["ttft_s"] else None
-            if x is not None and y is not None:
-                points.append((x, y) if t is None else (x, y, t))
-        if not rows and not found:
-            problems.append(Problem(display, None, "", "no points: expected at least one row"))
-        elif rows and len(points) == len(rows) and not found:
-            marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date"))
-            measured = marks.get("points_source", "").strip() == "measured"
-            try:
-                measured_on = date.fromisoformat(marks.get("trial date", "").strip()) if measured else None
-            except ValueError:
-                measured_on = None
-            curves[path.stem] = ReferenceCurve(
-                name=path.stem, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on
-            )
-            _record(root, path, read_text(path, display), inputs)
+        text = read_text(path, display)
+        curve = read_curve(text, display, path.stem, problems)
+        if curve is not None:
+            curves[path.stem] = curve
+            _record(root, path, text, inputs)
     return curves
+
+
+def read_curve(text: str, display: str, name: str, problems: list[Problem]) -> ReferenceCurve | None:
+    """A reference curve file's points (interactivity, output_tok_s_gpu[, ttft_s]) and marks; None
+    with problems when a row is bad. The one validator of curves: `perf import` checks the files it
+    is about to write with it, so that it never writes a curve every later command would refuse."""
+    from procure.io.tables import csv_text_rows
+
+    # An optional third column carries the time to first token (InferenceX imports write it).
+    columns: tuple[str, ...] = ("interactivity", "output_tok_s_gpu")
+    header = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    if [h.strip() for h in header.split(",")] == [*columns, "ttft_s"]:
+        columns = (*columns, "ttft_s")
+    rows, comments, found = csv_text_rows(text, display, columns)
+    problems.extend(found)  # rows of the wrong length are reported; the others are still read
+    points: list = []
+    for line, row in rows:
+        x = parse_number(row["interactivity"], display, line, "interactivity", problems)
+        y = parse_number(row["output_tok_s_gpu"], display, line, "output_tok_s_gpu", problems)
+        t = parse_number(row["ttft_s"], display, line, "ttft_s", problems) if "ttft_s" in row and row["ttft_s"] else None
+        if x is not None and y is not None:
+            points.append((x, y) if t is None else (x, y, t))
+    if not rows and not found:
+        problems.append(Problem(display, None, "", "no points: expected at least one row"))
+        return None
+    if not rows or len(points) != len(rows) or found:
+        return None
+    marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date"))
+    measured = marks.get("points_source", "").strip() == "measured"
+    try:
+        measured_on = date.fromisoformat(marks.get("trial date", "").strip()) if measured else None
+    except ValueError:
+        measured_on = None
+    return ReferenceCurve(name=name, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on)
+
+
+def check_curves_to_write(out_dir: Path, files: dict[str, str]) -> None:
+    """Curve files an import is about to write, read as every later command will read them
+    (`read_curve`): a figure the loader refuses (a throughput of 1e300) is refused now, with nothing
+    written, instead of breaking every command after."""
+    problems: list[Problem] = []
+    for name, text in files.items():
+        found: list[Problem] = []
+        read_curve(text, str(Path(out_dir) / name), Path(name).stem, found)
+        problems += [Problem(p.file, p.line, p.field, f"{p.message} (in the curve this import would write: nothing was written)") for p in found]
+    if problems:
+        raise InputError(problems)
 
 
 # A price series is either a plain history (date, price) or an index built by `procure index build`

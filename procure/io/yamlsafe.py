@@ -79,9 +79,14 @@ def read_bytes(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> bytes:
         # O_NONBLOCK: if the file was swapped for a pipe since the check, opening does not hang.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
                 raise InputError([Problem(display, None, "", "not a regular file (a pipe or a device): refused")])
-            raw = handle.read(limit + 1)
+            # A buffer of the file's size, not of the limit (500 MB for telemetry, whatever the file);
+            # a file that grew since is read on, still never past the limit.
+            raw = handle.read(min(info.st_size, limit) + 1)
+            if info.st_size < len(raw) <= limit:
+                raw += handle.read(limit + 1 - len(raw))
     except OSError as exc:
         raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
     if len(raw) > limit:

@@ -48,8 +48,9 @@ OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{
 # Vendor text may hold any printable character (any language, emoji), but no control characters:
 # an escape sequence in a vendor name would reach the buyer's terminal.
 # No control characters (escape sequences), no carriage return (it forges lines in Markdown and
-# terminals), no bidirectional overrides U+202A-U+202E / U+2066-U+2069 (they reverse names on screen).
-NO_CONTROLS = "^[^\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\u202a-\u202e\u2066-\u2069]*$"
+# terminals), no line or paragraph separator U+2028/U+2029 (a line of its own in a memo), no
+# bidirectional overrides U+202A-U+202E / U+2066-U+2069 (they reverse names on screen).
+NO_CONTROLS = "^[^\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$"
 Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=NO_CONTROLS)]
 
 

@@ -116,12 +116,15 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     """One environment per templates folder: its compiled templates serve every part of a report."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+    from procure.textsafe import visible
+
     env = Environment(
         loader=FileSystemLoader(str(folder)),
         autoescape=True,  # every template, whatever its name: vendor text is never markup
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=visible,  # one text gate: no separator, override or control character reaches the page
     )
     env.filters.update(
         money=formats.money,
