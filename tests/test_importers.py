@@ -540,6 +540,7 @@ def test_xlsx_template_offers_a_list_where_the_values_are_fixed(tmp_path):
         "operator.published_tier": ["platinum", "gold", "silver", "bronze", "participation_ribbon", "underperform"],
         "operator.published_edition": ["1.0", "2.0", "3.0"],
         "contract.renewal_price": ["escalated", "list"],
+        "contract.sla_credits.claim_window_from": ["month_end", "incident"],  # the SLA credit terms' Literal
         **{f"responsibilities.{job}": ["provider", "customer", "shared"] for job in OPERATING_JOBS},
     }
     assert lists == expected  # free-text and numeric columns carry no list

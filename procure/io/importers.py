@@ -125,6 +125,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("contract.sla_credits.tiers", CREDITS),
     ("contract.sla_credits.cap", NUMBER),
     ("contract.sla_credits.automatic", BOOL),
+    ("contract.sla_credits.claim_window_days", INT),
+    ("contract.sla_credits.claim_window_from", TEXT),
+    ("contract.sla_credits.degraded_counts", BOOL),
     ("contract.minimum_monthly", NUMBER),
     ("operator.published_tier", TEXT),
     ("operator.published_edition", TEXT),
@@ -208,6 +211,7 @@ EXAMPLE_ROW: dict[str, Any] = {
     "contract.exit.egress_per_tb": 20,
     "contract.sla_credits.rate_per_point": 0.1,
     "contract.sla_credits.cap": 0.3,
+    "contract.sla_credits.claim_window_days": 14,  # Nebius: claims within 14 days of the month's end (public SLA terms, 2026)
     "pricing.commit_options": "1024:36:3.60",
     "service.node_gpus": 8,
     "operator.published_tier": "gold",
