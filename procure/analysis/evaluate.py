@@ -222,17 +222,18 @@ def _linked_index(workspace: Workspace, offers: list[Offer], day: date) -> Index
 
 def _cost_columns(
     workspace: Workspace, offers: list[Offer], readings: list[ThroughputReading | None], layers: list[AvailabilityLayers], index_level: IndexLevel | None,
-) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
-    """The cost model's inputs, one row per offer and as columns. A reading between frontier points carries a
+) -> dict[str, np.ndarray]:
+    """The cost model's inputs as columns, one row per offer. A reading between frontier points carries a
     range that follows its gap (docs/interpolation.md): the draws sample it, and the point reads at its mean
-    like every other throughput factor."""
+    like every other throughput factor (curve, serving stack, benchmark to production)."""
     config = workspace.config
+    spec = config.uncertainty
     rows = [_cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan) for o, r, lay in zip(offers, readings, layers)]
     columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
-    columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and config.uncertainty.readings else 0.0 for r in readings], dtype=float)
-    columns[POINT_COLUMN] = np.array([point_throughput_factor(o, config.uncertainty) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
+    columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and spec.readings else 0.0 for r in readings], dtype=float)
+    columns[POINT_COLUMN] = np.array([point_throughput_factor(o, spec) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
     columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
-    return rows, columns
+    return columns
 
 
 def _costs(columns: dict[str, np.ndarray], model: CostModel, count: int) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
@@ -242,17 +243,18 @@ def _costs(columns: dict[str, np.ndarray], model: CostModel, count: int) -> tupl
 
 
 def _delivered(
-    workspace: Workspace, day: date, offers: list[Offer], rows: list[dict[str, Any]], columns: dict[str, np.ndarray], model: CostModel,
+    workspace: Workspace, day: date, offers: list[Offer], columns: dict[str, np.ndarray], model: CostModel,
     outputs: dict[str, np.ndarray], costs: list[dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Signed vendors' delivered evidence (actuals/) blended into their promised figures, and the costs again
-    with it; without evidence the promised columns and costs stand."""
+    """Signed vendors' delivered evidence (actuals/) on the very figures it was measured against (the
+    promise as evaluated here, `costs`), and the costs again with it. Only a signed vendor's own row
+    changes: every other offer keeps its promised figures to the bit. Without evidence the promised
+    columns and costs stand."""
     from procure.analysis.scorecard import apply_evidence, delivered_evidence
 
     evidence = delivered_evidence(workspace, day, offers, costs)
     if evidence:
-        rows = [apply_evidence(row, evidence.get(o.id)) for o, row in zip(offers, rows)]
-        columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
+        columns = apply_evidence(columns, [evidence.get(o.id) for o in offers])
         outputs, costs = _costs(columns, model, len(offers))
     return evidence, columns, outputs, costs
 
@@ -372,12 +374,12 @@ def evaluate_with_inputs(
     assign_tiers(ratings, config.rating)
     readings = [_throughput(o, workspace, config.workload.interactivity) for o in offers]
     layers = [offer_availability(o, rt, workspace, day) for o, rt in zip(offers, ratings)]
-    rows, columns = _cost_columns(workspace, offers, readings, layers, index_level)
+    columns = _cost_columns(workspace, offers, readings, layers, index_level)
     model = CostModel(config.workload, config.assumptions)
     outputs, costs = _costs(columns, model, len(offers))
     evidence: dict[str, Any] = {}
     if delivered and workspace.actuals:
-        evidence, columns, outputs, costs = _delivered(workspace, day, offers, rows, columns, model, outputs, costs)
+        evidence, columns, outputs, costs = _delivered(workspace, day, offers, columns, model, outputs, costs)
 
     records = [
         offer_record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay)

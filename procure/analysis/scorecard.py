@@ -389,21 +389,23 @@ def delivered_evidence(workspace: Any, day: date, offers: list[Any], costs: list
     return found
 
 
-def apply_evidence(row: dict[str, Any], evidence: Evidence | None) -> dict[str, Any]:
-    """The cost model's input row with the delivered figures: throughput x the posterior median ratio,
-    the reliability factor that makes SLA x factor the posterior availability, the quality pass rate x
-    the posterior share of requests served."""
-    if evidence is None:
-        return row
-    row = dict(row)
-    if evidence.throughput_ratio is not None:
-        row["throughput"] = row["throughput"] * evidence.throughput_ratio
-    sla = row.get("sla_availability")
-    if evidence.availability is not None and sla and sla == sla:
-        row["reliability_factor"] = evidence.availability / sla
-    if evidence.served_rate is not None:
-        row["quality_pass_rate"] = row["quality_pass_rate"] * evidence.served_rate
-    return row
+def apply_evidence(columns: dict[str, Any], evidence: list[Evidence | None]) -> dict[str, Any]:
+    """The cost model's input columns with each signed offer's delivered figures, on its own row only:
+    its evaluated throughput (the promise the ratio was measured against) x the posterior median
+    ratio; the reliability factor that makes SLA x factor the posterior availability; the quality
+    pass rate x the posterior share of requests served."""
+    columns = {name: (values.copy() if hasattr(values, "copy") else values) for name, values in columns.items()}
+    for i, e in enumerate(evidence):
+        if e is None:
+            continue
+        if e.throughput_ratio is not None:
+            columns["throughput"][i] = columns["throughput"][i] * e.throughput_ratio
+        sla = columns["sla_availability"][i]
+        if e.availability is not None and sla and sla == sla:
+            columns["reliability_factor"][i] = e.availability / sla
+        if e.served_rate is not None:
+            columns["quality_pass_rate"][i] = columns["quality_pass_rate"][i] * e.served_rate
+    return columns
 
 
 def evidence_note(e: Evidence) -> str:

@@ -658,7 +658,8 @@ def sensitivity(
     distinct = sorted(set(currencies))
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
     gaps = col.get(GAP_COLUMN, np.zeros(n))
-    point = np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
+    # the evaluation's own point factors (POINT_COLUMN), so the baseline is the evaluated figure itself
+    point = np.asarray(col[POINT_COLUMN], dtype=float) if POINT_COLUMN in col else np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
     expected = _Expected(point, n, distinct, column)
     posteriors = posteriors or {}
     scenarios = [
