@@ -70,7 +70,7 @@ DEFAULT_INTERPOLATION = "log"  # models.Assumptions.interpolation's default
 # The range of a reading between points, calibrated on the leave-one-out errors of log-linear reading
 # on real InferenceX curves (docs/interpolation.md, benchmarks/interpolation_loo.py --ranges): with
 # g = gap / target, ln(reading / measured) has its P10 at -RANGE_LOW x sqrt(g) and its P90 at
-# +RANGE_HIGH x sqrt(g) (289 points; 80% inside in each gap class: 75% below g = 0.5, 80% in 0.5-1,
+# +RANGE_HIGH x sqrt(g): the truth behind a reading, ln(true / read), is its mirror image (289 points; 80% inside in each gap class: 75% below g = 0.5, 80% in 0.5-1,
 # 82% in 1-2). A gap wider than WIDE_GAP_SHARE of the target is flagged on the offer.
 RANGE_LOW = 0.436
 RANGE_HIGH = 0.482
@@ -86,18 +86,21 @@ Z90 = 1.2815515655446004  # the standard normal's 90th percentile
 
 
 def reading_range(gap: float, target: float) -> tuple[float, float]:
-    """(P10, P90) of a reading in a frontier gap of `gap` tok/s per user at `target`, as factors on it."""
+    """(P10, P90) of the true throughput behind a reading in a frontier gap of `gap` tok/s per user at
+    `target`, as factors on the reading. The study measures ln(read / measured): its P90 (a reading
+    RANGE_HIGH above the truth) is the truth's P10 below the reading, and its P10 the truth's P90."""
     if gap <= 0 or target <= 0:
         return 1.0, 1.0
     root = math.sqrt(min(gap / target, MAX_GAP_SHARE))
-    return math.exp(-RANGE_LOW * root), math.exp(RANGE_HIGH * root)
+    return math.exp(-RANGE_HIGH * root), math.exp(RANGE_LOW * root)
 
 
 def reading_spread(gap_share: float) -> tuple[float, float]:
     """The scales of ln(true / read) below and above 0 for a reading in a gap of `gap_share` x the
-    target: a two-piece normal whose P10 and P90 are reading_range's ends and whose median is 0."""
+    target: a two-piece normal whose P10 and P90 are reading_range's ends and whose median is 0
+    (ln(true / read) = -ln(read / measured), so the study's upper tail is the truth's lower one)."""
     root = math.sqrt(min(max(gap_share, 0.0), MAX_GAP_SHARE))
-    return RANGE_LOW * root / Z90, RANGE_HIGH * root / Z90
+    return RANGE_HIGH * root / Z90, RANGE_LOW * root / Z90
 
 
 def reading_mean(gap_share: float) -> float:
