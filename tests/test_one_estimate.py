@@ -1,0 +1,128 @@
+"""One estimate everywhere: delivered evidence moves only its own vendor, on the figure it was measured
+against, and every surface starts from the same evaluated figures."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from procure.analysis.evaluate import evaluate_with_inputs, gates_of
+from procure.analysis.uncertainty import sensitivity, top_offer_positions
+from procure.io.workspace import load_workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE_PARTS = ("procure.yaml", "offers", "performance", "grades", "market", "actuals", "benchmarks")
+
+
+def example(tmp_path: Path) -> Path:
+    """A copy of the example workspace at the repository's root."""
+    target = tmp_path / "example"
+    target.mkdir()
+    for name in EXAMPLE_PARTS:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name)
+        elif source.exists():
+            shutil.copy(source, target / name)
+    return target
+
+
+def real_with_actuals(tmp_path: Path) -> tuple[Path, str]:
+    """tests/data/real_offers with the example's delivered months filed under its first GPU-hour offer that
+    ranks (the months are the example's; what matters is that they belong to one vendor)."""
+    target = tmp_path / "real"
+    shutil.copytree(ROOT / "tests" / "data" / "real_offers", target)
+    ev, _ = evaluate_with_inputs(load_workspace(target))
+    signed = next(o.id for o in ev.ranked if o.pricing_basis == "gpu_hour")
+    shutil.copytree(ROOT / "actuals" / "keel-b200-mc", target / "actuals" / signed)
+    return target, signed
+
+
+def figures(root: Path) -> dict[str, dict]:
+    ev, _ = evaluate_with_inputs(load_workspace(root))
+    return {o.id: o for o in ev.offers}
+
+
+# Figures measured against the leader: they move with the leader's cost, which is the signed vendor's
+# own when it leads (the offer's own figures do not).
+AGAINST_THE_LEADER = ("price_to_tie", "vs_leader")
+
+
+def same(a: dict, b: dict) -> bool:
+    """Every metric of the offer's own equal to the bit (None where a figure cannot be computed)."""
+    keys = [k for k in a if k not in AGAINST_THE_LEADER]
+    return a.keys() == b.keys() and all(
+        (x is None and y is None) or (x is not None and y is not None and (x == y or (math.isnan(x) and math.isnan(y)))) for x, y in ((a[k], b[k]) for k in keys)
+    )
+
+
+def scale_delivered_tokens(folder: Path, factor: float) -> None:
+    """The signed vendor's metrics with every month's output tokens x factor (a changed delivery)."""
+    path = folder / "metrics.csv"
+    lines = path.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("month,"))
+    column = lines[header].split(",").index("output_tokens")
+    for i in range(header + 1, len(lines)):
+        cells = lines[i].split(",")
+        cells[column] = repr(float(cells[column]) * factor)
+        lines[i] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("workspace", ["example", "real_offers"])
+def test_one_vendors_actuals_leave_every_other_offer_bit_identical(tmp_path, workspace):
+    if workspace == "example":
+        root, signed = example(tmp_path), "keel-b200-mc"
+    else:
+        root, signed = real_with_actuals(tmp_path)
+    with_actuals = figures(root)
+    scale_delivered_tokens(root / "actuals" / signed, 0.8)  # changed
+    changed = figures(root)
+    shutil.rmtree(root / "actuals")  # removed
+    without = figures(root)
+    assert with_actuals[signed].evidence and changed[signed].evidence and not without[signed].evidence
+    assert with_actuals[signed].metrics["cost_per_task"] != without[signed].metrics["cost_per_task"]
+    for offer_id, record in without.items():
+        if offer_id == signed:
+            continue
+        for other in (with_actuals, changed):
+            assert same(other[offer_id].metrics, record.metrics), offer_id
+            assert [g.model_dump() for g in other[offer_id].gates] == [g.model_dump() for g in record.gates], offer_id
+    # The delivered ratio multiplies the promise it was measured against: the throughput evaluated without
+    # the evidence (the stated reading x the point's factors), not the stated reading.
+    ratio = with_actuals[signed].evidence["throughput_ratio"]
+    assert with_actuals[signed].metrics["throughput"] == pytest.approx(without[signed].metrics["throughput"] * ratio, rel=1e-12)
+
+
+def test_the_example_reads_every_other_offer_at_its_own_point_with_actuals_present(tmp_path):
+    """halvard's curve reads 300 tok/s at the target; the point takes the mean of its reference curve's factor
+    (triangular 0.85 / 0.95 / 1.05: 0.95) x benchmark to production ((0.85 + 0.95 + 1.0) / 3 = 0.933333):
+    300 x 0.95 x 0.933333 = 266.0, whether or not another vendor's actuals are present."""
+    found = figures(example(tmp_path))
+    assert found["halvard-b200-ms"].metrics["throughput"] == pytest.approx(300 * 0.95 * (0.85 + 0.95 + 1.0) / 3, rel=1e-9)
+
+
+@pytest.mark.parametrize("workspace", ["example", "example without actuals", "real_offers", "real_offers with actuals"])
+def test_the_sensitivity_baseline_is_the_evaluated_cost(tmp_path, workspace):
+    if workspace.startswith("example"):
+        root = example(tmp_path)
+        if "without" in workspace:
+            shutil.rmtree(root / "actuals")
+    elif "with actuals" in workspace:
+        root, _ = real_with_actuals(tmp_path)
+    else:
+        root = ROOT / "tests" / "data" / "real_offers"
+    ws = load_workspace(root)
+    ev, inputs = evaluate_with_inputs(ws)
+    top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, 5)
+    from procure.analysis.scorecard import evaluation_posteriors
+
+    result = sensitivity(
+        inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config),
+        evaluation_posteriors(ev, inputs, ws.config.uncertainty),
+    )
+    for offer_id, cost in result.baseline.items():
+        assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12), offer_id
