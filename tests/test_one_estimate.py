@@ -126,3 +126,40 @@ def test_the_sensitivity_baseline_is_the_evaluated_cost(tmp_path, workspace):
     )
     for offer_id, cost in result.baseline.items():
         assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12), offer_id
+
+
+@pytest.mark.parametrize("workspace", ["example", "real_offers"])
+def test_every_throughput_factor_is_shown_and_their_product_is_the_throughput_used(tmp_path, workspace):
+    root = example(tmp_path) if workspace == "example" else ROOT / "tests" / "data" / "real_offers"
+    ev, _ = evaluate_with_inputs(load_workspace(root))
+    shown = [o for o in ev.offers if o.throughput_factors]
+    assert shown and all(o.pricing_basis != "per_token" for o in shown)
+    for o in shown:
+        assert math.prod(f.value for f in o.throughput_factors) == pytest.approx(o.metrics["throughput"], rel=1e-12), o.id
+        assert all(f.source for f in o.throughput_factors)
+
+
+def test_grade_offer_shows_the_reading_and_each_factor_with_its_source():
+    """keel: its measured curve reads 310 at the target; measured (0.95 + 1.0 + 1.03) / 3 = 0.993333, stack 1,
+    production (0.85 + 0.95 + 1.0) / 3 = 0.933333, and its delivered ratio; halvard on the real market-free
+    example: 300 x 0.95 x 1 x 0.933333 = 266.0 (the figure compare shows)."""
+    from typer.testing import CliRunner
+
+    from procure.cli import app
+
+    result = CliRunner().invoke(app, ["grade", "--offer", "halvard-b200-ms", "--workspace", str(ROOT)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "throughput at the target, factor by factor" in text
+    assert "300.0 tok/s/GPU" in text and "x 0.9500" in text and "x 0.9333" in text and "uncertainty.production" in text
+    assert "product: 266.0 tok/s/GPU" in text
+
+
+def test_the_report_appendix_lists_the_factors(tmp_path):
+    from procure.render.documents import render_html
+
+    ev, _ = evaluate_with_inputs(load_workspace(example(tmp_path)))
+    charts = dict.fromkeys(("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado"), "")
+    html = " ".join(render_html(ev, "comparison", charts=charts).split())
+    assert "Throughput at the target, factor by factor" in html
+    assert "x 0.9862 delivered / promised (posterior median) (actuals/keel-b200-mc: 6 months)" in html

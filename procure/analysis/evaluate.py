@@ -26,7 +26,7 @@ from procure.model.performance import ThroughputReading, reading_mean, throughpu
 from procure.model.rating import RATE_BEFORE_SIGNING, AvailabilityLayers, Rating, assign_tiers, availability_layers, method_text, rate_offer, reliability_of
 from procure.analysis.cashflow import HorizonResult
 from procure.analysis.gates import GATES, GateResult
-from procure.analysis.record import OfferRecord, finite_or_none, frontier_points, offer_record
+from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_none, frontier_points, offer_record
 from procure.analysis.recommendation import Recommendation
 from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, UncertaintyInfo, point_throughput_factor
 from procure.io.workspace import IndexLevel, Workspace
@@ -259,6 +259,30 @@ def _delivered(
     return evidence, columns, outputs, costs
 
 
+def throughput_factors(offer: Offer, reading: ThroughputReading | None, spec: Any, evidence: Any, source: str | None) -> list[ThroughputFactor]:
+    """The throughput the cost uses, factor by factor (their product is metrics.throughput): the curve's reading at
+    the target, the means of the curve's, the serving stack's and benchmark to production's factors and of the
+    reading's range between frontier points (docs/interpolation.md), and a signed vendor's delivered ratio."""
+    from procure.analysis.uncertainty import throughput_distribution
+
+    if offer.per_token or reading is None or reading.throughput is None:
+        return []
+    kind = offer.performance.points_source if offer.performance.points else "reference"
+    own = spec.offers.get(offer.id)
+    curve_setting = f"uncertainty.offers.{offer.id}.throughput" if own and own.throughput is not None else f"uncertainty.throughput.{kind}"
+    found = [
+        ThroughputFactor(name="curve reading at the target", value=reading.throughput, source=f"{source or kind} curve" + (f", {reading.note}" if reading.note else "")),
+        ThroughputFactor(name=f"{kind.replace('_', ' ')} to true (mean)", value=throughput_distribution(offer, spec).mean, source=curve_setting),
+        ThroughputFactor(name="serving stack (mean)", value=spec.stack.mean, source="uncertainty.stack"),
+        ThroughputFactor(name="benchmark to production (mean)", value=spec.production.mean, source="uncertainty.production"),
+    ]
+    if spec.readings and reading.gap_share > 0:
+        found.append(ThroughputFactor(name="reading between frontier points (mean)", value=reading_mean(reading.gap_share), source=f"calibrated range, gap {reading.gap_share:.2f} x the target (docs/interpolation.md)"))
+    if evidence is not None and evidence.throughput_ratio is not None:
+        found.append(ThroughputFactor(name="delivered / promised (posterior median)", value=evidence.throughput_ratio, source=f"actuals/{offer.id}: {evidence.months} months"))
+    return found
+
+
 def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None:
     """Each offer blended with delivered evidence carries it, and a note that says so."""
     for record in records:
@@ -388,6 +412,8 @@ def evaluate_with_inputs(
     from procure.analysis.cashflow import term_average_rent
 
     _note_evidence(records, evidence)
+    for record, offer, reading in zip(records, offers, readings):
+        record.throughput_factors = throughput_factors(offer, reading, config.uncertainty, evidence.get(offer.id), record.points_source)
     for record in records:
         # The snapshot ranks on the term-average rent (`rent`); today's rent (`rent_today`) beside it shows
         # what an escalator adds.

@@ -112,8 +112,19 @@ class OfferRecord(PerThousand):
     metrics: dict[str, float | None]
     uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
     cashflow: HorizonResult | None = Field(None, description="the monthly schedule over the horizon (compare --horizon, cashflow)")
+    throughput_factors: list[ThroughputFactor] = Field(
+        default_factory=list, description="metrics.throughput as the curve's reading at the target x each factor on it, with its source (GPU-hour offers)"
+    )
     evidence: dict[str, Any] | None = Field(None, description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with")
     terms: Offer = Field(description="the offer as read from its file")
+
+
+class ThroughputFactor(BaseModel):
+    """One factor of the throughput the cost uses: the curve's reading at the target, then each factor on it."""
+
+    name: str
+    value: float = Field(description="the reading (tok/s/GPU) for the first, a factor for the rest")
+    source: str = Field(description="where it comes from: the curve, or the procure.yaml setting or evidence that sets it")
 
 
 class AvailabilityRecord(BaseModel):

@@ -116,9 +116,15 @@ def grade(
     if named:
         from rich.console import Group
 
-        from procure.render.ranking import explain_table
+        from procure.render.ranking import explain_table, throughput_factors_table
 
-        emit_table(Group(*(explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results)), out, wide, columns=columns)
+        shown = [explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results]
+        if columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
+            from procure.analysis.evaluate import evaluate
+
+            ev = evaluate(ws)
+            shown += [throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors]
+        emit_table(Group(*shown), out, wide, columns=columns)
         return
     from procure.render.ranking import grades_table
 

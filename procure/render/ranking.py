@@ -201,6 +201,20 @@ def grades_table(results: list[tuple[Offer, GradeResult]]) -> Table:
     return prioritise(table, {"Vendor": 1, "Kind": 2})
 
 
+def throughput_factors_table(record: OfferRecord) -> Table:
+    """The throughput the cost uses as the curve's reading at the target x each factor, with its source: a
+    buyer recomputes metrics.throughput by hand from it."""
+    from rich.table import Table
+
+    table = Table(title=f"{record.id}: throughput at the target, factor by factor", header_style="bold", caption_justify="left",
+                  caption=f"product: {number(record.metrics['throughput'], 1)} tok/s/GPU, the figure the cost per task uses")
+    for title in ("Factor", "Value", "Source"):
+        table.add_column(title, overflow="fold")
+    for i, f in enumerate(record.throughput_factors):
+        table.add_row(f.name, f"{f.value:,.1f} tok/s/GPU" if i == 0 else f"x {f.value:.4f}", f.source)
+    return table
+
+
 def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned: str | None) -> Table:
     from rich.table import Table
 
