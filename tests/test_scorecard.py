@@ -46,12 +46,15 @@ def test_credits_under_tiered_terms():
     assert credit_share(0.985, 0.995, SlaCredits(rate_per_point=0.05)) == pytest.approx(0.05)
 
 
-def test_posterior_after_six_months_at_93_percent_of_promised():
-    # six fully exposed months (billed GPU-hours = 100 GPUs x 730) each delivering 0.93 of the promise;
-    # prior log ratio N(0, 0.10^2), each month's log ratio of variance 0.05^2:
-    # precision = 1/0.01 + 6/0.0025 = 100 + 2400 = 2500; mean = 2400 x ln 0.93 / 2500 = 0.96 x ln 0.93
-    # median ratio = 0.93^0.96 = 0.932703; sd = 1/sqrt(2500) = 0.02
-    months = [MonthScore.model_construct(month=f"2026-0{i}", throughput_ratio=0.93, billed_gpu_hours=73_000.0, availability=None, requests_ok=None, requests_failed=None) for i in range(1, 7)]
+def test_posterior_after_six_months_at_93_percent_of_promised_capacity():
+    # six fully busy months (busy GPU-hours = 100 GPUs x 730) each delivering 0.93 of the promised capacity;
+    # prior log ratio N(0, 0.10^2), each month's log ratio of variance 0.05^2, no dispersion between them
+    # (tau^2 = 0: every month the same): precision = 1/0.01 + 6/0.0025 = 100 + 2400 = 2500; mean = 2400 x
+    # ln 0.93 / 2500 = 0.96 x ln 0.93; median ratio = 0.93^0.96 = 0.932703; sd = 1/sqrt(2500) = 0.02
+    months = [
+        MonthScore.model_construct(month=f"2026-0{i}", capacity_ratio=0.93, busy_gpu_hours=73_000.0, throughput_ratio=0.93, availability=None, requests_ok=None, requests_failed=None)
+        for i in range(1, 7)
+    ]
     record = SimpleNamespace(metrics={"billed_gpus": 100.0, "availability": None}, gpus=100)
     found = posterior(months, record, None, ActualsConfig())
     assert found.months == 6 and found.exposure_months == pytest.approx(6.0)
@@ -59,8 +62,54 @@ def test_posterior_after_six_months_at_93_percent_of_promised():
     assert found.throughput_ratio == pytest.approx(0.932703, abs=1e-6)
     assert found.throughput_log_sd == pytest.approx(0.02)
     # half-exposed months count half: precision 100 + 1200 = 1300, mean 1200/1300 x ln 0.93
-    half = [m.model_copy(update={"billed_gpu_hours": 36_500.0}) for m in months]
+    half = [m.model_copy(update={"busy_gpu_hours": 36_500.0}) for m in months]
     assert posterior(half, record, None, ActualsConfig()).throughput_ratio == pytest.approx(0.93 ** (1200 / 1300))
+
+
+def test_tokens_per_billed_gpu_hour_do_not_move_throughput():
+    """The same months with only tokens per billed GPU-hour (no utilization telemetry): on committed GPUs that
+    ratio follows the buyer's traffic (traffic x0.8 would read 0.93 x 0.8), not the vendor's speed, so the
+    throughput stays the promise and the evidence says why."""
+    months = [
+        MonthScore.model_construct(month=f"2026-0{i}", capacity_ratio=None, busy_gpu_hours=None, throughput_ratio=0.93 * 0.8, billed_gpu_hours=73_000.0, availability=None, requests_ok=None, requests_failed=None)
+        for i in range(1, 7)
+    ]
+    record = SimpleNamespace(metrics={"billed_gpus": 100.0, "availability": None}, gpus=100)
+    found = posterior(months, record, None, ActualsConfig())
+    assert found.throughput_ratio is None and found.throughput_log_sd is None and found.months == 0
+    assert "no month with utilization telemetry" in found.throughput_basis
+
+
+def test_availability_posterior_counts_months_with_their_observed_dispersion():
+    """Six months of 744 hours at 1.0, 0.994, 1.0, 0.997, 1.0, 0.999 (sd 0.0024 between months) against a prior
+    of 0.995 worth 730 hours. Counted as 4,464 independent hours the posterior sd would be
+    sqrt(p(1 - p) / 5,194) = 0.00064; as six months with their dispersion (DerSimonian-Laird, recomputed here
+    with numpy from the textbook formulas) it is 0.00086, a third wider."""
+    import numpy as np
+
+    shares = np.array([1.0, 0.994, 1.0, 0.997, 1.0, 0.999])
+    months = [MonthScore.model_construct(month=f"2026-{i + 1:02d}", availability=float(a), capacity_ratio=None, requests_ok=None, requests_failed=None) for i, a in enumerate(shares)]
+    # every month has 744 hours only in 31-day months: use months 01, 03, 05, 07, 08, 10
+    keys = ["2026-01", "2026-03", "2026-05", "2026-07", "2026-08", "2026-10"]
+    months = [m.model_copy(update={"month": k}) for m, k in zip(months, keys)]
+    record = SimpleNamespace(metrics={"billed_gpus": 100.0, "availability": 0.995}, gpus=100)
+    found = posterior(months, record, None, ActualsConfig())
+    n0, n = 730.0, np.full(6, 744.0)
+    pooled = (0.995 * n0 + (shares * n).sum()) / (n0 + n.sum())
+    c = pooled * (1 - pooled)
+    v = c / n
+    w = 1 / v
+    ybar = (w * shares).sum() / w.sum()
+    q = (w * (shares - ybar) ** 2).sum()
+    tau2 = max(0.0, (q - 5) / (w.sum() - (w**2).sum() / w.sum()))
+    precision = n0 / c + (1 / (v + tau2)).sum()
+    mean = (0.995 * n0 / c + (shares / (v + tau2)).sum()) / precision
+    assert tau2 > 0 and found.availability_dispersion == pytest.approx(math.sqrt(tau2), rel=1e-9)
+    assert found.availability == pytest.approx(mean, rel=1e-9)
+    a, b = found.availability_alpha, found.availability_beta
+    sd = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+    assert sd == pytest.approx(math.sqrt(1 / precision), rel=1e-6)
+    assert sd == pytest.approx(0.000856, abs=1e-6) and sd > 1.3 * math.sqrt(c / (n0 + n.sum()))
 
 
 def statuspage(path: Path) -> Path:
@@ -185,14 +234,15 @@ def test_the_evidence_moves_the_evaluation(signed):
     promise = evaluate(ws, date(2026, 4, 1), delivered=False).offer("alpha")
     blended = evaluate(ws, date(2026, 4, 1)).offer("alpha")
     assert promise.metrics["throughput"] == 300 and promise.evidence is None
-    # one fully used month at 0.93: precision 100 + 400 = 500, mean 400 x ln 0.93 / 500: ratio 0.93^0.8 = 0.943602
-    assert blended.metrics["throughput"] == pytest.approx(300 * 0.93 ** 0.8)
+    # one month at 0.93 of the promise per billed GPU-hour, but no utilization telemetry: the throughput stays
+    # the promise (tokens per billed GPU-hour follow the buyer's traffic)
+    assert blended.metrics["throughput"] == 300
     # Beta(0.96515 x 730 + 737 up hours, 0.03485 x 730 + 7 down hours) = Beta(1441.56, 32.44): mean 0.977991
     assert blended.metrics["availability"] == pytest.approx((0.96515 * 730 + 737) / (730 + 744))
     # served: Beta(10,000 + 56,612,765, 1): the success rate 0.9 x 56,622,765 / 56,622,766
     assert blended.metrics["success_rate"] == pytest.approx(0.9 * 56_622_765 / 56_622_766, rel=1e-12)
-    assert blended.evidence["months"] == 1
-    assert any(n.startswith("delivered evidence: throughput 94.4% of the promise (1 months)") for n in blended.notes)
+    assert blended.evidence["months"] == 0 and blended.evidence["throughput_ratio"] is None
+    assert any(n.startswith("delivered evidence: throughput not moved: no month with utilization telemetry") for n in blended.notes)
 
 
 def test_uncertainty_draws_the_posteriors_themselves(signed):
@@ -222,13 +272,8 @@ def test_uncertainty_draws_the_posteriors_themselves(signed):
         assert abs(sample.mean() - mean) <= 4 * sd / math.sqrt(n), (sample.mean(), mean)
         assert abs(sample.std() - sd) <= 4 * sd / math.sqrt(2 * n), (sample.std(), sd)
 
-    # throughput: log(drawn / promised 300) ~ N(mu, s^2), mu = 0.8 ln 0.93 = -0.058057, s^2 = 1/500 (s = 0.044721)
-    log_ratio = np.log(drawn["throughput"][:, i] / 300)
-    close(log_ratio, 0.8 * math.log(0.93), 1 / math.sqrt(500))
-    # so the ratio is log-normal: mean exp(mu + s^2/2) = 0.943602 x exp(0.001) = 0.944546 (sd of the ratio
-    # = mean x sqrt(exp(s^2) - 1) = 0.042250)
-    ratio = np.exp(log_ratio)
-    close(ratio, math.exp(0.8 * math.log(0.93) + 1 / 1000), math.exp(0.8 * math.log(0.93) + 1 / 1000) * math.sqrt(math.exp(1 / 500) - 1))
+    # throughput: no evidence of capacity, so no posterior: drawn like any offer's (no log-normal column)
+    assert found["alpha"].throughput_log_sd is None and factors.lognormal is None
     # availability: Beta(a, b), a = 0.96515 x 730 + 737 = 1441.5595, b = 0.03485 x 730 + 7 = 32.4405:
     # mean a / (a + b) = 0.977991, variance ab / ((a + b)^2 (a + b + 1)) = 1.4594e-5 (sd 0.0038202)
     a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7
@@ -240,7 +285,7 @@ def test_uncertainty_draws_the_posteriors_themselves(signed):
     # the posteriors are drawn after every other factor: the rest are the draws of the same seed without them
     plain = draw_factors(inputs.offers, inputs.currencies, ws.config.uncertainty, n, 5, inputs.columns.get(GAP_COLUMN))
     assert np.array_equal(plain.throughput, factors.throughput) and np.array_equal(plain.availability, factors.availability)
-    assert list(factors.lognormal_columns) == list(factors.beta_availability_columns) == list(factors.beta_served_columns) == [i]
+    assert list(factors.beta_availability_columns) == list(factors.beta_served_columns) == [i]
     # and the evaluation says so in its method
     simulated = evaluate_with_inputs(ws, date(2026, 4, 1), MonteCarlo(draws=500, seed=1))[0]
     assert "Signed vendors with delivered evidence (alpha) are drawn from their posteriors" in simulated.uncertainty.method
@@ -333,13 +378,17 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
     svg = svg[: svg.index("</svg>")]
     assert svg.count(">no data<") == 5
     # the summary: the posteriors the evaluation costs the offer at, and the credits
-    assert "Output per billed GPU-hour: 94.4% of the promise (posterior median over 1 month of delivery" in html
+    assert "Throughput as promised: throughput not moved: no month with utilization telemetry" in html
     assert "Below the SLA in 2026-03: credits owed 29,200.00 USD." in html
-    # the appendix states the method and this vendor's posteriors: up hours 737 (March) + 720 + 744 (April
-    # and May, no incident), down 7: Beta(0.96515 x 730 + 2,201, 0.03485 x 730 + 7) = Beta(2,905.56, 32.44),
-    # mean 2,905.56 / 2,938 = 98.896%
+    # the appendix states the method and this vendor's posteriors, months as the units: March 737 / 744 =
+    # 0.990591, April and May 1.0 (720 and 744 hours, no incident), prior 0.96515 worth 730 hours. Pooled share
+    # p = (0.96515 x 730 + 2,201) / 2,938 = 0.988958, c = p(1 - p) = 0.0109198; each month's variance c / hours,
+    # weights w = hours / c; Q = sum w (y - ybar_w)^2 = 3.999 > k - 1 = 2, so tau^2 = (3.999 - 2) / (S1 - S2 / S1)
+    # = 1.4831e-5. Posterior precision 730 / c + sum 1 / (c / hours + tau^2) = 167,966; mean (0.96515 x 730 / c
+    # + sum y / (c / hours + tau^2)) / 167,966 = 0.984231; Beta with that mean and variance 1 / 167,966:
+    # a + b = m(1 - m) / var - 1 = 2,605.8: Beta(2,564.8, 41.1). (Counting hours as trials, it was Beta(2,905.6, 32.4).)
     assert "Delivered against promised</h2>" in html and "histogram_quantile" in html
-    assert "availability Beta(2,905.6, 32.4), mean 98.896%" in html
+    assert "availability Beta(2,564.8, 41.1), mean 98.423%" in html
 
 
 def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
@@ -365,14 +414,9 @@ def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
     top = [ids.index(o.id) for o in ev.ranked]
     assert "alpha" in [o.id for o in ev.ranked]
     result = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, None, evaluation_posteriors(ev, inputs, ws.config.uncertainty))
-    # throughput: the log-normal posterior's 2.5% and 97.5% points on the evaluated figure, exp(-/+1.96 s),
-    # s = 1/sqrt(500): 0.91608 and 1.09161
+    # throughput: no evidence of capacity (no utilization telemetry), so its ends are its curve's, as for any offer
     row = next(r for r in result.rows if r.input == "throughput: alpha")
-    s = 1 / math.sqrt(500)
-    assert (row.low, row.high) == pytest.approx((math.exp(-1.959964 * s), math.exp(1.959964 * s)))
-    # no demand stated: the fill is 1 and the cost per task is the full cost over the output, so it moves
-    # as 1 / throughput
-    assert row.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] / math.exp(-1.959964 * s))
+    assert (row.low, row.high) == ws.config.uncertainty.throughput[ws.offers[ids.index("alpha")].performance.points_source if ws.offers[ids.index("alpha")].performance.points else "reference"].bounds[::2]
     # availability: Beta(1441.56, 32.44)'s 2.5% point (checked against the quantile of a million draws of
     # numpy's own sampler, whose standard error is about 1e-5) over its mean; the cost moves as 1 / availability
     a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7

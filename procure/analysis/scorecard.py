@@ -82,14 +82,21 @@ class MonthScore(PerThousand):
     cost_overrun: float | None = Field(description="delivered / promised cost per task - 1")
     coverage: float | None
     partial: bool = Field(False, description="the evidence does not cover the whole month (the month of --as-of, or metric samples below actuals.min_coverage): its throughput and cost per task are not scored")
+    busy_gpu_hours: float | None = Field(None, description="GPU-hours the serving engine was busy (utilization telemetry); null when no telemetry states them")
+    capacity_ratio: float | None = Field(
+        None, description="output tokens per busy GPU-hour / (the promised throughput x 3,600): evidence of the vendor's speed; null without utilization telemetry"
+    )
     notes: list[str] = Field(default_factory=list)
 
 
 class Evidence(BaseModel):
     """Posteriors from the delivered months (module docstring)."""
 
-    months: int = Field(description="months with delivered throughput")
-    exposure_months: float = Field(description="sum of the months' exposure weights (billed GPU-hours / (billed GPUs x 730))")
+    months: int = Field(description="months with evidence of capacity (tokens per busy GPU-hour) that moved the throughput")
+    exposure_months: float = Field(description="sum of those months' exposure weights (busy GPU-hours / (billed GPUs x 730))")
+    throughput_basis: str = Field("", description="what moved the throughput, or why nothing did")
+    availability_months: int = Field(0, description="months with an incident history")
+    availability_dispersion: float | None = Field(None, description="the month-to-month sd of availability beyond chance (DerSimonian-Laird tau)")
     throughput_ratio: float | None = Field(description="posterior median of delivered / promised throughput (log-normal)")
     throughput_ratio_mean: float | None
     throughput_log_sd: float | None = Field(description="posterior sd of the log ratio")
@@ -150,44 +157,97 @@ def credit_share(availability: float, sla: float, terms: Any) -> float:
     return min(share, terms.cap)
 
 
+def random_effects(prior_mean: float, prior_var: float, values: list[float], within: list[float]) -> tuple[float, float, float]:
+    """The posterior (mean, variance) of a vendor's underlying level from one observation per month, and the
+    between-month variance tau^2 (DerSimonian and Laird, "Meta-analysis in clinical trials", Controlled Clinical
+    Trials 7, 1986: tau^2 = max(0, (Q - (k - 1)) / (S1 - S2 / S1)), Q = sum w (y - ybar_w)^2, w = 1 / v,
+    S1 = sum w, S2 = sum w^2). Each month is y ~ N(level, v + tau^2), the level ~ N(prior_mean, prior_var):
+    the normal-normal hierarchical model (Gelman et al., Bayesian Data Analysis, 3rd ed., section 5.4). Months,
+    not hours or requests, are the units: their observed dispersion sets how much a month says."""
+    tau2 = 0.0
+    if len(values) > 1:
+        w = [1.0 / v for v in within]
+        s1, s2 = sum(w), sum(x * x for x in w)
+        mean_w = sum(x * y for x, y in zip(w, values)) / s1
+        q = sum(x * (y - mean_w) ** 2 for x, y in zip(w, values))
+        tau2 = max(0.0, (q - (len(values) - 1)) / (s1 - s2 / s1))
+    precision = 1.0 / prior_var + sum(1.0 / (v + tau2) for v in within)
+    mean = (prior_mean / prior_var + sum(y / (v + tau2) for y, v in zip(values, within))) / precision
+    return mean, 1.0 / precision, tau2
+
+
+def _beta(mean: float, var: float) -> tuple[float, float]:
+    """The Beta (alpha, beta) with this mean and variance (moments matched): the draws sample it."""
+    mean = min(max(mean, 1e-12), 1 - 1e-12)
+    total = max(mean * (1 - mean) / var - 1.0, 1e-9)
+    return mean * total, (1 - mean) * total
+
+
+def _share_posterior(prior: tuple[float, float], shares: list[float], counts: list[float]) -> tuple[float, float, float, float]:
+    """A share (availability, requests served) over months, each month one observation: prior Beta(alpha, beta)
+    worth alpha + beta trials, a month's share with the binomial variance c / n (n its hours or requests, c =
+    p(1 - p) at the pooled share p) plus the between-month variance tau^2 (random_effects). Without dispersion
+    (tau^2 = 0) the posterior mean is the conjugate Beta's, (alpha + sum n x) / (alpha + beta + sum n); with it,
+    months and not hours are the units. Returns (alpha, beta, mean, tau) of the Beta with the posterior's moments."""
+    a0, b0 = prior
+    n0 = a0 + b0
+    prior_mean = a0 / n0
+    if not shares:
+        return a0, b0, prior_mean, 0.0
+    pooled = (a0 + sum(x * n for x, n in zip(shares, counts))) / (n0 + sum(counts))
+    c = max(pooled * (1 - pooled), 1e-12)
+    mean, var, tau2 = random_effects(prior_mean, c / n0, shares, [c / n for n in counts])
+    if tau2 == 0:  # no dispersion beyond chance: the conjugate Beta itself
+        alpha, beta = a0 + sum(x * n for x, n in zip(shares, counts)), b0 + sum((1 - x) * n for x, n in zip(shares, counts))
+        return alpha, beta, alpha / (alpha + beta), 0.0
+    alpha, beta = _beta(mean, var)
+    return alpha, beta, alpha / (alpha + beta), math.sqrt(tau2)
+
+
+NO_CAPACITY = (
+    "throughput not moved: tokens per billed GPU-hour on committed GPUs track the buyer's own traffic, not the "
+    "vendor's speed, and no utilization telemetry (busy GPU-hours) states this month's capacity"
+)
+
+
 def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, config: Any) -> Evidence:
-    """The Beta and log-normal posteriors of the module docstring from the months' evidence."""
+    """The month-level posteriors of the module docstring from the months' evidence."""
     ev = config.evidence
-    prior_var = ev.throughput_prior_sd ** 2
-    precision, weighted, count, exposure = 1.0 / prior_var, 0.0, 0, 0.0
     billed = record.metrics.get("billed_gpus") or record.gpus or 0
+    # Throughput: months with evidence of capacity only, each a log ratio with its exposure.
+    logs, within, exposure = [], [], 0.0
     for m in months:
-        if m.throughput_ratio is None or m.throughput_ratio <= 0 or not m.billed_gpu_hours or not billed:
+        if m.capacity_ratio is None or m.capacity_ratio <= 0 or not m.busy_gpu_hours or not billed:
             continue
-        w = m.billed_gpu_hours / (billed * HOURS_PER_MONTH)
-        precision += w / ev.throughput_month_sd ** 2
-        weighted += w * math.log(m.throughput_ratio) / ev.throughput_month_sd ** 2
-        count += 1
+        w = m.busy_gpu_hours / (billed * HOURS_PER_MONTH)
+        logs.append(math.log(m.capacity_ratio))
+        within.append(ev.throughput_month_sd ** 2 / w)
         exposure += w
-    mu = weighted / precision
-    sd = math.sqrt(1.0 / precision)
+    count = len(logs)
+    mu, var, _ = random_effects(0.0, ev.throughput_prior_sd ** 2, logs, within) if count else (0.0, ev.throughput_prior_sd ** 2, 0.0)
+    sd = math.sqrt(var)
+    basis = f"tokens per busy GPU-hour in {count} month{'s' if count != 1 else ''}" if count else NO_CAPACITY.split(":")[0] + ": no month with utilization telemetry"
     expected_availability = record.metrics.get("availability")
-    a_alpha = a_beta = a_mean = None
+    a_alpha = a_beta = a_mean = a_tau = None
+    stated = [m for m in months if m.availability is not None]
     if expected_availability is not None:
         n0 = ev.availability_prior_hours
-        a_alpha, a_beta = expected_availability * n0, (1 - expected_availability) * n0
-        for m in months:
-            if m.availability is not None:
-                hours = (month_window(m.month)[1] - month_window(m.month)[0]).total_seconds() / 3600
-                a_alpha += m.availability * hours
-                a_beta += (1 - m.availability) * hours
-        a_mean = a_alpha / (a_alpha + a_beta)
-    s_alpha, s_beta = ev.success_prior_requests, 1.0  # the promise (every request served) as n0 served and one failed
-    for m in months:
-        if m.requests_ok is not None and not m.partial:
-            s_alpha += m.requests_ok
-            s_beta += m.requests_failed or 0.0
+        hours = [(month_window(m.month)[1] - month_window(m.month)[0]).total_seconds() / 3600 for m in stated]
+        prior = (expected_availability * n0, (1 - expected_availability) * n0) if expected_availability < 1 else (n0, 1e-9)
+        a_alpha, a_beta, a_mean, a_tau = _share_posterior(prior, [m.availability for m in stated], hours)  # type: ignore[misc]
+    served = [m for m in months if m.requests_ok is not None and not m.partial and (m.requests_ok + (m.requests_failed or 0.0)) > 0]
+    # the promise (every request served) as n0 served and one failed
+    s_alpha, s_beta, s_mean, _ = _share_posterior(
+        (ev.success_prior_requests, 1.0), [m.requests_ok / (m.requests_ok + (m.requests_failed or 0.0)) for m in served],  # type: ignore[operator]
+        [m.requests_ok + (m.requests_failed or 0.0) for m in served],  # type: ignore[operator]
+    )
     return Evidence(
-        months=count, exposure_months=exposure,
+        months=count, exposure_months=exposure, throughput_basis=basis,
         throughput_ratio=math.exp(mu) if count else None, throughput_ratio_mean=math.exp(mu + sd * sd / 2) if count else None,
         throughput_log_sd=sd if count else None,
         availability=a_mean, availability_alpha=a_alpha, availability_beta=a_beta,
-        served_rate=s_alpha / (s_alpha + s_beta), served_alpha=s_alpha, served_beta=s_beta,
+        availability_months=len(stated), availability_dispersion=a_tau,
+        served_rate=s_mean, served_alpha=s_alpha, served_beta=s_beta,
     )
 
 
@@ -285,6 +345,8 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     owed = share * inv.amount if share is not None and inv is not None else None
     if share and inv is None:
         notes.append("credits owed but no invoice states the month's fee")
+    if ratio is not None:
+        notes.append(NO_CAPACITY)
     cost = None
     if inv is not None and ok and p.metrics.get("success_rate") and not partial:
         cost = (inv.amount * p.fx + p.own_per_gpu_hour * inv.gpu_hours) / (ok * p.metrics["success_rate"])
@@ -411,7 +473,9 @@ def apply_evidence(columns: dict[str, Any], evidence: list[Evidence | None]) -> 
 def evidence_note(e: Evidence) -> str:
     parts = []
     if e.throughput_ratio is not None:
-        parts.append(f"throughput {e.throughput_ratio:.1%} of the promise ({e.months} months)")
+        parts.append(f"throughput {e.throughput_ratio:.1%} of the promise ({e.throughput_basis})")
+    else:
+        parts.append(e.throughput_basis or "throughput not moved")
     if e.availability is not None:
         parts.append(f"availability {e.availability:.3%}")
     if e.served_rate is not None:

@@ -52,11 +52,7 @@ def scorecard_markdown(result: ScorecardResult) -> str:
                 f"| {_month(m)} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
                 + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
             )
-        e = v.evidence
-        lines += ["", f"Evidence: {e.months} months of delivered throughput; "
-                  + (f"delivered/promised throughput {e.throughput_ratio:.3f} (posterior median, log sd {e.throughput_log_sd:.3f})" if e.throughput_ratio else "throughput not yet measured")
-                  + (f"; availability {e.availability:.4f} (posterior mean)" if e.availability is not None else "")
-                  + (f"; served {e.served_rate:.4f}" if e.served_rate is not None else "") + ".", ""]
+        lines += ["", evidence_line(v), ""]
         if v.credits_owed_total:
             lines += [f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).", ""]
         lines += [f"- {markdown_text(n)}" for n in v.notes] + ([""] if v.notes else [])
@@ -68,10 +64,27 @@ def _month(m: Any) -> str:
     return f"{m.month} (partial)" if m.partial else m.month
 
 
+def evidence_line(v: Any) -> str:
+    """What the evidence moved, in words: the throughput only on evidence of capacity (else why not), the
+    availability and the share served as month-level posteriors (docs/actuals.md)."""
+    e = v.evidence
+    said = (
+        f"throughput {e.throughput_ratio:.3f} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
+        if e.throughput_ratio is not None else e.throughput_basis or "throughput not measured"
+    )
+    if e.availability is not None:
+        spread = f", month-to-month sd {e.availability_dispersion * 100:.2f} points" if e.availability_dispersion else ""
+        sd = (e.availability_alpha * e.availability_beta / ((e.availability_alpha + e.availability_beta) ** 2 * (e.availability_alpha + e.availability_beta + 1))) ** 0.5
+        said += f"; availability {e.availability:.4%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
+    if e.served_rate is not None:
+        said += f"; requests served {e.served_rate:.4%}"
+    return f"Evidence for {v.offer}: {said}."
+
+
 def scorecard_table(result: ScorecardResult) -> Any:
     from rich.table import Table
 
-    table = Table(title="Delivered against promised")
+    table = Table(title="Delivered against promised", caption="\n".join(evidence_line(v) for v in result.vendors) or None, caption_justify="left")
     for name in ("vendor", "month", "throughput", "served", "TTFT P50", "availability", "SLA", "billed/contract", "cost/task vs promised", "credits owed"):
         table.add_column(name)
     for v in result.vendors:
