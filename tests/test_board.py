@@ -45,9 +45,14 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
 
     found, ev = extras
     m = board_memo(ev, found.cases, found.position, found.hedge, found.hedge_missing, None)
-    # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; 0.0064878 per task -> 6.49 per 1,000
+    # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; today's demand bills more GPUs than
+    # the commitment (at its promised 287.4 tok/s/GPU), which the headline says
     keel = ev.offer("keel-b200-mc").metrics
-    assert m.headline == f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD, at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
+    assert keel["billed_gpus"] > 256
+    assert m.headline == (
+        f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD ({keel['billed_gpus']:.0f} GPUs billed at today's demand), "
+        f"at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
+    )
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
     assert m.plan is None
 
@@ -92,22 +97,24 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     single.expected_cost_per_task = single.single_best.expected_cost_per_task
     single.saving_share = 0.0
     headline, ask = plan_ask(single)
-    # Petrel: 224 x 5.10 x 730 x 12 = 10,007,424 and 680 x 5.10 x 730 x 12 = 30,379,680; 40,387,104 -> 40.4 M USD
-    assert ask.total_commitment == pytest.approx(40_387_104)
-    assert headline.startswith("Approve the plan, a single offer: 224 B200 GPUs with Petrel Cloud for months 1–12 and 680 with Petrel Cloud for months 13–24")
-    assert "40.4 M USD committed" in headline
+    # Petrel: 256 x 5.10 x 730 x 12 = 11,437,056 and 896 x 5.10 x 730 x 12 = 40,029,696; 51,466,752 -> 51.5 M USD
+    assert ask.total_commitment == pytest.approx(51_466_752)
+    assert headline.startswith("Approve the plan, a single offer: 256 B200 GPUs with Petrel Cloud for months 1–12 and 896 with Petrel Cloud for months 13–24")
+    assert "51.5 M USD committed" in headline
     assert ask.statement == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
 
 
 def test_saving_against_today_uses_our_recorded_cost(single_memo):
     m, _ = single_memo
-    # market.own: 0.0068 on 2026-11-29. Keel ranks on its term-average rent: +2% from month 7 of 12 averages
-    # 4.85 x 1.01 = 4.8985, 0.0485 a GPU-hour above the list (no prepayment to finance) over its 802.654
-    # successful tasks a GPU-hour: 0.006427365 + 0.0485 / 802.654 = 0.0064877895 per task;
-    # (0.0068 - 0.0064877895) x 150,000,000 = 46,831.6 a month
+    # market.own: 0.0068 on 2026-11-29, against Keel's cost per task as evaluated (its throughput the promise,
+    # 310 x 0.993333 x 0.933333 = 287.4 tok/s/GPU: its months of tokens per billed GPU-hour do not move it):
+    # (0.0068 - cost) x 150,000,000 a month
+    _, ev = single_memo
+    cost = ev.offer("keel-b200-mc").metrics["cost_per_task"]
+    assert ev.offer("keel-b200-mc").metrics["throughput"] == pytest.approx(310 * (0.95 + 1.0 + 1.03) / 3 * (0.85 + 0.95 + 1.0) / 3, rel=1e-12)
     assert m.today.current_per_task == 0.0068 and not m.today.of_plan
-    assert m.today.monthly_saving == pytest.approx(46_831.6, abs=1)
-    assert m.today.annual_saving == pytest.approx(12 * 46_831.6, abs=12)
+    assert m.today.monthly_saving == pytest.approx((0.0068 - cost) * 150_000_000, rel=1e-9)
+    assert m.today.annual_saving == pytest.approx(12 * (0.0068 - cost) * 150_000_000, rel=1e-9)
 
 
 def test_against_today_with_a_plan_is_the_plan_against_our_cost(extras):

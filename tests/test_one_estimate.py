@@ -168,3 +168,37 @@ def test_the_report_appendix_lists_the_factors(tmp_path):
     row = html[html.index('<td class="mono">halvard-b200-ms</td><td>300.0</td>') :]
     row = row[: row.index("</tr>")]
     assert "x 0.9500 reference to true (mean) (uncertainty.throughput.reference)" in row and "x 0.9333 benchmark to production (mean)" in row and "<td>266.0</td>" in row
+
+
+def test_a_recommended_offer_passing_a_gate_in_under_90_percent_of_draws_carries_it_as_a_named_risk(workspace_copy):
+    """The tornado case with only availability drawn (triangular 0.99 / 1 / 1) against a 0.99 minimum: floaty
+    (the cheapest) at an SLA of 0.995 passes at the point; it fails when f < 0.99 / 0.995, P = ((0.99 / 0.995 -
+    0.99) / 0.01)^2 = 0.2475 (the triangular's CDF below its mode at the top), so it passes in 75.25% of the
+    draws: a named risk in compare's lines, the summary, the report and the memo. anchor (SLA 1.0) would pass always."""
+    from procure.analysis.evaluate import evaluate, verdict_lines
+    from procure.render.board import knife_edge_words
+
+    root = workspace_copy("uncertainty_tornado")
+    path = root / "procure.yaml"
+    path.write_text(path.read_text().replace("  min_availability: 0.9\n", "  min_availability: 0.99\n"))
+    text = path.read_text().split("\nuncertainty:", 1)[0]
+    one = "{triangular: [1.0, 1.0, 1.0]}"
+    path.write_text(
+        text + f"\nuncertainty:\n  draws: 40000\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
+        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
+    )
+    floaty = root / "offers" / "floaty.yaml"
+    floaty.write_text(floaty.read_text().replace("availability: 1.0", "availability: 0.995"))
+    ev = evaluate(load_workspace(root))
+    assert ev.summary.recommended == "floaty"
+    [risk] = ev.summary.gate_risks
+    passes = 1 - ((0.99 / 0.995 - 0.99) / 0.01) ** 2
+    assert risk.gate == "availability" and risk.probability == pytest.approx(passes, abs=0.01)
+    gate = next(g for g in ev.offer("floaty").gates if g.gate == "availability")
+    assert gate.passed and gate.probability == risk.probability
+    assert any(line.startswith("risk: Floaty Compute (floaty) passes the availability gate at the point but in only 75.") for line in verdict_lines(ev))
+    assert "Named risk: " + risk.words in knife_edge_words(ev)
+    # without uncertainty the draws are the point: probability 1, no risk
+    path.write_text(path.read_text().replace("availability: {triangular: [0.99, 1.0, 1.0]}", f"availability: {one}"))
+    quiet = evaluate(load_workspace(root))
+    assert quiet.summary.gate_risks == [] and next(g for g in quiet.offer("floaty").gates if g.gate == "availability").probability == 1.0

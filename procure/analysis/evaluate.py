@@ -102,6 +102,8 @@ def verdict_lines(ev: "Evaluation") -> list[str]:
         for reason in ev.summary.common_reasons:
             count = len(reason.offers)
             lines.append(f"  {reason.gate} ({count} offer{'s' if count != 1 else ''}, e.g. {reason.example}): change {reason.fields}")
+    for risk in ev.summary.gate_risks:
+        lines.append(f"risk: {risk.words}")
     unrated = [o.id for o in ev.ranked if o.rating_state == "unrated"]
     if unrated:
         lines.append(f"unrated, availability unverified (ranked with the unrated haircut): {', '.join(unrated)}; {RATE_BEFORE_SIGNING}")
@@ -115,6 +117,18 @@ def verdict_lines(ev: "Evaluation") -> list[str]:
             + (priced if usable else f" (not usable: {'; '.join(g.detail for g in record.gates if not g.passed and g.gate not in ('availability', 'capacity'))})")
         )
     return lines
+
+
+# A recommended offer that passes a drawn gate in fewer than this share of its draws carries it as a named risk.
+GATE_RISK_PROBABILITY = 0.9
+
+
+class GateRisk(BaseModel):
+    """A drawn gate the recommended offer passes at the point but in fewer than GATE_RISK_PROBABILITY of the draws."""
+
+    gate: str
+    probability: float = Field(description="the share of the uncertainty draws of the offer's own inputs in which the gate passes")
+    words: str
 
 
 class KnifeEdge(BaseModel):
@@ -144,6 +158,9 @@ class Summary(PerThousand):
     offers: int
     common_reasons: list[CommonReason] = Field(default_factory=list, description="the three gates most offers fail, with the fields that would change each")
     knife_edges: list[KnifeEdge] = Field(default_factory=list, description="the recommendation's gates passed by less than one standard deviation of its own inputs")
+    gate_risks: list[GateRisk] = Field(
+        default_factory=list, description=f"the recommendation's drawn gates (availability, capacity) passed in fewer than {GATE_RISK_PROBABILITY:.0%} of the draws of its own inputs"
+    )
 
 
 class Evaluation(BaseModel):
@@ -281,6 +298,37 @@ def throughput_factors(offer: Offer, reading: ThroughputReading | None, spec: An
     if evidence is not None and evidence.throughput_ratio is not None:
         found.append(ThroughputFactor(name="delivered / promised (posterior median)", value=evidence.throughput_ratio, source=f"actuals/{offer.id}: {evidence.months} months"))
     return found
+
+
+def _gate_risks(leader: OfferRecord, inputs: CostInputs, evidence: dict[str, Any], config: Any) -> list[GateRisk]:
+    """The recommended offer's probability of passing each drawn gate (procure.analysis.uncertainty.gate_odds on
+    its own inputs, a signed vendor's from its posteriors), set on its gates; those under
+    GATE_RISK_PROBABILITY are its named risks."""
+    from procure.analysis.uncertainty import gate_odds
+
+    i = [o.id for o in inputs.offers].index(leader.id)
+    offer = inputs.offers[i]
+    columns = {name: values[i : i + 1] for name, values in inputs.columns.items()}
+    posteriors = None
+    if leader.id in evidence:
+        from procure.analysis.scorecard import posteriors_for_draws
+
+        posteriors = posteriors_for_draws({leader.id: evidence[leader.id]}, [offer], columns, config.uncertainty)
+    policy = config.policy
+    [odds] = gate_odds(
+        columns, inputs.model, [offer], [inputs.currencies[i]], config.currency, config.uncertainty, np.array([float(offer.supply_gpus)]),
+        policy.min_availability, policy.min_demand_coverage, posteriors,
+    )
+    risks = []
+    for g in leader.gates:
+        if g.gate in odds and g.passed and g.margin is not None:
+            g.probability = odds[g.gate]
+            if g.probability < GATE_RISK_PROBABILITY:
+                risks.append(GateRisk(gate=g.gate, probability=g.probability, words=(
+                    f"{leader.vendor} ({leader.id}) passes the {g.gate} gate at the point but in only {g.probability:.1%} of the "
+                    f"{config.uncertainty.draws:,} draws of its own inputs ({g.detail})"
+                )))
+    return risks
 
 
 def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None:
@@ -427,6 +475,7 @@ def evaluate_with_inputs(
     _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of)
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
     inputs = CostInputs(columns, model, offers, [r.currency for r in records])
+    risks = _gate_risks(ranked[0], inputs, evidence, config) if ranked else []
     info = _ranges(monte_carlo, records, inputs, evidence, config) if monte_carlo is not None else None
     evaluation = Evaluation(
         as_of=day,
@@ -437,7 +486,7 @@ def evaluate_with_inputs(
         policy=config.policy,
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
         rating_method=method_text(config.rating),
-        summary=_summary(ranked, len(records), rank_key).model_copy(update={"common_reasons": common_reasons(records), "knife_edges": knife_edges(ranked[0], config) if ranked else []}),
+        summary=_summary(ranked, len(records), rank_key).model_copy(update={"common_reasons": common_reasons(records), "knife_edges": knife_edges(ranked[0], config) if ranked else [], "gate_risks": risks}),
         uncertainty=info,
         horizon_months=horizon,
         rank_by=rank_key,

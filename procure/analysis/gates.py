@@ -30,6 +30,9 @@ class GateResult(BaseModel):
     passed: bool
     detail: str
     margin: float | None = Field(None, description="relative headroom over the requirement (0.05 = 5% to spare); null for yes/no gates")
+    probability: float | None = Field(
+        None, description="the recommended offer's drawn gates (availability, capacity): the share of the uncertainty draws of its own inputs in which the gate passes"
+    )
 
 
 def _result(gate: str, passed: bool, detail: str, margin: float | None = None) -> GateResult:

@@ -297,6 +297,35 @@ def outputs_for(
     return found
 
 
+def gate_odds(
+    col: dict[str, np.ndarray], model: CostModel, offers: list[Offer], currencies: list[str], home_currency: str, config: UncertaintyConfig,
+    supply: np.ndarray, min_availability: float, coverage: float, posteriors: dict[str, Posterior] | None = None,
+) -> list[dict[str, float]]:
+    """Each offer's probability of passing each drawn gate (DRAWN_GATES): the share of the draws (the
+    uncertainty settings' number of draws and seed) in which its drawn availability reaches `min_availability`
+    and, for a GPU-hour offer with a stated demand, its `supply` covers the drawn GPUs needed x `coverage`.
+    Each offer's own factors are drawn as the Monte Carlo draws them, so its marginal probability is the
+    Monte Carlo's (to sampling error) even when asked for one offer alone. A workspace without uncertainty
+    draws its point every time: each probability is 0 or 1, the point's own verdict."""
+    draws, seed = config.draws, config.seed
+    factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN), posteriors)
+    home = np.array([c == home_currency for c in currencies], dtype=bool)
+    passing = {gate: np.zeros(len(offers)) for gate in DRAWN_GATES}
+    capacity = model.workload.tasks_per_month is not None and len(offers) > 0
+    for start in range(0, draws, CHUNK_DRAWS * 10):
+        rows = slice(start, min(draws, start + CHUNK_DRAWS * 10))
+        found = outputs_for(col, model, factors, home, rows, only=("availability", "gpus_needed") if capacity else ("availability",))
+        with np.errstate(invalid="ignore"):
+            passing["availability"] += (found["availability"] >= min_availability - 1e-12).sum(axis=0)
+            if capacity:
+                passing["capacity"] += (supply >= found["gpus_needed"] * coverage).sum(axis=0)
+    per_token = [o.per_token for o in offers]
+    return [
+        {"availability": float(passing["availability"][i] / draws), **({"capacity": float(passing["capacity"][i] / draws)} if capacity and not per_token[i] else {})}
+        for i in range(len(offers))
+    ]
+
+
 class OfferRange(PerThousand):
     PER_TASK = ('p10', 'p50', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
 

@@ -738,11 +738,14 @@ def knife_edge_words(ev: Evaluation) -> str | None:
     """'Knife edge: <vendor> passes ... : its acceptance hangs on that margin (it fails a gate in 38% of the
     draws).' for the leader's gates passed by less than one standard deviation of its own inputs."""
     edges = ev.summary.knife_edges
-    if not edges or not ev.ranked:
+    risks = " Named risk: " + "; ".join(r.words for r in ev.summary.gate_risks) + "." if ev.summary.gate_risks else ""
+    if not ev.ranked or not (edges or risks):
         return None
+    if not edges:
+        return risks.strip()
     leader = ev.ranked[0]
     odds = leader.uncertainty.prob_fails_gate if leader.uncertainty is not None else None
-    return "Knife edge: " + "; ".join(e.words for e in edges) + (f" (it fails a gate in {odds:.0%} of the draws)" if odds else "") + "."
+    return "Knife edge: " + "; ".join(e.words for e in edges) + (f" (it fails a gate in {odds:.0%} of the draws)" if odds else "") + "." + risks
 
 
 def _near_tie(ev: Evaluation) -> str | None:
