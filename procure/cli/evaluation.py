@@ -122,8 +122,12 @@ def grade(
         if columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
             from procure.analysis.evaluate import evaluate
 
-            ev = evaluate(ws)
-            shown += [throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors]
+            try:
+                ev = evaluate(ws)
+            except InputError as exc:  # the grades stand without an evaluation; say why the factors are missing
+                typer.echo(f"note: throughput factors not shown: the workspace cannot be evaluated ({exc.problems[0]})", err=True)
+            else:
+                shown += [throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors]
         emit_table(Group(*shown), out, wide, columns=columns)
         return
     from procure.render.ranking import grades_table
