@@ -108,7 +108,7 @@ def test_the_example_reads_every_other_offer_at_its_own_point_with_actuals_prese
 
 
 @pytest.mark.parametrize("workspace", ["example", "example without actuals", "real_offers", "real_offers with actuals"])
-def test_the_sensitivity_baseline_is_the_evaluated_cost(tmp_path, workspace):
+def test_the_sensitivity_baseline_and_whatifs_starting_point_are_the_evaluated_cost(tmp_path, workspace):
     if workspace.startswith("example"):
         root = example(tmp_path)
         if "without" in workspace:
@@ -128,6 +128,11 @@ def test_the_sensitivity_baseline_is_the_evaluated_cost(tmp_path, workspace):
     )
     for offer_id, cost in result.baseline.items():
         assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12), offer_id
+    # whatif starts from the same evaluation: the leader's figure before a change is compare's
+    from procure.analysis.whatif import Change, whatif
+
+    leader = ev.ranked[0].id
+    assert whatif(ws, leader, Change(throughput=1.0)).before.cost_per_task == pytest.approx(ev.offer(leader).metrics["cost_per_task"], rel=1e-12)
 
 
 @pytest.mark.parametrize("workspace", ["example", "real_offers"])
