@@ -642,7 +642,9 @@ def test_example_horizon_does_not_reverse_on_renewal_pricing_alone():
     assert ws.config.horizon.renewal == "basis"
     assert snapshot.summary.recommended == horizon.summary.recommended == "keel-b200-mc"
     raw = evaluate(replace_horizon(ws, renewal="index"), AS_OF, None, 36, True)
-    assert raw.summary.recommended == "corvid-b200-idx"  # the old rule reverses it
+    # the old rule reverses it: keel repriced to the raw index after month 12 loses the 36-month ranking (to the
+    # owned cluster, whose cost does not follow the index)
+    assert raw.summary.recommended != "keel-b200-mc" and raw.summary.recommended == "own-b200-colo"
 
 
 def replace_horizon(ws, **changes):
