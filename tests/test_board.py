@@ -59,29 +59,31 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
 
 def test_headline_asks_for_the_plan_when_there_is_one(extras):
     """The example holds Keel's contract (contract.signed: 256 GPUs, 2026-05-01 to 2027-04-30): the plan keeps it as it
-    stands in months 1-5, plans Keel's 256 GPUs again for months 13-24 as a later decision (it starts after the window,
-    2027-06-30, the earliest expiry of the usable offers) and serves the rest on Petrel's on-demand capacity. The memo
-    asks only for what is signed now, and says what we hold and what is left to decide."""
+    stands in months 1-5, renews Keel's 256 GPUs for months 6-17 now (signed before the window closes, 2027-06-30,
+    the earliest expiry of the usable offers), plans 64 Petrel GPUs for months 13-24 as a later decision and serves
+    the rest on demand. The memo asks for what is signed now, and says what we hold and what is left to decide."""
     found, _ = extras
     m, plan = found.memo, found.plan
     commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: x.start_month)
-    assert [(x.vendor, x.gpus, x.start_month, x.end_month, x.decision) for x in commits] == [("Keel Systems", 256, 1, 5, "held"), ("Keel Systems", 256, 13, 24, "later")]
-    # the later block is costed at the price the contract escalates to: 4.85 x 1.02 (its +2% from month 7) = 4.947
+    assert [(x.vendor, x.gpus, x.start_month, x.end_month, x.decision) for x in commits] == [
+        ("Keel Systems", 256, 1, 5, "held"), ("Keel Systems", 256, 6, 17, "sign_now"), ("Petrel Cloud", 64, 13, 24, "later"),
+    ]
+    # the renewal is costed at the price the contract escalates to: 4.85 x 1.02 (its +2% from month 7) = 4.947
     assert commits[1].expected_price == pytest.approx(4.85 * 1.02)
-    assert str(plan.decide_by) == "2027-06-30" and plan.term_sheet == [] and plan.ask_gpus == 0 and plan.held_gpus == 256
-    # nothing committed is asked for: the ask is Petrel's capacity as used
-    assert all(x.role == "pay as used" and x.total_commitment is None for x in m.plan.lines)
-    assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for no more committed GPUs now, and pay-as-used capacity."
-    # its spread: the index's monthly log moves, sd sigma, over the 12 months to its start: x exp(-/+ 1.2816 sigma sqrt(12))
+    assert str(plan.decide_by) == "2027-06-30" and plan.ask_gpus == 256 and plan.held_gpus == 256
+    [row] = plan.term_sheet
+    assert (row.vendor, row.gpus, row.price) == ("Keel Systems", 256, 4.85)
+    assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for 256 more GPUs committed now, and pay-as-used capacity."
+    # the later block's spread: the index's monthly log moves, sd sigma, over the 12 months to its start:
+    # 5.10 x exp(-/+ 1.2816 sigma sqrt(12))
     import math
 
     sigma = plan.index_monthly_volatility
-    assert commits[1].price_p10 == pytest.approx(4.85 * 1.02 * math.exp(-1.2815516 * sigma * math.sqrt(12)), rel=1e-6)
+    assert commits[2].price_p10 == pytest.approx(5.10 * math.exp(-1.2815516 * sigma * math.sqrt(12)), rel=1e-6)
     assert m.holding[1].startswith(
-        f"Not asked for today: 256 GPUs with Keel Systems from November 2027 (expected 4.95 USD/GPU-h, {commits[1].price_p10:.2f}-{commits[1].price_p90:.2f} at P10-P90): "
+        f"Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD/GPU-h, {commits[2].price_p10:.2f}-{commits[2].price_p90:.2f} at P10-P90): "
         "decisions after 30 June 2027"
     )
-    assert m.holding[2] == plan.served and "left unserved" in plan.served
     share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0
     assert m.plan.statement.endswith(f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f}).")
@@ -464,7 +466,7 @@ def _text(html: str) -> str:
 def test_each_reports_served_words_follow_its_tables(extras):
     """The plan chapter and the memo say "served" only as the figures allow: the chapter's sentence is the plan's
     `served`, which says "Every scenario is served in full" only when every scenario row of its table shows less
-    than 0.05% unserved; the example leaves 0.5% of the worst 10% of paths unserved, so the sentence gives the share."""
+    than 0.05% unserved, and gives the share otherwise; the table carries the shares the sentence reads."""
     from procure.render.documents import render_html
 
     found, ev = extras
@@ -473,13 +475,14 @@ def test_each_reports_served_words_follow_its_tables(extras):
     start = html.index('id="plan"')
     chapter = _text(html[start : html.index("</section>", start)])
     rows = {r.name: r.unserved_share for r in plan.scenarios}
-    assert max(rows.values()) >= 0.0005  # the example's worst 10% of paths
-    assert "every scenario served" not in chapter.lower() and "every scenario is served" not in chapter.lower()
-    assert plan.served in chapter and f"{rows['worst 10%']:.1%}" in plan.served
-    for name, share in rows.items():  # the table carries the shares the sentence reads
+    in_full = max(rows.values()) < 0.0005
+    assert ("Every scenario is served in full" in plan.served) == in_full
+    assert plan.served in chapter
+    if not in_full:
+        assert f"{rows['worst 10%']:.1%}" in plan.served
+    for name, share in rows.items():
         assert f"{name} " in chapter and f"{share * 100:.1f}%" in chapter
     memo = _text(render_html(ev, "board", extras=found))
     ask = memo[memo.index("What we ask") : memo.index("What it costs")]
-    # the ask names only what is signed now (Petrel as used) and says what we hold and what waits
+    # the ask names what is signed now and says what we hold and what waits
     assert "We hold 256 GPUs with Keel Systems until 30 April 2027" in ask and "Not asked for today" in ask
-    assert "every scenario served" not in memo.lower()
