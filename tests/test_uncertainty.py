@@ -978,7 +978,11 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     words = "Floaty Compute passes the availability minimum by 0.20 points (99.20% against 99.00%), less than one standard deviation of its own availability (0.23 points): its acceptance hangs on that margin"
     assert edge.words == words
     memo = board_memo(ev, [], None, None, "")
-    assert memo.knife_edge == f"Knife edge: {words} (it fails a gate in 64% of the draws)."
+    assert memo.knife_edge.startswith(f"Knife edge: {words} (it fails a gate in 64% of the draws). Named risk: ")
+    # and the gate passed in fewer than 90% of the draws is a named risk: 1 - 0.6374 = 36.3% of them pass
+    [risk] = ev.summary.gate_risks
+    assert risk.gate == "availability" and risk.probability == pytest.approx(1 - expected_fails, abs=0.015)
+    assert memo.knife_edge.endswith(f"Named risk: {risk.words}.")
     charts = dict.fromkeys(REPORT_CHARTS, "")
     for kind in ("comparison", "board"):
         html = " ".join(render_html(ev, kind, charts=charts, extras=ReportExtras(memo=memo)).split())
