@@ -42,7 +42,7 @@ WITHOUT_AS_OF = {"grade", "history", "diff", "index"}  # these take no --as-of
 def example(tmp_path_factory):
     ws = tmp_path_factory.mktemp("envelope") / "ws"
     runner = CliRunner()
-    assert runner.invoke(app, ["init", str(ws)]).exit_code == 0
+    assert runner.invoke(app, ["init", str(ws), "--example"]).exit_code == 0
     for day in ("2026-11-01", AS_OF):
         assert runner.invoke(app, ["evaluate", "--save", "--as-of", day, "-w", str(ws)]).exit_code == 0
     return ws

@@ -38,7 +38,7 @@ def example(tmp_path_factory):
     """The packaged example workspace (11 offers), with two saved runs for history and diff."""
     ws = tmp_path_factory.mktemp("width") / "ws"
     runner = CliRunner()
-    assert runner.invoke(app, ["init", str(ws)]).exit_code == 0
+    assert runner.invoke(app, ["init", str(ws), "--example"]).exit_code == 0
     for day in ("2026-11-01", AS_OF):
         assert runner.invoke(app, ["evaluate", "--save", "--as-of", day, "-w", str(ws)]).exit_code == 0
     return ws

@@ -99,7 +99,7 @@ def test_sensitivity_follows_named_offers(data_dir):
 
 
 def test_init_takes_w_as_well_as_dir(tmp_path):
-    result = run("init", "-w", tmp_path / "new")
+    result = run("init", "-w", tmp_path / "new", "--example")
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "new" / "procure.yaml").is_file()
     assert_error(run("init"), "procure init DIR")

@@ -59,7 +59,7 @@ def test_what_its_commands_exist_to_write_is_still_written(ws, tmp_path):
     assert run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json", "--out", ws / "reports" / "c.json").exit_code == 0
     assert (ws / "reports" / "c.json").read_text().startswith("{")
     # init writes a whole workspace, offers/ included.
-    assert run("init", tmp_path / "fresh").exit_code == 0, os.listdir(tmp_path)
+    assert run("init", tmp_path / "fresh", "--example").exit_code == 0, os.listdir(tmp_path)
     assert any((tmp_path / "fresh" / "offers").glob("*.yaml"))
 
 

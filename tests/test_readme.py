@@ -61,7 +61,7 @@ def test_the_readmes_whatif_example_shows_a_real_saving(tmp_path):
     line = next(l for l in README.splitlines() if l.startswith("| `procure whatif --offer"))
     args = shlex.split(re.search(r"`procure (whatif[^`]*)`", line).group(1))
     ws = tmp_path / "ws"
-    assert run("init", ws).exit_code == 0
+    assert run("init", ws, "--example").exit_code == 0
     result = run(*args, "--format", "json", "--as-of", AS_OF, "-w", ws)
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)

@@ -69,7 +69,7 @@ def assert_same(sheet, figures):
 
 def example(folder):
     ws = folder / "ws"
-    assert run("init", ws).exit_code == 0  # 11 offers: fixed-price, index-linked, owned, per-token
+    assert run("init", ws, "--example").exit_code == 0  # 11 offers: fixed-price, index-linked, owned, per-token
     return ws
 
 

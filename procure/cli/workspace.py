@@ -18,23 +18,37 @@ from procure.cli.output import emit, emit_table, enveloped, plain_console, say
 def init(
     directory: Annotated[Optional[Path], typer.Argument(metavar="DIR", help="Folder for the new workspace (created; must not hold a workspace already).", file_okay=False, show_default=False)] = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="The same as DIR.", file_okay=False, show_default=False)] = None,
+    example: Annotated[bool, typer.Option("--example", help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) instead of an empty one.")] = False,
 ) -> None:
-    """Write a fresh workspace from the example: procure.yaml, offers, grades, curves, market data.
+    """Write a new workspace: an empty one with commented templates, or with --example the example.
 
-    Example:
+    The empty workspace has procure.yaml (workload, assumptions, policy; the optional
+    sections commented out), an empty offers/ with offer-template.yaml beside it, the
+    grade definitions and the public reference curves: nothing of the example's vendors,
+    prices or history.
+
+    Examples:
 
     \b
-        procure init rfp-2027 && cd rfp-2027 && procure compare
+        procure init rfp-2027 && cd rfp-2027 && cp offer-template.yaml offers/acme.yaml
+        procure init demo --example && cd demo && procure compare
     """
     from procure.errors import InputError
-    from procure.io.example import write_example
 
     if (directory is None) == (workspace is None):
         raise InputError([problem("init", "name the folder for the new workspace once: procure init DIR")])
     directory = directory if directory is not None else workspace
     assert directory is not None
-    written = write_example(Path(directory))
-    say(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}")
+    if example:
+        from procure.io.example import write_example
+
+        written = write_example(Path(directory))
+        say(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}")
+        return
+    from procure.io.blank import write_blank
+
+    written = write_blank(Path(directory))
+    say(f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} once per offer, then procure validate --workspace {directory}")
 
 
 def import_rfp(

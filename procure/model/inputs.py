@@ -567,7 +567,7 @@ class DemandConfig(Strict):
 class PlanConfig(Strict):
     """The buyer's policy for `procure plan`."""
 
-    max_vendor_share: PositiveFraction = Field(0.7, description="most of the expected capacity (tasks) one vendor may provide")
+    max_vendor_share: PositiveFraction = Field(1.0, description="most of the expected capacity (tasks) one vendor may provide (1: no cap, the default; set one, e.g. 0.7, to spread the risk)")
     max_spot_share: Fraction = Field(
         0.3, description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary"
     )
