@@ -98,9 +98,10 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     single.plan = single.single_best.plan
     single.expected_cost_per_task = single.single_best.expected_cost_per_task
     single.saving_share = 0.0
-    headline, ask = plan_ask(single)
-    # Petrel: 256 x 5.10 x 730 x 12 = 11,437,056 and 896 x 5.10 x 730 x 12 = 40,029,696; 51,466,752 -> 51.5 M USD
-    assert ask.total_commitment == pytest.approx(51_466_752)
+    headline, ask = plan_ask(single, extras[1])
+    # Petrel: 256 x 5.10 x 730 x 12 = 11,437,056 and 896 x 5.10 x 730 x 12 = 40,029,696, plus its 3,000 a month of
+    # networking over the 24 months (each month once): 72,000; 51,538,752 -> 51.5 M USD
+    assert ask.total_commitment == pytest.approx(51_538_752)
     assert headline.startswith("Approve the plan, a single offer: 256 B200 GPUs with Petrel Cloud for months 1–12 and 896 with Petrel Cloud for months 13–24")
     assert "51.5 M USD committed" in headline
     assert ask.statement == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
@@ -430,7 +431,7 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
 
 def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     """A plan of one offer (its commitment and its own burst): without it nothing serves the demand, so spend
-    falls; the memo says the loss is not priced instead of printing a negative impact."""
+    falls; the memo prices the demand left unserved instead of printing a negative impact."""
     from procure.render.board import _plan_risks
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
@@ -441,10 +442,14 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
     risks = {r.risk: r for r in _plan_risks(plan, evaluate(ws, AS_OF), False)}
     fails = risks["Vendor solo fails during its term"]
-    assert fails.impact is None and "nothing else in the plan serves 100% of the demand" in fails.impact_basis
+    # Not a saving and not "not priced": a month of the demand it alone serves, at the plan's unserved price until a
+    # fallback delivers. Demand as planned: 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default
+    # unserved price is 3x the dearest usable cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333;
+    # 118,260,000 x 0.0083333 = 985,500.
+    assert fails.impact == pytest.approx(985_500) and "nothing else in the plan serves 100% of the demand" in fails.impact_basis
     assert "qualify a fallback offer" in fails.mitigation
     late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
-    assert late.impact is None
+    assert late.impact == pytest.approx(985_500) and late.impact_basis.startswith("per month late")
 
 
 def test_money_reads_in_one_unit_from_a_thousand_up():

@@ -11,15 +11,21 @@ plan's `single_best`: each usable offer alone, sized for every scenario, costed 
 value of spend over present value of tasks); without one it is today's stated demand, where the best
 single offer is the top of the ranking. The ranking of `compare` is always at today's demand.
 
-The commitment of a line is defined once here: what signing binds us to pay, price x GPUs x 730 hours x
-the months of the term (for an owned cluster the price is the capital recovery plus power and space, so
-the purchase and its running costs are one figure). Pay-as-used capacity and per-token serving bind
-nothing.
+The commitment is defined once here (`offer_commitment`, `line_commitment`), and the ask, the options
+table and the risk register all read it: what signing binds us to pay. For an offer as offered it is
+the offer's own cash flow's figure (procure cashflow: the term's rent with its escalators on the
+committed GPUs, per-GPU-hour fees on those hours, fixed monthly fees, one-off fees and the prepayment;
+a ramp, a minimum monthly bill and a termination clause as stated; for an owned cluster the capital).
+A plan line of other GPUs or another option prices its own GPUs by the same rule: its price with the
+offer's escalators x GPUs x 730 hours x the term's months, plus the per-GPU-hour fees on those hours,
+the fixed monthly fees of months no earlier line of the offer pays, and the one-off fees on the
+offer's first line. Pay-as-used capacity and per-token serving bind nothing.
 """
 
 from __future__ import annotations
 
 import math
+from datetime import date
 from typing import TYPE_CHECKING
 
 from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
@@ -34,26 +40,73 @@ if TYPE_CHECKING:
     from procure.io.workspace import Workspace
 
 
-def _line_from_plan(line: PlanLine, record: OfferRecord) -> AskLine:
+def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) -> AskLine:
     commit = line.role == "commit"
-    bound = (line.price or 0.0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0) if commit and line.price_unit == "gpu_hour" else None
     return AskLine(
         offer=line.offer, vendor=line.vendor, role=line.role, gpus=line.gpus, first_month=line.start_month if commit else None,
         last_month=line.end_month if commit else None, term_months=line.term_months if commit else None, price=line.price, price_unit=line.price_unit,
-        commitment=bound, valid_until=record.valid_until,
+        commitment=bound if commit else None, valid_until=record.valid_until,
     )
 
 
 def offer_commitment(record: OfferRecord) -> float | None:
-    """What signing one offer binds us to pay: the horizon's figure when the evaluation has one, else
-    rent x committed GPUs x 730 hours x the term."""
+    """What signing one offer as offered binds us to pay: its cash flow's figure when the evaluation has a
+    horizon, else the same rule on its committed GPUs over its term (`line_commitment`)."""
     found = record.metrics.get("total_commitment")
     if found is not None:
         return found
-    rent, gpus = record.metrics.get("rent"), record.gpus
-    if rent is None or not gpus or record.pricing_basis == "per_token":
+    rent = record.metrics.get("rent_today", record.metrics.get("rent"))
+    if rent is None or not record.gpus or record.pricing_basis == "per_token":
         return None
-    return rent * gpus * HOURS_PER_MONTH * record.term_months
+    return _bound(record, record.gpus, record.term_months, rent, set(), True)
+
+
+def _fx(record: OfferRecord) -> float:
+    """Workspace currency per unit of the offer's: its list price over its own GPU-hour price (1 when no such price)."""
+    p = record.terms.pricing
+    listed = record.metrics.get("list_price")
+    return listed / p.gpu_hour if p.gpu_hour and listed else 1.0
+
+
+def _bound(record: OfferRecord, gpus: int, term: int, price: float, paid: set[int], first: bool, start: int = 1) -> float:
+    """The rule: price with the offer's escalators x GPUs x 730 x the term, per-GPU-hour fees on those hours, the fixed
+    monthly fees of the months not in `paid` (then added to it), and the one-off fees when `first`."""
+    from procure.analysis.cashflow import term_average_rent
+
+    fees, fx = record.terms.pricing.fees, _fx(record)
+    hours = gpus * HOURS_PER_MONTH * term
+    rent = (term_average_rent(price, record.terms.contract, term) or 0.0) * hours
+    per_hour = sum(f.gpu_hour for f in fees if f.gpu_hour is not None) * fx * hours
+    months = set(range(start, start + term)) - paid
+    paid |= months
+    monthly = sum(f.monthly for f in fees if f.monthly is not None) * fx * len(months)
+    once = sum(f.once for f in fees if f.once is not None) * fx if first else 0.0
+    return rent + per_hour + monthly + once
+
+
+def line_commitments(plan: PlanResult, records: dict[str, OfferRecord]) -> list[float | None]:
+    """Each plan line's commitment (None for pay-as-used), in the order of plan.plan: the offer as offered when
+    the line is its own terms in full, else the rule of `_bound` for the line's GPUs, price and term."""
+    out: list[float | None] = []
+    paid: dict[str, set[int]] = {}
+    order = sorted(range(len(plan.plan)), key=lambda i: (plan.plan[i].start_month or 0, i))
+    found: dict[int, float | None] = {}
+    for i in order:
+        line = plan.plan[i]
+        record = records[line.offer]
+        if line.role != "commit" or line.price_unit != "gpu_hour" or not line.gpus:
+            found[i] = None
+            continue
+        first = line.offer not in paid
+        months = paid.setdefault(line.offer, set())
+        as_offered = first and line.option == "base" and line.gpus == record.gpus and line.term_months == record.term_months and record.metrics.get("total_commitment") is not None
+        if as_offered:
+            months |= set(range(line.start_month or 1, (line.start_month or 1) + record.term_months))
+            found[i] = record.metrics["total_commitment"]
+        else:
+            found[i] = _bound(record, line.gpus, line.term_months or 0, line.price or 0.0, months, first, line.start_month or 1)
+    out = [found[i] for i in range(len(plan.plan))]
+    return out
 
 
 def _line_from_offer(record: OfferRecord) -> AskLine:
@@ -99,6 +152,69 @@ def plan_basis(plan: PlanResult) -> str:
     return f"expected over the plan's {plan.demand.scenarios:,} demand scenarios of {plan.demand.months} months"
 
 
+def _plan_months(plan: PlanResult, offer: str) -> tuple[list[tuple[int, int]], int]:
+    """The months an offer's commitments cover in the plan (merged runs) and its most GPUs committed at once."""
+    spans = sorted((x.start_month or 1, x.end_month or 1, x.gpus or 0) for x in plan.plan if x.offer == offer and x.role == "commit")
+    runs: list[tuple[int, int]] = []
+    for first, last, _ in spans:
+        if runs and first <= runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], last))
+        else:
+            runs.append((first, last))
+    return runs, max((g for _, _, g in spans), default=0)
+
+
+def _limits(record: OfferRecord, plan: PlanResult, as_of: date) -> list[str]:
+    """What can stop the plan using an offer more: its delivery, its term, its minimum, the vendor share cap."""
+    found = []
+    if record.terms.delivery is not None and record.terms.delivery > as_of:
+        found.append(f"delivery {record.terms.delivery.isoformat()}")
+    if record.term_months > 1:
+        found.append(f"{record.term_months}-month term blocks")
+    if record.gpus:
+        found.append(f"a minimum of {record.gpus:,} GPUs")
+    if plan.policy.max_vendor_share < 1:
+        found.append(f"no vendor above {plan.policy.max_vendor_share:.0%} of the capacity (plan.max_vendor_share)")
+    if record.terms.pricing.burst is None:
+        found.append("no on-demand capacity of its own for peaks")
+    return found
+
+
+def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
+    """One line for each offer ranked first or signed (delivered evidence) that the plan uses less than it could:
+    not at all, for fewer than the plan's months, or below its most GPUs; with what limits it."""
+    notes = []
+    wanted = [o for o in ev.ranked[:1]] + [o for o in ev.offers if o.evidence and o not in ev.ranked[:1]]
+    months = plan.demand.months
+    for record in wanted:
+        runs, gpus = _plan_months(plan, record.id)
+        covered = sum(b - a + 1 for a, b in runs)
+        payg = any(x.offer == record.id and x.role == "pay_as_used" for x in plan.plan)
+        most = record.max_gpus or record.gpus or 0
+        if covered >= months and (not most or gpus >= most):
+            continue
+        who = f"{record.vendor} ({'signed, ' if record.evidence else ''}{'ranked first at today' + chr(39) + 's demand' if ev.ranked and ev.ranked[0].id == record.id else 'ranked ' + str(record.rank)})"
+        if covered:
+            use = f"committed for months {', '.join(f'{a}–{b}' for a, b in runs)} of {months}, {gpus:,} of up to {most:,} GPUs"
+        else:
+            use = "used on demand only" if payg else "not in the plan"
+        alone = plan.single_offers.get(record.id, 0.0) if record.id in plan.single_offers else 0.0
+        single = "; alone it cannot serve every scenario" if alone is None else f"; alone it costs {alone * 1000:,.2f} per 1,000 tasks over the scenarios" if alone else ""
+        limits = _limits(record, plan, ev.as_of)
+        notes.append(f"{who}: {use}{single}" + (f"; what can limit it: {', '.join(limits)}" if limits else "") + "; the plan found no cheaper mix with more of it.")
+    return notes
+
+
+def _dearer_why(plan: PlanResult) -> str:
+    """Why a plan costs more than the best single offer: the policy that rules the single offer out."""
+    why = []
+    if plan.policy.max_vendor_share < 1:
+        why.append(f"no vendor may provide more than {plan.policy.max_vendor_share:.0%} of the capacity (plan.max_vendor_share)")
+    if plan.policy.cvar_weight > 0 or plan.policy.cvar_limit is not None:
+        why.append("the plan weighs its worst months (plan.cvar_weight, plan.cvar_limit)")
+    return "; ".join(why) if why else "the plan keeps to its policy (plan:)"
+
+
 HEADLINE_LINES = 2  # ask lines written out in the one-line recommendation; more are named by vendor
 
 
@@ -122,13 +238,15 @@ def _headline(rec: Recommendation, currency: str) -> str:
                 f"; best single offer {best.vendor} at {best.cost_per_1000_tasks:,.2f}, so the plan costs "
                 f"{abs(rec.saving_share):.1%} {'less' if rec.saving_share >= 0 else 'more'}"
             )
+            if rec.saving_share < 0 and rec.dearer_why:
+                text += f" because {rec.dearer_why}"
     elif rec.kind == "plan":
         text += "; no single offer can serve every demand scenario alone"
     else:
         text += "; it is the best single offer"
     if rec.plan_failed:
         text += f". The plan could not be solved ({rec.plan_failed}): this offer is the fallback"
-    return text + "."
+    return text + "." + "".join(" " + n for n in rec.usage)
 
 
 def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | None = None) -> Recommendation:
@@ -144,7 +262,8 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
         # is signed now is asked for: later decisions are intentions to re-plan, held contracts are already signed.
         commits = sorted((x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")), key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0))
         floats = [x for x in plan.plan if x.role == "pay_as_used"]
-        lines = merge_lines([_line_from_plan(x, records[x.offer]) for x in commits + floats])
+        bound = dict(zip(map(id, plan.plan), line_commitments(plan, records)))
+        lines = merge_lines([_line_from_plan(x, records[x.offer], bound[id(x)]) for x in commits + floats])
         single = plan.single_best
         single_vendor = records[single.offer].vendor if single.offer in records else None
         is_single = len({x.offer for x in plan.plan}) == 1 and single.offer == plan.plan[0].offer
@@ -159,6 +278,7 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
             best_single=BestSingle(offer=single.offer, vendor=single_vendor, cost_per_task=single.expected_cost_per_task,
                                    cost_per_1000_tasks=_per_k(single.expected_cost_per_task), basis=plan_basis(plan)),
             saving_share=None if is_single else plan.saving_share, headline="",
+            usage=usage_notes(ev, plan), dearer_why=_dearer_why(plan) if not is_single and (plan.saving_share or 0) < 0 else None,
         )
         rec.headline = _headline(rec, cur)
         return rec

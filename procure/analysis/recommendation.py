@@ -28,7 +28,7 @@ class AskLine(BaseModel):
     commitments: int = Field(1, description="commitments of the plan this line merges (consecutive one-month blocks are one line)")
     price: float | None = Field(description="per GPU-hour, or per successful task for per-token serving (price_unit)")
     price_unit: Literal["gpu_hour", "task"]
-    commitment: float | None = Field(description="what signing binds us to pay: price x GPUs x 730 hours x months of the term; null when nothing is bound")
+    commitment: float | None = Field(description="what signing binds us to pay (procure.analysis.decision: rent with escalators, fees bound by the term); null when nothing is bound")
     valid_until: date
 
 
@@ -57,6 +57,8 @@ class Recommendation(BaseModel):
     best_single: BestSingle
     saving_share: float | None = Field(description="share the recommendation costs below the best single offer (negative: above); null when it is the best single offer")
     plan_failed: str | None = Field(None, description="why the plan could not be solved; the best offer is then asked for as the fallback")
+    usage: list[str] = Field(default_factory=list, description="plan: one line for each offer ranked first or signed that the plan uses less than it could, with what limits it")
+    dearer_why: str | None = Field(None, description="plan: why it costs more than the best single offer (the policy that rules that offer out), when it does")
     headline: str = Field(description="the recommendation in one line, as `compare` prints it first")
 
 

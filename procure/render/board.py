@@ -13,7 +13,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from procure.model.costing import HOURS_PER_MONTH
-from procure.analysis.decision import decide
+from procure.analysis.decision import decide, line_commitments, offer_commitment
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
@@ -60,7 +60,7 @@ class PlanTerm(BaseModel):
     nodes: int | None
     months: str = Field(description="'1–12' for a commitment; 'as needed' for on-demand capacity")
     price: str
-    total_commitment: float | None = Field(description="price x GPUs x 730 hours x term months; none for pay-as-used")
+    total_commitment: float | None = Field(description="what signing binds us to pay (procure.analysis.decision.line_commitments); none for pay-as-used")
 
 
 class PlanAsk(BaseModel):
@@ -179,17 +179,6 @@ def _operator(record: OfferRecord) -> str:
     return f"{tier}; published {published}" if published else f"{tier}; none published"
 
 
-def commitment(record: OfferRecord) -> float | None:
-    """What signing binds us to pay: the horizon's figure, else rent x committed GPUs x hours of the term."""
-    found = record.metrics.get("total_commitment")
-    if found is not None:
-        return found
-    rent, gpus = record.metrics.get("rent"), record.gpus
-    if rent is None or not gpus or record.pricing_basis == "per_token":
-        return None
-    return rent * gpus * 730 * record.term_months
-
-
 def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
     m, t = record.metrics, record.terms
     pros, cons = [], []
@@ -267,7 +256,7 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
         term_months=record.term_months,
         price=price,
         escalator=escalator,
-        total_commitment=commitment(record),
+        total_commitment=offer_commitment(record),
         cash_at_signing=signing,
         delivery=t.delivery,
         exit_terms="; ".join(exits),
@@ -289,7 +278,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
     spend = m.get("monthly_spend") or 0.0
     stated = ev.workload.tasks_per_month
     # Without a stated demand, the tasks the committed GPUs deliver a month.
-    tasks = stated or ((m.get("successful_tasks_per_gpu_hour") or 0) * (m.get("billed_gpus") or 0) * 730) or None
+    tasks = stated or ((m.get("successful_tasks_per_gpu_hour") or 0) * (m.get("billed_gpus") or 0) * HOURS_PER_MONTH) or None
     risks = []
     # Delivery: each month late we keep paying today's cost (or, without one, run on the runner-up).
     late_month = today.monthly_saving if today and today.monthly_saving and today.monthly_saving > 0 else None
@@ -303,7 +292,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         owner="Procurement",
     ))
     premium = (runner.metrics["cost_per_task"] - m["cost_per_task"]) * tasks * 12 if runner and tasks and runner.metrics.get("cost_per_task") is not None else None
-    prepaid = (record.terms.pricing.prepay_fraction or 0) * (commitment(record) or 0)
+    prepaid = (record.terms.pricing.prepay_fraction or 0) * (offer_commitment(record) or 0)
     switch = premium * record.term_months / 12 if premium is not None else None
     risks.append(Risk(
         risk="Vendor fails or is sold during the term",
@@ -419,10 +408,9 @@ def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
 
 def plan_summary(plan: PlanResult) -> str:
     """The plan in one sentence for the comparison's summary: what it buys and what it costs against the best single offer."""
-    _, ask = plan_ask(plan)
     commits = sorted((line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor))
     floats = [line for line in plan.plan if line.role == "pay_as_used"]
-    return f"The procurement plan over {plan.demand.months} months of uncertain demand: {_portfolio_words(commits, floats)}. {ask.statement}"
+    return f"The procurement plan over {plan.demand.months} months of uncertain demand: {_portfolio_words(commits, floats)}. {_plan_statement(plan)}"
 
 
 TERM_SHEET_HEADERS = ["Vendor", "GPUs", "Start", "End", "Price and escalator", "SLA and credits", "Exit", "Offer expires"]
@@ -459,17 +447,39 @@ def holding_words(plan: PlanResult) -> list[str]:
     return words
 
 
-def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
-    """The headline and term sheet when the recommendation is the plan: each commitment at the plan's price,
-    committed for its whole term (price x GPUs x 730 hours x months, the rule of `commitment`)."""
+def _plan_statement(plan: PlanResult) -> str:
+    """The plan against the best single offer (README, "Best single offer"), or why a single offer is the plan."""
     cur = plan.currency
+    single = plan.single_best
+    single_vendor = single.plan[0].vendor if single.plan else None
+    offers = {line.offer for line in plan.plan}
+    expected = plan.expected_cost_per_task
+    if len(offers) == 1 and single.offer in offers:
+        return (
+            f"A single offer is the plan: no mix of commitments and on-demand capacity costs less per task "
+            f"over the {plan.demand.scenarios:,} demand scenarios than {clip(single_vendor or '', 40)} alone."
+        )
+    if single.expected_cost_per_task is not None and plan.saving_share is not None:
+        return (
+            f"Expected {_per_k(expected)} {cur} per 1,000 tasks over the {plan.demand.scenarios:,} demand scenarios, "
+            f"{abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer "
+            f"({clip(single_vendor or '', 40)} alone, {_per_k(single.expected_cost_per_task)})."
+        )
+    return f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
+
+
+def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
+    """The headline and term sheet when the recommendation is the plan: each commitment as the recommendation
+    binds it (procure.analysis.decision.line_commitments, the figure the ask and the risk register read)."""
+    cur = plan.currency
+    bound = dict(zip(map(id, plan.plan), line_commitments(plan, {o.id: o for o in ev.offers})))
     # Only what is signed now is asked for; later decisions and held contracts are said apart (holding_words).
     commits = sorted((line for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")), key=lambda x: (x.start_month or 0, x.vendor))
     floats = [line for line in plan.plan if line.role == "pay_as_used"]
     lines = []
     for line in commits + floats:
         if line.role == "commit":
-            total = _line_commitment(line)
+            total = bound[id(line)]
             price = f"{line.price:.2f} per GPU-hour"
         else:
             total = None
@@ -483,19 +493,7 @@ def plan_ask(plan: PlanResult) -> tuple[str, PlanAsk]:
     single_vendor = single.plan[0].vendor if single.plan else None
     offers = {line.offer for line in plan.plan}
     expected = plan.expected_cost_per_task
-    if len(offers) == 1 and single.offer in offers:
-        statement = (
-            f"A single offer is the plan: no mix of commitments and on-demand capacity costs less per task "
-            f"over the {plan.demand.scenarios:,} demand scenarios than {clip(single_vendor or '', 40)} alone."
-        )
-    elif single.expected_cost_per_task is not None and plan.saving_share is not None:
-        statement = (
-            f"Expected {_per_k(expected)} {cur} per 1,000 tasks over the {plan.demand.scenarios:,} demand scenarios, "
-            f"{abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer "
-            f"({clip(single_vendor or '', 40)} alone, {_per_k(single.expected_cost_per_task)})."
-        )
-    else:
-        statement = f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
+    statement = _plan_statement(plan)
     what = _portfolio_words(commits, floats)
     total = sum(x.total_commitment or 0 for x in lines)
     if len(offers) == 1 and single.offer in offers:
@@ -556,6 +554,7 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
                 f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
                 f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}."
             )
+        words += rec.usage  # an offer ranked first or signed that the plan uses less than it could, and what limits it
         if plan is not None and plan.bridges:
             vendor_of = {line.offer: line.vendor for line in plan.plan}
             words.append("Before delivery: " + "; ".join(
@@ -691,7 +690,7 @@ def _board_memo(
     headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
     ask = None
     if plan is not None and plan.plan:
-        headline, ask = plan_ask(plan)  # the plan over the demand scenarios is the recommendation
+        headline, ask = plan_ask(plan, ev)  # the plan over the demand scenarios is the recommendation
     tasks = ev.workload.tasks_per_month
     today = _today(position, leader, tasks)
     options = []
@@ -700,7 +699,7 @@ def _board_memo(
         options.append(OptionRow(
             offer=o.id, vendor=o.vendor, rank=o.rank or 0, price_basis=BASIS_WORDS.get(o.pricing_basis, o.pricing_basis),
             evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits",
-            operator=_operator(o), commitment=commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
+            operator=_operator(o), commitment=offer_commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
             horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
         ))
     # Page 1 holds the cheapest few and the best single offer; the comparison report has the rest.
@@ -784,11 +783,6 @@ UNSERVED_PRICED = 0.01  # without a vendor, above this share of demand unserved 
 PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
 
 
-def _line_commitment(line: PlanLine) -> float:
-    """A commit line's commitment, the term sheet's rule: price x GPUs x 730 hours x term months."""
-    return (line.price or 0) * (line.gpus or 0) * HOURS_PER_MONTH * (line.term_months or 0)
-
-
 def _as_planned(plan: PlanResult) -> PlanCase:
     assert plan.stress is not None
     name = next(n for change, n in DEMAND_SHIFTS if change == 0)
@@ -854,7 +848,8 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
     note = (
         f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the rest. "
         f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises on-demand prices and those that follow the index; the others are parts of the paths. "
-        "Cheapest single offer: all offers re-evaluated at today's volume with the same change."
+        "Ranked first at today's volume: the offer `compare` ranks first with every offer re-evaluated at today's volume and the same change; "
+        "the best single offer on page 1 is costed over the demand scenarios instead."
     )
     if short:
         # one sentence, not one clause per case: the memo's second page has room for the range, not the list
@@ -869,6 +864,9 @@ def _tier_likelihood(record: OfferRecord) -> str:
     return {"platinum": "low", "gold": "low", "silver": "medium"}.get(record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high")
 
 
+# A vendor that fails while nothing else in the plan serves its demand: the months until a qualified fallback offer
+# delivers, its demand unserved meanwhile (the fastest delivery the example's offers promise is about four weeks).
+REPLACE_MONTHS = 1
 OPTIONS_SHOWN = 5  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
 VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
 
@@ -891,8 +889,8 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
     for v in ranked:
         record = ev.offer(v.offers[0])
         stranded = v.unserved_share >= UNSERVED_PRICED
-        delivery.append(_late_delivery_risk(v, record, stranded, cur))
-        failure.append(_vendor_failure_risk(v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur))
+        delivery.append(_late_delivery_risk(v, record, stranded, cur, plan))
+        failure.append(_vendor_failure_risk(v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur, plan))
     risks = delivery[: len(named)]
     if rest_vendors:
         risks.append(_smaller_vendors_late(delivery[len(named):], rest_vendors))
@@ -906,20 +904,28 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
 
 def _committed_by_vendor(plan: PlanResult, ev: Evaluation) -> tuple[dict[str, float], dict[str, float]]:
     """Each committed vendor's commitment over the plan, and the part of it prepaid (lost if it fails)."""
-    commits = [line for line in plan.plan if line.role == "commit"]
     committed: dict[str, float] = {}
     prepaid: dict[str, float] = {}
-    for line in commits:
-        amount = _line_commitment(line)
+    for line, amount in zip(plan.plan, line_commitments(plan, {o.id: o for o in ev.offers})):
+        if line.role != "commit" or amount is None:
+            continue
         committed[line.vendor] = committed.get(line.vendor, 0.0) + amount
         prepaid[line.vendor] = prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
     return committed, prepaid
 
 
-def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cur: str) -> Risk:
-    """A committed vendor delivering late: priced at a month of its capacity bought on demand, unless
-    nothing else in the plan serves the demand it leaves (then not priced)."""
+def _stranded_tasks(v: VendorStress, plan: PlanResult) -> tuple[float, float | None]:
+    """Tasks a month and over the horizon that nothing else in the plan serves without the vendor (its unserved share of
+    the demand as planned), and the price the plan puts on an unserved task."""
+    monthly = v.unserved_share * _as_planned(plan).demand_per_month
+    return monthly, plan.unserved_penalty_per_task
+
+
+def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cur: str, plan: PlanResult) -> Risk:
+    """A committed vendor delivering late: priced at a month of its capacity bought on demand; when nothing else in
+    the plan serves the demand it leaves, at a month of that demand at the plan's unserved price."""
     late = record.terms.contract.late_delivery
+    monthly, price = _stranded_tasks(v, plan)
     if v.first_month > 1:
         what = f"{clip(v.vendor, 30)} not in service by month {v.first_month}"
     elif record.terms.delivery:
@@ -929,9 +935,10 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
     return Risk(
         risk=what,
         likelihood="medium" if record.terms.delivery is None or not late else "low",
-        impact=None if stranded else max(v.extra_first_month, 0.0),
+        impact=(monthly * price if price is not None else None) if stranded else max(v.extra_first_month, 0.0),
         impact_basis=(
-            f"not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it" if stranded
+            f"per month late: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it, {monthly:,.0f} tasks a month "
+            + (f"at the unserved price, {price * 1000:,.2f} {cur} per 1,000 tasks" if price is not None else "(not priced: no unserved price, plan.unserved_penalty_per_task)") if stranded
             else "a month of its capacity bought on demand, per month late" if v.extra_first_month > 0
             else "none: the rest of the plan's capacity covers the demand meanwhile"
         ),
@@ -940,12 +947,16 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
     )
 
 
-def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, lost: float, rest: list[str], months: int, cur: str) -> Risk:
+def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, lost: float, rest: list[str], months: int, cur: str, plan: PlanResult) -> Risk:
     """A committed vendor failing during its term: its prepayment lost, plus its capacity bought on demand
-    when the rest of the plan does not serve the demand without it."""
+    when the rest of the plan serves the demand without it, else the demand left unserved at the plan's unserved price."""
+    monthly, price = _stranded_tasks(v, plan)
     if stranded:
-        # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss.
-        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"replacement not priced: nothing else in the plan serves {v.unserved_share:.0%} of the demand"
+        # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss;
+        # the tasks left unserved are, at the price the plan puts on them (plan.unserved_penalty_per_task or its default).
+        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + (
+            f"nothing else in the plan serves {v.unserved_share:.0%} of the demand: {REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} of it ({monthly * REPLACE_MONTHS:,.0f} tasks) "
+            + (f"at the unserved price, {price * 1000:,.2f} {cur} per 1,000 tasks, until a fallback offer delivers" if price is not None else "not priced: no unserved price (plan.unserved_penalty_per_task)"))
     elif v.extra_spend > 0:
         basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought on demand over {months} months"
         if v.unserved_share >= 0.0005:
@@ -955,7 +966,7 @@ def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, l
     return Risk(
         risk=f"{clip(v.vendor, 30)} fails during its term",
         likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-        impact=(lost or None) if stranded else lost + max(v.extra_spend, 0.0),
+        impact=((lost + monthly * REPLACE_MONTHS * price) if price is not None else (lost or None)) if stranded else lost + max(v.extra_spend, 0.0),
         impact_basis=basis,
         mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
         + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
