@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 INK = "#1f2933"
 MUTED = "#9aa5b1"  # not acceptable (and axis lines)
 ACCENT = "#1f5fa8"  # acceptable offers
-HIGHLIGHT = "#c2410c"  # the recommended offer
+HIGHLIGHT = "#c2410c"  # the offer ranked first (the recommendation when it is a single offer; with a plan, not "the recommendation")
 GRID = "#e4e7eb"
 COMPONENT_COLOURS = {
     "rent": "#1f5fa8",
@@ -397,7 +397,7 @@ def position_history(pos: Position, currency: str, best_offer: tuple[str, float]
     if ours:
         ax.plot([p.date for p in ours], [p.cost_per_task * PER_THOUSAND for p in ours], "-o", color=INK, linewidth=2.2, markersize=4.5, label="us (today)")
     if best_offer is not None:
-        ax.plot([pos.as_of], [best_offer[1] * PER_THOUSAND], "D", color=HIGHLIGHT, markersize=5.5, label=f"recommended offer ({_short(best_offer[0], 24)})")
+        ax.plot([pos.as_of], [best_offer[1] * PER_THOUSAND], "D", color=HIGHLIGHT, markersize=5.5, label=f"ranked first today ({_short(best_offer[0], 24)})")  # with demand: the recommendation is a plan, not this offer
     ax.set_ylabel(f"{currency} per 1,000 successful tasks")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=6.5, frameon=False, loc="lower left")
