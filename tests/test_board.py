@@ -446,7 +446,7 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     # fallback delivers. Demand as planned: 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default
     # unserved price is 3x the dearest usable cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333;
     # 118,260,000 x 0.0083333 = 985,500.
-    assert fails.impact == pytest.approx(985_500) and "nothing else in the plan serves 100% of the demand" in fails.impact_basis
+    assert fails.impact == pytest.approx(985_500) and fails.impact_basis == "1 month of 100% of demand (118 M tasks) unserved at 8.33 USD per 1,000"
     assert "qualify a fallback offer" in fails.mitigation
     late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
     assert late.impact == pytest.approx(985_500) and late.impact_basis.startswith("per month late")

@@ -249,3 +249,45 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     assert gpus_words(_line(1, gpus=32)) == "32 GPUs"
     result = run("compare", "-w", data_dir / "real_offers", "--as-of", AS_OF)
     assert "38 GPUs (32 committed)" in " ".join(result.stdout.split())
+
+
+# --- the offer ranked first, used less than it could be; a plan dearer than the best single offer -----------------
+
+def _two_offers(tmp_path: Path, burst_price: float, cap: float) -> Path:
+    import planws
+
+    cfg = planws.config(plan={"max_vendor_share": cap, "mip_gap": 0.0})
+    offers = [
+        planws.offer("alpha", vendor="Alpha Compute", gpus=0, max_gpus=200, gpu_hour=3.0, term_months=12),
+        planws.offer("bravo", vendor="Bravo Cloud", gpus=0, burst={"gpu_hour": burst_price, "max_gpus": 300}, term_months=1),
+    ]
+    return planws.write(tmp_path / "ws", cfg, offers)
+
+
+def test_the_offer_ranked_first_and_used_less_than_it_could_gets_a_line_saying_why(tmp_path: Path):
+    """Alpha (3.00, up to 200 GPUs, 12 months) is ranked first at today's 100 GPUs of demand. The plan commits 100
+    and buys the high path's other 100 from Bravo on demand at 5.00: a 101st committed GPU costs 3.00 every hour and
+    saves 5.00 only half the time. Alone, Alpha must commit 200 GPUs for the high path: 600 an hour for 0.5 x 108,000
+    + 0.5 x 216,000 = 162,000 tasks, 3.7037 per 1,000 (the best single offer; Bravo alone is 4.6296)."""
+    ws = _two_offers(tmp_path, 5.0, 1.0)
+    result = run("compare", "-w", ws, "--as-of", AS_OF, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    rec = json.loads(result.stdout)["recommendation"]
+    assert rec["best_single"]["vendor"] == "Alpha Compute" and rec["best_single"]["cost_per_task"] * 1000 == pytest.approx(600 / 162_000 * 1000)
+    assert rec["usage"] == [
+        "Alpha Compute (ranked first at today's demand): committed for months 1–12 of 12, 100 of up to 200 GPUs; alone it costs 3.70 per 1,000 "
+        "tasks over the scenarios; what can limit it: 12-month term, no on-demand capacity of its own."
+    ]
+    assert rec["headline"].endswith(rec["usage"][0]) and rec["dearer_why"] is None
+
+
+def test_a_plan_dearer_than_the_best_single_offer_says_why_in_compare(tmp_path: Path):
+    """On demand at 9.00, Alpha alone (200 GPUs committed, 3.7037 per 1,000 tasks) is the cheapest plan; a cap of 60%
+    per vendor forces at least 40% of the tasks onto Bravo at 9.00 / 1,080 = 8.33 per 1,000, so the plan costs more
+    than the best single offer, and compare's first line says which policy makes it so."""
+    ws = _two_offers(tmp_path, 9.0, 0.6)
+    result = run("compare", "-w", ws, "--as-of", AS_OF)
+    assert result.exit_code == 0, result.stderr
+    first = " ".join(result.stdout.split("\n\n")[0].split())
+    assert "best single offer Alpha Compute at 3.70, so the plan costs" in first
+    assert re.search(r"costs [0-9.]+% more because no vendor may provide more than 60% of the capacity \(plan\.max_vendor_share\)", first), first

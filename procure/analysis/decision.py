@@ -164,19 +164,22 @@ def _plan_months(plan: PlanResult, offer: str) -> tuple[list[tuple[int, int]], i
     return runs, max((g for _, _, g in spans), default=0)
 
 
-def _limits(record: OfferRecord, plan: PlanResult, as_of: date) -> list[str]:
-    """What can stop the plan using an offer more: its delivery, its term, its minimum, the vendor share cap."""
+def _limits(record: OfferRecord, plan: PlanResult, as_of: date, committed: bool) -> list[str]:
+    """What can stop the plan using an offer more: its delivery, its term, its minimum (when the plan commits none of
+    it), the vendor share cap (when its vendor is at the cap), no on-demand capacity of its own."""
     found = []
     if record.terms.delivery is not None and record.terms.delivery > as_of:
         found.append(f"delivery {record.terms.delivery.isoformat()}")
     if record.term_months > 1:
-        found.append(f"{record.term_months}-month term blocks")
-    if record.gpus:
+        found.append(f"{record.term_months}-month term")
+    if record.gpus and not committed:
         found.append(f"a minimum of {record.gpus:,} GPUs")
-    if plan.policy.max_vendor_share < 1:
-        found.append(f"no vendor above {plan.policy.max_vendor_share:.0%} of the capacity (plan.max_vendor_share)")
-    if record.terms.pricing.burst is None:
-        found.append("no on-demand capacity of its own for peaks")
+    cap = plan.policy.max_vendor_share
+    share = sum(x.expected_tasks_share for x in plan.plan if x.vendor == record.vendor)
+    if cap < 1 and share >= cap - 0.01:
+        found.append(f"the vendor share cap, {cap:.0%} (plan.max_vendor_share)")
+    if record.terms.pricing.burst is None and record.pricing_basis != "per_token":
+        found.append("no on-demand capacity of its own")
     return found
 
 
@@ -200,8 +203,8 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
             use = "used on demand only" if payg else "not in the plan"
         alone = plan.single_offers.get(record.id, 0.0) if record.id in plan.single_offers else 0.0
         single = "; alone it cannot serve every scenario" if alone is None else f"; alone it costs {alone * 1000:,.2f} per 1,000 tasks over the scenarios" if alone else ""
-        limits = _limits(record, plan, ev.as_of)
-        notes.append(f"{who}: {use}{single}" + (f"; what can limit it: {', '.join(limits)}" if limits else "") + "; the plan found no cheaper mix with more of it.")
+        limits = _limits(record, plan, ev.as_of, bool(covered))
+        notes.append(f"{who}: {use}{single}" + (f"; what can limit it: {', '.join(limits)}" if limits else "") + ".")
     return notes
 
 

@@ -848,8 +848,7 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
     note = (
         f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the rest. "
         f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises on-demand prices and those that follow the index; the others are parts of the paths. "
-        "Ranked first at today's volume: the offer `compare` ranks first with every offer re-evaluated at today's volume and the same change; "
-        "the best single offer on page 1 is costed over the demand scenarios instead."
+        "Ranked first at today's volume: every offer re-evaluated at today's volume with the same change (page 1's best single offer is costed over the scenarios)."
     )
     if short:
         # one sentence, not one clause per case: the memo's second page has room for the range, not the list
@@ -914,6 +913,11 @@ def _committed_by_vendor(plan: PlanResult, ev: Evaluation) -> tuple[dict[str, fl
     return committed, prepaid
 
 
+def _tasks(count: float) -> str:
+    """A count of tasks as a board reads it: '115 M' from a million up."""
+    return f"{count / 1e6:,.0f} M" if count >= 1e6 else f"{count:,.0f}"
+
+
 def _stranded_tasks(v: VendorStress, plan: PlanResult) -> tuple[float, float | None]:
     """Tasks a month and over the horizon that nothing else in the plan serves without the vendor (its unserved share of
     the demand as planned), and the price the plan puts on an unserved task."""
@@ -937,12 +941,13 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
         likelihood="medium" if record.terms.delivery is None or not late else "low",
         impact=(monthly * price if price is not None else None) if stranded else max(v.extra_first_month, 0.0),
         impact_basis=(
-            f"per month late: nothing else in the plan serves {v.unserved_share:.0%} of the demand without it, {monthly:,.0f} tasks a month "
-            + (f"at the unserved price, {price * 1000:,.2f} {cur} per 1,000 tasks" if price is not None else "(not priced: no unserved price, plan.unserved_penalty_per_task)") if stranded
+            f"per month late: {v.unserved_share:.0%} of demand ({_tasks(monthly)} tasks) "
+            + (f"unserved at {price * 1000:,.2f} {cur} per 1,000" if price is not None else "unserved, not priced (plan.unserved_penalty_per_task)") if stranded
             else "a month of its capacity bought on demand, per month late" if v.extra_first_month > 0
             else "none: the rest of the plan's capacity covers the demand meanwhile"
         ),
-        mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit",
+        mitigation=((f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit")
+        + ("; qualify a fallback (no other source in the plan)" if stranded else ""),
         owner="Procurement",
     )
 
@@ -955,8 +960,8 @@ def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, l
         # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss;
         # the tasks left unserved are, at the price the plan puts on them (plan.unserved_penalty_per_task or its default).
         basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + (
-            f"nothing else in the plan serves {v.unserved_share:.0%} of the demand: {REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} of it ({monthly * REPLACE_MONTHS:,.0f} tasks) "
-            + (f"at the unserved price, {price * 1000:,.2f} {cur} per 1,000 tasks, until a fallback offer delivers" if price is not None else "not priced: no unserved price (plan.unserved_penalty_per_task)"))
+            f"{REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} of {v.unserved_share:.0%} of demand ({_tasks(monthly * REPLACE_MONTHS)} tasks) "
+            + (f"unserved at {price * 1000:,.2f} {cur} per 1,000" if price is not None else "unserved, not priced (plan.unserved_penalty_per_task)"))
     elif v.extra_spend > 0:
         basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought on demand over {months} months"
         if v.unserved_share >= 0.0005:
@@ -969,7 +974,7 @@ def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, l
         impact=((lost + monthly * REPLACE_MONTHS * price) if price is not None else (lost or None)) if stranded else lost + max(v.extra_spend, 0.0),
         impact_basis=basis,
         mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
-        + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer" if stranded else ""),
+        + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer (no other source in the plan)" if stranded else ""),
         owner="CFO",
     )
 
