@@ -491,3 +491,32 @@ def test_each_reports_served_words_follow_its_tables(extras):
     ask = memo[memo.index("What we ask") : memo.index("What it costs")]
     # the ask names what is signed now and says what we hold and what waits
     assert "We hold 256 GPUs with Keel Systems until 30 April 2027" in ask and "Not asked for today" in ask
+
+
+# Impacts the memo gives no figure for must say why ("not priced: ..."), or that there is nothing at stake.
+WHY_NONE = ("not priced", "none", "nothing", "no commitment")
+
+
+def _unexplained(risks) -> list[str]:
+    return [f"{r.risk}: {r.impact_basis}" for r in risks if r.impact is None and not r.impact_basis.startswith(WHY_NONE)]
+
+
+def test_every_risk_has_an_impact_or_says_why_none_can_be_given(memo, single_memo):
+    for m, _ in (memo, single_memo):
+        assert m.risks and not _unexplained(m.risks)
+    # the example's largest risk, demand no other source in the plan serves, has its figure
+    plan_memo, _ = memo
+    stranded = [r for r in plan_memo.risks if "unserved at" in r.impact_basis]
+    assert stranded and all(r.impact and r.impact > 0 for r in stranded)
+
+
+@pytest.mark.slow
+def test_every_risk_of_the_real_offers_memo_has_an_impact_or_says_why(data_dir):
+    ws = load_workspace(data_dir / "real_offers")
+    ev, inputs = evaluate_with_inputs(ws, None, None, ws.config.horizon.months if ws.config.horizon else None)
+    found = gather_extras(ws, ev, inputs, board=True)
+    assert found.memo.risks and not _unexplained(found.memo.risks)
+    # one commitment figure: the ask's vendor entry, its options row and the term sheet
+    ask = found.memo.ask[0]
+    row = next(o for o in found.memo.options if o.vendor == ask.vendor)
+    assert ask.commitment == row.commitment == found.memo.terms.total_commitment

@@ -298,7 +298,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         risk="Vendor fails or is sold during the term",
         likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
         impact=prepaid + (switch or 0) if prepaid or switch else None,
-        impact_basis=("prepayment lost and " if prepaid else "") + (f"the term on the runner-up, {runner.vendor}" if switch is not None and runner else "no acceptable fallback"),
+        impact_basis=("prepayment lost and " if prepaid else "") + (f"the term on the runner-up, {runner.vendor}" if switch is not None and runner else "not priced: no acceptable fallback to switch to" if not prepaid else "no acceptable fallback"),
         mitigation=("prepayment into escrow or a parent guarantee" if prepaid else "pay monthly in arrears") + ("; keep the runner-up's offer open" if runner else ""),
         owner="CFO",
     ))
@@ -306,7 +306,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         risk="Concentration: the whole workload with one vendor",
         likelihood="high" if record.pricing_basis != "owned" else "medium",
         impact=premium,
-        impact_basis=f"a year on the runner-up, {runner.vendor}, instead" if premium is not None and runner else "no acceptable fallback",
+        impact_basis=f"a year on the runner-up, {runner.vendor}, instead" if premium is not None and runner else "not priced: no acceptable fallback to price a year on",
         mitigation="keep the runner-up qualified; a portfolio plan can split the commitment",
         owner="Head of infrastructure",
     ))
@@ -315,7 +315,7 @@ def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: 
         risk="Operator delivers less availability than expected",
         likelihood={"platinum": "low", "gold": "low", "silver": "medium"}.get(tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"),
         impact=spend * 0.01 * 12 if spend else None,
-        impact_basis="a year at one point less availability (1% more GPU-hours per task)",
+        impact_basis="a year at one point less availability (1% more GPU-hours per task)" if spend else "not priced: no monthly spend at the stated demand",
         mitigation="automatic SLA credits and a health-check clause" if not (record.terms.service.sla and record.terms.service.sla.automatic_credits) else "SLA credits are automatic; review monthly",
         owner="Head of infrastructure",
     ))
