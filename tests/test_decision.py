@@ -291,3 +291,18 @@ def test_a_plan_dearer_than_the_best_single_offer_says_why_in_compare(tmp_path: 
     first = " ".join(result.stdout.split("\n\n")[0].split())
     assert "best single offer Alpha Compute at 3.70, so the plan costs" in first
     assert re.search(r"costs [0-9.]+% more because no vendor may provide more than 60% of the capacity \(plan\.max_vendor_share\)", first), first
+
+
+def test_the_memo_says_why_a_plan_costs_more_than_the_best_single_offer(tmp_path: Path):
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+    from procure.render.board import cost_words
+
+    ws = load_workspace(_two_offers(tmp_path, 9.0, 0.6))
+    ev = evaluate(ws, date.fromisoformat(AS_OF))
+    rec, plan = recommend(ws, ev)
+    assert rec.saving_share is not None and rec.saving_share < 0
+    words = " ".join(cost_words(rec, ev, None, plan))
+    assert "above the best single offer (Alpha Compute alone, 3.70 on the same scenarios)" in words
+    assert "because no vendor may provide more than 60% of the capacity (plan.max_vendor_share)." in words

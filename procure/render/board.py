@@ -552,7 +552,8 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
             monthly = f", about {cash(abs(gap) * plan_tasks, cur)} a month {'less' if gap >= 0 else 'more'}" if plan_tasks else ""
             words.append(
                 f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
-                f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}."
+                f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}"
+                + (f", because {rec.dearer_why}." if gap < 0 and rec.dearer_why else ".")
             )
         words += rec.usage  # an offer ranked first or signed that the plan uses less than it could, and what limits it
         if plan is not None and plan.bridges:
