@@ -194,7 +194,8 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
         covered = sum(b - a + 1 for a, b in runs)
         payg = any(x.offer == record.id and x.role == "pay_as_used" for x in plan.plan)
         most = record.max_gpus or record.gpus or 0
-        if covered >= months and (not most or gpus >= most):
+        others = any(x.offer != record.id for x in plan.plan)  # the plan buys elsewhere what it might have bought here
+        if covered >= months and (not most or gpus >= most or not others):
             continue
         who = f"{record.vendor} ({'signed, ' if record.evidence else ''}{'ranked first at today' + chr(39) + 's demand' if ev.ranked and ev.ranked[0].id == record.id else 'ranked ' + str(record.rank)})"
         if covered:
