@@ -11,15 +11,9 @@ plan's `single_best`: each usable offer alone, sized for every scenario, costed 
 value of spend over present value of tasks); without one it is today's stated demand, where the best
 single offer is the top of the ranking. The ranking of `compare` is always at today's demand.
 
-The commitment is defined once here (`offer_commitment`, `line_commitment`), and the ask, the options
-table and the risk register all read it: what signing binds us to pay. For an offer as offered it is
-the offer's own cash flow's figure (procure cashflow: the term's rent with its escalators on the
-committed GPUs, per-GPU-hour fees on those hours, fixed monthly fees, one-off fees and the prepayment;
-a ramp, a minimum monthly bill and a termination clause as stated; for an owned cluster the capital).
-A plan line of other GPUs or another option prices its own GPUs by the same rule: its price with the
-offer's escalators x GPUs x 730 hours x the term's months, plus the per-GPU-hour fees on those hours,
-the fixed monthly fees of months no earlier line of the offer pays, and the one-off fees on the
-offer's first line. Pay-as-used capacity and per-token serving bind nothing.
+The commitment is defined once, in `procure.analysis.commitment` (`offer_commitment`, `line_commitments`,
+named here too): what signing binds us to pay. The ask, the options table, the risk register and the
+plan's term sheet (`committed_cost`) all read it.
 """
 
 from __future__ import annotations
@@ -28,8 +22,8 @@ import math
 from datetime import date
 from typing import TYPE_CHECKING
 
+from procure.analysis.commitment import line_commitments, offer_commitment
 from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
-from procure.model.costing import HOURS_PER_MONTH
 
 if TYPE_CHECKING:
     from procure.errors import Problem
@@ -47,66 +41,6 @@ def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) ->
         last_month=line.end_month if commit else None, term_months=line.term_months if commit else None, price=line.price, price_unit=line.price_unit,
         commitment=bound if commit else None, valid_until=record.valid_until,
     )
-
-
-def offer_commitment(record: OfferRecord) -> float | None:
-    """What signing one offer as offered binds us to pay: its cash flow's figure when the evaluation has a
-    horizon, else the same rule on its committed GPUs over its term (`line_commitment`)."""
-    found = record.metrics.get("total_commitment")
-    if found is not None:
-        return found
-    rent = record.metrics.get("rent_today", record.metrics.get("rent"))
-    if rent is None or not record.gpus or record.pricing_basis == "per_token":
-        return None
-    return _bound(record, record.gpus, record.term_months, rent, set(), True)
-
-
-def _fx(record: OfferRecord) -> float:
-    """Workspace currency per unit of the offer's: its list price over its own GPU-hour price (1 when no such price)."""
-    p = record.terms.pricing
-    listed = record.metrics.get("list_price")
-    return listed / p.gpu_hour if p.gpu_hour and listed else 1.0
-
-
-def _bound(record: OfferRecord, gpus: int, term: int, price: float, paid: set[int], first: bool, start: int = 1) -> float:
-    """The rule: price with the offer's escalators x GPUs x 730 x the term, per-GPU-hour fees on those hours, the fixed
-    monthly fees of the months not in `paid` (then added to it), and the one-off fees when `first`."""
-    from procure.analysis.cashflow import term_average_rent
-
-    fees, fx = record.terms.pricing.fees, _fx(record)
-    hours = gpus * HOURS_PER_MONTH * term
-    rent = (term_average_rent(price, record.terms.contract, term) or 0.0) * hours
-    per_hour = sum(f.gpu_hour for f in fees if f.gpu_hour is not None) * fx * hours
-    months = set(range(start, start + term)) - paid
-    paid |= months
-    monthly = sum(f.monthly for f in fees if f.monthly is not None) * fx * len(months)
-    once = sum(f.once for f in fees if f.once is not None) * fx if first else 0.0
-    return rent + per_hour + monthly + once
-
-
-def line_commitments(plan: PlanResult, records: dict[str, OfferRecord]) -> list[float | None]:
-    """Each plan line's commitment (None for pay-as-used), in the order of plan.plan: the offer as offered when
-    the line is its own terms in full, else the rule of `_bound` for the line's GPUs, price and term."""
-    out: list[float | None] = []
-    paid: dict[str, set[int]] = {}
-    order = sorted(range(len(plan.plan)), key=lambda i: (plan.plan[i].start_month or 0, i))
-    found: dict[int, float | None] = {}
-    for i in order:
-        line = plan.plan[i]
-        record = records[line.offer]
-        if line.role != "commit" or line.price_unit != "gpu_hour" or not line.gpus:
-            found[i] = None
-            continue
-        first = line.offer not in paid
-        months = paid.setdefault(line.offer, set())
-        as_offered = first and line.option == "base" and line.gpus == record.gpus and line.term_months == record.term_months and record.metrics.get("total_commitment") is not None
-        if as_offered:
-            months |= set(range(line.start_month or 1, (line.start_month or 1) + record.term_months))
-            found[i] = record.metrics["total_commitment"]
-        else:
-            found[i] = _bound(record, line.gpus, line.term_months or 0, line.price or 0.0, months, first, line.start_month or 1)
-    out = [found[i] for i in range(len(plan.plan))]
-    return out
 
 
 def _line_from_offer(record: OfferRecord) -> AskLine:
@@ -164,6 +98,15 @@ def _plan_months(plan: PlanResult, offer: str) -> tuple[list[tuple[int, int]], i
     return runs, max((g for _, _, g in spans), default=0)
 
 
+def _use_words(plan: PlanResult, offer: str) -> str:
+    """An offer's commitments in the plan by what they are: held (contract.signed), signed now, decided later."""
+    words = {"held": "held", "later": "a later decision", "sign_now": "committed now", None: "committed"}
+    found: dict[str | None, list[str]] = {}
+    for x in sorted((x for x in plan.plan if x.offer == offer and x.role == "commit"), key=lambda x: x.start_month or 0):
+        found.setdefault(x.decision, []).append(f"{x.start_month}–{x.end_month}")
+    return ", ".join(f"{words[k]} for months {', '.join(v)}" for k, v in found.items())
+
+
 def _limits(record: OfferRecord, plan: PlanResult, as_of: date, committed: bool) -> list[str]:
     """What can stop the plan using an offer more: its delivery, its term, its minimum (when the plan commits none of
     it), the vendor share cap (when its vendor is at the cap), no on-demand capacity of its own."""
@@ -199,7 +142,7 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
             continue
         who = f"{record.vendor} ({'signed, ' if record.evidence else ''}{'ranked first at today' + chr(39) + 's demand' if ev.ranked and ev.ranked[0].id == record.id else 'ranked ' + str(record.rank)})"
         if covered:
-            use = f"committed for months {', '.join(f'{a}–{b}' for a, b in runs)} of {months}, {gpus:,} of up to {most:,} GPUs"
+            use = _use_words(plan, record.id) + f" of {months}, {gpus:,} of up to {most:,} GPUs"
         else:
             use = "used on demand only" if payg else "not in the plan"
         alone = plan.single_offers.get(record.id, 0.0) if record.id in plan.single_offers else 0.0

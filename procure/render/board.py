@@ -114,8 +114,9 @@ class PlanCaseRow(BaseModel):
 class Risk(BaseModel):
     risk: str
     likelihood: str
-    impact: float | None = Field(description="money at stake, workspace currency")
+    impact: float | None = Field(description="cash at stake, workspace currency")
     impact_basis: str = Field(description="how the impact is computed")
+    shortfall: float | None = Field(None, description="demand it leaves unserved, at the plan's unserved price: apart from the cash, never added to it")
     mitigation: str
     owner: str
 
@@ -885,15 +886,18 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
     # summed in one row of each, so the register (and the memo) keeps to its page whatever the plan.
     ranked = sorted(st.vendors, key=lambda v: (-committed.get(v.vendor, 0.0), v.vendor))
     named, rest_vendors = ranked[:VENDOR_ROWS], ranked[VENDOR_ROWS:]
+    # A delivery is at risk only for what is signed now: a held contract is in service, a later decision is re-planned.
+    signing = {line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")}
     delivery, failure = [], []
     for v in ranked:
         record = ev.offer(v.offers[0])
         stranded = v.unserved_share >= UNSERVED_PRICED
-        delivery.append(_late_delivery_risk(v, record, stranded, cur, plan))
+        delivery.append(_late_delivery_risk(v, record, stranded, cur, plan) if v.vendor in signing else None)
         failure.append(_vendor_failure_risk(v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur, plan))
-    risks = delivery[: len(named)]
-    if rest_vendors:
-        risks.append(_smaller_vendors_late(delivery[len(named):], rest_vendors))
+    risks = [r for r in delivery[: len(named)] if r is not None]
+    late_rest = [(r, v) for r, v in zip(delivery[len(named):], rest_vendors) if r is not None]
+    if late_rest:
+        risks.append(_smaller_vendors_late([r for r, _ in late_rest], [v for _, v in late_rest]))
     risks += failure[: len(named)]
     if rest_vendors:
         risks.append(_smaller_vendor_fails(failure[len(named):], rest_vendors))
@@ -926,9 +930,15 @@ def _stranded_tasks(v: VendorStress, plan: PlanResult) -> tuple[float, float | N
     return monthly, plan.unserved_penalty_per_task
 
 
+def _unserved_words(tasks: float, share: float, shortfall: float, price: float | None, cur: str) -> str:
+    """The demand a risk leaves unserved and its shortfall, apart from the cash."""
+    priced = f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)" if price is not None and shortfall > 0 else ", not priced (plan.unserved_penalty_per_task)"
+    return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{priced}"
+
+
 def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cur: str, plan: PlanResult) -> Risk:
-    """A committed vendor delivering late: priced at a month of its capacity bought on demand; when nothing else in
-    the plan serves the demand it leaves, at a month of that demand at the plan's unserved price."""
+    """A committed vendor delivering late: the cash of a month without it (its capacity bought on demand), and the
+    demand nothing else in the plan serves meanwhile apart, at the plan's unserved price (the plan's stress)."""
     late = record.terms.contract.late_delivery
     monthly, price = _stranded_tasks(v, plan)
     if v.first_month > 1:
@@ -937,16 +947,16 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
         what = f"{clip(v.vendor, 30)} delivers later than {record.terms.delivery}"
     else:
         what = f"{clip(v.vendor, 30)}: no delivery date promised"
+    extra = max(v.extra_first_month, 0.0)
+    basis = "per month late: its capacity bought on demand" if extra > 0 else "per month late: no extra cash"
+    if stranded:
+        basis += "; " + _unserved_words(monthly, v.unserved_share, v.extra_shortfall_first_month, price, cur)
+    elif extra <= 0:
+        basis = "none: the rest of the plan's capacity covers the demand meanwhile"
     return Risk(
         risk=what,
         likelihood="medium" if record.terms.delivery is None or not late else "low",
-        impact=(monthly * price if price is not None else None) if stranded else max(v.extra_first_month, 0.0),
-        impact_basis=(
-            f"per month late: {v.unserved_share:.0%} of demand ({_tasks(monthly)} tasks) "
-            + (f"unserved at {price * 1000:,.2f} {cur} per 1,000" if price is not None else "unserved, not priced (plan.unserved_penalty_per_task)") if stranded
-            else "a month of its capacity bought on demand, per month late" if v.extra_first_month > 0
-            else "none: the rest of the plan's capacity covers the demand meanwhile"
-        ),
+        impact=extra, impact_basis=basis, shortfall=v.extra_shortfall_first_month if stranded and price is not None else None,
         mitigation=((f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit")
         + ("; qualify a fallback (no other source in the plan)" if stranded else ""),
         owner="Procurement",
@@ -954,26 +964,22 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
 
 
 def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, lost: float, rest: list[str], months: int, cur: str, plan: PlanResult) -> Risk:
-    """A committed vendor failing during its term: its prepayment lost, plus its capacity bought on demand
-    when the rest of the plan serves the demand without it, else the demand left unserved at the plan's unserved price."""
+    """A committed vendor failing during its term. Cash: its prepayment lost, plus its capacity bought on demand over
+    the horizon (the plan's stress without it). Apart, when nothing else in the plan serves its demand: that demand
+    unserved for REPLACE_MONTHS, until a fallback delivers, at the plan's unserved price."""
     monthly, price = _stranded_tasks(v, plan)
+    extra = max(v.extra_spend, 0.0)
+    basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + (
+        f"its capacity bought on demand over {months} months" if extra > 0 else "no extra cash: the rest of the plan's capacity serves the demand" if not stranded else "no extra cash"
+    )
+    shortfall = None
     if stranded:
-        # Without it the rest of the plan leaves demand unserved: spend falls, so the extra spend is no measure of the loss;
-        # the tasks left unserved are, at the price the plan puts on them (plan.unserved_penalty_per_task or its default).
-        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + (
-            f"{REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} of {v.unserved_share:.0%} of demand ({_tasks(monthly * REPLACE_MONTHS)} tasks) "
-            + (f"unserved at {price * 1000:,.2f} {cur} per 1,000" if price is not None else "unserved, not priced (plan.unserved_penalty_per_task)"))
-    elif v.extra_spend > 0:
-        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + f"its capacity bought on demand over {months} months"
-        if v.unserved_share >= 0.0005:
-            basis += f", {v.unserved_share:.1%} of demand unserved (not priced)"
-    else:  # the rest of the plan serves the demand without it: no extra spend (its own commitment is not counted as a saving)
-        basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + "the rest of the plan's capacity serves the demand"
+        shortfall = monthly * REPLACE_MONTHS * price if price is not None else None
+        basis += f"; {REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} until a fallback delivers: " + _unserved_words(monthly * REPLACE_MONTHS, v.unserved_share, shortfall or 0.0, price, cur)
     return Risk(
         risk=f"{clip(v.vendor, 30)} fails during its term",
         likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-        impact=((lost + monthly * REPLACE_MONTHS * price) if price is not None else (lost or None)) if stranded else lost + max(v.extra_spend, 0.0),
-        impact_basis=basis,
+        impact=lost + extra, impact_basis=basis, shortfall=shortfall,
         mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
         + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer (no other source in the plan)" if stranded else ""),
         owner="CFO",
@@ -987,7 +993,8 @@ def _smaller_vendors_late(others_late: list[Risk], rest_vendors: list[VendorStre
         risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
         likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
         impact=sum(priced) if priced else None,
-        impact_basis="a month of their capacity bought on demand, per month late, all of them" + ("; some not priced: nothing else serves their demand" if len(priced) < len(others_late) else ""),
+        impact_basis="a month of their capacity bought on demand, per month late, all of them" + ("; with demand unserved apart (shortfall)" if any(r.shortfall for r in others_late) else ""),
+        shortfall=sum(r.shortfall for r in others_late if r.shortfall) or None,
         mitigation="a late-delivery credit in each contract",
         owner="Procurement",
     )
@@ -1000,7 +1007,7 @@ def _smaller_vendor_fails(others_fail: list[Risk], rest_vendors: list[VendorStre
         risk=f"One of {len(rest_vendors)} smaller committed vendors fails" if len(rest_vendors) > 1 else "The smallest committed vendor fails",
         likelihood=max((r.likelihood for r in others_fail), key=("low", "medium", "high").index),
         impact=worst.impact,
-        impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
+        impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}", shortfall=worst.shortfall,
         mitigation="pay monthly in arrears; keep the other offers qualified",
         owner="CFO",
     )
@@ -1016,7 +1023,7 @@ def _concentration_risk(plan: PlanResult, committed: dict[str, float], total: fl
         risk="Concentration of committed spend",
         likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
         impact=committed[top],
-        impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)}",
+        impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)} bound (held and signed now)",
         mitigation=(f"no vendor above {cap:.0%} of expected capacity" if cap < 1 else "a vendor share limit (plan.max_vendor_share)") + "; keep the other offers qualified",
         owner="Head of infrastructure",
     )
@@ -1034,7 +1041,9 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> lis
         risk="Operators deliver less availability than expected",
         likelihood=max((_tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
         impact=st.availability_point,
-        impact_basis=f"{months} months at one point less availability, the shortfall bought on demand",
+        impact_basis=f"cash over {months} months at one point less availability, the lost tasks bought on demand"
+        + ("; the rest unserved (the shortfall)" if st.availability_shortfall > 0.5 else ""),
+        shortfall=st.availability_shortfall if st.availability_shortfall > 0.5 else None,
         mitigation="automatic SLA credits and a health-check clause in every commitment",
         owner="Head of infrastructure",
     ))
@@ -1065,7 +1074,9 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> lis
             risk=f"Throughput below the vendor's claim ({claimed})",
             likelihood="medium",
             impact=st.claims_low_end,
-            impact_basis=f"{months} months at the low end of the claim (×{st.claims_factor:g}), the shortfall bought on demand",
+            impact_basis=f"cash over {months} months at the low end of the claim (×{st.claims_factor:g}), the lost tasks bought on demand"
+            + ("; the rest unserved (the shortfall)" if st.claims_shortfall and st.claims_shortfall > 0.5 else ""),
+            shortfall=st.claims_shortfall if st.claims_shortfall and st.claims_shortfall > 0.5 else None,
             mitigation="acceptance test on our workload before the commitment starts",
             owner="Head of infrastructure",
         ))

@@ -88,7 +88,6 @@ def decisions(
         offer = offers[cand.id]
         gpus = n * u.commit.node_gpus
         months = u.term_end - u.first + 1
-        committed = n * u.cost_node_month * months + cand.fixed_monthly * months
         line.expected_price = u.commit.price * (u.commit.renewal_step ** u.renewal) * u.market
         line.renewal = u.renewal
         if u.held:
@@ -110,7 +109,7 @@ def decisions(
             offer=cand.id, vendor=cand.vendor, gpus=gpus, start=start, end=end, term_months=u.commit.term_months, option=u.commit.option,
             price=u.commit.price, price_unit="gpu_hour", escalator=escalator_text(offer),
             sla=offer.service.sla.availability if offer.service.sla is not None else None, credits=credits_text(offer), exit=exit_text(offer, currency),
-            offer_expires=offer.valid_until, committed_cost=committed, rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
+            offer_expires=offer.valid_until, rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
         ))
     return sheet, held
 

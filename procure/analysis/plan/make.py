@@ -110,7 +110,7 @@ def make_plan(
         claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
     )
     price_note(stressed, notes)
-    return PlanResult(
+    result = PlanResult(
         as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
         cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
         single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=rows, frontier=frontier_points,
@@ -130,6 +130,20 @@ def make_plan(
         unserved_tasks=fig.unserved_tasks, shortfall_cost=fig.shortfall, served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
         unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency) if fig.unserved > 0.0005 else [],
     )
+    sheet_commitments(result, ev)
+    return result
+
+
+def sheet_commitments(result: PlanResult, ev: Evaluation) -> None:
+    """Each term sheet row's committed_cost: the one commitment figure of its line (commitment.line_commitments, as decision reads it), which
+    the memo's ask and risk register read too. The rows are the sign-now commit lines in the plan's order."""
+    from procure.analysis.commitment import line_commitments
+
+    bound = line_commitments(result, {o.id: o for o in ev.offers})
+    now = [(line, b) for line, b in zip(result.plan, bound) if line.role == "commit" and line.decision == "sign_now"]
+    for row, (line, b) in zip(result.term_sheet, now, strict=True):
+        assert (row.offer, row.gpus, row.start) == (line.offer, line.gpus, line.start_date)
+        row.committed_cost = b
 
 
 def refuse_unplannable(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> None:

@@ -55,7 +55,9 @@ class TermSheetRow(BaseModel):
     credits: str = Field(description="SLA credits: rate or tiers, cap, automatic or on claim")
     exit: str = Field(description="termination for convenience and exit costs as stated")
     offer_expires: date = Field(description="valid_until: the last day it can be signed")
-    committed_cost: float = Field(description="what signing commits: the GPUs' full cost per GPU-hour (rent, per-GPU-hour fees, staff) and the offer's fixed fees over the whole term, undiscounted")
+    committed_cost: float | None = Field(
+        None, description="what signing binds us to pay, the one commitment figure (procure.analysis.commitment.line_commitments): rent with its escalators, per-GPU-hour and monthly fees over the whole term, one-off fees, undiscounted"
+    )
     rent: float = Field(description="the rent alone over the term at the signed price")
 
 
@@ -152,16 +154,20 @@ class VendorStress(BaseModel):
     vendor: str
     offers: list[str]
     first_month: int = Field(description="the first month of its first commitment in the plan")
-    extra_spend: float = Field(description="expected extra spend over the horizon, undiscounted")
-    extra_first_month: float = Field(description="expected extra spend in its first committed month: the cost of a month's late delivery")
-    unserved_share: float = Field(description="share of the demand left unserved without it (not priced unless plan.unserved_penalty_per_task)")
+    extra_spend: float = Field(description="expected extra cash over the horizon, undiscounted (the shortfall's price apart: extra_shortfall)")
+    extra_first_month: float = Field(description="expected extra cash in its first committed month: the cash of a month's late delivery")
+    unserved_share: float = Field(description="share of the demand left unserved without it")
+    extra_shortfall: float = Field(0.0, description="expected extra tasks left unserved over the horizon at the unserved price: not cash")
+    extra_shortfall_first_month: float = Field(0.0, description="the same in its first committed month")
 
 
 class PlanStress(BaseModel):
     cases: list[PlanCase] = Field(description="demand -50%, -30%, as planned, +30%, market prices +20%, then the low, base and high thirds (or each explicit path) and the worst 10%")
     vendors: list[VendorStress]
-    availability_point: float = Field(description="expected extra spend over the horizon if every GPU-hour serves one point fewer tasks (availability one point lower)")
-    claims_low_end: float | None = Field(None, description="expected extra spend over the horizon with vendor-claimed throughput at the low end of its range; null: no offer in the plan relies on a claim")
+    availability_point: float = Field(description="expected extra cash over the horizon if every GPU-hour serves one point fewer tasks (availability one point lower)")
+    availability_shortfall: float = Field(0.0, description="the extra tasks that case leaves unserved, at the unserved price: not cash")
+    claims_low_end: float | None = Field(None, description="expected extra cash over the horizon with vendor-claimed throughput at the low end of its range; null: no offer in the plan relies on a claim")
+    claims_shortfall: float | None = Field(None, description="the extra tasks that case leaves unserved, at the unserved price: not cash")
     claims_factor: float = Field(1.0, description="the low end of the vendor-claim throughput factor (uncertainty.throughput.vendor_claim)")
     pay_as_used_gpu_hours: list[float] = Field(description="expected pay-as-used GPU-hours billed by the GPU-hour, by month")
     pay_as_used_gpu_hour_rent: list[float] = Field(description="expected rent for them at the price billed, by month")

@@ -105,8 +105,14 @@ def stress(
     cases += [case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)]
 
     def extra(out: Outcome) -> np.ndarray:
-        """Expected extra spend by month against the plan."""
-        return prob @ (out.spend - base.spend)
+        """Expected extra cash by month against the plan (the shortfall's price apart: `short`)."""
+        return prob @ (out.cash - base.cash)
+
+    def short(out: Outcome) -> np.ndarray:
+        """Expected extra shortfall by month against the plan: the tasks it leaves unserved at the unserved price, not cash."""
+        if out.shortfall is None or base.shortfall is None:
+            return np.zeros(scen.months)
+        return prob @ (out.shortfall - base.shortfall)
 
     first: dict[str, tuple[int, list[str]]] = {}
     for u, n in sorted(zip(units, nodes), key=lambda un: un[0].first):
@@ -121,20 +127,22 @@ def stress(
         gone = np.array([c.vendor == vendor for c in cands])
         kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
         out = dispatch(cands, units, kept, (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone), scen, penalty)
-        more = extra(out)
+        more, lost = extra(out), short(out)
         vendors.append(VendorStress(
             vendor=vendor, offers=offers, first_month=month + 1, extra_spend=float(more.sum()), extra_first_month=float(more[month]),
-            unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total,
+            unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total, extra_shortfall=float(lost.sum()), extra_shortfall_first_month=float(lost[month]),
         ))
 
     slow_cands, slow_units = _slower(cands, units, {i: 1 - AVAILABILITY_POINT for i in range(len(cands))})
-    availability = float(extra(dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)).sum())
+    slow_out = dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)
+    availability, availability_short = float(extra(slow_out).sum()), float(short(slow_out).sum())
     used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {cands[i].id for i, t in base.by_source.items() if t.max() > 0}
     claimed = {i for i, c in enumerate(cands) if c.id in (claims or set()) and c.id in used}
-    claims_extra = None
+    claims_extra = claims_short = None
     if claimed and claims_factor < 1:
         claim_cands, claim_units = _slower(cands, units, {i: claims_factor for i in claimed})
-        claims_extra = float(extra(dispatch(claim_cands, claim_units, nodes, in_plan, scen, penalty)).sum())
+        claim_out = dispatch(claim_cands, claim_units, nodes, in_plan, scen, penalty)
+        claims_extra, claims_short = float(extra(claim_out).sum()), float(short(claim_out).sum())
 
     hours = np.zeros(scen.months)
     gpu_hour_rent = np.zeros(scen.months)
@@ -151,6 +159,7 @@ def stress(
         else:
             task_rent += float(expected.sum()) * source.price
     return PlanStress(
-        cases=cases, vendors=vendors, availability_point=availability, claims_low_end=claims_extra, claims_factor=claims_factor, pay_as_used_gpu_hours=[float(h) for h in hours],
+        cases=cases, vendors=vendors, availability_point=availability, availability_shortfall=availability_short, claims_low_end=claims_extra,
+        claims_shortfall=claims_short, claims_factor=claims_factor, pay_as_used_gpu_hours=[float(h) for h in hours],
         pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent], pay_as_used_task_rent=task_rent,
     )
