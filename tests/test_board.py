@@ -84,6 +84,15 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
         f"Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD/GPU-h, {commits[2].price_p10:.2f}-{commits[2].price_p90:.2f} at P10-P90): "
         "decisions after 30 June 2027"
     )
+    # What Keel's held contract still binds (procure.analysis.commitment): its 5 remaining months of 256 GPUs, 934,400
+    # GPU-hours, at 4.85 and the 0.03 support fee, no onboarding again: 934,400 x 4.88 = 4,559,872. Nothing already in
+    # service is delivered late.
+    from procure.analysis.decision import line_commitments
+
+    bound = dict(zip(map(id, plan.plan), line_commitments(plan, {o.id: o for o in extras[1].offers})))
+    held = next(x for x in plan.plan if x.decision == "held")
+    assert bound[id(held)] == pytest.approx(4_559_872)
+    assert not any(r.risk.startswith("Keel Systems delivers") or r.risk.startswith("Keel Systems not in service") for r in m.risks)
     share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0
     assert m.plan.statement.endswith(f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f}).")
@@ -442,14 +451,16 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
     risks = {r.risk: r for r in _plan_risks(plan, evaluate(ws, AS_OF), False)}
     fails = risks["Vendor solo fails during its term"]
-    # Not a saving and not "not priced": a month of the demand it alone serves, at the plan's unserved price until a
-    # fallback delivers. Demand as planned: 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default
-    # unserved price is 3x the dearest usable cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333;
-    # 118,260,000 x 0.0083333 = 985,500.
-    assert fails.impact == pytest.approx(985_500) and fails.impact_basis == "1 month of 100% of demand (118 M tasks) unserved at 8.33 USD per 1,000"
+    # Not a saving and not "not priced": no extra cash (spend falls, counted as 0), and apart from the cash, the shortfall
+    # of a month of the demand it alone serves, at the plan's unserved price until a fallback delivers. Demand as planned:
+    # 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default unserved price is 3x the dearest usable
+    # cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333; 118,260,000 x 0.0083333 = 985,500.
+    assert fails.impact == 0 and fails.shortfall == pytest.approx(985_500)
+    assert fails.impact_basis == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 8.33 USD per 1,000 (the shortfall)"
     assert "qualify a fallback offer" in fails.mitigation
     late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
-    assert late.impact == pytest.approx(985_500) and late.impact_basis.startswith("per month late")
+    # late: the same month of demand, from the plan's stress of its first month (flat demand), apart from the cash
+    assert late.impact == 0 and late.shortfall == pytest.approx(985_500) and late.impact_basis.startswith("per month late: no extra cash; 100% of demand")
 
 
 def test_money_reads_in_one_unit_from_a_thousand_up():

@@ -275,7 +275,7 @@ def test_the_offer_ranked_first_and_used_less_than_it_could_gets_a_line_saying_w
     rec = json.loads(result.stdout)["recommendation"]
     assert rec["best_single"]["vendor"] == "Alpha Compute" and rec["best_single"]["cost_per_task"] * 1000 == pytest.approx(600 / 162_000 * 1000)
     assert rec["usage"] == [
-        "Alpha Compute (ranked first at today's demand): committed for months 1–12 of 12, 100 of up to 200 GPUs; alone it costs 3.70 per 1,000 "
+        "Alpha Compute (ranked first at today's demand): committed now for months 1–12 of 12, 100 of up to 200 GPUs; alone it costs 3.70 per 1,000 "
         "tasks over the scenarios; what can limit it: 12-month term, no on-demand capacity of its own."
     ]
     assert rec["headline"].endswith(rec["usage"][0]) and rec["dearer_why"] is None

@@ -193,3 +193,32 @@ def test_a_bridge_shows_its_cash_and_its_shortfall_apart(tmp_path):
     assert bridge.delivery_month == 5 and bridge.served_by == [] and bridge.unserved_share == pytest.approx(1.0)
     assert bridge.cost == pytest.approx(0.0) and bridge.shortfall_cost == pytest.approx(4 * 100 * TASKS_PER_GPU_MONTH * 0.01, rel=1e-9)
     assert 4 * 100 * TASKS_PER_GPU_MONTH == pytest.approx(4 * 100 * 1080 * 730)
+
+
+def test_one_commitment_figure_for_the_term_sheet_the_ask_and_the_risk_register(tmp_path):
+    """What signing binds us to pay is one figure (procure.analysis.commitment): the term sheet's committed_cost, the
+    recommendation's ask, the memo's plan line and its concentration risk read it; the block decided later binds
+    nothing today. By hand for the block signed now, 100 GPUs for 6 months (438,000 GPU-hours): rent 4.00 with +5% from
+    contract month 4, averaged (3 x 1 + 3 x 1.05) / 6 = 1.025, 4.10 x 438,000 = 1,795,800; the support fee 0.10 x
+    438,000 = 43,800; the monthly fee 1,000 x 6 = 6,000; onboarding 5,000 once: 1,850,600."""
+    from procure.analysis.decision import decide, line_commitments
+    from procure.analysis.evaluate import evaluate
+    from procure.render.board import _plan_risks, plan_ask
+
+    cfg, offers = market()
+    cfg["plan"]["decide_within"] = "2027-03-01"
+    offers[0]["contract"] = {"escalator_schedule": [[4, 0.05]]}
+    offers[0]["pricing"]["fees"] = [{"name": "support", "gpu_hour": 0.10}, {"name": "network", "monthly": 1000}, {"name": "onboarding", "once": 5000}]
+    ws = load_workspace(write(tmp_path, cfg, offers))
+    result = make_plan(ws, AS_OF)
+    ev = evaluate(ws, AS_OF)
+    assert [(x.start_month, x.gpus, x.decision) for x in result.plan if x.role == "commit"] == [(1, 100, "sign_now"), (7, 100, "later")]
+    bound = line_commitments(result, {o.id: o for o in ev.offers})
+    assert [b for x, b in zip(result.plan, bound) if x.role == "commit"] == [pytest.approx(1_850_600), None]
+    assert result.term_sheet[0].committed_cost == pytest.approx(1_850_600)
+    rec = decide(ev, result)
+    assert [x.commitment for x in rec.lines if x.role == "commit"] == [pytest.approx(1_850_600)] and rec.total_commitment == pytest.approx(1_850_600)
+    _, ask = plan_ask(result, ev)
+    assert [x.total_commitment for x in ask.lines if x.role == "commit"] == [pytest.approx(1_850_600)]
+    concentration = next(r for r in _plan_risks(result, ev, False) if r.risk == "Concentration of committed spend")
+    assert concentration.impact == pytest.approx(1_850_600)
