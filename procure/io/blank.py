@@ -126,6 +126,7 @@ performance:
   reference: b200-dynamo-trt-fp4   # a curve in performance/, or points: [[tok/s per user, tok/s per GPU], ...] measured
 contract:
   sla_credits: {rate_per_point: 0.05, cap: 0.25}
+  # signed: {date: 2026-04-20, gpus: 256, start: 2026-05-01, end: 2027-04-30}   # a contract already held: the plan keeps it
 operator:
   published_tier: null         # the ClusterMAX tier if published: platinum, gold, silver, bronze
 """
