@@ -887,7 +887,9 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
     ranked = sorted(st.vendors, key=lambda v: (-committed.get(v.vendor, 0.0), v.vendor))
     named, rest_vendors = ranked[:VENDOR_ROWS], ranked[VENDOR_ROWS:]
     # A delivery is at risk only for what is signed now: a held contract is in service, a later decision is re-planned.
-    signing = {line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")}
+    # A renewal signed now of a contract held today continues capacity in service: no delivery to wait for.
+    in_service = {line.vendor for line in plan.plan if line.decision == "held"}
+    signing = {line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")} - in_service
     delivery, failure = [], []
     for v in ranked:
         record = ev.offer(v.offers[0])
