@@ -384,6 +384,46 @@ def test_an_xlsx_cell_at_column_xfd_is_refused_before_openpyxl_fills_the_row(tmp
     assert peak < 20 * 1024 * 1024, peak
 
 
+def test_an_xlsx_row_of_eight_million_empty_cells_is_refused_in_a_second(workspace_copy, tmp_path):
+    # The attack: one row of 8,000,000 empty <c/> cells (32 MB of XML, within the 32 MB a part may
+    # expand to), padded with 400 kB of random hex so that it compresses only about 150 times and
+    # passes the zip-bomb ratio: a file of about 250 kB. Refused at the row's 501st cell, before openpyxl builds the
+    # row: exit 2, file, row, cell and sheet named, nothing written.
+    import os
+    import zipfile
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.title = "offers"
+    book.active["A1"] = "id"
+    base = tmp_path / "base.xlsx"
+    book.save(base)
+    row = f'<row r="1" spans="{os.urandom(200_000).hex()}">' + "<c/>" * 8_000_000 + "</row>"
+    path = tmp_path / "empty-cells.xlsx"
+    with zipfile.ZipFile(base) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                text = data.decode()
+                data = (text[: text.index("<sheetData>")] + f"<sheetData>{row}</sheetData>" + text[text.index("</sheetData>") + len("</sheetData>") :]).encode()
+            target.writestr(name, data)
+    assert path.stat().st_size < 400_000
+    ws = workspace_copy("basic")
+    before = sorted(p.name for p in (ws / "offers").iterdir())
+    started = time.perf_counter()
+    tracemalloc.start()
+    try:
+        result = run("import", path, "-w", ws)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    seconds = time.perf_counter() - started
+    assert_error(result, f"{path}:1: too many columns (over 500, at cell SG1 of sheet 'offers'")  # SG: column 501 = 19 x 26 + 7
+    assert sorted(p.name for p in (ws / "offers").iterdir()) == before
+    assert seconds < 10 and peak < 20 * 1024 * 1024, (seconds, peak)  # openpyxl building the row: 8-12 s and 751 MB
+
+
 def test_many_problems_print_the_first_hundred_and_the_count(workspace_copy, tmp_path):
     # 300 duplicate series in one snapshot are 300 problems: 100 lines, then how many more, then the count.
     ws = workspace_copy("basic")
