@@ -37,8 +37,10 @@ name's) are errors with their file and series; a counter reset and a gap longer 
 are stated; a month with no sample is absent (no data), never 0.
 
 Both readers keep only the configured metrics while they read: a snapshot is read a block at a
-time and only the wanted lines reach the parser; a query_range result is walked one series at a
-time and another metric's samples are never built. Time and memory follow the wanted series, not
+time and only the wanted lines reach the parser; a query_range file is read a block at a time and
+its result walked one series at a time, another metric's samples never built and what was walked
+dropped (memory: a block, the response outside data.result, up to MAX_ENVELOPE_CHARS, and one
+series). Time and memory follow the wanted series, not
 the file (benchmarks/bench_readers.py).
 """
 
@@ -255,6 +257,7 @@ def _walk_result(window: _Window, display: str, wanted: set[str], problems: list
     decoder = json.JSONDecoder()
     out: list[Series] = []
     seen: dict[tuple, str] = {}
+    others: set[str] = set()  # names known to be of other metrics
     lines_before = window.lines
     position, index = 0, 0
     while True:
@@ -268,6 +271,14 @@ def _walk_result(window: _Window, display: str, wanted: set[str], problems: list
         if index == 0 and text.startswith("]", position):
             window.drop(position + 1)
             return out, window.lines - lines_before
+        skipped, after, last = _skip_others(text, position, wanted, others)
+        if skipped:
+            index += skipped
+            if last:
+                window.drop(after)
+                return out, window.lines - lines_before
+            position = after
+            continue
         try:
             step = _result_item(text, position, decoder, wanted, window.done)
         except json.JSONDecodeError as exc:
@@ -294,6 +305,34 @@ def _walk_result(window: _Window, display: str, wanted: set[str], problems: list
             window.drop(end)
             return out, window.lines - lines_before
         position = end
+
+
+# A whole series of Prometheus' layout, as `_plain_item` reads it (values up to the first "]]",
+# without braces), and the comma or the list's "]" after it.
+_PLAIN_WHOLE = re.compile(r'\{\s*"metric"\s*:\s*(\{[^{}]*\})\s*,\s*"values"\s*:\s*\[\s*(?:\]|\[(?:[^\]{}]++|\](?!\]))*+\]\])\s*\}\s*(?:,\s*|(\]))')
+MAX_OTHER_NAMES = 1_000
+
+
+def _skip_others(text: str, position: int, wanted: set[str], others: set[str]) -> tuple[int, int, bool]:
+    """Step over the series of other metrics from `position` that the text holds whole, in
+    Prometheus' layout: (how many, the position after them, whether the list ended). Their names
+    are remembered in `others` (up to MAX_OTHER_NAMES) so that each costs one regular expression."""
+    count = 0
+    while True:
+        found = _PLAIN_WHOLE.match(text, position)
+        named = _NAME.search(found.group(1)) if found is not None else None
+        if named is None:
+            return count, position, False
+        name = named.group(1)
+        if name not in others:
+            if _base(name) in wanted:
+                return count, position, False
+            if len(others) < MAX_OTHER_NAMES:
+                others.add(name)
+        count += 1
+        position = found.end()
+        if found.group(2):
+            return count, position, True
 
 
 def _result_item(text: str, position: int, decoder: Any, wanted: set[str], final: bool) -> tuple[Any, int, bool] | None:
