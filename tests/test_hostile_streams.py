@@ -313,6 +313,21 @@ def test_malformed_json_in_a_query_range_is_named_by_its_own_line(workspace_copy
     nothing_written(ws)
 
 
+def test_a_query_range_whose_text_outside_the_result_is_too_long_is_refused(tmp_path, monkeypatch):
+    # The reader holds what lies outside data.result whole: past its bound (16 MB; 1,000 characters
+    # here) a file of 5,000 characters of warnings is refused, not read into memory.
+    from procure.errors import InputError
+
+    monkeypatch.setattr(tm, "MAX_ENVELOPE_CHARS", 1_000)
+    monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 256)
+    path = tmp_path / "range.json"
+    path.write_text(json.dumps({"status": "success", "warnings": ["x" * 5_000], "data": {"resultType": "matrix", "result": [tokens([[1793491200, "0"]])]}}))
+    with pytest.raises(InputError) as caught:
+        tm.read_query_range(path, "range.json", {TOKENS}, [])
+    (problem,) = caught.value.problems
+    assert problem.file == "range.json" and "over 1,000 characters before data.result" in problem.message
+
+
 def test_forty_thousand_incidents_open_at_once_are_checked_in_one_sweep(tmp_path):
     # 40,000 rows all open together on distinct components: no overlap, and every row used to be
     # compared with every open one (over 10 minutes); one sweep takes a few seconds.

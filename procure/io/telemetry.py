@@ -238,7 +238,7 @@ class _Window:
 
     def _bounded(self, where: str) -> None:
         if len(self.text) > MAX_ENVELOPE_CHARS:
-            raise InputError([Problem(self.display, None, "", f"a query_range response holds its series in data.result: over {MAX_ENVELOPE_CHARS:,} characters {where} refused")])
+            raise InputError([Problem(self.display, None, "", f"a query_range response holds its series in data.result: over {MAX_ENVELOPE_CHARS:,} characters {where}: refused")])
 
     def located(self, message: str, position: int) -> InputError:
         return InputError([Problem(self.display, self.lines + self.text.count("\n", 0, position) + 1, "", f"malformed JSON: {message}")])
