@@ -230,6 +230,104 @@ def test_a_query_range_in_another_layout_is_still_read_whole():
     assert problems == [] and [s.label("job") for s in series] == ["prometheus", "node"]
 
 
+def unrelated_range(path: Path, series: int, wanted_at: int) -> None:
+    """A query_range file of `series` series of another metric in Prometheus' own layout, the one
+    wanted series (tokens 0 then 60) after the first `wanted_at` of them."""
+    with path.open("w") as out:
+        out.write('{"status":"success","data":{"resultType":"matrix","result":[')
+        for i in range(series):
+            if i == wanted_at:
+                out.write('{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]},' % TOKENS)
+            out.write('{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]}%s' % (i, i, i + 1, "," if i < series - 1 else ""))
+        out.write("]}}")
+
+
+@pytest.mark.slow  # about 15 s: 60 MB generated, then read in a subprocess
+def test_a_large_query_range_of_unrelated_series_imports_in_bounded_memory(tmp_path):
+    # 500,000 series of another metric (about 60 MB) around the one wanted. Read whole, the text
+    # alone is 60 MB and decoding it twice that; read a block at a time, the reader's peak resident
+    # set above what the process held before is a few MB whatever the file's size: under 40 MB.
+    import subprocess
+    import sys
+
+    path = tmp_path / "range.json"
+    unrelated_range(path, 500_000, 250_000)
+    assert path.stat().st_size > 55_000_000
+    script = (
+        "import json, resource, sys\n"
+        "from pathlib import Path\n"
+        "import numpy, pandas\n"
+        "from procure.io import telemetry as tm\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "problems = []\n"
+        f"series = tm.read_query_range(Path(sys.argv[1]), 'range', {{{TOKENS!r}}}, problems)\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(json.dumps({'kib': after - before, 'problems': [str(p) for p in problems], 'series': [[s.name, list(map(float, s.values))] for s in series]}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=240, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["problems"] == [] and found["series"] == [[TOKENS, [0.0, 60.0]]]
+    assert found["kib"] < 40 * 1024, found["kib"]  # ru_maxrss is in KiB on Linux
+
+
+@pytest.mark.parametrize("block", [7, 64, 4096])
+def test_a_query_range_read_in_any_block_size_gives_the_same_series_and_problems(tmp_path, monkeypatch, block):
+    # Blocks that cut every series, label and number: the same series (a duplicate, a series in
+    # another key order, a NaN sample, one without __name__) and the same problems as in one read.
+    result = [
+        {"metric": {"__name__": "node_cpu_seconds_total", "cpu": "0"}, "values": [[1793491200, "1"], [1793491260, "2"]]},
+        tokens([[1793491200, "0"], [1793491260, "60"]]),
+        {"values": [[1793491200, "5"]], "metric": {"__name__": TOKENS, "model_name": "n"}},
+        tokens([[1793491200, "0"]]),
+        tokens([[1793491200, "NaN"]], model_name="z"),
+        {"metric": {"model_name": "z"}, "values": []},
+    ]
+    for indent in (None, 2):
+        path = tmp_path / f"range-{indent}.json"
+        path.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}, indent=indent))
+        problems: list[Problem] = []
+        monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", block)
+        series = tm.read_query_range(path, "range", {TOKENS}, problems)
+        shown = [(s.label("model_name"), list(s.times), [str(v) for v in s.values]) for s in series]
+        assert shown == [("m", [1793491200.0, 1793491260.0], ["0.0", "60.0"]), ("n", [1793491200.0], ["5.0"]), ("z", [1793491200.0], ["nan"])]
+        assert [(p.field, p.message[:25]) for p in problems] == [("data.result[3]", "duplicate series vllm:gen"), ("data.result[5].metric", "has no __name__: query th")]
+
+
+def test_malformed_json_in_a_query_range_is_named_by_its_own_line(workspace_copy, tmp_path, monkeypatch):
+    # One series per line; line 1 opens the list, so series 30,000 is line 30,001. Without its comma,
+    # the next series, on line 30,002, is where a delimiter was expected (json.loads names that line
+    # too); a key without ":" after the list, on line 40,004, is named there.
+    monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 4096)
+    lines = ['{"status":"success","data":{"resultType":"matrix","result":[']
+    lines += ['{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"1"]]},' % i for i in range(40_000)]
+    lines[30_000] = lines[30_000].rstrip(",")
+    path = tmp_path / "range.json"
+    path.write_text("\n".join(lines) + "\n" + json.dumps(tokens([[1793491200, "0"]])) + "]}}")
+    ws = workspace_copy("basic")
+    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), f"{path}:30002: malformed JSON: Expecting ',' delimiter")
+    nothing_written(ws)
+    lines[30_000] += ","
+    path.write_text("\n".join(lines) + "\n" + json.dumps(tokens([[1793491200, "0"]])) + "]},\n\n\"status\" \"x\"}")
+    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), f"{path}:40004: malformed JSON: Expecting ':' delimiter")
+    nothing_written(ws)
+
+
+def test_a_query_range_whose_text_outside_the_result_is_too_long_is_refused(tmp_path, monkeypatch):
+    # The reader holds what lies outside data.result whole: past its bound (16 MB; 1,000 characters
+    # here) a file of 5,000 characters of warnings is refused, not read into memory.
+    from procure.errors import InputError
+
+    monkeypatch.setattr(tm, "MAX_ENVELOPE_CHARS", 1_000)
+    monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 256)
+    path = tmp_path / "range.json"
+    path.write_text(json.dumps({"status": "success", "warnings": ["x" * 5_000], "data": {"resultType": "matrix", "result": [tokens([[1793491200, "0"]])]}}))
+    with pytest.raises(InputError) as caught:
+        tm.read_query_range(path, "range.json", {TOKENS}, [])
+    (problem,) = caught.value.problems
+    assert problem.file == "range.json" and "over 1,000 characters before data.result" in problem.message
+
+
 def test_forty_thousand_incidents_open_at_once_are_checked_in_one_sweep(tmp_path):
     # 40,000 rows all open together on distinct components: no overlap, and every row used to be
     # compared with every open one (over 10 minutes); one sweep takes a few seconds.
@@ -299,6 +397,46 @@ def test_an_xlsx_cell_at_column_xfd_is_refused_before_openpyxl_fills_the_row(tmp
     (problem,) = caught.value.problems
     assert problem.line == 1 and "too many columns" in problem.message
     assert peak < 20 * 1024 * 1024, peak
+
+
+def test_an_xlsx_row_of_eight_million_empty_cells_is_refused_in_a_second(workspace_copy, tmp_path):
+    # The attack: one row of 8,000,000 empty <c/> cells (32 MB of XML, within the 32 MB a part may
+    # expand to), padded with 400 kB of random hex so that it compresses only about 150 times and
+    # passes the zip-bomb ratio: a file of about 250 kB. Refused at the row's 501st cell, before openpyxl builds the
+    # row: exit 2, file, row, cell and sheet named, nothing written.
+    import os
+    import zipfile
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.title = "offers"
+    book.active["A1"] = "id"
+    base = tmp_path / "base.xlsx"
+    book.save(base)
+    row = f'<row r="1" spans="{os.urandom(200_000).hex()}">' + "<c/>" * 8_000_000 + "</row>"
+    path = tmp_path / "empty-cells.xlsx"
+    with zipfile.ZipFile(base) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                text = data.decode()
+                data = (text[: text.index("<sheetData>")] + f"<sheetData>{row}</sheetData>" + text[text.index("</sheetData>") + len("</sheetData>") :]).encode()
+            target.writestr(name, data)
+    assert path.stat().st_size < 400_000
+    ws = workspace_copy("basic")
+    before = sorted(p.name for p in (ws / "offers").iterdir())
+    started = time.perf_counter()
+    tracemalloc.start()
+    try:
+        result = run("import", path, "-w", ws)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    seconds = time.perf_counter() - started
+    assert_error(result, f"{path}:1: too many columns (over 500, at cell SG1 of sheet 'offers'")  # SG: column 501 = 19 x 26 + 7
+    assert sorted(p.name for p in (ws / "offers").iterdir()) == before
+    assert seconds < 10 and peak < 20 * 1024 * 1024, (seconds, peak)  # openpyxl building the row: 8-12 s and 751 MB
 
 
 def test_many_problems_print_the_first_hundred_and_the_count(workspace_copy, tmp_path):

@@ -390,15 +390,16 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
                         stated = element.get("r") or ""
                         number = int(stated) if stated.isdigit() else rows
                         if rows > MAX_ROWS + 1 or number > MAX_ROWS + 1:
-                            raise InputError([Problem(display, None, "", f"too many rows (row {number:,}; limit {MAX_ROWS:,} offers and the header)")])
+                            raise InputError([Problem(display, None, "", f"too many rows (row {number:,} of sheet {sheet.title!r}; limit {MAX_ROWS:,} offers and the header)")])
                         if element.get("hidden") in ("1", "true"):
                             hidden_rows.add(number)
                     elif tag == "c":
                         cells += 1
                         # openpyxl fills a row with empty cells up to its last cell's column: a cell
                         # at XFD1 would build 16,384 cells, in every such row, before any count
-                        if cells > MAX_COLUMNS or _column_number(element.get("r") or "") > MAX_COLUMNS:
-                            raise InputError([Problem(display, number, "", f"too many columns (over {MAX_COLUMNS:,}; the row was not read further)")])
+                        column = _column_number(element.get("r") or "") or cells
+                        if cells > MAX_COLUMNS or column > MAX_COLUMNS:
+                            raise InputError([Problem(display, number, "", f"too many columns (over {MAX_COLUMNS:,}, at cell {_letters(column - 1)}{number} of sheet {sheet.title!r}; the row was not read further)")])
                     elif tag == "col" and element.get("hidden") in ("1", "true"):
                         first, last = int(element.get("min", "1")), int(element.get("max", "1"))
                         hidden_columns.update(range(first - 1, min(last, MAX_COLUMNS)))  # Excel hides the unused columns to the end: capped
