@@ -11,7 +11,7 @@ from procure.cli.options import (
     RankByOption, RankTopOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option,
     horizon_option, offers_option, offers_shown, problem, ranks_by_horizon, top_option, workbook_needs_out,
 )
-from procure.cli.output import emit, emit_table, enveloped, progress_bar, say, warn_expiring, warn_plan_failed
+from procure.cli.output import emit, emit_table, enveloped, nothing_to_show, progress_bar, say, warn_expiring, warn_plan_failed
 
 
 def validate(
@@ -62,8 +62,6 @@ def validate(
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     ]
-    if not ws.offers:
-        lines.append("no offers yet: add offer files to offers/ (procure import turns RFP responses into them)")
     emit("".join(line + "\n" for line in lines + verdict_lines(ev)), out)
 
 
@@ -104,9 +102,6 @@ def grade(
     ws = load_workspace(workspace)
     day = resolve_as_of(ws, as_day(as_of))  # validity: an offer is graded on terms that still hold
     offers = ws.offers
-    if not offers:
-        emit("No offers to grade: offers/ holds no offer file (procure import writes them from RFP responses).\n", out)
-        return
     if named:
         by_id = {o.id: o for o in ws.offers}
         unknown = [unknown_offer(i, list(by_id)) for i in named if i not in by_id]
@@ -340,6 +335,9 @@ def sensitivity(
         followed = list(dict.fromkeys(offer))
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
+    if not followed and format is not TextFormat.json:
+        nothing_to_show(f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out)
+        return
     result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table

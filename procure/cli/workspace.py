@@ -121,7 +121,9 @@ def grades_update(
         from procure.render.envelope import dumps
 
         files = [{"grade": s.grade_id, "file": s.file, "missing": [{"field": f, "adds": a} for f, a in s.missing], "diff": d} for s, d in zip(found, diffs)]
-        emit(dumps("grades update", {"files": files, "written": bool(write and found)}, schema="grades-update"), out)
+        read = sorted(p for p in (root / "grades").glob("*.y*ml") if p.is_file())
+        inputs = [h | {"path": f"grades/{p.name}"} for p in read for h in _hashed(p)]
+        emit(dumps("grades update", {"files": files, "written": bool(write and found)}, inputs=inputs, schema="grades-update"), out)
     elif not found:
         emit("Every grade file has the requirements of the current default grade of its id: nothing to update.\n", out)
     else:
