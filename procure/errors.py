@@ -42,13 +42,24 @@ def format_field_path(loc: Sequence[str | int]) -> str:
     return out
 
 
-def unknown_offer(offer_id: str, known: Iterable[str], file: str = "offers/", field: str = "") -> Problem:
-    """An offer id that matches none: the nearest ids first ("did you mean"), then every known one."""
+def did_you_mean(name: str, known: Iterable[str], cutoff: float = 0.75) -> list[str]:
+    """The known names nearest `name`: those it begins or that begin it, else the closest spellings."""
     import difflib
 
-    ids = sorted(known)
-    low = offer_id.lower()
-    near = [i for i in ids if low and (i.lower().startswith(low) or low.startswith(i.lower()))][:3]
-    near = near or difflib.get_close_matches(offer_id, ids, n=2, cutoff=0.75)
+    names = sorted(known)
+    low = name.lower()
+    near = [n for n in names if low and (n.lower().startswith(low) or low.startswith(n.lower()))][:3]
+    return near or difflib.get_close_matches(name, names, n=2, cutoff=cutoff)
+
+
+def unknown_name(what: str, name: str, known: Iterable[str], file: str, field: str = "") -> Problem:
+    """A name that matches none of `what` (an offer, a schema, a run): "did you mean", then every known one."""
+    names = sorted(set(known))
+    near = did_you_mean(name, names)
     hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
-    return Problem(file, None, field, f"no offer with id '{offer_id}'{hint} (known: {', '.join(ids)})")
+    return Problem(file, None, field, f"no {what} '{name}'{hint} (known: {', '.join(names) or 'none'})")
+
+
+def unknown_offer(offer_id: str, known: Iterable[str], file: str = "offers/", field: str = "") -> Problem:
+    """An offer id that matches none: the nearest ids first ("did you mean"), then every known one."""
+    return unknown_name("offer with id", offer_id, known, file, field)

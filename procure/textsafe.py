@@ -8,7 +8,9 @@ One place for each rule, so that every writer applies the same one:
   and the xlsx export: text that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is
   written so that a spreadsheet shows it as text, never runs it as a formula; numbers stay numbers;
 - `markdown_text`: Markdown a vendor could smuggle in (links, images, mentions, headings, table
-  syntax, raw HTML) is escaped so that it prints as typed.
+  syntax, raw HTML) is escaped so that it prints as typed;
+- `plain_text`: Markdown the tool wrote, turned back into plain text for mail or chat (`--format
+  text`): no backslash escapes, HTML entities or bold markers, vendor text as typed.
 """
 
 from __future__ import annotations
@@ -133,3 +135,18 @@ def markdown_text(text: str) -> str:
     text = re.sub(r"(?i)\b(www)\.", r"\1&#46;", text)
     text = re.sub(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)", r"\1&#58;", text)
     return _RULE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+_ESCAPED = re.compile(r"\\([\\`*_\[\]|#~=-])")  # what markdown_text puts a backslash before
+_BOLD = re.compile(r"(?<!\\)\*\*")
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown written by the tool (its vendor text through markdown_text) as plain text: bold
+    markers dropped, backslash escapes and HTML entities undone, so a mail or chat message reads
+    "->" and "&" rather than "-&gt;" and "&amp;". Control characters stay escaped (printable)."""
+    import html
+
+    text = _BOLD.sub("", markdown)
+    # html.unescape also undoes the &#46; and &#58; that break autolinks: plain text has none
+    return "\n".join(html.unescape(_ESCAPED.sub(r"\1", line)) for line in text.split("\n"))

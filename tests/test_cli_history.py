@@ -232,7 +232,7 @@ def test_diff_errors(ws, tmp_path):
     assert only_one.exit_code == 2
     assert "only one run to compare: name BASE, or save another run" in only_one.stderr
     unknown = run("diff", "1", "9", "-w", ws)
-    assert unknown.exit_code == 2 and "no saved run 9 (see `procure history`)" in unknown.stderr
+    assert unknown.exit_code == 2 and "no saved run 9; did you mean run 1? (saved runs: 1)" in unknown.stderr
     missing = run("diff", tmp_path / "nope.json", "1", "-w", ws)
     assert missing.exit_code == 2 and "neither a run id nor a readable Evaluation JSON file" in missing.stderr
     (tmp_path / "other.json").write_text("[1, 2]", encoding="utf-8")

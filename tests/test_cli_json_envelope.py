@@ -17,11 +17,13 @@ from procure.cli import app
 
 # (arguments, schema name); the workspace is the packaged example with two saved runs
 DOCUMENTS = [
+    (("validate",), "validation"),
     (("compare",), "evaluation"),
     (("compare", "--uncertainty", "--draws", "200"), "evaluation"),
     (("evaluate",), "evaluation"),
     (("grade",), "grading"),
     (("grade", "--offer", "keel-b200-mc"), "grading"),
+    (("grades", "update"), "grades-update"),
     (("rate",), "rate"),
     (("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"), "whatif"),
     (("whatif", "--price-to-win"), "price-to-win"),
@@ -34,8 +36,9 @@ DOCUMENTS = [
     (("cashflow",), "cashflow"),
     (("cashflow", "--offer", "keel-b200-mc"), "cashflow"),
     (("scorecard",), "scorecard"),
+    (("scorecard", "--claim"), "claims"),
 ]
-WITHOUT_AS_OF = {"grade", "history", "diff", "index"}  # these take no --as-of
+WITHOUT_AS_OF = {"diff", "index", "grades"}  # these take no --as-of: nothing in them depends on the date
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +69,10 @@ def schema(name: str) -> dict:
 def test_every_json_output_is_enveloped_and_conforms_to_its_schema(example, args, name):
     doc = document(example, *args)
     assert list(doc)[:2] == ["schema_version", "tool"] or name == "evaluation"
-    assert doc["command"] == args[0]
+    assert doc["command"] == (" ".join(args[:2]) if args[0] == "grades" else args[0])
     assert doc["tool"].startswith("procure ")
     assert doc["schema_version"] and isinstance(doc["schema_version"], str)
-    assert doc["as_of"] == (None if args[0] in ("grade", "history", "index") else AS_OF) or args[0] == "diff"
+    assert doc["as_of"] == (None if args[0] in ("grades", "index") else AS_OF) or args[0] == "diff"
     for item in doc["inputs"]:
         assert set(item) == {"path", "sha256"} and len(item["sha256"]) == 64
     assert problems(doc, schema(name)) == []
@@ -134,5 +137,80 @@ def _json_commands() -> set[str]:
 
 
 def test_every_command_with_json_output_is_checked_here():
-    covered = {" ".join(a[:2]) if a[0] == "index" else a[0] for a, _ in DOCUMENTS} | {"reevaluate", "plan"}
+    covered = {" ".join(a[:2]) if a[0] in ("index", "grades") else a[0] for a, _ in DOCUMENTS} | {"reevaluate", "plan", "schema"}
     assert _json_commands() - covered == set()
+
+
+# Commands that print no data of their own: they write files (and say so on standard error) or print
+# a document that is not data (a PDF). Every other command takes --format json and --out.
+WRITE_FILES = {"init", "import", "perf import", "actuals import", "report"}
+# Commands whose result does not depend on the date: a diff of two saved runs (each has its own
+# as_of), an index built from dated quotes, grade files against the default grades, a JSON Schema.
+DATELESS = {"diff", "index build", "grades update", "schema"}
+
+
+def _commands() -> dict[str, object]:
+    root = get_command(app)
+    found = {}
+    for name, command in root.commands.items():  # type: ignore[attr-defined]
+        for sub, cmd in (command.commands.items() if hasattr(command, "commands") else [(None, command)]):
+            found[f"{name} {sub}" if sub else name] = cmd
+    return found
+
+
+def _options(cmd) -> set[str]:
+    return {opt for param in cmd.params for opt in getattr(param, "opts", ())}
+
+
+def test_every_command_that_prints_data_takes_json_and_out_and_the_date():
+    commands = _commands()
+    assert WRITE_FILES | DATELESS <= set(commands)  # the exemptions name real commands
+    printing = set(commands) - WRITE_FILES
+    assert {c for c in printing if not {"--format", "--out"} <= _options(commands[c])} == set()
+    assert _json_commands() == printing  # json among every printing command's formats
+    dated = printing - DATELESS
+    assert {c for c in dated if "--as-of" not in _options(commands[c])} == set()
+    # the rule has teeth: grade and history depend on the date (validity; runs evaluated by then)
+    assert {"grade", "history", "validate", "scorecard"} <= dated
+
+
+def test_grade_as_of_marks_expired_offers(example):
+    # every example offer is valid until 2027-06-30 or later (offers/*.yaml valid_until): on
+    # 2027-07-01 all but the ones valid to 2027-07-31 have expired, on AS_OF none has
+    later = CliRunner().invoke(app, ["grade", "--format", "json", "--as-of", "2027-07-01", "-w", str(example)])
+    doc = json.loads(later.stdout)
+    assert doc["as_of"] == "2027-07-01"
+    for offer in doc["offers"]:
+        assert offer["valid"] == (offer["valid_until"] >= "2027-07-01")
+    assert any(not o["valid"] for o in doc["offers"])
+    assert all(o["valid"] for o in document(example, "grade")["offers"])
+    table = CliRunner().invoke(app, ["grade", "--as-of", "2027-07-01", "-w", str(example)], env={"COLUMNS": "200"})
+    assert "(expired 2027-06-30)" in table.stdout
+
+
+def test_history_as_of_keeps_the_runs_evaluated_by_then(example):
+    # the fixture saved runs as of 2026-11-01 and AS_OF (2026-11-29)
+    early = CliRunner().invoke(app, ["history", "--format", "json", "--as-of", "2026-11-15", "-w", str(example)])
+    doc = json.loads(early.stdout)
+    assert doc["as_of"] == "2026-11-15" and [r["as_of"] for r in doc["runs"]] == ["2026-11-01"]
+    none = CliRunner().invoke(app, ["history", "--as-of", "2026-10-01", "-w", str(example)])
+    assert none.exit_code == 0
+    assert none.stdout == "No saved runs evaluated as of 2026-10-01 or earlier: save one with `procure evaluate --save`.\n"
+
+
+def test_validate_json_counts_what_the_text_says(example):
+    doc = document(example, "validate")
+    text = CliRunner().invoke(app, ["validate", "--as-of", AS_OF, "-w", str(example)]).stdout.splitlines()[0]
+    assert text == (f"ok: {doc['offers']} offers, {doc['grades']} grades, {doc['reference_curves']} reference curves, "
+                    f"{doc['index_levels']} index levels; {doc['acceptable']} acceptable as of {AS_OF}")
+    assert doc["offers"] == len(list((example / "offers").glob("*.yaml")))  # counted here from the files
+
+
+def test_claims_json_and_text(example, tmp_path):
+    doc = document(example, "scorecard", "--claim")
+    assert doc["command"] == "scorecard" and [v["offer"] for v in doc["vendors"]] == sorted(p.name for p in (example / "actuals").iterdir())
+    out = tmp_path / "claims.txt"
+    result = CliRunner().invoke(app, ["scorecard", "--claim", "--format", "text", "--as-of", AS_OF, "--out", str(out), "-w", str(example)])
+    assert result.exit_code == 0 and result.stdout == ""
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith(f"# SLA credit claims ({AS_OF})") and "&" not in text and "\\" not in text

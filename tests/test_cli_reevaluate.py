@@ -206,3 +206,21 @@ def test_a_change_lists_only_the_offers_that_changed(baseline):
     rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
     assert [r.split("│")[1].strip() for r in rows] == ["alpha"]
     assert "offers unchanged (not listed)" in result.stdout or "offer unchanged (not listed)" in result.stdout
+
+
+def test_text_for_mail_reads_as_typed(risen):
+    # the same report as --format markdown, for a mail body: "->" not "-&gt;", no bold markers
+    markdown = reevaluate(risen, "--max-increase", "5%", "--format", "markdown").stdout
+    assert "5.17 -&gt; 5.69" in markdown  # Markdown escapes it (a Markdown viewer shows ->)
+    result = reevaluate(risen, "--max-increase", "5%", "--format", "text")
+    assert result.exit_code == 3
+    text = result.stdout
+    assert text.startswith("## Re-evaluation\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n")
+    assert "alpha: cost per 1,000 tasks 5.17 -> 5.69 (+10.0%)" in text
+    assert "&gt;" not in text and "&amp;" not in text and "**" not in text
+
+
+def test_a_mistyped_format_gets_did_you_mean(baseline):
+    result = reevaluate(baseline, "--format", "txt")
+    assert result.exit_code == 2
+    assert "procure reevaluate: --format: no choice 'txt'; did you mean 'text'? (choices: table, json, markdown, text)" in result.stderr

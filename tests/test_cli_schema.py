@@ -28,3 +28,27 @@ def test_offer_schema_fixes_owners_and_fee_kinds():
 
 def test_unknown_schema_is_a_usage_error():
     assert run("schema", "nonsense").exit_code == 2
+
+
+def test_a_command_name_gives_its_document():
+    # `schema compare` is the Evaluation that compare writes; validate's and grades update's too
+    assert run("schema", "compare").stdout == run("schema", "evaluation").stdout
+    assert run("schema", "validate").stdout == run("schema", "validation").stdout
+    assert json.loads(run("schema", "grades").stdout)["properties"].keys() >= {"files", "written", "command"}
+    assert json.loads(run("schema", "claims").stdout)["properties"].keys() >= {"vendors", "as_of"}
+
+
+def test_unknown_schema_names_the_nearest():
+    result = run("schema", "evalution")
+    assert result.exit_code == 2
+    assert "schema: NAME: no schema 'evalution'; did you mean 'evaluation'?" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_schema_takes_format_json_and_out(tmp_path):
+    out = tmp_path / "s" / "offer.schema.json"
+    result = run("schema", "offer", "--format", "json", "--out", out)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert json.loads(out.read_text(encoding="utf-8")) == json.loads(run("schema", "offer").stdout)
+    refused = run("schema", "offer", "--out", tmp_path / "offer.csv")
+    assert refused.exit_code == 2 and "it writes json (suffixes .json)" in refused.stderr

@@ -213,3 +213,10 @@ def test_a_change_that_changes_nothing_says_so(data_dir):
     result = run("whatif", "--offer", "alpha", "--utilization", "0.8", "-w", data_dir / "basic", "--as-of", AS_OF)
     assert result.exit_code == 0, result.stderr
     assert "no figure changes" in result.stdout
+
+
+def test_price_to_win_without_an_acceptable_offer_says_so(data_dir):
+    # every offer of the fixture has expired by 2030 (valid_until in 2027): no leader, no price to win
+    result = run("whatif", "--price-to-win", "-w", data_dir / "rated", "--as-of", "2030-01-01")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "No acceptable offer as of 2030-01-01, so no price to win (procure compare gives each offer's reasons).\n"

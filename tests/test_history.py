@@ -148,7 +148,7 @@ def test_load_evaluation_reads_a_run_id_or_a_json_file(ws, tmp_path):
     (tmp_path / "other.json").write_text('{"hello": 1}', encoding="utf-8")
     with pytest.raises(InputError, match="not an Evaluation this procure reads"):
         load_evaluation(ws, str(tmp_path / "other.json"))
-    with pytest.raises(InputError, match=r"no saved run 7 \(see `procure history`\)"):
+    with pytest.raises(InputError, match=r"no saved run 7; did you mean run 1\? \(saved runs: 1\)"):
         load_run(ws, 7)
 
 

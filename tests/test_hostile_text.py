@@ -382,3 +382,13 @@ def test_control_characters_are_escaped_in_json(workspace_copy):
     if result.exit_code == 0:
         vendors = {o["id"]: o["vendor"] for o in json.loads(result.stdout)["offers"]}
         assert vendors["alpha"] == CONTROL_VENDORS["ansi-clear-screen"]  # escaped as \u001b, read back exactly
+
+
+def test_plain_text_undoes_exactly_what_markdown_text_escapes():
+    from procure.textsafe import markdown_text, plain_text
+
+    # vendor text round-trips: the mail shows what the vendor typed, the Markdown cannot be read as markup
+    for typed in ("AT&T -> <b>Keel</b> @ops", "a|b *c* _d_ [e](f) # g ~h~ `i`", "---", "back\\slash", "www.example.com https://x.io", "&amp; already"):
+        assert plain_text(markdown_text(typed)) == typed
+    assert plain_text("**No threshold breached.**") == "No threshold breached."
+    assert plain_text(markdown_text("\x1b[31mred")) == "\\x1b[31mred"  # a control character stays shown, never run

@@ -460,3 +460,14 @@ def test_a_month_billed_at_the_commitment_is_all_of_its_contract():
     assert may["month"] == "2026-05" and may["billed_gpu_hours"] == 190_464
     assert may["contracted_gpu_hours"] == 256 * 744 and may["billed_vs_contracted"] == 1.0
     assert all(m["billed_vs_contracted"] == 1.0 for m in vendor["months"])
+
+
+def test_no_signed_vendor_says_so_in_one_line(workspace_copy):
+    ws = workspace_copy("basic")  # no actuals/ folder: nobody is signed yet
+    for args in ((), ("--format", "markdown"), ("--claim",), ("--claim", "--format", "text")):
+        result = run("scorecard", "-w", ws, "--as-of", "2026-11-29", *args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout == "No signed vendor has evidence in actuals/ as of 2026-11-29: import it with procure actuals import FILE --offer ID.\n", args
+    assert scorecard_json(ws, "--as-of", "2026-11-29")["vendors"] == []
+    claims = json.loads(run("scorecard", "--claim", "--format", "json", "-w", ws, "--as-of", "2026-11-29").stdout)
+    assert claims["vendors"] == [] and claims["command"] == "scorecard"

@@ -170,6 +170,17 @@ def list_runs(root: Path) -> list[RunInfo]:
             raise _damaged(exc) from None
 
 
+def _id_ranges(ids: list[int]) -> str:
+    """[1, 2, 3, 7] -> '1-3, 7'."""
+    spans: list[list[int]] = []
+    for i in sorted(ids):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
 def load_run(root: Path, run_id: int) -> Evaluation:
     with closing(connect(root, create=False)) as db:
         try:
@@ -177,7 +188,10 @@ def load_run(root: Path, run_id: int) -> Evaluation:
         except sqlite3.DatabaseError as exc:
             raise _damaged(exc) from None
     if found is None:
-        raise _problem(f"no saved run {run_id} (see `procure history`)")
+        ids = [r.id for r in list_runs(root)]
+        near = min(ids, key=lambda i: (abs(i - run_id), -i)) if ids else None  # the nearest id: a typo's likeliest meaning
+        known = f"did you mean run {near}? (saved runs: {_id_ranges(ids)})" if ids else "no run is saved yet"
+        raise _problem(f"no saved run {run_id}; {known}")
     return _parse(found[0], f"{DISPLAY} run {run_id}")
 
 

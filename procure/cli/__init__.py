@@ -46,9 +46,33 @@ def _usage_problem(error: click.UsageError) -> str:
             if not getattr(param, "opts", None) or param.param_type_name == "argument":  # typer 0.2x's arguments have no make_metavar
                 return f"{where}: missing argument {param.metavar or param.name.upper()}"
             return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx and hasattr(param, 'make_metavar') else 'a value'}"
-        return f"{where}: {name}: {error.message}"
+        return f"{where}: {name}: {_choice_message(error.message, _choices(param))}"
     message = error.message.rstrip(".")
     return f"{where}: {message[:1].lower()}{message[1:]}"
+
+
+def _choices(param: Any) -> Any:
+    """An option's choices: click's Choice type, or the Enum typer 0.2x keeps in its type descriptor."""
+    from enum import Enum
+
+    choices = getattr(getattr(param, "type", None), "choices", None)
+    kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    return choices or (list(kind) if isinstance(kind, type) and issubclass(kind, Enum) else None)
+
+
+def _choice_message(message: str, choices: Any) -> str:
+    """A value not among an option's choices: the choices, and the nearest ("did you mean")."""
+    import re
+
+    found = re.search(r"'(.*?)' is not one of", message) if choices else None
+    if found is None:
+        return message
+    from procure.errors import did_you_mean
+
+    names = [str(getattr(c, "value", c)) for c in choices]
+    near = did_you_mean(found.group(1), names, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    return f"no choice '{found.group(1)}'{hint} (choices: {', '.join(names)})"
 
 
 class _UsageError(click.UsageError):

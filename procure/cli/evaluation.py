@@ -11,10 +11,15 @@ from procure.cli.options import (
     RankByOption, RankTopOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option,
     horizon_option, offers_option, offers_shown, problem, ranks_by_horizon, top_option, workbook_needs_out,
 )
-from procure.cli.output import emit, emit_table, enveloped, progress_bar, say, warn_expiring, warn_plan_failed
+from procure.cli.output import emit, emit_table, enveloped, nothing_to_show, progress_bar, say, warn_expiring, warn_plan_failed
 
 
-def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -> None:
+def validate(
+    workspace: WorkspaceOption = Path("."),
+    as_of: AsOfOption = None,
+    format: ListFormatOption = None,
+    out: OutOption = None,
+) -> None:
     """Check every file of the workspace and list every problem, one line each.
 
     Exit status 0 when the workspace is valid, 2 when it is not. Problems read
@@ -23,36 +28,41 @@ def validate(workspace: WorkspaceOption = Path("."), as_of: AsOfOption = None) -
     standard error, naming both places; the service terms are used. So are a
     published tier from an older ClusterMAX edition (with the newer tier), a
     tier on a kind of offer ClusterMAX does not rate, and a GPU-hour offer
-    that leaves pricing.billed_per out (naming the unit assumed).
+    that leaves pricing.billed_per out (naming the unit assumed). With --format
+    json a valid workspace's counts, warnings and verdict are one document
+    (procure schema validation); problems still go to standard error, exit 2.
 
-    Example:
+    Examples:
 
     \b
         procure validate --workspace ./rfp-2026-11
+        procure validate --format json --out checks/validate.json
     """
-    from procure.analysis.evaluate import evaluate
+    from procure.analysis.evaluate import evaluate, verdict_lines
+    from procure.io.grades import stale_grade_warnings
     from procure.io.workspace import load_workspace
-
-    ws = load_workspace(workspace)
-    ev = evaluate(ws, as_day(as_of))
     from procure.model.rating import contradiction_warnings
     from procure.model.scope import offer_warnings
 
-    for offer in ws.offers:
-        for warning in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id]):
-            typer.echo(f"warning: {warning}", err=True)
-    from procure.analysis.evaluate import verdict_lines
-    from procure.io.grades import stale_grade_warnings
+    format = chosen_format(format, out, ListFormat.table)
+    ws = load_workspace(workspace)
+    ev = evaluate(ws, as_day(as_of))
+    warnings = [w for offer in ws.offers for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])]
+    warnings += stale_grade_warnings(ws.grades, ws.root)
+    counts = {"offers": len(ws.offers), "grades": len(ws.grades), "reference_curves": len(ws.curves), "index_levels": len(ws.index), "acceptable": len(ev.ranked)}
+    if format is ListFormat.json:
+        from procure.render.envelope import dumps
 
-    for warning in stale_grade_warnings(ws.grades, ws.root):
-        typer.echo(f"warning: {warning}", err=True)
-    curves = len(ws.curves)
-    typer.echo(
+        emit(dumps("validate", counts | {"warnings": warnings, "verdict": verdict_lines(ev)}, ev.as_of, ws.inputs, schema="validation"), out)
+        return
+    for warning in warnings:
+        say(f"warning: {warning}")
+    curves = counts["reference_curves"]
+    lines = [
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
-    )
-    for line in verdict_lines(ev):
-        typer.echo(line)
+    ]
+    emit("".join(line + "\n" for line in lines + verdict_lines(ev)), out)
 
 
 def grade(
@@ -63,12 +73,14 @@ def grade(
     columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutOption = None,
+    as_of: AsOfOption = None,
     explain: Annotated[Optional[str], alias("--explain", metavar="ID")] = None,
 ) -> None:
     """Show each offer's grade, with every requirement of its grade (or of the nearest grade) pass/fail.
 
     An offer gets the highest-ranked grade whose every requirement holds; an ungraded
-    offer shows what it misses for the nearest grade.
+    offer shows what it misses for the nearest grade. An offer past its valid_until
+    on the --as-of date keeps the grade its terms earn, marked expired (JSON: valid).
 
     Examples:
 
@@ -76,15 +88,19 @@ def grade(
         procure grade
         procure grade --offer northwind-b200-mc
         procure grade --format json
+        procure grade --as-of 2027-01-15
         procure grade --top 5 --columns offer,grade,requirements
     """
     from procure.errors import InputError, unknown_offer
     from procure.model.grading import grade_offer
     from procure.io.workspace import load_workspace
 
+    from procure.analysis.evaluate import resolve_as_of
+
     format = chosen_format(format, out, ListFormat.table)
     named = list(offer or []) + ([explain] if explain is not None else [])
     ws = load_workspace(workspace)
+    day = resolve_as_of(ws, as_day(as_of))  # validity: an offer is graded on terms that still hold
     offers = ws.offers
     if named:
         by_id = {o.id: o for o in ws.offers}
@@ -101,6 +117,8 @@ def grade(
                 "id": o.id,
                 "vendor": o.vendor,
                 "grade": r.grade,
+                "valid_until": o.valid_until.isoformat(),
+                "valid": o.valid_until >= day,
                 "summary": r.summary,
                 "checks": [
                     {"grade": c.grade.id, "passed": c.passed, "requirements": [vars(x) for x in c.results]}
@@ -111,7 +129,7 @@ def grade(
         ]
         from procure.render.envelope import dumps
 
-        emit(dumps("grade", {"offers": payload}, None, ws.inputs, schema="grading"), out)
+        emit(dumps("grade", {"offers": payload}, day, ws.inputs, schema="grading"), out)
         return
     if named:
         from rich.console import Group
@@ -132,7 +150,7 @@ def grade(
         return
     from procure.render.ranking import grades_table
 
-    emit_table(grades_table(results), out, wide, columns=columns)
+    emit_table(grades_table(results, day), out, wide, columns=columns)
 
 
 def compare(
@@ -317,6 +335,9 @@ def sensitivity(
         followed = list(dict.fromkeys(offer))
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
+    if not followed and format is not TextFormat.json:
+        nothing_to_show(f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out)
+        return
     result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from procure.cli.options import (
-    AsOfOption, ColumnsOption, OutDirAlias, OutOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, as_day, chosen_format,
+    AsOfOption, ColumnsOption, MailFormat, MailFormatOption, OutDirAlias, OutOption, WideOption, WorkspaceOption, as_day, chosen_format,
     offer_option, one_of, parse_date, problem, workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, say
@@ -16,8 +16,8 @@ from procure.cli.output import emit, emit_table, enveloped, say
 def scorecard(
     offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
     months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.", show_default=False)] = None,
-    claim: Annotated[bool, typer.Option("--claim", help="Draft the SLA credit claims for the months shown (Markdown): each month's credit with its incidents and deadline, and why a claim is 0.")] = False,
-    format: TextFormatOption = None,
+    claim: Annotated[bool, typer.Option("--claim", help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for scripts): each month's credit with its incidents and deadline, and why a claim is 0.")] = False,
+    format: MailFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -37,7 +37,9 @@ def scorecard(
     credit claims as Markdown for the months shown: each month below the SLA
     with its incidents as evidence, the amount, the last day to file under the
     terms' claim window, and why a claim is 0 (no terms, above the credit
-    thresholds, window closed). See docs/actuals.md.
+    thresholds, window closed); --format text is the same as plain text, for mail,
+    and --format json the claims as data (procure schema claims). Without signed
+    vendors with evidence it says so in one line. See docs/actuals.md.
 
     Examples:
 
@@ -45,12 +47,13 @@ def scorecard(
         procure scorecard
         procure scorecard --offer northwind-b200-mc --months 6 --format markdown
         procure scorecard --claim --out claim.md
+        procure scorecard --claim --format text > claim.txt
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
     from procure.analysis.scorecard import scorecard as build
     from procure.errors import InputError, unknown_offer
-    from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
     from procure.io.workspace import load_workspace
+    from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
 
     ws = load_workspace(workspace)
     if offer is not None and offer not in {o.id for o in ws.offers}:
@@ -58,26 +61,52 @@ def scorecard(
     if offer is not None and offer not in ws.actuals:
         known = sorted(ws.actuals)
         raise InputError([problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
+    format = chosen_format(format, out, MailFormat.markdown if claim else MailFormat.table)
+    if format is MailFormat.csv and claim:
+        raise InputError([problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")])
     ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
     result = build(ws, ev, ev.as_of, offer, months)
     for v in result.vendors:
         for note in v.notes:
             say(f"note: {v.offer}: {note}")
-    if claim:
-        from procure.analysis.claims import draft_claims
-        from procure.render.claims import claims_markdown
-
-        emit(claims_markdown(draft_claims(ws, result, ev.as_of), ev.as_of), out)
+    if not result.vendors and format is not MailFormat.json:  # nothing to show: one line, not an empty table
+        emit(f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n", out)
         return
-    format = chosen_format(format, out, TextFormat.table)
-    if format is TextFormat.json:
+    if claim:
+        _claims(ws, result, ev, format, out)
+    elif format is MailFormat.json:
         emit(enveloped("scorecard", result.model_dump_json(), format, ev), out)
-    elif format is TextFormat.csv:
+    elif format is MailFormat.csv:
         emit(scorecard_csv(result), out)
-    elif format is TextFormat.markdown:
-        emit(scorecard_markdown(result), out)
+    elif format in (MailFormat.markdown, MailFormat.text):
+        emit(_mail(scorecard_markdown(result), format), out)
     else:
         emit_table(scorecard_table(result), out, wide, columns=columns)
+
+
+def _mail(markdown: str, format: MailFormat) -> str:
+    """Markdown as it is, or as plain text (--format text) for mail or chat."""
+    if format is MailFormat.text:
+        from procure.textsafe import plain_text
+
+        return plain_text(markdown)
+    return markdown
+
+
+def _claims(ws, result, ev, format: MailFormat, out: Optional[Path]) -> None:  # type: ignore[no-untyped-def]
+    """scorecard --claim: the claims drafted as Markdown, plain text or JSON (procure schema claims)."""
+    from procure.analysis.claims import draft_claims
+    from procure.render.claims import claims_markdown
+
+    claims = draft_claims(ws, result, ev.as_of)
+    if format is MailFormat.json:
+        from procure.render.envelope import dumps
+
+        emit(dumps("scorecard", {"vendors": [c.model_dump(mode="json") for c in claims]}, ev.as_of, ev.inputs, schema="claims"), out)
+        return
+    if format is MailFormat.table:  # a claim is a document: a table of it is its Markdown
+        format = MailFormat.markdown
+    emit(_mail(claims_markdown(claims, ev.as_of), format), out)
 
 
 class PerGpuBasis(str, Enum):

@@ -9,7 +9,7 @@ import typer
 
 from procure.cli.options import (
     AsOfOption, ColumnsOption, ListFormat, ListFormatOption, OutOption, WideOption, WorkspaceOption, as_day, chosen_format,
-    format_option,
+    format_option, parse_date,
 )
 from procure.cli.output import emit, emit_table, enveloped, say, warn_expiring
 from procure.status import ExitStatus
@@ -18,30 +18,36 @@ from procure.status import ExitStatus
 def history(
     format: ListFormatOption = None,
     out: OutOption = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="DATE", callback=parse_date, help="Only the runs evaluated as of this date or earlier, YYYY-MM-DD (default: every run).", show_default=False)] = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """List the saved runs: id, time saved, as-of date, label, top offer.
 
+    With --as-of DATE, only the runs evaluated as of that date or earlier: the
+    history as it stood for that date.
+
     Examples:
 
     \b
         procure history
         procure history --format json
+        procure history --as-of 2026-11-01
     """
     from procure.analysis.history import list_runs
     from procure.io.workspace import find_workspace
 
     format = chosen_format(format, out, ListFormat.table)
-    runs = list_runs(find_workspace(workspace))
+    day = as_day(as_of)
+    runs = [r for r in list_runs(find_workspace(workspace)) if day is None or r.as_of <= day]
     if not runs and format is not ListFormat.json:
-        emit("No saved runs yet: save one with `procure evaluate --save`.\n", out)
+        emit(f"No saved runs{f' evaluated as of {day} or earlier' if day else ' yet'}: save one with `procure evaluate --save`.\n", out)
         return
     if format is ListFormat.json:
         from procure.render.envelope import dumps
 
-        emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}), out)
+        emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}, day), out)
         return
     from procure.render.history import history_table
 
@@ -52,12 +58,22 @@ class DiffFormat(str, Enum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    text = "text"  # the Markdown as plain text, for mail or chat (textsafe.plain_text)
+
+
+def _written(markdown: str, format: DiffFormat) -> str:
+    """Markdown as it is, or as plain text for --format text."""
+    if format is DiffFormat.text:
+        from procure.textsafe import plain_text
+
+        return plain_text(markdown)
+    return markdown
 
 
 def diff(
     base: Annotated[Optional[str], typer.Argument(metavar="[BASE]", help="A run id or an Evaluation JSON file (default: the run before HEAD).", show_default=False)] = None,
     head: Annotated[Optional[str], typer.Argument(metavar="[HEAD]", help="A run id or an Evaluation JSON file (default: the latest run).", show_default=False)] = None,
-    format: Annotated[Optional[DiffFormat], format_option()] = None,
+    format: Annotated[Optional[DiffFormat], format_option(help="Output format; text is the Markdown as plain text, for mail or chat")] = None,
     out: OutOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
@@ -110,7 +126,7 @@ def diff(
     elif format is DiffFormat.json:
         emit(enveloped("diff", diff_json(result), format, head_ev), out)
     else:
-        emit(diff_markdown(result, title="Changes between two evaluations"), out)
+        emit(_written(diff_markdown(result, title="Changes between two evaluations"), format), out)
 
 
 def reevaluate(
@@ -119,7 +135,7 @@ def reevaluate(
     accept: Annotated[bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")] = False,
     label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)] = None,
     max_delivered_overrun: Annotated[Optional[str], typer.Option("--max-delivered-overrun", metavar="SHARE", help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more than this, e.g. 10% (default: actuals.max_cost_overrun).", show_default=False)] = None,
-    format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment")] = None,
+    format: Annotated[Optional[DiffFormat], format_option(help="Output format; markdown fits a pull-request comment, text (the same without Markdown escapes) a mail or chat message")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -138,6 +154,7 @@ def reevaluate(
     \b
         procure reevaluate --max-increase 5%
         procure reevaluate --fail-on new-cheapest,gate-change --format markdown > comment.md
+        procure reevaluate --max-increase 5% --format text > mail.txt
         procure reevaluate --accept --label "Dec re-check"
     """
     from procure.analysis.evaluate import evaluate as run_evaluation
@@ -167,7 +184,7 @@ def reevaluate(
     elif format is DiffFormat.json:
         emit(enveloped("reevaluate", diff_json(result, breached, extra), format, ev), out)
     else:
-        emit(diff_markdown(result, breached, changed_only=True), out)
+        emit(_written(diff_markdown(result, breached, changed_only=True), format), out)
     if saved is not None:
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
@@ -204,8 +221,8 @@ def _first_run(ws: Any, ev: Any, delivered: list, accept: bool, label: Optional[
     lines = [f"- {b.condition}: {b.detail}" for b in delivered]
     if format is DiffFormat.json:
         emit(enveloped("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
-    elif format is DiffFormat.markdown:
-        emit(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), out)
+    elif format in (DiffFormat.markdown, DiffFormat.text):
+        emit(_written(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), format), out)
     else:
         emit(message + "\n" + "".join(line + "\n" for line in lines), out)
     if delivered and not accept:

@@ -37,6 +37,22 @@ class ListFormat(str, Enum):
     json = "json"
 
 
+class MailFormat(str, Enum):
+    """Outputs meant for a pull request, mail or chat: Markdown, or the same as plain text (no escapes)."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+    text = "text"
+
+
+class JsonFormat(str, Enum):
+    """A command whose only output is JSON (schema): --format json is accepted like everywhere."""
+
+    json = "json"
+
+
 # One vocabulary for every command: an offer is `--offer ID`, a count of top offers `--top N`, the
 # workspace `-w/--workspace DIR`, files FILE, dates DATE. Older spellings stay as hidden aliases.
 # Commands take these definitions rather than spelling their own.
@@ -206,7 +222,7 @@ def chosen_format(given: E | None, out: Path | None, default: E) -> E:
     try:
         return choices(implied)
     except ValueError:
-        known = ", ".join(f".{k}" for k, v in SUFFIX_FORMATS.items() if v in {c.value for c in choices} and k != ".htm" and k != ".markdown")
+        known = ", ".join(k for k, v in SUFFIX_FORMATS.items() if v in {c.value for c in choices} and k != ".htm" and k != ".markdown")
         raise InputError([Problem("--out", None, "", f"this command does not write {implied} ({out}); it writes {', '.join(c.value for c in choices)}" + (f" (suffixes {known})" if known else ""))]) from None
 
 
@@ -216,6 +232,7 @@ def format_option(default: str = "table", help: str = "Output format") -> Any:
 
 
 TextFormatOption = Annotated[Optional[TextFormat], format_option()]
+MailFormatOption = Annotated[Optional[MailFormat], format_option(help="Output format; text is the Markdown as plain text, for mail or chat")]
 ListFormatOption = Annotated[Optional[ListFormat], format_option()]
 CompareFormatOption = Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")]
 

@@ -153,6 +153,12 @@ def emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | 
     say(f"wrote {out}")
 
 
+def nothing_to_show(message: str, out: Path | None) -> None:
+    """A command with nothing to show says so in one line (exit 0) rather than print an empty table;
+    JSON callers get their document with its empty list instead."""
+    emit(message.rstrip(".") + ".\n", out)
+
+
 def enveloped(command: str, text: str, format: Any, ev: Any = None, schema: str | None = None, as_of: Any = None, inputs: Any = None) -> str:
     """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
     if getattr(format, "value", format) != "json":

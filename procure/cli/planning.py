@@ -10,7 +10,7 @@ from procure.cli.options import (
     TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, horizon_option, offer_option, offers_shown, one_of,
     problem, top_option, workbook_needs_out,
 )
-from procure.cli.output import emit, emit_table, enveloped, say, warn_plan_failed
+from procure.cli.output import emit, emit_table, enveloped, nothing_to_show, say, warn_plan_failed
 
 
 def _fraction(value: float | None, option: str) -> float | None:
@@ -111,6 +111,9 @@ def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, o
     rows = compute_price_to_win(ev)
     if top is not None and format is not TextFormat.json:
         rows = rows[:top]
+    if not rows and format is not TextFormat.json:
+        nothing_to_show(f"No acceptable offer as of {ev.as_of}, so no price to win (procure compare gives each offer's reasons)", out)
+        return
     if format is TextFormat.table:
         from procure.render.whatif import price_to_win_table
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
-    ColumnsOption, OutDirAlias, OutOption, TextFormat, WideOption, WorkspaceOption, chosen_format, columns_need_a_table, format_option,
+    ColumnsOption, JsonFormat, ListFormat, ListFormatOption, OutDirAlias, OutOption, TextFormat, WideOption, WorkspaceOption, chosen_format, columns_need_a_table, format_option,
     one_of, problem, workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, plain_console, say
@@ -101,6 +101,8 @@ def import_rfp(
 
 def grades_update(
     write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    format: ListFormatOption = None,
+    out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
@@ -108,12 +110,15 @@ def grades_update(
     A grade file written before a requirement was added (for example
     provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
     `procure validate` warns about it. Without --write this prints the change as a
-    unified diff and writes nothing.
+    unified diff and writes nothing. --format json lists each file, what it lacks
+    and its diff (procure schema grades-update); --out writes that list or the diff
+    to a file (the grade files only with --write).
 
     Examples:
 
     \b
         procure grades update
+        procure grades update --format json
         procure grades update --write
     """
     import difflib
@@ -122,18 +127,25 @@ def grades_update(
     from procure.io.grades import stale_grades
     from procure.io.workspace import find_workspace
 
+    format = chosen_format(format, out, ListFormat.table)
     root = find_workspace(workspace)
     found = stale_grades(root)
-    if not found:
-        say("every grade file has the requirements of the current default grade of its id")
-        return
-    for stale in found:
-        diff = difflib.unified_diff(stale.current_text.splitlines(keepends=True), stale.updated_text.splitlines(keepends=True), f"{stale.file} (now)", f"{stale.file} (updated)")
-        sys.stdout.write("".join(diff))
-        if write:
-            write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
-            say(f"wrote {stale.file}")
-    if not write:
+    diffs = ["".join(difflib.unified_diff(s.current_text.splitlines(keepends=True), s.updated_text.splitlines(keepends=True), f"{s.file} (now)", f"{s.file} (updated)")) for s in found]
+    if format is ListFormat.json:
+        from procure.render.envelope import dumps
+
+        files = [{"grade": s.grade_id, "file": s.file, "missing": [{"field": f, "adds": a} for f, a in s.missing], "diff": d} for s, d in zip(found, diffs)]
+        read = sorted(p for p in (root / "grades").glob("*.y*ml") if p.is_file())
+        inputs = [h | {"path": f"grades/{p.name}"} for p in read for h in _hashed(p)]
+        emit(dumps("grades update", {"files": files, "written": bool(write and found)}, inputs=inputs, schema="grades-update"), out)
+    elif not found:
+        emit("Every grade file has the requirements of the current default grade of its id: nothing to update.\n", out)
+    else:
+        emit("".join(diffs), out)
+    for stale in found if write else ():
+        write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
+        say(f"wrote {stale.file}")
+    if found and not write:
         say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
 
 
@@ -272,31 +284,19 @@ def _hashed(path: Path) -> list[dict[str, str]]:
     return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
 
 
-class SchemaName(str, Enum):
-    """Inputs (offer, grade, workspace) and every --format json document (schemas.py)."""
+def _schema_names() -> list[str]:
+    from procure.render.schemas import BY_COMMAND, INPUT_SCHEMAS, OUTPUT_SCHEMAS
 
-    offer = "offer"
-    grade = "grade"
-    workspace = "workspace"
-    evaluation = "evaluation"
-    grading = "grading"
-    rate = "rate"
-    whatif = "whatif"
-    price_to_win = "price-to-win"
-    position = "position"
-    index = "index"
-    hedge = "hedge"
-    sensitivity = "sensitivity"
-    history = "history"
-    diff = "diff"
-    reevaluate = "reevaluate"
-    cashflow = "cashflow"
-    plan = "plan"
-    scorecard = "scorecard"
+    return [*INPUT_SCHEMAS, *OUTPUT_SCHEMAS, *BY_COMMAND]
+
+
+def _complete_schema(incomplete: str) -> list[str]:
+    return [n for n in _schema_names() if n.startswith(incomplete)]
 
 
 def schema(
-    name: Annotated[SchemaName, typer.Argument(help="Which schema.")] = SchemaName.workspace,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it (compare, validate).", autocompletion=_complete_schema)] = "workspace",
+    format: Annotated[Optional[JsonFormat], format_option("json", "Output format: a JSON Schema is JSON")] = None,
     out: OutOption = None,
     workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
 ) -> None:
@@ -304,18 +304,24 @@ def schema(
 
     Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
     schema_version, tool, command, as_of and inputs at its top level: evaluation
-    (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif
-    --price-to-win), position, index (index build), hedge, sensitivity, history, diff,
-    reevaluate, cashflow, plan.
+    (compare, evaluate), validation (validate), grading (grade), grades-update,
+    rate, whatif, price-to-win (whatif --price-to-win), position, index (index
+    build), hedge, sensitivity, history, diff, reevaluate, cashflow, plan,
+    scorecard, claims (scorecard --claim). A command's name gives its document:
+    schema compare is schema evaluation. An unknown name gets "did you mean".
 
     Examples:
 
     \b
         procure schema offer > offer.schema.json
         procure schema workspace
-        procure schema diff
+        procure schema compare --out evaluation.schema.json
     """
-    from procure.render.schemas import json_schema
+    from procure.errors import InputError, unknown_name
+    from procure.render.schemas import BY_COMMAND, json_schema
 
-    emit(json.dumps(json_schema(name.value), indent=2) + "\n", out)
-
+    chosen_format(format, out, JsonFormat.json)  # a .csv or .md --out is refused
+    known = _schema_names()
+    if name not in known:
+        raise InputError([unknown_name("schema", name, known, "schema", "NAME")])
+    emit(json.dumps(json_schema(BY_COMMAND.get(name, name)), indent=2) + "\n", out)

@@ -17,6 +17,8 @@ from procure.render.fit import prioritise
 from procure.render.formats import DASH, cash, markdown_table, md_cell, money, number, per_k, per_thousand, percent
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from rich.table import Table
 
     from procure.model.grading import GradeCheck, GradeResult
@@ -181,7 +183,7 @@ RENDERERS: dict[str, Callable[[Evaluation], str]] = {"json": to_json, "csv": to_
 # --- grades -------------------------------------------------------------------------------------
 
 
-def grades_table(results: list[tuple[Offer, GradeResult]]) -> Table:
+def grades_table(results: list[tuple[Offer, GradeResult]], day: date | None = None) -> Table:
     from rich.table import Table
 
     table = Table(title="Grades", header_style="bold")
@@ -197,7 +199,10 @@ def grades_table(results: list[tuple[Offer, GradeResult]]) -> Table:
             detail = f"nearest {shown.grade.id}; fails " + "; ".join(
                 f"{q.requirement} (expected {q.expected}, offer states {q.observed})" for q in shown.failures
             )
-        table.add_row(offer.id, offer.vendor, offer.service.kind, result.grade or "ungraded", detail)
+        grade = result.grade or "ungraded"
+        if day is not None and offer.valid_until < day:  # grade --as-of: terms that no longer hold
+            grade += f" (expired {offer.valid_until})"
+        table.add_row(offer.id, offer.vendor, offer.service.kind, grade, detail)
     return prioritise(table, {"Vendor": 1, "Kind": 2})
 
 

@@ -2,8 +2,9 @@
 
 Inputs: offer, grade, workspace (the YAML files). Outputs: one per `--format json` document, each
 in the envelope of envelope.py (schema_version, tool, command, as_of, inputs) beside its own fields:
-evaluation (compare, evaluate), grading (grade), rate, whatif, price-to-win (whatif --price-to-win),
-position, index (index build), hedge, sensitivity, history, diff, reevaluate, cashflow, plan.
+evaluation (compare, evaluate), validation (validate), grading (grade), grades-update, rate, whatif,
+price-to-win (whatif --price-to-win), position, index (index build), hedge, sensitivity, history, diff,
+reevaluate, cashflow, plan, scorecard, claims (scorecard --claim).
 
 The output models are built here from the models the commands dump, so a schema cannot drift from
 what is written. Heavy modules are imported only when a schema is asked for.
@@ -19,11 +20,16 @@ from pydantic import BaseModel, Field
 from procure.model.units import PerThousand
 
 INPUT_SCHEMAS = ("offer", "grade", "workspace")
-OUTPUT_SCHEMAS = ("evaluation", "grading", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff", "reevaluate", "cashflow", "plan", "scorecard")
+OUTPUT_SCHEMAS = (
+    "evaluation", "validation", "grading", "grades-update", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff",
+    "reevaluate", "cashflow", "plan", "scorecard", "claims",
+)
 # The command whose --format json writes each output document.
 WRITTEN_BY = {
     "evaluation": "compare, evaluate",
+    "validation": "validate",
     "grading": "grade",
+    "grades-update": "grades update",
     "rate": "rate",
     "whatif": "whatif",
     "price-to-win": "whatif --price-to-win",
@@ -37,7 +43,10 @@ WRITTEN_BY = {
     "cashflow": "cashflow",
     "plan": "plan",
     "scorecard": "scorecard",
+    "claims": "scorecard --claim",
 }
+# `procure schema NAME` also takes the name of the command that writes a document (schema compare).
+BY_COMMAND = {"compare": "evaluation", "evaluate": "evaluation", "validate": "validation", "grades": "grades-update", "index-build": "index"}
 
 
 class InputHash(BaseModel):
@@ -51,7 +60,7 @@ class Envelope(BaseModel):
     schema_version: str = Field(description="this document's schema version: a renamed or removed field bumps the major (2), added fields the minor (1.1)")
     tool: str = Field(description="procure and its version")
     command: str = Field(description="the command that wrote it")
-    as_of: date | None = Field(description="the evaluation date; null for a command that has none (grade, history)")
+    as_of: date | None = Field(description="the evaluation date; null for a command that has none (diff, index build, grades update), and for history without --as-of")
     inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
 
 
@@ -72,6 +81,8 @@ class GradedOffer(BaseModel):
     id: str
     vendor: str
     grade: str | None
+    valid_until: date = Field(description="the offer's valid_until")
+    valid: bool = Field(description="the offer is still valid on as_of (an expired offer keeps the grade its terms earn)")
     summary: str
     checks: list[GradeCheckRecord]
 
@@ -107,8 +118,39 @@ class CashflowOffer(PerThousand):
     cashflow: Any = Field(description="the offer's months and totals (see the Evaluation's offers[].cashflow)")
 
 
+class ValidationDocument(Envelope):
+    offers: int
+    grades: int
+    reference_curves: int
+    index_levels: int
+    acceptable: int = Field(description="offers that pass every gate as of as_of")
+    warnings: list[str] = Field(description="what validate warns about on standard error: contradicting claims, stale grade files, assumed units")
+    verdict: list[str] = Field(description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst sources)")
+
+
+class MissingRequirement(BaseModel):
+    field: str = Field(description="the grade's requires.FIELD")
+    adds: str = Field(description="what the current default grade adds")
+
+
+class StaleGradeFile(BaseModel):
+    grade: str
+    file: str = Field(description="relative to the workspace")
+    missing: list[MissingRequirement]
+    diff: str = Field(description="the change as a unified diff")
+
+
+class GradesUpdateDocument(Envelope):
+    files: list[StaleGradeFile] = Field(description="the grade files lacking requirements of the current default grade of their id")
+    written: bool = Field(description="the files were updated (--write)")
+
+
 def _output_model(name: str) -> Any:
     """The pydantic model (or union) of one output document."""
+    if name == "validation":
+        return ValidationDocument
+    if name == "grades-update":
+        return GradesUpdateDocument
     for family in (_ranking_document, _analysis_document, _history_document, _horizon_document):
         model = family(name)
         if model is not None:
@@ -247,6 +289,13 @@ def _horizon_document(name: str) -> Any:
             pass
 
         return ScorecardDocument
+    if name == "claims":
+        from procure.analysis.claims import VendorClaims
+
+        class ClaimsDocument(Envelope):
+            vendors: list[VendorClaims] = Field(description="per signed vendor with evidence, the SLA credit claims of the months shown")
+
+        return ClaimsDocument
     return None
 
 
