@@ -455,7 +455,12 @@ def holding_words(plan: PlanResult) -> list[str]:
             + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
         )
     if plan.unserved_tasks > 0 and not plan.served.startswith("Every"):
-        words.append(plan.served)
+        # the plan's sentence in the memo's figures: counts and money to three significant figures
+        share = f"{plan.unserved_share:.1%}" if plan.unserved_share >= 0.001 else f"{plan.unserved_share:.2%}"
+        words.append(
+            f"{share} of the expected demand is left unserved ({prose_count(plan.unserved_tasks)} tasks over the horizon; the scenarios below give the worst), "
+            f"priced apart from the cash at {cash(plan.shortfall_cost, plan.currency)}."
+        )
     return words
 
 
