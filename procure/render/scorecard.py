@@ -103,4 +103,4 @@ def scorecard_table(result: ScorecardResult) -> Any:
                 credit,
             )
     # the offer, month, availability against the SLA and the credits owed stay longest
-    return prioritise(table, {"billed/contract": 1, "cost/task vs promised": 2, "TTFT P50 s": 3, "served": 4, "throughput": 5})
+    return prioritise(table, {"billed/contract": 1, "cost/task vs promised": 2, "TTFT P50 s": 3, "served": 4, "throughput": 5, "SLA": 6, "availability": 7})
