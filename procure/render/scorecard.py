@@ -69,15 +69,15 @@ def evidence_line(v: Any) -> str:
     availability and the share served as month-level posteriors (docs/actuals.md)."""
     e = v.evidence
     said = (
-        f"throughput {e.throughput_ratio:.3f} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
+        f"throughput {e.throughput_ratio:.1%} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
         if e.throughput_ratio is not None else e.throughput_basis or "throughput not measured"
     )
     if e.availability is not None:
         spread = f", month-to-month sd {e.availability_dispersion * 100:.2f} points" if e.availability_dispersion else ""
         sd = (e.availability_alpha * e.availability_beta / ((e.availability_alpha + e.availability_beta) ** 2 * (e.availability_alpha + e.availability_beta + 1))) ** 0.5
-        said += f"; availability {e.availability:.4%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
+        said += f"; availability {e.availability:.2%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
     if e.served_rate is not None:
-        said += f"; requests served {e.served_rate:.4%}"
+        said += f"; requests served {e.served_rate:.2%}"
     return f"Evidence for {v.offer}: {said}."
 
 
