@@ -9,6 +9,7 @@ import pytest
 
 from procure.analysis.evaluate import evaluate_with_inputs
 from procure.render.report_data import gather_extras
+from procure.render.formats import month_range, prose_count
 from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
@@ -192,7 +193,7 @@ def test_hedge_is_a_yes_no_question(single_memo):
     bought = [r for r in plan.ladder if r.contracts]
     contracts = sum(r.contracts for r in bought)
     assert m.hedge.ask
-    assert m.hedge.question == f"Approve buying {contracts:,} GPU-hour price contracts ({sum(r.hedged_gpu_hours for r in bought):,.0f} GPU-hours) for months {bought[0].first_month}–{bought[-1].last_month}?"
+    assert m.hedge.question == f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(sum(r.hedged_gpu_hours for r in bought))} GPU-hours) for {month_range(bought[0].first_month, bought[-1].last_month)}?"
 
 
 def test_cheapest_odds_name_every_likely_offer_and_add_to_100():
@@ -370,8 +371,8 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
     pays 191,990 x 4.00 (the latest index) x 0.2 = 153,592."""
     m, _, _ = small_plan
     assert m.hedge.ask
-    assert m.hedge.question == "Approve buying 263 GPU-hour price contracts (191,990 GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
-    assert "438,000 GPU-hours expected over months 1–12" in m.hedge.detail
+    assert m.hedge.question == "Approve buying 263 GPU-hour price contracts (192 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+    assert "438 k GPU-hours expected over months 1–12" in m.hedge.detail
     assert "that cost rises 263 k USD; the contracts pay 154 k USD of it" in m.hedge.detail
 
 
@@ -434,7 +435,7 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     price = next(r for r in _plan_risks(plan, ev, True) if r.risk.startswith("Market prices"))
     assert price.impact == pytest.approx(613_200)
     ask = _plan_hedge(plan, ev, plan_hedge(ev, ws.config.hedge, ws.index, plan), "", ws.config.hedge)
-    assert ask.question == "Approve buying 788 GPU-hour price contracts (575,240 GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+    assert ask.question == "Approve buying 788 GPU-hour price contracts (575 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
     assert ask.detail.startswith("The commitments whose price follows the market index (Vendor commit) and the capacity bought on demand move")
 
 

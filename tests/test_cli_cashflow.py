@@ -62,7 +62,7 @@ def test_table_of_one_offer_shows_each_month_and_the_notes(ws):
     month1 = next(line for line in result.stdout.splitlines() if line.startswith("│     1 "))
     cells = [c.strip() for c in month1.split("│")[1:-1]]
     # the expected SLA credit after the total, not in it: 0.0950213 x 146,000 = 13,873
-    assert cells == ["1", "term", "50.0", "0", "109,500", "6,150", "10,000", "1,825", "0", "0", "0", "0", "0", "127,475", "-13,873", "3,577,000"]
+    assert cells == ["1", "term", "50", "0", "109,500", "6,150", "10,000", "1,825", "0", "0", "0", "0", "0", "127,475", "-13,873", "3,577,000"]
     assert "note: after its 24-month term the offer renews at the raw index" in " ".join(result.stdout.split())
 
 

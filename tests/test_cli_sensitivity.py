@@ -39,7 +39,7 @@ def test_table_lists_inputs_by_swing(ws):
     lines = [line for line in result.stdout.splitlines() if line.startswith("│")]
     assert [line.split("│")[1].strip() for line in lines] == ORDER_TOP3
     index = [c.strip() for c in lines[0].split("│")]
-    assert index[2:4] == ["x0.5", "x1.5"]
+    assert index[2:4] == ["-50.0%", "+50.0%"]  # factors 0.5 and 1.5 as the change they make
     # Each end's leader with its own cost (not the baseline leader's): at x0.5 floaty leads at
     # 2.40 / 435 = 5.52 per 1,000 tasks; at x1.5 anchor leads at its fixed 3.60 / 420 = 8.57, while floaty, the
     # baseline leader, has risen to 4.50 / 435 = 10.34 (the column used to show floaty's beside anchor's name).

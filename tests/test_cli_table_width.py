@@ -84,7 +84,7 @@ def test_compare_never_splits_an_id_or_a_cost(example, columns):
 def test_compare_at_80_columns_names_what_it_left_out_and_fits_one_line_per_offer(example):
     text = at_width(example, 80, "compare")
     assert "left out to fit 80 columns: Vendor" in text
-    assert "See all with --wide, choose with --columns NAME,..., or every figure and the full text with --format csv or json." in " ".join(text.split())
+    assert "All: --wide; some: --columns NAME,...; every figure: --format json." in " ".join(text.split())
     # 11 offers: each acceptable one on one line; the table and its notes stay within 40 lines (was 119), below the
     # recommendation's few lines (it names the plan's vendors and leaves its lines to `procure plan`).
     lines = text.splitlines()
@@ -168,7 +168,7 @@ def headers(text: str) -> list[list[str]]:
 COST = r"USD/1k tasks"
 KEPT = [
     (("compare",), [r"Rank", r"Offer", COST]),
-    (("compare", "--uncertainty", "--draws", "200"), [r"Rank", r"Offer", COST]),
+    (("compare", "--uncertainty", "--draws", "200"), [r"Rank", r"Offer", COST, r"OK", r"Reason"]),
     (("rate",), [r"Offer", r"Score", r"Tier"]),
     (("sensitivity",), [r"Input", r"Low", r"High"]),
     (("cashflow",), [r"Offer", COST + r" over horizon"]),
@@ -179,14 +179,14 @@ KEPT = [
     (("hedge",), [r"Months", r"Contracts"]),
     (("whatif", "--offer", "keel-b200-mc", "--throughput", "+50%"), [r"Figure", r"Before", r"After"]),
     (("index", "build", "market/quotes.csv", "--format", "table"), [r"Period", r"Level"]),
-    (("scorecard",), [r"vendor", r"month"]),
+    (("scorecard",), [r"offer", r"month", r"credits owed USD"]),
     (("whatif", "--price-to-win"), [r"Offer", r"List USD/GPU-h", r"Price to tie USD/GPU-h"]),
     (("history",), [r"Run", r"Saved \(UTC\)", r"Top offer"]),
     (("diff",), [r"Offer", r"Status", r"Change"]),
 ]
 # ... and what more each keeps from 80 columns on.
 KEPT_FROM_80 = {
-    ("compare", "--uncertainty", "--draws", "200"): [r"P10", r"P90", r"P\(cheapest\)"],
+    ("compare", "--uncertainty", "--draws", "200"): [r"P\(cheapest\)"],
     ("sensitivity",): [r"Largest swing \(USD/1k tasks\)", r"Ranking flips"],
     ("cashflow",): [r"Total USD", r"Commitment USD"],
     ("whatif", "--price-to-win"): [COST, r"Change"],
@@ -212,15 +212,26 @@ def test_each_table_keeps_its_id_decision_figures_and_units(example, columns, ar
 
 
 @pytest.mark.parametrize("columns", [60, 80, 120])
-def test_ranges_drop_the_mostly_empty_reason_first_and_p10_p90_together(example, columns):
+def test_ranges_keep_the_decision_columns_and_drop_p10_p90_together(example, columns):
     text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
     first = headers(text)[0]
-    assert "Reason" not in first  # blank for every acceptable offer: it goes before any figure
+    # an offer that is not acceptable says so and why at any width: not a row of dashes
+    assert {"Offer", "OK", "Reason"} <= set(first)
     assert ("P10" in first) == ("P90" in first)  # never half a range
-    if columns >= 80:
-        assert {"P10", "P90", "P(cheapest)"} <= set(first)
-    if "P50" in first:
-        assert "P(cheapest)" in first  # the expected cost has its own column: the median goes first
+    if columns >= 120:
+        assert {"P10", "P90", "P(cheapest)", "P(fail)"} <= set(first)
+    line = next(line for line in text.splitlines() if " quarry-b200-mc " in line)  # the cheapest, not acceptable
+    assert " no " in line and "security" in line
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_the_uncertainty_method_takes_two_lines_and_promises_only_what_is_shown(example, columns):
+    text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
+    start = text.index("Uncertainty:")
+    method = text[start:].split("\n")
+    end = next(i for i, line in enumerate(method) if "left out" in line or not line.strip())
+    assert end <= 2  # "200 draws, seed 7" and where the method is: not a 21-line paragraph
+    assert "probability of failing" not in text  # the column is P(fail), shown from 120 columns and in JSON
 
 
 @pytest.mark.slow  # the plan's solver takes seconds
@@ -287,3 +298,26 @@ def test_a_table_cut_to_one_narrow_column_keeps_its_title_on_one_line(example):
     # ("Operator" / "ratings", and "successf" / "ul" for compare's); the table now widens to hold it.
     out = at_width(example, 80, "rate", "--columns", "score")
     assert out.splitlines()[0].strip() == "Operator ratings"
+
+
+# Above the fold of a 24-line terminal: what each command prints at 80 columns on the example.
+FITS_24 = [("whatif", "--price-to-win"), ("scorecard",)]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("args", FITS_24, ids=" ".join)
+def test_fits_a_24_line_terminal(example, columns, args):
+    assert len(at_width(example, columns, *args).splitlines()) <= 24
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("args", [("cashflow",), ("cashflow", "--offer", "own-b200-colo")], ids=" ".join)
+def test_notes_take_at_most_three_lines(example, columns, args):
+    lines = at_width(example, columns, *args).splitlines()
+    notes = [i for i, line in enumerate(lines) if line.startswith("note: ") or "more note" in line]
+    assert notes and len(notes) <= 3
+    assert all(len(lines[i]) <= columns for i in notes)
+    if any("more note" in lines[i] for i in notes):
+        assert "all of them with --wide or --format json" in lines[notes[-1]]
+        wide = at_width(example, columns, *args, "--wide")
+        assert "more note" not in wide and wide.count("note: ") > len(notes) - 1  # --wide gives every note

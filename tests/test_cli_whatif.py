@@ -78,7 +78,7 @@ def test_table(data_dir):
     assert [c.strip() for c in row.strip("│").split("│")] == ["Cost per 1,000 successful tasks", f"{BEFORE * 1000:.2f}", f"{AFTER * 1000:.2f}"]
     assert "Alpha Cloud (alpha) with throughput +50%, 120,000 one-off, 15,000 a month:" in text
     assert f"monthly saving {SAVING:,.0f} USD" in text
-    assert f"payback of 120,000: {PAYBACK:.1f} months (discounted)." in text
+    assert f"payback of 120,000 USD: {PAYBACK:.1f} months (discounted)." in text
     assert f"break-even throughput gain (alone): {BREAK_EVEN:+.1%}." in text
 
 

@@ -128,7 +128,7 @@ def test_both_reports_and_hedge_buy_the_same_contracts_for_the_same_months(surfa
     rows = re.findall(r"(\d+)-(\d+) ([\d,]+) (\d+)% ([\d,]+) (\d+) ([\d,]+)", chapter)
     assert [(int(a), int(b), int(n)) for a, b, _, _, _, n, _ in rows[:3]] == [(1, 3, 113), (4, 6, 75), (7, 12, 75)]
     _, board = surfaces["board"]  # type: ignore[misc]
-    assert "Approve buying 263 GPU-hour price contracts (191,990 GPU-hours) for months 1–12" in board
+    assert "Approve buying 263 GPU-hour price contracts (192 k GPU-hours) for months 1–12" in board
 
 
 @pytest.mark.slow

@@ -764,7 +764,7 @@ def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(d
     assert reliability_of(cluster, rate_offer(cluster, RatingConfig()), DEFAULT_ASSUMPTIONS).factor == 1.0
     # the action asks only for evidence the kind can have
     assert rate_before_signing(make_offer(kind="bare_metal")) == "rate before signing: add operator.status_history"
-    assert rate_before_signing(make_offer(kind="managed_serving")) == "rate before signing: add operator.evidence (`procure rate`) or operator.status_history"
+    assert rate_before_signing(make_offer(kind="managed_serving")) == "rate before signing: add operator.evidence (the operator checklist) or operator.status_history"
     assert "operator.published_tier" in rate_before_signing(cluster)
     bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
     assert bravo.reliability_source == "unrated"  # no tier

@@ -72,7 +72,7 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     assert cluster.availability_layers.expected == pytest.approx(0.98505)
     assert cluster.availability_layers.costed == cluster.availability_layers.expected
     # a managed cluster can have every kind of evidence, a published tier included
-    assert cluster.actions == ["rate before signing: add operator.published_tier, operator.evidence (`procure rate`) or operator.status_history"]
+    assert cluster.actions == ["rate before signing: add operator.published_tier, operator.evidence (the operator checklist) or operator.status_history"]
     assert any(n.startswith("unrated: availability unverified") and "rate before signing" in n for n in cluster.notes)
     assert first_reason(cluster) == "unrated: availability unverified; rate before signing"
     assert any(line.startswith("unrated, availability unverified") and "cluster-unrated" in line for line in verdict_lines(ev))

@@ -191,7 +191,7 @@ def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | No
             raise InputError(problems)
     quiet()
     if out is None:
-        from procure.render.fit import clipped, fit, hidden_note, natural_width
+        from procure.render.fit import clipped, fit, fold_notes, hidden_note, natural_width
 
         console = plain_console()
         if first:
@@ -203,6 +203,7 @@ def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | No
             console.print(table)
             return
         dropped = fit(console, table, console.width)
+        fold_notes(table, console.width)  # notes in at most three lines; all of them with --wide or in JSON
         console.print(table)
         if dropped or clipped(table):
             console.print(hidden_note(dropped, console.width, clipped(table)))

@@ -369,7 +369,7 @@ def evidence_fields(offer: Offer) -> str:
     if tier_applies(offer):
         fields.append("operator.published_tier")
     if offer.service.kind in ("managed_cluster", "managed_serving"):
-        fields.append("operator.evidence (`procure rate`)")
+        fields.append("operator.evidence (the operator checklist)")
     fields.append("operator.status_history")
     return ", ".join(fields[:-1]) + " or " + fields[-1] if len(fields) > 1 else fields[0]
 

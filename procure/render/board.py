@@ -23,7 +23,7 @@ from procure.analysis.plan import PlanCase, PlanLine, PlanResult
 from procure.analysis.plan.result import TermSheetRow, VendorStress
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.position import Position
-from procure.render.formats import cash, clip
+from procure.render.formats import cash, clip, month_range, prose_count
 from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows
 
 BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
@@ -360,15 +360,15 @@ def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
     up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None)
     if not bought or hedge.floating_gpu_hours <= 0:
         return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the whole horizon.")
-    months = f"months {bought[0].first_month}–{bought[-1].last_month}"
+    months = month_range(bought[0].first_month, bought[-1].last_month)
     contracts = sum(r.contracts for r in bought)
     hedged = sum(r.hedged_gpu_hours for r in bought)
     removes = f"If the index rises 20%, the floating cost rises {cash(up.unhedged_change, hedge.currency)}; the hedge pays {cash(up.hedge_payoff, hedge.currency)} of it." if up else ""
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for {months}?",
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {months}?",
         detail=(
-            f"{hedge.floating_gpu_hours:,.0f} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
+            f"{prose_count(hedge.floating_gpu_hours)} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
             + removes
             + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the hedge pays back what the lower price saves."
             + (f" Contracts: {hedge.contract.label}." if hedge.contract is not None and hedge.contract.unverified else "")
@@ -397,7 +397,7 @@ def _with(vendors: list[str]) -> str:
 
 def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
     """"224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity for peaks"."""
-    parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for months {c.start_month}–{c.end_month}" for c in commits]
+    parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for {month_range(c.start_month, c.end_month)}" for c in commits]
     if not parts and not floats:
         return "nothing new to sign now: we keep what we hold and re-plan the later decisions"
     if not parts:
@@ -444,7 +444,12 @@ def holding_words(plan: PlanResult) -> list[str]:
             + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
         )
     if plan.unserved_tasks > 0 and not plan.served.startswith("Every"):
-        words.append(plan.served)
+        # the plan's sentence in the memo's figures: counts and money to three significant figures
+        share = f"{plan.unserved_share:.1%}" if plan.unserved_share >= 0.001 else f"{plan.unserved_share:.2%}"
+        words.append(
+            f"{share} of the expected demand is left unserved ({prose_count(plan.unserved_tasks)} tasks over the horizon; the scenarios below give the worst), "
+            f"priced apart from the cash at {cash(plan.shortfall_cost, plan.currency)}."
+        )
     return words
 
 
@@ -583,11 +588,11 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
             growth = plan.demand.growth if plan is not None else 0.0
             why = []
             if abs(volume) >= 0.005 * spend_now:
-                why.append(f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({plan_tasks:,.0f} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price")
+                why.append(f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({prose_count(plan_tasks)} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price")
             if abs(price) >= 0.005 * spend_now:
                 why.append(f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's {_per_k(price_now)} {cur} per 1,000")
             words.append(
-                f"Today we pay {cash(spend_now, cur)} a month ({_per_k(price_now)} {cur} per 1,000 tasks, {label}, for {tasks_now:,.0f} tasks). The plan spends "
+                f"Today we pay {cash(spend_now, cur)} a month ({_per_k(price_now)} {cur} per 1,000 tasks, {label}, for {prose_count(tasks_now)} tasks). The plan spends "
                 f"{cash(new_spend, cur)} a month on average, {cash(abs(diff), cur)} {'more' if diff > 0 else 'less'}" + (": " + "; ".join(why) if why else "") + "."
             )
         elif rec.kind == "offer":
@@ -595,7 +600,7 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
             if new_spend is not None:
                 diff = new_spend - spend_now
                 words.append(
-                    f"Today we pay {_per_k(price_now)} {cur} per 1,000 tasks ({label}); at today's {tasks_now:,.0f} tasks a month the recommendation "
+                    f"Today we pay {_per_k(price_now)} {cur} per 1,000 tasks ({label}); at today's {prose_count(tasks_now)} tasks a month the recommendation "
                     f"{'saves' if diff < 0 else 'costs'} {cash(abs(diff), cur)} a month{' more' if diff > 0 else ''}, {cash(abs(diff) * 12, cur)} a year."
                 )
     elif rec.kind in ("plan", "offer"):
@@ -665,7 +670,7 @@ def signed_line(record: OfferRecord) -> str:
     if e.get("served_rate") is not None:
         parts.append(f"requests served {e['served_rate']:.2%}")
     months = e.get("months") or 0
-    return f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: " + ", ".join(parts) + " (procure scorecard)"
+    return f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: " + ", ".join(parts) + " (the comparison report's scorecard)"
 
 
 def _board_memo(
@@ -1094,12 +1099,12 @@ def _plan_hedge(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missi
     if sum(hours) <= 0:
         return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing moves with the market price." + token)
     if hedge is None or hedge.offer != PLAN_HEDGE_ID:
-        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=f"The plan's on-demand GPU-hours move with the market price ({sum(hours):,.0f} expected over {months} months, {cash(sum(rent), cur)}). {missing}" + token)
+        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sum(hours))} expected over {months} months, {cash(sum(rent), cur)}). {missing}" + token)
     span = hedge.horizon_months
     bought = [r for r in hedge.ladder if r.contracts]
     exposed_rent = sum(rent[:span])
     if not bought:
-        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's GPU-hours at market prices ({sum(hours[:span]):,.0f} expected over months 1–{span}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours." + token)
+        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's GPU-hours at market prices ({prose_count(sum(hours[:span]))} expected over {month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours." + token)
     contracts = sum(r.contracts for r in bought)
     hedged = sum(r.hedged_gpu_hours for r in bought)
     linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
@@ -1109,11 +1114,11 @@ def _plan_hedge(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missi
     first, last = bought[0].first_month, bought[-1].last_month
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {contracts:,} GPU-hour price contracts ({hedged:,.0f} GPU-hours) for months {first}–{last}, against the plan's GPU-hours at market prices?",
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {month_range(first, last)}, against the plan's GPU-hours at market prices?",
         detail=(
             (f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on demand move with the market: " if linked
              else "The commitments are at fixed prices; what moves with the market is the capacity bought on demand: ")
-            + f"{sum(hours[:span]):,.0f} GPU-hours expected over months 1–{span} ({cash(exposed_rent, cur)}). "
+            + f"{prose_count(sum(hours[:span]))} GPU-hours expected over {month_range(1, span)} ({cash(exposed_rent, cur)}). "
             f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the contracts pay {cash(payoff, cur)} of it. "
             f"The hours are expected, not promised (on-demand use falls first when demand falls), so a falling share is covered: {shares}. "
             "No premium: the exchange holds margin, and if the index falls the contracts pay back what the lower price saves."

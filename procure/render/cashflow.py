@@ -10,7 +10,7 @@ from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
-from procure.render.formats import DASH, markdown_table, md_cell, money, number, per_k, per_thousand
+from procure.render.formats import DASH, count, markdown_table, md_cell, money, number, per_k, per_thousand
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -50,7 +50,7 @@ def horizon_caption(ev: Evaluation) -> str:
 
 def flow_rows(record: OfferRecord) -> tuple[list[str], list[list[str]]]:
     headers = ["Month", "Phase", "GPUs", *[FLOW_LABELS.get(c, c) for c in FLOW_COLUMNS], "Successful tasks"]
-    rows = [[str(f.month), f.phase, number(f.gpus, 1), *[money(getattr(f, c), 0) for c in FLOW_COLUMNS], number(f.successful_tasks)] for f in (record.cashflow.months if record.cashflow else [])]
+    rows = [[str(f.month), f.phase, count(f.gpus), *[money(getattr(f, c), 0) for c in FLOW_COLUMNS], number(f.successful_tasks)] for f in (record.cashflow.months if record.cashflow else [])]
     return headers, rows
 
 

@@ -210,9 +210,45 @@ def natural_width(console: Console, renderable: RenderableType) -> int:
 
 
 def hidden_note(dropped: list[str], width: int, cut: bool = False) -> str:
-    """Which columns were left out (and whether reasons were cut), and how to see them."""
+    """Which columns were left out (and whether reasons were cut), and how to see them: two lines at
+    80 columns, so the table stays above the fold of a 24-line terminal."""
     noun = "column" if len(dropped) == 1 else "columns"
     parts = [f"{len(dropped)} {noun} left out to fit {width} columns: {', '.join(dropped)}."] if dropped else []
     if cut:
         parts.append("Reasons cut to one line.")
-    return " ".join(parts) + " See all with --wide, choose with --columns NAME,..., or every figure and the full text with --format csv or json."
+    return " ".join(parts) + " All: --wide; some: --columns NAME,...; every figure: --format json."
+
+
+NOTE = "note: "
+NOTE_LINES = 3  # the notes below a table take at most this many lines of the screen
+
+
+def fold_notes(renderable: RenderableType, width: int, limit: int = NOTE_LINES) -> int:
+    """Fold the notes ('note: ...' lines of the texts in a group) to at most `limit` lines of `width`:
+    the first notes as they fit, each cut to one line, then how many more and where they are in
+    full (--wide, --format json). The number of notes folded away (0 when they fit as they are)."""
+    from rich.console import Group
+    from rich.text import Text
+
+    if not isinstance(renderable, Group):
+        return 0
+    texts = [(i, r) for i, r in enumerate(renderable.renderables) if isinstance(r, Text)]
+    notes = [line for _, t in texts for line in t.plain.splitlines() if line.startswith(NOTE)]
+    if sum(max(1, -(-len(n) // width)) for n in notes) <= limit:
+        return 0
+    shown = [clip_line(n, width) for n in notes[: limit - 1]]
+    more = len(notes) - len(shown)
+    shown.append(f"{more} more note{'s' if more != 1 else ''}: all of them with --wide or --format json.")
+    first = True
+    for i, text in texts:
+        rest = [line for line in text.plain.splitlines() if not line.startswith(NOTE)]
+        if first and any(line.startswith(NOTE) for line in text.plain.splitlines()):
+            rest += shown
+            first = False
+        renderable.renderables[i] = Text("\n".join(rest))
+    return more
+
+
+def clip_line(text: str, width: int) -> str:
+    """One line of at most `width` characters, an ellipsis when cut."""
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"

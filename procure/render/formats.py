@@ -55,6 +55,50 @@ def cash(value: float | None, currency: str = "") -> str:
     return f"{round(value) + 0:,}{unit}"
 
 
+def factor(value: float | None, digits: int = 1) -> str:
+    """A multiplier as the change it makes, one decimal of a percent: 0.961191 -> '-3.9%', 1.2 -> '+20.0%',
+    1 -> '0%'. A factor in a table or a sentence reads as a percentage, never as 'x0.961191'."""
+    if value is None:
+        return DASH
+    change = round((value - 1) * 100, digits) + 0.0
+    return "0%" if change == 0 else f"{change:+,.{digits}f}%"
+
+
+def count(value: float | None, noun: str = "") -> str:
+    """A count with separators, its noun after it: 256.0 -> '256', (256, 'GPUs') -> '256 GPUs'. A count
+    that is an average over a month (GPUs on a ramp) keeps one decimal only when it is not whole: 12.5."""
+    if value is None:
+        return DASH
+    shown = f"{round(value):,}" if abs(value - round(value)) < 0.05 else f"{value:,.1f}"
+    return shown + (f" {noun}" if noun else "")
+
+
+def month_range(first: int, last: int) -> str:
+    """A span of months that never reads 'months 25-25': 'month 25' or 'months 25–27'."""
+    return f"month {first}" if first == last else f"months {first}–{last}"
+
+
+def prose_count(value: float | None, noun: str = "") -> str:
+    """A large count in a sentence, to three significant figures: 188,797,697 -> '189 M', 45,210 -> '45.2 k',
+    812 -> '812' (a table gives the count whole)."""
+    if value is None:
+        return DASH
+    unit = f" {noun}" if noun else ""
+    size = abs(value)
+    if size >= 999_500:
+        return f"{_three(value / 1e6)} M{unit}"
+    if size >= 999.5:
+        return f"{_three(value / 1e3)} k{unit}"
+    return f"{round(value):,}{unit}"
+
+
+def _three(value: float) -> str:
+    """Three significant figures of a value from 1 to 999.5 (more digits above 999, never fewer)."""
+    size = abs(value)
+    digits = 2 if size < 9.995 else 1 if size < 99.95 else 0
+    return f"{value:,.{digits}f}"
+
+
 def clip(text: object, limit: int = 60) -> str:
     """Vendor text for a table cell or heading: at most `limit` characters, an ellipsis when cut
     (the full text stays in the appendix)."""

@@ -36,6 +36,8 @@ def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
 
 
 def hedge_summary(plan: HedgePlan) -> list[str]:
+    from procure.analysis.hedging import PLAN_HEDGE_ID  # the plan's hedge is named by its vendors, not "(plan)"
+
     reg = plan.regression
     if plan.h_star is None:
         fit = "no hedge ratio fitted (no rent history: no tracking is claimed)" if reg.source == "none" else "h* not estimable"
@@ -45,7 +47,7 @@ def hedge_summary(plan: HedgePlan) -> list[str]:
         quality = f", rho = {plan.rho:.3f}, R^2 = {plan.r2:.3f}" if plan.r2 is not None else ""
         fit = f"h* = {plan.h_star:.3f}{se}{quality}, basis volatility {money(plan.basis_volatility, 3)} {plan.currency}/GPU-h per {plan.period}"
     lines = [
-        f"Hedging {plan.vendor} ({plan.offer}) over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
+        f"Hedging {plan.vendor}{'' if plan.offer == PLAN_HEDGE_ID else f' ({plan.offer})'} over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
         f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {fit}.",
         f"Recommended hedge ratio {plan.hedge_ratio:.3f} ({plan.hedge_ratio_rule}).",
         f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}.",

@@ -35,7 +35,7 @@ def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     rows = [
         [
             line.offer, line.vendor, line.role.replace("_", "-"), "—" if line.gpus is None else f"{line.gpus:,}" + (" peak" if line.role == "pay_as_used" else ""),
-            "—" if line.term_months is None else f"{line.term_months} mo", "all" if line.start_month is None else f"{line.start_month}-{line.end_month}",
+            "—" if line.term_months is None else f"{line.term_months} mo", "all" if line.start_month is None else str(line.start_month) if line.start_month == line.end_month else f"{line.start_month}-{line.end_month}",
             price(line), percent(line.expected_tasks_share, 1), DECISION_WORDS.get(line.decision or "", "as used"),
         ]
         for line in result.plan

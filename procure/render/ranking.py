@@ -58,6 +58,8 @@ def comparison_columns(currency: str, ranges: bool = False, horizon_months: int 
             ("P50", band("p50")),
             ("P90", band("p90")),
             ("P(cheapest)", lambda r: percent(r.uncertainty.prob_cheapest, 1) if r.uncertainty and r.uncertainty.prob_cheapest is not None else DASH),
+            # the share of draws in which a gate re-applied to the draw (availability, capacity) fails
+            ("P(fail)", lambda r: percent(r.uncertainty.prob_fails_gate, 1) if r.uncertainty and r.uncertainty.prob_fails_gate is not None else DASH),
         ]
     return columns
 
@@ -104,7 +106,8 @@ def workload_line(ev: Evaluation) -> str:
 def comparison_table(ev: Evaluation) -> Table:
     from rich.table import Table
 
-    caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.method}" if ev.uncertainty else "")
+    # The method's account (a paragraph) is in Markdown and JSON; a screen gives the draws and where to read it.
+    caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.draws:,} draws, seed {ev.uncertainty.seed}. Method: docs/uncertainty.md, or in full with --format markdown or json." if ev.uncertainty else "")
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
     if ev.horizon_months:
@@ -118,11 +121,10 @@ def comparison_table(ev: Evaluation) -> Table:
         table.add_row(*(cell(record) for _, cell in columns), style=style)
     cur = ev.currency
     if ev.uncertainty:
-        # With ranges, they are the decision figures: the offer, its cost, P50 and its range stay
-        # longest; the reason (and whether it is acceptable: its rank says so) go before them.
-        # The reason (blank for every acceptable offer) goes first; the expected cost is in its own
-        # column, so the median goes before the range and the chance of being cheapest.
-        order = ["Reason", "Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "Grade", "OK", "P50", "P(cheapest)", "P10", "P90"]
+        # The decision columns stay at any width: the offer, its expected cost, whether it is
+        # acceptable (OK) and the reason's first words (Reason goes last of all, render/fit.py);
+        # of the ranges, the chance of being cheapest stays longest, the spread (P10, P90) goes first.
+        order = ["Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "P10", "P90", "P50", "P(fail)", "Grade", "P(cheapest)"]
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
         return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
@@ -138,7 +140,7 @@ def to_csv(ev: Evaluation) -> str:
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     keys = METRIC_KEYS + EXTRA_METRIC_KEYS
-    bands = ("p10", "p50", "p90", "prob_cheapest") if ev.uncertainty else ()
+    bands = ("p10", "p50", "p90", "prob_cheapest", "prob_fails_gate") if ev.uncertainty else ()
     # rank_by names the column the ranking sorts by (cost_per_task, or horizon_cost_per_task).
     writer.writerow(["rank", "rank_by", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, *bands, "reasons"])
     for r in ev.offers:

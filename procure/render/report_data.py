@@ -142,8 +142,8 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
 
 NO_ACTUALS = (
     "No signed vendor has delivered evidence in this workspace (actuals/ is empty or absent), so there is nothing yet to set "
-    "against the promises. After signing, `procure actuals import` keeps the serving metrics, incident history and invoices "
-    "of each signed offer in actuals/OFFER-ID/, and this chapter then scores every month (docs/actuals.md)."
+    "against the promises. After signing, the serving metrics, incident history and invoices "
+    "of each signed offer are imported into actuals/OFFER-ID/ (procure actuals import), and this chapter then scores every month (docs/actuals.md)."
 )
 
 

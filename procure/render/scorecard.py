@@ -69,30 +69,38 @@ def evidence_line(v: Any) -> str:
     availability and the share served as month-level posteriors (docs/actuals.md)."""
     e = v.evidence
     said = (
-        f"throughput {e.throughput_ratio:.3f} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
+        f"throughput {e.throughput_ratio:.1%} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
         if e.throughput_ratio is not None else e.throughput_basis or "throughput not measured"
     )
     if e.availability is not None:
         spread = f", month-to-month sd {e.availability_dispersion * 100:.2f} points" if e.availability_dispersion else ""
         sd = (e.availability_alpha * e.availability_beta / ((e.availability_alpha + e.availability_beta) ** 2 * (e.availability_alpha + e.availability_beta + 1))) ** 0.5
-        said += f"; availability {e.availability:.4%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
+        said += f"; availability {e.availability:.2%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
     if e.served_rate is not None:
-        said += f"; requests served {e.served_rate:.4%}"
+        said += f"; requests served {e.served_rate:.2%}"
     return f"Evidence for {v.offer}: {said}."
 
 
 def scorecard_table(result: ScorecardResult) -> Any:
     from rich.table import Table
 
+    from procure.render.fit import prioritise
+
+    # Units in the headers, figures alone in right-aligned cells: a number never wraps away from its unit.
+    currencies = {v.currency for v in result.vendors}
+    owed = f"credits owed {next(iter(currencies))}" if len(currencies) == 1 else "credits owed"
     table = Table(title="Delivered against promised", caption="\n".join(evidence_line(v) for v in result.vendors) or None, caption_justify="left")
-    for name in ("vendor", "month", "throughput", "served", "TTFT P50", "availability", "SLA", "billed/contract", "cost/task vs promised", "credits owed"):
-        table.add_column(name)
+    headers = ("offer", "month", "throughput", "served", "TTFT P50 s", "availability", "SLA", "billed/contract", "cost/task vs promised", owed)
+    for i, name in enumerate(headers):
+        table.add_column(name, justify="left" if i < 2 else "right")
     for v in result.vendors:
         for m in v.months:
+            credit = "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.2f}" + ("" if len(currencies) == 1 else f" {v.currency}") if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice"))
             table.add_row(
-                v.offer, _month(m), percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s",
+                v.offer, _month(m), percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f}",
                 percent_or_no_data(m.availability, 3), "" if m.sla_availability is None else percent_or_no_data(m.sla_availability, 2), percent_or_no_data(m.billed_vs_contracted),
                 "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
-                "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.0f} {v.currency}" if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice")),
+                credit,
             )
-    return table
+    # the offer, month, availability against the SLA and the credits owed stay longest
+    return prioritise(table, {"billed/contract": 1, "cost/task vs promised": 2, "TTFT P50 s": 3, "served": 4, "throughput": 5, "SLA": 6, "availability": 7})

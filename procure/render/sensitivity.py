@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
-from procure.render.formats import DASH, markdown_table, per_k, per_thousand
+from procure.render.formats import DASH, factor, markdown_table, per_k, per_thousand
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -31,8 +31,8 @@ def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], lis
         rows.append(
             [
                 r.input,
-                f"x{r.low:g}",
-                f"x{r.high:g}",
+                factor(r.low),
+                factor(r.high),
                 leader(r.leader_low, r.leader_cost_low if r.leader_cost_low is not None else r.costs_low.get(r.leader_low or ""), r.fails_low),
                 leader(r.leader_high, r.leader_cost_high if r.leader_cost_high is not None else r.costs_high.get(r.leader_high or ""), r.fails_high),
                 f"{per_thousand(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,

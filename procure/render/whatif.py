@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
-from procure.render.formats import DASH, markdown_table, md_cell, money, number, per_k, per_thousand, percent
+from procure.render.formats import DASH, count, markdown_table, md_cell, money, number, per_k, per_thousand, percent
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -26,7 +26,7 @@ WHATIF_ROWS: list[tuple[str, str, Callable[[float | None], str]]] = [
     ("utilization", "Utilization", lambda v: percent(v, 0)),
     ("fill", "Fill (share of billed GPUs used)", lambda v: percent(v, 1)),
     ("gpus_needed", "GPUs the demand needs", lambda v: number(v, 1)),
-    ("billed_gpus", "GPUs billed", lambda v: number(v, 1)),
+    ("billed_gpus", "GPUs billed", count),
     ("monthly_spend", "Monthly spend", lambda v: money(v, 0)),
 ]
 
@@ -44,7 +44,9 @@ def whatif_lines(result: WhatIf) -> list[str]:
         )
     if result.monthly_cost or result.one_off:
         payback = "never" if result.payback_months is None else f"{result.payback_months:.1f} months (discounted" + (f"; beyond the {result.term_months}-month term)" if result.payback_beyond_term else ")")
-        lines.append(f"net of {money(result.monthly_cost, 0)} a month: {money(result.net_monthly, 0)} {cur} a month; payback of {money(result.one_off, 0)}: {payback}.")
+        # only the costs the change has: no "net of 0 a month" for a one-off, no "payback of 0" for a monthly fee
+        net = f"net of {money(result.monthly_cost, 0)} {cur} a month: {money(result.net_monthly, 0)} {cur} a month" if result.monthly_cost else f"{money(result.net_monthly, 0)} {cur} a month"
+        lines.append(f"{net}; payback of {money(result.one_off, 0)} {cur}: {payback}." if result.one_off else f"{net}.")
     if result.break_even_throughput_gain is not None and (result.monthly_cost or result.one_off):
         lines.append(f"break-even throughput gain (alone): {result.break_even_throughput_gain:+.1%}.")
     lines += [f"note: {n}." for n in result.notes]
