@@ -145,3 +145,20 @@ def test_a_forged_proof_of_infeasibility_is_solved_afresh(cache, solver_calls):
     np.savez_compressed(kept, key=np.array(kept.stem), x=np.zeros(0), fun=np.array(np.nan), mip_gap=np.array(np.nan), mac=np.zeros(32, dtype="u1"))
     found = solvecache.solve_milp(**PROGRAM)
     assert len(solver_calls) == 2 and found.status == 0 and list(np.round(found.x)) == [4, 0]
+
+
+def test_the_shortlist_check_is_proved_once(cache, tmp_path, solver_calls):
+    # The newsvendor of tests/test_plan_time.py with "commit" at 2 an hour and plan.max_candidates 1: the shortlist is
+    # "commit" alone, its relaxation and plan are solved, and the whole program cut off at the shortlist plan's cost is
+    # infeasible (committing 200 GPUs at 400 an hour is the optimum). A second run reads the relaxation, the plan and
+    # the proof back: it calls the solver not once.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    ws = write(tmp_path / "ws", cfg, offers)
+    first = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
+    solved = len(solver_calls)
+    again = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
+    assert first.exit_code == again.exit_code == 0, first.stderr
+    assert json.loads(first.stdout)["solver"]["shortlist_check"].startswith("proven: the program over all 2 usable offers")
+    assert solved >= 3 and len(solver_calls) == solved  # relaxation, plan and check the first time; nothing the second
+    assert json.loads(again.stdout) == json.loads(first.stdout)
