@@ -50,6 +50,9 @@ report: install
 
 benchmark: install
 	$(BIN)/python benchmarks/bench_speed.py --offers 1000 --draws 10000
+	$(BIN)/python benchmarks/bench_scale.py --sizes 10,100,1000,10000
+	$(BIN)/python benchmarks/bench_report.py --example
+	$(BIN)/python benchmarks/bench_report.py --example --board
 	$(BIN)/python benchmarks/bench_report.py --offers 50
 	$(BIN)/python benchmarks/bench_report.py --pathological
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
