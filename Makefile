@@ -1,12 +1,13 @@
 # Two commands do all the set-up on a fresh machine:
 #   make report   virtual environment, install, then the comparison of the example workspace
-#   make test     the same install, then the whole test suite, on every core (pytest-xdist)
+#   make test     the same install, then the test suite on every core (pytest-xdist), the long checks aside
+#   make test-slow  the long end-to-end checks (.ci/run runs both)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install report test benchmark clean
+.PHONY: install report test test-slow benchmark clean
 
 install: $(STAMP)
 
@@ -38,6 +39,9 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV) $(QUIET)
 	@$(BIN)/python -m pip install --quiet --upgrade pip $(QUIET)
 	@$(BIN)/python -m pip install --quiet -e '.[test]' $(QUIET)
+	@# procure's compiled modules, written once here: where PYTHONDONTWRITEBYTECODE is set every command
+	@# would otherwise compile its 60 modules again (an editable install compiles nothing itself)
+	@$(BIN)/python -m compileall -q procure $(QUIET)
 	@touch $(STAMP)
 
 report: install
@@ -46,15 +50,22 @@ report: install
 
 benchmark: install
 	$(BIN)/python benchmarks/bench_speed.py --offers 1000 --draws 10000
+	$(BIN)/python benchmarks/bench_scale.py --sizes 10,100,1000,10000
+	$(BIN)/python benchmarks/bench_report.py --example
+	$(BIN)/python benchmarks/bench_report.py --example --board
 	$(BIN)/python benchmarks/bench_report.py --offers 50
 	$(BIN)/python benchmarks/bench_report.py --pathological
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
 
-# One run on every core: the costliest modules (PDF rendering, subprocesses, property tests, kill and
-# concurrency loops, marked slow) go out first and the quick tests fill the gaps (tests/conftest.py);
-# `pytest -m "not slow"` is the quick run while working.
+# One run on every core: the costliest modules (PDF rendering, subprocesses, marked slow) go out first and
+# the quick tests fill the gaps (tests/conftest.py); `pytest -m "not slow"` is the quick run while working.
+# The long end-to-end checks (the 50-offer layout, kill and concurrency loops, property tests at full
+# example counts: tests/conftest.py LONG) are marked long and run by `make test-slow`.
 test: install
-	$(BIN)/python -m pytest -n auto --dist loadscope
+	$(BIN)/python -m pytest -n auto --dist loadscope -m "not long"
+
+test-slow: install
+	$(BIN)/python -m pytest -n auto --dist loadscope -m long
 
 clean:
 	rm -rf $(VENV) $(LOG) build *.egg-info comparison.pdf board.pdf

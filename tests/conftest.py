@@ -83,6 +83,29 @@ TYPICAL_S = {"slow": 3.0, "fast": 0.08}  # a test of the slow step, and of the o
 SCOPE_BY_PARAMETER = {"tests/test_report_layout.py": {"comparison", "board"}}
 
 
+# The long end-to-end checks: `make test` leaves them out (-m "not long") and `make test-slow` runs them (-m long);
+# .ci/run runs both, one after the other, so every test still runs in CI. Patterns of node ids (fnmatch).
+LONG = (
+    "tests/test_report_layout.py::*synthetic50*",  # the 50-offer comparison laid out (about 20 s of CPU)
+    "tests/test_hostile_properties.py::*",  # property tests at the full example count (HOSTILE_EXAMPLES)
+    "tests/test_history.py::test_eight_concurrent_savers_killed_at_random_moments_lose_no_reported_run",
+    "tests/test_history.py::test_concurrent_saves_are_all_stored_with_distinct_ids",
+    "tests/test_hostile_data_loss.py::test_an_import_killed_at_random_moments_writes_all_offers_or_none",
+    "tests/test_hostile_faults.py::test_killed_report_leaves_no_partial_pdf",
+    "tests/test_hostile_faults.py::test_killed_save_leaves_the_history_readable_and_consistent",
+    "tests/test_hostile_faults.py::test_concurrent_evaluate_save_and_reevaluate_all_land",
+    "tests/test_assemble.py::test_killing_the_report_ends_its_layout_workers",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from fnmatch import fnmatchcase
+
+    for item in items:
+        if any(fnmatchcase(item.nodeid, pattern) for pattern in LONG):
+            item.add_marker(pytest.mark.long)
+
+
 def scope_cache_key(config: pytest.Config) -> str:
     """Where the seconds each unit took are kept: one table per selection (the two steps of make test)."""
     return "procure/scope-seconds/" + "".join(c if c.isalnum() else "-" for c in (config.getoption("markexpr") or "all"))
@@ -106,7 +129,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     measured: dict[str, float] = config.cache.get(scope_cache_key(config), {}) if config.cache else {}
     markexpr = config.getoption("markexpr") or ""
-    if not markexpr:  # the whole suite in one run (make test): a module's tests of both kinds
+    if "slow" not in markexpr:  # the whole suite, or all but the long checks (make test): a module's tests of both kinds
         typical, known = TYPICAL_S["fast"], {s: SCOPE_SECONDS["slow"].get(s, 0) + SCOPE_SECONDS["fast"].get(s, 0) for s in {**SCOPE_SECONDS["slow"], **SCOPE_SECONDS["fast"]}}
     else:
         step = "slow" if "slow" in markexpr and "not slow" not in markexpr else "fast"
@@ -175,7 +198,7 @@ def data_dir() -> Path:
 def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
     """Solved plans are kept in pytest's cache folder (.pytest_cache), never in the user's ~/.cache.
 
-    The folder is shared by the run's workers, the commands they start and the two steps of make test,
+    The folder is shared by the run's workers, the commands they start, and `make test` and `make test-slow`,
     as a user's is shared by their commands: the example's plan is solved once, not once per report a
     test renders. A kept plan is read only for the very same program (procure/io/solvecache.py); the
     cache itself is tested in tests/test_solvecache.py with folders of its own.

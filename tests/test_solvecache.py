@@ -119,3 +119,46 @@ def test_a_plan_read_back_is_the_plan_solved(cache, tmp_path, solver_calls):
     assert first.exit_code == again.exit_code == 0, first.stderr
     assert solved >= 1 and len(solver_calls) == solved  # the second run solved nothing
     assert json.loads(again.stdout) == json.loads(first.stdout)
+
+
+# The program above with one more row, x1 + x2 >= 7. By hand: the two first rows allow at most
+# x1 + x2 = 4.5 (the LP optimum (3, 1.5) maximises it too: 6 x1 + 4 x2 <= 24 and x1 + 2 x2 <= 6 added
+# with weights 1/8 and 1/4 give x1 + x2 <= 4.5), so no point meets the new row: infeasible.
+INFEASIBLE = {**PROGRAM, "A": csr_array(np.array([[6.0, 4.0], [1.0, 2.0], [1.0, 1.0]])), "row_lb": np.array([-np.inf, -np.inf, 7.0]), "row_ub": np.array([24.0, 6.0, np.inf])}
+
+
+def test_a_proof_of_infeasibility_is_kept_like_a_solution(cache, solver_calls):
+    first = solvecache.solve_milp(**INFEASIBLE)
+    again = solvecache.solve_milp(**INFEASIBLE)
+    assert len(solver_calls) == 1 and len(list(cache.glob("*.npz"))) == 1
+    for found in (first, again):
+        assert found.status == 2 and found.x is None and found.fun is None
+    # the feasible program is another key: solved, and its optimum kept beside the proof
+    assert solvecache.solve_milp(**PROGRAM).fun == pytest.approx(-20) and len(solver_calls) == 2
+
+
+def test_a_forged_proof_of_infeasibility_is_solved_afresh(cache, solver_calls):
+    # Someone who can write the cache folder but not read the user's key plants "infeasible" (an x of no
+    # values) under the feasible program's key: the entry fails the HMAC and the program is solved.
+    solvecache.solve_milp(**PROGRAM)
+    (kept,) = cache.glob("*.npz")
+    np.savez_compressed(kept, key=np.array(kept.stem), x=np.zeros(0), fun=np.array(np.nan), mip_gap=np.array(np.nan), mac=np.zeros(32, dtype="u1"))
+    found = solvecache.solve_milp(**PROGRAM)
+    assert len(solver_calls) == 2 and found.status == 0 and list(np.round(found.x)) == [4, 0]
+
+
+def test_the_shortlist_check_is_proved_once(cache, tmp_path, solver_calls):
+    # The newsvendor of tests/test_plan_time.py with "commit" at 2 an hour and plan.max_candidates 1: the shortlist is
+    # "commit" alone, its relaxation and plan are solved, and the whole program cut off at the shortlist plan's cost is
+    # infeasible (committing 200 GPUs at 400 an hour is the optimum). A second run reads the relaxation, the plan and
+    # the proof back: it calls the solver not once.
+    cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
+    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    ws = write(tmp_path / "ws", cfg, offers)
+    first = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
+    solved = len(solver_calls)
+    again = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
+    assert first.exit_code == again.exit_code == 0, first.stderr
+    assert json.loads(first.stdout)["solver"]["shortlist_check"].startswith("proven: the program over all 2 usable offers")
+    assert solved >= 3 and len(solver_calls) == solved  # relaxation, plan and check the first time; nothing the second
+    assert json.loads(again.stdout) == json.loads(first.stdout)

@@ -47,3 +47,16 @@ def test_sensitivity_of_signed_vendors_does_without_scipy_stats():
     assert "scipy.special" in loaded and "procure.analysis.scorecard" in loaded  # the posteriors were computed
     assert "scipy.stats" not in loaded
     assert not {m.split(".")[0] for m in loaded} & {"pandas", "matplotlib", "weasyprint", "openpyxl"}
+
+
+@pytest.mark.slow
+def test_a_solve_cache_hit_imports_no_solver(tmp_path, monkeypatch):
+    """compare on the example solves its plan once; run again on the same cache folder, every solve (the plan's
+    refinement rounds, the shortlist's relaxation and check when there is one) is read back: scipy.optimize, which
+    holds HiGHS, is never imported (docs/speed.md)."""
+    monkeypatch.setenv("PROCURE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    first = modules_after("compare", "--as-of", "2026-11-29", "--format", "json")
+    assert "scipy.optimize" in first and "procure.analysis.plan" in first  # solved: the test sees a plan
+    again = modules_after("compare", "--as-of", "2026-11-29", "--format", "json")
+    assert "procure.analysis.plan" in again and "scipy.optimize" not in again

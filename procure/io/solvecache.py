@@ -5,7 +5,9 @@ program; HiGHS is deterministic, so the second and third solve would only repeat
 seconds each on the example). A solution is kept under the SHA-256 of everything the solver sees
 (objective, constraint matrix, bounds, integrality, options other than the time limit, SciPy's
 version), so a changed input is a different key and can never be served an old plan. Only proven
-results (status optimal within the gap) are kept.
+results are kept: an optimum within the gap, or a proof that the program has no solution (HiGHS's status
+2, kept as an entry without a solution: the shortlist check's answer, whose proof is most of a large
+plan's time). A time limit or a node limit is never kept.
 
 A kept result is used only when it is authentic: each entry carries an HMAC-SHA256, under a secret
 key only this user can read (`cache-key` in $XDG_STATE_HOME/procure, else ~/.local/state/procure,
@@ -13,7 +15,8 @@ created with mode 0600 and never inside the cache folder), of the program's key 
 entry holds. Anyone else who can write the cache folder (a shared $PROCURE_CACHE_DIR, a restored CI
 cache) can therefore not make procure report a plan it did not prove optimal: an entry they wrote,
 copied or edited fails the check and the program is solved afresh. An authentic entry is still
-checked against the program (every constraint, bound and whole number, and its objective).
+checked against the program (every constraint, bound and whole number, and its objective); a kept
+proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
 
 An entry is read only when it is a regular file no larger than an entry of this program can be, and
 each array's declared type and shape are checked against the program before it is read; anything
@@ -188,8 +191,12 @@ def satisfies(x: np.ndarray, fun: float, c: np.ndarray, A: Any, row_lb: np.ndarr
     return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
 
 
+INFEASIBLE = 2  # scipy's milp status for a program proven to have no solution
+
+
 def _expected(size: int) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
-    """Each array of an entry of a program with `size` variables: its type and shape."""
+    """Each array of an entry of a program with `size` variables: its type and shape (a proof of
+    infeasibility holds an x of no values instead)."""
     return {"key.npy": (np.dtype("<U64"), ()), "x.npy": (np.dtype("<f8"), (size,)), "fun.npy": (np.dtype("<f8"), ()),
             "mip_gap.npy": (np.dtype("<f8"), ()), "mac.npy": (np.dtype("u1"), (KEY_BYTES,))}
 
@@ -217,6 +224,8 @@ def _arrays(data: bytes, size: int) -> dict[str, np.ndarray] | None:
                     declared, fortran, kind = np.lib.format.read_array_header_2_0(stream)
                 else:
                     return None
+                if member.filename == "x.npy" and tuple(declared) == (0,):
+                    shape, length = (0,), 0  # a proof of infeasibility
                 if tuple(declared) != shape or kind != dtype or kind.hasobject:
                     return None
                 raw = stream.read(length)
@@ -227,7 +236,8 @@ def _arrays(data: bytes, size: int) -> dict[str, np.ndarray] | None:
 
 
 def load(key: str, size: int) -> tuple[np.ndarray, float, float | None] | None:
-    """The kept solution of the program `key` with `size` variables, when there is an authentic one."""
+    """The kept solution of the program `key` with `size` variables, when there is an authentic one
+    (an x of no values: the program was proven infeasible)."""
     where = folder()
     if where is None:
         return None
@@ -291,12 +301,17 @@ def evict(where: Path) -> None:
 
 
 def store(key: str, solution: Solution) -> None:
-    """Keep a proven solution; any failure to write is ignored (the plan was solved all the same)."""
+    """Keep a proven solution or a proof of infeasibility; any failure to write is ignored (the plan was
+    solved all the same)."""
     from procure.errors import InputError
     from procure.io.files import write_atomic
 
     where = folder()
-    if where is None or solution.status != 0 or solution.x is None or solution.fun is None:
+    if solution.status == INFEASIBLE and solution.x is None:
+        solution = Solution(np.zeros(0), INFEASIBLE, np.nan, None)
+    elif solution.status != 0 or solution.x is None or solution.fun is None:
+        return
+    if where is None:
         return
     secret_key = secret()
     if secret_key is None:
@@ -345,6 +360,8 @@ def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, in
     """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
     key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
     kept = load(key, len(c))
+    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
+        return Solution(None, INFEASIBLE, None, None)
     if kept is not None and satisfies(kept[0], kept[1], c, A, row_lb, row_ub, integrality, lb, ub):
         return Solution(kept[0], 0, kept[1], kept[2])
     import warnings

@@ -40,13 +40,12 @@ def shortlist(
     so the distance of the plan from the best plan over all offers can be stated."""
     if len(cands) <= policy.max_candidates:
         return list(range(len(cands))), None
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from procure.io.solvecache import solve_milp
 
     model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty)
     A, row_lb, row_ub = model.matrix()
-    from procure.io.solvecache import interruptible
-
-    relaxed = interruptible(lambda: milp(model.c, constraints=LinearConstraint(A, row_lb, row_ub), bounds=Bounds(model.lb, model.ub), options={"time_limit": float(policy.time_limit_s), "disp": False}))
+    # the relaxation (no whole numbers) through the solve cache: kept and read back like a plan
+    relaxed = solve_milp(model.c, A, row_lb, row_ub, np.zeros(len(model.c), dtype=int), model.lb, model.ub, {"time_limit": float(policy.time_limit_s), "disp": False})
     if relaxed.x is None:
         return list(range(len(cands))), None
     x = relaxed.x
