@@ -16,7 +16,7 @@ COMMANDS = [[c.name or c.callback.__name__] for c in app.registered_commands] + 
 ]
 # Placeholders a user meets in --help: the five the vocabulary names, plus value kinds that are not
 # files, dates, ids or counts (a change like +50%, a share, an amount, a name, a label, a list).
-PLACEHOLDERS = {"DIR", "FILE", "DATE", "ID", "N", "CHANGE", "SHARE", "AMOUNT", "NAME", "TEXT", "LIST", "BASE", "HEAD", "[FILE]", "[BASE]", "[HEAD]", "[ID]"}
+PLACEHOLDERS = {"DIR", "FILE", "DATE", "ID", "N", "CHANGE", "SHARE", "AMOUNT", "NAME", "TEXT", "LIST", "BASE", "HEAD", "[FILE]", "[BASE]", "[HEAD]", "[ID]", "URL", "SECONDS"}  # URL and SECONDS: a live server and its time-outs
 
 
 def options_section(help_text: str) -> str:
@@ -119,7 +119,7 @@ def test_init_takes_w_as_well_as_dir(tmp_path):
         # a missing argument: typer 0.2x's own click has no make_metavar on an argument (an internal error before)
         (("index", "build"), "procure index build: missing argument FILE"),
         (("perf", "import"), "procure perf import: missing argument FILE..."),
-        (("actuals", "import"), "procure actuals import: missing argument FILE..."),
+        (("actuals", "import"), "procure actuals import: --offer: missing"),  # FILE is optional: --prometheus URL reads a server
     ],
 )
 def test_usage_errors_are_in_procures_format_and_exit_2(data_dir, args, needle):
