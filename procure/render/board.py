@@ -709,9 +709,9 @@ def _board_memo(
             operator=_operator(o), commitment=offer_commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
             horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
         ))
-    # Page 1 holds the cheapest few and the best single offer; the comparison report has the rest.
+    # Page 1 holds the cheapest few, the best single offer and the offers asked for; the comparison report has the rest.
     named = {rec.best_single.offer, leader.id} | {line.offer for line in rec.lines}
-    shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or (o.offer in named and i < OPTIONS_SHOWN + 2)]
+    shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or o.offer in named]
     options = shown
     near_tie = _near_tie(ev)
     knife = knife_edge_words(ev)
@@ -873,7 +873,7 @@ def _tier_likelihood(record: OfferRecord) -> str:
 # A vendor that fails while nothing else in the plan serves its demand: the months until a qualified fallback offer
 # delivers, its demand unserved meanwhile (the fastest delivery the example's offers promise is about four weeks).
 REPLACE_MONTHS = 1
-OPTIONS_SHOWN = 5  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
+OPTIONS_SHOWN = 1  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
 VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
 
 
