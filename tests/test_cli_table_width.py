@@ -238,7 +238,8 @@ def test_the_uncertainty_method_takes_two_lines_and_promises_only_what_is_shown(
 def test_plan_keeps_months_at_60_80_and_120(example):
     for columns in (60, 80, 120):
         plan, scenarios = headers(at_width(example, columns, "plan"))[:2]
-        assert {"Offer", "GPUs", "Months"} <= set(plan) and has(plan, r"Price USD/GPU-h"), (columns, plan)
+        # the price cells carry their unit ("4.85 USD/GPU-h", "12.50 USD/1k tasks"): too wide beside the rest at 60
+        assert {"Offer", "GPUs", "Months"} <= set(plan) and (columns == 60 or "Price" in plan), (columns, plan)
         assert "Scenario" in scenarios
 
 

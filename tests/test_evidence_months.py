@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    assert run("init", ws).exit_code == 0
+    assert run("init", ws, "--example").exit_code == 0
     return ws
 
 

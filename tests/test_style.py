@@ -83,7 +83,7 @@ def workspaces(tmp_path_factory, data_dir) -> dict[str, Path]:
     runner = CliRunner()
     example, fresh = root / "example", root / "fresh"
     for ws in (example, fresh):
-        assert runner.invoke(app, ["init", str(ws)]).exit_code == 0
+        assert runner.invoke(app, ["init", str(ws), "--example"]).exit_code == 0
     keep = {"keel-b200-mc", "petrel-b200-ondemand", "corvid-b200-idx"}
     for offer in (fresh / "offers").glob("*.yaml"):
         if offer.stem not in keep:

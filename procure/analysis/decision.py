@@ -193,7 +193,7 @@ def _headline(rec: Recommendation, currency: str) -> str:
         text += "; it is the best single offer"
     if rec.plan_failed:
         text += f". The plan could not be solved ({rec.plan_failed}): this offer is the fallback"
-    return text + "." + "".join(" " + n for n in rec.usage)
+    return text + "."  # the usage lines (rec.usage) follow the ranking, so the first line stays a few lines long
 
 
 def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | None = None) -> Recommendation:

@@ -212,7 +212,7 @@ def compare(
         from procure.analysis.evaluate import verdict_lines
         from procure.render.ranking import comparison_table
 
-        emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns)
+        emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns, after=rec.usage)
         if out is None:
             for line in verdict_lines(ev):
                 typer.echo(line)

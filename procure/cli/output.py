@@ -170,9 +170,12 @@ def enveloped(command: str, text: str, format: Any, ev: Any = None, schema: str 
     return dumps(command, text, as_of, inputs, schema)
 
 
-def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None) -> None:
+def emit_table(
+    table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None, after: Optional[list[str]] = None
+) -> None:
     """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
-    `first` is a line printed above it (the recommendation); `columns` (--columns) chooses and orders them."""
+    `first` is a line printed above it (the recommendation), `after` lines below it, wrapped to the width;
+    `columns` (--columns) chooses and orders them."""
     if columns:
         from procure.render.fit import choose, column_names
 
@@ -201,12 +204,16 @@ def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | No
 
             console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False)
             console.print(table)
+            for line in after or []:
+                console.print(line)
             return
         dropped = fit(console, table, console.width)
         fold_notes(table, console.width)  # notes in at most three lines; all of them with --wide or in JSON
         console.print(table)
         if dropped or clipped(table):
             console.print(hidden_note(dropped, console.width, clipped(table)))
+        for line in after or []:
+            console.print(line)
         return
     from rich.console import Console
 
@@ -214,6 +221,8 @@ def emit_table(table: Any, out: Path | None, wide: bool = False, first: str | No
     if first:
         console.print(first)
     console.print(table)
+    for line in after or []:
+        console.print(line)
     emit(console.export_text(), out)
 
 

@@ -347,7 +347,8 @@ def plan(
             first = decide(ev).headline + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
         else:
             first = decide(ev, result).headline
-        emit_table(plan_table(result), out, wide, first=first, columns=columns)
+        usage = decide(ev, result).usage if ws.config.demand is not None else []
+        emit_table(plan_table(result), out, wide, first=first, columns=columns, after=usage)
         return
     from procure.render.plan import plan_text
 

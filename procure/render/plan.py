@@ -125,7 +125,7 @@ def plan_table(result: PlanResult) -> Group:
     cur = result.currency
     # On a narrow terminal (render/fit.py): the offer, its role, GPUs, months, price and share stay longest.
     parts: list = [Text(result.headline)] if result.headline else []
-    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4}), Text("\n".join(summary_lines(result)))]
+    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4, "Decision": 5}), Text("\n".join(summary_lines(result)))]
     parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4}))
     if result.frontier:
         parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))

@@ -157,7 +157,7 @@ def to_markdown(ev: Evaluation) -> str:
     parts = [
         f"# Offer comparison: cost per 1,000 successful tasks ({ev.currency})",
         "",
-        *([md_cell(ev.recommendation.headline), ""] if ev.recommendation else []),
+        *([md_cell(ev.recommendation.headline), "", *(md_cell(n) for n in ev.recommendation.usage), *([""] if ev.recommendation.usage else [])] if ev.recommendation else []),
         md_cell(workload_line(ev)),
         "",
         markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
