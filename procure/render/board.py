@@ -669,7 +669,8 @@ def signed_line(record: OfferRecord) -> str:
         parts.append(f"availability {e['availability']:.2%}" + (f" (SLA {record.sla_availability:.2%})" if record.sla_availability else ""))
     if e.get("served_rate") is not None:
         parts.append(f"requests served {e['served_rate']:.2%}")
-    months = e.get("months") or 0
+    # months of any evidence: capacity months move throughput, incident months availability
+    months = max(e.get("months") or 0, e.get("availability_months") or 0)
     return f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: " + ", ".join(parts) + " (the comparison report's scorecard)"
 
 
