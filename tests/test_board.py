@@ -74,7 +74,7 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     assert str(plan.decide_by) == "2027-06-30" and plan.ask_gpus == 256 and plan.held_gpus == 256
     [row] = plan.term_sheet
     assert (row.vendor, row.gpus, row.price) == ("Keel Systems", 256, 4.85)
-    assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for 256 more GPUs committed now, and pay-as-used capacity."
+    assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for 256 more GPUs committed now, and capacity paid for as used."
     # the later block's spread: the index's monthly log moves, sd sigma, over the 12 months to its start:
     # 5.10 x exp(-/+ 1.2816 sigma sqrt(12))
     import math
@@ -82,7 +82,7 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     sigma = plan.index_monthly_volatility
     assert commits[2].price_p10 == pytest.approx(5.10 * math.exp(-1.2815516 * sigma * math.sqrt(12)), rel=1e-6)
     assert m.holding[1].startswith(
-        f"Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD/GPU-h, {commits[2].price_p10:.2f}-{commits[2].price_p90:.2f} at P10-P90): "
+        f"Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD per GPU-hour, 8 in 10 chances between {commits[2].price_p10:.2f} and {commits[2].price_p90:.2f}): "
         "decisions after 30 June 2027"
     )
     # What Keel's held contract still binds (procure.analysis.commitment): its 5 remaining months of 256 GPUs, 934,400

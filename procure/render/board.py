@@ -421,7 +421,7 @@ def term_sheet_row(row: TermSheetRow, cur: str) -> list[str]:
     """One contract signed now, in the memo's words (the figures are the plan's)."""
     sla = f"{row.sla:.2%}; " if row.sla is not None else ""
     return [
-        clip(row.vendor, 40), f"{row.gpus:,}", f"{row.start:%-d %b %Y}", f"{row.end:%-d %b %Y}", f"{row.price:.2f} {cur}/GPU-h; escalator {row.escalator}",
+        clip(row.vendor, 40), f"{row.gpus:,}", f"{row.start:%-d %b %Y}", f"{row.end:%-d %b %Y}", f"{row.price:.2f} {cur} per GPU-hour; escalator {row.escalator}",
         sla + row.credits, row.exit, f"{row.offer_expires:%-d %b %Y}",
     ]
 
@@ -432,13 +432,13 @@ def holding_words(plan: PlanResult) -> list[str]:
     if plan.held:
         held = "; ".join(f"{h.gpus:,} GPUs with {clip(h.vendor, 40)} until {h.end:%-d %B %Y}" for h in plan.held)
         more = f"we ask for {plan.ask_gpus:,} more GPUs committed now" if plan.ask_gpus else "we ask for no more committed GPUs now"
-        words.append(f"We hold {held}; {more}" + (", and pay-as-used capacity" if any(x.role == "pay_as_used" for x in plan.plan) else "") + ".")
+        words.append(f"We hold {held}; {more}" + (", and capacity paid for as used" if any(x.role == "pay_as_used" for x in plan.plan) else "") + ".")
     later = [x for x in plan.plan if x.decision == "later"]
     if later:
         words.append(
             "Not asked for today: " + "; ".join(
-                f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency}/GPU-h"
-                + (f", {x.price_p10:.2f}-{x.price_p90:.2f} at P10-P90" if x.price_p10 is not None and x.price_p90 is not None else "") + ")"
+                f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency} per GPU-hour"
+                + (f", 8 in 10 chances between {x.price_p10:.2f} and {x.price_p90:.2f}" if x.price_p10 is not None and x.price_p90 is not None else "") + ")"
                 for x in later if x.start_date and x.expected_price
             )
             + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
