@@ -139,7 +139,7 @@ def test_the_offers_sheet_has_units_formats_a_frozen_header_filters_and_formulas
     row = {h: c for h, c in zip(headers, sheet[2])}
     assert row["Offer"].value == ev["offers"][0]["id"]
     assert row["USD/task"].data_type == "f" and row["USD/task"].value.startswith("=")  # a formula, not a number
-    assert row["Rank"].value.startswith("=IF(") and "COUNTIFS(" in row["Rank"].value
+    assert row["Rank"].value.startswith("=IF(") and "SUMPRODUCT(" in row["Rank"].value
     assert row["Rent USD/GPU-h"].value.startswith("=")
     assert row["USD/task"].number_format == "0.000000" and row["Discount"].number_format == "0.0%"
     assert row["List price USD/GPU-h"].font.color.rgb.endswith("1F4E9A")  # an input: blue

@@ -292,7 +292,10 @@ def _cost_columns(cur: str) -> list[Column]:
             lambda c, r, n: (
                 "formula",
                 f'IF(AND({c["acceptable"]}{r},ISNUMBER({c["cost_per_task"]}{r})),'
-                f'COUNTIFS(${c["acceptable"]}$2:${c["acceptable"]}${n},TRUE,${c["cost_per_task"]}$2:${c["cost_per_task"]}${n},"<"&{c["cost_per_task"]}{r})+1,"")',
+                # numbers compared as numbers: COUNTIFS's "<"&cost criterion goes through text (15 digits), and a
+                # cost that text rounds up counted itself as cheaper
+                f'SUMPRODUCT((${c["acceptable"]}$2:${c["acceptable"]}${n}=TRUE)*ISNUMBER(${c["cost_per_task"]}$2:${c["cost_per_task"]}${n})'
+                f'*(${c["cost_per_task"]}$2:${c["cost_per_task"]}${n}<{c["cost_per_task"]}{r}))+1,"")',
             ),
         ),
     ]
