@@ -379,7 +379,8 @@ def test_a_solved_plan_uses_spot_only_as_pay_as_used(ws):
     import json
 
     with open(ws / "procure.yaml", "a") as handle:
-        handle.write("demand:\n  months: 6\n  growth: 0.0\n  volatility: 0.2\n  scenarios: 50\n")
+        # a vendor-share cap, so that the token API cannot take all of it and the cheaper spot capacity is used
+        handle.write("demand:\n  months: 6\n  growth: 0.0\n  volatility: 0.2\n  scenarios: 50\nplan:\n  max_vendor_share: 0.7\n")
     result = run("plan", "-w", ws, "--format", "json")
     assert result.exit_code == 0, result.stderr
     lines = json.loads(result.stdout)["plan"]
