@@ -2,7 +2,7 @@
 lengths grouped by (hw, framework, precision, spec_decoding), one CSV each, read back here with the
 csv module.
 
-Figures are InferenceX's published ones (shared/reference/README.md): H200 SGLang TP8 8k/1k at conc
+Figures are InferenceX's published ones (SemiAnalysis InferenceX, May 2026): H200 SGLang TP8 8k/1k at conc
 4, 16 and 64 gives 43.12, 93.89 and 150.98 output tok/s/GPU at 91.4, 50.0 and 20.3 tok/s per user;
 B200 SGLang at conc 2: 51.72 at 109.5; B200 TensorRT-LLM at conc 4: 50.65 at 107.6. The times to first
 token are made up. tests/data/import_inferencex_row.json is a real InferenceX row (MI355X, Kimi-K2.5,

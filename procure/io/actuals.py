@@ -56,7 +56,7 @@ FIRST_MONTH_YEAR, LAST_MONTH_YEAR = 2000, 2199
 # Counts are judged against the offer's own size, not a fixed ceiling: per GPU-second of the offer's
 # whole supply (procure.model.inputs.Offer.supply_gpus) in the month. The fastest points of the public
 # B200 curves are of the order of 10^4 output tok/s per GPU (InferenceX, at the lowest interactivity;
-# /work/shared/reference/README.md lists 50 tok/s per GPU at 108 tok/s per user): ten times that is no
+# SemiAnalysis InferenceX, May 2026: B200 DeepSeek-R1 FP8 8k/1k, 50.65 tok/s per GPU at 107.6 tok/s per user): ten times that is no
 # deployment's. Requests are bounded alike (a request yields at least one token or fails).
 MAX_PER_GPU_SECOND = 100_000.0
 # Billed GPU-hours above ten times the offer's whole supply around the clock are not this offer's bill.

@@ -806,7 +806,8 @@ class SlaCredits(Strict):
     tiers: list[CreditTier] = Field(default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]")
     cap: Fraction = Field(0.3, description="at most this share of the month's fee")
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
-    # Public SLA comparisons of GPU clouds (2026-07-03, /work/shared/reference/market-2026.md): no provider credits
+    # Public SLA comparisons of GPU clouds (a comparison of 9 providers' terms, 2026-07-03;
+    # CoreWeave's at docs.coreweave.com/policies/terms-of-service): no provider credits
     # automatically, claims are due within about 10-14 days (CoreWeave 10, Nebius 14 of the month's end; Google 60,
     # Azure two months), caps run 10-50%, and a degraded but reachable GPU is usually not down time.
     claim_window_days: Annotated[Count, Field(ge=1, le=3650)] | None = Field(

@@ -379,7 +379,7 @@ def rate_before_signing(offer: Offer) -> str:
     return f"rate before signing: add {evidence_fields(offer)}"
 
 # The jobs that keep the machines and the platform up. Two layers, as the typical split of a GPU cloud has them
-# (/work/shared/reference/README.md, "Operators": the provider owns facility, hardware repair and replacement;
+# (SemiAnalysis ClusterMAX criteria, "Operators": the provider owns facility, hardware repair and replacement;
 # on bare metal the operating work falls to the customer): the host, whose job is hardware repair, and the eight
 # operating jobs above it. Each layer we run counts at self_operated_reliability: the host as one job (what a
 # bare-metal provider's SLA x rating stands for), the operating work spread evenly over its eight jobs. The serving

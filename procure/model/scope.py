@@ -46,7 +46,8 @@ class PublishedRating:
     note: str = ""
 
 
-# ClusterMAX 3.0's medals as reported (secondary, see the module docstring; /work/shared/reference/market-2026.md):
+# ClusterMAX 3.0's medals as reported (secondary, see the module docstring; SemiAnalysis, 2026-09-23,
+# newsletter.semianalysis.com/p/clustermax-30-the-industry-standard):
 # Platinum CoreWeave, Nebius (new); Gold Google Cloud, Oracle; Silver Azure (down), Lambda, Firmus, TensorWave, GMI
 # (up); Bronze AWS, Crusoe (down); Fluidstack "unable to test". Only providers named by those sources are listed.
 CLUSTERMAX_3_0: tuple[PublishedRating, ...] = (
