@@ -295,7 +295,7 @@ def _promise(workspace: Any, evaluation: Any, offer_id: str) -> Any:
     if m_.get("throughput") and m_.get("availability") is not None:
         promised_tpgh = m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
     return SimpleNamespace(
-        record=record, offer=offer, metrics=m_, fx=workspace.fx_rate(offer.pricing.currency), tpgh=promised_tpgh,
+        record=record, offer=offer, metrics=m_, throughput=m_.get("throughput"), fx=workspace.fx_rate(offer.pricing.currency), tpgh=promised_tpgh,
         # The contract's GPUs: the commitment, or for an offer with none the GPUs today's demand bills. Not the GPUs
         # today's demand would bill on a commitment: a month billed at the committed GPUs is 100% of its contract.
         contract_gpus=offer.gpus or m_.get("billed_gpus"),
@@ -345,7 +345,10 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     owed = share * inv.amount if share is not None and inv is not None else None
     if share and inv is None:
         notes.append("credits owed but no invoice states the month's fee")
-    if ratio is not None:
+    busy = met.busy_gpu_hours if met else None
+    # capacity: output tokens per busy GPU-hour against the promised throughput per GPU-hour at the target
+    capacity = tokens / busy / (p.throughput * 3600) if tokens and busy and p.throughput and not partial else None
+    if ratio is not None and capacity is None:
         notes.append(NO_CAPACITY)
     cost = None
     if inv is not None and ok and p.metrics.get("success_rate") and not partial:
@@ -367,6 +370,7 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
         delivered_cost_per_task=cost, promised_cost_per_task=promised_cost,
         cost_overrun=cost / promised_cost - 1 if cost is not None and promised_cost else None,
         coverage=met.coverage if met else None, partial=partial, notes=notes,
+        busy_gpu_hours=busy, capacity_ratio=capacity,
     )
 
 

@@ -519,6 +519,11 @@ class MetricNames(Strict):
     ttft: Text = Field("vllm:time_to_first_token_seconds", description="histogram of the time to first token, seconds")
     e2e_latency: Text = Field("vllm:e2e_request_latency_seconds", description="histogram of the end-to-end request latency, seconds")
     labels: list[Text] = Field(default_factory=list, description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label")
+    # Utilization telemetry, for the busy GPU-hours that make tokens per busy GPU-hour (docs/actuals.md, "Busy GPU-hours").
+    gpu_busy: Text = Field("DCGM_FI_PROF_GR_ENGINE_ACTIVE", description="gauge 0..1 per GPU of the time its engine was active (NVIDIA dcgm-exporter; preferred)")
+    requests_running: Text = Field("vllm:num_requests_running", description="gauge of the requests in the engine's running batch (vLLM), read when no GPU gauge covers the month")
+    max_concurrency: Positive | None = Field(None, description="the engine's most requests at once (vLLM --max-num-seqs): requests_running / this is its saturation; unset: requests_running is not read")
+    gpus_per_engine: Annotated[Count, Field(ge=1, le=1024)] = Field(1, description="GPUs one serving engine runs on (its tensor x pipeline parallel size): busy GPU-hours = saturation x these")
 
 
 class EvidenceConfig(Strict):
