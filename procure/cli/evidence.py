@@ -271,7 +271,7 @@ def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_f
     from procure.io import prometheus_api
 
     names = ws.config.actuals.metrics
-    wanted = [names.output_tokens, names.requests, names.ttft + "_bucket", names.e2e_latency + "_bucket"]
+    wanted = [names.output_tokens, names.requests, names.ttft + "_bucket", names.e2e_latency + "_bucket", names.gpu_busy] + ([names.requests_running] if names.max_concurrency else [])
     end = datetime(until.year, until.month, until.day, tzinfo=timezone.utc) if until else datetime.now(timezone.utc)
     with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))

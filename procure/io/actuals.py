@@ -105,6 +105,7 @@ class OfferActuals:
     incidents: list[Any] = field(default_factory=list)  # procure.io.incidents.Incident
     incident_files: list[str] = field(default_factory=list)
     credits: dict[str, tuple[float, str]] = field(default_factory=dict)  # month -> (credits received, invoices)
+    trials: list[Any] = field(default_factory=list)  # procure.io.offer_trials.TrialRun: benchmarks run after signing
     notes: list[str] = field(default_factory=list)
     # Posteriors by evaluation date, from the first evaluation of the workspace as loaded: what-if and
     # scenario evaluations of a changed copy (another demand, another price) reuse them, so the
@@ -587,6 +588,10 @@ def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], 
                 from procure.io.focus import read_credits
 
                 found.credits = read_credits(path, display, problems)
+            elif path.name == "trials.csv":
+                from procure.io.offer_trials import read_trials
+
+                found.trials = read_trials(path, display, problems)
             elif path.name in ("incidents.json", "incidents.csv"):
                 try:
                     found.incidents.extend(read_incidents(path, display))

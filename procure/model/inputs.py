@@ -533,6 +533,9 @@ class EvidenceConfig(Strict):
     success_prior_requests: Positive = Field(10_000.0, description="a served-request rate of 1 counts as this many requests observed")
     throughput_prior_sd: Positive = Field(0.10, description="sd of log(delivered / promised throughput) before any month is seen")
     throughput_month_sd: Positive = Field(0.05, description="sd of one fully exposed month's log ratio around the vendor's true one")
+    trial_weight: Annotated[Number, Field(gt=0, le=1)] = Field(
+        0.25, description="a month's post-signing trials (perf import --offer) weigh as this share of a fully busy month of telemetry"
+    )
 
 
 class ActualsConfig(Strict):
