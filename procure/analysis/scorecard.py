@@ -208,10 +208,9 @@ def _share_posterior(prior: tuple[float, float], shares: list[float], counts: li
     return alpha, beta, alpha / (alpha + beta), math.sqrt(tau2)
 
 
-NO_CAPACITY = (
-    "throughput not moved: tokens per billed GPU-hour on committed GPUs track the buyer's own traffic, not the "
-    "vendor's speed, and no utilization telemetry (busy GPU-hours) states this month's capacity"
-)
+# One short line per month without evidence of capacity: tokens per billed GPU-hour on committed GPUs
+# follow the buyer's own traffic, not the vendor's speed (docs/actuals.md).
+NO_CAPACITY = "throughput not moved: no busy GPU-hours or post-signing trial this month (tokens per billed GPU-hour follow our traffic)"
 
 
 def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, config: Any) -> Evidence:
@@ -238,7 +237,9 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
     sd = math.sqrt(var)
     said = [f"tokens per busy GPU-hour in {busy_months} month{'s' if busy_months != 1 else ''}"] if busy_months else []
     said += [f"post-signing trials in {trial_months} month{'s' if trial_months != 1 else ''}"] if trial_months else []
-    basis = " and ".join(said) if count else NO_CAPACITY.split(":")[0] + ": no month with utilization telemetry or a post-signing trial"
+    without = sum(1 for m in months if not m.partial and m.capacity_ratio is None and m.trial_capacity_ratio is None)
+    said += [f"{without} month{'s' if without != 1 else ''} without either not counted"] if count and without else []
+    basis = "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": no month with utilization telemetry or a post-signing trial"
     expected_availability = record.metrics.get("availability")
     a_alpha = a_beta = a_mean = a_tau = None
     stated = [m for m in months if m.availability is not None]
@@ -386,7 +387,7 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     # capacity: output tokens per busy GPU-hour against the promised throughput per GPU-hour at the target
     capacity = tokens / busy / (p.throughput * 3600) if tokens and busy and p.throughput and not partial else None
     trial_ratio, trial_names = _trial_capacity(actuals, key, p, as_of, notes)
-    if ratio is not None and capacity is None and trial_ratio is None:
+    if not partial and capacity is None and trial_ratio is None:
         notes.append(NO_CAPACITY)
     cost = None
     if inv is not None and ok and p.metrics.get("success_rate") and not partial:

@@ -1017,6 +1017,10 @@ class ReferenceCurve(Strict):
     source: str = ""
     points_source: Literal["measured", "vendor_claim", "reference"] = Field("reference", description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)")
     measured_on: date | None = Field(None, description="the trial's date ('# trial date:' in its file)")
+    # What the curve measures ('# gpu:', '# model:', '# precision:' in its file): compared with the public curves (procure/model/references.py)
+    gpu: str | None = None
+    model: str | None = None
+    precision: str | None = None
 
 
 SCHEMAS: dict[str, type[BaseModel]] = {"offer": Offer, "grade": Grade, "workspace": WorkspaceConfig}
