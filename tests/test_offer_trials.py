@@ -234,3 +234,25 @@ def test_public_curves_are_read_with_their_marks_and_compared_by_kind():
     assert found is not None and (found.ours, found.reference, found.reference_name) == (60, 40, "a")
     assert above_reference([(100, 50)], ("b200", "m", "fp8"), refs, 100) is None  # 1.25x exactly: not above
     assert above_reference([(100, 60)], ("h100", "m", "fp8"), refs, 100) is None  # no public curve of its kind
+
+
+def test_curve_options_and_bad_labels_are_refused_with_offer(example, tmp_path):
+    trial = vllm_run(tmp_path, 8.0, 2480.0)
+    base = ("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    named = run(*base, "--name", "trial-keel")
+    assert named.exit_code == 2 and "--name: a trial with --offer is kept in actuals/ID/trials.csv" in named.output
+    bad = run(*base, "--model", "Deep\nSeek")
+    assert bad.exit_code == 2 and "--model: must be a name of 1 to 80 printable characters" in bad.output
+    assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
+
+
+def test_an_inferencex_import_states_gpu_model_and_precision(tmp_path):
+    from procure.io.workspace import read_curve
+
+    out = tmp_path / "performance"
+    result = run("perf", "import", Path(__file__).parent / "data" / "import_inferencex_row.json", "--out-dir", out, "--isl", 8192, "--osl", 1024)
+    assert result.exit_code == 0, result.output
+    (path,) = out.glob("*.csv")
+    curve = read_curve(path.read_text(), str(path), path.stem, [])
+    # the row: hw mi355x, model moonshotai/Kimi-K2.5, precision int4
+    assert (curve.gpu, curve.model, curve.precision) == ("mi355x", "moonshotai/Kimi-K2.5", "int4")

@@ -179,6 +179,7 @@ def perf_import(
     from procure.io.inferencex import import_curves
     from procure.io.trials import default_name, import_trials, looks_like_trial
 
+    curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's, not a kept trial's
     out = one_of("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
         from procure.io.workspace import load_workspace
@@ -196,6 +197,9 @@ def perf_import(
             raise InputError([problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
         labels = {"gpu": gpu, "model": model, "precision": precision}
         if offer is not None:
+            given = [flag for flag, value in curve_options.items() if value is not None]
+            if given:
+                raise InputError([problem(given[0], "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it out")])
             _offer_trials(workspace, offer, sources, gpus, as_day(trial_date), as_day(as_of), isl, osl, labels)
             return
         written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels)

@@ -4,12 +4,13 @@ actuals/ID/trials.csv (procure/io/offer_trials.py) under the workspace's evidenc
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
-from procure.io.offer_trials import TRIALS_FILE, TrialRun, parse_trials, read_trials, runs_from_trials, signing_date, trials_csv
+from procure.io.offer_trials import MAX_LABEL, TRIALS_FILE, TrialRun, parse_trials, read_trials, runs_from_trials, signing_date, trials_csv
 
 
 def store_trials(root: Path, offer_id: str, runs: list[TrialRun]) -> tuple[list[Path], list[str]]:
@@ -52,6 +53,9 @@ def import_offer_trials(root: Path, offer: Any, paths: list[Path], gpus: int, da
     if signed is None:
         raise InputError([Problem("--offer", None, "", f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before signing is a curve, imported without --offer")])
     problems: list[Problem] = []
+    for option, value in (("--gpu", labels.get("gpu")), ("--model", labels.get("model")), ("--precision", labels.get("precision"))):
+        if value is not None and (not value.strip() or len(value) > MAX_LABEL or re.search(r"[\x00-\x1f\x7f]", value)):
+            problems.append(Problem(option, None, "", f"must be a name of 1 to {MAX_LABEL} printable characters"))
     trials = []
     for path in paths:
         try:
