@@ -292,7 +292,7 @@ def test_a_snapshot_without_any_configured_metric_is_an_error(example, tmp_path,
     snap.write_text(body)
     done = run("actuals", "import", snap, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "Traceback" not in done.output
-    assert f"{snap}: no samples of vllm:e2e_request_latency_seconds, vllm:generation_tokens_total" in done.stderr
+    assert f"{snap}: no samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:e2e_request_latency_seconds, vllm:generation_tokens_total" in done.stderr  # the utilization gauge is read too
     assert files_of(example) == before
 
 

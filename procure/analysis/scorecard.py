@@ -86,13 +86,17 @@ class MonthScore(PerThousand):
     capacity_ratio: float | None = Field(
         None, description="output tokens per busy GPU-hour / (the promised throughput x 3,600): evidence of the vendor's speed; null without utilization telemetry"
     )
+    trial_capacity_ratio: float | None = Field(
+        None, description="the month's post-signing trials: their reading at the target x benchmark to production (mean) / the promised throughput; null without a trial"
+    )
+    trials: list[str] = Field(default_factory=list, description="the trials (date and file) read this month")
     notes: list[str] = Field(default_factory=list)
 
 
 class Evidence(BaseModel):
     """Posteriors from the delivered months (module docstring)."""
 
-    months: int = Field(description="months with evidence of capacity (tokens per busy GPU-hour) that moved the throughput")
+    months: int = Field(description="months with evidence of capacity (tokens per busy GPU-hour, or post-signing trials) that moved the throughput")
     exposure_months: float = Field(description="sum of those months' exposure weights (busy GPU-hours / (billed GPUs x 730))")
     throughput_basis: str = Field("", description="what moved the throughput, or why nothing did")
     availability_months: int = Field(0, description="months with an incident history")
@@ -204,10 +208,9 @@ def _share_posterior(prior: tuple[float, float], shares: list[float], counts: li
     return alpha, beta, alpha / (alpha + beta), math.sqrt(tau2)
 
 
-NO_CAPACITY = (
-    "throughput not moved: tokens per billed GPU-hour on committed GPUs track the buyer's own traffic, not the "
-    "vendor's speed, and no utilization telemetry (busy GPU-hours) states this month's capacity"
-)
+# One short line per month without evidence of capacity: tokens per billed GPU-hour on committed GPUs
+# follow the buyer's own traffic, not the vendor's speed (docs/actuals.md).
+NO_CAPACITY = "throughput not moved: no busy GPU-hours or post-signing trial this month (tokens per billed GPU-hour follow our traffic)"
 
 
 def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, config: Any) -> Evidence:
@@ -216,17 +219,27 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
     billed = record.metrics.get("billed_gpus") or record.gpus or 0
     # Throughput: months with evidence of capacity only, each a log ratio with its exposure.
     logs, within, exposure = [], [], 0.0
+    busy_months = trial_months = 0
     for m in months:
-        if m.capacity_ratio is None or m.capacity_ratio <= 0 or not m.busy_gpu_hours or not billed:
-            continue
-        w = m.busy_gpu_hours / (billed * HOURS_PER_MONTH)
-        logs.append(math.log(m.capacity_ratio))
-        within.append(ev.throughput_month_sd ** 2 / w)
-        exposure += w
+        if m.capacity_ratio is not None and m.capacity_ratio > 0 and m.busy_gpu_hours and billed:
+            w = m.busy_gpu_hours / (billed * HOURS_PER_MONTH)
+            logs.append(math.log(m.capacity_ratio))
+            within.append(ev.throughput_month_sd ** 2 / w)
+            exposure += w
+            busy_months += 1
+        if m.trial_capacity_ratio is not None and m.trial_capacity_ratio > 0:  # a month's trials: one observation of weight trial_weight
+            logs.append(math.log(m.trial_capacity_ratio))
+            within.append(ev.throughput_month_sd ** 2 / ev.trial_weight)
+            exposure += ev.trial_weight
+            trial_months += 1
     count = len(logs)
     mu, var, _ = random_effects(0.0, ev.throughput_prior_sd ** 2, logs, within) if count else (0.0, ev.throughput_prior_sd ** 2, 0.0)
     sd = math.sqrt(var)
-    basis = f"tokens per busy GPU-hour in {count} month{'s' if count != 1 else ''}" if count else NO_CAPACITY.split(":")[0] + ": no month with utilization telemetry"
+    said = [f"tokens per busy GPU-hour in {busy_months} month{'s' if busy_months != 1 else ''}"] if busy_months else []
+    said += [f"post-signing trials in {trial_months} month{'s' if trial_months != 1 else ''}"] if trial_months else []
+    without = sum(1 for m in months if not m.partial and m.capacity_ratio is None and m.trial_capacity_ratio is None)
+    said += [f"{without} month{'s' if without != 1 else ''} without either not counted"] if count and without else []
+    basis = "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": no month with utilization telemetry or a post-signing trial"
     expected_availability = record.metrics.get("availability")
     a_alpha = a_beta = a_mean = a_tau = None
     stated = [m for m in months if m.availability is not None]
@@ -259,7 +272,7 @@ def _months(actuals: OfferActuals, as_of: date) -> tuple[list[str], list[str]]:
     the first incident's) to the month before as_of, and the month of as_of when it has evidence
     (partial). Evidence dated after it, and incidents before the service began, are left out and stated:
     a provider's page of older incidents makes no months of 100% availability."""
-    service = set(actuals.metrics) | set(actuals.invoices)
+    service = set(actuals.metrics) | set(actuals.invoices) | {month_key(t.day) for t in actuals.trials}
     incident_months = {month_key(i.start.date()) for i in actuals.incidents}
     current = month_key(as_of)
     last = month_key(as_of.replace(day=1) - timedelta(days=1))
@@ -295,7 +308,8 @@ def _promise(workspace: Any, evaluation: Any, offer_id: str) -> Any:
     if m_.get("throughput") and m_.get("availability") is not None:
         promised_tpgh = m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
     return SimpleNamespace(
-        record=record, offer=offer, metrics=m_, fx=workspace.fx_rate(offer.pricing.currency), tpgh=promised_tpgh,
+        record=record, offer=offer, metrics=m_, throughput=m_.get("throughput"),
+        target=workspace.config.workload.interactivity, production=workspace.config.uncertainty.production.mean, fx=workspace.fx_rate(offer.pricing.currency), tpgh=promised_tpgh,
         # The contract's GPUs: the commitment, or for an offer with none the GPUs today's demand bills. Not the GPUs
         # today's demand would bill on a commitment: a month billed at the committed GPUs is 100% of its contract.
         contract_gpus=offer.gpus or m_.get("billed_gpus"),
@@ -317,6 +331,30 @@ def _availability(actuals: OfferActuals, key: str, down_impacts: Any) -> float |
     if actuals.incident_files and (own_record or (covered_from is not None and end > covered_from.replace(day=1))):
         return availability(actuals.incidents, start, end, None, down_impacts)
     return None
+
+
+def _trial_capacity(actuals: OfferActuals, key: str, p: Any, as_of: date, notes: list[str]) -> tuple[float | None, list[str]]:
+    """The month's post-signing trials (dated up to as_of) as one capacity observation: each trial's
+    frontier read at the workload's target interactivity (procure.model.performance.throughput_at),
+    x the benchmark-to-production factor's mean (a trial is a benchmark: the promise carries that
+    factor), over the promised throughput; several trials in a month, the geometric mean."""
+    from procure.model.performance import throughput_at
+
+    by_trial: dict[tuple[date, str], list[Any]] = {}
+    for run in actuals.trials:
+        if month_key(run.day) == key and run.day <= as_of:
+            by_trial.setdefault((run.day, run.source), []).append(run)
+    logs, names = [], []
+    for (day, source), runs in sorted(by_trial.items()):
+        reading = throughput_at([(r.interactivity, r.output_tok_s_gpu) for r in runs], p.target).throughput
+        if reading is None or not p.throughput:
+            notes.append(f"trial {source} of {day}: no reading at the target {p.target:g} tok/s/user (its fastest run is slower): not a capacity observation")
+            continue
+        ratio = reading * p.production / p.throughput
+        logs.append(math.log(ratio))
+        names.append(f"{day} {source}")
+        notes.append(f"trial {source} of {day}: {reading:.1f} tok/s/GPU at the target x {p.production:.4g} (benchmark to production) = {ratio:.1%} of the promised {p.throughput:.1f}")
+    return (math.exp(sum(logs) / len(logs)) if logs else None), names
 
 
 def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: bool, as_of: date) -> MonthScore:
@@ -345,7 +383,11 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     owed = share * inv.amount if share is not None and inv is not None else None
     if share and inv is None:
         notes.append("credits owed but no invoice states the month's fee")
-    if ratio is not None:
+    busy = met.busy_gpu_hours if met else None
+    # capacity: output tokens per busy GPU-hour against the promised throughput per GPU-hour at the target
+    capacity = tokens / busy / (p.throughput * 3600) if tokens and busy and p.throughput and not partial else None
+    trial_ratio, trial_names = _trial_capacity(actuals, key, p, as_of, notes)
+    if not partial and capacity is None and trial_ratio is None:
         notes.append(NO_CAPACITY)
     cost = None
     if inv is not None and ok and p.metrics.get("success_rate") and not partial:
@@ -367,6 +409,7 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
         delivered_cost_per_task=cost, promised_cost_per_task=promised_cost,
         cost_overrun=cost / promised_cost - 1 if cost is not None and promised_cost else None,
         coverage=met.coverage if met else None, partial=partial, notes=notes,
+        busy_gpu_hours=busy, capacity_ratio=capacity, trial_capacity_ratio=trial_ratio, trials=trial_names,
     )
 
 

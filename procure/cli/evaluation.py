@@ -40,6 +40,7 @@ def validate(
     """
     from procure.analysis.evaluate import evaluate, verdict_lines
     from procure.io.grades import stale_grade_warnings
+    from procure.io.offer_trials import reference_lines
     from procure.io.workspace import load_workspace
     from procure.model.rating import contradiction_warnings
     from procure.model.scope import offer_warnings
@@ -49,6 +50,8 @@ def validate(
     ev = evaluate(ws, as_day(as_of))
     warnings = [w for offer in ws.offers for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])]
     warnings += stale_grade_warnings(ws.grades, ws.root)
+    found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
+    warnings += found
     counts = {"offers": len(ws.offers), "grades": len(ws.grades), "reference_curves": len(ws.curves), "index_levels": len(ws.index), "acceptable": len(ev.ranked)}
     if format is ListFormat.json:
         from procure.render.envelope import dumps
@@ -57,6 +60,8 @@ def validate(
         return
     for warning in warnings:
         say(f"warning: {warning}")
+    for note in said:
+        say(f"note: {note}")
     curves = counts["reference_curves"]
     lines = [
         f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "

@@ -117,8 +117,9 @@ class PerGpuBasis(str, Enum):
 def perf_import(
     sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf or AIPerf profile exports.", dir_okay=False)],
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
-    gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200.", show_default=False)] = None,
-    model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several.", show_default=False)] = None,
+    gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with --offer: the offer's gpu).", show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several. Trials: the model served.", show_default=False)] = None,
+    precision: Annotated[Optional[str], typer.Option("--precision", metavar="NAME", help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the public curves.", show_default=False)] = None,
     isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
     osl: Annotated[Optional[int], typer.Option("--osl", metavar="N", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
@@ -129,6 +130,8 @@ def perf_import(
     gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.", show_default=False)] = None,
     name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
     trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=parse_date, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
+    offer: Annotated[Optional[str], offer_option("Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its capacity, not as a curve.")] = None,
+    as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
 ) -> None:
@@ -140,7 +143,12 @@ def perf_import(
     points_source: measured with the trial's date. A run whose mean input or output
     length is more than 20% off the workload's is flagged (a warning and a line in the
     curve). An offer that names the curve as performance.reference is then ranked on
-    measured throughput. See docs/actuals.md.
+    measured throughput. With --offer ID the trial was run against a signed vendor
+    after signing: its runs go to actuals/ID/trials.csv (merged; the same file and
+    date again replaces its runs), where the scorecard reads them as evidence of the
+    vendor's capacity. A trial or curve more than 1.25x the best public curve of the
+    same GPU, model and precision at the workload's interactivity is warned about.
+    See docs/actuals.md.
 
     InferenceX rows: one curve per hardware, framework, precision, speculative decoding.
 
@@ -165,11 +173,13 @@ def perf_import(
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
+        procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 --precision fp4
     """
     from procure.errors import InputError
     from procure.io.inferencex import import_curves
     from procure.io.trials import default_name, import_trials, looks_like_trial
 
+    curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's, not a kept trial's
     out = one_of("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
         from procure.io.workspace import load_workspace
@@ -185,8 +195,19 @@ def perf_import(
             raise InputError([problem("perf import", "give trial results or InferenceX rows, not both in one import")])
         if gpus is None:
             raise InputError([problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
-        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force)
+        labels = {"gpu": gpu, "model": model, "precision": precision}
+        if offer is not None:
+            given = [flag for flag, value in curve_options.items() if value is not None]
+            if given:
+                raise InputError([problem(given[0], "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it out")])
+            _offer_trials(workspace, offer, sources, gpus, as_day(trial_date), as_day(as_of), isl, osl, labels)
+            return
+        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels)
+        for line in _curve_check(workspace, out, written):
+            say(line)
     else:
+        if offer is not None:
+            raise InputError([problem("--offer", "InferenceX rows are public curves, not a trial of a signed vendor: import them without --offer")])
         if len(sources) != 1:
             raise InputError([problem("perf import", "InferenceX rows come in one file at a time")])
         written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
@@ -194,6 +215,48 @@ def perf_import(
         say(f"warning: {warning}")
     for path in written:
         say(f"wrote {path}")
+
+
+def _offer_trials(workspace, offer_id, sources, gpus, day, as_of, isl, osl, labels) -> None:  # type: ignore[no-untyped-def]
+    """perf import --offer: the trials stored as the signed vendor's evidence, set beside the public curves."""
+    from procure.analysis.evaluate import resolve_as_of
+    from procure.errors import InputError, unknown_offer
+    from procure.io.offer_trials import public_curves, trial_reference_lines
+    from procure.io.trial_evidence import import_offer_trials
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace, actuals=False)  # the import checks the kept trials it merges into
+    known = [o.id for o in ws.offers]
+    if offer_id not in known:
+        raise InputError([unknown_offer(offer_id, known)])
+    signed = next(o for o in ws.offers if o.id == offer_id)
+    written, notes, warnings, runs = import_offer_trials(ws.root, signed, sources, gpus, day, resolve_as_of(ws, as_of), isl, osl, labels)
+    found, said = trial_reference_lines(offer_id, runs, public_curves(ws.curves.values()), ws.config.workload.interactivity)
+    for warning in warnings + found:
+        say(f"warning: {warning}")
+    for note in notes + said:
+        say(f"note: {note}")
+    for path in written:
+        say(f"wrote {path}")
+
+
+def _curve_check(workspace: Path, folder: Path, written: list[Path]) -> list[str]:
+    """Lines on a trial curve just written, set beside the public curves of the same folder at the
+    workload's interactivity (procure/model/references.py): warnings, and notes of what was not compared."""
+    from procure.errors import InputError
+    from procure.io.offer_trials import curve_reference_lines, public_curves
+    from procure.io.workspace import load_workspace, read_curve
+    from procure.io.yamlsafe import read_text
+
+    try:
+        target = load_workspace(workspace).config.workload.interactivity
+    except InputError:
+        return ["note: no valid workspace states the workload's interactivity: the curve is not compared with the public curves"]
+    curves = [read_curve(read_text(path, str(path)), str(path), path.stem, []) for path in sorted(Path(folder).glob("*.csv"))]
+    curves = [c for c in curves if c is not None]
+    ours = [c for c in curves if c.name in {Path(w).stem for w in written}]
+    warnings, notes = curve_reference_lines(ours, public_curves(curves), target)
+    return [f"warning: {w}" for w in warnings] + [f"note: {n}" for n in notes]
 
 
 def actuals_import(
@@ -271,7 +334,7 @@ def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_f
     from procure.io import prometheus_api
 
     names = ws.config.actuals.metrics
-    wanted = [names.output_tokens, names.requests, names.ttft + "_bucket", names.e2e_latency + "_bucket"]
+    wanted = [names.output_tokens, names.requests, names.ttft + "_bucket", names.e2e_latency + "_bucket", names.gpu_busy] + ([names.requests_running] if names.max_concurrency else [])
     end = datetime(until.year, until.month, until.day, tzinfo=timezone.utc) if until else datetime.now(timezone.utc)
     with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))

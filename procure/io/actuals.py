@@ -43,6 +43,10 @@ METRIC_COLUMNS = (
     "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s",
     "coverage", "resets", "gaps",
 )
+BUSY_COLUMN = "busy_gpu_hours"  # an optional last column: written when some month has utilization telemetry
+# Labels NVIDIA dcgm-exporter puts on every GPU series (its README's sample output, and the `label`
+# rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU.
+DCGM_LABELS = ("gpu", "UUID", "device", "modelName", "Hostname", "pci_bus_id", "DCGM_FI_DRIVER_VERSION", "GPU_I_ID", "GPU_I_PROFILE", "GPU_I_UUID")
 INVOICE_COLUMNS = ("month", "gpu_hours", "output_tokens", "amount")
 INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have several invoices
 # A FOCUS export is the month's whole bill: kept under one id, so that the next export of the month
@@ -81,6 +85,7 @@ class MonthMetrics:
     coverage: float | None = None  # share of the month's seconds between samples no gap apart
     resets: int = 0
     gaps: int = 0
+    busy_gpu_hours: float | None = None  # utilization telemetry's busy GPU-hours (docs/actuals.md, "Busy GPU-hours")
 
 
 @dataclass
@@ -100,6 +105,7 @@ class OfferActuals:
     incidents: list[Any] = field(default_factory=list)  # procure.io.incidents.Incident
     incident_files: list[str] = field(default_factory=list)
     credits: dict[str, tuple[float, str]] = field(default_factory=dict)  # month -> (credits received, invoices)
+    trials: list[Any] = field(default_factory=list)  # procure.io.offer_trials.TrialRun: benchmarks run after signing
     notes: list[str] = field(default_factory=list)
     # Posteriors by evaluation date, from the first evaluation of the workspace as loaded: what-if and
     # scenario evaluations of a changed copy (another demand, another price) reuse them, so the
@@ -153,6 +159,7 @@ def summarize(series: list[Any], config: ActualsConfig, problems: list[Problem])
     _add_requests(series, names, table, problems)
     for attr, base in (("ttft", names.ttft), ("e2e", names.e2e_latency)):
         _add_latency(series, attr, base, table, problems)
+    _add_busy(series, names, table, problems)
     return table.months, table.notes
 
 
@@ -164,7 +171,8 @@ def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]
     allowed = set(tm.KNOWN_LABELS) | {names.outcome_label} | set(names.labels)
     found: dict[tuple[str, ...], list[Any]] = {}  # one line per set of unknown labels, however many series carry it
     for s in series:
-        unknown = tuple(sorted(k for k, _ in s.labels if k not in allowed))
+        own = allowed | set(DCGM_LABELS) if s.name == names.gpu_busy else allowed
+        unknown = tuple(sorted(k for k, _ in s.labels if k not in own))
         if unknown:
             found.setdefault(unknown, []).append(s)
     for unknown, carriers in found.items():
@@ -203,6 +211,42 @@ def _covered_shares(times: Any, gap_s: float) -> list[tuple[str, float]]:
     slot = np.searchsorted(edges, t[1:], side="left") - 1  # a step lies in the month of (earlier, later]
     seconds = np.bincount(slot, weights=np.where(ok, step, 0.0), minlength=len(edges) - 1)
     return [(tm.month_of(edges[i]), min(1.0, seconds[i] / (edges[i + 1] - edges[i]))) for i in range(len(edges) - 1)]
+
+
+def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problems: list[Problem]) -> None:
+    """Busy GPU-hours per month from utilization telemetry (docs/actuals.md, "Busy GPU-hours"): the
+    time-integral of each GPU's engine-active gauge (DCGM_FI_PROF_GR_ENGINE_ACTIVE, a ratio 0..1;
+    NVIDIA dcgm-exporter etc/dcp-metrics-included.csv, commit 084a245), summed over GPUs; in a month
+    no GPU gauge covers, the engine's saturation, vLLM's running requests / `max_concurrency`
+    (`vllm:num_requests_running`, a gauge of the requests in the running batch; vllm-project/vllm
+    vllm/v1/metrics/loggers.py and docs/design/metrics.md) capped at 1, x `gpus_per_engine`.
+    A gap longer than gap_minutes counts at the month's covered mean (telemetry.GaugeMonth.filled)."""
+    from procure.io import telemetry as tm
+
+    def integrate(name: str, scale: float, most: float | None, what: str) -> dict[str, float]:
+        out: dict[str, float] = defaultdict(float)
+        for s in (x for x in series if x.name == name):
+            values = [float(v) for v in s.values]
+            if most is not None and any(v > most for v in values):
+                i = next(n for n, v in enumerate(values) if v > most)
+                problems.append(Problem(s.where, None, "", f"{s.show()}: {what} must lie between 0 and {most:g} (got {values[i]:g} at {tm._utc(float(s.times[i]))})"))
+                continue
+            if scale != 1.0:
+                values = [min(v * scale, 1.0) for v in values]
+            for key, month in tm.gauge_integral(s.times, values, table.gap_s).items():
+                out[key] += month.filled / 3600
+        return out
+
+    gpus = integrate(names.gpu_busy, 1.0, 1.0, "an engine-active ratio")
+    engines: dict[str, float] = {}
+    if names.max_concurrency:
+        engines = integrate(names.requests_running, 1.0 / names.max_concurrency, None, "")
+    for key in sorted(set(gpus) | set(engines)):
+        if key in gpus:
+            table.month(key).busy_gpu_hours = gpus[key]
+        else:
+            table.month(key).busy_gpu_hours = engines[key] * names.gpus_per_engine
+            table.notes.append(f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x {names.gpus_per_engine} GPUs (no {names.gpu_busy} series)")
 
 
 def _add_requests(series: list[Any], names: MetricNames, table: _MonthTable, problems: list[Problem]) -> None:
@@ -328,6 +372,8 @@ def check_metrics_month(m: MonthMetrics, size: float | None, display: str, line:
             if high < low:
                 problems.append(Problem(display, line, f"{prefix}{name}_p{int(q1 * 100)}_s", f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster"))
     _plausible(m.coverage, 1.0, "a share of the month", display, line, prefix + "coverage", problems)
+    # busy GPU-hours: at most every GPU the offer can supply, busy around the clock
+    _plausible(m.busy_gpu_hours, size * month_seconds(m.month) / 3600 if size else None, "the offer's GPUs x the month's hours", display, line, prefix + BUSY_COLUMN, problems)
     for column in ("resets", "gaps"):
         _plausible(getattr(m, column), month_seconds(m.month), "one a second", display, line, prefix + column, problems)
     return len(problems) == before
@@ -359,14 +405,15 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
     buffer = io.StringIO()
     buffer.write("# serving metrics per calendar month (UTC), from: " + "; ".join(sources).replace("\n", " ") + "\n")
     writer = csv_writer(buffer, lineterminator="\n")
-    writer.writerow(METRIC_COLUMNS)
+    busy = any(m.busy_gpu_hours is not None for m in months.values())
+    writer.writerow(METRIC_COLUMNS + ((BUSY_COLUMN,) if busy else ()))
     for key in sorted(months):
         m = months[key]
         writer.writerow([
             key, _fmt(m.output_tokens), _fmt(m.requests_ok), _fmt(m.requests_failed),
             *(_fmt(m.ttft.get(q)) for q in QUANTILES), *(_fmt(m.e2e.get(q)) for q in QUANTILES),
             _fmt(m.coverage), str(m.resets), str(m.gaps),
-        ])
+        ] + ([_fmt(m.busy_gpu_hours)] if busy else []))
     return buffer.getvalue()
 
 
@@ -403,7 +450,8 @@ def read_metrics_csv(path: Path, display: str, problems: list[Problem], size: fl
     """metrics.csv as `metrics_csv` writes it; every row passes `check_metrics_month`."""
     from procure.io.tables import read_csv_rows
 
-    rows, _, found = read_csv_rows(path, display, METRIC_COLUMNS)
+    columns = metric_columns(path, display)
+    rows, _, found = read_csv_rows(path, display, columns)
     problems.extend(found)
     out: dict[str, MonthMetrics] = {}
     for line, row in rows:
@@ -412,11 +460,12 @@ def read_metrics_csv(path: Path, display: str, problems: list[Problem], size: fl
             problems.append(Problem(display, line, "month", f"{key} appears twice"))
             continue
         before = len(problems)
-        num = {c: _number(row[c], display, line, c, problems) for c in METRIC_COLUMNS[1:]}
+        num = {c: _number(row[c], display, line, c, problems) for c in columns[1:]}
         m = MonthMetrics(key, num["output_tokens"], num["requests_ok"], num["requests_failed"])
         m.ttft = {q: num[f"ttft_p{int(q * 100)}_s"] for q in QUANTILES}
         m.e2e = {q: num[f"e2e_p{int(q * 100)}_s"] for q in QUANTILES}
         m.coverage = num["coverage"]
+        m.busy_gpu_hours = num.get(BUSY_COLUMN)
         for column in ("resets", "gaps"):
             value = num[column] or 0
             if value != int(value):
@@ -425,6 +474,18 @@ def read_metrics_csv(path: Path, display: str, problems: list[Problem], size: fl
         if len(problems) == before and check_metrics_month(m, size, display, line, problems):
             out[key] = m
     return out
+
+
+def metric_columns(path: Path, display: str) -> tuple[str, ...]:
+    """METRIC_COLUMNS, with busy_gpu_hours when the header ends with it."""
+    from procure.io.yamlsafe import read_text
+
+    try:
+        text = read_text(path, display)
+    except InputError:
+        return METRIC_COLUMNS  # read_csv_rows names the problem
+    header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
+    return METRIC_COLUMNS + (BUSY_COLUMN,) if [h.strip() for h in header.split(",")][-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
 
 
 def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
@@ -527,6 +588,10 @@ def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], 
                 from procure.io.focus import read_credits
 
                 found.credits = read_credits(path, display, problems)
+            elif path.name == "trials.csv":
+                from procure.io.offer_trials import read_trials
+
+                found.trials = read_trials(path, display, problems)
             elif path.name in ("incidents.json", "incidents.csv"):
                 try:
                     found.incidents.extend(read_incidents(path, display))
@@ -666,7 +731,7 @@ def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display
     if path.exists():
         found: list[Problem] = []
         kept = read_metrics_csv(path, shown, found, size)
-        rows, comments, _ = read_csv_rows(path, shown, METRIC_COLUMNS)
+        rows, comments, _ = read_csv_rows(path, shown, metric_columns(path, shown))
         _forgive(found, {line: row["month"] for line, row in rows}, set(incoming.metrics), lambda k: f"month {k}", notes, problems)
         sources = [s for c in comments if "from:" in c for s in c.split("from:", 1)[1].split("; ") if s.strip()]
     for key, m in sorted(incoming.metrics.items()):
@@ -855,7 +920,7 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
     from procure.io.files import own_input
 
     names = config.metrics
-    wanted = {names.output_tokens, names.requests, names.ttft, names.e2e_latency}
+    wanted = {names.output_tokens, names.requests, names.ttft, names.e2e_latency, names.gpu_busy} | ({names.requests_running} if names.max_concurrency else set())
     incoming = Incoming()
     parts: list[Any] = []
     metric_files: list[str] = []

@@ -493,6 +493,8 @@ def _curve_csv(rows: list[BenchRow], source: str, isl: int, osl: int, chosen: tu
         label = BASIS_LABELS.get(basis.replace(" (stated)", ""), basis)
         how = " as --per-gpu-basis said" if basis.endswith("(stated)") else ""
         lines.append(f"# normalization: {bases[basis]} of {len(rows)} rows {label}{how}")
+    # what the curve measures, as procure/model/references.py compares curves (a row states no model: no mark)
+    lines += [f"# gpu: {first.hw}"] + ([f"# model: {models[0]}"] if models else []) + [f"# precision: {first.precision}"]
     lines.append(
         "# interactivity = median_intvty (tok/s per user), output_tok_s_gpu = output tokens/s per billed GPU "
         "(all GPUs the configuration occupies), ttft_s = median_ttft (seconds; empty where the row states none)"

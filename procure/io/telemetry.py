@@ -696,6 +696,44 @@ def counter_increase(times: Any, values: Any, gap_s: float) -> CounterMonths:
     return CounterMonths(increase, resets, gaps)
 
 
+@dataclass
+class GaugeMonth:
+    """One gauge series' time-integral over one month (value x seconds), and the seconds it covers."""
+
+    integral: float  # sum of value x seconds over the steps no longer than the gap
+    covered_s: float  # the seconds of those steps
+    span_s: float  # the seconds of every step in the month, gaps included
+
+    @property
+    def filled(self) -> float:
+        """The integral over the whole span, a gap counted at the mean of the covered steps."""
+        return self.integral * self.span_s / self.covered_s if self.covered_s > 0 else 0.0
+
+
+def gauge_integral(times: Any, values: Any, gap_s: float) -> dict[str, GaugeMonth]:
+    """Per month, the time-integral of a gauge as Prometheus reads a gauge between scrapes: the
+    latest sample holds until the next (an instant query's lookback; `avg_over_time` over
+    evenly spaced samples is the same mean). A step (earlier, later] counts in the month of its
+    later sample, as a counter's does, with the earlier sample's value; a step longer than
+    `gap_s` is a gap: not integrated, and `GaugeMonth.filled` counts it at the month's covered mean."""
+    import numpy as np
+
+    t = np.asarray(times, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if len(t) < 2:
+        return {}
+    step = np.diff(t)
+    ok = step <= gap_s
+    edges = np.asarray(month_starts(t[0], t[-1]))
+    slot = np.searchsorted(edges, t[1:], side="left") - 1
+    n = len(edges) - 1
+    integral = np.bincount(slot, weights=np.where(ok, v[:-1] * step, 0.0), minlength=n)
+    covered = np.bincount(slot, weights=np.where(ok, step, 0.0), minlength=n)
+    span = np.bincount(slot, weights=step, minlength=n)
+    present = np.bincount(slot, minlength=n) > 0
+    return {month_of(edges[i]): GaugeMonth(float(integral[i]), float(covered[i]), float(span[i])) for i in range(n) if present[i]}
+
+
 def histogram_quantile(q: float, buckets: list[tuple[float, float]]) -> float | None:
     """Prometheus' histogram_quantile over (upper bound, cumulative count) pairs, +Inf included.
 

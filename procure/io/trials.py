@@ -297,9 +297,10 @@ def length_mismatches(trial: Trial, isl: int, osl: int) -> list[str]:
     return out
 
 
-def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: list[str]) -> str:
-    """The curve file: '#' lines say where it comes from (points_source: measured, trial date), then
-    interactivity, output tok/s per billed GPU and TTFT per run."""
+def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: list[str], marks: dict[str, str | None] | None = None) -> str:
+    """The curve file: '#' lines say where it comes from (points_source: measured, trial date, and the
+    gpu, model and precision when stated: procure/model/references.py), then interactivity, output
+    tok/s per billed GPU and TTFT per run."""
     days = sorted(t.day for t in trials if t.day)
     lines = [
         "# points_source: measured",
@@ -307,6 +308,7 @@ def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: li
         "# trial: " + "; ".join(f"{t.format}{' ' + t.tool_version if t.tool_version else ''} from {Path(t.source).name} ({len(t.points)} run{'s' if len(t.points) != 1 else ''}, {t.day})" for t in trials),
         f"# per billed GPU: the endpoint's output throughput / {gpus} GPUs; workload isl {isl}, osl {osl}",
     ]
+    lines += [f"# {name}: {value}" for name, value in (marks or {}).items() if value]
     lines += [f"# length mismatch: {m}" for m in mismatches]
     lines.append("# interactivity = output tok/s per user (1000 / median TPOT), output_tok_s_gpu = output tok/s per billed GPU, ttft_s = median time to first token (s)")
     lines.append("interactivity,output_tok_s_gpu,ttft_s")
@@ -317,12 +319,24 @@ def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: li
     return "\n".join(re.sub(r"[\x00-\x1f\x7f]+", " ", line) for line in lines) + "\n"
 
 
+def trial_warnings(trials: list[Trial], isl: int, osl: int) -> tuple[list[str], list[str]]:
+    """(warnings, length mismatches): runs of other sequence lengths than the workload's, and failed requests."""
+    mismatches = [f"{Path(t.source).name} {m}" for t in trials for m in length_mismatches(t, isl, osl)]
+    warnings = list(mismatches)
+    for trial in trials:
+        for p in trial.points:
+            if p.failed:
+                warnings.append(f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only")
+    return warnings, mismatches
+
+
 def default_name(path: Path) -> str:
     """trial-{file name}, lower-cased and safe as a curve name."""
     return "trial-" + (re.sub(r"[^a-z0-9._-]+", "-", Path(path).stem.lower()).strip("-.") or "run")
 
 
-def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: int, osl: int, day: date | None = None, force: bool = False) -> tuple[list[Path], list[str]]:
+def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: int, osl: int, day: date | None = None, force: bool = False,
+                  marks: dict[str, str | None] | None = None) -> tuple[list[Path], list[str]]:
     """Write performance/NAME.csv from the trial files: every run is a point. Returns (written, warnings)."""
     if gpus < 1:
         raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
@@ -340,19 +354,10 @@ def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: i
         problems.append(Problem(str(target), None, "", "already exists: use --force to replace it"))
     if problems:
         raise InputError(problems)
-    warnings = []
-    mismatches = []
-    for trial in trials:
-        found = length_mismatches(trial, isl, osl)
-        mismatches += [f"{Path(trial.source).name} {m}" for m in found]
-    warnings += mismatches
-    for trial in trials:
-        for p in trial.points:
-            if p.failed:
-                warnings.append(f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only")
+    warnings, mismatches = trial_warnings(trials, isl, osl)
     from procure.io.workspace import check_curves_to_write
 
-    files = {target.name: curve_csv(trials, gpus, isl, osl, mismatches)}
+    files = {target.name: curve_csv(trials, gpus, isl, osl, mismatches, marks)}
     check_curves_to_write(Path(out_dir), files)
     write_files_atomic(Path(out_dir), files)
     return [target], warnings

@@ -813,13 +813,14 @@ def read_curve(text: str, display: str, name: str, problems: list[Problem]) -> R
         return None
     if not rows or len(points) != len(rows) or found:
         return None
-    marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date"))
+    marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date", "gpu", "model", "precision"))
     measured = marks.get("points_source", "").strip() == "measured"
     try:
         measured_on = date.fromisoformat(marks.get("trial date", "").strip()) if measured else None
     except ValueError:
         measured_on = None
-    return ReferenceCurve(name=name, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on)
+    what = {k: marks[k].strip()[:80] or None for k in ("gpu", "model", "precision") if k in marks}  # what it measures (procure/model/references.py)
+    return ReferenceCurve(name=name, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on, **what)
 
 
 def check_curves_to_write(out_dir: Path, files: dict[str, str]) -> None:

@@ -519,6 +519,11 @@ class MetricNames(Strict):
     ttft: Text = Field("vllm:time_to_first_token_seconds", description="histogram of the time to first token, seconds")
     e2e_latency: Text = Field("vllm:e2e_request_latency_seconds", description="histogram of the end-to-end request latency, seconds")
     labels: list[Text] = Field(default_factory=list, description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label")
+    # Utilization telemetry, for the busy GPU-hours that make tokens per busy GPU-hour (docs/actuals.md, "Busy GPU-hours").
+    gpu_busy: Text = Field("DCGM_FI_PROF_GR_ENGINE_ACTIVE", description="gauge 0..1 per GPU of the time its engine was active (NVIDIA dcgm-exporter; preferred)")
+    requests_running: Text = Field("vllm:num_requests_running", description="gauge of the requests in the engine's running batch (vLLM), read when no GPU gauge covers the month")
+    max_concurrency: Positive | None = Field(None, description="the engine's most requests at once (vLLM --max-num-seqs): requests_running / this is its saturation; unset: requests_running is not read")
+    gpus_per_engine: Annotated[Count, Field(ge=1, le=1024)] = Field(1, description="GPUs one serving engine runs on (its tensor x pipeline parallel size): busy GPU-hours = saturation x these")
 
 
 class EvidenceConfig(Strict):
@@ -528,6 +533,9 @@ class EvidenceConfig(Strict):
     success_prior_requests: Positive = Field(10_000.0, description="a served-request rate of 1 counts as this many requests observed")
     throughput_prior_sd: Positive = Field(0.10, description="sd of log(delivered / promised throughput) before any month is seen")
     throughput_month_sd: Positive = Field(0.05, description="sd of one fully exposed month's log ratio around the vendor's true one")
+    trial_weight: Annotated[Number, Field(gt=0, le=1)] = Field(
+        0.25, description="a month's post-signing trials (perf import --offer) weigh as this share of a fully busy month of telemetry"
+    )
 
 
 class ActualsConfig(Strict):
@@ -1009,6 +1017,10 @@ class ReferenceCurve(Strict):
     source: str = ""
     points_source: Literal["measured", "vendor_claim", "reference"] = Field("reference", description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)")
     measured_on: date | None = Field(None, description="the trial's date ('# trial date:' in its file)")
+    # What the curve measures ('# gpu:', '# model:', '# precision:' in its file): compared with the public curves (procure/model/references.py)
+    gpu: str | None = None
+    model: str | None = None
+    precision: str | None = None
 
 
 SCHEMAS: dict[str, type[BaseModel]] = {"offer": Offer, "grade": Grade, "workspace": WorkspaceConfig}
