@@ -133,6 +133,12 @@ def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the
     bare = OfferActuals("alpha", metrics={"2026-10": MonthMetrics("2026-10", output_tokens=3.348e10, coverage=1.0)}, invoices=actuals.invoices)
     plain = _score_month(bare, "2026-10", promise, config, False, datetime(2026, 11, 15).date())
     assert plain.capacity_ratio is None and NO_CAPACITY in plain.notes
+    # the scorecard's capacity column shows the busy-hour ratio; tokens per billed GPU-hour (our traffic) stand apart:
+    # 3.348e10 / 74,400 billed GPU-hours = 450,000 a GPU-hour, over the promise's 500,000 per billed GPU-hour (tpgh) = 90%
+    from procure.render.scorecard import _capacity
+
+    assert (_capacity(month), _capacity(plain)) == ("125.0%", "—")
+    assert abs(month.throughput_ratio - 0.9) < 1e-12
     # posterior: w = 37,200 / (100 x 730) = 0.50959; variance 0.05^2 / w = 0.0049059; prior 0.1^2:
     # precision 100 + 203.836 = 303.836; mean = 203.836 x ln 1.25 / 303.836 = 0.149700; median e^0.149700 = 1.16150
     record = SimpleNamespace(metrics={"billed_gpus": 100}, gpus=100)

@@ -193,7 +193,7 @@ def test_months_without_evidence_are_no_data(signed):
     assert months["2026-04"]["availability"] == 1.0
     assert months["2026-04"]["throughput_ratio"] is None and months["2026-04"]["output_tokens"] is None
     md = run("scorecard", "--format", "markdown", "--as-of", "2026-06-15", "-w", signed).stdout
-    assert "| 2026-04 | no data | no data | no data | 100.000% (99.50%) | no data | no data | none |" in md
+    assert "| 2026-04 | no data | no data | no data | no data | 100.000% (99.50%) | no data | no data | none |" in md
     assert len(doc_months := scorecard_json(signed, "--as-of", "2026-06-15", "--months", "1")["vendors"][0]["months"]) == 1 and doc_months[0]["month"] == "2026-05"
 
 

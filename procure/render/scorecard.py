@@ -40,16 +40,19 @@ def scorecard_markdown(result: ScorecardResult) -> str:
         return "\n".join(lines + ["No signed vendor has evidence in actuals/.", ""])
     for v in result.vendors:
         lines += [f"## {markdown_text(v.vendor)} ({markdown_text(v.offer)})", ""]
-        lines += ["| month | throughput vs promised | served | TTFT P50 | availability (SLA) | billed / contracted | cost per task vs promised | credits owed |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "| month | capacity vs promised | tokens per billed GPU-h vs promised | served | TTFT P50 | availability (SLA) | billed / contracted | cost per task vs promised | credits owed |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for m in v.months:
             if not m.data:
-                lines.append(f"| {m.month} | no data | no data | no data | no data | no data | no data | no data |")
+                lines.append(f"| {m.month} | no data | no data | no data | no data | no data | no data | no data | no data |")
                 continue
             ttft = "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s"
             sla = "" if m.sla_availability is None else f" ({percent_or_no_data(m.sla_availability, 2)})"
             owed = "no SLA" if m.sla_availability is None else "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{percent_or_no_data(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
             lines.append(
-                f"| {_month(m)} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
+                f"| {_month(m)} | {_capacity(m)} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
                 + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
             )
         lines += ["", evidence_line(v), ""]
@@ -57,6 +60,15 @@ def scorecard_markdown(result: ScorecardResult) -> str:
             lines += [f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).", ""]
         lines += [f"- {markdown_text(n)}" for n in v.notes] + ([""] if v.notes else [])
     return "\n".join(lines)
+
+
+def _capacity(m: Any) -> str:
+    """The vendor's speed this month: tokens per busy GPU-hour, else a post-signing trial, against the promise.
+    Tokens per billed GPU-hour follow our own traffic, so they are shown apart and never stand for it."""
+    ratio = m.capacity_ratio if m.capacity_ratio is not None else m.trial_capacity_ratio
+    if ratio is None:
+        return "no data" if m.output_tokens is None else "—"  # "—": served tokens, but no busy GPU-hours to divide them by
+    return percent_or_no_data(ratio)
 
 
 def _month(m: Any) -> str:
@@ -90,17 +102,17 @@ def scorecard_table(result: ScorecardResult) -> Any:
     currencies = {v.currency for v in result.vendors}
     owed = f"credits owed {next(iter(currencies))}" if len(currencies) == 1 else "credits owed"
     table = Table(title="Delivered against promised", caption="\n".join(evidence_line(v) for v in result.vendors) or None, caption_justify="left")
-    headers = ("offer", "month", "throughput", "served", "TTFT P50 s", "availability", "SLA", "billed/contract", "cost/task vs promised", owed)
+    headers = ("offer", "month", "capacity", "tok/billed h", "served", "TTFT P50 s", "availability", "SLA", "billed/contract", "cost/task vs promised", owed)
     for i, name in enumerate(headers):
         table.add_column(name, justify="left" if i < 2 else "right")
     for v in result.vendors:
         for m in v.months:
             credit = "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.2f}" + ("" if len(currencies) == 1 else f" {v.currency}") if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice"))
             table.add_row(
-                v.offer, _month(m), percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f}",
+                v.offer, _month(m), _capacity(m), percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f}",
                 percent_or_no_data(m.availability, 3), "" if m.sla_availability is None else percent_or_no_data(m.sla_availability, 2), percent_or_no_data(m.billed_vs_contracted),
                 "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
                 credit,
             )
     # the offer, month, availability against the SLA and the credits owed stay longest
-    return prioritise(table, {"billed/contract": 1, "cost/task vs promised": 2, "TTFT P50 s": 3, "served": 4, "throughput": 5, "SLA": 6, "availability": 7})
+    return prioritise(table, {"billed/contract": 1, "cost/task vs promised": 2, "TTFT P50 s": 3, "served": 4, "tok/billed h": 5, "capacity": 6, "SLA": 7, "availability": 8})
