@@ -311,7 +311,8 @@ def screen(console: Console, renderable: Any, width: int, height: int, first: st
         if isinstance(part, Table) and part.caption:
             parts.insert(i + 1, Text(str(part.caption)))
             part.caption = None
-    first_table = next((i for i, p in enumerate(parts) if isinstance(p, Table)), len(parts))
+    # no table (nothing to hedge): the first text is the decision, the others are notes
+    first_table = next((i for i, p in enumerate(parts) if isinstance(p, Table)), 0)
     head = ([Text(first)] if first else []) + parts[:first_table]
     main = parts[first_table:first_table + 1]
     rest = parts[first_table + 1:] + ([Text("\n".join(after))] if after else [])
