@@ -224,7 +224,7 @@ def hidden_text(dropped: list[str], width: int, cut: bool = False) -> Any:
     from rich.text import Text
 
     noun = "column" if len(dropped) == 1 else "columns"
-    short = f"{len(dropped)} {noun} left out (--wide): {', '.join(dropped)}" if dropped else "Reasons cut to one line (--wide)"
+    short = f"{len(dropped)} {noun} left out to fit {width} columns (--wide): {', '.join(dropped)}" if dropped else "Reasons cut to one line (--wide)"
     return summarised(Text(hidden_note(dropped, width, cut)), clip_line(short + (f"; reasons cut (--wide)" if cut and dropped else ""), width))
 
 
@@ -321,8 +321,9 @@ def screen(console: Console, renderable: Any, width: int, height: int, first: st
     more_rows = ""
     if main and isinstance(main[0], Table) and not every_row and not notes and dropped is not None:
         dropped = dropped + [h for h in _shorter(console, main[0], width, budget - used - 1) if h not in dropped]
-    if dropped or dropped is not None and clipped(renderable):
-        rest.append(hidden_text(dropped, width, clipped(renderable)))
+    hidden = hidden_text(dropped, width, clipped(renderable)) if dropped or dropped is not None and clipped(renderable) else None
+    if hidden is not None:
+        rest.append(hidden)
     if notes:
         return head + main + rest
     if main and isinstance(main[0], Table) and not every_row:  # a table taller than the screen: its first rows
@@ -343,7 +344,8 @@ def screen(console: Console, renderable: Any, width: int, height: int, first: st
             used += size
         else:
             folded.append(part)
-    items = [item for part in folded for item in _note_items(part)]
+    # the columns left out are said first, whatever else is folded
+    items = [item for part in sorted(folded, key=lambda p: p is not hidden) for item in _note_items(part)]
     lines = [clip_line(text, width) for text, _ in items]
     room = max(1, min(NOTE_LINES, budget - used))
     if len(lines) > room or any(line != clip_line(text, 10**6) for line, (text, _) in zip(lines, items)):
