@@ -149,7 +149,8 @@ def grade(
                 typer.echo(f"note: throughput factors not shown: the workspace cannot be evaluated ({exc.problems[0]})", err=True)
             else:
                 shown += [throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors]
-        emit_table(Group(*shown), out, wide, columns=columns, notes=notes, every_row=every_row)
+        # the offer's page, asked for by name: every requirement and every throughput factor, never folded
+        emit_table(Group(*shown), out, wide, columns=columns, notes=True, every_row=True)
         return
     from procure.render.ranking import grades_table
 

@@ -207,8 +207,10 @@ def emit_table(
             console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False, height=console.height)
         else:
             dropped = fit(console, table, console.width)
-        for part in screen(console, table, console.width, screen_height(console), first, after, dropped, notes, every_row):
-            console.print(part)
+        height = screen_height(console)
+        for part in screen(console, table, console.width, height, first, after, dropped, notes, every_row):
+            # in a pipe a sentence stays on one line, whole for grep and mail; tables keep their width
+            console.print(part, soft_wrap=height == UNFOLDED and not hasattr(part, "columns"))
         return
     from rich.console import Console
 
@@ -221,9 +223,13 @@ def emit_table(
     emit(console.export_text(), out)
 
 
+UNFOLDED = 1_000_000_000  # lines: no fold
+
+
 def screen_height(console: Any) -> int:
     """The lines a default output may take: the terminal's (LINES when set), never fewer than the 24 of
-    the terminal the outputs are designed for (render/fit.py SCREEN_LINES); 24 in a pipe."""
+    the terminal the outputs are designed for (render/fit.py SCREEN_LINES). A pipe or a file is not a
+    screen: a script or a mail reads every row and note, as it did before the fold."""
     from procure.render.fit import SCREEN_LINES
 
     if "LINES" in os.environ:
@@ -231,7 +237,7 @@ def screen_height(console: Any) -> int:
             return max(SCREEN_LINES, int(os.environ["LINES"]))
         except ValueError:
             return SCREEN_LINES
-    return max(SCREEN_LINES, console.height) if console.is_terminal else SCREEN_LINES
+    return max(SCREEN_LINES, console.height) if console.is_terminal else UNFOLDED
 
 
 def warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
