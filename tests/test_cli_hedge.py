@@ -95,7 +95,7 @@ def test_json_ladder_and_stress_by_hand(ws):
 
 
 def test_table(ws):
-    out = hedge(ws).stdout
+    out = hedge(ws, "--notes").stdout  # the limits and the fit in full (the default screen folds them)
     assert "Fixed Compute (fixed)" in out
     assert "Ladder" in out and "Stress" in out and "Limits" in out
     assert "failed deployment" in out and "customer pay" in out

@@ -55,7 +55,8 @@ def _at_width(root: str, columns: int, args: tuple[str, ...]) -> str:
     ws = Path(root)
     args = tuple(str(ws / a) if a.endswith(".csv") else a for a in args)
     as_of = () if args[0] in ("history", "diff", "index", "grade") else ("--as-of", AS_OF)
-    result = CliRunner().invoke(app, [*args, *as_of, "-w", str(ws)], env={"COLUMNS": str(columns)})
+    # a tall screen: these tests are about widths; tests/test_screens.py holds the 24-line fold
+    result = CliRunner().invoke(app, [*args, *as_of, "-w", str(ws)], env={"COLUMNS": str(columns), "LINES": "200"})
     assert result.exit_code == 0, result.stderr
     return result.stdout
 
@@ -229,7 +230,7 @@ def test_the_uncertainty_method_takes_two_lines_and_promises_only_what_is_shown(
     text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
     start = text.index("Uncertainty:")
     method = text[start:].split("\n")
-    end = next(i for i, line in enumerate(method) if "left out" in line or not line.strip())
+    end = next(i for i, line in enumerate(method) if "left out" in line or not line.strip() or line.startswith("Keel Systems"))  # the usage line follows
     assert end <= 2  # "200 draws, seed 7" and where the method is: not a 21-line paragraph
     assert "probability of failing" not in text  # the column is P(fail), shown from 120 columns and in JSON
 
@@ -314,11 +315,13 @@ def test_fits_a_24_line_terminal(example, columns, args):
 @pytest.mark.parametrize("columns", [60, 80, 120])
 @pytest.mark.parametrize("args", [("cashflow",), ("cashflow", "--offer", "own-b200-colo")], ids=" ".join)
 def test_notes_take_at_most_three_lines(example, columns, args):
-    lines = at_width(example, columns, *args).splitlines()
+    as_of = ("--as-of", AS_OF)
+    text = CliRunner().invoke(app, [*args, *as_of, "-w", str(example)], env={"COLUMNS": str(columns), "LINES": "24"}).stdout
+    lines = text.splitlines()
     notes = [i for i, line in enumerate(lines) if line.startswith("note: ") or "more note" in line]
     assert notes and len(notes) <= 3
     assert all(len(lines[i]) <= columns for i in notes)
     if any("more note" in lines[i] for i in notes):
-        assert "all of them with --wide or --format json" in lines[notes[-1]]
-        wide = at_width(example, columns, *args, "--wide")
-        assert "more note" not in wide and wide.count("note: ") > len(notes) - 1  # --wide gives every note
+        assert "--notes" in lines[notes[-1]]
+        full = at_width(example, columns, *args, "--notes")
+        assert "more note" not in full and full.count("note: ") > len(notes) - 1  # --notes gives every note

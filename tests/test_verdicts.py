@@ -275,7 +275,7 @@ def test_when_no_offer_is_acceptable_validate_and_compare_say_why(ws):
         result = run(command, "-w", ws)
         assert result.exit_code == 0, result.stderr
         assert "no offer is acceptable (0 of 5); the commonest reasons:" in result.stdout
-        assert "  availability (5 offers, e.g. " in result.stdout and "change service.sla.availability" in result.stdout
+        assert "  availability (5 offers, e.g. " in result.stdout and "change service.sla.availability" in result.stdout, result.stdout
 
 
 # --- stale grade files ----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
+    AllOption, NotesOption,
     DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, CompareFormatOption, ListFormat, ListFormatOption, OutOption, RankBy,
     RankByOption, RankTopOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option,
     horizon_option, offers_option, offers_shown, problem, ranks_by_horizon, top_option, workbook_needs_out,
@@ -76,6 +77,8 @@ def grade(
     format: ListFormatOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -151,11 +154,12 @@ def grade(
                 typer.echo(f"note: throughput factors not shown: the workspace cannot be evaluated ({exc.problems[0]})", err=True)
             else:
                 shown += [throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors]
-        emit_table(Group(*shown), out, wide, columns=columns)
+        # the offer's page, asked for by name: every requirement and every throughput factor, never folded
+        emit_table(Group(*shown), out, wide, columns=columns, notes=True, every_row=True)
         return
     from procure.render.ranking import grades_table
 
-    emit_table(grades_table(results, day), out, wide, columns=columns)
+    emit_table(grades_table(results, day), out, wide, columns=columns, notes=notes, every_row=every_row)
 
 
 def compare(
@@ -171,6 +175,8 @@ def compare(
     top: RankTopOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rank the offers by expected full cost per successful task.
@@ -217,10 +223,8 @@ def compare(
         from procure.analysis.evaluate import verdict_lines
         from procure.render.ranking import comparison_table
 
-        emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns, after=rec.usage)
-        if out is None:
-            for line in verdict_lines(ev):
-                typer.echo(line)
+        after = rec.usage + (verdict_lines(ev) if out is None else [])  # the verdict's lines are notes on a screen
+        emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns, after=after, notes=notes, every_row=every_row)
         return
     if format is CompareFormat.xlsx:
         assert out is not None
@@ -254,6 +258,8 @@ def rate(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Rate the operator of every managed offer from its checklist evidence.
@@ -281,7 +287,7 @@ def rate(
     if format is TextFormat.table:
         from procure.render.ranking import rating_table
 
-        emit_table(rating_table(shown), out, wide, columns=columns)
+        emit_table(rating_table(shown), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
     from procure.render.ranking import RATING_RENDERERS
 
@@ -303,6 +309,8 @@ def sensitivity(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
     offers: Annotated[Optional[int], alias("--offers", metavar="N", min=1)] = None,
 ) -> None:
@@ -347,7 +355,7 @@ def sensitivity(
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table
 
-        emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns)
+        emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
     from procure.render.sensitivity import sensitivity_text
 

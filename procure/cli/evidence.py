@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from procure.cli.options import (
+    AllOption, NotesOption,
     AsOfOption, ColumnsOption, MailFormat, MailFormatOption, OutDirAlias, OutOption, WideOption, WorkspaceOption, as_day, chosen_format,
     offer_option, one_of, parse_date, problem, workspace_folder,
 )
@@ -22,6 +23,8 @@ def scorecard(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Delivered against promised, per signed vendor and month, with the SLA credits owed.
@@ -81,7 +84,7 @@ def scorecard(
     elif format in (MailFormat.markdown, MailFormat.text):
         emit(_mail(scorecard_markdown(result), format), out)
     else:
-        emit_table(scorecard_table(result), out, wide, columns=columns)
+        emit_table(scorecard_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
 
 
 def _mail(markdown: str, format: MailFormat) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
+    AllOption, NotesOption,
     AsOfOption, ColumnsOption, ListFormat, ListFormatOption, OutOption, WideOption, WorkspaceOption, as_day, chosen_format,
     format_option, parse_date,
 )
@@ -21,6 +22,8 @@ def history(
     as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="DATE", callback=parse_date, help="Only the runs evaluated as of this date or earlier, YYYY-MM-DD (default: every run).", show_default=False)] = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """List the saved runs: id, time saved, as-of date, label, top offer.
@@ -51,7 +54,7 @@ def history(
         return
     from procure.render.history import history_table
 
-    emit_table(history_table(runs), out, wide, columns=columns)
+    emit_table(history_table(runs), out, wide, columns=columns, notes=notes, every_row=every_row)
 
 
 class DiffFormat(str, Enum):
@@ -77,6 +80,8 @@ def diff(
     out: OutOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
@@ -122,7 +127,7 @@ def diff(
     from procure.render.history import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
-        emit_table(diff_table(result), out, wide, columns=columns)
+        emit_table(diff_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
     elif format is DiffFormat.json:
         emit(enveloped("diff", diff_json(result), format, head_ev), out)
     else:
@@ -140,6 +145,8 @@ def reevaluate(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
@@ -180,7 +187,7 @@ def reevaluate(
     extra = {"saved_run": saved, "baseline_run": previous}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
-        emit_table(diff_table(result, breached, changed_only=True), out, wide, columns=columns)
+        emit_table(diff_table(result, breached, changed_only=True), out, wide, columns=columns, notes=notes, every_row=every_row)
     elif format is DiffFormat.json:
         emit(enveloped("reevaluate", diff_json(result, breached, extra), format, ev), out)
     else:

@@ -115,6 +115,8 @@ OutOption = Annotated[
 ]
 
 WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of a table even when it is wider than the terminal.")]
+NotesOption = Annotated[bool, typer.Option("--notes", help="Print every note, method and limit in full below the table (by default they are summarised in at most three lines, so the output fits a 24-line terminal).")]
+AllOption = Annotated[bool, typer.Option("--all", help="Print every row of a table taller than the terminal (by default its first rows, then how many more).")]
 
 
 def _names(value: Optional[str]) -> Optional[list[str]]:

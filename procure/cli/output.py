@@ -171,11 +171,14 @@ def enveloped(command: str, text: str, format: Any, ev: Any = None, schema: str 
 
 
 def emit_table(
-    table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None, after: Optional[list[str]] = None
+    table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None, after: Optional[list[str]] = None,
+    notes: bool = False, every_row: bool = False,
 ) -> None:
-    """A table on the terminal fits its width (least important columns left out, and named) unless --wide;
-    `first` is a line printed above it (the recommendation), `after` lines below it, wrapped to the width;
-    `columns` (--columns) chooses and orders them."""
+    """A table on the terminal fits its width (least important columns left out, and named) unless --wide,
+    and its height (render/fit.py screen(): the decision and the table first, the notes summarised in at
+    most three lines unless --notes, the first rows of a table taller than the screen unless --all);
+    `first` is a line printed above it (the recommendation), `after` lines below it (notes);
+    `columns` (--columns) chooses and orders them. A file (--out) gets everything."""
     if columns:
         from procure.render.fit import choose, column_names
 
@@ -194,26 +197,20 @@ def emit_table(
             raise InputError(problems)
     quiet()
     if out is None:
-        from procure.render.fit import clipped, fit, fold_notes, hidden_note, natural_width
+        from procure.render.fit import fit, natural_width, screen
 
         console = plain_console()
-        if first:
-            console.print(first)
+        dropped = None
         if wide:
             from rich.console import Console
 
-            console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False)
-            console.print(table)
-            for line in after or []:
-                console.print(line)
-            return
-        dropped = fit(console, table, console.width)
-        fold_notes(table, console.width)  # notes in at most three lines; all of them with --wide or in JSON
-        console.print(table)
-        if dropped or clipped(table):
-            console.print(hidden_note(dropped, console.width, clipped(table)))
-        for line in after or []:
-            console.print(line)
+            console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False, height=console.height)
+        else:
+            dropped = fit(console, table, console.width)
+        height = screen_height(console)
+        for part in screen(console, table, console.width, height, first, after, dropped, notes, every_row):
+            # in a pipe a sentence stays on one line, whole for grep and mail; tables keep their width
+            console.print(part, soft_wrap=height == UNFOLDED and not hasattr(part, "columns"))
         return
     from rich.console import Console
 
@@ -224,6 +221,23 @@ def emit_table(
     for line in after or []:
         console.print(line)
     emit(console.export_text(), out)
+
+
+UNFOLDED = 1_000_000_000  # lines: no fold
+
+
+def screen_height(console: Any) -> int:
+    """The lines a default output may take: the terminal's (LINES when set), never fewer than the 24 of
+    the terminal the outputs are designed for (render/fit.py SCREEN_LINES). A pipe or a file is not a
+    screen: a script or a mail reads every row and note, as it did before the fold."""
+    from procure.render.fit import SCREEN_LINES
+
+    if "LINES" in os.environ:
+        try:
+            return max(SCREEN_LINES, int(os.environ["LINES"]))
+        except ValueError:
+            return SCREEN_LINES
+    return max(SCREEN_LINES, console.height) if console.is_terminal else UNFOLDED
 
 
 def warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
+    AllOption, NotesOption,
     DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, CompareFormatOption, OutOption, RankTopOption, TextFormat,
     TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, horizon_option, offer_option, offers_shown, one_of,
     problem, top_option, workbook_needs_out,
@@ -45,6 +46,8 @@ def whatif(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
     offer_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
 ) -> None:
@@ -79,7 +82,7 @@ def whatif(
             from procure.errors import Problem
 
             raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
-        _price_to_win(ws, as_of, top, format, out, wide, columns)
+        _price_to_win(ws, as_of, top, format, out, wide, columns, notes, every_row)
         return
     if offer_id is None:
         from procure.errors import Problem
@@ -92,7 +95,7 @@ def whatif(
     if format is TextFormat.table:
         from procure.render.whatif import whatif_table
 
-        emit_table(whatif_table(result), out, wide, columns=columns)
+        emit_table(whatif_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
     from procure.render.whatif import WHATIF_RENDERERS
 
@@ -101,7 +104,7 @@ def whatif(
     emit(enveloped("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, as_day(as_of)), inputs=ws.inputs), out)
 
 
-def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, out: Optional[Path], wide: bool, columns: Optional[list[str]]) -> None:
+def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, out: Optional[Path], wide: bool, columns: Optional[list[str]], notes: bool = False, every_row: bool = False) -> None:
     """whatif --price-to-win: for every acceptable offer, the list price at which it ties the leader;
     --top cuts the list (JSON carries every offer)."""
     from procure.analysis.evaluate import evaluate
@@ -117,7 +120,7 @@ def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, o
     if format is TextFormat.table:
         from procure.render.whatif import price_to_win_table
 
-        emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns)
+        emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns, notes=notes, every_row=every_row)
     else:
         from procure.render.whatif import price_to_win_text
 
@@ -152,6 +155,8 @@ def position(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
     current_offer: Annotated[Optional[str], alias("--current-offer", metavar="ID")] = None,
 ) -> None:
@@ -185,7 +190,7 @@ def position(
     if format is TextFormat.table:
         from procure.render.position import position_table
 
-        emit_table(position_table(result), out, wide, columns=columns)
+        emit_table(position_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
     from procure.render.position import position_text
 
@@ -201,6 +206,8 @@ def hedge(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
@@ -238,7 +245,7 @@ def hedge(
     if format is TextFormat.table:
         from procure.render.hedge import hedge_table
 
-        emit_table(hedge_table(plan), out, wide, columns=columns)
+        emit_table(hedge_table(plan), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
     from procure.render.hedge import hedge_text
 
@@ -254,6 +261,8 @@ def cashflow(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Compare offers over one horizon: what each binds you to, costs in total and in present value.
@@ -291,7 +300,7 @@ def cashflow(
     if format is CompareFormat.table:
         from procure.render.cashflow import cashflow_table
 
-        emit_table(cashflow_table(ev, offer), out, wide, columns=columns)
+        emit_table(cashflow_table(ev, offer), out, wide, columns=columns, notes=notes, every_row=every_row)
     elif format is CompareFormat.xlsx:
         from procure.io.files import write_atomic
         from procure.render.workbook import to_xlsx
@@ -312,6 +321,8 @@ def plan(
     as_of: AsOfOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Plan the purchase: how much to commit, with whom, for how long, and what to leave pay-as-used.
@@ -348,7 +359,7 @@ def plan(
         else:
             first = decide(ev, result).headline
         usage = decide(ev, result).usage if ws.config.demand is not None else []
-        emit_table(plan_table(result), out, wide, first=first, columns=columns, after=usage)
+        emit_table(plan_table(result), out, wide, first=first, columns=columns, after=usage, notes=notes, every_row=every_row)
         return
     from procure.render.plan import plan_text
 

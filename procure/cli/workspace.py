@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from procure.cli.options import (
+    AllOption, NotesOption,
     ColumnsOption, JsonFormat, ListFormat, ListFormatOption, OutDirAlias, OutOption, TextFormat, WideOption, WorkspaceOption, chosen_format, columns_need_a_table, format_option,
     one_of, problem, workspace_folder,
 )
@@ -186,6 +187,8 @@ def index_build(
     replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
     wide: WideOption = False,
     columns: ColumnsOption = None,
+    notes: NotesOption = False,
+    every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Build a rental price index from price observations, and show how its level depends on the method.
@@ -231,7 +234,7 @@ def index_build(
     if format is TextFormat.table:
         from procure.render.market import index_table
 
-        emit_table(index_table(build), out, wide, columns=columns)
+        emit_table(index_table(build), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
     from procure.render.market import index_text
 

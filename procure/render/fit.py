@@ -219,36 +219,154 @@ def hidden_note(dropped: list[str], width: int, cut: bool = False) -> str:
     return " ".join(parts) + " All: --wide; some: --columns NAME,...; every figure: --format json."
 
 
-NOTE = "note: "
-NOTE_LINES = 3  # the notes below a table take at most this many lines of the screen
-
-
-def fold_notes(renderable: RenderableType, width: int, limit: int = NOTE_LINES) -> int:
-    """Fold the notes ('note: ...' lines of the texts in a group) to at most `limit` lines of `width`:
-    the first notes as they fit, each cut to one line, then how many more and where they are in
-    full (--wide, --format json). The number of notes folded away (0 when they fit as they are)."""
-    from rich.console import Group
+def hidden_text(dropped: list[str], width: int, cut: bool = False) -> Any:
+    """hidden_note as a note of the screen, its one-line summary naming --wide first."""
     from rich.text import Text
 
-    if not isinstance(renderable, Group):
-        return 0
-    texts = [(i, r) for i, r in enumerate(renderable.renderables) if isinstance(r, Text)]
-    notes = [line for _, t in texts for line in t.plain.splitlines() if line.startswith(NOTE)]
-    if sum(max(1, -(-len(n) // width)) for n in notes) <= limit:
-        return 0
-    shown = [clip_line(n, width) for n in notes[: limit - 1]]
-    more = len(notes) - len(shown)
-    shown.append(f"{more} more note{'s' if more != 1 else ''}: all of them with --wide or --format json.")
-    first = True
-    for i, text in texts:
-        rest = [line for line in text.plain.splitlines() if not line.startswith(NOTE)]
-        if first and any(line.startswith(NOTE) for line in text.plain.splitlines()):
-            rest += shown
-            first = False
-        renderable.renderables[i] = Text("\n".join(rest))
-    return more
+    noun = "column" if len(dropped) == 1 else "columns"
+    short = f"{len(dropped)} {noun} left out to fit {width} columns (--wide): {', '.join(dropped)}" if dropped else "Reasons cut to one line (--wide)"
+    return summarised(Text(hidden_note(dropped, width, cut)), clip_line(short + (f"; reasons cut (--wide)" if cut and dropped else ""), width))
+
+
+NOTE_LINES = 3  # the notes below a table take at most this many lines of the screen
+SCREEN_LINES = 24  # the terminal every default output fits: its last line is the prompt's
+
+
+def summarised(text: Any, summary: str) -> Any:
+    """A text (a note, a method, a list of limits) with the one line that stands for it on a screen
+    that folds its notes (screen()); plain text, as every note is."""
+    from rich.text import Text
+
+    class Note(Text):
+        pass
+
+    note = Note(text.plain if isinstance(text, Text) else str(text))
+    note.summary = summary  # type: ignore[attr-defined]
+    return note
+
+
+def _lines(console: Console, renderable: Any, width: int) -> int:
+    return len(console.render_lines(renderable, console.options.update(width=width), pad=False))
+
+
+def _note_items(renderable: Any) -> list[tuple[str, Any]]:
+    """A folded note's one-line stand-in: its summary when it has one, else each of its lines."""
+    summary = getattr(renderable, "summary", None)
+    if summary:
+        return [(summary, renderable)]
+    from rich.text import Text
+
+    if isinstance(renderable, Text):
+        return [(line, renderable) for line in renderable.plain.splitlines() if line.strip()]
+    title = str(getattr(renderable, "title", "") or "a table")
+    return [(f"Table: {title}.", renderable)]
+
+
+def _cut_rows(table: Table, keep: int) -> int:
+    """Keep a table's first `keep` rows; the number cut."""
+    cut = len(table.rows) - keep
+    if cut > 0:
+        del table.rows[keep:]
+        for column in table.columns:
+            del column._cells[keep:]
+    return max(cut, 0)
+
+
+def _shorter(console: Console, table: Table, width: int, room: int) -> list[str]:
+    """A table taller than `room` whose marked columns wrap its rows loses them, least important first,
+    before it loses rows (one line per row is what makes a ranking readable); the headers dropped."""
+    dropped: list[str] = []
+    while _lines(console, table, width) > room and not getattr(table, "chosen", False):
+        marked = [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
+        if not marked:
+            break
+        victim = min(marked, key=lambda c: (c.drop_priority, -table.columns.index(c)))
+        group = getattr(victim, "together", None)
+        for column in [c for c in table.columns if group and str(c.header) in group] or [victim]:
+            table.columns.remove(column)
+            dropped.append(" ".join(str(column.header).split()))
+        table.clipped = False  # type: ignore[attr-defined]
+        for column in table.columns:  # the others share the room again
+            column.width, column.no_wrap = None, False
+        _allocate(table, width)
+    return dropped
+
+
+def screen(console: Console, renderable: Any, width: int, height: int, first: str | None = None, after: list[str] | None = None,
+           dropped: list[str] | None = None, notes: bool = False, every_row: bool = False) -> list[Any]:
+    """What a command prints on a terminal of `width` x `height`, in order: the decision (`first` and the
+    texts above the first table), the first table, then whatever else fits (later tables, notes) so that
+    the whole stays above the fold (`height` - 1 lines; the last is the prompt's). The notes that do not
+    fit (a table's caption, the texts after the first table, `after`, the columns left out: `dropped`, None
+    when the table was not fitted to the width (--wide))
+    are summarised in at most NOTE_LINES lines, one line each, then how many more and `--notes`; a
+    table longer than the screen keeps its first rows and says how many more (`--all`).
+    With `notes` every note is printed in full; with `every_row` every row."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts = list(renderable.renderables) if isinstance(renderable, Group) else [renderable]
+    for i, part in reversed(list(enumerate(parts))):  # a table's caption is one of the notes below it
+        if isinstance(part, Table) and part.caption:
+            parts.insert(i + 1, Text(str(part.caption)))
+            part.caption = None
+    # no table (nothing to hedge): the first text is the decision, the others are notes
+    first_table = next((i for i, p in enumerate(parts) if isinstance(p, Table)), 0)
+    head = ([Text(first)] if first else []) + parts[:first_table]
+    main = parts[first_table:first_table + 1]
+    rest = parts[first_table + 1:] + ([Text("\n".join(after))] if after else [])
+    budget = height - 1
+    used = sum(_lines(console, p, width) for p in head)
+    more_rows = ""
+    if main and isinstance(main[0], Table) and not every_row and not notes and dropped is not None:
+        dropped = dropped + [h for h in _shorter(console, main[0], width, budget - used - 1) if h not in dropped]
+    hidden = hidden_text(dropped, width, clipped(renderable)) if dropped or dropped is not None and clipped(renderable) else None
+    if hidden is not None:
+        rest.append(hidden)
+    if notes:
+        return head + main + rest
+    if main and isinstance(main[0], Table) and not every_row:  # a table taller than the screen: its first rows
+        table, room = main[0], budget - used - (1 if rest else 0)
+        cut = 0
+        while _lines(console, table, width) + (1 if cut else 0) > room and len(table.rows) > 1:
+            cut += _cut_rows(table, len(table.rows) - 1)
+        if cut:
+            more_rows = f"{cut} more row{'s' if cut != 1 else ''}: --all shows every row."
+            used += 1
+    used += sum(_lines(console, p, width) for p in main)
+    shown: list[Any] = []
+    folded: list[Any] = []
+    for n, part in enumerate(rest):  # in full, in order, while the rest still has its line of notes below
+        size = _lines(console, part, width)
+        if not folded and used + size + (1 if n < len(rest) - 1 else 0) <= budget:
+            shown.append(part)
+            used += size
+        else:
+            folded.append(part)
+    # the columns left out are said first, whatever else is folded
+    items = [item for part in sorted(folded, key=lambda p: p is not hidden) for item in _note_items(part)]
+    lines = [clip_line(text, width) for text, _ in items]
+    room = max(1, min(NOTE_LINES, budget - used))
+    if len(lines) > room or any(line != clip_line(text, 10**6) for line, (text, _) in zip(lines, items)):
+        keep = lines[: room - 1]
+        left = len(items) - len(keep)
+        last = "Each note in full: --notes (or --format json)."
+        if left:
+            last = f"{left} more note{'s' if left != 1 else ''} ({_what(items[len(keep):])}): in full with --notes."
+            if len(last) > width:  # what is folded away does not fit the line: the count alone
+                last = f"{left} more note{'s' if left != 1 else ''}: in full with --notes (or --format json)."
+        lines = keep + [last]
+    rows_line = [Text(more_rows)] if more_rows else []
+    return head + main + rows_line + shown + [Text(line) for line in lines]
+
+
+def _what(items: list[tuple[str, Any]]) -> str:
+    """What the folded notes are, by their first words."""
+    return "; ".join(" ".join(text.split()[:2]).rstrip(":,;.") + "…" for text, _ in items)
 
 
 def clip_line(text: str, width: int) -> str:
     """One line of at most `width` characters, an ellipsis when cut."""
+    text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"

@@ -7,7 +7,7 @@ import io
 from typing import TYPE_CHECKING
 
 from procure.textsafe import csv_writer
-from procure.render.fit import prioritise
+from procure.render.fit import prioritise, summarised
 from procure.render.formats import markdown_table, md_cell, money, number, percent
 
 if TYPE_CHECKING:
@@ -82,12 +82,15 @@ def hedge_table(plan: HedgePlan) -> Group:
         return table
 
     cur = plan.currency
-    parts: list = [Text("\n".join(hedge_summary(plan)))]
+    summary = hedge_summary(plan)  # on a screen: what is hedged and the ratio above the ladder; the method below
+    parts: list = [Text("\n".join([summary[0], summary[2]] + summary[6:]))]
     if not plan.nothing_to_hedge:
         parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
         stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
         parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}, together=(("Change unhedged", "Change hedged"),)))
-    parts.append(Text("\n".join([f"note: {n}" for n in plan.notes] + ["Limits:"] + [f"- {line}" for line in plan.limits])))
+    parts.append(Text("\n".join([summary[1]] + summary[3:6])))
+    parts += [Text(f"note: {n}") for n in plan.notes]
+    parts.append(summarised(Text("\n".join(["Limits:"] + [f"- {line}" for line in plan.limits])), f"Limits: what a rental price hedge does not do ({len(plan.limits)} points)."))
     return Group(*parts)
 
 

@@ -120,12 +120,17 @@ def plan_table(result: PlanResult) -> Group:
             table.add_row(*row)
         return table
 
-    from procure.render.fit import prioritise
+    from procure.render.fit import prioritise, summarised
 
     cur = result.currency
     # On a narrow terminal (render/fit.py): the offer, its role, GPUs, months, price and share stay longest.
     parts: list = [Text(result.headline)] if result.headline else []
-    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4, "Decision": 5}), Text("\n".join(summary_lines(result)))]
+    lines = summary_lines(result)  # on a screen: what to sign and hold under the plan; the figures and method below
+    decision = [line for line in lines if line.startswith(("Held:", "Sign now")) or line in result.unserved_remedy or bool(result.served) and line.startswith(result.served)]
+    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4, "Decision": 5})]
+    parts += [Text("\n".join(decision))] if decision else []
+    method = [line for line in lines if line not in decision]
+    parts.append(summarised(Text("\n".join(method)), "Demand, expected cost and spend risk, unused capacity, best single offer, solver."))
     parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4}))
     if result.frontier:
         parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))

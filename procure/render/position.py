@@ -39,8 +39,8 @@ def position_table(pos: Position) -> Group:
         table.add_row(*row, style="bold" if point.kind == "us" else None)
     prioritise(table, {"Kind": 1, "Date": 2, "Figure": 3})  # who and the cost per task stay
     if pos.gate_failures:  # a failing offer is said to fail before the table calls it cheap
-        return Group(Text(pos.sentences[0]), table, Text("\n".join(pos.sentences[1:])))
-    return Group(table, Text("\n".join(pos.sentences)))
+        return Group(Text(pos.sentences[0]), table, *(Text(s) for s in pos.sentences[1:]))
+    return Group(table, *(Text(s) for s in pos.sentences))  # each sentence whole on a screen, or folded (render/fit.py screen)
 
 
 def position_text(pos: Position, fmt: str) -> str:

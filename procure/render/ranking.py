@@ -128,7 +128,7 @@ def comparison_table(ev: Evaluation) -> Table:
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
         return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
-    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9, "OK": 12}, one_line=("Reason",))
+    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9}, one_line=("Reason",))  # OK stays: a grade or OK is a decision column
 
 
 def to_json(ev: Evaluation) -> str:
@@ -196,7 +196,7 @@ def grades_table(results: list[tuple[Offer, GradeResult]], day: date | None = No
         if shown is None:
             detail = "no grades defined"
         elif result.grade:
-            detail = f"all {len(shown.results)} requirements of {shown.grade.id} pass"
+            detail = f"all {len(shown.results)} pass"  # the Grade column names the grade
         else:
             detail = f"nearest {shown.grade.id}; fails " + "; ".join(
                 f"{q.requirement} (expected {q.expected}, offer states {q.observed})" for q in shown.failures
@@ -205,7 +205,7 @@ def grades_table(results: list[tuple[Offer, GradeResult]], day: date | None = No
         if day is not None and offer.valid_until < day:  # grade --as-of: terms that no longer hold
             grade += f" (expired {offer.valid_until})"
         table.add_row(offer.id, offer.vendor, offer.service.kind, grade, detail)
-    return prioritise(table, {"Vendor": 1, "Kind": 2})
+    return prioritise(table, {"Vendor": 1, "Kind": 2}, one_line=("Requirements",))
 
 
 def throughput_factors_table(record: OfferRecord) -> Table:
@@ -326,7 +326,7 @@ def rating_table(ev: Evaluation) -> Table:
     for row in rows:
         table.add_row(*row)
     # Narrow: the score, tier and critical failures stay; the categories go first.
-    return prioritise(table, {"Vendor": 3, **{c: 1 for c in CATEGORY_ABBREVIATIONS.values()}, "Published": 4, "Reliability": 5})
+    return prioritise(table, {"Vendor": 3, **{c: 1 for c in CATEGORY_ABBREVIATIONS.values()}, "Published": 4, "Reliability": 5}, one_line=("Tier", "Critical"))
 
 
 def rating_json(ev: Evaluation) -> str:
