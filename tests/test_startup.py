@@ -61,3 +61,16 @@ def test_a_solve_cache_hit_imports_no_solver(tmp_path, monkeypatch):
     assert "scipy.optimize" in first and "procure.analysis.plan" in first  # solved: the test sees a plan
     again = modules_after("compare", "--as-of", "2026-11-29", "--format", "json")
     assert "procure.analysis.plan" in again and "scipy.optimize" not in again and "scipy.sparse" not in again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [["--help"], ["index", "--help"], ["compare", "--help"], ["comprae"]])
+def test_the_command_line_builds_a_command_only_to_run_it_and_says_what_typer_says(args):
+    """`procure` builds a command's options only when the command runs (procure.cli.command_line); its help, a
+    group's help and its usage errors are word for word those of the app as typer builds it whole."""
+    eager = "import sys; from procure.cli import app; sys.argv[0] = 'procure'; app(prog_name='procure')"
+    done = [subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+            for command in ([sys.executable, "-m", "procure", *args], [sys.executable, "-c", eager, *args])]
+    lazy, whole = ((d.returncode, d.stdout, d.stderr) for d in done)
+    assert lazy == whole
+    assert "Commands:" in lazy[1] or "Options:" in lazy[1] or "no such command" in lazy[2]
