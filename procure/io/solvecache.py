@@ -1,10 +1,13 @@
-"""Solved plans kept on disk, keyed by the exact mixed-integer program.
+"""Solved plans kept on disk, keyed by what their mixed-integer program is built from.
 
 `procure plan`, `procure report` and `procure report --board` over one workspace solve the same
 program; HiGHS is deterministic, so the second and third solve would only repeat the first (a few
-seconds each on the example). A solution is kept under the SHA-256 of everything the solver sees
-(objective, constraint matrix, bounds, integrality, options other than the time limit, SciPy's
-version), so a changed input is a different key and can never be served an old plan. Only proven
+seconds each on the example). The plan's solves are kept under the SHA-256 of everything their program
+is built from (`solve_built`: every input of `build_model`, procure's source, SciPy's version, the
+options other than the time limit), so that a kept result is read back without building the program
+or importing SciPy; `solve_milp` keys a program given whole by everything the solver sees (objective,
+constraint matrix, bounds, integrality, options, SciPy's version). Either way a changed input is a
+different key and can never be served an old plan. Only proven
 results are kept: an optimum within the gap, or a proof that the program has no solution (HiGHS's status
 2, kept as an entry without a solution: the shortlist check's answer, whose proof is most of a large
 plan's time). A time limit or a node limit is never kept.
@@ -15,8 +18,9 @@ created with mode 0600 and never inside the cache folder), of the program's key 
 entry holds. Anyone else who can write the cache folder (a shared $PROCURE_CACHE_DIR, a restored CI
 cache) can therefore not make procure report a plan it did not prove optimal: an entry they wrote,
 copied or edited fails the check and the program is solved afresh. An authentic entry is still
-checked against the program (every constraint, bound and whole number, and its objective); a kept
-proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
+checked against the program (every constraint, bound and whole number, and its objective; under
+`solve_built`, whose key covers what the rows are made from, its bounds, whole numbers and objective);
+a kept proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
 
 An entry is read only when it is a regular file no larger than an entry of this program can be, and
 each array's declared type and shape are checked against the program before it is read; anything
