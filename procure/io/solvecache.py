@@ -252,11 +252,11 @@ def _feed(digest: Any, value: Any, depth: int = 0) -> None:
 
 
 def inputs_key(inputs: object, options: dict[str, object]) -> str:
-    """SHA-256 of what a program is built from (`inputs`), procure's source, SciPy's version and the solver's
-    options other than the time limit: the same key, the same program, without building it."""
+    """SHA-256 of what a program is built from (`inputs`), procure's source, SciPy's and NumPy's versions and
+    the solver's options other than the time limit: the same key, the same program, without building it."""
     digest = hashlib.sha256()
     kept = {k: v for k, v in sorted(options.items()) if k != "time_limit"}
-    digest.update(json.dumps([INPUTS_FORMAT, solver_version(), source_digest(), kept], default=str).encode())
+    digest.update(json.dumps([INPUTS_FORMAT, solver_version(), np.__version__, source_digest(), kept], default=str).encode())
     _feed(digest, inputs)
     return digest.hexdigest()
 
