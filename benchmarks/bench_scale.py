@@ -1,13 +1,17 @@
 """`procure compare` as offers grow: time and memory at 10, 100, 1,000 and 10,000 generated offers, and the
 1,000-offer command against the same command on the 12-offer example (budget: within 3x).
 
-Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3]
+Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3] [--solves 1000]
 
 Every run is cold: the solve cache is an empty temporary folder, new for each run (a user's first run:
 whatever the command solves is solved, and kept only for the rest of that run), never the user's. Each figure is one process as a
 user starts it: wall and CPU seconds (the command and any process it waits for) and its peak resident
 memory, from the operating system's accounting (benchmarks/timing.py); the median of --runs runs (one
 run at 10,000 offers). The ratio is the median of pair-by-pair ratios of runs taken in turn.
+
+`--solves N` instead runs `compare` once on N generated offers in a process of its own, solve cache off, and prints
+each HiGHS solve (variables, rows, whole numbers, status, CPU seconds of the process while it ran) and what the
+rest of the command took: where the time of a large workspace goes.
 """
 
 from __future__ import annotations
@@ -33,11 +37,53 @@ def cold(command: list[str], env: dict[str, str], cache: str) -> Run:
     return run_once(command, env)
 
 
+SOLVES = """
+import os, sys, time
+import numpy as np
+import procure.io.solvecache as cache
+from procure.cli import main
+real, spent = cache.run_milp, []
+report, sys.stdout = sys.stdout, open(os.devnull, "w")  # the command's JSON is not wanted here
+
+def timed(c, A, row_lb, row_ub, integrality, lb, ub, options):
+    start = time.process_time()
+    found = real(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    spent.append(time.process_time() - start)
+    print(f"  solve: {len(c):,} variables, {A.shape[0]:,} rows, {int(np.sum(integrality)):,} whole, status {found.status}: {spent[-1]:.1f} s CPU", file=report, flush=True)
+    return found
+
+cache.run_milp = timed
+sys.argv = ["procure", "compare", "-w", sys.argv[1], "--as-of", sys.argv[2], "-f", "json"]
+start = time.process_time()
+try:
+    main()
+except SystemExit:
+    pass
+total = time.process_time() - start
+print(f"  solves {sum(spent):.1f} s of {total:.1f} s CPU in the command; the rest {total - sum(spent):.1f} s", file=report, flush=True)
+"""
+
+
+def solves(count: int) -> None:
+    """One cold compare over `count` generated offers, each solve timed in the process (the cache off)."""
+    import subprocess
+
+    env, keep = private_env(PROCURE_CACHE_DIR="")
+    with keep, tempfile.TemporaryDirectory() as tmp:
+        root = make_workspace(Path(tmp) / "ws", count)
+        print(f"procure compare -f json on {count:,} offers, solve cache off, each solve timed ({load()})", flush=True)
+        subprocess.run([sys.executable, "-c", SOLVES, str(root), AS_OF], env=env, check=True, stdout=None, stderr=subprocess.DEVNULL)
+        print(f"  ({load()})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100,1000,10000")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--solves", type=int, default=0, help="time each solve of one compare on this many offers instead")
     args = parser.parse_args()
+    if args.solves:
+        return solves(args.solves)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     env, keep = private_env()
     cache = env["PROCURE_CACHE_DIR"]

@@ -465,3 +465,27 @@ def test_malformed_yaml_is_an_error_not_a_crash(workspace_copy, text):
     ws = workspace_copy("basic")
     write(ws, OFFER, text)
     assert_refused(ws, OFFER)
+
+
+def test_the_values_checked_while_walking_the_document_are_named_word_for_word(tmp_path):
+    """Dates and whole numbers are read by the safe constructor's own rules (one instance for every value): a bad
+    date, a date out of range, an implausible count and a duplicate key each give the message and line they gave
+    when a loader was made for every value (lines counted by hand from the text below)."""
+    text = (
+        "id: alpha\n"                # 1
+        "received: 2026-02-30\n"     # 2: February has no 30th
+        "valid_until: 1850-01-01\n"  # 3: before 1900
+        "gpus: 1" + "0" * 13 + "\n"  # 4: 10^13 > 10^12
+        "max_gpus: 0x10\n"           # 5: a whole number in hexadecimal, 16: fine
+        "id: beta\n"                 # 6: set twice
+    )
+    path = tmp_path / "alpha.yaml"
+    path.write_text(text)
+    doc = yamlsafe.load_yaml(path, "offers/alpha.yaml", collect=True)
+    assert [str(p) for p in doc.problems] == [
+        "offers/alpha.yaml:2: received: not a valid date: day is out of range for month (got '2026-02-30')",
+        "offers/alpha.yaml:3: valid_until: must be a date between 1900 and 2199 (got 1850-01-01)",
+        "offers/alpha.yaml:4: gpus: is implausibly large (got 10000000000000; no figure here exceeds 1e+12)",
+        "offers/alpha.yaml:6: id: duplicate key (first given on line 1)",
+    ]
+    assert doc.data["max_gpus"] == 16 and doc.data["id"] == "alpha" and doc.lines.line_of(("gpus",)) == 4

@@ -387,13 +387,13 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     from procure.analysis.plan.frontier import FRONTIER_NODES
 
     seen = []
-    real = solvecache.solve_milp
+    real = solvecache.run_milp
 
     def recording(c, A, row_lb, row_ub, integrality, lb, ub, options):
         seen.append(dict(options))
         return real(c, A, row_lb, row_ub, integrality, lb, ub, options)
 
-    monkeypatch.setattr(solvecache, "solve_milp", recording)
+    monkeypatch.setattr(solvecache, "run_milp", recording)
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
     # every solve now carries a node limit: the plan's plan.node_limit, the frontier's FRONTIER_NODES
     assert all("node_limit" in o and o["time_limit"] == result.policy.time_limit_s for o in seen)

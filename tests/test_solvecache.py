@@ -162,3 +162,59 @@ def test_the_shortlist_check_is_proved_once(cache, tmp_path, solver_calls):
     assert json.loads(first.stdout)["solver"]["shortlist_check"].startswith("proven: the program over all 2 usable offers")
     assert solved >= 3 and len(solver_calls) == solved  # relaxation, plan and check the first time; nothing the second
     assert json.loads(again.stdout) == json.loads(first.stdout)
+
+
+# The program above, keyed by what it is built from instead of by the program itself (how the plan's solves are
+# kept): `rows` writes the constraints only when the program is solved.
+VARIABLES = dict(c=PROGRAM["c"], integrality=PROGRAM["integrality"], lb=PROGRAM["lb"], ub=PROGRAM["ub"])
+
+
+def built(inputs, written, options=PROGRAM["options"], row_ub=PROGRAM["row_ub"]):
+    def rows():
+        written.append(1)
+        return PROGRAM["A"], PROGRAM["row_lb"], row_ub
+
+    return solvecache.solve_built(inputs, options, rows=rows, **VARIABLES)
+
+
+def test_a_program_kept_under_its_inputs_is_read_back_without_writing_a_row(cache, solver_calls):
+    written = []
+    first = built(("budget", 24.0, np.array([6.0, 4.0])), written)
+    again = built(("budget", 24.0, np.array([6.0, 4.0])), written)
+    assert len(written) == len(solver_calls) == 1  # the second call wrote no row and called no solver
+    for found in (first, again):
+        assert found.status == 0 and found.fun == pytest.approx(-20) and list(np.round(found.x)) == [4, 0]
+    built(("budget", 24.0, np.array([6.0, 4.0])), written, options={**PROGRAM["options"], "time_limit": 60.0})
+    assert len(written) == 1  # the time limit is not part of the key
+    # another input is another key: with 6 x1 + 4 x2 <= 20 the optimum is (2, 2) at -18 (worked above)
+    changed = built(("budget", 20.0, np.array([6.0, 4.0])), written, row_ub=np.array([20.0, 6.0]))
+    assert len(written) == len(solver_calls) == 2 and changed.fun == pytest.approx(-18)
+    built(("budget", 24.0, np.array([6.0, 4.5])), written)  # one element of an array changed: solved again
+    assert len(written) == 3
+
+
+def test_an_entry_under_an_inputs_key_is_checked_before_it_is_used(cache, solver_calls):
+    written = []
+    built(("budget", 24.0), written)
+    key = solvecache.inputs_key(("budget", 24.0), PROGRAM["options"])
+    assert (cache / f"{key}.npz").exists()
+    # signed with the user's own key but outside the variables' bounds (x1 = -1): solved afresh
+    solvecache.store(key, solvecache.Solution(np.array([-1.0, 0.0]), 0, 5.0, 0.0))
+    assert built(("budget", 24.0), written).fun == pytest.approx(-20) and len(written) == 2
+    # an objective that is not c x (3, 1 costs -19, not -20): solved afresh
+    solvecache.store(key, solvecache.Solution(np.array([3.0, 1.0]), 0, -20.0, 0.0))
+    assert list(np.round(built(("budget", 24.0), written).x)) == [4, 0] and len(written) == 3
+    # a forged proof of infeasibility (no MAC under the user's key): solved afresh
+    np.savez_compressed(cache / f"{key}.npz", key=np.array(key), x=np.zeros(0), fun=np.array(np.nan), mip_gap=np.array(np.nan), mac=np.zeros(32, dtype="u1"))
+    assert built(("budget", 24.0), written).status == 0 and len(written) == len(solver_calls) == 4
+
+
+def test_inputs_are_keyed_by_value_and_kind_and_unknown_kinds_are_refused():
+    key = lambda value: solvecache.inputs_key(value, {})  # noqa: E731
+    assert key([1.0, "a"]) == key([1.0, "a"])
+    kinds = [1, 1.0, "1", True, [1], [[1]], np.array([1]), np.array([1.0])]  # eight values that print alike
+    assert len({key(value) for value in kinds}) == 8
+    assert key(np.zeros((2, 3))) != key(np.zeros((3, 2)))  # same bytes, another shape
+    assert key({"a": 1, "b": 2}) == key({"b": 2, "a": 1})  # a mapping's order does not matter
+    with pytest.raises(TypeError):
+        key(object())

@@ -52,11 +52,25 @@ def test_sensitivity_of_signed_vendors_does_without_scipy_stats():
 @pytest.mark.slow
 def test_a_solve_cache_hit_imports_no_solver(tmp_path, monkeypatch):
     """compare on the example solves its plan once; run again on the same cache folder, every solve (the plan's
-    refinement rounds, the shortlist's relaxation and check when there is one) is read back: scipy.optimize, which
-    holds HiGHS, is never imported (docs/speed.md)."""
+    refinement rounds, the shortlist's relaxation and check when there is one) is read back under the key of its
+    inputs: scipy.optimize, which holds HiGHS, is never imported, nor scipy.sparse, which holds the program's matrix
+    (the program's rows are never written; docs/speed.md)."""
     monkeypatch.setenv("PROCURE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     first = modules_after("compare", "--as-of", "2026-11-29", "--format", "json")
     assert "scipy.optimize" in first and "procure.analysis.plan" in first  # solved: the test sees a plan
     again = modules_after("compare", "--as-of", "2026-11-29", "--format", "json")
-    assert "procure.analysis.plan" in again and "scipy.optimize" not in again
+    assert "procure.analysis.plan" in again and "scipy.optimize" not in again and "scipy.sparse" not in again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [["--help"], ["index", "--help"], ["compare", "--help"], ["comprae"]])
+def test_the_command_line_builds_a_command_only_to_run_it_and_says_what_typer_says(args):
+    """`procure` builds a command's options only when the command runs (procure.cli.command_line); its help, a
+    group's help and its usage errors are word for word those of the app as typer builds it whole."""
+    eager = "import sys; from procure.cli import app; sys.argv[0] = 'procure'; app(prog_name='procure')"
+    done = [subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+            for command in ([sys.executable, "-m", "procure", *args], [sys.executable, "-c", eager, *args])]
+    lazy, whole = ((d.returncode, d.stdout, d.stderr) for d in done)
+    assert lazy == whole
+    assert "Commands:" in lazy[1] or "Options:" in lazy[1] or "no such command" in lazy[2]

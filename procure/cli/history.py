@@ -1,6 +1,5 @@
 """Saved runs and what changed between them: history, diff, reevaluate."""
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -227,6 +226,8 @@ def _first_run(ws: Any, ev: Any, delivered: list, accept: bool, label: Optional[
     message = f"No earlier run: saved this evaluation as the baseline (run {run_id})." if run_id else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
     lines = [f"- {b.condition}: {b.detail}" for b in delivered]
     if format is DiffFormat.json:
+        import json  # here, not at start-up: `procure --help` does without it
+
         emit(enveloped("reevaluate", json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}), format, ev), out)
     elif format in (DiffFormat.markdown, DiffFormat.text):
         emit(_written(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), format), out)

@@ -24,10 +24,20 @@ PROGRESS_AFTER = _progress_after()
 _spinner: dict[str, Callable[[], None]] = {}
 
 
+def _may_be_terminal() -> bool:
+    """False when rich would find no terminal on standard error (rich.console.Console.is_terminal: not a tty,
+    and neither TTY_COMPATIBLE nor FORCE_COLOR set), told without importing rich (a tenth of a second)."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty()) or bool({"TTY_COMPATIBLE", "FORCE_COLOR"} & set(os.environ))
+
+
 @contextlib.contextmanager
 def working():  # type: ignore[no-untyped-def]
     """A spinner on standard error once a command has run PROGRESS_AFTER seconds, if that is a
     terminal; nothing in pipes. Output (and a command's own progress bar) stops it first."""
+    if not _may_be_terminal():
+        yield
+        return
     from rich.console import Console
 
     console = Console(stderr=True)
@@ -94,9 +104,12 @@ def plain_console(stderr: bool = False):  # type: ignore[no-untyped-def]
 @contextlib.contextmanager
 def progress_bar(label: str, enabled: bool = True):  # type: ignore[no-untyped-def]
     """A progress bar on standard error when it is a terminal; nothing in pipes, files or JSON."""
+    quiet()
+    if not enabled or not _may_be_terminal():
+        yield None
+        return
     from rich.console import Console
 
-    quiet()
     console = Console(stderr=True)
     if not enabled or not console.is_terminal:
         yield None
@@ -119,11 +132,14 @@ def stages(enabled: bool = True):  # type: ignore[no-untyped-def]
     Yields stage(what, done=None, total=None): a spinner with the stage's name, and a count (pages,
     charts, draws) where one is known.
     """
+    quiet()
+    if not enabled or not _may_be_terminal():
+        yield lambda what, done=None, total=None: None
+        return
     from rich.console import Console
 
-    quiet()
     console = Console(stderr=True)
-    if not enabled or not console.is_terminal:
+    if not console.is_terminal:
         yield lambda what, done=None, total=None: None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn

@@ -1,6 +1,5 @@
 """The commands that make and update the workspace's files: init, import, grades update, index build, schema."""
 
-import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -327,4 +326,6 @@ def schema(
     known = _schema_names()
     if name not in known:
         raise InputError([unknown_name("schema", name, known, "schema", "NAME")])
+    import json  # here, not at start-up: `procure --help` does without it
+
     emit(json.dumps(json_schema(BY_COMMAND.get(name, name)), indent=2) + "\n", out)

@@ -1,10 +1,13 @@
-"""Solved plans kept on disk, keyed by the exact mixed-integer program.
+"""Solved plans kept on disk, keyed by what their mixed-integer program is built from.
 
 `procure plan`, `procure report` and `procure report --board` over one workspace solve the same
 program; HiGHS is deterministic, so the second and third solve would only repeat the first (a few
-seconds each on the example). A solution is kept under the SHA-256 of everything the solver sees
-(objective, constraint matrix, bounds, integrality, options other than the time limit, SciPy's
-version), so a changed input is a different key and can never be served an old plan. Only proven
+seconds each on the example). The plan's solves are kept under the SHA-256 of everything their program
+is built from (`solve_built`: every input of `build_model`, procure's source, SciPy's version, the
+options other than the time limit), so that a kept result is read back without building the program
+or importing SciPy; `solve_milp` keys a program given whole by everything the solver sees (objective,
+constraint matrix, bounds, integrality, options, SciPy's version). Either way a changed input is a
+different key and can never be served an old plan. Only proven
 results are kept: an optimum within the gap, or a proof that the program has no solution (HiGHS's status
 2, kept as an entry without a solution: the shortlist check's answer, whose proof is most of a large
 plan's time). A time limit or a node limit is never kept.
@@ -15,8 +18,9 @@ created with mode 0600 and never inside the cache folder), of the program's key 
 entry holds. Anyone else who can write the cache folder (a shared $PROCURE_CACHE_DIR, a restored CI
 cache) can therefore not make procure report a plan it did not prove optimal: an entry they wrote,
 copied or edited fails the check and the program is solved afresh. An authentic entry is still
-checked against the program (every constraint, bound and whole number, and its objective); a kept
-proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
+checked against the program (every constraint, bound and whole number, and its objective; under
+`solve_built`, whose key covers what the rows are made from, its bounds, whole numbers and objective);
+a kept proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
 
 An entry is read only when it is a regular file no larger than an entry of this program can be, and
 each array's declared type and shape are checked against the program before it is read; anything
@@ -31,6 +35,7 @@ set to an empty value turns it off.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import io
@@ -39,8 +44,11 @@ import os
 import re
 import secrets
 import stat
+import struct
 import threading
 from dataclasses import dataclass
+from datetime import date
+from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -175,13 +183,87 @@ def program_key(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, i
     return digest.hexdigest()
 
 
-def satisfies(x: np.ndarray, fun: float, c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> bool:
-    """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
+INPUTS_FORMAT = "procure-plan-inputs-1"
+_SOURCE: list[str] = []  # procure's source digest, computed once a process
+
+
+def source_digest() -> str:
+    """SHA-256 of procure's source, every .py file of the package by name and content: the code that builds a
+    program from its inputs is part of what a solution kept under those inputs answers."""
+    if not _SOURCE:
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            name, data = path.relative_to(root).as_posix().encode(), path.read_bytes()
+            digest.update(len(name).to_bytes(8, "little") + name + len(data).to_bytes(8, "little") + data)
+        _SOURCE.append(digest.hexdigest())
+    return _SOURCE[0]
+
+
+def solver_version() -> str:
+    """SHA-256 of the installed SciPy's version file (SciPy carries HiGHS), read without importing SciPy."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("scipy")
+    try:
+        return hashlib.sha256((Path(spec.origin).parent / "version.py").read_bytes()).hexdigest() if spec and spec.origin else ""
+    except OSError:
+        return ""
+
+
+def _feed(digest: Any, value: Any, depth: int = 0) -> None:
+    """`value` into `digest`, each kind tagged and each length stated, so that two different values never feed
+    the same bytes: numbers by their exact binary value, arrays by type, shape and contents, dataclasses and
+    pydantic models by class and every field. Anything else is refused (TypeError), never keyed by its repr."""
+    if depth > 32:
+        raise TypeError("nested too deeply to key")
+    kind = type(value)
+    if value is None or isinstance(value, (bool, np.bool_)):
+        digest.update(b"N" if value is None else (b"T" if value else b"F"))
+    elif isinstance(value, (int, np.integer)):
+        text = str(int(value)).encode()
+        digest.update(b"I" + len(text).to_bytes(8, "little") + text)
+    elif isinstance(value, (float, np.floating)):
+        digest.update(b"R" + struct.pack("<d", float(value)))
+    elif isinstance(value, str):
+        text = value.encode("utf-8", "surrogatepass")
+        digest.update(b"S" + len(text).to_bytes(8, "little") + text)
+    elif isinstance(value, np.ndarray) and not value.dtype.hasobject:
+        data = np.ascontiguousarray(value)
+        head = json.dumps([data.dtype.str, list(data.shape)]).encode()
+        digest.update(b"A" + len(head).to_bytes(8, "little") + head + data.tobytes())
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        digest.update(b"L" + len(value).to_bytes(8, "little"))
+        for item in value:
+            _feed(digest, item, depth + 1)
+    elif isinstance(value, dict):
+        digest.update(b"D" + len(value).to_bytes(8, "little"))
+        for key in sorted(value, key=repr):
+            _feed(digest, key, depth + 1)
+            _feed(digest, value[key], depth + 1)
+    elif isinstance(value, (date, Enum)):
+        _feed(digest, [f"{kind.__module__}.{kind.__qualname__}", value.isoformat() if isinstance(value, date) else value.value], depth + 1)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        _feed(digest, [f"{kind.__module__}.{kind.__qualname__}", {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}], depth + 1)
+    elif isinstance(getattr(kind, "model_fields", None), dict):  # a pydantic model: its class and every field
+        _feed(digest, [f"{kind.__module__}.{kind.__qualname__}", {name: getattr(value, name) for name in kind.model_fields}], depth + 1)
+    else:
+        raise TypeError(f"cannot key a {kind.__qualname__}")
+
+
+def inputs_key(inputs: object, options: dict[str, object]) -> str:
+    """SHA-256 of what a program is built from (`inputs`), procure's source, SciPy's and NumPy's versions and
+    the solver's options other than the time limit: the same key, the same program, without building it."""
+    digest = hashlib.sha256()
+    kept = {k: v for k, v in sorted(options.items()) if k != "time_limit"}
+    digest.update(json.dumps([INPUTS_FORMAT, solver_version(), np.__version__, source_digest(), kept], default=str).encode())
+    _feed(digest, inputs)
+    return digest.hexdigest()
+
+
+def within_bounds(x: np.ndarray, fun: float, c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> bool:
+    """Whether `x` lies within the variables' bounds, is whole where it must be and has the objective `fun`."""
     if x.shape != c.shape or not np.all(np.isfinite(x)):
-        return False
-    scale = abs(A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
-    rows = A @ x
-    if np.any(rows < row_lb - TOLERANCE * scale) or np.any(rows > row_ub + TOLERANCE * scale):
         return False
     if np.any(x < lb - TOLERANCE * (1 + np.abs(lb))) or np.any(x > ub + TOLERANCE * (1 + np.abs(ub))):
         return False
@@ -189,6 +271,15 @@ def satisfies(x: np.ndarray, fun: float, c: np.ndarray, A: Any, row_lb: np.ndarr
     if np.any(np.abs(x[whole] - np.round(x[whole])) > 1e-6):
         return False
     return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
+
+
+def satisfies(x: np.ndarray, fun: float, c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> bool:
+    """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
+    if not within_bounds(x, fun, c, integrality, lb, ub):
+        return False
+    scale = abs(A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
+    rows = A @ x
+    return not (np.any(rows < row_lb - TOLERANCE * scale) or np.any(rows > row_ub + TOLERANCE * scale))
 
 
 INFEASIBLE = 2  # scipy's milp status for a program proven to have no solution
@@ -364,6 +455,33 @@ def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, in
         return Solution(None, INFEASIBLE, None, None)
     if kept is not None and satisfies(kept[0], kept[1], c, A, row_lb, row_ub, integrality, lb, ub):
         return Solution(kept[0], 0, kept[1], kept[2])
+    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    store(key, solution)
+    return solution
+
+
+def solve_built(inputs: object, options: dict[str, object], c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+                rows: Callable[[], tuple[Any, np.ndarray, np.ndarray]]) -> Solution:
+    """The program built from `inputs` (everything it is made from: `inputs_key`), read back, or built and solved.
+
+    `c`, `integrality`, `lb` and `ub` are its variables; `rows()` writes its constraints (the matrix and the row
+    bounds), called only when the program is solved: a kept result is read without building a row or importing
+    SciPy. Its check is its HMAC (the key covers every input and the code that builds the program), then its
+    bounds, whole numbers and objective."""
+    key = inputs_key(inputs, options)
+    kept = load(key, len(c))
+    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
+        return Solution(None, INFEASIBLE, None, None)
+    if kept is not None and within_bounds(kept[0], kept[1], c, integrality, lb, ub):
+        return Solution(kept[0], 0, kept[1], kept[2])
+    A, row_lb, row_ub = rows()
+    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    store(key, solution)
+    return solution
+
+
+def run_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> Solution:
+    """scipy's `milp` (HiGHS), interruptible; nothing read or kept."""
     import warnings
 
     from scipy.optimize import Bounds, LinearConstraint, milp  # only when solving: a second of imports
@@ -372,6 +490,4 @@ def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, in
         warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
         result = interruptible(lambda: milp(c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=integrality, bounds=Bounds(lb, ub), options=dict(options)))  # milp pops keys
     gap = getattr(result, "mip_gap", None)
-    solution = Solution(result.x, int(result.status), None if result.fun is None else float(result.fun), None if gap is None or not np.isfinite(gap) else float(gap))
-    store(key, solution)
-    return solution
+    return Solution(result.x, int(result.status), None if result.fun is None else float(result.fun), None if gap is None or not np.isfinite(gap) else float(gap))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -27,7 +28,7 @@ class Model:
     lb: np.ndarray
     ub: np.ndarray
     integrality: np.ndarray
-    nrows: int
+    rows_added: int  # rows written so far (`nrows` writes every row first)
     layout: dict[str, slice]
     units: list[Unit]
     sources: list[Source]
@@ -35,21 +36,36 @@ class Model:
     bands: Bands | None = None
     tail: np.ndarray | None = None
     a_index: np.ndarray | None = None  # (fee sources, months) -> switch variable within layout["a"]
+    # The constraint rows, written when first needed (`matrix`, `nrows`, `nonzeros`): a solution read back from the
+    # solve cache needs only the variables, their bounds and the objective, which `build_model` writes at once.
+    pending: Callable[[], None] | None = None
+
+    def constraints(self) -> None:
+        """Write the constraint rows, once."""
+        write, self.pending = self.pending, None
+        if write is not None:
+            write()
+
+    @property
+    def nrows(self) -> int:
+        self.constraints()
+        return self.rows_added
 
     def add(self, r: np.ndarray, c: np.ndarray, v: np.ndarray, count: int, lb: float | np.ndarray, ub: float | np.ndarray, name: str) -> int:
-        first = self.nrows
+        first = self.rows_added
         self.rows.append(np.asarray(r, dtype=np.int64) + first)
         self.cols.append(np.asarray(c, dtype=np.int64))
         self.vals.append(np.asarray(v, dtype=float))
         self.row_lb.append(np.broadcast_to(np.asarray(lb, dtype=float), (count,)))
         self.row_ub.append(np.broadcast_to(np.asarray(ub, dtype=float), (count,)))
         self.row_names.append((first, name))
-        self.nrows += count
+        self.rows_added += count
         return first
 
     def matrix(self):  # type: ignore[no-untyped-def]
         from scipy.sparse import csr_array
 
+        self.constraints()
         r = np.concatenate(self.rows) if self.rows else np.empty(0, dtype=np.int64)
         c = np.concatenate(self.cols) if self.cols else np.empty(0, dtype=np.int64)
         v = np.concatenate(self.vals) if self.vals else np.empty(0)
@@ -57,6 +73,7 @@ class Model:
 
     @property
     def nonzeros(self) -> int:
+        self.constraints()
         return int(sum(len(v) for v in self.vals))
 
 
@@ -129,7 +146,8 @@ def build_model(
 
     In the steps of docs/plan.md, "The method": the variables and where each lies, their costs and bounds (the
     objective), then the constraints, always in this order (among equally good plans, which one the solver
-    returns depends on the order of its columns and rows)."""
+    returns depends on the order of its columns and rows). The constraints are written when first needed
+    (`Model.constraints`): a plan read back from the solve cache never needs them."""
     if penalty is None:
         penalty = policy.unserved_penalty_per_task
     if bands is None:
@@ -137,17 +155,41 @@ def build_model(
     f = _frame(cands, scen, policy, risk, penalty, bands, tail, tasks)
     co = _coefficients(f, delta, money, tasks)
     model = _objective_and_bounds(f, co, delta, money, tasks)
-    _capacity_rows(f, co, model, tasks)
-    _demand_rows(f, co, model, tasks)
-    _commitment_rows(f, co, model)
-    _fee_rows(f, co, model)
-    if f.share_rows:
-        _vendor_share_rows(f, co, model)
-    if risk.active:
-        _commitment_spend_row(f, co, model)
-        _tail_rows(f, co, model, tasks)
-        _cvar_rows(f, co, model, delta, money, tasks)
+    _family_bounds(f, co, model, delta, money, tasks)
+
+    def constraints() -> None:
+        _capacity_rows(f, co, model, tasks)
+        _demand_rows(f, co, model, tasks)
+        _commitment_rows(f, co, model)
+        _fee_rows(f, co, model)
+        if f.share_rows:
+            _vendor_share_rows(f, co, model)
+        if risk.active:
+            _commitment_spend_row(f, co, model)
+            _tail_rows(f, co, model, tasks)
+            _cvar_rows(f, co, model, delta, money, tasks)
+
+    model.pending = constraints
     return model
+
+
+def _family_bounds(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, money: float, tasks: float) -> None:
+    """The bounds, whole numbers and objective of the families a vendor share and CVaR add (their rows are written
+    with the other constraints): each vendor's switch is 0 or 1; a tail path's serving at most the source's room and
+    share of the path's demand; the CVaR threshold free; the CVaR at plan.cvar_weight, at most plan.cvar_limit."""
+    scen, H, P = f.scen, f.H, f.P
+    if f.share_rows:
+        model.ub[f.layout["w"]] = 1
+        model.integrality[f.layout["w"]] = 1
+    if not f.risk.active:
+        return
+    t_path, t_month = np.repeat(f.risk_paths, H), np.tile(np.arange(H), f.T)
+    if P:
+        model.ub[f.layout["zt"]] = np.concatenate([np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
+    model.lb[f.start("eta")] = -np.inf
+    model.c[f.start("cv")] = f.risk.weight * float(delta[:H].sum())
+    if f.risk.limit is not None:
+        model.ub[f.start("cv")] = f.risk.limit / money
 
 
 @dataclass
@@ -510,8 +552,6 @@ def _vendor_switch_rows(f: Frame, model: Model) -> None:
     ub = model.ub
     vendor_of = {v: i for i, v in enumerate(vendors)}
     v_idx = np.arange(len(vendors))
-    ub[f.layout["w"]] = 1
-    model.integrality[f.layout["w"]] = 1
     rr, cc, vv = [], [], []
     for j2, u in enumerate(units):
         if u.held:
@@ -567,8 +607,6 @@ def _tail_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
         cc.append(ut0 + tm)
         vv.append(np.ones(T * H))
     model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
-    if P:
-        model.ub[f.layout["zt"]] = np.concatenate([np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
     if len(spots) > 1:
         model.add(np.tile(tm, len(spots)), np.concatenate([zt0 + p * T * H + tm for p in spots]), np.ones(len(spots) * T * H), T * H, -np.inf, f.spot_share * scen.demand[t_path, t_month] / tasks, "tail spot share")
     for q, p in enumerate(f.fee_sources):
@@ -579,9 +617,8 @@ def _tail_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
 def _cvar_rows(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, money: float, tasks: float) -> None:
     """(j) xi_t >= loss_t - eta, loss_t = (k + sum_m sum_p price_p zt_ptm (+ penalty ut_tm)) / H, and (k)
     cv = eta + sum_t p_t xi_t / (1 - alpha): the CVaR in the objective at plan.cvar_weight, at most plan.cvar_limit."""
-    P, T, H, penalty, risk = f.P, f.T, f.H, f.penalty, f.risk
+    P, T, H, penalty = f.P, f.T, f.H, f.penalty
     k0, eta, xi0, cv, zt0 = (f.start(k) for k in ("k", "eta", "xi", "cv", "zt"))
-    model.lb[eta] = -np.inf
     tm = np.arange(T * H)
     tt = np.arange(T)
     rr = [tt, tt, tt] + [np.repeat(tt, H) for _ in range(P)]
@@ -594,9 +631,6 @@ def _cvar_rows(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, mone
     model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T, 0.0, np.inf, "CVaR excess")
     tail_w = f.scen.probability[f.risk_paths] / (1 - f.policy.cvar_alpha)
     model.add(np.zeros(T + 2, dtype=np.int64), np.concatenate([[cv, eta], xi0 + tt]), np.concatenate([[1.0, -1.0], -tail_w]), 1, 0.0, 0.0, "CVaR definition")
-    model.c[cv] = risk.weight * float(delta[:H].sum())
-    if risk.limit is not None:
-        model.ub[cv] = risk.limit / money
 
 
 def solver_scales(cands: list[Candidate], scen: Scenarios) -> tuple[float, float]:

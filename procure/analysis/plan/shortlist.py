@@ -11,7 +11,7 @@ import numpy as np
 
 from procure.analysis.plan.candidates import Candidate
 from procure.analysis.plan.program import Risk, build_model
-from procure.analysis.plan.solver import Chosen, work_limits
+from procure.analysis.plan.solver import Chosen, program_inputs, solve_model, work_limits
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
 
@@ -40,12 +40,10 @@ def shortlist(
     so the distance of the plan from the best plan over all offers can be stated."""
     if len(cands) <= policy.max_candidates:
         return list(range(len(cands))), None
-    from procure.io.solvecache import solve_milp
-
     model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty)
-    A, row_lb, row_ub = model.matrix()
-    # the relaxation (no whole numbers) through the solve cache: kept and read back like a plan
-    relaxed = solve_milp(model.c, A, row_lb, row_ub, np.zeros(len(model.c), dtype=int), model.lb, model.ub, {"time_limit": float(policy.time_limit_s), "disp": False})
+    model.integrality = np.zeros(len(model.c), dtype=int)  # the relaxation: no whole numbers; kept and read back like a plan
+    options: dict[str, object] = {"time_limit": float(policy.time_limit_s), "disp": False}
+    relaxed = solve_model(model, program_inputs("relaxation", cands, scen, policy, delta, risk, money, tasks, penalty), options)
     if relaxed.x is None:
         return list(range(len(cands))), None
     x = relaxed.x
@@ -73,17 +71,11 @@ def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
     (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
     better plan exists (then the whole program is solved)."""
-    from scipy.sparse import csr_array, vstack
-
-    from procure.io.solvecache import solve_milp
-
     model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
-    A, row_lb, row_ub = model.matrix()
     tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
     cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
-    A = vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr()
-    options = work_limits(policy)
-    result = solve_milp(model.c, A, np.append(row_lb, -np.inf), np.append(row_ub, cutoff), model.integrality, model.lb, model.ub, options)
+    inputs = program_inputs("check", cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    result = solve_model(model, inputs, work_limits(policy), cutoff)
     n = len(cands)
     if result.x is not None:
         return f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved", True

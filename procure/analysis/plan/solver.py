@@ -37,6 +37,28 @@ def work_limits(policy: PlanConfig, node_limit: int | None = None) -> dict[str, 
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
+def program_inputs(*parts: object) -> tuple[object, ...]:
+    """What a program is built from, as the solve cache keys it (procure/io/solvecache.py): every argument of
+    `build_model`, the policy's time limit aside (a proven result holds whatever it was)."""
+    return tuple({k: getattr(p, k) for k in type(p).model_fields if k != "time_limit_s"} if isinstance(p, PlanConfig) else p for p in parts)
+
+
+def solve_model(model: Model, inputs: tuple[object, ...], options: dict[str, object], cutoff: float | None = None):  # type: ignore[no-untyped-def]
+    """HiGHS on `model`, or its kept result: the key is `inputs`, so a kept result is read without writing the
+    program's rows or importing SciPy. `cutoff`: one more row, objective <= cutoff (the shortlist check)."""
+    from procure.io.solvecache import solve_built
+
+    def rows():  # type: ignore[no-untyped-def]
+        A, row_lb, row_ub = model.matrix()
+        if cutoff is None:
+            return A, row_lb, row_ub
+        from scipy.sparse import csr_array, vstack
+
+        return vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr(), np.append(row_lb, -np.inf), np.append(row_ub, cutoff)
+
+    return solve_built((*inputs, cutoff), options, model.c, model.integrality, model.lb, model.ub, rows)
+
+
 @dataclass
 class Solved:
     nodes: np.ndarray  # per unit
@@ -48,14 +70,12 @@ class Solved:
     eta: float | None = None  # the CVaR threshold the solver found (money units of the model)
 
 
-def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None) -> Solved:
+def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None, inputs: tuple[object, ...] = ()) -> Solved:
     """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback.
-    `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so)."""
-    from procure.io.solvecache import solve_milp
-
-    A, row_lb, row_ub = model.matrix()
+    `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so).
+    `inputs`: what `model` was built from (`program_inputs`), the key its result is kept under."""
     options = work_limits(policy, node_limit)
-    result = solve_milp(model.c, A, row_lb, row_ub, model.integrality, model.lb, model.ub, options)
+    result = solve_model(model, inputs, options)
     if result.x is None:
         if result.status == 1:
             raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s (the backstop) over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
@@ -171,7 +191,7 @@ def solve_plan(
     converged = False
     for rounds in range(1, MAX_ROUNDS + 1):
         model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
-        solved = solve(model, policy, scen, cands, node_limit)
+        solved = solve(model, policy, scen, cands, node_limit, program_inputs("plan", cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail))
         units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
         out = dispatch(cands, units, nodes, in_plan, scen, penalty)
         true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
