@@ -1,8 +1,9 @@
 """Time `procure report` on 50 offers, against WeasyPrint laying out the same report's HTML alone.
 
-Run: .venv/bin/python benchmarks/bench_report.py [--offers 50 | --example [--board]] [--runs 3] [--pathological]
+Run: .venv/bin/python benchmarks/bench_report.py [--offers 50 | --example [--board | --frontier]] [--runs 3] [--pathological]
 Budget (design): under 10 s on two cores, and within 1.3x of WeasyPrint alone on the same HTML. --example
-times the example workspace (the repository root) instead of generated offers; --board its board memo.
+times the example workspace (the repository root) instead of generated offers; --board its board memo;
+--frontier the comparison with the plan's efficient frontier (`procure report --frontier`, its solves made too).
 With --pathological: a report whose offer has a 2,000-character unbroken name and note costs at
 most 1.2x the same report without them (docs/security.md).
 
@@ -74,6 +75,7 @@ def main() -> None:
     parser.add_argument("--offers", type=int, default=50)
     parser.add_argument("--example", action="store_true", help="the example workspace (the repository root) instead of generated offers")
     parser.add_argument("--board", action="store_true", help="the board memo instead of the comparison")
+    parser.add_argument("--frontier", action="store_true", help="the comparison with the plan's efficient frontier (procure report --frontier)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pathological", action="store_true", help="time a report with a 2,000-character vendor name and note instead")
     args = parser.parse_args()
@@ -86,8 +88,9 @@ def main() -> None:
     cache = env["PROCURE_CACHE_DIR"]
     with keep, tempfile.TemporaryDirectory() as tmp:
         root = ROOT if args.example else make_workspace(Path(tmp) / "ws", args.offers)
-        what = ("the example" if args.example else f"{args.offers} offers") + (", board memo" if args.board else ", comparison")
-        command = [sys.executable, "-m", "procure", "report", *(["--board"] if args.board else []), "-w", str(root), "--as-of", "2026-11-29"]
+        what = ("the example" if args.example else f"{args.offers} offers") + (", board memo" if args.board else ", comparison") + (" with the frontier" if args.frontier else "")
+        options = (["--board"] if args.board else []) + (["--frontier"] if args.frontier else [])
+        command = [sys.executable, "-m", "procure", "report", *options, "-w", str(root), "--as-of", "2026-11-29"]
         pdf, html = Path(tmp) / "report.pdf", Path(tmp) / "report.html"
         subprocess.run([*command, "--out", str(html)], check=True, capture_output=True, env=env)
         alone = [sys.executable, "-c", WEASYPRINT_ALONE, str(html), str(Path(tmp) / "alone.pdf")]

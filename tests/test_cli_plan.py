@@ -87,8 +87,27 @@ def test_comparison_report_has_the_plan_section(newsvendor, tmp_path):
     html = target.read_text()
     section = html[html.index('id="plan"') :]
     assert "Procurement plan" in section and "Demand scenarios" in section and "worst 10%" in section
-    assert "Efficient frontier" in section and "<svg" in section.split("Efficient frontier")[0] + section
     assert "4.32" in section  # the expected cost per 1,000 tasks of the newsvendor plan, 700 / (150 x 1,080) x 1,000
+    # the frontier is drawn when asked for; without --frontier the chapter says how to get it, and solves nothing for it
+    assert "plan-frontier" not in html and "<code>procure report --frontier</code> draws it here" in section
+
+
+def test_the_report_draws_the_frontier_when_asked_for(newsvendor, tmp_path):
+    target = tmp_path / "cmp.html"
+    ok(run("report", "-f", "html", "--frontier", "--as-of", AS_OF, "-w", newsvendor, "--out", target))
+    section = target.read_text()[target.read_text().index('id="plan"') :]
+    figure = section[section.index("<figure>") : section.index("Efficient frontier: the lowest expected cost")]
+    assert "<svg" in figure and "plan-frontier" in figure and "procure report --frontier" not in section
+    # the frontier the chart draws is the one `procure plan --frontier` lists: from the risk-neutral plan (4.32 per 1,000
+    # tasks, as above) to the least-CVaR one
+    listed = json.loads(ok(run("plan", "--frontier", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))["frontier"]
+    assert len(listed) >= 2 and listed[0]["expected_cost_per_task"] * 1000 == pytest.approx(4.32, abs=0.005)
+
+
+def test_the_board_memo_refuses_the_frontier(newsvendor, tmp_path):
+    result = run("report", "--board", "--frontier", "--as-of", AS_OF, "-w", newsvendor, "--out", tmp_path / "b.pdf")
+    assert result.exit_code == 2 and "--frontier" in result.stderr and "board memo has no charts" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "b.pdf").exists()
 
 
 def test_no_plan_section_without_demand(data_dir, shared_report):

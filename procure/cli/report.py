@@ -23,6 +23,7 @@ def report(
     format: Annotated[Optional[ReportFormat], format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")] = None,
     as_of: AsOfOption = None,
     rank_by: RankByOption = RankBy.snapshot,
+    frontier: Annotated[bool, typer.Option("--frontier", help="Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves.")] = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Write the comparison report (or, with --board, the board report) as PDF or HTML.
@@ -32,7 +33,8 @@ def report(
     page per offer with its arithmetic, and an appendix of assumptions, method and
     the input files' SHA-256. The board report is a two-page decision memo: the ask
     and its term sheet, the options, then the scenarios, risks and the hedge question.
-    --rank-by horizon ranks by the cost over horizon.months. With SOURCE_DATE_EPOCH
+    --rank-by horizon ranks by the cost over horizon.months; --frontier adds the
+    plan's efficient frontier to the comparison. With SOURCE_DATE_EPOCH
     set, the output is byte-for-byte reproducible.
 
     Examples:
@@ -41,6 +43,7 @@ def report(
         procure report
         procure report --board --out reports/board.pdf
         procure report --rank-by horizon --board
+        procure report --frontier
         procure report --as-of 2026-11-29 --out comparison.html
     """
     from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
@@ -49,6 +52,10 @@ def report(
     from procure.io.workspace import load_workspace
 
     check_source_date_epoch()
+    if frontier and board:  # asked for a chart the memo does not have: said, not ignored (exit 2)
+        from procure.errors import InputError, Problem
+
+        raise InputError([Problem("--frontier", None, "", "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board or --frontier")])
 
     format = chosen_format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
@@ -68,7 +75,7 @@ def report(
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")
             # the frontier's solves go to the layout workers, idle while the plan is solved
-            gathered.append(gather_extras(ws, ev, inputs, board=board, solves=workers.map if workers is not None else None))
+            gathered.append(gather_extras(ws, ev, inputs, board=board, frontier=frontier, solves=workers.map if workers is not None else None))
             return gathered[-1]
 
         try:

@@ -72,10 +72,14 @@ def resolve_extras(extras: LazyExtras) -> ReportExtras:
     return extras or ReportExtras()
 
 
-def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False, solves: Solves | None = None) -> ReportExtras:
-    """What the report shows beside the evaluation; `solves` runs the frontier's solves (the layout workers')."""
+def gather_extras(
+    ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False, frontier: bool = False, solves: Solves | None = None,
+) -> ReportExtras:
+    """What the report shows beside the evaluation; `frontier` asks the comparison for the plan's efficient frontier,
+    whose solves `solves` runs (the layout workers')."""
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
-    if inputs is not None and ev.ranked:
+    # The board memo shows no tornado, rental price benchmark or football field: it does not compute them.
+    if inputs is not None and ev.ranked and not board:
         from procure.analysis.evaluate import gates_of
         from procure.analysis.uncertainty import sensitivity, top_offer_positions
 
@@ -92,9 +96,9 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
 
         extras.position = position(ev, market)
     # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
-    # The efficient frontier is a chart of the comparison only (the board memo has no charts): the board
-    # paper does not spend its solves (a few seconds each, under a time limit) on it.
-    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=not board, solves=solves)
+    # The efficient frontier is a chart of the comparison, drawn when asked for (`procure report --frontier`): its
+    # solves cost a first report more than its whole layout (docs/plan.md), and the board memo has no charts.
+    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=frontier and not board, solves=solves)
     if extras.recommendation.plan_failed:
         extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):
@@ -103,7 +107,7 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         except InputError as exc:
             extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
     quotes = ws.root / QUOTES_FILE
-    if quotes.is_file():
+    if quotes.is_file() and not board:
         from procure.analysis.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
 
         rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
@@ -130,7 +134,8 @@ def gather_extras(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = Non
         from procure.analysis.scenarios import cases, football_field
 
         extras.cases = cases(ws, ev)
-        extras.football = football_field(ev, extras.cases)
+        if not board:
+            extras.football = football_field(ev, extras.cases)
     if not board:
         extras.scorecard = scorecard_chapter(ws, ev)
     if board:
