@@ -44,7 +44,7 @@ HARD = textwrap.dedent('''
     import scipy.optimize  # imported before "solving" is said, so the signal falls in the solve, not in
                            # SciPy's second of imports (on a loaded machine that took longer than the wait)
 
-    def hard_then_real(model, policy, scen, cands, real=plan.solve):
+    def hard_then_real(model, policy, scen, cands, *rest, real=plan.solve, **named):
         rng = np.random.default_rng(1)
         m, n = 4, 40
         weights = rng.integers(0, 100, size=(m, n)).astype(float)
@@ -55,7 +55,7 @@ HARD = textwrap.dedent('''
         ub = np.concatenate([np.ones(n), np.full(2 * m, np.inf)])
         print("solving", file=sys.stderr, flush=True)
         solvecache.solve_milp(c, A, rhs, rhs, whole, np.zeros(n + 2 * m), ub, {"time_limit": 60.0, "disp": False})
-        return real(model, policy, scen, cands)
+        return real(model, policy, scen, cands, *rest, **named)
 
     plan.solve = hard_then_real
     sys.argv = ["procure", *sys.argv[1:]]
