@@ -295,10 +295,12 @@ def offer_record(
     day: date,
     index_level: IndexLevel | None,
     layers: AvailabilityLayers,
+    odds: dict[str, float] | None = None,
 ) -> OfferRecord:
-    """One offer's record: its gates and why it is or is not acceptable, its notes, and every figure behind them."""
+    """One offer's record: its gates and why it is or is not acceptable, its notes, and every figure behind them.
+    `odds`: the probability of passing each drawn gate (procure.analysis.uncertainty.gate_odds)."""
     metrics = {key: finite_or_none(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
-    gates = offer_gates(offer, grading, reading, metrics, workspace, day, layers, frontier_points(offer, workspace) if reading is not None else [])
+    gates = offer_gates(offer, grading, reading, metrics, workspace, day, layers, frontier_points(offer, workspace) if reading is not None else [], odds)
     reasons = _reasons(gates, metrics, rating)
     notes = _reading_notes(offer, workspace, reading, gates, rating)
     reliability = _record_reliability(offer, rating, workspace, layers)

@@ -183,6 +183,9 @@ class Policy(Strict):
     acceptable_grades: list[str] | None = None
     min_availability: Fraction = 0.99
     min_demand_coverage: Positive = 1.0
+    gate_confidence: PositiveFraction = Field(
+        0.5, description="the probability of passing a gate whose inputs are drawn (availability, capacity) an acceptable offer must reach"
+    )
     allowed_regions: list[str] | None = None
     require_attestation_any: list[str] = Field(default_factory=lambda: ["soc2_type2", "iso27001"])
     require_tenant_isolation: bool = True
