@@ -1,8 +1,8 @@
 """`procure reevaluate` on tests/data/history_base: the first run saves a baseline; later runs are
 compared with the last saved run, exit 3 on a breach and are then not saved (unless --accept).
 
-Cost per successful task is the GPU-hour price / 773.712: alpha 4.00 -> 0.00517; a 10% rise to
-4.40 -> 0.00569 keeps alpha first (bravo 5.00, delta 6.00), so only the cost threshold can trip.
+Cost per successful task is the GPU-hour price / (773.712 x 0.980056, the means of the availability and
+utilization factors): alpha 4.00 -> 0.00528; a 10% rise to 4.40 -> 0.00580 keeps alpha first (bravo 5.00, delta 6.00), so only the cost threshold can trip.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, run
+from pointmeans import DELIVERY_MEAN
 
 from procure.analysis.history import HISTORY_FILE, list_runs
 
@@ -95,7 +96,7 @@ def test_fifteen_percent_limit_with_gate_change_passes_and_saves(risen):
     assert result.stderr == "saved run 2\n"
     runs = list_runs(risen)
     assert [r.id for r in runs] == [1, 2]
-    assert runs[1].top_cost_per_task == pytest.approx(4.40 / 773.712)
+    assert runs[1].top_cost_per_task == pytest.approx(4.40 / (773.712 * DELIVERY_MEAN))
     # the saved run is the new baseline: the same prices again change nothing
     assert reevaluate(risen, "--max-increase", "5%").exit_code == 0
 

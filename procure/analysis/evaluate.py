@@ -252,8 +252,9 @@ def _cost_columns(
     columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and spec.readings else 0.0 for r in readings], dtype=float)
     columns[POINT_COLUMN] = np.array([point_throughput_factor(o, spec) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
     columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
-    columns[AVAILABILITY_POINT] = np.array([availability_distribution(o, spec).mean for o in offers], dtype=float)
-    columns[UTILIZATION_POINT] = np.full(len(offers), spec.utilization.mean)
+    # The factors' means below the cap of 1 on the product (E[min(1, figure x factor)] / figure), as the draws cap them.
+    columns[AVAILABILITY_POINT] = np.array([availability_distribution(o, spec).capped_mean(1 / lay.costed) if lay.costed > 0 else 1.0 for o, lay in zip(offers, layers)], dtype=float)
+    columns[UTILIZATION_POINT] = np.full(len(offers), spec.utilization.capped_mean(1 / workspace.config.workload.utilization))
     return columns
 
 

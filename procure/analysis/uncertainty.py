@@ -707,7 +707,9 @@ def sensitivity(
     gaps = col.get(GAP_COLUMN, np.zeros(n))
     point = col[POINT_COLUMN] if POINT_COLUMN in col else np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
     availability = col[AVAILABILITY_POINT] if AVAILABILITY_POINT in col else np.array([availability_distribution(o, config).mean for o in offers], dtype=float)
-    expected = _Expected(np.asarray(point, dtype=float), n, distinct, column, np.asarray(availability, dtype=float), config.utilization.mean)
+    # the point's utilization factor (its mean below the cap of 1 on the product), so the baseline is the evaluated figure
+    utilization = float(col[UTILIZATION_POINT][0]) if UTILIZATION_POINT in col and n else config.utilization.capped_mean(1 / model.workload.utilization)
+    expected = _Expected(np.asarray(point, dtype=float), n, distinct, column, np.asarray(availability, dtype=float), utilization)
     posteriors = posteriors or {}
     scenarios = [
         *_throughput_ends(offers, top, config, posteriors, expected),

@@ -434,6 +434,23 @@ class Distribution(Strict):
         low, mode, high = self.bounds
         return (low + mode + high) / 3 if self.triangular is not None else (low + high) / 2
 
+    def capped_mean(self, cap: float) -> float:
+        """E[min(factor, cap)]: the mean of a factor whose product is capped (availability and utilization at most
+        1: cap = 1 / the stated figure). The mean less E[max(factor - cap, 0)], the integral of 1 - F from cap to the
+        high end: (high - cap)^3 / (3 (high - low) (high - mode)) above the mode, (high - cap)^2 / (2 (high - low)) for a uniform."""
+        low, mode, high = self.bounds
+        if cap >= high:
+            return self.mean
+        if cap <= low:
+            return cap
+        if self.uniform is not None:
+            return self.mean - (high - cap) ** 2 / (2 * (high - low))
+        width = high - low
+        if cap >= mode:
+            return self.mean - (high - cap) ** 3 / (3 * width * (high - mode))
+        below = (mode - cap) - ((mode - low) ** 3 - (cap - low) ** 3) / (3 * width * (mode - low))
+        return self.mean - below - (high - mode) ** 2 / (3 * width)
+
     @property
     def sd(self) -> float:
         """The standard deviation: sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18) for a triangular, (b - a) / sqrt(12) for a uniform."""
