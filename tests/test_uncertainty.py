@@ -959,7 +959,7 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     """floaty at an SLA of 0.994 (reliability factor 1) against the 0.99 minimum. Its availability is drawn as 0.994 x f,
     f triangular 0.99 / 1 / 1 (mean 2.99 / 3, variance (0.99^2 + 1 + 1 - 0.99 - 0.99 - 1) / 18 = 0.0001 / 18); the point
     and the gate read it at the mean of its draws, 0.994 x 2.99 / 3 = 0.990687: a margin of 0.000687, under its sd
-    0.990687 x 0.0023570 = 0.0023351, so the leader is on a knife edge. It fails when f < 0.99 / 0.994 = 0.995976,
+    0.994 x 0.0023570 = 0.0023429, so the leader is on a knife edge. It fails when f < 0.99 / 0.994 = 0.995976,
     P = ((0.995976 - 0.99) / 0.01)^2 = 0.3571 of the draws: it passes in 64.3%, above policy.gate_confidence 50% (still
     acceptable) and under 90% (a named risk). (At 0.999 the margin, 0.99567 - 0.99 = 0.0057, is over two standard
     deviations: no note.) Checked on the report data and the HTML, no PDF rendered."""
@@ -977,7 +977,7 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     assert ev.summary.recommended == "floaty"
     [edge] = ev.summary.knife_edges
     value = 0.994 * (0.99 + 1 + 1) / 3
-    sd = value * math.sqrt(0.0001 / 18)
+    sd = 0.994 * math.sqrt(0.0001 / 18)
     assert (edge.gate, edge.value, edge.requirement) == ("availability", pytest.approx(value), 0.99)
     assert (edge.margin, edge.sd) == (pytest.approx(value - 0.99), pytest.approx(sd))
     expected_fails = ((0.99 / 0.994 - 0.99) / 0.01) ** 2

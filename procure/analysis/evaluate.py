@@ -503,8 +503,8 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
     """The drawn gates (availability, capacity) an offer passes by less than one standard deviation of its
     own inputs, as the Monte Carlo draws them (docs/uncertainty.md):
 
-    - availability: the expected availability A against policy.min_availability; A is drawn as A x f, f the
-      availability factor, so its sd is A x sd(f);
+    - availability: the expected availability at the mean of its draws, A x mean(f), against policy.min_availability;
+      it is drawn as A x f, f the availability factor, so its sd is A x sd(f);
     - capacity: the GPUs it can supply against the GPUs the demand needs x min_demand_coverage, which go
       as demand / (throughput x availability x utilization): their relative sd is, to first order, the
       root of the sum of the squared coefficients of variation of those factors (throughput: the curve's
@@ -524,7 +524,7 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
             continue
         if g.gate == "availability" and record.metrics.get("availability") is not None:
             value, minimum = float(record.metrics["availability"]), config.policy.min_availability  # type: ignore[arg-type]
-            sd = value * availability_distribution(terms, spec).sd
+            sd = value * cv(availability_distribution(terms, spec))  # value = A x the factor's mean, the draws A x f: sd A x sd(f)
             if sd > 0 and value - minimum < sd:
                 found.append(KnifeEdge(
                     gate="availability", value=value, requirement=minimum, margin=value - minimum, sd=sd,

@@ -330,7 +330,8 @@ def gate_odds(
                 high[gate] = np.fmax(high[gate], np.nanmax(values, axis=0, initial=-np.inf))
     per_token = [o.per_token for o in offers]
     # A gate whose drawn figure never moves (every factor of its inputs fixed) has no probability to report: the point decides it.
-    drawn_at = {gate: high[gate] - low[gate] > 1e-12 * np.maximum(1.0, np.abs(high[gate])) for gate in DRAWN_GATES}
+    with np.errstate(invalid="ignore"):  # an offer with no finite figure in any draw (inf - inf) is not drawn
+        drawn_at = {gate: high[gate] - low[gate] > 1e-12 * np.maximum(1.0, np.abs(high[gate])) for gate in DRAWN_GATES}
     return [
         {
             **({"availability": float(passing["availability"][i] / draws)} if drawn_at["availability"][i] else {}),
