@@ -2,8 +2,9 @@
 
 Every GPU delivers 300 output tok/s at the target, 1,000 output tokens a task, and availability,
 success rate and utilization are all 1, so one GPU-hour serves 300 x 3600 / 1000 = 1,080 tasks and
-one GPU-month 788,400 (the throughput factors of `uncertainty:` are stated at 1, so the point
-evaluation reads 300 as it is). Staff, software and the cost of capital are zero unless a test sets them, so
+one GPU-month 788,400 (the throughput, availability and utilization factors of `uncertainty:` are stated
+at 1, so the point evaluation, which takes each drawn factor at its mean, reads 300, availability 1 and
+utilization 1 as they are). Staff, software and the cost of capital are zero unless a test sets them, so
 a GPU-hour costs exactly its price and present values are plain sums.
 """
 
@@ -36,10 +37,13 @@ def config(**changes: Any) -> dict[str, Any]:
         "policy": {"acceptable_grades": ["P-MC", "P-MS"], "min_availability": 0.99},
         "demand": {"months": 12, "start": 100 * TASKS_PER_GPU_MONTH, "growth": 0.0, "paths": [{"name": "low", "factor": 1.0, "probability": 0.5}, {"name": "high", "factor": 2.0, "probability": 0.5}]},
         "plan": {"max_vendor_share": 1.0, "mip_gap": 0.0},
-        # Stated, so that 300 tok/s is what the point evaluation reads: every throughput factor's mean is 1.
+        # Stated, so that 300 tok/s, availability 1 and utilization 1 are what the point evaluation reads: every
+        # throughput factor's mean is 1, and so are the availability and utilization factors' (defaults 0.99667, 0.98333).
         "uncertainty": {
             "throughput": {source: {"triangular": [1.0, 1.0, 1.0]} for source in ("measured", "reference", "vendor_claim")},
             "production": {"triangular": [1.0, 1.0, 1.0]},
+            "availability": {"triangular": [1.0, 1.0, 1.0]},
+            "utilization": {"triangular": [1.0, 1.0, 1.0]},
         },
     }
     for key, value in changes.items():

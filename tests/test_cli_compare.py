@@ -31,10 +31,13 @@ def test_json_follows_the_design_names(data_dir):
     assert [o["rank"] for o in ev["offers"]] == [1, 2, None]
     # alpha by hand: 4.00 rent + 87,600 / (100 x 12 x 730) = 0.10 fees + serving staff (2 + 4 x 0.1) FTE
     # x 219,000 / (100 x 8,760) = 0.60 + software 0.05 = 4.75 per GPU-hour; 300 tok/s x 3,600 / 1,000
-    # x (0.995 x 0.97) x 0.9 x 0.8 successful tasks per GPU-hour.
+    # x (0.995 x 0.97) x 0.9 x 0.8 successful tasks per GPU-hour, availability and utilization each x the mean of its
+    # factor at the point (tests/pointmeans.py)
+    from pointmeans import DELIVERY_MEAN
+
     alpha = ev["offers"][1]["metrics"]
     assert alpha["full"] == __import__("pytest").approx(4.75)
-    assert alpha["cost_per_task"] == __import__("pytest").approx(4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8))
+    assert alpha["cost_per_task"] == __import__("pytest").approx(4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN))
 
 
 def test_json_is_byte_identical_across_runs(data_dir):

@@ -9,6 +9,11 @@ import json
 
 import pytest
 from clihelp import run
+from pointmeans import DELIVERY_MEAN
+
+# history_base's alpha: 4.00 per GPU-hour over 300 x 3.6 x 0.995 SLA x 0.9 x 0.8 = 773.712 successful tasks, x the means
+# of the availability and utilization factors at the point (tests/test_history.py): 5.28 per 1,000 tasks
+ALPHA_PER_1000 = 4.00 / (773.712 * DELIVERY_MEAN) * 1000
 
 
 @pytest.fixture
@@ -24,7 +29,7 @@ def test_offer_expiring_in_ten_days_is_warned_about_on_stderr(ws):
     result = run("evaluate", "-w", ws, "--as-of", "2026-12-21")
     assert result.exit_code == 0
     assert warnings(result.stderr) == ["warning: bravo expires in 10 days (valid until 2026-12-31)"]
-    assert result.stdout == "as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks\n"
+    assert result.stdout == f"as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
 
 
 def test_the_warning_stays_off_json_output(ws):
@@ -65,4 +70,4 @@ def test_evaluate_out_writes_the_summary_to_a_file(ws, tmp_path):
     result = run("evaluate", "-w", ws, "--as-of", "2026-11-29", "--out", target)
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert target.read_text(encoding="utf-8") == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks\n"
+    assert target.read_text(encoding="utf-8") == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"

@@ -1,7 +1,7 @@
 """`procure evaluate --save`, `procure history` and `procure diff` on tests/data/history_base.
 
-Cost per successful task there is the GPU-hour price / 773.712 (see tests/test_history.py): alpha
-4.00 -> 0.00517, bravo 5.00 -> 0.00646, delta 6.00 -> 0.00775, charlie 3.50 -> 0.00452 (not
+Cost per successful task there is the GPU-hour price / 758.281 (773.712 x 0.980056, see tests/test_history.py): alpha
+4.00 -> 0.00528, bravo 5.00 -> 0.00659, delta 6.00 -> 0.00791, charlie 3.50 -> 0.00462 (not
 acceptable: region eu-west).
 """
 
@@ -15,12 +15,18 @@ import pytest
 from clihelp import AS_OF, run
 
 from procure.analysis.history import HISTORY_FILE, list_runs
+from pointmeans import DELIVERY_MEAN
 
-TASKS = 300 * 3600 / 1000 * 0.995 * 0.9 * 0.8  # 773.712
+TASKS = 300 * 3600 / 1000 * 0.995 * 0.9 * 0.8 * DELIVERY_MEAN  # 773.712 x the means of the availability and utilization factors
 
 
 def cost(price: float) -> float:
     return price / TASKS
+
+
+def k(price: float) -> str:
+    """The cost per 1,000 tasks as printed: alpha 4.00 -> 5.28, bravo 5.00 -> 6.59, charlie 3.50 -> 4.62, alpha 5.50 -> 7.25."""
+    return f"{cost(price) * 1000:.2f}"
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -67,7 +73,7 @@ def two_runs(ws) -> Path:
 
 def test_evaluate_save_with_label(ws):
     result = save(ws, "--label", "Nov RFP")
-    assert result.stdout == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks; saved as run 1\n"
+    assert result.stdout == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks; saved as run 1\n"
     assert result.stderr == "saved run 1\n"
     [saved] = list_runs(ws)
     assert (saved.id, saved.label, saved.top_offer, saved.acceptable, saved.offers) == (1, "Nov RFP", "alpha", 3, 4)
@@ -77,7 +83,7 @@ def test_evaluate_save_with_label(ws):
 def test_evaluate_without_save_keeps_no_history(ws):
     result = run("evaluate", "-w", ws, "--as-of", AS_OF)
     assert result.exit_code == 0
-    assert result.stdout == "as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at 5.17 USD per 1,000 successful tasks\n"
+    assert result.stdout == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks\n"
     assert not (ws / ".procure").exists()
 
 
@@ -101,8 +107,8 @@ def test_history_table(two_runs):
     assert result.exit_code == 0, result.stderr
     assert "Saved runs" in result.stdout
     first, second = row(result.stdout, "1"), row(result.stdout, "2")
-    assert first[2:] == ["2026-11-29", "Nov RFP", "alpha", "5.17", "3 of 4"]
-    assert second[2:] == ["2026-11-29", "Dec re-check", "bravo", "6.46", "3 of 4"]
+    assert first[2:] == ["2026-11-29", "Nov RFP", "alpha", k(4.0), "3 of 4"]
+    assert second[2:] == ["2026-11-29", "Dec re-check", "bravo", k(5.0), "3 of 4"]
     assert first[1].endswith("+00:00")
 
 
@@ -136,9 +142,9 @@ def test_history_shows_labels_literally(ws, label):
 def test_diff_without_arguments_compares_the_last_two_runs(two_runs):
     result = run("diff", "-w", two_runs)
     assert result.exit_code == 0, result.stderr
-    assert row(result.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", "5.17 to 7.11", "+37.5%"]
-    assert row(result.stdout, "bravo") == ["bravo", "present", "2 to 1", "T-MC", "yes", "6.46", "—"]  # unchanged cost: no change shown
-    assert row(result.stdout, "charlie") == ["charlie", "present", "—", "T-MC", "no", "4.52", "—"]
+    assert row(result.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", f"{k(4.0)} to {k(5.5)}", "+37.5%"]
+    assert row(result.stdout, "bravo") == ["bravo", "present", "2 to 1", "T-MC", "yes", k(5.0), "—"]  # unchanged cost: no change shown
+    assert row(result.stdout, "charlie") == ["charlie", "present", "—", "T-MC", "no", k(3.5), "—"]
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in result.stdout
     assert "The cheapest acceptable offer changed from alpha to bravo." in result.stdout
     assert "BREACH" not in result.stdout  # diff reports, it does not judge
@@ -169,7 +175,7 @@ def test_diff_markdown(two_runs):
     assert "Thresholds" not in text and "\x1b[" not in text
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in text
     assert "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n" in text
-    assert "| alpha | present | 1 to 2 | T-MC | yes | 5.17 to 7.11 | +37.5% |" in text
+    assert f"| alpha | present | 1 to 2 | T-MC | yes | {k(4.0)} to {k(5.5)} | +37.5% |" in text
 
 
 def test_diff_with_run_ids(two_runs):
@@ -205,10 +211,10 @@ def test_diff_two_evaluation_json_files(ws, tmp_path):
 
     table = run("diff", base, head, "-w", ws)
     assert table.exit_code == 0
-    assert row(table.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", "5.17 to 7.11", "+37.5%"]
+    assert row(table.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", f"{k(4.0)} to {k(5.5)}", "+37.5%"]
     markdown = run("diff", base, head, "-w", ws, "-f", "markdown")
     assert markdown.exit_code == 0
-    assert "| alpha | present | 1 to 2 | T-MC | yes | 5.17 to 7.11 | +37.5% |" in markdown.stdout
+    assert f"| alpha | present | 1 to 2 | T-MC | yes | {k(4.0)} to {k(5.5)} | +37.5% |" in markdown.stdout
     assert not (ws / ".procure").exists()  # files alone need no history
 
 

@@ -6,6 +6,7 @@ Hand figures as of 2026-11-29 (acceptable offers; availability = SLA x reliabili
 - alpha: 4.75 over 1,080 x 0.995 x 1.0 (score 100) x 0.72
 - delta: 4.95 (4.20 rent) over 1,080 x 0.995 x 0.995 (score 80) x 0.72
 - echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.97 (no evidence: the stated haircut) x 0.72
+- each x the means of the availability and utilization factors at the point (0.996667 x 0.983333)
 Market: Rival A 0.0050 (06-30) then 0.0058 (10-31); Rival B 0.0070 (10-31); ours 0.0065 (06-30), 0.0060 (10-31).
 """
 
@@ -17,12 +18,14 @@ import json
 
 import pytest
 from clihelp import AS_OF, run
+from pointmeans import DELIVERY_MEAN
 
-BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)  # 0.0053977
-ALPHA = 4.75 / (1080 * 0.995 * 1.0 * 0.9 * 0.8)
-DELTA = 4.95 / (1080 * 0.995 * 0.995 * 0.9 * 0.8)
-ECHO = 5.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8)  # 0.0076615
-# cheapest first: bravo 0.00540, Rival A 0.0058, us 0.0060, alpha 0.00614, delta 0.00643, Rival B 0.0070, echo 0.00766
+# each over its successful tasks x the means of the availability and utilization factors at the point (tests/pointmeans.py)
+BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN)  # 0.0053977 / 0.980056 = 0.0055075
+ALPHA = 4.75 / (1080 * 0.995 * 1.0 * 0.9 * 0.8 * DELIVERY_MEAN)
+DELTA = 4.95 / (1080 * 0.995 * 0.995 * 0.9 * 0.8 * DELIVERY_MEAN)
+ECHO = 5.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN)  # 0.0076615 / 0.980056 = 0.0078174
+# cheapest first: bravo 0.00551, Rival A 0.0058, us 0.0060, alpha 0.00626, delta 0.00656, Rival B 0.0070, echo 0.00782
 CURVE = ["bravo", "Rival A", "us", "alpha", "delta", "Rival B", "echo"]
 
 
@@ -60,10 +63,10 @@ def test_json_with_our_latest_recorded_cost(data_dir):
 
 
 def test_json_with_a_given_cost(data_dir):
-    pos = json.loads(position(data_dir, "--current", "0.0055", "-f", "json").stdout)
+    pos = json.loads(position(data_dir, "--current", "0.0056", "-f", "json").stdout)
     assert pos["label"] == "the cost per task given"
-    assert pos["rank"] == 2  # only bravo is cheaper than 0.0055
-    assert pos["gap"] == pytest.approx(0.0055 - BRAVO, rel=1e-12)
+    assert pos["rank"] == 2  # only bravo (0.00551) is cheaper than 0.0056
+    assert pos["gap"] == pytest.approx(0.0056 - BRAVO, rel=1e-12)
     assert [p["name"] for p in pos["curve"]][:3] == ["bravo", "us", "Rival A"]
     us = next(p for p in pos["curve"] if p["kind"] == "us")
     assert us["date"] == AS_OF

@@ -1,8 +1,8 @@
 """`procure reevaluate` on tests/data/history_base: the first run saves a baseline; later runs are
 compared with the last saved run, exit 3 on a breach and are then not saved (unless --accept).
 
-Cost per successful task is the GPU-hour price / 773.712: alpha 4.00 -> 0.00517; a 10% rise to
-4.40 -> 0.00569 keeps alpha first (bravo 5.00, delta 6.00), so only the cost threshold can trip.
+Cost per successful task is the GPU-hour price / (773.712 x 0.980056, the means of the availability and
+utilization factors): alpha 4.00 -> 0.00528; a 10% rise to 4.40 -> 0.00580 keeps alpha first (bravo 5.00, delta 6.00), so only the cost threshold can trip.
 """
 
 from __future__ import annotations
@@ -12,8 +12,14 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, run
+from pointmeans import DELIVERY_MEAN
 
 from procure.analysis.history import HISTORY_FILE, list_runs
+
+
+def k(price: float) -> str:
+    """A GPU-hour price as its cost per 1,000 tasks, printed: 4.00 -> 5.28, 4.40 -> 5.80."""
+    return f"{price / (773.712 * DELIVERY_MEAN) * 1000:.2f}"
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -95,7 +101,7 @@ def test_fifteen_percent_limit_with_gate_change_passes_and_saves(risen):
     assert result.stderr == "saved run 2\n"
     runs = list_runs(risen)
     assert [r.id for r in runs] == [1, 2]
-    assert runs[1].top_cost_per_task == pytest.approx(4.40 / 773.712)
+    assert runs[1].top_cost_per_task == pytest.approx(4.40 / (773.712 * DELIVERY_MEAN))
     # the saved run is the new baseline: the same prices again change nothing
     assert reevaluate(risen, "--max-increase", "5%").exit_code == 0
 
@@ -128,7 +134,7 @@ def test_markdown_for_a_pull_request_comment(risen):
     assert text.startswith("## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n")
     assert "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe cheapest acceptable offer is still alpha.\n" in text
     assert "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n" in text
-    assert "| alpha | present | 1 | T-MC | yes | 5.17 to 5.69 | +10.0% |" in text
+    assert f"| alpha | present | 1 | T-MC | yes | {k(4.0)} to {k(4.4)} | +10.0% |" in text
     assert "| charlie |" not in text  # unchanged: counted, not listed
     assert "\x1b[" not in text and "│" not in text  # plain text, no terminal styling
     assert "threshold(s) breached" not in text  # the verdict for people stays on stderr
@@ -211,12 +217,12 @@ def test_a_change_lists_only_the_offers_that_changed(baseline):
 def test_text_for_mail_reads_as_typed(risen):
     # the same report as --format markdown, for a mail body: "->" not "-&gt;", no bold markers
     markdown = reevaluate(risen, "--max-increase", "5%", "--format", "markdown").stdout
-    assert "5.17 -&gt; 5.69" in markdown  # Markdown escapes it (a Markdown viewer shows ->)
+    assert f"{k(4.0)} -&gt; {k(4.4)}" in markdown  # Markdown escapes it (a Markdown viewer shows ->)
     result = reevaluate(risen, "--max-increase", "5%", "--format", "text")
     assert result.exit_code == 3
     text = result.stdout
     assert text.startswith("## Re-evaluation\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n")
-    assert "alpha: cost per 1,000 tasks 5.17 -> 5.69 (+10.0%)" in text
+    assert f"alpha: cost per 1,000 tasks {k(4.0)} -> {k(4.4)} (+10.0%)" in text
     assert "&gt;" not in text and "&amp;" not in text and "**" not in text
 
 

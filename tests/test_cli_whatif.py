@@ -3,7 +3,7 @@
 Hand figures (tests/data/rated, no demand: every offer fully used): alpha costs 4.75 per GPU-hour
 (4.00 rent + 0.10 fees + 0.60 serving staff + 0.05 software), 100 GPUs, 12 months, availability
 0.995 x 1.0 (operator score 100), success 0.9, utilization 0.8: 300 tok/s x 3.6 x 0.995 x 0.72
-successful tasks per GPU-hour. Monthly bill 4.75 x 100 x 730 = 346,750. +50% throughput cuts the cost
+successful tasks per GPU-hour, x the means of the availability and utilization factors (0.996667 x 0.983333). Monthly bill 4.75 x 100 x 730 = 346,750. +50% throughput cuts the cost
 per task to two thirds, so the saving is a third of the bill.
 """
 
@@ -16,8 +16,10 @@ import math
 
 import pytest
 from clihelp import AS_OF, run
+from pointmeans import DELIVERY_MEAN
 
-TASKS_PER_HOUR = 300 * 3.6 * 0.995 * 1.0 * 0.9 * 0.8  # alpha, before the change
+# alpha, before the change; availability and utilization each x the mean of its factor at the point (tests/pointmeans.py)
+TASKS_PER_HOUR = 300 * 3.6 * 0.995 * 1.0 * 0.9 * 0.8 * DELIVERY_MEAN
 BEFORE = 4.75 / TASKS_PER_HOUR
 AFTER = 4.75 / (1.5 * TASKS_PER_HOUR)
 BILL = 4.75 * 100 * 730
@@ -49,7 +51,7 @@ def test_json(data_dir):
     assert payload["after"]["cost_per_task"] == pytest.approx(AFTER, rel=1e-12)
     assert payload["after"]["cost_per_task"] / payload["before"]["cost_per_task"] == pytest.approx(2 / 3, rel=1e-12)
     assert payload["before"]["throughput"] == 300 and payload["after"]["throughput"] == 450
-    assert payload["tasks_per_month"] == pytest.approx(TASKS_PER_HOUR * 100 * 730, rel=1e-12)  # 56,480,976
+    assert payload["tasks_per_month"] == pytest.approx(TASKS_PER_HOUR * 100 * 730, rel=1e-12)  # 56,480,976 x 0.980056 = 55,354,494
     assert payload["monthly_saving"] == pytest.approx(SAVING, rel=1e-12)
     assert payload["monthly_cost"] == 15_000 and payload["one_off"] == 120_000
     assert payload["net_monthly"] == pytest.approx(SAVING - 15_000, rel=1e-12)
@@ -119,7 +121,7 @@ def test_price_change_json(data_dir):
 # bravo (leader): 3.00 EUR x 1.1 + 0.60 staff + 0.05 software = 3.95 over 1,080 x availability x 0.72, the
 # availability of unrated bare metal: SLA 0.99 x haircut 0.97 (the rated fixture's stated one) x our eight
 # operating jobs 0.98
-LEADER = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)
+LEADER = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN)
 ALPHA_TIE = LEADER * TASKS_PER_HOUR - 0.75  # rent that ties: no discount, no prepayment
 
 
@@ -150,7 +152,7 @@ def test_price_to_win_table_csv_markdown(data_dir):
     markdown = whatif(data_dir, "--price-to-win", "-f", "markdown")
     assert markdown.exit_code == 0
     assert markdown.stdout.startswith("# Price to win\n")
-    assert f"| 2 | alpha | Alpha Cloud | 6.14 | 4.000 | {ALPHA_TIE:.3f} |" in markdown.stdout
+    assert f"| 2 | alpha | Alpha Cloud | {BEFORE * 1000:.2f} | 4.000 | {ALPHA_TIE:.3f} |" in markdown.stdout
 
 
 def test_price_to_win_for_owned_and_per_token_offers(data_dir):

@@ -23,6 +23,7 @@ from procure.model.costing import INPUT_COLUMNS, CostModel, compute_costs
 from procure.analysis.evaluate import evaluate
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
 from procure.io.workspace import load_workspace
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN, UTILIZATION_MEAN
 
 AS_OF = date(2026, 11, 29)
 NAN = math.nan
@@ -338,14 +339,15 @@ def test_availability_owned_is_self_operated_reliability():
 
 def test_availability_by_service_kind_from_offer_files(data_dir):
     basic = evaluate(load_workspace(data_dir / "basic"), AS_OF)
+    # Each x the mean of the default availability factor, AVAILABILITY_MEAN = 0.996667 (the point at the means).
     # managed cluster: SLA 0.995 x unrated 0.97
-    assert basic.offer("alpha").metrics["availability"] == pytest.approx(0.995 * 0.97)
+    assert basic.offer("alpha").metrics["availability"] == pytest.approx(0.995 * 0.97 * AVAILABILITY_MEAN)
     assert basic.offer("alpha").reliability_factor == pytest.approx(0.97)
     # bare metal, unrated: SLA 0.99 x haircut 0.97 (the host) x ours 0.98 (the eight operating jobs left to us) = 0.941094
-    assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.941094, rel=1e-9)
+    assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.941094 * AVAILABILITY_MEAN, rel=1e-9)
     # owned: our host 0.98 x our operating jobs 0.98
     kinds = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF)
-    assert kinds.offer("owned").metrics["availability"] == pytest.approx(0.9604)
+    assert kinds.offer("owned").metrics["availability"] == pytest.approx(0.9604 * AVAILABILITY_MEAN)
 
 
 # --- 9. success rate ------------------------------------------------------------------------------
@@ -474,11 +476,12 @@ def test_per_task_figures_from_the_basic_workspace(data_dir):
     assert m["software"] == pytest.approx(0.05)
     assert m["full"] == pytest.approx(4.75)
     assert m["throughput"] == pytest.approx(300)  # measured point at 100 tok/s/user
-    assert m["utilization"] == pytest.approx(0.8)
+    assert m["utilization"] == pytest.approx(0.8 * UTILIZATION_MEAN)  # 0.786667
     assert m["fill"] == 1.0
     assert m["gpus_needed"] is None  # no tasks_per_month in basic
-    assert m["successful_tasks_per_gpu_hour"] == pytest.approx(750.50064)
-    assert m["cost_per_task"] == pytest.approx(4.75 / 750.50064)
+    # 300 x 3.6 x 0.995 x 0.97 x 0.9 x 0.8 = 750.50064 as stated, x the means 0.996667 x 0.983333 = 735.5327
+    assert m["successful_tasks_per_gpu_hour"] == pytest.approx(750.50064 * DELIVERY_MEAN)
+    assert m["cost_per_task"] == pytest.approx(4.75 / (750.50064 * DELIVERY_MEAN))
     assert m["monthly_spend"] == pytest.approx(346750)  # 4.75 x 100 x 730
 
 
@@ -491,7 +494,8 @@ def test_eur_offer_is_converted(data_dir):
     assert m["rent"] == pytest.approx(3.3)
     assert m["full"] == pytest.approx(3.3 + 0.6 + 0.05)
     # availability: SLA 0.99 x unrated haircut 0.97 x our eight operating jobs 0.98 = 0.941094
-    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8), rel=1e-7)
+    # x the means of the availability and utilization factors, DELIVERY_MEAN = 0.996667 x 0.983333
+    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-7)
 
 
 def test_fx_applies_to_offer_amounts_not_to_workspace_amounts():
@@ -587,7 +591,9 @@ def test_owned_offer_file(data_dir):
     assert m["ops"] == pytest.approx(1.1)
     assert m["software"] == pytest.approx(0.05)
     assert m["full"] == pytest.approx(rent + 1.1 + 0.05)
-    c = 300 * 3600 / 1000 * 0.98 * 0.98 * 0.9 * 0.8  # 746.80704: availability our host 0.98 x our operating jobs 0.98
+    # 746.80704 x DELIVERY_MEAN: availability our host 0.98 x our operating jobs 0.98, availability and utilization
+    # each x the mean of its factor; the cost per task does not move (fill x c = 4e7 / (730 x 100) whatever c is)
+    c = 300 * 3600 / 1000 * 0.98 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN
     assert m["gpus_needed"] == pytest.approx(4e7 / (c * 730))  # 73.4 of 100 committed
     assert m["fill"] == pytest.approx(4e7 / (c * 730) / 100)
     assert m["cost_per_task"] == pytest.approx((rent + 1.15) / (c * 4e7 / (c * 730) / 100))

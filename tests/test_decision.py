@@ -229,9 +229,10 @@ def test_plan_without_demand_names_the_same_recommendation_as_compare(data_dir: 
 
 
 def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(data_dir: Path):
-    """tests/data/real_offers: the demand bills 38 Nebius GPUs, the contract commits its minimum of 32 for 12 months
-    (the other 6 are billed as used). The ask says both, and the commitment prices the 32:
-    7.15 USD x 32 GPUs x 730 h x 12 months = 2,004,288 USD."""
+    """tests/data/real_offers: the demand bills 39 Nebius GPUs (20 M tasks over 730 h x its 710.5 successful tasks a
+    GPU-hour, test_evaluate's capacity at the means of availability and utilization: 38.56, whole GPUs), the contract
+    commits its minimum of 32 for 12 months (the other 7 are billed as used). The ask says both, and the commitment
+    prices the 32: 7.15 USD x 32 GPUs x 730 h x 12 months = 2,004,288 USD."""
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
 
@@ -239,16 +240,16 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
 
     ev = evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 29))
     line = decide(ev).lines[0]
-    assert (line.vendor, line.gpus, line.gpus_committed) == ("Nebius", 38, 32)
+    assert (line.vendor, line.gpus, line.gpus_committed) == ("Nebius", 39, 32)
     assert line.commitment == pytest.approx(7.15 * 32 * 730 * 12)
-    assert gpus_words(line) == "38 GPUs (32 committed)"
+    assert gpus_words(line) == "39 GPUs (32 committed)"
     # the memo's headline asks for the 32 the 2.00 M commits, and says what today's demand bills
     headline = board_memo(ev, [], None, None, "", None).headline
-    assert headline.startswith("Approve a 12-month commitment of 32 B200 GPUs with Nebius, 2.00 M USD (38 GPUs billed at today's demand), at ")
+    assert headline.startswith("Approve a 12-month commitment of 32 B200 GPUs with Nebius, 2.00 M USD (39 GPUs billed at today's demand), at ")
     # where the demand bills no more than the minimum there is nothing to add
     assert gpus_words(_line(1, gpus=32)) == "32 GPUs"
     result = run("compare", "-w", data_dir / "real_offers", "--as-of", AS_OF)
-    assert "38 GPUs (32 committed)" in " ".join(result.stdout.split())
+    assert "39 GPUs (32 committed)" in " ".join(result.stdout.split())
 
 
 # --- the offer ranked first, used less than it could be; a plan dearer than the best single offer -----------------

@@ -14,6 +14,7 @@ from procure.analysis.evaluate import evaluate
 from procure.analysis.record import METRIC_KEYS
 from procure.analysis.gates import GATES
 from procure.io.workspace import load_workspace
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
 
@@ -85,24 +86,39 @@ def test_availability_gate(basic):
     alpha = evaluation.offer("alpha")
     assert not gate(alpha, "availability").passed
     # alpha is unrated (no operator block): its SLA is judged unverified at basic's stated haircut 0.97, as it is costed:
-    # 0.955 x 0.97 = 0.92635 < 0.94 (printed 92.63%: 0.92635 is 0.926349999... in binary); every infrastructure job is the provider's
-    assert "unrated: availability unverified: expected availability 92.63% (SLA 95.50% unverified x the unrated haircut 0.97) is below the 94.00% minimum" in alpha.reasons
+    # 0.955 x 0.97 = 0.92635 (printed 92.63%: 0.92635 is 0.926349999... in binary); every infrastructure job is the provider's.
+    # At the mean of the availability factor, x (0.99 + 1 + 1) / 3: 0.923262 < 0.93; it would need a factor of 0.93 / 0.92635 > 1
+    # to pass, so no draw passes
+    assert gate(alpha, "availability").probability == 0.0
+    assert (
+        "unrated: availability unverified: expected availability 92.63% (SLA 95.50% unverified x the unrated haircut 0.97), 92.33% at the mean of its draws "
+        "is below the 93.00% minimum; passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
+    ) in alpha.reasons
     # bravo (bare metal, unrated): the provider repairs the hardware (its layer, 0.99 x 0.97, is the host); the eight
-    # operating jobs above it are ours at 0.98^(1/8) each, 0.98 together: 0.99 x 0.97 x 0.98 = 0.941094
+    # operating jobs above it are ours at 0.98^(1/8) each, 0.98 together: 0.99 x 0.97 x 0.98 = 0.941094; x 0.996667 at the mean of its
+    # factor = 0.937957; its lowest draw (factor 0.99) 0.931683 >= 0.93: it passes in every draw
     assert gate(evaluation.offer("bravo"), "availability").detail == (
-        "unrated: availability unverified: expected availability 94.11% (SLA 99.00% unverified x the unrated haircut 0.97 x ours 0.98 for 8 jobs) meets the 94.00% minimum"
+        "unrated: availability unverified: expected availability 94.11% (SLA 99.00% unverified x the unrated haircut 0.97 x ours 0.98 for 8 jobs), "
+        "93.80% at the mean of its draws meets the 93.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
 
 
 def test_availability_gate_owned_uses_self_operated_reliability(workspace_copy):
     root = workspace_copy("offer_kinds")
     owned = run(root).offer("owned")
-    # no provider: our host (hardware repair) 0.98 x our eight operating jobs 0.98 = 0.9604
-    assert gate(owned, "availability").detail == "self-operated availability 96.04% meets the 96.00% minimum"
-    edit(root / "procure.yaml", "  min_availability: 0.96", "  min_availability: 0.99")
+    # no provider: our host (hardware repair) 0.98 x our eight operating jobs 0.98 = 0.9604; x 0.996667 (the mean of its factor)
+    # = 0.957199; its lowest draw 0.9604 x 0.99 = 0.950796 >= 0.95: every draw passes
+    assert gate(owned, "availability").detail == (
+        "self-operated availability 96.04%, 95.72% at the mean of its draws meets the 95.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+    )
+    edit(root / "procure.yaml", "  min_availability: 0.95", "  min_availability: 0.99")
     owned = run(root).offer("owned")
     assert not gate(owned, "availability").passed
-    assert "self-operated availability 96.04% is below the 99.00% minimum" in owned.reasons
+    # 0.99 / 0.9604 > 1: no draw passes
+    assert (
+        "self-operated availability 96.04%, 95.72% at the mean of its draws is below the 99.00% minimum; passes in 0.0% of the draws, "
+        "under policy.gate_confidence 50% (decided by the availability it delivers)"
+    ) in owned.reasons
 
 
 def test_security_gate(basic):
@@ -143,25 +159,36 @@ def test_region_gate(basic):
 
 
 def test_capacity_gate(basic):
-    # alpha's capacity: 300 x 3600 / 1000 x 0.96515 x 0.9 x 0.8 = 750.50064 tasks per GPU-hour;
-    # 750.50064 x 730 x 200 = 109,573,093.44 tasks a month need 200 GPUs; alpha supplies 100.
-    edit(basic / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 109573093.44\n")
+    # alpha's capacity: 300 x 3600 / 1000 x 0.96515 x 0.9 x 0.8 = 750.50064 tasks per GPU-hour as stated, x the means of
+    # the availability and utilization factors (DELIVERY_MEAN, 0.980056) at the point: 735.5327;
+    # 735.5327 x 730 x 200 = 107,387,774 tasks a month need 200 GPUs; alpha supplies 100.
+    tasks = 750.50064 * DELIVERY_MEAN * 730 * 200
+    edit(basic / "procure.yaml", "  utilization: 0.8\n", f"  utilization: 0.8\n  tasks_per_month: {tasks!r}\n")
     alpha = run(basic).offer("alpha")
     assert alpha.metrics["gpus_needed"] == pytest.approx(200)
     assert not gate(alpha, "capacity").passed
-    assert alpha.reasons == ["can supply 100 GPUs; the demand needs 200.0 (short)"]
+    # 100 GPUs cover the demand only when availability x utilization is at least twice its mean: never in the draws
+    assert alpha.reasons == [
+        "can supply 100 GPUs; the demand needs 200.0 (short); passes in 0.0% of the draws, under policy.gate_confidence 50% "
+        "(decided by its throughput at the target, availability, utilization and demand)"
+    ]
     edit(basic / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: 100\nmax_gpus: 300\n")
     alpha = run(basic).offer("alpha")
     assert gate(alpha, "capacity").passed
-    assert gate(alpha, "capacity").detail == "can supply 300 GPUs; the demand needs 200.0"
+    # 300 GPUs cover 200 at the means; the lowest draws (availability x 0.99, utilization x 0.85) need 200 / 0.8415 = 237.7
+    assert gate(alpha, "capacity").detail == "can supply 300 GPUs; the demand needs 200.0; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     assert alpha.metrics["fill"] == pytest.approx(1.0)
 
 
 def test_capacity_gate_with_partial_coverage(basic):
-    edit(basic / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 109573093.44\n")
+    edit(basic / "procure.yaml", "  utilization: 0.8\n", f"  utilization: 0.8\n  tasks_per_month: {750.50064 * DELIVERY_MEAN * 730 * 200!r}\n")
     edit(basic / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 0.4\n")
     alpha = run(basic).offer("alpha")
-    assert gate(alpha, "capacity").detail == "can supply 100 GPUs; the demand needs 80.0"  # 200 x 0.4
+    # 200 x 0.4 = 80 at the means (test_capacity_gate); short only when the drawn demand (factor triangular 0.8 / 1 / 1.2) over
+    # the drawn availability x utilization exceeds its mean by 25% (e.g. demand x 1.15 with utilization x 0.89): a corner of the draws
+    capacity = gate(alpha, "capacity")
+    assert capacity.passed and 0.98 < capacity.probability < 1.0
+    assert capacity.detail == f"can supply 100 GPUs; the demand needs 80.0; passes in {capacity.probability:.1%} of the draws, at least policy.gate_confidence 50%"
 
 
 def test_capacity_gate_without_demand_and_for_per_token(data_dir):
@@ -330,17 +357,21 @@ def test_index_history_does_not_matter_without_index_linked_offers(data_dir):
 
 
 def test_an_sla_above_the_minimum_is_not_enough_when_the_expected_figure_is_below(basic):
-    edit(basic / "procure.yaml", "  min_availability: 0.94 ", "  min_availability: 0.98 ")
+    edit(basic / "procure.yaml", "  min_availability: 0.93 ", "  min_availability: 0.98 ")
     # a published Bronze tier: basic's published factors are the defaults (bronze 0.98)
     with open(basic / "offers" / "alpha.yaml", "a") as handle:
         handle.write("operator: {published_tier: bronze}\n")
     alpha = run(basic).offer("alpha")
-    # SLA 0.995 >= 0.98, but rated Bronze: 0.995 x 0.98 = 0.9751 < 0.98
+    # SLA 0.995 >= 0.98, but rated Bronze: 0.995 x 0.98 = 0.9751 < 0.98; x 0.996667 (the mean of its factor) = 0.971850,
+    # and no draw (factor at most 1) reaches 0.98
     assert alpha.sla_availability == 0.995
-    assert alpha.metrics["availability"] == pytest.approx(0.9751)
+    assert alpha.metrics["availability"] == pytest.approx(0.9751 * AVAILABILITY_MEAN)
     assert not gate(alpha, "availability").passed
-    assert gate(alpha, "availability").detail == "expected availability 97.51% (SLA 99.50% x reliability 0.98) is below the 98.00% minimum"
-    assert gate(alpha, "availability").margin == pytest.approx(0.9751 / 0.98 - 1)
+    assert gate(alpha, "availability").detail == (
+        "expected availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% at the mean of its draws is below the 98.00% minimum; "
+        "passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
+    )
+    assert gate(alpha, "availability").margin == pytest.approx(0.9751 * AVAILABILITY_MEAN / 0.98 - 1)
     assert not alpha.acceptable
 
 
@@ -349,13 +380,16 @@ def test_the_json_carries_sla_expected_availability_and_the_reliability_source(d
     by_id = {o["id"]: o for o in payload["offers"]}
     # alpha: checklist 100 -> 1.0. bravo: bare metal with no tier, unrated: its SLA 0.99 judged and costed at the
     # stated haircut 0.97 x our eight operating jobs 0.98 = 0.941094. echo: managed, unrated: 0.995 x 0.97 = 0.96515.
-    assert (by_id["alpha"]["sla_availability"], by_id["alpha"]["metrics"]["availability"], by_id["alpha"]["reliability_source"]) == (0.995, 0.995, "checklist")
+    # The layers' expected figure is the gate's label; the cost's availability is it x the factor's mean 0.996667.
+    assert (by_id["alpha"]["sla_availability"], by_id["alpha"]["reliability_source"]) == (0.995, "checklist")
+    assert by_id["alpha"]["metrics"]["availability"] == pytest.approx(0.995 * AVAILABILITY_MEAN)
     assert by_id["alpha"]["rating_state"] == "rated"
     assert by_id["bravo"]["reliability_source"] == "unrated" and by_id["bravo"]["rating_state"] == "unrated"
-    assert by_id["bravo"]["metrics"]["availability"] == pytest.approx(0.941094, rel=1e-9)
-    assert by_id["bravo"]["availability_layers"]["expected"] == pytest.approx(0.941094, rel=1e-9)  # the gate's figure is the cost's
+    assert by_id["bravo"]["metrics"]["availability"] == pytest.approx(0.941094 * AVAILABILITY_MEAN, rel=1e-9)
+    assert by_id["bravo"]["availability_layers"]["expected"] == pytest.approx(0.941094, rel=1e-9)
+    assert by_id["bravo"]["availability_layers"]["drawn_mean"] == pytest.approx(AVAILABILITY_MEAN)
     assert by_id["echo"]["reliability_source"] == "unrated"
-    assert by_id["echo"]["metrics"]["availability"] == pytest.approx(0.96515)
+    assert by_id["echo"]["metrics"]["availability"] == pytest.approx(0.96515 * AVAILABILITY_MEAN)
     assert by_id["echo"]["availability_layers"]["expected"] == pytest.approx(0.96515)
     assert {o["reliability_source"] for o in payload["offers"]} <= {"checklist", "published", "status_history", "unrated", "self_operated"}
 
@@ -479,28 +513,32 @@ def test_real_published_tiers_set_the_reliability(real):
     # ClusterMAX 3.0 (2026-09-23) rates managed clusters only
     assert found["coreweave-b200"] == ("published", 1.0)  # Platinum
     # CoreWeave's published SLO for instances in a single region is 99%: 0.99 x 1.0
-    assert real.offer("coreweave-b200").metrics["availability"] == pytest.approx(0.99)
+    assert real.offer("coreweave-b200").metrics["availability"] == pytest.approx(0.99 * AVAILABILITY_MEAN)  # x the factor's mean
     assert found["nebius-b200"] == ("published", 1.0)  # Platinum in 3.0 (Gold in 2.0)
     assert found["aws-p6-b200"] == ("published", 0.98)  # Bronze in 3.0 (Silver in 2.0)
     assert found["lambda-b200"] == ("unrated", 0.99)  # bare metal: no tier rates it; no incident history either
     assert found["together-deepseek-r1"] == ("unrated", 0.99)  # a token API: no tier rates it
     assert found["runpod-b200"] == ("unrated", 0.99)  # no evidence: unrated, judged and costed at the haircut (the middle band)
     assert found["deepinfra-deepseek-r1"] == ("unrated", 0.99)  # no checklist, no incident history
-    assert real.offer("nebius-b200").metrics["availability"] == pytest.approx(0.999 * 1.0)
-    # AWS: EC2 SLA 0.995 x Bronze 0.98 = 0.9751 < the 98% minimum (Silver's 0.99 gave 0.98505, above it)
+    assert real.offer("nebius-b200").metrics["availability"] == pytest.approx(0.999 * 1.0 * AVAILABILITY_MEAN)
+    # AWS: EC2 SLA 0.995 x Bronze 0.98 = 0.9751 < the 98% minimum (Silver's 0.99 gave 0.98505, above it); x 0.996667 at the
+    # mean of its factor = 0.971850, and no draw reaches 0.98 (it would need a factor of 1.005)
     aws = real.offer("aws-p6-b200")
-    assert aws.metrics["availability"] == pytest.approx(0.995 * 0.98, rel=1e-12)
-    assert not aws.acceptable and aws.reasons == ["expected availability 97.51% (SLA 99.50% x reliability 0.98) is below the 98.00% minimum"]
+    assert aws.metrics["availability"] == pytest.approx(0.995 * 0.98 * AVAILABILITY_MEAN, rel=1e-12)
+    assert not aws.acceptable and aws.reasons == [
+        "expected availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% at the mean of its draws is below the 98.00% minimum; "
+        "passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
+    ]
     # Lambda: SLA 0.99 (assumed) x the unrated haircut 0.99 (the host) x our eight operating jobs at 0.99^(1/8) each,
     # 0.99 together: 0.99 x 0.99 x 0.99 = 0.970299 < the 98% minimum
     lambda_ = real.offer("lambda-b200")
-    assert lambda_.metrics["availability"] == pytest.approx(0.970299, rel=1e-12)
+    assert lambda_.metrics["availability"] == pytest.approx(0.970299 * AVAILABILITY_MEAN, rel=1e-12)
     assert not lambda_.acceptable
     assert lambda_.reasons[0].startswith("unrated: availability unverified") and "rate before signing: add operator.status_history" in lambda_.notes[0]
     # RunPod: unrated, judged and costed at the middle band's 0.99: the same 97.03%, unverified
     runpod = real.offer("runpod-b200")
     assert runpod.availability_layers.expected == pytest.approx(0.970299, rel=1e-12)
-    assert runpod.metrics["availability"] == pytest.approx(0.970299, rel=1e-12)
+    assert runpod.metrics["availability"] == pytest.approx(0.970299 * AVAILABILITY_MEAN, rel=1e-12)
 
 
 def test_real_per_token_offers_are_gated_on_what_they_state(real):
@@ -533,8 +571,9 @@ def test_real_ranking_and_the_leader_by_hand(real):
     # Nebius: 300 tok/s/GPU on its reference curve, read at the expected production throughput: the
     # reference factor's mean (0.85 + 0.95 + 1.05) / 3 = 0.95 x benchmark to production (0.85 + 0.95 + 1.0) / 3
     # = 0.93333 (procure's default uncertainty) -> 266.0 tok/s/GPU;
-    # x 3,600 / 1,024 x availability 0.999 x 1.0 (Platinum) x success 0.97 x utilization 0.8
-    capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * 0.999 * 1.0 * 0.97 * 0.8
+    # x 3,600 / 1,024 x availability 0.999 x 1.0 (Platinum) x success 0.97 x utilization 0.8, availability and utilization
+    # each x the mean of its factor (DELIVERY_MEAN = 0.996667 x 0.983333)
+    capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * 0.999 * 1.0 * 0.97 * 0.8 * DELIVERY_MEAN
     billed = 20_000_000 / (capacity * 730)  # above the 32 committed GPUs: billed as needed, fill 1
     assert billed > 32
     # staff: shared storage, monitoring, incident response at 0.5; customer serving stack, release validation,
@@ -550,7 +589,7 @@ def test_real_ranking_and_the_leader_by_hand(real):
 def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
     # CoreWeave: $8.60 (coreweave.com/pricing), single-region SLO 0.99 x Platinum 1.0; the same jobs left to us as Nebius
     def per_task(rent: float, availability: float, fixed_fte: float, fte_per_1000: float) -> float:
-        capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * availability * 0.97 * 0.8  # successful tasks per GPU-hour, as for Nebius
+        capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * availability * 0.97 * 0.8 * DELIVERY_MEAN  # successful tasks per GPU-hour, as for Nebius
         billed = 20_000_000 / (capacity * 730)
         assert billed > 32  # billed as needed above the 32 committed GPUs
         ops = (fixed_fte + fte_per_1000 * billed / 1000) * 250_000 / (billed * 8760)
@@ -566,6 +605,9 @@ def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
     lambda_ = per_task(6.69, 0.99 * 0.99 * 0.99, 4.75, 6.75)
     assert real.offer("coreweave-b200").metrics["cost_per_task"] == pytest.approx(coreweave)
     assert real.offer("lambda-b200").metrics["cost_per_task"] == pytest.approx(lambda_, rel=1e-6)
-    # At the expected production throughput (266 tok/s/GPU) the demand bills about 13% more GPUs, so bare
-    # metal's two more engineers spread over more of them; with its lower availability, Lambda stays behind
-    assert coreweave < lambda_
+    # At the expected production throughput (266 tok/s/GPU) and the mean availability and utilization (x 0.980056) the
+    # demand bills about 15% more GPUs, so bare metal's two more engineers spread over more of them: Lambda comes within
+    # 0.05% of CoreWeave per task (slightly below it), but its 97.03% availability fails the 98% minimum, so CoreWeave is
+    # the runner-up and Lambda is not ranked
+    assert abs(coreweave / lambda_ - 1) < 0.001
+    assert real.offer("coreweave-b200").rank == 2 and real.offer("lambda-b200").rank is None

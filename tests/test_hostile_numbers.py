@@ -152,7 +152,7 @@ FRACTION_FIELDS = [
     (CONFIG, "  success_rate: 0.9", "  success_rate: {}", 9, "workload.success_rate"),
     (CONFIG, "  min_success_rate: 0.8", "  min_success_rate: {}", 10, "workload.min_success_rate"),
     (CONFIG, "  utilization: 0.8", "  utilization: {}", 11, "workload.utilization"),
-    (CONFIG, "  min_availability: 0.94", "  min_availability: {}", 37, "policy.min_availability"),
+    (CONFIG, "  min_availability: 0.93", "  min_availability: {}", 37, "policy.min_availability"),
     (CONFIG, "  shared_weight: 0.5", "  shared_weight: {}", 14, "assumptions.shared_weight"),
     (CONFIG, "  cost_of_capital: 0.10", "  cost_of_capital: {}", 15, "assumptions.cost_of_capital"),
     (CONFIG, "  self_operated_reliability: 0.98", "  self_operated_reliability: {}", 17, "assumptions.self_operated_reliability"),

@@ -201,12 +201,12 @@ def test_a_recommended_offer_passing_a_gate_in_under_90_percent_of_draws_carries
     assert risk.gate == "availability" and risk.probability == pytest.approx(passes, abs=0.01)
     gate = next(g for g in ev.offer("floaty").gates if g.gate == "availability")
     assert gate.passed and gate.probability == risk.probability
-    assert any(line.startswith("risk: Floaty Compute (floaty) passes the availability gate at the point but in only 75.") for line in verdict_lines(ev))
+    assert any(line.startswith("risk: Floaty Compute (floaty) passes the availability gate in only 75.") for line in verdict_lines(ev))
     assert "Named risk: " + risk.words in knife_edge_words(ev)
-    # without uncertainty the draws are the point: probability 1, no risk
+    # without uncertainty the drawn figure never moves: no probability, the point decides, no risk
     path.write_text(path.read_text().replace("availability: {triangular: [0.99, 1.0, 1.0]}", f"availability: {one}"))
     quiet = evaluate(load_workspace(root))
-    assert quiet.summary.gate_risks == [] and next(g for g in quiet.offer("floaty").gates if g.gate == "availability").probability == 1.0
+    assert quiet.summary.gate_risks == [] and next(g for g in quiet.offer("floaty").gates if g.gate == "availability").probability is None
 
 
 @pytest.mark.parametrize("workspace", ["example", "example without actuals", "real_offers", "real_offers with actuals"])
@@ -229,3 +229,79 @@ def test_every_headline_lies_inside_its_own_p10_p90(tmp_path, workspace):
     assert len(checked) >= 8
     for o in checked:
         assert o.uncertainty.p10 <= o.metrics["cost_per_task"] <= o.uncertainty.p90, o.id
+
+
+def test_a_gate_passed_at_the_stated_figure_fails_when_it_fails_in_most_draws(tmp_path):
+    """own-b200-colo is self-operated at reliability 0.99 squared = 98.01% against the example's 98% minimum.
+    Its availability is drawn as 0.9801 x f, f triangular 0.99 / 1 / 1 (mode at the top, CDF ((x - 0.99) /
+    0.01)^2 below it), so it passes when f >= 0.98 / 0.9801: P = 1 - ((0.98 / 0.9801 - 0.99) / 0.01)^2 =
+    1 - 0.989797^2 = 0.0203. Under policy.gate_confidence 0.5 it fails, naming the probability and the input;
+    at gate_confidence 0.02 it passes. Its point availability is 0.9801 x the factor's mean (0.99 + 1 + 1) / 3
+    = 0.97683."""
+    root = example(tmp_path)
+    ev, _ = evaluate_with_inputs(load_workspace(root))
+    own = next(o for o in ev.offers if o.id == "own-b200-colo")
+    gate = next(g for g in own.gates if g.gate == "availability")
+    passes = 1 - ((0.98 / 0.9801 - 0.99) / 0.01) ** 2
+    assert not gate.passed and not own.acceptable and gate.probability == pytest.approx(passes, abs=0.006)
+    assert f"passes in {gate.probability:.1%} of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)" in gate.detail
+    assert "97.68% at the mean of its draws" in gate.detail and own.metrics["availability"] == pytest.approx(0.9801 * (0.99 + 1 + 1) / 3, rel=1e-9)
+    path = root / "procure.yaml"
+    path.write_text(path.read_text().replace("policy:\n", "policy:\n  gate_confidence: 0.02\n", 1))
+    ev, _ = evaluate_with_inputs(load_workspace(root))
+    gate = next(g for g in next(o for o in ev.offers if o.id == "own-b200-colo").gates if g.gate == "availability")
+    assert gate.passed and "at least policy.gate_confidence 2%" in gate.detail
+
+
+def test_a_workspace_without_uncertainty_decides_its_gates_at_the_point(workspace_copy):
+    """Every factor fixed at 1: the point is the stated figure (no mean moves it), no gate carries a probability
+    or mentions draws, and an offer 0.01 point above the availability minimum passes as it did. floaty's cost at
+    the stated figures by a second method: the cost model on the stated columns without the point factors."""
+    import numpy as np
+
+    from procure.model.costing import AVAILABILITY_POINT, UTILIZATION_POINT, cost_arrays
+
+    root = workspace_copy("uncertainty_tornado")
+    path = root / "procure.yaml"
+    path.write_text(path.read_text().replace("  min_availability: 0.9\n", "  min_availability: 0.99\n"))
+    text = path.read_text().split("\nuncertainty:", 1)[0]
+    one = "{triangular: [1.0, 1.0, 1.0]}"
+    path.write_text(
+        text + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {one}\n"
+        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
+    )
+    floaty = root / "offers" / "floaty.yaml"
+    floaty.write_text(floaty.read_text().replace("availability: 1.0", "availability: 0.9901"))
+    ev, inputs = evaluate_with_inputs(load_workspace(root))
+    for o in ev.offers:
+        for g in o.gates:
+            assert g.probability is None and "draws" not in g.detail, (o.id, g.detail)
+    gate = next(g for g in ev.offer("floaty").gates if g.gate == "availability")
+    assert gate.passed and ev.offer("floaty").metrics["availability"] == pytest.approx(0.9901)
+    assert set(inputs.columns[AVAILABILITY_POINT]) == {1.0} and set(inputs.columns[UTILIZATION_POINT]) == {1.0}
+    stated = {k: v for k, v in inputs.columns.items() if k not in (AVAILABILITY_POINT, UTILIZATION_POINT)}
+    i = [o.id for o in inputs.offers].index("floaty")
+    assert ev.offer("floaty").metrics["cost_per_task"] == pytest.approx(float(np.asarray(cost_arrays(stated, inputs.model)["cost_per_task"])[i]), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "cap"),
+    [((0.85, 1.0, 1.1), 1.0), ((0.85, 1.0, 1.1), 0.9), ((0.85, 1.0, 1.1), 0.8), ((0.85, 1.0, 1.1), 1.25), ((0.99, 1.0, 1.0), 1 / 0.9801), ((0.9, 0.9, 1.2), 1.0), ((0.9, 1.2, 1.2), 0.95)],
+)
+def test_the_point_takes_a_capped_factor_at_the_mean_of_its_capped_draws(bounds, cap):
+    """Availability and utilization are at most 1, so the draws cap u x f at 1 and their mean is E[min(1, u x f)],
+    not min(1, u x E[f]). By hand for utilization 1 with the default triangular 0.85 / 1 / 1.1: E[f] = 0.983333 less
+    E[max(f - 1, 0)] = integral from 1 to 1.1 of (x - 1) x 80 (1.1 - x) dx = 80 x 0.1^3 / 6 = 0.013333: 0.97. Here by a
+    second method: the midpoint rule on the triangular density, 200,000 slices."""
+    import numpy as np
+
+    from procure.model.inputs import Distribution
+
+    low, mode, high = bounds
+    x = low + (np.arange(200_000) + 0.5) * (high - low) / 200_000
+    density = np.where(x < mode, 2 * (x - low) / ((high - low) * max(mode - low, 1e-300)), 2 * (high - x) / ((high - low) * max(high - mode, 1e-300)))
+    integral = float(np.sum(np.minimum(x, cap) * density) * (high - low) / 200_000)
+    assert Distribution(triangular=bounds).capped_mean(cap) == pytest.approx(integral, abs=1e-7)
+    if bounds == (0.85, 1.0, 1.1) and cap == 1.0:
+        assert Distribution(triangular=bounds).capped_mean(cap) == pytest.approx(0.97, abs=1e-12)
+    assert Distribution(uniform=(low, high)).capped_mean(cap) == pytest.approx(float(np.mean(np.minimum(x, cap))), abs=1e-7)

@@ -5,7 +5,8 @@ Hand figures for tests/data/basic as of 2026-11-29 (acceptable: bravo, alpha):
 - bravo: 3.00 EUR x 1.1 + 0.60 staff + 0.05 software = 3.95 per GPU-hour over
   300 tok/s x 3,600 / 1,000 x (0.99 SLA x 0.97 unrated haircut x 0.98 for the eight operating jobs
   left to us) x 0.9 x 0.8 successful tasks;
-- alpha: 4.75 per GPU-hour over 1,080 x (0.995 x 0.97 unrated) x 0.9 x 0.8.
+- alpha: 4.75 per GPU-hour over 1,080 x (0.995 x 0.97 unrated) x 0.9 x 0.8;
+- both: availability and utilization each x the mean of its factor at the point (0.996667 x 0.983333).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from procure.analysis.evaluate import evaluate
 from procure.model.inputs import CompetitorPoint, MarketConfig, OwnPoint
 from procure.analysis.position import CurvePoint, compare_histories, position
 from procure.io.workspace import load_workspace
+from pointmeans import DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
 JUNE, OCTOBER = date(2026, 6, 30), date(2026, 10, 31)
-BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)  # 0.0053977
-ALPHA = 4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8)  # 0.0063291
+# availability and utilization each x the mean of its factor at the point (DELIVERY_MEAN = 0.996667 x 0.983333)
+BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN)  # 0.0053977 / 0.980056 = 0.0055075
+ALPHA = 4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN)  # 0.0063291 / 0.980056 = 0.0064579
 
 
 @pytest.fixture(scope="module")

@@ -34,6 +34,7 @@ from procure.model.rating import (
     tier_for,
 )
 from procure.io.workspace import load_workspace
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
 DEFAULT = RatingConfig(min_peers=1)  # peer tiers among any number of offers; "too few peers" is tested on its own
@@ -252,7 +253,8 @@ def test_self_operated_offers_in_an_evaluation(data_dir):
     assert owned.rating.rated is False and owned.rating.tier is None
     assert owned.rating.note == "not rated: the operating work is yours"
     assert owned.reliability_factor is None
-    assert owned.metrics["availability"] == pytest.approx(0.98 * 0.98)  # self-operated, no SLA: our host 0.98 x our operating jobs 0.98
+    # self-operated, no SLA: our host 0.98 x our operating jobs 0.98, x the mean of the availability factor at the point
+    assert owned.metrics["availability"] == pytest.approx(0.98 * 0.98 * AVAILABILITY_MEAN)
 
 
 def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor(data_dir):
@@ -266,7 +268,7 @@ def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor
     assert alpha.rating.note == "not rated: no operator evidence"
     assert alpha.reliability_factor == 0.97  # basic's stated unrated haircut 0.97
     assert alpha.reliability_source == "unrated"
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97)
+    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97 * AVAILABILITY_MEAN)  # x the factor's mean at the point
 
 
 # --- scores by hand -------------------------------------------------------------------------------
@@ -474,8 +476,8 @@ def test_a_haircut_above_the_middle_band_is_refused(tmp_path, data_dir):
 
 
 def alpha_cost(factor: float) -> float:
-    # 4.75 / (1,080 x 0.995 x factor x 0.9 x 0.8)
-    return 4.75 / (1080 * 0.995 * factor * 0.9 * 0.8)
+    # 4.75 / (1,080 x 0.995 x factor x 0.9 x 0.8), availability and utilization each x the mean of its factor at the point
+    return 4.75 / (1080 * 0.995 * factor * 0.9 * 0.8 * DELIVERY_MEAN)
 
 
 def backed(ws: Path) -> None:
@@ -500,7 +502,7 @@ def test_full_marks_raise_availability_and_lower_cost_per_task(workspace_copy, d
     assert alpha.rating.score == pytest.approx(100.0)
     assert alpha.reliability_factor == 1.0  # basic's bands: [[85, 1.0], [0, 0.97]]
     assert alpha.reliability_source == "checklist"
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 1.0, rel=1e-12)
+    assert alpha.metrics["availability"] == pytest.approx(0.995 * 1.0 * AVAILABILITY_MEAN, rel=1e-12)  # x the factor's mean
     assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(1.0), rel=1e-12)
     # fully used: cost per task scales by unrated factor / band factor = 0.97 / 1.0
     assert alpha.metrics["cost_per_task"] / unrated.metrics["cost_per_task"] == pytest.approx(0.97 / 1.0, rel=1e-12)
@@ -518,7 +520,7 @@ def test_a_middling_score_lowers_availability_and_raises_cost_per_task(workspace
     # over 0.52 = 42 / 0.52 = 80.77 (orchestration, unmet, does not count)
     assert alpha.rating.operational_score == pytest.approx(42 / 0.52)
     assert alpha.reliability_factor == 0.97  # 80.77 < 85: basic's lower band, 0.97
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97, rel=1e-12)
+    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97 * AVAILABILITY_MEAN, rel=1e-12)
     # the lowest band costs what giving no evidence costs: never less
     assert alpha.metrics["cost_per_task"] == pytest.approx(unrated.metrics["cost_per_task"], rel=1e-12)
 
@@ -531,7 +533,7 @@ def test_middle_band_with_five_bands(workspace_copy):
     append(ws / "offers" / "alpha.yaml", EIGHTY_EVIDENCE_YAML)
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alpha.reliability_factor == 0.995  # 70 <= 80.77 (operational) < 85
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.995, rel=1e-12)
+    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.995 * AVAILABILITY_MEAN, rel=1e-12)
     assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(0.995), rel=1e-12)
 
 
@@ -541,8 +543,8 @@ def test_critical_failure_costs_the_lowest_band(workspace_copy):
     charlie = evaluate(load_workspace(ws), AS_OF).offer("charlie")
     assert charlie.rating.tier == "underperform"
     assert charlie.reliability_factor == 0.97  # basic's lowest band
-    # 2.50 rent + 0.60 serving staff + 0.05 software = 3.15; 300 tok/s, 0.995 x 0.97
-    assert charlie.metrics["cost_per_task"] == pytest.approx(3.15 / (1080 * 0.995 * 0.97 * 0.9 * 0.8), rel=1e-12)
+    # 2.50 rent + 0.60 serving staff + 0.05 software = 3.15; 300 tok/s, 0.995 x 0.97; x the factors' means at the point
+    assert charlie.metrics["cost_per_task"] == pytest.approx(3.15 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12)
 
 
 def test_other_bids_never_change_an_offers_cost_but_do_change_its_tier(workspace_copy):
@@ -770,13 +772,13 @@ def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(d
     assert bravo.reliability_source == "unrated"  # no tier
     assert bravo.sla_availability == 0.99
     # judged and costed: 0.99 x haircut 0.97 x ours 0.98 (the eight operating jobs, 0.98^(1/8) each) = 0.941094
-    assert bravo.metrics["availability"] == pytest.approx(0.941094, rel=1e-9)
+    assert bravo.metrics["availability"] == pytest.approx(0.941094 * AVAILABILITY_MEAN, rel=1e-9)  # x the factor's mean
 
 
 def test_owned_is_self_operated_without_an_sla(data_dir):
     owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
     assert owned.reliability_source == "self_operated" and owned.sla_availability is None
-    assert owned.metrics["availability"] == pytest.approx(0.9604)  # our host 0.98 x our operating jobs 0.98
+    assert owned.metrics["availability"] == pytest.approx(0.9604 * AVAILABILITY_MEAN)  # our host 0.98 x our operating jobs 0.98, x the factor's mean
 
 
 def test_the_factor_is_the_band_or_tier_itself_with_no_floor():

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 from procure.cli import app
 from procure.model.inputs import ActualsConfig, SlaCredits
@@ -172,15 +173,17 @@ def test_a_month_delivered_against_promised_with_an_incident_overlap(signed):
     # 0.9906 is below 99.5% but not 99%: 10% of the 292,000 invoice = 29,200
     assert march["credit_share"] == pytest.approx(0.10)
     assert march["credits_owed"] == pytest.approx(29_200)
-    assert march["throughput_ratio"] == pytest.approx(0.93)
-    assert march["promised_tokens_per_gpu_hour"] == pytest.approx(833_889.6)
+    # promised: 300 x 3,600 x 0.96515 x 0.8 = 833,889.6 tokens a billed GPU-hour as stated, x the means of the availability
+    # and utilization factors at the point (DELIVERY_MEAN, 0.980056): 817,258.1; the fixture delivers 0.93 x 833,889.6
+    assert march["throughput_ratio"] == pytest.approx(0.93 / DELIVERY_MEAN)
+    assert march["promised_tokens_per_gpu_hour"] == pytest.approx(833_889.6 * DELIVERY_MEAN)
     assert march["served_rate"] == 1.0
     assert march["billed_vs_contracted"] == pytest.approx(73_000 / (100 * 744))
     # delivered: (292,000 + 0.65 x 73,000) / (56,612,765 x 0.9) = 339,450 / 50,951,488.5 = 0.0066622 per task;
-    # promised 4.75 / (1080 x 0.96515 x 0.72) = 4.75 / 750.5006 = 0.0063291: 5.26% over
+    # promised 4.75 / (1080 x 0.96515 x 0.72 x 0.980056) = 4.75 / 735.5327 = 0.0064579: 3.16% over
     assert march["delivered_cost_per_task"] == pytest.approx(339_450 / (56_612_765 * 0.9))
-    assert march["cost_overrun"] == pytest.approx(339_450 / (56_612_765 * 0.9) / (4.75 / 750.50064) - 1, rel=1e-5)
-    assert 0.052 < march["cost_overrun"] < 0.053
+    assert march["cost_overrun"] == pytest.approx(339_450 / (56_612_765 * 0.9) / (4.75 / (750.50064 * DELIVERY_MEAN)) - 1, rel=1e-5)
+    assert 0.031 < march["cost_overrun"] < 0.032
     claim = run("scorecard", "--claim", "--as-of", "2026-04-01", "-w", signed)
     assert claim.exit_code == 0 and "| 2026-03 | 99.059% | 99.50% | 10.0% | 292,000.00 USD | 29,200.00 USD |" in claim.stdout
 
@@ -201,9 +204,9 @@ def test_reevaluate_exits_3_on_an_sla_breach(signed):
     first = run("reevaluate", "--as-of", "2026-04-01", "--format", "json", "-w", signed)
     assert first.exit_code == 3, first.output
     breached = json.loads(first.stdout)["breached"]
-    assert {b["condition"] for b in breached} == {"sla-breach", "credits-owed"}  # 5.26% is within the default 10%
+    assert {b["condition"] for b in breached} == {"sla-breach", "credits-owed"}  # 3.16% is within the default 10%
     assert not (signed / ".procure" / "history.sqlite").exists() or json.loads(first.stdout)["baseline_saved"] is None
-    tight = run("reevaluate", "--as-of", "2026-04-01", "--max-delivered-overrun", "5%", "--format", "json", "-w", signed)
+    tight = run("reevaluate", "--as-of", "2026-04-01", "--max-delivered-overrun", "3%", "--format", "json", "-w", signed)
     assert tight.exit_code == 3 and "delivered-cost" in {b["condition"] for b in json.loads(tight.stdout)["breached"]}
     accepted = run("reevaluate", "--as-of", "2026-04-01", "--accept", "-w", signed)
     assert accepted.exit_code == 0, accepted.output
@@ -237,8 +240,9 @@ def test_the_evidence_moves_the_evaluation(signed):
     # one month at 0.93 of the promise per billed GPU-hour, but no utilization telemetry: the throughput stays
     # the promise (tokens per billed GPU-hour follow the buyer's traffic)
     assert blended.metrics["throughput"] == 300
-    # Beta(0.96515 x 730 + 737 up hours, 0.03485 x 730 + 7 down hours) = Beta(1441.56, 32.44): mean 0.977991
-    assert blended.metrics["availability"] == pytest.approx((0.96515 * 730 + 737) / (730 + 744))
+    # the prior is the promise as evaluated: 0.96515 x the availability factor's mean 0.996667 = 0.961933, worth 730 hours:
+    # Beta(0.961933 x 730 + 737 up hours, 0.038067 x 730 + 7 down hours) = Beta(1439.21, 34.79): mean 0.976398
+    assert blended.metrics["availability"] == pytest.approx((0.96515 * AVAILABILITY_MEAN * 730 + 737) / (730 + 744))
     # served: Beta(10,000 + 56,612,765, 1): the success rate 0.9 x 56,622,765 / 56,622,766
     assert blended.metrics["success_rate"] == pytest.approx(0.9 * 56_622_765 / 56_622_766, rel=1e-12)
     assert blended.evidence["months"] == 0 and blended.evidence["throughput_ratio"] is None
@@ -274,9 +278,11 @@ def test_uncertainty_draws_the_posteriors_themselves(signed):
 
     # throughput: no evidence of capacity, so no posterior: drawn like any offer's (no log-normal column)
     assert found["alpha"].throughput_log_sd is None and factors.lognormal is None
-    # availability: Beta(a, b), a = 0.96515 x 730 + 737 = 1441.5595, b = 0.03485 x 730 + 7 = 32.4405:
-    # mean a / (a + b) = 0.977991, variance ab / ((a + b)^2 (a + b + 1)) = 1.4594e-5 (sd 0.0038202)
-    a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7
+    # availability: Beta(a, b), prior mean 0.96515 x 0.996667 (the promise at the mean of its factor) = 0.961933:
+    # a = 0.961933 x 730 + 737 = 1439.2110, b = 0.038067 x 730 + 7 = 34.7890: mean a / (a + b) = 0.976398,
+    # variance ab / ((a + b)^2 (a + b + 1)), sd 0.0039527
+    prior = 0.96515 * AVAILABILITY_MEAN
+    a, b = prior * 730 + 737, (1 - prior) * 730 + 7
     close(drawn["availability"][:, i], a / (a + b), math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1))))
     # served: Beta(10,000 + 56,612,765, 1) times the success rate 0.9: mean 0.9 x 56,622,765 / 56,622,766,
     # sd 0.9 x sqrt(a / ((a + 1)^2 (a + 2))) = 0.9 / 56,622,766 (about 1.6e-8)
@@ -354,24 +360,24 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
     (vendor,) = chapter.vendors
     march, april, may = vendor.months
     # the report's data are the scorecard's (worked by hand in test_a_month_delivered_against_promised...)
-    assert march.delivered_tokens_per_gpu_hour == pytest.approx(0.93 * 833_889.6)  # 775,517.3
+    assert march.delivered_tokens_per_gpu_hour == pytest.approx(0.93 * 833_889.6)  # 775,517.3 (the fixture's metrics)
     assert march.availability == pytest.approx(1 - 420 / 44_640) and march.credits_owed == pytest.approx(29_200)
     assert april.throughput_ratio is None and april.delivered_cost_per_task is None and april.availability == 1.0
     tables = ScorecardTables(html).tables
     service, money = tables[("alpha", "service")], tables[("alpha", "money")]
     assert list(service) == list(money) == ["2026-03", "2026-04", "2026-05"]
-    # March, as printed: 775,517 tokens a billed GPU-hour against 300 x 3,600 x 0.96515 x 0.8 = 833,890;
-    # 93.0%; every request served; no TTFT histogram in the evidence: no data
-    assert service["2026-03"] == ["2026-03", "775,517", "833,890", "93.0%", "100.00%", "no data", "no data", "no data", "no data", "no data"]
+    # March, as printed: 775,517 tokens a billed GPU-hour against 300 x 3,600 x 0.96515 x 0.8 x 0.980056 (the means of the
+    # availability and utilization factors) = 817,258; 94.9%; every request served; no TTFT histogram: no data
+    assert service["2026-03"] == ["2026-03", "775,517", "817,258", "94.9%", "100.00%", "no data", "no data", "no data", "no data", "no data"]
     # 7 h down of 744 (the overlap counted once): 99.059% against 99.50%: the 10% tier, 29,200.00 of the
     # 292,000 invoice; 73,000 GPU-hours billed of 100 x 744 = 74,400 contracted (98.1%); per 1,000 tasks
     # (292,000 + 0.65 x 73,000) / (56,612,765 x 0.9) x 1,000 = 6.66 delivered against
-    # 4.75 / (1,080 x 0.96515 x 0.72) x 1,000 = 6.33 promised
-    assert money["2026-03"] == ["2026-03", "99.059%", "99.50%", "10.0%", "29,200.00", "73,000", "74,400", "98.1%", "6.66", "6.33"]
+    # 4.75 / (1,080 x 0.96515 x 0.72 x 0.980056) x 1,000 = 6.46 promised
+    assert money["2026-03"] == ["2026-03", "99.059%", "99.50%", "10.0%", "29,200.00", "73,000", "74,400", "98.1%", "6.66", "6.46"]
     # April: only the incident history (100%, no credit); the contract's 100 x 720 = 72,000 GPU-hours; no invoice,
     # no metrics: no data, never 0
-    assert service["2026-04"] == ["2026-04", "no data", "833,890"] + ["no data"] * 7
-    assert money["2026-04"] == ["2026-04", "100.000%", "99.50%", "none", "none", "no data", "72,000", "no data", "no data", "6.33"]
+    assert service["2026-04"] == ["2026-04", "no data", "817,258"] + ["no data"] * 7
+    assert money["2026-04"] == ["2026-04", "100.000%", "99.50%", "none", "none", "no data", "72,000", "no data", "no data", "6.46"]
     # the chart: one per vendor, the months without throughput or cost evidence (April, May) shaded "no
     # data" in two panels (4 marks) beside the key's entry, never drawn at 0
     svg = html[html.index('id="scorecard-0-') - 200 :]
@@ -381,14 +387,15 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
     assert "Throughput as promised: throughput not moved: no month with utilization telemetry" in html
     assert "Below the SLA in 2026-03: credits owed 29,200.00 USD." in html
     # the appendix states the method and this vendor's posteriors, months as the units: March 737 / 744 =
-    # 0.990591, April and May 1.0 (720 and 744 hours, no incident), prior 0.96515 worth 730 hours. Pooled share
-    # p = (0.96515 x 730 + 2,201) / 2,938 = 0.988958, c = p(1 - p) = 0.0109198; each month's variance c / hours,
-    # weights w = hours / c; Q = sum w (y - ybar_w)^2 = 3.999 > k - 1 = 2, so tau^2 = (3.999 - 2) / (S1 - S2 / S1)
-    # = 1.4831e-5. Posterior precision 730 / c + sum 1 / (c / hours + tau^2) = 167,966; mean (0.96515 x 730 / c
-    # + sum y / (c / hours + tau^2)) / 167,966 = 0.984231; Beta with that mean and variance 1 / 167,966:
-    # a + b = m(1 - m) / var - 1 = 2,605.8: Beta(2,564.8, 41.1). (Counting hours as trials, it was Beta(2,905.6, 32.4).)
+    # 0.990591, April and May 1.0 (720 and 744 hours, no incident), prior 0.961933 (0.96515 x the availability factor's
+    # mean 0.996667) worth 730 hours. Pooled share p = (0.961933 x 730 + 2,201) / 2,938 = 0.988159, c = p(1 - p) =
+    # 0.0117008; each month's variance c / hours, weights w = hours / c; Q = sum w (y - ybar_w)^2 = 3.7321 > k - 1 = 2,
+    # so tau^2 = (3.7321 - 2) / (S1 - S2 / S1) = 1.3770e-5. Posterior precision 730 / c + sum 1 / (c / hours + tau^2)
+    # = 163,503; mean (0.961933 x 730 / c + sum y / (c / hours + tau^2)) / 163,503 = 0.983524; Beta with that mean and
+    # variance 1 / 163,503: a + b = m(1 - m) / var - 1 = 2,648.5: Beta(2,604.9, 43.6). (Counting hours as trials, it
+    # was Beta(2,903.2, 34.8).)
     assert "Delivered against promised</h2>" in html and "histogram_quantile" in html
-    assert "availability Beta(2,564.8, 41.1), mean 98.423%" in html
+    assert "availability Beta(2,604.9, 43.6), mean 98.352%" in html
 
 
 def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
@@ -417,9 +424,11 @@ def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
     # throughput: no evidence of capacity (no utilization telemetry), so its ends are its curve's, as for any offer
     row = next(r for r in result.rows if r.input == "throughput: alpha")
     assert (row.low, row.high) == ws.config.uncertainty.throughput[ws.offers[ids.index("alpha")].performance.points_source if ws.offers[ids.index("alpha")].performance.points else "reference"].bounds[::2]
-    # availability: Beta(1441.56, 32.44)'s 2.5% point (checked against the quantile of a million draws of
-    # numpy's own sampler, whose standard error is about 1e-5) over its mean; the cost moves as 1 / availability
-    a, b = 0.96515 * 730 + 737, 0.03485 * 730 + 7
+    # availability: Beta(1439.21, 34.79)'s 2.5% point (checked against the quantile of a million draws of
+    # numpy's own sampler, whose standard error is about 1e-5) over its mean; the cost moves as 1 / availability.
+    # The prior is the promise at the mean of its availability factor, 0.96515 x 0.996667 (test_the_evidence_moves...)
+    prior = 0.96515 * AVAILABILITY_MEAN
+    a, b = prior * 730 + 737, (1 - prior) * 730 + 7
     low = float(np.quantile(np.random.default_rng(3).beta(a, b, 1_000_000), 0.025))
     availability = next(r for r in result.rows if r.input.startswith("availability"))
     assert availability.costs_low["alpha"] == pytest.approx(result.baseline["alpha"] * (a / (a + b)) / low, rel=1e-4)

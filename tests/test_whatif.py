@@ -5,7 +5,7 @@ Hand-calculation conventions (tests/data/basic): alpha costs 4.00 rent + 87,600 
 = 0.10 fees + (2 + 4 x 0.1) FTE x 219,000 / (100 x 8,760) = 0.60 serving staff + 0.05 software = 4.75
 per GPU-hour, 100 GPUs, 12 months; its availability is 0.995 x 0.97 (unrated), success 0.9,
 utilization 0.8. One paid GPU-hour delivers throughput x 3,600 / 1,000 x 0.995 x 0.97 x 0.9 x 0.8
-successful tasks. A month is 730 hours; the monthly bill is 4.75 x 100 x 730 = 346,750.
+successful tasks, x the means of the availability and utilization factors (0.996667 x 0.983333) at the point. A month is 730 hours; the monthly bill is 4.75 x 100 x 730 = 346,750.
 """
 
 from __future__ import annotations
@@ -20,9 +20,12 @@ from procure.errors import InputError
 from procure.analysis.evaluate import evaluate
 from procure.analysis.whatif import Change, parse_change, price_to_win, whatif
 from procure.io.workspace import load_workspace
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
-SHARE = 0.995 * 0.97 * 0.9 * 0.8  # availability x success x utilization for alpha, unrated
+# availability x success x utilization for alpha, unrated; availability and utilization each x the mean of its factor at
+# the point (DELIVERY_MEAN = 0.996667 x 0.983333)
+SHARE = 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN
 BILL = 4.75 * 100 * 730  # alpha's monthly spend: 346,750
 
 
@@ -43,7 +46,7 @@ def seed(workspace_copy) -> Path:
 @pytest.fixture
 def idle(workspace_copy) -> Path:
     """basic with a demand of 20,000,000 tasks a month: alpha's 100 GPUs deliver
-    300 x 3.6 x SHARE = 750.50064 tasks per GPU-hour x 100 x 730 = 54.8 million, so they are mostly idle."""
+    300 x 3.6 x SHARE = 735.53 tasks per GPU-hour x 100 x 730 = 53.7 million, so they are mostly idle."""
     ws = workspace_copy("basic")
     edit(ws / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 20000000\n")
     return ws
@@ -127,7 +130,7 @@ def test_break_even_without_costs_is_zero(seed):
 
 def test_more_throughput_on_an_idle_commitment_saves_nothing(idle):
     result = whatif(load_workspace(idle), "alpha", Change(throughput=1.5, one_off=10_000, monthly=1_000), AS_OF)
-    c = 300 * 3.6 * SHARE  # 750.50064 tasks per GPU-hour at full use
+    c = 300 * 3.6 * SHARE  # 735.53 tasks per GPU-hour at full use
     needed = 20_000_000 / (c * 730)  # 36.5 GPUs of the 100 committed
     assert result.before.gpus_needed == pytest.approx(needed, rel=1e-12)
     assert result.before.fill == pytest.approx(needed / 100, rel=1e-12)
@@ -197,8 +200,9 @@ def test_price_change_on_an_index_linked_offer_moves_the_rent_by_the_same_share(
 
 def test_availability_change_on_a_managed_offer(data_dir):
     result = whatif(load_workspace(data_dir / "basic"), "alpha", Change(availability=0.999), AS_OF)
-    assert result.after.availability == pytest.approx(0.999 * 0.97, rel=1e-12)  # still times the unrated factor
-    assert result.after.cost_per_task == pytest.approx(4.75 / (300 * 3.6 * 0.999 * 0.97 * 0.9 * 0.8), rel=1e-12)
+    # still times the unrated factor, and the availability factor's mean at the point
+    assert result.after.availability == pytest.approx(0.999 * 0.97 * AVAILABILITY_MEAN, rel=1e-12)
+    assert result.after.cost_per_task == pytest.approx(4.75 / (300 * 3.6 * 0.999 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12)
 
 
 # --- price to win ---------------------------------------------------------------------------------
@@ -215,7 +219,7 @@ def test_price_to_tie_makes_the_runner_up_tie_the_leader(workspace_copy):
     assert rows["bravo"].note == "the leader"
     # bravo (leader): 3.00 EUR x 1.1 + 0.60 staff + 0.05 software = 3.95 per GPU-hour; 300 tok/s at availability
     # 0.99 x 0.97 (unrated bare metal: basic's haircut) x 0.98 (our eight operating jobs) = 0.941094
-    leader = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8)
+    leader = 3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN)  # x the factors' means at the point
     assert rows["bravo"].cost_per_task == pytest.approx(leader, rel=1e-12)
     # alpha: full(rent) = rent x (1 + 0.25 x 0.10 x 12 / 24) + 0.10 fees + 0.60 staff + 0.05 software
     # = leader x tasks per GPU-hour; list price = rent / (1 - 0.10)

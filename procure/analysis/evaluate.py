@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from procure.model.units import PerThousand
 
 from procure import __version__
-from procure.model.costing import INPUT_COLUMNS, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
+from procure.model.costing import AVAILABILITY_POINT, INPUT_COLUMNS, UTILIZATION_POINT, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
 from procure.errors import InputError, Problem
 from procure.model.grading import grade_offer
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
@@ -28,7 +28,7 @@ from procure.analysis.cashflow import HorizonResult
 from procure.analysis.gates import GATES, GateResult
 from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_none, frontier_points, offer_record
 from procure.analysis.recommendation import Recommendation
-from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, UncertaintyInfo, point_throughput_factor
+from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, UncertaintyInfo, availability_distribution, point_throughput_factor
 from procure.io.workspace import IndexLevel, Workspace
 
 SCHEMA_VERSION = "1.2"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed
@@ -124,7 +124,7 @@ GATE_RISK_PROBABILITY = 0.9
 
 
 class GateRisk(BaseModel):
-    """A drawn gate the recommended offer passes at the point but in fewer than GATE_RISK_PROBABILITY of the draws."""
+    """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than GATE_RISK_PROBABILITY of the draws."""
 
     gate: str
     probability: float = Field(description="the share of the uncertainty draws of the offer's own inputs in which the gate passes")
@@ -240,9 +240,11 @@ def _linked_index(workspace: Workspace, offers: list[Offer], day: date) -> Index
 def _cost_columns(
     workspace: Workspace, offers: list[Offer], readings: list[ThroughputReading | None], layers: list[AvailabilityLayers], index_level: IndexLevel | None,
 ) -> dict[str, np.ndarray]:
-    """The cost model's inputs as columns, one row per offer. A reading between frontier points carries a
-    range that follows its gap (docs/interpolation.md): the draws sample it, and the point reads at its mean
-    like every other throughput factor (curve, serving stack, benchmark to production)."""
+    """The cost model's inputs as columns, one row per offer, at the point: every drawn factor at its mean
+    (docs/uncertainty.md). The stated throughput x the means of its curve, serving stack and benchmark to
+    production factors and of its reading between frontier points (docs/interpolation.md); the expected
+    availability and the workload's utilization x the means of their factors. The draws replace each mean
+    with a draw of its factor, so the point is the centre of its own range."""
     config = workspace.config
     spec = config.uncertainty
     rows = [_cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan) for o, r, lay in zip(offers, readings, layers)]
@@ -250,6 +252,9 @@ def _cost_columns(
     columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and spec.readings else 0.0 for r in readings], dtype=float)
     columns[POINT_COLUMN] = np.array([point_throughput_factor(o, spec) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
     columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
+    # The factors' means below the cap of 1 on the product (E[min(1, figure x factor)] / figure), as the draws cap them.
+    columns[AVAILABILITY_POINT] = np.array([availability_distribution(o, spec).capped_mean(1 / lay.costed) if lay.costed > 0 else 1.0 for o, lay in zip(offers, layers)], dtype=float)
+    columns[UTILIZATION_POINT] = np.full(len(offers), spec.utilization.capped_mean(1 / workspace.config.workload.utilization))
     return columns
 
 
@@ -300,35 +305,33 @@ def throughput_factors(offer: Offer, reading: ThroughputReading | None, spec: An
     return found
 
 
-def _gate_risks(leader: OfferRecord, inputs: CostInputs, evidence: dict[str, Any], config: Any) -> list[GateRisk]:
-    """The recommended offer's probability of passing each drawn gate (procure.analysis.uncertainty.gate_odds on
-    its own inputs, a signed vendor's from its posteriors), set on its gates; those under
-    GATE_RISK_PROBABILITY are its named risks."""
+def _gate_risks(leader: OfferRecord, config: Any) -> list[GateRisk]:
+    """The recommended offer's drawn gates (availability, capacity) passed in fewer than GATE_RISK_PROBABILITY
+    of the draws of its own inputs (their probability is on its gates, _gate_odds): its named risks."""
+    return [
+        GateRisk(gate=g.gate, probability=g.probability, words=(
+            f"{leader.vendor} ({leader.id}) passes the {g.gate} gate in only {g.probability:.1%} of the "
+            f"{config.uncertainty.draws:,} draws of its own inputs ({g.detail})"
+        ))
+        for g in leader.gates
+        if g.passed and g.probability is not None and g.probability < GATE_RISK_PROBABILITY
+    ]
+
+
+def _gate_odds(offers: list[Offer], columns: dict[str, np.ndarray], model: CostModel, evidence: dict[str, Any], config: Any, currencies: list[str]) -> list[dict[str, float]]:
+    """Each offer's probability of passing the gates whose inputs are drawn, on the draws `--uncertainty`
+    makes (a signed vendor's from its posteriors): what decides those gates (policy.gate_confidence)."""
     from procure.analysis.uncertainty import gate_odds
 
-    i = [o.id for o in inputs.offers].index(leader.id)
-    offer = inputs.offers[i]
-    columns = {name: values[i : i + 1] for name, values in inputs.columns.items()}
     posteriors = None
-    if leader.id in evidence:
+    if evidence:
         from procure.analysis.scorecard import posteriors_for_draws
 
-        posteriors = posteriors_for_draws({leader.id: evidence[leader.id]}, [offer], columns, config.uncertainty)
-    policy = config.policy
-    [odds] = gate_odds(
-        columns, inputs.model, [offer], [inputs.currencies[i]], config.currency, config.uncertainty, np.array([float(offer.supply_gpus)]),
-        policy.min_availability, policy.min_demand_coverage, posteriors,
+        posteriors = posteriors_for_draws(evidence, offers, columns, config.uncertainty)
+    supply = np.array([float(o.supply_gpus) for o in offers])
+    return gate_odds(
+        columns, model, offers, currencies, config.currency, config.uncertainty, supply, config.policy.min_availability, config.policy.min_demand_coverage, posteriors,
     )
-    risks = []
-    for g in leader.gates:
-        if g.gate in odds and g.passed and g.margin is not None:
-            g.probability = odds[g.gate]
-            if g.probability < GATE_RISK_PROBABILITY:
-                risks.append(GateRisk(gate=g.gate, probability=g.probability, words=(
-                    f"{leader.vendor} ({leader.id}) passes the {g.gate} gate at the point but in only {g.probability:.1%} of the "
-                    f"{config.uncertainty.draws:,} draws of its own inputs ({g.detail})"
-                )))
-    return risks
 
 
 def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None:
@@ -453,9 +456,10 @@ def evaluate_with_inputs(
     if delivered and workspace.actuals:
         evidence, columns, outputs, costs = _delivered(workspace, day, offers, columns, model, outputs, costs)
 
+    odds = _gate_odds(offers, columns, model, evidence, config, [o.pricing.currency or config.currency for o in offers])
     records = [
-        offer_record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay)
-        for o, g, rt, r, c, lay in zip(offers, gradings, ratings, readings, costs, layers)
+        offer_record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay, p)
+        for o, g, rt, r, c, lay, p in zip(offers, gradings, ratings, readings, costs, layers, odds)
     ]
     from procure.analysis.cashflow import term_average_rent
 
@@ -475,7 +479,7 @@ def evaluate_with_inputs(
     _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of)
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
     inputs = CostInputs(columns, model, offers, [r.currency for r in records])
-    risks = _gate_risks(ranked[0], inputs, evidence, config) if ranked else []
+    risks = _gate_risks(ranked[0], config) if ranked else []
     info = _ranges(monte_carlo, records, inputs, evidence, config) if monte_carlo is not None else None
     evaluation = Evaluation(
         as_of=day,
@@ -499,8 +503,8 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
     """The drawn gates (availability, capacity) an offer passes by less than one standard deviation of its
     own inputs, as the Monte Carlo draws them (docs/uncertainty.md):
 
-    - availability: the expected availability A against policy.min_availability; A is drawn as A x f, f the
-      availability factor, so its sd is A x sd(f);
+    - availability: the expected availability at the mean of its draws, A x mean(f), against policy.min_availability;
+      it is drawn as A x f, f the availability factor, so its sd is A x sd(f);
     - capacity: the GPUs it can supply against the GPUs the demand needs x min_demand_coverage, which go
       as demand / (throughput x availability x utilization): their relative sd is, to first order, the
       root of the sum of the squared coefficients of variation of those factors (throughput: the curve's
@@ -520,7 +524,7 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
             continue
         if g.gate == "availability" and record.metrics.get("availability") is not None:
             value, minimum = float(record.metrics["availability"]), config.policy.min_availability  # type: ignore[arg-type]
-            sd = value * availability_distribution(terms, spec).sd
+            sd = value * cv(availability_distribution(terms, spec))  # value = A x the factor's mean, the draws A x f: sd A x sd(f)
             if sd > 0 and value - minimum < sd:
                 found.append(KnifeEdge(
                     gate="availability", value=value, requirement=minimum, margin=value - minimum, sd=sd,

@@ -31,7 +31,7 @@ class GateResult(BaseModel):
     detail: str
     margin: float | None = Field(None, description="relative headroom over the requirement (0.05 = 5% to spare); null for yes/no gates")
     probability: float | None = Field(
-        None, description="the recommended offer's drawn gates (availability, capacity): the share of the uncertainty draws of its own inputs in which the gate passes"
+        None, description="the share of the uncertainty draws in which the gate passes (availability, capacity); the verdict is probability >= policy.gate_confidence"
     )
 
 
@@ -53,19 +53,26 @@ def offer_gates(
     day: date,
     layers: AvailabilityLayers,
     frontier: list[tuple[float, ...]],
+    odds: dict[str, float] | None = None,
 ) -> list[GateResult]:
     """Every gate of one offer, in the order of GATES (the time to first token only with workload.max_ttft_s).
-    `frontier` is the offer's measured (or reference) points, which the time to first token is read from."""
+    `frontier` is the offer's measured (or reference) points, which the time to first token is read from.
+    `odds`: the probability of passing each gate whose inputs are drawn (uncertainty.gate_odds), which
+    decides it against policy.gate_confidence."""
+    odds = odds or {}
     config = workspace.config
     policy, wl = config.policy, config.workload
     results = [_quality_gate(metrics, wl), _latency_gate(offer, reading, wl)]
     if wl.max_ttft_s is not None:
         results.append(_ttft_gate(offer, reading, wl, policy, frontier))
     results += [
-        _availability_gate(offer, layers, policy),
+        _odds(
+            _availability_gate(offer, layers, policy, metrics.get("availability")),
+            None if layers.unrated and policy.unrated == "exclude" else odds.get("availability"), policy, "the availability it delivers",
+        ),
         _security_gate(offer, policy),
         _region_gate(offer, policy),
-        _capacity_gate(offer, metrics, wl, policy),
+        _odds(_capacity_gate(offer, metrics, wl, policy), odds.get("capacity"), policy, "its throughput at the target, availability, utilization and demand"),
         _grade_gate(grading, policy),
         _validity_gate(offer, day),
     ]
@@ -135,12 +142,29 @@ def _ttft_gate(offer: Offer, reading: ThroughputReading | None, wl: Workload, po
     return _result(gate="ttft", passed=ok, detail=f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", margin=wl.max_ttft_s / ttft - 1)
 
 
-def _availability_gate(offer: Offer, layers: AvailabilityLayers, policy: Policy) -> GateResult:
-    """The expected availability built from the layers (provider x ours x interruptions) against
-    policy.min_availability. An unrated provider's SLA is judged unverified (the cost carries the haircut,
-    the record says "rate before signing"); policy.unrated: exclude turns it away instead."""
-    expected = layers.expected
+def _odds(result: GateResult, probability: float | None, policy: Policy, decided_by: str) -> GateResult:
+    """A gate whose inputs are drawn, decided by its probability of passing against policy.gate_confidence:
+    the figure at the means of the draws says how far it is from the requirement, the probability whether
+    it is acceptable. A gate failed on what is stated (not a figure) stays failed."""
+    if probability is None or result.margin is None:
+        return result
+    ok = probability >= policy.gate_confidence - 1e-12
+    detail = (
+        f"{result.detail}; passes in {probability:.1%} of the draws, "
+        + (f"at least policy.gate_confidence {policy.gate_confidence:.0%}" if ok else f"under policy.gate_confidence {policy.gate_confidence:.0%} (decided by {decided_by})")
+    )
+    return _result(gate=result.gate, passed=ok, detail=detail, margin=result.margin).model_copy(update={"probability": probability})
+
+
+def _availability_gate(offer: Offer, layers: AvailabilityLayers, policy: Policy, at_means: float | None = None) -> GateResult:
+    """The expected availability built from the layers (provider x ours x interruptions), at the mean of its
+    drawn factor (`at_means`, the cost model's availability), against policy.min_availability. An unrated
+    provider's SLA is judged unverified (the cost carries the haircut, the record says "rate before
+    signing"); policy.unrated: exclude turns it away instead."""
+    expected = layers.expected if at_means is None else at_means
     label = _availability_label(offer, layers)
+    if at_means is not None and abs(at_means - layers.expected) > 5e-7:
+        label += f", {_pct(at_means)} at the mean of its draws"
     ok = expected >= policy.min_availability - 1e-12
     detail = f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum"
     if layers.unrated and policy.unrated == "exclude":

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from procure.analysis.cashflow import HorizonResult
 from procure.analysis.gates import GateResult, offer_gates
-from procure.analysis.uncertainty import OfferRange
+from procure.analysis.uncertainty import OfferRange, availability_distribution
 from procure.io.workspace import IndexLevel, Workspace
 from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
@@ -139,6 +139,9 @@ class AvailabilityRecord(BaseModel):
     expected: float
     costed: float
     text: str
+    drawn_mean: float = Field(
+        1.0, description="the mean of the drawn availability factor (uncertainty.availability) the point multiplies `costed` by; 1 on a delivered posterior"
+    )
 
 
 class RatingRecord(BaseModel):
@@ -246,11 +249,12 @@ def _dated_notes(offer: Offer, day: date, index_level: IndexLevel | None, notes:
         notes.append(f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}")
 
 
-def _availability_record(layers: AvailabilityLayers) -> AvailabilityRecord:
+def _availability_record(layers: AvailabilityLayers, drawn_mean: float) -> AvailabilityRecord:
     """The availability layers as recorded, with the sentence that multiplies them out."""
     return AvailabilityRecord(
         provider=layers.provider, provider_costed=layers.provider_costed, provider_basis=layers.provider_basis, ours=layers.ours,
         our_jobs=list(layers.our_jobs), interruption=layers.interruption, expected=layers.expected, costed=layers.costed, text=layers.text(),
+        drawn_mean=drawn_mean,
     )
 
 
@@ -295,10 +299,12 @@ def offer_record(
     day: date,
     index_level: IndexLevel | None,
     layers: AvailabilityLayers,
+    odds: dict[str, float] | None = None,
 ) -> OfferRecord:
-    """One offer's record: its gates and why it is or is not acceptable, its notes, and every figure behind them."""
+    """One offer's record: its gates and why it is or is not acceptable, its notes, and every figure behind them.
+    `odds`: the probability of passing each drawn gate (procure.analysis.uncertainty.gate_odds)."""
     metrics = {key: finite_or_none(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
-    gates = offer_gates(offer, grading, reading, metrics, workspace, day, layers, frontier_points(offer, workspace) if reading is not None else [])
+    gates = offer_gates(offer, grading, reading, metrics, workspace, day, layers, frontier_points(offer, workspace) if reading is not None else [], odds)
     reasons = _reasons(gates, metrics, rating)
     notes = _reading_notes(offer, workspace, reading, gates, rating)
     reliability = _record_reliability(offer, rating, workspace, layers)
@@ -314,7 +320,7 @@ def offer_record(
         grade=grading.grade,
         acceptable=not reasons,
         rating_state="self_operated" if offer.owned else "unrated" if layers.unrated else "rated",
-        availability_layers=_availability_record(layers),
+        availability_layers=_availability_record(layers, availability_distribution(offer, workspace.config.uncertainty).mean),
         role="burst" if burst else "primary",
         actions=actions,
         rank=None,

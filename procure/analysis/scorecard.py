@@ -497,8 +497,11 @@ def delivered_evidence(workspace: Any, day: date, offers: list[Any], costs: list
 def apply_evidence(columns: dict[str, Any], evidence: list[Evidence | None]) -> dict[str, Any]:
     """The cost model's input columns with each signed offer's delivered figures, on its own row only:
     its evaluated throughput (the promise the ratio was measured against) x the posterior median
-    ratio; the reliability factor that makes SLA x factor the posterior availability; the quality
-    pass rate x the posterior share of requests served."""
+    ratio; the reliability factor that makes SLA x factor the posterior availability, with the
+    availability's point factor at 1 (the posterior is the expected availability: it enters once);
+    the quality pass rate x the posterior share of requests served."""
+    from procure.model.costing import AVAILABILITY_POINT
+
     columns = {name: (values.copy() if hasattr(values, "copy") else values) for name, values in columns.items()}
     for i, e in enumerate(evidence):
         if e is None:
@@ -508,6 +511,8 @@ def apply_evidence(columns: dict[str, Any], evidence: list[Evidence | None]) -> 
         sla = columns["sla_availability"][i]
         if e.availability is not None and sla and sla == sla:
             columns["reliability_factor"][i] = e.availability / sla
+            if AVAILABILITY_POINT in columns:
+                columns[AVAILABILITY_POINT][i] = 1.0
         if e.served_rate is not None:
             columns["quality_pass_rate"][i] = columns["quality_pass_rate"][i] * e.served_rate
     return columns

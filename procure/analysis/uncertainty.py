@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from procure.model.units import PerThousand
 
-from procure.model.costing import CostModel, Variation, cost_arrays
+from procure.model.costing import AVAILABILITY_POINT, UTILIZATION_POINT, CostModel, Variation, cost_arrays
 from procure.model.inputs import Distribution, Offer, UncertaintyConfig
 
 # The factor the point evaluation put on each offer's stated throughput (a column beside the cost
@@ -280,6 +280,9 @@ def outputs_for(
         share[:, factors.beta_served_columns] = factors.beta_served[rows]
         varied["quality_pass_rate"] = col["quality_pass_rate"] * share
     varied["throughput"] = col["throughput"] * throughput
+    # The point's expected availability and utilization factors give way to the drawn ones.
+    varied[AVAILABILITY_POINT] = np.ones(len(col["throughput"]))
+    varied[UTILIZATION_POINT] = np.ones(len(col["throughput"]))
     varied["index_level"] = col["index_level"] * factors.index[rows]
     # The workspace currency never moves against itself.
     if not home.all():
@@ -305,23 +308,35 @@ def gate_odds(
     uncertainty settings' number of draws and seed) in which its drawn availability reaches `min_availability`
     and, for a GPU-hour offer with a stated demand, its `supply` covers the drawn GPUs needed x `coverage`.
     Each offer's own factors are drawn as the Monte Carlo draws them, so its marginal probability is the
-    Monte Carlo's (to sampling error) even when asked for one offer alone. A workspace without uncertainty
-    draws its point every time: each probability is 0 or 1, the point's own verdict."""
+    Monte Carlo's (to sampling error) even when asked for one offer alone. A gate whose drawn figure does not
+    move across the draws (a workspace without uncertainty) is left out: the point decides it, as it always did."""
     draws, seed = config.draws, config.seed
     factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN), posteriors)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
     passing = {gate: np.zeros(len(offers)) for gate in DRAWN_GATES}
+    low = {gate: np.full(len(offers), np.inf) for gate in DRAWN_GATES}
+    high = {gate: np.full(len(offers), -np.inf) for gate in DRAWN_GATES}
     capacity = model.workload.tasks_per_month is not None and len(offers) > 0
     for start in range(0, draws, CHUNK_DRAWS * 10):
         rows = slice(start, min(draws, start + CHUNK_DRAWS * 10))
         found = outputs_for(col, model, factors, home, rows, only=("availability", "gpus_needed") if capacity else ("availability",))
+        drawn = {"availability": found["availability"], **({"capacity": found["gpus_needed"]} if capacity else {})}
         with np.errstate(invalid="ignore"):
             passing["availability"] += (found["availability"] >= min_availability - 1e-12).sum(axis=0)
             if capacity:
                 passing["capacity"] += (supply >= found["gpus_needed"] * coverage).sum(axis=0)
+            for gate, values in drawn.items():
+                low[gate] = np.fmin(low[gate], np.nanmin(values, axis=0, initial=np.inf))
+                high[gate] = np.fmax(high[gate], np.nanmax(values, axis=0, initial=-np.inf))
     per_token = [o.per_token for o in offers]
+    # A gate whose drawn figure never moves (every factor of its inputs fixed) has no probability to report: the point decides it.
+    with np.errstate(invalid="ignore"):  # an offer with no finite figure in any draw (inf - inf) is not drawn
+        drawn_at = {gate: high[gate] - low[gate] > 1e-12 * np.maximum(1.0, np.abs(high[gate])) for gate in DRAWN_GATES}
     return [
-        {"availability": float(passing["availability"][i] / draws), **({"capacity": float(passing["capacity"][i] / draws)} if capacity and not per_token[i] else {})}
+        {
+            **({"availability": float(passing["availability"][i] / draws)} if drawn_at["availability"][i] else {}),
+            **({"capacity": float(passing["capacity"][i] / draws)} if capacity and not per_token[i] and drawn_at["capacity"][i] else {}),
+        }
         for i in range(len(offers))
     ]
 
@@ -488,11 +503,15 @@ class _Expected:
     n: int
     distinct: list[str]  # the currencies, sorted: the columns of fx
     column: np.ndarray  # each offer's column in fx
+    availability: np.ndarray  # each offer's availability factor at the point (its mean; 1 on a posterior)
+    utilization: float  # the utilization factor's mean
 
     def draws(self) -> Draws:
         """One draw with every input at its expected value."""
-        ones = np.ones((1, self.n))
-        return Draws(self.point[None, :].copy(), ones, np.ones((1, 1)), np.ones((1, 1)), np.ones((1, 1)), np.ones((1, len(self.distinct))), self.column, np.ones((1, 1)))
+        return Draws(
+            self.point[None, :].copy(), self.availability[None, :].copy(), np.full((1, 1), self.utilization), np.ones((1, 1)), np.ones((1, 1)),
+            np.ones((1, len(self.distinct))), self.column, np.ones((1, 1)),
+        )
 
 
 def _throughput_ends(offers: list[Offer], top: list[int], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected) -> list[Scenario]:
@@ -687,9 +706,11 @@ def sensitivity(
     distinct = sorted(set(currencies))
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
     gaps = col.get(GAP_COLUMN, np.zeros(n))
-    # the evaluation's own point factors (POINT_COLUMN), so the baseline is the evaluated figure itself
-    point = np.asarray(col[POINT_COLUMN], dtype=float) if POINT_COLUMN in col else np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
-    expected = _Expected(point, n, distinct, column)
+    point = col[POINT_COLUMN] if POINT_COLUMN in col else np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
+    availability = col[AVAILABILITY_POINT] if AVAILABILITY_POINT in col else np.array([availability_distribution(o, config).mean for o in offers], dtype=float)
+    # the point's utilization factor (its mean below the cap of 1 on the product), so the baseline is the evaluated figure
+    utilization = float(col[UTILIZATION_POINT][0]) if UTILIZATION_POINT in col and n else config.utilization.capped_mean(1 / model.workload.utilization)
+    expected = _Expected(np.asarray(point, dtype=float), n, distinct, column, np.asarray(availability, dtype=float), utilization)
     posteriors = posteriors or {}
     scenarios = [
         *_throughput_ends(offers, top, config, posteriors, expected),

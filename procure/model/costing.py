@@ -163,6 +163,13 @@ def finite(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {key: np.where(np.isinf(value), np.nan, value) for key, value in outputs.items()}
 
 
+# The point evaluation's expected factors on availability and utilization (the means of their drawn
+# factors, procure.analysis.uncertainty): optional columns beside INPUT_COLUMNS, 1 where absent. A draw
+# replaces them with its own factors (Variation), so the point is the cost at the draws' own means.
+AVAILABILITY_POINT = "availability_point_factor"
+UTILIZATION_POINT = "utilization_point_factor"
+
+
 @dataclass(frozen=True)
 class Variation:
     """Draws of the inputs that are not per-offer columns, broadcast against them (shape (draws, 1))."""
@@ -250,9 +257,10 @@ def _delivery(col: dict[str, np.ndarray], is_owned: np.ndarray, model: CostModel
     factor = col["reliability_factor"].astype(float)
     availability = col["sla_availability"] * factor
     availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability**2, factor), availability)
-    availability = np.minimum(1.0, availability * varied.availability_factor)
+    availability = np.minimum(1.0, availability * col.get(AVAILABILITY_POINT, 1.0) * varied.availability_factor)
     success_rate = wl.success_rate * col["quality_pass_rate"]
-    utilization = np.minimum(1.0, np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float))
+    utilization = np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float)
+    utilization = np.minimum(1.0, utilization * col.get(UTILIZATION_POINT, 1.0))
     return Delivery(throughput, availability, success_rate, utilization)
 
 

@@ -183,6 +183,9 @@ class Policy(Strict):
     acceptable_grades: list[str] | None = None
     min_availability: Fraction = 0.99
     min_demand_coverage: Positive = 1.0
+    gate_confidence: PositiveFraction = Field(
+        0.5, description="the probability of passing a gate whose inputs are drawn (availability, capacity) an acceptable offer must reach"
+    )
     allowed_regions: list[str] | None = None
     require_attestation_any: list[str] = Field(default_factory=lambda: ["soc2_type2", "iso27001"])
     require_tenant_isolation: bool = True
@@ -430,6 +433,23 @@ class Distribution(Strict):
         """The expected factor: (low + mode + high) / 3 for a triangular, the midpoint for a uniform."""
         low, mode, high = self.bounds
         return (low + mode + high) / 3 if self.triangular is not None else (low + high) / 2
+
+    def capped_mean(self, cap: float) -> float:
+        """E[min(factor, cap)]: the mean of a factor whose product is capped (availability and utilization at most
+        1: cap = 1 / the stated figure). The mean less E[max(factor - cap, 0)], the integral of 1 - F from cap to the
+        high end: (high - cap)^3 / (3 (high - low) (high - mode)) above the mode, (high - cap)^2 / (2 (high - low)) for a uniform."""
+        low, mode, high = self.bounds
+        if cap >= high:
+            return self.mean
+        if cap <= low:
+            return cap
+        if self.uniform is not None:
+            return self.mean - (high - cap) ** 2 / (2 * (high - low))
+        width = high - low
+        if cap >= mode:
+            return self.mean - (high - cap) ** 3 / (3 * width * (high - mode))
+        below = (mode - cap) - ((mode - low) ** 3 - (cap - low) ** 3) / (3 * width * (mode - low))
+        return self.mean - below - (high - mode) ** 2 / (3 * width)
 
     @property
     def sd(self) -> float:

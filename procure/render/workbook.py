@@ -12,7 +12,7 @@ steps 1-6 and 12, and the per-token formula), written cell by cell:
     staff      = (your FTE + shared weight x shared FTE) x staff cost per FTE-year / (billed GPUs x 8,760)
     software   = your share of the serving stack x software per GPU-hour + the offer's software
     full       = rent + fees + financing + prepay risk + staff + software
-    tasks/GPU-h= throughput x 3,600 / output tokens x availability x success rate x quality x utilization x fill
+    tasks/GPU-h= throughput x 3,600 / output tokens x availability x success rate x quality x utilization x its factor's mean x fill
     cost/task  = full / tasks per GPU-hour
     per-token  = (input tokens x ((1 - s) x input + s x cached) + output tokens x output) x fx / 1e6
                  / (success rate x quality) + (fixed fees + staff per month) / tasks per month
@@ -57,6 +57,7 @@ ASSUMPTIONS: tuple[tuple[str, str, str, str], ...] = (
     ("cached_input_share", "Share of input tokens cached", "share", SHARE),
     ("success_rate", "Workload success rate", "share", SHARE),
     ("utilization", "Utilization", "share", SHARE),
+    ("utilization_factor", "Utilization factor (the mean of its draws)", "factor", SHARE),
     ("tasks_per_month", "Tasks per month", "tasks", COUNT),
 )
 
@@ -73,8 +74,13 @@ def _value(x: Any) -> Any:
     return float(x) if not isinstance(x, (bool, str)) else x
 
 
-def _assumption_values(ev: Evaluation) -> dict[str, Any]:
+def _assumption_values(ev: Evaluation, inputs: CostInputs) -> dict[str, Any]:
+    """The Assumptions sheet's values; the utilization factor is the point's (the mean of uncertainty.utilization,
+    procure.model.costing.UTILIZATION_POINT), which the cost model multiplies the workload's utilization by."""
+    from procure.model.costing import UTILIZATION_POINT
+
     a, w = ev.assumptions, ev.workload
+    factors = inputs.columns.get(UTILIZATION_POINT)
     return {
         "fte_cost_year": a.fte_cost_year,
         "shared_weight": a.shared_weight,
@@ -86,6 +92,7 @@ def _assumption_values(ev: Evaluation) -> dict[str, Any]:
         "cached_input_share": w.cached_input_share,
         "success_rate": w.success_rate,
         "utilization": w.utilization,
+        "utilization_factor": float(factors[0]) if factors is not None and len(factors) else 1.0,
         "tasks_per_month": w.tasks_per_month,
     }
 
@@ -247,7 +254,7 @@ def _tasks_columns() -> list[Column]:
             _formula(
                 lambda k, r, n: GPU_HOUR_ONLY.format(
                     basis=k("basis"),
-                    body=f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")})*{k("fill")},"")',
+                    body=f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")}*{_ref("utilization_factor")})*{k("fill")},"")',
                 )
             ),
         ),
@@ -320,9 +327,10 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
     assumptions = book.create_sheet("Assumptions", 1)
 
     assumptions.append(["Assumption", "Value", "Unit", "Key in procure.yaml"])
-    values = _assumption_values(ev)
+    values = _assumption_values(ev, inputs)
     for name, label, unit, number_format in ASSUMPTIONS:
-        assumptions.append([label, _value(values[name]), unit.format(cur=cur), ("workload." if name in ("input_tokens", "output_tokens", "cached_input_share", "success_rate", "utilization", "tasks_per_month") else "assumptions.") + name])
+        key = "uncertainty.utilization (mean)" if name == "utilization_factor" else ("workload." if name in ("input_tokens", "output_tokens", "cached_input_share", "success_rate", "utilization", "tasks_per_month") else "assumptions.") + name
+        assumptions.append([label, _value(values[name]), unit.format(cur=cur), key])
         cell = assumptions.cell(row=assumptions.max_row, column=2)
         cell.number_format, cell.font = number_format, blue
     assumptions.append([])
