@@ -74,7 +74,10 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     assert str(plan.decide_by) == "2027-06-30" and plan.ask_gpus == 256 and plan.held_gpus == 256
     [row] = plan.term_sheet
     assert (row.vendor, row.gpus, row.price) == ("Keel Systems", 256, 4.85)
-    assert m.holding[0] == "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask for 256 more GPUs committed now, and capacity paid for as used."
+    assert m.holding[0] == (
+        # the ask starts as the held contract ends (both 30 April 2027: plan month 6 from 2026-11-29): a renewal, not GPUs on top
+        "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask to commit 256 GPUs now for when it ends, from 30 April 2027, and capacity paid for as used."
+    )
     # the later block's spread: the index's monthly log moves, sd sigma, over the 12 months to its start:
     # 5.10 x exp(-/+ 1.2816 sigma sqrt(12))
     import math

@@ -432,6 +432,11 @@ def holding_words(plan: PlanResult) -> list[str]:
     if plan.held:
         held = "; ".join(f"{h.gpus:,} GPUs with {clip(h.vendor, 40)} until {h.end:%-d %B %Y}" for h in plan.held)
         more = f"we ask for {plan.ask_gpus:,} more GPUs committed now" if plan.ask_gpus else "we ask for no more committed GPUs now"
+        last_held = max(h.end for h in plan.held)
+        if plan.term_sheet and all(r.start >= last_held for r in plan.term_sheet):  # the ask follows what we hold: no GPUs on top of it
+            first = min(r.start for r in plan.term_sheet)
+            ends = "it ends" if len(plan.held) == 1 else "they end"
+            more = f"we ask to commit {plan.ask_gpus:,} GPUs now for when {ends}, from {first:%-d %B %Y}"
         words.append(f"We hold {held}; {more}" + (", and capacity paid for as used" if any(x.role == "pay_as_used" for x in plan.plan) else "") + ".")
     later = [x for x in plan.plan if x.decision == "later"]
     if later:
