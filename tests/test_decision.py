@@ -206,7 +206,7 @@ def test_a_failing_offer_shows_its_root_cause_first():
 
     quarry = evaluate(load_workspace(Path(__file__).parent.parent), date(2026, 11, 29)).offer("quarry-b200-mc")
     assert quarry.reasons[0] == "security: monitoring is not isolated between tenants"
-    availability = next(r for r in quarry.reasons if r.startswith("expected availability"))
+    availability = next(r for r in quarry.reasons if r.startswith("stated availability"))
     assert availability.endswith("(the lowest reliability band: critical failure monitoring.tenant_isolated: not met)")
 
 

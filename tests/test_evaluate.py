@@ -91,15 +91,15 @@ def test_availability_gate(basic):
     # to pass, so no draw passes
     assert gate(alpha, "availability").probability == 0.0
     assert (
-        "unrated: availability unverified: expected availability 92.63% (SLA 95.50% unverified x the unrated haircut 0.97), 92.33% at the mean of its draws "
+        "unrated: availability unverified: stated availability 92.63% (SLA 95.50% unverified x the unrated haircut 0.97), 92.33% expected at the mean of its draws "
         "is below the 93.00% minimum; passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
     ) in alpha.reasons
     # bravo (bare metal, unrated): the provider repairs the hardware (its layer, 0.99 x 0.97, is the host); the eight
     # operating jobs above it are ours at 0.98^(1/8) each, 0.98 together: 0.99 x 0.97 x 0.98 = 0.941094; x 0.996667 at the mean of its
     # factor = 0.937957; its lowest draw (factor 0.99) 0.931683 >= 0.93: it passes in every draw
     assert gate(evaluation.offer("bravo"), "availability").detail == (
-        "unrated: availability unverified: expected availability 94.11% (SLA 99.00% unverified x the unrated haircut 0.97 x ours 0.98 for 8 jobs), "
-        "93.80% at the mean of its draws meets the 93.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "unrated: availability unverified: stated availability 94.11% (SLA 99.00% unverified x the unrated haircut 0.97 x ours 0.98 for 8 jobs), "
+        "93.80% expected at the mean of its draws meets the 93.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
 
 
@@ -109,14 +109,14 @@ def test_availability_gate_owned_uses_self_operated_reliability(workspace_copy):
     # no provider: our host (hardware repair) 0.98 x our eight operating jobs 0.98 = 0.9604; x 0.996667 (the mean of its factor)
     # = 0.957199; its lowest draw 0.9604 x 0.99 = 0.950796 >= 0.95: every draw passes
     assert gate(owned, "availability").detail == (
-        "self-operated availability 96.04%, 95.72% at the mean of its draws meets the 95.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "self-operated availability 96.04%, 95.72% expected at the mean of its draws meets the 95.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     edit(root / "procure.yaml", "  min_availability: 0.95", "  min_availability: 0.99")
     owned = run(root).offer("owned")
     assert not gate(owned, "availability").passed
     # 0.99 / 0.9604 > 1: no draw passes
     assert (
-        "self-operated availability 96.04%, 95.72% at the mean of its draws is below the 99.00% minimum; passes in 0.0% of the draws, "
+        "self-operated availability 96.04%, 95.72% expected at the mean of its draws is below the 99.00% minimum; passes in 0.0% of the draws, "
         "under policy.gate_confidence 50% (decided by the availability it delivers)"
     ) in owned.reasons
 
@@ -368,7 +368,7 @@ def test_an_sla_above_the_minimum_is_not_enough_when_the_expected_figure_is_belo
     assert alpha.metrics["availability"] == pytest.approx(0.9751 * AVAILABILITY_MEAN)
     assert not gate(alpha, "availability").passed
     assert gate(alpha, "availability").detail == (
-        "expected availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% at the mean of its draws is below the 98.00% minimum; "
+        "stated availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% expected at the mean of its draws is below the 98.00% minimum; "
         "passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
     )
     assert gate(alpha, "availability").margin == pytest.approx(0.9751 * AVAILABILITY_MEAN / 0.98 - 1)
@@ -526,7 +526,7 @@ def test_real_published_tiers_set_the_reliability(real):
     aws = real.offer("aws-p6-b200")
     assert aws.metrics["availability"] == pytest.approx(0.995 * 0.98 * AVAILABILITY_MEAN, rel=1e-12)
     assert not aws.acceptable and aws.reasons == [
-        "expected availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% at the mean of its draws is below the 98.00% minimum; "
+        "stated availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% expected at the mean of its draws is below the 98.00% minimum; "
         "passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
     ]
     # Lambda: SLA 0.99 (assumed) x the unrated haircut 0.99 (the host) x our eight operating jobs at 0.99^(1/8) each,

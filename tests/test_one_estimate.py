@@ -245,7 +245,7 @@ def test_a_gate_passed_at_the_stated_figure_fails_when_it_fails_in_most_draws(tm
     passes = 1 - ((0.98 / 0.9801 - 0.99) / 0.01) ** 2
     assert not gate.passed and not own.acceptable and gate.probability == pytest.approx(passes, abs=0.006)
     assert f"passes in {gate.probability:.1%} of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)" in gate.detail
-    assert "97.68% at the mean of its draws" in gate.detail and own.metrics["availability"] == pytest.approx(0.9801 * (0.99 + 1 + 1) / 3, rel=1e-9)
+    assert "97.68% expected at the mean of its draws" in gate.detail and own.metrics["availability"] == pytest.approx(0.9801 * (0.99 + 1 + 1) / 3, rel=1e-9)
     path = root / "procure.yaml"
     path.write_text(path.read_text().replace("policy:\n", "policy:\n  gate_confidence: 0.02\n", 1))
     ev, _ = evaluate_with_inputs(load_workspace(root))

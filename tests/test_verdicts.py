@@ -67,7 +67,7 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     # (printed 98.50%: 0.98505 is 0.985049999... in binary); x the availability factor's mean 0.996667 = 0.981767, and
     # 0.975200 in its lowest draw (x 0.99): above the 97% minimum in every draw
     assert gate(cluster, "availability").detail == (
-        "unrated: availability unverified: expected availability 98.50% (SLA 99.50% unverified x the unrated haircut 0.99), 98.18% at the mean of its draws "
+        "unrated: availability unverified: stated availability 98.50% (SLA 99.50% unverified x the unrated haircut 0.99), 98.18% expected at the mean of its draws "
         "meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     # the cost carries the same haircut: the gate and the cost read one figure, at the mean of its factor
@@ -140,7 +140,7 @@ def test_without_its_history_the_same_api_is_unrated_on_its_sla(ws):
     # 0.999 x the unrated haircut (the middle band's 0.99) = 0.98901, in the gate and the cost; x 0.996667 at the mean of
     # its factor = 0.985714, 0.979120 in its lowest draw: it passes in every draw
     assert gate(api, "availability").detail == (
-        "unrated: availability unverified: expected availability 98.90% (SLA 99.90% unverified x the unrated haircut 0.99), 98.57% at the mean of its draws "
+        "unrated: availability unverified: stated availability 98.90% (SLA 99.90% unverified x the unrated haircut 0.99), 98.57% expected at the mean of its draws "
         "meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     assert api.metrics["availability"] == pytest.approx(0.98901 * AVAILABILITY_MEAN)
@@ -201,7 +201,7 @@ def test_layered_values_by_hand(ev):
     assert owned.metrics["availability"] == pytest.approx(0.99 * 0.99 * AVAILABILITY_MEAN)
     assert owned.availability_layers.our_jobs == list(OPERATING_JOBS[:9])
     assert gate(owned, "availability").detail == (
-        "self-operated availability 98.01%, 97.68% at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "self-operated availability 98.01%, 97.68% expected at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     # bare metal (no tier: ClusterMAX rates managed clusters only), judged by its hosts' incident history: 216 minutes
     # down in 30 days (43,200 minutes) = 0.995, x ours 0.99 for the eight operating jobs = 0.98505
@@ -209,8 +209,8 @@ def test_layered_values_by_hand(ev):
     assert metal.reliability_source == "status_history"
     assert metal.availability_layers.our_jobs == list(OPERATING_JOBS[1:9])
     assert gate(metal, "availability").detail == (
-        "expected availability 98.50% (status history history/metal.csv: 216 min down in the 30 days before 2026-04-01 x ours 0.99 for 8 jobs), "
-        "98.18% at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "stated availability 98.50% (status history history/metal.csv: 216 min down in the 30 days before 2026-04-01 x ours 0.99 for 8 jobs), "
+        "98.18% expected at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
 
 

@@ -162,9 +162,10 @@ def _availability_gate(offer: Offer, layers: AvailabilityLayers, policy: Policy,
     provider's SLA is judged unverified (the cost carries the haircut, the record says "rate before
     signing"); policy.unrated: exclude turns it away instead."""
     expected = layers.expected if at_means is None else at_means
-    label = _availability_label(offer, layers)
-    if at_means is not None and abs(at_means - layers.expected) > 5e-7:
-        label += f", {_pct(at_means)} at the mean of its draws"
+    drawn = at_means is not None and abs(at_means - layers.expected) > 5e-7
+    label = _availability_label(offer, layers, "stated" if drawn else "expected")
+    if drawn:  # the stated figure, then the one the gate and the cost use: the mean of its draws
+        label += f", {_pct(at_means)} expected at the mean of its draws"
     ok = expected >= policy.min_availability - 1e-12
     detail = f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum"
     if layers.unrated and policy.unrated == "exclude":
@@ -175,8 +176,9 @@ def _availability_gate(offer: Offer, layers: AvailabilityLayers, policy: Policy,
     return _result(gate="availability", passed=ok, detail=detail, margin=expected / policy.min_availability - 1 if policy.min_availability > 0 else None)
 
 
-def _availability_label(offer: Offer, layers: AvailabilityLayers) -> str:
-    """'expected availability 98.23% (SLA 99.00% x reliability 0.99 x ours 0.9922 for 7 jobs)'."""
+def _availability_label(offer: Offer, layers: AvailabilityLayers, word: str = "expected") -> str:
+    """'expected availability 98.23% (SLA 99.00% x reliability 0.99 x ours 0.9922 for 7 jobs)'; `word` is
+    "stated" when a drawn factor moves the expectation away from the layers' product."""
     if offer.owned:
         return f"self-operated availability {_pct(layers.expected)}"
     parts = [layers.provider_basis]
@@ -185,7 +187,7 @@ def _availability_label(offer: Offer, layers: AvailabilityLayers) -> str:
         parts.append(f"ours {layers.ours:.4g} for {jobs} job{'s' if jobs != 1 else ''}")
     if layers.interruption < 1:
         parts.append(f"interruptions {layers.interruption:.4g}")
-    return f"expected availability {_pct(layers.expected)} ({' x '.join(parts)})"
+    return f"{word} availability {_pct(layers.expected)} ({' x '.join(parts)})"
 
 
 def _security_gate(offer: Offer, policy: Policy) -> GateResult:
