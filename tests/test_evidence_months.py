@@ -369,3 +369,18 @@ def test_a_thinner_import_never_replaces_a_better_measured_month(example, tmp_pa
     assert "month 2026-10: kept as it was (its samples cover 100.0% of the month, this import's 0.1%)" in done.stderr
     rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
     assert october_row in rows and any(r.startswith("2026-11,12000000,") for r in rows)  # 12 five-minute steps in November
+
+
+def test_an_import_that_covers_as_much_as_the_kept_month_replaces_it(example, tmp_path):
+    # November from 00:00 to 07:05 on the 1st: 85 five-minute steps cover 7 h 5 min of 720 h, 0.98379...%,
+    # a coverage metrics.csv keeps to 10 digits; the same span again, at 2e6 tokens a step instead of 1e6,
+    # covers as much and replaces the month (85 x 2e6 = 170,000,000 tokens, was 85,000,000)
+    first = tokens_range(tmp_path / "first.json", "2026-11-01T00:00:00", "2026-11-01T07:05:00")
+    assert run("actuals", "import", first, "--offer", OFFER, "-w", example).exit_code == 0
+    rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
+    assert any(r.startswith("2026-11,85000000,") for r in rows)
+    second = tokens_range(tmp_path / "second.json", "2026-11-01T00:00:00", "2026-11-01T07:05:00", per_step=2e6)
+    done = run("actuals", "import", second, "--offer", OFFER, "-w", example)
+    assert done.exit_code == 0 and "kept as it was" not in done.stderr, done.output
+    rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
+    assert any(r.startswith("2026-11,170000000,") for r in rows)

@@ -256,3 +256,53 @@ def test_an_inferencex_import_states_gpu_model_and_precision(tmp_path):
     curve = read_curve(path.read_text(), str(path), path.stem, [])
     # the row: hw mi355x, model moonshotai/Kimi-K2.5, precision int4
     assert (curve.gpu, curve.model, curve.precision) == ("mi355x", "moonshotai/Kimi-K2.5", "int4")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (lambda text: text[:400], "JSON"),  # cut short: the reader's own error, not another kind's
+        (lambda text: "", "JSON"),
+        (lambda text: "{}", "not a trial result"),
+        (lambda text: json.dumps({k: v for k, v in json.loads(text).items() if k != "median_tpot_ms"}), "median_tpot_ms: required field is missing"),
+    ],
+    ids=["truncated", "empty", "empty-object", "no-tpot"],
+)
+def test_a_broken_trial_with_offer_is_told_as_a_broken_trial(example, tmp_path, content, expected):
+    trial = vllm_run(tmp_path, 8.0, 2480.0)
+    trial.write_text(content(trial.read_text()))
+    result = run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert str(trial) in result.output and expected in result.output and "InferenceX" not in result.output.split("expected")[0]
+    assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
+
+
+def test_a_vllm_result_without_its_tpot_is_not_read_as_inferencex_rows(example, tmp_path):
+    trial = vllm_run(tmp_path, 8.0, 2480.0)
+    data = json.loads(trial.read_text())
+    del data["median_tpot_ms"]
+    trial.write_text(json.dumps(data))
+    result = run("perf", "import", trial, "--gpus", 8, "-w", example)
+    assert result.exit_code == 2 and "median_tpot_ms: required field is missing" in result.output and "[0].hw" not in result.output
+
+
+def test_reimporting_a_trial_with_unrounded_figures_is_unchanged(example, tmp_path):
+    # 2,479.99999 output tok/s over 8 GPUs = 309.99999875 a GPU, kept as 310 (6 significant figures): the
+    # same trial imported again is the same file, and said to be
+    trial = vllm_run(tmp_path, 7.77777777, 2479.99999)
+    args = ("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    assert run(*args).exit_code == 0
+    kept = (example / "actuals" / "keel-b200-mc" / "trials.csv").read_bytes()
+    again = run(*args)
+    assert again.exit_code == 0 and "already kept, unchanged" in again.output and "replaced" not in again.output
+    assert (example / "actuals" / "keel-b200-mc" / "trials.csv").read_bytes() == kept
+
+
+def test_a_trial_before_the_first_month_of_service_makes_no_month(example, tmp_path):
+    # keel was signed 2026-04-20 and serves from May: a trial on 2026-04-25 is kept but scores no April
+    trial = vllm_run(tmp_path, 8.0, 2480.0)
+    assert run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--date", "2026-04-25", "--as-of", "2026-11-29", "-w", example).exit_code == 0
+    doc = json.loads(run("scorecard", "--format", "json", "--as-of", "2026-11-29", "-w", example).stdout)
+    vendor = doc["vendors"][0]
+    assert [m["month"] for m in vendor["months"]][0] == "2026-05"
+    assert any("trials before the first month of service (2026-05) are not scored (2026-04)" in n for n in vendor["notes"])

@@ -272,11 +272,16 @@ def _months(actuals: OfferActuals, as_of: date) -> tuple[list[str], list[str]]:
     the first incident's) to the month before as_of, and the month of as_of when it has evidence
     (partial). Evidence dated after it, and incidents before the service began, are left out and stated:
     a provider's page of older incidents makes no months of 100% availability."""
-    service = set(actuals.metrics) | set(actuals.invoices) | {month_key(t.day) for t in actuals.trials}
+    billed = set(actuals.metrics) | set(actuals.invoices)
+    trial_months = {month_key(t.day) for t in actuals.trials}
+    notes = []
+    early = sorted(k for k in trial_months if billed and k < min(billed))  # a trial before the service began makes no month
+    if early:
+        notes.append(f"trials before the first month of service ({min(billed)}) are not scored ({', '.join(early)})")
+    service = billed | (trial_months - set(early))
     incident_months = {month_key(i.start.date()) for i in actuals.incidents}
     current = month_key(as_of)
     last = month_key(as_of.replace(day=1) - timedelta(days=1))
-    notes = []
     service_from = min((k for k in service if k <= current), default=None)
     before = sorted(k for k in incident_months if service_from is not None and k < service_from)
     if before:

@@ -180,7 +180,7 @@ def perf_import(
     """
     from procure.errors import InputError
     from procure.io.inferencex import import_curves
-    from procure.io.trials import default_name, import_trials, looks_like_trial
+    from procure.io.trials import default_name, import_trials, looks_like_inferencex, looks_like_trial
 
     curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's, not a kept trial's
     out = one_of("--out-dir", out_dir, "--out", out)
@@ -192,7 +192,8 @@ def perf_import(
         osl = osl or workload.output_tokens
     if out is None:
         out = workspace_folder(workspace, "performance")
-    trials = [looks_like_trial(path) for path in sources]
+    # with --offer every file is a trial (a broken one is told by its own reader: file, line, field)
+    trials = [looks_like_trial(path) or (offer is not None and not looks_like_inferencex(path)) for path in sources]
     if any(trials):
         if not all(trials):
             raise InputError([problem("perf import", "give trial results or InferenceX rows, not both in one import")])

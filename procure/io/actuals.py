@@ -738,7 +738,8 @@ def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display
         check_metrics_month(m, size, display, None, problems, prefix=f"month {key}: ")
     # a month's quantiles cannot be summed from two imports: the better measured month is kept, so a
     # last sample at 00:05 on the 1st, or one day's snapshots, never replaces a whole month
-    thinner = {k for k, m in incoming.metrics.items() if k in kept and (kept[k].coverage or 0.0) > (m.coverage or 0.0)}
+    # compared as metrics.csv writes them (_fmt): the same samples read back must not count as better measured
+    thinner = {k for k, m in incoming.metrics.items() if k in kept and float(_fmt(kept[k].coverage or 0.0)) > float(_fmt(m.coverage or 0.0))}
     for key in sorted(thinner):
         notes.append(f"month {key}: kept as it was (its samples cover {kept[key].coverage or 0:.1%} of the month, this import's {incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it")
     merged, replaced = merge_by_key(kept, {k: m for k, m in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}")

@@ -35,7 +35,8 @@ def store_trials(root: Path, offer_id: str, runs: list[TrialRun]) -> tuple[list[
         parse_trials(text, shown, problems)  # what the loader will read: never write what it would refuse
         if problems:
             raise InputError(problems)
-        same = {key for key in replaced if sorted(r for r in kept if (r.day, r.source) == key) == sorted(r for r in runs if (r.day, r.source) == key)}
+        # compared as written (the file holds figures rounded as trials_csv writes them), not as read
+        same = {key for key in replaced if trials_csv(sorted(r for r in kept if (r.day, r.source) == key)) == trials_csv(sorted(r for r in runs if (r.day, r.source) == key))}
         notes = [f"trial {source} of {day}: " + ("already kept, unchanged" if (day, source) in same else "replaced by this import") for day, source in replaced]
         return write_files_atomic(folder, {TRIALS_FILE: text}), notes
 

@@ -143,7 +143,18 @@ def looks_like_trial(path: Path) -> bool:
             head = handle.read(65536).decode("utf-8", "replace")
     except OSError:
         return False
-    return bool(re.search(r'"(benchmarks|median_tpot_ms|output_token_throughput_per_user|input_config|aiperf_version)"', head))
+    return bool(re.search(r'"(benchmarks|median_tpot_ms|mean_tpot_ms|output_throughput|output_token_throughput_per_user|input_config|aiperf_version)"', head))
+
+
+def looks_like_inferencex(path: Path) -> bool:
+    """A quick look for InferenceX's row fields (procure/io/inferencex.py), so that a broken trial file is
+    told as a broken trial, not as rows of another kind."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return bool(re.search(r'"(hw|output_tput_per_gpu|tput_per_gpu|median_intvty)"', head))
 
 
 def read_trial(path: Path, day: date | None = None) -> Trial:
