@@ -306,3 +306,14 @@ def test_a_trial_before_the_first_month_of_service_makes_no_month(example, tmp_p
     vendor = doc["vendors"][0]
     assert [m["month"] for m in vendor["months"]][0] == "2026-05"
     assert any("trials before the first month of service (2026-05) are not scored (2026-04)" in n for n in vendor["notes"])
+
+
+def test_a_trial_slower_than_the_target_is_named_not_taken_for_no_trial(example, tmp_path):
+    # median TPOT 25 ms: 1000 / 25 = 40 tok/s per user, below the workload's 100: no reading at the target
+    trial = vllm_run(tmp_path, 25.0, 8000.0)
+    assert run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example).exit_code == 0
+    vendor = json.loads(run("scorecard", "--format", "json", "--as-of", "2026-12-15", "-w", example).stdout)["vendors"][0]
+    november = next(m for m in vendor["months"] if m["month"] == "2026-11")
+    assert november["trial_capacity_ratio"] is None
+    assert any("no reading at the target 100 tok/s/user" in n for n in november["notes"])
+    assert "trials in 1 month run slower than it" in vendor["evidence"]["throughput_basis"]

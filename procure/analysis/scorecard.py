@@ -239,7 +239,11 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
     said += [f"post-signing trials in {trial_months} month{'s' if trial_months != 1 else ''}"] if trial_months else []
     without = sum(1 for m in months if not m.partial and m.capacity_ratio is None and m.trial_capacity_ratio is None)
     said += [f"{without} month{'s' if without != 1 else ''} without either not counted"] if count and without else []
-    basis = "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": no month with utilization telemetry or a post-signing trial"
+    unread = sum(1 for m in months if m.trials == [] and any(n.startswith("trial ") and "no reading at the target" in n for n in m.notes))
+    none = "no month with utilization telemetry or a post-signing trial"
+    if unread:  # trials kept, but none reaches the workload's interactivity: say so, not "no trial"
+        none = f"no month with utilization telemetry or a post-signing trial read at the target (trials in {unread} month{'s' if unread != 1 else ''} run slower than it)"
+    basis = "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": " + none
     expected_availability = record.metrics.get("availability")
     a_alpha = a_beta = a_mean = a_tau = None
     stated = [m for m in months if m.availability is not None]
