@@ -145,3 +145,20 @@ def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the
     ev = posterior([month], record, actuals, config)
     assert ev.months == 1 and abs(ev.throughput_ratio - 1.16150) < 1e-4
     assert posterior([plain], record, bare, config).throughput_ratio is None
+
+
+def test_an_unknown_label_on_the_gpu_gauge_lists_the_labels_the_gauge_may_carry(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    gauge = series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5, 0.5]), gpu="0", UUID="GPU-a", rack="r1")
+    result = run("actuals", "import", range_file(tmp_path, [gauge]), "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "unknown label rack on DCGM_FI_PROF_GR_ENGINE_ACTIVE" in result.output
+    allowed = result.output.split("allowed are ", 1)[1]
+    assert "UUID" in allowed and "gpu" in allowed
+
+
+def test_a_negative_engine_active_sample_is_told_as_a_sample_not_a_counter(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    gauge = series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5, -0.5]), gpu="0", UUID="GPU-a")
+    result = run("actuals", "import", range_file(tmp_path, [gauge]), "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "a sample's value must be a finite number of at least 0 (got -0.5" in result.output
+    assert "counter" not in result.output and not (ws / "actuals").exists()

@@ -169,16 +169,18 @@ def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]
     from procure.io import telemetry as tm
 
     allowed = set(tm.KNOWN_LABELS) | {names.outcome_label} | set(names.labels)
-    found: dict[tuple[str, ...], list[Any]] = {}  # one line per set of unknown labels, however many series carry it
+    found: dict[tuple[tuple[str, ...], bool], list[Any]] = {}  # one line per set of unknown labels, however many series carry it
     for s in series:
-        own = allowed | set(DCGM_LABELS) if s.name == names.gpu_busy else allowed
+        gpu = s.name == names.gpu_busy  # DCGM's gauge carries its own labels (gpu, UUID, Hostname, ...)
+        own = allowed | set(DCGM_LABELS) if gpu else allowed
         unknown = tuple(sorted(k for k, _ in s.labels if k not in own))
         if unknown:
-            found.setdefault(unknown, []).append(s)
-    for unknown, carriers in found.items():
+            found.setdefault((unknown, gpu), []).append(s)
+    for (unknown, gpu), carriers in found.items():
         first = carriers[0]
         more = f" and {len(carriers) - 1:,} other series" if len(carriers) > 1 else ""
-        problems.append(Problem(first.where, None, "", f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(allowed))} (add others to actuals.metrics.labels)"))
+        own = allowed | set(DCGM_LABELS) if gpu else allowed
+        problems.append(Problem(first.where, None, "", f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(own))} (add others to actuals.metrics.labels)"))
 
 
 def _add_output_tokens(series: list[Any], names: MetricNames, table: _MonthTable) -> None:

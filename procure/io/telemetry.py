@@ -627,7 +627,7 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
             bad = ~np.isfinite(own) | (own < 0)
             if np.any(bad):
                 i = int(np.argmax(bad))
-                problems.append(Problem(m.where, None, "", f"{Series(name, labels, '').show()}: a counter's value must be a finite number of at least 0 (got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})"))
+                problems.append(Problem(m.where, None, "", f"{Series(name, labels, '').show()}: a sample's value must be a finite number of at least 0 (got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})"))
         merged.append(Series(name, labels, members[0].where, times, values))  # numpy arrays from here on
     return merged
 
@@ -637,7 +637,7 @@ def _single_sample(part: Series, problems: list[Problem]) -> Series | None:
     200,000 series is 200,000 of these); its times and values stay lists of floats."""
     for when, value in zip(part.times, part.values):
         if not (math.isfinite(value) and value >= 0):
-            problems.append(Problem(part.where, None, "", f"{part.show()}: a counter's value must be a finite number of at least 0 (got {value} at {_utc(float(when))})"))
+            problems.append(Problem(part.where, None, "", f"{part.show()}: a sample's value must be a finite number of at least 0 (got {value} at {_utc(float(when))})"))
     return Series(part.name, part.labels, part.where, [float(t) for t in part.times], [float(v) for v in part.values])
 
 
