@@ -542,3 +542,24 @@ def test_every_risk_of_the_real_offers_memo_has_an_impact_or_says_why(data_dir):
     ask = found.memo.ask[0]
     row = next(o for o in found.memo.options if o.vendor == ask.vendor)
     assert ask.commitment == row.commitment == found.memo.terms.total_commitment
+
+
+def test_a_memo_led_by_an_on_demand_offer_asks_for_no_commitment(tmp_path):
+    """A user's own workspace (init, three of the example's offers) whose cheapest offer is on demand only
+    (Petrel: burst at 6.00 a GPU-hour, no committed price): the memo is written, its headline commits to
+    nothing, its price is the on-demand one and a one-month horizon is one month."""
+    from procure.cli import app
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    ws = tmp_path / "ws"
+    assert runner.invoke(app, ["init", str(ws)]).exit_code == 0
+    example = Path(__file__).parent.parent / "offers"
+    for name in ("keel-b200-mc", "petrel-b200-ondemand", "halvard-b200-ms"):
+        (ws / "offers" / f"{name}.yaml").write_text((example / f"{name}.yaml").read_text())
+    ev, inputs = evaluate_with_inputs(load_workspace(ws), date(2026, 12, 3))
+    memo = gather_extras(load_workspace(ws), ev, inputs, board=True).memo
+    assert ev.ranked[0].id == "petrel-b200-ondemand"
+    assert memo.headline.startswith("Approve using ") and "on demand, billed as used (nothing committed)" in memo.headline
+    assert "commitment of" not in memo.headline
+    assert "6.00 USD per GPU-hour on demand, billed as used" == memo.terms.price

@@ -176,7 +176,7 @@ def _operator(record: OfferRecord) -> str:
         if record.kind in ("owned", "bare_metal"):
             return "we operate it"
         return f"none; published {published}" if published else "not rated (no evidence)"
-    tier = (rating.tier or "").capitalize()
+    tier = (rating.tier or "no tier").capitalize()  # rated, but its evidence earns no tier
     return f"{tier}; published {published}" if published else f"{tier}; none published"
 
 
@@ -229,6 +229,8 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
         price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
     elif p.owned is not None:
         price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
+    elif p.gpu_hour is None and p.burst is not None:  # on demand only: billed as used, nothing committed
+        price = f"{p.burst.gpu_hour:.2f} {cur} per GPU-hour on demand, billed as used"
     else:
         price = f"{p.gpu_hour:.2f} {cur} per GPU-hour" + (f", {p.discount:.0%} discount" if p.discount else "")
     if c.escalator:
@@ -544,7 +546,7 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
         return words
     per_k = _per_k(rec.cost_per_task)
     if rec.total_spend is not None and rec.months:
-        spend = f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} months, {cash(rec.spend_per_year, cur)} a year"
+        spend = f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} month{'s' if rec.months != 1 else ''}, {cash(rec.spend_per_year, cur)} a year"
         if rec.total_commitment:
             spend += f"; signing binds us to {cash(rec.total_commitment, cur)}" + (" (terms that run past the last month counted whole)" if rec.kind == "plan" and any(
                 x.term_months and x.first_month and x.first_month - 1 + x.term_months > rec.months for x in rec.lines) else "")
@@ -701,6 +703,8 @@ def _board_memo(
         commit += f" ({line.gpus:,} GPUs billed at today's demand)"
     cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else "")
     headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
+    if not terms.total_commitment:  # on demand or per token: nothing is committed, so nothing is called a commitment
+        headline = f"Approve using {what} with {clip(leader.vendor, 60)} on demand, billed as used (nothing committed), at {cost}."
     ask = None
     if plan is not None and plan.plan:
         headline, ask = plan_ask(plan, ev)  # the plan over the demand scenarios is the recommendation
