@@ -136,7 +136,7 @@ def test_the_board_memo_is_two_pages_with_deadline_spend_and_no_jargon(surfaces:
     pages, text = surfaces["board"]  # type: ignore[misc]
     assert pages == 2
     # Alpha states no delivery date: the plan counts on its GPUs from the as-of date, before its offer expires (2027-03-31)
-    assert "Decide by 2026-11-29: the plan counts on Alpha Compute's 100 GPUs from then." in text
+    assert "Decide by 2026-11-29: the plan counts on the 100 GPUs of Alpha Compute from then." in text
     assert "Expected spend 4.82 M USD over 12 months, 4.82 M USD a year" in text
     for word in JARGON:
         assert word not in text.lower(), word

@@ -388,8 +388,8 @@ def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: An
     total, months, year = float(spend.group(1)) * scale[spend.group(2)], int(spend.group(4)), float(spend.group(5)) * scale[spend.group(6)]
     assert year == pytest.approx(total * 12 / months, rel=0.01)  # each printed to three figures
     # "Decide by D: the offers of X and Y expire then" or, when the plan needs a contract to start sooner than
-    # any offer expires, "Decide by D: the plan counts on X's N GPUs from then": D is never after an expiry named
-    deadline = re.search(r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|(.+?)'s offer expires?|the plan counts on (.+?)'s)", text)
+    # any offer expires, "Decide by D: the plan counts on the N GPUs of X from then": D is never after an expiry named
+    deadline = re.search(r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the plan counts on the [\d,]+ GPUs of (.+?) from then)", text)
     assert deadline, text[:600]
     named = deadline.group(2) or deadline.group(3) or deadline.group(4)
     vendors = [v.strip() for v in re.split(r",| and ", named) if v.strip()]

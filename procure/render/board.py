@@ -620,7 +620,7 @@ def deadline_words(rec: Recommendation) -> str | None:
         return None
     first = list(dict.fromkeys(x.vendor for x in rec.lines if x.valid_until == rec.deadline))
     many = len({x.vendor for x in rec.lines}) > 1
-    offers = f"{_with(first)}'s offer expires" if len(first) == 1 else f"the offers of {_with(first)} expire"
+    offers = f"the offer of {_with(first)} expires" if len(first) == 1 else f"the offers of {_with(first)} expire"
     return f"Decide by {rec.deadline.isoformat()}: {offers} then" + (", the first of the offers asked for to expire." if many and len(first) < len({x.vendor for x in rec.lines}) else ".")
 
 

@@ -286,8 +286,8 @@ def signing_deadline(sheet: list[TermSheetRow]) -> tuple[date | None, str]:
     contract signed after its delivery date leaves the months before unserved), with what sets it."""
     found: list[tuple[date, str]] = []
     for row in sheet:
-        found.append((row.offer_expires, f"{row.vendor}'s offer expires then"))
-        found.append((row.start, f"the plan counts on {row.vendor}'s {row.gpus:,} GPUs from then"))
+        found.append((row.offer_expires, f"the offer of {row.vendor} expires then"))
+        found.append((row.start, f"the plan counts on the {row.gpus:,} GPUs of {row.vendor} from then"))
     if not found:
         return None, ""
     day = min(d for d, _ in found)
