@@ -259,7 +259,7 @@ def _note_items(renderable: Any) -> list[tuple[str, Any]]:
     if isinstance(renderable, Text):
         return [(line, renderable) for line in renderable.plain.splitlines() if line.strip()]
     title = str(getattr(renderable, "title", "") or "a table")
-    return [(f"Table: {title}.", renderable)]
+    return [(f"{title.rstrip('.')} (a table; --notes prints it).", renderable)]
 
 
 def _cut_rows(table: Table, keep: int) -> int:
