@@ -305,9 +305,16 @@ def test_a_renamed_metric_in_a_range_export_is_an_error(example, tmp_path):
 def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, tmp_path):
     # a metrics.csv written before months were checked holds a month the loader refuses
     kept = example / "actuals" / OFFER / "metrics.csv"
-    lines = kept.read_text().splitlines()
-    lines[-1] = lines[-1].replace("2026-10,1.569026638e+11,", "2026-10,1e17,")
-    kept.write_text("\n".join(lines) + "\n")
+
+    def implausible(month: str) -> None:  # the month's output_tokens (the second column) set to 1e17
+        rows = [line.split(",") for line in kept.read_text().splitlines()]
+        for row in rows:
+            if row[0] == month:
+                row[1] = "1e17"
+        kept.write_text("\n".join(",".join(row) for row in rows) + "\n")
+
+    may = float(next(line for line in kept.read_text().splitlines() if line.startswith("2026-05,")).split(",")[1])
+    implausible("2026-10")
     broken = run("scorecard", "--as-of", "2026-11-29", "-w", example)
     assert broken.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:8: output_tokens: 1e+17 is implausible" in broken.stderr
     # re-importing October replaces the refused row, and says so; the other months stay
@@ -316,9 +323,9 @@ def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, t
     assert fixed.exit_code == 0, fixed.output
     assert "month 2026-10: the kept row (output_tokens: 1e+17 is implausible" in fixed.stderr
     months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-11-29")["months"]}
-    assert months["2026-10"]["output_tokens"] == 8928 * 1e6 and months["2026-05"]["output_tokens"] == pytest.approx(1.521460326e11)
+    assert months["2026-10"]["output_tokens"] == 8928 * 1e6 and months["2026-05"]["output_tokens"] == pytest.approx(may)
     # an import that does not replace the refused row is refused, naming it
-    kept.write_text(kept.read_text().replace("2026-09,1.501218228e+11,", "2026-09,1e17,"))
+    implausible("2026-09")
     other = run("actuals", "import", tokens_range(tmp_path / "aug.json", "2026-08-01T00:00:00", "2026-09-01T00:00:00"), "--offer", OFFER, "-w", example)
     assert other.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:7: output_tokens: 1e+17 is implausible" in other.stderr
 
