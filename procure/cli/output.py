@@ -213,6 +213,8 @@ def emit_table(
             raise InputError(problems)
     quiet()
     if out is None:
+        from rich.text import Text
+
         from procure.render.fit import fit, natural_width, screen
 
         console = plain_console()
@@ -226,7 +228,7 @@ def emit_table(
         height = screen_height(console)
         for part in screen(console, table, console.width, height, first, after, dropped, notes, every_row):
             # in a pipe a sentence stays on one line, whole for grep and mail; tables keep their width
-            console.print(part, soft_wrap=height == UNFOLDED and not hasattr(part, "columns"))
+            console.print(part, soft_wrap=height == UNFOLDED and isinstance(part, Text))
         return
     from rich.console import Console
 

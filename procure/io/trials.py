@@ -134,27 +134,26 @@ def detect_format(data: Any) -> str | None:
     return None
 
 
+def _head(path: Path) -> str:
+    """The first 64 KiB of a file as text ('' when it cannot be read): enough to tell its kind."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def looks_like_trial(path: Path) -> bool:
     """A quick look: is this file a trial result rather than InferenceX rows? (Only the first 64 KiB
     of a regular file: a pipe or a device is refused as every input is.)"""
     regular_file(Path(path), str(path), MAX_TRIAL_BYTES)
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(65536).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return bool(re.search(r'"(benchmarks|median_tpot_ms|mean_tpot_ms|output_throughput|output_token_throughput_per_user|input_config|aiperf_version)"', head))
+    return bool(re.search(r'"(benchmarks|median_tpot_ms|mean_tpot_ms|output_throughput|output_token_throughput_per_user|input_config|aiperf_version)"', _head(path)))
 
 
 def looks_like_inferencex(path: Path) -> bool:
     """A quick look for InferenceX's row fields (procure/io/inferencex.py), so that a broken trial file is
     told as a broken trial, not as rows of another kind."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(65536).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return bool(re.search(r'"(hw|output_tput_per_gpu|tput_per_gpu|median_intvty)"', head))
+    return bool(re.search(r'"(hw|output_tput_per_gpu|tput_per_gpu|median_intvty)"', _head(path)))
 
 
 def read_trial(path: Path, day: date | None = None) -> Trial:
