@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install report test test-slow benchmark clean
+.PHONY: install report test test-slow format benchmark clean
 
 install: $(STAMP)
 
@@ -61,8 +61,15 @@ benchmark: install
 # the quick tests fill the gaps (tests/conftest.py); `pytest -m "not slow"` is the quick run while working.
 # The long end-to-end checks (the 50-offer layout, kill and concurrency loops, property tests at full
 # example counts: tests/conftest.py LONG) are marked long and run by `make test-slow`.
+# ruff lints and checks the layout of every Python file first (pyproject.toml [tool.ruff]; `make format` lays them out).
 test: install
+	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
 	$(BIN)/python -m pytest -n auto --dist loadscope -m "not long"
+
+format: install
+	$(BIN)/ruff check --fix --quiet .
+	$(BIN)/ruff format --quiet .
 
 test-slow: install
 	$(BIN)/python -m pytest -n auto --dist loadscope -m long

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,12 +32,15 @@ def generate(folder: Path, vendors: int, step: int) -> list[list[Path]]:
     for v in range(vendors):
         files, total = [], 0.0
         for month in range(1, 13):
-            start = datetime(2026, month, 1, tzinfo=timezone.utc).timestamp()
-            end = datetime(2027 if month == 12 else 2026, 1 if month == 12 else month + 1, 1, tzinfo=timezone.utc).timestamp()
+            start = datetime(2026, month, 1, tzinfo=UTC).timestamp()
+            end = datetime(2027 if month == 12 else 2026, 1 if month == 12 else month + 1, 1, tzinfo=UTC).timestamp()
             times = np.arange(start, end, step)
             values = total + np.cumsum(rng.uniform(50_000, 70_000, len(times)))
             total = float(values[-1])
-            series = {"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m", "instance": f"vendor-{v}"}, "values": [[float(t), repr(float(x))] for t, x in zip(times, values)]}
+            series = {
+                "metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m", "instance": f"vendor-{v}"},
+                "values": [[float(t), repr(float(x))] for t, x in zip(times, values)],
+            }
             path = folder / f"vendor-{v}-{month:02d}.json"
             path.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [series]}}))
             files.append(path)
@@ -60,7 +63,7 @@ def timed_import(root: Path, groups: list[list[Path]]) -> None:
         import_actuals(root, f"vendor-{v}", files, config)
     elapsed = time.perf_counter() - started
     for files in groups:
-        for f in files:
+        for _f in files:
             samples += 0  # counted by the parent
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": elapsed, "peak_mib": peak}))
@@ -82,11 +85,17 @@ def main() -> None:
         samples = args.vendors * 365 * 86400 // args.step
         spec = folder / "spec.json"
         spec.write_text(json.dumps({"root": str(folder / "ws"), "groups": [[str(p) for p in g] for g in groups]}))
-        done = subprocess.run([sys.executable, __file__, "--child", str(spec)], capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", str(spec)], capture_output=True, text=True, check=True
+        )
         found = json.loads(done.stdout.strip().splitlines()[-1])
         size = sum(p.stat().st_size for g in groups for p in g) / 1e6
-        print(f"{samples:,} samples in {sum(len(g) for g in groups)} files ({size:,.0f} MB of JSON): imported in {found['seconds']:.2f} s, peak {found['peak_mib']:,.0f} MiB")
-        print("budget: under 10 s and 1 GB:", "met" if found["seconds"] < 10 and found["peak_mib"] < 1024 else "NOT met")
+        print(
+            f"{samples:,} samples in {sum(len(g) for g in groups)} files ({size:,.0f} MB of JSON): imported in {found['seconds']:.2f} s, peak {found['peak_mib']:,.0f} MiB"
+        )
+        print(
+            "budget: under 10 s and 1 GB:", "met" if found["seconds"] < 10 and found["peak_mib"] < 1024 else "NOT met"
+        )
 
 
 if __name__ == "__main__":

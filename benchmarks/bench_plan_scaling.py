@@ -28,7 +28,14 @@ from procure.io.workspace import load_workspace  # noqa: E402
 def run(root: Path) -> tuple[str, float, float, float, float, int]:
     wall, cpu = time.perf_counter(), time.process_time()
     result = make_plan(load_workspace(root), AS_OF)
-    return result.solver.status, result.solver.gap or 0.0, result.band_gap, time.perf_counter() - wall, time.process_time() - cpu, result.solver.node_limit or 0
+    return (
+        result.solver.status,
+        result.solver.gap or 0.0,
+        result.band_gap,
+        time.perf_counter() - wall,
+        time.process_time() - cpu,
+        result.solver.node_limit or 0,
+    )
 
 
 def main() -> None:
@@ -39,14 +46,19 @@ def main() -> None:
     args = parser.parse_args()
     o, s, m = args.base_offers, args.base_scenarios, args.base_months
     sizes = [(o, s, m), (2 * o, s, m), (4 * o, s, m), (o, 2 * s, m), (o, 4 * s, m), (o, s, 2 * m), (o, s, 4 * m)]
-    print(f"{'offers':>6} {'scen.':>6} {'months':>6} {'levels':>9} {'status':>34} {'MIP gap':>8} {'band gap':>8} {'wall s':>7} {'CPU s':>7}")
+    print(
+        f"{'offers':>6} {'scen.':>6} {'months':>6} {'levels':>9} {'status':>34} {'MIP gap':>8} {'band gap':>8} {'wall s':>7} {'CPU s':>7}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for offers, scen, months in sizes:
             for levels in (None, scen):
                 root = workspace(Path(tmp) / f"w{offers}-{scen}-{months}-{levels}", offers, scen, months, levels)
                 status, gap, band, wall, cpu, _ = run(root)
                 label = "banded" if levels is None else "unbanded"
-                print(f"{offers:>6} {scen:>6} {months:>6} {label:>9} {status:>34} {gap:>8.3%} {band:>8.3%} {wall:>7.2f} {cpu:>7.2f}", flush=True)
+                print(
+                    f"{offers:>6} {scen:>6} {months:>6} {label:>9} {status:>34} {gap:>8.3%} {band:>8.3%} {wall:>7.2f} {cpu:>7.2f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

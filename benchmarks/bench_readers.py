@@ -29,6 +29,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from datetime import UTC
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,15 +53,20 @@ def make_range(folder: Path, n: int) -> Path:
     with path.open("w") as out:
         out.write('{"status":"success","data":{"resultType":"matrix","result":[')
         for i in range(n):
-            out.write('{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]},' % (i, i, i + 1))
-        out.write('{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]}]}}' % TOKENS)
+            out.write(
+                '{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]},'
+                % (i, i, i + 1)
+            )
+        out.write(
+            '{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]}]}}' % TOKENS
+        )
     return path
 
 
 def make_incidents(folder: Path, n: int) -> Path:
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     end = (start + timedelta(days=360)).isoformat()
     path = folder / "incidents.csv"
     with path.open("w") as out:
@@ -86,7 +92,11 @@ def make_xlsx(folder: Path, n: int) -> Path:
             if name == "xl/worksheets/sheet1.xml":
                 text = data.decode()
                 rows = "".join(f'<row r="{i}"><c r="XFD{i}"/></row>' for i in range(1, min(n, 10_000) + 1))
-                data = (text[: text.index("<sheetData>")] + f"<sheetData>{rows}</sheetData>" + text[text.index("</sheetData>") + len("</sheetData>") :]).encode()
+                data = (
+                    text[: text.index("<sheetData>")]
+                    + f"<sheetData>{rows}</sheetData>"
+                    + text[text.index("</sheetData>") + len("</sheetData>") :]
+                ).encode()
             target.writestr(name, data)
     return path
 
@@ -144,14 +154,21 @@ def main() -> None:
     print(f"{'reader':<10} {'items':>10} {'MB':>8} {'seconds':>8} {'peak MiB':>9} {'read MiB':>9}")
     for kind in [args.only] if args.only else list(MAKERS):
         for step in range(args.steps):
-            n = (args.n // 8 if kind == "incidents" else args.n) * 2**step  # an incidents CSV holds 100,000 rows and 5 MB at most
+            n = (
+                args.n // 8 if kind == "incidents" else args.n
+            ) * 2**step  # an incidents CSV holds 100,000 rows and 5 MB at most
             with tempfile.TemporaryDirectory() as folder:
                 path = MAKERS[kind](Path(folder), n)
                 size = path.stat().st_size / 1e6
-                done = subprocess.run([sys.executable, __file__, "--measure", kind, str(path)], capture_output=True, text=True, check=True)
+                done = subprocess.run(
+                    [sys.executable, __file__, "--measure", kind, str(path)], capture_output=True, text=True, check=True
+                )
                 found = json.loads(done.stdout.strip().splitlines()[-1])
             shown = min(n, 10_000) if kind == "xlsx" else n  # a sheet holds 10,000 offers and the header at most
-            print(f"{kind:<10} {shown:>10,} {size:>8.1f} {found['seconds']:>8.2f} {found['peak_mib']:>9.0f} {found['read_mib']:>9.0f}", flush=True)
+            print(
+                f"{kind:<10} {shown:>10,} {size:>8.1f} {found['seconds']:>8.2f} {found['peak_mib']:>9.0f} {found['read_mib']:>9.0f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ["PROCURE_CACHE_DIR"] = ""  # every solve timed is a solve: no plan read back from procure's cache (procure/io/solvecache.py)
+os.environ["PROCURE_CACHE_DIR"] = (
+    ""  # every solve timed is a solve: no plan read back from procure's cache (procure/io/solvecache.py)
+)
 from synthetic import ROOT, make_workspace  # noqa: E402
 from timing import empty, load, paired, private_env  # noqa: E402
 
@@ -43,9 +45,9 @@ def pathological() -> None:
     from test_documents import pathological_copy  # the workspace the layout test checks
 
     from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
     from procure.render.assemble import comparison_pdf
     from procure.render.report_data import gather_extras
-    from procure.io.workspace import load_workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         plain = Path(tmp) / "basic"
@@ -63,8 +65,10 @@ def pathological() -> None:
                 comparison_pdf(ev, extras, workers=1)  # every part in this process: its CPU time is the work
                 times[key].append(time.process_time() - start)
     best = {key: min(found) for key, found in times.items()}
-    print(f"comparison PDF of tests/data/basic: {best['plain']:.2f} s CPU; with a 2,000-character name and note: {best['pathological']:.2f} s "
-          f"({best['pathological'] / best['plain']:.2f}x, budget 1.20x)")
+    print(
+        f"comparison PDF of tests/data/basic: {best['plain']:.2f} s CPU; with a 2,000-character name and note: {best['pathological']:.2f} s "
+        f"({best['pathological'] / best['plain']:.2f}x, budget 1.20x)"
+    )
 
 
 WEASYPRINT_ALONE = "import sys; from pathlib import Path; from procure.render.documents import html_to_pdf; Path(sys.argv[2]).write_bytes(html_to_pdf(Path(sys.argv[1]).read_text(encoding='utf-8')))"
@@ -73,11 +77,19 @@ WEASYPRINT_ALONE = "import sys; from pathlib import Path; from procure.render.do
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--offers", type=int, default=50)
-    parser.add_argument("--example", action="store_true", help="the example workspace (the repository root) instead of generated offers")
+    parser.add_argument(
+        "--example", action="store_true", help="the example workspace (the repository root) instead of generated offers"
+    )
     parser.add_argument("--board", action="store_true", help="the board memo instead of the comparison")
-    parser.add_argument("--frontier", action="store_true", help="the comparison with the plan's efficient frontier (procure report --frontier)")
+    parser.add_argument(
+        "--frontier",
+        action="store_true",
+        help="the comparison with the plan's efficient frontier (procure report --frontier)",
+    )
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--pathological", action="store_true", help="time a report with a 2,000-character vendor name and note instead")
+    parser.add_argument(
+        "--pathological", action="store_true", help="time a report with a 2,000-character vendor name and note instead"
+    )
     args = parser.parse_args()
     if args.pathological:
         pathological()
@@ -88,18 +100,30 @@ def main() -> None:
     cache = env["PROCURE_CACHE_DIR"]
     with keep, tempfile.TemporaryDirectory() as tmp:
         root = ROOT if args.example else make_workspace(Path(tmp) / "ws", args.offers)
-        what = ("the example" if args.example else f"{args.offers} offers") + (", board memo" if args.board else ", comparison") + (" with the frontier" if args.frontier else "")
+        what = (
+            ("the example" if args.example else f"{args.offers} offers")
+            + (", board memo" if args.board else ", comparison")
+            + (" with the frontier" if args.frontier else "")
+        )
         options = (["--board"] if args.board else []) + (["--frontier"] if args.frontier else [])
         command = [sys.executable, "-m", "procure", "report", *options, "-w", str(root), "--as-of", "2026-11-29"]
         pdf, html = Path(tmp) / "report.pdf", Path(tmp) / "report.html"
         subprocess.run([*command, "--out", str(html)], check=True, capture_output=True, env=env)
         alone = [sys.executable, "-c", WEASYPRINT_ALONE, str(html), str(Path(tmp) / "alone.pdf")]
-        whole, weasy, wall, cpu = paired([*command, "--out", str(pdf)], alone, runs=args.runs, env=env, before_each=lambda: empty(cache))
+        whole, weasy, wall, cpu = paired(
+            [*command, "--out", str(pdf)], alone, runs=args.runs, env=env, before_each=lambda: empty(cache)
+        )
         size, single = pdf.stat().st_size, (Path(tmp) / "alone.pdf").stat().st_size
 
-    print(f"procure report, {what}, solve cache empty: {whole.wall:.2f} s wall, {whole.cpu:.2f} s CPU in all its processes ({size / 1024:.0f} KiB)")
-    print(f"  WeasyPrint alone on the same report's HTML as one document, a process of its own: {weasy.wall:.2f} s wall, {weasy.cpu:.2f} s CPU ({single / 1024:.0f} KiB)")
-    print(f"  whole command / WeasyPrint alone, {args.runs} runs in turn: {wall:.2f}x wall (budget 1.30x), {cpu:.2f}x CPU; {load()}")
+    print(
+        f"procure report, {what}, solve cache empty: {whole.wall:.2f} s wall, {whole.cpu:.2f} s CPU in all its processes ({size / 1024:.0f} KiB)"
+    )
+    print(
+        f"  WeasyPrint alone on the same report's HTML as one document, a process of its own: {weasy.wall:.2f} s wall, {weasy.cpu:.2f} s CPU ({single / 1024:.0f} KiB)"
+    )
+    print(
+        f"  whole command / WeasyPrint alone, {args.runs} runs in turn: {wall:.2f}x wall (budget 1.30x), {cpu:.2f}x CPU; {load()}"
+    )
 
 
 if __name__ == "__main__":

@@ -72,7 +72,13 @@ def solves(count: int) -> None:
     with keep, tempfile.TemporaryDirectory() as tmp:
         root = make_workspace(Path(tmp) / "ws", count)
         print(f"procure compare -f json on {count:,} offers, solve cache off, each solve timed ({load()})", flush=True)
-        subprocess.run([sys.executable, "-c", SOLVES, str(root), AS_OF], env=env, check=True, stdout=None, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-c", SOLVES, str(root), AS_OF],
+            env=env,
+            check=True,
+            stdout=None,
+            stderr=subprocess.DEVNULL,
+        )
         print(f"  ({load()})")
 
 
@@ -80,7 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100,1000,10000")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--solves", type=int, default=0, help="time each solve of one compare on this many offers instead")
+    parser.add_argument(
+        "--solves", type=int, default=0, help="time each solve of one compare on this many offers instead"
+    )
     args = parser.parse_args()
     if args.solves:
         return solves(args.solves)
@@ -90,17 +98,30 @@ def main() -> None:
     print(f"procure compare -f json, cold (solve cache emptied before each run), {load()}")
     with keep, tempfile.TemporaryDirectory() as tmp:
         example = median_run([cold(compare(ROOT), env, cache) for _ in range(args.runs)])
-        print(f"  {'example (12 offers)':>22}: {example.wall:6.2f} s wall, {example.cpu:6.2f} s CPU, {example.peak_mb:5.0f} MB peak")
+        print(
+            f"  {'example (12 offers)':>22}: {example.wall:6.2f} s wall, {example.cpu:6.2f} s CPU, {example.peak_mb:5.0f} MB peak"
+        )
         for n in sizes:
             root = make_workspace(Path(tmp) / f"ws{n}", n)
             runs = 1 if n >= 10_000 else args.runs
             got = median_run([cold(compare(root), env, cache) for _ in range(runs)])
-            print(f"  {f'{n:,} offers':>22}: {got.wall:6.2f} s wall, {got.cpu:6.2f} s CPU, {got.peak_mb:5.0f} MB peak"
-                  f" ({runs} run{'s' if runs > 1 else ''}; {load()})")
+            print(
+                f"  {f'{n:,} offers':>22}: {got.wall:6.2f} s wall, {got.cpu:6.2f} s CPU, {got.peak_mb:5.0f} MB peak"
+                f" ({runs} run{'s' if runs > 1 else ''}; {load()})"
+            )
         if 1000 in sizes:
-            big, small, wall, cpu = paired(compare(Path(tmp) / "ws1000"), compare(ROOT), runs=args.runs, env=env, warmup=False, before_each=lambda: empty(cache))
-            print(f"  1,000 offers against the example, in turn: {wall:.2f}x wall, {cpu:.2f}x CPU (budget 3x; {big.cpu:.2f} s"
-                  f" against {small.cpu:.2f} s CPU; {load()})")
+            big, small, wall, cpu = paired(
+                compare(Path(tmp) / "ws1000"),
+                compare(ROOT),
+                runs=args.runs,
+                env=env,
+                warmup=False,
+                before_each=lambda: empty(cache),
+            )
+            print(
+                f"  1,000 offers against the example, in turn: {wall:.2f}x wall, {cpu:.2f}x CPU (budget 3x; {big.cpu:.2f} s"
+                f" against {small.cpu:.2f} s CPU; {load()})"
+            )
 
 
 if __name__ == "__main__":

@@ -35,17 +35,33 @@ AS_OF = date(2026, 11, 29)
 PROCURE = [sys.executable, "-m", "procure"]  # the procure of this interpreter's path (a checkout on PYTHONPATH too)
 
 
-def bare_numpy(col: dict[str, np.ndarray], staffing_fixed: np.ndarray, staffing_per_gpu: np.ndarray, jobs: tuple[str, ...], wl, a) -> np.ndarray:  # type: ignore[no-untyped-def]
+def bare_numpy(
+    col: dict[str, np.ndarray], staffing_fixed: np.ndarray, staffing_per_gpu: np.ndarray, jobs: tuple[str, ...], wl, a
+) -> np.ndarray:  # type: ignore[no-untyped-def]
     """The cost model's formulas for fixed-price GPU-hour offers, written plainly: the reference."""
     fx, gpus, term = col["fx"], col["gpus"], col["term_months"]
     weights = np.array([0.0, a.shared_weight, 1.0])[np.column_stack([col[f"owner_{job}"] for job in jobs])]
     rent = col["gpu_hour"] * fx * (1 - col["discount"])
-    capacity = col["throughput"] * 3600 / wl.output_tokens * col["sla_availability"] * col["reliability_factor"] * wl.success_rate * col["quality_pass_rate"] * wl.utilization
+    capacity = (
+        col["throughput"]
+        * 3600
+        / wl.output_tokens
+        * col["sla_availability"]
+        * col["reliability_factor"]
+        * wl.success_rate
+        * col["quality_pass_rate"]
+        * wl.utilization
+    )
     needed = wl.tasks_per_month / (capacity * 730)
     billed = np.minimum(np.maximum(needed, gpus), col["max_gpus"])
     fill = np.minimum(1.0, needed / billed)
     hours = billed * 730
-    fees = (col["fees_once"] / (hours * term) + col["fees_monthly"] / hours + col["fees_gpu_hour"] + col["fees_per_tb_month"] / hours) * fx
+    fees = (
+        col["fees_once"] / (hours * term)
+        + col["fees_monthly"] / hours
+        + col["fees_gpu_hour"]
+        + col["fees_per_tb_month"] / hours
+    ) * fx
     financing = col["prepay_fraction"] * rent * a.cost_of_capital * term / 24
     ops = (weights @ staffing_fixed + weights @ staffing_per_gpu * billed) * a.fte_cost_year / (billed * 8760)
     software = weights[:, jobs.index("serving_stack")] * a.software_gpu_hour + col["software_gpu_hour"] * fx
@@ -56,24 +72,32 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--offers", type=int, default=1000)
     parser.add_argument("--draws", type=int, default=10_000)
-    parser.add_argument("--signed", type=int, default=10, help="offers given six months of delivered evidence (posterior draws)")
+    parser.add_argument(
+        "--signed", type=int, default=10, help="offers given six months of delivered evidence (posterior draws)"
+    )
     args = parser.parse_args()
 
-    from procure.model.costing import OPERATING_JOBS
     from procure.analysis.evaluate import evaluate_with_inputs
     from procure.io.workspace import load_workspace
+    from procure.model.costing import OPERATING_JOBS
 
     print(f"procure speed, {args.offers:,} generated offers, {args.draws:,} Monte Carlo draws; {load()}")
     env, keep = private_env()
     # 1. start-up, and a daily command with its solves kept
-    helped, typer_alone, wall, cpu = paired([*PROCURE, "--help"], [sys.executable, "-c", "import typer"], runs=7, env=env)
-    print(f"  procure --help {helped.wall * 1000:.0f} ms ({helped.cpu * 1000:.0f} ms CPU) vs import typer {typer_alone.wall * 1000:.0f} ms"
-          f" ({typer_alone.cpu * 1000:.0f} ms CPU): {wall:.2f}x wall, {cpu:.2f}x CPU (budget 1.3x; {load()})")
+    helped, typer_alone, wall, cpu = paired(
+        [*PROCURE, "--help"], [sys.executable, "-c", "import typer"], runs=7, env=env
+    )
+    print(
+        f"  procure --help {helped.wall * 1000:.0f} ms ({helped.cpu * 1000:.0f} ms CPU) vs import typer {typer_alone.wall * 1000:.0f} ms"
+        f" ({typer_alone.cpu * 1000:.0f} ms CPU): {wall:.2f}x wall, {cpu:.2f}x CPU (budget 1.3x; {load()})"
+    )
     example = [*PROCURE, "compare", "-w", str(ROOT), "--as-of", str(AS_OF), "-f", "json"]
     run_once(example, env)  # the solve cache warmed
     warm, helped, wall, cpu = paired(example, [*PROCURE, "--help"], runs=5, env=env)
-    print(f"  procure compare on the example, warm solve cache: {warm.wall:.2f} s ({warm.cpu:.2f} s CPU), {wall:.2f}x wall and {cpu:.2f}x CPU"
-          f" of procure --help (budget 4x; {load()})")
+    print(
+        f"  procure compare on the example, warm solve cache: {warm.wall:.2f} s ({warm.cpu:.2f} s CPU), {wall:.2f}x wall and {cpu:.2f}x CPU"
+        f" of procure --help (budget 4x; {load()})"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         root = make_workspace(Path(tmp) / "ws", args.offers)
@@ -84,14 +108,20 @@ def main() -> None:
         loaded = time.perf_counter()
         ev, inputs = evaluate_with_inputs(ws, AS_OF)
         done = time.perf_counter()
-        print(f"  evaluate {args.offers:,} offers in process: {done - start:.2f} s (load {loaded - start:.2f} s, evaluate {done - loaded:.2f} s; budget 2 s)")
+        print(
+            f"  evaluate {args.offers:,} offers in process: {done - start:.2f} s (load {loaded - start:.2f} s, evaluate {done - loaded:.2f} s; budget 2 s)"
+        )
         again = time.process_time()
         load_workspace(root)
-        print(f"  load the {args.offers:,} offers again in the same process (procure's models imported): {time.process_time() - again:.2f} s CPU")
+        print(
+            f"  load the {args.offers:,} offers again in the same process (procure's models imported): {time.process_time() - again:.2f} s CPU"
+        )
         empty(env["PROCURE_CACHE_DIR"])
         cold = run_once([*PROCURE, "compare", "-w", str(root), "--as-of", str(AS_OF), "-f", "json"], env)
-        print(f"  procure compare --format json on {args.offers:,} offers, as a command, solve cache empty: {cold.wall:.2f} s wall,"
-              f" {cold.cpu:.2f} s CPU, {cold.peak_mb:.0f} MB peak ({load()})")
+        print(
+            f"  procure compare --format json on {args.offers:,} offers, as a command, solve cache empty: {cold.wall:.2f} s wall,"
+            f" {cold.cpu:.2f} s CPU, {cold.peak_mb:.0f} MB peak ({load()})"
+        )
 
         # 3. the costing step (the vectorized model on the evaluation's input arrays) vs bare numpy
         from procure.model.costing import cost_arrays
@@ -101,10 +131,17 @@ def main() -> None:
         model, wl, a = inputs.model, ws.config.workload, ws.config.assumptions
         reference = bare_numpy(col, model.staffing_fixed, model.staffing_per_gpu, OPERATING_JOBS, wl, a)
         ours = cost_arrays(col, model)["cost_per_task"]
-        assert np.allclose(ours, reference, rtol=1e-12, equal_nan=True), "the benchmark's reference disagrees with the cost model"
+        assert np.allclose(ours, reference, rtol=1e-12, equal_nan=True), (
+            "the benchmark's reference disagrees with the cost model"
+        )
         t_ours = min(_timed(lambda: cost_arrays(col, model)) for _ in range(50))
-        t_bare = min(_timed(lambda: bare_numpy(col, model.staffing_fixed, model.staffing_per_gpu, OPERATING_JOBS, wl, a)) for _ in range(50))
-        print(f"  costing step {t_ours * 1000:.2f} ms vs bare numpy {t_bare * 1000:.2f} ms on {len(col['basis']):,} offers: {t_ours / t_bare:.2f}x (budget 3x)")
+        t_bare = min(
+            _timed(lambda: bare_numpy(col, model.staffing_fixed, model.staffing_per_gpu, OPERATING_JOBS, wl, a))
+            for _ in range(50)
+        )
+        print(
+            f"  costing step {t_ours * 1000:.2f} ms vs bare numpy {t_bare * 1000:.2f} ms on {len(col['basis']):,} offers: {t_ours / t_bare:.2f}x (budget 3x)"
+        )
 
         # 4. Monte Carlo in a fresh process, for its peak memory
         script = (
@@ -118,7 +155,9 @@ def main() -> None:
         )
         out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout.split()
         mc, peak, base = float(out[0]), float(out[1]), float(out[2])
-        print(f"  Monte Carlo {args.draws:,} draws x {args.offers:,} offers: {mc:.2f} s, peak resident memory {peak:.0f} MB ({base:.0f} MB before; budgets 3 s, 1 GB; {load()})")
+        print(
+            f"  Monte Carlo {args.draws:,} draws x {args.offers:,} offers: {mc:.2f} s, peak resident memory {peak:.0f} MB ({base:.0f} MB before; budgets 3 s, 1 GB; {load()})"
+        )
     keep.cleanup()
 
 
@@ -130,11 +169,17 @@ def sign(root: Path, count: int) -> None:
     for offer_id in ids:
         folder = root / "actuals" / offer_id
         folder.mkdir(parents=True)
-        metrics = ["month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps"]
+        metrics = [
+            "month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps"
+        ]
         metrics += [f"{m},1.5e11,150000000,75000,0.45,0.94,2.2,11.9,19.0,35.5,1,0,0" for m in months]
         (folder / "metrics.csv").write_text("\n".join(metrics) + "\n")
-        (folder / "invoices.csv").write_text("month,gpu_hours,output_tokens,amount\n" + "".join(f"{m},186880,,900000\n" for m in months))
-        (folder / "incidents.csv").write_text("start,end,impact,components\n2026-07-14T02:10:00Z,2026-07-14T04:10:00Z,major,inference\n")
+        (folder / "invoices.csv").write_text(
+            "month,gpu_hours,output_tokens,amount\n" + "".join(f"{m},186880,,900000\n" for m in months)
+        )
+        (folder / "incidents.csv").write_text(
+            "start,end,impact,components\n2026-07-14T02:10:00Z,2026-07-14T04:10:00Z,major,inference\n"
+        )
 
 
 def _timed(call) -> float:  # type: ignore[no-untyped-def]

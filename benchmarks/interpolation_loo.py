@@ -32,7 +32,16 @@ from procure.model.performance import INTERPOLATION_METHODS, interpolate, pareto
 
 CURVE_KEY = ("hw", "framework", "model", "precision", "spec_decoding", "isl", "osl")
 # A configuration run at one concurrency; its latest date is kept.
-CONFIG_KEY = CURVE_KEY + ("disagg", "num_prefill_gpu", "num_decode_gpu", "prefill_tp", "decode_tp", "decode_ep", "decode_dp_attention", "conc")
+CONFIG_KEY = CURVE_KEY + (
+    "disagg",
+    "num_prefill_gpu",
+    "num_decode_gpu",
+    "prefill_tp",
+    "decode_tp",
+    "decode_ep",
+    "decode_dp_attention",
+    "conc",
+)
 
 # The H200 SGLang TP8 DeepSeek-R1 8k/1k points InferenceX published (single node; conc 4, 16, 64):
 # [interactivity, output tok/s/GPU]. Source: shared reference facts (InferenceX, SemiAnalysis, May 2026).
@@ -57,11 +66,16 @@ def curves(rows: list[dict]) -> tuple[dict[tuple, list[tuple[float, float]]], li
     skipped: list[str] = []
     for index, row in enumerate(rows):
         if row.get("output_tput_per_gpu") is None:
-            skipped.append(f"{row.get('hw')} {row.get('framework')} {row.get('date')}: no output_tput_per_gpu (published before it was)")
+            skipped.append(
+                f"{row.get('hw')} {row.get('framework')} {row.get('date')}: no output_tput_per_gpu (published before it was)"
+            )
             continue
         resolved, problems = billed_output(row, index=index)
         if resolved is None or not isinstance(row.get("median_intvty"), (int, float)):
-            skipped.append(f"{row.get('hw')} {row.get('framework')} conc {row.get('conc')} {row.get('date')} {row.get('run_url')}: " + "; ".join(p.message for p in problems))
+            skipped.append(
+                f"{row.get('hw')} {row.get('framework')} conc {row.get('conc')} {row.get('date')} {row.get('run_url')}: "
+                + "; ".join(p.message for p in problems)
+            )
             continue
         found[tuple(str(row.get(k)) for k in CURVE_KEY)].append((float(row["median_intvty"]), resolved[1]))
     return dict(found), skipped
@@ -88,7 +102,12 @@ def gap_errors(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     for i in range(1, len(frontier) - 1):
         x, y = frontier[i]
         rest = frontier[:i] + frontier[i + 1 :]
-        found.append(((frontier[i + 1][0] - frontier[i - 1][0]) / x, math.log(interpolate([p[0] for p in rest], [p[1] for p in rest], x, "log") / y)))
+        found.append(
+            (
+                (frontier[i + 1][0] - frontier[i - 1][0]) / x,
+                math.log(interpolate([p[0] for p in rest], [p[1] for p in rest], x, "log") / y),
+            )
+        )
     return found
 
 
@@ -101,7 +120,9 @@ def ranges(found: dict[tuple, list[tuple[float, float]]]) -> None:
     g = np.array([p[0] for p in pairs])
     e = np.array([p[1] for p in pairs])
     low, high = np.quantile(e / np.sqrt(g), [0.1, 0.9])
-    print(f"\n{len(pairs)} points: ln error / sqrt(g) P10 {low:.3f}, P90 {high:.3f}; median error {np.exp(np.median(e)) - 1:+.1%}, mean |ln error| {np.abs(e).mean():.3f}")
+    print(
+        f"\n{len(pairs)} points: ln error / sqrt(g) P10 {low:.3f}, P90 {high:.3f}; median error {np.exp(np.median(e)) - 1:+.1%}, mean |ln error| {np.abs(e).mean():.3f}"
+    )
     for a, b in ((0, 0.5), (0.5, 1), (1, 2), (2, np.inf)):
         inside = (g >= a) & (g < b)
         covered = (e[inside] >= low * np.sqrt(g[inside])) & (e[inside] <= high * np.sqrt(g[inside]))
@@ -113,7 +134,9 @@ def table(errors: list[dict[str, float]]) -> list[tuple[str, float, float, float
     rows = []
     for m in INTERPOLATION_METHODS:
         e = [r[m] for r in errors]
-        rows.append((m, statistics.fmean(e), statistics.fmean(abs(v) for v in e), max(e), sum(v > 0.05 for v in e) / len(e)))
+        rows.append(
+            (m, statistics.fmean(e), statistics.fmean(abs(v) for v in e), max(e), sum(v > 0.05 for v in e) / len(e))
+        )
     return rows
 
 
@@ -135,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         errors.extend(loo)
         disagg = any(str(r.get("disagg")) == "True" for r in rows if tuple(str(r.get(k)) for k in CURVE_KEY) == key)
         by_kind["disaggregated" if disagg else "single-node"].extend(loo)
-    print(f"{len(rows)} rows (latest per configuration and concurrency), {len(found)} curves, {counted} with an interior frontier point, {len(errors)} points")
+    print(
+        f"{len(rows)} rows (latest per configuration and concurrency), {len(found)} curves, {counted} with an interior frontier point, {len(errors)} points"
+    )
     print()
     print("| method | mean error | mean absolute error | worst overstatement | points overstated > 5% |")
     print("| --- | ---: | ---: | ---: | ---: |")
@@ -147,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {m} | {mean:+.1%} | {mae:.1%} | {worst:+.1%} | {share:.0%} |")
     xs, ys = zip(*sorted(H200_SGLANG_8K1K))
     print()
-    print("H200 SGLang 8k/1k, the conc-16 point (50.0, 93.89) from its two neighbours (monotone on two points is linear):")
+    print(
+        "H200 SGLang 8k/1k, the conc-16 point (50.0, 93.89) from its two neighbours (monotone on two points is linear):"
+    )
     for m in INTERPOLATION_METHODS:
         value = interpolate([xs[0], xs[2]], [ys[0], ys[2]], 50.0, m)
         print(f"  {m}: {value:.2f} ({value / 93.89 - 1:+.1%})")

@@ -11,10 +11,28 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 JOBS = (
-    "hardware_repair", "firmware_drivers", "os_patching", "fabric_isolation", "health_checks", "scheduler",
-    "storage", "monitoring", "incident_response", "serving_stack", "release_validation", "capacity_planning",
+    "hardware_repair",
+    "firmware_drivers",
+    "os_patching",
+    "fabric_isolation",
+    "health_checks",
+    "scheduler",
+    "storage",
+    "monitoring",
+    "incident_response",
+    "serving_stack",
+    "release_validation",
+    "capacity_planning",
 )
-MANAGED = {"hardware_repair", "firmware_drivers", "os_patching", "fabric_isolation", "health_checks", "scheduler", "monitoring"}
+MANAGED = {
+    "hardware_repair",
+    "firmware_drivers",
+    "os_patching",
+    "fabric_isolation",
+    "health_checks",
+    "scheduler",
+    "monitoring",
+}
 CURVES = ("b200-dynamo-trt-fp4", "b200-dynamo-sglang-fp4", "b200-trt-fp8", "b200-sglang-fp8")
 
 
@@ -42,11 +60,17 @@ def offer(i: int, rng: random.Random) -> dict:
             "gpu_hour": round(rng.uniform(2.9, 6.7), 2),
             "discount": rng.choice([0.0, 0.05]),
             "prepay_fraction": rng.choice([0.0, 0.25]),
-            "fees": [{"name": "onboarding", "once": rng.choice([0, 20000, 40000])}, {"name": "support", "gpu_hour": 0.03}],
+            "fees": [
+                {"name": "onboarding", "once": rng.choice([0, 20000, 40000])},
+                {"name": "support", "gpu_hour": 0.03},
+            ],
         },
         "service": {
             "kind": kind,
-            "sla": {"availability": rng.choice([0.99, 0.995, 0.999]), "node_replacement_hours": rng.choice([12, 24, 48, 72])},
+            "sla": {
+                "availability": rng.choice([0.99, 0.995, 0.999]),
+                "node_replacement_hours": rng.choice([12, 24, 48, 72]),
+            },
             "attestations": rng.choice([["soc2_type2"], ["iso27001"], ["soc2_type2", "iso27001"], []]),
             "tenant_isolation": rng.random() > 0.1,
             "isolated_monitoring": rng.random() > 0.1,

@@ -37,11 +37,14 @@ def run_once(command: list[str], env: dict[str, str] | None = None, cwd: str | N
 
 
 def median_run(runs: list[Run]) -> Run:
-    return Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs), max(r.peak_mb for r in runs))
+    return Run(
+        statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs), max(r.peak_mb for r in runs)
+    )
 
 
-def paired(a: list[str], b: list[str], runs: int = 5, env: dict[str, str] | None = None, warmup: bool = True,
-           before_each=None) -> tuple[Run, Run, float, float]:  # type: ignore[no-untyped-def]
+def paired(
+    a: list[str], b: list[str], runs: int = 5, env: dict[str, str] | None = None, warmup: bool = True, before_each=None
+) -> tuple[Run, Run, float, float]:  # type: ignore[no-untyped-def]
     """A and B in turn: the median run of each and the median of the pair-by-pair ratios A/B (wall, CPU).
     `before_each()`, if given, runs before every run (e.g. to empty a cache folder)."""
     if warmup:
@@ -68,8 +71,13 @@ def load() -> str:
 def private_env(**extra: str) -> tuple[dict[str, str], tempfile.TemporaryDirectory]:
     """The environment for timed commands: a temporary solve-cache folder and key, never the user's."""
     folder = tempfile.TemporaryDirectory(prefix="procure-bench-")
-    env = {**os.environ, "PROCURE_CACHE_DIR": str(Path(folder.name) / "cache"), "XDG_STATE_HOME": str(Path(folder.name) / "state"),
-           "XDG_CACHE_HOME": str(Path(folder.name) / "xdg-cache"), **extra}
+    env = {
+        **os.environ,
+        "PROCURE_CACHE_DIR": str(Path(folder.name) / "cache"),
+        "XDG_STATE_HOME": str(Path(folder.name) / "state"),
+        "XDG_CACHE_HOME": str(Path(folder.name) / "xdg-cache"),
+        **extra,
+    }
     return env, folder
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import csv
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 # Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they reorder the text around
 # them. The plain marks U+200E/U+200F do not, and right-to-left scripts need them: they stay.

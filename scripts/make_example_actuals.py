@@ -26,7 +26,7 @@ import calendar
 import json
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +49,14 @@ def label(bound: float) -> str:
 
 
 def main() -> None:
-    from procure.io.actuals import import_actuals, offer_size
     from procure.analysis.evaluate import evaluate
+    from procure.io.actuals import import_actuals, offer_size
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(ROOT)
-    record = evaluate(ws, datetime(2026, 11, 29).date(), delivered=False).offer(OFFER)  # the promise, not the promise blended with earlier evidence
+    record = evaluate(ws, datetime(2026, 11, 29).date(), delivered=False).offer(
+        OFFER
+    )  # the promise, not the promise blended with earlier evidence
     m = record.metrics
     promised = m["throughput"] * 3600 * m["availability"] * m["utilization"] * m["fill"]  # tokens per billed GPU-hour
     rng = np.random.default_rng(2026)
@@ -66,7 +68,7 @@ def main() -> None:
     e2e_counts = np.zeros(len(E2E_BOUNDS))
     for (year, month), ratio in zip(MONTHS, RATIOS):
         days = calendar.monthrange(year, month)[1]
-        start = datetime(year, month, 1, tzinfo=timezone.utc).timestamp()
+        start = datetime(year, month, 1, tzinfo=UTC).timestamp()
         times = start + STEP * np.arange(0, days * 86400 // STEP)
         if month == 9:  # a four-hour scrape gap
             times = times[(times < start + 10 * 86400) | (times > start + 10 * 86400 + 4 * 3600)]
@@ -96,13 +98,33 @@ def main() -> None:
             buckets_t.append([round(c) for c in ttft_counts])
             buckets_e.append([round(c) for c in e2e_counts])
         result = [
-            {"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "deepseek-ai/DeepSeek-R1"}, "values": [[float(t), str(v)] for t, v in zip(times, series["tokens"])]},
+            {
+                "metric": {"__name__": "vllm:generation_tokens_total", "model_name": "deepseek-ai/DeepSeek-R1"},
+                "values": [[float(t), str(v)] for t, v in zip(times, series["tokens"])],
+            },
         ]
         for reason in ("stop", "length", "abort"):
-            result.append({"metric": {"__name__": "vllm:request_success_total", "model_name": "deepseek-ai/DeepSeek-R1", "finished_reason": reason}, "values": [[float(t), str(v)] for t, v in zip(times, series[reason])]})
-        for name, bounds, rows in (("vllm:time_to_first_token_seconds_bucket", TTFT_BOUNDS, buckets_t), ("vllm:e2e_request_latency_seconds_bucket", E2E_BOUNDS, buckets_e)):
+            result.append(
+                {
+                    "metric": {
+                        "__name__": "vllm:request_success_total",
+                        "model_name": "deepseek-ai/DeepSeek-R1",
+                        "finished_reason": reason,
+                    },
+                    "values": [[float(t), str(v)] for t, v in zip(times, series[reason])],
+                }
+            )
+        for name, bounds, rows in (
+            ("vllm:time_to_first_token_seconds_bucket", TTFT_BOUNDS, buckets_t),
+            ("vllm:e2e_request_latency_seconds_bucket", E2E_BOUNDS, buckets_e),
+        ):
             for j, bound in enumerate(bounds):
-                result.append({"metric": {"__name__": name, "model_name": "deepseek-ai/DeepSeek-R1", "le": label(bound)}, "values": [[float(t), str(r[j])] for t, r in zip(times, rows)]})
+                result.append(
+                    {
+                        "metric": {"__name__": name, "model_name": "deepseek-ai/DeepSeek-R1", "le": label(bound)},
+                        "values": [[float(t), str(r[j])] for t, r in zip(times, rows)],
+                    }
+                )
         path = tmp / f"{year}-{month:02d}.json"
         path.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}))
         files.append(path)
@@ -117,7 +139,13 @@ def main() -> None:
     # an import merges into the kept evidence: the example is made afresh, so the old one goes first
     for kept in (ROOT / "actuals" / OFFER).glob("*"):
         kept.unlink()
-    written, notes = import_actuals(ROOT, OFFER, [*files, incidents, bills], ws.config.actuals, offer_size(next(o for o in ws.offers if o.id == OFFER)))
+    written, notes = import_actuals(
+        ROOT,
+        OFFER,
+        [*files, incidents, bills],
+        ws.config.actuals,
+        offer_size(next(o for o in ws.offers if o.id == OFFER)),
+    )
     for note in notes[:10]:
         print("note:", note)
     for path in written:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 from typer.testing import CliRunner, Result
@@ -42,7 +42,9 @@ def run_on_terminal(args: list[str | Path], timeout: float = 120, **env: str) ->
     # Standard output goes to a file, not a pipe: a child writing more than a pipe holds would
     # block on it while this process reads the terminal to its end, and neither would go on.
     with tempfile.TemporaryFile() as stdout:
-        proc = subprocess.Popen([sys.executable, "-m", "procure", *map(str, args)], stdout=stdout, stderr=slave, env=environment)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "procure", *map(str, args)], stdout=stdout, stderr=slave, env=environment
+        )
         os.close(slave)
         err = b""
         while True:
@@ -72,4 +74,8 @@ def edit(ws: Path, name: str, old: str, new: str) -> int:
 def header_cells(table: str) -> list[str]:
     """A terminal table's column headers, each cell's wrapped lines joined: 'USD/1k tasks 24 mo'."""
     lines = [line.strip()[1:-1].split("┃") for line in table.splitlines() if line.strip().startswith("┃")]
-    return [" ".join(" ".join(line[i] for line in lines if i < len(line)).split()) for i in range(len(lines[0]))] if lines else []
+    return (
+        [" ".join(" ".join(line[i] for line in lines if i < len(line)).split()) for i in range(len(lines[0]))]
+        if lines
+        else []
+    )

@@ -8,8 +8,9 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -57,23 +58,48 @@ _build_each_app_once()
 # only their order matters.
 SCOPE_SECONDS = {
     "slow": {
-        "tests/test_report_layout.py::[synthetic50]": 134, "tests/test_cli_report.py": 113,
-        "tests/test_report_layout.py::[example]": 100, "tests/test_assemble.py": 50, "tests/test_xlsx_live.py": 43,
-        "tests/test_hostile_faults.py": 38, "tests/test_hostile_properties.py": 36, "tests/test_documents.py": 32,
-        "tests/test_hostile_text.py": 24, "tests/test_hostile_data_loss.py": 23, "tests/test_decision.py": 19,
-        "tests/test_history.py": 17, "tests/test_report_layout.py::[rated]": 17,
-        "tests/test_report_layout.py::[real_offers]": 14, "tests/test_report_layout.py::[many_fees]": 12,
-        "tests/test_hostile_plan_limits.py": 11, "tests/test_report_layout.py::[basic]": 6,
+        "tests/test_report_layout.py::[synthetic50]": 134,
+        "tests/test_cli_report.py": 113,
+        "tests/test_report_layout.py::[example]": 100,
+        "tests/test_assemble.py": 50,
+        "tests/test_xlsx_live.py": 43,
+        "tests/test_hostile_faults.py": 38,
+        "tests/test_hostile_properties.py": 36,
+        "tests/test_documents.py": 32,
+        "tests/test_hostile_text.py": 24,
+        "tests/test_hostile_data_loss.py": 23,
+        "tests/test_decision.py": 19,
+        "tests/test_history.py": 17,
+        "tests/test_report_layout.py::[rated]": 17,
+        "tests/test_report_layout.py::[real_offers]": 14,
+        "tests/test_report_layout.py::[many_fees]": 12,
+        "tests/test_hostile_plan_limits.py": 11,
+        "tests/test_report_layout.py::[basic]": 6,
         "tests/test_report_layout.py::[offer_kinds]": 3,
     },
     "fast": {
-        "tests/test_hostile_values.py": 73, "tests/test_cli_table_width.py": 60, "tests/test_hostile_paths.py": 41,
-        "tests/test_hostile_numbers.py": 39, "tests/test_report_formulas.py": 40, "tests/test_hostile_yaml.py": 29,
-        "tests/test_documents.py": 26, "tests/test_cli_json_envelope.py": 24, "tests/test_plan.py": 23,
-        "tests/test_hostile_readers.py": 22, "tests/test_board.py": 22, "tests/test_cli_compare_uncertainty.py": 21,
-        "tests/test_uncertainty.py": 20, "tests/test_history.py": 19, "tests/test_cli_progress.py": 18,
-        "tests/test_hostile_rating_inputs.py": 16, "tests/test_cli_plan.py": 16, "tests/test_hostile_history.py": 14,
-        "tests/test_cashflow.py": 13, "tests/test_cli_out.py": 11, "tests/test_hostile_plan_limits.py": 10, "tests/test_hostile_csv.py": 10,
+        "tests/test_hostile_values.py": 73,
+        "tests/test_cli_table_width.py": 60,
+        "tests/test_hostile_paths.py": 41,
+        "tests/test_hostile_numbers.py": 39,
+        "tests/test_report_formulas.py": 40,
+        "tests/test_hostile_yaml.py": 29,
+        "tests/test_documents.py": 26,
+        "tests/test_cli_json_envelope.py": 24,
+        "tests/test_plan.py": 23,
+        "tests/test_hostile_readers.py": 22,
+        "tests/test_board.py": 22,
+        "tests/test_cli_compare_uncertainty.py": 21,
+        "tests/test_uncertainty.py": 20,
+        "tests/test_history.py": 19,
+        "tests/test_cli_progress.py": 18,
+        "tests/test_hostile_rating_inputs.py": 16,
+        "tests/test_cli_plan.py": 16,
+        "tests/test_hostile_history.py": 14,
+        "tests/test_cashflow.py": 13,
+        "tests/test_cli_out.py": 11,
+        "tests/test_hostile_plan_limits.py": 10,
+        "tests/test_hostile_csv.py": 10,
     },
 }
 TYPICAL_S = {"slow": 3.0, "fast": 0.08}  # a test of the slow step, and of the others, when nothing was measured
@@ -108,7 +134,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def scope_cache_key(config: pytest.Config) -> str:
     """Where the seconds each unit took are kept: one table per selection (the two steps of make test)."""
-    return "procure/scope-seconds/" + "".join(c if c.isalnum() else "-" for c in (config.getoption("markexpr") or "all"))
+    return "procure/scope-seconds/" + "".join(
+        c if c.isalnum() else "-" for c in (config.getoption("markexpr") or "all")
+    )
 
 
 def scope_of(nodeid: str) -> str:
@@ -129,8 +157,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     measured: dict[str, float] = config.cache.get(scope_cache_key(config), {}) if config.cache else {}
     markexpr = config.getoption("markexpr") or ""
-    if "slow" not in markexpr:  # the whole suite, or all but the long checks (make test): a module's tests of both kinds
-        typical, known = TYPICAL_S["fast"], {s: SCOPE_SECONDS["slow"].get(s, 0) + SCOPE_SECONDS["fast"].get(s, 0) for s in {**SCOPE_SECONDS["slow"], **SCOPE_SECONDS["fast"]}}
+    if (
+        "slow" not in markexpr
+    ):  # the whole suite, or all but the long checks (make test): a module's tests of both kinds
+        typical, known = (
+            TYPICAL_S["fast"],
+            {
+                s: SCOPE_SECONDS["slow"].get(s, 0) + SCOPE_SECONDS["fast"].get(s, 0)
+                for s in {**SCOPE_SECONDS["slow"], **SCOPE_SECONDS["fast"]}
+            },
+        )
     else:
         step = "slow" if "slow" in markexpr and "not slow" not in markexpr else "fast"
         typical, known = TYPICAL_S[step], SCOPE_SECONDS[step]
@@ -146,7 +182,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             units: dict[str, dict[str, bool]] = {}
             for nodeid in self.collection:
                 units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-            cost = {scope: measured.get(scope, known.get(scope, typical * len(tests))) for scope, tests in units.items()}
+            cost = {
+                scope: measured.get(scope, known.get(scope, typical * len(tests))) for scope, tests in units.items()
+            }
             for scope in sorted(units, key=lambda scope: -cost[scope]):
                 self.workqueue[scope] = units[scope]
             for _ in range(max(0, len(self.nodes) - len(self.workqueue))):  # more workers than work
@@ -182,10 +220,17 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """After a run shared between workers (the one the order above is for), keep what each unit took."""
     config = session.config
-    if hasattr(config, "workerinput") or config.cache is None or config.getoption("dist", "no") != "loadscope" or not _took:
+    if (
+        hasattr(config, "workerinput")
+        or config.cache is None
+        or config.getoption("dist", "no") != "loadscope"
+        or not _took
+    ):
         return
     key = scope_cache_key(config)
-    config.cache.set(key, {**config.cache.get(key, {}), **{scope: round(seconds, 2) for scope, seconds in _took.items()}})
+    config.cache.set(
+        key, {**config.cache.get(key, {}), **{scope: round(seconds, 2) for scope, seconds in _took.items()}}
+    )
 
 
 @pytest.fixture(scope="session")
@@ -224,9 +269,23 @@ def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
 # workspace's files, the environment variables a report reads, and procure's source and templates. A lock on
 # the entry makes one worker render while another asking for the same report waits, then reads it.
 
-SHARED_ENV = ("SOURCE_DATE_EPOCH", "PROCURE_CACHE_DIR", "COLUMNS", "NO_COLOR", "TZ")  # what the key includes of the environment
+SHARED_ENV = (
+    "SOURCE_DATE_EPOCH",
+    "PROCURE_CACHE_DIR",
+    "COLUMNS",
+    "NO_COLOR",
+    "TZ",
+)  # what the key includes of the environment
 NOT_WORKSPACE = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "procure.egg-info"}
-NOT_EXAMPLE = {"procure", "templates", "tests", "docs", "benchmarks", "scripts", ".ci"}  # the repository around the example
+NOT_EXAMPLE = {
+    "procure",
+    "templates",
+    "tests",
+    "docs",
+    "benchmarks",
+    "scripts",
+    ".ci",
+}  # the repository around the example
 
 
 def tree_digest(root: Path, skip: set[str] = frozenset()) -> str:  # type: ignore[assignment]
@@ -256,15 +315,24 @@ def shared_report(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
     """shared_report(workspace, "--board", fmt="html") -> the file `procure report --board --format html -w
     workspace --as-of 2026-11-29` writes, rendered once for the whole run (read-only: copy it to change it)."""
     base = tmp_path_factory.getbasetemp()
-    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-reports"  # the run's, not a worker's
+    folder = (
+        base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    ) / "shared-reports"  # the run's, not a worker's
     folder.mkdir(exist_ok=True)
 
     def render(workspace: Path, *options: str, fmt: str = "html", as_of: str = "2026-11-29") -> Path:
         from clihelp import run
 
         workspace = Path(workspace).resolve()
-        inputs = [str(workspace), tree_digest(workspace, NOT_EXAMPLE if workspace == ROOT else set()), list(options), fmt, as_of,
-                  {name: os.environ.get(name) for name in SHARED_ENV}, source_digest()]
+        inputs = [
+            str(workspace),
+            tree_digest(workspace, NOT_EXAMPLE if workspace == ROOT else set()),
+            list(options),
+            fmt,
+            as_of,
+            {name: os.environ.get(name) for name in SHARED_ENV},
+            source_digest(),
+        ]
         key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
         done = folder / key
         target = done / f"report.{fmt}"
@@ -274,7 +342,9 @@ def shared_report(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
                 work = folder / f"{key}.partial"
                 shutil.rmtree(work, ignore_errors=True)
                 work.mkdir()
-                result = run("report", *options, "--format", fmt, "-w", workspace, "--as-of", as_of, "--out", work / target.name)
+                result = run(
+                    "report", *options, "--format", fmt, "-w", workspace, "--as-of", as_of, "--out", work / target.name
+                )
                 assert result.exit_code == 0, result.output
                 (work / target.name).chmod(0o444)
                 work.rename(done)
@@ -293,7 +363,6 @@ def workspace_copy(tmp_path: Path) -> Callable[[str], Path]:
         return target
 
     return copy
-
 
 
 @pytest.fixture(autouse=True)

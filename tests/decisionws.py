@@ -31,14 +31,37 @@ INDEX = "date,price\n2026-08-31,4.90\n2026-09-30,5.00\n2026-10-31,5.00\n"
 
 def write(root: Path, *, high: float = 2.0, today: float | None = 0.004) -> Path:
     cfg = planws.config(
-        demand={"months": 12, "start": 100 * planws.TASKS_PER_GPU_MONTH, "growth": 0.0, "paths": [{"name": "low", "factor": 1.0, "probability": 0.5}, {"name": "high", "factor": high, "probability": 0.5}]},
+        demand={
+            "months": 12,
+            "start": 100 * planws.TASKS_PER_GPU_MONTH,
+            "growth": 0.0,
+            "paths": [
+                {"name": "low", "factor": 1.0, "probability": 0.5},
+                {"name": "high", "factor": high, "probability": 0.5},
+            ],
+        },
         hedge={"horizon_months": 12, "contract_gpu_hours": 730},
     )
     if today is not None:
         cfg["market"] = {"own": [{"cost_per_task": today, "date": "2026-10-31"}]}
     offers = [
-        planws.offer("alpha", vendor="Alpha Compute", gpus=0, max_gpus=100, gpu_hour=3.0, term_months=12, valid_until="2027-03-31"),
-        planws.offer("bravo", vendor="Bravo Cloud", gpus=0, burst={"gpu_hour": 5.0, "max_gpus": 300}, term_months=1, valid_until="2027-05-31"),
+        planws.offer(
+            "alpha",
+            vendor="Alpha Compute",
+            gpus=0,
+            max_gpus=100,
+            gpu_hour=3.0,
+            term_months=12,
+            valid_until="2027-03-31",
+        ),
+        planws.offer(
+            "bravo",
+            vendor="Bravo Cloud",
+            gpus=0,
+            burst={"gpu_hour": 5.0, "max_gpus": 300},
+            term_months=1,
+            valid_until="2027-05-31",
+        ),
     ]
     planws.write(root, cfg, offers)
     (root / "market").mkdir(exist_ok=True)

@@ -9,9 +9,10 @@ with its table and whether it is a header, every column header's lines, every fi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 HEADINGS = {"h1", "h2", "h3", "h4"}
 FORCED = {"page", "left", "right", "recto", "verso"}  # break-before values that start a new page
@@ -48,11 +49,17 @@ class Page:
     rows: list[Row] = field(default_factory=list)
     figures: int = 0  # images and SVG charts
     headers: list[HeaderCell] = field(default_factory=list)
-    blocks: set[int] = field(default_factory=set)  # ids of the block elements (sections, articles, tables, ...) with a box here
+    blocks: set[int] = field(
+        default_factory=set
+    )  # ids of the block elements (sections, articles, tables, ...) with a box here
     forced: set[int] = field(default_factory=set)  # ids of those whose style forces a page break before them
-    first: list[Any] = field(default_factory=list)  # the block elements around the page's first content, outermost first
+    first: list[Any] = field(
+        default_factory=list
+    )  # the block elements around the page's first content, outermost first
     last: list[Any] = field(default_factory=list)  # the block elements around its last content, outermost first
-    chars: dict[str, set[str]] = field(default_factory=dict)  # every character printed, margins included, by the first font family asked for
+    chars: dict[str, set[str]] = field(
+        default_factory=dict
+    )  # every character printed, margins included, by the first font family asked for
     top: float = 0.0  # the page's content area: its top and height (points)
     height: float = 0.0
     bottom: float = 0.0  # the lowest edge of anything printed in the content area (a line, a row, a figure)
@@ -124,7 +131,11 @@ def read_page(number: int, page_box: Any) -> Page:
             return
         element = getattr(box, "element", None)
         pushed = False
-        if kind in ("BlockBox", "TableBox", "BlockReplacedBox") and element is not None and element.tag not in ("html", "body"):
+        if (
+            kind in ("BlockBox", "TableBox", "BlockReplacedBox")
+            and element is not None
+            and element.tag not in ("html", "body")
+        ):
             if not chain or chain[-1] is not element:
                 chain.append(element)
                 pushed = True
@@ -136,7 +147,16 @@ def read_page(number: int, page_box: Any) -> Page:
                 reach(row)
                 cells = [c for c in row.children if getattr(c, "element_tag", None) in ("td", "th")]
                 all_th = bool(cells) and all(c.element_tag == "th" for c in cells)
-                page.rows.append(Row(_table_of(chain, element), row.element, box.is_header, all_th, max((_line_count(c) for c in cells), default=0), _text(row)))
+                page.rows.append(
+                    Row(
+                        _table_of(chain, element),
+                        row.element,
+                        box.is_header,
+                        all_th,
+                        max((_line_count(c) for c in cells), default=0),
+                        _text(row),
+                    )
+                )
                 for cell in row.children:
                     if getattr(cell, "element_tag", None) == "th":
                         _header_cell(page, cell)
@@ -195,7 +215,11 @@ def promised_but_missing(fonts_css: Path) -> dict[str, set[str]]:
         cmap = TTFont(str(fonts_css.parent / source.group(1))).getBestCmap()
         for part in claimed.group(1).split(","):
             low, _, high = part.strip()[2:].partition("-")
-            missing.setdefault(family.group(1), set()).update(chr(c) for c in range(int(low, 16), int(high or low, 16) + 1) if c not in cmap and not 0xD800 <= c <= 0xDFFF)
+            missing.setdefault(family.group(1), set()).update(
+                chr(c)
+                for c in range(int(low, 16), int(high or low, 16) + 1)
+                if c not in cmap and not 0xD800 <= c <= 0xDFFF
+            )
     return missing
 
 
@@ -322,13 +346,19 @@ def header_problems(pages_: list[Page]) -> list[str]:
 
 def heading_at_foot(pages_: list[Page]) -> list[str]:
     """Headings that end a page while what they introduce starts on the next."""
-    return [f"page {p.number}: {element_text(p.last[-1])!r}" for p in pages_ if p.last and p.last[-1].tag in HEADINGS and p.number < len(pages_)]
+    return [
+        f"page {p.number}: {element_text(p.last[-1])!r}"
+        for p in pages_
+        if p.last and p.last[-1].tag in HEADINGS and p.number < len(pages_)
+    ]
 
 
 def has_header(table: Any) -> bool:
     """A table with column headers: a <thead>, or a first row of <th> cells."""
     first = next(iter(table.iter("tr")), None)
-    return any(c.tag == "thead" for c in table) or (first is not None and bool(_cells(first)) and all(c.tag == "th" for c in _cells(first)))
+    return any(c.tag == "thead" for c in table) or (
+        first is not None and bool(_cells(first)) and all(c.tag == "th" for c in _cells(first))
+    )
 
 
 def _cells(row: Any) -> list[Any]:
@@ -352,4 +382,6 @@ def starts_anew(pages_: list[Page], page: Page) -> bool:
     """Whether a page starts with an element whose style forces a page break before it (a chapter, an
     offer's section) and that was not on the page before."""
     before = pages_[page.number - 2] if page.number > 1 else None
-    return page.number == 1 or any(id(e) in page.forced and (before is None or id(e) not in before.blocks) for e in page.first)
+    return page.number == 1 or any(
+        id(e) in page.forced and (before is None or id(e) not in before.blocks) for e in page.first
+    )

@@ -19,8 +19,18 @@ TASKS_PER_GPU_HOUR = 1080.0
 TASKS_PER_GPU_MONTH = TASKS_PER_GPU_HOUR * 730
 
 JOBS = (
-    "hardware_repair", "firmware_drivers", "os_patching", "fabric_isolation", "health_checks", "scheduler",
-    "storage", "monitoring", "incident_response", "serving_stack", "release_validation", "capacity_planning",
+    "hardware_repair",
+    "firmware_drivers",
+    "os_patching",
+    "fabric_isolation",
+    "health_checks",
+    "scheduler",
+    "storage",
+    "monitoring",
+    "incident_response",
+    "serving_stack",
+    "release_validation",
+    "capacity_planning",
 )
 
 
@@ -28,19 +38,40 @@ def config(**changes: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "currency": "USD",
         "as_of": "2026-11-29",
-        "workload": {"name": "plan-test", "input_tokens": 1000, "output_tokens": 1000, "interactivity": 100, "success_rate": 1.0, "utilization": 1.0, "tasks_per_month": 100 * TASKS_PER_GPU_MONTH},
+        "workload": {
+            "name": "plan-test",
+            "input_tokens": 1000,
+            "output_tokens": 1000,
+            "interactivity": 100,
+            "success_rate": 1.0,
+            "utilization": 1.0,
+            "tasks_per_month": 100 * TASKS_PER_GPU_MONTH,
+        },
         "assumptions": {
-            "fte_cost_year": 200000, "cost_of_capital": 0.0, "software_gpu_hour": 0.0, "fx": {"EUR": 1.25},
+            "fte_cost_year": 200000,
+            "cost_of_capital": 0.0,
+            "software_gpu_hour": 0.0,
+            "fx": {"EUR": 1.25},
             "reliability": {"unrated": 1.0, "bands": [[0, 1.0]]},
             "jobs": {job: {"fte_fixed": 0.0, "fte_per_1000_gpus": 0.0} for job in JOBS},
         },
         "policy": {"acceptable_grades": ["P-MC", "P-MS"], "min_availability": 0.99},
-        "demand": {"months": 12, "start": 100 * TASKS_PER_GPU_MONTH, "growth": 0.0, "paths": [{"name": "low", "factor": 1.0, "probability": 0.5}, {"name": "high", "factor": 2.0, "probability": 0.5}]},
+        "demand": {
+            "months": 12,
+            "start": 100 * TASKS_PER_GPU_MONTH,
+            "growth": 0.0,
+            "paths": [
+                {"name": "low", "factor": 1.0, "probability": 0.5},
+                {"name": "high", "factor": 2.0, "probability": 0.5},
+            ],
+        },
         "plan": {"max_vendor_share": 1.0, "mip_gap": 0.0},
         # Stated, so that 300 tok/s, availability 1 and utilization 1 are what the point evaluation reads: every
         # throughput factor's mean is 1, and so are the availability and utilization factors' (defaults 0.99667, 0.98333).
         "uncertainty": {
-            "throughput": {source: {"triangular": [1.0, 1.0, 1.0]} for source in ("measured", "reference", "vendor_claim")},
+            "throughput": {
+                source: {"triangular": [1.0, 1.0, 1.0]} for source in ("measured", "reference", "vendor_claim")
+            },
             "production": {"triangular": [1.0, 1.0, 1.0]},
             "availability": {"triangular": [1.0, 1.0, 1.0]},
             "utilization": {"triangular": [1.0, 1.0, 1.0]},
@@ -54,8 +85,20 @@ def config(**changes: Any) -> dict[str, Any]:
     return base
 
 
-def offer(offer_id: str, *, gpus: int = 0, max_gpus: int | None = None, gpu_hour: float | None = None, burst: dict | None = None, node_gpus: int = 1,
-          term_months: int = 12, currency: str = "USD", vendor: str | None = None, per_mtok: dict | None = None, **extra: Any) -> dict[str, Any]:
+def offer(
+    offer_id: str,
+    *,
+    gpus: int = 0,
+    max_gpus: int | None = None,
+    gpu_hour: float | None = None,
+    burst: dict | None = None,
+    node_gpus: int = 1,
+    term_months: int = 12,
+    currency: str = "USD",
+    vendor: str | None = None,
+    per_mtok: dict | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     pricing: dict[str, Any] = {"currency": currency}
     if gpu_hour is not None:
         pricing["gpu_hour"] = gpu_hour
@@ -65,15 +108,27 @@ def offer(offer_id: str, *, gpus: int = 0, max_gpus: int | None = None, gpu_hour
         pricing["per_mtok"] = per_mtok
     pricing.update(extra.pop("pricing", {}))
     data: dict[str, Any] = {
-        "id": offer_id, "vendor": vendor or f"Vendor {offer_id}", "received": "2026-11-01", "valid_until": "2027-06-30", "region": "us-east", "gpu": "B200",
-        "term_months": term_months, "pricing": pricing,
+        "id": offer_id,
+        "vendor": vendor or f"Vendor {offer_id}",
+        "received": "2026-11-01",
+        "valid_until": "2027-06-30",
+        "region": "us-east",
+        "gpu": "B200",
+        "term_months": term_months,
+        "pricing": pricing,
         "service": {
-            "kind": "managed_serving" if per_mtok is not None else "managed_cluster", "sla": {"availability": 1.0, "node_replacement_hours": 24},
-            "attestations": ["soc2_type2"], "tenant_isolation": True, "isolated_monitoring": True, "node_gpus": node_gpus,
+            "kind": "managed_serving" if per_mtok is not None else "managed_cluster",
+            "sla": {"availability": 1.0, "node_replacement_hours": 24},
+            "attestations": ["soc2_type2"],
+            "tenant_isolation": True,
+            "isolated_monitoring": True,
+            "node_gpus": node_gpus,
         },
         "responsibilities": {job: "provider" for job in JOBS},
         # a per-token offer states the speed it serves at (else it fails the latency gate as "not stated")
-        "performance": {"points": [[50, 400], [100, 300], [150, 100]], "points_source": "measured"} if per_mtok is None else {"interactivity": 100},
+        "performance": {"points": [[50, 400], [100, 300], [150, 100]], "points_source": "measured"}
+        if per_mtok is None
+        else {"interactivity": 100},
     }
     if per_mtok is None:
         data["gpus"] = gpus
@@ -88,8 +143,22 @@ def offer(offer_id: str, *, gpus: int = 0, max_gpus: int | None = None, gpu_hour
 
 
 GRADES = [
-    {"id": "P-MC", "name": "Plan test cluster", "rank": 2, "gpu": "B200", "expect": "A managed cluster.", "requires": {"service_kinds": ["managed_cluster"]}},
-    {"id": "P-MS", "name": "Plan test serving", "rank": 1, "gpu": "B200", "expect": "Managed serving.", "requires": {"service_kinds": ["managed_serving"]}},
+    {
+        "id": "P-MC",
+        "name": "Plan test cluster",
+        "rank": 2,
+        "gpu": "B200",
+        "expect": "A managed cluster.",
+        "requires": {"service_kinds": ["managed_cluster"]},
+    },
+    {
+        "id": "P-MS",
+        "name": "Plan test serving",
+        "rank": 1,
+        "gpu": "B200",
+        "expect": "Managed serving.",
+        "requires": {"service_kinds": ["managed_serving"]},
+    },
 ]
 
 

@@ -7,5 +7,7 @@ utilization as stated is multiplied by these."""
 from __future__ import annotations
 
 AVAILABILITY_MEAN = (0.99 + 1.0 + 1.0) / 3  # triangular 0.99 / 1 / 1: 0.996667
-UTILIZATION_MEAN = (0.85 + 1.0 + 1.1) / 3  # triangular 0.85 / 1 / 1.1: 0.983333 (0.8 x 1.1 = 0.88 never reaches the cap of 1)
+UTILIZATION_MEAN = (
+    0.85 + 1.0 + 1.1
+) / 3  # triangular 0.85 / 1 / 1.1: 0.983333 (0.8 x 1.1 = 0.88 never reaches the cap of 1)
 DELIVERY_MEAN = AVAILABILITY_MEAN * UTILIZATION_MEAN  # on successful tasks per paid GPU-hour: 0.980056

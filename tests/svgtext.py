@@ -15,7 +15,10 @@ import math
 import re
 from dataclasses import dataclass
 
-ASCENT, DESCENT = 0.72, 0.2  # DejaVu Sans: capital height 0.73 of the font size, and most of a descender (matplotlib stacks a label's lines 0.9 apart)
+ASCENT, DESCENT = (
+    0.72,
+    0.2,
+)  # DejaVu Sans: capital height 0.73 of the font size, and most of a descender (matplotlib stacks a label's lines 0.9 apart)
 TOLERANCE = 0.5  # points of overlap or overhang tolerated (anti-aliasing, rounding)
 
 TEXT = re.compile(r"<text\b([^>]*)>(.*?)</text>", re.S)
@@ -68,7 +71,12 @@ def text_boxes(svg: str) -> list[TextBox]:
             x = y = 0.0
         width = _width(text, size, bold)
         start = {"start": 0.0, "middle": -width / 2, "end": -width}[anchor]
-        local = [(start, -ASCENT * size), (start + width, -ASCENT * size), (start + width, DESCENT * size), (start, DESCENT * size)]
+        local = [
+            (start, -ASCENT * size),
+            (start + width, -ASCENT * size),
+            (start + width, DESCENT * size),
+            (start, DESCENT * size),
+        ]
         boxes.append(TextBox(text, size, [_turn(u, v, angle, x, y) for u, v in local]))
     return boxes
 
@@ -106,8 +114,12 @@ def clipped(svg: str) -> list[str]:
         return []
     x0, y0, w, h = (float(v) for v in view.groups())
     return [
-        box.text for box in text_boxes(svg)
-        if any(px < x0 - TOLERANCE or px > x0 + w + TOLERANCE or py < y0 - TOLERANCE or py > y0 + h + TOLERANCE for px, py in box.corners)
+        box.text
+        for box in text_boxes(svg)
+        if any(
+            px < x0 - TOLERANCE or px > x0 + w + TOLERANCE or py < y0 - TOLERANCE or py > y0 + h + TOLERANCE
+            for px, py in box.corners
+        )
     ]
 
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from procure.io import telemetry as tm
-from procure.io.actuals import read_metrics_csv
 from procure.cli import app
 from procure.errors import Problem
+from procure.io import telemetry as tm
+from procure.io.actuals import read_metrics_csv
 from procure.io.workspace import load_workspace
 
 DATA = Path(__file__).parent / "data" / "actuals"
@@ -27,7 +27,7 @@ def run(*args: object):  # type: ignore[no-untyped-def]
 
 
 def at(text: str) -> float:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
 def test_a_counter_reset_counts_from_zero_as_prometheus_does():
@@ -55,7 +55,10 @@ def test_the_prometheus_documentation_range_query_is_read():
     problems: list[Problem] = []
     series = tm.read_query_range(DATA / "prometheus_api_range_example.json", "example.json", {"up"}, problems)
     assert problems == []
-    assert [(s.label("job"), list(s.values)) for s in series] == [("prometheus", [1.0, 1.0, 1.0]), ("node", [0.0, 0.0, 1.0])]
+    assert [(s.label("job"), list(s.values)) for s in series] == [
+        ("prometheus", [1.0, 1.0, 1.0]),
+        ("node", [0.0, 0.0, 1.0]),
+    ]
     assert series[0].times[0] == 1435781430.781
 
 
@@ -94,7 +97,15 @@ def series(name: str, samples: list[tuple[str, float]], **labels: str) -> dict:
 
 def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    tokens = series("vllm:generation_tokens_total", [("2026-10-31T23:58:00", 0), ("2026-10-31T23:59:00", 60), ("2026-11-01T00:00:00", 120), ("2026-11-01T00:01:00", 180)])
+    tokens = series(
+        "vllm:generation_tokens_total",
+        [
+            ("2026-10-31T23:58:00", 0),
+            ("2026-10-31T23:59:00", 60),
+            ("2026-11-01T00:00:00", 120),
+            ("2026-11-01T00:01:00", 180),
+        ],
+    )
     result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
@@ -108,12 +119,42 @@ def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_cop
 @pytest.mark.parametrize(
     "bad, message",
     [
-        ([series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1)])] * 2, "duplicate series vllm:generation_tokens_total"),
-        ([series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)], region="eu")], "unknown label region on vllm:generation_tokens_total"),
-        ([series("vllm:generation_tokens_total", [("2026-11-01T00:05:00", 1), ("2026-11-01T00:01:00", 2)])], "clock skew: vllm:generation_tokens_total"),
-        ([series("vllm:request_success_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)], finished_reason="repetition")], "unknown outcome finished_reason='repetition'"),
         (
-            [series("vllm:time_to_first_token_seconds_bucket", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)], le="0.5")],
+            [series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1)])] * 2,
+            "duplicate series vllm:generation_tokens_total",
+        ),
+        (
+            [
+                series(
+                    "vllm:generation_tokens_total",
+                    [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)],
+                    region="eu",
+                )
+            ],
+            "unknown label region on vllm:generation_tokens_total",
+        ),
+        (
+            [series("vllm:generation_tokens_total", [("2026-11-01T00:05:00", 1), ("2026-11-01T00:01:00", 2)])],
+            "clock skew: vllm:generation_tokens_total",
+        ),
+        (
+            [
+                series(
+                    "vllm:request_success_total",
+                    [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)],
+                    finished_reason="repetition",
+                )
+            ],
+            "unknown outcome finished_reason='repetition'",
+        ),
+        (
+            [
+                series(
+                    "vllm:time_to_first_token_seconds_bucket",
+                    [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)],
+                    le="0.5",
+                )
+            ],
             'histogram vllm:time_to_first_token_seconds_bucket{model_name="m"} has no +Inf bucket',
         ),
     ],
@@ -139,7 +180,9 @@ def test_invoices_and_incidents_are_kept_and_read_back(workspace_copy, tmp_path,
     ws = workspace_copy("basic")
     invoices = tmp_path / "invoices.csv"
     invoices.write_text("month,gpu_hours,output_tokens,amount\n2026-03,73000,,292000\n")
-    result = run("actuals", "import", invoices, data_dir / "incidents" / "serving_history.csv", "--offer", "alpha", "-w", ws)
+    result = run(
+        "actuals", "import", invoices, data_dir / "incidents" / "serving_history.csv", "--offer", "alpha", "-w", ws
+    )
     assert result.exit_code == 0, result.output
     loaded = load_workspace(ws).actuals["alpha"]
     assert loaded.invoices["2026-03"].gpu_hours == 73000 and loaded.invoices["2026-03"].amount == 292000
@@ -169,21 +212,33 @@ def test_bad_telemetry_errors_name_the_file_and_where_in_it(workspace_copy, tmp_
     result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
     # the file, the second entry of data.result, the series, and where it was seen first
-    assert f"{path}: data.result[1]: duplicate series vllm:generation_tokens_total{{model_name=\"m\"}} (also data.result[0])" in " ".join(result.output.split())
+    assert (
+        f'{path}: data.result[1]: duplicate series vllm:generation_tokens_total{{model_name="m"}} (also data.result[0])'
+        in " ".join(result.output.split())
+    )
 
 
 def snapshot(tmp_path: Path, name: str, body: str) -> Path:
     path = tmp_path / name
-    path.write_text("# HELP vllm:generation_tokens_total Number of generation tokens processed.\n# TYPE vllm:generation_tokens_total counter\n" + body)
+    path.write_text(
+        "# HELP vllm:generation_tokens_total Number of generation tokens processed.\n# TYPE vllm:generation_tokens_total counter\n"
+        + body
+    )
     return path
 
 
 def test_the_same_series_twice_in_one_snapshot_is_a_duplicate(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    path = snapshot(tmp_path, "2026-11-10T00:00:00Z.prom", 'vllm:generation_tokens_total{model_name="m"} 100.0\nvllm:generation_tokens_total{model_name="m"} 120.0\n')
+    path = snapshot(
+        tmp_path,
+        "2026-11-10T00:00:00Z.prom",
+        'vllm:generation_tokens_total{model_name="m"} 100.0\nvllm:generation_tokens_total{model_name="m"} 120.0\n',
+    )
     result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert 'duplicate series vllm:generation_tokens_total{model_name="m"} in one snapshot' in " ".join(result.output.split())
+    assert 'duplicate series vllm:generation_tokens_total{model_name="m"} in one snapshot' in " ".join(
+        result.output.split()
+    )
     assert path.name in result.output and not (ws / "actuals").exists()
 
 
@@ -191,29 +246,52 @@ def test_a_snapshot_sample_stamped_far_from_the_snapshot_is_clock_skew(workspace
     ws = workspace_copy("basic")
     # the file says 2026-11-10 00:00:00Z; the exporter stamped the sample 10 minutes later (more than the 5 allowed)
     stamp_ms = int(at("2026-11-10T00:10:00") * 1000)
-    path = snapshot(tmp_path, "2026-11-10T00:00:00Z.prom", f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {stamp_ms}\n')
+    path = snapshot(
+        tmp_path, "2026-11-10T00:00:00Z.prom", f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {stamp_ms}\n'
+    )
     result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
-    assert "clock skew: vllm:generation_tokens_total is stamped 2026-11-10 00:10:00Z, 10 minutes from the snapshot's time 2026-11-10 00:00:00Z" in " ".join(result.output.split())
+    assert (
+        "clock skew: vllm:generation_tokens_total is stamped 2026-11-10 00:10:00Z, 10 minutes from the snapshot's time 2026-11-10 00:00:00Z"
+        in " ".join(result.output.split())
+    )
     # within the 5 minutes it is read at its own stamp
-    near = snapshot(tmp_path, "2026-11-10T00:00:00Z.prom", f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {int(at("2026-11-10T00:04:00") * 1000)}\n')
+    near = snapshot(
+        tmp_path,
+        "2026-11-10T00:00:00Z.prom",
+        f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {int(at("2026-11-10T00:04:00") * 1000)}\n',
+    )
     later = snapshot(tmp_path, "2026-11-11T00:00:00Z.prom", 'vllm:generation_tokens_total{model_name="m"} 160.0\n')
     assert run("actuals", "import", near, later, "--offer", "alpha", "-w", ws).exit_code == 0
 
 
 def test_two_files_with_a_sample_at_one_time_are_a_duplicate(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    first = range_file(tmp_path, [series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)])], "a.json")
-    again = range_file(tmp_path, [series("vllm:generation_tokens_total", [("2026-11-01T00:01:00", 2), ("2026-11-01T00:02:00", 3)])], "b.json")
+    first = range_file(
+        tmp_path,
+        [series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)])],
+        "a.json",
+    )
+    again = range_file(
+        tmp_path,
+        [series("vllm:generation_tokens_total", [("2026-11-01T00:01:00", 2), ("2026-11-01T00:02:00", 3)])],
+        "b.json",
+    )
     result = run("actuals", "import", first, again, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
-    assert 'duplicate series: vllm:generation_tokens_total{model_name="m"} has two samples at 2026-11-01 00:01:00Z' in " ".join(result.output.split())
+    assert (
+        'duplicate series: vllm:generation_tokens_total{model_name="m"} has two samples at 2026-11-01 00:01:00Z'
+        in " ".join(result.output.split())
+    )
 
 
 def test_a_gap_is_stated_counted_and_shrinks_the_coverage(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     # samples at 00:00, 00:01 and 01:00: the 59-minute step is longer than gap_minutes (10)
-    tokens = series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 0), ("2026-11-01T00:01:00", 60), ("2026-11-01T01:00:00", 120)])
+    tokens = series(
+        "vllm:generation_tokens_total",
+        [("2026-11-01T00:00:00", 0), ("2026-11-01T00:01:00", 60), ("2026-11-01T01:00:00", 120)],
+    )
     result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     assert "no samples from 2026-11-01 00:01:00Z to 2026-11-01 01:00:00Z (1.0 h gap)" in result.output
@@ -237,4 +315,6 @@ def test_a_month_in_two_invoice_files_is_refused_and_a_kept_one_replaced_is_stat
     assert run("actuals", "import", first, "--offer", "alpha", "-w", ws).exit_code == 0
     corrected = run("actuals", "import", again, "--offer", "alpha", "-w", ws)
     assert corrected.exit_code == 0 and "invoice 2026-03: replaced by this import" in corrected.stderr
-    assert (ws / "actuals" / "alpha" / "invoices.csv").read_text() == "month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n"
+    assert (
+        ws / "actuals" / "alpha" / "invoices.csv"
+    ).read_text() == "month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n"

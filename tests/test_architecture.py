@@ -89,9 +89,14 @@ def test_every_module_is_on_a_layer():
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_a_higher_layer(module):
     mine = layer_of(module)
-    upward = [f"{MODULES[module].name}:{line} imports {target} ({LAYERS[layer_of(target)][0]})"
-              for target, line, _ in imports_of(module) if layer_of(target) > mine]
-    assert not upward, f"{module} ({LAYERS[mine][0]}) may import only its own layer and those below: " + "; ".join(upward)
+    upward = [
+        f"{MODULES[module].name}:{line} imports {target} ({LAYERS[layer_of(target)][0]})"
+        for target, line, _ in imports_of(module)
+        if layer_of(target) > mine
+    ]
+    assert not upward, f"{module} ({LAYERS[mine][0]}) may import only its own layer and those below: " + "; ".join(
+        upward
+    )
 
 
 def test_no_import_cycles():
@@ -103,7 +108,7 @@ def test_no_import_cycles():
         stack.append(node)
         for nxt in graph[node]:
             if state[nxt] == 1:
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif state[nxt] == 0:
                 visit(nxt)
         stack.pop()
@@ -144,7 +149,7 @@ def test_docs_name_every_module_in_its_layers_row():
             rows[line.split("`")[1].rstrip("/")] = line
     plan_page = (docs / "plan.md").read_text(encoding="utf-8")
     unnamed = []
-    for module, path in MODULES.items():
+    for path in MODULES.values():
         if path.name == "__init__.py":
             continue
         package = path.parent.relative_to(PACKAGE.parent).as_posix()

@@ -20,10 +20,10 @@ import pypdf
 import pytest
 
 from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+from procure.io.workspace import load_workspace
 from procure.render import assemble
 from procure.render.documents import CHAPTERS, ReportError, html_to_pdf, render_html
 from procure.render.report_data import gather_extras
-from procure.io.workspace import load_workspace
 
 EPOCH = "1764400000"
 
@@ -56,7 +56,10 @@ def _read(pdf: bytes):
     # Without spaces: where the extractor puts a space between runs of bold and plain text depends on how
     # each document subsets its fonts, not on what is printed.
     texts = ["".join(page.extract_text().replace("\x00", "").split()) for page in reader.pages]
-    dests = {name: (reader.get_destination_page_number(d), round(float(d.left)), round(float(d.top))) for name, d in reader.named_destinations.items()}
+    dests = {
+        name: (reader.get_destination_page_number(d), round(float(d.left)), round(float(d.top)))
+        for name, d in reader.named_destinations.items()
+    }
 
     def walk(items, level=1):
         for item in items:
@@ -122,7 +125,9 @@ def test_each_contents_entry_prints_the_page_its_link_goes_to(both):
     _, (merged, _, _, _, links), *_ = both
     toc = [page for page, _, _ in links]
     assert set(toc) == {1}  # the contents page
-    printed = [int(n) for n in re.findall(r"(\d+)\s*$", merged.pages[1].extract_text(), flags=re.M)][:-1]  # the last: "Page 2 of N"
+    printed = [int(n) for n in re.findall(r"(\d+)\s*$", merged.pages[1].extract_text(), flags=re.M)][
+        :-1
+    ]  # the last: "Page 2 of N"
     entries = list(dict.fromkeys(target for _, _, target in links))  # an entry's link is drawn in several boxes
     targets = [page + 1 for page, _, _ in entries]
     # Read top to bottom, the number printed at each entry's end is the page its link opens.
@@ -150,7 +155,9 @@ def test_a_part_failing_in_a_worker_is_a_report_error(basic, monkeypatch):
         return real(html, fonts)
 
     monkeypatch.setattr(assemble, "lay_out", failing)  # the workers fork after this: they inherit it
-    with pytest.raises(ReportError, match=r"PDF rendering failed \(RuntimeError: no glyph for U\+1F600\); --format html"):
+    with pytest.raises(
+        ReportError, match=r"PDF rendering failed \(RuntimeError: no glyph for U\+1F600\); --format html"
+    ):
         assemble.comparison_pdf(ev, extras, workers=2)
 
 
@@ -179,7 +186,22 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_killing_the_report_ends_its_layout_workers(data_dir, tmp_path):
     """A report killed outright (SIGKILL: no clean-up runs) takes its layout processes with it."""
-    report = subprocess.Popen([sys.executable, "-m", "procure", "report", "-w", str(data_dir / "basic"), "--as-of", "2026-11-29", "--out", str(tmp_path / "X.pdf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    report = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "procure",
+            "report",
+            "-w",
+            str(data_dir / "basic"),
+            "--as-of",
+            "2026-11-29",
+            "--out",
+            str(tmp_path / "X.pdf"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not (workers := _children(report.pid)) and time.monotonic() < deadline and report.poll() is None:
         time.sleep(0.02)
@@ -204,7 +226,9 @@ def test_a_killed_reports_font_folder_is_removed_by_the_next(monkeypatch, tmp_pa
     from procure.io.files import temporary_name
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     monkeypatch.setattr(os, "getpid", lambda: int(gone.stdout))  # a name owned by a process that has ended
     abandoned = tmp_path / temporary_name("procure-fonts")
     monkeypatch.undo()

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from procure.analysis.evaluate import evaluate_with_inputs
-from procure.render.report_data import gather_extras
-from procure.render.formats import month_range, prose_count
 from procure.io.workspace import load_workspace
+from procure.render.formats import month_range, prose_count
+from procure.render.report_data import gather_extras
 
 ROOT = Path(__file__).parent.parent
 AS_OF = date(2026, 11, 29)
@@ -32,12 +32,18 @@ def memo(extras):
 @pytest.fixture(scope="module")
 def single_memo(extras):
     """The memo as it reads without `demand:` in procure.yaml: the recommended offer is the ask."""
+    from procure.analysis.hedging import plan_for_workspace
     from procure.render.board import board_memo
 
-    from procure.analysis.hedging import plan_for_workspace
-
     found, ev = extras
-    return board_memo(ev, found.cases, found.position, plan_for_workspace(load_workspace(ROOT), ev, ev.summary.recommended), found.hedge_missing, None), ev
+    return board_memo(
+        ev,
+        found.cases,
+        found.position,
+        plan_for_workspace(load_workspace(ROOT), ev, ev.summary.recommended),
+        found.hedge_missing,
+        None,
+    ), ev
 
 
 def test_headline_without_a_plan_asks_for_the_single_offer(extras):
@@ -67,7 +73,9 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     m, plan = found.memo, found.plan
     commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: x.start_month)
     assert [(x.vendor, x.gpus, x.start_month, x.end_month, x.decision) for x in commits] == [
-        ("Keel Systems", 256, 1, 5, "held"), ("Keel Systems", 256, 6, 17, "sign_now"), ("Petrel Cloud", 64, 13, 24, "later"),
+        ("Keel Systems", 256, 1, 5, "held"),
+        ("Keel Systems", 256, 6, 17, "sign_now"),
+        ("Petrel Cloud", 64, 13, 24, "later"),
     ]
     # the renewal is costed at the price the contract escalates to: 4.85 x 1.02 (its +2% from month 7) = 4.947
     assert commits[1].expected_price == pytest.approx(4.85 * 1.02)
@@ -96,10 +104,16 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     bound = dict(zip(map(id, plan.plan), line_commitments(plan, {o.id: o for o in extras[1].offers})))
     held = next(x for x in plan.plan if x.decision == "held")
     assert bound[id(held)] == pytest.approx(4_559_872)
-    assert not any(r.risk.startswith("Keel Systems delivers") or r.risk.startswith("Keel Systems not in service") for r in m.risks)
-    share = (plan.single_best.expected_cost_per_task - plan.expected_cost_per_task) / plan.single_best.expected_cost_per_task
+    assert not any(
+        r.risk.startswith("Keel Systems delivers") or r.risk.startswith("Keel Systems not in service") for r in m.risks
+    )
+    share = (
+        plan.single_best.expected_cost_per_task - plan.expected_cost_per_task
+    ) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0
-    assert m.plan.statement.endswith(f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f}).")
+    assert m.plan.statement.endswith(
+        f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f})."
+    )
 
 
 def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
@@ -117,9 +131,14 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     # and 936 x 5.10 x 730 x 12 = 41,816,736, plus its 3,000 a month of networking over the 24 months (each month once):
     # 72,000; 53,683,200 -> 53.7 M USD
     assert ask.total_commitment == pytest.approx(53_683_200)
-    assert headline.startswith("Approve the plan, a single offer: 264 B200 GPUs with Petrel Cloud for months 1–12 and 936 with Petrel Cloud for months 13–24")
+    assert headline.startswith(
+        "Approve the plan, a single offer: 264 B200 GPUs with Petrel Cloud for months 1–12 and 936 with Petrel Cloud for months 13–24"
+    )
     assert "53.7 M USD committed" in headline
-    assert ask.statement == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
+    assert (
+        ask.statement
+        == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
+    )
 
 
 def test_saving_against_today_uses_our_recorded_cost(single_memo):
@@ -129,7 +148,9 @@ def test_saving_against_today_uses_our_recorded_cost(single_memo):
     # (0.0068 - cost) x 150,000,000 a month
     _, ev = single_memo
     cost = ev.offer("keel-b200-mc").metrics["cost_per_task"]
-    assert ev.offer("keel-b200-mc").metrics["throughput"] == pytest.approx(310 * (0.95 + 1.0 + 1.03) / 3 * (0.85 + 0.95 + 1.0) / 3, rel=1e-12)
+    assert ev.offer("keel-b200-mc").metrics["throughput"] == pytest.approx(
+        310 * (0.95 + 1.0 + 1.03) / 3 * (0.85 + 0.95 + 1.0) / 3, rel=1e-12
+    )
     assert m.today.current_per_task == 0.0068 and not m.today.of_plan
     assert m.today.monthly_saving == pytest.approx((0.0068 - cost) * 150_000_000, rel=1e-9)
     assert m.today.annual_saving == pytest.approx(12 * (0.0068 - cost) * 150_000_000, rel=1e-9)
@@ -165,7 +186,9 @@ def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
     if today.id == horizon.id:
         assert m.near_tie is None
     else:
-        assert m.near_tie.startswith(f"A near-tie: {today.vendor} is cheapest today and {horizon.vendor} over 36 months")
+        assert m.near_tie.startswith(
+            f"A near-tie: {today.vendor} is cheapest today and {horizon.vendor} over 36 months"
+        )
 
 
 def test_near_tie_names_both_offers_and_what_decides(memo):
@@ -202,7 +225,10 @@ def test_hedge_is_a_yes_no_question(single_memo):
     bought = [r for r in plan.ladder if r.contracts]
     contracts = sum(r.contracts for r in bought)
     assert m.hedge.ask
-    assert m.hedge.question == f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(sum(r.hedged_gpu_hours for r in bought))} GPU-hours) for {month_range(bought[0].first_month, bought[-1].last_month)}?"
+    assert (
+        m.hedge.question
+        == f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(sum(r.hedged_gpu_hours for r in bought))} GPU-hours) for {month_range(bought[0].first_month, bought[-1].last_month)}?"
+    )
 
 
 def test_cheapest_odds_name_every_likely_offer_and_add_to_100():
@@ -242,7 +268,9 @@ def small_plan(tmp_path_factory):
     cfg = planws.config(market={"own": [{"cost_per_task": 4.0 / planws.TASKS_PER_GPU_HOUR, "date": "2026-11-29"}]})
     offers = [
         # delivered on the as-of date: the plan has its capacity from the first day (the hand-worked figures below assume it)
-        planws.offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-11-29"),
+        planws.offer(
+            "commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-11-29"
+        ),
         planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
     ]
     planws.write(root, cfg, offers)
@@ -256,7 +284,10 @@ def small_plan(tmp_path_factory):
 
 def test_small_plan_commits_the_base_load(small_plan):
     _, plan, _ = small_plan
-    assert [(x.offer, x.role, x.gpus) for x in plan.plan] == [("commit", "commit", 100), ("ondemand", "pay_as_used", 100)]
+    assert [(x.offer, x.role, x.gpus) for x in plan.plan] == [
+        ("commit", "commit", 100),
+        ("ondemand", "pay_as_used", 100),
+    ]
 
 
 def test_against_today_prices_the_plan_at_its_expected_volume(small_plan):
@@ -294,14 +325,22 @@ def test_plan_scenarios_hold_the_portfolio_fixed(small_plan):
     assert low.unused_monthly == pytest.approx(21_900)
     assert low.cost_per_task == pytest.approx(189_800 / (105 * planws_month()))
     half = rows["Demand −50%"]
-    assert (half.monthly_spend, half.unused_monthly, half.pay_as_used_share) == (pytest.approx(146_000), pytest.approx(36_500), 0.0)
+    assert (half.monthly_spend, half.unused_monthly, half.pay_as_used_share) == (
+        pytest.approx(146_000),
+        pytest.approx(36_500),
+        0.0,
+    )
     # +30%: 130 and 260 GPU-months; on demand 30 and 160 GPUs: 146,000 + 0.5 x (30 + 160) x 2,190 = 354,050
     assert rows["Demand +30%"].monthly_spend == pytest.approx(354_050)
     assert rows["Demand as planned"].cost_per_task == pytest.approx(255_500 / 118_260_000)
     assert rows["Demand as planned"].pay_as_used_share == pytest.approx(50 / 150)  # 0.5 x 100 of 150 GPU-months
     # Market prices +20%: the on-demand rent 3.00 -> 3.60: 146,000 + 0.5 x 100 x 3.60 x 730 = 277,400
     assert rows["Market prices +20%"].monthly_spend == pytest.approx(277_400)
-    assert [r.name for r in m.plan_cases][5:] == ["Path: low", "Path: high", "Worst 10% of paths (cost per task)"]  # the explicit paths, then the tail
+    assert [r.name for r in m.plan_cases][5:] == [
+        "Path: low",
+        "Path: high",
+        "Worst 10% of paths (cost per task)",
+    ]  # the explicit paths, then the tail
 
 
 def planws_month() -> float:
@@ -320,10 +359,17 @@ def test_plan_risks_are_priced_from_the_plan(small_plan):
     # Failure: the prepayment 0.25 x 1,752,000 = 438,000 plus 12 months x 73,000 = 876,000 on demand.
     fails = risks["Vendor commit fails during its term"]
     assert fails.impact == pytest.approx(438_000 + 876_000)
-    assert "438 k USD prepaid lost" in fails.impact_basis and "Vendor ondemand on demand already in the plan" in fails.mitigation
+    assert (
+        "438 k USD prepaid lost" in fails.impact_basis
+        and "Vendor ondemand on demand already in the plan" in fails.mitigation
+    )
     # Concentration: every committed dollar with one vendor.
     conc = risks["Concentration of committed spend"]
-    assert conc.impact == pytest.approx(1_752_000) and conc.likelihood == "high" and "Vendor commit 100%" in conc.impact_basis
+    assert (
+        conc.impact == pytest.approx(1_752_000)
+        and conc.likelihood == "high"
+        and "Vendor commit 100%" in conc.impact_basis
+    )
     # Availability one point lower: 100 committed GPUs serve 99 GPU-months; the shortfall on demand at 3.00 / 0.99:
     # low path 1 x 2,190 / 0.99, high path 101 x 2,190 / 0.99 - 100 x 2,190; half each, 12 months.
     extra = 0.5 * (2190 / 0.99) + 0.5 * (101 * 2190 / 0.99 - 100 * 2190)
@@ -339,13 +385,16 @@ def test_plan_risks_sum_the_smaller_commitments(small_plan, monkeypatch):
     """Past VENDOR_ROWS committed vendors, the register keeps one delivery row (their impacts summed) and one
     failure row (the costliest) for the rest: with none named, the single commitment's figures above."""
     from procure.render import board
+
     _, plan, ev = small_plan
     monkeypatch.setattr(board, "VENDOR_ROWS", 0)
     risks = {r.risk: r for r in board._plan_risks(plan, ev, hedge_asked=True)}
     assert "Vendor commit fails during its term" not in risks
     assert risks["1 smaller commitment delivered late"].impact == pytest.approx(73_000)
     fails = risks["The smallest committed vendor fails"]
-    assert fails.impact == pytest.approx(438_000 + 876_000) and fails.impact_basis.startswith("the costliest: Vendor commit, 438 k USD prepaid lost")
+    assert fails.impact == pytest.approx(438_000 + 876_000) and fails.impact_basis.startswith(
+        "the costliest: Vendor commit, 438 k USD prepaid lost"
+    )
 
 
 def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(small_plan):
@@ -353,6 +402,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     commitment is not paid), but a failure is no saving: the impact is the prepayment lost, 438,000, and a
     late delivery costs nothing."""
     from procure.render import board
+
     _, plan, ev = small_plan
     covered = plan.model_copy(deep=True)
     vendor = covered.stress.vendors[0]
@@ -361,7 +411,10 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     late = risks["Vendor commit delivers later than 2026-11-29"]
     assert late.impact == 0 and late.impact_basis.startswith("none: the rest of the plan")
     fails = risks["Vendor commit fails during its term"]
-    assert fails.impact == pytest.approx(438_000) and "the rest of the plan's capacity serves the demand" in fails.impact_basis
+    assert (
+        fails.impact == pytest.approx(438_000)
+        and "the rest of the plan's capacity serves the demand" in fails.impact_basis
+    )
 
 
 def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
@@ -369,7 +422,9 @@ def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
 
     memo, plan, _ = small_plan
     sentence = plan_summary(plan)
-    assert sentence.startswith("The procurement plan over 12 months of uncertain demand: 100 B200 GPUs with Vendor commit for months 1–12, on-demand capacity for peaks. ")
+    assert sentence.startswith(
+        "The procurement plan over 12 months of uncertain demand: 100 B200 GPUs with Vendor commit for months 1–12, on-demand capacity for peaks. "
+    )
     assert sentence.endswith(memo.plan.statement)  # the memo's own words for the saving
 
 
@@ -380,7 +435,10 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
     pays 191,990 x 4.00 (the latest index) x 0.2 = 153,592."""
     m, _, _ = small_plan
     assert m.hedge.ask
-    assert m.hedge.question == "Approve buying 263 GPU-hour price contracts (192 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+    assert (
+        m.hedge.question
+        == "Approve buying 263 GPU-hour price contracts (192 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+    )
     assert "438 k GPU-hours expected over months 1–12" in m.hedge.detail
     assert "that cost rises 263 k USD; the contracts pay 154 k USD of it" in m.hedge.detail
 
@@ -398,12 +456,12 @@ def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
 
 
 def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
-    """"commit" states its throughput as a vendor claim whose low end is 0.8 (0.8 / 1.0 / 1.2: the point reads
+    """ "commit" states its throughput as a vendor claim whose low end is 0.8 (0.8 / 1.0 / 1.2: the point reads
     its mean, 1): its 100 committed GPUs serve 80
     GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
-    from procure.render.board import _plan_risks
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
+    from procure.render.board import _plan_risks
     from tests import planws
 
     cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 1.0, 1.2]}}})
@@ -420,14 +478,14 @@ def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
 
 
 def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_path):
-    """"commit" is index-linked at index - 2.00 = 2.00 today (index 4.00): the same plan, 100 GPUs committed, but its
+    """ "commit" is index-linked at index - 2.00 = 2.00 today (index 4.00): the same plan, 100 GPUs committed, but its
     73,000 GPU-hours a month float too. Price risk: 20% of (100 x 730 x 2.00 x 12 = 1,752,000 committed + 1,314,000 on
     demand) = 613,200. Hedge: 73,000 + 36,500 = 109,500 GPU-hours a month; months 1-3 75% of 328,500 = 337.5 -> 338
     contracts, 4-6 50% -> 225, 7-12 25% of 657,000 -> 225: 788 contracts, 575,240 GPU-hours."""
-    from procure.render.board import _plan_hedge, _plan_risks
     from procure.analysis.evaluate import evaluate
     from procure.analysis.hedging import plan_hedge
     from procure.analysis.plan import make_plan
+    from procure.render.board import _plan_hedge, _plan_risks
     from tests import planws
 
     offers = [
@@ -440,23 +498,36 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     ws = load_workspace(root)
     ev = evaluate(ws, AS_OF)
     plan = make_plan(ws, AS_OF)
-    assert [(x.offer, x.gpus, x.price) for x in plan.plan if x.role == "commit"] == [("commit", 100, pytest.approx(2.0))]
+    assert [(x.offer, x.gpus, x.price) for x in plan.plan if x.role == "commit"] == [
+        ("commit", 100, pytest.approx(2.0))
+    ]
     price = next(r for r in _plan_risks(plan, ev, True) if r.risk.startswith("Market prices"))
     assert price.impact == pytest.approx(613_200)
     ask = _plan_hedge(plan, ev, plan_hedge(ev, ws.config.hedge, ws.index, plan), "", ws.config.hedge)
-    assert ask.question == "Approve buying 788 GPU-hour price contracts (575 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
-    assert ask.detail.startswith("The commitments whose price follows the market index (Vendor commit) and the capacity bought on demand move")
+    assert (
+        ask.question
+        == "Approve buying 788 GPU-hour price contracts (575 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+    )
+    assert ask.detail.startswith(
+        "The commitments whose price follows the market index (Vendor commit) and the capacity bought on demand move"
+    )
 
 
 def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     """A plan of one offer (its commitment and its own burst): without it nothing serves the demand, so spend
     falls; the memo prices the demand left unserved instead of printing a negative impact."""
-    from procure.render.board import _plan_risks
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
+    from procure.render.board import _plan_risks
     from tests import planws
 
-    ws = load_workspace(planws.write(tmp_path, planws.config(), [planws.offer("solo", gpus=0, max_gpus=1000, gpu_hour=2.0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]))
+    ws = load_workspace(
+        planws.write(
+            tmp_path,
+            planws.config(),
+            [planws.offer("solo", gpus=0, max_gpus=1000, gpu_hour=2.0, burst={"gpu_hour": 3.0, "max_gpus": 1000})],
+        )
+    )
     plan = make_plan(ws, AS_OF)
     assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
     risks = {r.risk: r for r in _plan_risks(plan, evaluate(ws, AS_OF), False)}
@@ -466,11 +537,18 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     # 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default unserved price is 3x the dearest usable
     # cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333; 118,260,000 x 0.0083333 = 985,500.
     assert fails.impact == 0 and fails.shortfall == pytest.approx(985_500)
-    assert fails.impact_basis == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 8.33 USD per 1,000 (the shortfall)"
+    assert (
+        fails.impact_basis
+        == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 8.33 USD per 1,000 (the shortfall)"
+    )
     assert "qualify a fallback offer" in fails.mitigation
     late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
     # late: the same month of demand, from the plan's stress of its first month (flat demand), apart from the cash
-    assert late.impact == 0 and late.shortfall == pytest.approx(985_500) and late.impact_basis.startswith("per month late: no extra cash; 100% of demand")
+    assert (
+        late.impact == 0
+        and late.shortfall == pytest.approx(985_500)
+        and late.impact_basis.startswith("per month late: no extra cash; 100% of demand")
+    )
 
 
 def test_money_reads_in_one_unit_from_a_thousand_up():
@@ -519,7 +597,9 @@ WHY_NONE = ("not priced", "none", "nothing", "no commitment")
 
 
 def _unexplained(risks) -> list[str]:
-    return [f"{r.risk}: {r.impact_basis}" for r in risks if r.impact is None and not r.impact_basis.startswith(WHY_NONE)]
+    return [
+        f"{r.risk}: {r.impact_basis}" for r in risks if r.impact is None and not r.impact_basis.startswith(WHY_NONE)
+    ]
 
 
 def test_every_risk_has_an_impact_or_says_why_none_can_be_given(memo, single_memo):
@@ -548,8 +628,9 @@ def test_a_memo_led_by_an_on_demand_offer_asks_for_no_commitment(tmp_path):
     """A user's own workspace (init, three of the example's offers) whose cheapest offer is on demand only
     (Petrel: burst at 6.00 a GPU-hour, no committed price): the memo is written, its headline commits to
     nothing, its price is the on-demand one and a one-month horizon is one month."""
-    from procure.cli import app
     from typer.testing import CliRunner
+
+    from procure.cli import app
 
     runner = CliRunner()
     ws = tmp_path / "ws"
@@ -560,6 +641,8 @@ def test_a_memo_led_by_an_on_demand_offer_asks_for_no_commitment(tmp_path):
     ev, inputs = evaluate_with_inputs(load_workspace(ws), date(2026, 12, 3))
     memo = gather_extras(load_workspace(ws), ev, inputs, board=True).memo
     assert ev.ranked[0].id == "petrel-b200-ondemand"
-    assert memo.headline.startswith("Approve using ") and "on demand, billed as used (nothing committed)" in memo.headline
+    assert (
+        memo.headline.startswith("Approve using ") and "on demand, billed as used (nothing committed)" in memo.headline
+    )
     assert "commitment of" not in memo.headline
     assert "6.00 USD per GPU-hour on demand, billed as used" == memo.terms.price

@@ -4,7 +4,7 @@ and the capacity ratio the scorecard sets against the promise. Figures by hand i
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -21,7 +21,7 @@ def run(*args: object):  # type: ignore[no-untyped-def]
 
 
 def at(text: str) -> float:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
 def range_file(tmp_path: Path, result: list[dict], name: str = "range.json") -> Path:
@@ -36,7 +36,9 @@ def series(name: str, samples: list[tuple[str, float]], **labels: str) -> dict:
 
 def minutes(start: str, values: list[float]) -> list[tuple[str, float]]:
     t0 = at(start)
-    return [(datetime.fromtimestamp(t0 + 60 * i, tz=timezone.utc).replace(tzinfo=None).isoformat(), v) for i, v in enumerate(values)]
+    return [
+        (datetime.fromtimestamp(t0 + 60 * i, tz=UTC).replace(tzinfo=None).isoformat(), v) for i, v in enumerate(values)
+    ]
 
 
 def test_a_gauge_integrates_as_the_last_sample_held_and_a_gap_counts_at_the_covered_mean():
@@ -54,8 +56,22 @@ def test_dcgm_engine_active_makes_busy_gpu_hours_per_month(workspace_copy, tmp_p
     ws = workspace_copy("basic")
     # two GPUs, one sample a minute for an hour across the October/November month end (61 samples, 60 steps):
     # GPU 0 at 0.5 throughout; GPU 1 at 1.0. The step (23:59, 00:00] is October's, held at its earlier value.
-    gpu0 = series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-10-31T23:30:00", [0.5] * 61), gpu="0", UUID="GPU-a", Hostname="n1", modelName="NVIDIA B200")
-    gpu1 = series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-10-31T23:30:00", [1.0] * 61), gpu="1", UUID="GPU-b", Hostname="n1", modelName="NVIDIA B200")
+    gpu0 = series(
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+        minutes("2026-10-31T23:30:00", [0.5] * 61),
+        gpu="0",
+        UUID="GPU-a",
+        Hostname="n1",
+        modelName="NVIDIA B200",
+    )
+    gpu1 = series(
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+        minutes("2026-10-31T23:30:00", [1.0] * 61),
+        gpu="1",
+        UUID="GPU-b",
+        Hostname="n1",
+        modelName="NVIDIA B200",
+    )
     result = run("actuals", "import", range_file(tmp_path, [gpu0, gpu1]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
@@ -73,7 +89,12 @@ def test_vllm_saturation_is_read_when_no_gpu_gauge_covers_the_month(workspace_co
     assert "actuals:" not in text
     config.write_text(text + "\nactuals:\n  metrics: {max_concurrency: 64, gpus_per_engine: 8}\n")
     # one engine on 8 GPUs, 30 minutes in November: 32 running for 20 steps, 128 (capped at 64: 1.0) for 10
-    running = series("vllm:num_requests_running", minutes("2026-11-02T00:00:00", [32.0] * 20 + [128.0] * 11), model_name="m", engine="0")
+    running = series(
+        "vllm:num_requests_running",
+        minutes("2026-11-02T00:00:00", [32.0] * 20 + [128.0] * 11),
+        model_name="m",
+        engine="0",
+    )
     result = run("actuals", "import", range_file(tmp_path, [running]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
@@ -84,18 +105,22 @@ def test_vllm_saturation_is_read_when_no_gpu_gauge_covers_the_month(workspace_co
 
 def test_an_engine_active_ratio_above_one_is_refused_with_its_series_and_nothing_written(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    bad = series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5, 85.0, 0.5]), gpu="0", UUID="GPU-a")
+    bad = series(
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5, 85.0, 0.5]), gpu="0", UUID="GPU-a"
+    )
     path = range_file(tmp_path, [bad])
     result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert str(path) in result.output and 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' in result.output
+    assert str(path) in result.output and "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" in result.output
     assert "an engine-active ratio must lie between 0 and 1 (got 85" in result.output
     assert not (ws / "actuals").exists()
 
 
 def test_a_dcgm_label_on_another_metric_is_still_unknown(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    tokens = series("vllm:generation_tokens_total", minutes("2026-11-02T00:00:00", [0.0, 60.0]), model_name="m", UUID="GPU-a")
+    tokens = series(
+        "vllm:generation_tokens_total", minutes("2026-11-02T00:00:00", [0.0, 60.0]), model_name="m", UUID="GPU-a"
+    )
     result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "unknown label UUID on vllm:generation_tokens_total" in result.output
 
@@ -108,7 +133,9 @@ def test_a_busy_gpu_hours_cell_that_is_not_a_number_names_file_line_and_column(w
     (folder / "metrics.csv").write_text(header + "\n2026-10,100,,,,,,,,,1,0,0,lots\n")
     result = run("validate", "-w", ws)
     assert result.exit_code == 2
-    assert "metrics.csv:2" in result.output and "busy_gpu_hours" in result.output and "must be a number" in result.output
+    assert (
+        "metrics.csv:2" in result.output and "busy_gpu_hours" in result.output and "must be a number" in result.output
+    )
 
 
 def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the_posterior_moves():
@@ -120,17 +147,32 @@ def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the
 
     config = ActualsConfig()
     promise = SimpleNamespace(
-        tpgh=500_000.0, throughput=200.0, sla=None, terms=None, metrics={}, fx=1.0, own_per_gpu_hour=0.0, contract_gpus=100, limit=None,
+        tpgh=500_000.0,
+        throughput=200.0,
+        sla=None,
+        terms=None,
+        metrics={},
+        fx=1.0,
+        own_per_gpu_hour=0.0,
+        contract_gpus=100,
+        limit=None,
     )
     # October 2026 (744 h): 100 GPUs billed 74,400 GPU-hours, busy 37,200 of them; 3.348e10 output tokens.
     # tokens per busy GPU-hour 3.348e10 / 37,200 = 900,000; promised 200 tok/s x 3,600 = 720,000: ratio 1.25
-    actuals = OfferActuals("alpha", metrics={"2026-10": MonthMetrics("2026-10", output_tokens=3.348e10, coverage=1.0, busy_gpu_hours=37_200.0)},
-                           invoices={"2026-10": Invoice("2026-10", 74_400.0, None, 1.0)})
+    actuals = OfferActuals(
+        "alpha",
+        metrics={"2026-10": MonthMetrics("2026-10", output_tokens=3.348e10, coverage=1.0, busy_gpu_hours=37_200.0)},
+        invoices={"2026-10": Invoice("2026-10", 74_400.0, None, 1.0)},
+    )
     month = _score_month(actuals, "2026-10", promise, config, False, datetime(2026, 11, 15).date())
     assert month.capacity_ratio == 1.25 and month.busy_gpu_hours == 37_200.0
     assert NO_CAPACITY not in month.notes
     # the same month without telemetry: no capacity, and the scorecard says why
-    bare = OfferActuals("alpha", metrics={"2026-10": MonthMetrics("2026-10", output_tokens=3.348e10, coverage=1.0)}, invoices=actuals.invoices)
+    bare = OfferActuals(
+        "alpha",
+        metrics={"2026-10": MonthMetrics("2026-10", output_tokens=3.348e10, coverage=1.0)},
+        invoices=actuals.invoices,
+    )
     plain = _score_month(bare, "2026-10", promise, config, False, datetime(2026, 11, 15).date())
     assert plain.capacity_ratio is None and NO_CAPACITY in plain.notes
     # the scorecard's capacity column shows the busy-hour ratio; tokens per billed GPU-hour (our traffic) stand apart:
@@ -149,7 +191,9 @@ def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the
 
 def test_an_unknown_label_on_the_gpu_gauge_lists_the_labels_the_gauge_may_carry(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    gauge = series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5, 0.5]), gpu="0", UUID="GPU-a", rack="r1")
+    gauge = series(
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5, 0.5]), gpu="0", UUID="GPU-a", rack="r1"
+    )
     result = run("actuals", "import", range_file(tmp_path, [gauge]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "unknown label rack on DCGM_FI_PROF_GR_ENGINE_ACTIVE" in result.output
     allowed = result.output.split("allowed are ", 1)[1]

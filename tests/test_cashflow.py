@@ -21,13 +21,34 @@ from pathlib import Path
 
 import pytest
 
-from procure.analysis.cashflow import delivery_month, escalation, expected_credit_share, remaining_balance, renewal_rent, term_average_rent
+from procure.analysis.cashflow import (
+    delivery_month,
+    escalation,
+    expected_credit_share,
+    renewal_rent,
+    term_average_rent,
+)
 from procure.analysis.evaluate import evaluate
 from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 RATE = 0.12
-MONTH_COLUMNS = ("month", "phase", "gpus", "prepayment", "rent", "fees", "staff", "software", "power_colo", "capital", "credits", "exit", "total", "successful_tasks")
+MONTH_COLUMNS = (
+    "month",
+    "phase",
+    "gpus",
+    "prepayment",
+    "rent",
+    "fees",
+    "staff",
+    "software",
+    "power_colo",
+    "capital",
+    "credits",
+    "exit",
+    "total",
+    "successful_tasks",
+)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -186,7 +207,9 @@ def test_two_year_offer_totals_npv_and_horizon_cost_per_task(cf):
 
 
 def test_total_commitment_by_hand(cf):
-    assert DELTA_COMMITMENT == 1_741_780 + 12_000 + (109_500 + 11 * 219_000 + 12 * 225_570) + 24 * 2_000 + 0.10 * (36_500 + 23 * 73_000)
+    assert DELTA_COMMITMENT == 1_741_780 + 12_000 + (109_500 + 11 * 219_000 + 12 * 225_570) + 24 * 2_000 + 0.10 * (
+        36_500 + 23 * 73_000
+    )
     assert plan_of(cf, "delta").total_commitment == pytest.approx(DELTA_COMMITMENT)
 
 
@@ -194,9 +217,15 @@ def test_termination_for_convenience_caps_the_commitment(cf):
     # Six months' notice and a 500,000 fee: prepayment + onboarding + 6 months of rent and fixed fees
     # + the surcharge on the committed hours + the fee = 1,753,780 + (109,500 + 5 x 219,000) + 6 x 2,000
     # + 0.10 x (36,500 + 5 x 73,000) + 500,000 = 3,510,430 < 7,198,670.
-    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  termination: {notice_months: 6, fee: 500000}\n")
+    edit(
+        cf / "offers" / "delta.yaml",
+        "  escalator: 0.03\n",
+        "  escalator: 0.03\n  termination: {notice_months: 6, fee: 500000}\n",
+    )
     plan = plan_of(cf, "delta")
-    assert plan.total_commitment == pytest.approx(1_753_780 + (109_500 + 5 * 219_000) + 6 * 2_000 + 0.10 * (36_500 + 5 * 73_000) + 500_000)
+    assert plan.total_commitment == pytest.approx(
+        1_753_780 + (109_500 + 5 * 219_000) + 6 * 2_000 + 0.10 * (36_500 + 5 * 73_000) + 500_000
+    )
     assert plan.total_commitment == pytest.approx(3_510_430)
     # termination changes what is binding, not what is expected to be paid
     assert plan.total_cost == pytest.approx(DELTA_TOTAL)
@@ -204,7 +233,11 @@ def test_termination_for_convenience_caps_the_commitment(cf):
 
 def test_termination_dearer_than_the_full_term_leaves_the_full_term(cf):
     # a 5,000,000 fee: 3,010,430 + 5,000,000 = 8,010,430 > 7,198,670, so the full term binds
-    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  termination: {notice_months: 6, fee: 5000000}\n")
+    edit(
+        cf / "offers" / "delta.yaml",
+        "  escalator: 0.03\n",
+        "  escalator: 0.03\n  termination: {notice_months: 6, fee: 5000000}\n",
+    )
     assert plan_of(cf, "delta").total_commitment == pytest.approx(DELTA_COMMITMENT)
 
 
@@ -228,7 +261,9 @@ SHARE = 0.1 * (1 - math.exp(-3))
 def test_expected_sla_credit_from_a_distribution_of_monthly_availability(cf):
     plan = plan_of(cf, "delta")
     assert SHARE == pytest.approx(0.0950213, abs=1e-7)
-    assert [f.sla_credits for f in plan.months[1:4]] == pytest.approx([-SHARE * 146_000, -SHARE * 292_000, -SHARE * 292_000])
+    assert [f.sla_credits for f in plan.months[1:4]] == pytest.approx(
+        [-SHARE * 146_000, -SHARE * 292_000, -SHARE * 292_000]
+    )
     assert plan.months[13].sla_credits == pytest.approx(-SHARE * 300_760)
     assert plan.months[25].sla_credits == pytest.approx(-SHARE * 365_000)
     # shown, not counted: the total is the rows' cost without them
@@ -246,10 +281,14 @@ def test_expected_credit_share_against_a_numerical_integral():
     sla, expected, rate, cap, cv = 0.995, 0.99, 0.10, 0.25, 0.5  # shape 4, mean downtime 0.01
     shape = 1 / cv**2
     density = stats.gamma(shape, scale=0.01 / shape).pdf
-    value, _ = integrate.quad(lambda u: min(cap, rate * 100 * max(0.0, u - 0.005)) * density(u), 0, 1, points=[0.005, 0.03], limit=200)
+    value, _ = integrate.quad(
+        lambda u: min(cap, rate * 100 * max(0.0, u - 0.005)) * density(u), 0, 1, points=[0.005, 0.03], limit=200
+    )
     assert expected_credit_share(sla, expected, rate, cap, cv) == pytest.approx(value, rel=1e-6)
     # a mean exactly at the SLA still earns credits in the bad months; a perfect service none
-    assert expected_credit_share(0.99, 0.99, 0.10, 0.25, 1.0) == pytest.approx(10 * 0.01 * math.exp(-1) - 10 * 0.01 * math.exp(-1 - 2.5), rel=1e-9)
+    assert expected_credit_share(0.99, 0.99, 0.10, 0.25, 1.0) == pytest.approx(
+        10 * 0.01 * math.exp(-1) - 10 * 0.01 * math.exp(-1 - 2.5), rel=1e-9
+    )
     assert expected_credit_share(0.99, 1.0, 0.10, 0.25, 1.0) == 0.0
 
 
@@ -257,8 +296,12 @@ def test_counted_credits_only_when_asked(cf):
     edit(cf / "procure.yaml", "  claim_success: 0.5\n", "  claim_success: 0.5\n  count_sla_credits: true\n")
     counted = plan_of(cf, "delta")
     assert counted.sla_credits_counted is True
-    assert [f.credits for f in counted.months[1:4]] == pytest.approx([-SHARE * 146_000, -SHARE * 292_000, -SHARE * 292_000])
-    assert counted.total_cost == pytest.approx(DELTA_TOTAL - SHARE * (146_000 + 11 * 292_000 + 12 * 300_760 + 6 * 365_000))
+    assert [f.credits for f in counted.months[1:4]] == pytest.approx(
+        [-SHARE * 146_000, -SHARE * 292_000, -SHARE * 292_000]
+    )
+    assert counted.total_cost == pytest.approx(
+        DELTA_TOTAL - SHARE * (146_000 + 11 * 292_000 + 12 * 300_760 + 6 * 365_000)
+    )
 
 
 def test_claimed_credit_is_the_automatic_one_times_claim_success(cf):
@@ -267,7 +310,9 @@ def test_claimed_credit_is_the_automatic_one_times_claim_success(cf):
     edit(cf / "offers" / "delta.yaml", "cap: 0.30, automatic: true}", "cap: 0.30, automatic: false}")
     claimed = plan_of(cf, "delta")
     # claimed: x claim_success 0.5
-    assert [f.sla_credits for f in claimed.months[1:4]] == pytest.approx([-SHARE * 73_000, -SHARE * 146_000, -SHARE * 146_000])
+    assert [f.sla_credits for f in claimed.months[1:4]] == pytest.approx(
+        [-SHARE * 73_000, -SHARE * 146_000, -SHARE * 146_000]
+    )
     for a, c in zip(automatic.months, claimed.months):
         assert c.sla_credits == pytest.approx(a.sla_credits * 0.5)
     assert "SLA credits must be claimed: counted at 50% of their expected value" in claimed.notes
@@ -280,7 +325,11 @@ def test_credits_default_to_the_sla_automatic_credits_and_stop_at_the_cap(cf):
     # without `automatic`, the SLA's automatic_credits decides: false by default -> claimed
     edit(delta, "cap: 0.30, automatic: true}", "cap: 0.30}")
     assert plan_of(cf, "delta").months[2].sla_credits == pytest.approx(-SHARE * 292_000 * 0.5)
-    edit(delta, "sla: {availability: 1.0, node_replacement_hours: 24}", "sla: {availability: 1.0, node_replacement_hours: 24, automatic_credits: true}")
+    edit(
+        delta,
+        "sla: {availability: 1.0, node_replacement_hours: 24}",
+        "sla: {availability: 1.0, node_replacement_hours: 24, automatic_credits: true}",
+    )
     assert plan_of(cf, "delta").months[2].sla_credits == pytest.approx(-SHARE * 292_000)
     # 0.20 a point = 20 per unit of downtime, capped at 30%: 20 x 0.02 x (1 - exp(-0.015 / 0.02))
     edit(delta, "rate_per_point: 0.05, cap: 0.30}", "rate_per_point: 0.20, cap: 0.30}")
@@ -304,21 +353,36 @@ def test_delivery_after_as_of_moves_the_first_served_month(cf):
     plan = plan_of(cf, "delta")
     # 52 days after the as-of date: delivered in month 2; the 24-month term is months 2-25, renewal 26-30
     assert plan.delivery_month == 2
-    assert_rows(plan, [DELTA_MONTHS[0], (1, "before delivery", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), *[(m + 1, *row[1:]) for m, row in enumerate(DELTA_MONTHS[1:25], start=1)],
-                       (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
-                       (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
-                       (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
-                       (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
-                       (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000)])
+    assert_rows(
+        plan,
+        [
+            DELTA_MONTHS[0],
+            (1, "before delivery", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            *[(m + 1, *row[1:]) for m, row in enumerate(DELTA_MONTHS[1:25], start=1)],
+            (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+            (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+            (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+            (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+            (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000),
+        ],
+    )
     assert "delivered in month 2: nothing to serve before" in plan.notes
     # no expected delay: no late-delivery credit even though the offer has one
-    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
+    edit(
+        cf / "offers" / "delta.yaml",
+        "  escalator: 0.03\n",
+        "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n",
+    )
     assert plan_of(cf, "delta").months[2].credits == 0
 
 
 def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
     edit(cf / "offers" / "delta.yaml", "term_months: 24\n", "term_months: 24\ndelivery: 2027-01-20\n")
-    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
+    edit(
+        cf / "offers" / "delta.yaml",
+        "  escalator: 0.03\n",
+        "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n",
+    )
     edit(cf / "procure.yaml", "  expected_delay_weeks: 0\n", "  expected_delay_weeks: 6\n")
     plan = plan_of(cf, "delta")
     # six weeks late: 94 days after as-of -> month 4. Term months 4-27 (4.12 from month 16), renewal 28-30.
@@ -342,12 +406,18 @@ def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
     assert plan.total_cost == pytest.approx(1_753_780 + 77_475 + 11 * 242_450 + 12 * 249_020 + 3 * 388_450 + 7_000)
 
     # without a cap the whole 60,000 is credited
-    edit(cf / "offers" / "delta.yaml", "late_delivery: {per_week: 10000, cap: 50000}", "late_delivery: {per_week: 10000}")
+    edit(
+        cf / "offers" / "delta.yaml", "late_delivery: {per_week: 10000, cap: 50000}", "late_delivery: {per_week: 10000}"
+    )
     assert plan_of(cf, "delta").months[4].credits == pytest.approx(-60_000)
 
 
 def test_no_late_delivery_credit_without_a_promised_date(cf):
-    edit(cf / "offers" / "delta.yaml", "  escalator: 0.03\n", "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n")
+    edit(
+        cf / "offers" / "delta.yaml",
+        "  escalator: 0.03\n",
+        "  escalator: 0.03\n  late_delivery: {per_week: 10000, cap: 50000}\n",
+    )
     edit(cf / "procure.yaml", "  expected_delay_weeks: 0\n", "  expected_delay_weeks: 6\n")
     plan = plan_of(cf, "delta")
     assert plan.delivery_month == 1  # nothing promised, nothing late
@@ -367,7 +437,10 @@ def test_renewal_at_the_index_fixed_price_and_index_linked(cf):
     foxtrot = ev.offer("foxtrot").cashflow
     assert [f.phase for f in foxtrot.months[1:]] == ["term"] * 12 + ["renewal"] * 18
     assert [f.rent for f in foxtrot.months[1:]] == pytest.approx([5.50 * 73_000] * 30)
-    assert any(n.startswith("after its 12-month term the offer renews at the raw index") and "horizon.renewal: index" in n for n in foxtrot.notes)
+    assert any(
+        n.startswith("after its 12-month term the offer renews at the raw index") and "horizon.renewal: index" in n
+        for n in foxtrot.notes
+    )
 
 
 def test_a_renewal_at_the_index_basis_starts_from_the_escalated_price(cf):
@@ -392,11 +465,18 @@ def test_renewal_at_the_escalated_price(cf):
     assert delta.renewal == "escalate"
     assert [f.rent for f in delta.months[25:]] == pytest.approx([4.2436 * 73_000] * 6)
     assert [f.sla_credits for f in delta.months[25:]] == pytest.approx([-SHARE * 4.2436 * 73_000] * 6)
-    assert [f.rent for f in delta.months[:25]] == pytest.approx([row[4] for row in DELTA_MONTHS[:25]])  # the term is unchanged
-    assert any(n.startswith("after its 24-month term the offer renews at its last price plus its escalator") for n in delta.notes)
+    assert [f.rent for f in delta.months[:25]] == pytest.approx(
+        [row[4] for row in DELTA_MONTHS[:25]]
+    )  # the term is unchanged
+    assert any(
+        n.startswith("after its 24-month term the offer renews at its last price plus its escalator")
+        for n in delta.notes
+    )
     # foxtrot: 5.50 in the term, x 1.10 in contract months 13-24, x 1.21 in 25-30
     foxtrot = ev.offer("foxtrot").cashflow
-    assert [f.rent for f in foxtrot.months[1:]] == pytest.approx([5.50 * 73_000] * 12 + [6.05 * 73_000] * 12 + [6.655 * 73_000] * 6)
+    assert [f.rent for f in foxtrot.months[1:]] == pytest.approx(
+        [5.50 * 73_000] * 12 + [6.05 * 73_000] * 12 + [6.655 * 73_000] * 6
+    )
     # a fixed price with no escalator renews at its own price
     hotel = ev.offer("hotel").cashflow
     assert [f.rent for f in hotel.months[1:]] == pytest.approx([3.00 * 73_000] * 30)
@@ -545,7 +625,16 @@ def test_commitment_with_a_ramp_counts_only_the_committed_gpus(cf):
     # the 150 GPUs: 2/3 x 328,500 = 219,000 in months 3-12 and 2/3 x 338,355 = 225,570 in 13-24.
     assert plan.months[0].prepayment == pytest.approx(2_557_920)
     # fixed fees 24 x 2,000 and the 0.10 surcharge on the committed hours (36,500 then 23 x 73,000)
-    expected = 2_557_920 + 12_000 + 109_500 + 219_000 + 10 * 219_000 + 12 * 225_570 + 24 * 2_000 + 0.10 * (36_500 + 23 * 73_000)
+    expected = (
+        2_557_920
+        + 12_000
+        + 109_500
+        + 219_000
+        + 10 * 219_000
+        + 12 * 225_570
+        + 24 * 2_000
+        + 0.10 * (36_500 + 23 * 73_000)
+    )
     assert plan.total_commitment == pytest.approx(expected)
 
 
@@ -554,7 +643,8 @@ def per_token_kilo(cf: Path, fees: str, serving_stack: str | None = None, extra:
     given fee lines, a million tasks a month; the serving stack stays with the buyer unless told."""
     edit(cf / "procure.yaml", "  utilization: 1.0\n", "  utilization: 1.0\n  tasks_per_month: 1000000\n")
     text = (
-        (cf / "offers" / "hotel.yaml").read_text()
+        (cf / "offers" / "hotel.yaml")
+        .read_text()
         .replace("id: hotel", "id: kilo")
         .replace("gpus: 100\n", "")
         .replace("term_months: 6", "term_months: 12")
@@ -582,11 +672,19 @@ def test_per_token_escalator_moves_the_token_charges_not_the_fees_or_the_staff(c
     # for tokens: months 1-12 rent 36,000, fees 3,000, staff 10,000 = 49,000; months 13-24 rent
     # 36,000 x 1.10 = 39,600, fees and staff unchanged = 52,600 (escalating the whole cost per task would
     # say 1.10 x 49,000 = 53,900).
-    per_token_kilo(cf, "    - {name: onboarding, once: 12000}\n    - {name: support, monthly: 3000}\n", extra="contract:\n  escalator: 0.10\n")
+    per_token_kilo(
+        cf,
+        "    - {name: onboarding, once: 12000}\n    - {name: support, monthly: 3000}\n",
+        extra="contract:\n  escalator: 0.10\n",
+    )
     plan = plan_of(cf, "kilo", 24)
     assert plan.months[0].total == pytest.approx(12_000)
-    assert [v for f in plan.months[1:13] for v in (f.rent, f.fees, f.staff)] == pytest.approx([36_000, 3_000, 10_000] * 12)
-    assert [v for f in plan.months[13:] for v in (f.rent, f.fees, f.staff)] == pytest.approx([39_600, 3_000, 10_000] * 12)
+    assert [v for f in plan.months[1:13] for v in (f.rent, f.fees, f.staff)] == pytest.approx(
+        [36_000, 3_000, 10_000] * 12
+    )
+    assert [v for f in plan.months[13:] for v in (f.rent, f.fees, f.staff)] == pytest.approx(
+        [39_600, 3_000, 10_000] * 12
+    )
     assert plan.total_cost == pytest.approx(12_000 + 12 * 49_000 + 12 * 52_600)
 
 
@@ -720,7 +818,9 @@ def test_price_to_tie_solves_the_horizon_figure(cf):
     assert hotel.metrics["price_to_tie"] == pytest.approx(3.00 + d, rel=1e-9)
     assert 3.00 + d < 3.00  # hotel must cut its price to tie over the horizon, though it leads the snapshot
     assert ev.offer("india").metrics["price_to_tie"] == pytest.approx(3.20)
-    assert hotel.metrics["vs_leader"] == pytest.approx(hotel.metrics["horizon_cost_per_task"] / ev.offer("india").metrics["horizon_cost_per_task"] - 1)
+    assert hotel.metrics["vs_leader"] == pytest.approx(
+        hotel.metrics["horizon_cost_per_task"] / ev.offer("india").metrics["horizon_cost_per_task"] - 1
+    )
 
 
 def test_price_to_tie_of_an_index_linked_offer_moves_its_spread(cf):

@@ -62,7 +62,24 @@ def test_table_of_one_offer_shows_each_month_and_the_notes(ws):
     month1 = next(line for line in result.stdout.splitlines() if line.startswith("│     1 "))
     cells = [c.strip() for c in month1.split("│")[1:-1]]
     # the expected SLA credit after the total, not in it: 0.0950213 x 146,000 = 13,873
-    assert cells == ["1", "term", "50", "0", "109,500", "6,150", "10,000", "1,825", "0", "0", "0", "0", "0", "127,475", "-13,873", "3,577,000"]
+    assert cells == [
+        "1",
+        "term",
+        "50",
+        "0",
+        "109,500",
+        "6,150",
+        "10,000",
+        "1,825",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "127,475",
+        "-13,873",
+        "3,577,000",
+    ]
     assert "note: after its 24-month term the offer renews at the raw index" in " ".join(result.stdout.split())
 
 
@@ -96,7 +113,16 @@ def test_csv_of_every_offer_and_of_one(ws):
     result = cashflow(ws, "--format", "csv")
     assert result.exit_code == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert list(rows[0]) == ["rank", "id", "term_months", "total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task"]
+    assert list(rows[0]) == [
+        "rank",
+        "id",
+        "term_months",
+        "total_commitment",
+        "total_cost",
+        "npv_cost",
+        "horizon_cost_per_task",
+        "cost_per_task",
+    ]
     by_id = {r["id"]: r for r in rows}
     assert set(by_id) == OFFERS
     assert float(by_id["delta"]["total_commitment"]) == pytest.approx(7_198_670)
@@ -214,8 +240,18 @@ def test_rank_by_horizon_without_a_horizon_exits_2(data_dir):
     ("old", "new", "line", "problem"),
     [
         ("  escalator: 0.03\n", "  escalator: -0.6\n", 21, "contract.escalator: must be at least -0.5 (got -0.6)"),
-        ("  ramp: {gpus_by_month: [50, 100]}\n", "  ramp: {gpus_by_month: [50, -10]}\n", 22, "contract.ramp.gpus_by_month[1]: must be at least 0 (got -10)"),
-        ("rate_per_point: 0.05, cap: 0.30,", "rate_per_point: 0.05, cap: 1.5,", 23, "contract.sla_credits.cap: must be at most 1 (got 1.5)"),
+        (
+            "  ramp: {gpus_by_month: [50, 100]}\n",
+            "  ramp: {gpus_by_month: [50, -10]}\n",
+            22,
+            "contract.ramp.gpus_by_month[1]: must be at least 0 (got -10)",
+        ),
+        (
+            "rate_per_point: 0.05, cap: 0.30,",
+            "rate_per_point: 0.05, cap: 1.5,",
+            23,
+            "contract.sla_credits.cap: must be at most 1 (got 1.5)",
+        ),
     ],
 )
 @pytest.mark.parametrize("command", [("cashflow",), ("compare", "--horizon", "24")])
@@ -257,11 +293,15 @@ def test_compare_ranked_by_the_horizon_shows_the_sort_column_in_every_format(ws)
     assert "USD/1k tasks 24 mo" in markdown and f"{figures['india'] * 1000:.2f}" in markdown
     rows = list(csv.DictReader(io.StringIO(run(*args, "--format", "csv").stdout)))
     assert {r["rank_by"] for r in rows} == {"horizon_cost_per_task"}
-    assert float(next(r for r in rows if r["id"] == "india")["horizon_cost_per_task"]) == pytest.approx(figures["india"])
+    assert float(next(r for r in rows if r["id"] == "india")["horizon_cost_per_task"]) == pytest.approx(
+        figures["india"]
+    )
     # ranked by the snapshot, --horizon still shows the horizon figures (beside, not as the sort key);
     # without --horizon there is no horizon column
     snapshot = run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24").stdout
-    assert "USD/1k tasks 24 mo" in header_cells(snapshot) and "Ranked by the cost per successful task over" not in " ".join(snapshot.split())
+    assert "USD/1k tasks 24 mo" in header_cells(
+        snapshot
+    ) and "Ranked by the cost per successful task over" not in " ".join(snapshot.split())
     assert "USD/1k tasks 24 mo" not in header_cells(run("compare", "-w", ws, "--as-of", AS_OF).stdout)
 
 

@@ -30,9 +30,19 @@ def test_table_has_the_range_columns(ws):
     assert result.exit_code == 0, result.stderr
     header = next(line for line in result.stdout.splitlines() if "Rank" in line)
     cells = [c.strip() for c in header.split("┃")]
-    assert cells.index("P10") < cells.index("P50") < cells.index("P90") < cells.index("P(cheapest)") < cells.index("Reason")
+    assert (
+        cells.index("P10")
+        < cells.index("P50")
+        < cells.index("P90")
+        < cells.index("P(cheapest)")
+        < cells.index("Reason")
+    )
     column = cells.index("P(cheapest)")
-    rows = {line.split("│")[2].strip(): [c.strip() for c in line.split("│")] for line in result.stdout.splitlines() if line.startswith("│") and line.split("│")[2].strip()}
+    rows = {
+        line.split("│")[2].strip(): [c.strip() for c in line.split("│")]
+        for line in result.stdout.splitlines()
+        if line.startswith("│") and line.split("│")[2].strip()
+    }
     assert rows["leaky"][column] == "—"  # not acceptable: no probability
     assert rows["floaty"][column].endswith("%") and rows["dear"][column] == "0.0%"
     assert "Uncertainty: 2,000 draws, seed 3." in result.stdout
@@ -53,8 +63,16 @@ def test_json_carries_a_range_per_offer_and_the_settings(ws):
     total = 0.0
     for offer in ev["offers"]:
         u = offer["uncertainty"]
-        assert set(u) == set(BANDS) | {"prob_fails_gate", "fails_by_gate", "p10_per_1000_tasks", "p50_per_1000_tasks", "p90_per_1000_tasks"}, offer["id"]
-        assert [u[f"{b}_per_1000_tasks"] for b in ("p10", "p50", "p90")] == [None if u[b] is None else u[b] * 1000 for b in ("p10", "p50", "p90")]
+        assert set(u) == set(BANDS) | {
+            "prob_fails_gate",
+            "fails_by_gate",
+            "p10_per_1000_tasks",
+            "p50_per_1000_tasks",
+            "p90_per_1000_tasks",
+        }, offer["id"]
+        assert [u[f"{b}_per_1000_tasks"] for b in ("p10", "p50", "p90")] == [
+            None if u[b] is None else u[b] * 1000 for b in ("p10", "p50", "p90")
+        ]
         assert u["p10"] <= u["p50"] <= u["p90"], offer["id"]
         if offer["acceptable"]:
             total += u["prob_cheapest"]
@@ -115,7 +133,9 @@ def test_csv_has_the_range_columns(ws):
     assert header[-1] == "reasons"
     rows = {r["id"]: r for r in reader}
     assert rows["leaky"]["prob_cheapest"] == "" and rows["leaky"]["p50"] != ""
-    assert sum(float(r["prob_cheapest"]) for r in rows.values() if r["acceptable"] == "true") == pytest.approx(1.0, abs=1e-12)
+    assert sum(float(r["prob_cheapest"]) for r in rows.values() if r["acceptable"] == "true") == pytest.approx(
+        1.0, abs=1e-12
+    )
     for r in rows.values():
         assert float(r["p10"]) <= float(r["p50"]) <= float(r["p90"])
     assert float(rows["dear"]["prob_cheapest"]) == 0.0
@@ -152,7 +172,9 @@ def test_out_writes_the_file_and_keeps_stdout_empty(ws, tmp_path):
     assert target.read_text() == compare(ws, "-f", "json").stdout
 
 
-@pytest.mark.parametrize("args", [("--draws", "5"), ("--draws", "99"), ("--draws", "2000000"), ("--seed", "-1"), ("--draws", "many")])
+@pytest.mark.parametrize(
+    "args", [("--draws", "5"), ("--draws", "99"), ("--draws", "2000000"), ("--seed", "-1"), ("--draws", "many")]
+)
 def test_bad_draws_or_seed_exit_2(ws, args):
     result = compare(ws, "-f", "json", *args)
     assert result.exit_code == 2
@@ -169,7 +191,10 @@ def test_bad_distribution_exits_2_with_its_line(workspace_copy):
     result = compare(root, "-f", "json")
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert f"procure.yaml:{at + 1}: uncertainty.utilization: needs 0 < low <= mode <= high (got 0.8, 1.5, 1.2)" in result.stderr
+    assert (
+        f"procure.yaml:{at + 1}: uncertainty.utilization: needs 0 < low <= mode <= high (got 0.8, 1.5, 1.2)"
+        in result.stderr
+    )
 
 
 # --- the progress bar: on a terminal only, never in JSON ------------------------------------------
@@ -177,7 +202,6 @@ def test_bad_distribution_exits_2_with_its_line(workspace_copy):
 
 def run_with_terminal_stderr(ws: Path, fmt: str) -> tuple[int, bytes, bytes]:
     return run_on_terminal(["compare", "-w", ws, "--as-of", AS_OF, "--uncertainty", "--draws", "20000", "-f", fmt])
-
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")

@@ -40,20 +40,44 @@ def test_workbook_sheets(workbook_and_json):
     book, _ = workbook_and_json
     # the live sheets a spreadsheet user works in, then the figures as evaluated (JSON names)
     # then one sheet per analysis with a table (no demand: here, so no plan)
-    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Horizon", "Sensitivity", "Inputs"]
+    assert book.sheetnames == [
+        "Offers",
+        "Assumptions",
+        "Comparison",
+        "Gates",
+        "Ratings",
+        "Horizon",
+        "Sensitivity",
+        "Inputs",
+    ]
 
 
 def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_json):
     book, ev = workbook_and_json
     headers, rows = sheet_rows(book["Comparison"])
-    assert headers == ["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *METRIC_KEYS, *EXTRA_METRIC_KEYS, "reasons"]
+    assert headers == [
+        "rank",
+        "id",
+        "vendor",
+        "grade",
+        "acceptable",
+        "kind",
+        "pricing_basis",
+        *METRIC_KEYS,
+        *EXTRA_METRIC_KEYS,
+        "reasons",
+    ]
     assert [r["id"].value for r in rows] == [o["id"] for o in ev["offers"]] == ["bravo", "alpha", "charlie"]
     checked = 0
     for cells, offer in zip(rows, ev["offers"]):
         # JSON adds beside each cost per task its figure per 1,000 tasks; the sheet keeps the JSON names of the metrics
         companions = {k for k in offer["metrics"] if k.endswith("_per_1000_tasks")}
         assert set(offer["metrics"]) - companions == set(METRIC_KEYS + EXTRA_METRIC_KEYS)
-        assert companions == {k.replace("_per_task", "_per_1000_tasks") for k in METRIC_KEYS + EXTRA_METRIC_KEYS if k.endswith("_per_task")}
+        assert companions == {
+            k.replace("_per_task", "_per_1000_tasks")
+            for k in METRIC_KEYS + EXTRA_METRIC_KEYS
+            if k.endswith("_per_task")
+        }
         for key, value in offer["metrics"].items():
             if key in companions:
                 continue
@@ -87,11 +111,18 @@ def test_gates_and_inputs_sheets(workbook_and_json):
     expected = [(o["id"], g) for o in ev["offers"] for g in o["gates"]]
     assert len(gates) == len(expected)
     for cells, (offer_id, gate) in zip(gates, expected):
-        assert (cells["id"].value, cells["gate"].value, cells["passed"].value, cells["detail"].value) == (offer_id, gate["gate"], gate["passed"], gate["detail"])
+        assert (cells["id"].value, cells["gate"].value, cells["passed"].value, cells["detail"].value) == (
+            offer_id,
+            gate["gate"],
+            gate["passed"],
+            gate["detail"],
+        )
         if gate["margin"] is None:
             assert cells["headroom"].value is None
         else:
-            assert cells["headroom"].data_type == "n" and cells["headroom"].value == pytest.approx(gate["margin"], **SAME)
+            assert cells["headroom"].data_type == "n" and cells["headroom"].value == pytest.approx(
+                gate["margin"], **SAME
+            )
     inputs = [[c.value for c in r] for r in book["Inputs"].iter_rows()]
     assert inputs[:4] == [["as_of", AS_OF], ["currency", "USD"], ["rank_by", "cost_per_task"], ["path", "sha256"]]
     assert inputs[4:] == [[i["path"], i["sha256"]] for i in ev["inputs"]]
@@ -99,11 +130,51 @@ def test_gates_and_inputs_sheets(workbook_and_json):
 
 def test_uncertainty_sheet_when_computed(data_dir, tmp_path):
     target = tmp_path / "u.xlsx"
-    result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "xlsx", "-o", target, "--uncertainty", "--draws", "200", "--seed", "3")
+    result = run(
+        "compare",
+        "-w",
+        data_dir / "basic",
+        "--as-of",
+        AS_OF,
+        "-f",
+        "xlsx",
+        "-o",
+        target,
+        "--uncertainty",
+        "--draws",
+        "200",
+        "--seed",
+        "3",
+    )
     assert result.exit_code == 0, result.stderr
-    ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json", "--uncertainty", "--draws", "200", "--seed", "3").stdout)
+    ev = json.loads(
+        run(
+            "compare",
+            "-w",
+            data_dir / "basic",
+            "--as-of",
+            AS_OF,
+            "-f",
+            "json",
+            "--uncertainty",
+            "--draws",
+            "200",
+            "--seed",
+            "3",
+        ).stdout
+    )
     book = openpyxl.load_workbook(target)
-    assert book.sheetnames == ["Offers", "Assumptions", "Comparison", "Gates", "Ratings", "Uncertainty", "Horizon", "Sensitivity", "Inputs"]
+    assert book.sheetnames == [
+        "Offers",
+        "Assumptions",
+        "Comparison",
+        "Gates",
+        "Ratings",
+        "Uncertainty",
+        "Horizon",
+        "Sensitivity",
+        "Inputs",
+    ]
     headers, rows = sheet_rows(book["Uncertainty"])
     assert headers == ["id", "p10", "p50", "p90", "prob_cheapest"]
     for cells, offer in zip(rows, ev["offers"]):
@@ -135,7 +206,16 @@ def test_the_offers_sheet_has_units_formats_a_frozen_header_filters_and_formulas
     sheet = book["Offers"]
     headers = [c.value for c in sheet[1]]
     # units in the headers (the basic workspace is in USD)
-    for header in ("List price USD/GPU-h", "Rent USD/GPU-h", "Staff USD/GPU-h", "Full USD/GPU-h", "Throughput tok/s/GPU", "USD/task", "USD per 1,000 tasks", "Rank"):
+    for header in (
+        "List price USD/GPU-h",
+        "Rent USD/GPU-h",
+        "Staff USD/GPU-h",
+        "Full USD/GPU-h",
+        "Throughput tok/s/GPU",
+        "USD/task",
+        "USD per 1,000 tasks",
+        "Rank",
+    ):
         assert header in headers
     assert sheet.freeze_panes == "B2"  # the header row and the offer column stay in view
     assert sheet.auto_filter.ref == f"A1:{sheet.cell(row=1, column=len(headers)).column_letter}{len(ev['offers']) + 1}"
@@ -149,7 +229,10 @@ def test_the_offers_sheet_has_units_formats_a_frozen_header_filters_and_formulas
     # the staff formula refers to the Assumptions sheet's cells, which hold procure.yaml's values
     assert "Assumptions!$B$2" in row["Staff USD/GPU-h"].value
     assumptions = book["Assumptions"]
-    assert assumptions["A2"].value == "Staff cost per FTE-year" and assumptions["B2"].value == ev["assumptions"]["fte_cost_year"]
+    assert (
+        assumptions["A2"].value == "Staff cost per FTE-year"
+        and assumptions["B2"].value == ev["assumptions"]["fte_cost_year"]
+    )
     assert assumptions["C2"].value == "USD/year" and assumptions.freeze_panes is not None
     for name in ("Comparison", "Gates", "Ratings"):
         assert book[name].freeze_panes == "B2" and book[name].auto_filter.ref
@@ -167,13 +250,32 @@ def analysis_sheet(book, name):
 def test_the_horizon_sheet_is_the_cashflow_commands_table_with_units(workbook_and_json, data_dir):
     book, ev = workbook_and_json
     headers, rows = analysis_sheet(book, "Horizon")
-    assert headers == ["Rank", "Offer", "Term months", "Delivery month", "Commitment USD", "Total USD", "NPV USD", "USD/task over 36 months", "USD/task today"]
-    flows = json.loads(run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)  # 36 months: no horizon.months in basic
+    assert headers == [
+        "Rank",
+        "Offer",
+        "Term months",
+        "Delivery month",
+        "Commitment USD",
+        "Total USD",
+        "NPV USD",
+        "USD/task over 36 months",
+        "USD/task today",
+    ]
+    flows = json.loads(
+        run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout
+    )  # 36 months: no horizon.months in basic
     by_id = {o["id"]: o for o in flows["offers"]}
     assert [r["Offer"].value for r in rows] == [o["id"] for o in ev["offers"]]  # the comparison's order and ranks
     for cells, offer in zip(rows, ev["offers"]):
-        assert cells["Rank"].value == offer["rank"] and cells["USD/task today"].value == pytest.approx(offer["metrics"]["cost_per_task"], **SAME)
-        for header, key in (("Commitment USD", "total_commitment"), ("Total USD", "total_cost"), ("NPV USD", "npv_cost"), ("USD/task over 36 months", "horizon_cost_per_task")):
+        assert cells["Rank"].value == offer["rank"] and cells["USD/task today"].value == pytest.approx(
+            offer["metrics"]["cost_per_task"], **SAME
+        )
+        for header, key in (
+            ("Commitment USD", "total_commitment"),
+            ("Total USD", "total_cost"),
+            ("NPV USD", "npv_cost"),
+            ("USD/task over 36 months", "horizon_cost_per_task"),
+        ):
             value = by_id[offer["id"]][key]
             assert cells[header].value is None if value is None else cells[header].value == pytest.approx(value, **SAME)
     assert rows[0]["Total USD"].data_type == "n" and rows[0]["Total USD"].number_format == "#,##0"
@@ -182,13 +284,26 @@ def test_the_horizon_sheet_is_the_cashflow_commands_table_with_units(workbook_an
 
 def test_with_a_horizon_every_offers_months_get_a_sheet(data_dir, tmp_path):
     target = tmp_path / "h.xlsx"
-    assert run("compare", "--horizon", "12", "-f", "xlsx", "-o", target, "--as-of", AS_OF, "-w", data_dir / "basic").exit_code == 0
+    assert (
+        run(
+            "compare", "--horizon", "12", "-f", "xlsx", "-o", target, "--as-of", AS_OF, "-w", data_dir / "basic"
+        ).exit_code
+        == 0
+    )
     book = openpyxl.load_workbook(target)
     headers, rows = analysis_sheet(book, "Cash flow")
-    assert headers[:4] == ["Offer", "Month", "Phase", "GPUs"] and "Total USD" in headers and headers[-1] == "Successful tasks"
-    flows = json.loads(run("cashflow", "--horizon", "12", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
+    assert (
+        headers[:4] == ["Offer", "Month", "Phase", "GPUs"]
+        and "Total USD" in headers
+        and headers[-1] == "Successful tasks"
+    )
+    flows = json.loads(
+        run("cashflow", "--horizon", "12", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout
+    )
     expected = [(o["id"], m["month"], m["total"]) for o in flows["offers"] for m in o["cashflow"]["months"]]
-    assert sorted((r["Offer"].value, r["Month"].value, r["Total USD"].value) for r in rows) == sorted((i, m, pytest.approx(t, **SAME)) for i, m, t in expected)
+    assert sorted((r["Offer"].value, r["Month"].value, r["Total USD"].value) for r in rows) == sorted(
+        (i, m, pytest.approx(t, **SAME)) for i, m, t in expected
+    )
 
 
 def test_the_sensitivity_sheet_is_the_sensitivity_commands_table(workbook_and_json, data_dir):
@@ -210,10 +325,14 @@ def test_the_sensitivity_sheet_is_the_sensitivity_commands_table(workbook_and_js
 def test_with_demand_the_plan_and_its_scenarios_get_sheets(tmp_path):
     from planws import config, offer, write
 
-    ws = write(tmp_path / "ws", config(), [
-        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="=Commit Co"),
-        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
-    ])
+    ws = write(
+        tmp_path / "ws",
+        config(),
+        [
+            offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="=Commit Co"),
+            offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+        ],
+    )
     target = tmp_path / "plan.xlsx"
     result = run("compare", "-f", "xlsx", "-o", target, "--as-of", AS_OF, "-w", ws)
     assert result.exit_code == 0, result.stderr
@@ -221,8 +340,21 @@ def test_with_demand_the_plan_and_its_scenarios_get_sheets(tmp_path):
     assert book.sheetnames[5:7] == ["Plan", "Plan scenarios"]
     plan = json.loads(run("plan", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
     headers, rows = analysis_sheet(book, "Plan")
-    assert headers == ["Offer", "Vendor", "Role", "GPUs", "Term months", "First month", "Last month", "Price USD/GPU-h", "Price USD/task", "Share of tasks"]
-    assert [(r["Offer"].value, r["Role"].value, r["GPUs"].value) for r in rows] == [(l["offer"], l["role"].replace("_", "-"), l["gpus"]) for l in plan["plan"]]
+    assert headers == [
+        "Offer",
+        "Vendor",
+        "Role",
+        "GPUs",
+        "Term months",
+        "First month",
+        "Last month",
+        "Price USD/GPU-h",
+        "Price USD/task",
+        "Share of tasks",
+    ]
+    assert [(r["Offer"].value, r["Role"].value, r["GPUs"].value) for r in rows] == [
+        (ln["offer"], ln["role"].replace("_", "-"), ln["gpus"]) for ln in plan["plan"]
+    ]
     commit = next(r for r in rows if r["Role"].value == "commit")
     # 100 GPUs serve the low path's 100 GPU-months of demand every month (planws: 788,400 tasks a GPU-month)
     assert commit["GPUs"].value == 100 and commit["Price USD/GPU-h"].value == 4.0
@@ -248,5 +380,7 @@ def test_a_plan_that_cannot_be_solved_leaves_a_plan_sheet_saying_why(tmp_path):
     assert "Plan" in book.sheetnames and "Plan scenarios" not in book.sheetnames
     [note] = [r for r in book["Plan"].iter_rows(min_row=2, values_only=True)]
     assert note[0].startswith("The purchase plan could not be solved (")
-    assert "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in note[0]  # 5 x 78.84 M against 400 x 788,400
+    assert (
+        "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in note[0]
+    )  # 5 x 78.84 M against 400 x 788,400
     assert note[0].endswith("; the best single offer is recommended instead.")

@@ -21,7 +21,14 @@ def complete(words: str, cwd=None, monkeypatch=None) -> list[str]:
     return result.stdout.split()
 
 
-@pytest.mark.parametrize(("shell", "marker"), [("bash", "complete -o default -F _procure_completion procure"), ("zsh", "#compdef procure"), ("fish", "complete --command procure")])
+@pytest.mark.parametrize(
+    ("shell", "marker"),
+    [
+        ("bash", "complete -o default -F _procure_completion procure"),
+        ("zsh", "#compdef procure"),
+        ("fish", "complete --command procure"),
+    ],
+)
 def test_show_completion_prints_the_script_for_each_shell(shell, marker, monkeypatch):
     import shellingham
 
@@ -58,7 +65,11 @@ def test_offer_ids_complete_from_the_workspace_found_upward(tmp_path, data_dir, 
     ws = tmp_path / "ws"
     shutil.copytree(data_dir / "basic", ws)
     (ws / "notes").mkdir()
-    assert complete("procure hedge --offer ", cwd=ws / "notes", monkeypatch=monkeypatch) == ["alpha", "bravo", "charlie"]
+    assert complete("procure hedge --offer ", cwd=ws / "notes", monkeypatch=monkeypatch) == [
+        "alpha",
+        "bravo",
+        "charlie",
+    ]
     assert complete("procure grade --offer b", cwd=ws, monkeypatch=monkeypatch) == ["bravo"]
 
 

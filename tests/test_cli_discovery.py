@@ -83,4 +83,10 @@ def test_import_from_a_subfolder_writes_to_the_workspace_offers(nested, monkeypa
     result = run("import", data_dir / "import_rfp.csv")
     assert result.exit_code == 0, result.stderr
     assert not (inner / "offers").exists()
-    assert sorted(p.name for p in (ws / "offers").glob("*.yaml")) == ["alpha.yaml", "bravo.yaml", "charlie.yaml", "delta.yaml", "echo.yaml"]
+    assert sorted(p.name for p in (ws / "offers").glob("*.yaml")) == [
+        "alpha.yaml",
+        "bravo.yaml",
+        "charlie.yaml",
+        "delta.yaml",
+        "echo.yaml",
+    ]

@@ -29,7 +29,10 @@ def test_offer_expiring_in_ten_days_is_warned_about_on_stderr(ws):
     result = run("evaluate", "-w", ws, "--as-of", "2026-12-21")
     assert result.exit_code == 0
     assert warnings(result.stderr) == ["warning: bravo expires in 10 days (valid until 2026-12-31)"]
-    assert result.stdout == f"as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
+    assert (
+        result.stdout
+        == f"as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
+    )
 
 
 def test_the_warning_stays_off_json_output(ws):
@@ -38,7 +41,9 @@ def test_the_warning_stays_off_json_output(ws):
     ev = json.loads(result.stdout)
     bravo = next(o for o in ev["offers"] if o["id"] == "bravo")
     assert bravo["notes"][-1] == "expires in 10 days (valid until 2026-12-31)"
-    assert bravo["notes"][0].startswith("unrated: availability unverified")  # bare metal with no tier: a note, not a warning
+    assert bravo["notes"][0].startswith(
+        "unrated: availability unverified"
+    )  # bare metal with no tier: a note, not a warning
     assert bravo["acceptable"] is True  # still valid: a warning, not a gate
 
 
@@ -62,7 +67,11 @@ def test_warning_window_is_fourteen_days(ws, as_of, expected):
 def test_expired_offer_is_not_acceptable(ws):
     result = run("evaluate", "-w", ws, "--as-of", "2027-01-01", "--format", "json")
     bravo = next(o for o in json.loads(result.stdout)["offers"] if o["id"] == "bravo")
-    assert (bravo["acceptable"], bravo["rank"], bravo["reasons"]) == (False, None, ["expired on 2026-12-31 (as of 2027-01-01)"])
+    assert (bravo["acceptable"], bravo["rank"], bravo["reasons"]) == (
+        False,
+        None,
+        ["expired on 2026-12-31 (as of 2027-01-01)"],
+    )
 
 
 def test_evaluate_out_writes_the_summary_to_a_file(ws, tmp_path):
@@ -70,4 +79,7 @@ def test_evaluate_out_writes_the_summary_to_a_file(ws, tmp_path):
     result = run("evaluate", "-w", ws, "--as-of", "2026-11-29", "--out", target)
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert target.read_text(encoding="utf-8") == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
+    assert (
+        target.read_text(encoding="utf-8")
+        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
+    )

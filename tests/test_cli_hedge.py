@@ -48,8 +48,14 @@ def expected_regression(ws: Path) -> dict[str, float]:
     half = float(stats.t.ppf(0.975, len(df) - 2)) * fit.stderr
     recommended = h if abs(h - 1) > half else 1.0  # 1 unless the interval leaves 1 out
     return {
-        "h_star": h, "h_star_se": fit.stderr, "h_star_ci95": (h - half, h + half), "hedge_ratio": recommended,
-        "rho": rho, "r2": rho * rho, "basis_volatility": float(np.std(ds - (h * df + a), ddof=1)), "changes": len(df),
+        "h_star": h,
+        "h_star_se": fit.stderr,
+        "h_star_ci95": (h - half, h + half),
+        "hedge_ratio": recommended,
+        "rho": rho,
+        "r2": rho * rho,
+        "basis_volatility": float(np.std(ds - (h * df + a), ddof=1)),
+        "changes": len(df),
     }
 
 
@@ -84,7 +90,10 @@ def test_json_ladder_and_stress_by_hand(ws):
     assert plan["floating_gpu_hours"] == pytest.approx(4 * 7300)
     first = math.floor(0.5 * h * 7300 / 730 + 0.5)  # month 3 only floats in 1-3
     second = math.floor(0.25 * h * 21900 / 730 + 0.5)
-    assert [(r["months"], r["contracts"], r["hedged_gpu_hours"]) for r in plan["ladder"]] == [("1-3", first, first * 730), ("4-6", second, second * 730)]
+    assert [(r["months"], r["contracts"], r["hedged_gpu_hours"]) for r in plan["ladder"]] == [
+        ("1-3", first, first * 730),
+        ("4-6", second, second * 730),
+    ]
     hedged = (first + second) * 730
     for row, move in zip(plan["stress"], MOVES):
         unhedged = 4 * 7300 * (4.00 + h * 5.0 * move)  # renewals at basis: 4.00 + h x index change
@@ -177,7 +186,9 @@ def test_owned_and_per_token_offers_have_nothing_to_hedge(ws, offer):
 
 def test_insufficient_history_is_flagged(ws, tmp_path):
     short = tmp_path / "rent.csv"
-    short.write_text("date,price\n2026-08-31,6.30\n2026-09-30,6.02\n2026-10-31,5.88\n2026-11-27,5.83\n", encoding="utf-8")
+    short.write_text(
+        "date,price\n2026-08-31,6.30\n2026-09-30,6.02\n2026-10-31,5.88\n2026-11-27,5.83\n", encoding="utf-8"
+    )
     plan = json.loads(hedge(ws, "--rent", short, "--format", "json").stdout)
     assert plan["regression"]["changes"] == 3 and plan["regression"]["insufficient_history"] is True
     assert any("insufficient history" in n for n in plan["notes"])
@@ -197,7 +208,10 @@ def failed(result, *expected: str) -> None:
 
 def test_an_unknown_offer(ws, tmp_path):
     target = tmp_path / "plan.json"
-    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--offer", "nope", "--format", "json", "--out", target), "no offer with id 'nope'")
+    failed(
+        run("hedge", "--workspace", ws, "--as-of", AS_OF, "--offer", "nope", "--format", "json", "--out", target),
+        "no offer with id 'nope'",
+    )
     assert not target.exists()
 
 
@@ -206,13 +220,19 @@ def test_a_workspace_without_an_index(workspace_copy, tmp_path):
     (copy / "market" / "index.csv").unlink()
     (copy / "offers" / "indexed.yaml").unlink()  # which needs the index to be priced at all
     target = tmp_path / "plan.md"
-    failed(run("hedge", "--workspace", copy, "--as-of", AS_OF, "--format", "markdown", "--out", target), "market/index.csv", "2026-11-29")
+    failed(
+        run("hedge", "--workspace", copy, "--as-of", AS_OF, "--format", "markdown", "--out", target),
+        "market/index.csv",
+        "2026-11-29",
+    )
     assert not target.exists()
 
 
 def test_an_index_file_that_does_not_exist(ws, tmp_path):
     target = tmp_path / "plan.json"
-    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", tmp_path / "nope.csv", "--out", target), "nope.csv")
+    failed(
+        run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", tmp_path / "nope.csv", "--out", target), "nope.csv"
+    )
     assert not target.exists()
 
 
@@ -224,7 +244,10 @@ def test_an_index_with_no_level_before_the_as_of_date(ws, tmp_path):
 
 def test_bad_rows_of_an_index_file_with_their_lines(ws, tmp_path):
     index = tmp_path / "index.csv"
-    index.write_text("# comment\ndate,price\n2026-09-30,5.2\n2026-10-31,abc\n2026-13-01,5.0\n2026-11-27,-1\n2026-09-30,5.3\n", encoding="utf-8")
+    index.write_text(
+        "# comment\ndate,price\n2026-09-30,5.2\n2026-10-31,abc\n2026-13-01,5.0\n2026-11-27,-1\n2026-09-30,5.3\n",
+        encoding="utf-8",
+    )
     target = tmp_path / "plan.json"
     result = run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", index, "--out", target)
     failed(result, f"{index}:4: price", f"{index}:5: date", f"{index}:6: price", f"{index}:7: date")
@@ -263,7 +286,9 @@ def test_a_mistyped_hedge_offer_is_named_at_its_line_by_validate_and_hedge(works
     # --offer option the user never gave.
     copy = workspace_copy("market_ws")
     config = copy / "procure.yaml"
-    config.write_text(config.read_text(encoding="utf-8").replace("  offer: fixed\n", "  offer: fixd\n"), encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("  offer: fixed\n", "  offer: fixd\n"), encoding="utf-8"
+    )
     for command in (("validate",), ("hedge",)):
         result = run(*command, "--workspace", copy, "--as-of", AS_OF)
         assert result.exit_code == 2 and "Traceback" not in result.output
@@ -275,7 +300,11 @@ def test_a_mistyped_hedge_offer_is_named_at_its_line_by_validate_and_hedge(works
     "text, field, message",
     [
         ("  contract: {gpu_hours: -5}\n", "hedge.contract.gpu_hours", "must be greater than 0"),
-        ("  contract: {gpu_hours: 100}\n", "hedge.contract.gpu_hours", "100 differs from hedge.contract_gpu_hours (730): give the contract size once"),
+        (
+            "  contract: {gpu_hours: 100}\n",
+            "hedge.contract.gpu_hours",
+            "100 differs from hedge.contract_gpu_hours (730): give the contract size once",
+        ),
         ("  contract: {confirmed: [size]}\n", "hedge.contract.confirmed[0]", "must be one of"),
         ("  basis_prior: {correlation: 1.5}\n", "hedge.basis_prior.correlation", "must be at most 1 (got 1.5)"),
     ],

@@ -32,7 +32,9 @@ def test_version():
     assert result.exit_code == 0 and result.stdout.startswith("procure ")
 
 
-SUBCOMMANDS = [(group.name, c.name) for group in app.registered_groups for c in group.typer_instance.registered_commands]
+SUBCOMMANDS = [
+    (group.name, c.name) for group in app.registered_groups for c in group.typer_instance.registered_commands
+]
 
 
 def test_subcommands_are_registered():

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, run
-
-from procure.analysis.history import HISTORY_FILE, list_runs
 from pointmeans import DELIVERY_MEAN
 
-TASKS = 300 * 3600 / 1000 * 0.995 * 0.9 * 0.8 * DELIVERY_MEAN  # 773.712 x the means of the availability and utilization factors
+from procure.analysis.history import HISTORY_FILE, list_runs
+
+TASKS = (
+    300 * 3600 / 1000 * 0.995 * 0.9 * 0.8 * DELIVERY_MEAN
+)  # 773.712 x the means of the availability and utilization factors
 
 
 def cost(price: float) -> float:
@@ -73,7 +75,10 @@ def two_runs(ws) -> Path:
 
 def test_evaluate_save_with_label(ws):
     result = save(ws, "--label", "Nov RFP")
-    assert result.stdout == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks; saved as run 1\n"
+    assert (
+        result.stdout
+        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks; saved as run 1\n"
+    )
     assert result.stderr == "saved run 1\n"
     [saved] = list_runs(ws)
     assert (saved.id, saved.label, saved.top_offer, saved.acceptable, saved.offers) == (1, "Nov RFP", "alpha", 3, 4)
@@ -83,7 +88,10 @@ def test_evaluate_save_with_label(ws):
 def test_evaluate_without_save_keeps_no_history(ws):
     result = run("evaluate", "-w", ws, "--as-of", AS_OF)
     assert result.exit_code == 0
-    assert result.stdout == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks\n"
+    assert (
+        result.stdout
+        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks\n"
+    )
     assert not (ws / ".procure").exists()
 
 
@@ -118,14 +126,28 @@ def test_history_json(two_runs):
     document = json.loads(result.stdout)
     assert document["command"] == "history" and document["schema_version"] == "1.1"
     runs = document["runs"]
-    assert [set(r) for r in runs] == [{"id", "saved_at", "as_of", "label", "top_offer", "top_cost_per_task", "top_cost_per_1000_tasks", "offers", "acceptable"}] * 2
+    assert [set(r) for r in runs] == [
+        {
+            "id",
+            "saved_at",
+            "as_of",
+            "label",
+            "top_offer",
+            "top_cost_per_task",
+            "top_cost_per_1000_tasks",
+            "offers",
+            "acceptable",
+        }
+    ] * 2
     assert [(r["id"], r["as_of"], r["label"], r["top_offer"], r["offers"], r["acceptable"]) for r in runs] == [
         (1, AS_OF, "Nov RFP", "alpha", 4, 3),
         (2, AS_OF, "Dec re-check", "bravo", 4, 3),
     ]
     assert runs[0]["top_cost_per_task"] == pytest.approx(cost(4.00))
     assert runs[1]["top_cost_per_task"] == pytest.approx(cost(5.00))
-    assert runs[1]["top_cost_per_1000_tasks"] == pytest.approx(cost(5.00) * 1000)  # the same figure in the unit the tables print
+    assert runs[1]["top_cost_per_1000_tasks"] == pytest.approx(
+        cost(5.00) * 1000
+    )  # the same figure in the unit the tables print
 
 
 @pytest.mark.parametrize("label", ["[draft] Nov RFP", "Dec [/x] re-check"])
@@ -142,8 +164,24 @@ def test_history_shows_labels_literally(ws, label):
 def test_diff_without_arguments_compares_the_last_two_runs(two_runs):
     result = run("diff", "-w", two_runs)
     assert result.exit_code == 0, result.stderr
-    assert row(result.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", f"{k(4.0)} to {k(5.5)}", "+37.5%"]
-    assert row(result.stdout, "bravo") == ["bravo", "present", "2 to 1", "T-MC", "yes", k(5.0), "—"]  # unchanged cost: no change shown
+    assert row(result.stdout, "alpha") == [
+        "alpha",
+        "present",
+        "1 to 2",
+        "T-MC",
+        "yes",
+        f"{k(4.0)} to {k(5.5)}",
+        "+37.5%",
+    ]
+    assert row(result.stdout, "bravo") == [
+        "bravo",
+        "present",
+        "2 to 1",
+        "T-MC",
+        "yes",
+        k(5.0),
+        "—",
+    ]  # unchanged cost: no change shown
     assert row(result.stdout, "charlie") == ["charlie", "present", "—", "T-MC", "no", k(3.5), "—"]
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in result.stdout
     assert "The cheapest acceptable offer changed from alpha to bravo." in result.stdout
@@ -154,7 +192,12 @@ def test_diff_json(two_runs):
     result = run("diff", "-w", two_runs, "--format", "json")
     assert result.exit_code == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert (payload["base"], payload["head"], payload["base_as_of"], payload["head_as_of"]) == ("run 1", "run 2", AS_OF, AS_OF)
+    assert (payload["base"], payload["head"], payload["base_as_of"], payload["head_as_of"]) == (
+        "run 1",
+        "run 2",
+        AS_OF,
+        AS_OF,
+    )
     assert (payload["leader_before"], payload["leader_after"], payload["new_cheapest"]) == ("alpha", "bravo", True)
     assert payload["assumptions"] == []
     assert "breached" not in payload
@@ -174,7 +217,10 @@ def test_diff_markdown(two_runs):
     assert text.startswith("## Changes between two evaluations\n\n")
     assert "Thresholds" not in text and "\x1b[" not in text
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in text
-    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n" in text
+    assert (
+        "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n"
+        in text
+    )
     assert f"| alpha | present | 1 to 2 | T-MC | yes | {k(4.0)} to {k(5.5)} | +37.5% |" in text
 
 
@@ -187,7 +233,9 @@ def test_diff_with_run_ids(two_runs):
     assert next(o for o in forward["offers"] if o["id"] == "alpha")["cost_change_share"] == pytest.approx(0.375)
     backward = json.loads(run("diff", "3", "1", "-w", two_runs, "-f", "json").stdout)
     assert backward["assumptions"] == [{"path": "assumptions.fte_cost_year", "before": 250000.0, "after": 219000.0}]
-    assert next(o for o in backward["offers"] if o["id"] == "alpha")["cost_change_share"] == pytest.approx(4.00 / 5.50 - 1)
+    assert next(o for o in backward["offers"] if o["id"] == "alpha")["cost_change_share"] == pytest.approx(
+        4.00 / 5.50 - 1
+    )
     one = json.loads(run("diff", "1", "-w", two_runs, "-f", "json").stdout)  # one run: against the latest
     assert (one["base"], one["head"]) == ("run 1", "run 3")
     last_two = json.loads(run("diff", "-w", two_runs, "-f", "json").stdout)
@@ -211,7 +259,15 @@ def test_diff_two_evaluation_json_files(ws, tmp_path):
 
     table = run("diff", base, head, "-w", ws)
     assert table.exit_code == 0
-    assert row(table.stdout, "alpha") == ["alpha", "present", "1 to 2", "T-MC", "yes", f"{k(4.0)} to {k(5.5)}", "+37.5%"]
+    assert row(table.stdout, "alpha") == [
+        "alpha",
+        "present",
+        "1 to 2",
+        "T-MC",
+        "yes",
+        f"{k(4.0)} to {k(5.5)}",
+        "+37.5%",
+    ]
     markdown = run("diff", base, head, "-w", ws, "-f", "markdown")
     assert markdown.exit_code == 0
     assert f"| alpha | present | 1 to 2 | T-MC | yes | {k(4.0)} to {k(5.5)} | +37.5% |" in markdown.stdout
@@ -267,7 +323,10 @@ def test_corrupt_history_is_reported_by_every_command_and_left_untouched(ws):
     for args in (("history",), ("diff",), ("evaluate", "--save", "--as-of", AS_OF), ("reevaluate", "--as-of", AS_OF)):
         result = run(*args, "-w", ws)
         assert result.exit_code == 2, args
-        assert ".procure/history.sqlite: the history database is unreadable (file is not a database); move it away to start a new history, nothing was changed" in result.stderr
+        assert (
+            ".procure/history.sqlite: the history database is unreadable (file is not a database); move it away to start a new history, nothing was changed"
+            in result.stderr
+        )
         assert (ws / HISTORY_FILE).read_bytes() == garbage
     assert [p.name for p in (ws / ".procure").iterdir()] == ["history.sqlite"]
 
@@ -277,10 +336,17 @@ def test_newer_history_is_reported(ws):
     with sqlite3.connect(ws / HISTORY_FILE) as db:
         db.execute("PRAGMA user_version = 99")
     saved = (ws / HISTORY_FILE).read_bytes()
-    for args in (("history",), ("diff", "1", "1"), ("evaluate", "--save", "--as-of", AS_OF), ("reevaluate", "--as-of", AS_OF)):
+    for args in (
+        ("history",),
+        ("diff", "1", "1"),
+        ("evaluate", "--save", "--as-of", AS_OF),
+        ("reevaluate", "--as-of", AS_OF),
+    ):
         result = run(*args, "-w", ws)
         assert result.exit_code == 2, args
-        assert "the history was written by a newer procure (schema 99; this one reads 1): upgrade procure" in result.stderr
+        assert (
+            "the history was written by a newer procure (schema 99; this one reads 1): upgrade procure" in result.stderr
+        )
     assert (ws / HISTORY_FILE).read_bytes() == saved
 
 
@@ -290,7 +356,9 @@ def test_damaged_run_pages_exit_2(ws):
     with sqlite3.connect(path) as db:
         try:
             page_size = db.execute("PRAGMA page_size").fetchone()[0]
-            overflow = [r[0] for r in db.execute("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow'")]
+            overflow = [
+                r[0] for r in db.execute("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow'")
+            ]
         except sqlite3.OperationalError:
             pytest.skip("this SQLite has no dbstat table")
     data = bytearray(path.read_bytes())

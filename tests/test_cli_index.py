@@ -81,20 +81,38 @@ def test_markdown_shows_the_index_and_the_methodology(quotes, ws):
 
 def test_json_carries_the_points_and_the_methodology(quotes, ws):
     data = json.loads(build(quotes, ws, "--format", "json").stdout)
-    assert [(p["period"], p["level"], p["observations"]) for p in data["points"]] == [("2026-10-01", pytest.approx(5.4), 3), ("2026-11-01", pytest.approx(5.5), 4)]
+    assert [(p["period"], p["level"], p["observations"]) for p in data["points"]] == [
+        ("2026-10-01", pytest.approx(5.4), 3),
+        ("2026-11-01", pytest.approx(5.5), 4),
+    ]
     assert data["methodology_period"] == "2026-11-01"
     rows = {(r["method"], r["scope"]): r for r in data["methodology"]}
     assert len(rows) == 6
     vw = rows[("volume-weighted", "raw")]
     # (4.80 x 200 + 5.20 x 600) / 800 = 5.10; advertised rows have no volume
-    assert (vw["advertised"], vw["transacted"], vw["all"], vw["spread"]) == (None, pytest.approx(5.1), pytest.approx(5.1), None)
+    assert (vw["advertised"], vw["transacted"], vw["all"], vw["spread"]) == (
+        None,
+        pytest.approx(5.1),
+        pytest.approx(5.1),
+        None,
+    )
     vwa = rows[("volume-weighted", "adjusted")]
     # (5.60 x 200 + 6.15 x 600) / 800 = 6.0125
     assert vwa["transacted"] == pytest.approx(6.0125)
     med = rows[("median", "adjusted")]
     # advertised 7.15 (T-BM) and 6.60 (T-MC) -> 6.875; transacted 5.60 and 6.15 -> 5.875
-    assert (med["advertised"], med["transacted"], med["all"], med["spread"]) == (pytest.approx(6.875), pytest.approx(5.875), pytest.approx(6.375), pytest.approx(1.0))
-    assert data["adjustments"] == {"T-BM": pytest.approx(0.95), "T-MC": pytest.approx(0.80), "T-MS": pytest.approx(0.15), "T-OWN": pytest.approx(1.25)}
+    assert (med["advertised"], med["transacted"], med["all"], med["spread"]) == (
+        pytest.approx(6.875),
+        pytest.approx(5.875),
+        pytest.approx(6.375),
+        pytest.approx(1.0),
+    )
+    assert data["adjustments"] == {
+        "T-BM": pytest.approx(0.95),
+        "T-MC": pytest.approx(0.80),
+        "T-MS": pytest.approx(0.15),
+        "T-OWN": pytest.approx(1.25),
+    }
 
 
 @pytest.mark.parametrize(
@@ -105,7 +123,13 @@ def test_json_carries_the_points_and_the_methodology(quotes, ws):
         (("--kind", "advertised"), [("2026-10-01", 6.0, 1), ("2026-11-01", 6.0, 2)]),
         # a small period still loses one quote at each end (max(10%, 1/n) of the weight): 5.00 [5.40] 6.00 -> 5.40;
         # 4.80 [5.20 5.80] 6.20 -> 5.50
-        (("--method", "trimmed-mean",), [("2026-10-01", 5.4, 3), ("2026-11-01", 5.5, 4)]),
+        (
+            (
+                "--method",
+                "trimmed-mean",
+            ),
+            [("2026-10-01", 5.4, 3), ("2026-11-01", 5.5, 4)],
+        ),
         # 13-36 months with scope adjustment: 5.80 + 0.80 and 4.80 + 0.80 -> median 6.10
         (("--term", "13-36", "--scope-adjust"), [("2026-11-01", 6.1, 2)]),
         (("--term", "0-3"), [("2026-10-01", 5.7, 2), ("2026-11-01", 6.2, 1)]),
@@ -115,7 +139,14 @@ def test_json_carries_the_points_and_the_methodology(quotes, ws):
         # weeks start on Monday: 2026-10-20 is a Tuesday, 2026-11-02 and 11-03 share a week
         (
             ("--period", "week"),
-            [("2026-10-05", 6.0, 1), ("2026-10-12", 5.0, 1), ("2026-10-19", 5.4, 1), ("2026-11-02", 6.0, 2), ("2026-11-09", 4.8, 1), ("2026-11-16", 5.2, 1)],
+            [
+                ("2026-10-05", 6.0, 1),
+                ("2026-10-12", 5.0, 1),
+                ("2026-10-19", 5.4, 1),
+                ("2026-11-02", 6.0, 2),
+                ("2026-11-09", 4.8, 1),
+                ("2026-11-16", 5.2, 1),
+            ],
         ),
     ],
 )
@@ -172,7 +203,9 @@ def test_a_volume_weighted_csv_leaves_out_periods_without_a_level_and_still_read
 def test_the_csv_serves_as_index_for_hedge(quotes, ws, tmp_path):
     target = tmp_path / "built.csv"
     build(quotes, ws, "--out", target)
-    result = run("hedge", "--workspace", ws, "--offer", "indexed", "--index", target, "--as-of", AS_OF, "--format", "json")
+    result = run(
+        "hedge", "--workspace", ws, "--offer", "indexed", "--index", target, "--as-of", AS_OF, "--format", "json"
+    )
     assert result.exit_code == 0, result.stderr
     plan = json.loads(result.stdout)
     assert (plan["index_date"], plan["index_level"]) == ("2026-11-01", pytest.approx(5.5))
@@ -197,7 +230,8 @@ def test_bad_rows_are_all_reported_with_file_and_line_and_nothing_is_written(ws,
     quotes = tmp_path / "bad.csv"
     quotes.write_text(
         "# bad observations\n"  # 1
-        + HEADER + "\n"  # 2
+        + HEADER
+        + "\n"  # 2
         "2026-11-02,B200,5.0,transacted,3,Good,T-MC,10\n"  # 3
         "2026-11-02,B200,5.0,transacted,3,Short,T-MC\n"  # 4 a column missing
         "2026-11-02,B200,abc,transacted,3,S,T-MC,10\n"  # 5
@@ -215,7 +249,15 @@ def test_bad_rows_are_all_reported_with_file_and_line_and_nothing_is_written(ws,
     assert result.stdout == ""
     assert not target.exists()
     lines = result.stderr.splitlines()
-    for number, field in [(4, ""), (5, "price"), (6, "kind"), (7, "term_months"), (8, "term_months"), (9, "gpu_hours"), (10, "seller")]:
+    for number, field in [
+        (4, ""),
+        (5, "price"),
+        (6, "kind"),
+        (7, "term_months"),
+        (8, "term_months"),
+        (9, "gpu_hours"),
+        (10, "seller"),
+    ]:
         assert any(line.startswith(f"{quotes}:{number}: {field}") for line in lines), (number, result.stderr)
     assert not any(line.startswith(f"{quotes}:3:") for line in lines)
     assert "7 problems found; nothing was written." in result.stderr
@@ -223,7 +265,9 @@ def test_bad_rows_are_all_reported_with_file_and_line_and_nothing_is_written(ws,
 
 def test_a_missing_column_in_the_header(ws, tmp_path):
     quotes = tmp_path / "q.csv"
-    quotes.write_text("date,gpu,price,kind,term_months,seller,grade\n2026-11-02,B200,5.0,transacted,3,S,T-MC\n", encoding="utf-8")
+    quotes.write_text(
+        "date,gpu,price,kind,term_months,seller,grade\n2026-11-02,B200,5.0,transacted,3,S,T-MC\n", encoding="utf-8"
+    )
     result = run("index", "build", quotes, "--workspace", ws)
     assert result.exit_code == 2
     assert f"{quotes}:1:" in result.stderr and "gpu_hours" in result.stderr
@@ -238,7 +282,10 @@ def test_a_missing_quotes_file(ws, tmp_path):
 
 def test_scope_adjust_with_a_grade_without_a_file(ws, tmp_path):
     quotes = tmp_path / "q.csv"
-    quotes.write_text(HEADER + "\n2026-11-02,B200,5.0,transacted,3,S,T-MC,10\n2026-11-03,B200,6.0,transacted,3,S,T-XX,10\n", encoding="utf-8")
+    quotes.write_text(
+        HEADER + "\n2026-11-02,B200,5.0,transacted,3,S,T-MC,10\n2026-11-03,B200,6.0,transacted,3,S,T-XX,10\n",
+        encoding="utf-8",
+    )
     target = tmp_path / "out.csv"
     result = run("index", "build", quotes, "--workspace", ws, "--scope-adjust", "--out", target)
     assert result.exit_code == 2
@@ -304,7 +351,12 @@ def test_a_spliced_reading_is_shown_as_such_with_its_level_jump(quotes, workspac
     # a jump of -1.10, 4.40 / 5.50 - 1 = -20.0%. The CSV says so in a comment line and still reads back.
     root = workspace_copy("market_ws")
     yaml = root / "procure.yaml"
-    yaml.write_text(yaml.read_text().replace("  seller_cap: 1.0\n", "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: broker sheet entered by hand}\n"))
+    yaml.write_text(
+        yaml.read_text().replace(
+            "  seller_cap: 1.0\n",
+            "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: broker sheet entered by hand}\n",
+        )
+    )
     result = build(quotes, root)
     assert result.stdout.splitlines()[-2:] == ["2026-10-01,5.4000,3", "2026-11-01,4.4000,4"]
     assert result.stdout.startswith("# spliced: 2026-11-01: 4.40 is a reading from broker sheet entered by hand")
@@ -314,7 +366,11 @@ def test_a_spliced_reading_is_shown_as_such_with_its_level_jump(quotes, workspac
     assert "4.400 (spliced: broker sheet entered by hand; quotes 5.50)" in table
     data = json.loads(build(quotes, root, "--format", "json").stdout)
     november = data["points"][-1]
-    assert (november["spliced"], november["spliced_from"], november["level"]) == (True, pytest.approx(5.5), pytest.approx(4.4))
+    assert (november["spliced"], november["spliced_from"], november["level"]) == (
+        True,
+        pytest.approx(5.5),
+        pytest.approx(4.4),
+    )
     target = root / "market" / "built.csv"
     build(quotes, root, "--out", target)
     levels, problems = read_price_series(target, "built.csv")
@@ -325,30 +381,63 @@ def test_the_report_s_benchmark_chapter_names_a_spliced_reading(data_dir):
     """The comparison report's benchmark chapter says which level was spliced in and the jump (HTML, no PDF)."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.market import Reading, StrataSettings, build_index, read_quotes
+    from procure.io.workspace import load_workspace
     from procure.render.documents import render_html
     from procure.render.report_data import ReportExtras
-    from procure.io.workspace import load_workspace
 
     ws = load_workspace(data_dir / "market_ws")
     ev = evaluate(ws, date(2026, 11, 29))
     quotes = read_quotes(data_dir / "market_ws" / "market" / "quotes.csv", "market/quotes.csv")
-    settings = StrataSettings(min_quotes=1, seller_cap=1.0, by=(), readings=(Reading(date(2026, 11, 15), 4.40, "broker sheet entered by hand"),))
+    settings = StrataSettings(
+        min_quotes=1,
+        seller_cap=1.0,
+        by=(),
+        readings=(Reading(date(2026, 11, 15), 4.40, "broker sheet entered by hand"),),
+    )
     benchmark = build_index(quotes, settings=settings)
-    charts = dict.fromkeys(("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado"), "")  # text only: no charts drawn
+    charts = dict.fromkeys(
+        (
+            "benchmark",
+            "breakdown",
+            "cash",
+            "cost_curve",
+            "football",
+            "hedge",
+            "plan_frontier",
+            "position",
+            "ranges",
+            "responsibilities",
+            "throughput",
+            "tornado",
+        ),
+        "",
+    )  # text only: no charts drawn
     html = " ".join(render_html(ev, "comparison", charts=charts, extras=ReportExtras(benchmark=benchmark)).split())
     assert "Spliced readings, not built from the quotes:" in html
     # November: the quotes' median 5.50 (module docstring), the reading 4.40: -1.10, -20.0%
-    assert "2026-11-01: 4.40 is a reading from broker sheet entered by hand" in html and "from 5.50 to 4.40 (-1.10, -20.0%)" in html
+    assert (
+        "2026-11-01: 4.40 is a reading from broker sheet entered by hand" in html
+        and "from 5.50 to 4.40 (-1.10, -20.0%)" in html
+    )
 
 
 def test_two_readings_on_one_date_are_refused_with_their_line(quotes, workspace_copy, tmp_path):
     root = workspace_copy("market_ws")
     yaml = root / "procure.yaml"
-    yaml.write_text(yaml.read_text().replace("  seller_cap: 1.0\n", "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: a}\n    - {date: 2026-11-15, level: 4.50, source: b}\n"))
+    yaml.write_text(
+        yaml.read_text().replace(
+            "  seller_cap: 1.0\n",
+            "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: a}\n    - {date: 2026-11-15, level: 4.50, source: b}\n",
+        )
+    )
     target = tmp_path / "index.csv"
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
     assert result.exit_code == 2 and "Traceback" not in result.stderr
-    assert "procure.yaml" in result.stderr and "index.readings[1].date" in result.stderr and "a second reading on 2026-11-15" in result.stderr
+    assert (
+        "procure.yaml" in result.stderr
+        and "index.readings[1].date" in result.stderr
+        and "a second reading on 2026-11-15" in result.stderr
+    )
     assert not target.exists()
 
 
@@ -364,22 +453,33 @@ def test_a_base_period_without_quotes_is_refused_not_written_as_an_empty_index(q
     _index_settings(root, "  base_period: 2030-01-01\n")  # line 50 of procure.yaml (after seller_cap on 49)
     target = tmp_path / "index.csv"
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
-    assert_error(result, "procure.yaml:50: index.base_period: no quotes in the base period 2030-01-01 (the quotes run from 2026-10-01 to 2026-11-01)")
+    assert_error(
+        result,
+        "procure.yaml:50: index.base_period: no quotes in the base period 2030-01-01 (the quotes run from 2026-10-01 to 2026-11-01)",
+    )
     assert not target.exists()
 
 
 def test_a_base_period_with_fixed_weights_is_refused(quotes, workspace_copy, tmp_path):
     root = workspace_copy("market_ws")
-    _index_settings(root, "  base_period: 2026-10-01\n  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n")
+    _index_settings(
+        root, "  base_period: 2026-10-01\n  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n"
+    )
     result = run("index", "build", quotes, "--workspace", root, "--out", tmp_path / "index.csv")
-    assert_error(result, "procure.yaml:50: index.base_period: the weights are fixed by index.weights: give index.weights or index.base_period, not both")
+    assert_error(
+        result,
+        "procure.yaml:50: index.base_period: the weights are fixed by index.weights: give index.weights or index.base_period, not both",
+    )
     assert not (tmp_path / "index.csv").exists()
 
 
 def test_two_readings_in_one_month_and_a_reading_before_the_quotes_are_refused(quotes, workspace_copy, tmp_path):
     # Only one level per period: 2026-11-02 and 2026-11-20 are both November; 2026-01-15 precedes October's quotes.
     root = workspace_copy("market_ws")
-    _index_settings(root, "  readings:\n    - {date: 2026-11-02, level: 4.40, source: a}\n    - {date: 2026-11-20, level: 4.50, source: b}\n    - {date: 2026-01-15, level: 4.50, source: c}\n")
+    _index_settings(
+        root,
+        "  readings:\n    - {date: 2026-11-02, level: 4.40, source: a}\n    - {date: 2026-11-20, level: 4.50, source: b}\n    - {date: 2026-01-15, level: 4.50, source: c}\n",
+    )
     target = tmp_path / "index.csv"
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
     assert_error(
@@ -400,5 +500,8 @@ def test_fixed_weights_for_no_stratum_of_the_quotes_are_refused(quotes, workspac
     _index_settings(root, "  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n")
     target = tmp_path / "index.csv"
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
-    assert_error(result, "procure.yaml:50: index.weights: no stratum with a weight has quotes in the selection (weights for: 0-3 / advertised / all)")
+    assert_error(
+        result,
+        "procure.yaml:50: index.weights: no stratum with a weight has quotes in the selection (weights for: 0-3 / advertised / all)",
+    )
     assert not target.exists()

@@ -23,7 +23,9 @@ def test_init_writes_a_workspace_that_validates(tmp_path):
     assert result.stdout == ""
     written = snapshot(target)
     assert set(written) == {f.as_posix() for f in files}
-    assert {"procure.yaml", "offers", "grades", "performance", "market", "actuals"} == {Path(name).parts[0] for name in written}
+    assert {"procure.yaml", "offers", "grades", "performance", "market", "actuals"} == {
+        Path(name).parts[0] for name in written
+    }
     root = example_root()
     assert all(written[f.as_posix()] == (root / f).read_bytes() for f in files)
     assert not any(name.startswith(".procure") for name in written)  # no history comes along
@@ -50,7 +52,9 @@ def test_init_refuses_an_existing_workspace_and_overwrites_nothing(workspace_cop
 def test_init_twice_keeps_the_edits_of_the_first(tmp_path):
     target = tmp_path / "ws"
     assert run("init", target, "--example").exit_code == 0
-    (target / "procure.yaml").write_text("# mine now\n" + (target / "procure.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (target / "procure.yaml").write_text(
+        "# mine now\n" + (target / "procure.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     before = snapshot(target)
     again = run("init", target, "--example")
     assert again.exit_code == 2
@@ -122,11 +126,17 @@ def test_every_example_file_is_listed():
     root = example_root()
     if not (root / "pyproject.toml").is_file():
         pytest.skip("an installed package: only the listed files are there")
-    present = {p.relative_to(root).as_posix() for folder in ("offers", "grades", "performance", "market", "actuals") for p in (root / folder).rglob("*") if p.is_file()}
+    present = {
+        p.relative_to(root).as_posix()
+        for folder in ("offers", "grades", "performance", "market", "actuals")
+        for p in (root / folder).rglob("*")
+        if p.is_file()
+    }
     assert present | {"procure.yaml"} == {f.as_posix() for f in example_files()}
 
 
 # --- the empty workspace: the user's own offers, nothing of the example ---------------------------
+
 
 def own_offer(oid: str, vendor: str, price: float, gpus: int, term: int) -> str:
     return f"""\
@@ -166,9 +176,13 @@ def test_init_writes_an_empty_workspace_of_templates(tmp_path):
     assert not (target / "actuals").exists() and not (target / "market").exists()  # no evidence, no market data
     config = written["procure.yaml"].decode()
     # no `market.own` (what we pay today) and no vendor-share cap unless the user sets one: commented only
-    assert all(line.lstrip().startswith("#") for line in config.splitlines() if "own:" in line or "max_vendor_share" in line)
+    assert all(
+        line.lstrip().startswith("#") for line in config.splitlines() if "own:" in line or "max_vendor_share" in line
+    )
     root = example_root()
-    assert {n for n in written if n.startswith(("grades/", "performance/"))} == {f.as_posix() for f in example_files() if f.parts[0] in ("grades", "performance")}
+    assert {n for n in written if n.startswith(("grades/", "performance/"))} == {
+        f.as_posix() for f in example_files() if f.parts[0] in ("grades", "performance")
+    }
     assert all(written[n] == (root / n).read_bytes() for n in written if n.startswith(("grades/", "performance/")))
     # no offer yet: validate says what is missing (exit 2); the template itself is a valid offer once copied
     assert_error(run("validate", "-w", target), "offers/", "expected at least one")
@@ -187,7 +201,11 @@ def test_three_own_offers_and_nothing_of_the_example_is_named(tmp_path):
 
     target = tmp_path / "mine"
     assert run("init", target).exit_code == 0
-    for oid, vendor, price, gpus, term in (("ardent-b200", "Ardent GPU", 3.9, 1024, 12), ("birch-b200", "Birch Cloud", 4.4, 512, 6), ("cobalt-b200", "Cobalt Compute", 3.6, 2048, 24)):
+    for oid, vendor, price, gpus, term in (
+        ("ardent-b200", "Ardent GPU", 3.9, 1024, 12),
+        ("birch-b200", "Birch Cloud", 4.4, 512, 6),
+        ("cobalt-b200", "Cobalt Compute", 3.6, 2048, 24),
+    ):
         (target / "offers" / f"{oid}.yaml").write_text(own_offer(oid, vendor, price, gpus, term), encoding="utf-8")
     as_of = "2027-01-10"
     compared = run("compare", "-w", target, "--as-of", as_of, "--wide")
@@ -197,12 +215,24 @@ def test_three_own_offers_and_nothing_of_the_example_is_named(tmp_path):
     assert made.exit_code == 0, made.stderr
     text = compared.stdout + compared.stderr + memo.read_text(encoding="utf-8") + made.stderr
     root = example_root()
-    example_vendors = {yaml.safe_load((root / f).read_text(encoding="utf-8"))["vendor"] for f in example_files() if f.parts[0] == "offers"}
+    example_vendors = {
+        yaml.safe_load((root / f).read_text(encoding="utf-8"))["vendor"]
+        for f in example_files()
+        if f.parts[0] == "offers"
+    }
     example_ids = {f.stem for f in example_files() if f.parts[0] == "offers"}
     for name in sorted(example_vendors | example_ids):
         assert name not in text, name
     # the example's own cost (market.own: 0.0068 a task at 150 M tasks, about 1.02 M a month) and its date
-    for leak in ("recorded cost", "Today we pay", "2026-11-29", "2026-05-31", "Rival", "reasoning-chat", "max_vendor_share"):
+    for leak in (
+        "recorded cost",
+        "Today we pay",
+        "2026-11-29",
+        "2026-05-31",
+        "Rival",
+        "reasoning-chat",
+        "max_vendor_share",
+    ):
         assert leak not in text, leak
     assert "No figure for what we pay today is recorded" in text
     for vendor in ("Ardent GPU", "Birch Cloud", "Cobalt Compute"):

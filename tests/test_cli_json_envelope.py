@@ -84,7 +84,12 @@ def test_the_input_hashes_are_those_of_the_files_read(example):
     expected = hashlib.sha256((example / "procure.yaml").read_bytes()).hexdigest()
     assert {"path": "procure.yaml", "sha256": expected} in doc["inputs"]
     index = document(example, "index", "build", "market/quotes.csv")
-    assert index["inputs"] == [{"path": str(example / "market" / "quotes.csv"), "sha256": hashlib.sha256((example / "market" / "quotes.csv").read_bytes()).hexdigest()}]
+    assert index["inputs"] == [
+        {
+            "path": str(example / "market" / "quotes.csv"),
+            "sha256": hashlib.sha256((example / "market" / "quotes.csv").read_bytes()).hexdigest(),
+        }
+    ]
 
 
 def test_the_evaluation_keeps_its_top_level_names(example):
@@ -137,7 +142,11 @@ def _json_commands() -> set[str]:
 
 
 def test_every_command_with_json_output_is_checked_here():
-    covered = {" ".join(a[:2]) if a[0] in ("index", "grades") else a[0] for a, _ in DOCUMENTS} | {"reevaluate", "plan", "schema"}
+    covered = {" ".join(a[:2]) if a[0] in ("index", "grades") else a[0] for a, _ in DOCUMENTS} | {
+        "reevaluate",
+        "plan",
+        "schema",
+    }
     assert _json_commands() - covered == set()
 
 
@@ -153,7 +162,7 @@ def _commands() -> dict[str, object]:
     root = get_command(app)
     found = {}
     for name, command in root.commands.items():  # type: ignore[attr-defined]
-        for sub, cmd in (command.commands.items() if hasattr(command, "commands") else [(None, command)]):
+        for sub, cmd in command.commands.items() if hasattr(command, "commands") else [(None, command)]:
             found[f"{name} {sub}" if sub else name] = cmd
     return found
 
@@ -195,22 +204,30 @@ def test_history_as_of_keeps_the_runs_evaluated_by_then(example):
     assert doc["as_of"] == "2026-11-15" and [r["as_of"] for r in doc["runs"]] == ["2026-11-01"]
     none = CliRunner().invoke(app, ["history", "--as-of", "2026-10-01", "-w", str(example)])
     assert none.exit_code == 0
-    assert none.stdout == "No saved runs evaluated as of 2026-10-01 or earlier: save one with `procure evaluate --save`.\n"
+    assert (
+        none.stdout == "No saved runs evaluated as of 2026-10-01 or earlier: save one with `procure evaluate --save`.\n"
+    )
 
 
 def test_validate_json_counts_what_the_text_says(example):
     doc = document(example, "validate")
     text = CliRunner().invoke(app, ["validate", "--as-of", AS_OF, "-w", str(example)]).stdout.splitlines()[0]
-    assert text == (f"ok: {doc['offers']} offers, {doc['grades']} grades, {doc['reference_curves']} reference curves, "
-                    f"{doc['index_levels']} index levels; {doc['acceptable']} acceptable as of {AS_OF}")
+    assert text == (
+        f"ok: {doc['offers']} offers, {doc['grades']} grades, {doc['reference_curves']} reference curves, "
+        f"{doc['index_levels']} index levels; {doc['acceptable']} acceptable as of {AS_OF}"
+    )
     assert doc["offers"] == len(list((example / "offers").glob("*.yaml")))  # counted here from the files
 
 
 def test_claims_json_and_text(example, tmp_path):
     doc = document(example, "scorecard", "--claim")
-    assert doc["command"] == "scorecard" and [v["offer"] for v in doc["vendors"]] == sorted(p.name for p in (example / "actuals").iterdir())
+    assert doc["command"] == "scorecard" and [v["offer"] for v in doc["vendors"]] == sorted(
+        p.name for p in (example / "actuals").iterdir()
+    )
     out = tmp_path / "claims.txt"
-    result = CliRunner().invoke(app, ["scorecard", "--claim", "--format", "text", "--as-of", AS_OF, "--out", str(out), "-w", str(example)])
+    result = CliRunner().invoke(
+        app, ["scorecard", "--claim", "--format", "text", "--as-of", AS_OF, "--out", str(out), "-w", str(example)]
+    )
     assert result.exit_code == 0 and result.stdout == ""
     text = out.read_text(encoding="utf-8")
     assert text.startswith(f"# SLA credit claims ({AS_OF})") and "&" not in text and "\\" not in text

@@ -59,7 +59,9 @@ def test_format_given_and_agreeing_with_the_suffix(data_dir, tmp_path):
     json.loads(out.read_text())
 
 
-@pytest.mark.parametrize(("fmt", "name"), [("json", "cmp.csv"), ("csv", "cmp.json"), ("table", "cmp.md"), ("xlsx", "cmp.json")])
+@pytest.mark.parametrize(
+    ("fmt", "name"), [("json", "cmp.csv"), ("csv", "cmp.json"), ("table", "cmp.md"), ("xlsx", "cmp.json")]
+)
 def test_a_contradiction_is_refused_and_nothing_written(data_dir, tmp_path, fmt, name):
     out = tmp_path / name
     assert_error(compare(data_dir, "-f", fmt, "--out", out), f"--format {fmt} contradicts --out")

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from clihelp import run
-
 from planws import config, offer, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,10 +17,14 @@ AS_OF = "2026-11-29"
 
 @pytest.fixture
 def newsvendor(tmp_path):
-    return write(tmp_path / "ws", config(), [
-        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="=Commit Co"),
-        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
-    ])
+    return write(
+        tmp_path / "ws",
+        config(),
+        [
+            offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="=Commit Co"),
+            offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+        ],
+    )
 
 
 def ok(result) -> str:
@@ -31,12 +34,25 @@ def ok(result) -> str:
 
 def test_json_carries_the_contract_names(newsvendor):
     data = json.loads(ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))
-    assert {"plan", "expected_cost_per_task", "p90_monthly_spend", "cvar", "expected_unused_share", "single_best", "scenarios"} <= set(data)
+    assert {
+        "plan",
+        "expected_cost_per_task",
+        "p90_monthly_spend",
+        "cvar",
+        "expected_unused_share",
+        "single_best",
+        "scenarios",
+    } <= set(data)
     assert set(data["single_best"]) >= {"offer", "expected_cost_per_task"}
     line = data["plan"][0]
     assert {"offer", "vendor", "role", "gpus", "term_months", "price"} <= set(line)
-    assert {l["role"] for l in data["plan"]} == {"commit", "pay_as_used"}
-    assert data["solver"]["time_limit_s"] == 600 and data["solver"]["node_limit"] == 5000 and data["solver"]["mip_gap"] == 0.0 and data["solver"]["status"] == "optimal"
+    assert {ln["role"] for ln in data["plan"]} == {"commit", "pay_as_used"}
+    assert (
+        data["solver"]["time_limit_s"] == 600
+        and data["solver"]["node_limit"] == 5000
+        and data["solver"]["mip_gap"] == 0.0
+        and data["solver"]["status"] == "optimal"
+    )
 
 
 def test_json_is_the_same_bytes_twice(newsvendor):
@@ -71,7 +87,15 @@ def test_out_writes_the_file_and_creates_folders(newsvendor, tmp_path):
 
 def test_the_example_plan_beats_the_best_single_offer():
     data = json.loads(ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", ROOT)))
-    assert data["demand"] == {"months": 24, "start": 150000000.0, "growth": 0.02, "volatility": 0.3, "scenarios": 500, "seed": 7, "sampled": True}
+    assert data["demand"] == {
+        "months": 24,
+        "start": 150000000.0,
+        "growth": 0.02,
+        "volatility": 0.3,
+        "scenarios": 500,
+        "seed": 7,
+        "sampled": True,
+    }
     assert data["expected_cost_per_task"] < data["single_best"]["expected_cost_per_task"]
     assert data["saving_per_task"] > 0
     offers = {line["offer"] for line in data["plan"]}
@@ -100,7 +124,9 @@ def test_the_report_draws_the_frontier_when_asked_for(newsvendor, tmp_path):
     assert "<svg" in figure and "plan-frontier" in figure and "procure report --frontier" not in section
     # the frontier the chart draws is the one `procure plan --frontier` lists: from the risk-neutral plan (4.32 per 1,000
     # tasks, as above) to the least-CVaR one
-    listed = json.loads(ok(run("plan", "--frontier", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))["frontier"]
+    listed = json.loads(ok(run("plan", "--frontier", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))[
+        "frontier"
+    ]
     assert len(listed) >= 2 and listed[0]["expected_cost_per_task"] * 1000 == pytest.approx(4.32, abs=0.005)
 
 
@@ -115,20 +141,28 @@ def test_no_plan_section_without_demand(data_dir, shared_report):
 
 
 def test_an_impossible_plan_leaves_a_note_in_the_report(tmp_path):
-    ws = write(tmp_path / "ws", config(plan={"max_vendor_share": 0.7}), [
-        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="Solo"),
-        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}, vendor="Solo"),
-    ])
+    ws = write(
+        tmp_path / "ws",
+        config(plan={"max_vendor_share": 0.7}),
+        [
+            offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="Solo"),
+            offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}, vendor="Solo"),
+        ],
+    )
     target = tmp_path / "cmp.html"
     assert run("report", "-f", "html", "--as-of", AS_OF, "-w", ws, "--out", target).exit_code == 0
     assert "Procurement plan: not available" in target.read_text() and "at least two vendors" in target.read_text()
 
 
 def test_vendor_text_prints_literally(tmp_path):
-    ws = write(tmp_path / "ws", config(), [
-        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="[red]Evil[/red] | <b>Co</b>"),
-        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
-    ])
+    ws = write(
+        tmp_path / "ws",
+        config(),
+        [
+            offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, vendor="[red]Evil[/red] | <b>Co</b>"),
+            offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+        ],
+    )
     target = tmp_path / "plan.txt"  # a file is 200 columns wide whatever the terminal
     ok(run("plan", "--as-of", AS_OF, "-w", ws, "--out", target))
     assert "[red]Evil[/red]" in target.read_text()

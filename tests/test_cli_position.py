@@ -51,7 +51,9 @@ def test_json_with_our_latest_recorded_cost(data_dir):
     assert pos["rank"] == 3 and pos["of"] == 7
     assert pos["cheapest"]["name"] == "bravo"
     assert pos["gap"] == pytest.approx(0.0060 - BRAVO, rel=1e-12)
-    assert (pos["cost_per_1000_tasks"], pos["gap_per_1000_tasks"]) == pytest.approx((6.0, (0.0060 - BRAVO) * 1000), rel=1e-12)  # beside them, per 1,000 tasks
+    assert (pos["cost_per_1000_tasks"], pos["gap_per_1000_tasks"]) == pytest.approx(
+        (6.0, (0.0060 - BRAVO) * 1000), rel=1e-12
+    )  # beside them, per 1,000 tasks
     assert pos["gap_share"] == pytest.approx(0.0060 / BRAVO - 1, rel=1e-12)
     assert [p["cost_per_task"] for p in pos["history"]["us"]] == [0.0065, 0.0060]
     [change] = pos["changes"]  # Rival B has a single point: nothing to compare

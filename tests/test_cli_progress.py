@@ -18,10 +18,11 @@ def run_with_terminal_stderr(args: list[str], after: str) -> tuple[int, bytes, b
     return run_on_terminal(args, PROCURE_PROGRESS_AFTER=after)
 
 
-
 def test_a_slow_command_shows_a_spinner_on_the_terminal_only(data_dir):
     # A zero delay makes every command "slow"; standard output stays pure JSON.
-    code, out, err = run_with_terminal_stderr(["compare", "-f", "json", "-w", str(data_dir / "basic"), "--as-of", AS_OF], "0")
+    code, out, err = run_with_terminal_stderr(
+        ["compare", "-f", "json", "-w", str(data_dir / "basic"), "--as-of", AS_OF], "0"
+    )
     assert code == 0
     assert b"working" in err
     assert json.loads(out)["as_of"] == AS_OF
@@ -35,5 +36,10 @@ def test_a_quick_command_shows_nothing(data_dir):
 
 def test_nothing_when_piped(data_dir):
     env = {**os.environ, "PROCURE_PROGRESS_AFTER": "0"}
-    done = subprocess.run([sys.executable, "-m", "procure", "compare", "-f", "json", "-w", str(data_dir / "basic"), "--as-of", AS_OF], capture_output=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "procure", "compare", "-f", "json", "-w", str(data_dir / "basic"), "--as-of", AS_OF],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0 and done.stderr == b""

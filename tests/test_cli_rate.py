@@ -16,8 +16,16 @@ import pytest
 from clihelp import AS_OF, run
 
 CATEGORIES = [
-    "security", "lifecycle", "orchestration", "storage", "networking",
-    "reliability", "monitoring", "pricing", "partnerships", "availability",
+    "security",
+    "lifecycle",
+    "orchestration",
+    "storage",
+    "networking",
+    "reliability",
+    "monitoring",
+    "pricing",
+    "partnerships",
+    "availability",
 ]
 # charlie by hand: security 1 of 7 (fabric_tenant_isolation, from its service terms) x 0.15;
 # lifecycle 4 of 4 x 0.10; reliability 1 of 6 (node replacement 24 h <= 24) x 0.15; pricing 3 of 3 x 0.06
@@ -33,7 +41,15 @@ def test_json_records(data_dir):
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
     payload = json.loads(result.stdout)
-    assert set(payload) == {"schema_version", "tool", "command", "as_of", "inputs", "method", "offers"}  # the envelope, then the rating
+    assert set(payload) == {
+        "schema_version",
+        "tool",
+        "command",
+        "as_of",
+        "inputs",
+        "method",
+        "offers",
+    }  # the envelope, then the rating
     assert "weighted mean" in payload["method"] and "Underperform" in payload["method"]
     offers = payload["offers"]
     # rated by score, highest first, then the rest by id
@@ -42,13 +58,21 @@ def test_json_records(data_dir):
     for record in offers:
         assert {"id", "tier", "score", "categories"} <= set(record)
         assert record["tier"] is None or record["tier"] == record["tier"].lower()
-    assert [by_id[i]["tier"] for i in ("alpha", "delta", "charlie", "bravo", "echo")] == ["platinum", "bronze", "underperform", None, None]
+    assert [by_id[i]["tier"] for i in ("alpha", "delta", "charlie", "bravo", "echo")] == [
+        "platinum",
+        "bronze",
+        "underperform",
+        None,
+        None,
+    ]
     assert by_id["alpha"]["score"] == pytest.approx(100.0)
     assert by_id["delta"]["score"] == pytest.approx(80.0)
     assert by_id["charlie"]["score"] == pytest.approx(CHARLIE)
     assert by_id["bravo"]["score"] is None and by_id["echo"]["score"] is None
     assert list(by_id["alpha"]["categories"]) == CATEGORIES
-    assert by_id["delta"]["categories"] == pytest.approx({c: (0.0 if c in ("lifecycle", "orchestration") else 100.0) for c in CATEGORIES})
+    assert by_id["delta"]["categories"] == pytest.approx(
+        {c: (0.0 if c in ("lifecycle", "orchestration") else 100.0) for c in CATEGORIES}
+    )
     assert by_id["charlie"]["categories"]["security"] == pytest.approx(100 / 7)
     assert by_id["charlie"]["categories"]["reliability"] == pytest.approx(100 / 6)
     assert by_id["bravo"]["categories"] == {} and by_id["echo"]["categories"] == {}
@@ -57,11 +81,34 @@ def test_json_records(data_dir):
     # reliability factor: bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]] on the operational score
     # (delta: security 100 x 0.15 + lifecycle 0 x 0.10 + reliability 100 x 0.15 + monitoring 100 x 0.12 over 0.52 = 80.8),
     # the stated unrated haircut 0.97 (echo, and bravo: bare metal with no published tier), critical failure the lowest band 0.95
-    assert {i: by_id[i]["reliability_factor"] for i in by_id} == {"alpha": 1.0, "delta": 0.995, "charlie": 0.95, "bravo": 0.97, "echo": 0.97}
-    assert {i: by_id[i]["reliability_source"] for i in by_id} == {"alpha": "checklist", "delta": "checklist", "charlie": "checklist", "bravo": "unrated", "echo": "unrated"}
-    assert by_id["charlie"]["critical_failures"] == ["security.soc2_type2 or security.iso27001: not met", "monitoring.tenant_isolated: not met"]
-    assert [(by_id[i]["published_tier"], by_id[i]["disagrees"]) for i in ("alpha", "delta", "charlie")] == [("gold", True), ("bronze", False), ("silver", True)]
-    assert by_id["alpha"]["percentile"] == 1.0 and by_id["delta"]["percentile"] == 0.0 and by_id["charlie"]["percentile"] is None
+    assert {i: by_id[i]["reliability_factor"] for i in by_id} == {
+        "alpha": 1.0,
+        "delta": 0.995,
+        "charlie": 0.95,
+        "bravo": 0.97,
+        "echo": 0.97,
+    }
+    assert {i: by_id[i]["reliability_source"] for i in by_id} == {
+        "alpha": "checklist",
+        "delta": "checklist",
+        "charlie": "checklist",
+        "bravo": "unrated",
+        "echo": "unrated",
+    }
+    assert by_id["charlie"]["critical_failures"] == [
+        "security.soc2_type2 or security.iso27001: not met",
+        "monitoring.tenant_isolated: not met",
+    ]
+    assert [(by_id[i]["published_tier"], by_id[i]["disagrees"]) for i in ("alpha", "delta", "charlie")] == [
+        ("gold", True),
+        ("bronze", False),
+        ("silver", True),
+    ]
+    assert (
+        by_id["alpha"]["percentile"] == 1.0
+        and by_id["delta"]["percentile"] == 0.0
+        and by_id["charlie"]["percentile"] is None
+    )
 
 
 def test_json_is_byte_identical_across_runs(data_dir):
@@ -83,7 +130,9 @@ def test_table(data_dir):
     assert row("charlie")[2:4] == ["20.6", "Underperform"]
     assert row("bravo")[2] == "—" and row("bravo")[3].startswith("not rated")
     assert row("echo")[5] == "0.97"
-    assert "reliability factor on SLA availability comes from the absolute operational score" in " ".join(result.stdout.split())
+    assert "reliability factor on SLA availability comes from the absolute operational score" in " ".join(
+        result.stdout.split()
+    )
 
 
 def test_csv(data_dir):
@@ -123,7 +172,9 @@ def test_bad_evidence_exits_2_with_one_line_per_problem(workspace_copy):
     ws = workspace_copy("rated")
     delta = ws / "offers" / "delta.yaml"
     delta.write_text(delta.read_text().replace("read_gb_s_per_gpu: 2.0", "read_gb_s_per_gpu: fast"))
-    line = next(i for i, text in enumerate(delta.read_text().splitlines(), start=1) if "read_gb_s_per_gpu: fast" in text)
+    line = next(
+        i for i, text in enumerate(delta.read_text().splitlines(), start=1) if "read_gb_s_per_gpu: fast" in text
+    )
     result = run("rate", "-w", ws, "--as-of", AS_OF, "-f", "json")
     assert result.exit_code == 2
     assert result.stdout == ""

@@ -122,7 +122,9 @@ def test_json_of_a_breach(risen):
     result = reevaluate(risen, "--max-increase", "5%", "--format", "json")
     assert result.exit_code == 3
     payload = json.loads(result.stdout)
-    assert payload["breached"] == [{"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}]
+    assert payload["breached"] == [
+        {"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}
+    ]
     assert (payload["saved_run"], payload["baseline_run"]) == (None, 1)
     assert (payload["base"], payload["head"]) == ("run 1", "this evaluation")
 
@@ -131,9 +133,17 @@ def test_markdown_for_a_pull_request_comment(risen):
     result = reevaluate(risen, "--max-increase", "5%", "--format", "markdown")
     assert result.exit_code == 3
     text = result.stdout
-    assert text.startswith("## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n")
-    assert "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe cheapest acceptable offer is still alpha.\n" in text
-    assert "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n" in text
+    assert text.startswith(
+        "## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n"
+    )
+    assert (
+        "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe cheapest acceptable offer is still alpha.\n"
+        in text
+    )
+    assert (
+        "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n"
+        in text
+    )
     assert f"| alpha | present | 1 | T-MC | yes | {k(4.0)} to {k(4.4)} | +10.0% |" in text
     assert "| charlie |" not in text  # unchanged: counted, not listed
     assert "\x1b[" not in text and "│" not in text  # plain text, no terminal styling
@@ -150,7 +160,10 @@ def test_markdown_without_a_breach(risen):
 def test_bad_fail_on_exits_2_and_saves_nothing(baseline):
     result = reevaluate(baseline, "--fail-on", "rank-change,rank-chnage")
     assert result.exit_code == 2
-    assert "--fail-on: unknown condition rank-chnage (expected: rank-change, grade-change, new-cheapest, gate-change)" in result.stderr
+    assert (
+        "--fail-on: unknown condition rank-chnage (expected: rank-change, grade-change, new-cheapest, gate-change)"
+        in result.stderr
+    )
     assert result.stdout == ""
     assert [r.id for r in list_runs(baseline)] == [1]
 
@@ -175,7 +188,9 @@ def test_fail_on_new_cheapest(baseline):
     set_price(baseline, "alpha", "4.00", "5.50")
     result = reevaluate(baseline, "--fail-on", "new-cheapest", "--format", "json")
     assert result.exit_code == 3
-    assert json.loads(result.stdout)["breached"] == [{"condition": "new-cheapest", "detail": "cheapest acceptable offer from alpha to bravo"}]
+    assert json.loads(result.stdout)["breached"] == [
+        {"condition": "new-cheapest", "detail": "cheapest acceptable offer from alpha to bravo"}
+    ]
 
 
 def test_thresholds_from_procure_yaml_and_flags_replacing_them(ws):
@@ -185,12 +200,16 @@ def test_thresholds_from_procure_yaml_and_flags_replacing_them(ws):
     set_price(ws, "alpha", "4.00", "4.40")
     from_file = reevaluate(ws, "--format", "json")
     assert from_file.exit_code == 3
-    assert json.loads(from_file.stdout)["breached"] == [{"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}]
+    assert json.loads(from_file.stdout)["breached"] == [
+        {"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}
+    ]
     assert reevaluate(ws, "--max-increase", "15%").exit_code == 0
 
 
 def test_expiring_offer_is_warned_about(baseline):
-    result = run("reevaluate", "-w", baseline, "--as-of", "2026-12-21", "--format", "json")  # bravo: valid until 2026-12-31
+    result = run(
+        "reevaluate", "-w", baseline, "--as-of", "2026-12-21", "--format", "json"
+    )  # bravo: valid until 2026-12-31
     assert "warning: bravo expires in 10 days (valid until 2026-12-31)" in result.stderr
     json.loads(result.stdout)  # the warning stays off standard output
 
@@ -221,7 +240,9 @@ def test_text_for_mail_reads_as_typed(risen):
     result = reevaluate(risen, "--max-increase", "5%", "--format", "text")
     assert result.exit_code == 3
     text = result.stdout
-    assert text.startswith("## Re-evaluation\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n")
+    assert text.startswith(
+        "## Re-evaluation\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n"
+    )
     assert f"alpha: cost per 1,000 tasks {k(4.0)} -> {k(4.4)} (+10.0%)" in text
     assert "&gt;" not in text and "&amp;" not in text and "**" not in text
 
@@ -229,4 +250,7 @@ def test_text_for_mail_reads_as_typed(risen):
 def test_a_mistyped_format_gets_did_you_mean(baseline):
     result = reevaluate(baseline, "--format", "txt")
     assert result.exit_code == 2
-    assert "procure reevaluate: --format: no choice 'txt'; did you mean 'text'? (choices: table, json, markdown, text)" in result.stderr
+    assert (
+        "procure reevaluate: --format: no choice 'txt'; did you mean 'text'? (choices: table, json, markdown, text)"
+        in result.stderr
+    )

@@ -37,7 +37,18 @@ def test_comparison_pdf_has_every_section_and_offer(rendered):
     # Cover, contents, summary, glance, charts (2 pages), robustness, grades, operator ratings, hedging,
     # one page per offer (3), appendix (2 pages).
     assert 13 <= len(reader.pages) <= 19
-    for heading in ("Contents", "Executive summary", "Offers at a glance", "Cost curve and cost structure", "How robust is the ranking", "Grades", "Operator ratings", "Hedging the rental price", "Offer details", "Appendix: assumptions and method"):
+    for heading in (
+        "Contents",
+        "Executive summary",
+        "Offers at a glance",
+        "Cost curve and cost structure",
+        "How robust is the ranking",
+        "Grades",
+        "Operator ratings",
+        "Hedging the rental price",
+        "Offer details",
+        "Appendix: assumptions and method",
+    ):
         assert heading in text
     for offer in evaluation["offers"]:
         assert offer["vendor"] in text
@@ -90,21 +101,37 @@ def test_same_inputs_and_epoch_give_identical_bytes(rendered, data_dir, tmp_path
 
 def test_rank_by_horizon_ranks_both_reports_by_the_horizon_figure(data_dir, tmp_path):
     ws = data_dir / "cashflow_basic"  # horizon.months: 30
-    evaluation = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "30", "--rank-by", "horizon", "-f", "json").stdout)
+    evaluation = json.loads(
+        run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "30", "--rank-by", "horizon", "-f", "json").stdout
+    )
     leader = evaluation["offers"][0]
     for board in ((), ("--board",)):
         target = tmp_path / f"r{len(board)}.html"
-        assert run("report", *board, "--rank-by", "horizon", "-f", "html", "-w", ws, "--as-of", AS_OF, "--out", target).exit_code == 0
+        assert (
+            run(
+                "report", *board, "--rank-by", "horizon", "-f", "html", "-w", ws, "--as-of", AS_OF, "--out", target
+            ).exit_code
+            == 0
+        )
         html = target.read_text()
         assert leader["vendor"] in html and f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f}" in html
     comparison = (tmp_path / "r0.html").read_text()
-    assert f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f} USD</strong> per 1,000 successful tasks over 30 months" in comparison
+    assert (
+        f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f} USD</strong> per 1,000 successful tasks over 30 months"
+        in comparison
+    )
     assert "Ranked by the cost over the horizon" in comparison
 
 
 def test_rank_by_horizon_needs_a_horizon(data_dir, tmp_path):
     target = tmp_path / "x.html"
-    assert_error(run("report", "--rank-by", "horizon", "-f", "html", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", target), "--rank-by", "horizon.months in procure.yaml")
+    assert_error(
+        run(
+            "report", "--rank-by", "horizon", "-f", "html", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", target
+        ),
+        "--rank-by",
+        "horizon.months in procure.yaml",
+    )
     assert not target.exists()
 
 
@@ -176,9 +203,10 @@ def test_vendor_markup_is_never_fetched_in_pdf(hostile, tmp_path, monkeypatch):
 # --- progress: stages on a terminal, nothing when piped -------------------------------------------
 
 
-
 def test_report_shows_its_stages_on_a_terminal(data_dir, tmp_path):
-    code, _, err = run_on_terminal(["report", "--board", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", tmp_path / "board.pdf"], timeout=300)
+    code, _, err = run_on_terminal(
+        ["report", "--board", "-w", data_dir / "basic", "--as-of", AS_OF, "--out", tmp_path / "board.pdf"], timeout=300
+    )
     assert code == 0
     for stage in (b"loading the workspace", b"drawing charts", b"laying out pages", b"pages"):
         assert stage in err, stage
@@ -206,13 +234,42 @@ def test_board_paper_is_a_two_page_memo_in_plain_words(tmp_path):
     assert "Approve the purchase plan" in first  # the example has demand: the plan is the ask
     # The plan heads the options above the single offers, and page 2 speaks of the plan: its demand cases, its
     # vendors in the register, and a hedge question about its on-demand hours.
-    options = first[first.index("The options"):]
+    options = first[first.index("The options") :]
     assert options.index("Recommended portfolio") < options.index("Keel Systems")
-    for part in ("Demand −30%", "Demand as planned", "Market prices +20%", "Concentration of committed spend", "Petrel Cloud fails during its term", "against the plan's GPU-hours at market prices"):
+    for part in (
+        "Demand −30%",
+        "Demand as planned",
+        "Market prices +20%",
+        "Concentration of committed spend",
+        "Petrel Cloud fails during its term",
+        "against the plan's GPU-hours at market prices",
+    ):
         assert part in second, part
-    for part in ("What we ask", "What it costs", "Decide by", "The options", "Scenarios", "Risk register", "Price hedge", "Yes / No"):
+    for part in (
+        "What we ask",
+        "What it costs",
+        "Decide by",
+        "The options",
+        "Scenarios",
+        "Risk register",
+        "Price hedge",
+        "Yes / No",
+    ):
         assert part in flat, part
-    for jargon in ("h*", "R²", "R2 ", "sigma", "P10", "P90", "tok/s", "index-linked", "basis", "ladder", "pay-as-used", "interpolation"):
+    for jargon in (
+        "h*",
+        "R²",
+        "R2 ",
+        "sigma",
+        "P10",
+        "P90",
+        "tok/s",
+        "index-linked",
+        "basis",
+        "ladder",
+        "pay-as-used",
+        "interpolation",
+    ):
         assert jargon not in flat, jargon
     evaluation = json.loads(run("compare", "-w", root, "--as-of", AS_OF, "-f", "json").stdout)
     for offer in evaluation["offers"]:

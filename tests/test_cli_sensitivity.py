@@ -53,20 +53,40 @@ def test_json_default_follows_the_top_three(ws):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["offers"] == ["floaty", "anchor", "floaty2"]
-    assert data["baseline"] == pytest.approx({"floaty": 3.3 / 435, "anchor": 3.6 / 420, "floaty2": 4.2 / 435}, rel=1e-12)
+    assert data["baseline"] == pytest.approx(
+        {"floaty": 3.3 / 435, "anchor": 3.6 / 420, "floaty2": 4.2 / 435}, rel=1e-12
+    )
     assert [r["input"] for r in data["rows"]] == ORDER_TOP3
     index = data["rows"][0]
     assert index["swing"] == pytest.approx(3.0 / 435, rel=1e-12) and index["swing_offer"] == "floaty2"
     assert (index["leader_low"], index["leader_high"], index["flips"]) == ("floaty", "anchor", True)
     assert index["costs_high"]["floaty"] == pytest.approx(4.5 / 435, rel=1e-12)  # at its cap
     assert index["costs_high_per_1000_tasks"]["floaty"] == pytest.approx(4.5 / 435 * 1000, rel=1e-12)
-    assert data["baseline_per_1000_tasks"] == pytest.approx({"floaty": 3300 / 435, "anchor": 3600 / 420, "floaty2": 4200 / 435}, rel=1e-12)
+    assert data["baseline_per_1000_tasks"] == pytest.approx(
+        {"floaty": 3300 / 435, "anchor": 3600 / 420, "floaty2": 4200 / 435}, rel=1e-12
+    )
     for row in data["rows"]:
         assert set(row) == {
-            "input", "low", "high", "costs_low", "costs_high", "swing", "swing_offer", "leader_low", "leader_high", "flips",
-            "fails_low", "fails_high", "leader_cost_low", "leader_cost_high",
+            "input",
+            "low",
+            "high",
+            "costs_low",
+            "costs_high",
+            "swing",
+            "swing_offer",
+            "leader_low",
+            "leader_high",
+            "flips",
+            "fails_low",
+            "fails_high",
+            "leader_cost_low",
+            "leader_cost_high",
             # each cost per task beside its figure per 1,000 tasks
-            "costs_low_per_1000_tasks", "costs_high_per_1000_tasks", "swing_per_1000_tasks", "leader_cost_low_per_1000_tasks", "leader_cost_high_per_1000_tasks",
+            "costs_low_per_1000_tasks",
+            "costs_high_per_1000_tasks",
+            "swing_per_1000_tasks",
+            "leader_cost_low_per_1000_tasks",
+            "leader_cost_high_per_1000_tasks",
         }
         assert row["fails_low"] == row["fails_high"] == {}  # nothing in the tornado case sits near a gate
     assert result.stderr == ""
@@ -75,7 +95,12 @@ def test_json_default_follows_the_top_three(ws):
 def test_offers_option_is_honoured(ws):
     data = json.loads(sensitivity(ws, "--offers", "2", "-f", "json").stdout)
     assert data["offers"] == ["floaty", "anchor"]
-    assert [r["input"] for r in data["rows"]][:4] == ["index level", "utilization", "throughput: anchor", "throughput: floaty"]
+    assert [r["input"] for r in data["rows"]][:4] == [
+        "index level",
+        "utilization",
+        "throughput: anchor",
+        "throughput: floaty",
+    ]
     assert all(set(r["costs_low"]) == {"floaty", "anchor"} for r in data["rows"])
     # more than there are acceptable offers: all five, never leaky (not acceptable)
     data = json.loads(sensitivity(ws, "--offers", "50", "-f", "json").stdout)
@@ -96,7 +121,20 @@ def test_csv_has_a_column_per_offer_and_end(ws):
     result = sensitivity(ws, "--offers", "2", "-f", "csv")
     assert result.exit_code == 0, result.stderr
     reader = csv.DictReader(io.StringIO(result.stdout))
-    assert reader.fieldnames == ["input", "low", "high", "floaty_low", "anchor_low", "floaty_high", "anchor_high", "swing", "swing_offer", "leader_low", "leader_high", "flips"]
+    assert reader.fieldnames == [
+        "input",
+        "low",
+        "high",
+        "floaty_low",
+        "anchor_low",
+        "floaty_high",
+        "anchor_high",
+        "swing",
+        "swing_offer",
+        "leader_low",
+        "leader_high",
+        "flips",
+    ]
     rows = list(reader)
     assert rows[0]["input"] == "index level"
     assert float(rows[0]["floaty_low"]) == pytest.approx(2.4 / 435, rel=1e-12)
@@ -151,6 +189,9 @@ def test_no_acceptable_offer_says_so_in_one_line(ws):
     # every offer's valid_until is before 2030: none is acceptable then, so none is followed
     result = run("sensitivity", "-w", ws, "--as-of", "2030-01-01")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "No acceptable offer as of 2030-01-01 to follow (procure compare gives each offer's reasons).\n"
+    assert (
+        result.stdout
+        == "No acceptable offer as of 2030-01-01 to follow (procure compare gives each offer's reasons).\n"
+    )
     doc = json.loads(run("sensitivity", "-w", ws, "--as-of", "2030-01-01", "--format", "json").stdout)
     assert doc["as_of"] == "2030-01-01"

@@ -50,7 +50,7 @@ def at_width(ws, columns: int, *args: str) -> str:
     return _at_width(str(ws), columns, args)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _at_width(root: str, columns: int, args: tuple[str, ...]) -> str:
     ws = Path(root)
     args = tuple(str(ws / a) if a.endswith(".csv") else a for a in args)
@@ -72,7 +72,9 @@ def test_no_line_is_wider_than_the_terminal(example, columns, args):
 @pytest.mark.parametrize("columns", [60, 80, 120, 200])
 def test_compare_never_splits_an_id_or_a_cost(example, columns):
     text = at_width(example, columns, "compare")
-    evaluation = json.loads(CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout)
+    evaluation = json.loads(
+        CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout
+    )
     lines = text.splitlines()
     for offer in evaluation["offers"]:
         line = next((line for line in lines if f" {offer['id']} " in line), None)
@@ -106,7 +108,7 @@ def test_wide_shows_every_column_at_80(example):
     lines = text.splitlines()
     assert lines[0].startswith("Recommended: ")  # the recommendation first, then the table
     start = next(i for i, line in enumerate(lines) if "Cost per 1,000 successful tasks" in line)
-    header = " ".join(lines[start + 1:start + 6])
+    header = " ".join(lines[start + 1 : start + 6])
     assert "Vendor" in header
 
 
@@ -133,7 +135,9 @@ def test_plan_fits_80_columns(example):
 @pytest.mark.parametrize("columns", [60, 80, 120])
 def test_every_offer_is_one_line_and_a_reason_is_cut_not_wrapped(example, columns):
     text = at_width(example, columns, "compare")
-    evaluation = json.loads(CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout)
+    evaluation = json.loads(
+        CliRunner().invoke(app, ["compare", "-f", "json", "--as-of", AS_OF, "-w", str(example)]).stdout
+    )
     body = [line for line in text.splitlines() if line.startswith("│")]
     assert len(body) == len(evaluation["offers"])  # one line per offer: nothing wraps
     failing = [o for o in evaluation["offers"] if not o["acceptable"]]
@@ -144,8 +148,6 @@ def test_every_offer_is_one_line_and_a_reason_is_cut_not_wrapped(example, column
         assert reason in line or reason[:10] in line and "…" in line  # whole, or its start and an ellipsis
     if any("…" in line for line in body):
         assert "Reasons cut to one line." in text
-
-
 
 
 def headers(text: str) -> list[list[str]]:
@@ -231,7 +233,9 @@ def test_the_uncertainty_method_takes_two_lines_and_promises_only_what_is_shown(
     text = at_width(example, columns, "compare", "--uncertainty", "--draws", "200")
     start = text.index("Uncertainty:")
     method = text[start:].split("\n")
-    end = next(i for i, line in enumerate(method) if "left out" in line or not line.strip() or line.startswith("Keel Systems"))  # the usage line follows
+    end = next(
+        i for i, line in enumerate(method) if "left out" in line or not line.strip() or line.startswith("Keel Systems")
+    )  # the usage line follows
     assert end <= 2  # "200 draws, seed 7" and where the method is: not a 21-line paragraph
     assert "probability of failing" not in text  # the column is P(fail), shown from 120 columns and in JSON
 
@@ -242,7 +246,9 @@ def test_plan_keeps_months_at_60_80_and_120(example):
         plan, scenarios = headers(at_width(example, columns, "plan"))[:2]
         # the price cells carry their unit ("4.85 USD/GPU-h", "12.50 USD/1k tasks"), or the header does when every line
         # is priced per GPU-hour ("Price USD/GPU-h"): too wide beside the rest at 60
-        assert {"Offer", "GPUs", "Months"} <= set(plan) and (columns == 60 or any(h.startswith("Price") for h in plan)), (columns, plan)
+        assert {"Offer", "GPUs", "Months"} <= set(plan) and (
+            columns == 60 or any(h.startswith("Price") for h in plan)
+        ), (columns, plan)
         assert "Scenario" in scenarios
 
 
@@ -281,19 +287,42 @@ def test_an_unknown_column_is_named_with_the_nearest_and_the_list(example):
 
 
 def test_columns_is_refused_with_a_format_that_carries_every_column(example):
-    result = CliRunner().invoke(app, ["rate", "--columns", "offer", "--format", "csv", "--as-of", AS_OF, "-w", str(example)])
-    assert result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
+    result = CliRunner().invoke(
+        app, ["rate", "--columns", "offer", "--format", "csv", "--as-of", AS_OF, "-w", str(example)]
+    )
+    assert (
+        result.exit_code == 2 and "--columns: chooses the columns of a table; csv carries every column" in result.stderr
+    )
 
 
-@pytest.mark.parametrize("args", [["rate", "--format", "json"], ["compare", "--out", "ranking.csv"], ["sensitivity", "--format", "markdown"]])
+@pytest.mark.parametrize(
+    "args", [["rate", "--format", "json"], ["compare", "--out", "ranking.csv"], ["sensitivity", "--format", "markdown"]]
+)
 def test_wide_is_refused_with_a_format_that_carries_every_column(example, args, tmp_path):
-    result = CliRunner().invoke(app, [*args[:1], "--wide", *[str(tmp_path / a) if a.endswith(".csv") else a for a in args[1:]], "--as-of", AS_OF, "-w", str(example)])
-    assert result.exit_code == 2 and "--wide: shows every column of a table;" in result.stderr and "carries every column" in result.stderr
+    result = CliRunner().invoke(
+        app,
+        [
+            *args[:1],
+            "--wide",
+            *[str(tmp_path / a) if a.endswith(".csv") else a for a in args[1:]],
+            "--as-of",
+            AS_OF,
+            "-w",
+            str(example),
+        ],
+    )
+    assert (
+        result.exit_code == 2
+        and "--wide: shows every column of a table;" in result.stderr
+        and "carries every column" in result.stderr
+    )
     assert result.stdout == "" and not (tmp_path / "ranking.csv").exists()
 
 
 def test_columns_is_refused_where_csv_is_the_default(example):
-    result = CliRunner().invoke(app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)])
+    result = CliRunner().invoke(
+        app, ["index", "build", str(example / "market" / "quotes.csv"), "--columns", "period", "-w", str(example)]
+    )
     assert result.exit_code == 2 and "csv carries every column" in result.stderr and result.stdout == ""
 
 
@@ -318,7 +347,11 @@ def test_fits_a_24_line_terminal(example, columns, args):
 @pytest.mark.parametrize("args", [("cashflow",), ("cashflow", "--offer", "own-b200-colo")], ids=" ".join)
 def test_notes_take_at_most_three_lines(example, columns, args):
     as_of = ("--as-of", AS_OF)
-    text = CliRunner().invoke(app, [*args, *as_of, "-w", str(example)], env={"COLUMNS": str(columns), "LINES": "24"}).stdout
+    text = (
+        CliRunner()
+        .invoke(app, [*args, *as_of, "-w", str(example)], env={"COLUMNS": str(columns), "LINES": "24"})
+        .stdout
+    )
     lines = text.splitlines()
     notes = [i for i, line in enumerate(lines) if line.startswith("note: ") or "more note" in line]
     assert notes and len(notes) <= 3

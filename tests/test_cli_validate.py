@@ -87,11 +87,21 @@ def test_unknown_fields_get_the_nearest_known_name(workspace_copy):
     edit(ws / "offers" / "bravo.yaml", "region: us-west\n", "region: us-west\nflavour: vanilla\n")
     result = run("validate", "-w", ws, "--as-of", AS_OF)
     lines = problem_lines(result)
-    assert "offers/alpha.yaml:5: regoin: unknown field: did you mean region? (`procure schema` lists the fields)" in lines
-    assert any(line.endswith("service.tenant_isolaton: unknown field: did you mean tenant_isolation? (`procure schema` lists the fields)") for line in lines)
+    assert (
+        "offers/alpha.yaml:5: regoin: unknown field: did you mean region? (`procure schema` lists the fields)" in lines
+    )
+    assert any(
+        line.endswith(
+            "service.tenant_isolaton: unknown field: did you mean tenant_isolation? (`procure schema` lists the fields)"
+        )
+        for line in lines
+    )
     assert "procure.yaml:2: curency: unknown field: did you mean currency? (`procure schema` lists the fields)" in lines
     # nothing close: no guess
-    assert any(line.endswith("flavour: unknown field (check the spelling; `procure schema` lists the fields)") for line in lines)
+    assert any(
+        line.endswith("flavour: unknown field (check the spelling; `procure schema` lists the fields)")
+        for line in lines
+    )
 
 
 def schema_requires(schema: dict, offer: dict) -> set[str]:
@@ -99,12 +109,12 @@ def schema_requires(schema: dict, offer: dict) -> set[str]:
     (evaluated here for the three shapes they use: a missing key, a const)."""
     required = set(schema["required"])
     for rule in schema.get("allOf", []):
-        (name, condition), = rule["if"]["properties"].items()
+        ((name, condition),) = rule["if"]["properties"].items()
         value = offer.get(name, {})
         if "not" in condition and "required" in condition["not"]:
             holds = not all(k in value for k in condition["not"]["required"])
         else:
-            (key, test), = condition["properties"].items()
+            ((key, test),) = condition["properties"].items()
             holds = value.get(key) != test["not"]["const"]
         if holds:
             then = rule["then"]
@@ -122,7 +132,10 @@ def test_required_fields_match_the_schema(workspace_copy):
     import yaml
 
     schema = json.loads(run("schema", "offer").stdout)
-    assert "term_months" in schema["properties"] and "required unless owned" in schema["properties"]["term_months"]["description"]
+    assert (
+        "term_months" in schema["properties"]
+        and "required unless owned" in schema["properties"]["term_months"]["description"]
+    )
     ws = workspace_copy("offer_kinds")
     seen = set()
     for path in sorted((ws / "offers").glob("*.yaml")):
@@ -147,4 +160,6 @@ def test_a_broken_offer_with_actuals_is_named_once_not_as_an_unknown_actuals_fol
     (ws / "actuals" / "alpha").mkdir(parents=True)
     result = run("validate", "-w", ws, "--as-of", AS_OF)
     assert result.exit_code == 2
-    assert problem_lines(result) == [f"offers/alpha.yaml:{offer.read_text().splitlines().index('  gpu_hour: -3') + 1}: pricing.gpu_hour: must be greater than 0 (got -3)"]
+    assert problem_lines(result) == [
+        f"offers/alpha.yaml:{offer.read_text().splitlines().index('  gpu_hour: -3') + 1}: pricing.gpu_hour: must be greater than 0 (got -3)"
+    ]

@@ -16,7 +16,27 @@ COMMANDS = [[c.name or c.callback.__name__] for c in app.registered_commands] + 
 ]
 # Placeholders a user meets in --help: the five the vocabulary names, plus value kinds that are not
 # files, dates, ids or counts (a change like +50%, a share, an amount, a name, a label, a list).
-PLACEHOLDERS = {"DIR", "FILE", "DATE", "ID", "N", "CHANGE", "SHARE", "AMOUNT", "NAME", "TEXT", "LIST", "BASE", "HEAD", "[FILE]", "[BASE]", "[HEAD]", "[ID]", "URL", "SECONDS"}  # URL and SECONDS: a live server and its time-outs
+PLACEHOLDERS = {
+    "DIR",
+    "FILE",
+    "DATE",
+    "ID",
+    "N",
+    "CHANGE",
+    "SHARE",
+    "AMOUNT",
+    "NAME",
+    "TEXT",
+    "LIST",
+    "BASE",
+    "HEAD",
+    "[FILE]",
+    "[BASE]",
+    "[HEAD]",
+    "[ID]",
+    "URL",
+    "SECONDS",
+}  # URL and SECONDS: a live server and its time-outs
 
 
 def options_section(help_text: str) -> str:
@@ -73,12 +93,17 @@ def test_position_offer_and_its_old_spelling_agree(data_dir):
 
 
 def test_position_refuses_two_different_offers(data_dir):
-    assert_error(run("position", "--offer", "delta", "--current-offer", "alpha", "-w", data_dir / "basic"), "--current-offer is the older name of --offer")
+    assert_error(
+        run("position", "--offer", "delta", "--current-offer", "alpha", "-w", data_dir / "basic"),
+        "--current-offer is the older name of --offer",
+    )
 
 
 def test_whatif_offer_and_the_old_argument_agree(data_dir):
     ws = data_dir / "basic"
-    new = json.loads(run("whatif", "--offer", "alpha", "--throughput", "+50%", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
+    new = json.loads(
+        run("whatif", "--offer", "alpha", "--throughput", "+50%", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout
+    )
     old = json.loads(run("whatif", "alpha", "--throughput", "+50%", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
     assert new == old and new["offer"] == "alpha"
 
@@ -111,7 +136,10 @@ def test_init_takes_w_as_well_as_dir(tmp_path):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (("compare", "--as-of", "01/12/2026"), "procure compare: --as-of: must be a date like 2026-11-30 (got '01/12/2026')"),
+        (
+            ("compare", "--as-of", "01/12/2026"),
+            "procure compare: --as-of: must be a date like 2026-11-30 (got '01/12/2026')",
+        ),
         (("compare", "--no-such-flag"), "procure compare: --no-such-flag: no such option"),
         (("compare", "--draws", "many"), "procure compare: --draws:"),
         (("comapre",), "procure: no such command 'comapre'"),
@@ -119,7 +147,10 @@ def test_init_takes_w_as_well_as_dir(tmp_path):
         # a missing argument: typer 0.2x's own click has no make_metavar on an argument (an internal error before)
         (("index", "build"), "procure index build: missing argument FILE"),
         (("perf", "import"), "procure perf import: missing argument FILE..."),
-        (("actuals", "import"), "procure actuals import: --offer: missing"),  # FILE is optional: --prometheus URL reads a server
+        (
+            ("actuals", "import"),
+            "procure actuals import: --offer: missing",
+        ),  # FILE is optional: --prometheus URL reads a server
     ],
 )
 def test_usage_errors_are_in_procures_format_and_exit_2(data_dir, args, needle):
@@ -139,9 +170,15 @@ def test_a_command_given_no_arguments_still_shows_its_help():
 
 def test_an_unknown_offer_id_gets_a_did_you_mean(data_dir):
     # basic holds alpha, bravo and charlie: "alpah" is one transposition from alpha, "zulu" near none
-    stderr = assert_error(run("whatif", "--offer", "alpah", "--price", "-5%", "-w", data_dir / "basic", "--as-of", AS_OF), "no offer with id 'alpah'; did you mean 'alpha'?")
+    stderr = assert_error(
+        run("whatif", "--offer", "alpah", "--price", "-5%", "-w", data_dir / "basic", "--as-of", AS_OF),
+        "no offer with id 'alpah'; did you mean 'alpha'?",
+    )
     assert "known: alpha, bravo, charlie)" in stderr
-    stderr = assert_error(run("whatif", "--offer", "zulu", "--price", "-5%", "-w", data_dir / "basic", "--as-of", AS_OF), "no offer with id 'zulu' (known:")
+    stderr = assert_error(
+        run("whatif", "--offer", "zulu", "--price", "-5%", "-w", data_dir / "basic", "--as-of", AS_OF),
+        "no offer with id 'zulu' (known:",
+    )
     assert "did you mean" not in stderr
     # a prefix of an id is an id cut short
     assert_error(run("grade", "--offer", "cha", "-w", data_dir / "basic"), "did you mean 'charlie'?")
@@ -163,14 +200,42 @@ def test_folder_options_are_out_dir_and_the_old_out_still_works(data_dir, tmp_pa
         assert "--out-dir DIR" in text and "--out " not in text
     template = tmp_path / "rfp.csv"
     assert run("import", "--template", template).exit_code == 0
-    assert_error(run("import", template, "--out-dir", tmp_path / "a", "--out", tmp_path / "b"), "--out is the older name of --out-dir")
+    assert_error(
+        run("import", template, "--out-dir", tmp_path / "a", "--out", tmp_path / "b"),
+        "--out is the older name of --out-dir",
+    )
 
 
 # The table commands: each takes --wide and --columns; where a ranking is printed, --top; where one
 # offer can be chosen, --offer.
-TABLE_COMMANDS = [["grade"], ["compare"], ["rate"], ["whatif"], ["position"], ["index", "build"], ["hedge"], ["sensitivity"], ["history"], ["diff"], ["reevaluate"], ["scorecard"], ["cashflow"], ["plan"]]
+TABLE_COMMANDS = [
+    ["grade"],
+    ["compare"],
+    ["rate"],
+    ["whatif"],
+    ["position"],
+    ["index", "build"],
+    ["hedge"],
+    ["sensitivity"],
+    ["history"],
+    ["diff"],
+    ["reevaluate"],
+    ["scorecard"],
+    ["cashflow"],
+    ["plan"],
+]
 RANKING_COMMANDS = [["compare"], ["rate"], ["grade"], ["sensitivity"], ["cashflow"], ["whatif"], ["position"]]
-OFFER_COMMANDS = [["compare"], ["rate"], ["grade"], ["whatif"], ["position"], ["hedge"], ["sensitivity"], ["cashflow"], ["scorecard"]]
+OFFER_COMMANDS = [
+    ["compare"],
+    ["rate"],
+    ["grade"],
+    ["whatif"],
+    ["position"],
+    ["hedge"],
+    ["sensitivity"],
+    ["cashflow"],
+    ["scorecard"],
+]
 
 
 @pytest.mark.parametrize("command", TABLE_COMMANDS, ids=" ".join)
@@ -207,13 +272,20 @@ def test_compare_and_rate_offer_print_that_offer_and_suggest_a_near_id(data_dir)
     rows = run("compare", "--offer", "bravo", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
     assert [r.split(",")[2] for r in rows] == ["bravo"]
     # one offer printed is not the cheapest of one: the leader is named only when it is printed
-    leader = next(o["id"] for o in json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)["offers"] if o["rank"] == 1)
+    leader = next(
+        o["id"]
+        for o in json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)["offers"]
+        if o["rank"] == 1
+    )
     other = next(i for i in ("alpha", "bravo", "charlie") if i != leader)
     assert "Lowest cost" not in run("compare", "--offer", other, "-f", "markdown", "--as-of", AS_OF, "-w", ws).stdout
     assert f"(`{leader}`)" in run("compare", "--offer", leader, "-f", "markdown", "--as-of", AS_OF, "-w", ws).stdout
     rated = run("rate", "--offer", "charlie", "-f", "csv", "--as-of", AS_OF, "-w", ws).stdout.splitlines()[1:]
     assert [r.split(",")[0] for r in rated] == ["charlie"]
-    assert_error(run("compare", "--offer", "bravoo", "--as-of", AS_OF, "-w", ws), "no offer with id 'bravoo'; did you mean 'bravo'?")
+    assert_error(
+        run("compare", "--offer", "bravoo", "--as-of", AS_OF, "-w", ws),
+        "no offer with id 'bravoo'; did you mean 'bravo'?",
+    )
     assert_error(run("rate", "--offer", "alpah", "--as-of", AS_OF, "-w", ws), "did you mean 'alpha'?")
 
 

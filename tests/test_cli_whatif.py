@@ -51,7 +51,9 @@ def test_json(data_dir):
     assert payload["after"]["cost_per_task"] == pytest.approx(AFTER, rel=1e-12)
     assert payload["after"]["cost_per_task"] / payload["before"]["cost_per_task"] == pytest.approx(2 / 3, rel=1e-12)
     assert payload["before"]["throughput"] == 300 and payload["after"]["throughput"] == 450
-    assert payload["tasks_per_month"] == pytest.approx(TASKS_PER_HOUR * 100 * 730, rel=1e-12)  # 56,480,976 x 0.980056 = 55,354,494
+    assert payload["tasks_per_month"] == pytest.approx(
+        TASKS_PER_HOUR * 100 * 730, rel=1e-12
+    )  # 56,480,976 x 0.980056 = 55,354,494
     assert payload["monthly_saving"] == pytest.approx(SAVING, rel=1e-12)
     assert payload["monthly_cost"] == 15_000 and payload["one_off"] == 120_000
     assert payload["net_monthly"] == pytest.approx(SAVING - 15_000, rel=1e-12)
@@ -77,7 +79,11 @@ def test_table(data_dir):
     text = result.stdout
     assert "What if: alpha" in text
     row = next(line for line in text.splitlines() if "Cost per 1,000 successful tasks" in line)
-    assert [c.strip() for c in row.strip("│").split("│")] == ["Cost per 1,000 successful tasks", f"{BEFORE * 1000:.2f}", f"{AFTER * 1000:.2f}"]
+    assert [c.strip() for c in row.strip("│").split("│")] == [
+        "Cost per 1,000 successful tasks",
+        f"{BEFORE * 1000:.2f}",
+        f"{AFTER * 1000:.2f}",
+    ]
     assert "Alpha Cloud (alpha) with throughput +50%, 120,000 one-off, 15,000 a month:" in text
     assert f"monthly saving {SAVING:,.0f} USD" in text
     assert f"payback of 120,000 USD: {PAYBACK:.1f} months (discounted)." in text
@@ -178,7 +184,10 @@ def problem_lines(result) -> list[str]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("zulu", "--throughput", "+50%"), "offers/: no offer with id 'zulu' (known: alpha, bravo, charlie, delta, echo)"),
+        (
+            ("zulu", "--throughput", "+50%"),
+            "offers/: no offer with id 'zulu' (known: alpha, bravo, charlie, delta, echo)",
+        ),
         (("alpha", "--throughput", "fast"), "--throughput: expected a change like +50% or -5% (got 'fast')"),
         (("alpha", "--price", "cheaper"), "--price: expected a change like +50% or -5% (got 'cheaper')"),
         (("alpha", "--throughput", "-100%"), "--throughput: a change of -100% leaves nothing (must be above -100%)"),
@@ -207,7 +216,9 @@ def test_zero_gpus_is_a_usage_error(data_dir):
 def test_no_change_given_is_refused(data_dir):
     from clihelp import assert_error
 
-    assert_error(run("whatif", "--offer", "alpha", "-w", data_dir / "basic", "--as-of", AS_OF), "whatif: no change to try")
+    assert_error(
+        run("whatif", "--offer", "alpha", "-w", data_dir / "basic", "--as-of", AS_OF), "whatif: no change to try"
+    )
 
 
 def test_a_change_that_changes_nothing_says_so(data_dir):
@@ -221,4 +232,7 @@ def test_price_to_win_without_an_acceptable_offer_says_so(data_dir):
     # every offer of the fixture has expired by 2030 (valid_until in 2027): no leader, no price to win
     result = run("whatif", "--price-to-win", "-w", data_dir / "rated", "--as-of", "2030-01-01")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "No acceptable offer as of 2030-01-01, so no price to win (procure compare gives each offer's reasons).\n"
+    assert (
+        result.stdout
+        == "No acceptable offer as of 2030-01-01, so no price to win (procure compare gives each offer's reasons).\n"
+    )

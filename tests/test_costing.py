@@ -18,12 +18,12 @@ from datetime import date
 
 import pandas as pd
 import pytest
-
-from procure.model.costing import INPUT_COLUMNS, CostModel, compute_costs
-from procure.analysis.evaluate import evaluate
-from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
-from procure.io.workspace import load_workspace
 from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN, UTILIZATION_MEAN
+
+from procure.analysis.evaluate import evaluate
+from procure.io.workspace import load_workspace
+from procure.model.costing import INPUT_COLUMNS, CostModel, compute_costs
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
 
 AS_OF = date(2026, 11, 29)
 NAN = math.nan
@@ -495,11 +495,15 @@ def test_eur_offer_is_converted(data_dir):
     assert m["full"] == pytest.approx(3.3 + 0.6 + 0.05)
     # availability: SLA 0.99 x unrated haircut 0.97 x our eight operating jobs 0.98 = 0.941094
     # x the means of the availability and utilization factors, DELIVERY_MEAN = 0.996667 x 0.983333
-    assert m["cost_per_task"] == pytest.approx(3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-7)
+    assert m["cost_per_task"] == pytest.approx(
+        3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-7
+    )
 
 
 def test_fx_applies_to_offer_amounts_not_to_workspace_amounts():
-    c = one(row(fx=1.1, gpu_hour=3.0, fees_monthly=7300.0, software_gpu_hour=0.02, owners={"serving_stack": "customer"}))
+    c = one(
+        row(fx=1.1, gpu_hour=3.0, fees_monthly=7300.0, software_gpu_hour=0.02, owners={"serving_stack": "customer"})
+    )
     assert c["rent"] == pytest.approx(3.3)  # 3.00 EUR x 1.1
     assert c["fees"] == pytest.approx(0.11)  # 7,300 EUR / 73,000 x 1.1
     assert c["software"] == pytest.approx(0.05 + 0.022)  # workspace 0.05 USD + 0.02 EUR x 1.1
@@ -526,8 +530,19 @@ def test_per_token_cost_per_task():
     # (input tokens included, as a GPU-hour offer's figure carries its prefill)
     assert c["cost_per_mtok"] == pytest.approx(6.0)
     assert c["monthly_spend"] == pytest.approx(0.006 / 0.9 * 4e7)
-    for key in ("rent", "fees", "financing", "ops", "software", "full", "throughput", "utilization",
-                "fill", "successful_tasks_per_gpu_hour", "gpus_needed"):
+    for key in (
+        "rent",
+        "fees",
+        "financing",
+        "ops",
+        "software",
+        "full",
+        "throughput",
+        "utilization",
+        "fill",
+        "successful_tasks_per_gpu_hour",
+        "gpus_needed",
+    ):
         assert math.isnan(c[key]), key
 
 
@@ -570,13 +585,27 @@ def test_per_token_offer_file(data_dir):
     # offer_kinds/tokens.yaml: 0.50 / 2.00 per M tokens; once 12,000 over 12 months, 2,000 a month,
     # 10/TB x 100 TB a month; release_validation customer (0.4 FTE fixed), capacity_planning
     # shared (0.5 x 0.2 FTE fixed); 40M tasks a month.
-    expected = (8000 * 0.5 + 1000 * 2.0) / 1e6 / 0.9 + (12000 / 12 + 2000 + 10 * 100) / 4e7 + (0.4 + 0.5 * 0.2) * 219000 / 12 / 4e7
+    expected = (
+        (8000 * 0.5 + 1000 * 2.0) / 1e6 / 0.9
+        + (12000 / 12 + 2000 + 10 * 100) / 4e7
+        + (0.4 + 0.5 * 0.2) * 219000 / 12 / 4e7
+    )
     assert m["cost_per_task"] == pytest.approx(expected)
     assert m["cost_per_mtok"] == pytest.approx(expected * 0.9 / 1000 * 1e6)  # per delivered output token
     assert m["monthly_spend"] == pytest.approx(expected * 4e7)
     assert m["success_rate"] == pytest.approx(0.9)
-    for key in ("rent", "fees", "financing", "ops", "software", "full", "throughput", "fill",
-                "successful_tasks_per_gpu_hour", "gpus_needed"):
+    for key in (
+        "rent",
+        "fees",
+        "financing",
+        "ops",
+        "software",
+        "full",
+        "throughput",
+        "fill",
+        "successful_tasks_per_gpu_hour",
+        "gpus_needed",
+    ):
         assert m[key] is None, key
 
 
@@ -607,7 +636,9 @@ def test_throughput_200_vs_300_is_exactly_1_5x_when_fully_used():
     assert slow["cost_per_task"] / fast["cost_per_task"] == pytest.approx(1.5, rel=1e-12)
     # Fully used by demand too: each needs more than its 100 committed GPUs, within max_gpus.
     demand = model(tasks_per_month=C_ROUND * 730 * 300)
-    slow, fast = costs(demand_row(throughput=200.0, max_gpus=1000), demand_row(throughput=300.0, max_gpus=1000), cost_model=demand)
+    slow, fast = costs(
+        demand_row(throughput=200.0, max_gpus=1000), demand_row(throughput=300.0, max_gpus=1000), cost_model=demand
+    )
     assert slow["fill"] == fast["fill"] == 1.0
     assert slow["cost_per_task"] / fast["cost_per_task"] == pytest.approx(1.5, rel=1e-12)
 
@@ -635,8 +666,14 @@ def test_offers_are_costed_independently():
 
 def cached_model(share: float) -> CostModel:
     workload = Workload(
-        input_tokens=8000, output_tokens=1000, interactivity=100, success_rate=0.9, min_success_rate=0.8,
-        utilization=0.8, tasks_per_month=4e7, cached_input_share=share,
+        input_tokens=8000,
+        output_tokens=1000,
+        interactivity=100,
+        success_rate=0.9,
+        min_success_rate=0.8,
+        utilization=0.8,
+        tasks_per_month=4e7,
+        cached_input_share=share,
     )
     return CostModel(workload, Assumptions(fte_cost_year=219000, jobs=STAFF))
 
@@ -668,7 +705,11 @@ def test_an_escalator_ranks_on_the_term_average_rent():
     """4.00 with +3% a year over 24 months averages (12 x 4.00 + 12 x 4.12) / 24 = 4.06 (escalation 1.015), so
     it costs more than a flat 4.05 with everything else equal: the list price alone would rank it first."""
     escalated, flat = costs(row(gpu_hour=4.00, escalation=1.015), row(gpu_hour=4.05, escalation=1.0))
-    assert (escalated["list_price"], escalated["rent_today"], escalated["rent"]) == (pytest.approx(4.00), pytest.approx(4.00), pytest.approx(4.06))
+    assert (escalated["list_price"], escalated["rent_today"], escalated["rent"]) == (
+        pytest.approx(4.00),
+        pytest.approx(4.00),
+        pytest.approx(4.06),
+    )
     assert flat["rent"] == pytest.approx(4.05)
     # the same GPUs, fees and throughput: the cost per task differs by the rent and its financing only
     assert escalated["cost_per_task"] > flat["cost_per_task"]

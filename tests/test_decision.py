@@ -9,11 +9,11 @@ import re
 from datetime import date
 from pathlib import Path
 
+import decisionws
 import pypdf
 import pytest
 from clihelp import header_cells, run
 
-import decisionws
 from procure.analysis.decision import decide
 from procure.analysis.recommendation import AskLine, gpus_words, merge_lines, months_words
 
@@ -27,8 +27,17 @@ JARGON = ("index-linked", "basis", "ladder", "pay-as-used", "interpolation")
 
 def _line(first: int, gpus: int = 8, offer: str = "a", price: float = 2.0, term: int = 1) -> AskLine:
     return AskLine(
-        offer=offer, vendor=f"Vendor {offer}", role="commit", gpus=gpus, first_month=first, last_month=first + term - 1, term_months=term, price=price,
-        price_unit="gpu_hour", commitment=price * gpus * 730 * term, valid_until=date(2027, 6, 30),
+        offer=offer,
+        vendor=f"Vendor {offer}",
+        role="commit",
+        gpus=gpus,
+        first_month=first,
+        last_month=first + term - 1,
+        term_months=term,
+        price=price,
+        price_unit="gpu_hour",
+        commitment=price * gpus * 730 * term,
+        valid_until=date(2027, 6, 30),
     )
 
 
@@ -36,7 +45,12 @@ def test_consecutive_one_month_blocks_are_one_line():
     """Months 5, 6 and 7 of one offer at one price are one line 'months 5–7', their commitments summed; a gap,
     another price or a longer term starts a new line."""
     merged = merge_lines([_line(5), _line(6, gpus=16), _line(7), _line(9), _line(10, price=2.5), _line(11, term=12)])
-    assert [(x.first_month, x.last_month, x.commitments) for x in merged] == [(5, 7, 3), (9, 9, 1), (10, 10, 1), (11, 22, 1)]
+    assert [(x.first_month, x.last_month, x.commitments) for x in merged] == [
+        (5, 7, 3),
+        (9, 9, 1),
+        (10, 10, 1),
+        (11, 22, 1),
+    ]
     assert merged[0].commitment == pytest.approx(2.0 * 730 * (8 + 16 + 8))
     assert (gpus_words(merged[0]), months_words(merged[0])) == ("8–16 GPUs", "months 5–7")
     assert months_words(merged[1]) == "month 9"  # never "months 9-9"
@@ -59,9 +73,14 @@ def test_the_recommendation_is_the_plan_with_its_figures(workspace: Path):
     assert rec.kind == "plan"
     assert {(x.vendor, x.gpus, x.first_month, x.last_month) for x in rec.lines} == ASK
     assert rec.cost_per_1000_tasks == pytest.approx(PER_K, rel=1e-6)
-    assert (rec.best_single.vendor, rec.best_single.cost_per_1000_tasks) == ("Bravo Cloud", pytest.approx(BEST_SINGLE_PER_K, rel=1e-6))
+    assert (rec.best_single.vendor, rec.best_single.cost_per_1000_tasks) == (
+        "Bravo Cloud",
+        pytest.approx(BEST_SINGLE_PER_K, rel=1e-6),
+    )
     assert rec.saving_share == pytest.approx(1 - 550 / 750, rel=1e-6)
-    assert rec.total_spend == pytest.approx(550 * 730 * 12, rel=1e-6) and rec.spend_per_year == pytest.approx(550 * 730 * 12, rel=1e-6)
+    assert rec.total_spend == pytest.approx(550 * 730 * 12, rel=1e-6) and rec.spend_per_year == pytest.approx(
+        550 * 730 * 12, rel=1e-6
+    )
     assert rec.commitment_by_vendor == {"Alpha Compute": pytest.approx(2_628_000)}
     assert rec.deadline == date(2027, 3, 31)  # Alpha's valid_until, earlier than Bravo's
     # Without demand the ranking's leader is the recommendation and the best single offer, at today's demand.
@@ -84,10 +103,17 @@ def surfaces(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     hedge = run("hedge", "-w", workspace, "--as-of", AS_OF, "--format", "json")
     for result in (compare, plan, table, hedge):
         assert result.exit_code == 0, result.output
-    found: dict[str, object] = {"compare": json.loads(compare.stdout), "plan": json.loads(plan.stdout), "table": table.stdout, "hedge": json.loads(hedge.stdout)}
+    found: dict[str, object] = {
+        "compare": json.loads(compare.stdout),
+        "plan": json.loads(plan.stdout),
+        "table": table.stdout,
+        "hedge": json.loads(hedge.stdout),
+    }
     for kind in ("comparison", "board"):
         target = out / f"{kind}.pdf"
-        result = run("report", *(["--board"] if kind == "board" else []), "-w", workspace, "--as-of", AS_OF, "--out", target)
+        result = run(
+            "report", *(["--board"] if kind == "board" else []), "-w", workspace, "--as-of", AS_OF, "--out", target
+        )
         assert result.exit_code == 0, result.output
         found[kind] = _pdf(target)
     return found
@@ -99,13 +125,19 @@ def test_every_surface_recommends_the_same_vendors_gpus_months_and_cost(surfaces
     rec = surfaces["compare"]["recommendation"]  # type: ignore[index]
     assert rec["kind"] == "plan"
     assert {(x["vendor"], x["gpus"], x["first_month"], x["last_month"]) for x in rec["lines"]} == ASK
-    assert rec["cost_per_task"] == pytest.approx(PER_K / 1000, rel=1e-6) and rec["cost_per_1000_tasks"] == pytest.approx(PER_K, rel=1e-6)
+    assert rec["cost_per_task"] == pytest.approx(PER_K / 1000, rel=1e-6) and rec[
+        "cost_per_1000_tasks"
+    ] == pytest.approx(PER_K, rel=1e-6)
     plan = surfaces["plan"]
     assert {(x["vendor"], x["gpus"], x["start_month"], x["end_month"]) for x in plan["plan"]} == ASK  # type: ignore[index]
     assert plan["expected_cost_per_task"] == pytest.approx(rec["cost_per_task"], rel=1e-12)  # type: ignore[index]
     assert plan["single_best"]["offer"] == rec["best_single"]["offer"] == "bravo"  # type: ignore[index]
-    first = " ".join(str(surfaces["table"]).split("\n\n")[0].split())  # the line as read, wherever the terminal wraps it
-    assert first.startswith("Recommended: the plan (Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour; Bravo Cloud: up to 100 GPUs on demand")
+    first = " ".join(
+        str(surfaces["table"]).split("\n\n")[0].split()
+    )  # the line as read, wherever the terminal wraps it
+    assert first.startswith(
+        "Recommended: the plan (Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour; Bravo Cloud: up to 100 GPUs on demand"
+    )
     assert "at 3.40 USD per 1,000 tasks" in first and "best single offer Bravo Cloud at 4.63" in first
     for kind in ("comparison", "board"):
         _, text = surfaces[kind]  # type: ignore[misc]
@@ -122,9 +154,13 @@ def test_both_reports_and_hedge_buy_the_same_contracts_for_the_same_months(surfa
     hedging chapter and the board's question."""
     hedge = surfaces["hedge"]
     assert hedge["offer"] == "plan"  # type: ignore[index]
-    assert [(r["first_month"], r["last_month"], r["contracts"]) for r in hedge["ladder"]] == [(1, 3, 113), (4, 6, 75), (7, 12, 75)]  # type: ignore[index]
+    assert [(r["first_month"], r["last_month"], r["contracts"]) for r in hedge["ladder"]] == [
+        (1, 3, 113),
+        (4, 6, 75),
+        (7, 12, 75),
+    ]  # type: ignore[index]
     _, comparison = surfaces["comparison"]  # type: ignore[misc]
-    chapter = comparison[comparison.index("Hedging the procurement plan"):]
+    chapter = comparison[comparison.index("Hedging the procurement plan") :]
     rows = re.findall(r"(\d+)-(\d+) ([\d,]+) (\d+)% ([\d,]+) (\d+) ([\d,]+)", chapter)
     assert [(int(a), int(b), int(n)) for a, b, _, _, _, n, _ in rows[:3]] == [(1, 3, 113), (4, 6, 75), (7, 12, 75)]
     _, board = surfaces["board"]  # type: ignore[misc]
@@ -157,7 +193,9 @@ def test_a_plan_that_cannot_be_solved_is_said_on_page_one_and_the_offer_is_the_f
     first = " ".join(reader.pages[0].extract_text().split())
     assert first.startswith("DECISION MEMO")
     assert "The purchase plan could not be solved, so the best single offer is asked for instead" in first
-    assert "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in first  # 5 x 78.84 M against 400 x 788,400
+    assert (
+        "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in first
+    )  # 5 x 78.84 M against 400 x 788,400
     assert "Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour" in first
     assert "Decide by 2027-03-31" in first
     # The fallback's spend: 100 GPUs x 3.00 x 730 hours x 12 months = 2,628,000 (no fees, no staff: tests/planws.py)
@@ -178,7 +216,9 @@ def test_a_workspace_without_transacted_prices_gets_the_benchmark_with_a_note(da
     root = tmp_path / "ws"
     shutil.copytree(data_dir / "market_ws", root)
     quotes = root / "market" / "quotes.csv"
-    quotes.write_text("".join(line for line in quotes.read_text().splitlines(keepends=True) if ",transacted," not in line))
+    quotes.write_text(
+        "".join(line for line in quotes.read_text().splitlines(keepends=True) if ",transacted," not in line)
+    )
     target = tmp_path / "comparison.html"
     result = run("report", "--format", "html", "-w", root, "--as-of", AS_OF, "--out", target)
     assert result.exit_code == 0, result.output
@@ -190,8 +230,11 @@ def test_a_workspace_without_transacted_prices_gets_the_benchmark_with_a_note(da
 def test_compare_horizon_shows_its_columns_in_the_table_and_markdown(data_dir: Path):
     """compare --horizon 24 without --rank-by horizon: the horizon's cost per task and commitment are shown."""
     for args in ((), ("--format", "markdown")):
-        result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", "--wide", *args) if not args else run(
-            "compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", *args)
+        result = (
+            run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", "--wide", *args)
+            if not args
+            else run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--horizon", "24", *args)
+        )
         assert result.exit_code == 0, result.output
         shown = header_cells(result.stdout) if not args else result.stdout
         assert "USD/1k tasks 24 mo" in shown and "Commit USD" in shown, args
@@ -235,7 +278,6 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     prices the 32: 7.15 USD x 32 GPUs x 730 h x 12 months = 2,004,288 USD."""
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
-
     from procure.render.board import board_memo
 
     ev = evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 29))
@@ -245,7 +287,9 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     assert gpus_words(line) == "39 GPUs (32 committed)"
     # the memo's headline asks for the 32 the 2.00 M commits, and says what today's demand bills
     headline = board_memo(ev, [], None, None, "", None).headline
-    assert headline.startswith("Approve a 12-month commitment of 32 B200 GPUs with Nebius, 2.00 M USD (39 GPUs billed at today's demand), at ")
+    assert headline.startswith(
+        "Approve a 12-month commitment of 32 B200 GPUs with Nebius, 2.00 M USD (39 GPUs billed at today's demand), at "
+    )
     # where the demand bills no more than the minimum there is nothing to add
     assert gpus_words(_line(1, gpus=32)) == "32 GPUs"
     result = run("compare", "-w", data_dir / "real_offers", "--as-of", AS_OF)
@@ -254,13 +298,16 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
 
 # --- the offer ranked first, used less than it could be; a plan dearer than the best single offer -----------------
 
+
 def _two_offers(tmp_path: Path, burst_price: float, cap: float) -> Path:
     import planws
 
     cfg = planws.config(plan={"max_vendor_share": cap, "mip_gap": 0.0})
     offers = [
         planws.offer("alpha", vendor="Alpha Compute", gpus=0, max_gpus=200, gpu_hour=3.0, term_months=12),
-        planws.offer("bravo", vendor="Bravo Cloud", gpus=0, burst={"gpu_hour": burst_price, "max_gpus": 300}, term_months=1),
+        planws.offer(
+            "bravo", vendor="Bravo Cloud", gpus=0, burst={"gpu_hour": burst_price, "max_gpus": 300}, term_months=1
+        ),
     ]
     return planws.write(tmp_path / "ws", cfg, offers)
 
@@ -274,7 +321,9 @@ def test_the_offer_ranked_first_and_used_less_than_it_could_gets_a_line_saying_w
     result = run("compare", "-w", ws, "--as-of", AS_OF, "--format", "json")
     assert result.exit_code == 0, result.stderr
     rec = json.loads(result.stdout)["recommendation"]
-    assert rec["best_single"]["vendor"] == "Alpha Compute" and rec["best_single"]["cost_per_task"] * 1000 == pytest.approx(600 / 162_000 * 1000)
+    assert rec["best_single"]["vendor"] == "Alpha Compute" and rec["best_single"][
+        "cost_per_task"
+    ] * 1000 == pytest.approx(600 / 162_000 * 1000)
     assert rec["usage"] == [
         "Alpha Compute (ranked first at today's demand): committed now for months 1–12 of 12, 100 of up to 200 GPUs; alone it costs 3.70 per 1,000 "
         "tasks over the scenarios; what can limit it: 12-month term, no on-demand capacity of its own."
@@ -292,7 +341,10 @@ def test_a_plan_dearer_than_the_best_single_offer_says_why_in_compare(tmp_path: 
     assert result.exit_code == 0, result.stderr
     first = " ".join(result.stdout.split("\n\n")[0].split())
     assert "best single offer Alpha Compute at 3.70, so the plan costs" in first
-    assert re.search(r"costs [0-9.]+% more because no vendor may provide more than 60% of the capacity \(plan\.max_vendor_share\)", first), first
+    assert re.search(
+        r"costs [0-9.]+% more because no vendor may provide more than 60% of the capacity \(plan\.max_vendor_share\)",
+        first,
+    ), first
 
 
 def test_the_memo_says_why_a_plan_costs_more_than_the_best_single_offer(tmp_path: Path):

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from procure.model.demand import horizon_months, scenarios
 from procure.model.inputs import WorkspaceConfig
 
-WORKLOAD = {"input_tokens": 1000, "output_tokens": 1000, "interactivity": 100, "success_rate": 0.9, "tasks_per_month": 1e6}
+WORKLOAD = {
+    "input_tokens": 1000,
+    "output_tokens": 1000,
+    "interactivity": 100,
+    "success_rate": 0.9,
+    "tasks_per_month": 1e6,
+}
 
 
 def cfg(demand: dict | None = None, **extra) -> WorkspaceConfig:
@@ -45,7 +51,19 @@ def test_same_seed_same_paths_and_another_seed_others():
 
 
 def test_explicit_paths_are_factors_on_the_trend():
-    s = scenarios(cfg({"months": 3, "start": 10.0, "growth": 0.1, "paths": [{"name": "low", "factor": 0.5, "probability": 0.25}, {"name": "base", "factor": 1.0, "probability": 0.75}]}))
+    s = scenarios(
+        cfg(
+            {
+                "months": 3,
+                "start": 10.0,
+                "growth": 0.1,
+                "paths": [
+                    {"name": "low", "factor": 0.5, "probability": 0.25},
+                    {"name": "base", "factor": 1.0, "probability": 0.75},
+                ],
+            }
+        )
+    )
     assert s.names == ["low", "base"] and list(s.probability) == [0.25, 0.75]
     assert s.demand.ravel() == pytest.approx([5.0, 5.5, 6.05, 10.0, 11.0, 12.1])
 
@@ -60,10 +78,16 @@ def test_defaults_come_from_the_workload_and_the_horizon():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    months=st.integers(1, 60), start=st.floats(1e-3, 1e12), growth=st.floats(-0.5, 1.0), volatility=st.floats(0, 3), count=st.integers(1, 200),
+    months=st.integers(1, 60),
+    start=st.floats(1e-3, 1e12),
+    growth=st.floats(-0.5, 1.0),
+    volatility=st.floats(0, 3),
+    count=st.integers(1, 200),
 )
 def test_any_valid_demand_gives_finite_non_negative_paths(months, start, growth, volatility, count):
-    s = scenarios(cfg({"months": months, "start": start, "growth": growth, "volatility": volatility, "scenarios": count}))
+    s = scenarios(
+        cfg({"months": months, "start": start, "growth": growth, "volatility": volatility, "scenarios": count})
+    )
     assert s.demand.shape == (count, months)
     assert np.isfinite(s.demand).all() and (s.demand >= 0).all()
     assert s.probability.sum() == pytest.approx(1.0)

@@ -37,7 +37,11 @@ def test_a_price_rise_is_explained_by_the_price(two_runs):
 
 
 def test_a_price_and_a_throughput_change_share_the_move(two_runs):
-    tasks_before = next(o for o in json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", two_runs).stdout)["offers"] if o["id"] == "alpha")["metrics"]["successful_tasks_per_gpu_hour"]
+    tasks_before = next(
+        o
+        for o in json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", two_runs).stdout)["offers"]
+        if o["id"] == "alpha"
+    )["metrics"]["successful_tasks_per_gpu_hour"]
     edit(two_runs, "offers/alpha.yaml", "gpu_hour: 4.00", "gpu_hour: 4.40")
     edit(two_runs, "offers/alpha.yaml", "[100, 300]", "[100, 360]")  # throughput at the target +20%
     alpha = alpha_move(two_runs)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from procure.analysis.evaluate import evaluate
+from procure.io.workspace import load_workspace
 from procure.render import charts
 from procure.render.documents import _restricted_fetcher, render_html, report_date, templates_dir
-from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).parent.parent
 
@@ -46,7 +46,13 @@ def test_fetcher_serves_only_the_templates_folder(tmp_path):
     assert response is not None
     outside = tmp_path / "secret.txt"
     outside.write_text("secret")
-    for url in (outside.as_uri(), "file:///etc/passwd", (folder / ".." / "README.md").as_uri(), "http://example.invalid/x.css", "data:text/plain,hi"):
+    for url in (
+        outside.as_uri(),
+        "file:///etc/passwd",
+        (folder / ".." / "README.md").as_uri(),
+        "http://example.invalid/x.css",
+        "data:text/plain,hi",
+    ):
         with pytest.raises(ValueError, match="blocked"):
             fetcher.fetch(url)
 
@@ -114,8 +120,13 @@ def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
     pages = {key: pypdf.PdfReader(io.BytesIO(pdf)).pages for key, pdf in pdfs.items()}
     # The offer pages keep their count; only the appendix grows, by the name and the note printed whole.
     assert len(pages["plain"]) <= len(pages["hostile"]) <= len(pages["plain"]) + 2
-    offer_pages = {key: sum(1 for p in found if "Offer: " in (p.extract_text() or "").replace("\x00", "")) for key, found in pages.items()}
-    assert offer_pages["hostile"] == offer_pages["plain"] >= 2  # the running header names the offer (the first says "Offer details")
+    offer_pages = {
+        key: sum(1 for p in found if "Offer: " in (p.extract_text() or "").replace("\x00", ""))
+        for key, found in pages.items()
+    }
+    assert (
+        offer_pages["hostile"] == offer_pages["plain"] >= 2
+    )  # the running header names the offer (the first says "Offer details")
     assert all(float(p.mediabox.width) == pytest.approx(595.3, abs=1) for p in pages["hostile"])  # A4 kept
     html = render_html(*cases["hostile"][:1], "comparison", extras=cases["hostile"][1]).replace("<wbr>", "")
     assert name[:59] + "…" in html  # cut in tables and headings
@@ -141,7 +152,9 @@ def test_operator_chapter_without_a_checklist_says_so_instead_of_an_empty_table(
         start = html.index('id="operators"')
         return html[start : html.index("</section>", start)]
 
-    plain = chapter(evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 30)))  # public offers: no checklist answered
+    plain = chapter(
+        evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 30))
+    )  # public offers: no checklist answered
     assert "<table" not in plain and "No offer here answers the operator checklist" in plain and "Not rated" in plain
     rated = chapter(evaluate(load_workspace(data_dir / "rated"), date(2026, 11, 29)))
     assert "<table" in rated and "No offer here answers" not in rated
@@ -161,13 +174,19 @@ def _rotated_lines_overlap(svg: str) -> list[tuple[str, str]]:
     along = (math.cos(math.radians(35)), -math.sin(math.radians(35)))  # rotate(-35) in SVG's downward y
     across = (math.sin(math.radians(35)), math.cos(math.radians(35)))
     boxes = []
-    for size, x, y, text in re.findall(r'font-size: ([\d.]+)px[^"]*" transform="translate\(([-\d.]+) ([-\d.]+)\) rotate\(-35\)">([^<]*)</text>', svg):
+    for size, x, y, text in re.findall(
+        r'font-size: ([\d.]+)px[^"]*" transform="translate\(([-\d.]+) ([-\d.]+)\) rotate\(-35\)">([^<]*)</text>', svg
+    ):
         size, x, y = float(size), float(x), float(y)
-        width, _, _ = measure.get_text_width_height_descent(text, FontProperties(family="DejaVu Sans", size=size), ismath=False)
+        width, _, _ = measure.get_text_width_height_descent(
+            text, FontProperties(family="DejaVu Sans", size=size), ismath=False
+        )
         u, v = x * along[0] + y * along[1], x * across[0] + y * across[1]
         boxes.append((text, (u, u + width), (v - 0.72 * size, v + 0.2 * size)))
     return [
-        (a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
         if min(a[1][1], b[1][1]) - max(a[1][0], b[1][0]) > 0.5 and min(a[2][1], b[2][1]) - max(a[2][0], b[2][0]) > 0.5
     ]
 
@@ -197,6 +216,8 @@ def test_cost_curve_names_never_overlap(workspace, data_dir, tmp_path):
 
 def test_the_overlap_check_finds_overlapping_names():
     # Two labels anchored 5 points apart on the same slant overlap; 60 points apart they do not.
-    line = '<text style="font-size: 6.5px; font-family: x" transform="translate({x} 200) rotate(-35)">Fireworks AI</text>'
+    line = (
+        '<text style="font-size: 6.5px; font-family: x" transform="translate({x} 200) rotate(-35)">Fireworks AI</text>'
+    )
     assert _rotated_lines_overlap(line.format(x=10) + line.format(x=15))
     assert not _rotated_lines_overlap(line.format(x=10) + line.format(x=70))

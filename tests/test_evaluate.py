@@ -8,13 +8,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-
-from procure.errors import InputError
-from procure.analysis.evaluate import evaluate
-from procure.analysis.record import METRIC_KEYS
-from procure.analysis.gates import GATES
-from procure.io.workspace import load_workspace
 from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
+
+from procure.analysis.evaluate import evaluate
+from procure.analysis.gates import GATES
+from procure.analysis.record import METRIC_KEYS
+from procure.errors import InputError
+from procure.io.workspace import load_workspace
 
 AS_OF = date(2026, 11, 29)
 
@@ -52,8 +52,16 @@ def test_basic_workspace_passes_every_gate_for_alpha_and_bravo(data_dir):
 
 
 def test_quality_gate(basic):
-    edit(basic / "offers" / "alpha.yaml", "  points_source: measured\n", "  points_source: measured\n  quality_pass_rate: 0.85\n")
-    edit(basic / "offers" / "bravo.yaml", "  reference: test-curve\n", "  reference: test-curve\n  quality_pass_rate: 0.9\n")
+    edit(
+        basic / "offers" / "alpha.yaml",
+        "  points_source: measured\n",
+        "  points_source: measured\n  quality_pass_rate: 0.85\n",
+    )
+    edit(
+        basic / "offers" / "bravo.yaml",
+        "  reference: test-curve\n",
+        "  reference: test-curve\n  quality_pass_rate: 0.9\n",
+    )
     evaluation = run(basic)
     alpha, bravo = evaluation.offer("alpha"), evaluation.offer("bravo")
     # 0.9 x 0.85 = 0.765 < 0.80; 0.9 x 0.9 = 0.81 >= 0.80
@@ -176,19 +184,29 @@ def test_capacity_gate(basic):
     alpha = run(basic).offer("alpha")
     assert gate(alpha, "capacity").passed
     # 300 GPUs cover 200 at the means; the lowest draws (availability x 0.99, utilization x 0.85) need 200 / 0.8415 = 237.7
-    assert gate(alpha, "capacity").detail == "can supply 300 GPUs; the demand needs 200.0; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+    assert (
+        gate(alpha, "capacity").detail
+        == "can supply 300 GPUs; the demand needs 200.0; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+    )
     assert alpha.metrics["fill"] == pytest.approx(1.0)
 
 
 def test_capacity_gate_with_partial_coverage(basic):
-    edit(basic / "procure.yaml", "  utilization: 0.8\n", f"  utilization: 0.8\n  tasks_per_month: {750.50064 * DELIVERY_MEAN * 730 * 200!r}\n")
+    edit(
+        basic / "procure.yaml",
+        "  utilization: 0.8\n",
+        f"  utilization: 0.8\n  tasks_per_month: {750.50064 * DELIVERY_MEAN * 730 * 200!r}\n",
+    )
     edit(basic / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 0.4\n")
     alpha = run(basic).offer("alpha")
     # 200 x 0.4 = 80 at the means (test_capacity_gate); short only when the drawn demand (factor triangular 0.8 / 1 / 1.2) over
     # the drawn availability x utilization exceeds its mean by 25% (e.g. demand x 1.15 with utilization x 0.89): a corner of the draws
     capacity = gate(alpha, "capacity")
     assert capacity.passed and 0.98 < capacity.probability < 1.0
-    assert capacity.detail == f"can supply 100 GPUs; the demand needs 80.0; passes in {capacity.probability:.1%} of the draws, at least policy.gate_confidence 50%"
+    assert (
+        capacity.detail
+        == f"can supply 100 GPUs; the demand needs 80.0; passes in {capacity.probability:.1%} of the draws, at least policy.gate_confidence 50%"
+    )
 
 
 def test_capacity_gate_without_demand_and_for_per_token(data_dir):
@@ -206,7 +224,11 @@ def test_capacity_gate_without_demand_and_for_per_token(data_dir):
 
 def test_capacity_reason_for_zero_success_does_not_blame_throughput(basic):
     edit(basic / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 1000000\n")
-    edit(basic / "offers" / "alpha.yaml", "  points_source: measured\n", "  points_source: measured\n  quality_pass_rate: 0\n")
+    edit(
+        basic / "offers" / "alpha.yaml",
+        "  points_source: measured\n",
+        "  points_source: measured\n  quality_pass_rate: 0\n",
+    )
     alpha = run(basic).offer("alpha")
     assert alpha.metrics["throughput"] == 300
     assert not any("no throughput" in reason for reason in alpha.reasons), alpha.reasons
@@ -249,7 +271,12 @@ def test_validity_gate(data_dir):
 
 def test_acceptable_first_by_rank_then_the_rest_by_id(basic):
     # Make the cheapest offers fail: charlie (security) and a cheap copy 'aaa' out of region.
-    cheap = (basic / "offers" / "alpha.yaml").read_text().replace("id: alpha", "id: aaa").replace("gpu_hour: 4.00", "gpu_hour: 1.00")
+    cheap = (
+        (basic / "offers" / "alpha.yaml")
+        .read_text()
+        .replace("id: alpha", "id: aaa")
+        .replace("gpu_hour: 4.00", "gpu_hour: 1.00")
+    )
     (basic / "offers" / "aaa.yaml").write_text(cheap.replace("region: us-east", "region: mars-1"))
     edit(basic / "procure.yaml", "  allowed_regions: null\n", "  allowed_regions: [us-east, us-west]\n")
     evaluation = run(basic)
@@ -290,8 +317,19 @@ def test_every_offer_carries_every_metric_key(data_dir, basic):
         assert unreachable[key] is None, key
     assert unreachable["rent"] == pytest.approx(2.5)  # what can be computed still is
     tokens = run(data_dir / "offer_kinds").offer("tokens").metrics
-    for key in ("rent", "fees", "financing", "ops", "software", "full", "throughput", "utilization", "fill",
-                "successful_tasks_per_gpu_hour", "gpus_needed"):
+    for key in (
+        "rent",
+        "fees",
+        "financing",
+        "ops",
+        "software",
+        "full",
+        "throughput",
+        "utilization",
+        "fill",
+        "successful_tasks_per_gpu_hour",
+        "gpus_needed",
+    ):
         assert tokens[key] is None, key
     assert tokens["cost_per_task"] is not None
 
@@ -391,7 +429,13 @@ def test_the_json_carries_sla_expected_availability_and_the_reliability_source(d
     assert by_id["echo"]["reliability_source"] == "unrated"
     assert by_id["echo"]["metrics"]["availability"] == pytest.approx(0.96515 * AVAILABILITY_MEAN)
     assert by_id["echo"]["availability_layers"]["expected"] == pytest.approx(0.96515)
-    assert {o["reliability_source"] for o in payload["offers"]} <= {"checklist", "published", "status_history", "unrated", "self_operated"}
+    assert {o["reliability_source"] for o in payload["offers"]} <= {
+        "checklist",
+        "published",
+        "status_history",
+        "unrated",
+        "self_operated",
+    }
 
 
 # --- per-token offers: speed, time to first token, rate limits --------------------------------------
@@ -420,7 +464,10 @@ def test_per_token_speed_not_stated_fails_latency(kinds):
     edit(kinds / "offers" / "tokens.yaml", "  interactivity: 100 ", "  quality_pass_rate: 1.0 ")
     tokens = tokens_of(kinds)
     assert not gate(tokens, "latency").passed
-    assert gate(tokens, "latency").detail == "speed per user not stated (performance.interactivity; the target is 100 tok/s per user)"
+    assert (
+        gate(tokens, "latency").detail
+        == "speed per user not stated (performance.interactivity; the target is 100 tok/s per user)"
+    )
     assert "latency: " + gate(tokens, "latency").detail in tokens.not_stated
     assert not tokens.acceptable
 
@@ -444,7 +491,11 @@ def test_per_token_time_to_first_token(kinds):
 
 
 def add_limits(kinds: Path, text: str) -> None:
-    edit(kinds / "offers" / "tokens.yaml", "  isolated_monitoring: true\n", f"  isolated_monitoring: true\n  rate_limits: {text}\n")
+    edit(
+        kinds / "offers" / "tokens.yaml",
+        "  isolated_monitoring: true\n",
+        f"  isolated_monitoring: true\n  rate_limits: {text}\n",
+    )
 
 
 def test_rate_limits_against_the_peak(kinds):
@@ -452,7 +503,9 @@ def test_rate_limits_against_the_peak(kinds):
     add_limits(kinds, "{requests_per_minute: 3000, output_tokens_per_minute: 2800000}")
     tokens = tokens_of(kinds)
     assert gate(tokens, "capacity").passed
-    assert gate(tokens, "capacity").margin == pytest.approx(2_800_000 / (3 * 40e6 / 43800 * 1000) - 1)  # tokens bind: 2.2%
+    assert gate(tokens, "capacity").margin == pytest.approx(
+        2_800_000 / (3 * 40e6 / 43800 * 1000) - 1
+    )  # tokens bind: 2.2%
     assert tokens.not_stated == []
 
 
@@ -474,15 +527,24 @@ def test_peak_factor_scales_the_need(kinds):
 def test_unstated_rate_limits_pass_with_a_warning_or_fail_by_policy(kinds):
     tokens = tokens_of(kinds)
     assert gate(tokens, "capacity").passed
-    assert any(note.startswith("capacity gate passed by policy although rate limits not stated") for note in tokens.notes)
-    edit(kinds / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 1.0\n  rate_limits_unstated: fail\n")
+    assert any(
+        note.startswith("capacity gate passed by policy although rate limits not stated") for note in tokens.notes
+    )
+    edit(
+        kinds / "procure.yaml",
+        "  min_demand_coverage: 1.0\n",
+        "  min_demand_coverage: 1.0\n  rate_limits_unstated: fail\n",
+    )
     strict = tokens_of(kinds)
     assert not gate(strict, "capacity").passed and not strict.acceptable
     # one limit stated, the other not: the stated one is judged, the other is "not stated"
     add_limits(kinds, "{requests_per_minute: 3000}")
     partial = tokens_of(kinds)
     assert not gate(partial, "capacity").passed
-    assert "output tokens/min" in gate(partial, "capacity").detail and "3,000 requests/min for 2,740 at the peak" in gate(partial, "capacity").detail
+    assert (
+        "output tokens/min" in gate(partial, "capacity").detail
+        and "3,000 requests/min for 2,740 at the peak" in gate(partial, "capacity").detail
+    )
 
 
 # --- the real-offer workspace ------------------------------------------------------------------------
@@ -498,11 +560,16 @@ def real():
 def test_real_managed_clusters_grade_as_managed_clusters(real):
     grades = {o.id: o.grade for o in real.offers}
     assert grades == {
-        "coreweave-b200": "B200-MC", "nebius-b200": "B200-MC",  # shared monitoring and storage still qualify
+        "coreweave-b200": "B200-MC",
+        "nebius-b200": "B200-MC",  # shared monitoring and storage still qualify
         "aws-p6-b200": "B200-BM",  # the customer rolls out node images: OS patching is shared, not the provider's
-        "lambda-b200": "B200-BM", "runpod-b200": "B200-BM",
-        "packet-ai-b200": None, "spheron-b200": None,  # no attestation published
-        "together-deepseek-r1": "B200-MS", "fireworks-deepseek-r1-basic": "B200-MS", "deepinfra-deepseek-r1": "B200-MS",
+        "lambda-b200": "B200-BM",
+        "runpod-b200": "B200-BM",
+        "packet-ai-b200": None,
+        "spheron-b200": None,  # no attestation published
+        "together-deepseek-r1": "B200-MS",
+        "fireworks-deepseek-r1-basic": "B200-MS",
+        "deepinfra-deepseek-r1": "B200-MS",
     }
     aws = real.offer("aws-p6-b200")
     assert aws.grading.checked_grade == "B200-BM"
@@ -513,12 +580,17 @@ def test_real_published_tiers_set_the_reliability(real):
     # ClusterMAX 3.0 (2026-09-23) rates managed clusters only
     assert found["coreweave-b200"] == ("published", 1.0)  # Platinum
     # CoreWeave's published SLO for instances in a single region is 99%: 0.99 x 1.0
-    assert real.offer("coreweave-b200").metrics["availability"] == pytest.approx(0.99 * AVAILABILITY_MEAN)  # x the factor's mean
+    assert real.offer("coreweave-b200").metrics["availability"] == pytest.approx(
+        0.99 * AVAILABILITY_MEAN
+    )  # x the factor's mean
     assert found["nebius-b200"] == ("published", 1.0)  # Platinum in 3.0 (Gold in 2.0)
     assert found["aws-p6-b200"] == ("published", 0.98)  # Bronze in 3.0 (Silver in 2.0)
     assert found["lambda-b200"] == ("unrated", 0.99)  # bare metal: no tier rates it; no incident history either
     assert found["together-deepseek-r1"] == ("unrated", 0.99)  # a token API: no tier rates it
-    assert found["runpod-b200"] == ("unrated", 0.99)  # no evidence: unrated, judged and costed at the haircut (the middle band)
+    assert found["runpod-b200"] == (
+        "unrated",
+        0.99,
+    )  # no evidence: unrated, judged and costed at the haircut (the middle band)
     assert found["deepinfra-deepseek-r1"] == ("unrated", 0.99)  # no checklist, no incident history
     assert real.offer("nebius-b200").metrics["availability"] == pytest.approx(0.999 * 1.0 * AVAILABILITY_MEAN)
     # AWS: EC2 SLA 0.995 x Bronze 0.98 = 0.9751 < the 98% minimum (Silver's 0.99 gave 0.98505, above it); x 0.996667 at the
@@ -534,7 +606,10 @@ def test_real_published_tiers_set_the_reliability(real):
     lambda_ = real.offer("lambda-b200")
     assert lambda_.metrics["availability"] == pytest.approx(0.970299 * AVAILABILITY_MEAN, rel=1e-12)
     assert not lambda_.acceptable
-    assert lambda_.reasons[0].startswith("unrated: availability unverified") and "rate before signing: add operator.status_history" in lambda_.notes[0]
+    assert (
+        lambda_.reasons[0].startswith("unrated: availability unverified")
+        and "rate before signing: add operator.status_history" in lambda_.notes[0]
+    )
     # RunPod: unrated, judged and costed at the middle band's 0.99: the same 97.03%, unverified
     runpod = real.offer("runpod-b200")
     assert runpod.availability_layers.expected == pytest.approx(0.970299, rel=1e-12)
@@ -589,7 +664,9 @@ def test_real_ranking_and_the_leader_by_hand(real):
 def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
     # CoreWeave: $8.60 (coreweave.com/pricing), single-region SLO 0.99 x Platinum 1.0; the same jobs left to us as Nebius
     def per_task(rent: float, availability: float, fixed_fte: float, fte_per_1000: float) -> float:
-        capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * availability * 0.97 * 0.8 * DELIVERY_MEAN  # successful tasks per GPU-hour, as for Nebius
+        capacity = (
+            300 * 0.95 * (2.8 / 3) * 3600 / 1024 * availability * 0.97 * 0.8 * DELIVERY_MEAN
+        )  # successful tasks per GPU-hour, as for Nebius
         billed = 20_000_000 / (capacity * 730)
         assert billed > 32  # billed as needed above the 32 committed GPUs
         ops = (fixed_fte + fte_per_1000 * billed / 1000) * 250_000 / (billed * 8760)

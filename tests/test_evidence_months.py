@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -34,7 +34,7 @@ def example(tmp_path: Path) -> Path:
 
 
 def at(text: str) -> float:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
 def scorecard(ws: Path, *args: str) -> dict:
@@ -49,12 +49,29 @@ def incidents(path: Path, *rows: str) -> Path:
     return path
 
 
-def tokens_range(path: Path, start: str, end: str, step_s: int = 300, per_step: float = 1e6, name: str = "vllm:generation_tokens_total") -> Path:
+def tokens_range(
+    path: Path,
+    start: str,
+    end: str,
+    step_s: int = 300,
+    per_step: float = 1e6,
+    name: str = "vllm:generation_tokens_total",
+) -> Path:
     """A query_range export of one output-token counter, a sample every `step_s` from start to end."""
     t0, t1 = at(start), at(end)
     times = [t0 + step_s * k for k in range(int((t1 - t0) // step_s) + 1)]
     values = [[t, str(per_step * k)] for k, t in enumerate(times)]
-    path.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [{"metric": {"__name__": name, "model_name": "m"}, "values": values}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "status": "success",
+                "data": {
+                    "resultType": "matrix",
+                    "result": [{"metric": {"__name__": name, "model_name": "m"}, "values": values}],
+                },
+            }
+        )
+    )
     return path
 
 
@@ -101,19 +118,62 @@ def test_two_incident_files_in_one_import_are_both_kept_and_a_changed_one_is_nam
     before = files_of(example)
     clash = incidents(tmp_path / "clash.csv", "2026-07-14T03:00:00Z,2026-07-14T04:00:00Z,major,inference")
     refused = run("actuals", "import", clash, "--offer", OFFER, "-w", example)
-    assert refused.exit_code == 2 and f"{clash}:2: start: overlaps the incident at actuals/{OFFER}/incidents.csv:2" in refused.stderr
+    assert (
+        refused.exit_code == 2
+        and f"{clash}:2: start: overlaps the incident at actuals/{OFFER}/incidents.csv:2" in refused.stderr
+    )
     assert files_of(example) == before
 
 
 def test_statuspage_imports_merge_by_start_and_components(example, tmp_path):
     def page(path: Path, *items: tuple[str, str, str]) -> Path:
-        path.write_text(json.dumps({"page": {"id": "p", "name": "Keel"}, "incidents": [
-            {"id": i, "name": i, "status": "resolved", "impact": "major", "created_at": s, "started_at": s, "resolved_at": e, "incident_updates": [], "components": []} for i, s, e in items
-        ]}))
+        path.write_text(
+            json.dumps(
+                {
+                    "page": {"id": "p", "name": "Keel"},
+                    "incidents": [
+                        {
+                            "id": i,
+                            "name": i,
+                            "status": "resolved",
+                            "impact": "major",
+                            "created_at": s,
+                            "started_at": s,
+                            "resolved_at": e,
+                            "incident_updates": [],
+                            "components": [],
+                        }
+                        for i, s, e in items
+                    ],
+                }
+            )
+        )
         return path
 
-    assert run("actuals", "import", page(tmp_path / "one.json", ("a", "2026-08-01T00:00:00Z", "2026-08-01T01:00:00Z")), "--offer", OFFER, "-w", example).exit_code == 0
-    assert run("actuals", "import", page(tmp_path / "two.json", ("b", "2026-09-01T00:00:00Z", "2026-09-01T02:00:00Z")), "--offer", OFFER, "-w", example).exit_code == 0
+    assert (
+        run(
+            "actuals",
+            "import",
+            page(tmp_path / "one.json", ("a", "2026-08-01T00:00:00Z", "2026-08-01T01:00:00Z")),
+            "--offer",
+            OFFER,
+            "-w",
+            example,
+        ).exit_code
+        == 0
+    )
+    assert (
+        run(
+            "actuals",
+            "import",
+            page(tmp_path / "two.json", ("b", "2026-09-01T00:00:00Z", "2026-09-01T02:00:00Z")),
+            "--offer",
+            OFFER,
+            "-w",
+            example,
+        ).exit_code
+        == 0
+    )
     kept = json.loads((example / "actuals" / OFFER / "incidents.json").read_text())
     assert [i["id"] for i in kept["incidents"]] == ["b", "a"]  # newest first, both kept
 
@@ -133,7 +193,9 @@ def test_a_monthly_claim_claims_only_the_months_shown(example):
     assert [m["month"] for m in four["months"]] == ["2026-07", "2026-08", "2026-09", "2026-10"]
     assert four["credits_owed_total"] == pytest.approx(JULY_OWED, abs=0.005) and four["breached_months"] == ["2026-07"]
     claim = run("scorecard", "--claim", "--months", "4", "--as-of", "2026-11-29", "-w", example).stdout
-    assert f"| 2026-07 | 99.261% | 99.50% | 1.2% | 929,464.32 USD | {JULY_OWED:,.2f} USD |" in claim  # keel credits automatically
+    assert (
+        f"| 2026-07 | 99.261% | 99.50% | 1.2% | 929,464.32 USD | {JULY_OWED:,.2f} USD |" in claim
+    )  # keel credits automatically
 
 
 # --- 3. only complete months are scored; a partial month never hides a breach --------------------
@@ -188,7 +250,9 @@ def test_a_month_measured_below_the_coverage_threshold_is_partial_but_its_breach
     months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-12-15")["months"]}
     nov = months["2026-11"]
     assert nov["partial"] is True and nov["coverage"] == pytest.approx(0.5)
-    assert nov["throughput_ratio"] is None and nov["cost_overrun"] is None  # half a month's tokens against a whole invoice
+    assert (
+        nov["throughput_ratio"] is None and nov["cost_overrun"] is None
+    )  # half a month's tokens against a whole invoice
     assert nov["sla_breached"] is True  # the incident record covers the month
     assert nov["credits_owed"] == pytest.approx(0.05 * (0.995 - (1 - 240 / 43_200)) * 100 * 899_481.6)
     assert months["2026-10"]["partial"] is False and months["2026-10"]["throughput_ratio"] is not None
@@ -206,13 +270,34 @@ def test_eight_concurrent_imports_lose_nothing(example, tmp_path):
         bill = tmp_path / f"bill-{k}.csv"
         bill.write_text(f"month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,{100 + k},,{1000 + k},INV-{k}\n")
         outage = incidents(tmp_path / f"incident-{k}.csv", f"{day}T01:00:00Z,{day}T02:00:00Z,major,inference")
-        procs.append(subprocess.Popen([sys.executable, "-m", "procure", "actuals", "import", str(bill), str(outage), "--offer", OFFER, "-w", str(example)],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "procure",
+                    "actuals",
+                    "import",
+                    str(bill),
+                    str(outage),
+                    "--offer",
+                    OFFER,
+                    "-w",
+                    str(example),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
     rows = (example / "actuals" / OFFER / "invoices.csv").read_text().splitlines()
-    assert sorted(r for r in rows if r.startswith("2026-11")) == sorted(f"2026-11,{100 + k},,{1000 + k},INV-{k}" for k in range(8))
+    assert sorted(r for r in rows if r.startswith("2026-11")) == sorted(
+        f"2026-11,{100 + k},,{1000 + k},INV-{k}" for k in range(8)
+    )
     assert len([r for r in rows if r.startswith("2026-0") or r.startswith("2026-10")]) == 6  # May to October kept
     kept = (example / "actuals" / OFFER / "incidents.csv").read_text()
     assert all(f"2026-11-{k + 2:02d}T01:00:00Z" in kept for k in range(8)) and "2026-07-14T02:10:00Z" in kept
@@ -229,12 +314,17 @@ def test_an_invoice_month_0026_is_refused_at_import_and_at_load(example, tmp_pat
     bad = tmp_path / "bad.csv"
     bad.write_text("month,gpu_hours,output_tokens,amount\n0026-05,1,,1\n")
     done = run("actuals", "import", bad, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 2 and f"{bad}:2: month: must be a month from 2000-01 to 2199-12 (got 0026-05)" in done.stderr
+    assert (
+        done.exit_code == 2 and f"{bad}:2: month: must be a month from 2000-01 to 2199-12 (got 0026-05)" in done.stderr
+    )
     assert files_of(example) == before
     kept = example / "actuals" / OFFER / "invoices.csv"
     kept.write_text(kept.read_text() + "0026-05,1,,1\n")
     loaded = run("scorecard", "--as-of", "2026-11-29", "-w", example)
-    assert loaded.exit_code == 2 and f"actuals/{OFFER}/invoices.csv:8: month: must be a month from 2000-01 to 2199-12" in loaded.stderr
+    assert (
+        loaded.exit_code == 2
+        and f"actuals/{OFFER}/invoices.csv:8: month: must be a month from 2000-01 to 2199-12" in loaded.stderr
+    )
 
 
 # --- 8. an import never writes what the loader refuses -------------------------------------------
@@ -251,14 +341,23 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     huge = tmp_path / "huge.csv"
     huge.write_text("month,gpu_hours,output_tokens,amount\n2026-11,500000,1e15,2500000\n")
     done = run("actuals", "import", huge, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 2 and "output_tokens: 1e+15 is implausible: at most 1.991e+14 (100,000 a second on each of the offer's 768 GPUs over 2026-11's 30 days)" in done.stderr
+    assert (
+        done.exit_code == 2
+        and "output_tokens: 1e+15 is implausible: at most 1.991e+14 (100,000 a second on each of the offer's 768 GPUs over 2026-11's 30 days)"
+        in done.stderr
+    )
     assert files_of(example) == before
     # two more invoices of November, each within the limit, are judged with the kept one by their sum:
     # 1.3e12 + 2 x 1.2e14 = 2.413e14
     split = tmp_path / "split.csv"
-    split.write_text("month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,1000,1.2e14,5000,A\n2026-11,1000,1.2e14,5000,B\n")
+    split.write_text(
+        "month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,1000,1.2e14,5000,A\n2026-11,1000,1.2e14,5000,B\n"
+    )
     done = run("actuals", "import", split, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 2 and f"{split}: month 2026-11: output_tokens: 2.413e+14 is implausible: at most 1.991e+14" in done.stderr
+    assert (
+        done.exit_code == 2
+        and f"{split}: month 2026-11: output_tokens: 2.413e+14 is implausible: at most 1.991e+14" in done.stderr
+    )
     assert files_of(example) == before
     # the same number summed from telemetry is refused by the same check, naming the month
     fast = tokens_range(tmp_path / "fast.json", "2026-11-01T00:00:00", "2026-11-02T00:00:00", per_step=1e12)
@@ -276,7 +375,11 @@ def test_reevaluate_names_the_breaches_of_an_unchanged_evaluation(example, tmp_p
     assert run("reevaluate", "--as-of", "2026-11-29", "--accept", "-w", example).exit_code == 0
     table = run("reevaluate", "--as-of", "2026-11-29", "-w", example)
     assert table.exit_code == 3
-    assert "No changes" in table.stdout and "BREACH sla-breach: keel-b200-mc: 2026-10" in table.stdout and "BREACH credits-owed" in table.stdout
+    assert (
+        "No changes" in table.stdout
+        and "BREACH sla-breach: keel-b200-mc: 2026-10" in table.stdout
+        and "BREACH credits-owed" in table.stdout
+    )
     assert "2 threshold(s) breached (sla-breach, credits-owed)" in table.stderr
     md = run("reevaluate", "--as-of", "2026-11-29", "--format", "markdown", "-w", example)
     assert md.exit_code == 3 and "- sla-breach: keel-b200-mc: 2026-10" in md.stdout and "- credits-owed:" in md.stdout
@@ -285,19 +388,26 @@ def test_reevaluate_names_the_breaches_of_an_unchanged_evaluation(example, tmp_p
 # --- 13. a telemetry import without the configured metrics is an error ----------------------------
 
 
-@pytest.mark.parametrize("body", ["", "# HELP other_total x\n# TYPE other_total counter\nother_total 5 1793491200000\n"])
+@pytest.mark.parametrize(
+    "body", ["", "# HELP other_total x\n# TYPE other_total counter\nother_total 5 1793491200000\n"]
+)
 def test_a_snapshot_without_any_configured_metric_is_an_error(example, tmp_path, body):
     before = files_of(example)
     snap = tmp_path / "2026-11-01T00:00:00Z.prom"
     snap.write_text(body)
     done = run("actuals", "import", snap, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "Traceback" not in done.output
-    assert f"{snap}: no samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:e2e_request_latency_seconds, vllm:generation_tokens_total" in done.stderr  # the utilization gauge is read too
+    assert (
+        f"{snap}: no samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:e2e_request_latency_seconds, vllm:generation_tokens_total"
+        in done.stderr
+    )  # the utilization gauge is read too
     assert files_of(example) == before
 
 
 def test_a_renamed_metric_in_a_range_export_is_an_error(example, tmp_path):
-    renamed = tokens_range(tmp_path / "renamed.json", "2026-11-01T00:00:00", "2026-11-01T01:00:00", name="vllm:generation_tokens")
+    renamed = tokens_range(
+        tmp_path / "renamed.json", "2026-11-01T00:00:00", "2026-11-01T01:00:00", name="vllm:generation_tokens"
+    )
     done = run("actuals", "import", renamed, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "no samples of" in done.stderr and "actuals.metrics" in done.stderr
 
@@ -316,7 +426,9 @@ def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, t
     may = float(next(line for line in kept.read_text().splitlines() if line.startswith("2026-05,")).split(",")[1])
     implausible("2026-10")
     broken = run("scorecard", "--as-of", "2026-11-29", "-w", example)
-    assert broken.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:8: output_tokens: 1e+17 is implausible" in broken.stderr
+    assert (
+        broken.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:8: output_tokens: 1e+17 is implausible" in broken.stderr
+    )
     # re-importing October replaces the refused row, and says so; the other months stay
     october = tokens_range(tmp_path / "october.json", "2026-10-01T00:00:00", "2026-11-01T00:00:00")
     fixed = run("actuals", "import", october, "--offer", OFFER, "-w", example)
@@ -326,8 +438,18 @@ def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, t
     assert months["2026-10"]["output_tokens"] == 8928 * 1e6 and months["2026-05"]["output_tokens"] == pytest.approx(may)
     # an import that does not replace the refused row is refused, naming it
     implausible("2026-09")
-    other = run("actuals", "import", tokens_range(tmp_path / "aug.json", "2026-08-01T00:00:00", "2026-09-01T00:00:00"), "--offer", OFFER, "-w", example)
-    assert other.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:7: output_tokens: 1e+17 is implausible" in other.stderr
+    other = run(
+        "actuals",
+        "import",
+        tokens_range(tmp_path / "aug.json", "2026-08-01T00:00:00", "2026-09-01T00:00:00"),
+        "--offer",
+        OFFER,
+        "-w",
+        example,
+    )
+    assert (
+        other.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:7: output_tokens: 1e+17 is implausible" in other.stderr
+    )
 
 
 def test_a_providers_page_of_older_incidents_makes_no_months(example, data_dir):
@@ -351,17 +473,29 @@ def test_the_evidence_lock_linked_out_of_the_workspace_is_refused(example, tmp_p
     before = files_of(example)
     october = incidents(tmp_path / "october.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
     done = run("actuals", "import", october, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 2 and ".procure/evidence.lock: refused: links to a file outside the workspace" in done.stderr
+    assert (
+        done.exit_code == 2 and ".procure/evidence.lock: refused: links to a file outside the workspace" in done.stderr
+    )
     assert files_of(example) == before and not (outside / "foreign").exists()
 
 
-@pytest.mark.parametrize("name, body", [("invoices.csv", "month,gpu_hours,output_tokens,amount\n"), ("incidents.csv", "start,end,impact,components\n"), ("page.json", '{"incidents": []}')])
+@pytest.mark.parametrize(
+    "name, body",
+    [
+        ("invoices.csv", "month,gpu_hours,output_tokens,amount\n"),
+        ("incidents.csv", "start,end,impact,components\n"),
+        ("page.json", '{"incidents": []}'),
+    ],
+)
 def test_a_file_without_any_evidence_is_an_error_not_silence(example, tmp_path, name, body):
     before = files_of(example)
     empty = tmp_path / name
     empty.write_text(body)
     done = run("actuals", "import", empty, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 2 and f"{empty}: no evidence to import: no metric month, invoice or incident in the files" in done.stderr
+    assert (
+        done.exit_code == 2
+        and f"{empty}: no evidence to import: no metric month, invoice or incident in the files" in done.stderr
+    )
     assert files_of(example) == before
 
 
@@ -375,7 +509,9 @@ def test_a_thinner_import_never_replaces_a_better_measured_month(example, tmp_pa
     assert done.exit_code == 0, done.output
     assert "month 2026-10: kept as it was (its samples cover 100.0% of the month, this import's 0.1%)" in done.stderr
     rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
-    assert october_row in rows and any(r.startswith("2026-11,12000000,") for r in rows)  # 12 five-minute steps in November
+    assert october_row in rows and any(
+        r.startswith("2026-11,12000000,") for r in rows
+    )  # 12 five-minute steps in November
 
 
 def test_an_import_that_covers_as_much_as_the_kept_month_replaces_it(example, tmp_path):

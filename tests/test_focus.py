@@ -27,7 +27,9 @@ def invoices(ws: Path) -> list[str]:
 
 def test_the_specifications_sample_is_one_month_of_invoice(workspace_copy):
     ws = workspace_copy("basic")
-    result = run("actuals", "import", FOCUS / "focus_1.2_commitment_flexibility_2_resources.csv", "--offer", "alpha", "-w", ws)
+    result = run(
+        "actuals", "import", FOCUS / "focus_1.2_commitment_flexibility_2_resources.csv", "--offer", "alpha", "-w", ws
+    )
     assert result.exit_code == 0, result.output
     # billed: the commitment's hourly fee 2.00 (Purchase) + two VM_MEDIUM hours covered by it (Usage, 0.00 each);
     # hours: ConsumedQuantity 1.00 Hour on each Usage row; effective: 0 + 1.00 + 1.00 (the fee spread over the usage)
@@ -39,27 +41,43 @@ def test_the_specifications_sample_is_one_month_of_invoice(workspace_copy):
 def test_credits_tax_and_invoices_are_kept_apart(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     bill = tmp_path / "focus.csv"
-    bill.write_text("\n".join([
-        HEADER,
-        "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,29200.00,29200.00,7300,Hours,INV-10,null,null,USD",
-        "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,12.50,12.50,250,GB-Month,INV-10,,,USD",
-        "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Tax,2336.00,2336.00,,,INV-10,,,USD",
-        "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28800.00,28800.00,7200,GPU-Hours,INV-11,,,USD",
-        "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Purchase,1000.00,0,,,INV-11,CD-1,,USD",
-        "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,0,250.00,,,INV-11,CD-1,Unused,USD",
-        "2026-11-01T00:00:00Z,2026-11-10T00:00:00Z,2026-11-11T00:00:00Z,Credit,-1460.00,-1460.00,,,INV-11,,,USD",
-        "2026-11-01T00:00:00Z,2026-11-30T00:00:00Z,2026-12-01T00:00:00Z,Adjustment,40.00,40.00,,,,,,USD",
-    ]) + "\n")
+    bill.write_text(
+        "\n".join(
+            [
+                HEADER,
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,29200.00,29200.00,7300,Hours,INV-10,null,null,USD",
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,12.50,12.50,250,GB-Month,INV-10,,,USD",
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Tax,2336.00,2336.00,,,INV-10,,,USD",
+                "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28800.00,28800.00,7200,GPU-Hours,INV-11,,,USD",
+                "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Purchase,1000.00,0,,,INV-11,CD-1,,USD",
+                "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,0,250.00,,,INV-11,CD-1,Unused,USD",
+                "2026-11-01T00:00:00Z,2026-11-10T00:00:00Z,2026-11-11T00:00:00Z,Credit,-1460.00,-1460.00,,,INV-11,,,USD",
+                "2026-11-01T00:00:00Z,2026-11-30T00:00:00Z,2026-12-01T00:00:00Z,Adjustment,40.00,40.00,,,,,,USD",
+            ]
+        )
+        + "\n"
+    )
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     # October: 29,200 for 7,300 hours + 12.50 of storage (not hours); the tax 2,336 is not counted: 29,212.50
     # November: usage 28,800 + the commitment's purchase 1,000 + the unused commitment 0 + the adjustment 40 = 29,840;
     # the credit (billed -1,460) is kept apart, as 1,460 credited
     assert invoices(ws)[1:] == ["2026-10,7300,,29212.5,FOCUS", "2026-11,7200,,29840,FOCUS"]
-    assert (ws / "actuals" / "alpha" / "credits.csv").read_text().splitlines() == ["month,credits,invoices", "2026-11,1460,INV-11"]
+    assert (ws / "actuals" / "alpha" / "credits.csv").read_text().splitlines() == [
+        "month,credits,invoices",
+        "2026-11,1460,INV-11",
+    ]
     out = result.output
-    assert "2026-10: billed 29,212.50 USD for 7,300 GPU-hours" in out and "tax 2,336.00 (not counted" in out and "usage in GB-Month not counted" in out
-    assert "credits 1,460.00 (kept apart" in out and "unused commitment 250.00" in out and "1 charge(s) on no invoice yet" in out
+    assert (
+        "2026-10: billed 29,212.50 USD for 7,300 GPU-hours" in out
+        and "tax 2,336.00 (not counted" in out
+        and "usage in GB-Month not counted" in out
+    )
+    assert (
+        "credits 1,460.00 (kept apart" in out
+        and "unused commitment 250.00" in out
+        and "1 charge(s) on no invoice yet" in out
+    )
     loaded = load_workspace(ws)
     assert loaded.actuals["alpha"].credits == {"2026-11": (1460.0, "INV-11")}
     assert loaded.actuals["alpha"].invoices["2026-11"].amount == 29840
@@ -69,17 +87,57 @@ def test_credits_tax_and_invoices_are_kept_apart(workspace_copy, tmp_path):
 @pytest.mark.parametrize(
     "row, where, message",
     [
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Refund,-5,-5,,,,,,USD", ":3: ChargeCategory", "must be one of Usage, Purchase, Tax, Credit, Adjustment (got 'Refund')"),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Refund,-5,-5,,,,,,USD",
+            ":3: ChargeCategory",
+            "must be one of Usage, Purchase, Tax, Credit, Adjustment (got 'Refund')",
+        ),
         # the hour 30 is one the specification's own commitment_discount_purchase_scenario_3.csv writes
-        ("2026-11-01T00:00:00Z,2026-11-01T20:00:00Z,2026-12-01T30:00:00Z,Purchase,0.50,0,,,,,,USD", ":3: ChargePeriodEnd", "must be a UTC date-time like 2026-11-01T00:00:00Z (got '2026-12-01T30:00:00Z')"),
-        ("2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,2026-11-01T00:00:00Z,Usage,1,1,1,Hour,,,,USD", ":3: ChargePeriodEnd", "must be after ChargePeriodStart (2026-11-02T00:00:00Z)"),
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,null,1,1,Hour,,,,USD", ":3: BilledCost", "required: a number"),
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,abc,1,1,Hour,,,,USD", ":3: BilledCost", "must be a number (got 'abc')"),
-        ("2026-11-01,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,Hour,,,,USD", ":3: BillingPeriodStart", "must be a UTC date-time"),
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00+01:00,2026-12-01T00:00:00Z,Usage,1,1,1,Hour,,,,USD", ":3: ChargePeriodStart", "must be a UTC date-time"),
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,-3,Hour,,,,USD", ":3: ConsumedQuantity", "must be at least 0 (got -3)"),
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,,,,,USD", ":3: ConsumedUnit", "required where ConsumedQuantity is stated"),
-        ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,Hour,,,,EUR", ":3: BillingCurrency", "'EUR', but the file's first charge is billed in 'USD'"),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T20:00:00Z,2026-12-01T30:00:00Z,Purchase,0.50,0,,,,,,USD",
+            ":3: ChargePeriodEnd",
+            "must be a UTC date-time like 2026-11-01T00:00:00Z (got '2026-12-01T30:00:00Z')",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,2026-11-01T00:00:00Z,Usage,1,1,1,Hour,,,,USD",
+            ":3: ChargePeriodEnd",
+            "must be after ChargePeriodStart (2026-11-02T00:00:00Z)",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,null,1,1,Hour,,,,USD",
+            ":3: BilledCost",
+            "required: a number",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,abc,1,1,Hour,,,,USD",
+            ":3: BilledCost",
+            "must be a number (got 'abc')",
+        ),
+        (
+            "2026-11-01,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,Hour,,,,USD",
+            ":3: BillingPeriodStart",
+            "must be a UTC date-time",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00+01:00,2026-12-01T00:00:00Z,Usage,1,1,1,Hour,,,,USD",
+            ":3: ChargePeriodStart",
+            "must be a UTC date-time",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,-3,Hour,,,,USD",
+            ":3: ConsumedQuantity",
+            "must be at least 0 (got -3)",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,,,,,USD",
+            ":3: ConsumedUnit",
+            "required where ConsumedQuantity is stated",
+        ),
+        (
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,Hour,,,,EUR",
+            ":3: BillingCurrency",
+            "'EUR', but the file's first charge is billed in 'USD'",
+        ),
         ("2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1", ":3", "5 fields, the header has 12"),
     ],
 )
@@ -97,21 +155,31 @@ def test_a_bad_row_names_file_line_and_field_and_nothing_is_written(workspace_co
 def test_a_bill_in_another_currency_than_the_offers_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")  # alpha is priced in the workspace's USD
     bill = tmp_path / "focus.csv"
-    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,100,100,25,Hour,INV-1,,,EUR\n")
+    bill.write_text(
+        f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,100,100,25,Hour,INV-1,,,EUR\n"
+    )
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
-    assert result.exit_code == 2 and "focus.csv:2: BillingCurrency: 'EUR', but the offer is priced in USD" in result.output
+    assert (
+        result.exit_code == 2 and "focus.csv:2: BillingCurrency: 'EUR', but the offer is priced in USD" in result.output
+    )
     assert not (ws / "actuals").exists()
 
 
 def test_a_month_without_hours_or_a_missing_column_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     bill = tmp_path / "focus.csv"
-    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Purchase,100,0,,,INV-1,CD-1,,USD\n")
+    bill.write_text(
+        f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Purchase,100,0,,,INV-1,CD-1,,USD\n"
+    )
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "ConsumedQuantity: 2026-11: no Usage charge in hours" in result.output
     bill.write_text("BilledCost,ChargeCategory,ChargePeriodStart\n1,Usage,2026-11-01T00:00:00Z\n")
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
-    assert result.exit_code == 2 and "focus.csv:1: a FOCUS file needs the columns BilledCost, ChargeCategory, ChargePeriodStart, ChargePeriodEnd: missing ChargePeriodEnd" in result.output
+    assert (
+        result.exit_code == 2
+        and "focus.csv:1: a FOCUS file needs the columns BilledCost, ChargeCategory, ChargePeriodStart, ChargePeriodEnd: missing ChargePeriodEnd"
+        in result.output
+    )
     assert not (ws / "actuals").exists()
 
 
@@ -119,26 +187,46 @@ def test_a_month_in_a_focus_file_and_an_invoices_sheet_is_invoiced_twice(workspa
     ws = workspace_copy("basic")
     sheet = tmp_path / "invoices.csv"
     sheet.write_text("month,gpu_hours,output_tokens,amount\n2023-01,2,,2\n")
-    result = run("actuals", "import", sheet, FOCUS / "focus_1.2_commitment_flexibility_2_resources.csv", "--offer", "alpha", "-w", ws)
+    result = run(
+        "actuals",
+        "import",
+        sheet,
+        FOCUS / "focus_1.2_commitment_flexibility_2_resources.csv",
+        "--offer",
+        "alpha",
+        "-w",
+        ws,
+    )
     assert result.exit_code == 2 and "2023-01 is invoiced twice (also in" in result.output
     assert not (ws / "actuals").exists()
 
 
-def test_a_focus_month_replaces_the_kept_invoices_of_that_month_and_the_next_export_replaces_it(workspace_copy, tmp_path):
+def test_a_focus_month_replaces_the_kept_invoices_of_that_month_and_the_next_export_replaces_it(
+    workspace_copy, tmp_path
+):
     ws = workspace_copy("basic")
     sheet = tmp_path / "invoices.csv"
-    sheet.write_text("month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,7000,,28000,A-1\n2026-11,100,,400,A-2\n2026-10,7300,,29200,A-0\n")
+    sheet.write_text(
+        "month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,7000,,28000,A-1\n2026-11,100,,400,A-2\n2026-10,7300,,29200,A-0\n"
+    )
     assert run("actuals", "import", sheet, "--offer", "alpha", "-w", ws).exit_code == 0
     bill = tmp_path / "focus.csv"
-    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28000,28000,7000,Hours,,,,USD\n")
+    bill.write_text(
+        f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28000,28000,7000,Hours,,,,USD\n"
+    )
     first = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert first.exit_code == 0, first.output
     # November's two invoices give way to the export (never 28,400 + 28,000); October's stays
-    assert "invoice 2026-11 A-1: replaced by this import's FOCUS export" in first.output and "invoice 2026-11 A-2: replaced" in first.output
+    assert (
+        "invoice 2026-11 A-1: replaced by this import's FOCUS export" in first.output
+        and "invoice 2026-11 A-2: replaced" in first.output
+    )
     assert invoices(ws)[1:] == ["2026-10,7300,,29200,A-0", "2026-11,7000,,28000,FOCUS"]
     # the next export of November: its charges now invoiced, 200 hours more, a credit
-    bill.write_text(f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28800,28800,7200,Hours,INV-11,,,USD\n"
-                    "2026-11-01T00:00:00Z,2026-11-10T00:00:00Z,2026-11-11T00:00:00Z,Credit,-500,-500,,,INV-11,,,USD\n")
+    bill.write_text(
+        f"{HEADER}\n2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28800,28800,7200,Hours,INV-11,,,USD\n"
+        "2026-11-01T00:00:00Z,2026-11-10T00:00:00Z,2026-11-11T00:00:00Z,Credit,-500,-500,,,INV-11,,,USD\n"
+    )
     second = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert second.exit_code == 0 and "invoice 2026-11 FOCUS: replaced by this import" in second.output
     assert invoices(ws)[1:] == ["2026-10,7300,,29200,A-0", "2026-11,7200,,28800,FOCUS"]

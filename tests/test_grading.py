@@ -49,7 +49,13 @@ def test_alpha_meets_every_t_mc_requirement():
     check = check_grade(offer(), grade())
     assert check.passed
     assert [r.requirement for r in check.results] == [
-        "gpu", "service kind", "provider owns", "node replacement", "SLA availability", "attestation", "tenant isolation",
+        "gpu",
+        "service kind",
+        "provider owns",
+        "node replacement",
+        "SLA availability",
+        "attestation",
+        "tenant isolation",
     ]
 
 
@@ -152,10 +158,12 @@ def test_ungraded_shows_the_nearest_grades_failures():
 
 def test_nearest_grade_is_the_one_with_fewest_failures():
     bare_metal = grade({"service_kinds": ["bare_metal"], "provider_jobs": ["hardware_repair"]}, id="T-BM", rank=2)
-    metal = offer(**{
-        "service.kind": "bare_metal",
-        "responsibilities.hardware_repair": "customer",
-    })
+    metal = offer(
+        **{
+            "service.kind": "bare_metal",
+            "responsibilities.hardware_repair": "customer",
+        }
+    )
     result_ = grade_offer(metal, [grade(), bare_metal])
     assert result_.grade is None
     # T-MC: service kind and hardware_repair fail (2); T-BM: only hardware_repair (1).
@@ -177,7 +185,11 @@ EXAMPLE_GRADES = Path(__file__).parent.parent / "grades"
 @pytest.mark.parametrize("owner, passed", [("provider", True), ("shared", True), ("customer", False)])
 def test_provider_or_shared_jobs(owner, passed):
     g = grade({"service_kinds": ["managed_cluster"], "provider_or_shared_jobs": ["monitoring"]})
-    result = next(r for r in check_grade(offer(**{"responsibilities.monitoring": owner}), g).results if r.requirement == "provider owns or shares")
+    result = next(
+        r
+        for r in check_grade(offer(**{"responsibilities.monitoring": owner}), g).results
+        if r.requirement == "provider owns or shares"
+    )
     assert result.passed is passed
     assert result.observed == ("all provider or shared" if passed else "customer: monitoring (customer)")
 

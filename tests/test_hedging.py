@@ -19,11 +19,11 @@ from datetime import date, timedelta
 import numpy as np
 import pytest
 
-from procure.errors import InputError
 from procure.analysis.evaluate import evaluate
 from procure.analysis.hedging import hedge_plan, regress
-from procure.model.inputs import HedgeConfig, LadderBucket
+from procure.errors import InputError
 from procure.io.workspace import IndexLevel, load_workspace
+from procure.model.inputs import HedgeConfig, LadderBucket
 
 AS_OF = date(2026, 11, 29)
 MOVES = (-0.40, -0.20, 0.20, 0.40)
@@ -60,7 +60,15 @@ def index_to_as_of(n: int = 14, seed: int | None = None) -> list[IndexLevel]:
 
 
 def config(**changes) -> HedgeConfig:
-    base = dict(horizon_months=6, period="month", contract_gpu_hours=730, ladder=[LadderBucket(first_month=1, last_month=3, share=0.5), LadderBucket(first_month=4, last_month=6, share=0.25)])
+    base = dict(
+        horizon_months=6,
+        period="month",
+        contract_gpu_hours=730,
+        ladder=[
+            LadderBucket(first_month=1, last_month=3, share=0.5),
+            LadderBucket(first_month=4, last_month=6, share=0.25),
+        ],
+    )
     base.update(changes)
     return HedgeConfig(**base)
 
@@ -158,7 +166,11 @@ def test_alignment_by_week_uses_each_iso_week_s_last_value():
         IndexLevel(date(2026, 11, 22), 5.3),
         IndexLevel(date(2026, 11, 23), 5.9),  # Mon, week 48
     ]
-    rent = [IndexLevel(date(2026, 11, 4), 6.0), IndexLevel(date(2026, 11, 11), 6.3), IndexLevel(date(2026, 11, 29), 6.9)]  # 11-29 is the Sunday of week 48
+    rent = [
+        IndexLevel(date(2026, 11, 4), 6.0),
+        IndexLevel(date(2026, 11, 11), 6.3),
+        IndexLevel(date(2026, 11, 29), 6.9),
+    ]  # 11-29 is the Sunday of week 48
     reg = regress(rent, index, "week", "rent")
     # Weeks 45, 46, 48: dF 0.4, 0.3 and dS 0.3, 0.6: deviations (0.05, -0.05) and (-0.15, 0.15) -> h* = -0.015 / 0.005 = -3
     assert reg.changes == 2
@@ -184,14 +196,20 @@ def test_a_constant_rent_is_not_reported_as_perfectly_correlated():
 def test_exposure_of_a_fixed_price_offer(ev):
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed")
     assert [(e.month, e.gpu_hours, e.floating) for e in plan.exposure] == [(m, 7300.0, m > 2) for m in range(1, 7)]
-    assert [e.reason for e in plan.exposure][:3] == ["fixed price", "fixed price", "after the term: renewal at the market"]
+    assert [e.reason for e in plan.exposure][:3] == [
+        "fixed price",
+        "fixed price",
+        "after the term: renewal at the market",
+    ]
     assert plan.floating_gpu_hours == pytest.approx(4 * 7300)
 
 
 def test_exposure_of_an_index_linked_offer(ev):
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
     assert [(e.month, e.gpu_hours, e.floating) for e in plan.exposure] == [(m, 14600.0, True) for m in range(1, 7)]
-    assert [e.reason for e in plan.exposure] == ["index-linked price"] * 4 + ["after the term: renewal at the market"] * 2
+    assert [e.reason for e in plan.exposure] == ["index-linked price"] * 4 + [
+        "after the term: renewal at the market"
+    ] * 2
     assert plan.floating_gpu_hours == pytest.approx(6 * 14600)
 
 
@@ -219,7 +237,11 @@ def test_ladder_notional_and_contracts_rounded_to_the_nearest(ev):
     # No rent history for a fixed-price offer: h* = 1 assumed. Floating: months 3-6, 7,300 GPU-hours each.
     cfg = config(
         contract_gpu_hours=1000,
-        ladder=[LadderBucket(first_month=1, last_month=2, share=1.0), LadderBucket(first_month=3, last_month=4, share=0.5), LadderBucket(first_month=5, last_month=6, share=0.75)],
+        ladder=[
+            LadderBucket(first_month=1, last_month=2, share=1.0),
+            LadderBucket(first_month=3, last_month=4, share=0.5),
+            LadderBucket(first_month=5, last_month=6, share=0.75),
+        ],
     )
     plan = hedge_plan(ev, cfg, index_to_as_of(), None, 1.0, "fixed")
     assert plan.hedge_ratio == 1.0
@@ -227,10 +249,20 @@ def test_ladder_notional_and_contracts_rounded_to_the_nearest(ev):
     # months 1-2 do not float: nothing to hedge
     assert (fixed_months.exposed_gpu_hours, fixed_months.contracts, fixed_months.hedged_share) == (0, 0, None)
     # 0.5 x 1 x 14,600 = 7,300 GPU-hours = 7.3 contracts -> 7 (rounded down)
-    assert (down.exposed_gpu_hours, down.notional_gpu_hours, down.contracts, down.hedged_gpu_hours) == (14600, pytest.approx(7300), 7, 7000)
+    assert (down.exposed_gpu_hours, down.notional_gpu_hours, down.contracts, down.hedged_gpu_hours) == (
+        14600,
+        pytest.approx(7300),
+        7,
+        7000,
+    )
     assert down.hedged_share == pytest.approx(7000 / 14600)
     # 0.75 x 1 x 14,600 = 10,950 GPU-hours = 10.95 contracts -> 11 (rounded up)
-    assert (up.exposed_gpu_hours, up.notional_gpu_hours, up.contracts, up.hedged_gpu_hours) == (14600, pytest.approx(10950), 11, 11000)
+    assert (up.exposed_gpu_hours, up.notional_gpu_hours, up.contracts, up.hedged_gpu_hours) == (
+        14600,
+        pytest.approx(10950),
+        11,
+        11000,
+    )
     assert up.hedged_share == pytest.approx(11000 / 14600)
 
 
@@ -238,7 +270,13 @@ def test_ladder_notional_scales_with_the_hedge_ratio(ev):
     # rent = 0.5 + 1.2 x index exactly: h* = 1.2 (no basis)
     index = index_to_as_of(seed=5)
     rent = [IndexLevel(p.date, 0.5 + 1.2 * p.price) for p in index]
-    cfg = config(contract_gpu_hours=1000, ladder=[LadderBucket(first_month=3, last_month=4, share=0.5), LadderBucket(first_month=5, last_month=6, share=0.25)])
+    cfg = config(
+        contract_gpu_hours=1000,
+        ladder=[
+            LadderBucket(first_month=3, last_month=4, share=0.5),
+            LadderBucket(first_month=5, last_month=6, share=0.25),
+        ],
+    )
     plan = hedge_plan(ev, cfg, index, rent, 1.0, "fixed")
     assert plan.hedge_ratio == pytest.approx(1.2)
     up, down = plan.ladder
@@ -248,7 +286,13 @@ def test_ladder_notional_scales_with_the_hedge_ratio(ev):
 
 
 def test_a_ladder_bucket_is_cut_at_the_horizon(ev):
-    cfg = config(horizon_months=6, ladder=[LadderBucket(first_month=3, last_month=12, share=0.5), LadderBucket(first_month=7, last_month=9, share=0.5)])
+    cfg = config(
+        horizon_months=6,
+        ladder=[
+            LadderBucket(first_month=3, last_month=12, share=0.5),
+            LadderBucket(first_month=7, last_month=9, share=0.5),
+        ],
+    )
     plan = hedge_plan(ev, cfg, index_to_as_of(), None, 1.0, "fixed")
     [row] = plan.ladder
     assert (row.months, row.first_month, row.last_month, row.exposed_gpu_hours) == ("3-6", 3, 6, 4 * 7300)
@@ -373,7 +417,14 @@ def test_index_linked_without_rent_history_claims_no_fit(ev):
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
     # by contract the rent is index + spread: the ladder uses 1, but nothing was fitted, so no R^2 is claimed
     assert plan.hedge_ratio == 1.0
-    assert (plan.h_star, plan.h_star_se, plan.h_star_ci95, plan.rho, plan.r2, plan.basis_volatility) == (None, None, None, None, None, None)
+    assert (plan.h_star, plan.h_star_se, plan.h_star_ci95, plan.rho, plan.r2, plan.basis_volatility) == (
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
     assert any("by contract" in n and "basis to the settlement index is not measured" in n for n in plan.notes)
 
 
@@ -405,15 +456,33 @@ def test_the_contract_terms_come_from_procure_yaml_with_every_unconfirmed_term_l
     plan = hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "indexed")
     contract = plan.contract
     # CME / Silicon Data B200 by default; the 730 GPU-hours a contract is an inference, not a published term
-    assert (contract.venue, contract.settlement, contract.gpu_hours, contract.unverified) == ("CME Group", "cash", 730, ["gpu_hours"])
+    assert (contract.venue, contract.settlement, contract.gpu_hours, contract.unverified) == (
+        "CME Group",
+        "cash",
+        730,
+        ["gpu_hours"],
+    )
     assert "730 GPU-hours a contract (unverified" in contract.label and "Silicon Data" in contract.label
     for fmt in ("table", "markdown", "json"):
-        text = hedge_text(plan, fmt) if fmt != "table" else "\n".join(__import__("procure.render.hedge", fromlist=["hedge_summary"]).hedge_summary(plan))
+        text = (
+            hedge_text(plan, fmt)
+            if fmt != "table"
+            else "\n".join(__import__("procure.render.hedge", fromlist=["hedge_summary"]).hedge_summary(plan))
+        )
         assert "unverified" in text, fmt
     csv_rows = hedge_text(plan, "csv").splitlines()
-    assert csv_rows[0].endswith("contract_gpu_hours,contract_unverified") and all(r.endswith(",730.0,gpu_hours") for r in csv_rows[1:])
+    assert csv_rows[0].endswith("contract_gpu_hours,contract_unverified") and all(
+        r.endswith(",730.0,gpu_hours") for r in csv_rows[1:]
+    )
     # ICE on Ornn's OCPI, 100 GPU-hours a contract, every term confirmed: the ladder counts in 100s, nothing is labelled
-    ice = config(contract={"venue": "ICE", "index": "Ornn OCPI B200", "gpu_hours": 100, "confirmed": ["venue", "index", "settlement", "gpu_hours"]})
+    ice = config(
+        contract={
+            "venue": "ICE",
+            "index": "Ornn OCPI B200",
+            "gpu_hours": 100,
+            "confirmed": ["venue", "index", "settlement", "gpu_hours"],
+        }
+    )
     plan = hedge_plan(ev, ice, index_to_as_of(), None, 1.0, "indexed")
     assert plan.contract.unverified == [] and "unverified" not in plan.contract.label
     assert all(r.hedged_gpu_hours == r.contracts * 100 for r in plan.ladder) and plan.contract_gpu_hours == 100
@@ -475,11 +544,20 @@ def test_exposure_starts_at_delivery_and_follows_the_ramp(ev):
     from procure.model.inputs import ContractTerms, Ramp
 
     # 2027-02-20 is 83 days after the as-of date: 83 / 30.44 = 2.7 whole months -> month 3
-    terms = record.terms.model_copy(update={"delivery": date(2027, 2, 20), "contract": ContractTerms(ramp=Ramp(gpus_by_month=[5, 10]))})
-    moved = ev.model_copy(update={"offers": [record.model_copy(update={"terms": terms}) if o.id == "indexed" else o for o in ev.offers]})
+    terms = record.terms.model_copy(
+        update={"delivery": date(2027, 2, 20), "contract": ContractTerms(ramp=Ramp(gpus_by_month=[5, 10]))}
+    )
+    moved = ev.model_copy(
+        update={"offers": [record.model_copy(update={"terms": terms}) if o.id == "indexed" else o for o in ev.offers]}
+    )
     plan = hedge_plan(moved, config(), index_to_as_of(), None, 1.0, "indexed")
     assert [(e.month, e.gpu_hours, e.floating) for e in plan.exposure] == [
-        (1, 0.0, False), (2, 0.0, False), (3, 3650.0, True), (4, 7300.0, True), (5, 14600.0, True), (6, 14600.0, True)
+        (1, 0.0, False),
+        (2, 0.0, False),
+        (3, 3650.0, True),
+        (4, 7300.0, True),
+        (5, 14600.0, True),
+        (6, 14600.0, True),
     ]
     assert plan.exposure[0].reason == "before delivery: nothing to hedge"
     assert any("delivered in month 3" in n for n in plan.notes)
@@ -533,7 +611,12 @@ def test_an_unknown_offer_is_an_input_error(ev):
 def test_the_limits_are_stated(ev):
     limits = " ".join(hedge_plan(ev, config(), index_to_as_of(), None, 1.0, "fixed").limits)
     assert "failed deployment" in limits and "customer pay" in limits and "basis" in limits
-    assert "tenors exist and trade" in limits and "index the contract settles on" in limits and "longer fixed-price term" in limits and "swap" in limits
+    assert (
+        "tenors exist and trade" in limits
+        and "index the contract settles on" in limits
+        and "longer fixed-price term" in limits
+        and "swap" in limits
+    )
 
 
 def test_the_hedge_and_the_cash_flow_renew_by_the_same_rule(ev):

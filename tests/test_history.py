@@ -20,12 +20,12 @@ import subprocess
 import sys
 import time
 from contextlib import closing
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from pointmeans import DELIVERY_MEAN
 
-from procure.errors import InputError
 from procure.analysis.evaluate import MonteCarlo, evaluate
 from procure.analysis.history import (
     CONDITIONS,
@@ -40,8 +40,8 @@ from procure.analysis.history import (
     load_run,
     save_run,
 )
+from procure.errors import InputError
 from procure.io.workspace import load_workspace
-from pointmeans import DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
 # successful tasks per GPU-hour of every offer: 773.712 as stated, availability and utilization each x the mean of its
@@ -101,7 +101,15 @@ def test_save_and_load_round_trip(ws, monte_carlo):
         stored, inputs = db.execute("SELECT evaluation, inputs FROM runs WHERE id = ?", (run_id,)).fetchone()
     assert stored == ev.to_json()
     assert json.loads(inputs) == [{"path": i.path, "sha256": i.sha256} for i in ev.inputs]
-    assert {i["path"] for i in json.loads(inputs)} == {"procure.yaml", "grades/T-BM.yaml", "grades/T-MC.yaml", "offers/alpha.yaml", "offers/bravo.yaml", "offers/charlie.yaml", "offers/delta.yaml"}
+    assert {i["path"] for i in json.loads(inputs)} == {
+        "procure.yaml",
+        "grades/T-BM.yaml",
+        "grades/T-MC.yaml",
+        "offers/alpha.yaml",
+        "offers/bravo.yaml",
+        "offers/charlie.yaml",
+        "offers/delta.yaml",
+    }
 
 
 def test_runs_get_increasing_ids_and_load_each_its_own(ws):
@@ -119,20 +127,38 @@ def test_runs_get_increasing_ids_and_load_each_its_own(ws):
 
 
 def test_list_runs_fields(ws):
-    before = datetime.now(tz=timezone.utc).replace(microsecond=0)
+    before = datetime.now(tz=UTC).replace(microsecond=0)
     save_run(ws, evaluation(ws), "Nov RFP")
     set_price(ws, "alpha", "4.00", "5.50")  # bravo (5.00) leads
     save_run(ws, evaluation(ws, date(2026, 12, 1)))
     save_run(ws, evaluation(ws, date(2027, 7, 1)), "all expired")  # every offer is past its valid_until
-    after = datetime.now(tz=timezone.utc)
+    after = datetime.now(tz=UTC)
     runs = list_runs(ws)
     assert [r.id for r in runs] == [1, 2, 3]
     first, second, third = runs
-    assert (first.as_of, first.label, first.top_offer, first.offers, first.acceptable) == (AS_OF, "Nov RFP", "alpha", 4, 3)
+    assert (first.as_of, first.label, first.top_offer, first.offers, first.acceptable) == (
+        AS_OF,
+        "Nov RFP",
+        "alpha",
+        4,
+        3,
+    )
     assert first.top_cost_per_task == pytest.approx(cost(4.00))
-    assert (second.as_of, second.label, second.top_offer, second.offers, second.acceptable) == (date(2026, 12, 1), None, "bravo", 4, 3)
+    assert (second.as_of, second.label, second.top_offer, second.offers, second.acceptable) == (
+        date(2026, 12, 1),
+        None,
+        "bravo",
+        4,
+        3,
+    )
     assert second.top_cost_per_task == pytest.approx(cost(5.00))
-    assert (third.label, third.top_offer, third.top_cost_per_task, third.offers, third.acceptable) == ("all expired", None, None, 4, 0)
+    assert (third.label, third.top_offer, third.top_cost_per_task, third.offers, third.acceptable) == (
+        "all expired",
+        None,
+        None,
+        4,
+        0,
+    )
     for run in runs:
         saved = datetime.fromisoformat(run.saved_at)
         assert saved.utcoffset().total_seconds() == 0  # UTC
@@ -163,7 +189,9 @@ def test_no_history_yet_is_a_clear_error_and_creates_nothing(ws):
     for read in (lambda: latest_run_id(ws), lambda: load_run(ws, 1), lambda: load_evaluation(ws, "1")):
         with pytest.raises(InputError) as caught:
             read()
-        assert str(caught.value) == ".procure/history.sqlite: no saved runs yet: save one with `procure evaluate --save`"
+        assert (
+            str(caught.value) == ".procure/history.sqlite: no saved runs yet: save one with `procure evaluate --save`"
+        )
     assert not (ws / ".procure").exists()
 
 
@@ -175,11 +203,18 @@ def test_corrupt_history_is_reported_and_left_untouched(ws):
     path = ws / HISTORY_FILE
     path.parent.mkdir()
     path.write_bytes(GARBAGE)
-    for use in (lambda: list_runs(ws), lambda: latest_run_id(ws), lambda: load_run(ws, 1), lambda: save_run(ws, ev, "x")):
+    for use in (
+        lambda: list_runs(ws),
+        lambda: latest_run_id(ws),
+        lambda: load_run(ws, 1),
+        lambda: save_run(ws, ev, "x"),
+    ):
         with pytest.raises(InputError) as caught:
             use()
         message = str(caught.value)
-        assert message.startswith(".procure/history.sqlite: the history database is unreadable (file is not a database)")
+        assert message.startswith(
+            ".procure/history.sqlite: the history database is unreadable (file is not a database)"
+        )
         assert "move it away to start a new history, nothing was changed" in message
         assert path.read_bytes() == GARBAGE
     assert sorted(p.name for p in path.parent.iterdir()) == ["history.sqlite"]  # no journal left behind
@@ -191,7 +226,9 @@ def test_damaged_pages_of_a_saved_run_are_an_input_error(ws):
     with sqlite3.connect(path) as db:
         try:
             page_size = db.execute("PRAGMA page_size").fetchone()[0]
-            overflow = [row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow'")]
+            overflow = [
+                row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = 'runs' AND pagetype = 'overflow'")
+            ]
         except sqlite3.OperationalError:
             pytest.skip("this SQLite has no dbstat table to find the pages of a run")
     assert overflow  # the Evaluation JSON is far larger than a page
@@ -243,7 +280,15 @@ def test_concurrent_saves_are_all_stored_with_distinct_ids(ws, tmp_path):
     race to create the schema)."""
     go = tmp_path / "go"
     labels = [f"proc-{i}" for i in range(4)]
-    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(ws), str(go), label], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for label in labels]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVER, str(ws), str(go), label],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for label in labels
+    ]
     try:
         deadline = time.monotonic() + 60
         while not all(Path(f"{go}.{label}").exists() for label in labels):
@@ -296,23 +341,41 @@ def test_diff_price_rise_changes_cost_rank_and_leader(ws):
 def test_diff_new_and_removed_offers(ws):
     base = evaluation(ws)
     echo = (ws / "offers" / "alpha.yaml").read_text(encoding="utf-8")
-    echo = echo.replace("id: alpha", "id: echo").replace("vendor: Alpha Cloud", "vendor: Echo Cloud").replace("gpu_hour: 4.00", "gpu_hour: 4.50")
+    echo = (
+        echo.replace("id: alpha", "id: echo")
+        .replace("vendor: Alpha Cloud", "vendor: Echo Cloud")
+        .replace("gpu_hour: 4.00", "gpu_hour: 4.50")
+    )
     (ws / "offers" / "echo.yaml").write_text(echo, encoding="utf-8")
     (ws / "offers" / "delta.yaml").unlink()
     result = diff(base, evaluation(ws), "run 1", "run 2")
     by_id = {o.id: o for o in result.offers}
     assert list(by_id) == ["alpha", "bravo", "charlie", "delta", "echo"]
     echo_diff, delta = by_id["echo"], by_id["delta"]
-    assert (echo_diff.status, echo_diff.vendor, echo_diff.rank_before, echo_diff.rank_after, echo_diff.grade_after) == ("new", "Echo Cloud", None, 2, "T-MC")
+    assert (echo_diff.status, echo_diff.vendor, echo_diff.rank_before, echo_diff.rank_after, echo_diff.grade_after) == (
+        "new",
+        "Echo Cloud",
+        None,
+        2,
+        "T-MC",
+    )
     assert (echo_diff.cost_before, echo_diff.cost_change, echo_diff.cost_change_share) == (None, None, None)
     assert echo_diff.cost_after == pytest.approx(cost(4.50))
-    assert (delta.status, delta.vendor, delta.rank_before, delta.rank_after, delta.grade_before) == ("removed", "Delta Metal", 3, None, "T-BM")
+    assert (delta.status, delta.vendor, delta.rank_before, delta.rank_after, delta.grade_before) == (
+        "removed",
+        "Delta Metal",
+        3,
+        None,
+        "T-BM",
+    )
     assert delta.cost_before == pytest.approx(cost(6.00))
     assert (delta.cost_after, delta.cost_change) == (None, None)
     assert not (echo_diff.rank_changed or delta.rank_changed)  # new and removed offers are not rank changes
     assert (by_id["bravo"].rank_before, by_id["bravo"].rank_after) == (2, 3)  # echo slots in before bravo
     assert result.new_cheapest is False
-    assert breaches(result, 0.0, ("rank-change",)) == [Breach(condition="rank-change", detail="bravo: rank from 2 to 3")]
+    assert breaches(result, 0.0, ("rank-change",)) == [
+        Breach(condition="rank-change", detail="bravo: rank from 2 to 3")
+    ]
 
 
 def test_diff_expired_offer(ws):
@@ -322,7 +385,12 @@ def test_diff_expired_offer(ws):
     by_id = {o.id: o for o in result.offers}
     bravo = by_id["bravo"]
     assert bravo.status == "expired"
-    assert (bravo.rank_before, bravo.rank_after, bravo.acceptable_before, bravo.acceptable_after) == (2, None, True, False)
+    assert (bravo.rank_before, bravo.rank_after, bravo.acceptable_before, bravo.acceptable_after) == (
+        2,
+        None,
+        True,
+        False,
+    )
     assert (bravo.gates_failed_before, bravo.gates_failed_after) == ([], ["validity"])
     assert bravo.gates_changed and not bravo.rank_changed
     assert (by_id["delta"].status, by_id["delta"].rank_before, by_id["delta"].rank_after) == ("present", 3, 2)
@@ -330,8 +398,12 @@ def test_diff_expired_offer(ws):
     assert result.head_as_of == date(2027, 1, 1)
     assert result.new_cheapest is False
     # the expired offer's own cost did not move; it no longer counts for max-increase either way
-    assert breaches(result, 0.0, ("gate-change",)) == [Breach(condition="gate-change", detail="bravo: failed gates from none to validity")]
-    assert breaches(result, 0.0, ("rank-change",)) == [Breach(condition="rank-change", detail="delta: rank from 3 to 2")]
+    assert breaches(result, 0.0, ("gate-change",)) == [
+        Breach(condition="gate-change", detail="bravo: failed gates from none to validity")
+    ]
+    assert breaches(result, 0.0, ("rank-change",)) == [
+        Breach(condition="rank-change", detail="delta: rank from 3 to 2")
+    ]
 
 
 def test_an_offer_already_expired_in_both_runs_is_present(ws):
@@ -368,7 +440,9 @@ def test_diff_grade_change(ws):
 def test_diff_lists_changed_assumptions_with_before_and_after(ws):
     base = evaluation(ws)
     edit(ws / "procure.yaml", "fte_cost_year: 219000", "fte_cost_year: 250000")
-    edit(ws / "procure.yaml", "hardware_repair: {fte_fixed: 0.0", "hardware_repair: {fte_fixed: 1.0")  # every offer leaves it to the provider
+    edit(
+        ws / "procure.yaml", "hardware_repair: {fte_fixed: 0.0", "hardware_repair: {fte_fixed: 1.0"
+    )  # every offer leaves it to the provider
     edit(ws / "procure.yaml", "min_availability: 0.99", "min_availability: 0.995")
     edit(ws / "procure.yaml", "name: history-chat", "name: history-chat-v2")
     result = diff(base, evaluation(ws), "run 1", "run 2")
@@ -400,7 +474,9 @@ def test_a_ten_percent_price_rise_fails_five_percent_and_passes_fifteen(ws):
     alpha = result.offers[0]
     assert alpha.cost_change == pytest.approx(0.40 / TASKS)
     assert alpha.cost_change_share == pytest.approx(0.10)
-    assert breaches(result, 0.05, ()) == [Breach(condition="max-increase", detail="alpha: cost per task up 10.0% (limit 5.0%)")]
+    assert breaches(result, 0.05, ()) == [
+        Breach(condition="max-increase", detail="alpha: cost per task up 10.0% (limit 5.0%)")
+    ]
     assert breaches(result, 0.15, ()) == []
     assert breaches(result, 0.15, CONDITIONS) == []
     assert breaches(result, None, CONDITIONS) == []
@@ -439,7 +515,9 @@ def _grade(ws: Path) -> None:
 
 def _gate(ws: Path) -> None:
     # charlie, already out for its region, can no longer reach 100 tok/s per user either
-    edit(ws / "offers" / "charlie.yaml", "points: [[50, 400], [100, 300], [150, 100]]", "points: [[50, 400], [80, 300]]")
+    edit(
+        ws / "offers" / "charlie.yaml", "points: [[50, 400], [100, 300], [150, 100]]", "points: [[50, 400], [80, 300]]"
+    )
 
 
 def _price(ws: Path) -> None:
@@ -448,7 +526,13 @@ def _price(ws: Path) -> None:
 
 SCENARIOS = {
     "rank-swap": (_rank_swap, {"rank-change": ["delta: rank from 3 to 2", "bravo: rank from 2 to 3"]}),
-    "new-leader": (_new_leader, {"rank-change": ["alpha: rank from 1 to 2", "bravo: rank from 2 to 1"], "new-cheapest": ["cheapest acceptable offer from alpha to bravo"]}),
+    "new-leader": (
+        _new_leader,
+        {
+            "rank-change": ["alpha: rank from 1 to 2", "bravo: rank from 2 to 1"],
+            "new-cheapest": ["cheapest acceptable offer from alpha to bravo"],
+        },
+    ),
     "grade": (_grade, {"grade-change": ["delta: grade from T-BM to T-MC"]}),
     "gate": (_gate, {"gate-change": ["charlie: failed gates from region to latency, region"]}),
     "price-only": (_price, {}),

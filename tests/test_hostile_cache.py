@@ -18,9 +18,16 @@ import scipy.optimize
 from scipy.sparse import csr_array
 
 from procure.io import solvecache
+
 PROGRAM = dict(
-    c=np.array([-5.0, -4.0]), A=csr_array(np.array([[6.0, 4.0], [1.0, 2.0]])), row_lb=np.array([-np.inf, -np.inf]), row_ub=np.array([24.0, 6.0]),
-    integrality=np.array([1, 1]), lb=np.zeros(2), ub=np.full(2, np.inf), options={"time_limit": 10.0, "mip_rel_gap": 0.0, "disp": False},
+    c=np.array([-5.0, -4.0]),
+    A=csr_array(np.array([[6.0, 4.0], [1.0, 2.0]])),
+    row_lb=np.array([-np.inf, -np.inf]),
+    row_ub=np.array([24.0, 6.0]),
+    integrality=np.array([1, 1]),
+    lb=np.zeros(2),
+    ub=np.full(2, np.inf),
+    options={"time_limit": 10.0, "mip_rel_gap": 0.0, "disp": False},
 )
 
 
@@ -58,7 +65,9 @@ def test_a_feasible_costlier_solution_under_the_right_key_is_never_reported_opti
     # (3, 1) at -19 passes both and was reported "optimal, gap 0".
     cache.mkdir()
     key = entry_path(cache).name[:-4]
-    np.savez_compressed(entry_path(cache), key=np.array(key), x=np.array([3.0, 1.0]), fun=np.array(-19.0), mip_gap=np.array(0.0))
+    np.savez_compressed(
+        entry_path(cache), key=np.array(key), x=np.array([3.0, 1.0]), fun=np.array(-19.0), mip_gap=np.array(0.0)
+    )
     assert_the_optimum(solvecache.solve_milp(**PROGRAM))
     assert len(solver_calls) == 1
 
@@ -125,7 +134,9 @@ def test_a_declared_shape_larger_than_the_program_is_not_read(cache):
     # may be allocated while the entry is looked at.
     cache.mkdir()
     key = entry_path(cache).name[:-4]
-    np.savez_compressed(entry_path(cache), key=np.array(key), x=np.zeros(20_000_000), fun=np.array(0.0), mip_gap=np.array(0.0))
+    np.savez_compressed(
+        entry_path(cache), key=np.array(key), x=np.zeros(20_000_000), fun=np.array(0.0), mip_gap=np.array(0.0)
+    )
     assert entry_path(cache).stat().st_size < 1_000_000
     tracemalloc.start()
     try:
@@ -137,7 +148,9 @@ def test_a_declared_shape_larger_than_the_program_is_not_read(cache):
     assert peak < 20_000_000, f"{peak / 1e6:.0f} MB allocated"
 
 
-@pytest.mark.parametrize("x", [np.array(["4", "0"]), np.array([b"4", b"0"]), np.array([4, 0], dtype=np.int8), np.array([[4.0, 0.0]])])
+@pytest.mark.parametrize(
+    "x", [np.array(["4", "0"]), np.array([b"4", b"0"]), np.array([4, 0], dtype=np.int8), np.array([[4.0, 0.0]])]
+)
 def test_a_solution_of_another_type_or_shape_is_solved_afresh(cache, solver_calls, x):
     # Finding: a kept solution of strings ended in "internal error: ValueError", exit 1.
     cache.mkdir()

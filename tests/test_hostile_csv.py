@@ -41,7 +41,14 @@ def index_refused(ws: Path, tmp_path: Path, text: str, *needles: str) -> str:
 
 @pytest.mark.parametrize(
     "text",
-    ["date\n2026-09-30\n", "price\n5.00\n", "date,price,source\n2026-09-30,5.00,x\n", "price,date\n5.00,2026-09-30\n", "date;price\n2026-09-30;5.00\n", "Date,Price\n2026-09-30,5.00\n"],
+    [
+        "date\n2026-09-30\n",
+        "price\n5.00\n",
+        "date,price,source\n2026-09-30,5.00,x\n",
+        "price,date\n5.00,2026-09-30\n",
+        "date;price\n2026-09-30;5.00\n",
+        "Date,Price\n2026-09-30,5.00\n",
+    ],
     ids=["missing-price", "missing-date", "extra-column", "reordered", "semicolons", "capitalised"],
 )
 def test_index_with_wrong_columns_is_refused(workspace_copy, tmp_path, text):
@@ -52,7 +59,12 @@ def test_index_with_wrong_columns_is_refused(workspace_copy, tmp_path, text):
 @pytest.mark.parametrize("formula", FORMULAS)
 def test_formula_in_an_index_price_is_refused(workspace_copy, tmp_path, formula):
     ws = workspace_copy("basic")
-    stderr = index_refused(ws, tmp_path, "date,price\n2026-09-30,5.00\n" + csv_line("2026-10-31", formula), "market/index.csv:3: price: must be a number")
+    stderr = index_refused(
+        ws,
+        tmp_path,
+        "date,price\n2026-09-30,5.00\n" + csv_line("2026-10-31", formula),
+        "market/index.csv:3: price: must be a number",
+    )
     assert f"(got {formula!r})" in stderr  # the formula as typed, never a value computed from it
 
 
@@ -64,12 +76,25 @@ def test_formula_in_an_index_date_is_refused(workspace_copy, tmp_path):
 def test_index_rows_with_wrong_types_are_each_reported_with_their_line(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     text = "date,price\n2026-01-31,abc\n2026-13-01,5\n2026-03-31,-1\n2026-04-30,nan\n2026-05-31,inf\n2026-06-30,$5\n2026-07-31,true\n2026-08-31\n2026-09-30,5.00\n2026-09-30,6.00\n"
-    stderr = index_refused(ws, tmp_path, text, "market/index.csv:2: price:", "market/index.csv:3: date:", "market/index.csv:4: price:", "market/index.csv:5: price:", "market/index.csv:6: price:")
+    stderr = index_refused(
+        ws,
+        tmp_path,
+        text,
+        "market/index.csv:2: price:",
+        "market/index.csv:3: date:",
+        "market/index.csv:4: price:",
+        "market/index.csv:5: price:",
+        "market/index.csv:6: price:",
+    )
     for line in (7, 8, 9, 11):
         assert f"market/index.csv:{line}:" in stderr
 
 
-@pytest.mark.parametrize("data", [b"", b"\x00\x01\x02", "date,price\n2026-09-30,5.00\n".encode("utf-16"), b"date,price\n2026-09-30,5\xff.00\n"], ids=["empty", "binary", "utf-16", "latin-1"])
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00\x01\x02", "date,price\n2026-09-30,5.00\n".encode("utf-16"), b"date,price\n2026-09-30,5\xff.00\n"],
+    ids=["empty", "binary", "utf-16", "latin-1"],
+)
 def test_malformed_index_file_is_refused(workspace_copy, tmp_path, data):
     ws = workspace_copy("basic")
     (ws / "market" / "index.csv").write_bytes(data)
@@ -78,7 +103,9 @@ def test_malformed_index_file_is_refused(workspace_copy, tmp_path, data):
 
 def test_index_built_layout_with_an_empty_level_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    index_refused(ws, tmp_path, "period,level,observations\n2026-09-01,5.0,3\n2026-10-01,,0\n", "market/index.csv:3: level:")
+    index_refused(
+        ws, tmp_path, "period,level,observations\n2026-09-01,5.0,3\n2026-10-01,,0\n", "market/index.csv:3: level:"
+    )
 
 
 # --- performance/*.csv ---------------------------------------------------------------------------------
@@ -108,14 +135,25 @@ def test_curve_with_wrong_columns_is_refused(workspace_copy, text, needle):
 @pytest.mark.parametrize("formula", FORMULAS)
 def test_formula_in_a_curve_is_refused(workspace_copy, formula):
     ws = workspace_copy("basic")
-    (ws / CURVE).write_text("interactivity,output_tok_s_gpu\n" + csv_line("50", formula) + "100,300\n", encoding="utf-8")
+    (ws / CURVE).write_text(
+        "interactivity,output_tok_s_gpu\n" + csv_line("50", formula) + "100,300\n", encoding="utf-8"
+    )
     assert_error(run("validate", "-w", ws), f"{CURVE}:2: output_tok_s_gpu: must be a number")
 
 
 def test_curve_rows_with_wrong_types_are_each_reported(workspace_copy):
     ws = workspace_copy("basic")
-    (ws / CURVE).write_text("interactivity,output_tok_s_gpu\nfast,400\n100,-300\n150,nan\n200,1e999\n250,$300\n", encoding="utf-8")
-    assert_error(run("validate", "-w", ws), f"{CURVE}:2: interactivity", f"{CURVE}:3: output_tok_s_gpu", f"{CURVE}:4: output_tok_s_gpu", f"{CURVE}:5: output_tok_s_gpu", f"{CURVE}:6: output_tok_s_gpu")
+    (ws / CURVE).write_text(
+        "interactivity,output_tok_s_gpu\nfast,400\n100,-300\n150,nan\n200,1e999\n250,$300\n", encoding="utf-8"
+    )
+    assert_error(
+        run("validate", "-w", ws),
+        f"{CURVE}:2: interactivity",
+        f"{CURVE}:3: output_tok_s_gpu",
+        f"{CURVE}:4: output_tok_s_gpu",
+        f"{CURVE}:5: output_tok_s_gpu",
+        f"{CURVE}:6: output_tok_s_gpu",
+    )
 
 
 def test_a_short_curve_row_does_not_hide_the_other_problems(workspace_copy):
@@ -175,7 +213,12 @@ def test_formula_in_a_quote_number_is_refused(workspace_copy, tmp_path, formula,
 def test_formula_in_a_quote_text_cell_is_kept_as_text(workspace_copy, formula):
     """Seller names are labels: a formula there is text, never evaluated, and the level is unaffected."""
     ws = workspace_copy("market_ws")
-    result, _ = build(ws, QUOTES_HEADER + GOOD_QUOTE + csv_line("2026-10-06", "B200", "7.00", "advertised", "0", formula, "T-BM", "0"), "--format", "json")
+    result, _ = build(
+        ws,
+        QUOTES_HEADER + GOOD_QUOTE + csv_line("2026-10-06", "B200", "7.00", "advertised", "0", formula, "T-BM", "0"),
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.stderr
     assert '"level": 6.5' in result.stdout
 
@@ -196,11 +239,26 @@ def test_quote_rows_with_wrong_types_are_each_reported(workspace_copy):
     ]
     result, quotes = build(ws, QUOTES_HEADER + "\n".join(rows) + "\n")
     stderr = assert_error(result)
-    for line, column in [(2, "date"), (3, "price"), (4, "kind"), (5, "term_months"), (6, "gpu_hours"), (7, "price"), (8, "gpu_hours"), (9, "gpu"), (10, ""), (11, "price")]:
+    for line, column in [
+        (2, "date"),
+        (3, "price"),
+        (4, "kind"),
+        (5, "term_months"),
+        (6, "gpu_hours"),
+        (7, "price"),
+        (8, "gpu_hours"),
+        (9, "gpu"),
+        (10, ""),
+        (11, "price"),
+    ]:
         assert f"{quotes}:{line}: {column}" in stderr, (line, column, stderr)
 
 
-@pytest.mark.parametrize("data", [b"", QUOTES_HEADER.encode(), b"\x00\x01", b"# comment only\n"], ids=["empty", "header-only", "binary", "comment-only"])
+@pytest.mark.parametrize(
+    "data",
+    [b"", QUOTES_HEADER.encode(), b"\x00\x01", b"# comment only\n"],
+    ids=["empty", "header-only", "binary", "comment-only"],
+)
 def test_malformed_quotes_file_is_refused(workspace_copy, tmp_path, data):
     ws = workspace_copy("market_ws")
     quotes = ws / "market" / "quotes.csv"
@@ -319,7 +377,7 @@ def test_import_refuses_formulas_and_never_evaluates_them(workspace_copy, data_d
     rows = with_cell(rfp_rows(data_dir), 1, column, formula)
     writer = write_csv if kind == "csv" else write_xlsx
     sheet = writer(tmp_path / f"rfp.{kind}", rows)
-    stderr = import_refused(ws, sheet, f"{sheet}:2: {column}:", "formula")
+    import_refused(ws, sheet, f"{sheet}:2: {column}:", "formula")
 
 
 @needs_import
@@ -331,7 +389,7 @@ def test_import_without_a_required_column_is_refused(workspace_copy, data_dir, t
     rows = [[c for i, c in enumerate(r) if i not in (0, drop)] for r in rows]  # no id, no price
     writer = write_csv if kind == "csv" else write_xlsx
     sheet = writer(tmp_path / f"rfp.{kind}", rows)
-    stderr = import_refused(ws, sheet, f"{sheet}:2: id: required field is missing", f"{sheet}:3: id:")
+    import_refused(ws, sheet, f"{sheet}:2: id: required field is missing", f"{sheet}:3: id:")
 
 
 @needs_import
@@ -397,7 +455,13 @@ def test_import_of_rows_longer_than_the_header_is_refused(workspace_copy, data_d
 @needs_import
 @pytest.mark.parametrize(
     "name, data",
-    [("rfp.csv", b""), ("rfp.csv", b"\x00\x01\x02"), ("rfp.xlsx", b"PK\x03\x04garbage"), ("rfp.xlsx", b"not a zip at all"), ("rfp.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")],
+    [
+        ("rfp.csv", b""),
+        ("rfp.csv", b"\x00\x01\x02"),
+        ("rfp.xlsx", b"PK\x03\x04garbage"),
+        ("rfp.xlsx", b"not a zip at all"),
+        ("rfp.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
+    ],
     ids=["empty-csv", "binary-csv", "broken-zip", "not-a-zip", "old-xls"],
 )
 def test_import_of_a_malformed_file_is_refused(workspace_copy, tmp_path, name, data):
@@ -442,9 +506,12 @@ def test_import_of_an_xlsx_that_inflates_to_100_mb_is_handled_quickly(workspace_
     """A zip bomb of whitespace (100 MB inflated from 100 KB): read or refused within a few seconds."""
     import time
 
-    ws = workspace_copy("basic")
     good = write_xlsx(tmp_path / "good.xlsx", rfp_rows(data_dir))
-    sheet = rewrite_sheet(good, tmp_path / "inflating.xlsx", lambda data: data.replace(b"<sheetData>", b"<sheetData>" + b" " * 100_000_000, 1))
+    sheet = rewrite_sheet(
+        good,
+        tmp_path / "inflating.xlsx",
+        lambda data: data.replace(b"<sheetData>", b"<sheetData>" + b" " * 100_000_000, 1),
+    )
     assert sheet.stat().st_size < 2_000_000
     start = time.perf_counter()
     result = run("import", sheet, "--out", tmp_path / "imported")
@@ -455,9 +522,12 @@ def test_import_of_an_xlsx_that_inflates_to_100_mb_is_handled_quickly(workspace_
 
 @needs_import
 def test_import_of_an_xlsx_with_a_huge_claimed_dimension_is_read_by_its_cells(workspace_copy, data_dir, tmp_path):
-    ws = workspace_copy("basic")
     good = write_xlsx(tmp_path / "good.xlsx", rfp_rows(data_dir))
-    sheet = rewrite_sheet(good, tmp_path / "dimension.xlsx", lambda data: data.replace(b'<dimension ref="A1:AM4" />', b'<dimension ref="A1:XFD1048576" />'))
+    sheet = rewrite_sheet(
+        good,
+        tmp_path / "dimension.xlsx",
+        lambda data: data.replace(b'<dimension ref="A1:AM4" />', b'<dimension ref="A1:XFD1048576" />'),
+    )
     result = run("import", sheet, "--out", tmp_path / "imported")
     assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception))
     assert "Traceback" not in result.stdout + result.stderr

@@ -22,6 +22,7 @@ import pytest
 from clihelp import AS_OF, assert_error, run
 
 from procure.io import files as fileio
+
 DATA = Path(__file__).parent / "data"
 SECRET = "OUTSIDE-SECRET-51c2"
 
@@ -42,14 +43,28 @@ def unchanged(before: dict[Path, bytes]) -> None:
 # --- --out never replaces a file of the workspace ---------------------------------------------------
 
 
-@pytest.mark.parametrize("target", ["market/rent.csv", "market/quotes.csv", "procure.yaml", "grades/T-BM.yaml", "performance/b200-ref.csv", "offers/indexed.yaml"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "market/rent.csv",
+        "market/quotes.csv",
+        "procure.yaml",
+        "grades/T-BM.yaml",
+        "performance/b200-ref.csv",
+        "offers/indexed.yaml",
+    ],
+)
 def test_out_over_a_workspace_file_is_refused(workspace_copy, target):
     ws = market_ws(workspace_copy)
     path = ws / target
     if not path.exists():
         path = next((ws / target.split("/")[0]).glob("*"))
     before = snapshot(path)
-    for args in (("compare", "-f", "csv", "--out", path), ("rate", "-f", "json", "--out", path), ("hedge", "-f", "csv", "--out", path)):
+    for args in (
+        ("compare", "-f", "csv", "--out", path),
+        ("rate", "-f", "json", "--out", path),
+        ("hedge", "-f", "csv", "--out", path),
+    ):
         result = run(*args, "-w", ws, "--as-of", AS_OF)
         assert_error(result, "--out")
     unchanged(before)
@@ -61,11 +76,17 @@ def test_out_over_the_history_is_refused_and_every_run_survives(workspace_copy):
         assert run("evaluate", "--save", "-w", ws, "--as-of", AS_OF).exit_code == 0
     history = ws / ".procure" / "history.sqlite"
     before = snapshot(history)
-    for args in (("compare", "-f", "json", "--out", history), ("history", "-f", "json", "--out", history), ("diff", "--out", history)):
+    for args in (
+        ("compare", "-f", "json", "--out", history),
+        ("history", "-f", "json", "--out", history),
+        ("diff", "--out", history),
+    ):
         extra = ("--as-of", AS_OF) if args[0] == "compare" else ()
         assert_error(run(*args, "-w", ws, *extra), ".procure")
     # A new file inside .procure/ is refused too: the folder belongs to the history.
-    assert_error(run("compare", "-f", "json", "--out", ws / ".procure" / "x.json", "-w", ws, "--as-of", AS_OF), ".procure")
+    assert_error(
+        run("compare", "-f", "json", "--out", ws / ".procure" / "x.json", "-w", ws, "--as-of", AS_OF), ".procure"
+    )
     unchanged(before)
     assert len(json.loads(run("history", "-f", "json", "-w", ws).stdout)["runs"]) == 2
 
@@ -87,7 +108,11 @@ def test_schema_and_template_never_replace_workspace_files(workspace_copy, monke
 
 def test_index_build_never_replaces_its_own_observations_nor_a_workspace_file_unasked(workspace_copy):
     ws = market_ws(workspace_copy)
-    quotes, index, curve = ws / "market" / "quotes.csv", ws / "market" / "index.csv", next((ws / "performance").glob("*.csv"))
+    quotes, index, curve = (
+        ws / "market" / "quotes.csv",
+        ws / "market" / "index.csv",
+        next((ws / "performance").glob("*.csv")),
+    )
     before = snapshot(quotes, index, curve)
     assert_error(run("index", "build", quotes, "-w", ws, "--out", quotes), "is an input of this command")
     assert_error(run("index", "build", quotes, "-w", ws, "--out", quotes, "--replace"), "is an input of this command")
@@ -110,7 +135,9 @@ def test_index_build_matching_nothing_exits_2_and_writes_nothing(workspace_copy)
         assert_error(result, "market/quotes.csv", "no observation matches the filters", "gpu=X999")
     unchanged(before)
     fresh = ws / "fresh.csv"
-    assert_error(run("index", "build", ws / "market" / "quotes.csv", "-w", ws, "--grade", "nope", "--out", fresh), "grade=nope")
+    assert_error(
+        run("index", "build", ws / "market" / "quotes.csv", "-w", ws, "--grade", "nope", "--out", fresh), "grade=nope"
+    )
     assert not fresh.exists()
     assert_error(run("index", "build", ws / "market" / "quotes.csv", "-w", ws, "--grade", "nope"))
 
@@ -173,7 +200,9 @@ def test_rent_and_quotes_linked_out_of_the_workspace_are_refused(workspace_copy,
         (ws / "market" / name).unlink()
         (ws / "market" / name).symlink_to(target)
     assert_error(run("hedge", "-w", ws, "--as-of", AS_OF), "market/rent.csv", "outside the workspace")
-    assert_error(run("hedge", "--rent", ws / "market" / "rent.csv", "-w", ws, "--as-of", AS_OF), "outside the workspace")
+    assert_error(
+        run("hedge", "--rent", ws / "market" / "rent.csv", "-w", ws, "--as-of", AS_OF), "outside the workspace"
+    )
     assert_error(run("index", "build", ws / "market" / "quotes.csv", "-w", ws), "outside the workspace")
 
 
@@ -182,7 +211,10 @@ def test_out_through_a_folder_linked_out_of_the_workspace_is_refused(workspace_c
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (ws / "reports").symlink_to(elsewhere)
-    assert_error(run("compare", "-f", "csv", "--out", ws / "reports" / "cmp.csv", "-w", ws, "--as-of", AS_OF), "outside the workspace")
+    assert_error(
+        run("compare", "-f", "csv", "--out", ws / "reports" / "cmp.csv", "-w", ws, "--as-of", AS_OF),
+        "outside the workspace",
+    )
     assert list(elsewhere.iterdir()) == []
     # Outside any workspace, a path is the user's choice: written as asked.
     assert run("compare", "-f", "csv", "--out", elsewhere / "cmp.csv", "-w", ws, "--as-of", AS_OF).exit_code == 0
@@ -281,7 +313,9 @@ def leftover(folder: Path, name: str, pid: int) -> Path:
     return tmp
 
 
-def test_a_killed_runs_temporary_is_removed_by_the_next_write_in_the_folder_whatever_it_writes(workspace_copy, tmp_path):
+def test_a_killed_runs_temporary_is_removed_by_the_next_write_in_the_folder_whatever_it_writes(
+    workspace_copy, tmp_path
+):
     ws = market_ws(workspace_copy)
     out = tmp_path / "out"
     out.mkdir()
@@ -296,7 +330,12 @@ def test_only_names_this_tool_made_are_removed_even_with_a_glob_in_out(workspace
     ws = market_ws(workspace_copy)
     g = tmp_path / "g"
     g.mkdir()
-    strangers = [g / ".bashrc.tmp", g / ".x.y.tmp", g / ".cache.1.2.tmp", g / f".report.pdf.{dead_pid()}.deadbeef.000000000000.tmp"]
+    strangers = [
+        g / ".bashrc.tmp",
+        g / ".x.y.tmp",
+        g / ".cache.1.2.tmp",
+        g / f".report.pdf.{dead_pid()}.deadbeef.000000000000.tmp",
+    ]
     for path in strangers:
         path.write_text("keep me", encoding="utf-8")
         os.utime(path, (0, 0))  # older than any age limit

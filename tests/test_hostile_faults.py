@@ -83,7 +83,11 @@ def test_killed_report_leaves_no_partial_pdf(workspace_copy, tmp_path):
             if name in killed or process.poll() is not None:
                 continue
             plan = plans[name]
-            due = elapsed >= plan if isinstance(plan, float) else any(p.name.startswith(".X.pdf.") for p in folder.iterdir())
+            due = (
+                elapsed >= plan
+                if isinstance(plan, float)
+                else any(p.name.startswith(".X.pdf.") for p in folder.iterdir())
+            )
             if due:
                 process.send_signal(signal.SIGKILL)
                 killed[name] = round(elapsed, 3)
@@ -132,7 +136,12 @@ def history_runs(ws: Path) -> list[dict]:
 def test_killed_save_leaves_the_history_readable_and_consistent(workspace_copy):
     ws = workspace_copy("basic")
     began = time.monotonic()
-    first = subprocess.run([*PROCURE, "evaluate", "--save", "--label", "baseline", "-w", str(ws)], capture_output=True, text=True, timeout=60)
+    first = subprocess.run(
+        [*PROCURE, "evaluate", "--save", "--label", "baseline", "-w", str(ws)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     duration = time.monotonic() - began  # the kills below fall at shares of a whole run
     assert first.returncode == 0, first.stderr
     database = ws / ".procure" / "history.sqlite"
@@ -216,7 +225,14 @@ def test_missing_openpyxl_names_what_to_install_for_xlsx(workspace_copy, tmp_pat
 def test_missing_openpyxl_leaves_other_commands_working(workspace_copy, tmp_path, monkeypatch):
     ws = workspace_copy("basic")
     monkeypatch.setitem(sys.modules, "openpyxl", None)
-    for args in (("validate",), ("compare", "--format", "csv"), ("compare",), ("grade",), ("rate", "--format", "json"), ("evaluate", "--format", "json")):
+    for args in (
+        ("validate",),
+        ("compare", "--format", "csv"),
+        ("compare",),
+        ("grade",),
+        ("rate", "--format", "json"),
+        ("evaluate", "--format", "json"),
+    ):
         result = run(*args, "-w", ws)
         assert result.exit_code == 0, (args, result.exit_code, repr(result.exception), result.stderr[-1000:])
 
@@ -312,7 +328,9 @@ def test_weasyprint_failing_writes_nothing_and_shows_no_traceback(workspace_copy
     weasyprint = pytest.importorskip("weasyprint")
     ws = workspace_copy("basic")
     for step in ("write_pdf", "render"):  # the report lays out, then writes
-        monkeypatch.setattr(weasyprint.HTML, step, lambda self, *a, **k: (_ for _ in ()).throw(RuntimeError("layout engine exploded")))
+        monkeypatch.setattr(
+            weasyprint.HTML, step, lambda self, *a, **k: (_ for _ in ()).throw(RuntimeError("layout engine exploded"))
+        )
     small_html(monkeypatch)
     out = tmp_path / "out" / "X.pdf"
     code, stdout, stderr = run_main(monkeypatch, capsys, "report", "-w", ws, "--out", out)
@@ -330,7 +348,9 @@ def test_missing_weasyprint_names_what_to_install(workspace_copy, tmp_path, monk
     assert "Traceback" not in stdout + stderr
     assert "WeasyPrint" in stderr and "pip install weasyprint" in stderr and "--format html" in stderr
     assert not out.exists()
-    code, _, stderr = run_main(monkeypatch, capsys, "report", "--format", "html", "-w", ws, "--out", tmp_path / "X.html")
+    code, _, stderr = run_main(
+        monkeypatch, capsys, "report", "--format", "html", "-w", ws, "--out", tmp_path / "X.html"
+    )
     assert code == 0, stderr
     assert (tmp_path / "X.html").is_file()
 

@@ -28,7 +28,9 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
 def test_a_line_separator_in_a_vendor_name_is_refused_at_validation(workspace_copy, separator):
     ws = workspace_copy("basic")
-    edit(ws, "offers/alpha.yaml", "vendor: Alpha Cloud", f"vendor: {json.dumps(FORGED.replace(chr(0x2028), separator))}")
+    edit(
+        ws, "offers/alpha.yaml", "vendor: Alpha Cloud", f"vendor: {json.dumps(FORGED.replace(chr(0x2028), separator))}"
+    )
     stderr = assert_error(run("validate", "-w", ws), "offers/alpha.yaml:2: vendor:", "line or paragraph separators")
     assert not RAW.search(stderr)
 
@@ -53,7 +55,9 @@ def test_the_html_templates_show_separators_and_controls_as_escapes():
     from procure.render.documents import _environment, templates_dir
 
     env = _environment(templates_dir())
-    page = env.from_string("<p>{{ name }}</p><p>{{ safe }}</p>").render(name=FORGED + ESCAPE, safe=Markup("<b>ok\u2029</b>"))
+    page = env.from_string("<p>{{ name }}</p><p>{{ safe }}</p>").render(
+        name=FORGED + ESCAPE, safe=Markup("<b>ok\u2029</b>")
+    )
     assert not RAW.search(page)
     assert "Alpha Cloud\\u2028APPROVED" in page and "\\x1b]0;owned\\x07" in page
     assert "<b>ok\\u2029</b>" in page  # markup already escaped stays markup
@@ -61,7 +65,10 @@ def test_the_html_templates_show_separators_and_controls_as_escapes():
 
 def snapshot(folder: Path, name: str, tokens: float, model: str) -> Path:
     path = folder / name
-    path.write_text(f'# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{{model_name="{model}"}} {tokens}\n', encoding="utf-8")
+    path.write_text(
+        f'# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{{model_name="{model}"}} {tokens}\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -155,4 +162,6 @@ def test_a_history_row_with_a_field_this_procure_does_not_know_is_refused(ws):
         data["offers"][1]["metrics_override"] = {"cost_per_task": 0.0}
 
     rewrite_run(ws, 1, unknown)
-    assert_error(run("diff", "1", "2", "-w", ws), ".procure/history.sqlite run 1", "offers.1.metrics_override", "unknown field")
+    assert_error(
+        run("diff", "1", "2", "-w", ws), ".procure/history.sqlite run 1", "offers.1.metrics_override", "unknown field"
+    )

@@ -32,8 +32,13 @@ def files(ws: Path) -> set[Path]:
 @pytest.mark.parametrize("folder", INPUT_FOLDERS)
 def test_no_new_file_among_the_inputs(ws, folder, monkeypatch):
     before = files(ws)
-    assert_error(run("compare", "-w", ws, "--as-of", AS_OF, "--out", ws / folder / "new.yaml"), "--out", f"inside {folder}/")
-    assert_error(run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json", "--out", ws / folder / "sub" / "new.json"), f"inside {folder}/")
+    assert_error(
+        run("compare", "-w", ws, "--as-of", AS_OF, "--out", ws / folder / "new.yaml"), "--out", f"inside {folder}/"
+    )
+    assert_error(
+        run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json", "--out", ws / folder / "sub" / "new.json"),
+        f"inside {folder}/",
+    )
     assert_error(run("schema", "offer", "--out", ws / folder / "s.yaml"), f"inside {folder}/")
     monkeypatch.chdir(ws)  # relative, as typed in the workspace
     assert_error(run("import", "--template", f"{folder}/t.xlsx"), f"inside {folder}/")
@@ -54,7 +59,12 @@ def test_a_workbook_is_never_written_under_a_text_suffix(ws, tmp_path):
 
 def test_what_its_commands_exist_to_write_is_still_written(ws, tmp_path):
     # index build makes market/ files (an index-linked offer reads market/index.csv): a new one is fine.
-    assert run("index", "build", ws / "market" / "quotes.csv", "-w", ws, "--out", ws / "market" / "index-long.csv").exit_code == 0
+    assert (
+        run(
+            "index", "build", ws / "market" / "quotes.csv", "-w", ws, "--out", ws / "market" / "index-long.csv"
+        ).exit_code
+        == 0
+    )
     # Outside the input folders, a new output in the workspace is fine too.
     assert run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json", "--out", ws / "reports" / "c.json").exit_code == 0
     assert (ws / "reports" / "c.json").read_text().startswith("{")

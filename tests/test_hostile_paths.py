@@ -25,7 +25,9 @@ def outside_offer(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     text = (Path(__file__).parent / "data" / "basic" / OFFER).read_text(encoding="utf-8")
     path = folder / "outside.yaml"
-    path.write_text(text.replace("id: alpha", "id: outside").replace("vendor: Alpha Cloud", f"vendor: {SECRET}"), encoding="utf-8")
+    path.write_text(
+        text.replace("id: alpha", "id: outside").replace("vendor: Alpha Cloud", f"vendor: {SECRET}"), encoding="utf-8"
+    )
     return path
 
 
@@ -40,7 +42,11 @@ def run_cli(ws: Path, *args: str, timeout: float) -> subprocess.CompletedProcess
     """procure in a subprocess (for cases that may hang); None when it did not finish in time."""
     try:
         return subprocess.run(
-            [sys.executable, "-m", "procure", *args, "-w", str(ws)], capture_output=True, text=True, timeout=timeout, preexec_fn=_limit_memory
+            [sys.executable, "-m", "procure", *args, "-w", str(ws)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=_limit_memory,
         )
     except subprocess.TimeoutExpired:
         return None
@@ -57,7 +63,11 @@ def test_offer_linked_outside_the_workspace_is_refused_and_never_read(workspace_
     link.symlink_to(os.path.relpath(target, link.parent) if relative else target)
     out = tmp_path / "out" / "cmp.json"
     page = tmp_path / "out" / "report.html"
-    for args in (("validate",), ("compare", "--format", "json", "--out", str(out)), ("report", "--format", "html", "--out", str(page))):
+    for args in (
+        ("validate",),
+        ("compare", "--format", "json", "--out", str(out)),
+        ("report", "--format", "html", "--out", str(page)),
+    ):
         result = run(*args, "-w", ws)
         stderr = assert_error(result, "offers/linked.yaml", "outside the workspace")
         assert SECRET not in result.stdout + stderr
@@ -93,7 +103,9 @@ def test_grade_linked_outside_the_workspace_is_refused(workspace_copy, tmp_path)
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     grade = ws / "grades" / "T-BM.yaml"
-    (outside / "T-BM.yaml").write_text(grade.read_text(encoding="utf-8").replace("Test bare metal", SECRET), encoding="utf-8")
+    (outside / "T-BM.yaml").write_text(
+        grade.read_text(encoding="utf-8").replace("Test bare metal", SECRET), encoding="utf-8"
+    )
     grade.unlink()
     grade.symlink_to(outside / "T-BM.yaml")
     stderr = assert_error(run("validate", "-w", ws), "grades/T-BM.yaml", "outside the workspace")
@@ -165,8 +177,38 @@ def test_offer_linked_to_a_device_is_refused(workspace_copy):
 
 @pytest.mark.parametrize(
     "offer_id",
-    ["../../etc/passwd", "..", "../alpha", "a/b", "/etc/passwd", "a\\\\b", ".hidden", "-rf", "a b", "alpha\\n", "", "é", "a" * 81, "C:\\\\evil"],
-    ids=["dotdot-path", "dotdot", "dotdot-sibling", "slash", "absolute", "backslash", "hidden", "option", "space", "newline", "empty", "non-ascii", "too-long", "drive"],
+    [
+        "../../etc/passwd",
+        "..",
+        "../alpha",
+        "a/b",
+        "/etc/passwd",
+        "a\\\\b",
+        ".hidden",
+        "-rf",
+        "a b",
+        "alpha\\n",
+        "",
+        "é",
+        "a" * 81,
+        "C:\\\\evil",
+    ],
+    ids=[
+        "dotdot-path",
+        "dotdot",
+        "dotdot-sibling",
+        "slash",
+        "absolute",
+        "backslash",
+        "hidden",
+        "option",
+        "space",
+        "newline",
+        "empty",
+        "non-ascii",
+        "too-long",
+        "drive",
+    ],
 )
 def test_offer_id_with_path_characters_is_refused_by_the_pattern(workspace_copy, tmp_path, offer_id):
     ws = workspace_copy("basic")
@@ -178,7 +220,9 @@ def test_offer_id_with_path_characters_is_refused_by_the_pattern(workspace_copy,
     assert not out.exists()
 
 
-@pytest.mark.parametrize("command", [("grade", "--explain"), ("whatif",), ("hedge", "--offer"), ("position", "--current-offer")])
+@pytest.mark.parametrize(
+    "command", [("grade", "--explain"), ("whatif",), ("hedge", "--offer"), ("position", "--current-offer")]
+)
 def test_path_like_offer_id_on_the_command_line_is_an_unknown_offer(workspace_copy, command):
     ws = workspace_copy("basic")
     args = (*command, "../../etc/passwd") + (("--price", "-5%") if command == ("whatif",) else ())
@@ -193,7 +237,10 @@ def test_diff_of_a_file_that_is_not_an_evaluation_shows_none_of_its_text(workspa
     other = tmp_path / "other.json"
     other.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     for base, head in ((secret, other), (other, secret), (tmp_path / "missing.json", other)):
-        stderr = assert_error(run("diff", base, head, "-w", ws), "not an Evaluation" if base != tmp_path / "missing.json" else "missing.json")
+        stderr = assert_error(
+            run("diff", base, head, "-w", ws),
+            "not an Evaluation" if base != tmp_path / "missing.json" else "missing.json",
+        )
         assert "hunter2" not in stderr
 
 
@@ -232,9 +279,11 @@ def test_output_in_a_read_only_folder_is_an_error(workspace_copy, tmp_path):
             pass
         else:
             probe.unlink()
-            pytest.skip("the tests run as root (or with CAP_DAC_OVERRIDE), who can write into a 0o555 folder: a read-only folder cannot be simulated")
+            pytest.skip(
+                "the tests run as root (or with CAP_DAC_OVERRIDE), who can write into a 0o555 folder: a read-only folder cannot be simulated"
+            )
         out = folder / "cmp.csv"
-        stderr = assert_error(run("compare", "--format", "csv", "--out", out, "-w", ws), "cmp.csv", "cannot write here")
+        assert_error(run("compare", "--format", "csv", "--out", out, "-w", ws), "cmp.csv", "cannot write here")
         assert not out.exists() and list(folder.iterdir()) == []
     finally:
         folder.chmod(0o755)
@@ -249,7 +298,9 @@ BELOW_A_FILE = [
 ]
 
 
-@pytest.mark.parametrize("depth, args", BELOW_A_FILE, ids=[f"{a[0]}-{a[-1]}-{'parent' if d == 0 else 'ancestor'}" for d, a in BELOW_A_FILE])
+@pytest.mark.parametrize(
+    "depth, args", BELOW_A_FILE, ids=[f"{a[0]}-{a[-1]}-{'parent' if d == 0 else 'ancestor'}" for d, a in BELOW_A_FILE]
+)
 def test_output_below_a_file_is_an_error(workspace_copy, tmp_path, depth, args):
     ws = workspace_copy("basic")
     blocker = tmp_path / "blocker"

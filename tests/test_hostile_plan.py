@@ -9,7 +9,6 @@ import json
 import pytest
 import yaml
 from clihelp import assert_error, run
-
 from planws import TASKS_PER_GPU_MONTH, config, offer, write
 
 AS_OF = "2026-11-29"
@@ -30,15 +29,51 @@ def line_of(path, needle: str) -> int:
 
 
 CONFIG_CASES = [
-    ({"demand": {"months": 12, "start": 1e6, "volatility": -0.1, "scenarios": 10}}, "demand.volatility", "must be at least 0"),
+    (
+        {"demand": {"months": 12, "start": 1e6, "volatility": -0.1, "scenarios": 10}},
+        "demand.volatility",
+        "must be at least 0",
+    ),
     ({"demand": {"months": 0, "start": 1e6}}, "demand.months", "must be at least 1"),
     ({"demand": {"months": 12, "start": -5}}, "demand.start", "greater than 0"),
     ({"demand": {"months": 12, "start": 1e6, "scenarios": 0}}, "demand.scenarios", "must be at least 1"),
     ({"demand": {"months": 12, "start": 1e6, "growth": "2%"}}, "demand.growth", "number"),
-    ({"demand": {"months": 12, "start": 1e6, "paths": [{"name": "a", "factor": 1, "probability": 0.5}]}}, "demand.paths", "add up to 1"),
-    ({"demand": {"months": 12, "start": 1e6, "scenarios": 50, "paths": [{"name": "a", "factor": 1, "probability": 1.0}]}}, "demand.paths", "not both"),
-    ({"demand": {"months": 12, "start": 1e6, "paths": [{"name": "a", "factor": 1, "probability": 0.5}, {"name": "a", "factor": 2, "probability": 0.5}]}}, "demand.paths[1].name", "duplicate"),
-    ({"demand": {"months": 12, "start": 1e6, "paths": [{"name": "a", "factor": -1, "probability": 1.0}]}}, "demand.paths[0].factor", "must be at least 0"),
+    (
+        {"demand": {"months": 12, "start": 1e6, "paths": [{"name": "a", "factor": 1, "probability": 0.5}]}},
+        "demand.paths",
+        "add up to 1",
+    ),
+    (
+        {
+            "demand": {
+                "months": 12,
+                "start": 1e6,
+                "scenarios": 50,
+                "paths": [{"name": "a", "factor": 1, "probability": 1.0}],
+            }
+        },
+        "demand.paths",
+        "not both",
+    ),
+    (
+        {
+            "demand": {
+                "months": 12,
+                "start": 1e6,
+                "paths": [
+                    {"name": "a", "factor": 1, "probability": 0.5},
+                    {"name": "a", "factor": 2, "probability": 0.5},
+                ],
+            }
+        },
+        "demand.paths[1].name",
+        "duplicate",
+    ),
+    (
+        {"demand": {"months": 12, "start": 1e6, "paths": [{"name": "a", "factor": -1, "probability": 1.0}]}},
+        "demand.paths[0].factor",
+        "must be at least 0",
+    ),
     ({"plan": {"max_vendor_share": 0}}, "plan.max_vendor_share", "greater than 0"),
     ({"plan": {"max_vendor_share": 1.5}}, "plan.max_vendor_share", "must be at most 1"),
     ({"plan": {"cvar_alpha": 1}}, "plan.cvar_alpha", "less than 1"),
@@ -51,7 +86,9 @@ CONFIG_CASES = [
 ]
 
 
-@pytest.mark.parametrize("changes, field, needle", CONFIG_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(CONFIG_CASES)])
+@pytest.mark.parametrize(
+    "changes, field, needle", CONFIG_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(CONFIG_CASES)]
+)
 def test_bad_demand_and_policy_are_refused_with_line_and_field(tmp_path, changes, field, needle):
     cfg, offers = market()
     for key, value in changes.items():
@@ -68,9 +105,21 @@ OFFER_CASES = [
     ({"pricing": {"burst": {"gpu_hour": -1, "max_gpus": 10}}}, "pricing.burst.gpu_hour", "greater than 0"),
     ({"pricing": {"burst": {"gpu_hour": 5, "max_gpus": 0}}}, "pricing.burst.max_gpus", "greater than 0"),
     ({"pricing": {"burst": {"gpu_hour": 5}}}, "pricing.burst.max_gpus", "required"),
-    ({"pricing": {"commit_options": [{"gpus": 5000, "term_months": 12, "gpu_hour": 3}]}}, "pricing.commit_options[0].gpus", "at most max_gpus"),
-    ({"pricing": {"commit_options": [{"gpus": 8, "term_months": 0, "gpu_hour": 3}]}}, "pricing.commit_options[0].term_months", "greater than 0"),
-    ({"pricing": {"commit_options": [{"gpus": 8, "term_months": 12, "gpu_hour": "3"}]}}, "pricing.commit_options[0].gpu_hour", "number"),
+    (
+        {"pricing": {"commit_options": [{"gpus": 5000, "term_months": 12, "gpu_hour": 3}]}},
+        "pricing.commit_options[0].gpus",
+        "at most max_gpus",
+    ),
+    (
+        {"pricing": {"commit_options": [{"gpus": 8, "term_months": 0, "gpu_hour": 3}]}},
+        "pricing.commit_options[0].term_months",
+        "greater than 0",
+    ),
+    (
+        {"pricing": {"commit_options": [{"gpus": 8, "term_months": 12, "gpu_hour": "3"}]}},
+        "pricing.commit_options[0].gpu_hour",
+        "number",
+    ),
     ({"service": {"node_gpus": 0}}, "service.node_gpus", "must be at least 1"),
     ({"service": {"preemptible": "yes"}}, "service.preemptible", "must be true or false"),
     ({"gpus": -8}, "gpus", "must be at least 0"),
@@ -78,7 +127,9 @@ OFFER_CASES = [
 ]
 
 
-@pytest.mark.parametrize("changes, field, needle", OFFER_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(OFFER_CASES)])
+@pytest.mark.parametrize(
+    "changes, field, needle", OFFER_CASES, ids=[c[1] + "-" + str(i) for i, c in enumerate(OFFER_CASES)]
+)
 def test_bad_offer_fields_are_refused_with_line_and_field(tmp_path, changes, field, needle):
     cfg, offers = market()
     target = offers[0]
@@ -96,9 +147,18 @@ def test_bad_offer_fields_are_refused_with_line_and_field(tmp_path, changes, fie
 
 def test_burst_and_rate_limits_on_the_wrong_offers(tmp_path):
     cfg, offers = market()
-    offers.append(offer("tokens", per_mtok={"input": 1.0, "output": 4.0}, pricing={"burst": {"gpu_hour": 5, "max_gpus": 8}}, service={"rate_limits": {}}))
+    offers.append(
+        offer(
+            "tokens",
+            per_mtok={"input": 1.0, "output": 4.0},
+            pricing={"burst": {"gpu_hour": 5, "max_gpus": 8}},
+            service={"rate_limits": {}},
+        )
+    )
     ws = write(tmp_path / "ws", cfg, offers)
-    stderr = assert_error(run("validate", "-w", ws), "pricing.burst: goes with GPU-hour", "service.rate_limits: give requests_per_minute")
+    stderr = assert_error(
+        run("validate", "-w", ws), "pricing.burst: goes with GPU-hour", "service.rate_limits: give requests_per_minute"
+    )
     assert "offers/tokens.yaml:" in stderr
 
 
@@ -117,7 +177,9 @@ def test_demand_beyond_every_offer_names_the_scenario_and_month(tmp_path):
     offers[1]["pricing"]["burst"]["max_gpus"] = 50  # 1,000 + 50 GPUs; the high path needs 200 x 30 in month 12
     cfg["demand"] = {**cfg["demand"], "growth": 0.4}
     ws = write(tmp_path / "ws", cfg, offers)
-    stderr = assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "scenario high, month 12", "unserved_penalty_per_task")
+    stderr = assert_error(
+        run("plan", "--as-of", AS_OF, "-w", ws), "scenario high, month 12", "unserved_penalty_per_task"
+    )
     assert "demand" in stderr
 
 
@@ -154,13 +216,24 @@ def test_no_demand_figure_at_all(tmp_path):
     del cfg["workload"]["tasks_per_month"]
     cfg["demand"] = {"months": 12}
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "demand.start", "required when workload.tasks_per_month is absent")
+    assert_error(
+        run("plan", "--as-of", AS_OF, "-w", ws), "demand.start", "required when workload.tasks_per_month is absent"
+    )
 
 
 def test_a_tiny_time_limit_gives_a_plan_or_a_clear_message(tmp_path):
     cfg, offers = market(plan={"time_limit_s": 0.001, "max_vendor_share": 1.0})
-    cfg["demand"] = {"months": 24, "start": 100 * TASKS_PER_GPU_MONTH, "growth": 0.02, "volatility": 0.3, "scenarios": 200}
-    offers += [offer(f"extra{i}", gpus=64, max_gpus=512, gpu_hour=3.5 + i / 10, node_gpus=8, term_months=6 + i) for i in range(4)]
+    cfg["demand"] = {
+        "months": 24,
+        "start": 100 * TASKS_PER_GPU_MONTH,
+        "growth": 0.02,
+        "volatility": 0.3,
+        "scenarios": 200,
+    }
+    offers += [
+        offer(f"extra{i}", gpus=64, max_gpus=512, gpu_hour=3.5 + i / 10, node_gpus=8, term_months=6 + i)
+        for i in range(4)
+    ]
     ws = write(tmp_path / "ws", cfg, offers)
     result = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
     combined = result.stdout + result.stderr
@@ -173,7 +246,10 @@ def test_a_tiny_time_limit_gives_a_plan_or_a_clear_message(tmp_path):
 
 def test_explicit_paths_with_zero_factor_are_served(tmp_path):
     cfg, offers = market()
-    cfg["demand"] = {**cfg["demand"], "paths": [{"name": "none", "factor": 0, "probability": 0.5}, {"name": "some", "factor": 1, "probability": 0.5}]}
+    cfg["demand"] = {
+        **cfg["demand"],
+        "paths": [{"name": "none", "factor": 0, "probability": 0.5}, {"name": "some", "factor": 1, "probability": 0.5}],
+    }
     ws = write(tmp_path / "ws", cfg, offers)
     result = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
     assert result.exit_code == 0, result.stderr
@@ -198,4 +274,8 @@ def test_a_reserved_tier_above_the_on_demand_capacity(tmp_path):
     cfg, offers = market()
     offers[1]["pricing"]["commit_options"] = [{"gpus": 2000, "term_months": 12, "gpu_hour": 5.0}]
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("validate", "-w", ws), "offers/ondemand.yaml:", "pricing.commit_options[0].gpus: must be at most pricing.burst.max_gpus (1000) (got 2000)")
+    assert_error(
+        run("validate", "-w", ws),
+        "offers/ondemand.yaml:",
+        "pricing.commit_options[0].gpus: must be at most pricing.burst.max_gpus (1000) (got 2000)",
+    )

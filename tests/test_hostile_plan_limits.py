@@ -21,12 +21,14 @@ import numpy as np
 import pytest
 import scipy.optimize
 from clihelp import AS_OF, assert_error, run
-
 from planws import TASKS_PER_GPU_MONTH, config, offer, write
 
 
 def market(**plan: object) -> list[dict]:
-    return [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]
+    return [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
 
 
 # --- Ctrl-C -----------------------------------------------------------------------------------------
@@ -34,7 +36,7 @@ def market(**plan: object) -> list[dict]:
 # A market-split program (Cornuejols and Dawande, 1998): 4 rows of 40 binary variables with random
 # weights, each row's right-hand side half its sum. Notoriously hard for branch and bound: HiGHS
 # runs into its time limit (measured: the full 20 s of a 20 s limit on this seed).
-HARD = textwrap.dedent('''
+HARD = textwrap.dedent("""
     import sys
     import numpy as np
     from scipy.sparse import csr_array
@@ -60,7 +62,7 @@ HARD = textwrap.dedent('''
     plan.solve = hard_then_real
     sys.argv = ["procure", *sys.argv[1:]]
     cli.main()
-''')
+""")
 
 
 @pytest.mark.slow
@@ -74,7 +76,13 @@ def test_ctrl_c_during_a_solve_exits_130_at_once_not_at_the_time_limit(tmp_path)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
-    proc = subprocess.Popen([sys.executable, "-c", HARD, "plan", "-w", str(ws), "--as-of", AS_OF], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=as_from_a_shell)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HARD, "plan", "-w", str(ws), "--as-of", AS_OF],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=as_from_a_shell,
+    )
     try:
         deadline = time.monotonic() + 60
         line = b""
@@ -115,12 +123,25 @@ def test_demand_growing_past_the_range_of_every_figure_is_refused_at_demand_grow
     # 788,400 x 100 tasks in month 1: (1 + 1)^119 = 6.6e35 times that is 5.2e43; (1.3)^119 = 3.8e13
     # times is 3.0e21. Both are far past 1e12, the most any figure may be; before, plan reported
     # "optimal" at 1.4e32 USD per task.
-    cfg = config(demand={"months": months, "start": 100 * TASKS_PER_GPU_MONTH, "growth": growth, "scenarios": 20, "volatility": 0.1})
+    cfg = config(
+        demand={
+            "months": months,
+            "start": 100 * TASKS_PER_GPU_MONTH,
+            "growth": growth,
+            "scenarios": 20,
+            "volatility": 0.1,
+        }
+    )
     cfg["demand"].pop("paths")
     ws = write(tmp_path / "ws", cfg, market())
     for command in ("validate", "plan"):
         result = run(command, "-w", ws, "--as-of", AS_OF)
-        assert_error(result, f"procure.yaml:{line_of(ws / 'procure.yaml', 'growth:')}: demand.growth", "1e+12", "lower demand.growth")
+        assert_error(
+            result,
+            f"procure.yaml:{line_of(ws / 'procure.yaml', 'growth:')}: demand.growth",
+            "1e+12",
+            "lower demand.growth",
+        )
 
 
 def test_growth_within_range_still_plans(tmp_path):
@@ -141,13 +162,17 @@ def test_a_program_too_large_for_memory_is_refused_before_it_is_built(tmp_path):
     # (cap, 1 source, the unserved tasks: 3 terms; a source without fixed fees has no in-plan row): 3.6 M
     # nonzeros, over three times the 1 M limit.
     # Before: "internal error: MemoryError: std::bad_alloc" after 40 s.
-    cfg = config(demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 20000, "volatility": 0.3},
-                 plan={"levels": 10000, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
+    cfg = config(
+        demand={"months": 120, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 20000, "volatility": 0.3},
+        plan={"levels": 10000, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0},
+    )
     cfg["demand"].pop("paths")
     ws = write(tmp_path / "ws", cfg, market())
     started = time.perf_counter()
     result = run("plan", "-w", ws, "--as-of", AS_OF)
-    stderr = assert_error(result, "procure.yaml: plan.levels", "3,60", "nonzeros", "lower plan.levels (10000)", "demand.months (120)")
+    stderr = assert_error(
+        result, "procure.yaml: plan.levels", "3,60", "nonzeros", "lower plan.levels (10000)", "demand.months (120)"
+    )
     assert "1,000,000" in stderr
     assert time.perf_counter() - started < 20
 
@@ -156,8 +181,10 @@ def test_a_program_within_the_limit_is_solved(tmp_path):
     # 24 months x (500 levels + the worst scenario) x 1 source with a penalty: 12,024 band-months x 3
     # terms (cap, the source, the unserved tasks; the source has no fixed fees, so no in-plan row) =
     # 36,072 nonzeros and a little more, within the limit (and solved in about a second).
-    cfg = config(demand={"months": 24, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
-                 plan={"levels": 500, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0})
+    cfg = config(
+        demand={"months": 24, "start": 100 * TASKS_PER_GPU_MONTH, "scenarios": 500, "volatility": 0.3},
+        plan={"levels": 500, "unserved_penalty_per_task": 0.05, "max_vendor_share": 1.0},
+    )
     cfg["demand"].pop("paths")
     ws = write(tmp_path / "ws", cfg, market())
     result = run("plan", "-w", ws, "--as-of", AS_OF, "--format", "json")
@@ -193,7 +220,9 @@ def stopped_with_nothing(monkeypatch):
             whole[built[-1].layout["w"]] = False
         lb, ub = np.array(bounds.lb, dtype=float), np.array(bounds.ub, dtype=float)
         lb[whole], ub[whole] = 0.0, 0.0
-        found = real(c, constraints=constraints, integrality=integrality, bounds=scipy.optimize.Bounds(lb, ub), options=options)
+        found = real(
+            c, constraints=constraints, integrality=integrality, bounds=scipy.optimize.Bounds(lb, ub), options=options
+        )
         found.status, found.mip_gap = 1, 0.9
         return found
 
@@ -208,7 +237,13 @@ def test_a_time_limited_incumbent_that_serves_nothing_is_no_plan(tmp_path, stopp
     # the on-demand offer has a fixed fee, so its source is switched on by a whole-number variable (held at 0 here)
     offers = [
         offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0, vendor="A"),
-        offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}, vendor="B", pricing={"fees": [{"name": "access", "monthly": 1000}]}),
+        offer(
+            "ondemand",
+            gpus=0,
+            burst={"gpu_hour": 3.0, "max_gpus": 1000},
+            vendor="B",
+            pricing={"fees": [{"name": "access", "monthly": 1000}]},
+        ),
     ]
     ws = write(tmp_path / "ws", cfg, offers)
     result = run("plan", "-w", ws, "--as-of", AS_OF)

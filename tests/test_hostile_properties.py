@@ -25,17 +25,21 @@ from clihelp import run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from procure.model.costing import INPUT_COLUMNS, CostModel, cost_arrays
 from procure.analysis.evaluate import Evaluation, MonteCarlo, evaluate
-from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
 from procure.io.workspace import load_workspace
+from procure.model.costing import INPUT_COLUMNS, CostModel, cost_arrays
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
 
 pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
 
 DATA = Path(__file__).parent / "data"
 # HOSTILE_EXAMPLES=2000 runs a longer search locally; the suite keeps it short.
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "40"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 REL = 1e-12
 
 # --- the cost model on arrays ----------------------------------------------------------------------------
@@ -78,7 +82,14 @@ def columns(rows: list[dict]) -> dict[str, np.ndarray]:
 
 
 def model(utilization: float = 0.8, tasks: float | None = None) -> CostModel:
-    workload = Workload(input_tokens=8000, output_tokens=1000, interactivity=100, success_rate=0.9, utilization=utilization, tasks_per_month=tasks)
+    workload = Workload(
+        input_tokens=8000,
+        output_tokens=1000,
+        interactivity=100,
+        success_rate=0.9,
+        utilization=utilization,
+        tasks_per_month=tasks,
+    )
     return CostModel(workload, Assumptions())  # default staffing: every job has staff
 
 
@@ -131,7 +142,19 @@ def test_cost_per_task_never_moves_the_wrong_way_with_a_demand_to_fill(base, bum
 @given(st.lists(offer_figures, min_size=1, max_size=8), st.floats(0.05, 1.0), st.one_of(st.none(), st.floats(1, 1e11)))
 def test_costs_of_valid_offers_are_never_negative_or_nan(rows, utilization, tasks):
     out = cost_arrays(columns(rows), model(utilization, tasks))
-    for key in ("rent", "fees", "financing", "ops", "software", "full", "cost_per_task", "cost_per_mtok", "monthly_spend", "fill", "billed_gpus"):
+    for key in (
+        "rent",
+        "fees",
+        "financing",
+        "ops",
+        "software",
+        "full",
+        "cost_per_task",
+        "cost_per_mtok",
+        "monthly_spend",
+        "fill",
+        "billed_gpus",
+    ):
         values = np.asarray(out[key], dtype=float)
         assert np.all(np.isfinite(values)), (key, values)
         assert np.all(values >= 0), (key, values)
@@ -190,7 +213,10 @@ def offer_yaml(offer_id: str, figures: dict, currency: str = "USD", fx: float = 
             "isolated_monitoring": True,
         },
         "responsibilities": owners,
-        "performance": {"points": [[100, figures["throughput"]], [200, figures["throughput"] / 2]], "points_source": "measured"},
+        "performance": {
+            "points": [[100, figures["throughput"]], [200, figures["throughput"] / 2]],
+            "points_source": "measured",
+        },
     }
     return yaml.safe_dump(document, sort_keys=False)
 
@@ -245,7 +271,10 @@ def ranking(ws: Path) -> list[tuple[str, int | None, float | None]]:
 def test_ranking_does_not_depend_on_file_names(scratch, figures, rng):
     texts = [offer_yaml(f"offer-{i}", f) for i, f in enumerate(figures)]
     first = ranking(scratch.offers({f"{i:02d}.yaml": t for i, t in enumerate(texts)}))
-    names = [f"{name}.yml" if i % 2 else f"{name}.yaml" for i, name in enumerate(rng.sample(["zulu", "alpha", "0", "Mike", "b-1", "z_9"], len(texts)))]
+    names = [
+        f"{name}.yml" if i % 2 else f"{name}.yaml"
+        for i, name in enumerate(rng.sample(["zulu", "alpha", "0", "Mike", "b-1", "z_9"], len(texts)))
+    ]
     second = ranking(scratch.offers(dict(zip(names, texts))))
     assert first == second
 
@@ -257,7 +286,9 @@ def test_ranking_does_not_depend_on_the_currency_of_an_offer(scratch, figures, d
     before = {offer_id: cost for offer_id, _, cost in ranking(scratch.offers(usd))}
     converted = data.draw(st.integers(0, len(figures) - 1))
     eur = dict(usd)
-    eur[f"offer-{converted}.yaml"] = offer_yaml(f"offer-{converted}", figures[converted], currency="EUR", fx=1.1)  # basic: fx EUR 1.1
+    eur[f"offer-{converted}.yaml"] = offer_yaml(
+        f"offer-{converted}", figures[converted], currency="EUR", fx=1.1
+    )  # basic: fx EUR 1.1
     after_rows = ranking(scratch.offers(eur))
     after = {offer_id: cost for offer_id, _, cost in after_rows}
     for offer_id, cost in before.items():
@@ -322,9 +353,32 @@ scalars = st.one_of(
     st.integers(-(2**70), 2**70),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=30),
-    st.sampled_from(["provider", "customer", "shared", "managed_cluster", "owned", "USD", "EUR", "2026-11-31", "2026-11-30", "1e3", "0x10", "~", "<<", "*", "&a", "!!python/none"]),
+    st.sampled_from(
+        [
+            "provider",
+            "customer",
+            "shared",
+            "managed_cluster",
+            "owned",
+            "USD",
+            "EUR",
+            "2026-11-31",
+            "2026-11-30",
+            "1e3",
+            "0x10",
+            "~",
+            "<<",
+            "*",
+            "&a",
+            "!!python/none",
+        ]
+    ),
 )
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)), max_leaves=12)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 def similar(original: object) -> st.SearchStrategy:
@@ -336,9 +390,16 @@ def similar(original: object) -> st.SearchStrategy:
     if isinstance(original, int):
         return st.one_of(st.integers(-10, 10**6), st.integers(10**6, 10**15))
     if isinstance(original, float):
-        return st.one_of(st.floats(-1e3, 1e3), st.floats(0, 1), st.sampled_from([0.0, 1e-300, 5e-324, 1.0, 0.999999, 1e15, 1e300]))
+        return st.one_of(
+            st.floats(-1e3, 1e3), st.floats(0, 1), st.sampled_from([0.0, 1e-300, 5e-324, 1.0, 0.999999, 1e15, 1e300])
+        )
     if isinstance(original, str):
-        return st.one_of(st.text(max_size=40), st.sampled_from(["provider", "customer", "shared", "bare_metal", "managed_serving", "owned", "EUR", "GBP", "test-curve"]))
+        return st.one_of(
+            st.text(max_size=40),
+            st.sampled_from(
+                ["provider", "customer", "shared", "bare_metal", "managed_serving", "owned", "EUR", "GBP", "test-curve"]
+            ),
+        )
     if isinstance(original, datetime.date):
         return st.dates(datetime.date(1, 1, 1), datetime.date(9999, 12, 31))
     return values
@@ -389,7 +450,11 @@ def test_fuzz_any_yaml_document_as_an_offer(fuzz_ws, document):
     check_validate(fuzz_ws, yaml.safe_dump(document, allow_unicode=True))
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.data())
 def test_fuzz_one_field_of_a_valid_offer(fuzz_ws, data):
     document = valid_offer()
@@ -432,7 +497,9 @@ def test_fuzz_one_field_of_procure_yaml(fuzz_config_ws, data):
     for part in path:
         original = original[part]  # type: ignore[index]
     mutated = replaced(document, path, data.draw(st.one_of(similar(original), values)))
-    (fuzz_config_ws / "procure.yaml").write_text(yaml.safe_dump(mutated, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (fuzz_config_ws / "procure.yaml").write_text(
+        yaml.safe_dump(mutated, allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
     for args in (("validate",), ("compare", "--format", "json")):
         result = run(*args, "-w", fuzz_config_ws)
         assert result.exit_code in (0, 2), (args, result.exit_code, repr(result.exception), path)
@@ -452,30 +519,50 @@ def test_fuzz_raw_text_as_an_offer(fuzz_ws, text):
 # --- this round's inputs: demand, plan policy, burst, commit options, node size, rate limits, cached input,
 # per-token speed, published tiers, interpolation and renewal ------------------------------------------------
 
+
 def round_two_workspace() -> tuple[dict, list[dict]]:
     """A small plan workspace that states every input added with the plan and the evidence rules."""
     from planws import config, offer
 
     cfg = config()
     cfg["assumptions"]["interpolation"] = "monotone"
-    cfg["assumptions"]["reliability"]["published"] = {"platinum": 1.0, "gold": 1.0, "silver": 1.0, "bronze": 1.0, "underperform": 1.0}
+    cfg["assumptions"]["reliability"]["published"] = {
+        "platinum": 1.0,
+        "gold": 1.0,
+        "silver": 1.0,
+        "bronze": 1.0,
+        "underperform": 1.0,
+    }
     cfg["workload"]["cached_input_share"] = 0.25
     cfg["workload"]["peak_factor"] = 3
     cfg["horizon"] = {"months": 12, "renewal": "basis"}
     cfg["plan"].update({"cvar_alpha": 0.9, "cvar_weight": 0.0, "unserved_penalty_per_task": 1.0})
     offers = [
-        offer("commit", gpus=8, max_gpus=800, gpu_hour=4.0, node_gpus=8,
-              pricing={"commit_options": [{"gpus": 64, "term_months": 12, "gpu_hour": 3.5}]},
-              operator={"published_tier": "gold"}),
+        offer(
+            "commit",
+            gpus=8,
+            max_gpus=800,
+            gpu_hour=4.0,
+            node_gpus=8,
+            pricing={"commit_options": [{"gpus": 64, "term_months": 12, "gpu_hour": 3.5}]},
+            operator={"published_tier": "gold"},
+        ),
         offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 400}, service={"preemptible": True}),
-        offer("tokens", per_mtok={"input": 0.5, "output": 2.0, "cached_input": 0.25},
-              service={"rate_limits": {"requests_per_minute": 5000, "output_tokens_per_minute": 5_000_000}},
-              performance={"interactivity": 100, "ttft_s": 1.0}),
+        offer(
+            "tokens",
+            per_mtok={"input": 0.5, "output": 2.0, "cached_input": 0.25},
+            service={"rate_limits": {"requests_per_minute": 5000, "output_tokens_per_minute": 5_000_000}},
+            performance={"interactivity": 100, "ttft_s": 1.0},
+        ),
     ]
     return cfg, offers
 
 
-@settings(max_examples=max(10, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=max(10, EXAMPLES // 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.data())
 def test_fuzz_one_field_of_this_rounds_inputs(tmp_path_factory, data):
     """Any value in a new field is a located error or a plan: exit 0 or 2, never a crash or a hang."""
@@ -485,7 +572,17 @@ def test_fuzz_one_field_of_this_rounds_inputs(tmp_path_factory, data):
     documents = {"procure.yaml": cfg, **{o["id"]: o for o in offers}}
     target = data.draw(st.sampled_from(sorted(documents)))
     document = documents[target]
-    new_fields = ("demand", "plan", "horizon", "assumptions", "workload", "pricing", "service", "performance", "operator")
+    new_fields = (
+        "demand",
+        "plan",
+        "horizon",
+        "assumptions",
+        "workload",
+        "pricing",
+        "service",
+        "performance",
+        "operator",
+    )
     candidates = [p for p in paths(document)[1:] if p[0] in new_fields]
     path = data.draw(st.sampled_from(candidates))
     original = document

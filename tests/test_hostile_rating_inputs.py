@@ -37,33 +37,121 @@ ISOLATED = "  isolated_monitoring: true\n"
 
 OFFER_CASES = [
     # (file, old, new (the offending line comes first), field, message fragment)
-    (TOKENS, ISOLATED, "  rate_limits: {requests_per_minute: -5}\n" + ISOLATED, "service.rate_limits.requests_per_minute", "must be greater than 0 (got -5)"),
-    (TOKENS, ISOLATED, "  rate_limits: {requests_per_minute: 0}\n" + ISOLATED, "service.rate_limits.requests_per_minute", "must be greater than 0 (got 0)"),
-    (TOKENS, ISOLATED, "  rate_limits: {output_tokens_per_minute: lots}\n" + ISOLATED, "service.rate_limits.output_tokens_per_minute", "must be a number (got 'lots')"),
-    (TOKENS, ISOLATED, "  rate_limits: {output_tokens_per_minute: .nan}\n" + ISOLATED, "service.rate_limits.output_tokens_per_minute", "must be a finite number"),
-    (TOKENS, ISOLATED, "  rate_limits: {requests_per_min: 100}\n" + ISOLATED, "service.rate_limits.requests_per_min", "unknown field"),
-    (TOKENS, ISOLATED, "  rate_limits: 6000\n" + ISOLATED, "service.rate_limits", "must be a mapping of fields (got 6000)"),
-    (TOKENS, "per_mtok: {input: 0.50, output: 2.00}", "per_mtok: {input: 0.50, output: 2.00, cached_input: -0.1}", "pricing.per_mtok.cached_input", "must be at least 0 (got -0.1)"),
-    (TOKENS, "per_mtok: {input: 0.50, output: 2.00}", "per_mtok: {input: 0.50, output: 2.00, cached_input: 0.75}", "pricing.per_mtok.cached_input", "must not exceed the input price 0.5 (got 0.75)"),
-    (TOKENS, "per_mtok: {input: 0.50, output: 2.00}", "per_mtok: {input: 0.50, output: 2.00, cached_input: cheap}", "pricing.per_mtok.cached_input", "must be a number (got 'cheap')"),
-    (TOKENS, "  interactivity: 100 ", "  interactivity: -100 ", "performance.interactivity", "must be greater than 0 (got -100)"),
-    (TOKENS, "  interactivity: 100 ", "  ttft_s: 0\n  interactivity: 100 ", "performance.ttft_s", "must be greater than 0 (got 0)"),
-    (GPU_HOUR, ISOLATED, "  rate_limits: {requests_per_minute: 100}\n" + ISOLATED, "service.rate_limits", "only for per-token offers"),
+    (
+        TOKENS,
+        ISOLATED,
+        "  rate_limits: {requests_per_minute: -5}\n" + ISOLATED,
+        "service.rate_limits.requests_per_minute",
+        "must be greater than 0 (got -5)",
+    ),
+    (
+        TOKENS,
+        ISOLATED,
+        "  rate_limits: {requests_per_minute: 0}\n" + ISOLATED,
+        "service.rate_limits.requests_per_minute",
+        "must be greater than 0 (got 0)",
+    ),
+    (
+        TOKENS,
+        ISOLATED,
+        "  rate_limits: {output_tokens_per_minute: lots}\n" + ISOLATED,
+        "service.rate_limits.output_tokens_per_minute",
+        "must be a number (got 'lots')",
+    ),
+    (
+        TOKENS,
+        ISOLATED,
+        "  rate_limits: {output_tokens_per_minute: .nan}\n" + ISOLATED,
+        "service.rate_limits.output_tokens_per_minute",
+        "must be a finite number",
+    ),
+    (
+        TOKENS,
+        ISOLATED,
+        "  rate_limits: {requests_per_min: 100}\n" + ISOLATED,
+        "service.rate_limits.requests_per_min",
+        "unknown field",
+    ),
+    (
+        TOKENS,
+        ISOLATED,
+        "  rate_limits: 6000\n" + ISOLATED,
+        "service.rate_limits",
+        "must be a mapping of fields (got 6000)",
+    ),
+    (
+        TOKENS,
+        "per_mtok: {input: 0.50, output: 2.00}",
+        "per_mtok: {input: 0.50, output: 2.00, cached_input: -0.1}",
+        "pricing.per_mtok.cached_input",
+        "must be at least 0 (got -0.1)",
+    ),
+    (
+        TOKENS,
+        "per_mtok: {input: 0.50, output: 2.00}",
+        "per_mtok: {input: 0.50, output: 2.00, cached_input: 0.75}",
+        "pricing.per_mtok.cached_input",
+        "must not exceed the input price 0.5 (got 0.75)",
+    ),
+    (
+        TOKENS,
+        "per_mtok: {input: 0.50, output: 2.00}",
+        "per_mtok: {input: 0.50, output: 2.00, cached_input: cheap}",
+        "pricing.per_mtok.cached_input",
+        "must be a number (got 'cheap')",
+    ),
+    (
+        TOKENS,
+        "  interactivity: 100 ",
+        "  interactivity: -100 ",
+        "performance.interactivity",
+        "must be greater than 0 (got -100)",
+    ),
+    (
+        TOKENS,
+        "  interactivity: 100 ",
+        "  ttft_s: 0\n  interactivity: 100 ",
+        "performance.ttft_s",
+        "must be greater than 0 (got 0)",
+    ),
+    (
+        GPU_HOUR,
+        ISOLATED,
+        "  rate_limits: {requests_per_minute: 100}\n" + ISOLATED,
+        "service.rate_limits",
+        "only for per-token offers",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name, old, new, field, message", OFFER_CASES, ids=[f"{c[3]}-{i}" for i, c in enumerate(OFFER_CASES)])
-def test_bad_per_token_terms_are_refused_with_file_line_and_field(workspace_copy, tmp_path, name, old, new, field, message):
+@pytest.mark.parametrize(
+    "name, old, new, field, message", OFFER_CASES, ids=[f"{c[3]}-{i}" for i, c in enumerate(OFFER_CASES)]
+)
+def test_bad_per_token_terms_are_refused_with_file_line_and_field(
+    workspace_copy, tmp_path, name, old, new, field, message
+):
     ws = workspace_copy("offer_kinds")
     line = write(ws, name, old, new)
     refused(ws, tmp_path, f"{name}:{line}: {field}: {message}")
 
 
 PUBLISHED = [
-    ("  published_tier: diamond\n", "operator.published_tier", "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 'diamond')"),
-    ("  published_tier: 3\n", "operator.published_tier", "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 3)"),
+    (
+        "  published_tier: diamond\n",
+        "operator.published_tier",
+        "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 'diamond')",
+    ),
+    (
+        "  published_tier: 3\n",
+        "operator.published_tier",
+        "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 3)",
+    ),
     ("  published_edition: 2.5\n", "operator.published_edition", "must be one of '1.0', '2.0' or '3.0' (got '2.5')"),
-    ("  published_edition: three\n", "operator.published_edition", "must be one of '1.0', '2.0' or '3.0' (got 'three')"),
+    (
+        "  published_edition: three\n",
+        "operator.published_edition",
+        "must be one of '1.0', '2.0' or '3.0' (got 'three')",
+    ),
 ]
 
 
@@ -85,17 +173,54 @@ CONFIG_CASES = [
     (UTIL, UTIL + "  peak_factor: true\n", 1, "workload.peak_factor", "must be a number (got True)"),
     (UTIL, UTIL + "  cached_input_share: 1.5\n", 1, "workload.cached_input_share", "must be at most 1 (got 1.5)"),
     (UTIL, UTIL + "  cached_input_share: -0.1\n", 1, "workload.cached_input_share", "must be at least 0 (got -0.1)"),
-    (BANDS, BANDS + "\n    published: {gold: 1.5}", 1, "assumptions.reliability.published.gold", "must be at most 1 (got 1.5)"),
-    (BANDS, BANDS + "\n    published: {gold: 0}", 1, "assumptions.reliability.published.gold", "must be greater than 0 (got 0)"),
-    (BANDS, BANDS + "\n    published: {diamond: 0.99}", 1, "assumptions.reliability.published.diamond", "must be one of"),
-    (BANDS, BANDS + "\n    published: {gold: 0.98, silver: 0.99}", 1, "assumptions.reliability.published.silver", "silver (0.99) must not be above gold (0.98)"),
-    ("  min_demand_coverage: 1.0\n", "  min_demand_coverage: 1.0\n  rate_limits_unstated: maybe\n", 1, "policy.rate_limits_unstated", "must be one of 'pass' or 'fail' (got 'maybe')"),
+    (
+        BANDS,
+        BANDS + "\n    published: {gold: 1.5}",
+        1,
+        "assumptions.reliability.published.gold",
+        "must be at most 1 (got 1.5)",
+    ),
+    (
+        BANDS,
+        BANDS + "\n    published: {gold: 0}",
+        1,
+        "assumptions.reliability.published.gold",
+        "must be greater than 0 (got 0)",
+    ),
+    (
+        BANDS,
+        BANDS + "\n    published: {diamond: 0.99}",
+        1,
+        "assumptions.reliability.published.diamond",
+        "must be one of",
+    ),
+    (
+        BANDS,
+        BANDS + "\n    published: {gold: 0.98, silver: 0.99}",
+        1,
+        "assumptions.reliability.published.silver",
+        "silver (0.99) must not be above gold (0.98)",
+    ),
+    (
+        "  min_demand_coverage: 1.0\n",
+        "  min_demand_coverage: 1.0\n  rate_limits_unstated: maybe\n",
+        1,
+        "policy.rate_limits_unstated",
+        "must be one of 'pass' or 'fail' (got 'maybe')",
+    ),
 ]
 
-MIN_PEERS = [("0", "must be at least 1 (got 0)"), ("2.5", "must be a whole number (got 2.5)"), ("five", "must be a whole number (got 'five')"), ("true", "must be a whole number (got True)")]
+MIN_PEERS = [
+    ("0", "must be at least 1 (got 0)"),
+    ("2.5", "must be a whole number (got 2.5)"),
+    ("five", "must be a whole number (got 'five')"),
+    ("true", "must be a whole number (got True)"),
+]
 
 
-@pytest.mark.parametrize("old, new, offset, field, message", CONFIG_CASES, ids=[f"{c[3]}-{i}" for i, c in enumerate(CONFIG_CASES)])
+@pytest.mark.parametrize(
+    "old, new, offset, field, message", CONFIG_CASES, ids=[f"{c[3]}-{i}" for i, c in enumerate(CONFIG_CASES)]
+)
 def test_bad_settings_are_refused_with_file_line_and_field(workspace_copy, tmp_path, old, new, offset, field, message):
     ws = workspace_copy("offer_kinds")
     line = write(ws, CONFIG, old, new) + offset

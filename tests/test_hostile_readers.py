@@ -21,7 +21,6 @@ import pytest
 from clihelp import AS_OF, assert_error, edit, run
 
 from procure import textsafe
-
 from procure.analysis import history
 from procure.render import ranking, workbook
 
@@ -29,7 +28,6 @@ ROOT = Path(__file__).parent.parent
 OFFER = "offers/alpha.yaml"
 ESC = "\x1b"
 RLO = "\u202e"
-
 
 
 def yaml_string(value: str) -> str:
@@ -46,7 +44,9 @@ def no_raw_controls(result) -> None:  # type: ignore[no-untyped-def]
 
 def test_escape_sequences_in_attestations_are_refused_and_never_printed_raw(workspace_copy):
     ws = workspace_copy("basic")
-    line = edit(ws, OFFER, "attestations: [soc2_type2]", f"attestations: [soc2_type2, {yaml_string(ESC + ']0;pwned' + chr(7))}]")
+    line = edit(
+        ws, OFFER, "attestations: [soc2_type2]", f"attestations: [soc2_type2, {yaml_string(ESC + ']0;pwned' + chr(7))}]"
+    )
     result = run("validate", "-w", ws)
     assert_error(result, f"{OFFER}:{line}: service.attestations[1]: holds control characters")
     no_raw_controls(result)
@@ -54,7 +54,12 @@ def test_escape_sequences_in_attestations_are_refused_and_never_printed_raw(work
 
 def test_an_unknown_curve_name_with_escapes_is_echoed_escaped(workspace_copy):
     ws = workspace_copy("basic")
-    edit(ws, OFFER, "  points: [[50, 400], [100, 300], [150, 100]]\n", f"  reference: {yaml_string('x' + ESC + '[2J' + RLO + 'gnp')}\n")
+    edit(
+        ws,
+        OFFER,
+        "  points: [[50, 400], [100, 300], [150, 100]]\n",
+        f"  reference: {yaml_string('x' + ESC + '[2J' + RLO + 'gnp')}\n",
+    )
     curve = next((ws / "performance").glob("*.csv"))
     curve.rename(curve.with_name(f"evil{ESC}[31m.csv"))
     result = run("validate", "-w", ws)
@@ -63,7 +68,9 @@ def test_an_unknown_curve_name_with_escapes_is_echoed_escaped(workspace_copy):
     no_raw_controls(result)
 
 
-@pytest.mark.parametrize("bad", [ESC + "[2J", RLO, "\u2066", "\r# forged", "\x85"], ids=["esc", "rlo", "isolate", "cr", "nel"])
+@pytest.mark.parametrize(
+    "bad", [ESC + "[2J", RLO, "\u2066", "\r# forged", "\x85"], ids=["esc", "rlo", "isolate", "cr", "nel"]
+)
 def test_an_evaluation_file_with_controls_given_to_diff_is_refused(workspace_copy, tmp_path, bad):
     ws = workspace_copy("basic")
     base = json.loads(run("compare", "-f", "json", "-w", ws, "--as-of", AS_OF).stdout)
@@ -78,7 +85,9 @@ def test_an_evaluation_file_with_controls_given_to_diff_is_refused(workspace_cop
         no_raw_controls(result)
 
 
-@pytest.mark.parametrize("override", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"])
+@pytest.mark.parametrize(
+    "override", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
+)
 def test_bidirectional_overrides_in_vendor_text_are_refused(workspace_copy, tmp_path, override):
     ws = workspace_copy("basic")
     line = edit(ws, OFFER, "vendor: Alpha Cloud", f"vendor: {yaml_string('Alpha ' + override + 'duolC')}")
@@ -141,7 +150,9 @@ def test_vendor_text_is_never_live_markdown(workspace_copy, name):
     assert result.exit_code == 0, result.stderr
     html = rendered_markdown(result.stdout)
     assert "<a " not in html and "<img" not in html
-    assert re.findall(r"<(h[1-6]|table|li|hr)\b", html) == re.findall(r"<(h[1-6]|table|li|hr)\b", plain)  # no forged structure
+    assert re.findall(r"<(h[1-6]|table|li|hr)\b", html) == re.findall(
+        r"<(h[1-6]|table|li|hr)\b", plain
+    )  # no forged structure
     assert "@security-team" not in result.stdout  # a mention needs the raw @name
     assert "evil.example" in html or "evil&#46;example" in html or name in ("mention", "html", "heading-rule")
 
@@ -156,9 +167,13 @@ def test_a_carriage_return_in_vendor_text_is_refused(workspace_copy):
 
 def test_markdown_text_escapes_what_the_reader_would_obey():
     shown = textsafe.markdown_text("[a](b) ![c](d) @e #1 | x \r\n# h *f* _g_ `h` <i>")
-    assert "[a](b)" not in shown and "![c]" not in shown and "@e" not in shown and "\n" not in shown and "\r" not in shown
+    assert (
+        "[a](b)" not in shown and "![c]" not in shown and "@e" not in shown and "\n" not in shown and "\r" not in shown
+    )
     html = rendered_markdown(shown)
-    assert "<a " not in html and "<img" not in html and "<em>" not in html and "<code>" not in html and "<i>" not in html
+    assert (
+        "<a " not in html and "<img" not in html and "<em>" not in html and "<code>" not in html and "<i>" not in html
+    )
 
 
 # --- unknown keys are named at their own line ---------------------------------------------------------------
@@ -167,7 +182,12 @@ def test_markdown_text_escapes_what_the_reader_would_obey():
 @pytest.mark.parametrize("key", ["a[0]", "list[str]", "none", "int", "str", "list", "float", "constrained-float"])
 def test_an_unknown_key_is_reported_with_its_name_at_its_line(workspace_copy, key):
     ws = workspace_copy("basic")
-    line = edit(ws, OFFER, "  sla: {availability: 0.995, node_replacement_hours: 24}", f"  sla: {{availability: 0.995, node_replacement_hours: 24}}\n  {yaml_string(key)}: 1")
+    line = edit(
+        ws,
+        OFFER,
+        "  sla: {availability: 0.995, node_replacement_hours: 24}",
+        f"  sla: {{availability: 0.995, node_replacement_hours: 24}}\n  {yaml_string(key)}: 1",
+    )
     assert_error(run("validate", "-w", ws), f"{OFFER}:{line + 1}: service.{key}: unknown field")
     line = edit(ws, "procure.yaml", "as_of:", f"{yaml_string(key)}: 2\nas_of:")
     assert_error(run("validate", "-w", ws), f"procure.yaml:{line}: {key}: unknown field")
@@ -182,7 +202,7 @@ def test_an_unknown_key_under_a_union_field_is_named(workspace_copy):
 
 # --- spreadsheet-safe CSV ---------------------------------------------------------------------------------------
 
-FORMULA_VENDORS = ["=HYPERLINK(\"http://evil\",\"x\")", "+1+2", "-2+3", "@SUM(A1)", "\tTabbed"]
+FORMULA_VENDORS = ['=HYPERLINK("http://evil","x")', "+1+2", "-2+3", "@SUM(A1)", "\tTabbed"]
 
 
 def csv_rows(text: str) -> list[dict[str, str]]:
@@ -203,7 +223,9 @@ def test_every_csv_writes_formula_like_vendor_text_as_text(workspace_copy, vendo
         cells = [cell for row in csv_rows(result.stdout) for cell in row.values()]
         assert "'" + vendor in cells, (name, vendor)
         assert vendor not in cells, name
-        assert not any(isinstance(c, str) and c.startswith(textsafe.FORMULA_STARTS) and not _number(c) for c in cells), name
+        assert not any(
+            isinstance(c, str) and c.startswith(textsafe.FORMULA_STARTS) and not _number(c) for c in cells
+        ), name
 
 
 def _number(text: str) -> bool:
@@ -228,7 +250,9 @@ def test_numbers_stay_numbers_in_csv(workspace_copy):
 def test_cashflow_and_position_and_sensitivity_csv_are_safe(workspace_copy):
     ws = workspace_copy("rated")
     path = ws / "procure.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("{name: Rival B,", "{name: \"=Rival B\",", 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("{name: Rival B,", '{name: "=Rival B",', 1), encoding="utf-8"
+    )
     position = run("position", "-f", "csv", "-w", ws, "--as-of", AS_OF)
     assert position.exit_code == 0, position.stderr
     names = [row["name"] for row in csv_rows(position.stdout)]
@@ -270,7 +294,9 @@ def test_a_locked_history_is_reported_as_busy_within_seconds(workspace_copy, mon
     holder.execute("BEGIN EXCLUSIVE")
     try:
         for args in (("evaluate", "--save", "--as-of", AS_OF), ("history",), ("reevaluate", "--as-of", AS_OF)):
-            if args[0] != "evaluate":  # the first waits the real timeout; the others need not wait as long to say "busy"
+            if (
+                args[0] != "evaluate"
+            ):  # the first waits the real timeout; the others need not wait as long to say "busy"
                 monkeypatch.setattr("procure.analysis.history.BUSY_TIMEOUT_S", 0.5)
             start = time.perf_counter()
             result = run(*args, "-w", ws)
@@ -292,7 +318,9 @@ def test_delivered_evidence_with_negative_amounts_a_share_above_one_or_inverted_
     ws = workspace_copy("basic")
     folder = ws / "actuals" / "alpha"
     folder.mkdir(parents=True)
-    (folder / "invoices.csv").write_text("month,gpu_hours,output_tokens,amount\n2026-03,-73000,,292000\n2026-04,73000,,-5\n")
+    (folder / "invoices.csv").write_text(
+        "month,gpu_hours,output_tokens,amount\n2026-03,-73000,,292000\n2026-04,73000,,-5\n"
+    )
     (folder / "metrics.csv").write_text(
         "month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps\n"
         "2026-03,1000,10,-1,0.9,0.4,2.0,10,12,14,1.5,0,0\n"

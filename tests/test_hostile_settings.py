@@ -37,15 +37,40 @@ CASES = [
     ("uncertainty:\n  demand: {triangular: [1.2, 1.0, 0.8]}\n", "demand:", "uncertainty.demand", "low <= mode <= high"),
     ("uncertainty:\n  demand: {triangular: [0.8, 1.0]}\n", "demand:", "uncertainty.demand", ""),
     ("uncertainty:\n  production: {uniform: [0, 1]}\n", "production:", "uncertainty.production", "0 < low"),
-    ("uncertainty:\n  throughput:\n    claimed: {triangular: [0.8, 0.9, 1.0]}\n", "claimed:", "uncertainty.throughput.claimed", ""),
-    ("uncertainty:\n  throughput:\n    vendor_claim: {triangular: [0.9, 0.8, 1.0]}\n", "vendor_claim:", "uncertainty.throughput.vendor_claim", "low <= mode <= high"),
+    (
+        "uncertainty:\n  throughput:\n    claimed: {triangular: [0.8, 0.9, 1.0]}\n",
+        "claimed:",
+        "uncertainty.throughput.claimed",
+        "",
+    ),
+    (
+        "uncertainty:\n  throughput:\n    vendor_claim: {triangular: [0.9, 0.8, 1.0]}\n",
+        "vendor_claim:",
+        "uncertainty.throughput.vendor_claim",
+        "low <= mode <= high",
+    ),
     ("index:\n  min_quotes: 0\n", "min_quotes", "index.min_quotes", "1"),
     ("index:\n  seller_cap: 1.5\n", "seller_cap", "index.seller_cap", "1"),
     ("index:\n  seller_cap: 0\n", "seller_cap", "index.seller_cap", "0"),
     ("index:\n  strata: [term, region]\n", "strata:", "index.strata", "grade"),
-    ("index:\n  weights:\n    - {term: 0-3, kind: offered, grade: T-MC, weight: 1}\n", "kind: offered", "index.weights[0].kind", "transacted"),
-    ("index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 0}\n", "weight: 0", "index.weights[0].weight", "0"),
-    ("index:\n  weights:\n    - {term: 5-9, kind: advertised, grade: T-MC, weight: 1}\n", "term: 5-9", "index.weights[0].term", "13-36"),
+    (
+        "index:\n  weights:\n    - {term: 0-3, kind: offered, grade: T-MC, weight: 1}\n",
+        "kind: offered",
+        "index.weights[0].kind",
+        "transacted",
+    ),
+    (
+        "index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 0}\n",
+        "weight: 0",
+        "index.weights[0].weight",
+        "0",
+    ),
+    (
+        "index:\n  weights:\n    - {term: 5-9, kind: advertised, grade: T-MC, weight: 1}\n",
+        "term: 5-9",
+        "index.weights[0].term",
+        "13-36",
+    ),
     (
         "index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 2}\n",
         "weight: 2",
@@ -53,7 +78,12 @@ CASES = [
         "listed twice",
     ),
     ("hedge:\n  forward: -5\n", "forward", "hedge.forward", "0"),
-    ("actuals:\n  down_impacts: []\n", "down_impacts", "actuals.down_impacts", "must have at least 1 item"),  # none down: always 100%
+    (
+        "actuals:\n  down_impacts: []\n",
+        "down_impacts",
+        "actuals.down_impacts",
+        "must have at least 1 item",
+    ),  # none down: always 100%
     (
         "index:\n  base_period: 2026-10-01\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n",
         "base_period",
@@ -76,7 +106,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text, needle, field, message", CASES, ids=[c[2] + ":" + c[0].split("\n")[1].strip()[:24] for c in CASES])
+@pytest.mark.parametrize(
+    "text, needle, field, message", CASES, ids=[c[2] + ":" + c[0].split("\n")[1].strip()[:24] for c in CASES]
+)
 def test_a_bad_setting_is_located(workspace_copy, text, needle, field, message):
     root = workspace_copy("basic")
     line = append(root, text, needle)
@@ -110,7 +142,9 @@ def test_bad_strata_settings_stop_index_build_too(workspace_copy, data_dir):
     root = workspace_copy("basic")
     line = append(root, "index:\n  min_quotes: 0\n", "min_quotes")
     out = root.parent / "index.csv"
-    result = run("index", "build", data_dir / "market_ws" / "market" / "quotes.csv", "-w", root, "--scope-adjust", "--out", out)
+    result = run(
+        "index", "build", data_dir / "market_ws" / "market" / "quotes.csv", "-w", root, "--scope-adjust", "--out", out
+    )
     assert_error(result, f"procure.yaml:{line}: index.min_quotes")
     assert not out.exists()
 
@@ -122,16 +156,27 @@ def test_a_reliability_band_whose_factor_falls_below_a_lower_scores_is_located(w
     text = path.read_text()
     assert "bands: [[85, 1.0], [0, 0.97]]" in text
     path.write_text(text.replace("bands: [[85, 1.0], [0, 0.97]]", "bands: [[85, 0.96], [0, 0.97]]"))
-    line = next(i for i, l in enumerate(path.read_text().splitlines(), start=1) if "bands:" in l)
-    assert_error(run("validate", "-w", root), f"procure.yaml:{line}: assumptions.reliability.bands[0]: the factor 0.96 at score 85 is below 0.97 at score 0: a higher score never lowers the factor")
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), start=1) if "bands:" in ln)
+    assert_error(
+        run("validate", "-w", root),
+        f"procure.yaml:{line}: assumptions.reliability.bands[0]: the factor 0.96 at score 85 is below 0.97 at score 0: a higher score never lowers the factor",
+    )
 
 
-def test_a_throughput_range_for_a_per_token_offer_is_refused_and_an_invalid_offers_range_is_not_called_unknown(workspace_copy):
+def test_a_throughput_range_for_a_per_token_offer_is_refused_and_an_invalid_offers_range_is_not_called_unknown(
+    workspace_copy,
+):
     # tokens.yaml is priced per million tokens: no GPU throughput enters its cost, so the range would
     # change nothing. indexed.yaml made invalid keeps its id: its range is not "no offer with this id".
     root = workspace_copy("offer_kinds")
     path = root / "procure.yaml"
-    path.write_text(path.read_text().replace("uncertainty:\n", "uncertainty:\n  offers:\n    tokens: {throughput: {uniform: [0.8, 1.2]}}\n    indexed: {throughput: {uniform: [0.8, 1.2]}}\n", 1))
+    path.write_text(
+        path.read_text().replace(
+            "uncertainty:\n",
+            "uncertainty:\n  offers:\n    tokens: {throughput: {uniform: [0.8, 1.2]}}\n    indexed: {throughput: {uniform: [0.8, 1.2]}}\n",
+            1,
+        )
+    )
     line = path.read_text().splitlines().index("    tokens: {throughput: {uniform: [0.8, 1.2]}}") + 1
     offer = root / "offers" / "indexed.yaml"
     offer.write_text(offer.read_text().replace("gpus: 100\n", "gpus: -1\n", 1))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 import tracemalloc
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,7 @@ TOKENS = "vllm:generation_tokens_total"
 
 
 def at(text: str) -> float:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
 def range_file(folder: Path, result: list[dict], name: str = "range.json") -> Path:
@@ -53,26 +53,43 @@ def nothing_written(ws: Path) -> None:
 # --- times past 9999 or before 1970: named, not an internal error -------------------------------
 
 
-@pytest.mark.parametrize("stamp", [1e13, 253402300800.0, -62135596801.0, -1.0])  # year 318857, 10000-01-01, before year 1, 1969
+@pytest.mark.parametrize(
+    "stamp", [1e13, 253402300800.0, -62135596801.0, -1.0]
+)  # year 318857, 10000-01-01, before year 1, 1969
 def test_a_query_range_time_outside_the_calendar_is_a_named_error(workspace_copy, tmp_path, stamp):
     ws = workspace_copy("basic")
     path = range_file(tmp_path, [tokens([[at("2026-11-01T00:00:00"), "1"], [stamp, "2"]])])
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), f"{path}: data.result[0].values[1]:", "between 1970-01-01 and 9999-11-30")
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        f"{path}: data.result[0].values[1]:",
+        "between 1970-01-01 and 9999-11-30",
+    )
     nothing_written(ws)
 
 
 def test_a_snapshot_sample_stamped_past_9999_is_a_named_error(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     path = snapshot(tmp_path, "metrics.prom", f'{TOKENS}{{model_name="m"}} 100 {int(1e13 * 1000)}\n')
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), str(path), "timestamp must be between 1970-01-01 and 9999-11-30")
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        str(path),
+        "timestamp must be between 1970-01-01 and 9999-11-30",
+    )
     nothing_written(ws)
 
 
-@pytest.mark.parametrize("name", ["9999-12-31T23:59:59Z.prom", "0000-01-01T00:00:00Z.prom", "1969-12-31T23:59:59Z.prom"])
+@pytest.mark.parametrize(
+    "name", ["9999-12-31T23:59:59Z.prom", "0000-01-01T00:00:00Z.prom", "1969-12-31T23:59:59Z.prom"]
+)
 def test_a_snapshot_file_named_outside_the_calendar_is_a_named_error(workspace_copy, tmp_path, name):
     ws = workspace_copy("basic")
     path = snapshot(tmp_path, name, f'{TOKENS}{{model_name="m"}} 100\n')
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), str(path), "the time in the file name", "between 1970-01-01 and 9999-11-30")
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        str(path),
+        "the time in the file name",
+        "between 1970-01-01 and 9999-11-30",
+    )
     nothing_written(ws)
 
 
@@ -82,17 +99,33 @@ def test_a_guidellm_start_time_of_1e20_is_a_named_error(workspace_copy, tmp_path
     data["benchmarks"][0]["start_time"] = 1e20
     path = tmp_path / "benchmarks.json"
     path.write_text(json.dumps(data))
-    assert_error(run("perf", "import", path, "--gpus", "8", "--name", "trial-x", "-w", ws), str(path), "benchmarks[0].start_time", "before the year 10000")
+    assert_error(
+        run("perf", "import", path, "--gpus", "8", "--name", "trial-x", "-w", ws),
+        str(path),
+        "benchmarks[0].start_time",
+        "before the year 10000",
+    )
     assert not (ws / "performance" / "trial-x.csv").exists()
 
 
-@pytest.mark.parametrize("key, value", [("components", 5), ("components", "api"), ("incident_updates", {"status": "resolved"})])
+@pytest.mark.parametrize(
+    "key, value", [("components", 5), ("components", "api"), ("incident_updates", {"status": "resolved"})]
+)
 def test_a_statuspage_field_that_is_not_a_list_is_named_by_import_and_by_validate(workspace_copy, tmp_path, key, value):
     ws = workspace_copy("basic")
-    incident = {"id": "x1", "name": "outage", "impact": "major", "started_at": "2026-07-01T00:00:00Z", "resolved_at": "2026-07-01T01:00:00Z", key: value}
+    incident = {
+        "id": "x1",
+        "name": "outage",
+        "impact": "major",
+        "started_at": "2026-07-01T00:00:00Z",
+        "resolved_at": "2026-07-01T01:00:00Z",
+        key: value,
+    }
     path = tmp_path / "incidents.json"
     path.write_text(json.dumps({"incidents": [incident]}))
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), str(path), f"incidents[0].{key}", "must be a list")
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws), str(path), f"incidents[0].{key}", "must be a list"
+    )
     nothing_written(ws)
     # the same file placed in actuals/ by hand: validate names it too (it used to fail inside validate)
     (ws / "actuals" / "alpha").mkdir(parents=True)
@@ -107,7 +140,12 @@ def test_a_nan_in_the_second_snapshot_is_reported_against_that_file(workspace_co
     ws = workspace_copy("basic")
     first = snapshot(tmp_path, "2026-11-01T00:00:00Z.prom", f'{TOKENS}{{model_name="m"}} 100\n')
     second = snapshot(tmp_path, "2026-11-01T00:01:00Z.prom", f'{TOKENS}{{model_name="m"}} NaN\n')
-    stderr = assert_error(run("actuals", "import", first, second, "--offer", "alpha", "-w", ws), f"{second}: ", "finite number", "2026-11-01 00:01:00Z")
+    stderr = assert_error(
+        run("actuals", "import", first, second, "--offer", "alpha", "-w", ws),
+        f"{second}: ",
+        "finite number",
+        "2026-11-01 00:01:00Z",
+    )
     assert f"{first}: " not in stderr
     nothing_written(ws)
 
@@ -124,12 +162,18 @@ def test_an_actuals_write_that_fails_names_no_out_option(workspace_copy, tmp_pat
     assert "actuals/alpha" in result.stderr
 
 
-@pytest.mark.parametrize("count", [2_000, pytest.param(200_000, marks=pytest.mark.slow)])  # the attack's 200,000: a minute in prometheus-client's parser
+@pytest.mark.parametrize(
+    "count", [2_000, pytest.param(200_000, marks=pytest.mark.slow)]
+)  # the attack's 200,000: a minute in prometheus-client's parser
 def test_two_hundred_thousand_series_with_an_unknown_label_take_one_line(workspace_copy, tmp_path, count):
     ws = workspace_copy("basic")
     body = "".join(f'{TOKENS}{{model_name="m",region="r{i}"}} {i}\n' for i in range(count))
     path = snapshot(tmp_path, "2026-11-01T00:00:00Z.prom", body)
-    stderr = assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), "unknown label region", f"and {count - 1:,} other series")
+    stderr = assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        "unknown label region",
+        f"and {count - 1:,} other series",
+    )
     assert len(stderr.splitlines()) == 2  # the problem and the count line
     nothing_written(ws)
 
@@ -141,9 +185,21 @@ def test_two_hundred_thousand_series_with_an_unknown_label_take_one_line(workspa
 def test_a_latency_bucket_bound_of_nan_or_below_zero_is_refused_and_nothing_written(workspace_copy, tmp_path, bound):
     ws = workspace_copy("basic")
     name = "vllm:time_to_first_token_seconds_bucket"
-    buckets = [{"metric": {"__name__": name, "model_name": "m", "le": le}, "values": [[at("2026-11-01T00:00:00"), "0"], [at("2026-11-01T00:01:00"), "10"]]} for le in (bound, "+Inf")]
+    buckets = [
+        {
+            "metric": {"__name__": name, "model_name": "m", "le": le},
+            "values": [[at("2026-11-01T00:00:00"), "0"], [at("2026-11-01T00:01:00"), "10"]],
+        }
+        for le in (bound, "+Inf")
+    ]
     path = range_file(tmp_path, buckets)
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), str(path), "le:", f'got le="{bound}"', "at least 0, or +Inf")
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        str(path),
+        "le:",
+        f'got le="{bound}"',
+        "at least 0, or +Inf",
+    )
     nothing_written(ws)
     assert run("validate", "-w", ws).exit_code == 0  # every command still works
 
@@ -154,7 +210,12 @@ def test_a_trial_throughput_of_1e300_is_refused_and_every_command_still_works(wo
     data["output_throughput"] = 1e300
     path = tmp_path / "run.json"
     path.write_text(json.dumps(data))
-    assert_error(run("perf", "import", path, "--gpus", "8", "--name", "trial-huge", "-w", ws), str(path), "output_throughput", "implausibly large")
+    assert_error(
+        run("perf", "import", path, "--gpus", "8", "--name", "trial-huge", "-w", ws),
+        str(path),
+        "output_throughput",
+        "implausibly large",
+    )
     assert not (ws / "performance" / "trial-huge.csv").exists()
     assert run("validate", "-w", ws).exit_code == 0
 
@@ -207,8 +268,13 @@ def test_a_query_range_of_many_unrelated_series_builds_only_the_wanted_one(tmp_p
     with path.open("w") as out:
         out.write('{"status":"success","data":{"resultType":"matrix","result":[')
         for i in range(30_000):
-            out.write('{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]},' % (i, i, i + 1))
-        out.write('{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]}]}}' % TOKENS)
+            out.write(
+                '{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]},'
+                % (i, i, i + 1)
+            )
+        out.write(
+            '{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]}]}}' % TOKENS
+        )
     size = path.stat().st_size
     problems: list[Problem] = []
     tracemalloc.start()
@@ -219,14 +285,18 @@ def test_a_query_range_of_many_unrelated_series_builds_only_the_wanted_one(tmp_p
         tracemalloc.stop()
     assert problems == []
     (found,) = series
-    assert found.name == TOKENS and list(found.values) == [0.0, 60.0] and list(found.times) == [1793491200.0, 1793491260.0]
+    assert (
+        found.name == TOKENS and list(found.values) == [0.0, 60.0] and list(found.times) == [1793491200.0, 1793491260.0]
+    )
     assert peak < 3 * size, (peak, size)
 
 
 def test_a_query_range_in_another_layout_is_still_read_whole():
     # The documentation's own example (pretty-printed, "values" after "metric"): read item by item.
     problems: list[Problem] = []
-    series = tm.read_query_range(DATA / "actuals" / "prometheus_api_range_example.json", "example.json", {"up"}, problems)
+    series = tm.read_query_range(
+        DATA / "actuals" / "prometheus_api_range_example.json", "example.json", {"up"}, problems
+    )
     assert problems == [] and [s.label("job") for s in series] == ["prometheus", "node"]
 
 
@@ -237,8 +307,14 @@ def unrelated_range(path: Path, series: int, wanted_at: int) -> None:
         out.write('{"status":"success","data":{"resultType":"matrix","result":[')
         for i in range(series):
             if i == wanted_at:
-                out.write('{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]},' % TOKENS)
-            out.write('{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]}%s' % (i, i, i + 1, "," if i < series - 1 else ""))
+                out.write(
+                    '{"metric":{"__name__":"%s","model_name":"m"},"values":[[1793491200,"0"],[1793491260,"60"]]},'
+                    % TOKENS
+                )
+            out.write(
+                '{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"%d"],[1793491260,"%d"]]}%s'
+                % (i, i, i + 1, "," if i < series - 1 else "")
+            )
         out.write("]}}")
 
 
@@ -264,7 +340,13 @@ def test_a_large_query_range_of_unrelated_series_imports_in_bounded_memory(tmp_p
         "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "print(json.dumps({'kib': after - before, 'problems': [str(p) for p in problems], 'series': [[s.name, list(map(float, s.values))] for s in series]}))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=240, cwd=Path(__file__).parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=Path(__file__).parent.parent,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["problems"] == [] and found["series"] == [[TOKENS, [0.0, 60.0]]]
@@ -276,7 +358,10 @@ def test_a_query_range_read_in_any_block_size_gives_the_same_series_and_problems
     # Blocks that cut every series, label and number: the same series (a duplicate, a series in
     # another key order, a NaN sample, one without __name__) and the same problems as in one read.
     result = [
-        {"metric": {"__name__": "node_cpu_seconds_total", "cpu": "0"}, "values": [[1793491200, "1"], [1793491260, "2"]]},
+        {
+            "metric": {"__name__": "node_cpu_seconds_total", "cpu": "0"},
+            "values": [[1793491200, "1"], [1793491260, "2"]],
+        },
         tokens([[1793491200, "0"], [1793491260, "60"]]),
         {"values": [[1793491200, "5"]], "metric": {"__name__": TOKENS, "model_name": "n"}},
         tokens([[1793491200, "0"]]),
@@ -285,13 +370,22 @@ def test_a_query_range_read_in_any_block_size_gives_the_same_series_and_problems
     ]
     for indent in (None, 2):
         path = tmp_path / f"range-{indent}.json"
-        path.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}, indent=indent))
+        path.write_text(
+            json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}, indent=indent)
+        )
         problems: list[Problem] = []
         monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", block)
         series = tm.read_query_range(path, "range", {TOKENS}, problems)
         shown = [(s.label("model_name"), list(s.times), [str(v) for v in s.values]) for s in series]
-        assert shown == [("m", [1793491200.0, 1793491260.0], ["0.0", "60.0"]), ("n", [1793491200.0], ["5.0"]), ("z", [1793491200.0], ["nan"])]
-        assert [(p.field, p.message[:25]) for p in problems] == [("data.result[3]", "duplicate series vllm:gen"), ("data.result[5].metric", "has no __name__: query th")]
+        assert shown == [
+            ("m", [1793491200.0, 1793491260.0], ["0.0", "60.0"]),
+            ("n", [1793491200.0], ["5.0"]),
+            ("z", [1793491200.0], ["nan"]),
+        ]
+        assert [(p.field, p.message[:25]) for p in problems] == [
+            ("data.result[3]", "duplicate series vllm:gen"),
+            ("data.result[5].metric", "has no __name__: query th"),
+        ]
 
 
 def test_malformed_json_in_a_query_range_is_named_by_its_own_line(workspace_copy, tmp_path, monkeypatch):
@@ -300,16 +394,25 @@ def test_malformed_json_in_a_query_range_is_named_by_its_own_line(workspace_copy
     # too); a key without ":" after the list, on line 40,004, is named there.
     monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 4096)
     lines = ['{"status":"success","data":{"resultType":"matrix","result":[']
-    lines += ['{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"1"]]},' % i for i in range(40_000)]
+    lines += [
+        '{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"1"]]},' % i
+        for i in range(40_000)
+    ]
     lines[30_000] = lines[30_000].rstrip(",")
     path = tmp_path / "range.json"
     path.write_text("\n".join(lines) + "\n" + json.dumps(tokens([[1793491200, "0"]])) + "]}}")
     ws = workspace_copy("basic")
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), f"{path}:30002: malformed JSON: Expecting ',' delimiter")
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        f"{path}:30002: malformed JSON: Expecting ',' delimiter",
+    )
     nothing_written(ws)
     lines[30_000] += ","
-    path.write_text("\n".join(lines) + "\n" + json.dumps(tokens([[1793491200, "0"]])) + "]},\n\n\"status\" \"x\"}")
-    assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), f"{path}:40004: malformed JSON: Expecting ':' delimiter")
+    path.write_text("\n".join(lines) + "\n" + json.dumps(tokens([[1793491200, "0"]])) + ']},\n\n"status" "x"}')
+    assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        f"{path}:40004: malformed JSON: Expecting ':' delimiter",
+    )
     nothing_written(ws)
 
 
@@ -321,7 +424,15 @@ def test_a_query_range_whose_text_outside_the_result_is_too_long_is_refused(tmp_
     monkeypatch.setattr(tm, "MAX_ENVELOPE_CHARS", 1_000)
     monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 256)
     path = tmp_path / "range.json"
-    path.write_text(json.dumps({"status": "success", "warnings": ["x" * 5_000], "data": {"resultType": "matrix", "result": [tokens([[1793491200, "0"]])]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "status": "success",
+                "warnings": ["x" * 5_000],
+                "data": {"resultType": "matrix", "result": [tokens([[1793491200, "0"]])]},
+            }
+        )
+    )
     with pytest.raises(InputError) as caught:
         tm.read_query_range(path, "range.json", {TOKENS}, [])
     (problem,) = caught.value.problems
@@ -333,9 +444,12 @@ def test_forty_thousand_incidents_open_at_once_are_checked_in_one_sweep(tmp_path
     # compared with every open one (over 10 minutes); one sweep takes a few seconds.
     from procure.io.incidents import read_incidents
 
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     path = tmp_path / "incidents.csv"
-    rows = [f"{(start + timedelta(minutes=i)).isoformat()},{(start + timedelta(days=300)).isoformat()},major,c{i}" for i in range(40_000)]
+    rows = [
+        f"{(start + timedelta(minutes=i)).isoformat()},{(start + timedelta(days=300)).isoformat()},major,c{i}"
+        for i in range(40_000)
+    ]
     path.write_text("start,end,impact,components\n" + "\n".join(rows) + "\n")
     began = time.perf_counter()
     assert len(read_incidents(path)) == 40_000
@@ -378,14 +492,20 @@ def test_an_xlsx_cell_at_column_xfd_is_refused_before_openpyxl_fills_the_row(tmp
     book.active["A1"] = "id"
     base = tmp_path / "base.xlsx"
     book.save(base)
-    rows = "".join(f'<row r="{i}"><c r="A{i}" t="inlineStr"><is><t>x</t></is></c><c r="XFD{i}"/></row>' for i in range(1, 501))
+    rows = "".join(
+        f'<row r="{i}"><c r="A{i}" t="inlineStr"><is><t>x</t></is></c><c r="XFD{i}"/></row>' for i in range(1, 501)
+    )
     path = tmp_path / "wide.xlsx"
     with zipfile.ZipFile(base) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
         for name in source.namelist():
             data = source.read(name)
             if name == "xl/worksheets/sheet1.xml":
                 text = data.decode()
-                data = (text[: text.index("<sheetData>")] + f"<sheetData>{rows}</sheetData>" + text[text.index("</sheetData>") + len("</sheetData>") :]).encode()
+                data = (
+                    text[: text.index("<sheetData>")]
+                    + f"<sheetData>{rows}</sheetData>"
+                    + text[text.index("</sheetData>") + len("</sheetData>") :]
+                ).encode()
             target.writestr(name, data)
     tracemalloc.start()
     try:
@@ -421,7 +541,11 @@ def test_an_xlsx_row_of_eight_million_empty_cells_is_refused_in_a_second(workspa
             data = source.read(name)
             if name == "xl/worksheets/sheet1.xml":
                 text = data.decode()
-                data = (text[: text.index("<sheetData>")] + f"<sheetData>{row}</sheetData>" + text[text.index("</sheetData>") + len("</sheetData>") :]).encode()
+                data = (
+                    text[: text.index("<sheetData>")]
+                    + f"<sheetData>{row}</sheetData>"
+                    + text[text.index("</sheetData>") + len("</sheetData>") :]
+                ).encode()
             target.writestr(name, data)
     assert path.stat().st_size < 400_000
     ws = workspace_copy("basic")
@@ -434,7 +558,9 @@ def test_an_xlsx_row_of_eight_million_empty_cells_is_refused_in_a_second(workspa
     finally:
         tracemalloc.stop()
     seconds = time.perf_counter() - started
-    assert_error(result, f"{path}:1: too many columns (over 500, at cell SG1 of sheet 'offers'")  # SG: column 501 = 19 x 26 + 7
+    assert_error(
+        result, f"{path}:1: too many columns (over 500, at cell SG1 of sheet 'offers'"
+    )  # SG: column 501 = 19 x 26 + 7
     assert sorted(p.name for p in (ws / "offers").iterdir()) == before
     assert seconds < 10 and peak < 20 * 1024 * 1024, (seconds, peak)  # openpyxl building the row: 8-12 s and 751 MB
 
@@ -444,6 +570,10 @@ def test_many_problems_print_the_first_hundred_and_the_count(workspace_copy, tmp
     ws = workspace_copy("basic")
     body = "".join(f'{TOKENS}{{model_name="m{i}"}} 1\n{TOKENS}{{model_name="m{i}"}} 2\n' for i in range(300))
     path = snapshot(tmp_path, "2026-11-01T00:00:00Z.prom", body)
-    stderr = assert_error(run("actuals", "import", path, "--offer", "alpha", "-w", ws), "... and 200 more problems, not shown", "300 problems found; nothing was written.")
+    stderr = assert_error(
+        run("actuals", "import", path, "--offer", "alpha", "-w", ws),
+        "... and 200 more problems, not shown",
+        "300 problems found; nothing was written.",
+    )
     assert len(stderr.splitlines()) == 102
     nothing_written(ws)

@@ -112,7 +112,26 @@ def assert_clean(result, name: str) -> None:
     assert "Traceback" not in combined
 
 
-@pytest.mark.parametrize("name", ["table", "markdown", "csv", "json", "xlsx", "html", "board_html", "pdf", "grade", "grade_json", "rate", "price_to_win", "whatif", "position", "sensitivity"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "table",
+        "markdown",
+        "csv",
+        "json",
+        "xlsx",
+        "html",
+        "board_html",
+        "pdf",
+        "grade",
+        "grade_json",
+        "rate",
+        "price_to_win",
+        "whatif",
+        "position",
+        "sensitivity",
+    ],
+)
 def test_every_output_renders_hostile_text_without_error(rendered, name):
     _, _, results = rendered
     assert_clean(results[name], name)
@@ -290,7 +309,9 @@ def test_mathtext_like_vendor_names_do_not_break_the_charts(rendered):
     assert squash(MATH_VENDOR) in squash(results["pdf_text"])
 
 
-@pytest.mark.parametrize("command", [("compare",), ("grade",), ("rate",), ("whatif", "--price-to-win"), ("grade", "--explain", "alpha")])
+@pytest.mark.parametrize(
+    "command", [("compare",), ("grade",), ("rate",), ("whatif", "--price-to-win"), ("grade", "--explain", "alpha")]
+)
 def test_rich_closing_tag_in_a_vendor_name_prints_literally(workspace_copy, monkeypatch, command):
     monkeypatch.setenv("COLUMNS", "400")
     ws = workspace_copy("basic")
@@ -300,7 +321,9 @@ def test_rich_closing_tag_in_a_vendor_name_prints_literally(workspace_copy, monk
     assert "Alpha [/bold] Cloud" in result.stdout
 
 
-@pytest.mark.parametrize("vendor", ["[red]Alpha[/red] Cloud", "[link=https://evil.example]Alpha[/link] Cloud", "[bold blink]Alpha Cloud"])
+@pytest.mark.parametrize(
+    "vendor", ["[red]Alpha[/red] Cloud", "[link=https://evil.example]Alpha[/link] Cloud", "[bold blink]Alpha Cloud"]
+)
 def test_rich_markup_in_a_vendor_name_prints_literally(workspace_copy, monkeypatch, vendor):
     monkeypatch.setenv("COLUMNS", "400")  # no folding of the vendor column
     ws = workspace_copy("basic")
@@ -318,7 +341,12 @@ def test_formula_like_vendor_name_is_text_in_the_xlsx(workspace_copy, tmp_path, 
     out = tmp_path / "cmp.xlsx"
     assert_clean(run("compare", "--format", "xlsx", "--out", out, "-w", ws), "xlsx")
     sheet = openpyxl.load_workbook(out)["Comparison"]
-    cells = [c for row in sheet.iter_rows() for c in row if isinstance(c.value, str) and "Alpha" in c.value or c.value == "=1+1"]
+    cells = [
+        c
+        for row in sheet.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and "Alpha" in c.value or c.value == "=1+1"
+    ]
     assert cells, "the vendor name is missing"
     for cell in cells:
         assert cell.data_type == "s", f"{cell.coordinate} is stored as a formula: {cell.value}"
@@ -350,7 +378,9 @@ def control_workspace(workspace_copy, vendor: str) -> Path:
     return ws
 
 
-@pytest.mark.parametrize("vendor", [v for k, v in CONTROL_VENDORS.items() if k != "nul"], ids=[k for k in CONTROL_VENDORS if k != "nul"])
+@pytest.mark.parametrize(
+    "vendor", [v for k, v in CONTROL_VENDORS.items() if k != "nul"], ids=[k for k in CONTROL_VENDORS if k != "nul"]
+)
 def test_control_characters_never_reach_the_terminal(workspace_copy, vendor):
     ws = control_workspace(workspace_copy, vendor)
     validated = run("validate", "-w", ws)
@@ -361,7 +391,9 @@ def test_control_characters_never_reach_the_terminal(workspace_copy, vendor):
     for fmt in ("table", "markdown"):
         result = run("compare", "--format", fmt, "-w", ws)
         assert_clean(result, fmt)
-        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", result.stdout), f"{fmt} output carries a raw control character"
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", result.stdout), (
+            f"{fmt} output carries a raw control character"
+        )
 
 
 @pytest.mark.parametrize("vendor", list(CONTROL_VENDORS.values()), ids=list(CONTROL_VENDORS))
@@ -388,7 +420,14 @@ def test_plain_text_undoes_exactly_what_markdown_text_escapes():
     from procure.textsafe import markdown_text, plain_text
 
     # vendor text round-trips: the mail shows what the vendor typed, the Markdown cannot be read as markup
-    for typed in ("AT&T -> <b>Keel</b> @ops", "a|b *c* _d_ [e](f) # g ~h~ `i`", "---", "back\\slash", "www.example.com https://x.io", "&amp; already"):
+    for typed in (
+        "AT&T -> <b>Keel</b> @ops",
+        "a|b *c* _d_ [e](f) # g ~h~ `i`",
+        "---",
+        "back\\slash",
+        "www.example.com https://x.io",
+        "&amp; already",
+    ):
         assert plain_text(markdown_text(typed)) == typed
     assert plain_text("**No threshold breached.**") == "No threshold breached."
     assert plain_text(markdown_text("\x1b[31mred")) == "\\x1b[31mred"  # a control character stays shown, never run

@@ -26,7 +26,6 @@ OFFER = "offers/alpha.yaml"
 CONFIG = "procure.yaml"
 
 
-
 def cli(*args: str | Path, timeout: float = 20.0, env: dict | None = None) -> subprocess.CompletedProcess | None:
     """procure in a subprocess (for cases that may hang); None when it did not finish in time."""
     try:
@@ -76,15 +75,47 @@ def test_a_merge_key_that_sets_each_key_once_is_fine(workspace_copy):
         ("basic", OFFER, "gpus: 100", "gpus: 1" + "0" * 30, "gpus", "implausibly large"),
         # A denormal price made a cost per task of exactly 0 and then a division by it (found by hypothesis).
         ("basic", OFFER, "gpu_hour: 4.00", "gpu_hour: 5.0e-324", "pricing.gpu_hour", "implausibly small"),
-        ("cashflow_basic", "offers/golf.yaml", "life_years: 5", "life_years: 1.0e+308", "pricing.owned.life_years", "implausibly large"),
-        ("cashflow_basic", "offers/golf.yaml", "life_years: 5", "life_years: 5000", "pricing.owned.life_years", "at most 50"),
-        ("cashflow_basic", CONFIG, "expected_delay_weeks: 0", "expected_delay_weeks: 600000", "horizon.expected_delay_weeks", "at most 520"),
+        (
+            "cashflow_basic",
+            "offers/golf.yaml",
+            "life_years: 5",
+            "life_years: 1.0e+308",
+            "pricing.owned.life_years",
+            "implausibly large",
+        ),
+        (
+            "cashflow_basic",
+            "offers/golf.yaml",
+            "life_years: 5",
+            "life_years: 5000",
+            "pricing.owned.life_years",
+            "at most 50",
+        ),
+        (
+            "cashflow_basic",
+            CONFIG,
+            "expected_delay_weeks: 0",
+            "expected_delay_weeks: 600000",
+            "horizon.expected_delay_weeks",
+            "at most 520",
+        ),
         ("basic", OFFER, "received: 2026-11-01", "received: 0001-01-01", "received", "between 1900 and 2199"),
         ("basic", OFFER, "valid_until: 2027-06-30", "valid_until: 9999-12-31", "valid_until", "between 1900 and 2199"),
     ],
-    ids=["gpu_hour-1e308", "gpus-1e30", "gpu_hour-5e-324", "life_years-1e308", "life_years-5000", "delay-600000-weeks", "year-1", "year-9999"],
+    ids=[
+        "gpu_hour-1e308",
+        "gpus-1e30",
+        "gpu_hour-5e-324",
+        "life_years-1e308",
+        "life_years-5000",
+        "delay-600000-weeks",
+        "year-1",
+        "year-9999",
+    ],
 )
-def test_huge_numbers_and_far_dates_are_refused_at_their_line(workspace_copy, tmp_path, base, where, old, new, field, needle):
+def test_huge_numbers_and_far_dates_are_refused_at_their_line(
+    workspace_copy, tmp_path, base, where, old, new, field, needle
+):
     ws = workspace_copy(base)
     line = edit(ws, where, old, new)
     out = tmp_path / "cashflow.json"
@@ -109,7 +140,13 @@ def test_json_never_holds_infinity_or_nan_at_the_largest_accepted_values(workspa
 
 
 @pytest.mark.parametrize(
-    "text", ["date,price\n2026-09-30,1e300\n", "date,price\n2026-09-30,1e-300\n", "date,price\n0001-09-30,5.00\n", "date,price\n9999-09-30,5.00\n"],
+    "text",
+    [
+        "date,price\n2026-09-30,1e300\n",
+        "date,price\n2026-09-30,1e-300\n",
+        "date,price\n0001-09-30,5.00\n",
+        "date,price\n9999-09-30,5.00\n",
+    ],
     ids=["price-1e300", "price-1e-300", "year-1", "year-9999"],
 )
 def test_huge_numbers_and_far_dates_in_csv_inputs_are_refused_at_their_line(workspace_copy, text):
@@ -123,7 +160,9 @@ def test_source_date_epoch_far_in_the_future_is_refused(workspace_copy, tmp_path
     ws = workspace_copy("basic")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
     out = tmp_path / "r.html"
-    assert_error(run("report", "-f", "html", "--out", out, "-w", ws, "--as-of", AS_OF), "SOURCE_DATE_EPOCH", "before 2200-01-01")
+    assert_error(
+        run("report", "-f", "html", "--out", out, "-w", ws, "--as-of", AS_OF), "SOURCE_DATE_EPOCH", "before 2200-01-01"
+    )
     assert not out.exists()
 
 
@@ -138,10 +177,14 @@ def test_source_date_epoch_at_the_end_of_2199_is_accepted(workspace_copy, tmp_pa
 # --- percentages where factors and shares belong -------------------------------------------------------
 
 
-@pytest.mark.parametrize("dist", ["{triangular: [0.85, 1.0, 15]}", "{triangular: [85, 100, 115]}", "{uniform: [10, 20]}"])
+@pytest.mark.parametrize(
+    "dist", ["{triangular: [0.85, 1.0, 15]}", "{triangular: [85, 100, 115]}", "{uniform: [10, 20]}"]
+)
 def test_uncertainty_factors_given_as_percentages_are_refused_with_a_hint(workspace_copy, dist):
     ws = workspace_copy("basic")
-    config = (ws / CONFIG).read_text(encoding="utf-8").split("# Stated so that", 1)[0]  # the fixture's own section gives way
+    config = (
+        (ws / CONFIG).read_text(encoding="utf-8").split("# Stated so that", 1)[0]
+    )  # the fixture's own section gives way
     assert "\nuncertainty:" not in config
     (ws / CONFIG).write_text(config + f"uncertainty:\n  fte_cost: {dist}\n", encoding="utf-8")
     line = config.count("\n") + 2
@@ -230,7 +273,11 @@ def bomb(path: Path, parts: dict[str, int]) -> Path:
 
 @pytest.mark.parametrize(
     "parts",
-    [{"xl/worksheets/sheet1.xml": 48 * 1024 * 1024}, {"xl/sharedStrings.xml": 40 * 1024 * 1024}, {f"xl/worksheets/sheet{i}.xml": 20 * 1024 * 1024 for i in range(1, 5)}],
+    [
+        {"xl/worksheets/sheet1.xml": 48 * 1024 * 1024},
+        {"xl/sharedStrings.xml": 40 * 1024 * 1024},
+        {f"xl/worksheets/sheet{i}.xml": 20 * 1024 * 1024 for i in range(1, 5)},
+    ],
     ids=["one-sheet", "shared-strings", "many-sheets"],
 )
 def test_an_expanding_workbook_is_refused_before_it_is_expanded(workspace_copy, tmp_path, parts):
@@ -281,7 +328,19 @@ def test_diff_perf_import_and_import_refuse_pipes_and_devices_without_hanging(wo
     commands = [
         ("diff", sources["a.json"], other, "-w", ws),
         ("diff", other, sources["a.json"], "-w", ws),
-        ("perf", "import", sources["rows.json"], "--out", ws / "performance", "--isl", "1024", "--osl", "1024", "-w", ws),
+        (
+            "perf",
+            "import",
+            sources["rows.json"],
+            "--out",
+            ws / "performance",
+            "--isl",
+            "1024",
+            "--osl",
+            "1024",
+            "-w",
+            ws,
+        ),
         ("import", sources["rfp.csv"], "--out", ws / "offers"),
         ("import", sources["rfp.xlsx"], "--out", ws / "offers"),
     ]

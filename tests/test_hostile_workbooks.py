@@ -48,7 +48,9 @@ def test_a_row_far_past_the_column_limit_is_refused_at_its_limit(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert any(f"changed.xlsx:3: too many columns" in p and f"{MAX_COLUMNS:,}" in p for p in problems_of(excinfo)), problems_of(excinfo)
+    assert any("changed.xlsx:3: too many columns" in p and f"{MAX_COLUMNS:,}" in p for p in problems_of(excinfo)), (
+        problems_of(excinfo)
+    )
     assert peak < 40_000_000, f"{peak / 1e6:.0f} MB traced"
 
 

@@ -126,7 +126,9 @@ def test_merge_key_bomb_is_refused_quickly(workspace_copy):
         assert_refused(ws, f"{OFFER}:")
 
 
-@pytest.mark.parametrize("text", ["a: &a [*a]\n", "a: &a {b: *a}\n", "a: &a {b: [{c: *a}]}\n"], ids=["list", "mapping", "mixed"])
+@pytest.mark.parametrize(
+    "text", ["a: &a [*a]\n", "a: &a {b: *a}\n", "a: &a {b: [{c: *a}]}\n"], ids=["list", "mapping", "mixed"]
+)
 def test_recursive_alias_is_refused(workspace_copy, text):
     ws = workspace_copy("basic")
     write(ws, OFFER, text)
@@ -147,7 +149,14 @@ def test_recursive_alias_is_refused(workspace_copy, text):
         "".join("  " * i + "a:\n" for i in range(2_000)) + "  " * 2_000 + "b: 1\n",
         "x: " + "[" * 100 + "]" * 100 + "\n",  # within libyaml's limit, beyond procure's
     ],
-    ids=["flow-unclosed-10000", "flow-10000", "flow-mapping-10000", "block-sequence-10000", "block-mapping-2000", "flow-100"],
+    ids=[
+        "flow-unclosed-10000",
+        "flow-10000",
+        "flow-mapping-10000",
+        "block-sequence-10000",
+        "block-mapping-2000",
+        "flow-100",
+    ],
 )
 def test_deep_nesting_is_refused_with_its_line(workspace_copy, text):
     ws = workspace_copy("basic")
@@ -196,7 +205,9 @@ def test_a_file_just_under_the_size_limit_with_millions_of_values_is_refused_qui
     write(ws, OFFER, text)
     command = [sys.executable, "-m", "procure", "validate", "-w", str(ws)]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD_S)  # 0.6 s alone, 2.7 s loaded
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=HANG_GUARD_S
+        )  # 0.6 s alone, 2.7 s loaded
     except subprocess.TimeoutExpired:
         pytest.fail(f"still parsing after {HANG_GUARD_S:g} s")
     assert done.returncode == 2
@@ -254,7 +265,14 @@ def test_utf8_bom_and_crlf_line_ends_are_read(workspace_copy):
     [
         (OFFER, "region: us-east", "region: us-east\nvendor: Someone Else", 2, 6, "vendor"),
         (OFFER, "  gpu_hour: 4.00", "  gpu_hour: 4.00\n  gpu_hour: 0.01", 11, 12, "pricing.gpu_hour"),
-        (OFFER, "  monitoring: provider", "  monitoring: provider\n  monitoring: customer", 28, 29, "responsibilities.monitoring"),
+        (
+            OFFER,
+            "  monitoring: provider",
+            "  monitoring: provider\n  monitoring: customer",
+            28,
+            29,
+            "responsibilities.monitoring",
+        ),
         (CONFIG, "  utilization: 0.8", "  utilization: 0.8\n  'utilization': 0.1", 11, 12, "workload.utilization"),
         (GRADE, "rank: 1", "rank: 1\nrank: 9", 3, 4, "rank"),
     ],
@@ -268,7 +286,12 @@ def test_duplicate_key_is_an_error_naming_both_lines(workspace_copy, target, old
 
 def test_duplicate_key_in_a_flow_mapping_is_an_error(workspace_copy):
     ws = workspace_copy("basic")
-    replace(ws, OFFER, "sla: {availability: 0.995, node_replacement_hours: 24}", "sla: {availability: 0.995, node_replacement_hours: 24, availability: 0.5}")
+    replace(
+        ws,
+        OFFER,
+        "sla: {availability: 0.995, node_replacement_hours: 24}",
+        "sla: {availability: 0.995, node_replacement_hours: 24, availability: 0.5}",
+    )
     assert_refused(ws, f"{OFFER}:16: service.sla.availability: duplicate key")
 
 
@@ -292,7 +315,7 @@ def test_a_duplicate_key_is_not_last_one_wins(workspace_copy):
         "vendor: !!python/name:os.system\n",
         "vendor: !!python/module:os\n",
         "vendor: !!python/object/new:pathlib.Path [{marker}]\n",
-        'vendor: !!python/object:__main__.X {{a: 1}}\n',
+        "vendor: !!python/object:__main__.X {{a: 1}}\n",
         "vendor: !ruby/object:Gem::Installer {{i: x}}\n",
         "vendor: !custom {marker}\n",
     ],
@@ -312,7 +335,9 @@ def test_object_constructing_tags_are_refused_and_never_run(workspace_copy, tmp_
     assert "malformed YAML" in stderr or "constructor" in stderr
 
 
-@pytest.mark.parametrize("value", ["!!binary /w==", "!!set {a, b}", "!!omap [a: 1]", "!!timestamp 2026-11-01", "!!float 3.95"])
+@pytest.mark.parametrize(
+    "value", ["!!binary /w==", "!!set {a, b}", "!!omap [a: 1]", "!!timestamp 2026-11-01", "!!float 3.95"]
+)
 def test_safe_but_unexpected_tags_are_field_errors_not_crashes(workspace_copy, value):
     """Tags the safe loader knows make the wrong type of value for the vendor name: a field error."""
     ws = workspace_copy("basic")
@@ -322,7 +347,7 @@ def test_safe_but_unexpected_tags_are_field_errors_not_crashes(workspace_copy, v
 
 def test_tag_on_a_number_field_is_not_coerced(workspace_copy):
     ws = workspace_copy("basic")
-    replace(ws, OFFER, "  gpu_hour: 4.00", '  gpu_hour: !!str 4.00')
+    replace(ws, OFFER, "  gpu_hour: 4.00", "  gpu_hour: !!str 4.00")
     assert_refused(ws, f"{OFFER}:11: pricing.gpu_hour: must be a number")
 
 
@@ -393,8 +418,18 @@ def test_several_documents_in_one_file_are_refused(workspace_copy):
 @pytest.mark.parametrize(
     "old, new, line, field",
     [
-        ("pricing:\n  currency: USD\n  gpu_hour: 4.00\n  fees:\n    - {name: onboarding, once: 87600}", "pricing: [USD, 4.00]", 9, "pricing"),
-        ("responsibilities:\n  hardware_repair: provider", "responsibilities:\n  - hardware_repair\nold_responsibilities:\n  hardware_repair: provider", 20, "responsibilities"),
+        (
+            "pricing:\n  currency: USD\n  gpu_hour: 4.00\n  fees:\n    - {name: onboarding, once: 87600}",
+            "pricing: [USD, 4.00]",
+            9,
+            "pricing",
+        ),
+        (
+            "responsibilities:\n  hardware_repair: provider",
+            "responsibilities:\n  - hardware_repair\nold_responsibilities:\n  hardware_repair: provider",
+            20,
+            "responsibilities",
+        ),
         ("  sla: {availability: 0.995, node_replacement_hours: 24}", "  sla: [0.995, 24]", 16, "service.sla"),
         ("  points: [[50, 400], [100, 300], [150, 100]]", "  points: {50: 400, 100: 300}", 34, "performance.points"),
     ],
@@ -457,9 +492,18 @@ def test_tab_inside_a_value_is_only_text(workspace_copy):
         "id: &a alpha\nvendor: &a beta\nregion: *a\n",
         "%YAML 9.9\n---\nid: alpha\n",
         "id: alpha\n\u2028vendor: x\n",
-        "key: \"\\uD800\"\n",
+        'key: "\\uD800"\n',
     ],
-    ids=["unclosed-quote", "unclosed-flow", "bad-indent", "undefined-alias", "redefined-anchor", "yaml-version", "line-separator", "lone-surrogate"],
+    ids=[
+        "unclosed-quote",
+        "unclosed-flow",
+        "bad-indent",
+        "undefined-alias",
+        "redefined-anchor",
+        "yaml-version",
+        "line-separator",
+        "lone-surrogate",
+    ],
 )
 def test_malformed_yaml_is_an_error_not_a_crash(workspace_copy, text):
     ws = workspace_copy("basic")
@@ -472,12 +516,12 @@ def test_the_values_checked_while_walking_the_document_are_named_word_for_word(t
     date, a date out of range, an implausible count and a duplicate key each give the message and line they gave
     when a loader was made for every value (lines counted by hand from the text below)."""
     text = (
-        "id: alpha\n"                # 1
-        "received: 2026-02-30\n"     # 2: February has no 30th
+        "id: alpha\n"  # 1
+        "received: 2026-02-30\n"  # 2: February has no 30th
         "valid_until: 1850-01-01\n"  # 3: before 1900
         "gpus: 1" + "0" * 13 + "\n"  # 4: 10^13 > 10^12
-        "max_gpus: 0x10\n"           # 5: a whole number in hexadecimal, 16: fine
-        "id: beta\n"                 # 6: set twice
+        "max_gpus: 0x10\n"  # 5: a whole number in hexadecimal, 16: fine
+        "id: beta\n"  # 6: set twice
     )
     path = tmp_path / "alpha.yaml"
     path.write_text(text)

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import yaml
 
-from procure.errors import InputError
 from procure.analysis.evaluate import evaluate
+from procure.errors import InputError
 from procure.io.importers import import_offers, template_columns, write_template
-from procure.model.inputs import OPERATING_JOBS
 from procure.io.workspace import load_workspace
+from procure.model.inputs import OPERATING_JOBS
 
 AS_OF = date(2026, 11, 29)
 
@@ -141,7 +141,21 @@ def test_csv_rows_become_offers_equal_to_the_hand_written_ones(rfp_csv, tmp_path
     assert read(out / "echo.yaml") == ECHO
     # the field order of the example offers; fees sit after the price terms, notes last
     delta = read(out / "delta.yaml")
-    assert list(delta) == ["id", "vendor", "received", "valid_until", "region", "gpu", "gpus", "term_months", "pricing", "service", "responsibilities", "performance", "notes"]
+    assert list(delta) == [
+        "id",
+        "vendor",
+        "received",
+        "valid_until",
+        "region",
+        "gpu",
+        "gpus",
+        "term_months",
+        "pricing",
+        "service",
+        "responsibilities",
+        "performance",
+        "notes",
+    ]
     assert list(delta["pricing"]) == ["currency", "gpu_hour", "discount", "fees"]
     text = (out / "delta.yaml").read_text()
     assert text.startswith("# Imported from rfp.csv, row 2.\nid: delta\n")
@@ -171,7 +185,13 @@ def test_csv_bad_rows_name_the_row_and_the_column(tmp_path):
         [
             MINIMAL,
             {**MINIMAL, "id": "golf", "pricing.gpu_hour": "-3", "gpus": "many"},
-            {**MINIMAL, "id": "hotel", "received": "2026-13-01", "service.sla.availability": "1.5", "service.tenant_isolation": "maybe"},
+            {
+                **MINIMAL,
+                "id": "hotel",
+                "received": "2026-13-01",
+                "service.sla.availability": "1.5",
+                "service.tenant_isolation": "maybe",
+            },
         ],
     )
     with pytest.raises(InputError) as caught:
@@ -192,7 +212,13 @@ def test_cross_field_rules_and_missing_owners_are_reported_by_column(tmp_path):
         tmp_path / "rfp.csv",
         [
             {**MINIMAL, "pricing.per_mtok.input": "1", "pricing.per_mtok.output": "2"},
-            {**MINIMAL, "id": "golf", "fees.setup.once": "100", "fees.setup.monthly": "10", "valid_until": "2026-10-01"},
+            {
+                **MINIMAL,
+                "id": "golf",
+                "fees.setup.once": "100",
+                "fees.setup.monthly": "10",
+                "valid_until": "2026-10-01",
+            },
             {**MINIMAL, "id": "hotel", **jobs, "service.sla.availability": ""},
         ],
     )
@@ -218,9 +244,16 @@ def test_unknown_and_repeated_columns_are_named(tmp_path):
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     found = problems_of(caught)
-    assert f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)" in found
-    assert any(p.startswith(f"{sheet}:1: responsibilities.cooling: unknown column: not an operating job") for p in found)
-    assert any(p.startswith(f"{sheet}:1: fees.setup.yearly: unknown column: a fee column is fees.<name>.<kind>") for p in found)
+    assert (
+        f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)"
+        in found
+    )
+    assert any(
+        p.startswith(f"{sheet}:1: responsibilities.cooling: unknown column: not an operating job") for p in found
+    )
+    assert any(
+        p.startswith(f"{sheet}:1: fees.setup.yearly: unknown column: a fee column is fees.<name>.<kind>") for p in found
+    )
     assert f"{sheet}:1: region: column given twice (columns E and AB)" in found
 
 
@@ -263,14 +296,27 @@ def test_contract_terms(tmp_path):
     }
     assert "  escalator_schedule: [[7, 0.02], [13, 0.03]]\n  ramp: {gpus_by_month: [32, 64, 100]}\n" in path.read_text()
 
-    bad = write_csv(tmp_path / "bad.csv", [{**MINIMAL, "contract.escalator_schedule": "7:2%", "contract.ramp.gpus_by_month": "32, 6.5", "contract.sla_credits.cap": "2"}])
+    bad = write_csv(
+        tmp_path / "bad.csv",
+        [
+            {
+                **MINIMAL,
+                "contract.escalator_schedule": "7:2%",
+                "contract.ramp.gpus_by_month": "32, 6.5",
+                "contract.sla_credits.cap": "2",
+            }
+        ],
+    )
     with pytest.raises(InputError) as caught:
         import_offers(bad, tmp_path / "offers", force=False)
-    assert problems_of(caught) == [
-        f"{bad}:2: contract.escalator_schedule: must be from-month:rise pairs like 13:0.03; 25:0.03 (got '7:2%')",
-        f"{bad}:2: contract.ramp.gpus_by_month: must be whole numbers separated by commas, e.g. 128, 256 (got '32, 6.5')",
-        f"{bad}:2: contract.sla_credits.cap: must be at most 1 (got 2)",
-    ]  # (rate_per_point is optional since credits may be given as tiers instead)  # the cells that read are still checked against the model, in the same run
+    assert (
+        problems_of(caught)
+        == [
+            f"{bad}:2: contract.escalator_schedule: must be from-month:rise pairs like 13:0.03; 25:0.03 (got '7:2%')",
+            f"{bad}:2: contract.ramp.gpus_by_month: must be whole numbers separated by commas, e.g. 128, 256 (got '32, 6.5')",
+            f"{bad}:2: contract.sla_credits.cap: must be at most 1 (got 2)",
+        ]
+    )  # (rate_per_point is optional since credits may be given as tiers instead)  # the cells that read are still checked against the model, in the same run
 
 
 def test_semicolon_separated_csv(tmp_path):
@@ -307,12 +353,14 @@ def test_bad_points(tmp_path, cell, message):
 
 
 def test_csv_formulas_are_refused(tmp_path):
-    sheet = write_csv(tmp_path / "rfp.csv", [{**MINIMAL, "pricing.gpu_hour": "=2*2", "vendor": '=HYPERLINK("http://x","y")'}])
+    sheet = write_csv(
+        tmp_path / "rfp.csv", [{**MINIMAL, "pricing.gpu_hour": "=2*2", "vendor": '=HYPERLINK("http://x","y")'}]
+    )
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     assert problems_of(caught) == [
         f"{sheet}:2: pricing.gpu_hour: formulas are not evaluated: type the value itself (got '=2*2')",
-        f"{sheet}:2: vendor: formulas are not evaluated: type the value itself (got '=HYPERLINK(\"http://x\",\"y\")')",
+        f'{sheet}:2: vendor: formulas are not evaluated: type the value itself (got \'=HYPERLINK("http://x","y")\')',
     ]
 
 
@@ -336,7 +384,9 @@ def test_xlsx_formula_cells_are_refused_even_with_a_cached_value(tmp_path):
     values: list[Any] = list(MINIMAL.values())
     values[header.index("gpus")] = "=50*2"
     values[header.index("pricing.gpu_hour")] = "=SUM(1,3)"
-    sheet = with_cached_value(write_xlsx(tmp_path / "rfp.xlsx", header, [values]), "<f>50*2</f><v />", "<f>50*2</f><v>100</v>")
+    sheet = with_cached_value(
+        write_xlsx(tmp_path / "rfp.xlsx", header, [values]), "<f>50*2</f><v />", "<f>50*2</f><v>100</v>"
+    )
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     assert problems_of(caught) == [
@@ -388,7 +438,12 @@ INDIA = {
     "gpus": 64,
     "max_gpus": 256,
     "term_months": 6,
-    "pricing": {"currency": "EUR", "gpu_hour": 3.5, "prepay_fraction": 0.5, "fees": [{"name": "support", "gpu_hour": 0.02}]},
+    "pricing": {
+        "currency": "EUR",
+        "gpu_hour": 3.5,
+        "prepay_fraction": 0.5,
+        "fees": [{"name": "support", "gpu_hour": 0.02}],
+    },
     "service": {
         "kind": "managed_cluster",
         "orchestration": "kubernetes",
@@ -398,14 +453,21 @@ INDIA = {
         "isolated_monitoring": False,
     },
     "responsibilities": {job: "shared" if job == "monitoring" else "provider" for job in OPERATING_JOBS},
-    "performance": {"stack": "vllm", "points": [[60, 280], [120, 150]], "points_source": "vendor_claim", "quality_pass_rate": 0.98},
+    "performance": {
+        "stack": "vllm",
+        "points": [[60, 280], [120, 150]],
+        "points_source": "vendor_claim",
+        "quality_pass_rate": 0.98,
+    },
     "operator": {"published_tier": "silver"},
     "notes": "Line one.\nLine two.",
 }
 
 
 def test_xlsx_rows_become_offers_equal_to_the_hand_written_ones(tmp_path, workspace_copy):
-    sheet = write_xlsx(tmp_path / "rfp.xlsx", XLSX_HEADER, [xlsx_row(), [None] * len(XLSX_HEADER), xlsx_row(id="juliet", vendor=2024)])
+    sheet = write_xlsx(
+        tmp_path / "rfp.xlsx", XLSX_HEADER, [xlsx_row(), [None] * len(XLSX_HEADER), xlsx_row(id="juliet", vendor=2024)]
+    )
     root = workspace_copy("basic")
     written = import_offers(sheet, root / "offers", force=False)
     assert written == [root / "offers" / "india.yaml", root / "offers" / "juliet.yaml"]
@@ -418,7 +480,11 @@ def test_xlsx_rows_become_offers_equal_to_the_hand_written_ones(tmp_path, worksp
 
 
 def test_xlsx_bad_row_names_the_row_and_the_column(tmp_path):
-    rows = [xlsx_row(), xlsx_row(id="juliet"), xlsx_row(id="kilo", **{"pricing.gpu_hour": -3, "received": "3 Nov 2026", "service.kind": "cloud"})]
+    rows = [
+        xlsx_row(),
+        xlsx_row(id="juliet"),
+        xlsx_row(id="kilo", **{"pricing.gpu_hour": -3, "received": "3 Nov 2026", "service.kind": "cloud"}),
+    ]
     sheet = write_xlsx(tmp_path / "rfp.xlsx", XLSX_HEADER, rows)
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
@@ -432,7 +498,11 @@ def test_xlsx_bad_row_names_the_row_and_the_column(tmp_path):
 
 
 def test_xlsx_whole_number_columns_refuse_fractions_and_text_columns_refuse_dates(tmp_path):
-    sheet = write_xlsx(tmp_path / "rfp.xlsx", XLSX_HEADER, [xlsx_row(gpus=64.5, region=datetime(2026, 1, 1), **{"service.tenant_isolation": 1})])
+    sheet = write_xlsx(
+        tmp_path / "rfp.xlsx",
+        XLSX_HEADER,
+        [xlsx_row(gpus=64.5, region=datetime(2026, 1, 1), **{"service.tenant_isolation": 1})],
+    )
     with pytest.raises(InputError) as caught:
         import_offers(sheet, tmp_path / "offers", force=False)
     assert problems_of(caught) == [
@@ -451,7 +521,9 @@ def test_an_existing_file_is_kept_without_force_and_nothing_is_written(rfp_csv, 
     (out / "echo.yaml").write_text("id: echo\nvendor: kept\n")
     with pytest.raises(InputError) as caught:
         import_offers(rfp_csv, out, force=False)
-    assert problems_of(caught) == [f"{out / 'echo.yaml'}: already exists (offer on row 3 of rfp.csv): use --force to replace it"]
+    assert problems_of(caught) == [
+        f"{out / 'echo.yaml'}: already exists (offer on row 3 of rfp.csv): use --force to replace it"
+    ]
     assert (out / "echo.yaml").read_text() == "id: echo\nvendor: kept\n"
     assert not (out / "delta.yaml").exists()  # checked before anything was written
 
@@ -466,7 +538,9 @@ def test_an_id_held_by_another_file_is_refused_even_with_force(rfp_csv, tmp_path
     (out / "delta-old.yml").write_text("id: delta\nvendor: Delta Cloud\n")
     with pytest.raises(InputError) as caught:
         import_offers(rfp_csv, out, force=True)
-    assert problems_of(caught) == [f"{out / 'delta-old.yml'}: id: already holds offer id 'delta' (row 2 of rfp.csv): remove that file or change the id"]
+    assert problems_of(caught) == [
+        f"{out / 'delta-old.yml'}: id: already holds offer id 'delta' (row 2 of rfp.csv): remove that file or change the id"
+    ]
     assert sorted(p.name for p in out.iterdir()) == ["delta-old.yml"]
 
 
@@ -549,7 +623,6 @@ def test_xlsx_template_offers_a_list_where_the_values_are_fixed(tmp_path):
         assert example[name] is None or example[name] in values, name
 
 
-
 def test_the_columns_sheet_names_the_same_values_as_each_drop_down(tmp_path):
     """The help sheet once said points_source was "measured or vendor_claim" while its list offered
     reference too, and said nothing of billed_per's or renewal_price's values."""
@@ -563,6 +636,7 @@ def test_the_columns_sheet_names_the_same_values_as_each_drop_down(tmp_path):
     assert expects["contract.renewal_price"] == "text: escalated or list"
     assert expects["responsibilities.serving_stack"] == "text: provider, customer or shared"
     assert expects["service.attestations"] == "a comma-separated list: e.g. soc2_type2, iso27001"  # a hint, not a list
+
 
 def test_values_under_no_column_name_are_reported(tmp_path):
     sheet = tmp_path / "rfp.csv"
@@ -601,7 +675,11 @@ def test_the_template_carries_every_offer_field():
                 yield path
 
     columns = template_columns()
-    grouped = {"pricing.fees": "fees.", "operator.evidence": "operator.evidence.", "responsibilities": "responsibilities."}
+    grouped = {
+        "pricing.fees": "fees.",
+        "operator.evidence": "operator.evidence.",
+        "responsibilities": "responsibilities.",
+    }
     missing = []
     for path in leaves(Offer):
         if path in grouped:
@@ -619,8 +697,13 @@ def test_commit_options_and_checklist_answers_import(tmp_path):
     write_template(template)
     [row] = read_offers(template)
     # the example row: one commit option "1024:36:3.60" and two checklist answers
-    assert [o.model_dump() for o in row.offer.pricing.commit_options] == [{"gpus": 1024, "term_months": 36, "gpu_hour": 3.60}]
-    assert row.offer.operator.evidence == {"reliability": {"node_replacement_hours": 24}, "monitoring": {"tenant_isolated": True}}
+    assert [o.model_dump() for o in row.offer.pricing.commit_options] == [
+        {"gpus": 1024, "term_months": 36, "gpu_hour": 3.60}
+    ]
+    assert row.offer.operator.evidence == {
+        "reliability": {"node_replacement_hours": 24},
+        "monitoring": {"tenant_isolated": True},
+    }
     assert row.offer.operator.published_tier == "gold" and row.offer.service.node_gpus == 8
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ from procure.errors import InputError
 from procure.io.incidents import Incident, availability, downtime, read_incidents
 
 DATA = Path(__file__).parent / "data" / "incidents"
-UTC = timezone.utc
+UTC = UTC
 
 
 def at(text: str) -> datetime:
@@ -82,7 +82,12 @@ def test_csv_errors_are_located_and_all_reported(tmp_path):
     )
     found = messages(path)
     assert any(m.startswith(f"{path}:2: end: ends before it starts") for m in found)
-    assert any(m.startswith(f"{path}:3: impact: unknown impact 'outage' (expected one of: none, minor, major, critical, maintenance)") for m in found)
+    assert any(
+        m.startswith(
+            f"{path}:3: impact: unknown impact 'outage' (expected one of: none, minor, major, critical, maintenance)"
+        )
+        for m in found
+    )
     assert any(m.startswith(f"{path}:4: start: needs a time zone") for m in found)
     assert any(m.startswith(f"{path}:6: start: overlaps the incident on line 5") for m in found)
     assert len(found) == 4
@@ -100,7 +105,12 @@ def test_csv_rows_on_different_components_may_overlap(tmp_path):
 def test_statuspage_errors_name_the_field(tmp_path):
     data = {
         "incidents": [
-            {"id": "x", "impact": "severe", "started_at": "2026-03-01T10:00:00Z", "resolved_at": "2026-03-01T11:00:00Z"},
+            {
+                "id": "x",
+                "impact": "severe",
+                "started_at": "2026-03-01T10:00:00Z",
+                "resolved_at": "2026-03-01T11:00:00Z",
+            },
             {"id": "y", "impact": "major", "started_at": "2026-03-01T10:00:00Z", "resolved_at": "2026-03-01T09:00:00Z"},
             {"id": "z", "impact": "major", "created_at": "yesterday"},
         ]
@@ -133,4 +143,6 @@ def test_statuspage_end_from_the_resolved_update_when_resolved_at_is_missing(tmp
 def test_not_a_statuspage_file(tmp_path):
     assert "an object with an `incidents` list" in messages(write(tmp_path, "x.json", '{"page": {}}'))[0]
     assert "malformed JSON" in messages(write(tmp_path, "y.json", "{"))[0]
-    assert "a Statuspage incidents.json (.json) or a CSV of incidents (.csv)" in messages(write(tmp_path, "z.txt", ""))[0]
+    assert (
+        "a Statuspage incidents.json (.json) or a CSV of incidents (.csv)" in messages(write(tmp_path, "z.txt", ""))[0]
+    )

@@ -24,7 +24,15 @@ from procure.io.inferencex import curve_name, import_curves
 from procure.io.workspace import load_workspace
 
 
-def row(hw: str = "h200", framework: str = "sglang", conc: int = 4, intvty: float = 91.4, output: float = 43.12, ttft: float = 0.5, **changes: Any) -> dict[str, Any]:
+def row(
+    hw: str = "h200",
+    framework: str = "sglang",
+    conc: int = 4,
+    intvty: float = 91.4,
+    output: float = 43.12,
+    ttft: float = 0.5,
+    **changes: Any,
+) -> dict[str, Any]:
     found = {
         "hw": hw,
         "conc": conc,
@@ -87,7 +95,10 @@ def test_rows_become_one_curve_per_series(tmp_path):
         ["91.4", "43.12", "0.4"],
     ]  # sorted by interactivity; the 1k/1k row is not in it
     assert comments[0] == "# InferenceX benchmark rows from ix.json, model deepseek-ai/DeepSeek-R1"
-    assert comments[1] == "# filter: isl 8192, osl 1024; hw h200, framework sglang, precision fp8, spec_decoding none; 3 rows"
+    assert (
+        comments[1]
+        == "# filter: isl 8192, osl 1024; hw h200, framework sglang, precision fp8, spec_decoding none; 3 rows"
+    )
     assert read_curve(out / "b200-trt-fp8.csv")[1][1:] == [["107.6", "50.65", "0.35"]]
 
 
@@ -105,7 +116,10 @@ def test_a_file_of_one_row(tmp_path, data_dir):
     assert written == [tmp_path / "mi355x-vllm-int4-mtp.csv"]
     # median_intvty 4.3418380529066685, output_tput_per_gpu 17.57057269511527, median_ttft 1.816827566944994
     # (seconds), written to 12 significant digits
-    assert read_curve(written[0])[1] == [["interactivity", "output_tok_s_gpu", "ttft_s"], ["4.34183805291", "17.5705726951", "1.81682756694"]]
+    assert read_curve(written[0])[1] == [
+        ["interactivity", "output_tok_s_gpu", "ttft_s"],
+        ["4.34183805291", "17.5705726951", "1.81682756694"],
+    ]
     assert warnings == []
 
 
@@ -146,25 +160,98 @@ def test_multinode_rows_without_a_split_are_single_node_rows(tmp_path):
 # --- disaggregated rows: output per billed GPU ------------------------------------------------------
 
 
-def api_row(framework: str, conc: int, prefill: int, decode: int, intvty: float, total: float, inputs: float, output: float, ttft: float | None, day: str) -> dict[str, Any]:
+def api_row(
+    framework: str,
+    conc: int,
+    prefill: int,
+    decode: int,
+    intvty: float,
+    total: float,
+    inputs: float,
+    output: float,
+    ttft: float | None,
+    day: str,
+) -> dict[str, Any]:
     """A row in the InferenceX web API's layout (figures under "metrics"), B200 DeepSeek-R1 FP8 8k/1k."""
-    metrics = {"median_intvty": intvty, "tput_per_gpu": total, "input_tput_per_gpu": inputs, "output_tput_per_gpu": output}
+    metrics = {
+        "median_intvty": intvty,
+        "tput_per_gpu": total,
+        "input_tput_per_gpu": inputs,
+        "output_tput_per_gpu": output,
+    }
     if ttft is not None:
         metrics["median_ttft"] = ttft
     return {
-        "hardware": "b200", "framework": framework, "model": "dsr1", "precision": "fp8", "spec_method": "none",
-        "disagg": True, "is_multinode": True, "prefill_tp": 8, "decode_tp": 8, "num_prefill_gpu": prefill,
-        "num_decode_gpu": decode, "isl": 8192, "osl": 1024, "conc": conc, "metrics": metrics, "date": day,
+        "hardware": "b200",
+        "framework": framework,
+        "model": "dsr1",
+        "precision": "fp8",
+        "spec_method": "none",
+        "disagg": True,
+        "is_multinode": True,
+        "prefill_tp": 8,
+        "decode_tp": 8,
+        "num_prefill_gpu": prefill,
+        "num_decode_gpu": decode,
+        "isl": 8192,
+        "osl": 1024,
+        "conc": conc,
+        "metrics": metrics,
+        "date": day,
     }
 
 
 # Real B200 DeepSeek-R1 FP8 8k/1k disaggregated rows, as the InferenceX web API published them (its
 # benchmarks endpoint, captured in SemiAnalysisAI/InferenceX-app, packages/app/cypress/fixtures/api/
 # benchmarks.json, 2026-06; Apache-2.0). Runs: github.com/SemiAnalysisAI/InferenceX/actions/runs/...
-SGLANG_4 = api_row("dynamo-sglang", 4, 8, 8, 97.49213979159121, 201.9475324928681, 358.9703672211885, 44.92469776454773, 0.44102503650356084, "2026-02-07")  # 21776201394
-SGLANG_32 = api_row("dynamo-sglang", 32, 8, 48, 91.12158127142403, 342.14993209371244, 2127.248710474434, 44.63346903025885, 2.9839357234886847, "2026-02-07")  # 21776201394
-TRT_32 = api_row("dynamo-trt", 32, 8, 32, 97.14855672294195, 578.9682021876605, 2571.156355704804, 80.92116380837463, 1.2892533569829538, "2026-03-23")  # 23438524239
-TRT_128 = api_row("dynamo-trt", 128, 8, 32, 61.04555150497442, 1428.8085258145509, 6352.824424463733, 197.8045511522554, 2.273917281505419, "2026-02-12")  # 21957354903
+SGLANG_4 = api_row(
+    "dynamo-sglang",
+    4,
+    8,
+    8,
+    97.49213979159121,
+    201.9475324928681,
+    358.9703672211885,
+    44.92469776454773,
+    0.44102503650356084,
+    "2026-02-07",
+)  # 21776201394
+SGLANG_32 = api_row(
+    "dynamo-sglang",
+    32,
+    8,
+    48,
+    91.12158127142403,
+    342.14993209371244,
+    2127.248710474434,
+    44.63346903025885,
+    2.9839357234886847,
+    "2026-02-07",
+)  # 21776201394
+TRT_32 = api_row(
+    "dynamo-trt",
+    32,
+    8,
+    32,
+    97.14855672294195,
+    578.9682021876605,
+    2571.156355704804,
+    80.92116380837463,
+    1.2892533569829538,
+    "2026-03-23",
+)  # 23438524239
+TRT_128 = api_row(
+    "dynamo-trt",
+    128,
+    8,
+    32,
+    61.04555150497442,
+    1428.8085258145509,
+    6352.824424463733,
+    197.8045511522554,
+    2.273917281505419,
+    "2026-02-12",
+)  # 21957354903
 
 
 def test_real_disaggregated_rows_become_output_per_billed_gpu(tmp_path):
@@ -184,10 +271,19 @@ def test_real_disaggregated_rows_become_output_per_billed_gpu(tmp_path):
     sglang = [(float(x), float(y)) for x, y, _ in read_curve(written[0])[1][1:]]
     trt = [(float(x), float(y)) for x, y, _ in read_curve(written[1])[1][1:]]
     # sorted by interactivity, written to 12 significant digits
-    assert sglang == [(pytest.approx(91.121581), pytest.approx(38.257259, abs=1e-6)), (pytest.approx(97.492140), pytest.approx(22.462349, abs=1e-6))]
-    assert trt == [(pytest.approx(61.045552), pytest.approx(158.24364, abs=1e-5)), (pytest.approx(97.148557), pytest.approx(64.736931, abs=1e-6))]
+    assert sglang == [
+        (pytest.approx(91.121581), pytest.approx(38.257259, abs=1e-6)),
+        (pytest.approx(97.492140), pytest.approx(22.462349, abs=1e-6)),
+    ]
+    assert trt == [
+        (pytest.approx(61.045552), pytest.approx(158.24364, abs=1e-5)),
+        (pytest.approx(97.148557), pytest.approx(64.736931, abs=1e-6)),
+    ]
     comments = read_curve(written[1])[0]
-    assert "# normalization: 2 of 2 rows prefill/decode split: output per decode GPU, input per prefill GPU, total per all GPUs (output x D / (P + D))" in comments
+    assert (
+        "# normalization: 2 of 2 rows prefill/decode split: output per decode GPU, input per prefill GPU, total per all GPUs (output x D / (P + D))"
+        in comments
+    )
     # Near 97 tok/s per user, per decode GPU TRT gives 80.92 / 44.92 = 1.80x SGLang; per billed GPU,
     # 64.74 / 22.46 = 2.88x: SGLang's conc-4 configuration spends half its GPUs on prefill.
     assert trt[1][1] / sglang[1][1] == pytest.approx(64.736931 / 22.462349)
@@ -195,7 +291,16 @@ def test_real_disaggregated_rows_become_output_per_billed_gpu(tmp_path):
 
 def one_divisor(**changes: Any) -> dict[str, Any]:
     """A disaggregated row (P 2, D 6) whose figures share one divisor: total 1000 = input 900 + output 100."""
-    found = row(intvty=40.0, output=100.0, tput_per_gpu=1000.0, input_tput_per_gpu=900.0, disagg=True, is_multinode=True, num_prefill_gpu=2, num_decode_gpu=6)
+    found = row(
+        intvty=40.0,
+        output=100.0,
+        tput_per_gpu=1000.0,
+        input_tput_per_gpu=900.0,
+        disagg=True,
+        is_multinode=True,
+        num_prefill_gpu=2,
+        num_decode_gpu=6,
+    )
     found.update(changes)
     return found
 
@@ -203,7 +308,10 @@ def one_divisor(**changes: Any) -> dict[str, Any]:
 def test_one_divisor_named_by_the_absolute_figures(tmp_path):
     # output_tput_tps 800 / output 100 = 8 GPUs = P + D: per all GPUs, kept; 600 / 100 = 6 = D: per
     # decode GPU, 100 x 6 / 8 = 75 per billed GPU.
-    source = write_json(tmp_path / "ix.json", [one_divisor(output_tput_tps=800.0), one_divisor(conc=8, median_intvty=30.0, output_tput_tps=600.0)])
+    source = write_json(
+        tmp_path / "ix.json",
+        [one_divisor(output_tput_tps=800.0), one_divisor(conc=8, median_intvty=30.0, output_tput_tps=600.0)],
+    )
     written, _ = import_curves(source, tmp_path / "out", 8192, 1024)
     comments, rows = read_curve(written[0])
     assert rows[1:] == [["30", "75", "0.5"], ["40", "100", "0.5"]]
@@ -224,8 +332,13 @@ def test_a_row_that_does_not_show_its_divisor_needs_the_users_basis(tmp_path):
     # decode: 100 x 6 / (2 + 6) = 75; all: 100 as published
     written, warnings = import_curves(source, tmp_path / "decode", 8192, 1024, per_gpu_basis="decode")
     assert read_curve(written[0])[1][1] == ["40", "75", "0.5"]
-    assert warnings == ["h200-sglang-fp8: 1 of 1 rows normalized as --per-gpu-basis decode says (their own figures do not show it)"]
-    assert "# normalization: 1 of 1 rows one divisor, the decode GPUs (output x D / (P + D)) as --per-gpu-basis said" in read_curve(written[0])[0]
+    assert warnings == [
+        "h200-sglang-fp8: 1 of 1 rows normalized as --per-gpu-basis decode says (their own figures do not show it)"
+    ]
+    assert (
+        "# normalization: 1 of 1 rows one divisor, the decode GPUs (output x D / (P + D)) as --per-gpu-basis said"
+        in read_curve(written[0])[0]
+    )
     written, _ = import_curves(source, tmp_path / "all", 8192, 1024, per_gpu_basis="all")
     assert read_curve(written[0])[1][1] == ["40", "100", "0.5"]
 
@@ -237,7 +350,9 @@ def test_the_users_basis_never_overrides_what_the_row_shows(tmp_path):
     assert problems_of(caught) == [
         f"{source}: [0].output_tput_per_gpu: the row's own figures show output per decode GPU, not per GPU of the configuration as --per-gpu-basis all says"
     ]
-    written, _ = import_curves(source, tmp_path / "out", 8192, 1024, per_gpu_basis="decode")  # agrees: converted as without it
+    written, _ = import_curves(
+        source, tmp_path / "out", 8192, 1024, per_gpu_basis="decode"
+    )  # agrees: converted as without it
     assert float(read_curve(written[0])[1][1][1]) == pytest.approx(64.736931, abs=1e-6)
 
 
@@ -245,7 +360,18 @@ def test_a_real_row_whose_counts_do_not_match_its_figures_is_refused(tmp_path):
     # GB200 Dynamo-TRT 1k/1k conc 4 as published (run 19948006055, 2025-12-05): P 36, D 36, total 32.667,
     # input 146.43, output 18.447. Split: (146.43 + 18.447) x 36 / 72 = 82.44, not 32.67; one divisor:
     # 146.43 + 18.447 = 164.88, not 32.67. No basis fits: refused, unless the user states one.
-    gb200 = api_row("dynamo-trt", 4, 36, 36, 159.50286761079036, 32.66740863189287, 146.43053093445712, 18.44701834407234, 0.12634469696786255, "2025-12-05")
+    gb200 = api_row(
+        "dynamo-trt",
+        4,
+        36,
+        36,
+        159.50286761079036,
+        32.66740863189287,
+        146.43053093445712,
+        18.44701834407234,
+        0.12634469696786255,
+        "2025-12-05",
+    )
     gb200.update(hardware="gb200", is_multinode=False, prefill_tp=36, decode_tp=36, isl=1024, osl=1024)
     source = write_json(tmp_path / "api.json", [gb200])
     with pytest.raises(InputError) as caught:
@@ -260,10 +386,23 @@ def test_a_real_row_whose_counts_do_not_match_its_figures_is_refused(tmp_path):
 
 
 def test_a_row_without_median_ttft_imports_with_no_ttft_there(tmp_path):
-    untimed = api_row("dynamo-trt", 32, 8, 32, 97.14855672294195, 578.9682021876605, 2571.156355704804, 80.92116380837463, None, "2026-03-23")
+    untimed = api_row(
+        "dynamo-trt",
+        32,
+        8,
+        32,
+        97.14855672294195,
+        578.9682021876605,
+        2571.156355704804,
+        80.92116380837463,
+        None,
+        "2026-03-23",
+    )
     source = write_json(tmp_path / "api.json", [untimed, TRT_128])
     written, warnings = import_curves(source, tmp_path / "out", 8192, 1024)
-    assert warnings == ["b200-dynamo-trt-fp8: 1 of 2 rows state no median_ttft: the curve has no time to first token there"]
+    assert warnings == [
+        "b200-dynamo-trt-fp8: 1 of 2 rows state no median_ttft: the curve has no time to first token there"
+    ]
     rows = read_curve(written[0])[1]
     assert rows[1][2] == "2.27391728151" and rows[2][2] == ""  # the conc-32 row at 97.1 tok/s/user states none
     root = tmp_path / "ws"
@@ -276,17 +415,32 @@ def test_a_row_without_median_ttft_imports_with_no_ttft_there(tmp_path):
 @pytest.mark.parametrize(
     ("changes", "problem"),
     [
-        ({"num_decode_gpu": 0}, "[0].num_decode_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)"),
+        (
+            {"num_decode_gpu": 0},
+            "[0].num_decode_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)",
+        ),
         ({"num_prefill_gpu": -8}, "[0].num_prefill_gpu: must be at least 0 (got -8)"),
         ({"num_decode_gpu": 31.5}, "[0].num_decode_gpu: must be a whole number (got 31.5)"),
-        ({"num_decode_gpu": 30}, "[0].num_decode_gpu: 30 GPUs is not a whole number of decode_tp 8 groups: the GPU counts are inconsistent"),
-        ({"num_prefill_gpu": None}, "[0].num_prefill_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)"),
+        (
+            {"num_decode_gpu": 30},
+            "[0].num_decode_gpu: 30 GPUs is not a whole number of decode_tp 8 groups: the GPU counts are inconsistent",
+        ),
+        (
+            {"num_prefill_gpu": None},
+            "[0].num_prefill_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)",
+        ),
         ({"num_decode_gpu": "32"}, "[0].num_decode_gpu: must be a number (got '32')"),
         ({"disagg": "maybe"}, "[0].disagg: must be true or false (got 'maybe')"),
-        ({"num_decode_gpu": 16}, "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 16): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode"),
+        (
+            {"num_decode_gpu": 16},
+            "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 16): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode",
+        ),
         ({"output_tput_per_gpu": float("nan")}, "[0].output_tput_per_gpu: must be a finite number (got nan)"),
         # 1e308 x 32 decode GPUs overflows to infinity: no identity can hold
-        ({"output_tput_per_gpu": 1e308}, "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 32): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode"),
+        (
+            {"output_tput_per_gpu": 1e308},
+            "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 32): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode",
+        ),
         ({"tput_per_gpu": float("inf")}, "[0].tput_per_gpu: must be a finite number (got inf)"),
     ],
 )
@@ -314,15 +468,25 @@ def test_an_unknown_per_gpu_basis_is_refused(tmp_path):
 
 def test_a_single_node_row_whose_figures_do_not_add_up_is_refused(tmp_path):
     # one divisor on one server: total must be input + output; 500 is not 300 + 100
-    source = write_json(tmp_path / "ix.json", [row(intvty=50.0, output=100.0, tput_per_gpu=500.0, input_tput_per_gpu=300.0)])
+    source = write_json(
+        tmp_path / "ix.json", [row(intvty=50.0, output=100.0, tput_per_gpu=500.0, input_tput_per_gpu=300.0)]
+    )
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path / "out", 8192, 1024)
-    assert problems_of(caught) == [f"{source}: [0].tput_per_gpu: 500 is not input_tput_per_gpu + output_tput_per_gpu (400): the figures of a single-node row share one divisor"]
+    assert problems_of(caught) == [
+        f"{source}: [0].tput_per_gpu: 500 is not input_tput_per_gpu + output_tput_per_gpu (400): the figures of a single-node row share one divisor"
+    ]
 
 
 @pytest.mark.parametrize(
     "spec, name",
-    [("mtp", "h200-sglang-fp8-mtp"), ("MTP", "h200-sglang-fp8-mtp"), ("none", "h200-sglang-fp8"), ("", "h200-sglang-fp8"), (None, "h200-sglang-fp8")],
+    [
+        ("mtp", "h200-sglang-fp8-mtp"),
+        ("MTP", "h200-sglang-fp8-mtp"),
+        ("none", "h200-sglang-fp8"),
+        ("", "h200-sglang-fp8"),
+        (None, "h200-sglang-fp8"),
+    ],
 )
 def test_spec_decoding_names_the_curve_unless_none(tmp_path, spec, name):
     source = write_json(tmp_path / "ix.json", [row(spec_decoding=spec)])
@@ -331,7 +495,14 @@ def test_spec_decoding_names_the_curve_unless_none(tmp_path, spec, name):
 
 
 def test_series_with_and_without_spec_decoding_are_separate_curves(tmp_path):
-    source = write_json(tmp_path / "ix.json", [row(spec_decoding="mtp", intvty=120.0, output=60.0), row(), {k: v for k, v in row(conc=16, intvty=50.0).items() if k != "spec_decoding"}])
+    source = write_json(
+        tmp_path / "ix.json",
+        [
+            row(spec_decoding="mtp", intvty=120.0, output=60.0),
+            row(),
+            {k: v for k, v in row(conc=16, intvty=50.0).items() if k != "spec_decoding"},
+        ],
+    )
     written, _ = import_curves(source, tmp_path, 8192, 1024)
     assert [p.name for p in written] == ["h200-sglang-fp8.csv", "h200-sglang-fp8-mtp.csv"]
     assert len(read_curve(tmp_path / "h200-sglang-fp8.csv")[1]) == 3  # "none" and a missing spec_decoding: one series
@@ -376,7 +547,10 @@ def test_bad_rows_are_reported_by_their_index(tmp_path):
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path / "out", 8192, 1024)
     # the rows that cannot be filtered are reported first, on their own
-    assert problems_of(caught) == [f"{source}: [4]: expected an InferenceX row (a JSON object), got 'a row'", f"{source}: [5].isl: required field is missing"]
+    assert problems_of(caught) == [
+        f"{source}: [4]: expected an InferenceX row (a JSON object), got 'a row'",
+        f"{source}: [5].isl: required field is missing",
+    ]
 
     source.write_text(json.dumps(rows[:4] + rows[6:]))
     with pytest.raises(InputError) as caught:
@@ -394,7 +568,9 @@ def test_rows_of_several_models_need_a_model_filter(tmp_path):
     source = write_json(tmp_path / "ix.json", H200 + [row(model="moonshotai/Kimi-K2.5", intvty=60.0, output=80.0)])
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path, 8192, 1024)
-    assert problems_of(caught) == [f"{source}: rows of 2 models (deepseek-ai/DeepSeek-R1, moonshotai/Kimi-K2.5): pick one (model=...), a curve is one model's"]
+    assert problems_of(caught) == [
+        f"{source}: rows of 2 models (deepseek-ai/DeepSeek-R1, moonshotai/Kimi-K2.5): pick one (model=...), a curve is one model's"
+    ]
     written, _ = import_curves(source, tmp_path, 8192, 1024, model="moonshotai/kimi-k2.5")
     assert read_curve(written[0])[1][1:] == [["60", "80", "0.5"]]
 
@@ -430,7 +606,10 @@ def test_cli_imports_disaggregated_rows_and_refuses_unresolved_ones(tmp_path):
 
     source = write_json(tmp_path / "ix.json", [one_divisor()])
     out = tmp_path / "performance"
-    assert_error(run("perf", "import", source, "--out", out, "--isl", "8192", "--osl", "1024"), f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs")
+    assert_error(
+        run("perf", "import", source, "--out", out, "--isl", "8192", "--osl", "1024"),
+        f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs",
+    )
     assert not out.exists()
     result = run("perf", "import", source, "--out", out, "--isl", "8192", "--osl", "1024", "--per-gpu-basis", "decode")
     assert result.exit_code == 0, result.stderr
@@ -449,4 +628,7 @@ def test_a_single_node_api_row_needs_no_gpu_counts(tmp_path):
     written, _ = import_curves(write_json(tmp_path / "api.json", [single]), tmp_path / "out", 8192, 1024)
     comments, rows = read_curve(written[0])
     assert rows[1] == ["107.6", "50.65", "0.35"]
-    assert "# normalization: 1 of 1 rows single-node: every figure per serving GPU, which are the billed GPUs (kept as published)" in comments
+    assert (
+        "# normalization: 1 of 1 rows single-node: every figure per serving GPU, which are the billed GPUs (kept as published)"
+        in comments
+    )

@@ -12,19 +12,37 @@ from pathlib import Path
 
 import pytest
 
-from procure.errors import InputError
 from procure.analysis.market import Filters, Quote, StrataSettings, read_quotes, scope_adjustments
 from procure.analysis.market import build_index as stratified_index
+from procure.errors import InputError
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Grade, JobStaffing
 
 NOV, OCT = date(2026, 11, 1), date(2026, 10, 1)
 
 
-def q(day: str, price: float, kind: str = "transacted", term: int = 0, grade: str = "A", volume: float | None = None, gpu: str = "B200") -> Quote:
+def q(
+    day: str,
+    price: float,
+    kind: str = "transacted",
+    term: int = 0,
+    grade: str = "A",
+    volume: float | None = None,
+    gpu: str = "B200",
+) -> Quote:
     """One observation; a transacted row trades 100 GPU-hours unless told, an advertised one 0."""
     if volume is None:
         volume = 100.0 if kind == "transacted" else 0.0
-    return Quote(line=0, date=date.fromisoformat(day), gpu=gpu, price=price, kind=kind, term_months=term, seller="S", grade=grade, gpu_hours=volume)
+    return Quote(
+        line=0,
+        date=date.fromisoformat(day),
+        gpu=gpu,
+        price=price,
+        kind=kind,
+        term_months=term,
+        seller="S",
+        grade=grade,
+        gpu_hours=volume,
+    )
 
 
 # The method tests below work on one pool of quotes (no strata, no minimum, no seller cap), so that each
@@ -108,7 +126,13 @@ def test_advertised_zero_volume_rows_carry_no_weight_and_a_period_without_volume
 
 
 def test_kind_filter():
-    quotes = [q("2026-11-02", 6.0, "advertised"), q("2026-11-03", 7.0, "advertised"), q("2026-11-04", 4.0), q("2026-11-05", 5.0), q("2026-11-06", 9.0)]
+    quotes = [
+        q("2026-11-02", 6.0, "advertised"),
+        q("2026-11-03", 7.0, "advertised"),
+        q("2026-11-04", 4.0),
+        q("2026-11-05", 5.0),
+        q("2026-11-06", 9.0),
+    ]
     assert levels(build_index(quotes, "median", kind="advertised")) == {NOV: pytest.approx(6.5)}
     assert levels(build_index(quotes, "median", kind="transacted")) == {NOV: pytest.approx(5.0)}
     assert levels(build_index(quotes, "median", kind="all")) == {NOV: pytest.approx(6.0)}
@@ -119,7 +143,9 @@ def test_kind_filter():
 TERM_PRICES = {0: 1.0, 3: 2.0, 4: 10.0, 12: 20.0, 13: 100.0, 36: 200.0, 37: 1000.0}
 
 
-@pytest.mark.parametrize("bucket, expected, n", [("0-3", 1.5, 2), ("4-12", 15.0, 2), ("13-36", 150.0, 2), (None, 20.0, 7)])
+@pytest.mark.parametrize(
+    "bucket, expected, n", [("0-3", 1.5, 2), ("4-12", 15.0, 2), ("13-36", 150.0, 2), (None, 20.0, 7)]
+)
 def test_term_buckets_include_both_ends(bucket, expected, n):
     quotes = [q("2026-11-02", price, term=term) for term, price in TERM_PRICES.items()]
     build = build_index(quotes, "median", filters=Filters(term=bucket))
@@ -135,7 +161,13 @@ def test_grade_filter():
 
 
 def test_gpu_filter_defaults_to_b200():
-    quotes = [q("2026-11-02", 5.0), q("2026-11-03", 7.0), q("2026-11-04", 2.0, gpu="H100"), q("2026-11-05", 2.2, gpu="H100"), q("2026-11-06", 2.6, gpu="H100")]
+    quotes = [
+        q("2026-11-02", 5.0),
+        q("2026-11-03", 7.0),
+        q("2026-11-04", 2.0, gpu="H100"),
+        q("2026-11-05", 2.2, gpu="H100"),
+        q("2026-11-06", 2.6, gpu="H100"),
+    ]
     b200 = build_index(quotes, "median")
     assert levels(b200) == {NOV: pytest.approx(6.0)} and counts(b200) == {NOV: 2}
     h100 = build_index(quotes, "median", filters=Filters(gpu="H100"))
@@ -167,7 +199,11 @@ def test_month_and_week_periods():
     assert levels(month) == {OCT: pytest.approx(2.0), NOV: pytest.approx(15.0)}  # (1, 3) and (5, 10, 20, 40)
     assert counts(month) == {OCT: 2, NOV: 4}
     week = build_index(quotes, "median", period="week")
-    assert levels(week) == {date(2026, 10, 26): pytest.approx(3.0), date(2026, 11, 2): pytest.approx(15.0), date(2026, 11, 9): pytest.approx(40.0)}
+    assert levels(week) == {
+        date(2026, 10, 26): pytest.approx(3.0),
+        date(2026, 11, 2): pytest.approx(15.0),
+        date(2026, 11, 9): pytest.approx(40.0),
+    }
     assert counts(week) == {date(2026, 10, 26): 3, date(2026, 11, 2): 2, date(2026, 11, 9): 1}
     assert [p.period for p in week.points] == sorted(p.period for p in week.points)
     assert all(p.period.weekday() == 0 for p in week.points)
@@ -191,12 +227,22 @@ STAFF = {
 
 
 def assumptions() -> Assumptions:
-    jobs = {job: JobStaffing(fte_fixed=STAFF.get(job, (0, 0))[0], fte_per_1000_gpus=STAFF.get(job, (0, 0))[1]) for job in OPERATING_JOBS}
+    jobs = {
+        job: JobStaffing(fte_fixed=STAFF.get(job, (0, 0))[0], fte_per_1000_gpus=STAFF.get(job, (0, 0))[1])
+        for job in OPERATING_JOBS
+    }
     return Assumptions(fte_cost_year=219000, jobs=jobs)
 
 
 def grade(grade_id: str, provider_jobs: list[str]) -> Grade:
-    return Grade(id=grade_id, name=grade_id, rank=1, gpu="B200", expect="test", requires={"service_kinds": ["managed_cluster"], "provider_jobs": provider_jobs})
+    return Grade(
+        id=grade_id,
+        name=grade_id,
+        rank=1,
+        gpu="B200",
+        expect="test",
+        requires={"service_kinds": ["managed_cluster"], "provider_jobs": provider_jobs},
+    )
 
 
 def test_scope_adjustment_by_hand():
@@ -242,7 +288,10 @@ def test_scope_adjust_adds_each_grade_s_cost_to_its_prices():
 
 
 def test_scope_adjust_with_an_unknown_grade_is_an_input_error():
-    quotes = [q("2026-11-02", 5.0, grade="A"), Quote(7, date(2026, 11, 3), "B200", 6.0, "transacted", 0, "S", "MYSTERY", 10.0)]
+    quotes = [
+        q("2026-11-02", 5.0, grade="A"),
+        Quote(7, date(2026, 11, 3), "B200", 6.0, "transacted", 0, "S", "MYSTERY", 10.0),
+    ]
     with pytest.raises(InputError) as caught:
         build_index(quotes, adjustments={"A": 0.5}, scope_adjust=True, source="q.csv")
     [problem] = caught.value.problems
@@ -306,7 +355,9 @@ def approx_or_none(value):
     return None if value is None else pytest.approx(value)
 
 
-@pytest.mark.parametrize("method, kind", [("median", "all"), ("volume-weighted", "transacted"), ("trimmed-mean", "advertised")])
+@pytest.mark.parametrize(
+    "method, kind", [("median", "all"), ("volume-weighted", "transacted"), ("trimmed-mean", "advertised")]
+)
 def test_methodology_table_for_the_latest_period_by_hand(method, kind):
     # The table does not depend on the method and kind chosen for the index itself.
     build = build_index(OTHERS + NOVEMBER, method, kind, adjustments=ADJ, scope_adjust=False)
@@ -315,7 +366,11 @@ def test_methodology_table_for_the_latest_period_by_hand(method, kind):
     assert set(table) == set(EXPECTED_METHODOLOGY)
     for key, (advertised, transacted, every) in EXPECTED_METHODOLOGY.items():
         row = table[key]
-        assert (row.advertised, row.transacted, row.all) == (approx_or_none(advertised), approx_or_none(transacted), approx_or_none(every)), key
+        assert (row.advertised, row.transacted, row.all) == (
+            approx_or_none(advertised),
+            approx_or_none(transacted),
+            approx_or_none(every),
+        ), key
         spread = None if advertised is None else advertised - transacted
         assert row.spread == approx_or_none(spread), key
 
@@ -377,8 +432,26 @@ def test_read_quotes_reads_a_good_file(tmp_path):
         "2026-11-03,B200,4.80,transacted,36,Fjord,T-MC,1200",
     )
     first, second = read_quotes(path, "quotes.csv")
-    assert (first.line, first.date, first.gpu, first.price, first.kind, first.term_months, first.seller, first.grade, first.gpu_hours) == (
-        3, date(2026, 11, 2), "B200", 5.25, "advertised", 0, "Ember Nodes", "T-BM", 0.0,
+    assert (
+        first.line,
+        first.date,
+        first.gpu,
+        first.price,
+        first.kind,
+        first.term_months,
+        first.seller,
+        first.grade,
+        first.gpu_hours,
+    ) == (
+        3,
+        date(2026, 11, 2),
+        "B200",
+        5.25,
+        "advertised",
+        0,
+        "Ember Nodes",
+        "T-BM",
+        0.0,
     )
     assert (second.line, second.term_months, second.gpu_hours) == (4, 36, 1200.0)
 
@@ -403,7 +476,14 @@ def test_every_bad_row_is_reported_with_its_line_number_all_at_once(tmp_path):
     found = {(p.line, p.field) for p in caught.value.problems}
     assert all(p.file == "quotes.csv" for p in caught.value.problems)
     assert sorted(p.line for p in caught.value.problems) == [4, 5, 6, 7, 8, 9, 10]
-    assert {(5, "price"), (6, "kind"), (7, "term_months"), (8, "term_months"), (9, "gpu_hours"), (10, "seller")} <= found
+    assert {
+        (5, "price"),
+        (6, "kind"),
+        (7, "term_months"),
+        (8, "term_months"),
+        (9, "gpu_hours"),
+        (10, "seller"),
+    } <= found
     [short] = [p for p in caught.value.problems if p.line == 4]
     assert "8" in short.message and "7" in short.message  # expected 8 values, got 7
     assert "abc" in next(p.message for p in caught.value.problems if p.line == 5)
@@ -411,7 +491,9 @@ def test_every_bad_row_is_reported_with_its_line_number_all_at_once(tmp_path):
 
 
 def test_a_missing_header_column_is_reported_on_the_header_line(tmp_path):
-    path = write(tmp_path, "# c", "date,gpu,price,kind,term_months,seller,grade", "2026-11-02,B200,5.0,transacted,3,S,T-MC")
+    path = write(
+        tmp_path, "# c", "date,gpu,price,kind,term_months,seller,grade", "2026-11-02,B200,5.0,transacted,3,S,T-MC"
+    )
     with pytest.raises(InputError) as caught:
         read_quotes(path, "quotes.csv")
     [problem] = caught.value.problems
@@ -445,8 +527,26 @@ def test_a_file_without_rows_is_an_error(tmp_path):
 # --- strata: the level does not move when only the mix moves ----------------------------------------
 
 
-def sq(day: str, price: float, seller: str, term: int = 0, kind: str = "transacted", grade: str = "A", volume: float = 100.0) -> Quote:
-    return Quote(line=0, date=date.fromisoformat(day), gpu="B200", price=price, kind=kind, term_months=term, seller=seller, grade=grade, gpu_hours=volume)
+def sq(
+    day: str,
+    price: float,
+    seller: str,
+    term: int = 0,
+    kind: str = "transacted",
+    grade: str = "A",
+    volume: float = 100.0,
+) -> Quote:
+    return Quote(
+        line=0,
+        date=date.fromisoformat(day),
+        gpu="B200",
+        price=price,
+        kind=kind,
+        term_months=term,
+        seller=seller,
+        grade=grade,
+        gpu_hours=volume,
+    )
 
 
 def stratum_quotes(day: str, prices: list[float], **where) -> list[Quote]:
@@ -468,7 +568,10 @@ def test_two_periods_with_the_same_prices_but_a_different_mix_give_the_same_leve
     # pooled, the mix moves the level: October's median is 7.0 (5.0 5.2 5.4 7.0 [7.0] 7.2 ...), November's 5.4
     # (5.0 5.0 5.2 5.2 [5.4] 5.4 7.0 ...)
     assert levels(build_index(october + november, "median")) == {OCT: pytest.approx(7.0), NOV: pytest.approx(5.4)}
-    assert [(r.term, r.weight) for r in build.strata] == [("0-3", pytest.approx(1 / 3)), ("13-36", pytest.approx(2 / 3))]
+    assert [(r.term, r.weight) for r in build.strata] == [
+        ("0-3", pytest.approx(1 / 3)),
+        ("13-36", pytest.approx(2 / 3)),
+    ]
     assert build.weights_source == "base period" and build.base_period == OCT
     assert any("fixed-weight average" in rule and "chain-linked" in rule for rule in build.rules)
 
@@ -490,7 +593,10 @@ def test_no_seller_carries_more_than_the_cap_in_a_stratum():
     # One seller quotes 9.0 four times, two others 5.0 and 6.0 once, equal volumes. Volume-weighted without a cap:
     # (4 x 9 + 5 + 6) / 6 = 7.833. With a 50% cap the big seller's 4/6 falls to 1/2 and the other two share the
     # other half in proportion (1/4 each): 0.5 x 9 + 0.25 x 5 + 0.25 x 6 = 7.25.
-    quotes = [sq("2026-11-02", 9.0, "big") for _ in range(4)] + [sq("2026-11-03", 5.0, "small1"), sq("2026-11-04", 6.0, "small2")]
+    quotes = [sq("2026-11-02", 9.0, "big") for _ in range(4)] + [
+        sq("2026-11-03", 5.0, "small1"),
+        sq("2026-11-04", 6.0, "small2"),
+    ]
     capped = stratified_index(quotes, "volume-weighted", settings=StrataSettings(seller_cap=0.5))
     assert levels(capped) == {NOV: pytest.approx(7.25)}
     uncapped = stratified_index(quotes, "volume-weighted", settings=StrataSettings(seller_cap=1.0))
@@ -501,7 +607,9 @@ def test_with_too_few_sellers_for_the_cap_each_seller_gets_an_equal_share():
     # two sellers and a 40% cap (2 x 0.4 < 1): equal shares; the median of 3.0 (half) and 5.0, 5.0, 5.0 (half)
     # falls between them: (3.0 + 5.0) / 2 = 4.0
     quotes = [sq("2026-11-02", 3.0, "one")] + [sq("2026-11-03", 5.0, "two") for _ in range(3)]
-    assert levels(stratified_index(quotes, "median", settings=StrataSettings(seller_cap=0.4))) == {NOV: pytest.approx(4.0)}
+    assert levels(stratified_index(quotes, "median", settings=StrataSettings(seller_cap=0.4))) == {
+        NOV: pytest.approx(4.0)
+    }
 
 
 def test_a_thin_stratum_carries_its_last_level_forward_and_is_flagged():
@@ -578,7 +686,9 @@ def test_twenty_quotes_at_a_stratum_s_median_leave_the_index_unmoved_and_history
     after = levels(stratified_index(more, "median"))
     assert after == {k: pytest.approx(v, abs=1e-12) for k, v in CHAIN.items()}
     assert (after[SEP], after[OCT]) == (before[SEP], before[OCT])  # history unrevised, to the last bit
-    assert after[NOV] == pytest.approx(before[NOV], abs=1e-12)  # (5.6 + 5.8) / 2 before, 5.7 after: the same to rounding
+    assert after[NOV] == pytest.approx(
+        before[NOV], abs=1e-12
+    )  # (5.6 + 5.8) / 2 before, 5.7 after: the same to rounding
     # the old construction (weights: each stratum's share of the whole sample, 32 on-demand and 12 long quotes
     # after the addition) moves November to (32 x 5.7 + 12 x 6.9) / 44 = 6.027 and September to
     # (32 x 5.3 + 12 x 7.3) / 44 = 5.845: the mix alone would have revised history
@@ -617,7 +727,9 @@ def test_a_spliced_reading_is_flagged_with_its_level_jump_and_the_chain_continue
     reading = Reading(date(2026, 10, 20), 5.30, "Silicon Data SDB200RT, entered by hand")
     build = stratified_index(three_months(), "median", settings=StrataSettings(readings=(reading,)))
     found = {p.period: p for p in build.points}
-    assert found[OCT].level == pytest.approx(5.30) and found[OCT].spliced and found[OCT].source.startswith("Silicon Data")
+    assert (
+        found[OCT].level == pytest.approx(5.30) and found[OCT].spliced and found[OCT].source.startswith("Silicon Data")
+    )
     assert found[OCT].spliced_from == pytest.approx(CHAIN[OCT])
     assert not found[SEP].spliced and found[SEP].source == "quotes"
     # November chains on from 5.30 by its own link (5.7/5.5 + 6.9/7.1) / 2

@@ -15,7 +15,6 @@ import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
-from procure.errors import InputError
 from procure.io.offer_trials import parse_trials
 
 TRIALS = Path(__file__).parent / "data" / "trials"
@@ -27,7 +26,9 @@ def run(*args: object):  # type: ignore[no-untyped-def]
     return runner.invoke(app, [str(a) for a in args])
 
 
-def vllm_run(tmp_path: Path, tpot_ms: float, output_tok_s: float, day: str = "20261120-101500", name: str = "fast.json") -> Path:
+def vllm_run(
+    tmp_path: Path, tpot_ms: float, output_tok_s: float, day: str = "20261120-101500", name: str = "fast.json"
+) -> Path:
     """A `vllm bench serve --save-result` file: the project's sample with the figures this test needs."""
     data = json.loads((TRIALS / "vllm_bench_serve_conc32.json").read_text())
     data.update(median_tpot_ms=tpot_ms, output_throughput=output_tok_s, date=day)
@@ -51,23 +52,68 @@ def trial_rows(ws: Path, offer: str = "keel-b200-mc") -> list[list[str]]:
 def test_a_trial_after_signing_is_kept_as_the_vendors_evidence_and_reimporting_it_changes_nothing(example, tmp_path):
     # median TPOT 8 ms: 1000 / 8 = 125 tok/s per user; 2,480 output tok/s over 8 GPUs = 310 per GPU; TTFT 850 ms
     trial = vllm_run(tmp_path, 8.0, 2480.0)
-    result = run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29",
-                 "--model", "DeepSeek-R1", "--precision", "FP4", "-w", example)
+    result = run(
+        "perf",
+        "import",
+        trial,
+        "--gpus",
+        8,
+        "--offer",
+        "keel-b200-mc",
+        "--as-of",
+        "2026-11-29",
+        "--model",
+        "DeepSeek-R1",
+        "--precision",
+        "FP4",
+        "-w",
+        example,
+    )
     assert result.exit_code == 0, result.output
     header, row = trial_rows(example)
-    assert header == ["date", "source", "interactivity", "output_tok_s_gpu", "ttft_s", "gpus", "gpu_type", "model", "precision"]
+    assert header == [
+        "date",
+        "source",
+        "interactivity",
+        "output_tok_s_gpu",
+        "ttft_s",
+        "gpus",
+        "gpu_type",
+        "model",
+        "precision",
+    ]
     # the date is the file's own (20261120-...), the GPU the offer's (gpu: B200)
     assert row == ["2026-11-20", "fast.json", "125", "310", "0.85", "8", "B200", "DeepSeek-R1", "FP4"]
     assert not (example / "performance" / "trial-fast.csv").exists()  # evidence, not a curve
     kept = (example / "actuals" / "keel-b200-mc" / "trials.csv").read_bytes()
-    again = run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29",
-                "--model", "DeepSeek-R1", "--precision", "FP4", "-w", example)
+    again = run(
+        "perf",
+        "import",
+        trial,
+        "--gpus",
+        8,
+        "--offer",
+        "keel-b200-mc",
+        "--as-of",
+        "2026-11-29",
+        "--model",
+        "DeepSeek-R1",
+        "--precision",
+        "FP4",
+        "-w",
+        example,
+    )
     assert again.exit_code == 0, again.output
     assert (example / "actuals" / "keel-b200-mc" / "trials.csv").read_bytes() == kept
     assert "trial fast.json of 2026-11-20: already kept, unchanged" in again.output
     # another trial of another day is added beside it; the first stays
     other = vllm_run(tmp_path, 10.0, 2400.0, day="20261125-090000", name="later.json")
-    assert run("perf", "import", other, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example).exit_code == 0
+    assert (
+        run(
+            "perf", "import", other, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+        ).exit_code
+        == 0
+    )
     assert [r[:2] for r in trial_rows(example)[1:]] == [["2026-11-20", "fast.json"], ["2026-11-25", "later.json"]]
 
 
@@ -76,12 +122,20 @@ def test_a_trial_after_signing_is_kept_as_the_vendors_evidence_and_reimporting_i
     [
         (("--offer", "keel-b20-mc"), "no offer with id 'keel-b20-mc'; did you mean 'keel-b200-mc'?"),
         (("--offer", "northwind-b200-mc"), "--offer: northwind-b200-mc is not signed"),
-        (("--offer", "keel-b200-mc", "--date", "2026-04-19"), "--date: 2026-04-19 is before keel-b200-mc was signed (2026-04-20)"),
+        (
+            ("--offer", "keel-b200-mc", "--date", "2026-04-19"),
+            "--date: 2026-04-19 is before keel-b200-mc was signed (2026-04-20)",
+        ),
         (("--offer", "keel-b200-mc", "--as-of", "2026-11-19"), "date: 2026-11-20 is after the as-of date 2026-11-19"),
-        (("--offer", "keel-b200-mc", "--date", "2026-12-01", "--as-of", "2026-11-29"), "--date: 2026-12-01 is after the as-of date 2026-11-29"),
+        (
+            ("--offer", "keel-b200-mc", "--date", "2026-12-01", "--as-of", "2026-11-29"),
+            "--date: 2026-12-01 is after the as-of date 2026-11-29",
+        ),
     ],
 )
-def test_a_trial_that_is_not_a_signed_vendors_after_signing_is_refused_and_nothing_written(example, tmp_path, args, expected):
+def test_a_trial_that_is_not_a_signed_vendors_after_signing_is_refused_and_nothing_written(
+    example, tmp_path, args, expected
+):
     trial = vllm_run(tmp_path, 8.0, 2480.0)
     before = sorted(p.relative_to(example) for p in example.rglob("*"))
     result = run("perf", "import", trial, "--gpus", 8, *args, "-w", example)
@@ -95,7 +149,9 @@ def test_a_bad_trial_file_names_the_file_and_field_and_writes_nothing(example, t
     data = json.loads(trial.read_text())
     data["median_tpot_ms"] = "fast"
     trial.write_text(json.dumps(data))
-    result = run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    result = run(
+        "perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+    )
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert f"{trial}: median_tpot_ms: must be a finite number" in result.output
     assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
@@ -120,7 +176,10 @@ def test_a_kept_trials_file_the_loader_refuses_names_file_line_and_column():
     assert any("trials.csv:3: date: must be a date YYYY-MM-DD" in s for s in shown), shown
     assert any("trials.csv:4: interactivity: must be a number (got 'fast')" in s for s in shown), shown
     assert any("trials.csv:4: gpus:" in s for s in shown), shown
-    assert any("trials.csv:5: interactivity: the run of a.json on 2026-11-20 at 125 tok/s/user is also on line 2" in s for s in shown), shown
+    assert any(
+        "trials.csv:5: interactivity: the run of a.json on 2026-11-20 at 125 tok/s/user is also on line 2" in s
+        for s in shown
+    ), shown
 
 
 def test_the_scorecard_reads_a_trial_as_a_months_capacity_and_the_posterior_by_hand(example, tmp_path):
@@ -129,7 +188,12 @@ def test_the_scorecard_reads_a_trial_as_a_months_capacity_and_the_posterior_by_h
     from procure.io.workspace import load_workspace
 
     trial = vllm_run(tmp_path, 8.0, 2480.0, day="20261020-101500")  # October: a complete month before --as-of
-    assert run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example).exit_code == 0
+    assert (
+        run(
+            "perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+        ).exit_code
+        == 0
+    )
     ws = load_workspace(example)
     ev = evaluate(ws, date(2026, 11, 29), delivered=False)
     promised = ev.offer("keel-b200-mc").metrics["throughput"]  # the promise the trial is set against (an input here)
@@ -173,7 +237,21 @@ def test_a_trial_far_above_the_public_curves_is_warned_about_by_perf_import_and_
     #   b200-trt-fp8 between (79.6, 74.8) and (107.6, 50.65): 74.8 x (50.65 / 74.8)^0.72857 = 56.34
     # best 58.85; 310 / 58.85 = 5.27 > 1.25
     trial = vllm_run(tmp_path, 8.0, 2480.0)
-    args = ("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "--model", "deepseek-ai/DeepSeek-R1", "-w", example)
+    args = (
+        "perf",
+        "import",
+        trial,
+        "--gpus",
+        8,
+        "--offer",
+        "keel-b200-mc",
+        "--as-of",
+        "2026-11-29",
+        "--model",
+        "deepseek-ai/DeepSeek-R1",
+        "-w",
+        example,
+    )
     result = run(*args, "--precision", "fp8")
     assert result.exit_code == 0, result.output
     expected = "reads 310.0 output tok/s/GPU at 100 tok/s/user, 5.27x the best public curve of the same GPU, model and precision (b200-sglang-fp8: 58.9 at 100 tok/s/user"
@@ -190,9 +268,13 @@ def test_a_trial_far_above_the_public_curves_is_warned_about_by_perf_import_and_
 
 def test_a_trial_without_model_or_precision_is_not_compared_and_says_so(example, tmp_path):
     trial = vllm_run(tmp_path, 8.0, 2480.0)
-    result = run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    result = run(
+        "perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+    )
     assert result.exit_code == 0
-    assert "trial fast.json of 2026-11-20 states no model, precision: not compared with the public curves" in result.output
+    assert (
+        "trial fast.json of 2026-11-20 states no model, precision: not compared with the public curves" in result.output
+    )
     assert "best public curve" not in result.output
 
 
@@ -203,7 +285,23 @@ def test_a_measured_curve_far_above_the_public_curve_on_the_real_market(tmp_path
     ws = tmp_path / "real"
     shutil.copytree(REAL, ws)
     fast = vllm_run(tmp_path, 8.0, 3200.0, name="fast400.json")  # 3,200 / 8 = 400 per GPU at 125 tok/s/user
-    result = run("perf", "import", fast, "--gpus", 8, "--gpu", "b200", "--model", "DeepSeek-R1", "--precision", "fp4", "--name", "trial-fast", "-w", ws)
+    result = run(
+        "perf",
+        "import",
+        fast,
+        "--gpus",
+        8,
+        "--gpu",
+        "b200",
+        "--model",
+        "DeepSeek-R1",
+        "--precision",
+        "fp4",
+        "--name",
+        "trial-fast",
+        "-w",
+        ws,
+    )
     assert result.exit_code == 0, result.output
     curve = (ws / "performance" / "trial-fast.csv").read_text()
     assert "# gpu: b200" in curve and "# model: DeepSeek-R1" in curve and "# precision: fp4" in curve
@@ -212,14 +310,51 @@ def test_a_measured_curve_far_above_the_public_curve_on_the_real_market(tmp_path
     checked = run("validate", "-w", ws)
     assert checked.exit_code == 0 and warned in checked.output
     slow = vllm_run(tmp_path, 8.0, 2880.0, name="ok360.json")  # 360 per GPU: 1.2x, within 1.25
-    ok = run("perf", "import", slow, "--gpus", 8, "--gpu", "b200", "--model", "DeepSeek-R1", "--precision", "fp4", "--name", "trial-ok", "-w", ws)
+    ok = run(
+        "perf",
+        "import",
+        slow,
+        "--gpus",
+        8,
+        "--gpu",
+        "b200",
+        "--model",
+        "DeepSeek-R1",
+        "--precision",
+        "fp4",
+        "--name",
+        "trial-ok",
+        "-w",
+        ws,
+    )
     assert ok.exit_code == 0 and "trial-ok.csv reads" not in ok.output
     # a vendor of the real market signed for the test: its post-signing trial is kept and checked the same way
     offer = ws / "offers" / "nebius-b200.yaml"
-    offer.write_text(offer.read_text() + "contract:\n  signed: {date: 2026-09-01, gpus: 64, start: 2026-09-01, end: 2027-08-31}\n")
-    kept = run("perf", "import", fast, "--gpus", 8, "--offer", "nebius-b200", "--model", "DeepSeek-R1", "--precision", "fp4", "--date", "2026-11-02", "-w", ws)
+    offer.write_text(
+        offer.read_text() + "contract:\n  signed: {date: 2026-09-01, gpus: 64, start: 2026-09-01, end: 2027-08-31}\n"
+    )
+    kept = run(
+        "perf",
+        "import",
+        fast,
+        "--gpus",
+        8,
+        "--offer",
+        "nebius-b200",
+        "--model",
+        "DeepSeek-R1",
+        "--precision",
+        "fp4",
+        "--date",
+        "2026-11-02",
+        "-w",
+        ws,
+    )
     assert kept.exit_code == 0, kept.output
-    assert "actuals/nebius-b200/trials.csv: trial fast400.json of 2026-11-02 reads 400.0 output tok/s/GPU at 100 tok/s/user, 1.33x" in kept.output
+    assert (
+        "actuals/nebius-b200/trials.csv: trial fast400.json of 2026-11-02 reads 400.0 output tok/s/GPU at 100 tok/s/user, 1.33x"
+        in kept.output
+    )
     assert (ws / "actuals" / "nebius-b200" / "trials.csv").exists()
 
 
@@ -228,7 +363,10 @@ def test_public_curves_are_read_with_their_marks_and_compared_by_kind():
 
     assert curve_key("B200", "deepseek-ai/DeepSeek-R1", "FP8") == ("b200", "deepseek-r1", "fp8")
     assert curve_key("B200", None, "FP8") is None
-    refs = [PublicCurve("a", ("b200", "m", "fp8"), [(50, 100), (100, 40)]), PublicCurve("b", ("b200", "m", "fp4"), [(100, 400)])]
+    refs = [
+        PublicCurve("a", ("b200", "m", "fp8"), [(50, 100), (100, 40)]),
+        PublicCurve("b", ("b200", "m", "fp4"), [(100, 400)]),
+    ]
     # ours reads 60 at 100; the FP8 public curve 40: 1.5x > 1.25 (the FP4 curve's 400 is another kind)
     found = above_reference([(100, 60)], ("b200", "m", "fp8"), refs, 100)
     assert found is not None and (found.ours, found.reference, found.reference_name) == (60, 40, "a")
@@ -250,7 +388,17 @@ def test_an_inferencex_import_states_gpu_model_and_precision(tmp_path):
     from procure.io.workspace import read_curve
 
     out = tmp_path / "performance"
-    result = run("perf", "import", Path(__file__).parent / "data" / "import_inferencex_row.json", "--out-dir", out, "--isl", 8192, "--osl", 1024)
+    result = run(
+        "perf",
+        "import",
+        Path(__file__).parent / "data" / "import_inferencex_row.json",
+        "--out-dir",
+        out,
+        "--isl",
+        8192,
+        "--osl",
+        1024,
+    )
     assert result.exit_code == 0, result.output
     (path,) = out.glob("*.csv")
     curve = read_curve(path.read_text(), str(path), path.stem, [])
@@ -264,16 +412,25 @@ def test_an_inferencex_import_states_gpu_model_and_precision(tmp_path):
         (lambda text: text[:400], "JSON"),  # cut short: the reader's own error, not another kind's
         (lambda text: "", "JSON"),
         (lambda text: "{}", "not a trial result"),
-        (lambda text: json.dumps({k: v for k, v in json.loads(text).items() if k != "median_tpot_ms"}), "median_tpot_ms: required field is missing"),
+        (
+            lambda text: json.dumps({k: v for k, v in json.loads(text).items() if k != "median_tpot_ms"}),
+            "median_tpot_ms: required field is missing",
+        ),
     ],
     ids=["truncated", "empty", "empty-object", "no-tpot"],
 )
 def test_a_broken_trial_with_offer_is_told_as_a_broken_trial(example, tmp_path, content, expected):
     trial = vllm_run(tmp_path, 8.0, 2480.0)
     trial.write_text(content(trial.read_text()))
-    result = run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    result = run(
+        "perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+    )
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert str(trial) in result.output and expected in result.output and "InferenceX" not in result.output.split("expected")[0]
+    assert (
+        str(trial) in result.output
+        and expected in result.output
+        and "InferenceX" not in result.output.split("expected")[0]
+    )
     assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
 
 
@@ -283,7 +440,11 @@ def test_a_vllm_result_without_its_tpot_is_not_read_as_inferencex_rows(example, 
     del data["median_tpot_ms"]
     trial.write_text(json.dumps(data))
     result = run("perf", "import", trial, "--gpus", 8, "-w", example)
-    assert result.exit_code == 2 and "median_tpot_ms: required field is missing" in result.output and "[0].hw" not in result.output
+    assert (
+        result.exit_code == 2
+        and "median_tpot_ms: required field is missing" in result.output
+        and "[0].hw" not in result.output
+    )
 
 
 def test_reimporting_a_trial_with_unrounded_figures_is_unchanged(example, tmp_path):
@@ -301,18 +462,44 @@ def test_reimporting_a_trial_with_unrounded_figures_is_unchanged(example, tmp_pa
 def test_a_trial_before_the_first_month_of_service_makes_no_month(example, tmp_path):
     # keel was signed 2026-04-20 and serves from May: a trial on 2026-04-25 is kept but scores no April
     trial = vllm_run(tmp_path, 8.0, 2480.0)
-    assert run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--date", "2026-04-25", "--as-of", "2026-11-29", "-w", example).exit_code == 0
+    assert (
+        run(
+            "perf",
+            "import",
+            trial,
+            "--gpus",
+            8,
+            "--offer",
+            "keel-b200-mc",
+            "--date",
+            "2026-04-25",
+            "--as-of",
+            "2026-11-29",
+            "-w",
+            example,
+        ).exit_code
+        == 0
+    )
     doc = json.loads(run("scorecard", "--format", "json", "--as-of", "2026-11-29", "-w", example).stdout)
     vendor = doc["vendors"][0]
     assert [m["month"] for m in vendor["months"]][0] == "2026-05"
-    assert any("trials before the first month of service (2026-05) are not scored (2026-04)" in n for n in vendor["notes"])
+    assert any(
+        "trials before the first month of service (2026-05) are not scored (2026-04)" in n for n in vendor["notes"]
+    )
 
 
 def test_a_trial_slower_than_the_target_is_named_not_taken_for_no_trial(example, tmp_path):
     # median TPOT 25 ms: 1000 / 25 = 40 tok/s per user, below the workload's 100: no reading at the target
     trial = vllm_run(tmp_path, 25.0, 8000.0)
-    assert run("perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example).exit_code == 0
-    vendor = json.loads(run("scorecard", "--format", "json", "--as-of", "2026-12-15", "-w", example).stdout)["vendors"][0]
+    assert (
+        run(
+            "perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+        ).exit_code
+        == 0
+    )
+    vendor = json.loads(run("scorecard", "--format", "json", "--as-of", "2026-12-15", "-w", example).stdout)["vendors"][
+        0
+    ]
     november = next(m for m in vendor["months"] if m["month"] == "2026-11")
     assert november["trial_capacity_ratio"] is None
     assert any("no reading at the target 100 tok/s/user" in n for n in november["notes"])

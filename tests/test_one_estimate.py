@@ -55,7 +55,8 @@ def same(a: dict, b: dict) -> bool:
     """Every metric of the offer's own equal to the bit (None where a figure cannot be computed)."""
     keys = [k for k in a if k not in AGAINST_THE_LEADER]
     return a.keys() == b.keys() and all(
-        (x is None and y is None) or (x is not None and y is not None and (x == y or (math.isnan(x) and math.isnan(y)))) for x, y in ((a[k], b[k]) for k in keys)
+        (x is None and y is None) or (x is not None and y is not None and (x == y or (math.isnan(x) and math.isnan(y))))
+        for x, y in ((a[k], b[k]) for k in keys)
     )
 
 
@@ -95,8 +96,15 @@ def test_one_vendors_actuals_leave_every_other_offer_bit_identical(tmp_path, wor
     # evidence: the stated reading x the point's factors). These months have no utilization telemetry, so
     # tokens per billed GPU-hour (the buyer's own traffic) leave the throughput at the promise, even when the
     # delivered tokens fall by a fifth.
-    assert with_actuals[signed].evidence["throughput_ratio"] is None and changed[signed].evidence["throughput_ratio"] is None
-    assert with_actuals[signed].metrics["throughput"] == changed[signed].metrics["throughput"] == without[signed].metrics["throughput"]
+    assert (
+        with_actuals[signed].evidence["throughput_ratio"] is None
+        and changed[signed].evidence["throughput_ratio"] is None
+    )
+    assert (
+        with_actuals[signed].metrics["throughput"]
+        == changed[signed].metrics["throughput"]
+        == without[signed].metrics["throughput"]
+    )
 
 
 def test_the_example_reads_every_other_offer_at_its_own_point_with_actuals_present(tmp_path):
@@ -104,7 +112,9 @@ def test_the_example_reads_every_other_offer_at_its_own_point_with_actuals_prese
     (triangular 0.85 / 0.95 / 1.05: 0.95) x benchmark to production ((0.85 + 0.95 + 1.0) / 3 = 0.933333):
     300 x 0.95 x 0.933333 = 266.0, whether or not another vendor's actuals are present."""
     found = figures(example(tmp_path))
-    assert found["halvard-b200-ms"].metrics["throughput"] == pytest.approx(300 * 0.95 * (0.85 + 0.95 + 1.0) / 3, rel=1e-9)
+    assert found["halvard-b200-ms"].metrics["throughput"] == pytest.approx(
+        300 * 0.95 * (0.85 + 0.95 + 1.0) / 3, rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("workspace", ["example", "example without actuals", "real_offers", "real_offers with actuals"])
@@ -123,7 +133,14 @@ def test_the_sensitivity_baseline_and_whatifs_starting_point_are_the_evaluated_c
     from procure.analysis.scorecard import evaluation_posteriors
 
     result = sensitivity(
-        inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config),
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        ev.currency,
+        top,
+        ws.config.uncertainty,
+        gates_of(ev, inputs, ws.config),
         evaluation_posteriors(ev, inputs, ws.config.uncertainty),
     )
     for offer_id, cost in result.baseline.items():
@@ -132,7 +149,9 @@ def test_the_sensitivity_baseline_and_whatifs_starting_point_are_the_evaluated_c
     from procure.analysis.whatif import Change, whatif
 
     leader = ev.ranked[0].id
-    assert whatif(ws, leader, Change(throughput=1.0)).before.cost_per_task == pytest.approx(ev.offer(leader).metrics["cost_per_task"], rel=1e-12)
+    assert whatif(ws, leader, Change(throughput=1.0)).before.cost_per_task == pytest.approx(
+        ev.offer(leader).metrics["cost_per_task"], rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("workspace", ["example", "real_offers"])
@@ -142,7 +161,9 @@ def test_every_throughput_factor_is_shown_and_their_product_is_the_throughput_us
     shown = [o for o in ev.offers if o.throughput_factors]
     assert shown and all(o.pricing_basis != "per_token" for o in shown)
     for o in shown:
-        assert math.prod(f.value for f in o.throughput_factors) == pytest.approx(o.metrics["throughput"], rel=1e-12), o.id
+        assert math.prod(f.value for f in o.throughput_factors) == pytest.approx(o.metrics["throughput"], rel=1e-12), (
+            o.id
+        )
         assert all(f.source for f in o.throughput_factors)
 
 
@@ -154,7 +175,9 @@ def test_grade_offer_shows_the_reading_and_each_factor_with_its_source():
 
     from procure.cli import app
 
-    result = CliRunner().invoke(app, ["grade", "--offer", "halvard-b200-ms", "--workspace", str(ROOT)], env={"COLUMNS": "200"})
+    result = CliRunner().invoke(
+        app, ["grade", "--offer", "halvard-b200-ms", "--workspace", str(ROOT)], env={"COLUMNS": "200"}
+    )
     assert result.exit_code == 0, result.output
     text = result.output
     assert "throughput at the target, factor by factor" in text
@@ -166,13 +189,33 @@ def test_the_report_appendix_lists_the_factors(tmp_path):
     from procure.render.documents import render_html
 
     ev, _ = evaluate_with_inputs(load_workspace(example(tmp_path)))
-    charts = dict.fromkeys(("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado"), "")
+    charts = dict.fromkeys(
+        (
+            "benchmark",
+            "breakdown",
+            "cash",
+            "cost_curve",
+            "football",
+            "hedge",
+            "plan_frontier",
+            "position",
+            "ranges",
+            "responsibilities",
+            "throughput",
+            "tornado",
+        ),
+        "",
+    )
     html = " ".join(render_html(ev, "comparison", charts=charts).split())
     assert "Throughput at the target, factor by factor" in html
     # halvard: 300 x 0.95 x 1 x 0.933333 = 266.0
     row = html[html.index('<td class="mono">halvard-b200-ms</td><td>300.0</td>') :]
     row = row[: row.index("</tr>")]
-    assert "x 0.9500 reference to true (mean) (uncertainty.throughput.reference)" in row and "x 0.9333 benchmark to production (mean)" in row and "<td>266.0</td>" in row
+    assert (
+        "x 0.9500 reference to true (mean) (uncertainty.throughput.reference)" in row
+        and "x 0.9333 benchmark to production (mean)" in row
+        and "<td>266.0</td>" in row
+    )
 
 
 def test_a_recommended_offer_passing_a_gate_in_under_90_percent_of_draws_carries_it_as_a_named_risk(workspace_copy):
@@ -189,7 +232,8 @@ def test_a_recommended_offer_passing_a_gate_in_under_90_percent_of_draws_carries
     text = path.read_text().split("\nuncertainty:", 1)[0]
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
-        text + f"\nuncertainty:\n  draws: 40000\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
+        text
+        + f"\nuncertainty:\n  draws: 40000\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
         f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
@@ -201,12 +245,18 @@ def test_a_recommended_offer_passing_a_gate_in_under_90_percent_of_draws_carries
     assert risk.gate == "availability" and risk.probability == pytest.approx(passes, abs=0.01)
     gate = next(g for g in ev.offer("floaty").gates if g.gate == "availability")
     assert gate.passed and gate.probability == risk.probability
-    assert any(line.startswith("risk: Floaty Compute (floaty) passes the availability gate in only 75.") for line in verdict_lines(ev))
+    assert any(
+        line.startswith("risk: Floaty Compute (floaty) passes the availability gate in only 75.")
+        for line in verdict_lines(ev)
+    )
     assert "Named risk: " + risk.words in knife_edge_words(ev)
     # without uncertainty the drawn figure never moves: no probability, the point decides, no risk
     path.write_text(path.read_text().replace("availability: {triangular: [0.99, 1.0, 1.0]}", f"availability: {one}"))
     quiet = evaluate(load_workspace(root))
-    assert quiet.summary.gate_risks == [] and next(g for g in quiet.offer("floaty").gates if g.gate == "availability").probability is None
+    assert (
+        quiet.summary.gate_risks == []
+        and next(g for g in quiet.offer("floaty").gates if g.gate == "availability").probability is None
+    )
 
 
 @pytest.mark.parametrize("workspace", ["example", "example without actuals", "real_offers", "real_offers with actuals"])
@@ -225,7 +275,11 @@ def test_every_headline_lies_inside_its_own_p10_p90(tmp_path, workspace):
     else:
         root = ROOT / "tests" / "data" / "real_offers"
     ev = evaluate(load_workspace(root), None, MonteCarlo(draws=2000, seed=7))
-    checked = [o for o in ev.offers if o.metrics.get("cost_per_task") is not None and o.uncertainty and o.uncertainty.p10 is not None]
+    checked = [
+        o
+        for o in ev.offers
+        if o.metrics.get("cost_per_task") is not None and o.uncertainty and o.uncertainty.p10 is not None
+    ]
     assert len(checked) >= 8
     for o in checked:
         assert o.uncertainty.p10 <= o.metrics["cost_per_task"] <= o.uncertainty.p90, o.id
@@ -244,8 +298,13 @@ def test_a_gate_passed_at_the_stated_figure_fails_when_it_fails_in_most_draws(tm
     gate = next(g for g in own.gates if g.gate == "availability")
     passes = 1 - ((0.98 / 0.9801 - 0.99) / 0.01) ** 2
     assert not gate.passed and not own.acceptable and gate.probability == pytest.approx(passes, abs=0.006)
-    assert f"passes in {gate.probability:.1%} of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)" in gate.detail
-    assert "97.68% expected at the mean of its draws" in gate.detail and own.metrics["availability"] == pytest.approx(0.9801 * (0.99 + 1 + 1) / 3, rel=1e-9)
+    assert (
+        f"passes in {gate.probability:.1%} of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
+        in gate.detail
+    )
+    assert "97.68% expected at the mean of its draws" in gate.detail and own.metrics["availability"] == pytest.approx(
+        0.9801 * (0.99 + 1 + 1) / 3, rel=1e-9
+    )
     path = root / "procure.yaml"
     path.write_text(path.read_text().replace("policy:\n", "policy:\n  gate_confidence: 0.02\n", 1))
     ev, _ = evaluate_with_inputs(load_workspace(root))
@@ -267,7 +326,8 @@ def test_a_workspace_without_uncertainty_decides_its_gates_at_the_point(workspac
     text = path.read_text().split("\nuncertainty:", 1)[0]
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
-        text + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {one}\n"
+        text
+        + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {one}\n"
         f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
@@ -281,12 +341,22 @@ def test_a_workspace_without_uncertainty_decides_its_gates_at_the_point(workspac
     assert set(inputs.columns[AVAILABILITY_POINT]) == {1.0} and set(inputs.columns[UTILIZATION_POINT]) == {1.0}
     stated = {k: v for k, v in inputs.columns.items() if k not in (AVAILABILITY_POINT, UTILIZATION_POINT)}
     i = [o.id for o in inputs.offers].index("floaty")
-    assert ev.offer("floaty").metrics["cost_per_task"] == pytest.approx(float(np.asarray(cost_arrays(stated, inputs.model)["cost_per_task"])[i]), rel=1e-12)
+    assert ev.offer("floaty").metrics["cost_per_task"] == pytest.approx(
+        float(np.asarray(cost_arrays(stated, inputs.model)["cost_per_task"])[i]), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(
     ("bounds", "cap"),
-    [((0.85, 1.0, 1.1), 1.0), ((0.85, 1.0, 1.1), 0.9), ((0.85, 1.0, 1.1), 0.8), ((0.85, 1.0, 1.1), 1.25), ((0.99, 1.0, 1.0), 1 / 0.9801), ((0.9, 0.9, 1.2), 1.0), ((0.9, 1.2, 1.2), 0.95)],
+    [
+        ((0.85, 1.0, 1.1), 1.0),
+        ((0.85, 1.0, 1.1), 0.9),
+        ((0.85, 1.0, 1.1), 0.8),
+        ((0.85, 1.0, 1.1), 1.25),
+        ((0.99, 1.0, 1.0), 1 / 0.9801),
+        ((0.9, 0.9, 1.2), 1.0),
+        ((0.9, 1.2, 1.2), 0.95),
+    ],
 )
 def test_the_point_takes_a_capped_factor_at_the_mean_of_its_capped_draws(bounds, cap):
     """Availability and utilization are at most 1, so the draws cap u x f at 1 and their mean is E[min(1, u x f)],
@@ -299,9 +369,15 @@ def test_the_point_takes_a_capped_factor_at_the_mean_of_its_capped_draws(bounds,
 
     low, mode, high = bounds
     x = low + (np.arange(200_000) + 0.5) * (high - low) / 200_000
-    density = np.where(x < mode, 2 * (x - low) / ((high - low) * max(mode - low, 1e-300)), 2 * (high - x) / ((high - low) * max(high - mode, 1e-300)))
+    density = np.where(
+        x < mode,
+        2 * (x - low) / ((high - low) * max(mode - low, 1e-300)),
+        2 * (high - x) / ((high - low) * max(high - mode, 1e-300)),
+    )
     integral = float(np.sum(np.minimum(x, cap) * density) * (high - low) / 200_000)
     assert Distribution(triangular=bounds).capped_mean(cap) == pytest.approx(integral, abs=1e-7)
     if bounds == (0.85, 1.0, 1.1) and cap == 1.0:
         assert Distribution(triangular=bounds).capped_mean(cap) == pytest.approx(0.97, abs=1e-12)
-    assert Distribution(uniform=(low, high)).capped_mean(cap) == pytest.approx(float(np.mean(np.minimum(x, cap))), abs=1e-7)
+    assert Distribution(uniform=(low, high)).capped_mean(cap) == pytest.approx(
+        float(np.mean(np.minimum(x, cap))), abs=1e-7
+    )

@@ -7,7 +7,13 @@ import math
 import pytest
 
 from procure.model import performance
-from procure.model.performance import DEFAULT_INTERPOLATION, INTERPOLATION_METHODS, interpolate, pareto_frontier, throughput_at
+from procure.model.performance import (
+    DEFAULT_INTERPOLATION,
+    INTERPOLATION_METHODS,
+    interpolate,
+    pareto_frontier,
+    throughput_at,
+)
 
 CURVE = [(50, 400), (100, 300), (150, 100)]
 
@@ -59,7 +65,9 @@ def test_target_exactly_on_a_point_with_a_fractional_throughput():
 def test_target_between_points_interpolates_linearly():
     # Halfway between (50, 400) and (100, 300): 350; 80% of the way from (100, 300) to (150, 100): 140.
     assert throughput_at(CURVE, 75, "linear").throughput == pytest.approx(350)
-    assert throughput_at(CURVE, 140, "linear").throughput == pytest.approx(300 + (140 - 100) / (150 - 100) * (100 - 300))
+    assert throughput_at(CURVE, 140, "linear").throughput == pytest.approx(
+        300 + (140 - 100) / (150 - 100) * (100 - 300)
+    )
     assert throughput_at(CURVE, 140, "linear").throughput == pytest.approx(140)
     assert throughput_at(CURVE, 75, "linear").note == "interpolated (linear) between 50 and 100 tok/s/user"
 
@@ -160,7 +168,9 @@ def test_no_points():
         ("policy", "  ttft_unstated: maybe\n", "policy.ttft_unstated: "),
     ],
 )
-def test_unknown_interpolation_or_ttft_policy_is_refused_with_file_line_and_field(workspace_copy, section, line, problem):
+def test_unknown_interpolation_or_ttft_policy_is_refused_with_file_line_and_field(
+    workspace_copy, section, line, problem
+):
     from tests.clihelp import assert_error, run
 
     ws = workspace_copy("basic")
@@ -183,7 +193,9 @@ def test_the_method_is_in_the_evaluation_and_moves_the_reading(workspace_copy):
     # bravo's reference curve: (50, 400), (100, 300), (150, 100) (tests/data/basic/performance/test-curve.csv)
     (ws / "performance" / "test-curve.csv").write_text("interactivity,output_tok_s_gpu\n50,400\n120,300\n150,100\n")
     # Throughput read as stated (every throughput factor 1), without the reading's range, to see the method alone
-    config.write_text(config.read_text() + "  readings: false\n")  # after basic's own uncertainty section (throughput as stated)
+    config.write_text(
+        config.read_text() + "  readings: false\n"
+    )  # after basic's own uncertainty section (throughput as stated)
     ev = evaluate(load_workspace(ws), date(2026, 11, 29))
     assert ev.assumptions.interpolation == "log"
     # log between (50, 400) and (120, 300) at 100: 400 x 0.75 ^ (50 / 70); ln 0.75 = -0.287682, x 0.714286
@@ -194,7 +206,9 @@ def test_the_method_is_in_the_evaluation_and_moves_the_reading(workspace_copy):
     # linear between (50, 400) and (120, 300) at 100: 400 - 50 / 70 x 100 = 328.571
     assert linear.offer("bravo").metrics["throughput"] == pytest.approx(328.5714, abs=1e-4)
     config.write_text(config.read_text().replace("interpolation: linear", "interpolation: step", 1))
-    assert evaluate(load_workspace(ws), date(2026, 11, 29)).offer("bravo").metrics["throughput"] == 300  # the 120 point's
+    assert (
+        evaluate(load_workspace(ws), date(2026, 11, 29)).offer("bravo").metrics["throughput"] == 300
+    )  # the 120 point's
 
 
 def test_every_report_states_the_method(workspace_copy, tmp_path):
@@ -205,8 +219,13 @@ def test_every_report_states_the_method(workspace_copy, tmp_path):
     config.write_text(config.read_text().replace("assumptions:\n", "assumptions:\n  interpolation: log\n", 1))
     comparison, board = tmp_path / "c.html", tmp_path / "b.html"
     assert run("report", "-w", ws, "--as-of", "2026-11-29", "--format", "html", "--out", comparison).exit_code == 0
-    assert run("report", "--board", "-w", ws, "--as-of", "2026-11-29", "--format", "html", "--out", board).exit_code == 0
-    assert '<td>Throughput between frontier points</td><td class="num">log-linear interpolation</td>' in comparison.read_text()
+    assert (
+        run("report", "--board", "-w", ws, "--as-of", "2026-11-29", "--format", "html", "--out", board).exit_code == 0
+    )
+    assert (
+        '<td>Throughput between frontier points</td><td class="num">log-linear interpolation</td>'
+        in comparison.read_text()
+    )
     assert "on a log scale of speed" in board.read_text()  # the board states the method in plain words
 
 
@@ -229,11 +248,21 @@ def test_sparse_and_dense_samples_of_one_curve_rank_by_price(workspace_copy):
         return 4000 / (1 + x / 25) ** 2
 
     ws = workspace_copy("basic")
-    (ws / "performance" / "dense.csv").write_text("interactivity,output_tok_s_gpu\n" + "".join(f"{x},{truth(x)!r}\n" for x in range(10, 200, 10)))
-    (ws / "performance" / "sparse.csv").write_text("interactivity,output_tok_s_gpu\n" + "".join(f"{x},{truth(x)!r}\n" for x in (25, 75, 125, 175)))
+    (ws / "performance" / "dense.csv").write_text(
+        "interactivity,output_tok_s_gpu\n" + "".join(f"{x},{truth(x)!r}\n" for x in range(10, 200, 10))
+    )
+    (ws / "performance" / "sparse.csv").write_text(
+        "interactivity,output_tok_s_gpu\n" + "".join(f"{x},{truth(x)!r}\n" for x in (25, 75, 125, 175))
+    )
     bravo = (ws / "offers" / "bravo.yaml").read_text()
-    (ws / "offers" / "dense.yaml").write_text(bravo.replace("id: bravo", "id: dense").replace("reference: test-curve", "reference: dense"))
-    (ws / "offers" / "sparse.yaml").write_text(bravo.replace("id: bravo", "id: sparse").replace("reference: test-curve", "reference: sparse").replace("gpu_hour: 3.00", "gpu_hour: 2.70"))
+    (ws / "offers" / "dense.yaml").write_text(
+        bravo.replace("id: bravo", "id: dense").replace("reference: test-curve", "reference: dense")
+    )
+    (ws / "offers" / "sparse.yaml").write_text(
+        bravo.replace("id: bravo", "id: sparse")
+        .replace("reference: test-curve", "reference: sparse")
+        .replace("gpu_hour: 3.00", "gpu_hour: 2.70")
+    )
     ev = evaluate(load_workspace(ws), date(2026, 11, 29))
     assert ev.assumptions.interpolation == "log"
     dense, sparse = ev.offer("dense"), ev.offer("sparse")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from planws import TASKS_PER_GPU_HOUR, config, offer, write
+
 from procure.analysis.plan import make_plan
 from procure.analysis.plan.figures import cvar, weighted_quantile
 from procure.io.workspace import load_workspace
@@ -212,7 +212,9 @@ def test_the_vendor_share_splits_the_plan(tmp_path):
     assert commits(result) == {"commit": 90}
     # per hour: 90 x 2 + 6 x (0.5 x 110 + 0.5 x 10) = 540, over 150 x 1,080 tasks
     assert result.expected_cost_per_task == pytest.approx(540 / (150 * 1080), rel=1e-9)
-    assert result.saving_per_task == pytest.approx((400 - 540) / (150 * 1080), rel=1e-9)  # the single offer is ruled out
+    assert result.saving_per_task == pytest.approx(
+        (400 - 540) / (150 * 1080), rel=1e-9
+    )  # the single offer is ruled out
     assert any("max_vendor_share 0.6 rules out the single offer" in n for n in result.notes)
 
 
@@ -231,7 +233,9 @@ def test_frontier_runs_from_risk_neutral_to_least_cvar(tmp_path):
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
     points = result.frontier
     assert points is not None and len(points) >= 2
-    assert points[0].cvar_limit is None and points[0].expected_cost_per_task == pytest.approx(result.expected_cost_per_task)
+    assert points[0].cvar_limit is None and points[0].expected_cost_per_task == pytest.approx(
+        result.expected_cost_per_task
+    )
     assert points[-1].cvar == pytest.approx(800 * 730)  # least CVaR: commit 200, every month 584,000
     costs = [p.expected_cost_per_task for p in points]
     cvars = [p.cvar for p in points]
@@ -244,7 +248,11 @@ def test_per_token_capacity_is_limited_by_rate_limits(tmp_path):
     cfg = config()
     offers = [
         offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0),
-        offer("tokens", per_mtok={"input": 0.0, "output": 5.0}, service={"rate_limits": {"output_tokens_per_minute": 1_800_000}}),
+        offer(
+            "tokens",
+            per_mtok={"input": 0.0, "output": 5.0},
+            service={"rate_limits": {"output_tokens_per_minute": 1_800_000}},
+        ),
     ]
     result = plan_for(tmp_path, cfg, offers)
     # a task costs 1,000 x 5 / 1e6 = 0.005, i.e. 5.4 per GPU-hour's worth (1,080 tasks): c = 4 > 5.4 / 2, so commit 100
@@ -280,13 +288,24 @@ def markets(draw):
             offers.append(offer(f"o{i}", gpus=0, burst=burst))
         else:
             minimum = draw(st.sampled_from([0, 50, 120]))
-            offers.append(offer(f"o{i}", gpus=minimum, max_gpus=1000, gpu_hour=draw(prices), burst=burst, node_gpus=draw(st.sampled_from([1, 8]))))
+            offers.append(
+                offer(
+                    f"o{i}",
+                    gpus=minimum,
+                    max_gpus=1000,
+                    gpu_hour=draw(prices),
+                    burst=burst,
+                    node_gpus=draw(st.sampled_from([1, 8])),
+                )
+            )
     if not any(o["pricing"].get("burst") or o.get("max_gpus") for o in offers):
         offers.append(offer("od", gpus=0, burst={"gpu_hour": 8.0, "max_gpus": 1000}))
     return offers
 
 
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @SETTINGS
@@ -301,7 +320,11 @@ def test_the_plan_never_costs_more_than_the_best_single_offer(tmp_path_factory, 
 @given(markets(), prices)
 def test_adding_an_offer_never_raises_the_cost(tmp_path_factory, offers, extra_price):
     before = plan_for(tmp_path_factory.mktemp("m"), config(), offers)
-    more = offers + [offer("extra", gpus=0, max_gpus=1000, gpu_hour=extra_price, burst={"gpu_hour": extra_price + 1, "max_gpus": 500})]
+    more = offers + [
+        offer(
+            "extra", gpus=0, max_gpus=1000, gpu_hour=extra_price, burst={"gpu_hour": extra_price + 1, "max_gpus": 500}
+        )
+    ]
     after = plan_for(tmp_path_factory.mktemp("m"), config(), more)
     assert after.expected_cost_per_task <= before.expected_cost_per_task * (1 + 1e-9)
 
@@ -324,7 +347,9 @@ def test_scaling_every_price_scales_the_cost_and_keeps_the_plan(tmp_path_factory
     base = plan_for(tmp_path_factory.mktemp("m"), config(), offers)
     moved = plan_for(tmp_path_factory.mktemp("m"), config(), scaled(offers, k))
     assert moved.expected_cost_per_task == pytest.approx(k * base.expected_cost_per_task, rel=1e-6)
-    assert [(l.offer, l.role, l.gpus, l.start_month) for l in moved.plan] == [(l.offer, l.role, l.gpus, l.start_month) for l in base.plan]
+    assert [(ln.offer, ln.role, ln.gpus, ln.start_month) for ln in moved.plan] == [
+        (ln.offer, ln.role, ln.gpus, ln.start_month) for ln in base.plan
+    ]
 
 
 @SETTINGS
@@ -336,7 +361,7 @@ def test_file_order_and_currency_do_not_change_the_plan(tmp_path_factory, offers
     names = [f"{rng.randint(0, 10**6):07d}-{o['id']}" for o in in_euros]
     moved = plan_for(tmp_path_factory.mktemp("m"), config(), in_euros, names)
     assert moved.expected_cost_per_task == pytest.approx(base.expected_cost_per_task, rel=1e-9)
-    assert [(l.offer, l.role, l.gpus) for l in moved.plan] == [(l.offer, l.role, l.gpus) for l in base.plan]
+    assert [(ln.offer, ln.role, ln.gpus) for ln in moved.plan] == [(ln.offer, ln.role, ln.gpus) for ln in base.plan]
 
 
 # --- model size ---------------------------------------------------------------------------------
@@ -345,11 +370,11 @@ def test_file_order_and_currency_do_not_change_the_plan(tmp_path_factory, offers
 def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]:
     """Variables, constraints and nonzeros of a model of `offers` offers (a commitment and a burst each),
     with every scenario its own demand level."""
-    from procure.model.demand import Scenarios
-    from procure.model.inputs import PlanConfig
     from procure.analysis.plan.candidates import Candidate, Commit, Source
     from procure.analysis.plan.discount import discount_factors
     from procure.analysis.plan.program import Risk, build_model
+    from procure.model.demand import Scenarios
+    from procure.model.inputs import PlanConfig
 
     cands = []
     for i in range(offers):
@@ -358,7 +383,17 @@ def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]
         cand.source = Source(i, 6.0 / TASKS_PER_GPU_HOUR, 1e9, 6.0, "gpu_hour", TASKS_PER_GPU_HOUR * 730)
         cands.append(cand)
     rng = np.random.default_rng(1)
-    scen = Scenarios([f"s{i}" for i in range(scenarios)], np.full(scenarios, 1 / scenarios), rng.uniform(1e6, 2e6, (scenarios, months)), True, months, 1e6, 0.0, 0.3, 7)
+    scen = Scenarios(
+        [f"s{i}" for i in range(scenarios)],
+        np.full(scenarios, 1 / scenarios),
+        rng.uniform(1e6, 2e6, (scenarios, months)),
+        True,
+        months,
+        1e6,
+        0.0,
+        0.3,
+        7,
+    )
     policy = PlanConfig(levels=max(scenarios, 2), max_vendor_share=0.7)
     model = build_model(cands, scen, policy, discount_factors(months, 0.1), Risk(weight=1.0), 1e6, 1e6)
     return len(model.c), model.nrows, model.nonzeros
@@ -409,22 +444,45 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
     # binding share reaches the same optimum; and with them a vendor switched off holds nothing.
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    from procure.model.demand import Scenarios
-    from procure.model.inputs import PlanConfig
     from procure.analysis.plan.candidates import Candidate, Commit, Source
     from procure.analysis.plan.discount import discount_factors
     from procure.analysis.plan.program import Risk, build_model
+    from procure.model.demand import Scenarios
+    from procure.model.inputs import PlanConfig
 
     cands = []
-    for i, (vendor, fee, price) in enumerate([("A", 5000.0, 3.0), ("A", 0.0, 3.6), ("B", 20000.0, 3.3), ("C", 8000.0, 3.9)]):
+    for i, (vendor, fee, price) in enumerate(
+        [("A", 5000.0, 3.0), ("A", 0.0, 3.6), ("B", 20000.0, 3.3), ("C", 8000.0, 3.9)]
+    ):
         cand = Candidate(f"o{i}", vendor, fee)
         cand.commits.append(Commit(i, "base", 1, 100, 8, 3, price, 8 * price * 730, 8 * TASKS_PER_GPU_HOUR * 730))
-        cand.source = Source(i, 1.5 * price / TASKS_PER_GPU_HOUR, 2e6, 1.5 * price, "gpu_hour", TASKS_PER_GPU_HOUR * 730, 3)
+        cand.source = Source(
+            i, 1.5 * price / TASKS_PER_GPU_HOUR, 2e6, 1.5 * price, "gpu_hour", TASKS_PER_GPU_HOUR * 730, 3
+        )
         cands.append(cand)
     rng = np.random.default_rng(3)
     months, count = 6, 8
-    scen = Scenarios([f"s{i}" for i in range(count)], np.full(count, 1 / count), rng.uniform(5e6, 2e7, (count, months)), True, months, 1e7, 0.0, 0.3, 7)
-    model = build_model(cands, scen, PlanConfig(levels=count, max_vendor_share=0.7), discount_factors(months, 0.1), Risk(), 1e5, 1e6, penalty=1e-3)
+    scen = Scenarios(
+        [f"s{i}" for i in range(count)],
+        np.full(count, 1 / count),
+        rng.uniform(5e6, 2e7, (count, months)),
+        True,
+        months,
+        1e7,
+        0.0,
+        0.3,
+        7,
+    )
+    model = build_model(
+        cands,
+        scen,
+        PlanConfig(levels=count, max_vendor_share=0.7),
+        discount_factors(months, 0.1),
+        Risk(),
+        1e5,
+        1e6,
+        penalty=1e-3,
+    )
     A, lo, hi = model.matrix()
     first = {name: row for row, name in model.row_names}
     switched = np.arange(first["vendor switched on"], first["two vendors at least"] + 1)
@@ -436,7 +494,13 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
     free[model.layout["w"]] = 0
 
     def optimum(rows: np.ndarray, integrality: np.ndarray):
-        return milp(model.c, constraints=LinearConstraint(A[rows], lo[rows], hi[rows]), integrality=integrality, bounds=Bounds(model.lb, model.ub), options={"mip_rel_gap": 0.0})
+        return milp(
+            model.c,
+            constraints=LinearConstraint(A[rows], lo[rows], hi[rows]),
+            integrality=integrality,
+            bounds=Bounds(model.lb, model.ub),
+            options={"mip_rel_gap": 0.0},
+        )
 
     with_switches, without = optimum(np.arange(A.shape[0]), model.integrality), optimum(keep, free)
     assert with_switches.status == 0 and without.status == 0

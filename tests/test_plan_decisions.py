@@ -7,9 +7,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from planws import config, offer, write
 from typer.testing import CliRunner
 
-from planws import config, offer, write
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
@@ -50,7 +50,9 @@ def test_a_commitment_starting_after_the_window_is_a_later_decision(tmp_path):
     # +20%: 525,600), and the later block's 100 GPUs x 4 x 730 x 6 months = 1,752,000 (+20%: 350,400).
     base = next(c for c in result.stress.cases if c.name == "Demand as planned")
     dear = next(c for c in result.stress.cases if c.name == "Market prices +20%")
-    assert dear.total_spend - base.total_spend == pytest.approx(0.2 * (0.5 * 100 * 6 * 730 * 12 + 100 * 4 * 730 * 6), rel=1e-6)
+    assert dear.total_spend - base.total_spend == pytest.approx(
+        0.2 * (0.5 * 100 * 6 * 730 * 12 + 100 * 4 * 730 * 6), rel=1e-6
+    )
 
 
 def test_default_window_is_the_earliest_expiry(tmp_path):
@@ -93,10 +95,21 @@ def test_a_held_contract_is_fixed_and_the_plan_adds_on_top(tmp_path):
 
 
 BAD = {
-    "start before signing": ({"date": "2026-10-01", "gpus": 8, "start": "2026-09-01", "end": "2027-05-28"}, "contract.signed[0].start"),
-    "end before start": ({"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2026-09-28"}, "contract.signed[0].end"),
-    "overlapping tranches": ([{"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2027-05-28"},
-                              {"date": "2026-10-01", "gpus": 8, "start": "2027-05-01", "end": "2027-09-28"}], "contract.signed"),
+    "start before signing": (
+        {"date": "2026-10-01", "gpus": 8, "start": "2026-09-01", "end": "2027-05-28"},
+        "contract.signed[0].start",
+    ),
+    "end before start": (
+        {"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2026-09-28"},
+        "contract.signed[0].end",
+    ),
+    "overlapping tranches": (
+        [
+            {"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2027-05-28"},
+            {"date": "2026-10-01", "gpus": 8, "start": "2027-05-01", "end": "2027-09-28"},
+        ],
+        "contract.signed",
+    ),
 }
 
 
@@ -118,9 +131,14 @@ def test_the_served_sentence_follows_the_figures(tmp_path):
     # makes leaving the high months cheaper, the sentence gives the share, and each scenario row agrees.
     cfg, offers = market()
     served = plan_for(tmp_path / "a", cfg, offers)
-    assert all(r.unserved_share < 0.0005 for r in served.scenarios) and served.served == "Every scenario is served in full."
+    assert (
+        all(r.unserved_share < 0.0005 for r in served.scenarios)
+        and served.served == "Every scenario is served in full."
+    )
     cfg["plan"]["unserved_penalty_per_task"] = 5.0 / 1080  # below the on-demand 6 per GPU-hour's worth
-    short = plan_for(tmp_path / "b", cfg, offers[:1] + [offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})])
+    short = plan_for(
+        tmp_path / "b", cfg, offers[:1] + [offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    )
     worst = max(r.unserved_share for r in short.scenarios)
     assert worst > 0.0005 and "Every scenario" not in short.served and f"{worst:.1%}" in short.served
     assert short.unserved_remedy and short.unserved_remedy[0].endswith("what could serve them:")
@@ -134,7 +152,9 @@ def test_node_limit_is_in_every_solve_and_gives_the_same_plan(tmp_path, monkeypa
     first = plan_for(tmp_path / "a", cfg, offers)
     cfg["plan"]["time_limit_s"] = 3600
     second = plan_for(tmp_path / "b", cfg, offers)
-    assert [(x.offer, x.gpus, x.start_month) for x in first.plan] == [(x.offer, x.gpus, x.start_month) for x in second.plan]
+    assert [(x.offer, x.gpus, x.start_month) for x in first.plan] == [
+        (x.offer, x.gpus, x.start_month) for x in second.plan
+    ]
     assert first.solver.node_limit == 1
 
 
@@ -170,13 +190,22 @@ def test_a_later_price_spreads_with_the_index_history():
     # = 5 x 0.74308, 5 x 1.34577 = 3.715, 6.729.
     from procure.analysis.plan.decisions import index_monthly_volatility, price_band
 
-    levels = [(date(2026, 7, 15), 90.0), (date(2026, 7, 31), 100.0), (date(2026, 8, 31), 110.0), (date(2026, 9, 30), 99.0), (date(2026, 10, 31), 108.9),
-              (date(2026, 12, 31), 500.0)]  # after the as-of date: not read
+    levels = [
+        (date(2026, 7, 15), 90.0),
+        (date(2026, 7, 31), 100.0),
+        (date(2026, 8, 31), 110.0),
+        (date(2026, 9, 30), 99.0),
+        (date(2026, 10, 31), 108.9),
+        (date(2026, 12, 31), 500.0),
+    ]  # after the as-of date: not read
     sigma, changes = index_monthly_volatility(levels, date(2026, 11, 29))
     assert changes == 3 and sigma == pytest.approx(0.115857, rel=1e-4)
     low, high = price_band(5.0, 4, sigma)
     assert low == pytest.approx(3.715, rel=1e-3) and high == pytest.approx(6.729, rel=1e-3)
-    assert index_monthly_volatility(levels[:4], date(2026, 11, 29)) == (None, 2)  # July to September: 2 changes, no spread claimed
+    assert index_monthly_volatility(levels[:4], date(2026, 11, 29)) == (
+        None,
+        2,
+    )  # July to September: 2 changes, no spread claimed
 
 
 def test_a_bridge_shows_its_cash_and_its_shortfall_apart(tmp_path):
@@ -191,7 +220,9 @@ def test_a_bridge_shows_its_cash_and_its_shortfall_apart(tmp_path):
     result = plan_for(tmp_path, cfg, [offer("late", gpus=0, max_gpus=1000, gpu_hour=2.0, delivery="2027-04-01")])
     (bridge,) = result.bridges
     assert bridge.delivery_month == 5 and bridge.served_by == [] and bridge.unserved_share == pytest.approx(1.0)
-    assert bridge.cost == pytest.approx(0.0) and bridge.shortfall_cost == pytest.approx(4 * 100 * TASKS_PER_GPU_MONTH * 0.01, rel=1e-9)
+    assert bridge.cost == pytest.approx(0.0) and bridge.shortfall_cost == pytest.approx(
+        4 * 100 * TASKS_PER_GPU_MONTH * 0.01, rel=1e-9
+    )
     assert 4 * 100 * TASKS_PER_GPU_MONTH == pytest.approx(4 * 100 * 1080 * 730)
 
 
@@ -208,16 +239,25 @@ def test_one_commitment_figure_for_the_term_sheet_the_ask_and_the_risk_register(
     cfg, offers = market()
     cfg["plan"]["decide_within"] = "2027-03-01"
     offers[0]["contract"] = {"escalator_schedule": [[4, 0.05]]}
-    offers[0]["pricing"]["fees"] = [{"name": "support", "gpu_hour": 0.10}, {"name": "network", "monthly": 1000}, {"name": "onboarding", "once": 5000}]
+    offers[0]["pricing"]["fees"] = [
+        {"name": "support", "gpu_hour": 0.10},
+        {"name": "network", "monthly": 1000},
+        {"name": "onboarding", "once": 5000},
+    ]
     ws = load_workspace(write(tmp_path, cfg, offers))
     result = make_plan(ws, AS_OF)
     ev = evaluate(ws, AS_OF)
-    assert [(x.start_month, x.gpus, x.decision) for x in result.plan if x.role == "commit"] == [(1, 100, "sign_now"), (7, 100, "later")]
+    assert [(x.start_month, x.gpus, x.decision) for x in result.plan if x.role == "commit"] == [
+        (1, 100, "sign_now"),
+        (7, 100, "later"),
+    ]
     bound = line_commitments(result, {o.id: o for o in ev.offers})
     assert [b for x, b in zip(result.plan, bound) if x.role == "commit"] == [pytest.approx(1_850_600), None]
     assert result.term_sheet[0].committed_cost == pytest.approx(1_850_600)
     rec = decide(ev, result)
-    assert [x.commitment for x in rec.lines if x.role == "commit"] == [pytest.approx(1_850_600)] and rec.total_commitment == pytest.approx(1_850_600)
+    assert [x.commitment for x in rec.lines if x.role == "commit"] == [
+        pytest.approx(1_850_600)
+    ] and rec.total_commitment == pytest.approx(1_850_600)
     _, ask = plan_ask(result, ev)
     assert [x.total_commitment for x in ask.lines if x.role == "commit"] == [pytest.approx(1_850_600)]
     concentration = next(r for r in _plan_risks(result, ev, False) if r.risk == "Concentration of committed spend")

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-
 from planws import TASKS_PER_GPU_HOUR, config, offer, write
+
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
@@ -46,7 +46,9 @@ def test_spot_serves_at_most_its_share_and_is_never_committed(tmp_path):
     assert spot.price == 2.0
     # The restart cost is priced: 60 GPUs' worth of tasks take 60 / 0.99 spot GPU-hours at 2 each. Per hour:
     # 140 x 4 + 0.5 x 60 x 2 / 0.99 = 560 + 60.6061 = 620.6061, over 150 x 1,080 tasks.
-    assert result.expected_cost_per_task == pytest.approx((140 * 4 + 0.5 * 60 * 2 / KEPT) / (150 * TASKS_PER_GPU_HOUR), rel=1e-6)
+    assert result.expected_cost_per_task == pytest.approx(
+        (140 * 4 + 0.5 * 60 * 2 / KEPT) / (150 * TASKS_PER_GPU_HOUR), rel=1e-6
+    )
     assert result.unserved_share == pytest.approx(0.0, abs=1e-9)
 
 
@@ -71,15 +73,18 @@ def test_the_bound_holds_for_all_spot_offers_together(tmp_path):
     used = lines(result, "pay_as_used")
     assert sum(line.expected_tasks_share for line in used.values()) == pytest.approx(0.2, abs=1e-9)
     assert lines(result, "commit")["commit"].gpus == 140
-    assert result.expected_cost_per_task == pytest.approx((140 * 4 + 0.5 * 60 * 2 / KEPT) / (150 * TASKS_PER_GPU_HOUR), rel=1e-6)
+    assert result.expected_cost_per_task == pytest.approx(
+        (140 * 4 + 0.5 * 60 * 2 / KEPT) / (150 * TASKS_PER_GPU_HOUR), rel=1e-6
+    )
 
 
 def test_demand_that_spot_may_not_serve_is_refused_before_any_solve(tmp_path, monkeypatch):
     """Every offer together holds 100 committed + 1,000 spot GPUs' worth, far above the high months' 200; but spot
     may serve at most 0.3 x 200 = 60 of them, and 100 + 60 = 160 < 200. That is refused at once, naming the share,
     rather than handed to the solver to find infeasible. At a share of 0.5, 100 + 0.5 x 200 = 200 is served."""
-    import procure.analysis.plan.make as make
     from planws import TASKS_PER_GPU_MONTH
+
+    import procure.analysis.plan.make as make
     from procure.errors import InputError
 
     def no_solve(*args, **kwargs):
@@ -92,7 +97,10 @@ def test_demand_that_spot_may_not_serve_is_refused_before_any_solve(tmp_path, mo
         make_plan(load_workspace(write(tmp_path / "short", cfg, offers)), AS_OF)
     [problem] = refused.value.problems
     assert problem.field == "plan.max_spot_share"
-    assert f"scenario high, month 1: spot capacity may serve at most 0.3 of the demand of {200 * TASKS_PER_GPU_MONTH:,.0f} tasks" in str(problem)
+    assert (
+        f"scenario high, month 1: spot capacity may serve at most 0.3 of the demand of {200 * TASKS_PER_GPU_MONTH:,.0f} tasks"
+        in str(problem)
+    )
     assert f"the other offers can serve {100 * TASKS_PER_GPU_MONTH:,.0f}" in str(problem)
     monkeypatch.undo()
     cfg["plan"]["max_spot_share"] = 0.5

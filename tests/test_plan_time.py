@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from planws import TASKS_PER_GPU_HOUR, TASKS_PER_GPU_MONTH, config, offer, write
+
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
@@ -26,7 +26,12 @@ def plan_for(root: Path, cfg: dict, offers: list[dict]):
 def flat(months: int, gpus: float = 100, **plan) -> dict:
     """Demand of `gpus` GPUs' worth every month, one path."""
     return config(
-        demand={"months": months, "start": gpus * TASKS_PER_GPU_MONTH, "growth": 0.0, "paths": [{"name": "base", "factor": 1.0, "probability": 1.0}]},
+        demand={
+            "months": months,
+            "start": gpus * TASKS_PER_GPU_MONTH,
+            "growth": 0.0,
+            "paths": [{"name": "base", "factor": 1.0, "probability": 1.0}],
+        },
         plan={"max_vendor_share": 1.0, "mip_gap": 0.0, **plan},
     )
 
@@ -63,7 +68,12 @@ def test_a_delivery_in_month_5_is_bridged_by_pay_as_used(tmp_path):
     (line,) = result.bridge
     assert "late is delivered in month 5: months 1-4 are bridged by ondemand" in line and "1,752,000" in line
     (figures,) = result.bridges
-    assert (figures.offer, figures.delivery_month, figures.served_by, figures.unserved_share) == ("late", 5, ["ondemand"], 0.0)
+    assert (figures.offer, figures.delivery_month, figures.served_by, figures.unserved_share) == (
+        "late",
+        5,
+        ["ondemand"],
+        0.0,
+    )
     assert figures.cost == pytest.approx(4 * 438_000)
     # The single offer that cannot serve months 1-4 leaves them unserved at the plan's price: never the best alone.
     assert result.single_best.offer == "ondemand"
@@ -113,7 +123,15 @@ def test_a_fixed_fee_is_paid_only_in_the_months_the_offer_is_used(tmp_path):
     month, share = share_of_month(date(2027, 12, 1))
     assert month == 13
     offers = [
-        offer("year2", gpus=0, max_gpus=1000, gpu_hour=2.0, term_months=12, delivery="2027-12-01", pricing={"fees": [{"name": "platform", "monthly": 50000}]}),
+        offer(
+            "year2",
+            gpus=0,
+            max_gpus=1000,
+            gpu_hour=2.0,
+            term_months=12,
+            delivery="2027-12-01",
+            pricing={"fees": [{"name": "platform", "monthly": 50000}]},
+        ),
         offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
     ]
     result = plan_for(tmp_path, flat(24), offers)
@@ -132,7 +150,16 @@ def test_decoys_with_fees_do_not_push_out_the_best_offer(tmp_path, max_candidate
     # optimum (any decoy in the plan pays its whole fee for at most 0.5 x 73,000 saved). The relaxation spreads the
     # fees thinly and favours the decoys; the shortlist keeps the best single offers, so the answer is exact either
     # way (12: a shortlist of 13 offers; 60: the whole model).
-    offers = [offer(f"decoy{i:02d}", gpus=0, max_gpus=1000, gpu_hour=3.0, pricing={"fees": [{"name": "access", "monthly": 69000}]}) for i in range(12)]
+    offers = [
+        offer(
+            f"decoy{i:02d}",
+            gpus=0,
+            max_gpus=1000,
+            gpu_hour=3.0,
+            pricing={"fees": [{"name": "access", "monthly": 69000}]},
+        )
+        for i in range(12)
+    ]
     offers.append(offer("plain", gpus=0, max_gpus=1000, gpu_hour=3.5))
     result = plan_for(tmp_path, flat(12, max_candidates=max_candidates), offers)
     assert commits(result) == [("plain", 100, 1, 12)]
@@ -145,10 +172,15 @@ def test_a_rare_spike_keeps_its_cost_in_the_bands(tmp_path):
     # the banded cost is the cost on every path. Optimum: commit 100 at 2 (one more GPU saves 6 x 0.04 = 0.24 an
     # hour for 2), the spikes' 300 GPUs on demand at 6: 146,000 + 0.04 x 300 x 6 x 730 = 198,560 a month for
     # 0.96 x 100 + 0.04 x 400 = 112 GPUs' worth of tasks.
-    paths = [{"name": f"p{i:02d}", "factor": 1.0, "probability": 0.02} for i in range(48)] + [{"name": f"spike{i}", "factor": 4.0, "probability": 0.02} for i in range(2)]
+    paths = [{"name": f"p{i:02d}", "factor": 1.0, "probability": 0.02} for i in range(48)] + [
+        {"name": f"spike{i}", "factor": 4.0, "probability": 0.02} for i in range(2)
+    ]
     cfg = flat(12, levels=2)
     cfg["demand"]["paths"] = paths
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ]
     result = plan_for(tmp_path, cfg, offers)
     assert commits(result) == [("commit", 100, 1, 12)]
     assert result.expected_cost_per_task == pytest.approx(198_560 / (112 * TASKS_PER_GPU_MONTH), rel=1e-9)
@@ -162,7 +194,10 @@ def test_a_cvar_limit_holds_on_whole_paths(tmp_path):
     # 730 x (1,200 - 2q) <= 650,000 needs q >= 154.8, so 155 GPUs (risk-neutral: 100, CVaR 730,000). Expected:
     # 4 x 155 + 0.5 x 6 x 45 = 755 an hour for 150 GPUs' worth; CVaR 730 x 890 = 649,700.
     cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "cvar_limit": 650000})
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ]
     result = plan_for(tmp_path, cfg, offers)
     assert commits(result) == [("commit", 155, 1, 12)]
     assert result.cvar == pytest.approx(649_700) and result.cvar <= 650_000
@@ -172,12 +207,21 @@ def test_a_cvar_limit_holds_on_whole_paths(tmp_path):
 def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     # 200 sampled paths: the solver's CVaR sees the paths with the most demand first and adds every path whose cost
     # exceeds its threshold, so the CVaR computed afterwards on all 200 paths keeps the limit.
-    from procure.model.demand import scenarios
     from procure.analysis.plan.figures import cvar
+    from procure.model.demand import scenarios
 
     cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0})
-    cfg["demand"] = {"months": 6, "start": 150 * TASKS_PER_GPU_MONTH, "growth": 0.0, "volatility": 0.4, "scenarios": 200}
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, term_months=6), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    cfg["demand"] = {
+        "months": 6,
+        "start": 150 * TASKS_PER_GPU_MONTH,
+        "growth": 0.0,
+        "volatility": 0.4,
+        "scenarios": 200,
+    }
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, term_months=6),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ]
     neutral = plan_for(tmp_path / "a", cfg, offers)
     limit = neutral.cvar * 0.97
     cfg["plan"]["cvar_limit"] = limit
@@ -190,7 +234,10 @@ def test_a_cvar_limit_holds_on_every_sampled_path(tmp_path):
     assert cvar(per_month, np.full(200, 1 / 200), 0.9) == pytest.approx(limited.cvar, rel=1e-9)
 
 
-@pytest.mark.parametrize(("c", "expected", "better"), [(4.0, 700 / (150 * TASKS_PER_GPU_HOUR), True), (2.0, 400 / (150 * TASKS_PER_GPU_HOUR), False)])
+@pytest.mark.parametrize(
+    ("c", "expected", "better"),
+    [(4.0, 700 / (150 * TASKS_PER_GPU_HOUR), True), (2.0, 400 / (150 * TASKS_PER_GPU_HOUR), False)],
+)
 def test_an_offer_the_shortlist_leaves_out_is_re_added_when_it_improves_the_plan(tmp_path, c, expected, better):
     # The newsvendor (tests/test_plan.py): demand of 100 or 200 GPUs' worth, equally likely; "commit" at c an hour,
     # "ondemand" at 6. With plan.max_candidates 1 the shortlist is "commit" alone (the relaxation uses it most and it
@@ -199,7 +246,10 @@ def test_an_offer_the_shortlist_leaves_out_is_re_added_when_it_improves_the_plan
     # program, cut off at the shortlist's cost, finds that plan, so "ondemand" is re-added. At c = 2 committing 200 is
     # the optimum (2 x 200 = 400 an hour against 100 x 2 + 0.5 x 100 x 6 = 500): the check proves nothing is missing.
     cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=c), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=c),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ]
     result = plan_for(tmp_path, cfg, offers)
     assert result.expected_cost_per_task == pytest.approx(expected, rel=1e-9)
     check = result.solver.shortlist_check
@@ -236,7 +286,14 @@ def test_a_dedicated_endpoint_billed_by_the_minute_is_pay_as_used(tmp_path, bill
 def test_an_offer_billed_per_minute_has_no_burst(tmp_path):
     from procure.errors import InputError
 
-    bad = offer("endpoint", gpus=0, max_gpus=1000, gpu_hour=5.0, pricing={"billed_per": "minute"}, burst={"gpu_hour": 6.0, "max_gpus": 100})
+    bad = offer(
+        "endpoint",
+        gpus=0,
+        max_gpus=1000,
+        gpu_hour=5.0,
+        pricing={"billed_per": "minute"},
+        burst={"gpu_hour": 6.0, "max_gpus": 100},
+    )
     with pytest.raises(InputError) as err:
         plan_for(tmp_path, config(), [bad])
     assert "pricing.burst" in str(err.value) and "billed per minute" in str(err.value)
@@ -252,7 +309,11 @@ def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
 
     late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-03-31")
     cfg = config(workload={**config()["workload"], "tasks_per_month": 100 * TASKS_PER_GPU_MONTH})
-    ev = evaluate(load_workspace(write(tmp_path / "a", cfg, [late, offer("now", gpus=0, max_gpus=1000, gpu_hour=5.0)])), AS_OF, horizon=12)
+    ev = evaluate(
+        load_workspace(write(tmp_path / "a", cfg, [late, offer("now", gpus=0, max_gpus=1000, gpu_hour=5.0)])),
+        AS_OF,
+        horizon=12,
+    )
     flow = ev.offer("late").cashflow
     assert flow.delivery_month == 5 and flow.bridge_by == "now"
     assert flow.bridge_cost == pytest.approx(4 * 100 * GPU_MONTH * 5.0, rel=1e-9)

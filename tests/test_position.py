@@ -15,13 +15,13 @@ from datetime import date
 
 import pytest
 from clihelp import run
-
-from procure.errors import InputError
-from procure.analysis.evaluate import evaluate
-from procure.model.inputs import CompetitorPoint, MarketConfig, OwnPoint
-from procure.analysis.position import CurvePoint, compare_histories, position
-from procure.io.workspace import load_workspace
 from pointmeans import DELIVERY_MEAN
+
+from procure.analysis.evaluate import evaluate
+from procure.analysis.position import CurvePoint, compare_histories, position
+from procure.errors import InputError
+from procure.io.workspace import load_workspace
+from procure.model.inputs import CompetitorPoint, MarketConfig, OwnPoint
 
 AS_OF = date(2026, 11, 29)
 JUNE, OCTOBER = date(2026, 6, 30), date(2026, 10, 31)
@@ -44,7 +44,11 @@ def market(own=(), **competitors) -> MarketConfig:
     """market(own=[(10, JUNE), (8, OCTOBER)], Rival=[(12, JUNE), (6, OCTOBER)])"""
     return MarketConfig(
         own=[OwnPoint(cost_per_task=c, date=d) for c, d in own],
-        competitors=[CompetitorPoint(name=name.replace("_", " "), cost_per_task=c, date=d) for name, points in competitors.items() for c, d in points],
+        competitors=[
+            CompetitorPoint(name=name.replace("_", " "), cost_per_task=c, date=d)
+            for name, points in competitors.items()
+            for c, d in points
+        ],
     )
 
 
@@ -217,7 +221,9 @@ def test_cli_errors_exit_2(data_dir, args, message):
 
 
 def test_position_as_of_a_date_uses_only_points_known_by_then(data_dir):
-    ws = load_workspace(data_dir / "rated")  # own: 0.0065 on 06-30, 0.0060 on 10-31; Rival A 0.0050 on 06-30, 0.0058 on 10-31
+    ws = load_workspace(
+        data_dir / "rated"
+    )  # own: 0.0065 on 06-30, 0.0060 on 10-31; Rival A 0.0050 on 06-30, 0.0058 on 10-31
     early = evaluate(ws, date(2026, 9, 1))
     pos = position(early, ws.config.market)
     assert pos.cost_per_task == 0.0065 and pos.label == "our recorded cost on 2026-06-30"
@@ -235,8 +241,15 @@ def test_a_competitors_price_is_labelled_and_not_ranked_as_a_cost(ev):
     rival = next(p for p in pos.curve if p.name == "Rival P")
     assert rival.figure == "price"
     later = compare_histories(
-        [CurvePoint(name="us", kind="us", cost_per_task=0.008, date=JUNE), CurvePoint(name="us", kind="us", cost_per_task=0.006, date=AS_OF)],
-        [CurvePoint(name="Rival P", kind="competitor", cost_per_task=0.007, date=JUNE, figure="price"), CurvePoint(name="Rival P", kind="competitor", cost_per_task=0.007, date=AS_OF, figure="price")],
-        "Rival P", "price",
+        [
+            CurvePoint(name="us", kind="us", cost_per_task=0.008, date=JUNE),
+            CurvePoint(name="us", kind="us", cost_per_task=0.006, date=AS_OF),
+        ],
+        [
+            CurvePoint(name="Rival P", kind="competitor", cost_per_task=0.007, date=JUNE, figure="price"),
+            CurvePoint(name="Rival P", kind="competitor", cost_per_task=0.007, date=AS_OF, figure="price"),
+        ],
+        "Rival P",
+        "price",
     )
     assert later.sentence.endswith("our cost was above its price and is now below it.")

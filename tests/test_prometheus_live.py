@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 import urllib.request
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ from procure.io import prometheus_api
 from procure.io.actuals import read_metrics_csv
 
 runner = CliRunner()
-START = datetime(2026, 9, 30, tzinfo=timezone.utc).timestamp()  # two days of one-minute samples, across September's end
+START = datetime(2026, 9, 30, tzinfo=UTC).timestamp()  # two days of one-minute samples, across September's end
 MINUTES = 2 * 24 * 60
 RESET_AT = 720  # the server restarted at 2026-09-30 12:00: its counters count from zero
 
@@ -40,7 +40,9 @@ def samples() -> dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[float,
     out: dict = {}
 
     def add(name: str, labels: dict[str, str], value) -> None:  # type: ignore[no-untyped-def]
-        out[(name, tuple(sorted({"model_name": "m", **labels}.items())))] = [(START + 60 * i, float(value(i))) for i in range(MINUTES)]
+        out[(name, tuple(sorted({"model_name": "m", **labels}.items())))] = [
+            (START + 60 * i, float(value(i))) for i in range(MINUTES)
+        ]
 
     add("vllm:generation_tokens_total", {}, lambda i: 100 * i if i < RESET_AT else 50 + 100 * (i - RESET_AT))
     add("vllm:request_success_total", {"finished_reason": "stop"}, lambda i: 3 * i)
@@ -59,7 +61,10 @@ def openmetrics(data: dict) -> str:
 
 
 def range_json(data: dict) -> str:
-    result = [{"metric": {"__name__": name, **dict(labels)}, "values": [[t, f"{v:g}"] for t, v in values]} for (name, labels), values in data.items()]
+    result = [
+        {"metric": {"__name__": name, **dict(labels)}, "values": [[t, f"{v:g}"] for t, v in values]}
+        for (name, labels), values in data.items()
+    ]
     return json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}})
 
 
@@ -73,16 +78,30 @@ def free_port() -> int:
 def prometheus_url(tmp_path_factory):  # type: ignore[no-untyped-def]
     """A Prometheus server on 127.0.0.1 whose storage holds samples(), backfilled by promtool."""
     if not (shutil.which("prometheus") and shutil.which("promtool")):
-        pytest.skip("the prometheus and promtool commands are not installed (apt-get install prometheus; make install does it)")
+        pytest.skip(
+            "the prometheus and promtool commands are not installed (apt-get install prometheus; make install does it)"
+        )
     folder = tmp_path_factory.mktemp("prometheus")
     (folder / "samples.om").write_text(openmetrics(samples()))
-    subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", str(folder / "samples.om"), str(folder / "data")], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["promtool", "tsdb", "create-blocks-from", "openmetrics", str(folder / "samples.om"), str(folder / "data")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     (folder / "prometheus.yml").write_text("scrape_configs: []\n")
     port = free_port()
     log = open(folder / "prometheus.log", "wb")
     server = subprocess.Popen(
-        ["prometheus", f"--config.file={folder / 'prometheus.yml'}", f"--storage.tsdb.path={folder / 'data'}", f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=100y"],
-        stdout=log, stderr=subprocess.STDOUT,
+        [
+            "prometheus",
+            f"--config.file={folder / 'prometheus.yml'}",
+            f"--storage.tsdb.path={folder / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--storage.tsdb.retention.time=100y",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -103,10 +122,27 @@ def prometheus_url(tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_the_live_import_equals_the_file_import_of_the_same_samples(prometheus_url, workspace_copy, tmp_path, monkeypatch):
-    monkeypatch.setattr(prometheus_api, "MAX_POINTS", 500)  # each month in several queries: their edges lose and repeat no sample
+def test_the_live_import_equals_the_file_import_of_the_same_samples(
+    prometheus_url, workspace_copy, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(
+        prometheus_api, "MAX_POINTS", 500
+    )  # each month in several queries: their edges lose and repeat no sample
     live = workspace_copy("basic")
-    result = run("actuals", "import", "--prometheus", prometheus_url, "--since", "2026-09-30", "--until", "2026-10-02", "--offer", "alpha", "-w", live)
+    result = run(
+        "actuals",
+        "import",
+        "--prometheus",
+        prometheus_url,
+        "--since",
+        "2026-09-30",
+        "--until",
+        "2026-10-02",
+        "--offer",
+        "alpha",
+        "-w",
+        live,
+    )
     assert result.exit_code == 0, result.output
     assert "counter reset at 2026-09-30 12:00:00Z" in result.output
     filed = tmp_path / "filed"
@@ -115,7 +151,11 @@ def test_the_live_import_equals_the_file_import_of_the_same_samples(prometheus_u
     assert run("actuals", "import", tmp_path / "range.json", "--offer", "alpha", "-w", filed).exit_code == 0
 
     def rows(ws: Path) -> list[str]:
-        return [line for line in (ws / "actuals" / "alpha" / "metrics.csv").read_text().splitlines() if not line.startswith("#")]
+        return [
+            line
+            for line in (ws / "actuals" / "alpha" / "metrics.csv").read_text().splitlines()
+            if not line.startswith("#")
+        ]
 
     assert rows(live) == rows(filed)
     months = read_metrics_csv(live / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
@@ -173,7 +213,22 @@ def test_a_refusing_server_is_one_line_with_its_url_and_status_and_nothing_is_wr
     ws = workspace_copy("basic")
     token = tmp_path / "token"
     token.write_text("s3cret-token\n")
-    result = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--bearer-token-file", token, "--offer", "alpha", "-w", ws)
+    result = run(
+        "actuals",
+        "import",
+        "--prometheus",
+        url,
+        "--since",
+        "2026-11-01",
+        "--until",
+        "2026-11-02",
+        "--bearer-token-file",
+        token,
+        "--offer",
+        "alpha",
+        "-w",
+        ws,
+    )
     assert result.exit_code == 2
     assert result.output.splitlines()[0] == f"{url}/api/v1/query_range: HTTP 401 Unauthorized: bad token"
     assert _Stub.seen[0]["Authorization"] == "Bearer s3cret-token"  # the file's token, its line break dropped
@@ -185,18 +240,63 @@ def test_an_unreachable_server_and_a_wrong_answer_name_the_url(stub, workspace_c
     server, url = stub
     ws = workspace_copy("basic")
     closed = f"http://127.0.0.1:{free_port()}"
-    result = run("actuals", "import", "--prometheus", closed, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
+    result = run(
+        "actuals",
+        "import",
+        "--prometheus",
+        closed,
+        "--since",
+        "2026-11-01",
+        "--until",
+        "2026-11-02",
+        "--offer",
+        "alpha",
+        "-w",
+        ws,
+    )
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.output.startswith(f"{closed}/api/v1/query_range: no HTTP status: cannot connect")
     monkeypatch.setattr(_Stub, "status", 200)
     monkeypatch.setattr(_Stub, "body", b'{"status":"success","data":{"resultType":"vector","result":[]}}')
-    wrong = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
+    wrong = run(
+        "actuals",
+        "import",
+        "--prometheus",
+        url,
+        "--since",
+        "2026-11-01",
+        "--until",
+        "2026-11-02",
+        "--offer",
+        "alpha",
+        "-w",
+        ws,
+    )
     assert wrong.exit_code == 2
     assert f"{url}/api/v1/query_range?query=" in wrong.output and 'data.resultType: must be "matrix"' in wrong.output
     monkeypatch.setattr(_Stub, "body", b'{"status":"success","data":{"resultType":"matrix","result":[]}}')
-    empty = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
-    assert empty.exit_code == 2 and empty.output.startswith(f"{url}/api/v1/query_range?query=") and "no samples of" in empty.output
-    assert "procure-prometheus-" not in empty.output and ".json" not in empty.output  # the temporary files are not shown
+    empty = run(
+        "actuals",
+        "import",
+        "--prometheus",
+        url,
+        "--since",
+        "2026-11-01",
+        "--until",
+        "2026-11-02",
+        "--offer",
+        "alpha",
+        "-w",
+        ws,
+    )
+    assert (
+        empty.exit_code == 2
+        and empty.output.startswith(f"{url}/api/v1/query_range?query=")
+        and "no samples of" in empty.output
+    )
+    assert (
+        "procure-prometheus-" not in empty.output and ".json" not in empty.output
+    )  # the temporary files are not shown
     assert not (ws / "actuals").exists()
 
 
@@ -206,8 +306,14 @@ def test_an_unreachable_server_and_a_wrong_answer_name_the_url(stub, workspace_c
         (["--prometheus", "prom.example:9090", "--since", "2026-11-01"], "--prometheus: must be the server's address"),
         (["--prometheus", "http://127.0.0.1:1"], "--since: with --prometheus, the first day to read"),
         (["--since", "2026-11-01"], "--since: reads a Prometheus server: give --prometheus URL"),
-        (["--prometheus", "http://127.0.0.1:1", "--since", "2026-11-02", "--until", "2026-11-01"], "--until: must be after --since (2026-11-02)"),
-        (["--prometheus", "http://127.0.0.1:1", "--since", "2026-11-01", "--bearer-token-file", "no-such-token"], "no-such-token: cannot read file"),
+        (
+            ["--prometheus", "http://127.0.0.1:1", "--since", "2026-11-02", "--until", "2026-11-01"],
+            "--until: must be after --since (2026-11-02)",
+        ),
+        (
+            ["--prometheus", "http://127.0.0.1:1", "--since", "2026-11-01", "--bearer-token-file", "no-such-token"],
+            "no-such-token: cannot read file",
+        ),
     ],
 )
 def test_wrong_options_are_named(workspace_copy, args, message):
@@ -218,8 +324,10 @@ def test_wrong_options_are_named(workspace_copy, args, message):
 
 def test_the_queries_cover_each_month_in_pieces_on_the_steps(tmp_path, monkeypatch):
     monkeypatch.setattr(prometheus_api, "MAX_POINTS", 1000)
-    until = datetime(2026, 10, 2, tzinfo=timezone.utc)
-    queries = prometheus_api.plan_queries("http://p:9090", ["a_total", "b_bucket"], datetime(2026, 9, 30).date(), until, 60, tmp_path)
+    until = datetime(2026, 10, 2, tzinfo=UTC)
+    queries = prometheus_api.plan_queries(
+        "http://p:9090", ["a_total", "b_bucket"], datetime(2026, 9, 30).date(), until, 60, tmp_path
+    )
     from urllib.parse import parse_qs, urlsplit
 
     spans = [(int(q["start"][0]), int(q["end"][0])) for q in (parse_qs(urlsplit(x.url).query) for x in queries)]
@@ -235,14 +343,51 @@ def test_a_slow_server_times_out_and_an_unverified_certificate_is_refused(stub, 
     server, url = stub
     ws = workspace_copy("basic")
     monkeypatch.setattr(_Stub, "delay", 2.0)
-    slow = run("actuals", "import", "--prometheus", url, "--since", "2026-11-01", "--until", "2026-11-02", "--timeout", "0.3", "--offer", "alpha", "-w", ws)
-    assert slow.exit_code == 2 and slow.output.splitlines()[0] == f"{url}/api/v1/query_range: no HTTP status: no answer within 0.3 s"
+    slow = run(
+        "actuals",
+        "import",
+        "--prometheus",
+        url,
+        "--since",
+        "2026-11-01",
+        "--until",
+        "2026-11-02",
+        "--timeout",
+        "0.3",
+        "--offer",
+        "alpha",
+        "-w",
+        ws,
+    )
+    assert (
+        slow.exit_code == 2
+        and slow.output.splitlines()[0] == f"{url}/api/v1/query_range: no HTTP status: no answer within 0.3 s"
+    )
     monkeypatch.setattr(_Stub, "delay", 0.0)
     _Stub.seen = []
     if not shutil.which("openssl"):
         pytest.skip("openssl is not installed: no self-signed certificate to refuse")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            str(tmp_path / "key.pem"),
+            "-out",
+            str(tmp_path / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     import ssl
 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -252,7 +397,20 @@ def test_a_slow_server_times_out_and_an_unverified_certificate_is_refused(stub, 
     threading.Thread(target=tls.serve_forever, daemon=True).start()
     try:
         address = f"https://127.0.0.1:{tls.server_address[1]}"
-        refused = run("actuals", "import", "--prometheus", address, "--since", "2026-11-01", "--until", "2026-11-02", "--offer", "alpha", "-w", ws)
+        refused = run(
+            "actuals",
+            "import",
+            "--prometheus",
+            address,
+            "--since",
+            "2026-11-01",
+            "--until",
+            "2026-11-02",
+            "--offer",
+            "alpha",
+            "-w",
+            ws,
+        )
         assert refused.exit_code == 2
         assert refused.output.startswith(f"{address}/api/v1/query_range: no HTTP status: TLS certificate not verified")
         assert _Stub.seen == []  # nothing was asked of a server whose certificate failed

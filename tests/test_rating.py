@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
-from procure.errors import InputError
 from procure.analysis.evaluate import evaluate
+from procure.errors import InputError
+from procure.io.workspace import load_workspace
 from procure.model.inputs import Criterion, Offer, RatingCategory, RatingConfig, Reliability, TierThresholds
 from procure.model.rating import (
     NOT_RATED_NO_EVIDENCE,
-    NOT_RATED_PUBLISHED,
     NOT_RATED_SELF_OPERATED,
     UNDERPERFORM,
     Rating,
@@ -33,21 +34,29 @@ from procure.model.rating import (
     reliability_from_score,
     tier_for,
 )
-from procure.io.workspace import load_workspace
-from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
 DEFAULT = RatingConfig(min_peers=1)  # peer tiers among any number of offers; "too few peers" is tested on its own
 CATEGORIES = (
-    "security", "lifecycle", "orchestration", "storage", "networking",
-    "reliability", "monitoring", "pricing", "partnerships", "availability",
+    "security",
+    "lifecycle",
+    "orchestration",
+    "storage",
+    "networking",
+    "reliability",
+    "monitoring",
+    "pricing",
+    "partnerships",
+    "availability",
 )
 
 
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def rating(offer_id: str, score: float | None, *, critical: bool = False, rated: bool = True, published: str | None = None) -> Rating:
+def rating(
+    offer_id: str, score: float | None, *, critical: bool = False, rated: bool = True, published: str | None = None
+) -> Rating:
     return Rating(
         offer_id,
         rated,
@@ -64,13 +73,29 @@ def tiers_of(ratings: list[Rating], config: RatingConfig = DEFAULT) -> dict[str,
 
 
 ALL_PROVIDER = {
-    "hardware_repair": "provider", "firmware_drivers": "provider", "os_patching": "provider", "fabric_isolation": "provider",
-    "health_checks": "provider", "scheduler": "provider", "storage": "provider", "monitoring": "provider",
-    "incident_response": "provider", "serving_stack": "customer", "release_validation": "provider", "capacity_planning": "provider",
+    "hardware_repair": "provider",
+    "firmware_drivers": "provider",
+    "os_patching": "provider",
+    "fabric_isolation": "provider",
+    "health_checks": "provider",
+    "scheduler": "provider",
+    "storage": "provider",
+    "monitoring": "provider",
+    "incident_response": "provider",
+    "serving_stack": "customer",
+    "release_validation": "provider",
+    "capacity_planning": "provider",
 }
 
 
-def make_offer(offer_id: str = "x", *, kind: str = "managed_cluster", evidence: dict | None = None, published: str | None = None, **service: Any) -> Offer:
+def make_offer(
+    offer_id: str = "x",
+    *,
+    kind: str = "managed_cluster",
+    evidence: dict | None = None,
+    published: str | None = None,
+    **service: Any,
+) -> Offer:
     """A managed-cluster offer like basic's alpha; `service` replaces fields of its service terms."""
     # The service terms back every claim of FULL_EVIDENCE: where they differ, the contract wins.
     terms: dict[str, Any] = {
@@ -86,7 +111,16 @@ def make_offer(offer_id: str = "x", *, kind: str = "managed_cluster", evidence: 
     responsibilities = dict(ALL_PROVIDER)
     if kind == "owned":
         terms.pop("sla")
-        pricing = {"owned": {"capex_per_gpu": 43800, "life_years": 5, "power_kw_per_gpu": 1.0, "pue": 1.5, "electricity_kwh": 0.1, "colo_kw_month": 146}}
+        pricing = {
+            "owned": {
+                "capex_per_gpu": 43800,
+                "life_years": 5,
+                "power_kw_per_gpu": 1.0,
+                "pue": 1.5,
+                "electricity_kwh": 0.1,
+                "colo_kw_month": 146,
+            }
+        }
         responsibilities = {job: "customer" for job in ALL_PROVIDER}
     operator: dict[str, Any] = {}
     if evidence is not None:
@@ -95,9 +129,17 @@ def make_offer(offer_id: str = "x", *, kind: str = "managed_cluster", evidence: 
         operator["published_tier"] = published
     return Offer.model_validate(
         {
-            "id": offer_id, "vendor": f"Vendor {offer_id}", "received": "2026-11-01", "valid_until": "2027-06-30",
-            "region": "us-east", "gpu": "B200", "gpus": 100, "term_months": 12,
-            "pricing": pricing, "service": terms, "responsibilities": responsibilities,
+            "id": offer_id,
+            "vendor": f"Vendor {offer_id}",
+            "received": "2026-11-01",
+            "valid_until": "2027-06-30",
+            "region": "us-east",
+            "gpu": "B200",
+            "gpus": 100,
+            "term_months": 12,
+            "pricing": pricing,
+            "service": terms,
+            "responsibilities": responsibilities,
             "performance": {"points": [[100, 300]], "points_source": "measured"},
             "operator": operator,
         }
@@ -125,14 +167,12 @@ operator:
 """
 
 # As above but lifecycle and orchestration answered all false: 100 - 100 x (0.10 + 0.10) = 80 by hand.
-EIGHTY_EVIDENCE_YAML = (
-    FULL_EVIDENCE_YAML.replace(
-        "lifecycle: {transparent_onboarding_costs: true, delivery_dates_met: true, no_punitive_egress: true, no_offboarding_fee: true}",
-        "lifecycle: {transparent_onboarding_costs: false, delivery_dates_met: false, no_punitive_egress: false, no_offboarding_fee: false}",
-    ).replace(
-        "orchestration: {managed_control_plane: true, topology_aware_scheduling: true, slurm: true}",
-        "orchestration: {managed_control_plane: false, topology_aware_scheduling: false, slurm: false, kubernetes: false}",
-    )
+EIGHTY_EVIDENCE_YAML = FULL_EVIDENCE_YAML.replace(
+    "lifecycle: {transparent_onboarding_costs: true, delivery_dates_met: true, no_punitive_egress: true, no_offboarding_fee: true}",
+    "lifecycle: {transparent_onboarding_costs: false, delivery_dates_met: false, no_punitive_egress: false, no_offboarding_fee: false}",
+).replace(
+    "orchestration: {managed_control_plane: true, topology_aware_scheduling: true, slurm: true}",
+    "orchestration: {managed_control_plane: false, topology_aware_scheduling: false, slurm: false, kubernetes: false}",
 )
 
 
@@ -165,7 +205,17 @@ def test_percentiles_of_distinct_scores():
 def test_tiers_of_distinct_scores_with_default_thresholds():
     # thresholds: platinum >= 0.9, gold >= 0.6, silver >= 0.3, else bronze
     assert [tier_for(p, DEFAULT) for p in (0.0, 0.25, 0.299, 0.3, 0.5, 0.599, 0.6, 0.75, 0.899, 0.9, 1.0)] == [
-        "bronze", "bronze", "bronze", "silver", "silver", "silver", "gold", "gold", "gold", "platinum", "platinum",
+        "bronze",
+        "bronze",
+        "bronze",
+        "silver",
+        "silver",
+        "silver",
+        "gold",
+        "gold",
+        "gold",
+        "platinum",
+        "platinum",
     ]
     peers = [rating("a", 10), rating("b", 20), rating("c", 30), rating("d", 40), rating("e", 50)]
     # percentiles 0, 0.25, 0.5, 0.75, 1
@@ -268,7 +318,9 @@ def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor
     assert alpha.rating.note == "not rated: no operator evidence"
     assert alpha.reliability_factor == 0.97  # basic's stated unrated haircut 0.97
     assert alpha.reliability_source == "unrated"
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.97 * AVAILABILITY_MEAN)  # x the factor's mean at the point
+    assert alpha.metrics["availability"] == pytest.approx(
+        0.995 * 0.97 * AVAILABILITY_MEAN
+    )  # x the factor's mean at the point
 
 
 # --- scores by hand -------------------------------------------------------------------------------
@@ -278,15 +330,27 @@ HAND_CONFIG = RatingConfig(
     categories={
         "security": RatingCategory(
             weight=3,
-            criteria={"soc2_type2": Criterion(), "iso27001": Criterion(), "audit_log_days": Criterion(weight=2, at_least=90)},
+            criteria={
+                "soc2_type2": Criterion(),
+                "iso27001": Criterion(),
+                "audit_log_days": Criterion(weight=2, at_least=90),
+            },
         ),
-        "reliability": RatingCategory(weight=2, criteria={"passive_health_checks": Criterion(), "node_replacement_hours": Criterion(at_most=24)}),
-        "monitoring": RatingCategory(weight=1, criteria={"tenant_isolated": Criterion(), "managed_dashboards": Criterion()}),
+        "reliability": RatingCategory(
+            weight=2, criteria={"passive_health_checks": Criterion(), "node_replacement_hours": Criterion(at_most=24)}
+        ),
+        "monitoring": RatingCategory(
+            weight=1, criteria={"tenant_isolated": Criterion(), "managed_dashboards": Criterion()}
+        ),
         "orchestration": RatingCategory(
-            weight=1, criteria={"scheduler": Criterion(any_of=["slurm", "kubernetes"]), "managed_control_plane": Criterion()}
+            weight=1,
+            criteria={"scheduler": Criterion(any_of=["slurm", "kubernetes"]), "managed_control_plane": Criterion()},
         ),
         "storage": RatingCategory(weight=1, criteria={"parallel_filesystem": Criterion()}),
-        **{name: RatingCategory(weight=0, criteria={}) for name in ("lifecycle", "networking", "pricing", "partnerships", "availability")},
+        **{
+            name: RatingCategory(weight=0, criteria={})
+            for name in ("lifecycle", "networking", "pricing", "partnerships", "availability")
+        },
     }
 )
 
@@ -308,16 +372,31 @@ def test_category_and_overall_scores_by_hand():
     # monitoring: tenant_isolated (from service terms) 1 + dashboards unanswered 0 = 1 of 2 -> 50
     # orchestration: any_of (kubernetes true) 1 + control plane false 0 -> 50
     # storage: nothing answered -> 0; weightless categories with no criteria -> 0
-    expected = {"security": 50.0, "reliability": 75.0, "monitoring": 50.0, "orchestration": 50.0, "storage": 0.0,
-                "lifecycle": 0.0, "networking": 0.0, "pricing": 0.0, "partnerships": 0.0, "availability": 0.0}
+    expected = {
+        "security": 50.0,
+        "reliability": 75.0,
+        "monitoring": 50.0,
+        "orchestration": 50.0,
+        "storage": 0.0,
+        "lifecycle": 0.0,
+        "networking": 0.0,
+        "pricing": 0.0,
+        "partnerships": 0.0,
+        "availability": 0.0,
+    }
     assert r.categories == pytest.approx(expected)
     assert list(r.categories) == list(CATEGORIES)
     # overall = (3 x 50 + 2 x 75 + 1 x 50 + 1 x 50 + 1 x 0) / (3 + 2 + 1 + 1 + 1) = 400 / 8
     assert r.score == pytest.approx(50.0)
     found = results_by_name(r)
     assert found["security.audit_log_days"].answer == 45 and found["security.audit_log_days"].met == pytest.approx(0.5)
-    assert found["reliability.node_replacement_hours"].answer == 48 and found["reliability.node_replacement_hours"].met == pytest.approx(0.5)
-    assert found["orchestration.scheduler"].answer == {"slurm": False, "kubernetes": True} and found["orchestration.scheduler"].met == 1.0
+    assert found["reliability.node_replacement_hours"].answer == 48 and found[
+        "reliability.node_replacement_hours"
+    ].met == pytest.approx(0.5)
+    assert (
+        found["orchestration.scheduler"].answer == {"slurm": False, "kubernetes": True}
+        and found["orchestration.scheduler"].met == 1.0
+    )
     assert found["monitoring.managed_dashboards"].answer is None and found["monitoring.managed_dashboards"].met == 0.0
     assert found["storage.parallel_filesystem"].answer is None
 
@@ -383,7 +462,10 @@ def test_evidence_is_filled_from_service_terms_when_not_stated():
     assert found["security.iso27001"].answer is False
     assert found["security.fabric_tenant_isolation"].answer is True
     assert found["monitoring.tenant_isolated"].answer is True
-    assert found["reliability.node_replacement_hours"].answer == 12 and found["reliability.node_replacement_hours"].met == 1.0
+    assert (
+        found["reliability.node_replacement_hours"].answer == 12
+        and found["reliability.node_replacement_hours"].met == 1.0
+    )
     assert found["reliability.active_health_checks"].answer is True
     assert found["reliability.passive_health_checks"].answer is True
     assert found["reliability.automatic_sla_credits"].answer is True
@@ -406,21 +488,41 @@ def test_the_contract_wins_over_checklist_claims():
     # what the service terms promise is what counts: no attestation, shared monitoring, no health checks
     assert found["security.soc2_type2"].answer is False
     assert found["monitoring.tenant_isolated"].answer is False
-    assert found["reliability.active_health_checks"].answer is False and found["reliability.passive_health_checks"].answer is False
+    assert (
+        found["reliability.active_health_checks"].answer is False
+        and found["reliability.passive_health_checks"].answer is False
+    )
     # node replacement hours are not a contract claim here: the checklist's own answer stands
-    assert found["reliability.node_replacement_hours"].answer == 48 and found["reliability.node_replacement_hours"].met == pytest.approx(0.5)
+    assert found["reliability.node_replacement_hours"].answer == 48 and found[
+        "reliability.node_replacement_hours"
+    ].met == pytest.approx(0.5)
     # so the critical failures apply, and the overridden claims are listed
-    assert r.critical_failures == ["security.soc2_type2 or security.iso27001: not met", "monitoring.tenant_isolated: not met"]
+    assert r.critical_failures == [
+        "security.soc2_type2 or security.iso27001: not met",
+        "monitoring.tenant_isolated: not met",
+    ]
     assert r.contract_overrides == [
-        "operator.evidence.security.soc2_type2", "operator.evidence.monitoring.tenant_isolated",
-        "operator.evidence.reliability.active_health_checks", "operator.evidence.reliability.passive_health_checks",
+        "operator.evidence.security.soc2_type2",
+        "operator.evidence.monitoring.tenant_isolated",
+        "operator.evidence.reliability.active_health_checks",
+        "operator.evidence.reliability.passive_health_checks",
     ]
 
 
 def test_critical_failures_from_service_terms():
-    leaky = rate_offer(make_offer(attestations=[], isolated_monitoring=False, evidence=full_evidence() | {"security": {"pentest_fabric": True}}), DEFAULT)
+    leaky = rate_offer(
+        make_offer(
+            attestations=[],
+            isolated_monitoring=False,
+            evidence=full_evidence() | {"security": {"pentest_fabric": True}},
+        ),
+        DEFAULT,
+    )
     assert leaky.rated
-    assert leaky.critical_failures == ["security.soc2_type2 or security.iso27001: not met", "monitoring.tenant_isolated: not met"]
+    assert leaky.critical_failures == [
+        "security.soc2_type2 or security.iso27001: not met",
+        "monitoring.tenant_isolated: not met",
+    ]
     iso_only = rate_offer(make_offer(attestations=["iso27001"], evidence=full_evidence()), DEFAULT)
     assert not iso_only.critical  # either attestation will do
     peers = [leaky, iso_only]
@@ -433,7 +535,18 @@ def test_critical_failures_from_service_terms():
 
 @pytest.mark.parametrize(
     ("score", "factor"),
-    [(100.0, 1.0), (85.0, 1.0), (84.9, 0.995), (70.0, 0.995), (69.9, 0.99), (55.0, 0.99), (54.9, 0.98), (40.0, 0.98), (39.9, 0.95), (0.0, 0.95)],
+    [
+        (100.0, 1.0),
+        (85.0, 1.0),
+        (84.9, 0.995),
+        (70.0, 0.995),
+        (69.9, 0.99),
+        (55.0, 0.99),
+        (54.9, 0.98),
+        (40.0, 0.98),
+        (39.9, 0.95),
+        (0.0, 0.95),
+    ],
 )
 def test_reliability_factor_through_the_bands(score, factor):
     # default bands: [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]]
@@ -453,7 +566,10 @@ def test_unrated_uses_the_stated_haircut_else_the_middle_band():
     assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.94)) == 0.94
     assert reliability_from_score(rating("x", None, rated=False), Reliability()) == 0.99
     # of three bands the middle is the second
-    assert reliability_from_score(rating("x", None, rated=False), Reliability(bands=[(80, 1.0), (40, 0.98), (0, 0.9)])) == 0.98
+    assert (
+        reliability_from_score(rating("x", None, rated=False), Reliability(bands=[(80, 1.0), (40, 0.98), (0, 0.9)]))
+        == 0.98
+    )
 
 
 def test_a_haircut_above_the_middle_band_is_refused(tmp_path, data_dir):
@@ -502,7 +618,9 @@ def test_full_marks_raise_availability_and_lower_cost_per_task(workspace_copy, d
     assert alpha.rating.score == pytest.approx(100.0)
     assert alpha.reliability_factor == 1.0  # basic's bands: [[85, 1.0], [0, 0.97]]
     assert alpha.reliability_source == "checklist"
-    assert alpha.metrics["availability"] == pytest.approx(0.995 * 1.0 * AVAILABILITY_MEAN, rel=1e-12)  # x the factor's mean
+    assert alpha.metrics["availability"] == pytest.approx(
+        0.995 * 1.0 * AVAILABILITY_MEAN, rel=1e-12
+    )  # x the factor's mean
     assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(1.0), rel=1e-12)
     # fully used: cost per task scales by unrated factor / band factor = 0.97 / 1.0
     assert alpha.metrics["cost_per_task"] / unrated.metrics["cost_per_task"] == pytest.approx(0.97 / 1.0, rel=1e-12)
@@ -528,7 +646,11 @@ def test_a_middling_score_lowers_availability_and_raises_cost_per_task(workspace
 def test_middle_band_with_five_bands(workspace_copy):
     ws = workspace_copy("basic")
     config = ws / "procure.yaml"
-    config.write_text(config.read_text().replace("bands: [[85, 1.0], [0, 0.97]]", "bands: [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]]"))
+    config.write_text(
+        config.read_text().replace(
+            "bands: [[85, 1.0], [0, 0.97]]", "bands: [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]]"
+        )
+    )
     backed(ws)
     append(ws / "offers" / "alpha.yaml", EIGHTY_EVIDENCE_YAML)
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
@@ -544,7 +666,9 @@ def test_critical_failure_costs_the_lowest_band(workspace_copy):
     assert charlie.rating.tier == "underperform"
     assert charlie.reliability_factor == 0.97  # basic's lowest band
     # 2.50 rent + 0.60 serving staff + 0.05 software = 3.15; 300 tok/s, 0.995 x 0.97; x the factors' means at the point
-    assert charlie.metrics["cost_per_task"] == pytest.approx(3.15 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12)
+    assert charlie.metrics["cost_per_task"] == pytest.approx(
+        3.15 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12
+    )
 
 
 def test_other_bids_never_change_an_offers_cost_but_do_change_its_tier(workspace_copy):
@@ -620,15 +744,23 @@ def test_evidence_problems_are_reported_with_file_line_and_field(workspace_copy)
         f"offers/alpha.yaml:{line('    monitoring:')}: operator.evidence.monitoring.dashbords: unknown monitoring criterion "
         "(expected one of: alerting, dcgm_metrics, managed_dashboards, tenant_isolated)"
     ) in reported
-    assert f"offers/alpha.yaml:{line('    storage:')}: operator.evidence.storage.read_gb_s_per_gpu: must be a number of at least 0 (got 'fast')" in reported
-    assert f"offers/alpha.yaml:{line('    reliability:')}: operator.evidence.reliability.passive_health_checks: must be true or false (got 1)" in reported
+    assert (
+        f"offers/alpha.yaml:{line('    storage:')}: operator.evidence.storage.read_gb_s_per_gpu: must be a number of at least 0 (got 'fast')"
+        in reported
+    )
+    assert (
+        f"offers/alpha.yaml:{line('    reliability:')}: operator.evidence.reliability.passive_health_checks: must be true or false (got 1)"
+        in reported
+    )
     assert len(reported) == 4
 
 
 def test_evidence_on_its_own_lines_points_at_the_answer(workspace_copy):
     ws = workspace_copy("basic")
     offer = ws / "offers" / "alpha.yaml"
-    append(offer, "operator:\n  evidence:\n    networking:\n      infiniband: true\n      allreduce_busbw_gb_s: \"400\"\n")
+    append(
+        offer, 'operator:\n  evidence:\n    networking:\n      infiniband: true\n      allreduce_busbw_gb_s: "400"\n'
+    )
     line = offer.read_text().splitlines().index('      allreduce_busbw_gb_s: "400"') + 1
     with pytest.raises(InputError) as caught:
         load_workspace(ws)
@@ -649,7 +781,10 @@ def test_a_score_exactly_on_a_band_boundary_gets_that_band():
     evidence = full_evidence()
     # the whole reliability category unmet (weight 0.15); the SLA states no node replacement hours
     evidence["reliability"] = {k: False for k in evidence["reliability"]}
-    r = rate_offer(make_offer(sla={"availability": 0.995}, health_checks={"active": "none", "passive": False}, evidence=evidence), DEFAULT)
+    r = rate_offer(
+        make_offer(sla={"availability": 0.995}, health_checks={"active": "none", "passive": False}, evidence=evidence),
+        DEFAULT,
+    )
     assert r.categories["reliability"] == 0.0 and not r.critical
     # overall = 100 - 0.15 x 100 = 85; operational = (15 + 10 + 0 + 12) / 0.52 = 71.15 -> the [70, 0.995] band
     assert r.score == pytest.approx(85.0)
@@ -678,7 +813,9 @@ def test_offers_equal_by_hand_share_a_tier():
 from procure.model.inputs import Assumptions  # noqa: E402
 from procure.model.rating import contradiction_warnings, published_disagrees, rate_before_signing, reliability_of  # noqa: E402
 
-DEFAULT_ASSUMPTIONS = Assumptions()  # bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]], self-operated 0.98
+DEFAULT_ASSUMPTIONS = (
+    Assumptions()
+)  # bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]], self-operated 0.98
 
 
 def rated_offer(evidence: dict | None = None, published: str | None = None, **service: Any) -> tuple[Offer, Rating]:
@@ -703,7 +840,11 @@ def test_only_the_operational_categories_move_the_factor():
 
 def test_operational_score_is_the_weighted_mean_of_its_four_categories():
     evidence = full_evidence()
-    evidence["monitoring"] = {"managed_dashboards": False, "alerting": False, "dcgm_metrics": True}  # + tenant_isolated from terms: 2 of 4
+    evidence["monitoring"] = {
+        "managed_dashboards": False,
+        "alerting": False,
+        "dcgm_metrics": True,
+    }  # + tenant_isolated from terms: 2 of 4
     offer, r = rated_offer(evidence)
     # security 100 x 0.15 + lifecycle 100 x 0.10 + reliability 100 x 0.15 + monitoring 50 x 0.12 = 46 of 52 -> 88.46
     assert r.categories["monitoring"] == pytest.approx(50.0)
@@ -711,7 +852,9 @@ def test_operational_score_is_the_weighted_mean_of_its_four_categories():
     assert reliability_of(offer, r, DEFAULT_ASSUMPTIONS).factor == 1.0  # 88.46 >= 85
 
 
-@pytest.mark.parametrize("tier, factor", [("platinum", 1.0), ("gold", 0.995), ("silver", 0.99), ("bronze", 0.98), ("underperform", 0.95)])
+@pytest.mark.parametrize(
+    "tier, factor", [("platinum", 1.0), ("gold", 0.995), ("silver", 0.99), ("bronze", 0.98), ("underperform", 0.95)]
+)
 def test_a_published_tier_without_a_checklist_sets_the_factor(tier, factor):
     offer, r = rated_offer(published=tier)
     assert not r.rated and r.note.startswith("not rated here")
@@ -751,7 +894,10 @@ def test_an_unrated_managed_offer_never_beats_the_middle_band():
         scored.operational_score = score
         assert reliability_from_score(scored, DEFAULT_ASSUMPTIONS.reliability) < result.factor
     # Silver (the middle tier) and above are at least it
-    assert min(v for k, v in DEFAULT_ASSUMPTIONS.reliability.published.items() if k in ("platinum", "gold", "silver")) >= result.factor
+    assert (
+        min(v for k, v in DEFAULT_ASSUMPTIONS.reliability.published.items() if k in ("platinum", "gold", "silver"))
+        >= result.factor
+    )
 
 
 def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(data_dir):
@@ -760,13 +906,18 @@ def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(d
         offer = make_offer(kind=kind, published="platinum")
         r = rate_offer(offer, RatingConfig())
         result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
-        assert (result.factor, result.source) == (0.99, "unrated"), kind  # the middle band's haircut, as with no tier at all
+        assert (result.factor, result.source) == (0.99, "unrated"), (
+            kind
+        )  # the middle band's haircut, as with no tier at all
         assert r.published_tier == "platinum" and not r.published_applies
     cluster = make_offer(kind="managed_cluster", published="platinum")
     assert reliability_of(cluster, rate_offer(cluster, RatingConfig()), DEFAULT_ASSUMPTIONS).factor == 1.0
     # the action asks only for evidence the kind can have
     assert rate_before_signing(make_offer(kind="bare_metal")) == "rate before signing: add operator.status_history"
-    assert rate_before_signing(make_offer(kind="managed_serving")) == "rate before signing: add operator.evidence (the operator checklist) or operator.status_history"
+    assert (
+        rate_before_signing(make_offer(kind="managed_serving"))
+        == "rate before signing: add operator.evidence (the operator checklist) or operator.status_history"
+    )
     assert "operator.published_tier" in rate_before_signing(cluster)
     bravo = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("bravo")
     assert bravo.reliability_source == "unrated"  # no tier
@@ -778,7 +929,9 @@ def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(d
 def test_owned_is_self_operated_without_an_sla(data_dir):
     owned = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF).offer("owned")
     assert owned.reliability_source == "self_operated" and owned.sla_availability is None
-    assert owned.metrics["availability"] == pytest.approx(0.9604 * AVAILABILITY_MEAN)  # our host 0.98 x our operating jobs 0.98, x the factor's mean
+    assert owned.metrics["availability"] == pytest.approx(
+        0.9604 * AVAILABILITY_MEAN
+    )  # our host 0.98 x our operating jobs 0.98, x the factor's mean
 
 
 def test_the_factor_is_the_band_or_tier_itself_with_no_floor():
@@ -792,7 +945,12 @@ def test_the_factor_is_the_band_or_tier_itself_with_no_floor():
     low = rating("l", 45.0)
     low.operational_score = 45.0
     assert reliability_of(offer, low, own).factor == 0.98
-    assert reliability_of(make_offer(published="silver"), rate_offer(make_offer(published="silver"), RatingConfig()), own).factor == 0.99
+    assert (
+        reliability_of(
+            make_offer(published="silver"), rate_offer(make_offer(published="silver"), RatingConfig()), own
+        ).factor
+        == 0.99
+    )
 
 
 # --- peer tiers need enough peers ----------------------------------------------------------------
@@ -837,12 +995,19 @@ def test_claims_the_terms_do_not_back_are_warned_about_naming_both_places(worksp
 
     ws = workspace_copy("basic")
     offer = ws / "offers" / "alpha.yaml"
-    append(offer, "operator:\n  evidence:\n    security: {iso27001: true}\n    monitoring: {tenant_isolated: true}\n    reliability: {active_health_checks: true}\n")
+    append(
+        offer,
+        "operator:\n  evidence:\n    security: {iso27001: true}\n    monitoring: {tenant_isolated: true}\n    reliability: {active_health_checks: true}\n",
+    )
     lines = offer.read_text().splitlines()
-    at = {name: lines.index(text) + 1 for name, text in (
-        ("attestations", "  attestations: [soc2_type2]"), ("security", "    security: {iso27001: true}"),
-        ("reliability", "    reliability: {active_health_checks: true}"),
-    )}
+    at = {
+        name: lines.index(text) + 1
+        for name, text in (
+            ("attestations", "  attestations: [soc2_type2]"),
+            ("security", "    security: {iso27001: true}"),
+            ("reliability", "    reliability: {active_health_checks: true}"),
+        )
+    }
     result = run("validate", "-w", ws, "--as-of", "2026-11-29")
     assert result.exit_code == 0, result.stderr
     assert [line for line in result.stderr.splitlines() if "operator.evidence" in line] == [
@@ -857,7 +1022,9 @@ def test_a_claimed_isolation_the_contract_lacks_is_a_critical_failure_and_fails_
     ws = workspace_copy("basic")
     offer = ws / "offers" / "alpha.yaml"
     offer.write_text(offer.read_text().replace("  isolated_monitoring: true\n", "  isolated_monitoring: false\n"))
-    backed_text = FULL_EVIDENCE_YAML.replace("monitoring: {managed_dashboards: true,", "monitoring: {tenant_isolated: true, managed_dashboards: true,")
+    backed_text = FULL_EVIDENCE_YAML.replace(
+        "monitoring: {managed_dashboards: true,", "monitoring: {tenant_isolated: true, managed_dashboards: true,"
+    )
     append(offer, backed_text)
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alpha.rating.tier == "underperform"

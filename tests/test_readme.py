@@ -19,7 +19,15 @@ def test_readme_is_under_15_kb():
 
 
 def test_sections_come_in_the_order_a_user_needs():
-    order = ["Contents", "Install", "Two commands", "Your own RFP", "Daily commands", "Re-evaluation in CI", "Reference"]
+    order = [
+        "Contents",
+        "Install",
+        "Two commands",
+        "Your own RFP",
+        "Daily commands",
+        "Re-evaluation in CI",
+        "Reference",
+    ]
     found = [next(i for i, h in enumerate(headings(README, 2)) if h.startswith(name)) for name in order]
     assert found == sorted(found)
 
@@ -58,7 +66,7 @@ def test_the_readmes_whatif_example_shows_a_real_saving(tmp_path):
 
     from clihelp import AS_OF, run
 
-    line = next(l for l in README.splitlines() if l.startswith("| `procure whatif --offer"))
+    line = next(ln for ln in README.splitlines() if ln.startswith("| `procure whatif --offer"))
     args = shlex.split(re.search(r"`procure (whatif[^`]*)`", line).group(1))
     ws = tmp_path / "ws"
     assert run("init", ws, "--example").exit_code == 0

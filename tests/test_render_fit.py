@@ -24,7 +24,15 @@ def width_of(t: Table) -> int:
 
 
 def test_an_empty_column_goes_before_any_other_even_one_marked_to_stay_longer():
-    t = table({"Offer": ["alpha-long-id", "bravo-long-id"], "Low": ["1.00", "2.00"], "Blank": ["—", "—"], "High": ["3.00", "4.00"]}, {"Low": 1, "Blank": 9})
+    t = table(
+        {
+            "Offer": ["alpha-long-id", "bravo-long-id"],
+            "Low": ["1.00", "2.00"],
+            "Blank": ["—", "—"],
+            "High": ["3.00", "4.00"],
+        },
+        {"Low": 1, "Blank": 9},
+    )
     # 13 + 4 + 5 + 4 wide, 4 x 2 padding, 5 rules: 39; without Blank 31, without Low 38: either fits
     assert fit_table(Console(width=38), t, 38) == ["Blank"]
     assert [str(c.header) for c in t.columns] == ["Offer", "Low", "High"]
@@ -38,7 +46,11 @@ def test_marked_columns_go_lowest_priority_first_and_unmarked_ones_stay():
 
 
 def test_a_range_goes_as_one():
-    t = table({"Offer": ["alpha-long-id"], "P10": ["0.00633"], "P50": ["0.00684"], "P90": ["0.00739"]}, {"P50": 2, "P10": 1, "P90": 1}, together=(("P10", "P90"),))
+    t = table(
+        {"Offer": ["alpha-long-id"], "P10": ["0.00633"], "P50": ["0.00684"], "P90": ["0.00739"]},
+        {"P50": 2, "P10": 1, "P90": 1},
+        together=(("P10", "P90"),),
+    )
     # without P10 alone, 13 + 7 + 7 + 3 x 2 + 4 = 37 would fit with half a range (P50, P90): P90 goes with it
     assert fit_table(Console(width=37), t, 37) == ["P10", "P90"]
     assert [str(c.header) for c in t.columns] == ["Offer", "P50"]
@@ -52,7 +64,11 @@ def test_when_only_kept_columns_are_left_the_rightmost_goes_rather_than_an_id_be
 
 
 def test_columns_are_named_by_their_headers_and_chosen_in_the_order_given():
-    assert column_name("P(cheapest)") == "p-cheapest" and column_name("List USD/GPU-h") == "list-usd-gpu-h" and column_name("Saved (UTC)") == "saved-utc"
+    assert (
+        column_name("P(cheapest)") == "p-cheapest"
+        and column_name("List USD/GPU-h") == "list-usd-gpu-h"
+        and column_name("Saved (UTC)") == "saved-utc"
+    )
     t = table({"Offer": ["a"], "P10": ["1"], "P90": ["2"], "Reason": ["x"]}, {"Reason": 1})
     assert choose(t, ["p90", "Offer"]) == []
     assert [str(c.header) for c in t.columns] == ["P90", "Offer"]

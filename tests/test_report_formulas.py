@@ -186,7 +186,9 @@ def test_every_offer_page_formula_reproduces_its_figure(workspace: str, data_dir
 def test_fees_and_staff_are_spread_over_the_billed_gpus(report_tables: Any) -> None:
     """An offer billed for more GPUs than it commits shows the billed count in its fee and staff lines."""
     tables, ev = report_tables(ROOT)
-    stretched = [o for o in ev.offers if o.metrics.get("billed_gpus") and o.gpus and o.metrics["billed_gpus"] > o.gpus + 0.5]  # type: ignore[attr-defined]
+    stretched = [
+        o for o in ev.offers if o.metrics.get("billed_gpus") and o.gpus and o.metrics["billed_gpus"] > o.gpus + 0.5
+    ]  # type: ignore[attr-defined]
     assert stretched, "the example has offers whose demand exceeds the commitment"
     for offer in stretched:
         billed = f"{offer.metrics['billed_gpus']:,.1f}"

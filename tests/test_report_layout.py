@@ -25,11 +25,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-from clihelp import AS_OF, edit, run
-
 import layout
+import pytest
 import svgtext
+from clihelp import AS_OF, edit
 
 pytestmark = pytest.mark.slow  # each report is laid out by WeasyPrint: 1 to 20 seconds
 
@@ -45,12 +44,24 @@ FEES = "".join(f"    - {{name: fee number {i}, monthly: {1000 + i}}}\n" for i in
 # A header word that is neither here nor in WORDS fails the rule "abbreviated headers without a key":
 # if it is a plain word, add it to WORDS; if it is an abbreviation, print a key with the table and add it here.
 ABBREVIATIONS = {
-    "Sec": "Sec", "Life": "Life", "Orch": "Orch", "Stor": "Stor", "Net": "Net", "Rel": "Rel", "Mon": "Mon",
-    "Part": "Part", "Avail": "Avail",  # operator rating categories
-    "GPU-h": "GPU-h", "tok/s/GPU": "tok/s/GPU", "M tokens": "M tokens",  # offers at a glance
+    "Sec": "Sec",
+    "Life": "Life",
+    "Orch": "Orch",
+    "Stor": "Stor",
+    "Net": "Net",
+    "Rel": "Rel",
+    "Mon": "Mon",
+    "Part": "Part",
+    "Avail": "Avail",  # operator rating categories
+    "GPU-h": "GPU-h",
+    "tok/s/GPU": "tok/s/GPU",
+    "M tokens": "M tokens",  # offers at a glance
     "FTE": "FTE",  # the appendix's operating jobs
     "h*": "h*",  # the fitted hedge ratio
-    "TTFT": "TTFT", "P50": "P50", "P90": "P90", "P99": "P99",  # the scorecard's latency quantiles
+    "TTFT": "TTFT",
+    "P50": "P50",
+    "P90": "P90",
+    "P99": "P99",  # the scorecard's latency quantiles
 }
 # Plain words (and unit names every reader knows: currency codes, GPU, SLA, SHA-256) in column headers.
 WORDS = set(
@@ -95,9 +106,14 @@ def reports(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, shared_rep
 
     def get(workspace: str, kind: str) -> list[layout.Page]:
         if (workspace, kind) not in cache:
-            target = shared_report(root_of(workspace), *(["--board"] if kind == "board" else []), fmt="html", as_of=AS_OF)
+            target = shared_report(
+                root_of(workspace), *(["--board"] if kind == "board" else []), fmt="html", as_of=AS_OF
+            )
             document = layout.render(target.read_text(encoding="utf-8"))
-            cache[(workspace, kind)] = (document, layout.pages(document))  # the document keeps the elements the pages name alive
+            cache[(workspace, kind)] = (
+                document,
+                layout.pages(document),
+            )  # the document keeps the elements the pages name alive
             html[(workspace, kind)] = target.read_text(encoding="utf-8")
         return cache[(workspace, kind)][1]
 
@@ -134,7 +150,9 @@ def header_breaks(pages: list[layout.Page]) -> list[str]:
         for header in page.headers:
             problems += [f"page {page.number}: {header.text!r}: {b}" for b in layout.break_inside_word(header)]
             if header.widest > header.width + 0.5:
-                problems.append(f"page {page.number}: {header.text!r} is {header.widest:.1f} pt wide in a {header.width:.1f} pt column")
+                problems.append(
+                    f"page {page.number}: {header.text!r} is {header.widest:.1f} pt wide in a {header.width:.1f} pt column"
+                )
     return problems
 
 
@@ -154,11 +172,15 @@ def unkeyed_headers(pages: list[layout.Page]) -> list[str]:
                 if re.search(pattern, rest):
                     rest = re.sub(pattern, " ", rest)
                     if f"{term} =" not in text:
-                        problems.append(f"page {on[0].number}: {header!r} uses {abbreviation} but no key '{term} = ...' is printed with its table")
+                        problems.append(
+                            f"page {on[0].number}: {header!r} uses {abbreviation} but no key '{term} = ...' is printed with its table"
+                        )
             for word in rest.split():
                 word = word.strip("()[],;:./").lower()
                 if re.search("[a-z]", word) and word not in WORDS:
-                    problems.append(f"page {on[0].number}: {header!r}: {word!r} is neither a known word nor a keyed abbreviation")
+                    problems.append(
+                        f"page {on[0].number}: {header!r}: {word!r} is neither a known word nor a keyed abbreviation"
+                    )
     return problems
 
 
@@ -186,7 +208,9 @@ def boxes_for_glyphs(pages: list[layout.Page]) -> list[str]:
     problems = []
     for page in pages:
         for family, printed in page.chars.items():
-            problems += [f"page {page.number}: U+{ord(c):04X} in {family}" for c in sorted(printed & missing.get(family, set()))]
+            problems += [
+                f"page {page.number}: U+{ord(c):04X} in {family}" for c in sorted(printed & missing.get(family, set()))
+            ]
     return problems
 
 
@@ -208,7 +232,10 @@ def test_layout_rules_hold_on_every_page(reports: Any, workspace: str, kind: str
     used = cell_units(pages)
     assert {key: first for key, first in used.items() if key not in document} == {}  # each unit in a cell has its key
     if kind == "board":
-        assert used.keys() & {"M = million", "k = thousand"}  # its tables print money in k or M (each with its key, above)
+        assert used.keys() & {
+            "M = million",
+            "k = thousand",
+        }  # its tables print money in k or M (each with its key, above)
     if workspace == "synthetic50" and kind == "comparison":
         # Its long tables (grades, ratings, the input files) run over pages: the header rule was put to work.
         assert carried_over(pages) >= 3
@@ -248,7 +275,9 @@ def test_checker_finds_a_row_left_alone_on_a_page() -> None:
     assert [p.number for p in layout.widow_pages(pages)] == [2]
     assert layout.lone_rows(pages) == ["page 2: table '' ('Head'): a single row 'row 9'"]
     # Three rows that wrap to six lines are still three rows and nothing else.
-    rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(9)) + "".join(f"<tr><td>row<br>{i}</td></tr>" for i in range(9, 12))
+    rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(9)) + "".join(
+        f"<tr><td>row<br>{i}</td></tr>" for i in range(9, 12)
+    )
     pages = small(f"<table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
     assert [len(p.body_rows) for p in pages] == [9, 3] and pages[1].content_lines == 6
     assert [p.number for p in layout.widow_pages(pages)] == [2] and layout.lone_rows(pages) == []
@@ -270,12 +299,19 @@ def test_checker_finds_a_header_alone_and_a_header_not_repeated() -> None:
 
 
 def test_checker_finds_a_header_broken_inside_a_word() -> None:
-    forced = small("<table style='width:20mm; table-layout: fixed'><thead><tr><th style='overflow-wrap: anywhere'>Availability Net</th></tr></thead></table>")
+    forced = small(
+        "<table style='width:20mm; table-layout: fixed'><thead><tr><th style='overflow-wrap: anywhere'>Availability Net</th></tr></thead></table>"
+    )
     header = forced[0].headers[0]
     assert len(header.lines) == 2
     assert layout.break_inside_word(header) == [f"{header.lines[0]}|{header.lines[1]}"]
-    soft = small("<table style='width:10mm'><thead><tr><th style='hyphens: manual'>Avail&shy;ability</th></tr></thead></table>")
-    assert [line.replace("\u00ad", "") for line in soft[0].headers[0].lines] == ["Avail\u2010", "ability"]  # printed with a hyphen
+    soft = small(
+        "<table style='width:10mm'><thead><tr><th style='hyphens: manual'>Avail&shy;ability</th></tr></thead></table>"
+    )
+    assert [line.replace("\u00ad", "") for line in soft[0].headers[0].lines] == [
+        "Avail\u2010",
+        "ability",
+    ]  # printed with a hyphen
     assert layout.break_inside_word(soft[0].headers[0]) == []
     slash = layout.HeaderCell("List USD/GPU-h per unit", ["List USD/", "GPU-h per", "unit"], 40.0, 40.0)
     assert layout.break_inside_word(slash) == []  # after a slash and at a space
@@ -285,7 +321,9 @@ def test_checker_finds_a_heading_at_the_foot_of_a_page() -> None:
     # A spacer fills the page but for one line: the heading fits there, the table under it does not
     # (break-after: auto overrides the default stylesheet's avoid, which keeps headings with what follows).
     rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(4))
-    pages = small(f"<div style='height: calc(50mm - 14pt)'></div><h2 style='font-size: 10pt; margin: 0; break-after: auto'>Table</h2><table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>")
+    pages = small(
+        f"<div style='height: calc(50mm - 14pt)'></div><h2 style='font-size: 10pt; margin: 0; break-after: auto'>Table</h2><table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
     assert layout.heading_at_foot(pages) == ["page 1: 'Table'"]
 
 
@@ -294,7 +332,9 @@ def test_checker_knows_which_characters_the_shipped_font_lacks() -> None:
 
     missing = layout.promised_but_missing(templates_dir() / "fonts.css")["Source Sans 3"]
     assert "\u2010" in missing  # HYPHEN: inside the claimed U+2000-206F, not in the subset's glyphs
-    assert not {"a", "-", "\u20ac", "\u2212", "\u2026", "\u00d7"} & missing  # a, hyphen-minus, euro, minus, ellipsis, times
+    assert (
+        not {"a", "-", "\u20ac", "\u2212", "\u2026", "\u00d7"} & missing
+    )  # a, hyphen-minus, euro, minus, ellipsis, times
 
 
 # --- charts: every text where a reader can read it ----------------------------------------------
@@ -350,7 +390,9 @@ def test_no_page_is_more_than_half_empty_but_at_a_chapters_end(reports: Any, wor
     """A page filled to less than half its height is the last of its chapter (or of an offer's section):
     the next page starts one. Elsewhere a half-empty page is a figure or table that did not fit and left a hole."""
     pages = reports(workspace, kind)
-    assert [f"page {p.number}: {p.filled:.0%} filled, then {pages[p.number].lines[:1]}" for p in layout.half_empty(pages)] == []
+    assert [
+        f"page {p.number}: {p.filled:.0%} filled, then {pages[p.number].lines[:1]}" for p in layout.half_empty(pages)
+    ] == []
 
 
 def test_checker_finds_a_half_empty_page_inside_a_chapter() -> None:
@@ -385,11 +427,18 @@ def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: An
     spend = re.search(r"Expected spend ([\d.]+) ([kM]) (\w+) over (\d+) months, ([\d.]+) ([kM]) \w+ a year", text)
     assert spend, text[:600]
     scale = {"k": 1e3, "M": 1e6}
-    total, months, year = float(spend.group(1)) * scale[spend.group(2)], int(spend.group(4)), float(spend.group(5)) * scale[spend.group(6)]
+    total, months, year = (
+        float(spend.group(1)) * scale[spend.group(2)],
+        int(spend.group(4)),
+        float(spend.group(5)) * scale[spend.group(6)],
+    )
     assert year == pytest.approx(total * 12 / months, rel=0.01)  # each printed to three figures
     # "Decide by D: the offers of X and Y expire then" or, when the plan needs a contract to start sooner than
     # any offer expires, "Decide by D: the plan counts on the N GPUs of X from then": D is never after an expiry named
-    deadline = re.search(r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the plan counts on the [\d,]+ GPUs of (.+?) from then)", text)
+    deadline = re.search(
+        r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the plan counts on the [\d,]+ GPUs of (.+?) from then)",
+        text,
+    )
     assert deadline, text[:600]
     named = deadline.group(2) or deadline.group(3) or deadline.group(4)
     vendors = [v.strip() for v in re.split(r",| and ", named) if v.strip()]
@@ -401,4 +450,3 @@ def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: An
     else:
         assert deadline.group(1) == min(dates), (vendors, dates)
     assert [w for w in JARGON if w in text.lower()] == []
-

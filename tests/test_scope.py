@@ -11,22 +11,53 @@ import yaml
 from clihelp import run
 
 from procure.model.grading import check_grade
-from procure.model.inputs import Assumptions, Grade, Offer
+from procure.model.inputs import Assumptions, Grade, Offer, RatingConfig
 from procure.model.rating import rate_offer, reliability_of
-from procure.model.inputs import RatingConfig
 from procure.model.scope import billing_warning, current_rating, published_warnings
 
 ROOT = Path(__file__).resolve().parents[1]
-JOBS = ("hardware_repair", "firmware_drivers", "os_patching", "fabric_isolation", "health_checks", "scheduler", "storage",
-        "monitoring", "incident_response", "serving_stack", "release_validation", "capacity_planning")
+JOBS = (
+    "hardware_repair",
+    "firmware_drivers",
+    "os_patching",
+    "fabric_isolation",
+    "health_checks",
+    "scheduler",
+    "storage",
+    "monitoring",
+    "incident_response",
+    "serving_stack",
+    "release_validation",
+    "capacity_planning",
+)
 
 
-def offer(kind: str = "managed_cluster", vendor: str = "Nebius", operator: dict | None = None, pricing: dict | None = None, **extra: Any) -> Offer:
+def offer(
+    kind: str = "managed_cluster",
+    vendor: str = "Nebius",
+    operator: dict | None = None,
+    pricing: dict | None = None,
+    **extra: Any,
+) -> Offer:
     data: dict[str, Any] = {
-        "id": "x", "vendor": vendor, "received": "2026-11-01", "valid_until": "2027-06-30", "region": "eu", "gpu": "B200",
-        "gpus": 16, "term_months": 12, "pricing": pricing or {"gpu_hour": 5.0},
-        "service": {"kind": kind, "sla": {"availability": 0.995, "node_replacement_hours": 24}, "attestations": ["soc2_type2"], "tenant_isolation": True, "isolated_monitoring": True},
-        "responsibilities": {job: "provider" for job in JOBS}, "operator": operator or {},
+        "id": "x",
+        "vendor": vendor,
+        "received": "2026-11-01",
+        "valid_until": "2027-06-30",
+        "region": "eu",
+        "gpu": "B200",
+        "gpus": 16,
+        "term_months": 12,
+        "pricing": pricing or {"gpu_hour": 5.0},
+        "service": {
+            "kind": kind,
+            "sla": {"availability": 0.995, "node_replacement_hours": 24},
+            "attestations": ["soc2_type2"],
+            "tenant_isolation": True,
+            "isolated_monitoring": True,
+        },
+        "responsibilities": {job: "provider" for job in JOBS},
+        "operator": operator or {},
     }
     data.update(extra)
     return Offer.model_validate(data)
@@ -57,21 +88,27 @@ def test_the_current_edition_names_the_reported_medals():
 def test_an_older_edition_is_warned_about_with_the_newer_tier():
     old = offer(operator={"published_tier": "gold", "published_edition": 2})  # unquoted YAML 2 reads as '2.0'
     assert old.operator.published_edition == "2.0"
-    assert published_warnings(old) == [(
-        ("operator", "published_edition"),
-        "Gold is from ClusterMAX 2.0 (2025-11-06); ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum: update operator.published_tier and operator.published_edition",
-    )]
+    assert published_warnings(old) == [
+        (
+            ("operator", "published_edition"),
+            "Gold is from ClusterMAX 2.0 (2025-11-06); ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum: update operator.published_tier and operator.published_edition",
+        )
+    ]
     # no edition named, and the current one differs: said too; the current tier as stated: nothing
-    (path, message), = published_warnings(offer(operator={"published_tier": "gold"}))
+    ((path, message),) = published_warnings(offer(operator={"published_tier": "gold"}))
     assert path == ("operator", "published_tier") and "ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum" in message
     assert published_warnings(offer(operator={"published_tier": "platinum", "published_edition": "3.0"})) == []
-    (_, untested), = published_warnings(offer(vendor="Fluidstack", operator={"published_tier": "gold", "published_edition": "2.0"}))
+    ((_, untested),) = published_warnings(
+        offer(vendor="Fluidstack", operator={"published_tier": "gold", "published_edition": "2.0"})
+    )
     assert "ClusterMAX 3.0 (2026-09-23) could not test Fluidstack (unable to test): no current tier" in untested
 
 
 def test_a_tier_on_a_kind_clustermax_does_not_rate_is_shown_not_used():
     for kind in ("bare_metal", "managed_serving"):
-        warned = published_warnings(offer(kind=kind, operator={"published_tier": "platinum", "published_edition": "3.0"}))
+        warned = published_warnings(
+            offer(kind=kind, operator={"published_tier": "platinum", "published_edition": "3.0"})
+        )
         assert [path for path, _ in warned] == [("operator", "published_tier")]
         assert warned[0][1].startswith("ClusterMAX rates managed clusters only")
 
@@ -87,7 +124,12 @@ def test_an_endpoint_priced_per_gpu_hour_is_pay_as_used_by_default_and_the_assum
     assert cluster.billing_unit == "month" and not cluster.usage_billed
     assert billing_warning(cluster).startswith("not stated: taken as month")
     # an endpoint with a burst price above its commitment has committed GPUs
-    assert offer(kind="managed_serving", pricing={"gpu_hour": 5.0, "burst": {"gpu_hour": 6.0, "max_gpus": 64}}).billing_unit == "month"
+    assert (
+        offer(
+            kind="managed_serving", pricing={"gpu_hour": 5.0, "burst": {"gpu_hour": 6.0, "max_gpus": 64}}
+        ).billing_unit
+        == "month"
+    )
     # stated: no warning; per token: no GPU-hour billing unit at all
     assert billing_warning(offer(kind="managed_serving", pricing={"gpu_hour": 5.0, "billed_per": "month"})) is None
     tokens = offer(kind="managed_serving", pricing={"per_mtok": {"input": 1.0, "output": 2.0}})
@@ -97,8 +139,13 @@ def test_an_endpoint_priced_per_gpu_hour_is_pay_as_used_by_default_and_the_assum
 def test_validate_warns_about_the_implicit_unit_and_the_old_tier_with_file_and_line(workspace_copy):
     ws = workspace_copy("real_offers")
     path = ws / "offers" / "nebius-b200.yaml"
-    text = path.read_text().replace("  billed_per: hour               # an on-demand list price: billed for the time the instances run\n", "")
-    text = text.replace('  published_tier: platinum\n  published_edition: "3.0"\n', '  published_tier: gold\n  published_edition: "2.0"\n')
+    text = path.read_text().replace(
+        "  billed_per: hour               # an on-demand list price: billed for the time the instances run\n", ""
+    )
+    text = text.replace(
+        '  published_tier: platinum\n  published_edition: "3.0"\n',
+        '  published_tier: gold\n  published_edition: "2.0"\n',
+    )
     path.write_text(text)
     lines = text.splitlines()
     edition_line = lines.index('  published_edition: "2.0"') + 1
@@ -122,14 +169,30 @@ def grade(path: str) -> Grade:
 
 def test_node_replacement_is_not_asked_of_a_token_api():
     ms = grade("grades/B200-MS.yaml")
-    tokens = offer(kind="managed_serving", pricing={"per_mtok": {"input": 1.0, "output": 2.0}},
-                   service={"kind": "managed_serving", "sla": {"availability": 0.999}, "attestations": ["soc2_type2"], "tenant_isolation": True})
+    tokens = offer(
+        kind="managed_serving",
+        pricing={"per_mtok": {"input": 1.0, "output": 2.0}},
+        service={
+            "kind": "managed_serving",
+            "sla": {"availability": 0.999},
+            "attestations": ["soc2_type2"],
+            "tenant_isolation": True,
+        },
+    )
     check = check_grade(tokens, ms)
     node = next(r for r in check.results if r.requirement == "node replacement")
     assert node.passed and node.observed.startswith("not applicable")
     assert check.passed
     # a dedicated endpoint (GPU-hours) still has nodes: not stated fails
-    endpoint = offer(kind="managed_serving", service={"kind": "managed_serving", "sla": {"availability": 0.999}, "attestations": ["soc2_type2"], "tenant_isolation": True})
+    endpoint = offer(
+        kind="managed_serving",
+        service={
+            "kind": "managed_serving",
+            "sla": {"availability": 0.999},
+            "attestations": ["soc2_type2"],
+            "tenant_isolation": True,
+        },
+    )
     assert not next(r for r in check_grade(endpoint, ms).results if r.requirement == "node replacement").passed
 
 
@@ -139,7 +202,10 @@ def test_a_job_a_grade_accepts_shared_is_never_failed_for_being_shared():
     data = yaml.safe_load((ROOT / "grades/B200-MC.yaml").read_text())
     data["requires"]["provider_jobs"].append("monitoring")
     mc = Grade.model_validate(data)
-    shared = offer(operator={"published_tier": "platinum"}, responsibilities={**{job: "provider" for job in JOBS}, "monitoring": "shared"})
+    shared = offer(
+        operator={"published_tier": "platinum"},
+        responsibilities={**{job: "provider" for job in JOBS}, "monitoring": "shared"},
+    )
     check = check_grade(shared, mc)
     assert check.passed, [r for r in check.results if not r.passed]
     owns = next(r for r in check.results if r.requirement == "provider owns")

@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from typer.testing import CliRunner
 from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
+from typer.testing import CliRunner
 
+from procure.analysis.scorecard import MonthScore, credit_share, posterior
 from procure.cli import app
 from procure.model.inputs import ActualsConfig, SlaCredits
-from procure.analysis.scorecard import MonthScore, credit_share, posterior
 
 runner = CliRunner()
 
-TIERS = {"tiers": [{"below": 0.995, "credit": 0.10}, {"below": 0.99, "credit": 0.25}, {"below": 0.95, "credit": 1.0}], "cap": 0.3}
+TIERS = {
+    "tiers": [{"below": 0.995, "credit": 0.10}, {"below": 0.99, "credit": 0.25}, {"below": 0.95, "credit": 1.0}],
+    "cap": 0.3,
+}
 # promised output per billed GPU-hour: 300 x 3600 x 0.96515 x 0.8 x 1 = 833,889.6 tokens
 PROMISED = 300 * 3600 * 0.995 * 0.97 * 0.8
 HOURS = 73_000  # 100 GPUs x 730 hours invoiced in March
@@ -34,7 +37,7 @@ def run(*args: object):  # type: ignore[no-untyped-def]
 
 
 def at(text: str) -> float:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
 def test_credits_under_tiered_terms():
@@ -53,13 +56,21 @@ def test_posterior_after_six_months_at_93_percent_of_promised_capacity():
     # (tau^2 = 0: every month the same): precision = 1/0.01 + 6/0.0025 = 100 + 2400 = 2500; mean = 2400 x
     # ln 0.93 / 2500 = 0.96 x ln 0.93; median ratio = 0.93^0.96 = 0.932703; sd = 1/sqrt(2500) = 0.02
     months = [
-        MonthScore.model_construct(month=f"2026-0{i}", capacity_ratio=0.93, busy_gpu_hours=73_000.0, throughput_ratio=0.93, availability=None, requests_ok=None, requests_failed=None)
+        MonthScore.model_construct(
+            month=f"2026-0{i}",
+            capacity_ratio=0.93,
+            busy_gpu_hours=73_000.0,
+            throughput_ratio=0.93,
+            availability=None,
+            requests_ok=None,
+            requests_failed=None,
+        )
         for i in range(1, 7)
     ]
     record = SimpleNamespace(metrics={"billed_gpus": 100.0, "availability": None}, gpus=100)
     found = posterior(months, record, None, ActualsConfig())
     assert found.months == 6 and found.exposure_months == pytest.approx(6.0)
-    assert found.throughput_ratio == pytest.approx(0.93 ** 0.96, rel=1e-9)
+    assert found.throughput_ratio == pytest.approx(0.93**0.96, rel=1e-9)
     assert found.throughput_ratio == pytest.approx(0.932703, abs=1e-6)
     assert found.throughput_log_sd == pytest.approx(0.02)
     # half-exposed months count half: precision 100 + 1200 = 1300, mean 1200/1300 x ln 0.93
@@ -72,7 +83,16 @@ def test_tokens_per_billed_gpu_hour_do_not_move_throughput():
     ratio follows the buyer's traffic (traffic x0.8 would read 0.93 x 0.8), not the vendor's speed, so the
     throughput stays the promise and the evidence says why."""
     months = [
-        MonthScore.model_construct(month=f"2026-0{i}", capacity_ratio=None, busy_gpu_hours=None, throughput_ratio=0.93 * 0.8, billed_gpu_hours=73_000.0, availability=None, requests_ok=None, requests_failed=None)
+        MonthScore.model_construct(
+            month=f"2026-0{i}",
+            capacity_ratio=None,
+            busy_gpu_hours=None,
+            throughput_ratio=0.93 * 0.8,
+            billed_gpu_hours=73_000.0,
+            availability=None,
+            requests_ok=None,
+            requests_failed=None,
+        )
         for i in range(1, 7)
     ]
     record = SimpleNamespace(metrics={"billed_gpus": 100.0, "availability": None}, gpus=100)
@@ -89,7 +109,16 @@ def test_availability_posterior_counts_months_with_their_observed_dispersion():
     import numpy as np
 
     shares = np.array([1.0, 0.994, 1.0, 0.997, 1.0, 0.999])
-    months = [MonthScore.model_construct(month=f"2026-{i + 1:02d}", availability=float(a), capacity_ratio=None, requests_ok=None, requests_failed=None) for i, a in enumerate(shares)]
+    months = [
+        MonthScore.model_construct(
+            month=f"2026-{i + 1:02d}",
+            availability=float(a),
+            capacity_ratio=None,
+            requests_ok=None,
+            requests_failed=None,
+        )
+        for i, a in enumerate(shares)
+    ]
     # every month has 744 hours only in 31-day months: use months 01, 03, 05, 07, 08, 10
     keys = ["2026-01", "2026-03", "2026-05", "2026-07", "2026-08", "2026-10"]
     months = [m.model_copy(update={"month": k}) for m, k in zip(months, keys)]
@@ -117,9 +146,39 @@ def statuspage(path: Path) -> Path:
     """Two incidents of the provider's own page that overlap: 10:00-15:00 (major) and 13:00-17:00
     (critical) on 2026-03-03, and a minor one (not down time)."""
     incidents = [
-        {"id": "a", "name": "API errors", "status": "resolved", "impact": "major", "created_at": "2026-03-03T10:00:00Z", "started_at": "2026-03-03T10:00:00Z", "resolved_at": "2026-03-03T15:00:00Z", "incident_updates": [], "components": []},
-        {"id": "b", "name": "Outage", "status": "resolved", "impact": "critical", "created_at": "2026-03-03T13:00:00Z", "started_at": "2026-03-03T13:00:00Z", "resolved_at": "2026-03-03T17:00:00Z", "incident_updates": [], "components": []},
-        {"id": "c", "name": "Slow dashboard", "status": "resolved", "impact": "minor", "created_at": "2026-03-10T10:00:00Z", "started_at": "2026-03-10T10:00:00Z", "resolved_at": "2026-03-10T20:00:00Z", "incident_updates": [], "components": []},
+        {
+            "id": "a",
+            "name": "API errors",
+            "status": "resolved",
+            "impact": "major",
+            "created_at": "2026-03-03T10:00:00Z",
+            "started_at": "2026-03-03T10:00:00Z",
+            "resolved_at": "2026-03-03T15:00:00Z",
+            "incident_updates": [],
+            "components": [],
+        },
+        {
+            "id": "b",
+            "name": "Outage",
+            "status": "resolved",
+            "impact": "critical",
+            "created_at": "2026-03-03T13:00:00Z",
+            "started_at": "2026-03-03T13:00:00Z",
+            "resolved_at": "2026-03-03T17:00:00Z",
+            "incident_updates": [],
+            "components": [],
+        },
+        {
+            "id": "c",
+            "name": "Slow dashboard",
+            "status": "resolved",
+            "impact": "minor",
+            "created_at": "2026-03-10T10:00:00Z",
+            "started_at": "2026-03-10T10:00:00Z",
+            "resolved_at": "2026-03-10T20:00:00Z",
+            "incident_updates": [],
+            "components": [],
+        },
     ]
     path.write_text(json.dumps({"page": {"id": "x", "name": "Alpha Cloud"}, "incidents": incidents}))
     return path
@@ -130,27 +189,41 @@ def signed(workspace_copy, tmp_path):
     """alpha signed, with tiered credits and March 2026 delivered at 0.93 of the promised output."""
     ws = workspace_copy("basic")
     offer = ws / "offers" / "alpha.yaml"
-    offer.write_text(offer.read_text() + "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, credit: 1.0}], cap: 0.3}\n")
+    offer.write_text(
+        offer.read_text()
+        + "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, credit: 1.0}], cap: 0.3}\n"
+    )
     tokens = 0.93 * PROMISED * HOURS  # 56,612,764,944 output tokens
     served = round(tokens / 1000)  # 1,000 output tokens a request: 56,612,765 requests
     # scraped every 5 minutes from 00:01 on March 1 to 23:59 on March 31 (the samples cover 99.996% of
     # the month, above actuals.min_coverage), the counters at 0 until the last sample: the month's
     # increase is exactly the last value
-    times = [at("2026-03-01T00:01:00") + 300 * k for k in range(int((at("2026-03-31T23:59:00") - at("2026-03-01T00:01:00")) // 300) + 1)] + [at("2026-03-31T23:59:00")]
+    times = [
+        at("2026-03-01T00:01:00") + 300 * k
+        for k in range(int((at("2026-03-31T23:59:00") - at("2026-03-01T00:01:00")) // 300) + 1)
+    ] + [at("2026-03-31T23:59:00")]
 
     def counter(final: float) -> list:
         return [[t, "0"] for t in times[:-1]] + [[times[-1], str(final)]]
 
     result = [
         {"metric": {"__name__": "vllm:generation_tokens_total", "model_name": "m"}, "values": counter(tokens)},
-        {"metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "stop"}, "values": counter(served)},
-        {"metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "abort"}, "values": counter(0)},
+        {
+            "metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "stop"},
+            "values": counter(served),
+        },
+        {
+            "metric": {"__name__": "vllm:request_success_total", "model_name": "m", "finished_reason": "abort"},
+            "values": counter(0),
+        },
     ]
     metrics = tmp_path / "march.json"
     metrics.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}))
     invoices = tmp_path / "invoices.csv"
     invoices.write_text(f"month,gpu_hours,output_tokens,amount\n2026-03,{HOURS},,292000\n")  # 4.00 x 73,000
-    done = run("actuals", "import", metrics, invoices, statuspage(tmp_path / "incidents.json"), "--offer", "alpha", "-w", ws)
+    done = run(
+        "actuals", "import", metrics, invoices, statuspage(tmp_path / "incidents.json"), "--offer", "alpha", "-w", ws
+    )
     assert done.exit_code == 0, done.output
     return ws
 
@@ -182,10 +255,15 @@ def test_a_month_delivered_against_promised_with_an_incident_overlap(signed):
     # delivered: (292,000 + 0.65 x 73,000) / (56,612,765 x 0.9) = 339,450 / 50,951,488.5 = 0.0066622 per task;
     # promised 4.75 / (1080 x 0.96515 x 0.72 x 0.980056) = 4.75 / 735.5327 = 0.0064579: 3.16% over
     assert march["delivered_cost_per_task"] == pytest.approx(339_450 / (56_612_765 * 0.9))
-    assert march["cost_overrun"] == pytest.approx(339_450 / (56_612_765 * 0.9) / (4.75 / (750.50064 * DELIVERY_MEAN)) - 1, rel=1e-5)
+    assert march["cost_overrun"] == pytest.approx(
+        339_450 / (56_612_765 * 0.9) / (4.75 / (750.50064 * DELIVERY_MEAN)) - 1, rel=1e-5
+    )
     assert 0.031 < march["cost_overrun"] < 0.032
     claim = run("scorecard", "--claim", "--as-of", "2026-04-01", "-w", signed)
-    assert claim.exit_code == 0 and "| 2026-03 | 99.059% | 99.50% | 10.0% | 292,000.00 USD | 29,200.00 USD |" in claim.stdout
+    assert (
+        claim.exit_code == 0
+        and "| 2026-03 | 99.059% | 99.50% | 10.0% | 292,000.00 USD | 29,200.00 USD |" in claim.stdout
+    )
 
 
 def test_months_without_evidence_are_no_data(signed):
@@ -197,7 +275,10 @@ def test_months_without_evidence_are_no_data(signed):
     assert months["2026-04"]["throughput_ratio"] is None and months["2026-04"]["output_tokens"] is None
     md = run("scorecard", "--format", "markdown", "--as-of", "2026-06-15", "-w", signed).stdout
     assert "| 2026-04 | no data | no data | no data | no data | 100.000% (99.50%) | no data | no data | none |" in md
-    assert len(doc_months := scorecard_json(signed, "--as-of", "2026-06-15", "--months", "1")["vendors"][0]["months"]) == 1 and doc_months[0]["month"] == "2026-05"
+    assert (
+        len(doc_months := scorecard_json(signed, "--as-of", "2026-06-15", "--months", "1")["vendors"][0]["months"]) == 1
+        and doc_months[0]["month"] == "2026-05"
+    )
 
 
 def test_reevaluate_exits_3_on_an_sla_breach(signed):
@@ -206,7 +287,9 @@ def test_reevaluate_exits_3_on_an_sla_breach(signed):
     breached = json.loads(first.stdout)["breached"]
     assert {b["condition"] for b in breached} == {"sla-breach", "credits-owed"}  # 3.16% is within the default 10%
     assert not (signed / ".procure" / "history.sqlite").exists() or json.loads(first.stdout)["baseline_saved"] is None
-    tight = run("reevaluate", "--as-of", "2026-04-01", "--max-delivered-overrun", "3%", "--format", "json", "-w", signed)
+    tight = run(
+        "reevaluate", "--as-of", "2026-04-01", "--max-delivered-overrun", "3%", "--format", "json", "-w", signed
+    )
     assert tight.exit_code == 3 and "delivered-cost" in {b["condition"] for b in json.loads(tight.stdout)["breached"]}
     accepted = run("reevaluate", "--as-of", "2026-04-01", "--accept", "-w", signed)
     assert accepted.exit_code == 0, accepted.output
@@ -246,7 +329,10 @@ def test_the_evidence_moves_the_evaluation(signed):
     # served: Beta(10,000 + 56,612,765, 1): the success rate 0.9 x 56,622,765 / 56,622,766
     assert blended.metrics["success_rate"] == pytest.approx(0.9 * 56_622_765 / 56_622_766, rel=1e-12)
     assert blended.evidence["months"] == 0 and blended.evidence["throughput_ratio"] is None
-    assert any(n.startswith("delivered evidence: throughput not moved: no month with utilization telemetry") for n in blended.notes)
+    assert any(
+        n.startswith("delivered evidence: throughput not moved: no month with utilization telemetry")
+        for n in blended.notes
+    )
 
 
 def test_uncertainty_draws_the_posteriors_themselves(signed):
@@ -266,11 +352,17 @@ def test_uncertainty_draws_the_posteriors_themselves(signed):
     ws = load_workspace(signed)
     ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1))
     i = [o.id for o in inputs.offers].index("alpha")
-    found = posteriors_for_draws({"alpha": Evidence(**ev.offer("alpha").evidence)}, inputs.offers, inputs.columns, ws.config.uncertainty)
+    found = posteriors_for_draws(
+        {"alpha": Evidence(**ev.offer("alpha").evidence)}, inputs.offers, inputs.columns, ws.config.uncertainty
+    )
     n = 200_000
-    factors = draw_factors(inputs.offers, inputs.currencies, ws.config.uncertainty, n, 5, inputs.columns.get(GAP_COLUMN), found)
+    factors = draw_factors(
+        inputs.offers, inputs.currencies, ws.config.uncertainty, n, 5, inputs.columns.get(GAP_COLUMN), found
+    )
     home = np.array([c == ev.currency for c in inputs.currencies])
-    drawn = outputs_for(inputs.columns, inputs.model, factors, home, only=("throughput", "availability", "success_rate"))
+    drawn = outputs_for(
+        inputs.columns, inputs.model, factors, home, only=("throughput", "availability", "success_rate")
+    )
 
     def close(sample: np.ndarray, mean: float, sd: float) -> None:
         assert abs(sample.mean() - mean) <= 4 * sd / math.sqrt(n), (sample.mean(), mean)
@@ -290,11 +382,15 @@ def test_uncertainty_draws_the_posteriors_themselves(signed):
     close(drawn["success_rate"][:, i], 0.9 * a / (a + 1), 0.9 * math.sqrt(a / ((a + 1) ** 2 * (a + 2))))
     # the posteriors are drawn after every other factor: the rest are the draws of the same seed without them
     plain = draw_factors(inputs.offers, inputs.currencies, ws.config.uncertainty, n, 5, inputs.columns.get(GAP_COLUMN))
-    assert np.array_equal(plain.throughput, factors.throughput) and np.array_equal(plain.availability, factors.availability)
+    assert np.array_equal(plain.throughput, factors.throughput) and np.array_equal(
+        plain.availability, factors.availability
+    )
     assert list(factors.beta_availability_columns) == list(factors.beta_served_columns) == [i]
     # and the evaluation says so in its method
     simulated = evaluate_with_inputs(ws, date(2026, 4, 1), MonteCarlo(draws=500, seed=1))[0]
-    assert "Signed vendors with delivered evidence (alpha) are drawn from their posteriors" in simulated.uncertainty.method
+    assert (
+        "Signed vendors with delivered evidence (alpha) are drawn from their posteriors" in simulated.uncertainty.method
+    )
     assert simulated.offer("alpha").uncertainty.p10 < simulated.offer("alpha").uncertainty.p90
 
 
@@ -342,14 +438,19 @@ class ScorecardTables:
 def chapter_html(ws: Path, day: date):  # type: ignore[no-untyped-def]
     """The scorecard chapter and the appendix alone, as the comparison lays them out (no PDF)."""
     from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.io.workspace import load_workspace
     from procure.render.documents import Part, render_html
     from procure.render.report_data import ReportExtras, scorecard_chapter
-    from procure.io.workspace import load_workspace
 
     workspace = load_workspace(ws)
     ev, _ = evaluate_with_inputs(workspace, day)
     chapter = scorecard_chapter(workspace, ev)
-    html = render_html(ev, "comparison", extras=ReportExtras(scorecard=chapter), part=Part(frozenset({"scorecard", "appendix"}), offers=(0, 0), offers_heading=False))
+    html = render_html(
+        ev,
+        "comparison",
+        extras=ReportExtras(scorecard=chapter),
+        part=Part(frozenset({"scorecard", "appendix"}), offers=(0, 0), offers_heading=False),
+    )
     return chapter, html
 
 
@@ -368,16 +469,49 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
     assert list(service) == list(money) == ["2026-03", "2026-04", "2026-05"]
     # March, as printed: 775,517 tokens a billed GPU-hour against 300 x 3,600 x 0.96515 x 0.8 x 0.980056 (the means of the
     # availability and utilization factors) = 817,258; 94.9%; every request served; no TTFT histogram: no data
-    assert service["2026-03"] == ["2026-03", "775,517", "817,258", "94.9%", "100.00%", "no data", "no data", "no data", "no data", "no data"]
+    assert service["2026-03"] == [
+        "2026-03",
+        "775,517",
+        "817,258",
+        "94.9%",
+        "100.00%",
+        "no data",
+        "no data",
+        "no data",
+        "no data",
+        "no data",
+    ]
     # 7 h down of 744 (the overlap counted once): 99.059% against 99.50%: the 10% tier, 29,200.00 of the
     # 292,000 invoice; 73,000 GPU-hours billed of 100 x 744 = 74,400 contracted (98.1%); per 1,000 tasks
     # (292,000 + 0.65 x 73,000) / (56,612,765 x 0.9) x 1,000 = 6.66 delivered against
     # 4.75 / (1,080 x 0.96515 x 0.72 x 0.980056) x 1,000 = 6.46 promised
-    assert money["2026-03"] == ["2026-03", "99.059%", "99.50%", "10.0%", "29,200.00", "73,000", "74,400", "98.1%", "6.66", "6.46"]
+    assert money["2026-03"] == [
+        "2026-03",
+        "99.059%",
+        "99.50%",
+        "10.0%",
+        "29,200.00",
+        "73,000",
+        "74,400",
+        "98.1%",
+        "6.66",
+        "6.46",
+    ]
     # April: only the incident history (100%, no credit); the contract's 100 x 720 = 72,000 GPU-hours; no invoice,
     # no metrics: no data, never 0
     assert service["2026-04"] == ["2026-04", "no data", "817,258"] + ["no data"] * 7
-    assert money["2026-04"] == ["2026-04", "100.000%", "99.50%", "none", "none", "no data", "72,000", "no data", "no data", "6.46"]
+    assert money["2026-04"] == [
+        "2026-04",
+        "100.000%",
+        "99.50%",
+        "none",
+        "none",
+        "no data",
+        "72,000",
+        "no data",
+        "no data",
+        "6.46",
+    ]
     # the chart: one per vendor, the months without throughput or cost evidence (April, May) shaded "no
     # data" in two panels (4 marks) beside the key's entry, never drawn at 0
     svg = html[html.index('id="scorecard-0-') - 200 :]
@@ -420,10 +554,24 @@ def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
     ids = [o.id for o in inputs.offers]
     top = [ids.index(o.id) for o in ev.ranked]
     assert "alpha" in [o.id for o in ev.ranked]
-    result = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, None, evaluation_posteriors(ev, inputs, ws.config.uncertainty))
+    result = sensitivity(
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        ev.currency,
+        top,
+        ws.config.uncertainty,
+        None,
+        evaluation_posteriors(ev, inputs, ws.config.uncertainty),
+    )
     # throughput: no evidence of capacity (no utilization telemetry), so its ends are its curve's, as for any offer
     row = next(r for r in result.rows if r.input == "throughput: alpha")
-    assert (row.low, row.high) == ws.config.uncertainty.throughput[ws.offers[ids.index("alpha")].performance.points_source if ws.offers[ids.index("alpha")].performance.points else "reference"].bounds[::2]
+    assert (row.low, row.high) == ws.config.uncertainty.throughput[
+        ws.offers[ids.index("alpha")].performance.points_source
+        if ws.offers[ids.index("alpha")].performance.points
+        else "reference"
+    ].bounds[::2]
     # availability: Beta(1439.21, 34.79)'s 2.5% point (checked against the quantile of a million draws of
     # numpy's own sampler, whose standard error is about 1e-5) over its mean; the cost moves as 1 / availability.
     # The prior is the promise at the mean of its availability factor, 0.96515 x 0.996667 (test_the_evidence_moves...)
@@ -463,7 +611,10 @@ def test_a_month_billed_at_the_commitment_is_all_of_its_contract():
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
 
-    assert evaluate(load_workspace(ROOT), date(2026, 11, 29), delivered=False).offer("keel-b200-mc").metrics["billed_gpus"] > 256
+    assert (
+        evaluate(load_workspace(ROOT), date(2026, 11, 29), delivered=False).offer("keel-b200-mc").metrics["billed_gpus"]
+        > 256
+    )
     (vendor,) = scorecard_json(ROOT, "--as-of", "2026-11-29")["vendors"]
     may = vendor["months"][0]
     assert may["month"] == "2026-05" and may["billed_gpu_hours"] == 190_464
@@ -476,7 +627,10 @@ def test_no_signed_vendor_says_so_in_one_line(workspace_copy):
     for args in ((), ("--format", "markdown"), ("--claim",), ("--claim", "--format", "text")):
         result = run("scorecard", "-w", ws, "--as-of", "2026-11-29", *args)
         assert result.exit_code == 0, result.output
-        assert result.stdout == "No signed vendor has evidence in actuals/ as of 2026-11-29: import it with procure actuals import FILE --offer ID.\n", args
+        assert (
+            result.stdout
+            == "No signed vendor has evidence in actuals/ as of 2026-11-29: import it with procure actuals import FILE --offer ID.\n"
+        ), args
     assert scorecard_json(ws, "--as-of", "2026-11-29")["vendors"] == []
     claims = json.loads(run("scorecard", "--claim", "--format", "json", "-w", ws, "--as-of", "2026-11-29").stdout)
     assert claims["vendors"] == [] and claims["command"] == "scorecard"

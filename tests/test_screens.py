@@ -36,7 +36,11 @@ def workspaces(tmp_path_factory):
     for ws in ("example", "real", "fresh"):
         for day in ("2026-11-01", AS_OF):
             assert runner.invoke(app, ["evaluate", "--save", "--as-of", day, "-w", str(root / ws)]).exit_code == 0
-    return {"example": (root / "example", "keel-b200-mc"), "real": (root / "real", "lambda-b200"), "fresh": (root / "fresh", "keel-b200-mc")}
+    return {
+        "example": (root / "example", "keel-b200-mc"),
+        "real": (root / "real", "lambda-b200"),
+        "fresh": (root / "fresh", "keel-b200-mc"),
+    }
 
 
 # Every command that prints, as a user runs it first (procure/cli/__init__.py lists them; init, import,
@@ -44,20 +48,37 @@ def workspaces(tmp_path_factory):
 # letter in Markdown, a document to send: none of them is a screen; `grade --offer ID` is the offer's page asked
 # for by name, printed whole: test_the_offers_page_is_never_folded).
 COMMANDS = [
-    ("validate",), ("grade",), ("compare",), ("compare", "--uncertainty", "--draws", "200"),
-    ("compare", "--horizon", "24"), ("rate",), ("whatif", "--price-to-win"), ("whatif", "--offer", "{offer}", "--throughput", "+50%"),
-    ("position",), ("hedge",), ("sensitivity",), ("evaluate",), ("history",), ("diff",), ("scorecard",),
-    ("cashflow",), ("cashflow", "--offer", "{offer}"), ("plan",), ("grades", "update"),
+    ("validate",),
+    ("grade",),
+    ("compare",),
+    ("compare", "--uncertainty", "--draws", "200"),
+    ("compare", "--horizon", "24"),
+    ("rate",),
+    ("whatif", "--price-to-win"),
+    ("whatif", "--offer", "{offer}", "--throughput", "+50%"),
+    ("position",),
+    ("hedge",),
+    ("sensitivity",),
+    ("evaluate",),
+    ("history",),
+    ("diff",),
+    ("scorecard",),
+    ("cashflow",),
+    ("cashflow", "--offer", "{offer}"),
+    ("plan",),
+    ("grades", "update"),
 ]
 DATED = {"history", "diff", "grades"}  # commands that take no --as-of, or read the saved runs as they are
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _screen(root: str, offer: str, columns: int, args: tuple[str, ...]) -> str:
     args = tuple(a.format(offer=offer) for a in args)
     as_of = () if args[0] in DATED else ("--as-of", AS_OF)
     result = CliRunner().invoke(app, [*args, *as_of, "-w", root], env={"COLUMNS": str(columns), "LINES": str(HEIGHT)})
-    if args[0] == "hedge" and root.endswith("fresh"):  # a fresh workspace has no index history: said in a line or two, exit 2
+    if args[0] == "hedge" and root.endswith(
+        "fresh"
+    ):  # a fresh workspace has no index history: said in a line or two, exit 2
         assert result.exit_code == 2 and "market/index.csv" in result.stderr, result.output
         return result.stderr
     assert result.exit_code == 0, result.stderr
@@ -76,7 +97,9 @@ def rows_on_terminal(text: str, columns: int) -> int:
 
 @pytest.mark.parametrize("columns", WIDTHS)
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
-@pytest.mark.parametrize("name", ["example", pytest.param("real", marks=pytest.mark.slow), pytest.param("fresh", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name", ["example", pytest.param("real", marks=pytest.mark.slow), pytest.param("fresh", marks=pytest.mark.slow)]
+)
 def test_every_screen_fits_24_lines(workspaces, name, columns, args):
     text = screen(workspaces, name, columns, *args)
     assert text.strip()

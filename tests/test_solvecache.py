@@ -7,17 +7,24 @@ import json
 import numpy as np
 import pytest
 import scipy.optimize
-from scipy.sparse import csr_array
-
 from clihelp import AS_OF, run
 from planws import config, offer, write
+from scipy.sparse import csr_array
+
 from procure.io import solvecache
+
 # min -5 x1 - 4 x2  subject to  6 x1 + 4 x2 <= 24,  x1 + 2 x2 <= 6,  x1, x2 >= 0 whole.
 # By hand: the LP optimum is (3, 1.5); among whole points (4, 0) gives -20, (3, 1) -19, (2, 2) -18,
 # so the optimum is (4, 0) at -20.
 PROGRAM = dict(
-    c=np.array([-5.0, -4.0]), A=csr_array(np.array([[6.0, 4.0], [1.0, 2.0]])), row_lb=np.array([-np.inf, -np.inf]), row_ub=np.array([24.0, 6.0]),
-    integrality=np.array([1, 1]), lb=np.zeros(2), ub=np.full(2, np.inf), options={"time_limit": 10.0, "mip_rel_gap": 0.0, "disp": False},
+    c=np.array([-5.0, -4.0]),
+    A=csr_array(np.array([[6.0, 4.0], [1.0, 2.0]])),
+    row_lb=np.array([-np.inf, -np.inf]),
+    row_ub=np.array([24.0, 6.0]),
+    integrality=np.array([1, 1]),
+    lb=np.zeros(2),
+    ub=np.full(2, np.inf),
+    options={"time_limit": 10.0, "mip_rel_gap": 0.0, "disp": False},
 )
 
 
@@ -71,7 +78,9 @@ def test_a_damaged_or_edited_solution_is_solved_afresh(cache, solver_calls, dama
     elif damage == "objective":  # (3, 1) is feasible, but its objective is -19, not the -20 claimed
         np.savez_compressed(kept, key=np.array(key), x=np.array([3.0, 1.0]), fun=np.array(-20.0), mip_gap=np.array(0.0))
     else:
-        np.savez_compressed(kept, key=np.array("0" * 64), x=np.array([4.0, 0.0]), fun=np.array(-20.0), mip_gap=np.array(0.0))
+        np.savez_compressed(
+            kept, key=np.array("0" * 64), x=np.array([4.0, 0.0]), fun=np.array(-20.0), mip_gap=np.array(0.0)
+        )
     found = solvecache.solve_milp(**PROGRAM)
     assert len(solver_calls) == 2 and list(np.round(found.x)) == [4, 0] and found.fun == pytest.approx(-20)
 
@@ -111,7 +120,10 @@ def test_only_the_newest_solutions_are_kept(cache, monkeypatch):
 
 def test_a_plan_read_back_is_the_plan_solved(cache, tmp_path, solver_calls):
     cfg = config()
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000})]
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
+    ]
     ws = write(tmp_path / "ws", cfg, offers)
     first = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
     solved = len(solver_calls)
@@ -124,7 +136,12 @@ def test_a_plan_read_back_is_the_plan_solved(cache, tmp_path, solver_calls):
 # The program above with one more row, x1 + x2 >= 7. By hand: the two first rows allow at most
 # x1 + x2 = 4.5 (the LP optimum (3, 1.5) maximises it too: 6 x1 + 4 x2 <= 24 and x1 + 2 x2 <= 6 added
 # with weights 1/8 and 1/4 give x1 + x2 <= 4.5), so no point meets the new row: infeasible.
-INFEASIBLE = {**PROGRAM, "A": csr_array(np.array([[6.0, 4.0], [1.0, 2.0], [1.0, 1.0]])), "row_lb": np.array([-np.inf, -np.inf, 7.0]), "row_ub": np.array([24.0, 6.0, np.inf])}
+INFEASIBLE = {
+    **PROGRAM,
+    "A": csr_array(np.array([[6.0, 4.0], [1.0, 2.0], [1.0, 1.0]])),
+    "row_lb": np.array([-np.inf, -np.inf, 7.0]),
+    "row_ub": np.array([24.0, 6.0, np.inf]),
+}
 
 
 def test_a_proof_of_infeasibility_is_kept_like_a_solution(cache, solver_calls):
@@ -142,7 +159,14 @@ def test_a_forged_proof_of_infeasibility_is_solved_afresh(cache, solver_calls):
     # values) under the feasible program's key: the entry fails the HMAC and the program is solved.
     solvecache.solve_milp(**PROGRAM)
     (kept,) = cache.glob("*.npz")
-    np.savez_compressed(kept, key=np.array(kept.stem), x=np.zeros(0), fun=np.array(np.nan), mip_gap=np.array(np.nan), mac=np.zeros(32, dtype="u1"))
+    np.savez_compressed(
+        kept,
+        key=np.array(kept.stem),
+        x=np.zeros(0),
+        fun=np.array(np.nan),
+        mip_gap=np.array(np.nan),
+        mac=np.zeros(32, dtype="u1"),
+    )
     found = solvecache.solve_milp(**PROGRAM)
     assert len(solver_calls) == 2 and found.status == 0 and list(np.round(found.x)) == [4, 0]
 
@@ -153,13 +177,18 @@ def test_the_shortlist_check_is_proved_once(cache, tmp_path, solver_calls):
     # infeasible (committing 200 GPUs at 400 an hour is the optimum). A second run reads the relaxation, the plan and
     # the proof back: it calls the solver not once.
     cfg = config(plan={"max_vendor_share": 1.0, "mip_gap": 0.0, "max_candidates": 1})
-    offers = [offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0), offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    offers = [
+        offer("commit", gpus=0, max_gpus=1000, gpu_hour=2.0),
+        offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
+    ]
     ws = write(tmp_path / "ws", cfg, offers)
     first = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
     solved = len(solver_calls)
     again = run("plan", "--format", "json", "--as-of", AS_OF, "-w", ws)
     assert first.exit_code == again.exit_code == 0, first.stderr
-    assert json.loads(first.stdout)["solver"]["shortlist_check"].startswith("proven: the program over all 2 usable offers")
+    assert json.loads(first.stdout)["solver"]["shortlist_check"].startswith(
+        "proven: the program over all 2 usable offers"
+    )
     assert solved >= 3 and len(solver_calls) == solved  # relaxation, plan and check the first time; nothing the second
     assert json.loads(again.stdout) == json.loads(first.stdout)
 
@@ -205,7 +234,14 @@ def test_an_entry_under_an_inputs_key_is_checked_before_it_is_used(cache, solver
     solvecache.store(key, solvecache.Solution(np.array([3.0, 1.0]), 0, -20.0, 0.0))
     assert list(np.round(built(("budget", 24.0), written).x)) == [4, 0] and len(written) == 3
     # a forged proof of infeasibility (no MAC under the user's key): solved afresh
-    np.savez_compressed(cache / f"{key}.npz", key=np.array(key), x=np.zeros(0), fun=np.array(np.nan), mip_gap=np.array(np.nan), mac=np.zeros(32, dtype="u1"))
+    np.savez_compressed(
+        cache / f"{key}.npz",
+        key=np.array(key),
+        x=np.zeros(0),
+        fun=np.array(np.nan),
+        mip_gap=np.array(np.nan),
+        mac=np.zeros(32, dtype="u1"),
+    )
     assert built(("budget", 24.0), written).status == 0 and len(written) == len(solver_calls) == 4
 
 

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 PROBE = """
@@ -28,7 +27,9 @@ HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "weasyprint", "jinja2", "open
 
 def modules_after(*args: str) -> set[str]:
     """The modules loaded once `procure ARGS` has run on the example workspace."""
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(list(args))], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
     return set(json.loads(line.removeprefix("MODULES ")))
 
@@ -69,8 +70,10 @@ def test_the_command_line_builds_a_command_only_to_run_it_and_says_what_typer_sa
     """`procure` builds a command's options only when the command runs (procure.cli.command_line); its help, a
     group's help and its usage errors are word for word those of the app as typer builds it whole."""
     eager = "import sys; from procure.cli import app; sys.argv[0] = 'procure'; app(prog_name='procure')"
-    done = [subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
-            for command in ([sys.executable, "-m", "procure", *args], [sys.executable, "-c", eager, *args])]
+    done = [
+        subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        for command in ([sys.executable, "-m", "procure", *args], [sys.executable, "-c", eager, *args])
+    ]
     lazy, whole = ((d.returncode, d.stdout, d.stderr) for d in done)
     assert lazy == whole
     assert "Commands:" in lazy[1] or "Options:" in lazy[1] or "no such command" in lazy[2]

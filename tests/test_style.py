@@ -70,7 +70,15 @@ TABLE_COMMANDS = [
     ("whatif", "--price-to-win"),
     ("scorecard",),
     ("sensitivity",),
-    ("whatif", "--offer", "keel-b200-mc", "--throughput", "+20%", "--one-off", "50000"),  # a one-off alone: no "net of 0 a month"
+    (
+        "whatif",
+        "--offer",
+        "keel-b200-mc",
+        "--throughput",
+        "+20%",
+        "--one-off",
+        "50000",
+    ),  # a one-off alone: no "net of 0 a month"
     ("whatif", "--offer", "keel-b200-mc", "--throughput", "+20%", "--monthly", "5000"),
 ]
 MARKDOWN_COMMANDS = [("compare",), ("rate",), ("cashflow",), ("hedge",), ("sensitivity",), ("scorecard",)]
@@ -93,7 +101,7 @@ def workspaces(tmp_path_factory, data_dir) -> dict[str, Path]:
     return {"example": example, "real": real, "fresh": fresh}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _output(root: str, columns: int, args: tuple[str, ...]) -> str:
     as_of = () if args[0] == "grade" else ("--as-of", AS_OF)
     result = CliRunner().invoke(app, [*args, *as_of, "-w", root], env={"COLUMNS": str(columns)})
@@ -131,7 +139,11 @@ def test_one_offers_cash_flow_counts_whole_gpus(workspaces, name):
     text = output(ws, 120, "cashflow", "--offer", first_offer(ws, name))
     header = next(line for line in text.splitlines() if line.startswith("┃") and "GPUs" in line)
     at = [c.strip() for c in header.split("┃")].index("GPUs")
-    cells = [line.split("│")[at].strip() for line in text.splitlines() if line.startswith("│") and line.split("│")[1].strip().isdigit()]
+    cells = [
+        line.split("│")[at].strip()
+        for line in text.splitlines()
+        if line.startswith("│") and line.split("│")[1].strip().isdigit()
+    ]
     assert cells and all(re.fullmatch(r"\d{1,3}(,\d{3})*(\.[1-9])?", c) for c in cells), cells
     assert breaches(text) == []
 
@@ -176,10 +188,12 @@ def body_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", page))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _report(root: str, board: bool) -> str:
     out = Path(root) / ("board.html" if board else "comparison.html")
-    result = CliRunner().invoke(app, ["report", *(["--board"] if board else []), "--as-of", AS_OF, "-w", root, "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["report", *(["--board"] if board else []), "--as-of", AS_OF, "-w", root, "--out", str(out)]
+    )
     assert result.exit_code == 0, result.stderr[-2000:]
     return out.read_text()
 
@@ -196,7 +210,9 @@ def test_the_board_memo_speaks_of_the_decision(workspaces, name):
     assert __version__ not in text and "input files" not in text  # the provenance is the comparison's appendix
     # counts and money in the memo's sentences to three significant figures: no 1,471,000 or 188,797,697
     whole = re.findall(r"\b\d{1,3}(?:,\d{3}){2,}\b", text)
-    if name == "real":  # no demand: the recommendation's basis (analysis/decision.py) still prints the stated demand whole
+    if (
+        name == "real"
+    ):  # no demand: the recommendation's basis (analysis/decision.py) still prints the stated demand whole
         assert all(f"at today's stated demand ({n} tasks a month)" in text for n in whole), whole
     else:
         assert whole == []
@@ -211,7 +227,9 @@ def test_the_comparison_report_has_no_literal_backticks_and_its_provenance_in_th
     text = body_text(page)
     assert breaches(text) == []
     assert "`" not in text
-    appendix = body_text(page[page.index('id="inputs"'):])
-    assert re.search(rf"Prepared \d{{4}}-\d{{2}}-\d{{2}} with procure {re.escape(__version__)} from \d+ input files\.", appendix)
+    appendix = body_text(page[page.index('id="inputs"') :])
+    assert re.search(
+        rf"Prepared \d{{4}}-\d{{2}}-\d{{2}} with procure {re.escape(__version__)} from \d+ input files\.", appendix
+    )
     front = body_text(page[: page.index('id="appendix"')])
     assert f"procure {__version__}" not in front

@@ -43,14 +43,29 @@ def test_aiperfs_own_sample_is_one_run():
 
 def test_aiperfs_top_level_layout_and_a_wrong_unit(tmp_path):
     data = json.loads(AIPERF.read_text())
-    flat = {("time_to_first_token" if k == "ttft" else k): {f: v for f, v in m.items() if f not in ("tag", "header")} for k, m in data["records"].items()}
-    flat.update({"schema_version": "1.5", "aiperf_version": "0.7.0", "start_time": "2026-11-03T09:00:00Z", "was_cancelled": False,
-                 "input_config": {"phases": {"profiling": {"concurrency": 64}}}})
+    flat = {
+        ("time_to_first_token" if k == "ttft" else k): {f: v for f, v in m.items() if f not in ("tag", "header")}
+        for k, m in data["records"].items()
+    }
+    flat.update(
+        {
+            "schema_version": "1.5",
+            "aiperf_version": "0.7.0",
+            "start_time": "2026-11-03T09:00:00Z",
+            "was_cancelled": False,
+            "input_config": {"phases": {"profiling": {"concurrency": 64}}},
+        }
+    )
     path = tmp_path / "profile_export_aiperf.json"
     path.write_text(json.dumps(flat))
     trial = read_trial(path)
     (point,) = trial.points
-    assert (trial.format, trial.tool_version, trial.day, point.concurrency) == ("aiperf", "0.7.0", date(2026, 11, 3), 64.0)
+    assert (trial.format, trial.tool_version, trial.day, point.concurrency) == (
+        "aiperf",
+        "0.7.0",
+        date(2026, 11, 3),
+        64.0,
+    )
     assert point.ttft_s == pytest.approx(2.369317693)
     flat["time_to_first_token"]["unit"] = "ns"
     path.write_text(json.dumps(flat))
@@ -72,18 +87,42 @@ def test_guidellm_07_reads_the_inter_token_latency_not_the_time_per_output_token
 
 def test_perf_import_makes_a_curve_of_both_and_refuses_a_bad_field(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    result = run("perf", "import", GUIDELLM_07, AIPERF, "--gpus", "8", "--name", "trial-new", "--isl", "8192", "--osl", "1024", "-w", ws)
+    result = run(
+        "perf",
+        "import",
+        GUIDELLM_07,
+        AIPERF,
+        "--gpus",
+        "8",
+        "--name",
+        "trial-new",
+        "--isl",
+        "8192",
+        "--osl",
+        "1024",
+        "-w",
+        ws,
+    )
     assert result.exit_code == 0, result.output
-    lines = [line for line in (ws / "performance" / "trial-new.csv").read_text().splitlines() if not line.startswith("#")]
+    lines = [
+        line for line in (ws / "performance" / "trial-new.csv").read_text().splitlines() if not line.startswith("#")
+    ]
     # per billed GPU: 640 / 8 = 80, 1020 / 8 = 127.5, 2320.72 / 8 = 290.09; sorted by interactivity
     assert lines[1:] == ["33.3333,127.5,2.4", "36.212,290.09,2.36932", "44.4444,80,1.65"]
     # AIPerf's run of 550 / 243 tokens measured another workload; 2 errored at concurrency 16, 11 cancelled
-    assert "mean input length 550 tokens is 93% off" in result.output and "2 failed request(s) of 162" in result.output and "11 failed request(s) of 100" in result.output
+    assert (
+        "mean input length 550 tokens is 93% off" in result.output
+        and "2 failed request(s) of 162" in result.output
+        and "11 failed request(s) of 100" in result.output
+    )
     bad = tmp_path / "profile_export_aiperf.json"
     data = json.loads(AIPERF.read_text())
     data["records"]["output_token_throughput"]["avg"] = "fast"
     bad.write_text(json.dumps(data))
     refused = run("perf", "import", bad, "--gpus", "8", "--name", "trial-bad", "-w", ws)
     assert refused.exit_code == 2 and "Traceback" not in refused.output
-    assert "profile_export_aiperf.json: records.output_token_throughput.avg: must be a finite number (got 'fast')" in refused.output
+    assert (
+        "profile_export_aiperf.json: records.output_token_throughput.avg: must be a finite number (got 'fast')"
+        in refused.output
+    )
     assert not (ws / "performance" / "trial-bad.csv").exists()

@@ -6,7 +6,6 @@ fields."""
 from __future__ import annotations
 
 import csv
-import shutil
 from datetime import date
 from pathlib import Path
 
@@ -48,7 +47,13 @@ def test_guidellm_report_from_the_projects_own_test_asset():
 def test_vllm_and_genai_perf_runs_make_one_curve_per_billed_gpu(tmp_path):
     out = tmp_path / "performance"
     written, warnings = import_trials(
-        [TRIALS / "vllm_bench_serve_conc32.json", TRIALS / "genai_perf_profile_export_conc16.json"], out, "trial-x", 8, 8192, 1024, date(2026, 11, 3)
+        [TRIALS / "vllm_bench_serve_conc32.json", TRIALS / "genai_perf_profile_export_conc16.json"],
+        out,
+        "trial-x",
+        8,
+        8192,
+        1024,
+        date(2026, 11, 3),
     )
     assert written == [out / "trial-x.csv"]
     assert warnings == []  # 8192/1024 and 8190/1000 are within 20% of the workload's lengths
@@ -78,7 +83,11 @@ def test_genai_perf_states_no_date_and_a_bad_field_is_located(tmp_path):
     with pytest.raises(InputError, match="state no date: give the trial's date with --date"):
         read_trial(TRIALS / "genai_perf_profile_export_conc16.json")
     bad = tmp_path / "bad.json"
-    text = (TRIALS / "vllm_bench_serve_conc32.json").read_text().replace('"median_tpot_ms": 25.0', '"median_tpot_ms": "fast"')
+    text = (
+        (TRIALS / "vllm_bench_serve_conc32.json")
+        .read_text()
+        .replace('"median_tpot_ms": 25.0', '"median_tpot_ms": "fast"')
+    )
     bad.write_text(text)
     with pytest.raises(InputError) as caught:
         read_trial(bad)
@@ -87,7 +96,9 @@ def test_genai_perf_states_no_date_and_a_bad_field_is_located(tmp_path):
 
 def test_perf_import_cli_and_an_offer_on_the_trial_curve_is_ranked_as_measured(workspace_copy, data_dir):
     ws = workspace_copy("basic")
-    result = run("perf", "import", TRIALS / "vllm_bench_serve_conc32.json", "--gpus", "8", "--name", "trial-bravo", "-w", ws)
+    result = run(
+        "perf", "import", TRIALS / "vllm_bench_serve_conc32.json", "--gpus", "8", "--name", "trial-bravo", "-w", ws
+    )
     assert result.exit_code == 0, result.output
     missing_gpus = run("perf", "import", TRIALS / "vllm_bench_serve_conc32.json", "-w", ws)
     assert missing_gpus.exit_code == 2 and "--gpus N" in missing_gpus.output
@@ -105,6 +116,19 @@ def test_perf_import_cli_and_an_offer_on_the_trial_curve_is_ranked_as_measured(w
 
 
 def test_files_of_both_kinds_in_one_import_are_refused(tmp_path, data_dir):
-    result = run("perf", "import", TRIALS / "vllm_bench_serve_conc32.json", data_dir / "import_inferencex_row.json", "--gpus", "8", "--out-dir", tmp_path, "--isl", "8192", "--osl", "1024")
+    result = run(
+        "perf",
+        "import",
+        TRIALS / "vllm_bench_serve_conc32.json",
+        data_dir / "import_inferencex_row.json",
+        "--gpus",
+        "8",
+        "--out-dir",
+        tmp_path,
+        "--isl",
+        "8192",
+        "--osl",
+        "1024",
+    )
     assert result.exit_code == 2 and "not both" in result.output
     assert not any(tmp_path.iterdir())

@@ -5,8 +5,8 @@ from datetime import date
 import pytest
 
 from procure.analysis.evaluate import evaluate
-from procure.model.performance import ttft_at
 from procure.io.workspace import load_workspace
+from procure.model.performance import ttft_at
 
 AS_OF = date(2026, 11, 29)
 
@@ -33,9 +33,13 @@ def test_ttft_is_not_stated_where_the_frontier_point_or_segment_has_none():
 def with_ttft(workspace_copy, max_ttft: float):
     ws = workspace_copy("basic")
     config = ws / "procure.yaml"
-    config.write_text(config.read_text().replace("  utilization: 0.8\n", f"  utilization: 0.8\n  max_ttft_s: {max_ttft}\n"))
+    config.write_text(
+        config.read_text().replace("  utilization: 0.8\n", f"  utilization: 0.8\n  max_ttft_s: {max_ttft}\n")
+    )
     # bravo reads the reference curve: give it a time to first token column
-    (ws / "performance" / "test-curve.csv").write_text("interactivity,output_tok_s_gpu,ttft_s\n50,400,3.0\n100,300,1.6\n150,100,0.9\n")
+    (ws / "performance" / "test-curve.csv").write_text(
+        "interactivity,output_tok_s_gpu,ttft_s\n50,400,3.0\n100,300,1.6\n150,100,0.9\n"
+    )
     return ws
 
 
@@ -61,7 +65,11 @@ def test_ttft_gate_passes_and_fails_by_the_interpolated_value(workspace_copy):
 def test_points_with_a_third_value_carry_the_time_to_first_token(workspace_copy):
     ws = with_ttft(workspace_copy, 2.0)
     alpha = ws / "offers" / "alpha.yaml"
-    alpha.write_text(alpha.read_text().replace("points: [[50, 400], [100, 300], [150, 100]]", "points: [[50, 400, 2.5], [100, 300, 1.2], [150, 100, 0.8]]"))
+    alpha.write_text(
+        alpha.read_text().replace(
+            "points: [[50, 400], [100, 300], [150, 100]]", "points: [[50, 400, 2.5], [100, 300, 1.2], [150, 100, 0.8]]"
+        )
+    )
     record = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert record.ttft_s == 1.2 and record.acceptable
 
@@ -75,7 +83,10 @@ def test_unstated_ttft_passes_only_by_policy(workspace_copy):
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     gate = next(g for g in alpha.gates if g.gate == "ttft")
     assert gate.passed
-    assert gate.detail == "time to first token not stated at 100 tok/s per user (max_ttft_s 2 s); passed by policy.ttft_unstated"
+    assert (
+        gate.detail
+        == "time to first token not stated at 100 tok/s per user (max_ttft_s 2 s); passed by policy.ttft_unstated"
+    )
 
 
 def test_a_curve_imported_from_a_row_without_ttft_fails_the_gate_as_not_stated(workspace_copy, tmp_path):
@@ -84,9 +95,20 @@ def test_a_curve_imported_from_a_row_without_ttft_fails_the_gate_as_not_stated(w
     from procure.io.inferencex import import_curves
 
     ws = with_ttft(workspace_copy, 2.0)
-    row = {"hw": "b200", "framework": "x", "precision": "fp8", "isl": 8000, "osl": 1000, "conc": 4, "median_intvty": 100.0, "output_tput_per_gpu": 300.0}
+    row = {
+        "hw": "b200",
+        "framework": "x",
+        "precision": "fp8",
+        "isl": 8000,
+        "osl": 1000,
+        "conc": 4,
+        "median_intvty": 100.0,
+        "output_tput_per_gpu": 300.0,
+    }
     source = tmp_path / "ix.json"
-    source.write_text(json.dumps([row, {**row, "conc": 8, "median_intvty": 50.0, "output_tput_per_gpu": 400.0, "median_ttft": 1.0}]))
+    source.write_text(
+        json.dumps([row, {**row, "conc": 8, "median_intvty": 50.0, "output_tput_per_gpu": 400.0, "median_ttft": 1.0}])
+    )
     import_curves(source, ws / "performance", 8000, 1000)
     bravo = ws / "offers" / "bravo.yaml"
     bravo.write_text(bravo.read_text().replace("reference: test-curve", "reference: b200-x-fp8"))

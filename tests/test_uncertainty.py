@@ -32,11 +32,17 @@ import numpy as np
 import pytest
 
 import procure.analysis.uncertainty as unc
-from procure.errors import InputError
 from procure.analysis.evaluate import MonteCarlo, evaluate, evaluate_with_inputs, gates_of
-from procure.model.inputs import Distribution, OfferUncertainty, UncertaintyConfig
-from procure.analysis.uncertainty import draw_factors, monte_carlo, point_throughput_factor, sensitivity, top_offer_positions
+from procure.analysis.uncertainty import (
+    draw_factors,
+    monte_carlo,
+    point_throughput_factor,
+    sensitivity,
+    top_offer_positions,
+)
+from procure.errors import InputError
 from procure.io.workspace import load_workspace
+from procure.model.inputs import Distribution, OfferUncertainty, UncertaintyConfig
 
 AS_OF = date(2026, 11, 29)
 TASKS_PER_GPU_HOUR = 250 * 3600 / 1000 * 1.0 * 1.0 * 0.5  # 450 in uncertainty_tornado
@@ -74,7 +80,9 @@ def simulate(root: Path, config: UncertaintyConfig, draws: int = 2000, seed: int
     """(ranges by offer id, costs (draws, n), column by offer id, the deterministic evaluation)."""
     ev, inputs = evaluate_with_inputs(load_workspace(root), AS_OF)
     acceptable = np.array([ev.offer(o.id).acceptable for o in inputs.offers], dtype=bool)
-    ranges, costs = monte_carlo(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, acceptable, config, draws, seed)
+    ranges, costs = monte_carlo(
+        inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, acceptable, config, draws, seed
+    )
     ids = [o.id for o in inputs.offers]
     return dict(zip(ids, ranges)), costs, {offer_id: i for i, offer_id in enumerate(ids)}, ev
 
@@ -105,7 +113,16 @@ def run_sensitivity(root: Path, top_n: int, as_of: date = AS_OF):
     ws = load_workspace(root)
     ev, inputs = evaluate_with_inputs(ws, as_of)
     top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, top_n)
-    return sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config))
+    return sensitivity(
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        ev.currency,
+        top,
+        ws.config.uncertainty,
+        gates_of(ev, inputs, ws.config),
+    )
 
 
 @pytest.fixture
@@ -146,7 +163,10 @@ def test_sampled_triangular_mean_variance_and_cdf(tornado):
     ws = load_workspace(tornado)
     offers = ws.offers
     a, c, b = 0.75, 0.9, 1.0
-    config = fixed_config(throughput={"measured": tri(a, c, b), "vendor_claim": tri(a, c, b), "reference": ONE}, utilization=tri(0.85, 1.0, 1.1))
+    config = fixed_config(
+        throughput={"measured": tri(a, c, b), "vendor_claim": tri(a, c, b), "reference": ONE},
+        utilization=tri(0.85, 1.0, 1.1),
+    )
     draws = 20000
     drawn = draw_factors(offers, ["USD"] * len(offers), config, draws, seed=11)
     sample = drawn.throughput[:, 0]
@@ -252,7 +272,9 @@ def test_a_cheaper_offer_that_fails_a_gate_never_takes_the_win(tornado):
     ev = evaluate(load_workspace(tornado), AS_OF, MonteCarlo(draws=5000, seed=9))
     assert ev.offer("leaky").uncertainty.prob_cheapest is None
     assert ev.offer("leaky").uncertainty.p50 < ev.offer("floaty").uncertainty.p50
-    assert ev.offer("floaty").uncertainty.prob_cheapest + ev.offer("anchor").uncertainty.prob_cheapest == pytest.approx(1.0, abs=1e-12)
+    assert ev.offer("floaty").uncertainty.prob_cheapest + ev.offer("anchor").uncertainty.prob_cheapest == pytest.approx(
+        1.0, abs=1e-12
+    )
 
 
 def test_zero_width_distributions_give_back_the_evaluated_cost_exactly(zero):
@@ -299,7 +321,9 @@ def test_the_probability_of_being_cheapest_matches_a_quadrature(tornado):
     y = np.minimum(1.0, 12 * x / 11)
     expected = float(np.sum((y - 0.8) ** 2 / 0.04 * 2 * (x - 0.9) / 0.01) * (edges[1] - edges[0]))
     assert 0.99 < expected < 1.0
-    config = fixed_config(throughput={"measured": tri(0.8, 1.0, 1.0), "vendor_claim": tri(0.9, 1.0, 1.0), "reference": ONE})
+    config = fixed_config(
+        throughput={"measured": tri(0.8, 1.0, 1.0), "vendor_claim": tri(0.9, 1.0, 1.0), "reference": ONE}
+    )
     ranges, _, _, _ = simulate(tornado, config, 20000, seed=3)
     assert ranges["floaty"].prob_cheapest == pytest.approx(expected, abs=0.003)
     assert ranges["floaty"].prob_cheapest + ranges["anchor"].prob_cheapest == pytest.approx(1.0, abs=1e-12)
@@ -432,8 +456,14 @@ def with_more_currencies(workspace_copy) -> Path:
     """uncertainty_tornado plus euro2 (6.00 EUR = 6.48) and pound (4.00 GBP x 1.25 = 5.00)."""
     root = workspace_copy("uncertainty_tornado")
     euro = (root / "offers" / "euro.yaml").read_text()
-    (root / "offers" / "euro2.yaml").write_text(euro.replace("id: euro", "id: euro2").replace("gpu_hour: 5.00", "gpu_hour: 6.00"))
-    (root / "offers" / "pound.yaml").write_text(euro.replace("id: euro", "id: pound").replace("currency: EUR", "currency: GBP").replace("gpu_hour: 5.00", "gpu_hour: 4.00"))
+    (root / "offers" / "euro2.yaml").write_text(
+        euro.replace("id: euro", "id: euro2").replace("gpu_hour: 5.00", "gpu_hour: 6.00")
+    )
+    (root / "offers" / "pound.yaml").write_text(
+        euro.replace("id: euro", "id: pound")
+        .replace("currency: EUR", "currency: GBP")
+        .replace("gpu_hour: 5.00", "gpu_hour: 4.00")
+    )
     edit(root / "procure.yaml", "fx: {EUR: 1.08}", "fx: {EUR: 1.08, GBP: 1.25}")
     return root
 
@@ -485,7 +515,12 @@ def test_a_foreign_currency_sensitivity_row_per_currency(workspace_copy):
 def test_per_offer_overrides_replace_the_source_distribution(tornado):
     # anchor's throughput fixed at 0.5 -> 3.60 / 225 = 0.016; dear, also measured, keeps 1.0 -> 0.016;
     # floaty's availability fixed at 0.9 -> 3.30 / 405.
-    config = fixed_config(offers={"anchor": OfferUncertainty(throughput=tri(0.5, 0.5, 0.5)), "floaty": OfferUncertainty(availability=tri(0.9, 0.9, 0.9))})
+    config = fixed_config(
+        offers={
+            "anchor": OfferUncertainty(throughput=tri(0.5, 0.5, 0.5)),
+            "floaty": OfferUncertainty(availability=tri(0.9, 0.9, 0.9)),
+        }
+    )
     ranges, _, _, _ = simulate(tornado, config, 2000, seed=2)
     assert ranges["anchor"].p50 == pytest.approx(3.6 / 225, rel=1e-12)
     assert ranges["dear"].p50 == pytest.approx(7.2 / 450, rel=1e-12)
@@ -576,7 +611,9 @@ def test_tornado_for_the_two_leaders_by_hand(tornado):
     for name in ("availability (every offer)", "staff cost"):
         row = rows[name]
         assert row.swing is None and row.swing_offer is None, name
-        assert row.costs_low == pytest.approx(result.baseline, rel=1e-12) and row.costs_high == pytest.approx(result.baseline, rel=1e-12)
+        assert row.costs_low == pytest.approx(result.baseline, rel=1e-12) and row.costs_high == pytest.approx(
+            result.baseline, rel=1e-12
+        )
         assert (row.leader_low, row.leader_high, row.flips) == ("floaty", "floaty", False), name
 
 
@@ -588,10 +625,22 @@ def test_tornado_for_three_offers_flips_without_a_new_leader(tornado):
     #   throughput floaty2 0.9: 4.20 / 405 = 0.010370, swing 0.001037, order unchanged
     result = run_sensitivity(tornado, 3)
     assert result.offers == ["floaty", "anchor", "floaty2"]
-    assert [r.input for r in result.rows][:5] == ["index level", "utilization", "throughput: anchor", "throughput: floaty2", "throughput: floaty"]
+    assert [r.input for r in result.rows][:5] == [
+        "index level",
+        "utilization",
+        "throughput: anchor",
+        "throughput: floaty2",
+        "throughput: floaty",
+    ]
     rows = {r.input: r for r in result.rows}
-    assert rows["index level"].swing == pytest.approx(3.0 / 435, rel=1e-12) and rows["index level"].swing_offer == "floaty2"
-    assert rows["utilization"].swing == pytest.approx(4.2 / 348 - 4.2 / 522, rel=1e-12) and rows["utilization"].swing_offer == "floaty2"
+    assert (
+        rows["index level"].swing == pytest.approx(3.0 / 435, rel=1e-12)
+        and rows["index level"].swing_offer == "floaty2"
+    )
+    assert (
+        rows["utilization"].swing == pytest.approx(4.2 / 348 - 4.2 / 522, rel=1e-12)
+        and rows["utilization"].swing_offer == "floaty2"
+    )
     anchor = rows["throughput: anchor"]
     assert (anchor.leader_low, anchor.leader_high, anchor.flips) == ("floaty", "floaty", True)
     floaty2 = rows["throughput: floaty2"]
@@ -606,12 +655,18 @@ def test_tornado_rows_are_sorted_by_swing_on_a_mixed_workspace(mixed):
     assert swings == sorted(swings, reverse=True)
     # every row's swing is the largest |high - low| among the top offers
     for row in result.rows:
-        changes = [abs(row.costs_high[o] - row.costs_low[o]) for o in result.offers if row.costs_low[o] is not None and row.costs_high[o] is not None]
+        changes = [
+            abs(row.costs_high[o] - row.costs_low[o])
+            for o in result.offers
+            if row.costs_low[o] is not None and row.costs_high[o] is not None
+        ]
         if row.swing is None:
             assert max(changes) == 0
         else:
             assert row.swing == pytest.approx(max(changes), rel=1e-12)
-            assert row.swing == pytest.approx(abs(row.costs_high[row.swing_offer] - row.costs_low[row.swing_offer]), rel=1e-12)
+            assert row.swing == pytest.approx(
+                abs(row.costs_high[row.swing_offer] - row.costs_low[row.swing_offer]), rel=1e-12
+            )
 
 
 def test_sensitivity_baseline_is_the_evaluated_cost(mixed):
@@ -690,7 +745,9 @@ def test_a_bad_per_offer_override_is_located(workspace_copy):
     line = text.count("\n") + 3
     with pytest.raises(InputError) as caught:
         load_workspace(root)
-    assert [str(p) for p in caught.value.problems] == [f"procure.yaml:{line}: uncertainty.offers.anchor.throughput: needs 0 < low <= mode <= high (got 1, 0.5, 0.8)"]
+    assert [str(p) for p in caught.value.problems] == [
+        f"procure.yaml:{line}: uncertainty.offers.anchor.throughput: needs 0 < low <= mode <= high (got 1, 0.5, 0.8)"
+    ]
 
 
 def test_every_bad_distribution_is_reported_at_once(workspace_copy):
@@ -707,7 +764,11 @@ def test_every_bad_distribution_is_reported_at_once(workspace_copy):
 
 def test_problem_lines_read_file_line_field(workspace_copy):
     root = workspace_copy("uncertainty_tornado")
-    edit(root / "procure.yaml", "utilization: {triangular: [0.8, 1.0, 1.2]}", "utilization: {triangular: [0.8, 1.3, 1.2]}")
+    edit(
+        root / "procure.yaml",
+        "utilization: {triangular: [0.8, 1.0, 1.2]}",
+        "utilization: {triangular: [0.8, 1.3, 1.2]}",
+    )
     with pytest.raises(InputError) as caught:
         load_workspace(root)
     assert re.fullmatch(r"procure\.yaml:\d+: uncertainty\.utilization: .+", str(caught.value))
@@ -734,11 +795,20 @@ def test_an_offer_without_a_cost_has_no_range(workspace_copy):
     # cost in any draw; it is not acceptable (latency gate), so no probability either.
     root = workspace_copy("uncertainty_tornado")
     anchor = (root / "offers" / "anchor.yaml").read_text()
-    (root / "offers" / "slow.yaml").write_text(anchor.replace("id: anchor", "id: slow").replace("points: [[50, 400], [100, 250], [150, 100]]", "points: [[50, 400]]"))
+    (root / "offers" / "slow.yaml").write_text(
+        anchor.replace("id: anchor", "id: slow").replace(
+            "points: [[50, 400], [100, 250], [150, 100]]", "points: [[50, 400]]"
+        )
+    )
     ev = evaluate(load_workspace(root), AS_OF, MonteCarlo(draws=2000, seed=1))
     slow = ev.offer("slow")
     assert not slow.acceptable and slow.metrics["cost_per_task"] is None
-    assert (slow.uncertainty.p10, slow.uncertainty.p50, slow.uncertainty.p90, slow.uncertainty.prob_cheapest) == (None, None, None, None)
+    assert (slow.uncertainty.p10, slow.uncertainty.p50, slow.uncertainty.p90, slow.uncertainty.prob_cheapest) == (
+        None,
+        None,
+        None,
+        None,
+    )
     assert sum(r.uncertainty.prob_cheapest for r in ev.ranked) == pytest.approx(1.0, abs=1e-12)
 
 
@@ -791,15 +861,21 @@ def with_curve_twins(workspace_copy, price_ratio: float = 1.03) -> Path:
     (300 tok/s at 100), twin2 `price_ratio` dearer (3.60 x 1.03 = 3.708)."""
     root = workspace_copy("uncertainty_tornado")
     anchor = (root / "offers" / "anchor.yaml").read_text()
-    on_curve = anchor.replace("  points: [[50, 400], [100, 250], [150, 100]]\n  points_source: measured\n", "  reference: test-curve\n")
+    on_curve = anchor.replace(
+        "  points: [[50, 400], [100, 250], [150, 100]]\n  points_source: measured\n", "  reference: test-curve\n"
+    )
     (root / "offers" / "twin1.yaml").write_text(on_curve.replace("id: anchor", "id: twin1"))
-    (root / "offers" / "twin2.yaml").write_text(on_curve.replace("id: anchor", "id: twin2").replace("gpu_hour: 3.60", f"gpu_hour: {3.60 * price_ratio:.4f}"))
+    (root / "offers" / "twin2.yaml").write_text(
+        on_curve.replace("id: anchor", "id: twin2").replace("gpu_hour: 3.60", f"gpu_hour: {3.60 * price_ratio:.4f}")
+    )
     return root
 
 
 def test_offers_on_the_same_curve_share_one_throughput_draw(workspace_copy):
     root = with_curve_twins(workspace_copy)
-    config = fixed_config(throughput={"measured": tri(0.8, 0.9, 1.0), "vendor_claim": tri(0.8, 0.9, 1.0), "reference": tri(0.7, 0.9, 1.1)})
+    config = fixed_config(
+        throughput={"measured": tri(0.8, 0.9, 1.0), "vendor_claim": tri(0.8, 0.9, 1.0), "reference": tri(0.7, 0.9, 1.1)}
+    )
     offers = load_workspace(root).offers
     f = draw_factors(offers, ["USD"] * len(offers), config, 3000, seed=4)
     at = {o.id: i for i, o in enumerate(offers)}
@@ -836,7 +912,17 @@ def test_one_benchmark_to_production_factor_for_every_gpu_hour_offer(tornado):
 def test_per_token_offers_are_not_moved_by_the_production_factor(zero):
     ev0, inputs = evaluate_with_inputs(load_workspace(zero), AS_OF)
     acceptable = np.array([ev0.offer(o.id).acceptable for o in inputs.offers], dtype=bool)
-    _, costs = monte_carlo(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev0.currency, acceptable, fixed_config(production=tri(0.8, 0.9, 1.0)), 500, 3)
+    _, costs = monte_carlo(
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        ev0.currency,
+        acceptable,
+        fixed_config(production=tri(0.8, 0.9, 1.0)),
+        500,
+        3,
+    )
     at = {o.id: i for i, o in enumerate(inputs.offers)}
     assert (costs[:, at["tokens"]] == ev0.offer("tokens").metrics["cost_per_task"]).all()
 
@@ -849,7 +935,9 @@ def test_a_demand_factor_reaches_the_cost_through_the_demand_fit(workspace_copy,
     config = load_workspace(root).config.uncertainty.model_copy(update={"demand": tri(factor, factor, factor)})
     ev0, inputs = evaluate_with_inputs(load_workspace(root), AS_OF)
     acceptable = np.array([ev0.offer(o.id).acceptable for o in inputs.offers], dtype=bool)
-    ranges, _ = monte_carlo(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev0.currency, acceptable, config, 200, 1)
+    ranges, _ = monte_carlo(
+        inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev0.currency, acceptable, config, 200, 1
+    )
     edit(root / "procure.yaml", "  tasks_per_month: 40000000\n", f"  tasks_per_month: {40_000_000 * factor:.0f}\n")
     moved = evaluate(load_workspace(root), AS_OF)
     for offer, found in zip(inputs.offers, ranges):
@@ -858,14 +946,22 @@ def test_a_demand_factor_reaches_the_cost_through_the_demand_fit(workspace_copy,
             assert found.p50 == pytest.approx(expected, rel=1e-12), offer.id
     # and the demand fit did move something: at half the demand some offer's fill falls below 1
     if factor < 1:
-        assert any((moved.offer(o.id).metrics["fill"] or 1) < (ev0.offer(o.id).metrics["fill"] or 1) for o in inputs.offers)
+        assert any(
+            (moved.offer(o.id).metrics["fill"] or 1) < (ev0.offer(o.id).metrics["fill"] or 1) for o in inputs.offers
+        )
 
 
 def test_points_source_sets_the_width_of_the_throughput_draw(workspace_copy):
     # an offer's own points labelled `reference` (copied from a public curve) draw from the reference width
     root = workspace_copy("uncertainty_tornado")
     edit(root / "offers" / "anchor.yaml", "  points_source: measured\n", "  points_source: reference\n")
-    config = fixed_config(throughput={"measured": tri(0.99, 1.0, 1.01), "vendor_claim": tri(0.75, 0.9, 1.0), "reference": tri(0.5, 0.6, 0.7)})
+    config = fixed_config(
+        throughput={
+            "measured": tri(0.99, 1.0, 1.01),
+            "vendor_claim": tri(0.75, 0.9, 1.0),
+            "reference": tri(0.5, 0.6, 0.7),
+        }
+    )
     offers = load_workspace(root).offers
     f = draw_factors(offers, ["USD"] * len(offers), config, 2000, seed=2)
     at = {o.id: i for i, o in enumerate(offers)}
@@ -877,8 +973,14 @@ def test_points_source_sets_the_width_of_the_throughput_draw(workspace_copy):
 def test_sensitivity_rows_for_demand_and_the_production_factor(workspace_copy):
     # Second method for the demand row: the deterministic evaluation with tasks_per_month x 0.5 and x 1.5.
     root = workspace_copy("uncertainty_zero")
-    edit(root / "procure.yaml", "  demand: {triangular: [1.0, 1.0, 1.0]}\n", "  demand: {triangular: [0.5, 1.0, 1.5]}\n")
-    edit(root / "procure.yaml", "  production: {triangular: [1.0, 1.0, 1.0]}\n", "  production: {triangular: [0.8, 0.9, 1.0]}\n")
+    edit(
+        root / "procure.yaml", "  demand: {triangular: [1.0, 1.0, 1.0]}\n", "  demand: {triangular: [0.5, 1.0, 1.5]}\n"
+    )
+    edit(
+        root / "procure.yaml",
+        "  production: {triangular: [1.0, 1.0, 1.0]}\n",
+        "  production: {triangular: [0.8, 0.9, 1.0]}\n",
+    )
     result = run_sensitivity(root, 3)
     rows = {r.input: r for r in result.rows}
     assert "demand" in rows and "benchmark to production (every GPU-hour offer)" in rows
@@ -907,7 +1009,8 @@ def knife_edge(workspace_copy) -> Path:
     text = path.read_text().split("\nuncertainty:", 1)[0]
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
-        text + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
+        text
+        + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
         f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
@@ -928,7 +1031,9 @@ def test_a_gate_on_a_knife_edge_fails_in_its_share_of_draws(workspace_copy):
     expected = (0.99 / 0.995 - 0.99) ** 2 / (0.01 * 0.01)
     assert expected == pytest.approx(0.2475, abs=1e-4)
     assert floaty.uncertainty.prob_fails_gate == pytest.approx(expected, abs=0.01)
-    assert floaty.uncertainty.fails_by_gate == {"availability": pytest.approx(floaty.uncertainty.prob_fails_gate, abs=1e-12)}
+    assert floaty.uncertainty.fails_by_gate == {
+        "availability": pytest.approx(floaty.uncertainty.prob_fails_gate, abs=1e-12)
+    }
     assert floaty.uncertainty.prob_cheapest == pytest.approx(1 - expected, abs=0.01)
     assert anchor.uncertainty.prob_fails_gate == 0.0 and anchor.uncertainty.fails_by_gate == {}
     assert anchor.uncertainty.prob_cheapest == pytest.approx(expected, abs=0.01)
@@ -952,7 +1057,20 @@ def test_sensitivity_reports_the_knife_edge_gate_as_a_flip(workspace_copy):
     assert shown[3] == "floaty fails availability; anchor 8.08 leads"  # 3,600 / (450 x 0.99) per 1,000 tasks
 
 
-REPORT_CHARTS = ("benchmark", "breakdown", "cash", "cost_curve", "football", "hedge", "plan_frontier", "position", "ranges", "responsibilities", "throughput", "tornado")
+REPORT_CHARTS = (
+    "benchmark",
+    "breakdown",
+    "cash",
+    "cost_curve",
+    "football",
+    "hedge",
+    "plan_frontier",
+    "position",
+    "ranges",
+    "responsibilities",
+    "throughput",
+    "tornado",
+)
 
 
 def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_standard_deviation(workspace_copy):

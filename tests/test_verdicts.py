@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 from clihelp import run
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 from procure.analysis.evaluate import evaluate, evaluate_with_inputs, verdict_lines
+from procure.io.workspace import load_workspace
 from procure.model.inputs import OPERATING_JOBS, Assumptions
 from procure.model.rating import ReliabilityResult, availability_layers
 from procure.render.ranking import first_reason
-from procure.io.workspace import load_workspace
-from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 DATA = Path(__file__).parent / "data" / "verdicts"
 AS_OF = date(2026, 4, 1)
@@ -75,10 +75,14 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     assert cluster.availability_layers.expected == pytest.approx(0.98505)
     assert cluster.availability_layers.costed == cluster.availability_layers.expected
     # a managed cluster can have every kind of evidence, a published tier included
-    assert cluster.actions == ["rate before signing: add operator.published_tier, operator.evidence (the operator checklist) or operator.status_history"]
+    assert cluster.actions == [
+        "rate before signing: add operator.published_tier, operator.evidence (the operator checklist) or operator.status_history"
+    ]
     assert any(n.startswith("unrated: availability unverified") and "rate before signing" in n for n in cluster.notes)
     assert first_reason(cluster) == "unrated: availability unverified; rate before signing"
-    assert any(line.startswith("unrated, availability unverified") and "cluster-unrated" in line for line in verdict_lines(ev))
+    assert any(
+        line.startswith("unrated, availability unverified") and "cluster-unrated" in line for line in verdict_lines(ev)
+    )
 
 
 def test_the_haircut_is_in_the_cost_per_task_by_hand(ev):
@@ -100,7 +104,9 @@ def test_policy_unrated_exclude_turns_it_away_naming_the_fields(ws):
     cluster = evaluate(load_workspace(ws), AS_OF).offer("cluster-unrated")
     assert not cluster.acceptable
     reason = gate(cluster, "availability").detail
-    assert reason.startswith("unrated: availability unverified (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude")
+    assert reason.startswith(
+        "unrated: availability unverified (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude"
+    )
 
 
 def test_a_published_tier_rates_it(ws):
@@ -108,7 +114,9 @@ def test_a_published_tier_rates_it(ws):
         handle.write("operator: {published_tier: silver}\n")
     cluster = evaluate(load_workspace(ws), AS_OF).offer("cluster-unrated")
     assert cluster.rating_state == "rated" and not cluster.actions
-    assert cluster.metrics["availability"] == pytest.approx(0.995 * 0.99 * AVAILABILITY_MEAN)  # Silver's default factor 0.99, x the factor's mean
+    assert cluster.metrics["availability"] == pytest.approx(
+        0.995 * 0.99 * AVAILABILITY_MEAN
+    )  # Silver's default factor 0.99, x the factor's mean
 
 
 # --- a per-token API with speed, SLA, limits and a published incident history -------------------------
@@ -134,7 +142,11 @@ def test_per_token_api_with_speed_sla_and_status_history_is_acceptable(ev):
 
 
 def test_without_its_history_the_same_api_is_unrated_on_its_sla(ws):
-    edit(ws / "offers" / "api-history.yaml", "  status_history: {file: history/api.csv, components: [chat completions], days: 31}\n", "  status_history: null\n")
+    edit(
+        ws / "offers" / "api-history.yaml",
+        "  status_history: {file: history/api.csv, components: [chat completions], days: 31}\n",
+        "  status_history: null\n",
+    )
     api = evaluate(load_workspace(ws), AS_OF).offer("api-history")
     assert api.rating_state == "unrated" and api.acceptable
     # 0.999 x the unrated haircut (the middle band's 0.99) = 0.98901, in the gate and the cost; x 0.996667 at the mean of
@@ -150,9 +162,14 @@ def test_a_missing_or_broken_history_is_a_located_error(ws):
     edit(ws / "offers" / "api-history.yaml", "history/api.csv", "history/none.csv")
     result = run("validate", "-w", ws)
     assert result.exit_code == 2
-    assert "offers/api-history.yaml:" in result.stderr and "operator.status_history.file: no such file: history/none.csv" in result.stderr
+    assert (
+        "offers/api-history.yaml:" in result.stderr
+        and "operator.status_history.file: no such file: history/none.csv" in result.stderr
+    )
     edit(ws / "offers" / "api-history.yaml", "history/none.csv", "history/api.csv")
-    (ws / "history" / "api.csv").write_text("start,end,impact,components\n2026-03-02T10:00:00Z,2026-03-02T09:00:00Z,major,api\n")
+    (ws / "history" / "api.csv").write_text(
+        "start,end,impact,components\n2026-03-02T10:00:00Z,2026-03-02T09:00:00Z,major,api\n"
+    )
     result = run("validate", "-w", ws)
     assert result.exit_code == 2 and "history/api.csv:2: end: ends before it starts" in result.stderr
 
@@ -163,7 +180,10 @@ def test_a_missing_or_broken_history_is_a_located_error(ws):
 def test_spot_offer_is_a_burst_source_with_its_restart_cost_priced(ev):
     spot = ev.offer("spot-cluster")
     assert spot.role == "burst" and not spot.acceptable and spot.rank is None
-    assert spot.reasons[0] == "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer"
+    assert (
+        spot.reasons[0]
+        == "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer"
+    )
     # 6 interruptions a node-month x 20 min = 120 min of 43,800 lost: 1 - 120/43,800 = 0.997260274
     lost = 120 / 43800
     assert spot.availability_layers.interruption == pytest.approx(1 - lost)
@@ -171,7 +191,10 @@ def test_spot_offer_is_a_burst_source_with_its_restart_cost_priced(ev):
     assert spot.metrics["availability"] == pytest.approx(0.99 * 0.995 * (1 - lost) * AVAILABILITY_MEAN)
     # cost per task scales as 1 / availability: the lost share of the cost is the restart cost
     assert spot.metrics["restart_cost_per_task"] == pytest.approx(spot.metrics["cost_per_task"] * lost)
-    assert any(line.startswith("secondary source (pay-as-used burst, never the primary offer): spot-cluster, restart cost") for line in verdict_lines(ev))
+    assert any(
+        line.startswith("secondary source (pay-as-used burst, never the primary offer): spot-cluster, restart cost")
+        for line in verdict_lines(ev)
+    )
     assert ev.summary.recommended != "spot-cluster"
 
 
@@ -220,7 +243,11 @@ def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_th
     metal = ev.offer("metal-repaired").metrics["availability"]
     # owned 0.99 (our host) x 0.99 (our operating jobs) = 0.9801 < bare metal 0.995 (its host) x 0.99 = 0.98505, each x the
     # availability factor's mean at the point
-    assert owned == pytest.approx(0.9801 * AVAILABILITY_MEAN) and metal == pytest.approx(0.98505 * AVAILABILITY_MEAN) and metal > owned
+    assert (
+        owned == pytest.approx(0.9801 * AVAILABILITY_MEAN)
+        and metal == pytest.approx(0.98505 * AVAILABILITY_MEAN)
+        and metal > owned
+    )
     # Under the same factors, a provider's host at 0.99 (our host's factor): a history of 432 minutes down in 43,200 is
     # 0.99, x 0.99 = 0.9801, equal to owned (it was 0.99 x 0.99^(8/9) = 98.12% against owned's 99.00% when hardware
     # repair counted 0.99^(1/9))
@@ -234,24 +261,30 @@ def test_a_provider_doing_strictly_more_jobs_is_never_less_available():
     Owned (no provider) is never above a rented offer whose provider's layer is at least our host's factor."""
     from itertools import combinations
 
-    from procure.model.inputs import Offer
-
     import yaml
+
+    from procure.model.inputs import Offer
 
     data = yaml.safe_load((DATA / "offers" / "metal-repaired.yaml").read_text())
     owned_data = yaml.safe_load((DATA / "offers" / "owned-colo.yaml").read_text())
     assumptions = Assumptions(self_operated_reliability=0.99)
     platinum = ReliabilityResult(1.0, "published", "published tier Platinum")
-    owned = availability_layers(Offer.model_validate(owned_data), ReliabilityResult(None, "self_operated", ""), assumptions).expected
+    owned = availability_layers(
+        Offer.model_validate(owned_data), ReliabilityResult(None, "self_operated", ""), assumptions
+    ).expected
     assert owned == pytest.approx(0.9801)
     jobs = list(OPERATING_JOBS)
     for sla in (0.97, 0.99, 0.999):  # the provider's layer below, equal to and above our host's 0.99
-        base = Offer.model_validate({**data, "service": {**data["service"], "sla": {"availability": sla, "node_replacement_hours": 72}}})
+        base = Offer.model_validate(
+            {**data, "service": {**data["service"], "sla": {"availability": sla, "node_replacement_hours": 72}}}
+        )
         value: dict[frozenset, float] = {}
         for k in range(len(jobs) + 1):
             for chosen in combinations(jobs, k):
                 matrix = {job: ("provider" if job in chosen else "customer") for job in jobs}
-                value[frozenset(chosen)] = availability_layers(base.model_copy(update={"responsibilities": matrix}), platinum, assumptions).expected
+                value[frozenset(chosen)] = availability_layers(
+                    base.model_copy(update={"responsibilities": matrix}), platinum, assumptions
+                ).expected
         for chosen, a in value.items():
             for job in jobs:
                 if job not in chosen:
@@ -264,9 +297,22 @@ def test_a_provider_doing_strictly_more_jobs_is_never_less_available():
         # nothing handed over on a rented offer: the host is the weaker of the provider's SLA and our repairs, x 0.99
         assert value[frozenset()] == pytest.approx(min(sla, 0.99) * 0.99)
     # a shared job counts on the provider's side, as a provider one does
-    shared = base.model_copy(update={"responsibilities": {job: ("shared" if job == "monitoring" else base.responsibilities[job]) for job in jobs}})
-    provided = base.model_copy(update={"responsibilities": {job: ("provider" if job == "monitoring" else base.responsibilities[job]) for job in jobs}})
-    assert availability_layers(shared, platinum, assumptions).expected == availability_layers(provided, platinum, assumptions).expected
+    shared = base.model_copy(
+        update={
+            "responsibilities": {job: ("shared" if job == "monitoring" else base.responsibilities[job]) for job in jobs}
+        }
+    )
+    provided = base.model_copy(
+        update={
+            "responsibilities": {
+                job: ("provider" if job == "monitoring" else base.responsibilities[job]) for job in jobs
+            }
+        }
+    )
+    assert (
+        availability_layers(shared, platinum, assumptions).expected
+        == availability_layers(provided, platinum, assumptions).expected
+    )
 
 
 # --- no acceptable offer: the three commonest reasons with the field that changes each -----------------
@@ -286,7 +332,9 @@ def test_when_no_offer_is_acceptable_validate_and_compare_say_why(ws):
         result = run(command, "-w", ws)
         assert result.exit_code == 0, result.stderr
         assert "no offer is acceptable (0 of 5); the commonest reasons:" in result.stdout
-        assert "  availability (5 offers, e.g. " in result.stdout and "change service.sla.availability" in result.stdout, result.stdout
+        assert (
+            "  availability (5 offers, e.g. " in result.stdout and "change service.sla.availability" in result.stdout
+        ), result.stdout
 
 
 # --- stale grade files ----------------------------------------------------------------------------------
@@ -365,10 +413,16 @@ def test_docs_workspace_describes_every_offer_grade_workload_assumption_and_poli
         # a field is named by its full path, or as `.leaf` after its parent's full path on the same row,
         # or inside its parent's parenthesis (`pricing.fees` (`name` and one of `once`, ...))
         parent, _, leaf = path.rpartition(".")
-        return f"`{path}`" in text or (parent and f"`{parent}" in text and (f"`.{leaf}`" in text or f"`{leaf}`" in text))
+        return f"`{path}`" in text or (
+            parent and f"`{parent}" in text and (f"`.{leaf}`" in text or f"`{leaf}`" in text)
+        )
 
     wanted = list(leaves(Offer)) + list(leaves(Grade))
-    wanted += [p for p in leaves(WorkspaceConfig) if p.split(".")[0] in ("workload", "assumptions", "policy", "rating", "currency", "as_of")]
+    wanted += [
+        p
+        for p in leaves(WorkspaceConfig)
+        if p.split(".")[0] in ("workload", "assumptions", "policy", "rating", "currency", "as_of")
+    ]
     missing = [p for p in wanted if not named(p)]
     assert missing == [], missing
     for section in ("uncertainty", "horizon", "demand", "plan", "hedge", "index", "market", "reevaluate", "actuals"):
@@ -391,7 +445,9 @@ def test_a_solved_plan_uses_spot_only_as_pay_as_used(ws):
 
     with open(ws / "procure.yaml", "a") as handle:
         # a vendor-share cap, so that the token API cannot take all of it and the cheaper spot capacity is used
-        handle.write("demand:\n  months: 6\n  growth: 0.0\n  volatility: 0.2\n  scenarios: 50\nplan:\n  max_vendor_share: 0.7\n")
+        handle.write(
+            "demand:\n  months: 6\n  growth: 0.0\n  volatility: 0.2\n  scenarios: 50\nplan:\n  max_vendor_share: 0.7\n"
+        )
     result = run("plan", "-w", ws, "--format", "json")
     assert result.exit_code == 0, result.stderr
     lines = json.loads(result.stdout)["plan"]

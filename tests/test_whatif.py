@@ -15,12 +15,12 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
-from procure.errors import InputError
 from procure.analysis.evaluate import evaluate
 from procure.analysis.whatif import Change, parse_change, price_to_win, whatif
+from procure.errors import InputError
 from procure.io.workspace import load_workspace
-from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 
 AS_OF = date(2026, 11, 29)
 # availability x success x utilization for alpha, unrated; availability and utilization each x the mean of its factor at
@@ -39,7 +39,11 @@ def edit(path: Path, old: str, new: str) -> None:
 def seed(workspace_copy) -> Path:
     """basic with alpha at 200 tok/s/GPU at the target (100 tok/s per user); no demand: fully used."""
     ws = workspace_copy("basic")
-    edit(ws / "offers" / "alpha.yaml", "points: [[50, 400], [100, 300], [150, 100]]", "points: [[50, 300], [100, 200], [150, 100]]")
+    edit(
+        ws / "offers" / "alpha.yaml",
+        "points: [[50, 400], [100, 300], [150, 100]]",
+        "points: [[50, 300], [100, 200], [150, 100]]",
+    )
     return ws
 
 
@@ -87,7 +91,11 @@ def test_payback_by_hand(seed):
     i = 1.1 ** (1 / 12) - 1
     n = result.payback_months
     assert net * (1 - (1 + i) ** -n) / i == pytest.approx(200_000, rel=1e-9)
-    assert sum(net / (1 + i) ** k for k in range(1, math.floor(n) + 1)) < 200_000 <= sum(net / (1 + i) ** k for k in range(1, math.ceil(n) + 1))
+    assert (
+        sum(net / (1 + i) ** k for k in range(1, math.floor(n) + 1))
+        < 200_000
+        <= sum(net / (1 + i) ** k for k in range(1, math.ceil(n) + 1))
+    )
     assert result.payback_beyond_term is False and result.term_months == 12
     assert result.changes == ["throughput +50%", "200,000 one-off", "15,000 a month"]
 
@@ -202,7 +210,9 @@ def test_availability_change_on_a_managed_offer(data_dir):
     result = whatif(load_workspace(data_dir / "basic"), "alpha", Change(availability=0.999), AS_OF)
     # still times the unrated factor, and the availability factor's mean at the point
     assert result.after.availability == pytest.approx(0.999 * 0.97 * AVAILABILITY_MEAN, rel=1e-12)
-    assert result.after.cost_per_task == pytest.approx(4.75 / (300 * 3.6 * 0.999 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12)
+    assert result.after.cost_per_task == pytest.approx(
+        4.75 / (300 * 3.6 * 0.999 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12
+    )
 
 
 # --- price to win ---------------------------------------------------------------------------------
@@ -211,7 +221,11 @@ def test_availability_change_on_a_managed_offer(data_dir):
 def test_price_to_tie_makes_the_runner_up_tie_the_leader(workspace_copy):
     ws_dir = workspace_copy("basic")
     # a discount and a prepayment, so that the price to tie has to undo both
-    edit(ws_dir / "offers" / "alpha.yaml", "  gpu_hour: 4.00\n", "  gpu_hour: 4.00\n  discount: 0.10\n  prepay_fraction: 0.25\n")
+    edit(
+        ws_dir / "offers" / "alpha.yaml",
+        "  gpu_hour: 4.00\n",
+        "  gpu_hour: 4.00\n  discount: 0.10\n  prepay_fraction: 0.25\n",
+    )
     ws = load_workspace(ws_dir)
     ev = evaluate(ws, AS_OF)
     rows = {row.id: row for row in price_to_win(ev)}

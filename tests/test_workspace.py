@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from procure.errors import InputError
-from procure.model.inputs import OPERATING_JOBS
 from procure.io.workspace import load_workspace
+from procure.model.inputs import OPERATING_JOBS
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -79,11 +79,16 @@ def test_negative_or_zero_price(basic, price):
 def test_zero_gpus(basic):
     edit(basic / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: 0\n")  # line 7
     # 0 is a valid minimum only for a pure on-demand offer (pricing.burst) or a commitment without minimum (max_gpus)
-    assert only_problem(basic) == "offers/alpha.yaml:7: gpus: 0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)"
+    assert (
+        only_problem(basic)
+        == "offers/alpha.yaml:7: gpus: 0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)"
+    )
 
 
 def test_unknown_operating_job(basic):
-    edit(basic / "offers" / "alpha.yaml", "  os_patching: provider\n", "  os_patching: provider\n  cooking: provider\n")  # line 24
+    edit(
+        basic / "offers" / "alpha.yaml", "  os_patching: provider\n", "  os_patching: provider\n  cooking: provider\n"
+    )  # line 24
     assert only_problem(basic) == (
         f"offers/alpha.yaml:24: responsibilities.cooking: unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})"
     )
@@ -145,11 +150,18 @@ def test_duplicate_yaml_keys(basic):
 
 
 def test_duplicate_nested_yaml_keys(basic):
-    edit(basic / "offers" / "alpha.yaml", "  monitoring: provider\n", "  monitoring: provider\n  monitoring: customer\n")  # 28, 29
-    assert only_problem(basic) == "offers/alpha.yaml:29: responsibilities.monitoring: duplicate key (first given on line 28)"
+    edit(
+        basic / "offers" / "alpha.yaml", "  monitoring: provider\n", "  monitoring: provider\n  monitoring: customer\n"
+    )  # 28, 29
+    assert (
+        only_problem(basic)
+        == "offers/alpha.yaml:29: responsibilities.monitoring: duplicate key (first given on line 28)"
+    )
 
 
-@pytest.mark.parametrize("tag", ["!!python/object/apply:os.system", "!!python/object:os.system", "!!python/name:os.system"])
+@pytest.mark.parametrize(
+    "tag", ["!!python/object/apply:os.system", "!!python/object:os.system", "!!python/name:os.system"]
+)
 def test_python_object_tags_are_refused_and_never_run(basic, tmp_path, tag):
     marker = tmp_path / "pwned"
     edit(basic / "offers" / "alpha.yaml", "vendor: Alpha Cloud\n", f"vendor: {tag} ['touch {marker}']\n")  # line 2
@@ -182,7 +194,9 @@ def test_several_problems_at_once_all_reported(basic):
 
 def test_schema_and_cross_field_problems_in_one_file_reported_together(basic):
     edit(basic / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: many\n")  # line 7
-    edit(basic / "offers" / "alpha.yaml", "  os_patching: provider\n", "  os_patching: provider\n  cooking: provider\n")  # line 24
+    edit(
+        basic / "offers" / "alpha.yaml", "  os_patching: provider\n", "  os_patching: provider\n  cooking: provider\n"
+    )  # line 24
     locations = [p.split(": ")[0] for p in problems(basic)]
     assert locations == ["offers/alpha.yaml:7", "offers/alpha.yaml:24"]
 
@@ -227,7 +241,10 @@ def test_wrong_index_header(basic):
 def test_index_linked_offer_needs_an_index(workspace_copy):
     root = workspace_copy("offer_kinds")
     (root / "market" / "index.csv").unlink()
-    assert only_problem(root) == "offers/indexed.yaml:12: pricing.index_linked: index-linked pricing needs market/index.csv (date, price)"
+    assert (
+        only_problem(root)
+        == "offers/indexed.yaml:12: pricing.index_linked: index-linked pricing needs market/index.csv (date, price)"
+    )
 
 
 def test_problems_raise_input_error_with_one_line_each(basic):

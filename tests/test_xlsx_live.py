@@ -20,8 +20,13 @@ TOLERANCE = 1e-9  # USD per task; LibreOffice keeps 15 significant digits, the c
 
 if SOFFICE is None:
     if os.environ.get("CI") == "true":  # on CI the Makefile installs LibreOffice: its absence is a failure
-        pytest.fail("LibreOffice (soffice) is missing: make install puts it there (libreoffice-calc-nogui)", pytrace=False)
-    pytestmark = [pytest.mark.slow, pytest.mark.skip(reason="LibreOffice (soffice) is not installed: make install puts it there")]
+        pytest.fail(
+            "LibreOffice (soffice) is missing: make install puts it there (libreoffice-calc-nogui)", pytrace=False
+        )
+    pytestmark = [
+        pytest.mark.slow,
+        pytest.mark.skip(reason="LibreOffice (soffice) is not installed: make install puts it there"),
+    ]
 else:
     pytestmark = pytest.mark.slow  # LibreOffice starts in a subprocess
 
@@ -33,7 +38,17 @@ def recalculated(books, tmp_path):
     out = tmp_path / "recalculated"
     profile = tmp_path / "lo-profile"  # a profile of its own: runs in parallel do not share one
     subprocess.run(
-        [SOFFICE, f"-env:UserInstallation=file://{profile}", "--headless", "--calc", "--convert-to", "xlsx", "--outdir", str(out), *map(str, books)],
+        [
+            SOFFICE,
+            f"-env:UserInstallation=file://{profile}",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            *map(str, books),
+        ],
         check=True,
         capture_output=True,
         timeout=300,
@@ -130,7 +145,9 @@ def test_libreoffice_computes_the_figures_procure_computed(books):
 def test_a_new_staff_cost_recomputes_costs_and_ranks(books):
     _, after, before, sheet = books["staff"]
     assert after != before  # the change moves costs (and here ranks: offers leaving more jobs to us carry more staff)
-    assert [o for o, (_, r) in sorted(after.items(), key=lambda x: x[1][1] or 99)] != [o for o, (_, r) in sorted(before.items(), key=lambda x: x[1][1] or 99)]
+    assert [o for o, (_, r) in sorted(after.items(), key=lambda x: x[1][1] or 99)] != [
+        o for o, (_, r) in sorted(before.items(), key=lambda x: x[1][1] or 99)
+    ]
     assert_same(sheet, after)
 
 

@@ -13,16 +13,16 @@ present-value cost, and the present value of cost per present value of successfu
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from procure.model.units import PerThousand
-
 from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
 from procure.model.inputs import ContractTerms, HorizonConfig, IndexLinked
+from procure.model.units import PerThousand
 
 DAYS_PER_MONTH = 365.25 / 12
 
@@ -50,14 +50,23 @@ class MonthFlow(BaseModel):
     software: float = 0.0
     power_colo: float = 0.0
     capital: float = 0.0
-    credits: float = Field(0.0, description="credits counted in the total (negative): late delivery, and SLA credits when horizon.count_sla_credits")
-    sla_credits: float = Field(0.0, description="expected SLA credits (negative), shown whether or not they are counted")
-    prepay_risk: float = Field(0.0, description="expected loss on unearned prepayment at assumptions.vendor_default_rate")
+    credits: float = Field(
+        0.0,
+        description="credits counted in the total (negative): late delivery, and SLA credits when horizon.count_sla_credits",
+    )
+    sla_credits: float = Field(
+        0.0, description="expected SLA credits (negative), shown whether or not they are counted"
+    )
+    prepay_risk: float = Field(
+        0.0, description="expected loss on unearned prepayment at assumptions.vendor_default_rate"
+    )
     exit: float = 0.0
     total: float = 0.0
     successful_tasks: float = 0.0
     index_level: float | None = Field(None, description="the index level the horizon assumes in this month")
-    phase: str = Field("", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)")
+    phase: str = Field(
+        "", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)"
+    )
 
 
 class HorizonResult(PerThousand):
@@ -68,17 +77,32 @@ class HorizonResult(PerThousand):
     total_cost: float
     npv_cost: float
     npv_tasks: float
-    horizon_cost_per_task: float | None = Field(description="present value of costs / present value of successful tasks")
+    horizon_cost_per_task: float | None = Field(
+        description="present value of costs / present value of successful tasks"
+    )
     sla_credits_expected: float = Field(0.0, description="expected SLA credits over the horizon (positive), shown")
-    sla_credits_counted: bool = Field(False, description="whether they are in total_cost, npv_cost and horizon_cost_per_task")
+    sla_credits_counted: bool = Field(
+        False, description="whether they are in total_cost, npv_cost and horizon_cost_per_task"
+    )
     prepay_risk: float = Field(0.0, description="expected loss on unearned prepayment over the horizon")
-    residual_value: float = Field(0.0, description="owned equipment: the remaining annuity balance credited in the last month")
+    residual_value: float = Field(
+        0.0, description="owned equipment: the remaining annuity balance credited in the last month"
+    )
     delivery_month: int
     months: list[MonthFlow]
     notes: list[str]
-    bridge: str | None = Field(None, description="delivered after month 1: what serves the months before delivery, and what they cost (null: delivered in month 1, or no tasks_per_month)")
-    bridge_by: str | None = Field(None, description="the offer that bridges the months before delivery; null when none is acceptable and delivered in month 1 (the tasks are priced unserved)")
-    bridge_cost: float = Field(0.0, description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at the unserved price; undiscounted, shown beside the horizon figures, not in them")
+    bridge: str | None = Field(
+        None,
+        description="delivered after month 1: what serves the months before delivery, and what they cost (null: delivered in month 1, or no tasks_per_month)",
+    )
+    bridge_by: str | None = Field(
+        None,
+        description="the offer that bridges the months before delivery; null when none is acceptable and delivered in month 1 (the tasks are priced unserved)",
+    )
+    bridge_cost: float = Field(
+        0.0,
+        description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at the unserved price; undiscounted, shown beside the horizon figures, not in them",
+    )
 
 
 def bridge_horizons(records, tasks_per_month: float | None, penalty: float | None, currency: str) -> None:  # type: ignore[no-untyped-def]
@@ -204,7 +228,9 @@ def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> 
             found.append((month, 0.0, "before delivery", k))
             continue
         gpus = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
-        after = "replacement" if record.pricing_basis == "owned" else "renewal"  # owned equipment past its life is replaced
+        after = (
+            "replacement" if record.pricing_basis == "owned" else "renewal"
+        )  # owned equipment past its life is replaced
         found.append((month, gpus, "term" if k <= record.term_months else after, k))
     return found
 
@@ -277,15 +303,29 @@ class _Offer:
         factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
         if contract_month <= term:
             if linked is not None and self.index_level is not None:
-                return index_linked_rent(self.index_at(month), linked.spread, linked.floor, linked.cap, self.fx, pricing.discount) * factor  # type: ignore[arg-type]
+                return (
+                    index_linked_rent(
+                        self.index_at(month), linked.spread, linked.floor, linked.cap, self.fx, pricing.discount
+                    )
+                    * factor
+                )  # type: ignore[arg-type]
             return self.rent_now * factor
         return renewal_rent(
-            self.config.renewal, renewal_base(self.rent_now, contract, term), self.index_level, self.index_at(month),
-            linked, self.fx, pricing.discount, 1.0, self.rent_now * factor,
+            self.config.renewal,
+            renewal_base(self.rent_now, contract, term),
+            self.index_level,
+            self.index_at(month),
+            linked,
+            self.fx,
+            pricing.discount,
+            1.0,
+            self.rent_now * factor,
         )
 
 
-def _offer_on_calendar(record, config: HorizonConfig, as_of: date, fx: float, index_level: float | None, price_shift: float) -> _Offer:  # type: ignore[no-untyped-def]
+def _offer_on_calendar(
+    record, config: HorizonConfig, as_of: date, fx: float, index_level: float | None, price_shift: float
+) -> _Offer:  # type: ignore[no-untyped-def]
     """Where the offer's months fall and what it charges today: delivery after the expected delay, the prepaid
     share (none for owned or per-token offers), and today's rent moved by `price_shift` (an index-linked
     offer's spread instead), so that the price to tie can move the list price and nothing else."""
@@ -295,13 +335,22 @@ def _offer_on_calendar(record, config: HorizonConfig, as_of: date, fx: float, in
     linked = pricing.index_linked
     if linked is not None and price_shift:
         linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
-    rent_now = (record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0) + (price_shift * (1 - pricing.discount) if linked is None else 0.0)
+    rent_now = (record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0) + (
+        price_shift * (1 - pricing.discount) if linked is None else 0.0
+    )
     if linked is not None and index_level is not None:
         rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
     return _Offer(
-        record=record, config=config, fx=fx, index_level=index_level,
-        start=delivery_month(terms.delivery, as_of, config.expected_delay_weeks), term=record.term_months,
-        ramp=terms.contract.ramp.gpus_by_month if terms.contract.ramp else None, prepay=prepay, linked=linked, rent_now=rent_now,
+        record=record,
+        config=config,
+        fx=fx,
+        index_level=index_level,
+        start=delivery_month(terms.delivery, as_of, config.expected_delay_weeks),
+        term=record.term_months,
+        ramp=terms.contract.ramp.gpus_by_month if terms.contract.ramp else None,
+        prepay=prepay,
+        linked=linked,
+        rent_now=rent_now,
     )
 
 
@@ -325,7 +374,14 @@ def _charges(record, fx: float, fte_cost_year: float) -> _Charges:  # type: igno
     fixed_fees = sum(f.monthly for f in fees if f.monthly is not None) * fx
     monthly_fees = fixed_fees + sum(f.per_tb * (f.tb_per_month or 0) for f in fees if f.per_tb is not None) * fx
     usage_fee = sum(f.gpu_hour for f in fees if f.gpu_hour is not None) * fx
-    return _Charges(once, fixed_fees, monthly_fees, usage_fee, m.get("software") or 0.0, (m.get("ops_fte") or 0.0) * fte_cost_year / 12)
+    return _Charges(
+        once,
+        fixed_fees,
+        monthly_fees,
+        usage_fee,
+        m.get("software") or 0.0,
+        (m.get("ops_fte") or 0.0) * fte_cost_year / 12,
+    )
 
 
 def _sla_credit_share(record, config: HorizonConfig, notes: list[str]) -> float:  # type: ignore[no-untyped-def]
@@ -336,9 +392,15 @@ def _sla_credit_share(record, config: HorizonConfig, notes: list[str]) -> float:
     credit_share = 0.0
     if contract.sla_credits and sla is not None and record.metrics.get("availability") is not None:
         credit_share = expected_credit_share(
-            sla.availability, record.metrics["availability"], contract.sla_credits.rate_per_point, contract.sla_credits.cap, config.downtime_cv
+            sla.availability,
+            record.metrics["availability"],
+            contract.sla_credits.rate_per_point,
+            contract.sla_credits.cap,
+            config.downtime_cv,
         )
-        automatic = contract.sla_credits.automatic if contract.sla_credits.automatic is not None else sla.automatic_credits
+        automatic = (
+            contract.sla_credits.automatic if contract.sla_credits.automatic is not None else sla.automatic_credits
+        )
         if not automatic and credit_share > 0:
             credit_share *= config.claim_success
             notes.append(f"SLA credits must be claimed: counted at {config.claim_success:.0%} of their expected value")
@@ -355,7 +417,9 @@ class _Equipment(NamedTuple):
     residual: float
 
 
-def _owned_equipment(record, horizon: int, start: int, fx: float, cost_of_capital: float, notes: list[str]) -> _Equipment:  # type: ignore[no-untyped-def]
+def _owned_equipment(
+    record, horizon: int, start: int, fx: float, cost_of_capital: float, notes: list[str]
+) -> _Equipment:  # type: ignore[no-untyped-def]
     """Equipment past its life is replaced like for like (at today's capex), as the capital recovery factor of the
     snapshot assumes: a horizon longer than the life never serves on free hardware. What is left at the horizon
     is the remaining balance of the annuity, credited in the last month."""
@@ -364,7 +428,10 @@ def _owned_equipment(record, horizon: int, start: int, fx: float, cost_of_capita
         return _Equipment(0.0, 0.0, set(), 0.0)
     replacements: set[int] = set()
     capital = owned.capex_per_gpu * fx * (record.terms.gpus or 0)
-    running = (owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH + owned.colo_kw_month * owned.power_kw_per_gpu) * fx
+    running = (
+        owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH
+        + owned.colo_kw_month * owned.power_kw_per_gpu
+    ) * fx
     life_months = max(1, round(owned.life_years * 12))
     latest = start
     while latest + life_months <= horizon:
@@ -398,7 +465,15 @@ def _prepayment(offer: _Offer) -> dict[int, float]:
     return drawn
 
 
-def _price_month(flow: MonthFlow, offer: _Offer, charges: _Charges, equipment: _Equipment, credit_share: float, k: int, tasks_per_month: float | None) -> None:
+def _price_month(
+    flow: MonthFlow,
+    offer: _Offer,
+    charges: _Charges,
+    equipment: _Equipment,
+    credit_share: float,
+    k: int,
+    tasks_per_month: float | None,
+) -> None:
     """A served month's costs by pricing basis: per-token charges on the tasks, owned equipment's running costs,
     or rent (net of the prepaid share in the term), fees topped up to a minimum monthly bill, and the expected
     SLA credits (counted only with horizon.count_sla_credits)."""
@@ -433,8 +508,15 @@ def _price_month(flow: MonthFlow, offer: _Offer, charges: _Charges, equipment: _
 
 
 def _month_flows(
-    offer: _Offer, charges: _Charges, equipment: _Equipment, credit_share: float, drawn: dict[int, float],
-    horizon: int, as_of: date, tasks_per_month: float | None, vendor_default_rate: float,
+    offer: _Offer,
+    charges: _Charges,
+    equipment: _Equipment,
+    credit_share: float,
+    drawn: dict[int, float],
+    horizon: int,
+    as_of: date,
+    tasks_per_month: float | None,
+    vendor_default_rate: float,
 ) -> list[MonthFlow]:
     """Months 1..horizon: each month's costs, the expected loss on the prepayment not yet earned, the successful
     tasks, the late-delivery credit in the month of delivery, and replacement, exit and residual value."""
@@ -457,7 +539,12 @@ def _month_flows(
         if record.pricing_basis != "per_token" and capacity and month >= start:
             delivered = capacity * hours
             flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
-        if month == start and contract.late_delivery and config.expected_delay_weeks and record.terms.delivery is not None:
+        if (
+            month == start
+            and contract.late_delivery
+            and config.expected_delay_weeks
+            and record.terms.delivery is not None
+        ):
             late = contract.late_delivery.per_week * config.expected_delay_weeks * fx
             if contract.late_delivery.cap is not None:
                 late = min(late, contract.late_delivery.cap * fx)
@@ -472,7 +559,9 @@ def _month_flows(
     return flows
 
 
-def _horizon_notes(offer: _Offer, months: list[MonthFlow], horizon: int, vendor_default_rate: float, notes: list[str]) -> tuple[float, float]:
+def _horizon_notes(
+    offer: _Offer, months: list[MonthFlow], horizon: int, vendor_default_rate: float, notes: list[str]
+) -> tuple[float, float]:
     """What the figures alone do not say: a late delivery, the renewal rule after the term, the expected SLA
     credits (and whether they are counted), the expected loss on prepayment. Returns the SLA credits and that
     loss over the horizon (both positive)."""
@@ -480,16 +569,24 @@ def _horizon_notes(offer: _Offer, months: list[MonthFlow], horizon: int, vendor_
     if start > 1:
         notes.append(f"delivered in month {start}: nothing to serve before")
     if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
-        notes.append(f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})")
+        notes.append(
+            f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})"
+        )
     sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
     if sla_total > 0:
         notes.append(
             f"expected SLA credits {sla_total:,.0f}: "
-            + ("counted in the cost (horizon.count_sla_credits: true)" if config.count_sla_credits else "shown, not counted: a remedy, not a saving")
+            + (
+                "counted in the cost (horizon.count_sla_credits: true)"
+                if config.count_sla_credits
+                else "shown, not counted: a remedy, not a saving"
+            )
         )
     risk_total = sum(f.prepay_risk for f in months)
     if risk_total > 0:
-        notes.append(f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of {vendor_default_rate:.1%} a year")
+        notes.append(
+            f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of {vendor_default_rate:.1%} a year"
+        )
     return sla_total, risk_total
 
 
@@ -520,7 +617,13 @@ def _commitment(offer: _Offer, charges: _Charges, months: list[MonthFlow], total
     termination = record.terms.contract.termination
     commitment = total_prepay + charges.once + _committed_payments(offer, charges, offer.term)
     if termination is not None:
-        commitment = min(commitment, total_prepay + charges.once + _committed_payments(offer, charges, termination.notice_months) + termination.fee * offer.fx)
+        commitment = min(
+            commitment,
+            total_prepay
+            + charges.once
+            + _committed_payments(offer, charges, termination.notice_months)
+            + termination.fee * offer.fx,
+        )
     return commitment
 
 
@@ -555,9 +658,25 @@ def schedule(
         total_prepay = sum(drawn.values())
         signing.prepayment = total_prepay
     signing.fees = charges.once
-    months = [signing, *_month_flows(offer, charges, equipment, credit_share, drawn, horizon, as_of, tasks_per_month, vendor_default_rate)]
+    months = [
+        signing,
+        *_month_flows(
+            offer, charges, equipment, credit_share, drawn, horizon, as_of, tasks_per_month, vendor_default_rate
+        ),
+    ]
     for flow in months:
-        flow.total = flow.prepayment + flow.rent + flow.fees + flow.staff + flow.software + flow.power_colo + flow.capital + flow.credits + flow.prepay_risk + flow.exit
+        flow.total = (
+            flow.prepayment
+            + flow.rent
+            + flow.fees
+            + flow.staff
+            + flow.software
+            + flow.power_colo
+            + flow.capital
+            + flow.credits
+            + flow.prepay_risk
+            + flow.exit
+        )
 
     sla_total, risk_total = _horizon_notes(offer, months, horizon, vendor_default_rate, notes)
     npv_cost = sum(f.total / (1 + cost_of_capital) ** (f.month / 12) for f in months)
@@ -566,7 +685,20 @@ def schedule(
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
         billed, committed = record.metrics.get("billed_gpus") or 0.0, float(record.terms.gpus or 0)
-        notes.append(_below_commitment(total_cost, commitment, horizon, offer.start, offer.term, billed, committed, offer.ramp, months, equipment.residual))
+        notes.append(
+            _below_commitment(
+                total_cost,
+                commitment,
+                horizon,
+                offer.start,
+                offer.term,
+                billed,
+                committed,
+                offer.ramp,
+                months,
+                equipment.residual,
+            )
+        )
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
@@ -586,7 +718,7 @@ def schedule(
     )
 
 
-def horizon_price_to_tie(record, target: float, solve: "Callable[[float], float | None]") -> float | None:  # type: ignore[no-untyped-def]
+def horizon_price_to_tie(record, target: float, solve: Callable[[float], float | None]) -> float | None:  # type: ignore[no-untyped-def]
     """The list price per GPU-hour at which the offer's horizon cost per task equals `target`.
 
     `solve(shift)` returns the horizon cost per task with the list price moved by `shift`. PV cost is
@@ -632,17 +764,29 @@ def horizon_price_to_tie(record, target: float, solve: "Callable[[float], float 
 
 
 def _below_commitment(
-    total: float, commitment: float, horizon: int, start: int, term: int, billed: float, committed: float,
-    ramp: list[int] | None, months: list[MonthFlow], residual: float,
+    total: float,
+    commitment: float,
+    horizon: int,
+    start: int,
+    term: int,
+    billed: float,
+    committed: float,
+    ramp: list[int] | None,
+    months: list[MonthFlow],
+    residual: float,
 ) -> str:
     """Why the horizon's total is below what the contract binds the buyer to: said, not left to guess."""
     reasons = []
     last = start - 1 + term  # the term's last month on the horizon's calendar
     if last > horizon:
         late = f" (delivery in month {start})" if start > 1 else ""
-        reasons.append(f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months are committed but not in the total")
+        reasons.append(
+            f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months are committed but not in the total"
+        )
     if billed < committed:
-        reasons.append(f"the demand bills {billed:,.0f} of the {committed:,.0f} committed GPUs; the commitment counts them all")
+        reasons.append(
+            f"the demand bills {billed:,.0f} of the {committed:,.0f} committed GPUs; the commitment counts them all"
+        )
     if ramp is not None and any(g < committed for g in ramp):
         reasons.append(f"a ramp delivers fewer GPUs in the first {len(ramp)} months")
     credits = -sum(f.credits for f in months)

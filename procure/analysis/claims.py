@@ -43,15 +43,21 @@ class ClaimEvidence(BaseModel):
 
 class Claim(BaseModel):
     month: str
-    availability: float | None = Field(description="creditable availability: the incidents the terms count as down time")
+    availability: float | None = Field(
+        description="creditable availability: the incidents the terms count as down time"
+    )
     sla_availability: float | None
     down_minutes: float | None
     credit_share: float | None
     invoiced: float | None
-    amount: float | None = Field(description="credit_share x the month's invoice, offer currency; null without an invoice")
+    amount: float | None = Field(
+        description="credit_share x the month's invoice, offer currency; null without an invoice"
+    )
     deadline: date | None = Field(description="the last day to file the claim; null: the terms state no window")
     window_open: bool
-    claimable: float | None = Field(description="what can still be claimed: the amount while the window is open, else 0; null without an invoice")
+    claimable: float | None = Field(
+        description="what can still be claimed: the amount while the window is open, else 0; null without an invoice"
+    )
     reason: str | None = Field(description="why nothing can be claimed, when nothing can")
     evidence: list[ClaimEvidence] = Field(default_factory=list)
 
@@ -73,10 +79,19 @@ def terms_text(terms: Any, sla: float | None) -> str:
         scale = "; ".join(f"{t.credit:.0%} below {t.below:.2%}" for t in sorted(terms.tiers, key=lambda t: -t.below))
     else:
         scale = f"{terms.rate_per_point:.0%} of the month's fee per percentage point below the SLA"
-    window = "no claim window stated" if terms.claim_window_days is None else (
-        f"claims within {terms.claim_window_days} days of the " + ("month's end" if terms.claim_window_from == "month_end" else "incident's end")
+    window = (
+        "no claim window stated"
+        if terms.claim_window_days is None
+        else (
+            f"claims within {terms.claim_window_days} days of the "
+            + ("month's end" if terms.claim_window_from == "month_end" else "incident's end")
+        )
     )
-    degraded = "degraded but reachable GPUs count as down time" if terms.degraded_counts else "degraded but reachable GPUs do not count as down time"
+    degraded = (
+        "degraded but reachable GPUs count as down time"
+        if terms.degraded_counts
+        else "degraded but reachable GPUs do not count as down time"
+    )
     return f"SLA {percent_or_no_data(sla, 2)}; credits {scale}, capped at {terms.cap:.0%}; {window}; {degraded}"
 
 
@@ -108,13 +123,22 @@ def month_evidence(incidents: list[Any], month: str, impacts: list[str]) -> list
         if i.impact not in impacts or stop <= start or i.start >= end:
             continue
         minutes = (min(stop, end) - max(i.start, start)).total_seconds() / 60
-        found.append(ClaimEvidence(
-            start=i.start.isoformat(), end=i.end.isoformat() if i.end else None, impact=i.impact, components=list(i.components), minutes=minutes, name=i.name,
-        ))
+        found.append(
+            ClaimEvidence(
+                start=i.start.isoformat(),
+                end=i.end.isoformat() if i.end else None,
+                impact=i.impact,
+                components=list(i.components),
+                minutes=minutes,
+                name=i.name,
+            )
+        )
     return found
 
 
-def _zero_reason(terms: Any, automatic: bool, sla: float | None, availability: float | None, share: float | None) -> str | None:
+def _zero_reason(
+    terms: Any, automatic: bool, sla: float | None, availability: float | None, share: float | None
+) -> str | None:
     """Why the terms owe nothing this month (None: they owe a credit)."""
     if terms is None:
         return "the contract states no SLA credit terms (contract.sla_credits): nothing to claim"
@@ -123,7 +147,9 @@ def _zero_reason(terms: Any, automatic: bool, sla: float | None, availability: f
     if availability is None:
         return "no incident record covers the month"
     if availability >= sla:
-        return f"availability {percent_or_no_data(availability, 3)} is at or above the SLA's {percent_or_no_data(sla, 2)}"
+        return (
+            f"availability {percent_or_no_data(availability, 3)} is at or above the SLA's {percent_or_no_data(sla, 2)}"
+        )
     if not share:
         return f"availability {percent_or_no_data(availability, 3)} is below the SLA's {percent_or_no_data(sla, 2)} but above every credit tier's threshold"
     if automatic:
@@ -138,7 +164,14 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
     offer = next(o for o in workspace.offers if o.id == vendor.offer)
     terms = offer.contract.sla_credits
     sla = offer.service.sla.availability if offer.service.sla else None
-    automatic = bool(terms is not None and (terms.automatic if terms.automatic is not None else offer.service.sla and offer.service.sla.automatic_credits))
+    automatic = bool(
+        terms is not None
+        and (
+            terms.automatic
+            if terms.automatic is not None
+            else offer.service.sla and offer.service.sla.automatic_credits
+        )
+    )
     impacts = claim_impacts(list(workspace.config.actuals.down_impacts), terms)
     incidents = workspace.actuals[vendor.offer].incidents
     claims = []
@@ -161,12 +194,28 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
             reason = f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the {'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
         claimable = 0.0 if reason is not None else amount
         down = (end - start).total_seconds() / 60 * (1 - avail) if avail is not None else None
-        claims.append(Claim(
-            month=m.month, availability=avail, sla_availability=sla, down_minutes=down, credit_share=share, invoiced=m.invoiced, amount=amount,
-            deadline=deadline, window_open=window_open, claimable=claimable, reason=reason, evidence=evidence,
-        ))
+        claims.append(
+            Claim(
+                month=m.month,
+                availability=avail,
+                sla_availability=sla,
+                down_minutes=down,
+                credit_share=share,
+                invoiced=m.invoiced,
+                amount=amount,
+                deadline=deadline,
+                window_open=window_open,
+                claimable=claimable,
+                reason=reason,
+                evidence=evidence,
+            )
+        )
     return VendorClaims(
-        offer=vendor.offer, vendor=vendor.vendor, currency=vendor.currency, terms=terms_text(terms, sla), claims=claims,
+        offer=vendor.offer,
+        vendor=vendor.vendor,
+        currency=vendor.currency,
+        terms=terms_text(terms, sla),
+        claims=claims,
         total_claimable=sum(c.claimable or 0.0 for c in claims),
     )
 
@@ -176,7 +225,9 @@ def draft_claims(workspace: Any, result: ScorecardResult, as_of: date) -> list[V
     return [vendor_claims(workspace, v, as_of) for v in result.vendors]
 
 
-def claim_breaches(workspace: Any, claims: list[VendorClaims], as_of: date, warning_days: int, min_amount: float) -> list[tuple[str, str]]:
+def claim_breaches(
+    workspace: Any, claims: list[VendorClaims], as_of: date, warning_days: int, min_amount: float
+) -> list[tuple[str, str]]:
     """What makes `reevaluate` exit 3: a claim still open, worth more than `min_amount` (workspace currency), whose
     deadline falls within `warning_days` of as-of."""
     found = []
@@ -187,9 +238,11 @@ def claim_breaches(workspace: Any, claims: list[VendorClaims], as_of: date, warn
                 continue
             left = (c.deadline - as_of).days
             if 0 <= left <= warning_days:
-                found.append((
-                    "claim-deadline",
-                    f"{vendor.offer}: the {c.month} SLA credit claim of {c.claimable:,.2f} {vendor.currency} lapses on {c.deadline.isoformat()} "
-                    f"({left} day{'s' if left != 1 else ''} left): file it (procure scorecard --claim)",
-                ))
+                found.append(
+                    (
+                        "claim-deadline",
+                        f"{vendor.offer}: the {c.month} SLA credit claim of {c.claimable:,.2f} {vendor.currency} lapses on {c.deadline.isoformat()} "
+                        f"({left} day{'s' if left != 1 else ''} left): file it (procure scorecard --claim)",
+                    )
+                )
     return found

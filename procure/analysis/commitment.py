@@ -40,7 +40,16 @@ def _fx(record: OfferRecord) -> float:
     return listed / p.gpu_hour if p.gpu_hour and listed else 1.0
 
 
-def _bound(record: OfferRecord, gpus: int, term: int, price: float, paid: set[int], first: bool, start: int = 1, escalated: bool = True) -> float:
+def _bound(
+    record: OfferRecord,
+    gpus: int,
+    term: int,
+    price: float,
+    paid: set[int],
+    first: bool,
+    start: int = 1,
+    escalated: bool = True,
+) -> float:
     """The rule: price with the offer's escalators (when `escalated`) x GPUs x 730 x the term, per-GPU-hour fees on
     those hours, the fixed monthly fees of the months not in `paid` (then added to it), and the one-off fees when `first`."""
     from procure.analysis.cashflow import term_average_rent
@@ -78,10 +87,23 @@ def line_commitments(plan: PlanResult, records: dict[str, OfferRecord]) -> list[
         start = line.start_month or 1
         if line.decision == "held":
             remaining = (line.term_end_month or line.end_month or start) - start + 1
-            found[i] = _bound(record, line.gpus, remaining, line.expected_price or line.price or 0.0, months, False, start, escalated=False)
+            found[i] = _bound(
+                record,
+                line.gpus,
+                remaining,
+                line.expected_price or line.price or 0.0,
+                months,
+                False,
+                start,
+                escalated=False,
+            )
             continue
         as_offered = (
-            first and line.option == "base" and line.renewal == 0 and line.gpus == record.gpus and line.term_months == record.term_months
+            first
+            and line.option == "base"
+            and line.renewal == 0
+            and line.gpus == record.gpus
+            and line.term_months == record.term_months
             and record.metrics.get("total_commitment") is not None
         )
         if as_offered:

@@ -26,20 +26,28 @@ from procure.analysis.commitment import line_commitments, offer_commitment
 from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
 
 if TYPE_CHECKING:
-    from procure.errors import Problem
     from procure.analysis.evaluate import CostInputs, Evaluation
-    from procure.analysis.record import OfferRecord
     from procure.analysis.plan import PlanCase, PlanLine, PlanResult
     from procure.analysis.plan.frontier import Solves
+    from procure.analysis.record import OfferRecord
+    from procure.errors import Problem
     from procure.io.workspace import Workspace
 
 
 def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) -> AskLine:
     commit = line.role == "commit"
     return AskLine(
-        offer=line.offer, vendor=line.vendor, role=line.role, gpus=line.gpus, first_month=line.start_month if commit else None,
-        last_month=line.end_month if commit else None, term_months=line.term_months if commit else None, price=line.price, price_unit=line.price_unit,
-        commitment=bound if commit else None, valid_until=record.valid_until,
+        offer=line.offer,
+        vendor=line.vendor,
+        role=line.role,
+        gpus=line.gpus,
+        first_month=line.start_month if commit else None,
+        last_month=line.end_month if commit else None,
+        term_months=line.term_months if commit else None,
+        price=line.price,
+        price_unit=line.price_unit,
+        commitment=bound if commit else None,
+        valid_until=record.valid_until,
     )
 
 
@@ -51,9 +59,20 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
     # the commitment prices the offer's minimum (offer_commitment); GPUs the demand bills above it are billed as used
     committed = record.gpus if gpus is not None and record.gpus and record.gpus < gpus else None
     return AskLine(
-        offer=record.id, vendor=record.vendor, role="commit", gpus=gpus, gpus_committed=committed, first_month=1, last_month=record.term_months,
-        term_months=record.term_months, price=record.metrics.get("cost_per_task") if per_token else record.metrics.get("rent_today", record.metrics.get("rent")),
-        price_unit="task" if per_token else "gpu_hour", commitment=offer_commitment(record), valid_until=record.valid_until,
+        offer=record.id,
+        vendor=record.vendor,
+        role="commit",
+        gpus=gpus,
+        gpus_committed=committed,
+        first_month=1,
+        last_month=record.term_months,
+        term_months=record.term_months,
+        price=record.metrics.get("cost_per_task")
+        if per_token
+        else record.metrics.get("rent_today", record.metrics.get("rent")),
+        price_unit="task" if per_token else "gpu_hour",
+        commitment=offer_commitment(record),
+        valid_until=record.valid_until,
     )
 
 
@@ -79,7 +98,11 @@ def _by_vendor(lines: list[AskLine]) -> dict[str, float]:
 
 def today_basis(ev: Evaluation) -> str:
     tasks = ev.workload.tasks_per_month
-    return f"at today's stated demand ({tasks:,.0f} tasks a month)" if tasks else "with every committed GPU in use (no demand is stated)"
+    return (
+        f"at today's stated demand ({tasks:,.0f} tasks a month)"
+        if tasks
+        else "with every committed GPU in use (no demand is stated)"
+    )
 
 
 def plan_basis(plan: PlanResult) -> str:
@@ -88,7 +111,11 @@ def plan_basis(plan: PlanResult) -> str:
 
 def _plan_months(plan: PlanResult, offer: str) -> tuple[list[tuple[int, int]], int]:
     """The months an offer's commitments cover in the plan (merged runs) and its most GPUs committed at once."""
-    spans = sorted((x.start_month or 1, x.end_month or 1, x.gpus or 0) for x in plan.plan if x.offer == offer and x.role == "commit")
+    spans = sorted(
+        (x.start_month or 1, x.end_month or 1, x.gpus or 0)
+        for x in plan.plan
+        if x.offer == offer and x.role == "commit"
+    )
     runs: list[tuple[int, int]] = []
     for first, last, _ in spans:
         if runs and first <= runs[-1][1] + 1:
@@ -102,7 +129,9 @@ def _use_words(plan: PlanResult, offer: str) -> str:
     """An offer's commitments in the plan by what they are: held (contract.signed), signed now, decided later."""
     words = {"held": "held", "later": "a later decision", "sign_now": "committed now", None: "committed"}
     found: dict[str | None, list[str]] = {}
-    for x in sorted((x for x in plan.plan if x.offer == offer and x.role == "commit"), key=lambda x: x.start_month or 0):
+    for x in sorted(
+        (x for x in plan.plan if x.offer == offer and x.role == "commit"), key=lambda x: x.start_month or 0
+    ):
         found.setdefault(x.decision, []).append(f"{x.start_month}–{x.end_month}")
     return ", ".join(f"{words[k]} for months {', '.join(v)}" for k, v in found.items())
 
@@ -146,7 +175,13 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
         else:
             use = "used on demand only" if payg else "not in the plan"
         alone = plan.single_offers.get(record.id, 0.0) if record.id in plan.single_offers else 0.0
-        single = "; alone it cannot serve every scenario" if alone is None else f"; alone it costs {alone * 1000:,.2f} per 1,000 tasks over the scenarios" if alone else ""
+        single = (
+            "; alone it cannot serve every scenario"
+            if alone is None
+            else f"; alone it costs {alone * 1000:,.2f} per 1,000 tasks over the scenarios"
+            if alone
+            else ""
+        )
         limits = _limits(record, plan, ev.as_of, bool(covered))
         notes.append(f"{who}: {use}{single}" + (f"; what can limit it: {', '.join(limits)}" if limits else "") + ".")
     return notes
@@ -156,7 +191,9 @@ def _dearer_why(plan: PlanResult) -> str:
     """Why a plan costs more than the best single offer: the policy that rules the single offer out."""
     why = []
     if plan.policy.max_vendor_share < 1:
-        why.append(f"no vendor may provide more than {plan.policy.max_vendor_share:.0%} of the capacity (plan.max_vendor_share)")
+        why.append(
+            f"no vendor may provide more than {plan.policy.max_vendor_share:.0%} of the capacity (plan.max_vendor_share)"
+        )
     if plan.policy.cvar_weight > 0 or plan.policy.cvar_limit is not None:
         why.append("the plan weighs its worst months (plan.cvar_weight, plan.cvar_limit)")
     return "; ".join(why) if why else "the plan keeps to its policy (plan:)"
@@ -172,8 +209,15 @@ def _headline(rec: Recommendation, currency: str) -> str:
         what = "; ".join(line_words(line, currency) for line in rec.lines)
     else:  # a plan of many lines: its vendors here, the lines in `procure plan` and the reports
         committed = {x.vendor for x in rec.lines if x.role == "commit"}
-        what = ", ".join(v + ("" if v in committed else " on demand") for v in rec.vendors) + "; GPUs, months and prices: procure plan"
-    cost = f"{rec.cost_per_1000_tasks:,.2f} {currency} per 1,000 tasks" if rec.cost_per_1000_tasks is not None else "cost not known"
+        what = (
+            ", ".join(v + ("" if v in committed else " on demand") for v in rec.vendors)
+            + "; GPUs, months and prices: procure plan"
+        )
+    cost = (
+        f"{rec.cost_per_1000_tasks:,.2f} {currency} per 1,000 tasks"
+        if rec.cost_per_1000_tasks is not None
+        else "cost not known"
+    )
     kind = "the plan" if rec.kind == "plan" else "the single offer"
     text = f"Recommended: {kind} ({what}) at {cost} {rec.basis}"
     best = rec.best_single
@@ -207,7 +251,10 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
                 first[x.offer] = min(first.get(x.offer, x.start_month or 0), x.start_month or 0)
         # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge). Only what
         # is signed now is asked for: later decisions are intentions to re-plan, held contracts are already signed.
-        commits = sorted((x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")), key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0))
+        commits = sorted(
+            (x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")),
+            key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0),
+        )
         floats = [x for x in plan.plan if x.role == "pay_as_used"]
         bound = dict(zip(map(id, plan.plan), line_commitments(plan, records)))
         lines = merge_lines([_line_from_plan(x, records[x.offer], bound[id(x)]) for x in commits + floats])
@@ -218,24 +265,54 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
         total = planned.total_spend if planned is not None else plan.expected_monthly_spend * plan.demand.months
         committed = [x.commitment for x in lines if x.commitment is not None]
         rec = Recommendation(
-            kind="plan", offer=None, lines=lines, vendors=list(dict.fromkeys(x.vendor for x in lines)), cost_per_task=plan.expected_cost_per_task,
-            cost_per_1000_tasks=_per_k(plan.expected_cost_per_task), basis=plan_basis(plan), months=plan.demand.months, total_spend=total,
-            spend_per_year=total * 12 / plan.demand.months, total_commitment=sum(committed) if committed else None, commitment_by_vendor=_by_vendor(lines),
+            kind="plan",
+            offer=None,
+            lines=lines,
+            vendors=list(dict.fromkeys(x.vendor for x in lines)),
+            cost_per_task=plan.expected_cost_per_task,
+            cost_per_1000_tasks=_per_k(plan.expected_cost_per_task),
+            basis=plan_basis(plan),
+            months=plan.demand.months,
+            total_spend=total,
+            spend_per_year=total * 12 / plan.demand.months,
+            total_commitment=sum(committed) if committed else None,
+            commitment_by_vendor=_by_vendor(lines),
             deadline=min((x.valid_until for x in lines), default=None),
-            best_single=BestSingle(offer=single.offer, vendor=single_vendor, cost_per_task=single.expected_cost_per_task,
-                                   cost_per_1000_tasks=_per_k(single.expected_cost_per_task), basis=plan_basis(plan)),
-            saving_share=None if is_single else plan.saving_share, headline="",
-            usage=usage_notes(ev, plan), dearer_why=_dearer_why(plan) if not is_single and (plan.saving_share or 0) < 0 else None,
+            best_single=BestSingle(
+                offer=single.offer,
+                vendor=single_vendor,
+                cost_per_task=single.expected_cost_per_task,
+                cost_per_1000_tasks=_per_k(single.expected_cost_per_task),
+                basis=plan_basis(plan),
+            ),
+            saving_share=None if is_single else plan.saving_share,
+            headline="",
+            usage=usage_notes(ev, plan),
+            dearer_why=_dearer_why(plan) if not is_single and (plan.saving_share or 0) < 0 else None,
         )
         rec.headline = _headline(rec, cur)
         return rec
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if leader is None:
         rec = Recommendation(
-            kind="none", offer=None, lines=[], vendors=[], cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev), months=None, total_spend=None,
-            spend_per_year=None, total_commitment=None, deadline=None,
-            best_single=BestSingle(offer=None, vendor=None, cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev)), saving_share=None,
-            plan_failed=plan_failed, headline="",
+            kind="none",
+            offer=None,
+            lines=[],
+            vendors=[],
+            cost_per_task=None,
+            cost_per_1000_tasks=None,
+            basis=today_basis(ev),
+            months=None,
+            total_spend=None,
+            spend_per_year=None,
+            total_commitment=None,
+            deadline=None,
+            best_single=BestSingle(
+                offer=None, vendor=None, cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev)
+            ),
+            saving_share=None,
+            plan_failed=plan_failed,
+            headline="",
         )
         rec.headline = _headline(rec, cur)
         return rec
@@ -247,11 +324,25 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
     months = ev.horizon_months if horizon_total is not None else leader.term_months
     total = horizon_total if horizon_total is not None else (monthly * months if monthly is not None else None)
     rec = Recommendation(
-        kind="offer", offer=leader.id, lines=[line], vendors=[leader.vendor], cost_per_task=figure, cost_per_1000_tasks=_per_k(figure), basis=basis,
-        months=months, total_spend=total, spend_per_year=monthly * 12 if monthly is not None else None, total_commitment=line.commitment,
-        commitment_by_vendor=_by_vendor([line]), deadline=leader.valid_until,
-        best_single=BestSingle(offer=leader.id, vendor=leader.vendor, cost_per_task=figure, cost_per_1000_tasks=_per_k(figure), basis=basis),
-        saving_share=None, plan_failed=plan_failed, headline="",
+        kind="offer",
+        offer=leader.id,
+        lines=[line],
+        vendors=[leader.vendor],
+        cost_per_task=figure,
+        cost_per_1000_tasks=_per_k(figure),
+        basis=basis,
+        months=months,
+        total_spend=total,
+        spend_per_year=monthly * 12 if monthly is not None else None,
+        total_commitment=line.commitment,
+        commitment_by_vendor=_by_vendor([line]),
+        deadline=leader.valid_until,
+        best_single=BestSingle(
+            offer=leader.id, vendor=leader.vendor, cost_per_task=figure, cost_per_1000_tasks=_per_k(figure), basis=basis
+        ),
+        saving_share=None,
+        plan_failed=plan_failed,
+        headline="",
     )
     rec.headline = _headline(rec, cur)
     return rec
@@ -262,18 +353,26 @@ def plan_failure(problems: list[Problem]) -> str:
     return "; ".join(p.message for p in problems)
 
 
-def recommend(ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, frontier: bool = False, solves: Solves | None = None) -> tuple[Recommendation, PlanResult | None]:
+def recommend(
+    ws: Workspace,
+    ev: Evaluation,
+    inputs: CostInputs | None = None,
+    frontier: bool = False,
+    solves: Solves | None = None,
+) -> tuple[Recommendation, PlanResult | None]:
     """Solve the plan when procure.yaml has `demand:` (a plan that cannot be solved is recorded with its
     reason, never dropped in silence), then decide. The recommendation is also set on the evaluation. `solves`
     runs the frontier's solves (procure.analysis.plan.frontier.Solves)."""
     plan = None
     failed = None
     if ws.config.demand is not None and ev.ranked:
-        from procure.errors import InputError
         from procure.analysis.plan import make_plan
+        from procure.errors import InputError
 
         try:
-            plan = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs) if inputs is not None else None, solves=solves)
+            plan = make_plan(
+                ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs) if inputs is not None else None, solves=solves
+            )
         except InputError as exc:
             failed = plan_failure(list(exc.problems))
     rec = decide(ev, plan, failed)

@@ -7,34 +7,59 @@ reports) is rendered from it; no renderer recomputes a figure.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
-from typing import Any, Callable
+from datetime import UTC, date
+from typing import Any
 
 import numpy as np
-
 from pydantic import BaseModel, Field
 
-from procure.model.units import PerThousand
-
 from procure import __version__
-from procure.model.costing import AVAILABILITY_POINT, INPUT_COLUMNS, UTILIZATION_POINT, OWNER_CODES, CostModel, cost_arrays, finite, price_to_tie
+from procure.analysis.cashflow import HorizonResult
+from procure.analysis.gates import GATES, GateResult
+from procure.analysis.recommendation import Recommendation
+from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_none, frontier_points, offer_record
+from procure.analysis.uncertainty import (
+    GAP_COLUMN,
+    POINT_COLUMN,
+    Gates,
+    UncertaintyInfo,
+    availability_distribution,
+    point_throughput_factor,
+)
 from procure.errors import InputError, Problem
+from procure.io.workspace import IndexLevel, Workspace
+from procure.model.costing import (
+    AVAILABILITY_POINT,
+    INPUT_COLUMNS,
+    OWNER_CODES,
+    UTILIZATION_POINT,
+    CostModel,
+    cost_arrays,
+    finite,
+    price_to_tie,
+)
 from procure.model.grading import grade_offer
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
 from procure.model.performance import ThroughputReading, reading_mean, throughput_at
-from procure.model.rating import RATE_BEFORE_SIGNING, AvailabilityLayers, Rating, assign_tiers, availability_layers, method_text, rate_offer, reliability_of
-from procure.analysis.cashflow import HorizonResult
-from procure.analysis.gates import GATES, GateResult
-from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_none, frontier_points, offer_record
-from procure.analysis.recommendation import Recommendation
-from procure.analysis.uncertainty import GAP_COLUMN, POINT_COLUMN, Gates, UncertaintyInfo, availability_distribution, point_throughput_factor
-from procure.io.workspace import IndexLevel, Workspace
+from procure.model.rating import (
+    RATE_BEFORE_SIGNING,
+    AvailabilityLayers,
+    Rating,
+    assign_tiers,
+    availability_layers,
+    method_text,
+    rate_offer,
+    reliability_of,
+)
+from procure.model.units import PerThousand
 
 SCHEMA_VERSION = "1.2"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed
 
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05
+
 
 class InputRecord(BaseModel):
     path: str
@@ -84,16 +109,29 @@ def common_reasons(records: list[OfferRecord], limit: int = 3) -> list[CommonRea
             if not g.passed:
                 failing.setdefault(g.gate, []).append(record)
     order = ("role",) + GATES
-    ranked = sorted(failing.items(), key=lambda item: (-len(item[1]), order.index(item[0]) if item[0] in order else len(order)))
+    ranked = sorted(
+        failing.items(), key=lambda item: (-len(item[1]), order.index(item[0]) if item[0] in order else len(order))
+    )
     found = []
     for gate_name, offers in ranked[:limit]:
         first = offers[0]
-        example = first.reasons[0] if gate_name == "role" else next(g.detail for g in first.gates if g.gate == gate_name and not g.passed)
-        found.append(CommonReason(gate=gate_name, offers=[o.id for o in offers], example=f"{first.id}: {example}", fields=GATE_FIELDS.get(gate_name, "")))
+        example = (
+            first.reasons[0]
+            if gate_name == "role"
+            else next(g.detail for g in first.gates if g.gate == gate_name and not g.passed)
+        )
+        found.append(
+            CommonReason(
+                gate=gate_name,
+                offers=[o.id for o in offers],
+                example=f"{first.id}: {example}",
+                fields=GATE_FIELDS.get(gate_name, ""),
+            )
+        )
     return found
 
 
-def verdict_lines(ev: "Evaluation") -> list[str]:
+def verdict_lines(ev: Evaluation) -> list[str]:
     """What a buyer must know beside the ranking: no acceptable offer and why, unrated offers to rate
     before signing, spot offers kept as burst sources (text for validate and compare)."""
     lines = []
@@ -101,20 +139,32 @@ def verdict_lines(ev: "Evaluation") -> list[str]:
         lines.append(f"no offer is acceptable (0 of {len(ev.offers)}); the commonest reasons:")
         for reason in ev.summary.common_reasons:
             count = len(reason.offers)
-            lines.append(f"  {reason.gate} ({count} offer{'s' if count != 1 else ''}, e.g. {reason.example}): change {reason.fields}")
+            lines.append(
+                f"  {reason.gate} ({count} offer{'s' if count != 1 else ''}, e.g. {reason.example}): change {reason.fields}"
+            )
     for risk in ev.summary.gate_risks:
         lines.append(f"risk: {risk.words}")
     unrated = [o.id for o in ev.ranked if o.rating_state == "unrated"]
     if unrated:
-        lines.append(f"unrated, availability unverified (ranked with the unrated haircut): {', '.join(unrated)}; {RATE_BEFORE_SIGNING}")
+        lines.append(
+            f"unrated, availability unverified (ranked with the unrated haircut): {', '.join(unrated)}; {RATE_BEFORE_SIGNING}"
+        )
     burst = [o for o in ev.offers if o.role == "burst"]
     for record in burst:
         usable = all(g.passed for g in record.gates if g.gate not in ("availability", "capacity"))
         restart = record.metrics.get("restart_cost_per_task")
-        priced = f", restart cost {restart * 1000:.3f} per 1,000 tasks" if restart is not None else ", restart cost not priced (service.interruptions_per_month not stated)"
+        priced = (
+            f", restart cost {restart * 1000:.3f} per 1,000 tasks"
+            if restart is not None
+            else ", restart cost not priced (service.interruptions_per_month not stated)"
+        )
         lines.append(
             f"secondary source (pay-as-used burst, never the primary offer): {record.id}"
-            + (priced if usable else f" (not usable: {'; '.join(g.detail for g in record.gates if not g.passed and g.gate not in ('availability', 'capacity'))})")
+            + (
+                priced
+                if usable
+                else f" (not usable: {'; '.join(g.detail for g in record.gates if not g.passed and g.gate not in ('availability', 'capacity'))})"
+            )
         )
     return lines
 
@@ -127,7 +177,9 @@ class GateRisk(BaseModel):
     """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than GATE_RISK_PROBABILITY of the draws."""
 
     gate: str
-    probability: float = Field(description="the share of the uncertainty draws of the offer's own inputs in which the gate passes")
+    probability: float = Field(
+        description="the share of the uncertainty draws of the offer's own inputs in which the gate passes"
+    )
     words: str
 
 
@@ -135,10 +187,16 @@ class KnifeEdge(BaseModel):
     """A gate the recommendation passes by less than one standard deviation of its own drawn inputs."""
 
     gate: str
-    value: float = Field(description="the figure the gate judges, at the point (availability; GPUs the offer can supply)")
-    requirement: float = Field(description="what the gate asks (policy.min_availability; the GPUs the demand needs x min_demand_coverage)")
+    value: float = Field(
+        description="the figure the gate judges, at the point (availability; GPUs the offer can supply)"
+    )
+    requirement: float = Field(
+        description="what the gate asks (policy.min_availability; the GPUs the demand needs x min_demand_coverage)"
+    )
     margin: float = Field(description="value minus requirement")
-    sd: float = Field(description="one standard deviation of the figure the gate compares, from the offer's own uncertain inputs (uncertainty:)")
+    sd: float = Field(
+        description="one standard deviation of the figure the gate compares, from the offer's own uncertain inputs (uncertainty:)"
+    )
     words: str
 
 
@@ -152,14 +210,24 @@ class Summary(PerThousand):
     runner_up_price_to_tie: float | None = Field(description="runner-up list price per GPU-hour that ties the leader")
     closest_gate: str | None = Field(description="the recommended offer's gate with the least headroom")
     closest_gate_margin: float | None
-    near_gates: list[GateResult] = Field(description=f"the recommendation's gates passed with under {NEAR_GATE_MARGIN:.0%} headroom")
-    customer_jobs: list[str] = Field(description="operating jobs the recommendation leaves with the buyer (customer or shared)")
+    near_gates: list[GateResult] = Field(
+        description=f"the recommendation's gates passed with under {NEAR_GATE_MARGIN:.0%} headroom"
+    )
+    customer_jobs: list[str] = Field(
+        description="operating jobs the recommendation leaves with the buyer (customer or shared)"
+    )
     acceptable: int
     offers: int
-    common_reasons: list[CommonReason] = Field(default_factory=list, description="the three gates most offers fail, with the fields that would change each")
-    knife_edges: list[KnifeEdge] = Field(default_factory=list, description="the recommendation's gates passed by less than one standard deviation of its own inputs")
+    common_reasons: list[CommonReason] = Field(
+        default_factory=list, description="the three gates most offers fail, with the fields that would change each"
+    )
+    knife_edges: list[KnifeEdge] = Field(
+        default_factory=list,
+        description="the recommendation's gates passed by less than one standard deviation of its own inputs",
+    )
     gate_risks: list[GateRisk] = Field(
-        default_factory=list, description=f"the recommendation's drawn gates (availability, capacity) passed in fewer than {GATE_RISK_PROBABILITY:.0%} of the draws of its own inputs"
+        default_factory=list,
+        description=f"the recommendation's drawn gates (availability, capacity) passed in fewer than {GATE_RISK_PROBABILITY:.0%} of the draws of its own inputs",
     )
 
 
@@ -168,7 +236,9 @@ class Evaluation(BaseModel):
 
     schema_version: str = SCHEMA_VERSION
     tool: str = f"procure {__version__}"
-    command: str = Field("evaluate", description="the command that wrote it: compare or evaluate (the envelope every JSON output shares)")
+    command: str = Field(
+        "evaluate", description="the command that wrote it: compare or evaluate (the envelope every JSON output shares)"
+    )
     as_of: date
     currency: str
     inputs: list[InputRecord]
@@ -179,7 +249,8 @@ class Evaluation(BaseModel):
     rating_method: str
     summary: Summary
     recommendation: Recommendation | None = Field(
-        None, description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and the reports; null from evaluate)"
+        None,
+        description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and the reports; null from evaluate)",
     )
     uncertainty: UncertaintyInfo | None = None
     horizon_months: int | None = None
@@ -224,7 +295,14 @@ class CostInputs:
     currencies: list[str]
 
 
-def evaluate(workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False, delivered: bool = True) -> Evaluation:
+def evaluate(
+    workspace: Workspace,
+    as_of: date | None = None,
+    monte_carlo: MonteCarlo | None = None,
+    horizon: int | None = None,
+    rank_by_horizon: bool = False,
+    delivered: bool = True,
+) -> Evaluation:
     return evaluate_with_inputs(workspace, as_of, monte_carlo, horizon, rank_by_horizon, delivered)[0]
 
 
@@ -233,12 +311,25 @@ def _linked_index(workspace: Workspace, offers: list[Offer], day: date) -> Index
     index_level = workspace.index_level_on(day)
     if index_level is None and any(o.pricing.index_linked for o in offers):
         linked = ", ".join(o.id for o in offers if o.pricing.index_linked)
-        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {day} (needed by index-linked offers: {linked})")])
+        raise InputError(
+            [
+                Problem(
+                    "market/index.csv",
+                    None,
+                    "",
+                    f"no index level on or before {day} (needed by index-linked offers: {linked})",
+                )
+            ]
+        )
     return index_level
 
 
 def _cost_columns(
-    workspace: Workspace, offers: list[Offer], readings: list[ThroughputReading | None], layers: list[AvailabilityLayers], index_level: IndexLevel | None,
+    workspace: Workspace,
+    offers: list[Offer],
+    readings: list[ThroughputReading | None],
+    layers: list[AvailabilityLayers],
+    index_level: IndexLevel | None,
 ) -> dict[str, np.ndarray]:
     """The cost model's inputs as columns, one row per offer, at the point: every drawn factor at its mean
     (docs/uncertainty.md). The stated throughput x the means of its curve, serving stack and benchmark to
@@ -247,26 +338,48 @@ def _cost_columns(
     with a draw of its factor, so the point is the centre of its own range."""
     config = workspace.config
     spec = config.uncertainty
-    rows = [_cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan) for o, r, lay in zip(offers, readings, layers)]
+    rows = [
+        _cost_row(o, r, lay, workspace, index_level.price if index_level else math.nan)
+        for o, r, lay in zip(offers, readings, layers)
+    ]
     columns = {name: np.array([row[name] for row in rows]) for name in INPUT_COLUMNS}
-    columns[GAP_COLUMN] = np.array([r.gap_share if r is not None and spec.readings else 0.0 for r in readings], dtype=float)
-    columns[POINT_COLUMN] = np.array([point_throughput_factor(o, spec) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float)
+    columns[GAP_COLUMN] = np.array(
+        [r.gap_share if r is not None and spec.readings else 0.0 for r in readings], dtype=float
+    )
+    columns[POINT_COLUMN] = np.array(
+        [point_throughput_factor(o, spec) * reading_mean(g) for o, g in zip(offers, columns[GAP_COLUMN])], dtype=float
+    )
     columns["throughput"] = columns["throughput"] * columns[POINT_COLUMN]
     # The factors' means below the cap of 1 on the product (E[min(1, figure x factor)] / figure), as the draws cap them.
-    columns[AVAILABILITY_POINT] = np.array([availability_distribution(o, spec).capped_mean(1 / lay.costed) if lay.costed > 0 else 1.0 for o, lay in zip(offers, layers)], dtype=float)
-    columns[UTILIZATION_POINT] = np.full(len(offers), spec.utilization.capped_mean(1 / workspace.config.workload.utilization))
+    columns[AVAILABILITY_POINT] = np.array(
+        [
+            availability_distribution(o, spec).capped_mean(1 / lay.costed) if lay.costed > 0 else 1.0
+            for o, lay in zip(offers, layers)
+        ],
+        dtype=float,
+    )
+    columns[UTILIZATION_POINT] = np.full(
+        len(offers), spec.utilization.capped_mean(1 / workspace.config.workload.utilization)
+    )
     return columns
 
 
-def _costs(columns: dict[str, np.ndarray], model: CostModel, count: int) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+def _costs(
+    columns: dict[str, np.ndarray], model: CostModel, count: int
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """The cost model over every offer at once, as columns and as one dict per offer."""
     outputs = finite(cost_arrays(columns, model))
     return outputs, [{key: values[i] for key, values in outputs.items()} for i in range(count)]
 
 
 def _delivered(
-    workspace: Workspace, day: date, offers: list[Offer], columns: dict[str, np.ndarray], model: CostModel,
-    outputs: dict[str, np.ndarray], costs: list[dict[str, Any]],
+    workspace: Workspace,
+    day: date,
+    offers: list[Offer],
+    columns: dict[str, np.ndarray],
+    model: CostModel,
+    outputs: dict[str, np.ndarray],
+    costs: list[dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, np.ndarray], list[dict[str, Any]]]:
     """Signed vendors' delivered evidence (actuals/) on the very figures it was measured against (the
     promise as evaluated here, `costs`), and the costs again with it. Only a signed vendor's own row
@@ -281,7 +394,9 @@ def _delivered(
     return evidence, columns, outputs, costs
 
 
-def throughput_factors(offer: Offer, reading: ThroughputReading | None, spec: Any, evidence: Any, source: str | None) -> list[ThroughputFactor]:
+def throughput_factors(
+    offer: Offer, reading: ThroughputReading | None, spec: Any, evidence: Any, source: str | None
+) -> list[ThroughputFactor]:
     """The throughput the cost uses, factor by factor (their product is metrics.throughput): the curve's reading at
     the target, the means of the curve's, the serving stack's and benchmark to production's factors and of the
     reading's range between frontier points (docs/interpolation.md), and a signed vendor's delivered ratio."""
@@ -291,17 +406,43 @@ def throughput_factors(offer: Offer, reading: ThroughputReading | None, spec: An
         return []
     kind = offer.performance.points_source if offer.performance.points else "reference"
     own = spec.offers.get(offer.id)
-    curve_setting = f"uncertainty.offers.{offer.id}.throughput" if own and own.throughput is not None else f"uncertainty.throughput.{kind}"
+    curve_setting = (
+        f"uncertainty.offers.{offer.id}.throughput"
+        if own and own.throughput is not None
+        else f"uncertainty.throughput.{kind}"
+    )
     found = [
-        ThroughputFactor(name="curve reading at the target", value=reading.throughput, source=f"{source or kind} curve" + (f", {reading.note}" if reading.note else "")),
-        ThroughputFactor(name=f"{kind.replace('_', ' ')} to true (mean)", value=throughput_distribution(offer, spec).mean, source=curve_setting),
+        ThroughputFactor(
+            name="curve reading at the target",
+            value=reading.throughput,
+            source=f"{source or kind} curve" + (f", {reading.note}" if reading.note else ""),
+        ),
+        ThroughputFactor(
+            name=f"{kind.replace('_', ' ')} to true (mean)",
+            value=throughput_distribution(offer, spec).mean,
+            source=curve_setting,
+        ),
         ThroughputFactor(name="serving stack (mean)", value=spec.stack.mean, source="uncertainty.stack"),
-        ThroughputFactor(name="benchmark to production (mean)", value=spec.production.mean, source="uncertainty.production"),
+        ThroughputFactor(
+            name="benchmark to production (mean)", value=spec.production.mean, source="uncertainty.production"
+        ),
     ]
     if spec.readings and reading.gap_share > 0:
-        found.append(ThroughputFactor(name="reading between frontier points (mean)", value=reading_mean(reading.gap_share), source=f"calibrated range, gap {reading.gap_share:.2f} x the target (docs/interpolation.md)"))
+        found.append(
+            ThroughputFactor(
+                name="reading between frontier points (mean)",
+                value=reading_mean(reading.gap_share),
+                source=f"calibrated range, gap {reading.gap_share:.2f} x the target (docs/interpolation.md)",
+            )
+        )
     if evidence is not None and evidence.throughput_ratio is not None:
-        found.append(ThroughputFactor(name="delivered / promised (posterior median)", value=evidence.throughput_ratio, source=f"actuals/{offer.id}: {evidence.months} months"))
+        found.append(
+            ThroughputFactor(
+                name="delivered / promised (posterior median)",
+                value=evidence.throughput_ratio,
+                source=f"actuals/{offer.id}: {evidence.months} months",
+            )
+        )
     return found
 
 
@@ -309,16 +450,27 @@ def _gate_risks(leader: OfferRecord, config: Any) -> list[GateRisk]:
     """The recommended offer's drawn gates (availability, capacity) passed in fewer than GATE_RISK_PROBABILITY
     of the draws of its own inputs (their probability is on its gates, _gate_odds): its named risks."""
     return [
-        GateRisk(gate=g.gate, probability=g.probability, words=(
-            f"{leader.vendor} ({leader.id}) passes the {g.gate} gate in only {g.probability:.1%} of the "
-            f"{config.uncertainty.draws:,} draws of its own inputs ({g.detail})"
-        ))
+        GateRisk(
+            gate=g.gate,
+            probability=g.probability,
+            words=(
+                f"{leader.vendor} ({leader.id}) passes the {g.gate} gate in only {g.probability:.1%} of the "
+                f"{config.uncertainty.draws:,} draws of its own inputs ({g.detail})"
+            ),
+        )
         for g in leader.gates
         if g.passed and g.probability is not None and g.probability < GATE_RISK_PROBABILITY
     ]
 
 
-def _gate_odds(offers: list[Offer], columns: dict[str, np.ndarray], model: CostModel, evidence: dict[str, Any], config: Any, currencies: list[str]) -> list[dict[str, float]]:
+def _gate_odds(
+    offers: list[Offer],
+    columns: dict[str, np.ndarray],
+    model: CostModel,
+    evidence: dict[str, Any],
+    config: Any,
+    currencies: list[str],
+) -> list[dict[str, float]]:
     """Each offer's probability of passing the gates whose inputs are drawn, on the draws `--uncertainty`
     makes (a signed vendor's from its posteriors): what decides those gates (policy.gate_confidence)."""
     from procure.analysis.uncertainty import gate_odds
@@ -330,7 +482,16 @@ def _gate_odds(offers: list[Offer], columns: dict[str, np.ndarray], model: CostM
         posteriors = posteriors_for_draws(evidence, offers, columns, config.uncertainty)
     supply = np.array([float(o.supply_gpus) for o in offers])
     return gate_odds(
-        columns, model, offers, currencies, config.currency, config.uncertainty, supply, config.policy.min_availability, config.policy.min_demand_coverage, posteriors,
+        columns,
+        model,
+        offers,
+        currencies,
+        config.currency,
+        config.uncertainty,
+        supply,
+        config.policy.min_availability,
+        config.policy.min_demand_coverage,
+        posteriors,
     )
 
 
@@ -345,7 +506,9 @@ def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None
             record.notes.append(evidence_note(found))
 
 
-def _horizon_schedule(workspace: Workspace, day: date, index_level: IndexLevel | None, horizon: int | None) -> Callable[..., HorizonResult]:
+def _horizon_schedule(
+    workspace: Workspace, day: date, index_level: IndexLevel | None, horizon: int | None
+) -> Callable[..., HorizonResult]:
     """The cash flow of one offer over the horizon with the workspace's assumptions, its list price moved by
     `shift` (what the price to tie solves for)."""
     from procure.analysis.cashflow import schedule
@@ -354,9 +517,17 @@ def _horizon_schedule(workspace: Workspace, day: date, index_level: IndexLevel |
 
     def plan_of(record: OfferRecord, shift: float = 0.0) -> HorizonResult:
         return schedule(
-            record, horizon, config.horizon, day, workspace.fx_rate(record.currency), index_level.price if index_level else None,  # type: ignore[arg-type]
-            config.assumptions.cost_of_capital, config.assumptions.fte_cost_year, config.workload.tasks_per_month,
-            config.assumptions.vendor_default_rate, shift,
+            record,
+            horizon,
+            config.horizon,
+            day,
+            workspace.fx_rate(record.currency),
+            index_level.price if index_level else None,  # type: ignore[arg-type]
+            config.assumptions.cost_of_capital,
+            config.assumptions.fte_cost_year,
+            config.workload.tasks_per_month,
+            config.assumptions.vendor_default_rate,
+            shift,
         )
 
     return plan_of
@@ -370,7 +541,12 @@ def _over_horizon(records: list[OfferRecord], horizon: int, plan_of: Callable[..
     for record in records:
         plan = plan_of(record)
         record.cashflow = plan
-        record.metrics.update(total_commitment=plan.total_commitment, total_cost=plan.total_cost, npv_cost=plan.npv_cost, horizon_cost_per_task=plan.horizon_cost_per_task)
+        record.metrics.update(
+            total_commitment=plan.total_commitment,
+            total_cost=plan.total_cost,
+            npv_cost=plan.npv_cost,
+            horizon_cost_per_task=plan.horizon_cost_per_task,
+        )
         if record.acceptable and plan.horizon_cost_per_task is None:
             record.acceptable = False
             record.reasons.append(f"no successful task within the {horizon}-month horizon")
@@ -386,8 +562,13 @@ def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:
 
 
 def _ties_to_leader(
-    records: list[OfferRecord], ranked: list[OfferRecord], rank_key: str, columns: dict[str, np.ndarray], outputs: dict[str, np.ndarray],
-    config: Any, plan_of: Callable[..., HorizonResult],
+    records: list[OfferRecord],
+    ranked: list[OfferRecord],
+    rank_key: str,
+    columns: dict[str, np.ndarray],
+    outputs: dict[str, np.ndarray],
+    config: Any,
+    plan_of: Callable[..., HorizonResult],
 ) -> None:
     """The negotiator's figure: the list price at which each acceptable offer would tie the leader, and how far
     above the leader it is; ranked over the horizon, the price that ties the leader's PV cost per PV task."""
@@ -397,13 +578,25 @@ def _ties_to_leader(
         lead_cost = ranked[0].metrics[rank_key]
         for record in ranked:
             if lead_cost:
-                tie = record.metrics["list_price"] if record is ranked[0] else horizon_price_to_tie(
-                    record, lead_cost, lambda shift, r=record: plan_of(r, shift).horizon_cost_per_task
+                tie = (
+                    record.metrics["list_price"]
+                    if record is ranked[0]
+                    else horizon_price_to_tie(
+                        record, lead_cost, lambda shift, r=record: plan_of(r, shift).horizon_cost_per_task
+                    )
                 )
-                record.metrics["price_to_tie"] = finite_or_none(tie) if record.pricing_basis in ("gpu_hour", "index") else None
+                record.metrics["price_to_tie"] = (
+                    finite_or_none(tie) if record.pricing_basis in ("gpu_hour", "index") else None
+                )
                 record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
     elif ranked:
-        ties = price_to_tie(columns, outputs, ranked[0].metrics["cost_per_task"], config.assumptions.cost_of_capital, config.assumptions.vendor_default_rate)
+        ties = price_to_tie(
+            columns,
+            outputs,
+            ranked[0].metrics["cost_per_task"],
+            config.assumptions.cost_of_capital,
+            config.assumptions.vendor_default_rate,
+        )
         lead_cost = ranked[0].metrics["cost_per_task"]
         for record, tie in zip(records, ties):
             if record.acceptable and lead_cost:
@@ -411,7 +604,9 @@ def _ties_to_leader(
                 record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
 
 
-def _ranges(monte_carlo: MonteCarlo, records: list[OfferRecord], inputs: CostInputs, evidence: dict[str, Any], config: Any) -> UncertaintyInfo:
+def _ranges(
+    monte_carlo: MonteCarlo, records: list[OfferRecord], inputs: CostInputs, evidence: dict[str, Any], config: Any
+) -> UncertaintyInfo:
     """Each offer's uncertainty range from Monte Carlo draws of its inputs, with the drawn gates re-applied; a
     signed vendor's inputs are drawn from the posteriors of its delivered evidence."""
     from procure.analysis.uncertainty import method_text as uncertainty_method
@@ -426,8 +621,18 @@ def _ranges(monte_carlo: MonteCarlo, records: list[OfferRecord], inputs: CostInp
     draws, seed = monte_carlo.draws or spec.draws, monte_carlo.seed if monte_carlo.seed is not None else spec.seed
     acceptable = np.array([r.acceptable for r in records], dtype=bool)
     ranges, _ = simulate(
-        inputs.columns, inputs.model, inputs.offers, inputs.currencies, config.currency, acceptable, spec, draws, seed, monte_carlo.progress,
-        drawn_gates(records, config), posteriors,
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        config.currency,
+        acceptable,
+        spec,
+        draws,
+        seed,
+        monte_carlo.progress,
+        drawn_gates(records, config),
+        posteriors,
     )
     for record, found in zip(records, ranges):
         record.uncertainty = found
@@ -435,7 +640,11 @@ def _ranges(monte_carlo: MonteCarlo, records: list[OfferRecord], inputs: CostInp
 
 
 def evaluate_with_inputs(
-    workspace: Workspace, as_of: date | None = None, monte_carlo: MonteCarlo | None = None, horizon: int | None = None, rank_by_horizon: bool = False,
+    workspace: Workspace,
+    as_of: date | None = None,
+    monte_carlo: MonteCarlo | None = None,
+    horizon: int | None = None,
+    rank_by_horizon: bool = False,
     delivered: bool = True,
 ) -> tuple[Evaluation, CostInputs]:
     """`delivered`: blend the promised figures of signed vendors with their delivered evidence
@@ -465,11 +674,15 @@ def evaluate_with_inputs(
 
     _note_evidence(records, evidence)
     for record, offer, reading in zip(records, offers, readings):
-        record.throughput_factors = throughput_factors(offer, reading, config.uncertainty, evidence.get(offer.id), record.points_source)
+        record.throughput_factors = throughput_factors(
+            offer, reading, config.uncertainty, evidence.get(offer.id), record.points_source
+        )
     for record in records:
         # The snapshot ranks on the term-average rent (`rent`); today's rent (`rent_today`) beside it shows
         # what an escalator adds.
-        record.metrics["rent_term_average"] = finite_or_none(term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months))
+        record.metrics["rent_term_average"] = finite_or_none(
+            term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months)
+        )
     horizon = horizon or None
     plan_of = _horizon_schedule(workspace, day, index_level, horizon)
     if horizon is not None:
@@ -490,7 +703,13 @@ def evaluate_with_inputs(
         policy=config.policy,
         grades=[GradeInfo(id=g.id, name=g.name, rank=g.rank, expect=g.expect) for g in workspace.grades],
         rating_method=method_text(config.rating),
-        summary=_summary(ranked, len(records), rank_key).model_copy(update={"common_reasons": common_reasons(records), "knife_edges": knife_edges(ranked[0], config) if ranked else [], "gate_risks": risks}),
+        summary=_summary(ranked, len(records), rank_key).model_copy(
+            update={
+                "common_reasons": common_reasons(records),
+                "knife_edges": knife_edges(ranked[0], config) if ranked else [],
+                "gate_risks": risks,
+            }
+        ),
         uncertainty=info,
         horizon_months=horizon,
         rank_by=rank_key,
@@ -524,31 +743,56 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
             continue
         if g.gate == "availability" and record.metrics.get("availability") is not None:
             value, minimum = float(record.metrics["availability"]), config.policy.min_availability  # type: ignore[arg-type]
-            sd = value * cv(availability_distribution(terms, spec))  # value = A x the factor's mean, the draws A x f: sd A x sd(f)
+            sd = value * cv(
+                availability_distribution(terms, spec)
+            )  # value = A x the factor's mean, the draws A x f: sd A x sd(f)
             if sd > 0 and value - minimum < sd:
-                found.append(KnifeEdge(
-                    gate="availability", value=value, requirement=minimum, margin=value - minimum, sd=sd,
-                    words=(
-                        f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points ({value:.2%} against {minimum:.2%}), "
-                        f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its acceptance hangs on that margin"
-                    ),
-                ))
-        elif g.gate == "capacity" and record.metrics.get("gpus_needed") is not None and config.workload.tasks_per_month is not None:
+                found.append(
+                    KnifeEdge(
+                        gate="availability",
+                        value=value,
+                        requirement=minimum,
+                        margin=value - minimum,
+                        sd=sd,
+                        words=(
+                            f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points ({value:.2%} against {minimum:.2%}), "
+                            f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its acceptance hangs on that margin"
+                        ),
+                    )
+                )
+        elif (
+            g.gate == "capacity"
+            and record.metrics.get("gpus_needed") is not None
+            and config.workload.tasks_per_month is not None
+        ):
             supply = float(terms.supply_gpus)
             required = float(record.metrics["gpus_needed"]) * config.policy.min_demand_coverage  # type: ignore[arg-type]
             if terms.per_token or required <= 0:
                 continue
-            factor = (1 + cv(throughput_distribution(terms, spec)) ** 2) * (1 + cv(spec.stack) ** 2) * (1 + cv(spec.production) ** 2) - 1
-            rel = (factor + cv(availability_distribution(terms, spec)) ** 2 + cv(spec.utilization) ** 2 + cv(spec.demand) ** 2) ** 0.5
+            factor = (1 + cv(throughput_distribution(terms, spec)) ** 2) * (1 + cv(spec.stack) ** 2) * (
+                1 + cv(spec.production) ** 2
+            ) - 1
+            rel = (
+                factor
+                + cv(availability_distribution(terms, spec)) ** 2
+                + cv(spec.utilization) ** 2
+                + cv(spec.demand) ** 2
+            ) ** 0.5
             sd = required * rel
             if sd > 0 and supply - required < sd:
-                found.append(KnifeEdge(
-                    gate="capacity", value=supply, requirement=required, margin=supply - required, sd=sd,
-                    words=(
-                        f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand needs, a margin of {supply - required:,.1f}, "
-                        f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its acceptance hangs on that margin"
-                    ),
-                ))
+                found.append(
+                    KnifeEdge(
+                        gate="capacity",
+                        value=supply,
+                        requirement=required,
+                        margin=supply - required,
+                        sd=sd,
+                        words=(
+                            f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand needs, a margin of {supply - required:,.1f}, "
+                            f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its acceptance hangs on that margin"
+                        ),
+                    )
+                )
     return found
 
 
@@ -560,7 +804,11 @@ def drawn_gates(records: list[OfferRecord], config: Any) -> Gates:
 
     demand = config.workload.tasks_per_month is not None
     others = [
-        not any(not g.passed for g in r.gates if g.gate not in DRAWN_GATES or (g.gate == "capacity" and (r.pricing_basis == "per_token" or not demand)))
+        not any(
+            not g.passed
+            for g in r.gates
+            if g.gate not in DRAWN_GATES or (g.gate == "capacity" and (r.pricing_basis == "per_token" or not demand))
+        )
         and r.metrics.get("cost_per_task") is not None
         and all(any(reason == g.detail for g in r.gates) for reason in r.reasons)
         for r in records
@@ -588,7 +836,9 @@ def _summary(ranked: list[OfferRecord], count: int, rank_key: str = "cost_per_ta
         assert lead_cost is not None and runner_cost is not None  # ranked offers have a cost
         gap = runner_cost - lead_cost
         share = gap / lead_cost if lead_cost > 0 else None  # no relative gap to a leader that costs nothing
-    closest = min((g for g in leader.gates if g.margin is not None), key=lambda g: g.margin, default=None) if leader else None
+    closest = (
+        min((g for g in leader.gates if g.margin is not None), key=lambda g: g.margin, default=None) if leader else None
+    )
     return Summary(
         recommended=leader.id if leader else None,
         runner_up=runner.id if runner else None,
@@ -629,19 +879,27 @@ def offer_availability(offer: Offer, rating: Rating, workspace: Workspace, day: 
     incidents = workspace.histories.get(offer.id)
     if spec is None or incidents is None:
         return availability_layers(offer, reliability, assumptions)
-    from datetime import datetime, time, timedelta, timezone
+    from datetime import datetime, time, timedelta
 
     from procure.io.incidents import availability, downtime
 
-    end = datetime.combine(day, time(0), tzinfo=timezone.utc)
+    end = datetime.combine(day, time(0), tzinfo=UTC)
     start = end - timedelta(days=spec.days)
     measured = availability(incidents, start, end, spec.components, spec.impacts)
     lost = downtime(incidents, start, end, spec.components, spec.impacts)
-    basis = f"status history {spec.file}: {lost.total_seconds() / 60:,.0f} min down in the {spec.days} days before {day}"
+    basis = (
+        f"status history {spec.file}: {lost.total_seconds() / 60:,.0f} min down in the {spec.days} days before {day}"
+    )
     return availability_layers(offer, reliability, assumptions, measured, basis)
 
 
-def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: AvailabilityLayers, workspace: Workspace, index_price: float) -> dict[str, Any]:
+def _cost_row(
+    offer: Offer,
+    reading: ThroughputReading | None,
+    layers: AvailabilityLayers,
+    workspace: Workspace,
+    index_price: float,
+) -> dict[str, Any]:
     from procure.analysis.cashflow import term_average_rent
 
     p = offer.pricing
@@ -676,7 +934,9 @@ def _cost_row(offer: Offer, reading: ThroughputReading | None, layers: Availabil
         "throughput": reading.throughput if reading and reading.throughput is not None else nan,
         "sla_availability": offer.service.sla.availability if offer.service.sla else nan,
         # Every layer in one factor on the SLA (owned: the availability itself), as the cost model takes it.
-        "reliability_factor": layers.costed if offer.owned else (layers.costed / offer.service.sla.availability if offer.service.sla else nan),
+        "reliability_factor": layers.costed
+        if offer.owned
+        else (layers.costed / offer.service.sla.availability if offer.service.sla else nan),
         "quality_pass_rate": offer.performance.quality_pass_rate,
         # the escalators averaged over the term's months: the cost model ranks on the term-average rent
         "escalation": term_average_rent(1.0, offer.contract, offer.contract_months) or 1.0,

@@ -20,7 +20,17 @@ from procure.model.inputs import Offer, Policy, Workload
 from procure.model.performance import ThroughputReading, ttft_at
 from procure.model.rating import UNRATED, AvailabilityLayers
 
-GATES: tuple[str, ...] = ("quality", "latency", "ttft", "availability", "security", "region", "capacity", "grade", "validity")
+GATES: tuple[str, ...] = (
+    "quality",
+    "latency",
+    "ttft",
+    "availability",
+    "security",
+    "region",
+    "capacity",
+    "grade",
+    "validity",
+)
 
 ATTESTATION_NAMES = {"soc2_type2": "SOC 2 Type II", "iso27001": "ISO 27001"}
 
@@ -29,9 +39,12 @@ class GateResult(BaseModel):
     gate: str
     passed: bool
     detail: str
-    margin: float | None = Field(None, description="relative headroom over the requirement (0.05 = 5% to spare); null for yes/no gates")
+    margin: float | None = Field(
+        None, description="relative headroom over the requirement (0.05 = 5% to spare); null for yes/no gates"
+    )
     probability: float | None = Field(
-        None, description="the share of the uncertainty draws in which the gate passes (availability, capacity); the verdict is probability >= policy.gate_confidence"
+        None,
+        description="the share of the uncertainty draws in which the gate passes (availability, capacity); the verdict is probability >= policy.gate_confidence",
     )
 
 
@@ -68,11 +81,18 @@ def offer_gates(
     results += [
         _odds(
             _availability_gate(offer, layers, policy, metrics.get("availability")),
-            None if layers.unrated and policy.unrated == "exclude" else odds.get("availability"), policy, "the availability it delivers",
+            None if layers.unrated and policy.unrated == "exclude" else odds.get("availability"),
+            policy,
+            "the availability it delivers",
         ),
         _security_gate(offer, policy),
         _region_gate(offer, policy),
-        _odds(_capacity_gate(offer, metrics, wl, policy), odds.get("capacity"), policy, "its throughput at the target, availability, utilization and demand"),
+        _odds(
+            _capacity_gate(offer, metrics, wl, policy),
+            odds.get("capacity"),
+            policy,
+            "its throughput at the target, availability, utilization and demand",
+        ),
         _grade_gate(grading, policy),
         _validity_gate(offer, day),
     ]
@@ -96,7 +116,11 @@ def _latency_gate(offer: Offer, reading: ThroughputReading | None, wl: Workload)
     perf = offer.performance
     if reading is None:
         if perf.interactivity is None:
-            return _result(gate="latency", passed=False, detail=f"speed per user not stated (performance.interactivity; the target is {wl.interactivity:g} tok/s per user)")
+            return _result(
+                gate="latency",
+                passed=False,
+                detail=f"speed per user not stated (performance.interactivity; the target is {wl.interactivity:g} tok/s per user)",
+            )
         ok = perf.interactivity >= wl.interactivity
         return _result(
             gate="latency",
@@ -106,13 +130,22 @@ def _latency_gate(offer: Offer, reading: ThroughputReading | None, wl: Workload)
         )
     if reading.reachable:
         return _result(
-            gate="latency", passed=True, detail=f"reaches {wl.interactivity:g} tok/s per user (fastest point {reading.max_interactivity:g})",
+            gate="latency",
+            passed=True,
+            detail=f"reaches {wl.interactivity:g} tok/s per user (fastest point {reading.max_interactivity:g})",
             margin=reading.max_interactivity / wl.interactivity - 1,
         )
-    return _result(gate="latency", passed=False, detail=f"cannot reach {wl.interactivity:g} tok/s per user: {reading.note}", margin=reading.max_interactivity / wl.interactivity - 1)
+    return _result(
+        gate="latency",
+        passed=False,
+        detail=f"cannot reach {wl.interactivity:g} tok/s per user: {reading.note}",
+        margin=reading.max_interactivity / wl.interactivity - 1,
+    )
 
 
-def _ttft_gate(offer: Offer, reading: ThroughputReading | None, wl: Workload, policy: Policy, frontier: list[tuple[float, ...]]) -> GateResult:
+def _ttft_gate(
+    offer: Offer, reading: ThroughputReading | None, wl: Workload, policy: Policy, frontier: list[tuple[float, ...]]
+) -> GateResult:
     """The time to first token at the target against workload.max_ttft_s: read on the curve, or as the offer
     states it. A curve without a time to first token at the target (an InferenceX row may omit it) does not
     show the bound is met: it fails unless policy.ttft_unstated accepts what is not stated."""
@@ -125,21 +158,31 @@ def _ttft_gate(offer: Offer, reading: ThroughputReading | None, wl: Workload, po
             return _result(
                 gate="ttft",
                 passed=unstated_ok,
-                detail=f"time to first token not stated (performance.ttft_s; the maximum is {wl.max_ttft_s:g} s)" + ("; passed by policy.ttft_unstated" if unstated_ok else ""),
+                detail=f"time to first token not stated (performance.ttft_s; the maximum is {wl.max_ttft_s:g} s)"
+                + ("; passed by policy.ttft_unstated" if unstated_ok else ""),
             )
         ok = perf.ttft_s <= wl.max_ttft_s
         return _result(
-            gate="ttft", passed=ok, detail=f"states time to first token {perf.ttft_s:.2f} s, {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum",
+            gate="ttft",
+            passed=ok,
+            detail=f"states time to first token {perf.ttft_s:.2f} s, {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum",
             margin=wl.max_ttft_s / perf.ttft_s - 1,
         )
     if ttft is None:
         unstated = policy.ttft_unstated == "pass"
         return _result(
-            gate="ttft", passed=unstated,
-            detail=f"time to first token not stated at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)" + ("; passed by policy.ttft_unstated" if unstated else ""),
+            gate="ttft",
+            passed=unstated,
+            detail=f"time to first token not stated at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)"
+            + ("; passed by policy.ttft_unstated" if unstated else ""),
         )
     ok = ttft <= wl.max_ttft_s
-    return _result(gate="ttft", passed=ok, detail=f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum", margin=wl.max_ttft_s / ttft - 1)
+    return _result(
+        gate="ttft",
+        passed=ok,
+        detail=f"time to first token {ttft:.2f} s {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum",
+        margin=wl.max_ttft_s / ttft - 1,
+    )
 
 
 def _odds(result: GateResult, probability: float | None, policy: Policy, decided_by: str) -> GateResult:
@@ -149,14 +192,19 @@ def _odds(result: GateResult, probability: float | None, policy: Policy, decided
     if probability is None or result.margin is None:
         return result
     ok = probability >= policy.gate_confidence - 1e-12
-    detail = (
-        f"{result.detail}; passes in {probability:.1%} of the draws, "
-        + (f"at least policy.gate_confidence {policy.gate_confidence:.0%}" if ok else f"under policy.gate_confidence {policy.gate_confidence:.0%} (decided by {decided_by})")
+    detail = f"{result.detail}; passes in {probability:.1%} of the draws, " + (
+        f"at least policy.gate_confidence {policy.gate_confidence:.0%}"
+        if ok
+        else f"under policy.gate_confidence {policy.gate_confidence:.0%} (decided by {decided_by})"
     )
-    return _result(gate=result.gate, passed=ok, detail=detail, margin=result.margin).model_copy(update={"probability": probability})
+    return _result(gate=result.gate, passed=ok, detail=detail, margin=result.margin).model_copy(
+        update={"probability": probability}
+    )
 
 
-def _availability_gate(offer: Offer, layers: AvailabilityLayers, policy: Policy, at_means: float | None = None) -> GateResult:
+def _availability_gate(
+    offer: Offer, layers: AvailabilityLayers, policy: Policy, at_means: float | None = None
+) -> GateResult:
     """The expected availability built from the layers (provider x ours x interruptions), at the mean of its
     drawn factor (`at_means`, the cost model's availability), against policy.min_availability. An unrated
     provider's SLA is judged unverified (the cost carries the haircut, the record says "rate before
@@ -173,7 +221,12 @@ def _availability_gate(offer: Offer, layers: AvailabilityLayers, policy: Policy,
         detail = f"{UNRATED} (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude; {detail}"
     elif layers.unrated:
         detail = f"{UNRATED}: {detail}"
-    return _result(gate="availability", passed=ok, detail=detail, margin=expected / policy.min_availability - 1 if policy.min_availability > 0 else None)
+    return _result(
+        gate="availability",
+        passed=ok,
+        detail=detail,
+        margin=expected / policy.min_availability - 1 if policy.min_availability > 0 else None,
+    )
 
 
 def _availability_label(offer: Offer, layers: AvailabilityLayers, word: str = "expected") -> str:
@@ -204,14 +257,22 @@ def _security_gate(offer: Offer, policy: Policy) -> GateResult:
         missing.append("no tenant isolation")
     if policy.require_isolated_monitoring and not service.isolated_monitoring:
         missing.append("monitoring is not isolated between tenants")
-    return _result(gate="security", passed=not missing, detail="security: " + "; ".join(missing) if missing else "meets the security policy")
+    return _result(
+        gate="security",
+        passed=not missing,
+        detail="security: " + "; ".join(missing) if missing else "meets the security policy",
+    )
 
 
 def _region_gate(offer: Offer, policy: Policy) -> GateResult:
     """The offer's region among policy.allowed_regions (any region without the list)."""
     if policy.allowed_regions is None or offer.region in policy.allowed_regions:
         return _result(gate="region", passed=True, detail=f"region {offer.region} allowed")
-    return _result(gate="region", passed=False, detail=f"region {offer.region} is not among the allowed regions ({', '.join(policy.allowed_regions)})")
+    return _result(
+        gate="region",
+        passed=False,
+        detail=f"region {offer.region} is not among the allowed regions ({', '.join(policy.allowed_regions)})",
+    )
 
 
 def _capacity_gate(offer: Offer, metrics: dict[str, float | None], wl: Workload, policy: Policy) -> GateResult:
@@ -221,14 +282,21 @@ def _capacity_gate(offer: Offer, metrics: dict[str, float | None], wl: Workload,
     if offer.per_token:
         return _rate_limit_gate(offer, wl, policy)
     if wl.tasks_per_month is None:
-        return _result(gate="capacity", passed=True, detail="no demand stated: the committed GPUs are taken as fully used")
+        return _result(
+            gate="capacity", passed=True, detail="no demand stated: the committed GPUs are taken as fully used"
+        )
     if needed is None:
         why = "no throughput at the target" if metrics["throughput"] is None else "no successful tasks"
         return _result(gate="capacity", passed=False, detail=f"capacity not assessed: {why}")
     supply = offer.supply_gpus
     required = needed * policy.min_demand_coverage
     ok = supply >= required
-    return _result(gate="capacity", passed=ok, detail=f"can supply {supply:,} GPUs; the demand needs {required:,.1f}" + ("" if ok else " (short)"), margin=supply / required - 1)
+    return _result(
+        gate="capacity",
+        passed=ok,
+        detail=f"can supply {supply:,} GPUs; the demand needs {required:,.1f}" + ("" if ok else " (short)"),
+        margin=supply / required - 1,
+    )
 
 
 def peak_per_minute(wl: Workload) -> float | None:
@@ -260,12 +328,18 @@ def _rate_limit_gate(offer: Offer, wl: Workload, policy: Policy) -> GateResult:
     parts = [f"{limit:,.0f} {name} for {need:,.0f} at the peak" for name, limit, need in checked if limit >= need]
     margin = min((limit / need - 1 for _, limit, need in checked), default=None)
     if short:
-        return _result(gate="capacity", passed=False, detail="rate limits short of the peak: " + "; ".join(short), margin=margin)
+        return _result(
+            gate="capacity", passed=False, detail="rate limits short of the peak: " + "; ".join(short), margin=margin
+        )
     if unstated:
         ok = policy.rate_limits_unstated == "pass"
         said = f"rate limits not stated (service.rate_limits: {', '.join(unstated)}); the peak is {need_requests:,.0f} requests/min"
-        return _result(gate="capacity", passed=ok, detail=said + ("; " + "; ".join(parts) if parts else ""), margin=margin)
-    return _result(gate="capacity", passed=True, detail="rate limits cover the peak: " + "; ".join(parts), margin=margin)
+        return _result(
+            gate="capacity", passed=ok, detail=said + ("; " + "; ".join(parts) if parts else ""), margin=margin
+        )
+    return _result(
+        gate="capacity", passed=True, detail="rate limits cover the peak: " + "; ".join(parts), margin=margin
+    )
 
 
 def _grade_gate(grading: GradeResult, policy: Policy) -> GateResult:
@@ -274,11 +348,19 @@ def _grade_gate(grading: GradeResult, policy: Policy) -> GateResult:
     if grading.grade is None:
         return _result(gate="grade", passed=False, detail=grading.summary)
     if acceptable_grades is not None and grading.grade not in acceptable_grades:
-        return _result(gate="grade", passed=False, detail=f"grade {grading.grade} is not among the acceptable grades ({', '.join(acceptable_grades)})")
+        return _result(
+            gate="grade",
+            passed=False,
+            detail=f"grade {grading.grade} is not among the acceptable grades ({', '.join(acceptable_grades)})",
+        )
     return _result(gate="grade", passed=True, detail=f"grade {grading.grade}")
 
 
 def _validity_gate(offer: Offer, day: date) -> GateResult:
     """The offer is still open on the as-of date."""
     ok = offer.valid_until >= day
-    return _result(gate="validity", passed=ok, detail=f"valid until {offer.valid_until}" if ok else f"expired on {offer.valid_until} (as of {day})")
+    return _result(
+        gate="validity",
+        passed=ok,
+        detail=f"valid until {offer.valid_until}" if ok else f"expired on {offer.valid_until} (as of {day})",
+    )

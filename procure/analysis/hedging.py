@@ -26,12 +26,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from procure.analysis.cashflow import RENEWAL_RULES, escalation, renewal_base, renewal_rent, service_months
-from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
-from procure.errors import InputError, Problem, unknown_offer
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
-from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
+from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import IndexLevel, Workspace, read_price_series
+from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
+from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
 
 if TYPE_CHECKING:
     from procure.analysis.plan import PlanResult
@@ -70,17 +70,23 @@ class HedgeContract(BaseModel):
     index: str
     settlement: str
     gpu_hours: float
-    unverified: list[str] = Field(description="terms not confirmed against the exchange's contract specification (hedge.contract.confirmed)")
+    unverified: list[str] = Field(
+        description="terms not confirmed against the exchange's contract specification (hedge.contract.confirmed)"
+    )
     label: str = Field(description="the contract in words, every unverified term marked: what every output shows")
 
 
 class Regression(BaseModel):
     hedge_ratio: float | None = Field(description="the fitted h* (OLS slope of rent changes on index changes)")
     h_star_se: float | None = Field(None, description="standard error of h* (OLS, n - 2 degrees of freedom)")
-    h_star_ci95: tuple[float, float] | None = Field(None, description="95% interval of h* (Student t, n - 2 degrees of freedom)")
+    h_star_ci95: tuple[float, float] | None = Field(
+        None, description="95% interval of h* (Student t, n - 2 degrees of freedom)"
+    )
     rho: float | None
     r2: float | None
-    basis_volatility: float | None = Field(description="std of the rent changes the index leaves unexplained, per period")
+    basis_volatility: float | None = Field(
+        description="std of the rent changes the index leaves unexplained, per period"
+    )
     changes: int = Field(description="aligned period changes used")
     insufficient_history: bool
     source: str
@@ -113,7 +119,9 @@ class StressRow(BaseModel):
     hedged: float
     unhedged_change: float
     hedged_change: float
-    basis_band: float | None = Field(description="+/- 2 sigma of basis over the hedged months (null: the basis is unknown, never 0 for want of a history)")
+    basis_band: float | None = Field(
+        description="+/- 2 sigma of basis over the hedged months (null: the basis is unknown, never 0 for want of a history)"
+    )
 
 
 class HedgePlan(BaseModel):
@@ -138,14 +146,17 @@ class HedgePlan(BaseModel):
     r2: float | None
     basis_volatility: float | None
     band_basis_volatility: float | None = Field(
-        0.0, description="std of rent changes less the recommended ratio x index changes, per period: the basis of the hedge recommended, the width of the band"
+        0.0,
+        description="std of rent changes less the recommended ratio x index changes, per period: the basis of the hedge recommended, the width of the band",
     )
     regression: Regression
     exposure: list[ExposureMonth]
     floating_gpu_hours: float
     contract_gpu_hours: float
     contract: HedgeContract | None = None
-    basis_source: str = Field("fitted", description="fitted (from the rent history) or prior (hedge.basis_prior: no rent history to fit)")
+    basis_source: str = Field(
+        "fitted", description="fitted (from the rent history) or prior (hedge.basis_prior: no rent history to fit)"
+    )
     basis_note: str = Field("", description="where the basis band's volatility comes from, in words")
     ladder: list[LadderRow]
     stress: list[StressRow]
@@ -179,17 +190,43 @@ def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source
     ds, df = aligned_changes(rent, index, period)
     n = len(ds)
     if n < 2 or float(np.var(df)) == 0.0:
-        return Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=n, insufficient_history=True, source=source)
+        return Regression(
+            hedge_ratio=None,
+            rho=None,
+            r2=None,
+            basis_volatility=None,
+            changes=n,
+            insufficient_history=True,
+            source=source,
+        )
     cov = np.cov(ds, df, ddof=1)
     h = float(cov[0, 1] / cov[1, 1])
     residual = (ds - ds.mean()) - h * (df - df.mean())
     se, ci = _slope_interval(residual, df, h)
     if cov[0, 0] == 0:  # a rent that never moved: nothing to correlate, no price risk in the history
-        return Regression(hedge_ratio=h, h_star_se=se, h_star_ci95=ci, rho=None, r2=None, basis_volatility=0.0, changes=n, insufficient_history=n < MIN_CHANGES, source=source)
+        return Regression(
+            hedge_ratio=h,
+            h_star_se=se,
+            h_star_ci95=ci,
+            rho=None,
+            r2=None,
+            basis_volatility=0.0,
+            changes=n,
+            insufficient_history=n < MIN_CHANGES,
+            source=source,
+        )
     rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1]))
     basis = float(np.std(residual, ddof=1)) if n > 1 else 0.0
     return Regression(
-        hedge_ratio=h, h_star_se=se, h_star_ci95=ci, rho=rho, r2=rho * rho, basis_volatility=basis, changes=n, insufficient_history=n < MIN_CHANGES, source=source
+        hedge_ratio=h,
+        h_star_se=se,
+        h_star_ci95=ci,
+        rho=rho,
+        r2=rho * rho,
+        basis_volatility=basis,
+        changes=n,
+        insufficient_history=n < MIN_CHANGES,
+        source=source,
     )
 
 
@@ -214,14 +251,23 @@ def contract_terms(config: HedgeConfig) -> HedgeContract:
     unverified = [term for term in CONTRACT_TERMS if term not in spec.confirmed]
     mark = {term: " (unverified)" if term in unverified else "" for term in CONTRACT_TERMS}
     if "gpu_hours" in unverified and spec.gpu_hours is None and size == 730:
-        mark["gpu_hours"] = " (unverified: one GPU for a 730-hour month, inferred from 'each contract represents one month's rent')"
+        mark["gpu_hours"] = (
+            " (unverified: one GPU for a 730-hour month, inferred from 'each contract represents one month's rent')"
+        )
     label = (
         f"{spec.venue}{mark['venue']} futures on {spec.index}{mark['index']}, {spec.settlement}-settled{mark['settlement']}, "
         f"{size:,.0f} GPU-hours a contract{mark['gpu_hours']}"
     )
     if unverified:
         label += f"; {UNPUBLISHED_TERMS}: confirm {', '.join(TERM_WORDS[t] for t in unverified)} with the exchange"
-    return HedgeContract(venue=spec.venue, index=spec.index, settlement=spec.settlement, gpu_hours=size, unverified=unverified, label=label)
+    return HedgeContract(
+        venue=spec.venue,
+        index=spec.index,
+        settlement=spec.settlement,
+        gpu_hours=size,
+        unverified=unverified,
+        label=label,
+    )
 
 
 def prior_basis(history: list[IndexLevel], config: HedgeConfig, ratio: float) -> tuple[float | None, str]:
@@ -233,7 +279,10 @@ def prior_basis(history: list[IndexLevel], config: HedgeConfig, ratio: float) ->
     changes = np.diff([levels[k] for k in sorted(levels)])
     prior = config.basis_prior
     if len(changes) < 2:
-        return None, f"no rent history and too short an index history ({len(changes)} {config.period}ly changes) to state a basis prior: the basis is unknown"
+        return (
+            None,
+            f"no rent history and too short an index history ({len(changes)} {config.period}ly changes) to state a basis prior: the basis is unknown",
+        )
     sigma_f = float(np.std(changes, ddof=1))
     k, rho = prior.volatility_ratio, prior.correlation
     basis = sigma_f * math.sqrt(max(0.0, k * k + ratio * ratio - 2 * ratio * rho * k))
@@ -289,7 +338,13 @@ def _latest_index(index: list[IndexLevel], as_of: date) -> IndexLevel:
     """The last index level on or before the as-of date: what a hedge is bought against (none: an input error)."""
     latest = max((p for p in index if p.date <= as_of), key=lambda p: p.date, default=None)
     if latest is None:
-        raise InputError([Problem("market/index.csv", None, "", f"no index level on or before {as_of}: hedging needs an index history")])
+        raise InputError(
+            [
+                Problem(
+                    "market/index.csv", None, "", f"no index level on or before {as_of}: hedging needs an index history"
+                )
+            ]
+        )
     return latest
 
 
@@ -317,7 +372,13 @@ def _hedged_offer(ev: Evaluation, config: HedgeConfig, offer_id: str | None) -> 
 
 
 def _fit_ratio(
-    record: OfferRecord, config: HedgeConfig, history: list[IndexLevel], rent: list[IndexLevel] | None, rent_source: str, as_of: date, notes: list[str],
+    record: OfferRecord,
+    config: HedgeConfig,
+    history: list[IndexLevel],
+    rent: list[IndexLevel] | None,
+    rent_source: str,
+    as_of: date,
+    notes: list[str],
 ) -> tuple[Regression, float, float | None, str]:
     """Regression of your rent on the index, the recommended ratio and the basis volatility of its band.
 
@@ -328,20 +389,36 @@ def _fit_ratio(
     if rent:
         regression = regress([p for p in rent if p.date <= as_of], history, config.period, rent_source)
         if regression.insufficient_history:
-            notes.append(f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)")
+            notes.append(
+                f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)"
+            )
         if regression.hedge_ratio is None:
             notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
     else:
-        regression = Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none")
+        regression = Regression(
+            hedge_ratio=None,
+            rho=None,
+            r2=None,
+            basis_volatility=None,
+            changes=0,
+            insufficient_history=True,
+            source="none",
+        )
         if record.terms.pricing.index_linked is not None:
-            notes.append("no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; its basis to the settlement index is not measured")
+            notes.append(
+                "no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; its basis to the settlement index is not measured"
+            )
         else:
-            notes.append("no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is not measured")
+            notes.append(
+                "no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is not measured"
+            )
     ratio = recommended_ratio(regression)
     if regression.h_star_ci95 is not None:
         low, high = regression.h_star_ci95
         verdict = "excludes 1: the ladder uses h*" if ratio != 1.0 else "includes 1: the ladder uses 1"
-        notes.append(f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}")
+        notes.append(
+            f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}"
+        )
     if regression.basis_volatility is None:
         # nothing fitted: a stated prior, never 0
         basis, note = prior_basis(history, config, ratio)
@@ -354,7 +431,9 @@ def _fit_ratio(
     return regression, ratio, basis, "fitted"
 
 
-def _exposure(record: OfferRecord, months: list[tuple[int, float, str, int]], horizon: HorizonConfig, notes: list[str]) -> list[ExposureMonth]:
+def _exposure(
+    record: OfferRecord, months: list[tuple[int, float, str, int]], horizon: HorizonConfig, notes: list[str]
+) -> list[ExposureMonth]:
     """Exposure by month, from delivery and with the ramp: nothing is hedged before the GPUs arrive; a month
     floats when its price moves with the index (index-linked in the term, a renewal at the market). An
     index-linked offer's cap and floor already do part of a hedge's work: said."""
@@ -369,32 +448,57 @@ def _exposure(record: OfferRecord, months: list[tuple[int, float, str, int]], ho
         if no_rent:
             exposure.append(ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="no rental exposure"))
         elif phase == "before delivery":
-            exposure.append(ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="before delivery: nothing to hedge"))
+            exposure.append(
+                ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="before delivery: nothing to hedge")
+            )
         elif phase == "term" and linked is not None:
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="index-linked price"))
         elif phase == "renewal" and horizon.renewal != "escalate":
-            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="after the term: renewal at the market"))
+            exposure.append(
+                ExposureMonth(
+                    month=month, gpu_hours=hours, floating=True, reason="after the term: renewal at the market"
+                )
+            )
         elif phase == "renewal":
-            exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="after the term: renewal at the escalated price"))
+            exposure.append(
+                ExposureMonth(
+                    month=month,
+                    gpu_hours=hours,
+                    floating=False,
+                    reason="after the term: renewal at the escalated price",
+                )
+            )
         else:
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=False, reason="fixed price"))
     start = next((m for m, _, phase, _ in months if phase != "before delivery"), None)
     if start is not None and start > 1 and not no_rent:
         notes.append(f"delivered in month {start}: the months before are not hedged")
     if linked is not None and linked.cap is not None:
-        notes.append(f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost")
+        notes.append(
+            f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost"
+        )
     if linked is not None and linked.floor is not None:
-        notes.append(f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving")
+        notes.append(
+            f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving"
+        )
     return exposure
 
 
-def _nothing_to_hedge(record: OfferRecord, exposure: list[ExposureMonth], config: HedgeConfig, horizon: HorizonConfig, floating_hours: float) -> str | None:
+def _nothing_to_hedge(
+    record: OfferRecord,
+    exposure: list[ExposureMonth],
+    config: HedgeConfig,
+    horizon: HorizonConfig,
+    floating_hours: float,
+) -> str | None:
     """Why nothing floats, when nothing does: no GPU-hour rent, a renewal at the escalated price, or a fixed price
     for the whole hedge horizon (then no ladder and no stress table)."""
     if floating_hours != 0:
         return None
     if record.pricing_basis in ("owned", "per_token"):
-        return "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
+        return (
+            "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
+        )
     if horizon.renewal == "escalate" and any(e.reason.startswith("after the term") for e in exposure):
         return f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed at the escalated price (horizon.renewal: escalate)"
     return f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
@@ -405,7 +509,13 @@ def basis_band(basis: float | None, hedged_by_month: dict[int, float], periods_p
     basis is unknown). A band is a width: short hedges (a negative h*) carry basis risk too."""
     if basis is None:
         return None
-    return 2 * basis * sum(abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items())
+    return (
+        2
+        * basis
+        * sum(
+            abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items()
+        )
+    )
 
 
 def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> dict[int, float]:
@@ -419,8 +529,16 @@ def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> 
 
 
 def _stress(
-    record: OfferRecord, exposure: list[ExposureMonth], ladder: list[LadderRow], months: list[tuple[int, float, str, int]],
-    horizon: HorizonConfig, fx: float, ratio: float, index_now: float, level: float, band: float | None,
+    record: OfferRecord,
+    exposure: list[ExposureMonth],
+    ladder: list[LadderRow],
+    months: list[tuple[int, float, str, int]],
+    horizon: HorizonConfig,
+    fx: float,
+    ratio: float,
+    index_now: float,
+    level: float,
+    band: float | None,
 ) -> list[StressRow]:
     """Stress at the forward: futures are bought at the forward, so the hedge pays the index's move away from
     it; the unhedged cost is what the floating months cost at the moved index, priced by the cash flow's
@@ -435,7 +553,17 @@ def _stress(
         if reason == "index-linked price" and linked is not None:
             return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
         escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
-        return renewal_rent(horizon.renewal, renewal_base(rent_now, contract, record.term_months), index_now, index_then, linked, fx, pricing.discount, ratio, escalated)
+        return renewal_rent(
+            horizon.renewal,
+            renewal_base(rent_now, contract, record.term_months),
+            index_now,
+            index_then,
+            linked,
+            fx,
+            pricing.discount,
+            ratio,
+            escalated,
+        )
 
     def floating_cost(move: float) -> float:
         return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)
@@ -487,7 +615,11 @@ def hedge_plan(
     periods_per_month = 52 / 12 if config.period == "week" else 1.0
     level, reference = _stress_reference(config, latest, ev.currency)
     band = basis_band(basis, hedged_by_month, periods_per_month)
-    stress = _stress(record, exposure, ladder, months, horizon, fx, ratio, latest.price, level, band) if nothing is None else []
+    stress = (
+        _stress(record, exposure, ladder, months, horizon, fx, ratio, latest.price, level, band)
+        if nothing is None
+        else []
+    )
     return HedgePlan(
         offer=record.id,
         vendor=record.vendor,
@@ -534,7 +666,9 @@ def load_series(path: Path, display: str | None = None) -> list[IndexLevel]:
     return levels
 
 
-def plan_for_workspace(ws: Workspace, ev: Evaluation, offer: str | None = None, index: Path | None = None, rent: Path | None = None) -> HedgePlan:
+def plan_for_workspace(
+    ws: Workspace, ev: Evaluation, offer: str | None = None, index: Path | None = None, rent: Path | None = None
+) -> HedgePlan:
     """The hedge plan with the workspace's defaults: market/index.csv, and market/rent.csv for an offer
     priced at the market (an index-linked offer's rent is index + spread by contract; a rent history
     is used for it only when given explicitly)."""
@@ -564,7 +698,11 @@ def plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[f
     rent = list(plan.stress.pay_as_used_gpu_hour_rent)
     for line in plan.plan:
         # index-linked commitments, and later decisions (priced at the market when they are signed: docs/plan.md)
-        if line.role == "commit" and (ev.offer(line.offer).pricing_basis == "index" or line.decision == "later") and line.start_month:
+        if (
+            line.role == "commit"
+            and (ev.offer(line.offer).pricing_basis == "index" or line.decision == "later")
+            and line.start_month
+        ):
             for m in range(line.start_month, (line.end_month or line.start_month) + 1):
                 hours[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH
                 rent[m - 1] += (line.gpus or 0) * HOURS_PER_MONTH * (line.expected_price or line.price or 0)
@@ -579,15 +717,26 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     latest = _latest_index(index, ev.as_of)
     hours, rent, task_rent = plan_floating(plan, ev)
     span = min(config.horizon_months, plan.demand.months)
-    linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
+    linked = [
+        line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"
+    ]
     exposure = [
-        ExposureMonth(month=m + 1, gpu_hours=h, floating=h > 0, reason="pay-as-used, index-linked or decided later" if h > 0 else "fixed-price commitments only")
+        ExposureMonth(
+            month=m + 1,
+            gpu_hours=h,
+            floating=h > 0,
+            reason="pay-as-used, index-linked or decided later" if h > 0 else "fixed-price commitments only",
+        )
         for m, h in enumerate(hours[:span])
     ]
     floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
-    notes = ["the plan's floating GPU-hours are expected, not promised: pay-as-used capacity falls first when demand falls"]
+    notes = [
+        "the plan's floating GPU-hours are expected, not promised: pay-as-used capacity falls first when demand falls"
+    ]
     if task_rent > 0:
-        notes.append(f"per-token capacity ({task_rent:,.0f} {ev.currency} expected) is priced per token: a GPU-hour index does not move it")
+        notes.append(
+            f"per-token capacity ({task_rent:,.0f} {ev.currency} expected) is priced per token: a GPU-hour index does not move it"
+        )
     nothing = None
     if floating_hours <= 0:
         nothing = f"every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over months 1-{span}"
@@ -602,26 +751,82 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     for move in STRESS_MOVES if nothing is None else ():
         unhedged = base * (1 + move)
         payoff = hedged_total * level * move
-        stress.append(StressRow(
-            index_move=move, index_level=level * (1 + move), unhedged=unhedged, hedge_payoff=payoff, hedged=unhedged - payoff,
-            unhedged_change=unhedged - base, hedged_change=unhedged - payoff - base, basis_band=band,
-        ))
-    vendors = sorted({line.vendor for line in plan.plan if line.role == "pay_as_used" or line.decision == "later"} | set(linked))
+        stress.append(
+            StressRow(
+                index_move=move,
+                index_level=level * (1 + move),
+                unhedged=unhedged,
+                hedge_payoff=payoff,
+                hedged=unhedged - payoff,
+                unhedged_change=unhedged - base,
+                hedged_change=unhedged - payoff - base,
+                basis_band=band,
+            )
+        )
+    vendors = sorted(
+        {line.vendor for line in plan.plan if line.role == "pay_as_used" or line.decision == "later"} | set(linked)
+    )
     return HedgePlan(
-        offer=PLAN_HEDGE_ID, vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""), currency=ev.currency, as_of=ev.as_of,
-        horizon_months=span, period=config.period, index_date=latest.date, index_level=latest.price, h_star=None, h_star_se=None, h_star_ci95=None,
-        hedge_ratio=1.0, hedge_ratio_rule=PLAN_RATIO_RULE, stress_level=level, stress_reference=reference, renewal="", nothing_to_hedge=nothing,
-        rho=None, r2=None, basis_volatility=None, band_basis_volatility=basis, basis_source="prior", basis_note=notes[-1],
-        regression=Regression(hedge_ratio=None, rho=None, r2=None, basis_volatility=None, changes=0, insufficient_history=True, source="none"),
-        exposure=exposure, floating_gpu_hours=floating_hours, contract_gpu_hours=config.contract_size, contract=contract_terms(config), ladder=ladder if nothing is None else [],
-        stress=stress, limits=list(LIMITS), notes=notes,
+        offer=PLAN_HEDGE_ID,
+        vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""),
+        currency=ev.currency,
+        as_of=ev.as_of,
+        horizon_months=span,
+        period=config.period,
+        index_date=latest.date,
+        index_level=latest.price,
+        h_star=None,
+        h_star_se=None,
+        h_star_ci95=None,
+        hedge_ratio=1.0,
+        hedge_ratio_rule=PLAN_RATIO_RULE,
+        stress_level=level,
+        stress_reference=reference,
+        renewal="",
+        nothing_to_hedge=nothing,
+        rho=None,
+        r2=None,
+        basis_volatility=None,
+        band_basis_volatility=basis,
+        basis_source="prior",
+        basis_note=notes[-1],
+        regression=Regression(
+            hedge_ratio=None,
+            rho=None,
+            r2=None,
+            basis_volatility=None,
+            changes=0,
+            insufficient_history=True,
+            source="none",
+        ),
+        exposure=exposure,
+        floating_gpu_hours=floating_hours,
+        contract_gpu_hours=config.contract_size,
+        contract=contract_terms(config),
+        ladder=ladder if nothing is None else [],
+        stress=stress,
+        limits=list(LIMITS),
+        notes=notes,
     )
 
 
-def recommended_hedge(ws: Workspace, ev: Evaluation, plan: PlanResult | None, offer: str | None = None, index: Path | None = None, rent: Path | None = None) -> HedgePlan:
+def recommended_hedge(
+    ws: Workspace,
+    ev: Evaluation,
+    plan: PlanResult | None,
+    offer: str | None = None,
+    index: Path | None = None,
+    rent: Path | None = None,
+) -> HedgePlan:
     """The hedge of the recommendation: the plan's when the recommendation is a plan (and no offer is
     named by --offer or hedge.offer), else the offer's."""
     rec = ev.recommendation
     if offer is None and ws.config.hedge.offer is None and rec is not None and rec.kind == "plan" and plan is not None:
         return plan_hedge(ev, ws.config.hedge, load_series(index) if index is not None else ws.index, plan)
-    return plan_for_workspace(ws, ev, offer or ws.config.hedge.offer or (rec.offer if rec is not None and rec.kind == "offer" else None), index, rent)
+    return plan_for_workspace(
+        ws,
+        ev,
+        offer or ws.config.hedge.offer or (rec.offer if rec is not None and rec.kind == "offer" else None),
+        index,
+        rent,
+    )

@@ -12,16 +12,15 @@ import json
 import math
 import sqlite3
 from contextlib import closing
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from procure.model.units import PerThousand
-
-from procure.errors import InputError, Problem
 from procure.analysis.evaluate import Evaluation
+from procure.errors import InputError, Problem
+from procure.model.units import PerThousand
 
 HISTORY_FILE = Path(".procure") / "history.sqlite"
 SCHEMA_VERSION = 1
@@ -85,7 +84,9 @@ def connect(root: Path, create: bool = True) -> sqlite3.Connection:
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise _problem(f"the history was written by a newer procure (schema {version}; this one reads {SCHEMA_VERSION}): upgrade procure")
+            raise _problem(
+                f"the history was written by a newer procure (schema {version}; this one reads {SCHEMA_VERSION}): upgrade procure"
+            )
         if version == 0:
             db.execute("BEGIN IMMEDIATE")
             if db.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won the race
@@ -110,7 +111,9 @@ def connect(root: Path, create: bool = True) -> sqlite3.Connection:
         db.close()
         if _busy(exc):
             raise _busy_problem() from None
-        raise _problem(f"the history database is unreadable ({exc}); move it away to start a new history, nothing was changed") from None
+        raise _problem(
+            f"the history database is unreadable ({exc}); move it away to start a new history, nothing was changed"
+        ) from None
     except InputError:
         db.close()
         raise
@@ -123,10 +126,19 @@ def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
 
     found = unsafe_characters(label) if label is not None else None
     if found:  # a label is shown by `history` like vendor text: an escape sequence would drive the terminal
-        raise InputError([Problem("--label", None, "", f"holds {found} ({printable(label or '')}): refused, as in vendor text; nothing was saved")])
+        raise InputError(
+            [
+                Problem(
+                    "--label",
+                    None,
+                    "",
+                    f"holds {found} ({printable(label or '')}): refused, as in vendor text; nothing was saved",
+                )
+            ]
+        )
     leader = ev.ranked[0] if ev.ranked else None
     row = (
-        datetime.now(tz=timezone.utc).isoformat(timespec="seconds"),
+        datetime.now(tz=UTC).isoformat(timespec="seconds"),
         ev.as_of.isoformat(),
         label,
         leader.id if leader else None,
@@ -140,7 +152,8 @@ def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
         try:
             db.execute("BEGIN IMMEDIATE")
             cursor = db.execute(
-                "INSERT INTO runs (saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable, inputs, evaluation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+                "INSERT INTO runs (saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable, inputs, evaluation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
             )
             db.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -155,7 +168,9 @@ def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
 def _damaged(exc: Exception) -> InputError:
     if isinstance(exc, sqlite3.Error) and _busy(exc):
         return _busy_problem()
-    return _problem(f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was changed")
+    return _problem(
+        f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was changed"
+    )
 
 
 def list_runs(root: Path) -> list[RunInfo]:
@@ -164,8 +179,22 @@ def list_runs(root: Path) -> list[RunInfo]:
         return []
     with closing(connect(root, create=False)) as db:
         try:
-            rows = db.execute("SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id").fetchall()
-            return [RunInfo(id=r[0], saved_at=r[1], as_of=r[2], label=r[3], top_offer=r[4], top_cost_per_task=r[5], offers=r[6], acceptable=r[7]) for r in rows]
+            rows = db.execute(
+                "SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id"
+            ).fetchall()
+            return [
+                RunInfo(
+                    id=r[0],
+                    saved_at=r[1],
+                    as_of=r[2],
+                    label=r[3],
+                    top_offer=r[4],
+                    top_cost_per_task=r[5],
+                    offers=r[6],
+                    acceptable=r[7],
+                )
+                for r in rows
+            ]
         except (sqlite3.DatabaseError, ValidationError) as exc:
             raise _damaged(exc) from None
 
@@ -189,7 +218,9 @@ def load_run(root: Path, run_id: int) -> Evaluation:
             raise _damaged(exc) from None
     if found is None:
         ids = [r.id for r in list_runs(root)]
-        near = min(ids, key=lambda i: (abs(i - run_id), -i)) if ids else None  # the nearest id: a typo's likeliest meaning
+        near = (
+            min(ids, key=lambda i: (abs(i - run_id), -i)) if ids else None
+        )  # the nearest id: a typo's likeliest meaning
         known = f"did you mean run {near}? (saved runs: {_id_ranges(ids)})" if ids else "no run is saved yet"
         raise _problem(f"no saved run {run_id}; {known}")
     return _parse(found[0], f"{DISPLAY} run {run_id}")
@@ -210,7 +241,9 @@ def latest_run_id(root: Path, before: int | None = None) -> int | None:
 
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
-MAX_EVALUATION_BYTES = 16 * 1024 * 1024  # an offer takes about 12 kB (the example: 12 offers, 148 kB), parsing about 13 times the file
+MAX_EVALUATION_BYTES = (
+    16 * 1024 * 1024
+)  # an offer takes about 12 kB (the example: 12 offers, 148 kB), parsing about 13 times the file
 
 
 def run_id(ref: str) -> int | None:
@@ -222,8 +255,8 @@ def run_id(ref: str) -> int | None:
 
 def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
     """A run id from the history, or a path to an Evaluation JSON file; with a label for it."""
-    from procure.textsafe import printable
     from procure.io.yamlsafe import read_text
+    from procure.textsafe import printable
 
     number = run_id(ref)
     if number is not None:
@@ -232,7 +265,9 @@ def load_evaluation(root: Path, ref: str) -> tuple[Evaluation, str]:
         return load_run(root, number), f"run {ref}"
     path = Path(ref)
     if not path.exists() and not path.is_symlink():
-        raise InputError([Problem(ref, None, "", "neither a run id nor a readable Evaluation JSON file (no such file)")])
+        raise InputError(
+            [Problem(ref, None, "", "neither a run id nor a readable Evaluation JSON file (no such file)")]
+        )
     text = read_text(path, ref, MAX_EVALUATION_BYTES)  # a regular file only: a pipe or /dev/zero never ends
     return _parse(text, ref), printable(ref)
 
@@ -250,16 +285,29 @@ def _check_text(ev: Evaluation, display: str) -> None:
     seen: dict[str, int] = {}
     for index, record in enumerate(ev.offers):
         if record.id in seen:
-            raise InputError([Problem(display, None, f"offers[{index}].id", f"offer {record.id} is listed twice (also offers[{seen[record.id]}]): each offer appears once")])
+            raise InputError(
+                [
+                    Problem(
+                        display,
+                        None,
+                        f"offers[{index}].id",
+                        f"offer {record.id} is listed twice (also offers[{seen[record.id]}]): each offer appears once",
+                    )
+                ]
+            )
         seen[record.id] = index
 
     def walk(value: Any, where: str) -> None:
         if isinstance(value, float) and not math.isfinite(value):
-            raise InputError([Problem(display, None, where, f"is {value}: every figure of an Evaluation is a finite number")])
+            raise InputError(
+                [Problem(display, None, where, f"is {value}: every figure of an Evaluation is a finite number")]
+            )
         if isinstance(value, str):
             found = unsafe_characters(value)
             if found:
-                raise InputError([Problem(display, None, where, f"holds {found}: refused (an Evaluation file is text from outside)")])
+                raise InputError(
+                    [Problem(display, None, where, f"holds {found}: refused (an Evaluation file is text from outside)")]
+                )
         elif isinstance(value, dict):
             for key, item in value.items():
                 walk(key, where)
@@ -281,7 +329,11 @@ def _parse(text: str, display: str) -> Evaluation:
             raise InputError([Problem(display, None, "", f"not an Evaluation this procure reads: {exc}")]) from None
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"])
-        message = "unknown field (an Evaluation this procure writes has no such field)" if first["type"] == "extra_forbidden" else first["msg"]
+        message = (
+            "unknown field (an Evaluation this procure writes has no such field)"
+            if first["type"] == "extra_forbidden"
+            else first["msg"]
+        )
         raise InputError([Problem(display, None, where, f"not an Evaluation this procure reads: {message}")]) from None
     _check_text(ev, display)
     return ev
@@ -293,21 +345,37 @@ def _parse(text: str, display: str) -> Evaluation:
 class Driver(PerThousand):
     """One input behind a move of an offer's cost per task: its old and new value, and its share."""
 
-    PER_TASK = ('contribution',)  # costs per task, each with its figure per 1,000 tasks in JSON
+    PER_TASK = ("contribution",)  # costs per task, each with its figure per 1,000 tasks in JSON
 
-
-    field: str = Field(description="the figure that changed, as the Evaluation names it (metrics.<key>, or workload.<key>)")
+    field: str = Field(
+        description="the figure that changed, as the Evaluation names it (metrics.<key>, or workload.<key>)"
+    )
     label: str
     before: float | None
     after: float | None
-    contribution: float = Field(description="the part of the cost-per-task change it explains (workspace currency per task)")
+    contribution: float = Field(
+        description="the part of the cost-per-task change it explains (workspace currency per task)"
+    )
     share: float = Field(description="contribution / the whole change of the cost per task (the shares add up to 1)")
 
 
 # What a GPU-hour offer's cost per task is made of (docs/cost-model.md): full cost per GPU-hour, the
 # sum of these, over successful tasks per GPU-hour, the product of those (and 3,600 / output tokens).
-COST_PARTS = {"rent": "rent/GPU-h", "fees": "fees/GPU-h", "financing": "financing/GPU-h", "prepay_risk": "prepay risk/GPU-h", "ops": "staff/GPU-h", "software": "software/GPU-h"}
-TASK_FACTORS = {"throughput": "throughput tok/s/GPU", "availability": "availability", "success_rate": "success rate", "utilization": "utilization", "fill": "fill"}
+COST_PARTS = {
+    "rent": "rent/GPU-h",
+    "fees": "fees/GPU-h",
+    "financing": "financing/GPU-h",
+    "prepay_risk": "prepay risk/GPU-h",
+    "ops": "staff/GPU-h",
+    "software": "software/GPU-h",
+}
+TASK_FACTORS = {
+    "throughput": "throughput tok/s/GPU",
+    "availability": "availability",
+    "success_rate": "success rate",
+    "utilization": "utilization",
+    "fill": "fill",
+}
 # Per-token offers: the cost per task is the sum of these.
 TOKEN_PARTS = {"rent_per_task": "tokens/task", "fees_per_task": "fees/task", "ops_per_task": "staff/task"}
 
@@ -343,7 +411,15 @@ def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) ->
             b, a = mb.get(key) or 0.0, ma.get(key) or 0.0
             if a != b:
                 if key == "rent" and mb.get("list_price") != ma.get("list_price"):
-                    raw.append(("metrics.list_price", "list price/GPU-h", mb.get("list_price"), ma.get("list_price"), (a - b) * per_task))
+                    raw.append(
+                        (
+                            "metrics.list_price",
+                            "list price/GPU-h",
+                            mb.get("list_price"),
+                            ma.get("list_price"),
+                            (a - b) * per_task,
+                        )
+                    )
                 else:
                     raw.append((f"metrics.{key}", label, b, a, (a - b) * per_task))
         inverse_change = (1 / tasks_a - 1 / tasks_b) * (full_b + full_a) / 2
@@ -353,17 +429,31 @@ def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) ->
             if b and a and a != b:
                 logs.append((f"metrics.{key}", label, b, a, math.log(a / b)))
         if output_tokens[0] != output_tokens[1]:
-            logs.append(("workload.output_tokens", "output tokens/task", output_tokens[0], output_tokens[1], -math.log(output_tokens[1] / output_tokens[0])))
+            logs.append(
+                (
+                    "workload.output_tokens",
+                    "output tokens/task",
+                    output_tokens[0],
+                    output_tokens[1],
+                    -math.log(output_tokens[1] / output_tokens[0]),
+                )
+            )
         log_total = math.log(tasks_a / tasks_b)
         if logs and log_total:
             for field, label, b, a, d in logs:
                 raw.append((field, label, b, a, inverse_change * d / log_total))
-    drivers = [Driver(field=f, label=l, before=b, after=a, contribution=c, share=c / total) for f, l, b, a, c in raw if c]
+    drivers = [
+        Driver(field=f, label=lab, before=b, after=a, contribution=c, share=c / total) for f, lab, b, a, c in raw if c
+    ]
     return sorted(drivers, key=lambda d: -abs(d.contribution))
 
 
 class OfferDiff(PerThousand):
-    PER_TASK = ('cost_before', 'cost_after', 'cost_change')  # costs per task, each with its figure per 1,000 tasks in JSON
+    PER_TASK = (
+        "cost_before",
+        "cost_after",
+        "cost_change",
+    )  # costs per task, each with its figure per 1,000 tasks in JSON
 
     id: str
     vendor: str
@@ -380,7 +470,10 @@ class OfferDiff(PerThousand):
     cost_after: float | None = None
     cost_change: float | None = None
     cost_change_share: float | None = None
-    explained_by: list[Driver] = Field(default_factory=list, description="for a moved cost per task: the inputs that changed, old and new, and the share of the move each explains")
+    explained_by: list[Driver] = Field(
+        default_factory=list,
+        description="for a moved cost per task: the inputs that changed, old and new, and the share of the move each explains",
+    )
 
     @property
     def rank_changed(self) -> bool:
@@ -404,7 +497,9 @@ class OfferDiff(PerThousand):
 
     @property
     def gates_changed(self) -> bool:
-        return self.status in ("present", "expired") and (self.acceptable_before != self.acceptable_after or self.gates_failed_before != self.gates_failed_after)
+        return self.status in ("present", "expired") and (
+            self.acceptable_before != self.acceptable_after or self.gates_failed_before != self.gates_failed_after
+        )
 
 
 class AssumptionChange(BaseModel):
@@ -421,7 +516,9 @@ class Diff(BaseModel):
     leader_before: str | None
     leader_after: str | None
     offers: list[OfferDiff]
-    assumptions: list[AssumptionChange] = Field(description="changes in the workload, assumptions and policy of procure.yaml")
+    assumptions: list[AssumptionChange] = Field(
+        description="changes in the workload, assumptions and policy of procure.yaml"
+    )
 
     @property
     def new_cheapest(self) -> bool:
@@ -444,10 +541,32 @@ def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -
     for offer_id in sorted(set(before) | set(after)):
         b, a = before.get(offer_id), after.get(offer_id)
         if b is None and a is not None:
-            changes.append(OfferDiff(id=offer_id, vendor=a.vendor, status="new", rank_after=a.rank, grade_after=a.grade, acceptable_after=a.acceptable, gates_failed_after=_failed(a), cost_after=a.metrics["cost_per_task"]))
+            changes.append(
+                OfferDiff(
+                    id=offer_id,
+                    vendor=a.vendor,
+                    status="new",
+                    rank_after=a.rank,
+                    grade_after=a.grade,
+                    acceptable_after=a.acceptable,
+                    gates_failed_after=_failed(a),
+                    cost_after=a.metrics["cost_per_task"],
+                )
+            )
             continue
         if a is None and b is not None:
-            changes.append(OfferDiff(id=offer_id, vendor=b.vendor, status="removed", rank_before=b.rank, grade_before=b.grade, acceptable_before=b.acceptable, gates_failed_before=_failed(b), cost_before=b.metrics["cost_per_task"]))
+            changes.append(
+                OfferDiff(
+                    id=offer_id,
+                    vendor=b.vendor,
+                    status="removed",
+                    rank_before=b.rank,
+                    grade_before=b.grade,
+                    acceptable_before=b.acceptable,
+                    gates_failed_before=_failed(b),
+                    cost_before=b.metrics["cost_per_task"],
+                )
+            )
             continue
         assert a is not None and b is not None
         cost_b, cost_a = b.metrics["cost_per_task"], a.metrics["cost_per_task"]
@@ -496,10 +615,20 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
 
 def _assumption_changes(base: Evaluation, head: Evaluation) -> list[AssumptionChange]:
     def settings(ev: Evaluation) -> dict[str, Any]:
-        return _flatten({"workload": ev.workload.model_dump(mode="json"), "assumptions": ev.assumptions.model_dump(mode="json"), "policy": ev.policy.model_dump(mode="json")})
+        return _flatten(
+            {
+                "workload": ev.workload.model_dump(mode="json"),
+                "assumptions": ev.assumptions.model_dump(mode="json"),
+                "policy": ev.policy.model_dump(mode="json"),
+            }
+        )
 
     b, a = settings(base), settings(head)
-    return [AssumptionChange(path=key, before=b.get(key), after=a.get(key)) for key in sorted(set(b) | set(a)) if b.get(key) != a.get(key)]
+    return [
+        AssumptionChange(path=key, before=b.get(key), after=a.get(key))
+        for key in sorted(set(b) | set(a))
+        if b.get(key) != a.get(key)
+    ]
 
 
 # --- thresholds ---------------------------------------------------------------------------------
@@ -519,16 +648,50 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
     if max_increase is not None:
         for o in result.offers:
             # A rise of exactly the limit is within it (float dust aside).
-            if o.acceptable_before and o.acceptable_after and o.cost_change_share is not None and o.cost_change_share > max_increase + 1e-9:
-                found.append(Breach(condition="max-increase", detail=f"{o.id}: cost per task up {o.cost_change_share:.1%} (limit {max_increase:.1%})"))
+            if (
+                o.acceptable_before
+                and o.acceptable_after
+                and o.cost_change_share is not None
+                and o.cost_change_share > max_increase + 1e-9
+            ):
+                found.append(
+                    Breach(
+                        condition="max-increase",
+                        detail=f"{o.id}: cost per task up {o.cost_change_share:.1%} (limit {max_increase:.1%})",
+                    )
+                )
     if "rank-change" in fail_on:
-        found += [Breach(condition="rank-change", detail=f"{o.id}: rank from {o.rank_before or 'unranked'} to {o.rank_after or 'unranked'}") for o in result.offers if o.rank_changed]
+        found += [
+            Breach(
+                condition="rank-change",
+                detail=f"{o.id}: rank from {o.rank_before or 'unranked'} to {o.rank_after or 'unranked'}",
+            )
+            for o in result.offers
+            if o.rank_changed
+        ]
     if "grade-change" in fail_on:
-        found += [Breach(condition="grade-change", detail=f"{o.id}: grade from {o.grade_before or 'ungraded'} to {o.grade_after or 'ungraded'}") for o in result.offers if o.grade_changed]
+        found += [
+            Breach(
+                condition="grade-change",
+                detail=f"{o.id}: grade from {o.grade_before or 'ungraded'} to {o.grade_after or 'ungraded'}",
+            )
+            for o in result.offers
+            if o.grade_changed
+        ]
     if "new-cheapest" in fail_on and result.new_cheapest:
-        found.append(Breach(condition="new-cheapest", detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to {result.leader_after or 'none'}"))
+        found.append(
+            Breach(
+                condition="new-cheapest",
+                detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to {result.leader_after or 'none'}",
+            )
+        )
     if "gate-change" in fail_on:
         for o in result.offers:
             if o.gates_changed:
-                found.append(Breach(condition="gate-change", detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to {', '.join(o.gates_failed_after) or 'none'}"))
+                found.append(
+                    Breach(
+                        condition="gate-change",
+                        detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to {', '.join(o.gates_failed_after) or 'none'}",
+                    )
+                )
     return found

@@ -26,8 +26,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from procure.errors import InputError, Problem
-from procure.model.inputs import OPERATING_JOBS, Assumptions, Grade
 from procure.io.tables import parse_date, parse_number, read_csv_rows
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Grade
 
 QUOTE_COLUMNS = ("date", "gpu", "price", "kind", "term_months", "seller", "grade", "gpu_hours")
 METHODS = ("median", "trimmed-mean", "volume-weighted")
@@ -71,15 +71,28 @@ def read_quotes(path: Path, display: str) -> list[Quote]:
         if kind not in ("advertised", "transacted"):
             problems.append(Problem(display, line, "kind", f"must be advertised or transacted (got {row['kind']!r})"))
         if term is not None and (term < 0 or term != int(term)):
-            problems.append(Problem(display, line, "term_months", f"must be a whole number of months, 0 for on-demand (got {row['term_months']})"))
+            problems.append(
+                Problem(
+                    display,
+                    line,
+                    "term_months",
+                    f"must be a whole number of months, 0 for on-demand (got {row['term_months']})",
+                )
+            )
         if price is not None and price > MAX_PRICE:
-            problems.append(Problem(display, line, "price", f"must be at most {MAX_PRICE:,.0f} per GPU-hour (got {row['price']})"))
+            problems.append(
+                Problem(display, line, "price", f"must be at most {MAX_PRICE:,.0f} per GPU-hour (got {row['price']})")
+            )
         if volume is not None and volume > MAX_VOLUME:
-            problems.append(Problem(display, line, "gpu_hours", f"must be at most {MAX_VOLUME:,.0f} (got {row['gpu_hours']})"))
+            problems.append(
+                Problem(display, line, "gpu_hours", f"must be at most {MAX_VOLUME:,.0f} (got {row['gpu_hours']})")
+            )
         if volume is not None and volume < 0:
             problems.append(Problem(display, line, "gpu_hours", f"must be at least 0 (got {row['gpu_hours']})"))
         elif volume == 0 and kind == "transacted":
-            problems.append(Problem(display, line, "gpu_hours", "a transacted row needs its volume (gpu_hours above 0)"))
+            problems.append(
+                Problem(display, line, "gpu_hours", "a transacted row needs its volume (gpu_hours above 0)")
+            )
         for column in ("gpu", "seller", "grade"):
             if not row[column]:
                 problems.append(Problem(display, line, column, "must not be empty"))
@@ -92,7 +105,9 @@ def read_quotes(path: Path, display: str) -> list[Quote]:
     return quotes
 
 
-def scope_adjustments(grades: list[Grade], assumptions: Assumptions, gpus: int = SCOPE_GPUS_DEFAULT) -> dict[str, float]:
+def scope_adjustments(
+    grades: list[Grade], assumptions: Assumptions, gpus: int = SCOPE_GPUS_DEFAULT
+) -> dict[str, float]:
     """Per grade, the buyer's ops cost per GPU-hour of the jobs the grade leaves to the buyer.
 
     A job the grade does not require the provider to own is counted as the buyer's, staffed as in
@@ -102,7 +117,9 @@ def scope_adjustments(grades: list[Grade], assumptions: Assumptions, gpus: int =
     found = {}
     for grade in grades:
         left = [job for job in OPERATING_JOBS if job not in grade.requires.provider_jobs]
-        fte = sum(assumptions.staffing(j).fte_fixed + assumptions.staffing(j).fte_per_1000_gpus * gpus / 1000 for j in left)
+        fte = sum(
+            assumptions.staffing(j).fte_fixed + assumptions.staffing(j).fte_per_1000_gpus * gpus / 1000 for j in left
+        )
         found[grade.id] = fte * assumptions.fte_cost_year / (gpus * 8760)
     return found
 
@@ -122,7 +139,11 @@ STRATA_DIMENSIONS = ("term", "kind", "grade")
 
 def stratum_of(q: Quote, by: tuple[str, ...] = STRATA_DIMENSIONS) -> tuple[str, str, str]:
     """(term bucket, kind, grade): quotes compared only with their like ("all" for a dimension not used)."""
-    return (term_bucket(q.term_months) if "term" in by else "all", q.kind if "kind" in by else "all", q.grade if "grade" in by else "all")
+    return (
+        term_bucket(q.term_months) if "term" in by else "all",
+        q.kind if "kind" in by else "all",
+        q.grade if "grade" in by else "all",
+    )
 
 
 @dataclass(frozen=True)
@@ -230,9 +251,15 @@ class IndexPoint(BaseModel):
     strata_missing: int = Field(0, description="strata with no level yet: left out, the others' weights rescaled")
     thin: bool = Field(False, description="some stratum was thin or missing: flagged")
     carried: bool = Field(False, description="no stratum had a level of its own: the whole level is carried forward")
-    source: str = Field("quotes", description="quotes (chain-linked from the strata), or the source of a reading spliced in")
-    spliced: bool = Field(False, description="the level is an external or hand-entered reading, not built from the quotes")
-    spliced_from: float | None = Field(None, description="with a splice: the level the quotes give for the period (or the last level before it)")
+    source: str = Field(
+        "quotes", description="quotes (chain-linked from the strata), or the source of a reading spliced in"
+    )
+    spliced: bool = Field(
+        False, description="the level is an external or hand-entered reading, not built from the quotes"
+    )
+    spliced_from: float | None = Field(
+        None, description="with a splice: the level the quotes give for the period (or the last level before it)"
+    )
 
 
 class MethodologyRow(BaseModel):
@@ -266,14 +293,22 @@ class IndexBuild(BaseModel):
     points: list[IndexPoint]
     methodology_period: date | None
     methodology: list[MethodologyRow]
-    strata: list[StratumRow] = Field(default_factory=list, description="the strata of the selection in the latest period")
+    strata: list[StratumRow] = Field(
+        default_factory=list, description="the strata of the selection in the latest period"
+    )
     rules: list[str] = Field(default_factory=list, description="the construction rules in words")
-    weights_source: str = Field("base period", description="base period (each stratum's share of the base period's quotes) or procure.yaml")
-    base_period: date | None = Field(None, description="the period whose quotes fix the weights (null with procure.yaml weights)")
+    weights_source: str = Field(
+        "base period", description="base period (each stratum's share of the base period's quotes) or procure.yaml"
+    )
+    base_period: date | None = Field(
+        None, description="the period whose quotes fix the weights (null with procure.yaml weights)"
+    )
     splices: list[str] = Field(default_factory=list, description="each spliced reading in words, with its level jump")
     min_quotes: int = 3
     seller_cap: float = 0.5
-    adjustments: dict[str, float] = Field(description="per grade, the ops cost per GPU-hour added with scope adjustment")
+    adjustments: dict[str, float] = Field(
+        description="per grade, the ops cost per GPU-hour added with scope adjustment"
+    )
     notes: list[str]
 
 
@@ -312,7 +347,9 @@ class _Series:
     base: date | None = None
 
 
-def _group_by_period(quotes: list[Quote], period: str, settings: StrataSettings) -> tuple[dict[date, dict[_Stratum, list[Quote]]], dict[date, Reading]]:
+def _group_by_period(
+    quotes: list[Quote], period: str, settings: StrataSettings
+) -> tuple[dict[date, dict[_Stratum, list[Quote]]], dict[date, Reading]]:
     """The quotes by period and stratum, and the readings by period. A period with a reading and no quotes still
     has a level (the reading); a reading before the quotes begin has nothing to splice into."""
     by_period: dict[date, dict[_Stratum, list[Quote]]] = {}
@@ -327,7 +364,9 @@ def _group_by_period(quotes: list[Quote], period: str, settings: StrataSettings)
     return by_period, readings
 
 
-def _fixed_weights(by_period: dict[date, dict[_Stratum, list[Quote]]], strata: list[_Stratum], period: str, settings: StrataSettings) -> tuple[dict[_Stratum, float], date | None]:
+def _fixed_weights(
+    by_period: dict[date, dict[_Stratum, list[Quote]]], strata: list[_Stratum], period: str, settings: StrataSettings
+) -> tuple[dict[_Stratum, float], date | None]:
     """The strata's fixed weights: procure.yaml's, or each stratum's share of the quotes in the base period (the
     first period unless index.base_period names one), with that base period."""
     if settings.weights is not None:
@@ -340,21 +379,32 @@ def _fixed_weights(by_period: dict[date, dict[_Stratum, list[Quote]]], strata: l
     return ({s: counts[s] / total for s in strata} if total else {s: 0.0 for s in strata}), base
 
 
-def _stratum_level(group: list[Quote], method: str, adjustments: dict[str, float] | None, settings: StrataSettings) -> float | None:
+def _stratum_level(
+    group: list[Quote], method: str, adjustments: dict[str, float] | None, settings: StrataSettings
+) -> float | None:
     """One stratum's level in one period: the method's level of its prices with no seller over the cap (volume-
     weighted: the capped volume shares are the weights themselves); None with fewer than min_quotes quotes."""
     if len(group) < settings.min_quotes:
         return None
     base_w = np.ones(len(group))
-    w = capped_weights([q.seller for q in group], base_w if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float), settings.seller_cap)
+    w = capped_weights(
+        [q.seller for q in group],
+        base_w if method != "volume-weighted" else np.array([q.gpu_hours for q in group], dtype=float),
+        settings.seller_cap,
+    )
     if method == "volume-weighted":
         return float((_prices(group, adjustments) * w).sum() / w.sum()) if w.sum() > 0 else None
     return level(_prices(group, adjustments), np.array([q.gpu_hours for q in group]), method, w)
 
 
 def _period_status(
-    groups: dict[_Stratum, list[Quote]], strata: list[_Stratum], start: date, last: dict[_Stratum, tuple[float, date]], method: str,
-    adjustments: dict[str, float] | None, settings: StrataSettings,
+    groups: dict[_Stratum, list[Quote]],
+    strata: list[_Stratum],
+    start: date,
+    last: dict[_Stratum, tuple[float, date]],
+    method: str,
+    adjustments: dict[str, float] | None,
+    settings: StrataSettings,
 ) -> tuple[dict[_Stratum, _StratumState], int, int, int]:
     """Each stratum's level in one period, its own or carried forward from its last (`last` is updated), and how
     many strata had their own, a carried and no level."""
@@ -369,7 +419,13 @@ def _period_status(
             status[s] = (value, "own", len(group), sellers)
             own += 1
         elif s in last:
-            status[s] = (last[s][0], f"carried forward from {last[s][1]}" + (f" ({len(group)} quote{'s' if len(group) != 1 else ''})" if group else ""), len(group), sellers)
+            status[s] = (
+                last[s][0],
+                f"carried forward from {last[s][1]}"
+                + (f" ({len(group)} quote{'s' if len(group) != 1 else ''})" if group else ""),
+                len(group),
+                sellers,
+            )
             carried += 1
         else:
             status[s] = (None, "no level yet", len(group), sellers)
@@ -377,7 +433,9 @@ def _period_status(
     return status, own, carried, missing
 
 
-def _chain(chained: float | None, now: dict[_Stratum, float], before: dict[_Stratum, float], weights: dict[_Stratum, float]) -> float | None:
+def _chain(
+    chained: float | None, now: dict[_Stratum, float], before: dict[_Stratum, float], weights: dict[_Stratum, float]
+) -> float | None:
     """The chain's next level: first the fixed-weight average of the strata with a level; then the last level
     moved by the weighted average of the price relatives of the strata with a level in both periods."""
     if chained is None:
@@ -390,7 +448,9 @@ def _chain(chained: float | None, now: dict[_Stratum, float], before: dict[_Stra
     return chained
 
 
-def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict[str, float] | None, settings: StrataSettings) -> _Series:
+def _stratified(
+    quotes: list[Quote], method: str, period: str, adjustments: dict[str, float] | None, settings: StrataSettings
+) -> _Series:
     """Per period: each stratum's level (seller-capped, carried forward when thin), then the chain.
 
     The weights are fixed: procure.yaml's, or each stratum's share of the quotes in the base period (the
@@ -423,31 +483,65 @@ def _stratified(quotes: list[Quote], method: str, period: str, adjustments: dict
         observations = sum(len(g) for g in groups.values())
         points.append(
             IndexPoint(
-                period=start, level=chained, observations=observations, strata_own=own, strata_carried=carried, strata_missing=missing,
-                thin=(carried + missing) > 0, carried=own == 0 and chained is not None and reading is None,
-                source=reading.source if reading is not None else "quotes", spliced=reading is not None, spliced_from=spliced_from,
+                period=start,
+                level=chained,
+                observations=observations,
+                strata_own=own,
+                strata_carried=carried,
+                strata_missing=missing,
+                thin=(carried + missing) > 0,
+                carried=own == 0 and chained is not None and reading is None,
+                source=reading.source if reading is not None else "quotes",
+                spliced=reading is not None,
+                spliced_from=spliced_from,
             )
         )
         latest = status
     return _Series(points, latest, weights, base)
 
 
-def _check_selection(chosen: list[Quote], adjustments: dict[str, float] | None, scope_adjust: bool, source: str) -> None:
+def _check_selection(
+    chosen: list[Quote], adjustments: dict[str, float] | None, scope_adjust: bool, source: str
+) -> None:
     """A scope adjustment needs a grade file for every grade selected."""
     if scope_adjust:
         unknown = sorted({q.grade for q in chosen if adjustments is None or q.grade not in adjustments})
         if unknown:
-            raise InputError([Problem(source, next(q.line for q in chosen if q.grade in unknown), "grade", f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})")])
+            raise InputError(
+                [
+                    Problem(
+                        source,
+                        next(q.line for q in chosen if q.grade in unknown),
+                        "grade",
+                        f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})",
+                    )
+                ]
+            )
 
 
 def _no_points(filters: Filters, kind: str, source: str) -> InputError:
     """No observation matches the filters: no index to build, and nothing is written (a header-only index would
     silently replace a good one)."""
-    wanted = ", ".join(f"{k}={v}" for k, v in (("gpu", filters.gpu), ("kind", kind), ("term", filters.term), ("grade", filters.grade)) if v is not None)
-    return InputError([Problem(source, None, "", f"no observation matches the filters ({wanted}): no index to build, nothing was written")])
+    wanted = ", ".join(
+        f"{k}={v}"
+        for k, v in (("gpu", filters.gpu), ("kind", kind), ("term", filters.term), ("grade", filters.grade))
+        if v is not None
+    )
+    return InputError(
+        [
+            Problem(
+                source,
+                None,
+                "",
+                f"no observation matches the filters ({wanted}): no index to build, nothing was written",
+            )
+        ]
+    )
 
 
-def _series_notes(series: _Series, chosen: list[Quote], method: str, settings: StrataSettings, notes: list[str]) -> list[str]:
+def _series_notes(
+    series: _Series, chosen: list[Quote], method: str, settings: StrataSettings, notes: list[str]
+) -> list[str]:
     """What the series does not show by itself: levels without volume, thin strata carried forward, strata left
     without a weight (or weights without quotes), and each reading spliced in with its jump. Returns the splices."""
     points = series.points
@@ -457,14 +551,23 @@ def _series_notes(series: _Series, chosen: list[Quote], method: str, settings: S
     if thin:
         notes.append(
             f"{len(thin)} of {len(points)} periods had thin strata (fewer than {settings.min_quotes} quotes): their last level was carried forward"
-            + (f"; {sum(1 for p in points if p.carried)} periods had no stratum of their own and carry the whole level" if any(p.carried for p in points) else "")
+            + (
+                f"; {sum(1 for p in points if p.carried)} periods had no stratum of their own and carry the whole level"
+                if any(p.carried for p in points)
+                else ""
+            )
         )
     if settings.weights is None:
         unweighted = sorted(s for s, w in series.weights.items() if w <= 0)
         if series.base is not None and not any(w > 0 for w in series.weights.values()):
-            notes.append(f"no quotes in the base period {series.base} (index.base_period): no stratum has a weight, so there is no level")
+            notes.append(
+                f"no quotes in the base period {series.base} (index.base_period): no stratum has a weight, so there is no level"
+            )
         elif unweighted:
-            notes.append(f"strata without quotes in the base period {series.base} have no weight and are left out (give them one in index.weights): " + ", ".join(" / ".join(s) for s in unweighted))
+            notes.append(
+                f"strata without quotes in the base period {series.base} have no weight and are left out (give them one in index.weights): "
+                + ", ".join(" / ".join(s) for s in unweighted)
+            )
     splices = []
     for p in points:
         if p.spliced:
@@ -473,20 +576,32 @@ def _series_notes(series: _Series, chosen: list[Quote], method: str, settings: S
                 if p.spliced_from
                 else f"no level from the quotes to compare it with ({p.level:.2f})"
             )
-            splices.append(f"{p.period}: {p.level:.2f} is a reading from {p.source}, spliced in (not built from the quotes): {jump}; later periods chain on from it")
+            splices.append(
+                f"{p.period}: {p.level:.2f} is a reading from {p.source}, spliced in (not built from the quotes): {jump}; later periods chain on from it"
+            )
     notes.extend(splices)
     if settings.weights is not None:
         unweighted = sorted({stratum_of(q, settings.by) for q in chosen} - set(settings.weights))
         if unweighted:
-            notes.append("strata without a weight in procure.yaml are left out: " + ", ".join(" / ".join(s) for s in unweighted))
+            notes.append(
+                "strata without a weight in procure.yaml are left out: " + ", ".join(" / ".join(s) for s in unweighted)
+            )
         unused = sorted(set(settings.weights) - {stratum_of(q, settings.by) for q in chosen})
         if unused:
-            notes.append("weights in procure.yaml for strata without quotes in the selection: " + ", ".join(" / ".join(s) for s in unused))
+            notes.append(
+                "weights in procure.yaml for strata without quotes in the selection: "
+                + ", ".join(" / ".join(s) for s in unused)
+            )
     return splices
 
 
 def _methodology(
-    quotes: list[Quote], filters: Filters, period: str, adjustments: dict[str, float] | None, settings: StrataSettings, notes: list[str],
+    quotes: list[Quote],
+    filters: Filters,
+    period: str,
+    adjustments: dict[str, float] | None,
+    settings: StrataSettings,
+    notes: list[str],
 ) -> tuple[date | None, list[MethodologyRow]]:
     """The latest period of the filtered market under every method, kind and scope, from the quotes alone (no
     splices): how much the choice of method moves the level, and the spread of advertised over transacted."""
@@ -504,9 +619,19 @@ def _methodology(
                 if scope == "adjusted" and not can_adjust:
                     cells[kind_name] = None
                     continue
-                built = _stratified(_select(market, filters, kind_name), method_name, period, adjustments if scope == "adjusted" else None, quotes_only)
+                built = _stratified(
+                    _select(market, filters, kind_name),
+                    method_name,
+                    period,
+                    adjustments if scope == "adjusted" else None,
+                    quotes_only,
+                )
                 cells[kind_name] = next((p.level for p in built.points if p.period == latest), None)
-            spread = cells["advertised"] - cells["transacted"] if cells["advertised"] is not None and cells["transacted"] is not None else None
+            spread = (
+                cells["advertised"] - cells["transacted"]
+                if cells["advertised"] is not None and cells["transacted"] is not None
+                else None
+            )
             rows.append(MethodologyRow(method=method_name, scope=scope, spread=spread, **cells))
     return latest, rows
 
@@ -517,17 +642,30 @@ def _strata_rows(series: _Series) -> list[StratumRow]:
     total = sum(w for w in series.weights.values())
     return [
         StratumRow(
-            term=s[0], kind=s[1], grade=s[2], weight=(series.weights.get(s, 0.0) / total) if total else 0.0,
-            quotes=state[2], sellers=state[3], level=state[0], status=state[1],
+            term=s[0],
+            kind=s[1],
+            grade=s[2],
+            weight=(series.weights.get(s, 0.0) / total) if total else 0.0,
+            quotes=state[2],
+            sellers=state[3],
+            level=state[0],
+            status=state[1],
         )
-        for s, state in sorted(series.latest.items(), key=lambda item: ((list(STRATUM_TERMS) + ["all"]).index(item[0][0]), item[0][1], item[0][2]))
+        for s, state in sorted(
+            series.latest.items(),
+            key=lambda item: ((list(STRATUM_TERMS) + ["all"]).index(item[0][0]), item[0][1], item[0][2]),
+        )
     ]
 
 
 def _rules(method: str, settings: StrataSettings, series: _Series) -> list[str]:
     """The methodology in words, as the settings in force make it: strata and weights, the level within a
     stratum, thin strata, and readings spliced in."""
-    source_text = "procure.yaml (index.weights)" if settings.weights is not None else f"each stratum's share of the quotes in the base period {series.base}"
+    source_text = (
+        "procure.yaml (index.weights)"
+        if settings.weights is not None
+        else f"each stratum's share of the quotes in the base period {series.base}"
+    )
     dimensions = {"term": "term bucket (0-3, 4-12, 13-36, 37+ months)", "kind": "kind", "grade": "grade"}
     rules = [
         (
@@ -544,7 +682,9 @@ def _rules(method: str, settings: StrataSettings, series: _Series) -> list[str]:
         f"A stratum needs at least {settings.min_quotes} quotes in a period; a thinner one carries its last level forward (flagged), a stratum with no level yet is left out of the links until it has one.",
     ]
     if settings.readings:
-        rules.append("A reading in procure.yaml (index.readings: an external series or a level entered by hand) replaces its period's level, is flagged as spliced with the jump from the quotes' level, and later periods chain on from it.")
+        rules.append(
+            "A reading in procure.yaml (index.readings: an external series or a level entered by hand) replaces its period's level, is flagged as spliced with the jump from the quotes' level, and later periods chain on from it."
+        )
     return rules
 
 
@@ -596,4 +736,11 @@ def settings_from(config) -> StrataSettings:  # type: ignore[no-untyped-def]
     """The strata settings of procure.yaml's `index:` section."""
     weights = {(w.term, w.kind, w.grade): w.weight for w in config.weights} if config.weights else None
     readings = tuple(Reading(r.date, r.level, r.source) for r in config.readings)
-    return StrataSettings(min_quotes=config.min_quotes, seller_cap=config.seller_cap, weights=weights, by=tuple(config.strata), base=config.base_period, readings=readings)
+    return StrataSettings(
+        min_quotes=config.min_quotes,
+        seller_cap=config.seller_cap,
+        weights=weights,
+        by=tuple(config.strata),
+        base=config.base_period,
+        readings=readings,
+    )

@@ -17,18 +17,30 @@ class AskLine(BaseModel):
 
     offer: str
     vendor: str
-    role: Literal["commit", "pay_as_used"] = Field(description="commit: capacity bound for a term; pay_as_used: billed only when used")
-    gpus: int | None = Field(description="commit: GPUs committed; pay_as_used: the most GPUs used in any month; null for per-token serving")
+    role: Literal["commit", "pay_as_used"] = Field(
+        description="commit: capacity bound for a term; pay_as_used: billed only when used"
+    )
+    gpus: int | None = Field(
+        description="commit: GPUs committed; pay_as_used: the most GPUs used in any month; null for per-token serving"
+    )
     gpus_low: int | None = Field(None, description="the fewest GPUs of the merged commitments, when they differ")
     gpus_committed: int | None = Field(
-        None, description="the GPUs the contract commits when the demand bills more (a single offer's minimum, what `commitment` prices; the rest are billed as used); null when they are the same")
+        None,
+        description="the GPUs the contract commits when the demand bills more (a single offer's minimum, what `commitment` prices; the rest are billed as used); null when they are the same",
+    )
     first_month: int | None = Field(description="first month of the horizon the line covers (null: as needed)")
     last_month: int | None
-    term_months: int | None = Field(description="the months one commitment of the line runs (1 for a run of month-by-month commitments)")
-    commitments: int = Field(1, description="commitments of the plan this line merges (consecutive one-month blocks are one line)")
+    term_months: int | None = Field(
+        description="the months one commitment of the line runs (1 for a run of month-by-month commitments)"
+    )
+    commitments: int = Field(
+        1, description="commitments of the plan this line merges (consecutive one-month blocks are one line)"
+    )
     price: float | None = Field(description="per GPU-hour, or per successful task for per-token serving (price_unit)")
     price_unit: Literal["gpu_hour", "task"]
-    commitment: float | None = Field(description="what signing binds us to pay (procure.analysis.decision: rent with escalators, fees bound by the term); null when nothing is bound")
+    commitment: float | None = Field(
+        description="what signing binds us to pay (procure.analysis.decision: rent with escalators, fees bound by the term); null when nothing is bound"
+    )
     valid_until: date
 
 
@@ -37,28 +49,44 @@ class BestSingle(BaseModel):
     vendor: str | None
     cost_per_task: float | None
     cost_per_1000_tasks: float | None
-    basis: str = Field(description="what the cost is measured over: the plan's demand scenarios, or today's stated demand")
+    basis: str = Field(
+        description="what the cost is measured over: the plan's demand scenarios, or today's stated demand"
+    )
 
 
 class Recommendation(BaseModel):
-    kind: Literal["plan", "offer", "none"] = Field(description="plan: the procurement plan; offer: one offer; none: nothing can be recommended")
+    kind: Literal["plan", "offer", "none"] = Field(
+        description="plan: the procurement plan; offer: one offer; none: nothing can be recommended"
+    )
     offer: str | None = Field(description="kind offer: the offer's id")
     lines: list[AskLine]
     vendors: list[str] = Field(description="the vendors asked for, in the order of the lines")
     cost_per_task: float | None = Field(description="expected cost per successful task on the basis")
     cost_per_1000_tasks: float | None
     basis: str
-    months: int | None = Field(description="the months the spend is counted over: the plan's horizon, else the offer's term")
+    months: int | None = Field(
+        description="the months the spend is counted over: the plan's horizon, else the offer's term"
+    )
     total_spend: float | None = Field(description="expected spend over the months, undiscounted")
     spend_per_year: float | None = Field(description="total_spend per 12 months")
     total_commitment: float | None = Field(description="sum of the lines' commitments")
     commitment_by_vendor: dict[str, float] = Field(default_factory=dict, description="one commitment figure per vendor")
     deadline: date | None = Field(description="the decision deadline: the earliest valid_until of the offers asked for")
     best_single: BestSingle
-    saving_share: float | None = Field(description="share the recommendation costs below the best single offer (negative: above); null when it is the best single offer")
-    plan_failed: str | None = Field(None, description="why the plan could not be solved; the best offer is then asked for as the fallback")
-    usage: list[str] = Field(default_factory=list, description="plan: one line for each offer ranked first or signed that the plan uses less than it could, with what limits it")
-    dearer_why: str | None = Field(None, description="plan: why it costs more than the best single offer (the policy that rules that offer out), when it does")
+    saving_share: float | None = Field(
+        description="share the recommendation costs below the best single offer (negative: above); null when it is the best single offer"
+    )
+    plan_failed: str | None = Field(
+        None, description="why the plan could not be solved; the best offer is then asked for as the fallback"
+    )
+    usage: list[str] = Field(
+        default_factory=list,
+        description="plan: one line for each offer ranked first or signed that the plan uses less than it could, with what limits it",
+    )
+    dearer_why: str | None = Field(
+        None,
+        description="plan: why it costs more than the best single offer (the policy that rules that offer out), when it does",
+    )
     headline: str = Field(description="the recommendation in one line, as `compare` prints it first")
 
 
@@ -69,15 +97,27 @@ def merge_lines(lines: list[AskLine]) -> list[AskLine]:
     for line in lines:
         prev = out[-1] if out else None
         if (
-            prev is not None and line.role == "commit" and prev.role == "commit" and prev.offer == line.offer and prev.price == line.price
-            and prev.term_months == 1 and line.term_months == 1 and prev.last_month is not None and line.first_month == prev.last_month + 1
+            prev is not None
+            and line.role == "commit"
+            and prev.role == "commit"
+            and prev.offer == line.offer
+            and prev.price == line.price
+            and prev.term_months == 1
+            and line.term_months == 1
+            and prev.last_month is not None
+            and line.first_month == prev.last_month + 1
         ):
             low = min(x for x in (prev.gpus_low, prev.gpus, line.gpus) if x is not None)
             high = max(x for x in (prev.gpus, line.gpus) if x is not None)
-            out[-1] = prev.model_copy(update={
-                "last_month": line.last_month, "gpus": high, "gpus_low": low if low != high else None, "commitments": prev.commitments + 1,
-                "commitment": (prev.commitment or 0.0) + (line.commitment or 0.0),
-            })
+            out[-1] = prev.model_copy(
+                update={
+                    "last_month": line.last_month,
+                    "gpus": high,
+                    "gpus_low": low if low != high else None,
+                    "commitments": prev.commitments + 1,
+                    "commitment": (prev.commitment or 0.0) + (line.commitment or 0.0),
+                }
+            )
             continue
         out.append(line)
     return out

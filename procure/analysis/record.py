@@ -22,7 +22,15 @@ from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
 from procure.model.inputs import OPERATING_JOBS, Offer
 from procure.model.performance import ThroughputReading, pareto_frontier, ttft_at
-from procure.model.rating import UNRATED, AvailabilityLayers, Rating, ReliabilityResult, published_disagrees, rate_before_signing, reliability_of
+from procure.model.rating import (
+    UNRATED,
+    AvailabilityLayers,
+    Rating,
+    ReliabilityResult,
+    published_disagrees,
+    rate_before_signing,
+    reliability_of,
+)
 from procure.model.units import PerThousand
 
 # The metrics every offer carries (null where a figure cannot be computed); names are a contract.
@@ -46,7 +54,11 @@ METRIC_KEYS: tuple[str, ...] = (
     "monthly_spend",
 )
 HORIZON_METRIC_KEYS: tuple[str, ...] = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task")
-EXTRA_METRIC_KEYS: tuple[str, ...] = tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS) + ("price_to_tie", "vs_leader", "rent_term_average", "restart_cost_per_task") + HORIZON_METRIC_KEYS
+EXTRA_METRIC_KEYS: tuple[str, ...] = (
+    tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS)
+    + ("price_to_tie", "vs_leader", "rent_term_average", "restart_cost_per_task")
+    + HORIZON_METRIC_KEYS
+)
 
 # Offers that expire within this many days of the as-of date are warned about.
 EXPIRY_WARNING_DAYS = 14
@@ -65,12 +77,14 @@ class RequirementRecord(BaseModel):
 class GradingRecord(BaseModel):
     grade: str | None
     summary: str
-    checked_grade: str | None = Field(description="the grade whose requirements are listed: the assigned one, else the nearest")
+    checked_grade: str | None = Field(
+        description="the grade whose requirements are listed: the assigned one, else the nearest"
+    )
     requirements: list[RequirementRecord]
 
 
 class OfferRecord(PerThousand):
-    PER_TASK_DICTS = ('metrics',)
+    PER_TASK_DICTS = ("metrics",)
 
     id: str
     vendor: str
@@ -89,19 +103,40 @@ class OfferRecord(PerThousand):
     valid_until: date
     stack: str | None
     points_source: str | None
-    performance_points: list[tuple[float, float]] = Field(description="the Pareto frontier used, [interactivity, output tok/s/GPU]")
-    max_interactivity: float | None
-    ttft_s: float | None = Field(None, description="time to first token at the target, seconds, where the curve carries it")
-    reliability_factor: float | None
-    reliability_source: str = Field("unrated", description="where the reliability factor comes from: checklist, published, status_history, unrated or self_operated")
-    reliability_basis: str = Field("", description="the reliability factor in words (band, published tier, unrated floor, self-operated)")
-    sla_availability: float | None = Field(None, description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability factor)")
-    not_stated: list[str] = Field(default_factory=list, description="gates judged on something the offer does not state (per-token speed, TTFT, rate limits)")
-    rating_state: Literal["rated", "unrated", "self_operated"] = Field(
-        "rated", description="unrated: no operator evidence, published tier or status history (availability unverified; ranked with the haircut unless policy.unrated: exclude)"
+    performance_points: list[tuple[float, float]] = Field(
+        description="the Pareto frontier used, [interactivity, output tok/s/GPU]"
     )
-    availability_layers: AvailabilityRecord | None = Field(None, description="the layers of metrics.availability: provider x ours x interruptions")
-    role: Literal["primary", "burst"] = Field("primary", description="burst: spot or preemptible capacity, a pay-as-used source only, never ranked as the primary offer")
+    max_interactivity: float | None
+    ttft_s: float | None = Field(
+        None, description="time to first token at the target, seconds, where the curve carries it"
+    )
+    reliability_factor: float | None
+    reliability_source: str = Field(
+        "unrated",
+        description="where the reliability factor comes from: checklist, published, status_history, unrated or self_operated",
+    )
+    reliability_basis: str = Field(
+        "", description="the reliability factor in words (band, published tier, unrated floor, self-operated)"
+    )
+    sla_availability: float | None = Field(
+        None,
+        description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability factor)",
+    )
+    not_stated: list[str] = Field(
+        default_factory=list,
+        description="gates judged on something the offer does not state (per-token speed, TTFT, rate limits)",
+    )
+    rating_state: Literal["rated", "unrated", "self_operated"] = Field(
+        "rated",
+        description="unrated: no operator evidence, published tier or status history (availability unverified; ranked with the haircut unless policy.unrated: exclude)",
+    )
+    availability_layers: AvailabilityRecord | None = Field(
+        None, description="the layers of metrics.availability: provider x ours x interruptions"
+    )
+    role: Literal["primary", "burst"] = Field(
+        "primary",
+        description="burst: spot or preemptible capacity, a pay-as-used source only, never ranked as the primary offer",
+    )
     actions: list[str] = Field(default_factory=list, description="what to do before signing (rate an unrated operator)")
     index_level: float | None
     index_date: date | None = Field(None, description="the date of the index level used")
@@ -110,12 +145,20 @@ class OfferRecord(PerThousand):
     grading: GradingRecord
     rating: RatingRecord
     metrics: dict[str, float | None]
-    uncertainty: OfferRange | None = Field(None, description="Monte Carlo range of cost per task (compare --uncertainty)")
-    cashflow: HorizonResult | None = Field(None, description="the monthly schedule over the horizon (compare --horizon, cashflow)")
-    throughput_factors: list[ThroughputFactor] = Field(
-        default_factory=list, description="metrics.throughput as the curve's reading at the target x each factor on it, with its source (GPU-hour offers)"
+    uncertainty: OfferRange | None = Field(
+        None, description="Monte Carlo range of cost per task (compare --uncertainty)"
     )
-    evidence: dict[str, Any] | None = Field(None, description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with")
+    cashflow: HorizonResult | None = Field(
+        None, description="the monthly schedule over the horizon (compare --horizon, cashflow)"
+    )
+    throughput_factors: list[ThroughputFactor] = Field(
+        default_factory=list,
+        description="metrics.throughput as the curve's reading at the target x each factor on it, with its source (GPU-hour offers)",
+    )
+    evidence: dict[str, Any] | None = Field(
+        None,
+        description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with",
+    )
     terms: Offer = Field(description="the offer as read from its file")
 
 
@@ -124,14 +167,20 @@ class ThroughputFactor(BaseModel):
 
     name: str
     value: float = Field(description="the reading (tok/s/GPU) for the first, a factor for the rest")
-    source: str = Field(description="where it comes from: the curve, or the procure.yaml setting or evidence that sets it")
+    source: str = Field(
+        description="where it comes from: the curve, or the procure.yaml setting or evidence that sets it"
+    )
 
 
 class AvailabilityRecord(BaseModel):
     """Expected availability by layer (docs/ratings.md): the gate judges `expected`, the cost `costed`."""
 
-    provider: float | None = Field(description="the provider's layer: SLA x reliability factor, or the incident history's availability; null when owned")
-    provider_costed: float | None = Field(description="the provider's layer as costed (an unrated provider's SLA x the unrated haircut)")
+    provider: float | None = Field(
+        description="the provider's layer: SLA x reliability factor, or the incident history's availability; null when owned"
+    )
+    provider_costed: float | None = Field(
+        description="the provider's layer as costed (an unrated provider's SLA x the unrated haircut)"
+    )
     provider_basis: str
     ours: float = Field(description="the product of our factor for each job left to us alone")
     our_jobs: list[str] = Field(description="the jobs in our layer (factor below 1)")
@@ -140,7 +189,8 @@ class AvailabilityRecord(BaseModel):
     costed: float
     text: str
     drawn_mean: float = Field(
-        1.0, description="the mean of the drawn availability factor (uncertainty.availability) the point multiplies `costed` by; 1 on a delivered posterior"
+        1.0,
+        description="the mean of the drawn availability factor (uncertainty.availability) the point multiplies `costed` by; 1 on a delivered posterior",
     )
 
 
@@ -156,10 +206,18 @@ class RatingRecord(BaseModel):
     critical_failures: list[str]
     published_tier: str | None
     disagrees: bool = Field(description="a published tier differs from the computed one")
-    published_applies: bool = Field(True, description="the published tier rates this kind of offer (ClusterMAX rates managed clusters only); false: shown, not used")
-    operational_score: float | None = Field(None, description="weighted mean of security, lifecycle, reliability and monitoring: sets the reliability factor")
+    published_applies: bool = Field(
+        True,
+        description="the published tier rates this kind of offer (ClusterMAX rates managed clusters only); false: shown, not used",
+    )
+    operational_score: float | None = Field(
+        None,
+        description="weighted mean of security, lifecycle, reliability and monitoring: sets the reliability factor",
+    )
     tier_note: str | None = Field(None, description="why no peer tier is shown (too few peers)")
-    contract_overrides: list[str] = Field(default_factory=list, description="checklist claims the service terms do not back (the service terms are used)")
+    contract_overrides: list[str] = Field(
+        default_factory=list, description="checklist claims the service terms do not back (the service terms are used)"
+    )
     unanswered: list[str] = Field(description="checklist items without an answer (scored as not met)")
 
 
@@ -190,13 +248,17 @@ def _reasons(gates: list[GateResult], metrics: dict[str, float | None], rating: 
     """Why the offer is not acceptable (none: it is), root cause first. Capacity cannot be judged without
     successful tasks; the latency or quality reason already says why."""
     explained = any(g.gate in ("latency", "quality") and not g.passed for g in gates)
-    reasons = [g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))]
+    reasons = [
+        g.detail for g in gates if not g.passed and not (explained and g.detail.startswith("capacity not assessed"))
+    ]
     if not reasons and metrics["cost_per_task"] is None:
         reasons.append("cost per successful task cannot be computed")
     return _root_cause_first(gates, reasons, rating)
 
 
-def _reading_notes(offer: Offer, workspace: Workspace, reading: ThroughputReading | None, gates: list[GateResult], rating: Rating) -> list[str]:
+def _reading_notes(
+    offer: Offer, workspace: Workspace, reading: ThroughputReading | None, gates: list[GateResult], rating: Rating
+) -> list[str]:
     """What the figures rest on, said: a reading in a wide gap between measured points, gates passed by policy
     on what is not stated, and claims the service terms do not promise."""
     notes = _notes(offer, workspace)
@@ -205,13 +267,17 @@ def _reading_notes(offer: Offer, workspace: Workspace, reading: ThroughputReadin
             f"the target {reading.target:g} tok/s/user lies in a gap of {reading.gap:g} between measured points, wider than half the target: "
             f"the reading's P10-P90 is x{reading.low:.2f} to x{reading.high:.2f} (docs/interpolation.md); a point measured at the target would settle it"
         )
-    notes += [f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail]
+    notes += [
+        f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail
+    ]
     for path in rating.contract_overrides:
         notes.append(f"{path} is claimed but the service terms do not promise it: the service terms are used")
     return notes
 
 
-def _record_reliability(offer: Offer, rating: Rating, workspace: Workspace, layers: AvailabilityLayers) -> ReliabilityResult:
+def _record_reliability(
+    offer: Offer, rating: Rating, workspace: Workspace, layers: AvailabilityLayers
+) -> ReliabilityResult:
     """What the provider's SLA figure is worth; a measured incident history sets the provider's layer, shown as
     a factor on the SLA, for the record."""
     reliability = reliability_of(offer, rating, workspace.config.assumptions)
@@ -221,15 +287,21 @@ def _record_reliability(offer: Offer, rating: Rating, workspace: Workspace, laye
     return reliability
 
 
-def _burst(offer: Offer, layers: AvailabilityLayers, metrics: dict[str, float | None], reasons: list[str], notes: list[str]) -> bool:
+def _burst(
+    offer: Offer, layers: AvailabilityLayers, metrics: dict[str, float | None], reasons: list[str], notes: list[str]
+) -> bool:
     """Spot or preemptible capacity is a pay-as-used burst source, never the primary offer. Its restart cost is
     priced when the interruption rate is stated: cost per task scales as 1 / availability, so the share lost to
     restarts is paid for without output."""
     burst = offer.service.preemptible or bool(offer.service.interruptions_per_month)
     if burst:
-        reasons.insert(0, "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer")
+        reasons.insert(
+            0, "spot or preemptible capacity (service.preemptible): a pay-as-used burst source, never the primary offer"
+        )
         if offer.service.interruptions_per_month is None:
-            notes.append("interruption rate not stated (service.interruptions_per_month): the restart cost is not priced")
+            notes.append(
+                "interruption rate not stated (service.interruptions_per_month): the restart cost is not priced"
+            )
         elif metrics["cost_per_task"] is not None:
             lost = 1.0 - layers.interruption
             metrics["restart_cost_per_task"] = metrics["cost_per_task"] * lost
@@ -246,14 +318,23 @@ def _dated_notes(offer: Offer, day: date, index_level: IndexLevel | None, notes:
     if 0 <= left <= EXPIRY_WARNING_DAYS:
         notes.append(f"expires in {left} day{'s' if left != 1 else ''} (valid until {offer.valid_until})")
     if index_level is not None and (day - index_level.date).days > STALE_INDEX_DAYS:
-        notes.append(f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}")
+        notes.append(
+            f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}"
+        )
 
 
 def _availability_record(layers: AvailabilityLayers, drawn_mean: float) -> AvailabilityRecord:
     """The availability layers as recorded, with the sentence that multiplies them out."""
     return AvailabilityRecord(
-        provider=layers.provider, provider_costed=layers.provider_costed, provider_basis=layers.provider_basis, ours=layers.ours,
-        our_jobs=list(layers.our_jobs), interruption=layers.interruption, expected=layers.expected, costed=layers.costed, text=layers.text(),
+        provider=layers.provider,
+        provider_costed=layers.provider_costed,
+        provider_basis=layers.provider_basis,
+        ours=layers.ours,
+        our_jobs=list(layers.our_jobs),
+        interruption=layers.interruption,
+        expected=layers.expected,
+        costed=layers.costed,
+        text=layers.text(),
         drawn_mean=drawn_mean,
     )
 
@@ -303,8 +384,20 @@ def offer_record(
 ) -> OfferRecord:
     """One offer's record: its gates and why it is or is not acceptable, its notes, and every figure behind them.
     `odds`: the probability of passing each drawn gate (procure.analysis.uncertainty.gate_odds)."""
-    metrics = {key: finite_or_none(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS}  # price_to_tie: set after ranking
-    gates = offer_gates(offer, grading, reading, metrics, workspace, day, layers, frontier_points(offer, workspace) if reading is not None else [], odds)
+    metrics = {
+        key: finite_or_none(cost.get(key)) for key in METRIC_KEYS + EXTRA_METRIC_KEYS
+    }  # price_to_tie: set after ranking
+    gates = offer_gates(
+        offer,
+        grading,
+        reading,
+        metrics,
+        workspace,
+        day,
+        layers,
+        frontier_points(offer, workspace) if reading is not None else [],
+        odds,
+    )
     reasons = _reasons(gates, metrics, rating)
     notes = _reading_notes(offer, workspace, reading, gates, rating)
     reliability = _record_reliability(offer, rating, workspace, layers)
@@ -320,7 +413,9 @@ def offer_record(
         grade=grading.grade,
         acceptable=not reasons,
         rating_state="self_operated" if offer.owned else "unrated" if layers.unrated else "rated",
-        availability_layers=_availability_record(layers, availability_distribution(offer, workspace.config.uncertainty).mean),
+        availability_layers=_availability_record(
+            layers, availability_distribution(offer, workspace.config.uncertainty).mean
+        ),
         role="burst" if burst else "primary",
         actions=actions,
         rank=None,
@@ -328,17 +423,27 @@ def offer_record(
         notes=notes,
         kind=offer.service.kind,
         region=offer.region,
-        pricing_basis="per_token" if offer.per_token else "owned" if offer.owned else "index" if offer.pricing.index_linked else "gpu_hour",
+        pricing_basis="per_token"
+        if offer.per_token
+        else "owned"
+        if offer.owned
+        else "index"
+        if offer.pricing.index_linked
+        else "gpu_hour",
         currency=offer.pricing.currency or workspace.config.currency,
         gpus=offer.gpus,
         max_gpus=offer.supply_gpus or None,
         term_months=offer.contract_months,
         valid_until=offer.valid_until,
         stack=offer.performance.stack,
-        points_source=None if offer.per_token else (offer.performance.points_source if offer.performance.points else _curve_source(offer, workspace)),
+        points_source=None
+        if offer.per_token
+        else (offer.performance.points_source if offer.performance.points else _curve_source(offer, workspace)),
         performance_points=pareto_frontier(frontier_points(offer, workspace)) if not offer.per_token else [],
         max_interactivity=reading.max_interactivity if reading else None,
-        ttft_s=ttft_at(frontier_points(offer, workspace), workspace.config.workload.interactivity) if not offer.per_token else None,
+        ttft_s=ttft_at(frontier_points(offer, workspace), workspace.config.workload.interactivity)
+        if not offer.per_token
+        else None,
         reliability_factor=reliability.factor,
         reliability_source=reliability.source,
         reliability_basis=reliability.basis,
@@ -359,7 +464,9 @@ def _notes(offer: Offer, workspace: Workspace) -> list[str]:
     notes = []
     wl = workspace.config.workload
     if offer.per_token and wl.tasks_per_month is None and (offer.pricing.fees or _customer_jobs(offer)):
-        notes.append("no tasks_per_month in procure.yaml: fees and staff of a per-token offer are not spread over tasks")
+        notes.append(
+            "no tasks_per_month in procure.yaml: fees and staff of a per-token offer are not spread over tasks"
+        )
     if offer.performance.points_source == "vendor_claim" and offer.performance.points and not offer.per_token:
         notes.append("throughput is the vendor's claim, not a measurement")
     return notes
@@ -377,7 +484,9 @@ def _root_cause_first(gates: list[GateResult], reasons: list[str], rating: Ratin
     availability = failed.get("availability")
     if availability is None or not rating.critical_failures or availability.detail not in reasons:
         return reasons
-    cause = f"{availability.detail} (the lowest reliability band: critical failure {'; '.join(rating.critical_failures)})"
+    cause = (
+        f"{availability.detail} (the lowest reliability band: critical failure {'; '.join(rating.critical_failures)})"
+    )
     ordered = [cause if r == availability.detail else r for r in reasons]
     security = failed.get("security")
     if security is not None and security.detail in ordered:

@@ -12,10 +12,9 @@ from dataclasses import dataclass, replace
 
 from pydantic import Field
 
-from procure.model.units import PerThousand
-
 from procure.analysis.evaluate import Evaluation, evaluate
 from procure.io.workspace import Workspace
+from procure.model.units import PerThousand
 
 DEMAND_CASES = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand as stated"), (0.3, "Demand +30%"))
 INDEX_CASES = ((-0.2, "Index −20%"), (0.2, "Index +20%"))
@@ -42,8 +41,7 @@ class ScenarioRow(PerThousand):
 class FieldBar(PerThousand):
     """One offer on the football field: its figures as evaluated and across the cases."""
 
-    PER_TASK = ('p10', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
-
+    PER_TASK = ("p10", "p90")  # costs per task, each with its figure per 1,000 tasks in JSON
 
     offer: str
     vendor: str
@@ -60,7 +58,9 @@ class FieldBar(PerThousand):
 def _demand_workspace(ws: Workspace, change: float) -> Workspace:
     workload = ws.config.workload
     tasks = workload.tasks_per_month * (1 + change) if workload.tasks_per_month else None
-    return replace(ws, config=ws.config.model_copy(update={"workload": workload.model_copy(update={"tasks_per_month": tasks})}))
+    return replace(
+        ws, config=ws.config.model_copy(update={"workload": workload.model_copy(update={"tasks_per_month": tasks})})
+    )
 
 
 def _index_workspace(ws: Workspace, change: float) -> Workspace:
@@ -122,7 +122,9 @@ def cases(ws: Workspace, ev: Evaluation) -> list[Case]:
             found.append(Case(name, run(_index_workspace(ws, change))))
     factor = claim_low_end(ws)
     if factor < 1 and any(o.points_source == "vendor_claim" for o in ev.offers):
-        found.append(Case(f"Vendor throughput claims at their low end (×{factor:g})", run(_claims_workspace(ws, factor))))
+        found.append(
+            Case(f"Vendor throughput claims at their low end (×{factor:g})", run(_claims_workspace(ws, factor)))
+        )
     return found
 
 
@@ -140,11 +142,18 @@ def football_field(ev: Evaluation, found: list[Case], top: int = 6) -> list[Fiel
         low = min(values, default=None)
         high = max(values, default=None)
         u = record.uncertainty
-        bars.append(FieldBar(
-            offer=record.id, vendor=record.vendor, snapshot=record.metrics.get("cost_per_task"), horizon=record.metrics.get("horizon_cost_per_task"),
-            low=low[0] if low else None, high=high[0] if high else None, p10=u.p10 if u else None, p90=u.p90 if u else None,
-            low_case=low[1] if low else None, high_case=high[1] if high else None,
-        ))
+        bars.append(
+            FieldBar(
+                offer=record.id,
+                vendor=record.vendor,
+                snapshot=record.metrics.get("cost_per_task"),
+                horizon=record.metrics.get("horizon_cost_per_task"),
+                low=low[0] if low else None,
+                high=high[0] if high else None,
+                p10=u.p10 if u else None,
+                p90=u.p90 if u else None,
+                low_case=low[1] if low else None,
+                high_case=high[1] if high else None,
+            )
+        )
     return bars
-
-

@@ -39,14 +39,13 @@ from __future__ import annotations
 
 import calendar
 import math
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from procure.model.units import PerThousand
-
 from procure.io.actuals import OfferActuals
+from procure.model.units import PerThousand
 
 HOURS_PER_MONTH = 730.0
 
@@ -55,7 +54,9 @@ class MonthScore(PerThousand):
     month: str
     data: bool = Field(description="any evidence this month (metrics, invoice or an incident history covering it)")
     billed_gpu_hours: float | None
-    contracted_gpu_hours: float | None = Field(description="the committed GPUs (an offer with none: the GPUs today's demand bills) x the month's hours")
+    contracted_gpu_hours: float | None = Field(
+        description="the committed GPUs (an offer with none: the GPUs today's demand bills) x the month's hours"
+    )
     billed_vs_contracted: float | None
     output_tokens: float | None
     delivered_tokens_per_gpu_hour: float | None
@@ -70,24 +71,36 @@ class MonthScore(PerThousand):
     e2e_p50_s: float | None
     e2e_p90_s: float | None
     e2e_p99_s: float | None
-    ttft_within_limit: bool | None = Field(description="TTFT P50 within workload.max_ttft_s (null: no limit or no data)")
+    ttft_within_limit: bool | None = Field(
+        description="TTFT P50 within workload.max_ttft_s (null: no limit or no data)"
+    )
     availability: float | None
     sla_availability: float | None
     sla_breached: bool | None
     credit_share: float | None = Field(description="share of the month's invoice the terms credit")
-    credits_owed: float | None = Field(description="in the offer's currency; null when no invoice states the month's fee")
+    credits_owed: float | None = Field(
+        description="in the offer's currency; null when no invoice states the month's fee"
+    )
     invoiced: float | None
     delivered_cost_per_task: float | None
     promised_cost_per_task: float | None
     cost_overrun: float | None = Field(description="delivered / promised cost per task - 1")
     coverage: float | None
-    partial: bool = Field(False, description="the evidence does not cover the whole month (the month of --as-of, or metric samples below actuals.min_coverage): its throughput and cost per task are not scored")
-    busy_gpu_hours: float | None = Field(None, description="GPU-hours the serving engine was busy (utilization telemetry); null when no telemetry states them")
+    partial: bool = Field(
+        False,
+        description="the evidence does not cover the whole month (the month of --as-of, or metric samples below actuals.min_coverage): its throughput and cost per task are not scored",
+    )
+    busy_gpu_hours: float | None = Field(
+        None,
+        description="GPU-hours the serving engine was busy (utilization telemetry); null when no telemetry states them",
+    )
     capacity_ratio: float | None = Field(
-        None, description="output tokens per busy GPU-hour / (the promised throughput x 3,600): evidence of the vendor's speed; null without utilization telemetry"
+        None,
+        description="output tokens per busy GPU-hour / (the promised throughput x 3,600): evidence of the vendor's speed; null without utilization telemetry",
     )
     trial_capacity_ratio: float | None = Field(
-        None, description="the month's post-signing trials: their reading at the target x benchmark to production (mean) / the promised throughput; null without a trial"
+        None,
+        description="the month's post-signing trials: their reading at the target x benchmark to production (mean) / the promised throughput; null without a trial",
     )
     trials: list[str] = Field(default_factory=list, description="the trials (date and file) read this month")
     notes: list[str] = Field(default_factory=list)
@@ -96,12 +109,20 @@ class MonthScore(PerThousand):
 class Evidence(BaseModel):
     """Posteriors from the delivered months (module docstring)."""
 
-    months: int = Field(description="months with evidence of capacity (tokens per busy GPU-hour, or post-signing trials) that moved the throughput")
-    exposure_months: float = Field(description="sum of those months' exposure weights (busy GPU-hours / (billed GPUs x 730))")
+    months: int = Field(
+        description="months with evidence of capacity (tokens per busy GPU-hour, or post-signing trials) that moved the throughput"
+    )
+    exposure_months: float = Field(
+        description="sum of those months' exposure weights (busy GPU-hours / (billed GPUs x 730))"
+    )
     throughput_basis: str = Field("", description="what moved the throughput, or why nothing did")
     availability_months: int = Field(0, description="months with an incident history")
-    availability_dispersion: float | None = Field(None, description="the month-to-month sd of availability beyond chance (DerSimonian-Laird tau)")
-    throughput_ratio: float | None = Field(description="posterior median of delivered / promised throughput (log-normal)")
+    availability_dispersion: float | None = Field(
+        None, description="the month-to-month sd of availability beyond chance (DerSimonian-Laird tau)"
+    )
+    throughput_ratio: float | None = Field(
+        description="posterior median of delivered / promised throughput (log-normal)"
+    )
     throughput_ratio_mean: float | None
     throughput_log_sd: float | None = Field(description="posterior sd of the log ratio")
     availability: float | None = Field(description="posterior mean (Beta)")
@@ -143,7 +164,7 @@ def next_month(key: str) -> str:
 
 def month_window(key: str) -> tuple[datetime, datetime]:
     y, m = int(key[:4]), int(key[5:7])
-    start = datetime(y, m, 1, tzinfo=timezone.utc)
+    start = datetime(y, m, 1, tzinfo=UTC)
     return start, start + timedelta(days=calendar.monthrange(y, m)[1])
 
 
@@ -161,7 +182,9 @@ def credit_share(availability: float, sla: float, terms: Any) -> float:
     return min(share, terms.cap)
 
 
-def random_effects(prior_mean: float, prior_var: float, values: list[float], within: list[float]) -> tuple[float, float, float]:
+def random_effects(
+    prior_mean: float, prior_var: float, values: list[float], within: list[float]
+) -> tuple[float, float, float]:
     """The posterior (mean, variance) of a vendor's underlying level from one observation per month, and the
     between-month variance tau^2 (DerSimonian and Laird, "Meta-analysis in clinical trials", Controlled Clinical
     Trials 7, 1986: tau^2 = max(0, (Q - (k - 1)) / (S1 - S2 / S1)), Q = sum w (y - ybar_w)^2, w = 1 / v,
@@ -187,7 +210,9 @@ def _beta(mean: float, var: float) -> tuple[float, float]:
     return mean * total, (1 - mean) * total
 
 
-def _share_posterior(prior: tuple[float, float], shares: list[float], counts: list[float]) -> tuple[float, float, float, float]:
+def _share_posterior(
+    prior: tuple[float, float], shares: list[float], counts: list[float]
+) -> tuple[float, float, float, float]:
     """A share (availability, requests served) over months, each month one observation: prior Beta(alpha, beta)
     worth alpha + beta trials, a month's share with the binomial variance c / n (n its hours or requests, c =
     p(1 - p) at the pooled share p) plus the between-month variance tau^2 (random_effects). Without dispersion
@@ -202,7 +227,10 @@ def _share_posterior(prior: tuple[float, float], shares: list[float], counts: li
     c = max(pooled * (1 - pooled), 1e-12)
     mean, var, tau2 = random_effects(prior_mean, c / n0, shares, [c / n for n in counts])
     if tau2 == 0:  # no dispersion beyond chance: the conjugate Beta itself
-        alpha, beta = a0 + sum(x * n for x, n in zip(shares, counts)), b0 + sum((1 - x) * n for x, n in zip(shares, counts))
+        alpha, beta = (
+            a0 + sum(x * n for x, n in zip(shares, counts)),
+            b0 + sum((1 - x) * n for x, n in zip(shares, counts)),
+        )
         return alpha, beta, alpha / (alpha + beta), 0.0
     alpha, beta = _beta(mean, var)
     return alpha, beta, alpha / (alpha + beta), math.sqrt(tau2)
@@ -224,22 +252,30 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
         if m.capacity_ratio is not None and m.capacity_ratio > 0 and m.busy_gpu_hours and billed:
             w = m.busy_gpu_hours / (billed * HOURS_PER_MONTH)
             logs.append(math.log(m.capacity_ratio))
-            within.append(ev.throughput_month_sd ** 2 / w)
+            within.append(ev.throughput_month_sd**2 / w)
             exposure += w
             busy_months += 1
-        if m.trial_capacity_ratio is not None and m.trial_capacity_ratio > 0:  # a month's trials: one observation of weight trial_weight
+        if (
+            m.trial_capacity_ratio is not None and m.trial_capacity_ratio > 0
+        ):  # a month's trials: one observation of weight trial_weight
             logs.append(math.log(m.trial_capacity_ratio))
-            within.append(ev.throughput_month_sd ** 2 / ev.trial_weight)
+            within.append(ev.throughput_month_sd**2 / ev.trial_weight)
             exposure += ev.trial_weight
             trial_months += 1
     count = len(logs)
-    mu, var, _ = random_effects(0.0, ev.throughput_prior_sd ** 2, logs, within) if count else (0.0, ev.throughput_prior_sd ** 2, 0.0)
+    mu, var, _ = (
+        random_effects(0.0, ev.throughput_prior_sd**2, logs, within) if count else (0.0, ev.throughput_prior_sd**2, 0.0)
+    )
     sd = math.sqrt(var)
     said = [f"tokens per busy GPU-hour in {busy_months} month{'s' if busy_months != 1 else ''}"] if busy_months else []
     said += [f"post-signing trials in {trial_months} month{'s' if trial_months != 1 else ''}"] if trial_months else []
     without = sum(1 for m in months if not m.partial and m.capacity_ratio is None and m.trial_capacity_ratio is None)
     said += [f"{without} month{'s' if without != 1 else ''} without either not counted"] if count and without else []
-    unread = sum(1 for m in months if m.trials == [] and any(n.startswith("trial ") and "no reading at the target" in n for n in m.notes))
+    unread = sum(
+        1
+        for m in months
+        if m.trials == [] and any(n.startswith("trial ") and "no reading at the target" in n for n in m.notes)
+    )
     none = "no month with utilization telemetry or a post-signing trial"
     if unread:  # trials kept, but none reaches the workload's interactivity: say so, not "no trial"
         none = f"no month with utilization telemetry or a post-signing trial read at the target (trials in {unread} month{'s' if unread != 1 else ''} run slower than it)"
@@ -250,21 +286,36 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
     if expected_availability is not None:
         n0 = ev.availability_prior_hours
         hours = [(month_window(m.month)[1] - month_window(m.month)[0]).total_seconds() / 3600 for m in stated]
-        prior = (expected_availability * n0, (1 - expected_availability) * n0) if expected_availability < 1 else (n0, 1e-9)
+        prior = (
+            (expected_availability * n0, (1 - expected_availability) * n0) if expected_availability < 1 else (n0, 1e-9)
+        )
         a_alpha, a_beta, a_mean, a_tau = _share_posterior(prior, [m.availability for m in stated], hours)  # type: ignore[misc]
-    served = [m for m in months if m.requests_ok is not None and not m.partial and (m.requests_ok + (m.requests_failed or 0.0)) > 0]
+    served = [
+        m
+        for m in months
+        if m.requests_ok is not None and not m.partial and (m.requests_ok + (m.requests_failed or 0.0)) > 0
+    ]
     # the promise (every request served) as n0 served and one failed
     s_alpha, s_beta, s_mean, _ = _share_posterior(
-        (ev.success_prior_requests, 1.0), [m.requests_ok / (m.requests_ok + (m.requests_failed or 0.0)) for m in served],  # type: ignore[operator]
+        (ev.success_prior_requests, 1.0),
+        [m.requests_ok / (m.requests_ok + (m.requests_failed or 0.0)) for m in served],  # type: ignore[operator]
         [m.requests_ok + (m.requests_failed or 0.0) for m in served],  # type: ignore[operator]
     )
     return Evidence(
-        months=count, exposure_months=exposure, throughput_basis=basis,
-        throughput_ratio=math.exp(mu) if count else None, throughput_ratio_mean=math.exp(mu + sd * sd / 2) if count else None,
+        months=count,
+        exposure_months=exposure,
+        throughput_basis=basis,
+        throughput_ratio=math.exp(mu) if count else None,
+        throughput_ratio_mean=math.exp(mu + sd * sd / 2) if count else None,
         throughput_log_sd=sd if count else None,
-        availability=a_mean, availability_alpha=a_alpha, availability_beta=a_beta,
-        availability_months=len(stated), availability_dispersion=a_tau,
-        served_rate=s_mean, served_alpha=s_alpha, served_beta=s_beta,
+        availability=a_mean,
+        availability_alpha=a_alpha,
+        availability_beta=a_beta,
+        availability_months=len(stated),
+        availability_dispersion=a_tau,
+        served_rate=s_mean,
+        served_alpha=s_alpha,
+        served_beta=s_beta,
     )
 
 
@@ -279,7 +330,9 @@ def _months(actuals: OfferActuals, as_of: date) -> tuple[list[str], list[str]]:
     billed = set(actuals.metrics) | set(actuals.invoices)
     trial_months = {month_key(t.day) for t in actuals.trials}
     notes = []
-    early = sorted(k for k in trial_months if billed and k < min(billed))  # a trial before the service began makes no month
+    early = sorted(
+        k for k in trial_months if billed and k < min(billed)
+    )  # a trial before the service began makes no month
     if early:
         notes.append(f"trials before the first month of service ({min(billed)}) are not scored ({', '.join(early)})")
     service = billed | (trial_months - set(early))
@@ -289,11 +342,19 @@ def _months(actuals: OfferActuals, as_of: date) -> tuple[list[str], list[str]]:
     service_from = min((k for k in service if k <= current), default=None)
     before = sorted(k for k in incident_months if service_from is not None and k < service_from)
     if before:
-        notes.append(f"incidents before the first month of service ({service_from}) are not scored ({before[0]}" + (f" to {before[-1]}" if len(before) > 1 else "") + ")")
+        notes.append(
+            f"incidents before the first month of service ({service_from}) are not scored ({before[0]}"
+            + (f" to {before[-1]}" if len(before) > 1 else "")
+            + ")"
+        )
     keys = (service | incident_months) - set(before)
     later = sorted(k for k in keys if k > current)
     if later:
-        notes.append(f"evidence dated after {as_of.isoformat()} is not shown ({later[0]}" + (f" to {later[-1]}" if len(later) > 1 else "") + "): score it with a later --as-of")
+        notes.append(
+            f"evidence dated after {as_of.isoformat()} is not shown ({later[0]}"
+            + (f" to {later[-1]}" if len(later) > 1 else "")
+            + "): score it with a later --as-of"
+        )
     keys -= set(later)
     if not keys:
         return [], notes
@@ -315,15 +376,24 @@ def _promise(workspace: Any, evaluation: Any, offer_id: str) -> Any:
     m_ = record.metrics
     promised_tpgh = None
     if m_.get("throughput") and m_.get("availability") is not None:
-        promised_tpgh = m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
+        promised_tpgh = (
+            m_["throughput"] * 3600 * m_["availability"] * (m_.get("utilization") or 0) * (m_.get("fill") or 1)
+        )
     return SimpleNamespace(
-        record=record, offer=offer, metrics=m_, throughput=m_.get("throughput"),
-        target=workspace.config.workload.interactivity, production=workspace.config.uncertainty.production.mean, fx=workspace.fx_rate(offer.pricing.currency), tpgh=promised_tpgh,
+        record=record,
+        offer=offer,
+        metrics=m_,
+        throughput=m_.get("throughput"),
+        target=workspace.config.workload.interactivity,
+        production=workspace.config.uncertainty.production.mean,
+        fx=workspace.fx_rate(offer.pricing.currency),
+        tpgh=promised_tpgh,
         # The contract's GPUs: the commitment, or for an offer with none the GPUs today's demand bills. Not the GPUs
         # today's demand would bill on a commitment: a month billed at the committed GPUs is 100% of its contract.
         contract_gpus=offer.gpus or m_.get("billed_gpus"),
         own_per_gpu_hour=(m_.get("ops") or 0.0) + (m_.get("software") or 0.0),
-        sla=offer.service.sla.availability if offer.service.sla else None, terms=offer.contract.sla_credits,
+        sla=offer.service.sla.availability if offer.service.sla else None,
+        terms=offer.contract.sla_credits,
         limit=workspace.config.workload.max_ttft_s,
     )
 
@@ -342,7 +412,9 @@ def _availability(actuals: OfferActuals, key: str, down_impacts: Any) -> float |
     return None
 
 
-def _trial_capacity(actuals: OfferActuals, key: str, p: Any, as_of: date, notes: list[str]) -> tuple[float | None, list[str]]:
+def _trial_capacity(
+    actuals: OfferActuals, key: str, p: Any, as_of: date, notes: list[str]
+) -> tuple[float | None, list[str]]:
     """The month's post-signing trials (dated up to as_of) as one capacity observation: each trial's
     frontier read at the workload's target interactivity (procure.model.performance.throughput_at),
     x the benchmark-to-production factor's mean (a trial is a benchmark: the promise carries that
@@ -357,12 +429,16 @@ def _trial_capacity(actuals: OfferActuals, key: str, p: Any, as_of: date, notes:
     for (day, source), runs in sorted(by_trial.items()):
         reading = throughput_at([(r.interactivity, r.output_tok_s_gpu) for r in runs], p.target).throughput
         if reading is None or not p.throughput:
-            notes.append(f"trial {source} of {day}: no reading at the target {p.target:g} tok/s/user (its fastest run is slower): not a capacity observation")
+            notes.append(
+                f"trial {source} of {day}: no reading at the target {p.target:g} tok/s/user (its fastest run is slower): not a capacity observation"
+            )
             continue
         ratio = reading * p.production / p.throughput
         logs.append(math.log(ratio))
         names.append(f"{day} {source}")
-        notes.append(f"trial {source} of {day}: {reading:.1f} tok/s/GPU at the target x {p.production:.4g} (benchmark to production) = {ratio:.1%} of the promised {p.throughput:.1f}")
+        notes.append(
+            f"trial {source} of {day}: {reading:.1f} tok/s/GPU at the target x {p.production:.4g} (benchmark to production) = {ratio:.1%} of the promised {p.throughput:.1f}"
+        )
     return (math.exp(sum(logs) / len(logs)) if logs else None), names
 
 
@@ -378,7 +454,9 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
         notes.append(f"partial: the month is not over on {as_of.isoformat()}: shown, not scored")
     elif met is not None and met.coverage is not None and met.coverage < config.min_coverage:
         partial = True
-        notes.append(f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage {config.min_coverage:.0%}): throughput and cost per task not scored")
+        notes.append(
+            f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage {config.min_coverage:.0%}): throughput and cost per task not scored"
+        )
     avail = None if current else _availability(actuals, key, config.down_impacts)
     gpu_hours = inv.gpu_hours if inv else None
     tokens = met.output_tokens if met else None
@@ -405,20 +483,41 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     contracted = p.contract_gpus * hours if p.contract_gpus else None
     ttft50 = met.ttft.get(0.5) if met else None
     return MonthScore(
-        month=key, data=bool(met or inv or avail is not None),
-        billed_gpu_hours=gpu_hours, contracted_gpu_hours=contracted,
+        month=key,
+        data=bool(met or inv or avail is not None),
+        billed_gpu_hours=gpu_hours,
+        contracted_gpu_hours=contracted,
         billed_vs_contracted=gpu_hours / contracted if gpu_hours is not None and contracted and not current else None,
-        output_tokens=tokens, delivered_tokens_per_gpu_hour=delivered, promised_tokens_per_gpu_hour=p.tpgh, throughput_ratio=ratio,
-        requests_ok=ok, requests_failed=failed, served_rate=served,
-        ttft_p50_s=ttft50, ttft_p90_s=met.ttft.get(0.9) if met else None, ttft_p99_s=met.ttft.get(0.99) if met else None,
-        e2e_p50_s=met.e2e.get(0.5) if met else None, e2e_p90_s=met.e2e.get(0.9) if met else None, e2e_p99_s=met.e2e.get(0.99) if met else None,
+        output_tokens=tokens,
+        delivered_tokens_per_gpu_hour=delivered,
+        promised_tokens_per_gpu_hour=p.tpgh,
+        throughput_ratio=ratio,
+        requests_ok=ok,
+        requests_failed=failed,
+        served_rate=served,
+        ttft_p50_s=ttft50,
+        ttft_p90_s=met.ttft.get(0.9) if met else None,
+        ttft_p99_s=met.ttft.get(0.99) if met else None,
+        e2e_p50_s=met.e2e.get(0.5) if met else None,
+        e2e_p90_s=met.e2e.get(0.9) if met else None,
+        e2e_p99_s=met.e2e.get(0.99) if met else None,
         ttft_within_limit=(ttft50 <= p.limit) if ttft50 is not None and p.limit is not None else None,
-        availability=avail, sla_availability=p.sla, sla_breached=breached, credit_share=share, credits_owed=owed,
+        availability=avail,
+        sla_availability=p.sla,
+        sla_breached=breached,
+        credit_share=share,
+        credits_owed=owed,
         invoiced=inv.amount if inv else None,
-        delivered_cost_per_task=cost, promised_cost_per_task=promised_cost,
+        delivered_cost_per_task=cost,
+        promised_cost_per_task=promised_cost,
         cost_overrun=cost / promised_cost - 1 if cost is not None and promised_cost else None,
-        coverage=met.coverage if met else None, partial=partial, notes=notes,
-        busy_gpu_hours=busy, capacity_ratio=capacity, trial_capacity_ratio=trial_ratio, trials=trial_names,
+        coverage=met.coverage if met else None,
+        partial=partial,
+        notes=notes,
+        busy_gpu_hours=busy,
+        capacity_ratio=capacity,
+        trial_capacity_ratio=trial_ratio,
+        trials=trial_names,
     )
 
 
@@ -429,15 +528,21 @@ def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) ->
     keys, notes = _months(actuals, as_of)
     months = [_score_month(actuals, key, p, config, key == month_key(as_of), as_of) for key in keys]
     return VendorScore(
-        offer=offer_id, vendor=p.offer.vendor, currency=p.offer.pricing.currency or workspace.config.currency, months=months,
+        offer=offer_id,
+        vendor=p.offer.vendor,
+        currency=p.offer.pricing.currency or workspace.config.currency,
+        months=months,
         scored_through=month_key(as_of.replace(day=1) - timedelta(days=1)),
         credits_owed_total=sum(m.credits_owed or 0.0 for m in months),
         breached_months=[m.month for m in months if m.sla_breached],
-        evidence=posterior(months, p.record, actuals, config), notes=notes,
+        evidence=posterior(months, p.record, actuals, config),
+        notes=notes,
     )
 
 
-def scorecard(workspace: Any, evaluation: Any, as_of: date, offer: str | None = None, months: int | None = None) -> ScorecardResult:
+def scorecard(
+    workspace: Any, evaluation: Any, as_of: date, offer: str | None = None, months: int | None = None
+) -> ScorecardResult:
     """Every signed vendor's months; `months`: only the last N months scored (and the month of as_of
     when it has evidence, partial), the credits owed and the months breached counted over those alone."""
     ids = sorted(workspace.actuals) if offer is None else [offer]
@@ -471,27 +576,49 @@ def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str
         if latest is None:
             continue
         if latest.sla_breached:
-            out.append(("sla-breach", f"{v.offer}: {latest.month} availability {percent_or_no_data(latest.availability, 3)} is below the SLA's {percent_or_no_data(latest.sla_availability, 2)}"))
+            out.append(
+                (
+                    "sla-breach",
+                    f"{v.offer}: {latest.month} availability {percent_or_no_data(latest.availability, 3)} is below the SLA's {percent_or_no_data(latest.sla_availability, 2)}",
+                )
+            )
         if latest.credit_share:
-            owed = f"{latest.credits_owed:,.2f} {v.currency}" if latest.credits_owed is not None else f"{latest.credit_share:.0%} of the invoice"
+            owed = (
+                f"{latest.credits_owed:,.2f} {v.currency}"
+                if latest.credits_owed is not None
+                else f"{latest.credit_share:.0%} of the invoice"
+            )
             out.append(("credits-owed", f"{v.offer}: {latest.month} credits owed: {owed}"))
         if latest.cost_overrun is not None and latest.cost_overrun > max_overrun:
-            out.append(("delivered-cost", f"{v.offer}: {latest.month} delivered cost per task {latest.cost_overrun * 100:+.1f}% over the promised (limit {max_overrun * 100:.0f}%)"))
+            out.append(
+                (
+                    "delivered-cost",
+                    f"{v.offer}: {latest.month} delivered cost per task {latest.cost_overrun * 100:+.1f}% over the promised (limit {max_overrun * 100:.0f}%)",
+                )
+            )
     return out
 
 
 # --- the evidence in the evaluation ----------------------------------------------------------------
 
 
-def delivered_evidence(workspace: Any, day: date, offers: list[Any], costs: list[dict[str, Any]]) -> dict[str, Evidence]:
+def delivered_evidence(
+    workspace: Any, day: date, offers: list[Any], costs: list[dict[str, Any]]
+) -> dict[str, Evidence]:
     """Each signed offer's posteriors, from its months against the promise (`costs`: the cost model's
     figures of the promise, in `offers` order)."""
     from types import SimpleNamespace
 
     def clean(value: Any) -> float | None:
-        return None if value is None or (isinstance(value, float) and math.isnan(value)) or value != value else float(value)
+        return (
+            None
+            if value is None or (isinstance(value, float) and math.isnan(value)) or value != value
+            else float(value)
+        )
 
-    promised = {o.id: SimpleNamespace(metrics={k: clean(v) for k, v in c.items()}, gpus=o.gpus) for o, c in zip(offers, costs)}
+    promised = {
+        o.id: SimpleNamespace(metrics={k: clean(v) for k, v in c.items()}, gpus=o.gpus) for o, c in zip(offers, costs)
+    }
     stand_in = SimpleNamespace(offer=lambda offer_id: promised[offer_id])
     found = {}
     for offer_id in sorted(workspace.actuals):
@@ -540,7 +667,9 @@ def evidence_note(e: Evidence) -> str:
     return "delivered evidence: " + ", ".join(parts) + " (posteriors blended with the promise, docs/actuals.md)"
 
 
-def posteriors_for_draws(evidence: dict[str, Evidence], offers: list[Any], columns: dict[str, Any], spec: Any) -> dict[str, Any]:
+def posteriors_for_draws(
+    evidence: dict[str, Evidence], offers: list[Any], columns: dict[str, Any], spec: Any
+) -> dict[str, Any]:
     """What `--uncertainty` draws for each signed offer (procure.analysis.uncertainty.Posterior): the posterior sd
     of its log throughput ratio and the Beta parameters of its availability and share served, for the
     figures the evidence set (apply_evidence). An offer whose throughput or availability procure.yaml
@@ -555,7 +684,9 @@ def posteriors_for_draws(evidence: dict[str, Evidence], offers: list[Any], colum
         has_sla = offer_id in sla and not math.isnan(sla[offer_id])
         out[offer_id] = Posterior(
             throughput_log_sd=e.throughput_log_sd if not (own and own.throughput is not None) else None,
-            availability=(e.availability_alpha, e.availability_beta) if e.availability is not None and has_sla and not (own and own.availability is not None) else None,
+            availability=(e.availability_alpha, e.availability_beta)
+            if e.availability is not None and has_sla and not (own and own.availability is not None)
+            else None,
             served=(e.served_alpha, e.served_beta) if e.served_rate is not None else None,
         )
     return out

@@ -23,16 +23,15 @@ evidence draws exactly what it drew before.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from procure.model.units import PerThousand
-
 from procure.model.costing import AVAILABILITY_POINT, UTILIZATION_POINT, CostModel, Variation, cost_arrays
 from procure.model.inputs import Distribution, Offer, UncertaintyConfig
+from procure.model.units import PerThousand
 
 # The factor the point evaluation put on each offer's stated throughput (a column beside the cost
 # model's inputs): its throughput column is the stated reading times this.
@@ -157,7 +156,12 @@ def sample(rng: np.random.Generator, dists: Sequence[Distribution], draws: int) 
 
 
 def draw_factors(
-    offers: list[Offer], currencies: list[str], config: UncertaintyConfig, draws: int, seed: int, gaps: np.ndarray | None = None,
+    offers: list[Offer],
+    currencies: list[str],
+    config: UncertaintyConfig,
+    draws: int,
+    seed: int,
+    gaps: np.ndarray | None = None,
     posteriors: dict[str, Posterior] | None = None,
 ) -> Draws:
     """All factors, in a fixed order from one seeded generator: same seed, same numbers. `gaps`: each
@@ -180,8 +184,14 @@ def draw_factors(
     for o, key in zip(offers, operator_keys):
         operators.setdefault(key, availability_distribution(o, config))
     operator_column = {key: i for i, key in enumerate(operators)}
-    availability = sample(rng, list(operators.values()), draws)[:, [operator_column[k] for k in operator_keys]] if len(offers) else np.empty((draws, 0))
-    utilization, fte_cost, index = (sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index"))
+    availability = (
+        sample(rng, list(operators.values()), draws)[:, [operator_column[k] for k in operator_keys]]
+        if len(offers)
+        else np.empty((draws, 0))
+    )
+    utilization, fte_cost, index = (
+        sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index")
+    )
     distinct = sorted(set(currencies))
     per_currency = sample(rng, [config.fx] * len(distinct), draws)
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
@@ -211,14 +221,20 @@ def draw_factors(
     return found
 
 
-def _draw_posteriors(rng: np.random.Generator, offers: list[Offer], posteriors: dict[str, Posterior], draws: int, found: Draws) -> None:
+def _draw_posteriors(
+    rng: np.random.Generator, offers: list[Offer], posteriors: dict[str, Posterior], draws: int, found: Draws
+) -> None:
     """The signed vendors' posterior draws, in offer order: the log-normal throughput factors, then the
     Beta availabilities, then the Beta shares served."""
     signed = [(i, posteriors[o.id]) for i, o in enumerate(offers) if o.id in posteriors]
-    spread = [(i, p.throughput_log_sd) for i, p in signed if p.throughput_log_sd is not None and not offers[i].per_token]
+    spread = [
+        (i, p.throughput_log_sd) for i, p in signed if p.throughput_log_sd is not None and not offers[i].per_token
+    ]
     if spread:
         found.lognormal_columns = np.array([i for i, _ in spread], dtype=int)
-        found.lognormal = np.exp(rng.standard_normal((draws, len(spread))) * np.array([s for _, s in spread], dtype=float))
+        found.lognormal = np.exp(
+            rng.standard_normal((draws, len(spread))) * np.array([s for _, s in spread], dtype=float)
+        )
     for kind in ("availability", "served"):
         params = [(i, getattr(p, kind)) for i, p in signed if getattr(p, kind) is not None]
         if params:
@@ -228,7 +244,9 @@ def _draw_posteriors(rng: np.random.Generator, offers: list[Offer], posteriors: 
             setattr(found, f"beta_{kind}", rng.beta(a, b, size=(draws, len(params))) / (a / (a + b)))
 
 
-def costs_for(col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+def costs_for(
+    col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None)
+) -> np.ndarray:
     """Cost per successful task for the draws in `rows`: (draws, n)."""
     return outputs_for(col, model, factors, home, rows)["cost_per_task"]
 
@@ -258,7 +276,12 @@ class Gates:
 
 
 def outputs_for(
-    col: dict[str, np.ndarray], model: CostModel, factors: Draws, home: np.ndarray, rows: slice = slice(None), gates: bool = False,
+    col: dict[str, np.ndarray],
+    model: CostModel,
+    factors: Draws,
+    home: np.ndarray,
+    rows: slice = slice(None),
+    gates: bool = False,
     only: tuple[str, ...] | None = None,
 ) -> dict[str, np.ndarray]:
     """Cost per successful task (and, with `gates`, availability and GPUs needed; or the outputs named
@@ -266,7 +289,11 @@ def outputs_for(
     varied = dict(col)
     # The throughput column is the point evaluation's (the stated reading x POINT_COLUMN); the draws are
     # factors on the stated reading. A signed vendor's is its posterior's factor on the blended figure.
-    throughput = factors.throughput[rows] / col[POINT_COLUMN] if POINT_COLUMN in col else np.array(factors.throughput[rows], dtype=float)
+    throughput = (
+        factors.throughput[rows] / col[POINT_COLUMN]
+        if POINT_COLUMN in col
+        else np.array(factors.throughput[rows], dtype=float)
+    )
     availability = factors.availability[rows]
     if factors.lognormal is not None:
         throughput[:, factors.lognormal_columns] = factors.lognormal[rows]
@@ -294,15 +321,28 @@ def outputs_for(
         fte_cost_year=model.assumptions.fte_cost_year * factors.fte_cost[rows],
         tasks_per_month=demand * factors.demand[rows] if (demand is not None and factors.demand is not None) else None,
     )
-    found = cost_arrays(varied, model, variation, only=only or (("cost_per_task", "availability", "gpus_needed") if gates else ("cost_per_task",)))
+    found = cost_arrays(
+        varied,
+        model,
+        variation,
+        only=only or (("cost_per_task", "availability", "gpus_needed") if gates else ("cost_per_task",)),
+    )
     if "cost_per_task" in found:
         found["cost_per_task"] = np.where(np.isfinite(found["cost_per_task"]), found["cost_per_task"], np.nan)
     return found
 
 
 def gate_odds(
-    col: dict[str, np.ndarray], model: CostModel, offers: list[Offer], currencies: list[str], home_currency: str, config: UncertaintyConfig,
-    supply: np.ndarray, min_availability: float, coverage: float, posteriors: dict[str, Posterior] | None = None,
+    col: dict[str, np.ndarray],
+    model: CostModel,
+    offers: list[Offer],
+    currencies: list[str],
+    home_currency: str,
+    config: UncertaintyConfig,
+    supply: np.ndarray,
+    min_availability: float,
+    coverage: float,
+    posteriors: dict[str, Posterior] | None = None,
 ) -> list[dict[str, float]]:
     """Each offer's probability of passing each drawn gate (DRAWN_GATES): the share of the draws (the
     uncertainty settings' number of draws and seed) in which its drawn availability reaches `min_availability`
@@ -319,7 +359,9 @@ def gate_odds(
     capacity = model.workload.tasks_per_month is not None and len(offers) > 0
     for start in range(0, draws, CHUNK_DRAWS * 10):
         rows = slice(start, min(draws, start + CHUNK_DRAWS * 10))
-        found = outputs_for(col, model, factors, home, rows, only=("availability", "gpus_needed") if capacity else ("availability",))
+        found = outputs_for(
+            col, model, factors, home, rows, only=("availability", "gpus_needed") if capacity else ("availability",)
+        )
         drawn = {"availability": found["availability"], **({"capacity": found["gpus_needed"]} if capacity else {})}
         with np.errstate(invalid="ignore"):
             passing["availability"] += (found["availability"] >= min_availability - 1e-12).sum(axis=0)
@@ -335,21 +377,31 @@ def gate_odds(
     return [
         {
             **({"availability": float(passing["availability"][i] / draws)} if drawn_at["availability"][i] else {}),
-            **({"capacity": float(passing["capacity"][i] / draws)} if capacity and not per_token[i] and drawn_at["capacity"][i] else {}),
+            **(
+                {"capacity": float(passing["capacity"][i] / draws)}
+                if capacity and not per_token[i] and drawn_at["capacity"][i]
+                else {}
+            ),
         }
         for i in range(len(offers))
     ]
 
 
 class OfferRange(PerThousand):
-    PER_TASK = ('p10', 'p50', 'p90')  # costs per task, each with its figure per 1,000 tasks in JSON
+    PER_TASK = ("p10", "p50", "p90")  # costs per task, each with its figure per 1,000 tasks in JSON
 
     p10: float | None
     p50: float | None
     p90: float | None
-    prob_cheapest: float | None = Field(description="share of the draws with an acceptable offer in which this offer is acceptable and the cheapest")
-    prob_fails_gate: float | None = Field(None, description="share of draws in which a gate re-applied to the draw (availability, capacity) fails")
-    fails_by_gate: dict[str, float] = Field(default_factory=dict, description="per gate re-applied in the draws, the share of draws in which it fails")
+    prob_cheapest: float | None = Field(
+        description="share of the draws with an acceptable offer in which this offer is acceptable and the cheapest"
+    )
+    prob_fails_gate: float | None = Field(
+        None, description="share of draws in which a gate re-applied to the draw (availability, capacity) fails"
+    )
+    fails_by_gate: dict[str, float] = Field(
+        default_factory=dict, description="per gate re-applied in the draws, the share of draws in which it fails"
+    )
 
 
 class UncertaintyInfo(BaseModel):
@@ -415,7 +467,9 @@ def monte_carlo(
         by_gate = {gate: float(fails[gate][i] / draws) for gate in DRAWN_GATES if drawn and fails[gate][i] > 0}
         ranges.append(
             OfferRange(
-                p10=p10, p50=p50, p90=p90,
+                p10=p10,
+                p50=p50,
+                p90=p90,
                 prob_cheapest=float(wins[i]) if (acceptable[i] or (drawn and ok[:, i].any())) else None,
                 prob_fails_gate=float(1 - ok[:, i].mean()) if drawn else None,
                 fails_by_gate=by_gate,
@@ -438,9 +492,15 @@ class _quiet_nan_warnings:
         self._catch.__exit__(*exc)
 
 
-def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: dict[str, Posterior] | None = None) -> str:
+def method_text(
+    config: UncertaintyConfig, draws: int, seed: int, posteriors: dict[str, Posterior] | None = None
+) -> str:
     def show(d: Distribution) -> str:
-        return f"triangular {d.triangular[0]:g}/{d.triangular[1]:g}/{d.triangular[2]:g}" if d.triangular else f"uniform {d.bounds[0]:g}-{d.bounds[2]:g}"
+        return (
+            f"triangular {d.triangular[0]:g}/{d.triangular[1]:g}/{d.triangular[2]:g}"
+            if d.triangular
+            else f"uniform {d.bounds[0]:g}-{d.bounds[2]:g}"
+        )
 
     throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
     return (
@@ -457,7 +517,8 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: di
             f" Signed vendors with delivered evidence ({', '.join(sorted(posteriors))}) are drawn from their posteriors instead: throughput as the "
             "evaluated figure x exp(s z), z standard normal, s the posterior sd of log(delivered / promised), so the ratio drawn is the "
             "log-normal posterior; availability and the share of requests served from their Beta posteriors (docs/actuals.md)."
-            if posteriors else ""
+            if posteriors
+            else ""
         )
     )
 
@@ -466,26 +527,38 @@ def method_text(config: UncertaintyConfig, draws: int, seed: int, posteriors: di
 
 
 class SensitivityRow(PerThousand):
-    PER_TASK = ('costs_low', 'costs_high', 'swing', 'leader_cost_low', 'leader_cost_high')  # costs per task, each with its figure per 1,000 tasks in JSON
+    PER_TASK = (
+        "costs_low",
+        "costs_high",
+        "swing",
+        "leader_cost_low",
+        "leader_cost_high",
+    )  # costs per task, each with its figure per 1,000 tasks in JSON
 
     input: str
     low: float = Field(description="the factor at the low end")
     high: float
     costs_low: dict[str, float | None] = Field(description="cost per task of each top offer with this input low")
     costs_high: dict[str, float | None]
-    swing: float | None = Field(description="the largest change in a top offer's cost per task between the low and high input")
+    swing: float | None = Field(
+        description="the largest change in a top offer's cost per task between the low and high input"
+    )
     swing_offer: str | None = Field(description="the top offer that swings most")
     leader_low: str | None
     leader_high: str | None
-    flips: bool = Field(description="the order of the top offers changes at either end, or one of them fails a gate there")
-    fails_low: dict[str, list[str]] = Field(default_factory=dict, description="top offers that fail a gate with this input low, and the gates")
+    flips: bool = Field(
+        description="the order of the top offers changes at either end, or one of them fails a gate there"
+    )
+    fails_low: dict[str, list[str]] = Field(
+        default_factory=dict, description="top offers that fail a gate with this input low, and the gates"
+    )
     fails_high: dict[str, list[str]] = Field(default_factory=dict)
     leader_cost_low: float | None = Field(None, description="the cost per task of the leader at the low end")
     leader_cost_high: float | None = None
 
 
 class Sensitivity(PerThousand):
-    PER_TASK = ('baseline',)  # the top offers' costs per task, each with its figure per 1,000 tasks in JSON
+    PER_TASK = ("baseline",)  # the top offers' costs per task, each with its figure per 1,000 tasks in JSON
     offers: list[str]
     baseline: dict[str, float | None]
     rows: list[SensitivityRow] = Field(description="by swing, largest first")
@@ -509,12 +582,24 @@ class _Expected:
     def draws(self) -> Draws:
         """One draw with every input at its expected value."""
         return Draws(
-            self.point[None, :].copy(), self.availability[None, :].copy(), np.full((1, 1), self.utilization), np.ones((1, 1)), np.ones((1, 1)),
-            np.ones((1, len(self.distinct))), self.column, np.ones((1, 1)),
+            self.point[None, :].copy(),
+            self.availability[None, :].copy(),
+            np.full((1, 1), self.utilization),
+            np.ones((1, 1)),
+            np.ones((1, 1)),
+            np.ones((1, len(self.distinct))),
+            self.column,
+            np.ones((1, 1)),
         )
 
 
-def _throughput_ends(offers: list[Offer], top: list[int], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected) -> list[Scenario]:
+def _throughput_ends(
+    offers: list[Offer],
+    top: list[int],
+    config: UncertaintyConfig,
+    posteriors: dict[str, Posterior],
+    expected: _Expected,
+) -> list[Scenario]:
     """Each top offer's throughput at its ends: a signed vendor's posterior 2.5% and 97.5% points (exp(-/+1.96 s)
     on the evaluated, blended figure), else the ends of its throughput curve with the rest at their means. An
     offer billed per token has no GPU throughput to vary."""
@@ -534,17 +619,27 @@ def _throughput_ends(offers: list[Offer], top: list[int], config: UncertaintyCon
         low, _, high = throughput_distribution(offers[i], config).bounds
         for end, value in (("low", low), ("high", high)):
             d = expected.draws()
-            d.throughput[0, i] = value * point[i] / throughput_distribution(offers[i], config).mean  # the curve at its end, the rest at their means
+            d.throughput[0, i] = (
+                value * point[i] / throughput_distribution(offers[i], config).mean
+            )  # the curve at its end, the rest at their means
             scenarios.append((f"throughput: {offers[i].id}", end, d, low, high))
     return scenarios
 
 
-def _stack_ends(offers: list[Offer], top: list[int], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected) -> list[Scenario]:
+def _stack_ends(
+    offers: list[Offer],
+    top: list[int],
+    config: UncertaintyConfig,
+    posteriors: dict[str, Posterior],
+    expected: _Expected,
+) -> list[Scenario]:
     """Each serving stack a top offer runs on, at the ends of the stack factor: every GPU-hour offer on the stack moves
     together, as in the draws (a signed vendor's throughput is its posterior's, which the stack factor does not move)."""
     if config.stack.bounds[0] == config.stack.bounds[2]:
         return []
-    moved = [not o.per_token and not (o.id in posteriors and posteriors[o.id].throughput_log_sd is not None) for o in offers]
+    moved = [
+        not o.per_token and not (o.id in posteriors and posteriors[o.id].throughput_log_sd is not None) for o in offers
+    ]
     keys = [stack_group(o) for o in offers]
     low, _, high = config.stack.bounds
     scenarios: list[Scenario] = []
@@ -552,7 +647,13 @@ def _stack_ends(offers: list[Offer], top: list[int], config: UncertaintyConfig, 
     for key in dict.fromkeys(keys[i] for i in top if moved[i] and not keys[i].startswith("offer:")):
         on = np.array([k == key and m for k, m in zip(keys, moved)], dtype=bool)
         first = offers[int(np.flatnonzero(on)[0])]
-        name = " ".join(first.performance.stack.split()) if key.startswith("stack:") else first.performance.reference if key.startswith("curve:") else first.id
+        name = (
+            " ".join(first.performance.stack.split())
+            if key.startswith("stack:")
+            else first.performance.reference
+            if key.startswith("curve:")
+            else first.id
+        )
         for end, value in (("low", low), ("high", high)):
             d = expected.draws()
             d.throughput = np.where(on, expected.point / config.stack.mean * value, expected.point)[None, :]
@@ -560,12 +661,18 @@ def _stack_ends(offers: list[Offer], top: list[int], config: UncertaintyConfig, 
     return scenarios
 
 
-def _availability_ends(offers: list[Offer], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected) -> list[Scenario]:
+def _availability_ends(
+    offers: list[Offer], config: UncertaintyConfig, posteriors: dict[str, Posterior], expected: _Expected
+) -> list[Scenario]:
     """Every offer's availability at its low, then its high end together; a signed vendor's are its Beta
     posterior's quantiles over its mean."""
     low_a = np.array([availability_distribution(o, config).bounds[0] for o in offers])
     high_a = np.array([availability_distribution(o, config).bounds[2] for o in offers])
-    signed_a = [(i, posteriors[o.id].availability) for i, o in enumerate(offers) if o.id in posteriors and posteriors[o.id].availability is not None]
+    signed_a = [
+        (i, posteriors[o.id].availability)
+        for i, o in enumerate(offers)
+        if o.id in posteriors and posteriors[o.id].availability is not None
+    ]
     if signed_a:
         # The Beta quantile is the inverse regularized incomplete beta function: scipy.special's betaincinv gives the
         # very bits scipy.stats.beta.ppf gives (checked on 120,000 draws of a, b and six tails), and importing
@@ -573,7 +680,9 @@ def _availability_ends(offers: list[Offer], config: UncertaintyConfig, posterior
         from scipy.special import betaincinv
 
         for i, (a, b) in signed_a:
-            low_a[i], high_a[i] = (float(betaincinv(a, b, q)) / (a / (a + b)) for q in (POSTERIOR_TAIL, 1 - POSTERIOR_TAIL))
+            low_a[i], high_a[i] = (
+                float(betaincinv(a, b, q)) / (a / (a + b)) for q in (POSTERIOR_TAIL, 1 - POSTERIOR_TAIL)
+            )
     scenarios: list[Scenario] = []
     for end, values in (("low", low_a), ("high", high_a)):
         d = expected.draws()
@@ -582,7 +691,9 @@ def _availability_ends(offers: list[Offer], config: UncertaintyConfig, posterior
     return scenarios
 
 
-def _common_ends(offers: list[Offer], model: CostModel, config: UncertaintyConfig, expected: _Expected) -> list[Scenario]:
+def _common_ends(
+    offers: list[Offer], model: CostModel, config: UncertaintyConfig, expected: _Expected
+) -> list[Scenario]:
     """The inputs common to every offer at their ends: benchmark to production (GPU-hour offers, each curve at its
     mean), utilization, staff cost, the index level and demand (when a demand is stated and drawn)."""
     scenarios: list[Scenario] = []
@@ -591,10 +702,19 @@ def _common_ends(offers: list[Offer], model: CostModel, config: UncertaintyConfi
         low, _, high = config.production.bounds
         for end, value in (("low", low), ("high", high)):
             d = expected.draws()
-            d.throughput = np.where(gpu_hour, expected.point / config.production.mean * value, 1.0)[None, :]  # each curve at its mean
+            d.throughput = np.where(gpu_hour, expected.point / config.production.mean * value, 1.0)[
+                None, :
+            ]  # each curve at its mean
             scenarios.append(("benchmark to production (every GPU-hour offer)", end, d, low, high))
-    for name, label in (("utilization", "utilization"), ("fte_cost", "staff cost"), ("index", "index level"), ("demand", "demand")):
-        if name == "demand" and (model.workload.tasks_per_month is None or config.demand.bounds[0] == config.demand.bounds[2]):
+    for name, label in (
+        ("utilization", "utilization"),
+        ("fte_cost", "staff cost"),
+        ("index", "index level"),
+        ("demand", "demand"),
+    ):
+        if name == "demand" and (
+            model.workload.tasks_per_month is None or config.demand.bounds[0] == config.demand.bounds[2]
+        ):
             continue  # no demand stated, or none drawn: nothing to vary
         low, _, high = getattr(config, name).bounds
         for end, value in (("low", low), ("high", high)):
@@ -604,7 +724,9 @@ def _common_ends(offers: list[Offer], model: CostModel, config: UncertaintyConfi
     return scenarios
 
 
-def _fx_ends(currencies: list[str], top: list[int], home_currency: str, config: UncertaintyConfig, expected: _Expected) -> list[Scenario]:
+def _fx_ends(
+    currencies: list[str], top: list[int], home_currency: str, config: UncertaintyConfig, expected: _Expected
+) -> list[Scenario]:
     """The exchange rate of each foreign currency a top offer is priced in, at its ends."""
     scenarios: list[Scenario] = []
     for currency in sorted({currencies[i] for i in top if currencies[i] != home_currency}):
@@ -634,7 +756,9 @@ class _Ends:
     def order(self, row: np.ndarray) -> list[str]:
         """The top offers by cost per task at one end (no figure last)."""
         offers = self.offers
-        return [offers[i].id for i in sorted(self.top, key=lambda i: (np.inf if np.isnan(row[i]) else row[i], offers[i].id))]
+        return [
+            offers[i].id for i in sorted(self.top, key=lambda i: (np.inf if np.isnan(row[i]) else row[i], offers[i].id))
+        ]
 
     def cost_of(self, offer_id: str | None, row: np.ndarray) -> float | None:
         """An offer's cost per task at one end."""
@@ -643,7 +767,11 @@ class _Ends:
     def gate_failures(self, k: int) -> dict[str, list[str]]:
         """The drawn gates each top offer (acceptable on the others) fails at end k."""
         offers, failed, gates = self.offers, self.failed, self.gates
-        return {offers[i].id: [g for g in DRAWN_GATES if failed[g][k, i]] for i in self.top if gates is not None and gates.others_pass[i] and any(failed[g][k, i] for g in DRAWN_GATES)}
+        return {
+            offers[i].id: [g for g in DRAWN_GATES if failed[g][k, i]]
+            for i in self.top
+            if gates is not None and gates.others_pass[i] and any(failed[g][k, i] for g in DRAWN_GATES)
+        }
 
     def leader(self, k: int, row: np.ndarray) -> str | None:
         """The leader at end k: without gates the cheapest top offer; with them the cheapest offer acceptable at
@@ -675,7 +803,10 @@ class _Ends:
             swing_offer=swing_offer,
             leader_low=self.leader(k, lo),
             leader_high=self.leader(k + 1, hi),
-            flips=self.order(lo) != baseline_order or self.order(hi) != baseline_order or bool(self.gate_failures(k)) or bool(self.gate_failures(k + 1)),
+            flips=self.order(lo) != baseline_order
+            or self.order(hi) != baseline_order
+            or bool(self.gate_failures(k))
+            or bool(self.gate_failures(k + 1)),
             fails_low=self.gate_failures(k),
             fails_high=self.gate_failures(k + 1),
             leader_cost_low=self.cost_of(self.leader(k, lo), lo),
@@ -706,11 +837,27 @@ def sensitivity(
     distinct = sorted(set(currencies))
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
     gaps = col.get(GAP_COLUMN, np.zeros(n))
-    point = col[POINT_COLUMN] if POINT_COLUMN in col else np.array([point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float)
-    availability = col[AVAILABILITY_POINT] if AVAILABILITY_POINT in col else np.array([availability_distribution(o, config).mean for o in offers], dtype=float)
+    point = (
+        col[POINT_COLUMN]
+        if POINT_COLUMN in col
+        else np.array(
+            [point_throughput_factor(o, config) * reading_mean(float(g)) for o, g in zip(offers, gaps)], dtype=float
+        )
+    )
+    availability = (
+        col[AVAILABILITY_POINT]
+        if AVAILABILITY_POINT in col
+        else np.array([availability_distribution(o, config).mean for o in offers], dtype=float)
+    )
     # the point's utilization factor (its mean below the cap of 1 on the product), so the baseline is the evaluated figure
-    utilization = float(col[UTILIZATION_POINT][0]) if UTILIZATION_POINT in col and n else config.utilization.capped_mean(1 / model.workload.utilization)
-    expected = _Expected(np.asarray(point, dtype=float), n, distinct, column, np.asarray(availability, dtype=float), utilization)
+    utilization = (
+        float(col[UTILIZATION_POINT][0])
+        if UTILIZATION_POINT in col and n
+        else config.utilization.capped_mean(1 / model.workload.utilization)
+    )
+    expected = _Expected(
+        np.asarray(point, dtype=float), n, distinct, column, np.asarray(availability, dtype=float), utilization
+    )
     posteriors = posteriors or {}
     scenarios = [
         *_throughput_ends(offers, top, config, posteriors, expected),
@@ -720,18 +867,31 @@ def sensitivity(
         *_fx_ends(currencies, top, home_currency, config, expected),
     ]
     stacked = (
-        Draws(*(np.concatenate([getattr(s[2], f) for s in scenarios]) for f in ("throughput", "availability", "utilization", "fte_cost", "index", "fx")), column, np.concatenate([s[2].demand for s in scenarios]))  # type: ignore[misc]
+        Draws(
+            *(
+                np.concatenate([getattr(s[2], f) for s in scenarios])
+                for f in ("throughput", "availability", "utilization", "fte_cost", "index", "fx")
+            ),
+            column,
+            np.concatenate([s[2].demand for s in scenarios]),
+        )  # type: ignore[misc]
         if scenarios
         else expected.draws()
     )
-    found = outputs_for(col, model, stacked, home, gates=gates is not None) if scenarios else {"cost_per_task": np.empty((0, n))}
+    found = (
+        outputs_for(col, model, stacked, home, gates=gates is not None)
+        if scenarios
+        else {"cost_per_task": np.empty((0, n))}
+    )
     failed = gates.failures(found["availability"], found["gpus_needed"]) if gates is not None and scenarios else {}
     base = costs_for(col, model, expected.draws(), home)[0]
     ends = _Ends(offers, top, gates, found["cost_per_task"], failed)
     baseline_order = ends.order(base)
     rows = [ends.row(k, scenarios[k], baseline_order) for k in range(0, len(scenarios), 2)]
     rows.sort(key=lambda r: (-(r.swing or 0.0), r.input))
-    return Sensitivity(offers=[offers[i].id for i in top], baseline={offers[i].id: _num(base[i]) for i in top}, rows=rows)
+    return Sensitivity(
+        offers=[offers[i].id for i in top], baseline={offers[i].id: _num(base[i]) for i in top}, rows=rows
+    )
 
 
 def _num(value: float) -> float | None:

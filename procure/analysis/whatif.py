@@ -15,16 +15,27 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from procure.model.units import PerThousand
-
-from procure.model.costing import HOURS_PER_MONTH
-from procure.errors import InputError, Problem, unknown_offer
 from procure.analysis.evaluate import Evaluation, evaluate
 from procure.analysis.record import OfferRecord
-from procure.model.inputs import Offer
+from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import Workspace
+from procure.model.costing import HOURS_PER_MONTH
+from procure.model.inputs import Offer
+from procure.model.units import PerThousand
 
-FIGURES = ("cost_per_task", "full", "rent", "throughput", "availability", "utilization", "fill", "billed_gpus", "gpus_needed", "successful_tasks_per_gpu_hour", "monthly_spend")
+FIGURES = (
+    "cost_per_task",
+    "full",
+    "rent",
+    "throughput",
+    "availability",
+    "utilization",
+    "fill",
+    "billed_gpus",
+    "gpus_needed",
+    "successful_tasks_per_gpu_hour",
+    "monthly_spend",
+)
 
 
 def parse_change(text: str, option: str) -> float:
@@ -92,7 +103,9 @@ class WhatIf(BaseModel):
     changes: list[str]
     before: Snapshot
     after: Snapshot
-    tasks_per_month: float | None = Field(description="the demand, or what the committed GPUs deliver before the change")
+    tasks_per_month: float | None = Field(
+        description="the demand, or what the committed GPUs deliver before the change"
+    )
     tasks_basis: str
     monthly_saving: float | None = Field(description="fall in cost per task x tasks per month")
     monthly_cost: float
@@ -101,7 +114,9 @@ class WhatIf(BaseModel):
     payback_months: float | None = Field(
         description="months until the net monthly saving, discounted at the cost of capital, repays the one-off; null when it never does"
     )
-    payback_simple_months: float | None = Field(None, description="one-off / (monthly saving - monthly cost), undiscounted")
+    payback_simple_months: float | None = Field(
+        None, description="one-off / (monthly saving - monthly cost), undiscounted"
+    )
     payback_beyond_term: bool = Field(False, description="the payback takes longer than the offer's term")
     term_months: int = Field(0, description="the offer's term")
     break_even_throughput_gain: float | None = Field(
@@ -126,8 +141,16 @@ def apply_change(workspace: Workspace, offer: Offer, change: Change, index_level
     pricing = offer.pricing
     if change.throughput is not None:
         if offer.per_token:
-            raise InputError([Problem(f"offers/{offer.id}", None, "--throughput", "a per-token offer has no GPU throughput to change")])
-        updates["performance"] = offer.performance.model_copy(update={"points": _scaled_points(offer, workspace, change.throughput)})
+            raise InputError(
+                [
+                    Problem(
+                        f"offers/{offer.id}", None, "--throughput", "a per-token offer has no GPU throughput to change"
+                    )
+                ]
+            )
+        updates["performance"] = offer.performance.model_copy(
+            update={"points": _scaled_points(offer, workspace, change.throughput)}
+        )
     if change.price is not None:
         f = change.price
         if pricing.gpu_hour is not None:
@@ -136,22 +159,38 @@ def apply_change(workspace: Workspace, offer: Offer, change: Change, index_level
             # Move the rent by the same share: shift the spread by (f - 1) x today's index + spread.
             linked = pricing.index_linked
             current = index_level / workspace.fx_rate(pricing.currency) + linked.spread
-            pricing = pricing.model_copy(update={"index_linked": linked.model_copy(update={"spread": linked.spread + (f - 1) * current})})
+            pricing = pricing.model_copy(
+                update={"index_linked": linked.model_copy(update={"spread": linked.spread + (f - 1) * current})}
+            )
         elif pricing.per_mtok is not None:
-            pricing = pricing.model_copy(update={"per_mtok": pricing.per_mtok.model_copy(update={"input": pricing.per_mtok.input * f, "output": pricing.per_mtok.output * f})})
+            pricing = pricing.model_copy(
+                update={
+                    "per_mtok": pricing.per_mtok.model_copy(
+                        update={"input": pricing.per_mtok.input * f, "output": pricing.per_mtok.output * f}
+                    )
+                }
+            )
         elif pricing.owned is not None:
-            pricing = pricing.model_copy(update={"owned": pricing.owned.model_copy(update={"capex_per_gpu": pricing.owned.capex_per_gpu * f})})
+            pricing = pricing.model_copy(
+                update={"owned": pricing.owned.model_copy(update={"capex_per_gpu": pricing.owned.capex_per_gpu * f})}
+            )
         updates["pricing"] = pricing
     config = workspace.config
     if change.availability is not None:
         if offer.owned:
             # owned: our host (hardware repair), the counterpart of a provider's SLA (rating.availability_layers)
             jobs = {**config.assumptions.self_operated_jobs, "hardware_repair": change.availability}
-            config = config.model_copy(update={"assumptions": config.assumptions.model_copy(update={"self_operated_jobs": jobs})})
+            config = config.model_copy(
+                update={"assumptions": config.assumptions.model_copy(update={"self_operated_jobs": jobs})}
+            )
         elif offer.service.sla is not None:
-            updates["service"] = offer.service.model_copy(update={"sla": offer.service.sla.model_copy(update={"availability": change.availability})})
+            updates["service"] = offer.service.model_copy(
+                update={"sla": offer.service.sla.model_copy(update={"availability": change.availability})}
+            )
     if change.utilization is not None:
-        config = config.model_copy(update={"workload": config.workload.model_copy(update={"utilization": change.utilization})})
+        config = config.model_copy(
+            update={"workload": config.workload.model_copy(update={"utilization": change.utilization})}
+        )
     if change.gpus is not None:
         if offer.per_token:
             raise InputError([Problem(f"offers/{offer.id}", None, "--gpus", "a per-token offer has no GPU commitment")])
@@ -173,7 +212,10 @@ def whatif(workspace: Workspace, offer_id: str, change: Change, as_of: date | No
     notes: list[str] = []
     if demand is not None:
         tasks, basis = demand, "the workload's demand"
-    elif before.metrics.get("successful_tasks_per_gpu_hour") is not None and before.metrics.get("billed_gpus") is not None:
+    elif (
+        before.metrics.get("successful_tasks_per_gpu_hour") is not None
+        and before.metrics.get("billed_gpus") is not None
+    ):
         tasks = before.metrics["successful_tasks_per_gpu_hour"] * before.metrics["billed_gpus"] * HOURS_PER_MONTH  # type: ignore[operator]
         basis = "what the committed GPUs deliver before the change"
     else:
@@ -189,9 +231,13 @@ def whatif(workspace: Workspace, offer_id: str, change: Change, as_of: date | No
     if net is not None and net <= 0 and (change.one_off or change.monthly):
         notes.append("the change never pays back: the monthly saving does not exceed the monthly cost")
     elif simple is not None and payback is None and change.one_off:
-        notes.append(f"the change never pays back at a {rate:.0%} cost of capital: the discounted savings never reach the one-off cost")
+        notes.append(
+            f"the change never pays back at a {rate:.0%} cost of capital: the discounted savings never reach the one-off cost"
+        )
     term = offer.contract_months
-    beyond = (payback is None and bool(change.one_off) and net is not None and net > 0) or (payback is not None and term > 0 and payback > term)
+    beyond = (payback is None and bool(change.one_off) and net is not None and net > 0) or (
+        payback is not None and term > 0 and payback > term
+    )
     if payback is not None and beyond:
         notes.append(f"the payback ({payback:.1f} months, discounted) is longer than the offer's {term}-month term")
     idle_note = _idle_note(before, after, change)
@@ -241,7 +287,14 @@ def discounted_payback(one_off: float, net_monthly: float, cost_of_capital: floa
 def _idle_note(before: OfferRecord, after: OfferRecord, change: Change) -> str | None:
     fill, fill_after = before.metrics.get("fill"), after.metrics.get("fill")
     # More throughput on a commitment the demand does not fill only idles more of it.
-    if change.throughput is None or change.throughput <= 1 or fill is None or fill >= 1 or fill_after is None or fill_after >= fill:
+    if (
+        change.throughput is None
+        or change.throughput <= 1
+        or fill is None
+        or fill >= 1
+        or fill_after is None
+        or fill_after >= fill
+    ):
         return None
     needed = after.metrics.get("gpus_needed")
     fewer = f" (try --gpus {math.ceil(needed):,})" if needed else ""
@@ -251,7 +304,9 @@ def _idle_note(before: OfferRecord, after: OfferRecord, change: Change) -> str |
     )
 
 
-def break_even_throughput_gain(workspace: Workspace, offer: Offer, base: Evaluation, change: Change, tasks: float | None) -> float | None:
+def break_even_throughput_gain(
+    workspace: Workspace, offer: Offer, base: Evaluation, change: Change, tasks: float | None
+) -> float | None:
     """The throughput gain alone at which the monthly saving covers the monthly cost plus the one-off
     recovered over the contract term at the cost of capital (the annuity that repays it: one_off x i /
     (1 - (1 + i)^-term), i the monthly rate), so that at this gain the discounted payback is the term.
@@ -261,7 +316,9 @@ def break_even_throughput_gain(workspace: Workspace, offer: Offer, base: Evaluat
         return None
     term = max(1, offer.contract_months)
     monthly_rate = (1 + workspace.config.assumptions.cost_of_capital) ** (1 / 12) - 1
-    recovery = change.one_off * monthly_rate / (1 - (1 + monthly_rate) ** -term) if monthly_rate > 0 else change.one_off / term
+    recovery = (
+        change.one_off * monthly_rate / (1 - (1 + monthly_rate) ** -term) if monthly_rate > 0 else change.one_off / term
+    )
     target = change.monthly + recovery
     if target <= 0:
         return 0.0
@@ -269,7 +326,9 @@ def break_even_throughput_gain(workspace: Workspace, offer: Offer, base: Evaluat
     alone = replace(workspace, offers=[offer])  # an offer's cost never depends on the other bids
 
     def saving(gain: float) -> float:
-        trial = evaluate(apply_change(alone, offer, Change(throughput=1 + gain), level.price if level else None), base.as_of)
+        trial = evaluate(
+            apply_change(alone, offer, Change(throughput=1 + gain), level.price if level else None), base.as_of
+        )
         after = trial.offer(offer.id).metrics.get("cost_per_task")
         return -math.inf if after is None else (before - after) * tasks
 
@@ -299,7 +358,9 @@ class PriceToWin(PerThousand):
     pricing_basis: str
     cost_per_task: float
     list_price: float | None
-    price_to_tie: float | None = Field(description="list price per GPU-hour at which the offer ties the leader's cost per task")
+    price_to_tie: float | None = Field(
+        description="list price per GPU-hour at which the offer ties the leader's cost per task"
+    )
     change: float | None = Field(description="price_to_tie / list_price - 1")
     note: str
 
@@ -312,7 +373,11 @@ def price_to_win(ev: Evaluation) -> list[PriceToWin]:
         if record.rank == 1:
             note = "the leader"
         elif tie is None:
-            note = "no rental price to negotiate" if record.pricing_basis in ("owned", "per_token") else "cannot tie: the index floor holds the price above the tie"
+            note = (
+                "no rental price to negotiate"
+                if record.pricing_basis in ("owned", "per_token")
+                else "cannot tie: the index floor holds the price above the tie"
+            )
         elif tie <= 0:
             note = "cannot tie by price alone: the other costs already exceed the leader's"
         else:

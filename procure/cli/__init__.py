@@ -14,8 +14,8 @@ an eval each (67 ms against 10 ms for the whole app).
 import functools
 import os
 import sys
-from collections.abc import MutableMapping
-from typing import Annotated, Any, Callable, Iterator, Optional, TypeVar
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -37,14 +37,16 @@ SHOWN_PROBLEMS = 100  # problem lines printed; the count line says how many ther
 def _usage_problem(error: click.UsageError) -> str:
     """A usage error (click's or ours) as procure states problems: `where: what was expected`."""
     param = getattr(error, "param", None)
-    where = (error.ctx.command_path if error.ctx else "procure")
+    where = error.ctx.command_path if error.ctx else "procure"
     if isinstance(error, click.NoSuchOption):
         near = f" (did you mean {' or '.join(sorted(error.possibilities))}?)" if error.possibilities else ""
         return f"{where}: {error.option_name}: no such option{near}"
     if isinstance(error, click.BadParameter) and param is not None:
         name = max(param.opts, key=len) if getattr(param, "opts", None) else param.human_readable_name
         if isinstance(error, click.MissingParameter):
-            if not getattr(param, "opts", None) or param.param_type_name == "argument":  # typer 0.2x's arguments have no make_metavar
+            if (
+                not getattr(param, "opts", None) or param.param_type_name == "argument"
+            ):  # typer 0.2x's arguments have no make_metavar
                 return f"{where}: missing argument {param.metavar or param.name.upper()}"
             return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx and hasattr(param, 'make_metavar') else 'a value'}"
         return f"{where}: {name}: {_choice_message(error.message, _choices(param))}"
@@ -144,13 +146,35 @@ class _Commands(MutableMapping):  # type: ignore[type-arg]
         short, markup = typer_app.pretty_exceptions_short, typer_app.rich_markup_mode
         for info in typer_app.registered_commands:
             name = info.name or build.get_command_name(info.callback.__name__)
-            self.makers[name] = functools.partial(build.get_command_from_info, info, pretty_exceptions_short=short, rich_markup_mode=markup)
+            self.makers[name] = functools.partial(
+                build.get_command_from_info, info, pretty_exceptions_short=short, rich_markup_mode=markup
+            )
             text = inspect.getdoc(info.callback) if info.help is None else inspect.cleandoc(info.help)
-            self.light[name] = functools.partial(typer.core.TyperCommand, name=name, help=text, short_help=info.short_help, hidden=info.hidden, deprecated=info.deprecated)
+            self.light[name] = functools.partial(
+                typer.core.TyperCommand,
+                name=name,
+                help=text,
+                short_help=info.short_help,
+                hidden=info.hidden,
+                deprecated=info.deprecated,
+            )
         for group in typer_app.registered_groups:
             solved = build.solve_typer_info_defaults(group)
-            self.makers[solved.name] = functools.partial(build.get_group_from_info, group, pretty_exceptions_short=short, rich_markup_mode=markup, suggest_commands=typer_app.suggest_commands)
-            self.light[solved.name] = functools.partial(TyperGroup, name=solved.name, help=solved.help, short_help=solved.short_help, hidden=solved.hidden, deprecated=solved.deprecated)
+            self.makers[solved.name] = functools.partial(
+                build.get_group_from_info,
+                group,
+                pretty_exceptions_short=short,
+                rich_markup_mode=markup,
+                suggest_commands=typer_app.suggest_commands,
+            )
+            self.light[solved.name] = functools.partial(
+                TyperGroup,
+                name=solved.name,
+                help=solved.help,
+                short_help=solved.short_help,
+                hidden=solved.hidden,
+                deprecated=solved.deprecated,
+            )
 
     def listing(self) -> dict[str, Any]:
         return {name: self.built[name] if name in self.built else self.light[name]() for name in self}
@@ -230,7 +254,9 @@ def handles_input_errors(command: F) -> F:
                 say(str(problem))
             count = len(exc.problems)
             if count > SHOWN_PROBLEMS:  # 200,000 bad rows are not 200,000 lines: the first ones show what to fix
-                say(f"... and {count - SHOWN_PROBLEMS:,} more problems, not shown (the first {SHOWN_PROBLEMS} are above)")
+                say(
+                    f"... and {count - SHOWN_PROBLEMS:,} more problems, not shown (the first {SHOWN_PROBLEMS} are above)"
+                )
             say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
         except KeyboardInterrupt:
@@ -246,7 +272,7 @@ def handles_input_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _command(group: typer.Typer, command: Callable[..., Any], name: Optional[str] = None) -> None:
+def _command(group: typer.Typer, command: Callable[..., Any], name: str | None = None) -> None:
     """Register a command on the app or a group, its bad input handled (handles_input_errors)."""
     group.command(name)(handles_input_errors(command))
 
@@ -279,7 +305,11 @@ _command(app, planning.plan)
 _command(app, workspace.import_rfp, "import")
 _command(_group("grades", "Grade files and the current default grades."), workspace.grades_update, "update")
 _command(_group("perf", "Reference throughput curves."), evidence.perf_import, "import")
-_command(_group("actuals", "Delivered evidence of signed vendors: serving metrics, incidents, invoices."), evidence.actuals_import, "import")
+_command(
+    _group("actuals", "Delivered evidence of signed vendors: serving metrics, incidents, invoices."),
+    evidence.actuals_import,
+    "import",
+)
 _command(app, report.report)
 _command(app, workspace.schema)
 
@@ -292,7 +322,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
 ) -> None:
     """Compare vendor offers for B200 GPU hours by expected full cost per successful task."""
 
@@ -304,4 +336,3 @@ def main() -> None:
     except Exception as exc:  # usage errors and bad input are handled inside; this is a bug
         say(f"internal error: {type(exc).__name__}: {exc}")
         sys.exit(ExitStatus.INTERNAL_ERROR)
-

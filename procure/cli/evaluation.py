@@ -2,17 +2,50 @@
 
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from procure.cli.options import (
-    AllOption, NotesOption,
-    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, CompareFormatOption, ListFormat, ListFormatOption, OutOption, RankBy,
-    RankByOption, RankTopOption, TextFormat, TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, format_option,
-    horizon_option, offers_option, offers_shown, problem, ranks_by_horizon, top_option, workbook_needs_out,
+    DEFAULT_HORIZON,
+    AllOption,
+    AsOfOption,
+    ColumnsOption,
+    CompareFormat,
+    CompareFormatOption,
+    ListFormat,
+    ListFormatOption,
+    NotesOption,
+    OutOption,
+    RankBy,
+    RankByOption,
+    RankTopOption,
+    TextFormat,
+    TextFormatOption,
+    WideOption,
+    WorkspaceOption,
+    alias,
+    as_day,
+    chosen_format,
+    format_option,
+    horizon_option,
+    offers_option,
+    offers_shown,
+    problem,
+    ranks_by_horizon,
+    top_option,
+    workbook_needs_out,
 )
-from procure.cli.output import emit, emit_table, enveloped, nothing_to_show, progress_bar, say, warn_expiring, warn_plan_failed
+from procure.cli.output import (
+    emit,
+    emit_table,
+    enveloped,
+    nothing_to_show,
+    progress_bar,
+    say,
+    warn_expiring,
+    warn_plan_failed,
+)
 
 
 def validate(
@@ -49,15 +82,34 @@ def validate(
     format = chosen_format(format, out, ListFormat.table)
     ws = load_workspace(workspace)
     ev = evaluate(ws, as_day(as_of))
-    warnings = [w for offer in ws.offers for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])]
+    warnings = [
+        w
+        for offer in ws.offers
+        for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])
+    ]
     warnings += stale_grade_warnings(ws.grades, ws.root)
     found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
     warnings += found
-    counts = {"offers": len(ws.offers), "grades": len(ws.grades), "reference_curves": len(ws.curves), "index_levels": len(ws.index), "acceptable": len(ev.ranked)}
+    counts = {
+        "offers": len(ws.offers),
+        "grades": len(ws.grades),
+        "reference_curves": len(ws.curves),
+        "index_levels": len(ws.index),
+        "acceptable": len(ev.ranked),
+    }
     if format is ListFormat.json:
         from procure.render.envelope import dumps
 
-        emit(dumps("validate", counts | {"warnings": warnings, "verdict": verdict_lines(ev)}, ev.as_of, ws.inputs, schema="validation"), out)
+        emit(
+            dumps(
+                "validate",
+                counts | {"warnings": warnings, "verdict": verdict_lines(ev)},
+                ev.as_of,
+                ws.inputs,
+                schema="validation",
+            ),
+            out,
+        )
         return
     for warning in warnings:
         say(f"warning: {warning}")
@@ -72,8 +124,13 @@ def validate(
 
 
 def grade(
-    offer: Annotated[Optional[list[str]], offers_option("Show every grade's requirements for this offer.")] = None,
-    top: Annotated[Optional[int], top_option("Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer).")] = None,
+    offer: Annotated[list[str] | None, offers_option("Show every grade's requirements for this offer.")] = None,
+    top: Annotated[
+        int | None,
+        top_option(
+            "Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer)."
+        ),
+    ] = None,
     format: ListFormatOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
@@ -82,7 +139,7 @@ def grade(
     workspace: WorkspaceOption = Path("."),
     out: OutOption = None,
     as_of: AsOfOption = None,
-    explain: Annotated[Optional[str], alias("--explain", metavar="ID")] = None,
+    explain: Annotated[str | None, alias("--explain", metavar="ID")] = None,
 ) -> None:
     """Show each offer's grade, with every requirement of its grade (or of the nearest grade) pass/fail.
 
@@ -99,11 +156,10 @@ def grade(
         procure grade --as-of 2027-01-15
         procure grade --top 5 --columns offer,grade,requirements
     """
-    from procure.errors import InputError, unknown_offer
-    from procure.model.grading import grade_offer
-    from procure.io.workspace import load_workspace
-
     from procure.analysis.evaluate import resolve_as_of
+    from procure.errors import InputError, unknown_offer
+    from procure.io.workspace import load_workspace
+    from procure.model.grading import grade_offer
 
     format = chosen_format(format, out, ListFormat.table)
     named = list(offer or []) + ([explain] if explain is not None else [])
@@ -117,8 +173,12 @@ def grade(
             raise InputError(unknown)
         offers = [by_id[i] for i in dict.fromkeys(named)]
     results = [(o, grade_offer(o, ws.grades)) for o in offers]
-    if top is not None and format is not ListFormat.json:  # the highest grades first: a grade's rank (1 highest), ungraded last
-        results = sorted(results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id))[:top]
+    if (
+        top is not None and format is not ListFormat.json
+    ):  # the highest grades first: a grade's rank (1 highest), ungraded last
+        results = sorted(
+            results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id)
+        )[:top]
     if format is ListFormat.json:
         payload = [
             {
@@ -151,9 +211,14 @@ def grade(
             try:
                 ev = evaluate(ws)
             except InputError as exc:  # the grades stand without an evaluation; say why the factors are missing
-                typer.echo(f"note: throughput factors not shown: the workspace cannot be evaluated ({exc.problems[0]})", err=True)
+                typer.echo(
+                    f"note: throughput factors not shown: the workspace cannot be evaluated ({exc.problems[0]})",
+                    err=True,
+                )
             else:
-                shown += [throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors]
+                shown += [
+                    throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors
+                ]
         # the offer's page, asked for by name: every requirement and every throughput factor, never folded
         emit_table(Group(*shown), out, wide, columns=columns, notes=True, every_row=True)
         return
@@ -166,12 +231,41 @@ def compare(
     format: CompareFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
-    uncertainty: Annotated[bool, typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest.")] = False,
-    draws: Annotated[Optional[int], typer.Option("--draws", metavar="N", min=100, max=1_000_000, help="Monte Carlo draws (default: uncertainty.draws, 10,000).", show_default=False)] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", min=0, help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.", show_default=False)] = None,
-    horizon: Annotated[Optional[int], horizon_option("Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost.")] = None,
+    uncertainty: Annotated[
+        bool,
+        typer.Option(
+            "--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest."
+        ),
+    ] = False,
+    draws: Annotated[
+        int | None,
+        typer.Option(
+            "--draws",
+            metavar="N",
+            min=100,
+            max=1_000_000,
+            help="Monte Carlo draws (default: uncertainty.draws, 10,000).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            metavar="N",
+            min=0,
+            help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.",
+            show_default=False,
+        ),
+    ] = None,
+    horizon: Annotated[
+        int | None,
+        horizon_option(
+            "Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost."
+        ),
+    ] = None,
     rank_by: RankByOption = RankBy.snapshot,
-    offer: Annotated[Optional[list[str]], offers_option("Print only this offer (ranked as among all).")] = None,
+    offer: Annotated[list[str] | None, offers_option("Print only this offer (ranked as among all).")] = None,
     top: RankTopOption = None,
     wide: WideOption = False,
     columns: ColumnsOption = None,
@@ -224,7 +318,16 @@ def compare(
         from procure.render.ranking import comparison_table
 
         after = rec.usage + (verdict_lines(ev) if out is None else [])  # the verdict's lines are notes on a screen
-        emit_table(comparison_table(shown), out, wide, first=rec.headline, columns=columns, after=after, notes=notes, every_row=every_row)
+        emit_table(
+            comparison_table(shown),
+            out,
+            wide,
+            first=rec.headline,
+            columns=columns,
+            after=after,
+            notes=notes,
+            every_row=every_row,
+        )
         return
     if format is CompareFormat.xlsx:
         assert out is not None
@@ -232,7 +335,12 @@ def compare(
         return
     from procure.render.ranking import RENDERERS
 
-    emit(RENDERERS[format.value]((ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})), out)
+    emit(
+        RENDERERS[format.value](
+            (ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})
+        ),
+        out,
+    )
 
 
 def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_of: Any, out: Path) -> None:
@@ -246,13 +354,26 @@ def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_o
     flows = None
     if not ev.horizon_months:
         flows, _ = evaluate_with_inputs(ws, as_day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
-    write_atomic(out, to_xlsx(ev, inputs, purchase, flows, _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None, rec.plan_failed))
+    write_atomic(
+        out,
+        to_xlsx(
+            ev,
+            inputs,
+            purchase,
+            flows,
+            _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None,
+            rec.plan_failed,
+        ),
+    )
     say(f"wrote {out}")
 
 
 def rate(
-    offer: Annotated[Optional[list[str]], offers_option("Print only this offer's rating.")] = None,
-    top: Annotated[Optional[int], top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer).")] = None,
+    offer: Annotated[list[str] | None, offers_option("Print only this offer's rating.")] = None,
+    top: Annotated[
+        int | None,
+        top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer)."),
+    ] = None,
     format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -302,8 +423,8 @@ def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped
 
 
 def sensitivity(
-    top: Annotated[Optional[int], top_option("How many of the top-ranked offers to follow (default 3).")] = None,
-    offer: Annotated[Optional[list[str]], offers_option("Follow this offer instead of the top-ranked ones.")] = None,
+    top: Annotated[int | None, top_option("How many of the top-ranked offers to follow (default 3).")] = None,
+    offer: Annotated[list[str] | None, offers_option("Follow this offer instead of the top-ranked ones.")] = None,
     format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -312,7 +433,7 @@ def sensitivity(
     notes: NotesOption = False,
     every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
-    offers: Annotated[Optional[int], alias("--offers", metavar="N", min=1)] = None,
+    offers: Annotated[int | None, alias("--offers", metavar="N", min=1)] = None,
 ) -> None:
     """Which assumption moves the ranking? Each uncertain input at its low and high value.
 
@@ -338,18 +459,29 @@ def sensitivity(
     ws = load_workspace(workspace)
     ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
     if offer and (top is not None or offers is not None):
-        raise InputError([problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")])
+        raise InputError(
+            [problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")]
+        )
     if offer:
         acceptable = [o.id for o in ev.ranked]
         unknown = [unknown_offer(i, [o.id for o in ev.offers]) for i in offer if i not in {o.id for o in ev.offers}]
-        failing = [problem("--offer", f"offer '{i}' fails a gate ({'; '.join(ev.offer(i).reasons)}): only acceptable offers are followed") for i in offer if i in {o.id for o in ev.offers} and i not in acceptable]
+        failing = [
+            problem(
+                "--offer",
+                f"offer '{i}' fails a gate ({'; '.join(ev.offer(i).reasons)}): only acceptable offers are followed",
+            )
+            for i in offer
+            if i in {o.id for o in ev.offers} and i not in acceptable
+        ]
         if unknown or failing:
             raise InputError(unknown + failing)
         followed = list(dict.fromkeys(offer))
     else:
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
     if not followed and format is not TextFormat.json:
-        nothing_to_show(f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out)
+        nothing_to_show(
+            f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out
+        )
         return
     result = _sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
@@ -374,13 +506,28 @@ def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
         from procure.analysis.scorecard import evaluation_posteriors
 
         posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
-    return run_sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
+    return run_sensitivity(
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        ev.currency,
+        top,
+        ws.config.uncertainty,
+        gates_of(ev, inputs, ws.config),
+        posteriors,
+    )
 
 
 def evaluate(
-    save: Annotated[bool, typer.Option("--save", help="Store the Evaluation in the workspace history (.procure/history.sqlite).")] = False,
-    label: Annotated[Optional[str], typer.Option("--label", metavar="TEXT", help="A label for the saved run, e.g. \"Nov RFP\".", show_default=False)] = None,
-    format: Annotated[Optional[ListFormat], format_option(help="table: a one-line summary; json: the Evaluation")] = None,
+    save: Annotated[
+        bool, typer.Option("--save", help="Store the Evaluation in the workspace history (.procure/history.sqlite).")
+    ] = False,
+    label: Annotated[
+        str | None,
+        typer.Option("--label", metavar="TEXT", help='A label for the saved run, e.g. "Nov RFP".', show_default=False),
+    ] = None,
+    format: Annotated[ListFormat | None, format_option(help="table: a one-line summary; json: the Evaluation")] = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -416,6 +563,14 @@ def evaluate(
     leader = ev.ranked[0] if ev.ranked else None
     from procure.render.formats import per_thousand
 
-    top = f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks" if leader else "no acceptable offer"
-    emit(f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}" + (f"; saved as run {run_id}" if run_id else "") + "\n", out)
-
+    top = (
+        f"{leader.id} at {per_thousand(leader.metrics['cost_per_task'])} {ev.currency} per 1,000 successful tasks"
+        if leader
+        else "no acceptable offer"
+    )
+    emit(
+        f"as of {ev.as_of}: {len(ev.ranked)} of {len(ev.offers)} offers acceptable; top: {top}"
+        + (f"; saved as run {run_id}" if run_id else "")
+        + "\n",
+        out,
+    )

@@ -1,23 +1,55 @@
 """Delivered evidence set against the promise: scorecard, perf import (reference curves, trials), actuals import."""
 
+from datetime import UTC
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from procure.cli.options import (
-    AllOption, NotesOption,
-    AsOfOption, ColumnsOption, MailFormat, MailFormatOption, OutDirAlias, OutOption, WideOption, WorkspaceOption, as_day, chosen_format,
-    offer_option, one_of, parse_date, problem, workspace_folder,
+    AllOption,
+    AsOfOption,
+    ColumnsOption,
+    MailFormat,
+    MailFormatOption,
+    NotesOption,
+    OutDirAlias,
+    OutOption,
+    WideOption,
+    WorkspaceOption,
+    as_day,
+    chosen_format,
+    offer_option,
+    one_of,
+    parse_date,
+    problem,
+    workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, say
 
 
 def scorecard(
-    offer: Annotated[Optional[str], offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")] = None,
-    months: Annotated[Optional[int], typer.Option("--months", metavar="N", min=1, help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.", show_default=False)] = None,
-    claim: Annotated[bool, typer.Option("--claim", help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for scripts): each month's credit with its incidents and deadline, and why a claim is 0.")] = False,
+    offer: Annotated[
+        str | None, offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")
+    ] = None,
+    months: Annotated[
+        int | None,
+        typer.Option(
+            "--months",
+            metavar="N",
+            min=1,
+            help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.",
+            show_default=False,
+        ),
+    ] = None,
+    claim: Annotated[
+        bool,
+        typer.Option(
+            "--claim",
+            help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for scripts): each month's credit with its incidents and deadline, and why a claim is 0.",
+        ),
+    ] = False,
     format: MailFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -63,17 +95,29 @@ def scorecard(
         raise InputError([unknown_offer(offer, [o.id for o in ws.offers])])  # a typo gets "did you mean"
     if offer is not None and offer not in ws.actuals:
         known = sorted(ws.actuals)
-        raise InputError([problem("--offer", f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})")])
+        raise InputError(
+            [
+                problem(
+                    "--offer",
+                    f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})",
+                )
+            ]
+        )
     format = chosen_format(format, out, MailFormat.markdown if claim else MailFormat.table)
     if format is MailFormat.csv and claim:
-        raise InputError([problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")])
+        raise InputError(
+            [problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")]
+        )
     ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
     result = build(ws, ev, ev.as_of, offer, months)
     for v in result.vendors:
         for note in v.notes:
             say(f"note: {v.offer}: {note}")
     if not result.vendors and format is not MailFormat.json:  # nothing to show: one line, not an empty table
-        emit(f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n", out)
+        emit(
+            f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n",
+            out,
+        )
         return
     if claim:
         _claims(ws, result, ev, format, out)
@@ -96,7 +140,7 @@ def _mail(markdown: str, format: MailFormat) -> str:
     return markdown
 
 
-def _claims(ws, result, ev, format: MailFormat, out: Optional[Path]) -> None:  # type: ignore[no-untyped-def]
+def _claims(ws, result, ev, format: MailFormat, out: Path | None) -> None:  # type: ignore[no-untyped-def]
     """scorecard --claim: the claims drafted as Markdown, plain text or JSON (procure schema claims)."""
     from procure.analysis.claims import draft_claims
     from procure.render.claims import claims_markdown
@@ -105,7 +149,16 @@ def _claims(ws, result, ev, format: MailFormat, out: Optional[Path]) -> None:  #
     if format is MailFormat.json:
         from procure.render.envelope import dumps
 
-        emit(dumps("scorecard", {"vendors": [c.model_dump(mode="json") for c in claims]}, ev.as_of, ev.inputs, schema="claims"), out)
+        emit(
+            dumps(
+                "scorecard",
+                {"vendors": [c.model_dump(mode="json") for c in claims]},
+                ev.as_of,
+                ev.inputs,
+                schema="claims",
+            ),
+            out,
+        )
         return
     if format is MailFormat.table:  # a claim is a document: a table of it is its Markdown
         format = MailFormat.markdown
@@ -118,22 +171,110 @@ class PerGpuBasis(str, Enum):
 
 
 def perf_import(
-    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf or AIPerf profile exports.", dir_okay=False)],
-    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).", file_okay=False, show_default=False)] = None,
-    gpu: Annotated[Optional[str], typer.Option("--gpu", metavar="NAME", help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with --offer: the offer's gpu).", show_default=False)] = None,
-    model: Annotated[Optional[str], typer.Option("--model", metavar="NAME", help="Keep rows of this model, when the file holds several. Trials: the model served.", show_default=False)] = None,
-    precision: Annotated[Optional[str], typer.Option("--precision", metavar="NAME", help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the public curves.", show_default=False)] = None,
-    isl: Annotated[Optional[int], typer.Option("--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False)] = None,
-    osl: Annotated[Optional[int], typer.Option("--osl", metavar="N", min=1, help="Output tokens (default: the workload's output_tokens).", show_default=False)] = None,
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...",
+            help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf or AIPerf profile exports.",
+            dir_okay=False,
+        ),
+    ],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out-dir",
+            metavar="DIR",
+            help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    gpu: Annotated[
+        str | None,
+        typer.Option(
+            "--gpu",
+            metavar="NAME",
+            help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with --offer: the offer's gpu).",
+            show_default=False,
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            metavar="NAME",
+            help="Keep rows of this model, when the file holds several. Trials: the model served.",
+            show_default=False,
+        ),
+    ] = None,
+    precision: Annotated[
+        str | None,
+        typer.Option(
+            "--precision",
+            metavar="NAME",
+            help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the public curves.",
+            show_default=False,
+        ),
+    ] = None,
+    isl: Annotated[
+        int | None,
+        typer.Option(
+            "--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False
+        ),
+    ] = None,
+    osl: Annotated[
+        int | None,
+        typer.Option(
+            "--osl",
+            metavar="N",
+            min=1,
+            help="Output tokens (default: the workload's output_tokens).",
+            show_default=False,
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
     per_gpu_basis: Annotated[
-        Optional[PerGpuBasis],
-        typer.Option("--per-gpu-basis", help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.", show_default=False),
+        PerGpuBasis | None,
+        typer.Option(
+            "--per-gpu-basis",
+            help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.",
+            show_default=False,
+        ),
     ] = None,
-    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.", show_default=False)] = None,
-    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Trials: the curve's name (default: trial-{first file's name}).", show_default=False)] = None,
-    trial_date: Annotated[Optional[str], typer.Option("--date", metavar="DATE", callback=parse_date, help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).", show_default=False)] = None,
-    offer: Annotated[Optional[str], offer_option("Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its capacity, not as a curve.")] = None,
+    gpus: Annotated[
+        int | None,
+        typer.Option(
+            "--gpus",
+            metavar="N",
+            help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.",
+            show_default=False,
+        ),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            metavar="NAME",
+            help="Trials: the curve's name (default: trial-{first file's name}).",
+            show_default=False,
+        ),
+    ] = None,
+    trial_date: Annotated[
+        str | None,
+        typer.Option(
+            "--date",
+            metavar="DATE",
+            callback=parse_date,
+            help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).",
+            show_default=False,
+        ),
+    ] = None,
+    offer: Annotated[
+        str | None,
+        offer_option(
+            "Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its capacity, not as a curve."
+        ),
+    ] = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
@@ -182,7 +323,12 @@ def perf_import(
     from procure.io.inferencex import import_curves
     from procure.io.trials import default_name, import_trials, looks_like_inferencex, looks_like_trial
 
-    curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's, not a kept trial's
+    curve_options = {
+        "--name": name,
+        "--out-dir": out_dir,
+        "--out": out,
+        "--force": force or None,
+    }  # a curve's, not a kept trial's
     out = one_of("--out-dir", out_dir, "--out", out)
     if isl is None or osl is None:
         from procure.io.workspace import load_workspace
@@ -198,23 +344,48 @@ def perf_import(
         if not all(trials):
             raise InputError([problem("perf import", "give trial results or InferenceX rows, not both in one import")])
         if gpus is None:
-            raise InputError([problem("--gpus", "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)")])
+            raise InputError(
+                [
+                    problem(
+                        "--gpus",
+                        "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)",
+                    )
+                ]
+            )
         labels = {"gpu": gpu, "model": model, "precision": precision}
         if offer is not None:
             given = [flag for flag, value in curve_options.items() if value is not None]
             if given:
-                raise InputError([problem(given[0], "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it out")])
+                raise InputError(
+                    [
+                        problem(
+                            given[0],
+                            "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it out",
+                        )
+                    ]
+                )
             _offer_trials(workspace, offer, sources, gpus, as_day(trial_date), as_day(as_of), isl, osl, labels)
             return
-        written, warnings = import_trials(sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels)
+        written, warnings = import_trials(
+            sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels
+        )
         for line in _curve_check(workspace, out, written):
             say(line)
     else:
         if offer is not None:
-            raise InputError([problem("--offer", "InferenceX rows are public curves, not a trial of a signed vendor: import them without --offer")])
+            raise InputError(
+                [
+                    problem(
+                        "--offer",
+                        "InferenceX rows are public curves, not a trial of a signed vendor: import them without --offer",
+                    )
+                ]
+            )
         if len(sources) != 1:
             raise InputError([problem("perf import", "InferenceX rows come in one file at a time")])
-        written, warnings = import_curves(sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None)
+        written, warnings = import_curves(
+            sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None
+        )
     for warning in warnings:
         say(f"warning: {warning}")
     for path in written:
@@ -234,8 +405,12 @@ def _offer_trials(workspace, offer_id, sources, gpus, day, as_of, isl, osl, labe
     if offer_id not in known:
         raise InputError([unknown_offer(offer_id, known)])
     signed = next(o for o in ws.offers if o.id == offer_id)
-    written, notes, warnings, runs = import_offer_trials(ws.root, signed, sources, gpus, day, resolve_as_of(ws, as_of), isl, osl, labels)
-    found, said = trial_reference_lines(offer_id, runs, public_curves(ws.curves.values()), ws.config.workload.interactivity)
+    written, notes, warnings, runs = import_offer_trials(
+        ws.root, signed, sources, gpus, day, resolve_as_of(ws, as_of), isl, osl, labels
+    )
+    found, said = trial_reference_lines(
+        offer_id, runs, public_curves(ws.curves.values()), ws.config.workload.interactivity
+    )
     for warning in warnings + found:
         say(f"warning: {warning}")
     for note in notes + said:
@@ -255,8 +430,12 @@ def _curve_check(workspace: Path, folder: Path, written: list[Path]) -> list[str
     try:
         target = load_workspace(workspace).config.workload.interactivity
     except InputError:
-        return ["note: no valid workspace states the workload's interactivity: the curve is not compared with the public curves"]
-    curves = [read_curve(read_text(path, str(path)), str(path), path.stem, []) for path in sorted(Path(folder).glob("*.csv"))]
+        return [
+            "note: no valid workspace states the workload's interactivity: the curve is not compared with the public curves"
+        ]
+    curves = [
+        read_curve(read_text(path, str(path)), str(path), path.stem, []) for path in sorted(Path(folder).glob("*.csv"))
+    ]
     curves = [c for c in curves if c is not None]
     ours = [c for c in curves if c.name in {Path(w).stem for w in written}]
     warnings, notes = curve_reference_lines(ours, public_curves(curves), target)
@@ -264,14 +443,64 @@ def _curve_check(workspace: Path, folder: Path, written: list[Path]) -> list[str
 
 
 def actuals_import(
-    sources: Annotated[Optional[list[Path]], typer.Argument(metavar="FILE", help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV or a FOCUS billing export (CSV).", dir_okay=False, show_default=False)] = None,
+    sources: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="FILE",
+            help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV or a FOCUS billing export (CSV).",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")] = ...,  # type: ignore[assignment]
-    prometheus: Annotated[Optional[str], typer.Option("--prometheus", metavar="URL", help="Read the serving metrics from this Prometheus server's HTTP API (range queries, month by month).", show_default=False)] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", callback=parse_date, help="With --prometheus: the first day to read, YYYY-MM-DD (UTC).", show_default=False)] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="DATE", callback=parse_date, help="With --prometheus: the day to stop at, not included (default: now).", show_default=False)] = None,
-    step: Annotated[int, typer.Option("--step", metavar="SECONDS", min=1, help="With --prometheus: the range queries' step, the scrape interval.")] = 60,
-    bearer_token_file: Annotated[Optional[Path], typer.Option("--bearer-token-file", metavar="FILE", help="With --prometheus: a file holding the bearer token sent to the server.", dir_okay=False, show_default=False)] = None,
-    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")] = 30.0,
+    prometheus: Annotated[
+        str | None,
+        typer.Option(
+            "--prometheus",
+            metavar="URL",
+            help="Read the serving metrics from this Prometheus server's HTTP API (range queries, month by month).",
+            show_default=False,
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="DATE",
+            callback=parse_date,
+            help="With --prometheus: the first day to read, YYYY-MM-DD (UTC).",
+            show_default=False,
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until",
+            metavar="DATE",
+            callback=parse_date,
+            help="With --prometheus: the day to stop at, not included (default: now).",
+            show_default=False,
+        ),
+    ] = None,
+    step: Annotated[
+        int,
+        typer.Option(
+            "--step", metavar="SECONDS", min=1, help="With --prometheus: the range queries' step, the scrape interval."
+        ),
+    ] = 60,
+    bearer_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--bearer-token-file",
+            metavar="FILE",
+            help="With --prometheus: a file holding the bearer token sent to the server.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")
+    ] = 30.0,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Check delivered evidence and keep it in actuals/ID/ of the workspace.
@@ -305,7 +534,14 @@ def actuals_import(
 
     live = {"--since": since, "--until": until, "--bearer-token-file": bearer_token_file}
     if prometheus is None and any(v is not None for v in live.values()):
-        raise InputError([problem(next(k for k, v in live.items() if v is not None), "reads a Prometheus server: give --prometheus URL")])
+        raise InputError(
+            [
+                problem(
+                    next(k for k, v in live.items() if v is not None),
+                    "reads a Prometheus server: give --prometheus URL",
+                )
+            ]
+        )
     if prometheus is None and not sources:
         raise InputError([problem("actuals import", "give the files to import, or --prometheus URL --since DATE")])
     if prometheus is not None and since is None:
@@ -314,7 +550,9 @@ def actuals_import(
     known = [o.id for o in ws.offers]
     if offer not in known:
         raise InputError([unknown_offer(offer, known)])
-    written, notes = _import_evidence(ws, offer, list(sources or []), prometheus, since, until, step, bearer_token_file, timeout)
+    written, notes = _import_evidence(
+        ws, offer, list(sources or []), prometheus, since, until, step, bearer_token_file, timeout
+    )
     for note in notes:
         say(f"note: {note}")
     for path in written:
@@ -332,17 +570,25 @@ def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_f
     if prometheus is None:
         return import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency)
     import tempfile
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from procure.errors import InputError
     from procure.io import prometheus_api
 
     names = ws.config.actuals.metrics
-    wanted = [names.output_tokens, names.requests, names.ttft + "_bucket", names.e2e_latency + "_bucket", names.gpu_busy] + ([names.requests_running] if names.max_concurrency else [])
-    end = datetime(until.year, until.month, until.day, tzinfo=timezone.utc) if until else datetime.now(timezone.utc)
+    wanted = [
+        names.output_tokens,
+        names.requests,
+        names.ttft + "_bucket",
+        names.e2e_latency + "_bucket",
+        names.gpu_busy,
+    ] + ([names.requests_running] if names.max_concurrency else [])
+    end = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else datetime.now(UTC)
     with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))
         try:
-            return import_actuals(ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency)
+            return import_actuals(
+                ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency
+            )
         except InputError as exc:
             raise InputError(prometheus_api.relabel(exc.problems, queries)) from None

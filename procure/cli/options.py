@@ -4,10 +4,11 @@ One vocabulary for every command: each option is defined once here and every com
 it uses that definition, so its name, metavar and help read the same everywhere.
 """
 
+from collections.abc import Callable
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -79,7 +80,7 @@ def ranks_by_horizon(rank_by: RankBy, months: int | None, where: str) -> bool:
     return rank_by is RankBy.horizon
 
 
-def parse_date(value: Optional[str]) -> Optional[date]:
+def parse_date(value: str | None) -> date | None:
     if value is None:
         return None
     try:
@@ -93,17 +94,27 @@ def parse_date(value: Optional[str]) -> Optional[date]:
     return day
 
 
-RankByOption = Annotated[RankBy, typer.Option("--rank-by", help="Rank by the cost per task today (snapshot) or over the horizon (horizon: --horizon N, or horizon.months in procure.yaml).")]
+RankByOption = Annotated[
+    RankBy,
+    typer.Option(
+        "--rank-by",
+        help="Rank by the cost per task today (snapshot) or over the horizon (horizon: --horizon N, or horizon.months in procure.yaml).",
+    ),
+]
 
 AsOfOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
-        "--as-of", metavar="DATE", callback=parse_date, help="Evaluate as of this date, YYYY-MM-DD (default: as_of in procure.yaml, else today).", show_default=False
+        "--as-of",
+        metavar="DATE",
+        callback=parse_date,
+        help="Evaluate as of this date, YYYY-MM-DD (default: as_of in procure.yaml, else today).",
+        show_default=False,
     ),
 ]
 
 OutOption = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option(
         "--out",
         "-o",
@@ -114,12 +125,26 @@ OutOption = Annotated[
     ),
 ]
 
-WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of a table even when it is wider than the terminal.")]
-NotesOption = Annotated[bool, typer.Option("--notes", help="Print every note, method and limit in full below the table (by default they are summarised in at most three lines, so the output fits a 24-line terminal).")]
-AllOption = Annotated[bool, typer.Option("--all", help="Print every row of a table taller than the terminal (by default its first rows, then how many more).")]
+WideOption = Annotated[
+    bool, typer.Option("--wide", help="Show every column of a table even when it is wider than the terminal.")
+]
+NotesOption = Annotated[
+    bool,
+    typer.Option(
+        "--notes",
+        help="Print every note, method and limit in full below the table (by default they are summarised in at most three lines, so the output fits a 24-line terminal).",
+    ),
+]
+AllOption = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        help="Print every row of a table taller than the terminal (by default its first rows, then how many more).",
+    ),
+]
 
 
-def _names(value: Optional[str]) -> Optional[list[str]]:
+def _names(value: str | None) -> list[str] | None:
     if value is None:
         return None
     names = [n.strip() for n in value.split(",") if n.strip()]
@@ -129,7 +154,7 @@ def _names(value: Optional[str]) -> Optional[list[str]]:
 
 
 ColumnsOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--columns",
         metavar="NAME,...",
@@ -145,7 +170,9 @@ def top_option(help: str) -> Any:
     return typer.Option("--top", metavar="N", min=1, help=help, show_default=False)
 
 
-RankTopOption = Annotated[Optional[int], top_option("Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).")]
+RankTopOption = Annotated[
+    int | None, top_option("Print only the N top-ranked offers (table, Markdown, CSV; JSON carries every offer).")
+]
 
 
 def _complete_offer_ids(incomplete: str) -> list[str]:
@@ -163,7 +190,9 @@ def _complete_offer_ids(incomplete: str) -> list[str]:
     ids = []
     for path in sorted(offers.glob("*.y*ml")):
         try:
-            found = re.search(r"^id:\s*['\"]?([^'\"\s#]+)", path.read_text(encoding="utf-8", errors="replace")[:20_000], re.MULTILINE)
+            found = re.search(
+                r"^id:\s*['\"]?([^'\"\s#]+)", path.read_text(encoding="utf-8", errors="replace")[:20_000], re.MULTILINE
+            )
         except OSError:
             continue
         if found and found.group(1).startswith(incomplete):
@@ -178,7 +207,13 @@ def offer_option(help: str) -> Any:
 
 def offers_option(help: str) -> Any:
     """`--offer ID`, repeatable: several offers."""
-    return typer.Option("--offer", metavar="ID", help=help + " Repeat for several.", show_default=False, autocompletion=_complete_offer_ids)
+    return typer.Option(
+        "--offer",
+        metavar="ID",
+        help=help + " Repeat for several.",
+        show_default=False,
+        autocompletion=_complete_offer_ids,
+    )
 
 
 def alias(*names: str, metavar: str | None = None, **kwargs: Any) -> Any:
@@ -187,7 +222,7 @@ def alias(*names: str, metavar: str | None = None, **kwargs: Any) -> Any:
 
 
 # --out, the older spelling of --out-dir (import, perf import).
-OutDirAlias = Annotated[Optional[Path], alias("--out", "-o", metavar="DIR", file_okay=False)]
+OutDirAlias = Annotated[Path | None, alias("--out", "-o", metavar="DIR", file_okay=False)]
 
 
 def horizon_option(help: str) -> Any:
@@ -203,7 +238,16 @@ def one_of(option: str, value: Any, old: str, old_value: Any) -> Any:
     return value if value is not None else old_value
 
 
-SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".xlsx": "xlsx", ".pdf": "pdf", ".html": "html", ".htm": "html"}
+SUFFIX_FORMATS = {
+    ".json": "json",
+    ".csv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".xlsx": "xlsx",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+}
 
 E = TypeVar("E", bound=Enum)
 
@@ -217,29 +261,54 @@ def chosen_format(given: E | None, out: Path | None, default: E) -> E:
     if given is not None:
         given = choices(given)  # a test may pass the plain value
         if implied is not None and implied != given.value:
-            raise InputError([Problem("--format", None, "", f"--format {given.value} contradicts --out {out} (a .{out.suffix.lower().lstrip('.')} file is {implied}): drop one or make them agree")])  # type: ignore[union-attr]
+            raise InputError(
+                [
+                    Problem(
+                        "--format",
+                        None,
+                        "",
+                        f"--format {given.value} contradicts --out {out} (a .{out.suffix.lower().lstrip('.')} file is {implied}): drop one or make them agree",
+                    )
+                ]
+            )  # type: ignore[union-attr]
         return given
     if implied is None:
         return default
     try:
         return choices(implied)
     except ValueError:
-        known = ", ".join(k for k, v in SUFFIX_FORMATS.items() if v in {c.value for c in choices} and k != ".htm" and k != ".markdown")
-        raise InputError([Problem("--out", None, "", f"this command does not write {implied} ({out}); it writes {', '.join(c.value for c in choices)}" + (f" (suffixes {known})" if known else ""))]) from None
+        known = ", ".join(
+            k for k, v in SUFFIX_FORMATS.items() if v in {c.value for c in choices} and k != ".htm" and k != ".markdown"
+        )
+        raise InputError(
+            [
+                Problem(
+                    "--out",
+                    None,
+                    "",
+                    f"this command does not write {implied} ({out}); it writes {', '.join(c.value for c in choices)}"
+                    + (f" (suffixes {known})" if known else ""),
+                )
+            ]
+        ) from None
 
 
 def format_option(default: str = "table", help: str = "Output format") -> Any:
     """--format: given, or named by the --out suffix, else `default`."""
-    return typer.Option("--format", "-f", help=f"{help} (default: what the --out suffix names, else {default}).", show_default=False)
+    return typer.Option(
+        "--format", "-f", help=f"{help} (default: what the --out suffix names, else {default}).", show_default=False
+    )
 
 
-TextFormatOption = Annotated[Optional[TextFormat], format_option()]
-MailFormatOption = Annotated[Optional[MailFormat], format_option(help="Output format; text is the Markdown as plain text, for mail or chat")]
-ListFormatOption = Annotated[Optional[ListFormat], format_option()]
-CompareFormatOption = Annotated[Optional[CompareFormat], format_option(help="Output format; xlsx needs --out")]
+TextFormatOption = Annotated[TextFormat | None, format_option()]
+MailFormatOption = Annotated[
+    MailFormat | None, format_option(help="Output format; text is the Markdown as plain text, for mail or chat")
+]
+ListFormatOption = Annotated[ListFormat | None, format_option()]
+CompareFormatOption = Annotated[CompareFormat | None, format_option(help="Output format; xlsx needs --out")]
 
 
-def workbook_needs_out(format: Enum, out: Optional[Path], example: str) -> None:
+def workbook_needs_out(format: Enum, out: Path | None, example: str) -> None:
     """--format xlsx writes a workbook, which goes to a file: without --out it is refused (exit 2)."""
     if format is CompareFormat.xlsx and out is None:
         from procure.errors import InputError, Problem
@@ -255,12 +324,18 @@ def columns_need_a_table(kwargs: dict[str, Any]) -> None:
         return
     given = kwargs.get("format")
     out = kwargs.get("out")
-    fmt = getattr(given, "value", given) if given is not None else (SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out is not None else None)
+    fmt = (
+        getattr(given, "value", given)
+        if given is not None
+        else (SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out is not None else None)
+    )
     if fmt not in (None, "table"):
         from procure.errors import InputError, Problem
 
         what = "chooses the columns of a table" if option == "--columns" else "shows every column of a table"
-        raise InputError([Problem(option, None, "", f"{what}; {fmt} carries every column: drop {option} or use --format table")])
+        raise InputError(
+            [Problem(option, None, "", f"{what}; {fmt} carries every column: drop {option} or use --format table")]
+        )
 
 
 def as_day(value: date | str | None) -> date | None:
@@ -268,7 +343,7 @@ def as_day(value: date | str | None) -> date | None:
     return date.fromisoformat(value) if isinstance(value, str) else value
 
 
-def offers_shown(ev: Any, offers: Optional[list[str]], top: Optional[int], order: Optional[Callable[[Any], list]] = None) -> Any:
+def offers_shown(ev: Any, offers: list[str] | None, top: int | None, order: Callable[[Any], list] | None = None) -> Any:
     """The Evaluation cut to the offers to print: those named with --offer (an unknown id gets a
     "did you mean"), then the first `top` of them (--top) in the ranking's order (`order`: by score
     for ratings; else acceptable offers by rank)."""
@@ -310,4 +385,3 @@ def workspace_folder(workspace: Path, folder: str) -> Path:
 
 # The horizon in months when neither --horizon nor horizon.months in procure.yaml gives one.
 DEFAULT_HORIZON = 36
-

@@ -6,8 +6,9 @@ import contextlib
 import io
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import typer
 
@@ -48,7 +49,15 @@ def working():  # type: ignore[no-untyped-def]
 
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    bar = Progress(SpinnerColumn(), TextColumn("working"), TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False, redirect_stderr=False)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("working"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
     bar.add_task("working", total=None)
     lock = threading.Lock()
     stopped = []
@@ -144,7 +153,15 @@ def stages(enabled: bool = True):  # type: ignore[no-untyped-def]
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True) as bar:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
         current = {"what": "", "task": bar.add_task("starting", total=None)}
 
         def stage(what: str, done: int | None = None, total: int | None = None) -> None:
@@ -175,7 +192,15 @@ def nothing_to_show(message: str, out: Path | None) -> None:
     emit(message.rstrip(".") + ".\n", out)
 
 
-def enveloped(command: str, text: str, format: Any, ev: Any = None, schema: str | None = None, as_of: Any = None, inputs: Any = None) -> str:
+def enveloped(
+    command: str,
+    text: str,
+    format: Any,
+    ev: Any = None,
+    schema: str | None = None,
+    as_of: Any = None,
+    inputs: Any = None,
+) -> str:
     """JSON in the envelope every JSON output shares (envelope.py); other formats as rendered."""
     if getattr(format, "value", format) != "json":
         return text
@@ -187,8 +212,14 @@ def enveloped(command: str, text: str, format: Any, ev: Any = None, schema: str 
 
 
 def emit_table(
-    table: Any, out: Path | None, wide: bool = False, first: str | None = None, columns: Optional[list[str]] = None, after: Optional[list[str]] = None,
-    notes: bool = False, every_row: bool = False,
+    table: Any,
+    out: Path | None,
+    wide: bool = False,
+    first: str | None = None,
+    columns: list[str] | None = None,
+    after: list[str] | None = None,
+    notes: bool = False,
+    every_row: bool = False,
 ) -> None:
     """A table on the terminal fits its width (least important columns left out, and named) unless --wide,
     and its height (render/fit.py screen(): the decision and the table first, the notes summarised in at
@@ -209,7 +240,9 @@ def emit_table(
             for name in unknown:
                 near = difflib.get_close_matches(name.lower(), known, n=2, cutoff=0.6)
                 hint = f"; did you mean {' or '.join(near)}?" if near else ""
-                problems.append(Problem("--columns", None, "", f"no column named '{name}'{hint} (columns: {', '.join(known)})"))
+                problems.append(
+                    Problem("--columns", None, "", f"no column named '{name}'{hint} (columns: {', '.join(known)})")
+                )
             raise InputError(problems)
     quiet()
     if out is None:
@@ -222,7 +255,13 @@ def emit_table(
         if wide:
             from rich.console import Console
 
-            console = Console(width=max(console.width, natural_width(console, table)), markup=False, emoji=False, highlight=False, height=console.height)
+            console = Console(
+                width=max(console.width, natural_width(console, table)),
+                markup=False,
+                emoji=False,
+                highlight=False,
+                height=console.height,
+            )
         else:
             dropped = fit(console, table, console.width)
         height = screen_height(console)
@@ -261,7 +300,9 @@ def screen_height(console: Any) -> int:
 def warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
     """The recommendation fell back to the best single offer: say why, on standard error."""
     if rec.plan_failed:
-        say(f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead")
+        say(
+            f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead"
+        )
 
 
 def warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
@@ -271,4 +312,3 @@ def warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
         for note in record.notes:
             if note.startswith("expires in"):
                 say(f"warning: {record.id} {note}")
-

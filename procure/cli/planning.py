@@ -1,15 +1,34 @@
 """The commands that decide what to buy and try changes to it: whatif, position, hedge, cashflow, plan."""
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from procure.cli.options import (
-    AllOption, NotesOption,
-    DEFAULT_HORIZON, AsOfOption, ColumnsOption, CompareFormat, CompareFormatOption, OutOption, RankTopOption, TextFormat,
-    TextFormatOption, WideOption, WorkspaceOption, alias, as_day, chosen_format, horizon_option, offer_option, offers_shown, one_of,
-    problem, top_option, workbook_needs_out,
+    DEFAULT_HORIZON,
+    AllOption,
+    AsOfOption,
+    ColumnsOption,
+    CompareFormat,
+    CompareFormatOption,
+    NotesOption,
+    OutOption,
+    RankTopOption,
+    TextFormat,
+    TextFormatOption,
+    WideOption,
+    WorkspaceOption,
+    alias,
+    as_day,
+    chosen_format,
+    horizon_option,
+    offer_option,
+    offers_shown,
+    one_of,
+    problem,
+    top_option,
+    workbook_needs_out,
 )
 from procure.cli.output import emit, emit_table, enveloped, nothing_to_show, say, warn_plan_failed
 
@@ -31,15 +50,42 @@ def _amount(value: float, option: str) -> float:
 
 
 def whatif(
-    offer: Annotated[Optional[str], offer_option("The offer to change.")] = None,
-    throughput: Annotated[Optional[str], typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False)] = None,
-    price: Annotated[Optional[str], typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False)] = None,
-    availability: Annotated[Optional[float], typer.Option("--availability", metavar="SHARE", help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).", show_default=False)] = None,
-    utilization: Annotated[Optional[float], typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False)] = None,
-    gpus: Annotated[Optional[int], typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False)] = None,
-    one_off: Annotated[float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")] = 0.0,
-    monthly: Annotated[float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")] = 0.0,
-    price_to_win: Annotated[bool, typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader.")] = False,
+    offer: Annotated[str | None, offer_option("The offer to change.")] = None,
+    throughput: Annotated[
+        str | None,
+        typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False),
+    ] = None,
+    price: Annotated[
+        str | None,
+        typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False),
+    ] = None,
+    availability: Annotated[
+        float | None,
+        typer.Option(
+            "--availability",
+            metavar="SHARE",
+            help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).",
+            show_default=False,
+        ),
+    ] = None,
+    utilization: Annotated[
+        float | None,
+        typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False),
+    ] = None,
+    gpus: Annotated[
+        int | None,
+        typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False),
+    ] = None,
+    one_off: Annotated[
+        float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")
+    ] = 0.0,
+    monthly: Annotated[
+        float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")
+    ] = 0.0,
+    price_to_win: Annotated[
+        bool,
+        typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader."),
+    ] = False,
     top: RankTopOption = None,
     format: TextFormatOption = None,
     out: OutOption = None,
@@ -49,7 +95,7 @@ def whatif(
     notes: NotesOption = False,
     every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
-    offer_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
+    offer_id: Annotated[str | None, typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
 ) -> None:
     """Try a change on one offer: is a better stack or process worth what it costs?
 
@@ -78,16 +124,32 @@ def whatif(
     if top is not None and not price_to_win:
         raise InputError([problem("--top", "ranks the offers of --price-to-win: add --price-to-win")])
     if price_to_win:
-        if offer_id is not None or any(v is not None for v in (throughput, price, availability, utilization, gpus)) or one_off or monthly:
+        if (
+            offer_id is not None
+            or any(v is not None for v in (throughput, price, availability, utilization, gpus))
+            or one_off
+            or monthly
+        ):
             from procure.errors import Problem
 
-            raise InputError([Problem("whatif", None, "--price-to-win", "lists every acceptable offer: give no --offer and no change with it")])
+            raise InputError(
+                [
+                    Problem(
+                        "whatif",
+                        None,
+                        "--price-to-win",
+                        "lists every acceptable offer: give no --offer and no change with it",
+                    )
+                ]
+            )
         _price_to_win(ws, as_of, top, format, out, wide, columns, notes, every_row)
         return
     if offer_id is None:
         from procure.errors import Problem
 
-        raise InputError([Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")])
+        raise InputError(
+            [Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")]
+        )
     from procure.analysis.whatif import whatif as run_whatif
 
     change = _change(throughput, price, availability, utilization, gpus, one_off, monthly)
@@ -97,14 +159,32 @@ def whatif(
 
         emit_table(whatif_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
         return
+    from procure.analysis.evaluate import resolve_as_of
     from procure.render.whatif import WHATIF_RENDERERS
 
-    from procure.analysis.evaluate import resolve_as_of
+    emit(
+        enveloped(
+            "whatif",
+            WHATIF_RENDERERS[format.value](result),
+            format,
+            as_of=resolve_as_of(ws, as_day(as_of)),
+            inputs=ws.inputs,
+        ),
+        out,
+    )
 
-    emit(enveloped("whatif", WHATIF_RENDERERS[format.value](result), format, as_of=resolve_as_of(ws, as_day(as_of)), inputs=ws.inputs), out)
 
-
-def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, out: Optional[Path], wide: bool, columns: Optional[list[str]], notes: bool = False, every_row: bool = False) -> None:
+def _price_to_win(
+    ws: Any,
+    as_of: Any,
+    top: int | None,
+    format: TextFormat,
+    out: Path | None,
+    wide: bool,
+    columns: list[str] | None,
+    notes: bool = False,
+    every_row: bool = False,
+) -> None:
     """whatif --price-to-win: for every acceptable offer, the list price at which it ties the leader;
     --top cuts the list (JSON carries every offer)."""
     from procure.analysis.evaluate import evaluate
@@ -115,7 +195,10 @@ def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, o
     if top is not None and format is not TextFormat.json:
         rows = rows[:top]
     if not rows and format is not TextFormat.json:
-        nothing_to_show(f"No acceptable offer as of {ev.as_of}, so no price to win (procure compare gives each offer's reasons)", out)
+        nothing_to_show(
+            f"No acceptable offer as of {ev.as_of}, so no price to win (procure compare gives each offer's reasons)",
+            out,
+        )
         return
     if format is TextFormat.table:
         from procure.render.whatif import price_to_win_table
@@ -124,10 +207,21 @@ def _price_to_win(ws: Any, as_of: Any, top: Optional[int], format: TextFormat, o
     else:
         from procure.render.whatif import price_to_win_text
 
-        emit(enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"), out)
+        emit(
+            enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"),
+            out,
+        )
 
 
-def _change(throughput: Optional[str], price: Optional[str], availability: Optional[float], utilization: Optional[float], gpus: Optional[int], one_off: float, monthly: float) -> Any:
+def _change(
+    throughput: str | None,
+    price: str | None,
+    availability: float | None,
+    utilization: float | None,
+    gpus: int | None,
+    one_off: float,
+    monthly: float,
+) -> Any:
     """The change to try, from whatif's options, each checked as it is read; no change at all is refused."""
     from procure.analysis.whatif import Change, parse_change
     from procure.errors import InputError
@@ -142,14 +236,29 @@ def _change(throughput: Optional[str], price: Optional[str], availability: Optio
         monthly=_amount(monthly, "--monthly"),
     )
     if all(v is None for v in (throughput, price, availability, utilization, gpus)) and not one_off and not monthly:
-        raise InputError([problem("whatif", "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)")])
+        raise InputError(
+            [
+                problem(
+                    "whatif",
+                    "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)",
+                )
+            ]
+        )
     return change
 
 
 def position(
-    current: Annotated[Optional[float], typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False)] = None,
-    offer: Annotated[Optional[str], offer_option("Place this offer's cost per task.")] = None,
-    top: Annotated[Optional[int], top_option("Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve).")] = None,
+    current: Annotated[
+        float | None,
+        typer.Option("--current", metavar="AMOUNT", help="Our cost per successful task to place.", show_default=False),
+    ] = None,
+    offer: Annotated[str | None, offer_option("Place this offer's cost per task.")] = None,
+    top: Annotated[
+        int | None,
+        top_option(
+            "Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve)."
+        ),
+    ] = None,
     format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -158,7 +267,7 @@ def position(
     notes: NotesOption = False,
     every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
-    current_offer: Annotated[Optional[str], alias("--current-offer", metavar="ID")] = None,
+    current_offer: Annotated[str | None, alias("--current-offer", metavar="ID")] = None,
 ) -> None:
     """Show where a cost per successful task stands on the cost curve.
 
@@ -198,9 +307,32 @@ def position(
 
 
 def hedge(
-    offer: Annotated[Optional[str], offer_option("The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer).")] = None,
-    index: Annotated[Optional[Path], typer.Option("--index", metavar="FILE", help="Index history CSV (default: market/index.csv).", dir_okay=False, show_default=False)] = None,
-    rent: Annotated[Optional[Path], typer.Option("--rent", metavar="FILE", help="Your rent history CSV: date, price (default: market/rent.csv when present).", dir_okay=False, show_default=False)] = None,
+    offer: Annotated[
+        str | None,
+        offer_option(
+            "The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer)."
+        ),
+    ] = None,
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            "--index",
+            metavar="FILE",
+            help="Index history CSV (default: market/index.csv).",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    rent: Annotated[
+        Path | None,
+        typer.Option(
+            "--rent",
+            metavar="FILE",
+            help="Your rent history CSV: date, price (default: market/rent.csv when present).",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     format: TextFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
@@ -253,8 +385,8 @@ def hedge(
 
 
 def cashflow(
-    horizon: Annotated[Optional[int], horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
-    offer: Annotated[Optional[str], offer_option("Show one offer's month-by-month schedule.")] = None,
+    horizon: Annotated[int | None, horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
+    offer: Annotated[str | None, offer_option("Show one offer's month-by-month schedule.")] = None,
     top: RankTopOption = None,
     format: CompareFormatOption = None,
     out: OutOption = None,
@@ -316,7 +448,12 @@ def cashflow(
 
 def plan(
     format: TextFormatOption = None,
-    frontier: Annotated[bool, typer.Option("--frontier", help="Add the efficient frontier: expected cost against CVaR at several risk limits.")] = False,
+    frontier: Annotated[
+        bool,
+        typer.Option(
+            "--frontier", help="Add the efficient frontier: expected cost against CVaR at several risk limits."
+        ),
+    ] = False,
     out: OutOption = None,
     as_of: AsOfOption = None,
     wide: WideOption = False,
@@ -354,14 +491,20 @@ def plan(
     if format is TextFormat.table:
         from procure.render.plan import plan_table
 
-        if ws.config.demand is None:  # the recommendation is the single offer until demand: is stated (decision.recommend)
-            first = decide(ev).headline + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
+        if (
+            ws.config.demand is None
+        ):  # the recommendation is the single offer until demand: is stated (decision.recommend)
+            first = (
+                decide(ev).headline
+                + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
+            )
         else:
             first = decide(ev, result).headline
         usage = decide(ev, result).usage if ws.config.demand is not None else []
-        emit_table(plan_table(result), out, wide, first=first, columns=columns, after=usage, notes=notes, every_row=every_row)
+        emit_table(
+            plan_table(result), out, wide, first=first, columns=columns, after=usage, notes=notes, every_row=every_row
+        )
         return
     from procure.render.plan import plan_text
 
     emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
-

@@ -3,11 +3,20 @@
 import contextlib
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from procure.cli.options import AsOfOption, RankBy, RankByOption, WorkspaceOption, as_day, chosen_format, format_option, ranks_by_horizon
+from procure.cli.options import (
+    AsOfOption,
+    RankBy,
+    RankByOption,
+    WorkspaceOption,
+    as_day,
+    chosen_format,
+    format_option,
+    ranks_by_horizon,
+)
 from procure.cli.output import say, stages, warn_plan_failed
 from procure.status import ExitStatus
 
@@ -18,12 +27,32 @@ class ReportFormat(str, Enum):
 
 
 def report(
-    board: Annotated[bool, typer.Option("--board", help="The short board report instead of the full comparison.")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="File to write (default: comparison.pdf, or board.pdf with --board); .html writes HTML.", dir_okay=False, show_default=False)] = None,
-    format: Annotated[Optional[ReportFormat], format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")] = None,
+    board: Annotated[
+        bool, typer.Option("--board", help="The short board report instead of the full comparison.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="File to write (default: comparison.pdf, or board.pdf with --board); .html writes HTML.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    format: Annotated[
+        ReportFormat | None, format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")
+    ] = None,
     as_of: AsOfOption = None,
     rank_by: RankByOption = RankBy.snapshot,
-    frontier: Annotated[bool, typer.Option("--frontier", help="Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves.")] = False,
+    frontier: Annotated[
+        bool,
+        typer.Option(
+            "--frontier",
+            help="Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves.",
+        ),
+    ] = False,
     workspace: WorkspaceOption = Path("."),
 ) -> None:
     """Write the comparison report (or, with --board, the board report) as PDF or HTML.
@@ -47,15 +76,24 @@ def report(
         procure report --as-of 2026-11-29 --out comparison.html
     """
     from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.io.workspace import load_workspace
     from procure.render.documents import ReportError, check_source_date_epoch
     from procure.render.report import render_report, report_workers
-    from procure.io.workspace import load_workspace
 
     check_source_date_epoch()
     if frontier and board:  # asked for a chart the memo does not have: said, not ignored (exit 2)
         from procure.errors import InputError, Problem
 
-        raise InputError([Problem("--frontier", None, "", "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board or --frontier")])
+        raise InputError(
+            [
+                Problem(
+                    "--frontier",
+                    None,
+                    "",
+                    "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board or --frontier",
+                )
+            ]
+        )
 
     format = chosen_format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
@@ -68,14 +106,24 @@ def report(
         # The layout processes start now, loading WeasyPrint while the evaluation runs.
         workers = stack.enter_context(report_workers(kind, format.value))
         by_horizon = ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
-        ev, inputs = evaluate_with_inputs(ws, as_day(as_of), MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)), ws.config.horizon.months, by_horizon)
+        ev, inputs = evaluate_with_inputs(
+            ws,
+            as_day(as_of),
+            MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)),
+            ws.config.horizon.months,
+            by_horizon,
+        )
 
         gathered: list[ReportExtras] = []
 
         def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
             stage("sensitivity, position, hedge, benchmark and the purchase plan")
             # the frontier's solves go to the layout workers, idle while the plan is solved
-            gathered.append(gather_extras(ws, ev, inputs, board=board, frontier=frontier, solves=workers.map if workers is not None else None))
+            gathered.append(
+                gather_extras(
+                    ws, ev, inputs, board=board, frontier=frontier, solves=workers.map if workers is not None else None
+                )
+            )
             return gathered[-1]
 
         try:
@@ -90,4 +138,3 @@ def report(
     if gathered and gathered[-1].recommendation is not None:
         warn_plan_failed(gathered[-1].recommendation)
     say(f"wrote {target}")
-

@@ -1,24 +1,54 @@
 """The commands that make and update the workspace's files: init, import, grades update, index build, schema."""
 
-import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from procure.cli.options import (
-    AllOption, NotesOption,
-    ColumnsOption, JsonFormat, ListFormat, ListFormatOption, OutDirAlias, OutOption, TextFormat, WideOption, WorkspaceOption, chosen_format, columns_need_a_table, format_option,
-    one_of, problem, workspace_folder,
+    AllOption,
+    ColumnsOption,
+    JsonFormat,
+    ListFormat,
+    ListFormatOption,
+    NotesOption,
+    OutDirAlias,
+    OutOption,
+    TextFormat,
+    WideOption,
+    WorkspaceOption,
+    chosen_format,
+    columns_need_a_table,
+    format_option,
+    one_of,
+    problem,
+    workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, plain_console, say
 
 
 def init(
-    directory: Annotated[Optional[Path], typer.Argument(metavar="DIR", help="Folder for the new workspace (created; must not hold a workspace already).", file_okay=False, show_default=False)] = None,
-    workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="The same as DIR.", file_okay=False, show_default=False)] = None,
-    example: Annotated[bool, typer.Option("--example", help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) instead of an empty one.")] = False,
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="DIR",
+            help="Folder for the new workspace (created; must not hold a workspace already).",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    workspace: Annotated[
+        Path | None,
+        typer.Option("--workspace", "-w", metavar="DIR", help="The same as DIR.", file_okay=False, show_default=False),
+    ] = None,
+    example: Annotated[
+        bool,
+        typer.Option(
+            "--example",
+            help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) instead of an empty one.",
+        ),
+    ] = False,
 ) -> None:
     """Write a new workspace: an empty one with commented templates, or with --example the example.
 
@@ -48,14 +78,42 @@ def init(
     from procure.io.blank import write_blank
 
     written = write_blank(Path(directory))
-    say(f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} once per offer, then procure validate --workspace {directory}")
+    say(
+        f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} once per offer, then procure validate --workspace {directory}"
+    )
 
 
 def import_rfp(
-    sheet: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="RFP responses, one offer per row: .xlsx or .csv.", dir_okay=False, show_default=False)] = None,
-    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", metavar="DIR", help="The offers folder to write to (default: offers/ of the workspace, else ./offers).", file_okay=False, show_default=False)] = None,
+    sheet: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[FILE]",
+            help="RFP responses, one offer per row: .xlsx or .csv.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out-dir",
+            metavar="DIR",
+            help="The offers folder to write to (default: offers/ of the workspace, else ./offers).",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace offer files that already exist.")] = False,
-    template: Annotated[Optional[Path], typer.Option("--template", metavar="FILE", help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.", dir_okay=False, show_default=False)] = None,
+    template: Annotated[
+        Path | None,
+        typer.Option(
+            "--template",
+            metavar="FILE",
+            help="Write a blank RFP template (.xlsx or .csv) instead, to send to vendors.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
 ) -> None:
@@ -81,7 +139,9 @@ def import_rfp(
         if sheet is not None:
             from procure.errors import Problem
 
-            raise InputError([Problem("import", None, "", "give either an RFP file to import or --template FILE to write, not both")])
+            raise InputError(
+                [Problem("import", None, "", "give either an RFP file to import or --template FILE to write, not both")]
+            )
         from procure.io.importers import write_template
 
         write_template(template)
@@ -90,7 +150,9 @@ def import_rfp(
     if sheet is None:
         from procure.errors import Problem
 
-        raise InputError([Problem("import", None, "", "name the RFP file to import (or --template FILE for a blank one)")])
+        raise InputError(
+            [Problem("import", None, "", "name the RFP file to import (or --template FILE for a blank one)")]
+        )
     from procure.io.importers import import_offers
 
     written = import_offers(sheet, out if out is not None else workspace_folder(workspace, "offers"), force)
@@ -100,7 +162,9 @@ def import_rfp(
 
 
 def grades_update(
-    write: Annotated[bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")] = False,
+    write: Annotated[
+        bool, typer.Option("--write", help="Write the updated grade files (without it, nothing is written).")
+    ] = False,
     format: ListFormatOption = None,
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
@@ -130,14 +194,35 @@ def grades_update(
     format = chosen_format(format, out, ListFormat.table)
     root = find_workspace(workspace)
     found = stale_grades(root)
-    diffs = ["".join(difflib.unified_diff(s.current_text.splitlines(keepends=True), s.updated_text.splitlines(keepends=True), f"{s.file} (now)", f"{s.file} (updated)")) for s in found]
+    diffs = [
+        "".join(
+            difflib.unified_diff(
+                s.current_text.splitlines(keepends=True),
+                s.updated_text.splitlines(keepends=True),
+                f"{s.file} (now)",
+                f"{s.file} (updated)",
+            )
+        )
+        for s in found
+    ]
     if format is ListFormat.json:
         from procure.render.envelope import dumps
 
-        files = [{"grade": s.grade_id, "file": s.file, "missing": [{"field": f, "adds": a} for f, a in s.missing], "diff": d} for s, d in zip(found, diffs)]
+        files = [
+            {"grade": s.grade_id, "file": s.file, "missing": [{"field": f, "adds": a} for f, a in s.missing], "diff": d}
+            for s, d in zip(found, diffs)
+        ]
         read = sorted(p for p in (root / "grades").glob("*.y*ml") if p.is_file())
         inputs = [h | {"path": f"grades/{p.name}"} for p in read for h in _hashed(p)]
-        emit(dumps("grades update", {"files": files, "written": bool(write and found)}, inputs=inputs, schema="grades-update"), out)
+        emit(
+            dumps(
+                "grades update",
+                {"files": files, "written": bool(write and found)},
+                inputs=inputs,
+                schema="grades-update",
+            ),
+            out,
+        )
     elif not found:
         emit("Every grade file has the requirements of the current default grade of its id: nothing to update.\n", out)
     else:
@@ -146,7 +231,9 @@ def grades_update(
         write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
         say(f"wrote {stale.file}")
     if found and not write:
-        say(f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them")
+        say(
+            f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them"
+        )
 
 
 class Method(str, Enum):
@@ -173,17 +260,45 @@ class Period(str, Enum):
 
 
 def index_build(
-    quotes: Annotated[Path, typer.Argument(metavar="FILE", help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.", dir_okay=False)],
+    quotes: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.",
+            dir_okay=False,
+        ),
+    ],
     method: Annotated[Method, typer.Option("--method", help="How a period's prices become its level.")] = Method.median,
-    kind: Annotated[Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")] = Kind.all,
-    term: Annotated[Optional[Term], typer.Option("--term", help="Only these contract terms, in months.", show_default=False)] = None,
-    grade: Annotated[Optional[str], typer.Option("--grade", metavar="ID", help="Only observations of this grade.", show_default=False)] = None,
+    kind: Annotated[
+        Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")
+    ] = Kind.all,
+    term: Annotated[
+        Term | None, typer.Option("--term", help="Only these contract terms, in months.", show_default=False)
+    ] = None,
+    grade: Annotated[
+        str | None,
+        typer.Option("--grade", metavar="ID", help="Only observations of this grade.", show_default=False),
+    ] = None,
     gpu: Annotated[str, typer.Option("--gpu", metavar="NAME", help="Only observations of this GPU.")] = "B200",
-    scope_adjust: Annotated[bool, typer.Option("--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer.")] = False,
+    scope_adjust: Annotated[
+        bool,
+        typer.Option(
+            "--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer."
+        ),
+    ] = False,
     period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
-    format: Annotated[Optional[TextFormat], format_option("csv", "csv: the index (period, level, observations); the others add the methodology")] = None,
+    format: Annotated[
+        TextFormat | None,
+        format_option("csv", "csv: the index (period, level, observations); the others add the methodology"),
+    ] = None,
     out: OutOption = None,
-    replace: Annotated[bool, typer.Option("--replace", help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).")] = False,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).",
+        ),
+    ] = False,
     wide: WideOption = False,
     columns: ColumnsOption = None,
     notes: NotesOption = False,
@@ -211,7 +326,14 @@ def index_build(
         procure index build market/quotes.csv --period week --format table
         procure index build market/quotes.csv --out market/index.csv --replace
     """
-    from procure.analysis.market import Filters, StrataSettings, build_index, read_quotes, scope_adjustments, settings_from
+    from procure.analysis.market import (
+        Filters,
+        StrataSettings,
+        build_index,
+        read_quotes,
+        scope_adjustments,
+        settings_from,
+    )
     from procure.errors import InputError
     from procure.io.workspace import load_settings
 
@@ -228,7 +350,17 @@ def index_build(
         if scope_adjust or (Path(workspace) / "procure.yaml").is_file():
             raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
         adjustments, settings = None, StrataSettings()
-    build = build_index(rows, method.value, kind.value, Filters(gpu=gpu, term=term.value if term else None, grade=grade), period.value, adjustments, scope_adjust, str(quotes), settings)
+    build = build_index(
+        rows,
+        method.value,
+        kind.value,
+        Filters(gpu=gpu, term=term.value if term else None, grade=grade),
+        period.value,
+        adjustments,
+        scope_adjust,
+        str(quotes),
+        settings,
+    )
     _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
     if format is TextFormat.table:
         from procure.render.market import index_table
@@ -240,7 +372,12 @@ def index_build(
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
-    emit(enveloped("index", index_text(build, format.value), format, inputs=_hashed(quotes)), out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
+    emit(
+        enveloped("index", index_text(build, format.value), format, inputs=_hashed(quotes)),
+        out,
+        replace_inputs=replace and csv_out,
+        into="market" if csv_out else None,
+    )
     if format is TextFormat.csv:
         from procure.render.market import methodology_table
 
@@ -253,8 +390,8 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
     """index settings the build would silently not use are refused (exit 2, nothing written): a base
     period without quotes or fixed weights for no stratum of the quotes (no level at all), a reading
     before the first period of quotes, and two readings in one period (only one can be its level)."""
-    from procure.errors import InputError, Problem, format_field_path
     from procure.analysis.market import period_start
+    from procure.errors import InputError, Problem, format_field_path
     from procure.io.yamlsafe import load_yaml
 
     if not build.points:
@@ -262,21 +399,43 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
     first, last = build.points[0].period, build.points[-1].period
     found: list[tuple[tuple[str | int, ...], str]] = []
     if settings.base is not None and settings.weights is None and all(p.level is None for p in build.points):
-        found.append((("index", "base_period"), f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day within them, or index.weights"))
+        found.append(
+            (
+                ("index", "base_period"),
+                f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day within them, or index.weights",
+            )
+        )
     if settings.weights is not None and all(p.level is None for p in build.points):
         named = ", ".join(" / ".join(s) for s in sorted(settings.weights))
-        found.append((("index", "weights"), f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})"))
+        found.append(
+            (
+                ("index", "weights"),
+                f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})",
+            )
+        )
     seen: dict[Any, Any] = {}
     for i, reading in enumerate(settings.readings):
         start = period_start(reading.date, period)
         if start < first:
-            found.append((("index", "readings", i, "date"), f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a period the quotes build"))
+            found.append(
+                (
+                    ("index", "readings", i, "date"),
+                    f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a period the quotes build",
+                )
+            )
         elif start in seen:
-            found.append((("index", "readings", i, "date"), f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each {period} one reading"))
+            found.append(
+                (
+                    ("index", "readings", i, "date"),
+                    f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each {period} one reading",
+                )
+            )
         seen.setdefault(start, reading.date)
     if found:
         lines = load_yaml(workspace / "procure.yaml", "procure.yaml").lines
-        raise InputError([Problem("procure.yaml", lines.line_of(loc), format_field_path(loc), msg) for loc, msg in found])
+        raise InputError(
+            [Problem("procure.yaml", lines.line_of(loc), format_field_path(loc), msg) for loc, msg in found]
+        )
 
 
 def _hashed(path: Path) -> list[dict[str, str]]:
@@ -297,10 +456,27 @@ def _complete_schema(incomplete: str) -> list[str]:
 
 
 def schema(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it (compare, validate).", autocompletion=_complete_schema)] = "workspace",
-    format: Annotated[Optional[JsonFormat], format_option("json", "Output format: a JSON Schema is JSON")] = None,
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="NAME",
+            help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it (compare, validate).",
+            autocompletion=_complete_schema,
+        ),
+    ] = "workspace",
+    format: Annotated[JsonFormat | None, format_option("json", "Output format: a JSON Schema is JSON")] = None,
     out: OutOption = None,
-    workspace: Annotated[Optional[Path], typer.Option("--workspace", "-w", metavar="DIR", help="Accepted as by every command; the schemas are the same for every workspace.", file_okay=False, show_default=False)] = None,
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace",
+            "-w",
+            metavar="DIR",
+            help="Accepted as by every command; the schemas are the same for every workspace.",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Print the JSON Schema of an input file or of a command's JSON output.
 

@@ -30,23 +30,45 @@ import contextlib
 import io
 import os
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from procure.errors import InputError, Problem
 from procure.model.inputs import ActualsConfig, MetricNames
 
 ACTUALS = "actuals"
 METRIC_COLUMNS = (
-    "month", "output_tokens", "requests_ok", "requests_failed",
-    "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s",
-    "coverage", "resets", "gaps",
+    "month",
+    "output_tokens",
+    "requests_ok",
+    "requests_failed",
+    "ttft_p50_s",
+    "ttft_p90_s",
+    "ttft_p99_s",
+    "e2e_p50_s",
+    "e2e_p90_s",
+    "e2e_p99_s",
+    "coverage",
+    "resets",
+    "gaps",
 )
 BUSY_COLUMN = "busy_gpu_hours"  # an optional last column: written when some month has utilization telemetry
 # Labels NVIDIA dcgm-exporter puts on every GPU series (its README's sample output, and the `label`
 # rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU.
-DCGM_LABELS = ("gpu", "UUID", "device", "modelName", "Hostname", "pci_bus_id", "DCGM_FI_DRIVER_VERSION", "GPU_I_ID", "GPU_I_PROFILE", "GPU_I_UUID")
+DCGM_LABELS = (
+    "gpu",
+    "UUID",
+    "device",
+    "modelName",
+    "Hostname",
+    "pci_bus_id",
+    "DCGM_FI_DRIVER_VERSION",
+    "GPU_I_ID",
+    "GPU_I_PROFILE",
+    "GPU_I_UUID",
+)
 INVOICE_COLUMNS = ("month", "gpu_hours", "output_tokens", "amount")
 INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have several invoices
 # A FOCUS export is the month's whole bill: kept under one id, so that the next export of the month
@@ -140,7 +162,9 @@ class _MonthTable:
         for when in found.resets:
             self.notes.append(f"{s.show()}: counter reset at {when} (counted from zero again)")
         for start, end in found.gaps:
-            self.notes.append(f"{s.show()}: no samples from {tm._utc(start)} to {tm._utc(end)} ({(end - start) / 3600:.1f} h gap)")
+            self.notes.append(
+                f"{s.show()}: no samples from {tm._utc(start)} to {tm._utc(end)} ({(end - start) / 3600:.1f} h gap)"
+            )
         for key in found.increase:
             m = self.month(key)
             m.resets += sum(1 for r in found.resets if r.startswith(key))
@@ -148,7 +172,9 @@ class _MonthTable:
         return found.increase
 
 
-def summarize(series: list[Any], config: ActualsConfig, problems: list[Problem]) -> tuple[dict[str, MonthMetrics], list[str]]:
+def summarize(
+    series: list[Any], config: ActualsConfig, problems: list[Problem]
+) -> tuple[dict[str, MonthMetrics], list[str]]:
     """Monthly figures from merged series (telemetry.merge_series); (months, stated notes)."""
     names = config.metrics
     _check_labels(series, names, problems)
@@ -169,7 +195,9 @@ def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]
     from procure.io import telemetry as tm
 
     allowed = set(tm.KNOWN_LABELS) | {names.outcome_label} | set(names.labels)
-    found: dict[tuple[tuple[str, ...], bool], list[Any]] = {}  # one line per set of unknown labels, however many series carry it
+    found: dict[
+        tuple[tuple[str, ...], bool], list[Any]
+    ] = {}  # one line per set of unknown labels, however many series carry it
     for s in series:
         gpu = s.name == names.gpu_busy  # DCGM's gauge carries its own labels (gpu, UUID, Hostname, ...)
         own = allowed | set(DCGM_LABELS) if gpu else allowed
@@ -180,7 +208,14 @@ def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]
         first = carriers[0]
         more = f" and {len(carriers) - 1:,} other series" if len(carriers) > 1 else ""
         own = allowed | set(DCGM_LABELS) if gpu else allowed
-        problems.append(Problem(first.where, None, "", f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(own))} (add others to actuals.metrics.labels)"))
+        problems.append(
+            Problem(
+                first.where,
+                None,
+                "",
+                f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(own))} (add others to actuals.metrics.labels)",
+            )
+        )
 
 
 def _add_output_tokens(series: list[Any], names: MetricNames, table: _MonthTable) -> None:
@@ -231,7 +266,14 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
             values = [float(v) for v in s.values]
             if most is not None and any(v > most for v in values):
                 i = next(n for n, v in enumerate(values) if v > most)
-                problems.append(Problem(s.where, None, "", f"{s.show()}: {what} must lie between 0 and {most:g} (got {values[i]:g} at {tm._utc(float(s.times[i]))})"))
+                problems.append(
+                    Problem(
+                        s.where,
+                        None,
+                        "",
+                        f"{s.show()}: {what} must lie between 0 and {most:g} (got {values[i]:g} at {tm._utc(float(s.times[i]))})",
+                    )
+                )
                 continue
             if scale != 1.0:
                 values = [min(v * scale, 1.0) for v in values]
@@ -248,7 +290,9 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
             table.month(key).busy_gpu_hours = gpus[key]
         else:
             table.month(key).busy_gpu_hours = engines[key] * names.gpus_per_engine
-            table.notes.append(f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x {names.gpus_per_engine} GPUs (no {names.gpu_busy} series)")
+            table.notes.append(
+                f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x {names.gpus_per_engine} GPUs (no {names.gpu_busy} series)"
+            )
 
 
 def _add_requests(series: list[Any], names: MetricNames, table: _MonthTable, problems: list[Problem]) -> None:
@@ -261,7 +305,14 @@ def _add_requests(series: list[Any], names: MetricNames, table: _MonthTable, pro
         elif outcome in names.failed_outcomes:
             kind = "requests_failed"
         else:
-            problems.append(Problem(s.where, None, "", f"{s.show()}: unknown outcome {names.outcome_label}={outcome!r}: expected one of {', '.join(names.ok_outcomes + names.failed_outcomes)} (actuals.metrics.ok_outcomes, failed_outcomes)"))
+            problems.append(
+                Problem(
+                    s.where,
+                    None,
+                    "",
+                    f"{s.show()}: unknown outcome {names.outcome_label}={outcome!r}: expected one of {', '.join(names.ok_outcomes + names.failed_outcomes)} (actuals.metrics.ok_outcomes, failed_outcomes)",
+                )
+            )
             continue
         for key, value in table.counter(s).items():
             m = table.month(key)
@@ -281,7 +332,7 @@ def _add_latency(series: list[Any], attr: str, base: str, table: _MonthTable, pr
     for s in (x for x in series if x.name == base + "_bucket"):
         groups[tuple((k, v) for k, v in s.labels if k != "le")].append(s)
     per_month: dict[str, dict[float, float]] = defaultdict(lambda: defaultdict(float))
-    for labels, members in groups.items():
+    for members in groups.values():
         bounds = []
         for s in members:
             le = tm.parse_le(s.label("le"))
@@ -290,11 +341,22 @@ def _add_latency(series: list[Any], attr: str, base: str, table: _MonthTable, pr
                 continue
             bounds.append((le, s))
         if not any(le == float("inf") for le, _ in bounds):
-            shown = members[0].show().replace(f'le="{members[0].label("le")}"', "").replace(",}", "}").replace("{,", "{")
-            problems.append(Problem(members[0].where, None, "", f"histogram {shown} has no +Inf bucket: its count of observations is unknown"))
+            shown = (
+                members[0].show().replace(f'le="{members[0].label("le")}"', "").replace(",}", "}").replace("{,", "{")
+            )
+            problems.append(
+                Problem(
+                    members[0].where,
+                    None,
+                    "",
+                    f"histogram {shown} has no +Inf bucket: its count of observations is unknown",
+                )
+            )
             continue
         for le, s in bounds:
-            for key, value in tm.counter_increase(s.times, s.values, table.gap_s).increase.items():  # resets and gaps are stated once, by the counters
+            for key, value in tm.counter_increase(
+                s.times, s.values, table.gap_s
+            ).increase.items():  # resets and gaps are stated once, by the counters
                 per_month[key][le] += value
     for key, buckets in per_month.items():
         m = table.month(key)
@@ -312,7 +374,11 @@ def check_month_key(key: str, display: str, line: int | None, column: str, probl
         problems.append(Problem(display, line, column, f"must be a month like 2026-11 (got {key!r})"))
         return False
     if not FIRST_MONTH_YEAR <= int(key[:4]) <= LAST_MONTH_YEAR:
-        problems.append(Problem(display, line, column, f"must be a month from {FIRST_MONTH_YEAR}-01 to {LAST_MONTH_YEAR}-12 (got {key})"))
+        problems.append(
+            Problem(
+                display, line, column, f"must be a month from {FIRST_MONTH_YEAR}-01 to {LAST_MONTH_YEAR}-12 (got {key})"
+            )
+        )
         return False
     return True
 
@@ -330,7 +396,15 @@ def month_seconds(key: str) -> float:
     return calendar.monthrange(int(key[:4]), int(key[5:7]))[1] * 86_400.0
 
 
-def _plausible(value: float | None, most: float | None, what: str, display: str, line: int | None, column: str, problems: list[Problem]) -> bool:
+def _plausible(
+    value: float | None,
+    most: float | None,
+    what: str,
+    display: str,
+    line: int | None,
+    column: str,
+    problems: list[Problem],
+) -> bool:
     """A count within [0, most] (most: from the offer's size, else MAX_COUNT); `what` says why `most`."""
     if value is None:
         return True
@@ -345,7 +419,14 @@ def _plausible(value: float | None, most: float | None, what: str, display: str,
         if what.startswith("a ") or what.startswith("one "):  # a bound of the quantity itself, not of the offer's size
             problems.append(Problem(display, line, column, f"must be at most {limit:g} (got {value:.15g})"))
         else:
-            problems.append(Problem(display, line, column, f"{value:.4g} is implausible: at most {limit:.4g} ({what or 'no count here is larger'})"))
+            problems.append(
+                Problem(
+                    display,
+                    line,
+                    column,
+                    f"{value:.4g} is implausible: at most {limit:.4g} ({what or 'no count here is larger'})",
+                )
+            )
         return False
     return True
 
@@ -354,10 +435,15 @@ def _size_limit(key: str, size: float | None, per_second: float) -> tuple[float 
     if not size:
         return None, ""
     seconds = month_seconds(key)
-    return size * seconds * per_second, f"{per_second:,.0f} a second on each of the offer's {size:,.0f} GPUs over {key}'s {seconds / 86_400:.0f} days"
+    return (
+        size * seconds * per_second,
+        f"{per_second:,.0f} a second on each of the offer's {size:,.0f} GPUs over {key}'s {seconds / 86_400:.0f} days",
+    )
 
 
-def check_metrics_month(m: MonthMetrics, size: float | None, display: str, line: int | None, problems: list[Problem], prefix: str = "") -> bool:
+def check_metrics_month(
+    m: MonthMetrics, size: float | None, display: str, line: int | None, problems: list[Problem], prefix: str = ""
+) -> bool:
     """The checks a month of metrics.csv passes, read or about to be written: its month, counts within
     the offer's size (`size`: its GPUs; None: unknown), latencies and coverage in range, quantiles in order."""
     before = len(problems)
@@ -368,20 +454,45 @@ def check_metrics_month(m: MonthMetrics, size: float | None, display: str, line:
         _plausible(getattr(m, column), most, why, display, line, prefix + column, problems)
     for name, quantiles in (("ttft", m.ttft), ("e2e", m.e2e)):
         for q, v in quantiles.items():
-            _plausible(v, month_seconds(m.month), "a month's seconds", display, line, f"{prefix}{name}_p{int(q * 100)}_s", problems)
+            _plausible(
+                v,
+                month_seconds(m.month),
+                "a month's seconds",
+                display,
+                line,
+                f"{prefix}{name}_p{int(q * 100)}_s",
+                problems,
+            )
         stated = [(q, v) for q, v in sorted(quantiles.items()) if v is not None]
         for (q0, low), (q1, high) in zip(stated, stated[1:]):
             if high < low:
-                problems.append(Problem(display, line, f"{prefix}{name}_p{int(q1 * 100)}_s", f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster"))
+                problems.append(
+                    Problem(
+                        display,
+                        line,
+                        f"{prefix}{name}_p{int(q1 * 100)}_s",
+                        f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster",
+                    )
+                )
     _plausible(m.coverage, 1.0, "a share of the month", display, line, prefix + "coverage", problems)
     # busy GPU-hours: at most every GPU the offer can supply, busy around the clock
-    _plausible(m.busy_gpu_hours, size * month_seconds(m.month) / 3600 if size else None, "the offer's GPUs x the month's hours", display, line, prefix + BUSY_COLUMN, problems)
+    _plausible(
+        m.busy_gpu_hours,
+        size * month_seconds(m.month) / 3600 if size else None,
+        "the offer's GPUs x the month's hours",
+        display,
+        line,
+        prefix + BUSY_COLUMN,
+        problems,
+    )
     for column in ("resets", "gaps"):
         _plausible(getattr(m, column), month_seconds(m.month), "one a second", display, line, prefix + column, problems)
     return len(problems) == before
 
 
-def check_invoice_month(inv: Invoice, size: float | None, display: str, line: int | None, problems: list[Problem], prefix: str = "") -> bool:
+def check_invoice_month(
+    inv: Invoice, size: float | None, display: str, line: int | None, problems: list[Problem], prefix: str = ""
+) -> bool:
     """The checks a month's invoices (summed over their ids) pass, read or about to be written."""
     before = len(problems)
     if not check_month_key(inv.month, display, line, f"{prefix}month", problems):
@@ -389,7 +500,15 @@ def check_invoice_month(inv: Invoice, size: float | None, display: str, line: in
     most, why = _size_limit(inv.month, size, MAX_PER_GPU_SECOND)
     _plausible(inv.output_tokens, most, why, display, line, prefix + "output_tokens", problems)
     hours, hours_why = _size_limit(inv.month, size, MAX_SUPPLY_MULTIPLE / 3600)
-    _plausible(inv.gpu_hours, hours, f"{MAX_SUPPLY_MULTIPLE:g} times the offer's {size or 0:,.0f} GPUs around the clock" if hours else hours_why, display, line, prefix + "gpu_hours", problems)
+    _plausible(
+        inv.gpu_hours,
+        hours,
+        f"{MAX_SUPPLY_MULTIPLE:g} times the offer's {size or 0:,.0f} GPUs around the clock" if hours else hours_why,
+        display,
+        line,
+        prefix + "gpu_hours",
+        problems,
+    )
     _plausible(inv.amount, None, "", display, line, prefix + "amount", problems)
     return len(problems) == before
 
@@ -411,11 +530,20 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
     writer.writerow(METRIC_COLUMNS + ((BUSY_COLUMN,) if busy else ()))
     for key in sorted(months):
         m = months[key]
-        writer.writerow([
-            key, _fmt(m.output_tokens), _fmt(m.requests_ok), _fmt(m.requests_failed),
-            *(_fmt(m.ttft.get(q)) for q in QUANTILES), *(_fmt(m.e2e.get(q)) for q in QUANTILES),
-            _fmt(m.coverage), str(m.resets), str(m.gaps),
-        ] + ([_fmt(m.busy_gpu_hours)] if busy else []))
+        writer.writerow(
+            [
+                key,
+                _fmt(m.output_tokens),
+                _fmt(m.requests_ok),
+                _fmt(m.requests_failed),
+                *(_fmt(m.ttft.get(q)) for q in QUANTILES),
+                *(_fmt(m.e2e.get(q)) for q in QUANTILES),
+                _fmt(m.coverage),
+                str(m.resets),
+                str(m.gaps),
+            ]
+            + ([_fmt(m.busy_gpu_hours)] if busy else [])
+        )
     return buffer.getvalue()
 
 
@@ -429,7 +557,9 @@ def invoices_csv(invoices: dict[tuple[str, str], Invoice]) -> str:
     writer.writerow(INVOICE_COLUMNS + ((INVOICE_ID,) if with_ids else ()))
     for key in sorted(invoices):
         i = invoices[key]
-        writer.writerow([i.month, _fmt(i.gpu_hours), _fmt(i.output_tokens), _fmt(i.amount)] + ([i.id] if with_ids else []))
+        writer.writerow(
+            [i.month, _fmt(i.gpu_hours), _fmt(i.output_tokens), _fmt(i.amount)] + ([i.id] if with_ids else [])
+        )
     return buffer.getvalue()
 
 
@@ -448,7 +578,9 @@ def _number(raw: str, display: str, line: int, column: str, problems: list[Probl
     return value
 
 
-def read_metrics_csv(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[str, MonthMetrics]:
+def read_metrics_csv(
+    path: Path, display: str, problems: list[Problem], size: float | None = None
+) -> dict[str, MonthMetrics]:
     """metrics.csv as `metrics_csv` writes it; every row passes `check_metrics_month`."""
     from procure.io.tables import read_csv_rows
 
@@ -487,7 +619,11 @@ def metric_columns(path: Path, display: str) -> tuple[str, ...]:
     except InputError:
         return METRIC_COLUMNS  # read_csv_rows names the problem
     header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return METRIC_COLUMNS + (BUSY_COLUMN,) if [h.strip() for h in header.split(",")][-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
+    return (
+        METRIC_COLUMNS + (BUSY_COLUMN,)
+        if [h.strip() for h in header.split(",")][-1:] == [BUSY_COLUMN]
+        else METRIC_COLUMNS
+    )
 
 
 def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
@@ -499,10 +635,16 @@ def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
     except InputError:
         return INVOICE_COLUMNS  # read_csv_rows names the problem
     header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return INVOICE_COLUMNS + (INVOICE_ID,) if [h.strip() for h in header.split(",")][-1:] == [INVOICE_ID] else INVOICE_COLUMNS
+    return (
+        INVOICE_COLUMNS + (INVOICE_ID,)
+        if [h.strip() for h in header.split(",")][-1:] == [INVOICE_ID]
+        else INVOICE_COLUMNS
+    )
 
 
-def read_invoice_rows(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[tuple[str, str], tuple[Invoice, int]]:
+def read_invoice_rows(
+    path: Path, display: str, problems: list[Problem], size: float | None = None
+) -> dict[tuple[str, str], tuple[Invoice, int]]:
     """An invoices CSV, by (month, invoice id) with each row's line: month (2026-11), gpu_hours
     (billed), output_tokens (may be empty), amount, optionally invoice_id. The same month and id
     twice is an error; each row passes `check_invoice_month` (`size`: the offer's GPUs)."""
@@ -516,7 +658,16 @@ def read_invoice_rows(path: Path, display: str, problems: list[Problem], size: f
         if not check_month_key(key[0], display, line, "month", problems):
             continue
         if key in out:
-            problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice" + (f" under invoice_id {key[1]!r}" if key[1] else "") + f" (also line {out[key][1]})"))
+            problems.append(
+                Problem(
+                    display,
+                    line,
+                    "month",
+                    f"{key[0]} is invoiced twice"
+                    + (f" under invoice_id {key[1]!r}" if key[1] else "")
+                    + f" (also line {out[key][1]})",
+                )
+            )
             continue
         before = len(problems)
         hours = _number(row["gpu_hours"], display, line, "gpu_hours", problems)
@@ -540,19 +691,34 @@ def invoice_months(rows: dict[tuple[str, str], Invoice]) -> dict[str, Invoice]:
             out[month] = Invoice(month, i.gpu_hours, i.output_tokens, i.amount)
         else:
             o = out[month]
-            tokens = None if o.output_tokens is None and i.output_tokens is None else (o.output_tokens or 0.0) + (i.output_tokens or 0.0)
+            tokens = (
+                None
+                if o.output_tokens is None and i.output_tokens is None
+                else (o.output_tokens or 0.0) + (i.output_tokens or 0.0)
+            )
             out[month] = Invoice(month, o.gpu_hours + i.gpu_hours, tokens, o.amount + i.amount)
     return out
 
 
-def _summed_months_checked(rows: dict[tuple[str, str], Invoice], size: float | None, display: str, line_of: dict[str, int | None], problems: list[Problem], prefix: str = "") -> dict[str, Invoice]:
+def _summed_months_checked(
+    rows: dict[tuple[str, str], Invoice],
+    size: float | None,
+    display: str,
+    line_of: dict[str, int | None],
+    problems: list[Problem],
+    prefix: str = "",
+) -> dict[str, Invoice]:
     """The months summed over their invoices; a month of several invoices is checked as a whole (each
     row was checked as it was read)."""
     count: dict[str, int] = defaultdict(int)
     for month, _ in rows:
         count[month] += 1
     months = invoice_months(rows)
-    return {k: inv for k, inv in months.items() if count[k] == 1 or check_invoice_month(inv, size, display, line_of.get(k), problems, prefix.format(month=k))}
+    return {
+        k: inv
+        for k, inv in months.items()
+        if count[k] == 1 or check_invoice_month(inv, size, display, line_of.get(k), problems, prefix.format(month=k))
+    }
 
 
 def read_invoices(path: Path, display: str, problems: list[Problem], size: float | None = None) -> dict[str, Invoice]:
@@ -562,7 +728,9 @@ def read_invoices(path: Path, display: str, problems: list[Problem], size: float
     return _summed_months_checked({k: i for k, (i, _) in rows.items()}, size, display, last_line, problems)
 
 
-def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], record: Any, sizes: dict[str, float] | None = None) -> dict[str, OfferActuals]:
+def load_actuals(
+    root: Path, offer_ids: Iterable[str], problems: list[Problem], record: Any, sizes: dict[str, float] | None = None
+) -> dict[str, OfferActuals]:
     """Every offer folder of actuals/; `record(path, text)` hashes each file read as an input;
     `sizes`: each offer's GPUs, against which the counts are judged."""
     from procure.io.incidents import read_incidents
@@ -576,7 +744,14 @@ def load_actuals(root: Path, offer_ids: Iterable[str], problems: list[Problem], 
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         display_dir = f"{ACTUALS}/{sub.name}"
         if sub.name not in known:
-            problems.append(Problem(display_dir, None, "", f"no offer with this id (known: {', '.join(sorted(known)) or 'none'}): name the folder by the signed offer's id"))
+            problems.append(
+                Problem(
+                    display_dir,
+                    None,
+                    "",
+                    f"no offer with this id (known: {', '.join(sorted(known)) or 'none'}): name the folder by the signed offer's id",
+                )
+            )
             continue
         found = OfferActuals(sub.name)
         size = (sizes or {}).get(sub.name)
@@ -638,7 +813,9 @@ def evidence_lock(root: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
         folder.mkdir(exist_ok=True)
         fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o666)
     except OSError as exc:
-        raise InputError([Problem(where, None, "", f"cannot open the workspace's evidence lock: {exc.strerror or exc}")]) from None
+        raise InputError(
+            [Problem(where, None, "", f"cannot open the workspace's evidence lock: {exc.strerror or exc}")]
+        ) from None
     try:
         deadline = time.monotonic() + wait_s
         while True:
@@ -647,7 +824,16 @@ def evidence_lock(root: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise InputError([Problem(where, None, "", f"another import has held the workspace's evidence for {wait_s:g} s: try again when it has finished")]) from None
+                    raise InputError(
+                        [
+                            Problem(
+                                where,
+                                None,
+                                "",
+                                f"another import has held the workspace's evidence for {wait_s:g} s: try again when it has finished",
+                            )
+                        ]
+                    ) from None
                 time.sleep(0.05)
         yield
     finally:
@@ -655,7 +841,10 @@ def evidence_lock(root: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
 
 
 def merge_by_key(
-    stored: dict[K, V], incoming: dict[K, V], name: Callable[[K], str], same: Callable[[V, V], bool] = lambda a, b: a == b
+    stored: dict[K, V],
+    incoming: dict[K, V],
+    name: Callable[[K], str],
+    same: Callable[[V, V], bool] = lambda a, b: a == b,
 ) -> tuple[dict[K, V], list[str]]:
     """The kept entries with the incoming ones merged in by their natural key: an incoming entry
     replaces a kept one with the same key, and each replacement that changes something (`same` is
@@ -687,13 +876,17 @@ class Incoming:
     metrics: dict[str, MonthMetrics] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # the metric files
     invoices: dict[tuple[str, str], Invoice] = field(default_factory=dict)  # (month, invoice id)
-    credits: dict[str, tuple[float, str]] = field(default_factory=dict)  # month -> (credits received, invoices), from FOCUS
+    credits: dict[str, tuple[float, str]] = field(
+        default_factory=dict
+    )  # month -> (credits received, invoices), from FOCUS
     incidents: list[Any] = field(default_factory=list)  # procure.io.incidents.Incident, from CSVs
     statuspage: list[tuple[dict, Any]] = field(default_factory=list)
     page: Any = None  # the Statuspage `page` object, kept in incidents.json
 
 
-def store_evidence(root: Path, offer_id: str, incoming: Incoming, size: float | None = None, display: str = "this import") -> tuple[list[Path], list[str]]:
+def store_evidence(
+    root: Path, offer_id: str, incoming: Incoming, size: float | None = None, display: str = "this import"
+) -> tuple[list[Path], list[str]]:
     """Merge `incoming` into actuals/OFFER-ID/ under the evidence lock, check the merged files with
     the loader's own checks (`size`: the offer's GPUs), and write them all at once. Returns (written,
     notes naming what was replaced). Raises InputError, writing nothing, on any problem. Every
@@ -724,7 +917,15 @@ def _kept(folder: Path, name: str) -> tuple[Path, str]:
     return folder / name, f"{ACTUALS}/{folder.name}/{name}"
 
 
-def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display: str, files: dict, notes: list[str], problems: list[Problem]) -> None:
+def _merge_metrics(
+    folder: Path,
+    incoming: Incoming,
+    size: float | None,
+    display: str,
+    files: dict,
+    notes: list[str],
+    problems: list[Problem],
+) -> None:
     from procure.io.tables import read_csv_rows
 
     path, shown = _kept(folder, "metrics.csv")
@@ -734,22 +935,44 @@ def _merge_metrics(folder: Path, incoming: Incoming, size: float | None, display
         found: list[Problem] = []
         kept = read_metrics_csv(path, shown, found, size)
         rows, comments, _ = read_csv_rows(path, shown, metric_columns(path, shown))
-        _forgive(found, {line: row["month"] for line, row in rows}, set(incoming.metrics), lambda k: f"month {k}", notes, problems)
+        _forgive(
+            found,
+            {line: row["month"] for line, row in rows},
+            set(incoming.metrics),
+            lambda k: f"month {k}",
+            notes,
+            problems,
+        )
         sources = [s for c in comments if "from:" in c for s in c.split("from:", 1)[1].split("; ") if s.strip()]
     for key, m in sorted(incoming.metrics.items()):
         check_metrics_month(m, size, display, None, problems, prefix=f"month {key}: ")
     # a month's quantiles cannot be summed from two imports: the better measured month is kept, so a
     # last sample at 00:05 on the 1st, or one day's snapshots, never replaces a whole month
     # compared as metrics.csv writes them (_fmt): the same samples read back must not count as better measured
-    thinner = {k for k, m in incoming.metrics.items() if k in kept and float(_fmt(kept[k].coverage or 0.0)) > float(_fmt(m.coverage or 0.0))}
+    thinner = {
+        k
+        for k, m in incoming.metrics.items()
+        if k in kept and float(_fmt(kept[k].coverage or 0.0)) > float(_fmt(m.coverage or 0.0))
+    }
     for key in sorted(thinner):
-        notes.append(f"month {key}: kept as it was (its samples cover {kept[key].coverage or 0:.1%} of the month, this import's {incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it")
-    merged, replaced = merge_by_key(kept, {k: m for k, m in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}")
+        notes.append(
+            f"month {key}: kept as it was (its samples cover {kept[key].coverage or 0:.1%} of the month, this import's {incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it"
+        )
+    merged, replaced = merge_by_key(
+        kept, {k: m for k, m in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}"
+    )
     notes += replaced
     files["metrics.csv"] = metrics_csv(merged, list(dict.fromkeys([*sources, *incoming.sources])))
 
 
-def _forgive(found: list[Problem], key_of_line: dict[int, Any], replaced: set, name: Callable[[Any], str], notes: list[str], problems: list[Problem]) -> None:
+def _forgive(
+    found: list[Problem],
+    key_of_line: dict[int, Any],
+    replaced: set,
+    name: Callable[[Any], str],
+    notes: list[str],
+    problems: list[Problem],
+) -> None:
     """The kept file's problems, less those of rows this import replaces (a corrective import may
     replace a row the loader refuses: it is named); the rest refuse the import."""
     for p in found:
@@ -760,7 +983,15 @@ def _forgive(found: list[Problem], key_of_line: dict[int, Any], replaced: set, n
             problems.append(p)
 
 
-def _merge_invoices(folder: Path, incoming: Incoming, size: float | None, display: str, files: dict, notes: list[str], problems: list[Problem]) -> None:
+def _merge_invoices(
+    folder: Path,
+    incoming: Incoming,
+    size: float | None,
+    display: str,
+    files: dict,
+    notes: list[str],
+    problems: list[Problem],
+) -> None:
     from procure.io.tables import read_csv_rows
 
     path, shown = _kept(folder, "invoices.csv")
@@ -769,11 +1000,26 @@ def _merge_invoices(folder: Path, incoming: Incoming, size: float | None, displa
         found: list[Problem] = []
         kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found, size).items()}
         rows, _, _ = read_csv_rows(path, shown, _invoice_columns(path, shown))
-        _forgive(found, {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows}, set(incoming.invoices), lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""), notes, problems)
+        _forgive(
+            found,
+            {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows},
+            set(incoming.invoices),
+            lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""),
+            notes,
+            problems,
+        )
     # a FOCUS export is its month's whole bill: it and the month's other invoices never add up
     incoming_kinds = {(k[0], k[1] == FOCUS_INVOICE_ID) for k in incoming.invoices}
     for key in sorted(k for k in kept if (k[0], k[1] != FOCUS_INVOICE_ID) in incoming_kinds):
-        notes.append(f"invoice {key[0]}" + (f" {key[1]}" if key[1] else "") + (": replaced by this import's FOCUS export" if key[1] != FOCUS_INVOICE_ID else ": a FOCUS export, replaced by this import's invoices"))
+        notes.append(
+            f"invoice {key[0]}"
+            + (f" {key[1]}" if key[1] else "")
+            + (
+                ": replaced by this import's FOCUS export"
+                if key[1] != FOCUS_INVOICE_ID
+                else ": a FOCUS export, replaced by this import's invoices"
+            )
+        )
         del kept[key]
     merged, replaced = merge_by_key(kept, incoming.invoices, lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""))
     notes += replaced
@@ -792,7 +1038,9 @@ def _merge_credits(folder: Path, incoming: Incoming, files: dict, notes: list[st
     files["credits.csv"] = credits_csv(merged)
 
 
-def _merge_incident_csv(folder: Path, incoming: list[Any], files: dict, notes: list[str], problems: list[Problem]) -> None:
+def _merge_incident_csv(
+    folder: Path, incoming: list[Any], files: dict, notes: list[str], problems: list[Problem]
+) -> None:
     """The kept incidents.csv and the incoming CSV rows, merged by start and components; two rows
     that overlap on a component afterwards are refused as the loader would refuse them."""
     from procure.io.incidents import read_incidents_csv
@@ -810,7 +1058,9 @@ def _merge_incident_csv(folder: Path, incoming: list[Any], files: dict, notes: l
         _, comments, _ = read_csv_rows(path, shown, ("start", "end", "impact", "components"))
     kept = {incident_key(i): i for i in kept_list}
     new = {incident_key(i): i for i in incoming}
-    merged, replaced = merge_by_key(kept, new, _incident_name, lambda a, b: (a.end, a.impact, a.components) == (b.end, b.impact, b.components))
+    merged, replaced = merge_by_key(
+        kept, new, _incident_name, lambda a, b: (a.end, a.impact, a.components) == (b.end, b.impact, b.components)
+    )
     problems.extend(_merged_overlaps(list(merged.values())))
     notes += replaced
     files["incidents.csv"] = incidents_csv(list(merged.values()), comments)
@@ -830,7 +1080,14 @@ def _merged_overlaps(incidents: list[Any]) -> list[Problem]:
         other = re.search(r"line (\d+)", p.message)
         clash = f"the incident at {incidents[int(other.group(1)) - 1].where}" if other else "another incident"
         file, _, line = later.where.rpartition(":")
-        found.append(Problem(file, int(line) if line.isdigit() else None, "start", f"overlaps {clash} on a shared component: merge them into one row"))
+        found.append(
+            Problem(
+                file,
+                int(line) if line.isdigit() else None,
+                "start",
+                f"overlaps {clash} on a shared component: merge them into one row",
+            )
+        )
     return found
 
 
@@ -870,7 +1127,11 @@ def _merge_statuspage(folder: Path, incoming: Incoming, files: dict, notes: list
             problems.extend(exc.problems)
             return
         by_where = {i.where: i for i in parsed}
-        kept = {incident_key(by_where[f"{shown}: incidents[{n}]"]): item for n, item in enumerate(items) if f"{shown}: incidents[{n}]" in by_where}
+        kept = {
+            incident_key(by_where[f"{shown}: incidents[{n}]"]): item
+            for n, item in enumerate(items)
+            if f"{shown}: incidents[{n}]" in by_where
+        }
         if page is None and isinstance(data, dict):
             page = data.get("page")
     new = {incident_key(i): item for item, i in incoming.statuspage}
@@ -916,14 +1177,22 @@ def detect_kind(path: Path) -> str:
     return "metrics-text"
 
 
-def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem], size: float | None = None, currency: str | None = None) -> tuple[Incoming, list[str]]:
+def read_import(
+    paths: list[Path],
+    config: ActualsConfig,
+    problems: list[Problem],
+    size: float | None = None,
+    currency: str | None = None,
+) -> tuple[Incoming, list[str]]:
     """Every file of one import, checked and summed (`size`: the offer's GPUs; `currency`: the offer's,
     which a FOCUS export must bill in): (what to merge, notes stated on the way)."""
     from procure.io import telemetry as tm
     from procure.io.files import own_input
 
     names = config.metrics
-    wanted = {names.output_tokens, names.requests, names.ttft, names.e2e_latency, names.gpu_busy} | ({names.requests_running} if names.max_concurrency else set())
+    wanted = {names.output_tokens, names.requests, names.ttft, names.e2e_latency, names.gpu_busy} | (
+        {names.requests_running} if names.max_concurrency else set()
+    )
     incoming = Incoming()
     parts: list[Any] = []
     metric_files: list[str] = []
@@ -943,14 +1212,36 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
             elif kind == "incidents":
                 _read_incidents(path, display, incoming, incident_at, problems)
             else:
-                rows = read_invoice_rows(path, display, problems, size) if kind == "invoices" else _focus_rows(path, display, incoming, focus_notes, problems, size, currency)
+                rows = (
+                    read_invoice_rows(path, display, problems, size)
+                    if kind == "invoices"
+                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency)
+                )
                 for key, (inv, line) in rows.items():
-                    other = next((k for k in invoice_at if k[0] == key[0] and (k[1] == FOCUS_INVOICE_ID) != (key[1] == FOCUS_INVOICE_ID)), None)
-                    if other is not None:  # a FOCUS export is the month's whole bill: never added to another invoice of it
-                        problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[other]}): a FOCUS export is the month's whole bill"))
+                    other = next(
+                        (
+                            k
+                            for k in invoice_at
+                            if k[0] == key[0] and (k[1] == FOCUS_INVOICE_ID) != (key[1] == FOCUS_INVOICE_ID)
+                        ),
+                        None,
+                    )
+                    if (
+                        other is not None
+                    ):  # a FOCUS export is the month's whole bill: never added to another invoice of it
+                        problems.append(
+                            Problem(
+                                display,
+                                line,
+                                "month",
+                                f"{key[0]} is invoiced twice (also in {invoice_at[other]}): a FOCUS export is the month's whole bill",
+                            )
+                        )
                         continue
                     if key in invoice_at:
-                        problems.append(Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[key]})"))
+                        problems.append(
+                            Problem(display, line, "month", f"{key[0]} is invoiced twice (also in {invoice_at[key]})")
+                        )
                         continue
                     invoice_at[key] = f"{display}:{line}"
                     incoming.invoices[key] = inv
@@ -962,7 +1253,15 @@ def read_import(paths: list[Path], config: ActualsConfig, problems: list[Problem
     return incoming, notes + focus_notes
 
 
-def _focus_rows(path: Path, display: str, incoming: Incoming, notes: list[str], problems: list[Problem], size: float | None, currency: str | None) -> dict[tuple[str, str], tuple[Invoice, int]]:
+def _focus_rows(
+    path: Path,
+    display: str,
+    incoming: Incoming,
+    notes: list[str],
+    problems: list[Problem],
+    size: float | None,
+    currency: str | None,
+) -> dict[tuple[str, str], tuple[Invoice, int]]:
     """A FOCUS billing export's months as invoices under FOCUS_INVOICE_ID (with the line that closes
     each month), each passing `check_invoice_month`; its credits into `incoming.credits` and its
     statements into `notes`."""
@@ -998,7 +1297,14 @@ def _read_incidents(path: Path, display: str, incoming: Incoming, seen: dict, pr
             first = seen[key]
             if (first.end, first.impact) != (i.end, i.impact):
                 file, _, line = i.where.rpartition(":")
-                problems.append(Problem(file if line.isdigit() else i.where, int(line) if line.isdigit() else None, "start", f"{_incident_name(key[1])} is also in {first.where} with another end or impact: keep one"))
+                problems.append(
+                    Problem(
+                        file if line.isdigit() else i.where,
+                        int(line) if line.isdigit() else None,
+                        "start",
+                        f"{_incident_name(key[1])} is also in {first.where} with another end or impact: keep one",
+                    )
+                )
             continue
         seen[key] = i
         if Path(path).suffix.casefold() == ".json":
@@ -1007,24 +1313,47 @@ def _read_incidents(path: Path, display: str, incoming: Incoming, seen: dict, pr
             incoming.incidents.append(i)
 
 
-def _summed(parts: list[Any], files: list[str], wanted: set[str], config: ActualsConfig, problems: list[Problem]) -> tuple[dict[str, MonthMetrics], list[str]]:
+def _summed(
+    parts: list[Any], files: list[str], wanted: set[str], config: ActualsConfig, problems: list[Problem]
+) -> tuple[dict[str, MonthMetrics], list[str]]:
     """The metric files' series summed per month; a file set without any configured metric is an error."""
     from procure.io import telemetry as tm
 
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     if not parts:
-        problems.append(Problem(shown, None, "", f"no samples of {', '.join(sorted(wanted))}: nothing to import (the metric names are set in actuals.metrics)"))
+        problems.append(
+            Problem(
+                shown,
+                None,
+                "",
+                f"no samples of {', '.join(sorted(wanted))}: nothing to import (the metric names are set in actuals.metrics)",
+            )
+        )
         return {}, []
     series = tm.merge_series(parts, problems)
     if problems:
         return {}, []
     months, stated = summarize(series, config, problems)
     if not months and not problems:
-        problems.append(Problem(shown, None, "", f"no month of {', '.join(sorted(wanted))}: each series needs two samples or more (the metric names are set in actuals.metrics)"))
+        problems.append(
+            Problem(
+                shown,
+                None,
+                "",
+                f"no month of {', '.join(sorted(wanted))}: each series needs two samples or more (the metric names are set in actuals.metrics)",
+            )
+        )
     return months, stated
 
 
-def import_actuals(root: Path, offer_id: str, paths: list[Path], config: ActualsConfig, size: float | None = None, currency: str | None = None) -> tuple[list[Path], list[str]]:
+def import_actuals(
+    root: Path,
+    offer_id: str,
+    paths: list[Path],
+    config: ActualsConfig,
+    size: float | None = None,
+    currency: str | None = None,
+) -> tuple[list[Path], list[str]]:
     """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
     the offer's GPUs, against which counts are judged; `currency`: the offer's, which a FOCUS export
     must bill in). Returns (written, notes)."""
@@ -1034,6 +1363,8 @@ def import_actuals(root: Path, offer_id: str, paths: list[Path], config: Actuals
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     if not (incoming.metrics or incoming.invoices or incoming.incidents or incoming.statuspage):
-        raise InputError([Problem(display, None, "", "no evidence to import: no metric month, invoice or incident in the files")])
+        raise InputError(
+            [Problem(display, None, "", "no evidence to import: no metric month, invoice or incident in the files")]
+        )
     written, replaced = store_evidence(root, offer_id, incoming, size, display)
     return written, notes + replaced

@@ -140,7 +140,11 @@ def blank_files() -> dict[str, bytes | None]:
     from procure.io.example import EXAMPLE_FILES, example_root
 
     root = example_root()
-    files: dict[str, bytes | None] = {"procure.yaml": PROCURE_YAML.encode(), "offer-template.yaml": OFFER_TEMPLATE.encode(), "offers": None}
+    files: dict[str, bytes | None] = {
+        "procure.yaml": PROCURE_YAML.encode(),
+        "offer-template.yaml": OFFER_TEMPLATE.encode(),
+        "offers": None,
+    }
     for name in EXAMPLE_FILES:
         if name.startswith(SHARED_PREFIXES):
             files[name] = (root / name).read_bytes()
@@ -154,7 +158,16 @@ def write_blank(target: Path) -> list[Path]:
         raise InputError([Problem(str(target), None, "", "is a file: give a folder for the new workspace")])
     clashes = sorted(name for name, data in files.items() if data is not None and (target / name).exists())
     if clashes:
-        raise InputError([Problem(str(target / clashes[0]), None, "", f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder")])
+        raise InputError(
+            [
+                Problem(
+                    str(target / clashes[0]),
+                    None,
+                    "",
+                    f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder",
+                )
+            ]
+        )
     written = []
     for name, data in sorted(files.items()):
         if data is None:

@@ -66,9 +66,20 @@ def write_example(target: Path) -> list[Path]:
         raise InputError([Problem(str(target), None, "", "is a file: give a folder for the new workspace")])
     clashes = [f for f in files if (target / f).exists()]
     if clashes:
-        raise InputError([Problem(str(target / clashes[0]), None, "", f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder")])
+        raise InputError(
+            [
+                Problem(
+                    str(target / clashes[0]),
+                    None,
+                    "",
+                    f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder",
+                )
+            ]
+        )
     written = []
     for relative in files:
-        write_atomic(target / relative, (root / relative).read_bytes(), replace_inputs=True)  # init writes a workspace; clashes were refused above
+        write_atomic(
+            target / relative, (root / relative).read_bytes(), replace_inputs=True
+        )  # init writes a workspace; clashes were refused above
         written.append(target / relative)
     return written

@@ -29,8 +29,8 @@ import secrets
 import shutil
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from procure.errors import InputError, Problem
 
@@ -142,7 +142,9 @@ def check_link(path: Path, display: str | None = None, root: Path | None = None)
         roots.add(Path(os.path.abspath(root)))
     for candidate in roots:
         if lexical.is_relative_to(candidate) and not real.is_relative_to(_real(candidate)):
-            raise InputError([Problem(display or str(path), None, "", "refused: links to a file outside the workspace")])
+            raise InputError(
+                [Problem(display or str(path), None, "", "refused: links to a file outside the workspace")]
+            )
 
 
 def _refuse(path: Path, option: str, message: str) -> InputError:
@@ -168,9 +170,17 @@ def check_output(path: Path, replace_inputs: bool = False, option: str = "--out"
             if part == HISTORY_FOLDER:
                 raise _refuse(path, option, "is inside .procure/ (the saved runs): choose a file outside it")
             if part is not None and (candidate.exists() or candidate.is_symlink()) and not replace_inputs:
-                raise _refuse(path, option, f"is a file of the workspace ({part}): procure does not replace it from this command; choose another file")
+                raise _refuse(
+                    path,
+                    option,
+                    f"is a file of the workspace ({part}): procure does not replace it from this command; choose another file",
+                )
             if part in WORKSPACE_FOLDERS and not replace_inputs and part != into:
-                raise _refuse(path, option, f"is inside {part}/, among the workspace's inputs (every later command would read it): write it outside {part}/")
+                raise _refuse(
+                    path,
+                    option,
+                    f"is inside {part}/, among the workspace's inputs (every later command would read it): write it outside {part}/",
+                )
 
 
 BINARY_SUFFIXES = {".xlsx": (b"PK\x03\x04", "a workbook"), ".pdf": (b"%PDF-", "a PDF")}
@@ -185,7 +195,11 @@ def check_contents(path: Path, payload: bytes, option: str = "--out") -> None:
     if suffix in BINARY_SUFFIXES:
         magic, name = BINARY_SUFFIXES[suffix]
         if not payload.startswith(magic):
-            raise _refuse(path, option, f"a {suffix} file is {name}, and this output is {kind or 'text'}: give the suffix of what is written")
+            raise _refuse(
+                path,
+                option,
+                f"a {suffix} file is {name}, and this output is {kind or 'text'}: give the suffix of what is written",
+            )
     elif suffix in TEXT_SUFFIXES and kind is not None:
         wanted = next(s for s, (magic, _) in BINARY_SUFFIXES.items() if payload.startswith(magic))
         raise _refuse(path, option, f"this output is {kind}, not a {suffix} file: name it with {wanted}")
@@ -195,7 +209,9 @@ def check_contents(path: Path, payload: bytes, option: str = "--out") -> None:
         try:
             json.loads(payload)
         except ValueError:
-            raise _refuse(path, option, "this output is not JSON: give the suffix of what is written (or --format json)") from None
+            raise _refuse(
+                path, option, "this output is not JSON: give the suffix of what is written (or --format json)"
+            ) from None
 
 
 def write_atomic(path: Path, data: str | bytes, replace_inputs: bool = False, into: str | None = None) -> None:
@@ -253,11 +269,15 @@ def current_umask() -> int:
 # --- temporaries of killed runs --------------------------------------------------------------------
 
 STALE_SECONDS = 600  # a live process with the recorded id that old is another process (ids are reused)
-_TEMPORARY = re.compile(r"^\.(?P<stem>.{1,100})\.(?P<pid>\d{1,10})\.(?P<token>[0-9a-f]{8})\.(?P<check>[0-9a-f]{12})\.tmp$", re.DOTALL)
+_TEMPORARY = re.compile(
+    r"^\.(?P<stem>.{1,100})\.(?P<pid>\d{1,10})\.(?P<token>[0-9a-f]{8})\.(?P<check>[0-9a-f]{12})\.tmp$", re.DOTALL
+)
 
 
 def _checksum(stem: str, pid: str, token: str) -> str:
-    return hashlib.sha256(f"procure-temporary\0{stem}\0{pid}\0{token}".encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return hashlib.sha256(f"procure-temporary\0{stem}\0{pid}\0{token}".encode("utf-8", "surrogateescape")).hexdigest()[
+        :12
+    ]
 
 
 def temporary_name(name: str) -> str:

@@ -30,7 +30,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from procure.errors import InputError, Problem
@@ -83,12 +83,16 @@ def _when(raw: str, display: str, line: int, column: str, problems: list[Problem
     except ValueError:
         value = None
     if value is None or value.utcoffset() is None or value.utcoffset().total_seconds() != 0:
-        problems.append(Problem(display, line, column, f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {text[:40]!r})"))
+        problems.append(
+            Problem(display, line, column, f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {text[:40]!r})")
+        )
         return None
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
-def _cost(row: dict[str, str], column: str, display: str, line: int, problems: list[Problem], required: bool) -> float | None:
+def _cost(
+    row: dict[str, str], column: str, display: str, line: int, problems: list[Problem], required: bool
+) -> float | None:
     from procure.io.tables import parse_number
 
     raw = row.get(column)
@@ -107,12 +111,23 @@ def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str],
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
-        raise InputError([Problem(display, None, "", f"no header: a FOCUS file has the columns {', '.join(REQUIRED)}")]) from None
+        raise InputError(
+            [Problem(display, None, "", f"no header: a FOCUS file has the columns {', '.join(REQUIRED)}")]
+        ) from None
     except csv.Error as exc:
         raise InputError([Problem(display, 1, "", f"malformed CSV: {exc}")]) from None
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        raise InputError([Problem(display, 1, "", f"a FOCUS file needs the columns {', '.join(REQUIRED)}: missing {', '.join(missing)}")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    1,
+                    "",
+                    f"a FOCUS file needs the columns {', '.join(REQUIRED)}: missing {', '.join(missing)}",
+                )
+            ]
+        )
     twice = sorted({c for c in header if header.count(c) > 1})
     if twice:
         raise InputError([Problem(display, 1, "", f"column {', '.join(twice)} appears twice")])
@@ -122,7 +137,9 @@ def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str],
             if not any(v.strip() for v in values):
                 continue  # a blank line, as the specification's samples have between rows
             if len(values) != len(header):
-                problems.append(Problem(display, reader.line_num, "", f"{len(values)} fields, the header has {len(header)}"))
+                problems.append(
+                    Problem(display, reader.line_num, "", f"{len(values)} fields, the header has {len(header)}")
+                )
                 continue
             rows.append((reader.line_num, dict(zip(header, values))))
     except csv.Error as exc:
@@ -130,19 +147,29 @@ def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str],
     return header, rows
 
 
-def _add_row(months: dict[str, FocusMonth], row: dict[str, str], display: str, line: int, problems: list[Problem]) -> str | None:
+def _add_row(
+    months: dict[str, FocusMonth], row: dict[str, str], display: str, line: int, problems: list[Problem]
+) -> str | None:
     """One charge into its billing month; returns its currency (None if not stated)."""
     count = len(problems)
     category = row["ChargeCategory"].strip()
     if category not in CATEGORIES:
-        problems.append(Problem(display, line, "ChargeCategory", f"must be one of {', '.join(CATEGORIES)} (got {category[:40]!r})"))
+        problems.append(
+            Problem(display, line, "ChargeCategory", f"must be one of {', '.join(CATEGORIES)} (got {category[:40]!r})")
+        )
     billed = _cost(row, "BilledCost", display, line, problems, required=True)
     effective = _cost(row, "EffectiveCost", display, line, problems, required=False) if "EffectiveCost" in row else None
     start = _when(row["ChargePeriodStart"], display, line, "ChargePeriodStart", problems)
     end = _when(row["ChargePeriodEnd"], display, line, "ChargePeriodEnd", problems)
     if start and end and end <= start:
-        problems.append(Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})"))
-    billing = None if _null(row.get("BillingPeriodStart")) else _when(row["BillingPeriodStart"], display, line, "BillingPeriodStart", problems)
+        problems.append(
+            Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})")
+        )
+    billing = (
+        None
+        if _null(row.get("BillingPeriodStart"))
+        else _when(row["BillingPeriodStart"], display, line, "BillingPeriodStart", problems)
+    )
     quantity = None
     unit = "" if _null(row.get("ConsumedUnit")) else row["ConsumedUnit"].strip()
     if category == "Usage" and not _null(row.get("ConsumedQuantity")):
@@ -150,7 +177,11 @@ def _add_row(months: dict[str, FocusMonth], row: dict[str, str], display: str, l
         if quantity is not None and quantity < 0:
             problems.append(Problem(display, line, "ConsumedQuantity", f"must be at least 0 (got {quantity:g})"))
         if quantity is not None and not unit:
-            problems.append(Problem(display, line, "ConsumedUnit", "required where ConsumedQuantity is stated: the unit of the quantity"))
+            problems.append(
+                Problem(
+                    display, line, "ConsumedUnit", "required where ConsumedQuantity is stated: the unit of the quantity"
+                )
+            )
     if len(problems) > count or start is None or billed is None:
         return None
     when = billing or start
@@ -178,7 +209,9 @@ def _add_row(months: dict[str, FocusMonth], row: dict[str, str], display: str, l
     return None if _null(row.get("BillingCurrency")) else row["BillingCurrency"].strip()
 
 
-def read_focus(path: Path, display: str, problems: list[Problem], currency: str | None = None) -> tuple[dict[str, FocusMonth], list[str]]:
+def read_focus(
+    path: Path, display: str, problems: list[Problem], currency: str | None = None
+) -> tuple[dict[str, FocusMonth], list[str]]:
     """The billing months of a FOCUS cost and usage file, and the notes to state; `currency`: the
     offer's, which every stated BillingCurrency must be (an invoice is in the offer's currency)."""
     header, rows = _rows(path, display, problems)
@@ -190,21 +223,45 @@ def read_focus(path: Path, display: str, problems: list[Problem], currency: str 
             currencies.setdefault(billed_in, line)
     if len(currencies) > 1:
         (first, _), (other, line) = sorted(currencies.items(), key=lambda kv: kv[1])[:2]
-        problems.append(Problem(display, line, "BillingCurrency", f"{other[:8]!r}, but the file's first charge is billed in {first[:8]!r}: import one currency's charges at a time"))
+        problems.append(
+            Problem(
+                display,
+                line,
+                "BillingCurrency",
+                f"{other[:8]!r}, but the file's first charge is billed in {first[:8]!r}: import one currency's charges at a time",
+            )
+        )
     if currency is not None and len(currencies) == 1 and currency not in currencies:
-        (stated, line), = currencies.items()
-        problems.append(Problem(display, line, "BillingCurrency", f"{stated[:8]!r}, but the offer is priced in {currency}: invoices are kept in the offer's currency"))
+        ((stated, line),) = currencies.items()
+        problems.append(
+            Problem(
+                display,
+                line,
+                "BillingCurrency",
+                f"{stated[:8]!r}, but the offer is priced in {currency}: invoices are kept in the offer's currency",
+            )
+        )
     if not rows and not problems:
         problems.append(Problem(display, None, "", "holds no charges"))
     for key, m in sorted(months.items()):
         if m.hour_rows == 0:
-            problems.append(Problem(display, None, "ConsumedQuantity", f"{key}: no Usage charge in hours (ConsumedUnit Hour): the GPU-hours billed are unknown"))
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    "ConsumedQuantity",
+                    f"{key}: no Usage charge in hours (ConsumedUnit Hour): the GPU-hours billed are unknown",
+                )
+            )
     notes = [_note(display, key, m, next(iter(currencies), None)) for key, m in sorted(months.items())]
     return months, notes
 
 
 def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
-    parts = [f"billed {m.amount:,.2f}{' ' + currency if currency else ''} for {m.gpu_hours:,.6g} GPU-hours", f"effective cost {m.effective:,.2f}"]
+    parts = [
+        f"billed {m.amount:,.2f}{' ' + currency if currency else ''} for {m.gpu_hours:,.6g} GPU-hours",
+        f"effective cost {m.effective:,.2f}",
+    ]
     if m.credits:
         parts.append(f"credits {m.credits:,.2f} (kept apart, credits.csv)")
     if m.tax:
@@ -242,7 +299,9 @@ def read_credits(path: Path, display: str, problems: list[Problem]) -> dict[str,
     out: dict[str, tuple[float, str]] = {}
     for line, row in rows:
         if not _is_month(row["month"]) or row["month"] in out:
-            problems.append(Problem(display, line, "month", f"must be a month like 2026-11, once (got {row['month']!r})"))
+            problems.append(
+                Problem(display, line, "month", f"must be a month like 2026-11, once (got {row['month']!r})")
+            )
             continue
         value = parse_number(row["credits"], display, line, "credits", problems, positive=False)
         if value is not None:
@@ -252,4 +311,3 @@ def read_credits(path: Path, display: str, problems: list[Problem]) -> dict[str,
 
 def month_credits(months: dict[str, FocusMonth]) -> dict[str, tuple[float, str]]:
     return {key: (round(m.credits, 10), " ".join(sorted(m.invoices))) for key, m in months.items() if m.credits}
-

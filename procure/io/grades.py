@@ -81,7 +81,9 @@ def stale_grades(root: Any) -> list[StaleGrade]:
         if updated.model_dump() == default.model_dump():
             text = default_text  # the default file itself, comments included
         else:
-            text = yaml.safe_dump(updated.model_dump(exclude_defaults=True, mode="json"), sort_keys=False, allow_unicode=True, width=100)
+            text = yaml.safe_dump(
+                updated.model_dump(exclude_defaults=True, mode="json"), sort_keys=False, allow_unicode=True, width=100
+            )
         found.append(StaleGrade(grade.id, display, missing, read_text(path, display), text))
     return found
 

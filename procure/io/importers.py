@@ -21,20 +21,21 @@ import json
 import math
 import re
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
 from procure.errors import InputError, Problem
 from procure.io.files import own_input, write_atomic, write_files_atomic
-from procure.model.inputs import OPERATING_JOBS, Offer
-from procure.textsafe import csv_writer
 from procure.io.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
 from procure.io.yamlsafe import Document, LineMap, load_yaml, read_text, regular_file
+from procure.model.inputs import OPERATING_JOBS, Offer
+from procure.textsafe import csv_writer
 
 MAX_XLSX_BYTES = 20 * 1024 * 1024
 MAX_ROWS = 10_000
@@ -220,7 +221,10 @@ EXAMPLE_ROW: dict[str, Any] = {
     "notes": "Example row: replace it with your offer, one row per offer.",
 }
 # The template's example checklist columns (any operator.evidence.<category>.<criterion> is read).
-EXAMPLE_EVIDENCE: tuple[str, ...] = ("operator.evidence.reliability.node_replacement_hours", "operator.evidence.monitoring.tenant_isolated")
+EXAMPLE_EVIDENCE: tuple[str, ...] = (
+    "operator.evidence.reliability.node_replacement_hours",
+    "operator.evidence.monitoring.tenant_isolated",
+)
 
 
 # --- reading the sheet ----------------------------------------------------------------------------
@@ -291,7 +295,9 @@ def _read_csv(path: Path, display: str) -> Sheet:
 
 
 def _openpyxl_missing(display: str) -> InputError:
-    return InputError([Problem(display, None, "", "Excel files need openpyxl: pip install openpyxl (or save the sheet as CSV)")])
+    return InputError(
+        [Problem(display, None, "", "Excel files need openpyxl: pip install openpyxl (or save the sheet as CSV)")]
+    )
 
 
 def _read_xlsx(path: Path, display: str) -> Sheet:
@@ -311,7 +317,9 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError) as exc:
         raise InputError([Problem(display, None, "", f"cannot read the workbook: {exc}")]) from None
     except Exception as exc:  # openpyxl raises its own types for malformed parts
-        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
+        raise InputError(
+            [Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]
+        ) from None
     try:
         if not book.worksheets:
             raise InputError([Problem(display, None, "", "the workbook has no worksheet")])
@@ -325,16 +333,29 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
             if number > MAX_ROWS + 1:
                 raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
             if len(cells) > MAX_COLUMNS:
-                raise InputError([Problem(display, number, "", f"too many columns ({len(cells):,}; limit {MAX_COLUMNS:,})")])
+                raise InputError(
+                    [Problem(display, number, "", f"too many columns ({len(cells):,}; limit {MAX_COLUMNS:,})")]
+                )
             values = [_xlsx_value(c) for c in cells]
             for index, value in enumerate(values):
                 if isinstance(value, (str, Formula)) and len(str(value)) > MAX_CELL_CHARS:
-                    raise InputError([Problem(display, number, _letters(index), f"cell holds {len(str(value)):,} characters (limit {MAX_CELL_CHARS:,})")])
+                    raise InputError(
+                        [
+                            Problem(
+                                display,
+                                number,
+                                _letters(index),
+                                f"cell holds {len(str(value)):,} characters (limit {MAX_CELL_CHARS:,})",
+                            )
+                        ]
+                    )
             rows.append((number, values))
     except InputError:
         raise
     except Exception as exc:  # malformed sheet XML (e.g. an entity expansion bomb) surfaces while reading
-        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
+        raise InputError(
+            [Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]
+        ) from None
     finally:
         book.close()
     if not rows:
@@ -343,11 +364,17 @@ def _read_xlsx(path: Path, display: str) -> Sheet:
     return Sheet(display, rows[0][1], rows[1:])
 
 
-def _refuse_hidden(display: str, rows: list[tuple[int, list[Any]]], hidden_rows: set[int], hidden_columns: set[int]) -> None:
+def _refuse_hidden(
+    display: str, rows: list[tuple[int, list[Any]]], hidden_rows: set[int], hidden_columns: set[int]
+) -> None:
     """A hidden row or column that holds a value is refused by name: it would be imported unseen
     (hidden rows or columns that are empty, such as the unused columns to the sheet's end, are fine)."""
-    rows_found = sorted(number for number, values in rows if number in hidden_rows and any(v is not None for v in values))
-    columns_found = sorted(i for i in hidden_columns if any(i < len(values) and values[i] is not None for _, values in rows))
+    rows_found = sorted(
+        number for number, values in rows if number in hidden_rows and any(v is not None for v in values)
+    )
+    columns_found = sorted(
+        i for i in hidden_columns if any(i < len(values) and values[i] is not None for _, values in rows)
+    )
     if not rows_found and not columns_found:
         return
     header = rows[0][1]
@@ -356,11 +383,33 @@ def _refuse_hidden(display: str, rows: list[tuple[int, list[Any]]], hidden_rows:
         name = header[i] if i < len(header) and isinstance(header[i], str) else None
         return f"{_letters(i)} ({name})" if name else _letters(i)
 
-    named = ([("rows " if len(rows_found) > 1 else "row ") + ", ".join(map(str, rows_found[:10])) + (" ..." if len(rows_found) > 10 else "")] if rows_found else []) + (
-        [("columns " if len(columns_found) > 1 else "column ") + ", ".join(column(i) for i in columns_found[:10]) + (" ..." if len(columns_found) > 10 else "")] if columns_found else []
+    named = (
+        [
+            ("rows " if len(rows_found) > 1 else "row ")
+            + ", ".join(map(str, rows_found[:10]))
+            + (" ..." if len(rows_found) > 10 else "")
+        ]
+        if rows_found
+        else []
+    ) + (
+        [
+            ("columns " if len(columns_found) > 1 else "column ")
+            + ", ".join(column(i) for i in columns_found[:10])
+            + (" ..." if len(columns_found) > 10 else "")
+        ]
+        if columns_found
+        else []
     )
-    raise InputError([Problem(display, rows_found[0] if rows_found else None, _letters(columns_found[0]) if columns_found else "",
-                              f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: unhide or delete them, then import again")])
+    raise InputError(
+        [
+            Problem(
+                display,
+                rows_found[0] if rows_found else None,
+                _letters(columns_found[0]) if columns_found else "",
+                f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: unhide or delete them, then import again",
+            )
+        ]
+    )
 
 
 def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]]:
@@ -390,7 +439,16 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
                         stated = element.get("r") or ""
                         number = int(stated) if stated.isdigit() else rows
                         if rows > MAX_ROWS + 1 or number > MAX_ROWS + 1:
-                            raise InputError([Problem(display, None, "", f"too many rows (row {number:,} of sheet {sheet.title!r}; limit {MAX_ROWS:,} offers and the header)")])
+                            raise InputError(
+                                [
+                                    Problem(
+                                        display,
+                                        None,
+                                        "",
+                                        f"too many rows (row {number:,} of sheet {sheet.title!r}; limit {MAX_ROWS:,} offers and the header)",
+                                    )
+                                ]
+                            )
                         if element.get("hidden") in ("1", "true"):
                             hidden_rows.add(number)
                     elif tag == "c":
@@ -399,12 +457,25 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
                         # at XFD1 would build 16,384 cells, in every such row, before any count
                         column = _column_number(element.get("r") or "") or cells
                         if cells > MAX_COLUMNS or column > MAX_COLUMNS:
-                            raise InputError([Problem(display, number, "", f"too many columns (over {MAX_COLUMNS:,}, at cell {_letters(column - 1)}{number} of sheet {sheet.title!r}; the row was not read further)")])
+                            raise InputError(
+                                [
+                                    Problem(
+                                        display,
+                                        number,
+                                        "",
+                                        f"too many columns (over {MAX_COLUMNS:,}, at cell {_letters(column - 1)}{number} of sheet {sheet.title!r}; the row was not read further)",
+                                    )
+                                ]
+                            )
                     elif tag == "col" and element.get("hidden") in ("1", "true"):
                         first, last = int(element.get("min", "1")), int(element.get("max", "1"))
-                        hidden_columns.update(range(first - 1, min(last, MAX_COLUMNS)))  # Excel hides the unused columns to the end: capped
+                        hidden_columns.update(
+                            range(first - 1, min(last, MAX_COLUMNS))
+                        )  # Excel hides the unused columns to the end: capped
     except (ParseError, ValueError, OSError, KeyError) as exc:
-        raise InputError([Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]) from None
+        raise InputError(
+            [Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]
+        ) from None
     return hidden_rows, hidden_columns
 
 
@@ -435,20 +506,58 @@ def _check_expansion(path: Path, display: str) -> None:
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise InputError([Problem(display, None, "", f"cannot read the workbook: {exc}")]) from None
     if len(parts) > MAX_XLSX_PARTS:
-        raise InputError([Problem(display, None, "", f"the workbook has {len(parts):,} parts (limit {MAX_XLSX_PARTS:,}): refused before reading")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "",
+                    f"the workbook has {len(parts):,} parts (limit {MAX_XLSX_PARTS:,}): refused before reading",
+                )
+            ]
+        )
     total = sum(p.file_size for p in parts)
     if total > MAX_XLSX_EXPANDED:
-        raise InputError([Problem(display, None, "", f"the workbook expands to {total:,} bytes (limit {MAX_XLSX_EXPANDED:,}): refused before reading")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "",
+                    f"the workbook expands to {total:,} bytes (limit {MAX_XLSX_EXPANDED:,}): refused before reading",
+                )
+            ]
+        )
     for part in parts:
         if part.file_size > MAX_XLSX_PART:
-            raise InputError([Problem(display, None, "", f"{part.filename} expands to {part.file_size:,} bytes (limit {MAX_XLSX_PART:,}): refused before reading")])
+            raise InputError(
+                [
+                    Problem(
+                        display,
+                        None,
+                        "",
+                        f"{part.filename} expands to {part.file_size:,} bytes (limit {MAX_XLSX_PART:,}): refused before reading",
+                    )
+                ]
+            )
         if part.file_size > 1024 * 1024 and part.file_size > MAX_XLSX_RATIO * max(part.compress_size, 1):
-            raise InputError([Problem(display, None, "", f"{part.filename} expands {part.file_size // max(part.compress_size, 1):,} times (a zip bomb?): refused before reading")])
+            raise InputError(
+                [
+                    Problem(
+                        display,
+                        None,
+                        "",
+                        f"{part.filename} expands {part.file_size // max(part.compress_size, 1):,} times (a zip bomb?): refused before reading",
+                    )
+                ]
+            )
 
 
 def _xlsx_value(cell: Any) -> Any:
     value = getattr(cell, "value", None)
-    if getattr(cell, "data_type", None) == "f" or (value is not None and not isinstance(value, (str, int, float, bool, datetime, date, time, timedelta))):
+    if getattr(cell, "data_type", None) == "f" or (
+        value is not None and not isinstance(value, (str, int, float, bool, datetime, date, time, timedelta))
+    ):
         text = getattr(value, "text", value)  # ArrayFormula keeps its formula in .text
         return Formula(str(text))
     if isinstance(value, str):
@@ -480,37 +589,78 @@ def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
     for index, raw in enumerate(header):
         if raw is None:
             if any(index < len(cells) and cells[index] is not None for _, cells in sheet.rows):
-                problems.append(Problem(sheet.display, 1, "", f"column {_letters(index)} has values but no name in the header row"))
+                problems.append(
+                    Problem(sheet.display, 1, "", f"column {_letters(index)} has values but no name in the header row")
+                )
             continue
         if isinstance(raw, Formula):
-            problems.append(Problem(sheet.display, 1, "", f"column {_letters(index)}: the header is a formula ({raw.text!r}); type the field path"))
+            problems.append(
+                Problem(
+                    sheet.display,
+                    1,
+                    "",
+                    f"column {_letters(index)}: the header is a formula ({raw.text!r}); type the field path",
+                )
+            )
             continue
         name = str(raw).strip()
         if name in seen:
-            problems.append(Problem(sheet.display, 1, name, f"column given twice (columns {_letters(seen[name])} and {_letters(index)})"))
+            problems.append(
+                Problem(
+                    sheet.display, 1, name, f"column given twice (columns {_letters(seen[name])} and {_letters(index)})"
+                )
+            )
             continue
         seen[name] = index
         if name in COLUMN_KINDS:
             columns.append(Column(index, name, COLUMN_KINDS[name]))
             continue
         if name.startswith("fees."):
-            fee_name, _, kind = name[len("fees."):].rpartition(".")
+            fee_name, _, kind = name[len("fees.") :].rpartition(".")
             if fee_name and kind in FEE_KINDS:
                 columns.append(Column(index, name, NUMBER, (fee_name, kind)))
             else:
-                problems.append(Problem(sheet.display, 1, name, f"unknown column: a fee column is fees.<name>.<kind>, the kind one of {', '.join(FEE_KINDS)}"))
+                problems.append(
+                    Problem(
+                        sheet.display,
+                        1,
+                        name,
+                        f"unknown column: a fee column is fees.<name>.<kind>, the kind one of {', '.join(FEE_KINDS)}",
+                    )
+                )
             continue
         if name.startswith("operator.evidence."):
-            category, _, criterion = name[len("operator.evidence."):].partition(".")
+            category, _, criterion = name[len("operator.evidence.") :].partition(".")
             if category and criterion and "." not in criterion:
                 columns.append(Column(index, name, ANSWER, evidence=(category, criterion)))
             else:
-                problems.append(Problem(sheet.display, 1, name, "unknown column: a checklist column is operator.evidence.<category>.<criterion>"))
+                problems.append(
+                    Problem(
+                        sheet.display,
+                        1,
+                        name,
+                        "unknown column: a checklist column is operator.evidence.<category>.<criterion>",
+                    )
+                )
             continue
         if name.startswith("responsibilities."):
-            problems.append(Problem(sheet.display, 1, name, f"unknown column: not an operating job (expected one of: {', '.join(OPERATING_JOBS)})"))
+            problems.append(
+                Problem(
+                    sheet.display,
+                    1,
+                    name,
+                    f"unknown column: not an operating job (expected one of: {', '.join(OPERATING_JOBS)})",
+                )
+            )
             continue
-        problems.append(Problem(sheet.display, 1, name, "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)"))
+        problems.append(
+            Problem(
+                sheet.display,
+                1,
+                name,
+                "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)",
+            )
+        )
     return columns
 
 
@@ -623,7 +773,7 @@ def _names(value: Any) -> list[str]:
 
 
 def _credits(value: Any) -> list[dict[str, int | float]]:
-    """"0.995:0.10; 0.99:0.25" -> [{below: 0.995, credit: 0.10}, ...]: the SLA's credit tiers."""
+    """ "0.995:0.10; 0.99:0.25" -> [{below: 0.995, credit: 0.10}, ...]: the SLA's credit tiers."""
     bad = CellError(f"must be below:credit tiers like 0.995:0.10; 0.99:0.25 (got {_show(value)})")
     if not isinstance(value, str):
         raise bad
@@ -662,8 +812,10 @@ def _ints(value: Any) -> list[int]:
 
 
 def _points(value: Any) -> list[list[int | float]]:
-    """"50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
-    bad = CellError(f"must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got {_show(value)})")
+    """ "50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
+    bad = CellError(
+        f"must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got {_show(value)})"
+    )
     if not isinstance(value, str):
         raise bad
     points = []
@@ -683,7 +835,7 @@ def _points(value: Any) -> list[list[int | float]]:
 
 
 def _commits(value: Any) -> list[dict[str, int | float]]:
-    """"128:12:3.90; 256:24:3.60" -> [{gpus: 128, term_months: 12, gpu_hour: 3.90}, ...]."""
+    """ "128:12:3.90; 256:24:3.60" -> [{gpus: 128, term_months: 12, gpu_hour: 3.90}, ...]."""
     bad = CellError(f"must be gpus:term_months:gpu_hour options like 128:12:3.90; 256:24:3.60 (got {_show(value)})")
     if not isinstance(value, str):
         raise bad
@@ -695,7 +847,13 @@ def _commits(value: Any) -> list[dict[str, int | float]]:
         if len(pieces) != 3:
             raise bad
         try:
-            options.append({"gpus": convert(INT, pieces[0].strip()), "term_months": convert(INT, pieces[1].strip()), "gpu_hour": _number(pieces[2])})
+            options.append(
+                {
+                    "gpus": convert(INT, pieces[0].strip()),
+                    "term_months": convert(INT, pieces[1].strip()),
+                    "gpu_hour": _number(pieces[2]),
+                }
+            )
         except CellError:
             raise bad from None
     if not options:
@@ -704,9 +862,11 @@ def _commits(value: Any) -> list[dict[str, int | float]]:
 
 
 def _signed(value: Any) -> list[dict[str, Any]]:
-    """"2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus: 256, start, end}, ...]: the tranches of a contract held
+    """ "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus: 256, start, end}, ...]: the tranches of a contract held
     (contract.signed; the offer model checks their dates)."""
-    bad = CellError(f"must be date:gpus:start:end tranches like 2026-04-20:256:2026-05-01:2027-04-30 (got {_show(value)})")
+    bad = CellError(
+        f"must be date:gpus:start:end tranches like 2026-04-20:256:2026-05-01:2027-04-30 (got {_show(value)})"
+    )
     if not isinstance(value, str):
         raise bad
     tranches = []
@@ -717,7 +877,14 @@ def _signed(value: Any) -> list[dict[str, Any]]:
         if len(pieces) != 4:
             raise bad
         try:
-            tranches.append({"date": convert(DATE, pieces[0].strip()), "gpus": convert(INT, pieces[1].strip()), "start": convert(DATE, pieces[2].strip()), "end": convert(DATE, pieces[3].strip())})
+            tranches.append(
+                {
+                    "date": convert(DATE, pieces[0].strip()),
+                    "gpus": convert(INT, pieces[1].strip()),
+                    "start": convert(DATE, pieces[2].strip()),
+                    "end": convert(DATE, pieces[3].strip()),
+                }
+            )
         except CellError:
             raise bad from None
     if not tranches:
@@ -726,7 +893,7 @@ def _signed(value: Any) -> list[dict[str, Any]]:
 
 
 def _schedule(value: Any) -> list[list[int | float]]:
-    """"7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]: from that contract month on, the price rises so much."""
+    """ "7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]: from that contract month on, the price rises so much."""
     bad = CellError(f"must be from-month:rise pairs like 13:0.03; 25:0.03 (got {_show(value)})")
     if not isinstance(value, str):
         raise bad
@@ -773,7 +940,9 @@ class RowOffer:
     offer: Offer
 
 
-def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, problems: list[Problem]) -> tuple[dict[str, Any], list[str], set[str]]:
+def _row_data(
+    row: int, cells: list[Any], columns: list[Column], display: str, problems: list[Problem]
+) -> tuple[dict[str, Any], list[str], set[str]]:
     """The offer's fields in the example files' order, the fee names in order, and the columns whose
     cells could not be read."""
     values: dict[str, Any] = {}
@@ -804,7 +973,8 @@ def _row_data(row: int, cells: list[Any], columns: list[Column], display: str, p
         if kind == FEES:
             if fees:
                 data.setdefault("pricing", {})["fees"] = [
-                    {"name": fee_name, **{k: kinds[k] for k in FEE_KINDS if k in kinds}} for fee_name, kinds in fees.items()
+                    {"name": fee_name, **{k: kinds[k] for k in FEE_KINDS if k in kinds}}
+                    for fee_name, kinds in fees.items()
                 ]
             continue
         if kind == EVIDENCE:
@@ -831,7 +1001,7 @@ def _column_of(field: str, fee_names: list[str]) -> str:
     performance.points[0][1] -> performance.points."""
     found = _FEE_PATH.match(field)
     if found and int(found.group(1)) < len(fee_names):
-        field = f"fees.{fee_names[int(found.group(1))]}" + field[found.end():]
+        field = f"fees.{fee_names[int(found.group(1))]}" + field[found.end() :]
     field = re.sub(r"\[\d+\].*$", "", field)
     return _PARENT_COLUMN.get(field, field)
 
@@ -872,7 +1042,9 @@ def _matching_branches(exc: ValidationError, data: dict[str, Any]) -> Validation
 _ANY_INDEX = [IndexLevel(date.min, 1.0)]
 
 
-def _validate_row(row: int, data: dict[str, Any], fee_names: list[str], failed: set[str], display: str) -> tuple[Offer | None, list[Problem]]:
+def _validate_row(
+    row: int, data: dict[str, Any], fee_names: list[str], failed: set[str], display: str
+) -> tuple[Offer | None, list[Problem]]:
     doc = Document(data, LineMap({(): row}), display)
     try:
         offer = Offer.model_validate(data)
@@ -911,7 +1083,14 @@ def read_offers(path: Path) -> list[RowOffer]:
             continue
         key = offer.id.lower()  # file names: distinct ids must differ beyond letter case
         if key in ids:
-            problems.append(Problem(sheet.display, row, "id", f"duplicate offer id '{offer.id}' (also on row {ids[key]}; ids name the files, letter case aside)"))
+            problems.append(
+                Problem(
+                    sheet.display,
+                    row,
+                    "id",
+                    f"duplicate offer id '{offer.id}' (also on row {ids[key]}; ids name the files, letter case aside)",
+                )
+            )
             continue
         ids[key] = row
         offers.append(RowOffer(row, data, offer))
@@ -956,7 +1135,10 @@ _FLOW_PATHS = {
     ("service", "attestations"),
     ("service", "health_checks"),
     ("performance", "points"),
-    *(("contract", key) for key in ("escalator_schedule", "ramp", "late_delivery", "termination", "exit", "sla_credits")),
+    *(
+        ("contract", key)
+        for key in ("escalator_schedule", "ramp", "late_delivery", "termination", "exit", "sla_credits")
+    ),
 }
 
 
@@ -1013,14 +1195,30 @@ def import_offers(path: Path, out_dir: Path, force: bool = False) -> list[Path]:
         target = out_dir / f"{item.offer.id}.yaml"
         holder = existing.get(item.offer.id.lower())
         if holder is not None and holder.name != target.name:
-            problems.append(Problem(str(holder), None, "id", f"already holds offer id '{item.offer.id}' (row {item.row} of {path.name}): remove that file or change the id"))
+            problems.append(
+                Problem(
+                    str(holder),
+                    None,
+                    "id",
+                    f"already holds offer id '{item.offer.id}' (row {item.row} of {path.name}): remove that file or change the id",
+                )
+            )
         elif target.exists() and not force:
-            problems.append(Problem(str(target), None, "", f"already exists (offer on row {item.row} of {path.name}): use --force to replace it"))
+            problems.append(
+                Problem(
+                    str(target),
+                    None,
+                    "",
+                    f"already exists (offer on row {item.row} of {path.name}): use --force to replace it",
+                )
+            )
         targets.append((target, item))
     if problems:
         raise InputError(problems)
     # All or nothing: a run killed midway leaves offers/ as it was, never half imported.
-    return write_files_atomic(out_dir, {target.name: offer_yaml(item.data, path.name, item.row) for target, item in targets})
+    return write_files_atomic(
+        out_dir, {target.name: offer_yaml(item.data, path.name, item.row) for target, item in targets}
+    )
 
 
 # --- the template ---------------------------------------------------------------------------------
@@ -1051,11 +1249,16 @@ def _describe(name: str, fixed: dict[str, tuple[str, ...]] | None = None) -> str
     """The columns sheet's line for a column; `fixed` (fixed_values()) names the values of a drop-down."""
     if fixed and name in fixed:  # the drop-down's own values, read from the offer model
         values = fixed[name]
-        return f"{EXPECTS[COLUMN_KINDS[name]]}: " + (f"{', '.join(values[:-1])} or {values[-1]}" if len(values) > 1 else values[0])
+        return f"{EXPECTS[COLUMN_KINDS[name]]}: " + (
+            f"{', '.join(values[:-1])} or {values[-1]}" if len(values) > 1 else values[0]
+        )
     if name.startswith("fees."):
         return "a number; one fee per fees.<name>: once, monthly, gpu_hour (per GPU-hour) or per_tb with tb_per_month; add columns for more fees"
     if name.startswith("operator.evidence."):
-        return EXPECTS[ANSWER] + "; one column per checklist item, operator.evidence.<category>.<criterion> (`procure schema workspace` lists the criteria under rating.categories)"
+        return (
+            EXPECTS[ANSWER]
+            + "; one column per checklist item, operator.evidence.<category>.<criterion> (`procure schema workspace` lists the criteria under rating.categories)"
+        )
     kind = COLUMN_KINDS[name]
     return f"{EXPECTS[kind]}: {CHOICES[name]}" if name in CHOICES else EXPECTS[kind]
 
@@ -1134,7 +1337,16 @@ def write_template(path: Path) -> None:
         cell = sheet.cell(row=2, column=index, value=value)
         if isinstance(value, date):
             cell.number_format = "yyyy-mm-dd"
-        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (TEXT, LIST, POINTS, INTS, SCHEDULE, COMMITS, CREDITS, SIGNED):
+        elif name in COLUMN_KINDS and COLUMN_KINDS[name] in (
+            TEXT,
+            LIST,
+            POINTS,
+            INTS,
+            SCHEDULE,
+            COMMITS,
+            CREDITS,
+            SIGNED,
+        ):
             cell.number_format = "@"  # text, so that 25:640 is not read as a time
         sheet.cell(row=1, column=index).font = Font(bold=True)
         sheet.column_dimensions[_letters(index - 1)].width = max(12, min(40, len(name) + 2))
@@ -1146,7 +1358,9 @@ def write_template(path: Path) -> None:
         values = fixed.get(name)
         if values:  # a drop-down of the values the field takes; anything else is refused as typed
             letter = _letters(index - 1)
-            rule = DataValidation(type="list", formula1='"' + ",".join(values) + '"', allow_blank=True, showErrorMessage=True)
+            rule = DataValidation(
+                type="list", formula1='"' + ",".join(values) + '"', allow_blank=True, showErrorMessage=True
+            )
             rule.error, rule.errorTitle = f"{name} is one of: {', '.join(values)}", name
             rule.add(f"{letter}2:{letter}{TEMPLATE_ROWS + 1}")
             sheet.add_data_validation(rule)
@@ -1155,7 +1369,12 @@ def write_template(path: Path) -> None:
     for name in names:
         help_sheet.append([name, _describe(name, fixed)])
     help_sheet.append([])
-    help_sheet.append(["", "One row per offer on the first sheet; leave a cell empty when it does not apply. Formulas are refused: type values."])
+    help_sheet.append(
+        [
+            "",
+            "One row per offer on the first sheet; leave a cell empty when it does not apply. Formulas are refused: type values.",
+        ]
+    )
     help_sheet.column_dimensions["A"].width = 40
     help_sheet.column_dimensions["B"].width = 100
     buffer = io.BytesIO()

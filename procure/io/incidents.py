@@ -27,10 +27,11 @@ component. By default `major` and `critical` count as down time (`DOWN_IMPACTS`)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from procure.errors import InputError, Problem
 
@@ -69,7 +70,16 @@ def read_incidents(path: Path, display: str | None = None) -> list[Incident]:
         return read_statuspage(path, display)
     if suffix == ".csv":
         return read_incidents_csv(path, display)
-    raise InputError([Problem(display, None, "", "an incident history is a Statuspage incidents.json (.json) or a CSV of incidents (.csv)")])
+    raise InputError(
+        [
+            Problem(
+                display,
+                None,
+                "",
+                "an incident history is a Statuspage incidents.json (.json) or a CSV of incidents (.csv)",
+            )
+        ]
+    )
 
 
 def parse_time(raw: Any, display: str, line: int | None, field: str, problems: list[Problem]) -> datetime | None:
@@ -77,33 +87,47 @@ def parse_time(raw: Any, display: str, line: int | None, field: str, problems: l
     from procure.io.yamlsafe import FIRST_YEAR, LAST_YEAR
 
     if not isinstance(raw, str):
-        problems.append(Problem(display, line, field, f"must be an ISO 8601 time such as 2026-03-01T14:00:00Z (got {raw!r})"))
+        problems.append(
+            Problem(display, line, field, f"must be an ISO 8601 time such as 2026-03-01T14:00:00Z (got {raw!r})")
+        )
         return None
     try:
         moment = datetime.fromisoformat(raw.strip())
     except ValueError:
-        problems.append(Problem(display, line, field, f"must be an ISO 8601 time such as 2026-03-01T14:00:00Z (got {raw!r})"))
+        problems.append(
+            Problem(display, line, field, f"must be an ISO 8601 time such as 2026-03-01T14:00:00Z (got {raw!r})")
+        )
         return None
     if moment.tzinfo is None:
-        problems.append(Problem(display, line, field, f"needs a time zone, e.g. 2026-03-01T14:00:00Z or +01:00 (got {raw!r})"))
+        problems.append(
+            Problem(display, line, field, f"needs a time zone, e.g. 2026-03-01T14:00:00Z or +01:00 (got {raw!r})")
+        )
         return None
     if not FIRST_YEAR <= moment.year <= LAST_YEAR:
-        problems.append(Problem(display, line, field, f"must be a time between {FIRST_YEAR} and {LAST_YEAR} (got {raw})"))
+        problems.append(
+            Problem(display, line, field, f"must be a time between {FIRST_YEAR} and {LAST_YEAR} (got {raw})")
+        )
         return None
-    return moment.astimezone(timezone.utc)
+    return moment.astimezone(UTC)
 
 
 def _check_impact(raw: Any, display: str, line: int | None, field: str, problems: list[Problem]) -> str | None:
     impact = raw.strip().casefold() if isinstance(raw, str) else raw
     if impact not in IMPACTS:
-        problems.append(Problem(display, line, field, f"unknown impact {raw!r} (expected one of: {', '.join(IMPACTS)})"))
+        problems.append(
+            Problem(display, line, field, f"unknown impact {raw!r} (expected one of: {', '.join(IMPACTS)})")
+        )
         return None
     return impact
 
 
-def _check_order(start: datetime | None, end: datetime | None, display: str, line: int | None, field: str, problems: list[Problem]) -> bool:
+def _check_order(
+    start: datetime | None, end: datetime | None, display: str, line: int | None, field: str, problems: list[Problem]
+) -> bool:
     if start is not None and end is not None and end < start:
-        problems.append(Problem(display, line, field, f"ends before it starts ({end.isoformat()} < {start.isoformat()})"))
+        problems.append(
+            Problem(display, line, field, f"ends before it starts ({end.isoformat()} < {start.isoformat()})")
+        )
         return False
     return True
 
@@ -121,9 +145,20 @@ def statuspage_incidents(data: Any, display: str) -> list[Incident]:
     """The incidents of parsed Statuspage JSON; problems are located by field path."""
     items = data.get("incidents") if isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise InputError([Problem(display, None, "incidents", "expected a Statuspage incidents.json: an object with an `incidents` list")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "incidents",
+                    "expected a Statuspage incidents.json: an object with an `incidents` list",
+                )
+            ]
+        )
     if len(items) > MAX_INCIDENTS:
-        raise InputError([Problem(display, None, "incidents", f"too many incidents ({len(items):,}; limit {MAX_INCIDENTS:,})")])
+        raise InputError(
+            [Problem(display, None, "incidents", f"too many incidents ({len(items):,}; limit {MAX_INCIDENTS:,})")]
+        )
     problems: list[Problem] = []
     found: list[Incident] = []
     for number, item in enumerate(items):
@@ -132,14 +167,31 @@ def statuspage_incidents(data: Any, display: str) -> list[Incident]:
             problems.append(Problem(display, None, at, "expected an incident object"))
             continue
         started = item.get("started_at") or item.get("created_at")
-        start = parse_time(started, display, None, f"{at}.{'started_at' if item.get('started_at') else 'created_at'}", problems)
+        start = parse_time(
+            started, display, None, f"{at}.{'started_at' if item.get('started_at') else 'created_at'}", problems
+        )
         resolved = item.get("resolved_at") or _resolved_update(item)
         end = parse_time(resolved, display, None, f"{at}.resolved_at", problems) if resolved else None
         impact = _check_impact(item.get("impact"), display, None, f"{at}.impact", problems)
         lists = _check_lists(item, display, at, problems)
-        if not lists or start is None or impact is None or not _check_order(start, end, display, None, f"{at}.resolved_at", problems):
+        if (
+            not lists
+            or start is None
+            or impact is None
+            or not _check_order(start, end, display, None, f"{at}.resolved_at", problems)
+        ):
             continue
-        found.append(Incident(start, end, impact, _components(item), str(item.get("name") or ""), str(item.get("id") or ""), f"{display}: {at}"))
+        found.append(
+            Incident(
+                start,
+                end,
+                impact,
+                _components(item),
+                str(item.get("name") or ""),
+                str(item.get("id") or ""),
+                f"{display}: {at}",
+            )
+        )
     if problems:
         raise InputError(problems)
     return sorted(found, key=lambda i: (i.start, i.id))
@@ -151,12 +203,26 @@ def _check_lists(item: dict[str, Any], display: str, at: str, problems: list[Pro
     ok = True
     for key in ("components", "incident_updates"):
         if item.get(key) is not None and not isinstance(item.get(key), list):
-            problems.append(Problem(display, None, f"{at}.{key}", f"must be a list (got {type(item[key]).__name__} {str(item[key])[:40]!r})"))
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    f"{at}.{key}",
+                    f"must be a list (got {type(item[key]).__name__} {str(item[key])[:40]!r})",
+                )
+            )
             ok = False
     for number, update in enumerate(item.get("incident_updates") or [] if ok else []):
         affected = update.get("affected_components") if isinstance(update, dict) else None
         if affected is not None and not isinstance(affected, list):
-            problems.append(Problem(display, None, f"{at}.incident_updates[{number}].affected_components", f"must be a list (got {type(affected).__name__})"))
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    f"{at}.incident_updates[{number}].affected_components",
+                    f"must be a list (got {type(affected).__name__})",
+                )
+            )
             ok = False
     return ok
 
@@ -166,7 +232,11 @@ def _resolved_update(item: dict[str, Any]) -> str | None:
     updates = item.get("incident_updates")
     if not isinstance(updates, list):
         return None
-    times = [u.get("created_at") for u in updates if isinstance(u, dict) and u.get("status") == "resolved" and isinstance(u.get("created_at"), str)]
+    times = [
+        u.get("created_at")
+        for u in updates
+        if isinstance(u, dict) and u.get("status") == "resolved" and isinstance(u.get("created_at"), str)
+    ]
     return min(times) if times else None
 
 
@@ -212,7 +282,7 @@ def _overlaps(incidents: list[Incident], display: str) -> list[Problem]:
     One sweep in start order, linear in the rows: for each component, and for the rows naming none
     (the whole service), the earlier row that ends last is kept; a row overlaps an earlier one
     exactly when one of those that concerns it ends after it starts (an open row never ends)."""
-    never = datetime.max.replace(tzinfo=timezone.utc)
+    never = datetime.max.replace(tzinfo=UTC)
     problems = []
     last_any: Incident | None = None  # of every earlier row: concerns a row naming no component
     last_whole: Incident | None = None  # of the rows naming none: concerns every row
@@ -228,7 +298,12 @@ def _overlaps(incidents: list[Incident], display: str) -> list[Problem]:
         if clashes:
             clash = min(clashes, key=lambda e: (e.start, _line(e)))
             problems.append(
-                Problem(display, _line(later), "start", f"overlaps the incident on line {_line(clash)} on a shared component: merge them into one row")
+                Problem(
+                    display,
+                    _line(later),
+                    "start",
+                    f"overlaps the incident on line {_line(clash)} on a shared component: merge them into one row",
+                )
             )
         if last_any is None or end(later) > end(last_any):  # type: ignore[operator]
             last_any = later
@@ -246,15 +321,17 @@ def _line(incident: Incident) -> int:
 
 
 def downtime(
-    incidents: Iterable[Incident], start: datetime, end: datetime, components: Iterable[str] | None = None, impacts: Iterable[str] = DOWN_IMPACTS
+    incidents: Iterable[Incident],
+    start: datetime,
+    end: datetime,
+    components: Iterable[str] | None = None,
+    impacts: Iterable[str] = DOWN_IMPACTS,
 ) -> timedelta:
     """Time within [start, end) covered by the union of the counted incidents (overlaps once)."""
     counted = set(impacts)
     wanted = list(components) if components is not None else None
     spans = sorted(
-        (max(i.start, start), min(i.end or end, end))
-        for i in incidents
-        if i.impact in counted and i.affects(wanted)
+        (max(i.start, start), min(i.end or end, end)) for i in incidents if i.impact in counted and i.affects(wanted)
     )
     total = timedelta(0)
     current: tuple[datetime, datetime] | None = None
@@ -273,7 +350,11 @@ def downtime(
 
 
 def availability(
-    incidents: Iterable[Incident], start: datetime, end: datetime, components: Iterable[str] | None = None, impacts: Iterable[str] = DOWN_IMPACTS
+    incidents: Iterable[Incident],
+    start: datetime,
+    end: datetime,
+    components: Iterable[str] | None = None,
+    impacts: Iterable[str] = DOWN_IMPACTS,
 ) -> float:
     """1 - downtime / window over [start, end): the share of the window no counted incident covered."""
     if start.tzinfo is None or end.tzinfo is None:

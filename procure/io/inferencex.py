@@ -162,7 +162,9 @@ def _show(value: Any) -> str:
 def _workload_of(index: int, row: Any, display: str, problems: list[Problem]) -> tuple[str, int, int] | None:
     """(hw, isl, osl): the fields every row needs to be filtered."""
     if not isinstance(row, dict):
-        problems.append(Problem(display, None, f"[{index}]", f"expected an InferenceX row (a JSON object), got {_show(row)}"))
+        problems.append(
+            Problem(display, None, f"[{index}]", f"expected an InferenceX row (a JSON object), got {_show(row)}")
+        )
         return None
     check = _Checker(display, index, row, problems)
     hw = check.text("hw")
@@ -192,7 +194,10 @@ def _counts_fit_parallelism(check: _Checker, prefill: float | None, decode: floa
     for phase, count in (("prefill", prefill), ("decode", decode)):
         tp = check.number(f"{phase}_tp", required=False, whole=True)
         if count and tp and count % tp:
-            check.fail(f"num_{phase}_gpu", f"{count:g} GPUs is not a whole number of {phase}_tp {tp:g} groups: the GPU counts are inconsistent")
+            check.fail(
+                f"num_{phase}_gpu",
+                f"{count:g} GPUs is not a whole number of {phase}_tp {tp:g} groups: the GPU counts are inconsistent",
+            )
 
 
 def resolve_basis(
@@ -223,15 +228,24 @@ def resolve_basis(
         # One divisor: output cannot exceed the total. (Split rows can: output per decode GPU may
         # exceed the total per GPU of a configuration heavy in prefill GPUs.)
         if total is not None and output > total * (1 + IDENTITY_TOLERANCE):
-            check.fail("tput_per_gpu", f"total tokens per GPU ({total:g}) below output_tput_per_gpu ({output:g}): are the two swapped?")
+            check.fail(
+                "tput_per_gpu",
+                f"total tokens per GPU ({total:g}) below output_tput_per_gpu ({output:g}): are the two swapped?",
+            )
             return None
         if total is not None and inputs is not None and not _close(total, inputs + output):
-            check.fail("tput_per_gpu", f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a single-node row share one divisor")
+            check.fail(
+                "tput_per_gpu",
+                f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a single-node row share one divisor",
+            )
             return None
         return "single", 1.0
     for name, count in (("num_prefill_gpu", prefill), ("num_decode_gpu", decode)):
         if not count and per_gpu_basis != "all":
-            check.fail(name, "a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)")
+            check.fail(
+                name,
+                "a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)",
+            )
             return None
     found, why = None, "input_tput_per_gpu or tput_per_gpu is missing"
     if prefill and decode and total is not None and inputs is not None:
@@ -242,11 +256,19 @@ def resolve_basis(
             why = "total = input + output at one divisor, but the row does not say whether it is all GPUs or the decode GPUs"
             for absolute, per_gpu in (("output_tput_tps", output), ("total_tput_tps", total)):
                 figure = row.get(absolute)
-                if isinstance(figure, (int, float)) and not isinstance(figure, bool) and math.isfinite(figure) and figure > 0:
+                if (
+                    isinstance(figure, (int, float))
+                    and not isinstance(figure, bool)
+                    and math.isfinite(figure)
+                    and figure > 0
+                ):
                     divisor = figure / per_gpu
                     found = "all" if _close(divisor, everyone) else "decode" if _close(divisor, decode) else None
                     if found is None:
-                        check.fail(absolute, f"{figure:g} / {per_gpu:g} = {divisor:.4g} GPUs, neither all {everyone:g} nor the {decode:g} decode GPUs: the GPU counts are inconsistent")
+                        check.fail(
+                            absolute,
+                            f"{figure:g} / {per_gpu:g} = {divisor:.4g} GPUs, neither all {everyone:g} nor the {decode:g} decode GPUs: the GPU counts are inconsistent",
+                        )
                         return None
                     break
         else:
@@ -257,18 +279,26 @@ def resolve_basis(
     if found is not None:
         output_basis = "decode" if found in ("split", "decode") else "all"
         if per_gpu_basis is not None and per_gpu_basis != output_basis:
-            check.fail("output_tput_per_gpu", f"the row's own figures show output per {'decode GPU' if output_basis == 'decode' else 'GPU of the configuration'}, not per {'decode GPU' if per_gpu_basis == 'decode' else 'GPU of the configuration'} as --per-gpu-basis {per_gpu_basis} says")
+            check.fail(
+                "output_tput_per_gpu",
+                f"the row's own figures show output per {'decode GPU' if output_basis == 'decode' else 'GPU of the configuration'}, not per {'decode GPU' if per_gpu_basis == 'decode' else 'GPU of the configuration'} as --per-gpu-basis {per_gpu_basis} says",
+            )
             return None
         return found, (decode / (prefill + decode)) if output_basis == "decode" else 1.0  # type: ignore[operator]
     if per_gpu_basis is None:
-        check.fail("output_tput_per_gpu", f"cannot tell which GPUs the disaggregated row's figures are divided by: {why}; state it with --per-gpu-basis all|decode")
+        check.fail(
+            "output_tput_per_gpu",
+            f"cannot tell which GPUs the disaggregated row's figures are divided by: {why}; state it with --per-gpu-basis all|decode",
+        )
         return None
     if per_gpu_basis == "decode":
         return "decode (stated)", decode / (prefill + decode)  # type: ignore[operator]
     return "all (stated)", 1.0
 
 
-def billed_output(row: dict[str, Any], per_gpu_basis: str | None = None, display: str = "", index: int = 0) -> tuple[tuple[str, float] | None, list[Problem]]:
+def billed_output(
+    row: dict[str, Any], per_gpu_basis: str | None = None, display: str = "", index: int = 0
+) -> tuple[tuple[str, float] | None, list[Problem]]:
     """((basis, output tok/s per billed GPU) or None, problems) for one flat row: `resolve_basis`
     applied to its output_tput_per_gpu, for callers outside the import (the interpolation study)."""
     problems: list[Problem] = []
@@ -282,7 +312,12 @@ def billed_output(row: dict[str, Any], per_gpu_basis: str | None = None, display
 
 
 def _bench_row(
-    index: int, row: dict[str, Any], display: str, problems: list[Problem], warnings: list[str], per_gpu_basis: str | None = None
+    index: int,
+    row: dict[str, Any],
+    display: str,
+    problems: list[Problem],
+    warnings: list[str],
+    per_gpu_basis: str | None = None,
 ) -> BenchRow | None:
     check = _Checker(display, index, row, problems)
     hw = check.text("hw")
@@ -311,8 +346,22 @@ def _bench_row(
     assert hw and framework and precision and isl and osl and conc and interactivity and output
     basis, share = resolved
     return BenchRow(
-        index, hw, framework, precision, spec, int(isl), int(osl), int(conc), interactivity, output * share, ttft,
-        multinode, str(model) if model else None, day, basis, output,
+        index,
+        hw,
+        framework,
+        precision,
+        spec,
+        int(isl),
+        int(osl),
+        int(conc),
+        interactivity,
+        output * share,
+        ttft,
+        multinode,
+        str(model) if model else None,
+        day,
+        basis,
+        output,
     )
 
 
@@ -368,13 +417,24 @@ def import_curves(
     path, out_dir = Path(path), Path(out_dir)
     display = str(path)
     if per_gpu_basis is not None and per_gpu_basis not in PER_GPU_BASES:
-        raise InputError([Problem("--per-gpu-basis", None, "", f"must be one of {', '.join(PER_GPU_BASES)} (got {_show(per_gpu_basis)})")])
+        raise InputError(
+            [
+                Problem(
+                    "--per-gpu-basis",
+                    None,
+                    "",
+                    f"must be one of {', '.join(PER_GPU_BASES)} (got {_show(per_gpu_basis)})",
+                )
+            ]
+        )
     raw_rows = read_rows(path)
     warnings: list[str] = []
     candidates = _candidate_rows(raw_rows, display, gpu, model)
     chosen = _sequence_pair(candidates, isl, osl, warnings)
     rows, models = _rows_of_pair(candidates, chosen, display, warnings, per_gpu_basis)
-    targets = _curve_files(rows, models, out_dir, path.name, isl, osl, chosen, gpu, force, per_gpu_basis, display, warnings)
+    targets = _curve_files(
+        rows, models, out_dir, path.name, isl, osl, chosen, gpu, force, per_gpu_basis, display, warnings
+    )
     # All curves or none: a run killed midway never leaves half the series imported.
     from procure.io.workspace import check_curves_to_write
 
@@ -384,7 +444,9 @@ def import_curves(
     return [t for t, _ in targets], warnings
 
 
-def _candidate_rows(raw_rows: list[Any], display: str, gpu: str | None, model: str | None) -> list[tuple[int, dict[str, Any], int, int]]:
+def _candidate_rows(
+    raw_rows: list[Any], display: str, gpu: str | None, model: str | None
+) -> list[tuple[int, dict[str, Any], int, int]]:
     """Step 1, the fields that filter (hw, isl, osl): every row needs them, and the rows of the GPU and
     model asked for are kept, as (index, row, isl, osl). None kept is an error naming the hardware
     the file has."""
@@ -399,18 +461,31 @@ def _candidate_rows(raw_rows: list[Any], display: str, gpu: str | None, model: s
         hardware.add(hw.lower())
         if gpu is not None and hw.lower() != gpu.strip().lower():
             continue
-        if model is not None and model.strip().lower() not in {str(row.get(k, "")).lower() for k in ("model", "infmax_model_prefix")}:
+        if model is not None and model.strip().lower() not in {
+            str(row.get(k, "")).lower() for k in ("model", "infmax_model_prefix")
+        }:
             continue
         candidates.append((index, row, row_isl, row_osl))
     if problems:
         raise InputError(problems)
     if not candidates:
-        wanted = " and ".join(filter(None, [f"hw {gpu}" if gpu else "", f"model {model}" if model else ""])) or "any hardware"
-        raise InputError([Problem(display, None, "", f"no rows for {wanted} (hw in the file: {', '.join(sorted(hardware)) or 'none'})")])
+        wanted = (
+            " and ".join(filter(None, [f"hw {gpu}" if gpu else "", f"model {model}" if model else ""]))
+            or "any hardware"
+        )
+        raise InputError(
+            [
+                Problem(
+                    display, None, "", f"no rows for {wanted} (hw in the file: {', '.join(sorted(hardware)) or 'none'})"
+                )
+            ]
+        )
     return candidates
 
 
-def _sequence_pair(candidates: list[tuple[int, dict[str, Any], int, int]], isl: int, osl: int, warnings: list[str]) -> tuple[int, int]:
+def _sequence_pair(
+    candidates: list[tuple[int, dict[str, Any], int, int]], isl: int, osl: int, warnings: list[str]
+) -> tuple[int, int]:
     """Step 2, the workload's sequence lengths, else the nearest pair with a warning: throughput
     depends on them, so a curve of other lengths is a stand-in."""
     pairs = {(i, o) for _, _, i, o in candidates}
@@ -424,7 +499,13 @@ def _sequence_pair(candidates: list[tuple[int, dict[str, Any], int, int]], isl: 
     return chosen
 
 
-def _rows_of_pair(candidates: list[tuple[int, dict[str, Any], int, int]], chosen: tuple[int, int], display: str, warnings: list[str], per_gpu_basis: str | None) -> tuple[list[BenchRow], list[str]]:
+def _rows_of_pair(
+    candidates: list[tuple[int, dict[str, Any], int, int]],
+    chosen: tuple[int, int],
+    display: str,
+    warnings: list[str],
+    per_gpu_basis: str | None,
+) -> tuple[list[BenchRow], list[str]]:
     """Step 3, every field of the rows of the chosen pair, and the model they measure: a curve is one
     model's, so rows of several are an error."""
     problems: list[Problem] = []
@@ -438,13 +519,32 @@ def _rows_of_pair(candidates: list[tuple[int, dict[str, Any], int, int]], chosen
         raise InputError(problems)
     models = sorted({r.model for r in rows if r.model})
     if len(models) > 1:
-        raise InputError([Problem(display, None, "", f"rows of {len(models)} models ({', '.join(models)}): pick one (model=...), a curve is one model's")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "",
+                    f"rows of {len(models)} models ({', '.join(models)}): pick one (model=...), a curve is one model's",
+                )
+            ]
+        )
     return rows, models
 
 
 def _curve_files(
-    rows: list[BenchRow], models: list[str], out_dir: Path, source: str, isl: int, osl: int, chosen: tuple[int, int],
-    gpu: str | None, force: bool, per_gpu_basis: str | None, display: str, warnings: list[str],
+    rows: list[BenchRow],
+    models: list[str],
+    out_dir: Path,
+    source: str,
+    isl: int,
+    osl: int,
+    chosen: tuple[int, int],
+    gpu: str | None,
+    force: bool,
+    per_gpu_basis: str | None,
+    display: str,
+    warnings: list[str],
 ) -> list[tuple[Path, str]]:
     """Step 4, one curve per (hw, framework, precision, spec_decoding) as (file, text), with a warning
     where rows were normalized by the stated basis or lack a time to first token; an existing curve
@@ -458,14 +558,25 @@ def _curve_files(
         members = groups[name]
         keys = {(r.hw.lower(), r.framework.lower(), r.precision.lower(), r.spec_decoding.lower()) for r in members}
         if len(keys) > 1:
-            problems.append(Problem(display, None, "", f"series {', '.join('/'.join(k) for k in sorted(keys))} would share the curve name {name}"))
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    "",
+                    f"series {', '.join('/'.join(k) for k in sorted(keys))} would share the curve name {name}",
+                )
+            )
             continue
         stated = [r for r in members if r.basis.endswith("(stated)")]
         if stated:
-            warnings.append(f"{name}: {len(stated)} of {len(members)} rows normalized as --per-gpu-basis {per_gpu_basis} says (their own figures do not show it)")
+            warnings.append(
+                f"{name}: {len(stated)} of {len(members)} rows normalized as --per-gpu-basis {per_gpu_basis} says (their own figures do not show it)"
+            )
         untimed = sum(r.ttft is None for r in members)
         if untimed:
-            warnings.append(f"{name}: {untimed} of {len(members)} rows state no median_ttft: the curve has no time to first token there")
+            warnings.append(
+                f"{name}: {untimed} of {len(members)} rows state no median_ttft: the curve has no time to first token there"
+            )
         target = out_dir / f"{name}.csv"
         if target.exists() and not force:
             problems.append(Problem(str(target), None, "", "already exists: use --force to replace it"))
@@ -475,11 +586,15 @@ def _curve_files(
     return targets
 
 
-def _curve_csv(rows: list[BenchRow], source: str, isl: int, osl: int, chosen: tuple[int, int], gpu: str | None, models: list[str]) -> str:
+def _curve_csv(
+    rows: list[BenchRow], source: str, isl: int, osl: int, chosen: tuple[int, int], gpu: str | None, models: list[str]
+) -> str:
     first = rows[0]
     spec = first.spec_decoding if first.spec_decoding.lower() not in NO_SPEC else "none"
     lines = [f"# InferenceX benchmark rows from {source}" + (f", model {models[0]}" if models else "")]
-    workload = f"isl {chosen[0]}, osl {chosen[1]}" + ("" if chosen == (isl, osl) else f" (nearest to the workload's isl {isl}, osl {osl})")
+    workload = f"isl {chosen[0]}, osl {chosen[1]}" + (
+        "" if chosen == (isl, osl) else f" (nearest to the workload's isl {isl}, osl {osl})"
+    )
     lines.append(
         f"# filter: {workload}; hw {first.hw}, framework {first.framework}, precision {first.precision}, spec_decoding {spec}"
         + (f" (gpu {gpu})" if gpu else "")
@@ -494,7 +609,9 @@ def _curve_csv(rows: list[BenchRow], source: str, isl: int, osl: int, chosen: tu
         how = " as --per-gpu-basis said" if basis.endswith("(stated)") else ""
         lines.append(f"# normalization: {bases[basis]} of {len(rows)} rows {label}{how}")
     # what the curve measures, as procure/model/references.py compares curves (a row states no model: no mark)
-    lines += [f"# gpu: {first.hw}"] + ([f"# model: {models[0]}"] if models else []) + [f"# precision: {first.precision}"]
+    lines += (
+        [f"# gpu: {first.hw}"] + ([f"# model: {models[0]}"] if models else []) + [f"# precision: {first.precision}"]
+    )
     lines.append(
         "# interactivity = median_intvty (tok/s per user), output_tok_s_gpu = output tokens/s per billed GPU "
         "(all GPUs the configuration occupies), ttft_s = median_ttft (seconds; empty where the row states none)"

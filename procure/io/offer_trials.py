@@ -29,7 +29,17 @@ from typing import Any
 from procure.errors import InputError, Problem
 
 TRIALS_FILE = "trials.csv"
-TRIAL_COLUMNS = ("date", "source", "interactivity", "output_tok_s_gpu", "ttft_s", "gpus", "gpu_type", "model", "precision")
+TRIAL_COLUMNS = (
+    "date",
+    "source",
+    "interactivity",
+    "output_tok_s_gpu",
+    "ttft_s",
+    "gpus",
+    "gpu_type",
+    "model",
+    "precision",
+)
 MAX_LABEL = 80  # characters of a gpu_type, model or precision
 # figures every curve is loaded with lie in this range (procure/io/workspace.py read_curve)
 SMALLEST, LARGEST = 1e-12, 1e12
@@ -49,7 +59,9 @@ class TrialRun:
     precision: str | None = None
 
 
-def _figure(raw: str, display: str, line: int, column: str, problems: list[Problem], optional: bool = False) -> float | None:
+def _figure(
+    raw: str, display: str, line: int, column: str, problems: list[Problem], optional: bool = False
+) -> float | None:
     if raw == "" and optional:
         return None
     try:
@@ -58,7 +70,11 @@ def _figure(raw: str, display: str, line: int, column: str, problems: list[Probl
         problems.append(Problem(display, line, column, f"must be a number (got {raw[:40]!r})"))
         return None
     if not math.isfinite(value) or not (SMALLEST <= value <= LARGEST or (optional and value == 0)):
-        problems.append(Problem(display, line, column, f"must be a finite number between {SMALLEST:g} and {LARGEST:g} (got {raw[:40]})"))
+        problems.append(
+            Problem(
+                display, line, column, f"must be a finite number between {SMALLEST:g} and {LARGEST:g} (got {raw[:40]})"
+            )
+        )
         return None
     return value
 
@@ -70,7 +86,14 @@ def _row(line: int, row: dict[str, str], display: str, problems: list[Problem]) 
         if not FIRST_YEAR <= day.year <= LAST_YEAR:
             raise ValueError
     except ValueError:
-        problems.append(Problem(display, line, "date", f"must be a date YYYY-MM-DD between {FIRST_YEAR} and {LAST_YEAR} (got {row['date'][:40]!r})"))
+        problems.append(
+            Problem(
+                display,
+                line,
+                "date",
+                f"must be a date YYYY-MM-DD between {FIRST_YEAR} and {LAST_YEAR} (got {row['date'][:40]!r})",
+            )
+        )
         day = None  # type: ignore[assignment]
     if not row["source"].strip():
         problems.append(Problem(display, line, "source", "must name the trial's result file"))
@@ -79,12 +102,16 @@ def _row(line: int, row: dict[str, str], display: str, problems: list[Problem]) 
     ttft = _figure(row["ttft_s"], display, line, "ttft_s", problems, optional=True)
     gpus = _figure(row["gpus"], display, line, "gpus", problems)
     if gpus is not None and (gpus != int(gpus) or gpus < 1):
-        problems.append(Problem(display, line, "gpus", f"must be a whole number of at least 1 (got {row['gpus'][:40]})"))
+        problems.append(
+            Problem(display, line, "gpus", f"must be a whole number of at least 1 (got {row['gpus'][:40]})")
+        )
     labels = {}
     for column in ("gpu_type", "model", "precision"):
         text = row[column].strip()
         if len(text) > MAX_LABEL or re.search(r"[\x00-\x1f\x7f]", text):
-            problems.append(Problem(display, line, column, f"must be a name of at most {MAX_LABEL} printable characters"))
+            problems.append(
+                Problem(display, line, column, f"must be a name of at most {MAX_LABEL} printable characters")
+            )
         labels[column] = text or None
     if len(problems) > before:
         return None
@@ -105,7 +132,14 @@ def parse_trials(text: str, display: str, problems: list[Problem]) -> list[Trial
             continue
         key = (run.day, run.source, run.interactivity)
         if key in seen:
-            problems.append(Problem(display, line, "interactivity", f"the run of {run.source} on {run.day} at {run.interactivity:g} tok/s/user is also on line {seen[key]}"))
+            problems.append(
+                Problem(
+                    display,
+                    line,
+                    "interactivity",
+                    f"the run of {run.source} on {run.day} at {run.interactivity:g} tok/s/user is also on line {seen[key]}",
+                )
+            )
             continue
         seen[key] = line
         out.append(run)
@@ -130,21 +164,41 @@ def trials_csv(runs: list[TrialRun]) -> str:
     writer = csv_writer(buffer, lineterminator="\n")
     writer.writerow(TRIAL_COLUMNS)
     for r in sorted(runs, key=lambda r: (r.day, r.source, r.interactivity)):
-        writer.writerow([
-            r.day.isoformat(), r.source, format(r.interactivity, ".6g"), format(r.output_tok_s_gpu, ".6g"), "" if r.ttft_s is None else format(r.ttft_s, ".6g"),
-            str(r.gpus), r.gpu_type or "", r.model or "", r.precision or "",
-        ])
+        writer.writerow(
+            [
+                r.day.isoformat(),
+                r.source,
+                format(r.interactivity, ".6g"),
+                format(r.output_tok_s_gpu, ".6g"),
+                "" if r.ttft_s is None else format(r.ttft_s, ".6g"),
+                str(r.gpus),
+                r.gpu_type or "",
+                r.model or "",
+                r.precision or "",
+            ]
+        )
     return buffer.getvalue()
 
 
-def runs_from_trials(trials: list[Any], gpus: int, gpu_type: str | None = None, model: str | None = None, precision: str | None = None) -> list[TrialRun]:
+def runs_from_trials(
+    trials: list[Any], gpus: int, gpu_type: str | None = None, model: str | None = None, precision: str | None = None
+) -> list[TrialRun]:
     """procure.io.trials.Trial results as rows of trials.csv (each trial needs its date)."""
     missing = [Path(t.source).name for t in trials if t.day is None]
     if missing:
-        raise InputError([Problem(m, None, "date", "the file states no date: give the trial's date with --date YYYY-MM-DD") for m in missing])
+        raise InputError(
+            [
+                Problem(m, None, "date", "the file states no date: give the trial's date with --date YYYY-MM-DD")
+                for m in missing
+            ]
+        )
     source = {id(t): re.sub(r"[\x00-\x1f\x7f]+", " ", Path(t.source).name) for t in trials}
     labels = {"gpu_type": gpu_type or None, "model": model or None, "precision": precision or None}
-    return [TrialRun(t.day, source[id(t)], p.interactivity, p.output_tok_s / gpus, p.ttft_s, gpus, **labels) for t in trials for p in t.points]
+    return [
+        TrialRun(t.day, source[id(t)], p.interactivity, p.output_tok_s / gpus, p.ttft_s, gpus, **labels)
+        for t in trials
+        for p in t.points
+    ]
 
 
 def signing_date(offer: Any) -> date | None:
@@ -166,7 +220,9 @@ def public_curves(curves: Any) -> list[Any]:
     return out
 
 
-def trial_reference_lines(offer_id: str, runs: list[TrialRun], references: list[Any], target: float) -> tuple[list[str], list[str]]:
+def trial_reference_lines(
+    offer_id: str, runs: list[TrialRun], references: list[Any], target: float
+) -> tuple[list[str], list[str]]:
     """(warnings, notes) for an offer's post-signing trials against the public curves: each trial
     (date and source) read at the target and set beside the best public curve of its gpu, model and
     precision; a trial that states none of them, or has no public curve of its kind, is a note."""
@@ -182,13 +238,17 @@ def trial_reference_lines(offer_id: str, runs: list[TrialRun], references: list[
         key = curve_key(first.gpu_type, first.model, first.precision)
         if key is None:
             missing = missing_marks(first.gpu_type, first.model, first.precision)
-            notes.append(f"{what} states no {', '.join(missing)}: not compared with the public curves (give --model and --precision)")
+            notes.append(
+                f"{what} states no {', '.join(missing)}: not compared with the public curves (give --model and --precision)"
+            )
             continue
         found = above_reference([(r.interactivity, r.output_tok_s_gpu) for r in group], key, references, target)
         if found is not None:
             warnings.append(found.sentence(what))
         elif not any(r.key == key for r in references):
-            notes.append(f"{what}: no public curve in performance/ states gpu {first.gpu_type}, model {first.model}, precision {first.precision}: not compared")
+            notes.append(
+                f"{what}: no public curve in performance/ states gpu {first.gpu_type}, model {first.model}, precision {first.precision}: not compared"
+            )
     return warnings, notes
 
 
@@ -203,7 +263,9 @@ def curve_reference_lines(curves: Any, references: list[Any], target: float) -> 
         what = f"performance/{curve.name}.csv"
         key = curve_key(curve.gpu, curve.model, curve.precision)
         if key is None:
-            notes.append(f"{what} states no {', '.join(missing_marks(curve.gpu, curve.model, curve.precision))}: not compared with the public curves ('# model: ...' lines)")
+            notes.append(
+                f"{what} states no {', '.join(missing_marks(curve.gpu, curve.model, curve.precision))}: not compared with the public curves ('# model: ...' lines)"
+            )
             continue
         found = above_reference(curve.points, key, references, target)
         if found is not None:

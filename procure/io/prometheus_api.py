@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
@@ -49,7 +49,16 @@ def base_url(raw: str) -> str:
     """The server's address, http(s)://host[:port][/prefix], without a trailing slash."""
     parts = urlsplit(raw.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise InputError([Problem("--prometheus", None, "", f"must be the server's address, like https://prometheus.example:9090 (got {raw[:80]!r})")])
+        raise InputError(
+            [
+                Problem(
+                    "--prometheus",
+                    None,
+                    "",
+                    f"must be the server's address, like https://prometheus.example:9090 (got {raw[:80]!r})",
+                )
+            ]
+        )
     return raw.strip().rstrip("/")
 
 
@@ -61,7 +70,9 @@ def read_token(path: Path | None) -> str | None:
 
     token = read_text(Path(path), str(path), MAX_TOKEN_BYTES).strip()
     if not token or any(c.isspace() or ord(c) < 33 or ord(c) == 127 for c in token):
-        raise InputError([Problem(str(path), None, "", "must hold one bearer token: printable characters without spaces")])
+        raise InputError(
+            [Problem(str(path), None, "", "must hold one bearer token: printable characters without spaces")]
+        )
     return token
 
 
@@ -75,7 +86,7 @@ def plan_queries(url: str, names: list[str], since: date, until: datetime, step_
     most MAX_POINTS steps on multiples of the step (so that the steps fall on the scrape times)."""
     from procure.io.telemetry import month_of, month_starts
 
-    start = datetime(since.year, since.month, since.day, tzinfo=timezone.utc).timestamp()
+    start = datetime(since.year, since.month, since.day, tzinfo=UTC).timestamp()
     end = until.timestamp()
     if end <= start:
         raise InputError([Problem("--until", None, "", f"must be after --since ({since.isoformat()})")])
@@ -89,7 +100,13 @@ def plan_queries(url: str, names: list[str], since: date, until: datetime, step_
             last -= (last - first) % step_s
             params = urlencode({"query": query, "start": f"{first:.0f}", "end": f"{last:.0f}", "step": f"{step_s}s"})
             month = month_of(first)
-            out.append(Query(f"{url}/api/v1/query_range?{params}", folder / f"{urlsplit(url).netloc.replace(':', '-')} {month} {len(out) + 1:03d}.json", month))
+            out.append(
+                Query(
+                    f"{url}/api/v1/query_range?{params}",
+                    folder / f"{urlsplit(url).netloc.replace(':', '-')} {month} {len(out) + 1:03d}.json",
+                    month,
+                )
+            )
             first = last + step_s
     return out
 
@@ -116,15 +133,28 @@ def fetch(query: Query, token: str | None, timeout_s: float) -> None:
     import urllib.request
 
     shown = query.url.split("?")[0]
-    request = urllib.request.Request(query.url, headers={"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
-    opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=ssl.create_default_context()), _NoRedirect.handler())
+    request = urllib.request.Request(
+        query.url, headers={"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    )
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPSHandler(context=ssl.create_default_context()), _NoRedirect.handler()
+    )
     try:
         with opener.open(request, timeout=timeout_s) as answer, open(query.path, "wb") as out:
             size = 0
             while chunk := answer.read(1 << 20):
                 size += len(chunk)
                 if size > MAX_ANSWER_BYTES:
-                    raise InputError([Problem(shown, None, "", f"answer larger than {MAX_ANSWER_BYTES:,} bytes: give a shorter range or a coarser --step")])
+                    raise InputError(
+                        [
+                            Problem(
+                                shown,
+                                None,
+                                "",
+                                f"answer larger than {MAX_ANSWER_BYTES:,} bytes: give a shorter range or a coarser --step",
+                            )
+                        ]
+                    )
                 out.write(chunk)
     except urllib.error.HTTPError as exc:
         raise InputError([Problem(shown, None, "", f"HTTP {exc.code} {exc.reason}{_server_error(exc)}")]) from None
@@ -137,7 +167,7 @@ def fetch(query: Query, token: str | None, timeout_s: float) -> None:
         else:
             why = f"cannot connect ({getattr(reason, 'strerror', None) or reason})"
         raise InputError([Problem(shown, None, "", f"no HTTP status: {why}")]) from None
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         raise InputError([Problem(shown, None, "", f"no HTTP status: no answer within {timeout_s:g} s")]) from None
     except OSError as exc:
         raise InputError([Problem(shown, None, "", f"no HTTP status: {exc.strerror or exc}")]) from None
@@ -155,7 +185,16 @@ def _server_error(exc: object) -> str:
     return f": {str(detail)[:200]}" if detail else ""
 
 
-def fetch_all(url: str, names: list[str], since: date, until: datetime, step_s: int, token_file: Path | None, timeout_s: float, folder: Path) -> list[Query]:
+def fetch_all(
+    url: str,
+    names: list[str],
+    since: date,
+    until: datetime,
+    step_s: int,
+    token_file: Path | None,
+    timeout_s: float,
+    folder: Path,
+) -> list[Query]:
     """Run every query, each answer saved in `folder`; the first failure stops (nothing is read)."""
     if step_s < 1:
         raise InputError([Problem("--step", None, "", f"must be at least 1 second (got {step_s})")])

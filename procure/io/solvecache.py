@@ -46,11 +46,12 @@ import secrets
 import stat
 import struct
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -165,7 +166,16 @@ def _mac(secret_key: bytes, key: str, x: np.ndarray, fun: float, gap: float) -> 
     return mac.digest()
 
 
-def program_key(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> str:
+def program_key(
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    options: dict[str, object],
+) -> str:
     """SHA-256 of the program as the solver receives it (the time limit aside: a proven optimum holds whatever it was)."""
     import scipy
 
@@ -175,8 +185,17 @@ def program_key(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, i
     digest = hashlib.sha256()
     kept = {k: v for k, v in sorted(options.items()) if k != "time_limit"}
     digest.update(json.dumps([FORMAT, scipy.__version__, list(csr.shape), kept], default=str).encode())
-    for array, kind in ((c, np.float64), (csr.data, np.float64), (csr.indices, np.int64), (csr.indptr, np.int64),
-                        (row_lb, np.float64), (row_ub, np.float64), (integrality, np.int64), (lb, np.float64), (ub, np.float64)):
+    for array, kind in (
+        (c, np.float64),
+        (csr.data, np.float64),
+        (csr.indices, np.int64),
+        (csr.indptr, np.int64),
+        (row_lb, np.float64),
+        (row_ub, np.float64),
+        (integrality, np.int64),
+        (lb, np.float64),
+        (ub, np.float64),
+    ):
         data = np.ascontiguousarray(array, dtype=kind)
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data.tobytes())
@@ -206,7 +225,11 @@ def solver_version() -> str:
 
     spec = importlib.util.find_spec("scipy")
     try:
-        return hashlib.sha256((Path(spec.origin).parent / "version.py").read_bytes()).hexdigest() if spec and spec.origin else ""
+        return (
+            hashlib.sha256((Path(spec.origin).parent / "version.py").read_bytes()).hexdigest()
+            if spec and spec.origin
+            else ""
+        )
     except OSError:
         return ""
 
@@ -242,11 +265,26 @@ def _feed(digest: Any, value: Any, depth: int = 0) -> None:
             _feed(digest, key, depth + 1)
             _feed(digest, value[key], depth + 1)
     elif isinstance(value, (date, Enum)):
-        _feed(digest, [f"{kind.__module__}.{kind.__qualname__}", value.isoformat() if isinstance(value, date) else value.value], depth + 1)
+        _feed(
+            digest,
+            [f"{kind.__module__}.{kind.__qualname__}", value.isoformat() if isinstance(value, date) else value.value],
+            depth + 1,
+        )
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        _feed(digest, [f"{kind.__module__}.{kind.__qualname__}", {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}], depth + 1)
+        _feed(
+            digest,
+            [
+                f"{kind.__module__}.{kind.__qualname__}",
+                {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
+            ],
+            depth + 1,
+        )
     elif isinstance(getattr(kind, "model_fields", None), dict):  # a pydantic model: its class and every field
-        _feed(digest, [f"{kind.__module__}.{kind.__qualname__}", {name: getattr(value, name) for name in kind.model_fields}], depth + 1)
+        _feed(
+            digest,
+            [f"{kind.__module__}.{kind.__qualname__}", {name: getattr(value, name) for name in kind.model_fields}],
+            depth + 1,
+        )
     else:
         raise TypeError(f"cannot key a {kind.__qualname__}")
 
@@ -256,12 +294,16 @@ def inputs_key(inputs: object, options: dict[str, object]) -> str:
     the solver's options other than the time limit: the same key, the same program, without building it."""
     digest = hashlib.sha256()
     kept = {k: v for k, v in sorted(options.items()) if k != "time_limit"}
-    digest.update(json.dumps([INPUTS_FORMAT, solver_version(), np.__version__, source_digest(), kept], default=str).encode())
+    digest.update(
+        json.dumps([INPUTS_FORMAT, solver_version(), np.__version__, source_digest(), kept], default=str).encode()
+    )
     _feed(digest, inputs)
     return digest.hexdigest()
 
 
-def within_bounds(x: np.ndarray, fun: float, c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> bool:
+def within_bounds(
+    x: np.ndarray, fun: float, c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray
+) -> bool:
     """Whether `x` lies within the variables' bounds, is whole where it must be and has the objective `fun`."""
     if x.shape != c.shape or not np.all(np.isfinite(x)):
         return False
@@ -273,7 +315,17 @@ def within_bounds(x: np.ndarray, fun: float, c: np.ndarray, integrality: np.ndar
     return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
 
 
-def satisfies(x: np.ndarray, fun: float, c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> bool:
+def satisfies(
+    x: np.ndarray,
+    fun: float,
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+) -> bool:
     """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
     if not within_bounds(x, fun, c, integrality, lb, ub):
         return False
@@ -288,8 +340,13 @@ INFEASIBLE = 2  # scipy's milp status for a program proven to have no solution
 def _expected(size: int) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
     """Each array of an entry of a program with `size` variables: its type and shape (a proof of
     infeasibility holds an x of no values instead)."""
-    return {"key.npy": (np.dtype("<U64"), ()), "x.npy": (np.dtype("<f8"), (size,)), "fun.npy": (np.dtype("<f8"), ()),
-            "mip_gap.npy": (np.dtype("<f8"), ()), "mac.npy": (np.dtype("u1"), (KEY_BYTES,))}
+    return {
+        "key.npy": (np.dtype("<U64"), ()),
+        "x.npy": (np.dtype("<f8"), (size,)),
+        "fun.npy": (np.dtype("<f8"), ()),
+        "mip_gap.npy": (np.dtype("<f8"), ()),
+        "mac.npy": (np.dtype("u1"), (KEY_BYTES,)),
+    }
 
 
 def _arrays(data: bytes, size: int) -> dict[str, np.ndarray] | None:
@@ -411,7 +468,9 @@ def store(key: str, solution: Solution) -> None:
     gap = np.nan if solution.mip_gap is None else float(solution.mip_gap)
     x = np.asarray(solution.x, dtype="<f8")
     mac = np.frombuffer(_mac(secret_key, key, x, float(solution.fun), gap), dtype="u1")
-    np.savez_compressed(buffer, key=np.array(key), x=x, fun=np.array(float(solution.fun)), mip_gap=np.array(gap), mac=mac)
+    np.savez_compressed(
+        buffer, key=np.array(key), x=x, fun=np.array(float(solution.fun)), mip_gap=np.array(gap), mac=mac
+    )
     try:
         write_atomic(where / f"{key}.npz", buffer.getvalue())
         evict(where)
@@ -447,7 +506,16 @@ def solving() -> bool:
     return any(t.name == "procure-solver" and t.is_alive() for t in threading.enumerate())
 
 
-def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> Solution:
+def solve_milp(
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    options: dict[str, object],
+) -> Solution:
     """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
     key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
     kept = load(key, len(c))
@@ -460,8 +528,15 @@ def solve_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, in
     return solution
 
 
-def solve_built(inputs: object, options: dict[str, object], c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray,
-                rows: Callable[[], tuple[Any, np.ndarray, np.ndarray]]) -> Solution:
+def solve_built(
+    inputs: object,
+    options: dict[str, object],
+    c: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    rows: Callable[[], tuple[Any, np.ndarray, np.ndarray]],
+) -> Solution:
     """The program built from `inputs` (everything it is made from: `inputs_key`), read back, or built and solved.
 
     `c`, `integrality`, `lb` and `ub` are its variables; `rows()` writes its constraints (the matrix and the row
@@ -480,14 +555,38 @@ def solve_built(inputs: object, options: dict[str, object], c: np.ndarray, integ
     return solution
 
 
-def run_milp(c: np.ndarray, A: Any, row_lb: np.ndarray, row_ub: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray, options: dict[str, object]) -> Solution:
+def run_milp(
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    options: dict[str, object],
+) -> Solution:
     """scipy's `milp` (HiGHS), interruptible; nothing read or kept."""
     import warnings
 
     from scipy.optimize import Bounds, LinearConstraint, milp  # only when solving: a second of imports
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
-        result = interruptible(lambda: milp(c, constraints=LinearConstraint(A, row_lb, row_ub), integrality=integrality, bounds=Bounds(lb, ub), options=dict(options)))  # milp pops keys
+        warnings.simplefilter(
+            "ignore", RuntimeWarning
+        )  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
+        result = interruptible(
+            lambda: milp(
+                c,
+                constraints=LinearConstraint(A, row_lb, row_ub),
+                integrality=integrality,
+                bounds=Bounds(lb, ub),
+                options=dict(options),
+            )
+        )  # milp pops keys
     gap = getattr(result, "mip_gap", None)
-    return Solution(result.x, int(result.status), None if result.fun is None else float(result.fun), None if gap is None or not np.isfinite(gap) else float(gap))
+    return Solution(
+        result.x,
+        int(result.status),
+        None if result.fun is None else float(result.fun),
+        None if gap is None or not np.isfinite(gap) else float(gap),
+    )

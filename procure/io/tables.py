@@ -12,7 +12,9 @@ from procure.errors import InputError, Problem
 from procure.io.yamlsafe import FIRST_YEAR, LAST_YEAR, implausible, read_text
 
 
-def read_csv_rows(path: Path, display: str, columns: tuple[str, ...]) -> tuple[list[tuple[int, dict[str, str]]], list[str], list[Problem]]:
+def read_csv_rows(
+    path: Path, display: str, columns: tuple[str, ...]
+) -> tuple[list[tuple[int, dict[str, str]]], list[str], list[Problem]]:
     """Rows of a CSV with exactly the given columns, with their line numbers; '#' lines are comments.
 
     Returns (rows, comment lines, problems).
@@ -24,7 +26,9 @@ def read_csv_rows(path: Path, display: str, columns: tuple[str, ...]) -> tuple[l
     return csv_text_rows(text, display, columns)
 
 
-def csv_text_rows(text: str, display: str, columns: tuple[str, ...]) -> tuple[list[tuple[int, dict[str, str]]], list[str], list[Problem]]:
+def csv_text_rows(
+    text: str, display: str, columns: tuple[str, ...]
+) -> tuple[list[tuple[int, dict[str, str]]], list[str], list[Problem]]:
     """read_csv_rows of text already in memory (a file about to be written, checked as it will be read)."""
     problems: list[Problem] = []
     comments: list[str] = []
@@ -45,8 +49,17 @@ def csv_text_rows(text: str, display: str, columns: tuple[str, ...]) -> tuple[li
     if names != list(columns):
         missing = [c for c in columns if c not in names]
         extra = [c for c in names if c not in columns]
-        detail = "; ".join(filter(None, [f"missing {', '.join(missing)}" if missing else "", f"unexpected {', '.join(extra)}" if extra else ""]))
-        return [], comments, [Problem(display, header_line, "", f"expected columns {', '.join(columns)} ({detail or 'in this order'})")]
+        detail = "; ".join(
+            filter(
+                None,
+                [f"missing {', '.join(missing)}" if missing else "", f"unexpected {', '.join(extra)}" if extra else ""],
+            )
+        )
+        return (
+            [],
+            comments,
+            [Problem(display, header_line, "", f"expected columns {', '.join(columns)} ({detail or 'in this order'})")],
+        )
     rows = []
     for number, line in numbered[1:]:
         try:
@@ -61,7 +74,9 @@ def csv_text_rows(text: str, display: str, columns: tuple[str, ...]) -> tuple[li
     return rows, comments, problems
 
 
-def parse_number(raw: str, display: str, line: int, column: str, problems: list[Problem], *, positive: bool = True) -> float | None:
+def parse_number(
+    raw: str, display: str, line: int, column: str, problems: list[Problem], *, positive: bool = True
+) -> float | None:
     try:
         value = float(raw)
     except ValueError:
@@ -87,6 +102,8 @@ def parse_date(raw: str, display: str, line: int, column: str, problems: list[Pr
         problems.append(Problem(display, line, column, f"must be a date like 2026-11-30 (got {raw!r})"))
         return None
     if not FIRST_YEAR <= day.year <= LAST_YEAR:
-        problems.append(Problem(display, line, column, f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {raw})"))
+        problems.append(
+            Problem(display, line, column, f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {raw})")
+        )
         return None
     return day

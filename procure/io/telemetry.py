@@ -49,10 +49,11 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from procure.errors import InputError, Problem
 
@@ -64,7 +65,7 @@ SNAPSHOT_TIME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2}):?(\d{2})
 # Sample times procure can place in a calendar month: from the Unix epoch (Prometheus' timestamps
 # are milliseconds since it) to the last month whose next month Python's dates still hold.
 EARLIEST_S = 0.0
-LATEST_S = datetime(9999, 12, 1, tzinfo=timezone.utc).timestamp()
+LATEST_S = datetime(9999, 12, 1, tzinfo=UTC).timestamp()
 TIME_RANGE = "between 1970-01-01 and 9999-11-30 (UTC)"
 
 
@@ -114,15 +115,35 @@ def read_query_range(path: Path, display: str, wanted: set[str], problems: list[
     data = parse_json(skeleton, display)
     if not isinstance(data, dict) or data.get("status") != "success" or not isinstance(data.get("data"), dict):
         status = data.get("status") if isinstance(data, dict) else None
-        raise InputError([Problem(display, None, "status", f'a Prometheus query_range response has "status": "success" and "data" (got {status!r})')])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "status",
+                    f'a Prometheus query_range response has "status": "success" and "data" (got {status!r})',
+                )
+            ]
+        )
     body = data["data"]
     if body.get("resultType") != "matrix":
-        raise InputError([Problem(display, None, "data.resultType", f'must be "matrix", the result of a range query (got {body.get("resultType")!r})')])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "data.resultType",
+                    f'must be "matrix", the result of a range query (got {body.get("resultType")!r})',
+                )
+            ]
+        )
     if out is None:
         result = body.get("result")
         if not isinstance(result, list):
             raise InputError([Problem(display, None, "data.result", "must be a list of series")])
-        out = _kept_series(((i, item) for i, item in enumerate(result) if _wanted_item(item, wanted)), display, found, {})
+        out = _kept_series(
+            ((i, item) for i, item in enumerate(result) if _wanted_item(item, wanted)), display, found, {}
+        )
     problems.extend(found)
     return out
 
@@ -132,7 +153,9 @@ RANGE_BLOCK_BYTES = 1024 * 1024  # a query_range file is read this much at a tim
 MAX_ENVELOPE_CHARS = 16 * 1024 * 1024  # what a response holds outside data.result (status, warnings)
 
 
-def _kept_series(items: Iterable[tuple[int, Any]], display: str, problems: list[Problem], seen: dict[tuple, str]) -> list[Series]:
+def _kept_series(
+    items: Iterable[tuple[int, Any]], display: str, problems: list[Problem], seen: dict[tuple, str]
+) -> list[Series]:
     """The series of wanted result items (index, item), each checked (`_range_series`), a series
     seen twice named."""
     out: list[Series] = []
@@ -142,7 +165,9 @@ def _kept_series(items: Iterable[tuple[int, Any]], display: str, problems: list[
             continue
         key = (series.name, series.labels)
         if key in seen:
-            problems.append(Problem(display, None, f"data.result[{index}]", f"duplicate series {series.show()} (also {seen[key]})"))
+            problems.append(
+                Problem(display, None, f"data.result[{index}]", f"duplicate series {series.show()} (also {seen[key]})")
+            )
             continue
         seen[key] = f"data.result[{index}]"
         out.append(series)
@@ -167,7 +192,7 @@ class _Window:
         self.text, self.lines, self.done = "", 0, False
         self._bytes_lines = self._read = 0
 
-    def __enter__(self) -> "_Window":
+    def __enter__(self) -> _Window:
         import codecs
         import os
         import stat
@@ -199,15 +224,35 @@ class _Window:
             raise InputError([Problem(self.display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
         self._read += len(raw)
         if self._read > MAX_METRICS_BYTES:  # the file grew since it was checked
-            raise InputError([Problem(self.display, None, "", f"file is too large (limit {MAX_METRICS_BYTES:,} bytes)")])
+            raise InputError(
+                [Problem(self.display, None, "", f"file is too large (limit {MAX_METRICS_BYTES:,} bytes)")]
+            )
         nul = raw.find(b"\x00")
         if nul >= 0:
-            raise InputError([Problem(self.display, self._bytes_lines + raw[:nul].count(b"\n") + 1, "", "binary file: expected UTF-8 text")])
+            raise InputError(
+                [
+                    Problem(
+                        self.display,
+                        self._bytes_lines + raw[:nul].count(b"\n") + 1,
+                        "",
+                        "binary file: expected UTF-8 text",
+                    )
+                ]
+            )
         pending = len(self._decoder.getstate()[0])  # bytes of a character cut by the last block
         try:
             self.text += self._decoder.decode(raw, final=not raw)
         except UnicodeDecodeError as exc:
-            raise InputError([Problem(self.display, self._bytes_lines + raw[: max(exc.start - pending, 0)].count(b"\n") + 1, "", "not valid UTF-8 text")]) from None
+            raise InputError(
+                [
+                    Problem(
+                        self.display,
+                        self._bytes_lines + raw[: max(exc.start - pending, 0)].count(b"\n") + 1,
+                        "",
+                        "not valid UTF-8 text",
+                    )
+                ]
+            ) from None
         self._bytes_lines += raw.count(b"\n")
         self.done = not raw
         return True
@@ -238,10 +283,25 @@ class _Window:
 
     def _bounded(self, where: str) -> None:
         if len(self.text) > MAX_ENVELOPE_CHARS:
-            raise InputError([Problem(self.display, None, "", f"a query_range response holds its series in data.result: over {MAX_ENVELOPE_CHARS:,} characters {where}: refused")])
+            raise InputError(
+                [
+                    Problem(
+                        self.display,
+                        None,
+                        "",
+                        f"a query_range response holds its series in data.result: over {MAX_ENVELOPE_CHARS:,} characters {where}: refused",
+                    )
+                ]
+            )
 
     def located(self, message: str, position: int) -> InputError:
-        return InputError([Problem(self.display, self.lines + self.text.count("\n", 0, position) + 1, "", f"malformed JSON: {message}")])
+        return InputError(
+            [
+                Problem(
+                    self.display, self.lines + self.text.count("\n", 0, position) + 1, "", f"malformed JSON: {message}"
+                )
+            ]
+        )
 
 
 def _walk_result(window: _Window, display: str, wanted: set[str], problems: list[Problem]) -> tuple[list[Series], int]:
@@ -309,7 +369,9 @@ def _walk_result(window: _Window, display: str, wanted: set[str], problems: list
 
 # A whole series of Prometheus' layout, as `_plain_item` reads it (values up to the first "]]",
 # without braces), and the comma or the list's "]" after it.
-_PLAIN_WHOLE = re.compile(r'\{\s*"metric"\s*:\s*(\{[^{}]*\})\s*,\s*"values"\s*:\s*\[\s*(?:\]|\[(?:[^\]{}]++|\](?!\]))*+\]\])\s*\}\s*(?:,\s*|(\]))')
+_PLAIN_WHOLE = re.compile(
+    r'\{\s*"metric"\s*:\s*(\{[^{}]*\})\s*,\s*"values"\s*:\s*\[\s*(?:\]|\[(?:[^\]{}]++|\](?!\]))*+\]\])\s*\}\s*(?:,\s*|(\]))'
+)
 MAX_OTHER_NAMES = 1_000
 
 
@@ -351,7 +413,11 @@ def _result_item(text: str, position: int, decoder: Any, wanted: set[str], final
         if named is not None and _base(named.group(1)) not in wanted:
             return None, end, last
         pairs = _numeric_pairs(body)
-        item = {"metric": json.loads(metric_text), "values": pairs} if pairs is not None else decoder.raw_decode(text, position)[0]
+        item = (
+            {"metric": json.loads(metric_text), "values": pairs}
+            if pairs is not None
+            else decoder.raw_decode(text, position)[0]
+        )
         return (item if _wanted_item(item, wanted) else None), end, last
     item, after = decoder.raw_decode(text, position)
     following = _NEXT.match(text, after)
@@ -422,7 +488,13 @@ def _numeric_pairs(body: str) -> Any:
     import pandas as pd
 
     try:
-        frame = pd.read_csv(io.StringIO(body.replace('"', "").replace("], [", "\n").replace("],[", "\n")), header=None, engine="c", dtype=float, skipinitialspace=True)
+        frame = pd.read_csv(
+            io.StringIO(body.replace('"', "").replace("], [", "\n").replace("],[", "\n")),
+            header=None,
+            engine="c",
+            dtype=float,
+            skipinitialspace=True,
+        )
     except (ValueError, pd.errors.ParserError):
         return None
     numbers = frame.to_numpy()
@@ -443,13 +515,26 @@ def _range_series(item: Any, where: str, display: str, problems: list[Problem]) 
         return None
     name = metric.get("__name__")
     if not isinstance(name, str):
-        problems.append(Problem(display, None, f"{where}.metric", "has no __name__: query the raw series (e.g. vllm:generation_tokens_total), not an expression of it"))
+        problems.append(
+            Problem(
+                display,
+                None,
+                f"{where}.metric",
+                "has no __name__: query the raw series (e.g. vllm:generation_tokens_total), not an expression of it",
+            )
+        )
         return None
     labels = {str(k): str(v) for k, v in metric.items() if k != "__name__"}
     series = Series(name, _key(name, labels)[1], f"{display}: {where}")
     try:
-        pairs = values if isinstance(values, np.ndarray) else np.array(values, dtype=object)  # ndarray: parsed in one pass (_numeric_pairs)
-        if pairs.ndim != 2 or (len(values) and pairs.shape[1] != 2) or (pairs.dtype == object and any(isinstance(x, bool) for x in pairs.ravel())):
+        pairs = (
+            values if isinstance(values, np.ndarray) else np.array(values, dtype=object)
+        )  # ndarray: parsed in one pass (_numeric_pairs)
+        if (
+            pairs.ndim != 2
+            or (len(values) and pairs.shape[1] != 2)
+            or (pairs.dtype == object and any(isinstance(x, bool) for x in pairs.ravel()))
+        ):
             raise ValueError
         times = np.asarray(pairs[:, 0], dtype=float) if len(values) else np.zeros(0)
         series.values = np.asarray(pairs[:, 1], dtype=float) if len(values) else np.zeros(0)
@@ -459,7 +544,14 @@ def _range_series(item: Any, where: str, display: str, problems: list[Problem]) 
     bad = ~np.isfinite(times) | (times < EARLIEST_S) | (times >= LATEST_S)
     if np.any(bad):
         i = int(np.argmax(bad))
-        problems.append(Problem(display, None, f"{where}.values[{i}]", f"{series.show()}: a sample's time must be {TIME_RANGE} (got {times[i]:.15g} s since 1970)"))
+        problems.append(
+            Problem(
+                display,
+                None,
+                f"{where}.values[{i}]",
+                f"{series.show()}: a sample's time must be {TIME_RANGE} (got {times[i]:.15g} s since 1970)",
+            )
+        )
         return None
     series.times = times
     return series
@@ -472,7 +564,7 @@ def snapshot_time(path: Path) -> float | None:
         return None
     y, mo, d, h, mi, s = (int(g) for g in found.groups())
     try:
-        stamp = datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
+        stamp = datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp()
     except ValueError:
         return None
     return stamp if EARLIEST_S <= stamp < LATEST_S else None
@@ -495,7 +587,9 @@ def _kept_lines(path: Path, display: str, wanted: set[str], problems: list[Probl
 
     regular_file(path, display, MAX_METRICS_BYTES)
     names = b"|".join(re.escape(n.encode("utf-8")) for n in sorted(wanted, key=len, reverse=True))
-    line = re.compile(rb"^[ \t]*(?:#[ \t]+(?:HELP|TYPE)[ \t]+)?(?:" + names + rb")(?:_bucket|_count|_sum)?(?=[{ \t\r\n]|$).*$", re.M)
+    line = re.compile(
+        rb"^[ \t]*(?:#[ \t]+(?:HELP|TYPE)[ \t]+)?(?:" + names + rb")(?:_bucket|_count|_sum)?(?=[{ \t\r\n]|$).*$", re.M
+    )
     kept: list[str] = []
     lines_before = 0
     try:
@@ -528,11 +622,15 @@ def _check_block(chunk: bytes, display: str, lines_before: int) -> None:
     """A block of a text snapshot is UTF-8 text: no NUL byte, no invalid sequence (named by line)."""
     nul = chunk.find(b"\x00")
     if nul >= 0:
-        raise InputError([Problem(display, lines_before + chunk[:nul].count(b"\n") + 1, "", "binary file: expected UTF-8 text")])
+        raise InputError(
+            [Problem(display, lines_before + chunk[:nul].count(b"\n") + 1, "", "binary file: expected UTF-8 text")]
+        )
     try:
         chunk.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError([Problem(display, lines_before + chunk[: exc.start].count(b"\n") + 1, "", "not valid UTF-8 text")]) from None
+        raise InputError(
+            [Problem(display, lines_before + chunk[: exc.start].count(b"\n") + 1, "", "not valid UTF-8 text")]
+        ) from None
 
 
 def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: list[Problem]) -> list[Series]:
@@ -544,7 +642,11 @@ def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: lis
     stamp = snapshot_time(path)
     named = SNAPSHOT_TIME.search(Path(path).name)
     if named and stamp is None:
-        problems.append(Problem(display, None, "", f"the time in the file name ({named.group()}) must be a date and time {TIME_RANGE}"))
+        problems.append(
+            Problem(
+                display, None, "", f"the time in the file name ({named.group()}) must be a date and time {TIME_RANGE}"
+            )
+        )
         return []
     out: dict[tuple, Series] = {}
     try:
@@ -562,25 +664,50 @@ def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: lis
                 problems.append(Problem(display, None, "", f"duplicate series {out[key].show()} in one snapshot"))
                 continue
             if sample.timestamp is not None and bad_time(float(sample.timestamp)):
-                problems.append(Problem(display, None, "", f"{Series(name, key[1], '').show()}: a sample's timestamp must be {TIME_RANGE} (got {float(sample.timestamp):.15g} s since 1970)"))
+                problems.append(
+                    Problem(
+                        display,
+                        None,
+                        "",
+                        f"{Series(name, key[1], '').show()}: a sample's timestamp must be {TIME_RANGE} (got {float(sample.timestamp):.15g} s since 1970)",
+                    )
+                )
                 continue
             when = sample.timestamp if sample.timestamp is not None else stamp
             if when is None:
                 missing_time = True
                 continue
             when = float(when)
-            if sample.timestamp is not None and stamp is not None and abs(float(sample.timestamp) - stamp) > MAX_SNAPSHOT_SKEW_S:
-                problems.append(Problem(display, None, "", f"clock skew: {name} is stamped {_utc(float(sample.timestamp))}, {abs(float(sample.timestamp) - stamp) / 60:.0f} minutes from the snapshot's time {_utc(stamp)}"))
+            if (
+                sample.timestamp is not None
+                and stamp is not None
+                and abs(float(sample.timestamp) - stamp) > MAX_SNAPSHOT_SKEW_S
+            ):
+                problems.append(
+                    Problem(
+                        display,
+                        None,
+                        "",
+                        f"clock skew: {name} is stamped {_utc(float(sample.timestamp))}, {abs(float(sample.timestamp) - stamp) / 60:.0f} minutes from the snapshot's time {_utc(stamp)}",
+                    )
+                )
                 continue
             series = Series(name, key[1], display, [when], [float(sample.value)])
             out[key] = series
     if missing_time:
-        problems.append(Problem(display, None, "", "samples without a timestamp: name the snapshot file by its time (2026-11-01T00:00:00Z.prom) or export timestamps"))
+        problems.append(
+            Problem(
+                display,
+                None,
+                "",
+                "samples without a timestamp: name the snapshot file by its time (2026-11-01T00:00:00Z.prom) or export timestamps",
+            )
+        )
     return list(out.values())
 
 
 def _utc(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
 def _base(name: str) -> str:
@@ -613,7 +740,14 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
             t = np.asarray(m.times, dtype=float)
             if len(t) > 1 and np.any(np.diff(t) <= 0):
                 i = int(np.argmax(np.diff(t) <= 0)) + 1
-                problems.append(Problem(m.where, None, "", f"clock skew: {Series(name, labels, '').show()} sample {i} at {_utc(t[i])} is not after the one before ({_utc(t[i - 1])})"))
+                problems.append(
+                    Problem(
+                        m.where,
+                        None,
+                        "",
+                        f"clock skew: {Series(name, labels, '').show()} sample {i} at {_utc(t[i])} is not after the one before ({_utc(t[i - 1])})",
+                    )
+                )
         order = np.argsort(times, kind="stable")
         times, values = times[order], values[order]
         if len(times) > 1:
@@ -621,13 +755,28 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
             if np.any(same):
                 i = int(np.argmax(same)) + 1
                 holders = [m.where for m in members if np.any(np.asarray(m.times, dtype=float) == times[i])]
-                problems.append(Problem(holders[0], None, "", f"duplicate series: {Series(name, labels, '').show()} has two samples at {_utc(times[i])}" + (f" (also in {holders[1]})" if len(holders) > 1 else "")))
+                problems.append(
+                    Problem(
+                        holders[0],
+                        None,
+                        "",
+                        f"duplicate series: {Series(name, labels, '').show()} has two samples at {_utc(times[i])}"
+                        + (f" (also in {holders[1]})" if len(holders) > 1 else ""),
+                    )
+                )
         for m in members:  # named against the file that holds it, not the first file of the series
             own = np.asarray(m.values, dtype=float)
             bad = ~np.isfinite(own) | (own < 0)
             if np.any(bad):
                 i = int(np.argmax(bad))
-                problems.append(Problem(m.where, None, "", f"{Series(name, labels, '').show()}: a sample's value must be a finite number of at least 0 (got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})"))
+                problems.append(
+                    Problem(
+                        m.where,
+                        None,
+                        "",
+                        f"{Series(name, labels, '').show()}: a sample's value must be a finite number of at least 0 (got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})",
+                    )
+                )
         merged.append(Series(name, labels, members[0].where, times, values))  # numpy arrays from here on
     return merged
 
@@ -637,7 +786,14 @@ def _single_sample(part: Series, problems: list[Problem]) -> Series | None:
     200,000 series is 200,000 of these); its times and values stay lists of floats."""
     for when, value in zip(part.times, part.values):
         if not (math.isfinite(value) and value >= 0):
-            problems.append(Problem(part.where, None, "", f"{part.show()}: a sample's value must be a finite number of at least 0 (got {value} at {_utc(float(when))})"))
+            problems.append(
+                Problem(
+                    part.where,
+                    None,
+                    "",
+                    f"{part.show()}: a sample's value must be a finite number of at least 0 (got {value} at {_utc(float(when))})",
+                )
+            )
     return Series(part.name, part.labels, part.where, [float(t) for t in part.times], [float(v) for v in part.values])
 
 
@@ -646,19 +802,19 @@ def _single_sample(part: Series, problems: list[Problem]) -> Series | None:
 
 def month_starts(first: float, last: float) -> list[float]:
     """The UTC month starts from the month of `first` to the one after `last`, as Unix seconds."""
-    start = datetime.fromtimestamp(first, tz=timezone.utc)
-    end = datetime.fromtimestamp(last, tz=timezone.utc)
+    start = datetime.fromtimestamp(first, tz=UTC)
+    end = datetime.fromtimestamp(last, tz=UTC)
     y, m = start.year, start.month
     out = []
     while (y, m) <= (end.year, end.month):
-        out.append(datetime(y, m, 1, tzinfo=timezone.utc).timestamp())
+        out.append(datetime(y, m, 1, tzinfo=UTC).timestamp())
         y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-    out.append(datetime(y, m, 1, tzinfo=timezone.utc).timestamp())
+    out.append(datetime(y, m, 1, tzinfo=UTC).timestamp())
     return out
 
 
 def month_of(seconds: float) -> str:
-    day = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    day = datetime.fromtimestamp(seconds, tz=UTC)
     return f"{day.year:04d}-{day.month:02d}"
 
 
@@ -731,7 +887,11 @@ def gauge_integral(times: Any, values: Any, gap_s: float) -> dict[str, GaugeMont
     covered = np.bincount(slot, weights=np.where(ok, step, 0.0), minlength=n)
     span = np.bincount(slot, weights=step, minlength=n)
     present = np.bincount(slot, minlength=n) > 0
-    return {month_of(edges[i]): GaugeMonth(float(integral[i]), float(covered[i]), float(span[i])) for i in range(n) if present[i]}
+    return {
+        month_of(edges[i]): GaugeMonth(float(integral[i]), float(covered[i]), float(span[i]))
+        for i in range(n)
+        if present[i]
+    }
 
 
 def histogram_quantile(q: float, buckets: list[tuple[float, float]]) -> float | None:

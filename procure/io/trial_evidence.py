@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
-from procure.io.offer_trials import MAX_LABEL, TRIALS_FILE, TrialRun, parse_trials, read_trials, runs_from_trials, signing_date, trials_csv
+from procure.io.offer_trials import (
+    MAX_LABEL,
+    TRIALS_FILE,
+    TrialRun,
+    parse_trials,
+    read_trials,
+    runs_from_trials,
+    signing_date,
+    trials_csv,
+)
 
 
 def store_trials(root: Path, offer_id: str, runs: list[TrialRun]) -> tuple[list[Path], list[str]]:
@@ -36,13 +45,31 @@ def store_trials(root: Path, offer_id: str, runs: list[TrialRun]) -> tuple[list[
         if problems:
             raise InputError(problems)
         # compared as written (the file holds figures rounded as trials_csv writes them), not as read
-        same = {key for key in replaced if trials_csv(sorted(r for r in kept if (r.day, r.source) == key)) == trials_csv(sorted(r for r in runs if (r.day, r.source) == key))}
-        notes = [f"trial {source} of {day}: " + ("already kept, unchanged" if (day, source) in same else "replaced by this import") for day, source in replaced]
+        same = {
+            key
+            for key in replaced
+            if trials_csv(sorted(r for r in kept if (r.day, r.source) == key))
+            == trials_csv(sorted(r for r in runs if (r.day, r.source) == key))
+        }
+        notes = [
+            f"trial {source} of {day}: "
+            + ("already kept, unchanged" if (day, source) in same else "replaced by this import")
+            for day, source in replaced
+        ]
         return write_files_atomic(folder, {TRIALS_FILE: text}), notes
 
 
-def import_offer_trials(root: Path, offer: Any, paths: list[Path], gpus: int, day: date | None, as_of: date, isl: int, osl: int,
-                        labels: dict[str, str | None]) -> tuple[list[Path], list[str], list[str], list[TrialRun]]:
+def import_offer_trials(
+    root: Path,
+    offer: Any,
+    paths: list[Path],
+    gpus: int,
+    day: date | None,
+    as_of: date,
+    isl: int,
+    osl: int,
+    labels: dict[str, str | None],
+) -> tuple[list[Path], list[str], list[str], list[TrialRun]]:
     """`perf import FILE --offer ID`: the trial files read (procure/io/trials.py), each dated on or
     after the offer's signing and not after as_of, stored in actuals/ID/trials.csv. Every problem of
     every file is reported at once, nothing written. Returns (written, notes, warnings, runs)."""
@@ -52,9 +79,22 @@ def import_offer_trials(root: Path, offer: Any, paths: list[Path], gpus: int, da
         raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
     signed = signing_date(offer)
     if signed is None:
-        raise InputError([Problem("--offer", None, "", f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before signing is a curve, imported without --offer")])
+        raise InputError(
+            [
+                Problem(
+                    "--offer",
+                    None,
+                    "",
+                    f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before signing is a curve, imported without --offer",
+                )
+            ]
+        )
     problems: list[Problem] = []
-    for option, value in (("--gpu", labels.get("gpu")), ("--model", labels.get("model")), ("--precision", labels.get("precision"))):
+    for option, value in (
+        ("--gpu", labels.get("gpu")),
+        ("--model", labels.get("model")),
+        ("--precision", labels.get("precision")),
+    ):
         if value is not None and (not value.strip() or len(value) > MAX_LABEL or re.search(r"[\x00-\x1f\x7f]", value)):
             problems.append(Problem(option, None, "", f"must be a name of 1 to {MAX_LABEL} printable characters"))
     trials = []
@@ -66,9 +106,23 @@ def import_offer_trials(root: Path, offer: Any, paths: list[Path], gpus: int, da
             continue
         field = "--date" if day is not None else "date"
         if trial.day < signed:
-            problems.append(Problem(str(path), None, field, f"{trial.day} is before {offer.id} was signed ({signed}): a trial before signing is a curve, imported without --offer"))
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    field,
+                    f"{trial.day} is before {offer.id} was signed ({signed}): a trial before signing is a curve, imported without --offer",
+                )
+            )
         elif trial.day > as_of:
-            problems.append(Problem(str(path), None, field, f"{trial.day} is after the as-of date {as_of}: a trial is dated the day it ran"))
+            problems.append(
+                Problem(
+                    str(path),
+                    None,
+                    field,
+                    f"{trial.day} is after the as-of date {as_of}: a trial is dated the day it ran",
+                )
+            )
         trials.append(trial)
     if problems:
         raise InputError(problems)

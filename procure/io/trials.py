@@ -45,7 +45,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +111,18 @@ class _Fields:
             self.problems.append(Problem(self.display, None, name, f"must be a finite number (got {str(node)[:40]!r})"))
             return None
         if value < 0 or (positive and value == 0):
-            self.problems.append(Problem(self.display, None, name, f"must be {'greater than 0' if positive else 'at least 0'} (got {value:g})"))
+            self.problems.append(
+                Problem(
+                    self.display,
+                    None,
+                    name,
+                    f"must be {'greater than 0' if positive else 'at least 0'} (got {value:g})",
+                )
+            )
             return None
-        why = implausible(value, repr(node)) if path != "start_time" else None  # the loader's range: a curve of 1e300 is refused by every command
+        why = (
+            implausible(value, repr(node)) if path != "start_time" else None
+        )  # the loader's range: a curve of 1e300 is refused by every command
         if why:
             self.problems.append(Problem(self.display, None, name, why))
             return None
@@ -125,11 +134,18 @@ def detect_format(data: Any) -> str | None:
     if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
         return "guidellm"
     runs = data if isinstance(data, list) else [data]
-    if runs and all(isinstance(r, dict) and "output_throughput" in r and ("median_tpot_ms" in r or "mean_tpot_ms" in r) for r in runs):
+    if runs and all(
+        isinstance(r, dict) and "output_throughput" in r and ("median_tpot_ms" in r or "mean_tpot_ms" in r)
+        for r in runs
+    ):
         return "vllm-bench-serve"
     if _is_aiperf(data):
         return "aiperf"
-    if isinstance(data, dict) and "output_token_throughput" in data and ("input_config" in data or "output_token_throughput_per_user" in data or "inter_token_latency" in data):
+    if (
+        isinstance(data, dict)
+        and "output_token_throughput" in data
+        and ("input_config" in data or "output_token_throughput_per_user" in data or "inter_token_latency" in data)
+    ):
         return "genai-perf"
     return None
 
@@ -147,7 +163,12 @@ def looks_like_trial(path: Path) -> bool:
     """A quick look: is this file a trial result rather than InferenceX rows? (Only the first 64 KiB
     of a regular file: a pipe or a device is refused as every input is.)"""
     regular_file(Path(path), str(path), MAX_TRIAL_BYTES)
-    return bool(re.search(r'"(benchmarks|median_tpot_ms|mean_tpot_ms|output_throughput|output_token_throughput_per_user|input_config|aiperf_version)"', _head(path)))
+    return bool(
+        re.search(
+            r'"(benchmarks|median_tpot_ms|mean_tpot_ms|output_throughput|output_token_throughput_per_user|input_config|aiperf_version)"',
+            _head(path),
+        )
+    )
 
 
 def looks_like_inferencex(path: Path) -> bool:
@@ -173,7 +194,16 @@ def read_trial(path: Path, day: date | None = None) -> Trial:
     elif kind == "aiperf":
         trial = _aiperf(data, display, problems)
     else:
-        raise InputError([Problem(display, None, "", "not a trial result: expected a guidellm benchmark report (\"benchmarks\"), a `vllm bench serve` result (\"output_throughput\", \"median_tpot_ms\"), a genai-perf profile export (\"output_token_throughput\", \"input_config\") or an AIPerf profile_export_aiperf.json")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    None,
+                    "",
+                    'not a trial result: expected a guidellm benchmark report ("benchmarks"), a `vllm bench serve` result ("output_throughput", "median_tpot_ms"), a genai-perf profile export ("output_token_throughput", "input_config") or an AIPerf profile_export_aiperf.json',
+                )
+            ]
+        )
     if problems:
         raise InputError(problems)
     if not trial.points:
@@ -181,7 +211,9 @@ def read_trial(path: Path, day: date | None = None) -> Trial:
     if day is not None:
         trial.day = day
     if trial.day is None:
-        raise InputError([Problem(display, None, "", f"{kind} results state no date: give the trial's date with --date")])
+        raise InputError(
+            [Problem(display, None, "", f"{kind} results state no date: give the trial's date with --date")]
+        )
     return trial
 
 
@@ -197,7 +229,7 @@ def _load(path: Path, display: str) -> Any:
         if len(lines) < 2:
             raise exc from None
         runs = []
-        for number, line in lines:
+        for _number, line in lines:
             try:
                 runs.append(json.loads(line))
             except (json.JSONDecodeError, RecursionError):
@@ -217,7 +249,11 @@ def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Tr
         f = _Fields(display, where, bench, problems)
         # guidellm 0.3 and later count the first token in time_per_output_token_ms: the time between
         # output tokens is inter_token_latency_ms there (src/guidellm/benchmark/schemas/metrics.py, v0.7.3)
-        tpot = f.get("metrics.inter_token_latency_ms.successful.median" if _from_0_3(version) else "metrics.time_per_output_token_ms.successful.median")
+        tpot = f.get(
+            "metrics.inter_token_latency_ms.successful.median"
+            if _from_0_3(version)
+            else "metrics.time_per_output_token_ms.successful.median"
+        )
         output = f.get("metrics.output_tokens_per_second.successful.mean")
         ttft = f.get("metrics.time_to_first_token_ms.successful.median", required=False)
         isl = f.get("metrics.prompt_token_count.successful.mean", required=False)
@@ -228,15 +264,30 @@ def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Tr
         completed = _number(totals.get("successful")) if isinstance(totals, dict) else None
         failed = _number(totals.get("errored")) if isinstance(totals, dict) else None
         if start is not None and start >= LATEST_UNIX_S:  # a date Python's calendar cannot hold
-            problems.append(Problem(display, None, f"{where}.start_time", f"must be Unix seconds before the year 10000 (got {start:g})"))
+            problems.append(
+                Problem(
+                    display, None, f"{where}.start_time", f"must be Unix seconds before the year 10000 (got {start:g})"
+                )
+            )
         elif start is not None:
             starts.append(start)
         if tpot is None or output is None:
             continue
-        trial.points.append(TrialPoint(where, 1000.0 / tpot, output, ttft / 1000.0 if ttft else None, isl, osl, conc,
-                                       int(completed) if completed is not None else None, int(failed) if failed is not None else None))
+        trial.points.append(
+            TrialPoint(
+                where,
+                1000.0 / tpot,
+                output,
+                ttft / 1000.0 if ttft else None,
+                isl,
+                osl,
+                conc,
+                int(completed) if completed is not None else None,
+                int(failed) if failed is not None else None,
+            )
+        )
     if starts:
-        trial.day = datetime.fromtimestamp(min(starts), tz=timezone.utc).date()
+        trial.day = datetime.fromtimestamp(min(starts), tz=UTC).date()
     return trial
 
 
@@ -265,13 +316,31 @@ def _vllm(runs: list[dict[str, Any]], display: str, problems: list[Problem]) -> 
             try:
                 days.append(datetime.strptime(raw_day, "%Y%m%d-%H%M%S").date())
             except ValueError:
-                problems.append(Problem(display, None, f"{where}.date" if where else "date", f"must be a date like 20261130-142501 (got {raw_day[:40]!r})"))
+                problems.append(
+                    Problem(
+                        display,
+                        None,
+                        f"{where}.date" if where else "date",
+                        f"must be a date like 20261130-142501 (got {raw_day[:40]!r})",
+                    )
+                )
         if tpot is None or output is None:
             continue
         isl = total_in / completed if total_in is not None and completed else None
         osl = total_out / completed if total_out is not None and completed else None
-        trial.points.append(TrialPoint(where or "run", 1000.0 / tpot, output, ttft / 1000.0 if ttft else None, isl, osl, conc,
-                                       int(completed) if completed is not None else None, int(failed) if failed is not None else None))
+        trial.points.append(
+            TrialPoint(
+                where or "run",
+                1000.0 / tpot,
+                output,
+                ttft / 1000.0 if ttft else None,
+                isl,
+                osl,
+                conc,
+                int(completed) if completed is not None else None,
+                int(failed) if failed is not None else None,
+            )
+        )
     if days:
         trial.day = min(days)
     return trial
@@ -289,7 +358,9 @@ def _genai_perf(data: dict[str, Any], display: str, problems: list[Problem]) -> 
     isl = f.get("input_sequence_length.avg", required=False)
     osl = f.get("output_sequence_length.avg", required=False)
     config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
-    stimulus = (config.get("perf_analyzer") or {}).get("stimulus") if isinstance(config.get("perf_analyzer"), dict) else None
+    stimulus = (
+        (config.get("perf_analyzer") or {}).get("stimulus") if isinstance(config.get("perf_analyzer"), dict) else None
+    )
     conc = _number(stimulus.get("concurrency")) if isinstance(stimulus, dict) else _number(config.get("concurrency"))
     interactivity = per_user if per_user is not None else (1000.0 / itl if itl else None)
     if output is not None and interactivity is not None:
@@ -303,11 +374,20 @@ def length_mismatches(trial: Trial, isl: int, osl: int) -> list[str]:
     for p in trial.points:
         for what, seen, wanted in (("input", p.input_len, isl), ("output", p.output_len, osl)):
             if seen is not None and abs(seen - wanted) > MAX_LENGTH_MISMATCH * wanted:
-                out.append(f"{p.label}: mean {what} length {seen:.0f} tokens is {abs(seen / wanted - 1):.0%} off the workload's {wanted} (more than {MAX_LENGTH_MISMATCH:.0%}): the trial measures another workload")
+                out.append(
+                    f"{p.label}: mean {what} length {seen:.0f} tokens is {abs(seen / wanted - 1):.0%} off the workload's {wanted} (more than {MAX_LENGTH_MISMATCH:.0%}): the trial measures another workload"
+                )
     return out
 
 
-def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: list[str], marks: dict[str, str | None] | None = None) -> str:
+def curve_csv(
+    trials: list[Trial],
+    gpus: int,
+    isl: int,
+    osl: int,
+    mismatches: list[str],
+    marks: dict[str, str | None] | None = None,
+) -> str:
     """The curve file: '#' lines say where it comes from (points_source: measured, trial date, and the
     gpu, model and precision when stated: procure/model/references.py), then interactivity, output
     tok/s per billed GPU and TTFT per run."""
@@ -315,12 +395,18 @@ def curve_csv(trials: list[Trial], gpus: int, isl: int, osl: int, mismatches: li
     lines = [
         "# points_source: measured",
         f"# trial date: {days[-1].isoformat()}" if days else "# trial date: unknown",
-        "# trial: " + "; ".join(f"{t.format}{' ' + t.tool_version if t.tool_version else ''} from {Path(t.source).name} ({len(t.points)} run{'s' if len(t.points) != 1 else ''}, {t.day})" for t in trials),
+        "# trial: "
+        + "; ".join(
+            f"{t.format}{' ' + t.tool_version if t.tool_version else ''} from {Path(t.source).name} ({len(t.points)} run{'s' if len(t.points) != 1 else ''}, {t.day})"
+            for t in trials
+        ),
         f"# per billed GPU: the endpoint's output throughput / {gpus} GPUs; workload isl {isl}, osl {osl}",
     ]
     lines += [f"# {name}: {value}" for name, value in (marks or {}).items() if value]
     lines += [f"# length mismatch: {m}" for m in mismatches]
-    lines.append("# interactivity = output tok/s per user (1000 / median TPOT), output_tok_s_gpu = output tok/s per billed GPU, ttft_s = median time to first token (s)")
+    lines.append(
+        "# interactivity = output tok/s per user (1000 / median TPOT), output_tok_s_gpu = output tok/s per billed GPU, ttft_s = median time to first token (s)"
+    )
     lines.append("interactivity,output_tok_s_gpu,ttft_s")
     points = sorted((p for t in trials for p in t.points), key=lambda p: (p.interactivity, p.output_tok_s))
     for p in points:
@@ -336,7 +422,9 @@ def trial_warnings(trials: list[Trial], isl: int, osl: int) -> tuple[list[str], 
     for trial in trials:
         for p in trial.points:
             if p.failed:
-                warnings.append(f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only")
+                warnings.append(
+                    f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only"
+                )
     return warnings, mismatches
 
 
@@ -345,13 +433,24 @@ def default_name(path: Path) -> str:
     return "trial-" + (re.sub(r"[^a-z0-9._-]+", "-", Path(path).stem.lower()).strip("-.") or "run")
 
 
-def import_trials(paths: list[Path], out_dir: Path, name: str, gpus: int, isl: int, osl: int, day: date | None = None, force: bool = False,
-                  marks: dict[str, str | None] | None = None) -> tuple[list[Path], list[str]]:
+def import_trials(
+    paths: list[Path],
+    out_dir: Path,
+    name: str,
+    gpus: int,
+    isl: int,
+    osl: int,
+    day: date | None = None,
+    force: bool = False,
+    marks: dict[str, str | None] | None = None,
+) -> tuple[list[Path], list[str]]:
     """Write performance/NAME.csv from the trial files: every run is a point. Returns (written, warnings)."""
     if gpus < 1:
         raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
-        raise InputError([Problem("--name", None, "", f"must be lower-case letters, digits, '.', '_' or '-' (got {name!r})")])
+        raise InputError(
+            [Problem("--name", None, "", f"must be lower-case letters, digits, '.', '_' or '-' (got {name!r})")]
+        )
     problems: list[Problem] = []
     trials = []
     for path in paths:
@@ -394,7 +493,9 @@ def _is_aiperf(data: Any) -> bool:
     records = data.get("records")
     if isinstance(records, dict) and "output_token_throughput" in records:
         return True
-    return "output_token_throughput" in data and any(k in data for k in ("was_cancelled", "error_summary", "schema_version", "aiperf_version"))
+    return "output_token_throughput" in data and any(
+        k in data for k in ("was_cancelled", "error_summary", "schema_version", "aiperf_version")
+    )
 
 
 def _aiperf(data: dict[str, Any], display: str, problems: list[Problem]) -> Trial:
@@ -402,13 +503,29 @@ def _aiperf(data: dict[str, Any], display: str, problems: list[Problem]) -> Tria
     P50 (else 1000 / the inter-token latency P50), which excludes the first token as guidellm's ITL does."""
     nested = isinstance(data.get("records"), dict)
     root, where = (data["records"], "records") if nested else (data, "")
-    trial = Trial(display, "aiperf", None, tool_version=str(data["aiperf_version"])[:20] if data.get("aiperf_version") else None)
+    trial = Trial(
+        display, "aiperf", None, tool_version=str(data["aiperf_version"])[:20] if data.get("aiperf_version") else None
+    )
     f = _Fields(display, where, root, problems)
     ttft_key = "ttft" if "ttft" in root and "time_to_first_token" not in root else "time_to_first_token"
-    for key in ("output_token_throughput", "output_token_throughput_per_user", "inter_token_latency", ttft_key, "input_sequence_length", "output_sequence_length"):
+    for key in (
+        "output_token_throughput",
+        "output_token_throughput_per_user",
+        "inter_token_latency",
+        ttft_key,
+        "input_sequence_length",
+        "output_sequence_length",
+    ):
         unit = root.get(key, {}).get("unit") if isinstance(root.get(key), dict) else None
         if unit is not None and unit != AIPERF_UNITS[key]:
-            problems.append(Problem(display, None, f"{where + '.' if where else ''}{key}.unit", f"must be {AIPERF_UNITS[key]!r}, the unit read (got {str(unit)[:20]!r})"))
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    f"{where + '.' if where else ''}{key}.unit",
+                    f"must be {AIPERF_UNITS[key]!r}, the unit read (got {str(unit)[:20]!r})",
+                )
+            )
     output = f.get("output_token_throughput.avg")
     per_user = f.get("output_token_throughput_per_user.p50", required=False)
     itl = f.get("inter_token_latency.p50") if per_user is None else None
@@ -420,15 +537,37 @@ def _aiperf(data: dict[str, Any], display: str, problems: list[Problem]) -> Tria
     config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
     loadgen = config.get("loadgen") if isinstance(config.get("loadgen"), dict) else {}
     profiling = ((config.get("phases") or {}).get("profiling") or {}) if isinstance(config.get("phases"), dict) else {}
-    conc = _number(loadgen.get("concurrency")) if "concurrency" in loadgen else _number(profiling.get("concurrency") if isinstance(profiling, dict) else None)
+    conc = (
+        _number(loadgen.get("concurrency"))
+        if "concurrency" in loadgen
+        else _number(profiling.get("concurrency") if isinstance(profiling, dict) else None)
+    )
     start = data.get("start_time")
     if start is not None:
         try:
             trial.day = datetime.fromisoformat(str(start).replace("Z", "+00:00")).date()
         except ValueError:
-            problems.append(Problem(display, None, "start_time", f"must be an ISO 8601 date-time like 2025-10-03T13:13:39 (got {str(start)[:40]!r})"))
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    "start_time",
+                    f"must be an ISO 8601 date-time like 2025-10-03T13:13:39 (got {str(start)[:40]!r})",
+                )
+            )
     interactivity = per_user if per_user is not None else (1000.0 / itl if itl else None)
     if output is not None and interactivity is not None:
-        trial.points.append(TrialPoint("run", interactivity, output, ttft / 1000.0 if ttft else None, isl, osl, conc,
-                                       int(completed) if completed is not None else None, int(failed) if failed is not None else None))
+        trial.points.append(
+            TrialPoint(
+                "run",
+                interactivity,
+                output,
+                ttft / 1000.0 if ttft else None,
+                isl,
+                osl,
+                conc,
+                int(completed) if completed is not None else None,
+                int(failed) if failed is not None else None,
+            )
+        )
     return trial

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import csv
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from procure.errors import InputError, Problem, format_field_path
 from procure.io.files import check_link, folders_unchanged, protect, register_root
+from procure.io.tables import parse_date, parse_number, read_csv_rows
+from procure.io.yamlsafe import Document, load_yaml, read_text
 from procure.model.inputs import (
     CURRENCY_PATTERN,
     NO_CONTROLS,
@@ -34,8 +37,6 @@ from procure.model.inputs import (
 )
 from procure.model.rating import evidence_problems
 from procure.textsafe import unsafe_characters
-from procure.io.tables import parse_date, parse_number, read_csv_rows
-from procure.io.yamlsafe import Document, load_yaml, read_text
 
 CONFIG_FILE = "procure.yaml"
 M = TypeVar("M", bound=BaseModel)
@@ -63,7 +64,9 @@ class Workspace:
     index: list[IndexLevel]  # market/index.csv, sorted by date; empty when absent
     inputs: list[InputFile] = field(default_factory=list)
     lines: dict[str, Document] = field(default_factory=dict)  # offer id -> its document
-    actuals: dict[str, Any] = field(default_factory=dict)  # offer id -> procure.io.actuals.OfferActuals (signed vendors' delivered evidence)
+    actuals: dict[str, Any] = field(
+        default_factory=dict
+    )  # offer id -> procure.io.actuals.OfferActuals (signed vendors' delivered evidence)
     histories: dict[str, list[Any]] = field(default_factory=dict)  # offer id -> its operator.status_history incidents
 
     def fx_rate(self, currency: str | None) -> float:
@@ -115,7 +118,9 @@ def load_workspace(root: Path, actuals: bool = True) -> Workspace:
     check_link(config_path, CONFIG_FILE, root)
     register_root(root)
     config, config_doc = _load_model_doc(root, config_path, WorkspaceConfig, problems, inputs)
-    grade_docs = [_load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")]
+    grade_docs = [
+        _load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")
+    ]
     grades = [g for g, _ in grade_docs if g is not None]
     curves = _load_curves(root, problems, inputs)
     offer_docs: dict[str, Document] = {}
@@ -129,7 +134,14 @@ def load_workspace(root: Path, actuals: bool = True) -> Workspace:
                 unloaded_ids.add(doc.data["id"])  # its own problems are named; its actuals folder is not unknown
             continue
         if offer.id in seen_ids:
-            problems.append(Problem(doc.display, doc.lines.line_of(("id",)), "id", f"duplicate offer id '{offer.id}' (also in {seen_ids[offer.id]})"))
+            problems.append(
+                Problem(
+                    doc.display,
+                    doc.lines.line_of(("id",)),
+                    "id",
+                    f"duplicate offer id '{offer.id}' (also in {seen_ids[offer.id]})",
+                )
+            )
             continue
         seen_ids[offer.id] = doc.display
         offers.append(offer)
@@ -141,7 +153,13 @@ def load_workspace(root: Path, actuals: bool = True) -> Workspace:
         from procure.io.actuals import load_actuals, offer_size
 
         sizes = {o.id: offer_size(o) for o in offers}
-        found_actuals = load_actuals(root, [o.id for o in offers] + sorted(unloaded_ids), problems, lambda path, text: _record(root, path, text, inputs), sizes)
+        found_actuals = load_actuals(
+            root,
+            [o.id for o in offers] + sorted(unloaded_ids),
+            problems,
+            lambda path, text: _record(root, path, text, inputs),
+            sizes,
+        )
 
     if config is not None and config_doc is not None:
         # Unknown acceptable grades are only judged when every grade file loaded.
@@ -157,14 +175,32 @@ def load_workspace(root: Path, actuals: bool = True) -> Workspace:
             from procure.errors import unknown_offer
 
             near = unknown_offer(hedged, known_offers)  # "did you mean", then every known id
-            problems.append(Problem(config_doc.display, config_doc.lines.line_of(("hedge", "offer")), "hedge.offer", near.message))
+            problems.append(
+                Problem(config_doc.display, config_doc.lines.line_of(("hedge", "offer")), "hedge.offer", near.message)
+            )
         for offer_id, spec in config.uncertainty.offers.items():
-            if offers and offer_id not in known_offers and offer_id not in unloaded_ids:  # an invalid offer's own problems are named
+            if (
+                offers and offer_id not in known_offers and offer_id not in unloaded_ids
+            ):  # an invalid offer's own problems are named
                 loc = ("uncertainty", "offers", offer_id)
-                problems.append(Problem(config_doc.display, config_doc.lines.line_of(loc), format_field_path(loc), f"no offer with this id (known: {', '.join(sorted(known_offers))})"))
+                problems.append(
+                    Problem(
+                        config_doc.display,
+                        config_doc.lines.line_of(loc),
+                        format_field_path(loc),
+                        f"no offer with this id (known: {', '.join(sorted(known_offers))})",
+                    )
+                )
             elif offer_id in by_id and by_id[offer_id].per_token and spec.throughput is not None:
                 loc = ("uncertainty", "offers", offer_id, "throughput")
-                problems.append(Problem(config_doc.display, config_doc.lines.line_of(loc), format_field_path(loc), "a per-token offer has no GPU throughput to vary: its cost per task does not depend on it (vary its availability)"))
+                problems.append(
+                    Problem(
+                        config_doc.display,
+                        config_doc.lines.line_of(loc),
+                        format_field_path(loc),
+                        "a per-token offer has no GPU throughput to vary: its cost per task does not depend on it (vary its availability)",
+                    )
+                )
     curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
     for offer in offers:
         problems.extend(check_offer(offer, offer_docs[offer.id], config, curve_names, index))
@@ -180,7 +216,9 @@ def load_workspace(root: Path, actuals: bool = True) -> Workspace:
     return Workspace(root, config, offers, grades, curves, index, inputs, offer_docs, found_actuals, histories)
 
 
-def _load_histories(root: Path, offers: list[Offer], docs: dict[str, Document], problems: list[Problem], inputs: list[InputFile]) -> dict[str, list[Any]]:
+def _load_histories(
+    root: Path, offers: list[Offer], docs: dict[str, Document], problems: list[Problem], inputs: list[InputFile]
+) -> dict[str, list[Any]]:
     """Each offer's operator.status_history, read (procure/io/incidents.py) with its problems located."""
     from procure.io.incidents import read_incidents
 
@@ -196,7 +234,14 @@ def _load_histories(root: Path, offers: list[Offer], docs: dict[str, Document], 
         outside = _outside(root, path)
         if outside is not None or not path.is_file():
             why = "links outside the workspace" if outside is not None else "no such file"
-            problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"{why}: {spec.file} (a Statuspage incidents.json or an incidents CSV, relative to the workspace)"))
+            problems.append(
+                Problem(
+                    doc.display,
+                    doc.lines.line_of(loc),
+                    format_field_path(loc),
+                    f"{why}: {spec.file} (a Statuspage incidents.json or an incidents CSV, relative to the workspace)",
+                )
+            )
             continue
         if path not in read:
             try:
@@ -217,12 +262,18 @@ def load_settings(root: Path) -> tuple[WorkspaceConfig, list[Grade]]:
     inputs: list[InputFile] = []
     config_path = root / CONFIG_FILE
     if not config_path.is_file():
-        raise InputError([Problem(str(root), None, "", f"no {CONFIG_FILE} here: not a procure workspace (use --workspace DIR)")])
+        raise InputError(
+            [Problem(str(root), None, "", f"no {CONFIG_FILE} here: not a procure workspace (use --workspace DIR)")]
+        )
     config, config_doc = _load_model_doc(root, config_path, WorkspaceConfig, problems, inputs)
-    grade_docs = [_load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")]
+    grade_docs = [
+        _load_model_doc(root, p, Grade, problems, inputs) for p in _files(root, "grades", problems, ".yaml", ".yml")
+    ]
     grades = [g for g, _ in grade_docs if g is not None]
     if config is not None and config_doc is not None:
-        problems.extend(_check_config(config, config_doc, grades if all(g is not None for g, _ in grade_docs) else None))
+        problems.extend(
+            _check_config(config, config_doc, grades if all(g is not None for g, _ in grade_docs) else None)
+        )
     problems.extend(_check_grades([(g, d) for g, d in grade_docs if g is not None and d is not None]))
     if problems:
         raise InputError(sorted(set(problems), key=lambda p: (p.file, p.line or 0, p.field, p.message)))
@@ -300,7 +351,9 @@ def _load_model_doc(
 
 
 def _type_name(value: Any) -> str:
-    return {list: "a list", str: "text", int: "a number", float: "a number", bool: "true/false"}.get(type(value), type(value).__name__)
+    return {list: "a list", str: "text", int: "a number", float: "a number", bool: "true/false"}.get(
+        type(value), type(value).__name__
+    )
 
 
 # --- pydantic errors as one-line problems --------------------------------------------------------
@@ -334,7 +387,11 @@ def _strip_union_tags(loc: tuple, data: Any = None) -> tuple:
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             kept.append(part)
             node = node[part]
-        elif isinstance(part, str) and (part in {"float", "int", "str", "list", "none", "bool", "dict"} or "[" in part or part.startswith(("constrained-", "function-"))):
+        elif isinstance(part, str) and (
+            part in {"float", "int", "str", "list", "none", "bool", "dict"}
+            or "[" in part
+            or part.startswith(("constrained-", "function-"))
+        ):
             continue  # a union member's name: not in the file
         else:
             kept.append(part)
@@ -387,9 +444,18 @@ def _message(err: dict[str, Any]) -> str:
     if kind == "extra_forbidden":
         return "unknown field (check the spelling; `procure schema` lists the fields)"
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
-        words = {"greater_than": "greater than", "greater_than_equal": "at least", "less_than": "less than", "less_than_equal": "at most"}[kind]
+        words = {
+            "greater_than": "greater than",
+            "greater_than_equal": "at least",
+            "less_than": "less than",
+            "less_than_equal": "at most",
+        }[kind]
         bound = next(iter(ctx.values()))
-        return f"must be {words} {bound:g} (got {shown})" if isinstance(bound, (int, float)) else f"must be {words} {bound} (got {shown})"
+        return (
+            f"must be {words} {bound:g} (got {shown})"
+            if isinstance(bound, (int, float))
+            else f"must be {words} {bound} (got {shown})"
+        )
     if kind == "finite_number":
         return f"must be a finite number (got {shown})"
     if kind in ("float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"):
@@ -474,21 +540,33 @@ def _check_config_names(config: WorkspaceConfig, grades: list[Grade] | None, add
     known_grades = {g.id for g in grades or []}
     for i, grade_id in enumerate(config.policy.acceptable_grades or []):
         if known_grades and grade_id not in known_grades:
-            add(("policy", "acceptable_grades", i), f"unknown grade '{grade_id}' (grades/ defines: {', '.join(sorted(known_grades))})")
+            add(
+                ("policy", "acceptable_grades", i),
+                f"unknown grade '{grade_id}' (grades/ defines: {', '.join(sorted(known_grades))})",
+            )
     for job in config.assumptions.jobs:
         if job not in OPERATING_JOBS:
             add(("assumptions", "jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
     for job in config.assumptions.self_operated_jobs:
         if job not in OPERATING_JOBS:
-            add(("assumptions", "self_operated_jobs", job), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})")
+            add(
+                ("assumptions", "self_operated_jobs", job),
+                f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})",
+            )
     for category in config.rating.categories:
         if category not in RATING_CATEGORIES:
-            add(("rating", "categories", category), f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})")
+            add(
+                ("rating", "categories", category),
+                f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})",
+            )
     for i, group in enumerate(config.rating.critical):
         for j, path in enumerate(group):
             category, _, key = path.partition(".")
             if category not in RATING_CATEGORIES or not key:
-                add(("rating", "critical", i, j), f"expected category.criterion, e.g. security.soc2_type2 (got {path!r})")
+                add(
+                    ("rating", "critical", i, j),
+                    f"expected category.criterion, e.g. security.soc2_type2 (got {path!r})",
+                )
 
 
 def _check_ladder(hedge: HedgeConfig, add: Add) -> None:
@@ -500,10 +578,20 @@ def _check_ladder(hedge: HedgeConfig, add: Add) -> None:
             add(("hedge", "ladder", i), f"first_month {bucket.first_month} is after last_month {bucket.last_month}")
     for earlier, later in zip(ladder, ladder[1:]):
         if later.first_month <= earlier.last_month:
-            add(("hedge", "ladder"), f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap")
+            add(
+                ("hedge", "ladder"),
+                f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap",
+            )
     contract = hedge.contract
-    if contract.gpu_hours is not None and "contract_gpu_hours" in hedge.model_fields_set and contract.gpu_hours != hedge.contract_gpu_hours:
-        add(("hedge", "contract", "gpu_hours"), f"{contract.gpu_hours:g} differs from hedge.contract_gpu_hours ({hedge.contract_gpu_hours:g}): give the contract size once")
+    if (
+        contract.gpu_hours is not None
+        and "contract_gpu_hours" in hedge.model_fields_set
+        and contract.gpu_hours != hedge.contract_gpu_hours
+    ):
+        add(
+            ("hedge", "contract", "gpu_hours"),
+            f"{contract.gpu_hours:g} differs from hedge.contract_gpu_hours ({hedge.contract_gpu_hours:g}): give the contract size once",
+        )
 
 
 def _check_uncertainty(unc: UncertaintyConfig, add: Add) -> None:
@@ -511,11 +599,24 @@ def _check_uncertainty(unc: UncertaintyConfig, add: Add) -> None:
     stated), not percentages."""
     named = [
         (("uncertainty", key), d)
-        for key, d in (("availability", unc.availability), ("utilization", unc.utilization), ("fte_cost", unc.fte_cost), ("index", unc.index), ("fx", unc.fx), ("production", unc.production), ("demand", unc.demand), ("stack", unc.stack))
+        for key, d in (
+            ("availability", unc.availability),
+            ("utilization", unc.utilization),
+            ("fte_cost", unc.fte_cost),
+            ("index", unc.index),
+            ("fx", unc.fx),
+            ("production", unc.production),
+            ("demand", unc.demand),
+            ("stack", unc.stack),
+        )
     ]
     named += [(("uncertainty", "throughput", k), d) for k, d in unc.throughput.items()]
     for offer_id, spec in unc.offers.items():
-        named += [(("uncertainty", "offers", offer_id, k), d) for k, d in (("throughput", spec.throughput), ("availability", spec.availability)) if d is not None]
+        named += [
+            (("uncertainty", "offers", offer_id, k), d)
+            for k, d in (("throughput", spec.throughput), ("availability", spec.availability))
+            if d is not None
+        ]
     for loc, dist in named:
         if (dist.triangular is None) == (dist.uniform is None):
             add(loc, "give exactly one of triangular: [low, mode, high] or uniform: [low, high]")
@@ -524,7 +625,10 @@ def _check_uncertainty(unc: UncertaintyConfig, add: Add) -> None:
         if not 0 < low <= mode <= high:
             add(loc, f"needs 0 < low <= mode <= high (got {low:g}, {mode:g}, {high:g})")
         elif high > MAX_FACTOR:  # 15 for 15%, or 85/100/115 for -15%..+15%, would multiply the cost many times
-            add(loc, f"factors multiply the stated figure (1 = as stated) and stay at most {MAX_FACTOR:g}: got {high:g}, a percentage? write 0.85, 1.0, 1.15 for -15%..+15%")
+            add(
+                loc,
+                f"factors multiply the stated figure (1 = as stated) and stay at most {MAX_FACTOR:g}: got {high:g}, a percentage? write 0.85, 1.0, 1.15 for -15%..+15%",
+            )
 
 
 def _check_index_and_market(config: WorkspaceConfig, add: Add) -> None:
@@ -534,10 +638,16 @@ def _check_index_and_market(config: WorkspaceConfig, add: Add) -> None:
     for i, stratum in enumerate(config.index.weights or []):
         key = (stratum.term, stratum.kind, stratum.grade)
         if key in seen_strata:
-            add(("index", "weights", i), f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight")
+            add(
+                ("index", "weights", i),
+                f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight",
+            )
         seen_strata.add(key)
     if config.index.weights is not None and config.index.base_period is not None:
-        add(("index", "base_period"), "the weights are fixed by index.weights: give index.weights or index.base_period, not both")
+        add(
+            ("index", "base_period"),
+            "the weights are fixed by index.weights: give index.weights or index.base_period, not both",
+        )
     seen_readings: set[object] = set()
     for i, reading in enumerate(config.index.readings):
         if reading.date in seen_readings:
@@ -547,12 +657,18 @@ def _check_index_and_market(config: WorkspaceConfig, add: Add) -> None:
     for i, point in enumerate(config.market.competitors):
         first = seen_points.setdefault((point.name, point.figure, point.date), i)
         if first != i:
-            add(("market", "competitors", i, "date"), f"a second {point.figure} figure for {point.name} on {point.date} (also market.competitors[{first}]): give each date one figure")
+            add(
+                ("market", "competitors", i, "date"),
+                f"a second {point.figure} figure for {point.name} on {point.date} (also market.competitors[{first}]): give each date one figure",
+            )
     own_dates: dict[object, int] = {}
     for i, own in enumerate(config.market.own):
         first = own_dates.setdefault(own.date, i)
         if first != i:
-            add(("market", "own", i, "date"), f"a second figure on {own.date} (also market.own[{first}]): give each date one figure")
+            add(
+                ("market", "own", i, "date"),
+                f"a second figure on {own.date} (also market.own[{first}]): give each date one figure",
+            )
 
 
 def _check_published_tiers(rel: Reliability, add: Add) -> None:
@@ -561,7 +677,10 @@ def _check_published_tiers(rel: Reliability, add: Add) -> None:
     ordered = [(tier, published[tier]) for tier in PUBLISHED_TIERS if tier in published]
     for (better, high), (worse, low) in zip(ordered, ordered[1:]):
         if low > high:
-            add(("assumptions", "reliability", "published", worse), f"{worse} ({low:g}) must not be above {better} ({high:g}): a better tier never lowers the factor")
+            add(
+                ("assumptions", "reliability", "published", worse),
+                f"{worse} ({low:g}) must not be above {better} ({high:g}): a better tier never lowers the factor",
+            )
 
 
 def _check_demand(config: WorkspaceConfig, demand: DemandConfig, add: Add) -> None:
@@ -570,7 +689,10 @@ def _check_demand(config: WorkspaceConfig, demand: DemandConfig, add: Add) -> No
     6.6e35 times month 1)."""
     if demand.paths is not None:
         if "scenarios" in demand.model_fields_set or "volatility" in demand.model_fields_set:
-            add(("demand", "paths"), "explicit paths replace sampled scenarios: give paths, or scenarios and volatility, not both")
+            add(
+                ("demand", "paths"),
+                "explicit paths replace sampled scenarios: give paths, or scenarios and volatility, not both",
+            )
         total = sum(p.probability for p in demand.paths)
         if abs(total - 1) > 1e-6:
             add(("demand", "paths"), f"probabilities must add up to 1 (got {total:g})")
@@ -582,8 +704,8 @@ def _check_demand(config: WorkspaceConfig, demand: DemandConfig, add: Add) -> No
         add(("demand", "start"), "required when workload.tasks_per_month is absent (tasks in month 1)")
     start = demand.start if demand.start is not None else config.workload.tasks_per_month
     if start is not None:
-        from procure.model.demand import horizon_months
         from procure.io.yamlsafe import MAX_MAGNITUDE
+        from procure.model.demand import horizon_months
 
         months = horizon_months(config)
         factor = max([p.factor for p in demand.paths], default=1.0) if demand.paths is not None else 1.0
@@ -592,7 +714,8 @@ def _check_demand(config: WorkspaceConfig, demand: DemandConfig, add: Add) -> No
             add(
                 ("demand", "growth"),
                 f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
-                + (f" x path factor {factor:g}" if factor != 1 else "") + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
+                + (f" x path factor {factor:g}" if factor != 1 else "")
+                + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
             )
 
 
@@ -603,31 +726,48 @@ def _check_bands(rel: Reliability, add: Add) -> None:
     if not bands:
         add(("assumptions", "reliability", "bands"), "needs at least one [score, factor] band")
     elif [b[0] for b in bands] != sorted((b[0] for b in bands), reverse=True) or min(b[0] for b in bands) != 0:
-        add(("assumptions", "reliability", "bands"), "bands must be listed from the highest score down and end at score 0")
+        add(
+            ("assumptions", "reliability", "bands"),
+            "bands must be listed from the highest score down and end at score 0",
+        )
     else:
         from procure.model.rating import middle_factor
 
         for i, ((score, factor), (lower, below)) in enumerate(zip(bands, bands[1:])):
             if factor < below:  # as for the published tiers: a better score never lowers the factor
-                add(("assumptions", "reliability", "bands", i), f"the factor {factor:g} at score {score:g} is below {below:g} at score {lower:g}: a higher score never lowers the factor")
+                add(
+                    ("assumptions", "reliability", "bands", i),
+                    f"the factor {factor:g} at score {score:g} is below {below:g} at score {lower:g}: a higher score never lowers the factor",
+                )
         if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
-            add(("assumptions", "reliability", "unrated"), f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one")
+            add(
+                ("assumptions", "reliability", "unrated"),
+                f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one",
+            )
 
 
-def check_offer(offer: Offer, doc: Document, config: WorkspaceConfig | None, curve_names: set[str], index: list[IndexLevel]) -> list[Problem]:
+def check_offer(
+    offer: Offer, doc: Document, config: WorkspaceConfig | None, curve_names: set[str], index: list[IndexLevel]
+) -> list[Problem]:
     """Rules that span fields: price basis, responsibilities, curves, currency, dates."""
     problems, add = _problem_list(doc)
     _check_price_basis(offer, add)
     if config is not None:
         currency = offer.pricing.currency or config.currency
         if currency != config.currency and currency not in config.assumptions.fx:
-            add(("pricing", "currency"), f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml")
+            add(
+                ("pricing", "currency"),
+                f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml",
+            )
         problems.extend(evidence_problems(offer, config.rating, doc.display, doc.lines.line_of))
     problems.extend(responsibility_problems(doc))
     if offer.owned:
         not_customer = [j for j, o in offer.responsibilities.items() if o != "customer" and j in OPERATING_JOBS]
         if not_customer:
-            add(("responsibilities",), f"an owned cluster is operated by you: every job must be customer (not: {', '.join(not_customer)})")
+            add(
+                ("responsibilities",),
+                f"an owned cluster is operated by you: every job must be customer (not: {', '.join(not_customer)})",
+            )
     _check_commitment(offer, add)
     _check_fees(offer, add)
     linked = offer.pricing.index_linked
@@ -649,20 +789,36 @@ def _check_price_basis(offer: Offer, add: Add) -> None:
     if offer.on_demand and not bases:
         pass  # a pure on-demand offer: pricing.burst is its price
     elif len(bases) != 1:
-        add(("pricing",), f"needs exactly one price basis: gpu_hour, index_linked, per_mtok or owned (got {', '.join(bases) or 'none'})")
+        add(
+            ("pricing",),
+            f"needs exactly one price basis: gpu_hour, index_linked, per_mtok or owned (got {', '.join(bases) or 'none'})",
+        )
     if (pricing.owned is not None) != (offer.service.kind == "owned"):
         add(("service", "kind"), "pricing.owned goes with service.kind: owned, and only with it")
     if pricing.discount and (pricing.per_mtok is not None or pricing.owned is not None):
-        add(("pricing", "discount"), "a discount applies to GPU-hour and index-linked prices; fold it into per_mtok or owned figures")
+        add(
+            ("pricing", "discount"),
+            "a discount applies to GPU-hour and index-linked prices; fold it into per_mtok or owned figures",
+        )
     if pricing.per_mtok is not None and offer.service.kind != "managed_serving":
         add(("service", "kind"), "per-token pricing (pricing.per_mtok) needs service.kind: managed_serving")
     per_mtok = pricing.per_mtok
     if per_mtok is not None and per_mtok.cached_input is not None and per_mtok.cached_input > per_mtok.input:
-        add(("pricing", "per_mtok", "cached_input"), f"must not exceed the input price {per_mtok.input:g} (got {per_mtok.cached_input:g}): a cache hit costs less than a miss")
+        add(
+            ("pricing", "per_mtok", "cached_input"),
+            f"must not exceed the input price {per_mtok.input:g} (got {per_mtok.cached_input:g}): a cache hit costs less than a miss",
+        )
     if per_mtok is None:
-        for loc, value in ((("performance", "interactivity"), offer.performance.interactivity), (("performance", "ttft_s"), offer.performance.ttft_s), (("service", "rate_limits"), offer.service.rate_limits)):
+        for loc, value in (
+            (("performance", "interactivity"), offer.performance.interactivity),
+            (("performance", "ttft_s"), offer.performance.ttft_s),
+            (("service", "rate_limits"), offer.service.rate_limits),
+        ):
             if value is not None:
-                add(loc, "only for per-token offers (pricing.per_mtok); a GPU-hour offer's speed and capacity come from its points and GPUs")
+                add(
+                    loc,
+                    "only for per-token offers (pricing.per_mtok); a GPU-hour offer's speed and capacity come from its points and GPUs",
+                )
 
 
 def _check_commitment(offer: Offer, add: Add) -> None:
@@ -675,19 +831,30 @@ def _check_commitment(offer: Offer, add: Add) -> None:
         if offer.max_gpus is not None and offer.gpus is not None and offer.max_gpus < offer.gpus:
             add(("max_gpus",), f"must be at least gpus ({offer.gpus}) (got {offer.max_gpus})")
         if offer.gpus == 0 and not offer.max_gpus and pricing.burst is None:
-            add(("gpus",), "0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)")
+            add(
+                ("gpus",),
+                "0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)",
+            )
         supply = offer.supply_gpus
-        most = "pricing.burst.max_gpus" if offer.on_demand else "max_gpus"  # an on-demand offer's reserved tiers come from its burst capacity
+        most = (
+            "pricing.burst.max_gpus" if offer.on_demand else "max_gpus"
+        )  # an on-demand offer's reserved tiers come from its burst capacity
         for i, option in enumerate(pricing.commit_options):
             if supply and option.gpus > supply:
                 add(("pricing", "commit_options", i, "gpus"), f"must be at most {most} ({supply}) (got {option.gpus})")
     if pricing.usage_billed and pricing.burst is not None:
-        add(("pricing", "burst"), f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month")
+        add(
+            ("pricing", "burst"),
+            f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month",
+        )
     if pricing.usage_billed and (pricing.per_mtok is not None or pricing.owned is not None):
         add(("pricing", "billed_per"), "goes with GPU-hour or index-linked pricing, not per-token or owned")
     if offer.contract.renewal_price == "list" and pricing.gpu_hour is None:
         # Only a fixed GPU-hour price has a list price to restart from; the others renew by their own rule.
-        add(("contract", "renewal_price"), "list goes with a fixed price (pricing.gpu_hour): an index-linked renewal keeps its spread, floor and cap; per-token and owned offers have no GPU-hour list price")
+        add(
+            ("contract", "renewal_price"),
+            "list goes with a fixed price (pricing.gpu_hour): an index-linked renewal keeps its spread, floor and cap; per-token and owned offers have no GPU-hour list price",
+        )
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
             add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")
@@ -696,8 +863,15 @@ def _check_commitment(offer: Offer, add: Add) -> None:
         add(("service", "rate_limits"), "give requests_per_minute, output_tokens_per_minute or both")
     if offer.term_months is None and pricing.owned is None:
         add(("term_months",), "required field is missing (contract term in months)")
-    if pricing.owned is not None and offer.term_months is not None and offer.term_months != round(pricing.owned.life_years * 12):
-        add(("term_months",), f"an owned cluster's term is its life: {round(pricing.owned.life_years * 12)} months (life_years x 12), or leave it out")
+    if (
+        pricing.owned is not None
+        and offer.term_months is not None
+        and offer.term_months != round(pricing.owned.life_years * 12)
+    ):
+        add(
+            ("term_months",),
+            f"an owned cluster's term is its life: {round(pricing.owned.life_years * 12)} months (life_years x 12), or leave it out",
+        )
     if offer.service.sla is None and not offer.owned:
         add(("service", "sla"), "required field is missing (SLA availability)")
     if offer.valid_until < offer.received:
@@ -710,7 +884,10 @@ def _check_fees(offer: Offer, add: Add) -> None:
     for i, fee in enumerate(offer.pricing.fees):
         kinds = [k for k in ("once", "monthly", "gpu_hour", "per_tb") if getattr(fee, k) is not None]
         if len(kinds) != 1:
-            add(("pricing", "fees", i), f"a fee has exactly one of once, monthly, gpu_hour, per_tb (got {', '.join(kinds) or 'none'})")
+            add(
+                ("pricing", "fees", i),
+                f"a fee has exactly one of once, monthly, gpu_hour, per_tb (got {', '.join(kinds) or 'none'})",
+            )
         if fee.per_tb is not None and fee.tb_per_month is None:
             add(("pricing", "fees", i, "tb_per_month"), "required with per_tb")
         if fee.tb_per_month is not None and fee.per_tb is None:
@@ -741,11 +918,23 @@ def responsibility_problems(doc: Document) -> list[Problem]:
     for job in raw:
         if job not in OPERATING_JOBS:
             loc = ("responsibilities", job)
-            problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})"))
+            problems.append(
+                Problem(
+                    doc.display,
+                    doc.lines.line_of(loc),
+                    format_field_path(loc),
+                    f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})",
+                )
+            )
     missing = [job for job in OPERATING_JOBS if job not in raw]
     if missing:
         problems.append(
-            Problem(doc.display, doc.lines.line_of(("responsibilities",)), "responsibilities", f"no owner given for: {', '.join(missing)} (every operating job needs provider, customer or shared)")
+            Problem(
+                doc.display,
+                doc.lines.line_of(("responsibilities",)),
+                "responsibilities",
+                f"no owner given for: {', '.join(missing)} (every operating job needs provider, customer or shared)",
+            )
         )
     return problems
 
@@ -755,17 +944,38 @@ def _check_grades(grades: list[tuple[Grade, Document]]) -> list[Problem]:
     seen: dict[str, str] = {}
     for grade, doc in grades:
         if grade.id in seen:
-            problems.append(Problem(doc.display, doc.lines.line_of(("id",)), "id", f"duplicate grade id '{grade.id}' (also in {seen[grade.id]})"))
+            problems.append(
+                Problem(
+                    doc.display,
+                    doc.lines.line_of(("id",)),
+                    "id",
+                    f"duplicate grade id '{grade.id}' (also in {seen[grade.id]})",
+                )
+            )
         seen.setdefault(grade.id, doc.display)
         same_rank = [(g, d) for g, d in grades if g.rank == grade.rank and d.display < doc.display]
         if same_rank:
-            problems.append(Problem(doc.display, doc.lines.line_of(("rank",)), "rank", f"rank {grade.rank} is also {same_rank[0][0].id}'s: each grade needs its own rank (1 = highest)"))
+            problems.append(
+                Problem(
+                    doc.display,
+                    doc.lines.line_of(("rank",)),
+                    "rank",
+                    f"rank {grade.rank} is also {same_rank[0][0].id}'s: each grade needs its own rank (1 = highest)",
+                )
+            )
         named = [("provider_jobs", i, job) for i, job in enumerate(grade.requires.provider_jobs)]
         named += [("provider_or_shared_jobs", i, job) for i, job in enumerate(grade.requires.provider_or_shared_jobs)]
         for key, i, job in named:
             if job not in OPERATING_JOBS:
                 loc = ("requires", key, i)
-                problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), f"unknown operating job '{job}' (expected one of: {', '.join(OPERATING_JOBS)})"))
+                problems.append(
+                    Problem(
+                        doc.display,
+                        doc.lines.line_of(loc),
+                        format_field_path(loc),
+                        f"unknown operating job '{job}' (expected one of: {', '.join(OPERATING_JOBS)})",
+                    )
+                )
     return problems
 
 
@@ -805,7 +1015,11 @@ def read_curve(text: str, display: str, name: str, problems: list[Problem]) -> R
     for line, row in rows:
         x = parse_number(row["interactivity"], display, line, "interactivity", problems)
         y = parse_number(row["output_tok_s_gpu"], display, line, "output_tok_s_gpu", problems)
-        t = parse_number(row["ttft_s"], display, line, "ttft_s", problems) if "ttft_s" in row and row["ttft_s"] else None
+        t = (
+            parse_number(row["ttft_s"], display, line, "ttft_s", problems)
+            if "ttft_s" in row and row["ttft_s"]
+            else None
+        )
         if x is not None and y is not None:
             points.append((x, y) if t is None else (x, y, t))
     if not rows and not found:
@@ -813,14 +1027,27 @@ def read_curve(text: str, display: str, name: str, problems: list[Problem]) -> R
         return None
     if not rows or len(points) != len(rows) or found:
         return None
-    marks = dict(c.split(":", 1) for c in comments if c.split(":", 1)[0] in ("points_source", "trial date", "gpu", "model", "precision"))
+    marks = dict(
+        c.split(":", 1)
+        for c in comments
+        if c.split(":", 1)[0] in ("points_source", "trial date", "gpu", "model", "precision")
+    )
     measured = marks.get("points_source", "").strip() == "measured"
     try:
         measured_on = date.fromisoformat(marks.get("trial date", "").strip()) if measured else None
     except ValueError:
         measured_on = None
-    what = {k: marks[k].strip()[:80] or None for k in ("gpu", "model", "precision") if k in marks}  # what it measures (procure/model/references.py)
-    return ReferenceCurve(name=name, points=points, source=" ".join(comments), points_source="measured" if measured else "reference", measured_on=measured_on, **what)
+    what = {
+        k: marks[k].strip()[:80] or None for k in ("gpu", "model", "precision") if k in marks
+    }  # what it measures (procure/model/references.py)
+    return ReferenceCurve(
+        name=name,
+        points=points,
+        source=" ".join(comments),
+        points_source="measured" if measured else "reference",
+        measured_on=measured_on,
+        **what,
+    )
 
 
 def check_curves_to_write(out_dir: Path, files: dict[str, str]) -> None:
@@ -831,7 +1058,10 @@ def check_curves_to_write(out_dir: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         found: list[Problem] = []
         read_curve(text, str(Path(out_dir) / name), Path(name).stem, found)
-        problems += [Problem(p.file, p.line, p.field, f"{p.message} (in the curve this import would write: nothing was written)") for p in found]
+        problems += [
+            Problem(p.file, p.line, p.field, f"{p.message} (in the curve this import would write: nothing was written)")
+            for p in found
+        ]
     if problems:
         raise InputError(problems)
 
@@ -855,7 +1085,14 @@ def read_price_series(path: Path, display: str) -> tuple[list[IndexLevel], list[
     columns = next((layout for layout in SERIES_LAYOUTS if names == layout), SERIES_LAYOUTS[0])
     rows, _, problems = read_csv_rows(path, display, columns)
     if problems and columns == SERIES_LAYOUTS[0] and names != columns:
-        problems = [Problem(display, problems[0].line, "", "expected columns date, price (or period, level, observations from `procure index build`)")]
+        problems = [
+            Problem(
+                display,
+                problems[0].line,
+                "",
+                "expected columns date, price (or period, level, observations from `procure index build`)",
+            )
+        ]
     day_column, price_column = columns[0], columns[1]
     levels: list[IndexLevel] = []
     seen: set[date] = set()

@@ -109,7 +109,9 @@ def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
 def read_json(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Any:
     """Parse a UTF-8 JSON input with a size limit; malformed JSON is a located problem."""
     try:
-        text = read_bytes(path, display, limit).decode("utf-8-sig")  # regular files only: a pipe or /dev/zero never ends
+        text = read_bytes(path, display, limit).decode(
+            "utf-8-sig"
+        )  # regular files only: a pipe or /dev/zero never ends
     except UnicodeDecodeError:
         raise InputError([Problem(display, None, "", "not valid UTF-8 text")]) from None
     return parse_json(text, display)
@@ -203,7 +205,9 @@ def implausible(value: float, raw: str) -> str | None:
     return None
 
 
-def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int, bad_dates: list[Problem]) -> None:
+def _walk(
+    node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list[int], depth: int, bad_dates: list[Problem]
+) -> None:
     """Record lines, reject duplicate keys, check dates, and bound the size of the expanded document.
 
     Invalid dates and duplicate keys go to `bad_dates` (and the tree is mended so it can be built);
@@ -211,7 +215,16 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
     """
     count[0] += 1
     if count[0] > MAX_NODES:
-        raise InputError([Problem(display, node.start_mark.line + 1, "", f"document expands to more than {MAX_NODES:,} values (alias bomb?)")])
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    node.start_mark.line + 1,
+                    "",
+                    f"document expands to more than {MAX_NODES:,} values (alias bomb?)",
+                )
+            ]
+        )
     if depth > MAX_DEPTH:
         raise InputError([Problem(display, node.start_mark.line + 1, "", f"nesting deeper than {MAX_DEPTH} levels")])
     lines.lines.setdefault(loc, node.start_mark.line + 1)
@@ -219,18 +232,38 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
         try:  # a date-shaped value that is no date (2026-11-31) would otherwise fail without a location
             moment = _SCALARS.construct_yaml_timestamp(node)
         except ValueError as exc:
-            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"not a valid date: {exc} (got {node.value!r})"))
+            bad_dates.append(
+                Problem(
+                    display,
+                    node.start_mark.line + 1,
+                    format_field_path(loc),
+                    f"not a valid date: {exc} (got {node.value!r})",
+                )
+            )
             node.tag = "tag:yaml.org,2002:str"  # built as text; the problem is already recorded
         else:
             if not FIRST_YEAR <= moment.year <= LAST_YEAR:  # date arithmetic (terms, delays) must stay in range
-                bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {node.value})"))
+                bad_dates.append(
+                    Problem(
+                        display,
+                        node.start_mark.line + 1,
+                        format_field_path(loc),
+                        f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {node.value})",
+                    )
+                )
     elif isinstance(node, yaml.ScalarNode) and node.tag in NUMBER_TAGS:
         value: float | int | None
         try:
-            value = float(node.value.replace("_", "")) if node.tag == NUMBER_TAGS[1] else _SCALARS.construct_yaml_int(node)
+            value = (
+                float(node.value.replace("_", "")) if node.tag == NUMBER_TAGS[1] else _SCALARS.construct_yaml_int(node)
+            )
         except (ValueError, OverflowError):
             value = None  # .nan, .inf and malformed values are judged by the field's own rules
-        why = implausible(value, node.value) if value is not None and value == value and abs(value) != float("inf") else None
+        why = (
+            implausible(value, node.value)
+            if value is not None and value == value and abs(value) != float("inf")
+            else None
+        )
         if why:
             bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), why))
     if isinstance(node, yaml.MappingNode):
@@ -238,18 +271,43 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
         duplicates = []
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise InputError([Problem(display, key_node.start_mark.line + 1, format_field_path(loc), "mapping keys must be plain values")])
+                raise InputError(
+                    [
+                        Problem(
+                            display,
+                            key_node.start_mark.line + 1,
+                            format_field_path(loc),
+                            "mapping keys must be plain values",
+                        )
+                    ]
+                )
             key = key_node.value
             line = key_node.start_mark.line + 1
             if key == "<<":  # merge keys: a key set twice through them is a duplicate like any other
                 for merged, merged_line in _merged_keys(value_node, display):
                     if merged in seen:
-                        raise InputError([Problem(display, line, format_field_path(loc + (merged,)), f"set twice: through the merge key `<<` here and on line {seen[merged]} (a merge may not override a key)")])
+                        raise InputError(
+                            [
+                                Problem(
+                                    display,
+                                    line,
+                                    format_field_path(loc + (merged,)),
+                                    f"set twice: through the merge key `<<` here and on line {seen[merged]} (a merge may not override a key)",
+                                )
+                            ]
+                        )
                     seen[merged] = merged_line
                 _walk(value_node, loc, lines, display, count, depth + 1, bad_dates)
                 continue
             if key in seen:
-                bad_dates.append(Problem(display, line, format_field_path(loc + (key,)), f"duplicate key (first given on line {seen[key]})"))
+                bad_dates.append(
+                    Problem(
+                        display,
+                        line,
+                        format_field_path(loc + (key,)),
+                        f"duplicate key (first given on line {seen[key]})",
+                    )
+                )
                 duplicates.append((key_node, value_node))
                 continue
             seen[key] = line
@@ -262,11 +320,12 @@ def _walk(node: yaml.Node, loc: Path_, lines: LineMap, display: str, count: list
             _walk(item, loc + (index,), lines, display, count, depth + 1, bad_dates)
 
 
-
 def _merged_keys(node: yaml.Node, display: str, depth: int = 0) -> list[tuple[Any, int]]:
     """The keys a merge key brings in: of one mapping, or of each mapping of a list (nested merges too)."""
     if depth > MAX_DEPTH:
-        raise InputError([Problem(display, node.start_mark.line + 1, "", f"merge keys nested deeper than {MAX_DEPTH} levels")])
+        raise InputError(
+            [Problem(display, node.start_mark.line + 1, "", f"merge keys nested deeper than {MAX_DEPTH} levels")]
+        )
     found: list[tuple[Any, int]] = []
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:

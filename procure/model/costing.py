@@ -134,7 +134,9 @@ def owner_codes(owners: np.ndarray) -> np.ndarray:
     return np.select([owners == "customer", owners == "shared"], [2, 1], 0)
 
 
-def index_linked_rent(index_level: float, spread: float, floor: float | None, cap: float | None, fx: float, discount: float) -> float:
+def index_linked_rent(
+    index_level: float, spread: float, floor: float | None, cap: float | None, fx: float, discount: float
+) -> float:
     """One index-linked rent per GPU-hour: clamp(index + spread, floor, cap) x (1 - discount), the
     offer's amounts in its currency (x fx), the index in the workspace's (step 1, for one figure)."""
     price = index_level + spread * fx
@@ -190,13 +192,17 @@ class Rent(NamedTuple):
     escalation: np.ndarray  # the price factor averaged over the term
 
 
-def _index_linked_price(col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, list_price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _index_linked_price(
+    col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, list_price: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """clamp(index + spread, floor, cap) where the price is index-linked, and the rent at the cap: the
     offer's spread, floor and cap are in its currency (x fx), the index in the workspace's."""
     floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
     cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
     index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
-    return np.where(is_index, index_price, list_price), np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+    return np.where(is_index, index_price, list_price), np.where(
+        is_index & np.isfinite(cap), cap * (1 - discount), np.nan
+    )
 
 
 def _term_escalation(col: dict[str, np.ndarray], n: int) -> np.ndarray:
@@ -217,7 +223,14 @@ def _owned_rent(col: dict[str, np.ndarray], fx: np.ndarray, cost_of_capital: flo
     )
 
 
-def _rent(col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, is_owned: np.ndarray, cost_of_capital: float) -> Rent:
+def _rent(
+    col: dict[str, np.ndarray],
+    fx: np.ndarray,
+    discount: np.ndarray,
+    is_index: np.ndarray,
+    is_owned: np.ndarray,
+    cost_of_capital: float,
+) -> Rent:
     """Step 1, rent per GPU-hour: the list price (fixed, index-linked or owned) less the discount, times
     the term's escalation. A price basis that no offer uses is skipped: it would be all NaN."""
     list_price = col["gpu_hour"] * fx
@@ -273,11 +286,20 @@ class DemandFit(NamedTuple):
     fill: np.ndarray
 
 
-def _demand_fit(delivered: Delivery, output_tokens: int, demand: np.ndarray | float | None, gpus: np.ndarray, max_gpus: np.ndarray) -> DemandFit:
+def _demand_fit(
+    delivered: Delivery, output_tokens: int, demand: np.ndarray | float | None, gpus: np.ndarray, max_gpus: np.ndarray
+) -> DemandFit:
     """Step 11, demand fit: capacity c = throughput x 3600 / output_tokens x availability x success x
     utilization; gpus_needed = demand / (c x 730); billed = min(max(needed, gpus), max_gpus); fill =
     needed / billed at most 1. Without a demand every committed GPU is taken as fully used."""
-    capacity = delivered.throughput * 3600 / output_tokens * delivered.availability * delivered.success_rate * delivered.utilization
+    capacity = (
+        delivered.throughput
+        * 3600
+        / output_tokens
+        * delivered.availability
+        * delivered.success_rate
+        * delivered.utilization
+    )
     if demand is not None:
         gpus_needed = demand / (capacity * HOURS_PER_MONTH)
         billed = np.minimum(np.maximum(gpus_needed, gpus), max_gpus)
@@ -310,7 +332,9 @@ def _fees(col: dict[str, np.ndarray], fx: np.ndarray, term: np.ndarray, spread: 
     return Fees(fee_once, fee_monthly, fee_gpu_hour, fee_per_tb, fee_once + fee_monthly + fee_gpu_hour + fee_per_tb)
 
 
-def _financing(col: dict[str, np.ndarray], rent: np.ndarray, is_owned: np.ndarray, term: np.ndarray, a: Assumptions) -> tuple[np.ndarray, np.ndarray]:
+def _financing(
+    col: dict[str, np.ndarray], rent: np.ndarray, is_owned: np.ndarray, term: np.ndarray, a: Assumptions
+) -> tuple[np.ndarray, np.ndarray]:
     """Step 3, financing of the prepayment: prepay_fraction x rent x cost_of_capital x term / 24 (drawn
     down evenly, so half of it is outstanding on average; owned: capital is already in the CRF).
 
@@ -336,7 +360,9 @@ def _ops(col: dict[str, np.ndarray], model: CostModel, spread: np.ndarray, fte_c
     fte_per_1000_gpus x G / 1000) x fte_cost_year / (G x 8,760): the operating work an offer leaves
     with the buyer is part of its cost."""
     n = len(col["basis"])
-    owners = np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
+    owners = (
+        np.column_stack([col[f"owner_{job}"] for job in OPERATING_JOBS]) if n else np.empty((0, len(OPERATING_JOBS)))
+    )
     weights = owner_weights(owners, model.assumptions.shared_weight)
     fte_fixed = weights @ model.staffing_fixed
     fte_scaling = weights @ model.staffing_per_gpu
@@ -351,13 +377,28 @@ def _software(col: dict[str, np.ndarray], fx: np.ndarray, weights: np.ndarray, s
     return serving_weight * software_gpu_hour + col["software_gpu_hour"] * fx
 
 
-def _fixed_and_variable(col: dict[str, np.ndarray], fx: np.ndarray, term: np.ndarray, rent: np.ndarray, financing: np.ndarray, prepay_risk: np.ndarray, software: np.ndarray, fees: Fees, staff: Staff, fte_cost_year: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+def _fixed_and_variable(
+    col: dict[str, np.ndarray],
+    fx: np.ndarray,
+    term: np.ndarray,
+    rent: np.ndarray,
+    financing: np.ndarray,
+    prepay_risk: np.ndarray,
+    software: np.ndarray,
+    fees: Fees,
+    staff: Staff,
+    fte_cost_year: np.ndarray | float,
+) -> tuple[np.ndarray, np.ndarray]:
     """The full cost split by what grows with the GPUs and what does not, which a plan that sizes the
     commitment needs: fixed fees and the fixed core of the buyer's staff per month, and the rest per
     GPU-hour (full x billed x 730 = variable x billed x 730 + fixed_monthly)."""
     once_monthly = np.where(term > 0, col["fees_once"] / term, 0.0)
-    fixed_monthly = (once_monthly + col["fees_monthly"] + col["fees_per_tb_month"]) * fx + staff.fte_fixed * fte_cost_year / 12
-    variable_gpu_hour = rent + financing + prepay_risk + software + fees.gpu_hour + staff.fte_scaling * fte_cost_year / HOURS_PER_YEAR
+    fixed_monthly = (
+        once_monthly + col["fees_monthly"] + col["fees_per_tb_month"]
+    ) * fx + staff.fte_fixed * fte_cost_year / 12
+    variable_gpu_hour = (
+        rent + financing + prepay_risk + software + fees.gpu_hour + staff.fte_scaling * fte_cost_year / HOURS_PER_YEAR
+    )
     return fixed_monthly, variable_gpu_hour
 
 
@@ -374,7 +415,17 @@ class PerToken(NamedTuple):
 NO_TOKENS = PerToken(np.nan, np.nan, np.nan, np.nan, np.nan)
 
 
-def _per_token(col: dict[str, np.ndarray], wl: Workload, fx: np.ndarray, term: np.ndarray, escalation: np.ndarray, success_rate: np.ndarray, fte_fixed: np.ndarray, fte_cost_year: np.ndarray | float, tasks: np.ndarray | float) -> PerToken:
+def _per_token(
+    col: dict[str, np.ndarray],
+    wl: Workload,
+    fx: np.ndarray,
+    term: np.ndarray,
+    escalation: np.ndarray,
+    success_rate: np.ndarray,
+    fte_fixed: np.ndarray,
+    fte_cost_year: np.ndarray | float,
+    tasks: np.ndarray | float,
+) -> PerToken:
     """Per-token offers: the tokens billed per task divided by the share of tasks that succeed, plus fees
     and the fixed staff of the jobs left to the buyer spread over the month's tasks.
 
@@ -384,7 +435,11 @@ def _per_token(col: dict[str, np.ndarray], wl: Workload, fx: np.ndarray, term: n
     GPU-hour ones, whose figure carries prefill and overheads too."""
     s = wl.cached_input_share
     cached = col.get("per_mtok_cached_input")
-    cached = col["per_mtok_input"] if cached is None else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
+    cached = (
+        col["per_mtok_input"]
+        if cached is None
+        else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
+    )
     input_price = (1 - s) * col["per_mtok_input"] + s * cached
     token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6 * escalation
     token_rent = token_cost / success_rate
@@ -416,7 +471,9 @@ class GpuHourCost(NamedTuple):
     cost_per_task: np.ndarray
 
 
-def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation(), only: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+def cost_arrays(
+    col: dict[str, np.ndarray], model: CostModel, varied: Variation = Variation(), only: tuple[str, ...] | None = None
+) -> dict[str, np.ndarray]:
     """The cost model on arrays: one value per offer (shape (n,)) or per draw and offer ((draws, n)).
 
     Text columns (basis, owners) are per offer; numeric columns and the Variation broadcast, so the
@@ -426,7 +483,9 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
     """
     wl, a = model.workload, model.assumptions
     fte_cost_year = a.fte_cost_year if varied.fte_cost_year is None else varied.fte_cost_year
-    demand = wl.tasks_per_month if varied.tasks_per_month is None or wl.tasks_per_month is None else varied.tasks_per_month
+    demand = (
+        wl.tasks_per_month if varied.tasks_per_month is None or wl.tasks_per_month is None else varied.tasks_per_month
+    )
     basis = col["basis"]
     fx = col["fx"].astype(float)
     is_index = basis == "index"
@@ -451,25 +510,53 @@ def cost_arrays(col: dict[str, np.ndarray], model: CostModel, varied: Variation 
         software = _software(col, fx, staff.weights, a.software_gpu_hour)
         # 6. full cost per paid GPU-hour
         full = rent.rent + fees.total + financing + prepay_risk + staff.ops + software
-        fixed_monthly, variable_gpu_hour = _fixed_and_variable(col, fx, term, rent.rent, financing, prepay_risk, software, fees, staff, fte_cost_year)
+        fixed_monthly, variable_gpu_hour = _fixed_and_variable(
+            col, fx, term, rent.rent, financing, prepay_risk, software, fees, staff, fte_cost_year
+        )
         # 12. per successful task
         tasks_per_gpu_hour = fit.capacity * fit.fill
         cost_per_task = full / tasks_per_gpu_hour
         tasks = demand if demand is not None else np.nan
-        tokens = _per_token(col, wl, fx, term, rent.escalation, delivered.success_rate, staff.fte_fixed, fte_cost_year, tasks) if is_token.any() else NO_TOKENS
+        tokens = (
+            _per_token(
+                col, wl, fx, term, rent.escalation, delivered.success_rate, staff.fte_fixed, fte_cost_year, tasks
+            )
+            if is_token.any()
+            else NO_TOKENS
+        )
 
-    figures = GpuHourCost(rent, delivered, fit, fees, financing, prepay_risk, staff, software, full, fixed_monthly, variable_gpu_hour, tasks_per_gpu_hour, cost_per_task)
+    figures = GpuHourCost(
+        rent,
+        delivered,
+        fit,
+        fees,
+        financing,
+        prepay_risk,
+        staff,
+        software,
+        full,
+        fixed_monthly,
+        variable_gpu_hour,
+        tasks_per_gpu_hour,
+        cost_per_task,
+    )
     return _outputs(is_token, figures, tokens, tasks, only)
 
 
-def _outputs(is_token: np.ndarray, g: GpuHourCost, tokens: PerToken, tasks: np.ndarray | float, only: tuple[str, ...] | None) -> dict[str, np.ndarray]:
+def _outputs(
+    is_token: np.ndarray, g: GpuHourCost, tokens: PerToken, tasks: np.ndarray | float, only: tuple[str, ...] | None
+) -> dict[str, np.ndarray]:
     """OUTPUT_COLUMNS, each offer's GPU-hour figure or its per-token one (GPU-hour figures of a per-token
     offer are NaN). Each output is formed only when asked for: the Monte Carlo needs one of them, on
     large arrays."""
     any_token = bool(is_token.any())
 
     def pick(gpu_value: np.ndarray | float, token_value: np.ndarray | float) -> np.ndarray:
-        return np.where(is_token, token_value, gpu_value) if any_token else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(is_token))
+        return (
+            np.where(is_token, token_value, gpu_value)
+            if any_token
+            else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(is_token))
+        )
 
     r, d, fit, fees, staff = g.rent, g.delivered, g.fit, g.fees, g.staff
     outputs = {
@@ -502,7 +589,9 @@ def _outputs(is_token: np.ndarray, g: GpuHourCost, tokens: PerToken, tasks: np.n
         "rent_per_task": lambda: pick(r.rent / g.tasks_per_gpu_hour, tokens.rent),
         "ops_per_task": lambda: pick(staff.ops / g.tasks_per_gpu_hour, tokens.ops),
         "fees_per_task": lambda: pick(fees.total / g.tasks_per_gpu_hour, tokens.fees),
-        "cost_per_mtok": lambda: pick(g.full / (d.throughput * 3600 * d.availability * d.utilization * fit.fill) * 1e6, tokens.mtok),
+        "cost_per_mtok": lambda: pick(
+            g.full / (d.throughput * 3600 * d.availability * d.utilization * fit.fill) * 1e6, tokens.mtok
+        ),
         "monthly_spend": lambda: pick(g.full * fit.billed * HOURS_PER_MONTH, tokens.total * tasks),
         "fixed_monthly": lambda: g.fixed_monthly + np.zeros(np.shape(is_token)),
         "variable_gpu_hour": lambda: pick(g.variable_gpu_hour, np.nan),
@@ -511,7 +600,13 @@ def _outputs(is_token: np.ndarray, g: GpuHourCost, tokens: PerToken, tasks: np.n
         return {key: make() for key, make in outputs.items() if only is None or key in only}
 
 
-def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], target_cost_per_task: float, cost_of_capital: float, vendor_default_rate: float = 0.0) -> np.ndarray:
+def price_to_tie(
+    inputs: dict[str, np.ndarray],
+    costs: dict[str, np.ndarray],
+    target_cost_per_task: float,
+    cost_of_capital: float,
+    vendor_default_rate: float = 0.0,
+) -> np.ndarray:
     """The list price per GPU-hour (workspace currency) at which each offer's cost per task equals the target.
 
     Solves full = target x successful tasks per GPU-hour for the rent, with financing moving with
@@ -522,7 +617,9 @@ def price_to_tie(inputs: dict[str, np.ndarray], costs: dict[str, np.ndarray], ta
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         target_full = target_cost_per_task * costs["successful_tasks_per_gpu_hour"]
         others = costs["fees"] + costs["ops"] + costs["software"]
-        financing_per_rent = inputs["prepay_fraction"] * (cost_of_capital + vendor_default_rate) * inputs["term_months"] / 24
+        financing_per_rent = (
+            inputs["prepay_fraction"] * (cost_of_capital + vendor_default_rate) * inputs["term_months"] / 24
+        )
         rent = (target_full - others) / (1 + financing_per_rent)
         found = inputs.get("escalation")
         escalation = 1.0 if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))

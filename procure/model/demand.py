@@ -54,14 +54,30 @@ def scenarios(config: WorkspaceConfig, count: int | None = None) -> Scenarios:
     months = horizon_months(config)
     start = spec.start if spec.start is not None else config.workload.tasks_per_month
     if start is None:
-        raise InputError([Problem("procure.yaml", None, "demand.start", "required when workload.tasks_per_month is absent (tasks in month 1)")])
+        raise InputError(
+            [
+                Problem(
+                    "procure.yaml",
+                    None,
+                    "demand.start",
+                    "required when workload.tasks_per_month is absent (tasks in month 1)",
+                )
+            ]
+        )
     trend = start * (1 + spec.growth) ** np.arange(months)
     if spec.paths is not None:
         factors = np.array([p.factor for p in spec.paths])
         probability = np.array([p.probability for p in spec.paths])
         return Scenarios(
-            names=[p.name for p in spec.paths], probability=probability / probability.sum(), demand=factors[:, None] * trend[None, :],
-            sampled=False, months=months, start=start, growth=spec.growth, volatility=None, seed=None,
+            names=[p.name for p in spec.paths],
+            probability=probability / probability.sum(),
+            demand=factors[:, None] * trend[None, :],
+            sampled=False,
+            months=months,
+            start=start,
+            growth=spec.growth,
+            volatility=None,
+            seed=None,
         )
     n = count or spec.scenarios
     seed = config.uncertainty.seed
@@ -70,6 +86,13 @@ def scenarios(config: WorkspaceConfig, count: int | None = None) -> Scenarios:
     shocks = rng.standard_normal((n, months - 1)) * step - step * step / 2  # E[exp(shock)] = 1
     log_level = np.concatenate([np.zeros((n, 1)), np.cumsum(shocks, axis=1)], axis=1)
     return Scenarios(
-        names=[f"s{i + 1}" for i in range(n)], probability=np.full(n, 1.0 / n), demand=trend[None, :] * np.exp(log_level),
-        sampled=True, months=months, start=start, growth=spec.growth, volatility=spec.volatility, seed=seed,
+        names=[f"s{i + 1}" for i in range(n)],
+        probability=np.full(n, 1.0 / n),
+        demand=trend[None, :] * np.exp(log_level),
+        sampled=True,
+        months=months,
+        start=start,
+        growth=spec.growth,
+        volatility=spec.volatility,
+        seed=seed,
     )

@@ -81,24 +81,37 @@ def check_grade(offer: Offer, grade: Grade) -> GradeCheck:
     sla = service.sla
     results = [
         RequirementResult("gpu", grade.gpu, offer.gpu, offer.gpu.casefold() == grade.gpu.casefold()),
-        RequirementResult("service kind", " or ".join(req.service_kinds), service.kind, service.kind in req.service_kinds),
+        RequirementResult(
+            "service kind", " or ".join(req.service_kinds), service.kind, service.kind in req.service_kinds
+        ),
     ]
     shareable = set(req.provider_or_shared_jobs)
     owned_outright = [job for job in req.provider_jobs if job not in shareable]
     if owned_outright:
         not_provider = [job for job in owned_outright if offer.responsibilities.get(job) != "provider"]
-        observed = "all provider" if not not_provider else "not provider: " + ", ".join(
-            f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_provider
+        observed = (
+            "all provider"
+            if not not_provider
+            else "not provider: "
+            + ", ".join(f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_provider)
         )
         results.append(RequirementResult("provider owns", ", ".join(owned_outright), observed, not not_provider))
     if req.provider_or_shared_jobs:
         # A job the provider shares (it watches the infrastructure, the buyer the application) still
         # has the provider doing its part: a managed cluster with shared monitoring is a managed cluster.
-        not_taken = [job for job in req.provider_or_shared_jobs if offer.responsibilities.get(job) not in ("provider", "shared")]
-        observed = "all provider or shared" if not not_taken else "customer: " + ", ".join(
-            f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_taken
+        not_taken = [
+            job for job in req.provider_or_shared_jobs if offer.responsibilities.get(job) not in ("provider", "shared")
+        ]
+        observed = (
+            "all provider or shared"
+            if not not_taken
+            else "customer: " + ", ".join(f"{job} ({offer.responsibilities.get(job, 'missing')})" for job in not_taken)
         )
-        results.append(RequirementResult("provider owns or shares", ", ".join(req.provider_or_shared_jobs), observed, not not_taken))
+        results.append(
+            RequirementResult(
+                "provider owns or shares", ", ".join(req.provider_or_shared_jobs), observed, not not_taken
+            )
+        )
     exempt = requirement_exemption("node replacement", offer)
     if req.max_node_replacement_hours is not None and exempt is not None:
         results.append(RequirementResult("node replacement", f"<= {req.max_node_replacement_hours:g} h", exempt, True))
@@ -133,7 +146,11 @@ def check_grade(offer: Offer, grade: Grade) -> GradeCheck:
             )
         )
     if req.tenant_isolation:
-        results.append(RequirementResult("tenant isolation", "yes", "yes" if service.tenant_isolation else "no", service.tenant_isolation))
+        results.append(
+            RequirementResult(
+                "tenant isolation", "yes", "yes" if service.tenant_isolation else "no", service.tenant_isolation
+            )
+        )
     return GradeCheck(grade, results)
 
 

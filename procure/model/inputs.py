@@ -12,7 +12,18 @@ import datetime as _dt
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StringConstraints, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+)
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -77,7 +88,9 @@ class Workload(Strict):
     peak_factor: Annotated[Number, Field(ge=1, le=100)] = Field(
         3.0, description="peak tasks per minute over the average (per-token offers' rate limits must carry the peak)"
     )
-    cached_input_share: Fraction = Field(0.0, description="share of input tokens served from the provider's prompt cache (per-token offers)")
+    cached_input_share: Fraction = Field(
+        0.0, description="share of input tokens served from the provider's prompt cache (per-token offers)"
+    )
 
 
 class JobStaffing(Strict):
@@ -129,21 +142,30 @@ def _published_bands() -> dict[str, float]:
     # the same strength as a checklist landing in the matching band (Platinum ~ 85+, Underperform ~ critical).
     # The Participation Ribbon (3.0) has no score band of its own: it sits between Bronze and Underperform, so
     # it takes the midpoint of their factors, (0.98 + 0.95) / 2 = 0.965.
-    return {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "participation_ribbon": 0.965, "underperform": 0.95}
+    return {
+        "platinum": 1.0,
+        "gold": 0.995,
+        "silver": 0.99,
+        "bronze": 0.98,
+        "participation_ribbon": 0.965,
+        "underperform": 0.95,
+    }
 
 
 class Reliability(Strict):
     """Factor on SLA availability: what an SLA figure is worth given who operates the service."""
 
     unrated: PositiveFraction | None = Field(
-        None, description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it"
+        None,
+        description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it",
     )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
         description="[minimum operational score, factor] pairs",
     )
     published: dict[PublishedTier, PositiveFraction] = Field(
-        default_factory=_published_bands, description="factor per published (ClusterMAX) tier, used when an offer has no checklist"
+        default_factory=_published_bands,
+        description="factor per published (ClusterMAX) tier, used when an offer has no checklist",
     )
 
 
@@ -153,7 +175,8 @@ class Assumptions(Strict):
     cost_of_capital: Annotated[Number, Field(ge=0, lt=1)] = 0.10
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = Field(
-        0.98, description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs"
+        0.98,
+        description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs",
     )
     self_operated_jobs: dict[str, PositiveFraction] = Field(
         default_factory=dict,
@@ -168,10 +191,12 @@ class Assumptions(Strict):
     # InferenceX curves (docs/interpolation.md): log-linear has the smallest unbiased error (median -0.9%)
     # and never reorders two offers on one true curve by how densely each was sampled; step is the floor.
     interpolation: Literal["linear", "log", "step", "monotone"] = Field(
-        "log", description="throughput between frontier points: linear, log (linear in log throughput), step (the next faster point's), monotone (PCHIP)"
+        "log",
+        description="throughput between frontier points: linear, log (linear in log throughput), step (the next faster point's), monotone (PCHIP)",
     )
     vendor_default_rate: Annotated[Number, Field(ge=0, lt=1)] = Field(
-        0.0, description="annual probability that a vendor fails while holding unearned prepayment (prices the expected loss)"
+        0.0,
+        description="annual probability that a vendor fails while holding unearned prepayment (prices the expected loss)",
     )
 
     def staffing(self, job: str) -> JobStaffing:
@@ -184,18 +209,23 @@ class Policy(Strict):
     min_availability: Fraction = 0.99
     min_demand_coverage: Positive = 1.0
     gate_confidence: PositiveFraction = Field(
-        0.5, description="the probability of passing a gate whose inputs are drawn (availability, capacity) an acceptable offer must reach"
+        0.5,
+        description="the probability of passing a gate whose inputs are drawn (availability, capacity) an acceptable offer must reach",
     )
     allowed_regions: list[str] | None = None
     require_attestation_any: list[str] = Field(default_factory=lambda: ["soc2_type2", "iso27001"])
     require_tenant_isolation: bool = True
     require_isolated_monitoring: bool = True
-    ttft_unstated: Literal["pass", "fail"] = Field("fail", description="the TTFT gate where a curve states no time to first token at the target")
+    ttft_unstated: Literal["pass", "fail"] = Field(
+        "fail", description="the TTFT gate where a curve states no time to first token at the target"
+    )
     rate_limits_unstated: Literal["pass", "fail"] = Field(
-        "pass", description="capacity gate of a per-token offer that states no rate limits: pass with a warning, or fail"
+        "pass",
+        description="capacity gate of a per-token offer that states no rate limits: pass with a warning, or fail",
     )
     unrated: Literal["rank", "exclude"] = Field(
-        "rank", description="an offer with no rating evidence: ranked with the unrated haircut and flagged 'rate before signing', or excluded"
+        "rank",
+        description="an offer with no rating evidence: ranked with the unrated haircut and flagged 'rate before signing', or excluded",
     )
 
 
@@ -245,32 +275,62 @@ DEFAULT_RATING_CATEGORIES: dict[str, RatingCategory] = {
     "security": RatingCategory(
         weight=0.15,
         criteria=_criteria(
-            "soc2_type2", "iso27001", "pentest_fabric", "fabric_tenant_isolation", "isolation_beyond_namespaces", "patched_min_versions",
+            "soc2_type2",
+            "iso27001",
+            "pentest_fabric",
+            "fabric_tenant_isolation",
+            "isolation_beyond_namespaces",
+            "patched_min_versions",
             audit_log_days=Criterion(at_least=90),
         ),
     ),
-    "lifecycle": RatingCategory(weight=0.10, criteria=_criteria("transparent_onboarding_costs", "delivery_dates_met", "no_punitive_egress", "no_offboarding_fee")),
+    "lifecycle": RatingCategory(
+        weight=0.10,
+        criteria=_criteria(
+            "transparent_onboarding_costs", "delivery_dates_met", "no_punitive_egress", "no_offboarding_fee"
+        ),
+    ),
     "orchestration": RatingCategory(
         weight=0.10,
-        criteria=_criteria("managed_control_plane", "topology_aware_scheduling", scheduler=Criterion(any_of=["slurm", "kubernetes"])),
+        criteria=_criteria(
+            "managed_control_plane", "topology_aware_scheduling", scheduler=Criterion(any_of=["slurm", "kubernetes"])
+        ),
     ),
-    "storage": RatingCategory(weight=0.08, criteria=_criteria("parallel_filesystem", "object_store", read_gb_s_per_gpu=Criterion(at_least=2.0))),
+    "storage": RatingCategory(
+        weight=0.08,
+        criteria=_criteria("parallel_filesystem", "object_store", read_gb_s_per_gpu=Criterion(at_least=2.0)),
+    ),
     "networking": RatingCategory(
-        weight=0.10, criteria=_criteria("infiniband", "rail_optimized", "nccl_tests_published", allreduce_busbw_gb_s=Criterion(at_least=350))
+        weight=0.10,
+        criteria=_criteria(
+            "infiniband", "rail_optimized", "nccl_tests_published", allreduce_busbw_gb_s=Criterion(at_least=350)
+        ),
     ),
     "reliability": RatingCategory(
         weight=0.15,
         criteria=_criteria(
-            "passive_health_checks", "active_health_checks", "automatic_drain", "sdc_checks", "automatic_sla_credits",
+            "passive_health_checks",
+            "active_health_checks",
+            "automatic_drain",
+            "sdc_checks",
+            "automatic_sla_credits",
             node_replacement_hours=Criterion(at_most=24),
         ),
     ),
-    "monitoring": RatingCategory(weight=0.12, criteria=_criteria("managed_dashboards", "alerting", "dcgm_metrics", "tenant_isolated")),
+    "monitoring": RatingCategory(
+        weight=0.12, criteria=_criteria("managed_dashboards", "alerting", "dcgm_metrics", "tenant_isolated")
+    ),
     "pricing": RatingCategory(weight=0.06, criteria=_criteria("published_prices", "no_hidden_fees", "term_discounts")),
-    "partnerships": RatingCategory(weight=0.06, criteria=_criteria("nvidia_cloud_partner", "serving_stack_partnerships", "upstream_contributions")),
+    "partnerships": RatingCategory(
+        weight=0.06, criteria=_criteria("nvidia_cloud_partner", "serving_stack_partnerships", "upstream_contributions")
+    ),
     "availability": RatingCategory(
         weight=0.08,
-        criteria=_criteria(lead_time_weeks=Criterion(at_most=4), gpus_available_now=Criterion(at_least=256), can_expand_to=Criterion(at_least=1024)),
+        criteria=_criteria(
+            lead_time_weeks=Criterion(at_most=4),
+            gpus_available_now=Criterion(at_least=256),
+            can_expand_to=Criterion(at_least=1024),
+        ),
     ),
 }
 
@@ -284,14 +344,17 @@ class TierThresholds(Strict):
 
 
 class RatingConfig(Strict):
-    categories: dict[str, RatingCategory] = Field(default_factory=dict, description="replaces the default checklist of the categories named")
+    categories: dict[str, RatingCategory] = Field(
+        default_factory=dict, description="replaces the default checklist of the categories named"
+    )
     critical: list[Annotated[list[str], Field(min_length=1)]] = Field(
         default_factory=lambda: [["security.soc2_type2", "security.iso27001"], ["monitoring.tenant_isolated"]],
         description="each entry: evidence answers of which at least one must be true, else Underperform",
     )
     tiers: TierThresholds = Field(default_factory=TierThresholds)
     min_peers: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        5, description="fewest rated offers for peer-relative tiers; below it the tier reads 'too few peers' beside the absolute band"
+        5,
+        description="fewest rated offers for peer-relative tiers; below it the tier reads 'too few peers' beside the absolute band",
     )
 
     def category(self, name: str) -> RatingCategory:
@@ -303,7 +366,8 @@ class CompetitorPoint(Strict):
     cost_per_task: Positive
     date: date
     figure: Literal["cost", "price"] = Field(
-        "cost", description="cost: what serving a task costs the competitor (an estimate of its own cost); price: what it charges its customers per task (public pricing)"
+        "cost",
+        description="cost: what serving a task costs the competitor (an estimate of its own cost); price: what it charges its customers per task (public pricing)",
     )
 
 
@@ -313,7 +377,9 @@ class OwnPoint(Strict):
 
 
 class MarketConfig(Strict):
-    competitors: list[CompetitorPoint] = Field(default_factory=list, description="competitors' cost per successful task, by date")
+    competitors: list[CompetitorPoint] = Field(
+        default_factory=list, description="competitors' cost per successful task, by date"
+    )
     own: list[OwnPoint] = Field(default_factory=list, description="our own cost per successful task, by date")
 
 
@@ -338,7 +404,9 @@ class FuturesContract(Strict):
     venue: Text = Field("CME Group", description="the exchange that lists the contract")
     index: Text = Field("Silicon Data SDB200RT (B200 rental index)", description="the index the contract settles on")
     settlement: Literal["cash", "physical"] = Field("cash", description="how the contract settles")
-    gpu_hours: Positive | None = Field(None, description="GPU-hours per contract; default hedge.contract_gpu_hours (730)")
+    gpu_hours: Positive | None = Field(
+        None, description="GPU-hours per contract; default hedge.contract_gpu_hours (730)"
+    )
     confirmed: list[Literal["venue", "index", "settlement", "gpu_hours"]] = Field(
         default_factory=lambda: ["venue", "index", "settlement"],
         description="the terms checked against the exchange's published contract specification; every other term is labelled unverified in every output",
@@ -350,16 +418,30 @@ class BasisPrior(Strict):
     correlation `correlation` with it. Default 0.928, Hull's cross-hedge example (Options, Futures, and Other
     Derivatives, ch. 3: jet fuel hedged with heating oil futures, rho 0.928), the same volatility as the index."""
 
-    correlation: Annotated[Number, Field(ge=-1, le=1)] = Field(0.928, description="assumed correlation of rent changes with index changes")
-    volatility_ratio: Annotated[Number, Field(gt=0, le=10)] = Field(1.0, description="assumed volatility of rent changes over the index's")
+    correlation: Annotated[Number, Field(ge=-1, le=1)] = Field(
+        0.928, description="assumed correlation of rent changes with index changes"
+    )
+    volatility_ratio: Annotated[Number, Field(gt=0, le=10)] = Field(
+        1.0, description="assumed volatility of rent changes over the index's"
+    )
 
 
 class HedgeConfig(Strict):
     horizon_months: Annotated[Count, Field(ge=1, le=120)] = 12
-    period: Literal["week", "month"] = Field("month", description="the period over which rent and index changes are aligned")
-    contract_gpu_hours: Positive = Field(730, description="GPU-hours per futures contract (one GPU for a 730-hour month); hedge.contract.gpu_hours replaces it")
-    contract: FuturesContract = Field(default_factory=FuturesContract, description="the futures contract: venue, settlement index, settlement, size, and which terms are confirmed")
-    basis_prior: BasisPrior = Field(default_factory=BasisPrior, description="the basis assumed without a rent history (never 0)")
+    period: Literal["week", "month"] = Field(
+        "month", description="the period over which rent and index changes are aligned"
+    )
+    contract_gpu_hours: Positive = Field(
+        730,
+        description="GPU-hours per futures contract (one GPU for a 730-hour month); hedge.contract.gpu_hours replaces it",
+    )
+    contract: FuturesContract = Field(
+        default_factory=FuturesContract,
+        description="the futures contract: venue, settlement index, settlement, size, and which terms are confirmed",
+    )
+    basis_prior: BasisPrior = Field(
+        default_factory=BasisPrior, description="the basis assumed without a rent history (never 0)"
+    )
     # Layered ladder, a common procurement practice: hedge most of the near months, less further out.
     ladder: list[LadderBucket] = Field(
         default_factory=lambda: [
@@ -369,7 +451,9 @@ class HedgeConfig(Strict):
         ]
     )
     offer: str | None = Field(None, description="the offer to hedge; default: the top-ranked acceptable one")
-    forward: Positive | None = Field(None, description="the futures price per GPU-hour at which hedges are bought; default: today's index level")
+    forward: Positive | None = Field(
+        None, description="the futures price per GPU-hour at which hedges are bought; default: today's index level"
+    )
 
     @property
     def contract_size(self) -> float:
@@ -395,20 +479,29 @@ class IndexReading(Strict):
 
 
 class IndexConfig(Strict):
-    scope_gpus: Annotated[Count, Field(gt=0)] = Field(512, description="fleet size at which scope adjustment prices the buyer's operating jobs")
-    min_quotes: Annotated[Count, Field(ge=1, le=1000)] = Field(3, description="fewest quotes a stratum needs in a period to publish its own level")
-    seller_cap: Annotated[Number, Field(gt=0, le=1)] = Field(0.5, description="most weight one seller carries within a stratum and period")
+    scope_gpus: Annotated[Count, Field(gt=0)] = Field(
+        512, description="fleet size at which scope adjustment prices the buyer's operating jobs"
+    )
+    min_quotes: Annotated[Count, Field(ge=1, le=1000)] = Field(
+        3, description="fewest quotes a stratum needs in a period to publish its own level"
+    )
+    seller_cap: Annotated[Number, Field(gt=0, le=1)] = Field(
+        0.5, description="most weight one seller carries within a stratum and period"
+    )
     weights: Annotated[list[StratumWeight], Field(min_length=1)] | None = Field(
         None, description="fixed stratum weights; default: each stratum's share of the quotes in the base period"
     )
     base_period: date | None = Field(
-        None, description="the period (any day in it) whose quotes fix the stratum weights when index.weights is absent; default: the first period"
+        None,
+        description="the period (any day in it) whose quotes fix the stratum weights when index.weights is absent; default: the first period",
     )
     readings: list[IndexReading] = Field(
-        default_factory=list, description="external or hand-entered levels spliced into the built index, each shown with its level jump"
+        default_factory=list,
+        description="external or hand-entered levels spliced into the built index, each shown with its level jump",
     )
     strata: list[Literal["term", "kind", "grade"]] = Field(
-        default_factory=lambda: ["term", "kind", "grade"], description="the dimensions of the strata; [] pools every quote (the mix then moves the level)"
+        default_factory=lambda: ["term", "kind", "grade"],
+        description="the dimensions of the strata; [] pools every quote (the mix then moves the level)",
     )
 
 
@@ -477,55 +570,95 @@ class UncertaintyConfig(Strict):
     # A vendor's throughput claim is usually an upper bound: triangular 0.75 / 0.9 / 1.0 of the claim;
     # a measurement on your own workload is narrower; a public reference curve sits in between.
     throughput: dict[Literal["measured", "vendor_claim", "reference"], Distribution] = Field(
-        default_factory=lambda: {"vendor_claim": _tri(0.75, 0.9, 1.0), "measured": _tri(0.95, 1.0, 1.03), "reference": _tri(0.85, 0.95, 1.05)}
+        default_factory=lambda: {
+            "vendor_claim": _tri(0.75, 0.9, 1.0),
+            "measured": _tri(0.95, 1.0, 1.03),
+            "reference": _tri(0.85, 0.95, 1.05),
+        }
     )
-    availability: Distribution = Field(default_factory=lambda: _tri(0.99, 1.0, 1.0), description="factor on availability (at most 1 in all)")
-    utilization: Distribution = Field(default_factory=lambda: _tri(0.85, 1.0, 1.1), description="factor on the workload's utilization (at most 1 in all)")
-    fte_cost: Distribution = Field(default_factory=lambda: _tri(0.9, 1.0, 1.25), description="factor on the cost of an engineer")
-    index: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on the index level (index-linked offers)")
+    availability: Distribution = Field(
+        default_factory=lambda: _tri(0.99, 1.0, 1.0), description="factor on availability (at most 1 in all)"
+    )
+    utilization: Distribution = Field(
+        default_factory=lambda: _tri(0.85, 1.0, 1.1),
+        description="factor on the workload's utilization (at most 1 in all)",
+    )
+    fte_cost: Distribution = Field(
+        default_factory=lambda: _tri(0.9, 1.0, 1.25), description="factor on the cost of an engineer"
+    )
+    index: Distribution = Field(
+        default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on the index level (index-linked offers)"
+    )
     fx: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on each exchange rate")
-    offers: dict[str, OfferUncertainty] = Field(default_factory=dict, description="per-offer throughput and availability distributions")
+    offers: dict[str, OfferUncertainty] = Field(
+        default_factory=dict, description="per-offer throughput and availability distributions"
+    )
     # Production runs below the benchmark (real prompt mixes, restarts, noisy neighbours): one factor
     # shared by every GPU-hour offer, on top of each curve's own factor.
-    production: Distribution = Field(default_factory=lambda: _tri(0.85, 0.95, 1.0), description="factor from benchmark to production throughput, shared by all GPU-hour offers")
+    production: Distribution = Field(
+        default_factory=lambda: _tri(0.85, 0.95, 1.0),
+        description="factor from benchmark to production throughput, shared by all GPU-hour offers",
+    )
     # Offers on one serving stack (performance.stack) share how that stack fares on this workload; each
     # curve (an offer's own points, or a reference curve) adds its own residual (`throughput` above).
-    stack: Distribution = Field(default_factory=lambda: _tri(0.95, 1.0, 1.05), description="factor on throughput shared by every offer on one serving stack")
-    demand: Distribution = Field(default_factory=lambda: _tri(0.8, 1.0, 1.2), description="factor on workload.tasks_per_month, shared by all offers")
+    stack: Distribution = Field(
+        default_factory=lambda: _tri(0.95, 1.0, 1.05),
+        description="factor on throughput shared by every offer on one serving stack",
+    )
+    demand: Distribution = Field(
+        default_factory=lambda: _tri(0.8, 1.0, 1.2),
+        description="factor on workload.tasks_per_month, shared by all offers",
+    )
     readings: StrictBool = Field(
-        True, description="draw the calibrated range of every log-linear reading between frontier points (docs/interpolation.md), one per curve"
+        True,
+        description="draw the calibrated range of every log-linear reading between frontier points (docs/interpolation.md), one per curve",
     )
 
 
 class HorizonConfig(Strict):
     """Compare offers over one horizon of months, with what happens after each term stated."""
 
-    months: Annotated[Count, Field(ge=1, le=240)] | None = Field(None, description="default horizon for cashflow and compare --horizon")
+    months: Annotated[Count, Field(ge=1, le=240)] | None = Field(
+        None, description="default horizon for cashflow and compare --horizon"
+    )
     renewal: Literal["basis", "index", "escalate"] = Field(
         "basis",
         description="after its term an offer renews at the index plus its own basis (its rent minus the index at as-of; "
         "index-linked: its spread, floor and cap), at the raw index, or at its last price plus its escalator",
     )
-    index_growth: Annotated[Number, Field(ge=-0.9, le=1)] = Field(0.0, description="the index change a year that the horizon assumes (0: today's level stays)")
-    count_sla_credits: StrictBool = Field(False, description="count expected SLA credits in the horizon cost (a remedy, not a saving: off by default)")
-    downtime_cv: Annotated[Number, Field(gt=0, le=10)] = Field(
-        1.0, description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the expected availability"
+    index_growth: Annotated[Number, Field(ge=-0.9, le=1)] = Field(
+        0.0, description="the index change a year that the horizon assumes (0: today's level stays)"
     )
-    claim_success: Fraction = Field(0.5, description="share of SLA credits that must be claimed which are actually obtained")
-    expected_delay_weeks: Annotated[NonNegative, Field(le=520)] = Field(0.0, description="expected delivery delay beyond the promised date, in weeks (at most 520: ten years)")
+    count_sla_credits: StrictBool = Field(
+        False, description="count expected SLA credits in the horizon cost (a remedy, not a saving: off by default)"
+    )
+    downtime_cv: Annotated[Number, Field(gt=0, le=10)] = Field(
+        1.0,
+        description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the expected availability",
+    )
+    claim_success: Fraction = Field(
+        0.5, description="share of SLA credits that must be claimed which are actually obtained"
+    )
+    expected_delay_weeks: Annotated[NonNegative, Field(le=520)] = Field(
+        0.0, description="expected delivery delay beyond the promised date, in weeks (at most 520: ten years)"
+    )
 
 
 class ReevaluateConfig(Strict):
     """Thresholds of `procure reevaluate` (its flags replace them)."""
 
-    max_increase: Fraction | None = Field(None, description="fail when an acceptable offer's cost per task rises more than this share")
+    max_increase: Fraction | None = Field(
+        None, description="fail when an acceptable offer's cost per task rises more than this share"
+    )
     fail_on: list[Literal["rank-change", "grade-change", "new-cheapest", "gate-change"]] = Field(
         default_factory=lambda: ["rank-change", "grade-change", "new-cheapest", "gate-change"]
     )
     claim_warning_days: Annotated[Count, Field(ge=0, le=365)] = Field(
         7, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
     )
-    claim_min_amount: NonNegative = Field(0.0, description="the smallest claim (workspace currency) whose lapsing deadline fails a re-evaluation")
+    claim_min_amount: NonNegative = Field(
+        0.0, description="the smallest claim (workspace currency) whose lapsing deadline fails a re-evaluation"
+    )
 
 
 class MetricNames(Strict):
@@ -534,27 +667,57 @@ class MetricNames(Strict):
     output_tokens: Text = Field("vllm:generation_tokens_total", description="counter of output (generated) tokens")
     requests: Text = Field("vllm:request_success_total", description="counter of finished requests, by outcome label")
     outcome_label: Text = Field("finished_reason", description="the label of `requests` that says how a request ended")
-    ok_outcomes: list[Text] = Field(default_factory=lambda: ["stop", "length"], description="outcomes that served the request")
-    failed_outcomes: list[Text] = Field(default_factory=lambda: ["abort", "error"], description="outcomes that failed it")
+    ok_outcomes: list[Text] = Field(
+        default_factory=lambda: ["stop", "length"], description="outcomes that served the request"
+    )
+    failed_outcomes: list[Text] = Field(
+        default_factory=lambda: ["abort", "error"], description="outcomes that failed it"
+    )
     ttft: Text = Field("vllm:time_to_first_token_seconds", description="histogram of the time to first token, seconds")
-    e2e_latency: Text = Field("vllm:e2e_request_latency_seconds", description="histogram of the end-to-end request latency, seconds")
-    labels: list[Text] = Field(default_factory=list, description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label")
+    e2e_latency: Text = Field(
+        "vllm:e2e_request_latency_seconds", description="histogram of the end-to-end request latency, seconds"
+    )
+    labels: list[Text] = Field(
+        default_factory=list,
+        description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label",
+    )
     # Utilization telemetry, for the busy GPU-hours that make tokens per busy GPU-hour (docs/actuals.md, "Busy GPU-hours").
-    gpu_busy: Text = Field("DCGM_FI_PROF_GR_ENGINE_ACTIVE", description="gauge 0..1 per GPU of the time its engine was active (NVIDIA dcgm-exporter; preferred)")
-    requests_running: Text = Field("vllm:num_requests_running", description="gauge of the requests in the engine's running batch (vLLM), read when no GPU gauge covers the month")
-    max_concurrency: Positive | None = Field(None, description="the engine's most requests at once (vLLM --max-num-seqs): requests_running / this is its saturation; unset: requests_running is not read")
-    gpus_per_engine: Annotated[Count, Field(ge=1, le=1024)] = Field(1, description="GPUs one serving engine runs on (its tensor x pipeline parallel size): busy GPU-hours = saturation x these")
+    gpu_busy: Text = Field(
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+        description="gauge 0..1 per GPU of the time its engine was active (NVIDIA dcgm-exporter; preferred)",
+    )
+    requests_running: Text = Field(
+        "vllm:num_requests_running",
+        description="gauge of the requests in the engine's running batch (vLLM), read when no GPU gauge covers the month",
+    )
+    max_concurrency: Positive | None = Field(
+        None,
+        description="the engine's most requests at once (vLLM --max-num-seqs): requests_running / this is its saturation; unset: requests_running is not read",
+    )
+    gpus_per_engine: Annotated[Count, Field(ge=1, le=1024)] = Field(
+        1,
+        description="GPUs one serving engine runs on (its tensor x pipeline parallel size): busy GPU-hours = saturation x these",
+    )
 
 
 class EvidenceConfig(Strict):
     """How much the promised figures weigh against delivered ones (docs/actuals.md, "Evidence")."""
 
-    availability_prior_hours: Positive = Field(730.0, description="the SLA's availability counts as this many hours observed")
-    success_prior_requests: Positive = Field(10_000.0, description="a served-request rate of 1 counts as this many requests observed")
-    throughput_prior_sd: Positive = Field(0.10, description="sd of log(delivered / promised throughput) before any month is seen")
-    throughput_month_sd: Positive = Field(0.05, description="sd of one fully exposed month's log ratio around the vendor's true one")
+    availability_prior_hours: Positive = Field(
+        730.0, description="the SLA's availability counts as this many hours observed"
+    )
+    success_prior_requests: Positive = Field(
+        10_000.0, description="a served-request rate of 1 counts as this many requests observed"
+    )
+    throughput_prior_sd: Positive = Field(
+        0.10, description="sd of log(delivered / promised throughput) before any month is seen"
+    )
+    throughput_month_sd: Positive = Field(
+        0.05, description="sd of one fully exposed month's log ratio around the vendor's true one"
+    )
     trial_weight: Annotated[Number, Field(gt=0, le=1)] = Field(
-        0.25, description="a month's post-signing trials (perf import --offer) weigh as this share of a fully busy month of telemetry"
+        0.25,
+        description="a month's post-signing trials (perf import --offer) weigh as this share of a fully busy month of telemetry",
     )
 
 
@@ -563,12 +726,21 @@ class ActualsConfig(Strict):
 
     metrics: MetricNames = Field(default_factory=MetricNames)
     gap_minutes: Positive = Field(10.0, description="a series without a sample for longer than this has a stated gap")
-    down_impacts: Annotated[list[Literal["none", "minor", "major", "critical", "maintenance"]], Field(min_length=1)] = Field(
-        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time (at least one: none would make every month 100% available)"
+    down_impacts: Annotated[list[Literal["none", "minor", "major", "critical", "maintenance"]], Field(min_length=1)] = (
+        Field(
+            default_factory=lambda: ["major", "critical"],
+            description="the incident impacts counted as down time (at least one: none would make every month 100% available)",
+        )
     )
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
-    max_cost_overrun: Fraction = Field(0.10, description="reevaluate fails when the delivered cost per task exceeds the promised by more than this share")
-    min_coverage: Fraction = Field(0.9, description="a month whose metric samples cover less of it than this share is partial: its throughput and cost per task are not scored")
+    max_cost_overrun: Fraction = Field(
+        0.10,
+        description="reevaluate fails when the delivered cost per task exceeds the promised by more than this share",
+    )
+    min_coverage: Fraction = Field(
+        0.9,
+        description="a month whose metric samples cover less of it than this share is partial: its throughput and cost per task are not scored",
+    )
 
 
 class DemandPath(Strict):
@@ -582,11 +754,17 @@ class DemandPath(Strict):
 class DemandConfig(Strict):
     """Tasks per month over the planning horizon: a trend with lognormal uncertainty, or explicit paths."""
 
-    months: Annotated[Count, Field(ge=1, le=120)] | None = Field(None, description="planning horizon (default horizon.months, else 24)")
+    months: Annotated[Count, Field(ge=1, le=120)] | None = Field(
+        None, description="planning horizon (default horizon.months, else 24)"
+    )
     start: Positive | None = Field(None, description="tasks in month 1 (default workload.tasks_per_month)")
     growth: Annotated[Number, Field(ge=-0.5, le=1)] = Field(0.0, description="expected growth per month, e.g. 0.02")
-    volatility: Annotated[Number, Field(ge=0, le=3)] = Field(0.30, description="lognormal sd of the level after 12 months (scales with sqrt(months))")
-    scenarios: Annotated[Count, Field(ge=1, le=20_000)] = Field(500, description="sampled paths, seeded by uncertainty.seed")
+    volatility: Annotated[Number, Field(ge=0, le=3)] = Field(
+        0.30, description="lognormal sd of the level after 12 months (scales with sqrt(months))"
+    )
+    scenarios: Annotated[Count, Field(ge=1, le=20_000)] = Field(
+        500, description="sampled paths, seeded by uncertainty.seed"
+    )
     paths: Annotated[list[DemandPath], Field(min_length=1, max_length=1000)] | None = Field(
         None, description="explicit scenarios instead of sampled ones: [{name, factor, probability}]"
     )
@@ -595,30 +773,47 @@ class DemandConfig(Strict):
 class PlanConfig(Strict):
     """The buyer's policy for `procure plan`."""
 
-    max_vendor_share: PositiveFraction = Field(1.0, description="most of the expected capacity (tasks) one vendor may provide (1: no cap, the default; set one, e.g. 0.7, to spread the risk)")
+    max_vendor_share: PositiveFraction = Field(
+        1.0,
+        description="most of the expected capacity (tasks) one vendor may provide (1: no cap, the default; set one, e.g. 0.7, to spread the risk)",
+    )
     max_spot_share: Fraction = Field(
-        0.3, description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary"
+        0.3,
+        description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary",
     )
     cvar_alpha: Annotated[Number, Field(gt=0, lt=1)] = Field(0.9, description="CVaR level on monthly spend")
-    cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(0.0, description="weight of CVaR in the objective (0: risk-neutral)")
+    cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(
+        0.0, description="weight of CVaR in the objective (0: risk-neutral)"
+    )
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
-    unserved_penalty_per_task: Positive | None = Field(None, description="cost of a task not served; absent: every scenario must be served")
+    unserved_penalty_per_task: Positive | None = Field(
+        None, description="cost of a task not served; absent: every scenario must be served"
+    )
     time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(
-        600.0, description="backstop only: seconds a solve may run before it is stopped (the plan then depends on the machine's load; plan.node_limit is the limit that gives the same plan on any machine)"
+        600.0,
+        description="backstop only: seconds a solve may run before it is stopped (the plan then depends on the machine's load; plan.node_limit is the limit that gives the same plan on any machine)",
     )
     node_limit: Annotated[Count, Field(ge=1, le=10_000_000)] = Field(
-        5000, description="branch-and-bound nodes a solve may explore before it stops with its best plan: a count of work, so the same inputs give the same plan on an idle or a loaded machine"
+        5000,
+        description="branch-and-bound nodes a solve may explore before it stops with its best plan: a count of work, so the same inputs give the same plan on an idle or a loaded machine",
     )
     decide_within: date | None = Field(
-        None, description="end of the decision window (default: the earliest expiry, valid_until, of the offers the plan can use): commitments starting by then are signed now, later ones are intentions to re-plan"
+        None,
+        description="end of the decision window (default: the earliest expiry, valid_until, of the offers the plan can use): commitments starting by then are signed now, later ones are intentions to re-plan",
     )
-    mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(1e-3, description="relative optimality gap at which the solver stops")
-    frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(4, description="risk limits on the efficient frontier")
+    mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(
+        1e-3, description="relative optimality gap at which the solver stops"
+    )
+    frontier_points: Annotated[Count, Field(ge=2, le=20)] = Field(
+        4, description="risk limits on the efficient frontier"
+    )
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
-        60, description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)"
+        60,
+        description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)",
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
-        12, description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario"
+        12,
+        description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario",
     )
 
 
@@ -669,14 +864,18 @@ class PerMtok(Strict):
 
     input: NonNegative
     output: Positive
-    cached_input: NonNegative | None = Field(None, description="per million input tokens served from the prompt cache (default: the input price)")
+    cached_input: NonNegative | None = Field(
+        None, description="per million input tokens served from the prompt cache (default: the input price)"
+    )
 
 
 class OwnedCost(Strict):
     """Owning and self-operating: the capital and running costs per GPU."""
 
     capex_per_gpu: Positive = Field(description="all-in per GPU, host and network share included")
-    life_years: Annotated[Positive, Field(le=50)]  # a GPU cluster's depreciation life; 50 years is already far beyond any
+    life_years: Annotated[
+        Positive, Field(le=50)
+    ]  # a GPU cluster's depreciation life; 50 years is already far beyond any
     power_kw_per_gpu: Positive
     pue: Annotated[Number, Field(ge=1, le=3)]
     electricity_kwh: NonNegative
@@ -750,10 +949,18 @@ class Service(Strict):
     tenant_isolation: bool = False
     isolated_monitoring: bool = False
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
-    node_gpus: Annotated[Count, Field(ge=1, le=1024)] = Field(8, description="GPUs are committed and billed in whole nodes of this size")
-    preemptible: StrictBool = Field(False, description="spot or preemptible capacity: a pay-as-used burst source, never the primary offer")
-    interruptions_per_month: NonNegative | None = Field(None, description="spot: expected interruptions per node per month")
-    restart_minutes: NonNegative = Field(30.0, description="spot: GPU time lost per interruption (work in flight, reload, warm-up), minutes")
+    node_gpus: Annotated[Count, Field(ge=1, le=1024)] = Field(
+        8, description="GPUs are committed and billed in whole nodes of this size"
+    )
+    preemptible: StrictBool = Field(
+        False, description="spot or preemptible capacity: a pay-as-used burst source, never the primary offer"
+    )
+    interruptions_per_month: NonNegative | None = Field(
+        None, description="spot: expected interruptions per node per month"
+    )
+    restart_minutes: NonNegative = Field(
+        30.0, description="spot: GPU time lost per interruption (work in flight, reload, warm-up), minutes"
+    )
     rate_limits: RateLimits | None = Field(None, description="per-token offers: requests and output tokens per minute")
 
 
@@ -769,28 +976,40 @@ class Performance(Strict):
     )
     points_source: Literal["measured", "vendor_claim", "reference"] = "vendor_claim"
     quality_pass_rate: Fraction = 1.0
-    interactivity: Positive | None = Field(None, description="per-token offers: output tok/s per user (P50) the provider delivers")
+    interactivity: Positive | None = Field(
+        None, description="per-token offers: output tok/s per user (P50) the provider delivers"
+    )
     ttft_s: Positive | None = Field(None, description="per-token offers: time to first token (P50), seconds")
 
 
 class StatusHistory(Strict):
     """A provider's published incident history: what its service delivered, not what it promises."""
 
-    file: Text = Field(description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the workspace")
-    components: list[Text] | None = Field(None, description="the components that serve this offer (absent: every incident counts)")
-    days: Annotated[Count, Field(ge=1, le=3650)] = Field(90, description="the window before the as-of date over which availability is measured")
+    file: Text = Field(
+        description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the workspace"
+    )
+    components: list[Text] | None = Field(
+        None, description="the components that serve this offer (absent: every incident counts)"
+    )
+    days: Annotated[Count, Field(ge=1, le=3650)] = Field(
+        90, description="the window before the as-of date over which availability is measured"
+    )
     impacts: Annotated[list[Literal["none", "minor", "major", "critical", "maintenance"]], Field(min_length=1)] = Field(
-        default_factory=lambda: ["major", "critical"], description="the incident impacts counted as down time (at least one)"
+        default_factory=lambda: ["major", "critical"],
+        description="the incident impacts counted as down time (at least one)",
     )
 
 
 class Operator(Strict):
     published_tier: PublishedTier | None = None
     published_edition: PublishedEdition | None = Field(
-        None, description="the ClusterMAX edition the published tier comes from (1.0, 2.0 or 3.0; 3 or 3.0 unquoted is read as '3.0'); an older edition is warned about with the newer tier"
+        None,
+        description="the ClusterMAX edition the published tier comes from (1.0, 2.0 or 3.0; 3 or 3.0 unquoted is read as '3.0'); an older edition is warned about with the newer tier",
     )
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    status_history: StatusHistory | None = Field(None, description="a published incident history: sets the provider's availability")
+    status_history: StatusHistory | None = Field(
+        None, description="a published incident history: sets the provider's availability"
+    )
 
 
 class Ramp(Strict):
@@ -831,7 +1050,9 @@ class SlaCredits(Strict):
     tiers (the deepest tier the month falls into applies)."""
 
     rate_per_point: NonNegative = 0.0
-    tiers: list[CreditTier] = Field(default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]")
+    tiers: list[CreditTier] = Field(
+        default_factory=list, description="[{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}]"
+    )
     cap: Fraction = Field(0.3, description="at most this share of the month's fee")
     automatic: bool | None = Field(None, description="default: service.sla.automatic_credits")
     # Public SLA comparisons of GPU clouds (a comparison of 9 providers' terms, 2026-07-03;
@@ -839,10 +1060,15 @@ class SlaCredits(Strict):
     # automatically, claims are due within about 10-14 days (CoreWeave 10, Nebius 14 of the month's end; Google 60,
     # Azure two months), caps run 10-50%, and a degraded but reachable GPU is usually not down time.
     claim_window_days: Annotated[Count, Field(ge=1, le=3650)] | None = Field(
-        None, description="days to file a claim, from the end of the month (or of the incident: claim_window_from); absent: the terms state none"
+        None,
+        description="days to file a claim, from the end of the month (or of the incident: claim_window_from); absent: the terms state none",
     )
-    claim_window_from: Literal["month_end", "incident"] = Field("month_end", description="what the claim window counts from: the month's end or the incident's end")
-    degraded_counts: StrictBool = Field(False, description="a degraded but reachable GPU (a `minor` incident) counts as down time for credits")
+    claim_window_from: Literal["month_end", "incident"] = Field(
+        "month_end", description="what the claim window counts from: the month's end or the incident's end"
+    )
+    degraded_counts: StrictBool = Field(
+        False, description="a degraded but reachable GPU (a `minor` incident) counts as down time for credits"
+    )
 
 
 class Signed(Strict):
@@ -860,7 +1086,9 @@ class Signed(Strict):
     def _after_signing(cls, start: _dt.date, info: ValidationInfo) -> _dt.date:
         signed = info.data.get("date")
         if signed is not None and start < signed:
-            raise ValueError(f"{start} is before the signing date {signed}: expected a first day of service on or after it")
+            raise ValueError(
+                f"{start} is before the signing date {signed}: expected a first day of service on or after it"
+            )
         return start
 
     @field_validator("end")
@@ -877,14 +1105,16 @@ def _one_or_many(value: Any) -> Any:
     return [value] if isinstance(value, dict) else value
 
 
-def _no_overlap(value: "list[Signed] | None") -> "list[Signed] | None":
+def _no_overlap(value: list[Signed] | None) -> list[Signed] | None:
     """The tranches of one offer in order; two that overlap in time would hold the same GPUs twice."""
     if value is None:
         return None
     held = sorted(value, key=lambda c: c.start)
     for before, after in zip(held, held[1:]):
         if after.start <= before.end:
-            raise ValueError(f"the contract from {after.start} overlaps the one from {before.start} to {before.end}: give each tranche its own months")
+            raise ValueError(
+                f"the contract from {after.start} overlaps the one from {before.start} to {before.end}: give each tranche its own months"
+            )
     return held
 
 
@@ -892,15 +1122,22 @@ class ContractTerms(Strict):
     """Terms that move real money over a horizon; all optional."""
 
     signed: Annotated[list[Signed] | None, BeforeValidator(_one_or_many), AfterValidator(_no_overlap)] = Field(
-        None, description="a contract already signed on this offer: {date, gpus, start, end}, or a list of tranches that do not overlap"
+        None,
+        description="a contract already signed on this offer: {date, gpus, start, end}, or a list of tranches that do not overlap",
     )
 
-    escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(None, description="price change per contract year, e.g. 0.03")
-    escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = Field(
-        None, description="[[from month, rise], ...]: the price rises by `rise` from that contract month on (compounded)"
+    escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(
+        None, description="price change per contract year, e.g. 0.03"
+    )
+    escalator_schedule: list[tuple[Annotated[Count, Field(ge=1)], Annotated[Number, Field(ge=-0.5, le=1)]]] | None = (
+        Field(
+            None,
+            description="[[from month, rise], ...]: the price rises by `rise` from that contract month on (compounded)",
+        )
     )
     renewal_price: Literal["escalated", "list"] = Field(
-        "escalated", description="a renewal after the term starts from the escalated price of the term's last month (escalated), or, when the terms say so, from today's list price (list)"
+        "escalated",
+        description="a renewal after the term starts from the escalated price of the term's last month (escalated), or, when the terms say so, from today's list price (list)",
     )
     ramp: Ramp | None = None
     late_delivery: LateDelivery | None = None
@@ -941,9 +1178,14 @@ class Offer(Strict):
     valid_until: date
     region: Text
     gpu: Text
-    gpus: Annotated[Count, Field(ge=0)] | None = Field(None, description="minimum commitment (committed GPU count); required unless priced per million tokens (pricing.per_mtok); 0 with pricing.burst: a pure on-demand offer")
+    gpus: Annotated[Count, Field(ge=0)] | None = Field(
+        None,
+        description="minimum commitment (committed GPU count); required unless priced per million tokens (pricing.per_mtok); 0 with pricing.burst: a pure on-demand offer",
+    )
     max_gpus: Annotated[Count, Field(gt=0)] | None = None
-    term_months: Annotated[Count, Field(gt=0, le=240)] | None = Field(None, description="contract term in months; required unless owned (pricing.owned: the term is life_years x 12)")
+    term_months: Annotated[Count, Field(gt=0, le=240)] | None = Field(
+        None, description="contract term in months; required unless owned (pricing.owned: the term is life_years x 12)"
+    )
     delivery: date | None = None
     notes: Annotated[str, StringConstraints(max_length=20_000, pattern=NO_CONTROLS)] | None = None
     pricing: Pricing
@@ -1008,7 +1250,9 @@ class Offer(Strict):
 class GradeRequirements(Strict):
     service_kinds: Annotated[list[ServiceKind], Field(min_length=1)]
     provider_jobs: list[str] = Field(default_factory=list, description="jobs the provider must own")
-    provider_or_shared_jobs: list[str] = Field(default_factory=list, description="jobs the provider must own or share with the buyer")
+    provider_or_shared_jobs: list[str] = Field(
+        default_factory=list, description="jobs the provider must own or share with the buyer"
+    )
     max_node_replacement_hours: NonNegative | None = None
     min_sla_availability: Fraction | None = None
     attestations_any: list[str] = Field(default_factory=list)
@@ -1035,7 +1279,10 @@ class ReferenceCurve(Strict):
     name: str
     points: Annotated[list[Point], Field(min_length=1)]
     source: str = ""
-    points_source: Literal["measured", "vendor_claim", "reference"] = Field("reference", description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)")
+    points_source: Literal["measured", "vendor_claim", "reference"] = Field(
+        "reference",
+        description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)",
+    )
     measured_on: date | None = Field(None, description="the trial's date ('# trial date:' in its file)")
     # What the curve measures ('# gpu:', '# model:', '# precision:' in its file): compared with the public curves (procure/model/references.py)
     gpu: str | None = None

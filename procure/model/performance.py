@@ -9,8 +9,8 @@ speed?", which is that frontier read at the target.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 Point = tuple[float, float]
 
@@ -140,7 +140,9 @@ def interpolate(xs: Sequence[float], ys: Sequence[float], target: float, method:
     return float(PchipInterpolator(list(xs), list(ys))(target))
 
 
-def throughput_at(points: Iterable[Sequence[float]], target: float, method: str = DEFAULT_INTERPOLATION) -> ThroughputReading:
+def throughput_at(
+    points: Iterable[Sequence[float]], target: float, method: str = DEFAULT_INTERPOLATION
+) -> ThroughputReading:
     """Throughput on the frontier at the target, interpolated by `method`; no extrapolation above the
     fastest point."""
     frontier = pareto_frontier(points)

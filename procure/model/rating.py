@@ -30,7 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from procure.errors import Problem, format_field_path
-from procure.model.inputs import OPERATING_JOBS, RATING_CATEGORIES, Assumptions, Criterion, Offer, RatingConfig, Reliability
+from procure.model.inputs import (
+    OPERATING_JOBS,
+    RATING_CATEGORIES,
+    Assumptions,
+    Criterion,
+    Offer,
+    RatingConfig,
+    Reliability,
+)
 from procure.model.scope import tier_applies
 
 TIERS = ("platinum", "gold", "silver", "bronze")
@@ -81,7 +89,12 @@ class Rating:
     @property
     def disagrees(self) -> bool:
         """A published tier that differs from the computed peer tier (only where a tier rates the offer's kind)."""
-        return self.published_applies and self.published_tier is not None and self.tier is not None and self.published_tier != self.tier
+        return (
+            self.published_applies
+            and self.published_tier is not None
+            and self.tier is not None
+            and self.published_tier != self.tier
+        )
 
 
 # Checklist answers the service terms also state: (category, criterion) -> the service field, in words.
@@ -187,7 +200,16 @@ def _rate_checklist(offer: Offer, config: RatingConfig) -> Rating:
         # so that a vendor never fares better by leaving the checklist blank.
         failures = critical_failures(evidence, config)
         if failures:
-            return Rating(offer.id, True, NOT_RATED_NO_EVIDENCE.replace("not rated", "critical failure in its service terms"), None, {}, [], failures, published)
+            return Rating(
+                offer.id,
+                True,
+                NOT_RATED_NO_EVIDENCE.replace("not rated", "critical failure in its service terms"),
+                None,
+                {},
+                [],
+                failures,
+                published,
+            )
         note = NOT_RATED_PUBLISHED if counted is not None else NOT_RATED_NO_EVIDENCE
         return Rating(offer.id, False, note, published_tier=published)
     results: list[CriterionResult] = []
@@ -206,7 +228,9 @@ def _rate_checklist(offer: Offer, config: RatingConfig) -> Rating:
     weights = {c: config.category(c).weight for c in RATING_CATEGORIES}
     weight_sum = sum(weights.values())
     overall = round(sum(categories[c] * weights[c] for c in RATING_CATEGORIES) / weight_sum, 9) if weight_sum else 0.0
-    rating = Rating(offer.id, True, "rated", overall, categories, results, critical_failures(evidence, config), published)
+    rating = Rating(
+        offer.id, True, "rated", overall, categories, results, critical_failures(evidence, config), published
+    )
     rating.operational_score = operational_score(categories, config)
     rating.contract_overrides = overrides
     return rating
@@ -223,7 +247,11 @@ def operational_score(categories: dict[str, float], config: RatingConfig) -> flo
 
 def critical_failures(evidence: dict[str, dict[str, Any]], config: RatingConfig) -> list[str]:
     """Each critical group of which no answer is true."""
-    return [" or ".join(group) + ": not met" for group in config.critical if not any(_answer(evidence, path) is True for path in group)]
+    return [
+        " or ".join(group) + ": not met"
+        for group in config.critical
+        if not any(_answer(evidence, path) is True for path in group)
+    ]
 
 
 def _answer(evidence: dict[str, dict[str, Any]], path: str) -> Any:
@@ -355,7 +383,11 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
         factor = rel.published[tier] if tier in rel.published else _published_default(tier)
         return ReliabilityResult(factor, "published", f"published tier {tier.replace('_', ' ').title()}")
     factor = unrated_factor(rel)
-    return ReliabilityResult(factor, "unrated", f"no {evidence_fields(offer)}: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}")
+    return ReliabilityResult(
+        factor,
+        "unrated",
+        f"no {evidence_fields(offer)}: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}",
+    )
 
 
 UNRATED = "unrated: availability unverified"
@@ -377,6 +409,7 @@ def evidence_fields(offer: Offer) -> str:
 def rate_before_signing(offer: Offer) -> str:
     """The action for an unrated offer, naming only the evidence its kind can have (never a tier it cannot get)."""
     return f"rate before signing: add {evidence_fields(offer)}"
+
 
 # The jobs that keep the machines and the platform up. Two layers, as the typical split of a GPU cloud has them
 # (SemiAnalysis ClusterMAX criteria, "Operators": the provider owns facility, hardware repair and replacement;
@@ -436,7 +469,11 @@ class AvailabilityLayers:
     def text(self) -> str:
         parts = [] if self.provider is None else [f"provider {self.provider:.4%} ({self.provider_basis})"]
         counted = [job for job in self.our_jobs]
-        parts.append(f"ours {self.ours:.4%} ({len(counted)} job{'s' if len(counted) != 1 else ''} self-operated)" if counted else "ours 100% (no job left to us alone)")
+        parts.append(
+            f"ours {self.ours:.4%} ({len(counted)} job{'s' if len(counted) != 1 else ''} self-operated)"
+            if counted
+            else "ours 100% (no job left to us alone)"
+        )
         if self.interruption < 1:
             parts.append(f"interruptions {self.interruption:.4%}")
         return " x ".join(parts)
@@ -450,16 +487,26 @@ def interruption_share(offer: Offer) -> float:
     return max(0.0, 1.0 - service.interruptions_per_month * service.restart_minutes / (730.0 * 60.0))
 
 
-def availability_layers(offer: Offer, reliability: ReliabilityResult, assumptions: Assumptions, history: float | None = None, history_basis: str = "") -> AvailabilityLayers:
+def availability_layers(
+    offer: Offer,
+    reliability: ReliabilityResult,
+    assumptions: Assumptions,
+    history: float | None = None,
+    history_basis: str = "",
+) -> AvailabilityLayers:
     """The layers of one offer's expected availability (`history`: the availability its incident
     history shows over its window, which replaces SLA x factor as the provider's layer)."""
     factors = self_operated_factors(assumptions)
     owned = offer.service.kind == "owned"
-    ours_jobs = tuple(job for job in OPERATING_JOBS if owned or offer.responsibilities.get(job, "customer") == "customer")
+    ours_jobs = tuple(
+        job for job in OPERATING_JOBS if owned or offer.responsibilities.get(job, "customer") == "customer"
+    )
     r = assumptions.self_operated_reliability
     # The operating jobs at the default factor as one power (all eight ours: exactly self_operated_reliability),
     # the host (hardware repair) and those set in self_operated_jobs multiplied in.
-    default_share = sum(1 for job in ours_jobs if job in OPERATING_LAYER and job not in assumptions.self_operated_jobs) / len(OPERATING_LAYER)
+    default_share = sum(
+        1 for job in ours_jobs if job in OPERATING_LAYER and job not in assumptions.self_operated_jobs
+    ) / len(OPERATING_LAYER)
     ours = r**default_share
     for job in ours_jobs:
         if job in assumptions.self_operated_jobs:
@@ -487,7 +534,16 @@ def availability_layers(offer: Offer, reliability: ReliabilityResult, assumption
         # repairs (our host factor is in `ours`), so the provider's layer counts only where it is below it.
         provider = min(1.0, provider / factors[HOST_JOB]) if provider < factors[HOST_JOB] else 1.0
         basis = f"{basis}, with our hardware repair at {factors[HOST_JOB]:.4g}: the weaker counts"
-    return AvailabilityLayers(provider, provider, basis, ours, counted, interruption_share(offer), reliability.unrated and history is None, history is not None)
+    return AvailabilityLayers(
+        provider,
+        provider,
+        basis,
+        ours,
+        counted,
+        interruption_share(offer),
+        reliability.unrated and history is None,
+        history is not None,
+    )
 
 
 def _published_default(tier: str) -> float:
@@ -530,21 +586,44 @@ def evidence_problems(offer: Offer, config: RatingConfig, display: str, line_of:
     for category, answers in offer.operator.evidence.items():
         loc: tuple = ("operator", "evidence", category)
         if category not in RATING_CATEGORIES:
-            problems.append(Problem(display, line_of(loc), format_field_path(loc), f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})"))
+            problems.append(
+                Problem(
+                    display,
+                    line_of(loc),
+                    format_field_path(loc),
+                    f"unknown rating category (expected one of: {', '.join(RATING_CATEGORIES)})",
+                )
+            )
             continue
         spec = config.category(category).criteria
         numeric = {name for name, c in spec.items() if c.at_least is not None or c.at_most is not None}
-        known = set(spec) - {n for n, c in spec.items() if c.any_of} | {k for c in spec.values() for k in (c.any_of or [])}
+        known = set(spec) - {n for n, c in spec.items() if c.any_of} | {
+            k for c in spec.values() for k in (c.any_of or [])
+        }
         for key, value in answers.items():
             at = loc + (key,)
             if key not in known:
-                problems.append(Problem(display, line_of(at), format_field_path(at), f"unknown {category} criterion (expected one of: {', '.join(sorted(known))})"))
-            elif key in numeric and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value):
-                problems.append(Problem(display, line_of(at), format_field_path(at), f"must be a number of at least 0 (got {value!r})"))
+                problems.append(
+                    Problem(
+                        display,
+                        line_of(at),
+                        format_field_path(at),
+                        f"unknown {category} criterion (expected one of: {', '.join(sorted(known))})",
+                    )
+                )
+            elif key in numeric and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value
+            ):
+                problems.append(
+                    Problem(
+                        display, line_of(at), format_field_path(at), f"must be a number of at least 0 (got {value!r})"
+                    )
+                )
             elif key not in numeric and not isinstance(value, bool):
-                problems.append(Problem(display, line_of(at), format_field_path(at), f"must be true or false (got {value!r})"))
+                problems.append(
+                    Problem(display, line_of(at), format_field_path(at), f"must be true or false (got {value!r})")
+                )
     return problems
-
 
 
 def contradiction_warnings(offer: Offer, doc: Any) -> list[Problem]:

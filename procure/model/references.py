@@ -20,8 +20,8 @@ three; a curve or trial without them is not compared, and the caller says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from procure.model.performance import throughput_at
 
@@ -40,7 +40,11 @@ def curve_key(gpu: str | None, model: str | None, precision: str | None) -> tupl
 
 def missing_marks(gpu: str | None, model: str | None, precision: str | None) -> list[str]:
     """The marks not stated, by name."""
-    return [name for name, value in (("gpu", gpu), ("model", model), ("precision", precision)) if not (value and value.strip())]
+    return [
+        name
+        for name, value in (("gpu", gpu), ("model", model), ("precision", precision))
+        if not (value and value.strip())
+    ]
 
 
 @dataclass(frozen=True)
@@ -71,15 +75,22 @@ class AboveReference:
         )
 
 
-def best_public(key: tuple[str, str, str], references: Iterable[PublicCurve], target: float) -> tuple[float, str] | None:
+def best_public(
+    key: tuple[str, str, str], references: Iterable[PublicCurve], target: float
+) -> tuple[float, str] | None:
     """The highest reading at the target among the public curves of the key (None without one that reaches it)."""
     readings = [(r.name, throughput_at(r.points, target).throughput) for r in references if r.key == key]
     found = [(value, name) for name, value in readings if value is not None]
     return max(found) if found else None
 
 
-def above_reference(points: Sequence[Sequence[float]], key: tuple[str, str, str], references: Iterable[PublicCurve], target: float,
-                    factor: float = MAX_ABOVE_REFERENCE) -> AboveReference | None:
+def above_reference(
+    points: Sequence[Sequence[float]],
+    key: tuple[str, str, str],
+    references: Iterable[PublicCurve],
+    target: float,
+    factor: float = MAX_ABOVE_REFERENCE,
+) -> AboveReference | None:
     """Our points read at the target against the best public curve of the same key: the finding when
     ours exceeds it by more than `factor`, else None (also when either has no reading at the target)."""
     ours = throughput_at(points, target).throughput

@@ -107,15 +107,27 @@ def published_warnings(offer: Offer) -> list[tuple[tuple[str, ...], str]]:
     if edition is not None and _edition_order(edition) < _edition_order(CURRENT_EDITION):
         published = CLUSTERMAX_EDITIONS.get(edition)
         when = f" ({published})" if published is not None else ""
-        found.append((("operator", "published_edition"), f"{tier_name(tier)} is from ClusterMAX {edition}{when}; {newer}: update operator.published_tier and operator.published_edition"))
+        found.append(
+            (
+                ("operator", "published_edition"),
+                f"{tier_name(tier)} is from ClusterMAX {edition}{when}; {newer}: update operator.published_tier and operator.published_edition",
+            )
+        )
     elif edition is None and current is not None and current.tier != tier:
-        found.append((("operator", "published_tier"), f"{tier_name(tier)} names no edition (operator.published_edition), and {newer}: state the edition the tier comes from"))
+        found.append(
+            (
+                ("operator", "published_tier"),
+                f"{tier_name(tier)} names no edition (operator.published_edition), and {newer}: state the edition the tier comes from",
+            )
+        )
     if not tier_applies(offer):
-        found.append((
-            ("operator", "published_tier"),
-            f"ClusterMAX rates managed clusters only; this is a {offer.service.kind.replace('_', ' ')} offer, so the tier is shown but does not set "
-            "its reliability factor: its own evidence does (operator.evidence, operator.status_history, its SLA)",
-        ))
+        found.append(
+            (
+                ("operator", "published_tier"),
+                f"ClusterMAX rates managed clusters only; this is a {offer.service.kind.replace('_', ' ')} offer, so the tier is shown but does not set "
+                "its reliability factor: its own evidence does (operator.evidence, operator.status_history, its SLA)",
+            )
+        )
     return found
 
 
@@ -131,7 +143,10 @@ def billing_warning(offer: Offer) -> str | None:
 
 def offer_warnings(offer: Offer, doc: Any) -> list[Problem]:
     """`validate`'s warnings about what an offer leaves implicit or out of date (`doc`: its yamlsafe Document, for the lines)."""
-    warnings = [Problem(doc.display, doc.lines.line_of(path), ".".join(path), message) for path, message in published_warnings(offer)]
+    warnings = [
+        Problem(doc.display, doc.lines.line_of(path), ".".join(path), message)
+        for path, message in published_warnings(offer)
+    ]
     billing = billing_warning(offer)
     if billing is not None:
         warnings.append(Problem(doc.display, doc.lines.line_of(("pricing",)), "pricing.billed_per", billing))

@@ -101,10 +101,18 @@ def schema_companions(schema: dict[str, Any], models: dict[str, type[BaseModel]]
                 for key, prop in props.items():
                     if (key.endswith(SUFFIX) or key in also) and companion(key) not in props:
                         number = {"anyOf": [{"type": "number"}, {"type": "null"}]}
-                        shape = {"type": "object", "additionalProperties": number} if prop.get("type") == "object" else number
+                        shape = (
+                            {"type": "object", "additionalProperties": number}
+                            if prop.get("type") == "object"
+                            else number
+                        )
                         added[key] = shape | {"description": f"{key} {UNIT} (x {TASKS:,})"}
                 if added:
-                    node["properties"] = {k2: v2 for k, v in props.items() for k2, v2 in ([(k, v)] + ([(companion(k), added[k])] if k in added else []))}
+                    node["properties"] = {
+                        k2: v2
+                        for k, v in props.items()
+                        for k2, v2 in ([(k, v)] + ([(companion(k), added[k])] if k in added else []))
+                    }
                     required = node.get("required")
                     if isinstance(required, list):
                         node["required"] = required + [companion(k) for k in added if k in required]

@@ -20,18 +20,21 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from procure.errors import InputError
 from procure.analysis.evaluate import Evaluation
+from procure.errors import InputError
 from procure.render import documents
 from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
 from procure.render.report_data import LazyExtras, ReportExtras, resolve_extras
 
-OFFERS_PER_PART = 8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
+OFFERS_PER_PART = (
+    8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)
+)
 SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
 
 
@@ -40,10 +43,30 @@ def report_parts(offers: int) -> list[Part]:
     parts = [
         Part(frozenset({"cover"}), offers=(0, 0), offers_heading=False, merged=True),
         Part(frozenset({"summary", "glance", "charts"}), offers=(0, 0), offers_heading=False, merged=True),
-        Part(frozenset({"horizon", "robustness", "grades", "operators", "scorecard", "position", "benchmark", "plan", "hedging"}), offers=(0, 0), offers_heading=False, merged=True),
+        Part(
+            frozenset(
+                {
+                    "horizon",
+                    "robustness",
+                    "grades",
+                    "operators",
+                    "scorecard",
+                    "position",
+                    "benchmark",
+                    "plan",
+                    "hedging",
+                }
+            ),
+            offers=(0, 0),
+            offers_heading=False,
+            merged=True,
+        ),
     ]
     starts = range(0, max(offers, 1), OFFERS_PER_PART)
-    parts += [Part(frozenset(), offers=(start, min(start + OFFERS_PER_PART, offers)), offers_heading=start == 0, merged=True) for start in starts]
+    parts += [
+        Part(frozenset(), offers=(start, min(start + OFFERS_PER_PART, offers)), offers_heading=start == 0, merged=True)
+        for start in starts
+    ]
     return parts + [Part(frozenset({"appendix"}), offers=(0, 0), offers_heading=False, merged=True)]
 
 
@@ -53,7 +76,9 @@ class PageFacts:
 
     name: str  # the named page (@page offer, ...): the stamp uses the same page style
     anchors: dict[str, tuple[float, float]] = field(default_factory=dict)
-    links: list[tuple[str, str, tuple[float, float, float, float]]] = field(default_factory=list)  # (internal|external, target, rectangle)
+    links: list[tuple[str, str, tuple[float, float, float, float]]] = field(
+        default_factory=list
+    )  # (internal|external, target, rectangle)
     bookmarks: list[tuple[int, str, float, float]] = field(default_factory=list)  # (level, label, x, y)
 
 
@@ -99,7 +124,9 @@ def _load_fonts(folder: str) -> None:
         _broken = exc
     except Exception as exc:
         # A full temporary folder travels back as it is (an OSError pickles; the parent names the folder).
-        _broken = documents.no_space(exc) or ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint")  # type: ignore[assignment]
+        _broken = documents.no_space(exc) or ReportError(
+            f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint"
+        )  # type: ignore[assignment]
     finally:
         tempfile.tempdir = previous
 
@@ -153,7 +180,12 @@ class LayoutWorkers:
             raise documents.rendering_failed(exc) from None
         self.pool: ProcessPoolExecutor | None = None
         if self.count > 1:
-            self.pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(self.folder, os.getpid()))
+            self.pool = ProcessPoolExecutor(
+                self.count,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_start_worker,
+                initargs=(self.folder, os.getpid()),
+            )
             self.pool.submit(int)  # forks every worker now (with fork they all start at once)
         else:
             _load_fonts(self.folder)
@@ -187,7 +219,7 @@ class LayoutWorkers:
             _fonts = _broken = None
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self) -> "LayoutWorkers":
+    def __enter__(self) -> LayoutWorkers:
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -237,7 +269,10 @@ class _Runner:
 
 
 def comparison_pdf(
-    ev: Evaluation, extras: LazyExtras = None, progress: Stage | None = None, workers: LayoutWorkers | int | None = None,
+    ev: Evaluation,
+    extras: LazyExtras = None,
+    progress: Stage | None = None,
+    workers: LayoutWorkers | int | None = None,
 ) -> bytes:
     """The comparison report as one PDF, its parts laid out in parallel; the same bytes for any workers.
 
@@ -289,14 +324,19 @@ def _page_numbers(parts: list[Part], laid: dict[int, LaidOut]) -> dict[str, int]
     return numbers
 
 
-def _merge(ev: Evaluation, extras: ReportExtras, parts: list[Part], laid: dict[int, LaidOut], runner: _Runner, report: Stage) -> bytes:
+def _merge(
+    ev: Evaluation, extras: ReportExtras, parts: list[Part], laid: dict[int, LaidOut], runner: _Runner, report: Stage
+) -> bytes:
     # The contents again, with the merged page numbers (it was laid out with blank ones, to count its
     # pages), beside the page-number stamps. Numbers are narrower than a line, so the count holds; were
     # it to change, both are laid out again.
     contents, stamp = -1, -2
     for _ in range(3):
         names = [page.name for index in range(len(parts)) for page in laid[index].pages]
-        runner.add(contents, documents.render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=_page_numbers(parts, laid)))
+        runner.add(
+            contents,
+            documents.render_html(ev, "comparison", {}, extras, part=parts[0], toc_pages=_page_numbers(parts, laid)),
+        )
         runner.add(stamp, _stamp_html(names))
         runner.finish(lambda done: report("numbering pages", None, None))
         settled = len(runner.done[contents].pages) == len(laid[0].pages)
@@ -304,7 +344,9 @@ def _merge(ev: Evaluation, extras: ReportExtras, parts: list[Part], laid: dict[i
         if settled:
             break
     else:
-        raise ReportError("the contents' page count changed each time its page numbers were filled in; --format html writes the same report")
+        raise ReportError(
+            "the contents' page count changed each time its page numbers were filled in; --format html writes the same report"
+        )
     report("merging pages", None, None)
     return _join([laid[index] for index in range(len(parts))], stamps)
 
@@ -320,7 +362,16 @@ def _stamp_html(names: list[str]) -> str:
 
 def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
     from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, Fit, FloatObject, NameObject, NumberObject, TextStringObject
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        Fit,
+        FloatObject,
+        NameObject,
+        NumberObject,
+        TextStringObject,
+    )
 
     writer = PdfWriter()
     readers = [PdfReader(io.BytesIO(part.pdf)) for part in parts]
@@ -341,10 +392,15 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
     stamp_reader = PdfReader(io.BytesIO(stamps.pdf))
     for number, (page, merged) in enumerate(zip(facts, writer.pages)):
         stamp = stamp_reader.pages[number]
-        form = stream(stamp.get_contents().get_data(), {
-            "/Type": NameObject("/XObject"), "/Subtype": NameObject("/Form"),
-            "/BBox": ArrayObject(FloatObject(v) for v in stamp.mediabox), "/Resources": stamp["/Resources"].clone(writer),
-        })
+        form = stream(
+            stamp.get_contents().get_data(),
+            {
+                "/Type": NameObject("/XObject"),
+                "/Subtype": NameObject("/Form"),
+                "/BBox": ArrayObject(FloatObject(v) for v in stamp.mediabox),
+                "/Resources": stamp["/Resources"].clone(writer),
+            },
+        )
         name = NameObject(f"/PageNumber{number + 1}")
         resources = merged["/Resources"].get_object()  # shared by the pages of a part: one name per page
         if "/XObject" not in resources:
@@ -355,18 +411,26 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
         merged[NameObject("/Contents")] = ArrayObject([save, *own, restore, stream(f"q {name} Do Q\n".encode())])
         annotations = ArrayObject()
         for kind, target, rectangle in page.links:
-            link = DictionaryObject({
-                NameObject("/Type"): NameObject("/Annot"),
-                NameObject("/Subtype"): NameObject("/Link"),
-                NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rectangle),
-                NameObject("/BS"): DictionaryObject({NameObject("/W"): NumberObject(0)}),
-            })
+            link = DictionaryObject(
+                {
+                    NameObject("/Type"): NameObject("/Annot"),
+                    NameObject("/Subtype"): NameObject("/Link"),
+                    NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rectangle),
+                    NameObject("/BS"): DictionaryObject({NameObject("/W"): NumberObject(0)}),
+                }
+            )
             if kind == "internal":
                 if target not in anchors:
                     continue
                 link[NameObject("/Dest")] = TextStringObject(target)
             else:
-                link[NameObject("/A")] = DictionaryObject({NameObject("/Type"): NameObject("/Action"), NameObject("/S"): NameObject("/URI"), NameObject("/URI"): TextStringObject(target)})
+                link[NameObject("/A")] = DictionaryObject(
+                    {
+                        NameObject("/Type"): NameObject("/Action"),
+                        NameObject("/S"): NameObject("/URI"),
+                        NameObject("/URI"): TextStringObject(target),
+                    }
+                )
             annotations.append(writer._add_object(link))
         if annotations:
             merged[NameObject("/Annots")] = annotations
@@ -376,7 +440,9 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
         for level, label, x, y in page.bookmarks:
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            item = writer.add_outline_item(title=label, page_number=number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0))
+            item = writer.add_outline_item(
+                title=label, page_number=number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0)
+            )
             stack.append((level, item))
     info = readers[0].metadata or {}
     writer.add_metadata({key: info[key] for key in info})

@@ -12,19 +12,19 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from procure.model.costing import HOURS_PER_MONTH
 from procure.analysis.decision import decide, line_commitments, offer_commitment
-from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
 from procure.analysis.evaluate import Evaluation
-from procure.analysis.record import OfferRecord
 from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
-from procure.model.inputs import HedgeConfig
 from procure.analysis.plan import PlanCase, PlanLine, PlanResult
 from procure.analysis.plan.result import TermSheetRow, VendorStress
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.position import Position
-from procure.render.formats import cash, clip, month_range, prose_count
+from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
+from procure.analysis.record import OfferRecord
 from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows
+from procure.model.costing import HOURS_PER_MONTH
+from procure.model.inputs import HedgeConfig
+from procure.render.formats import cash, clip, month_range, prose_count
 
 BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
 # How throughput between two measured speeds is read, in the board's words (assumptions.interpolation).
@@ -56,11 +56,15 @@ class PlanTerm(BaseModel):
 
     vendor: str
     role: str = Field(description="'commit' or 'pay as used'")
-    gpus: int | None = Field(description="commit: GPUs committed; pay as used: the most GPUs used in any scenario-month")
+    gpus: int | None = Field(
+        description="commit: GPUs committed; pay as used: the most GPUs used in any scenario-month"
+    )
     nodes: int | None
     months: str = Field(description="'1–12' for a commitment; 'as needed' for on-demand capacity")
     price: str
-    total_commitment: float | None = Field(description="what signing binds us to pay (procure.analysis.decision.line_commitments); none for pay-as-used")
+    total_commitment: float | None = Field(
+        description="what signing binds us to pay (procure.analysis.decision.line_commitments); none for pay-as-used"
+    )
 
 
 class PlanAsk(BaseModel):
@@ -77,7 +81,9 @@ class AgainstToday(BaseModel):
     label: str = Field(description="where today's figure comes from")
     current_per_task: float
     new_per_task: float
-    monthly_saving: float | None = Field(description="(today - new) x tasks a month; negative: the new offer costs more")
+    monthly_saving: float | None = Field(
+        description="(today - new) x tasks a month; negative: the new offer costs more"
+    )
     annual_saving: float | None
     tasks_per_month: float | None = Field(None, description="the tasks a month the saving is priced at")
     of_plan: bool = Field(False, description="new_per_task is the plan's expected cost over its demand scenarios")
@@ -95,7 +101,9 @@ class OptionRow(BaseModel):
     horizon_per_task: float | None
     pros: str
     cons: str
-    scenarios_per_task: float | None = Field(None, description="expected cost over the plan's demand scenarios (the plan's lines, or the offer alone)")
+    scenarios_per_task: float | None = Field(
+        None, description="expected cost over the plan's demand scenarios (the plan's lines, or the offer alone)"
+    )
 
 
 class PlanCaseRow(BaseModel):
@@ -108,7 +116,9 @@ class PlanCaseRow(BaseModel):
     unused_monthly: float = Field(description="money paid for idle committed capacity, a month on average")
     pay_as_used_share: float
     unserved_share: float
-    cheapest_single: str | None = Field(description="the cheapest single offer in the matching re-evaluation at today's volume, if any")
+    cheapest_single: str | None = Field(
+        description="the cheapest single offer in the matching re-evaluation at today's volume, if any"
+    )
 
 
 class Risk(BaseModel):
@@ -116,7 +126,10 @@ class Risk(BaseModel):
     likelihood: str
     impact: float | None = Field(description="cash at stake, workspace currency")
     impact_basis: str = Field(description="how the impact is computed")
-    shortfall: float | None = Field(None, description="demand it leaves unserved, at the plan's unserved price: apart from the cash, never added to it")
+    shortfall: float | None = Field(
+        None,
+        description="demand it leaves unserved, at the plan's unserved price: apart from the cash, never added to it",
+    )
     mitigation: str
     owner: str
 
@@ -152,16 +165,35 @@ class BoardMemo(BaseModel):
     plan_option: OptionRow | None = Field(None, description="the plan as the first row of the options")
     plan_cases: list[PlanCaseRow] = Field(default_factory=list)
     plan_note: str = ""
-    ask: list[VendorAsk] = Field(default_factory=list, description="what the board is asked to sign, one entry per vendor")
-    cost_words: list[str] = Field(default_factory=list, description="the spend over the horizon and a year, against today and the best single offer")
+    ask: list[VendorAsk] = Field(
+        default_factory=list, description="what the board is asked to sign, one entry per vendor"
+    )
+    cost_words: list[str] = Field(
+        default_factory=list,
+        description="the spend over the horizon and a year, against today and the best single offer",
+    )
     deadline: date | None = Field(None, description="the earliest valid_until of the offers asked for")
     deadline_words: str | None = None
-    options_more: int = Field(0, description="acceptable offers left out of the options table (the comparison report lists them)")
-    plan_failed: str | None = Field(None, description="why the plan could not be solved; the single offer is then the fallback")
-    signed: list[str] = Field(default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)")
-    holding: list[str] = Field(default_factory=list, description="what we hold, what we ask for on top, and what is decided later (the plan's fields)")
-    plan_terms: list[list[str]] = Field(default_factory=list, description="the plan's term sheet, one row per contract signed now: vendor, GPUs, start, end, price and escalator, SLA and credits, exit, offer expiry")
-    knife_edge: str | None = Field(None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs")
+    options_more: int = Field(
+        0, description="acceptable offers left out of the options table (the comparison report lists them)"
+    )
+    plan_failed: str | None = Field(
+        None, description="why the plan could not be solved; the single offer is then the fallback"
+    )
+    signed: list[str] = Field(
+        default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)"
+    )
+    holding: list[str] = Field(
+        default_factory=list,
+        description="what we hold, what we ask for on top, and what is decided later (the plan's fields)",
+    )
+    plan_terms: list[list[str]] = Field(
+        default_factory=list,
+        description="the plan's term sheet, one row per contract signed now: vendor, GPUs, start, end, price and escalator, SLA and credits, exit, offer expiry",
+    )
+    knife_edge: str | None = Field(
+        None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs"
+    )
 
 
 def _per_k(value: float | None) -> str:
@@ -225,8 +257,19 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
         price = f"{p.per_mtok.input:.2f} input and {p.per_mtok.output:.2f} output {cur} per million tokens"
     elif p.index_linked is not None:
         li = p.index_linked
-        bounds = ", ".join(x for x in (f"floor {li.floor:.2f}" if li.floor is not None else "", f"cap {li.cap:.2f}" if li.cap is not None else "") if x)
-        price = f"index {li.spread:+.2f} {cur} per GPU-hour" + (f" ({bounds})" if bounds else "") + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
+        bounds = ", ".join(
+            x
+            for x in (
+                f"floor {li.floor:.2f}" if li.floor is not None else "",
+                f"cap {li.cap:.2f}" if li.cap is not None else "",
+            )
+            if x
+        )
+        price = (
+            f"index {li.spread:+.2f} {cur} per GPU-hour"
+            + (f" ({bounds})" if bounds else "")
+            + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
+        )
     elif p.owned is not None:
         price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
     elif p.gpu_hour is None and p.burst is not None:  # on demand only: billed as used, nothing committed
@@ -243,7 +286,9 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
     signing = next((f.total for f in flows if f.month == 0), None)
     exits = []
     if c.termination:
-        exits.append(f"termination for convenience on {c.termination.notice_months} months' notice, fee {cash(c.termination.fee, ev.currency)}")
+        exits.append(
+            f"termination for convenience on {c.termination.notice_months} months' notice, fee {cash(c.termination.fee, ev.currency)}"
+        )
     else:
         exits.append("no termination for convenience")
     if c.exit:
@@ -272,86 +317,162 @@ def _today(position: Position | None, record: OfferRecord, tasks: float | None) 
     new = record.metrics["cost_per_task"]
     assert new is not None
     monthly = (position.cost_per_task - new) * tasks if tasks else None
-    return AgainstToday(label=position.label, current_per_task=position.cost_per_task, new_per_task=new, monthly_saving=monthly, annual_saving=monthly * 12 if monthly is not None else None)
+    return AgainstToday(
+        label=position.label,
+        current_per_task=position.cost_per_task,
+        new_per_task=new,
+        monthly_saving=monthly,
+        annual_saving=monthly * 12 if monthly is not None else None,
+    )
 
 
-def _risks(record: OfferRecord, ev: Evaluation, rows: list[ScenarioRow], hedge: HedgePlan | None, today: AgainstToday | None, runner: OfferRecord | None) -> list[Risk]:
+def _risks(
+    record: OfferRecord,
+    ev: Evaluation,
+    rows: list[ScenarioRow],
+    hedge: HedgePlan | None,
+    today: AgainstToday | None,
+    runner: OfferRecord | None,
+) -> list[Risk]:
     cur = ev.currency
     m = record.metrics
     spend = m.get("monthly_spend") or 0.0
     stated = ev.workload.tasks_per_month
     # Without a stated demand, the tasks the committed GPUs deliver a month.
-    tasks = stated or ((m.get("successful_tasks_per_gpu_hour") or 0) * (m.get("billed_gpus") or 0) * HOURS_PER_MONTH) or None
+    tasks = (
+        stated
+        or ((m.get("successful_tasks_per_gpu_hour") or 0) * (m.get("billed_gpus") or 0) * HOURS_PER_MONTH)
+        or None
+    )
     risks = []
     # Delivery: each month late we keep paying today's cost (or, without one, run on the runner-up).
     late_month = today.monthly_saving if today and today.monthly_saving and today.monthly_saving > 0 else None
     late = record.terms.contract.late_delivery
-    risks.append(Risk(
-        risk=f"Delivery later than {record.terms.delivery}" if record.terms.delivery else "Delivery date not promised",
-        likelihood="medium" if record.terms.delivery is None or not late else "low",
-        impact=late_month,
-        impact_basis="a month's saving forgone per month late" if late_month else "not priced: no figure for today's cost",
-        mitigation=(f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else ("ask for a late-delivery credit" if record.terms.delivery else "ask for a delivery date with a late-delivery credit"),
-        owner="Procurement",
-    ))
-    premium = (runner.metrics["cost_per_task"] - m["cost_per_task"]) * tasks * 12 if runner and tasks and runner.metrics.get("cost_per_task") is not None else None
+    risks.append(
+        Risk(
+            risk=f"Delivery later than {record.terms.delivery}"
+            if record.terms.delivery
+            else "Delivery date not promised",
+            likelihood="medium" if record.terms.delivery is None or not late else "low",
+            impact=late_month,
+            impact_basis="a month's saving forgone per month late"
+            if late_month
+            else "not priced: no figure for today's cost",
+            mitigation=(
+                f"credit of {cash(late.per_week, cur)} a week late"
+                + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")
+            )
+            if late
+            else (
+                "ask for a late-delivery credit"
+                if record.terms.delivery
+                else "ask for a delivery date with a late-delivery credit"
+            ),
+            owner="Procurement",
+        )
+    )
+    premium = (
+        (runner.metrics["cost_per_task"] - m["cost_per_task"]) * tasks * 12
+        if runner and tasks and runner.metrics.get("cost_per_task") is not None
+        else None
+    )
     prepaid = (record.terms.pricing.prepay_fraction or 0) * (offer_commitment(record) or 0)
     switch = premium * record.term_months / 12 if premium is not None else None
-    risks.append(Risk(
-        risk="Vendor fails or is sold during the term",
-        likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-        impact=prepaid + (switch or 0) if prepaid or switch else None,
-        impact_basis=("prepayment lost and " if prepaid else "") + (f"the term on the runner-up, {runner.vendor}" if switch is not None and runner else "not priced: no acceptable fallback to switch to" if not prepaid else "no acceptable fallback"),
-        mitigation=("prepayment into escrow or a parent guarantee" if prepaid else "pay monthly in arrears") + ("; keep the runner-up's offer open" if runner else ""),
-        owner="CFO",
-    ))
-    risks.append(Risk(
-        risk="Concentration: the whole workload with one vendor",
-        likelihood="high" if record.pricing_basis != "owned" else "medium",
-        impact=premium,
-        impact_basis=f"a year on the runner-up, {runner.vendor}, instead" if premium is not None and runner else "not priced: no acceptable fallback to price a year on",
-        mitigation="keep the runner-up qualified; a portfolio plan can split the commitment",
-        owner="Head of infrastructure",
-    ))
+    risks.append(
+        Risk(
+            risk="Vendor fails or is sold during the term",
+            likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
+            impact=prepaid + (switch or 0) if prepaid or switch else None,
+            impact_basis=("prepayment lost and " if prepaid else "")
+            + (
+                f"the term on the runner-up, {runner.vendor}"
+                if switch is not None and runner
+                else "not priced: no acceptable fallback to switch to"
+                if not prepaid
+                else "no acceptable fallback"
+            ),
+            mitigation=("prepayment into escrow or a parent guarantee" if prepaid else "pay monthly in arrears")
+            + ("; keep the runner-up's offer open" if runner else ""),
+            owner="CFO",
+        )
+    )
+    risks.append(
+        Risk(
+            risk="Concentration: the whole workload with one vendor",
+            likelihood="high" if record.pricing_basis != "owned" else "medium",
+            impact=premium,
+            impact_basis=f"a year on the runner-up, {runner.vendor}, instead"
+            if premium is not None and runner
+            else "not priced: no acceptable fallback to price a year on",
+            mitigation="keep the runner-up qualified; a portfolio plan can split the commitment",
+            owner="Head of infrastructure",
+        )
+    )
     tier = record.rating.tier
-    risks.append(Risk(
-        risk="Operator delivers less availability than expected",
-        likelihood={"platinum": "low", "gold": "low", "silver": "medium"}.get(tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"),
-        impact=spend * 0.01 * 12 if spend else None,
-        impact_basis="a year at one point less availability (1% more GPU-hours per task)" if spend else "not priced: no monthly spend at the stated demand",
-        mitigation="automatic SLA credits and a health-check clause" if not (record.terms.service.sla and record.terms.service.sla.automatic_credits) else "SLA credits are automatic; review monthly",
-        owner="Head of infrastructure",
-    ))
+    risks.append(
+        Risk(
+            risk="Operator delivers less availability than expected",
+            likelihood={"platinum": "low", "gold": "low", "silver": "medium"}.get(
+                tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
+            ),
+            impact=spend * 0.01 * 12 if spend else None,
+            impact_basis="a year at one point less availability (1% more GPU-hours per task)"
+            if spend
+            else "not priced: no monthly spend at the stated demand",
+            mitigation="automatic SLA credits and a health-check clause"
+            if not (record.terms.service.sla and record.terms.service.sla.automatic_credits)
+            else "SLA credits are automatic; review monthly",
+            owner="Head of infrastructure",
+        )
+    )
     up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None) if hedge else None
-    risks.append(Risk(
-        risk="GPU rental prices rise (months priced by the index, and renewals)",
-        likelihood="medium",
-        impact=up.unhedged_change if up and up.unhedged_change else None,
-        impact_basis=f"index +20% over {hedge.horizon_months} months, unhedged" if up and up.unhedged_change else "nothing floats with the market in the horizon",
-        mitigation="the hedge below" if up and up.unhedged_change else "fixed price over the term",
-        owner="Treasury",
-    ))
+    risks.append(
+        Risk(
+            risk="GPU rental prices rise (months priced by the index, and renewals)",
+            likelihood="medium",
+            impact=up.unhedged_change if up and up.unhedged_change else None,
+            impact_basis=f"index +20% over {hedge.horizon_months} months, unhedged"
+            if up and up.unhedged_change
+            else "nothing floats with the market in the horizon",
+            mitigation="the hedge below" if up and up.unhedged_change else "fixed price over the term",
+            owner="Treasury",
+        )
+    )
     low = next((r for r in rows if r.name == "Demand −30%"), None)
     idle = low.unused_monthly * record.term_months if low and low.unused_monthly is not None else None
-    risks.append(Risk(
-        risk="Demand falls 30%",
-        likelihood="medium",
-        impact=idle,
-        impact_basis=(f"idle commitment over the {record.term_months}-month term" if idle else "no commitment to leave idle") if stated else "not priced: no demand stated in procure.yaml",
-        mitigation="commit to the base load only; buy peaks on demand" if idle else "on-demand pricing",
-        owner="Head of product",
-    ))
+    risks.append(
+        Risk(
+            risk="Demand falls 30%",
+            likelihood="medium",
+            impact=idle,
+            impact_basis=(
+                f"idle commitment over the {record.term_months}-month term" if idle else "no commitment to leave idle"
+            )
+            if stated
+            else "not priced: no demand stated in procure.yaml",
+            mitigation="commit to the base load only; buy peaks on demand" if idle else "on-demand pricing",
+            owner="Head of product",
+        )
+    )
     claims = next((r for r in rows if r.name.startswith("Vendor throughput claims")), None)
     base = next((r for r in rows if r.name in ("Demand as stated", "As evaluated (no demand stated)")), None)
-    if record.points_source == "vendor_claim" and claims and base and claims.monthly_spend is not None and base.monthly_spend is not None:
-        risks.append(Risk(
-            risk="Throughput below the vendor's claim",
-            likelihood="medium",
-            impact=(claims.monthly_spend - base.monthly_spend) * 12,
-            impact_basis="a year at the low end of the claim",
-            mitigation="acceptance test on our workload before the commitment starts",
-            owner="Head of infrastructure",
-        ))
+    if (
+        record.points_source == "vendor_claim"
+        and claims
+        and base
+        and claims.monthly_spend is not None
+        and base.monthly_spend is not None
+    ):
+        risks.append(
+            Risk(
+                risk="Throughput below the vendor's claim",
+                likelihood="medium",
+                impact=(claims.monthly_spend - base.monthly_spend) * 12,
+                impact_basis="a year at the low end of the claim",
+                mitigation="acceptance test on our workload before the commitment starts",
+                owner="Head of infrastructure",
+            )
+        )
     return risks
 
 
@@ -361,11 +482,19 @@ def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
     bought = [r for r in hedge.ladder if r.contracts]
     up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None)
     if not bought or hedge.floating_gpu_hours <= 0:
-        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the whole horizon.")
+        return HedgeAsk(
+            ask=False,
+            question="No hedge is needed.",
+            detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the whole horizon.",
+        )
     months = month_range(bought[0].first_month, bought[-1].last_month)
     contracts = sum(r.contracts for r in bought)
     hedged = sum(r.hedged_gpu_hours for r in bought)
-    removes = f"If the index rises 20%, the floating cost rises {cash(up.unhedged_change, hedge.currency)}; the hedge pays {cash(up.hedge_payoff, hedge.currency)} of it." if up else ""
+    removes = (
+        f"If the index rises 20%, the floating cost rises {cash(up.unhedged_change, hedge.currency)}; the hedge pays {cash(up.hedge_payoff, hedge.currency)} of it."
+        if up
+        else ""
+    )
     return HedgeAsk(
         ask=True,
         question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {months}?",
@@ -373,7 +502,11 @@ def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
             f"{prose_count(hedge.floating_gpu_hours)} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
             + removes
             + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the hedge pays back what the lower price saves."
-            + (f" Contracts: {hedge.contract.label}." if hedge.contract is not None and hedge.contract.unverified else "")
+            + (
+                f" Contracts: {hedge.contract.label}."
+                if hedge.contract is not None and hedge.contract.unverified
+                else ""
+            )
         ),
     )
 
@@ -398,8 +531,10 @@ def _with(vendors: list[str]) -> str:
 
 
 def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
-    """"224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity for peaks"."""
-    parts = [f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for {month_range(c.start_month, c.end_month)}" for c in commits]
+    """ "224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity for peaks"."""
+    parts = [
+        f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for {month_range(c.start_month, c.end_month)}" for c in commits
+    ]
     if not parts and not floats:
         return "nothing new to sign now: we keep what we hold and re-plan the later decisions"
     if not parts:
@@ -411,20 +546,37 @@ def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
 
 def plan_summary(plan: PlanResult) -> str:
     """The plan in one sentence for the comparison's summary: what it buys and what it costs against the best single offer."""
-    commits = sorted((line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor))
+    commits = sorted(
+        (line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor)
+    )
     floats = [line for line in plan.plan if line.role == "pay_as_used"]
     return f"The procurement plan over {plan.demand.months} months of uncertain demand: {_portfolio_words(commits, floats)}. {_plan_statement(plan)}"
 
 
-TERM_SHEET_HEADERS = ["Vendor", "GPUs", "Start", "End", "Price and escalator", "SLA and credits", "Exit", "Offer expires"]
+TERM_SHEET_HEADERS = [
+    "Vendor",
+    "GPUs",
+    "Start",
+    "End",
+    "Price and escalator",
+    "SLA and credits",
+    "Exit",
+    "Offer expires",
+]
 
 
 def term_sheet_row(row: TermSheetRow, cur: str) -> list[str]:
     """One contract signed now, in the memo's words (the figures are the plan's)."""
     sla = f"{row.sla:.2%}; " if row.sla is not None else ""
     return [
-        clip(row.vendor, 40), f"{row.gpus:,}", f"{row.start:%-d %b %Y}", f"{row.end:%-d %b %Y}", f"{row.price:.2f} {cur} per GPU-hour; escalator {row.escalator}",
-        sla + row.credits, row.exit, f"{row.offer_expires:%-d %b %Y}",
+        clip(row.vendor, 40),
+        f"{row.gpus:,}",
+        f"{row.start:%-d %b %Y}",
+        f"{row.end:%-d %b %Y}",
+        f"{row.price:.2f} {cur} per GPU-hour; escalator {row.escalator}",
+        sla + row.credits,
+        row.exit,
+        f"{row.offer_expires:%-d %b %Y}",
     ]
 
 
@@ -433,20 +585,37 @@ def holding_words(plan: PlanResult) -> list[str]:
     words = []
     if plan.held:
         held = "; ".join(f"{h.gpus:,} GPUs with {clip(h.vendor, 40)} until {h.end:%-d %B %Y}" for h in plan.held)
-        more = f"we ask for {plan.ask_gpus:,} more GPUs committed now" if plan.ask_gpus else "we ask for no more committed GPUs now"
+        more = (
+            f"we ask for {plan.ask_gpus:,} more GPUs committed now"
+            if plan.ask_gpus
+            else "we ask for no more committed GPUs now"
+        )
         last_held = max(h.end for h in plan.held)
-        if plan.term_sheet and all(r.start >= last_held for r in plan.term_sheet):  # the ask follows what we hold: no GPUs on top of it
+        if plan.term_sheet and all(
+            r.start >= last_held for r in plan.term_sheet
+        ):  # the ask follows what we hold: no GPUs on top of it
             first = min(r.start for r in plan.term_sheet)
             ends = "it ends" if len(plan.held) == 1 else "they end"
             more = f"we ask to commit {plan.ask_gpus:,} GPUs now for when {ends}, from {first:%-d %B %Y}"
-        words.append(f"We hold {held}; {more}" + (", and capacity paid for as used" if any(x.role == "pay_as_used" for x in plan.plan) else "") + ".")
+        words.append(
+            f"We hold {held}; {more}"
+            + (", and capacity paid for as used" if any(x.role == "pay_as_used" for x in plan.plan) else "")
+            + "."
+        )
     later = [x for x in plan.plan if x.decision == "later"]
     if later:
         words.append(
-            "Not asked for today: " + "; ".join(
+            "Not asked for today: "
+            + "; ".join(
                 f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency} per GPU-hour"
-                + (f", 8 in 10 chances between {x.price_p10:.2f} and {x.price_p90:.2f}" if x.price_p10 is not None and x.price_p90 is not None else "") + ")"
-                for x in later if x.start_date and x.expected_price
+                + (
+                    f", 8 in 10 chances between {x.price_p10:.2f} and {x.price_p90:.2f}"
+                    if x.price_p10 is not None and x.price_p90 is not None
+                    else ""
+                )
+                + ")"
+                for x in later
+                if x.start_date and x.expected_price
             )
             + (f": decisions after {plan.decide_by:%-d %B %Y}, to re-plan then." if plan.decide_by else ".")
         )
@@ -487,7 +656,10 @@ def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
     cur = plan.currency
     bound = dict(zip(map(id, plan.plan), line_commitments(plan, {o.id: o for o in ev.offers})))
     # Only what is signed now is asked for; later decisions and held contracts are said apart (holding_words).
-    commits = sorted((line for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")), key=lambda x: (x.start_month or 0, x.vendor))
+    commits = sorted(
+        (line for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")),
+        key=lambda x: (x.start_month or 0, x.vendor),
+    )
     floats = [line for line in plan.plan if line.role == "pay_as_used"]
     lines = []
     for line in commits + floats:
@@ -496,12 +668,22 @@ def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
             price = f"{line.price:.2f} per GPU-hour"
         else:
             total = None
-            price = f"{line.price * 1000:,.2f} per 1,000 tasks" if line.price_unit == "task" else f"{line.price:.2f} per GPU-hour"
-        lines.append(PlanTerm(
-            vendor=line.vendor, role="commit" if line.role == "commit" else "pay as used", gpus=line.gpus,
-            nodes=-(-line.gpus // 8) if line.gpus and line.role == "commit" else None,
-            months=_months(line.start_month, line.end_month), price=price, total_commitment=total,
-        ))
+            price = (
+                f"{line.price * 1000:,.2f} per 1,000 tasks"
+                if line.price_unit == "task"
+                else f"{line.price:.2f} per GPU-hour"
+            )
+        lines.append(
+            PlanTerm(
+                vendor=line.vendor,
+                role="commit" if line.role == "commit" else "pay as used",
+                gpus=line.gpus,
+                nodes=-(-line.gpus // 8) if line.gpus and line.role == "commit" else None,
+                months=_months(line.start_month, line.end_month),
+                price=price,
+                total_commitment=total,
+            )
+        )
     single = plan.single_best
     single_vendor = single.plan[0].vendor if single.plan else None
     offers = {line.offer for line in plan.plan}
@@ -512,11 +694,20 @@ def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
     if len(offers) == 1 and single.offer in offers:
         headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."
     else:
-        saving = f", {abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer" if plan.saving_share is not None else ""
+        saving = (
+            f", {abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer"
+            if plan.saving_share is not None
+            else ""
+        )
         headline = f"Approve a portfolio: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected{saving}."
     return headline, PlanAsk(
-        lines=lines, total_commitment=total, expected_per_task=expected, single_vendor=single_vendor,
-        single_per_task=single.expected_cost_per_task, saving_share=plan.saving_share, statement=statement,
+        lines=lines,
+        total_commitment=total,
+        expected_per_task=expected,
+        single_vendor=single_vendor,
+        single_per_task=single.expected_cost_per_task,
+        saving_share=plan.saving_share,
+        statement=statement,
     )
 
 
@@ -524,8 +715,18 @@ def vendor_asks(rec: Recommendation, cur: str) -> list[VendorAsk]:
     """The ask as a short list: one entry per vendor with its one commitment figure, then its lines."""
     found: dict[str, VendorAsk] = {}
     for line in rec.lines:
-        entry = found.setdefault(line.vendor, VendorAsk(vendor=line.vendor, commitment=rec.commitment_by_vendor.get(line.vendor), lines=[]))
-        term = f" ({line.term_months}-month term)" if line.role == "commit" and line.term_months and line.term_months > 1 and rec.months and line.term_months > (line.last_month or 0) - (line.first_month or 1) + 1 else ""
+        entry = found.setdefault(
+            line.vendor, VendorAsk(vendor=line.vendor, commitment=rec.commitment_by_vendor.get(line.vendor), lines=[])
+        )
+        term = (
+            f" ({line.term_months}-month term)"
+            if line.role == "commit"
+            and line.term_months
+            and line.term_months > 1
+            and rec.months
+            and line.term_months > (line.last_month or 0) - (line.first_month or 1) + 1
+            else ""
+        )
         month_by_month = ", month by month" if line.commitments > 1 else ""
         entry.lines.append(f"{gpus_words(line)}, {months_words(line)}{month_by_month}{term}, {price_words(line, cur)}")
     return list(found.values())
@@ -548,8 +749,15 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
     if rec.total_spend is not None and rec.months:
         spend = f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} month{'s' if rec.months != 1 else ''}, {cash(rec.spend_per_year, cur)} a year"
         if rec.total_commitment:
-            spend += f"; signing binds us to {cash(rec.total_commitment, cur)}" + (" (terms that run past the last month counted whole)" if rec.kind == "plan" and any(
-                x.term_months and x.first_month and x.first_month - 1 + x.term_months > rec.months for x in rec.lines) else "")
+            spend += f"; signing binds us to {cash(rec.total_commitment, cur)}" + (
+                " (terms that run past the last month counted whole)"
+                if rec.kind == "plan"
+                and any(
+                    x.term_months and x.first_month and x.first_month - 1 + x.term_months > rec.months
+                    for x in rec.lines
+                )
+                else ""
+            )
         words.append(spend + ".")
     best = rec.best_single
     plan_tasks = None
@@ -557,12 +765,20 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
         plan_tasks = _as_planned(plan).demand_per_month
     if rec.kind == "plan":
         if best.offer is None:
-            words.append(f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios; no single offer can serve them all alone.")
+            words.append(
+                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios; no single offer can serve them all alone."
+            )
         elif rec.saving_share is None:
-            words.append(f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios: the plan is the best single offer, {clip(best.vendor, 40)} alone; no mix costs less.")
+            words.append(
+                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios: the plan is the best single offer, {clip(best.vendor, 40)} alone; no mix costs less."
+            )
         else:
             gap = (best.cost_per_task or 0.0) - rec.cost_per_task
-            monthly = f", about {cash(abs(gap) * plan_tasks, cur)} a month {'less' if gap >= 0 else 'more'}" if plan_tasks else ""
+            monthly = (
+                f", about {cash(abs(gap) * plan_tasks, cur)} a month {'less' if gap >= 0 else 'more'}"
+                if plan_tasks
+                else ""
+            )
             words.append(
                 f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
                 f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}"
@@ -571,15 +787,26 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
         words += rec.usage  # an offer ranked first or signed that the plan uses less than it could, and what limits it
         if plan is not None and plan.bridges:
             vendor_of = {line.offer: line.vendor for line in plan.plan}
-            words.append("Before delivery: " + "; ".join(
-                f"{clip(b.vendor, 40)} delivers from month {b.delivery_month}, the months before served by "
-                + (", ".join(clip(vendor_of.get(o, o), 40) for o in b.served_by) if b.served_by else "nothing (priced unserved)") + f", {cash(b.cost, cur)} expected over them"
-                for b in plan.bridges
-            ) + " (in the figures above).")
+            words.append(
+                "Before delivery: "
+                + "; ".join(
+                    f"{clip(b.vendor, 40)} delivers from month {b.delivery_month}, the months before served by "
+                    + (
+                        ", ".join(clip(vendor_of.get(o, o), 40) for o in b.served_by)
+                        if b.served_by
+                        else "nothing (priced unserved)"
+                    )
+                    + f", {cash(b.cost, cur)} expected over them"
+                    for b in plan.bridges
+                )
+                + " (in the figures above)."
+            )
     else:
         runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
         if runner is not None and ev.summary.gap_share is not None:
-            words.append(f"{per_k} {cur} per 1,000 tasks {rec.basis}: the best single offer; the next, {clip(runner.vendor, 40)}, costs {ev.summary.gap_share:.1%} more.")
+            words.append(
+                f"{per_k} {cur} per 1,000 tasks {rec.basis}: the best single offer; the next, {clip(runner.vendor, 40)}, costs {ev.summary.gap_share:.1%} more."
+            )
         else:
             words.append(f"{per_k} {cur} per 1,000 tasks {rec.basis}: the only acceptable offer.")
     today = _today_figure(position)
@@ -595,12 +822,18 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
             growth = plan.demand.growth if plan is not None else 0.0
             why = []
             if abs(volume) >= 0.005 * spend_now:
-                why.append(f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({prose_count(plan_tasks)} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price")
+                why.append(
+                    f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({prose_count(plan_tasks)} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price"
+                )
             if abs(price) >= 0.005 * spend_now:
-                why.append(f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's {_per_k(price_now)} {cur} per 1,000")
+                why.append(
+                    f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's {_per_k(price_now)} {cur} per 1,000"
+                )
             words.append(
                 f"Today we pay {cash(spend_now, cur)} a month ({_per_k(price_now)} {cur} per 1,000 tasks, {label}, for {prose_count(tasks_now)} tasks). The plan spends "
-                f"{cash(new_spend, cur)} a month on average, {cash(abs(diff), cur)} {'more' if diff > 0 else 'less'}" + (": " + "; ".join(why) if why else "") + "."
+                f"{cash(new_spend, cur)} a month on average, {cash(abs(diff), cur)} {'more' if diff > 0 else 'less'}"
+                + (": " + "; ".join(why) if why else "")
+                + "."
             )
         elif rec.kind == "offer":
             new_spend = rec.cost_per_task * tasks_now if ev.rank_by == "cost_per_task" else None
@@ -621,17 +854,29 @@ def deadline_words(rec: Recommendation) -> str | None:
     first = list(dict.fromkeys(x.vendor for x in rec.lines if x.valid_until == rec.deadline))
     many = len({x.vendor for x in rec.lines}) > 1
     offers = f"the offer of {_with(first)} expires" if len(first) == 1 else f"the offers of {_with(first)} expire"
-    return f"Decide by {rec.deadline.isoformat()}: {offers} then" + (", the first of the offers asked for to expire." if many and len(first) < len({x.vendor for x in rec.lines}) else ".")
+    return f"Decide by {rec.deadline.isoformat()}: {offers} then" + (
+        ", the first of the offers asked for to expire."
+        if many and len(first) < len({x.vendor for x in rec.lines})
+        else "."
+    )
 
 
 def board_memo(
-    ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None = None,
-    hedge_config: HedgeConfig | None = None, rec: Recommendation | None = None,
+    ev: Evaluation,
+    cases: list[Case],
+    position: Position | None,
+    hedge: HedgePlan | None,
+    hedge_missing: str,
+    plan: PlanResult | None = None,
+    hedge_config: HedgeConfig | None = None,
+    rec: Recommendation | None = None,
 ) -> BoardMemo:
     """The memo for the recommendation: the plan when there is one (every part then speaks of the plan's
     fixed portfolio), else the recommended offer; without either, the reasons none can be recommended."""
     rec = rec or decide(ev, plan)
-    memo = _board_memo(ev, cases, position, hedge, hedge_missing, plan if rec.kind == "plan" else None, hedge_config, rec)
+    memo = _board_memo(
+        ev, cases, position, hedge, hedge_missing, plan if rec.kind == "plan" else None, hedge_config, rec
+    )
     memo.options_more = max(0, len(ev.ranked) - len(memo.options))
     memo.ask = vendor_asks(rec, ev.currency)
     if rec.kind == "plan" and plan is not None:
@@ -640,14 +885,24 @@ def board_memo(
     memo.cost_words = cost_words(rec, ev, position, plan if rec.kind == "plan" else None)
     memo.deadline = rec.deadline
     memo.deadline_words = deadline_words(rec)
-    if rec.kind == "plan" and plan is not None and plan.sign_by is not None and (rec.deadline is None or plan.sign_by < rec.deadline):
+    if (
+        rec.kind == "plan"
+        and plan is not None
+        and plan.sign_by is not None
+        and (rec.deadline is None or plan.sign_by < rec.deadline)
+    ):
         # a contract signed now must be signed before the capacity it brings is counted on, not only before its offer expires
-        memo.deadline, memo.deadline_words = plan.sign_by, f"Decide by {plan.sign_by.isoformat()}: {plan.sign_by_reason}."
+        memo.deadline, memo.deadline_words = (
+            plan.sign_by,
+            f"Decide by {plan.sign_by.isoformat()}: {plan.sign_by_reason}.",
+        )
     memo.plan_failed = rec.plan_failed
     memo.signed = [signed_line(o) for o in ev.offers if o.evidence]
     cur = ev.currency
     if rec.kind == "plan":
-        on_demand = {x.vendor for x in rec.lines if x.role == "pay_as_used"} - {x.vendor for x in rec.lines if x.role == "commit"}
+        on_demand = {x.vendor for x in rec.lines if x.role == "pay_as_used"} - {
+            x.vendor for x in rec.lines if x.role == "commit"
+        }
         names = [clip(v, 40) + (" (on demand)" if v in on_demand else "") for v in rec.vendors]
         committed = f"{cash(rec.total_commitment, cur)} committed, " if rec.total_commitment else ""
         if not names:  # nothing the plan needs can be signed today: what we hold serves until the later decisions
@@ -662,7 +917,9 @@ def board_memo(
                 f"{_per_k(rec.cost_per_task)} {cur} per 1,000 tasks."
             )
     if rec.plan_failed and rec.kind == "offer":
-        memo.headline = "The purchase plan could not be solved, so the best single offer is asked for instead. " + memo.headline
+        memo.headline = (
+            "The purchase plan could not be solved, so the best single offer is asked for instead. " + memo.headline
+        )
     return memo
 
 
@@ -673,24 +930,47 @@ def signed_line(record: OfferRecord) -> str:
     if e.get("throughput_ratio") is not None:
         parts.append(f"throughput {e['throughput_ratio']:.1%} of the promise")
     if e.get("availability") is not None:
-        parts.append(f"availability {e['availability']:.2%}" + (f" (SLA {record.sla_availability:.2%})" if record.sla_availability else ""))
+        parts.append(
+            f"availability {e['availability']:.2%}"
+            + (f" (SLA {record.sla_availability:.2%})" if record.sla_availability else "")
+        )
     if e.get("served_rate") is not None:
         parts.append(f"requests served {e['served_rate']:.2%}")
     # months of any evidence: capacity months move throughput, incident months availability
     months = max(e.get("months") or 0, e.get("availability_months") or 0)
-    return f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: " + ", ".join(parts) + " (the comparison report's scorecard)"
+    return (
+        f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: "
+        + ", ".join(parts)
+        + " (the comparison report's scorecard)"
+    )
 
 
 def _board_memo(
-    ev: Evaluation, cases: list[Case], position: Position | None, hedge: HedgePlan | None, hedge_missing: str, plan: PlanResult | None,
-    hedge_config: HedgeConfig | None, rec: Recommendation,
+    ev: Evaluation,
+    cases: list[Case],
+    position: Position | None,
+    hedge: HedgePlan | None,
+    hedge_missing: str,
+    plan: PlanResult | None,
+    hedge_config: HedgeConfig | None,
+    rec: Recommendation,
 ) -> BoardMemo:
     cur = ev.currency
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if leader is None:
         return BoardMemo(
-            currency=cur, offer=None, headline="No offer can be recommended: none passes every requirement.", terms=None, today=None,
-            options=[], near_tie=None, scenarios=[], scenario_note="", risks=[], hedge=_hedge_ask(None, hedge_missing), glossary=GLOSSARY,
+            currency=cur,
+            offer=None,
+            headline="No offer can be recommended: none passes every requirement.",
+            terms=None,
+            today=None,
+            options=[],
+            near_tie=None,
+            scenarios=[],
+            scenario_note="",
+            risks=[],
+            hedge=_hedge_ask(None, hedge_missing),
+            glossary=GLOSSARY,
         )
     runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
     terms = _term_sheet(leader, ev)
@@ -701,8 +981,12 @@ def _board_memo(
     commit = f", {cash(terms.total_commitment, cur)}" if terms.total_commitment else ""
     if line is not None and line.gpus_committed is not None:
         commit += f" ({line.gpus:,} GPUs billed at today's demand)"
-    cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else "")
-    headline = f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
+    cost = f"{_per_k(leader.metrics[ev.rank_by])} {cur} per 1,000 tasks" + (
+        f" over {ev.horizon_months} months" if ev.rank_by == "horizon_cost_per_task" else ""
+    )
+    headline = (
+        f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
+    )
     if not terms.total_commitment:  # on demand or per token: nothing is committed, so nothing is called a commitment
         headline = f"Approve using {what} with {clip(leader.vendor, 60)} on demand, billed as used (nothing committed), at {cost}."
     ask = None
@@ -713,12 +997,23 @@ def _board_memo(
     options = []
     for o in ev.ranked:
         pros, cons = _pros_cons(o, ev)
-        options.append(OptionRow(
-            offer=o.id, vendor=o.vendor, rank=o.rank or 0, price_basis=BASIS_WORDS.get(o.pricing_basis, o.pricing_basis),
-            evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits",
-            operator=_operator(o), commitment=offer_commitment(o), snapshot_per_task=o.metrics.get("cost_per_task"),
-            horizon_per_task=o.metrics.get("horizon_cost_per_task"), pros=pros, cons=cons,
-        ))
+        options.append(
+            OptionRow(
+                offer=o.id,
+                vendor=o.vendor,
+                rank=o.rank or 0,
+                price_basis=BASIS_WORDS.get(o.pricing_basis, o.pricing_basis),
+                evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve")
+                if o.pricing_basis != "per_token"
+                else "vendor's rate limits",
+                operator=_operator(o),
+                commitment=offer_commitment(o),
+                snapshot_per_task=o.metrics.get("cost_per_task"),
+                horizon_per_task=o.metrics.get("horizon_cost_per_task"),
+                pros=pros,
+                cons=cons,
+            )
+        )
     # Page 1 holds the cheapest few, the best single offer and the offers asked for; the comparison report has the rest.
     named = {rec.best_single.offer, leader.id} | {line.offer for line in rec.lines}
     shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or o.offer in named]
@@ -739,14 +1034,39 @@ def _board_memo(
         plan_cases, plan_note = _plan_cases(plan, rows)
         asked = _plan_hedge(plan, ev, hedge, hedge_missing, hedge_config)
         return BoardMemo(
-            currency=cur, offer=leader.id, headline=headline, terms=terms, today=_plan_today(position, plan), options=options, near_tie=near_tie,
-            scenarios=rows, scenario_note=note, risks=_plan_risks(plan, ev, asked.ask), hedge=asked, glossary=GLOSSARY + PLAN_GLOSSARY,
-            plan=ask, plan_option=_plan_option(plan, ask, ev), plan_cases=plan_cases, plan_note=plan_note, knife_edge=knife,
+            currency=cur,
+            offer=leader.id,
+            headline=headline,
+            terms=terms,
+            today=_plan_today(position, plan),
+            options=options,
+            near_tie=near_tie,
+            scenarios=rows,
+            scenario_note=note,
+            risks=_plan_risks(plan, ev, asked.ask),
+            hedge=asked,
+            glossary=GLOSSARY + PLAN_GLOSSARY,
+            plan=ask,
+            plan_option=_plan_option(plan, ask, ev),
+            plan_cases=plan_cases,
+            plan_note=plan_note,
+            knife_edge=knife,
         )
     return BoardMemo(
-        currency=cur, offer=leader.id, headline=headline, terms=terms, today=today, options=options, near_tie=near_tie,
-        scenarios=rows, scenario_note=note, risks=_risks(leader, ev, rows, hedge, today, runner), hedge=_hedge_ask(hedge, hedge_missing), glossary=GLOSSARY,
-        plan=ask, knife_edge=knife,
+        currency=cur,
+        offer=leader.id,
+        headline=headline,
+        terms=terms,
+        today=today,
+        options=options,
+        near_tie=near_tie,
+        scenarios=rows,
+        scenario_note=note,
+        risks=_risks(leader, ev, rows, hedge, today, runner),
+        hedge=_hedge_ask(hedge, hedge_missing),
+        glossary=GLOSSARY,
+        plan=ask,
+        knife_edge=knife,
     )
 
 
@@ -761,7 +1081,13 @@ def knife_edge_words(ev: Evaluation) -> str | None:
         return risks.strip()
     leader = ev.ranked[0]
     odds = leader.uncertainty.prob_fails_gate if leader.uncertainty is not None else None
-    return "Knife edge: " + "; ".join(e.words for e in edges) + (f" (it fails a gate in {odds:.0%} of the draws)" if odds else "") + "." + risks
+    return (
+        "Knife edge: "
+        + "; ".join(e.words for e in edges)
+        + (f" (it fails a gate in {odds:.0%} of the draws)" if odds else "")
+        + "."
+        + risks
+    )
 
 
 def _near_tie(ev: Evaluation) -> str | None:
@@ -788,15 +1114,27 @@ def _near_tie(ev: Evaluation) -> str | None:
         reasons.append(f"{o.vendor}: " + ", ".join(why))
     return (
         f"A near-tie: {snap.vendor} is cheapest today and {hor.vendor} over {ev.horizon_months} months, "
-        f"{gap:.1%} apart today: within what the inputs can move. Choose on the terms, not the figure. " + "; ".join(reasons) + "."
+        f"{gap:.1%} apart today: within what the inputs can move. Choose on the terms, not the figure. "
+        + "; ".join(reasons)
+        + "."
     )
 
 
 # --- the memo when the plan is the ask ------------------------------------------------------------
 
-SINGLE_CASE = {"Demand as planned": "Demand as stated", "Market prices +20%": "Index +20%"}  # the single-offer case that matches a plan case
-CASE_WORDS = {"low": "Lowest third of the paths", "base": "Middle third", "high": "Highest third", "worst 10%": "Worst 10% of paths (cost per task)"}
-UNSERVED_PRICED = 0.01  # without a vendor, above this share of demand unserved the extra spend is no measure of the loss
+SINGLE_CASE = {
+    "Demand as planned": "Demand as stated",
+    "Market prices +20%": "Index +20%",
+}  # the single-offer case that matches a plan case
+CASE_WORDS = {
+    "low": "Lowest third of the paths",
+    "base": "Middle third",
+    "high": "Highest third",
+    "worst 10%": "Worst 10% of paths (cost per task)",
+}
+UNSERVED_PRICED = (
+    0.01  # without a vendor, above this share of demand unserved the extra spend is no measure of the loss
+)
 PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
 
 
@@ -808,13 +1146,23 @@ def _as_planned(plan: PlanResult) -> PlanCase:
 
 def _plan_today(position: Position | None, plan: PlanResult) -> AgainstToday | None:
     """Today's cost per task against the plan's expected one, priced at the plan's expected tasks a month."""
-    if position is None or position.label.startswith("the recommended offer") or plan.expected_cost_per_task is None or plan.stress is None:
+    if (
+        position is None
+        or position.label.startswith("the recommended offer")
+        or plan.expected_cost_per_task is None
+        or plan.stress is None
+    ):
         return None
     tasks = _as_planned(plan).demand_per_month
     monthly = (position.cost_per_task - plan.expected_cost_per_task) * tasks
     return AgainstToday(
-        label=position.label, current_per_task=position.cost_per_task, new_per_task=plan.expected_cost_per_task,
-        monthly_saving=monthly, annual_saving=monthly * 12, tasks_per_month=tasks, of_plan=True,
+        label=position.label,
+        current_per_task=position.cost_per_task,
+        new_per_task=plan.expected_cost_per_task,
+        monthly_saving=monthly,
+        annual_saving=monthly * 12,
+        tasks_per_month=tasks,
+        of_plan=True,
     )
 
 
@@ -822,11 +1170,26 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     """The plan as the options' first row, costed over the demand scenarios as each single offer is beside it."""
     floats = [x for x in ask.lines if x.role != "commit"]
     offers = [ev.offer(line.offer) for line in plan.plan]
-    bases = list(dict.fromkeys(BASIS_WORDS.get(o.pricing_basis, o.pricing_basis) for o, line in zip(offers, plan.plan) if line.role == "commit"))
-    evidence = list(dict.fromkeys(EVIDENCE_WORDS.get(o.points_source, "reference curve") if o.pricing_basis != "per_token" else "vendor's rate limits" for o in offers))
+    bases = list(
+        dict.fromkeys(
+            BASIS_WORDS.get(o.pricing_basis, o.pricing_basis)
+            for o, line in zip(offers, plan.plan)
+            if line.role == "commit"
+        )
+    )
+    evidence = list(
+        dict.fromkeys(
+            EVIDENCE_WORDS.get(o.points_source, "reference curve")
+            if o.pricing_basis != "per_token"
+            else "vendor's rate limits"
+            for o in offers
+        )
+    )
     pros, cons = [], []
     if plan.saving_share is not None and plan.saving_share > 0 and ask.single_vendor:
-        pros.append(f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, {_per_k(ask.single_per_task)})")
+        pros.append(
+            f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, {_per_k(ask.single_per_task)})"
+        )
     if plan.expected_unused_share > 0.005:
         cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle")
     if plan.pay_as_used_share > 0.005:
@@ -835,9 +1198,18 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     if len(vendors) > 1:
         cons.append(f"{len(vendors)} vendors")
     return OptionRow(
-        offer="", vendor="Recommended portfolio", rank=0, price_basis=", ".join(bases + (["as used"] if floats else [])),
-        evidence="see below" if len(evidence) > 1 else evidence[0], operator="see the offers below", commitment=ask.total_commitment, snapshot_per_task=None, horizon_per_task=None,
-        pros="; ".join(pros), cons="; ".join(cons), scenarios_per_task=plan.expected_cost_per_task,
+        offer="",
+        vendor="Recommended portfolio",
+        rank=0,
+        price_basis=", ".join(bases + (["as used"] if floats else [])),
+        evidence="see below" if len(evidence) > 1 else evidence[0],
+        operator="see the offers below",
+        commitment=ask.total_commitment,
+        snapshot_per_task=None,
+        horizon_per_task=None,
+        pros="; ".join(pros),
+        cons="; ".join(cons),
+        scenarios_per_task=plan.expected_cost_per_task,
     )
 
 
@@ -856,11 +1228,18 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
 
     for case in plan.stress.cases:
         single = singles.get(SINGLE_CASE.get(case.name, case.name))
-        found.append(PlanCaseRow(
-            name=label(case.name), probability=case.probability, cost_per_task=case.cost_per_task, monthly_spend=case.monthly_spend,
-            unused_monthly=case.unused_commitment / months, pay_as_used_share=case.pay_as_used_share, unserved_share=case.unserved_share,
-            cheapest_single=single.cheapest if single else None,
-        ))
+        found.append(
+            PlanCaseRow(
+                name=label(case.name),
+                probability=case.probability,
+                cost_per_task=case.cost_per_task,
+                monthly_spend=case.monthly_spend,
+                unused_monthly=case.unused_commitment / months,
+                pay_as_used_share=case.pay_as_used_share,
+                unserved_share=case.unserved_share,
+                cheapest_single=single.cheapest if single else None,
+            )
+        )
     short = [c for c in plan.stress.cases if c.unserved_share >= 0.0005]
     note = (
         f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the rest. "
@@ -877,13 +1256,17 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
 
 
 def _tier_likelihood(record: OfferRecord) -> str:
-    return {"platinum": "low", "gold": "low", "silver": "medium"}.get(record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high")
+    return {"platinum": "low", "gold": "low", "silver": "medium"}.get(
+        record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
+    )
 
 
 # A vendor that fails while nothing else in the plan serves its demand: the months until a qualified fallback offer
 # delivers, its demand unserved meanwhile (the fastest delivery the example's offers promise is about four weeks).
 REPLACE_MONTHS = 1
-OPTIONS_SHOWN = 1  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
+OPTIONS_SHOWN = (
+    1  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
+)
 VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
 
 
@@ -904,20 +1287,26 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Ris
     # A delivery is at risk only for what is signed now: a held contract is in service, a later decision is re-planned.
     # A renewal signed now of a contract held today continues capacity in service: no delivery to wait for.
     in_service = {line.vendor for line in plan.plan if line.decision == "held"}
-    signing = {line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")} - in_service
+    signing = {
+        line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")
+    } - in_service
     delivery, failure = [], []
     for v in ranked:
         record = ev.offer(v.offers[0])
         stranded = v.unserved_share >= UNSERVED_PRICED
         delivery.append(_late_delivery_risk(v, record, stranded, cur, plan) if v.vendor in signing else None)
-        failure.append(_vendor_failure_risk(v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur, plan))
+        failure.append(
+            _vendor_failure_risk(
+                v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur, plan
+            )
+        )
     risks = [r for r in delivery[: len(named)] if r is not None]
-    late_rest = [(r, v) for r, v in zip(delivery[len(named):], rest_vendors) if r is not None]
+    late_rest = [(r, v) for r, v in zip(delivery[len(named) :], rest_vendors) if r is not None]
     if late_rest:
         risks.append(_smaller_vendors_late([r for r, _ in late_rest], [v for _, v in late_rest]))
     risks += failure[: len(named)]
     if rest_vendors:
-        risks.append(_smaller_vendor_fails(failure[len(named):], rest_vendors))
+        risks.append(_smaller_vendor_fails(failure[len(named) :], rest_vendors))
     if committed:
         risks.append(_concentration_risk(plan, committed, total, cur))
     return risks + _plan_wide_risks(plan, ev, hedge_asked)
@@ -931,7 +1320,9 @@ def _committed_by_vendor(plan: PlanResult, ev: Evaluation) -> tuple[dict[str, fl
         if line.role != "commit" or amount is None:
             continue
         committed[line.vendor] = committed.get(line.vendor, 0.0) + amount
-        prepaid[line.vendor] = prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
+        prepaid[line.vendor] = (
+            prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
+        )
     return committed, prepaid
 
 
@@ -949,7 +1340,11 @@ def _stranded_tasks(v: VendorStress, plan: PlanResult) -> tuple[float, float | N
 
 def _unserved_words(tasks: float, share: float, shortfall: float, price: float | None, cur: str) -> str:
     """The demand a risk leaves unserved and its shortfall, apart from the cash."""
-    priced = f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)" if price is not None and shortfall > 0 else ", not priced (plan.unserved_penalty_per_task)"
+    priced = (
+        f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)"
+        if price is not None and shortfall > 0
+        else ", not priced (plan.unserved_penalty_per_task)"
+    )
     return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{priced}"
 
 
@@ -973,32 +1368,65 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
     return Risk(
         risk=what,
         likelihood="medium" if record.terms.delivery is None or not late else "low",
-        impact=extra, impact_basis=basis, shortfall=v.extra_shortfall_first_month if stranded and price is not None else None,
-        mitigation=((f"credit of {cash(late.per_week, cur)} a week late" + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")) if late else "ask for a late-delivery credit")
+        impact=extra,
+        impact_basis=basis,
+        shortfall=v.extra_shortfall_first_month if stranded and price is not None else None,
+        mitigation=(
+            (
+                f"credit of {cash(late.per_week, cur)} a week late"
+                + (f", at most {cash(late.cap, cur)}" if late.cap is not None else "")
+            )
+            if late
+            else "ask for a late-delivery credit"
+        )
         + ("; qualify a fallback (no other source in the plan)" if stranded else ""),
         owner="Procurement",
     )
 
 
-def _vendor_failure_risk(v: VendorStress, record: OfferRecord, stranded: bool, lost: float, rest: list[str], months: int, cur: str, plan: PlanResult) -> Risk:
+def _vendor_failure_risk(
+    v: VendorStress,
+    record: OfferRecord,
+    stranded: bool,
+    lost: float,
+    rest: list[str],
+    months: int,
+    cur: str,
+    plan: PlanResult,
+) -> Risk:
     """A committed vendor failing during its term. Cash: its prepayment lost, plus its capacity bought on demand over
     the horizon (the plan's stress without it). Apart, when nothing else in the plan serves its demand: that demand
     unserved for REPLACE_MONTHS, until a fallback delivers, at the plan's unserved price."""
     monthly, price = _stranded_tasks(v, plan)
     extra = max(v.extra_spend, 0.0)
     basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + (
-        f"its capacity bought on demand over {months} months" if extra > 0 else "no extra cash: the rest of the plan's capacity serves the demand" if not stranded else "no extra cash"
+        f"its capacity bought on demand over {months} months"
+        if extra > 0
+        else "no extra cash: the rest of the plan's capacity serves the demand"
+        if not stranded
+        else "no extra cash"
     )
     shortfall = None
     if stranded:
         shortfall = monthly * REPLACE_MONTHS * price if price is not None else None
-        basis += f"; {REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} until a fallback delivers: " + _unserved_words(monthly * REPLACE_MONTHS, v.unserved_share, shortfall or 0.0, price, cur)
+        basis += (
+            f"; {REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} until a fallback delivers: "
+            + _unserved_words(monthly * REPLACE_MONTHS, v.unserved_share, shortfall or 0.0, price, cur)
+        )
     return Risk(
         risk=f"{clip(v.vendor, 30)} fails during its term",
         likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-        impact=lost + extra, impact_basis=basis, shortfall=shortfall,
+        impact=lost + extra,
+        impact_basis=basis,
+        shortfall=shortfall,
         mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
-        + (f"; {_with(rest)} on demand already in the plan" if rest and not stranded else "; qualify a fallback offer (no other source in the plan)" if stranded else ""),
+        + (
+            f"; {_with(rest)} on demand already in the plan"
+            if rest and not stranded
+            else "; qualify a fallback offer (no other source in the plan)"
+            if stranded
+            else ""
+        ),
         owner="CFO",
     )
 
@@ -1010,7 +1438,8 @@ def _smaller_vendors_late(others_late: list[Risk], rest_vendors: list[VendorStre
         risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
         likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
         impact=sum(priced) if priced else None,
-        impact_basis="a month of their capacity bought on demand, per month late, all of them" + ("; with demand unserved apart (shortfall)" if any(r.shortfall for r in others_late) else ""),
+        impact_basis="a month of their capacity bought on demand, per month late, all of them"
+        + ("; with demand unserved apart (shortfall)" if any(r.shortfall for r in others_late) else ""),
         shortfall=sum(r.shortfall for r in others_late if r.shortfall) or None,
         mitigation="a late-delivery credit in each contract",
         owner="Procurement",
@@ -1021,10 +1450,13 @@ def _smaller_vendor_fails(others_fail: list[Risk], rest_vendors: list[VendorStre
     """The smaller committed vendors' failures in one row: the costliest of them."""
     worst = max(others_fail, key=lambda r: (r.impact or 0.0, r.risk))
     return Risk(
-        risk=f"One of {len(rest_vendors)} smaller committed vendors fails" if len(rest_vendors) > 1 else "The smallest committed vendor fails",
+        risk=f"One of {len(rest_vendors)} smaller committed vendors fails"
+        if len(rest_vendors) > 1
+        else "The smallest committed vendor fails",
         likelihood=max((r.likelihood for r in others_fail), key=("low", "medium", "high").index),
         impact=worst.impact,
-        impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}", shortfall=worst.shortfall,
+        impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
+        shortfall=worst.shortfall,
         mitigation="pay monthly in arrears; keep the other offers qualified",
         owner="CFO",
     )
@@ -1033,7 +1465,9 @@ def _smaller_vendor_fails(others_fail: list[Risk], rest_vendors: list[VendorStre
 def _concentration_risk(plan: PlanResult, committed: dict[str, float], total: float, cur: str) -> Risk:
     """The committed spend concentrated with one vendor: the largest commitment and every vendor's share."""
     top = max(committed, key=lambda k: (committed[k], k))
-    shares = ", ".join(f"{clip(k, 30)} {committed[k] / total:.0%}" for k in sorted(committed, key=lambda k: (-committed[k], k)))
+    shares = ", ".join(
+        f"{clip(k, 30)} {committed[k] / total:.0%}" for k in sorted(committed, key=lambda k: (-committed[k], k))
+    )
     share = committed[top] / total
     cap = plan.policy.max_vendor_share
     return Risk(
@@ -1041,7 +1475,12 @@ def _concentration_risk(plan: PlanResult, committed: dict[str, float], total: fl
         likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
         impact=committed[top],
         impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)} bound (held and signed now)",
-        mitigation=(f"no vendor above {cap:.0%} of expected capacity" if cap < 1 else "a vendor share limit (plan.max_vendor_share)") + "; keep the other offers qualified",
+        mitigation=(
+            f"no vendor above {cap:.0%} of expected capacity"
+            if cap < 1
+            else "a vendor share limit (plan.max_vendor_share)"
+        )
+        + "; keep the other offers qualified",
         owner="Head of infrastructure",
     )
 
@@ -1054,80 +1493,129 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> lis
     risks: list[Risk] = []
     committed_records = [ev.offer(v.offers[0]) for v in st.vendors]
     order = ("low", "medium", "high")
-    risks.append(Risk(
-        risk="Operators deliver less availability than expected",
-        likelihood=max((_tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
-        impact=st.availability_point,
-        impact_basis=f"cash over {months} months at one point less availability, the lost tasks bought on demand"
-        + ("; the rest unserved (the shortfall)" if st.availability_shortfall > 0.5 else ""),
-        shortfall=st.availability_shortfall if st.availability_shortfall > 0.5 else None,
-        mitigation="automatic SLA credits and a health-check clause in every commitment",
-        owner="Head of infrastructure",
-    ))
+    risks.append(
+        Risk(
+            risk="Operators deliver less availability than expected",
+            likelihood=max((_tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
+            impact=st.availability_point,
+            impact_basis=f"cash over {months} months at one point less availability, the lost tasks bought on demand"
+            + ("; the rest unserved (the shortfall)" if st.availability_shortfall > 0.5 else ""),
+            shortfall=st.availability_shortfall if st.availability_shortfall > 0.5 else None,
+            mitigation="automatic SLA credits and a health-check clause in every commitment",
+            owner="Head of infrastructure",
+        )
+    )
     hours, rent, task_rent = plan_floating(plan, ev)
     floating = sum(rent) + task_rent
     dearer = next(c for c in st.cases if c.name == PRICE_CASE[1])
-    risks.append(Risk(
-        risk="Market prices rise 20% (on demand, or following the index)",
-        likelihood="medium",
-        impact=dearer.total_spend - _as_planned(plan).total_spend if floating else None,
-        impact_basis=f"20% of {cash(floating, cur)} at market prices over {months} months" if floating else "nothing in the plan is priced at the market",
-        mitigation="the hedge below covers the GPU-hour part" if hedge_asked else ("commitments at fixed prices; agree on-demand prices for the term" if floating else "fixed prices throughout"),
-        owner="Treasury",
-    ))
+    risks.append(
+        Risk(
+            risk="Market prices rise 20% (on demand, or following the index)",
+            likelihood="medium",
+            impact=dearer.total_spend - _as_planned(plan).total_spend if floating else None,
+            impact_basis=f"20% of {cash(floating, cur)} at market prices over {months} months"
+            if floating
+            else "nothing in the plan is priced at the market",
+            mitigation="the hedge below covers the GPU-hour part"
+            if hedge_asked
+            else (
+                "commitments at fixed prices; agree on-demand prices for the term"
+                if floating
+                else "fixed prices throughout"
+            ),
+            owner="Treasury",
+        )
+    )
     low = next(c for c in st.cases if c.name == "Demand −30%")
     lower = next(c for c in st.cases if c.name == "Demand −50%")
-    risks.append(Risk(
-        risk="Demand 30% below the plan",
-        likelihood="medium",
-        impact=low.unused_commitment if low.unused_commitment > 0 else None,
-        impact_basis=f"commitment idle over {months} months ({cash(lower.unused_commitment, cur)} at −50%)" if low.unused_commitment > 0 else "no commitment left idle",
-        mitigation="commit to the base load, peaks on demand; resize at renewal",
-        owner="Head of product",
-    ))
+    risks.append(
+        Risk(
+            risk="Demand 30% below the plan",
+            likelihood="medium",
+            impact=low.unused_commitment if low.unused_commitment > 0 else None,
+            impact_basis=f"commitment idle over {months} months ({cash(lower.unused_commitment, cur)} at −50%)"
+            if low.unused_commitment > 0
+            else "no commitment left idle",
+            mitigation="commit to the base load, peaks on demand; resize at renewal",
+            owner="Head of product",
+        )
+    )
     if st.claims_low_end is not None:
         claimed = _with([line.vendor for line in plan.plan if ev.offer(line.offer).points_source == "vendor_claim"])
-        risks.append(Risk(
-            risk=f"Throughput below the vendor's claim ({claimed})",
-            likelihood="medium",
-            impact=st.claims_low_end,
-            impact_basis=f"cash over {months} months at the low end of the claim (×{st.claims_factor:g}), the lost tasks bought on demand"
-            + ("; the rest unserved (the shortfall)" if st.claims_shortfall and st.claims_shortfall > 0.5 else ""),
-            shortfall=st.claims_shortfall if st.claims_shortfall and st.claims_shortfall > 0.5 else None,
-            mitigation="acceptance test on our workload before the commitment starts",
-            owner="Head of infrastructure",
-        ))
+        risks.append(
+            Risk(
+                risk=f"Throughput below the vendor's claim ({claimed})",
+                likelihood="medium",
+                impact=st.claims_low_end,
+                impact_basis=f"cash over {months} months at the low end of the claim (×{st.claims_factor:g}), the lost tasks bought on demand"
+                + ("; the rest unserved (the shortfall)" if st.claims_shortfall and st.claims_shortfall > 0.5 else ""),
+                shortfall=st.claims_shortfall if st.claims_shortfall and st.claims_shortfall > 0.5 else None,
+                mitigation="acceptance test on our workload before the commitment starts",
+                owner="Head of infrastructure",
+            )
+        )
     return risks
 
 
-def _plan_hedge(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missing: str, config: HedgeConfig | None) -> HedgeAsk:
+def _plan_hedge(
+    plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missing: str, config: HedgeConfig | None
+) -> HedgeAsk:
     """The hedge of what floats in the plan, as the comparison report's hedging chapter computes it
     (procure.analysis.hedging.plan_hedge): the same contracts for the same months."""
     hours, rent, task_rent = plan_floating(plan, ev)
     cur, months = plan.currency, plan.demand.months
-    token = f" Capacity billed per token ({cash(task_rent, cur)} expected) does not move with a GPU-hour price index." if task_rent > 0 else ""
+    token = (
+        f" Capacity billed per token ({cash(task_rent, cur)} expected) does not move with a GPU-hour price index."
+        if task_rent > 0
+        else ""
+    )
     if sum(hours) <= 0:
-        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing moves with the market price." + token)
+        return HedgeAsk(
+            ask=False,
+            question="No hedge is needed.",
+            detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing moves with the market price."
+            + token,
+        )
     if hedge is None or hedge.offer != PLAN_HEDGE_ID:
-        return HedgeAsk(ask=False, question="No hedge is proposed.", detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sum(hours))} expected over {months} months, {cash(sum(rent), cur)}). {missing}" + token)
+        return HedgeAsk(
+            ask=False,
+            question="No hedge is proposed.",
+            detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sum(hours))} expected over {months} months, {cash(sum(rent), cur)}). {missing}"
+            + token,
+        )
     span = hedge.horizon_months
     bought = [r for r in hedge.ladder if r.contracts]
     exposed_rent = sum(rent[:span])
     if not bought:
-        return HedgeAsk(ask=False, question="No hedge is needed.", detail=f"The plan's GPU-hours at market prices ({prose_count(sum(hours[:span]))} expected over {month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours." + token)
+        return HedgeAsk(
+            ask=False,
+            question="No hedge is needed.",
+            detail=f"The plan's GPU-hours at market prices ({prose_count(sum(hours[:span]))} expected over {month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours."
+            + token,
+        )
     contracts = sum(r.contracts for r in bought)
     hedged = sum(r.hedged_gpu_hours for r in bought)
-    linked = [line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"]
+    linked = [
+        line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"
+    ]
     rise = PRICE_MOVE * exposed_rent
     payoff = hedged * hedge.stress_level * PRICE_MOVE
-    shares = ", ".join(f"{r.share:.0%} of months {r.first_month}–{r.last_month}" if r.first_month != r.last_month else f"{r.share:.0%} of month {r.first_month}" for r in hedge.ladder)
+    shares = ", ".join(
+        f"{r.share:.0%} of months {r.first_month}–{r.last_month}"
+        if r.first_month != r.last_month
+        else f"{r.share:.0%} of month {r.first_month}"
+        for r in hedge.ladder
+    )
     first, last = bought[0].first_month, bought[-1].last_month
     return HedgeAsk(
         ask=True,
         question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {month_range(first, last)}, against the plan's GPU-hours at market prices?",
         detail=(
-            (f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on demand move with the market: " if linked
-             else "The commitments are at fixed prices; what moves with the market is the capacity bought on demand: ")
+            (
+                f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on demand move with the market: "
+                if linked
+                else "The commitments are at fixed prices; what moves with the market is the capacity bought on demand: "
+            )
             + f"{prose_count(sum(hours[:span]))} GPU-hours expected over {month_range(1, span)} ({cash(exposed_rent, cur)}). "
             f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the contracts pay {cash(payoff, cur)} of it. "
             f"The hours are expected, not promised (on-demand use falls first when demand falls), so a falling share is covered: {shares}. "

@@ -42,7 +42,13 @@ COMPONENT_COLOURS = {
     "ops": "#6b46c1",
     "software": "#b794f4",
 }
-REJECTED_COMPONENTS = {"rent": "#9aa5b1", "fees": "#b3bcc6", "financing": "#cbd2d9", "ops": "#7b8794", "software": "#d9dee3"}
+REJECTED_COMPONENTS = {
+    "rent": "#9aa5b1",
+    "fees": "#b3bcc6",
+    "financing": "#cbd2d9",
+    "ops": "#7b8794",
+    "software": "#d9dee3",
+}
 OWNER_COLOURS = {"provider": "#2c7a7b", "shared": "#e9c46a", "customer": "#8c5a2b"}
 # Charts with one mark per offer show at most this many offers (acceptable ones by rank first):
 # beyond it labels become unreadable and the SVG slows the PDF down. Captions say when offers are left out.
@@ -133,7 +139,9 @@ def to_svg(fig: Figure, name: str) -> str:
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "procure", "font.family": "DejaVu Sans"}):
         buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.05)
+        fig.savefig(
+            buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.05
+        )
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype for inlining
     svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
@@ -210,7 +218,13 @@ def _curve_scale(priced: list[OfferRecord]) -> tuple[list[float], float, list[fl
 
 
 def _curve_bars(
-    ax: Any, priced: list[OfferRecord], widths: list[float], values: list[float], top: float, labelled: set[str], highlight: str | None,
+    ax: Any,
+    priced: list[OfferRecord],
+    widths: list[float],
+    values: list[float],
+    top: float,
+    labelled: set[str],
+    highlight: str | None,
 ) -> tuple[list[tuple[OfferRecord, float, float, float]], float]:
     """Draws the bars side by side, an outlier's broken below the top; returns the bars to label
     (offer, centre, height drawn, value) and the total width (the GPUs offered, cumulative)."""
@@ -219,7 +233,15 @@ def _curve_bars(
     for offer, width, value in zip(priced, widths, values):
         colour = _offer_colour(offer, highlight)
         shown = min(value, top * 0.97)
-        ax.bar(left, shown, width=width, align="edge", color=colour, edgecolor="white", linewidth=0.8 if len(priced) <= CURVE_LABELS else 0.3)
+        ax.bar(
+            left,
+            shown,
+            width=width,
+            align="edge",
+            color=colour,
+            edgecolor="white",
+            linewidth=0.8 if len(priced) <= CURVE_LABELS else 0.3,
+        )
         if value > shown:  # broken bar: two white slashes near the top, the true value on it
             ax.plot([left + width * 0.2, left + width * 0.8], [shown * 0.90, shown * 0.93], color="white", linewidth=2)
             ax.plot([left + width * 0.2, left + width * 0.8], [shown * 0.86, shown * 0.89], color="white", linewidth=2)
@@ -229,7 +251,15 @@ def _curve_bars(
     return bars, left
 
 
-def _curve_labels(ax: Any, bars: list[tuple[OfferRecord, float, float, float]], left: float, axis_pt: float, size: float, top: float, highlight: str | None) -> None:
+def _curve_labels(
+    ax: Any,
+    bars: list[tuple[OfferRecord, float, float, float]],
+    left: float,
+    axis_pt: float,
+    size: float,
+    top: float,
+    highlight: str | None,
+) -> None:
     """Writes each labelled bar's value above it and its vendor's name under it, where they do not
     touch another; a name that does not fit becomes a number explained in a key."""
     slant = math.sin(math.radians(35))
@@ -241,7 +271,9 @@ def _curve_labels(ax: Any, bars: list[tuple[OfferRecord, float, float, float]], 
     def name_fits(at: float, thickness: float) -> bool:
         # a name hangs below its slanted line, towards the right: the left one of two names needs the room of its own thickness
         clear = all(at - p >= t / slant if p < at else p - at >= thickness / slant for p, t in names)
-        return clear and all(at - n >= size * 3.2 if n < at else n - at >= size for n in numbers)  # a name runs down to the left, its first line over a number just left of it
+        return clear and all(
+            at - n >= size * 3.2 if n < at else n - at >= size for n in numbers
+        )  # a name runs down to the left, its first line over a number just left of it
 
     for offer, centre, shown, value in sorted(bars, key=lambda b: b[0].id != highlight):
         at = centre / left * axis_pt  # points from the axis' left end
@@ -253,18 +285,53 @@ def _curve_labels(ax: Any, bars: list[tuple[OfferRecord, float, float, float]], 
         for candidate in (name + ("" if offer.acceptable else "\n(not acceptable)"), name):
             thickness = (candidate.count("\n") + 1) * size * 1.1
             if name_fits(at, thickness):
-                ax.text(centre, -0.02, candidate, ha="right", va="top", rotation=35, fontsize=size, color=INK, transform=ax.get_xaxis_transform(), linespacing=1.0)
+                ax.text(
+                    centre,
+                    -0.02,
+                    candidate,
+                    ha="right",
+                    va="top",
+                    rotation=35,
+                    fontsize=size,
+                    color=INK,
+                    transform=ax.get_xaxis_transform(),
+                    linespacing=1.0,
+                )
                 names.append((at, thickness))
                 break
         else:  # too crowded for a name: a number under the bar and the name in the key, if the number fits
             number = str(len(key) + 1)
             wide = (len(number) * 0.6 + 0.5) * size
-            if len(key) < CURVE_KEY and all(p - at >= size * 3.2 if at < p else at - p >= wide for p, _ in names) and all(abs(at - n) >= wide for n in numbers):
+            if (
+                len(key) < CURVE_KEY
+                and all(p - at >= size * 3.2 if at < p else at - p >= wide for p, _ in names)
+                and all(abs(at - n) >= wide for n in numbers)
+            ):
                 key.append(f"{number} = {_short(offer.vendor, 30)}{'' if offer.acceptable else ' (not acceptable)'}")
-                ax.text(centre, -0.02, number, ha="center", va="top", fontsize=size, color=INK, transform=ax.get_xaxis_transform())
+                ax.text(
+                    centre,
+                    -0.02,
+                    number,
+                    ha="center",
+                    va="top",
+                    fontsize=size,
+                    color=INK,
+                    transform=ax.get_xaxis_transform(),
+                )
                 numbers.append(at)
     if key:  # in the empty top left: the bars rise from left to right
-        ax.text(0.01, 0.98, "Key: " + "; ".join(key), ha="left", va="top", fontsize=size, color=INK, transform=ax.transAxes, wrap=True, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
+        ax.text(
+            0.01,
+            0.98,
+            "Key: " + "; ".join(key),
+            ha="left",
+            va="top",
+            fontsize=size,
+            color=INK,
+            transform=ax.transAxes,
+            wrap=True,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5},
+        )
 
 
 def _bar_width(offer: OfferRecord) -> float:
@@ -279,15 +346,39 @@ def cost_breakdown(ev: Evaluation) -> str:
     _style(ax)
     positions = list(range(len(offers)))
     bottoms = [0.0] * len(offers)
-    labels = {"rent": "rent", "fees": "fees", "financing": "financing", "ops": "operating staff", "software": "software"}
+    labels = {
+        "rent": "rent",
+        "fees": "fees",
+        "financing": "financing",
+        "ops": "operating staff",
+        "software": "software",
+    }
     for component, colour in COMPONENT_COLOURS.items():
         values = [o.metrics[component] or 0.0 for o in offers]
         colours = [colour if o.acceptable else REJECTED_COMPONENTS[component] for o in offers]
-        ax.bar(positions, values, bottom=bottoms, color=colours, width=0.62, label=labels[component], edgecolor="white", linewidth=0.5)
+        ax.bar(
+            positions,
+            values,
+            bottom=bottoms,
+            color=colours,
+            width=0.62,
+            label=labels[component],
+            edgecolor="white",
+            linewidth=0.5,
+        )
         bottoms = [b + v for b, v in zip(bottoms, values)]
     leader = ev.summary.recommended
     for x, total, offer in zip(positions, bottoms, offers):
-        ax.text(x, total, f"{total:.2f}", ha="center", va="bottom", fontsize=6.5, color=HIGHLIGHT if offer.id == leader else INK, fontweight="bold" if offer.id == leader else "normal")
+        ax.text(
+            x,
+            total,
+            f"{total:.2f}",
+            ha="center",
+            va="bottom",
+            fontsize=6.5,
+            color=HIGHLIGHT if offer.id == leader else INK,
+            fontweight="bold" if offer.id == leader else "normal",
+        )
     ax.set_ylim(0, max(bottoms, default=1) * 1.12)  # room for the labels below the legend
     _slanted_names(ax, offers, positions, leader)
     ax.set_ylabel(f"{ev.currency} per paid GPU-hour")
@@ -336,7 +427,14 @@ def throughput_frontiers(ev: Evaluation) -> str:
         colour = _offer_colour(first, leader, SERIES[i % len(SERIES)])
         acceptable = any(o.acceptable for o in offers)
         names = ", ".join(_short(o.vendor, 32) + ("" if o.acceptable else " (not acceptable)") for o in offers)
-        ax.plot(xs, ys, "-" if acceptable else ":", color=colour, linewidth=1.6 if first.id == leader else 1.1, label=_wrap(names, 60, 2))
+        ax.plot(
+            xs,
+            ys,
+            "-" if acceptable else ":",
+            color=colour,
+            linewidth=1.6 if first.id == leader else 1.1,
+            label=_wrap(names, 60, 2),
+        )
         ax.plot([p[0] for p in points], [p[1] for p in points], MARKERS[i % len(MARKERS)], color=colour, markersize=3)
         value = first.metrics["throughput"]
         if value is not None:
@@ -348,11 +446,27 @@ def throughput_frontiers(ev: Evaluation) -> str:
     last = -1e9
     for value, text, colour in labels:
         y = max(value, last + top * 0.05)
-        ax.annotate(text, (target, value), xytext=(target + (ax.get_xlim()[1] - target) * 0.06 + 3, y), fontsize=6, color=colour, va="center", ha="left",
-                    arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.5})
+        ax.annotate(
+            text,
+            (target, value),
+            xytext=(target + (ax.get_xlim()[1] - target) * 0.06 + 3, y),
+            fontsize=6,
+            color=colour,
+            va="center",
+            ha="left",
+            arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.5},
+        )
         last = y
     ax.axvline(target, color=INK, linestyle="--", linewidth=0.8)
-    ax.text(target, 1.0, f" target {target:g} tokens/s per user", color=INK, fontsize=6.5, va="top", transform=ax.get_xaxis_transform())
+    ax.text(
+        target,
+        1.0,
+        f" target {target:g} tokens/s per user",
+        color=INK,
+        fontsize=6.5,
+        va="top",
+        transform=ax.get_xaxis_transform(),
+    )
     ax.set_xlabel("output tokens per second per user")
     ax.set_ylabel("output tokens per second per GPU")
     ax.set_ylim(bottom=0)
@@ -372,8 +486,15 @@ def responsibility_matrix(ev: Evaluation) -> str:
     fig = _figure(17, 9)
     ax = fig.add_subplot()
     # Vector cells (pcolormesh), not a raster image: crisp in print and nothing to fetch.
-    ax.pcolormesh(grid, cmap=ListedColormap([OWNER_COLOURS[k] for k in order]), vmin=0, vmax=2, edgecolors="white", linewidth=1.2)
-    ax.set_yticks([y + 0.5 for y in range(len(OPERATING_JOBS))], [j.replace("_", " ") for j in OPERATING_JOBS], fontsize=6.5, color=INK)
+    ax.pcolormesh(
+        grid, cmap=ListedColormap([OWNER_COLOURS[k] for k in order]), vmin=0, vmax=2, edgecolors="white", linewidth=1.2
+    )
+    ax.set_yticks(
+        [y + 0.5 for y in range(len(OPERATING_JOBS))],
+        [j.replace("_", " ") for j in OPERATING_JOBS],
+        fontsize=6.5,
+        color=INK,
+    )
     _slanted_names(ax, offers, [x + 0.5 for x in range(len(offers))], ev.summary.recommended)
     ax.invert_yaxis()
     ax.tick_params(which="both", length=0)
@@ -392,12 +513,35 @@ def position_history(pos: Position, currency: str, best_offer: tuple[str, float]
     competitors = [name for name in pos.history if name != "us"]
     for i, name in enumerate(competitors):
         points = pos.history[name]
-        ax.plot([p.date for p in points], [p.cost_per_task * PER_THOUSAND for p in points], "-" + MARKERS[(i + 1) % len(MARKERS)], color=SERIES[(i + 1) % len(SERIES)], linewidth=1.1, markersize=3, label=_short(name, 30))
+        ax.plot(
+            [p.date for p in points],
+            [p.cost_per_task * PER_THOUSAND for p in points],
+            "-" + MARKERS[(i + 1) % len(MARKERS)],
+            color=SERIES[(i + 1) % len(SERIES)],
+            linewidth=1.1,
+            markersize=3,
+            label=_short(name, 30),
+        )
     ours = pos.history.get("us", [])
     if ours:
-        ax.plot([p.date for p in ours], [p.cost_per_task * PER_THOUSAND for p in ours], "-o", color=INK, linewidth=2.2, markersize=4.5, label="us (today)")
+        ax.plot(
+            [p.date for p in ours],
+            [p.cost_per_task * PER_THOUSAND for p in ours],
+            "-o",
+            color=INK,
+            linewidth=2.2,
+            markersize=4.5,
+            label="us (today)",
+        )
     if best_offer is not None:
-        ax.plot([pos.as_of], [best_offer[1] * PER_THOUSAND], "D", color=HIGHLIGHT, markersize=5.5, label=f"ranked first today ({_short(best_offer[0], 24)})")  # with demand: the recommendation is a plan, not this offer
+        ax.plot(
+            [pos.as_of],
+            [best_offer[1] * PER_THOUSAND],
+            "D",
+            color=HIGHLIGHT,
+            markersize=5.5,
+            label=f"ranked first today ({_short(best_offer[0], 24)})",
+        )  # with demand: the recommendation is a plan, not this offer
     ax.set_ylabel(f"{currency} per 1,000 successful tasks")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=6.5, frameon=False, loc="lower left")
@@ -412,7 +556,9 @@ def hedge_stress(plan: HedgePlan) -> str:
     _style(ax)
     labels = [f"{r.index_move:+.0%}" for r in plan.stress]
     x = list(range(len(plan.stress)))
-    ax.bar([i - 0.18 for i in x], [r.unhedged_change for r in plan.stress], width=0.34, color="#6c9bd2", label="unhedged")
+    ax.bar(
+        [i - 0.18 for i in x], [r.unhedged_change for r in plan.stress], width=0.34, color="#6c9bd2", label="unhedged"
+    )
     ax.bar(
         [i + 0.18 for i in x],
         [r.hedged_change for r in plan.stress],
@@ -424,7 +570,10 @@ def hedge_stress(plan: HedgePlan) -> str:
     )
     ax.axhline(0, color=INK, linewidth=0.6)
     ax.set_xticks(x, labels)
-    ax.set_xlabel("index move from the forward" if plan.stress_level != plan.index_level else "index move from today's level", fontsize=7)
+    ax.set_xlabel(
+        "index move from the forward" if plan.stress_level != plan.index_level else "index move from today's level",
+        fontsize=7,
+    )
     ax.set_ylabel(f"change in floating cost, {plan.currency}")
     ax.yaxis.set_major_formatter(_thousands())
     ax.legend(fontsize=6.5, frameon=False, loc="upper left")
@@ -434,7 +583,9 @@ def hedge_stress(plan: HedgePlan) -> str:
 def _thousands():  # type: ignore[no-untyped-def]
     from matplotlib.ticker import FuncFormatter
 
-    return FuncFormatter(lambda v, _: f"{v / 1e6:,.1f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}")
+    return FuncFormatter(
+        lambda v, _: f"{v / 1e6:,.1f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"
+    )
 
 
 def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], currency: str) -> str:
@@ -443,10 +594,24 @@ def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], cu
     ax = fig.add_subplot()
     _style(ax)
     if published:
-        ax.plot([p.date for p in published], [p.price for p in published], color=INK, linewidth=1.4, label="index in use (market/index.csv)")
+        ax.plot(
+            [p.date for p in published],
+            [p.price for p in published],
+            color=INK,
+            linewidth=1.4,
+            label="index in use (market/index.csv)",
+        )
     for i, (label, build) in enumerate(builds.items()):
         points = [p for p in build.points if p.level is not None]
-        ax.plot([p.period for p in points], [p.level for p in points], "-o", markersize=2.5, linewidth=1.0, color=SERIES[(i + 1) % len(SERIES)], label=label)
+        ax.plot(
+            [p.period for p in points],
+            [p.level for p in points],
+            "-o",
+            markersize=2.5,
+            linewidth=1.0,
+            color=SERIES[(i + 1) % len(SERIES)],
+            label=label,
+        )
     ax.set_ylabel(f"{currency} per GPU-hour")
     ax.legend(fontsize=6.5, frameon=False, loc="upper right")
     fig.autofmt_xdate(rotation=0, ha="center")
@@ -472,8 +637,21 @@ def cost_ranges(ev: Evaluation) -> str:
         u = offer.uncertainty
         colour = HIGHLIGHT if offer.id == ev.summary.recommended else ACCENT
         if cap is not None and u.p10 * k > cap:
-            ax.annotate("", xy=(edge, y), xytext=(edge * 0.93, y), arrowprops={"arrowstyle": "->", "color": colour, "linewidth": 1.5})
-            ax.text(edge * 0.92, y, f"off the scale: {u.p10 * k:.2f} to {u.p90 * k:.2f}  ", va="center", ha="right", fontsize=6.5, color=INK)
+            ax.annotate(
+                "",
+                xy=(edge, y),
+                xytext=(edge * 0.93, y),
+                arrowprops={"arrowstyle": "->", "color": colour, "linewidth": 1.5},
+            )
+            ax.text(
+                edge * 0.92,
+                y,
+                f"off the scale: {u.p10 * k:.2f} to {u.p90 * k:.2f}  ",
+                va="center",
+                ha="right",
+                fontsize=6.5,
+                color=INK,
+            )
             continue
         ax.plot([u.p10 * k, u.p90 * k], [y, y], color=colour, linewidth=4, solid_capstyle="butt", alpha=0.45)
         ax.plot([u.p50 * k], [y], "o", color=colour, markersize=5)
@@ -481,7 +659,9 @@ def cost_ranges(ev: Evaluation) -> str:
         chance = f"cheapest in {u.prob_cheapest:.0%} of draws" if u.prob_cheapest is not None else ""
         ax.text(u.p90 * k, y, f"  {chance}", va="center", fontsize=6.5, color=INK)
     ax.set_yticks(range(len(offers)), [_short(o.vendor, 26) for o in reversed(offers)], fontsize=7)
-    ax.set_xlabel(f"{ev.currency} per 1,000 successful tasks: P10 to P90 (bar), P50 (dot), as evaluated (tick)", fontsize=7)
+    ax.set_xlabel(
+        f"{ev.currency} per 1,000 successful tasks: P10 to P90 (bar), P50 (dot), as evaluated (tick)", fontsize=7
+    )
     left, _ = ax.get_xlim()
     ax.set_xlim(left, edge + (edge - left) * 0.3)  # room for the labels
     return to_svg(fig, "cost-ranges")
@@ -495,7 +675,11 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
     def name(offer_id: str | None) -> str:
         return _short(names.get(offer_id or "", offer_id or ""), 24)
 
-    rows = [r for r in result.rows if leader and r.costs_low.get(leader) is not None and r.costs_high.get(leader) is not None]
+    rows = [
+        r
+        for r in result.rows
+        if leader and r.costs_low.get(leader) is not None and r.costs_high.get(leader) is not None
+    ]
     rows.sort(key=lambda r: abs(r.costs_high[leader] - r.costs_low[leader]))  # type: ignore[index,operator]
 
     def label(r) -> str:  # type: ignore[no-untyped-def]
@@ -503,7 +687,11 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
         text = _wrap(r.input, 32, 2)
         if r.flips:
             changed = r.leader_low != leader or r.leader_high != leader
-            text += "\n" + (f"cheapest becomes {name(r.leader_low if r.leader_low != leader else r.leader_high)}" if changed else "order of the top offers changes")
+            text += "\n" + (
+                f"cheapest becomes {name(r.leader_low if r.leader_low != leader else r.leader_high)}"
+                if changed
+                else "order of the top offers changes"
+            )
         return text
 
     labels = [label(r) for r in rows]
@@ -527,7 +715,10 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
     for tick in ax.get_yticklabels():
         tick.set_multialignment("left")  # its lines start together, whichever font prints them
     ax.tick_params(axis="x", labelsize=BODY_PT)
-    ax.set_xlabel(f"{name(leader)}: {currency} per 1,000 successful tasks\nwith the input low (light) and high (dark)", fontsize=BODY_PT)
+    ax.set_xlabel(
+        f"{name(leader)}: {currency} per 1,000 successful tasks\nwith the input low (light) and high (dark)",
+        fontsize=BODY_PT,
+    )
     ax.set_ylim(0, max(sum(heights), 1.0))
     _fit_width(fig)  # printed at its natural size (figure.natural): every text at body size
     return to_svg(fig, "tornado")
@@ -538,7 +729,7 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
     fig = _figure(17, 6.5)
     ax = fig.add_subplot()
     _style(ax)
-    for i, offer_id in enumerate(offer_ids):
+    for offer_id in offer_ids:
         record = ev.offer(offer_id)
         if record.cashflow is None:
             continue
@@ -547,7 +738,14 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
             running += flow.total
             xs.append(flow.month)
             ys.append(running)
-        ax.step(xs, ys, where="post", color=HIGHLIGHT if record.id == ev.summary.recommended else ACCENT, linewidth=1.6, label=f"{_short(record.vendor, 24)} ({record.term_months}-month term)")
+        ax.step(
+            xs,
+            ys,
+            where="post",
+            color=HIGHLIGHT if record.id == ev.summary.recommended else ACCENT,
+            linewidth=1.6,
+            label=f"{_short(record.vendor, 24)} ({record.term_months}-month term)",
+        )
     ax.set_xlabel("months from the as-of date (0 = signing)", fontsize=7)
     ax.set_ylabel(f"cumulative cost, {ev.currency}")
     ax.yaxis.set_major_formatter(_thousands())
@@ -569,15 +767,38 @@ def plan_frontier(plan: PlanResult) -> str:
     neutral = next((p for p in points if p.cvar_limit is None), None)
     if neutral is not None:
         ax.scatter([neutral.cvar], [neutral.expected_cost_per_task * k], s=36, color=HIGHLIGHT, zorder=3)
-        ax.annotate("risk-neutral plan", (neutral.cvar, neutral.expected_cost_per_task * k), textcoords="offset points", xytext=(-6, 6), ha="right", fontsize=6.5, color=HIGHLIGHT)
+        ax.annotate(
+            "risk-neutral plan",
+            (neutral.cvar, neutral.expected_cost_per_task * k),
+            textcoords="offset points",
+            xytext=(-6, 6),
+            ha="right",
+            fontsize=6.5,
+            color=HIGHLIGHT,
+        )
     if len(points) > 1:
         safest = points[0]
-        ax.annotate("least CVaR", (safest.cvar, safest.expected_cost_per_task * k), textcoords="offset points", xytext=(6, -2), ha="left", fontsize=6.5, color=INK)
+        ax.annotate(
+            "least CVaR",
+            (safest.cvar, safest.expected_cost_per_task * k),
+            textcoords="offset points",
+            xytext=(6, -2),
+            ha="left",
+            fontsize=6.5,
+            color=INK,
+        )
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(6))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"))
-    ax.set_xlabel(f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of paths)", fontsize=7)
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(
+            lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"
+        )
+    )
+    ax.set_xlabel(
+        f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of paths)",
+        fontsize=7,
+    )
     ax.set_ylabel(f"{plan.currency} per 1,000 tasks, expected", fontsize=7)
     return to_svg(fig, "plan-frontier")
 
@@ -596,12 +817,37 @@ def football_field(bars: list[FieldBar], currency: str, horizon_months: int | No
     for y, bar in enumerate(rows):
         colour = HIGHLIGHT if bar.offer == recommended else ACCENT
         if bar.low is not None and bar.high is not None:
-            ax.barh(y, (bar.high - bar.low) * k, left=bar.low * k, height=0.6, color=colour, alpha=0.22, edgecolor=colour, linewidth=0.6)
+            ax.barh(
+                y,
+                (bar.high - bar.low) * k,
+                left=bar.low * k,
+                height=0.6,
+                color=colour,
+                alpha=0.22,
+                edgecolor=colour,
+                linewidth=0.6,
+            )
             # the case at each end beyond everything drawn on its row (both bars, the tick, the diamond), on the
             # row's own line: labels of two rows never meet, and none is drawn over a bar
             marks = [v for v in (bar.low, bar.high, bar.p10, bar.p90, bar.snapshot, bar.horizon) if v is not None]
-            ax.text(min(marks) * k, y, _short(bar.low_case or "", 26) + "   ", fontsize=6.5, color=INK, ha="right", va="center")
-            ax.text(max(marks) * k, y, "   " + _short(bar.high_case or "", 26), fontsize=6.5, color=INK, ha="left", va="center")
+            ax.text(
+                min(marks) * k,
+                y,
+                _short(bar.low_case or "", 26) + "   ",
+                fontsize=6.5,
+                color=INK,
+                ha="right",
+                va="center",
+            )
+            ax.text(
+                max(marks) * k,
+                y,
+                "   " + _short(bar.high_case or "", 26),
+                fontsize=6.5,
+                color=INK,
+                ha="left",
+                va="center",
+            )
         if bar.p10 is not None and bar.p90 is not None:
             ax.barh(y, (bar.p90 - bar.p10) * k, left=bar.p10 * k, height=0.2, color=colour)
         if bar.snapshot is not None:
@@ -612,7 +858,10 @@ def football_field(bars: list[FieldBar], currency: str, horizon_months: int | No
     for tick, bar in zip(ax.get_yticklabels(), rows):
         tick.set_color(HIGHLIGHT if bar.offer == recommended else INK)
     over = f"over {horizon_months} months (diamond)" if horizon_months else ""
-    ax.set_xlabel(f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), P10 to P90 (narrow bar)", fontsize=7)
+    ax.set_xlabel(
+        f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), P10 to P90 (narrow bar)",
+        fontsize=7,
+    )
     ax.set_ylim(-0.7, len(rows) - 0.3)
     left, right = ax.get_xlim()
     ax.set_xlim(left - (right - left) * 0.45, right + (right - left) * 0.45)  # room for the case names beside the bars
@@ -651,9 +900,21 @@ def scorecard_months(vendor: object, currency: str, name: str = "scorecard") -> 
     fig = _figure(17, 6.2)
     axes = fig.subplots(1, 3)
     panels = [
-        ("output per billed GPU-hour,\n% of the promise", series(lambda m: None if m.throughput_ratio is None else m.throughput_ratio * 100), None),
-        ("availability, %,\nagainst the SLA", series(lambda m: None if m.availability is None else m.availability * 100), series(lambda m: None if m.sla_availability is None else m.sla_availability * 100)),
-        (f"{currency} per 1,000 successful tasks,\nagainst the promised", series(lambda m: None if m.delivered_cost_per_task is None else m.delivered_cost_per_task * PER_THOUSAND), series(lambda m: None if m.promised_cost_per_task is None else m.promised_cost_per_task * PER_THOUSAND)),
+        (
+            "output per billed GPU-hour,\n% of the promise",
+            series(lambda m: None if m.throughput_ratio is None else m.throughput_ratio * 100),
+            None,
+        ),
+        (
+            "availability, %,\nagainst the SLA",
+            series(lambda m: None if m.availability is None else m.availability * 100),
+            series(lambda m: None if m.sla_availability is None else m.sla_availability * 100),
+        ),
+        (
+            f"{currency} per 1,000 successful tasks,\nagainst the promised",
+            series(lambda m: None if m.delivered_cost_per_task is None else m.delivered_cost_per_task * PER_THOUSAND),
+            series(lambda m: None if m.promised_cost_per_task is None else m.promised_cost_per_task * PER_THOUSAND),
+        ),
     ]
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
@@ -689,9 +950,13 @@ def scorecard_months(vendor: object, currency: str, name: str = "scorecard") -> 
         Line2D([], [], color=INK, linewidth=0.9, linestyle="--", label="promised (the SLA for availability)"),
     ]
     if breached:
-        handles.append(Line2D([], [], color=BREACH, marker="o", linestyle="none", markersize=4.5, label="below the SLA"))
+        handles.append(
+            Line2D([], [], color=BREACH, marker="o", linestyle="none", markersize=4.5, label="below the SLA")
+        )
     if gaps:
         handles.append(Line2D([], [], color=GRID, linewidth=6, label="no data"))
-    fig.legend(handles=handles, fontsize=6.5, frameon=False, ncol=len(handles), loc="lower center", bbox_to_anchor=(0.5, -0.04))
+    fig.legend(
+        handles=handles, fontsize=6.5, frameon=False, ncol=len(handles), loc="lower center", bbox_to_anchor=(0.5, -0.04)
+    )
     fig.subplots_adjust(wspace=0.32, bottom=0.2)
     return to_svg(fig, name)

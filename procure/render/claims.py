@@ -27,14 +27,28 @@ def _claim_lines(c: Claim, currency: str) -> list[str]:
     """One claimed month: the figure, the deadline, and the incidents that are its evidence."""
     amount = f"credit {percent_or_no_data(c.credit_share, 1)} of the invoice ({_money(c.invoiced, currency)})"
     head = f"### {c.month}: {_money(c.claimable, currency) if c.invoiced is not None else 'credit ' + percent_or_no_data(c.credit_share, 1) + ' of the month invoice (none received)'}"
-    lines = [head, "", f"Availability delivered {percent_or_no_data(c.availability, 3)} ({c.down_minutes:,.0f} minutes down) against the SLA's {percent_or_no_data(c.sla_availability, 2)}: {amount}. "
-             + (f"File by {c.deadline.isoformat()}." if c.deadline is not None else "The terms state no claim window: file promptly."), ""]
+    lines = [
+        head,
+        "",
+        f"Availability delivered {percent_or_no_data(c.availability, 3)} ({c.down_minutes:,.0f} minutes down) against the SLA's {percent_or_no_data(c.sla_availability, 2)}: {amount}. "
+        + (
+            f"File by {c.deadline.isoformat()}."
+            if c.deadline is not None
+            else "The terms state no claim window: file promptly."
+        ),
+        "",
+    ]
     if c.evidence:
         from procure.textsafe import markdown_text
 
-        lines += ["| incident | start | end | impact | components | minutes in the month |", "|---|---|---|---|---|---|"]
+        lines += [
+            "| incident | start | end | impact | components | minutes in the month |",
+            "|---|---|---|---|---|---|",
+        ]
         for e in c.evidence:
-            lines.append(f"| {markdown_text(e.name) or '-'} | {e.start} | {e.end or 'open'} | {e.impact} | {markdown_text(', '.join(e.components)) or 'all'} | {e.minutes:,.0f} |")
+            lines.append(
+                f"| {markdown_text(e.name) or '-'} | {e.start} | {e.end or 'open'} | {e.impact} | {markdown_text(', '.join(e.components)) or 'all'} | {e.minutes:,.0f} |"
+            )
         lines.append("")
     return lines
 
@@ -47,14 +61,26 @@ def claims_markdown(vendors: list[VendorClaims], as_of: date) -> str:
     if not vendors:
         return "\n".join(lines + ["No signed vendor has evidence in actuals/.", ""])
     for v in vendors:
-        lines += [f"## {markdown_text(v.vendor)}: contract {markdown_text(v.offer)}", "", f"Terms: {v.terms}.", "",
-                  "| month | availability delivered | SLA | credit | invoice | credit owed | deadline | claimable now |", "|---|---|---|---|---|---|---|---|"]
-        below = [c for c in v.claims if c.availability is not None and c.sla_availability is not None and c.availability < c.sla_availability]
+        lines += [
+            f"## {markdown_text(v.vendor)}: contract {markdown_text(v.offer)}",
+            "",
+            f"Terms: {v.terms}.",
+            "",
+            "| month | availability delivered | SLA | credit | invoice | credit owed | deadline | claimable now |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        below = [
+            c
+            for c in v.claims
+            if c.availability is not None and c.sla_availability is not None and c.availability < c.sla_availability
+        ]
         for c in below:
             owed = "to be applied to the invoice" if c.amount is None else _money(c.amount, v.currency)
             now = c.reason if c.claimable == 0 else _money(c.claimable, v.currency)
-            lines.append(f"| {c.month} | {percent_or_no_data(c.availability, 3)} | {percent_or_no_data(c.sla_availability, 2)} | {percent_or_no_data(c.credit_share, 1)} | "
-                         f"{_money(c.invoiced, v.currency)} | {owed} | {_deadline(c)} | {markdown_text(now or '')} |")
+            lines.append(
+                f"| {c.month} | {percent_or_no_data(c.availability, 3)} | {percent_or_no_data(c.sla_availability, 2)} | {percent_or_no_data(c.credit_share, 1)} | "
+                f"{_money(c.invoiced, v.currency)} | {owed} | {_deadline(c)} | {markdown_text(now or '')} |"
+            )
         if not below:
             lines.append("| - | no month below the SLA | | | | | | |")
         lines.append("")

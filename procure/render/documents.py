@@ -10,24 +10,40 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from procure import __version__
 from procure.analysis.evaluate import Evaluation
-from procure.render.report_data import ReportExtras, cheapest_odds, position_view
 from procure.render import formats
-from procure.render.ranking import by_score, comparison_columns
 from procure.render.charts import CHART_OFFERS
+from procure.render.ranking import by_score, comparison_columns
+from procure.render.report_data import ReportExtras, cheapest_odds, position_view
 
 REPORT_KINDS = ("comparison", "board")
 NOTE_LIMIT = 200  # vendor notes longer than this are cut on the offer page and printed whole in the appendix
 
 
 # The comparison report's chapters in order ("cover" holds the cover and the contents), and the charts each draws.
-CHAPTERS = ("cover", "summary", "glance", "charts", "horizon", "robustness", "grades", "operators", "scorecard", "position", "benchmark", "plan", "hedging", "appendix")
+CHAPTERS = (
+    "cover",
+    "summary",
+    "glance",
+    "charts",
+    "horizon",
+    "robustness",
+    "grades",
+    "operators",
+    "scorecard",
+    "position",
+    "benchmark",
+    "plan",
+    "hedging",
+    "appendix",
+)
 CHAPTER_CHARTS = {
     "charts": ("cost_curve", "football", "breakdown", "throughput", "responsibilities"),
     "horizon": ("cash",),
@@ -69,7 +85,9 @@ class Part:
             return Markup("")
         css = "\n@page { @bottom-right { content: none; } }"
         if "cover" not in self.chapters:
-            css += "\n@page :first { @top-left { content: string(doctitle); } @top-right { content: string(section); } }"
+            css += (
+                "\n@page :first { @top-left { content: string(doctitle); } @top-right { content: string(section); } }"
+            )
         return Markup(css)
 
 
@@ -86,7 +104,7 @@ def templates_dir() -> Path:
 
 
 # SOURCE_DATE_EPOCH up to the end of 2199, like every date procure reads (yamlsafe.LAST_YEAR).
-MAX_SOURCE_DATE_EPOCH = int(datetime(2200, 1, 1, tzinfo=timezone.utc).timestamp()) - 1
+MAX_SOURCE_DATE_EPOCH = int(datetime(2200, 1, 1, tzinfo=UTC).timestamp()) - 1
 
 
 def check_source_date_epoch() -> None:
@@ -98,17 +116,28 @@ def check_source_date_epoch() -> None:
         return
     raw = epoch.strip()
     if not (raw.isascii() and raw.isdigit()):
-        raise InputError([Problem("SOURCE_DATE_EPOCH", None, "", f"must be whole seconds since 1970-01-01 UTC (got {epoch!r})")])
+        raise InputError(
+            [Problem("SOURCE_DATE_EPOCH", None, "", f"must be whole seconds since 1970-01-01 UTC (got {epoch!r})")]
+        )
     if int(raw) > MAX_SOURCE_DATE_EPOCH:
-        raise InputError([Problem("SOURCE_DATE_EPOCH", None, "", f"must be a moment before 2200-01-01, at most {MAX_SOURCE_DATE_EPOCH} (got {raw[:40]})")])
+        raise InputError(
+            [
+                Problem(
+                    "SOURCE_DATE_EPOCH",
+                    None,
+                    "",
+                    f"must be a moment before 2200-01-01, at most {MAX_SOURCE_DATE_EPOCH} (got {raw[:40]})",
+                )
+            ]
+        )
 
 
 def report_date() -> datetime:
     """SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.strip().isascii() and epoch.strip().isdigit() and int(epoch.strip()) <= MAX_SOURCE_DATE_EPOCH:
-        return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
-    return datetime.now(tz=timezone.utc)
+        return datetime.fromtimestamp(int(epoch), tz=UTC)
+    return datetime.now(tz=UTC)
 
 
 @functools.lru_cache(maxsize=4)
@@ -144,12 +173,17 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
 
 
 # Progress by stage: (what, done, total); the core reports it, the command line shows it.
-Stage = Callable[[str, Optional[int], Optional[int]], None]
+Stage = Callable[[str, int | None, int | None], None]
 
 
 def render_html(
-    ev: Evaluation, kind: str = "comparison", charts: dict[str, str] | None = None, extras: ReportExtras | None = None,
-    progress: Stage | None = None, part: Part = WHOLE, toc_pages: dict[str, int] | None = None,
+    ev: Evaluation,
+    kind: str = "comparison",
+    charts: dict[str, str] | None = None,
+    extras: ReportExtras | None = None,
+    progress: Stage | None = None,
+    part: Part = WHOLE,
+    toc_pages: dict[str, int] | None = None,
 ) -> str:
     """The report as one self-contained HTML document (CSS and SVG charts inline); for the comparison,
     `part` selects what one layout shows and `toc_pages` gives the contents' page numbers once known."""
@@ -196,7 +230,12 @@ def render_html(
         "odds": cheapest_odds(ev),
         "standing": position_view(ev, extras.position),
         "scorecard": extras.scorecard,
-        "part": {"chapters": part.chapters, "offers": offers, "offers_heading": part.offers_heading, "style": part.style},
+        "part": {
+            "chapters": part.chapters,
+            "offers": offers,
+            "offers_heading": part.offers_heading,
+            "style": part.style,
+        },
         "toc_pages": toc_pages,
     }
     return env.get_template(f"{kind}.html").render(**context)
@@ -230,7 +269,13 @@ def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
     return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
 
 
-def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, progress: Stage | None = None, only: frozenset[str] | None = None) -> dict[str, str]:
+def build_charts(
+    ev: Evaluation,
+    kind: str,
+    extras: ReportExtras | None = None,
+    progress: Stage | None = None,
+    only: frozenset[str] | None = None,
+) -> dict[str, str]:
     """The comparison's charts, or those named in `only` (the two-page board memo has none: its figures
     are in tables)."""
     from procure.render import charts
@@ -244,16 +289,22 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, 
     note = _index_note(ev, ev.offer(leader) if leader else None)
     per_task = note["per_task"] if note else None
     extras = extras or ReportExtras()
-    drawings: list[tuple[str, Callable[[], str]]] = [("cost_curve", lambda: charts.cost_curve(ev, highlight=leader, index_per_task=per_task))]
+    drawings: list[tuple[str, Callable[[], str]]] = [
+        ("cost_curve", lambda: charts.cost_curve(ev, highlight=leader, index_per_task=per_task))
+    ]
     if extras.position is not None:
         best = (leader, ev.offer(leader).metrics["cost_per_task"]) if leader else None
         drawings.append(("position", lambda: charts.position_history(extras.position, ev.currency, best)))  # type: ignore[arg-type]
-    if extras.hedge is not None and not extras.hedge.nothing_to_hedge:  # nothing floating: said in words, no empty chart
+    if (
+        extras.hedge is not None and not extras.hedge.nothing_to_hedge
+    ):  # nothing floating: said in words, no empty chart
         drawings.append(("hedge", lambda: charts.hedge_stress(extras.hedge)))  # type: ignore[arg-type]
     if ev.uncertainty is not None:
         drawings.append(("ranges", lambda: charts.cost_ranges(ev)))
     if ev.horizon_months and ev.summary.recommended:
-        drawings.append(("cash", lambda: charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i])))
+        drawings.append(
+            ("cash", lambda: charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i]))
+        )
     if kind == "comparison" and extras.sensitivity is not None:
         names = {o.id: o.vendor for o in ev.offers}
         drawings.append(("tornado", lambda: charts.tornado(extras.sensitivity, ev.currency, names)))  # type: ignore[arg-type]
@@ -262,10 +313,17 @@ def build_charts(ev: Evaluation, kind: str, extras: ReportExtras | None = None, 
     if extras.plan is not None and extras.plan.frontier:
         drawings.append(("plan_frontier", lambda: charts.plan_frontier(extras.plan)))  # type: ignore[arg-type]
     if kind == "comparison" and extras.football:
-        drawings.append(("football", lambda: charts.football_field(extras.football, ev.currency, ev.horizon_months, leader)))
+        drawings.append(
+            ("football", lambda: charts.football_field(extras.football, ev.currency, ev.horizon_months, leader))
+        )
     if kind == "comparison" and extras.scorecard is not None:
         for i, vendor in enumerate(extras.scorecard.vendors):
-            drawings.append((f"scorecard:{vendor.offer}", lambda v=vendor, i=i: charts.scorecard_months(v, ev.currency, f"scorecard-{i}")))
+            drawings.append(
+                (
+                    f"scorecard:{vendor.offer}",
+                    lambda v=vendor, i=i: charts.scorecard_months(v, ev.currency, f"scorecard-{i}"),
+                )
+            )
     if kind == "comparison":
         drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
         drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
@@ -308,9 +366,20 @@ def rendering_failed(exc: BaseException) -> Exception:
         from procure.errors import InputError, Problem
 
         folder = tempfile.gettempdir()
-        return InputError([Problem(folder, None, "", f"no space left in the temporary folder ({full.strerror or full}): the PDF's fonts and pages are "
-                                   "laid out there; free space in it, or set TMPDIR to a folder with room, and run again")])
-    return ReportError(f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint")
+        return InputError(
+            [
+                Problem(
+                    folder,
+                    None,
+                    "",
+                    f"no space left in the temporary folder ({full.strerror or full}): the PDF's fonts and pages are "
+                    "laid out there; free space in it, or set TMPDIR to a folder with room, and run again",
+                )
+            ]
+        )
+    return ReportError(
+        f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint"
+    )
 
 
 def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
@@ -345,7 +414,11 @@ def lay_out(html: str, fonts: Any = None) -> Any:
     """WeasyPrint's laid-out document, fetching nothing but files of the templates folder; `fonts` (a
     FontConfiguration) serves several documents with the report's fonts loaded once."""
     folder = templates_dir()
-    return weasyprint().HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder)).render(font_config=fonts)
+    return (
+        weasyprint()
+        .HTML(string=html, base_url=folder.as_uri() + "/", url_fetcher=_restricted_fetcher(folder))
+        .render(font_config=fonts)
+    )
 
 
 def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]

@@ -11,8 +11,9 @@ bumps its version here.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import date
-from typing import Any, Iterable
+from typing import Any
 
 from procure import __version__
 
@@ -49,10 +50,22 @@ VERSIONS: dict[str, str] = {
 
 
 def _hashes(inputs: Iterable[Any] | None) -> list[dict[str, str]]:
-    return [{"path": i["path"] if isinstance(i, dict) else i.path, "sha256": i["sha256"] if isinstance(i, dict) else i.sha256} for i in inputs or ()]
+    return [
+        {
+            "path": i["path"] if isinstance(i, dict) else i.path,
+            "sha256": i["sha256"] if isinstance(i, dict) else i.sha256,
+        }
+        for i in inputs or ()
+    ]
 
 
-def wrap(command: str, data: dict[str, Any], as_of: date | str | None = None, inputs: Iterable[Any] | None = None, schema: str | None = None) -> dict[str, Any]:
+def wrap(
+    command: str,
+    data: dict[str, Any],
+    as_of: date | str | None = None,
+    inputs: Iterable[Any] | None = None,
+    schema: str | None = None,
+) -> dict[str, Any]:
     """The command's fields under the envelope's (the envelope first; a field of the data never overrides it).
 
     `schema` names the document when it is not the command's name (grade writes `grading`).
@@ -67,7 +80,13 @@ def wrap(command: str, data: dict[str, Any], as_of: date | str | None = None, in
     return head | {k: v for k, v in data.items() if k not in head}
 
 
-def dumps(command: str, data: dict[str, Any] | str, as_of: date | str | None = None, inputs: Iterable[Any] | None = None, schema: str | None = None) -> str:
+def dumps(
+    command: str,
+    data: dict[str, Any] | str,
+    as_of: date | str | None = None,
+    inputs: Iterable[Any] | None = None,
+    schema: str | None = None,
+) -> str:
     """The document as JSON text; `data` may be a JSON object's text (a renderer's output)."""
     fields = json.loads(data) if isinstance(data, str) else data
     return json.dumps(wrap(command, fields, as_of, inputs, schema), indent=2, default=str) + "\n"

@@ -21,7 +21,9 @@ LONGEST_UNBROKEN_WORD = 32  # an id or a field path (performance.interactivity) 
 ONE_LINE_MIN = 10
 
 
-def prioritise(table: Table, priorities: dict[str, int], one_line: tuple[str, ...] = (), together: tuple[tuple[str, ...], ...] = ()) -> Table:
+def prioritise(
+    table: Table, priorities: dict[str, int], one_line: tuple[str, ...] = (), together: tuple[tuple[str, ...], ...] = ()
+) -> Table:
     """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns (the id, the decision
     figures and their units) are kept as long as anything marked is left.
 
@@ -47,7 +49,9 @@ def _is_atom(column: Any) -> bool:
 
 
 def _empty(column: Any) -> bool:
-    return bool(column._cells) and all(str(c).strip() in ("", "0", "0.0", "0.00", "0%", "—", "-") for c in column._cells)
+    return bool(column._cells) and all(
+        str(c).strip() in ("", "0", "0.0", "0.00", "0%", "—", "-") for c in column._cells
+    )
 
 
 def _range(column: Any) -> tuple[int, int]:
@@ -118,7 +122,9 @@ def fit_table(console: Console, table: Table, width: int) -> list[str]:
             break  # the columns asked for with --columns are shown, wrapped if they must be
         # A column that says nothing (every cell blank, zero or a dash) goes before any other, marked or
         # not; then the marked ones, lowest priority first.
-        marked = [c for c in table.columns[1:] if _empty(c)] or [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
+        marked = [c for c in table.columns[1:] if _empty(c)] or [
+            c for c in table.columns if getattr(c, "drop_priority", None) is not None
+        ]
         # last of all, a reason: its rows say "—" or "no" for a failing offer already
         marked = marked or [c for c in table.columns if getattr(c, "one_line", False)]
         # and when even the kept columns do not fit, the rightmost of them: an id or a figure is
@@ -126,7 +132,9 @@ def fit_table(console: Console, table: Table, width: int) -> list[str]:
         marked = marked or table.columns[-1:] if len(table.columns) > 1 else marked
         if not marked:
             break  # nothing left to drop: the terminal wraps what does not fit
-        victim = min(marked, key=lambda c: (not _empty(c), getattr(c, "drop_priority", None) or 0, -table.columns.index(c)))
+        victim = min(
+            marked, key=lambda c: (not _empty(c), getattr(c, "drop_priority", None) or 0, -table.columns.index(c))
+        )
         group = getattr(victim, "together", None)
         for column in [c for c in table.columns if group and str(c.header) in group] or [victim]:
             table.columns.remove(column)
@@ -224,8 +232,15 @@ def hidden_text(dropped: list[str], width: int, cut: bool = False) -> Any:
     from rich.text import Text
 
     noun = "column" if len(dropped) == 1 else "columns"
-    short = f"{len(dropped)} {noun} left out to fit {width} columns (--wide): {', '.join(dropped)}" if dropped else "Reasons cut to one line (--wide)"
-    return summarised(Text(hidden_note(dropped, width, cut)), clip_line(short + (f"; reasons cut (--wide)" if cut and dropped else ""), width))
+    short = (
+        f"{len(dropped)} {noun} left out to fit {width} columns (--wide): {', '.join(dropped)}"
+        if dropped
+        else "Reasons cut to one line (--wide)"
+    )
+    return summarised(
+        Text(hidden_note(dropped, width, cut)),
+        clip_line(short + ("; reasons cut (--wide)" if cut and dropped else ""), width),
+    )
 
 
 NOTE_LINES = 3  # the notes below a table take at most this many lines of the screen
@@ -292,8 +307,17 @@ def _shorter(console: Console, table: Table, width: int, room: int) -> list[str]
     return dropped
 
 
-def screen(console: Console, renderable: Any, width: int, height: int, first: str | None = None, after: list[str] | None = None,
-           dropped: list[str] | None = None, notes: bool = False, every_row: bool = False) -> list[Any]:
+def screen(
+    console: Console,
+    renderable: Any,
+    width: int,
+    height: int,
+    first: str | None = None,
+    after: list[str] | None = None,
+    dropped: list[str] | None = None,
+    notes: bool = False,
+    every_row: bool = False,
+) -> list[Any]:
     """What a command prints on a terminal of `width` x `height`, in order: the decision (`first` and the
     texts above the first table), the first table, then whatever else fits (later tables, notes) so that
     the whole stays above the fold (`height` - 1 lines; the last is the prompt's). The notes that do not
@@ -314,14 +338,18 @@ def screen(console: Console, renderable: Any, width: int, height: int, first: st
     # no table (nothing to hedge): the first text is the decision, the others are notes
     first_table = next((i for i, p in enumerate(parts) if isinstance(p, Table)), 0)
     head = ([Text(first)] if first else []) + parts[:first_table]
-    main = parts[first_table:first_table + 1]
-    rest = parts[first_table + 1:] + ([Text("\n".join(after))] if after else [])
+    main = parts[first_table : first_table + 1]
+    rest = parts[first_table + 1 :] + ([Text("\n".join(after))] if after else [])
     budget = height - 1
     used = sum(_lines(console, p, width) for p in head)
     more_rows = ""
     if main and isinstance(main[0], Table) and not every_row and not notes and dropped is not None:
         dropped = dropped + [h for h in _shorter(console, main[0], width, budget - used - 1) if h not in dropped]
-    hidden = hidden_text(dropped, width, clipped(renderable)) if dropped or dropped is not None and clipped(renderable) else None
+    hidden = (
+        hidden_text(dropped, width, clipped(renderable))
+        if dropped or dropped is not None and clipped(renderable)
+        else None
+    )
     if hidden is not None:
         rest.append(hidden)
     if notes:
@@ -353,7 +381,7 @@ def screen(console: Console, renderable: Any, width: int, height: int, first: st
         left = len(items) - len(keep)
         last = "Each note in full: --notes (or --format json)."
         if left:
-            last = f"{left} more note{'s' if left != 1 else ''} ({_what(items[len(keep):])}): in full with --notes."
+            last = f"{left} more note{'s' if left != 1 else ''} ({_what(items[len(keep) :])}): in full with --notes."
             if len(last) > width:  # what is folded away does not fit the line: the count alone
                 last = f"{left} more note{'s' if left != 1 else ''}: in full with --notes (or --format json)."
         lines = keep + [last]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from procure.textsafe import markdown_text
 
-
 DASH = "—"
 
 
@@ -144,6 +143,9 @@ def md_cell(text: str) -> str:
 
 def markdown_table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
     right = right or set()
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|"]
+    lines = [
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join("---:" if i in right else "---" for i in range(len(headers))) + "|",
+    ]
     lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.textsafe import csv_writer
 from procure.render.fit import prioritise, summarised
 from procure.render.formats import markdown_table, md_cell, money, number, percent
+from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -19,7 +19,15 @@ if TYPE_CHECKING:
 def ladder_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
     headers = ["Months", "Floating GPU-h", "Share", "Notional GPU-h", "Contracts", "Hedged GPU-h", "Hedged share"]
     rows = [
-        [r.months, number(r.exposed_gpu_hours), percent(r.share, 0), number(r.notional_gpu_hours), f"{r.contracts:,}", number(r.hedged_gpu_hours), percent(r.hedged_share, 1)]
+        [
+            r.months,
+            number(r.exposed_gpu_hours),
+            percent(r.share, 0),
+            number(r.notional_gpu_hours),
+            f"{r.contracts:,}",
+            number(r.hedged_gpu_hours),
+            percent(r.hedged_share, 1),
+        ]
         for r in plan.ladder
     ]
     return headers, rows
@@ -27,9 +35,27 @@ def ladder_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
 
 def stress_rows(plan: HedgePlan) -> tuple[list[str], list[list[str]]]:
     cur = plan.currency
-    headers = ["Index move", f"Index {cur}/GPU-h", f"Unhedged {cur}", f"Hedge payoff {cur}", f"Hedged {cur}", "Change unhedged", "Change hedged", "Basis band (2 sigma)"]
+    headers = [
+        "Index move",
+        f"Index {cur}/GPU-h",
+        f"Unhedged {cur}",
+        f"Hedge payoff {cur}",
+        f"Hedged {cur}",
+        "Change unhedged",
+        "Change hedged",
+        "Basis band (2 sigma)",
+    ]
     rows = [
-        [f"{r.index_move:+.0%}", money(r.index_level), money(r.unhedged, 0), money(r.hedge_payoff, 0), money(r.hedged, 0), money(r.unhedged_change, 0), money(r.hedged_change, 0), "unknown" if r.basis_band is None else "+/- " + money(r.basis_band, 0)]
+        [
+            f"{r.index_move:+.0%}",
+            money(r.index_level),
+            money(r.unhedged, 0),
+            money(r.hedge_payoff, 0),
+            money(r.hedged, 0),
+            money(r.unhedged_change, 0),
+            money(r.hedged_change, 0),
+            "unknown" if r.basis_band is None else "+/- " + money(r.basis_band, 0),
+        ]
         for r in plan.stress
     ]
     return headers, rows
@@ -40,7 +66,11 @@ def hedge_summary(plan: HedgePlan) -> list[str]:
 
     reg = plan.regression
     if plan.h_star is None:
-        fit = "no hedge ratio fitted (no rent history: no tracking is claimed)" if reg.source == "none" else "h* not estimable"
+        fit = (
+            "no hedge ratio fitted (no rent history: no tracking is claimed)"
+            if reg.source == "none"
+            else "h* not estimable"
+        )
     else:
         interval = f", 95% interval {plan.h_star_ci95[0]:.3f} to {plan.h_star_ci95[1]:.3f}" if plan.h_star_ci95 else ""
         se = f" (standard error {plan.h_star_se:.3f}{interval})" if plan.h_star_se is not None else ""
@@ -51,7 +81,13 @@ def hedge_summary(plan: HedgePlan) -> list[str]:
         f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {fit}.",
         f"Recommended hedge ratio {plan.hedge_ratio:.3f} ({plan.hedge_ratio_rule}).",
         f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}.",
-        "Contract: " + (plan.contract.label if plan.contract is not None else f"{number(plan.contract_gpu_hours)} GPU-hours a contract") + ".",
+        "Contract: "
+        + (
+            plan.contract.label
+            if plan.contract is not None
+            else f"{number(plan.contract_gpu_hours)} GPU-hours a contract"
+        )
+        + ".",
         f"Basis band: {basis_words(plan)}.",
     ]
     if plan.nothing_to_hedge:
@@ -85,12 +121,31 @@ def hedge_table(plan: HedgePlan) -> Group:
     summary = hedge_summary(plan)  # on a screen: what is hedged and the ratio above the ladder; the method below
     parts: list = [Text("\n".join([summary[0], summary[2]] + summary[6:]))]
     if not plan.nothing_to_hedge:
-        parts.append(prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3}))
+        parts.append(
+            prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3})
+        )
         stress = table_of("Stress: floating cost over the horizon", *stress_rows(plan))
-        parts.append(prioritise(stress, {"Basis band (2 sigma)": 1, f"Index {cur}/GPU-h": 2, f"Hedge payoff {cur}": 3, "Change unhedged": 4, "Change hedged": 4}, together=(("Change unhedged", "Change hedged"),)))
+        parts.append(
+            prioritise(
+                stress,
+                {
+                    "Basis band (2 sigma)": 1,
+                    f"Index {cur}/GPU-h": 2,
+                    f"Hedge payoff {cur}": 3,
+                    "Change unhedged": 4,
+                    "Change hedged": 4,
+                },
+                together=(("Change unhedged", "Change hedged"),),
+            )
+        )
     parts.append(Text("\n".join([summary[1]] + summary[3:6])))
     parts += [Text(f"note: {n}") for n in plan.notes]
-    parts.append(summarised(Text("\n".join(["Limits:"] + [f"- {line}" for line in plan.limits])), f"Limits: what a rental price hedge does not do ({len(plan.limits)} points)."))
+    parts.append(
+        summarised(
+            Text("\n".join(["Limits:"] + [f"- {line}" for line in plan.limits])),
+            f"Limits: what a rental price hedge does not do ({len(plan.limits)} points).",
+        )
+    )
     return Group(*parts)
 
 
@@ -103,15 +158,44 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
         return (
             "# Hedging recommendation\n\n"
             + "\n".join(md_cell(line) for line in hedge_summary(plan))
-            + "\n\n## Ladder\n\n" + markdown_table(lh, lr, right=set(range(1, 7)))
-            + "\n\n## Stress\n\n" + markdown_table(sh, sr, right=set(range(1, 8)))
-            + "\n\n" + "\n".join(f"- note: {md_cell(n)}" for n in plan.notes)
-            + "\n\n## Limits\n\n" + "\n".join(f"- {md_cell(line)}" for line in plan.limits) + "\n"
+            + "\n\n## Ladder\n\n"
+            + markdown_table(lh, lr, right=set(range(1, 7)))
+            + "\n\n## Stress\n\n"
+            + markdown_table(sh, sr, right=set(range(1, 8)))
+            + "\n\n"
+            + "\n".join(f"- note: {md_cell(n)}" for n in plan.notes)
+            + "\n\n## Limits\n\n"
+            + "\n".join(f"- {md_cell(line)}" for line in plan.limits)
+            + "\n"
         )
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    writer.writerow(["months", "exposed_gpu_hours", "share", "hedge_ratio", "notional_gpu_hours", "contracts", "hedged_gpu_hours", "contract_gpu_hours", "contract_unverified"])
+    writer.writerow(
+        [
+            "months",
+            "exposed_gpu_hours",
+            "share",
+            "hedge_ratio",
+            "notional_gpu_hours",
+            "contracts",
+            "hedged_gpu_hours",
+            "contract_gpu_hours",
+            "contract_unverified",
+        ]
+    )
     unverified = ";".join(plan.contract.unverified) if plan.contract is not None else ""
     for r in plan.ladder:
-        writer.writerow([r.months, repr(r.exposed_gpu_hours), r.share, repr(plan.hedge_ratio), repr(r.notional_gpu_hours), r.contracts, repr(r.hedged_gpu_hours), repr(plan.contract_gpu_hours), unverified])
+        writer.writerow(
+            [
+                r.months,
+                repr(r.exposed_gpu_hours),
+                r.share,
+                repr(plan.hedge_ratio),
+                repr(r.notional_gpu_hours),
+                r.contracts,
+                repr(r.hedged_gpu_hours),
+                repr(plan.contract_gpu_hours),
+                unverified,
+            ]
+        )
     return buffer.getvalue()

@@ -20,7 +20,18 @@ def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
     from procure.textsafe import printable
 
     # The database is a file like any other: what it holds is shown with visible escapes (\x1b), never obeyed.
-    rows = [[str(r.id), printable(r.saved_at), str(r.as_of), printable(r.label or ""), printable(r.top_offer) if r.top_offer else DASH, per_thousand(r.top_cost_per_task), f"{r.acceptable} of {r.offers}"] for r in runs]
+    rows = [
+        [
+            str(r.id),
+            printable(r.saved_at),
+            str(r.as_of),
+            printable(r.label or ""),
+            printable(r.top_offer) if r.top_offer else DASH,
+            per_thousand(r.top_cost_per_task),
+            f"{r.acceptable} of {r.offers}",
+        ]
+        for r in runs
+    ]
     return headers, rows
 
 
@@ -38,7 +49,7 @@ def history_table(runs: list[RunInfo]) -> Table:
 
 
 def _change(o: object) -> str:
-    share = getattr(o, "cost_change_share")
+    share = o.cost_change_share
     return DASH if share is None or share == 0 else f"{share:+.1%}"
 
 
@@ -48,13 +59,30 @@ def diff_rows(result: Diff, changed_only: bool = False) -> tuple[list[str], list
     for o in result.offers:
         if changed_only and not o.changed:
             continue
+
         def pair(before: object, after: object) -> str:
             b, a = (DASH if before is None else before), (DASH if after is None else after)
             return str(a) if b == a else f"{b} to {a}"
 
-        acceptable = pair(None if o.acceptable_before is None else ("yes" if o.acceptable_before else "no"), None if o.acceptable_after is None else ("yes" if o.acceptable_after else "no"))
-        cost = pair(per_thousand(o.cost_before) if o.cost_before is not None else None, per_thousand(o.cost_after) if o.cost_after is not None else None)
-        rows.append([o.id, o.status, pair(o.rank_before, o.rank_after), pair(o.grade_before, o.grade_after), acceptable, cost, _change(o)])
+        acceptable = pair(
+            None if o.acceptable_before is None else ("yes" if o.acceptable_before else "no"),
+            None if o.acceptable_after is None else ("yes" if o.acceptable_after else "no"),
+        )
+        cost = pair(
+            per_thousand(o.cost_before) if o.cost_before is not None else None,
+            per_thousand(o.cost_after) if o.cost_after is not None else None,
+        )
+        rows.append(
+            [
+                o.id,
+                o.status,
+                pair(o.rank_before, o.rank_after),
+                pair(o.grade_before, o.grade_after),
+                acceptable,
+                cost,
+                _change(o),
+            ]
+        )
     return headers, rows
 
 
@@ -66,10 +94,16 @@ def explanation_lines(result: Diff) -> list[str]:
             continue
         if o.explained_by:
             share = f" ({o.cost_change_share:+.1%})" if o.cost_change_share is not None else ""
-            parts = ", ".join(f"{d.label} {_figure(d.before)} -> {_figure(d.after)} ({d.share:.0%})" for d in o.explained_by)
-            lines.append(f"{o.id}: cost per 1,000 tasks {per_thousand(o.cost_before)} -> {per_thousand(o.cost_after)}{share}: {parts}")
+            parts = ", ".join(
+                f"{d.label} {_figure(d.before)} -> {_figure(d.after)} ({d.share:.0%})" for d in o.explained_by
+            )
+            lines.append(
+                f"{o.id}: cost per 1,000 tasks {per_thousand(o.cost_before)} -> {per_thousand(o.cost_after)}{share}: {parts}"
+            )
         elif o.rank_changed and o.cost_before is not None and o.cost_before == o.cost_after:
-            lines.append(f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other offers moved")
+            lines.append(
+                f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other offers moved"
+            )
     return lines
 
 
@@ -80,17 +114,27 @@ def _figure(value: float | None) -> str:
 def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only: bool = False) -> list[str]:
     lines = [f"{result.base} (as of {result.base_as_of}) against {result.head} (as of {result.head_as_of})."]
     if result.unchanged:  # a breach of delivered evidence is named even when the evaluation did not change
-        return lines + [f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and the same procure.yaml."] + [f"BREACH {b.condition}: {b.detail}" for b in breached or []]
+        return (
+            lines
+            + [
+                f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and the same procure.yaml."
+            ]
+            + [f"BREACH {b.condition}: {b.detail}" for b in breached or []]
+        )
     if changed_only:
         same = sum(1 for o in result.offers if not o.changed)
         if same:
             lines.append(f"{same} offer{'s' if same != 1 else ''} unchanged (not listed).")
     if result.new_cheapest:
-        lines.append(f"The cheapest acceptable offer changed from {result.leader_before or 'none'} to {result.leader_after or 'none'}.")
+        lines.append(
+            f"The cheapest acceptable offer changed from {result.leader_before or 'none'} to {result.leader_after or 'none'}."
+        )
     else:
         lines.append(f"The cheapest acceptable offer is still {result.leader_after or 'none'}.")
     if result.assumptions:
-        lines.append("procure.yaml changed: " + "; ".join(f"{c.path} from {c.before} to {c.after}" for c in result.assumptions))
+        lines.append(
+            "procure.yaml changed: " + "; ".join(f"{c.path} from {c.before} to {c.after}" for c in result.assumptions)
+        )
     lines += explanation_lines(result)
     for b in breached or []:
         lines.append(f"BREACH {b.condition}: {b.detail}")
@@ -115,12 +159,25 @@ def diff_table(result: Diff, breached: list[Breach] | None = None, changed_only:
     return Group(table, Text("\n".join(diff_lines(result, breached, changed_only))))
 
 
-def diff_markdown(result: Diff, breached: list[Breach] | None = None, title: str = "Re-evaluation", changed_only: bool = False) -> str:
+def diff_markdown(
+    result: Diff, breached: list[Breach] | None = None, title: str = "Re-evaluation", changed_only: bool = False
+) -> str:
     """Fit for a pull-request comment."""
     verdict = ""
     if breached is not None:
-        verdict = "**Thresholds breached:**\n\n" + "\n".join(f"- {md_cell(b.condition)}: {md_cell(b.detail)}" for b in breached) + "\n\n" if breached else "**No threshold breached.**\n\n"
-    text = f"## {title}\n\n" + verdict + "\n".join(md_cell(line) for line in diff_lines(result, changed_only=changed_only)) + "\n"
+        verdict = (
+            "**Thresholds breached:**\n\n"
+            + "\n".join(f"- {md_cell(b.condition)}: {md_cell(b.detail)}" for b in breached)
+            + "\n\n"
+            if breached
+            else "**No threshold breached.**\n\n"
+        )
+    text = (
+        f"## {title}\n\n"
+        + verdict
+        + "\n".join(md_cell(line) for line in diff_lines(result, changed_only=changed_only))
+        + "\n"
+    )
     if result.unchanged:
         return text
     headers, rows = diff_rows(result, changed_only)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.textsafe import csv_writer
 from procure.render.formats import markdown_table, md_cell, money, percent
+from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -31,12 +31,23 @@ def index_csv(build: IndexBuild) -> str:
 
 def methodology_rows(build: IndexBuild) -> tuple[list[str], list[list[str]]]:
     headers = ["Method", "Scope", "Advertised", "Transacted", "All", "Spread (adv. - trans.)"]
-    rows = [[r.method, r.scope, money(r.advertised, 3), money(r.transacted, 3), money(r.all, 3), money(r.spread, 3)] for r in build.methodology]
+    rows = [
+        [r.method, r.scope, money(r.advertised, 3), money(r.transacted, 3), money(r.all, 3), money(r.spread, 3)]
+        for r in build.methodology
+    ]
     return headers, rows
 
 
 def methodology_caption(build: IndexBuild) -> str:
-    filters = ", ".join(f for f in (f"gpu {build.gpu}", f"term {build.term} months" if build.term else "", f"grade {build.grade}" if build.grade else "") if f)
+    filters = ", ".join(
+        f
+        for f in (
+            f"gpu {build.gpu}",
+            f"term {build.term} months" if build.term else "",
+            f"grade {build.grade}" if build.grade else "",
+        )
+        if f
+    )
     return f"Methodology: the {build.period} of {build.methodology_period} under each choice ({filters}); per GPU-hour"
 
 
@@ -54,7 +65,10 @@ def methodology_table(build: IndexBuild) -> Table:
 
 def strata_rows(build: IndexBuild) -> tuple[list[str], list[list[str]]]:
     headers = ["Term", "Kind", "Grade", "Weight", "Quotes", "Sellers", "Level", "Status"]
-    rows = [[r.term, r.kind, r.grade, percent(r.weight, 1), str(r.quotes), str(r.sellers), money(r.level, 3), r.status] for r in build.strata]
+    rows = [
+        [r.term, r.kind, r.grade, percent(r.weight, 1), str(r.quotes), str(r.sellers), money(r.level, 3), r.status]
+        for r in build.strata
+    ]
     return headers, rows
 
 
@@ -62,7 +76,10 @@ def strata_table(build: IndexBuild) -> Table:
     from rich.table import Table
 
     headers, rows = strata_rows(build)
-    table = Table(title=f"Strata in the {build.period} of {build.methodology_period} (fixed weights: {build.weights_source})", header_style="bold")
+    table = Table(
+        title=f"Strata in the {build.period} of {build.methodology_period} (fixed weights: {build.weights_source})",
+        header_style="bold",
+    )
     for i, title in enumerate(headers):
         table.add_column(title, justify="right" if 3 <= i <= 6 else "left")
     for row in rows:
@@ -89,8 +106,18 @@ def index_table(build: IndexBuild) -> Group:
         table.add_column(title, justify="right")
     for point in build.points:
         flag = _index_flag(point)
-        table.add_row(str(point.period), money(point.level, 3) + flag, str(point.observations), f"{point.strata_own} / {point.strata_carried} / {point.strata_missing}")
-    return Group(table, methodology_table(build), strata_table(build), Text("\n".join([f"rule: {r}" for r in build.rules] + [f"note: {n}" for n in build.notes])))
+        table.add_row(
+            str(point.period),
+            money(point.level, 3) + flag,
+            str(point.observations),
+            f"{point.strata_own} / {point.strata_carried} / {point.strata_missing}",
+        )
+    return Group(
+        table,
+        methodology_table(build),
+        strata_table(build),
+        Text("\n".join([f"rule: {r}" for r in build.rules] + [f"note: {n}" for n in build.notes])),
+    )
 
 
 def index_text(build: IndexBuild, fmt: str) -> str:
@@ -107,7 +134,8 @@ def index_text(build: IndexBuild, fmt: str) -> str:
             + markdown_table(headers, method_rows, right={2, 3, 4, 5})
             + f"\n\nStrata (fixed weights: {build.weights_source})\n\n"
             + markdown_table(strata_headers, strata_body, right={3, 4, 5, 6})
-            + "\n\n" + "\n".join(f"- {md_cell(r)}" for r in build.rules)
+            + "\n\n"
+            + "\n".join(f"- {md_cell(r)}" for r in build.rules)
             + "\n"
             + "".join(f"\nnote: {md_cell(n)}" for n in build.notes)
             + ("\n" if build.notes else "")

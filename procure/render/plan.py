@@ -12,10 +12,15 @@ if TYPE_CHECKING:
 
     from procure.analysis.plan import PlanLine, PlanResult
 
+
 def _price(line: PlanLine, currency: str) -> str:
     if line.price is None:
         return "—"
-    return f"{per_thousand(line.price)} {currency}/1k tasks" if line.price_unit == "task" else f"{money(line.price)} {currency}/GPU-h"
+    return (
+        f"{per_thousand(line.price)} {currency}/1k tasks"
+        if line.price_unit == "task"
+        else f"{money(line.price)} {currency}/GPU-h"
+    )
 
 
 DECISION_WORDS = {"sign_now": "sign now", "later": "later (re-plan)", "held": "held"}
@@ -24,8 +29,22 @@ DECISION_WORDS = {"sign_now": "sign now", "later": "later (re-plan)", "held": "h
 def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     # One price unit for every line: it goes in the header and the cells hold the figures.
     units = {line.price_unit for line in result.plan if line.price is not None}
-    unit = None if len(units) != 1 else (f"{result.currency}/1k tasks" if units == {"task"} else f"{result.currency}/GPU-h")
-    headers = ["Offer", "Vendor", "Role", "GPUs", "Term", "Months", f"Price {unit}" if unit else "Price", "Share of tasks", "Decision"]
+    unit = (
+        None
+        if len(units) != 1
+        else (f"{result.currency}/1k tasks" if units == {"task"} else f"{result.currency}/GPU-h")
+    )
+    headers = [
+        "Offer",
+        "Vendor",
+        "Role",
+        "GPUs",
+        "Term",
+        "Months",
+        f"Price {unit}" if unit else "Price",
+        "Share of tasks",
+        "Decision",
+    ]
 
     def price(line: PlanLine) -> str:
         if unit is None or line.price is None:
@@ -34,9 +53,19 @@ def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
 
     rows = [
         [
-            line.offer, line.vendor, line.role.replace("_", "-"), "—" if line.gpus is None else f"{line.gpus:,}" + (" peak" if line.role == "pay_as_used" else ""),
-            "—" if line.term_months is None else f"{line.term_months} mo", "all" if line.start_month is None else str(line.start_month) if line.start_month == line.end_month else f"{line.start_month}-{line.end_month}",
-            price(line), percent(line.expected_tasks_share, 1), DECISION_WORDS.get(line.decision or "", "as used"),
+            line.offer,
+            line.vendor,
+            line.role.replace("_", "-"),
+            "—" if line.gpus is None else f"{line.gpus:,}" + (" peak" if line.role == "pay_as_used" else ""),
+            "—" if line.term_months is None else f"{line.term_months} mo",
+            "all"
+            if line.start_month is None
+            else str(line.start_month)
+            if line.start_month == line.end_month
+            else f"{line.start_month}-{line.end_month}",
+            price(line),
+            percent(line.expected_tasks_share, 1),
+            DECISION_WORDS.get(line.decision or "", "as used"),
         ]
         for line in result.plan
     ]
@@ -45,11 +74,26 @@ def plan_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
 
 def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     cur = result.currency
-    headers = ["Scenario", "Probability", "Tasks/month", f"{cur}/1k tasks", "Unused", "Unserved", "Pay-as-used", f"Max {cur}/month"]
+    headers = [
+        "Scenario",
+        "Probability",
+        "Tasks/month",
+        f"{cur}/1k tasks",
+        "Unused",
+        "Unserved",
+        "Pay-as-used",
+        f"Max {cur}/month",
+    ]
     rows = [
         [
-            r.name, percent(r.probability, 1), number(r.demand_per_month), per_thousand(r.cost_per_task), percent(r.unused_share, 1), percent(r.unserved_share, 1),
-            percent(r.pay_as_used_share, 1), money(r.max_monthly_spend, 0),
+            r.name,
+            percent(r.probability, 1),
+            number(r.demand_per_month),
+            per_thousand(r.cost_per_task),
+            percent(r.unused_share, 1),
+            percent(r.unserved_share, 1),
+            percent(r.pay_as_used_share, 1),
+            money(r.max_monthly_spend, 0),
         ]
         for r in result.scenarios
     ]
@@ -60,7 +104,12 @@ def frontier_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
     cur = result.currency
     headers = [f"CVaR limit {cur}/month", f"Expected {cur}/1k tasks", f"CVaR {cur}/month", f"P90 {cur}/month"]
     rows = [
-        ["none (risk-neutral)" if p.cvar_limit is None else money(p.cvar_limit, 0), per_thousand(p.expected_cost_per_task), money(p.cvar, 0), money(p.p90_monthly_spend, 0)]
+        [
+            "none (risk-neutral)" if p.cvar_limit is None else money(p.cvar_limit, 0),
+            per_thousand(p.expected_cost_per_task),
+            money(p.cvar, 0),
+            money(p.p90_monthly_spend, 0),
+        ]
         for p in result.frontier or []
     ]
     return headers, rows
@@ -71,23 +120,40 @@ def summary_lines(result: PlanResult) -> list[str]:
     d, s = result.demand, result.solver
     demand = (
         f"{d.scenarios} sampled demand paths (seed {d.seed}) over {d.months} months: {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month, volatility {d.volatility:.0%} after 12 months"
-        if d.sampled else f"{d.scenarios} explicit demand paths over {d.months} months from {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month"
+        if d.sampled
+        else f"{d.scenarios} explicit demand paths over {d.months} months from {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month"
     )
     lines = [
         demand + ".",
         f"Expected cost per 1,000 successful tasks {per_thousand(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
         f"expected cash a month {money(result.expected_monthly_spend, 0)}, P90 of a month {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} of a path's whole cost {money(result.cvar, 0)} {cur}.",
         f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: {percent(result.pay_as_used_share, 1)}.",
-        result.served + (" Spend, the highest month and the cost per task are cash; the shortfall is not in them." if result.shortfall_cost > 0 else ""),
+        result.served
+        + (
+            " Spend, the highest month and the cost per task are cash; the shortfall is not in them."
+            if result.shortfall_cost > 0
+            else ""
+        ),
     ]
     for h in result.held:
-        lines.append(f"Held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}: fixed in the plan, {money(h.cost_in_horizon, 0)} {cur} over the horizon whatever it does.")
+        lines.append(
+            f"Held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}: fixed in the plan, {money(h.cost_in_horizon, 0)} {cur} over the horizon whatever it does."
+        )
     if result.decide_by is not None:
         now = ", ".join(f"{r.gpus:,} GPUs with {r.vendor} from {r.start}" for r in result.term_sheet) or "no commitment"
         later = [line for line in result.plan if line.decision == "later"]
         lines.append(
             f"Sign now (offers valid today, starting by {result.decide_by}, plan.decide_within): {now}."
-            + (" Later decisions, intentions to re-plan: " + "; ".join(f"{line.gpus:,} GPUs with {line.vendor} from month {line.start_month} at {money(line.expected_price or 0)} {cur}/GPU-h expected" for line in later) + "." if later else "")
+            + (
+                " Later decisions, intentions to re-plan: "
+                + "; ".join(
+                    f"{line.gpus:,} GPUs with {line.vendor} from month {line.start_month} at {money(line.expected_price or 0)} {cur}/GPU-h expected"
+                    for line in later
+                )
+                + "."
+                if later
+                else ""
+            )
         )
     lines += result.unserved_remedy
     best = result.single_best
@@ -98,7 +164,9 @@ def summary_lines(result: PlanResult) -> list[str]:
         if result.saving_per_task is not None and result.saving_share is not None:
             word = "saves" if result.saving_per_task >= 0 else "costs"
             saving = f"; the plan {word} {per_thousand(abs(result.saving_per_task))} {cur} per 1,000 tasks {'' if word == 'saves' else 'more '}({percent(abs(result.saving_share), 1)})"
-        lines.append(f"Best single offer (on the same scenarios): {best.offer} at {per_thousand(best.expected_cost_per_task)} {cur} per 1,000 tasks{saving}.")
+        lines.append(
+            f"Best single offer (on the same scenarios): {best.offer} at {per_thousand(best.expected_cost_per_task)} {cur} per 1,000 tasks{saving}."
+        )
     gap = "—" if s.gap is None else percent(s.gap, 3)
     lines.append(
         f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)} or after {s.node_limit or 0:,} nodes; time backstop {s.time_limit_s:g} s); "
@@ -126,14 +194,40 @@ def plan_table(result: PlanResult) -> Group:
     # On a narrow terminal (render/fit.py): the offer, its role, GPUs, months, price and share stay longest.
     parts: list = [Text(result.headline)] if result.headline else []
     lines = summary_lines(result)  # on a screen: what to sign and hold under the plan; the figures and method below
-    decision = [line for line in lines if line.startswith(("Held:", "Sign now")) or line in result.unserved_remedy or bool(result.served) and line.startswith(result.served)]
-    parts += [prioritise(table_of("Procurement plan", *plan_rows(result)), {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4, "Decision": 5})]
+    decision = [
+        line
+        for line in lines
+        if line.startswith(("Held:", "Sign now"))
+        or line in result.unserved_remedy
+        or bool(result.served)
+        and line.startswith(result.served)
+    ]
+    parts += [
+        prioritise(
+            table_of("Procurement plan", *plan_rows(result)),
+            {"Vendor": 1, "Term": 2, "Share of tasks": 3, "Role": 4, "Decision": 5},
+        )
+    ]
     parts += [Text("\n".join(decision))] if decision else []
     method = [line for line in lines if line not in decision]
-    parts.append(summarised(Text("\n".join(method)), "Demand, expected cost and spend risk, unused capacity, best single offer, solver."))
-    parts.append(prioritise(table_of("Demand scenarios", *scenario_table_rows(result)), {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4}))
+    parts.append(
+        summarised(
+            Text("\n".join(method)), "Demand, expected cost and spend risk, unused capacity, best single offer, solver."
+        )
+    )
+    parts.append(
+        prioritise(
+            table_of("Demand scenarios", *scenario_table_rows(result)),
+            {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4},
+        )
+    )
     if result.frontier:
-        parts.append(prioritise(table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)), {f"P90 {cur}/month": 1}))
+        parts.append(
+            prioritise(
+                table_of("Efficient frontier: expected cost against CVaR of monthly spend", *frontier_rows(result)),
+                {f"P90 {cur}/month": 1},
+            )
+        )
     notes = [n for n in result.notes if n != result.headline]
     if notes:
         parts.append(Text("\n".join(f"note: {n}" for n in notes)))
@@ -147,9 +241,14 @@ def plan_text(result: PlanResult, fmt: str) -> str:
         ph, pr = plan_rows(result)
         sh, sr = scenario_table_rows(result)
         text = (
-            (f"**{md_cell(result.headline)}**\n\n" if result.headline else "") + "# Procurement plan\n\n" + markdown_table(ph, pr, right={3, 4, 6, 7}) + "\n\n"
+            (f"**{md_cell(result.headline)}**\n\n" if result.headline else "")
+            + "# Procurement plan\n\n"
+            + markdown_table(ph, pr, right={3, 4, 6, 7})
+            + "\n\n"
             + "\n".join(f"- {md_cell(line)}" for line in summary_lines(result))
-            + "\n\n## Demand scenarios\n\n" + markdown_table(sh, sr, right=set(range(1, 8))) + "\n"
+            + "\n\n## Demand scenarios\n\n"
+            + markdown_table(sh, sr, right=set(range(1, 8)))
+            + "\n"
         )
         if result.frontier:
             fh, fr = frontier_rows(result)
@@ -162,11 +261,35 @@ def plan_text(result: PlanResult, fmt: str) -> str:
 
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    writer.writerow(["offer", "vendor", "role", "gpus", "term_months", "start_month", "end_month", "price", "price_unit", "expected_tasks_share", "decision"])
+    writer.writerow(
+        [
+            "offer",
+            "vendor",
+            "role",
+            "gpus",
+            "term_months",
+            "start_month",
+            "end_month",
+            "price",
+            "price_unit",
+            "expected_tasks_share",
+            "decision",
+        ]
+    )
     for line in result.plan:
-        writer.writerow([
-            line.offer, line.vendor, line.role, "" if line.gpus is None else line.gpus, "" if line.term_months is None else line.term_months,
-            "" if line.start_month is None else line.start_month, "" if line.end_month is None else line.end_month,
-            "" if line.price is None else repr(line.price), line.price_unit, repr(line.expected_tasks_share), line.decision or "",
-        ])
+        writer.writerow(
+            [
+                line.offer,
+                line.vendor,
+                line.role,
+                "" if line.gpus is None else line.gpus,
+                "" if line.term_months is None else line.term_months,
+                "" if line.start_month is None else line.start_month,
+                "" if line.end_month is None else line.end_month,
+                "" if line.price is None else repr(line.price),
+                line.price_unit,
+                repr(line.expected_tasks_share),
+                line.decision or "",
+            ]
+        )
     return buffer.getvalue()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
 from procure.render.formats import markdown_table, md_cell, per_thousand
+from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -20,7 +20,14 @@ def position_rows(pos: Position) -> tuple[list[str], list[list[str]]]:
     headers = ["#", "Who", "Kind", "Figure", "Per 1k tasks", "Date"]
     figure = {"us": "our cost", "offer": "our cost if signed"}
     rows = [
-        [str(i), "US" if p.kind == "us" else p.name, p.kind, figure.get(p.kind, "their price" if p.figure == "price" else "their cost"), per_thousand(p.cost_per_task), str(p.date)]
+        [
+            str(i),
+            "US" if p.kind == "us" else p.name,
+            p.kind,
+            figure.get(p.kind, "their price" if p.figure == "price" else "their cost"),
+            per_thousand(p.cost_per_task),
+            str(p.date),
+        ]
         for i, p in enumerate(pos.curve, start=1)
     ]
     return headers, rows
@@ -40,7 +47,9 @@ def position_table(pos: Position) -> Group:
     prioritise(table, {"Kind": 1, "Date": 2, "Figure": 3})  # who and the cost per task stay
     if pos.gate_failures:  # a failing offer is said to fail before the table calls it cheap
         return Group(Text(pos.sentences[0]), table, *(Text(s) for s in pos.sentences[1:]))
-    return Group(table, *(Text(s) for s in pos.sentences))  # each sentence whole on a screen, or folded (render/fit.py screen)
+    return Group(
+        table, *(Text(s) for s in pos.sentences)
+    )  # each sentence whole on a screen, or folded (render/fit.py screen)
 
 
 def position_text(pos: Position, fmt: str) -> str:
@@ -50,7 +59,14 @@ def position_text(pos: Position, fmt: str) -> str:
     if fmt == "markdown":
         warning = f"**{md_cell(pos.sentences[0])}**\n\n" if pos.gate_failures else ""
         rest = pos.sentences[1:] if pos.gate_failures else pos.sentences
-        return "# Cost position\n\n" + warning + markdown_table(headers, rows, right={0, 4}) + "\n\n" + "\n".join(md_cell(s) for s in rest) + "\n"
+        return (
+            "# Cost position\n\n"
+            + warning
+            + markdown_table(headers, rows, right={0, 4})
+            + "\n\n"
+            + "\n".join(md_cell(s) for s in rest)
+            + "\n"
+        )
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(["rank", "name", "kind", "cost_per_task", "date"])

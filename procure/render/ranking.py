@@ -7,14 +7,15 @@ Renderers format; they never compute a figure. Every number comes from the Evalu
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS, OfferRecord
-from procure.textsafe import csv_writer
 from procure.render.cashflow import bridge_notes
 from procure.render.fit import prioritise
 from procure.render.formats import DASH, cash, markdown_table, md_cell, money, number, per_k, per_thousand, percent
+from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
     from datetime import date
@@ -50,6 +51,7 @@ def comparison_columns(currency: str, ranges: bool = False, horizon_months: int 
             (f"Commit {currency}", lambda r: cash(r.metrics.get("total_commitment"))),
         ]
     if ranges:
+
         def band(key: str) -> Callable[[OfferRecord], str]:
             return lambda r: per_thousand(getattr(r.uncertainty, key)) if r.uncertainty else DASH
 
@@ -57,9 +59,23 @@ def comparison_columns(currency: str, ranges: bool = False, horizon_months: int 
             ("P10", band("p10")),
             ("P50", band("p50")),
             ("P90", band("p90")),
-            ("P(cheapest)", lambda r: percent(r.uncertainty.prob_cheapest, 1) if r.uncertainty and r.uncertainty.prob_cheapest is not None else DASH),
+            (
+                "P(cheapest)",
+                lambda r: (
+                    percent(r.uncertainty.prob_cheapest, 1)
+                    if r.uncertainty and r.uncertainty.prob_cheapest is not None
+                    else DASH
+                ),
+            ),
             # the share of draws in which a gate re-applied to the draw (availability, capacity) fails
-            ("P(fail)", lambda r: percent(r.uncertainty.prob_fails_gate, 1) if r.uncertainty and r.uncertainty.prob_fails_gate is not None else DASH),
+            (
+                "P(fail)",
+                lambda r: (
+                    percent(r.uncertainty.prob_fails_gate, 1)
+                    if r.uncertainty and r.uncertainty.prob_fails_gate is not None
+                    else DASH
+                ),
+            ),
         ]
     return columns
 
@@ -84,7 +100,11 @@ def _base_columns(currency: str) -> list[Column]:
 
 def list_cell(record: OfferRecord) -> str:
     """Today's list price, and the term-average rent beside it when an escalator moves it."""
-    price, average, rent = record.metrics["list_price"], record.metrics.get("rent_term_average"), record.metrics.get("rent_today", record.metrics.get("rent"))
+    price, average, rent = (
+        record.metrics["list_price"],
+        record.metrics.get("rent_term_average"),
+        record.metrics.get("rent_today", record.metrics.get("rent")),
+    )
     if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
         return f"{money(price)} (term avg {money(average)})"
     return money(price)
@@ -107,7 +127,11 @@ def comparison_table(ev: Evaluation) -> Table:
     from rich.table import Table
 
     # The method's account (a paragraph) is in Markdown and JSON; a screen gives the draws and where to read it.
-    caption = workload_line(ev) + (f"\nUncertainty: {ev.uncertainty.draws:,} draws, seed {ev.uncertainty.seed}. Method: docs/uncertainty.md, or in full with --format markdown or json." if ev.uncertainty else "")
+    caption = workload_line(ev) + (
+        f"\nUncertainty: {ev.uncertainty.draws:,} draws, seed {ev.uncertainty.seed}. Method: docs/uncertainty.md, or in full with --format markdown or json."
+        if ev.uncertainty
+        else ""
+    )
     if _horizon_sort(ev):
         caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
     if ev.horizon_months:
@@ -124,11 +148,38 @@ def comparison_table(ev: Evaluation) -> Table:
         # The decision columns stay at any width: the offer, its expected cost, whether it is
         # acceptable (OK) and the reason's first words (Reason goes last of all, render/fit.py);
         # of the ranges, the chance of being cheapest stays longest, the spread (P10, P90) goes first.
-        order = ["Vendor", f"{cur}/M tok", f"List {cur}/GPU-h", "Fill", "Avail.", "tok/s/GPU", f"Full {cur}/GPU-h", "P10", "P90", "P50", "P(fail)", "Grade", "P(cheapest)"]
+        order = [
+            "Vendor",
+            f"{cur}/M tok",
+            f"List {cur}/GPU-h",
+            "Fill",
+            "Avail.",
+            "tok/s/GPU",
+            f"Full {cur}/GPU-h",
+            "P10",
+            "P90",
+            "P50",
+            "P(fail)",
+            "Grade",
+            "P(cheapest)",
+        ]
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
         return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
-    return prioritise(table, {"Vendor": 1, f"{cur}/M tok": 2, f"List {cur}/GPU-h": 3, "Fill": 4, "Avail.": 5, "tok/s/GPU": 7, f"Full {cur}/GPU-h": 8, "Grade": 9}, one_line=("Reason",))  # OK stays: a grade or OK is a decision column
+    return prioritise(
+        table,
+        {
+            "Vendor": 1,
+            f"{cur}/M tok": 2,
+            f"List {cur}/GPU-h": 3,
+            "Fill": 4,
+            "Avail.": 5,
+            "tok/s/GPU": 7,
+            f"Full {cur}/GPU-h": 8,
+            "Grade": 9,
+        },
+        one_line=("Reason",),
+    )  # OK stays: a grade or OK is a decision column
 
 
 def to_json(ev: Evaluation) -> str:
@@ -142,11 +193,30 @@ def to_csv(ev: Evaluation) -> str:
     keys = METRIC_KEYS + EXTRA_METRIC_KEYS
     bands = ("p10", "p50", "p90", "prob_cheapest", "prob_fails_gate") if ev.uncertainty else ()
     # rank_by names the column the ranking sorts by (cost_per_task, or horizon_cost_per_task).
-    writer.writerow(["rank", "rank_by", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, *bands, "reasons"])
+    writer.writerow(
+        ["rank", "rank_by", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, *bands, "reasons"]
+    )
     for r in ev.offers:
         values = ["" if r.metrics[k] is None else repr(r.metrics[k]) for k in keys]
-        ranges = ["" if r.uncertainty is None or getattr(r.uncertainty, k) is None else repr(getattr(r.uncertainty, k)) for k in bands]
-        writer.writerow([r.rank or "", ev.rank_by, r.id, r.vendor, r.grade or "", str(r.acceptable).lower(), r.kind, r.pricing_basis, *values, *ranges, "; ".join(r.reasons)])
+        ranges = [
+            "" if r.uncertainty is None or getattr(r.uncertainty, k) is None else repr(getattr(r.uncertainty, k))
+            for k in bands
+        ]
+        writer.writerow(
+            [
+                r.rank or "",
+                ev.rank_by,
+                r.id,
+                r.vendor,
+                r.grade or "",
+                str(r.acceptable).lower(),
+                r.kind,
+                r.pricing_basis,
+                *values,
+                *ranges,
+                "; ".join(r.reasons),
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -157,7 +227,16 @@ def to_markdown(ev: Evaluation) -> str:
     parts = [
         f"# Offer comparison: cost per 1,000 successful tasks ({ev.currency})",
         "",
-        *([md_cell(ev.recommendation.headline), "", *(md_cell(n) for n in ev.recommendation.usage), *([""] if ev.recommendation.usage else [])] if ev.recommendation else []),
+        *(
+            [
+                md_cell(ev.recommendation.headline),
+                "",
+                *(md_cell(n) for n in ev.recommendation.usage),
+                *([""] if ev.recommendation.usage else []),
+            ]
+            if ev.recommendation
+            else []
+        ),
         md_cell(workload_line(ev)),
         "",
         markdown_table(headers, rows, right={0} | set(range(5, len(columns) - 1))),
@@ -166,7 +245,10 @@ def to_markdown(ev: Evaluation) -> str:
         parts += ["", "Uncertainty: " + md_cell(ev.uncertainty.method)]
     best = next((r for r in ev.ranked if r.rank == 1), None)  # not among the offers printed (--offer): not named
     if best is not None:
-        parts += ["", f"**Lowest cost per successful task:** {md_cell(best.vendor)} (`{best.id}`), {per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks."]
+        parts += [
+            "",
+            f"**Lowest cost per successful task:** {md_cell(best.vendor)} (`{best.id}`), {per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks.",
+        ]
     rejected = [r for r in ev.offers if not r.acceptable]
     if rejected:
         parts += ["", "## Not acceptable", ""]
@@ -213,8 +295,12 @@ def throughput_factors_table(record: OfferRecord) -> Table:
     buyer recomputes metrics.throughput by hand from it."""
     from rich.table import Table
 
-    table = Table(title=f"{record.id}: throughput at the target, factor by factor", header_style="bold", caption_justify="left",
-                  caption=f"product: {number(record.metrics['throughput'], 1)} tok/s/GPU, the figure the cost per task uses")
+    table = Table(
+        title=f"{record.id}: throughput at the target, factor by factor",
+        header_style="bold",
+        caption_justify="left",
+        caption=f"product: {number(record.metrics['throughput'], 1)} tok/s/GPU, the figure the cost per task uses",
+    )
     for title in ("Factor", "Value", "Source"):
         table.add_column(title, overflow="fold")
     for i, f in enumerate(record.throughput_factors):
@@ -227,14 +313,29 @@ def explain_table(offer_id: str, vendor: str, checks: list[GradeCheck], assigned
 
     verdict = f"grade {assigned}" if assigned else "ungraded"
     # Name the requirements missed for each grade above the one given (every grade when ungraded).
-    above = [c for c in checks if not c.passed and (assigned is None or c.grade.rank < next(x.grade.rank for x in checks if x.grade.id == assigned))]
-    missed = "\n".join(f"misses {c.grade.id}: " + "; ".join(f"{r.requirement} ({r.observed})" for r in c.failures) for c in above)
-    table = Table(title=f"{offer_id} ({vendor}): {verdict}", caption=missed or None, caption_justify="left", header_style="bold")
+    above = [
+        c
+        for c in checks
+        if not c.passed
+        and (assigned is None or c.grade.rank < next(x.grade.rank for x in checks if x.grade.id == assigned))
+    ]
+    missed = "\n".join(
+        f"misses {c.grade.id}: " + "; ".join(f"{r.requirement} ({r.observed})" for r in c.failures) for c in above
+    )
+    table = Table(
+        title=f"{offer_id} ({vendor}): {verdict}", caption=missed or None, caption_justify="left", header_style="bold"
+    )
     for title in ("Grade", "Requirement", "Expected", "Offer states", "Result"):
         table.add_column(title, overflow="fold")
     for check in checks:
         for i, result in enumerate(check.results):
-            table.add_row(check.grade.id if i == 0 else "", result.requirement, result.expected, result.observed, "pass" if result.passed else "FAIL")
+            table.add_row(
+                check.grade.id if i == 0 else "",
+                result.requirement,
+                result.expected,
+                result.observed,
+                "pass" if result.passed else "FAIL",
+            )
         table.add_section()
     return prioritise(table, {"Expected": 1})  # the requirement, what the offer states and the result stay
 
@@ -301,18 +402,41 @@ def rating_records(ev: Evaluation) -> list[dict]:
 
 def by_score(ev: Evaluation) -> list[OfferRecord]:
     """Rated offers by score (highest first; a critical failure without a score last), then the rest by id."""
-    rated = sorted((o for o in ev.offers if o.rating.rated), key=lambda o: (-(o.rating.score if o.rating.score is not None else -1.0), o.id))
+    rated = sorted(
+        (o for o in ev.offers if o.rating.rated),
+        key=lambda o: (-(o.rating.score if o.rating.score is not None else -1.0), o.id),
+    )
     return rated + sorted((o for o in ev.offers if not o.rating.rated), key=lambda o: o.id)
 
 
 def rating_rows(ev: Evaluation) -> tuple[list[str], list[list[str]]]:
-    headers = ["Offer", "Vendor", "Score", "Tier", "Published", "Reliability", *CATEGORY_ABBREVIATIONS.values(), "Critical"]
+    headers = [
+        "Offer",
+        "Vendor",
+        "Score",
+        "Tier",
+        "Published",
+        "Reliability",
+        *CATEGORY_ABBREVIATIONS.values(),
+        "Critical",
+    ]
     rows = []
     for r in by_score(ev):
         rating = r.rating
         cats = [number(rating.categories.get(c)) if rating.rated else DASH for c in CATEGORY_ABBREVIATIONS]
         factor = DASH if r.reliability_factor is None else f"{r.reliability_factor:g}"
-        rows.append([r.id, r.vendor, number(rating.score, 1), tier_label(r), published_label(r), factor, *cats, "; ".join(rating.critical_failures)])
+        rows.append(
+            [
+                r.id,
+                r.vendor,
+                number(rating.score, 1),
+                tier_label(r),
+                published_label(r),
+                factor,
+                *cats,
+                "; ".join(rating.critical_failures),
+            ]
+        )
     return headers, rows
 
 
@@ -326,7 +450,11 @@ def rating_table(ev: Evaluation) -> Table:
     for row in rows:
         table.add_row(*row)
     # Narrow: the score, tier and critical failures stay; the categories go first.
-    return prioritise(table, {"Vendor": 3, **{c: 1 for c in CATEGORY_ABBREVIATIONS.values()}, "Published": 4, "Reliability": 5}, one_line=("Tier", "Critical"))
+    return prioritise(
+        table,
+        {"Vendor": 3, **{c: 1 for c in CATEGORY_ABBREVIATIONS.values()}, "Published": 4, "Reliability": 5},
+        one_line=("Tier", "Critical"),
+    )
 
 
 def rating_json(ev: Evaluation) -> str:
@@ -339,13 +467,35 @@ def rating_csv(ev: Evaluation) -> str:
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     categories = list(CATEGORY_ABBREVIATIONS)
-    writer.writerow(["id", "vendor", "rated", "score", "tier", "published_tier", "disagrees", "reliability_factor", *categories, "critical_failures", "note"])
+    writer.writerow(
+        [
+            "id",
+            "vendor",
+            "rated",
+            "score",
+            "tier",
+            "published_tier",
+            "disagrees",
+            "reliability_factor",
+            *categories,
+            "critical_failures",
+            "note",
+        ]
+    )
     for rec in rating_records(ev):
         writer.writerow(
             [
-                rec["id"], rec["vendor"], str(rec["rated"]).lower(), "" if rec["score"] is None else repr(rec["score"]), rec["tier"] or "",
-                rec["published_tier"] or "", str(rec["disagrees"]).lower(), "" if rec["reliability_factor"] is None else rec["reliability_factor"],
-                *["" if c not in rec["categories"] else repr(rec["categories"][c]) for c in categories], "; ".join(rec["critical_failures"]), rec["note"],
+                rec["id"],
+                rec["vendor"],
+                str(rec["rated"]).lower(),
+                "" if rec["score"] is None else repr(rec["score"]),
+                rec["tier"] or "",
+                rec["published_tier"] or "",
+                str(rec["disagrees"]).lower(),
+                "" if rec["reliability_factor"] is None else rec["reliability_factor"],
+                *["" if c not in rec["categories"] else repr(rec["categories"][c]) for c in categories],
+                "; ".join(rec["critical_failures"]),
+                rec["note"],
             ]
         )
     return buffer.getvalue()
@@ -353,7 +503,17 @@ def rating_csv(ev: Evaluation) -> str:
 
 def rating_markdown(ev: Evaluation) -> str:
     headers, rows = rating_rows(ev)
-    return "# Operator ratings\n\n" + markdown_table(headers, rows, right=set(range(2, 16)) - {3, 4}) + "\n\n" + md_cell(ev.rating_method) + "\n"
+    return (
+        "# Operator ratings\n\n"
+        + markdown_table(headers, rows, right=set(range(2, 16)) - {3, 4})
+        + "\n\n"
+        + md_cell(ev.rating_method)
+        + "\n"
+    )
 
 
-RATING_RENDERERS: dict[str, Callable[[Evaluation], str]] = {"json": rating_json, "csv": rating_csv, "markdown": rating_markdown}
+RATING_RENDERERS: dict[str, Callable[[Evaluation], str]] = {
+    "json": rating_json,
+    "csv": rating_csv,
+    "markdown": rating_markdown,
+}

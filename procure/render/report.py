@@ -4,7 +4,8 @@ processes and merged (procure.render.assemble), every other report in one piece 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from procure.analysis.evaluate import Evaluation
 from procure.render.documents import Stage, html_to_pdf, render_html
@@ -25,8 +26,12 @@ def report_workers(kind: str = "comparison", fmt: str = "pdf") -> Iterator[Any]:
 
 
 def render_report(
-    ev: Evaluation, kind: str = "comparison", fmt: str = "pdf", extras: LazyExtras = None,
-    progress: Stage | None = None, workers: Any = None,
+    ev: Evaluation,
+    kind: str = "comparison",
+    fmt: str = "pdf",
+    extras: LazyExtras = None,
+    progress: Stage | None = None,
+    workers: Any = None,
 ) -> bytes:
     """The report's bytes. `extras` may be a function that computes them: the comparison PDF then lays
     out the offer pages, which need only the evaluation, while it runs; `workers` (report_workers) are

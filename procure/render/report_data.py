@@ -6,23 +6,24 @@ out with the reason, so a report never fails for want of optional market data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any
 
-from procure.errors import InputError
-from procure.analysis.evaluate import CostInputs, Evaluation
 from procure.analysis.decision import recommend
-from procure.analysis.recommendation import Recommendation
+from procure.analysis.evaluate import CostInputs, Evaluation
 from procure.analysis.hedging import HedgePlan, recommended_hedge
 from procure.analysis.market import IndexBuild
 from procure.analysis.plan import PlanResult
 from procure.analysis.position import Position
+from procure.analysis.recommendation import Recommendation
 from procure.analysis.scenarios import Case, FieldBar
 from procure.analysis.uncertainty import Sensitivity
+from procure.errors import InputError
 
 if TYPE_CHECKING:
-    from procure.render.board import BoardMemo
     from procure.analysis.plan.frontier import Solves
+    from procure.render.board import BoardMemo
 from procure.io.workspace import IndexLevel, Workspace
 
 QUOTES_FILE = "market/quotes.csv"
@@ -63,7 +64,7 @@ class ScorecardChapter:
 SENSITIVITY_OFFERS = 3
 
 # The extras, or a function that computes them when a report needs them (procure report passes one).
-LazyExtras = Union[ReportExtras, Callable[[], ReportExtras], None]
+LazyExtras = ReportExtras | Callable[[], ReportExtras] | None
 
 
 def resolve_extras(extras: LazyExtras) -> ReportExtras:
@@ -73,7 +74,12 @@ def resolve_extras(extras: LazyExtras) -> ReportExtras:
 
 
 def gather_extras(
-    ws: Workspace, ev: Evaluation, inputs: CostInputs | None = None, board: bool = False, frontier: bool = False, solves: Solves | None = None,
+    ws: Workspace,
+    ev: Evaluation,
+    inputs: CostInputs | None = None,
+    board: bool = False,
+    frontier: bool = False,
+    solves: Solves | None = None,
 ) -> ReportExtras:
     """What the report shows beside the evaluation; `frontier` asks the comparison for the plan's efficient frontier,
     whose solves `solves` runs (the layout workers')."""
@@ -89,7 +95,17 @@ def gather_extras(
             from procure.analysis.scorecard import evaluation_posteriors
 
             posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
-        extras.sensitivity = sensitivity(inputs.columns, inputs.model, inputs.offers, inputs.currencies, ev.currency, top, ws.config.uncertainty, gates_of(ev, inputs, ws.config), posteriors)
+        extras.sensitivity = sensitivity(
+            inputs.columns,
+            inputs.model,
+            inputs.offers,
+            inputs.currencies,
+            ev.currency,
+            top,
+            ws.config.uncertainty,
+            gates_of(ev, inputs, ws.config),
+            posteriors,
+        )
     market = ws.config.market
     if market.competitors or market.own:
         from procure.analysis.position import position
@@ -105,7 +121,9 @@ def gather_extras(
         try:
             extras.hedge = recommended_hedge(ws, ev, extras.plan)
         except InputError as exc:
-            extras.hedge_missing = "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
+            extras.hedge_missing = (
+                "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
+            )
     quotes = ws.root / QUOTES_FILE
     if quotes.is_file() and not board:
         from procure.analysis.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
@@ -124,7 +142,9 @@ def gather_extras(
             try:
                 build = build_index(rows, method, kind, Filters(), "month", adjustments, False, QUOTES_FILE, strata)
             except InputError:
-                extras.benchmark_notes.append(f"no {words} in {QUOTES_FILE} on or before {ev.as_of}: that series is left out")
+                extras.benchmark_notes.append(
+                    f"no {words} in {QUOTES_FILE} on or before {ev.as_of}: that series is left out"
+                )
                 continue
             if key == "all":
                 extras.benchmark = build
@@ -141,7 +161,16 @@ def gather_extras(
     if board:
         from procure.render.board import board_memo
 
-        extras.memo = board_memo(ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, ws.config.hedge, extras.recommendation)
+        extras.memo = board_memo(
+            ev,
+            extras.cases,
+            extras.position,
+            extras.hedge,
+            extras.hedge_missing,
+            extras.plan,
+            ws.config.hedge,
+            extras.recommendation,
+        )
     return extras
 
 
@@ -168,7 +197,9 @@ def scorecard_chapter(ws: Workspace, ev: Evaluation) -> ScorecardChapter:
     result = scorecard(ws, promise, ev.as_of)
     chapter.vendors = [v for v in result.vendors if v.months]
     if not chapter.vendors:
-        chapter.missing = "The signed vendors' folders in actuals/ hold no month of evidence before " + ev.as_of.isoformat() + "."
+        chapter.missing = (
+            "The signed vendors' folders in actuals/ hold no month of evidence before " + ev.as_of.isoformat() + "."
+        )
     for v in chapter.vendors:
         chapter.telemetry[v.offer] = telemetry_notes(ws.actuals[v.offer], [m.month for m in v.months])
     return chapter
@@ -184,7 +215,9 @@ def telemetry_notes(actuals: Any, months: list[str]) -> list[str]:
             continue
         parts = []
         if m.resets:
-            parts.append(f"counter resets in {m.resets} series (a restart: each counted from zero again, as Prometheus' rate() does)")
+            parts.append(
+                f"counter resets in {m.resets} series (a restart: each counted from zero again, as Prometheus' rate() does)"
+            )
         if m.gaps:
             parts.append(f"gaps in the samples longer than actuals.gap_minutes in {m.gaps} series")
         if m.coverage is not None and m.coverage < 0.995:
@@ -200,7 +233,9 @@ ODDS_NAMED = 0.05  # offers at least this likely to be the cheapest are named in
 def cheapest_odds(ev: Evaluation) -> list[tuple[str, int]]:
     """Each offer at least 5% likely to be the cheapest, by vendor, the rest pooled as "others", in whole
     percent that add up to 100 (largest remainder: rounding each on its own can give 99 or 101)."""
-    shares = [(o.vendor, o.uncertainty.prob_cheapest) for o in ev.ranked if o.uncertainty and o.uncertainty.prob_cheapest]
+    shares = [
+        (o.vendor, o.uncertainty.prob_cheapest) for o in ev.ranked if o.uncertainty and o.uncertainty.prob_cheapest
+    ]
     total = sum(p for _, p in shares)
     if not shares or total <= 0:
         return []
@@ -232,7 +267,11 @@ def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
     vendors = {o.id: o.vendor for o in ev.offers}
     offers = [(vendors.get(p.name, p.name), p.cost_per_task) for p in pos.curve if p.kind == "offer"]
     # A competitor's public price is labelled as one; only competitors' costs are compared with our cost.
-    competitors = [(p.name + (" (its price)" if p.figure == "price" else ""), p.cost_per_task, p.date.isoformat()) for p in pos.curve if p.kind == "competitor"]
+    competitors = [
+        (p.name + (" (its price)" if p.figure == "price" else ""), p.cost_per_task, p.date.isoformat())
+        for p in pos.curve
+        if p.kind == "competitor"
+    ]
     costs = [c for c, p in zip(competitors, [q for q in pos.curve if q.kind == "competitor"]) if p.figure == "cost"]
     signing = None
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
@@ -243,6 +282,13 @@ def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
         where = "level with" if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"
         signing = (
             f"Signing {leader.vendor} at {ours * 1000:.2f} {ev.currency} per 1,000 tasks puts us {where} the cheapest competitor, "
-            f"{name}, at {best * 1000:.2f}" + (f"; today we pay {pos.cost_per_task * 1000:.2f}." if not pos.label.startswith("the recommended") else ".")
+            f"{name}, at {best * 1000:.2f}"
+            + (
+                f"; today we pay {pos.cost_per_task * 1000:.2f}."
+                if not pos.label.startswith("the recommended")
+                else "."
+            )
         )
-    return PositionView(offers=offers, competitors=competitors, ours=pos.cost_per_task, ours_label=pos.label, signing=signing)
+    return PositionView(
+        offers=offers, competitors=competitors, ours=pos.cost_per_task, ours_label=pos.label, signing=signing
+    )

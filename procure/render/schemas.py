@@ -13,7 +13,7 @@ what is written. Heavy modules are imported only when a schema is asked for.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Union
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -21,8 +21,24 @@ from procure.model.units import PerThousand
 
 INPUT_SCHEMAS = ("offer", "grade", "workspace")
 OUTPUT_SCHEMAS = (
-    "evaluation", "validation", "grading", "grades-update", "rate", "whatif", "price-to-win", "position", "index", "hedge", "sensitivity", "history", "diff",
-    "reevaluate", "cashflow", "plan", "scorecard", "claims",
+    "evaluation",
+    "validation",
+    "grading",
+    "grades-update",
+    "rate",
+    "whatif",
+    "price-to-win",
+    "position",
+    "index",
+    "hedge",
+    "sensitivity",
+    "history",
+    "diff",
+    "reevaluate",
+    "cashflow",
+    "plan",
+    "scorecard",
+    "claims",
 )
 # The command whose --format json writes each output document.
 WRITTEN_BY = {
@@ -46,7 +62,13 @@ WRITTEN_BY = {
     "claims": "scorecard --claim",
 }
 # `procure schema NAME` also takes the name of the command that writes a document (schema compare).
-BY_COMMAND = {"compare": "evaluation", "evaluate": "evaluation", "validate": "validation", "grades": "grades-update", "index-build": "index"}
+BY_COMMAND = {
+    "compare": "evaluation",
+    "evaluate": "evaluation",
+    "validate": "validation",
+    "grades": "grades-update",
+    "index-build": "index",
+}
 
 
 class InputHash(BaseModel):
@@ -57,10 +79,14 @@ class InputHash(BaseModel):
 class Envelope(BaseModel):
     """What every JSON output carries at its top level."""
 
-    schema_version: str = Field(description="this document's schema version: a renamed or removed field bumps the major (2), added fields the minor (1.1)")
+    schema_version: str = Field(
+        description="this document's schema version: a renamed or removed field bumps the major (2), added fields the minor (1.1)"
+    )
     tool: str = Field(description="procure and its version")
     command: str = Field(description="the command that wrote it")
-    as_of: date | None = Field(description="the evaluation date; null for a command that has none (diff, index build, grades update), and for history without --as-of")
+    as_of: date | None = Field(
+        description="the evaluation date; null for a command that has none (diff, index build, grades update), and for history without --as-of"
+    )
     inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
 
 
@@ -82,7 +108,9 @@ class GradedOffer(BaseModel):
     vendor: str
     grade: str | None
     valid_until: date = Field(description="the offer's valid_until")
-    valid: bool = Field(description="the offer is still valid on as_of (an expired offer keeps the grade its terms earn)")
+    valid: bool = Field(
+        description="the offer is still valid on as_of (an expired offer keeps the grade its terms earn)"
+    )
     summary: str
     checks: list[GradeCheckRecord]
 
@@ -124,8 +152,12 @@ class ValidationDocument(Envelope):
     reference_curves: int
     index_levels: int
     acceptable: int = Field(description="offers that pass every gate as of as_of")
-    warnings: list[str] = Field(description="what validate warns about on standard error: contradicting claims, stale grade files, assumed units")
-    verdict: list[str] = Field(description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst sources)")
+    warnings: list[str] = Field(
+        description="what validate warns about on standard error: contradicting claims, stale grade files, assumed units"
+    )
+    verdict: list[str] = Field(
+        description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst sources)"
+    )
 
 
 class MissingRequirement(BaseModel):
@@ -141,7 +173,9 @@ class StaleGradeFile(BaseModel):
 
 
 class GradesUpdateDocument(Envelope):
-    files: list[StaleGradeFile] = Field(description="the grade files lacking requirements of the current default grade of their id")
+    files: list[StaleGradeFile] = Field(
+        description="the grade files lacking requirements of the current default grade of their id"
+    )
     written: bool = Field(description="the files were updated (--write)")
 
 
@@ -238,9 +272,9 @@ def _history_document(name: str) -> Any:
 
         return HistoryDocument
     if name in ("diff", "reevaluate"):
-        from procure.analysis.history import Breach, Diff
-
         from pydantic import create_model
+
+        from procure.analysis.history import Breach, Diff
 
         # Diff's own fields, and what diff_json adds (new_cheapest is a property of Diff: a field here)
         fields: dict[str, Any] = {k: (f.annotation, f) for k, f in Diff.model_fields.items()}
@@ -260,7 +294,7 @@ def _history_document(name: str) -> Any:
             baseline_saved: int = Field(description="no earlier run: this evaluation was saved as the baseline")
             breached: list[Breach]
 
-        return Union[ReevaluateDocument, FirstReevaluation]
+        return ReevaluateDocument | FirstReevaluation
     return None
 
 
@@ -293,7 +327,9 @@ def _horizon_document(name: str) -> Any:
         from procure.analysis.claims import VendorClaims
 
         class ClaimsDocument(Envelope):
-            vendors: list[VendorClaims] = Field(description="per signed vendor with evidence, the SLA credit claims of the months shown")
+            vendors: list[VendorClaims] = Field(
+                description="per signed vendor with evidence, the SLA credit claims of the months shown"
+            )
 
         return ClaimsDocument
     return None

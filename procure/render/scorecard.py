@@ -8,12 +8,36 @@ from typing import Any
 
 from procure.analysis.scorecard import ScorecardResult, percent_or_no_data
 
-
 ROW_COLUMNS = (
-    "offer", "month", "data", "billed_gpu_hours", "contracted_gpu_hours", "billed_vs_contracted", "output_tokens",
-    "delivered_tokens_per_gpu_hour", "promised_tokens_per_gpu_hour", "throughput_ratio", "requests_ok", "requests_failed", "served_rate",
-    "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "availability", "sla_availability", "sla_breached",
-    "credit_share", "credits_owed", "invoiced", "delivered_cost_per_task", "promised_cost_per_task", "cost_overrun", "coverage",
+    "offer",
+    "month",
+    "data",
+    "billed_gpu_hours",
+    "contracted_gpu_hours",
+    "billed_vs_contracted",
+    "output_tokens",
+    "delivered_tokens_per_gpu_hour",
+    "promised_tokens_per_gpu_hour",
+    "throughput_ratio",
+    "requests_ok",
+    "requests_failed",
+    "served_rate",
+    "ttft_p50_s",
+    "ttft_p90_s",
+    "ttft_p99_s",
+    "e2e_p50_s",
+    "e2e_p90_s",
+    "e2e_p99_s",
+    "availability",
+    "sla_availability",
+    "sla_breached",
+    "credit_share",
+    "credits_owed",
+    "invoiced",
+    "delivered_cost_per_task",
+    "promised_cost_per_task",
+    "cost_overrun",
+    "coverage",
 )
 
 
@@ -46,18 +70,38 @@ def scorecard_markdown(result: ScorecardResult) -> str:
         ]
         for m in v.months:
             if not m.data:
-                lines.append(f"| {m.month} | no data | no data | no data | no data | no data | no data | no data | no data |")
+                lines.append(
+                    f"| {m.month} | no data | no data | no data | no data | no data | no data | no data | no data |"
+                )
                 continue
             ttft = "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f} s"
             sla = "" if m.sla_availability is None else f" ({percent_or_no_data(m.sla_availability, 2)})"
-            owed = "no SLA" if m.sla_availability is None else "none" if m.credit_share == 0 else ("no data" if m.credit_share is None else (f"{percent_or_no_data(m.credit_share, 0)} of the invoice" if m.credits_owed is None else f"{m.credits_owed:,.2f} {v.currency}"))
+            owed = (
+                "no SLA"
+                if m.sla_availability is None
+                else "none"
+                if m.credit_share == 0
+                else (
+                    "no data"
+                    if m.credit_share is None
+                    else (
+                        f"{percent_or_no_data(m.credit_share, 0)} of the invoice"
+                        if m.credits_owed is None
+                        else f"{m.credits_owed:,.2f} {v.currency}"
+                    )
+                )
+            )
             lines.append(
                 f"| {_month(m)} | {_capacity(m)} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
-                + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%") + f" | {owed} |"
+                + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%")
+                + f" | {owed} |"
             )
         lines += ["", evidence_line(v), ""]
         if v.credits_owed_total:
-            lines += [f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).", ""]
+            lines += [
+                f"Credits owed: {v.credits_owed_total:,.2f} {v.currency} (months {', '.join(v.breached_months)}).",
+                "",
+            ]
         lines += [f"- {markdown_text(n)}" for n in v.notes] + ([""] if v.notes else [])
     return "\n".join(lines)
 
@@ -67,7 +111,9 @@ def _capacity(m: Any) -> str:
     Tokens per billed GPU-hour follow our own traffic, so they are shown apart and never stand for it."""
     ratio = m.capacity_ratio if m.capacity_ratio is not None else m.trial_capacity_ratio
     if ratio is None:
-        return "no data" if m.output_tokens is None else "—"  # "—": served tokens, but no busy GPU-hours to divide them by
+        return (
+            "no data" if m.output_tokens is None else "—"
+        )  # "—": served tokens, but no busy GPU-hours to divide them by
     return percent_or_no_data(ratio)
 
 
@@ -82,11 +128,18 @@ def evidence_line(v: Any) -> str:
     e = v.evidence
     said = (
         f"throughput {e.throughput_ratio:.1%} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
-        if e.throughput_ratio is not None else e.throughput_basis or "throughput not measured"
+        if e.throughput_ratio is not None
+        else e.throughput_basis or "throughput not measured"
     )
     if e.availability is not None:
-        spread = f", month-to-month sd {e.availability_dispersion * 100:.2f} points" if e.availability_dispersion else ""
-        sd = (e.availability_alpha * e.availability_beta / ((e.availability_alpha + e.availability_beta) ** 2 * (e.availability_alpha + e.availability_beta + 1))) ** 0.5
+        spread = (
+            f", month-to-month sd {e.availability_dispersion * 100:.2f} points" if e.availability_dispersion else ""
+        )
+        sd = (
+            e.availability_alpha
+            * e.availability_beta
+            / ((e.availability_alpha + e.availability_beta) ** 2 * (e.availability_alpha + e.availability_beta + 1))
+        ) ** 0.5
         said += f"; availability {e.availability:.2%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
     if e.served_rate is not None:
         said += f"; requests served {e.served_rate:.2%}"
@@ -101,18 +154,67 @@ def scorecard_table(result: ScorecardResult) -> Any:
     # Units in the headers, figures alone in right-aligned cells: a number never wraps away from its unit.
     currencies = {v.currency for v in result.vendors}
     owed = f"credits owed {next(iter(currencies))}" if len(currencies) == 1 else "credits owed"
-    table = Table(title="Delivered against promised", caption="\n".join(evidence_line(v) for v in result.vendors) or None, caption_justify="left")
-    headers = ("offer", "month", "capacity", "tok/billed h", "served", "TTFT P50 s", "availability", "SLA", "billed/contract", "cost/task vs promised", owed)
+    table = Table(
+        title="Delivered against promised",
+        caption="\n".join(evidence_line(v) for v in result.vendors) or None,
+        caption_justify="left",
+    )
+    headers = (
+        "offer",
+        "month",
+        "capacity",
+        "tok/billed h",
+        "served",
+        "TTFT P50 s",
+        "availability",
+        "SLA",
+        "billed/contract",
+        "cost/task vs promised",
+        owed,
+    )
     for i, name in enumerate(headers):
         table.add_column(name, justify="left" if i < 2 else "right")
     for v in result.vendors:
         for m in v.months:
-            credit = "no SLA" if m.sla_availability is None else "no data" if m.credit_share is None else ("-" if not m.credit_share else (f"{m.credits_owed:,.2f}" + ("" if len(currencies) == 1 else f" {v.currency}") if m.credits_owed is not None else f"{m.credit_share:.0%} of invoice"))
+            credit = (
+                "no SLA"
+                if m.sla_availability is None
+                else "no data"
+                if m.credit_share is None
+                else (
+                    "-"
+                    if not m.credit_share
+                    else (
+                        f"{m.credits_owed:,.2f}" + ("" if len(currencies) == 1 else f" {v.currency}")
+                        if m.credits_owed is not None
+                        else f"{m.credit_share:.0%} of invoice"
+                    )
+                )
+            )
             table.add_row(
-                v.offer, _month(m), _capacity(m), percent_or_no_data(m.throughput_ratio), percent_or_no_data(m.served_rate, 2), "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f}",
-                percent_or_no_data(m.availability, 3), "" if m.sla_availability is None else percent_or_no_data(m.sla_availability, 2), percent_or_no_data(m.billed_vs_contracted),
+                v.offer,
+                _month(m),
+                _capacity(m),
+                percent_or_no_data(m.throughput_ratio),
+                percent_or_no_data(m.served_rate, 2),
+                "no data" if m.ttft_p50_s is None else f"{m.ttft_p50_s:.2f}",
+                percent_or_no_data(m.availability, 3),
+                "" if m.sla_availability is None else percent_or_no_data(m.sla_availability, 2),
+                percent_or_no_data(m.billed_vs_contracted),
                 "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
                 credit,
             )
     # the offer, month, availability against the SLA and the credits owed stay longest
-    return prioritise(table, {"billed/contract": 1, "cost/task vs promised": 2, "TTFT P50 s": 3, "served": 4, "tok/billed h": 5, "capacity": 6, "SLA": 7, "availability": 8})
+    return prioritise(
+        table,
+        {
+            "billed/contract": 1,
+            "cost/task vs promised": 2,
+            "TTFT P50 s": 3,
+            "served": 4,
+            "tok/billed h": 5,
+            "capacity": 6,
+            "SLA": 7,
+            "availability": 8,
+        },
+    )

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
 from procure.render.formats import DASH, factor, markdown_table, per_k, per_thousand
+from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 
 def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], list[list[str]]]:
     # Each end's leader with its own cost per task (not the baseline leader's).
-    headers = ["Input", "Low", "High", f"Leader at low ({per_k(currency)})", f"Leader at high ({per_k(currency)})", f"Largest swing ({per_k(currency)})", "Ranking flips"]
+    headers = [
+        "Input",
+        "Low",
+        "High",
+        f"Leader at low ({per_k(currency)})",
+        f"Leader at high ({per_k(currency)})",
+        f"Largest swing ({per_k(currency)})",
+        "Ranking flips",
+    ]
 
     def leader(offer: str | None, cost: float | None, fails: dict[str, list[str]]) -> str:
         # a gate that fails at this end is named before the leader it leaves
@@ -33,8 +41,16 @@ def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], lis
                 r.input,
                 factor(r.low),
                 factor(r.high),
-                leader(r.leader_low, r.leader_cost_low if r.leader_cost_low is not None else r.costs_low.get(r.leader_low or ""), r.fails_low),
-                leader(r.leader_high, r.leader_cost_high if r.leader_cost_high is not None else r.costs_high.get(r.leader_high or ""), r.fails_high),
+                leader(
+                    r.leader_low,
+                    r.leader_cost_low if r.leader_cost_low is not None else r.costs_low.get(r.leader_low or ""),
+                    r.fails_low,
+                ),
+                leader(
+                    r.leader_high,
+                    r.leader_cost_high if r.leader_cost_high is not None else r.costs_high.get(r.leader_high or ""),
+                    r.fails_high,
+                ),
                 f"{per_thousand(r.swing)} ({r.swing_offer})" if r.swing_offer else DASH,
                 "yes" if r.flips else "no",
             ]
@@ -47,7 +63,12 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
 
     headers, rows = sensitivity_rows(result, currency)
     baseline = ", ".join(f"{k} {per_thousand(v)}" for k, v in result.baseline.items())
-    table = Table(title="Sensitivity: each input at its low and high value, the rest as stated", caption=f"Baseline cost per 1,000 successful tasks ({currency}): {baseline}", caption_justify="left", header_style="bold")
+    table = Table(
+        title="Sensitivity: each input at its low and high value, the rest as stated",
+        caption=f"Baseline cost per 1,000 successful tasks ({currency}): {baseline}",
+        caption_justify="left",
+        header_style="bold",
+    )
     for i, h in enumerate(headers):
         table.add_column(h, justify="right" if i in (1, 2, 5) else "left")
     for row in rows:
@@ -64,9 +85,33 @@ def sensitivity_text(result: Sensitivity, currency: str, fmt: str) -> str:
         return "# Sensitivity\n\n" + markdown_table(headers, rows, right={1, 2, 5}) + "\n"
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    writer.writerow(["input", "low", "high", *[f"{o}_low" for o in result.offers], *[f"{o}_high" for o in result.offers], "swing", "swing_offer", "leader_low", "leader_high", "flips"])
+    writer.writerow(
+        [
+            "input",
+            "low",
+            "high",
+            *[f"{o}_low" for o in result.offers],
+            *[f"{o}_high" for o in result.offers],
+            "swing",
+            "swing_offer",
+            "leader_low",
+            "leader_high",
+            "flips",
+        ]
+    )
     for r in result.rows:
         writer.writerow(
-            [r.input, r.low, r.high, *["" if r.costs_low[o] is None else repr(r.costs_low[o]) for o in result.offers], *["" if r.costs_high[o] is None else repr(r.costs_high[o]) for o in result.offers], "" if r.swing is None else repr(r.swing), r.swing_offer or "", r.leader_low, r.leader_high, str(r.flips).lower()]
+            [
+                r.input,
+                r.low,
+                r.high,
+                *["" if r.costs_low[o] is None else repr(r.costs_low[o]) for o in result.offers],
+                *["" if r.costs_high[o] is None else repr(r.costs_high[o]) for o in result.offers],
+                "" if r.swing is None else repr(r.swing),
+                r.swing_offer or "",
+                r.leader_low,
+                r.leader_high,
+                str(r.flips).lower(),
+            ]
         )
     return buffer.getvalue()

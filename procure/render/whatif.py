@@ -4,11 +4,12 @@ JSON, CSV and Markdown. They format; they never compute."""
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from procure.textsafe import csv_writer
 from procure.render.fit import prioritise
 from procure.render.formats import DASH, count, markdown_table, md_cell, money, number, per_k, per_thousand, percent
+from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -43,9 +44,18 @@ def whatif_lines(result: WhatIf) -> list[str]:
             f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month ({result.tasks_basis})."
         )
     if result.monthly_cost or result.one_off:
-        payback = "never" if result.payback_months is None else f"{result.payback_months:.1f} months (discounted" + (f"; beyond the {result.term_months}-month term)" if result.payback_beyond_term else ")")
+        payback = (
+            "never"
+            if result.payback_months is None
+            else f"{result.payback_months:.1f} months (discounted"
+            + (f"; beyond the {result.term_months}-month term)" if result.payback_beyond_term else ")")
+        )
         # only the costs the change has: no "net of 0 a month" for a one-off, no "payback of 0" for a monthly fee
-        net = f"net of {money(result.monthly_cost, 0)} {cur} a month: {money(result.net_monthly, 0)} {cur} a month" if result.monthly_cost else f"{money(result.net_monthly, 0)} {cur} a month"
+        net = (
+            f"net of {money(result.monthly_cost, 0)} {cur} a month: {money(result.net_monthly, 0)} {cur} a month"
+            if result.monthly_cost
+            else f"{money(result.net_monthly, 0)} {cur} a month"
+        )
         lines.append(f"{net}; payback of {money(result.one_off, 0)} {cur}: {payback}." if result.one_off else f"{net}.")
     if result.break_even_throughput_gain is not None and (result.monthly_cost or result.one_off):
         lines.append(f"break-even throughput gain (alone): {result.break_even_throughput_gain:+.1%}.")
@@ -78,24 +88,63 @@ def whatif_csv(result: WhatIf) -> str:
     for key, _, _ in WHATIF_ROWS:
         before, after = getattr(result.before, key), getattr(result.after, key)
         writer.writerow([key, "" if before is None else repr(before), "" if after is None else repr(after)])
-    for key in ("tasks_per_month", "monthly_saving", "monthly_cost", "net_monthly", "one_off", "payback_months", "payback_simple_months", "break_even_throughput_gain"):
+    for key in (
+        "tasks_per_month",
+        "monthly_saving",
+        "monthly_cost",
+        "net_monthly",
+        "one_off",
+        "payback_months",
+        "payback_simple_months",
+        "break_even_throughput_gain",
+    ):
         value = getattr(result, key)
         writer.writerow([key, "", "" if value is None else repr(value)])
     return buffer.getvalue()
 
 
 def whatif_markdown(result: WhatIf) -> str:
-    rows = [[label, fmt(getattr(result.before, key)), fmt(getattr(result.after, key))] for key, label, fmt in WHATIF_ROWS]
-    return f"# What if: {md_cell(result.offer)}\n\n" + markdown_table(["Figure", "Before", "After"], rows, right={1, 2}) + "\n\n" + "\n".join(md_cell(line) for line in whatif_lines(result)) + "\n"
+    rows = [
+        [label, fmt(getattr(result.before, key)), fmt(getattr(result.after, key))] for key, label, fmt in WHATIF_ROWS
+    ]
+    return (
+        f"# What if: {md_cell(result.offer)}\n\n"
+        + markdown_table(["Figure", "Before", "After"], rows, right={1, 2})
+        + "\n\n"
+        + "\n".join(md_cell(line) for line in whatif_lines(result))
+        + "\n"
+    )
 
 
-WHATIF_RENDERERS: dict[str, Callable[[WhatIf], str]] = {"json": whatif_json, "csv": whatif_csv, "markdown": whatif_markdown}
+WHATIF_RENDERERS: dict[str, Callable[[WhatIf], str]] = {
+    "json": whatif_json,
+    "csv": whatif_csv,
+    "markdown": whatif_markdown,
+}
 
 
 def price_to_win_rows(rows: list[PriceToWin], currency: str) -> tuple[list[str], list[list[str]]]:
-    headers = ["Rank", "Offer", "Vendor", per_k(currency), f"List {currency}/GPU-h", f"Price to tie {currency}/GPU-h", "Change", "Note"]
+    headers = [
+        "Rank",
+        "Offer",
+        "Vendor",
+        per_k(currency),
+        f"List {currency}/GPU-h",
+        f"Price to tie {currency}/GPU-h",
+        "Change",
+        "Note",
+    ]
     body = [
-        [str(r.rank), r.id, r.vendor, per_thousand(r.cost_per_task), money(r.list_price, 3), money(r.price_to_tie, 3), percent(r.change, 1) if r.change is not None else DASH, r.note]
+        [
+            str(r.rank),
+            r.id,
+            r.vendor,
+            per_thousand(r.cost_per_task),
+            money(r.list_price, 3),
+            money(r.price_to_tie, 3),
+            percent(r.change, 1) if r.change is not None else DASH,
+            r.note,
+        ]
         for r in rows
     ]
     return headers, body
@@ -105,7 +154,9 @@ def price_to_win_table(rows: list[PriceToWin], currency: str) -> Table:
     from rich.table import Table
 
     headers, body = price_to_win_rows(rows, currency)
-    table = Table(title="Price to win: the GPU-hour list price at which each offer ties the leader", header_style="bold")
+    table = Table(
+        title="Price to win: the GPU-hour list price at which each offer ties the leader", header_style="bold"
+    )
     for i, title in enumerate(headers):
         table.add_column(title, justify="right" if i in (0, 3, 4, 5, 6) else "left")
     for row in body:
@@ -126,5 +177,16 @@ def price_to_win_text(rows: list[PriceToWin], currency: str, fmt: str) -> str:
     writer = csv_writer(buffer)
     writer.writerow(["rank", "id", "vendor", "cost_per_task", "list_price", "price_to_tie", "change", "note"])
     for r in rows:
-        writer.writerow([r.rank, r.id, r.vendor, repr(r.cost_per_task), "" if r.list_price is None else repr(r.list_price), "" if r.price_to_tie is None else repr(r.price_to_tie), "" if r.change is None else repr(r.change), r.note])
+        writer.writerow(
+            [
+                r.rank,
+                r.id,
+                r.vendor,
+                repr(r.cost_per_task),
+                "" if r.list_price is None else repr(r.list_price),
+                "" if r.price_to_tie is None else repr(r.price_to_tie),
+                "" if r.change is None else repr(r.change),
+                r.note,
+            ]
+        )
     return buffer.getvalue()

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import io
 import math
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
-from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
-from procure.textsafe import formula_like
 from procure.render.ranking import CATEGORY_ABBREVIATIONS
+from procure.textsafe import formula_like
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
@@ -139,7 +140,9 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "acceptable": record.acceptable,
                 "list_price": None if token else _value(m.get("list_price")),
                 "discount": None if token or basis == "owned" else float(col["discount"][i]),
-                "escalation": 1.0 if basis == "owned" or "escalation" not in col or math.isnan(float(col["escalation"][i])) else float(col["escalation"][i]),
+                "escalation": 1.0
+                if basis == "owned" or "escalation" not in col or math.isnan(float(col["escalation"][i]))
+                else float(col["escalation"][i]),
                 "fees": None if token else _value(m.get("fees")),
                 "prepay_fraction": None if token else float(col["prepay_fraction"][i]),
                 "term_months": term,
@@ -154,9 +157,14 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "fill": None if token else _value(m.get("fill")),
                 "fx": fx,
                 "per_mtok_input": float(col["per_mtok_input"][i]) if token else None,
-                "per_mtok_cached": (float(cached) if not math.isnan(float(cached)) else float(col["per_mtok_input"][i])) if token else None,
+                "per_mtok_cached": (float(cached) if not math.isnan(float(cached)) else float(col["per_mtok_input"][i]))
+                if token
+                else None,
                 "per_mtok_output": float(col["per_mtok_output"][i]) if token else None,
-                "fixed_fees_month": (once_monthly + float(col["fees_monthly"][i]) + float(col["fees_per_tb_month"][i])) * fx if token else None,
+                "fixed_fees_month": (once_monthly + float(col["fees_monthly"][i]) + float(col["fees_per_tb_month"][i]))
+                * fx
+                if token
+                else None,
                 "cost_per_task": m.get("cost_per_task"),
             }
         )
@@ -191,7 +199,16 @@ def _offer_columns(cur: str) -> list[Column]:
         ("list_price", f"List price {cur}/GPU-h", MONEY_HOUR, _input("list_price")),
         ("discount", "Discount", SHARE, _input("discount")),
         ("escalation", "Escalators, term average", "0.0000", _input("escalation")),
-        ("rent", f"Rent {cur}/GPU-h", MONEY_HOUR, _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"))),
+        (
+            "rent",
+            f"Rent {cur}/GPU-h",
+            MONEY_HOUR,
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
+                    basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"
+                )
+            ),
+        ),
         ("fees", f"Fees {cur}/GPU-h", MONEY_HOUR, _input("fees")),
         ("prepay_fraction", "Prepaid share", SHARE, _input("prepay_fraction")),
         ("term_months", "Term months", COUNT, _input("term_months")),
@@ -199,13 +216,23 @@ def _offer_columns(cur: str) -> list[Column]:
             "financing",
             f"Financing {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("cost_of_capital")}*{k("term_months")}/24)')),
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
+                    basis=k("basis"),
+                    body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("cost_of_capital")}*{k("term_months")}/24)',
+                )
+            ),
         ),
         (
             "prepay_risk",
             f"Prepay risk {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("vendor_default_rate")}*{k("term_months")}/24)')),
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
+                    basis=k("basis"),
+                    body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("vendor_default_rate")}*{k("term_months")}/24)',
+                )
+            ),
         ),
     ]
 
@@ -221,7 +248,12 @@ def _staff_software_columns(cur: str) -> list[Column]:
             "ops",
             f"Staff {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body=f'({k("fte_yours")}+{_ref("shared_weight")}*{k("fte_shared")})*{_ref("fte_cost_year")}/({k("billed_gpus")}*{HOURS_PER_YEAR:g})')),
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
+                    basis=k("basis"),
+                    body=f"({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/({k('billed_gpus')}*{HOURS_PER_YEAR:g})",
+                )
+            ),
         ),
         ("serving_owner", "Serving stack owner", "@", _input("serving_owner")),
         ("offer_software", f"Offer software {cur}/GPU-h", MONEY_HOUR, _input("offer_software")),
@@ -231,11 +263,22 @@ def _staff_software_columns(cur: str) -> list[Column]:
             MONEY_HOUR,
             _formula(
                 lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"), body=f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}'
+                    basis=k("basis"),
+                    body=f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}',
                 )
             ),
         ),
-        ("full", f"Full {cur}/GPU-h", MONEY_HOUR, _formula(lambda k, r, n: GPU_HOUR_ONLY.format(basis=k("basis"), body="+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software"))))),
+        (
+            "full",
+            f"Full {cur}/GPU-h",
+            MONEY_HOUR,
+            _formula(
+                lambda k, r, n: GPU_HOUR_ONLY.format(
+                    basis=k("basis"),
+                    body="+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software")),
+                )
+            ),
+        ),
     ]
 
 
@@ -284,24 +327,29 @@ def _cost_columns(cur: str) -> list[Column]:
             _formula(
                 lambda k, r, n: (
                     f'IFERROR(IF({k("basis")}="per_token",'
-                    f'({_ref("input_tokens")}*((1-{_ref("cached_input_share")})*{k("per_mtok_input")}+{_ref("cached_input_share")}*{k("per_mtok_cached")})+{_ref("output_tokens")}*{k("per_mtok_output")})*{k("fx")}*{k("escalation")}/1000000'
-                    f'/({_ref("success_rate")}*{k("quality")})'
-                    f'+IF(N({_ref("tasks_per_month")})=0,0,({k("fixed_fees_month")}+({k("fte_yours")}+{_ref("shared_weight")}*{k("fte_shared")})*{_ref("fte_cost_year")}/12)/{_ref("tasks_per_month")}),'
+                    f"({_ref('input_tokens')}*((1-{_ref('cached_input_share')})*{k('per_mtok_input')}+{_ref('cached_input_share')}*{k('per_mtok_cached')})+{_ref('output_tokens')}*{k('per_mtok_output')})*{k('fx')}*{k('escalation')}/1000000"
+                    f"/({_ref('success_rate')}*{k('quality')})"
+                    f"+IF(N({_ref('tasks_per_month')})=0,0,({k('fixed_fees_month')}+({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/12)/{_ref('tasks_per_month')}),"
                     f'{k("full")}/{k("tasks_per_gpu_hour")}),"")'
                 )
             ),
         ),
-        ("cost_per_1000", f"{cur} per 1,000 tasks", MONEY, _formula(lambda k, r, n: f'IF(ISNUMBER({k("cost_per_task")}),{k("cost_per_task")}*1000,"")')),
+        (
+            "cost_per_1000",
+            f"{cur} per 1,000 tasks",
+            MONEY,
+            _formula(lambda k, r, n: f'IF(ISNUMBER({k("cost_per_task")}),{k("cost_per_task")}*1000,"")'),
+        ),
         (
             "rank",
             "Rank",
             COUNT,
             lambda c, r, n: (
                 "formula",
-                f'IF(AND({c["acceptable"]}{r},ISNUMBER({c["cost_per_task"]}{r})),'
+                f"IF(AND({c['acceptable']}{r},ISNUMBER({c['cost_per_task']}{r})),"
                 # numbers compared as numbers: COUNTIFS's "<"&cost criterion goes through text (15 digits), and a
                 # cost that text rounds up counted itself as cheaper
-                f'SUMPRODUCT((${c["acceptable"]}$2:${c["acceptable"]}${n}=TRUE)*ISNUMBER(${c["cost_per_task"]}$2:${c["cost_per_task"]}${n})'
+                f"SUMPRODUCT((${c['acceptable']}$2:${c['acceptable']}${n}=TRUE)*ISNUMBER(${c['cost_per_task']}$2:${c['cost_per_task']}${n})"
                 f'*(${c["cost_per_task"]}$2:${c["cost_per_task"]}${n}<{c["cost_per_task"]}{r}))+1,"")',
             ),
         ),
@@ -311,7 +359,13 @@ def _cost_columns(cur: str) -> list[Column]:
 def _columns(cur: str, last: int) -> list[Column]:
     """The Offers sheet: key, header (with unit), number format, and the cell (a value key or a formula),
     in the order of the cost model's steps."""
-    return _offer_columns(cur) + _staff_software_columns(cur) + _tasks_columns() + _per_token_columns(cur) + _cost_columns(cur)
+    return (
+        _offer_columns(cur)
+        + _staff_software_columns(cur)
+        + _tasks_columns()
+        + _per_token_columns(cur)
+        + _cost_columns(cur)
+    )
 
 
 def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
@@ -329,7 +383,24 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
     assumptions.append(["Assumption", "Value", "Unit", "Key in procure.yaml"])
     values = _assumption_values(ev, inputs)
     for name, label, unit, number_format in ASSUMPTIONS:
-        key = "uncertainty.utilization (mean)" if name == "utilization_factor" else ("workload." if name in ("input_tokens", "output_tokens", "cached_input_share", "success_rate", "utilization", "tasks_per_month") else "assumptions.") + name
+        key = (
+            "uncertainty.utilization (mean)"
+            if name == "utilization_factor"
+            else (
+                "workload."
+                if name
+                in (
+                    "input_tokens",
+                    "output_tokens",
+                    "cached_input_share",
+                    "success_rate",
+                    "utilization",
+                    "tasks_per_month",
+                )
+                else "assumptions."
+            )
+            + name
+        )
         assumptions.append([label, _value(values[name]), unit.format(cur=cur), key])
         cell = assumptions.cell(row=assumptions.max_row, column=2)
         cell.number_format, cell.font = number_format, blue
@@ -347,7 +418,7 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
     letters = {key: get_column_letter(i + 1) for i, (key, *_rest) in enumerate(cols)}
     offers.append([header for _, header, _, _ in cols])
     for r, row in enumerate(rows, start=2):
-        for c, (key, _, number_format, cell_of) in enumerate(cols, start=1):
+        for c, (_key, _, number_format, cell_of) in enumerate(cols, start=1):
             kind, content = cell_of(letters, r, n)
             cell = offers.cell(row=r, column=c)
             if kind == "value":
@@ -410,26 +481,81 @@ def add_plan_sheets(book: Any, plan: Any, cur: str) -> None:
     """The purchase plan: its lines (what to commit, with whom, for how long, at what price) and its
     demand scenarios, as `procure plan` prints them."""
     table_sheet(
-        book, "Plan",
-        [("Offer", None), ("Vendor", None), ("Role", None), ("GPUs", COUNT), ("Term months", COUNT), ("First month", COUNT), ("Last month", COUNT),
-         (f"Price {cur}/GPU-h", MONEY_HOUR), (f"Price {cur}/task", PER_TASK), ("Share of tasks", SHARE)],
-        [[line.offer, line.vendor, line.role.replace("_", "-"), line.gpus, line.term_months, line.start_month, line.end_month,
-          line.price if line.price_unit == "gpu_hour" else None, line.price if line.price_unit == "task" else None, line.expected_tasks_share]
-         for line in plan.plan],
+        book,
+        "Plan",
+        [
+            ("Offer", None),
+            ("Vendor", None),
+            ("Role", None),
+            ("GPUs", COUNT),
+            ("Term months", COUNT),
+            ("First month", COUNT),
+            ("Last month", COUNT),
+            (f"Price {cur}/GPU-h", MONEY_HOUR),
+            (f"Price {cur}/task", PER_TASK),
+            ("Share of tasks", SHARE),
+        ],
+        [
+            [
+                line.offer,
+                line.vendor,
+                line.role.replace("_", "-"),
+                line.gpus,
+                line.term_months,
+                line.start_month,
+                line.end_month,
+                line.price if line.price_unit == "gpu_hour" else None,
+                line.price if line.price_unit == "task" else None,
+                line.expected_tasks_share,
+            ]
+            for line in plan.plan
+        ],
     )
     table_sheet(
-        book, "Plan scenarios",
-        [("Scenario", None), ("Probability", SHARE), ("Tasks/month", COUNT), (f"{cur}/task", PER_TASK), (f"{cur} per 1,000 tasks", PER_THOUSAND),
-         ("Unused share", SHARE), ("Unserved share", SHARE), ("Pay-as-used share", SHARE), (f"Max {cur}/month", WHOLE_MONEY)],
-        [[r.name, r.probability, r.demand_per_month, r.cost_per_task, None if r.cost_per_task is None else r.cost_per_task * 1000,
-          r.unused_share, r.unserved_share, r.pay_as_used_share, r.max_monthly_spend] for r in plan.scenarios],
+        book,
+        "Plan scenarios",
+        [
+            ("Scenario", None),
+            ("Probability", SHARE),
+            ("Tasks/month", COUNT),
+            (f"{cur}/task", PER_TASK),
+            (f"{cur} per 1,000 tasks", PER_THOUSAND),
+            ("Unused share", SHARE),
+            ("Unserved share", SHARE),
+            ("Pay-as-used share", SHARE),
+            (f"Max {cur}/month", WHOLE_MONEY),
+        ],
+        [
+            [
+                r.name,
+                r.probability,
+                r.demand_per_month,
+                r.cost_per_task,
+                None if r.cost_per_task is None else r.cost_per_task * 1000,
+                r.unused_share,
+                r.unserved_share,
+                r.pay_as_used_share,
+                r.max_monthly_spend,
+            ]
+            for r in plan.scenarios
+        ],
     )
 
 
 # The cash flow's parts in the order of `procure cashflow --offer ID`; total sums those before it.
 FLOW_PARTS = (
-    ("prepayment", "Prepayment"), ("rent", "Rent"), ("fees", "Fees"), ("staff", "Staff"), ("software", "Software"), ("power_colo", "Power and colo"),
-    ("capital", "Capital"), ("credits", "Credits"), ("prepay_risk", "Prepay risk"), ("exit", "Exit"), ("total", "Total"), ("sla_credits", "SLA credits (shown)"),
+    ("prepayment", "Prepayment"),
+    ("rent", "Rent"),
+    ("fees", "Fees"),
+    ("staff", "Staff"),
+    ("software", "Software"),
+    ("power_colo", "Power and colo"),
+    ("capital", "Capital"),
+    ("credits", "Credits"),
+    ("prepay_risk", "Prepay risk"),
+    ("exit", "Exit"),
+    ("total", "Total"),
+    ("sla_credits", "SLA credits (shown)"),
 )
 
 
@@ -438,11 +564,33 @@ def add_horizon_sheet(book: Any, ev: Evaluation) -> None:
     and present-value cost, and its cost per task over the horizon beside today's."""
     cur = ev.currency
     table_sheet(
-        book, "Horizon",
-        [("Rank", COUNT), ("Offer", None), ("Term months", COUNT), ("Delivery month", COUNT), (f"Commitment {cur}", WHOLE_MONEY), (f"Total {cur}", WHOLE_MONEY),
-         (f"NPV {cur}", WHOLE_MONEY), (f"{cur}/task over {ev.horizon_months} months", PER_TASK), (f"{cur}/task today", PER_TASK)],
-        [[r.rank, r.id, r.term_months, r.cashflow.delivery_month if r.cashflow else None, r.metrics.get("total_commitment"), r.metrics.get("total_cost"),
-          r.metrics.get("npv_cost"), r.metrics.get("horizon_cost_per_task"), r.metrics["cost_per_task"]] for r in ev.offers],
+        book,
+        "Horizon",
+        [
+            ("Rank", COUNT),
+            ("Offer", None),
+            ("Term months", COUNT),
+            ("Delivery month", COUNT),
+            (f"Commitment {cur}", WHOLE_MONEY),
+            (f"Total {cur}", WHOLE_MONEY),
+            (f"NPV {cur}", WHOLE_MONEY),
+            (f"{cur}/task over {ev.horizon_months} months", PER_TASK),
+            (f"{cur}/task today", PER_TASK),
+        ],
+        [
+            [
+                r.rank,
+                r.id,
+                r.term_months,
+                r.cashflow.delivery_month if r.cashflow else None,
+                r.metrics.get("total_commitment"),
+                r.metrics.get("total_cost"),
+                r.metrics.get("npv_cost"),
+                r.metrics.get("horizon_cost_per_task"),
+                r.metrics["cost_per_task"],
+            ]
+            for r in ev.offers
+        ],
     )
 
 
@@ -450,9 +598,21 @@ def add_cashflow_sheet(book: Any, ev: Evaluation) -> None:
     """Every offer's month-by-month schedule over the horizon (filter on Offer for one)."""
     cur = ev.currency
     table_sheet(
-        book, "Cash flow",
-        [("Offer", None), ("Month", COUNT), ("Phase", None), ("GPUs", FRACTIONAL_COUNT), *[(f"{label} {cur}", WHOLE_MONEY) for _, label in FLOW_PARTS], ("Successful tasks", COUNT)],
-        [[r.id, f.month, f.phase, f.gpus, *[getattr(f, key) for key, _ in FLOW_PARTS], f.successful_tasks] for r in ev.offers for f in (r.cashflow.months if r.cashflow else [])],
+        book,
+        "Cash flow",
+        [
+            ("Offer", None),
+            ("Month", COUNT),
+            ("Phase", None),
+            ("GPUs", FRACTIONAL_COUNT),
+            *[(f"{label} {cur}", WHOLE_MONEY) for _, label in FLOW_PARTS],
+            ("Successful tasks", COUNT),
+        ],
+        [
+            [r.id, f.month, f.phase, f.gpus, *[getattr(f, key) for key, _ in FLOW_PARTS], f.successful_tasks]
+            for r in ev.offers
+            for f in (r.cashflow.months if r.cashflow else [])
+        ],
     )
 
 
@@ -460,16 +620,46 @@ def add_sensitivity_sheet(book: Any, result: Any, cur: str) -> None:
     """Each uncertain input at its low and high value: the top offers' cost per task at each end."""
     offers = list(result.offers)
     table_sheet(
-        book, "Sensitivity",
-        [("Input", None), ("Low factor", FACTOR), ("High factor", FACTOR),
-         *[(f"{o} {cur}/task at low", PER_TASK) for o in offers], *[(f"{o} {cur}/task at high", PER_TASK) for o in offers],
-         (f"Largest swing {cur}/task", PER_TASK), ("Swinging offer", None), ("Leader at low", None), ("Leader at high", None), ("Ranking flips", None)],
-        [[r.input, r.low, r.high, *[r.costs_low.get(o) for o in offers], *[r.costs_high.get(o) for o in offers], r.swing, r.swing_offer,
-          r.leader_low, r.leader_high, "yes" if r.flips else "no"] for r in result.rows],
+        book,
+        "Sensitivity",
+        [
+            ("Input", None),
+            ("Low factor", FACTOR),
+            ("High factor", FACTOR),
+            *[(f"{o} {cur}/task at low", PER_TASK) for o in offers],
+            *[(f"{o} {cur}/task at high", PER_TASK) for o in offers],
+            (f"Largest swing {cur}/task", PER_TASK),
+            ("Swinging offer", None),
+            ("Leader at low", None),
+            ("Leader at high", None),
+            ("Ranking flips", None),
+        ],
+        [
+            [
+                r.input,
+                r.low,
+                r.high,
+                *[r.costs_low.get(o) for o in offers],
+                *[r.costs_high.get(o) for o in offers],
+                r.swing,
+                r.swing_offer,
+                r.leader_low,
+                r.leader_high,
+                "yes" if r.flips else "no",
+            ]
+            for r in result.rows
+        ],
     )
 
 
-def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Evaluation | None = None, sensitivity: Any = None, plan_failed: str | None = None) -> bytes:
+def to_xlsx(
+    ev: Evaluation,
+    cost_inputs: Any = None,
+    plan: Any = None,
+    flows: Evaluation | None = None,
+    sensitivity: Any = None,
+    plan_failed: str | None = None,
+) -> bytes:
     """The comparison as a workbook: one sheet per table, numbers stored as numbers.
 
     With the cost model's inputs (evaluate_with_inputs), an Offers and an Assumptions sheet come
@@ -483,18 +673,34 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Ev
     except ImportError:
         from procure.errors import InputError, Problem
 
-        raise InputError([Problem("--format xlsx", None, "", "Excel output needs openpyxl: pip install openpyxl")]) from None
+        raise InputError(
+            [Problem("--format xlsx", None, "", "Excel output needs openpyxl: pip install openpyxl")]
+        ) from None
     from datetime import datetime
 
     book = Workbook()
-    stamp = datetime(ev.as_of.year, ev.as_of.month, ev.as_of.day)  # the as-of date, not the clock: same inputs, same workbook
+    stamp = datetime(
+        ev.as_of.year, ev.as_of.month, ev.as_of.day
+    )  # the as-of date, not the clock: same inputs, same workbook
     book.properties.created = book.properties.modified = stamp
     sheet = book.active
     sheet.title = "Comparison"
     keys = METRIC_KEYS + EXTRA_METRIC_KEYS
     sheet.append(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, "reasons"])
     for r in ev.offers:
-        sheet.append([r.rank, r.id, r.vendor, r.grade, r.acceptable, r.kind, r.pricing_basis, *[r.metrics[k] for k in keys], "; ".join(r.reasons)])
+        sheet.append(
+            [
+                r.rank,
+                r.id,
+                r.vendor,
+                r.grade,
+                r.acceptable,
+                r.kind,
+                r.pricing_basis,
+                *[r.metrics[k] for k in keys],
+                "; ".join(r.reasons),
+            ]
+        )
     gates = book.create_sheet("Gates")
     gates.append(["id", "gate", "passed", "headroom", "detail"])
     for r in ev.offers:
@@ -504,17 +710,34 @@ def to_xlsx(ev: Evaluation, cost_inputs: Any = None, plan: Any = None, flows: Ev
     categories = list(CATEGORY_ABBREVIATIONS)
     ratings.append(["id", "rated", "score", "tier", "published_tier", "reliability_factor", *categories])
     for r in ev.offers:
-        ratings.append([r.id, r.rating.rated, r.rating.score, r.rating.tier, r.rating.published_tier, r.reliability_factor, *[r.rating.categories.get(c) for c in categories]])
+        ratings.append(
+            [
+                r.id,
+                r.rating.rated,
+                r.rating.score,
+                r.rating.tier,
+                r.rating.published_tier,
+                r.reliability_factor,
+                *[r.rating.categories.get(c) for c in categories],
+            ]
+        )
     if ev.uncertainty:
         ranges = book.create_sheet("Uncertainty")
         ranges.append(["id", "p10", "p50", "p90", "prob_cheapest"])
         for r in ev.offers:
             u = r.uncertainty
-            ranges.append([r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None])
+            ranges.append(
+                [r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None]
+            )
     if plan is not None:
         add_plan_sheets(book, plan, ev.currency)
     elif plan_failed:  # demand: was given but no plan was solved: the sheet says why rather than being absent
-        table_sheet(book, "Plan", [("Note", None)], [[f"The purchase plan could not be solved ({plan_failed}); the best single offer is recommended instead."]])
+        table_sheet(
+            book,
+            "Plan",
+            [("Note", None)],
+            [[f"The purchase plan could not be solved ({plan_failed}); the best single offer is recommended instead."]],
+        )
     horizon = flows if flows is not None else (ev if ev.horizon_months else None)
     if horizon is not None:
         add_horizon_sheet(book, horizon)
@@ -559,7 +782,11 @@ def _fixed_times(workbook: bytes, stamp: object) -> bytes:
         for item in source.infolist():
             data = source.read(item.filename)
             if item.filename == "docProps/core.xml":
-                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", lambda m: m.group(1) + moment.encode() + m.group(2), data)
+                data = re.sub(
+                    rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)",
+                    lambda m: m.group(1) + moment.encode() + m.group(2),
+                    data,
+                )
             info = zipfile.ZipInfo(item.filename, date_time=zip_time)
             info.compress_type = zipfile.ZIP_DEFLATED
             target.writestr(info, data)

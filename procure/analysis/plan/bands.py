@@ -14,7 +14,6 @@ from procure.analysis.plan.discount import pv_months
 from procure.analysis.plan.dispatch import fixed_spend, serve_pay_as_used, source_months
 from procure.model.demand import Scenarios
 
-
 BAND_TOLERANCE = 1e-3  # demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
 
 
@@ -77,7 +76,12 @@ def split_bands(bands: Bands, scen: Scenarios, breakpoints: list[np.ndarray]) ->
         for bp in breakpoints[m]:
             if len(g) > 1 and d.min() < bp * (1 - 1e-9) and d.max() > bp * (1 + 1e-9):
                 changed = True
-                pieces = [part for piece in pieces for part in (piece[scen.demand[piece, m] <= bp], piece[scen.demand[piece, m] > bp]) if len(part)]
+                pieces = [
+                    part
+                    for piece in pieces
+                    for part in (piece[scen.demand[piece, m] <= bp], piece[scen.demand[piece, m] > bp])
+                    if len(part)
+                ]
         for piece in pieces:
             dm, w = _band(scen, int(m), piece)
             month.append(int(m))
@@ -87,7 +91,16 @@ def split_bands(bands: Bands, scen: Scenarios, breakpoints: list[np.ndarray]) ->
     return Bands(np.array(month, dtype=np.int64), np.array(demand), np.array(weight), members) if changed else None
 
 
-def banded_cost(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, bands: Bands, scen: Scenarios, penalty: float | None, delta: np.ndarray) -> float:
+def banded_cost(
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    in_plan: np.ndarray,
+    bands: Bands,
+    scen: Scenarios,
+    penalty: float | None,
+    delta: np.ndarray,
+) -> float:
     """The present-value cost of a plan as the solver sees it: each band served at its mean demand."""
     H = scen.months
     capacity, commit_cost, beyond = fixed_spend(cands, units, nodes, in_plan, H)
@@ -96,15 +109,23 @@ def banded_cost(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
     extra, _, _, rest = serve_pay_as_used(cands, active, rest, bands.month, bands.demand)
     if penalty is not None:
         extra = extra + rest * penalty
-    return float(commit_cost @ delta[:H]) + float((bands.weight * delta[bands.month]) @ extra) + sum(a * pv_months(delta, m, m) for m, a in beyond.items())
+    return (
+        float(commit_cost @ delta[:H])
+        + float((bands.weight * delta[bands.month]) @ extra)
+        + sum(a * pv_months(delta, m, m) for m, a in beyond.items())
+    )
 
 
-def breakpoints(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, months: int) -> list[np.ndarray]:
+def breakpoints(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, months: int
+) -> list[np.ndarray]:
     """Per month, the demands at which the plan's cost of one more task changes: the committed capacity, then the
     committed capacity plus the room of each pay-as-used source in the order they serve."""
     capacity, _, _ = fixed_spend(cands, units, nodes, in_plan, months)
     active = source_months(cands, months, in_plan)
-    order = sorted((c.source for c in cands if c.source is not None), key=lambda s: (s.price_per_task, cands[s.offer].id))
+    order = sorted(
+        (c.source for c in cands if c.source is not None), key=lambda s: (s.price_per_task, cands[s.offer].id)
+    )
     out = []
     for m in range(months):
         level = float(capacity[m])

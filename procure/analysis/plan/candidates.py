@@ -46,7 +46,9 @@ class Source:
     tasks_per_gpu_month: float | None  # to report GPUs used; None for per-token
     term_months: int = 1  # the offer's minimum term: a source with fixed fees is switched on for blocks of it
     spot: bool = False  # spot or preemptible capacity
-    share_limit: float = 1.0  # the most of each month's demand it may serve (spot: plan.max_spot_share, all spot sources together)
+    share_limit: float = (
+        1.0  # the most of each month's demand it may serve (spot: plan.max_spot_share, all spot sources together)
+    )
 
 
 @dataclass
@@ -61,7 +63,9 @@ class Candidate:
     cost_per_task: float | None = None  # the snapshot's full cost per successful task (for the default unserved price)
     now_until: int = -1  # the last month (0-based) a commitment may start in and be signed now (-1: none: the offer expired or delivers after the window)
     market_growth: float = 0.0  # the index change a year later decisions are priced at (horizon.index_growth)
-    held: list[tuple[int, int, int, int]] = field(default_factory=list)  # signed tranches: (first, last within the horizon, last of the term) months, 0-based, and GPUs
+    held: list[tuple[int, int, int, int]] = field(
+        default_factory=list
+    )  # signed tranches: (first, last within the horizon, last of the term) months, 0-based, and GPUs
     new_commits: bool = True  # False: a held contract on an offer the plan may not add to (it fails a gate)
 
     def available(self, months: int) -> np.ndarray:
@@ -82,7 +86,9 @@ class Unit:
     last: int  # inclusive, within the horizon
     end: int | None = None  # the term's last month (inclusive), past the horizon when the term runs beyond it
     renewal: int = 0  # how many terms of this commit ran before this block (0: the first)
-    later: bool = False  # starts after the decision window: an intention priced at the expected future price, not signed now
+    later: bool = (
+        False  # starts after the decision window: an intention priced at the expected future price, not signed now
+    )
     market: float = 1.0  # the expected market move of its rent by its start (later blocks only)
 
     @property
@@ -93,14 +99,14 @@ class Unit:
     def cost_node_month(self) -> float:
         """A node-month of this block: a renewal starts from the escalated price of the term before
         (contract.renewal_price), compounded per renewal; a later decision at the market's expected move."""
-        factor = self.commit.renewal_step ** self.renewal * self.market
+        factor = self.commit.renewal_step**self.renewal * self.market
         return self.commit.cost_node_month + self.commit.rent_node_month * (factor - 1.0)
 
     @property
     def held(self) -> bool:
         return self.commit.held
 
-    def available(self, cand: "Candidate", months: int) -> np.ndarray:
+    def available(self, cand: Candidate, months: int) -> np.ndarray:
         """Share of each month the block's capacity exists: a held contract from its own start, any other from the
         offer's delivery."""
         if not self.held:
@@ -120,12 +126,16 @@ def eligible(record: OfferRecord) -> tuple[bool, str]:
     failing = [g for g in record.gates if not g.passed]
     # Spot capacity serves only as pay-as-used burst (candidates gives it a source, never a commitment);
     # its interruptions are priced in its capacity, so the availability gate does not bar it.
-    burst_ok = getattr(record, "role", "primary") == "burst" and all(g.gate in ("availability", "capacity") for g in failing)
+    burst_ok = getattr(record, "role", "primary") == "burst" and all(
+        g.gate in ("availability", "capacity") for g in failing
+    )
     if record.acceptable or burst_ok or (failing and all(g.gate == "capacity" for g in failing)):
         if record.pricing_basis == "per_token":
             ok = record.metrics.get("rent_per_task") is not None
         else:
-            ok = (record.metrics.get("capacity_per_gpu_hour") or 0) > 0 and record.metrics.get("variable_gpu_hour") is not None
+            ok = (record.metrics.get("capacity_per_gpu_hour") or 0) > 0 and record.metrics.get(
+                "variable_gpu_hour"
+            ) is not None
         return (True, "") if ok else (False, "no cost per task")
     return False, "; ".join(record.reasons) or "not acceptable"
 
@@ -137,7 +147,11 @@ def _variant_costs(inputs: CostInputs, rows: list[tuple[int, dict[str, object]]]
     cols: dict[str, np.ndarray] = {}
     for name, values in inputs.columns.items():
         picked = [changes.get(name, values[i]) for i, changes in rows]
-        cols[name] = np.array(picked, dtype=float) if values.dtype.kind == "f" else np.array(picked, dtype=object if values.dtype.kind in "USO" else values.dtype)
+        cols[name] = (
+            np.array(picked, dtype=float)
+            if values.dtype.kind == "f"
+            else np.array(picked, dtype=object if values.dtype.kind in "USO" else values.dtype)
+        )
     return cost_arrays(cols, inputs.model, only=("variable_gpu_hour",))["variable_gpu_hour"]
 
 
@@ -201,7 +215,11 @@ def held_months(offer: Offer, as_of: date, months: int | None) -> list[tuple[int
 def _costed(record: OfferRecord) -> bool:
     """The cost model gave the offer a cost per GPU-hour and a capacity: a held contract on it can be costed."""
     m = record.metrics
-    return record.pricing_basis != "per_token" and (m.get("capacity_per_gpu_hour") or 0) > 0 and m.get("variable_gpu_hour") is not None
+    return (
+        record.pricing_basis != "per_token"
+        and (m.get("capacity_per_gpu_hour") or 0) > 0
+        and m.get("variable_gpu_hour") is not None
+    )
 
 
 def _renewal_step(offer: Offer, term: int) -> float:
@@ -224,8 +242,16 @@ def _rent(price: float, offer: Offer, term: int, node: int) -> float:
 
 
 def candidates(
-    ev: Evaluation, inputs: CostInputs, fte_cost_year: float, output_tokens: int, success_fallback: float, months: int | None = None, delay_weeks: float = 0.0,
-    spot_share: float = 1.0, window: date | None = None, market_growth: float = 0.0,
+    ev: Evaluation,
+    inputs: CostInputs,
+    fte_cost_year: float,
+    output_tokens: int,
+    success_fallback: float,
+    months: int | None = None,
+    delay_weeks: float = 0.0,
+    spot_share: float = 1.0,
+    window: date | None = None,
+    market_growth: float = 0.0,
 ) -> tuple[list[Candidate], dict[str, str]]:
     """The offers the plan may use, sorted by id (file order never matters), with their commitments and sources.
 
@@ -250,33 +276,59 @@ def candidates(
         start, share = delivery(offer.delivery, ev.as_of, delay_weeks)
         if months is not None and start >= months and not tranches:
             late = f" + {delay_weeks:g} weeks expected delay" if delay_weeks else ""
-            excluded[record.id] = f"delivered in month {start + 1} ({offer.delivery}{late}), after the {months}-month horizon"
+            excluded[record.id] = (
+                f"delivered in month {start + 1} ({offer.delivery}{late}), after the {months}-month horizon"
+            )
             continue
         m = record.metrics
         fx = float(inputs.columns["fx"][row])
         cand = Candidate(
-            record.id, record.vendor, float(m["fixed_monthly"] or 0.0), start=start, first_share=share, cost_per_task=m.get("cost_per_task"),
-            now_until=now_until(offer, ev.as_of, start, delay_weeks, window), market_growth=market_growth, held=tranches,
+            record.id,
+            record.vendor,
+            float(m["fixed_monthly"] or 0.0),
+            start=start,
+            first_share=share,
+            cost_per_task=m.get("cost_per_task"),
+            now_until=now_until(offer, ev.as_of, start, delay_weeks, window),
+            market_growth=market_growth,
+            held=tranches,
             new_commits=ok and (months is None or start < months),
         )
         if not cand.new_commits:
-            excluded[record.id] = f"held only (contract.signed): {why or 'delivered after the horizon'}; nothing more is added to it"
+            excluded[record.id] = (
+                f"held only (contract.signed): {why or 'delivered after the horizon'}; nothing more is added to it"
+            )
         index = len(found)
         node = offer.service.node_gpus
         if tranches and record.pricing_basis != "per_token":
             per_gpu = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
             for gpus in sorted({t[3] for t in tranches}):
                 # one "node" of every GPU held: its count is fixed at 1 (program.py bounds held blocks to exactly that)
-                cand.commits.append(Commit(
-                    index, f"held: {gpus} GPUs", 1, 1, gpus, offer.contract_months, float(m.get("rent_today", m["rent"]) or 0.0),
-                    float(m["variable_gpu_hour"]) * gpus * HOURS_PER_MONTH, per_gpu * gpus, held=True,
-                ))
+                cand.commits.append(
+                    Commit(
+                        index,
+                        f"held: {gpus} GPUs",
+                        1,
+                        1,
+                        gpus,
+                        offer.contract_months,
+                        float(m.get("rent_today", m["rent"]) or 0.0),
+                        float(m["variable_gpu_hour"]) * gpus * HOURS_PER_MONTH,
+                        per_gpu * gpus,
+                        held=True,
+                    )
+                )
         if not cand.new_commits:
             found.append(cand)
             continue
         if record.pricing_basis == "per_token":
             cand.source = Source(
-                index, float(m["rent_per_task"]), _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)), float(m["rent_per_task"]), "task", None,
+                index,
+                float(m["rent_per_task"]),
+                _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)),
+                float(m["rent_per_task"]),
+                "task",
+                None,
                 max(1, offer.contract_months),
             )
             found.append(cand)
@@ -288,36 +340,108 @@ def candidates(
             # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
             # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
             # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).
-            cand.source = Source(index, math.nan, supply * per_gpu_month, float(m.get("rent_today", m["rent"]) or 0.0), "gpu_hour", per_gpu_month, max(1, offer.contract_months))
+            cand.source = Source(
+                index,
+                math.nan,
+                supply * per_gpu_month,
+                float(m.get("rent_today", m["rent"]) or 0.0),
+                "gpu_hour",
+                per_gpu_month,
+                max(1, offer.contract_months),
+            )
             pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
         elif not offer.on_demand and not spot:
             low = math.ceil(offer.committed_gpus / node)
             high = max(supply // node, low)
-            price = float(m.get("rent_today", m["rent"]) or 0.0)  # the price signed; its escalators are in the variable cost
-            cand.commits.append(Commit(
-                index, "base", low, high, node, offer.contract_months, price, float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH, per_gpu_month * node,
-                _rent(price, offer, offer.contract_months, node), _renewal_step(offer, offer.contract_months),
-            ))
-        for k, option in enumerate(offer.pricing.commit_options if not spot else []):
+            price = float(
+                m.get("rent_today", m["rent"]) or 0.0
+            )  # the price signed; its escalators are in the variable cost
+            cand.commits.append(
+                Commit(
+                    index,
+                    "base",
+                    low,
+                    high,
+                    node,
+                    offer.contract_months,
+                    price,
+                    float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH,
+                    per_gpu_month * node,
+                    _rent(price, offer, offer.contract_months, node),
+                    _renewal_step(offer, offer.contract_months),
+                )
+            )
+        for option in offer.pricing.commit_options if not spot else []:
             low = math.ceil(option.gpus / node)
             high = max(supply // node, low)
             commit = Commit(
-                index, f"{option.gpus}+ GPUs, {option.term_months} months", low, high, node, option.term_months, option.gpu_hour * fx, math.nan, per_gpu_month * node,
-                _rent(option.gpu_hour * fx, offer, option.term_months, node), _renewal_step(offer, option.term_months),
+                index,
+                f"{option.gpus}+ GPUs, {option.term_months} months",
+                low,
+                high,
+                node,
+                option.term_months,
+                option.gpu_hour * fx,
+                math.nan,
+                per_gpu_month * node,
+                _rent(option.gpu_hour * fx, offer, option.term_months, node),
+                _renewal_step(offer, option.term_months),
             )
             cand.commits.append(commit)
             # the offer's escalators over the option's own term (a tier of another length averages them differently)
             escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
-            pending.append((commit, row, {"basis": "gpu_hour", "gpu_hour": option.gpu_hour, "discount": 0.0, "term_months": option.term_months, "gpus": float(option.gpus), "escalation": escalated}, node))
+            pending.append(
+                (
+                    commit,
+                    row,
+                    {
+                        "basis": "gpu_hour",
+                        "gpu_hour": option.gpu_hour,
+                        "discount": 0.0,
+                        "term_months": option.term_months,
+                        "gpus": float(option.gpus),
+                        "escalation": escalated,
+                    },
+                    node,
+                )
+            )
         burst = offer.pricing.burst
         if burst is None and spot and offer.pricing.gpu_hour is not None:
-            burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
+            burst = Burst(
+                gpu_hour=offer.pricing.gpu_hour, max_gpus=supply
+            )  # spot at its GPU-hour price, up to its supply
         if burst is not None:
             # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share (rating.interruption_share).
-            source = Source(index, math.nan, burst.max_gpus * per_gpu_month, burst.gpu_hour * fx, "gpu_hour", per_gpu_month, max(1, offer.contract_months), spot, spot_share if spot else 1.0)
+            source = Source(
+                index,
+                math.nan,
+                burst.max_gpus * per_gpu_month,
+                burst.gpu_hour * fx,
+                "gpu_hour",
+                per_gpu_month,
+                max(1, offer.contract_months),
+                spot,
+                spot_share if spot else 1.0,
+            )
             cand.source = source
             # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
-            pending.append((source, row, {"basis": "gpu_hour", "gpu_hour": burst.gpu_hour, "discount": 0.0, "prepay_fraction": 0.0, "fees_once": 0.0, "fees_monthly": 0.0, "fees_per_tb_month": 0.0, "escalation": 1.0}, per_gpu_month))  # pay-as-used: its price as it stands
+            pending.append(
+                (
+                    source,
+                    row,
+                    {
+                        "basis": "gpu_hour",
+                        "gpu_hour": burst.gpu_hour,
+                        "discount": 0.0,
+                        "prepay_fraction": 0.0,
+                        "fees_once": 0.0,
+                        "fees_monthly": 0.0,
+                        "fees_per_tb_month": 0.0,
+                        "escalation": 1.0,
+                    },
+                    per_gpu_month,
+                )
+            )  # pay-as-used: its price as it stands
         found.append(cand)
     costs = _variant_costs(inputs, [(row, changes) for _, row, changes, _ in pending])
     for (target, _, _, scale), variable in zip(pending, costs):
@@ -358,7 +482,9 @@ def term_units(cands: list[Candidate], months: int) -> list[Unit]:
         held_ends = sorted({end + 1 for _, _, end, _ in cand.held if end + 1 < months})
         for commit in cand.commits:
             if commit.held:
-                units += [Unit(commit, first, last, end) for first, last, end, gpus in cand.held if gpus == commit.node_gpus]
+                units += [
+                    Unit(commit, first, last, end) for first, last, end, gpus in cand.held if gpus == commit.node_gpus
+                ]
                 continue
             term = max(1, commit.term_months)
             grids = [(cand.start, 0)] + [(max(cand.start, h), 1) for h in held_ends if h > cand.start]
@@ -369,6 +495,16 @@ def term_units(cands: list[Candidate], months: int) -> list[Unit]:
                         continue
                     later = first > cand.now_until
                     market = (1 + cand.market_growth) ** (first / 12) if later else 1.0
-                    units.append(Unit(commit, first, min(months, first + term) - 1, first + term - 1, renewal=k + renewed, later=later, market=market))
+                    units.append(
+                        Unit(
+                            commit,
+                            first,
+                            min(months, first + term) - 1,
+                            first + term - 1,
+                            renewal=k + renewed,
+                            later=later,
+                            market=market,
+                        )
+                    )
                     seen.add(first)
     return units

@@ -55,7 +55,13 @@ def credits_text(offer: Offer) -> str:
         how.append(f"{credits.rate_per_point:.0%} of the month's fee per point below the SLA")
     for tier in credits.tiers:
         how.append(f"{tier.credit:.0%} below {tier.below:.2%}")
-    automatic = credits.automatic if credits.automatic is not None else offer.service.sla.automatic_credits if offer.service.sla else False
+    automatic = (
+        credits.automatic
+        if credits.automatic is not None
+        else offer.service.sla.automatic_credits
+        if offer.service.sla
+        else False
+    )
     paid = "paid automatically" if automatic else "on claim (claim window not stated)"
     return f"{'; '.join(how) or 'credits'}; cap {credits.cap:.0%} of the month's fee; {paid}"
 
@@ -64,7 +70,9 @@ def exit_text(offer: Offer, currency: str) -> str:
     c = offer.contract
     parts = []
     if c.termination is not None:
-        parts.append(f"termination on {c.termination.notice_months} months' notice, fee {c.termination.fee:,.0f} {offer.pricing.currency}")
+        parts.append(
+            f"termination on {c.termination.notice_months} months' notice, fee {c.termination.fee:,.0f} {offer.pricing.currency}"
+        )
     else:
         parts.append("no termination for convenience stated: the whole term is owed")
     if c.exit is not None and (c.exit.offboarding or c.exit.egress_tb):
@@ -74,7 +82,14 @@ def exit_text(offer: Offer, currency: str) -> str:
 
 
 def decisions(
-    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, lines: list[PlanLine], offers: dict[str, Offer], as_of: date, delay_weeks: float, currency: str,
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    lines: list[PlanLine],
+    offers: dict[str, Offer],
+    as_of: date,
+    delay_weeks: float,
+    currency: str,
     sigma: float | None = None,
 ) -> tuple[list[TermSheetRow], list[HeldContract]]:
     """Mark each commit line sign-now, later or held (in the order `plan_lines` wrote them), and write the term sheet
@@ -88,16 +103,29 @@ def decisions(
         offer = offers[cand.id]
         gpus = n * u.commit.node_gpus
         months = u.term_end - u.first + 1
-        line.expected_price = u.commit.price * (u.commit.renewal_step ** u.renewal) * u.market
+        line.expected_price = u.commit.price * (u.commit.renewal_step**u.renewal) * u.market
         line.renewal = u.renewal
         if u.held:
-            tranche = next(c for c in offer.contract.signed or [] if c.gpus == gpus and max(0, month_index(as_of, c.start) - 1) == u.first)
+            tranche = next(
+                c
+                for c in offer.contract.signed or []
+                if c.gpus == gpus and max(0, month_index(as_of, c.start) - 1) == u.first
+            )
             line.decision, line.start_date, line.end_date = "held", tranche.start, tranche.end
-            held.append(HeldContract(
-                offer=cand.id, vendor=cand.vendor, gpus=gpus, signed=tranche.date, start=tranche.start, end=tranche.end, months_in_plan=u.last - u.first + 1,
-                monthly_cost=n * u.cost_node_month + cand.fixed_monthly, cost_in_horizon=(n * u.cost_node_month + cand.fixed_monthly) * (u.last - u.first + 1),
-                exit=exit_text(offer, currency),
-            ))
+            held.append(
+                HeldContract(
+                    offer=cand.id,
+                    vendor=cand.vendor,
+                    gpus=gpus,
+                    signed=tranche.date,
+                    start=tranche.start,
+                    end=tranche.end,
+                    months_in_plan=u.last - u.first + 1,
+                    monthly_cost=n * u.cost_node_month + cand.fixed_monthly,
+                    cost_in_horizon=(n * u.cost_node_month + cand.fixed_monthly) * (u.last - u.first + 1),
+                    exit=exit_text(offer, currency),
+                )
+            )
             continue
         start, end = block_dates(cand, u, offer, as_of, delay_weeks)
         line.start_date, line.end_date = start, end
@@ -105,12 +133,25 @@ def decisions(
         if u.later:
             line.price_p10, line.price_p90 = price_band(line.expected_price, u.first, sigma)
             continue
-        sheet.append(TermSheetRow(
-            offer=cand.id, vendor=cand.vendor, gpus=gpus, start=start, end=end, term_months=u.commit.term_months, option=u.commit.option,
-            price=u.commit.price, price_unit="gpu_hour", escalator=escalator_text(offer),
-            sla=offer.service.sla.availability if offer.service.sla is not None else None, credits=credits_text(offer), exit=exit_text(offer, currency),
-            offer_expires=offer.valid_until, rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
-        ))
+        sheet.append(
+            TermSheetRow(
+                offer=cand.id,
+                vendor=cand.vendor,
+                gpus=gpus,
+                start=start,
+                end=end,
+                term_months=u.commit.term_months,
+                option=u.commit.option,
+                price=u.commit.price,
+                price_unit="gpu_hour",
+                escalator=escalator_text(offer),
+                sla=offer.service.sla.availability if offer.service.sla is not None else None,
+                credits=credits_text(offer),
+                exit=exit_text(offer, currency),
+                offer_expires=offer.valid_until,
+                rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
+            )
+        )
     return sheet, held
 
 
@@ -160,7 +201,15 @@ def served_statement(fig: Figures, scenario_unserved: list[tuple[str, float]], c
     ) + "."
 
 
-def remedies(cands: list[Candidate], excluded: dict[str, str], units: list[Unit], nodes: np.ndarray, out: Outcome, prob: np.ndarray, currency: str) -> list[str]:
+def remedies(
+    cands: list[Candidate],
+    excluded: dict[str, str],
+    units: list[Unit],
+    nodes: np.ndarray,
+    out: Outcome,
+    prob: np.ndarray,
+    currency: str,
+) -> list[str]:
     """What could serve the demand the plan leaves unserved, and what asking for it would cost: the offers in the plan at
     their most (max_gpus, burst), then offers left out (their reason: capacity, a missing field, a gate)."""
     unserved = prob @ out.unserved  # (H,) expected tasks a month
@@ -180,8 +229,12 @@ def remedies(cands: list[Candidate], excluded: dict[str, str], units: list[Unit]
                     f"at {per_task * 1000:.2f} {currency} per 1,000 tasks when used: at least {per_task * tasks:,.0f} {currency} for these tasks (committed GPUs are paid used or not)"
                 )
         if cand.source is not None and i in used and cand.source.price_per_task == cand.source.price_per_task:
-            room.append(f"{cand.id}: its pay-as-used capacity, full in those months at {cand.source.price_per_task * 1000:.2f} {currency} per 1,000 tasks (capacity stops it)")
+            room.append(
+                f"{cand.id}: its pay-as-used capacity, full in those months at {cand.source.price_per_task * 1000:.2f} {currency} per 1,000 tasks (capacity stops it)"
+            )
         lines += room
     for oid, why in sorted(excluded.items()):
         lines.append(f"{oid}: left out ({why})")
-    return [f"{tasks:,.0f} tasks are left unserved in expectation, most in month {month + 1}; what could serve them:"] + lines[:8]
+    return [
+        f"{tasks:,.0f} tasks are left unserved in expectation, most in month {month + 1}; what could serve them:"
+    ] + lines[:8]

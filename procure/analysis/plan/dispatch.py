@@ -34,8 +34,12 @@ class Outcome:
     by_unit: np.ndarray  # (U,) expected tasks served by each commitment unit
     unserved: np.ndarray
     commit_cost: np.ndarray | None = None  # (H,) what the commitments and their fees cost a month, used or not
-    beyond: dict[int, float] = field(default_factory=dict)  # month index past the horizon -> committed spend (whole terms)
-    shortfall: np.ndarray | None = None  # (S, H) unserved tasks at the unserved price: in `spend` (the cost the plan minimises), never cash
+    beyond: dict[int, float] = field(
+        default_factory=dict
+    )  # month index past the horizon -> committed spend (whole terms)
+    shortfall: np.ndarray | None = (
+        None  # (S, H) unserved tasks at the unserved price: in `spend` (the cost the plan minimises), never cash
+    )
 
     @property
     def cash(self) -> np.ndarray:
@@ -50,7 +54,9 @@ class Outcome:
         return float(sum(amount * pv_months(delta, m, m) for m, amount in self.beyond.items()))
 
 
-def fixed_spend(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, months: int) -> tuple[np.ndarray, np.ndarray, dict[int, float]]:
+def fixed_spend(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, months: int
+) -> tuple[np.ndarray, np.ndarray, dict[int, float]]:
     """Committed capacity a month, what commitments and fixed fees cost a month, and committed spend past the horizon.
 
     An offer's fixed fees and staff are paid in the months it holds committed capacity (its whole term) or its
@@ -64,7 +70,9 @@ def fixed_spend(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in
         if n <= 0:
             continue
         cand = cands[u.commit.offer]
-        capacity[u.first : u.last + 1] += n * u.commit.tasks_node_month * u.available(cand, months)[u.first : u.last + 1]
+        capacity[u.first : u.last + 1] += (
+            n * u.commit.tasks_node_month * u.available(cand, months)[u.first : u.last + 1]
+        )
         commit_cost[u.first : u.last + 1] += n * u.cost_node_month
         holds[u.commit.offer, u.first : u.last + 1] = True
         for m in range(u.last + 1, u.term_end + 1):
@@ -81,7 +89,9 @@ def spot_limit(cands: list[Candidate]) -> float:
     return min((c.source.share_limit for c in cands if c.source is not None and c.source.spot), default=1.0)
 
 
-def serve_pay_as_used(cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
+def serve_pay_as_used(
+    cands: list[Candidate], active: np.ndarray, rest: np.ndarray, month: np.ndarray, demand: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray]:
     """Serve `rest` (demand above the committed capacity; any shape whose last axis is indexed by `month`) by the
     cheapest pay-as-used source with room in each month; spot sources together serve at most spot_limit x `demand`
     (the shape of `rest`). Returns spend, tasks served pay-as-used, by source, and the rest."""
@@ -89,11 +99,16 @@ def serve_pay_as_used(cands: list[Candidate], active: np.ndarray, rest: np.ndarr
     spend = np.zeros_like(rest)
     payg = np.zeros_like(rest)
     by_source: dict[int, np.ndarray] = {}
-    order = sorted((c.source for c in cands if c.source is not None and active[c.source.offer].any()), key=lambda s: (s.price_per_task, cands[s.offer].id))
+    order = sorted(
+        (c.source for c in cands if c.source is not None and active[c.source.offer].any()),
+        key=lambda s: (s.price_per_task, cands[s.offer].id),
+    )
     for source in order:
         avail = cands[source.offer].available(active.shape[1])
         with np.errstate(invalid="ignore"):
-            room = np.where(active[source.offer] & (avail > 0), source.cap_month * np.where(avail > 0, avail, 1.0), 0.0)[month]
+            room = np.where(
+                active[source.offer] & (avail > 0), source.cap_month * np.where(avail > 0, avail, 1.0), 0.0
+            )[month]
         take = np.minimum(rest, room)
         if source.spot:
             take = np.minimum(take, left)
@@ -105,7 +120,14 @@ def serve_pay_as_used(cands: list[Candidate], active: np.ndarray, rest: np.ndarr
     return spend, payg, by_source, rest
 
 
-def dispatch(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None) -> Outcome:
+def dispatch(
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    in_plan: np.ndarray,
+    scen: Scenarios,
+    penalty: float | None,
+) -> Outcome:
     S, H = scen.demand.shape
     capacity, commit_cost, beyond = fixed_spend(cands, units, nodes, in_plan, H)
     active = source_months(cands, H, in_plan)

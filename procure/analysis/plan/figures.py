@@ -75,28 +75,53 @@ def figures(out: Outcome, scen: Scenarios, delta: np.ndarray, alpha: float) -> F
     )
 
 
-def plan_lines(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios) -> list[PlanLine]:
+def plan_lines(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios
+) -> list[PlanLine]:
     total = float(scen.probability @ out.served.sum(axis=1)) or 1.0
     lines: list[PlanLine] = []
     for j, (u, n) in enumerate(zip(units, nodes)):
         if n <= 0:
             continue
         cand = cands[u.commit.offer]
-        lines.append(PlanLine(
-            offer=cand.id, vendor=cand.vendor, role="commit", gpus=int(n) * u.commit.node_gpus, term_months=u.commit.term_months, price=u.commit.price,
-            price_unit="gpu_hour", start_month=u.first + 1, end_month=u.last + 1, option=u.commit.option, expected_tasks_share=out.by_unit[j] / total,
-            term_end_month=u.term_end + 1,
-        ))
+        lines.append(
+            PlanLine(
+                offer=cand.id,
+                vendor=cand.vendor,
+                role="commit",
+                gpus=int(n) * u.commit.node_gpus,
+                term_months=u.commit.term_months,
+                price=u.commit.price,
+                price_unit="gpu_hour",
+                start_month=u.first + 1,
+                end_month=u.last + 1,
+                option=u.commit.option,
+                expected_tasks_share=out.by_unit[j] / total,
+                term_end_month=u.term_end + 1,
+            )
+        )
     for i, tasks in sorted(out.by_source.items(), key=lambda kv: cands[kv[0]].id):
         if tasks.max() <= 0:
             continue
         source = cands[i].source
         assert source is not None
-        gpus = int(math.ceil(float(tasks.max()) / source.tasks_per_gpu_month - 1e-9)) if source.tasks_per_gpu_month else None
-        lines.append(PlanLine(
-            offer=cands[i].id, vendor=cands[i].vendor, role="pay_as_used", gpus=gpus, term_months=None, price=source.price, price_unit=source.price_unit,
-            expected_tasks_share=float(scen.probability @ tasks.sum(axis=1)) / total,
-        ))
+        gpus = (
+            int(math.ceil(float(tasks.max()) / source.tasks_per_gpu_month - 1e-9))
+            if source.tasks_per_gpu_month
+            else None
+        )
+        lines.append(
+            PlanLine(
+                offer=cands[i].id,
+                vendor=cands[i].vendor,
+                role="pay_as_used",
+                gpus=gpus,
+                term_months=None,
+                price=source.price,
+                price_unit=source.price_unit,
+                expected_tasks_share=float(scen.probability @ tasks.sum(axis=1)) / total,
+            )
+        )
     return lines
 
 
@@ -135,12 +160,15 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
         tasks = float(w @ pv_tasks[pick])
         served = float(w @ out.served[pick].sum(axis=1))
         return ScenarioRow(
-            name=name, probability=float(w.sum()), demand_per_month=float(w @ scen.demand[pick].mean(axis=1)) / float(w.sum()),
+            name=name,
+            probability=float(w.sum()),
+            demand_per_month=float(w @ scen.demand[pick].mean(axis=1)) / float(w.sum()),
             cost_per_task=float(w @ pv_cost[pick]) / tasks if tasks > 0 else None,
             unused_share=float(w @ unused[pick]) / (committed * float(w.sum())) if committed > 0 else 0.0,
             pay_as_used_share=float(w @ out.payg[pick].sum(axis=1)) / served if served > 0 else 0.0,
             max_monthly_spend=float(out.cash[pick].max()),
-            unserved_share=float(w @ out.unserved[pick].sum(axis=1)) / max(float(w @ scen.demand[pick].sum(axis=1)), 1e-300),
+            unserved_share=float(w @ out.unserved[pick].sum(axis=1))
+            / max(float(w @ scen.demand[pick].sum(axis=1)), 1e-300),
             unserved_tasks=float(w @ out.unserved[pick].sum(axis=1)) / float(w.sum()),
             shortfall_cost=float(w @ shortfall[pick]) / float(w.sum()),
         )
@@ -148,9 +176,13 @@ def scenario_rows(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[Scen
     return [row(name, pick) for name, pick in scenario_picks(out, scen, delta)]
 
 
-def bridge_figures(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios) -> list[Bridge]:
+def bridge_figures(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, out: Outcome, scen: Scenarios
+) -> list[Bridge]:
     """For each offer in the plan delivered after month 1: what serves the months before, and what they cost."""
-    used = {u.commit.offer for u, n in zip(units, nodes) if n > 0} | {i for i, t in out.by_source.items() if t.max() > 0}
+    used = {u.commit.offer for u, n in zip(units, nodes) if n > 0} | {
+        i for i, t in out.by_source.items() if t.max() > 0
+    }
     lines = []
     prob = scen.probability
     for i in sorted(used, key=lambda i: cands[i].id):
@@ -158,9 +190,24 @@ def bridge_figures(cands: list[Candidate], units: list[Unit], nodes: np.ndarray,
         if cand.start == 0:
             continue
         before = slice(0, cand.start)
-        servers = sorted({cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start} | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0})
+        servers = sorted(
+            {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0 and u.first < cand.start}
+            | {cands[j].id for j, t in out.by_source.items() if t[:, before].max(initial=0) > 0}
+        )
         spend = float(prob @ out.cash[:, before].sum(axis=1))
         shortfall = float(prob @ out.shortfall[:, before].sum(axis=1)) if out.shortfall is not None else 0.0
-        unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300)
-        lines.append(Bridge(offer=cand.id, vendor=cand.vendor, delivery_month=cand.start + 1, served_by=servers, cost=spend, unserved_share=unserved, shortfall_cost=shortfall))
+        unserved = float(prob @ out.unserved[:, before].sum(axis=1)) / max(
+            float(prob @ scen.demand[:, before].sum(axis=1)), 1e-300
+        )
+        lines.append(
+            Bridge(
+                offer=cand.id,
+                vendor=cand.vendor,
+                delivery_month=cand.start + 1,
+                served_by=servers,
+                cost=spend,
+                unserved_share=unserved,
+                shortfall_cost=shortfall,
+            )
+        )
     return lines

@@ -17,7 +17,6 @@ from procure.errors import InputError
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
 
-
 FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
 # Each of the frontier's solves stops at plan.mip_gap (proven, kept in the solve cache like the plan's) or after this
 # many branch-and-bound nodes: a count of work, not of seconds, so the same workspace gives the same frontier on any
@@ -50,12 +49,19 @@ class FrontierSolve:
 def solve_point(job: FrontierSolve) -> Figures | None:
     """A whole plan at this risk setting, or None when the solver finds none within its limits."""
     try:
-        chosen = solve_plan(job.cands, job.scen, job.coarse, job.delta, job.risk, job.money, job.tasks, job.penalty, FRONTIER_NODES)
+        chosen = solve_plan(
+            job.cands, job.scen, job.coarse, job.delta, job.risk, job.money, job.tasks, job.penalty, FRONTIER_NODES
+        )
     except InputError:
         return None
     if chosen.solved.status.startswith("time limit"):
         return None  # stopped by the clock: another machine would find another plan
-    return figures(dispatch(job.cands, chosen.units, chosen.nodes, chosen.in_plan, job.scen, job.penalty), job.scen, job.delta, job.cvar_alpha)
+    return figures(
+        dispatch(job.cands, chosen.units, chosen.nodes, chosen.in_plan, job.scen, job.penalty),
+        job.scen,
+        job.delta,
+        job.cvar_alpha,
+    )
 
 
 # How the frontier's solves are run: in order in this process, or spread over processes (a report's layout workers,
@@ -69,7 +75,14 @@ def in_order(solve: Callable[[FrontierSolve], Figures | None], jobs: list[Fronti
 
 
 def efficient_frontier(
-    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, money: float, tasks: float, neutral: Figures, penalty: float | None,
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    money: float,
+    tasks: float,
+    neutral: Figures,
+    penalty: float | None,
     solves: Solves | None = None,
 ) -> list[FrontierPoint]:
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and the plans between them that
@@ -88,21 +101,45 @@ def efficient_frontier(
 
     # Every solve at once (the points between the ends are only kept when the least-CVaR plan lowers the CVaR).
     own_neutral = policy.cvar_weight > 0 or policy.cvar_limit is not None
-    weights = [float(w) for w in np.geomspace(FRONTIER_WEIGHTS[0], FRONTIER_WEIGHTS[1], max(1, policy.frontier_points - 2))]
+    weights = [
+        float(w) for w in np.geomspace(FRONTIER_WEIGHTS[0], FRONTIER_WEIGHTS[1], max(1, policy.frontier_points - 2))
+    ]
     risks = ([Risk()] if own_neutral else []) + [Risk(weight=FRONTIER_SAFEST)] + [Risk(weight=w) for w in weights]
     found = (solves or in_order)(solve_point, [job(r) for r in risks])
     if own_neutral:
         neutral = found.pop(0) or neutral
     safest, *solved_between = found
-    points = [FrontierPoint(cvar_limit=None, expected_cost_per_task=neutral.cost_per_task or 0.0, cvar=neutral.cvar, p90_monthly_spend=neutral.p90)]
+    points = [
+        FrontierPoint(
+            cvar_limit=None,
+            expected_cost_per_task=neutral.cost_per_task or 0.0,
+            cvar=neutral.cvar,
+            p90_monthly_spend=neutral.p90,
+        )
+    ]
     if safest is None or safest.cvar > neutral.cvar * (1 - 1e-6):
         return points  # no plan with a lower CVaR on every path was found
     between: list[Figures] = []
     for f in solved_between:
         # strictly between the two ends, on every path, and not a plan already shown
-        if f is not None and safest.cvar * (1 + 1e-6) < f.cvar < neutral.cvar * (1 - 1e-6) and all(abs(f.cvar - g.cvar) > 1e-6 * f.cvar for g in between):
+        if (
+            f is not None
+            and safest.cvar * (1 + 1e-6) < f.cvar < neutral.cvar * (1 - 1e-6)
+            and all(abs(f.cvar - g.cvar) > 1e-6 * f.cvar for g in between)
+        ):
             between.append(f)
     for f in sorted(between, key=lambda f: -f.cvar):
-        points.append(FrontierPoint(cvar_limit=f.cvar, expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90))
-    points.append(FrontierPoint(cvar_limit=safest.cvar, expected_cost_per_task=safest.cost_per_task or 0.0, cvar=safest.cvar, p90_monthly_spend=safest.p90))
+        points.append(
+            FrontierPoint(
+                cvar_limit=f.cvar, expected_cost_per_task=f.cost_per_task or 0.0, cvar=f.cvar, p90_monthly_spend=f.p90
+            )
+        )
+    points.append(
+        FrontierPoint(
+            cvar_limit=safest.cvar,
+            expected_cost_per_task=safest.cost_per_task or 0.0,
+            cvar=safest.cvar,
+            p90_monthly_spend=safest.p90,
+        )
+    )
     return points

@@ -19,7 +19,17 @@ from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
 from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
-from procure.analysis.plan.result import Bridge, DemandInfo, HeldContract, PlanLine, PlanResult, PlanStress, SingleBest, SolverInfo, TermSheetRow
+from procure.analysis.plan.result import (
+    Bridge,
+    DemandInfo,
+    HeldContract,
+    PlanLine,
+    PlanResult,
+    PlanStress,
+    SingleBest,
+    SolverInfo,
+    TermSheetRow,
+)
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
@@ -27,14 +37,17 @@ from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE, stress
 from procure.analysis.scenarios import claim_low_end
 from procure.errors import InputError, Problem
 from procure.io.workspace import Workspace
-from procure.model.demand import Scenarios, scenarios as demand_scenarios
+from procure.model.demand import Scenarios
+from procure.model.demand import scenarios as demand_scenarios
 from procure.model.inputs import Offer, PlanConfig
 
 
 def default_penalty(cands: list[Candidate]) -> float:
     """UNSERVED_DEFAULT_MULTIPLE x the dearest usable way to serve a task (an offer's cost per task, a pay-as-used
     price, a commitment's cost per task)."""
-    costs = [c.cost_per_task for c in cands if c.cost_per_task] + [c.source.price_per_task for c in cands if c.source is not None]
+    costs = [c.cost_per_task for c in cands if c.cost_per_task] + [
+        c.source.price_per_task for c in cands if c.source is not None
+    ]
     costs += [cm.cost_node_month / cm.tasks_node_month for c in cands for cm in c.commits if cm.tasks_node_month > 0]
     finite = [float(x) for x in costs if x is not None and math.isfinite(x) and x > 0]
     return UNSERVED_DEFAULT_MULTIPLE * max(finite) if finite else 1.0
@@ -43,11 +56,21 @@ def default_penalty(cands: list[Candidate]) -> float:
 def follows_demand(offer: Offer) -> bool:
     """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
     or a term of a month."""
-    return offer.pricing.burst is not None or offer.pricing.per_mtok is not None or offer.on_demand or offer.usage_billed or (offer.term_months or 0) == 1
+    return (
+        offer.pricing.burst is not None
+        or offer.pricing.per_mtok is not None
+        or offer.on_demand
+        or offer.usage_billed
+        or (offer.term_months or 0) == 1
+    )
 
 
 def make_plan(
-    ws: Workspace, as_of: date | None = None, frontier: bool = False, scenario_count: int | None = None, evaluation: tuple[Evaluation, CostInputs] | None = None,
+    ws: Workspace,
+    as_of: date | None = None,
+    frontier: bool = False,
+    scenario_count: int | None = None,
+    evaluation: tuple[Evaluation, CostInputs] | None = None,
     solves: Solves | None = None,
 ) -> PlanResult:
     """The plan for a workspace: commitments and pay-as-used sources over the demand scenarios.
@@ -63,8 +86,16 @@ def make_plan(
     scen = demand_scenarios(config, scenario_count)
     window = decision_window(ev, inputs, policy.decide_within)
     cands, excluded = candidates(
-        ev, inputs, config.assumptions.fte_cost_year, wl.output_tokens, wl.success_rate, scen.months, config.horizon.expected_delay_weeks, policy.max_spot_share,
-        window, config.horizon.index_growth,
+        ev,
+        inputs,
+        config.assumptions.fte_cost_year,
+        wl.output_tokens,
+        wl.success_rate,
+        scen.months,
+        config.horizon.expected_delay_weeks,
+        policy.max_spot_share,
+        window,
+        config.horizon.index_growth,
     )
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
@@ -72,24 +103,40 @@ def make_plan(
     money, tasks = solver_scales(cands, scen)
     penalty, basis = unserved_price(policy, cands)
 
-    check_size(cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit))  # before anything of that size is computed
+    check_size(
+        cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit)
+    )  # before anything of that size is computed
 
     # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone).
-    singles = [(c.id, single_offer(c, i, scen, delta, policy.unserved_penalty_per_task, penalty)) for i, c in enumerate(cands)]
+    singles = [
+        (c.id, single_offer(c, i, scen, delta, policy.unserved_penalty_per_task, penalty)) for i, c in enumerate(cands)
+    ]
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
     found = solve_over_offers(cands, scen, policy, delta, risk, money, tasks, penalty, singles, notes)
     chosen = found.chosen
     out = dispatch(found.plan_cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty)
-    pick = Pick(chosen.units, chosen.nodes, chosen.in_plan, out, figures(out, scen, delta, policy.cvar_alpha), found.plan_cands)
+    pick = Pick(
+        chosen.units, chosen.nodes, chosen.in_plan, out, figures(out, scen, delta, policy.cvar_alpha), found.plan_cands
+    )
     single_block, pick = against_single_best(pick, best_single, cands, scen, delta, policy, risk, penalty, notes)
     refuse_empty_stop(chosen.solved, pick.out, scen, policy)
     saving, saving_share = savings(single_block, pick.fig, policy, notes)
     lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
     offers_by_id = {o.id: o for o in inputs.offers}
     sigma, _ = index_monthly_volatility([(x.date, x.price) for x in ws.index], ev.as_of)
-    sheet, held = decisions(pick.cands, pick.units, pick.nodes, lines, offers_by_id, ev.as_of, config.horizon.expected_delay_weeks, ev.currency, sigma)
+    sheet, held = decisions(
+        pick.cands,
+        pick.units,
+        pick.nodes,
+        lines,
+        offers_by_id,
+        ev.as_of,
+        config.horizon.expected_delay_weeks,
+        ev.currency,
+        sigma,
+    )
     decision_notes(lines, held, window, ev.currency, notes)
     line_notes(lines, best_single, scen, notes)
     figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
@@ -100,35 +147,97 @@ def make_plan(
     if headline:
         notes.insert(0, headline)
 
-    frontier_points = efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty, solves) if frontier else None
+    frontier_points = (
+        efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty, solves)
+        if frontier
+        else None
+    )
     alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha)
     model, solved, fig = chosen.model, chosen.solved, pick.fig
     rows = scenario_rows(pick.out, scen, delta)
     sign_by, sign_reason = signing_deadline(sheet)
     stressed = stress(
-        pick.cands, pick.units, pick.nodes, pick.in_plan, scen, penalty, delta, index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
-        claims={o.id for o in ev.offers if o.points_source == "vendor_claim"}, claims_factor=claim_low_end(ws),
+        pick.cands,
+        pick.units,
+        pick.nodes,
+        pick.in_plan,
+        scen,
+        penalty,
+        delta,
+        index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+        claims={o.id for o in ev.offers if o.points_source == "vendor_claim"},
+        claims_factor=claim_low_end(ws),
     )
     price_note(stressed, notes)
     result = PlanResult(
-        as_of=ev.as_of, currency=ev.currency, plan=lines, expected_cost_per_task=fig.cost_per_task, p90_monthly_spend=fig.p90, cvar=fig.cvar,
-        cvar_alpha=policy.cvar_alpha, expected_unused_share=fig.unused, pay_as_used_share=fig.payg_share, expected_monthly_spend=fig.monthly,
-        single_best=single_block, saving_per_task=saving, saving_share=saving_share, scenarios=rows, frontier=frontier_points,
-        demand=DemandInfo(months=scen.months, start=scen.start, growth=scen.growth, volatility=scen.volatility, scenarios=scen.count, seed=scen.seed, sampled=scen.sampled),
+        as_of=ev.as_of,
+        currency=ev.currency,
+        plan=lines,
+        expected_cost_per_task=fig.cost_per_task,
+        p90_monthly_spend=fig.p90,
+        cvar=fig.cvar,
+        cvar_alpha=policy.cvar_alpha,
+        expected_unused_share=fig.unused,
+        pay_as_used_share=fig.payg_share,
+        expected_monthly_spend=fig.monthly,
+        single_best=single_block,
+        saving_per_task=saving,
+        saving_share=saving_share,
+        scenarios=rows,
+        frontier=frontier_points,
+        demand=DemandInfo(
+            months=scen.months,
+            start=scen.start,
+            growth=scen.growth,
+            volatility=scen.volatility,
+            scenarios=scen.count,
+            seed=scen.seed,
+            sampled=scen.sampled,
+        ),
         policy=policy,
         solver=SolverInfo(
-            time_limit_s=policy.time_limit_s, node_limit=policy.node_limit, mip_gap=policy.mip_gap, status=solved.status, gap=solved.gap, bound_gap=found.bound_gap, shortlist_check=found.check, variables=len(model.c), constraints=model.nrows,
-            integers=int(model.integrality.sum()), nonzeros=model.nonzeros,
+            time_limit_s=policy.time_limit_s,
+            node_limit=policy.node_limit,
+            mip_gap=policy.mip_gap,
+            status=solved.status,
+            gap=solved.gap,
+            bound_gap=found.bound_gap,
+            shortlist_check=found.check,
+            variables=len(model.c),
+            constraints=model.nrows,
+            integers=int(model.integrality.sum()),
+            nonzeros=model.nonzeros,
         ),
-        candidates=[c.id for c in cands], excluded=excluded, notes=notes,
+        candidates=[c.id for c in cands],
+        excluded=excluded,
+        notes=notes,
         single_offers=alone,
         stress=stressed,
-        headline=headline, unserved_share=fig.unserved, unserved_penalty_per_task=penalty, unserved_penalty_basis=basis, band_gap=chosen.band_gap,
-        bands=len(model.bands) if model.bands is not None else 0, beyond_horizon_cost=fig.beyond, delivery={c.id: c.start + 1 for c in cands}, bridge=bridge, bridges=bridges,
-        index_monthly_volatility=sigma, decide_by=window, term_sheet=sheet, held=held, sign_by=sign_by, sign_by_reason=sign_reason, held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
-        ask_gpus=sum(r.gpus for r in sheet), later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
-        unserved_tasks=fig.unserved_tasks, shortfall_cost=fig.shortfall, served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
-        unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency) if fig.unserved > 0.0005 else [],
+        headline=headline,
+        unserved_share=fig.unserved,
+        unserved_penalty_per_task=penalty,
+        unserved_penalty_basis=basis,
+        band_gap=chosen.band_gap,
+        bands=len(model.bands) if model.bands is not None else 0,
+        beyond_horizon_cost=fig.beyond,
+        delivery={c.id: c.start + 1 for c in cands},
+        bridge=bridge,
+        bridges=bridges,
+        index_monthly_volatility=sigma,
+        decide_by=window,
+        term_sheet=sheet,
+        held=held,
+        sign_by=sign_by,
+        sign_by_reason=sign_reason,
+        held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
+        ask_gpus=sum(r.gpus for r in sheet),
+        later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
+        unserved_tasks=fig.unserved_tasks,
+        shortfall_cost=fig.shortfall,
+        served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
+        unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency)
+        if fig.unserved > 0.0005
+        else [],
     )
     sheet_commitments(result, ev)
     return result
@@ -168,7 +277,10 @@ def unserved_price(policy: PlanConfig, cands: list[Candidate]) -> tuple[float, s
     """The price of a task left unserved (docs/plan.md, "In plain words" 4) and where it comes from."""
     if policy.unserved_penalty_per_task is not None:
         return float(policy.unserved_penalty_per_task), "plan.unserved_penalty_per_task"
-    return default_penalty(cands), f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)"
+    return (
+        default_penalty(cands),
+        f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)",
+    )
 
 
 @dataclass
@@ -184,13 +296,31 @@ class Found:
 
 
 def solve_over_offers(
-    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float,
-    singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]], notes: list[str],
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    risk: Risk,
+    money: float,
+    tasks: float,
+    penalty: float,
+    singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]],
+    notes: list[str],
 ) -> Found:
     """The solve (docs/plan.md, "No offer is dropped unseen"): over every usable offer up to plan.max_candidates, else
     over the shortlist, which is then checked against the whole program and replaced by its solve if that finds a
     cheaper plan. The notes say which."""
-    keep, bound = shortlist(cands, scen, policy, delta, risk, money, tasks, penalty, [found[0] if found is not None else None for _, found in singles])
+    keep, bound = shortlist(
+        cands,
+        scen,
+        policy,
+        delta,
+        risk,
+        money,
+        tasks,
+        penalty,
+        [found[0] if found is not None else None for _, found in singles],
+    )
     plan_cands = reindexed(cands, keep) if len(keep) < len(cands) else cands
     solver_cands = plan_cands
     chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
@@ -224,8 +354,15 @@ class Pick:
 
 
 def against_single_best(
-    pick: Pick, best_single: tuple[str, tuple[float, list[Unit], np.ndarray]] | None, cands: list[Candidate], scen: Scenarios, delta: np.ndarray,
-    policy: PlanConfig, risk: Risk, penalty: float, notes: list[str],
+    pick: Pick,
+    best_single: tuple[str, tuple[float, list[Unit], np.ndarray]] | None,
+    cands: list[Candidate],
+    scen: Scenarios,
+    delta: np.ndarray,
+    policy: PlanConfig,
+    risk: Risk,
+    penalty: float,
+    notes: list[str],
 ) -> tuple[SingleBest, Pick]:
     """The best single offer as the buyer would run it, and the plan: a single offer is a portfolio too, so when the
     solver stopped at its gap above it (and neither CVaR nor a vendor share rules it out) the single offer is the plan."""
@@ -236,7 +373,11 @@ def against_single_best(
     s_in = np.array([i == index for i in range(len(cands))])
     s_out = dispatch(cands, s_units, s_nodes, s_in, scen, penalty)
     s_fig = figures(s_out, scen, delta, policy.cvar_alpha)
-    single_block = SingleBest(offer=cid, expected_cost_per_task=s_fig.cost_per_task, plan=plan_lines(cands, s_units, s_nodes, s_in, s_out, scen))
+    single_block = SingleBest(
+        offer=cid,
+        expected_cost_per_task=s_fig.cost_per_task,
+        plan=plan_lines(cands, s_units, s_nodes, s_in, s_out, scen),
+    )
     if not risk.active and policy.max_vendor_share >= 1 and s_fig.pv_cost < pick.fig.pv_cost * (1 - 1e-12):
         pick = Pick(s_units, s_nodes, source_months(cands, scen.months, s_in), s_out, s_fig, cands)
         notes.append(f"the best single offer ({cid}) is the plan: no combination the solver found does better")
@@ -248,26 +389,42 @@ def refuse_empty_stop(solved: Solved, out: Outcome, scen: Scenarios, policy: Pla
     hold nothing better."""
     if solved.status != "optimal" and float(out.served.sum()) <= 0 < float(scen.demand.sum()):
         clock = solved.status.startswith("time")
-        field, limit = ("plan.time_limit_s", f"its time limit ({policy.time_limit_s:g} s)") if clock else ("plan.node_limit", f"its node limit ({policy.node_limit:,} nodes)")
-        raise InputError([Problem(
-            "procure.yaml", None, field,
-            f"the solver stopped at {limit} before finding a plan that serves any demand "
-            f"(its best leaves every task unserved at plan.unserved_penalty_per_task); raise {field}, or lower plan.levels or demand.scenarios",
-        )])
+        field, limit = (
+            ("plan.time_limit_s", f"its time limit ({policy.time_limit_s:g} s)")
+            if clock
+            else ("plan.node_limit", f"its node limit ({policy.node_limit:,} nodes)")
+        )
+        raise InputError(
+            [
+                Problem(
+                    "procure.yaml",
+                    None,
+                    field,
+                    f"the solver stopped at {limit} before finding a plan that serves any demand "
+                    f"(its best leaves every task unserved at plan.unserved_penalty_per_task); raise {field}, or lower plan.levels or demand.scenarios",
+                )
+            ]
+        )
 
 
-def savings(single_block: SingleBest, fig: Figures, policy: PlanConfig, notes: list[str]) -> tuple[float | None, float | None]:
+def savings(
+    single_block: SingleBest, fig: Figures, policy: PlanConfig, notes: list[str]
+) -> tuple[float | None, float | None]:
     """What the plan saves a task against the best single offer (negative: what a vendor share costs)."""
     saving = saving_share = None
     if single_block.expected_cost_per_task is not None and fig.cost_per_task is not None:
         saving = single_block.expected_cost_per_task - fig.cost_per_task
         saving_share = saving / single_block.expected_cost_per_task
         if policy.max_vendor_share < 1 and saving < 0:
-            notes.append(f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across vendors costs {-saving:.5f} per task")
+            notes.append(
+                f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across vendors costs {-saving:.5f} per task"
+            )
     return saving, saving_share
 
 
-def line_notes(lines: list[PlanLine], best_single: tuple[str, object] | None, scen: Scenarios, notes: list[str]) -> None:
+def line_notes(
+    lines: list[PlanLine], best_single: tuple[str, object] | None, scen: Scenarios, notes: list[str]
+) -> None:
     """Notes on the plan's lines: a plan of the best single offer alone says so; a commitment whose term runs past
     the horizon says its months beyond are costed in full."""
     if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
@@ -298,59 +455,104 @@ def price_note(stressed: PlanStress, notes: list[str]) -> None:
     """Say why the market-price case costs what the plan costs, when it does: nothing in the plan is bought at market."""
     cases = {c.name: c for c in stressed.cases}
     base, dear = cases.get(DEMAND_SHIFTS[2][1]), cases.get(PRICE_CASE[1])
-    if base is not None and dear is not None and abs(dear.total_spend - base.total_spend) <= 1e-9 * max(1.0, base.total_spend):
+    if (
+        base is not None
+        and dear is not None
+        and abs(dear.total_spend - base.total_spend) <= 1e-9 * max(1.0, base.total_spend)
+    ):
         notes.append(
             f"{PRICE_CASE[1]} costs what the plan costs: every commitment is signed now at a fixed price or held, and nothing is bought "
             "pay-as-used, index-linked or decided later at the market's price"
         )
 
 
-def decision_notes(lines: list[PlanLine], held: list[HeldContract], window: date, currency: str, notes: list[str]) -> None:
+def decision_notes(
+    lines: list[PlanLine], held: list[HeldContract], window: date, currency: str, notes: list[str]
+) -> None:
     """What is signed now, what is decided later and at what expected price, and what is held."""
     for h in held:
-        notes.append(f"held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}, signed {h.signed}: fixed in the plan, {h.cost_in_horizon:,.0f} {currency} over the horizon paid whatever it does")
+        notes.append(
+            f"held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}, signed {h.signed}: fixed in the plan, {h.cost_in_horizon:,.0f} {currency} over the horizon paid whatever it does"
+        )
     for line in lines:
         if line.decision == "later":
             notes.append(
                 f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later decision, after the decision window ({window}): "
                 f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's {line.price:.2f}"
-                + (f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}" if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9 else "")
-                + (f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's moves by then" if line.price_p10 is not None and line.price_p90 is not None else "; no index history to give its spread")
+                + (
+                    f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}"
+                    if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9
+                    else ""
+                )
+                + (
+                    f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's moves by then"
+                    if line.price_p10 is not None and line.price_p90 is not None
+                    else "; no index history to give its spread"
+                )
                 + "), not asked for today"
             )
 
 
-def figure_notes(cands: list[Candidate], chosen: Chosen, fig: Figures, penalty: float, basis: str, currency: str, notes: list[str]) -> None:
+def figure_notes(
+    cands: list[Candidate], chosen: Chosen, fig: Figures, penalty: float, basis: str, currency: str, notes: list[str]
+) -> None:
     """Notes on how far the figures can be taken: the unserved price and share, a band gap left, per-token offers
     without rate limits."""
     notes.append(
         f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {fig.unserved:.1%} of the expected demand is left unserved"
     )
     if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
-        notes.append(f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on the demand bands the solver saw")
-    if any(c.source is not None and c.source.cap_month == math.inf for c in cands if c.source and c.source.price_unit == "task"):
+        notes.append(
+            f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on the demand bands the solver saw"
+        )
+    if any(
+        c.source is not None and c.source.cap_month == math.inf
+        for c in cands
+        if c.source and c.source.price_unit == "task"
+    ):
         notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
 
 
 def bridge_notes(bridges: list[Bridge], currency: str) -> list[str]:
     """Each late delivery in words: what serves the months before it, and what they cost."""
     return [
-        f"{b.offer} is delivered in month {b.delivery_month}: " + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
+        f"{b.offer} is delivered in month {b.delivery_month}: "
+        + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
         + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {currency} expected over them"
-        + (f", {b.unserved_share:.1%} of their demand unserved ({b.shortfall_cost:,.0f} {currency} at the unserved price, apart)" if b.unserved_share > 0.0005 else "")
+        + (
+            f", {b.unserved_share:.1%} of their demand unserved ({b.shortfall_cost:,.0f} {currency} at the unserved price, apart)"
+            if b.unserved_share > 0.0005
+            else ""
+        )
         for b in bridges
     ]
 
 
-def headline_of(cands: list[Candidate], excluded: dict[str, str], offers: list[Offer], fig: Figures, penalty: float, basis: str, currency: str) -> str | None:
+def headline_of(
+    cands: list[Candidate],
+    excluded: dict[str, str],
+    offers: list[Offer],
+    fig: Figures,
+    penalty: float,
+    basis: str,
+    currency: str,
+) -> str | None:
     """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved."""
     offers_by_id = {o.id: o for o in offers}
     if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
-        would = [f"{oid} ({why})" for oid, why in sorted(excluded.items()) if oid in offers_by_id and follows_demand(offers_by_id[oid])]
+        would = [
+            f"{oid} ({why})"
+            for oid, why in sorted(excluded.items())
+            if oid in offers_by_id and follows_demand(offers_by_id[oid])
+        ]
         return (
             "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid whether demand comes or not, "
             f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand unserved. "
-            + ("Offers that would follow demand if they passed their gates: " + "; ".join(would) + "." if would else "No offer received can follow demand.")
+            + (
+                "Offers that would follow demand if they passed their gates: " + "; ".join(would) + "."
+                if would
+                else "No offer received can follow demand."
+            )
         )
     if fig.unserved > 0.01:
         return f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} {currency} per task ({basis})."
@@ -358,7 +560,12 @@ def headline_of(cands: list[Candidate], excluded: dict[str, str], offers: list[O
 
 
 def alone_costs(
-    singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]], cands: list[Candidate], scen: Scenarios, delta: np.ndarray, penalty: float, alpha: float,
+    singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]],
+    cands: list[Candidate],
+    scen: Scenarios,
+    delta: np.ndarray,
+    penalty: float,
+    alpha: float,
 ) -> dict[str, float | None]:
     """Each usable offer alone, dispatched like the plan: its expected cost per task (None: it cannot serve every
     scenario alone)."""

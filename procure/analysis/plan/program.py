@@ -4,8 +4,8 @@ it is built, and the units of money and tasks the solver works in."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -51,7 +51,16 @@ class Model:
         self.constraints()
         return self.rows_added
 
-    def add(self, r: np.ndarray, c: np.ndarray, v: np.ndarray, count: int, lb: float | np.ndarray, ub: float | np.ndarray, name: str) -> int:
+    def add(
+        self,
+        r: np.ndarray,
+        c: np.ndarray,
+        v: np.ndarray,
+        count: int,
+        lb: float | np.ndarray,
+        ub: float | np.ndarray,
+        name: str,
+    ) -> int:
         first = self.rows_added
         self.rows.append(np.asarray(r, dtype=np.int64) + first)
         self.cols.append(np.asarray(c, dtype=np.int64))
@@ -69,7 +78,11 @@ class Model:
         r = np.concatenate(self.rows) if self.rows else np.empty(0, dtype=np.int64)
         c = np.concatenate(self.cols) if self.cols else np.empty(0, dtype=np.int64)
         v = np.concatenate(self.vals) if self.vals else np.empty(0)
-        return csr_array((v, (r, c)), shape=(self.nrows, len(self.c))), np.concatenate(self.row_lb), np.concatenate(self.row_ub)
+        return (
+            csr_array((v, (r, c)), shape=(self.nrows, len(self.c))),
+            np.concatenate(self.row_lb),
+            np.concatenate(self.row_ub),
+        )
 
     @property
     def nonzeros(self) -> int:
@@ -124,20 +137,40 @@ def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
         return
     levels = min(scen.count, policy.levels)
     sources = sum(1 for c in cands if c.source is not None)
-    lower = (["plan.levels" + (f" ({policy.levels})" if policy.levels <= scen.count else "")] if scen.count > 2 else []) + (
-        [f"demand.scenarios ({scen.count})"] if scen.sampled and scen.count <= policy.levels else []
-    ) + [f"demand.months ({scen.months})"]
-    raise InputError([Problem(
-        "procure.yaml", None, "plan.levels" if policy.levels <= scen.count else ("demand.scenarios" if scen.sampled else "demand.months"),
-        f"the plan's program would have about {size:,} nonzeros ({levels:,} demand levels x {scen.months} months x {sources} pay-as-used offers"
-        + (", a penalty" if policy.unserved_penalty_per_task is not None else "") + (", CVaR" if risk.active else "")
-        + f"), over the {MAX_NONZEROS:,} the solver can take in about 1.5 GB; lower " + ", ".join(lower),
-    )])
+    lower = (
+        (["plan.levels" + (f" ({policy.levels})" if policy.levels <= scen.count else "")] if scen.count > 2 else [])
+        + ([f"demand.scenarios ({scen.count})"] if scen.sampled and scen.count <= policy.levels else [])
+        + [f"demand.months ({scen.months})"]
+    )
+    raise InputError(
+        [
+            Problem(
+                "procure.yaml",
+                None,
+                "plan.levels"
+                if policy.levels <= scen.count
+                else ("demand.scenarios" if scen.sampled else "demand.months"),
+                f"the plan's program would have about {size:,} nonzeros ({levels:,} demand levels x {scen.months} months x {sources} pay-as-used offers"
+                + (", a penalty" if policy.unserved_penalty_per_task is not None else "")
+                + (", CVaR" if risk.active else "")
+                + f"), over the {MAX_NONZEROS:,} the solver can take in about 1.5 GB; lower "
+                + ", ".join(lower),
+            )
+        ]
+    )
 
 
 def build_model(
-    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float,
-    penalty: float | None = None, bands: Bands | None = None, tail: np.ndarray | None = None,
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    risk: Risk,
+    money: float,
+    tasks: float,
+    penalty: float | None = None,
+    bands: Bands | None = None,
+    tail: np.ndarray | None = None,
 ) -> Model:
     """Assemble the MILP. Money in units of `money`, tasks in units of `tasks` (for the solver's numerics).
 
@@ -185,7 +218,9 @@ def _family_bounds(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, 
         return
     t_path, t_month = np.repeat(f.risk_paths, H), np.tile(np.arange(H), f.T)
     if P:
-        model.ub[f.layout["zt"]] = np.concatenate([np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)])
+        model.ub[f.layout["zt"]] = np.concatenate(
+            [np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks) for p in range(P)]
+        )
     model.lb[f.start("eta")] = -np.inf
     model.c[f.start("cv")] = f.risk.weight * float(delta[:H].sum())
     if f.risk.limit is not None:
@@ -255,20 +290,29 @@ class Frame:
         return self.layout[name].start
 
 
-def _frame(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk, penalty: float | None, bands: Bands, tail: np.ndarray | None, tasks: float) -> Frame:
+def _frame(
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    risk: Risk,
+    penalty: float | None,
+    bands: Bands,
+    tail: np.ndarray | None,
+    tasks: float,
+) -> Frame:
     """The variables (docs/plan.md, "Variables"): commitment blocks from each offer's delivery, pay-as-used sources,
     the switches of sources with fixed fees, and the families a penalty, a vendor share and CVaR add, laid out one
     after another."""
     S, H = scen.demand.shape
     units = term_units(cands, H)
     sources = [c.source for c in cands if c.source is not None]
-    U, P, I = len(units), len(sources), len(cands)
+    U, P, n_cands = len(units), len(sources), len(cands)
     # Spot or preemptible capacity serves at most plan.max_spot_share of the demand of each band (and of each tail
     # path-month): each spot source on its bounds, several together in one row per band (spot_rows).
     frac = np.array([s.share_limit for s in sources], dtype=float)
     spots = [p for p, s in enumerate(sources) if s.spot]
     spot_share = min((float(frac[p]) for p in spots), default=1.0)
-    avail = np.array([c.available(H) for c in cands]).reshape(I, H)
+    avail = np.array([c.available(H) for c in cands]).reshape(n_cands, H)
     fee_sources = [p for p, src in enumerate(sources) if cands[src.offer].fixed_monthly > 0]
     # Fees in the months an offer holds capacity: on its commitment switches (one covers a month at most), or, for an
     # offer whose pay-as-used source also carries them, on g_im >= either switch.
@@ -285,12 +329,24 @@ def _frame(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Ri
             blocks += 1
         a_index[q, :first_month] = a_index[q, first_month]
     J = len(bands)
-    risk_paths = (np.arange(S) if tail is None else np.asarray(tail, dtype=np.int64)) if risk.active else np.zeros(0, dtype=np.int64)
+    risk_paths = (
+        (np.arange(S) if tail is None else np.asarray(tail, dtype=np.int64))
+        if risk.active
+        else np.zeros(0, dtype=np.int64)
+    )
     T = len(risk_paths)
 
     layout: dict[str, slice] = {}
     unit_month_count = [u.last - u.first + 1 for u in units]
-    sizes: list[tuple[str, int]] = [("n", U), ("b", U), ("g", F * H), ("a", blocks), ("cap", H), ("y", sum(unit_month_count)), ("z", P * J)]
+    sizes: list[tuple[str, int]] = [
+        ("n", U),
+        ("b", U),
+        ("g", F * H),
+        ("a", blocks),
+        ("cap", H),
+        ("y", sum(unit_month_count)),
+        ("z", P * J),
+    ]
     if penalty is not None:
         sizes.append(("u", J))
     vendors = sorted({c.vendor for c in cands})
@@ -306,8 +362,30 @@ def _frame(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Ri
         layout[name] = slice(start, start + size)
         start += size
     return Frame(
-        cands, scen, policy, risk, penalty, bands, units, sources, frac, spots, spot_share, avail, fee_sources, fee_cands, a_index, blocks,
-        bands.demand / tasks, bands.month, risk_paths, unit_month_count, vendors, share_rows, layout, start,
+        cands,
+        scen,
+        policy,
+        risk,
+        penalty,
+        bands,
+        units,
+        sources,
+        frac,
+        spots,
+        spot_share,
+        avail,
+        fee_sources,
+        fee_cands,
+        a_index,
+        blocks,
+        bands.demand / tasks,
+        bands.month,
+        risk_paths,
+        unit_month_count,
+        vendors,
+        share_rows,
+        layout,
+        start,
     )
 
 
@@ -315,10 +393,12 @@ def _frame(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Ri
 class Coefficients:
     """What each commitment block and each pay-as-used source costs and can serve, in the solver's units."""
 
-    fixed: np.ndarray  # (I,) each offer's fixed fees a month
+    fixed: np.ndarray  # (n_cands,) each offer's fixed fees a month
     unit_cost: np.ndarray  # (U,) a node-month of each block
     unit_offer: np.ndarray  # (U,) its offer
-    on_switch: np.ndarray  # (U,) its offer's fees ride on the block's switch (the offer has no source that carries them)
+    on_switch: (
+        np.ndarray
+    )  # (U,) its offer's fees ride on the block's switch (the offer has no source that carries them)
     unit_month_tasks: list[np.ndarray]  # committed tasks of one node in each month the block covers
     peak: np.ndarray  # (H,) the highest demand of each month
     useful: np.ndarray  # (U,) the most nodes the block's peak demand can use
@@ -336,21 +416,42 @@ def _coefficients(f: Frame, delta: np.ndarray, money: float, tasks: float) -> Co
     unit_offer = np.array([u.commit.offer for u in units], dtype=np.int64)
     on_switch = np.array([u.commit.offer not in f.fee_cands for u in units], dtype=bool)
     # committed tasks of one node in each month it covers (prorated in the delivery month)
-    unit_month_tasks = [unit_tasks[j] * u.available(cands[u.commit.offer], H)[u.first : u.last + 1] for j, u in enumerate(units)]
+    unit_month_tasks = [
+        unit_tasks[j] * u.available(cands[u.commit.offer], H)[u.first : u.last + 1] for j, u in enumerate(units)
+    ]
     # No more nodes than the highest demand in the unit's months can use (at least the minimum): a tight bound
     # makes the relaxation charge fixed costs and minimums nearly in full, which is what makes the solve fast.
     peak = scen.demand.max(axis=0)
-    useful = np.array([
-        max(u.commit.min_nodes, min(u.commit.max_nodes, math.ceil(float(peak[u.first : u.last + 1].max()) / u.commit.tasks_node_month - 1e-9)))
-        if u.commit.tasks_node_month > 0 else u.commit.max_nodes
-        for u in units
-    ], dtype=float)
+    useful = np.array(
+        [
+            max(
+                u.commit.min_nodes,
+                min(
+                    u.commit.max_nodes,
+                    math.ceil(float(peak[u.first : u.last + 1].max()) / u.commit.tasks_node_month - 1e-9),
+                ),
+            )
+            if u.commit.tasks_node_month > 0
+            else u.commit.max_nodes
+            for u in units
+        ],
+        dtype=float,
+    )
     price = np.array([s.price_per_task for s in sources]) * tasks / money
     avail = f.avail
-    room_month = np.array([
-        np.where(avail[src.offer] > 0, np.minimum(src.cap_month * np.where(avail[src.offer] > 0, avail[src.offer], 1.0) / tasks, float(scen.demand.max()) / tasks), 0.0)
-        for src in sources
-    ]).reshape(P, H)
+    room_month = np.array(
+        [
+            np.where(
+                avail[src.offer] > 0,
+                np.minimum(
+                    src.cap_month * np.where(avail[src.offer] > 0, avail[src.offer], 1.0) / tasks,
+                    float(scen.demand.max()) / tasks,
+                ),
+                0.0,
+            )
+            for src in sources
+        ]
+    ).reshape(P, H)
     bw = f.bands.weight * delta[f.band_month]
     return Coefficients(fixed, unit_cost, unit_offer, on_switch, unit_month_tasks, peak, useful, price, room_month, bw)
 
@@ -389,7 +490,9 @@ def _objective_and_bounds(f: Frame, co: Coefficients, delta: np.ndarray, money: 
     c[layout["g"]] = (co.fixed[f.fee_cands][:, None] * delta[None, :H]).ravel() if F else 0.0
     # z[p, j]: tasks served by source p in band j; at most the source's room in the band's month (0 before delivery).
     c[layout["z"]] = (co.price[:, None] * co.bw[None, :]).ravel()
-    ub[layout["z"]] = (np.minimum(co.room_month[:, f.band_month], f.frac[:, None] * f.band_demand[None, :])).ravel() if P else 0.0
+    ub[layout["z"]] = (
+        (np.minimum(co.room_month[:, f.band_month], f.frac[:, None] * f.band_demand[None, :])).ravel() if P else 0.0
+    )
     if f.penalty is not None:
         c[layout["u"]] = f.penalty * tasks / money * co.bw
     return model
@@ -403,7 +506,9 @@ def _capacity_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> No
     commitment cannot be bought by the relaxation as a sliver at a sliver of its fees (the same integer plans)."""
     units, unit_month_count, H, U = f.units, f.unit_month_count, f.H, f.U
     n0, b0, cap0, y0 = f.start("n"), f.start("b"), f.start("cap"), f.start("y")
-    y_first = np.concatenate([[0], np.cumsum(unit_month_count)])[:-1].astype(np.int64) if U else np.zeros(0, dtype=np.int64)
+    y_first = (
+        np.concatenate([[0], np.cumsum(unit_month_count)])[:-1].astype(np.int64) if U else np.zeros(0, dtype=np.int64)
+    )
     r_list, c_list, v_list = [np.arange(H)], [cap0 + np.arange(H)], [np.ones(H)]
     for j, u in enumerate(units):
         r_list.append(np.arange(u.first, u.last + 1))
@@ -415,8 +520,24 @@ def _capacity_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> No
         ry = np.arange(Y)
         y_unit = np.repeat(np.arange(U), unit_month_count)
         y_month = np.concatenate([np.arange(u.first, u.last + 1) for u in units])
-        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, n0 + y_unit]), np.concatenate([np.ones(Y), -np.concatenate(co.unit_month_tasks)]), Y, -np.inf, 0.0, "usable committed capacity")
-        model.add(np.concatenate([ry, ry]), np.concatenate([y0 + ry, b0 + y_unit]), np.concatenate([np.ones(Y), -co.peak[y_month] / tasks]), Y, -np.inf, 0.0, "capacity up to the peak")
+        model.add(
+            np.concatenate([ry, ry]),
+            np.concatenate([y0 + ry, n0 + y_unit]),
+            np.concatenate([np.ones(Y), -np.concatenate(co.unit_month_tasks)]),
+            Y,
+            -np.inf,
+            0.0,
+            "usable committed capacity",
+        )
+        model.add(
+            np.concatenate([ry, ry]),
+            np.concatenate([y0 + ry, b0 + y_unit]),
+            np.concatenate([np.ones(Y), -co.peak[y_month] / tasks]),
+            Y,
+            -np.inf,
+            0.0,
+            "capacity up to the peak",
+        )
 
 
 def _demand_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
@@ -432,7 +553,15 @@ def _demand_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None
         r_list.append(jj)
         c_list.append(f.start("u") + jj)
         v_list.append(np.ones(J))
-    model.add(np.concatenate(r_list), np.concatenate(c_list), np.concatenate(v_list), J, f.band_demand, np.inf, "demand served")
+    model.add(
+        np.concatenate(r_list),
+        np.concatenate(c_list),
+        np.concatenate(v_list),
+        J,
+        f.band_demand,
+        np.inf,
+        "demand served",
+    )
 
     if penalty is None:
         # (b') the worst scenario of each month fits in the committed capacity plus the room of the pay-as-used sources
@@ -442,10 +571,12 @@ def _demand_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None
         rooms = [np.minimum(co.room_month[p], f.frac[p] * worst) for p in range(P)]
         if len(f.spots) > 1:
             together = sum(rooms[p] for p in f.spots)
-            scale = np.where(together > 0, np.minimum(1.0, f.spot_share * worst / np.where(together > 0, together, 1.0)), 1.0)
+            scale = np.where(
+                together > 0, np.minimum(1.0, f.spot_share * worst / np.where(together > 0, together, 1.0)), 1.0
+            )
             for p in f.spots:
                 rooms[p] = rooms[p] * scale
-        for p, src in enumerate(f.sources):
+        for p in range(len(f.sources)):
             room = rooms[p]
             if p in f.fee_sources:
                 q = f.fee_sources.index(p)
@@ -465,8 +596,24 @@ def _commitment_rows(f: Frame, co: Coefficients, model: Model) -> None:
         return
     n0, b0 = f.start("n"), f.start("b")
     j = np.arange(U)
-    model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -co.useful]), U, -np.inf, 0.0, "maximum nodes")
-    model.add(np.concatenate([j, j]), np.concatenate([n0 + j, b0 + j]), np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]), U, 0.0, np.inf, "minimum commitment")
+    model.add(
+        np.concatenate([j, j]),
+        np.concatenate([n0 + j, b0 + j]),
+        np.concatenate([np.ones(U), -co.useful]),
+        U,
+        -np.inf,
+        0.0,
+        "maximum nodes",
+    )
+    model.add(
+        np.concatenate([j, j]),
+        np.concatenate([n0 + j, b0 + j]),
+        np.concatenate([np.ones(U), -np.array([u.commit.min_nodes for u in units], dtype=float)]),
+        U,
+        0.0,
+        np.inf,
+        "minimum commitment",
+    )
     rr, cc = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for j2, u in enumerate(units):
         if u.held:
@@ -474,7 +621,15 @@ def _commitment_rows(f: Frame, co: Coefficients, model: Model) -> None:
         months = np.arange(u.first, u.last + 1)
         rr.append(u.commit.offer * H + months)
         cc.append(np.full(len(months), b0 + j2))
-    model.add(np.concatenate(rr), np.concatenate(cc), np.ones(sum(len(x) for x in rr)), len(f.cands) * H, -np.inf, 1.0, "one option per offer")
+    model.add(
+        np.concatenate(rr),
+        np.concatenate(cc),
+        np.ones(sum(len(x) for x in rr)),
+        len(f.cands) * H,
+        -np.inf,
+        1.0,
+        "one option per offer",
+    )
 
 
 def _fee_rows(f: Frame, co: Coefficients, model: Model) -> None:
@@ -493,11 +648,27 @@ def _fee_rows(f: Frame, co: Coefficients, model: Model) -> None:
                 rr.append(slot[u.commit.offer] * H + months)
                 cc.append(np.full(len(months), b0 + j2))
                 vv.append(-np.ones(len(months)))
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), F * H, 0.0, np.inf, "fees while holding capacity")
+        model.add(
+            np.concatenate(rr),
+            np.concatenate(cc),
+            np.concatenate(vv),
+            F * H,
+            0.0,
+            np.inf,
+            "fees while holding capacity",
+        )
         if Q:
             rows = np.arange(Q * H)
             gcols = np.concatenate([g0 + slot[sources[p].offer] * H + np.arange(H) for p in fee_sources])
-            model.add(np.concatenate([rows, rows]), np.concatenate([gcols, a0 + a_index.ravel()]), np.concatenate([np.ones(Q * H), -np.ones(Q * H)]), Q * H, 0.0, np.inf, "fees while used")
+            model.add(
+                np.concatenate([rows, rows]),
+                np.concatenate([gcols, a0 + a_index.ravel()]),
+                np.concatenate([np.ones(Q * H), -np.ones(Q * H)]),
+                Q * H,
+                0.0,
+                np.inf,
+                "fees while used",
+            )
     if Q:
         # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j) a_pm
         rr, cc, vv = [], [], []
@@ -507,16 +678,26 @@ def _fee_rows(f: Frame, co: Coefficients, model: Model) -> None:
             rr += [rows, rows]
             cc += [z0 + p * J + jj, a0 + a_index[q, f.band_month]]
             vv += [np.ones(J), -bound]
-        model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), Q * J, -np.inf, 0.0, "pay-as-used offer in use")
+        model.add(
+            np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), Q * J, -np.inf, 0.0, "pay-as-used offer in use"
+        )
     if len(f.spots) > 1:
         # (f') spot sources together serve at most plan.max_spot_share of each band's demand
-        model.add(np.tile(jj, len(f.spots)), np.concatenate([z0 + p * J + jj for p in f.spots]), np.ones(len(f.spots) * J), J, -np.inf, f.spot_share * f.band_demand, "spot share")
+        model.add(
+            np.tile(jj, len(f.spots)),
+            np.concatenate([z0 + p * J + jj for p in f.spots]),
+            np.ones(len(f.spots) * J),
+            J,
+            -np.inf,
+            f.spot_share * f.band_demand,
+            "spot share",
+        )
 
 
 def _vendor_share_rows(f: Frame, co: Coefficients, model: Model) -> None:
     """(g) the vendor share of expected capacity (tasks): committed capacity over the horizon plus expected
     pay-as-used tasks, each vendor's at most plan.max_vendor_share of the whole."""
-    units, sources, cands, vendors, J, P, U = f.units, f.sources, f.cands, f.vendors, f.J, f.P, f.U
+    units, sources, cands, vendors, J, P = f.units, f.sources, f.cands, f.vendors, f.J, f.P
     n0, z0, e0 = f.start("n"), f.start("z"), f.start("e")
     rr = np.concatenate([np.repeat(np.arange(P), J), np.arange(P)])
     cc = np.concatenate([z0 + np.arange(P * J), e0 + np.arange(P)])
@@ -529,13 +710,33 @@ def _vendor_share_rows(f: Frame, co: Coefficients, model: Model) -> None:
     # and x_v <= share x t: nonzeros grow with offers, not offers x vendors.
     # The rule governs what the plan adds: a held contract (contract.signed) is outside it.
     added = [j2 for j2, u in enumerate(units) if not u.held]
-    rr2 = [vendor_of[cands[units[j2].commit.offer].vendor] for j2 in added] + [vendor_of[cands[s.offer].vendor] for s in sources] + list(range(len(vendors)))
+    rr2 = (
+        [vendor_of[cands[units[j2].commit.offer].vendor] for j2 in added]
+        + [vendor_of[cands[s.offer].vendor] for s in sources]
+        + list(range(len(vendors)))
+    )
     cc2 = [n0 + j2 for j2 in added] + [e0 + p for p in range(P)] + [x0 + v for v in range(len(vendors))]
     vv2 = [-float(co.unit_month_tasks[j2].sum()) for j2 in added] + [-1.0] * P + [1.0] * len(vendors)
     model.add(np.array(rr2), np.array(cc2), np.array(vv2), len(vendors), 0.0, 0.0, "expected capacity by vendor")
-    model.add(np.zeros(len(vendors) + 1, dtype=np.int64), np.array([t] + [x0 + v for v in range(len(vendors))]), np.array([1.0] + [-1.0] * len(vendors)), 1, 0.0, 0.0, "expected capacity")
+    model.add(
+        np.zeros(len(vendors) + 1, dtype=np.int64),
+        np.array([t] + [x0 + v for v in range(len(vendors))]),
+        np.array([1.0] + [-1.0] * len(vendors)),
+        1,
+        0.0,
+        0.0,
+        "expected capacity",
+    )
     v_idx = np.arange(len(vendors))
-    model.add(np.concatenate([v_idx, v_idx]), np.concatenate([x0 + v_idx, np.full(len(vendors), t)]), np.concatenate([np.ones(len(vendors)), np.full(len(vendors), -share)]), len(vendors), -np.inf, 0.0, "max_vendor_share")
+    model.add(
+        np.concatenate([v_idx, v_idx]),
+        np.concatenate([x0 + v_idx, np.full(len(vendors), t)]),
+        np.concatenate([np.ones(len(vendors)), np.full(len(vendors), -share)]),
+        len(vendors),
+        -np.inf,
+        0.0,
+        "max_vendor_share",
+    )
     _vendor_switch_rows(f, model)
 
 
@@ -569,8 +770,24 @@ def _vendor_switch_rows(f: Frame, model: Model) -> None:
             rr += [len(rr) // 2] * 2
             cc += [e0 + p, w0 + vendor_of[cands[src.offer].vendor]]
             vv += [1.0, -float(f.bands.weight @ ub[z0 + p * J : z0 + (p + 1) * J])]
-    model.add(np.array(rr, dtype=np.int64), np.array(cc, dtype=np.int64), np.array(vv), len(rr) // 2, -np.inf, 0.0, "vendor switched on")
-    model.add(np.zeros(len(vendors), dtype=np.int64), w0 + v_idx, np.ones(len(vendors)), 1, 2.0, np.inf, "two vendors at least")
+    model.add(
+        np.array(rr, dtype=np.int64),
+        np.array(cc, dtype=np.int64),
+        np.array(vv),
+        len(rr) // 2,
+        -np.inf,
+        0.0,
+        "vendor switched on",
+    )
+    model.add(
+        np.zeros(len(vendors), dtype=np.int64),
+        w0 + v_idx,
+        np.ones(len(vendors)),
+        1,
+        2.0,
+        np.inf,
+        "two vendors at least",
+    )
 
 
 def _commitment_spend_row(f: Frame, co: Coefficients, model: Model) -> None:
@@ -582,8 +799,13 @@ def _commitment_spend_row(f: Frame, co: Coefficients, model: Model) -> None:
     if U:
         rr += [np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64)]
         cc += [n0 + np.arange(U), b0 + np.arange(U)]
-        fee_months = np.array([u.term_end - u.first + 1 if co.on_switch[j] else u.beyond for j, u in enumerate(units)], dtype=float)
-        vv += [-co.unit_cost * np.array([u.term_end - u.first + 1 for u in units], dtype=float), -co.fixed[co.unit_offer] * fee_months]
+        fee_months = np.array(
+            [u.term_end - u.first + 1 if co.on_switch[j] else u.beyond for j, u in enumerate(units)], dtype=float
+        )
+        vv += [
+            -co.unit_cost * np.array([u.term_end - u.first + 1 for u in units], dtype=float),
+            -co.fixed[co.unit_offer] * fee_months,
+        ]
     if F:
         rr.append(np.zeros(F * H, dtype=np.int64))
         cc.append(g0 + np.arange(F * H))
@@ -606,12 +828,36 @@ def _tail_rows(f: Frame, co: Coefficients, model: Model, tasks: float) -> None:
         rr.append(tm)
         cc.append(ut0 + tm)
         vv.append(np.ones(T * H))
-    model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T * H, scen.demand[t_path, t_month] / tasks, np.inf, "tail path served")
+    model.add(
+        np.concatenate(rr),
+        np.concatenate(cc),
+        np.concatenate(vv),
+        T * H,
+        scen.demand[t_path, t_month] / tasks,
+        np.inf,
+        "tail path served",
+    )
     if len(spots) > 1:
-        model.add(np.tile(tm, len(spots)), np.concatenate([zt0 + p * T * H + tm for p in spots]), np.ones(len(spots) * T * H), T * H, -np.inf, f.spot_share * scen.demand[t_path, t_month] / tasks, "tail spot share")
+        model.add(
+            np.tile(tm, len(spots)),
+            np.concatenate([zt0 + p * T * H + tm for p in spots]),
+            np.ones(len(spots) * T * H),
+            T * H,
+            -np.inf,
+            f.spot_share * scen.demand[t_path, t_month] / tasks,
+            "tail spot share",
+        )
     for q, p in enumerate(f.fee_sources):
         bound = np.minimum(co.room_month[p, t_month], f.frac[p] * scen.demand[t_path, t_month] / tasks)
-        model.add(np.concatenate([tm, tm]), np.concatenate([zt0 + p * T * H + tm, a0 + f.a_index[q, t_month]]), np.concatenate([np.ones(T * H), -bound]), T * H, -np.inf, 0.0, "tail pay-as-used in use")
+        model.add(
+            np.concatenate([tm, tm]),
+            np.concatenate([zt0 + p * T * H + tm, a0 + f.a_index[q, t_month]]),
+            np.concatenate([np.ones(T * H), -bound]),
+            T * H,
+            -np.inf,
+            0.0,
+            "tail pay-as-used in use",
+        )
 
 
 def _cvar_rows(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, money: float, tasks: float) -> None:
@@ -630,7 +876,15 @@ def _cvar_rows(f: Frame, co: Coefficients, model: Model, delta: np.ndarray, mone
         vv.append(np.full(T * H, -penalty * tasks / money / H))
     model.add(np.concatenate(rr), np.concatenate(cc), np.concatenate(vv), T, 0.0, np.inf, "CVaR excess")
     tail_w = f.scen.probability[f.risk_paths] / (1 - f.policy.cvar_alpha)
-    model.add(np.zeros(T + 2, dtype=np.int64), np.concatenate([[cv, eta], xi0 + tt]), np.concatenate([[1.0, -1.0], -tail_w]), 1, 0.0, 0.0, "CVaR definition")
+    model.add(
+        np.zeros(T + 2, dtype=np.int64),
+        np.concatenate([[cv, eta], xi0 + tt]),
+        np.concatenate([[1.0, -1.0], -tail_w]),
+        1,
+        0.0,
+        0.0,
+        "CVaR definition",
+    )
 
 
 def solver_scales(cands: list[Candidate], scen: Scenarios) -> tuple[float, float]:

@@ -15,8 +15,9 @@ from procure.analysis.plan.solver import Chosen, program_inputs, solve_model, wo
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
 
-
-CHECK_TOLERANCE = 1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
+CHECK_TOLERANCE = (
+    1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
+)
 
 
 def reindexed(cands: list[Candidate], keep: list[int]) -> list[Candidate]:
@@ -24,12 +25,25 @@ def reindexed(cands: list[Candidate], keep: list[int]) -> list[Candidate]:
     out = []
     for new, old in enumerate(keep):
         cand = cands[old]
-        out.append(replace(cand, commits=[replace(c, offer=new) for c in cand.commits], source=replace(cand.source, offer=new) if cand.source else None))
+        out.append(
+            replace(
+                cand,
+                commits=[replace(c, offer=new) for c in cand.commits],
+                source=replace(cand.source, offer=new) if cand.source else None,
+            )
+        )
     return out
 
 
 def shortlist(
-    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None = None,
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    risk: Risk,
+    money: float,
+    tasks: float,
+    penalty: float | None = None,
     alone: list[float | None] | None = None,
 ) -> tuple[list[int], float | None]:
     """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most, and always the best
@@ -41,9 +55,13 @@ def shortlist(
     if len(cands) <= policy.max_candidates:
         return list(range(len(cands))), None
     model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty)
-    model.integrality = np.zeros(len(model.c), dtype=int)  # the relaxation: no whole numbers; kept and read back like a plan
+    model.integrality = np.zeros(
+        len(model.c), dtype=int
+    )  # the relaxation: no whole numbers; kept and read back like a plan
     options: dict[str, object] = {"time_limit": float(policy.time_limit_s), "disp": False}
-    relaxed = solve_model(model, program_inputs("relaxation", cands, scen, policy, delta, risk, money, tasks, penalty), options)
+    relaxed = solve_model(
+        model, program_inputs("relaxation", cands, scen, policy, delta, risk, money, tasks, penalty), options
+    )
     if relaxed.x is None:
         return list(range(len(cands))), None
     x = relaxed.x
@@ -55,7 +73,13 @@ def shortlist(
     z = x[model.layout["z"]].reshape(len(model.sources), -1) if model.sources else np.zeros((0, 1))
     for p, source in enumerate(model.sources):
         use[source.offer] += float(z[p].sum())
-    score = [min([c.cost_node_month / c.tasks_node_month for c in cand.commits if c.tasks_node_month > 0] + ([cand.source.price_per_task] if cand.source else [math.inf])) for cand in cands]
+    score = [
+        min(
+            [c.cost_node_month / c.tasks_node_month for c in cand.commits if c.tasks_node_month > 0]
+            + ([cand.source.price_per_task] if cand.source else [math.inf])
+        )
+        for cand in cands
+    ]
     order = sorted(range(len(cands)), key=lambda i: (-use[i], score[i], cands[i].id))
     keep = set(order[: policy.max_candidates])
     if alone is not None:
@@ -64,8 +88,17 @@ def shortlist(
     return sorted(keep), float(relaxed.fun)
 
 
-def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None,
-                chosen: Chosen) -> tuple[str, bool]:
+def whole_check(
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    risk: Risk,
+    money: float,
+    tasks: float,
+    penalty: float | None,
+    chosen: Chosen,
+) -> tuple[str, bool]:
     """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
     demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
     objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
@@ -73,14 +106,27 @@ def whole_check(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, del
     better plan exists (then the whole program is solved)."""
     model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
     tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
-    cutoff = float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective)) if chosen.solved.objective is not None else math.inf
-    inputs = program_inputs("check", cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    cutoff = (
+        float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective))
+        if chosen.solved.objective is not None
+        else math.inf
+    )
+    inputs = program_inputs(
+        "check", cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail
+    )
     result = solve_model(model, inputs, work_limits(policy), cutoff)
     n = len(cands)
     if result.x is not None:
-        return f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved", True
+        return (
+            f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved",
+            True,
+        )
     if result.status == 2:
-        return (f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
-                f"({tolerance:.2%}), so no left-out offer can enter a better plan"), False
-    return (f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
-            f"plan.node_limit ({policy.node_limit:,} nodes) or the plan.time_limit_s backstop ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"), False
+        return (
+            f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
+            f"({tolerance:.2%}), so no left-out offer can enter a better plan"
+        ), False
+    return (
+        f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
+        f"plan.node_limit ({policy.node_limit:,} nodes) or the plan.time_limit_s backstop ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"
+    ), False

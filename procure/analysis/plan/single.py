@@ -11,13 +11,14 @@ from procure.analysis.plan.candidates import Candidate, Unit
 from procure.analysis.plan.discount import pv_months
 from procure.model.demand import Scenarios
 
-
 # Node counts tried per term block for a single offer (beyond it, evenly spaced counts: memory stays bounded).
 MAX_GRID = 257
 GRID_CELLS = 4_000_000  # scenario-months x node counts evaluated at once
 
 
-def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray, penalty: float | None, before: float | None = None) -> tuple[float, list[Unit], np.ndarray] | None:
+def single_offer(
+    cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray, penalty: float | None, before: float | None = None
+) -> tuple[float, list[Unit], np.ndarray] | None:
     """The best plan with one offer alone (its commitments and its own pay-as-used capacity), risk-neutral.
 
     Exact by enumeration: per term block from its delivery, every node count and option; blocks are independent.
@@ -60,16 +61,35 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             end = first + term - 1 if commit is not None else last
             later = first > cand.now_until
             # renewals at the escalated price, later decisions at the market's expected move (candidates.term_units)
-            unit = Unit(commit, first, last, end, renewal=k, later=later, market=(1 + cand.market_growth) ** (first / 12) if later else 1.0) if commit is not None else None
+            unit = (
+                Unit(
+                    commit,
+                    first,
+                    last,
+                    end,
+                    renewal=k,
+                    later=later,
+                    market=(1 + cand.market_growth) ** (first / 12) if later else 1.0,
+                )
+                if commit is not None
+                else None
+            )
             d = scen.demand[:, first : last + 1]
             w = delta[first : last + 1]
             share = avail[first : last + 1]
             if commit is None:
                 grid = np.zeros(1)
             else:
-                top = min(commit.max_nodes, math.ceil(float(d.max()) / commit.tasks_node_month) if commit.tasks_node_month > 0 else 0)
+                top = min(
+                    commit.max_nodes,
+                    math.ceil(float(d.max()) / commit.tasks_node_month) if commit.tasks_node_month > 0 else 0,
+                )
                 top = max(top, commit.min_nodes) if top > 0 else 0
-                grid = np.concatenate([[0], np.arange(commit.min_nodes if commit.min_nodes > 0 else 1, top + 1)]) if top > 0 else np.zeros(1)
+                grid = (
+                    np.concatenate([[0], np.arange(commit.min_nodes if commit.min_nodes > 0 else 1, top + 1)])
+                    if top > 0
+                    else np.zeros(1)
+                )
                 if len(grid) > MAX_GRID:
                     grid = np.unique(np.round(np.linspace(0, top, MAX_GRID)).astype(int))
                     grid = grid[(grid == 0) | (grid >= commit.min_nodes)]
@@ -77,7 +97,9 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             expected = np.empty(len(grid))
             step = max(1, GRID_CELLS // max(1, d.size))  # node counts per chunk: memory stays bounded
             for lo in range(0, len(grid), step):
-                short = np.maximum(d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0)
+                short = np.maximum(
+                    d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0
+                )
                 with np.errstate(invalid="ignore"):
                     expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share, d), prob, w)
             # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
@@ -85,7 +107,9 @@ def single_offer(cand: Candidate, index: int, scen: Scenarios, delta: np.ndarray
             whole = pv_months(delta, first, end)
             fees_on = cand.fixed_monthly * (whole if commit is not None else 0.0)
             fees_off = cand.fixed_monthly * float(w.sum()) if src is not None else 0.0
-            fixed_part = grid * (unit.cost_node_month * whole if unit is not None else 0.0) + np.where(grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off)
+            fixed_part = grid * (unit.cost_node_month * whole if unit is not None else 0.0) + np.where(
+                grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off
+            )
             block = expected + fixed_part
             g = int(np.argmin(block))
             if not math.isfinite(block[g]):

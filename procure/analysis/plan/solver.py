@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from procure.analysis.plan.bands import BAND_TOLERANCE, banded_cost, breakpoints, initial_bands, initial_tail, split_bands
+from procure.analysis.plan.bands import (
+    BAND_TOLERANCE,
+    banded_cost,
+    breakpoints,
+    initial_bands,
+    initial_tail,
+    split_bands,
+)
 from procure.analysis.plan.candidates import Candidate, Unit
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months, spot_limit
 from procure.analysis.plan.figures import path_losses
@@ -15,7 +22,6 @@ from procure.analysis.plan.program import Model, Risk, build_model
 from procure.errors import InputError, Problem
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
-
 
 # HiGHS settings measured on the example and benchmarks/bench_plan.py (docs/plan.md, "Speed"): the model has few
 # integers (node counts and offer switches) and a large continuous dispatch; HiGHS's presolve and its sub-MIP
@@ -31,7 +37,13 @@ def work_limits(policy: PlanConfig, node_limit: int | None = None) -> dict[str, 
     `node_limit`, when lower), a count of work, so an idle and a loaded machine return the same plan; plan.time_limit_s
     is only a backstop (a solve it stops says so in its status)."""
     nodes = int(policy.node_limit) if node_limit is None else min(int(node_limit), int(policy.node_limit))
-    return {"time_limit": float(policy.time_limit_s), "mip_rel_gap": float(policy.mip_gap), "node_limit": nodes, "disp": False, **HIGHS_OPTIONS}
+    return {
+        "time_limit": float(policy.time_limit_s),
+        "mip_rel_gap": float(policy.mip_gap),
+        "node_limit": nodes,
+        "disp": False,
+        **HIGHS_OPTIONS,
+    }
 
 
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
@@ -40,7 +52,10 @@ MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 def program_inputs(*parts: object) -> tuple[object, ...]:
     """What a program is built from, as the solve cache keys it (procure/io/solvecache.py): every argument of
     `build_model`, the policy's time limit aside (a proven result holds whatever it was)."""
-    return tuple({k: getattr(p, k) for k in type(p).model_fields if k != "time_limit_s"} if isinstance(p, PlanConfig) else p for p in parts)
+    return tuple(
+        {k: getattr(p, k) for k in type(p).model_fields if k != "time_limit_s"} if isinstance(p, PlanConfig) else p
+        for p in parts
+    )
 
 
 def solve_model(model: Model, inputs: tuple[object, ...], options: dict[str, object], cutoff: float | None = None):  # type: ignore[no-untyped-def]
@@ -54,7 +69,11 @@ def solve_model(model: Model, inputs: tuple[object, ...], options: dict[str, obj
             return A, row_lb, row_ub
         from scipy.sparse import csr_array, vstack
 
-        return vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr(), np.append(row_lb, -np.inf), np.append(row_ub, cutoff)
+        return (
+            vstack([A, csr_array(model.c.reshape(1, -1))]).tocsr(),
+            np.append(row_lb, -np.inf),
+            np.append(row_ub, cutoff),
+        )
 
     return solve_built((*inputs, cutoff), options, model.c, model.integrality, model.lb, model.ub, rows)
 
@@ -70,7 +89,14 @@ class Solved:
     eta: float | None = None  # the CVaR threshold the solver found (money units of the model)
 
 
-def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candidate], node_limit: int | None = None, inputs: tuple[object, ...] = ()) -> Solved:
+def solve(
+    model: Model,
+    policy: PlanConfig,
+    scen: Scenarios,
+    cands: list[Candidate],
+    node_limit: int | None = None,
+    inputs: tuple[object, ...] = (),
+) -> Solved:
     """Run HiGHS; infeasibility and the time limit become clear input errors, never a hang or a traceback.
     `node_limit`: stop after that many branch-and-bound nodes (a deterministic limit; status says so).
     `inputs`: what `model` was built from (`program_inputs`), the key its result is kept under."""
@@ -78,9 +104,27 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     result = solve_model(model, inputs, options)
     if result.x is None:
         if result.status == 1:
-            raise InputError([Problem("procure.yaml", None, "plan.time_limit_s", f"no feasible plan found within {policy.time_limit_s:g} s (the backstop) over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios")])
+            raise InputError(
+                [
+                    Problem(
+                        "procure.yaml",
+                        None,
+                        "plan.time_limit_s",
+                        f"no feasible plan found within {policy.time_limit_s:g} s (the backstop) over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios",
+                    )
+                ]
+            )
         if result.status == 4:
-            raise InputError([Problem("procure.yaml", None, "plan.node_limit", f"no feasible plan found within {options['node_limit']:,} branch-and-bound nodes over {scen.count} scenarios x {scen.months} months; raise plan.node_limit or lower demand.scenarios")])
+            raise InputError(
+                [
+                    Problem(
+                        "procure.yaml",
+                        None,
+                        "plan.node_limit",
+                        f"no feasible plan found within {options['node_limit']:,} branch-and-bound nodes over {scen.count} scenarios x {scen.months} months; raise plan.node_limit or lower demand.scenarios",
+                    )
+                ]
+            )
         raise InputError([infeasible_problem(policy, scen, cands)])
     x = result.x
     H = scen.months
@@ -90,7 +134,11 @@ def solve(model: Model, policy: PlanConfig, scen: Scenarios, cands: list[Candida
     fee_sources = [p for p, src in enumerate(model.sources) if cands[src.offer].fixed_monthly > 0]
     for q, p in enumerate(fee_sources):
         in_plan[model.sources[p].offer] = a[model.a_index[q]]
-    status = "optimal" if result.status == 0 else ("time limit reached: best plan found" if result.status == 1 else "node limit reached: best plan found")
+    status = (
+        "optimal"
+        if result.status == 0
+        else ("time limit reached: best plan found" if result.status == 1 else "node limit reached: best plan found")
+    )
     eta = float(x[model.layout["eta"]][0]) if "eta" in model.layout else None
     return Solved(nodes, source_months(cands, H, in_plan), status, result.mip_gap, model, result.fun, eta)
 
@@ -127,7 +175,8 @@ def shortfall(cands: list[Candidate], scen: Scenarios) -> Shortfall:
     served = (rest + spot)[None, :] > 0
     may = rest[None, :] + np.minimum(spot[None, :], spot_limit(cands) * scen.demand)
     return Shortfall(
-        rest, spot,
+        rest,
+        spot,
         np.where(served, scen.demand - (rest + spot)[None, :] * (1 + 1e-9), 0.0),
         np.where(served, scen.demand - may * (1 + 1e-9), 0.0),
     )
@@ -136,33 +185,64 @@ def shortfall(cands: list[Candidate], scen: Scenarios) -> Shortfall:
 def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Problem:
     """Say which constraint, and which scenario, makes the plan impossible."""
     if not cands:
-        return Problem("procure.yaml", None, "plan", "no acceptable offer to plan with (see `procure compare` for the reasons)")
+        return Problem(
+            "procure.yaml", None, "plan", "no acceptable offer to plan with (see `procure compare` for the reasons)"
+        )
     if policy.unserved_penalty_per_task is None:
         short = shortfall(cands, scen)
         if (short.beyond_all > 0).any():
             s, m = np.unravel_index(int(np.argmax(short.beyond_all)), short.beyond_all.shape)
             return Problem(
-                "procure.yaml", None, "demand",
+                "procure.yaml",
+                None,
+                "demand",
                 f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the {short.rest[m] + short.spot[m]:,.0f} all usable offers can serve; "
                 "add capacity (max_gpus, pricing.burst) or set plan.unserved_penalty_per_task",
             )
         if (short.beyond_may > 0).any():
             s, m = np.unravel_index(int(np.argmax(short.beyond_may)), short.beyond_may.shape)
             return Problem(
-                "procure.yaml", None, "plan.max_spot_share",
+                "procure.yaml",
+                None,
+                "plan.max_spot_share",
                 f"scenario {scen.names[s]}, month {m + 1}: spot capacity may serve at most {spot_limit(cands):g} of the demand of {scen.demand[s, m]:,.0f} tasks "
                 f"and the other offers can serve {short.rest[m]:,.0f}; add capacity, raise plan.max_spot_share or set plan.unserved_penalty_per_task",
             )
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and len(vendors) == 1:
-        return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} needs at least two vendors; only {next(iter(vendors))} is usable")
+        return Problem(
+            "procure.yaml",
+            None,
+            "plan.max_vendor_share",
+            f"{policy.max_vendor_share:g} needs at least two vendors; only {next(iter(vendors))} is usable",
+        )
     if policy.max_vendor_share < 1 and policy.max_vendor_share * len(vendors) < 1:
-        return Problem("procure.yaml", None, "plan.max_vendor_share", f"{policy.max_vendor_share:g} x {len(vendors)} usable vendors is below 1: no split can serve the demand")
+        return Problem(
+            "procure.yaml",
+            None,
+            "plan.max_vendor_share",
+            f"{policy.max_vendor_share:g} x {len(vendors)} usable vendors is below 1: no split can serve the demand",
+        )
     if any(c.source is not None and c.source.spot for c in cands) and spot_limit(cands) < 1:
-        return Problem("procure.yaml", None, "plan.max_spot_share", f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot serve the rest; add capacity or raise plan.max_spot_share")
+        return Problem(
+            "procure.yaml",
+            None,
+            "plan.max_spot_share",
+            f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot serve the rest; add capacity or raise plan.max_spot_share",
+        )
     if policy.cvar_limit is not None:
-        return Problem("procure.yaml", None, "plan.cvar_limit", f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see `procure plan --frontier`)")
-    return Problem("procure.yaml", None, "plan.max_vendor_share", f"no plan meets the vendor share limit {policy.max_vendor_share:g} with the capacity the offers can supply")
+        return Problem(
+            "procure.yaml",
+            None,
+            "plan.cvar_limit",
+            f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see `procure plan --frontier`)",
+        )
+    return Problem(
+        "procure.yaml",
+        None,
+        "plan.max_vendor_share",
+        f"no plan meets the vendor share limit {policy.max_vendor_share:g} with the capacity the offers can supply",
+    )
 
 
 @dataclass
@@ -180,7 +260,15 @@ class Chosen:
 
 
 def solve_plan(
-    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, delta: np.ndarray, risk: Risk, money: float, tasks: float, penalty: float | None, node_limit: int | None = None,
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    risk: Risk,
+    money: float,
+    tasks: float,
+    penalty: float | None,
+    node_limit: int | None = None,
 ) -> Chosen:
     """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
     plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
@@ -189,9 +277,16 @@ def solve_plan(
     bands = initial_bands(scen, policy.levels)
     tail = initial_tail(scen, policy.cvar_alpha) if risk.active else None
     converged = False
-    for rounds in range(1, MAX_ROUNDS + 1):
+    for rounds in range(1, MAX_ROUNDS + 1):  # noqa: B007 (the rounds taken are reported after the loop)
         model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
-        solved = solve(model, policy, scen, cands, node_limit, program_inputs("plan", cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail))
+        solved = solve(
+            model,
+            policy,
+            scen,
+            cands,
+            node_limit,
+            program_inputs("plan", cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail),
+        )
         units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
         out = dispatch(cands, units, nodes, in_plan, scen, penalty)
         true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)
@@ -215,7 +310,9 @@ def solve_plan(
     return Chosen(units, nodes, in_plan, solved, model, gap, rounds, converged)
 
 
-def vendor_shares_ok(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, out: Outcome, scen: Scenarios, share: float) -> bool:
+def vendor_shares_ok(
+    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, out: Outcome, scen: Scenarios, share: float
+) -> bool:
     """The vendor share rule as the program states it: committed capacity over the horizon plus expected pay-as-used tasks."""
     if share >= 1:
         return True
@@ -224,14 +321,25 @@ def vendor_shares_ok(cands: list[Candidate], units: list[Unit], nodes: np.ndarra
         cand = cands[u.commit.offer]
         if u.held:
             continue  # the vendor share governs what the plan adds
-        by_vendor[cand.vendor] = by_vendor.get(cand.vendor, 0.0) + n * u.commit.tasks_node_month * float(u.available(cand, scen.months)[u.first : u.last + 1].sum())
+        by_vendor[cand.vendor] = by_vendor.get(cand.vendor, 0.0) + n * u.commit.tasks_node_month * float(
+            u.available(cand, scen.months)[u.first : u.last + 1].sum()
+        )
     for i, tasks in out.by_source.items():
         by_vendor[cands[i].vendor] = by_vendor.get(cands[i].vendor, 0.0) + float(scen.probability @ tasks.sum(axis=1))
     total = sum(by_vendor.values())
     return total <= 0 or max(by_vendor.values()) <= share * total * (1 + 1e-9)
 
 
-def polish(cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, policy: PlanConfig, delta: np.ndarray, penalty: float | None) -> np.ndarray:
+def polish(
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    in_plan: np.ndarray,
+    scen: Scenarios,
+    policy: PlanConfig,
+    delta: np.ndarray,
+    penalty: float | None,
+) -> np.ndarray:
     """The chosen commitments one node up or down, costed on every scenario, while that lowers the cost: the bands
     are exact within their tolerance, this makes the node counts exact on the scenarios themselves."""
 

@@ -14,27 +14,37 @@ from procure.analysis.plan.result import PlanCase, PlanStress, VendorStress
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.demand import Scenarios
 
-
 DEMAND_SHIFTS = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand as planned"), (0.3, "Demand +30%"))
-PRICE_CASE = (0.2, "Market prices +20%")  # pay-as-used rent, index-linked commitments and later decisions (priced at market then), as the hedging stress moves the index
+PRICE_CASE = (
+    0.2,
+    "Market prices +20%",
+)  # pay-as-used rent, index-linked commitments and later decisions (priced at market then), as the hedging stress moves the index
 AVAILABILITY_POINT = 0.01  # one point less availability: every GPU-hour serves 1% fewer tasks
 
 
 def _slower(cands: list[Candidate], units: list[Unit], keep: dict[int, float]) -> tuple[list[Candidate], list[Unit]]:
     """The portfolio with candidate i's GPU-hours serving keep[i] of their tasks: commitments deliver less,
     pay-as-used GPU-hours cost more per task (per-token prices do not change)."""
-    commits = {id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep.get(u.commit.offer, 1.0)) for u in units}
+    commits = {
+        id(u.commit): replace(u.commit, tasks_node_month=u.commit.tasks_node_month * keep.get(u.commit.offer, 1.0))
+        for u in units
+    }
     slow_units = [replace(u, commit=commits[id(u.commit)]) for u in units]
     slow = []
     for i, c in enumerate(cands):
         k = keep.get(i, 1.0)
         if k != 1.0 and c.source is not None and c.source.price_unit == "gpu_hour":
-            c = replace(c, source=replace(c.source, price_per_task=c.source.price_per_task / k, cap_month=c.source.cap_month * k))
+            c = replace(
+                c,
+                source=replace(c.source, price_per_task=c.source.price_per_task / k, cap_month=c.source.cap_month * k),
+            )
         slow.append(c)
     return slow, slow_units
 
 
-def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked: set[str]) -> tuple[list[Candidate], list[Unit]]:
+def _dearer(
+    cands: list[Candidate], units: list[Unit], move: float, index_linked: set[str]
+) -> tuple[list[Candidate], list[Unit]]:
     """Market prices `move` higher: every pay-as-used rent, every index-linked commitment's rent, and the rent of every
     commitment decided later (after the decision window: priced at the market then). Commitments signed now at a fixed
     price, and held ones, do not move."""
@@ -42,7 +52,11 @@ def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked
     for c in cands:
         s = c.source
         if s is not None:
-            rent_per_task = s.price if s.price_unit == "task" else (s.price * HOURS_PER_MONTH / s.tasks_per_gpu_month if s.tasks_per_gpu_month else 0.0)
+            rent_per_task = (
+                s.price
+                if s.price_unit == "task"
+                else (s.price * HOURS_PER_MONTH / s.tasks_per_gpu_month if s.tasks_per_gpu_month else 0.0)
+            )
             c = replace(c, source=replace(s, price_per_task=s.price_per_task + move * rent_per_task))
         dear.append(c)
     moved = []
@@ -51,14 +65,24 @@ def _dearer(cands: list[Candidate], units: list[Unit], move: float, index_linked
         if cands[cm.offer].id in index_linked and not cm.held:
             rise = move * cm.price * cm.node_gpus * HOURS_PER_MONTH
         elif u.later:
-            rise = move * u.market * cm.renewal_step ** u.renewal * cm.rent_node_month  # a later decision is priced at market then
+            rise = (
+                move * u.market * cm.renewal_step**u.renewal * cm.rent_node_month
+            )  # a later decision is priced at market then
         else:
             rise = 0.0
         moved.append(replace(u, commit=replace(cm, cost_node_month=cm.cost_node_month + rise)))
     return dear, moved
 
 
-def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta: np.ndarray, cands: list[Candidate], pick: np.ndarray | None = None) -> PlanCase:
+def case_figures(
+    name: str,
+    factor: float,
+    out: Outcome,
+    scen: Scenarios,
+    delta: np.ndarray,
+    cands: list[Candidate],
+    pick: np.ndarray | None = None,
+) -> PlanCase:
     """Expected figures of one dispatch, over every scenario or the ones picked (their probabilities renormalised)."""
     idx = np.arange(scen.count) if pick is None else pick
     p = scen.probability[idx]
@@ -71,23 +95,42 @@ def case_figures(name: str, factor: float, out: Outcome, scen: Scenarios, delta:
     with np.errstate(divide="ignore", invalid="ignore"):
         idle_share = np.where(cap[None, :] > 0, idle / cap[None, :], 0.0)
     commit_cost = out.commit_cost if out.commit_cost is not None else np.zeros(scen.months)
-    payg_spend = sum(float(w @ tasks[idx].sum(axis=1)) * cands[i].source.price_per_task for i, tasks in out.by_source.items() if cands[i].source is not None)
+    payg_spend = sum(
+        float(w @ tasks[idx].sum(axis=1)) * cands[i].source.price_per_task
+        for i, tasks in out.by_source.items()
+        if cands[i].source is not None
+    )
     total_served = float(w @ served.sum(axis=1))
     total_demand = float(w @ demand.sum(axis=1))
     return PlanCase(
-        name=name, demand_factor=factor, probability=float(p.sum()), demand_per_month=float(w @ demand.mean(axis=1)),
+        name=name,
+        demand_factor=factor,
+        probability=float(p.sum()),
+        demand_per_month=float(w @ demand.mean(axis=1)),
         cost_per_task=(float(w @ (spend @ delta)) + out.beyond_pv(delta)) / pv_tasks if pv_tasks > 0 else None,
-        monthly_spend=float(w @ spend.mean(axis=1)), total_spend=float(w @ spend.sum(axis=1)),
-        unused_commitment=float(w @ (idle_share @ commit_cost)), unused_share=float(w @ idle.sum(axis=1)) / float(cap.sum()) if cap.sum() > 0 else 0.0,
-        pay_as_used_spend=payg_spend, pay_as_used_share=float(w @ out.payg[idx].sum(axis=1)) / total_served if total_served > 0 else 0.0,
+        monthly_spend=float(w @ spend.mean(axis=1)),
+        total_spend=float(w @ spend.sum(axis=1)),
+        unused_commitment=float(w @ (idle_share @ commit_cost)),
+        unused_share=float(w @ idle.sum(axis=1)) / float(cap.sum()) if cap.sum() > 0 else 0.0,
+        pay_as_used_spend=payg_spend,
+        pay_as_used_share=float(w @ out.payg[idx].sum(axis=1)) / total_served if total_served > 0 else 0.0,
         unserved_share=float(w @ out.unserved[idx].sum(axis=1)) / total_demand if total_demand > 0 else 0.0,
-        unserved_tasks=float(w @ out.unserved[idx].sum(axis=1)), shortfall_cost=shortfall,
+        unserved_tasks=float(w @ out.unserved[idx].sum(axis=1)),
+        shortfall_cost=shortfall,
     )
 
 
 def stress(
-    cands: list[Candidate], units: list[Unit], nodes: np.ndarray, in_plan: np.ndarray, scen: Scenarios, penalty: float | None, delta: np.ndarray,
-    index_linked: set[str] | None = None, claims: set[str] | None = None, claims_factor: float = 1.0,
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    in_plan: np.ndarray,
+    scen: Scenarios,
+    penalty: float | None,
+    delta: np.ndarray,
+    index_linked: set[str] | None = None,
+    claims: set[str] | None = None,
+    claims_factor: float = 1.0,
 ) -> PlanStress:
     """The chosen portfolio held fixed and dispatched again (`dispatch`, the plan's own rule) with one input
     changed: every demand path scaled, market prices 20% higher, each committed vendor gone, availability one
@@ -102,7 +145,9 @@ def stress(
     move, name = PRICE_CASE
     dear, dear_units = _dearer(cands, units, move, index_linked or set())
     cases.append(case_figures(name, 1.0, dispatch(dear, dear_units, nodes, in_plan, scen, penalty), scen, delta, dear))
-    cases += [case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)]
+    cases += [
+        case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)
+    ]
 
     def extra(out: Outcome) -> np.ndarray:
         """Expected extra cash by month against the plan (the shortfall's price apart: `short`)."""
@@ -126,17 +171,34 @@ def stress(
     for vendor, (month, offers) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
         gone = np.array([c.vendor == vendor for c in cands])
         kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
-        out = dispatch(cands, units, kept, (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone), scen, penalty)
+        out = dispatch(
+            cands,
+            units,
+            kept,
+            (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone),
+            scen,
+            penalty,
+        )
         more, lost = extra(out), short(out)
-        vendors.append(VendorStress(
-            vendor=vendor, offers=offers, first_month=month + 1, extra_spend=float(more.sum()), extra_first_month=float(more[month]),
-            unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total, extra_shortfall=float(lost.sum()), extra_shortfall_first_month=float(lost[month]),
-        ))
+        vendors.append(
+            VendorStress(
+                vendor=vendor,
+                offers=offers,
+                first_month=month + 1,
+                extra_spend=float(more.sum()),
+                extra_first_month=float(more[month]),
+                unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total,
+                extra_shortfall=float(lost.sum()),
+                extra_shortfall_first_month=float(lost[month]),
+            )
+        )
 
     slow_cands, slow_units = _slower(cands, units, {i: 1 - AVAILABILITY_POINT for i in range(len(cands))})
     slow_out = dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)
     availability, availability_short = float(extra(slow_out).sum()), float(short(slow_out).sum())
-    used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {cands[i].id for i, t in base.by_source.items() if t.max() > 0}
+    used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {
+        cands[i].id for i, t in base.by_source.items() if t.max() > 0
+    }
     claimed = {i for i, c in enumerate(cands) if c.id in (claims or set()) and c.id in used}
     claims_extra = claims_short = None
     if claimed and claims_factor < 1:
@@ -159,7 +221,14 @@ def stress(
         else:
             task_rent += float(expected.sum()) * source.price
     return PlanStress(
-        cases=cases, vendors=vendors, availability_point=availability, availability_shortfall=availability_short, claims_low_end=claims_extra,
-        claims_shortfall=claims_short, claims_factor=claims_factor, pay_as_used_gpu_hours=[float(h) for h in hours],
-        pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent], pay_as_used_task_rent=task_rent,
+        cases=cases,
+        vendors=vendors,
+        availability_point=availability,
+        availability_shortfall=availability_short,
+        claims_low_end=claims_extra,
+        claims_shortfall=claims_short,
+        claims_factor=claims_factor,
+        pay_as_used_gpu_hours=[float(h) for h in hours],
+        pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent],
+        pay_as_used_task_rent=task_rent,
     )
