@@ -134,13 +134,13 @@ def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
 
 
 def test_the_throughput_chart_draws_the_interpolation_the_costs_use():
-    from procure.render.charts import _frontier_line
+    from procure.model.performance import frontier_line
 
     points = [(50, 420), (100, 300), (150, 120)]
     for method, expected in (("step", 300.0), ("linear", 360.0), ("log", (420 * 300) ** 0.5)):
         # halfway between 50 and 100 tok/s/user: step takes the faster point's 300; linear the midpoint
         # (420 + 300) / 2 = 360; log the geometric mean sqrt(420 x 300) = 354.96
-        xs, ys = _frontier_line(points, method)
+        xs, ys = frontier_line(points, method)
         at = dict(zip((round(x, 9) for x in xs), ys))
         assert at[75.0] == pytest.approx(expected), method
         assert at[50.0] == 420 and at[100.0] == 300 and at[150.0] == 120  # through every measured point

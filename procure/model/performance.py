@@ -140,6 +140,27 @@ def interpolate(xs: Sequence[float], ys: Sequence[float], target: float, method:
     return float(PchipInterpolator(list(xs), list(ys))(target))
 
 
+FRONTIER_STEPS = 24  # points a drawn frontier line takes between two measured speeds
+
+
+def frontier_line(
+    points: Iterable[Sequence[float]], method: str = DEFAULT_INTERPOLATION, steps: int = FRONTIER_STEPS
+) -> tuple[list[float], list[float]]:
+    """The frontier as the cost model reads it between points (`interpolate` by `method`), sampled `steps` times
+    between each two measured speeds and through each of them: what a chart draws, so the line a reader sees at the
+    target is the figure the costs use."""
+    frontier = pareto_frontier(points)
+    fx = [p[0] for p in frontier]
+    fy = [p[1] for p in frontier]
+    xs, ys = [fx[0]], [fy[0]]
+    for left, right in zip(fx, fx[1:]):
+        for k in range(1, steps + 1):
+            x = left + (right - left) * k / steps
+            xs.append(x)
+            ys.append(interpolate(fx, fy, x, method))
+    return xs, ys
+
+
 def throughput_at(
     points: Iterable[Sequence[float]], target: float, method: str = DEFAULT_INTERPOLATION
 ) -> ThroughputReading:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from procure.analysis.evaluate import Evaluation
@@ -386,23 +385,6 @@ def cost_breakdown(ev: Evaluation) -> str:
     return to_svg(fig, "cost-breakdown")
 
 
-def _frontier_line(points: Sequence[Sequence[float]], method: str) -> tuple[list[float], list[float]]:
-    """The frontier as the cost model reads it between points (the evaluation's interpolation method),
-    so the line a reader sees at the target is the figure used; the measured points are drawn apart."""
-    from procure.model.performance import interpolate, pareto_frontier
-
-    frontier = pareto_frontier(points)
-    fx = [p[0] for p in frontier]
-    fy = [p[1] for p in frontier]
-    xs, ys = [fx[0]], [fy[0]]
-    for left, right in zip(fx, fx[1:]):
-        for k in range(1, 25):
-            x = left + (right - left) * k / 24
-            xs.append(x)
-            ys.append(interpolate(fx, fy, x, method))
-    return xs, ys
-
-
 def throughput_frontiers(ev: Evaluation) -> str:
     """Each frontier (output tok/s per GPU against tok/s per user) with the value used at the target.
 
@@ -410,6 +392,8 @@ def throughput_frontiers(ev: Evaluation) -> str:
     line hides another; each acceptable curve has its own colour and marker, not acceptable ones are
     grey and dotted, the recommendation orange.
     """
+    from procure.model.performance import frontier_line
+
     fig = _figure(17, 7.0)
     ax = fig.add_subplot()
     _style(ax)
@@ -422,7 +406,8 @@ def throughput_frontiers(ev: Evaluation) -> str:
     target = ev.workload.interactivity
     labels: list[tuple[float, str, str]] = []
     for i, (points, offers) in enumerate(groups.items()):
-        xs, ys = _frontier_line(points, ev.assumptions.interpolation)
+        # the frontier as the cost model reads it between points; the measured points are drawn apart
+        xs, ys = frontier_line(points, ev.assumptions.interpolation)
         first = next((o for o in offers if o.id == leader), next((o for o in offers if o.acceptable), offers[0]))
         colour = _offer_colour(first, leader, SERIES[i % len(SERIES)])
         acceptable = any(o.acceptable for o in offers)
