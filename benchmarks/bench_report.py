@@ -45,9 +45,9 @@ def pathological() -> None:
     from test_documents import pathological_copy  # the workspace the layout test checks
 
     from procure.analysis.evaluate import evaluate
+    from procure.analysis.report import gather_extras
     from procure.io.workspace import load_workspace
     from procure.render.assemble import comparison_pdf
-    from procure.render.report_data import gather_extras
 
     with tempfile.TemporaryDirectory() as tmp:
         plain = Path(tmp) / "basic"

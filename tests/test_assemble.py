@@ -20,10 +20,10 @@ import pypdf
 import pytest
 
 from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+from procure.analysis.report import gather_extras
 from procure.io.workspace import load_workspace
 from procure.render import assemble
 from procure.render.documents import CHAPTERS, ReportError, html_to_pdf, render_html
-from procure.render.report_data import gather_extras
 
 EPOCH = "1764400000"
 

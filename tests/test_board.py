@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from procure.analysis.evaluate import evaluate_with_inputs
+from procure.analysis.report import gather_extras
 from procure.io.workspace import load_workspace
 from procure.render.formats import month_range, prose_count
-from procure.render.report_data import gather_extras
 
 ROOT = Path(__file__).parent.parent
 AS_OF = date(2026, 11, 29)
@@ -23,35 +23,47 @@ def extras():
     return gather_extras(ws, ev, inputs, board=True), ev
 
 
+def _words(ev, figures):
+    """The memo in words (render/board.py) from its figures (analysis/memo.py, carried on the report's extras)."""
+    from procure.render.board import board_memo
+
+    return board_memo(ev, figures)
+
+
 @pytest.fixture(scope="module")
 def memo(extras):
     found, ev = extras
-    return found.memo, ev
+    return _words(ev, found.memo), ev
 
 
 @pytest.fixture(scope="module")
 def single_memo(extras):
     """The memo as it reads without `demand:` in procure.yaml: the recommended offer is the ask."""
     from procure.analysis.hedging import plan_for_workspace
+    from procure.analysis.memo import memo_figures
     from procure.render.board import board_memo
 
     found, ev = extras
     return board_memo(
         ev,
-        found.cases,
-        found.position,
-        plan_for_workspace(load_workspace(ROOT), ev, ev.summary.recommended),
-        found.hedge_missing,
-        None,
+        memo_figures(
+            ev,
+            found.cases,
+            found.position,
+            plan_for_workspace(load_workspace(ROOT), ev, ev.summary.recommended),
+            found.hedge_missing,
+            None,
+        ),
     ), ev
 
 
 def test_headline_without_a_plan_asks_for_the_single_offer(extras):
     """Without `demand:` the memo asks for the recommended offer's commitment."""
+    from procure.analysis.memo import memo_figures
     from procure.render.board import board_memo
 
     found, ev = extras
-    m = board_memo(ev, found.cases, found.position, found.hedge, found.hedge_missing, None)
+    m = board_memo(ev, memo_figures(ev, found.cases, found.position, found.hedge, found.hedge_missing, None))
     # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; today's demand bills more GPUs than
     # the commitment (at its promised 287.4 tok/s/GPU), which the headline says
     keel = ev.offer("keel-b200-mc").metrics
@@ -69,8 +81,8 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     stands in months 1-5, renews Keel's 256 GPUs for months 6-17 now (signed before the window closes, 2027-06-30,
     the earliest expiry of the usable offers), plans 64 Petrel GPUs for months 13-24 as a later decision and serves
     the rest on demand. The memo asks for what is signed now, and says what we hold and what is left to decide."""
-    found, _ = extras
-    m, plan = found.memo, found.plan
+    found, ev = extras
+    m, plan = _words(ev, found.memo), found.plan
     commits = sorted((x for x in plan.plan if x.role == "commit"), key=lambda x: x.start_month)
     assert [(x.vendor, x.gpus, x.start_month, x.end_month, x.decision) for x in commits] == [
         ("Keel Systems", 256, 1, 5, "held"),
@@ -118,6 +130,7 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
 
 def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     """When the plan's lines are all one offer (here: the best single offer's own plan), the memo says so and why."""
+    from procure.analysis.memo import memo_figures
     from procure.render.board import plan_ask
 
     found, _ = extras
@@ -125,7 +138,8 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     single.plan = single.single_best.plan
     single.expected_cost_per_task = single.single_best.expected_cost_per_task
     single.saving_share = 0.0
-    headline, ask = plan_ask(single, extras[1])
+    ev = extras[1]
+    headline, ask = plan_ask(single, memo_figures(ev, found.cases, found.position, found.hedge, "", single))
     # Petrel alone commits 264 GPUs for months 1-12 and 936 for months 13-24 (at the means of availability and
     # utilization each GPU serves 2% fewer tasks than at 1.0, when it was 256 and 896): 264 x 5.10 x 730 x 12 = 11,794,464
     # and 936 x 5.10 x 730 x 12 = 41,816,736, plus its 3,000 a month of networking over the 24 months (each month once):
@@ -160,8 +174,8 @@ def test_against_today_with_a_plan_is_the_plan_against_our_cost(extras):
     """The example's plan: today's 0.0068 against the plan's expected cost per task, priced at the plan's expected
     tasks a month (150 M growing 2% a month: the mean of 1.02^k over 24 months is 1.2672, so about 190 M; the
     500 sampled paths average close to it)."""
-    found, _ = extras
-    m, plan = found.memo, found.plan
+    found, ev = extras
+    m, plan = _words(ev, found.memo), found.plan
     assert m.today.of_plan and m.today.new_per_task == plan.expected_cost_per_task
     trend = 150e6 * sum(1.02**k for k in range(24)) / 24
     assert m.today.tasks_per_month == pytest.approx(trend, rel=0.02)
@@ -193,14 +207,18 @@ def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
 
 def test_near_tie_names_both_offers_and_what_decides(memo):
     """Rank by the horizon with Keel made dearer over the horizon: today's and the horizon's cheapest differ."""
+    from procure.analysis.memo import memo_figures
     from procure.render.board import _near_tie
 
     m, ev = memo
     changed = ev.model_copy(deep=True)
     keel = changed.offer("keel-b200-mc")
     keel.metrics["horizon_cost_per_task"] = 1.0  # far above every other offer over the horizon
-    text = _near_tie(changed)
+    text = _near_tie(changed, memo_figures(changed, [], None, None, ""))
     horizon = min((o for o in changed.ranked), key=lambda o: o.metrics["horizon_cost_per_task"])
+    # today's cost apart, as a share of today's cheapest (Keel)
+    gap = abs(keel.metrics["cost_per_task"] - horizon.metrics["cost_per_task"]) / keel.metrics["cost_per_task"]
+    assert f"{gap:.1%} apart today" in text
     assert text.startswith(f"A near-tie: Keel Systems is cheapest today and {horizon.vendor} over 36 months")
     assert "fixed price, 12-month term" in text
 
@@ -234,7 +252,7 @@ def test_hedge_is_a_yes_no_question(single_memo):
 def test_cheapest_odds_name_every_likely_offer_and_add_to_100():
     from types import SimpleNamespace
 
-    from procure.render.report_data import cheapest_odds
+    from procure.analysis.report import cheapest_odds
 
     def offer(vendor, p):
         return SimpleNamespace(vendor=vendor, uncertainty=SimpleNamespace(prob_cheapest=p))
@@ -279,11 +297,30 @@ def small_plan(tmp_path_factory):
     ws = load_workspace(root)
     ev, inputs = evaluate_module.evaluate_with_inputs(ws, AS_OF)
     found = gather_extras(ws, ev, inputs, board=True)
-    return found.memo, found.plan, ev
+    return _words(ev, found.memo), found.plan, ev, found.memo
+
+
+def test_the_memo_figures_are_computed_in_analysis_once(small_plan):
+    """The figures the memo prints are on procure.analysis.memo's MemoFigures, by hand: "commit" 100 GPUs x 730 h x
+    2.00 x 12 months = 1,752,000 committed, 25% of it prepaid = 438,000, all with one vendor (100%); the ask's total
+    is the recommendation's commitment (one rule). The hedge: 263 contracts, 191,990 GPU-hours; prices +20% raise the
+    on-demand rent (0.5 x 100 GPUs x 730 h x 3.00 x 12 = 1,314,000) by 262,800 and the contracts pay 191,990 x 4.00 x
+    0.2 = 153,592 (test_plan_hedge_asks_about_the_pay_as_used_hours)."""
+    _, _, _, figures = small_plan
+    risks = figures.plan_risks
+    assert risks.committed == {"Vendor commit": pytest.approx(1_752_000)}
+    assert risks.prepaid == {"Vendor commit": pytest.approx(438_000)}
+    assert risks.concentration == [("Vendor commit", pytest.approx(1.0))] and risks.top_vendor == "Vendor commit"
+    assert figures.ask_total == pytest.approx(1_752_000) == figures.rec.total_commitment
+    hedge = figures.hedge_sums
+    assert (hedge.contracts, hedge.hedged) == (263, pytest.approx(191_990))
+    assert hedge.rise == pytest.approx(262_800) and hedge.payoff == pytest.approx(153_592)
+    # the memo prints these figures as they are
+    assert figures.today.monthly_saving == pytest.approx(182_500)
 
 
 def test_small_plan_commits_the_base_load(small_plan):
-    _, plan, _ = small_plan
+    _, plan, _, _ = small_plan
     assert [(x.offer, x.role, x.gpus) for x in plan.plan] == [
         ("commit", "commit", 100),
         ("ondemand", "pay_as_used", 100),
@@ -293,7 +330,7 @@ def test_small_plan_commits_the_base_load(small_plan):
 def test_against_today_prices_the_plan_at_its_expected_volume(small_plan):
     """Today 4.00 a GPU-hour's worth per task; the plan (146,000 + 0.5 x 219,000) / (150 x 730) = 2.3333 a GPU-hour;
     expected volume 150 GPU-months = 118,260,000 tasks; saving (4 - 2.3333) x 150 x 730 = 182,500 a month."""
-    m, _, _ = small_plan
+    m, _, _, _ = small_plan
     assert m.today.of_plan
     assert m.today.new_per_task == pytest.approx(255_500 / 118_260_000)
     assert m.today.tasks_per_month == pytest.approx(118_260_000)
@@ -304,7 +341,7 @@ def test_against_today_prices_the_plan_at_its_expected_volume(small_plan):
 def test_options_put_the_plan_first_against_each_offer_alone(small_plan):
     """Alone, "commit" must commit 200 GPUs (it has no pay-as-used capacity): 200 x 2 x 730 = 292,000 a month,
     2.6667 a GPU-hour's worth; "ondemand" alone pays 3.00. The plan, 2.3333, is 12.5% below the best single offer."""
-    m, _, _ = small_plan
+    m, _, _, _ = small_plan
     per_task = {o.offer: o.scenarios_per_task for o in m.options}
     assert per_task["commit"] == pytest.approx(292_000 / 118_260_000)
     assert per_task["ondemand"] == pytest.approx(3.0 / 1080)
@@ -318,7 +355,7 @@ def test_plan_scenarios_hold_the_portfolio_fixed(small_plan):
     """Demand -30%: paths of 70 and 140 GPU-months. Low: 146,000, 30 committed GPUs idle (43,800); high: 146,000 +
     40 x 3 x 730 = 233,600, none idle. Expected spend 189,800 a month, idle 21,900 a month; tasks 105 GPU-months.
     Demand -50% (50 and 100): 146,000 either way, idle half the commitment on the low path: 36,500 a month."""
-    m, _, _ = small_plan
+    m, _, _, _ = small_plan
     rows = {r.name: r for r in m.plan_cases}
     low = rows["Demand −30%"]
     assert low.monthly_spend == pytest.approx(189_800)
@@ -350,7 +387,7 @@ def planws_month() -> float:
 
 
 def test_plan_risks_are_priced_from_the_plan(small_plan):
-    m, _, _ = small_plan
+    m, _, _, _ = small_plan
     risks = {r.risk: r for r in m.risks}
     # Delivery: a month without the commitment buys its 100 GPUs on demand on both paths: 0.5 x (219,000 + 438,000)
     # - (146,000 + 0.5 x 219,000) = 328,500 - 255,500 = 73,000 a month late.
@@ -381,14 +418,24 @@ def test_plan_risks_are_priced_from_the_plan(small_plan):
     assert demand.impact == pytest.approx(262_800) and "438 k USD at −50%" in demand.impact_basis
 
 
+def _register(plan, ev, hedge_asked):
+    """The plan's risk register in words, from its figures (procure.analysis.memo.plan_risks)."""
+    from procure.analysis.commitment import line_commitments
+    from procure.analysis.memo import plan_risks
+    from procure.render.board import _plan_risks
+
+    figures = plan_risks(plan, ev, line_commitments(plan, {o.id: o for o in ev.offers}))
+    return _plan_risks(plan, ev, figures, hedge_asked)
+
+
 def test_plan_risks_sum_the_smaller_commitments(small_plan, monkeypatch):
     """Past VENDOR_ROWS committed vendors, the register keeps one delivery row (their impacts summed) and one
     failure row (the costliest) for the rest: with none named, the single commitment's figures above."""
-    from procure.render import board
+    from procure.analysis import memo
 
-    _, plan, ev = small_plan
-    monkeypatch.setattr(board, "VENDOR_ROWS", 0)
-    risks = {r.risk: r for r in board._plan_risks(plan, ev, hedge_asked=True)}
+    _, plan, ev, _ = small_plan
+    monkeypatch.setattr(memo, "VENDOR_ROWS", 0)
+    risks = {r.risk: r for r in _register(plan, ev, hedge_asked=True)}
     assert "Vendor commit fails during its term" not in risks
     assert risks["1 smaller commitment delivered late"].impact == pytest.approx(73_000)
     fails = risks["The smallest committed vendor fails"]
@@ -401,13 +448,11 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     """An over-committed plan serves the demand without one vendor: dispatching without it spends less (its
     commitment is not paid), but a failure is no saving: the impact is the prepayment lost, 438,000, and a
     late delivery costs nothing."""
-    from procure.render import board
-
-    _, plan, ev = small_plan
+    _, plan, ev, _ = small_plan
     covered = plan.model_copy(deep=True)
     vendor = covered.stress.vendors[0]
     vendor.extra_spend, vendor.extra_first_month, vendor.unserved_share = -5_000_000.0, -100_000.0, 0.0
-    risks = {r.risk: r for r in board._plan_risks(covered, ev, hedge_asked=True)}
+    risks = {r.risk: r for r in _register(covered, ev, hedge_asked=True)}
     late = risks["Vendor commit delivers later than 2026-11-29"]
     assert late.impact == 0 and late.impact_basis.startswith("none: the rest of the plan")
     fails = risks["Vendor commit fails during its term"]
@@ -420,7 +465,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
 def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
     from procure.render.board import plan_summary
 
-    memo, plan, _ = small_plan
+    memo, plan, _, _ = small_plan
     sentence = plan_summary(plan)
     assert sentence.startswith(
         "The procurement plan over 12 months of uncertain demand: 100 B200 GPUs with Vendor commit for months 1–12, on-demand capacity for peaks. "
@@ -433,7 +478,7 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
     months 1-3 75% of 109,500 = 82,125 h -> 112.5 -> 113 contracts; 4-6 50% = 54,750 -> 75; 7-12 25% of 219,000 =
     54,750 -> 75: 263 contracts, 191,990 GPU-hours. +20%: the rent rises 0.2 x 438,000 x 3 = 262,800; the hedge
     pays 191,990 x 4.00 (the latest index) x 0.2 = 153,592."""
-    m, _, _ = small_plan
+    m, _, _, _ = small_plan
     assert m.hedge.ask
     assert (
         m.hedge.question
@@ -444,13 +489,14 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
 
 
 def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
+    from procure.analysis.memo import plan_hedge_sums
     from procure.render.board import _plan_hedge
 
-    _, plan, ev = small_plan
+    _, plan, ev, _ = small_plan
     fixed = plan.model_copy(deep=True)
     fixed.stress.pay_as_used_gpu_hours = [0.0] * 12
     fixed.stress.pay_as_used_gpu_hour_rent = [0.0] * 12
-    ask = _plan_hedge(fixed, ev, None, "", None)
+    ask = _plan_hedge(fixed, plan_hedge_sums(fixed, ev, None), None, "")
     assert not ask.ask and ask.question == "No hedge is needed."
     assert ask.detail.startswith("Every commitment in the plan is at a fixed price")
 
@@ -461,7 +507,6 @@ def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
-    from procure.render.board import _plan_risks
     from tests import planws
 
     cfg = planws.config(uncertainty={"throughput": {"vendor_claim": {"triangular": [0.8, 1.0, 1.2]}}})
@@ -472,7 +517,7 @@ def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     ws = load_workspace(planws.write(tmp_path, cfg, offers))
     plan = make_plan(ws, AS_OF)
     assert [(x.offer, x.gpus) for x in plan.plan if x.role == "commit"] == [("commit", 100)]
-    row = next(r for r in _plan_risks(plan, evaluate(ws, AS_OF), False) if r.risk.startswith("Throughput below"))
+    row = next(r for r in _register(plan, evaluate(ws, AS_OF), False) if r.risk.startswith("Throughput below"))
     assert row.risk == "Throughput below the vendor's claim (Vendor commit)"
     assert row.impact == pytest.approx(12 * 43_800)
 
@@ -484,8 +529,9 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     contracts, 4-6 50% -> 225, 7-12 25% of 657,000 -> 225: 788 contracts, 575,240 GPU-hours."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.hedging import plan_hedge
+    from procure.analysis.memo import plan_hedge_sums
     from procure.analysis.plan import make_plan
-    from procure.render.board import _plan_hedge, _plan_risks
+    from procure.render.board import _plan_hedge
     from tests import planws
 
     offers = [
@@ -501,9 +547,10 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     assert [(x.offer, x.gpus, x.price) for x in plan.plan if x.role == "commit"] == [
         ("commit", 100, pytest.approx(2.0))
     ]
-    price = next(r for r in _plan_risks(plan, ev, True) if r.risk.startswith("Market prices"))
+    price = next(r for r in _register(plan, ev, True) if r.risk.startswith("Market prices"))
     assert price.impact == pytest.approx(613_200)
-    ask = _plan_hedge(plan, ev, plan_hedge(ev, ws.config.hedge, ws.index, plan), "", ws.config.hedge)
+    hedge = plan_hedge(ev, ws.config.hedge, ws.index, plan)
+    ask = _plan_hedge(plan, plan_hedge_sums(plan, ev, hedge), hedge, "")
     assert (
         ask.question
         == "Approve buying 788 GPU-hour price contracts (575 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
@@ -518,7 +565,6 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     falls; the memo prices the demand left unserved instead of printing a negative impact."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
-    from procure.render.board import _plan_risks
     from tests import planws
 
     ws = load_workspace(
@@ -530,7 +576,7 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     )
     plan = make_plan(ws, AS_OF)
     assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
-    risks = {r.risk: r for r in _plan_risks(plan, evaluate(ws, AS_OF), False)}
+    risks = {r.risk: r for r in _register(plan, evaluate(ws, AS_OF), False)}
     fails = risks["Vendor solo fails during its term"]
     # Not a saving and not "not priced": no extra cash (spend falls, counted as 0), and apart from the cash, the shortfall
     # of a month of the demand it alone serves, at the plan's unserved price until a fallback delivers. Demand as planned:
@@ -616,12 +662,12 @@ def test_every_risk_has_an_impact_or_says_why_none_can_be_given(memo, single_mem
 def test_every_risk_of_the_real_offers_memo_has_an_impact_or_says_why(data_dir):
     ws = load_workspace(data_dir / "real_offers")
     ev, inputs = evaluate_with_inputs(ws, None, None, ws.config.horizon.months if ws.config.horizon else None)
-    found = gather_extras(ws, ev, inputs, board=True)
-    assert found.memo.risks and not _unexplained(found.memo.risks)
+    memo = _words(ev, gather_extras(ws, ev, inputs, board=True).memo)
+    assert memo.risks and not _unexplained(memo.risks)
     # one commitment figure: the ask's vendor entry, its options row and the term sheet
-    ask = found.memo.ask[0]
-    row = next(o for o in found.memo.options if o.vendor == ask.vendor)
-    assert ask.commitment == row.commitment == found.memo.terms.total_commitment
+    ask = memo.ask[0]
+    row = next(o for o in memo.options if o.vendor == ask.vendor)
+    assert ask.commitment == row.commitment == memo.terms.total_commitment
 
 
 def test_a_memo_led_by_an_on_demand_offer_asks_for_no_commitment(tmp_path):
@@ -639,7 +685,7 @@ def test_a_memo_led_by_an_on_demand_offer_asks_for_no_commitment(tmp_path):
     for name in ("keel-b200-mc", "petrel-b200-ondemand", "halvard-b200-ms"):
         (ws / "offers" / f"{name}.yaml").write_text((example / f"{name}.yaml").read_text())
     ev, inputs = evaluate_with_inputs(load_workspace(ws), date(2026, 12, 3))
-    memo = gather_extras(load_workspace(ws), ev, inputs, board=True).memo
+    memo = _words(ev, gather_extras(load_workspace(ws), ev, inputs, board=True).memo)
     assert ev.ranked[0].id == "petrel-b200-ondemand"
     assert (
         memo.headline.startswith("Approve using ") and "on demand, billed as used (nothing committed)" in memo.headline

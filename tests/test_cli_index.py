@@ -381,9 +381,9 @@ def test_the_report_s_benchmark_chapter_names_a_spliced_reading(data_dir):
     """The comparison report's benchmark chapter says which level was spliced in and the jump (HTML, no PDF)."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.market import Reading, StrataSettings, build_index, read_quotes
+    from procure.analysis.report import ReportExtras
     from procure.io.workspace import load_workspace
     from procure.render.documents import render_html
-    from procure.render.report_data import ReportExtras
 
     ws = load_workspace(data_dir / "market_ws")
     ev = evaluate(ws, date(2026, 11, 29))

@@ -277,6 +277,7 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     commits its minimum of 32 for 12 months (the other 7 are billed as used). The ask says both, and the commitment
     prices the 32: 7.15 USD x 32 GPUs x 730 h x 12 months = 2,004,288 USD."""
     from procure.analysis.evaluate import evaluate
+    from procure.analysis.memo import memo_figures
     from procure.io.workspace import load_workspace
     from procure.render.board import board_memo
 
@@ -286,7 +287,7 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     assert line.commitment == pytest.approx(7.15 * 32 * 730 * 12)
     assert gpus_words(line) == "39 GPUs (32 committed)"
     # the memo's headline asks for the 32 the 2.00 M commits, and says what today's demand bills
-    headline = board_memo(ev, [], None, None, "", None).headline
+    headline = board_memo(ev, memo_figures(ev, [], None, None, "", None)).headline
     assert headline.startswith(
         "Approve a 12-month commitment of 32 B200 GPUs with Nebius, 2.00 M USD (39 GPUs billed at today's demand), at "
     )
@@ -350,6 +351,7 @@ def test_a_plan_dearer_than_the_best_single_offer_says_why_in_compare(tmp_path: 
 def test_the_memo_says_why_a_plan_costs_more_than_the_best_single_offer(tmp_path: Path):
     from procure.analysis.decision import recommend
     from procure.analysis.evaluate import evaluate
+    from procure.analysis.memo import memo_figures
     from procure.io.workspace import load_workspace
     from procure.render.board import cost_words
 
@@ -357,6 +359,11 @@ def test_the_memo_says_why_a_plan_costs_more_than_the_best_single_offer(tmp_path
     ev = evaluate(ws, date.fromisoformat(AS_OF))
     rec, plan = recommend(ws, ev)
     assert rec.saving_share is not None and rec.saving_share < 0
-    words = " ".join(cost_words(rec, ev, None, plan))
+    figures = memo_figures(ev, [], None, None, "", plan, rec)
+    # the plan's expected cost per task above the best single offer's, a month at the plan's expected tasks
+    gap = rec.best_single.cost_per_task - rec.cost_per_task
+    assert figures.cost.gap == pytest.approx(gap) and gap < 0
+    assert figures.cost.gap_monthly == pytest.approx(-gap * figures.cost.plan_tasks)
+    words = " ".join(cost_words(rec, ev, figures))
     assert "above the best single offer (Alpha Compute alone, 3.70 on the same scenarios)" in words
     assert "because no vendor may provide more than 60% of the capacity (plan.max_vendor_share)." in words

@@ -103,8 +103,8 @@ def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
 
     import pypdf
 
+    from procure.analysis.report import gather_extras
     from procure.render.assemble import comparison_pdf
-    from procure.render.report_data import gather_extras
 
     plain = workspace_copy("basic")
     hostile = pathological_copy(plain)

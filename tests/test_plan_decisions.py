@@ -234,7 +234,8 @@ def test_one_commitment_figure_for_the_term_sheet_the_ask_and_the_risk_register(
     438,000 = 43,800; the monthly fee 1,000 x 6 = 6,000; onboarding 5,000 once: 1,850,600."""
     from procure.analysis.decision import decide, line_commitments
     from procure.analysis.evaluate import evaluate
-    from procure.render.board import _plan_risks, plan_ask
+    from procure.analysis.memo import memo_figures
+    from procure.render.board import board_memo, plan_ask
 
     cfg, offers = market()
     cfg["plan"]["decide_within"] = "2027-03-01"
@@ -258,7 +259,10 @@ def test_one_commitment_figure_for_the_term_sheet_the_ask_and_the_risk_register(
     assert [x.commitment for x in rec.lines if x.role == "commit"] == [
         pytest.approx(1_850_600)
     ] and rec.total_commitment == pytest.approx(1_850_600)
-    _, ask = plan_ask(result, ev)
+    figures = memo_figures(ev, [], None, None, "", result, rec)
+    _, ask = plan_ask(result, figures)
     assert [x.total_commitment for x in ask.lines if x.role == "commit"] == [pytest.approx(1_850_600)]
-    concentration = next(r for r in _plan_risks(result, ev, False) if r.risk == "Concentration of committed spend")
+    assert figures.plan_risks is not None and figures.plan_risks.top_commitment == pytest.approx(1_850_600)
+    memo = board_memo(ev, figures)
+    concentration = next(r for r in memo.risks if r.risk == "Concentration of committed spend")
     assert concentration.impact == pytest.approx(1_850_600)

@@ -438,9 +438,9 @@ class ScorecardTables:
 def chapter_html(ws: Path, day: date):  # type: ignore[no-untyped-def]
     """The scorecard chapter and the appendix alone, as the comparison lays them out (no PDF)."""
     from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.report import ReportExtras, scorecard_chapter
     from procure.io.workspace import load_workspace
     from procure.render.documents import Part, render_html
-    from procure.render.report_data import ReportExtras, scorecard_chapter
 
     workspace = load_workspace(ws)
     ev, _ = evaluate_with_inputs(workspace, day)
@@ -533,7 +533,7 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
 
 
 def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
-    from procure.render.report_data import NO_ACTUALS
+    from procure.analysis.report import NO_ACTUALS
 
     chapter, html = chapter_html(workspace_copy("basic"), date(2026, 4, 1))
     assert chapter.vendors == [] and chapter.missing == NO_ACTUALS

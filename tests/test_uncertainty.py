@@ -1081,9 +1081,10 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     P = ((0.995976 - 0.99) / 0.01)^2 = 0.3571 of the draws: it passes in 64.3%, above policy.gate_confidence 50% (still
     acceptable) and under 90% (a named risk). (At 0.999 the margin, 0.99567 - 0.99 = 0.0057, is over two standard
     deviations: no note.) Checked on the report data and the HTML, no PDF rendered."""
+    from procure.analysis.memo import memo_figures
+    from procure.analysis.report import ReportExtras
     from procure.render.board import board_memo
     from procure.render.documents import render_html
-    from procure.render.report_data import ReportExtras
 
     root = knife_edge(workspace_copy)
     floaty = root / "offers" / "floaty.yaml"
@@ -1103,7 +1104,8 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     assert ev.offer("floaty").uncertainty.prob_fails_gate == pytest.approx(expected_fails, abs=0.01)
     words = "Floaty Compute passes the availability minimum by 0.07 points (99.07% against 99.00%), less than one standard deviation of its own availability (0.23 points): its acceptance hangs on that margin"
     assert edge.words == words
-    memo = board_memo(ev, [], None, None, "")
+    figures = memo_figures(ev, [], None, None, "")
+    memo = board_memo(ev, figures)
     assert memo.knife_edge.startswith(f"Knife edge: {words} (it fails a gate in 36% of the draws). Named risk: ")
     # and the gate passed in fewer than 90% of the draws is a named risk: 1 - 0.3571 = 64.3% of them pass
     [risk] = ev.summary.gate_risks
@@ -1111,7 +1113,7 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     assert memo.knife_edge.endswith(f"Named risk: {risk.words}.")
     charts = dict.fromkeys(REPORT_CHARTS, "")
     for kind in ("comparison", "board"):
-        html = " ".join(render_html(ev, kind, charts=charts, extras=ReportExtras(memo=memo)).split())
+        html = " ".join(render_html(ev, kind, charts=charts, extras=ReportExtras(memo=figures)).split())
         assert words in html and "36% of the draws" in html, kind
 
 

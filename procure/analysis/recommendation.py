@@ -43,6 +43,12 @@ class AskLine(BaseModel):
     )
     valid_until: date
 
+    @property
+    def runs_past(self) -> bool:
+        """A commitment whose term runs past the months it covers here (its term is counted whole)."""
+        span = (self.last_month or 0) - (self.first_month or 1) + 1
+        return self.role == "commit" and bool(self.term_months) and (self.term_months or 0) > span
+
 
 class BestSingle(BaseModel):
     offer: str | None

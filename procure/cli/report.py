@@ -98,7 +98,7 @@ def report(
     format = chosen_format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
-    from procure.render.report_data import ReportExtras, gather_extras
+    from procure.analysis.report import ReportExtras, gather_extras
 
     with stages() as stage, contextlib.ExitStack() as stack:
         stage("loading the workspace")

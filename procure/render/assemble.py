@@ -27,10 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from procure.analysis.evaluate import Evaluation
+from procure.analysis.report import LazyExtras, ReportExtras
 from procure.errors import InputError
 from procure.render import documents
-from procure.render.documents import Part, ReportError, Stage, build_charts, lay_out, templates_dir, weasyprint
-from procure.render.report_data import LazyExtras, ReportExtras, resolve_extras
+from procure.render.documents import (
+    Part,
+    ReportError,
+    Stage,
+    build_charts,
+    lay_out,
+    resolve_extras,
+    templates_dir,
+    weasyprint,
+)
 
 OFFERS_PER_PART = (
     8  # offer pages per part: small enough to balance the processes, few parts (each embeds its own font subsets)

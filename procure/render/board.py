@@ -1,9 +1,8 @@
 """The board paper's decision memo: the ask, the term sheet, the options, the scenarios and the risks.
 
-Everything the memo states is computed here from the Evaluation and the workspace; the template only
-lays it out. Scenarios re-run the whole evaluation with one input changed (demand, the index level,
-vendor throughput claims at the low end of their range), so a flip of the cheapest offer shows
-exactly as the ranking would show it, not as an approximation.
+The memo's words. Every figure it states is computed once in procure/analysis/memo.py (MemoFigures: commitments,
+the saving against today, the risk register's impacts, the concentration of committed spend, the hedge's sums);
+here they are chosen, put in sentences and formatted, and the template only lays them out.
 """
 
 from __future__ import annotations
@@ -12,18 +11,25 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from procure.analysis.decision import decide, line_commitments, offer_commitment
 from procure.analysis.evaluate import Evaluation
-from procure.analysis.hedging import PLAN_HEDGE_ID, HedgePlan, plan_floating
-from procure.analysis.plan import PlanCase, PlanLine, PlanResult
-from procure.analysis.plan.result import TermSheetRow, VendorStress
+from procure.analysis.hedging import HedgePlan
+from procure.analysis.memo import (
+    REPLACE_MONTHS,
+    AgainstToday,
+    CostFigures,
+    HedgeSums,
+    MemoFigures,
+    OfferRisks,
+    PlanRisks,
+    TermFigures,
+    VendorRisks,
+)
+from procure.analysis.plan import PlanLine, PlanResult
+from procure.analysis.plan.result import TermSheetRow
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
-from procure.analysis.position import Position
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
 from procure.analysis.record import OfferRecord
-from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows
-from procure.model.costing import HOURS_PER_MONTH
-from procure.model.inputs import HedgeConfig
+from procure.analysis.scenarios import ScenarioRow
 from procure.render.formats import cash, clip, month_range, prose_count
 
 BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
@@ -75,18 +81,6 @@ class PlanAsk(BaseModel):
     single_per_task: float | None
     saving_share: float | None = Field(description="share below the best single offer")
     statement: str = Field(description="the saving against the best single offer, or why a single offer is the plan")
-
-
-class AgainstToday(BaseModel):
-    label: str = Field(description="where today's figure comes from")
-    current_per_task: float
-    new_per_task: float
-    monthly_saving: float | None = Field(
-        description="(today - new) x tasks a month; negative: the new offer costs more"
-    )
-    annual_saving: float | None
-    tasks_per_month: float | None = Field(None, description="the tasks a month the saving is priced at")
-    of_plan: bool = Field(False, description="new_per_task is the plan's expected cost over its demand scenarios")
 
 
 class OptionRow(BaseModel):
@@ -212,14 +206,12 @@ def _operator(record: OfferRecord) -> str:
     return f"{tier}; published {published}" if published else f"{tier}; none published"
 
 
-def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
+def _pros_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[str, str]:
     m, t = record.metrics, record.terms
     pros, cons = [], []
-    ranked = ev.ranked
-    if ranked and min(ranked, key=lambda o: (o.metrics["cost_per_task"], o.id)).id == record.id:
+    if fig.cheapest_today == record.id:
         pros.append("lowest cost today")
-    horizon = [o for o in ranked if o.metrics.get("horizon_cost_per_task") is not None]
-    if horizon and min(horizon, key=lambda o: (o.metrics["horizon_cost_per_task"], o.id)).id == record.id:
+    if fig.cheapest_horizon == record.id:
         pros.append(f"lowest over {ev.horizon_months} months")
     if record.points_source == "measured":
         pros.append("throughput measured")
@@ -237,7 +229,7 @@ def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
         cons.append("price moves with the market")
     fill = m.get("fill")
     if fill is not None and fill < 0.9:
-        cons.append(f"{1 - fill:.0%} of the commitment idle at stated demand")
+        cons.append(f"{fig.idle[record.id]:.0%} of the commitment idle at stated demand")
     if record.pricing_basis == "per_token":
         pros.append("no commitment to fill")
     if record.kind == "owned":
@@ -249,7 +241,7 @@ def _pros_cons(record: OfferRecord, ev: Evaluation) -> tuple[str, str]:
     return "; ".join(pros), "; ".join(cons)
 
 
-def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
+def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> TermSheet:
     t, c = record.terms, record.terms.contract
     p = t.pricing
     cur = record.currency
@@ -282,8 +274,6 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
         escalator = "; ".join(f"{rise:+.1%} from month {start}" for start, rise in c.escalator_schedule)
     else:
         escalator = "none"
-    flows = record.cashflow.months if record.cashflow else []
-    signing = next((f.total for f in flows if f.month == 0), None)
     exits = []
     if c.termination:
         exits.append(
@@ -291,62 +281,34 @@ def _term_sheet(record: OfferRecord, ev: Evaluation) -> TermSheet:
         )
     else:
         exits.append("no termination for convenience")
-    if c.exit:
-        exits.append(f"exit costs {cash(c.exit.offboarding + c.exit.egress_tb * c.exit.egress_per_tb, ev.currency)}")
+    if figures.exit_cost is not None:
+        exits.append(f"exit costs {cash(figures.exit_cost, ev.currency)}")
     if c.late_delivery:
         exits.append(f"late delivery credit {cash(c.late_delivery.per_week, ev.currency)} a week")
-    gpus = record.gpus
     return TermSheet(
         vendor=record.vendor,
         offer=record.id,
-        gpus=gpus,
-        nodes=-(-gpus // 8) if gpus else None,
+        gpus=record.gpus,
+        nodes=figures.nodes,
         term_months=record.term_months,
         price=price,
         escalator=escalator,
-        total_commitment=offer_commitment(record),
-        cash_at_signing=signing,
+        total_commitment=figures.commitment,
+        cash_at_signing=figures.at_signing,
         delivery=t.delivery,
         exit_terms="; ".join(exits),
     )
 
 
-def _today(position: Position | None, record: OfferRecord, tasks: float | None) -> AgainstToday | None:
-    if position is None or position.label.startswith("the recommended offer"):
-        return None  # no figure for what we pay today: the memo says so instead of comparing with itself
-    new = record.metrics["cost_per_task"]
-    assert new is not None
-    monthly = (position.cost_per_task - new) * tasks if tasks else None
-    return AgainstToday(
-        label=position.label,
-        current_per_task=position.cost_per_task,
-        new_per_task=new,
-        monthly_saving=monthly,
-        annual_saving=monthly * 12 if monthly is not None else None,
-    )
-
-
 def _risks(
-    record: OfferRecord,
-    ev: Evaluation,
-    rows: list[ScenarioRow],
-    hedge: HedgePlan | None,
-    today: AgainstToday | None,
-    runner: OfferRecord | None,
+    record: OfferRecord, ev: Evaluation, f: OfferRisks, hedge: HedgePlan | None, runner: OfferRecord | None
 ) -> list[Risk]:
+    """The register when one offer is the recommendation: its impacts are procure.analysis.memo's OfferRisks."""
     cur = ev.currency
-    m = record.metrics
-    spend = m.get("monthly_spend") or 0.0
     stated = ev.workload.tasks_per_month
-    # Without a stated demand, the tasks the committed GPUs deliver a month.
-    tasks = (
-        stated
-        or ((m.get("successful_tasks_per_gpu_hour") or 0) * (m.get("billed_gpus") or 0) * HOURS_PER_MONTH)
-        or None
-    )
     risks = []
     # Delivery: each month late we keep paying today's cost (or, without one, run on the runner-up).
-    late_month = today.monthly_saving if today and today.monthly_saving and today.monthly_saving > 0 else None
+    late_month = f.late_month
     late = record.terms.contract.late_delivery
     risks.append(
         Risk(
@@ -371,18 +333,12 @@ def _risks(
             owner="Procurement",
         )
     )
-    premium = (
-        (runner.metrics["cost_per_task"] - m["cost_per_task"]) * tasks * 12
-        if runner and tasks and runner.metrics.get("cost_per_task") is not None
-        else None
-    )
-    prepaid = (record.terms.pricing.prepay_fraction or 0) * (offer_commitment(record) or 0)
-    switch = premium * record.term_months / 12 if premium is not None else None
+    premium, prepaid, switch = f.premium, f.prepaid, f.switch
     risks.append(
         Risk(
             risk="Vendor fails or is sold during the term",
             likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-            impact=prepaid + (switch or 0) if prepaid or switch else None,
+            impact=f.failure,
             impact_basis=("prepayment lost and " if prepaid else "")
             + (
                 f"the term on the runner-up, {runner.vendor}"
@@ -415,9 +371,9 @@ def _risks(
             likelihood={"platinum": "low", "gold": "low", "silver": "medium"}.get(
                 tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
             ),
-            impact=spend * 0.01 * 12 if spend else None,
+            impact=f.availability,
             impact_basis="a year at one point less availability (1% more GPU-hours per task)"
-            if spend
+            if f.availability is not None
             else "not priced: no monthly spend at the stated demand",
             mitigation="automatic SLA credits and a health-check clause"
             if not (record.terms.service.sla and record.terms.service.sla.automatic_credits)
@@ -425,21 +381,19 @@ def _risks(
             owner="Head of infrastructure",
         )
     )
-    up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None) if hedge else None
     risks.append(
         Risk(
             risk="GPU rental prices rise (months priced by the index, and renewals)",
             likelihood="medium",
-            impact=up.unhedged_change if up and up.unhedged_change else None,
+            impact=f.index_up,
             impact_basis=f"index +20% over {hedge.horizon_months} months, unhedged"
-            if up and up.unhedged_change
+            if f.index_up is not None and hedge is not None
             else "nothing floats with the market in the horizon",
-            mitigation="the hedge below" if up and up.unhedged_change else "fixed price over the term",
+            mitigation="the hedge below" if f.index_up is not None else "fixed price over the term",
             owner="Treasury",
         )
     )
-    low = next((r for r in rows if r.name == "Demand −30%"), None)
-    idle = low.unused_monthly * record.term_months if low and low.unused_monthly is not None else None
+    idle = f.idle
     risks.append(
         Risk(
             risk="Demand falls 30%",
@@ -454,20 +408,12 @@ def _risks(
             owner="Head of product",
         )
     )
-    claims = next((r for r in rows if r.name.startswith("Vendor throughput claims")), None)
-    base = next((r for r in rows if r.name in ("Demand as stated", "As evaluated (no demand stated)")), None)
-    if (
-        record.points_source == "vendor_claim"
-        and claims
-        and base
-        and claims.monthly_spend is not None
-        and base.monthly_spend is not None
-    ):
+    if f.claims is not None:
         risks.append(
             Risk(
                 risk="Throughput below the vendor's claim",
                 likelihood="medium",
-                impact=(claims.monthly_spend - base.monthly_spend) * 12,
+                impact=f.claims,
                 impact_basis="a year at the low end of the claim",
                 mitigation="acceptance test on our workload before the commitment starts",
                 owner="Head of infrastructure",
@@ -476,28 +422,24 @@ def _risks(
     return risks
 
 
-def _hedge_ask(hedge: HedgePlan | None, missing: str) -> HedgeAsk:
-    if hedge is None:
+def _hedge_ask(hedge: HedgePlan | None, sums: HedgeSums | None, missing: str) -> HedgeAsk:
+    if hedge is None or sums is None:
         return HedgeAsk(ask=False, question="No hedge is proposed.", detail=missing)
-    bought = [r for r in hedge.ladder if r.contracts]
-    up = next((r for r in hedge.stress if abs(r.index_move - 0.2) < 1e-9), None)
-    if not bought or hedge.floating_gpu_hours <= 0:
+    if sums.first_month is None or sums.last_month is None or hedge.floating_gpu_hours <= 0:
         return HedgeAsk(
             ask=False,
             question="No hedge is needed.",
             detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the whole horizon.",
         )
-    months = month_range(bought[0].first_month, bought[-1].last_month)
-    contracts = sum(r.contracts for r in bought)
-    hedged = sum(r.hedged_gpu_hours for r in bought)
+    months = month_range(sums.first_month, sums.last_month)
     removes = (
-        f"If the index rises 20%, the floating cost rises {cash(up.unhedged_change, hedge.currency)}; the hedge pays {cash(up.hedge_payoff, hedge.currency)} of it."
-        if up
+        f"If the index rises 20%, the floating cost rises {cash(sums.rise, hedge.currency)}; the hedge pays {cash(sums.payoff, hedge.currency)} of it."
+        if sums.rise is not None and sums.payoff is not None
         else ""
     )
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {months}?",
+        question=f"Approve buying {sums.contracts:,} GPU-hour price contracts ({prose_count(sums.hedged)} GPU-hours) for {months}?",
         detail=(
             f"{prose_count(hedge.floating_gpu_hours)} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
             + removes
@@ -580,7 +522,7 @@ def term_sheet_row(row: TermSheetRow, cur: str) -> list[str]:
     ]
 
 
-def holding_words(plan: PlanResult) -> list[str]:
+def holding_words(plan: PlanResult, fig: MemoFigures) -> list[str]:
     """What we hold, what we ask for on top, and what is left to decide later, from the plan's fields."""
     words = []
     if plan.held:
@@ -590,11 +532,8 @@ def holding_words(plan: PlanResult) -> list[str]:
             if plan.ask_gpus
             else "we ask for no more committed GPUs now"
         )
-        last_held = max(h.end for h in plan.held)
-        if plan.term_sheet and all(
-            r.start >= last_held for r in plan.term_sheet
-        ):  # the ask follows what we hold: no GPUs on top of it
-            first = min(r.start for r in plan.term_sheet)
+        first = fig.ask_after_held
+        if first is not None:  # the ask follows what we hold: no GPUs on top of it
             ends = "it ends" if len(plan.held) == 1 else "they end"
             more = f"we ask to commit {plan.ask_gpus:,} GPUs now for when {ends}, from {first:%-d %B %Y}"
         words.append(
@@ -650,11 +589,12 @@ def _plan_statement(plan: PlanResult) -> str:
     return f"Expected {_per_k(expected)} {cur} per 1,000 tasks; no single offer can serve every demand scenario alone."
 
 
-def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
+def plan_ask(plan: PlanResult, fig: MemoFigures) -> tuple[str, PlanAsk]:
     """The headline and term sheet when the recommendation is the plan: each commitment as the recommendation
-    binds it (procure.analysis.decision.line_commitments, the figure the ask and the risk register read)."""
+    binds it (procure.analysis.commitment.line_commitments, the figure the ask and the risk register read)."""
     cur = plan.currency
-    bound = dict(zip(map(id, plan.plan), line_commitments(plan, {o.id: o for o in ev.offers})))
+    bound = dict(zip(map(id, plan.plan), fig.line_commitments))
+    nodes = dict(zip(map(id, plan.plan), fig.nodes))
     # Only what is signed now is asked for; later decisions and held contracts are said apart (holding_words).
     commits = sorted(
         (line for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")),
@@ -678,7 +618,7 @@ def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
                 vendor=line.vendor,
                 role="commit" if line.role == "commit" else "pay as used",
                 gpus=line.gpus,
-                nodes=-(-line.gpus // 8) if line.gpus and line.role == "commit" else None,
+                nodes=nodes[id(line)],
                 months=_months(line.start_month, line.end_month),
                 price=price,
                 total_commitment=total,
@@ -690,7 +630,7 @@ def plan_ask(plan: PlanResult, ev: Evaluation) -> tuple[str, PlanAsk]:
     expected = plan.expected_cost_per_task
     statement = _plan_statement(plan)
     what = _portfolio_words(commits, floats)
-    total = sum(x.total_commitment or 0 for x in lines)
+    total = fig.ask_total
     if len(offers) == 1 and single.offer in offers:
         headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."
     else:
@@ -720,11 +660,7 @@ def vendor_asks(rec: Recommendation, cur: str) -> list[VendorAsk]:
         )
         term = (
             f" ({line.term_months}-month term)"
-            if line.role == "commit"
-            and line.term_months
-            and line.term_months > 1
-            and rec.months
-            and line.term_months > (line.last_month or 0) - (line.first_month or 1) + 1
+            if line.runs_past and line.term_months and line.term_months > 1 and rec.months
             else ""
         )
         month_by_month = ", month by month" if line.commitments > 1 else ""
@@ -732,16 +668,11 @@ def vendor_asks(rec: Recommendation, cur: str) -> list[VendorAsk]:
     return list(found.values())
 
 
-def _today_figure(position: Position | None) -> tuple[float, str] | None:
-    if position is None or position.label.startswith("the recommended offer"):
-        return None
-    return position.cost_per_task, position.label
-
-
-def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, plan: PlanResult | None) -> list[str]:
+def cost_words(rec: Recommendation, ev: Evaluation, fig: MemoFigures) -> list[str]:
     """What the recommendation costs, in sentences that agree with each other: the spend over the months
-    and a year, against the best single offer, and against what we pay today."""
+    and a year, against the best single offer, and against what we pay today (procure.analysis.memo's CostFigures)."""
     cur = ev.currency
+    plan, c = fig.plan, fig.cost
     words: list[str] = []
     if rec.kind == "none" or rec.cost_per_task is None:
         return words
@@ -750,19 +681,10 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
         spend = f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} month{'s' if rec.months != 1 else ''}, {cash(rec.spend_per_year, cur)} a year"
         if rec.total_commitment:
             spend += f"; signing binds us to {cash(rec.total_commitment, cur)}" + (
-                " (terms that run past the last month counted whole)"
-                if rec.kind == "plan"
-                and any(
-                    x.term_months and x.first_month and x.first_month - 1 + x.term_months > rec.months
-                    for x in rec.lines
-                )
-                else ""
+                " (terms that run past the last month counted whole)" if c.past_horizon else ""
             )
         words.append(spend + ".")
     best = rec.best_single
-    plan_tasks = None
-    if rec.kind == "plan" and plan is not None and plan.stress is not None:
-        plan_tasks = _as_planned(plan).demand_per_month
     if rec.kind == "plan":
         if best.offer is None:
             words.append(
@@ -773,10 +695,10 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
                 f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios: the plan is the best single offer, {clip(best.vendor, 40)} alone; no mix costs less."
             )
         else:
-            gap = (best.cost_per_task or 0.0) - rec.cost_per_task
+            gap = c.gap or 0.0
             monthly = (
-                f", about {cash(abs(gap) * plan_tasks, cur)} a month {'less' if gap >= 0 else 'more'}"
-                if plan_tasks
+                f", about {cash(c.gap_monthly, cur)} a month {'less' if gap >= 0 else 'more'}"
+                if c.gap_monthly is not None
                 else ""
             )
             words.append(
@@ -809,23 +731,26 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
             )
         else:
             words.append(f"{per_k} {cur} per 1,000 tasks {rec.basis}: the only acceptable offer.")
-    today = _today_figure(position)
+    words += _against_today(rec, ev, fig, c)
+    return words
+
+
+def _against_today(rec: Recommendation, ev: Evaluation, fig: MemoFigures, c: CostFigures) -> list[str]:
+    """What we pay today against the recommendation a month, the difference told as volume and price."""
+    cur, words = ev.currency, []
     tasks_now = ev.workload.tasks_per_month
-    if today is not None and tasks_now:
-        price_now, label = today
-        spend_now = price_now * tasks_now
-        if rec.kind == "plan" and plan_tasks and rec.total_spend is not None and rec.months:
-            new_spend = rec.total_spend / rec.months
-            diff = new_spend - spend_now
-            volume = (plan_tasks - tasks_now) * price_now
-            price = diff - volume
-            growth = plan.demand.growth if plan is not None else 0.0
+    if c.spend_now is not None and fig.position is not None and tasks_now:
+        price_now, label, spend_now = fig.position.cost_per_task, fig.position.label, c.spend_now
+        if rec.kind == "plan" and c.plan_tasks and c.new_spend is not None and c.diff is not None:
+            plan_tasks, new_spend, diff = c.plan_tasks, c.new_spend, c.diff
+            volume, price = c.volume or 0.0, c.price or 0.0
+            growth = fig.plan.demand.growth if fig.plan is not None else 0.0
             why = []
-            if abs(volume) >= 0.005 * spend_now:
+            if c.volume_told:
                 why.append(
                     f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({prose_count(plan_tasks)} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price"
                 )
-            if abs(price) >= 0.005 * spend_now:
+            if c.price_told:
                 why.append(
                     f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's {_per_k(price_now)} {cur} per 1,000"
                 )
@@ -836,12 +761,11 @@ def cost_words(rec: Recommendation, ev: Evaluation, position: Position | None, p
                 + "."
             )
         elif rec.kind == "offer":
-            new_spend = rec.cost_per_task * tasks_now if ev.rank_by == "cost_per_task" else None
-            if new_spend is not None:
-                diff = new_spend - spend_now
+            if c.diff is not None:
+                diff = c.diff
                 words.append(
                     f"Today we pay {_per_k(price_now)} {cur} per 1,000 tasks ({label}); at today's {prose_count(tasks_now)} tasks a month the recommendation "
-                    f"{'saves' if diff < 0 else 'costs'} {cash(abs(diff), cur)} a month{' more' if diff > 0 else ''}, {cash(abs(diff) * 12, cur)} a year."
+                    f"{'saves' if diff < 0 else 'costs'} {cash(abs(diff), cur)} a month{' more' if diff > 0 else ''}, {cash(c.diff_year, cur)} a year."
                 )
     elif rec.kind in ("plan", "offer"):
         words.append("No figure for what we pay today is recorded, so no saving against today can be stated.")
@@ -861,28 +785,18 @@ def deadline_words(rec: Recommendation) -> str | None:
     )
 
 
-def board_memo(
-    ev: Evaluation,
-    cases: list[Case],
-    position: Position | None,
-    hedge: HedgePlan | None,
-    hedge_missing: str,
-    plan: PlanResult | None = None,
-    hedge_config: HedgeConfig | None = None,
-    rec: Recommendation | None = None,
-) -> BoardMemo:
-    """The memo for the recommendation: the plan when there is one (every part then speaks of the plan's
-    fixed portfolio), else the recommended offer; without either, the reasons none can be recommended."""
-    rec = rec or decide(ev, plan)
-    memo = _board_memo(
-        ev, cases, position, hedge, hedge_missing, plan if rec.kind == "plan" else None, hedge_config, rec
-    )
+def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
+    """The memo for the recommendation, in words, from its figures (procure.analysis.memo.memo_figures): the plan
+    when there is one (every part then speaks of the plan's fixed portfolio), else the recommended offer; without
+    either, the reasons none can be recommended."""
+    rec, plan = fig.rec, fig.plan
+    memo = _board_memo(ev, fig)
     memo.options_more = max(0, len(ev.ranked) - len(memo.options))
     memo.ask = vendor_asks(rec, ev.currency)
     if rec.kind == "plan" and plan is not None:
-        memo.holding = holding_words(plan)
+        memo.holding = holding_words(plan, fig)
         memo.plan_terms = [term_sheet_row(r, ev.currency) for r in plan.term_sheet]
-    memo.cost_words = cost_words(rec, ev, position, plan if rec.kind == "plan" else None)
+    memo.cost_words = cost_words(rec, ev, fig)
     memo.deadline = rec.deadline
     memo.deadline_words = deadline_words(rec)
     if (
@@ -897,7 +811,7 @@ def board_memo(
             f"Decide by {plan.sign_by.isoformat()}: {plan.sign_by_reason}.",
         )
     memo.plan_failed = rec.plan_failed
-    memo.signed = [signed_line(o) for o in ev.offers if o.evidence]
+    memo.signed = [signed_line(o, fig.signed_months[o.id]) for o in ev.offers if o.evidence]
     cur = ev.currency
     if rec.kind == "plan":
         on_demand = {x.vendor for x in rec.lines if x.role == "pay_as_used"} - {
@@ -923,8 +837,9 @@ def board_memo(
     return memo
 
 
-def signed_line(record: OfferRecord) -> str:
-    """A signed vendor's delivery in one line: the posteriors its figures are blended with."""
+def signed_line(record: OfferRecord, months: int) -> str:
+    """A signed vendor's delivery in one line: the posteriors its figures are blended with, over `months` of
+    evidence (capacity months move throughput, incident months availability: the larger)."""
     e = record.evidence or {}
     parts = []
     if e.get("throughput_ratio") is not None:
@@ -936,8 +851,6 @@ def signed_line(record: OfferRecord) -> str:
         )
     if e.get("served_rate") is not None:
         parts.append(f"requests served {e['served_rate']:.2%}")
-    # months of any evidence: capacity months move throughput, incident months availability
-    months = max(e.get("months") or 0, e.get("availability_months") or 0)
     return (
         f"{clip(record.vendor, 40)}, signed, {months} month{'s' if months != 1 else ''} measured: "
         + ", ".join(parts)
@@ -945,17 +858,8 @@ def signed_line(record: OfferRecord) -> str:
     )
 
 
-def _board_memo(
-    ev: Evaluation,
-    cases: list[Case],
-    position: Position | None,
-    hedge: HedgePlan | None,
-    hedge_missing: str,
-    plan: PlanResult | None,
-    hedge_config: HedgeConfig | None,
-    rec: Recommendation,
-) -> BoardMemo:
-    cur = ev.currency
+def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
+    cur, rec, plan, hedge, hedge_missing = ev.currency, fig.rec, fig.plan, fig.hedge, fig.hedge_missing
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if leader is None:
         return BoardMemo(
@@ -969,11 +873,12 @@ def _board_memo(
             scenarios=[],
             scenario_note="",
             risks=[],
-            hedge=_hedge_ask(None, hedge_missing),
+            hedge=_hedge_ask(None, None, hedge_missing),
             glossary=GLOSSARY,
         )
     runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
-    terms = _term_sheet(leader, ev)
+    assert fig.terms is not None
+    terms = _term_sheet(leader, ev, fig.terms)
     line = rec.lines[0] if rec.kind == "offer" and rec.lines else None
     # the GPUs the contract commits; where the stated demand bills more, the headline says so beside the commitment
     gpus = (line.gpus_committed or line.gpus) if line is not None else terms.gpus
@@ -991,12 +896,10 @@ def _board_memo(
         headline = f"Approve using {what} with {clip(leader.vendor, 60)} on demand, billed as used (nothing committed), at {cost}."
     ask = None
     if plan is not None and plan.plan:
-        headline, ask = plan_ask(plan, ev)  # the plan over the demand scenarios is the recommendation
-    tasks = ev.workload.tasks_per_month
-    today = _today(position, leader, tasks)
+        headline, ask = plan_ask(plan, fig)  # the plan over the demand scenarios is the recommendation
     options = []
     for o in ev.ranked:
-        pros, cons = _pros_cons(o, ev)
+        pros, cons = _pros_cons(o, ev, fig)
         options.append(
             OptionRow(
                 offer=o.id,
@@ -1007,7 +910,7 @@ def _board_memo(
                 if o.pricing_basis != "per_token"
                 else "vendor's rate limits",
                 operator=_operator(o),
-                commitment=offer_commitment(o),
+                commitment=fig.commitments.get(o.id),
                 snapshot_per_task=o.metrics.get("cost_per_task"),
                 horizon_per_task=o.metrics.get("horizon_cost_per_task"),
                 pros=pros,
@@ -1018,32 +921,32 @@ def _board_memo(
     named = {rec.best_single.offer, leader.id} | {line.offer for line in rec.lines}
     shown = [o for i, o in enumerate(options) if i < OPTIONS_SHOWN or o.offer in named]
     options = shown
-    near_tie = _near_tie(ev)
+    near_tie = _near_tie(ev, fig)
     knife = knife_edge_words(ev)
-    rows = scenario_rows(cases, leader.id)
+    rows = fig.rows
     flips = [r for r in rows if r.flips]
     note = (
         "The recommendation stays the cheapest in every case."
         if not flips
         else "The cheapest offer changes in: " + "; ".join(f"{r.name.lower()} ({r.cheapest})" for r in flips) + "."
     )
-    if ask is not None and plan is not None and plan.stress is not None:
+    if ask is not None and plan is not None and fig.plan_risks is not None and fig.hedge_sums is not None:
         for o in options:
             if o.offer in plan.single_offers:
                 o.scenarios_per_task = plan.single_offers[o.offer]
-        plan_cases, plan_note = _plan_cases(plan, rows)
-        asked = _plan_hedge(plan, ev, hedge, hedge_missing, hedge_config)
+        plan_cases, plan_note = _plan_cases(plan, rows, fig)
+        asked = _plan_hedge(plan, fig.hedge_sums, hedge, hedge_missing)
         return BoardMemo(
             currency=cur,
             offer=leader.id,
             headline=headline,
             terms=terms,
-            today=_plan_today(position, plan),
+            today=fig.today,
             options=options,
             near_tie=near_tie,
             scenarios=rows,
             scenario_note=note,
-            risks=_plan_risks(plan, ev, asked.ask),
+            risks=_plan_risks(plan, ev, fig.plan_risks, asked.ask),
             hedge=asked,
             glossary=GLOSSARY + PLAN_GLOSSARY,
             plan=ask,
@@ -1052,18 +955,19 @@ def _board_memo(
             plan_note=plan_note,
             knife_edge=knife,
         )
+    assert fig.offer_risks is not None
     return BoardMemo(
         currency=cur,
         offer=leader.id,
         headline=headline,
         terms=terms,
-        today=today,
+        today=fig.today,
         options=options,
         near_tie=near_tie,
         scenarios=rows,
         scenario_note=note,
-        risks=_risks(leader, ev, rows, hedge, today, runner),
-        hedge=_hedge_ask(hedge, hedge_missing),
+        risks=_risks(leader, ev, fig.offer_risks, hedge, runner),
+        hedge=_hedge_ask(hedge, fig.hedge_sums, hedge_missing),
         glossary=GLOSSARY,
         plan=ask,
         knife_edge=knife,
@@ -1090,17 +994,13 @@ def knife_edge_words(ev: Evaluation) -> str | None:
     )
 
 
-def _near_tie(ev: Evaluation) -> str | None:
+def _near_tie(ev: Evaluation, fig: MemoFigures) -> str | None:
     """When today's cheapest and the cheapest over the horizon differ, say so and why."""
-    ranked = ev.ranked
-    with_horizon = [o for o in ranked if o.metrics.get("horizon_cost_per_task") is not None]
-    if len(ranked) < 2 or not with_horizon:
+    if len(ev.ranked) < 2 or fig.cheapest_today is None or fig.cheapest_horizon is None:
         return None
-    snap = min(ranked, key=lambda o: (o.metrics["cost_per_task"], o.id))
-    hor = min(with_horizon, key=lambda o: (o.metrics["horizon_cost_per_task"], o.id))
-    if snap.id == hor.id:
+    if fig.cheapest_today == fig.cheapest_horizon:
         return None
-    gap = abs(snap.metrics["cost_per_task"] - hor.metrics["cost_per_task"]) / snap.metrics["cost_per_task"]
+    snap, hor, gap = ev.offer(fig.cheapest_today), ev.offer(fig.cheapest_horizon), fig.near_tie_gap
     reasons = []
     for o in (snap, hor):
         why = [BASIS_WORDS.get(o.pricing_basis, o.pricing_basis), f"{o.term_months}-month term"]
@@ -1132,38 +1032,6 @@ CASE_WORDS = {
     "high": "Highest third",
     "worst 10%": "Worst 10% of paths (cost per task)",
 }
-UNSERVED_PRICED = (
-    0.01  # without a vendor, above this share of demand unserved the extra spend is no measure of the loss
-)
-PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
-
-
-def _as_planned(plan: PlanResult) -> PlanCase:
-    assert plan.stress is not None
-    name = next(n for change, n in DEMAND_SHIFTS if change == 0)
-    return next(c for c in plan.stress.cases if c.name == name)
-
-
-def _plan_today(position: Position | None, plan: PlanResult) -> AgainstToday | None:
-    """Today's cost per task against the plan's expected one, priced at the plan's expected tasks a month."""
-    if (
-        position is None
-        or position.label.startswith("the recommended offer")
-        or plan.expected_cost_per_task is None
-        or plan.stress is None
-    ):
-        return None
-    tasks = _as_planned(plan).demand_per_month
-    monthly = (position.cost_per_task - plan.expected_cost_per_task) * tasks
-    return AgainstToday(
-        label=position.label,
-        current_per_task=position.cost_per_task,
-        new_per_task=plan.expected_cost_per_task,
-        monthly_saving=monthly,
-        annual_saving=monthly * 12,
-        tasks_per_month=tasks,
-        of_plan=True,
-    )
 
 
 def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
@@ -1213,7 +1081,7 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     )
 
 
-def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCaseRow], str]:
+def _plan_cases(plan: PlanResult, rows: list[ScenarioRow], fig: MemoFigures) -> tuple[list[PlanCaseRow], str]:
     """The plan's fixed portfolio under each demand case, beside the single offer the matching re-evaluation ranks first."""
     assert plan.stress is not None
     singles = {r.name: r for r in rows}
@@ -1226,7 +1094,7 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
             return CASE_WORDS.get(name, name)
         return f"Path: {name}"  # an explicit demand path of procure.yaml, by its own name
 
-    for case in plan.stress.cases:
+    for case, unused_monthly in zip(plan.stress.cases, fig.unused_monthly):
         single = singles.get(SINGLE_CASE.get(case.name, case.name))
         found.append(
             PlanCaseRow(
@@ -1234,23 +1102,25 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow]) -> tuple[list[PlanCas
                 probability=case.probability,
                 cost_per_task=case.cost_per_task,
                 monthly_spend=case.monthly_spend,
-                unused_monthly=case.unused_commitment / months,
+                unused_monthly=unused_monthly,
                 pay_as_used_share=case.pay_as_used_share,
                 unserved_share=case.unserved_share,
                 cheapest_single=single.cheapest if single else None,
             )
         )
-    short = [c for c in plan.stress.cases if c.unserved_share >= 0.0005]
     note = (
         f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the rest. "
         f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises on-demand prices and those that follow the index; the others are parts of the paths. "
         "Ranked first at today's volume: every offer re-evaluated at today's volume with the same change (page 1's best single offer is costed over the scenarios)."
     )
-    if short:
+    most, least = fig.unserved_most, fig.unserved_least
+    if most is not None and least is not None:
         # one sentence, not one clause per case: the memo's second page has room for the range, not the list
-        most = max(short, key=lambda c: c.unserved_share)
-        least = min(c.unserved_share for c in short)
-        span = f"{most.unserved_share:.1%}" if len(short) == 1 else f"{least:.1%} to {most.unserved_share:.1%} by case"
+        span = (
+            f"{most.unserved_share:.1%}"
+            if fig.short_cases == 1
+            else f"{least:.1%} to {most.unserved_share:.1%} by case"
+        )
         note += f" Demand beyond what the plan's sources can serve: {span} (most: {label(most.name).lower()})."
     return found, note
 
@@ -1261,81 +1131,35 @@ def _tier_likelihood(record: OfferRecord) -> str:
     )
 
 
-# A vendor that fails while nothing else in the plan serves its demand: the months until a qualified fallback offer
-# delivers, its demand unserved meanwhile (the fastest delivery the example's offers promise is about four weeks).
-REPLACE_MONTHS = 1
 OPTIONS_SHOWN = (
     1  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
 )
-VENDOR_ROWS = 2  # committed vendors named in the risk register; the rest are summed in one row of each
 
 
-def _plan_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Risk]:
-    """The register for the plan: every impact from the plan's own dispatch of its fixed portfolio.
+def _plan_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked: bool) -> list[Risk]:
+    """The register for the plan: every impact from the plan's own dispatch of its fixed portfolio
+    (procure.analysis.memo's PlanRisks).
 
     Each committed vendor's late delivery and failure (the largest by committed spend named, the rest
     summed), the concentration of committed spend, then the risks of the plan as a whole."""
-    assert plan.stress is not None
-    cur, st, months = plan.currency, plan.stress, plan.demand.months
-    committed, prepaid = _committed_by_vendor(plan, ev)
-    total = sum(committed.values())
-    others = {line.vendor for line in plan.plan if line.role == "pay_as_used"}
-    # The vendors with the most committed spend each get their delivery and failure rows; the rest are
-    # summed in one row of each, so the register (and the memo) keeps to its page whatever the plan.
-    ranked = sorted(st.vendors, key=lambda v: (-committed.get(v.vendor, 0.0), v.vendor))
-    named, rest_vendors = ranked[:VENDOR_ROWS], ranked[VENDOR_ROWS:]
-    # A delivery is at risk only for what is signed now: a held contract is in service, a later decision is re-planned.
-    # A renewal signed now of a contract held today continues capacity in service: no delivery to wait for.
-    in_service = {line.vendor for line in plan.plan if line.decision == "held"}
-    signing = {
-        line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")
-    } - in_service
-    delivery, failure = [], []
-    for v in ranked:
-        record = ev.offer(v.offers[0])
-        stranded = v.unserved_share >= UNSERVED_PRICED
-        delivery.append(_late_delivery_risk(v, record, stranded, cur, plan) if v.vendor in signing else None)
-        failure.append(
-            _vendor_failure_risk(
-                v, record, stranded, prepaid.get(v.vendor, 0.0), sorted(others - {v.vendor}), months, cur, plan
-            )
-        )
-    risks = [r for r in delivery[: len(named)] if r is not None]
-    late_rest = [(r, v) for r, v in zip(delivery[len(named) :], rest_vendors) if r is not None]
-    if late_rest:
-        risks.append(_smaller_vendors_late([r for r, _ in late_rest], [v for _, v in late_rest]))
-    risks += failure[: len(named)]
-    if rest_vendors:
-        risks.append(_smaller_vendor_fails(failure[len(named) :], rest_vendors))
-    if committed:
-        risks.append(_concentration_risk(plan, committed, total, cur))
-    return risks + _plan_wide_risks(plan, ev, hedge_asked)
-
-
-def _committed_by_vendor(plan: PlanResult, ev: Evaluation) -> tuple[dict[str, float], dict[str, float]]:
-    """Each committed vendor's commitment over the plan, and the part of it prepaid (lost if it fails)."""
-    committed: dict[str, float] = {}
-    prepaid: dict[str, float] = {}
-    for line, amount in zip(plan.plan, line_commitments(plan, {o.id: o for o in ev.offers})):
-        if line.role != "commit" or amount is None:
-            continue
-        committed[line.vendor] = committed.get(line.vendor, 0.0) + amount
-        prepaid[line.vendor] = (
-            prepaid.get(line.vendor, 0.0) + (ev.offer(line.offer).terms.pricing.prepay_fraction or 0) * amount
-        )
-    return committed, prepaid
+    cur, months = plan.currency, plan.demand.months
+    named = f.vendors[: f.named]
+    risks = [_late_delivery_risk(v, ev.offer(v.offer), cur) for v in named if v.signing]
+    if f.late_rest:
+        risks.append(_smaller_vendors_late(f, [ev.offer(v.offer) for v in f.late_rest]))
+    risks += [_vendor_failure_risk(v, ev.offer(v.offer), months, cur) for v in named]
+    if f.fail_worst is not None:
+        rest = f.vendors[f.named :]
+        worst = _vendor_failure_risk(f.fail_worst, ev.offer(f.fail_worst.offer), months, cur)
+        risks.append(_smaller_vendor_fails(worst, [ev.offer(v.offer) for v in rest]))
+    if f.committed:
+        risks.append(_concentration_risk(plan, f, cur))
+    return risks + _plan_wide_risks(plan, ev, f, hedge_asked)
 
 
 def _tasks(count: float) -> str:
     """A count of tasks as a board reads it: '115 M' from a million up."""
     return f"{count / 1e6:,.0f} M" if count >= 1e6 else f"{count:,.0f}"
-
-
-def _stranded_tasks(v: VendorStress, plan: PlanResult) -> tuple[float, float | None]:
-    """Tasks a month and over the horizon that nothing else in the plan serves without the vendor (its unserved share of
-    the demand as planned), and the price the plan puts on an unserved task."""
-    monthly = v.unserved_share * _as_planned(plan).demand_per_month
-    return monthly, plan.unserved_penalty_per_task
 
 
 def _unserved_words(tasks: float, share: float, shortfall: float, price: float | None, cur: str) -> str:
@@ -1348,29 +1172,37 @@ def _unserved_words(tasks: float, share: float, shortfall: float, price: float |
     return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{priced}"
 
 
-def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cur: str, plan: PlanResult) -> Risk:
+def _late_likelihood(record: OfferRecord) -> str:
+    return "medium" if record.terms.delivery is None or not record.terms.contract.late_delivery else "low"
+
+
+def _fail_likelihood(record: OfferRecord) -> str:
+    return "low" if record.rating.tier in ("platinum", "gold") else "medium"
+
+
+def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
     """A committed vendor delivering late: the cash of a month without it (its capacity bought on demand), and the
     demand nothing else in the plan serves meanwhile apart, at the plan's unserved price (the plan's stress)."""
     late = record.terms.contract.late_delivery
-    monthly, price = _stranded_tasks(v, plan)
+    stranded, monthly, price = v.stranded, v.monthly_tasks, v.unserved_price
     if v.first_month > 1:
         what = f"{clip(v.vendor, 30)} not in service by month {v.first_month}"
     elif record.terms.delivery:
         what = f"{clip(v.vendor, 30)} delivers later than {record.terms.delivery}"
     else:
         what = f"{clip(v.vendor, 30)}: no delivery date promised"
-    extra = max(v.extra_first_month, 0.0)
+    extra = v.late_extra
     basis = "per month late: its capacity bought on demand" if extra > 0 else "per month late: no extra cash"
     if stranded:
-        basis += "; " + _unserved_words(monthly, v.unserved_share, v.extra_shortfall_first_month, price, cur)
+        basis += "; " + _unserved_words(monthly, v.unserved_share, v.late_shortfall_tasks, price, cur)
     elif extra <= 0:
         basis = "none: the rest of the plan's capacity covers the demand meanwhile"
     return Risk(
         risk=what,
-        likelihood="medium" if record.terms.delivery is None or not late else "low",
+        likelihood=_late_likelihood(record),
         impact=extra,
         impact_basis=basis,
-        shortfall=v.extra_shortfall_first_month if stranded and price is not None else None,
+        shortfall=v.late_shortfall,
         mitigation=(
             (
                 f"credit of {cash(late.per_week, cur)} a week late"
@@ -1384,21 +1216,11 @@ def _late_delivery_risk(v: VendorStress, record: OfferRecord, stranded: bool, cu
     )
 
 
-def _vendor_failure_risk(
-    v: VendorStress,
-    record: OfferRecord,
-    stranded: bool,
-    lost: float,
-    rest: list[str],
-    months: int,
-    cur: str,
-    plan: PlanResult,
-) -> Risk:
+def _vendor_failure_risk(v: VendorRisks, record: OfferRecord, months: int, cur: str) -> Risk:
     """A committed vendor failing during its term. Cash: its prepayment lost, plus its capacity bought on demand over
     the horizon (the plan's stress without it). Apart, when nothing else in the plan serves its demand: that demand
     unserved for REPLACE_MONTHS, until a fallback delivers, at the plan's unserved price."""
-    monthly, price = _stranded_tasks(v, plan)
-    extra = max(v.extra_spend, 0.0)
+    stranded, price, lost, rest, extra = v.stranded, v.unserved_price, v.lost, v.rest, v.fail_extra
     basis = (f"{cash(lost, cur)} prepaid lost; " if lost else "") + (
         f"its capacity bought on demand over {months} months"
         if extra > 0
@@ -1406,17 +1228,16 @@ def _vendor_failure_risk(
         if not stranded
         else "no extra cash"
     )
-    shortfall = None
+    shortfall = v.fail_shortfall
     if stranded:
-        shortfall = monthly * REPLACE_MONTHS * price if price is not None else None
         basis += (
             f"; {REPLACE_MONTHS} month{'s' if REPLACE_MONTHS > 1 else ''} until a fallback delivers: "
-            + _unserved_words(monthly * REPLACE_MONTHS, v.unserved_share, shortfall or 0.0, price, cur)
+            + _unserved_words(v.fail_tasks, v.unserved_share, shortfall or 0.0, price, cur)
         )
     return Risk(
         risk=f"{clip(v.vendor, 30)} fails during its term",
-        likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
-        impact=lost + extra,
+        likelihood=_fail_likelihood(record),
+        impact=v.fail_impact,
         impact_basis=basis,
         shortfall=shortfall,
         mitigation=("prepayment into escrow or a parent guarantee" if lost else "pay monthly in arrears")
@@ -1431,29 +1252,28 @@ def _vendor_failure_risk(
     )
 
 
-def _smaller_vendors_late(others_late: list[Risk], rest_vendors: list[VendorStress]) -> Risk:
-    """The smaller commitments' late deliveries in one row: their priced impacts summed."""
-    priced = [r.impact for r in others_late if r.impact is not None]
+def _smaller_vendors_late(f: PlanRisks, records: list[OfferRecord]) -> Risk:
+    """The smaller commitments' late deliveries in one row: their priced impacts summed (PlanRisks)."""
+    count = len(f.late_rest)
     return Risk(
-        risk=f"{len(rest_vendors)} smaller commitment{'s' if len(rest_vendors) > 1 else ''} delivered late",
-        likelihood=max((r.likelihood for r in others_late), key=("low", "medium", "high").index),
-        impact=sum(priced) if priced else None,
+        risk=f"{count} smaller commitment{'s' if count > 1 else ''} delivered late",
+        likelihood=max((_late_likelihood(r) for r in records), key=("low", "medium", "high").index),
+        impact=f.late_rest_impact,
         impact_basis="a month of their capacity bought on demand, per month late, all of them"
-        + ("; with demand unserved apart (shortfall)" if any(r.shortfall for r in others_late) else ""),
-        shortfall=sum(r.shortfall for r in others_late if r.shortfall) or None,
+        + ("; with demand unserved apart (shortfall)" if f.late_rest_shortfall else ""),
+        shortfall=f.late_rest_shortfall,
         mitigation="a late-delivery credit in each contract",
         owner="Procurement",
     )
 
 
-def _smaller_vendor_fails(others_fail: list[Risk], rest_vendors: list[VendorStress]) -> Risk:
-    """The smaller committed vendors' failures in one row: the costliest of them."""
-    worst = max(others_fail, key=lambda r: (r.impact or 0.0, r.risk))
+def _smaller_vendor_fails(worst: Risk, records: list[OfferRecord]) -> Risk:
+    """The smaller committed vendors' failures in one row: the costliest of them (PlanRisks.fail_worst)."""
     return Risk(
-        risk=f"One of {len(rest_vendors)} smaller committed vendors fails"
-        if len(rest_vendors) > 1
+        risk=f"One of {len(records)} smaller committed vendors fails"
+        if len(records) > 1
         else "The smallest committed vendor fails",
-        likelihood=max((r.likelihood for r in others_fail), key=("low", "medium", "high").index),
+        likelihood=max((_fail_likelihood(r) for r in records), key=("low", "medium", "high").index),
         impact=worst.impact,
         impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
         shortfall=worst.shortfall,
@@ -1462,19 +1282,17 @@ def _smaller_vendor_fails(others_fail: list[Risk], rest_vendors: list[VendorStre
     )
 
 
-def _concentration_risk(plan: PlanResult, committed: dict[str, float], total: float, cur: str) -> Risk:
+def _concentration_risk(plan: PlanResult, f: PlanRisks, cur: str) -> Risk:
     """The committed spend concentrated with one vendor: the largest commitment and every vendor's share."""
-    top = max(committed, key=lambda k: (committed[k], k))
-    shares = ", ".join(
-        f"{clip(k, 30)} {committed[k] / total:.0%}" for k in sorted(committed, key=lambda k: (-committed[k], k))
-    )
-    share = committed[top] / total
+    assert f.top_vendor is not None and f.top_share is not None
+    shares = ", ".join(f"{clip(k, 30)} {share:.0%}" for k, share in f.concentration)
+    share = f.top_share
     cap = plan.policy.max_vendor_share
     return Risk(
         risk="Concentration of committed spend",
         likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
-        impact=committed[top],
-        impact_basis=f"with {clip(top, 30)}: {shares} of {cash(total, cur)} bound (held and signed now)",
+        impact=f.top_commitment,
+        impact_basis=f"with {clip(f.top_vendor, 30)}: {shares} of {cash(f.total, cur)} bound (held and signed now)",
         mitigation=(
             f"no vendor above {cap:.0%} of expected capacity"
             if cap < 1
@@ -1485,7 +1303,7 @@ def _concentration_risk(plan: PlanResult, committed: dict[str, float], total: fl
     )
 
 
-def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> list[Risk]:
+def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked: bool) -> list[Risk]:
     """The risks of the plan as a whole: availability below the expected, market prices 20% up, demand
     30% down, and throughput below a vendor's claim, each from the plan's stress cases."""
     assert plan.stress is not None
@@ -1505,14 +1323,12 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> lis
             owner="Head of infrastructure",
         )
     )
-    hours, rent, task_rent = plan_floating(plan, ev)
-    floating = sum(rent) + task_rent
-    dearer = next(c for c in st.cases if c.name == PRICE_CASE[1])
+    floating = f.floating
     risks.append(
         Risk(
             risk="Market prices rise 20% (on demand, or following the index)",
             likelihood="medium",
-            impact=dearer.total_spend - _as_planned(plan).total_spend if floating else None,
+            impact=f.price_impact,
             impact_basis=f"20% of {cash(floating, cur)} at market prices over {months} months"
             if floating
             else "nothing in the plan is priced at the market",
@@ -1526,22 +1342,20 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> lis
             owner="Treasury",
         )
     )
-    low = next(c for c in st.cases if c.name == "Demand −30%")
-    lower = next(c for c in st.cases if c.name == "Demand −50%")
     risks.append(
         Risk(
             risk="Demand 30% below the plan",
             likelihood="medium",
-            impact=low.unused_commitment if low.unused_commitment > 0 else None,
-            impact_basis=f"commitment idle over {months} months ({cash(lower.unused_commitment, cur)} at −50%)"
-            if low.unused_commitment > 0
+            impact=f.idle_30 if f.idle_30 > 0 else None,
+            impact_basis=f"commitment idle over {months} months ({cash(f.idle_50, cur)} at −50%)"
+            if f.idle_30 > 0
             else "no commitment left idle",
             mitigation="commit to the base load, peaks on demand; resize at renewal",
             owner="Head of product",
         )
     )
     if st.claims_low_end is not None:
-        claimed = _with([line.vendor for line in plan.plan if ev.offer(line.offer).points_source == "vendor_claim"])
+        claimed = _with(f.claimed)
         risks.append(
             Risk(
                 risk=f"Throughput below the vendor's claim ({claimed})",
@@ -1557,56 +1371,46 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, hedge_asked: bool) -> lis
     return risks
 
 
-def _plan_hedge(
-    plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None, missing: str, config: HedgeConfig | None
-) -> HedgeAsk:
+def _plan_hedge(plan: PlanResult, sums: HedgeSums, hedge: HedgePlan | None, missing: str) -> HedgeAsk:
     """The hedge of what floats in the plan, as the comparison report's hedging chapter computes it
-    (procure.analysis.hedging.plan_hedge): the same contracts for the same months."""
-    hours, rent, task_rent = plan_floating(plan, ev)
+    (procure.analysis.hedging.plan_hedge): the same contracts for the same months (HedgeSums)."""
+    task_rent = sums.task_rent
     cur, months = plan.currency, plan.demand.months
     token = (
         f" Capacity billed per token ({cash(task_rent, cur)} expected) does not move with a GPU-hour price index."
         if task_rent > 0
         else ""
     )
-    if sum(hours) <= 0:
+    if sums.hours <= 0:
         return HedgeAsk(
             ask=False,
             question="No hedge is needed.",
             detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing moves with the market price."
             + token,
         )
-    if hedge is None or hedge.offer != PLAN_HEDGE_ID:
+    if hedge is None or not sums.of_plan:
         return HedgeAsk(
             ask=False,
             question="No hedge is proposed.",
-            detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sum(hours))} expected over {months} months, {cash(sum(rent), cur)}). {missing}"
+            detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sums.hours)} expected over {months} months, {cash(sums.rent, cur)}). {missing}"
             + token,
         )
     span = hedge.horizon_months
-    bought = [r for r in hedge.ladder if r.contracts]
-    exposed_rent = sum(rent[:span])
-    if not bought:
+    if sums.first_month is None or sums.last_month is None:
         return HedgeAsk(
             ask=False,
             question="No hedge is needed.",
-            detail=f"The plan's GPU-hours at market prices ({prose_count(sum(hours[:span]))} expected over {month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours."
+            detail=f"The plan's GPU-hours at market prices ({prose_count(sums.exposed_hours)} expected over {month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours."
             + token,
         )
-    contracts = sum(r.contracts for r in bought)
-    hedged = sum(r.hedged_gpu_hours for r in bought)
-    linked = [
-        line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"
-    ]
-    rise = PRICE_MOVE * exposed_rent
-    payoff = hedged * hedge.stress_level * PRICE_MOVE
+    contracts, hedged, linked = sums.contracts, sums.hedged, sums.linked
     shares = ", ".join(
         f"{r.share:.0%} of months {r.first_month}–{r.last_month}"
         if r.first_month != r.last_month
         else f"{r.share:.0%} of month {r.first_month}"
         for r in hedge.ladder
     )
-    first, last = bought[0].first_month, bought[-1].last_month
+    first, last = sums.first_month, sums.last_month
     return HedgeAsk(
         ask=True,
         question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {month_range(first, last)}, against the plan's GPU-hours at market prices?",
@@ -1616,8 +1420,8 @@ def _plan_hedge(
                 if linked
                 else "The commitments are at fixed prices; what moves with the market is the capacity bought on demand: "
             )
-            + f"{prose_count(sum(hours[:span]))} GPU-hours expected over {month_range(1, span)} ({cash(exposed_rent, cur)}). "
-            f"If the index and these prices rise 20%, that cost rises {cash(rise, cur)}; the contracts pay {cash(payoff, cur)} of it. "
+            + f"{prose_count(sums.exposed_hours)} GPU-hours expected over {month_range(1, span)} ({cash(sums.exposed_rent, cur)}). "
+            f"If the index and these prices rise 20%, that cost rises {cash(sums.rise, cur)}; the contracts pay {cash(sums.payoff, cur)} of it. "
             f"The hours are expected, not promised (on-demand use falls first when demand falls), so a falling share is covered: {shares}. "
             "No premium: the exchange holds margin, and if the index falls the contracts pay back what the lower price saves."
             + token

@@ -18,10 +18,10 @@ from typing import Any
 
 from procure import __version__
 from procure.analysis.evaluate import Evaluation
+from procure.analysis.report import LazyExtras, ReportExtras
 from procure.render import formats
 from procure.render.charts import CHART_OFFERS
 from procure.render.ranking import by_score, comparison_columns
-from procure.render.report_data import ReportExtras, cheapest_odds, position_view
 
 REPORT_KINDS = ("comparison", "board")
 NOTE_LIMIT = 200  # vendor notes longer than this are cut on the offer page and printed whole in the appendix
@@ -221,14 +221,14 @@ def render_html(
         "plan": extras.plan,  # the procurement plan (PlanResult) when procure.yaml has demand:, else None
         "plan_summary": _plan_summary(extras),
         "plan_missing": extras.plan_missing,
-        "memo": extras.memo,
+        "memo": _memo(ev, extras),
         "rec": extras.recommendation,
         "reading": _reading_words(ev),
         "ask": vendor_asks(extras.recommendation, ev.currency) if extras.recommendation is not None else [],
         "football": extras.football,
         "cases": [case.name for case in extras.cases],
-        "odds": cheapest_odds(ev),
-        "standing": position_view(ev, extras.position),
+        "odds": extras.odds,
+        "standing": extras.standing,
         "scorecard": extras.scorecard,
         "part": {
             "chapters": part.chapters,
@@ -239,6 +239,22 @@ def render_html(
         "toc_pages": toc_pages,
     }
     return env.get_template(f"{kind}.html").render(**context)
+
+
+def resolve_extras(extras: LazyExtras) -> ReportExtras:
+    """The extras a report shows, computed now when the report was handed the function that computes them."""
+    if callable(extras):
+        return extras()
+    return extras or ReportExtras()
+
+
+def _memo(ev: Evaluation, extras: ReportExtras) -> Any:
+    """The board memo in words, from its figures (None for the comparison, which has none)."""
+    if extras.memo is None:
+        return None
+    from procure.render.board import board_memo
+
+    return board_memo(ev, extras.memo)
 
 
 def _reading_words(ev: Evaluation) -> str:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from procure.analysis.evaluate import Evaluation
-from procure.render.documents import Stage, html_to_pdf, render_html
-from procure.render.report_data import LazyExtras, resolve_extras
+from procure.analysis.report import LazyExtras
+from procure.render.documents import Stage, html_to_pdf, render_html, resolve_extras
 
 
 @contextlib.contextmanager

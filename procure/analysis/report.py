@@ -1,4 +1,7 @@
-"""What the reports show beside the Evaluation: cost position, hedging plan, rental price benchmark.
+"""Every figure the comparison report and the board memo print beside the Evaluation, computed once from one
+evaluation: sensitivity, cost position, the recommendation and the plan, the hedge, the rental price benchmark,
+the what-if cases, the football field, the scorecard chapter, the odds of being cheapest, and the memo's figures
+(procure/analysis/memo.py). procure/render formats them.
 
 Each part is computed by its own module from the workspace; a part whose inputs are missing is left
 out with the reason, so a report never fails for want of optional market data.
@@ -22,8 +25,8 @@ from procure.analysis.uncertainty import Sensitivity
 from procure.errors import InputError
 
 if TYPE_CHECKING:
+    from procure.analysis.memo import MemoFigures
     from procure.analysis.plan.frontier import Solves
-    from procure.render.board import BoardMemo
 from procure.io.workspace import IndexLevel, Workspace
 
 QUOTES_FILE = "market/quotes.csv"
@@ -43,9 +46,11 @@ class ReportExtras:
     plan_missing: str = ""
     cases: list[Case] = field(default_factory=list)  # what-if re-evaluations (demand, index, throughput claims)
     football: list[FieldBar] = field(default_factory=list)  # the football field of the top offers
-    memo: BoardMemo | None = None  # the board paper's decision memo
+    memo: MemoFigures | None = None  # the board memo's figures (render/board.py puts them in words)
     recommendation: Recommendation | None = None  # what every part of both reports recommends
     scorecard: ScorecardChapter | None = None  # delivered against promised, per signed vendor (the comparison)
+    odds: list[tuple[str, int]] = field(default_factory=list)  # cheapest_odds: each likely cheapest offer, in %
+    standing: PositionView | None = None  # the cost position as the comparison shows it
 
 
 @dataclass
@@ -65,12 +70,6 @@ SENSITIVITY_OFFERS = 3
 
 # The extras, or a function that computes them when a report needs them (procure report passes one).
 LazyExtras = ReportExtras | Callable[[], ReportExtras] | None
-
-
-def resolve_extras(extras: LazyExtras) -> ReportExtras:
-    if callable(extras):
-        return extras()
-    return extras or ReportExtras()
 
 
 def gather_extras(
@@ -158,18 +157,13 @@ def gather_extras(
             extras.football = football_field(ev, extras.cases)
     if not board:
         extras.scorecard = scorecard_chapter(ws, ev)
+    extras.odds = cheapest_odds(ev)
+    extras.standing = position_view(ev, extras.position)
     if board:
-        from procure.render.board import board_memo
+        from procure.analysis.memo import memo_figures
 
-        extras.memo = board_memo(
-            ev,
-            extras.cases,
-            extras.position,
-            extras.hedge,
-            extras.hedge_missing,
-            extras.plan,
-            ws.config.hedge,
-            extras.recommendation,
+        extras.memo = memo_figures(
+            ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, extras.recommendation
         )
     return extras
 
