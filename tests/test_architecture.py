@@ -157,3 +157,85 @@ def test_docs_name_every_module_in_its_layers_row():
         if f"`{path.name}`" not in where:
             unnamed.append(path.relative_to(PACKAGE.parent).as_posix())
     assert not unnamed, f"name these in docs/architecture.md (their package's row) or docs/plan.md: {unnamed}"
+
+
+# Functions a render module may import from analysis: words, not figures. Each writes a figure the way analysis's own
+# sentences write it (one wording for both), so it lives below render; none computes a figure.
+RENDER_MAY_CALL = {
+    ("procure.analysis.recommendation", "gpus_words"): "the ask's GPUs in words, as the recommendation's lines read",
+    (
+        "procure.analysis.recommendation",
+        "months_words",
+    ): "the ask's months in words, as the recommendation's lines read",
+    ("procure.analysis.recommendation", "price_words"): "the ask's price in words, as the recommendation's lines read",
+    ("procure.analysis.scorecard", "percent_or_no_data"): "a share as the scorecard and the credit claims write it",
+}
+
+
+def imported_names(module: str) -> list[tuple[str, str, int]]:
+    """(analysis module, name, line) for every `from procure.analysis... import name` in the module, deferred and
+    type-checking imports included; a whole analysis module imported is reported with the name '*'."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("procure.analysis"):
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                found.append(
+                    (target, "*", node.lineno) if target in MODULES else (node.module, alias.name, node.lineno)
+                )
+        elif isinstance(node, ast.Import):
+            found += [(a.name, "*", node.lineno) for a in node.names if a.name.startswith("procure.analysis")]
+    return found
+
+
+def computes(value: object) -> bool:
+    """A function or other callable that is neither a class nor a type alias (`A | B`, `list[A]`)."""
+    import inspect
+    import typing
+
+    return callable(value) and not inspect.isclass(value) and typing.get_origin(value) is None
+
+
+RENDER_MODULES = sorted(m for m in MODULES if layer_of(m) == [name for name, _ in LAYERS].index("render"))
+
+
+@pytest.mark.parametrize("module", RENDER_MODULES)
+def test_render_imports_from_analysis_only_types(module):
+    """Render formats figures and never computes one (docs/architecture.md): from analysis it takes the documents'
+    result types and constants, never a function that computes (the few word functions above excepted)."""
+    import importlib
+
+    wrong = []
+    for source, name, line in imported_names(module):
+        if name == "*":
+            wrong.append(f"{MODULES[module].name}:{line} imports the module {source}")
+            continue
+        value = getattr(importlib.import_module(source), name)
+        if computes(value) and (source, name) not in RENDER_MAY_CALL:
+            wrong.append(f"{MODULES[module].name}:{line} imports the function {source}.{name}")
+    assert not wrong, "render takes figures from analysis results, not by calling analysis: " + "; ".join(wrong)
+
+
+def test_the_render_check_sees_a_function_and_passes_a_type(tmp_path, monkeypatch):
+    """The check above would pass on a tree it cannot read; here it reads a made-up render module that imports a
+    result type, a type alias, a constant and a function from analysis: only the function is refused."""
+    fake = tmp_path / "procure"
+    (fake / "render").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "render" / "__init__.py").write_text("")
+    (fake / "render" / "page.py").write_text(
+        "from procure.analysis.report import LazyExtras, ReportExtras\n"
+        "from procure.analysis.hedging import PLAN_HEDGE_ID\n"
+        "def f():\n    from procure.analysis.memo import memo_figures\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", {**MODULES, **module_names()})
+    assert [n for _, n, _ in imported_names("procure.render.page")] == [
+        "LazyExtras",
+        "ReportExtras",
+        "PLAN_HEDGE_ID",
+        "memo_figures",
+    ]
+    with pytest.raises(AssertionError, match=r"page.py:4 imports the function procure.analysis.memo.memo_figures\n"):
+        test_render_imports_from_analysis_only_types("procure.render.page")
