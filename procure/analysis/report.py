@@ -50,6 +50,7 @@ class ReportExtras:
     recommendation: Recommendation | None = None  # what every part of both reports recommends
     scorecard: ScorecardChapter | None = None  # delivered against promised, per signed vendor (the comparison)
     odds: list[tuple[str, int]] = field(default_factory=list)  # cheapest_odds: each likely cheapest offer, in %
+    index_note: dict[str, float] | None = None  # the index price as rent per task at the leader's output
     standing: PositionView | None = None  # the cost position as the comparison shows it
 
 
@@ -158,6 +159,7 @@ def gather_extras(
     if not board:
         extras.scorecard = scorecard_chapter(ws, ev)
     extras.odds = cheapest_odds(ev)
+    extras.index_note = index_note(ev)
     extras.standing = position_view(ev, extras.position)
     if board:
         from procure.analysis.memo import memo_figures
@@ -219,6 +221,15 @@ def telemetry_notes(actuals: Any, months: list[str]) -> list[str]:
         if parts:
             out.append(f"{key}: " + "; ".join(parts) + ".")
     return out
+
+
+def index_note(ev: Evaluation) -> dict[str, float] | None:
+    """The latest index price as a rent per successful task at the recommended offer's output, for the cost curve."""
+    leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
+    level = next((o.index_level for o in ev.offers if o.index_level is not None), None)
+    if level is None or leader is None or not leader.metrics.get("successful_tasks_per_gpu_hour"):
+        return None
+    return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
 
 
 ODDS_NAMED = 0.05  # offers at least this likely to be the cheapest are named in the headline

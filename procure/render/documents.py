@@ -202,7 +202,7 @@ def render_html(
         "ev": ev,
         "leader": leader,
         "runner": ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None,
-        "index_note": _index_note(ev, leader),
+        "index_note": extras.index_note,
         "charts": {name: Markup(svg) for name, svg in charts.items()},  # our own SVG, not vendor text
         "css": Markup((folder / "report.css").read_text(encoding="utf-8")),
         "fonts": Markup((folder / "fonts.css").read_text(encoding="utf-8")),
@@ -277,14 +277,6 @@ def _plan_summary(extras: ReportExtras) -> str | None:
     return plan_summary(extras.plan)
 
 
-def _index_note(ev: Evaluation, leader: Any) -> dict[str, float] | None:
-    """The index price as a rent per successful task at the leader's output, for the cost curve."""
-    level = next((o.index_level for o in ev.offers if o.index_level is not None), None)
-    if level is None or leader is None or not leader.metrics.get("successful_tasks_per_gpu_hour"):
-        return None
-    return {"level": level, "per_task": level / leader.metrics["successful_tasks_per_gpu_hour"]}
-
-
 def build_charts(
     ev: Evaluation,
     kind: str,
@@ -302,9 +294,8 @@ def build_charts(
         return {}
 
     leader = ev.summary.recommended
-    note = _index_note(ev, ev.offer(leader) if leader else None)
-    per_task = note["per_task"] if note else None
     extras = extras or ReportExtras()
+    per_task = extras.index_note["per_task"] if extras.index_note else None
     drawings: list[tuple[str, Callable[[], str]]] = [
         ("cost_curve", lambda: charts.cost_curve(ev, highlight=leader, index_per_task=per_task))
     ]
