@@ -692,3 +692,30 @@ def test_a_memo_led_by_an_on_demand_offer_asks_for_no_commitment(tmp_path):
     )
     assert "commitment of" not in memo.headline
     assert "6.00 USD per GPU-hour on demand, billed as used" == memo.terms.price
+
+
+def test_the_position_the_comparison_shows_is_figures_put_in_words_by_render(extras):
+    """The example's market: Rival A's own cost 5.20 per 1,000 tasks on 2026-11-29 (procure.yaml), Rival B's public
+    price 11.00 (a price, so never compared with our cost); our recorded cost 6.80. Signing Keel at its cost per task
+    puts us ours / 5.20 - 1 above Rival A."""
+    from procure.render.documents import _signing_words
+
+    found, ev = extras
+    view = found.standing
+    assert [(n, c, is_price) for n, c, _, is_price in view.competitors] == [
+        ("Rival A (analyst estimate)", pytest.approx(0.0052), False),
+        ("Rival B (public pricing)", pytest.approx(0.011), True),
+    ]
+    s = view.signing
+    keel = ev.offer("keel-b200-mc").metrics["cost_per_task"]
+    assert (s.vendor, s.competitor, s.competitor_cost, s.today) == (
+        "Keel Systems",
+        "Rival A (analyst estimate)",
+        pytest.approx(0.0052),
+        pytest.approx(0.0068),
+    )
+    assert s.gap == pytest.approx(keel / 0.0052 - 1)
+    assert _signing_words(view, "USD") == (
+        f"Signing Keel Systems at {keel * 1000:.2f} USD per 1,000 tasks puts us {keel / 0.0052 - 1:.0%} above the "
+        "cheapest competitor, Rival A (analyst estimate), at 5.20; today we pay 6.80."
+    )

@@ -255,15 +255,27 @@ def cheapest_odds(ev: Evaluation) -> list[tuple[str, int]]:
 
 
 @dataclass
+class Signing:
+    """Where signing the recommended offer leaves us against the cheapest competitor's own cost."""
+
+    vendor: str
+    cost_per_task: float  # the recommended offer's
+    competitor: str
+    competitor_cost: float  # the cheapest competitor's cost per task
+    gap: float  # ours over the competitor's, less 1
+    today: float | None  # what we pay per task today; None when today's figure is the recommended offer's
+
+
+@dataclass
 class PositionView:
     """The cost position split as a reader needs it: the offers we could sign, the competitors' own
     costs, ours today, and where signing the recommendation leaves us against the cheapest competitor."""
 
     offers: list[tuple[str, float]]  # vendor, cost per task
-    competitors: list[tuple[str, float, str]]  # name, cost per task, date
+    competitors: list[tuple[str, float, str, bool]]  # name, cost per task, date, a public price (not its cost)
     ours: float
     ours_label: str
-    signing: str | None
+    signing: Signing | None
 
 
 def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
@@ -271,28 +283,23 @@ def position_view(ev: Evaluation, pos: Position | None) -> PositionView | None:
         return None
     vendors = {o.id: o.vendor for o in ev.offers}
     offers = [(vendors.get(p.name, p.name), p.cost_per_task) for p in pos.curve if p.kind == "offer"]
-    # A competitor's public price is labelled as one; only competitors' costs are compared with our cost.
+    # A competitor's public price is marked as one; only competitors' costs are compared with our cost.
     competitors = [
-        (p.name + (" (its price)" if p.figure == "price" else ""), p.cost_per_task, p.date.isoformat())
-        for p in pos.curve
-        if p.kind == "competitor"
+        (p.name, p.cost_per_task, p.date.isoformat(), p.figure == "price") for p in pos.curve if p.kind == "competitor"
     ]
-    costs = [c for c, p in zip(competitors, [q for q in pos.curve if q.kind == "competitor"]) if p.figure == "cost"]
+    costs = [c for c in competitors if not c[3]]
     signing = None
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
     if leader is not None and costs and leader.metrics.get("cost_per_task") is not None:
-        name, best, _ = min(costs, key=lambda c: c[1])
+        name, best, _, _ = min(costs, key=lambda c: c[1])
         ours = leader.metrics["cost_per_task"]
-        gap = ours / best - 1
-        where = "level with" if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"
-        signing = (
-            f"Signing {leader.vendor} at {ours * 1000:.2f} {ev.currency} per 1,000 tasks puts us {where} the cheapest competitor, "
-            f"{name}, at {best * 1000:.2f}"
-            + (
-                f"; today we pay {pos.cost_per_task * 1000:.2f}."
-                if not pos.label.startswith("the recommended")
-                else "."
-            )
+        signing = Signing(
+            vendor=leader.vendor,
+            cost_per_task=ours,
+            competitor=name,
+            competitor_cost=best,
+            gap=ours / best - 1,
+            today=None if pos.label.startswith("the recommended") else pos.cost_per_task,
         )
     return PositionView(
         offers=offers, competitors=competitors, ours=pos.cost_per_task, ours_label=pos.label, signing=signing

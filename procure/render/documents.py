@@ -18,7 +18,7 @@ from typing import Any
 
 from procure import __version__
 from procure.analysis.evaluate import Evaluation
-from procure.analysis.report import LazyExtras, ReportExtras
+from procure.analysis.report import LazyExtras, PositionView, ReportExtras
 from procure.render import formats
 from procure.render.charts import CHART_OFFERS
 from procure.render.ranking import by_score, comparison_columns
@@ -229,6 +229,7 @@ def render_html(
         "cases": [case.name for case in extras.cases],
         "odds": extras.odds,
         "standing": extras.standing,
+        "signing": _signing_words(extras.standing, ev.currency),
         "scorecard": extras.scorecard,
         "part": {
             "chapters": part.chapters,
@@ -255,6 +256,19 @@ def _memo(ev: Evaluation, extras: ReportExtras) -> Any:
     from procure.render.board import board_memo
 
     return board_memo(ev, extras.memo)
+
+
+def _signing_words(standing: PositionView | None, currency: str) -> str | None:
+    """Where signing the recommendation leaves us against the cheapest competitor, in one sentence."""
+    s = standing.signing if standing is not None else None
+    if s is None:
+        return None
+    where = "level with" if abs(s.gap) < 0.005 else f"{abs(s.gap):.0%} {'above' if s.gap > 0 else 'below'}"
+    return (
+        f"Signing {s.vendor} at {s.cost_per_task * 1000:.2f} {currency} per 1,000 tasks puts us {where} the cheapest "
+        f"competitor, {s.competitor}, at {s.competitor_cost * 1000:.2f}"
+        + (f"; today we pay {s.today * 1000:.2f}." if s.today is not None else ".")
+    )
 
 
 def _reading_words(ev: Evaluation) -> str:
