@@ -79,3 +79,20 @@ def header_cells(table: str) -> list[str]:
         if lines
         else []
     )
+
+
+# Elements that sit inside a line of text: their tags join the words around them ("<strong>Alpha</strong>, ..."
+# reads "Alpha, ..."); every other tag separates words, as a line or cell break does on the page.
+INLINE_TAGS = r"</?(?:a|abbr|b|code|em|i|small|span|strong|sub|sup|wbr)\b[^>]*>"
+
+
+def html_words(page: str) -> str:
+    """The words of an HTML report as a reader sees them, single-spaced: no head, styles, scripts or charts,
+    entities read, soft hyphens dropped (the same words a PDF's text holds, without laying it out)."""
+    import html
+    import re
+
+    page = re.sub(r"(?s)<head>.*?</head>", "", page)
+    page = re.sub(r"(?s)<(style|script|svg)\b.*?</\1>", " ", page)
+    page = re.sub(INLINE_TAGS + r"|&shy;", "", page)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).replace("\u00ad", "").split())
