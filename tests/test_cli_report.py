@@ -18,14 +18,14 @@ def pdf_text(path):
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory, data_dir):
-    """The basic workspace's comparison and board PDFs, and its JSON Evaluation, rendered once."""
+def rendered(tmp_path_factory, data_dir, shared_report):
+    """The basic workspace's comparison and board PDFs (the run's, tests/conftest.py), and its JSON Evaluation."""
     out = tmp_path_factory.mktemp("reports")
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
     ws = data_dir / "basic"
-    assert run("report", "-w", ws, "--as-of", AS_OF, "--out", out / "cmp.pdf").exit_code == 0
-    assert run("report", "--board", "-w", ws, "--as-of", AS_OF, "--out", out / "board.pdf").exit_code == 0
+    for name, options in (("cmp.pdf", ()), ("board.pdf", ("--board",))):
+        (out / name).symlink_to(shared_report(ws, *options, fmt="pdf", as_of=AS_OF))
     evaluation = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json").stdout)
     mp.undo()
     return out, evaluation
@@ -220,13 +220,12 @@ def test_report_shows_no_progress_when_piped(data_dir, tmp_path):
     assert result.stderr == f"wrote {out}\n"
 
 
-def test_board_paper_is_a_two_page_memo_in_plain_words(tmp_path):
+def test_board_paper_is_a_two_page_memo_in_plain_words(shared_report):
     """The example's board paper: two pages, the decision first, money in k/M USD, no jargon, no ids."""
     from pathlib import Path
 
     root = Path(__file__).parent.parent
-    out = tmp_path / "board.pdf"
-    assert run("report", "--board", "-w", root, "--as-of", AS_OF, "--out", out).exit_code == 0
+    out = shared_report(root, "--board", fmt="pdf", as_of=AS_OF)
     reader, text = pdf_text(out)
     flat = " ".join(text.split())
     assert len(reader.pages) == 2
