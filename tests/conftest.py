@@ -121,6 +121,15 @@ LONG = (
     "tests/test_hostile_faults.py::test_killed_save_leaves_the_history_readable_and_consistent",
     "tests/test_hostile_faults.py::test_concurrent_evaluate_save_and_reevaluate_all_land",
     "tests/test_assemble.py::test_killing_the_report_ends_its_layout_workers",
+    "tests/test_evidence_months.py::test_eight_concurrent_imports_lose_nothing",  # eight processes at once
+    # the plan's property tests (hypothesis, SETTINGS' 12 examples, each a market solved several times)
+    "tests/test_plan.py::test_the_plan_never_costs_more_than_the_best_single_offer",
+    "tests/test_plan.py::test_adding_an_offer_never_raises_the_cost",
+    "tests/test_plan.py::test_scaling_every_price_scales_the_cost_and_keeps_the_plan",
+    "tests/test_plan.py::test_file_order_and_currency_do_not_change_the_plan",
+    # the attack's full 200,000 series (a minute in prometheus-client's parser); 2,000 of them stay in make test
+    # ("[[]" is fnmatch's literal "[")
+    "tests/test_hostile_streams.py::test_two_hundred_thousand_series_with_an_unknown_label_take_one_line[[]200000]",
 )
 
 

@@ -1,5 +1,6 @@
 """The comparison and board reports: content, safety and reproducibility, read back from the PDF."""
 
+import functools
 import json
 import re
 
@@ -13,8 +14,22 @@ EPOCH = "1764400000"  # 2025-11-29 07:06:40 UTC
 
 
 def pdf_text(path):
-    reader = pypdf.PdfReader(str(path))
-    return reader, "\n".join(page.extract_text() for page in reader.pages)
+    """The PDF's reader and its pages' text joined."""
+    reader, pages = _read_pdf(str(path), path.stat().st_mtime_ns)
+    return reader, "\n".join(pages)
+
+
+def page_texts(path):
+    """Each page's text, as pypdf extracts it."""
+    return _read_pdf(str(path), path.stat().st_mtime_ns)[1]
+
+
+@functools.cache
+def _read_pdf(path, modified):
+    """Read and extracted once per file: the module's tests read the same two PDFs again and again (extracting a
+    15-page report's text takes seconds)."""
+    reader = pypdf.PdfReader(path)
+    return reader, [page.extract_text() for page in reader.pages]
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +83,14 @@ def test_pdf_shows_the_same_cost_per_task_as_the_json(rendered):
 def test_table_of_contents_has_page_numbers(rendered):
     out, _ = rendered
     reader, _ = pdf_text(out / "cmp.pdf")
-    contents = reader.pages[1].extract_text()
+    contents = page_texts(out / "cmp.pdf")[1]
     numbers = [int(n) for n in re.findall(r"(\d+)\s*$", contents, flags=re.M)]
     assert numbers == sorted(numbers) and numbers[0] >= 3 and numbers[-1] <= len(reader.pages)
 
 
 def test_appendix_lists_input_files_with_sha256(rendered):
     out, evaluation = rendered
-    reader, _ = pdf_text(out / "cmp.pdf")
-    last = " ".join(page.extract_text() for page in reader.pages[-2:]).replace("\n", " ")
+    last = " ".join(page_texts(out / "cmp.pdf")[-2:]).replace("\n", " ")
     assert "S" in last  # headings in bold come out letter-spaced; the hashes below are what matters
     for item in evaluation["inputs"]:
         assert item["path"] in last and item["sha256"] in last
@@ -229,7 +243,7 @@ def test_board_paper_is_a_two_page_memo_in_plain_words(shared_report):
     reader, text = pdf_text(out)
     flat = " ".join(text.split())
     assert len(reader.pages) == 2
-    first, second = (" ".join(page.extract_text().split()) for page in reader.pages)
+    first, second = (" ".join(page.split()) for page in page_texts(out))
     assert "Approve the purchase plan" in first  # the example has demand: the plan is the ask
     # The plan heads the options above the single offers, and page 2 speaks of the plan: its demand cases, its
     # vendors in the register, and a hedge question about its on-demand hours.
