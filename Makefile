@@ -60,7 +60,8 @@ benchmark: install
 # One run on every core: the costliest modules (PDF rendering, subprocesses, marked slow) go out first and
 # the quick tests fill the gaps (tests/conftest.py); `pytest -m "not slow"` is the quick run while working.
 # The long end-to-end checks (the 50-offer layout, kill and concurrency loops, property tests at full
-# example counts: tests/conftest.py LONG) are marked long and run by `make test-slow`.
+# example counts, LibreOffice recalculating the workbook: tests/conftest.py LONG) are marked long and run by
+# `make test-slow`. benchmarks/bench_suite.py times either as it runs here, with the machine's load.
 # ruff lints and checks the layout of every Python file first (pyproject.toml [tool.ruff]; `make format` lays them out).
 test: install
 	$(BIN)/ruff check --quiet .

@@ -122,6 +122,9 @@ LONG = (
     "tests/test_hostile_faults.py::test_concurrent_evaluate_save_and_reevaluate_all_land",
     "tests/test_assemble.py::test_killing_the_report_ends_its_layout_workers",
     "tests/test_evidence_months.py::test_eight_concurrent_imports_lose_nothing",  # eight processes at once
+    "tests/test_xlsx_live.py::*",  # LibreOffice started to recalculate the workbooks
+    # two comparison PDFs laid out whole, one with a 2,000-character unbroken name and note
+    "tests/test_documents.py::test_pathological_vendor_text_keeps_the_layout",
     # the plan's property tests (hypothesis, SETTINGS' 12 examples, each a market solved several times)
     "tests/test_plan.py::test_the_plan_never_costs_more_than_the_best_single_offer",
     "tests/test_plan.py::test_adding_an_offer_never_raises_the_cost",
