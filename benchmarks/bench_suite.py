@@ -70,19 +70,23 @@ def main() -> None:
     print(f"make {'test-slow' if args.slow else 'test'} in {ROOT}, pytest cache {'empty' if cache else 'kept'}")
     print(f"before: {load()}")
     total = [0.0, 0.0, 0.0]
+    failed = False
     for name, command in steps:
         wall, user, system, code = timed(command, log)
         total = [total[0] + wall, total[1] + user, total[2] + system]
         print(f"  {name:<12} wall {wall:7.1f} s   CPU {user + system:7.1f} s (user {user:.1f}, system {system:.1f})")
-        if code != 0:
+        if code != 0:  # the figures so far are still printed, with the load
             print(f"  {' '.join(command)} exited {code}: its output is in {log}")
-            raise SystemExit(1)
+            failed = True
+            break
     outcome = re.findall(r"^=* ?(\d+ (?:passed|failed).* in [\d.]+s\b.*?) ?=*$", log.read_text(errors="replace"), re.M)
     print(f"after:  {load()}")
     print(f"pytest: {outcome[-1] if outcome else '(no summary line: see ' + str(log) + ')'}")
     wall, user, system = total
     print(f"total:  wall {wall:.1f} s, CPU {user + system:.1f} s (user {user:.1f}, system {system:.1f})")
     print(f"output: {log}")
+    if failed:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
