@@ -197,9 +197,15 @@ class _Stub(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Quiet: the slow answer meets a client that gave up (the timeout test) and fails to write; socketserver
+        would print that to standard error, which the next command's captured output then holds."""
+
+
 @pytest.fixture
 def stub():  # type: ignore[no-untyped-def]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
+    server = _Server(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     _Stub.seen = []
@@ -392,7 +398,7 @@ def test_a_slow_server_times_out_and_an_unverified_certificate_is_refused(stub, 
 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
-    tls = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
+    tls = _Server(("127.0.0.1", 0), _Stub)
     tls.socket = context.wrap_socket(tls.socket, server_side=True)
     threading.Thread(target=tls.serve_forever, daemon=True).start()
     try:
