@@ -20,8 +20,9 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
-from procure.model.inputs import ContractTerms, HorizonConfig, IndexLinked
+from procure.model.costing import HOURS_PER_MONTH
+from procure.model.inputs import ContractTerms, HorizonConfig
+from procure.model.kinds.index_linked import IndexLinked, index_linked_rent
 from procure.model.units import PerThousand
 
 DAYS_PER_MONTH = 365.25 / 12

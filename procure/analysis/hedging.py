@@ -30,8 +30,9 @@ from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import IndexLevel, Workspace, read_price_series
-from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
+from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
+from procure.model.kinds.index_linked import index_linked_rent
 
 if TYPE_CHECKING:
     from procure.analysis.plan import PlanResult

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
+from procure.model.kinds import KINDS
 from procure.render.ranking import CATEGORY_ABBREVIATIONS
 from procure.textsafe import formula_like
 
@@ -316,6 +317,14 @@ def _per_token_columns(cur: str) -> list[Column]:
     ]
 
 
+def _kind_cost(k: Callable[[str], str], gpu_hour_cost: str) -> str:
+    """The cost per task of the row's offer kind: each kind with a formula of its own (procure/model/kinds/,
+    `Kind.workbook_cost`) in an IF on the pricing basis, the GPU-hour formula for the rest."""
+    own = [kind for kind in KINDS if kind.workbook_cost is not None]
+    ifs = "".join(f'IF({k("basis")}="{kind.name}",{kind.workbook_cost(k, _ref)},' for kind in own)  # type: ignore[misc]
+    return ifs + gpu_hour_cost + ")" * len(own)
+
+
 def _cost_columns(cur: str) -> list[Column]:
     """Step 12 and the ranking: the cost per successful task (the per-token formula for per-token offers),
     per 1,000 tasks, and the rank among the acceptable offers, live over every row."""
@@ -324,15 +333,7 @@ def _cost_columns(cur: str) -> list[Column]:
             "cost_per_task",
             f"{cur}/task",
             PER_TASK,
-            _formula(
-                lambda k, r, n: (
-                    f'IFERROR(IF({k("basis")}="per_token",'
-                    f"({_ref('input_tokens')}*((1-{_ref('cached_input_share')})*{k('per_mtok_input')}+{_ref('cached_input_share')}*{k('per_mtok_cached')})+{_ref('output_tokens')}*{k('per_mtok_output')})*{k('fx')}*{k('escalation')}/1000000"
-                    f"/({_ref('success_rate')}*{k('quality')})"
-                    f"+IF(N({_ref('tasks_per_month')})=0,0,({k('fixed_fees_month')}+({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/12)/{_ref('tasks_per_month')}),"
-                    f'{k("full")}/{k("tasks_per_gpu_hour")}),"")'
-                )
-            ),
+            _formula(lambda k, r, n: "IFERROR(" + _kind_cost(k, f"{k('full')}/{k('tasks_per_gpu_hour')}") + ',"")'),
         ),
         (
             "cost_per_1000",

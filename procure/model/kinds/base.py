@@ -1,0 +1,62 @@
+"""What an offer kind declares: its block of `pricing`, its checks, its cost columns and its price scaling.
+
+A kind is the way an offer is priced (docs/cost-model.md, "Offer kinds"). The rest of procure asks the kind
+(`procure.model.kinds.kind_of`) instead of testing which pricing field an offer fills in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from procure.model.inputs import Offer, Pricing
+
+HOURS_PER_MONTH = 730.0
+HOURS_PER_YEAR = 8760.0
+
+# Where a problem is (a field path) and what is wrong: io/workspace.py locates it in the offer's file.
+Add = Callable[[tuple[Any, ...], str], None]
+Columns = dict[str, np.ndarray]
+
+
+def no_checks(offer: Offer, add: Add, has_index: bool) -> None:
+    """A kind whose fields need nothing beyond their own types."""
+
+
+def no_columns(pricing: Pricing, index_level: float) -> dict[str, float]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One pricing kind, declared in one module of procure/model/kinds/.
+
+    name: the cost model's `basis` column (and the workbook's "Pricing basis"); field: the key under `pricing`
+    that selects it; block: the pydantic model of that key (None: a plain price per GPU-hour); label: how
+    messages name it; rented: GPU-hours rented from a provider, which take a discount, a burst price, commit
+    options and a billing unit; columns: the cost model's input columns it fills (`cost_columns` gives their
+    values for one offer, NaN elsewhere); checks: its workspace problems; scale_price: its price times a
+    factor (what-if); workbook_cost: its own cost-per-task formula in the workbook, None for the GPU-hour one;
+    template_flow: the offer template writes its block on one line."""
+
+    name: str
+    field: str
+    label: str
+    block: type | None = None
+    rented: bool = True
+    columns: tuple[str, ...] = ()
+    checks: Callable[[Offer, Add, bool], None] = no_checks
+    cost_columns: Callable[[Pricing, float], dict[str, float]] = no_columns
+    scale_price: Callable[[Pricing, float, float | None, float], Pricing] | None = None
+    workbook_cost: Callable[[Callable[[str], str], Callable[[str], str]], str] | None = None
+    template_flow: bool = False
+    price_words: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def selected(self, pricing: Pricing) -> bool:
+        """The offer states this kind's field."""
+        return getattr(pricing, self.field, None) is not None
