@@ -59,7 +59,7 @@ def test_the_cost_model_prices_it_at_the_clamped_index_with_the_rent_at_its_cap(
 def test_its_cost_columns_carry_the_index_and_its_terms():
     offer = example_offer("corvid-b200-idx")
     linked = offer.pricing.index_linked
-    columns = KIND.cost_columns(offer.pricing, 3.25)
+    columns = KIND.cost_columns(offer, 3.25)
     assert columns["index_level"] == 3.25 and columns["spread"] == linked.spread
     assert set(columns) == set(KIND.columns)
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import ContractTerms, HorizonConfig
+from procure.model.kinds import kind_named
 from procure.model.kinds.index_linked import IndexLinked, index_linked_rent
 from procure.model.units import PerThousand
 
@@ -332,7 +333,7 @@ def _offer_on_calendar(
     offer's spread instead), so that the price to tie can move the list price and nothing else."""
     terms = record.terms
     pricing = terms.pricing
-    prepay = pricing.prepay_fraction if record.pricing_basis not in ("owned", "per_token") else 0.0
+    prepay = pricing.prepay_fraction if kind_named(record.pricing_basis).rented else 0.0
     linked = pricing.index_linked
     if linked is not None and price_shift:
         linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
@@ -569,7 +570,7 @@ def _horizon_notes(
     record, config, start, term = offer.record, offer.config, offer.start, offer.term
     if start > 1:
         notes.append(f"delivered in month {start}: nothing to serve before")
-    if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
+    if horizon > start - 1 + term and kind_named(record.pricing_basis).rented:
         notes.append(
             f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})"
         )
@@ -596,7 +597,7 @@ def _committed_payments(offer: _Offer, charges: _Charges, last: int) -> float:
     per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
     topped up to a minimum monthly bill; per-TB fees depend on use and bind nothing."""
     contract, ramp = offer.record.terms.contract, offer.ramp
-    committed = float(offer.record.terms.gpus or 0)
+    committed = kind_named(offer.record.pricing_basis).committed(offer.record.terms)
     paid = 0.0
     for k in range(1, min(offer.term, last) + 1):
         available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
@@ -685,7 +686,8 @@ def schedule(
     commitment = _commitment(offer, charges, months, total_prepay)
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
-        billed, committed = record.metrics.get("billed_gpus") or 0.0, float(record.terms.gpus or 0)
+        billed = record.metrics.get("billed_gpus") or 0.0
+        committed = kind_named(record.pricing_basis).committed(record.terms)
         notes.append(
             _below_commitment(
                 total_cost,
@@ -727,7 +729,7 @@ def horizon_price_to_tie(record, target: float, solve: Callable[[float], float |
     monthly bill, an index floor or cap) is handled by bisection. Owned and per-token offers have no
     rental price to negotiate: None.
     """
-    if record.pricing_basis not in ("gpu_hour", "index"):
+    if not kind_named(record.pricing_basis).rented:
         return None
     list_price = record.metrics.get("list_price")
     base, probe = solve(0.0), solve(-1.0)

@@ -915,9 +915,8 @@ def _cost_row(
         "fx": workspace.fx_rate(p.currency),
         "gpu_hour": p.gpu_hour if p.gpu_hour is not None else on_demand_price if on_demand_price is not None else nan,
         "discount": p.discount,
-        # each kind's own columns: its values for this offer's kind, NaN for the others
+        # each kind's own columns, NaN: the offer's kind fills its own below
         **{name: nan for other in KINDS for name in other.columns},
-        **(stated.cost_columns(p, index_price) if stated.selected(p) else {}),
         "gpus": offer.gpus if offer.gpus is not None else nan,
         "max_gpus": offer.supply_gpus or nan,
         "term_months": offer.contract_months,
@@ -940,4 +939,6 @@ def _cost_row(
     }
     for job in OPERATING_JOBS:
         row[f"owner_{job}"] = OWNER_CODES[offer.responsibilities.get(job, "customer")]
+    if stated.selected(p):  # last: a kind may restate a common column (its price, the GPUs it commits)
+        row.update(stated.cost_columns(offer, index_price))
     return row

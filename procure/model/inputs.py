@@ -1190,8 +1190,11 @@ class Offer(Strict):
         endpoint priced per GPU-hour (an endpoint is billed for the time it runs) unless a burst price above
         its commitment says its GPUs are committed, else month (committed GPUs billed every month of the
         term). None: billed per token or owned."""
-        if not kind_of(self.pricing).rented:
+        kind = kind_of(self.pricing)
+        if not kind.rented:
             return None
+        if kind.billed_monthly:
+            return "month"
         if self.pricing.billed_per is not None:
             return self.pricing.billed_per
         return "hour" if self.service.kind == "managed_serving" and self.pricing.burst is None else "month"

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
-from procure.model.kinds import KINDS
+from procure.model.kinds import KINDS, kind_named
 from procure.render.ranking import CATEGORY_ABBREVIATIONS
 from procure.textsafe import formula_like
 
@@ -125,6 +125,7 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
         i = position[record.id]
         m = record.metrics
         basis = str(col["basis"][i])
+        own = kind_named(basis)
         fx = float(col["fx"][i])
         token = basis == "per_token"
         billed = m.get("billed_gpus")
@@ -167,6 +168,8 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 if token
                 else None,
                 "cost_per_task": m.get("cost_per_task"),
+                **{key: None for kind in KINDS for key, _, formula in kind.workbook_columns if formula is None},
+                **(own.workbook_values(inputs.offers[i], m) if own.workbook_values is not None else {}),
             }
         )
     return rows
@@ -357,14 +360,26 @@ def _cost_columns(cur: str) -> list[Column]:
     ]
 
 
-def _columns(cur: str, last: int) -> list[Column]:
+def _kind_columns(bases: frozenset[str]) -> list[Column]:
+    """An offer kind's own cells (`Kind.workbook_columns`: values, and formulas over the row's cells), shown when an
+    offer of the kind is in the sheet."""
+    return [
+        (key, header, "General", _input(key) if formula is None else _formula(lambda k, r, n, f=formula: f(k)))
+        for kind in KINDS
+        if kind.name in bases
+        for key, header, formula in kind.workbook_columns
+    ]
+
+
+def _columns(cur: str, last: int, bases: frozenset[str] = frozenset()) -> list[Column]:
     """The Offers sheet: key, header (with unit), number format, and the cell (a value key or a formula),
-    in the order of the cost model's steps."""
+    in the order of the cost model's steps; `bases`: the offer kinds in the sheet."""
     return (
         _offer_columns(cur)
         + _staff_software_columns(cur)
         + _tasks_columns()
         + _per_token_columns(cur)
+        + _kind_columns(bases)
         + _cost_columns(cur)
     )
 
@@ -415,7 +430,7 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
         assumptions.append([note])
 
     n = len(rows) + 1
-    cols = _columns(cur, n)
+    cols = _columns(cur, n, frozenset(str(row["basis"]) for row in rows))
     letters = {key: get_column_letter(i + 1) for i, (key, *_rest) in enumerate(cols)}
     offers.append([header for _, header, _, _ in cols])
     for r, row in enumerate(rows, start=2):

@@ -7,7 +7,7 @@ A kind is the way an offer is priced (docs/cost-model.md, "Offer kinds"). The re
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,8 +27,13 @@ def no_checks(offer: Offer, add: Add, has_index: bool) -> None:
     """A kind whose fields need nothing beyond their own types."""
 
 
-def no_columns(pricing: Pricing, index_level: float) -> dict[str, float]:
+def no_columns(offer: Offer, index_level: float) -> dict[str, float]:
     return {}
+
+
+def committed_gpus(offer: Offer) -> float:
+    """The GPUs paid every month of the term whether used or not: the offer's `gpus`."""
+    return float(offer.gpus or 0)
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,13 @@ class Kind:
     options and a billing unit; columns: the cost model's input columns it fills (`cost_columns` gives their
     values for one offer, NaN elsewhere); checks: its workspace problems; scale_price: its price times a
     factor (what-if); workbook_cost: its own cost-per-task formula in the workbook, None for the GPU-hour one;
-    template_flow: the offer template writes its block on one line."""
+    template_flow: the offer template writes its block on one line; committed: the GPUs owed every month of the
+    term, used or not (the cash flow's commitment and the plan's committed part); billed_monthly: billed by the
+    month whatever the service kind (a commitment, never pay-as-used by default); as_used_above_commitment: the plan
+    takes the GPUs between the commitment and the supply as pay-as-used at the offer's own price;
+    workbook_columns / workbook_values: cells of its own on the workbook's Offers sheet, shown when an offer of the
+    kind is in the sheet: (key, header, None) a value that workbook_values gives for one offer and its metrics,
+    (key, header, formula) a formula over the row's cells (formula(k): k(key) names a cell of the row)."""
 
     name: str
     field: str
@@ -50,12 +61,16 @@ class Kind:
     rented: bool = True
     columns: tuple[str, ...] = ()
     checks: Callable[[Offer, Add, bool], None] = no_checks
-    cost_columns: Callable[[Pricing, float], dict[str, float]] = no_columns
+    cost_columns: Callable[[Offer, float], dict[str, float]] = no_columns
     scale_price: Callable[[Pricing, float, float | None, float], Pricing] | None = None
     workbook_cost: Callable[[Callable[[str], str], Callable[[str], str]], str] | None = None
     template_flow: bool = False
     price_words: str = ""
-    notes: tuple[str, ...] = field(default=())
+    committed: Callable[[Offer], float] = committed_gpus
+    billed_monthly: bool = False
+    as_used_above_commitment: bool = False
+    workbook_columns: tuple[tuple[str, str, Callable[[Callable[[str], str]], str] | None], ...] = ()
+    workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

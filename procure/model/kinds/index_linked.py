@@ -57,7 +57,8 @@ def list_price(
     return np.where(is_index, index_price, fixed), np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
 
 
-def cost_columns(pricing: Pricing, index_level: float) -> dict[str, float]:
+def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
+    pricing = offer.pricing
     linked = pricing.index_linked
     assert linked is not None
     nan = float("nan")

@@ -65,7 +65,8 @@ def rent(col: Columns, fx: np.ndarray, cost_of_capital: float) -> np.ndarray:
     )
 
 
-def cost_columns(pricing: Pricing, index_level: float) -> dict[str, float]:
+def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
+    pricing = offer.pricing
     owned = pricing.owned
     assert owned is not None
     return {name: getattr(owned, name) for name in COLUMNS}

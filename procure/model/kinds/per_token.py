@@ -53,7 +53,8 @@ def checks(offer: Offer, add: Add, has_index: bool) -> None:
                 )
 
 
-def cost_columns(pricing: Pricing, index_level: float) -> dict[str, float]:
+def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
+    pricing = offer.pricing
     per_mtok = pricing.per_mtok
     assert per_mtok is not None
     return {
