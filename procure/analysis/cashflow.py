@@ -231,7 +231,7 @@ def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> 
             continue
         gpus = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
         after = (
-            "replacement" if record.pricing_basis == "owned" else "renewal"
+            "replacement" if kind_named(record.pricing_basis).month_rule == "equipment" else "renewal"
         )  # owned equipment past its life is replaced
         found.append((month, gpus, "term" if k <= record.term_months else after, k))
     return found
@@ -426,7 +426,7 @@ def _owned_equipment(
     snapshot assumes: a horizon longer than the life never serves on free hardware. What is left at the horizon
     is the remaining balance of the annuity, credited in the last month."""
     owned = record.terms.pricing.owned
-    if record.pricing_basis != "owned" or owned is None:
+    if kind_named(record.pricing_basis).month_rule != "equipment" or owned is None:
         return _Equipment(0.0, 0.0, set(), 0.0)
     replacements: set[int] = set()
     capital = owned.capex_per_gpu * fx * (record.terms.gpus or 0)
@@ -467,6 +467,45 @@ def _prepayment(offer: _Offer) -> dict[int, float]:
     return drawn
 
 
+def _token_month(flow: MonthFlow, offer: _Offer, charges: _Charges, k: int, tasks_per_month: float | None) -> None:
+    """The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the fees and the
+    buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee is paid at signing, not spread
+    over the tasks as the snapshot's cost per task does)."""
+    record, contract = offer.record, offer.record.terms.contract
+    factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+    # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
+    today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
+    flow.rent = today * (tasks_per_month or 0.0) * factor
+    flow.fees = charges.monthly_fees
+    flow.staff = charges.staff_month
+    flow.successful_tasks = tasks_per_month or 0.0
+
+
+def _equipment_month(flow: MonthFlow, charges: _Charges, equipment: _Equipment) -> None:
+    """Owned equipment's running costs (power and colocation), the buyer's staff and software."""
+    flow.power_colo = equipment.running * flow.gpus
+    flow.staff = charges.staff_month
+    hours = flow.gpus * HOURS_PER_MONTH
+    flow.software = charges.software * hours
+
+
+def _rent_month(flow: MonthFlow, offer: _Offer, charges: _Charges, credit_share: float, k: int) -> None:
+    """Rent on the billed GPU-hours (net of the prepaid share in the term), fees topped up to a minimum monthly
+    bill, staff, software and the expected SLA credits (counted only with horizon.count_sla_credits)."""
+    contract, fx = offer.record.terms.contract, offer.fx
+    hours = flow.gpus * HOURS_PER_MONTH
+    rent = offer.rent_in(k) * hours
+    flow.rent = rent * (1 - offer.prepay) if flow.phase == "term" else rent
+    flow.fees = charges.monthly_fees + charges.usage_fee * hours
+    if contract.minimum_monthly is not None and flow.phase == "term":
+        flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
+    flow.staff = charges.staff_month
+    flow.software = charges.software * hours
+    flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
+    if offer.config.count_sla_credits:
+        flow.credits = flow.sla_credits
+
+
 def _price_month(
     flow: MonthFlow,
     offer: _Offer,
@@ -476,37 +515,15 @@ def _price_month(
     k: int,
     tasks_per_month: float | None,
 ) -> None:
-    """A served month's costs by pricing basis: per-token charges on the tasks, owned equipment's running costs,
-    or rent (net of the prepaid share in the term), fees topped up to a minimum monthly bill, and the expected
-    SLA credits (counted only with horizon.count_sla_credits)."""
-    record, contract, fx = offer.record, offer.record.terms.contract, offer.fx
-    hours = flow.gpus * HOURS_PER_MONTH
-    if record.pricing_basis == "per_token":
-        # The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the
-        # fees and the buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee
-        # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
-        factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
-        # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
-        today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
-        flow.rent = today * (tasks_per_month or 0.0) * factor
-        flow.fees = charges.monthly_fees
-        flow.staff = charges.staff_month
-        flow.successful_tasks = tasks_per_month or 0.0
-    elif record.pricing_basis == "owned":
-        flow.power_colo = equipment.running * flow.gpus
-        flow.staff = charges.staff_month
-        flow.software = charges.software * hours
+    """A served month's costs by the offer kind's month rule (`Kind.month_rule`): the token charges on the tasks,
+    owned equipment's running costs, or rent."""
+    rule = kind_named(offer.record.pricing_basis).month_rule
+    if rule == "tokens":
+        _token_month(flow, offer, charges, k, tasks_per_month)
+    elif rule == "equipment":
+        _equipment_month(flow, charges, equipment)
     else:
-        rent = offer.rent_in(k) * hours
-        flow.rent = rent * (1 - offer.prepay) if flow.phase == "term" else rent
-        flow.fees = charges.monthly_fees + charges.usage_fee * hours
-        if contract.minimum_monthly is not None and flow.phase == "term":
-            flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
-        flow.staff = charges.staff_month
-        flow.software = charges.software * hours
-        flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
-        if offer.config.count_sla_credits:
-            flow.credits = flow.sla_credits
+        _rent_month(flow, offer, charges, credit_share, k)
 
 
 def _month_flows(
@@ -538,7 +555,7 @@ def _month_flows(
             used = drawn.get(k, 0.0) if month >= start else 0.0
             flow.prepay_risk = vendor_default_rate / 12 * (unearned - used / 2)
             unearned = max(0.0, unearned - used)
-        if record.pricing_basis != "per_token" and capacity and month >= start:
+        if kind_named(record.pricing_basis).month_rule != "tokens" and capacity and month >= start:
             delivered = capacity * hours
             flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
         if (
@@ -614,7 +631,7 @@ def _commitment(offer: _Offer, charges: _Charges, months: list[MonthFlow], total
     """What signing binds the buyer to pay: owned equipment's capital; else the prepayment, one-off fees and the
     term's committed payments, or less when a termination clause lets the buyer leave after its notice for a fee."""
     record = offer.record
-    if record.pricing_basis == "owned":
+    if kind_named(record.pricing_basis).month_rule == "equipment":
         return months[0].capital
     termination = record.terms.contract.termination
     commitment = total_prepay + charges.once + _committed_payments(offer, charges, offer.term)
@@ -652,7 +669,7 @@ def schedule(
     credit_share = _sla_credit_share(record, config, notes)
     equipment = _owned_equipment(record, horizon, offer.start, fx, cost_of_capital, notes)
     signing = MonthFlow(month=0, gpus=0.0, phase="signing", index_level=index_level)
-    if record.pricing_basis == "owned" and record.terms.pricing.owned is not None:
+    if kind_named(record.pricing_basis).month_rule == "equipment" and record.terms.pricing.owned is not None:
         signing.capital = equipment.capital
     drawn = _prepayment(offer)
     total_prepay = 0.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -52,7 +52,10 @@ class Kind:
     takes the GPUs between the commitment and the supply as pay-as-used at the offer's own price;
     workbook_columns / workbook_values: cells of its own on the workbook's Offers sheet, shown when an offer of the
     kind is in the sheet: (key, header, None) a value that workbook_values gives for one offer and its metrics,
-    (key, header, formula) a formula over the row's cells (formula(k): k(key) names a cell of the row)."""
+    (key, header, formula) a formula over the row's cells (formula(k): k(key) names a cell of the row);
+    month_rule: what a served month of its cash flow pays (procure/analysis/cashflow.py): rent on the billed
+    GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
+    equipment's running costs, with its capital at signing and at each replacement."""
 
     name: str
     field: str
@@ -70,6 +73,7 @@ class Kind:
     billed_monthly: bool = False
     as_used_above_commitment: bool = False
     workbook_columns: tuple[tuple[str, str, Callable[[Callable[[str], str]], str] | None], ...] = ()
+    month_rule: Literal["rent", "tokens", "equipment"] = "rent"
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
 
     def selected(self, pricing: Pricing) -> bool:

@@ -91,5 +91,6 @@ KIND = Kind(
     checks=checks,
     cost_columns=cost_columns,
     scale_price=scale_price,
+    month_rule="equipment",
     price_words="our own capital, power and colocation",
 )

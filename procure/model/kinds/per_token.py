@@ -151,6 +151,7 @@ KIND = Kind(
     cost_columns=cost_columns,
     scale_price=scale_price,
     workbook_cost=workbook_cost,
+    month_rule="tokens",
     template_flow=True,
     price_words="a price per million input and output tokens",
 )
