@@ -886,6 +886,17 @@ class _Pricing(Strict):
         effective unit, the default included, is `Offer.billing_unit`."""
         return self.billed_per not in (None, "month")
 
+    @property
+    def rate(self) -> float | None:
+        """The price per GPU-hour the offer states, by its kind (`Kind.rate`; None where the cost model derives it)."""
+        return kind_of(self).rate(self)  # type: ignore[arg-type]
+
+    @property
+    def kind_terms(self) -> str | None:
+        """The kind's terms in words for the report, where the report has no row of its own for the kind."""
+        kind = kind_of(self)  # type: ignore[arg-type]
+        return kind.terms(self) if kind.terms is not None else None  # type: ignore[arg-type]
+
 
 # `pricing` is these fields and each offer kind's block (procure/model/kinds/): a kind not named above adds its own.
 Pricing = create_model(

@@ -31,6 +31,10 @@ def no_columns(offer: Offer, index_level: float) -> dict[str, float]:
     return {}
 
 
+def no_rate(pricing: Pricing) -> float | None:
+    return None
+
+
 def committed_gpus(offer: Offer) -> float:
     """The GPUs paid every month of the term whether used or not: the offer's `gpus`."""
     return float(offer.gpus or 0)
@@ -55,7 +59,9 @@ class Kind:
     (key, header, formula) a formula over the row's cells (formula(k): k(key) names a cell of the row);
     month_rule: what a served month of its cash flow pays (procure/analysis/cashflow.py): rent on the billed
     GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
-    equipment's running costs, with its capital at signing and at each replacement."""
+    equipment's running costs, with its capital at signing and at each replacement; rate: the price per GPU-hour
+    the offer states (None: the report derives it: index, owned); terms: the kind's terms in words for the
+    report's offer table, for a kind the template has no row of its own for."""
 
     name: str
     field: str
@@ -74,6 +80,8 @@ class Kind:
     as_used_above_commitment: bool = False
     workbook_columns: tuple[tuple[str, str, Callable[[Callable[[str], str]], str] | None], ...] = ()
     month_rule: Literal["rent", "tokens", "equipment"] = "rent"
+    rate: Callable[[Pricing], float | None] = no_rate
+    terms: Callable[[Pricing], str] | None = None
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
 
     def selected(self, pricing: Pricing) -> bool:

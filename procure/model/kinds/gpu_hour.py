@@ -23,10 +23,18 @@ def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: 
     return pricing.model_copy(update={"gpu_hour": pricing.gpu_hour * factor})
 
 
+def rate(pricing: Pricing) -> float | None:
+    """The stated price per GPU-hour, or a pure on-demand offer's burst price."""
+    if pricing.gpu_hour is not None:
+        return pricing.gpu_hour
+    return pricing.burst.gpu_hour if pricing.burst is not None else None
+
+
 KIND = Kind(
     name="gpu_hour",
     field="gpu_hour",
     label="GPU-hour",
     scale_price=scale_price,
+    rate=rate,
     price_words="a fixed price per GPU-hour",
 )
