@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from procure.model.kinds import gpu_hour, index_linked, owned, per_token
+from procure.model.kinds import gpu_hour, index_linked, owned, per_token, take_or_pay
 from procure.model.kinds.base import Kind
 
 if TYPE_CHECKING:
     from procure.model.inputs import Pricing
 
 # In the order messages list them; gpu_hour first: it is what an offer without another kind is priced by.
-KINDS: tuple[Kind, ...] = (gpu_hour.KIND, index_linked.KIND, per_token.KIND, owned.KIND)
+KINDS: tuple[Kind, ...] = (gpu_hour.KIND, index_linked.KIND, per_token.KIND, owned.KIND, take_or_pay.KIND)
 GPU_HOUR = gpu_hour.KIND
 
 
