@@ -20,8 +20,10 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
-from procure.model.inputs import ContractTerms, HorizonConfig, IndexLinked
+from procure.model.costing import HOURS_PER_MONTH
+from procure.model.inputs import ContractTerms, HorizonConfig
+from procure.model.kinds import kind_named
+from procure.model.kinds.index_linked import IndexLinked, index_linked_rent
 from procure.model.units import PerThousand
 
 DAYS_PER_MONTH = 365.25 / 12
@@ -229,7 +231,7 @@ def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> 
             continue
         gpus = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
         after = (
-            "replacement" if record.pricing_basis == "owned" else "renewal"
+            "replacement" if kind_named(record.pricing_basis).month_rule == "equipment" else "renewal"
         )  # owned equipment past its life is replaced
         found.append((month, gpus, "term" if k <= record.term_months else after, k))
     return found
@@ -331,7 +333,7 @@ def _offer_on_calendar(
     offer's spread instead), so that the price to tie can move the list price and nothing else."""
     terms = record.terms
     pricing = terms.pricing
-    prepay = pricing.prepay_fraction if record.pricing_basis not in ("owned", "per_token") else 0.0
+    prepay = pricing.prepay_fraction if kind_named(record.pricing_basis).rented else 0.0
     linked = pricing.index_linked
     if linked is not None and price_shift:
         linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
@@ -424,7 +426,7 @@ def _owned_equipment(
     snapshot assumes: a horizon longer than the life never serves on free hardware. What is left at the horizon
     is the remaining balance of the annuity, credited in the last month."""
     owned = record.terms.pricing.owned
-    if record.pricing_basis != "owned" or owned is None:
+    if kind_named(record.pricing_basis).month_rule != "equipment" or owned is None:
         return _Equipment(0.0, 0.0, set(), 0.0)
     replacements: set[int] = set()
     capital = owned.capex_per_gpu * fx * (record.terms.gpus or 0)
@@ -465,6 +467,45 @@ def _prepayment(offer: _Offer) -> dict[int, float]:
     return drawn
 
 
+def _token_month(flow: MonthFlow, offer: _Offer, charges: _Charges, k: int, tasks_per_month: float | None) -> None:
+    """The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the fees and the
+    buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee is paid at signing, not spread
+    over the tasks as the snapshot's cost per task does)."""
+    record, contract = offer.record, offer.record.terms.contract
+    factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+    # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
+    today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
+    flow.rent = today * (tasks_per_month or 0.0) * factor
+    flow.fees = charges.monthly_fees
+    flow.staff = charges.staff_month
+    flow.successful_tasks = tasks_per_month or 0.0
+
+
+def _equipment_month(flow: MonthFlow, charges: _Charges, equipment: _Equipment) -> None:
+    """Owned equipment's running costs (power and colocation), the buyer's staff and software."""
+    flow.power_colo = equipment.running * flow.gpus
+    flow.staff = charges.staff_month
+    hours = flow.gpus * HOURS_PER_MONTH
+    flow.software = charges.software * hours
+
+
+def _rent_month(flow: MonthFlow, offer: _Offer, charges: _Charges, credit_share: float, k: int) -> None:
+    """Rent on the billed GPU-hours (net of the prepaid share in the term), fees topped up to a minimum monthly
+    bill, staff, software and the expected SLA credits (counted only with horizon.count_sla_credits)."""
+    contract, fx = offer.record.terms.contract, offer.fx
+    hours = flow.gpus * HOURS_PER_MONTH
+    rent = offer.rent_in(k) * hours
+    flow.rent = rent * (1 - offer.prepay) if flow.phase == "term" else rent
+    flow.fees = charges.monthly_fees + charges.usage_fee * hours
+    if contract.minimum_monthly is not None and flow.phase == "term":
+        flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
+    flow.staff = charges.staff_month
+    flow.software = charges.software * hours
+    flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
+    if offer.config.count_sla_credits:
+        flow.credits = flow.sla_credits
+
+
 def _price_month(
     flow: MonthFlow,
     offer: _Offer,
@@ -474,37 +515,15 @@ def _price_month(
     k: int,
     tasks_per_month: float | None,
 ) -> None:
-    """A served month's costs by pricing basis: per-token charges on the tasks, owned equipment's running costs,
-    or rent (net of the prepaid share in the term), fees topped up to a minimum monthly bill, and the expected
-    SLA credits (counted only with horizon.count_sla_credits)."""
-    record, contract, fx = offer.record, offer.record.terms.contract, offer.fx
-    hours = flow.gpus * HOURS_PER_MONTH
-    if record.pricing_basis == "per_token":
-        # The token charges (rent_per_task: what the tokens of a successful task cost) escalate; the
-        # fees and the buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee
-        # is paid at signing, not spread over the tasks as the snapshot's cost per task does).
-        factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
-        # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
-        today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
-        flow.rent = today * (tasks_per_month or 0.0) * factor
-        flow.fees = charges.monthly_fees
-        flow.staff = charges.staff_month
-        flow.successful_tasks = tasks_per_month or 0.0
-    elif record.pricing_basis == "owned":
-        flow.power_colo = equipment.running * flow.gpus
-        flow.staff = charges.staff_month
-        flow.software = charges.software * hours
+    """A served month's costs by the offer kind's month rule (`Kind.month_rule`): the token charges on the tasks,
+    owned equipment's running costs, or rent."""
+    rule = kind_named(offer.record.pricing_basis).month_rule
+    if rule == "tokens":
+        _token_month(flow, offer, charges, k, tasks_per_month)
+    elif rule == "equipment":
+        _equipment_month(flow, charges, equipment)
     else:
-        rent = offer.rent_in(k) * hours
-        flow.rent = rent * (1 - offer.prepay) if flow.phase == "term" else rent
-        flow.fees = charges.monthly_fees + charges.usage_fee * hours
-        if contract.minimum_monthly is not None and flow.phase == "term":
-            flow.fees += max(0.0, contract.minimum_monthly * fx - (rent + flow.fees))
-        flow.staff = charges.staff_month
-        flow.software = charges.software * hours
-        flow.sla_credits = -credit_share * rent if credit_share else 0.0  # never a negative zero
-        if offer.config.count_sla_credits:
-            flow.credits = flow.sla_credits
+        _rent_month(flow, offer, charges, credit_share, k)
 
 
 def _month_flows(
@@ -536,7 +555,7 @@ def _month_flows(
             used = drawn.get(k, 0.0) if month >= start else 0.0
             flow.prepay_risk = vendor_default_rate / 12 * (unearned - used / 2)
             unearned = max(0.0, unearned - used)
-        if record.pricing_basis != "per_token" and capacity and month >= start:
+        if kind_named(record.pricing_basis).month_rule != "tokens" and capacity and month >= start:
             delivered = capacity * hours
             flow.successful_tasks = min(delivered, tasks_per_month) if tasks_per_month is not None else delivered
         if (
@@ -568,7 +587,7 @@ def _horizon_notes(
     record, config, start, term = offer.record, offer.config, offer.start, offer.term
     if start > 1:
         notes.append(f"delivered in month {start}: nothing to serve before")
-    if horizon > start - 1 + term and record.pricing_basis not in ("owned", "per_token"):
+    if horizon > start - 1 + term and kind_named(record.pricing_basis).rented:
         notes.append(
             f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})"
         )
@@ -595,7 +614,7 @@ def _committed_payments(offer: _Offer, charges: _Charges, last: int) -> float:
     per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
     topped up to a minimum monthly bill; per-TB fees depend on use and bind nothing."""
     contract, ramp = offer.record.terms.contract, offer.ramp
-    committed = float(offer.record.terms.gpus or 0)
+    committed = kind_named(offer.record.pricing_basis).committed(offer.record.terms)
     paid = 0.0
     for k in range(1, min(offer.term, last) + 1):
         available = committed if ramp is None or k > len(ramp) else min(committed, float(ramp[k - 1]))
@@ -612,7 +631,7 @@ def _commitment(offer: _Offer, charges: _Charges, months: list[MonthFlow], total
     """What signing binds the buyer to pay: owned equipment's capital; else the prepayment, one-off fees and the
     term's committed payments, or less when a termination clause lets the buyer leave after its notice for a fee."""
     record = offer.record
-    if record.pricing_basis == "owned":
+    if kind_named(record.pricing_basis).month_rule == "equipment":
         return months[0].capital
     termination = record.terms.contract.termination
     commitment = total_prepay + charges.once + _committed_payments(offer, charges, offer.term)
@@ -650,7 +669,7 @@ def schedule(
     credit_share = _sla_credit_share(record, config, notes)
     equipment = _owned_equipment(record, horizon, offer.start, fx, cost_of_capital, notes)
     signing = MonthFlow(month=0, gpus=0.0, phase="signing", index_level=index_level)
-    if record.pricing_basis == "owned" and record.terms.pricing.owned is not None:
+    if kind_named(record.pricing_basis).month_rule == "equipment" and record.terms.pricing.owned is not None:
         signing.capital = equipment.capital
     drawn = _prepayment(offer)
     total_prepay = 0.0
@@ -684,7 +703,8 @@ def schedule(
     commitment = _commitment(offer, charges, months, total_prepay)
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
-        billed, committed = record.metrics.get("billed_gpus") or 0.0, float(record.terms.gpus or 0)
+        billed = record.metrics.get("billed_gpus") or 0.0
+        committed = kind_named(record.pricing_basis).committed(record.terms)
         notes.append(
             _below_commitment(
                 total_cost,
@@ -726,7 +746,7 @@ def horizon_price_to_tie(record, target: float, solve: Callable[[float], float |
     monthly bill, an index floor or cap) is handled by bisection. Owned and per-token offers have no
     rental price to negotiate: None.
     """
-    if record.pricing_basis not in ("gpu_hour", "index"):
+    if not kind_named(record.pricing_basis).rented:
         return None
     list_price = record.metrics.get("list_price")
     base, probe = solve(0.0), solve(-1.0)

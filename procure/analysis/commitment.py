@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from procure.model.costing import HOURS_PER_MONTH
+from procure.model.kinds import kind_named
 
 if TYPE_CHECKING:
     from procure.analysis.plan.result import PlanResult
@@ -28,9 +29,11 @@ def offer_commitment(record: OfferRecord) -> float | None:
     if found is not None:
         return found
     rent = record.metrics.get("rent_today", record.metrics.get("rent"))
-    if rent is None or not record.gpus or record.pricing_basis == "per_token":
+    kind = kind_named(record.pricing_basis)
+    committed = kind.committed(record.terms)
+    if rent is None or not committed or kind.name == "per_token":
         return None
-    return _bound(record, record.gpus, record.term_months, rent, set(), True)
+    return _bound(record, committed, record.term_months, rent, set(), True)
 
 
 def _fx(record: OfferRecord) -> float:
@@ -42,7 +45,7 @@ def _fx(record: OfferRecord) -> float:
 
 def _bound(
     record: OfferRecord,
-    gpus: int,
+    gpus: float,
     term: int,
     price: float,
     paid: set[int],

@@ -42,6 +42,7 @@ from procure.model.costing import (
 )
 from procure.model.grading import grade_offer
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
+from procure.model.kinds import GPU_HOUR, KINDS, kind_named, kind_of
 from procure.model.performance import ThroughputReading, reading_mean, throughput_at
 from procure.model.rating import (
     RATE_BEFORE_SIGNING,
@@ -586,7 +587,7 @@ def _ties_to_leader(
                     )
                 )
                 record.metrics["price_to_tie"] = (
-                    finite_or_none(tie) if record.pricing_basis in ("gpu_hour", "index") else None
+                    finite_or_none(tie) if kind_named(record.pricing_basis).rented else None
                 )
                 record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
     elif ranked:
@@ -904,23 +905,18 @@ def _cost_row(
 
     p = offer.pricing
     nan = math.nan
-    basis = "per_token" if p.per_mtok else "owned" if p.owned else "index" if p.index_linked else "gpu_hour"
+    stated = kind = kind_of(p)
     fees = p.fees
-    if offer.on_demand and p.burst is not None and basis != "per_token":
-        basis = "gpu_hour"  # a pure on-demand offer: the burst price is its price
+    if offer.on_demand and p.burst is not None and kind.rented:
+        kind = GPU_HOUR  # a pure on-demand offer: the burst price is its price
     on_demand_price = p.burst.gpu_hour if offer.on_demand and p.burst is not None else None
     row: dict[str, Any] = {
-        "basis": basis,
+        "basis": kind.name,
         "fx": workspace.fx_rate(p.currency),
         "gpu_hour": p.gpu_hour if p.gpu_hour is not None else on_demand_price if on_demand_price is not None else nan,
         "discount": p.discount,
-        "index_level": index_price if p.index_linked else nan,
-        "spread": p.index_linked.spread if p.index_linked else nan,
-        "floor": p.index_linked.floor if p.index_linked and p.index_linked.floor is not None else nan,
-        "cap": p.index_linked.cap if p.index_linked and p.index_linked.cap is not None else nan,
-        "per_mtok_input": p.per_mtok.input if p.per_mtok else nan,
-        "per_mtok_output": p.per_mtok.output if p.per_mtok else nan,
-        "per_mtok_cached_input": p.per_mtok.cached_input if p.per_mtok and p.per_mtok.cached_input is not None else nan,
+        # each kind's own columns, NaN: the offer's kind fills its own below
+        **{name: nan for other in KINDS for name in other.columns},
         "gpus": offer.gpus if offer.gpus is not None else nan,
         "max_gpus": offer.supply_gpus or nan,
         "term_months": offer.contract_months,
@@ -941,9 +937,8 @@ def _cost_row(
         # the escalators averaged over the term's months: the cost model ranks on the term-average rent
         "escalation": term_average_rent(1.0, offer.contract, offer.contract_months) or 1.0,
     }
-    owned = p.owned
-    for name in ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month"):
-        row[name] = getattr(owned, name) if owned else nan
     for job in OPERATING_JOBS:
         row[f"owner_{job}"] = OWNER_CODES[offer.responsibilities.get(job, "customer")]
+    if stated.selected(p):  # last: a kind may restate a common column (its price, the GPUs it commits)
+        row.update(stated.cost_columns(offer, index_price))
     return row

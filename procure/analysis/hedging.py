@@ -30,8 +30,10 @@ from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import IndexLevel, Workspace, read_price_series
-from procure.model.costing import HOURS_PER_MONTH, index_linked_rent
+from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
+from procure.model.kinds import kind_named
+from procure.model.kinds.index_linked import index_linked_rent
 
 if TYPE_CHECKING:
     from procure.analysis.plan import PlanResult
@@ -439,7 +441,7 @@ def _exposure(
     index-linked offer's cap and floor already do part of a hedge's work: said."""
     linked = record.terms.pricing.index_linked
     exposure = []
-    no_rent = record.pricing_basis in ("owned", "per_token")
+    no_rent = not kind_named(record.pricing_basis).rented
     if no_rent:
         kind = "an owned offer" if record.pricing_basis == "owned" else "a per-token offer"
         notes.append(f"{kind} pays no GPU-hour rent: nothing to hedge against a rental index")
@@ -495,7 +497,7 @@ def _nothing_to_hedge(
     for the whole hedge horizon (then no ladder and no stress table)."""
     if floating_hours != 0:
         return None
-    if record.pricing_basis in ("owned", "per_token"):
+    if not kind_named(record.pricing_basis).rented:
         return (
             "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
         )

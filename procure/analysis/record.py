@@ -21,6 +21,7 @@ from procure.io.workspace import IndexLevel, Workspace
 from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
 from procure.model.inputs import OPERATING_JOBS, Offer
+from procure.model.kinds import kind_of
 from procure.model.performance import ThroughputReading, pareto_frontier, ttft_at
 from procure.model.rating import (
     UNRATED,
@@ -423,13 +424,7 @@ def offer_record(
         notes=notes,
         kind=offer.service.kind,
         region=offer.region,
-        pricing_basis="per_token"
-        if offer.per_token
-        else "owned"
-        if offer.owned
-        else "index"
-        if offer.pricing.index_linked
-        else "gpu_hour",
+        pricing_basis=kind_of(offer.pricing).name,
         currency=offer.pricing.currency or workspace.config.currency,
         gpus=offer.gpus,
         max_gpus=offer.supply_gpus or None,

@@ -21,6 +21,7 @@ from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import Workspace
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import Offer
+from procure.model.kinds import kind_of
 from procure.model.units import PerThousand
 
 FIGURES = (
@@ -153,27 +154,9 @@ def apply_change(workspace: Workspace, offer: Offer, change: Change, index_level
         )
     if change.price is not None:
         f = change.price
-        if pricing.gpu_hour is not None:
-            pricing = pricing.model_copy(update={"gpu_hour": pricing.gpu_hour * f})
-        elif pricing.index_linked is not None and index_level is not None:
-            # Move the rent by the same share: shift the spread by (f - 1) x today's index + spread.
-            linked = pricing.index_linked
-            current = index_level / workspace.fx_rate(pricing.currency) + linked.spread
-            pricing = pricing.model_copy(
-                update={"index_linked": linked.model_copy(update={"spread": linked.spread + (f - 1) * current})}
-            )
-        elif pricing.per_mtok is not None:
-            pricing = pricing.model_copy(
-                update={
-                    "per_mtok": pricing.per_mtok.model_copy(
-                        update={"input": pricing.per_mtok.input * f, "output": pricing.per_mtok.output * f}
-                    )
-                }
-            )
-        elif pricing.owned is not None:
-            pricing = pricing.model_copy(
-                update={"owned": pricing.owned.model_copy(update={"capex_per_gpu": pricing.owned.capex_per_gpu * f})}
-            )
+        kind = kind_of(pricing)  # each kind scales its own price (procure/model/kinds/)
+        if kind.scale_price is not None:
+            pricing = kind.scale_price(pricing, f, index_level, workspace.fx_rate(pricing.currency))
         updates["pricing"] = pricing
     config = workspace.config
     if change.availability is not None:

@@ -35,6 +35,7 @@ from procure.io.files import own_input, write_atomic, write_files_atomic
 from procure.io.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
 from procure.io.yamlsafe import Document, LineMap, load_yaml, read_text, regular_file
 from procure.model.inputs import OPERATING_JOBS, Offer
+from procure.model.kinds import KINDS
 from procure.textsafe import csv_writer
 
 MAX_XLSX_BYTES = 20 * 1024 * 1024
@@ -50,6 +51,17 @@ COMMITS = "commits"  # "128:12:3.90; 256:24:3.60" -> [{gpus, term_months, gpu_ho
 SIGNED = "signed"  # "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus, start, end}, ...]: a contract held
 EVIDENCE = "evidence"  # where the operator.evidence.<category>.<criterion> columns go; true/false or a number
 FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
+
+
+def _kind_columns() -> list[tuple[str, str]]:
+    """Each offer kind's block (procure/model/kinds/), a column per field: pricing.<kind>.<field>."""
+    return [
+        (f"pricing.{kind.field}.{name}", INT if info.annotation is int else NUMBER)
+        for kind in KINDS
+        if kind.block is not None
+        for name, info in kind.block.model_fields.items()
+    ]
+
 
 # Every column, in the field order of the example offers (offers/northwind-b200-mc.yaml): the order
 # of the template's header and of the keys in the YAML written.
@@ -70,18 +82,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("pricing.prepay_fraction", NUMBER),
     ("pricing.software_gpu_hour", NUMBER),
     (FEES, FEES),
-    ("pricing.index_linked.spread", NUMBER),
-    ("pricing.index_linked.floor", NUMBER),
-    ("pricing.index_linked.cap", NUMBER),
-    ("pricing.per_mtok.input", NUMBER),
-    ("pricing.per_mtok.output", NUMBER),
-    ("pricing.per_mtok.cached_input", NUMBER),
-    ("pricing.owned.capex_per_gpu", NUMBER),
-    ("pricing.owned.life_years", NUMBER),
-    ("pricing.owned.power_kw_per_gpu", NUMBER),
-    ("pricing.owned.pue", NUMBER),
-    ("pricing.owned.electricity_kwh", NUMBER),
-    ("pricing.owned.colo_kw_month", NUMBER),
+    *_kind_columns(),
     ("pricing.burst.gpu_hour", NUMBER),
     ("pricing.burst.max_gpus", INT),
     ("pricing.commit_options", COMMITS),
@@ -1129,8 +1130,7 @@ _Dumper.add_representer(_FlowDict, lambda d, v: d.represent_mapping("tag:yaml.or
 _Dumper.add_representer(str, _represent_str)
 
 _FLOW_PATHS = {
-    ("pricing", "index_linked"),
-    ("pricing", "per_mtok"),
+    *(("pricing", kind.field) for kind in KINDS if kind.template_flow),
     ("service", "sla"),
     ("service", "attestations"),
     ("service", "health_checks"),

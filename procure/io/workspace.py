@@ -35,6 +35,7 @@ from procure.model.inputs import (
     UncertaintyConfig,
     WorkspaceConfig,
 )
+from procure.model.kinds import KINDS, join, kind_of, stated_kinds
 from procure.model.rating import evidence_problems
 from procure.textsafe import unsafe_characters
 
@@ -752,6 +753,8 @@ def check_offer(
     """Rules that span fields: price basis, responsibilities, curves, currency, dates."""
     problems, add = _problem_list(doc)
     _check_price_basis(offer, add)
+    for kind in KINDS:
+        kind.checks(offer, add, bool(index))
     if config is not None:
         currency = offer.pricing.currency or config.currency
         if currency != config.currency and currency not in config.assumptions.fx:
@@ -770,55 +773,33 @@ def check_offer(
             )
     _check_commitment(offer, add)
     _check_fees(offer, add)
-    linked = offer.pricing.index_linked
-    if linked is not None:
-        if linked.floor is not None and linked.cap is not None and linked.floor > linked.cap:
-            add(("pricing", "index_linked", "floor"), f"floor {linked.floor} is above cap {linked.cap}")
-        if not index:
-            add(("pricing", "index_linked"), "index-linked pricing needs market/index.csv (date, price)")
     _check_performance(offer, curve_names, add)
     return problems
 
 
 def _check_price_basis(offer: Offer, add: Add) -> None:
-    """Exactly one price basis, and what goes with it: owned with service.kind owned, per-token with
-    managed serving, a discount only on GPU-hour prices, a cache hit cheaper than a miss, and the
-    stated speed and capacity only on per-token offers (a GPU-hour offer's come from its points)."""
+    """Exactly one price basis (one offer kind, procure/model/kinds/), and a discount only on a rented GPU-hour
+    price; each kind checks what goes with it (`Kind.checks`)."""
     pricing = offer.pricing
-    bases = [name for name in ("gpu_hour", "index_linked", "per_mtok", "owned") if getattr(pricing, name) is not None]
+    bases = [kind.field for kind in stated_kinds(pricing)]
     if offer.on_demand and not bases:
         pass  # a pure on-demand offer: pricing.burst is its price
     elif len(bases) != 1:
         add(
             ("pricing",),
-            f"needs exactly one price basis: gpu_hour, index_linked, per_mtok or owned (got {', '.join(bases) or 'none'})",
+            f"needs exactly one price basis: {join([kind.field for kind in KINDS], 'or')} "
+            f"(got {', '.join(bases) or 'none'})",
         )
-    if (pricing.owned is not None) != (offer.service.kind == "owned"):
-        add(("service", "kind"), "pricing.owned goes with service.kind: owned, and only with it")
-    if pricing.discount and (pricing.per_mtok is not None or pricing.owned is not None):
+    if pricing.discount and not kind_of(pricing).rented:
         add(
             ("pricing", "discount"),
-            "a discount applies to GPU-hour and index-linked prices; fold it into per_mtok or owned figures",
+            f"a discount applies to {join(_labels(rented=True), 'and')} prices; fold it into "
+            f"{join([kind.field for kind in KINDS if not kind.rented], 'or')} figures",
         )
-    if pricing.per_mtok is not None and offer.service.kind != "managed_serving":
-        add(("service", "kind"), "per-token pricing (pricing.per_mtok) needs service.kind: managed_serving")
-    per_mtok = pricing.per_mtok
-    if per_mtok is not None and per_mtok.cached_input is not None and per_mtok.cached_input > per_mtok.input:
-        add(
-            ("pricing", "per_mtok", "cached_input"),
-            f"must not exceed the input price {per_mtok.input:g} (got {per_mtok.cached_input:g}): a cache hit costs less than a miss",
-        )
-    if per_mtok is None:
-        for loc, value in (
-            (("performance", "interactivity"), offer.performance.interactivity),
-            (("performance", "ttft_s"), offer.performance.ttft_s),
-            (("service", "rate_limits"), offer.service.rate_limits),
-        ):
-            if value is not None:
-                add(
-                    loc,
-                    "only for per-token offers (pricing.per_mtok); a GPU-hour offer's speed and capacity come from its points and GPUs",
-                )
+
+
+def _labels(rented: bool) -> list[str]:
+    return [kind.label for kind in KINDS if kind.rented == rented]
 
 
 def _check_commitment(offer: Offer, add: Add) -> None:
@@ -847,8 +828,10 @@ def _check_commitment(offer: Offer, add: Add) -> None:
             ("pricing", "burst"),
             f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month",
         )
-    if pricing.usage_billed and (pricing.per_mtok is not None or pricing.owned is not None):
-        add(("pricing", "billed_per"), "goes with GPU-hour or index-linked pricing, not per-token or owned")
+    rented = kind_of(pricing).rented
+    goes_with = f"goes with {join(_labels(rented=True), 'or')} pricing, not {join(_labels(rented=False), 'or')}"
+    if pricing.usage_billed and not rented:
+        add(("pricing", "billed_per"), goes_with)
     if offer.contract.renewal_price == "list" and pricing.gpu_hour is None:
         # Only a fixed GPU-hour price has a list price to restart from; the others renew by their own rule.
         add(
@@ -856,22 +839,13 @@ def _check_commitment(offer: Offer, add: Add) -> None:
             "list goes with a fixed price (pricing.gpu_hour): an index-linked renewal keeps its spread, floor and cap; per-token and owned offers have no GPU-hour list price",
         )
     for name in ("burst", "commit_options"):
-        if getattr(pricing, name) and (pricing.per_mtok is not None or pricing.owned is not None):
-            add(("pricing", name), "goes with GPU-hour or index-linked pricing, not per-token or owned")
+        if getattr(pricing, name) and not rented:
+            add(("pricing", name), goes_with)
     limits = offer.service.rate_limits
     if limits is not None and limits.requests_per_minute is None and limits.output_tokens_per_minute is None:
         add(("service", "rate_limits"), "give requests_per_minute, output_tokens_per_minute or both")
     if offer.term_months is None and pricing.owned is None:
         add(("term_months",), "required field is missing (contract term in months)")
-    if (
-        pricing.owned is not None
-        and offer.term_months is not None
-        and offer.term_months != round(pricing.owned.life_years * 12)
-    ):
-        add(
-            ("term_months",),
-            f"an owned cluster's term is its life: {round(pricing.owned.life_years * 12)} months (life_years x 12), or leave it out",
-        )
     if offer.service.sla is None and not offer.owned:
         add(("service", "sla"), "required field is missing (SLA availability)")
     if offer.valid_until < offer.received:

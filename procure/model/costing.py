@@ -17,35 +17,27 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
+from procure.model.kinds import KINDS, index_linked, owned, per_token
+from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR
+from procure.model.kinds.per_token import NO_TOKENS, PerToken
 
 if TYPE_CHECKING:  # pandas is imported where costs are computed, not at start-up
     import pandas as pd
 
-HOURS_PER_MONTH = 730.0
-HOURS_PER_YEAR = 8760.0
 OWNER_WEIGHT_KEYS = ("provider", "shared", "customer")
 
-BASES = ("gpu_hour", "index", "per_token", "owned")
+BASES = tuple(kind.name for kind in KINDS)
 
 # One row per offer. Amounts in the offer's currency unless the name says otherwise; NaN = absent.
 INPUT_COLUMNS: tuple[str, ...] = (
-    "basis",  # one of BASES
+    "basis",  # one of BASES: the offer kind's name
     "fx",  # workspace currency per unit of the offer's currency
     "gpu_hour",
     "discount",
-    "index_level",  # workspace currency, latest level on or before as-of
-    "spread",
-    "floor",
-    "cap",
-    "capex_per_gpu",
-    "life_years",
-    "power_kw_per_gpu",
-    "pue",
-    "electricity_kwh",
-    "colo_kw_month",
-    "per_mtok_input",
-    "per_mtok_output",
-    "per_mtok_cached_input",  # NaN: cached input tokens are billed at the input price
+    # each kind's own columns (procure/model/kinds/): index-linked index_level (workspace currency, latest level on
+    # or before as-of), spread, floor, cap; per-token prices per million tokens (per_mtok_cached_input NaN: billed at
+    # the input price); owned capital and running costs
+    *(name for kind in KINDS for name in kind.columns),
     "gpus",
     "max_gpus",
     "term_months",
@@ -115,15 +107,6 @@ class CostModel:
         object.__setattr__(self, "staffing_per_gpu", np.array(per_gpu))
 
 
-def capital_recovery_factor(rate: float | np.ndarray, years: float | np.ndarray) -> np.ndarray:
-    """CRF = r / (1 - (1 + r)^-n): the level annual payment that repays one unit over n years at r."""
-    rate = np.asarray(rate, dtype=float)
-    years = np.asarray(years, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        crf = rate / (1 - (1 + rate) ** -years)
-    return np.where(rate == 0, 1 / years, crf)
-
-
 OWNER_CODES = {"provider": 0, "shared": 1, "customer": 2}
 
 
@@ -132,19 +115,6 @@ def owner_codes(owners: np.ndarray) -> np.ndarray:
     if owners.dtype.kind in "iu":
         return owners
     return np.select([owners == "customer", owners == "shared"], [2, 1], 0)
-
-
-def index_linked_rent(
-    index_level: float, spread: float, floor: float | None, cap: float | None, fx: float, discount: float
-) -> float:
-    """One index-linked rent per GPU-hour: clamp(index + spread, floor, cap) x (1 - discount), the
-    offer's amounts in its currency (x fx), the index in the workspace's (step 1, for one figure)."""
-    price = index_level + spread * fx
-    if floor is not None:
-        price = max(price, floor * fx)
-    if cap is not None:
-        price = min(price, cap * fx)
-    return price * (1 - discount)
 
 
 def owner_weights(owners: np.ndarray, shared_weight: float) -> np.ndarray:
@@ -192,35 +162,11 @@ class Rent(NamedTuple):
     escalation: np.ndarray  # the price factor averaged over the term
 
 
-def _index_linked_price(
-    col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, list_price: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """clamp(index + spread, floor, cap) where the price is index-linked, and the rent at the cap: the
-    offer's spread, floor and cap are in its currency (x fx), the index in the workspace's."""
-    floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
-    cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
-    index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
-    return np.where(is_index, index_price, list_price), np.where(
-        is_index & np.isfinite(cap), cap * (1 - discount), np.nan
-    )
-
-
 def _term_escalation(col: dict[str, np.ndarray], n: int) -> np.ndarray:
     """The escalators averaged over the term's months (cashflow.term_average_rent), 1 where absent:
     the rent ranked is the term's average, and a 3% rise in the second year is not free."""
     found = col.get("escalation")
     return np.ones(n) if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
-
-
-def _owned_rent(col: dict[str, np.ndarray], fx: np.ndarray, cost_of_capital: float) -> np.ndarray:
-    """An owned GPU's hour: capex x CRF / 8,760 + power x PUE x electricity + colocation x power / 730
-    (capital is not free: the CRF carries the cost of capital)."""
-    crf = capital_recovery_factor(cost_of_capital, col["life_years"])
-    return (
-        col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
-        + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
-        + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
-    )
 
 
 def _rent(
@@ -236,12 +182,12 @@ def _rent(
     list_price = col["gpu_hour"] * fx
     rent_at_cap: np.ndarray | float = np.nan
     if is_index.any():
-        list_price, rent_at_cap = _index_linked_price(col, fx, discount, is_index, list_price)
+        list_price, rent_at_cap = index_linked.list_price(col, fx, discount, is_index, list_price)
     escalation = _term_escalation(col, len(col["basis"]))
     rent_today = list_price * (1 - discount)
     rent = rent_today * escalation
     if is_owned.any():
-        owned_rent = _owned_rent(col, fx, cost_of_capital)
+        owned_rent = owned.rent(col, fx, cost_of_capital)
         list_price = np.where(is_owned, owned_rent, list_price)
         rent = np.where(is_owned, owned_rent, rent)
         rent_today = np.where(is_owned, owned_rent, rent_today)
@@ -402,57 +348,6 @@ def _fixed_and_variable(
     return fixed_monthly, variable_gpu_hour
 
 
-class PerToken(NamedTuple):
-    """A per-token offer's figures per successful task (NaN where no offer is billed by tokens)."""
-
-    rent: np.ndarray | float  # the token charges
-    fees: np.ndarray | float
-    ops: np.ndarray | float
-    total: np.ndarray | float
-    mtok: np.ndarray | float  # every charge per million delivered output tokens
-
-
-NO_TOKENS = PerToken(np.nan, np.nan, np.nan, np.nan, np.nan)
-
-
-def _per_token(
-    col: dict[str, np.ndarray],
-    wl: Workload,
-    fx: np.ndarray,
-    term: np.ndarray,
-    escalation: np.ndarray,
-    success_rate: np.ndarray,
-    fte_fixed: np.ndarray,
-    fte_cost_year: np.ndarray | float,
-    tasks: np.ndarray | float,
-) -> PerToken:
-    """Per-token offers: the tokens billed per task divided by the share of tasks that succeed, plus fees
-    and the fixed staff of the jobs left to the buyer spread over the month's tasks.
-
-    s = workload.cached_input_share of the input tokens is served from the provider's prompt cache at
-    pricing.per_mtok.cached_input (absent: the input price). The cost per million delivered output
-    tokens includes every charge (input tokens, fees, staff), so that per-token offers compare with
-    GPU-hour ones, whose figure carries prefill and overheads too."""
-    s = wl.cached_input_share
-    cached = col.get("per_mtok_cached_input")
-    cached = (
-        col["per_mtok_input"]
-        if cached is None
-        else np.where(np.isnan(cached.astype(float)), col["per_mtok_input"], cached)
-    )
-    input_price = (1 - s) * col["per_mtok_input"] + s * cached
-    token_cost = (wl.input_tokens * input_price + wl.output_tokens * col["per_mtok_output"]) * fx / 1e6 * escalation
-    token_rent = token_cost / success_rate
-    month_term = np.where(term > 0, term, np.nan)
-    token_fees = (col["fees_once"] / month_term + col["fees_monthly"] + col["fees_per_tb_month"]) * fx / tasks
-    token_ops = fte_fixed * fte_cost_year / 12 / tasks
-    token_fees = np.where(np.isfinite(token_fees), token_fees, 0.0)
-    token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
-    token_total = token_rent + token_fees + token_ops
-    token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
-    return PerToken(token_rent, token_fees, token_ops, token_total, token_mtok)
-
-
 class GpuHourCost(NamedTuple):
     """Every figure of a GPU-hour offer, steps 1-12, for the outputs to pick from."""
 
@@ -488,9 +383,10 @@ def cost_arrays(
     )
     basis = col["basis"]
     fx = col["fx"].astype(float)
-    is_index = basis == "index"
-    is_owned = basis == "owned"
-    is_token = basis == "per_token"
+    # one mask per kind that has formulas of its own (procure/model/kinds/); the rest are priced per GPU-hour
+    is_index = basis == index_linked.KIND.name
+    is_owned = basis == owned.KIND.name
+    is_token = basis == per_token.KIND.name
     gpus = col["gpus"].astype(float)
     max_gpus = col["max_gpus"].astype(float)
     term = col["term_months"].astype(float)
@@ -518,7 +414,7 @@ def cost_arrays(
         cost_per_task = full / tasks_per_gpu_hour
         tasks = demand if demand is not None else np.nan
         tokens = (
-            _per_token(
+            per_token.costs(
                 col, wl, fx, term, rent.escalation, delivered.success_rate, staff.fte_fixed, fte_cost_year, tasks
             )
             if is_token.any()
@@ -626,5 +522,6 @@ def price_to_tie(
         price = rent / ((1 - inputs["discount"]) * escalation)  # today's list price whose term average ties
         # An index-linked price cannot go below its floor: a tie under the floor is out of reach.
         floor = inputs["floor"] * inputs["fx"]
-        below_floor = (basis == "index") & ~np.isnan(floor) & (price < floor)
-    return np.where(((basis == "gpu_hour") | (basis == "index")) & ~below_floor, price, np.nan)
+        below_floor = (basis == index_linked.KIND.name) & ~np.isnan(floor) & (price < floor)
+    rented = np.isin(basis, [kind.name for kind in KINDS if kind.rented])
+    return np.where(rented & ~below_floor, price, np.nan)

@@ -18,12 +18,18 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    Strict,
     StrictBool,
     StringConstraints,
     ValidationInfo,
+    create_model,
     field_validator,
 )
+
+from procure.model.fields import Count, Fraction, NonNegative, Number, Positive, PositiveFraction, Strict
+from procure.model.kinds import KINDS, kind_of
+from procure.model.kinds.index_linked import IndexLinked
+from procure.model.kinds.owned import OwnedCost
+from procure.model.kinds.per_token import PerMtok
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -45,13 +51,6 @@ Owner = Literal["provider", "customer", "shared"]
 ServiceKind = Literal["managed_serving", "managed_cluster", "bare_metal", "owned"]
 SERVICE_KINDS: tuple[str, ...] = ("managed_serving", "managed_cluster", "bare_metal", "owned")
 
-# Numbers are strict: YAML's true/false or a quoted "3.95" is an error, never silently 1.0 or 3.95.
-Number = Annotated[float, Strict()]
-Count = Annotated[int, Strict()]
-Fraction = Annotated[Number, Field(ge=0, le=1)]
-PositiveFraction = Annotated[Number, Field(gt=0, le=1)]
-Positive = Annotated[Number, Field(gt=0)]
-NonNegative = Annotated[Number, Field(ge=0)]
 CURRENCY_PATTERN = r"^[A-Z]{3}$"
 CurrencyCode = Annotated[str, StringConstraints(pattern=CURRENCY_PATTERN)]
 # Offer ids end up in file names and report anchors: letters, digits, dot, dash, underscore.
@@ -63,10 +62,6 @@ OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{
 # bidirectional overrides U+202A-U+202E / U+2066-U+2069 (they reverse names on screen).
 NO_CONTROLS = "^[^\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$"
 Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=NO_CONTROLS)]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 
 
 # --- procure.yaml -------------------------------------------------------------------------------
@@ -851,37 +846,6 @@ class Fee(Strict):
     tb_per_month: NonNegative | None = None
 
 
-class IndexLinked(Strict):
-    """Rent = clamp(index + spread, floor, cap), the index being market/index.csv."""
-
-    spread: Number
-    floor: NonNegative | None = None
-    cap: Positive | None = None
-
-
-class PerMtok(Strict):
-    """Managed serving billed by tokens, per million."""
-
-    input: NonNegative
-    output: Positive
-    cached_input: NonNegative | None = Field(
-        None, description="per million input tokens served from the prompt cache (default: the input price)"
-    )
-
-
-class OwnedCost(Strict):
-    """Owning and self-operating: the capital and running costs per GPU."""
-
-    capex_per_gpu: Positive = Field(description="all-in per GPU, host and network share included")
-    life_years: Annotated[
-        Positive, Field(le=50)
-    ]  # a GPU cluster's depreciation life; 50 years is already far beyond any
-    power_kw_per_gpu: Positive
-    pue: Annotated[Number, Field(ge=1, le=3)]
-    electricity_kwh: NonNegative
-    colo_kw_month: NonNegative = Field(description="colocation per kW-month, electricity excluded")
-
-
 class Burst(Strict):
     """Capacity above the commitment at its own price, billed only as used (on-demand)."""
 
@@ -897,7 +861,7 @@ class CommitOption(Strict):
     gpu_hour: Positive
 
 
-class Pricing(Strict):
+class _Pricing(Strict):
     currency: CurrencyCode | None = Field(None, description="defaults to the workspace currency")
     gpu_hour: Positive | None = None
     discount: Annotated[Number, Field(ge=0, lt=1)] = 0.0
@@ -921,6 +885,30 @@ class Pricing(Strict):
         """Stated as billed for the time the capacity runs (by the hour, minute or second). An offer's
         effective unit, the default included, is `Offer.billing_unit`."""
         return self.billed_per not in (None, "month")
+
+    @property
+    def rate(self) -> float | None:
+        """The price per GPU-hour the offer states, by its kind (`Kind.rate`; None where the cost model derives it)."""
+        return kind_of(self).rate(self)  # type: ignore[arg-type]
+
+    @property
+    def kind_terms(self) -> str | None:
+        """The kind's terms in words for the report, where the report has no row of its own for the kind."""
+        kind = kind_of(self)  # type: ignore[arg-type]
+        return kind.terms(self) if kind.terms is not None else None  # type: ignore[arg-type]
+
+
+# `pricing` is these fields and each offer kind's block (procure/model/kinds/): a kind not named above adds its own.
+Pricing = create_model(
+    "Pricing",
+    __base__=_Pricing,
+    __module__=__name__,
+    **{
+        kind.field: (kind.block | None, None)
+        for kind in KINDS
+        if kind.block is not None and kind.field not in _Pricing.model_fields
+    },
+)
 
 
 class Sla(Strict):
@@ -1213,8 +1201,11 @@ class Offer(Strict):
         endpoint priced per GPU-hour (an endpoint is billed for the time it runs) unless a burst price above
         its commitment says its GPUs are committed, else month (committed GPUs billed every month of the
         term). None: billed per token or owned."""
-        if self.pricing.per_mtok is not None or self.pricing.owned is not None:
+        kind = kind_of(self.pricing)
+        if not kind.rented:
             return None
+        if kind.billed_monthly:
+            return "month"
         if self.pricing.billed_per is not None:
             return self.pricing.billed_per
         return "hour" if self.service.kind == "managed_serving" and self.pricing.burst is None else "month"

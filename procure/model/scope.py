@@ -28,6 +28,7 @@ from typing import Any
 
 from procure.errors import Problem
 from procure.model.inputs import Offer
+from procure.model.kinds import kind_of
 
 # ClusterMAX editions: the edition's number and its publication date.
 # 1.0: "The GPU Cloud ClusterMAX Rating System | How to Rent GPUs", SemiAnalysis, 2025-03-26 (as the 2.0 article lists it).
@@ -133,8 +134,11 @@ def published_warnings(offer: Offer) -> list[tuple[tuple[str, ...], str]]:
 
 def billing_warning(offer: Offer) -> str | None:
     """The assumption made for an offer billed by the GPU-hour that leaves `pricing.billed_per` out (None: stated,
-    per token, owned or on demand, whose capacity is pay-as-used by construction)."""
+    per token, owned or on demand, whose capacity is pay-as-used by construction, or of a kind billed by the month
+    whatever its service: `Kind.billed_monthly`)."""
     if offer.pricing.billed_per is not None or offer.billing_unit is None or offer.on_demand:
+        return None
+    if kind_of(offer.pricing).billed_monthly:
         return None
     if offer.billing_unit == "hour":
         return "not stated: taken as hour, as a managed-serving endpoint priced per GPU-hour is billed for the time it runs (pay-as-used in the plan); state billed_per: month if its GPUs are committed month by month"

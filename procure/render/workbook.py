@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
+from procure.model.kinds import KINDS, kind_named
 from procure.render.ranking import CATEGORY_ABBREVIATIONS
 from procure.textsafe import formula_like
 
@@ -124,6 +125,7 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
         i = position[record.id]
         m = record.metrics
         basis = str(col["basis"][i])
+        own = kind_named(basis)
         fx = float(col["fx"][i])
         token = basis == "per_token"
         billed = m.get("billed_gpus")
@@ -166,6 +168,8 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 if token
                 else None,
                 "cost_per_task": m.get("cost_per_task"),
+                **{key: None for kind in KINDS for key, _, formula in kind.workbook_columns if formula is None},
+                **(own.workbook_values(inputs.offers[i], m) if own.workbook_values is not None else {}),
             }
         )
     return rows
@@ -316,6 +320,14 @@ def _per_token_columns(cur: str) -> list[Column]:
     ]
 
 
+def _kind_cost(k: Callable[[str], str], gpu_hour_cost: str) -> str:
+    """The cost per task of the row's offer kind: each kind with a formula of its own (procure/model/kinds/,
+    `Kind.workbook_cost`) in an IF on the pricing basis, the GPU-hour formula for the rest."""
+    own = [kind for kind in KINDS if kind.workbook_cost is not None]
+    ifs = "".join(f'IF({k("basis")}="{kind.name}",{kind.workbook_cost(k, _ref)},' for kind in own)  # type: ignore[misc]
+    return ifs + gpu_hour_cost + ")" * len(own)
+
+
 def _cost_columns(cur: str) -> list[Column]:
     """Step 12 and the ranking: the cost per successful task (the per-token formula for per-token offers),
     per 1,000 tasks, and the rank among the acceptable offers, live over every row."""
@@ -324,15 +336,7 @@ def _cost_columns(cur: str) -> list[Column]:
             "cost_per_task",
             f"{cur}/task",
             PER_TASK,
-            _formula(
-                lambda k, r, n: (
-                    f'IFERROR(IF({k("basis")}="per_token",'
-                    f"({_ref('input_tokens')}*((1-{_ref('cached_input_share')})*{k('per_mtok_input')}+{_ref('cached_input_share')}*{k('per_mtok_cached')})+{_ref('output_tokens')}*{k('per_mtok_output')})*{k('fx')}*{k('escalation')}/1000000"
-                    f"/({_ref('success_rate')}*{k('quality')})"
-                    f"+IF(N({_ref('tasks_per_month')})=0,0,({k('fixed_fees_month')}+({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/12)/{_ref('tasks_per_month')}),"
-                    f'{k("full")}/{k("tasks_per_gpu_hour")}),"")'
-                )
-            ),
+            _formula(lambda k, r, n: "IFERROR(" + _kind_cost(k, f"{k('full')}/{k('tasks_per_gpu_hour')}") + ',"")'),
         ),
         (
             "cost_per_1000",
@@ -356,14 +360,26 @@ def _cost_columns(cur: str) -> list[Column]:
     ]
 
 
-def _columns(cur: str, last: int) -> list[Column]:
+def _kind_columns(bases: frozenset[str]) -> list[Column]:
+    """An offer kind's own cells (`Kind.workbook_columns`: values, and formulas over the row's cells), shown when an
+    offer of the kind is in the sheet."""
+    return [
+        (key, header, "General", _input(key) if formula is None else _formula(lambda k, r, n, f=formula: f(k)))
+        for kind in KINDS
+        if kind.name in bases
+        for key, header, formula in kind.workbook_columns
+    ]
+
+
+def _columns(cur: str, last: int, bases: frozenset[str] = frozenset()) -> list[Column]:
     """The Offers sheet: key, header (with unit), number format, and the cell (a value key or a formula),
-    in the order of the cost model's steps."""
+    in the order of the cost model's steps; `bases`: the offer kinds in the sheet."""
     return (
         _offer_columns(cur)
         + _staff_software_columns(cur)
         + _tasks_columns()
         + _per_token_columns(cur)
+        + _kind_columns(bases)
         + _cost_columns(cur)
     )
 
@@ -414,7 +430,7 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
         assumptions.append([note])
 
     n = len(rows) + 1
-    cols = _columns(cur, n)
+    cols = _columns(cur, n, frozenset(str(row["basis"]) for row in rows))
     letters = {key: get_column_letter(i + 1) for i, (key, *_rest) in enumerate(cols)}
     offers.append([header for _, header, _, _ in cols])
     for r, row in enumerate(rows, start=2):

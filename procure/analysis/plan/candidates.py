@@ -14,6 +14,7 @@ from procure.analysis.evaluate import CostInputs, Evaluation
 from procure.analysis.record import OfferRecord
 from procure.model.costing import HOURS_PER_MONTH, cost_arrays
 from procure.model.inputs import Burst, Offer
+from procure.model.kinds import kind_of
 
 
 @dataclass
@@ -351,8 +352,9 @@ def candidates(
             )
             pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
         elif not offer.on_demand and not spot:
-            low = math.ceil(offer.committed_gpus / node)
-            high = max(supply // node, low)
+            kind = kind_of(offer.pricing)
+            low = math.ceil(kind.committed(offer) / node)
+            high = low if kind.as_used_above_commitment else max(supply // node, low)
             price = float(
                 m.get("rent_today", m["rent"]) or 0.0
             )  # the price signed; its escalators are in the variable cost
@@ -405,6 +407,20 @@ def candidates(
                     node,
                 )
             )
+        committed = sum(c.max_nodes * c.node_gpus for c in cand.commits if c.option == "base")
+        if kind_of(offer.pricing).as_used_above_commitment and cand.source is None and supply > committed:
+            # the GPUs between the commitment and the supply, paid for the hours used at the offer's own cost per
+            # GPU-hour (procure/model/kinds/: a take-or-pay reservation above its floor)
+            cand.source = Source(
+                index,
+                math.nan,
+                (supply - committed) * per_gpu_month,
+                float(m.get("rent_today", m["rent"]) or 0.0),
+                "gpu_hour",
+                per_gpu_month,
+                max(1, offer.contract_months),
+            )
+            pending.append((cand.source, row, {}, per_gpu_month))
         burst = offer.pricing.burst
         if burst is None and spot and offer.pricing.gpu_hour is not None:
             burst = Burst(

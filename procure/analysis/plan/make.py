@@ -40,6 +40,7 @@ from procure.io.workspace import Workspace
 from procure.model.demand import Scenarios
 from procure.model.demand import scenarios as demand_scenarios
 from procure.model.inputs import Offer, PlanConfig
+from procure.model.kinds import kind_of
 
 
 def default_penalty(cands: list[Candidate]) -> float:
@@ -54,10 +55,11 @@ def default_penalty(cands: list[Candidate]) -> float:
 
 
 def follows_demand(offer: Offer) -> bool:
-    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second)
-    or a term of a month."""
+    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second,
+    a kind whose supply above its commitment is used as needed) or a term of a month."""
     return (
         offer.pricing.burst is not None
+        or kind_of(offer.pricing).as_used_above_commitment
         or offer.pricing.per_mtok is not None
         or offer.on_demand
         or offer.usage_billed

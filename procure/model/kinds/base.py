@@ -1,0 +1,89 @@
+"""What an offer kind declares: its block of `pricing`, its checks, its cost columns and its price scaling.
+
+A kind is the way an offer is priced (docs/cost-model.md, "Offer kinds"). The rest of procure asks the kind
+(`procure.model.kinds.kind_of`) instead of testing which pricing field an offer fills in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from procure.model.inputs import Offer, Pricing
+
+HOURS_PER_MONTH = 730.0
+HOURS_PER_YEAR = 8760.0
+
+# Where a problem is (a field path) and what is wrong: io/workspace.py locates it in the offer's file.
+Add = Callable[[tuple[Any, ...], str], None]
+Columns = dict[str, np.ndarray]
+
+
+def no_checks(offer: Offer, add: Add, has_index: bool) -> None:
+    """A kind whose fields need nothing beyond their own types."""
+
+
+def no_columns(offer: Offer, index_level: float) -> dict[str, float]:
+    return {}
+
+
+def no_rate(pricing: Pricing) -> float | None:
+    return None
+
+
+def committed_gpus(offer: Offer) -> float:
+    """The GPUs paid every month of the term whether used or not: the offer's `gpus`."""
+    return float(offer.gpus or 0)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One pricing kind, declared in one module of procure/model/kinds/.
+
+    name: the cost model's `basis` column (and the workbook's "Pricing basis"); field: the key under `pricing`
+    that selects it; block: the pydantic model of that key (None: a plain price per GPU-hour); label: how
+    messages name it; rented: GPU-hours rented from a provider, which take a discount, a burst price, commit
+    options and a billing unit; columns: the cost model's input columns it fills (`cost_columns` gives their
+    values for one offer, NaN elsewhere); checks: its workspace problems; scale_price: its price times a
+    factor (what-if); workbook_cost: its own cost-per-task formula in the workbook, None for the GPU-hour one;
+    template_flow: the offer template writes its block on one line; committed: the GPUs owed every month of the
+    term, used or not (the cash flow's commitment and the plan's committed part); billed_monthly: billed by the
+    month whatever the service kind (a commitment, never pay-as-used by default); as_used_above_commitment: the plan
+    takes the GPUs between the commitment and the supply as pay-as-used at the offer's own price;
+    workbook_columns / workbook_values: cells of its own on the workbook's Offers sheet, shown when an offer of the
+    kind is in the sheet: (key, header, None) a value that workbook_values gives for one offer and its metrics,
+    (key, header, formula) a formula over the row's cells (formula(k): k(key) names a cell of the row);
+    month_rule: what a served month of its cash flow pays (procure/analysis/cashflow.py): rent on the billed
+    GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
+    equipment's running costs, with its capital at signing and at each replacement; rate: the price per GPU-hour
+    the offer states (None: the report derives it: index, owned); terms: the kind's terms in words for the
+    report's offer table, for a kind the template has no row of its own for."""
+
+    name: str
+    field: str
+    label: str
+    block: type | None = None
+    rented: bool = True
+    columns: tuple[str, ...] = ()
+    checks: Callable[[Offer, Add, bool], None] = no_checks
+    cost_columns: Callable[[Offer, float], dict[str, float]] = no_columns
+    scale_price: Callable[[Pricing, float, float | None, float], Pricing] | None = None
+    workbook_cost: Callable[[Callable[[str], str], Callable[[str], str]], str] | None = None
+    template_flow: bool = False
+    price_words: str = ""
+    committed: Callable[[Offer], float] = committed_gpus
+    billed_monthly: bool = False
+    as_used_above_commitment: bool = False
+    workbook_columns: tuple[tuple[str, str, Callable[[Callable[[str], str]], str] | None], ...] = ()
+    month_rule: Literal["rent", "tokens", "equipment"] = "rent"
+    rate: Callable[[Pricing], float | None] = no_rate
+    terms: Callable[[Pricing], str] | None = None
+    workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
+
+    def selected(self, pricing: Pricing) -> bool:
+        """The offer states this kind's field."""
+        return getattr(pricing, self.field, None) is not None

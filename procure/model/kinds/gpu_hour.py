@@ -1,0 +1,40 @@
+"""A fixed price per GPU-hour (`pricing.gpu_hour`): the rent is the list price less the discount, times the term's
+escalators (docs/cost-model.md, step 1).
+
+Its variants are not kinds of their own, since each is priced by the same rent: billed by the hour, minute or
+second (`pricing.billed_per`, pay-as-used in the plan), on-demand (`gpus: 0` with `pricing.burst`: the burst price
+is its price) and spot (`service.preemptible`: a burst source with interruptions, priced per GPU-hour).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from procure.model.kinds.base import Kind
+
+if TYPE_CHECKING:
+    from procure.model.inputs import Pricing
+
+
+def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
+    """The list price times `factor` (an on-demand offer without one keeps its burst price)."""
+    if pricing.gpu_hour is None:
+        return pricing
+    return pricing.model_copy(update={"gpu_hour": pricing.gpu_hour * factor})
+
+
+def rate(pricing: Pricing) -> float | None:
+    """The stated price per GPU-hour, or a pure on-demand offer's burst price."""
+    if pricing.gpu_hour is not None:
+        return pricing.gpu_hour
+    return pricing.burst.gpu_hour if pricing.burst is not None else None
+
+
+KIND = Kind(
+    name="gpu_hour",
+    field="gpu_hour",
+    label="GPU-hour",
+    scale_price=scale_price,
+    rate=rate,
+    price_words="a fixed price per GPU-hour",
+)

@@ -1,0 +1,96 @@
+"""An index-linked rent (`pricing.index_linked`): clamp(index + spread, floor, cap) per GPU-hour, the index being
+market/index.csv (docs/cost-model.md, step 1; the hedge and the cash flow move it with the index)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from procure.model.fields import NonNegative, Number, Positive, Strict
+from procure.model.kinds.base import Add, Columns, Kind
+
+if TYPE_CHECKING:
+    from procure.model.inputs import Offer, Pricing
+
+
+class IndexLinked(Strict):
+    """Rent = clamp(index + spread, floor, cap), the index being market/index.csv."""
+
+    spread: Number
+    floor: NonNegative | None = None
+    cap: Positive | None = None
+
+
+def checks(offer: Offer, add: Add, has_index: bool) -> None:
+    """A floor at most the cap, and an index to link to."""
+    linked = offer.pricing.index_linked
+    if linked is None:
+        return
+    if linked.floor is not None and linked.cap is not None and linked.floor > linked.cap:
+        add(("pricing", "index_linked", "floor"), f"floor {linked.floor} is above cap {linked.cap}")
+    if not has_index:
+        add(("pricing", "index_linked"), "index-linked pricing needs market/index.csv (date, price)")
+
+
+def index_linked_rent(
+    index_level: float, spread: float, floor: float | None, cap: float | None, fx: float, discount: float
+) -> float:
+    """One index-linked rent per GPU-hour: clamp(index + spread, floor, cap) x (1 - discount), the
+    offer's amounts in its currency (x fx), the index in the workspace's (step 1, for one figure)."""
+    price = index_level + spread * fx
+    if floor is not None:
+        price = max(price, floor * fx)
+    if cap is not None:
+        price = min(price, cap * fx)
+    return price * (1 - discount)
+
+
+def list_price(
+    col: Columns, fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, fixed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """clamp(index + spread, floor, cap) where the price is index-linked (`fixed` elsewhere), and the rent at the
+    cap: the offer's spread, floor and cap are in its currency (x fx), the index in the workspace's."""
+    floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
+    cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
+    index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
+    return np.where(is_index, index_price, fixed), np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+
+
+def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
+    pricing = offer.pricing
+    linked = pricing.index_linked
+    assert linked is not None
+    nan = float("nan")
+    return {
+        "index_level": index_level,
+        "spread": linked.spread,
+        "floor": linked.floor if linked.floor is not None else nan,
+        "cap": linked.cap if linked.cap is not None else nan,
+    }
+
+
+def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
+    """Move the rent by the same share: shift the spread by (factor - 1) x today's index + spread (the index in the
+    offer's currency). Without an index level the price stays."""
+    linked = pricing.index_linked
+    if linked is None or index_level is None:
+        return pricing
+    current = index_level / fx + linked.spread
+    return pricing.model_copy(
+        update={"index_linked": linked.model_copy(update={"spread": linked.spread + (factor - 1) * current})}
+    )
+
+
+KIND = Kind(
+    name="index",
+    field="index_linked",
+    label="index-linked",
+    block=IndexLinked,
+    columns=("index_level", "spread", "floor", "cap"),
+    checks=checks,
+    cost_columns=cost_columns,
+    scale_price=scale_price,
+    template_flow=True,
+    price_words="the market index plus a spread, between a floor and a cap",
+)

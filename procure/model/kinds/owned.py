@@ -1,0 +1,96 @@
+"""Owning and self-operating (`pricing.owned`, with service.kind owned): the GPU-hour is the capital recovered over
+the equipment's life at the cost of capital plus power and colocation (docs/cost-model.md, step 1, owned; the
+capital recovery factor, as in any engineering-economics text, e.g. Park, Contemporary Engineering Economics,
+ch. 3)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import numpy as np
+from pydantic import Field
+
+from procure.model.fields import NonNegative, Number, Positive, Strict
+from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR, Add, Columns, Kind
+
+if TYPE_CHECKING:
+    from procure.model.inputs import Offer, Pricing
+
+COLUMNS = ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month")
+
+
+class OwnedCost(Strict):
+    """Owning and self-operating: the capital and running costs per GPU."""
+
+    capex_per_gpu: Positive = Field(description="all-in per GPU, host and network share included")
+    life_years: Annotated[
+        Positive, Field(le=50)
+    ]  # a GPU cluster's depreciation life; 50 years is already far beyond any
+    power_kw_per_gpu: Positive
+    pue: Annotated[Number, Field(ge=1, le=3)]
+    electricity_kwh: NonNegative
+    colo_kw_month: NonNegative = Field(description="colocation per kW-month, electricity excluded")
+
+
+def checks(offer: Offer, add: Add, has_index: bool) -> None:
+    """Owned pricing goes with service.kind owned and only with it, and its term is the equipment's life."""
+    owned = offer.pricing.owned
+    if (owned is not None) != (offer.service.kind == "owned"):
+        add(("service", "kind"), "pricing.owned goes with service.kind: owned, and only with it")
+    if owned is not None and offer.term_months is not None and offer.term_months != round(owned.life_years * 12):
+        add(
+            ("term_months",),
+            f"an owned cluster's term is its life: {round(owned.life_years * 12)} months (life_years x 12), "
+            "or leave it out",
+        )
+
+
+def capital_recovery_factor(rate: float | np.ndarray, years: float | np.ndarray) -> np.ndarray:
+    """CRF = r / (1 - (1 + r)^-n): the level annual payment that repays one unit over n years at r."""
+    rate = np.asarray(rate, dtype=float)
+    years = np.asarray(years, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        crf = rate / (1 - (1 + rate) ** -years)
+    return np.where(rate == 0, 1 / years, crf)
+
+
+def rent(col: Columns, fx: np.ndarray, cost_of_capital: float) -> np.ndarray:
+    """An owned GPU's hour: capex x CRF / 8,760 + power x PUE x electricity + colocation x power / 730
+    (capital is not free: the CRF carries the cost of capital)."""
+    crf = capital_recovery_factor(cost_of_capital, col["life_years"])
+    return (
+        col["capex_per_gpu"] * fx * crf / HOURS_PER_YEAR
+        + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
+        + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
+    )
+
+
+def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
+    pricing = offer.pricing
+    owned = pricing.owned
+    assert owned is not None
+    return {name: getattr(owned, name) for name in COLUMNS}
+
+
+def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
+    """The capital per GPU times `factor` (power and colocation stay)."""
+    owned = pricing.owned
+    assert owned is not None
+    return pricing.model_copy(
+        update={"owned": owned.model_copy(update={"capex_per_gpu": owned.capex_per_gpu * factor})}
+    )
+
+
+KIND = Kind(
+    name="owned",
+    field="owned",
+    label="owned",
+    block=OwnedCost,
+    rented=False,
+    columns=COLUMNS,
+    checks=checks,
+    cost_columns=cost_columns,
+    scale_price=scale_price,
+    month_rule="equipment",
+    price_words="our own capital, power and colocation",
+)

@@ -1,0 +1,75 @@
+"""The index-linked kind (procure/model/kinds/index_linked.py): its block, checks, rent, what-if scaling and its
+columns. Figures worked by hand in the comments (tests/kindrows.py: the plain offer)."""
+
+from __future__ import annotations
+
+import pytest
+from kindrows import TASKS_PER_GPU_HOUR, costs, example_offer, problems
+from pydantic import ValidationError
+
+from procure.model.kinds import kind_of
+from procure.model.kinds.index_linked import KIND, IndexLinked, index_linked_rent
+
+
+def test_the_block_takes_a_spread_and_an_optional_floor_and_cap():
+    assert IndexLinked(spread=-0.30).floor is None
+    with pytest.raises(ValidationError):
+        IndexLinked(spread=0.1, cap=0.0)  # a cap must be positive
+    with pytest.raises(ValidationError):
+        IndexLinked(spread=0.1, ceiling=5.0)  # an unknown key is an error, not ignored
+
+
+def test_an_offer_with_index_linked_pricing_is_this_kind():
+    offer = example_offer("corvid-b200-idx")
+    assert kind_of(offer.pricing) is KIND
+    assert KIND.name == "index" and KIND.rented
+
+
+def test_checks_a_floor_above_the_cap_and_a_missing_index():
+    offer = example_offer("corvid-b200-idx")
+    assert problems(KIND.checks, offer) == []
+    pricing = offer.pricing.model_copy(update={"index_linked": IndexLinked(spread=0.2, floor=6.0, cap=5.0)})
+    bad = offer.model_copy(update={"pricing": pricing})
+    assert problems(KIND.checks, bad, has_index=False) == [
+        (("pricing", "index_linked", "floor"), "floor 6.0 is above cap 5.0"),
+        (("pricing", "index_linked"), "index-linked pricing needs market/index.csv (date, price)"),
+    ]
+    # a fixed-price offer is none of its business
+    assert problems(KIND.checks, example_offer("northwind-b200-mc"), has_index=False) == []
+
+
+def test_one_rent_is_the_clamped_index_plus_spread_less_the_discount():
+    # index 3.00 + spread 0.50 = 3.50, inside [3.00, 6.00]; less 10%: 3.15
+    assert index_linked_rent(3.0, 0.5, 3.0, 6.0, 1.0, 0.10) == pytest.approx(3.15)
+    # below the floor 4.00: the floor; the offer in EUR at 1.10 USD: spread and floor x 1.10 -> 4.40
+    assert index_linked_rent(3.0, 0.5, 4.0, None, 1.10, 0.0) == pytest.approx(4.40)
+    # above the cap 3.20: the cap
+    assert index_linked_rent(3.0, 0.5, None, 3.2, 1.0, 0.0) == pytest.approx(3.2)
+
+
+def test_the_cost_model_prices_it_at_the_clamped_index_with_the_rent_at_its_cap():
+    # clamp(3.00 + 0.50, 4.00, 6.00) = 4.00 list; less 5%: 3.80; at the cap 6.00 x 0.95 = 5.70
+    out = costs(basis="index", index_level=3.0, spread=0.5, floor=4.0, cap=6.0, discount=0.05)
+    assert out["list_price"] == pytest.approx(4.0)
+    assert out["rent"] == pytest.approx(3.80)
+    assert out["rent_at_cap"] == pytest.approx(5.70)
+    assert out["cost_per_task"] == pytest.approx(3.80 / TASKS_PER_GPU_HOUR)
+
+
+def test_its_cost_columns_carry_the_index_and_its_terms():
+    offer = example_offer("corvid-b200-idx")
+    linked = offer.pricing.index_linked
+    columns = KIND.cost_columns(offer, 3.25)
+    assert columns["index_level"] == 3.25 and columns["spread"] == linked.spread
+    assert set(columns) == set(KIND.columns)
+
+
+def test_a_what_if_price_change_moves_the_rent_by_the_same_share():
+    # index 3.00 (workspace currency, fx 1) + spread 0.50 = 3.50; x 1.20 = 4.20, so the spread becomes
+    # 0.50 + 0.20 x 3.50 = 1.20
+    offer = example_offer("corvid-b200-idx")
+    pricing = offer.pricing.model_copy(update={"index_linked": IndexLinked(spread=0.5)})
+    scaled = KIND.scale_price(pricing, 1.20, 3.0, 1.0)
+    assert scaled.index_linked.spread == pytest.approx(1.20)
+    # without an index level the price cannot be moved
+    assert KIND.scale_price(pricing, 1.20, None, 1.0) is pricing
