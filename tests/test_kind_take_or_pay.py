@@ -134,3 +134,35 @@ def test_the_offer_template_and_the_workbook_formula():
     formula = bill(lambda key: f"<{key}>")
     # MAX(used, floor x reserved) x rate x 730, the used GPUs at most the reservation
     assert formula == ('IF(<floor>="","",MAX(MIN(<reserved_gpus>,N(<gpus_used>)),<floor>*<reserved_gpus>)*<rent>*730)')
+
+
+def test_the_board_memo_words_its_terms_and_names_its_kind(tmp_path, monkeypatch):
+    """The memo's price line is the kind's own terms with the currency, and the options table names the kind by its
+    label, never by the cost model's identifier."""
+    from procure.analysis.report import gather_extras
+    from procure.render.board import board_memo
+
+    monkeypatch.setenv("PROCURE_CACHE_DIR", str(tmp_path))
+    ws = load_workspace(DATA)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
+    memo = board_memo(ev, gather_extras(ws, ev, inputs, board=True).memo)
+    assert memo.terms.price == (
+        "take-or-pay: 3.10 per GPU-hour used, at least 70% of the reserved GPU-hours owed every month, in USD"
+    )
+    assert [o.price_basis for o in memo.options] == ["take-or-pay"]
+
+
+def test_a_commitment_in_another_currency_is_converted(tmp_path):
+    """Priced in EUR at 1.1 USD per EUR, with a support fee of 0.05 EUR a GPU-hour: the floor's 1,900,920 EUR and the
+    fee on its 613,200 GPU-hours (70 x 730 x 12), 30,660 EUR, bind us to (1,900,920 + 30,660) x 1.1 = 2,124,738 USD."""
+    import shutil
+
+    ws = tmp_path / "ws"
+    shutil.copytree(DATA, ws)
+    offer = ws / "offers" / "tollgate.yaml"
+    offer.write_text(
+        offer.read_text().replace("currency: USD", "currency: EUR\n  fees: [{name: support, gpu_hour: 0.05}]")
+    )
+    config = ws / "procure.yaml"
+    config.write_text(config.read_text().replace("assumptions:\n", "assumptions:\n  fx: {EUR: 1.1}\n", 1))
+    assert offer_commitment(evaluate(load_workspace(ws), AS_OF).offer("tollgate")) == pytest.approx(2_124_738)

@@ -12,10 +12,11 @@ and per-token serving bind nothing today.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from procure.model.costing import HOURS_PER_MONTH
-from procure.model.kinds import kind_named
+from procure.model.kinds import kind_named, kind_of
 
 if TYPE_CHECKING:
     from procure.analysis.plan.result import PlanResult
@@ -37,10 +38,12 @@ def offer_commitment(record: OfferRecord) -> float | None:
 
 
 def _fx(record: OfferRecord) -> float:
-    """Workspace currency per unit of the offer's: its list price over its own GPU-hour price (1 when no such price)."""
+    """Workspace currency per unit of the offer's: its list price over its own GPU-hour price, as its kind gives it to
+    the cost model (1 when no such price)."""
     p = record.terms.pricing
+    own = kind_of(p).cost_columns(record.terms, math.nan).get("gpu_hour", p.gpu_hour)
     listed = record.metrics.get("list_price")
-    return listed / p.gpu_hour if p.gpu_hour and listed else 1.0
+    return listed / own if own and listed else 1.0
 
 
 def _bound(

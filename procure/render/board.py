@@ -30,9 +30,17 @@ from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
 from procure.analysis.record import OfferRecord
 from procure.analysis.scenarios import ScenarioRow
+from procure.model.kinds import kind_named, kind_of
 from procure.render.formats import cash, clip, month_range, prose_count
 
 BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
+
+
+def _basis_words(basis: str) -> str:
+    """The board's words for a pricing basis; a kind without words of its own here is named by its label."""
+    return BASIS_WORDS.get(basis) or kind_named(basis).label
+
+
 # How throughput between two measured speeds is read, in the board's words (assumptions.interpolation).
 READING_WORDS = {
     "linear": "on a straight line between the two nearest measured speeds",
@@ -264,6 +272,8 @@ def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> Te
         )
     elif p.owned is not None:
         price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
+    elif (kind := kind_of(p)).terms is not None:  # a kind that words its own terms (take-or-pay)
+        price = f"{kind.terms(p)}, in {cur}"
     elif p.gpu_hour is None and p.burst is not None:  # on demand only: billed as used, nothing committed
         price = f"{p.burst.gpu_hour:.2f} {cur} per GPU-hour on demand, billed as used"
     else:
@@ -905,7 +915,7 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
                 offer=o.id,
                 vendor=o.vendor,
                 rank=o.rank or 0,
-                price_basis=BASIS_WORDS.get(o.pricing_basis, o.pricing_basis),
+                price_basis=_basis_words(o.pricing_basis),
                 evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve")
                 if o.pricing_basis != "per_token"
                 else "vendor's rate limits",
@@ -1003,7 +1013,7 @@ def _near_tie(ev: Evaluation, fig: MemoFigures) -> str | None:
     snap, hor, gap = ev.offer(fig.cheapest_today), ev.offer(fig.cheapest_horizon), fig.near_tie_gap
     reasons = []
     for o in (snap, hor):
-        why = [BASIS_WORDS.get(o.pricing_basis, o.pricing_basis), f"{o.term_months}-month term"]
+        why = [_basis_words(o.pricing_basis), f"{o.term_months}-month term"]
         c = o.terms.contract
         if c.escalator or c.escalator_schedule:
             why.append("price escalator")
@@ -1039,11 +1049,7 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     floats = [x for x in ask.lines if x.role != "commit"]
     offers = [ev.offer(line.offer) for line in plan.plan]
     bases = list(
-        dict.fromkeys(
-            BASIS_WORDS.get(o.pricing_basis, o.pricing_basis)
-            for o, line in zip(offers, plan.plan)
-            if line.role == "commit"
-        )
+        dict.fromkeys(_basis_words(o.pricing_basis) for o, line in zip(offers, plan.plan) if line.role == "commit")
     )
     evidence = list(
         dict.fromkeys(
