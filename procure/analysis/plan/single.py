@@ -35,18 +35,22 @@ def single_offer(
     lost = float(prob @ (waiting @ delta[:start])) * (penalty if penalty is not None else before) if start else 0.0  # type: ignore[operator]
 
     def recourse(short: np.ndarray, share: np.ndarray, d: np.ndarray) -> np.ndarray:
-        """Expected cost of a shortfall (any shape ending in (S, months)) met by the own source, then the penalty."""
+        """Expected cost of a shortfall (any shape ending in (S, months)) met by the own source, then the penalty.
+        `short` is overwritten: each step writes into an array it already holds (node counts x scenario-months
+        each), the same operations in the same order, so the same figures."""
         room = (src.cap_month * share) if src is not None else np.zeros_like(share)
         if src is not None and src.spot:
             room = np.minimum(room, src.share_limit * d)  # spot serves at most plan.max_spot_share of the demand
         used = np.minimum(short, room)
-        cost = used * (src.price_per_task if src is not None else 0.0)
-        left = short - used
         if penalty is not None:
-            cost = cost + left * penalty
-        else:
-            cost = np.where(left > 1e-9 * np.maximum(short, 1.0), np.inf, cost)
-        return cost
+            left = np.subtract(short, used, out=short)
+            cost = np.multiply(used, src.price_per_task if src is not None else 0.0, out=used)
+            return np.add(cost, np.multiply(left, penalty, out=left), out=cost)
+        left = short - used
+        cost = np.multiply(used, src.price_per_task if src is not None else 0.0, out=used)
+        limit = np.multiply(np.maximum(short, 1.0, out=short), 1e-9, out=short)  # 1e-9 x max(short, 1)
+        np.copyto(cost, np.inf, where=np.greater(left, limit, out=np.empty(left.shape, dtype=bool)))
+        return cost  # infinite where the shortfall is left unserved
 
     # Options that cover the horizon with blocks; one option throughout (a subset of what the portfolio may do).
     best: tuple[float, list[Unit], np.ndarray] | None = None
@@ -97,9 +101,8 @@ def single_offer(
             expected = np.empty(len(grid))
             step = max(1, GRID_CELLS // max(1, d.size))  # node counts per chunk: memory stays bounded
             for lo in range(0, len(grid), step):
-                short = np.maximum(
-                    d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :], 0.0
-                )
+                short = d[None, :, :] - grid[lo : lo + step, None, None] * per_node * share[None, None, :]
+                np.maximum(short, 0.0, out=short)
                 with np.errstate(invalid="ignore"):
                     expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share, d), prob, w)
             # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
