@@ -761,7 +761,7 @@ def _vendor_switch_rows(f: Frame, model: Model) -> None:
         cc += [b0 + j2, w0 + vendor_of[cands[u.commit.offer].vendor]]
         vv += [1.0, -1.0]
     for q, p in enumerate(fee_sources):
-        for k in np.unique(f.a_index[q]):
+        for k in sorted(set(f.a_index[q].ravel().tolist())):  # np.unique's order; np.unique imports numpy.ma
             rr += [len(rr) // 2] * 2
             cc += [a0 + int(k), w0 + vendor_of[cands[sources[p].offer].vendor]]
             vv += [1.0, -1.0]
@@ -892,5 +892,15 @@ def solver_scales(cands: list[Candidate], scen: Scenarios) -> tuple[float, float
     prices = [s.price_per_task for c in cands if (s := c.source) is not None] + [
         cm.cost_node_month / cm.tasks_node_month for c in cands for cm in c.commits if cm.tasks_node_month > 0
     ]
-    price = float(np.median(prices)) if prices else 1.0
+    price = _median(prices) if prices else 1.0
     return max(tasks * price, 1e-9), tasks
+
+
+def _median(values: list[float]) -> float:
+    """NumPy's median of a list, the same number ((a + b) / 2 of the middle two), without np.median, whose
+    first call imports numpy.ma (a daily command's start-up, docs/speed.md)."""
+    ordered = sorted(values)
+    if any(math.isnan(v) for v in ordered):
+        return math.nan
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
