@@ -98,6 +98,11 @@ def single_offer(
                     grid = np.unique(np.round(np.linspace(0, top, MAX_GRID)).astype(int))
                     grid = grid[(grid == 0) | (grid >= commit.min_nodes)]
             per_node = commit.tasks_node_month if commit is not None else 0.0
+            if penalty is None:  # the most nodes leave a shortfall unserved: fewer nodes leave more, none serves
+                most = d[None, :, :] - grid[-1:, None, None] * per_node * share[None, None, :]
+                if np.isinf(recourse(np.maximum(most, 0.0, out=most), share, d)).any():
+                    total = math.inf
+                    break
             expected = np.empty(len(grid))
             step = max(1, GRID_CELLS // max(1, d.size))  # node counts per chunk: memory stays bounded
             for lo in range(0, len(grid), step):
