@@ -36,6 +36,7 @@ set to an empty value turns it off.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import hmac
 import io
@@ -253,7 +254,7 @@ def _feed(digest: Any, value: Any, depth: int = 0) -> None:
         digest.update(b"S" + len(text).to_bytes(8, "little") + text)
     elif isinstance(value, np.ndarray) and not value.dtype.hasobject:
         data = np.ascontiguousarray(value)
-        head = json.dumps([data.dtype.str, list(data.shape)]).encode()
+        head = _array_head(data.dtype.str, data.shape)
         digest.update(b"A" + len(head).to_bytes(8, "little") + head + data.tobytes())
     elif isinstance(value, (list, tuple, np.ndarray)):
         digest.update(b"L" + len(value).to_bytes(8, "little"))
@@ -273,10 +274,7 @@ def _feed(digest: Any, value: Any, depth: int = 0) -> None:
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         _feed(
             digest,
-            [
-                f"{kind.__module__}.{kind.__qualname__}",
-                {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
-            ],
+            [f"{kind.__module__}.{kind.__qualname__}", {name: getattr(value, name) for name in _field_names(kind)}],
             depth + 1,
         )
     elif isinstance(getattr(kind, "model_fields", None), dict):  # a pydantic model: its class and every field
@@ -287,6 +285,19 @@ def _feed(digest: Any, value: Any, depth: int = 0) -> None:
         )
     else:
         raise TypeError(f"cannot key a {kind.__qualname__}")
+
+
+@functools.cache
+def _array_head(dtype: str, shape: tuple[int, ...]) -> bytes:
+    """An array's type and shape as `_feed` keys them, json.dumps([dtype, list(shape)]), made once per kind of
+    array (a plan's key feeds hundreds of arrays of a few shapes: a warm compare's start-up, docs/speed.md)."""
+    return json.dumps([dtype, list(shape)]).encode()
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A dataclass's fields in order, as dataclasses.fields gives them, looked up once per class."""
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 def inputs_key(inputs: object, options: dict[str, object]) -> str:
