@@ -62,6 +62,7 @@ def test_a_solve_cache_hit_imports_no_solver(tmp_path, monkeypatch):
     assert "scipy.optimize" in first and "procure.analysis.plan" in first  # solved: the test sees a plan
     again = modules_after("compare", "--as-of", "2026-11-29", "--format", "json")
     assert "procure.analysis.plan" in again and "scipy.optimize" not in again and "scipy.sparse" not in again
+    assert "numpy.ma" not in again  # np.median and np.unique import it; the plan read back uses neither
 
 
 @pytest.mark.slow
