@@ -882,7 +882,7 @@ def offer_availability(offer: Offer, rating: Rating, workspace: Workspace, day: 
         return availability_layers(offer, reliability, assumptions)
     from datetime import datetime, time, timedelta
 
-    from procure.io.incidents import availability, downtime
+    from procure.analysis.incidents import availability, downtime
 
     end = datetime.combine(day, time(0), tzinfo=UTC)
     start = end - timedelta(days=spec.days)

@@ -261,7 +261,7 @@ def handles_input_errors(command: F) -> F:
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
         except KeyboardInterrupt:
             say("interrupted; nothing was written.")
-            from procure.io.solvecache import solving
+            from procure.analysis.milp import solving
 
             if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
                 sys.stdout.flush()
