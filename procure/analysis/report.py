@@ -126,9 +126,9 @@ def gather_extras(
             )
     quotes = ws.root / QUOTES_FILE
     if quotes.is_file() and not board:
-        from procure.analysis.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
+        from procure.analysis.market import Filters, build_index, scope_adjustments, settings_from
 
-        rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
+        rows = [q for q in ws.quotes or [] if q.date <= ev.as_of]
         adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
         strata = settings_from(ws.config.index)
         # Each series from what the observations hold: a kind without observations (there are no public B200

@@ -373,7 +373,12 @@ def hedge(
     if offer is None and ws.config.hedge.offer is None:
         rec, purchase = recommend(ws, ev, inputs)
         warn_plan_failed(rec)
-    plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
+    from procure.io.workspace import PriceSeries, read_series
+
+    index_rows = read_series(index) if index is not None else None
+    plan = recommended_hedge(
+        ws, ev, purchase, offer, index_rows, PriceSeries(rent, str(rent)) if rent is not None else None
+    )
     if format is TextFormat.table:
         from procure.render.hedge import hedge_table
 

@@ -330,11 +330,11 @@ def index_build(
         Filters,
         StrataSettings,
         build_index,
-        read_quotes,
         scope_adjustments,
         settings_from,
     )
     from procure.errors import InputError
+    from procure.io.quotes import read_quotes
     from procure.io.workspace import load_settings
 
     format = chosen_format(format, out, TextFormat.csv)
