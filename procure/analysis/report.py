@@ -86,26 +86,9 @@ def gather_extras(
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
     # The board memo shows no tornado, rental price benchmark or football field: it does not compute them.
     if inputs is not None and ev.ranked and not board:
-        from procure.analysis.evaluate import gates_of
-        from procure.analysis.uncertainty import sensitivity, top_offer_positions
+        from procure.analysis.evaluate import offer_sensitivity
 
-        top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
-        posteriors = None
-        if ws.actuals:
-            from procure.analysis.scorecard import evaluation_posteriors
-
-            posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
-        extras.sensitivity = sensitivity(
-            inputs.columns,
-            inputs.model,
-            inputs.offers,
-            inputs.currencies,
-            ev.currency,
-            top,
-            ws.config.uncertainty,
-            gates_of(ev, inputs, ws.config),
-            posteriors,
-        )
+        extras.sensitivity = offer_sensitivity(ws, ev, inputs, [o.id for o in ev.ranked], SENSITIVITY_OFFERS)
     market = ws.config.market
     if market.competitors or market.own:
         from procure.analysis.position import position
@@ -186,11 +169,9 @@ def scorecard_chapter(ws: Workspace, ev: Evaluation) -> ScorecardChapter:
     if not signed:
         chapter.missing = NO_ACTUALS
         return chapter
-    from procure.analysis.evaluate import evaluate
-    from procure.analysis.scorecard import scorecard
+    from procure.analysis.promised import scored_promise
 
-    promise = evaluate(ws, ev.as_of, delivered=False)
-    result = scorecard(ws, promise, ev.as_of)
+    _, result = scored_promise(ws, ev.as_of)
     chapter.vendors = [v for v in result.vendors if v.months]
     if not chapter.vendors:
         chapter.missing = (

@@ -99,17 +99,10 @@ def validate(
     }
     if format is ListFormat.json:
         from procure.render.envelope import dumps
+        from procure.render.schemas import Validation
 
-        emit(
-            dumps(
-                "validate",
-                counts | {"warnings": warnings, "verdict": verdict_lines(ev)},
-                ev.as_of,
-                ws.inputs,
-                schema="validation",
-            ),
-            out,
-        )
+        document = Validation(**counts, warnings=warnings, verdict=verdict_lines(ev))
+        emit(dumps("validate", document.model_dump(mode="json"), ev.as_of, ws.inputs, schema="validation"), out)
         return
     for warning in warnings:
         say(f"warning: {warning}")
@@ -180,24 +173,31 @@ def grade(
             results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id)
         )[:top]
     if format is ListFormat.json:
-        payload = [
-            {
-                "id": o.id,
-                "vendor": o.vendor,
-                "grade": r.grade,
-                "valid_until": o.valid_until.isoformat(),
-                "valid": o.valid_until >= day,
-                "summary": r.summary,
-                "checks": [
-                    {"grade": c.grade.id, "passed": c.passed, "requirements": [vars(x) for x in c.results]}
-                    for c in r.checks
-                ],
-            }
-            for o, r in results
-        ]
         from procure.render.envelope import dumps
+        from procure.render.schemas import GradeCheckRecord, GradedOffer, Grading, Requirement
 
-        emit(dumps("grade", {"offers": payload}, day, ws.inputs, schema="grading"), out)
+        document = Grading(
+            offers=[
+                GradedOffer(
+                    id=o.id,
+                    vendor=o.vendor,
+                    grade=r.grade,
+                    valid_until=o.valid_until,
+                    valid=o.valid_until >= day,
+                    summary=r.summary,
+                    checks=[
+                        GradeCheckRecord(
+                            grade=c.grade.id,
+                            passed=c.passed,
+                            requirements=[Requirement(**vars(x)) for x in c.results],
+                        )
+                        for c in r.checks
+                    ],
+                )
+                for o, r in results
+            ]
+        )
+        emit(dumps("grade", document.model_dump(mode="json"), day, ws.inputs, schema="grading"), out)
         return
     if named:
         from rich.console import Group
@@ -347,7 +347,7 @@ def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_o
     """compare --format xlsx: the analyses with a table, each a sheet: the offers, the plan as solved
     for the recommendation, the offers over the horizon (this evaluation's, or one over horizon.months,
     else 36, beside it), the sensitivity of the top three."""
-    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
     from procure.io.files import write_atomic
     from procure.render.workbook import to_xlsx
 
@@ -361,7 +361,7 @@ def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_o
             inputs,
             purchase,
             flows,
-            _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None,
+            offer_sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None,
             rec.plan_failed,
         ),
     )
@@ -451,7 +451,7 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 
@@ -483,7 +483,7 @@ def sensitivity(
             f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out
         )
         return
-    result = _sensitivity(ws, ev, inputs, followed)
+    result = offer_sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table
 
@@ -492,31 +492,6 @@ def sensitivity(
     from procure.render.sensitivity import sensitivity_text
 
     emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
-
-
-def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
-    """Each uncertain input at its low and high value, for the offers followed."""
-    from procure.analysis.evaluate import gates_of
-    from procure.analysis.uncertainty import sensitivity as run_sensitivity
-    from procure.analysis.uncertainty import top_offer_positions
-
-    top = top_offer_positions(followed, inputs.offers, len(followed))
-    posteriors = None
-    if ws.actuals:
-        from procure.analysis.scorecard import evaluation_posteriors
-
-        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
-    return run_sensitivity(
-        inputs.columns,
-        inputs.model,
-        inputs.offers,
-        inputs.currencies,
-        ev.currency,
-        top,
-        ws.config.uncertainty,
-        gates_of(ev, inputs, ws.config),
-        posteriors,
-    )
 
 
 def evaluate(

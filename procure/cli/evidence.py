@@ -84,8 +84,7 @@ def scorecard(
         procure scorecard --claim --out claim.md
         procure scorecard --claim --format text > claim.txt
     """
-    from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.scorecard import scorecard as build
+    from procure.analysis.promised import scored_promise
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
     from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
@@ -108,8 +107,7 @@ def scorecard(
         raise InputError(
             [problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")]
         )
-    ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
-    result = build(ws, ev, ev.as_of, offer, months)
+    ev, result = scored_promise(ws, as_day(as_of), offer, months)  # the promise, and the months set against it
     for v in result.vendors:
         for note in v.notes:
             say(f"note: {v.offer}: {note}")

@@ -130,45 +130,11 @@ def diff(
         procure diff 3 7
         procure diff old.json new.json --format markdown
     """
-    from procure.analysis.history import diff as compare_runs
-    from procure.analysis.history import latest_run_id, load_evaluation, run_id
-    from procure.errors import InputError
+    from procure.analysis.history import compare_runs
     from procure.io.workspace import find_workspace
 
     format = chosen_format(format, out, DiffFormat.table)
-    root = find_workspace(workspace)
-    if head is None:
-        latest = latest_run_id(root)
-        if latest is None:
-            from procure.errors import Problem
-
-            raise InputError(
-                [
-                    Problem(
-                        ".procure/history.sqlite",
-                        None,
-                        "",
-                        "no saved runs yet: save one with `procure evaluate --save`",
-                    )
-                ]
-            )
-        head = str(latest)
-    if base is None:
-        previous = latest_run_id(root, before=run_id(head)) if run_id(head) is not None else None
-        if previous is None:
-            from procure.errors import Problem
-
-            raise InputError([Problem("diff", None, "", "only one run to compare: name BASE, or save another run")])
-        base = str(previous)
-    base_ev, base_label = load_evaluation(root, base)
-    head_ev, head_label = load_evaluation(root, head)
-    if base == head:
-        from procure.errors import Problem
-
-        raise InputError(
-            [Problem("diff", None, "", f"BASE and HEAD are the same ({base}): name two different runs or files")]
-        )
-    result = compare_runs(base_ev, head_ev, base_label, head_label)
+    result, head_ev = compare_runs(find_workspace(workspace), base, head)
     from procure.render.history import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
@@ -242,27 +208,19 @@ def reevaluate(
         procure reevaluate --max-increase 5% --format text > mail.txt
         procure reevaluate --accept --label "Dec re-check"
     """
-    from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.history import breaches, latest_run_id, load_run, save_run
-    from procure.analysis.history import diff as compare_runs
+    from procure.analysis.history import reevaluate as run_reevaluation
     from procure.io.workspace import load_workspace
     from procure.render.history import diff_json, diff_markdown, diff_table
 
     format = chosen_format(format, out, DiffFormat.table)
     ws = load_workspace(workspace)
-    limit, conditions = _thresholds(ws.config.reevaluate, max_increase, fail_on)
-    ev = run_evaluation(ws, as_day(as_of))
-    warn_expiring(ev)
-    delivered = _delivered_breaches(ws, ev, max_delivered_overrun)
-    previous = latest_run_id(ws.root) if (ws.root / ".procure" / "history.sqlite").exists() else None
-    if previous is None:
-        _first_run(ws, ev, delivered, accept, label, format, out)
+    found = run_reevaluation(
+        ws, as_day(as_of), max_increase, fail_on, max_delivered_overrun, accept, label, evaluated=warn_expiring
+    )
+    ev, result, breached, saved, previous = found.evaluation, found.diff, found.breached, found.saved, found.baseline
+    if result is None:
+        _first_run(found, format, out)
         return
-    result = compare_runs(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
-    breached = breaches(result, limit, conditions) + delivered
-    saved = None
-    if not breached or accept:
-        saved = save_run(ws.root, ev, label)
     extra = {"saved_run": saved, "baseline_run": previous}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
@@ -287,42 +245,10 @@ def reevaluate(
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
 
 
-def _thresholds(settings: Any, max_increase: str | None, fail_on: str | None) -> tuple[Any, tuple[str, ...]]:
-    """The cost increase and the conditions that fail a re-evaluation: the flags, else `reevaluate:`
-    in procure.yaml; an unknown condition is refused."""
-    from procure.analysis.history import CONDITIONS
-
-    limit = settings.max_increase
-    if max_increase is not None:
-        limit = _share(max_increase, "--max-increase")
-    conditions = tuple(settings.fail_on)
-    if fail_on is not None:
-        conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
-        unknown = [c for c in conditions if c not in CONDITIONS]
-        if unknown:
-            from procure.errors import InputError, Problem
-
-            raise InputError(
-                [
-                    Problem(
-                        "--fail-on",
-                        None,
-                        "",
-                        f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})",
-                    )
-                ]
-            )
-    return limit, conditions
-
-
-def _first_run(
-    ws: Any, ev: Any, delivered: list, accept: bool, label: str | None, format: DiffFormat, out: Path | None
-) -> None:
-    """No earlier run to compare with: this one becomes the baseline, unless delivered evidence
+def _first_run(found: Any, format: DiffFormat, out: Path | None) -> None:
+    """No earlier run to compare with: this one became the baseline, unless delivered evidence
     breaches a threshold (then exit 3, unless --accept)."""
-    from procure.analysis.history import save_run
-
-    run_id = save_run(ws.root, ev, label) if not delivered or accept else None
+    run_id, delivered, accept = found.saved, found.breached, found.accepted
     message = (
         f"No earlier run: saved this evaluation as the baseline (run {run_id})."
         if run_id
@@ -337,7 +263,7 @@ def _first_run(
                 "reevaluate",
                 json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}),
                 format,
-                ev,
+                found.evaluation,
             ),
             out,
         )
@@ -353,56 +279,3 @@ def _first_run(
             f"{len(delivered)} threshold(s) breached by delivered evidence ({', '.join(dict.fromkeys(b.condition for b in delivered))})"
         )
         raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
-
-
-def _delivered_breaches(ws: Any, ev: Any, overrun: str | None) -> list:
-    """Signed vendors' latest month: an SLA breach, credits owed, a delivered cost per task past the limit."""
-    if not ws.actuals:
-        return []
-    from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.history import Breach
-    from procure.analysis.scorecard import breaches, scorecard
-
-    limit = ws.config.actuals.max_cost_overrun if overrun is None else _share(overrun, "--max-delivered-overrun")
-    promise = run_evaluation(ws, ev.as_of, delivered=False)  # delivered figures are set against the promise
-    result = scorecard(ws, promise, ev.as_of)
-    found = breaches(result, limit) + _claim_deadline_breaches(ws, result, ev.as_of)
-    return [Breach(condition=c, detail=d) for c, d in found]
-
-
-def _claim_deadline_breaches(ws: Any, result: Any, as_of: Any) -> list[tuple[str, str]]:
-    """SLA credit claims worth more than reevaluate.claim_min_amount whose window closes within reevaluate.claim_warning_days."""
-    from procure.analysis.claims import claim_breaches, draft_claims
-
-    settings = ws.config.reevaluate
-    return claim_breaches(
-        ws, draft_claims(ws, result, as_of), as_of, settings.claim_warning_days, settings.claim_min_amount
-    )
-
-
-def _share(text: str, option: str) -> float:
-    """'5%' or 0.05 -> 0.05."""
-    from procure.errors import InputError, Problem
-
-    raw = text.strip()
-    percent = raw.endswith("%")
-    try:
-        value = float(raw[:-1]) / 100 if percent else float(raw)
-    except ValueError:
-        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")]) from None
-    if not percent and value > 1:  # a bare 5 would mean +500%: say which was meant
-        raise InputError(
-            [
-                Problem(
-                    option,
-                    None,
-                    "",
-                    f"a bare number is a share from 0 to 1 (0.05 = 5%): write {raw}% for {raw} percent (got {text!r})",
-                )
-            ]
-        )
-    if not 0 <= value <= 10 or value != value:  # at most +1000%
-        raise InputError(
-            [Problem(option, None, "", f"expected a share like 5% or 0.05, from 0 to 1000% (got {text!r})")]
-        )
-    return value

@@ -146,7 +146,7 @@ class CashflowOffer(PerThousand):
     cashflow: Any = Field(description="the offer's months and totals (see the Evaluation's offers[].cashflow)")
 
 
-class ValidationDocument(Envelope):
+class Validation(BaseModel):
     offers: int
     grades: int
     reference_curves: int
@@ -158,6 +158,18 @@ class ValidationDocument(Envelope):
     verdict: list[str] = Field(
         description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst sources)"
     )
+
+
+class ValidationDocument(Validation, Envelope):  # the envelope's fields first, as every document writes them
+    pass
+
+
+class Grading(BaseModel):
+    offers: list[GradedOffer]
+
+
+class GradingDocument(Grading, Envelope):
+    pass
 
 
 class MissingRequirement(BaseModel):
@@ -199,10 +211,6 @@ def _ranking_document(name: str) -> Any:
 
         return Evaluation
     if name == "grading":
-
-        class GradingDocument(Envelope):
-            offers: list[GradedOffer]
-
         return GradingDocument
     if name == "rate":
 
