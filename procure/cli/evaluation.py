@@ -17,11 +17,11 @@ from procure.cli.options import (
     ListFormatOption,
     NotesOption,
     OutOption,
+    Output,
     RankBy,
     RankByOption,
     RankTopOption,
     TextFormat,
-    TextFormatOption,
     WideOption,
     WorkspaceOption,
     alias,
@@ -31,6 +31,7 @@ from procure.cli.options import (
     horizon_option,
     offers_option,
     offers_shown,
+    output_options,
     problem,
     ranks_by_horizon,
     top_option,
@@ -43,6 +44,7 @@ from procure.cli.output import (
     nothing_to_show,
     progress_bar,
     say,
+    show,
     warn_expiring,
     warn_plan_failed,
 )
@@ -227,6 +229,7 @@ def grade(
     emit_table(grades_table(results, day), out, wide, columns=columns, notes=notes, every_row=every_row)
 
 
+@output_options(format=CompareFormatOption)
 def compare(
     format: CompareFormatOption = None,
     out: OutOption = None,
@@ -267,11 +270,8 @@ def compare(
     rank_by: RankByOption = RankBy.snapshot,
     offer: Annotated[list[str] | None, offers_option("Print only this offer (ranked as among all).")] = None,
     top: RankTopOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> None:
     """Rank the offers by expected full cost per successful task.
 
@@ -298,7 +298,7 @@ def compare(
     from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.io.workspace import load_workspace
 
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     unknown = [unknown_offer(i, [o.id for o in ws.offers]) for i in offer or [] if i not in {o.id for o in ws.offers}]
     if unknown:  # before the evaluation and the plan: a mistyped id is told at once
         raise InputError(unknown)
@@ -318,16 +318,7 @@ def compare(
         from procure.render.ranking import comparison_table
 
         after = rec.usage + (verdict_lines(ev) if out is None else [])  # the verdict's lines are notes on a screen
-        emit_table(
-            comparison_table(shown),
-            out,
-            wide,
-            first=rec.headline,
-            columns=columns,
-            after=after,
-            notes=notes,
-            every_row=every_row,
-        )
+        show(comparison_table(shown), output, first=rec.headline, after=after)
         return
     if format is CompareFormat.xlsx:
         assert out is not None
@@ -368,20 +359,15 @@ def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_o
     say(f"wrote {out}")
 
 
+@output_options()
 def rate(
     offer: Annotated[list[str] | None, offers_option("Print only this offer's rating.")] = None,
     top: Annotated[
         int | None,
         top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer)."),
     ] = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> None:
     """Rate the operator of every managed offer from its checklist evidence.
 
@@ -402,17 +388,20 @@ def rate(
     """
     from procure.render.ranking import by_score
 
-    format = chosen_format(format, out, TextFormat.table)
-    ev = _evaluation(workspace, as_of)
+    format = chosen_format(output.format, output.out, TextFormat.table)
+    ev = _evaluation(output.workspace, output.as_of)
     shown = offers_shown(ev, offer, top, order=by_score)
     if format is TextFormat.table:
         from procure.render.ranking import rating_table
 
-        emit_table(rating_table(shown), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(rating_table(shown), output)
         return
     from procure.render.ranking import RATING_RENDERERS
 
-    emit(enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev), out)
+    emit(
+        enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev),
+        output.out,
+    )
 
 
 def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
@@ -422,17 +411,12 @@ def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped
     return evaluate(load_workspace(workspace), as_day(as_of))
 
 
+@output_options()
 def sensitivity(
     top: Annotated[int | None, top_option("How many of the top-ranked offers to follow (default 3).")] = None,
     offer: Annotated[list[str] | None, offers_option("Follow this offer instead of the top-ranked ones.")] = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
     offers: Annotated[int | None, alias("--offers", metavar="N", min=1)] = None,
 ) -> None:
     """Which assumption moves the ranking? Each uncertain input at its low and high value.
@@ -455,9 +439,9 @@ def sensitivity(
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, TextFormat.table)
-    ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    format = chosen_format(output.format, output.out, TextFormat.table)
+    ws = load_workspace(output.workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
     if offer and (top is not None or offers is not None):
         raise InputError(
             [problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")]
@@ -480,18 +464,18 @@ def sensitivity(
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
     if not followed and format is not TextFormat.json:
         nothing_to_show(
-            f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out
+            f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", output.out
         )
         return
     result = offer_sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table
 
-        emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(sensitivity_table(result, ev.currency), output)
         return
     from procure.render.sensitivity import sensitivity_text
 
-    emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
+    emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), output.out)
 
 
 def evaluate(

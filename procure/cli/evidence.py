@@ -8,27 +8,25 @@ from typing import Annotated
 import typer
 
 from procure.cli.options import (
-    AllOption,
     AsOfOption,
-    ColumnsOption,
     MailFormat,
     MailFormatOption,
-    NotesOption,
     OutDirAlias,
-    OutOption,
-    WideOption,
+    Output,
     WorkspaceOption,
     as_day,
     chosen_format,
     offer_option,
     one_of,
+    output_options,
     parse_date,
     problem,
     workspace_folder,
 )
-from procure.cli.output import emit, emit_table, enveloped, say
+from procure.cli.output import emit, enveloped, say, show
 
 
+@output_options(format=MailFormatOption)
 def scorecard(
     offer: Annotated[
         str | None, offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")
@@ -50,14 +48,8 @@ def scorecard(
             help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for scripts): each month's credit with its incidents and deadline, and why a claim is 0.",
         ),
     ] = False,
-    format: MailFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> None:
     """Delivered against promised, per signed vendor and month, with the SLA credits owed.
 
@@ -89,7 +81,7 @@ def scorecard(
     from procure.io.workspace import load_workspace
     from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
 
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     if offer is not None and offer not in {o.id for o in ws.offers}:
         raise InputError([unknown_offer(offer, [o.id for o in ws.offers])])  # a typo gets "did you mean"
     if offer is not None and offer not in ws.actuals:
@@ -102,31 +94,31 @@ def scorecard(
                 )
             ]
         )
-    format = chosen_format(format, out, MailFormat.markdown if claim else MailFormat.table)
+    format = chosen_format(output.format, output.out, MailFormat.markdown if claim else MailFormat.table)
     if format is MailFormat.csv and claim:
         raise InputError(
             [problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")]
         )
-    ev, result = scored_promise(ws, as_day(as_of), offer, months)  # the promise, and the months set against it
+    ev, result = scored_promise(ws, as_day(output.as_of), offer, months)  # the promise, and the months set against it
     for v in result.vendors:
         for note in v.notes:
             say(f"note: {v.offer}: {note}")
     if not result.vendors and format is not MailFormat.json:  # nothing to show: one line, not an empty table
         emit(
             f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n",
-            out,
+            output.out,
         )
         return
     if claim:
-        _claims(ws, result, ev, format, out)
+        _claims(ws, result, ev, format, output.out)
     elif format is MailFormat.json:
-        emit(enveloped("scorecard", result.model_dump_json(), format, ev), out)
+        emit(enveloped("scorecard", result.model_dump_json(), format, ev), output.out)
     elif format is MailFormat.csv:
-        emit(scorecard_csv(result), out)
+        emit(scorecard_csv(result), output.out)
     elif format in (MailFormat.markdown, MailFormat.text):
-        emit(_mail(scorecard_markdown(result), format), out)
+        emit(_mail(scorecard_markdown(result), format), output.out)
     else:
-        emit_table(scorecard_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(scorecard_table(result), output)
 
 
 def _mail(markdown: str, format: MailFormat) -> str:

@@ -7,42 +7,34 @@ from typing import Annotated, Any
 import typer
 
 from procure.cli.options import (
-    AllOption,
-    AsOfOption,
-    ColumnsOption,
     ListFormat,
     ListFormatOption,
-    NotesOption,
-    OutOption,
-    WideOption,
-    WorkspaceOption,
+    Output,
     as_day,
     chosen_format,
     format_option,
+    output_options,
     parse_date,
 )
-from procure.cli.output import emit, emit_table, enveloped, say, warn_expiring
+from procure.cli.output import emit, enveloped, say, show, warn_expiring
 from procure.status import ExitStatus
 
+HISTORY_AS_OF = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="DATE",
+        callback=parse_date,
+        help="Only the runs evaluated as of this date or earlier, YYYY-MM-DD (default: every run).",
+        show_default=False,
+    ),
+]
 
+
+@output_options(format=ListFormatOption, as_of=HISTORY_AS_OF)
 def history(
-    format: ListFormatOption = None,
-    out: OutOption = None,
-    as_of: Annotated[
-        str | None,
-        typer.Option(
-            "--as-of",
-            metavar="DATE",
-            callback=parse_date,
-            help="Only the runs evaluated as of this date or earlier, YYYY-MM-DD (default: every run).",
-            show_default=False,
-        ),
-    ] = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> None:
     """List the saved runs: id, time saved, as-of date, label, top offer.
 
@@ -59,23 +51,23 @@ def history(
     from procure.analysis.history import list_runs
     from procure.io.workspace import find_workspace
 
-    format = chosen_format(format, out, ListFormat.table)
-    day = as_day(as_of)
-    runs = [r for r in list_runs(find_workspace(workspace)) if day is None or r.as_of <= day]
+    format = chosen_format(output.format, output.out, ListFormat.table)
+    day = as_day(output.as_of)
+    runs = [r for r in list_runs(find_workspace(output.workspace)) if day is None or r.as_of <= day]
     if not runs and format is not ListFormat.json:
         emit(
             f"No saved runs{f' evaluated as of {day} or earlier' if day else ' yet'}: save one with `procure evaluate --save`.\n",
-            out,
+            output.out,
         )
         return
     if format is ListFormat.json:
         from procure.render.envelope import dumps
 
-        emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}, day), out)
+        emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}, day), output.out)
         return
     from procure.render.history import history_table
 
-    emit_table(history_table(runs), out, wide, columns=columns, notes=notes, every_row=every_row)
+    show(history_table(runs), output)
 
 
 class DiffFormat(str, Enum):
@@ -83,6 +75,17 @@ class DiffFormat(str, Enum):
     json = "json"
     markdown = "markdown"
     text = "text"  # the Markdown as plain text, for mail or chat (textsafe.plain_text)
+
+
+DIFF_FORMAT = Annotated[
+    DiffFormat | None, format_option(help="Output format; text is the Markdown as plain text, for mail or chat")
+]
+REEVALUATE_FORMAT = Annotated[
+    DiffFormat | None,
+    format_option(
+        help="Output format; markdown fits a pull-request comment, text (the same without Markdown escapes) a mail or chat message"
+    ),
+]
 
 
 def _written(markdown: str, format: DiffFormat) -> str:
@@ -94,6 +97,7 @@ def _written(markdown: str, format: DiffFormat) -> str:
     return markdown
 
 
+@output_options(format=DIFF_FORMAT, as_of=None)
 def diff(
     base: Annotated[
         str | None,
@@ -109,15 +113,8 @@ def diff(
             metavar="[HEAD]", help="A run id or an Evaluation JSON file (default: the latest run).", show_default=False
         ),
     ] = None,
-    format: Annotated[
-        DiffFormat | None, format_option(help="Output format; text is the Markdown as plain text, for mail or chat")
-    ] = None,
-    out: OutOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> None:
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
 
@@ -133,18 +130,19 @@ def diff(
     from procure.analysis.history import compare_runs
     from procure.io.workspace import find_workspace
 
-    format = chosen_format(format, out, DiffFormat.table)
-    result, head_ev = compare_runs(find_workspace(workspace), base, head)
+    format = chosen_format(output.format, output.out, DiffFormat.table)
+    result, head_ev = compare_runs(find_workspace(output.workspace), base, head)
     from procure.render.history import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
-        emit_table(diff_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(diff_table(result), output)
     elif format is DiffFormat.json:
-        emit(enveloped("diff", diff_json(result), format, head_ev), out)
+        emit(enveloped("diff", diff_json(result), format, head_ev), output.out)
     else:
-        emit(_written(diff_markdown(result, title="Changes between two evaluations"), format), out)
+        emit(_written(diff_markdown(result, title="Changes between two evaluations"), format), output.out)
 
 
+@output_options(format=REEVALUATE_FORMAT)
 def reevaluate(
     max_increase: Annotated[
         str | None,
@@ -179,19 +177,8 @@ def reevaluate(
             show_default=False,
         ),
     ] = None,
-    format: Annotated[
-        DiffFormat | None,
-        format_option(
-            help="Output format; markdown fits a pull-request comment, text (the same without Markdown escapes) a mail or chat message"
-        ),
-    ] = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> None:
     """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
 
@@ -212,30 +199,23 @@ def reevaluate(
     from procure.io.workspace import load_workspace
     from procure.render.history import diff_json, diff_markdown, diff_table
 
-    format = chosen_format(format, out, DiffFormat.table)
-    ws = load_workspace(workspace)
+    format = chosen_format(output.format, output.out, DiffFormat.table)
+    ws = load_workspace(output.workspace)
     found = run_reevaluation(
-        ws, as_day(as_of), max_increase, fail_on, max_delivered_overrun, accept, label, evaluated=warn_expiring
+        ws, as_day(output.as_of), max_increase, fail_on, max_delivered_overrun, accept, label, evaluated=warn_expiring
     )
     ev, result, breached, saved, previous = found.evaluation, found.diff, found.breached, found.saved, found.baseline
     if result is None:
-        _first_run(found, format, out)
+        _first_run(found, format, output.out)
         return
     extra = {"saved_run": saved, "baseline_run": previous}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
-        emit_table(
-            diff_table(result, breached, changed_only=True),
-            out,
-            wide,
-            columns=columns,
-            notes=notes,
-            every_row=every_row,
-        )
+        show(diff_table(result, breached, changed_only=True), output)
     elif format is DiffFormat.json:
-        emit(enveloped("reevaluate", diff_json(result, breached, extra), format, ev), out)
+        emit(enveloped("reevaluate", diff_json(result, breached, extra), format, ev), output.out)
     else:
-        emit(_written(diff_markdown(result, breached, changed_only=True), format), out)
+        emit(_written(diff_markdown(result, breached, changed_only=True), format), output.out)
     if saved is not None:
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
