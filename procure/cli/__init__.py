@@ -248,7 +248,10 @@ def handles_input_errors(command: F) -> F:
         try:
             columns_need_a_table(kwargs)
             with working():
-                return command(*args, **kwargs)
+                status = command(*args, **kwargs)
+            if status:  # a command returns its ExitStatus; click's exit code is taken from typer.Exit
+                raise typer.Exit(int(status))
+            return status
         except InputError as exc:
             for problem in exc.problems[:SHOWN_PROBLEMS]:
                 say(str(problem))

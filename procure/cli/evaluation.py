@@ -48,6 +48,7 @@ from procure.cli.output import (
     warn_expiring,
     warn_plan_failed,
 )
+from procure.status import ExitStatus
 
 
 def validate(
@@ -55,7 +56,7 @@ def validate(
     as_of: AsOfOption = None,
     format: ListFormatOption = None,
     out: OutOption = None,
-) -> None:
+) -> ExitStatus:
     """Check every file of the workspace and list every problem, one line each.
 
     Exit status 0 when the workspace is valid, 2 when it is not. Problems read
@@ -105,7 +106,7 @@ def validate(
 
         document = Validation(**counts, warnings=warnings, verdict=verdict_lines(ev))
         emit(dumps("validate", document.model_dump(mode="json"), ev.as_of, ws.inputs, schema="validation"), out)
-        return
+        return ExitStatus.OK
     for warning in warnings:
         say(f"warning: {warning}")
     for note in said:
@@ -116,6 +117,7 @@ def validate(
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     ]
     emit("".join(line + "\n" for line in lines + verdict_lines(ev)), out)
+    return ExitStatus.OK
 
 
 def grade(
@@ -135,7 +137,7 @@ def grade(
     out: OutOption = None,
     as_of: AsOfOption = None,
     explain: Annotated[str | None, alias("--explain", metavar="ID")] = None,
-) -> None:
+) -> ExitStatus:
     """Show each offer's grade, with every requirement of its grade (or of the nearest grade) pass/fail.
 
     An offer gets the highest-ranked grade whose every requirement holds; an ungraded
@@ -200,7 +202,7 @@ def grade(
             ]
         )
         emit(dumps("grade", document.model_dump(mode="json"), day, ws.inputs, schema="grading"), out)
-        return
+        return ExitStatus.OK
     if named:
         from rich.console import Group
 
@@ -223,10 +225,11 @@ def grade(
                 ]
         # the offer's page, asked for by name: every requirement and every throughput factor, never folded
         emit_table(Group(*shown), out, wide, columns=columns, notes=True, every_row=True)
-        return
+        return ExitStatus.OK
     from procure.render.ranking import grades_table
 
     emit_table(grades_table(results, day), out, wide, columns=columns, notes=notes, every_row=every_row)
+    return ExitStatus.OK
 
 
 @output_options(format=CompareFormatOption)
@@ -272,7 +275,7 @@ def compare(
     top: RankTopOption = None,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Rank the offers by expected full cost per successful task.
 
     Acceptable offers come first by rank; offers failing a gate follow with their
@@ -319,11 +322,11 @@ def compare(
 
         after = rec.usage + (verdict_lines(ev) if out is None else [])  # the verdict's lines are notes on a screen
         show(comparison_table(shown), output, first=rec.headline, after=after)
-        return
+        return ExitStatus.OK
     if format is CompareFormat.xlsx:
         assert out is not None
         _write_workbook(ws, ev, inputs, rec, purchase, as_of, out)
-        return
+        return ExitStatus.OK
     from procure.render.ranking import RENDERERS
 
     emit(
@@ -332,6 +335,7 @@ def compare(
         ),
         out,
     )
+    return ExitStatus.OK
 
 
 def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_of: Any, out: Path) -> None:
@@ -368,7 +372,7 @@ def rate(
     ] = None,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Rate the operator of every managed offer from its checklist evidence.
 
     Scores run 0-100 per category (security, lifecycle, orchestration, storage,
@@ -395,13 +399,14 @@ def rate(
         from procure.render.ranking import rating_table
 
         show(rating_table(shown), output)
-        return
+        return ExitStatus.OK
     from procure.render.ranking import RATING_RENDERERS
 
     emit(
         enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev),
         output.out,
     )
+    return ExitStatus.OK
 
 
 def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
@@ -418,7 +423,7 @@ def sensitivity(
     *,
     output: Output,
     offers: Annotated[int | None, alias("--offers", metavar="N", min=1)] = None,
-) -> None:
+) -> ExitStatus:
     """Which assumption moves the ranking? Each uncertain input at its low and high value.
 
     One at a time, each input of procure.yaml's uncertainty section (each top offer's
@@ -466,16 +471,17 @@ def sensitivity(
         nothing_to_show(
             f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", output.out
         )
-        return
+        return ExitStatus.OK
     result = offer_sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table
 
         show(sensitivity_table(result, ev.currency), output)
-        return
+        return ExitStatus.OK
     from procure.render.sensitivity import sensitivity_text
 
     emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
 def evaluate(
@@ -490,7 +496,7 @@ def evaluate(
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Run the evaluation, and with --save keep it in the workspace history for later diffs.
 
     Each saved run stores the whole Evaluation, the input files' SHA-256, the label and
@@ -518,7 +524,7 @@ def evaluate(
         say(f"saved run {run_id}")
     if format is ListFormat.json:
         emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
-        return
+        return ExitStatus.OK
     leader = ev.ranked[0] if ev.ranked else None
     from procure.render.formats import per_thousand
 
@@ -533,3 +539,4 @@ def evaluate(
         + "\n",
         out,
     )
+    return ExitStatus.OK

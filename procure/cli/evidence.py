@@ -24,6 +24,7 @@ from procure.cli.options import (
     workspace_folder,
 )
 from procure.cli.output import emit, enveloped, say, show
+from procure.status import ExitStatus
 
 
 @output_options(format=MailFormatOption)
@@ -50,7 +51,7 @@ def scorecard(
     ] = False,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Delivered against promised, per signed vendor and month, with the SLA credits owed.
 
     For every offer with evidence in actuals/ (procure actuals import): output
@@ -108,7 +109,7 @@ def scorecard(
             f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n",
             output.out,
         )
-        return
+        return ExitStatus.OK
     if claim:
         _claims(ws, result, ev, format, output.out)
     elif format is MailFormat.json:
@@ -119,6 +120,7 @@ def scorecard(
         emit(_mail(scorecard_markdown(result), format), output.out)
     else:
         show(scorecard_table(result), output)
+    return ExitStatus.OK
 
 
 def _mail(markdown: str, format: MailFormat) -> str:
@@ -268,7 +270,7 @@ def perf_import(
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
-) -> None:
+) -> ExitStatus:
     """Import InferenceX benchmark rows, or your own trial results, as reference curves.
 
     Trials (guidellm, `vllm bench serve`, genai-perf and AIPerf result files, found by
@@ -355,7 +357,7 @@ def perf_import(
                     ]
                 )
             _offer_trials(workspace, offer, sources, gpus, as_day(trial_date), as_day(as_of), isl, osl, labels)
-            return
+            return ExitStatus.OK
         written, warnings = import_trials(
             sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels
         )
@@ -380,6 +382,7 @@ def perf_import(
         say(f"warning: {warning}")
     for path in written:
         say(f"wrote {path}")
+    return ExitStatus.OK
 
 
 def _offer_trials(workspace, offer_id, sources, gpus, day, as_of, isl, osl, labels) -> None:  # type: ignore[no-untyped-def]
@@ -492,7 +495,7 @@ def actuals_import(
         float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")
     ] = 30.0,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Check delivered evidence and keep it in actuals/ID/ of the workspace.
 
     Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
@@ -547,6 +550,7 @@ def actuals_import(
         say(f"note: {note}")
     for path in written:
         say(f"wrote {path}")
+    return ExitStatus.OK
 
 
 def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_file, timeout):  # type: ignore[no-untyped-def]

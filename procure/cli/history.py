@@ -35,7 +35,7 @@ HISTORY_AS_OF = Annotated[
 def history(
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """List the saved runs: id, time saved, as-of date, label, top offer.
 
     With --as-of DATE, only the runs evaluated as of that date or earlier: the
@@ -59,15 +59,16 @@ def history(
             f"No saved runs{f' evaluated as of {day} or earlier' if day else ' yet'}: save one with `procure evaluate --save`.\n",
             output.out,
         )
-        return
+        return ExitStatus.OK
     if format is ListFormat.json:
         from procure.render.envelope import dumps
 
         emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}, day), output.out)
-        return
+        return ExitStatus.OK
     from procure.render.history import history_table
 
     show(history_table(runs), output)
+    return ExitStatus.OK
 
 
 class DiffFormat(str, Enum):
@@ -115,7 +116,7 @@ def diff(
     ] = None,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
 
     Without arguments, the last two saved runs; with one, that run against the latest.
@@ -140,6 +141,7 @@ def diff(
         emit(enveloped("diff", diff_json(result), format, head_ev), output.out)
     else:
         emit(_written(diff_markdown(result, title="Changes between two evaluations"), format), output.out)
+    return ExitStatus.OK
 
 
 @output_options(format=REEVALUATE_FORMAT)
@@ -179,7 +181,7 @@ def reevaluate(
     ] = None,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Evaluate, compare with the last saved run, and exit 3 when a threshold is breached.
 
     Thresholds come from the flags, which replace `reevaluate:` in procure.yaml. A
@@ -206,8 +208,7 @@ def reevaluate(
     )
     ev, result, breached, saved, previous = found.evaluation, found.diff, found.breached, found.saved, found.baseline
     if result is None:
-        _first_run(found, format, output.out)
-        return
+        return _first_run(found, format, output.out)
     extra = {"saved_run": saved, "baseline_run": previous}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
@@ -222,10 +223,11 @@ def reevaluate(
         say(
             f"{len(breached)} threshold(s) breached ({', '.join(dict.fromkeys(b.condition for b in breached))}); the baseline stays run {previous} (use --accept to move it)"
         )
-        raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+        return ExitStatus.THRESHOLD_BREACHED
+    return ExitStatus.OK
 
 
-def _first_run(found: Any, format: DiffFormat, out: Path | None) -> None:
+def _first_run(found: Any, format: DiffFormat, out: Path | None) -> ExitStatus:
     """No earlier run to compare with: this one became the baseline, unless delivered evidence
     breaches a threshold (then exit 3, unless --accept)."""
     run_id, delivered, accept = found.saved, found.breached, found.accepted
@@ -258,4 +260,5 @@ def _first_run(found: Any, format: DiffFormat, out: Path | None) -> None:
         say(
             f"{len(delivered)} threshold(s) breached by delivered evidence ({', '.join(dict.fromkeys(b.condition for b in delivered))})"
         )
-        raise typer.Exit(ExitStatus.THRESHOLD_BREACHED)
+        return ExitStatus.THRESHOLD_BREACHED
+    return ExitStatus.OK

@@ -26,6 +26,7 @@ from procure.cli.options import (
     workbook_needs_out,
 )
 from procure.cli.output import emit, enveloped, nothing_to_show, say, show, warn_plan_failed
+from procure.status import ExitStatus
 
 
 def _fraction(value: float | None, option: str) -> float | None:
@@ -86,7 +87,7 @@ def whatif(
     *,
     output: Output,
     offer_id: Annotated[str | None, typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
-) -> None:
+) -> ExitStatus:
     """Try a change on one offer: is a better stack or process worth what it costs?
 
     Recomputes the offer with the change and reports cost per successful task before
@@ -133,7 +134,7 @@ def whatif(
                 ]
             )
         _price_to_win(ws, output, top, format)
-        return
+        return ExitStatus.OK
     if offer_id is None:
         from procure.errors import Problem
 
@@ -148,7 +149,7 @@ def whatif(
         from procure.render.whatif import whatif_table
 
         show(whatif_table(result), output)
-        return
+        return ExitStatus.OK
     from procure.analysis.evaluate import resolve_as_of
     from procure.render.whatif import WHATIF_RENDERERS
 
@@ -162,6 +163,7 @@ def whatif(
         ),
         output.out,
     )
+    return ExitStatus.OK
 
 
 def _price_to_win(ws: Any, output: Any, top: int | None, format: TextFormat) -> None:
@@ -243,7 +245,7 @@ def position(
     *,
     output: Output,
     current_offer: Annotated[str | None, alias("--current-offer", metavar="ID")] = None,
-) -> None:
+) -> ExitStatus:
     """Show where a cost per successful task stands on the cost curve.
 
     The curve holds the acceptable offers and the competitor benchmarks of procure.yaml
@@ -275,10 +277,11 @@ def position(
         from procure.render.position import position_table
 
         show(position_table(result), output)
-        return
+        return ExitStatus.OK
     from procure.render.position import position_text
 
     emit(enveloped("position", position_text(result, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
 @output_options()
@@ -311,7 +314,7 @@ def hedge(
     ] = None,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
 
     With demand: in procure.yaml the recommendation is the purchase plan, and what floats
@@ -353,10 +356,11 @@ def hedge(
         from procure.render.hedge import hedge_table
 
         show(hedge_table(plan), output)
-        return
+        return ExitStatus.OK
     from procure.render.hedge import hedge_text
 
     emit(enveloped("hedge", hedge_text(plan, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
 @output_options(format=CompareFormatOption)
@@ -366,7 +370,7 @@ def cashflow(
     top: RankTopOption = None,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Compare offers over one horizon: what each binds you to, costs in total and in present value.
 
     Each offer becomes a monthly schedule: prepayment at signing and its draw-down,
@@ -414,6 +418,7 @@ def cashflow(
         from procure.render.cashflow import cashflow_text
 
         emit(enveloped("cashflow", cashflow_text(ev, offer, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
 @output_options()
@@ -427,7 +432,7 @@ def plan(
     ] = False,
     *,
     output: Output,
-) -> None:
+) -> ExitStatus:
     """Plan the purchase: how much to commit, with whom, for how long, and what to leave pay-as-used.
 
     Over the demand scenarios of procure.yaml's `demand:` (sampled lognormal paths or
@@ -468,7 +473,8 @@ def plan(
             first = decide(ev, result).headline
         usage = decide(ev, result).usage if ws.config.demand is not None else []
         show(plan_table(result), output, first=first, after=usage)
-        return
+        return ExitStatus.OK
     from procure.render.plan import plan_text
 
     emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), output.out)
+    return ExitStatus.OK

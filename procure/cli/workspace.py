@@ -26,6 +26,7 @@ from procure.cli.options import (
     workspace_folder,
 )
 from procure.cli.output import emit, emit_table, enveloped, plain_console, say
+from procure.status import ExitStatus
 
 
 def init(
@@ -49,7 +50,7 @@ def init(
             help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) instead of an empty one.",
         ),
     ] = False,
-) -> None:
+) -> ExitStatus:
     """Write a new workspace: an empty one with commented templates, or with --example the example.
 
     The empty workspace has procure.yaml (workload, assumptions, policy; the optional
@@ -74,13 +75,14 @@ def init(
 
         written = write_example(Path(directory))
         say(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}")
-        return
+        return ExitStatus.OK
     from procure.io.blank import write_blank
 
     written = write_blank(Path(directory))
     say(
         f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} once per offer, then procure validate --workspace {directory}"
     )
+    return ExitStatus.OK
 
 
 def import_rfp(
@@ -116,7 +118,7 @@ def import_rfp(
     ] = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
-) -> None:
+) -> ExitStatus:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 
     Columns are named by the offer's field paths (pricing.gpu_hour,
@@ -146,7 +148,7 @@ def import_rfp(
 
         write_template(template)
         say(f"wrote {template}")
-        return
+        return ExitStatus.OK
     if sheet is None:
         from procure.errors import Problem
 
@@ -159,6 +161,7 @@ def import_rfp(
     for path in written:
         say(f"wrote {path}")
     say(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate")
+    return ExitStatus.OK
 
 
 def grades_update(
@@ -168,7 +171,7 @@ def grades_update(
     format: ListFormatOption = None,
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
 
     A grade file written before a requirement was added (for example
@@ -234,6 +237,7 @@ def grades_update(
         say(
             f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them"
         )
+    return ExitStatus.OK
 
 
 class Method(str, Enum):
@@ -304,7 +308,7 @@ def index_build(
     notes: NotesOption = False,
     every_row: AllOption = False,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Build a rental price index from price observations, and show how its level depends on the method.
 
     Strata (term bucket x kind x grade; index.strata) get fixed weights (their share of
@@ -366,7 +370,7 @@ def index_build(
         from procure.render.market import index_table
 
         emit_table(index_table(build), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        return ExitStatus.OK
     from procure.render.market import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
@@ -384,6 +388,7 @@ def index_build(
         plain_console(stderr=True).print(methodology_table(build))
         for note in build.notes:
             say(f"note: {note}")
+    return ExitStatus.OK
 
 
 def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, period: str) -> None:
@@ -477,7 +482,7 @@ def schema(
             show_default=False,
         ),
     ] = None,
-) -> None:
+) -> ExitStatus:
     """Print the JSON Schema of an input file or of a command's JSON output.
 
     Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
@@ -505,3 +510,4 @@ def schema(
     import json  # here, not at start-up: `procure --help` does without it
 
     emit(json.dumps(json_schema(BY_COMMAND.get(name, name)), indent=2) + "\n", out)
+    return ExitStatus.OK
