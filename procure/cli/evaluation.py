@@ -8,21 +8,17 @@ import typer
 
 from procure.cli.options import (
     DEFAULT_HORIZON,
-    AllOption,
     AsOfOption,
-    ColumnsOption,
     CompareFormat,
     CompareFormatOption,
     ListFormat,
     ListFormatOption,
-    NotesOption,
     OutOption,
     Output,
     RankBy,
     RankByOption,
     RankTopOption,
     TextFormat,
-    WideOption,
     WorkspaceOption,
     alias,
     as_day,
@@ -120,6 +116,7 @@ def validate(
     return ExitStatus.OK
 
 
+@output_options(format=ListFormatOption)
 def grade(
     offer: Annotated[list[str] | None, offers_option("Show every grade's requirements for this offer.")] = None,
     top: Annotated[
@@ -128,12 +125,8 @@ def grade(
             "Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer)."
         ),
     ] = None,
-    format: ListFormatOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
     out: OutOption = None,
     as_of: AsOfOption = None,
     explain: Annotated[str | None, alias("--explain", metavar="ID")] = None,
@@ -158,9 +151,9 @@ def grade(
     from procure.io.workspace import load_workspace
     from procure.model.grading import grade_offer
 
-    format = chosen_format(format, out, ListFormat.table)
+    format = chosen_format(output.format, out, ListFormat.table)
     named = list(offer or []) + ([explain] if explain is not None else [])
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     day = resolve_as_of(ws, as_day(as_of))  # validity: an offer is graded on terms that still hold
     offers = ws.offers
     if named:
@@ -209,7 +202,7 @@ def grade(
         from procure.render.ranking import explain_table, throughput_factors_table
 
         shown = [explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results]
-        if columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
+        if output.columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
             from procure.analysis.evaluate import evaluate
 
             try:
@@ -224,11 +217,11 @@ def grade(
                     throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors
                 ]
         # the offer's page, asked for by name: every requirement and every throughput factor, never folded
-        emit_table(Group(*shown), out, wide, columns=columns, notes=True, every_row=True)
+        emit_table(Group(*shown), out, output.wide, columns=output.columns, notes=True, every_row=True)
         return ExitStatus.OK
     from procure.render.ranking import grades_table
 
-    emit_table(grades_table(results, day), out, wide, columns=columns, notes=notes, every_row=every_row)
+    show(grades_table(results, day), output)
     return ExitStatus.OK
 
 

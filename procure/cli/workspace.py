@@ -7,25 +7,23 @@ from typing import Annotated, Any
 import typer
 
 from procure.cli.options import (
-    AllOption,
-    ColumnsOption,
     JsonFormat,
     ListFormat,
     ListFormatOption,
-    NotesOption,
     OutDirAlias,
     OutOption,
+    Output,
     TextFormat,
-    WideOption,
     WorkspaceOption,
     chosen_format,
     columns_need_a_table,
     format_option,
     one_of,
+    output_options,
     problem,
     workspace_folder,
 )
-from procure.cli.output import emit, emit_table, enveloped, plain_console, say
+from procure.cli.output import emit, enveloped, plain_console, say, show
 from procure.status import ExitStatus
 
 
@@ -263,6 +261,7 @@ class Period(str, Enum):
     month = "month"
 
 
+@output_options(as_of=None)
 def index_build(
     quotes: Annotated[
         Path,
@@ -303,11 +302,8 @@ def index_build(
             help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).",
         ),
     ] = False,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
 ) -> ExitStatus:
     """Build a rental price index from price observations, and show how its level depends on the method.
 
@@ -342,16 +338,16 @@ def index_build(
     from procure.io.workspace import load_settings
 
     format = chosen_format(format, out, TextFormat.csv)
-    columns_need_a_table({"columns": columns, "wide": wide, "format": format})  # csv by default here
+    columns_need_a_table({"columns": output.columns, "wide": output.wide, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
     try:
-        config, grades = load_settings(workspace)
+        config, grades = load_settings(output.workspace)
         adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
         settings = settings_from(config.index)
     except InputError:
-        if scope_adjust or (Path(workspace) / "procure.yaml").is_file():
+        if scope_adjust or (Path(output.workspace) / "procure.yaml").is_file():
             raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
         adjustments, settings = None, StrataSettings()
     build = build_index(
@@ -365,11 +361,11 @@ def index_build(
         str(quotes),
         settings,
     )
-    _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
+    _refuse_unused_index_settings(Path(output.workspace), settings, build, period.value)
     if format is TextFormat.table:
         from procure.render.market import index_table
 
-        emit_table(index_table(build), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(index_table(build), output)
         return ExitStatus.OK
     from procure.render.market import index_text
 
