@@ -27,9 +27,7 @@ from procure.errors import InputError
 if TYPE_CHECKING:
     from procure.analysis.memo import MemoFigures
     from procure.analysis.plan.frontier import Solves
-from procure.io.workspace import IndexLevel, Workspace
-
-QUOTES_FILE = "market/quotes.csv"
+from procure.io.workspace import QUOTES_FILE, IndexLevel, Workspace
 
 
 @dataclass
@@ -107,11 +105,11 @@ def gather_extras(
             extras.hedge_missing = (
                 "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
             )
-    quotes = ws.root / QUOTES_FILE
-    if quotes.is_file() and not board:
+    quotes = None if board else ws.quotes  # market/quotes.csv, read by the workspace (None: there is none)
+    if quotes is not None:
         from procure.analysis.market import Filters, build_index, scope_adjustments, settings_from
 
-        rows = [q for q in ws.quotes or [] if q.date <= ev.as_of]
+        rows = [q for q in quotes if q.date <= ev.as_of]
         adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
         strata = settings_from(ws.config.index)
         # Each series from what the observations hold: a kind without observations (there are no public B200
