@@ -40,7 +40,7 @@ def cold(command: list[str], env: dict[str, str], cache: str) -> Run:
 SOLVES = """
 import os, sys, time
 import numpy as np
-import procure.io.solvecache as cache
+import procure.analysis.milp as cache
 from procure.cli import main
 real, spent = cache.run_milp, []
 report, sys.stdout = sys.stdout, open(os.devnull, "w")  # the command's JSON is not wanted here

@@ -380,8 +380,9 @@ def test_a_spliced_reading_is_shown_as_such_with_its_level_jump(quotes, workspac
 def test_the_report_s_benchmark_chapter_names_a_spliced_reading(data_dir):
     """The comparison report's benchmark chapter says which level was spliced in and the jump (HTML, no PDF)."""
     from procure.analysis.evaluate import evaluate
-    from procure.analysis.market import Reading, StrataSettings, build_index, read_quotes
+    from procure.analysis.market import Reading, StrataSettings, build_index
     from procure.analysis.report import ReportExtras
+    from procure.io.quotes import read_quotes
     from procure.io.workspace import load_workspace
     from procure.render.documents import render_html
 

@@ -71,3 +71,13 @@ def test_schema_takes_format_json_and_out(tmp_path):
     assert json.loads(out.read_text(encoding="utf-8")) == json.loads(run("schema", "offer").stdout)
     refused = run("schema", "offer", "--out", tmp_path / "offer.csv")
     assert refused.exit_code == 2 and "it writes json (suffixes .json)" in refused.stderr
+
+
+def test_every_output_document_has_one_model_in_the_registry():
+    """`procure schema NAME` finds each output document's model by its name: the registry holds every name
+    OUTPUT_SCHEMAS lists and no other, and each entry makes a model with a JSON Schema."""
+    from procure.render.schemas import OUTPUT_MODELS, OUTPUT_SCHEMAS, json_schema
+
+    assert list(OUTPUT_MODELS) == list(OUTPUT_SCHEMAS)
+    for name in OUTPUT_SCHEMAS:
+        assert json_schema(name)["description"]

@@ -17,6 +17,7 @@ import pytest
 import scipy.optimize
 from scipy.sparse import csr_array
 
+from procure.analysis import milp as solving
 from procure.io import solvecache
 
 PROGRAM = dict(
@@ -68,7 +69,7 @@ def test_a_feasible_costlier_solution_under_the_right_key_is_never_reported_opti
     np.savez_compressed(
         entry_path(cache), key=np.array(key), x=np.array([3.0, 1.0]), fun=np.array(-19.0), mip_gap=np.array(0.0)
     )
-    assert_the_optimum(solvecache.solve_milp(**PROGRAM))
+    assert_the_optimum(solving.solve_milp(**PROGRAM))
     assert len(solver_calls) == 1
 
 
@@ -78,19 +79,19 @@ def test_an_entry_made_with_another_users_key_is_solved_afresh(cache, solver_cal
     solvecache.store(solvecache.program_key(**PROGRAM), solvecache.Solution(np.array([3.0, 1.0]), 0, -19.0, 0.0))
     assert entry_path(cache).is_file()
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    assert_the_optimum(solvecache.solve_milp(**PROGRAM))
+    assert_the_optimum(solving.solve_milp(**PROGRAM))
     assert len(solver_calls) == 1
-    again = solvecache.solve_milp(**PROGRAM)  # the user's own entry, now kept, is read back
+    again = solving.solve_milp(**PROGRAM)  # the user's own entry, now kept, is read back
     assert_the_optimum(again)
     assert len(solver_calls) == 1
 
 
 def test_a_key_file_others_can_read_turns_the_cache_off(cache, solver_calls, tmp_path):
-    solvecache.solve_milp(**PROGRAM)
+    solving.solve_milp(**PROGRAM)
     key = tmp_path / "state" / "procure" / "cache-key"
     assert key.stat().st_mode & 0o777 == 0o600
     key.chmod(0o644)
-    assert_the_optimum(solvecache.solve_milp(**PROGRAM))
+    assert_the_optimum(solving.solve_milp(**PROGRAM))
     assert len(solver_calls) == 2
 
 
@@ -103,10 +104,10 @@ def test_eviction_removes_only_procures_own_entries(cache, monkeypatch):
         np.savez(path, a=np.array([i]))
         os.utime(path, (1_000_000 + i, 1_000_000 + i))  # all older than any entry
     for bound in (24.0, 20.0, 16.0):
-        solvecache.solve_milp(**{**PROGRAM, "row_ub": np.array([bound, 6.0])})
+        solving.solve_milp(**{**PROGRAM, "row_ub": np.array([bound, 6.0])})
     assert all(path.is_file() for path in theirs)
     monkeypatch.setattr(solvecache, "KEEP", 2)
-    solvecache.solve_milp(**{**PROGRAM, "row_ub": np.array([12.0, 6.0])})
+    solving.solve_milp(**{**PROGRAM, "row_ub": np.array([12.0, 6.0])})
     entries = [p for p in cache.glob("*.npz") if p not in theirs]
     assert len(entries) == 2 and all(path.is_file() for path in theirs)
 
@@ -116,7 +117,7 @@ def test_a_named_pipe_where_a_solution_belongs_is_solved_afresh(cache, solver_ca
     cache.mkdir()
     os.mkfifo(entry_path(cache))
     found = []
-    worker = threading.Thread(target=lambda: found.append(solvecache.solve_milp(**PROGRAM)), daemon=True)
+    worker = threading.Thread(target=lambda: found.append(solving.solve_milp(**PROGRAM)), daemon=True)
     worker.start()
     worker.join(timeout=15)  # a solve of this program takes milliseconds
     hung = worker.is_alive()
@@ -140,7 +141,7 @@ def test_a_declared_shape_larger_than_the_program_is_not_read(cache):
     assert entry_path(cache).stat().st_size < 1_000_000
     tracemalloc.start()
     try:
-        found = solvecache.solve_milp(**PROGRAM)
+        found = solving.solve_milp(**PROGRAM)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -156,5 +157,5 @@ def test_a_solution_of_another_type_or_shape_is_solved_afresh(cache, solver_call
     cache.mkdir()
     key = entry_path(cache).name[:-4]
     np.savez_compressed(entry_path(cache), key=np.array(key), x=x, fun=np.array(-20.0), mip_gap=np.array(0.0))
-    assert_the_optimum(solvecache.solve_milp(**PROGRAM))
+    assert_the_optimum(solving.solve_milp(**PROGRAM))
     assert len(solver_calls) == 1

@@ -42,7 +42,7 @@ HARD = textwrap.dedent("""
     from scipy.sparse import csr_array
     from procure import cli
     from procure.analysis.plan import solver as plan
-    from procure.io import solvecache
+    from procure.analysis import milp
     import scipy.optimize  # imported before "solving" is said, so the signal falls in the solve, not in
                            # SciPy's second of imports (on a loaded machine that took longer than the wait)
 
@@ -56,7 +56,7 @@ HARD = textwrap.dedent("""
         whole = np.concatenate([np.ones(n), np.zeros(2 * m)])
         ub = np.concatenate([np.ones(n), np.full(2 * m, np.inf)])
         print("solving", file=sys.stderr, flush=True)
-        solvecache.solve_milp(c, A, rhs, rhs, whole, np.zeros(n + 2 * m), ub, {"time_limit": 60.0, "disp": False})
+        milp.solve_milp(c, A, rhs, rhs, whole, np.zeros(n + 2 * m), ub, {"time_limit": 60.0, "disp": False})
         return real(model, policy, scen, cands, *rest, **named)
 
     plan.solve = hard_then_real

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from procure.analysis.incidents import availability, downtime
 from procure.errors import InputError
-from procure.io.incidents import Incident, availability, downtime, read_incidents
+from procure.io.incidents import Incident, read_incidents
 
 DATA = Path(__file__).parent / "data" / "incidents"
 UTC = UTC

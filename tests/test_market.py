@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from procure.analysis.market import Filters, Quote, StrataSettings, read_quotes, scope_adjustments
+from procure.analysis.market import Filters, StrataSettings, scope_adjustments
 from procure.analysis.market import build_index as stratified_index
 from procure.errors import InputError
+from procure.io.quotes import Quote, read_quotes
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Grade, JobStaffing
 
 NOV, OCT = date(2026, 11, 1), date(2026, 10, 1)

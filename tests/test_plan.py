@@ -418,17 +418,17 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     # the same workspace gives the same frontier on a fast or a slow machine, and its proven solves are kept like the
     # plan's. The newsvendor's points: risk-neutral (commit 100, CVaR of the high path 100 x 4 + 100 x 6 = 1,000 an
     # hour) to least CVaR (commit 200: 800 an hour in every path), so two points at least.
-    import procure.io.solvecache as solvecache
+    import procure.analysis.milp as solving
     from procure.analysis.plan.frontier import FRONTIER_NODES
 
     seen = []
-    real = solvecache.run_milp
+    real = solving.run_milp
 
     def recording(c, A, row_lb, row_ub, integrality, lb, ub, options):
         seen.append(dict(options))
         return real(c, A, row_lb, row_ub, integrality, lb, ub, options)
 
-    monkeypatch.setattr(solvecache, "run_milp", recording)
+    monkeypatch.setattr(solving, "run_milp", recording)
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
     # every solve now carries a node limit: the plan's plan.node_limit, the frontier's FRONTIER_NODES
     assert all("node_limit" in o and o["time_limit"] == result.policy.time_limit_s for o in seen)

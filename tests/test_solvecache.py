@@ -11,6 +11,7 @@ from clihelp import AS_OF, run
 from planws import config, offer, write
 from scipy.sparse import csr_array
 
+from procure.analysis import milp as solving
 from procure.io import solvecache
 
 # min -5 x1 - 4 x2  subject to  6 x1 + 4 x2 <= 24,  x1 + 2 x2 <= 6,  x1, x2 >= 0 whole.
@@ -49,26 +50,26 @@ def solver_calls(monkeypatch):
 
 
 def test_the_same_program_is_solved_once(cache, solver_calls):
-    first = solvecache.solve_milp(**PROGRAM)
-    again = solvecache.solve_milp(**PROGRAM)
+    first = solving.solve_milp(**PROGRAM)
+    again = solving.solve_milp(**PROGRAM)
     assert len(solver_calls) == 1 and len(list(cache.glob("*.npz"))) == 1
     for found in (first, again):
         assert found.status == 0 and found.fun == pytest.approx(-20) and list(np.round(found.x)) == [4, 0]
 
 
 def test_a_longer_time_limit_is_the_same_program_a_changed_coefficient_is_not(cache, solver_calls):
-    solvecache.solve_milp(**PROGRAM)
-    solvecache.solve_milp(**{**PROGRAM, "options": {**PROGRAM["options"], "time_limit": 60.0}})
+    solving.solve_milp(**PROGRAM)
+    solving.solve_milp(**{**PROGRAM, "options": {**PROGRAM["options"], "time_limit": 60.0}})
     assert len(solver_calls) == 1
     # With 6 x1 + 4 x2 <= 20 instead: (3, 0) gives -15, (2, 2) -18, (3, 1) breaks 22 > 20: optimum (2, 2) at -18.
-    changed = solvecache.solve_milp(**{**PROGRAM, "row_ub": np.array([20.0, 6.0])})
+    changed = solving.solve_milp(**{**PROGRAM, "row_ub": np.array([20.0, 6.0])})
     assert len(solver_calls) == 2 and changed.fun == pytest.approx(-18) and list(np.round(changed.x)) == [2, 2]
     assert len(list(cache.glob("*.npz"))) == 2
 
 
 @pytest.mark.parametrize("damage", ["garbage", "infeasible", "objective", "other key"])
 def test_a_damaged_or_edited_solution_is_solved_afresh(cache, solver_calls, damage):
-    solvecache.solve_milp(**PROGRAM)
+    solving.solve_milp(**PROGRAM)
     (kept,) = cache.glob("*.npz")
     key = kept.stem
     if damage == "garbage":
@@ -81,18 +82,18 @@ def test_a_damaged_or_edited_solution_is_solved_afresh(cache, solver_calls, dama
         np.savez_compressed(
             kept, key=np.array("0" * 64), x=np.array([4.0, 0.0]), fun=np.array(-20.0), mip_gap=np.array(0.0)
         )
-    found = solvecache.solve_milp(**PROGRAM)
+    found = solving.solve_milp(**PROGRAM)
     assert len(solver_calls) == 2 and list(np.round(found.x)) == [4, 0] and found.fun == pytest.approx(-20)
 
 
 def test_off_or_unwritable_the_plan_is_solved_all_the_same(tmp_path, monkeypatch, solver_calls):
     monkeypatch.setenv("PROCURE_CACHE_DIR", "")
     assert solvecache.folder() is None
-    assert solvecache.solve_milp(**PROGRAM).fun == pytest.approx(-20)
+    assert solving.solve_milp(**PROGRAM).fun == pytest.approx(-20)
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     monkeypatch.setenv("PROCURE_CACHE_DIR", str(blocked / "cache"))
-    assert solvecache.solve_milp(**PROGRAM).fun == pytest.approx(-20)
+    assert solving.solve_milp(**PROGRAM).fun == pytest.approx(-20)
     assert len(solver_calls) == 2 and blocked.read_text() == "not a folder"
 
 
@@ -107,14 +108,14 @@ def test_an_unproven_result_is_not_kept(cache, monkeypatch):
         x, status, fun, mip_gap = np.array([3.0, 1.0]), 1, -19.0, 0.05
 
     monkeypatch.setattr(scipy.optimize, "milp", lambda *a, **k: TimedOut())
-    assert solvecache.solve_milp(**PROGRAM).status == 1
+    assert solving.solve_milp(**PROGRAM).status == 1
     assert not cache.exists() or not list(cache.glob("*.npz"))
 
 
 def test_only_the_newest_solutions_are_kept(cache, monkeypatch):
     monkeypatch.setattr(solvecache, "KEEP", 2)
     for bound in (24.0, 20.0, 16.0):
-        solvecache.solve_milp(**{**PROGRAM, "row_ub": np.array([bound, 6.0])})
+        solving.solve_milp(**{**PROGRAM, "row_ub": np.array([bound, 6.0])})
     assert len(list(cache.glob("*.npz"))) == 2
 
 
@@ -145,19 +146,19 @@ INFEASIBLE = {
 
 
 def test_a_proof_of_infeasibility_is_kept_like_a_solution(cache, solver_calls):
-    first = solvecache.solve_milp(**INFEASIBLE)
-    again = solvecache.solve_milp(**INFEASIBLE)
+    first = solving.solve_milp(**INFEASIBLE)
+    again = solving.solve_milp(**INFEASIBLE)
     assert len(solver_calls) == 1 and len(list(cache.glob("*.npz"))) == 1
     for found in (first, again):
         assert found.status == 2 and found.x is None and found.fun is None
     # the feasible program is another key: solved, and its optimum kept beside the proof
-    assert solvecache.solve_milp(**PROGRAM).fun == pytest.approx(-20) and len(solver_calls) == 2
+    assert solving.solve_milp(**PROGRAM).fun == pytest.approx(-20) and len(solver_calls) == 2
 
 
 def test_a_forged_proof_of_infeasibility_is_solved_afresh(cache, solver_calls):
     # Someone who can write the cache folder but not read the user's key plants "infeasible" (an x of no
     # values) under the feasible program's key: the entry fails the HMAC and the program is solved.
-    solvecache.solve_milp(**PROGRAM)
+    solving.solve_milp(**PROGRAM)
     (kept,) = cache.glob("*.npz")
     np.savez_compressed(
         kept,
@@ -167,7 +168,7 @@ def test_a_forged_proof_of_infeasibility_is_solved_afresh(cache, solver_calls):
         mip_gap=np.array(np.nan),
         mac=np.zeros(32, dtype="u1"),
     )
-    found = solvecache.solve_milp(**PROGRAM)
+    found = solving.solve_milp(**PROGRAM)
     assert len(solver_calls) == 2 and found.status == 0 and list(np.round(found.x)) == [4, 0]
 
 
@@ -203,7 +204,7 @@ def built(inputs, written, options=PROGRAM["options"], row_ub=PROGRAM["row_ub"])
         written.append(1)
         return PROGRAM["A"], PROGRAM["row_lb"], row_ub
 
-    return solvecache.solve_built(inputs, options, rows=rows, **VARIABLES)
+    return solving.solve_built(inputs, options, rows=rows, **VARIABLES)
 
 
 def test_a_program_kept_under_its_inputs_is_read_back_without_writing_a_row(cache, solver_calls):

@@ -159,7 +159,7 @@ def _zero_reason(
 
 def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
     """One signed vendor's claims, month by month of its scorecard."""
-    from procure.io.incidents import availability as availability_of
+    from procure.analysis.incidents import availability as availability_of
 
     offer = next(o for o in workspace.offers if o.id == vendor.offer)
     terms = offer.contract.sla_credits

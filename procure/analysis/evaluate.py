@@ -828,6 +828,32 @@ def gates_of(ev: Evaluation, inputs: CostInputs, config: Any) -> Gates:
     return drawn_gates([ev.offer(o.id) for o in inputs.offers], config)
 
 
+def offer_sensitivity(
+    workspace: Workspace, ev: Evaluation, inputs: CostInputs, followed: list[str], count: int | None = None
+) -> Any:
+    """Each uncertain input at its low and high value (uncertainty.sensitivity) for the first `count` of the offers
+    `followed` (default: all of them); a signed vendor's availability ends come from its delivered evidence."""
+    from procure.analysis.uncertainty import sensitivity, top_offer_positions
+
+    top = top_offer_positions(followed, inputs.offers, len(followed) if count is None else count)
+    posteriors = None
+    if workspace.actuals:
+        from procure.analysis.scorecard import evaluation_posteriors
+
+        posteriors = evaluation_posteriors(ev, inputs, workspace.config.uncertainty)
+    return sensitivity(
+        inputs.columns,
+        inputs.model,
+        inputs.offers,
+        inputs.currencies,
+        ev.currency,
+        top,
+        workspace.config.uncertainty,
+        gates_of(ev, inputs, workspace.config),
+        posteriors,
+    )
+
+
 def _summary(ranked: list[OfferRecord], count: int, rank_key: str = "cost_per_task") -> Summary:
     leader = ranked[0] if ranked else None
     runner = ranked[1] if len(ranked) > 1 else None
@@ -882,7 +908,7 @@ def offer_availability(offer: Offer, rating: Rating, workspace: Workspace, day: 
         return availability_layers(offer, reliability, assumptions)
     from datetime import datetime, time, timedelta
 
-    from procure.io.incidents import availability, downtime
+    from procure.analysis.incidents import availability, downtime
 
     end = datetime.combine(day, time(0), tzinfo=UTC)
     start = end - timedelta(days=spec.days)

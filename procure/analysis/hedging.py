@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,7 +28,7 @@ from procure.analysis.cashflow import RENEWAL_RULES, escalation, renewal_base, r
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.errors import InputError, Problem, unknown_offer
-from procure.io.workspace import IndexLevel, Workspace, read_price_series
+from procure.io.workspace import IndexLevel, PriceSeries, Workspace
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
 from procure.model.kinds import kind_named
@@ -658,33 +657,23 @@ def hedge_plan(
     )
 
 
-def load_series(path: Path, display: str | None = None) -> list[IndexLevel]:
-    from procure.io.files import own_input
-
-    own_input(path)  # an output of the same run may never replace it
-    levels, problems = read_price_series(path, display or str(path))
-    if problems:
-        raise InputError(problems)
-    return levels
-
-
 def plan_for_workspace(
-    ws: Workspace, ev: Evaluation, offer: str | None = None, index: Path | None = None, rent: Path | None = None
+    ws: Workspace,
+    ev: Evaluation,
+    offer: str | None = None,
+    index: list[IndexLevel] | None = None,
+    rent: PriceSeries | None = None,
 ) -> HedgePlan:
-    """The hedge plan with the workspace's defaults: market/index.csv, and market/rent.csv for an offer
-    priced at the market (an index-linked offer's rent is index + spread by contract; a rent history
-    is used for it only when given explicitly)."""
+    """The hedge plan with the workspace's defaults: market/index.csv (`index`: another index's rows), and
+    market/rent.csv for an offer priced at the market (an index-linked offer's rent is index + spread by contract;
+    a rent history is used for it only when given explicitly as `rent`)."""
     chosen = offer or ws.config.hedge.offer or ev.summary.recommended
     record = next((o for o in ev.offers if o.id == chosen), None)
     fx = ws.fx_rate(record.currency) if record else 1.0
-    index_levels = load_series(index) if index is not None else ws.index
-    default_rent = ws.root / "market" / "rent.csv"
-    if rent is not None:
-        rent_levels, source = load_series(rent), str(rent)
-    elif default_rent.is_file() and not (record and record.pricing_basis == "index"):
-        rent_levels, source = load_series(default_rent, "market/rent.csv"), "market/rent.csv"
-    else:
-        rent_levels, source = None, ""
+    index_levels = index if index is not None else ws.index
+    if rent is None and not (record and record.pricing_basis == "index"):
+        rent = ws.rent
+    rent_levels, source = (rent.levels(), rent.display) if rent is not None else (None, "")
     return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon)
 
 
@@ -817,14 +806,14 @@ def recommended_hedge(
     ev: Evaluation,
     plan: PlanResult | None,
     offer: str | None = None,
-    index: Path | None = None,
-    rent: Path | None = None,
+    index: list[IndexLevel] | None = None,
+    rent: PriceSeries | None = None,
 ) -> HedgePlan:
     """The hedge of the recommendation: the plan's when the recommendation is a plan (and no offer is
     named by --offer or hedge.offer), else the offer's."""
     rec = ev.recommendation
     if offer is None and ws.config.hedge.offer is None and rec is not None and rec.kind == "plan" and plan is not None:
-        return plan_hedge(ev, ws.config.hedge, load_series(index) if index is not None else ws.index, plan)
+        return plan_hedge(ev, ws.config.hedge, index if index is not None else ws.index, plan)
     return plan_for_workspace(
         ws,
         ev,

@@ -12,6 +12,7 @@ import json
 import math
 import sqlite3
 from contextlib import closing
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -695,3 +696,139 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
                     )
                 )
     return found
+
+
+# --- the use cases: diff two runs, re-evaluate against the baseline -------------------------------------------
+
+
+def compare_runs(root: Path, base: str | None, head: str | None) -> tuple[Diff, Evaluation]:
+    """`procure diff`: two runs or Evaluation files compared, and the head evaluation. Without `head`, the latest
+    saved run; without `base`, the run saved before the head."""
+    if head is None:
+        latest = latest_run_id(root)
+        if latest is None:
+            raise _problem("no saved runs yet: save one with `procure evaluate --save`")
+        head = str(latest)
+    if base is None:
+        previous = latest_run_id(root, before=run_id(head)) if run_id(head) is not None else None
+        if previous is None:
+            raise InputError([Problem("diff", None, "", "only one run to compare: name BASE, or save another run")])
+        base = str(previous)
+    base_ev, base_label = load_evaluation(root, base)
+    head_ev, head_label = load_evaluation(root, head)
+    if base == head:
+        raise InputError(
+            [Problem("diff", None, "", f"BASE and HEAD are the same ({base}): name two different runs or files")]
+        )
+    return diff(base_ev, head_ev, base_label, head_label), head_ev
+
+
+def share(text: str, option: str) -> float:
+    """A share as a threshold option writes it: '5%' or 0.05 -> 0.05 (`option` names it in a problem)."""
+    raw = text.strip()
+    percent = raw.endswith("%")
+    try:
+        value = float(raw[:-1]) / 100 if percent else float(raw)
+    except ValueError:
+        raise InputError([Problem(option, None, "", f"expected a share like 5% or 0.05 (got {text!r})")]) from None
+    if not percent and value > 1:  # a bare 5 would mean +500%: say which was meant
+        raise InputError(
+            [
+                Problem(
+                    option,
+                    None,
+                    "",
+                    f"a bare number is a share from 0 to 1 (0.05 = 5%): write {raw}% for {raw} percent (got {text!r})",
+                )
+            ]
+        )
+    if not 0 <= value <= 10 or value != value:  # at most +1000%
+        raise InputError(
+            [Problem(option, None, "", f"expected a share like 5% or 0.05, from 0 to 1000% (got {text!r})")]
+        )
+    return value
+
+
+def thresholds(settings: Any, max_increase: str | None, fail_on: str | None) -> tuple[float | None, tuple[str, ...]]:
+    """The cost increase and the conditions that fail a re-evaluation: `--max-increase` and `--fail-on` as given,
+    else `reevaluate:` in procure.yaml (`settings`); an unknown condition is refused."""
+    limit = settings.max_increase
+    if max_increase is not None:
+        limit = share(max_increase, "--max-increase")
+    conditions = tuple(settings.fail_on)
+    if fail_on is not None:
+        conditions = tuple(c.strip() for c in fail_on.split(",") if c.strip())
+        unknown = [c for c in conditions if c not in CONDITIONS]
+        if unknown:
+            raise InputError(
+                [
+                    Problem(
+                        "--fail-on",
+                        None,
+                        "",
+                        f"unknown condition {', '.join(unknown)} (expected: {', '.join(CONDITIONS)})",
+                    )
+                ]
+            )
+    return limit, conditions
+
+
+def delivered_breaches(ws: Any, ev: Evaluation, overrun: str | None) -> list[Breach]:
+    """Signed vendors' latest month: an SLA breach, credits owed, a delivered cost per task past the limit
+    (`overrun` as given, else actuals.max_cost_overrun), and credit claims whose window is closing."""
+    if not ws.actuals:
+        return []
+    from procure.analysis.claims import claim_breaches, draft_claims
+    from procure.analysis.promised import scored_promise
+    from procure.analysis.scorecard import breaches as scorecard_breaches
+
+    limit = ws.config.actuals.max_cost_overrun if overrun is None else share(overrun, "--max-delivered-overrun")
+    _, result = scored_promise(ws, ev.as_of)  # delivered figures are set against the promise
+    settings = ws.config.reevaluate  # claims worth more than claim_min_amount closing within claim_warning_days
+    closing_claims = claim_breaches(
+        ws, draft_claims(ws, result, ev.as_of), ev.as_of, settings.claim_warning_days, settings.claim_min_amount
+    )
+    return [Breach(condition=c, detail=d) for c, d in scorecard_breaches(result, limit) + closing_claims]
+
+
+@dataclass
+class Reevaluation:
+    """What `procure reevaluate` found: this evaluation against the baseline, the thresholds breached, and
+    the run saved (none while a breach keeps the baseline, unless accepted)."""
+
+    evaluation: Evaluation
+    baseline: int | None  # the run compared with; None: no earlier run, this one is the first
+    diff: Diff | None  # this evaluation against the baseline; None on the first run
+    breached: list[Breach]  # thresholds breached (on the first run: by delivered evidence only)
+    saved: int | None  # the run saved; None when a breach kept the baseline
+    accepted: bool  # --accept: saved despite a breach
+
+
+def reevaluate(
+    ws: Any,
+    as_of: date | None,
+    max_increase: str | None = None,
+    fail_on: str | None = None,
+    max_delivered_overrun: str | None = None,
+    accept: bool = False,
+    label: str | None = None,
+    evaluated: Any = None,
+) -> Reevaluation:
+    """Evaluate, compare with the last saved run and save this one as the new baseline unless a threshold is
+    breached (or `accept`). The first run only saves the baseline, unless delivered evidence breaches a threshold.
+    `evaluated(ev)` is called once the evaluation is made, before the thresholds are checked."""
+    from procure.analysis.evaluate import evaluate
+
+    limit, conditions = thresholds(ws.config.reevaluate, max_increase, fail_on)
+    ev = evaluate(ws, as_of)
+    if evaluated is not None:
+        evaluated(ev)
+    delivered = delivered_breaches(ws, ev, max_delivered_overrun)
+    previous = latest_run_id(ws.root) if (Path(ws.root) / HISTORY_FILE).exists() else None
+    if previous is None:
+        saved = save_run(ws.root, ev, label) if not delivered or accept else None
+        return Reevaluation(ev, None, None, delivered, saved, accept)
+    result = diff(load_run(ws.root, previous), ev, f"run {previous}", "this evaluation")
+    breached = breaches(result, limit, conditions) + delivered
+    saved = save_run(ws.root, ev, label) if not breached or accept else None
+    return Reevaluation(ev, previous, result, breached, saved, accept)

@@ -27,9 +27,7 @@ from procure.errors import InputError
 if TYPE_CHECKING:
     from procure.analysis.memo import MemoFigures
     from procure.analysis.plan.frontier import Solves
-from procure.io.workspace import IndexLevel, Workspace
-
-QUOTES_FILE = "market/quotes.csv"
+from procure.io.workspace import QUOTES_FILE, IndexLevel, Workspace
 
 
 @dataclass
@@ -86,26 +84,9 @@ def gather_extras(
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
     # The board memo shows no tornado, rental price benchmark or football field: it does not compute them.
     if inputs is not None and ev.ranked and not board:
-        from procure.analysis.evaluate import gates_of
-        from procure.analysis.uncertainty import sensitivity, top_offer_positions
+        from procure.analysis.evaluate import offer_sensitivity
 
-        top = top_offer_positions([o.id for o in ev.ranked], inputs.offers, SENSITIVITY_OFFERS)
-        posteriors = None
-        if ws.actuals:
-            from procure.analysis.scorecard import evaluation_posteriors
-
-            posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
-        extras.sensitivity = sensitivity(
-            inputs.columns,
-            inputs.model,
-            inputs.offers,
-            inputs.currencies,
-            ev.currency,
-            top,
-            ws.config.uncertainty,
-            gates_of(ev, inputs, ws.config),
-            posteriors,
-        )
+        extras.sensitivity = offer_sensitivity(ws, ev, inputs, [o.id for o in ev.ranked], SENSITIVITY_OFFERS)
     market = ws.config.market
     if market.competitors or market.own:
         from procure.analysis.position import position
@@ -124,11 +105,11 @@ def gather_extras(
             extras.hedge_missing = (
                 "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
             )
-    quotes = ws.root / QUOTES_FILE
-    if quotes.is_file() and not board:
-        from procure.analysis.market import Filters, build_index, read_quotes, scope_adjustments, settings_from
+    quotes = None if board else ws.quotes  # market/quotes.csv, read by the workspace (None: there is none)
+    if quotes is not None:
+        from procure.analysis.market import Filters, build_index, scope_adjustments, settings_from
 
-        rows = [q for q in read_quotes(quotes, QUOTES_FILE) if q.date <= ev.as_of]
+        rows = [q for q in quotes if q.date <= ev.as_of]
         adjustments = scope_adjustments(ws.grades, ws.config.assumptions, ws.config.index.scope_gpus)
         strata = settings_from(ws.config.index)
         # Each series from what the observations hold: a kind without observations (there are no public B200
@@ -186,11 +167,9 @@ def scorecard_chapter(ws: Workspace, ev: Evaluation) -> ScorecardChapter:
     if not signed:
         chapter.missing = NO_ACTUALS
         return chapter
-    from procure.analysis.evaluate import evaluate
-    from procure.analysis.scorecard import scorecard
+    from procure.analysis.promised import scored_promise
 
-    promise = evaluate(ws, ev.as_of, delivered=False)
-    result = scorecard(ws, promise, ev.as_of)
+    _, result = scored_promise(ws, ev.as_of)
     chapter.vendors = [v for v in result.vendors if v.months]
     if not chapter.vendors:
         chapter.missing = (

@@ -402,7 +402,7 @@ def _availability(actuals: OfferActuals, key: str, down_impacts: Any) -> float |
     """The month's availability from the incident record, when the record covers the month: the
     buyer's own incident CSV covers every month shown; a Statuspage export (its latest incidents)
     the months from its oldest incident on."""
-    from procure.io.incidents import availability
+    from procure.analysis.incidents import availability
 
     start, end = month_window(key)
     covered_from = min((i.start for i in actuals.incidents), default=None)

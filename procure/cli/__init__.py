@@ -248,7 +248,10 @@ def handles_input_errors(command: F) -> F:
         try:
             columns_need_a_table(kwargs)
             with working():
-                return command(*args, **kwargs)
+                status = command(*args, **kwargs)
+            if status:  # a command returns its ExitStatus; click's exit code is taken from typer.Exit
+                raise typer.Exit(int(status))
+            return status
         except InputError as exc:
             for problem in exc.problems[:SHOWN_PROBLEMS]:
                 say(str(problem))
@@ -261,7 +264,7 @@ def handles_input_errors(command: F) -> F:
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
         except KeyboardInterrupt:
             say("interrupted; nothing was written.")
-            from procure.io.solvecache import solving
+            from procure.analysis.milp import solving
 
             if solving():  # a solve abandoned in its thread: end now rather than wait up to plan.time_limit_s
                 sys.stdout.flush()

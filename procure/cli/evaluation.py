@@ -8,21 +8,17 @@ import typer
 
 from procure.cli.options import (
     DEFAULT_HORIZON,
-    AllOption,
     AsOfOption,
-    ColumnsOption,
     CompareFormat,
     CompareFormatOption,
     ListFormat,
     ListFormatOption,
-    NotesOption,
     OutOption,
+    Output,
     RankBy,
     RankByOption,
     RankTopOption,
     TextFormat,
-    TextFormatOption,
-    WideOption,
     WorkspaceOption,
     alias,
     as_day,
@@ -31,6 +27,7 @@ from procure.cli.options import (
     horizon_option,
     offers_option,
     offers_shown,
+    output_options,
     problem,
     ranks_by_horizon,
     top_option,
@@ -43,9 +40,11 @@ from procure.cli.output import (
     nothing_to_show,
     progress_bar,
     say,
+    show,
     warn_expiring,
     warn_plan_failed,
 )
+from procure.status import ExitStatus
 
 
 def validate(
@@ -53,7 +52,7 @@ def validate(
     as_of: AsOfOption = None,
     format: ListFormatOption = None,
     out: OutOption = None,
-) -> None:
+) -> ExitStatus:
     """Check every file of the workspace and list every problem, one line each.
 
     Exit status 0 when the workspace is valid, 2 when it is not. Problems read
@@ -99,18 +98,11 @@ def validate(
     }
     if format is ListFormat.json:
         from procure.render.envelope import dumps
+        from procure.render.schemas import Validation
 
-        emit(
-            dumps(
-                "validate",
-                counts | {"warnings": warnings, "verdict": verdict_lines(ev)},
-                ev.as_of,
-                ws.inputs,
-                schema="validation",
-            ),
-            out,
-        )
-        return
+        document = Validation(**counts, warnings=warnings, verdict=verdict_lines(ev))
+        emit(dumps("validate", document.model_dump(mode="json"), ev.as_of, ws.inputs, schema="validation"), out)
+        return ExitStatus.OK
     for warning in warnings:
         say(f"warning: {warning}")
     for note in said:
@@ -121,8 +113,10 @@ def validate(
         f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
     ]
     emit("".join(line + "\n" for line in lines + verdict_lines(ev)), out)
+    return ExitStatus.OK
 
 
+@output_options(format=ListFormatOption)
 def grade(
     offer: Annotated[list[str] | None, offers_option("Show every grade's requirements for this offer.")] = None,
     top: Annotated[
@@ -131,16 +125,12 @@ def grade(
             "Print only the N offers of the highest grades, ungraded last, then by id (JSON carries every offer)."
         ),
     ] = None,
-    format: ListFormatOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
     out: OutOption = None,
     as_of: AsOfOption = None,
     explain: Annotated[str | None, alias("--explain", metavar="ID")] = None,
-) -> None:
+) -> ExitStatus:
     """Show each offer's grade, with every requirement of its grade (or of the nearest grade) pass/fail.
 
     An offer gets the highest-ranked grade whose every requirement holds; an ungraded
@@ -161,9 +151,9 @@ def grade(
     from procure.io.workspace import load_workspace
     from procure.model.grading import grade_offer
 
-    format = chosen_format(format, out, ListFormat.table)
+    format = chosen_format(output.format, out, ListFormat.table)
     named = list(offer or []) + ([explain] if explain is not None else [])
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     day = resolve_as_of(ws, as_day(as_of))  # validity: an offer is graded on terms that still hold
     offers = ws.offers
     if named:
@@ -180,32 +170,39 @@ def grade(
             results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id)
         )[:top]
     if format is ListFormat.json:
-        payload = [
-            {
-                "id": o.id,
-                "vendor": o.vendor,
-                "grade": r.grade,
-                "valid_until": o.valid_until.isoformat(),
-                "valid": o.valid_until >= day,
-                "summary": r.summary,
-                "checks": [
-                    {"grade": c.grade.id, "passed": c.passed, "requirements": [vars(x) for x in c.results]}
-                    for c in r.checks
-                ],
-            }
-            for o, r in results
-        ]
         from procure.render.envelope import dumps
+        from procure.render.schemas import GradeCheckRecord, GradedOffer, Grading, Requirement
 
-        emit(dumps("grade", {"offers": payload}, day, ws.inputs, schema="grading"), out)
-        return
+        document = Grading(
+            offers=[
+                GradedOffer(
+                    id=o.id,
+                    vendor=o.vendor,
+                    grade=r.grade,
+                    valid_until=o.valid_until,
+                    valid=o.valid_until >= day,
+                    summary=r.summary,
+                    checks=[
+                        GradeCheckRecord(
+                            grade=c.grade.id,
+                            passed=c.passed,
+                            requirements=[Requirement(**vars(x)) for x in c.results],
+                        )
+                        for c in r.checks
+                    ],
+                )
+                for o, r in results
+            ]
+        )
+        emit(dumps("grade", document.model_dump(mode="json"), day, ws.inputs, schema="grading"), out)
+        return ExitStatus.OK
     if named:
         from rich.console import Group
 
         from procure.render.ranking import explain_table, throughput_factors_table
 
         shown = [explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results]
-        if columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
+        if output.columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
             from procure.analysis.evaluate import evaluate
 
             try:
@@ -220,13 +217,15 @@ def grade(
                     throughput_factors_table(ev.offer(o.id)) for o, _ in results if ev.offer(o.id).throughput_factors
                 ]
         # the offer's page, asked for by name: every requirement and every throughput factor, never folded
-        emit_table(Group(*shown), out, wide, columns=columns, notes=True, every_row=True)
-        return
+        emit_table(Group(*shown), out, output.wide, columns=output.columns, notes=True, every_row=True)
+        return ExitStatus.OK
     from procure.render.ranking import grades_table
 
-    emit_table(grades_table(results, day), out, wide, columns=columns, notes=notes, every_row=every_row)
+    show(grades_table(results, day), output)
+    return ExitStatus.OK
 
 
+@output_options(format=CompareFormatOption)
 def compare(
     format: CompareFormatOption = None,
     out: OutOption = None,
@@ -267,12 +266,9 @@ def compare(
     rank_by: RankByOption = RankBy.snapshot,
     offer: Annotated[list[str] | None, offers_option("Print only this offer (ranked as among all).")] = None,
     top: RankTopOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Rank the offers by expected full cost per successful task.
 
     Acceptable offers come first by rank; offers failing a gate follow with their
@@ -298,7 +294,7 @@ def compare(
     from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
     from procure.io.workspace import load_workspace
 
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     unknown = [unknown_offer(i, [o.id for o in ws.offers]) for i in offer or [] if i not in {o.id for o in ws.offers}]
     if unknown:  # before the evaluation and the plan: a mistyped id is told at once
         raise InputError(unknown)
@@ -318,21 +314,12 @@ def compare(
         from procure.render.ranking import comparison_table
 
         after = rec.usage + (verdict_lines(ev) if out is None else [])  # the verdict's lines are notes on a screen
-        emit_table(
-            comparison_table(shown),
-            out,
-            wide,
-            first=rec.headline,
-            columns=columns,
-            after=after,
-            notes=notes,
-            every_row=every_row,
-        )
-        return
+        show(comparison_table(shown), output, first=rec.headline, after=after)
+        return ExitStatus.OK
     if format is CompareFormat.xlsx:
         assert out is not None
         _write_workbook(ws, ev, inputs, rec, purchase, as_of, out)
-        return
+        return ExitStatus.OK
     from procure.render.ranking import RENDERERS
 
     emit(
@@ -341,13 +328,14 @@ def compare(
         ),
         out,
     )
+    return ExitStatus.OK
 
 
 def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_of: Any, out: Path) -> None:
     """compare --format xlsx: the analyses with a table, each a sheet: the offers, the plan as solved
     for the recommendation, the offers over the horizon (this evaluation's, or one over horizon.months,
     else 36, beside it), the sensitivity of the top three."""
-    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
     from procure.io.files import write_atomic
     from procure.render.workbook import to_xlsx
 
@@ -361,28 +349,23 @@ def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_o
             inputs,
             purchase,
             flows,
-            _sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None,
+            offer_sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None,
             rec.plan_failed,
         ),
     )
     say(f"wrote {out}")
 
 
+@output_options()
 def rate(
     offer: Annotated[list[str] | None, offers_option("Print only this offer's rating.")] = None,
     top: Annotated[
         int | None,
         top_option("Print only the N highest-scored offers (table, Markdown, CSV; JSON carries every offer)."),
     ] = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Rate the operator of every managed offer from its checklist evidence.
 
     Scores run 0-100 per category (security, lifecycle, orchestration, storage,
@@ -402,17 +385,21 @@ def rate(
     """
     from procure.render.ranking import by_score
 
-    format = chosen_format(format, out, TextFormat.table)
-    ev = _evaluation(workspace, as_of)
+    format = chosen_format(output.format, output.out, TextFormat.table)
+    ev = _evaluation(output.workspace, output.as_of)
     shown = offers_shown(ev, offer, top, order=by_score)
     if format is TextFormat.table:
         from procure.render.ranking import rating_table
 
-        emit_table(rating_table(shown), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        show(rating_table(shown), output)
+        return ExitStatus.OK
     from procure.render.ranking import RATING_RENDERERS
 
-    emit(enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev), out)
+    emit(
+        enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev),
+        output.out,
+    )
+    return ExitStatus.OK
 
 
 def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
@@ -422,19 +409,14 @@ def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped
     return evaluate(load_workspace(workspace), as_day(as_of))
 
 
+@output_options()
 def sensitivity(
     top: Annotated[int | None, top_option("How many of the top-ranked offers to follow (default 3).")] = None,
     offer: Annotated[list[str] | None, offers_option("Follow this offer instead of the top-ranked ones.")] = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
     offers: Annotated[int | None, alias("--offers", metavar="N", min=1)] = None,
-) -> None:
+) -> ExitStatus:
     """Which assumption moves the ranking? Each uncertain input at its low and high value.
 
     One at a time, each input of procure.yaml's uncertainty section (each top offer's
@@ -451,13 +433,13 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, TextFormat.table)
-    ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    format = chosen_format(output.format, output.out, TextFormat.table)
+    ws = load_workspace(output.workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
     if offer and (top is not None or offers is not None):
         raise InputError(
             [problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")]
@@ -480,43 +462,19 @@ def sensitivity(
         followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
     if not followed and format is not TextFormat.json:
         nothing_to_show(
-            f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", out
+            f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", output.out
         )
-        return
-    result = _sensitivity(ws, ev, inputs, followed)
+        return ExitStatus.OK
+    result = offer_sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table
 
-        emit_table(sensitivity_table(result, ev.currency), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        show(sensitivity_table(result, ev.currency), output)
+        return ExitStatus.OK
     from procure.render.sensitivity import sensitivity_text
 
-    emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), out)
-
-
-def _sensitivity(ws: Any, ev: Any, inputs: Any, followed: list[str]) -> Any:
-    """Each uncertain input at its low and high value, for the offers followed."""
-    from procure.analysis.evaluate import gates_of
-    from procure.analysis.uncertainty import sensitivity as run_sensitivity
-    from procure.analysis.uncertainty import top_offer_positions
-
-    top = top_offer_positions(followed, inputs.offers, len(followed))
-    posteriors = None
-    if ws.actuals:
-        from procure.analysis.scorecard import evaluation_posteriors
-
-        posteriors = evaluation_posteriors(ev, inputs, ws.config.uncertainty)
-    return run_sensitivity(
-        inputs.columns,
-        inputs.model,
-        inputs.offers,
-        inputs.currencies,
-        ev.currency,
-        top,
-        ws.config.uncertainty,
-        gates_of(ev, inputs, ws.config),
-        posteriors,
-    )
+    emit(enveloped("sensitivity", sensitivity_text(result, ev.currency, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
 def evaluate(
@@ -531,7 +489,7 @@ def evaluate(
     out: OutOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Run the evaluation, and with --save keep it in the workspace history for later diffs.
 
     Each saved run stores the whole Evaluation, the input files' SHA-256, the label and
@@ -559,7 +517,7 @@ def evaluate(
         say(f"saved run {run_id}")
     if format is ListFormat.json:
         emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)
-        return
+        return ExitStatus.OK
     leader = ev.ranked[0] if ev.ranked else None
     from procure.render.formats import per_thousand
 
@@ -574,3 +532,4 @@ def evaluate(
         + "\n",
         out,
     )
+    return ExitStatus.OK

@@ -8,27 +8,26 @@ from typing import Annotated
 import typer
 
 from procure.cli.options import (
-    AllOption,
     AsOfOption,
-    ColumnsOption,
     MailFormat,
     MailFormatOption,
-    NotesOption,
     OutDirAlias,
-    OutOption,
-    WideOption,
+    Output,
     WorkspaceOption,
     as_day,
     chosen_format,
     offer_option,
     one_of,
+    output_options,
     parse_date,
     problem,
     workspace_folder,
 )
-from procure.cli.output import emit, emit_table, enveloped, say
+from procure.cli.output import emit, enveloped, say, show
+from procure.status import ExitStatus
 
 
+@output_options(format=MailFormatOption)
 def scorecard(
     offer: Annotated[
         str | None, offer_option("One signed vendor's offer (default: every offer with evidence in actuals/).")
@@ -50,15 +49,9 @@ def scorecard(
             help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for scripts): each month's credit with its incidents and deadline, and why a claim is 0.",
         ),
     ] = False,
-    format: MailFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Delivered against promised, per signed vendor and month, with the SLA credits owed.
 
     For every offer with evidence in actuals/ (procure actuals import): output
@@ -84,13 +77,12 @@ def scorecard(
         procure scorecard --claim --out claim.md
         procure scorecard --claim --format text > claim.txt
     """
-    from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.analysis.scorecard import scorecard as build
+    from procure.analysis.promised import scored_promise
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
     from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
 
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     if offer is not None and offer not in {o.id for o in ws.offers}:
         raise InputError([unknown_offer(offer, [o.id for o in ws.offers])])  # a typo gets "did you mean"
     if offer is not None and offer not in ws.actuals:
@@ -103,32 +95,32 @@ def scorecard(
                 )
             ]
         )
-    format = chosen_format(format, out, MailFormat.markdown if claim else MailFormat.table)
+    format = chosen_format(output.format, output.out, MailFormat.markdown if claim else MailFormat.table)
     if format is MailFormat.csv and claim:
         raise InputError(
             [problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")]
         )
-    ev = run_evaluation(ws, as_day(as_of), delivered=False)  # the promise, which the delivered months are set against
-    result = build(ws, ev, ev.as_of, offer, months)
+    ev, result = scored_promise(ws, as_day(output.as_of), offer, months)  # the promise, and the months set against it
     for v in result.vendors:
         for note in v.notes:
             say(f"note: {v.offer}: {note}")
     if not result.vendors and format is not MailFormat.json:  # nothing to show: one line, not an empty table
         emit(
             f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n",
-            out,
+            output.out,
         )
-        return
+        return ExitStatus.OK
     if claim:
-        _claims(ws, result, ev, format, out)
+        _claims(ws, result, ev, format, output.out)
     elif format is MailFormat.json:
-        emit(enveloped("scorecard", result.model_dump_json(), format, ev), out)
+        emit(enveloped("scorecard", result.model_dump_json(), format, ev), output.out)
     elif format is MailFormat.csv:
-        emit(scorecard_csv(result), out)
+        emit(scorecard_csv(result), output.out)
     elif format in (MailFormat.markdown, MailFormat.text):
-        emit(_mail(scorecard_markdown(result), format), out)
+        emit(_mail(scorecard_markdown(result), format), output.out)
     else:
-        emit_table(scorecard_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(scorecard_table(result), output)
+    return ExitStatus.OK
 
 
 def _mail(markdown: str, format: MailFormat) -> str:
@@ -278,7 +270,7 @@ def perf_import(
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
-) -> None:
+) -> ExitStatus:
     """Import InferenceX benchmark rows, or your own trial results, as reference curves.
 
     Trials (guidellm, `vllm bench serve`, genai-perf and AIPerf result files, found by
@@ -365,7 +357,7 @@ def perf_import(
                     ]
                 )
             _offer_trials(workspace, offer, sources, gpus, as_day(trial_date), as_day(as_of), isl, osl, labels)
-            return
+            return ExitStatus.OK
         written, warnings = import_trials(
             sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels
         )
@@ -390,6 +382,7 @@ def perf_import(
         say(f"warning: {warning}")
     for path in written:
         say(f"wrote {path}")
+    return ExitStatus.OK
 
 
 def _offer_trials(workspace, offer_id, sources, gpus, day, as_of, isl, osl, labels) -> None:  # type: ignore[no-untyped-def]
@@ -502,7 +495,7 @@ def actuals_import(
         float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")
     ] = 30.0,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Check delivered evidence and keep it in actuals/ID/ of the workspace.
 
     Serving metrics (vLLM's metric names by default, actuals.metrics in procure.yaml)
@@ -557,6 +550,7 @@ def actuals_import(
         say(f"note: {note}")
     for path in written:
         say(f"wrote {path}")
+    return ExitStatus.OK
 
 
 def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_file, timeout):  # type: ignore[no-untyped-def]

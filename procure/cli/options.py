@@ -385,3 +385,75 @@ def workspace_folder(workspace: Path, folder: str) -> Path:
 
 # The horizon in months when neither --horizon nor horizon.months in procure.yaml gives one.
 DEFAULT_HORIZON = 36
+
+
+# --- the options of every command that writes a document ----------------------------------------------------
+
+
+class Output:
+    """--format, --out, --as-of, the table's shape (--wide, --columns, --notes, --all) and -w/--workspace: what
+    every command that writes a document takes, defined once (OUTPUT_OPTIONS) and handed to it as one value."""
+
+    def __init__(self, **given: Any) -> None:
+        self.format: Any = given.get("format")
+        self.out: Path | None = given.get("out")
+        self.as_of: date | None = as_day(given.get("as_of"))
+        self.wide: bool = bool(given.get("wide", False))
+        self.columns: list[str] | None = given.get("columns")
+        self.notes: bool = bool(given.get("notes", False))
+        self.every_row: bool = bool(given.get("every_row", False))
+        self.workspace: Path = given.get("workspace", Path("."))
+
+
+# Each member of Output: its option (name, short flag, metavar, help) and default, in the order --help lists them.
+OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "format": (TextFormatOption, None),
+    "out": (OutOption, None),
+    "as_of": (AsOfOption, None),
+    "wide": (WideOption, False),
+    "columns": (ColumnsOption, None),
+    "notes": (NotesOption, False),
+    "every_row": (AllOption, False),
+    "workspace": (WorkspaceOption, Path(".")),
+}
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def output_options(format: Any = TextFormatOption, as_of: Any = AsOfOption) -> Callable[[F], F]:
+    """A command's `output: Output` parameter becomes the options of OUTPUT_OPTIONS, in their order and at its
+    place in the command's --help; the command receives them as one Output. `format`: the command's --format
+    (its choices); `as_of`: its --as-of, None for a command without one. A member the command declares itself
+    (to list it elsewhere in --help) keeps its place and is also in the Output."""
+    import functools
+    import inspect
+
+    members = {**OUTPUT_OPTIONS, "format": (format, None), "as_of": (as_of, None)}
+    if as_of is None:
+        del members["as_of"]
+
+    def decorate(command: F) -> F:
+        own = list(inspect.signature(command).parameters.values())
+        declared = {p.name for p in own} & set(members)
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        params = []
+        for p in own:
+            if p.name != "output":
+                params.append(p.replace(kind=kind))
+                continue
+            params += [
+                inspect.Parameter(name, kind, default=default, annotation=annotation)
+                for name, (annotation, default) in members.items()
+                if name not in declared
+            ]
+
+        @functools.wraps(command)
+        def wrapper(**given: Any) -> Any:
+            output = Output(**{name: given[name] for name in members if name in given})
+            mine = {name: value for name, value in given.items() if name not in members or name in declared}
+            return command(**mine, output=output)
+
+        wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in params}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

@@ -312,3 +312,9 @@ def warn_expiring(ev) -> None:  # type: ignore[no-untyped-def]
         for note in record.notes:
             if note.startswith("expires in"):
                 say(f"warning: {record.id} {note}")
+
+
+def show(table: Any, output: Any, first: str | None = None, after: list[str] | None = None) -> None:
+    """A table as the command's Output (procure/cli/options.py) shapes it: to --out, or fitted to the terminal
+    unless --wide, with the --columns chosen, every note with --notes and every row with --all."""
+    emit_table(table, output.out, output.wide, first, output.columns, after, output.notes, output.every_row)

@@ -7,18 +7,12 @@ import typer
 
 from procure.cli.options import (
     DEFAULT_HORIZON,
-    AllOption,
-    AsOfOption,
-    ColumnsOption,
     CompareFormat,
     CompareFormatOption,
-    NotesOption,
-    OutOption,
+    Output,
     RankTopOption,
     TextFormat,
     TextFormatOption,
-    WideOption,
-    WorkspaceOption,
     alias,
     as_day,
     chosen_format,
@@ -26,11 +20,13 @@ from procure.cli.options import (
     offer_option,
     offers_shown,
     one_of,
+    output_options,
     problem,
     top_option,
     workbook_needs_out,
 )
-from procure.cli.output import emit, emit_table, enveloped, nothing_to_show, say, warn_plan_failed
+from procure.cli.output import emit, enveloped, nothing_to_show, say, show, warn_plan_failed
+from procure.status import ExitStatus
 
 
 def _fraction(value: float | None, option: str) -> float | None:
@@ -49,6 +45,7 @@ def _amount(value: float, option: str) -> float:
     return value
 
 
+@output_options()
 def whatif(
     offer: Annotated[str | None, offer_option("The offer to change.")] = None,
     throughput: Annotated[
@@ -87,16 +84,10 @@ def whatif(
         typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader."),
     ] = False,
     top: RankTopOption = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
     offer_id: Annotated[str | None, typer.Argument(metavar="[ID]", hidden=True, show_default=False)] = None,
-) -> None:
+) -> ExitStatus:
     """Try a change on one offer: is a better stack or process worth what it costs?
 
     Recomputes the offer with the change and reports cost per successful task before
@@ -118,9 +109,9 @@ def whatif(
     from procure.errors import InputError
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, TextFormat.table)
+    format = chosen_format(output.format, output.out, TextFormat.table)
     offer_id = one_of("--offer", offer, "the offer argument", offer_id)
-    ws = load_workspace(workspace)
+    ws = load_workspace(output.workspace)
     if top is not None and not price_to_win:
         raise InputError([problem("--top", "ranks the offers of --price-to-win: add --price-to-win")])
     if price_to_win:
@@ -142,8 +133,8 @@ def whatif(
                     )
                 ]
             )
-        _price_to_win(ws, as_of, top, format, out, wide, columns, notes, every_row)
-        return
+        _price_to_win(ws, output, top, format)
+        return ExitStatus.OK
     if offer_id is None:
         from procure.errors import Problem
 
@@ -153,12 +144,12 @@ def whatif(
     from procure.analysis.whatif import whatif as run_whatif
 
     change = _change(throughput, price, availability, utilization, gpus, one_off, monthly)
-    result = run_whatif(ws, offer_id, change, as_day(as_of))
+    result = run_whatif(ws, offer_id, change, as_day(output.as_of))
     if format is TextFormat.table:
         from procure.render.whatif import whatif_table
 
-        emit_table(whatif_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        show(whatif_table(result), output)
+        return ExitStatus.OK
     from procure.analysis.evaluate import resolve_as_of
     from procure.render.whatif import WHATIF_RENDERERS
 
@@ -167,49 +158,40 @@ def whatif(
             "whatif",
             WHATIF_RENDERERS[format.value](result),
             format,
-            as_of=resolve_as_of(ws, as_day(as_of)),
+            as_of=resolve_as_of(ws, as_day(output.as_of)),
             inputs=ws.inputs,
         ),
-        out,
+        output.out,
     )
+    return ExitStatus.OK
 
 
-def _price_to_win(
-    ws: Any,
-    as_of: Any,
-    top: int | None,
-    format: TextFormat,
-    out: Path | None,
-    wide: bool,
-    columns: list[str] | None,
-    notes: bool = False,
-    every_row: bool = False,
-) -> None:
+def _price_to_win(ws: Any, output: Any, top: int | None, format: TextFormat) -> None:
     """whatif --price-to-win: for every acceptable offer, the list price at which it ties the leader;
     --top cuts the list (JSON carries every offer)."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.whatif import price_to_win as compute_price_to_win
 
-    ev = evaluate(ws, as_day(as_of))
+    ev = evaluate(ws, as_day(output.as_of))
     rows = compute_price_to_win(ev)
     if top is not None and format is not TextFormat.json:
         rows = rows[:top]
     if not rows and format is not TextFormat.json:
         nothing_to_show(
             f"No acceptable offer as of {ev.as_of}, so no price to win (procure compare gives each offer's reasons)",
-            out,
+            output.out,
         )
         return
     if format is TextFormat.table:
         from procure.render.whatif import price_to_win_table
 
-        emit_table(price_to_win_table(rows, ev.currency), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(price_to_win_table(rows, ev.currency), output)
     else:
         from procure.render.whatif import price_to_win_text
 
         emit(
             enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"),
-            out,
+            output.out,
         )
 
 
@@ -247,6 +229,7 @@ def _change(
     return change
 
 
+@output_options()
 def position(
     current: Annotated[
         float | None,
@@ -259,16 +242,10 @@ def position(
             "Print only the N cheapest points of the curve (table, Markdown, CSV; JSON carries the whole curve)."
         ),
     ] = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
+    *,
+    output: Output,
     current_offer: Annotated[str | None, alias("--current-offer", metavar="ID")] = None,
-) -> None:
+) -> ExitStatus:
     """Show where a cost per successful task stands on the cost curve.
 
     The curve holds the acceptable offers and the competitor benchmarks of procure.yaml
@@ -289,23 +266,25 @@ def position(
     from procure.analysis.position import position as place
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, TextFormat.table)
+    format = chosen_format(output.format, output.out, TextFormat.table)
     current_offer = one_of("--offer", offer, "--current-offer", current_offer)
-    ws = load_workspace(workspace)
-    ev = evaluate(ws, as_day(as_of))
+    ws = load_workspace(output.workspace)
+    ev = evaluate(ws, as_day(output.as_of))
     result = place(ev, ws.config.market, current, current_offer)
     if top is not None and format is not TextFormat.json:
         result = result.model_copy(update={"curve": result.curve[:top]})
     if format is TextFormat.table:
         from procure.render.position import position_table
 
-        emit_table(position_table(result), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        show(position_table(result), output)
+        return ExitStatus.OK
     from procure.render.position import position_text
 
-    emit(enveloped("position", position_text(result, format.value), format, ev), out)
+    emit(enveloped("position", position_text(result, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
+@output_options()
 def hedge(
     offer: Annotated[
         str | None,
@@ -333,15 +312,9 @@ def hedge(
             show_default=False,
         ),
     ] = None,
-    format: TextFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Recommend a rental price hedge for the recommendation: ratio, ladder, contracts, stress, limits.
 
     With demand: in procure.yaml the recommendation is the purchase plan, and what floats
@@ -366,37 +339,38 @@ def hedge(
     from procure.analysis.hedging import recommended_hedge
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, TextFormat.table)
-    ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    format = chosen_format(output.format, output.out, TextFormat.table)
+    ws = load_workspace(output.workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
     purchase = None
     if offer is None and ws.config.hedge.offer is None:
         rec, purchase = recommend(ws, ev, inputs)
         warn_plan_failed(rec)
-    plan = recommended_hedge(ws, ev, purchase, offer, index, rent)
+    from procure.io.workspace import PriceSeries, read_series
+
+    index_rows = read_series(index) if index is not None else None
+    plan = recommended_hedge(
+        ws, ev, purchase, offer, index_rows, PriceSeries(rent, str(rent)) if rent is not None else None
+    )
     if format is TextFormat.table:
         from procure.render.hedge import hedge_table
 
-        emit_table(hedge_table(plan), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        show(hedge_table(plan), output)
+        return ExitStatus.OK
     from procure.render.hedge import hedge_text
 
-    emit(enveloped("hedge", hedge_text(plan, format.value), format, ev), out)
+    emit(enveloped("hedge", hedge_text(plan, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
+@output_options(format=CompareFormatOption)
 def cashflow(
     horizon: Annotated[int | None, horizon_option("Months (default: horizon.months in procure.yaml, else 36).")] = None,
     offer: Annotated[str | None, offer_option("Show one offer's month-by-month schedule.")] = None,
     top: RankTopOption = None,
-    format: CompareFormatOption = None,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Compare offers over one horizon: what each binds you to, costs in total and in present value.
 
     Each offer becomes a monthly schedule: prepayment at signing and its draw-down,
@@ -418,11 +392,11 @@ def cashflow(
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, CompareFormat.table)
-    workbook_needs_out(format, out, "cashflow.xlsx")
-    ws = load_workspace(workspace)
+    format = chosen_format(output.format, output.out, CompareFormat.table)
+    workbook_needs_out(format, output.out, "cashflow.xlsx")
+    ws = load_workspace(output.workspace)
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
-    ev, inputs = evaluate_with_inputs(ws, as_day(as_of), None, months, True)
+    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([unknown_offer(offer, [o.id for o in ev.offers])])
     if offer is not None and top is not None:
@@ -432,20 +406,22 @@ def cashflow(
     if format is CompareFormat.table:
         from procure.render.cashflow import cashflow_table
 
-        emit_table(cashflow_table(ev, offer), out, wide, columns=columns, notes=notes, every_row=every_row)
+        show(cashflow_table(ev, offer), output)
     elif format is CompareFormat.xlsx:
         from procure.io.files import write_atomic
         from procure.render.workbook import to_xlsx
 
-        assert out is not None
-        write_atomic(out, to_xlsx(ev, inputs))
-        say(f"wrote {out}")
+        assert output.out is not None
+        write_atomic(output.out, to_xlsx(ev, inputs))
+        say(f"wrote {output.out}")
     else:
         from procure.render.cashflow import cashflow_text
 
-        emit(enveloped("cashflow", cashflow_text(ev, offer, format.value), format, ev), out)
+        emit(enveloped("cashflow", cashflow_text(ev, offer, format.value), format, ev), output.out)
+    return ExitStatus.OK
 
 
+@output_options()
 def plan(
     format: TextFormatOption = None,
     frontier: Annotated[
@@ -454,14 +430,9 @@ def plan(
             "--frontier", help="Add the efficient frontier: expected cost against CVaR at several risk limits."
         ),
     ] = False,
-    out: OutOption = None,
-    as_of: AsOfOption = None,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Plan the purchase: how much to commit, with whom, for how long, and what to leave pay-as-used.
 
     Over the demand scenarios of procure.yaml's `demand:` (sampled lognormal paths or
@@ -484,9 +455,9 @@ def plan(
     from procure.analysis.plan import make_plan
     from procure.io.workspace import load_workspace
 
-    format = chosen_format(format, out, TextFormat.table)
-    ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(as_of))
+    format = chosen_format(format, output.out, TextFormat.table)
+    ws = load_workspace(output.workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
     result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
     if format is TextFormat.table:
         from procure.render.plan import plan_table
@@ -501,10 +472,9 @@ def plan(
         else:
             first = decide(ev, result).headline
         usage = decide(ev, result).usage if ws.config.demand is not None else []
-        emit_table(
-            plan_table(result), out, wide, first=first, columns=columns, after=usage, notes=notes, every_row=every_row
-        )
-        return
+        show(plan_table(result), output, first=first, after=usage)
+        return ExitStatus.OK
     from procure.render.plan import plan_text
 
-    emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), out)
+    emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), output.out)
+    return ExitStatus.OK

@@ -54,7 +54,7 @@ def report(
         ),
     ] = False,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Write the comparison report (or, with --board, the board report) as PDF or HTML.
 
     The comparison has a cover, an executive summary, the offers at a glance, the
@@ -138,3 +138,4 @@ def report(
     if gathered and gathered[-1].recommendation is not None:
         warn_plan_failed(gathered[-1].recommendation)
     say(f"wrote {target}")
+    return ExitStatus.OK

@@ -7,25 +7,24 @@ from typing import Annotated, Any
 import typer
 
 from procure.cli.options import (
-    AllOption,
-    ColumnsOption,
     JsonFormat,
     ListFormat,
     ListFormatOption,
-    NotesOption,
     OutDirAlias,
     OutOption,
+    Output,
     TextFormat,
-    WideOption,
     WorkspaceOption,
     chosen_format,
     columns_need_a_table,
     format_option,
     one_of,
+    output_options,
     problem,
     workspace_folder,
 )
-from procure.cli.output import emit, emit_table, enveloped, plain_console, say
+from procure.cli.output import emit, enveloped, plain_console, say, show
+from procure.status import ExitStatus
 
 
 def init(
@@ -49,7 +48,7 @@ def init(
             help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) instead of an empty one.",
         ),
     ] = False,
-) -> None:
+) -> ExitStatus:
     """Write a new workspace: an empty one with commented templates, or with --example the example.
 
     The empty workspace has procure.yaml (workload, assumptions, policy; the optional
@@ -74,13 +73,14 @@ def init(
 
         written = write_example(Path(directory))
         say(f"wrote {len(written)} files to {directory}; next: procure validate --workspace {directory}")
-        return
+        return ExitStatus.OK
     from procure.io.blank import write_blank
 
     written = write_blank(Path(directory))
     say(
         f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} once per offer, then procure validate --workspace {directory}"
     )
+    return ExitStatus.OK
 
 
 def import_rfp(
@@ -116,7 +116,7 @@ def import_rfp(
     ] = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
-) -> None:
+) -> ExitStatus:
     """Turn RFP responses (a spreadsheet, one offer per row) into offer files.
 
     Columns are named by the offer's field paths (pricing.gpu_hour,
@@ -146,7 +146,7 @@ def import_rfp(
 
         write_template(template)
         say(f"wrote {template}")
-        return
+        return ExitStatus.OK
     if sheet is None:
         from procure.errors import Problem
 
@@ -159,6 +159,7 @@ def import_rfp(
     for path in written:
         say(f"wrote {path}")
     say(f"{len(written)} offer file{'s' if len(written) != 1 else ''} written; check them with: procure validate")
+    return ExitStatus.OK
 
 
 def grades_update(
@@ -168,7 +169,7 @@ def grades_update(
     format: ListFormatOption = None,
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
-) -> None:
+) -> ExitStatus:
     """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
 
     A grade file written before a requirement was added (for example
@@ -234,6 +235,7 @@ def grades_update(
         say(
             f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them"
         )
+    return ExitStatus.OK
 
 
 class Method(str, Enum):
@@ -259,6 +261,7 @@ class Period(str, Enum):
     month = "month"
 
 
+@output_options(as_of=None)
 def index_build(
     quotes: Annotated[
         Path,
@@ -299,12 +302,9 @@ def index_build(
             help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).",
         ),
     ] = False,
-    wide: WideOption = False,
-    columns: ColumnsOption = None,
-    notes: NotesOption = False,
-    every_row: AllOption = False,
-    workspace: WorkspaceOption = Path("."),
-) -> None:
+    *,
+    output: Output,
+) -> ExitStatus:
     """Build a rental price index from price observations, and show how its level depends on the method.
 
     Strata (term bucket x kind x grade; index.strata) get fixed weights (their share of
@@ -330,24 +330,24 @@ def index_build(
         Filters,
         StrataSettings,
         build_index,
-        read_quotes,
         scope_adjustments,
         settings_from,
     )
     from procure.errors import InputError
+    from procure.io.quotes import read_quotes
     from procure.io.workspace import load_settings
 
     format = chosen_format(format, out, TextFormat.csv)
-    columns_need_a_table({"columns": columns, "wide": wide, "format": format})  # csv by default here
+    columns_need_a_table({"columns": output.columns, "wide": output.wide, "format": format})  # csv by default here
     rows = read_quotes(quotes, str(quotes))
     # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
     # (an index-linked offer needs the index first). A plain build does without a workspace.
     try:
-        config, grades = load_settings(workspace)
+        config, grades = load_settings(output.workspace)
         adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
         settings = settings_from(config.index)
     except InputError:
-        if scope_adjust or (Path(workspace) / "procure.yaml").is_file():
+        if scope_adjust or (Path(output.workspace) / "procure.yaml").is_file():
             raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
         adjustments, settings = None, StrataSettings()
     build = build_index(
@@ -361,12 +361,12 @@ def index_build(
         str(quotes),
         settings,
     )
-    _refuse_unused_index_settings(Path(workspace), settings, build, period.value)
+    _refuse_unused_index_settings(Path(output.workspace), settings, build, period.value)
     if format is TextFormat.table:
         from procure.render.market import index_table
 
-        emit_table(index_table(build), out, wide, columns=columns, notes=notes, every_row=every_row)
-        return
+        show(index_table(build), output)
+        return ExitStatus.OK
     from procure.render.market import index_text
 
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
@@ -384,6 +384,7 @@ def index_build(
         plain_console(stderr=True).print(methodology_table(build))
         for note in build.notes:
             say(f"note: {note}")
+    return ExitStatus.OK
 
 
 def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, period: str) -> None:
@@ -477,7 +478,7 @@ def schema(
             show_default=False,
         ),
     ] = None,
-) -> None:
+) -> ExitStatus:
     """Print the JSON Schema of an input file or of a command's JSON output.
 
     Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
@@ -505,3 +506,4 @@ def schema(
     import json  # here, not at start-up: `procure --help` does without it
 
     emit(json.dumps(json_schema(BY_COMMAND.get(name, name)), indent=2) + "\n", out)
+    return ExitStatus.OK

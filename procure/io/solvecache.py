@@ -1,11 +1,12 @@
-"""Solved plans kept on disk, keyed by what their mixed-integer program is built from.
+"""Solved plans kept on disk, keyed by what their mixed-integer program is built from. This module stores and
+reads entries; the solver and the checks of a kept result against its program are in procure/analysis/milp.py.
 
 `procure plan`, `procure report` and `procure report --board` over one workspace solve the same
 program; HiGHS is deterministic, so the second and third solve would only repeat the first (a few
 seconds each on the example). The plan's solves are kept under the SHA-256 of everything their program
-is built from (`solve_built`: every input of `build_model`, procure's source, SciPy's version, the
+is built from (`inputs_key`: every input of `build_model`, procure's source, SciPy's version, the
 options other than the time limit), so that a kept result is read back without building the program
-or importing SciPy; `solve_milp` keys a program given whole by everything the solver sees (objective,
+or importing SciPy; `program_key` keys a program given whole by everything the solver sees (objective,
 constraint matrix, bounds, integrality, options, SciPy's version). Either way a changed input is a
 different key and can never be served an old plan. Only proven
 results are kept: an optimum within the gap, or a proof that the program has no solution (HiGHS's status
@@ -18,9 +19,7 @@ created with mode 0600 and never inside the cache folder), of the program's key 
 entry holds. Anyone else who can write the cache folder (a shared $PROCURE_CACHE_DIR, a restored CI
 cache) can therefore not make procure report a plan it did not prove optimal: an entry they wrote,
 copied or edited fails the check and the program is solved afresh. An authentic entry is still
-checked against the program (every constraint, bound and whole number, and its objective; under
-`solve_built`, whose key covers what the rows are made from, its bounds, whole numbers and objective);
-a kept proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
+checked against the program before it is used (procure/analysis/milp.py).
 
 An entry is read only when it is a regular file no larger than an entry of this program can be, and
 each array's declared type and shape are checked against the program before it is read; anything
@@ -46,24 +45,20 @@ import re
 import secrets
 import stat
 import struct
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 FORMAT = "procure-milp-1"
 KEEP = 256  # solutions kept (a few kB each for the example); the oldest beyond this are removed
-TOLERANCE = 1e-6  # feasibility of a kept solution, relative to the size of each row's terms
 ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.npz")  # how procure names its entries: the program's SHA-256
 MEMBERS = ("key.npy", "x.npy", "fun.npy", "mip_gap.npy", "mac.npy")  # the arrays an entry holds, and no other
 HEADER_ROOM = 1024  # bytes beyond its numbers an array may take in an entry (its .npy header) or the zip around it
 KEY_BYTES = 32
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -312,39 +307,6 @@ def inputs_key(inputs: object, options: dict[str, object]) -> str:
     return digest.hexdigest()
 
 
-def within_bounds(
-    x: np.ndarray, fun: float, c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray
-) -> bool:
-    """Whether `x` lies within the variables' bounds, is whole where it must be and has the objective `fun`."""
-    if x.shape != c.shape or not np.all(np.isfinite(x)):
-        return False
-    if np.any(x < lb - TOLERANCE * (1 + np.abs(lb))) or np.any(x > ub + TOLERANCE * (1 + np.abs(ub))):
-        return False
-    whole = np.asarray(integrality) > 0
-    if np.any(np.abs(x[whole] - np.round(x[whole])) > 1e-6):
-        return False
-    return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
-
-
-def satisfies(
-    x: np.ndarray,
-    fun: float,
-    c: np.ndarray,
-    A: Any,
-    row_lb: np.ndarray,
-    row_ub: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-) -> bool:
-    """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
-    if not within_bounds(x, fun, c, integrality, lb, ub):
-        return False
-    scale = abs(A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
-    rows = A @ x
-    return not (np.any(rows < row_lb - TOLERANCE * scale) or np.any(rows > row_ub + TOLERANCE * scale))
-
-
 INFEASIBLE = 2  # scipy's milp status for a program proven to have no solution
 
 
@@ -487,117 +449,3 @@ def store(key: str, solution: Solution) -> None:
         evict(where)
     except (OSError, InputError):
         pass
-
-
-def interruptible(call: Callable[[], T]) -> T:
-    """Run `call` (a HiGHS solve, which releases the GIL) in a worker thread while the main thread
-    waits in short steps: Ctrl-C is raised in the main thread between them, so a solve of up to
-    plan.time_limit_s (3,600 s, several per plan) is abandoned at once instead of finishing first."""
-    if threading.current_thread() is not threading.main_thread():
-        return call()
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = call()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="procure-solver", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(0.05)
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
-
-
-def solving() -> bool:
-    """Whether an abandoned solve is still running (the process then ends without waiting for it)."""
-    return any(t.name == "procure-solver" and t.is_alive() for t in threading.enumerate())
-
-
-def solve_milp(
-    c: np.ndarray,
-    A: Any,
-    row_lb: np.ndarray,
-    row_ub: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-    options: dict[str, object],
-) -> Solution:
-    """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
-    key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
-    kept = load(key, len(c))
-    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
-        return Solution(None, INFEASIBLE, None, None)
-    if kept is not None and satisfies(kept[0], kept[1], c, A, row_lb, row_ub, integrality, lb, ub):
-        return Solution(kept[0], 0, kept[1], kept[2])
-    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
-    store(key, solution)
-    return solution
-
-
-def solve_built(
-    inputs: object,
-    options: dict[str, object],
-    c: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-    rows: Callable[[], tuple[Any, np.ndarray, np.ndarray]],
-) -> Solution:
-    """The program built from `inputs` (everything it is made from: `inputs_key`), read back, or built and solved.
-
-    `c`, `integrality`, `lb` and `ub` are its variables; `rows()` writes its constraints (the matrix and the row
-    bounds), called only when the program is solved: a kept result is read without building a row or importing
-    SciPy. Its check is its HMAC (the key covers every input and the code that builds the program), then its
-    bounds, whole numbers and objective."""
-    key = inputs_key(inputs, options)
-    kept = load(key, len(c))
-    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
-        return Solution(None, INFEASIBLE, None, None)
-    if kept is not None and within_bounds(kept[0], kept[1], c, integrality, lb, ub):
-        return Solution(kept[0], 0, kept[1], kept[2])
-    A, row_lb, row_ub = rows()
-    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
-    store(key, solution)
-    return solution
-
-
-def run_milp(
-    c: np.ndarray,
-    A: Any,
-    row_lb: np.ndarray,
-    row_ub: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-    options: dict[str, object],
-) -> Solution:
-    """scipy's `milp` (HiGHS), interruptible; nothing read or kept."""
-    import warnings
-
-    from scipy.optimize import Bounds, LinearConstraint, milp  # only when solving: a second of imports
-
-    with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore", RuntimeWarning
-        )  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
-        result = interruptible(
-            lambda: milp(
-                c,
-                constraints=LinearConstraint(A, row_lb, row_ub),
-                integrality=integrality,
-                bounds=Bounds(lb, ub),
-                options=dict(options),
-            )
-        )  # milp pops keys
-    gap = getattr(result, "mip_gap", None)
-    return Solution(
-        result.x,
-        int(result.status),
-        None if result.fun is None else float(result.fun),
-        None if gap is None or not np.isfinite(gap) else float(gap),
-    )

@@ -40,6 +40,8 @@ from procure.model.rating import evidence_problems
 from procure.textsafe import unsafe_characters
 
 CONFIG_FILE = "procure.yaml"
+QUOTES_FILE = "market/quotes.csv"
+RENT_FILE = "market/rent.csv"
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -56,6 +58,21 @@ class IndexLevel:
 
 
 @dataclass
+class PriceSeries:
+    """A dated price series file (market/rent.csv, or one named on the command line) whose rows are read when first
+    asked for, so that a command that turns out not to need them neither reads it nor stops on its problems."""
+
+    path: Path
+    display: str
+    _levels: list[IndexLevel] | None = field(default=None, repr=False, compare=False)
+
+    def levels(self) -> list[IndexLevel]:
+        if self._levels is None:
+            self._levels = read_series(self.path, self.display)
+        return self._levels
+
+
+@dataclass
 class Workspace:
     root: Path
     config: WorkspaceConfig
@@ -69,12 +86,31 @@ class Workspace:
         default_factory=dict
     )  # offer id -> procure.io.actuals.OfferActuals (signed vendors' delivered evidence)
     histories: dict[str, list[Any]] = field(default_factory=dict)  # offer id -> its operator.status_history incidents
+    _market: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # market files once read
 
     def fx_rate(self, currency: str | None) -> float:
         """Units of workspace currency per unit of `currency` (validated at load)."""
         if currency is None or currency == self.config.currency:
             return 1.0
         return self.config.assumptions.fx[currency]
+
+    @property
+    def quotes(self) -> list[Any] | None:
+        """market/quotes.csv's observations (procure.io.quotes.Quote), None when the workspace has none. Read on
+        first use: only the report's market indices need them, so no other command reads them or stops on them."""
+        if "quotes" not in self._market:
+            from procure.io.quotes import read_quotes
+
+            path = self.root / QUOTES_FILE
+            self._market["quotes"] = read_quotes(path, QUOTES_FILE) if path.is_file() else None
+        return self._market["quotes"]
+
+    @property
+    def rent(self) -> PriceSeries | None:
+        """market/rent.csv, the buyer's own rent history, None when the workspace has none; its rows are read when
+        a hedge first asks for them (an index-linked offer's rent is index + spread and never needs them)."""
+        path = self.root / RENT_FILE
+        return PriceSeries(path, RENT_FILE) if path.is_file() else None
 
     def index_level_on(self, as_of: date) -> IndexLevel | None:
         """The latest index level on or before as_of."""
@@ -1081,6 +1117,18 @@ def read_price_series(path: Path, display: str) -> tuple[list[IndexLevel], list[
         seen.add(day)
         levels.append(IndexLevel(day, price))
     return sorted(levels, key=lambda level: level.date), problems
+
+
+def read_series(path: Path, display: str | None = None) -> list[IndexLevel]:
+    """A price series file on its own (an index or a rent history named on the command line, market/rent.csv),
+    never one written by the same run; raises InputError with every problem."""
+    from procure.io.files import own_input
+
+    own_input(path)  # an output of the same run may never replace it
+    levels, problems = read_price_series(path, display or str(path))
+    if problems:
+        raise InputError(problems)
+    return levels
 
 
 def _load_index(root: Path, problems: list[Problem], inputs: list[InputFile]) -> list[IndexLevel]:

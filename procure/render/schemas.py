@@ -12,6 +12,7 @@ what is written. Heavy modules are imported only when a schema is asked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -146,7 +147,7 @@ class CashflowOffer(PerThousand):
     cashflow: Any = Field(description="the offer's months and totals (see the Evaluation's offers[].cashflow)")
 
 
-class ValidationDocument(Envelope):
+class Validation(BaseModel):
     offers: int
     grades: int
     reference_curves: int
@@ -158,6 +159,18 @@ class ValidationDocument(Envelope):
     verdict: list[str] = Field(
         description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst sources)"
     )
+
+
+class ValidationDocument(Validation, Envelope):  # the envelope's fields first, as every document writes them
+    pass
+
+
+class Grading(BaseModel):
+    offers: list[GradedOffer]
+
+
+class GradingDocument(Grading, Envelope):
+    pass
 
 
 class MissingRequirement(BaseModel):
@@ -179,160 +192,179 @@ class GradesUpdateDocument(Envelope):
     written: bool = Field(description="the files were updated (--write)")
 
 
+def _evaluation() -> Any:
+    from procure.analysis.evaluate import Evaluation
+
+    return Evaluation
+
+
+def _rate() -> Any:
+    class RatingDocument(Envelope):
+        method: str
+        offers: list[RatedOffer]
+
+    return RatingDocument
+
+
+def _whatif() -> Any:
+    from procure.analysis.whatif import WhatIf
+
+    class WhatIfDocument(Envelope, WhatIf):
+        pass
+
+    return WhatIfDocument
+
+
+def _price_to_win() -> Any:
+    from procure.analysis.whatif import PriceToWin
+
+    class PriceToWinDocument(Envelope):
+        currency: str
+        offers: list[PriceToWin]
+
+    return PriceToWinDocument
+
+
+def _position() -> Any:
+    from procure.analysis.position import Position
+
+    class PositionDocument(Envelope, Position):  # type: ignore[misc]
+        pass
+
+    return PositionDocument
+
+
+def _index() -> Any:
+    from procure.analysis.market import IndexBuild
+
+    class IndexDocument(Envelope, IndexBuild):
+        pass
+
+    return IndexDocument
+
+
+def _hedge() -> Any:
+    from procure.analysis.hedging import HedgePlan
+
+    class HedgeDocument(Envelope, HedgePlan):  # type: ignore[misc]
+        pass
+
+    return HedgeDocument
+
+
+def _sensitivity() -> Any:
+    from procure.analysis.uncertainty import Sensitivity
+
+    class SensitivityDocument(Envelope, Sensitivity):
+        pass
+
+    return SensitivityDocument
+
+
+def _history() -> Any:
+    from procure.analysis.history import RunInfo
+
+    class HistoryDocument(Envelope):
+        runs: list[RunInfo]
+
+    return HistoryDocument
+
+
+def _diff() -> Any:
+    from pydantic import create_model
+
+    from procure.analysis.history import Diff
+
+    # Diff's own fields, and what diff_json adds (new_cheapest is a property of Diff: a field here)
+    fields: dict[str, Any] = {k: (f.annotation, f) for k, f in Diff.model_fields.items()}
+    fields["new_cheapest"] = (bool, Field(description="the top offer changed"))
+    fields["changed"] = (bool, Field(description="anything changed but the dates"))
+    return create_model("DiffDocument", __base__=Envelope, **fields)
+
+
+def _reevaluate() -> Any:
+    from procure.analysis.history import Breach
+
+    DiffDocument: Any = _diff()
+
+    class ReevaluateDocument(DiffDocument):
+        breached: list[Breach]
+        saved_run: int | None = Field(description="the run saved (null when a breach kept the baseline)")
+        baseline_run: int
+
+    class FirstReevaluation(Envelope):
+        baseline_saved: int = Field(description="no earlier run: this evaluation was saved as the baseline")
+        breached: list[Breach]
+
+    return ReevaluateDocument | FirstReevaluation
+
+
+def _cashflow() -> Any:
+    class CashflowDocument(Envelope):
+        currency: str
+        horizon_months: int | None
+        rank_by: str
+        offers: list[CashflowOffer]
+
+    return CashflowDocument
+
+
+def _plan() -> Any:
+    from procure.analysis.plan import PlanResult
+
+    class PlanDocument(Envelope, PlanResult):  # type: ignore[misc]
+        pass
+
+    return PlanDocument
+
+
+def _scorecard() -> Any:
+    from procure.analysis.scorecard import ScorecardResult
+
+    class ScorecardDocument(Envelope, ScorecardResult):  # type: ignore[misc]
+        pass
+
+    return ScorecardDocument
+
+
+def _claims() -> Any:
+    from procure.analysis.claims import VendorClaims
+
+    class ClaimsDocument(Envelope):
+        vendors: list[VendorClaims] = Field(
+            description="per signed vendor with evidence, the SLA credit claims of the months shown"
+        )
+
+    return ClaimsDocument
+
+
+# Each output document's name -> its pydantic model (or union), made when asked for: the models of the analyses
+# import their modules, which `procure schema` alone needs. A new document is one entry here and in OUTPUT_SCHEMAS.
+OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
+    "evaluation": _evaluation,
+    "validation": lambda: ValidationDocument,
+    "grading": lambda: GradingDocument,
+    "grades-update": lambda: GradesUpdateDocument,
+    "rate": _rate,
+    "whatif": _whatif,
+    "price-to-win": _price_to_win,
+    "position": _position,
+    "index": _index,
+    "hedge": _hedge,
+    "sensitivity": _sensitivity,
+    "history": _history,
+    "diff": _diff,
+    "reevaluate": _reevaluate,
+    "cashflow": _cashflow,
+    "plan": _plan,
+    "scorecard": _scorecard,
+    "claims": _claims,
+}
+
+
 def _output_model(name: str) -> Any:
-    """The pydantic model (or union) of one output document."""
-    if name == "validation":
-        return ValidationDocument
-    if name == "grades-update":
-        return GradesUpdateDocument
-    for family in (_ranking_document, _analysis_document, _history_document, _horizon_document):
-        model = family(name)
-        if model is not None:
-            return model
-    raise KeyError(name)
-
-
-def _ranking_document(name: str) -> Any:
-    """The comparison (evaluate, compare), the grades (grade) and the operator ratings (rate). None for another name."""
-    if name == "evaluation":
-        from procure.analysis.evaluate import Evaluation
-
-        return Evaluation
-    if name == "grading":
-
-        class GradingDocument(Envelope):
-            offers: list[GradedOffer]
-
-        return GradingDocument
-    if name == "rate":
-
-        class RatingDocument(Envelope):
-            method: str
-            offers: list[RatedOffer]
-
-        return RatingDocument
-    return None
-
-
-def _analysis_document(name: str) -> Any:
-    """The analyses of one workspace: what-if, price to win, cost position, the index, hedging, sensitivity. None for another name."""
-    if name == "whatif":
-        from procure.analysis.whatif import WhatIf
-
-        class WhatIfDocument(Envelope, WhatIf):
-            pass
-
-        return WhatIfDocument
-    if name == "price-to-win":
-        from procure.analysis.whatif import PriceToWin
-
-        class PriceToWinDocument(Envelope):
-            currency: str
-            offers: list[PriceToWin]
-
-        return PriceToWinDocument
-    if name == "position":
-        from procure.analysis.position import Position
-
-        class PositionDocument(Envelope, Position):  # type: ignore[misc]
-            pass
-
-        return PositionDocument
-    if name == "index":
-        from procure.analysis.market import IndexBuild
-
-        class IndexDocument(Envelope, IndexBuild):
-            pass
-
-        return IndexDocument
-    if name == "hedge":
-        from procure.analysis.hedging import HedgePlan
-
-        class HedgeDocument(Envelope, HedgePlan):  # type: ignore[misc]
-            pass
-
-        return HedgeDocument
-    if name == "sensitivity":
-        from procure.analysis.uncertainty import Sensitivity
-
-        class SensitivityDocument(Envelope, Sensitivity):
-            pass
-
-        return SensitivityDocument
-    return None
-
-
-def _history_document(name: str) -> Any:
-    """The saved runs (history) and the differences between two evaluations (diff, reevaluate). None for another name."""
-    if name == "history":
-        from procure.analysis.history import RunInfo
-
-        class HistoryDocument(Envelope):
-            runs: list[RunInfo]
-
-        return HistoryDocument
-    if name in ("diff", "reevaluate"):
-        from pydantic import create_model
-
-        from procure.analysis.history import Breach, Diff
-
-        # Diff's own fields, and what diff_json adds (new_cheapest is a property of Diff: a field here)
-        fields: dict[str, Any] = {k: (f.annotation, f) for k, f in Diff.model_fields.items()}
-        fields["new_cheapest"] = (bool, Field(description="the top offer changed"))
-        fields["changed"] = (bool, Field(description="anything changed but the dates"))
-        DiffDocument: Any = create_model("DiffDocument", __base__=Envelope, **fields)
-
-        if name == "diff":
-            return DiffDocument
-
-        class ReevaluateDocument(DiffDocument):
-            breached: list[Breach]
-            saved_run: int | None = Field(description="the run saved (null when a breach kept the baseline)")
-            baseline_run: int
-
-        class FirstReevaluation(Envelope):
-            baseline_saved: int = Field(description="no earlier run: this evaluation was saved as the baseline")
-            breached: list[Breach]
-
-        return ReevaluateDocument | FirstReevaluation
-    return None
-
-
-def _horizon_document(name: str) -> Any:
-    """Over a horizon: the cash flow, the purchase plan, and the scorecard of what was delivered. None for another name."""
-    if name == "cashflow":
-
-        class CashflowDocument(Envelope):
-            currency: str
-            horizon_months: int | None
-            rank_by: str
-            offers: list[CashflowOffer]
-
-        return CashflowDocument
-    if name == "plan":
-        from procure.analysis.plan import PlanResult
-
-        class PlanDocument(Envelope, PlanResult):  # type: ignore[misc]
-            pass
-
-        return PlanDocument
-    if name == "scorecard":
-        from procure.analysis.scorecard import ScorecardResult
-
-        class ScorecardDocument(Envelope, ScorecardResult):  # type: ignore[misc]
-            pass
-
-        return ScorecardDocument
-    if name == "claims":
-        from procure.analysis.claims import VendorClaims
-
-        class ClaimsDocument(Envelope):
-            vendors: list[VendorClaims] = Field(
-                description="per signed vendor with evidence, the SLA credit claims of the months shown"
-            )
-
-        return ClaimsDocument
-    return None
+    """The pydantic model (or union) of one output document (KeyError for another name)."""
+    return OUTPUT_MODELS[name]()
 
 
 def output_adapter(name: str) -> Any:

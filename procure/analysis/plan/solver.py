@@ -61,7 +61,7 @@ def program_inputs(*parts: object) -> tuple[object, ...]:
 def solve_model(model: Model, inputs: tuple[object, ...], options: dict[str, object], cutoff: float | None = None):  # type: ignore[no-untyped-def]
     """HiGHS on `model`, or its kept result: the key is `inputs`, so a kept result is read without writing the
     program's rows or importing SciPy. `cutoff`: one more row, objective <= cutoff (the shortlist check)."""
-    from procure.io.solvecache import solve_built
+    from procure.analysis.milp import solve_built
 
     def rows():  # type: ignore[no-untyped-def]
         A, row_lb, row_ub = model.matrix()

@@ -1,0 +1,170 @@
+"""HiGHS through SciPy's `milp`, in a worker thread that Ctrl-C can abandon, behind the solve cache: a program's
+kept result (procure/io/solvecache.py stores and reads it) is used when it still answers the program, else the
+program is solved and its proven result stored.
+
+`solve_built` keys a program by everything it is built from, so that a kept result is read back without writing
+a row of the program or importing SciPy; `solve_milp` keys a program given whole by everything the solver sees.
+A kept optimum is checked against the program (every constraint, bound and whole number and its objective; under
+`solve_built`, whose key covers what the rows are made from, its bounds, whole numbers and objective); a kept
+proof of infeasibility cannot be checked without solving, so its HMAC is its only check.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from procure.io.solvecache import INFEASIBLE, Solution, inputs_key, load, program_key, store
+
+TOLERANCE = 1e-6  # feasibility of a kept solution, relative to the size of each row's terms
+T = TypeVar("T")
+
+
+def within_bounds(
+    x: np.ndarray, fun: float, c: np.ndarray, integrality: np.ndarray, lb: np.ndarray, ub: np.ndarray
+) -> bool:
+    """Whether `x` lies within the variables' bounds, is whole where it must be and has the objective `fun`."""
+    if x.shape != c.shape or not np.all(np.isfinite(x)):
+        return False
+    if np.any(x < lb - TOLERANCE * (1 + np.abs(lb))) or np.any(x > ub + TOLERANCE * (1 + np.abs(ub))):
+        return False
+    whole = np.asarray(integrality) > 0
+    if np.any(np.abs(x[whole] - np.round(x[whole])) > 1e-6):
+        return False
+    return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
+
+
+def satisfies(
+    x: np.ndarray,
+    fun: float,
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+) -> bool:
+    """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
+    if not within_bounds(x, fun, c, integrality, lb, ub):
+        return False
+    scale = abs(A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
+    rows = A @ x
+    return not (np.any(rows < row_lb - TOLERANCE * scale) or np.any(rows > row_ub + TOLERANCE * scale))
+
+
+def interruptible(call: Callable[[], T]) -> T:
+    """Run `call` (a HiGHS solve, which releases the GIL) in a worker thread while the main thread
+    waits in short steps: Ctrl-C is raised in the main thread between them, so a solve of up to
+    plan.time_limit_s (3,600 s, several per plan) is abandoned at once instead of finishing first."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="procure-solver", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def solving() -> bool:
+    """Whether an abandoned solve is still running (the process then ends without waiting for it)."""
+    return any(t.name == "procure-solver" and t.is_alive() for t in threading.enumerate())
+
+
+def solve_milp(
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    options: dict[str, object],
+) -> Solution:
+    """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
+    key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    kept = load(key, len(c))
+    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
+        return Solution(None, INFEASIBLE, None, None)
+    if kept is not None and satisfies(kept[0], kept[1], c, A, row_lb, row_ub, integrality, lb, ub):
+        return Solution(kept[0], 0, kept[1], kept[2])
+    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    store(key, solution)
+    return solution
+
+
+def solve_built(
+    inputs: object,
+    options: dict[str, object],
+    c: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    rows: Callable[[], tuple[Any, np.ndarray, np.ndarray]],
+) -> Solution:
+    """The program built from `inputs` (everything it is made from: `inputs_key`), read back, or built and solved.
+
+    `c`, `integrality`, `lb` and `ub` are its variables; `rows()` writes its constraints (the matrix and the row
+    bounds), called only when the program is solved: a kept result is read without building a row or importing
+    SciPy. Its check is its HMAC (the key covers every input and the code that builds the program), then its
+    bounds, whole numbers and objective."""
+    key = inputs_key(inputs, options)
+    kept = load(key, len(c))
+    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
+        return Solution(None, INFEASIBLE, None, None)
+    if kept is not None and within_bounds(kept[0], kept[1], c, integrality, lb, ub):
+        return Solution(kept[0], 0, kept[1], kept[2])
+    A, row_lb, row_ub = rows()
+    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    store(key, solution)
+    return solution
+
+
+def run_milp(
+    c: np.ndarray,
+    A: Any,
+    row_lb: np.ndarray,
+    row_ub: np.ndarray,
+    integrality: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    options: dict[str, object],
+) -> Solution:
+    """scipy's `milp` (HiGHS), interruptible; nothing read or kept."""
+    import warnings
+
+    from scipy.optimize import Bounds, LinearConstraint, milp  # only when solving: a second of imports
+
+    with warnings.catch_warnings():
+        warnings.simplefilter(
+            "ignore", RuntimeWarning
+        )  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
+        result = interruptible(
+            lambda: milp(
+                c,
+                constraints=LinearConstraint(A, row_lb, row_ub),
+                integrality=integrality,
+                bounds=Bounds(lb, ub),
+                options=dict(options),
+            )
+        )  # milp pops keys
+    gap = getattr(result, "mip_gap", None)
+    return Solution(
+        result.x,
+        int(result.status),
+        None if result.fun is None else float(result.fun),
+        None if gap is None or not np.isfinite(gap) else float(gap),
+    )
