@@ -91,7 +91,8 @@ def main() -> None:
         found = json.loads(done.stdout.strip().splitlines()[-1])
         size = sum(p.stat().st_size for g in groups for p in g) / 1e6
         print(
-            f"{samples:,} samples in {sum(len(g) for g in groups)} files ({size:,.0f} MB of JSON): imported in {found['seconds']:.2f} s, peak {found['peak_mib']:,.0f} MiB"
+            f"{samples:,} samples in {sum(len(g) for g in groups)} files ({size:,.0f} MB of JSON): imported in "
+            f"{found['seconds']:.2f} s, peak {found['peak_mib']:,.0f} MiB"
         )
         print(
             "budget: under 10 s and 1 GB:", "met" if found["seconds"] < 10 and found["peak_mib"] < 1024 else "NOT met"

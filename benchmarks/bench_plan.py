@@ -5,7 +5,8 @@ Run: .venv/bin/python benchmarks/bench_plan.py [--offers 50] [--scenarios 500] [
 - the budget: a plan over 50 offers x 500 scenarios x 24 months in under 10 s on two cores; reported as
   wall and CPU seconds (CPU time is what the plan costs when the machine is shared) and as a ratio to
   the time of building the model alone (evaluation, candidates, scenarios and the sparse matrix);
-- exact: the MIP gap (plan.mip_gap 0.5% here, the budget's tolerance), the band gap (budget 0.5%) and whether a shortlist was used (up to plan.max_candidates, 60, the
+- exact: the MIP gap (plan.mip_gap 0.5% here, the budget's tolerance), the band gap (budget 0.5%) and whether a
+shortlist was used (up to plan.max_candidates, 60, the
   whole program is solved: no offer is left out);
 - model size: variables, constraints and nonzeros as offers, scenarios and months double, with the
   default demand levels and with every scenario-month its own allocation (levels = scenarios), to show
@@ -123,21 +124,27 @@ def main() -> None:
         result = make_plan(load_workspace(root), AS_OF)
         plan_wall, plan_cpu = time.perf_counter() - wall, time.process_time() - cpu
         print(
-            f"plan over {args.offers} offers ({size['candidates']} usable) x {args.scenarios} scenarios x {args.months} months"
+            f"plan over {args.offers} offers ({size['candidates']} usable) x {args.scenarios} scenarios x "
+            f"{args.months} months"
         )
         print(
-            f"  model: {size['variables']:,} variables ({size['integers']:,} integer), {size['constraints']:,} constraints, {size['nonzeros']:,} nonzeros"
+            f"  model: {size['variables']:,} variables ({size['integers']:,} integer), {size['constraints']:,} "
+            f"constraints, {size['nonzeros']:,} nonzeros"
         )
         print(f"  build alone: {build_wall:.2f} s wall, {build_cpu:.2f} s CPU")
         print(
-            f"  plan end to end: {plan_wall:.2f} s wall, {plan_cpu:.2f} s CPU; {plan_wall / build_wall:.1f}x the build (wall), {plan_cpu / build_cpu:.1f}x (CPU)"
+            f"  plan end to end: {plan_wall:.2f} s wall, {plan_cpu:.2f} s CPU; {plan_wall / build_wall:.1f}x the build "
+            f"(wall), {plan_cpu / build_cpu:.1f}x (CPU)"
         )
         gap = result.solver.gap or 0.0
         print(
-            f"  solver: {result.solver.status}, MIP gap {gap:.3%} (plan.mip_gap {MIP_GAP:.1%}, budget 0.5%: {'met' if gap <= 0.005 else 'MISSED'}); budget 10 s: {'met' if plan_wall < 10 else 'MISSED'} (wall), {'met' if plan_cpu < 10 else 'MISSED'} (CPU)"
+            f"  solver: {result.solver.status}, MIP gap {gap:.3%} (plan.mip_gap {MIP_GAP:.1%}, budget 0.5%: "
+            f"{'met' if gap <= 0.005 else 'MISSED'}); budget 10 s: {'met' if plan_wall < 10 else 'MISSED'} (wall), "
+            f"{'met' if plan_cpu < 10 else 'MISSED'} (CPU)"
         )
         print(
-            f"  plan: {len(result.plan)} lines over {len({ln.offer for ln in result.plan})} offers; {result.expected_cost_per_task:.5f} per task, single best {result.single_best.expected_cost_per_task}"
+            f"  plan: {len(result.plan)} lines over {len({ln.offer for ln in result.plan})} offers; "
+            f"{result.expected_cost_per_task:.5f} per task, single best {result.single_best.expected_cost_per_task}"
         )
         shortlist = (
             "none (the whole model)"
@@ -145,12 +152,14 @@ def main() -> None:
             else f"{result.solver.bound_gap:.2%} from the relaxation's bound; {result.solver.shortlist_check}"
         )
         print(
-            f"  exact: band gap {result.band_gap:.3%} over {result.bands:,} bands (budget 0.5%: {'met' if result.band_gap < 0.005 else 'MISSED'}); shortlist {shortlist}"
+            f"  exact: band gap {result.band_gap:.3%} over {result.bands:,} bands (budget 0.5%: "
+            f"{'met' if result.band_gap < 0.005 else 'MISSED'}); shortlist {shortlist}"
         )
 
         print("\nmodel size as the problem doubles (levels = scenarios: every scenario-month its own allocation)")
         print(
-            f"  {'offers':>6} {'scen.':>6} {'months':>6} {'levels':>7} {'variables':>10} {'constraints':>11} {'nonzeros':>10} {'build CPU s':>11}"
+            f"  {'offers':>6} {'scen.':>6} {'months':>6} {'levels':>7} {'variables':>10} {'constraints':>11} "
+            f"{'nonzeros':>10} {'build CPU s':>11}"
         )
         for offers, scen, months in (
             (10, 50, 12),
@@ -165,7 +174,8 @@ def main() -> None:
                 ws_root = workspace(Path(tmp) / f"s{offers}-{scen}-{months}-{levels}", offers, scen, months, levels)
                 _, build_s, s = build_only(ws_root)
                 print(
-                    f"  {offers:>6} {scen:>6} {months:>6} {levels or 'default':>7} {s['variables']:>10,} {s['constraints']:>11,} {s['nonzeros']:>10,} {build_s:>11.2f}"
+                    f"  {offers:>6} {scen:>6} {months:>6} {levels or 'default':>7} {s['variables']:>10,} "
+                    f"{s['constraints']:>11,} {s['nonzeros']:>10,} {build_s:>11.2f}"
                 )
 
 

@@ -47,7 +47,8 @@ def main() -> None:
     o, s, m = args.base_offers, args.base_scenarios, args.base_months
     sizes = [(o, s, m), (2 * o, s, m), (4 * o, s, m), (o, 2 * s, m), (o, 4 * s, m), (o, s, 2 * m), (o, s, 4 * m)]
     print(
-        f"{'offers':>6} {'scen.':>6} {'months':>6} {'levels':>9} {'status':>34} {'MIP gap':>8} {'band gap':>8} {'wall s':>7} {'CPU s':>7}"
+        f"{'offers':>6} {'scen.':>6} {'months':>6} {'levels':>9} {'status':>34} {'MIP gap':>8} {'band gap':>8} "
+        f"{'wall s':>7} {'CPU s':>7}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for offers, scen, months in sizes:
@@ -56,7 +57,8 @@ def main() -> None:
                 status, gap, band, wall, cpu, _ = run(root)
                 label = "banded" if levels is None else "unbanded"
                 print(
-                    f"{offers:>6} {scen:>6} {months:>6} {label:>9} {status:>34} {gap:>8.3%} {band:>8.3%} {wall:>7.2f} {cpu:>7.2f}",
+                    f"{offers:>6} {scen:>6} {months:>6} {label:>9} {status:>34} {gap:>8.3%} {band:>8.3%} {wall:>7.2f} "
+                    f"{cpu:>7.2f}",
                     flush=True,
                 )
 

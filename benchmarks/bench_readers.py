@@ -166,7 +166,8 @@ def main() -> None:
                 found = json.loads(done.stdout.strip().splitlines()[-1])
             shown = min(n, 10_000) if kind == "xlsx" else n  # a sheet holds 10,000 offers and the header at most
             print(
-                f"{kind:<10} {shown:>10,} {size:>8.1f} {found['seconds']:>8.2f} {found['peak_mib']:>9.0f} {found['read_mib']:>9.0f}",
+                f"{kind:<10} {shown:>10,} {size:>8.1f} {found['seconds']:>8.2f} {found['peak_mib']:>9.0f} "
+                f"{found['read_mib']:>9.0f}",
                 flush=True,
             )
 

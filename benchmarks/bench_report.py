@@ -1,6 +1,7 @@
 """Time `procure report` on 50 offers, against WeasyPrint laying out the same report's HTML alone.
 
-Run: .venv/bin/python benchmarks/bench_report.py [--offers 50 | --example [--board | --frontier]] [--runs 3] [--pathological]
+Run: .venv/bin/python benchmarks/bench_report.py [--offers 50 | --example [--board | --frontier]] [--runs 3]
+[--pathological]
 Budget (design): under 10 s on two cores, and within 1.3x of WeasyPrint alone on the same HTML. --example
 times the example workspace (the repository root) instead of generated offers; --board its board memo;
 --frontier the comparison with the plan's efficient frontier (`procure report --frontier`, its solves made too).
@@ -66,12 +67,16 @@ def pathological() -> None:
                 times[key].append(time.process_time() - start)
     best = {key: min(found) for key, found in times.items()}
     print(
-        f"comparison PDF of tests/data/basic: {best['plain']:.2f} s CPU; with a 2,000-character name and note: {best['pathological']:.2f} s "
+        f"comparison PDF of tests/data/basic: {best['plain']:.2f} s CPU; with a 2,000-character name and note: "
+        f"{best['pathological']:.2f} s "
         f"({best['pathological'] / best['plain']:.2f}x, budget 1.20x)"
     )
 
 
-WEASYPRINT_ALONE = "import sys; from pathlib import Path; from procure.render.documents import html_to_pdf; Path(sys.argv[2]).write_bytes(html_to_pdf(Path(sys.argv[1]).read_text(encoding='utf-8')))"
+WEASYPRINT_ALONE = (
+    "import sys; from pathlib import Path; from procure.render.documents import html_to_pdf; "
+    "Path(sys.argv[2]).write_bytes(html_to_pdf(Path(sys.argv[1]).read_text(encoding='utf-8')))"
+)
 
 
 def main() -> None:
@@ -116,13 +121,16 @@ def main() -> None:
         size, single = pdf.stat().st_size, (Path(tmp) / "alone.pdf").stat().st_size
 
     print(
-        f"procure report, {what}, solve cache empty: {whole.wall:.2f} s wall, {whole.cpu:.2f} s CPU in all its processes ({size / 1024:.0f} KiB)"
+        f"procure report, {what}, solve cache empty: {whole.wall:.2f} s wall, {whole.cpu:.2f} s CPU in all its "
+        f"processes ({size / 1024:.0f} KiB)"
     )
     print(
-        f"  WeasyPrint alone on the same report's HTML as one document, a process of its own: {weasy.wall:.2f} s wall, {weasy.cpu:.2f} s CPU ({single / 1024:.0f} KiB)"
+        f"  WeasyPrint alone on the same report's HTML as one document, a process of its own: {weasy.wall:.2f} s wall, "
+        f"{weasy.cpu:.2f} s CPU ({single / 1024:.0f} KiB)"
     )
     print(
-        f"  whole command / WeasyPrint alone, {args.runs} runs in turn: {wall:.2f}x wall (budget 1.30x), {cpu:.2f}x CPU; {load()}"
+        f"  whole command / WeasyPrint alone, {args.runs} runs in turn: {wall:.2f}x wall (budget 1.30x), {cpu:.2f}x "
+        f"CPU; {load()}"
     )
 
 

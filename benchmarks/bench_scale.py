@@ -4,7 +4,8 @@
 Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3] [--solves 1000]
 
 Every run is cold: the solve cache is an empty temporary folder, new for each run (a user's first run:
-whatever the command solves is solved, and kept only for the rest of that run), never the user's. Each figure is one process as a
+whatever the command solves is solved, and kept only for the rest of that run), never the user's. Each figure is one
+process as a
 user starts it: wall and CPU seconds (the command and any process it waits for) and its peak resident
 memory, from the operating system's accounting (benchmarks/timing.py); the median of --runs runs (one
 run at 10,000 offers). The ratio is the median of pair-by-pair ratios of runs taken in turn.
@@ -61,7 +62,7 @@ except SystemExit:
     pass
 total = time.process_time() - start
 print(f"  solves {sum(spent):.1f} s of {total:.1f} s CPU in the command; the rest {total - sum(spent):.1f} s", file=report, flush=True)
-"""
+"""  # noqa: E501
 
 
 def solves(count: int) -> None:
@@ -99,7 +100,8 @@ def main() -> None:
     with keep, tempfile.TemporaryDirectory() as tmp:
         example = median_run([cold(compare(ROOT), env, cache) for _ in range(args.runs)])
         print(
-            f"  {'example (12 offers)':>22}: {example.wall:6.2f} s wall, {example.cpu:6.2f} s CPU, {example.peak_mb:5.0f} MB peak"
+            f"  {'example (12 offers)':>22}: {example.wall:6.2f} s wall, {example.cpu:6.2f} s CPU, "
+            f"{example.peak_mb:5.0f} MB peak"
         )
         for n in sizes:
             root = make_workspace(Path(tmp) / f"ws{n}", n)
@@ -119,7 +121,8 @@ def main() -> None:
                 before_each=lambda: empty(cache),
             )
             print(
-                f"  1,000 offers against the example, in turn: {wall:.2f}x wall, {cpu:.2f}x CPU (budget 3x; {big.cpu:.2f} s"
+                f"  1,000 offers against the example, in turn: {wall:.2f}x wall, {cpu:.2f}x CPU (budget 3x; "
+                f"{big.cpu:.2f} s"
                 f" against {small.cpu:.2f} s CPU; {load()})"
             )
 

@@ -88,14 +88,16 @@ def main() -> None:
         [*PROCURE, "--help"], [sys.executable, "-c", "import typer"], runs=7, env=env
     )
     print(
-        f"  procure --help {helped.wall * 1000:.0f} ms ({helped.cpu * 1000:.0f} ms CPU) vs import typer {typer_alone.wall * 1000:.0f} ms"
+        f"  procure --help {helped.wall * 1000:.0f} ms ({helped.cpu * 1000:.0f} ms CPU) vs import typer "
+        f"{typer_alone.wall * 1000:.0f} ms"
         f" ({typer_alone.cpu * 1000:.0f} ms CPU): {wall:.2f}x wall, {cpu:.2f}x CPU (budget 1.3x; {load()})"
     )
     example = [*PROCURE, "compare", "-w", str(ROOT), "--as-of", str(AS_OF), "-f", "json"]
     run_once(example, env)  # the solve cache warmed
     warm, helped, wall, cpu = paired(example, [*PROCURE, "--help"], runs=5, env=env)
     print(
-        f"  procure compare on the example, warm solve cache: {warm.wall:.2f} s ({warm.cpu:.2f} s CPU), {wall:.2f}x wall and {cpu:.2f}x CPU"
+        f"  procure compare on the example, warm solve cache: {warm.wall:.2f} s ({warm.cpu:.2f} s CPU), {wall:.2f}x "
+        f"wall and {cpu:.2f}x CPU"
         f" of procure --help (budget 4x; {load()})"
     )
 
@@ -109,17 +111,20 @@ def main() -> None:
         ev, inputs = evaluate_with_inputs(ws, AS_OF)
         done = time.perf_counter()
         print(
-            f"  evaluate {args.offers:,} offers in process: {done - start:.2f} s (load {loaded - start:.2f} s, evaluate {done - loaded:.2f} s; budget 2 s)"
+            f"  evaluate {args.offers:,} offers in process: {done - start:.2f} s (load {loaded - start:.2f} s, "
+            f"evaluate {done - loaded:.2f} s; budget 2 s)"
         )
         again = time.process_time()
         load_workspace(root)
         print(
-            f"  load the {args.offers:,} offers again in the same process (procure's models imported): {time.process_time() - again:.2f} s CPU"
+            f"  load the {args.offers:,} offers again in the same process (procure's models imported): "
+            f"{time.process_time() - again:.2f} s CPU"
         )
         empty(env["PROCURE_CACHE_DIR"])
         cold = run_once([*PROCURE, "compare", "-w", str(root), "--as-of", str(AS_OF), "-f", "json"], env)
         print(
-            f"  procure compare --format json on {args.offers:,} offers, as a command, solve cache empty: {cold.wall:.2f} s wall,"
+            f"  procure compare --format json on {args.offers:,} offers, as a command, solve cache empty: "
+            f"{cold.wall:.2f} s wall,"
             f" {cold.cpu:.2f} s CPU, {cold.peak_mb:.0f} MB peak ({load()})"
         )
 
@@ -140,23 +145,27 @@ def main() -> None:
             for _ in range(50)
         )
         print(
-            f"  costing step {t_ours * 1000:.2f} ms vs bare numpy {t_bare * 1000:.2f} ms on {len(col['basis']):,} offers: {t_ours / t_bare:.2f}x (budget 3x)"
+            f"  costing step {t_ours * 1000:.2f} ms vs bare numpy {t_bare * 1000:.2f} ms on {len(col['basis']):,} "
+            f"offers: {t_ours / t_bare:.2f}x (budget 3x)"
         )
 
         # 4. Monte Carlo in a fresh process, for its peak memory
         script = (
             "import resource, sys, time; from datetime import date; from pathlib import Path;"
-            "from procure.io.workspace import load_workspace; from procure.analysis.evaluate import evaluate, MonteCarlo;"
+            "from procure.io.workspace import load_workspace; from procure.analysis.evaluate import evaluate, "
+            "MonteCarlo;"
             f"ws = load_workspace(Path({str(root)!r})); base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
             f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29)); plain = time.perf_counter() - t;"
-            f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29), MonteCarlo({args.draws}, 7)); mc = time.perf_counter() - t - plain;"
+            f"t = time.perf_counter(); evaluate(ws, date(2026, 11, 29), MonteCarlo({args.draws}, 7)); mc = "
+            "time.perf_counter() - t - plain;"
             "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
             "print(f'{mc:.3f} {peak / 1024:.0f} {base / 1024:.0f}')"
         )
         out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout.split()
         mc, peak, base = float(out[0]), float(out[1]), float(out[2])
         print(
-            f"  Monte Carlo {args.draws:,} draws x {args.offers:,} offers: {mc:.2f} s, peak resident memory {peak:.0f} MB ({base:.0f} MB before; budgets 3 s, 1 GB; {load()})"
+            f"  Monte Carlo {args.draws:,} draws x {args.offers:,} offers: {mc:.2f} s, peak resident memory {peak:.0f} "
+            f"MB ({base:.0f} MB before; budgets 3 s, 1 GB; {load()})"
         )
     keep.cleanup()
 

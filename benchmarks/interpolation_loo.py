@@ -67,14 +67,15 @@ def curves(rows: list[dict]) -> tuple[dict[tuple, list[tuple[float, float]]], li
     for index, row in enumerate(rows):
         if row.get("output_tput_per_gpu") is None:
             skipped.append(
-                f"{row.get('hw')} {row.get('framework')} {row.get('date')}: no output_tput_per_gpu (published before it was)"
+                f"{row.get('hw')} {row.get('framework')} {row.get('date')}: no output_tput_per_gpu (published before "
+                "it was)"
             )
             continue
         resolved, problems = billed_output(row, index=index)
         if resolved is None or not isinstance(row.get("median_intvty"), (int, float)):
             skipped.append(
-                f"{row.get('hw')} {row.get('framework')} conc {row.get('conc')} {row.get('date')} {row.get('run_url')}: "
-                + "; ".join(p.message for p in problems)
+                f"{row.get('hw')} {row.get('framework')} conc {row.get('conc')} {row.get('date')} "
+                f"{row.get('run_url')}: " + "; ".join(p.message for p in problems)
             )
             continue
         found[tuple(str(row.get(k)) for k in CURVE_KEY)].append((float(row["median_intvty"]), resolved[1]))
@@ -121,7 +122,8 @@ def ranges(found: dict[tuple, list[tuple[float, float]]]) -> None:
     e = np.array([p[1] for p in pairs])
     low, high = np.quantile(e / np.sqrt(g), [0.1, 0.9])
     print(
-        f"\n{len(pairs)} points: ln error / sqrt(g) P10 {low:.3f}, P90 {high:.3f}; median error {np.exp(np.median(e)) - 1:+.1%}, mean |ln error| {np.abs(e).mean():.3f}"
+        f"\n{len(pairs)} points: ln error / sqrt(g) P10 {low:.3f}, P90 {high:.3f}; median error "
+        f"{np.exp(np.median(e)) - 1:+.1%}, mean |ln error| {np.abs(e).mean():.3f}"
     )
     for a, b in ((0, 0.5), (0.5, 1), (1, 2), (2, np.inf)):
         inside = (g >= a) & (g < b)
@@ -159,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         disagg = any(str(r.get("disagg")) == "True" for r in rows if tuple(str(r.get(k)) for k in CURVE_KEY) == key)
         by_kind["disaggregated" if disagg else "single-node"].extend(loo)
     print(
-        f"{len(rows)} rows (latest per configuration and concurrency), {len(found)} curves, {counted} with an interior frontier point, {len(errors)} points"
+        f"{len(rows)} rows (latest per configuration and concurrency), {len(found)} curves, {counted} with an interior "
+        f"frontier point, {len(errors)} points"
     )
     print()
     print("| method | mean error | mean absolute error | worst overstatement | points overstated > 5% |")

@@ -67,7 +67,8 @@ def config(**changes: Any) -> dict[str, Any]:
         },
         "plan": {"max_vendor_share": 1.0, "mip_gap": 0.0},
         # Stated, so that 300 tok/s, availability 1 and utilization 1 are what the point evaluation reads: every
-        # throughput factor's mean is 1, and so are the availability and utilization factors' (defaults 0.99667, 0.98333).
+        # throughput factor's mean is 1, and so are the availability and utilization factors' (defaults 0.99667,
+        # 0.98333).
         "uncertainty": {
             "throughput": {
                 source: {"triangular": [1.0, 1.0, 1.0]} for source in ("measured", "reference", "vendor_claim")

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 ASCENT, DESCENT = (
     0.72,
     0.2,
-)  # DejaVu Sans: capital height 0.73 of the font size, and most of a descender (matplotlib stacks a label's lines 0.9 apart)
+    # DejaVu Sans: capital height 0.73 of the font size, and most of a descender (matplotlib stacks a label's lines 0.9
+    # apart)
+)
 TOLERANCE = 0.5  # points of overlap or overhang tolerated (anti-aliasing, rounding)
 
 TEXT = re.compile(r"<text\b([^>]*)>(.*?)</text>", re.S)

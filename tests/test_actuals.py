@@ -221,8 +221,8 @@ def test_bad_telemetry_errors_name_the_file_and_where_in_it(workspace_copy, tmp_
 def snapshot(tmp_path: Path, name: str, body: str) -> Path:
     path = tmp_path / name
     path.write_text(
-        "# HELP vllm:generation_tokens_total Number of generation tokens processed.\n# TYPE vllm:generation_tokens_total counter\n"
-        + body
+        "# HELP vllm:generation_tokens_total Number of generation tokens processed.\n# TYPE "
+        "vllm:generation_tokens_total counter\n" + body
     )
     return path
 
@@ -252,8 +252,8 @@ def test_a_snapshot_sample_stamped_far_from_the_snapshot_is_clock_skew(workspace
     result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
     assert (
-        "clock skew: vllm:generation_tokens_total is stamped 2026-11-10 00:10:00Z, 10 minutes from the snapshot's time 2026-11-10 00:00:00Z"
-        in " ".join(result.output.split())
+        "clock skew: vllm:generation_tokens_total is stamped 2026-11-10 00:10:00Z, 10 minutes from the snapshot's time "
+        "2026-11-10 00:00:00Z" in " ".join(result.output.split())
     )
     # within the 5 minutes it is read at its own stamp
     near = snapshot(

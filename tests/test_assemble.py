@@ -39,7 +39,8 @@ def test_parts_hold_every_chapter_and_offer_once_in_order():
         assert all(p.merged for p in parts)
         # Laid out before the market data, plan and charts exist: the offer pages and the appendix, nothing else.
         assert [p.evaluation_only for p in parts] == [False, False, False] + [True] * len(spans) + [True]
-        # Fixed by the content alone: a 50-offer report is cover, two chapter groups, ceil(50 / 8) offer groups, appendix.
+        # Fixed by the content alone: a 50-offer report is cover, two chapter groups, ceil(50 / 8) offer groups,
+        # appendix.
     assert len(assemble.report_parts(50)) == 3 + 7 + 1
 
 

@@ -69,7 +69,8 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
     keel = ev.offer("keel-b200-mc").metrics
     assert keel["billed_gpus"] > 256
     assert m.headline == (
-        f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD ({keel['billed_gpus']:.0f} GPUs billed at today's demand), "
+        f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD "
+        f"({keel['billed_gpus']:.0f} GPUs billed at today's demand), "
         f"at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
     )
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
@@ -95,8 +96,10 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     [row] = plan.term_sheet
     assert (row.vendor, row.gpus, row.price) == ("Keel Systems", 256, 4.85)
     assert m.holding[0] == (
-        # the ask starts as the held contract ends (both 30 April 2027: plan month 6 from 2026-11-29): a renewal, not GPUs on top
-        "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask to commit 256 GPUs now for when it ends, from 30 April 2027, and capacity paid for as used."
+        # the ask starts as the held contract ends (both 30 April 2027: plan month 6 from 2026-11-29): a renewal, not
+        # GPUs on top
+        "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask to commit 256 GPUs now for when it ends, from "
+        "30 April 2027, and capacity paid for as used."
     )
     # the later block's spread: the index's monthly log moves, sd sigma, over the 12 months to its start:
     # 5.10 x exp(-/+ 1.2816 sigma sqrt(12))
@@ -105,7 +108,8 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     sigma = plan.index_monthly_volatility
     assert commits[2].price_p10 == pytest.approx(5.10 * math.exp(-1.2815516 * sigma * math.sqrt(12)), rel=1e-6)
     assert m.holding[1].startswith(
-        f"Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD per GPU-hour, 8 in 10 chances between {commits[2].price_p10:.2f} and {commits[2].price_p90:.2f}): "
+        "Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD per GPU-hour, 8 in 10 "
+        f"chances between {commits[2].price_p10:.2f} and {commits[2].price_p90:.2f}): "
         "decisions after 30 June 2027"
     )
     # What Keel's held contract still binds (procure.analysis.commitment): its 5 remaining months of 256 GPUs, 934,400
@@ -124,7 +128,8 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     ) / plan.single_best.expected_cost_per_task
     assert m.plan.saving_share == pytest.approx(share) and share > 0
     assert m.plan.statement.endswith(
-        f"{share:.1%} below the best single offer (Petrel Cloud alone, {plan.single_best.expected_cost_per_task * 1000:.2f})."
+        f"{share:.1%} below the best single offer (Petrel Cloud alone, "
+        f"{plan.single_best.expected_cost_per_task * 1000:.2f})."
     )
 
 
@@ -141,17 +146,20 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     ev = extras[1]
     headline, ask = plan_ask(single, memo_figures(ev, found.cases, found.position, found.hedge, "", single))
     # Petrel alone commits 264 GPUs for months 1-12 and 936 for months 13-24 (at the means of availability and
-    # utilization each GPU serves 2% fewer tasks than at 1.0, when it was 256 and 896): 264 x 5.10 x 730 x 12 = 11,794,464
+    # utilization each GPU serves 2% fewer tasks than at 1.0, when it was 256 and 896): 264 x 5.10 x 730 x 12 =
+    # 11,794,464
     # and 936 x 5.10 x 730 x 12 = 41,816,736, plus its 3,000 a month of networking over the 24 months (each month once):
     # 72,000; 53,683,200 -> 53.7 M USD
     assert ask.total_commitment == pytest.approx(53_683_200)
     assert headline.startswith(
-        "Approve the plan, a single offer: 264 B200 GPUs with Petrel Cloud for months 1–12 and 936 with Petrel Cloud for months 13–24"
+        "Approve the plan, a single offer: 264 B200 GPUs with Petrel Cloud for months 1–12 and 936 with Petrel Cloud "
+        "for months 13–24"
     )
     assert "53.7 M USD committed" in headline
     assert (
         ask.statement
-        == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 demand scenarios than Petrel Cloud alone."
+        == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 "
+        "demand scenarios than Petrel Cloud alone."
     )
 
 
@@ -184,7 +192,8 @@ def test_against_today_with_a_plan_is_the_plan_against_our_cost(extras):
 
 def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
     m, ev = memo
-    # The one ranked first, then in rank order the best single offer over the plan's scenarios (Petrel, 4th here) and the
+    # The one ranked first, then in rank order the best single offer over the plan's scenarios (Petrel, 4th here) and
+    # the
     # offers the plan asks for (Keel and Petrel; Lumen Forge's per-token service is no longer in the plan: the peaks it
     # served are left unserved, docs/plan.md): page 1 holds the decision, the comparison report the rest.
     named = {"keel-b200-mc", "petrel-b200-ondemand"}
@@ -244,8 +253,9 @@ def test_hedge_is_a_yes_no_question(single_memo):
     contracts = sum(r.contracts for r in bought)
     assert m.hedge.ask
     assert (
-        m.hedge.question
-        == f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(sum(r.hedged_gpu_hours for r in bought))} GPU-hours) for {month_range(bought[0].first_month, bought[-1].last_month)}?"
+        m.hedge.question == f"Approve buying {contracts:,} GPU-hour price contracts "
+        f"({prose_count(sum(r.hedged_gpu_hours for r in bought))} GPU-hours) for "
+        f"{month_range(bought[0].first_month, bought[-1].last_month)}?"
     )
 
 
@@ -285,7 +295,8 @@ def small_plan(tmp_path_factory):
     root = tmp_path_factory.mktemp("plan-memo")
     cfg = planws.config(market={"own": [{"cost_per_task": 4.0 / planws.TASKS_PER_GPU_HOUR, "date": "2026-11-29"}]})
     offers = [
-        # delivered on the as-of date: the plan has its capacity from the first day (the hand-worked figures below assume it)
+        # delivered on the as-of date: the plan has its capacity from the first day (the hand-worked figures below
+        # assume it)
         planws.offer(
             "commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-11-29"
         ),
@@ -468,7 +479,8 @@ def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
     memo, plan, _, _ = small_plan
     sentence = plan_summary(plan)
     assert sentence.startswith(
-        "The procurement plan over 12 months of uncertain demand: 100 B200 GPUs with Vendor commit for months 1–12, on-demand capacity for peaks. "
+        "The procurement plan over 12 months of uncertain demand: 100 B200 GPUs with Vendor commit for months 1–12, "
+        "on-demand capacity for peaks. "
     )
     assert sentence.endswith(memo.plan.statement)  # the memo's own words for the saving
 
@@ -482,7 +494,8 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
     assert m.hedge.ask
     assert (
         m.hedge.question
-        == "Approve buying 263 GPU-hour price contracts (192 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+        == "Approve buying 263 GPU-hour price contracts (192 k GPU-hours) for months 1–12, against the plan's "
+        "GPU-hours at market prices?"
     )
     assert "438 k GPU-hours expected over months 1–12" in m.hedge.detail
     assert "that cost rises 263 k USD; the contracts pay 154 k USD of it" in m.hedge.detail
@@ -504,7 +517,8 @@ def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
 def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     """ "commit" states its throughput as a vendor claim whose low end is 0.8 (0.8 / 1.0 / 1.2: the point reads
     its mean, 1): its 100 committed GPUs serve 80
-    GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a year."""
+    GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a
+    year."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
     from tests import planws
@@ -553,7 +567,8 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     ask = _plan_hedge(plan, plan_hedge_sums(plan, ev, hedge), hedge, "")
     assert (
         ask.question
-        == "Approve buying 788 GPU-hour price contracts (575 k GPU-hours) for months 1–12, against the plan's GPU-hours at market prices?"
+        == "Approve buying 788 GPU-hour price contracts (575 k GPU-hours) for months 1–12, against the plan's "
+        "GPU-hours at market prices?"
     )
     assert ask.detail.startswith(
         "The commitments whose price follows the market index (Vendor commit) and the capacity bought on demand move"
@@ -578,14 +593,17 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     assert plan.stress.vendors[0].unserved_share == pytest.approx(1.0)
     risks = {r.risk: r for r in _register(plan, evaluate(ws, AS_OF), False)}
     fails = risks["Vendor solo fails during its term"]
-    # Not a saving and not "not priced": no extra cash (spend falls, counted as 0), and apart from the cash, the shortfall
-    # of a month of the demand it alone serves, at the plan's unserved price until a fallback delivers. Demand as planned:
+    # Not a saving and not "not priced": no extra cash (spend falls, counted as 0), and apart from the cash, the
+    # shortfall
+    # of a month of the demand it alone serves, at the plan's unserved price until a fallback delivers. Demand as
+    # planned:
     # 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default unserved price is 3x the dearest usable
     # cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333; 118,260,000 x 0.0083333 = 985,500.
     assert fails.impact == 0 and fails.shortfall == pytest.approx(985_500)
     assert (
         fails.impact_basis
-        == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 8.33 USD per 1,000 (the shortfall)"
+        == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 8.33 USD per "
+        "1,000 (the shortfall)"
     )
     assert "qualify a fallback offer" in fails.mitigation
     late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
@@ -651,7 +669,8 @@ def _unexplained(risks) -> list[str]:
 def test_every_risk_has_an_impact_or_says_why_none_can_be_given(memo, single_memo):
     for m, _ in (memo, single_memo):
         assert m.risks and not _unexplained(m.risks)
-    # the example's largest risk, demand no other source in the plan serves, has its figure: cash, or the shortfall priced
+    # the example's largest risk, demand no other source in the plan serves, has its figure: cash, or the shortfall
+    # priced
     # apart from the cash (Petrel failing leaves its demand unserved for a month: no extra cash, a priced shortfall)
     plan_memo, _ = memo
     stranded = [r for r in plan_memo.risks if "unserved at" in r.impact_basis]

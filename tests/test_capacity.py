@@ -129,7 +129,10 @@ def test_a_busy_gpu_hours_cell_that_is_not_a_number_names_file_line_and_column(w
     ws = workspace_copy("basic")
     folder = ws / "actuals" / "alpha"
     folder.mkdir(parents=True)
-    header = "month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps,busy_gpu_hours"
+    header = (
+        "month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,"
+        "e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps,busy_gpu_hours"
+    )
     (folder / "metrics.csv").write_text(header + "\n2026-10,100,,,,,,,,,1,0,0,lots\n")
     result = run("validate", "-w", ws)
     assert result.exit_code == 2
@@ -176,7 +179,8 @@ def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the
     plain = _score_month(bare, "2026-10", promise, config, False, datetime(2026, 11, 15).date())
     assert plain.capacity_ratio is None and NO_CAPACITY in plain.notes
     # the scorecard's capacity column shows the busy-hour ratio; tokens per billed GPU-hour (our traffic) stand apart:
-    # 3.348e10 / 74,400 billed GPU-hours = 450,000 a GPU-hour, over the promise's 500,000 per billed GPU-hour (tpgh) = 90%
+    # 3.348e10 / 74,400 billed GPU-hours = 450,000 a GPU-hour, over the promise's 500,000 per billed GPU-hour (tpgh) =
+    # 90%
     from procure.render.scorecard import _capacity
 
     assert (_capacity(month), _capacity(plain)) == ("125.0%", "—")

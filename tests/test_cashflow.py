@@ -519,7 +519,8 @@ def test_owned_equipment_past_its_life_is_replaced_not_free(cf):
     # golf (5-year life, delivered in month 1) over 72 months: the first cluster serves months 1-60; the
     # replacement, 3,600,000 again at today's capex, is paid in month 61 and serves 61-72. At the horizon
     # the replacement has run one year: its balance is the PV of the four payments left,
-    # P x (1 - 1.12^-4) / 0.12 with P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,675.0, 998,675.0 x 3.037349 = 3,033,325.0.
+    # P x (1 - 1.12^-4) / 0.12 with P = 3,600,000 x 0.12 / (1 - 1.12^-5) = 998,675.0, 998,675.0 x 3.037349 =
+    # 3,033,325.0.
     # Without the replacement, months 61-72 would have served on hardware whose capital was fully recovered.
     payment = 3_600_000 * 0.12 / (1 - 1.12**-5)
     residual = payment * (1 - 1.12**-4) / 0.12
@@ -807,7 +808,8 @@ def load_default(cf: Path) -> Path:
 def test_price_to_tie_solves_the_horizon_figure(cf):
     # Over 24 months india (flat 247,250 a month) leads the horizon. hotel pays (3.00 + d) x 73,000 + 13,650
     # in months 1-6 and renews at the index, 378,650, in 7-24. It ties when its PV cost equals india's
-    # (the same PV tasks): d = (PV india - PV renewal - PV(3.00 x 73,000 + 13,650, months 1-6)) / (73,000 x PV(1, months 1-6)).
+    # (the same PV tasks): d = (PV india - PV renewal - PV(3.00 x 73,000 + 13,650, months 1-6)) / (73,000 x PV(1, months
+    # 1-6)).
     ev = horizon_eval(cf, 24, rank_by_horizon=True)
     assert ev.summary.recommended == "india"
     india_pv = sum(pv(247_250, m) for m in range(1, 25))

@@ -11,7 +11,10 @@ import json
 import pytest
 from test_scorecard import run, signed, statuspage  # noqa: F401  (the fixture and its helpers)
 
-TERMS = "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, credit: 1.0}], cap: 0.3}\n"
+TERMS = (
+    "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, "
+    "credit: 1.0}], cap: 0.3}\n"
+)
 
 
 def with_terms(ws, extra: str) -> None:
@@ -37,7 +40,8 @@ def test_a_claim_carries_its_incidents_and_its_deadline(signed):  # noqa: F811
     )
     assert "claims within 14 days of the month's end; degraded but reachable GPUs do not count as down time" in text
     assert "File by 2026-04-14." in text
-    # the evidence: the two outages with their minutes (300 and 240, overlapping; 420 counted once); not the degraded one
+    # the evidence: the two outages with their minutes (300 and 240, overlapping; 420 counted once); not the degraded
+    # one
     assert "| API errors | 2026-03-03T10:00:00+00:00 | 2026-03-03T15:00:00+00:00 | major | all | 300 |" in text
     assert "| Outage | 2026-03-03T13:00:00+00:00 | 2026-03-03T17:00:00+00:00 | critical | all | 240 |" in text
     assert "Slow dashboard" not in text
@@ -81,7 +85,8 @@ def test_reevaluate_breaches_when_a_claim_would_lapse_within_the_warning_days(si
     assert result.exit_code == 3, result.output
     details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
     assert details == [
-        "alpha: the 2026-03 SLA credit claim of 29,200.00 USD lapses on 2026-04-14 (9 days left): file it (procure scorecard --claim)"
+        "alpha: the 2026-03 SLA credit claim of 29,200.00 USD lapses on 2026-04-14 (9 days left): file it (procure "
+        "scorecard --claim)"
     ]
     # a claim worth less than the threshold, or further away than the warning days, is no breach
     config.write_text(config.read_text().replace("  claim_warning_days: 10\n", "  claim_warning_days: 8\n"))

@@ -1,7 +1,8 @@
 """`procure cashflow` in every format and `compare --horizon / --rank-by horizon` (tests/data/cashflow_basic).
 
 Figures by hand are those of tests/test_cashflow.py: delta's month 1 costs 127,475 (net rent 109,500, fees
-6,150, staff 10,000, software 1,825; SLA credits shown, not counted), its 30 months 9,874,145, its commitment 7,198,670 (fixed fees and the per-GPU-hour surcharge on committed hours).
+6,150, staff 10,000, software 1,825; SLA credits shown, not counted), its 30 months 9,874,145, its commitment 7,198,670
+(fixed fees and the per-GPU-hour surcharge on committed hours).
 """
 
 from __future__ import annotations

@@ -93,7 +93,8 @@ def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_j
         assert cells["rank"].value == offer["rank"]
         assert cells["reasons"].value in ("; ".join(offer["reasons"]), None)
     assert checked > 60
-    # by hand (tests/test_cli_compare.py): alpha costs 4.75 per GPU-hour in full, 1,080 x 0.995 x 0.97 x 0.9 x 0.8 tasks,
+    # by hand (tests/test_cli_compare.py): alpha costs 4.75 per GPU-hour in full, 1,080 x 0.995 x 0.97 x 0.9 x 0.8
+    # tasks,
     # x the means of the availability and utilization factors at the point
     from pointmeans import DELIVERY_MEAN
 

@@ -31,7 +31,8 @@ def test_offer_expiring_in_ten_days_is_warned_about_on_stderr(ws):
     assert warnings(result.stderr) == ["warning: bravo expires in 10 days (valid until 2026-12-31)"]
     assert (
         result.stdout
-        == f"as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
+        == f"as of 2026-12-21: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful "
+        "tasks\n"
     )
 
 
@@ -81,5 +82,6 @@ def test_evaluate_out_writes_the_summary_to_a_file(ws, tmp_path):
     assert result.stdout == ""
     assert (
         target.read_text(encoding="utf-8")
-        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful tasks\n"
+        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {ALPHA_PER_1000:.2f} USD per 1,000 successful "
+        "tasks\n"
     )

@@ -27,7 +27,8 @@ def cost(price: float) -> float:
 
 
 def k(price: float) -> str:
-    """The cost per 1,000 tasks as printed: alpha 4.00 -> 5.28, bravo 5.00 -> 6.59, charlie 3.50 -> 4.62, alpha 5.50 -> 7.25."""
+    """The cost per 1,000 tasks as printed: alpha 4.00 -> 5.28, bravo 5.00 -> 6.59, charlie 3.50 -> 4.62, alpha 5.50 ->
+    7.25."""
     return f"{cost(price) * 1000:.2f}"
 
 
@@ -77,7 +78,8 @@ def test_evaluate_save_with_label(ws):
     result = save(ws, "--label", "Nov RFP")
     assert (
         result.stdout
-        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks; saved as run 1\n"
+        == f"as of 2026-11-29: 3 of 4 offers acceptable; top: alpha at {k(4.0)} USD per 1,000 successful tasks; saved "
+        "as run 1\n"
     )
     assert result.stderr == "saved run 1\n"
     [saved] = list_runs(ws)
@@ -324,8 +326,8 @@ def test_corrupt_history_is_reported_by_every_command_and_left_untouched(ws):
         result = run(*args, "-w", ws)
         assert result.exit_code == 2, args
         assert (
-            ".procure/history.sqlite: the history database is unreadable (file is not a database); move it away to start a new history, nothing was changed"
-            in result.stderr
+            ".procure/history.sqlite: the history database is unreadable (file is not a database); move it away to "
+            "start a new history, nothing was changed" in result.stderr
         )
         assert (ws / HISTORY_FILE).read_bytes() == garbage
     assert [p.name for p in (ws / ".procure").iterdir()] == ["history.sqlite"]

@@ -354,7 +354,8 @@ def test_a_spliced_reading_is_shown_as_such_with_its_level_jump(quotes, workspac
     yaml.write_text(
         yaml.read_text().replace(
             "  seller_cap: 1.0\n",
-            "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: broker sheet entered by hand}\n",
+            "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: broker sheet entered by "
+            "hand}\n",
         )
     )
     result = build(quotes, root)
@@ -428,7 +429,8 @@ def test_two_readings_on_one_date_are_refused_with_their_line(quotes, workspace_
     yaml.write_text(
         yaml.read_text().replace(
             "  seller_cap: 1.0\n",
-            "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: a}\n    - {date: 2026-11-15, level: 4.50, source: b}\n",
+            "  seller_cap: 1.0\n  readings:\n    - {date: 2026-11-15, level: 4.40, source: a}\n    - {date: "
+            "2026-11-15, level: 4.50, source: b}\n",
         )
     )
     target = tmp_path / "index.csv"
@@ -456,7 +458,8 @@ def test_a_base_period_without_quotes_is_refused_not_written_as_an_empty_index(q
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
     assert_error(
         result,
-        "procure.yaml:50: index.base_period: no quotes in the base period 2030-01-01 (the quotes run from 2026-10-01 to 2026-11-01)",
+        "procure.yaml:50: index.base_period: no quotes in the base period 2030-01-01 (the quotes run from 2026-10-01 "
+        "to 2026-11-01)",
     )
     assert not target.exists()
 
@@ -469,7 +472,8 @@ def test_a_base_period_with_fixed_weights_is_refused(quotes, workspace_copy, tmp
     result = run("index", "build", quotes, "--workspace", root, "--out", tmp_path / "index.csv")
     assert_error(
         result,
-        "procure.yaml:50: index.base_period: the weights are fixed by index.weights: give index.weights or index.base_period, not both",
+        "procure.yaml:50: index.base_period: the weights are fixed by index.weights: give index.weights or "
+        "index.base_period, not both",
     )
     assert not (tmp_path / "index.csv").exists()
 
@@ -479,13 +483,15 @@ def test_two_readings_in_one_month_and_a_reading_before_the_quotes_are_refused(q
     root = workspace_copy("market_ws")
     _index_settings(
         root,
-        "  readings:\n    - {date: 2026-11-02, level: 4.40, source: a}\n    - {date: 2026-11-20, level: 4.50, source: b}\n    - {date: 2026-01-15, level: 4.50, source: c}\n",
+        "  readings:\n    - {date: 2026-11-02, level: 4.40, source: a}\n    - {date: 2026-11-20, level: 4.50, source: "
+        "b}\n    - {date: 2026-01-15, level: 4.50, source: c}\n",
     )
     target = tmp_path / "index.csv"
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
     assert_error(
         result,
-        "procure.yaml:52: index.readings[1].date: 2026-11-20 is in the same month (2026-11-01) as the reading on 2026-11-02",
+        "procure.yaml:52: index.readings[1].date: 2026-11-20 is in the same month (2026-11-01) as the reading on "
+        "2026-11-02",
         "procure.yaml:53: index.readings[2].date: 2026-01-15 is before the first month of quotes (2026-10-01)",
     )
     assert not target.exists()
@@ -503,6 +509,7 @@ def test_fixed_weights_for_no_stratum_of_the_quotes_are_refused(quotes, workspac
     result = run("index", "build", quotes, "--workspace", root, "--out", target)
     assert_error(
         result,
-        "procure.yaml:50: index.weights: no stratum with a weight has quotes in the selection (weights for: 0-3 / advertised / all)",
+        "procure.yaml:50: index.weights: no stratum with a weight has quotes in the selection (weights for: 0-3 / "
+        "advertised / all)",
     )
     assert not target.exists()

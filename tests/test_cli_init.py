@@ -1,4 +1,5 @@
-"""`procure init DIR`: an empty workspace of commented templates; `--example`: the example. Never over an existing one."""
+"""`procure init DIR`: an empty workspace of commented templates; `--example`: the example. Never over an existing
+one."""
 
 from __future__ import annotations
 
@@ -163,7 +164,7 @@ responsibilities: {{hardware_repair: provider, firmware_drivers: provider, os_pa
   serving_stack: customer, release_validation: customer, capacity_planning: customer}}
 performance: {{reference: b200-dynamo-trt-fp4}}
 operator: {{published_tier: gold}}
-"""
+"""  # noqa: E501
 
 
 def test_init_writes_an_empty_workspace_of_templates(tmp_path):

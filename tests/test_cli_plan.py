@@ -122,7 +122,8 @@ def test_the_report_draws_the_frontier_when_asked_for(newsvendor, tmp_path):
     section = target.read_text()[target.read_text().index('id="plan"') :]
     figure = section[section.index("<figure>") : section.index("Efficient frontier: the lowest expected cost")]
     assert "<svg" in figure and "plan-frontier" in figure and "procure report --frontier" not in section
-    # the frontier the chart draws is the one `procure plan --frontier` lists: from the risk-neutral plan (4.32 per 1,000
+    # the frontier the chart draws is the one `procure plan --frontier` lists: from the risk-neutral plan (4.32 per
+    # 1,000
     # tasks, as above) to the least-CVaR one
     listed = json.loads(ok(run("plan", "--frontier", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))[
         "frontier"

@@ -20,7 +20,8 @@ import pytest
 from clihelp import AS_OF, run
 from pointmeans import DELIVERY_MEAN
 
-# each over its successful tasks x the means of the availability and utilization factors at the point (tests/pointmeans.py)
+# each over its successful tasks x the means of the availability and utilization factors at the point
+# (tests/pointmeans.py)
 BRAVO = 3.95 / (1080 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN)  # 0.0053977 / 0.980056 = 0.0055075
 ALPHA = 4.75 / (1080 * 0.995 * 1.0 * 0.9 * 0.8 * DELIVERY_MEAN)
 DELTA = 4.95 / (1080 * 0.995 * 0.995 * 0.9 * 0.8 * DELIVERY_MEAN)
@@ -92,7 +93,8 @@ def test_table(data_dir):
     assert rows[2] == ["3", "US", "us", "our cost", "6.00", "2026-10-31"]
     text = " ".join(result.stdout.split())
     assert (
-        f"At 6.00 USD per 1,000 successful tasks (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost curve; "
+        "At 6.00 USD per 1,000 successful tasks (our recorded cost on 2026-10-31), we rank 3 of 7 costs on the cost "
+        "curve; "
         f"the cheapest is bravo at {BRAVO * 1000:.2f}, and we cost {0.006 / BRAVO - 1:.0%} more."
     ) in text
 

@@ -79,8 +79,10 @@ def test_json_records(data_dir):
     assert by_id["bravo"]["note"] == "not rated: no operator evidence"  # bare metal: no checklist score, no tier
     assert by_id["echo"]["note"] == "not rated: no operator evidence"
     # reliability factor: bands [[85, 1.0], [70, 0.995], [55, 0.99], [40, 0.98], [0, 0.95]] on the operational score
-    # (delta: security 100 x 0.15 + lifecycle 0 x 0.10 + reliability 100 x 0.15 + monitoring 100 x 0.12 over 0.52 = 80.8),
-    # the stated unrated haircut 0.97 (echo, and bravo: bare metal with no published tier), critical failure the lowest band 0.95
+    # (delta: security 100 x 0.15 + lifecycle 0 x 0.10 + reliability 100 x 0.15 + monitoring 100 x 0.12 over 0.52 =
+    # 80.8),
+    # the stated unrated haircut 0.97 (echo, and bravo: bare metal with no published tier), critical failure the lowest
+    # band 0.95
     assert {i: by_id[i]["reliability_factor"] for i in by_id} == {
         "alpha": 1.0,
         "delta": 0.995,
@@ -180,7 +182,8 @@ def test_bad_evidence_exits_2_with_one_line_per_problem(workspace_copy):
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
     assert result.stderr.splitlines() == [
-        f"offers/delta.yaml:{line}: operator.evidence.storage.read_gb_s_per_gpu: must be a number of at least 0 (got 'fast')",
+        f"offers/delta.yaml:{line}: operator.evidence.storage.read_gb_s_per_gpu: must be a number of at least 0 (got "
+        "'fast')",
         "1 problem found; nothing was written.",
     ]
 

@@ -2,7 +2,8 @@
 compared with the last saved run, exit 3 on a breach and are then not saved (unless --accept).
 
 Cost per successful task is the GPU-hour price / (773.712 x 0.980056, the means of the availability and
-utilization factors): alpha 4.00 -> 0.00528; a 10% rise to 4.40 -> 0.00580 keeps alpha first (bravo 5.00, delta 6.00), so only the cost threshold can trip.
+utilization factors): alpha 4.00 -> 0.00528; a 10% rise to 4.40 -> 0.00580 keeps alpha first (bravo 5.00, delta 6.00),
+so only the cost threshold can trip.
 """
 
 from __future__ import annotations
@@ -137,8 +138,8 @@ def test_markdown_for_a_pull_request_comment(risen):
         "## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n"
     )
     assert (
-        "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe cheapest acceptable offer is still alpha.\n"
-        in text
+        "run 1 (as of 2026-11-29) against this evaluation (as of 2026-11-29).\n3 offers unchanged (not listed).\nThe "
+        "cheapest acceptable offer is still alpha.\n" in text
     )
     assert (
         "| Offer | Status | Rank | Grade | Acceptable | Cost per 1k tasks | Change |\n|---|---|---|---|---|---|---|\n"

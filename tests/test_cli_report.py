@@ -131,8 +131,8 @@ def test_rank_by_horizon_ranks_both_reports_by_the_horizon_figure(data_dir, tmp_
         assert leader["vendor"] in html and f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f}" in html
     comparison = (tmp_path / "r0.html").read_text()
     assert (
-        f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f} USD</strong> per 1,000 successful tasks over 30 months"
-        in comparison
+        f"{leader['metrics']['horizon_cost_per_task'] * 1000:,.2f} USD</strong> per 1,000 successful tasks over 30 "
+        "months" in comparison
     )
     assert "Ranked by the cost over the horizon" in comparison
 

@@ -161,5 +161,6 @@ def test_a_broken_offer_with_actuals_is_named_once_not_as_an_unknown_actuals_fol
     result = run("validate", "-w", ws, "--as-of", AS_OF)
     assert result.exit_code == 2
     assert problem_lines(result) == [
-        f"offers/alpha.yaml:{offer.read_text().splitlines().index('  gpu_hour: -3') + 1}: pricing.gpu_hour: must be greater than 0 (got -3)"
+        f"offers/alpha.yaml:{offer.read_text().splitlines().index('  gpu_hour: -3') + 1}: pricing.gpu_hour: must be "
+        "greater than 0 (got -3)"
     ]

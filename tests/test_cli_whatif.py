@@ -3,7 +3,8 @@
 Hand figures (tests/data/rated, no demand: every offer fully used): alpha costs 4.75 per GPU-hour
 (4.00 rent + 0.10 fees + 0.60 serving staff + 0.05 software), 100 GPUs, 12 months, availability
 0.995 x 1.0 (operator score 100), success 0.9, utilization 0.8: 300 tok/s x 3.6 x 0.995 x 0.72
-successful tasks per GPU-hour, x the means of the availability and utilization factors (0.996667 x 0.983333). Monthly bill 4.75 x 100 x 730 = 346,750. +50% throughput cuts the cost
+successful tasks per GPU-hour, x the means of the availability and utilization factors (0.996667 x 0.983333). Monthly
+bill 4.75 x 100 x 730 = 346,750. +50% throughput cuts the cost
 per task to two thirds, so the saving is a third of the bill.
 """
 
@@ -18,7 +19,8 @@ import pytest
 from clihelp import AS_OF, run
 from pointmeans import DELIVERY_MEAN
 
-# alpha, before the change; availability and utilization each x the mean of its factor at the point (tests/pointmeans.py)
+# alpha, before the change; availability and utilization each x the mean of its factor at the point
+# (tests/pointmeans.py)
 TASKS_PER_HOUR = 300 * 3.6 * 0.995 * 1.0 * 0.9 * 0.8 * DELIVERY_MEAN
 BEFORE = 4.75 / TASKS_PER_HOUR
 AFTER = 4.75 / (1.5 * TASKS_PER_HOUR)

@@ -343,7 +343,8 @@ def test_availability_by_service_kind_from_offer_files(data_dir):
     # managed cluster: SLA 0.995 x unrated 0.97
     assert basic.offer("alpha").metrics["availability"] == pytest.approx(0.995 * 0.97 * AVAILABILITY_MEAN)
     assert basic.offer("alpha").reliability_factor == pytest.approx(0.97)
-    # bare metal, unrated: SLA 0.99 x haircut 0.97 (the host) x ours 0.98 (the eight operating jobs left to us) = 0.941094
+    # bare metal, unrated: SLA 0.99 x haircut 0.97 (the host) x ours 0.98 (the eight operating jobs left to us) =
+    # 0.941094
     assert basic.offer("bravo").metrics["availability"] == pytest.approx(0.941094 * AVAILABILITY_MEAN, rel=1e-9)
     # owned: our host 0.98 x our operating jobs 0.98
     kinds = evaluate(load_workspace(data_dir / "offer_kinds"), AS_OF)

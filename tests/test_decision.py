@@ -138,7 +138,8 @@ def test_every_surface_recommends_the_same_vendors_gpus_months_and_cost(surfaces
         str(surfaces["table"]).split("\n\n")[0].split()
     )  # the line as read, wherever the terminal wraps it
     assert first.startswith(
-        "Recommended: the plan (Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour; Bravo Cloud: up to 100 GPUs on demand"
+        "Recommended: the plan (Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour; Bravo Cloud: up to 100 "
+        "GPUs on demand"
     )
     assert "at 3.40 USD per 1,000 tasks" in first and "best single offer Bravo Cloud at 4.63" in first
     for kind in ("comparison", "board"):
@@ -173,7 +174,8 @@ def test_both_reports_and_hedge_buy_the_same_contracts_for_the_same_months(surfa
 def test_the_board_memo_is_two_pages_with_deadline_spend_and_no_jargon(surfaces: dict[str, object]):
     pages, text = surfaces["board"]  # type: ignore[misc]
     assert pages == 2
-    # Alpha states no delivery date: the plan counts on its GPUs from the as-of date, before its offer expires (2027-03-31)
+    # Alpha states no delivery date: the plan counts on its GPUs from the as-of date, before its offer expires
+    # (2027-03-31)
     assert "Decide by 2026-11-29: the plan counts on the 100 GPUs of Alpha Compute from then." in text
     assert "Expected spend 4.82 M USD over 12 months, 4.82 M USD a year" in text
     for word in JARGON:
@@ -212,7 +214,8 @@ def test_a_plan_that_cannot_be_solved_is_said_on_page_one_and_the_offer_is_the_f
 
 @pytest.mark.slow
 def test_a_workspace_without_transacted_prices_gets_the_benchmark_with_a_note(data_dir: Path, tmp_path: Path):
-    """No public B200 transacted prices exist: the chapter is built from the advertised ones and says what is missing."""
+    """No public B200 transacted prices exist: the chapter is built from the advertised ones and says what is
+    missing."""
     import shutil
 
     root = tmp_path / "ws"
@@ -328,7 +331,8 @@ def test_the_offer_ranked_first_and_used_less_than_it_could_gets_a_line_saying_w
         "cost_per_task"
     ] * 1000 == pytest.approx(600 / 162_000 * 1000)
     assert rec["usage"] == [
-        "Alpha Compute (ranked first at today's demand): committed now for months 1–12 of 12, 100 of up to 200 GPUs; alone it costs 3.70 per 1,000 "
+        "Alpha Compute (ranked first at today's demand): committed now for months 1–12 of 12, 100 of up to 200 GPUs; "
+        "alone it costs 3.70 per 1,000 "
         "tasks over the scenarios; what can limit it: 12-month term, no on-demand capacity of its own."
     ]
     # the first line stays short; the usage line follows the ranking (compare) and sits in the JSON beside it

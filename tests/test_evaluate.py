@@ -93,38 +93,49 @@ def test_availability_gate(basic):
     evaluation = run(basic)
     alpha = evaluation.offer("alpha")
     assert not gate(alpha, "availability").passed
-    # alpha is unrated (no operator block): its SLA is judged unverified at basic's stated haircut 0.97, as it is costed:
-    # 0.955 x 0.97 = 0.92635 (printed 92.63%: 0.92635 is 0.926349999... in binary); every infrastructure job is the provider's.
-    # At the mean of the availability factor, x (0.99 + 1 + 1) / 3: 0.923262 < 0.93; it would need a factor of 0.93 / 0.92635 > 1
+    # alpha is unrated (no operator block): its SLA is judged unverified at basic's stated haircut 0.97, as it is
+    # costed:
+    # 0.955 x 0.97 = 0.92635 (printed 92.63%: 0.92635 is 0.926349999... in binary); every infrastructure job is the
+    # provider's.
+    # At the mean of the availability factor, x (0.99 + 1 + 1) / 3: 0.923262 < 0.93; it would need a factor of 0.93 /
+    # 0.92635 > 1
     # to pass, so no draw passes
     assert gate(alpha, "availability").probability == 0.0
     assert (
-        "unrated: availability unverified: stated availability 92.63% (SLA 95.50% unverified x the unrated haircut 0.97), 92.33% expected at the mean of its draws "
-        "is below the 93.00% minimum; passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
+        "unrated: availability unverified: stated availability 92.63% (SLA 95.50% unverified x the unrated haircut "
+        "0.97), 92.33% expected at the mean of its draws "
+        "is below the 93.00% minimum; passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the "
+        "availability it delivers)"
     ) in alpha.reasons
     # bravo (bare metal, unrated): the provider repairs the hardware (its layer, 0.99 x 0.97, is the host); the eight
-    # operating jobs above it are ours at 0.98^(1/8) each, 0.98 together: 0.99 x 0.97 x 0.98 = 0.941094; x 0.996667 at the mean of its
+    # operating jobs above it are ours at 0.98^(1/8) each, 0.98 together: 0.99 x 0.97 x 0.98 = 0.941094; x 0.996667 at
+    # the mean of its
     # factor = 0.937957; its lowest draw (factor 0.99) 0.931683 >= 0.93: it passes in every draw
     assert gate(evaluation.offer("bravo"), "availability").detail == (
-        "unrated: availability unverified: stated availability 94.11% (SLA 99.00% unverified x the unrated haircut 0.97 x ours 0.98 for 8 jobs), "
-        "93.80% expected at the mean of its draws meets the 93.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "unrated: availability unverified: stated availability 94.11% (SLA 99.00% unverified x the unrated haircut "
+        "0.97 x ours 0.98 for 8 jobs), "
+        "93.80% expected at the mean of its draws meets the 93.00% minimum; passes in 100.0% of the draws, at least "
+        "policy.gate_confidence 50%"
     )
 
 
 def test_availability_gate_owned_uses_self_operated_reliability(workspace_copy):
     root = workspace_copy("offer_kinds")
     owned = run(root).offer("owned")
-    # no provider: our host (hardware repair) 0.98 x our eight operating jobs 0.98 = 0.9604; x 0.996667 (the mean of its factor)
+    # no provider: our host (hardware repair) 0.98 x our eight operating jobs 0.98 = 0.9604; x 0.996667 (the mean of its
+    # factor)
     # = 0.957199; its lowest draw 0.9604 x 0.99 = 0.950796 >= 0.95: every draw passes
     assert gate(owned, "availability").detail == (
-        "self-operated availability 96.04%, 95.72% expected at the mean of its draws meets the 95.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "self-operated availability 96.04%, 95.72% expected at the mean of its draws meets the 95.00% minimum; passes "
+        "in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     edit(root / "procure.yaml", "  min_availability: 0.95", "  min_availability: 0.99")
     owned = run(root).offer("owned")
     assert not gate(owned, "availability").passed
     # 0.99 / 0.9604 > 1: no draw passes
     assert (
-        "self-operated availability 96.04%, 95.72% expected at the mean of its draws is below the 99.00% minimum; passes in 0.0% of the draws, "
+        "self-operated availability 96.04%, 95.72% expected at the mean of its draws is below the 99.00% minimum; "
+        "passes in 0.0% of the draws, "
         "under policy.gate_confidence 50% (decided by the availability it delivers)"
     ) in owned.reasons
 
@@ -177,16 +188,19 @@ def test_capacity_gate(basic):
     assert not gate(alpha, "capacity").passed
     # 100 GPUs cover the demand only when availability x utilization is at least twice its mean: never in the draws
     assert alpha.reasons == [
-        "can supply 100 GPUs; the demand needs 200.0 (short); passes in 0.0% of the draws, under policy.gate_confidence 50% "
+        "can supply 100 GPUs; the demand needs 200.0 (short); passes in 0.0% of the draws, under "
+        "policy.gate_confidence 50% "
         "(decided by its throughput at the target, availability, utilization and demand)"
     ]
     edit(basic / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: 100\nmax_gpus: 300\n")
     alpha = run(basic).offer("alpha")
     assert gate(alpha, "capacity").passed
-    # 300 GPUs cover 200 at the means; the lowest draws (availability x 0.99, utilization x 0.85) need 200 / 0.8415 = 237.7
+    # 300 GPUs cover 200 at the means; the lowest draws (availability x 0.99, utilization x 0.85) need 200 / 0.8415 =
+    # 237.7
     assert (
         gate(alpha, "capacity").detail
-        == "can supply 300 GPUs; the demand needs 200.0; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        == "can supply 300 GPUs; the demand needs 200.0; passes in 100.0% of the draws, at least "
+        "policy.gate_confidence 50%"
     )
     assert alpha.metrics["fill"] == pytest.approx(1.0)
 
@@ -199,13 +213,16 @@ def test_capacity_gate_with_partial_coverage(basic):
     )
     edit(basic / "procure.yaml", "  min_demand_coverage: 1.0\n", "  min_demand_coverage: 0.4\n")
     alpha = run(basic).offer("alpha")
-    # 200 x 0.4 = 80 at the means (test_capacity_gate); short only when the drawn demand (factor triangular 0.8 / 1 / 1.2) over
-    # the drawn availability x utilization exceeds its mean by 25% (e.g. demand x 1.15 with utilization x 0.89): a corner of the draws
+    # 200 x 0.4 = 80 at the means (test_capacity_gate); short only when the drawn demand (factor triangular 0.8 / 1 /
+    # 1.2) over
+    # the drawn availability x utilization exceeds its mean by 25% (e.g. demand x 1.15 with utilization x 0.89): a
+    # corner of the draws
     capacity = gate(alpha, "capacity")
     assert capacity.passed and 0.98 < capacity.probability < 1.0
     assert (
         capacity.detail
-        == f"can supply 100 GPUs; the demand needs 80.0; passes in {capacity.probability:.1%} of the draws, at least policy.gate_confidence 50%"
+        == f"can supply 100 GPUs; the demand needs 80.0; passes in {capacity.probability:.1%} of the draws, at least "
+        "policy.gate_confidence 50%"
     )
 
 
@@ -213,7 +230,8 @@ def test_capacity_gate_without_demand_and_for_per_token(data_dir):
     assert gate(run(data_dir / "basic").offer("alpha"), "capacity").detail == (
         "no demand stated: the committed GPUs are taken as fully used"
     )
-    # no rate limits stated: passes by the default policy with a warning; peak = 3 x 40,000,000 / (730 x 60) = 2,739.7 a minute
+    # no rate limits stated: passes by the default policy with a warning; peak = 3 x 40,000,000 / (730 x 60) = 2,739.7 a
+    # minute
     tokens = run(data_dir / "offer_kinds").offer("tokens")
     assert gate(tokens, "capacity").passed
     assert gate(tokens, "capacity").detail == (
@@ -406,7 +424,8 @@ def test_an_sla_above_the_minimum_is_not_enough_when_the_expected_figure_is_belo
     assert alpha.metrics["availability"] == pytest.approx(0.9751 * AVAILABILITY_MEAN)
     assert not gate(alpha, "availability").passed
     assert gate(alpha, "availability").detail == (
-        "stated availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% expected at the mean of its draws is below the 98.00% minimum; "
+        "stated availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% expected at the mean of its draws is below "
+        "the 98.00% minimum; "
         "passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
     )
     assert gate(alpha, "availability").margin == pytest.approx(0.9751 * AVAILABILITY_MEAN / 0.98 - 1)
@@ -499,7 +518,8 @@ def add_limits(kinds: Path, text: str) -> None:
 
 
 def test_rate_limits_against_the_peak(kinds):
-    # peak = 3 x 40,000,000 tasks / (730 x 60 minutes) = 2,739.73 requests a minute; x 1,000 output tokens = 2,739,726 tokens
+    # peak = 3 x 40,000,000 tasks / (730 x 60 minutes) = 2,739.73 requests a minute; x 1,000 output tokens = 2,739,726
+    # tokens
     add_limits(kinds, "{requests_per_minute: 3000, output_tokens_per_minute: 2800000}")
     tokens = tokens_of(kinds)
     assert gate(tokens, "capacity").passed
@@ -593,12 +613,14 @@ def test_real_published_tiers_set_the_reliability(real):
     )  # no evidence: unrated, judged and costed at the haircut (the middle band)
     assert found["deepinfra-deepseek-r1"] == ("unrated", 0.99)  # no checklist, no incident history
     assert real.offer("nebius-b200").metrics["availability"] == pytest.approx(0.999 * 1.0 * AVAILABILITY_MEAN)
-    # AWS: EC2 SLA 0.995 x Bronze 0.98 = 0.9751 < the 98% minimum (Silver's 0.99 gave 0.98505, above it); x 0.996667 at the
+    # AWS: EC2 SLA 0.995 x Bronze 0.98 = 0.9751 < the 98% minimum (Silver's 0.99 gave 0.98505, above it); x 0.996667 at
+    # the
     # mean of its factor = 0.971850, and no draw reaches 0.98 (it would need a factor of 1.005)
     aws = real.offer("aws-p6-b200")
     assert aws.metrics["availability"] == pytest.approx(0.995 * 0.98 * AVAILABILITY_MEAN, rel=1e-12)
     assert not aws.acceptable and aws.reasons == [
-        "stated availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% expected at the mean of its draws is below the 98.00% minimum; "
+        "stated availability 97.51% (SLA 99.50% x reliability 0.98), 97.18% expected at the mean of its draws is below "
+        "the 98.00% minimum; "
         "passes in 0.0% of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
     ]
     # Lambda: SLA 0.99 (assumed) x the unrated haircut 0.99 (the host) x our eight operating jobs at 0.99^(1/8) each,
@@ -646,7 +668,8 @@ def test_real_ranking_and_the_leader_by_hand(real):
     # Nebius: 300 tok/s/GPU on its reference curve, read at the expected production throughput: the
     # reference factor's mean (0.85 + 0.95 + 1.05) / 3 = 0.95 x benchmark to production (0.85 + 0.95 + 1.0) / 3
     # = 0.93333 (procure's default uncertainty) -> 266.0 tok/s/GPU;
-    # x 3,600 / 1,024 x availability 0.999 x 1.0 (Platinum) x success 0.97 x utilization 0.8, availability and utilization
+    # x 3,600 / 1,024 x availability 0.999 x 1.0 (Platinum) x success 0.97 x utilization 0.8, availability and
+    # utilization
     # each x the mean of its factor (DELIVERY_MEAN = 0.996667 x 0.983333)
     capacity = 300 * 0.95 * (2.8 / 3) * 3600 / 1024 * 0.999 * 1.0 * 0.97 * 0.8 * DELIVERY_MEAN
     billed = 20_000_000 / (capacity * 730)  # above the 32 committed GPUs: billed as needed, fill 1
@@ -662,7 +685,8 @@ def test_real_ranking_and_the_leader_by_hand(real):
 
 
 def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
-    # CoreWeave: $8.60 (coreweave.com/pricing), single-region SLO 0.99 x Platinum 1.0; the same jobs left to us as Nebius
+    # CoreWeave: $8.60 (coreweave.com/pricing), single-region SLO 0.99 x Platinum 1.0; the same jobs left to us as
+    # Nebius
     def per_task(rent: float, availability: float, fixed_fte: float, fte_per_1000: float) -> float:
         capacity = (
             300 * 0.95 * (2.8 / 3) * 3600 / 1024 * availability * 0.97 * 0.8 * DELIVERY_MEAN
@@ -684,7 +708,8 @@ def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
     assert real.offer("lambda-b200").metrics["cost_per_task"] == pytest.approx(lambda_, rel=1e-6)
     # At the expected production throughput (266 tok/s/GPU) and the mean availability and utilization (x 0.980056) the
     # demand bills about 15% more GPUs, so bare metal's two more engineers spread over more of them: Lambda comes within
-    # 0.05% of CoreWeave per task (slightly below it), but its 97.03% availability fails the 98% minimum, so CoreWeave is
+    # 0.05% of CoreWeave per task (slightly below it), but its 97.03% availability fails the 98% minimum, so CoreWeave
+    # is
     # the runner-up and Lambda is not ranked
     assert abs(coreweave / lambda_ - 1) < 0.001
     assert real.offer("coreweave-b200").rank == 2 and real.offer("lambda-b200").rank is None

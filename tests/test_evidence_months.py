@@ -343,7 +343,10 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     done = run("actuals", "import", huge, "--offer", OFFER, "-w", example)
     assert (
         done.exit_code == 2
-        and "output_tokens: 1e+15 is implausible: at most 1.991e+14 (100,000 a second on each of the offer's 768 GPUs over 2026-11's 30 days)"
+        and (
+            "output_tokens: 1e+15 is implausible: at most 1.991e+14 (100,000 a second on each of the offer's 768 GPUs"
+            " over 2026-11's 30 days)"
+        )
         in done.stderr
     )
     assert files_of(example) == before
@@ -398,8 +401,8 @@ def test_a_snapshot_without_any_configured_metric_is_an_error(example, tmp_path,
     done = run("actuals", "import", snap, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "Traceback" not in done.output
     assert (
-        f"{snap}: no samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:e2e_request_latency_seconds, vllm:generation_tokens_total"
-        in done.stderr
+        f"{snap}: no samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:e2e_request_latency_seconds, "
+        "vllm:generation_tokens_total" in done.stderr
     )  # the utilization gauge is read too
     assert files_of(example) == before
 

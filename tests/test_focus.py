@@ -14,7 +14,10 @@ from procure.io.workspace import load_workspace
 FOCUS = Path(__file__).parent / "data" / "focus"
 runner = CliRunner()
 
-HEADER = "BillingPeriodStart,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,BilledCost,EffectiveCost,ConsumedQuantity,ConsumedUnit,InvoiceId,CommitmentDiscountId,CommitmentDiscountStatus,BillingCurrency"
+HEADER = (
+    "BillingPeriodStart,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,BilledCost,EffectiveCost,ConsumedQuantity,"
+    "ConsumedUnit,InvoiceId,CommitmentDiscountId,CommitmentDiscountStatus,BillingCurrency"
+)
 
 
 def run(*args: object):  # type: ignore[no-untyped-def]
@@ -177,7 +180,10 @@ def test_a_month_without_hours_or_a_missing_column_is_refused(workspace_copy, tm
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert (
         result.exit_code == 2
-        and "focus.csv:1: a FOCUS file needs the columns BilledCost, ChargeCategory, ChargePeriodStart, ChargePeriodEnd: missing ChargePeriodEnd"
+        and (
+            "focus.csv:1: a FOCUS file needs the columns BilledCost, ChargeCategory, ChargePeriodStart,"
+            " ChargePeriodEnd: missing ChargePeriodEnd"
+        )
         in result.output
     )
     assert not (ws / "actuals").exists()

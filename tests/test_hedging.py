@@ -172,7 +172,8 @@ def test_alignment_by_week_uses_each_iso_week_s_last_value():
         IndexLevel(date(2026, 11, 29), 6.9),
     ]  # 11-29 is the Sunday of week 48
     reg = regress(rent, index, "week", "rent")
-    # Weeks 45, 46, 48: dF 0.4, 0.3 and dS 0.3, 0.6: deviations (0.05, -0.05) and (-0.15, 0.15) -> h* = -0.015 / 0.005 = -3
+    # Weeks 45, 46, 48: dF 0.4, 0.3 and dS 0.3, 0.6: deviations (0.05, -0.05) and (-0.15, 0.15) -> h* = -0.015 / 0.005 =
+    # -3
     assert reg.changes == 2
     assert reg.hedge_ratio == pytest.approx(-3.0)
     assert reg.rho == pytest.approx(-1.0)

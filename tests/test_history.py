@@ -4,7 +4,8 @@ the thresholds of a re-evaluation, several processes saving at once, and damaged
 The fixture tests/data/history_base is built so that the figures are easy by hand: no staff, no
 software, no fees and reliability factors of 1, so an offer's cost per successful task is its
 GPU-hour price / 773.712 (300 tok/s x 3,600 s / 1,000 output tokens x 0.995 SLA x 0.9 success
-x 0.8 utilization) / 0.980056 (the means of the availability and utilization factors at the point). alpha 4.00 (rank 1), bravo 5.00 (rank 2, valid until 2026-12-31), delta 6.00
+x 0.8 utilization) / 0.980056 (the means of the availability and utilization factors at the point). alpha 4.00 (rank 1),
+bravo 5.00 (rank 2, valid until 2026-12-31), delta 6.00
 (bare metal, rank 3), charlie 3.50 (cheapest, but its region eu-west is not allowed).
 """
 
@@ -248,7 +249,10 @@ def test_newer_schema_is_reported_and_left_untouched(ws):
     with sqlite3.connect(ws / HISTORY_FILE) as db:
         db.execute("PRAGMA user_version = 99")
     saved = history_bytes(ws)
-    expected = ".procure/history.sqlite: the history was written by a newer procure (schema 99; this one reads 1): upgrade procure"
+    expected = (
+        ".procure/history.sqlite: the history was written by a newer procure (schema 99; this one reads 1): "
+        "upgrade procure"
+    )
     for use in (lambda: list_runs(ws), lambda: latest_run_id(ws), lambda: load_run(ws, 1), lambda: save_run(ws, ev)):
         with pytest.raises(InputError) as caught:
             use()
@@ -452,7 +456,8 @@ def test_diff_lists_changed_assumptions_with_before_and_after(ws):
         AssumptionChange(path="policy.min_availability", before=0.99, after=0.995),
         AssumptionChange(path="workload.name", before="history-chat", after="history-chat-v2"),
     ]
-    # none of these moves a cost: no offer leaves hardware repair to the buyer, and staff cost only counts for the buyer's jobs
+    # none of these moves a cost: no offer leaves hardware repair to the buyer, and staff cost only counts for the
+    # buyer's jobs
     assert all(o.cost_change == 0.0 for o in result.offers)
 
 

@@ -75,7 +75,10 @@ def test_formula_in_an_index_date_is_refused(workspace_copy, tmp_path):
 
 def test_index_rows_with_wrong_types_are_each_reported_with_their_line(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    text = "date,price\n2026-01-31,abc\n2026-13-01,5\n2026-03-31,-1\n2026-04-30,nan\n2026-05-31,inf\n2026-06-30,$5\n2026-07-31,true\n2026-08-31\n2026-09-30,5.00\n2026-09-30,6.00\n"
+    text = (
+        "date,price\n2026-01-31,abc\n2026-13-01,5\n2026-03-31,-1\n2026-04-30,nan\n2026-05-31,inf\n2026-06-30,$5\n"
+        "2026-07-31,true\n2026-08-31\n2026-09-30,5.00\n2026-09-30,6.00\n"
+    )
     stderr = index_refused(
         ws,
         tmp_path,
@@ -286,7 +289,10 @@ def test_huge_quote_prices_never_give_an_infinite_level(workspace_copy):
 
 def test_quotes_with_extreme_dates_and_terms_are_safe(workspace_copy):
     ws = workspace_copy("market_ws")
-    rows = "9999-12-31,B200,6.1,advertised,0,E,T-BM,0\n0001-01-01,B200,6.1,advertised,0,E,T-BM,0\n2026-10-06,B200,6.1,advertised,1e300,E,T-BM,0\n"
+    rows = (
+        "9999-12-31,B200,6.1,advertised,0,E,T-BM,0\n0001-01-01,B200,6.1,advertised,0,E,T-BM,0\n"
+        "2026-10-06,B200,6.1,advertised,1e300,E,T-BM,0\n"
+    )
     for period in ("month", "week"):
         result, _ = build(ws, QUOTES_HEADER + rows, "--period", period, "--format", "json")
         assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception))

@@ -280,7 +280,8 @@ def test_output_in_a_read_only_folder_is_an_error(workspace_copy, tmp_path):
         else:
             probe.unlink()
             pytest.skip(
-                "the tests run as root (or with CAP_DAC_OVERRIDE), who can write into a 0o555 folder: a read-only folder cannot be simulated"
+                "the tests run as root (or with CAP_DAC_OVERRIDE), who can write into a 0o555 folder: a read-only "
+                "folder cannot be simulated"
             )
         out = folder / "cmp.csv"
         assert_error(run("compare", "--format", "csv", "--out", out, "-w", ws), "cmp.csv", "cannot write here")

@@ -139,7 +139,8 @@ PUBLISHED = [
     (
         "  published_tier: diamond\n",
         "operator.published_tier",
-        "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got 'diamond')",
+        "must be one of 'platinum', 'gold', 'silver', 'bronze', 'participation_ribbon' or 'underperform' (got "
+        "'diamond')",
     ),
     (
         "  published_tier: 3\n",

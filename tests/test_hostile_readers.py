@@ -331,7 +331,8 @@ def test_delivered_evidence_with_negative_amounts_a_share_above_one_or_inverted_
         "actuals/alpha/invoices.csv:2: gpu_hours: must be at least 0 (got -73000)",
         "actuals/alpha/invoices.csv:3: amount: must be at least 0 (got -5)",
         "actuals/alpha/metrics.csv:2: requests_failed: must be at least 0 (got -1)",
-        "actuals/alpha/metrics.csv:2: ttft_p90_s: 0.4 s is below ttft_p50_s (0.9 s): a higher percentile is never faster",
+        "actuals/alpha/metrics.csv:2: ttft_p90_s: 0.4 s is below ttft_p50_s (0.9 s): a higher percentile is never "
+        "faster",
         "actuals/alpha/metrics.csv:2: coverage: must be at most 1 (got 1.5)",
     )
     assert "5 problems found" in result.stderr

@@ -72,7 +72,8 @@ CASES = [
         "13-36",
     ),
     (
-        "index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 2}\n",
+        "index:\n  weights:\n    - {term: 0-3, kind: advertised, grade: T-MC, weight: 1}\n    - {term: 0-3, kind: "
+        "advertised, grade: T-MC, weight: 2}\n",
         "weight: 2",
         "index.weights[1]",
         "listed twice",
@@ -91,17 +92,20 @@ CASES = [
         "give index.weights or index.base_period, not both",
     ),
     (
-        "market:\n  own:\n    - {cost_per_task: 0.007, date: 2026-05-31}\n    - {cost_per_task: 0.006, date: 2026-05-31}\n",
+        "market:\n  own:\n    - {cost_per_task: 0.007, date: 2026-05-31}\n    - {cost_per_task: 0.006, date: "
+        "2026-05-31}\n",
         "0.006",
         "market.own[1].date",
         "a second figure on 2026-05-31 (also market.own[0]): give each date one figure",
     ),
     (
-        "market:\n  competitors:\n    - {name: R, cost_per_task: 0.008, date: 2026-05-31}\n    - {name: R, cost_per_task: 0.012, date: 2026-05-31, figure: price}\n"
+        "market:\n  competitors:\n    - {name: R, cost_per_task: 0.008, date: 2026-05-31}\n    - {name: R, "
+        "cost_per_task: 0.012, date: 2026-05-31, figure: price}\n"
         "    - {name: R, cost_per_task: 0.005, date: 2026-05-31}\n",
         "0.005",
         "market.competitors[2].date",
-        "a second cost figure for R on 2026-05-31 (also market.competitors[0])",  # its price figure that day is no duplicate
+        # its price figure that day is no duplicate
+        "a second cost figure for R on 2026-05-31 (also market.competitors[0])",
     ),
 ]
 
@@ -159,7 +163,8 @@ def test_a_reliability_band_whose_factor_falls_below_a_lower_scores_is_located(w
     line = next(i for i, ln in enumerate(path.read_text().splitlines(), start=1) if "bands:" in ln)
     assert_error(
         run("validate", "-w", root),
-        f"procure.yaml:{line}: assumptions.reliability.bands[0]: the factor 0.96 at score 85 is below 0.97 at score 0: a higher score never lowers the factor",
+        f"procure.yaml:{line}: assumptions.reliability.bands[0]: the factor 0.96 at score 85 is below 0.97 at score 0: "
+        "a higher score never lowers the factor",
     )
 
 
@@ -173,7 +178,8 @@ def test_a_throughput_range_for_a_per_token_offer_is_refused_and_an_invalid_offe
     path.write_text(
         path.read_text().replace(
             "uncertainty:\n",
-            "uncertainty:\n  offers:\n    tokens: {throughput: {uniform: [0.8, 1.2]}}\n    indexed: {throughput: {uniform: [0.8, 1.2]}}\n",
+            "uncertainty:\n  offers:\n    tokens: {throughput: {uniform: [0.8, 1.2]}}\n    indexed: {throughput: "
+            "{uniform: [0.8, 1.2]}}\n",
             1,
         )
     )

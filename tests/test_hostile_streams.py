@@ -338,7 +338,8 @@ def test_a_large_query_range_of_unrelated_series_imports_in_bounded_memory(tmp_p
         "problems = []\n"
         f"series = tm.read_query_range(Path(sys.argv[1]), 'range', {{{TOKENS!r}}}, problems)\n"
         "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "print(json.dumps({'kib': after - before, 'problems': [str(p) for p in problems], 'series': [[s.name, list(map(float, s.values))] for s in series]}))\n"
+        "print(json.dumps({'kib': after - before, 'problems': [str(p) for p in problems], 'series': [[s.name, "
+        "list(map(float, s.values))] for s in series]}))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(path)],

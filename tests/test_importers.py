@@ -232,7 +232,8 @@ def test_cross_field_rules_and_missing_owners_are_reported_by_column(tmp_path):
         f"{sheet}:2: service.kind: per-token pricing (pricing.per_mtok) needs service.kind: managed_serving",
         f"{sheet}:3: fees.setup: a fee has exactly one of once, monthly, gpu_hour, per_tb (got once, monthly)",
         f"{sheet}:3: valid_until: is before received (2026-11-01)",
-        f"{sheet}:4: responsibilities: no owner given for: scheduler, storage (every operating job needs provider, customer or shared)",
+        f"{sheet}:4: responsibilities: no owner given for: scheduler, storage (every operating job needs provider, "
+        "customer or shared)",
         f"{sheet}:4: service.sla.availability: required field is missing (SLA availability)",
     ]
 
@@ -248,8 +249,8 @@ def test_unknown_and_repeated_columns_are_named(tmp_path):
         import_offers(sheet, tmp_path / "offers", force=False)
     found = problems_of(caught)
     assert (
-        f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)"
-        in found
+        f"{sheet}:1: pricing.gpu_hours: unknown column (the header names field paths such as pricing.gpu_hour; "
+        "`procure import --template rfp.xlsx` writes a sheet with every column)" in found
     )
     assert any(
         p.startswith(f"{sheet}:1: responsibilities.cooling: unknown column: not an operating job") for p in found
@@ -316,10 +317,14 @@ def test_contract_terms(tmp_path):
         problems_of(caught)
         == [
             f"{bad}:2: contract.escalator_schedule: must be from-month:rise pairs like 13:0.03; 25:0.03 (got '7:2%')",
-            f"{bad}:2: contract.ramp.gpus_by_month: must be whole numbers separated by commas, e.g. 128, 256 (got '32, 6.5')",
+            f"{bad}:2: contract.ramp.gpus_by_month: must be whole numbers separated by commas, e.g. 128, 256 (got '32, "
+            "6.5')",
             f"{bad}:2: contract.sla_credits.cap: must be at most 1 (got 2)",
         ]
-    )  # (rate_per_point is optional since credits may be given as tiers instead)  # the cells that read are still checked against the model, in the same run
+        # (rate_per_point is optional since credits may be given as tiers instead)  # the cells that read are still
+        # checked
+        # against the model, in the same run
+    )
 
 
 def test_semicolon_separated_csv(tmp_path):
@@ -424,8 +429,9 @@ def xlsx_row(**changes: Any) -> list[Any]:
         "service.sla.automatic_credits": False, "service.attestations": "iso27001", "service.tenant_isolation": True,
         "service.isolated_monitoring": "No", "service.health_checks.active": None,
         **{f"responsibilities.{job}": "shared" if job == "monitoring" else "provider" for job in OPERATING_JOBS},
-        "performance.stack": "vllm", "performance.points": "60:280;120:150", "performance.points_source": "vendor_claim",
-        "performance.quality_pass_rate": 0.98, "operator.published_tier": "silver", "notes": "Line one.\nLine two.",
+        "performance.stack": "vllm", "performance.points": "60:280;120:150",
+        "performance.points_source": "vendor_claim", "performance.quality_pass_rate": 0.98,
+        "operator.published_tier": "silver", "notes": "Line one.\nLine two.",
     }  # fmt: skip
     values.update(changes)
     return [values[c] for c in XLSX_HEADER]
@@ -495,7 +501,8 @@ def test_xlsx_bad_row_names_the_row_and_the_column(tmp_path):
         # as in the design: `rfp.xlsx:4: pricing.gpu_hour: must be greater than 0 (got -3)`
         f"{sheet}:4: pricing.gpu_hour: must be greater than 0 (got -3)",
         f"{sheet}:4: received: must be a date like 2026-11-30 (got '3 Nov 2026')",
-        f"{sheet}:4: service.kind: must be one of 'managed_serving', 'managed_cluster', 'bare_metal' or 'owned' (got 'cloud')",
+        f"{sheet}:4: service.kind: must be one of 'managed_serving', 'managed_cluster', 'bare_metal' or 'owned' (got "
+        "'cloud')",
     ]
     assert not (tmp_path / "offers").exists()
 
@@ -542,7 +549,8 @@ def test_an_id_held_by_another_file_is_refused_even_with_force(rfp_csv, tmp_path
     with pytest.raises(InputError) as caught:
         import_offers(rfp_csv, out, force=True)
     assert problems_of(caught) == [
-        f"{out / 'delta-old.yml'}: id: already holds offer id 'delta' (row 2 of rfp.csv): remove that file or change the id"
+        f"{out / 'delta-old.yml'}: id: already holds offer id 'delta' (row 2 of rfp.csv): remove that file or change "
+        "the id"
     ]
     assert sorted(p.name for p in out.iterdir()) == ["delta-old.yml"]
 
@@ -579,8 +587,9 @@ def test_xlsx_template_has_every_column_and_typed_cells(tmp_path):
     sheet = load_workbook(template).worksheets[0]
     header = [c.value for c in sheet[1]]
     assert header == template_columns()
-    for column in ("id", "vendor", "received", "pricing.gpu_hour", "pricing.index_linked.spread", "pricing.per_mtok.output", "pricing.owned.pue",
-                   "service.attestations", "service.health_checks.passive", "performance.points", "operator.published_tier", "notes",
+    for column in ("id", "vendor", "received", "pricing.gpu_hour", "pricing.index_linked.spread",
+                   "pricing.per_mtok.output", "pricing.owned.pue", "service.attestations",
+                   "service.health_checks.passive", "performance.points", "operator.published_tier", "notes",
                    "fees.onboarding.once", "fees.egress.per_tb", "fees.egress.tb_per_month"):  # fmt: skip
         assert column in header
     assert all(f"responsibilities.{job}" in header for job in OPERATING_JOBS)

@@ -256,7 +256,8 @@ TRT_128 = api_row(
 
 def test_real_disaggregated_rows_become_output_per_billed_gpu(tmp_path):
     # Each row's split, by hand: total x (P + D) = input x P + output x D.
-    #   SGLang conc 4, P 8, D 8:   (358.97037 x 8 + 44.924698 x 8) / 16 = (2871.7629 + 359.3976) / 16 = 201.9475 = tput_per_gpu
+    # SGLang conc 4, P 8, D 8:   (358.97037 x 8 + 44.924698 x 8) / 16 = (2871.7629 + 359.3976) / 16 = 201.9475 =
+    # tput_per_gpu
     #   SGLang conc 32, P 8, D 48: (2127.2487 x 8 + 44.633469 x 48) / 56 = (17017.990 + 2142.4065) / 56 = 342.1499
     #   TRT conc 32, P 8, D 32:    (2571.1564 x 8 + 80.921164 x 32) / 40 = (20569.251 + 2589.4772) / 40 = 578.9682
     # so output is per decode GPU; per billed GPU it is output x D / (P + D):
@@ -281,8 +282,8 @@ def test_real_disaggregated_rows_become_output_per_billed_gpu(tmp_path):
     ]
     comments = read_curve(written[1])[0]
     assert (
-        "# normalization: 2 of 2 rows prefill/decode split: output per decode GPU, input per prefill GPU, total per all GPUs (output x D / (P + D))"
-        in comments
+        "# normalization: 2 of 2 rows prefill/decode split: output per decode GPU, input per prefill GPU, total per "
+        "all GPUs (output x D / (P + D))" in comments
     )
     # Near 97 tok/s per user, per decode GPU TRT gives 80.92 / 44.92 = 1.80x SGLang; per billed GPU,
     # 64.74 / 22.46 = 2.88x: SGLang's conc-4 configuration spends half its GPUs on prefill.
@@ -348,7 +349,8 @@ def test_the_users_basis_never_overrides_what_the_row_shows(tmp_path):
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path / "out", 8192, 1024, per_gpu_basis="all")
     assert problems_of(caught) == [
-        f"{source}: [0].output_tput_per_gpu: the row's own figures show output per decode GPU, not per GPU of the configuration as --per-gpu-basis all says"
+        f"{source}: [0].output_tput_per_gpu: the row's own figures show output per decode GPU, not per GPU of the "
+        "configuration as --per-gpu-basis all says"
     ]
     written, _ = import_curves(
         source, tmp_path / "out", 8192, 1024, per_gpu_basis="decode"
@@ -377,8 +379,10 @@ def test_a_real_row_whose_counts_do_not_match_its_figures_is_refused(tmp_path):
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path / "out", 1024, 1024)
     assert problems_of(caught) == [
-        f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither "
-        "total x (P + D) = input x P + output x D nor total = input + output holds (P 36, D 36): the GPU counts do not match "
+        f"{source}: [0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: "
+        "neither "
+        "total x (P + D) = input x P + output x D nor total = input + output holds (P 36, D 36): the GPU counts do not "
+        "match "
         "the figures; state it with --per-gpu-basis all|decode"
     ]
     written, _ = import_curves(source, tmp_path / "out", 1024, 1024, per_gpu_basis="decode")
@@ -417,7 +421,8 @@ def test_a_row_without_median_ttft_imports_with_no_ttft_there(tmp_path):
     [
         (
             {"num_decode_gpu": 0},
-            "[0].num_decode_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)",
+            "[0].num_decode_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs "
+            "its figures are divided by)",
         ),
         ({"num_prefill_gpu": -8}, "[0].num_prefill_gpu: must be at least 0 (got -8)"),
         ({"num_decode_gpu": 31.5}, "[0].num_decode_gpu: must be a whole number (got 31.5)"),
@@ -427,19 +432,24 @@ def test_a_row_without_median_ttft_imports_with_no_ttft_there(tmp_path):
         ),
         (
             {"num_prefill_gpu": None},
-            "[0].num_prefill_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)",
+            "[0].num_prefill_gpu: a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the "
+            "GPUs its figures are divided by)",
         ),
         ({"num_decode_gpu": "32"}, "[0].num_decode_gpu: must be a number (got '32')"),
         ({"disagg": "maybe"}, "[0].disagg: must be true or false (got 'maybe')"),
         (
             {"num_decode_gpu": 16},
-            "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 16): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode",
+            "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither "
+            "total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 16): the GPU counts do "
+            "not match the figures; state it with --per-gpu-basis all|decode",
         ),
         ({"output_tput_per_gpu": float("nan")}, "[0].output_tput_per_gpu: must be a finite number (got nan)"),
         # 1e308 x 32 decode GPUs overflows to infinity: no identity can hold
         (
             {"output_tput_per_gpu": 1e308},
-            "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 32): the GPU counts do not match the figures; state it with --per-gpu-basis all|decode",
+            "[0].output_tput_per_gpu: cannot tell which GPUs the disaggregated row's figures are divided by: neither "
+            "total x (P + D) = input x P + output x D nor total = input + output holds (P 8, D 32): the GPU counts do "
+            "not match the figures; state it with --per-gpu-basis all|decode",
         ),
         ({"tput_per_gpu": float("inf")}, "[0].tput_per_gpu: must be a finite number (got inf)"),
     ],
@@ -474,7 +484,8 @@ def test_a_single_node_row_whose_figures_do_not_add_up_is_refused(tmp_path):
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path / "out", 8192, 1024)
     assert problems_of(caught) == [
-        f"{source}: [0].tput_per_gpu: 500 is not input_tput_per_gpu + output_tput_per_gpu (400): the figures of a single-node row share one divisor"
+        f"{source}: [0].tput_per_gpu: 500 is not input_tput_per_gpu + output_tput_per_gpu (400): the figures of a "
+        "single-node row share one divisor"
     ]
 
 
@@ -569,7 +580,8 @@ def test_rows_of_several_models_need_a_model_filter(tmp_path):
     with pytest.raises(InputError) as caught:
         import_curves(source, tmp_path, 8192, 1024)
     assert problems_of(caught) == [
-        f"{source}: rows of 2 models (deepseek-ai/DeepSeek-R1, moonshotai/Kimi-K2.5): pick one (model=...), a curve is one model's"
+        f"{source}: rows of 2 models (deepseek-ai/DeepSeek-R1, moonshotai/Kimi-K2.5): pick one (model=...), a curve is "
+        "one model's"
     ]
     written, _ = import_curves(source, tmp_path, 8192, 1024, model="moonshotai/kimi-k2.5")
     assert read_curve(written[0])[1][1:] == [["60", "80", "0.5"]]
@@ -629,6 +641,6 @@ def test_a_single_node_api_row_needs_no_gpu_counts(tmp_path):
     comments, rows = read_curve(written[0])
     assert rows[1] == ["107.6", "50.65", "0.35"]
     assert (
-        "# normalization: 1 of 1 rows single-node: every figure per serving GPU, which are the billed GPUs (kept as published)"
-        in comments
+        "# normalization: 1 of 1 rows single-node: every figure per serving GPU, which are the billed GPUs (kept as "
+        "published)" in comments
     )

@@ -254,7 +254,8 @@ def test_scope_adjustment_by_hand():
         grade("NONE", []),
     ]
     # At 100 GPUs one FTE costs 219,000 / (100 x 8,760) = 0.25 per GPU-hour; FTE per job at 100 GPUs:
-    # hardware 1.0 + 0.2 = 1.2, monitoring 0.5 + 0.1 = 0.6, serving 2.0 + 0.4 = 2.4, release 0.4 + 0.2 = 0.6, capacity 0.2.
+    # hardware 1.0 + 0.2 = 1.2, monitoring 0.5 + 0.1 = 0.6, serving 2.0 + 0.4 = 2.4, release 0.4 + 0.2 = 0.6, capacity
+    # 0.2.
     found = scope_adjustments(grades, assumptions(), 100)
     assert found["MC"] == pytest.approx((2.4 + 0.6 + 0.2) * 0.25)  # 0.80
     assert found["BM"] == pytest.approx((0.6 + 2.4 + 0.6 + 0.2) * 0.25)  # 0.95
@@ -334,8 +335,10 @@ OTHERS = [
 ]
 
 # By hand (raw; adjusted adds 0.5 to A and 1.0 to B):
-#   advertised 6.0 6.5 7.0 9.0           -> median 6.75, trimmed (max(10%, 1/4): one out at each end) 13.5 / 2 = 6.75, no volume
-#   transacted 3.0 4.5 5.0 5.0 5.5 6.0   -> median 5.0, trimmed (one each end) 20 / 4 = 5.0, volume-weighted 6,900 / 1,300
+# advertised 6.0 6.5 7.0 9.0           -> median 6.75, trimmed (max(10%, 1/4): one out at each end) 13.5 / 2 = 6.75, no
+# volume
+#   transacted 3.0 4.5 5.0 5.0 5.5 6.0   -> median 5.0, trimmed (one each end) 20 / 4 = 5.0,
+#                                           volume-weighted 6,900 / 1,300
 #   all (10)                             -> median (5.5 + 6.0) / 2 = 5.75, trimmed (3.0 and 9.0 out) 45.5 / 8 = 5.6875,
 #                                           volume-weighted = transacted (advertised rows weigh nothing)
 #   adjusted advertised 6.5 7.0 8.0 10.0 -> median 7.5, trimmed 15 / 2 = 7.5

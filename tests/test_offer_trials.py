@@ -254,13 +254,17 @@ def test_a_trial_far_above_the_public_curves_is_warned_about_by_perf_import_and_
     )
     result = run(*args, "--precision", "fp8")
     assert result.exit_code == 0, result.output
-    expected = "reads 310.0 output tok/s/GPU at 100 tok/s/user, 5.27x the best public curve of the same GPU, model and precision (b200-sglang-fp8: 58.9 at 100 tok/s/user"
+    expected = (
+        "reads 310.0 output tok/s/GPU at 100 tok/s/user, 5.27x the best public curve of the same GPU, model and "
+        "precision (b200-sglang-fp8: 58.9 at 100 tok/s/user"
+    )
     assert expected in result.output
     checked = run("validate", "--as-of", "2026-11-29", "-w", example)
     assert checked.exit_code == 0 and expected in checked.output
     doc = json.loads(run("validate", "--as-of", "2026-11-29", "--format", "json", "-w", example).stdout)
     assert any(expected in w for w in doc["warnings"])
-    # the same trial as FP4: the public FP4 curve b200-dynamo-trt-fp4 reads 300 at 100 (a point); 310 / 300 = 1.03: no warning
+    # the same trial as FP4: the public FP4 curve b200-dynamo-trt-fp4 reads 300 at 100 (a point); 310 / 300 = 1.03: no
+    # warning
     fp4 = run(*args, "--precision", "fp4")
     assert fp4.exit_code == 0 and "best public curve" not in fp4.output
     assert "best public curve" not in run("validate", "--as-of", "2026-11-29", "-w", example).output
@@ -305,7 +309,10 @@ def test_a_measured_curve_far_above_the_public_curve_on_the_real_market(tmp_path
     assert result.exit_code == 0, result.output
     curve = (ws / "performance" / "trial-fast.csv").read_text()
     assert "# gpu: b200" in curve and "# model: DeepSeek-R1" in curve and "# precision: fp4" in curve
-    warned = "performance/trial-fast.csv reads 400.0 output tok/s/GPU at 100 tok/s/user, 1.33x the best public curve of the same GPU, model and precision (b200-dynamo-trt-fp4: 300.0"
+    warned = (
+        "performance/trial-fast.csv reads 400.0 output tok/s/GPU at 100 tok/s/user, 1.33x the best public curve "
+        "of the same GPU, model and precision (b200-dynamo-trt-fp4: 300.0"
+    )
     assert warned in result.output
     checked = run("validate", "-w", ws)
     assert checked.exit_code == 0 and warned in checked.output
@@ -352,8 +359,8 @@ def test_a_measured_curve_far_above_the_public_curve_on_the_real_market(tmp_path
     )
     assert kept.exit_code == 0, kept.output
     assert (
-        "actuals/nebius-b200/trials.csv: trial fast400.json of 2026-11-02 reads 400.0 output tok/s/GPU at 100 tok/s/user, 1.33x"
-        in kept.output
+        "actuals/nebius-b200/trials.csv: trial fast400.json of 2026-11-02 reads 400.0 output tok/s/GPU at 100 "
+        "tok/s/user, 1.33x" in kept.output
     )
     assert (ws / "actuals" / "nebius-b200" / "trials.csv").exists()
 

@@ -233,8 +233,10 @@ def test_a_recommended_offer_passing_a_gate_in_under_90_percent_of_draws_carries
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
         text
-        + f"\nuncertainty:\n  draws: 40000\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
-        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
+        + f"\nuncertainty:\n  draws: 40000\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n "
+        f" availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
+        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  "
+        f"demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
     floaty.write_text(floaty.read_text().replace("availability: 1.0", "availability: 0.995"))
@@ -299,8 +301,8 @@ def test_a_gate_passed_at_the_stated_figure_fails_when_it_fails_in_most_draws(tm
     passes = 1 - ((0.98 / 0.9801 - 0.99) / 0.01) ** 2
     assert not gate.passed and not own.acceptable and gate.probability == pytest.approx(passes, abs=0.006)
     assert (
-        f"passes in {gate.probability:.1%} of the draws, under policy.gate_confidence 50% (decided by the availability it delivers)"
-        in gate.detail
+        f"passes in {gate.probability:.1%} of the draws, under policy.gate_confidence 50% (decided by the availability "
+        "it delivers)" in gate.detail
     )
     assert "97.68% expected at the mean of its draws" in gate.detail and own.metrics["availability"] == pytest.approx(
         0.9801 * (0.99 + 1 + 1) / 3, rel=1e-9
@@ -327,8 +329,10 @@ def test_a_workspace_without_uncertainty_decides_its_gates_at_the_point(workspac
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
         text
-        + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {one}\n"
-        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
+        + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: "
+        f"{one}\n"
+        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  "
+        f"demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
     floaty.write_text(floaty.read_text().replace("availability: 1.0", "availability: 0.9901"))

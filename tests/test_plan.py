@@ -486,7 +486,8 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
     A, lo, hi = model.matrix()
     first = {name: row for row, name in model.row_names}
     switched = np.arange(first["vendor switched on"], first["two vendors at least"] + 1)
-    # one row per commitment switch (8: 4 offers x 2 blocks of 3 months), per pay-as-used block with fees (3 offers x 2),
+    # one row per commitment switch (8: 4 offers x 2 blocks of 3 months), per pay-as-used block with fees (3 offers x
+    # 2),
     # one for the source without fees (o1), and the count
     assert len(switched) == 8 + 6 + 1 + 1
     keep = np.setdiff1d(np.arange(A.shape[0]), switched)

@@ -98,8 +98,8 @@ def test_demand_that_spot_may_not_serve_is_refused_before_any_solve(tmp_path, mo
     [problem] = refused.value.problems
     assert problem.field == "plan.max_spot_share"
     assert (
-        f"scenario high, month 1: spot capacity may serve at most 0.3 of the demand of {200 * TASKS_PER_GPU_MONTH:,.0f} tasks"
-        in str(problem)
+        "scenario high, month 1: spot capacity may serve at most 0.3 of the demand of "
+        f"{200 * TASKS_PER_GPU_MONTH:,.0f} tasks" in str(problem)
     )
     assert f"the other offers can serve {100 * TASKS_PER_GPU_MONTH:,.0f}" in str(problem)
     monkeypatch.undo()

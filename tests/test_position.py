@@ -63,7 +63,8 @@ def test_we_improve_but_a_competitor_improves_more(ev):
     assert change.we_were_cheaper is True and change.we_are_cheaper is False
     assert "we improved and are now the more expensive producer" in change.sentence
     assert change.sentence == (
-        "We went from 10000.00 to 8000.00 per 1,000 tasks (-20%, improved) while Rival went from 12000.00 to 6000.00 (-50%): "
+        "We went from 10000.00 to 8000.00 per 1,000 tasks (-20%, improved) while Rival went from 12000.00 to 6000.00 "
+        "(-50%): "
         "we improved and are now the more expensive producer."
     )
     assert change.sentence in pos.sentences

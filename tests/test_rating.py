@@ -164,12 +164,14 @@ operator:
     pricing: {published_prices: true, no_hidden_fees: true, term_discounts: true}
     partnerships: {nvidia_cloud_partner: true, serving_stack_partnerships: true, upstream_contributions: true}
     availability: {lead_time_weeks: 2, gpus_available_now: 512, can_expand_to: 1024}
-"""
+"""  # noqa: E501
 
 # As above but lifecycle and orchestration answered all false: 100 - 100 x (0.10 + 0.10) = 80 by hand.
 EIGHTY_EVIDENCE_YAML = FULL_EVIDENCE_YAML.replace(
-    "lifecycle: {transparent_onboarding_costs: true, delivery_dates_met: true, no_punitive_egress: true, no_offboarding_fee: true}",
-    "lifecycle: {transparent_onboarding_costs: false, delivery_dates_met: false, no_punitive_egress: false, no_offboarding_fee: false}",
+    "lifecycle: {transparent_onboarding_costs: true, delivery_dates_met: true, no_punitive_egress: true, "
+    "no_offboarding_fee: true}",
+    "lifecycle: {transparent_onboarding_costs: false, delivery_dates_met: false, no_punitive_egress: false, "
+    "no_offboarding_fee: false}",
 ).replace(
     "orchestration: {managed_control_plane: true, topology_aware_scheduling: true, slurm: true}",
     "orchestration: {managed_control_plane: false, topology_aware_scheduling: false, slurm: false, kubernetes: false}",
@@ -592,7 +594,8 @@ def test_a_haircut_above_the_middle_band_is_refused(tmp_path, data_dir):
 
 
 def alpha_cost(factor: float) -> float:
-    # 4.75 / (1,080 x 0.995 x factor x 0.9 x 0.8), availability and utilization each x the mean of its factor at the point
+    # 4.75 / (1,080 x 0.995 x factor x 0.9 x 0.8), availability and utilization each x the mean of its factor at the
+    # point
     return 4.75 / (1080 * 0.995 * factor * 0.9 * 0.8 * DELIVERY_MEAN)
 
 
@@ -602,7 +605,8 @@ def backed(ws: Path) -> None:
     offer.write_text(
         offer.read_text().replace(
             "  sla: {availability: 0.995, node_replacement_hours: 24}\n  attestations: [soc2_type2]\n",
-            "  sla: {availability: 0.995, node_replacement_hours: 24, automatic_credits: true}\n  attestations: [soc2_type2, iso27001]\n"
+            "  sla: {availability: 0.995, node_replacement_hours: 24, automatic_credits: true}\n  attestations: "
+            "[soc2_type2, iso27001]\n"
             "  health_checks: {active: weekly, passive: true}\n",
         )
     )
@@ -737,20 +741,23 @@ def test_evidence_problems_are_reported_with_file_line_and_field(workspace_copy)
         load_workspace(ws)
     reported = [str(p) for p in caught.value.problems]
     assert (
-        f"offers/alpha.yaml:{line('    securty:')}: operator.evidence.securty: unknown rating category (expected one of: "
-        "security, lifecycle, orchestration, storage, networking, reliability, monitoring, pricing, partnerships, availability)"
+        f"offers/alpha.yaml:{line('    securty:')}: operator.evidence.securty: unknown rating category (expected one "
+        "of: "
+        "security, lifecycle, orchestration, storage, networking, reliability, monitoring, pricing, partnerships, "
+        "availability)"
     ) in reported
     assert (
-        f"offers/alpha.yaml:{line('    monitoring:')}: operator.evidence.monitoring.dashbords: unknown monitoring criterion "
+        f"offers/alpha.yaml:{line('    monitoring:')}: operator.evidence.monitoring.dashbords: unknown monitoring "
+        "criterion "
         "(expected one of: alerting, dcgm_metrics, managed_dashboards, tenant_isolated)"
     ) in reported
     assert (
-        f"offers/alpha.yaml:{line('    storage:')}: operator.evidence.storage.read_gb_s_per_gpu: must be a number of at least 0 (got 'fast')"
-        in reported
+        f"offers/alpha.yaml:{line('    storage:')}: operator.evidence.storage.read_gb_s_per_gpu: must be a number of "
+        "at least 0 (got 'fast')" in reported
     )
     assert (
-        f"offers/alpha.yaml:{line('    reliability:')}: operator.evidence.reliability.passive_health_checks: must be true or false (got 1)"
-        in reported
+        f"offers/alpha.yaml:{line('    reliability:')}: operator.evidence.reliability.passive_health_checks: must be "
+        "true or false (got 1)" in reported
     )
     assert len(reported) == 4
 
@@ -765,7 +772,8 @@ def test_evidence_on_its_own_lines_points_at_the_answer(workspace_copy):
     with pytest.raises(InputError) as caught:
         load_workspace(ws)
     assert [str(p) for p in caught.value.problems] == [
-        f"offers/alpha.yaml:{line}: operator.evidence.networking.allreduce_busbw_gb_s: must be a number of at least 0 (got '400')"
+        f"offers/alpha.yaml:{line}: operator.evidence.networking.allreduce_busbw_gb_s: must be a number of at least 0 "
+        "(got '400')"
     ]
 
 
@@ -997,7 +1005,8 @@ def test_claims_the_terms_do_not_back_are_warned_about_naming_both_places(worksp
     offer = ws / "offers" / "alpha.yaml"
     append(
         offer,
-        "operator:\n  evidence:\n    security: {iso27001: true}\n    monitoring: {tenant_isolated: true}\n    reliability: {active_health_checks: true}\n",
+        "operator:\n  evidence:\n    security: {iso27001: true}\n    monitoring: {tenant_isolated: true}\n    "
+        "reliability: {active_health_checks: true}\n",
     )
     lines = offer.read_text().splitlines()
     at = {
@@ -1011,10 +1020,14 @@ def test_claims_the_terms_do_not_back_are_warned_about_naming_both_places(worksp
     result = run("validate", "-w", ws, "--as-of", "2026-11-29")
     assert result.exit_code == 0, result.stderr
     assert [line for line in result.stderr.splitlines() if "operator.evidence" in line] == [
-        f"warning: offers/alpha.yaml:{at['security']}: operator.evidence.security.iso27001: claims ISO 27001, but the service terms "
-        f"(service.attestations, line {at['attestations']}) do not promise it; the rating and the gates use the service terms",
-        f"warning: offers/alpha.yaml:{at['reliability']}: operator.evidence.reliability.active_health_checks: claims active health checks, "
-        "but the service terms (service.health_checks.active: not stated) do not promise it; the rating and the gates use the service terms",
+        f"warning: offers/alpha.yaml:{at['security']}: operator.evidence.security.iso27001: claims ISO 27001, but the "
+        "service terms "
+        f"(service.attestations, line {at['attestations']}) do not promise it; the rating and the gates use the "
+        "service terms",
+        f"warning: offers/alpha.yaml:{at['reliability']}: operator.evidence.reliability.active_health_checks: claims "
+        "active health checks, "
+        "but the service terms (service.health_checks.active: not stated) do not promise it; the rating and the gates "
+        "use the service terms",
     ]  # tenant_isolated is backed by isolated_monitoring: true, so no warning
 
 

@@ -74,7 +74,7 @@ WORDS = set(
     served signing single sla speed spend spread scenarios step success tasks tenant term this throughput tier today total transacted unhedged unused
     user value vendor with workload x fixed usd eur sha-256 pricing on delivery signed alone
     tokens billed gpu-hour delivered promised requests end-to-end credit credits owed invoice contracted
-    """.split()
+    """.split()  # noqa: E501
 )
 
 
@@ -152,7 +152,8 @@ def header_breaks(pages: list[layout.Page]) -> list[str]:
             problems += [f"page {page.number}: {header.text!r}: {b}" for b in layout.break_inside_word(header)]
             if header.widest > header.width + 0.5:
                 problems.append(
-                    f"page {page.number}: {header.text!r} is {header.widest:.1f} pt wide in a {header.width:.1f} pt column"
+                    f"page {page.number}: {header.text!r} is {header.widest:.1f} pt wide in a {header.width:.1f} pt "
+                    "column"
                 )
     return problems
 
@@ -174,7 +175,8 @@ def unkeyed_headers(pages: list[layout.Page]) -> list[str]:
                     rest = re.sub(pattern, " ", rest)
                     if f"{term} =" not in text:
                         problems.append(
-                            f"page {on[0].number}: {header!r} uses {abbreviation} but no key '{term} = ...' is printed with its table"
+                            f"page {on[0].number}: {header!r} uses {abbreviation} but no key '{term} = ...' is printed "
+                            "with its table"
                         )
             for word in rest.split():
                 word = word.strip("()[],;:./").lower()
@@ -261,7 +263,10 @@ def carried_over(pages: list[layout.Page]) -> int:
 
 # The checks themselves, on small documents whose pages are known by construction.
 
-PAGE = "<style>@page { size: 100mm 60mm; margin: 5mm } body { font: 10pt/12pt sans-serif; margin: 0 } table { border-collapse: collapse }</style>"
+PAGE = (
+    "<style>@page { size: 100mm 60mm; margin: 5mm } body { font: 10pt/12pt sans-serif; margin: 0 } table { "
+    "border-collapse: collapse }</style>"
+)
 
 
 def small(body: str) -> list[layout.Page]:
@@ -301,7 +306,8 @@ def test_checker_finds_a_header_alone_and_a_header_not_repeated() -> None:
 
 def test_checker_finds_a_header_broken_inside_a_word() -> None:
     forced = small(
-        "<table style='width:20mm; table-layout: fixed'><thead><tr><th style='overflow-wrap: anywhere'>Availability Net</th></tr></thead></table>"
+        "<table style='width:20mm; table-layout: fixed'><thead><tr><th style='overflow-wrap: anywhere'>Availability "
+        "Net</th></tr></thead></table>"
     )
     header = forced[0].headers[0]
     assert len(header.lines) == 2
@@ -323,7 +329,8 @@ def test_checker_finds_a_heading_at_the_foot_of_a_page() -> None:
     # (break-after: auto overrides the default stylesheet's avoid, which keeps headings with what follows).
     rows = "".join(f"<tr><td>row {i}</td></tr>" for i in range(4))
     pages = small(
-        f"<div style='height: calc(50mm - 14pt)'></div><h2 style='font-size: 10pt; margin: 0; break-after: auto'>Table</h2><table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<div style='height: calc(50mm - 14pt)'></div><h2 style='font-size: 10pt; margin: 0; break-after: "
+        f"auto'>Table</h2><table><thead><tr><th>Head</th></tr></thead><tbody>{rows}</tbody></table>"
     )
     assert layout.heading_at_foot(pages) == ["page 1: 'Table'"]
 
@@ -371,7 +378,8 @@ def test_tornado_text_prints_at_body_size(reports: Any, workspace: str) -> None:
 
 def test_the_text_box_check_finds_collisions_and_clipping() -> None:
     """Two level names 10 points apart at 6 px collide (each is wider than that); 60 apart they do not; slanted
-    the same 10 points apart they do not (the slant puts them a line's height apart); a name starting at x = -5 is clipped."""
+    the same 10 points apart they do not (the slant puts them a line's height apart); a name starting at x = -5 is
+    clipped."""
     level = '<text style="font-size: 6px" x="{x}" y="50" transform="rotate(-0 {x} 50)">Meridian GPU</text>'
     slanted = '<text style="font-size: 6px" transform="translate({x} 50) rotate(-35)">Meridian GPU</text>'
     svg = '<svg viewBox="0 0 200 100">{}</svg>'
@@ -398,7 +406,8 @@ def test_no_page_is_more_than_half_empty_but_at_a_chapters_end(reports: Any, wor
 
 def test_checker_finds_a_half_empty_page_inside_a_chapter() -> None:
     # A figure 30 mm tall, then one 40 mm tall that does not fit in the 20 mm left: page 1 is 30 of 50 mm
-    # filled (60%). With 20 and 40 mm, page 1 is 40% filled inside the chapter; a chapter of its own after it is not a hole.
+    # filled (60%). With 20 and 40 mm, page 1 is 40% filled inside the chapter; a chapter of its own after it is not a
+    # hole.
     def blocks(first: int, second: str) -> list[layout.Page]:
         box = "<svg xmlns='http://www.w3.org/2000/svg' style='display: block' width='50mm' height='{}mm'></svg>"
         return small(f"<div>{box.format(first)}</div><div style='margin: 0{second}'>{box.format(40)}</div>")
@@ -437,7 +446,8 @@ def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: An
     # "Decide by D: the offers of X and Y expire then" or, when the plan needs a contract to start sooner than
     # any offer expires, "Decide by D: the plan counts on the N GPUs of X from then": D is never after an expiry named
     deadline = re.search(
-        r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the plan counts on the [\d,]+ GPUs of (.+?) from then)",
+        r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the plan counts on "
+        r"the [\d,]+ GPUs of (.+?) from then)",
         text,
     )
     assert deadline, text[:600]

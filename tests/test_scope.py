@@ -91,7 +91,8 @@ def test_an_older_edition_is_warned_about_with_the_newer_tier():
     assert published_warnings(old) == [
         (
             ("operator", "published_edition"),
-            "Gold is from ClusterMAX 2.0 (2025-11-06); ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum: update operator.published_tier and operator.published_edition",
+            "Gold is from ClusterMAX 2.0 (2025-11-06); ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum: update "
+            "operator.published_tier and operator.published_edition",
         )
     ]
     # no edition named, and the current one differs: said too; the current tier as stated: nothing
@@ -153,10 +154,14 @@ def test_validate_warns_about_the_implicit_unit_and_the_old_tier_with_file_and_l
     assert result.exit_code == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if "nebius" in line]
     assert warnings == [
-        f"warning: offers/nebius-b200.yaml:{lines.index('pricing:') + 1}: pricing.billed_per: not stated: taken as month, the committed GPUs billed every month "
-        "of the term (a commitment in the plan); state billed_per: hour, minute or second if it is billed for the time it runs",
-        f"warning: offers/nebius-b200.yaml:{edition_line}: operator.published_edition: Gold is from ClusterMAX 2.0 (2025-11-06); "
-        "ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum: update operator.published_tier and operator.published_edition",
+        f"warning: offers/nebius-b200.yaml:{lines.index('pricing:') + 1}: pricing.billed_per: not stated: taken as "
+        "month, the committed GPUs billed every month "
+        "of the term (a commitment in the plan); state billed_per: hour, minute or second if it is billed for the time "
+        "it runs",
+        f"warning: offers/nebius-b200.yaml:{edition_line}: operator.published_edition: Gold is from ClusterMAX 2.0 "
+        "(2025-11-06); "
+        "ClusterMAX 3.0 (2026-09-23) rates Nebius Platinum: update operator.published_tier and "
+        "operator.published_edition",
     ]
 
 
@@ -198,7 +203,8 @@ def test_node_replacement_is_not_asked_of_a_token_api():
 
 def test_a_job_a_grade_accepts_shared_is_never_failed_for_being_shared():
     # A grade file from before the default accepted shared monitoring, updated by `procure grades update`: monitoring in
-    # both provider_jobs and provider_or_shared_jobs. The looser entry judges it: the Platinum cluster stays a managed cluster.
+    # both provider_jobs and provider_or_shared_jobs. The looser entry judges it: the Platinum cluster stays a managed
+    # cluster.
     data = yaml.safe_load((ROOT / "grades/B200-MC.yaml").read_text())
     data["requires"]["provider_jobs"].append("monitoring")
     mc = Grade.model_validate(data)

@@ -191,7 +191,8 @@ def signed(workspace_copy, tmp_path):
     offer = ws / "offers" / "alpha.yaml"
     offer.write_text(
         offer.read_text()
-        + "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, credit: 1.0}], cap: 0.3}\n"
+        + "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, "
+        "credit: 1.0}], cap: 0.3}\n"
     )
     tokens = 0.93 * PROMISED * HOURS  # 56,612,764,944 output tokens
     served = round(tokens / 1000)  # 1,000 output tokens a request: 56,612,765 requests
@@ -246,7 +247,8 @@ def test_a_month_delivered_against_promised_with_an_incident_overlap(signed):
     # 0.9906 is below 99.5% but not 99%: 10% of the 292,000 invoice = 29,200
     assert march["credit_share"] == pytest.approx(0.10)
     assert march["credits_owed"] == pytest.approx(29_200)
-    # promised: 300 x 3,600 x 0.96515 x 0.8 = 833,889.6 tokens a billed GPU-hour as stated, x the means of the availability
+    # promised: 300 x 3,600 x 0.96515 x 0.8 = 833,889.6 tokens a billed GPU-hour as stated, x the means of the
+    # availability
     # and utilization factors at the point (DELIVERY_MEAN, 0.980056): 817,258.1; the fixture delivers 0.93 x 833,889.6
     assert march["throughput_ratio"] == pytest.approx(0.93 / DELIVERY_MEAN)
     assert march["promised_tokens_per_gpu_hour"] == pytest.approx(833_889.6 * DELIVERY_MEAN)
@@ -323,7 +325,8 @@ def test_the_evidence_moves_the_evaluation(signed):
     # one month at 0.93 of the promise per billed GPU-hour, but no utilization telemetry: the throughput stays
     # the promise (tokens per billed GPU-hour follow the buyer's traffic)
     assert blended.metrics["throughput"] == 300
-    # the prior is the promise as evaluated: 0.96515 x the availability factor's mean 0.996667 = 0.961933, worth 730 hours:
+    # the prior is the promise as evaluated: 0.96515 x the availability factor's mean 0.996667 = 0.961933, worth 730
+    # hours:
     # Beta(0.961933 x 730 + 737 up hours, 0.038067 x 730 + 7 down hours) = Beta(1439.21, 34.79): mean 0.976398
     assert blended.metrics["availability"] == pytest.approx((0.96515 * AVAILABILITY_MEAN * 730 + 737) / (730 + 744))
     # served: Beta(10,000 + 56,612,765, 1): the success rate 0.9 x 56,622,765 / 56,622,766
@@ -467,7 +470,8 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
     tables = ScorecardTables(html).tables
     service, money = tables[("alpha", "service")], tables[("alpha", "money")]
     assert list(service) == list(money) == ["2026-03", "2026-04", "2026-05"]
-    # March, as printed: 775,517 tokens a billed GPU-hour against 300 x 3,600 x 0.96515 x 0.8 x 0.980056 (the means of the
+    # March, as printed: 775,517 tokens a billed GPU-hour against 300 x 3,600 x 0.96515 x 0.8 x 0.980056 (the means of
+    # the
     # availability and utilization factors) = 817,258; 94.9%; every request served; no TTFT histogram: no data
     assert service["2026-03"] == [
         "2026-03",
@@ -629,7 +633,8 @@ def test_no_signed_vendor_says_so_in_one_line(workspace_copy):
         assert result.exit_code == 0, result.output
         assert (
             result.stdout
-            == "No signed vendor has evidence in actuals/ as of 2026-11-29: import it with procure actuals import FILE --offer ID.\n"
+            == "No signed vendor has evidence in actuals/ as of 2026-11-29: import it with procure actuals import FILE "
+            "--offer ID.\n"
         ), args
     assert scorecard_json(ws, "--as-of", "2026-11-29")["vendors"] == []
     claims = json.loads(run("scorecard", "--claim", "--format", "json", "-w", ws, "--as-of", "2026-11-29").stdout)

@@ -30,7 +30,8 @@ def test_aiperfs_own_sample_is_one_run():
     assert trial.format == "aiperf"
     assert trial.day == date(2025, 10, 3)  # start_time 2025-10-03T13:13:39
     (point,) = trial.points
-    # records.output_token_throughput_per_user.p50 36.21203256049328 tokens/sec/user (1000 / ITL P50 27.6151 ms = 36.212, the same)
+    # records.output_token_throughput_per_user.p50 36.21203256049328 tokens/sec/user (1000 / ITL P50 27.6151 ms =
+    # 36.212, the same)
     assert point.interactivity == pytest.approx(36.21203256, abs=1e-8)
     assert 1000 / 27.615130366666666 == pytest.approx(point.interactivity, rel=1e-4)
     # records.output_token_throughput.avg 2320.72 tokens/sec; ttft.p50 2369.317693 ms

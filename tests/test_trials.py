@@ -72,7 +72,8 @@ def test_a_trial_of_other_lengths_is_flagged(tmp_path):
     assert "mean input length 257 tokens is 97% off the workload's 8192" in warnings[0]
     assert "mean output length 128 tokens is 88% off the workload's 1024" in warnings[1]
     assert "# length mismatch:" in (tmp_path / "trial-g.csv").read_text()
-    # 20% is the limit: vllm's 1,024 output tokens against 1,250 is 226 off (18%, within 250), against 1,300 is 276 off (21%, past 260)
+    # 20% is the limit: vllm's 1,024 output tokens against 1,250 is 226 off (18%, within 250), against 1,300 is 276 off
+    # (21%, past 260)
     _, close = import_trials([TRIALS / "vllm_bench_serve_conc32.json"], tmp_path, "trial-h", 8, 8192, 1250)
     assert close == []
     _, far = import_trials([TRIALS / "vllm_bench_serve_conc32.json"], tmp_path, "trial-i", 8, 8192, 1300)

@@ -1010,8 +1010,10 @@ def knife_edge(workspace_copy) -> Path:
     one = "{triangular: [1.0, 1.0, 1.0]}"
     path.write_text(
         text
-        + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: {{triangular: [0.99, 1.0, 1.0]}}\n"
-        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  demand: {one}\n"
+        + f"\nuncertainty:\n  throughput: {{measured: {one}, vendor_claim: {one}, reference: {one}}}\n  availability: "
+        f"{{triangular: [0.99, 1.0, 1.0]}}\n"
+        f"  utilization: {one}\n  fte_cost: {one}\n  index: {one}\n  fx: {one}\n  production: {one}\n  stack: {one}\n  "
+        f"demand: {one}\n"
     )
     floaty = root / "offers" / "floaty.yaml"
     floaty.write_text(floaty.read_text().replace("availability: 1.0", "availability: 0.995"))
@@ -1074,7 +1076,8 @@ REPORT_CHARTS = (
 
 
 def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_standard_deviation(workspace_copy):
-    """floaty at an SLA of 0.994 (reliability factor 1) against the 0.99 minimum. Its availability is drawn as 0.994 x f,
+    """floaty at an SLA of 0.994 (reliability factor 1) against the 0.99 minimum. Its availability is drawn as 0.994 x
+    f,
     f triangular 0.99 / 1 / 1 (mean 2.99 / 3, variance (0.99^2 + 1 + 1 - 0.99 - 0.99 - 1) / 18 = 0.0001 / 18); the point
     and the gate read it at the mean of its draws, 0.994 x 2.99 / 3 = 0.990687: a margin of 0.000687, under its sd
     0.994 x 0.0023570 = 0.0023429, so the leader is on a knife edge. It fails when f < 0.99 / 0.994 = 0.995976,
@@ -1102,7 +1105,10 @@ def test_the_reports_name_a_leader_whose_acceptance_hangs_on_a_margin_under_one_
     expected_fails = ((0.99 / 0.994 - 0.99) / 0.01) ** 2
     assert expected_fails == pytest.approx(0.3571, abs=1e-4)
     assert ev.offer("floaty").uncertainty.prob_fails_gate == pytest.approx(expected_fails, abs=0.01)
-    words = "Floaty Compute passes the availability minimum by 0.07 points (99.07% against 99.00%), less than one standard deviation of its own availability (0.23 points): its acceptance hangs on that margin"
+    words = (
+        "Floaty Compute passes the availability minimum by 0.07 points (99.07% against 99.00%), less than one "
+        "standard deviation of its own availability (0.23 points): its acceptance hangs on that margin"
+    )
     assert edge.words == words
     figures = memo_figures(ev, [], None, None, "")
     memo = board_memo(ev, figures)

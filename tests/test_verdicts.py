@@ -67,7 +67,8 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     # (printed 98.50%: 0.98505 is 0.985049999... in binary); x the availability factor's mean 0.996667 = 0.981767, and
     # 0.975200 in its lowest draw (x 0.99): above the 97% minimum in every draw
     assert gate(cluster, "availability").detail == (
-        "unrated: availability unverified: stated availability 98.50% (SLA 99.50% unverified x the unrated haircut 0.99), 98.18% expected at the mean of its draws "
+        "unrated: availability unverified: stated availability 98.50% (SLA 99.50% unverified x the unrated haircut "
+        "0.99), 98.18% expected at the mean of its draws "
         "meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     # the cost carries the same haircut: the gate and the cost read one figure, at the mean of its factor
@@ -76,7 +77,8 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     assert cluster.availability_layers.costed == cluster.availability_layers.expected
     # a managed cluster can have every kind of evidence, a published tier included
     assert cluster.actions == [
-        "rate before signing: add operator.published_tier, operator.evidence (the operator checklist) or operator.status_history"
+        "rate before signing: add operator.published_tier, operator.evidence (the operator checklist) or "
+        "operator.status_history"
     ]
     assert any(n.startswith("unrated: availability unverified") and "rate before signing" in n for n in cluster.notes)
     assert first_reason(cluster) == "unrated: availability unverified; rate before signing"
@@ -105,7 +107,8 @@ def test_policy_unrated_exclude_turns_it_away_naming_the_fields(ws):
     assert not cluster.acceptable
     reason = gate(cluster, "availability").detail
     assert reason.startswith(
-        "unrated: availability unverified (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude"
+        "unrated: availability unverified (no operator.evidence, operator.published_tier or operator.status_history), "
+        "excluded by policy.unrated: exclude"
     )
 
 
@@ -128,11 +131,13 @@ def test_per_token_api_with_speed_sla_and_status_history_is_acceptable(ev):
     assert api.reliability_source == "status_history" and api.rating_state == "rated"
     # history/api.csv over the 31 days before 2026-04-01 (44,640 min), component "chat completions":
     # major 90 min + critical (whole service) 60 min = 150 min down; the minor incident and the
-    # embeddings outage do not count: 1 - 150 / 44,640 = 0.996639785; x the availability factor's mean 0.996667 at the point
+    # embeddings outage do not count: 1 - 150 / 44,640 = 0.996639785; x the availability factor's mean 0.996667 at the
+    # point
     assert api.metrics["availability"] == pytest.approx((1 - 150 / 44640) * AVAILABILITY_MEAN)
     assert "150 min down in the 31 days before 2026-04-01" in gate(api, "availability").detail
     assert gate(api, "latency").detail == "states 120 tok/s per user (P50) meeting the 100 target"
-    # peak: 3 x 30e6 / (730 x 60) = 2,054.8 requests/min, x 500 = 1,027,397 output tokens/min; limits 5,000 and 3,000,000
+    # peak: 3 x 30e6 / (730 x 60) = 2,054.8 requests/min, x 500 = 1,027,397 output tokens/min; limits 5,000 and
+    # 3,000,000
     assert gate(api, "capacity").passed and api.not_stated == []
     # tokens (2,000 x 0.50 + 500 x 2.00) / 1e6 / 0.9 success, plus the staff kept: release validation 0.5 FTE
     # + half of capacity planning's 0.25, at 200,000 a year over 30 M tasks a month
@@ -149,10 +154,12 @@ def test_without_its_history_the_same_api_is_unrated_on_its_sla(ws):
     )
     api = evaluate(load_workspace(ws), AS_OF).offer("api-history")
     assert api.rating_state == "unrated" and api.acceptable
-    # 0.999 x the unrated haircut (the middle band's 0.99) = 0.98901, in the gate and the cost; x 0.996667 at the mean of
+    # 0.999 x the unrated haircut (the middle band's 0.99) = 0.98901, in the gate and the cost; x 0.996667 at the mean
+    # of
     # its factor = 0.985714, 0.979120 in its lowest draw: it passes in every draw
     assert gate(api, "availability").detail == (
-        "unrated: availability unverified: stated availability 98.90% (SLA 99.90% unverified x the unrated haircut 0.99), 98.57% expected at the mean of its draws "
+        "unrated: availability unverified: stated availability 98.90% (SLA 99.90% unverified x the unrated haircut "
+        "0.99), 98.57% expected at the mean of its draws "
         "meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     assert api.metrics["availability"] == pytest.approx(0.98901 * AVAILABILITY_MEAN)
@@ -187,7 +194,8 @@ def test_spot_offer_is_a_burst_source_with_its_restart_cost_priced(ev):
     # 6 interruptions a node-month x 20 min = 120 min of 43,800 lost: 1 - 120/43,800 = 0.997260274
     lost = 120 / 43800
     assert spot.availability_layers.interruption == pytest.approx(1 - lost)
-    # provider: SLA 0.99 x Gold 0.995 = 0.98505; all infrastructure jobs the provider's; x 0.997260274; x the factor's mean
+    # provider: SLA 0.99 x Gold 0.995 = 0.98505; all infrastructure jobs the provider's; x 0.997260274; x the factor's
+    # mean
     assert spot.metrics["availability"] == pytest.approx(0.99 * 0.995 * (1 - lost) * AVAILABILITY_MEAN)
     # cost per task scales as 1 / availability: the lost share of the cost is the restart cost
     assert spot.metrics["restart_cost_per_task"] == pytest.approx(spot.metrics["cost_per_task"] * lost)
@@ -219,12 +227,14 @@ def test_the_plan_takes_spot_only_as_pay_as_used():
 
 def test_layered_values_by_hand(ev):
     owned, metal = ev.offer("owned-colo"), ev.offer("metal-repaired")
-    # owned: no provider; our host (hardware repair) 0.99 x our eight operating jobs 0.99^(8/8) = 0.9801; x the availability
+    # owned: no provider; our host (hardware repair) 0.99 x our eight operating jobs 0.99^(8/8) = 0.9801; x the
+    # availability
     # factor's mean 0.996667 = 0.976833, 0.970299 in its lowest draw (x 0.99): it passes the 97% minimum in every draw
     assert owned.metrics["availability"] == pytest.approx(0.99 * 0.99 * AVAILABILITY_MEAN)
     assert owned.availability_layers.our_jobs == list(OPERATING_JOBS[:9])
     assert gate(owned, "availability").detail == (
-        "self-operated availability 98.01%, 97.68% expected at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "self-operated availability 98.01%, 97.68% expected at the mean of its draws meets the 97.00% minimum; passes "
+        "in 100.0% of the draws, at least policy.gate_confidence 50%"
     )
     # bare metal (no tier: ClusterMAX rates managed clusters only), judged by its hosts' incident history: 216 minutes
     # down in 30 days (43,200 minutes) = 0.995, x ours 0.99 for the eight operating jobs = 0.98505
@@ -232,8 +242,10 @@ def test_layered_values_by_hand(ev):
     assert metal.reliability_source == "status_history"
     assert metal.availability_layers.our_jobs == list(OPERATING_JOBS[1:9])
     assert gate(metal, "availability").detail == (
-        "stated availability 98.50% (status history history/metal.csv: 216 min down in the 30 days before 2026-04-01 x ours 0.99 for 8 jobs), "
-        "98.18% expected at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least policy.gate_confidence 50%"
+        "stated availability 98.50% (status history history/metal.csv: 216 min down in the 30 days before 2026-04-01 x "
+        "ours 0.99 for 8 jobs), "
+        "98.18% expected at the mean of its draws meets the 97.00% minimum; passes in 100.0% of the draws, at least "
+        "policy.gate_confidence 50%"
     )
 
 
@@ -241,7 +253,8 @@ def test_provider_repaired_bare_metal_is_at_least_as_available_as_owned_under_th
     ev = evaluate(load_workspace(ws), AS_OF)
     owned = ev.offer("owned-colo").metrics["availability"]
     metal = ev.offer("metal-repaired").metrics["availability"]
-    # owned 0.99 (our host) x 0.99 (our operating jobs) = 0.9801 < bare metal 0.995 (its host) x 0.99 = 0.98505, each x the
+    # owned 0.99 (our host) x 0.99 (our operating jobs) = 0.9801 < bare metal 0.995 (its host) x 0.99 = 0.98505, each x
+    # the
     # availability factor's mean at the point
     assert (
         owned == pytest.approx(0.9801 * AVAILABILITY_MEAN)
@@ -325,7 +338,8 @@ def test_when_no_offer_is_acceptable_validate_and_compare_say_why(ws):
     assert not ev.ranked
     reasons = ev.summary.common_reasons
     assert len(reasons) == 3
-    # availability: all five fall short of 99.9%; security: four without ISO 27001 (owned is exempt); role: the spot offer
+    # availability: all five fall short of 99.9%; security: four without ISO 27001 (owned is exempt); role: the spot
+    # offer
     assert [(r.gate, len(r.offers)) for r in reasons] == [("availability", 5), ("security", 4), ("role", 1)]
     assert "service.sla.availability" in reasons[0].fields and "service.attestations" in reasons[1].fields
     for command in ("validate", "compare"):

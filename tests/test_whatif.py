@@ -5,7 +5,8 @@ Hand-calculation conventions (tests/data/basic): alpha costs 4.00 rent + 87,600 
 = 0.10 fees + (2 + 4 x 0.1) FTE x 219,000 / (100 x 8,760) = 0.60 serving staff + 0.05 software = 4.75
 per GPU-hour, 100 GPUs, 12 months; its availability is 0.995 x 0.97 (unrated), success 0.9,
 utilization 0.8. One paid GPU-hour delivers throughput x 3,600 / 1,000 x 0.995 x 0.97 x 0.9 x 0.8
-successful tasks, x the means of the availability and utilization factors (0.996667 x 0.983333) at the point. A month is 730 hours; the monthly bill is 4.75 x 100 x 730 = 346,750.
+successful tasks, x the means of the availability and utilization factors (0.996667 x 0.983333) at the point. A month is
+730 hours; the monthly bill is 4.75 x 100 x 730 = 346,750.
 """
 
 from __future__ import annotations

@@ -81,7 +81,8 @@ def test_zero_gpus(basic):
     # 0 is a valid minimum only for a pure on-demand offer (pricing.burst) or a commitment without minimum (max_gpus)
     assert (
         only_problem(basic)
-        == "offers/alpha.yaml:7: gpus: 0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)"
+        == "offers/alpha.yaml:7: gpus: 0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a "
+        "commitment without minimum)"
     )
 
 
@@ -90,7 +91,8 @@ def test_unknown_operating_job(basic):
         basic / "offers" / "alpha.yaml", "  os_patching: provider\n", "  os_patching: provider\n  cooking: provider\n"
     )  # line 24
     assert only_problem(basic) == (
-        f"offers/alpha.yaml:24: responsibilities.cooking: unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})"
+        "offers/alpha.yaml:24: responsibilities.cooking: unknown operating job (expected one of: "
+        f"{', '.join(OPERATING_JOBS)})"
     )
 
 
@@ -109,7 +111,8 @@ def test_missing_operating_job(basic):
 def test_owner_other_than_provider_customer_shared(basic):
     edit(basic / "offers" / "bravo.yaml", "  firmware_drivers: customer\n", "  firmware_drivers: vendor\n")  # line 20
     assert only_problem(basic) == (
-        "offers/bravo.yaml:20: responsibilities.firmware_drivers: must be one of 'provider', 'customer' or 'shared' (got 'vendor')"
+        "offers/bravo.yaml:20: responsibilities.firmware_drivers: must be one of 'provider', 'customer' or 'shared' "
+        "(got 'vendor')"
     )
 
 
@@ -128,7 +131,8 @@ def test_unknown_reference_curve(basic):
 def test_unknown_currency_without_fx_rate(basic):
     edit(basic / "offers" / "bravo.yaml", "  currency: EUR\n", "  currency: GBP\n")  # line 10
     assert only_problem(basic) == (
-        "offers/bravo.yaml:10: pricing.currency: unknown currency GBP: add assumptions.fx.GBP (units of USD per GBP) to procure.yaml"
+        "offers/bravo.yaml:10: pricing.currency: unknown currency GBP: add assumptions.fx.GBP (units of USD per GBP) "
+        "to procure.yaml"
     )
 
 

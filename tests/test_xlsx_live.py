@@ -118,8 +118,10 @@ def books(tmp_path_factory):
     staffed = tmp_path_factory.mktemp("staff")
     staff_ws = example(staffed)
     book = write_book(staff_ws, staffed / "book.xlsx")
-    # 1,200,000: Corvid (8.07 per 1,000 tasks at 250,000, 9.14 at 900,000) leaves us more staff than Halvard (8.75, 9.21):
-    # they cross near 970,000, so the ranks move (the owned cluster, which carries the most staff, fails its gate at the means)
+    # 1,200,000: Corvid (8.07 per 1,000 tasks at 250,000, 9.14 at 900,000) leaves us more staff than Halvard (8.75,
+    # 9.21):
+    # they cross near 970,000, so the ranks move (the owned cluster, which carries the most staff, fails its gate at the
+    # means)
     changed = set_cell(book, "Assumptions", "Staff cost per FTE-year", "Value", 1_200_000, staffed / "staff.xlsx")
     before = procure_figures(staff_ws)
     edit(staff_ws, "procure.yaml", "fte_cost_year: 250000", "fte_cost_year: 1200000")

@@ -29,14 +29,17 @@ from procure.model.units import PerThousand
 DAYS_PER_MONTH = 365.25 / 12
 
 RENEWAL_RULES = {
-    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the index at the as-of date; index-linked: its spread, floor and cap)",
+    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the "
+    "index at the as-of date; index-linked: its spread, floor and cap)",
     "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
     "escalate": "its last price plus its escalator",
 }
 
 
-# A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way of
-# serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already accepts
+# A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way
+# of
+# serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already
+# accepts
 # paying the dearest, so a lost task is worth at least that; three times keeps every task the offers can serve at a
 # sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
 UNSERVED_DEFAULT_MULTIPLE = 3.0
@@ -54,7 +57,8 @@ class MonthFlow(BaseModel):
     capital: float = 0.0
     credits: float = Field(
         0.0,
-        description="credits counted in the total (negative): late delivery, and SLA credits when horizon.count_sla_credits",
+        description="credits counted in the total (negative): late delivery, and SLA credits when "
+        "horizon.count_sla_credits",
     )
     sla_credits: float = Field(
         0.0, description="expected SLA credits (negative), shown whether or not they are counted"
@@ -95,15 +99,18 @@ class HorizonResult(PerThousand):
     notes: list[str]
     bridge: str | None = Field(
         None,
-        description="delivered after month 1: what serves the months before delivery, and what they cost (null: delivered in month 1, or no tasks_per_month)",
+        description="delivered after month 1: what serves the months before delivery, and what they cost (null: "
+        "delivered in month 1, or no tasks_per_month)",
     )
     bridge_by: str | None = Field(
         None,
-        description="the offer that bridges the months before delivery; null when none is acceptable and delivered in month 1 (the tasks are priced unserved)",
+        description="the offer that bridges the months before delivery; null when none is acceptable and delivered in "
+        "month 1 (the tasks are priced unserved)",
     )
     bridge_cost: float = Field(
         0.0,
-        description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at the unserved price; undiscounted, shown beside the horizon figures, not in them",
+        description="what the months before delivery cost: their tasks at the bridging offer's cost per task, or at "
+        "the unserved price; undiscounted, shown beside the horizon figures, not in them",
     )
 
 
@@ -135,14 +142,18 @@ def bridge_horizons(records, tasks_per_month: float | None, penalty: float | Non
             flow.bridge_by = best.id
             flow.bridge_cost = tasks * cost_per_task
             flow.bridge = (
-                f"delivered in month {flow.delivery_month}: {span} ({tasks:,.0f} tasks) {verb} bridged by {best.id}, the cheapest acceptable offer "
-                f"delivered in month 1, at {cost_per_task * 1000:.4f} {currency} per 1,000 tasks: {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+                f"delivered in month {flow.delivery_month}: {span} ({tasks:,.0f} tasks) {verb} bridged by {best.id}, "
+                "the cheapest acceptable offer "
+                f"delivered in month 1, at {cost_per_task * 1000:.4f} {currency} per 1,000 tasks: "
+                f"{flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
             )
         elif penalty is not None:
             flow.bridge_cost = tasks * penalty
             flow.bridge = (
-                f"delivered in month {flow.delivery_month}: no acceptable offer is delivered in month 1, so {span} ({tasks:,.0f} tasks) {'goes' if before == 1 else 'go'} unserved, "
-                f"priced at {penalty * 1000:.4f} {currency} per 1,000 tasks ({basis}): {flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
+                f"delivered in month {flow.delivery_month}: no acceptable offer is delivered in month 1, so {span} "
+                f"({tasks:,.0f} tasks) {'goes' if before == 1 else 'go'} unserved, "
+                f"priced at {penalty * 1000:.4f} {currency} per 1,000 tasks ({basis}): {flow.bridge_cost:,.0f} "
+                f"{currency}, not in this offer's horizon figures"
             )
         if flow.bridge:
             flow.notes.append(flow.bridge)
@@ -441,15 +452,17 @@ def _owned_equipment(
         replacements.add(latest)
     if replacements:
         notes.append(
-            f"owned equipment is replaced at the end of its {owned.life_years:g}-year life, at today's capex ({capital:,.0f}), in month "
-            + ", ".join(str(m) for m in sorted(replacements))
+            f"owned equipment is replaced at the end of its {owned.life_years:g}-year life, at today's capex "
+            f"({capital:,.0f}), in month " + ", ".join(str(m) for m in sorted(replacements))
         )
     years_used = max(0, horizon - latest + 1) / 12
     residual = remaining_balance(capital, cost_of_capital, owned.life_years, years_used)
     if residual:
         notes.append(
-            f"owned equipment keeps {residual:,.0f} of value at the horizon (the remaining balance of its {owned.life_years:g}-year annuity "
-            f"at {cost_of_capital:.0%} after {years_used * 12:g} months from {'delivery' if latest == start else 'its replacement'}), credited in the last month"
+            f"owned equipment keeps {residual:,.0f} of value at the horizon (the remaining balance of its "
+            f"{owned.life_years:g}-year annuity "
+            f"at {cost_of_capital:.0%} after {years_used * 12:g} months from "
+            f"{'delivery' if latest == start else 'its replacement'}), credited in the last month"
         )
     return _Equipment(capital, running, replacements, residual)
 
@@ -589,7 +602,8 @@ def _horizon_notes(
         notes.append(f"delivered in month {start}: nothing to serve before")
     if horizon > start - 1 + term and kind_named(record.pricing_basis).rented:
         notes.append(
-            f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: {config.renewal})"
+            f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: "
+            f"{config.renewal})"
         )
     sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
     if sla_total > 0:
@@ -604,7 +618,8 @@ def _horizon_notes(
     risk_total = sum(f.prepay_risk for f in months)
     if risk_total > 0:
         notes.append(
-            f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of {vendor_default_rate:.1%} a year"
+            f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of "
+            f"{vendor_default_rate:.1%} a year"
         )
     return sla_total, risk_total
 
@@ -801,7 +816,8 @@ def _below_commitment(
     if last > horizon:
         late = f" (delivery in month {start})" if start > 1 else ""
         reasons.append(
-            f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months are committed but not in the total"
+            f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months "
+            "are committed but not in the total"
         )
     if billed < committed:
         reasons.append(

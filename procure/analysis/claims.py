@@ -1,6 +1,7 @@
 """SLA credit claims with their evidence and deadlines (`scorecard --claim`, `reevaluate`).
 
-Credits are claimed, not given: public SLA comparisons of GPU clouds (2026-07-03, nine providers) find no provider that credits automatically, claim windows of
+Credits are claimed, not given: public SLA comparisons of GPU clouds (2026-07-03, nine providers) find no provider that
+credits automatically, claim windows of
 about 10 to 14 days (CoreWeave 10 days, Nebius 14 days of the month's end; Google 60 days, Azure two
 months) and caps of 10-50%, and a degraded but reachable GPU is usually not down time. So each month
 of a signed vendor's scorecard becomes a claim:
@@ -151,7 +152,10 @@ def _zero_reason(
             f"availability {percent_or_no_data(availability, 3)} is at or above the SLA's {percent_or_no_data(sla, 2)}"
         )
     if not share:
-        return f"availability {percent_or_no_data(availability, 3)} is below the SLA's {percent_or_no_data(sla, 2)} but above every credit tier's threshold"
+        return (
+            f"availability {percent_or_no_data(availability, 3)} is below the SLA's {percent_or_no_data(sla, 2)} "
+            "but above every credit tier's threshold"
+        )
     if automatic:
         return "the terms credit automatically: no claim to file (check the invoice)"
     return None
@@ -191,7 +195,10 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
         reason = _zero_reason(terms, automatic, sla, avail, share)
         window_open = deadline is None or as_of <= deadline
         if reason is None and not window_open:
-            reason = f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the {'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
+            reason = (
+                f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the "
+                f"{'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
+            )
         claimable = 0.0 if reason is not None else amount
         down = (end - start).total_seconds() / 60 * (1 - avail) if avail is not None else None
         claims.append(
@@ -241,7 +248,8 @@ def claim_breaches(
                 found.append(
                     (
                         "claim-deadline",
-                        f"{vendor.offer}: the {c.month} SLA credit claim of {c.claimable:,.2f} {vendor.currency} lapses on {c.deadline.isoformat()} "
+                        f"{vendor.offer}: the {c.month} SLA credit claim of {c.claimable:,.2f} {vendor.currency} "
+                        f"lapses on {c.deadline.isoformat()} "
                         f"({left} day{'s' if left != 1 else ''} left): file it (procure scorecard --claim)",
                     )
                 )

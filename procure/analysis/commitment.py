@@ -1,6 +1,7 @@
 """What signing binds us to pay: the one commitment rule of the analysis layer (`procure.analysis.decision`
 names it for the recommendation; the ask, the options table, the risk register and the plan's term sheet
-read it). For an offer as offered it is the offer's own cash flow's figure (procure cashflow: the term's rent with its escalators on the
+read it). For an offer as offered it is the offer's own cash flow's figure (procure cashflow: the term's rent with its
+escalators on the
 committed GPUs, per-GPU-hour fees on those hours, fixed monthly fees, one-off fees and the prepayment;
 a ramp, a minimum monthly bill and a termination clause as stated; for an owned cluster the capital).
 A plan line of other GPUs or another option prices its own GPUs by the same rule: its price with the
@@ -57,7 +58,8 @@ def _bound(
     escalated: bool = True,
 ) -> float:
     """The rule: price with the offer's escalators (when `escalated`) x GPUs x 730 x the term, per-GPU-hour fees on
-    those hours, the fixed monthly fees of the months not in `paid` (then added to it), and the one-off fees when `first`."""
+    those hours, the fixed monthly fees of the months not in `paid` (then added to it), and the one-off fees when
+    `first`."""
     from procure.analysis.cashflow import term_average_rent
 
     fees, fx = record.terms.pricing.fees, _fx(record)

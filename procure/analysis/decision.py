@@ -169,7 +169,9 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
         others = any(x.offer != record.id for x in plan.plan)  # the plan buys elsewhere what it might have bought here
         if covered >= months and (not most or gpus >= most or not others):
             continue
-        who = f"{record.vendor} ({'signed, ' if record.evidence else ''}{'ranked first at today' + chr(39) + 's demand' if ev.ranked and ev.ranked[0].id == record.id else 'ranked ' + str(record.rank)})"
+        first = ev.ranked and ev.ranked[0].id == record.id
+        place = "ranked first at today's demand" if first else f"ranked {record.rank}"
+        who = f"{record.vendor} ({'signed, ' if record.evidence else ''}{place})"
         if covered:
             use = _use_words(plan, record.id) + f" of {months}, {gpus:,} of up to {most:,} GPUs"
         else:
@@ -192,7 +194,8 @@ def _dearer_why(plan: PlanResult) -> str:
     why = []
     if plan.policy.max_vendor_share < 1:
         why.append(
-            f"no vendor may provide more than {plan.policy.max_vendor_share:.0%} of the capacity (plan.max_vendor_share)"
+            f"no vendor may provide more than {plan.policy.max_vendor_share:.0%} of the capacity "
+            "(plan.max_vendor_share)"
         )
     if plan.policy.cvar_weight > 0 or plan.policy.cvar_limit is not None:
         why.append("the plan weighs its worst months (plan.cvar_weight, plan.cvar_limit)")
@@ -249,7 +252,8 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
         for x in plan.plan:
             if x.role == "commit":
                 first[x.offer] = min(first.get(x.offer, x.start_month or 0), x.start_month or 0)
-        # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge). Only what
+        # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge). Only
+        # what
         # is signed now is asked for: later decisions are intentions to re-plan, held contracts are already signed.
         commits = sorted(
             (x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")),

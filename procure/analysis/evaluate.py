@@ -56,7 +56,8 @@ from procure.model.rating import (
 )
 from procure.model.units import PerThousand
 
-SCHEMA_VERSION = "1.2"  # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed
+# 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed
+SCHEMA_VERSION = "1.2"
 
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05
@@ -89,7 +90,8 @@ GATE_FIELDS: dict[str, str] = {
     "quality": "performance.quality_pass_rate, or workload.min_success_rate",
     "latency": "performance.points (performance.interactivity for a per-token offer), or workload.interactivity",
     "ttft": "performance.ttft_s or a curve with time to first token, workload.max_ttft_s, or policy.ttft_unstated",
-    "availability": "service.sla.availability, operator.published_tier / operator.evidence / operator.status_history, the responsibilities, or policy.min_availability",
+    "availability": "service.sla.availability, operator.published_tier / operator.evidence / operator.status_history, "
+    "the responsibilities, or policy.min_availability",
     "security": "service.attestations, service.tenant_isolation, service.isolated_monitoring, or policy.require_*",
     "region": "region, or policy.allowed_regions",
     "capacity": "max_gpus, pricing.burst or service.rate_limits, or policy.min_demand_coverage",
@@ -99,7 +101,8 @@ GATE_FIELDS: dict[str, str] = {
 
 
 def common_reasons(records: list[OfferRecord], limit: int = 3) -> list[CommonReason]:
-    """The gates most offers fail (spot offers counted under `role`), commonest first, with the fields that change them."""
+    """The gates most offers fail (spot offers counted under `role`), commonest first, with the fields that change
+    them."""
     failing: dict[str, list[OfferRecord]] = {}
     for record in records:
         if record.acceptable:
@@ -141,14 +144,16 @@ def verdict_lines(ev: Evaluation) -> list[str]:
         for reason in ev.summary.common_reasons:
             count = len(reason.offers)
             lines.append(
-                f"  {reason.gate} ({count} offer{'s' if count != 1 else ''}, e.g. {reason.example}): change {reason.fields}"
+                f"  {reason.gate} ({count} offer{'s' if count != 1 else ''}, e.g. {reason.example}): change "
+                f"{reason.fields}"
             )
     for risk in ev.summary.gate_risks:
         lines.append(f"risk: {risk.words}")
     unrated = [o.id for o in ev.ranked if o.rating_state == "unrated"]
     if unrated:
         lines.append(
-            f"unrated, availability unverified (ranked with the unrated haircut): {', '.join(unrated)}; {RATE_BEFORE_SIGNING}"
+            f"unrated, availability unverified (ranked with the unrated haircut): {', '.join(unrated)}; "
+            f"{RATE_BEFORE_SIGNING}"
         )
     burst = [o for o in ev.offers if o.role == "burst"]
     for record in burst:
@@ -159,13 +164,12 @@ def verdict_lines(ev: Evaluation) -> list[str]:
             if restart is not None
             else ", restart cost not priced (service.interruptions_per_month not stated)"
         )
+        failed = "; ".join(
+            g.detail for g in record.gates if not g.passed and g.gate not in ("availability", "capacity")
+        )
         lines.append(
             f"secondary source (pay-as-used burst, never the primary offer): {record.id}"
-            + (
-                priced
-                if usable
-                else f" (not usable: {'; '.join(g.detail for g in record.gates if not g.passed and g.gate not in ('availability', 'capacity'))})"
-            )
+            + (priced if usable else f" (not usable: {failed})")
         )
     return lines
 
@@ -175,7 +179,8 @@ GATE_RISK_PROBABILITY = 0.9
 
 
 class GateRisk(BaseModel):
-    """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than GATE_RISK_PROBABILITY of the draws."""
+    """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than
+    GATE_RISK_PROBABILITY of the draws."""
 
     gate: str
     probability: float = Field(
@@ -196,7 +201,8 @@ class KnifeEdge(BaseModel):
     )
     margin: float = Field(description="value minus requirement")
     sd: float = Field(
-        description="one standard deviation of the figure the gate compares, from the offer's own uncertain inputs (uncertainty:)"
+        description="one standard deviation of the figure the gate compares, from the offer's own uncertain inputs "
+        "(uncertainty:)"
     )
     words: str
 
@@ -228,7 +234,8 @@ class Summary(PerThousand):
     )
     gate_risks: list[GateRisk] = Field(
         default_factory=list,
-        description=f"the recommendation's drawn gates (availability, capacity) passed in fewer than {GATE_RISK_PROBABILITY:.0%} of the draws of its own inputs",
+        description="the recommendation's drawn gates (availability, capacity) passed in fewer than "
+        f"{GATE_RISK_PROBABILITY:.0%} of the draws of its own inputs",
     )
 
 
@@ -251,7 +258,8 @@ class Evaluation(BaseModel):
     summary: Summary
     recommendation: Recommendation | None = Field(
         None,
-        description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and the reports; null from evaluate)",
+        description="what to sign: the plan with `demand:`, else the best acceptable offer (compare, plan, hedge and "
+        "the reports; null from evaluate)",
     )
     uncertainty: UncertaintyInfo | None = None
     horizon_months: int | None = None
@@ -756,8 +764,10 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
                         margin=value - minimum,
                         sd=sd,
                         words=(
-                            f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points ({value:.2%} against {minimum:.2%}), "
-                            f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its acceptance hangs on that margin"
+                            f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points "
+                            f"({value:.2%} against {minimum:.2%}), "
+                            f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its "
+                            "acceptance hangs on that margin"
                         ),
                     )
                 )
@@ -789,8 +799,10 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
                         margin=supply - required,
                         sd=sd,
                         words=(
-                            f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand needs, a margin of {supply - required:,.1f}, "
-                            f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its acceptance hangs on that margin"
+                            f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand "
+                            f"needs, a margin of {supply - required:,.1f}, "
+                            f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its "
+                            "acceptance hangs on that margin"
                         ),
                     )
                 )

@@ -44,7 +44,8 @@ class GateResult(BaseModel):
     )
     probability: float | None = Field(
         None,
-        description="the share of the uncertainty draws in which the gate passes (availability, capacity); the verdict is probability >= policy.gate_confidence",
+        description="the share of the uncertainty draws in which the gate passes (availability, capacity); the verdict "
+        "is probability >= policy.gate_confidence",
     )
 
 
@@ -105,7 +106,8 @@ def _quality_gate(metrics: dict[str, float | None], wl: Workload) -> GateResult:
     return _result(
         gate="quality",
         passed=success >= wl.min_success_rate,
-        detail=f"success rate {_pct(success)} {'meets' if success >= wl.min_success_rate else 'is below'} the {_pct(wl.min_success_rate)} minimum",
+        detail=f"success rate {_pct(success)} {'meets' if success >= wl.min_success_rate else 'is below'} the "
+        f"{_pct(wl.min_success_rate)} minimum",
         margin=success / wl.min_success_rate - 1 if wl.min_success_rate > 0 else None,
     )
 
@@ -119,13 +121,15 @@ def _latency_gate(offer: Offer, reading: ThroughputReading | None, wl: Workload)
             return _result(
                 gate="latency",
                 passed=False,
-                detail=f"speed per user not stated (performance.interactivity; the target is {wl.interactivity:g} tok/s per user)",
+                detail=f"speed per user not stated (performance.interactivity; the target is {wl.interactivity:g} "
+                "tok/s per user)",
             )
         ok = perf.interactivity >= wl.interactivity
         return _result(
             gate="latency",
             passed=ok,
-            detail=f"states {perf.interactivity:g} tok/s per user (P50){'' if ok else ','} {'meeting' if ok else 'below'} the {wl.interactivity:g} target",
+            detail=f"states {perf.interactivity:g} tok/s per user (P50){'' if ok else ','} "
+            f"{'meeting' if ok else 'below'} the {wl.interactivity:g} target",
             margin=perf.interactivity / wl.interactivity - 1,
         )
     if reading.reachable:
@@ -165,7 +169,8 @@ def _ttft_gate(
         return _result(
             gate="ttft",
             passed=ok,
-            detail=f"states time to first token {perf.ttft_s:.2f} s, {'within' if ok else 'above'} the {wl.max_ttft_s:g} s maximum",
+            detail=f"states time to first token {perf.ttft_s:.2f} s, {'within' if ok else 'above'} the "
+            f"{wl.max_ttft_s:g} s maximum",
             margin=wl.max_ttft_s / perf.ttft_s - 1,
         )
     if ttft is None:
@@ -173,8 +178,8 @@ def _ttft_gate(
         return _result(
             gate="ttft",
             passed=unstated,
-            detail=f"time to first token not stated at {wl.interactivity:g} tok/s per user (max_ttft_s {wl.max_ttft_s:g} s)"
-            + ("; passed by policy.ttft_unstated" if unstated else ""),
+            detail=f"time to first token not stated at {wl.interactivity:g} tok/s per user (max_ttft_s "
+            f"{wl.max_ttft_s:g} s)" + ("; passed by policy.ttft_unstated" if unstated else ""),
         )
     ok = ttft <= wl.max_ttft_s
     return _result(
@@ -218,7 +223,10 @@ def _availability_gate(
     detail = f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum"
     if layers.unrated and policy.unrated == "exclude":
         ok = False
-        detail = f"{UNRATED} (no operator.evidence, operator.published_tier or operator.status_history), excluded by policy.unrated: exclude; {detail}"
+        detail = (
+            f"{UNRATED} (no operator.evidence, operator.published_tier or operator.status_history), excluded by "
+            f"policy.unrated: exclude; {detail}"
+        )
     elif layers.unrated:
         detail = f"{UNRATED}: {detail}"
     return _result(
@@ -333,7 +341,10 @@ def _rate_limit_gate(offer: Offer, wl: Workload, policy: Policy) -> GateResult:
         )
     if unstated:
         ok = policy.rate_limits_unstated == "pass"
-        said = f"rate limits not stated (service.rate_limits: {', '.join(unstated)}); the peak is {need_requests:,.0f} requests/min"
+        said = (
+            f"rate limits not stated (service.rate_limits: {', '.join(unstated)}); the peak is {need_requests:,.0f} "
+            "requests/min"
+        )
         return _result(
             gate="capacity", passed=ok, detail=said + ("; " + "; ".join(parts) if parts else ""), margin=margin
         )

@@ -52,7 +52,8 @@ LIMITS = (
     "buyers and sellers, cannot be built or unwound at a fair price.",
     "h* must be fitted against the index the contract settles on: a ratio fitted on another benchmark (a different "
     "method, mix of quotes or scope) carries that benchmark's basis to yours.",
-    "A longer fixed-price term, or a swap with the vendor (a fixed price for the index-linked months), may hedge better "
+    "A longer fixed-price term, or a swap with the vendor (a fixed price for the index-linked months), may hedge "
+    "better "
     "than futures: it removes the price risk at its source, with no basis and no margin calls.",
 )
 # The recommended ratio: 1 unless the fitted h* differs from 1 significantly (its 95% interval leaves 1 out).
@@ -121,7 +122,8 @@ class StressRow(BaseModel):
     unhedged_change: float
     hedged_change: float
     basis_band: float | None = Field(
-        description="+/- 2 sigma of basis over the hedged months (null: the basis is unknown, never 0 for want of a history)"
+        description="+/- 2 sigma of basis over the hedged months (null: the basis is unknown, never 0 for want of a "
+        "history)"
     )
 
 
@@ -148,7 +150,8 @@ class HedgePlan(BaseModel):
     basis_volatility: float | None
     band_basis_volatility: float | None = Field(
         0.0,
-        description="std of rent changes less the recommended ratio x index changes, per period: the basis of the hedge recommended, the width of the band",
+        description="std of rent changes less the recommended ratio x index changes, per period: the basis of the "
+        "hedge recommended, the width of the band",
     )
     regression: Regression
     exposure: list[ExposureMonth]
@@ -256,7 +259,8 @@ def contract_terms(config: HedgeConfig) -> HedgeContract:
             " (unverified: one GPU for a 730-hour month, inferred from 'each contract represents one month's rent')"
         )
     label = (
-        f"{spec.venue}{mark['venue']} futures on {spec.index}{mark['index']}, {spec.settlement}-settled{mark['settlement']}, "
+        f"{spec.venue}{mark['venue']} futures on {spec.index}{mark['index']}, "
+        f"{spec.settlement}-settled{mark['settlement']}, "
         f"{size:,.0f} GPU-hours a contract{mark['gpu_hours']}"
     )
     if unverified:
@@ -282,16 +286,21 @@ def prior_basis(history: list[IndexLevel], config: HedgeConfig, ratio: float) ->
     if len(changes) < 2:
         return (
             None,
-            f"no rent history and too short an index history ({len(changes)} {config.period}ly changes) to state a basis prior: the basis is unknown",
+            f"no rent history and too short an index history ({len(changes)} {config.period}ly changes) to state a "
+            "basis prior: the basis is unknown",
         )
     sigma_f = float(np.std(changes, ddof=1))
     k, rho = prior.volatility_ratio, prior.correlation
     basis = sigma_f * math.sqrt(max(0.0, k * k + ratio * ratio - 2 * ratio * rho * k))
     note = (
-        f"no rent history: the basis is a stated prior (hedge.basis_prior), not a fit: rent changes taken at {k:g} x the index's "
-        f"volatility ({sigma_f:.4f} per {config.period}, {len(changes)} changes of the index) with correlation {rho:g} to it "
-        f"(default 0.928: Hull's cross-hedge example, jet fuel on heating oil futures), so the basis volatility at ratio "
-        f"{ratio:g} is {sigma_f:.4f} x sqrt({k:g}^2 + {ratio:g}^2 - 2 x {ratio:g} x {rho:g} x {k:g}) = {basis:.4f} per {config.period}"
+        f"no rent history: the basis is a stated prior (hedge.basis_prior), not a fit: rent changes taken at {k:g} x "
+        "the index's "
+        f"volatility ({sigma_f:.4f} per {config.period}, {len(changes)} changes of the index) with correlation {rho:g} "
+        "to it "
+        "(default 0.928: Hull's cross-hedge example, jet fuel on heating oil futures), so the basis volatility at "
+        "ratio "
+        f"{ratio:g} is {sigma_f:.4f} x sqrt({k:g}^2 + {ratio:g}^2 - 2 x {ratio:g} x {rho:g} x {k:g}) = {basis:.4f} per "
+        f"{config.period}"
     )
     return basis, note
 
@@ -356,13 +365,15 @@ def _stress_reference(config: HedgeConfig, latest: IndexLevel, currency: str) ->
     reference = (
         f"the forward {level:.2f} {currency}/GPU-hour (hedge.forward)"
         if config.forward is not None
-        else f"today's index {level:.2f} {currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so the market is assumed flat"
+        else f"today's index {level:.2f} {currency}/GPU-hour on {latest.date}: no forward given (hedge.forward), so "
+        "the market is assumed flat"
     )
     return level, reference
 
 
 def _hedged_offer(ev: Evaluation, config: HedgeConfig, offer_id: str | None) -> OfferRecord:
-    """The offer to hedge: --offer, else hedge.offer, else the recommended one; none, or an unknown id, is an input error."""
+    """The offer to hedge: --offer, else hedge.offer, else the recommended one; none, or an unknown id, is an input
+    error."""
     offer_id = offer_id or config.offer or ev.summary.recommended
     if offer_id is None:
         raise InputError([Problem("hedge", None, "--offer", "no acceptable offer to hedge: name one with --offer")])
@@ -391,7 +402,8 @@ def _fit_ratio(
         regression = regress([p for p in rent if p.date <= as_of], history, config.period, rent_source)
         if regression.insufficient_history:
             notes.append(
-                f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} needed for a reliable hedge ratio)"
+                f"insufficient history: {regression.changes} aligned {config.period}ly changes (at least {MIN_CHANGES} "
+                "needed for a reliable hedge ratio)"
             )
         if regression.hedge_ratio is None:
             notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
@@ -407,18 +419,21 @@ def _fit_ratio(
         )
         if record.terms.pricing.index_linked is not None:
             notes.append(
-                "no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so the ladder uses 1; its basis to the settlement index is not measured"
+                "no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so "
+                "the ladder uses 1; its basis to the settlement index is not measured"
             )
         else:
             notes.append(
-                "no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder uses 1 and the basis is not measured"
+                "no rent history (market/rent.csv): no hedge ratio is fitted and no tracking is claimed; the ladder "
+                "uses 1 and the basis is not measured"
             )
     ratio = recommended_ratio(regression)
     if regression.h_star_ci95 is not None:
         low, high = regression.h_star_ci95
         verdict = "excludes 1: the ladder uses h*" if ratio != 1.0 else "includes 1: the ladder uses 1"
         notes.append(
-            f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval {low:.3f} to {high:.3f} {verdict}"
+            f"h* = {regression.hedge_ratio:.3f} (standard error {regression.h_star_se:.3f}); its 95% interval "
+            f"{low:.3f} to {high:.3f} {verdict}"
         )
     if regression.basis_volatility is None:
         # nothing fitted: a stated prior, never 0
@@ -476,11 +491,13 @@ def _exposure(
         notes.append(f"delivered in month {start}: the months before are not hedged")
     if linked is not None and linked.cap is not None:
         notes.append(
-            f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond the cap pays out without a matching cost"
+            f"the offer's cap ({linked.cap:.2f} {record.currency}) already limits the rent above it; a hedge beyond "
+            "the cap pays out without a matching cost"
         )
     if linked is not None and linked.floor is not None:
         notes.append(
-            f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below it; a hedge then loses without a matching saving"
+            f"the offer's floor ({linked.floor:.2f} {record.currency}) keeps the rent from following the index below "
+            "it; a hedge then loses without a matching saving"
         )
     return exposure
 
@@ -501,8 +518,14 @@ def _nothing_to_hedge(
             "the offer pays no GPU-hour rent (owned or billed per token): a rental price index does not move its cost"
         )
     if horizon.renewal == "escalate" and any(e.reason.startswith("after the term") for e in exposure):
-        return f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed at the escalated price (horizon.renewal: escalate)"
-    return f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a {record.term_months}-month fixed-price term from delivery): no month floats with the index"
+        return (
+            f"the price is fixed over the {config.horizon_months} hedged months: fixed for the term, then renewed "
+            "at the escalated price (horizon.renewal: escalate)"
+        )
+    return (
+        f"the price is fixed for the whole {config.horizon_months}-month hedge horizon (a "
+        f"{record.term_months}-month fixed-price term from delivery): no month floats with the index"
+    )
 
 
 def basis_band(basis: float | None, hedged_by_month: dict[int, float], periods_per_month: float) -> float | None:
@@ -726,11 +749,15 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     ]
     if task_rent > 0:
         notes.append(
-            f"per-token capacity ({task_rent:,.0f} {ev.currency} expected) is priced per token: a GPU-hour index does not move it"
+            f"per-token capacity ({task_rent:,.0f} {ev.currency} expected) is priced per token: a GPU-hour index does "
+            "not move it"
         )
     nothing = None
     if floating_hours <= 0:
-        nothing = f"every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over months 1-{span}"
+        nothing = (
+            "every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over "
+            f"months 1-{span}"
+        )
     ladder = build_ladder(exposure, config, 1.0)
     basis, basis_note = prior_basis([p for p in index if p.date <= ev.as_of], config, 1.0)
     notes.append(basis_note.replace("no rent history: ", "no rent history exists for the plan's mix: "))

@@ -86,7 +86,8 @@ def connect(root: Path, create: bool = True) -> sqlite3.Connection:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise _problem(
-                f"the history was written by a newer procure (schema {version}; this one reads {SCHEMA_VERSION}): upgrade procure"
+                f"the history was written by a newer procure (schema {version}; this one reads {SCHEMA_VERSION}): "
+                "upgrade procure"
             )
         if version == 0:
             db.execute("BEGIN IMMEDIATE")
@@ -153,7 +154,8 @@ def save_run(root: Path, ev: Evaluation, label: str | None = None) -> int:
         try:
             db.execute("BEGIN IMMEDIATE")
             cursor = db.execute(
-                "INSERT INTO runs (saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable, inputs, evaluation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable, inputs, "
+                "evaluation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             db.execute("COMMIT")
@@ -170,7 +172,8 @@ def _damaged(exc: Exception) -> InputError:
     if isinstance(exc, sqlite3.Error) and _busy(exc):
         return _busy_problem()
     return _problem(
-        f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was changed"
+        f"the history database is damaged or unreadable ({exc}); move it away to start a new history, nothing was "
+        "changed"
     )
 
 
@@ -181,7 +184,8 @@ def list_runs(root: Path) -> list[RunInfo]:
     with closing(connect(root, create=False)) as db:
         try:
             rows = db.execute(
-                "SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER BY id"
+                "SELECT id, saved_at, as_of, label, top_offer, top_cost_per_task, offers, acceptable FROM runs ORDER "
+                "BY id"
             ).fetchall()
             return [
                 RunInfo(
@@ -473,7 +477,8 @@ class OfferDiff(PerThousand):
     cost_change_share: float | None = None
     explained_by: list[Driver] = Field(
         default_factory=list,
-        description="for a moved cost per task: the inputs that changed, old and new, and the share of the move each explains",
+        description="for a moved cost per task: the inputs that changed, old and new, and the share of the move each "
+        "explains",
     )
 
     @property
@@ -683,7 +688,8 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
         found.append(
             Breach(
                 condition="new-cheapest",
-                detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to {result.leader_after or 'none'}",
+                detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to "
+                f"{result.leader_after or 'none'}",
             )
         )
     if "gate-change" in fail_on:
@@ -692,7 +698,8 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
                 found.append(
                     Breach(
                         condition="gate-change",
-                        detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to {', '.join(o.gates_failed_after) or 'none'}",
+                        detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to "
+                        f"{', '.join(o.gates_failed_after) or 'none'}",
                     )
                 )
     return found

@@ -445,7 +445,8 @@ def _check_selection(
                         source,
                         next(q.line for q in chosen if q.grade in unknown),
                         "grade",
-                        f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: {', '.join(sorted(adjustments or {})) or 'none'})",
+                        f"unknown grade for scope adjustment: {', '.join(unknown)} (grades/ defines: "
+                        f"{', '.join(sorted(adjustments or {})) or 'none'})",
                     )
                 ]
             )
@@ -482,7 +483,8 @@ def _series_notes(
     thin = [p for p in points if p.thin]
     if thin:
         notes.append(
-            f"{len(thin)} of {len(points)} periods had thin strata (fewer than {settings.min_quotes} quotes): their last level was carried forward"
+            f"{len(thin)} of {len(points)} periods had thin strata (fewer than {settings.min_quotes} quotes): their "
+            "last level was carried forward"
             + (
                 f"; {sum(1 for p in points if p.carried)} periods had no stratum of their own and carry the whole level"
                 if any(p.carried for p in points)
@@ -493,23 +495,26 @@ def _series_notes(
         unweighted = sorted(s for s, w in series.weights.items() if w <= 0)
         if series.base is not None and not any(w > 0 for w in series.weights.values()):
             notes.append(
-                f"no quotes in the base period {series.base} (index.base_period): no stratum has a weight, so there is no level"
+                f"no quotes in the base period {series.base} (index.base_period): no stratum has a weight, so there is "
+                "no level"
             )
         elif unweighted:
             notes.append(
-                f"strata without quotes in the base period {series.base} have no weight and are left out (give them one in index.weights): "
-                + ", ".join(" / ".join(s) for s in unweighted)
+                f"strata without quotes in the base period {series.base} have no weight and are left out (give them "
+                "one in index.weights): " + ", ".join(" / ".join(s) for s in unweighted)
             )
     splices = []
     for p in points:
         if p.spliced:
             jump = (
-                f"a level jump from {p.spliced_from:.2f} to {p.level:.2f} ({p.level - p.spliced_from:+.2f}, {p.level / p.spliced_from - 1:+.1%})"
+                f"a level jump from {p.spliced_from:.2f} to {p.level:.2f} ({p.level - p.spliced_from:+.2f}, "
+                f"{p.level / p.spliced_from - 1:+.1%})"
                 if p.spliced_from
                 else f"no level from the quotes to compare it with ({p.level:.2f})"
             )
             splices.append(
-                f"{p.period}: {p.level:.2f} is a reading from {p.source}, spliced in (not built from the quotes): {jump}; later periods chain on from it"
+                f"{p.period}: {p.level:.2f} is a reading from {p.source}, spliced in (not built from the quotes): "
+                f"{jump}; later periods chain on from it"
             )
     notes.extend(splices)
     if settings.weights is not None:
@@ -601,21 +606,29 @@ def _rules(method: str, settings: StrataSettings, series: _Series) -> list[str]:
     dimensions = {"term": "term bucket (0-3, 4-12, 13-36, 37+ months)", "kind": "kind", "grade": "grade"}
     rules = [
         (
-            f"Strata: {' x '.join(dimensions[d] for d in settings.by)}, weights fixed from {source_text}. The first level is the fixed-weight average of the strata's levels; "
-            "each later period moves it by the fixed-weight average of the strata's price changes from the period before (chain-linked), "
-            "so a change in the mix of quotes alone does not move it and quotes added to a month never revise an earlier one."
+            f"Strata: {' x '.join(dimensions[d] for d in settings.by)}, weights fixed from {source_text}. The first "
+            "level is the fixed-weight average of the strata's levels; "
+            "each later period moves it by the fixed-weight average of the strata's price changes from the period "
+            "before (chain-linked), "
+            "so a change in the mix of quotes alone does not move it and quotes added to a month never revise an "
+            "earlier one."
             if settings.by
-            else "No strata (index.strata: []): every quote in one pool, so a change in the mix of quotes moves the level."
+            else "No strata (index.strata: []): every quote in one pool, so a change in the mix of quotes moves the "
+            "level."
         ),
         f"Within a stratum and period: the {method.replace('-', ' ')} of the prices"
         + (", the lowest and highest max(10%, 1/n) of the weight left out" if method == "trimmed-mean" else "")
         + (", weighted by traded GPU-hours" if method == "volume-weighted" else "")
-        + f"; no seller carries more than {settings.seller_cap:.0%} of a stratum's weight (with too few sellers, each an equal share).",
-        f"A stratum needs at least {settings.min_quotes} quotes in a period; a thinner one carries its last level forward (flagged), a stratum with no level yet is left out of the links until it has one.",
+        + f"; no seller carries more than {settings.seller_cap:.0%} of a stratum's weight (with too few sellers, each "
+        "an equal share).",
+        f"A stratum needs at least {settings.min_quotes} quotes in a period; a thinner one carries its last level "
+        "forward (flagged), a stratum with no level yet is left out of the links until it has one.",
     ]
     if settings.readings:
         rules.append(
-            "A reading in procure.yaml (index.readings: an external series or a level entered by hand) replaces its period's level, is flagged as spliced with the jump from the quotes' level, and later periods chain on from it."
+            "A reading in procure.yaml (index.readings: an external series or a level entered by hand) replaces its "
+            "period's level, is flagged as spliced with the jump from the quotes' level, and later periods chain on "
+            "from it."
         )
     return rules
 

@@ -29,7 +29,8 @@ class CurvePoint(PerThousand):
     date: date
     figure: str = Field(
         "cost",
-        description="cost (what serving a task costs its owner: ours, an offer's full cost to us, a competitor's estimate) or price (a competitor's public price per task)",
+        description="cost (what serving a task costs its owner: ours, an offer's full cost to us, a competitor's "
+        "estimate) or price (a competitor's public price per task)",
     )
 
 
@@ -97,7 +98,8 @@ def compare_histories(
             else f"our cost was {where[were]} its price and is now {where[are]} it"
         )
         sentence = (
-            f"Our cost went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) while {name}'s price went from "
+            f"Our cost went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) "
+            f"while {name}'s price went from "
             f"{b0 * 1000:.2f} to {b1 * 1000:.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
         )
         return SeriesChange(
@@ -117,7 +119,8 @@ def compare_histories(
     else:
         outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
     sentence = (
-        f"We went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) while {name} went from "
+        f"We went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) while "
+        f"{name} went from "
         f"{b0 * 1000:.2f} to {b1 * 1000:.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
     )
     return SeriesChange(
@@ -222,21 +225,26 @@ def _sentences(
     the costs, competitors' prices beside them (never ranked as costs), and how each history changed."""
     if failures:
         sentences = [
-            f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place on the cost curve is for reference only.",
-            f"Were it acceptable, at {current * 1000:.2f} {ev.currency} per 1,000 successful tasks it would rank {rank} of {len(others) + 1} costs on the cost curve"
+            f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place "
+            "on the cost curve is for reference only.",
+            f"Were it acceptable, at {current * 1000:.2f} {ev.currency} per 1,000 successful tasks it would rank "
+            f"{rank} of {len(others) + 1} costs on the cost curve"
             + (
                 " and be the cheapest."
                 if rank == 1
-                else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, {gap / cheapest.cost_per_task:.0%} less."
+                else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, "
+                f"{gap / cheapest.cost_per_task:.0%} less."
             ),
         ]
     else:
         sentences = [
-            f"At {current * 1000:.2f} {ev.currency} per 1,000 successful tasks ({label}), we rank {rank} of {len(others) + 1} costs on the cost curve"
+            f"At {current * 1000:.2f} {ev.currency} per 1,000 successful tasks ({label}), we rank {rank} of "
+            f"{len(others) + 1} costs on the cost curve"
             + (
                 " and are the cheapest."
                 if rank == 1
-                else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, and we cost {gap / cheapest.cost_per_task:.0%} more."
+                else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, and we cost "
+                f"{gap / cheapest.cost_per_task:.0%} more."
             )
         ]
     prices = [p for p in curve if p.figure == "price"]
@@ -244,7 +252,8 @@ def _sentences(
         sentences.append(
             "Not ranked with the costs: "
             + "; ".join(
-                f"{p.name} charges {p.cost_per_task * 1000:.2f} per 1,000 tasks (a price to its customers, not its cost)"
+                f"{p.name} charges {p.cost_per_task * 1000:.2f} per 1,000 tasks (a price to its customers, not its "
+                "cost)"
                 for p in prices
             )
             + "."

@@ -26,7 +26,8 @@ class AskLine(BaseModel):
     gpus_low: int | None = Field(None, description="the fewest GPUs of the merged commitments, when they differ")
     gpus_committed: int | None = Field(
         None,
-        description="the GPUs the contract commits when the demand bills more (a single offer's minimum, what `commitment` prices; the rest are billed as used); null when they are the same",
+        description="the GPUs the contract commits when the demand bills more (a single offer's minimum, what "
+        "`commitment` prices; the rest are billed as used); null when they are the same",
     )
     first_month: int | None = Field(description="first month of the horizon the line covers (null: as needed)")
     last_month: int | None
@@ -39,7 +40,8 @@ class AskLine(BaseModel):
     price: float | None = Field(description="per GPU-hour, or per successful task for per-token serving (price_unit)")
     price_unit: Literal["gpu_hour", "task"]
     commitment: float | None = Field(
-        description="what signing binds us to pay (procure.analysis.decision: rent with escalators, fees bound by the term); null when nothing is bound"
+        description="what signing binds us to pay (procure.analysis.decision: rent with escalators, fees bound by the "
+        "term); null when nothing is bound"
     )
     valid_until: date
 
@@ -80,18 +82,21 @@ class Recommendation(BaseModel):
     deadline: date | None = Field(description="the decision deadline: the earliest valid_until of the offers asked for")
     best_single: BestSingle
     saving_share: float | None = Field(
-        description="share the recommendation costs below the best single offer (negative: above); null when it is the best single offer"
+        description="share the recommendation costs below the best single offer (negative: above); null when it is the "
+        "best single offer"
     )
     plan_failed: str | None = Field(
         None, description="why the plan could not be solved; the best offer is then asked for as the fallback"
     )
     usage: list[str] = Field(
         default_factory=list,
-        description="plan: one line for each offer ranked first or signed that the plan uses less than it could, with what limits it",
+        description="plan: one line for each offer ranked first or signed that the plan uses less than it could, with "
+        "what limits it",
     )
     dearer_why: str | None = Field(
         None,
-        description="plan: why it costs more than the best single offer (the policy that rules that offer out), when it does",
+        description="plan: why it costs more than the best single offer (the policy that rules that offer out), when "
+        "it does",
     )
     headline: str = Field(description="the recommendation in one line, as `compare` prints it first")
 

@@ -114,14 +114,16 @@ class OfferRecord(PerThousand):
     reliability_factor: float | None
     reliability_source: str = Field(
         "unrated",
-        description="where the reliability factor comes from: checklist, published, status_history, unrated or self_operated",
+        description="where the reliability factor comes from: checklist, published, status_history, unrated or "
+        "self_operated",
     )
     reliability_basis: str = Field(
         "", description="the reliability factor in words (band, published tier, unrated floor, self-operated)"
     )
     sla_availability: float | None = Field(
         None,
-        description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability factor)",
+        description="the availability the SLA states; metrics.availability is the expected figure (SLA x reliability "
+        "factor)",
     )
     not_stated: list[str] = Field(
         default_factory=list,
@@ -129,7 +131,8 @@ class OfferRecord(PerThousand):
     )
     rating_state: Literal["rated", "unrated", "self_operated"] = Field(
         "rated",
-        description="unrated: no operator evidence, published tier or status history (availability unverified; ranked with the haircut unless policy.unrated: exclude)",
+        description="unrated: no operator evidence, published tier or status history (availability unverified; ranked "
+        "with the haircut unless policy.unrated: exclude)",
     )
     availability_layers: AvailabilityRecord | None = Field(
         None, description="the layers of metrics.availability: provider x ours x interruptions"
@@ -154,11 +157,13 @@ class OfferRecord(PerThousand):
     )
     throughput_factors: list[ThroughputFactor] = Field(
         default_factory=list,
-        description="metrics.throughput as the curve's reading at the target x each factor on it, with its source (GPU-hour offers)",
+        description="metrics.throughput as the curve's reading at the target x each factor on it, with its source "
+        "(GPU-hour offers)",
     )
     evidence: dict[str, Any] | None = Field(
         None,
-        description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, availability and success rate are blended with",
+        description="a signed vendor's delivered evidence (scorecard.Evidence): the posteriors its throughput, "
+        "availability and success rate are blended with",
     )
     terms: Offer = Field(description="the offer as read from its file")
 
@@ -177,7 +182,8 @@ class AvailabilityRecord(BaseModel):
     """Expected availability by layer (docs/ratings.md): the gate judges `expected`, the cost `costed`."""
 
     provider: float | None = Field(
-        description="the provider's layer: SLA x reliability factor, or the incident history's availability; null when owned"
+        description="the provider's layer: SLA x reliability factor, or the incident history's availability; null when "
+        "owned"
     )
     provider_costed: float | None = Field(
         description="the provider's layer as costed (an unrated provider's SLA x the unrated haircut)"
@@ -191,7 +197,8 @@ class AvailabilityRecord(BaseModel):
     text: str
     drawn_mean: float = Field(
         1.0,
-        description="the mean of the drawn availability factor (uncertainty.availability) the point multiplies `costed` by; 1 on a delivered posterior",
+        description="the mean of the drawn availability factor (uncertainty.availability) the point multiplies "
+        "`costed` by; 1 on a delivered posterior",
     )
 
 
@@ -209,7 +216,8 @@ class RatingRecord(BaseModel):
     disagrees: bool = Field(description="a published tier differs from the computed one")
     published_applies: bool = Field(
         True,
-        description="the published tier rates this kind of offer (ClusterMAX rates managed clusters only); false: shown, not used",
+        description="the published tier rates this kind of offer (ClusterMAX rates managed clusters only); false: "
+        "shown, not used",
     )
     operational_score: float | None = Field(
         None,
@@ -232,7 +240,8 @@ def frontier_points(offer: Offer, workspace: Workspace) -> list[tuple[float, ...
 
 
 def _curve_source(offer: Offer, workspace: Workspace) -> str:
-    """'measured' for an offer on a curve of the buyer's own trial (`perf import` of trial results), else 'reference'."""
+    """'measured' for an offer on a curve of the buyer's own trial (`perf import` of trial results), else
+    'reference'."""
     curve = workspace.curves.get(offer.performance.reference or "")
     return curve.points_source if curve is not None else "reference"
 
@@ -265,8 +274,10 @@ def _reading_notes(
     notes = _notes(offer, workspace)
     if reading is not None and reading.wide_gap:
         notes.append(
-            f"the target {reading.target:g} tok/s/user lies in a gap of {reading.gap:g} between measured points, wider than half the target: "
-            f"the reading's P10-P90 is x{reading.low:.2f} to x{reading.high:.2f} (docs/interpolation.md); a point measured at the target would settle it"
+            f"the target {reading.target:g} tok/s/user lies in a gap of {reading.gap:g} between measured points, wider "
+            "than half the target: "
+            f"the reading's P10-P90 is x{reading.low:.2f} to x{reading.high:.2f} (docs/interpolation.md); a point "
+            "measured at the target would settle it"
         )
     notes += [
         f"{g.gate} gate passed by policy although {g.detail}" for g in gates if g.passed and "not stated" in g.detail
@@ -307,7 +318,8 @@ def _burst(
             lost = 1.0 - layers.interruption
             metrics["restart_cost_per_task"] = metrics["cost_per_task"] * lost
             notes.append(
-                f"restart cost priced: {offer.service.interruptions_per_month:g} interruptions a node-month x {offer.service.restart_minutes:g} min lost "
+                f"restart cost priced: {offer.service.interruptions_per_month:g} interruptions a node-month x "
+                f"{offer.service.restart_minutes:g} min lost "
                 f"= {lost:.3%} of billed time, {metrics['cost_per_task'] * lost * 1000:.3f} per 1,000 tasks"
             )
     return burst
@@ -320,7 +332,8 @@ def _dated_notes(offer: Offer, day: date, index_level: IndexLevel | None, notes:
         notes.append(f"expires in {left} day{'s' if left != 1 else ''} (valid until {offer.valid_until})")
     if index_level is not None and (day - index_level.date).days > STALE_INDEX_DAYS:
         notes.append(
-            f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} days older than {day}"
+            f"the index level used ({index_level.price:.2f} on {index_level.date}) is {(day - index_level.date).days} "
+            f"days older than {day}"
         )
 
 

@@ -152,9 +152,11 @@ def gather_extras(
 
 
 NO_ACTUALS = (
-    "No signed vendor has delivered evidence in this workspace (actuals/ is empty or absent), so there is nothing yet to set "
+    "No signed vendor has delivered evidence in this workspace (actuals/ is empty or absent), so there is nothing yet "
+    "to set "
     "against the promises. After signing, the serving metrics, incident history and invoices "
-    "of each signed offer are imported into actuals/OFFER-ID/ (procure actuals import), and this chapter then scores every month (docs/actuals.md)."
+    "of each signed offer are imported into actuals/OFFER-ID/ (procure actuals import), and this chapter then scores "
+    "every month (docs/actuals.md)."
 )
 
 
@@ -191,7 +193,8 @@ def telemetry_notes(actuals: Any, months: list[str]) -> list[str]:
         parts = []
         if m.resets:
             parts.append(
-                f"counter resets in {m.resets} series (a restart: each counted from zero again, as Prometheus' rate() does)"
+                f"counter resets in {m.resets} series (a restart: each counted from zero again, as Prometheus' rate() "
+                "does)"
             )
         if m.gaps:
             parts.append(f"gaps in the samples longer than actuals.gap_minutes in {m.gaps} series")

@@ -29,7 +29,8 @@ The evidence behind each vendor (`Evidence`) is conjugate (Gelman et al., *Bayes
 3rd ed., ch. 2): a Beta posterior for availability (prior: the expected availability worth
 `availability_prior_hours` hours; data: the hours up and down in the months with an incident
 history) and for the served-request rate (prior: Beta(n0, 1), n0 = `success_prior_requests`, the promise
-that every request is served; data: the requests served and failed), and a normal posterior for log(delivered / promised throughput) (prior
+that every request is served; data: the requests served and failed), and a normal posterior for log(delivered / promised
+throughput) (prior
 N(0, throughput_prior_sd^2); each month's log ratio an observation of variance throughput_month_sd^2 /
 w, w = the month's billed GPU-hours / (billed GPUs x 730), its exposure), so the ratio is
 log-normal. Months weigh by what was bought in them.
@@ -88,7 +89,8 @@ class MonthScore(PerThousand):
     coverage: float | None
     partial: bool = Field(
         False,
-        description="the evidence does not cover the whole month (the month of --as-of, or metric samples below actuals.min_coverage): its throughput and cost per task are not scored",
+        description="the evidence does not cover the whole month (the month of --as-of, or metric samples below "
+        "actuals.min_coverage): its throughput and cost per task are not scored",
     )
     busy_gpu_hours: float | None = Field(
         None,
@@ -96,11 +98,13 @@ class MonthScore(PerThousand):
     )
     capacity_ratio: float | None = Field(
         None,
-        description="output tokens per busy GPU-hour / (the promised throughput x 3,600): evidence of the vendor's speed; null without utilization telemetry",
+        description="output tokens per busy GPU-hour / (the promised throughput x 3,600): evidence of the vendor's "
+        "speed; null without utilization telemetry",
     )
     trial_capacity_ratio: float | None = Field(
         None,
-        description="the month's post-signing trials: their reading at the target x benchmark to production (mean) / the promised throughput; null without a trial",
+        description="the month's post-signing trials: their reading at the target x benchmark to production (mean) / "
+        "the promised throughput; null without a trial",
     )
     trials: list[str] = Field(default_factory=list, description="the trials (date and file) read this month")
     notes: list[str] = Field(default_factory=list)
@@ -110,7 +114,8 @@ class Evidence(BaseModel):
     """Posteriors from the delivered months (module docstring)."""
 
     months: int = Field(
-        description="months with evidence of capacity (tokens per busy GPU-hour, or post-signing trials) that moved the throughput"
+        description="months with evidence of capacity (tokens per busy GPU-hour, or post-signing trials) that moved "
+        "the throughput"
     )
     exposure_months: float = Field(
         description="sum of those months' exposure weights (busy GPU-hours / (billed GPUs x 730))"
@@ -238,7 +243,10 @@ def _share_posterior(
 
 # One short line per month without evidence of capacity: tokens per billed GPU-hour on committed GPUs
 # follow the buyer's own traffic, not the vendor's speed (docs/actuals.md).
-NO_CAPACITY = "throughput not moved: no busy GPU-hours or post-signing trial this month (tokens per billed GPU-hour follow our traffic)"
+NO_CAPACITY = (
+    "throughput not moved: no busy GPU-hours or post-signing trial this month (tokens per billed GPU-hour "
+    "follow our traffic)"
+)
 
 
 def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, config: Any) -> Evidence:
@@ -278,7 +286,10 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
     )
     none = "no month with utilization telemetry or a post-signing trial"
     if unread:  # trials kept, but none reaches the workload's interactivity: say so, not "no trial"
-        none = f"no month with utilization telemetry or a post-signing trial read at the target (trials in {unread} month{'s' if unread != 1 else ''} run slower than it)"
+        none = (
+            f"no month with utilization telemetry or a post-signing trial read at the target (trials in {unread} "
+            f"month{'s' if unread != 1 else ''} run slower than it)"
+        )
     basis = "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": " + none
     expected_availability = record.metrics.get("availability")
     a_alpha = a_beta = a_mean = a_tau = None
@@ -430,14 +441,16 @@ def _trial_capacity(
         reading = throughput_at([(r.interactivity, r.output_tok_s_gpu) for r in runs], p.target).throughput
         if reading is None or not p.throughput:
             notes.append(
-                f"trial {source} of {day}: no reading at the target {p.target:g} tok/s/user (its fastest run is slower): not a capacity observation"
+                f"trial {source} of {day}: no reading at the target {p.target:g} tok/s/user (its fastest run is "
+                "slower): not a capacity observation"
             )
             continue
         ratio = reading * p.production / p.throughput
         logs.append(math.log(ratio))
         names.append(f"{day} {source}")
         notes.append(
-            f"trial {source} of {day}: {reading:.1f} tok/s/GPU at the target x {p.production:.4g} (benchmark to production) = {ratio:.1%} of the promised {p.throughput:.1f}"
+            f"trial {source} of {day}: {reading:.1f} tok/s/GPU at the target x {p.production:.4g} (benchmark to "
+            f"production) = {ratio:.1%} of the promised {p.throughput:.1f}"
         )
     return (math.exp(sum(logs) / len(logs)) if logs else None), names
 
@@ -455,7 +468,8 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     elif met is not None and met.coverage is not None and met.coverage < config.min_coverage:
         partial = True
         notes.append(
-            f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage {config.min_coverage:.0%}): throughput and cost per task not scored"
+            f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage "
+            f"{config.min_coverage:.0%}): throughput and cost per task not scored"
         )
     avail = None if current else _availability(actuals, key, config.down_impacts)
     gpu_hours = inv.gpu_hours if inv else None
@@ -579,7 +593,8 @@ def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str
             out.append(
                 (
                     "sla-breach",
-                    f"{v.offer}: {latest.month} availability {percent_or_no_data(latest.availability, 3)} is below the SLA's {percent_or_no_data(latest.sla_availability, 2)}",
+                    f"{v.offer}: {latest.month} availability {percent_or_no_data(latest.availability, 3)} is below the "
+                    f"SLA's {percent_or_no_data(latest.sla_availability, 2)}",
                 )
             )
         if latest.credit_share:
@@ -593,7 +608,8 @@ def breaches(result: ScorecardResult, max_overrun: float) -> list[tuple[str, str
             out.append(
                 (
                     "delivered-cost",
-                    f"{v.offer}: {latest.month} delivered cost per task {latest.cost_overrun * 100:+.1f}% over the promised (limit {max_overrun * 100:.0f}%)",
+                    f"{v.offer}: {latest.month} delivered cost per task {latest.cost_overrun * 100:+.1f}% over the "
+                    f"promised (limit {max_overrun * 100:.0f}%)",
                 )
             )
     return out

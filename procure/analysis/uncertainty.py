@@ -42,7 +42,9 @@ GAP_COLUMN = "reading_gap_share"
 CHUNK_DRAWS = 100
 # The ends of a posterior in the one-at-a-time sensitivity: its 2.5% and 97.5% points.
 POSTERIOR_TAIL = 0.025
-POSTERIOR_Z = 1.959963984540054  # the standard normal's 97.5% point  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory stays small
+# the standard normal's 97.5% point  # draws costed at once: arrays of chunk x offers stay in cache (faster) and memory
+# stays small
+POSTERIOR_Z = 1.959963984540054
 
 
 def _params(dists: Sequence[Distribution]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -371,7 +373,8 @@ def gate_odds(
                 low[gate] = np.fmin(low[gate], np.nanmin(values, axis=0, initial=np.inf))
                 high[gate] = np.fmax(high[gate], np.nanmax(values, axis=0, initial=-np.inf))
     per_token = [o.per_token for o in offers]
-    # A gate whose drawn figure never moves (every factor of its inputs fixed) has no probability to report: the point decides it.
+    # A gate whose drawn figure never moves (every factor of its inputs fixed) has no probability to report: the point
+    # decides it.
     with np.errstate(invalid="ignore"):  # an offer with no finite figure in any draw (inf - inf) is not drawn
         drawn_at = {gate: high[gate] - low[gate] > 1e-12 * np.maximum(1.0, np.abs(high[gate])) for gate in DRAWN_GATES}
     return [
@@ -504,19 +507,28 @@ def method_text(
 
     throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
     return (
-        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve (offers on the same "
-        f"reference curve move together), times serving stack {show(config.stack)}, one per stack (offers on one stack move together), "
+        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve "
+        "(offers on the same "
+        f"reference curve move together), times serving stack {show(config.stack)}, one per stack (offers on one stack "
+        "move together), "
         f"times benchmark to production {show(config.production)}, one for every GPU-hour offer; "
-        f"availability {show(config.availability)}, one per operator (two offers of one vendor move together); utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
-        f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand {show(config.demand)} "
+        f"availability {show(config.availability)}, one per operator (two offers of one vendor move together); "
+        f"utilization {show(config.utilization)}, staff cost {show(config.fte_cost)}, "
+        f"index level {show(config.index)} (every index-linked offer), each exchange rate {show(config.fx)} and demand "
+        f"{show(config.demand)} "
         f"(through the demand fit: less demand idles committed GPUs), common to all offers"
         + (f"; overrides for {', '.join(sorted(config.offers))}" if config.offers else "")
-        + ". Every draw re-applies the availability and capacity gates to its own figures (the other gates as evaluated); "
-        "the probability of being cheapest counts only the offers acceptable in each draw, and each offer's probability of failing a gate is shown."
+        + ". Every draw re-applies the availability and capacity gates to its own figures (the other gates as "
+        "evaluated); "
+        "the probability of being cheapest counts only the offers acceptable in each draw, and each offer's "
+        "probability of failing a gate is shown."
         + (
-            f" Signed vendors with delivered evidence ({', '.join(sorted(posteriors))}) are drawn from their posteriors instead: throughput as the "
-            "evaluated figure x exp(s z), z standard normal, s the posterior sd of log(delivered / promised), so the ratio drawn is the "
-            "log-normal posterior; availability and the share of requests served from their Beta posteriors (docs/actuals.md)."
+            f" Signed vendors with delivered evidence ({', '.join(sorted(posteriors))}) are drawn from their "
+            "posteriors instead: throughput as the "
+            "evaluated figure x exp(s z), z standard normal, s the posterior sd of log(delivered / promised), so the "
+            "ratio drawn is the "
+            "log-normal posterior; availability and the share of requests served from their Beta posteriors "
+            "(docs/actuals.md)."
             if posteriors
             else ""
         )
@@ -634,7 +646,8 @@ def _stack_ends(
     expected: _Expected,
 ) -> list[Scenario]:
     """Each serving stack a top offer runs on, at the ends of the stack factor: every GPU-hour offer on the stack moves
-    together, as in the draws (a signed vendor's throughput is its posterior's, which the stack factor does not move)."""
+    together, as in the draws (a signed vendor's throughput is its posterior's, which the stack factor does not
+    move)."""
     if config.stack.bounds[0] == config.stack.bounds[2]:
         return []
     moved = [
@@ -643,7 +656,8 @@ def _stack_ends(
     keys = [stack_group(o) for o in offers]
     low, _, high = config.stack.bounds
     scenarios: list[Scenario] = []
-    # An offer alone on a stack it does not name moves with its own throughput row; its stack is not an input of its own.
+    # An offer alone on a stack it does not name moves with its own throughput row; its stack is not an input of its
+    # own.
     for key in dict.fromkeys(keys[i] for i in top if moved[i] and not keys[i].startswith("offer:")):
         on = np.array([k == key and m for k, m in zip(keys, moved)], dtype=bool)
         first = offers[int(np.flatnonzero(on)[0])]
@@ -849,7 +863,8 @@ def sensitivity(
         if AVAILABILITY_POINT in col
         else np.array([availability_distribution(o, config).mean for o in offers], dtype=float)
     )
-    # the point's utilization factor (its mean below the cap of 1 on the product), so the baseline is the evaluated figure
+    # the point's utilization factor (its mean below the cap of 1 on the product), so the baseline is the evaluated
+    # figure
     utilization = (
         float(col[UTILIZATION_POINT][0])
         if UTILIZATION_POINT in col and n

@@ -113,7 +113,8 @@ class WhatIf(BaseModel):
     net_monthly: float | None
     one_off: float
     payback_months: float | None = Field(
-        description="months until the net monthly saving, discounted at the cost of capital, repays the one-off; null when it never does"
+        description="months until the net monthly saving, discounted at the cost of capital, repays the one-off; null "
+        "when it never does"
     )
     payback_simple_months: float | None = Field(
         None, description="one-off / (monthly saving - monthly cost), undiscounted"
@@ -121,7 +122,8 @@ class WhatIf(BaseModel):
     payback_beyond_term: bool = Field(False, description="the payback takes longer than the offer's term")
     term_months: int = Field(0, description="the offer's term")
     break_even_throughput_gain: float | None = Field(
-        description="throughput gain alone at which the saving covers the monthly cost and recovers the one-off over the term at the cost of capital (its discounted payback is then the term)"
+        description="throughput gain alone at which the saving covers the monthly cost and recovers the one-off over "
+        "the term at the cost of capital (its discounted payback is then the term)"
     )
     notes: list[str]
 
@@ -215,7 +217,8 @@ def whatif(workspace: Workspace, offer_id: str, change: Change, as_of: date | No
         notes.append("the change never pays back: the monthly saving does not exceed the monthly cost")
     elif simple is not None and payback is None and change.one_off:
         notes.append(
-            f"the change never pays back at a {rate:.0%} cost of capital: the discounted savings never reach the one-off cost"
+            f"the change never pays back at a {rate:.0%} cost of capital: the discounted savings never reach the "
+            "one-off cost"
         )
     term = offer.contract_months
     beyond = (payback is None and bool(change.one_off) and net is not None and net > 0) or (

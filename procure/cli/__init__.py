@@ -48,7 +48,10 @@ def _usage_problem(error: click.UsageError) -> str:
                 not getattr(param, "opts", None) or param.param_type_name == "argument"
             ):  # typer 0.2x's arguments have no make_metavar
                 return f"{where}: missing argument {param.metavar or param.name.upper()}"
-            return f"{where}: {name}: missing: give {param.make_metavar(error.ctx) if error.ctx and hasattr(param, 'make_metavar') else 'a value'}"
+            return (
+                f"{where}: {name}: missing: give "
+                f"{param.make_metavar(error.ctx) if error.ctx and hasattr(param, 'make_metavar') else 'a value'}"
+            )
         return f"{where}: {name}: {_choice_message(error.message, _choices(param))}"
     message = error.message.rstrip(".")
     return f"{where}: {message[:1].lower()}{message[1:]}"
@@ -258,7 +261,8 @@ def handles_input_errors(command: F) -> F:
             count = len(exc.problems)
             if count > SHOWN_PROBLEMS:  # 200,000 bad rows are not 200,000 lines: the first ones show what to fix
                 say(
-                    f"... and {count - SHOWN_PROBLEMS:,} more problems, not shown (the first {SHOWN_PROBLEMS} are above)"
+                    f"... and {count - SHOWN_PROBLEMS:,} more problems, not shown (the first {SHOWN_PROBLEMS} are "
+                    "above)"
                 )
             say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None

@@ -260,7 +260,8 @@ def compare(
     horizon: Annotated[
         int | None,
         horizon_option(
-            "Add the horizon over this many months: the table and Markdown gain its cost per task and commitment columns; JSON, CSV and xlsx also carry its total and NPV cost."
+            "Add the horizon over this many months: the table and Markdown gain its cost per task and commitment "
+            "columns; JSON, CSV and xlsx also carry its total and NPV cost."
         ),
     ] = None,
     rank_by: RankByOption = RankBy.snapshot,

@@ -38,7 +38,8 @@ def scorecard(
             "--months",
             metavar="N",
             min=1,
-            help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are counted over those.",
+            help="Show the last N complete months (and the partial month of --as-of); credits owed and breaches are "
+            "counted over those.",
             show_default=False,
         ),
     ] = None,
@@ -46,7 +47,8 @@ def scorecard(
         bool,
         typer.Option(
             "--claim",
-            help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for scripts): each month's credit with its incidents and deadline, and why a claim is 0.",
+            help="Draft the SLA credit claims for the months shown (Markdown; --format text for mail, json for "
+            "scripts): each month's credit with its incidents and deadline, and why a claim is 0.",
         ),
     ] = False,
     *,
@@ -91,7 +93,10 @@ def scorecard(
             [
                 problem(
                     "--offer",
-                    f"no evidence in actuals/ for {offer!r} (signed offers with evidence: {', '.join(known) or 'none'})",
+                    (
+                        f"no evidence in actuals/ for {offer!r} (signed offers with evidence: "
+                        f"{', '.join(known) or 'none'})"
+                    ),
                 )
             ]
         )
@@ -106,7 +111,8 @@ def scorecard(
             say(f"note: {v.offer}: {note}")
     if not result.vendors and format is not MailFormat.json:  # nothing to show: one line, not an empty table
         emit(
-            f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE --offer ID.\n",
+            f"No signed vendor has evidence in actuals/ as of {ev.as_of}: import it with procure actuals import FILE "
+            "--offer ID.\n",
             output.out,
         )
         return ExitStatus.OK
@@ -167,7 +173,8 @@ def perf_import(
         list[Path],
         typer.Argument(
             metavar="FILE...",
-            help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, `vllm bench serve` saved results, genai-perf or AIPerf profile exports.",
+            help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, "
+            "`vllm bench serve` saved results, genai-perf or AIPerf profile exports.",
             dir_okay=False,
         ),
     ],
@@ -176,7 +183,8 @@ def perf_import(
         typer.Option(
             "--out-dir",
             metavar="DIR",
-            help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).",
+            help="The performance folder to write curves to (default: performance/ of the workspace, else "
+            "./performance).",
             file_okay=False,
             show_default=False,
         ),
@@ -186,7 +194,8 @@ def perf_import(
         typer.Option(
             "--gpu",
             metavar="NAME",
-            help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with --offer: the offer's gpu).",
+            help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with "
+            "--offer: the offer's gpu).",
             show_default=False,
         ),
     ] = None,
@@ -204,7 +213,8 @@ def perf_import(
         typer.Option(
             "--precision",
             metavar="NAME",
-            help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the public curves.",
+            help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the "
+            "public curves.",
             show_default=False,
         ),
     ] = None,
@@ -229,7 +239,8 @@ def perf_import(
         PerGpuBasis | None,
         typer.Option(
             "--per-gpu-basis",
-            help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: all GPUs, or the decode GPUs.",
+            help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: "
+            "all GPUs, or the decode GPUs.",
             show_default=False,
         ),
     ] = None,
@@ -264,7 +275,8 @@ def perf_import(
     offer: Annotated[
         str | None,
         offer_option(
-            "Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its capacity, not as a curve."
+            "Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its "
+            "capacity, not as a curve."
         ),
     ] = None,
     as_of: AsOfOption = None,
@@ -310,7 +322,7 @@ def perf_import(
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
         procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 --precision fp4
-    """
+    """  # noqa: E501
     from procure.errors import InputError
     from procure.io.inferencex import import_curves
     from procure.io.trials import default_name, import_trials, looks_like_inferencex, looks_like_trial
@@ -352,7 +364,8 @@ def perf_import(
                     [
                         problem(
                             given[0],
-                            "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it out",
+                            "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it "
+                            "out",
                         )
                     ]
                 )
@@ -369,7 +382,10 @@ def perf_import(
                 [
                     problem(
                         "--offer",
-                        "InferenceX rows are public curves, not a trial of a signed vendor: import them without --offer",
+                        (
+                            "InferenceX rows are public curves, not a trial of a signed vendor: import them without "
+                            "--offer"
+                        ),
                     )
                 ]
             )
@@ -424,7 +440,8 @@ def _curve_check(workspace: Path, folder: Path, written: list[Path]) -> list[str
         target = load_workspace(workspace).config.workload.interactivity
     except InputError:
         return [
-            "note: no valid workspace states the workload's interactivity: the curve is not compared with the public curves"
+            "note: no valid workspace states the workload's interactivity: the curve is not compared with the public "
+            "curves"
         ]
     curves = [
         read_curve(read_text(path, str(path)), str(path), path.stem, []) for path in sorted(Path(folder).glob("*.csv"))
@@ -440,7 +457,8 @@ def actuals_import(
         list[Path] | None,
         typer.Argument(
             metavar="FILE",
-            help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or incidents CSV, an invoices CSV or a FOCUS billing export (CSV).",
+            help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or "
+            "incidents CSV, an invoices CSV or a FOCUS billing export (CSV).",
             dir_okay=False,
             show_default=False,
         ),
@@ -521,7 +539,7 @@ def actuals_import(
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
         procure actuals import focus-2026-11.csv --offer northwind-b200-mc
         procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
-    """
+    """  # noqa: E501
     from procure.errors import InputError, unknown_offer
     from procure.io.workspace import load_workspace
 

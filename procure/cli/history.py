@@ -56,7 +56,8 @@ def history(
     runs = [r for r in list_runs(find_workspace(output.workspace)) if day is None or r.as_of <= day]
     if not runs and format is not ListFormat.json:
         emit(
-            f"No saved runs{f' evaluated as of {day} or earlier' if day else ' yet'}: save one with `procure evaluate --save`.\n",
+            f"No saved runs{f' evaluated as of {day} or earlier' if day else ' yet'}: save one with `procure evaluate "
+            "--save`.\n",
             output.out,
         )
         return ExitStatus.OK
@@ -84,7 +85,8 @@ DIFF_FORMAT = Annotated[
 REEVALUATE_FORMAT = Annotated[
     DiffFormat | None,
     format_option(
-        help="Output format; markdown fits a pull-request comment, text (the same without Markdown escapes) a mail or chat message"
+        help="Output format; markdown fits a pull-request comment, text (the same without Markdown escapes) a mail or "
+        "chat message"
     ),
 ]
 
@@ -127,7 +129,7 @@ def diff(
         procure diff
         procure diff 3 7
         procure diff old.json new.json --format markdown
-    """
+    """  # noqa: E501
     from procure.analysis.history import compare_runs
     from procure.io.workspace import find_workspace
 
@@ -160,7 +162,8 @@ def reevaluate(
         typer.Option(
             "--fail-on",
             metavar="LIST",
-            help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or reevaluate.fail_on).",
+            help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or "
+            "reevaluate.fail_on).",
             show_default=False,
         ),
     ] = None,
@@ -175,7 +178,8 @@ def reevaluate(
         typer.Option(
             "--max-delivered-overrun",
             metavar="SHARE",
-            help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more than this, e.g. 10% (default: actuals.max_cost_overrun).",
+            help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more "
+            "than this, e.g. 10% (default: actuals.max_cost_overrun).",
             show_default=False,
         ),
     ] = None,
@@ -221,7 +225,8 @@ def reevaluate(
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
         say(
-            f"{len(breached)} threshold(s) breached ({', '.join(dict.fromkeys(b.condition for b in breached))}); the baseline stays run {previous} (use --accept to move it)"
+            f"{len(breached)} threshold(s) breached ({', '.join(dict.fromkeys(b.condition for b in breached))}); the "
+            f"baseline stays run {previous} (use --accept to move it)"
         )
         return ExitStatus.THRESHOLD_BREACHED
     return ExitStatus.OK
@@ -258,7 +263,8 @@ def _first_run(found: Any, format: DiffFormat, out: Path | None) -> ExitStatus:
         emit(message + "\n" + "".join(line + "\n" for line in lines), out)
     if delivered and not accept:
         say(
-            f"{len(delivered)} threshold(s) breached by delivered evidence ({', '.join(dict.fromkeys(b.condition for b in delivered))})"
+            f"{len(delivered)} threshold(s) breached by delivered evidence "
+            f"({', '.join(dict.fromkeys(b.condition for b in delivered))})"
         )
         return ExitStatus.THRESHOLD_BREACHED
     return ExitStatus.OK

@@ -98,7 +98,8 @@ RankByOption = Annotated[
     RankBy,
     typer.Option(
         "--rank-by",
-        help="Rank by the cost per task today (snapshot) or over the horizon (horizon: --horizon N, or horizon.months in procure.yaml).",
+        help="Rank by the cost per task today (snapshot) or over the horizon (horizon: --horizon N, or horizon.months "
+        "in procure.yaml).",
     ),
 ]
 
@@ -119,7 +120,8 @@ OutOption = Annotated[
         "--out",
         "-o",
         metavar="FILE",
-        help="Write to this file (missing folders are created) instead of standard output; the suffix sets the format unless --format is given.",
+        help="Write to this file (missing folders are created) instead of standard output; the suffix sets the format "
+        "unless --format is given.",
         dir_okay=False,
         show_default=False,
     ),
@@ -132,7 +134,8 @@ NotesOption = Annotated[
     bool,
     typer.Option(
         "--notes",
-        help="Print every note, method and limit in full below the table (by default they are summarised in at most three lines, so the output fits a 24-line terminal).",
+        help="Print every note, method and limit in full below the table (by default they are summarised in at most "
+        "three lines, so the output fits a 24-line terminal).",
     ),
 ]
 AllOption = Annotated[
@@ -159,7 +162,8 @@ ColumnsOption = Annotated[
         "--columns",
         metavar="NAME,...",
         callback=_names,
-        help="Show only these table columns, in this order (names as the headers in lower case with hyphens: offer, usd-1k-tasks, p10; an unknown name lists them all).",
+        help="Show only these table columns, in this order (names as the headers in lower case with hyphens: offer, "
+        "usd-1k-tasks, p10; an unknown name lists them all).",
         show_default=False,
     ),
 ]
@@ -267,7 +271,8 @@ def chosen_format(given: E | None, out: Path | None, default: E) -> E:
                         "--format",
                         None,
                         "",
-                        f"--format {given.value} contradicts --out {out} (a .{out.suffix.lower().lstrip('.')} file is {implied}): drop one or make them agree",
+                        f"--format {given.value} contradicts --out {out} (a .{out.suffix.lower().lstrip('.')} file is "
+                        f"{implied}): drop one or make them agree",
                     )
                 ]
             )  # type: ignore[union-attr]

@@ -301,7 +301,8 @@ def warn_plan_failed(rec) -> None:  # type: ignore[no-untyped-def]
     """The recommendation fell back to the best single offer: say why, on standard error."""
     if rec.plan_failed:
         say(
-            f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended instead"
+            f"warning: the purchase plan could not be solved ({rec.plan_failed}); the best single offer is recommended "
+            "instead"
         )
 
 

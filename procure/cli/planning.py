@@ -222,7 +222,8 @@ def _change(
             [
                 problem(
                     "whatif",
-                    "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what it costs: --one-off, --monthly)",
+                    "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what "
+                    "it costs: --one-off, --monthly)",
                 )
             ]
         )
@@ -289,7 +290,8 @@ def hedge(
     offer: Annotated[
         str | None,
         offer_option(
-            "The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with demand:, else the top-ranked acceptable offer)."
+            "The offer to hedge (default: hedge.offer in procure.yaml, else the recommendation: the purchase plan with "
+            "demand:, else the top-ranked acceptable offer)."
         ),
     ] = None,
     index: Annotated[
@@ -333,7 +335,7 @@ def hedge(
         procure hedge
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --index market/index-transacted.csv --rent market/rent.csv
-    """
+    """  # noqa: E501
     from procure.analysis.decision import recommend
     from procure.analysis.evaluate import evaluate_with_inputs
     from procure.analysis.hedging import recommended_hedge
@@ -467,7 +469,8 @@ def plan(
         ):  # the recommendation is the single offer until demand: is stated (decision.recommend)
             first = (
                 decide(ev).headline
-                + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the recommendation; state demand: to make it one."
+                + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the "
+                "recommendation; state demand: to make it one."
             )
         else:
             first = decide(ev, result).headline

@@ -50,7 +50,9 @@ def report(
         bool,
         typer.Option(
             "--frontier",
-            help="Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves.",
+            help=(
+                "Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves."
+            ),
         ),
     ] = False,
     workspace: WorkspaceOption = Path("."),
@@ -90,7 +92,8 @@ def report(
                     "--frontier",
                     None,
                     "",
-                    "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board or --frontier",
+                    "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board "
+                    "or --frontier",
                 )
             ]
         )

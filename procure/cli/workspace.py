@@ -45,7 +45,8 @@ def init(
         bool,
         typer.Option(
             "--example",
-            help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) instead of an empty one.",
+            help="Write the complete example workspace (12 fictional offers, market data, a signed vendor's evidence) "
+            "instead of an empty one.",
         ),
     ] = False,
 ) -> ExitStatus:
@@ -78,7 +79,8 @@ def init(
 
     written = write_blank(Path(directory))
     say(
-        f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} once per offer, then procure validate --workspace {directory}"
+        f"wrote {len(written)} files to {directory}; next: copy offer-template.yaml into {Path(directory) / 'offers'} "
+        f"once per offer, then procure validate --workspace {directory}"
     )
     return ExitStatus.OK
 
@@ -185,7 +187,7 @@ def grades_update(
         procure grades update
         procure grades update --format json
         procure grades update --write
-    """
+    """  # noqa: E501
     import difflib
 
     from procure.io.files import write_atomic
@@ -233,7 +235,8 @@ def grades_update(
         say(f"wrote {stale.file}")
     if found and not write:
         say(
-            f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write to write them"
+            f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write "
+            "to write them"
         )
     return ExitStatus.OK
 
@@ -299,7 +302,8 @@ def index_build(
         bool,
         typer.Option(
             "--replace",
-            help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the observations read).",
+            help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the "
+            "observations read).",
         ),
     ] = False,
     *,
@@ -403,7 +407,8 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
         found.append(
             (
                 ("index", "base_period"),
-                f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day within them, or index.weights",
+                f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day "
+                "within them, or index.weights",
             )
         )
     if settings.weights is not None and all(p.level is None for p in build.points):
@@ -411,7 +416,8 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
         found.append(
             (
                 ("index", "weights"),
-                f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})",
+                f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the "
+                f"quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})",
             )
         )
     seen: dict[Any, Any] = {}
@@ -421,14 +427,16 @@ def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, pe
             found.append(
                 (
                     ("index", "readings", i, "date"),
-                    f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a period the quotes build",
+                    f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a "
+                    "period the quotes build",
                 )
             )
         elif start in seen:
             found.append(
                 (
                     ("index", "readings", i, "date"),
-                    f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each {period} one reading",
+                    f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each "
+                    f"{period} one reading",
                 )
             )
         seen.setdefault(start, reading.date)
@@ -461,7 +469,8 @@ def schema(
         str,
         typer.Argument(
             metavar="NAME",
-            help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it (compare, validate).",
+            help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it "
+            "(compare, validate).",
             autocompletion=_complete_schema,
         ),
     ] = "workspace",

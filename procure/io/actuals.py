@@ -82,7 +82,8 @@ FIRST_MONTH_YEAR, LAST_MONTH_YEAR = 2000, 2199
 # Counts are judged against the offer's own size, not a fixed ceiling: per GPU-second of the offer's
 # whole supply (procure.model.inputs.Offer.supply_gpus) in the month. The fastest points of the public
 # B200 curves are of the order of 10^4 output tok/s per GPU (InferenceX, at the lowest interactivity;
-# SemiAnalysis InferenceX, May 2026: B200 DeepSeek-R1 FP8 8k/1k, 50.65 tok/s per GPU at 107.6 tok/s per user): ten times that is no
+# SemiAnalysis InferenceX, May 2026: B200 DeepSeek-R1 FP8 8k/1k, 50.65 tok/s per GPU at 107.6 tok/s per user): ten times
+# that is no
 # deployment's. Requests are bounded alike (a request yields at least one token or fails).
 MAX_PER_GPU_SECOND = 100_000.0
 # Billed GPU-hours above ten times the offer's whole supply around the clock are not this offer's bill.
@@ -213,7 +214,8 @@ def _check_labels(series: list[Any], names: MetricNames, problems: list[Problem]
                 first.where,
                 None,
                 "",
-                f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(own))} (add others to actuals.metrics.labels)",
+                f"unknown label {', '.join(unknown)} on {first.show()}{more}: allowed are {', '.join(sorted(own))} "
+                "(add others to actuals.metrics.labels)",
             )
         )
 
@@ -271,7 +273,8 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
                         s.where,
                         None,
                         "",
-                        f"{s.show()}: {what} must lie between 0 and {most:g} (got {values[i]:g} at {tm._utc(float(s.times[i]))})",
+                        f"{s.show()}: {what} must lie between 0 and {most:g} (got {values[i]:g} at "
+                        f"{tm._utc(float(s.times[i]))})",
                     )
                 )
                 continue
@@ -291,7 +294,8 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
         else:
             table.month(key).busy_gpu_hours = engines[key] * names.gpus_per_engine
             table.notes.append(
-                f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x {names.gpus_per_engine} GPUs (no {names.gpu_busy} series)"
+                f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x "
+                f"{names.gpus_per_engine} GPUs (no {names.gpu_busy} series)"
             )
 
 
@@ -310,7 +314,9 @@ def _add_requests(series: list[Any], names: MetricNames, table: _MonthTable, pro
                     s.where,
                     None,
                     "",
-                    f"{s.show()}: unknown outcome {names.outcome_label}={outcome!r}: expected one of {', '.join(names.ok_outcomes + names.failed_outcomes)} (actuals.metrics.ok_outcomes, failed_outcomes)",
+                    f"{s.show()}: unknown outcome {names.outcome_label}={outcome!r}: expected one of "
+                    f"{', '.join(names.ok_outcomes + names.failed_outcomes)} (actuals.metrics.ok_outcomes, "
+                    "failed_outcomes)",
                 )
             )
             continue
@@ -471,7 +477,8 @@ def check_metrics_month(
                         display,
                         line,
                         f"{prefix}{name}_p{int(q1 * 100)}_s",
-                        f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never faster",
+                        f"{high:g} s is below {name}_p{int(q0 * 100)}_s ({low:g} s): a higher percentile is never "
+                        "faster",
                     )
                 )
     _plausible(m.coverage, 1.0, "a share of the month", display, line, prefix + "coverage", problems)
@@ -749,7 +756,8 @@ def load_actuals(
                     display_dir,
                     None,
                     "",
-                    f"no offer with this id (known: {', '.join(sorted(known)) or 'none'}): name the folder by the signed offer's id",
+                    f"no offer with this id (known: {', '.join(sorted(known)) or 'none'}): name the folder by the "
+                    "signed offer's id",
                 )
             )
             continue
@@ -830,7 +838,8 @@ def evidence_lock(root: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
                                 where,
                                 None,
                                 "",
-                                f"another import has held the workspace's evidence for {wait_s:g} s: try again when it has finished",
+                                f"another import has held the workspace's evidence for {wait_s:g} s: try again when it "
+                                "has finished",
                             )
                         ]
                     ) from None
@@ -956,7 +965,8 @@ def _merge_metrics(
     }
     for key in sorted(thinner):
         notes.append(
-            f"month {key}: kept as it was (its samples cover {kept[key].coverage or 0:.1%} of the month, this import's {incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it"
+            f"month {key}: kept as it was (its samples cover {kept[key].coverage or 0:.1%} of the month, this import's "
+            f"{incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it"
         )
     merged, replaced = merge_by_key(
         kept, {k: m for k, m in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}"
@@ -1234,7 +1244,8 @@ def read_import(
                                 display,
                                 line,
                                 "month",
-                                f"{key[0]} is invoiced twice (also in {invoice_at[other]}): a FOCUS export is the month's whole bill",
+                                f"{key[0]} is invoiced twice (also in {invoice_at[other]}): a FOCUS export is the "
+                                "month's whole bill",
                             )
                         )
                         continue
@@ -1326,7 +1337,8 @@ def _summed(
                 shown,
                 None,
                 "",
-                f"no samples of {', '.join(sorted(wanted))}: nothing to import (the metric names are set in actuals.metrics)",
+                f"no samples of {', '.join(sorted(wanted))}: nothing to import (the metric names are set in "
+                "actuals.metrics)",
             )
         )
         return {}, []
@@ -1340,7 +1352,8 @@ def _summed(
                 shown,
                 None,
                 "",
-                f"no month of {', '.join(sorted(wanted))}: each series needs two samples or more (the metric names are set in actuals.metrics)",
+                f"no month of {', '.join(sorted(wanted))}: each series needs two samples or more (the metric names are "
+                "set in actuals.metrics)",
             )
         )
     return months, stated

@@ -80,7 +80,7 @@ policy:
 # hedge:                       # procure hedge: needs market/index.csv (date, price) and market/rent.csv
 #   horizon_months: 24
 #   contract_gpu_hours: 730
-"""
+"""  # noqa: E501
 
 OFFER_TEMPLATE = """\
 # An offer: copy this file into offers/ as <id>.yaml, one file per offer, and replace every value with the
@@ -129,7 +129,7 @@ contract:
   # signed: {date: 2026-04-20, gpus: 256, start: 2026-05-01, end: 2027-04-30}   # a contract already held: the plan keeps it
 operator:
   published_tier: null         # the ClusterMAX tier if published: platinum, gold, silver, bronze
-"""
+"""  # noqa: E501
 
 # The example's files that carry definitions, not its story: grades and public reference curves.
 SHARED_PREFIXES = ("grades/", "performance/")

@@ -173,13 +173,15 @@ def check_output(path: Path, replace_inputs: bool = False, option: str = "--out"
                 raise _refuse(
                     path,
                     option,
-                    f"is a file of the workspace ({part}): procure does not replace it from this command; choose another file",
+                    f"is a file of the workspace ({part}): procure does not replace it from this command; choose "
+                    "another file",
                 )
             if part in WORKSPACE_FOLDERS and not replace_inputs and part != into:
                 raise _refuse(
                     path,
                     option,
-                    f"is inside {part}/, among the workspace's inputs (every later command would read it): write it outside {part}/",
+                    f"is inside {part}/, among the workspace's inputs (every later command would read it): write it "
+                    f"outside {part}/",
                 )
 
 

@@ -16,7 +16,8 @@ which is not a cost and usage file): one row per charge, with
 A null is an empty field or the word `null` (as the specification's own sample files write it).
 
 Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`), the invoice kept in
-actuals/ID/invoices.csv (under one invoice id, FOCUS: the next export of the month replaces it) is: `amount` = the sum of `BilledCost` over Usage, Purchase and Adjustment rows
+actuals/ID/invoices.csv (under one invoice id, FOCUS: the next export of the month replaces it) is: `amount` = the sum
+of `BilledCost` over Usage, Purchase and Adjustment rows
 (tax and credits kept apart: an offer's prices are before tax, and credits are what the vendor paid
 back); `gpu_hours` = the sum of `ConsumedQuantity` of Usage rows in an hour unit; `output_tokens` empty.
 The credits (minus the sum of `BilledCost` over Credit rows: a credit is billed negative) go to
@@ -228,7 +229,8 @@ def read_focus(
                 display,
                 line,
                 "BillingCurrency",
-                f"{other[:8]!r}, but the file's first charge is billed in {first[:8]!r}: import one currency's charges at a time",
+                f"{other[:8]!r}, but the file's first charge is billed in {first[:8]!r}: import one currency's charges "
+                "at a time",
             )
         )
     if currency is not None and len(currencies) == 1 and currency not in currencies:

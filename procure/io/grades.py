@@ -95,6 +95,7 @@ def stale_grade_warnings(grades: list[Grade], root: Any) -> list[str]:
     return [
         f"{stale.file}: grade {stale.grade_id} lacks what the current default {stale.grade_id} requires ("
         + "; ".join(f"{name}: {what}" for name, what in stale.missing)
-        + "): offers may grade higher than they should; `procure grades update` shows the change, `procure grades update --write` makes it"
+        + "): offers may grade higher than they should; `procure grades update` shows the change, `procure grades "
+        "update --write` makes it"
         for stale in stale_grades(root)
     ]

@@ -153,10 +153,13 @@ EXPECTS = {
     LIST: "a comma-separated list",
     INTS: "whole numbers separated by commas, e.g. 128, 256",
     SCHEDULE: "from-month:rise pairs separated by ';', e.g. 13:0.03; 25:0.03 (format the cell as text)",
-    POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft seconds (format the cell as text)",
-    COMMITS: "gpus:term_months:gpu_hour options separated by ';', e.g. 128:12:3.90; 256:24:3.60 (format the cell as text)",
+    POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft "
+    "seconds (format the cell as text)",
+    COMMITS: "gpus:term_months:gpu_hour options separated by ';', e.g. 128:12:3.90; 256:24:3.60 (format the cell as "
+    "text)",
     CREDITS: "below:credit tiers separated by ';', e.g. 0.995:0.10; 0.99:0.25 (format the cell as text)",
-    SIGNED: "a contract already signed on this offer, date:gpus:start:end, tranches separated by ';', e.g. 2026-04-20:256:2026-05-01:2027-04-30 (format the cell as text)",
+    SIGNED: "a contract already signed on this offer, date:gpus:start:end, tranches separated by ';', e.g. "
+    "2026-04-20:256:2026-05-01:2027-04-30 (format the cell as text)",
     ANSWER: "a checklist answer: true or false, or a number (e.g. node_replacement_hours)",
 }
 CHOICES = {
@@ -213,7 +216,8 @@ EXAMPLE_ROW: dict[str, Any] = {
     "contract.exit.egress_per_tb": 20,
     "contract.sla_credits.rate_per_point": 0.1,
     "contract.sla_credits.cap": 0.3,
-    "contract.sla_credits.claim_window_days": 14,  # Nebius: claims within 14 days of the month's end (public SLA terms, 2026)
+    # Nebius: claims within 14 days of the month's end (public SLA terms, 2026)
+    "contract.sla_credits.claim_window_days": 14,
     "pricing.commit_options": "1024:36:3.60",
     "service.node_gpus": 8,
     "operator.published_tier": "gold",
@@ -407,7 +411,9 @@ def _refuse_hidden(
                 display,
                 rows_found[0] if rows_found else None,
                 _letters(columns_found[0]) if columns_found else "",
-                f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: unhide or delete them, then import again",
+                f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but "
+                f"hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: "
+                "unhide or delete them, then import again",
             )
         ]
     )
@@ -446,7 +452,8 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
                                         display,
                                         None,
                                         "",
-                                        f"too many rows (row {number:,} of sheet {sheet.title!r}; limit {MAX_ROWS:,} offers and the header)",
+                                        f"too many rows (row {number:,} of sheet {sheet.title!r}; limit {MAX_ROWS:,} "
+                                        "offers and the header)",
                                     )
                                 ]
                             )
@@ -464,7 +471,9 @@ def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]
                                         display,
                                         number,
                                         "",
-                                        f"too many columns (over {MAX_COLUMNS:,}, at cell {_letters(column - 1)}{number} of sheet {sheet.title!r}; the row was not read further)",
+                                        f"too many columns (over {MAX_COLUMNS:,}, at cell "
+                                        f"{_letters(column - 1)}{number} of sheet {sheet.title!r}; the row was not "
+                                        "read further)",
                                     )
                                 ]
                             )
@@ -537,7 +546,8 @@ def _check_expansion(path: Path, display: str) -> None:
                         display,
                         None,
                         "",
-                        f"{part.filename} expands to {part.file_size:,} bytes (limit {MAX_XLSX_PART:,}): refused before reading",
+                        f"{part.filename} expands to {part.file_size:,} bytes (limit {MAX_XLSX_PART:,}): refused "
+                        "before reading",
                     )
                 ]
             )
@@ -548,7 +558,8 @@ def _check_expansion(path: Path, display: str) -> None:
                         display,
                         None,
                         "",
-                        f"{part.filename} expands {part.file_size // max(part.compress_size, 1):,} times (a zip bomb?): refused before reading",
+                        f"{part.filename} expands {part.file_size // max(part.compress_size, 1):,} times (a zip "
+                        "bomb?): refused before reading",
                     )
                 ]
             )
@@ -659,7 +670,8 @@ def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
                 sheet.display,
                 1,
                 name,
-                "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template rfp.xlsx` writes a sheet with every column)",
+                "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template "
+                "rfp.xlsx` writes a sheet with every column)",
             )
         )
     return columns
@@ -815,7 +827,8 @@ def _ints(value: Any) -> list[int]:
 def _points(value: Any) -> list[list[int | float]]:
     """ "50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
     bad = CellError(
-        f"must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got {_show(value)})"
+        "must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got "
+        f"{_show(value)})"
     )
     if not isinstance(value, str):
         raise bad
@@ -1200,7 +1213,8 @@ def import_offers(path: Path, out_dir: Path, force: bool = False) -> list[Path]:
                     str(holder),
                     None,
                     "id",
-                    f"already holds offer id '{item.offer.id}' (row {item.row} of {path.name}): remove that file or change the id",
+                    f"already holds offer id '{item.offer.id}' (row {item.row} of {path.name}): remove that file or "
+                    "change the id",
                 )
             )
         elif target.exists() and not force:
@@ -1253,11 +1267,15 @@ def _describe(name: str, fixed: dict[str, tuple[str, ...]] | None = None) -> str
             f"{', '.join(values[:-1])} or {values[-1]}" if len(values) > 1 else values[0]
         )
     if name.startswith("fees."):
-        return "a number; one fee per fees.<name>: once, monthly, gpu_hour (per GPU-hour) or per_tb with tb_per_month; add columns for more fees"
+        return (
+            "a number; one fee per fees.<name>: once, monthly, gpu_hour (per GPU-hour) or per_tb with tb_per_month; "
+            "add columns for more fees"
+        )
     if name.startswith("operator.evidence."):
         return (
             EXPECTS[ANSWER]
-            + "; one column per checklist item, operator.evidence.<category>.<criterion> (`procure schema workspace` lists the criteria under rating.categories)"
+            + "; one column per checklist item, operator.evidence.<category>.<criterion> (`procure schema workspace` "
+            "lists the criteria under rating.categories)"
         )
     kind = COLUMN_KINDS[name]
     return f"{EXPECTS[kind]}: {CHOICES[name]}" if name in CHOICES else EXPECTS[kind]
@@ -1372,7 +1390,8 @@ def write_template(path: Path) -> None:
     help_sheet.append(
         [
             "",
-            "One row per offer on the first sheet; leave a cell empty when it does not apply. Formulas are refused: type values.",
+            "One row per offer on the first sheet; leave a cell empty when it does not apply. Formulas are refused: "
+            "type values.",
         ]
     )
     help_sheet.column_dimensions["A"].width = 40

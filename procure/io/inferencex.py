@@ -40,7 +40,8 @@ IDENTITY_TOLERANCE = 1e-3
 # How each basis is described in a curve's header.
 BASIS_LABELS = {
     "single": "single-node: every figure per serving GPU, which are the billed GPUs (kept as published)",
-    "split": "prefill/decode split: output per decode GPU, input per prefill GPU, total per all GPUs (output x D / (P + D))",
+    "split": "prefill/decode split: output per decode GPU, input per prefill GPU, total per all GPUs (output x D / (P "
+    "+ D))",
     "all": "one divisor, all GPUs of the configuration (kept as published)",
     "decode": "one divisor, the decode GPUs (output x D / (P + D))",
 }
@@ -236,7 +237,8 @@ def resolve_basis(
         if total is not None and inputs is not None and not _close(total, inputs + output):
             check.fail(
                 "tput_per_gpu",
-                f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a single-node row share one divisor",
+                f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a "
+                "single-node row share one divisor",
             )
             return None
         return "single", 1.0
@@ -244,7 +246,8 @@ def resolve_basis(
         if not count and per_gpu_basis != "all":
             check.fail(
                 name,
-                "a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are divided by)",
+                "a disaggregated row needs num_prefill_gpu and num_decode_gpu greater than 0 (the GPUs its figures are "
+                "divided by)",
             )
             return None
     found, why = None, "input_tput_per_gpu or tput_per_gpu is missing"
@@ -253,7 +256,10 @@ def resolve_basis(
         if _close(total * everyone, inputs * prefill + output * decode):
             found = "split"
         elif _close(total, inputs + output):
-            why = "total = input + output at one divisor, but the row does not say whether it is all GPUs or the decode GPUs"
+            why = (
+                "total = input + output at one divisor, but the row does not say whether it is all GPUs or the "
+                "decode GPUs"
+            )
             for absolute, per_gpu in (("output_tput_tps", output), ("total_tput_tps", total)):
                 figure = row.get(absolute)
                 if (
@@ -267,7 +273,8 @@ def resolve_basis(
                     if found is None:
                         check.fail(
                             absolute,
-                            f"{figure:g} / {per_gpu:g} = {divisor:.4g} GPUs, neither all {everyone:g} nor the {decode:g} decode GPUs: the GPU counts are inconsistent",
+                            f"{figure:g} / {per_gpu:g} = {divisor:.4g} GPUs, neither all {everyone:g} nor the "
+                            f"{decode:g} decode GPUs: the GPU counts are inconsistent",
                         )
                         return None
                     break
@@ -281,14 +288,18 @@ def resolve_basis(
         if per_gpu_basis is not None and per_gpu_basis != output_basis:
             check.fail(
                 "output_tput_per_gpu",
-                f"the row's own figures show output per {'decode GPU' if output_basis == 'decode' else 'GPU of the configuration'}, not per {'decode GPU' if per_gpu_basis == 'decode' else 'GPU of the configuration'} as --per-gpu-basis {per_gpu_basis} says",
+                "the row's own figures show output per "
+                f"{'decode GPU' if output_basis == 'decode' else 'GPU of the configuration'}, not per "
+                f"{'decode GPU' if per_gpu_basis == 'decode' else 'GPU of the configuration'} as --per-gpu-basis "
+                f"{per_gpu_basis} says",
             )
             return None
         return found, (decode / (prefill + decode)) if output_basis == "decode" else 1.0  # type: ignore[operator]
     if per_gpu_basis is None:
         check.fail(
             "output_tput_per_gpu",
-            f"cannot tell which GPUs the disaggregated row's figures are divided by: {why}; state it with --per-gpu-basis all|decode",
+            f"cannot tell which GPUs the disaggregated row's figures are divided by: {why}; state it with "
+            "--per-gpu-basis all|decode",
         )
         return None
     if per_gpu_basis == "decode":
@@ -411,7 +422,8 @@ def import_curves(
     models. Output throughput is converted to output per billed GPU (`resolve_basis`);
     `per_gpu_basis` ("all" or "decode") states the basis of disaggregated rows whose own figures do
     not settle it. Bad rows (a missing field, a value that is no number, a basis that cannot be
-    established) are problems named by their 0-based index in the file; an existing curve is replaced only with `force`. Nothing is written
+    established) are problems named by their 0-based index in the file; an existing curve is replaced only with `force`.
+    Nothing is written
     unless everything is good. Returns (files written, warnings).
     """
     path, out_dir = Path(path), Path(out_dir)
@@ -570,12 +582,14 @@ def _curve_files(
         stated = [r for r in members if r.basis.endswith("(stated)")]
         if stated:
             warnings.append(
-                f"{name}: {len(stated)} of {len(members)} rows normalized as --per-gpu-basis {per_gpu_basis} says (their own figures do not show it)"
+                f"{name}: {len(stated)} of {len(members)} rows normalized as --per-gpu-basis {per_gpu_basis} says "
+                "(their own figures do not show it)"
             )
         untimed = sum(r.ttft is None for r in members)
         if untimed:
             warnings.append(
-                f"{name}: {untimed} of {len(members)} rows state no median_ttft: the curve has no time to first token there"
+                f"{name}: {untimed} of {len(members)} rows state no median_ttft: the curve has no time to first token "
+                "there"
             )
         target = out_dir / f"{name}.csv"
         if target.exists() and not force:
@@ -596,9 +610,8 @@ def _curve_csv(
         "" if chosen == (isl, osl) else f" (nearest to the workload's isl {isl}, osl {osl})"
     )
     lines.append(
-        f"# filter: {workload}; hw {first.hw}, framework {first.framework}, precision {first.precision}, spec_decoding {spec}"
-        + (f" (gpu {gpu})" if gpu else "")
-        + f"; {len(rows)} rows"
+        f"# filter: {workload}; hw {first.hw}, framework {first.framework}, precision {first.precision}, spec_decoding "
+        f"{spec}" + (f" (gpu {gpu})" if gpu else "") + f"; {len(rows)} rows"
     )
     days = sorted(r.day for r in rows if r.day is not None)
     if days:

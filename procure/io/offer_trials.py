@@ -9,7 +9,8 @@ rate of a guidellm, `vllm bench serve`, genai-perf or AIPerf result, read by pro
 user, `output_tok_s_gpu` output tok/s per billed GPU (the run's throughput / `gpus`), `ttft_s` the
 median time to first token (empty when the tool states none), `gpu_type`, `model` and `precision`
 what the trial ran (the offer's GPU unless --gpu says otherwise; --model, --precision; empty when not
-stated), against which it is set beside the public curves (procure/model/references.py). A trial is the runs of one date and
+stated), against which it is set beside the public curves (procure/model/references.py). A trial is the runs of one date
+and
 source; importing the same file for the same date again replaces its runs (named), other trials stay.
 The scorecard reads each month's trials as an observation of the vendor's capacity
 (procure/analysis/scorecard.py, docs/actuals.md "Post-signing trials"). The import and the locked
@@ -137,7 +138,8 @@ def parse_trials(text: str, display: str, problems: list[Problem]) -> list[Trial
                     display,
                     line,
                     "interactivity",
-                    f"the run of {run.source} on {run.day} at {run.interactivity:g} tok/s/user is also on line {seen[key]}",
+                    f"the run of {run.source} on {run.day} at {run.interactivity:g} tok/s/user is also on line "
+                    f"{seen[key]}",
                 )
             )
             continue
@@ -239,7 +241,8 @@ def trial_reference_lines(
         if key is None:
             missing = missing_marks(first.gpu_type, first.model, first.precision)
             notes.append(
-                f"{what} states no {', '.join(missing)}: not compared with the public curves (give --model and --precision)"
+                f"{what} states no {', '.join(missing)}: not compared with the public curves (give --model and "
+                "--precision)"
             )
             continue
         found = above_reference([(r.interactivity, r.output_tok_s_gpu) for r in group], key, references, target)
@@ -247,7 +250,8 @@ def trial_reference_lines(
             warnings.append(found.sentence(what))
         elif not any(r.key == key for r in references):
             notes.append(
-                f"{what}: no public curve in performance/ states gpu {first.gpu_type}, model {first.model}, precision {first.precision}: not compared"
+                f"{what}: no public curve in performance/ states gpu {first.gpu_type}, model {first.model}, precision "
+                f"{first.precision}: not compared"
             )
     return warnings, notes
 
@@ -264,7 +268,8 @@ def curve_reference_lines(curves: Any, references: list[Any], target: float) -> 
         key = curve_key(curve.gpu, curve.model, curve.precision)
         if key is None:
             notes.append(
-                f"{what} states no {', '.join(missing_marks(curve.gpu, curve.model, curve.precision))}: not compared with the public curves ('# model: ...' lines)"
+                f"{what} states no {', '.join(missing_marks(curve.gpu, curve.model, curve.precision))}: not compared "
+                "with the public curves ('# model: ...' lines)"
             )
             continue
         found = above_reference(curve.points, key, references, target)

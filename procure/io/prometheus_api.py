@@ -151,7 +151,8 @@ def fetch(query: Query, token: str | None, timeout_s: float) -> None:
                                 shown,
                                 None,
                                 "",
-                                f"answer larger than {MAX_ANSWER_BYTES:,} bytes: give a shorter range or a coarser --step",
+                                f"answer larger than {MAX_ANSWER_BYTES:,} bytes: give a shorter range or a coarser "
+                                "--step",
                             )
                         ]
                     )

@@ -172,7 +172,8 @@ def program_key(
     ub: np.ndarray,
     options: dict[str, object],
 ) -> str:
-    """SHA-256 of the program as the solver receives it (the time limit aside: a proven optimum holds whatever it was)."""
+    """SHA-256 of the program as the solver receives it (the time limit aside: a proven optimum holds whatever it
+    was)."""
     import scipy
 
     csr = A.tocsr(copy=True)  # canonical form for the hash, without touching the caller's matrix

@@ -289,7 +289,8 @@ class _Window:
                         self.display,
                         None,
                         "",
-                        f"a query_range response holds its series in data.result: over {MAX_ENVELOPE_CHARS:,} characters {where}: refused",
+                        f"a query_range response holds its series in data.result: over {MAX_ENVELOPE_CHARS:,} "
+                        f"characters {where}: refused",
                     )
                 ]
             )
@@ -669,7 +670,8 @@ def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: lis
                         display,
                         None,
                         "",
-                        f"{Series(name, key[1], '').show()}: a sample's timestamp must be {TIME_RANGE} (got {float(sample.timestamp):.15g} s since 1970)",
+                        f"{Series(name, key[1], '').show()}: a sample's timestamp must be {TIME_RANGE} (got "
+                        f"{float(sample.timestamp):.15g} s since 1970)",
                     )
                 )
                 continue
@@ -688,7 +690,9 @@ def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: lis
                         display,
                         None,
                         "",
-                        f"clock skew: {name} is stamped {_utc(float(sample.timestamp))}, {abs(float(sample.timestamp) - stamp) / 60:.0f} minutes from the snapshot's time {_utc(stamp)}",
+                        f"clock skew: {name} is stamped {_utc(float(sample.timestamp))}, "
+                        f"{abs(float(sample.timestamp) - stamp) / 60:.0f} minutes from the snapshot's time "
+                        f"{_utc(stamp)}",
                     )
                 )
                 continue
@@ -700,7 +704,8 @@ def read_text_snapshot(path: Path, display: str, wanted: set[str], problems: lis
                 display,
                 None,
                 "",
-                "samples without a timestamp: name the snapshot file by its time (2026-11-01T00:00:00Z.prom) or export timestamps",
+                "samples without a timestamp: name the snapshot file by its time (2026-11-01T00:00:00Z.prom) or export "
+                "timestamps",
             )
         )
     return list(out.values())
@@ -745,7 +750,8 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
                         m.where,
                         None,
                         "",
-                        f"clock skew: {Series(name, labels, '').show()} sample {i} at {_utc(t[i])} is not after the one before ({_utc(t[i - 1])})",
+                        f"clock skew: {Series(name, labels, '').show()} sample {i} at {_utc(t[i])} is not after the "
+                        f"one before ({_utc(t[i - 1])})",
                     )
                 )
         order = np.argsort(times, kind="stable")
@@ -774,7 +780,8 @@ def merge_series(parts: Iterable[Series], problems: list[Problem]) -> list[Serie
                         m.where,
                         None,
                         "",
-                        f"{Series(name, labels, '').show()}: a sample's value must be a finite number of at least 0 (got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})",
+                        f"{Series(name, labels, '').show()}: a sample's value must be a finite number of at least 0 "
+                        f"(got {own[i]} at {_utc(float(np.asarray(m.times, dtype=float)[i]))})",
                     )
                 )
         merged.append(Series(name, labels, members[0].where, times, values))  # numpy arrays from here on
@@ -791,7 +798,8 @@ def _single_sample(part: Series, problems: list[Problem]) -> Series | None:
                     part.where,
                     None,
                     "",
-                    f"{part.show()}: a sample's value must be a finite number of at least 0 (got {value} at {_utc(float(when))})",
+                    f"{part.show()}: a sample's value must be a finite number of at least 0 (got {value} at "
+                    f"{_utc(float(when))})",
                 )
             )
     return Series(part.name, part.labels, part.where, [float(t) for t in part.times], [float(v) for v in part.values])

@@ -85,7 +85,8 @@ def import_offer_trials(
                     "--offer",
                     None,
                     "",
-                    f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before signing is a curve, imported without --offer",
+                    f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before "
+                    "signing is a curve, imported without --offer",
                 )
             ]
         )
@@ -111,7 +112,8 @@ def import_offer_trials(
                     str(path),
                     None,
                     field,
-                    f"{trial.day} is before {offer.id} was signed ({signed}): a trial before signing is a curve, imported without --offer",
+                    f"{trial.day} is before {offer.id} was signed ({signed}): a trial before signing is a curve, "
+                    "imported without --offer",
                 )
             )
         elif trial.day > as_of:

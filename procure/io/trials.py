@@ -200,7 +200,9 @@ def read_trial(path: Path, day: date | None = None) -> Trial:
                     display,
                     None,
                     "",
-                    'not a trial result: expected a guidellm benchmark report ("benchmarks"), a `vllm bench serve` result ("output_throughput", "median_tpot_ms"), a genai-perf profile export ("output_token_throughput", "input_config") or an AIPerf profile_export_aiperf.json',
+                    'not a trial result: expected a guidellm benchmark report ("benchmarks"), a `vllm bench serve` '
+                    'result ("output_throughput", "median_tpot_ms"), a genai-perf profile export '
+                    '("output_token_throughput", "input_config") or an AIPerf profile_export_aiperf.json',
                 )
             ]
         )
@@ -375,7 +377,8 @@ def length_mismatches(trial: Trial, isl: int, osl: int) -> list[str]:
         for what, seen, wanted in (("input", p.input_len, isl), ("output", p.output_len, osl)):
             if seen is not None and abs(seen - wanted) > MAX_LENGTH_MISMATCH * wanted:
                 out.append(
-                    f"{p.label}: mean {what} length {seen:.0f} tokens is {abs(seen / wanted - 1):.0%} off the workload's {wanted} (more than {MAX_LENGTH_MISMATCH:.0%}): the trial measures another workload"
+                    f"{p.label}: mean {what} length {seen:.0f} tokens is {abs(seen / wanted - 1):.0%} off the "
+                    f"workload's {wanted} (more than {MAX_LENGTH_MISMATCH:.0%}): the trial measures another workload"
                 )
     return out
 
@@ -397,7 +400,8 @@ def curve_csv(
         f"# trial date: {days[-1].isoformat()}" if days else "# trial date: unknown",
         "# trial: "
         + "; ".join(
-            f"{t.format}{' ' + t.tool_version if t.tool_version else ''} from {Path(t.source).name} ({len(t.points)} run{'s' if len(t.points) != 1 else ''}, {t.day})"
+            f"{t.format}{' ' + t.tool_version if t.tool_version else ''} from {Path(t.source).name} ({len(t.points)} "
+            f"run{'s' if len(t.points) != 1 else ''}, {t.day})"
             for t in trials
         ),
         f"# per billed GPU: the endpoint's output throughput / {gpus} GPUs; workload isl {isl}, osl {osl}",
@@ -405,7 +409,8 @@ def curve_csv(
     lines += [f"# {name}: {value}" for name, value in (marks or {}).items() if value]
     lines += [f"# length mismatch: {m}" for m in mismatches]
     lines.append(
-        "# interactivity = output tok/s per user (1000 / median TPOT), output_tok_s_gpu = output tok/s per billed GPU, ttft_s = median time to first token (s)"
+        "# interactivity = output tok/s per user (1000 / median TPOT), output_tok_s_gpu = output tok/s per billed GPU, "
+        "ttft_s = median time to first token (s)"
     )
     lines.append("interactivity,output_tok_s_gpu,ttft_s")
     points = sorted((p for t in trials for p in t.points), key=lambda p: (p.interactivity, p.output_tok_s))
@@ -423,7 +428,8 @@ def trial_warnings(trials: list[Trial], isl: int, osl: int) -> tuple[list[str], 
         for p in trial.points:
             if p.failed:
                 warnings.append(
-                    f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of {p.failed + (p.completed or 0)}: the throughput counts completed requests only"
+                    f"{Path(trial.source).name} {p.label}: {p.failed} failed request(s) of "
+                    f"{p.failed + (p.completed or 0)}: the throughput counts completed requests only"
                 )
     return warnings, mismatches
 

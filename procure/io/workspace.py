@@ -235,7 +235,8 @@ def load_workspace(root: Path, actuals: bool = True) -> Workspace:
                         config_doc.display,
                         config_doc.lines.line_of(loc),
                         format_field_path(loc),
-                        "a per-token offer has no GPU throughput to vary: its cost per task does not depend on it (vary its availability)",
+                        "a per-token offer has no GPU throughput to vary: its cost per task does not depend on it "
+                        "(vary its availability)",
                     )
                 )
     curve_names = {p.stem for p in (root / "performance").glob("*.csv")}
@@ -505,7 +506,10 @@ def _message(err: dict[str, Any]) -> str:
             return f"must be a 3-letter currency code in capitals, like USD or EUR (got {shown})"
         if ctx.get("pattern") == NO_CONTROLS:
             found = unsafe_characters(got) if isinstance(got, str) else None
-            return f"holds {found or 'control characters'} (escape sequences, carriage returns and bidirectional overrides are not allowed in text)"
+            return (
+                f"holds {found or 'control characters'} (escape sequences, carriage returns and bidirectional "
+                "overrides are not allowed in text)"
+            )
         return f"has characters that are not allowed (got {shown}; expected letters, digits, '.', '-', '_')"
     if kind.startswith("date"):
         return f"must be a date like 2026-11-30 (got {shown})"
@@ -617,7 +621,10 @@ def _check_ladder(hedge: HedgeConfig, add: Add) -> None:
         if later.first_month <= earlier.last_month:
             add(
                 ("hedge", "ladder"),
-                f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} overlap",
+                (
+                    f"buckets {earlier.first_month}-{earlier.last_month} and {later.first_month}-{later.last_month} "
+                    "overlap"
+                ),
             )
     contract = hedge.contract
     if (
@@ -627,7 +634,8 @@ def _check_ladder(hedge: HedgeConfig, add: Add) -> None:
     ):
         add(
             ("hedge", "contract", "gpu_hours"),
-            f"{contract.gpu_hours:g} differs from hedge.contract_gpu_hours ({hedge.contract_gpu_hours:g}): give the contract size once",
+            f"{contract.gpu_hours:g} differs from hedge.contract_gpu_hours ({hedge.contract_gpu_hours:g}): give the "
+            "contract size once",
         )
 
 
@@ -664,7 +672,8 @@ def _check_uncertainty(unc: UncertaintyConfig, add: Add) -> None:
         elif high > MAX_FACTOR:  # 15 for 15%, or 85/100/115 for -15%..+15%, would multiply the cost many times
             add(
                 loc,
-                f"factors multiply the stated figure (1 = as stated) and stay at most {MAX_FACTOR:g}: got {high:g}, a percentage? write 0.85, 1.0, 1.15 for -15%..+15%",
+                f"factors multiply the stated figure (1 = as stated) and stay at most {MAX_FACTOR:g}: got {high:g}, a "
+                "percentage? write 0.85, 1.0, 1.15 for -15%..+15%",
             )
 
 
@@ -677,7 +686,8 @@ def _check_index_and_market(config: WorkspaceConfig, add: Add) -> None:
         if key in seen_strata:
             add(
                 ("index", "weights", i),
-                f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one weight",
+                f"stratum {stratum.term} / {stratum.kind} / {stratum.grade} is listed twice: give each stratum one "
+                "weight",
             )
         seen_strata.add(key)
     if config.index.weights is not None and config.index.base_period is not None:
@@ -696,7 +706,8 @@ def _check_index_and_market(config: WorkspaceConfig, add: Add) -> None:
         if first != i:
             add(
                 ("market", "competitors", i, "date"),
-                f"a second {point.figure} figure for {point.name} on {point.date} (also market.competitors[{first}]): give each date one figure",
+                f"a second {point.figure} figure for {point.name} on {point.date} (also market.competitors[{first}]): "
+                "give each date one figure",
             )
     own_dates: dict[object, int] = {}
     for i, own in enumerate(config.market.own):
@@ -750,7 +761,8 @@ def _check_demand(config: WorkspaceConfig, demand: DemandConfig, add: Add) -> No
         if peak > MAX_MAGNITUDE:
             add(
                 ("demand", "growth"),
-                f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + {demand.growth:g})^{months - 1}"
+                f"demand grows to {peak:.3g} tasks a month by month {months} ({start:g} x (1 + "
+                f"{demand.growth:g})^{months - 1}"
                 + (f" x path factor {factor:g}" if factor != 1 else "")
                 + f"); no figure exceeds {MAX_MAGNITUDE:.0e}: lower demand.growth, demand.months or demand.start",
             )
@@ -774,12 +786,14 @@ def _check_bands(rel: Reliability, add: Add) -> None:
             if factor < below:  # as for the published tiers: a better score never lowers the factor
                 add(
                     ("assumptions", "reliability", "bands", i),
-                    f"the factor {factor:g} at score {score:g} is below {below:g} at score {lower:g}: a higher score never lowers the factor",
+                    f"the factor {factor:g} at score {score:g} is below {below:g} at score {lower:g}: a higher score "
+                    "never lowers the factor",
                 )
         if rel.unrated is not None and rel.unrated > middle_factor(rel) + 1e-12:
             add(
                 ("assumptions", "reliability", "unrated"),
-                f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating evidence may not count better than a median rated one",
+                f"{rel.unrated:g} is above the middle band's factor {middle_factor(rel):g}: an offer with no rating "
+                "evidence may not count better than a median rated one",
             )
 
 
@@ -796,7 +810,8 @@ def check_offer(
         if currency != config.currency and currency not in config.assumptions.fx:
             add(
                 ("pricing", "currency"),
-                f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per {currency}) to procure.yaml",
+                f"unknown currency {currency}: add assumptions.fx.{currency} (units of {config.currency} per "
+                f"{currency}) to procure.yaml",
             )
         problems.extend(evidence_problems(offer, config.rating, doc.display, doc.lines.line_of))
     problems.extend(responsibility_problems(doc))
@@ -850,7 +865,8 @@ def _check_commitment(offer: Offer, add: Add) -> None:
         if offer.gpus == 0 and not offer.max_gpus and pricing.burst is None:
             add(
                 ("gpus",),
-                "0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without minimum)",
+                "0 committed GPUs needs pricing.burst (a pure on-demand offer) or max_gpus (a commitment without "
+                "minimum)",
             )
         supply = offer.supply_gpus
         most = (
@@ -862,7 +878,8 @@ def _check_commitment(offer: Offer, add: Add) -> None:
     if pricing.usage_billed and pricing.burst is not None:
         add(
             ("pricing", "burst"),
-            f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a commitment needs billed_per: month",
+            f"an offer billed per {pricing.billed_per} is already pay-as-used up to max_gpus; a burst above a "
+            "commitment needs billed_per: month",
         )
     rented = kind_of(pricing).rented
     goes_with = f"goes with {join(_labels(rented=True), 'or')} pricing, not {join(_labels(rented=False), 'or')}"
@@ -872,7 +889,8 @@ def _check_commitment(offer: Offer, add: Add) -> None:
         # Only a fixed GPU-hour price has a list price to restart from; the others renew by their own rule.
         add(
             ("contract", "renewal_price"),
-            "list goes with a fixed price (pricing.gpu_hour): an index-linked renewal keeps its spread, floor and cap; per-token and owned offers have no GPU-hour list price",
+            "list goes with a fixed price (pricing.gpu_hour): an index-linked renewal keeps its spread, floor and cap; "
+            "per-token and owned offers have no GPU-hour list price",
         )
     for name in ("burst", "commit_options"):
         if getattr(pricing, name) and not rented:

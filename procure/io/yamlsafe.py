@@ -292,7 +292,8 @@ def _walk(
                                     display,
                                     line,
                                     format_field_path(loc + (merged,)),
-                                    f"set twice: through the merge key `<<` here and on line {seen[merged]} (a merge may not override a key)",
+                                    f"set twice: through the merge key `<<` here and on line {seen[merged]} (a merge "
+                                    "may not override a key)",
                                 )
                             ]
                         )

@@ -87,7 +87,8 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     "cost_per_mtok",
     "monthly_spend",
     "fixed_monthly",  # fees and staff that do not grow with the GPUs: once / term + monthly + per_tb + fixed staff
-    "variable_gpu_hour",  # the rest of `full`, per GPU-hour: full x billed x 730 = variable x billed x 730 + fixed_monthly
+    # the rest of `full`, per GPU-hour: full x billed x 730 = variable x billed x 730 + fixed_monthly
+    "variable_gpu_hour",
 )
 
 

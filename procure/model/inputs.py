@@ -152,7 +152,8 @@ class Reliability(Strict):
 
     unrated: PositiveFraction | None = Field(
         None,
-        description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost alike; default: the middle band's factor; never above it",
+        description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost "
+        "alike; default: the middle band's factor; never above it",
     )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],
@@ -171,11 +172,14 @@ class Assumptions(Strict):
     software_gpu_hour: NonNegative = 0.05
     self_operated_reliability: PositiveFraction = Field(
         0.98,
-        description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating jobs above it (spread evenly); see self_operated_jobs",
+        description="availability of each layer we run ourselves: the host (hardware repair) and the eight operating "
+        "jobs above it (spread evenly); see self_operated_jobs",
     )
     self_operated_jobs: dict[str, PositiveFraction] = Field(
         default_factory=dict,
-        description="factor on availability per operating job we run ourselves; default: self_operated_reliability for hardware_repair (the host), self_operated_reliability^(1/8) for each of the eight operating infrastructure jobs, 1 for serving_stack, release_validation and capacity_planning",
+        description="factor on availability per operating job we run ourselves; default: self_operated_reliability for "
+        "hardware_repair (the host), self_operated_reliability^(1/8) for each of the eight operating infrastructure "
+        "jobs, 1 for serving_stack, release_validation and capacity_planning",
     )
     reliability: Reliability = Field(default_factory=Reliability)
     fx: dict[CurrencyCode, Positive] = Field(
@@ -187,11 +191,13 @@ class Assumptions(Strict):
     # and never reorders two offers on one true curve by how densely each was sampled; step is the floor.
     interpolation: Literal["linear", "log", "step", "monotone"] = Field(
         "log",
-        description="throughput between frontier points: linear, log (linear in log throughput), step (the next faster point's), monotone (PCHIP)",
+        description="throughput between frontier points: linear, log (linear in log throughput), step (the next faster "
+        "point's), monotone (PCHIP)",
     )
     vendor_default_rate: Annotated[Number, Field(ge=0, lt=1)] = Field(
         0.0,
-        description="annual probability that a vendor fails while holding unearned prepayment (prices the expected loss)",
+        description="annual probability that a vendor fails while holding unearned prepayment (prices the expected "
+        "loss)",
     )
 
     def staffing(self, job: str) -> JobStaffing:
@@ -205,7 +211,8 @@ class Policy(Strict):
     min_demand_coverage: Positive = 1.0
     gate_confidence: PositiveFraction = Field(
         0.5,
-        description="the probability of passing a gate whose inputs are drawn (availability, capacity) an acceptable offer must reach",
+        description="the probability of passing a gate whose inputs are drawn (availability, capacity) an acceptable "
+        "offer must reach",
     )
     allowed_regions: list[str] | None = None
     require_attestation_any: list[str] = Field(default_factory=lambda: ["soc2_type2", "iso27001"])
@@ -220,7 +227,8 @@ class Policy(Strict):
     )
     unrated: Literal["rank", "exclude"] = Field(
         "rank",
-        description="an offer with no rating evidence: ranked with the unrated haircut and flagged 'rate before signing', or excluded",
+        description="an offer with no rating evidence: ranked with the unrated haircut and flagged 'rate before "
+        "signing', or excluded",
     )
 
 
@@ -349,7 +357,8 @@ class RatingConfig(Strict):
     tiers: TierThresholds = Field(default_factory=TierThresholds)
     min_peers: Annotated[Count, Field(ge=1, le=1000)] = Field(
         5,
-        description="fewest rated offers for peer-relative tiers; below it the tier reads 'too few peers' beside the absolute band",
+        description="fewest rated offers for peer-relative tiers; below it the tier reads 'too few peers' beside the "
+        "absolute band",
     )
 
     def category(self, name: str) -> RatingCategory:
@@ -362,7 +371,8 @@ class CompetitorPoint(Strict):
     date: date
     figure: Literal["cost", "price"] = Field(
         "cost",
-        description="cost: what serving a task costs the competitor (an estimate of its own cost); price: what it charges its customers per task (public pricing)",
+        description="cost: what serving a task costs the competitor (an estimate of its own cost); price: what it "
+        "charges its customers per task (public pricing)",
     )
 
 
@@ -404,7 +414,8 @@ class FuturesContract(Strict):
     )
     confirmed: list[Literal["venue", "index", "settlement", "gpu_hours"]] = Field(
         default_factory=lambda: ["venue", "index", "settlement"],
-        description="the terms checked against the exchange's published contract specification; every other term is labelled unverified in every output",
+        description="the terms checked against the exchange's published contract specification; every other term is "
+        "labelled unverified in every output",
     )
 
 
@@ -428,7 +439,8 @@ class HedgeConfig(Strict):
     )
     contract_gpu_hours: Positive = Field(
         730,
-        description="GPU-hours per futures contract (one GPU for a 730-hour month); hedge.contract.gpu_hours replaces it",
+        description="GPU-hours per futures contract (one GPU for a 730-hour month); hedge.contract.gpu_hours replaces "
+        "it",
     )
     contract: FuturesContract = Field(
         default_factory=FuturesContract,
@@ -488,7 +500,8 @@ class IndexConfig(Strict):
     )
     base_period: date | None = Field(
         None,
-        description="the period (any day in it) whose quotes fix the stratum weights when index.weights is absent; default: the first period",
+        description="the period (any day in it) whose quotes fix the stratum weights when index.weights is absent; "
+        "default: the first period",
     )
     readings: list[IndexReading] = Field(
         default_factory=list,
@@ -525,7 +538,8 @@ class Distribution(Strict):
     def capped_mean(self, cap: float) -> float:
         """E[min(factor, cap)]: the mean of a factor whose product is capped (availability and utilization at most
         1: cap = 1 / the stated figure). The mean less E[max(factor - cap, 0)], the integral of 1 - F from cap to the
-        high end: (high - cap)^3 / (3 (high - low) (high - mode)) above the mode, (high - cap)^2 / (2 (high - low)) for a uniform."""
+        high end: (high - cap)^3 / (3 (high - low) (high - mode)) above the mode, (high - cap)^2 / (2 (high - low)) for
+        a uniform."""
         low, mode, high = self.bounds
         if cap >= high:
             return self.mean
@@ -541,7 +555,8 @@ class Distribution(Strict):
 
     @property
     def sd(self) -> float:
-        """The standard deviation: sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18) for a triangular, (b - a) / sqrt(12) for a uniform."""
+        """The standard deviation: sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18) for a triangular, (b - a) / sqrt(12) for
+        a uniform."""
         low, mode, high = self.bounds
         if self.triangular is not None:
             return max(0.0, (low * low + mode * mode + high * high - low * mode - low * high - mode * high) / 18) ** 0.5
@@ -606,7 +621,8 @@ class UncertaintyConfig(Strict):
     )
     readings: StrictBool = Field(
         True,
-        description="draw the calibrated range of every log-linear reading between frontier points (docs/interpolation.md), one per curve",
+        description="draw the calibrated range of every log-linear reading between frontier points "
+        "(docs/interpolation.md), one per curve",
     )
 
 
@@ -618,7 +634,8 @@ class HorizonConfig(Strict):
     )
     renewal: Literal["basis", "index", "escalate"] = Field(
         "basis",
-        description="after its term an offer renews at the index plus its own basis (its rent minus the index at as-of; "
+        description="after its term an offer renews at the index plus its own basis (its rent minus the index at "
+        "as-of; "
         "index-linked: its spread, floor and cap), at the raw index, or at its last price plus its escalator",
     )
     index_growth: Annotated[Number, Field(ge=-0.9, le=1)] = Field(
@@ -629,7 +646,8 @@ class HorizonConfig(Strict):
     )
     downtime_cv: Annotated[Number, Field(gt=0, le=10)] = Field(
         1.0,
-        description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the expected availability",
+        description="coefficient of variation of monthly downtime (1 - availability), Gamma-distributed around the "
+        "expected availability",
     )
     claim_success: Fraction = Field(
         0.5, description="share of SLA credits that must be claimed which are actually obtained"
@@ -676,22 +694,26 @@ class MetricNames(Strict):
         default_factory=list,
         description="labels allowed beyond model_name, instance, job, engine, pod, namespace, le and the outcome label",
     )
-    # Utilization telemetry, for the busy GPU-hours that make tokens per busy GPU-hour (docs/actuals.md, "Busy GPU-hours").
+    # Utilization telemetry, for the busy GPU-hours that make tokens per busy GPU-hour (docs/actuals.md, "Busy
+    # GPU-hours").
     gpu_busy: Text = Field(
         "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
         description="gauge 0..1 per GPU of the time its engine was active (NVIDIA dcgm-exporter; preferred)",
     )
     requests_running: Text = Field(
         "vllm:num_requests_running",
-        description="gauge of the requests in the engine's running batch (vLLM), read when no GPU gauge covers the month",
+        description="gauge of the requests in the engine's running batch (vLLM), read when no GPU gauge covers the "
+        "month",
     )
     max_concurrency: Positive | None = Field(
         None,
-        description="the engine's most requests at once (vLLM --max-num-seqs): requests_running / this is its saturation; unset: requests_running is not read",
+        description="the engine's most requests at once (vLLM --max-num-seqs): requests_running / this is its "
+        "saturation; unset: requests_running is not read",
     )
     gpus_per_engine: Annotated[Count, Field(ge=1, le=1024)] = Field(
         1,
-        description="GPUs one serving engine runs on (its tensor x pipeline parallel size): busy GPU-hours = saturation x these",
+        description="GPUs one serving engine runs on (its tensor x pipeline parallel size): busy GPU-hours = "
+        "saturation x these",
     )
 
 
@@ -712,7 +734,8 @@ class EvidenceConfig(Strict):
     )
     trial_weight: Annotated[Number, Field(gt=0, le=1)] = Field(
         0.25,
-        description="a month's post-signing trials (perf import --offer) weigh as this share of a fully busy month of telemetry",
+        description="a month's post-signing trials (perf import --offer) weigh as this share of a fully busy month of "
+        "telemetry",
     )
 
 
@@ -724,7 +747,8 @@ class ActualsConfig(Strict):
     down_impacts: Annotated[list[Literal["none", "minor", "major", "critical", "maintenance"]], Field(min_length=1)] = (
         Field(
             default_factory=lambda: ["major", "critical"],
-            description="the incident impacts counted as down time (at least one: none would make every month 100% available)",
+            description="the incident impacts counted as down time (at least one: none would make every month 100% "
+            "available)",
         )
     )
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
@@ -734,7 +758,8 @@ class ActualsConfig(Strict):
     )
     min_coverage: Fraction = Field(
         0.9,
-        description="a month whose metric samples cover less of it than this share is partial: its throughput and cost per task are not scored",
+        description="a month whose metric samples cover less of it than this share is partial: its throughput and cost "
+        "per task are not scored",
     )
 
 
@@ -770,11 +795,13 @@ class PlanConfig(Strict):
 
     max_vendor_share: PositiveFraction = Field(
         1.0,
-        description="most of the expected capacity (tasks) one vendor may provide (1: no cap, the default; set one, e.g. 0.7, to spread the risk)",
+        description="most of the expected capacity (tasks) one vendor may provide (1: no cap, the default; set one, "
+        "e.g. 0.7, to spread the risk)",
     )
     max_spot_share: Fraction = Field(
         0.3,
-        description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers together: a burst source, never the primary",
+        description="most of each month's demand (tasks) spot or preemptible capacity may serve, all spot offers "
+        "together: a burst source, never the primary",
     )
     cvar_alpha: Annotated[Number, Field(gt=0, lt=1)] = Field(0.9, description="CVaR level on monthly spend")
     cvar_weight: Annotated[Number, Field(ge=0, le=1000)] = Field(
@@ -786,15 +813,18 @@ class PlanConfig(Strict):
     )
     time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(
         600.0,
-        description="backstop only: seconds a solve may run before it is stopped (the plan then depends on the machine's load; plan.node_limit is the limit that gives the same plan on any machine)",
+        description="backstop only: seconds a solve may run before it is stopped (the plan then depends on the "
+        "machine's load; plan.node_limit is the limit that gives the same plan on any machine)",
     )
     node_limit: Annotated[Count, Field(ge=1, le=10_000_000)] = Field(
         5000,
-        description="branch-and-bound nodes a solve may explore before it stops with its best plan: a count of work, so the same inputs give the same plan on an idle or a loaded machine",
+        description="branch-and-bound nodes a solve may explore before it stops with its best plan: a count of work, "
+        "so the same inputs give the same plan on an idle or a loaded machine",
     )
     decide_within: date | None = Field(
         None,
-        description="end of the decision window (default: the earliest expiry, valid_until, of the offers the plan can use): commitments starting by then are signed now, later ones are intentions to re-plan",
+        description="end of the decision window (default: the earliest expiry, valid_until, of the offers the plan can "
+        "use): commitments starting by then are signed now, later ones are intentions to re-plan",
     )
     mip_gap: Annotated[Number, Field(ge=0, le=0.5)] = Field(
         1e-3, description="relative optimality gap at which the solver stops"
@@ -804,11 +834,13 @@ class PlanConfig(Strict):
     )
     max_candidates: Annotated[Count, Field(ge=1, le=1000)] = Field(
         60,
-        description="with more usable offers, the solver chooses among the best single offers and those the linear relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)",
+        description="with more usable offers, the solver chooses among the best single offers and those the linear "
+        "relaxation uses most, then re-adds any left-out offer that improves the plan (the bound over all is stated)",
     )
     levels: Annotated[Count, Field(ge=2, le=10_000)] = Field(
         12,
-        description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until the plan's cost on them matches every scenario); the figures use every scenario",
+        description="demand levels per month the solver starts from (equally likely bands of scenarios, refined until "
+        "the plan's cost on them matches every scenario); the figures use every scenario",
     )
 
 
@@ -875,8 +907,10 @@ class _Pricing(Strict):
     commit_options: Annotated[list[CommitOption], Field(max_length=50)] = Field(default_factory=list)
     billed_per: Literal["month", "hour", "minute", "second"] | None = Field(
         None,
-        description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, minute, second "
-        "(billed for the time it runs: pay-as-used in the plan); not stated: hour for a managed-serving endpoint priced per GPU-hour, "
+        description="billing granularity: month (the GPUs are committed and billed every month of the term) or hour, "
+        "minute, second "
+        "(billed for the time it runs: pay-as-used in the plan); not stated: hour for a managed-serving endpoint "
+        "priced per GPU-hour, "
         "else month, and `validate` warns naming the assumption",
     )
 
@@ -923,7 +957,8 @@ class HealthChecks(Strict):
 
 
 class RateLimits(Strict):
-    """A per-token service's capacity: the most it accepts per minute (either may be left out); it caps the tasks it can take a month."""
+    """A per-token service's capacity: the most it accepts per minute (either may be left out); it caps the tasks it can
+    take a month."""
 
     requests_per_minute: Positive | None = None
     output_tokens_per_minute: Positive | None = None
@@ -974,7 +1009,8 @@ class StatusHistory(Strict):
     """A provider's published incident history: what its service delivered, not what it promises."""
 
     file: Text = Field(
-        description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the workspace"
+        description="a Statuspage incidents.json or a CSV of incidents (start,end,impact,components), relative to the "
+        "workspace"
     )
     components: list[Text] | None = Field(
         None, description="the components that serve this offer (absent: every incident counts)"
@@ -992,7 +1028,8 @@ class Operator(Strict):
     published_tier: PublishedTier | None = None
     published_edition: PublishedEdition | None = Field(
         None,
-        description="the ClusterMAX edition the published tier comes from (1.0, 2.0 or 3.0; 3 or 3.0 unquoted is read as '3.0'); an older edition is warned about with the newer tier",
+        description="the ClusterMAX edition the published tier comes from (1.0, 2.0 or 3.0; 3 or 3.0 unquoted is read "
+        "as '3.0'); an older edition is warned about with the newer tier",
     )
     evidence: dict[str, dict[str, Any]] = Field(default_factory=dict)
     status_history: StatusHistory | None = Field(
@@ -1049,7 +1086,8 @@ class SlaCredits(Strict):
     # Azure two months), caps run 10-50%, and a degraded but reachable GPU is usually not down time.
     claim_window_days: Annotated[Count, Field(ge=1, le=3650)] | None = Field(
         None,
-        description="days to file a claim, from the end of the month (or of the incident: claim_window_from); absent: the terms state none",
+        description="days to file a claim, from the end of the month (or of the incident: claim_window_from); absent: "
+        "the terms state none",
     )
     claim_window_from: Literal["month_end", "incident"] = Field(
         "month_end", description="what the claim window counts from: the month's end or the incident's end"
@@ -1101,7 +1139,8 @@ def _no_overlap(value: list[Signed] | None) -> list[Signed] | None:
     for before, after in zip(held, held[1:]):
         if after.start <= before.end:
             raise ValueError(
-                f"the contract from {after.start} overlaps the one from {before.start} to {before.end}: give each tranche its own months"
+                f"the contract from {after.start} overlaps the one from {before.start} to {before.end}: give each "
+                "tranche its own months"
             )
     return held
 
@@ -1111,7 +1150,8 @@ class ContractTerms(Strict):
 
     signed: Annotated[list[Signed] | None, BeforeValidator(_one_or_many), AfterValidator(_no_overlap)] = Field(
         None,
-        description="a contract already signed on this offer: {date, gpus, start, end}, or a list of tranches that do not overlap",
+        description="a contract already signed on this offer: {date, gpus, start, end}, or a list of tranches that do "
+        "not overlap",
     )
 
     escalator: Annotated[Number, Field(ge=-0.5, le=1)] | None = Field(
@@ -1125,7 +1165,8 @@ class ContractTerms(Strict):
     )
     renewal_price: Literal["escalated", "list"] = Field(
         "escalated",
-        description="a renewal after the term starts from the escalated price of the term's last month (escalated), or, when the terms say so, from today's list price (list)",
+        description="a renewal after the term starts from the escalated price of the term's last month (escalated), "
+        "or, when the terms say so, from today's list price (list)",
     )
     ramp: Ramp | None = None
     late_delivery: LateDelivery | None = None
@@ -1168,7 +1209,8 @@ class Offer(Strict):
     gpu: Text
     gpus: Annotated[Count, Field(ge=0)] | None = Field(
         None,
-        description="minimum commitment (committed GPU count); required unless priced per million tokens (pricing.per_mtok); 0 with pricing.burst: a pure on-demand offer",
+        description="minimum commitment (committed GPU count); required unless priced per million tokens "
+        "(pricing.per_mtok); 0 with pricing.burst: a pure on-demand offer",
     )
     max_gpus: Annotated[Count, Field(gt=0)] | None = None
     term_months: Annotated[Count, Field(gt=0, le=240)] | None = Field(
@@ -1275,7 +1317,8 @@ class ReferenceCurve(Strict):
         description="measured for a curve of the buyer's own trial ('# points_source: measured' in its file)",
     )
     measured_on: date | None = Field(None, description="the trial's date ('# trial date:' in its file)")
-    # What the curve measures ('# gpu:', '# model:', '# precision:' in its file): compared with the public curves (procure/model/references.py)
+    # What the curve measures ('# gpu:', '# model:', '# precision:' in its file): compared with the public curves
+    # (procure/model/references.py)
     gpu: str | None = None
     model: str | None = None
     precision: str | None = None

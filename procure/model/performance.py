@@ -70,7 +70,8 @@ DEFAULT_INTERPOLATION = "log"  # models.Assumptions.interpolation's default
 # The range of a reading between points, calibrated on the leave-one-out errors of log-linear reading
 # on real InferenceX curves (docs/interpolation.md, benchmarks/interpolation_loo.py --ranges): with
 # g = gap / target, ln(reading / measured) has its P10 at -RANGE_LOW x sqrt(g) and its P90 at
-# +RANGE_HIGH x sqrt(g): the truth behind a reading, ln(true / read), is its mirror image (289 points; 80% inside in each gap class: 75% below g = 0.5, 80% in 0.5-1,
+# +RANGE_HIGH x sqrt(g): the truth behind a reading, ln(true / read), is its mirror image (289 points; 80% inside in
+# each gap class: 75% below g = 0.5, 80% in 0.5-1,
 # 82% in 1-2). A gap wider than WIDE_GAP_SHARE of the target is flagged on the offer.
 RANGE_LOW = 0.436
 RANGE_HIGH = 0.482

@@ -391,7 +391,10 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
 
 
 UNRATED = "unrated: availability unverified"
-RATE_BEFORE_SIGNING = "rate before signing: add the evidence its kind can have (operator.evidence, operator.status_history; operator.published_tier for a managed cluster)"
+RATE_BEFORE_SIGNING = (
+    "rate before signing: add the evidence its kind can have (operator.evidence, "
+    "operator.status_history; operator.published_tier for a managed cluster)"
+)
 
 
 def evidence_fields(offer: Offer) -> str:
@@ -573,10 +576,12 @@ def method_text(config: RatingConfig) -> str:
         "Critical failure (" + "; ".join(" or ".join(g) for g in config.critical) + " not true) is Underperform. "
         f"Other tiers rank rated offers against each other by mid-rank percentile of the overall score: "
         f"Platinum at least {t.platinum:g}, Gold at least {t.gold:g}, Silver at least {t.silver:g}, else Bronze; "
-        f"with fewer than {config.min_peers} rated offers no peer tier is shown ('too few peers'), only the absolute band. "
+        f"with fewer than {config.min_peers} rated offers no peer tier is shown ('too few peers'), only the absolute "
+        "band. "
         "The reliability factor on SLA availability comes from the absolute operational score ("
         + ", ".join(OPERATIONAL_CATEGORIES)
-        + "), not the tier; without a checklist from the published tier; with neither, the unrated haircut (assumptions.reliability.unrated, by default the middle band's factor)."
+        + "), not the tier; without a checklist from the published tier; with neither, the unrated haircut "
+        "(assumptions.reliability.unrated, by default the middle band's factor)."
     )
 
 
@@ -640,7 +645,8 @@ def contradiction_warnings(offer: Offer, doc: Any) -> list[Problem]:
                 doc.display,
                 doc.lines.line_of(at),
                 format_field_path(at),
-                f"claims {what}, but the service terms ({where}) do not promise it; the rating and the gates use the service terms",
+                f"claims {what}, but the service terms ({where}) do not promise it; the rating and the gates use the "
+                "service terms",
             )
         )
     return warnings

@@ -69,9 +69,12 @@ class AboveReference:
 
     def sentence(self, what: str) -> str:
         return (
-            f"{what} reads {self.ours:.1f} output tok/s/GPU at {self.target:g} tok/s/user, {self.ratio:.2f}x the best public curve "
-            f"of the same GPU, model and precision ({self.reference_name}: {self.reference:.1f} at {self.target:g} tok/s/user; "
-            f"warned above {MAX_ABOVE_REFERENCE:g}x): check --gpus (per billed GPU), the sequence lengths and the precision"
+            f"{what} reads {self.ours:.1f} output tok/s/GPU at {self.target:g} tok/s/user, {self.ratio:.2f}x the best "
+            "public curve "
+            f"of the same GPU, model and precision ({self.reference_name}: {self.reference:.1f} at {self.target:g} "
+            "tok/s/user; "
+            f"warned above {MAX_ABOVE_REFERENCE:g}x): check --gpus (per billed GPU), the sequence lengths and the "
+            "precision"
         )
 
 

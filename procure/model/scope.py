@@ -31,7 +31,8 @@ from procure.model.inputs import Offer
 from procure.model.kinds import kind_of
 
 # ClusterMAX editions: the edition's number and its publication date.
-# 1.0: "The GPU Cloud ClusterMAX Rating System | How to Rent GPUs", SemiAnalysis, 2025-03-26 (as the 2.0 article lists it).
+# 1.0: "The GPU Cloud ClusterMAX Rating System | How to Rent GPUs", SemiAnalysis, 2025-03-26 (as the 2.0 article lists
+# it).
 CLUSTERMAX_EDITIONS: dict[str, date] = {"1.0": date(2025, 3, 26), "2.0": date(2025, 11, 6), "3.0": date(2026, 9, 23)}
 CURRENT_EDITION = "3.0"
 # The kinds of offer a ClusterMAX tier rates.
@@ -111,21 +112,24 @@ def published_warnings(offer: Offer) -> list[tuple[tuple[str, ...], str]]:
         found.append(
             (
                 ("operator", "published_edition"),
-                f"{tier_name(tier)} is from ClusterMAX {edition}{when}; {newer}: update operator.published_tier and operator.published_edition",
+                f"{tier_name(tier)} is from ClusterMAX {edition}{when}; {newer}: update operator.published_tier and "
+                "operator.published_edition",
             )
         )
     elif edition is None and current is not None and current.tier != tier:
         found.append(
             (
                 ("operator", "published_tier"),
-                f"{tier_name(tier)} names no edition (operator.published_edition), and {newer}: state the edition the tier comes from",
+                f"{tier_name(tier)} names no edition (operator.published_edition), and {newer}: state the edition the "
+                "tier comes from",
             )
         )
     if not tier_applies(offer):
         found.append(
             (
                 ("operator", "published_tier"),
-                f"ClusterMAX rates managed clusters only; this is a {offer.service.kind.replace('_', ' ')} offer, so the tier is shown but does not set "
+                f"ClusterMAX rates managed clusters only; this is a {offer.service.kind.replace('_', ' ')} offer, so "
+                "the tier is shown but does not set "
                 "its reliability factor: its own evidence does (operator.evidence, operator.status_history, its SLA)",
             )
         )
@@ -141,12 +145,19 @@ def billing_warning(offer: Offer) -> str | None:
     if kind_of(offer.pricing).billed_monthly:
         return None
     if offer.billing_unit == "hour":
-        return "not stated: taken as hour, as a managed-serving endpoint priced per GPU-hour is billed for the time it runs (pay-as-used in the plan); state billed_per: month if its GPUs are committed month by month"
-    return "not stated: taken as month, the committed GPUs billed every month of the term (a commitment in the plan); state billed_per: hour, minute or second if it is billed for the time it runs"
+        return (
+            "not stated: taken as hour, as a managed-serving endpoint priced per GPU-hour is billed for the time it "
+            "runs (pay-as-used in the plan); state billed_per: month if its GPUs are committed month by month"
+        )
+    return (
+        "not stated: taken as month, the committed GPUs billed every month of the term (a commitment in the plan); "
+        "state billed_per: hour, minute or second if it is billed for the time it runs"
+    )
 
 
 def offer_warnings(offer: Offer, doc: Any) -> list[Problem]:
-    """`validate`'s warnings about what an offer leaves implicit or out of date (`doc`: its yamlsafe Document, for the lines)."""
+    """`validate`'s warnings about what an offer leaves implicit or out of date (`doc`: its yamlsafe Document, for the
+    lines)."""
     warnings = [
         Problem(doc.display, doc.lines.line_of(path), ".".join(path), message)
         for path, message in published_warnings(offer)

@@ -21,7 +21,8 @@ UNIT = "per 1,000 successful tasks"
 
 
 def companion(name: str) -> str:
-    """The name of a per-task field's figure per 1,000 tasks: cost_per_task -> cost_per_1000_tasks, p10 -> p10_per_1000_tasks."""
+    """The name of a per-task field's figure per 1,000 tasks: cost_per_task -> cost_per_1000_tasks, p10 ->
+    p10_per_1000_tasks."""
     return name[: -len(SUFFIX)] + "_per_1000_tasks" if name.endswith(SUFFIX) else name + "_per_1000_tasks"
 
 

@@ -48,7 +48,8 @@ SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
 
 
 def report_parts(offers: int) -> list[Part]:
-    """The parts in document order: cover and contents, two groups of chapters, the offer pages in groups, the appendix."""
+    """The parts in document order: cover and contents, two groups of chapters, the offer pages in groups, the
+    appendix."""
     parts = [
         Part(frozenset({"cover"}), offers=(0, 0), offers_heading=False, merged=True),
         Part(frozenset({"summary", "glance", "charts"}), offers=(0, 0), offers_heading=False, merged=True),
@@ -134,7 +135,8 @@ def _load_fonts(folder: str) -> None:
     except Exception as exc:
         # A full temporary folder travels back as it is (an OSError pickles; the parent names the folder).
         _broken = documents.no_space(exc) or ReportError(
-            f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without WeasyPrint"
+            f"PDF rendering failed ({type(exc).__name__}: {exc}); --format html writes the same report without "
+            "WeasyPrint"
         )  # type: ignore[assignment]
     finally:
         tempfile.tempdir = previous
@@ -354,7 +356,8 @@ def _merge(
             break
     else:
         raise ReportError(
-            "the contents' page count changed each time its page numbers were filled in; --format html writes the same report"
+            "the contents' page count changed each time its page numbers were filled in; --format html writes the same "
+            "report"
         )
     report("merging pages", None, None)
     return _join([laid[index] for index in range(len(parts))], stamps)
@@ -366,7 +369,10 @@ def _stamp_html(names: list[str]) -> str:
     css = (folder / "fonts.css").read_text(encoding="utf-8") + (folder / "report.css").read_text(encoding="utf-8")
     css += "\n@page { @top-left { content: none; } @top-right { content: none; } @bottom-left { content: none; } }"
     pages = "".join(f'<div style="page: {name or "auto"}; break-before: page"></div>' for name in names)
-    return f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><style>{css}</style></head><body>{pages}</body></html>'
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta '
+        f'charset="utf-8"><style>{css}</style></head><body>{pages}</body></html>'
+    )
 
 
 def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:

@@ -191,7 +191,8 @@ class BoardMemo(BaseModel):
     )
     plan_terms: list[list[str]] = Field(
         default_factory=list,
-        description="the plan's term sheet, one row per contract signed now: vendor, GPUs, start, end, price and escalator, SLA and credits, exit, offer expiry",
+        description="the plan's term sheet, one row per contract signed now: vendor, GPUs, start, end, price and "
+        "escalator, SLA and credits, exit, offer expiry",
     )
     knife_edge: str | None = Field(
         None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs"
@@ -271,7 +272,10 @@ def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> Te
             + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
         )
     elif p.owned is not None:
-        price = f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} per GPU-hour with power and space"
+        price = (
+            f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} "
+            "per GPU-hour with power and space"
+        )
     elif (kind := kind_of(p)).terms is not None:  # a kind that words its own terms (take-or-pay)
         price = f"{kind.terms(p)}, in {cur}"
     elif p.gpu_hour is None and p.burst is not None:  # on demand only: billed as used, nothing committed
@@ -287,7 +291,8 @@ def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> Te
     exits = []
     if c.termination:
         exits.append(
-            f"termination for convenience on {c.termination.notice_months} months' notice, fee {cash(c.termination.fee, ev.currency)}"
+            f"termination for convenience on {c.termination.notice_months} months' notice, fee "
+            f"{cash(c.termination.fee, ev.currency)}"
         )
     else:
         exits.append("no termination for convenience")
@@ -439,21 +444,26 @@ def _hedge_ask(hedge: HedgePlan | None, sums: HedgeSums | None, missing: str) ->
         return HedgeAsk(
             ask=False,
             question="No hedge is needed.",
-            detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the whole horizon.",
+            detail=f"Nothing floats with the market over the {hedge.horizon_months} months: the price is fixed for the "
+            "whole horizon.",
         )
     months = month_range(sums.first_month, sums.last_month)
     removes = (
-        f"If the index rises 20%, the floating cost rises {cash(sums.rise, hedge.currency)}; the hedge pays {cash(sums.payoff, hedge.currency)} of it."
+        f"If the index rises 20%, the floating cost rises {cash(sums.rise, hedge.currency)}; the hedge pays "
+        f"{cash(sums.payoff, hedge.currency)} of it."
         if sums.rise is not None and sums.payoff is not None
         else ""
     )
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {sums.contracts:,} GPU-hour price contracts ({prose_count(sums.hedged)} GPU-hours) for {months}?",
+        question=f"Approve buying {sums.contracts:,} GPU-hour price contracts ({prose_count(sums.hedged)} GPU-hours) "
+        f"for {months}?",
         detail=(
-            f"{prose_count(hedge.floating_gpu_hours)} GPU-hours of the recommendation float with the market (months priced by the index, and renewals after the term). "
+            f"{prose_count(hedge.floating_gpu_hours)} GPU-hours of the recommendation float with the market (months "
+            "priced by the index, and renewals after the term). "
             + removes
-            + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the hedge pays back what the lower price saves."
+            + " Futures carry no premium: the exchange holds margin against the position, and if the index falls the "
+            "hedge pays back what the lower price saves."
             + (
                 f" Contracts: {hedge.contract.label}."
                 if hedge.contract is not None and hedge.contract.unverified
@@ -464,7 +474,8 @@ def _hedge_ask(hedge: HedgePlan | None, sums: HedgeSums | None, missing: str) ->
 
 
 GLOSSARY = [
-    "Cost per 1,000 tasks: everything we pay (rent, fees, our own staff, software, financing) over the successful tasks it buys.",
+    "Cost per 1,000 tasks: everything we pay (rent, fees, our own staff, software, financing) over the successful "
+    "tasks it buys.",
     "Index: a published average market price for renting one GPU for an hour.",
     "Horizon cost: the cost over the whole period shown, renewals at today's market price included, in today's money.",
 ]
@@ -483,7 +494,8 @@ def _with(vendors: list[str]) -> str:
 
 
 def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
-    """ "224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity for peaks"."""
+    """ "224 B200 GPUs with Petrel Cloud for months 1–12 and 256 with Keel Systems for months 13–24, on-demand capacity
+    for peaks"."""
     parts = [
         f"{c.gpus:,} B200 GPUs with {clip(c.vendor, 40)} for {month_range(c.start_month, c.end_month)}" for c in commits
     ]
@@ -497,12 +509,16 @@ def _portfolio_words(commits: list[PlanLine], floats: list[PlanLine]) -> str:
 
 
 def plan_summary(plan: PlanResult) -> str:
-    """The plan in one sentence for the comparison's summary: what it buys and what it costs against the best single offer."""
+    """The plan in one sentence for the comparison's summary: what it buys and what it costs against the best single
+    offer."""
     commits = sorted(
         (line for line in plan.plan if line.role == "commit"), key=lambda x: (x.start_month or 0, x.vendor)
     )
     floats = [line for line in plan.plan if line.role == "pay_as_used"]
-    return f"The procurement plan over {plan.demand.months} months of uncertain demand: {_portfolio_words(commits, floats)}. {_plan_statement(plan)}"
+    return (
+        f"The procurement plan over {plan.demand.months} months of uncertain demand: "
+        f"{_portfolio_words(commits, floats)}. {_plan_statement(plan)}"
+    )
 
 
 TERM_SHEET_HEADERS = [
@@ -556,7 +572,8 @@ def holding_words(plan: PlanResult, fig: MemoFigures) -> list[str]:
         words.append(
             "Not asked for today: "
             + "; ".join(
-                f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} {plan.currency} per GPU-hour"
+                f"{x.gpus:,} GPUs with {clip(x.vendor, 40)} from {x.start_date:%B %Y} (expected {x.expected_price:.2f} "
+                f"{plan.currency} per GPU-hour"
                 + (
                     f", 8 in 10 chances between {x.price_p10:.2f} and {x.price_p90:.2f}"
                     if x.price_p10 is not None and x.price_p90 is not None
@@ -572,7 +589,8 @@ def holding_words(plan: PlanResult, fig: MemoFigures) -> list[str]:
         # the plan's sentence in the memo's figures: counts and money to three significant figures
         share = f"{plan.unserved_share:.1%}" if plan.unserved_share >= 0.001 else f"{plan.unserved_share:.2%}"
         words.append(
-            f"{share} of the expected demand is left unserved ({prose_count(plan.unserved_tasks)} tasks over the horizon; the scenarios below give the worst), "
+            f"{share} of the expected demand is left unserved ({prose_count(plan.unserved_tasks)} tasks over the "
+            "horizon; the scenarios below give the worst), "
             f"priced apart from the cash at {cash(plan.shortfall_cost, plan.currency)}."
         )
     return words
@@ -642,14 +660,20 @@ def plan_ask(plan: PlanResult, fig: MemoFigures) -> tuple[str, PlanAsk]:
     what = _portfolio_words(commits, floats)
     total = fig.ask_total
     if len(offers) == 1 and single.offer in offers:
-        headline = f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected."
+        headline = (
+            f"Approve the plan, a single offer: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} "
+            "per 1,000 tasks expected."
+        )
     else:
         saving = (
             f", {abs(plan.saving_share):.1%} {'below' if plan.saving_share >= 0 else 'above'} the best single offer"
             if plan.saving_share is not None
             else ""
         )
-        headline = f"Approve a portfolio: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 tasks expected{saving}."
+        headline = (
+            f"Approve a portfolio: {what}; {cash(total, cur)} committed, {_per_k(expected)} {cur} per 1,000 "
+            f"tasks expected{saving}."
+        )
     return headline, PlanAsk(
         lines=lines,
         total_commitment=total,
@@ -688,7 +712,10 @@ def cost_words(rec: Recommendation, ev: Evaluation, fig: MemoFigures) -> list[st
         return words
     per_k = _per_k(rec.cost_per_task)
     if rec.total_spend is not None and rec.months:
-        spend = f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} month{'s' if rec.months != 1 else ''}, {cash(rec.spend_per_year, cur)} a year"
+        spend = (
+            f"Expected spend {cash(rec.total_spend, cur)} over {rec.months} month{'s' if rec.months != 1 else ''}, "
+            f"{cash(rec.spend_per_year, cur)} a year"
+        )
         if rec.total_commitment:
             spend += f"; signing binds us to {cash(rec.total_commitment, cur)}" + (
                 " (terms that run past the last month counted whole)" if c.past_horizon else ""
@@ -698,11 +725,13 @@ def cost_words(rec: Recommendation, ev: Evaluation, fig: MemoFigures) -> list[st
     if rec.kind == "plan":
         if best.offer is None:
             words.append(
-                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios; no single offer can serve them all alone."
+                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios; no single offer can serve them all "
+                "alone."
             )
         elif rec.saving_share is None:
             words.append(
-                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios: the plan is the best single offer, {clip(best.vendor, 40)} alone; no mix costs less."
+                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios: the plan is the best single offer, "
+                f"{clip(best.vendor, 40)} alone; no mix costs less."
             )
         else:
             gap = c.gap or 0.0
@@ -712,9 +741,10 @@ def cost_words(rec: Recommendation, ev: Evaluation, fig: MemoFigures) -> list[st
                 else ""
             )
             words.append(
-                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} {'below' if gap >= 0 else 'above'} "
-                f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same scenarios){monthly}"
-                + (f", because {rec.dearer_why}." if gap < 0 and rec.dearer_why else ".")
+                f"{per_k} {cur} per 1,000 tasks expected over the demand scenarios, {abs(rec.saving_share):.1%} "
+                f"{'below' if gap >= 0 else 'above'} "
+                f"the best single offer ({clip(best.vendor, 40)} alone, {_per_k(best.cost_per_task)} on the same "
+                f"scenarios){monthly}" + (f", because {rec.dearer_why}." if gap < 0 and rec.dearer_why else ".")
             )
         words += rec.usage  # an offer ranked first or signed that the plan uses less than it could, and what limits it
         if plan is not None and plan.bridges:
@@ -737,7 +767,8 @@ def cost_words(rec: Recommendation, ev: Evaluation, fig: MemoFigures) -> list[st
         runner = ev.offer(ev.summary.runner_up) if ev.summary.runner_up else None
         if runner is not None and ev.summary.gap_share is not None:
             words.append(
-                f"{per_k} {cur} per 1,000 tasks {rec.basis}: the best single offer; the next, {clip(runner.vendor, 40)}, costs {ev.summary.gap_share:.1%} more."
+                f"{per_k} {cur} per 1,000 tasks {rec.basis}: the best single offer; the next, "
+                f"{clip(runner.vendor, 40)}, costs {ev.summary.gap_share:.1%} more."
             )
         else:
             words.append(f"{per_k} {cur} per 1,000 tasks {rec.basis}: the only acceptable offer.")
@@ -758,14 +789,18 @@ def _against_today(rec: Recommendation, ev: Evaluation, fig: MemoFigures, c: Cos
             why = []
             if c.volume_told:
                 why.append(
-                    f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks ({prose_count(plan_tasks)} a month on average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price"
+                    f"{cash(abs(volume), cur)} because we expect {'more' if volume > 0 else 'fewer'} tasks "
+                    f"({prose_count(plan_tasks)} a month on "
+                    f"average{f', demand growing {growth:.0%} a month' if growth > 0 else ''}) at today's price"
                 )
             if c.price_told:
                 why.append(
-                    f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's {_per_k(price_now)} {cur} per 1,000"
+                    f"{cash(abs(price), cur)} because each task costs {'more' if price > 0 else 'less'} than today's "
+                    f"{_per_k(price_now)} {cur} per 1,000"
                 )
             words.append(
-                f"Today we pay {cash(spend_now, cur)} a month ({_per_k(price_now)} {cur} per 1,000 tasks, {label}, for {prose_count(tasks_now)} tasks). The plan spends "
+                f"Today we pay {cash(spend_now, cur)} a month ({_per_k(price_now)} {cur} per 1,000 tasks, {label}, for "
+                f"{prose_count(tasks_now)} tasks). The plan spends "
                 f"{cash(new_spend, cur)} a month on average, {cash(abs(diff), cur)} {'more' if diff > 0 else 'less'}"
                 + (": " + "; ".join(why) if why else "")
                 + "."
@@ -774,8 +809,10 @@ def _against_today(rec: Recommendation, ev: Evaluation, fig: MemoFigures, c: Cos
             if c.diff is not None:
                 diff = c.diff
                 words.append(
-                    f"Today we pay {_per_k(price_now)} {cur} per 1,000 tasks ({label}); at today's {prose_count(tasks_now)} tasks a month the recommendation "
-                    f"{'saves' if diff < 0 else 'costs'} {cash(abs(diff), cur)} a month{' more' if diff > 0 else ''}, {cash(c.diff_year, cur)} a year."
+                    f"Today we pay {_per_k(price_now)} {cur} per 1,000 tasks ({label}); at today's "
+                    f"{prose_count(tasks_now)} tasks a month the recommendation "
+                    f"{'saves' if diff < 0 else 'costs'} {cash(abs(diff), cur)} a month{' more' if diff > 0 else ''}, "
+                    f"{cash(c.diff_year, cur)} a year."
                 )
     elif rec.kind in ("plan", "offer"):
         words.append("No figure for what we pay today is recorded, so no saving against today can be stated.")
@@ -815,7 +852,8 @@ def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
         and plan.sign_by is not None
         and (rec.deadline is None or plan.sign_by < rec.deadline)
     ):
-        # a contract signed now must be signed before the capacity it brings is counted on, not only before its offer expires
+        # a contract signed now must be signed before the capacity it brings is counted on, not only before its offer
+        # expires
         memo.deadline, memo.deadline_words = (
             plan.sign_by,
             f"Decide by {plan.sign_by.isoformat()}: {plan.sign_by_reason}.",
@@ -831,7 +869,8 @@ def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
         committed = f"{cash(rec.total_commitment, cur)} committed, " if rec.total_commitment else ""
         if not names:  # nothing the plan needs can be signed today: what we hold serves until the later decisions
             memo.headline = (
-                f"Nothing new to sign today: we keep what we hold and re-plan the later decisions; {cash(rec.spend_per_year, cur)} a year expected, "
+                "Nothing new to sign today: we keep what we hold and re-plan the later decisions; "
+                f"{cash(rec.spend_per_year, cur)} a year expected, "
                 f"{_per_k(rec.cost_per_task)} {cur} per 1,000 tasks."
             )
         else:
@@ -903,7 +942,10 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
         f"Approve a {terms.term_months}-month commitment of {what} with {clip(leader.vendor, 60)}{commit}, at {cost}."
     )
     if not terms.total_commitment:  # on demand or per token: nothing is committed, so nothing is called a commitment
-        headline = f"Approve using {what} with {clip(leader.vendor, 60)} on demand, billed as used (nothing committed), at {cost}."
+        headline = (
+            f"Approve using {what} with {clip(leader.vendor, 60)} on demand, billed as used (nothing "
+            f"committed), at {cost}."
+        )
     ask = None
     if plan is not None and plan.plan:
         headline, ask = plan_ask(plan, fig)  # the plan over the demand scenarios is the recommendation
@@ -1062,7 +1104,8 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     pros, cons = [], []
     if plan.saving_share is not None and plan.saving_share > 0 and ask.single_vendor:
         pros.append(
-            f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, {_per_k(ask.single_per_task)})"
+            f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, "
+            f"{_per_k(ask.single_per_task)})"
         )
     if plan.expected_unused_share > 0.005:
         cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle")
@@ -1088,7 +1131,8 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
 
 
 def _plan_cases(plan: PlanResult, rows: list[ScenarioRow], fig: MemoFigures) -> tuple[list[PlanCaseRow], str]:
-    """The plan's fixed portfolio under each demand case, beside the single offer the matching re-evaluation ranks first."""
+    """The plan's fixed portfolio under each demand case, beside the single offer the matching re-evaluation ranks
+    first."""
     assert plan.stress is not None
     singles = {r.name: r for r in rows}
     months = plan.demand.months
@@ -1115,9 +1159,12 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow], fig: MemoFigures) -> 
             )
         )
     note = (
-        f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the rest. "
-        f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises on-demand prices and those that follow the index; the others are parts of the paths. "
-        "Ranked first at today's volume: every offer re-evaluated at today's volume with the same change (page 1's best single offer is costed over the scenarios)."
+        f"The plan held fixed over {months} months: commitments paid whatever the demand, on-demand capacity for the "
+        "rest. "
+        f"The first four lines scale each of the {plan.demand.scenarios:,} demand paths, the fifth raises on-demand "
+        "prices and those that follow the index; the others are parts of the paths. "
+        "Ranked first at today's volume: every offer re-evaluated at today's volume with the same change (page 1's "
+        "best single offer is costed over the scenarios)."
     )
     most, least = fig.unserved_most, fig.unserved_least
     if most is not None and least is not None:
@@ -1367,7 +1414,8 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked
                 risk=f"Throughput below the vendor's claim ({claimed})",
                 likelihood="medium",
                 impact=st.claims_low_end,
-                impact_basis=f"cash over {months} months at the low end of the claim (×{st.claims_factor:g}), the lost tasks bought on demand"
+                impact_basis=f"cash over {months} months at the low end of the claim (×{st.claims_factor:g}), the lost "
+                "tasks bought on demand"
                 + ("; the rest unserved (the shortfall)" if st.claims_shortfall and st.claims_shortfall > 0.5 else ""),
                 shortfall=st.claims_shortfall if st.claims_shortfall and st.claims_shortfall > 0.5 else None,
                 mitigation="acceptance test on our workload before the commitment starts",
@@ -1391,22 +1439,23 @@ def _plan_hedge(plan: PlanResult, sums: HedgeSums, hedge: HedgePlan | None, miss
         return HedgeAsk(
             ask=False,
             question="No hedge is needed.",
-            detail=f"Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices over its {months} months: nothing moves with the market price."
-            + token,
+            detail="Every commitment in the plan is at a fixed price and the plan buys no GPU-hours at market prices "
+            f"over its {months} months: nothing moves with the market price." + token,
         )
     if hedge is None or not sums.of_plan:
         return HedgeAsk(
             ask=False,
             question="No hedge is proposed.",
-            detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sums.hours)} expected over {months} months, {cash(sums.rent, cur)}). {missing}"
-            + token,
+            detail=f"The plan's on-demand GPU-hours move with the market price ({prose_count(sums.hours)} expected "
+            f"over {months} months, {cash(sums.rent, cur)}). {missing}" + token,
         )
     span = hedge.horizon_months
     if sums.first_month is None or sums.last_month is None:
         return HedgeAsk(
             ask=False,
             question="No hedge is needed.",
-            detail=f"The plan's GPU-hours at market prices ({prose_count(sums.exposed_hours)} expected over {month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours."
+            detail=f"The plan's GPU-hours at market prices ({prose_count(sums.exposed_hours)} expected over "
+            f"{month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours."
             + token,
         )
     contracts, hedged, linked = sums.contracts, sums.hedged, sums.linked
@@ -1419,17 +1468,23 @@ def _plan_hedge(plan: PlanResult, sums: HedgeSums, hedge: HedgePlan | None, miss
     first, last = sums.first_month, sums.last_month
     return HedgeAsk(
         ask=True,
-        question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for {month_range(first, last)}, against the plan's GPU-hours at market prices?",
+        question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for "
+        f"{month_range(first, last)}, against the plan's GPU-hours at market prices?",
         detail=(
             (
-                f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on demand move with the market: "
+                f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on "
+                "demand move with the market: "
                 if linked
-                else "The commitments are at fixed prices; what moves with the market is the capacity bought on demand: "
+                else "The commitments are at fixed prices; what moves with the market is the capacity bought on "
+                "demand: "
             )
-            + f"{prose_count(sums.exposed_hours)} GPU-hours expected over {month_range(1, span)} ({cash(sums.exposed_rent, cur)}). "
-            f"If the index and these prices rise 20%, that cost rises {cash(sums.rise, cur)}; the contracts pay {cash(sums.payoff, cur)} of it. "
-            f"The hours are expected, not promised (on-demand use falls first when demand falls), so a falling share is covered: {shares}. "
-            "No premium: the exchange holds margin, and if the index falls the contracts pay back what the lower price saves."
-            + token
+            + f"{prose_count(sums.exposed_hours)} GPU-hours expected over {month_range(1, span)} "
+            f"({cash(sums.exposed_rent, cur)}). "
+            f"If the index and these prices rise 20%, that cost rises {cash(sums.rise, cur)}; the contracts pay "
+            f"{cash(sums.payoff, cur)} of it. "
+            "The hours are expected, not promised (on-demand use falls first when demand falls), so a falling share "
+            f"is covered: {shares}. "
+            "No premium: the exchange holds margin, and if the index falls the contracts pay back what the lower price "
+            "saves." + token
         ),
     )

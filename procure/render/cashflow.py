@@ -77,7 +77,10 @@ def horizon_caption(ev: Evaluation) -> str:
     rule = f"{plan.renewal_rule} (horizon.renewal: {plan.renewal})" if plan else "the market"
     counted = next((r.cashflow.sla_credits_counted for r in ev.offers if r.cashflow), False)
     rule += "; SLA credits " + ("counted" if counted else "shown, not counted")
-    return f"Horizon {ev.horizon_months} months from {ev.as_of}; after its term an offer renews at {rule}; NPV at the cost of capital {ev.assumptions.cost_of_capital:.0%}; ranked by {ev.rank_by.replace('_', ' ')}."
+    return (
+        f"Horizon {ev.horizon_months} months from {ev.as_of}; after its term an offer renews at {rule}; NPV at the "
+        f"cost of capital {ev.assumptions.cost_of_capital:.0%}; ranked by {ev.rank_by.replace('_', ' ')}."
+    )
 
 
 def flow_rows(record: OfferRecord) -> tuple[list[str], list[list[str]]]:

@@ -1,6 +1,7 @@
 """Charts for the reports: matplotlib figures rendered to inline SVG.
 
-Text is real SVG text in the report's body font (Source Sans 3, embedded by the report), the SVG carries no date and uses a
+Text is real SVG text in the report's body font (Source Sans 3, embedded by the report), the SVG carries no date and
+uses a
 fixed id salt, so the same Evaluation always gives the same bytes. Charts read figures from the
 Evaluation only.
 """
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
 INK = "#1f2933"
 MUTED = "#9aa5b1"  # not acceptable (and axis lines)
 ACCENT = "#1f5fa8"  # acceptable offers
-HIGHLIGHT = "#c2410c"  # the offer ranked first (the recommendation when it is a single offer; with a plan, not "the recommendation")
+# the offer ranked first (the recommendation when it is a single offer; with a plan, not "the recommendation")
+HIGHLIGHT = "#c2410c"
 GRID = "#e4e7eb"
 COMPONENT_COLOURS = {
     "rent": "#1f5fa8",
@@ -151,7 +153,8 @@ def to_svg(fig: Figure, name: str) -> str:
 
 
 def chart_offers(ev: Evaluation, limit: int = CHART_OFFERS) -> list[OfferRecord]:
-    """The offers a per-offer chart shows: the Evaluation's order (acceptable by rank, then the rest), cut at `limit`."""
+    """The offers a per-offer chart shows: the Evaluation's order (acceptable by rank, then the rest), cut at
+    `limit`."""
     return list(ev.offers[:limit])
 
 
@@ -268,7 +271,8 @@ def _curve_labels(
     key: list[str] = []
 
     def name_fits(at: float, thickness: float) -> bool:
-        # a name hangs below its slanted line, towards the right: the left one of two names needs the room of its own thickness
+        # a name hangs below its slanted line, towards the right: the left one of two names needs the room of its own
+        # thickness
         clear = all(at - p >= t / slant if p < at else p - at >= thickness / slant for p, t in names)
         return clear and all(
             at - n >= size * 3.2 if n < at else n - at >= size for n in numbers
@@ -338,7 +342,8 @@ def _bar_width(offer: OfferRecord) -> float:
 
 
 def cost_breakdown(ev: Evaluation) -> str:
-    """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software (not acceptable in greys)."""
+    """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software (not acceptable in
+    greys)."""
     offers = [o for o in chart_offers(ev) if o.metrics["full"] is not None]
     fig = _figure(17, 6.0)
     ax = fig.add_subplot()
@@ -604,7 +609,8 @@ def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], cu
 
 
 def cost_ranges(ev: Evaluation) -> str:
-    """P10 to P90 of cost per 1,000 successful tasks per acceptable offer, P50 as a dot, the evaluated figure as a tick."""
+    """P10 to P90 of cost per 1,000 successful tasks per acceptable offer, P50 as a dot, the evaluated figure as a
+    tick."""
     offers = [o for o in chart_offers(ev) if o.acceptable and o.uncertainty and o.uncertainty.p50 is not None]
     fig = _figure(17, max(3.5, 0.75 * len(offers) + 1.5))
     ax = fig.add_subplot()
@@ -781,7 +787,8 @@ def plan_frontier(plan: PlanResult) -> str:
         )
     )
     ax.set_xlabel(
-        f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst {1 - plan.cvar_alpha:.0%} of paths)",
+        f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst "
+        f"{1 - plan.cvar_alpha:.0%} of paths)",
         fontsize=7,
     )
     ax.set_ylabel(f"{plan.currency} per 1,000 tasks, expected", fontsize=7)
@@ -844,7 +851,8 @@ def football_field(bars: list[FieldBar], currency: str, horizon_months: int | No
         tick.set_color(HIGHLIGHT if bar.offer == recommended else INK)
     over = f"over {horizon_months} months (diamond)" if horizon_months else ""
     ax.set_xlabel(
-        f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), P10 to P90 (narrow bar)",
+        f"{currency} per 1,000 successful tasks: today (tick){', ' + over if over else ''}; what-if range (wide bar), "
+        "P10 to P90 (narrow bar)",
         fontsize=7,
     )
     ax.set_ylim(-0.7, len(rows) - 0.3)

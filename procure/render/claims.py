@@ -26,11 +26,13 @@ def _deadline(c: Claim) -> str:
 def _claim_lines(c: Claim, currency: str) -> list[str]:
     """One claimed month: the figure, the deadline, and the incidents that are its evidence."""
     amount = f"credit {percent_or_no_data(c.credit_share, 1)} of the invoice ({_money(c.invoiced, currency)})"
-    head = f"### {c.month}: {_money(c.claimable, currency) if c.invoiced is not None else 'credit ' + percent_or_no_data(c.credit_share, 1) + ' of the month invoice (none received)'}"
+    unbilled = f"credit {percent_or_no_data(c.credit_share, 1)} of the month invoice (none received)"
+    head = f"### {c.month}: {_money(c.claimable, currency) if c.invoiced is not None else unbilled}"
     lines = [
         head,
         "",
-        f"Availability delivered {percent_or_no_data(c.availability, 3)} ({c.down_minutes:,.0f} minutes down) against the SLA's {percent_or_no_data(c.sla_availability, 2)}: {amount}. "
+        f"Availability delivered {percent_or_no_data(c.availability, 3)} ({c.down_minutes:,.0f} minutes down) against "
+        f"the SLA's {percent_or_no_data(c.sla_availability, 2)}: {amount}. "
         + (
             f"File by {c.deadline.isoformat()}."
             if c.deadline is not None
@@ -47,7 +49,8 @@ def _claim_lines(c: Claim, currency: str) -> list[str]:
         ]
         for e in c.evidence:
             lines.append(
-                f"| {markdown_text(e.name) or '-'} | {e.start} | {e.end or 'open'} | {e.impact} | {markdown_text(', '.join(e.components)) or 'all'} | {e.minutes:,.0f} |"
+                f"| {markdown_text(e.name) or '-'} | {e.start} | {e.end or 'open'} | {e.impact} | "
+                f"{markdown_text(', '.join(e.components)) or 'all'} | {e.minutes:,.0f} |"
             )
         lines.append("")
     return lines
@@ -78,7 +81,8 @@ def claims_markdown(vendors: list[VendorClaims], as_of: date) -> str:
             owed = "to be applied to the invoice" if c.amount is None else _money(c.amount, v.currency)
             now = c.reason if c.claimable == 0 else _money(c.claimable, v.currency)
             lines.append(
-                f"| {c.month} | {percent_or_no_data(c.availability, 3)} | {percent_or_no_data(c.sla_availability, 2)} | {percent_or_no_data(c.credit_share, 1)} | "
+                f"| {c.month} | {percent_or_no_data(c.availability, 3)} | {percent_or_no_data(c.sla_availability, 2)} "
+                f"| {percent_or_no_data(c.credit_share, 1)} | "
                 f"{_money(c.invoiced, v.currency)} | {owed} | {_deadline(c)} | {markdown_text(now or '')} |"
             )
         if not below:

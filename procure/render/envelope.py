@@ -27,7 +27,8 @@ ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 # scorecard 2: contracted_gpu_hours is the commitment's GPUs x the month's hours (it was the GPUs today's demand
 # bills, so a month billed exactly at the commitment read below 100%). scorecard 3: credits_owed_total and
 # breached_months cover the months shown (--months N), not every month; the month of --as-of is partial
-# (unscored) and months carry `partial`, the vendor `scored_through`. grading 1.1: valid_until and valid (grade --as-of).
+# (unscored) and months carry `partial`, the vendor `scored_through`. grading 1.1: valid_until and valid (grade
+# --as-of).
 VERSIONS: dict[str, str] = {
     "validation": "1",
     "grading": "1.1",

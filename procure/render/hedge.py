@@ -75,12 +75,17 @@ def hedge_summary(plan: HedgePlan) -> list[str]:
         interval = f", 95% interval {plan.h_star_ci95[0]:.3f} to {plan.h_star_ci95[1]:.3f}" if plan.h_star_ci95 else ""
         se = f" (standard error {plan.h_star_se:.3f}{interval})" if plan.h_star_se is not None else ""
         quality = f", rho = {plan.rho:.3f}, R^2 = {plan.r2:.3f}" if plan.r2 is not None else ""
-        fit = f"h* = {plan.h_star:.3f}{se}{quality}, basis volatility {money(plan.basis_volatility, 3)} {plan.currency}/GPU-h per {plan.period}"
+        fit = (
+            f"h* = {plan.h_star:.3f}{se}{quality}, basis volatility {money(plan.basis_volatility, 3)} "
+            f"{plan.currency}/GPU-h per {plan.period}"
+        )
     lines = [
-        f"Hedging {plan.vendor}{'' if plan.offer == PLAN_HEDGE_ID else f' ({plan.offer})'} over {plan.horizon_months} months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
+        f"Hedging {plan.vendor}{'' if plan.offer == PLAN_HEDGE_ID else f' ({plan.offer})'} over {plan.horizon_months} "
+        f"months from {plan.as_of}: {number(plan.floating_gpu_hours)} floating GPU-hours (from delivery).",
         f"Rent against the index ({reg.source}, {reg.changes} aligned {plan.period}ly changes): {fit}.",
         f"Recommended hedge ratio {plan.hedge_ratio:.3f} ({plan.hedge_ratio_rule}).",
-        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from {plan.stress_reference}.",
+        f"Index {money(plan.index_level)} {plan.currency}/GPU-h on {plan.index_date}; stress from "
+        f"{plan.stress_reference}.",
         "Contract: "
         + (
             plan.contract.label
@@ -100,7 +105,10 @@ def basis_words(plan: HedgePlan) -> str:
     if plan.band_basis_volatility is None:
         return "unknown (no rent history, and too short an index history for a stated prior)"
     if plan.basis_source == "prior":
-        return f"a stated prior (hedge.basis_prior), {money(plan.band_basis_volatility, 4)} {plan.currency}/GPU-h per {plan.period}, not a fit"
+        return (
+            f"a stated prior (hedge.basis_prior), {money(plan.band_basis_volatility, 4)} {plan.currency}/GPU-h per "
+            f"{plan.period}, not a fit"
+        )
     return f"fitted, {money(plan.band_basis_volatility, 4)} {plan.currency}/GPU-h per {plan.period}"
 
 

@@ -98,11 +98,13 @@ def explanation_lines(result: Diff) -> list[str]:
                 f"{d.label} {_figure(d.before)} -> {_figure(d.after)} ({d.share:.0%})" for d in o.explained_by
             )
             lines.append(
-                f"{o.id}: cost per 1,000 tasks {per_thousand(o.cost_before)} -> {per_thousand(o.cost_after)}{share}: {parts}"
+                f"{o.id}: cost per 1,000 tasks {per_thousand(o.cost_before)} -> {per_thousand(o.cost_after)}{share}: "
+                f"{parts}"
             )
         elif o.rank_changed and o.cost_before is not None and o.cost_before == o.cost_after:
             lines.append(
-                f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other offers moved"
+                f"{o.id}: rank {o.rank_before or DASH} -> {o.rank_after or DASH} with the same cost per task: other "
+                "offers moved"
             )
     return lines
 
@@ -117,7 +119,8 @@ def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only:
         return (
             lines
             + [
-                f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and the same procure.yaml."
+                f"No changes: the same {len(result.offers)} offers with the same ranks, grades, gates and costs, and "
+                "the same procure.yaml."
             ]
             + [f"BREACH {b.condition}: {b.detail}" for b in breached or []]
         )
@@ -127,7 +130,8 @@ def diff_lines(result: Diff, breached: list[Breach] | None = None, changed_only:
             lines.append(f"{same} offer{'s' if same != 1 else ''} unchanged (not listed).")
     if result.new_cheapest:
         lines.append(
-            f"The cheapest acceptable offer changed from {result.leader_before or 'none'} to {result.leader_after or 'none'}."
+            f"The cheapest acceptable offer changed from {result.leader_before or 'none'} to "
+            f"{result.leader_after or 'none'}."
         )
     else:
         lines.append(f"The cheapest acceptable offer is still {result.leader_after or 'none'}.")

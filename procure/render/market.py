@@ -128,7 +128,8 @@ def index_text(build: IndexBuild, fmt: str) -> str:
         headers, method_rows = methodology_rows(build)
         strata_headers, strata_body = strata_rows(build)
         return (
-            f"# Index: {build.method}, {build.kind} prices{', scope-adjusted' if build.scope_adjust else ''}, by {build.period}\n\n"
+            f"# Index: {build.method}, {build.kind} prices{', scope-adjusted' if build.scope_adjust else ''}, by "
+            f"{build.period}\n\n"
             + markdown_table(["Period", "Level", "Observations"], rows, right={1, 2})
             + f"\n\n{md_cell(methodology_caption(build))}\n\n"
             + markdown_table(headers, method_rows, right={2, 3, 4, 5})

@@ -119,15 +119,21 @@ def summary_lines(result: PlanResult) -> list[str]:
     cur = result.currency
     d, s = result.demand, result.solver
     demand = (
-        f"{d.scenarios} sampled demand paths (seed {d.seed}) over {d.months} months: {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month, volatility {d.volatility:.0%} after 12 months"
+        f"{d.scenarios} sampled demand paths (seed {d.seed}) over {d.months} months: {number(d.start)} tasks in month "
+        f"1, growth {d.growth:.1%} a month, volatility {d.volatility:.0%} after 12 months"
         if d.sampled
-        else f"{d.scenarios} explicit demand paths over {d.months} months from {number(d.start)} tasks in month 1, growth {d.growth:.1%} a month"
+        else f"{d.scenarios} explicit demand paths over {d.months} months from {number(d.start)} tasks in month 1, "
+        f"growth {d.growth:.1%} a month"
     )
     lines = [
         demand + ".",
-        f"Expected cost per 1,000 successful tasks {per_thousand(result.expected_cost_per_task)} {cur} (present value over present value of tasks); "
-        f"expected cash a month {money(result.expected_monthly_spend, 0)}, P90 of a month {money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} of a path's whole cost {money(result.cvar, 0)} {cur}.",
-        f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: {percent(result.pay_as_used_share, 1)}.",
+        f"Expected cost per 1,000 successful tasks {per_thousand(result.expected_cost_per_task)} {cur} (present value "
+        "over present value of tasks); "
+        f"expected cash a month {money(result.expected_monthly_spend, 0)}, P90 of a month "
+        f"{money(result.p90_monthly_spend, 0)}, CVaR {result.cvar_alpha:.0%} of a path's whole cost "
+        f"{money(result.cvar, 0)} {cur}.",
+        f"Committed capacity left unused: {percent(result.expected_unused_share, 1)}; served pay-as-used: "
+        f"{percent(result.pay_as_used_share, 1)}.",
         result.served
         + (
             " Spend, the highest month and the cost per task are cash; the shortfall is not in them."
@@ -137,7 +143,8 @@ def summary_lines(result: PlanResult) -> list[str]:
     ]
     for h in result.held:
         lines.append(
-            f"Held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}: fixed in the plan, {money(h.cost_in_horizon, 0)} {cur} over the horizon whatever it does."
+            f"Held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}: fixed in the plan, "
+            f"{money(h.cost_in_horizon, 0)} {cur} over the horizon whatever it does."
         )
     if result.decide_by is not None:
         now = ", ".join(f"{r.gpus:,} GPUs with {r.vendor} from {r.start}" for r in result.term_sheet) or "no commitment"
@@ -147,7 +154,8 @@ def summary_lines(result: PlanResult) -> list[str]:
             + (
                 " Later decisions, intentions to re-plan: "
                 + "; ".join(
-                    f"{line.gpus:,} GPUs with {line.vendor} from month {line.start_month} at {money(line.expected_price or 0)} {cur}/GPU-h expected"
+                    f"{line.gpus:,} GPUs with {line.vendor} from month {line.start_month} at "
+                    f"{money(line.expected_price or 0)} {cur}/GPU-h expected"
                     for line in later
                 )
                 + "."
@@ -163,13 +171,18 @@ def summary_lines(result: PlanResult) -> list[str]:
         saving = ""
         if result.saving_per_task is not None and result.saving_share is not None:
             word = "saves" if result.saving_per_task >= 0 else "costs"
-            saving = f"; the plan {word} {per_thousand(abs(result.saving_per_task))} {cur} per 1,000 tasks {'' if word == 'saves' else 'more '}({percent(abs(result.saving_share), 1)})"
+            saving = (
+                f"; the plan {word} {per_thousand(abs(result.saving_per_task))} {cur} per 1,000 tasks "
+                f"{'' if word == 'saves' else 'more '}({percent(abs(result.saving_share), 1)})"
+            )
         lines.append(
-            f"Best single offer (on the same scenarios): {best.offer} at {per_thousand(best.expected_cost_per_task)} {cur} per 1,000 tasks{saving}."
+            f"Best single offer (on the same scenarios): {best.offer} at {per_thousand(best.expected_cost_per_task)} "
+            f"{cur} per 1,000 tasks{saving}."
         )
     gap = "—" if s.gap is None else percent(s.gap, 3)
     lines.append(
-        f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)} or after {s.node_limit or 0:,} nodes; time backstop {s.time_limit_s:g} s); "
+        f"Solver: {s.method}, {s.status}; gap {gap} (stops at {percent(s.mip_gap, 3)} or after {s.node_limit or 0:,} "
+        f"nodes; time backstop {s.time_limit_s:g} s); "
         f"{s.variables:,} variables ({s.integers:,} integer), {s.constraints:,} constraints."
     )
     return lines

@@ -128,12 +128,16 @@ def comparison_table(ev: Evaluation) -> Table:
 
     # The method's account (a paragraph) is in Markdown and JSON; a screen gives the draws and where to read it.
     caption = workload_line(ev) + (
-        f"\nUncertainty: {ev.uncertainty.draws:,} draws, seed {ev.uncertainty.seed}. Method: docs/uncertainty.md, or in full with --format markdown or json."
+        f"\nUncertainty: {ev.uncertainty.draws:,} draws, seed {ev.uncertainty.seed}. Method: docs/uncertainty.md, or "
+        "in full with --format markdown or json."
         if ev.uncertainty
         else ""
     )
     if _horizon_sort(ev):
-        caption += f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs / of tasks)."
+        caption += (
+            f"\nRanked by the cost per successful task over {ev.horizon_months} months (present value of costs "
+            "/ of tasks)."
+        )
     if ev.horizon_months:
         caption += "".join(f"\nBefore delivery: {n}." for n in bridge_notes(ev))
     table = Table(title="Cost per 1,000 successful tasks", caption=caption, caption_justify="left", header_style="bold")
@@ -247,7 +251,8 @@ def to_markdown(ev: Evaluation) -> str:
     if best is not None:
         parts += [
             "",
-            f"**Lowest cost per successful task:** {md_cell(best.vendor)} (`{best.id}`), {per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks.",
+            f"**Lowest cost per successful task:** {md_cell(best.vendor)} (`{best.id}`), "
+            f"{per_thousand(best.metrics['cost_per_task'])} {ev.currency} per 1,000 tasks.",
         ]
     rejected = [r for r in ev.offers if not r.acceptable]
     if rejected:
@@ -369,7 +374,8 @@ def published_label(record: OfferRecord) -> str:
     published = record.rating.published_tier
     if published is None:
         return DASH
-    # "participation_ribbon" reads "Participation Ribbon"; a tier on a kind ClusterMAX does not rate is shown, marked unused
+    # "participation_ribbon" reads "Participation Ribbon"; a tier on a kind ClusterMAX does not rate is shown, marked
+    # unused
     unused = "" if record.rating.published_applies else " (not used: ClusterMAX rates managed clusters)"
     return published.replace("_", " ").title() + (" (differs)" if record.rating.disagrees else "") + unused
 

@@ -81,12 +81,14 @@ class Envelope(BaseModel):
     """What every JSON output carries at its top level."""
 
     schema_version: str = Field(
-        description="this document's schema version: a renamed or removed field bumps the major (2), added fields the minor (1.1)"
+        description="this document's schema version: a renamed or removed field bumps the major (2), added fields the "
+        "minor (1.1)"
     )
     tool: str = Field(description="procure and its version")
     command: str = Field(description="the command that wrote it")
     as_of: date | None = Field(
-        description="the evaluation date; null for a command that has none (diff, index build, grades update), and for history without --as-of"
+        description="the evaluation date; null for a command that has none (diff, index build, grades update), and for "
+        "history without --as-of"
     )
     inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
 
@@ -154,10 +156,12 @@ class Validation(BaseModel):
     index_levels: int
     acceptable: int = Field(description="offers that pass every gate as of as_of")
     warnings: list[str] = Field(
-        description="what validate warns about on standard error: contradicting claims, stale grade files, assumed units"
+        description="what validate warns about on standard error: contradicting claims, stale grade files, assumed "
+        "units"
     )
     verdict: list[str] = Field(
-        description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst sources)"
+        description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst "
+        "sources)"
     )
 
 

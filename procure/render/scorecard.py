@@ -65,7 +65,8 @@ def scorecard_markdown(result: ScorecardResult) -> str:
     for v in result.vendors:
         lines += [f"## {markdown_text(v.vendor)} ({markdown_text(v.offer)})", ""]
         lines += [
-            "| month | capacity vs promised | tokens per billed GPU-h vs promised | served | TTFT P50 | availability (SLA) | billed / contracted | cost per task vs promised | credits owed |",
+            "| month | capacity vs promised | tokens per billed GPU-h vs promised | served | TTFT P50 | availability "
+            "(SLA) | billed / contracted | cost per task vs promised | credits owed |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for m in v.months:
@@ -92,7 +93,9 @@ def scorecard_markdown(result: ScorecardResult) -> str:
                 )
             )
             lines.append(
-                f"| {_month(m)} | {_capacity(m)} | {percent_or_no_data(m.throughput_ratio)} | {percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | {percent_or_no_data(m.billed_vs_contracted)} | "
+                f"| {_month(m)} | {_capacity(m)} | {percent_or_no_data(m.throughput_ratio)} | "
+                f"{percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | "
+                f"{percent_or_no_data(m.billed_vs_contracted)} | "
                 + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%")
                 + f" | {owed} |"
             )
@@ -127,7 +130,8 @@ def evidence_line(v: Any) -> str:
     availability and the share served as month-level posteriors (docs/actuals.md)."""
     e = v.evidence
     said = (
-        f"throughput {e.throughput_ratio:.1%} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; {e.throughput_basis})"
+        f"throughput {e.throughput_ratio:.1%} of the promise (posterior median, log sd {e.throughput_log_sd:.3f}; "
+        f"{e.throughput_basis})"
         if e.throughput_ratio is not None
         else e.throughput_basis or "throughput not measured"
     )
@@ -140,7 +144,10 @@ def evidence_line(v: Any) -> str:
             * e.availability_beta
             / ((e.availability_alpha + e.availability_beta) ** 2 * (e.availability_alpha + e.availability_beta + 1))
         ) ** 0.5
-        said += f"; availability {e.availability:.2%} (posterior mean over {e.availability_months} months, sd {sd * 100:.2f} points{spread})"
+        said += (
+            f"; availability {e.availability:.2%} (posterior mean over {e.availability_months} months, sd "
+            f"{sd * 100:.2f} points{spread})"
+        )
     if e.served_rate is not None:
         said += f"; requests served {e.served_rate:.2%}"
     return f"Evidence for {v.offer}: {said}."

@@ -40,8 +40,10 @@ def whatif_lines(result: WhatIf) -> list[str]:
         lines.append("no figure changes: the offer already has these values, or the change does not reach the cost.")
     if result.monthly_saving is not None:
         lines.append(
-            f"cost per 1,000 successful tasks from {per_thousand(result.before.cost_per_task)} to {per_thousand(result.after.cost_per_task)} {cur}; "
-            f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month ({result.tasks_basis})."
+            f"cost per 1,000 successful tasks from {per_thousand(result.before.cost_per_task)} to "
+            f"{per_thousand(result.after.cost_per_task)} {cur}; "
+            f"monthly saving {money(result.monthly_saving, 0)} {cur} at {number(result.tasks_per_month)} tasks a month "
+            f"({result.tasks_basis})."
         )
     if result.monthly_cost or result.one_off:
         payback = (

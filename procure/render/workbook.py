@@ -12,7 +12,8 @@ steps 1-6 and 12, and the per-token formula), written cell by cell:
     staff      = (your FTE + shared weight x shared FTE) x staff cost per FTE-year / (billed GPUs x 8,760)
     software   = your share of the serving stack x software per GPU-hour + the offer's software
     full       = rent + fees + financing + prepay risk + staff + software
-    tasks/GPU-h= throughput x 3,600 / output tokens x availability x success rate x quality x utilization x its factor's mean x fill
+    tasks/GPU-h= throughput x 3,600 / output tokens x availability x success rate x quality x utilization x its factor's
+    mean x fill
     cost/task  = full / tasks per GPU-hour
     per-token  = (input tokens x ((1 - s) x input + s x cached) + output tokens x output) x fx / 1e6
                  / (success rate x quality) + (fixed fees + staff per month) / tasks per month
@@ -423,9 +424,12 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
     assumptions.append([])
     for note in (
         "Change a blue value here or on the Offers sheet: the costs per task and the ranks recompute.",
-        f"Billed GPUs, fill and throughput are as evaluated on {ev.as_of} (the demand fit and the curves do not move with these cells);",
-        "the list price of index-linked and owned offers is as evaluated (the index level, the capital recovery factor).",
-        f"Hours: {HOURS_PER_MONTH:g} a month, {HOURS_PER_YEAR:,.0f} a year. Amounts in {cur}; per-token prices in the offer's currency, times FX.",
+        f"Billed GPUs, fill and throughput are as evaluated on {ev.as_of} (the demand fit and the curves do not move "
+        "with these cells);",
+        "the list price of index-linked and owned offers is as evaluated (the index level, the capital recovery "
+        "factor).",
+        f"Hours: {HOURS_PER_MONTH:g} a month, {HOURS_PER_YEAR:,.0f} a year. Amounts in {cur}; per-token prices in the "
+        "offer's currency, times FX.",
     ):
         assumptions.append([note])
 

@@ -14,7 +14,8 @@ from procure.analysis.plan.discount import pv_months
 from procure.analysis.plan.dispatch import fixed_spend, serve_pay_as_used, source_months
 from procure.model.demand import Scenarios
 
-BAND_TOLERANCE = 1e-3  # demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
+# demand bands are refined until the banded cost of the chosen plan is within 0.1% of its cost on every scenario
+BAND_TOLERANCE = 1e-3
 
 
 @dataclass

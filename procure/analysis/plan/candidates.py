@@ -30,8 +30,10 @@ class Commit:
     price: float  # list price per GPU-hour, workspace currency
     cost_node_month: float  # variable cost of one node for one month
     tasks_node_month: float  # successful tasks one node delivers in a month at full use
-    rent_node_month: float = 0.0  # the part of cost_node_month that is rent (escalators averaged over the term): what renewals and the market move
-    renewal_step: float = 1.0  # the price a renewal starts from, over the term's first price (cashflow.renewal_base: the escalated last month)
+    # the part of cost_node_month that is rent (escalators averaged over the term): what renewals and the market move
+    rent_node_month: float = 0.0
+    # the price a renewal starts from, over the term's first price (cashflow.renewal_base: the escalated last month)
+    renewal_step: float = 1.0
     held: bool = False  # a contract already signed (contract.signed): its nodes are fixed, never chosen
 
 
@@ -62,7 +64,9 @@ class Candidate:
     start: int = 0  # first month (0-based) with capacity: the delivery month
     first_share: float = 1.0  # share of that month after the delivery day
     cost_per_task: float | None = None  # the snapshot's full cost per successful task (for the default unserved price)
-    now_until: int = -1  # the last month (0-based) a commitment may start in and be signed now (-1: none: the offer expired or delivers after the window)
+    # the last month (0-based) a commitment may start in and be signed now (-1: none: the offer expired or delivers
+    # after the window)
+    now_until: int = -1
     market_growth: float = 0.0  # the index change a year later decisions are priced at (horizon.index_growth)
     held: list[tuple[int, int, int, int]] = field(
         default_factory=list
@@ -158,7 +162,8 @@ def _variant_costs(inputs: CostInputs, rows: list[tuple[int, dict[str, object]]]
 
 def delivery(promised: date | None, as_of: date, delay_weeks: float) -> tuple[int, float]:
     """The first month (0-based) with capacity and the share of it after the delivery day: the promised date plus
-    the expected delay (horizon.expected_delay_weeks), on the calendar of `procure cashflow` (cashflow.delivery_month)."""
+    the expected delay (horizon.expected_delay_weeks), on the calendar of `procure cashflow`
+    (cashflow.delivery_month)."""
     from procure.analysis.cashflow import DAYS_PER_MONTH
 
     if promised is None:
@@ -259,7 +264,8 @@ def candidates(
     An offer delivered after the last of `months` is not a candidate (with the reason). Spot capacity is a source
     only, serving at most `spot_share` (plan.max_spot_share) of each month's demand. `window`: the end of the decision
     window (default `decision_window`); `market_growth`: the index change a year later decisions are priced at.
-    A signed contract (contract.signed) is a held commitment, fixed, even on an offer that no longer passes its gates."""
+    A signed contract (contract.signed) is a held commitment, fixed, even on an offer that no longer passes its
+    gates."""
     from procure.analysis.cashflow import term_average_rent
 
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
@@ -427,7 +433,8 @@ def candidates(
                 gpu_hour=offer.pricing.gpu_hour, max_gpus=supply
             )  # spot at its GPU-hour price, up to its supply
         if burst is not None:
-            # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share (rating.interruption_share).
+            # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share
+            # (rating.interruption_share).
             source = Source(
                 index,
                 math.nan,
@@ -440,7 +447,8 @@ def candidates(
                 spot_share if spot else 1.0,
             )
             cand.source = source
-            # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in fixed_monthly).
+            # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in
+            # fixed_monthly).
             pending.append(
                 (
                     source,

@@ -71,7 +71,8 @@ def exit_text(offer: Offer, currency: str) -> str:
     parts = []
     if c.termination is not None:
         parts.append(
-            f"termination on {c.termination.notice_months} months' notice, fee {c.termination.fee:,.0f} {offer.pricing.currency}"
+            f"termination on {c.termination.notice_months} months' notice, fee {c.termination.fee:,.0f} "
+            f"{offer.pricing.currency}"
         )
     else:
         parts.append("no termination for convenience stated: the whole term is owed")
@@ -196,7 +197,8 @@ def served_statement(fig: Figures, scenario_unserved: list[tuple[str, float]], c
         return "Every scenario is served in full."
     share = f"{fig.unserved:.1%}" if fig.unserved >= 0.001 else f"{fig.unserved:.2%}"
     return (
-        f"{share} of the expected demand is left unserved ({fig.unserved_tasks:,.0f} tasks over the horizon; up to {worst[1]:.1%} in the "
+        f"{share} of the expected demand is left unserved ({fig.unserved_tasks:,.0f} tasks over the horizon; up to "
+        f"{worst[1]:.1%} in the "
         f"{worst[0]} scenarios), priced apart from the cash at {fig.shortfall:,.0f} {currency}"
     ) + "."
 
@@ -210,7 +212,8 @@ def remedies(
     prob: np.ndarray,
     currency: str,
 ) -> list[str]:
-    """What could serve the demand the plan leaves unserved, and what asking for it would cost: the offers in the plan at
+    """What could serve the demand the plan leaves unserved, and what asking for it would cost: the offers in the plan
+    at
     their most (max_gpus, burst), then offers left out (their reason: capacity, a missing field, a gate)."""
     unserved = prob @ out.unserved  # (H,) expected tasks a month
     if float(unserved.sum()) <= 0:
@@ -225,12 +228,15 @@ def remedies(
             if u.commit.offer == i and n > 0 and u.first <= month <= u.last and n < u.commit.max_nodes and not u.held:
                 per_task = u.cost_node_month / u.commit.tasks_node_month if u.commit.tasks_node_month else float("nan")
                 room.append(
-                    f"{cand.id}: more of its commitment, up to {u.commit.max_nodes * u.commit.node_gpus:,} GPUs ({n * u.commit.node_gpus:,} in the plan), "
-                    f"at {per_task * 1000:.2f} {currency} per 1,000 tasks when used: at least {per_task * tasks:,.0f} {currency} for these tasks (committed GPUs are paid used or not)"
+                    f"{cand.id}: more of its commitment, up to {u.commit.max_nodes * u.commit.node_gpus:,} GPUs "
+                    f"({n * u.commit.node_gpus:,} in the plan), "
+                    f"at {per_task * 1000:.2f} {currency} per 1,000 tasks when used: at least {per_task * tasks:,.0f} "
+                    f"{currency} for these tasks (committed GPUs are paid used or not)"
                 )
         if cand.source is not None and i in used and cand.source.price_per_task == cand.source.price_per_task:
             room.append(
-                f"{cand.id}: its pay-as-used capacity, full in those months at {cand.source.price_per_task * 1000:.2f} {currency} per 1,000 tasks (capacity stops it)"
+                f"{cand.id}: its pay-as-used capacity, full in those months at {cand.source.price_per_task * 1000:.2f} "
+                f"{currency} per 1,000 tasks (capacity stops it)"
             )
         lines += room
     for oid, why in sorted(excluded.items()):

@@ -126,7 +126,8 @@ def plan_lines(
 
 
 def scenario_picks(out: Outcome, scen: Scenarios, delta: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """Low, base and high (the lowest, middle and highest third of sampled paths by total demand, or each explicit path), and the worst 10% by cost per task."""
+    """Low, base and high (the lowest, middle and highest third of sampled paths by total demand, or each explicit
+    path), and the worst 10% by cost per task."""
     pv_cost = out.spend @ delta[: scen.months] + out.beyond_pv(delta)
     pv_tasks = out.served @ delta[: scen.months]
     with np.errstate(divide="ignore", invalid="ignore"):

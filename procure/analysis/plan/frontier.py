@@ -23,7 +23,8 @@ FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (
 # machine (a point whose limit the plan found does not keep on every path is left out). plan.time_limit_s stays the
 # backstop: a solve stopped by it is machine-dependent and its point is left out too.
 FRONTIER_NODES = 500
-# The frontier's weights on CVaR (expected cost + w x CVaR, both in money a month): the least-CVaR plan at FRONTIER_SAFEST,
+# The frontier's weights on CVaR (expected cost + w x CVaR, both in money a month): the least-CVaR plan at
+# FRONTIER_SAFEST,
 # the points between at weights spread geometrically over FRONTIER_WEIGHTS (on the example the frontier's slope, extra
 # expected cost per unit of CVaR saved, runs from about 0.24 near the risk-neutral plan to 2.3 near the least-CVaR one).
 FRONTIER_SAFEST = 1000.0

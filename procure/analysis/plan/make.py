@@ -246,7 +246,8 @@ def make_plan(
 
 
 def sheet_commitments(result: PlanResult, ev: Evaluation) -> None:
-    """Each term sheet row's committed_cost: the one commitment figure of its line (commitment.line_commitments, as decision reads it), which
+    """Each term sheet row's committed_cost: the one commitment figure of its line (commitment.line_commitments, as
+    decision reads it), which
     the memo's ask and risk register read too. The rows are the sign-now commit lines in the plan's order."""
     from procure.analysis.commitment import line_commitments
 
@@ -281,7 +282,8 @@ def unserved_price(policy: PlanConfig, cands: list[Candidate]) -> tuple[float, s
         return float(policy.unserved_penalty_per_task), "plan.unserved_penalty_per_task"
     return (
         default_penalty(cands),
-        f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task to change it)",
+        f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task "
+        "to change it)",
     )
 
 
@@ -332,8 +334,10 @@ def solve_over_offers(
     if bound is not None and solved.objective:
         bound_gap = max(0.0, (solved.objective - bound) / abs(solved.objective))
         notes.append(
-            f"the solver chose among the {len(keep)} offers the linear relaxation uses most and the best single offers (of {len(cands)} usable, "
-            f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's bound over all of them"
+            f"the solver chose among the {len(keep)} offers the linear relaxation uses most and the best single offers "
+            f"(of {len(cands)} usable, "
+            f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's "
+            "bound over all of them"
         )
         check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
         notes.append(check)
@@ -367,7 +371,8 @@ def against_single_best(
     notes: list[str],
 ) -> tuple[SingleBest, Pick]:
     """The best single offer as the buyer would run it, and the plan: a single offer is a portfolio too, so when the
-    solver stopped at its gap above it (and neither CVaR nor a vendor share rules it out) the single offer is the plan."""
+    solver stopped at its gap above it (and neither CVaR nor a vendor share rules it out) the single offer is the
+    plan."""
     if best_single is None:
         return SingleBest(offer=None, expected_cost_per_task=None), pick
     cid, (_, s_units, s_nodes) = best_single
@@ -403,7 +408,8 @@ def refuse_empty_stop(solved: Solved, out: Outcome, scen: Scenarios, policy: Pla
                     None,
                     field,
                     f"the solver stopped at {limit} before finding a plan that serves any demand "
-                    f"(its best leaves every task unserved at plan.unserved_penalty_per_task); raise {field}, or lower plan.levels or demand.scenarios",
+                    f"(its best leaves every task unserved at plan.unserved_penalty_per_task); raise {field}, or lower "
+                    "plan.levels or demand.scenarios",
                 )
             ]
         )
@@ -419,7 +425,8 @@ def savings(
         saving_share = saving / single_block.expected_cost_per_task
         if policy.max_vendor_share < 1 and saving < 0:
             notes.append(
-                f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across vendors costs {-saving:.5f} per task"
+                f"plan.max_vendor_share {policy.max_vendor_share:g} rules out the single offer; spreading across "
+                f"vendors costs {-saving:.5f} per task"
             )
     return saving, saving_share
 
@@ -435,8 +442,10 @@ def line_notes(
     for line in lines:
         if line.role == "commit" and line.term_end_month and line.end_month and line.term_end_month > line.end_month:
             notes.append(
-                f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month {line.term_end_month}, past the "
-                f"{scen.months}-month horizon; a commitment costs its whole term, so its months {line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
+                f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month "
+                f"{line.term_end_month}, past the "
+                f"{scen.months}-month horizon; a commitment costs its whole term, so its months "
+                f"{line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
             )
 
 
@@ -454,7 +463,8 @@ def signing_deadline(sheet: list[TermSheetRow]) -> tuple[date | None, str]:
 
 
 def price_note(stressed: PlanStress, notes: list[str]) -> None:
-    """Say why the market-price case costs what the plan costs, when it does: nothing in the plan is bought at market."""
+    """Say why the market-price case costs what the plan costs, when it does: nothing in the plan is bought at
+    market."""
     cases = {c.name: c for c in stressed.cases}
     base, dear = cases.get(DEMAND_SHIFTS[2][1]), cases.get(PRICE_CASE[1])
     if (
@@ -463,7 +473,8 @@ def price_note(stressed: PlanStress, notes: list[str]) -> None:
         and abs(dear.total_spend - base.total_spend) <= 1e-9 * max(1.0, base.total_spend)
     ):
         notes.append(
-            f"{PRICE_CASE[1]} costs what the plan costs: every commitment is signed now at a fixed price or held, and nothing is bought "
+            f"{PRICE_CASE[1]} costs what the plan costs: every commitment is signed now at a fixed price or held, and "
+            "nothing is bought "
             "pay-as-used, index-linked or decided later at the market's price"
         )
 
@@ -474,20 +485,24 @@ def decision_notes(
     """What is signed now, what is decided later and at what expected price, and what is held."""
     for h in held:
         notes.append(
-            f"held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}, signed {h.signed}: fixed in the plan, {h.cost_in_horizon:,.0f} {currency} over the horizon paid whatever it does"
+            f"held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}, signed {h.signed}: fixed in "
+            f"the plan, {h.cost_in_horizon:,.0f} {currency} over the horizon paid whatever it does"
         )
     for line in lines:
         if line.decision == "later":
             notes.append(
-                f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later decision, after the decision window ({window}): "
-                f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's {line.price:.2f}"
+                f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later "
+                f"decision, after the decision window ({window}): "
+                f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's "
+                f"{line.price:.2f}"
                 + (
                     f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}"
                     if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9
                     else ""
                 )
                 + (
-                    f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's moves by then"
+                    f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's "
+                    "moves by then"
                     if line.price_p10 is not None and line.price_p90 is not None
                     else "; no index history to give its spread"
                 )
@@ -501,11 +516,13 @@ def figure_notes(
     """Notes on how far the figures can be taken: the unserved price and share, a band gap left, per-token offers
     without rate limits."""
     notes.append(
-        f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {fig.unserved:.1%} of the expected demand is left unserved"
+        f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {fig.unserved:.1%} of the expected "
+        "demand is left unserved"
     )
     if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
         notes.append(
-            f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on the demand bands the solver saw"
+            f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on "
+            "the demand bands the solver saw"
         )
     if any(
         c.source is not None and c.source.cap_month == math.inf
@@ -522,7 +539,8 @@ def bridge_notes(bridges: list[Bridge], currency: str) -> list[str]:
         + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
         + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {currency} expected over them"
         + (
-            f", {b.unserved_share:.1%} of their demand unserved ({b.shortfall_cost:,.0f} {currency} at the unserved price, apart)"
+            f", {b.unserved_share:.1%} of their demand unserved ({b.shortfall_cost:,.0f} {currency} at the unserved "
+            "price, apart)"
             if b.unserved_share > 0.0005
             else ""
         )
@@ -548,8 +566,10 @@ def headline_of(
             if oid in offers_by_id and follows_demand(offers_by_id[oid])
         ]
         return (
-            "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid whether demand comes or not, "
-            f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand unserved. "
+            "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid "
+            "whether demand comes or not, "
+            f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand "
+            "unserved. "
             + (
                 "Offers that would follow demand if they passed their gates: " + "; ".join(would) + "."
                 if would
@@ -557,7 +577,10 @@ def headline_of(
             )
         )
     if fig.unserved > 0.01:
-        return f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} {currency} per task ({basis})."
+        return (
+            f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} "
+            f"{currency} per task ({basis})."
+        )
     return None
 
 

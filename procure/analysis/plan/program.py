@@ -150,7 +150,8 @@ def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
                 "plan.levels"
                 if policy.levels <= scen.count
                 else ("demand.scenarios" if scen.sampled else "demand.months"),
-                f"the plan's program would have about {size:,} nonzeros ({levels:,} demand levels x {scen.months} months x {sources} pay-as-used offers"
+                f"the plan's program would have about {size:,} nonzeros ({levels:,} demand levels x {scen.months} "
+                f"months x {sources} pay-as-used offers"
                 + (", a penalty" if policy.unserved_penalty_per_task is not None else "")
                 + (", CVaR" if risk.active else "")
                 + f"), over the {MAX_NONZEROS:,} the solver can take in about 1.5 GB; lower "
@@ -469,7 +470,8 @@ def _objective_and_bounds(f: Frame, co: Coefficients, delta: np.ndarray, money: 
     model.bands = f.bands
     model.a_index = f.a_index
     model.tail = f.risk_paths
-    # A commitment costs its whole term, past the horizon too; its offer's fixed fees past the horizon ride on its switch.
+    # A commitment costs its whole term, past the horizon too; its offer's fixed fees past the horizon ride on its
+    # switch.
     unit_pv = np.array([pv_months(delta, u.first, u.term_end) for u in units])
     unit_beyond_pv = np.array([pv_months(delta, u.last + 1, u.term_end) for u in units])
     c[layout["n"]] = co.unit_cost * unit_pv
@@ -670,7 +672,8 @@ def _fee_rows(f: Frame, co: Coefficients, model: Model) -> None:
                 "fees while used",
             )
     if Q:
-        # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j) a_pm
+        # (f) a pay-as-used source with fixed fees serves only in the months it is switched on: z_pj <= min(room, D_j)
+        # a_pm
         rr, cc, vv = [], [], []
         for q, p in enumerate(fee_sources):
             bound = np.minimum(co.room_month[p, f.band_month], f.frac[p] * f.band_demand)

@@ -31,11 +31,13 @@ class PlanLine(BaseModel):
     expected_tasks_share: float = Field(description="share of the expected served tasks")
     term_end_month: int | None = Field(
         None,
-        description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months are costed)",
+        description="commit: last month of the whole term (past the horizon when the term runs beyond it: those months "
+        "are costed)",
     )
     decision: Literal["sign_now", "later", "held"] | None = Field(
         None,
-        description="commit: sign_now (its offer valid today, its start within the decision window), later (an intention to re-plan, priced at the expected price then) or held (contract.signed)",
+        description="commit: sign_now (its offer valid today, its start within the decision window), later (an "
+        "intention to re-plan, priced at the expected price then) or held (contract.signed)",
     )
     start_date: date | None = Field(
         None, description="commit: first day of service (the delivery for an offer's first block)"
@@ -44,11 +46,13 @@ class PlanLine(BaseModel):
     renewal: int = Field(0, description="commit: terms of this commitment before this block (its renewals)")
     expected_price: float | None = Field(
         None,
-        description="commit: the price per GPU-hour it is costed at: a renewal's escalated price, a later decision's expected market price",
+        description="commit: the price per GPU-hour it is costed at: a renewal's escalated price, a later decision's "
+        "expected market price",
     )
     price_p10: float | None = Field(
         None,
-        description="later: the 10th percentile of its price, from the index's monthly moves (null: under 3 months of index history)",
+        description="later: the 10th percentile of its price, from the index's monthly moves (null: under 3 months of "
+        "index history)",
     )
     price_p90: float | None = Field(None, description="later: the 90th percentile of its price")
 
@@ -72,7 +76,9 @@ class TermSheetRow(BaseModel):
     offer_expires: date = Field(description="valid_until: the last day it can be signed")
     committed_cost: float | None = Field(
         None,
-        description="what signing binds us to pay, the one commitment figure (procure.analysis.commitment.line_commitments): rent with its escalators, per-GPU-hour and monthly fees over the whole term, one-off fees, undiscounted",
+        description="what signing binds us to pay, the one commitment figure "
+        "(procure.analysis.commitment.line_commitments): rent with its escalators, per-GPU-hour and monthly fees over "
+        "the whole term, one-off fees, undiscounted",
     )
     rent: float = Field(description="the rent alone over the term at the signed price")
 
@@ -131,7 +137,8 @@ class SolverInfo(BaseModel):
     time_limit_s: float = Field(description="the backstop in seconds (plan.time_limit_s)")
     node_limit: int | None = Field(
         None,
-        description="branch-and-bound nodes a solve may explore (plan.node_limit): the limit that keeps the plan the same on any machine",
+        description="branch-and-bound nodes a solve may explore (plan.node_limit): the limit that keeps the plan the "
+        "same on any machine",
     )
     mip_gap: float = Field(description="the relative gap at which the solver may stop")
     status: str
@@ -141,7 +148,8 @@ class SolverInfo(BaseModel):
     )
     shortlist_check: str | None = Field(
         None,
-        description="with a shortlist of offers: what the whole program over every offer, with the shortlist's plan as a cutoff, proved (null: every usable offer was in the program)",
+        description="with a shortlist of offers: what the whole program over every offer, with the shortlist's plan as "
+        "a cutoff, proved (null: every usable offer was in the program)",
     )
     variables: int
     constraints: int
@@ -182,7 +190,8 @@ class PlanCase(PerThousand):
     unserved_tasks: float = Field(0.0, description="expected tasks no source in the plan can serve, over the horizon")
     shortfall_cost: float = Field(
         0.0,
-        description="those tasks at the unserved price, over the horizon, undiscounted: apart from the spend, which is cash",
+        description="those tasks at the unserved price, over the horizon, undiscounted: apart from the spend, which is "
+        "cash",
     )
 
 
@@ -208,18 +217,21 @@ class VendorStress(BaseModel):
 
 class PlanStress(BaseModel):
     cases: list[PlanCase] = Field(
-        description="demand -50%, -30%, as planned, +30%, market prices +20%, then the low, base and high thirds (or each explicit path) and the worst 10%"
+        description="demand -50%, -30%, as planned, +30%, market prices +20%, then the low, base and high thirds (or "
+        "each explicit path) and the worst 10%"
     )
     vendors: list[VendorStress]
     availability_point: float = Field(
-        description="expected extra cash over the horizon if every GPU-hour serves one point fewer tasks (availability one point lower)"
+        description="expected extra cash over the horizon if every GPU-hour serves one point fewer tasks (availability "
+        "one point lower)"
     )
     availability_shortfall: float = Field(
         0.0, description="the extra tasks that case leaves unserved, at the unserved price: not cash"
     )
     claims_low_end: float | None = Field(
         None,
-        description="expected extra cash over the horizon with vendor-claimed throughput at the low end of its range; null: no offer in the plan relies on a claim",
+        description="expected extra cash over the horizon with vendor-claimed throughput at the low end of its range; "
+        "null: no offer in the plan relies on a claim",
     )
     claims_shortfall: float | None = Field(
         None, description="the extra tasks that case leaves unserved, at the unserved price: not cash"
@@ -259,7 +271,8 @@ class PlanResult(PerThousand):
     expected_cost_per_task: float | None
     p90_monthly_spend: float = Field(description="P90 of a month's cash over all scenario-months")
     cvar: float = Field(
-        description="CVaR of a path's whole cost a month, unserved tasks at their price included (the risk the solver weighs)"
+        description="CVaR of a path's whole cost a month, unserved tasks at their price included (the risk the solver "
+        "weighs)"
     )
     cvar_alpha: float
     expected_unused_share: float
@@ -280,11 +293,13 @@ class PlanResult(PerThousand):
     notes: list[str]
     single_offers: dict[str, float | None] = Field(
         default_factory=dict,
-        description="each usable offer alone over the same scenarios: expected cost per task (null: it cannot serve every scenario alone)",
+        description="each usable offer alone over the same scenarios: expected cost per task (null: it cannot serve "
+        "every scenario alone)",
     )
     stress: PlanStress | None = Field(
         None,
-        description="the plan's fixed portfolio under shifted demand, without each committed vendor, at lower availability",
+        description="the plan's fixed portfolio under shifted demand, without each committed vendor, at lower "
+        "availability",
     )
     headline: str | None = Field(
         None, description="what the buyer must know first (no offer can follow demand; much demand unserved), else null"
@@ -298,7 +313,9 @@ class PlanResult(PerThousand):
     )
     band_gap: float = Field(
         0.0,
-        description="the chosen plan's cost on every scenario over its cost on the demand bands the solver saw, minus 1",
+        description=(
+            "the chosen plan's cost on every scenario over its cost on the demand bands the solver saw, minus 1"
+        ),
     )
     bands: int = Field(0, description="demand bands (scenario groups by month) the last solve saw")
     beyond_horizon_cost: float = Field(
@@ -309,18 +326,21 @@ class PlanResult(PerThousand):
     )
     bridge: list[str] = Field(
         default_factory=list,
-        description="for each offer in the plan delivered after month 1: what serves the months before it, and their cost",
+        description="for each offer in the plan delivered after month 1: what serves the months before it, and their "
+        "cost",
     )
     bridges: list[Bridge] = Field(
         default_factory=list, description="the same, as figures: each offer in the plan delivered after month 1"
     )
     index_monthly_volatility: float | None = Field(
         None,
-        description="the standard deviation of the index's monthly log changes to the as-of date: the spread of a later decision's price",
+        description="the standard deviation of the index's monthly log changes to the as-of date: the spread of a "
+        "later decision's price",
     )
     decide_by: date | None = Field(
         None,
-        description="the end of the decision window (plan.decide_within, default the earliest expiry of the usable offers)",
+        description="the end of the decision window (plan.decide_within, default the earliest expiry of the usable "
+        "offers)",
     )
     term_sheet: list[TermSheetRow] = Field(
         default_factory=list, description="the contracts to sign now: the only ones the plan asks for"
@@ -330,7 +350,8 @@ class PlanResult(PerThousand):
     )
     sign_by: date | None = Field(
         None,
-        description="the day the contracts signed now must be signed by: the earliest of their offers' expiry and their first day of service",
+        description="the day the contracts signed now must be signed by: the earliest of their offers' expiry and "
+        "their first day of service",
     )
     sign_by_reason: str = Field("", description="what sets sign_by: an offer's expiry or a start the plan depends on")
     held_gpus: int = Field(0, description="GPUs held at the start of the plan (contract.signed)")
@@ -343,7 +364,8 @@ class PlanResult(PerThousand):
     served: str = Field("", description="the one sentence on whether demand is served, written from the figures")
     unserved_remedy: list[str] = Field(
         default_factory=list,
-        description="with demand left unserved: what could serve it (an offer's capacity, a missing field, a gate) and what it would cost",
+        description="with demand left unserved: what could serve it (an offer's capacity, a missing field, a gate) and "
+        "what it would cost",
     )
 
     def to_json(self) -> str:

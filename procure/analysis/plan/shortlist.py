@@ -101,7 +101,8 @@ def whole_check(
 ) -> tuple[str, bool]:
     """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
     demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
-    objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper by more than the gap
+    objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper
+    by more than the gap
     (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
     better plan exists (then the whole program is solved)."""
     model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
@@ -118,15 +119,19 @@ def whole_check(
     n = len(cands)
     if result.x is not None:
         return (
-            f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is solved",
+            f"the program over all {n} usable offers has a cheaper plan than the shortlist's: the whole program is "
+            "solved",
             True,
         )
     if result.status == 2:
         return (
-            f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the solver's gap "
+            f"proven: the program over all {n} usable offers has no plan cheaper than the shortlist's by more than the "
+            "solver's gap "
             f"({tolerance:.2%}), so no left-out offer can enter a better plan"
         ), False
     return (
-        f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish within "
-        f"plan.node_limit ({policy.node_limit:,} nodes) or the plan.time_limit_s backstop ({policy.time_limit_s:g} s); a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"
+        f"not proven: the program over all {n} usable offers, with the shortlist's plan as a cutoff, did not finish "
+        "within "
+        f"plan.node_limit ({policy.node_limit:,} nodes) or the plan.time_limit_s backstop ({policy.time_limit_s:g} s); "
+        "a left-out offer may improve the plan (raise plan.max_candidates to solve them all)"
     ), False

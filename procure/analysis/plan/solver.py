@@ -110,7 +110,8 @@ def solve(
                         "procure.yaml",
                         None,
                         "plan.time_limit_s",
-                        f"no feasible plan found within {policy.time_limit_s:g} s (the backstop) over {scen.count} scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios",
+                        f"no feasible plan found within {policy.time_limit_s:g} s (the backstop) over {scen.count} "
+                        f"scenarios x {scen.months} months; raise plan.time_limit_s or lower demand.scenarios",
                     )
                 ]
             )
@@ -121,7 +122,9 @@ def solve(
                         "procure.yaml",
                         None,
                         "plan.node_limit",
-                        f"no feasible plan found within {options['node_limit']:,} branch-and-bound nodes over {scen.count} scenarios x {scen.months} months; raise plan.node_limit or lower demand.scenarios",
+                        f"no feasible plan found within {options['node_limit']:,} branch-and-bound nodes over "
+                        f"{scen.count} scenarios x {scen.months} months; raise plan.node_limit or lower "
+                        "demand.scenarios",
                     )
                 ]
             )
@@ -196,7 +199,8 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
                 "procure.yaml",
                 None,
                 "demand",
-                f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the {short.rest[m] + short.spot[m]:,.0f} all usable offers can serve; "
+                f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the "
+                f"{short.rest[m] + short.spot[m]:,.0f} all usable offers can serve; "
                 "add capacity (max_gpus, pricing.burst) or set plan.unserved_penalty_per_task",
             )
         if (short.beyond_may > 0).any():
@@ -205,8 +209,10 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
                 "procure.yaml",
                 None,
                 "plan.max_spot_share",
-                f"scenario {scen.names[s]}, month {m + 1}: spot capacity may serve at most {spot_limit(cands):g} of the demand of {scen.demand[s, m]:,.0f} tasks "
-                f"and the other offers can serve {short.rest[m]:,.0f}; add capacity, raise plan.max_spot_share or set plan.unserved_penalty_per_task",
+                f"scenario {scen.names[s]}, month {m + 1}: spot capacity may serve at most {spot_limit(cands):g} of "
+                f"the demand of {scen.demand[s, m]:,.0f} tasks "
+                f"and the other offers can serve {short.rest[m]:,.0f}; add capacity, raise plan.max_spot_share or set "
+                "plan.unserved_penalty_per_task",
             )
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and len(vendors) == 1:
@@ -228,14 +234,16 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
             "procure.yaml",
             None,
             "plan.max_spot_share",
-            f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot serve the rest; add capacity or raise plan.max_spot_share",
+            f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot "
+            "serve the rest; add capacity or raise plan.max_spot_share",
         )
     if policy.cvar_limit is not None:
         return Problem(
             "procure.yaml",
             None,
             "plan.cvar_limit",
-            f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see `procure plan --frontier`)",
+            f"no plan keeps the CVaR of monthly spend at or below {policy.cvar_limit:,.0f}; raise the limit (see "
+            "`procure plan --frontier`)",
         )
     return Problem(
         "procure.yaml",
@@ -313,7 +321,8 @@ def solve_plan(
 def vendor_shares_ok(
     cands: list[Candidate], units: list[Unit], nodes: np.ndarray, out: Outcome, scen: Scenarios, share: float
 ) -> bool:
-    """The vendor share rule as the program states it: committed capacity over the horizon plus expected pay-as-used tasks."""
+    """The vendor share rule as the program states it: committed capacity over the horizon plus expected pay-as-used
+    tasks."""
     if share >= 1:
         return True
     by_vendor: dict[str, float] = {}

@@ -18,7 +18,10 @@ DEMAND_SHIFTS = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand
 PRICE_CASE = (
     0.2,
     "Market prices +20%",
-)  # pay-as-used rent, index-linked commitments and later decisions (priced at market then), as the hedging stress moves the index
+    # pay-as-used rent, index-linked commitments and later decisions (priced at market then), as the hedging stress
+    # moves
+    # the index
+)
 AVAILABILITY_POINT = 0.01  # one point less availability: every GPU-hour serves 1% fewer tasks
 
 
@@ -154,7 +157,8 @@ def stress(
         return prob @ (out.cash - base.cash)
 
     def short(out: Outcome) -> np.ndarray:
-        """Expected extra shortfall by month against the plan: the tasks it leaves unserved at the unserved price, not cash."""
+        """Expected extra shortfall by month against the plan: the tasks it leaves unserved at the unserved price, not
+        cash."""
         if out.shortfall is None or base.shortfall is None:
             return np.zeros(scen.months)
         return prob @ (out.shortfall - base.shortfall)
