@@ -179,8 +179,7 @@ GATE_RISK_PROBABILITY = 0.9
 
 
 class GateRisk(BaseModel):
-    """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than
-    GATE_RISK_PROBABILITY of the draws."""
+    """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than GATE_RISK_PROBABILITY of the draws."""  # noqa: E501
 
     gate: str
     probability: float = Field(
