@@ -2,12 +2,11 @@
 
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from procure.cli.options import (
-    DEFAULT_HORIZON,
     AsOfOption,
     CompareFormat,
     CompareFormatOption,
@@ -29,7 +28,6 @@ from procure.cli.options import (
     offers_shown,
     output_options,
     problem,
-    ranks_by_horizon,
     top_option,
     workbook_needs_out,
 )
@@ -287,27 +285,22 @@ def compare(
         procure compare --top 3 --columns rank,offer,vendor,usd-1k-tasks
         procure compare --offer keel-b200-mc --uncertainty
     """
-    from procure.errors import InputError, unknown_offer
+    from procure.analysis.usecases import comparison
 
     format = chosen_format(format, out, CompareFormat.table)
     workbook_needs_out(format, out, "comparison.xlsx")
-    from procure.analysis.decision import recommend
-    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
-    from procure.io.workspace import load_workspace
-
-    ws = load_workspace(output.workspace)
-    unknown = [unknown_offer(i, [o.id for o in ws.offers]) for i in offer or [] if i not in {o.id for o in ws.offers}]
-    if unknown:  # before the evaluation and the plan: a mistyped id is told at once
-        raise InputError(unknown)
-    months = horizon or (ws.config.horizon.months if rank_by is RankBy.horizon else None)
-    by_horizon = ranks_by_horizon(rank_by, months, "--horizon N (or horizon.months in procure.yaml)")
-    if uncertainty or draws is not None or seed is not None:
-        with progress_bar("Monte Carlo", enabled=format is CompareFormat.table) as progress:
-            ev, inputs = evaluate_with_inputs(ws, as_day(as_of), MonteCarlo(draws, seed, progress), months, by_horizon)
-    else:
-        ev, inputs = evaluate_with_inputs(ws, as_day(as_of), None, months, by_horizon)
-    with progress_bar("the purchase plan", enabled=format is CompareFormat.table and ws.config.demand is not None):
-        rec, purchase = recommend(ws, ev, inputs)
+    mc = (draws, seed) if uncertainty or draws is not None or seed is not None else None
+    found = comparison(
+        output.workspace,
+        as_day(as_of),
+        offers=offer,
+        monte_carlo=mc,
+        horizon=horizon,
+        rank_by_horizon=rank_by is RankBy.horizon,
+        workbook=format is CompareFormat.xlsx,
+        progress=lambda label, shown: progress_bar(label, enabled=format is CompareFormat.table and shown),
+    )
+    ev, rec = found.evaluation, found.recommendation
     warn_plan_failed(rec)
     shown = offers_shown(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
@@ -318,8 +311,13 @@ def compare(
         show(comparison_table(shown), output, first=rec.headline, after=after)
         return ExitStatus.OK
     if format is CompareFormat.xlsx:
+        from procure.io.files import write_atomic
+        from procure.render.workbook import to_xlsx
+
         assert out is not None
-        _write_workbook(ws, ev, inputs, rec, purchase, as_of, out)
+        workbook = to_xlsx(ev, found.inputs, found.purchase, found.horizon_flows, found.sensitivity, rec.plan_failed)
+        write_atomic(out, workbook)
+        say(f"wrote {out}")
         return ExitStatus.OK
     from procure.render.ranking import RENDERERS
 
@@ -330,31 +328,6 @@ def compare(
         out,
     )
     return ExitStatus.OK
-
-
-def _write_workbook(ws: Any, ev: Any, inputs: Any, rec: Any, purchase: Any, as_of: Any, out: Path) -> None:
-    """compare --format xlsx: the analyses with a table, each a sheet: the offers, the plan as solved
-    for the recommendation, the offers over the horizon (this evaluation's, or one over horizon.months,
-    else 36, beside it), the sensitivity of the top three."""
-    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
-    from procure.io.files import write_atomic
-    from procure.render.workbook import to_xlsx
-
-    flows = None
-    if not ev.horizon_months:
-        flows, _ = evaluate_with_inputs(ws, as_day(as_of), None, ws.config.horizon.months or DEFAULT_HORIZON, False)
-    write_atomic(
-        out,
-        to_xlsx(
-            ev,
-            inputs,
-            purchase,
-            flows,
-            offer_sensitivity(ws, ev, inputs, [o.id for o in ev.ranked][:3]) if ev.ranked else None,
-            rec.plan_failed,
-        ),
-    )
-    say(f"wrote {out}")
 
 
 @output_options()

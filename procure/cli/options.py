@@ -71,15 +71,6 @@ WorkspaceOption = Annotated[
 ]
 
 
-def ranks_by_horizon(rank_by: RankBy, months: int | None, where: str) -> bool:
-    """--rank-by horizon needs a horizon: else a clear error (exit 2)."""
-    if rank_by is RankBy.horizon and months is None:
-        from procure.errors import InputError, Problem
-
-        raise InputError([Problem("--rank-by", None, "", f"ranking by the horizon needs {where}")])
-    return rank_by is RankBy.horizon
-
-
 def parse_date(value: str | None) -> date | None:
     if value is None:
         return None
@@ -386,10 +377,6 @@ def workspace_folder(workspace: Path, folder: str) -> Path:
         return find_workspace(workspace) / folder
     except InputError:
         return Path(workspace) / folder
-
-
-# The horizon in months when neither --horizon nor horizon.months in procure.yaml gives one.
-DEFAULT_HORIZON = 36
 
 
 # --- the options of every command that writes a document ----------------------------------------------------

@@ -6,7 +6,6 @@ from typing import Annotated, Any
 import typer
 
 from procure.cli.options import (
-    DEFAULT_HORIZON,
     CompareFormat,
     CompareFormatOption,
     Output,
@@ -397,6 +396,8 @@ def cashflow(
     format = chosen_format(output.format, output.out, CompareFormat.table)
     workbook_needs_out(format, output.out, "cashflow.xlsx")
     ws = load_workspace(output.workspace)
+    from procure.analysis.usecases import DEFAULT_HORIZON
+
     months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
     ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of), None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:

@@ -15,7 +15,6 @@ from procure.cli.options import (
     as_day,
     chosen_format,
     format_option,
-    ranks_by_horizon,
 )
 from procure.cli.output import say, stages, warn_plan_failed
 from procure.status import ExitStatus
@@ -108,7 +107,11 @@ def report(
         ws = load_workspace(workspace)
         # The layout processes start now, loading WeasyPrint while the evaluation runs.
         workers = stack.enter_context(report_workers(kind, format.value))
-        by_horizon = ranks_by_horizon(rank_by, ws.config.horizon.months, "horizon.months in procure.yaml")
+        from procure.analysis.usecases import ranks_by_horizon
+
+        by_horizon = ranks_by_horizon(
+            rank_by is RankBy.horizon, ws.config.horizon.months, "horizon.months in procure.yaml"
+        )
         ev, inputs = evaluate_with_inputs(
             ws,
             as_day(as_of),

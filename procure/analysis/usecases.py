@@ -1,0 +1,115 @@
+"""The use cases of the commands: each loads the workspace, checks what the command was asked against it,
+evaluates and decides, and returns one typed result holding what the command's renderer needs.
+
+The cli parses, calls one of these, renders the result and returns an exit status; these never print. Progress
+is reported through a callback: `progress(label, shown)` is a context manager yielding an `advance(done, total)`
+callback or None (`shown`: whether the stage is worth a bar at all, e.g. no plan is solved without `demand:`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from procure.analysis.evaluate import CostInputs, Evaluation
+    from procure.analysis.plan import PlanResult
+    from procure.analysis.recommendation import Recommendation
+    from procure.io.workspace import Workspace
+
+Progress = Callable[[str, bool], AbstractContextManager[Callable[[int, int], None] | None]]
+
+# The horizon in months when neither --horizon nor horizon.months in procure.yaml gives one.
+DEFAULT_HORIZON = 36
+
+
+@contextlib.contextmanager
+def no_progress(label: str, shown: bool) -> Iterator[None]:
+    """The progress of a caller that shows none."""
+    yield None
+
+
+def ranks_by_horizon(rank_by_horizon: bool, months: int | None, where: str) -> bool:
+    """Ranking by the horizon needs a horizon: else a clear error (exit 2)."""
+    if rank_by_horizon and months is None:
+        from procure.errors import InputError, Problem
+
+        raise InputError([Problem("--rank-by", None, "", f"ranking by the horizon needs {where}")])
+    return rank_by_horizon
+
+
+def _known_offers(ws: Workspace, named: list[str] | None) -> None:
+    """Every offer id named is in the workspace, else one problem each with a "did you mean"."""
+    from procure.errors import InputError, unknown_offer
+
+    ids = [o.id for o in ws.offers]
+    unknown = [unknown_offer(i, ids) for i in named or [] if i not in set(ids)]
+    if unknown:
+        raise InputError(unknown)
+
+
+@dataclass
+class Comparison:
+    """What `procure compare` prints: the evaluation, the recommendation with its purchase plan, and for the
+    workbook the offers over the horizon (when the evaluation has none) and the sensitivity of the top three."""
+
+    workspace: Workspace
+    evaluation: Evaluation
+    inputs: CostInputs
+    recommendation: Recommendation
+    purchase: PlanResult | None
+    horizon_flows: Evaluation | None = None
+    sensitivity: Any = None
+
+
+def comparison(
+    workspace: Path,
+    as_of: date | None,
+    *,
+    offers: list[str] | None = None,
+    monte_carlo: tuple[int | None, int | None] | None = None,
+    horizon: int | None = None,
+    rank_by_horizon: bool = False,
+    workbook: bool = False,
+    progress: Progress = no_progress,
+) -> Comparison:
+    """Rank the offers by expected full cost per successful task and recommend. `offers`: the ids the caller will
+    show, told at once when unknown (before the evaluation and the plan); `monte_carlo`: (draws, seed) for
+    uncertainty ranges (None fields take procure.yaml's); `horizon`: months to add; `workbook`: also compute the
+    workbook's extra sheets."""
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    _known_offers(ws, offers)
+    months = horizon or (ws.config.horizon.months if rank_by_horizon else None)
+    by_horizon = ranks_by_horizon(rank_by_horizon, months, "--horizon N (or horizon.months in procure.yaml)")
+    if monte_carlo is not None:
+        with progress("Monte Carlo", True) as advance:
+            ev, inputs = evaluate_with_inputs(ws, as_of, MonteCarlo(*monte_carlo, advance), months, by_horizon)
+    else:
+        ev, inputs = evaluate_with_inputs(ws, as_of, None, months, by_horizon)
+    with progress("the purchase plan", ws.config.demand is not None):
+        rec, purchase = recommend(ws, ev, inputs)
+    result = Comparison(ws, ev, inputs, rec, purchase)
+    if workbook:
+        _workbook_sheets(result, as_of)
+    return result
+
+
+def _workbook_sheets(result: Comparison, as_of: date | None) -> None:
+    """The workbook's analyses beside the offers: the offers over the horizon (this evaluation's, or one over
+    horizon.months, else 36), the sensitivity of the top three."""
+    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
+
+    ws, ev = result.workspace, result.evaluation
+    if not ev.horizon_months:
+        result.horizon_flows, _ = evaluate_with_inputs(ws, as_of, None, ws.config.horizon.months or DEFAULT_HORIZON)
+    if ev.ranked:
+        result.sensitivity = offer_sensitivity(ws, ev, result.inputs, [o.id for o in ev.ranked][:3])
