@@ -113,3 +113,62 @@ def _workbook_sheets(result: Comparison, as_of: date | None) -> None:
         result.horizon_flows, _ = evaluate_with_inputs(ws, as_of, None, ws.config.horizon.months or DEFAULT_HORIZON)
     if ev.ranked:
         result.sensitivity = offer_sensitivity(ws, ev, result.inputs, [o.id for o in ev.ranked][:3])
+
+
+@dataclass
+class Hedging:
+    """What `procure hedge` prints: the hedge, and the recommendation it was drawn from when the offer to hedge was
+    neither named nor set in procure.yaml (its plan may have failed, which the caller tells)."""
+
+    evaluation: Evaluation
+    recommendation: Recommendation | None
+    plan: Any
+
+
+def hedging(
+    workspace: Path, as_of: date | None, offer: str | None = None, index: Path | None = None, rent: Path | None = None
+) -> Hedging:
+    """The hedge of `offer` (default: hedge.offer in procure.yaml, else the recommendation), against the index
+    history `index` and the rent history `rent` when given (else the workspace's market files)."""
+    from procure.analysis.decision import recommend
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.hedging import recommended_hedge
+    from procure.io.workspace import PriceSeries, load_workspace, read_series
+
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_of)
+    rec, purchase = None, None
+    if offer is None and ws.config.hedge.offer is None:
+        rec, purchase = recommend(ws, ev, inputs)
+    index_rows = read_series(index) if index is not None else None
+    series = PriceSeries(rent, str(rent)) if rent is not None else None
+    return Hedging(ev, rec, recommended_hedge(ws, ev, purchase, offer, index_rows, series))
+
+
+@dataclass
+class CashFlows:
+    """What `procure cashflow` prints: the evaluation over the horizon (each offer's monthly schedule) and the cost
+    model's inputs behind it (the workbook's formulas)."""
+
+    evaluation: Evaluation
+    inputs: CostInputs
+
+
+def cash_flows(
+    workspace: Path, as_of: date | None, horizon: int | None, offer: str | None, top: int | None
+) -> CashFlows:
+    """Every offer's schedule over `horizon` months (default: horizon.months in procure.yaml, else 36), ranked over
+    it; `offer` must be one of the workspace's, and is not given with `top` (one schedule, or a ranking)."""
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.errors import InputError, Problem, unknown_offer
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
+    ev, inputs = evaluate_with_inputs(ws, as_of, None, months, True)
+    if offer is not None and offer not in {o.id for o in ev.offers}:
+        raise InputError([unknown_offer(offer, [o.id for o in ev.offers])])
+    if offer is not None and top is not None:
+        message = "ranks the offers, --offer shows one offer's schedule: give one of them"
+        raise InputError([Problem("--top", None, "", message)])
+    return CashFlows(ev, inputs)

@@ -335,24 +335,13 @@ def hedge(
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --index market/index-transacted.csv --rent market/rent.csv
     """  # noqa: E501
-    from procure.analysis.decision import recommend
-    from procure.analysis.evaluate import evaluate_with_inputs
-    from procure.analysis.hedging import recommended_hedge
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import hedging
 
     format = chosen_format(output.format, output.out, TextFormat.table)
-    ws = load_workspace(output.workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
-    purchase = None
-    if offer is None and ws.config.hedge.offer is None:
-        rec, purchase = recommend(ws, ev, inputs)
-        warn_plan_failed(rec)
-    from procure.io.workspace import PriceSeries, read_series
-
-    index_rows = read_series(index) if index is not None else None
-    plan = recommended_hedge(
-        ws, ev, purchase, offer, index_rows, PriceSeries(rent, str(rent)) if rent is not None else None
-    )
+    found = hedging(output.workspace, as_day(output.as_of), offer, index, rent)
+    if found.recommendation is not None:
+        warn_plan_failed(found.recommendation)
+    ev, plan = found.evaluation, found.plan
     if format is TextFormat.table:
         from procure.render.hedge import hedge_table
 
@@ -389,21 +378,12 @@ def cashflow(
         procure cashflow --out cashflow.xlsx
         procure cashflow --top 3 --columns rank,offer,total-usd,usd-1k-tasks-over-horizon
     """
-    from procure.analysis.evaluate import evaluate_with_inputs
-    from procure.errors import InputError, unknown_offer
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import cash_flows
 
     format = chosen_format(output.format, output.out, CompareFormat.table)
     workbook_needs_out(format, output.out, "cashflow.xlsx")
-    ws = load_workspace(output.workspace)
-    from procure.analysis.usecases import DEFAULT_HORIZON
-
-    months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
-    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of), None, months, True)
-    if offer is not None and offer not in {o.id for o in ev.offers}:
-        raise InputError([unknown_offer(offer, [o.id for o in ev.offers])])
-    if offer is not None and top is not None:
-        raise InputError([problem("--top", "ranks the offers, --offer shows one offer's schedule: give one of them")])
+    found = cash_flows(output.workspace, as_day(output.as_of), horizon, offer, top)
+    ev, inputs = found.evaluation, found.inputs
     if top is not None and offer is None and format in (CompareFormat.table, CompareFormat.csv, CompareFormat.markdown):
         ev = offers_shown(ev, None, top)
     if format is CompareFormat.table:
