@@ -172,3 +172,39 @@ def cash_flows(
         message = "ranks the offers, --offer shows one offer's schedule: give one of them"
         raise InputError([Problem("--top", None, "", message)])
     return CashFlows(ev, inputs)
+
+
+@dataclass
+class Planning:
+    """What `procure plan` prints: the plan and the workspace's input files; with `headline`, the recommendation's
+    headline and its usage lines (the single offer's when procure.yaml has no demand:, the plan then being over
+    default demand scenarios)."""
+
+    plan: PlanResult
+    inputs: Any
+    headline: str = ""
+    usage: list[str] | None = None
+
+
+def planning(workspace: Path, as_of: date | None, frontier: bool = False, headline: bool = False) -> Planning:
+    """The purchase plan over the demand scenarios, with the efficient frontier when asked."""
+    from procure.analysis.decision import decide
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.analysis.plan import make_plan
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_of)
+    result = Planning(make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs)), ws.inputs)
+    if not headline:
+        return result
+    if ws.config.demand is None:  # the recommendation is the single offer until demand: is stated (decision.recommend)
+        result.headline = (
+            decide(ev).headline
+            + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the "
+            "recommendation; state demand: to make it one."
+        )
+    else:
+        result.headline = decide(ev, result.plan).headline
+    result.usage = decide(ev, result.plan).usage if ws.config.demand is not None else []
+    return result

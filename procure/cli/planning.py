@@ -433,32 +433,19 @@ def plan(
         procure plan --frontier --format markdown
         procure plan --out plan.json
     """
-    from procure.analysis.decision import decide
-    from procure.analysis.evaluate import evaluate_with_inputs
-    from procure.analysis.plan import make_plan
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import planning
 
     format = chosen_format(format, output.out, TextFormat.table)
-    ws = load_workspace(output.workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
-    result = make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs))
+    found = planning(output.workspace, as_day(output.as_of), frontier, headline=format is TextFormat.table)
+    result = found.plan
     if format is TextFormat.table:
         from procure.render.plan import plan_table
 
-        if (
-            ws.config.demand is None
-        ):  # the recommendation is the single offer until demand: is stated (decision.recommend)
-            first = (
-                decide(ev).headline
-                + " The plan below is over default demand scenarios (procure.yaml has no demand:), so it is not the "
-                "recommendation; state demand: to make it one."
-            )
-        else:
-            first = decide(ev, result).headline
-        usage = decide(ev, result).usage if ws.config.demand is not None else []
-        show(plan_table(result), output, first=first, after=usage)
+        show(plan_table(result), output, first=found.headline, after=found.usage)
         return ExitStatus.OK
     from procure.render.plan import plan_text
 
-    emit(enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=ws.inputs), output.out)
+    emit(
+        enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=found.inputs), output.out
+    )
     return ExitStatus.OK
