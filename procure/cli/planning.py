@@ -20,28 +20,11 @@ from procure.cli.options import (
     offers_shown,
     one_of,
     output_options,
-    problem,
     top_option,
     workbook_needs_out,
 )
 from procure.cli.output import emit, enveloped, nothing_to_show, say, show, warn_plan_failed
 from procure.status import ExitStatus
-
-
-def _fraction(value: float | None, option: str) -> float | None:
-    if value is not None and not 0 < value <= 1:
-        from procure.errors import InputError, Problem
-
-        raise InputError([Problem(option, None, "", f"must be a share between 0 and 1, e.g. 0.999 (got {value:g})")])
-    return value
-
-
-def _amount(value: float, option: str) -> float:
-    if value < 0 or value != value or value in (float("inf"), float("-inf")):
-        from procure.errors import InputError, Problem
-
-        raise InputError([Problem(option, None, "", f"must be an amount of at least 0 (got {value:g})")])
-    return value
 
 
 @output_options()
@@ -105,74 +88,35 @@ def whatif(
         procure whatif --offer halvard-b200-ms --price -5% --format json
         procure whatif --price-to-win --top 5 --columns offer,list-usd-gpu-h,price-to-tie-usd-gpu-h
     """
-    from procure.errors import InputError
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import Asked, what_if
 
     format = chosen_format(output.format, output.out, TextFormat.table)
     offer_id = one_of("--offer", offer, "the offer argument", offer_id)
-    ws = load_workspace(output.workspace)
-    if top is not None and not price_to_win:
-        raise InputError([problem("--top", "ranks the offers of --price-to-win: add --price-to-win")])
-    if price_to_win:
-        if (
-            offer_id is not None
-            or any(v is not None for v in (throughput, price, availability, utilization, gpus))
-            or one_off
-            or monthly
-        ):
-            from procure.errors import Problem
-
-            raise InputError(
-                [
-                    Problem(
-                        "whatif",
-                        None,
-                        "--price-to-win",
-                        "lists every acceptable offer: give no --offer and no change with it",
-                    )
-                ]
-            )
-        _price_to_win(ws, output, top, format)
+    asked = Asked(throughput, price, availability, utilization, gpus, one_off, monthly)
+    found = what_if(output.workspace, as_day(output.as_of), offer_id, asked, price_to_win, top)
+    if found.price_to_win is not None:
+        _price_to_win(found, output, top, format)
         return ExitStatus.OK
-    if offer_id is None:
-        from procure.errors import Problem
-
-        raise InputError(
-            [Problem("whatif", None, "", "name the offer to change with --offer ID, or use --price-to-win")]
-        )
-    from procure.analysis.whatif import whatif as run_whatif
-
-    change = _change(throughput, price, availability, utilization, gpus, one_off, monthly)
-    result = run_whatif(ws, offer_id, change, as_day(output.as_of))
     if format is TextFormat.table:
         from procure.render.whatif import whatif_table
 
-        show(whatif_table(result), output)
+        show(whatif_table(found.whatif), output)
         return ExitStatus.OK
-    from procure.analysis.evaluate import resolve_as_of
     from procure.render.whatif import WHATIF_RENDERERS
 
     emit(
         enveloped(
-            "whatif",
-            WHATIF_RENDERERS[format.value](result),
-            format,
-            as_of=resolve_as_of(ws, as_day(output.as_of)),
-            inputs=ws.inputs,
+            "whatif", WHATIF_RENDERERS[format.value](found.whatif), format, as_of=found.as_of, inputs=found.inputs
         ),
         output.out,
     )
     return ExitStatus.OK
 
 
-def _price_to_win(ws: Any, output: Any, top: int | None, format: TextFormat) -> None:
+def _price_to_win(found: Any, output: Any, top: int | None, format: TextFormat) -> None:
     """whatif --price-to-win: for every acceptable offer, the list price at which it ties the leader;
     --top cuts the list (JSON carries every offer)."""
-    from procure.analysis.evaluate import evaluate
-    from procure.analysis.whatif import price_to_win as compute_price_to_win
-
-    ev = evaluate(ws, as_day(output.as_of))
-    rows = compute_price_to_win(ev)
+    ev, rows = found.evaluation, found.price_to_win
     if top is not None and format is not TextFormat.json:
         rows = rows[:top]
     if not rows and format is not TextFormat.json:
@@ -192,41 +136,6 @@ def _price_to_win(ws: Any, output: Any, top: int | None, format: TextFormat) -> 
             enveloped("whatif", price_to_win_text(rows, ev.currency, format.value), format, ev, schema="price-to-win"),
             output.out,
         )
-
-
-def _change(
-    throughput: str | None,
-    price: str | None,
-    availability: float | None,
-    utilization: float | None,
-    gpus: int | None,
-    one_off: float,
-    monthly: float,
-) -> Any:
-    """The change to try, from whatif's options, each checked as it is read; no change at all is refused."""
-    from procure.analysis.whatif import Change, parse_change
-    from procure.errors import InputError
-
-    change = Change(
-        throughput=parse_change(throughput, "--throughput") if throughput is not None else None,
-        price=parse_change(price, "--price") if price is not None else None,
-        availability=_fraction(availability, "--availability"),
-        utilization=_fraction(utilization, "--utilization"),
-        gpus=gpus,
-        one_off=_amount(one_off, "--one-off"),
-        monthly=_amount(monthly, "--monthly"),
-    )
-    if all(v is None for v in (throughput, price, availability, utilization, gpus)) and not one_off and not monthly:
-        raise InputError(
-            [
-                problem(
-                    "whatif",
-                    "no change to try: give --throughput, --price, --availability, --utilization or --gpus (and what "
-                    "it costs: --one-off, --monthly)",
-                )
-            ]
-        )
-    return change
 
 
 @output_options()
