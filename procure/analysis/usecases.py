@@ -308,3 +308,89 @@ def _amount(value: float, option: str) -> float:
 
         raise InputError([Problem(option, None, "", f"must be an amount of at least 0 (got {value:g})")])
     return value
+
+
+@dataclass
+class Evaluated:
+    """An evaluation, and the id of the history run it was saved as (None when not saved)."""
+
+    evaluation: Evaluation
+    run_id: int | None = None
+
+
+def evaluation(workspace: Path, as_of: date | None, save: bool = False, label: str | None = None) -> Evaluated:
+    """The workspace evaluated as of `as_of`; with `save`, stored in its history under `label`."""
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    found = Evaluated(evaluate(ws, as_of))
+    if save:
+        from procure.analysis.history import save_run
+
+        found.run_id = save_run(ws.root, found.evaluation, label)
+    return found
+
+
+@dataclass
+class Positioning:
+    """What `procure position` prints: the cost position, and the evaluation it was placed from."""
+
+    evaluation: Evaluation
+    position: Any
+
+
+def positioning(workspace: Path, as_of: date | None, current: float | None, current_offer: str | None) -> Positioning:
+    """Our cost per task (`current`, else `current_offer`'s, else our latest recorded or the recommended offer's)
+    placed on the curve of the acceptable offers and the competitor benchmarks."""
+    from procure.analysis.evaluate import evaluate
+    from procure.analysis.position import position
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev = evaluate(ws, as_of)
+    return Positioning(ev, position(ev, ws.config.market, current, current_offer))
+
+
+@dataclass
+class Sensitivities:
+    """What `procure sensitivity` prints: the offers followed and each uncertain input's swing of their cost."""
+
+    evaluation: Evaluation
+    followed: list[str]
+    result: Any
+
+
+def sensitivities(
+    workspace: Path, as_of: date | None, offers: list[str] | None, top: int | None, count: int | None
+) -> Sensitivities:
+    """Each uncertain input at its low and high value for the acceptable offers named (`offers`), else the first
+    `count` (or `top`, default 3) of the ranking."""
+    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
+    from procure.errors import InputError, Problem, unknown_offer
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
+    ev, inputs = evaluate_with_inputs(ws, as_of)
+    if offers and (top is not None or count is not None):
+        message = "follows the top-ranked offers, --offer the offers it names: give one of them"
+        raise InputError([Problem("--top", None, "", message)])
+    if offers:
+        known, acceptable = {o.id for o in ev.offers}, [o.id for o in ev.ranked]
+        unknown = [unknown_offer(i, [o.id for o in ev.offers]) for i in offers if i not in known]
+        failing = [
+            Problem(
+                "--offer",
+                None,
+                "",
+                f"offer '{i}' fails a gate ({'; '.join(ev.offer(i).reasons)}): only acceptable offers are followed",
+            )
+            for i in offers
+            if i in known and i not in acceptable
+        ]
+        if unknown or failing:
+            raise InputError(unknown + failing)
+        followed = list(dict.fromkeys(offers))
+    else:
+        followed = [o.id for o in ev.ranked][: count if count is not None else (top if top is not None else 3)]
+    return Sensitivities(ev, followed, offer_sensitivity(ws, ev, inputs, followed))

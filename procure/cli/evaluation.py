@@ -1,6 +1,5 @@
 """The commands that evaluate the workspace's offers: validate, grade, compare, rate, sensitivity, evaluate."""
 
-from datetime import date
 from pathlib import Path
 from typing import Annotated
 
@@ -27,7 +26,6 @@ from procure.cli.options import (
     offers_option,
     offers_shown,
     output_options,
-    problem,
     top_option,
     workbook_needs_out,
 )
@@ -360,7 +358,9 @@ def rate(
     from procure.render.ranking import by_score
 
     format = chosen_format(output.format, output.out, TextFormat.table)
-    ev = _evaluation(output.workspace, output.as_of)
+    from procure.analysis.usecases import evaluation
+
+    ev = evaluation(output.workspace, as_day(output.as_of)).evaluation
     shown = offers_shown(ev, offer, top, order=by_score)
     if format is TextFormat.table:
         from procure.render.ranking import rating_table
@@ -374,13 +374,6 @@ def rate(
         output.out,
     )
     return ExitStatus.OK
-
-
-def _evaluation(workspace: Path, as_of: date | None):  # type: ignore[no-untyped-def]
-    from procure.analysis.evaluate import evaluate
-    from procure.io.workspace import load_workspace
-
-    return evaluate(load_workspace(workspace), as_day(as_of))
 
 
 @output_options()
@@ -407,39 +400,16 @@ def sensitivity(
         procure sensitivity --top 5 --format json
         procure sensitivity --offer northwind-b200-mc --offer keel-b200-mc
     """
-    from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
-    from procure.errors import InputError, unknown_offer
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import sensitivities
 
     format = chosen_format(output.format, output.out, TextFormat.table)
-    ws = load_workspace(output.workspace)
-    ev, inputs = evaluate_with_inputs(ws, as_day(output.as_of))
-    if offer and (top is not None or offers is not None):
-        raise InputError(
-            [problem("--top", "follows the top-ranked offers, --offer the offers it names: give one of them")]
-        )
-    if offer:
-        acceptable = [o.id for o in ev.ranked]
-        unknown = [unknown_offer(i, [o.id for o in ev.offers]) for i in offer if i not in {o.id for o in ev.offers}]
-        failing = [
-            problem(
-                "--offer",
-                f"offer '{i}' fails a gate ({'; '.join(ev.offer(i).reasons)}): only acceptable offers are followed",
-            )
-            for i in offer
-            if i in {o.id for o in ev.offers} and i not in acceptable
-        ]
-        if unknown or failing:
-            raise InputError(unknown + failing)
-        followed = list(dict.fromkeys(offer))
-    else:
-        followed = [o.id for o in ev.ranked][: offers if offers is not None else (top if top is not None else 3)]
+    found = sensitivities(output.workspace, as_day(output.as_of), offer, top, offers)
+    ev, followed, result = found.evaluation, found.followed, found.result
     if not followed and format is not TextFormat.json:
         nothing_to_show(
             f"No acceptable offer as of {ev.as_of} to follow (procure compare gives each offer's reasons)", output.out
         )
         return ExitStatus.OK
-    result = offer_sensitivity(ws, ev, inputs, followed)
     if format is TextFormat.table:
         from procure.render.sensitivity import sensitivity_table
 
@@ -476,18 +446,13 @@ def evaluate(
         procure evaluate --save --label "Nov RFP"
         procure evaluate --format json > evaluation.json
     """
-    from procure.analysis.evaluate import evaluate as run_evaluation
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import evaluation
 
     format = chosen_format(format, out, ListFormat.table)
-    ws = load_workspace(workspace)
-    ev = run_evaluation(ws, as_day(as_of))
+    found = evaluation(workspace, as_day(as_of), save, label)
+    ev, run_id = found.evaluation, found.run_id
     warn_expiring(ev)
-    run_id = None
     if save:
-        from procure.analysis.history import save_run
-
-        run_id = save_run(ws.root, ev, label)
         say(f"saved run {run_id}")
     if format is ListFormat.json:
         emit(ev.model_copy(update={"command": "evaluate"}).to_json(), out)

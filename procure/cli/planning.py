@@ -171,15 +171,12 @@ def position(
         procure position --offer northwind-b200-mc --format json
         procure position --top 5
     """
-    from procure.analysis.evaluate import evaluate
-    from procure.analysis.position import position as place
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases import positioning
 
     format = chosen_format(output.format, output.out, TextFormat.table)
     current_offer = one_of("--offer", offer, "--current-offer", current_offer)
-    ws = load_workspace(output.workspace)
-    ev = evaluate(ws, as_day(output.as_of))
-    result = place(ev, ws.config.market, current, current_offer)
+    found = positioning(output.workspace, as_day(output.as_of), current, current_offer)
+    ev, result = found.evaluation, found.position
     if top is not None and format is not TextFormat.json:
         result = result.model_copy(update={"curve": result.curve[:top]})
     if format is TextFormat.table:
