@@ -67,37 +67,18 @@ def validate(
         procure validate --workspace ./rfp-2026-11
         procure validate --format json --out checks/validate.json
     """
-    from procure.analysis.evaluate import evaluate, verdict_lines
-    from procure.io.grades import stale_grade_warnings
-    from procure.io.offer_trials import reference_lines
-    from procure.io.workspace import load_workspace
-    from procure.model.rating import contradiction_warnings
-    from procure.model.scope import offer_warnings
+    from procure.analysis.evaluate import verdict_lines
+    from procure.analysis.usecases import validation
 
     format = chosen_format(format, out, ListFormat.table)
-    ws = load_workspace(workspace)
-    ev = evaluate(ws, as_day(as_of))
-    warnings = [
-        w
-        for offer in ws.offers
-        for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])
-    ]
-    warnings += stale_grade_warnings(ws.grades, ws.root)
-    found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
-    warnings += found
-    counts = {
-        "offers": len(ws.offers),
-        "grades": len(ws.grades),
-        "reference_curves": len(ws.curves),
-        "index_levels": len(ws.index),
-        "acceptable": len(ev.ranked),
-    }
+    found = validation(workspace, as_day(as_of))
+    ev, counts, warnings, said = found.evaluation, found.counts, found.warnings, found.notes
     if format is ListFormat.json:
         from procure.render.envelope import dumps
         from procure.render.schemas import Validation
 
         document = Validation(**counts, warnings=warnings, verdict=verdict_lines(ev))
-        emit(dumps("validate", document.model_dump(mode="json"), ev.as_of, ws.inputs, schema="validation"), out)
+        emit(dumps("validate", document.model_dump(mode="json"), ev.as_of, found.inputs, schema="validation"), out)
         return ExitStatus.OK
     for warning in warnings:
         say(f"warning: {warning}")
@@ -105,8 +86,9 @@ def validate(
         say(f"note: {note}")
     curves = counts["reference_curves"]
     lines = [
-        f"ok: {len(ws.offers)} offers, {len(ws.grades)} grades, {curves} reference curve{'s' if curves != 1 else ''}, "
-        f"{len(ws.index)} index levels; {len(ev.ranked)} acceptable as of {ev.as_of}"
+        f"ok: {counts['offers']} offers, {counts['grades']} grades, "
+        f"{curves} reference curve{'s' if curves != 1 else ''}, "
+        f"{counts['index_levels']} index levels; {counts['acceptable']} acceptable as of {ev.as_of}"
     ]
     emit("".join(line + "\n" for line in lines + verdict_lines(ev)), out)
     return ExitStatus.OK
@@ -142,23 +124,13 @@ def grade(
         procure grade --as-of 2027-01-15
         procure grade --top 5 --columns offer,grade,requirements
     """
-    from procure.analysis.evaluate import resolve_as_of
-    from procure.errors import InputError, unknown_offer
-    from procure.io.workspace import load_workspace
-    from procure.model.grading import grade_offer
+    from procure.analysis.usecases import grades
 
     format = chosen_format(output.format, out, ListFormat.table)
     named = list(offer or []) + ([explain] if explain is not None else [])
-    ws = load_workspace(output.workspace)
-    day = resolve_as_of(ws, as_day(as_of))  # validity: an offer is graded on terms that still hold
-    offers = ws.offers
-    if named:
-        by_id = {o.id: o for o in ws.offers}
-        unknown = [unknown_offer(i, list(by_id)) for i in named if i not in by_id]
-        if unknown:
-            raise InputError(unknown)
-        offers = [by_id[i] for i in dict.fromkeys(named)]
-    results = [(o, grade_offer(o, ws.grades)) for o in offers]
+    factors = bool(named) and format is not ListFormat.json and output.columns is None
+    found = grades(output.workspace, as_day(as_of), named, factors)
+    day, results = found.as_of, found.results
     if (
         top is not None and format is not ListFormat.json
     ):  # the highest grades first: a grade's rank (1 highest), ungraded last
@@ -190,7 +162,7 @@ def grade(
                 for o, r in results
             ]
         )
-        emit(dumps("grade", document.model_dump(mode="json"), day, ws.inputs, schema="grading"), out)
+        emit(dumps("grade", document.model_dump(mode="json"), day, found.inputs, schema="grading"), out)
         return ExitStatus.OK
     if named:
         from rich.console import Group
@@ -199,13 +171,10 @@ def grade(
 
         shown = [explain_table(o.id, o.vendor, r.checks, r.grade) for o, r in results]
         if output.columns is None:  # the throughput behind the cost, factor by factor (docs/commands.md)
-            from procure.analysis.evaluate import evaluate
-
-            try:
-                ev = evaluate(ws)
-            except InputError as exc:  # the grades stand without an evaluation; say why the factors are missing
+            ev = found.evaluation
+            if ev is None:  # the grades stand without an evaluation; say why the factors are missing
                 typer.echo(
-                    f"note: throughput factors not shown: the workspace cannot be evaluated ({exc.problems[0]})",
+                    f"note: throughput factors not shown: the workspace cannot be evaluated ({found.not_evaluated})",
                     err=True,
                 )
             else:
