@@ -150,6 +150,23 @@ def test_the_board_memo_words_its_terms_and_names_its_kind(tmp_path, monkeypatch
         "take-or-pay: 3.10 per GPU-hour used, at least 70% of the reserved GPU-hours owed every month, in USD"
     )
     assert [o.price_basis for o in memo.options] == ["take-or-pay"]
+    # 100 GPUs reserved, 0.7 x 100 = 70 owed: the headline names both, never the floor alone as the commitment
+    assert "commitment of 100 B200 GPUs reserved, 70 owed, with Tollgate Compute" in memo.headline
+
+
+def test_its_words_name_the_reservation_and_what_is_owed():
+    """100 reserved at floor 0.7 owe 70; 10 reserved at floor 0.75 owe 7.5 (a share of a GPU is still owed)."""
+    offer = load_workspace(DATA).offers[0]
+    assert KIND.reserved_words(offer, "GPUs") == "100 GPUs reserved, 70 owed"
+    small = offer.model_copy(
+        update={
+            "gpus": 10,
+            "pricing": offer.pricing.model_copy(update={"take_or_pay": TakeOrPay(gpu_hour=3.1, floor=0.75)}),
+        }
+    )
+    assert KIND.reserved_words(small, "B200 GPUs") == "10 B200 GPUs reserved, 7.5 owed"
+    # every other kind's GPUs are its commitment: no words of its own
+    assert [k.name for k in KINDS if k.reserved_words(offer, "GPUs")] == ["take_or_pay"]
 
 
 def test_a_commitment_in_another_currency_is_converted(tmp_path):

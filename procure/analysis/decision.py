@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from procure.analysis.commitment import line_commitments, offer_commitment
 from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
+from procure.model.kinds import kind_of
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
@@ -53,7 +54,7 @@ def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) ->
 
 def _line_from_offer(record: OfferRecord) -> AskLine:
     """The offer as signed: the GPUs the stated demand bills (at least the committed ones) for its term."""
-    per_token = record.pricing_basis == "per_token"
+    per_token = kind_of(record.terms.pricing).per_task
     billed = record.metrics.get("billed_gpus")
     gpus = None if per_token else (math.ceil(billed - 1e-9) if billed else record.gpus)
     # the commitment prices the offer's minimum (offer_commitment); GPUs the demand bills above it are billed as used
@@ -145,12 +146,13 @@ def _limits(record: OfferRecord, plan: PlanResult, as_of: date, committed: bool)
     if record.term_months > 1:
         found.append(f"{record.term_months}-month term")
     if record.gpus and not committed:
-        found.append(f"a minimum of {record.gpus:,} GPUs")
+        kind = kind_of(record.terms.pricing)
+        found.append(kind.reserved_words(record.terms, "GPUs") or f"a minimum of {record.gpus:,} GPUs")
     cap = plan.policy.max_vendor_share
     share = sum(x.expected_tasks_share for x in plan.plan if x.vendor == record.vendor)
     if cap < 1 and share >= cap - 0.01:
         found.append(f"the vendor share cap, {cap:.0%} (plan.max_vendor_share)")
-    if record.terms.pricing.burst is None and record.pricing_basis != "per_token":
+    if record.terms.pricing.burst is None and not kind_of(record.terms.pricing).per_task:
         found.append("no on-demand capacity of its own")
     return found
 

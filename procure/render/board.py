@@ -932,6 +932,9 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
     # the GPUs the contract commits; where the stated demand bills more, the headline says so beside the commitment
     gpus = (line.gpus_committed or line.gpus) if line is not None else terms.gpus
     what = f"{gpus:,} B200 GPU{'s' if gpus != 1 else ''}" if gpus else "per-token B200 serving"
+    # a kind that reserves more than it owes (take-or-pay) says both: the floor alone reads as the whole reservation
+    reserved = kind_of(leader.terms.pricing).reserved_words(leader.terms, "B200 GPUs")
+    what = f"{reserved}," if reserved else what
     commit = f", {cash(terms.total_commitment, cur)}" if terms.total_commitment else ""
     if line is not None and line.gpus_committed is not None:
         commit += f" ({line.gpus:,} GPUs billed at today's demand)"

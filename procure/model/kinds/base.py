@@ -40,6 +40,11 @@ def committed_gpus(offer: Offer) -> float:
     return float(offer.gpus or 0)
 
 
+def no_reservation(offer: Offer, noun: str) -> None:
+    """A kind whose commitment is its GPUs: nothing reserved beyond what is owed."""
+    return None
+
+
 @dataclass(frozen=True)
 class Kind:
     """One pricing kind, declared in one module of procure/model/kinds/.
@@ -61,7 +66,10 @@ class Kind:
     GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
     equipment's running costs, with its capital at signing and at each replacement; rate: the price per GPU-hour
     the offer states (None: the report derives it: index, owned); terms: the kind's terms in words for the
-    report's offer table, for a kind the template has no row of its own for."""
+    report's offer table, for a kind the template has no row of its own for; reserved_words: the GPUs reserved and
+    the part of them owed, in words ('100 B200 GPUs reserved, 70 owed'), for a kind that reserves more than it owes
+    (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
+    as GPUs (the per-token kind)."""
 
     name: str
     field: str
@@ -83,6 +91,8 @@ class Kind:
     rate: Callable[[Pricing], float | None] = no_rate
     terms: Callable[[Pricing], str] | None = None
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
+    reserved_words: Callable[[Offer, str], str | None] = no_reservation
+    per_task: bool = False
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

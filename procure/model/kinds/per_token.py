@@ -152,6 +152,7 @@ KIND = Kind(
     scale_price=scale_price,
     workbook_cost=workbook_cost,
     month_rule="tokens",
+    per_task=True,
     template_flow=True,
     price_words="a price per million input and output tokens",
 )

@@ -80,6 +80,12 @@ def terms(pricing: Pricing) -> str:
     )
 
 
+def reserved_words(offer: Offer, noun: str) -> str:
+    """'100 GPUs reserved, 70 owed': the reservation and its floor, both (the floor alone reads as the whole deal)."""
+    owed = round(committed(offer), 6)
+    return f"{offer.gpus:,} {noun} reserved, {owed:,g} owed"
+
+
 def workbook_values(offer: Offer, metrics: dict[str, Any]) -> dict[str, Any]:
     terms = offer.pricing.take_or_pay  # type: ignore[attr-defined]
     return {"reserved_gpus": offer.gpus, "floor": terms.floor, "gpus_used": metrics.get("gpus_needed")}
@@ -113,4 +119,5 @@ KIND = Kind(
     workbook_values=workbook_values,
     rate=rate,
     terms=terms,
+    reserved_words=reserved_words,
 )
