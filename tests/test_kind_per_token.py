@@ -78,3 +78,13 @@ def test_its_workbook_formula_is_the_token_formula_on_the_rows_cells():
         "+[output_tokens]*<per_mtok_output>)*<fx>*<escalation>/1000000/([success_rate]*<quality>)"
     )
     assert "/[tasks_per_month])" in formula
+
+
+def test_the_plan_takes_it_per_task_never_as_gpus():
+    """Only the per-token kind is priced per task: the plan gives it a pay-as-used source (no GPUs, no commitment),
+    the capacity gate draws no GPUs for it, and it follows demand."""
+    from procure.analysis.plan.make import follows_demand
+    from procure.model.kinds import KINDS
+
+    assert [k.name for k in KINDS if k.per_task] == ["per_token"]
+    assert follows_demand(example_offer("lumen-forge-tokens"))

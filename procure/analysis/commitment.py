@@ -33,7 +33,7 @@ def offer_commitment(record: OfferRecord) -> float | None:
     rent = record.metrics.get("rent_today", record.metrics.get("rent"))
     kind = kind_named(record.pricing_basis)
     committed = kind.committed(record.terms)
-    if rent is None or not committed or kind.name == "per_token":
+    if rent is None or not committed or kind.per_task:
         return None
     return _bound(record, committed, record.term_months, rent, set(), True)
 

@@ -819,7 +819,8 @@ def drawn_gates(records: list[OfferRecord], config: Any) -> Gates:
         not any(
             not g.passed
             for g in r.gates
-            if g.gate not in DRAWN_GATES or (g.gate == "capacity" and (r.pricing_basis == "per_token" or not demand))
+            if g.gate not in DRAWN_GATES
+            or (g.gate == "capacity" and (kind_named(r.pricing_basis).per_task or not demand))
         )
         and r.metrics.get("cost_per_task") is not None
         and all(any(reason == g.detail for g in r.gates) for reason in r.reasons)
@@ -828,7 +829,7 @@ def drawn_gates(records: list[OfferRecord], config: Any) -> Gates:
     return Gates(
         others_pass=np.array(others, dtype=bool),
         min_availability=config.policy.min_availability,
-        capacity_drawn=np.array([demand and r.pricing_basis != "per_token" for r in records], dtype=bool),
+        capacity_drawn=np.array([demand and not kind_named(r.pricing_basis).per_task for r in records], dtype=bool),
         supply=np.array([float(r.terms.supply_gpus) for r in records]),
         coverage=config.policy.min_demand_coverage,
     )

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from procure.analysis.evaluate import Evaluation
 from procure.errors import InputError, Problem
+from procure.model.kinds import kind_named
 from procure.model.units import PerThousand
 
 HISTORY_FILE = Path(".procure") / "history.sqlite"
@@ -401,7 +402,7 @@ def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) ->
         return []
     total = cost_a - cost_b
     raw: list[tuple[str, str, float | None, float | None, float]] = []
-    if after.pricing_basis == "per_token" or before.pricing_basis == "per_token":
+    if kind_named(after.pricing_basis).per_task or kind_named(before.pricing_basis).per_task:
         for key, label in TOKEN_PARTS.items():
             b, a = mb.get(key) or 0.0, ma.get(key) or 0.0
             if a != b:

@@ -135,7 +135,7 @@ def eligible(record: OfferRecord) -> tuple[bool, str]:
         g.gate in ("availability", "capacity") for g in failing
     )
     if record.acceptable or burst_ok or (failing and all(g.gate == "capacity" for g in failing)):
-        if record.pricing_basis == "per_token":
+        if kind_of(record.terms.pricing).per_task:
             ok = record.metrics.get("rent_per_task") is not None
         else:
             ok = (record.metrics.get("capacity_per_gpu_hour") or 0) > 0 and record.metrics.get(
@@ -222,7 +222,7 @@ def _costed(record: OfferRecord) -> bool:
     """The cost model gave the offer a cost per GPU-hour and a capacity: a held contract on it can be costed."""
     m = record.metrics
     return (
-        record.pricing_basis != "per_token"
+        not kind_of(record.terms.pricing).per_task
         and (m.get("capacity_per_gpu_hour") or 0) > 0
         and m.get("variable_gpu_hour") is not None
     )
@@ -307,7 +307,7 @@ def candidates(
             )
         index = len(found)
         node = offer.service.node_gpus
-        if tranches and record.pricing_basis != "per_token":
+        if tranches and not kind_of(record.terms.pricing).per_task:
             per_gpu = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
             for gpus in sorted({t[3] for t in tranches}):
                 # one "node" of every GPU held: its count is fixed at 1 (program.py bounds held blocks to exactly that)
@@ -328,7 +328,7 @@ def candidates(
         if not cand.new_commits:
             found.append(cand)
             continue
-        if record.pricing_basis == "per_token":
+        if kind_of(record.terms.pricing).per_task:
             cand.source = Source(
                 index,
                 float(m["rent_per_task"]),

@@ -60,7 +60,7 @@ def follows_demand(offer: Offer) -> bool:
     return (
         offer.pricing.burst is not None
         or kind_of(offer.pricing).as_used_above_commitment
-        or offer.pricing.per_mtok is not None
+        or kind_of(offer.pricing).per_task
         or offer.on_demand
         or offer.usage_billed
         or (offer.term_months or 0) == 1
