@@ -72,3 +72,19 @@ def test_a_what_if_price_change_scales_the_capital_only():
     scaled = KIND.scale_price(pricing, 0.9, None, 1.0)
     assert scaled.owned.capex_per_gpu == pytest.approx(pricing.owned.capex_per_gpu * 0.9)
     assert scaled.owned.electricity_kwh == pricing.owned.electricity_kwh
+
+
+def test_its_equipment_is_the_capital_the_running_cost_and_the_life():
+    """The cash flow's equipment, by hand on BLOCK with 8 GPUs at 1.1 to the workspace's currency: capital
+    40,000 x 8 x 1.1 = 352,000 at signing; running a GPU-month (1.2 x 1.3 x 0.10 x 730 = 113.88 power, 150 x 1.2 = 180
+    colocation) x 1.1 = 293.88 x 1.1 = 323.268; replaced after 5 x 12 = 60 months (4.5 years: 54)."""
+    offer = example_offer("own-b200-colo")
+    offer = offer.model_copy(
+        update={"gpus": 8, "pricing": offer.pricing.model_copy(update={"owned": OwnedCost(**BLOCK)})}
+    )
+    bought = KIND.equipment(offer, 1.1)
+    assert bought.capital == pytest.approx(352_000)
+    assert bought.running_per_gpu_month == pytest.approx(323.268)
+    assert bought.life_months == 60
+    half = offer.pricing.model_copy(update={"owned": OwnedCost(**{**BLOCK, "life_years": 4.5})})
+    assert KIND.equipment(offer.model_copy(update={"pricing": half}), 1.0).life_months == 54

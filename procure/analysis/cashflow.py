@@ -436,16 +436,12 @@ def _owned_equipment(
     """Equipment past its life is replaced like for like (at today's capex), as the capital recovery factor of the
     snapshot assumes: a horizon longer than the life never serves on free hardware. What is left at the horizon
     is the remaining balance of the annuity, credited in the last month."""
-    owned = record.terms.pricing.owned
-    if kind_named(record.pricing_basis).month_rule != "equipment" or owned is None:
+    bought = kind_named(record.pricing_basis).equipment
+    if bought is None:
         return _Equipment(0.0, 0.0, set(), 0.0)
+    owned = bought(record.terms, fx)
     replacements: set[int] = set()
-    capital = owned.capex_per_gpu * fx * (record.terms.gpus or 0)
-    running = (
-        owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH
-        + owned.colo_kw_month * owned.power_kw_per_gpu
-    ) * fx
-    life_months = max(1, round(owned.life_years * 12))
+    capital, running, life_months = owned.capital, owned.running_per_gpu_month, owned.life_months
     latest = start
     while latest + life_months <= horizon:
         latest += life_months
@@ -684,7 +680,7 @@ def schedule(
     credit_share = _sla_credit_share(record, config, notes)
     equipment = _owned_equipment(record, horizon, offer.start, fx, cost_of_capital, notes)
     signing = MonthFlow(month=0, gpus=0.0, phase="signing", index_level=index_level)
-    if kind_named(record.pricing_basis).month_rule == "equipment" and record.terms.pricing.owned is not None:
+    if kind_named(record.pricing_basis).equipment is not None:
         signing.capital = equipment.capital
     drawn = _prepayment(offer)
     total_prepay = 0.0

@@ -40,6 +40,20 @@ def committed_gpus(offer: Offer) -> float:
     return float(offer.gpus or 0)
 
 
+@dataclass(frozen=True)
+class Equipment:
+    """Equipment an offer's kind has us buy and run: its capital at signing (offer's GPUs, workspace currency), its
+    running cost per GPU-month (power and colocation) and its life, after which it is replaced."""
+
+    capital: float
+    running_per_gpu_month: float
+    life_years: float
+
+    @property
+    def life_months(self) -> int:
+        return max(1, round(self.life_years * 12))
+
+
 def no_reservation(offer: Offer, noun: str) -> None:
     """A kind whose commitment is its GPUs: nothing reserved beyond what is owed."""
     return None
@@ -69,7 +83,8 @@ class Kind:
     report's offer table, for a kind the template has no row of its own for; reserved_words: the GPUs reserved and
     the part of them owed, in words ('100 B200 GPUs reserved, 70 owed'), for a kind that reserves more than it owes
     (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
-    as GPUs (the per-token kind)."""
+    as GPUs (the per-token kind); equipment: the equipment an offer of the kind buys at an exchange rate (its capital,
+    running cost and life: the cash flow's capital, replacements and running costs; None: nothing is bought)."""
 
     name: str
     field: str
@@ -93,6 +108,7 @@ class Kind:
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
     reserved_words: Callable[[Offer, str], str | None] = no_reservation
     per_task: bool = False
+    equipment: Callable[[Offer, float], Equipment] | None = None
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

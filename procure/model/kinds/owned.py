@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import Field
 
 from procure.model.fields import NonNegative, Number, Positive, Strict
-from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR, Add, Columns, Kind
+from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR, Add, Columns, Equipment, Kind
 
 if TYPE_CHECKING:
     from procure.model.inputs import Offer, Pricing
@@ -72,6 +72,16 @@ def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
     return {name: getattr(owned, name) for name in COLUMNS}
 
 
+def equipment(offer: Offer, fx: float) -> Equipment:
+    """capital = capex per GPU x GPUs; running per GPU-month = power x PUE x electricity x 730 + colocation x power;
+    both times `fx` (the offer's currency into the workspace's)."""
+    owned = offer.pricing.owned
+    assert owned is not None
+    running = owned.power_kw_per_gpu * owned.pue * owned.electricity_kwh * HOURS_PER_MONTH
+    running += owned.colo_kw_month * owned.power_kw_per_gpu
+    return Equipment(owned.capex_per_gpu * fx * (offer.gpus or 0), running * fx, owned.life_years)
+
+
 def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
     """The capital per GPU times `factor` (power and colocation stay)."""
     owned = pricing.owned
@@ -92,5 +102,6 @@ KIND = Kind(
     cost_columns=cost_columns,
     scale_price=scale_price,
     month_rule="equipment",
+    equipment=equipment,
     price_words="our own capital, power and colocation",
 )
