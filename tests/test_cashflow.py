@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -719,15 +720,17 @@ def test_renewal_moves_with_the_index_change_the_horizon_assumes(cf):
 
 def test_one_renewal_rule_for_every_policy():
     # basis: rent + h x change; index: the raw index; escalate: the escalated price; linked: its own clamp
-    assert renewal_rent("basis", 4.85, 5.03, 5.53, None, 1.0, 0.0) == pytest.approx(5.35)
-    assert renewal_rent("basis", 4.85, 5.03, 5.53, None, 1.0, 0.0, h=0.8) == pytest.approx(4.85 + 0.8 * 0.50)
-    assert renewal_rent("index", 4.85, 5.03, 5.53, None, 1.0, 0.0) == pytest.approx(5.53)
-    assert renewal_rent("escalate", 4.85, 5.03, 5.53, None, 1.0, 0.0, escalated=4.99) == pytest.approx(4.99)
-    from procure.model.inputs import IndexLinked
+    assert renewal_rent("basis", 4.85, 5.03, 5.53, None) == pytest.approx(5.35)
+    assert renewal_rent("basis", 4.85, 5.03, 5.53, None, h=0.8) == pytest.approx(4.85 + 0.8 * 0.50)
+    assert renewal_rent("index", 4.85, 5.03, 5.53, None) == pytest.approx(5.53)
+    assert renewal_rent("escalate", 4.85, 5.03, 5.53, None, escalated=4.99) == pytest.approx(4.99)
+    from procure.model.inputs import IndexLinked, Pricing
+    from procure.model.kinds import kind_of
 
-    linked = IndexLinked(spread=-0.30, floor=3.50, cap=6.00)
-    assert renewal_rent("basis", 4.73, 5.03, 7.00, linked, 1.0, 0.0) == pytest.approx(6.00)  # capped
-    assert renewal_rent("index", 4.73, 5.03, 3.00, linked, 1.0, 0.0) == pytest.approx(3.50)  # floored
+    pricing = Pricing(currency="USD", index_linked=IndexLinked(spread=-0.30, floor=3.50, cap=6.00))
+    linked = partial(kind_of(pricing).index_rent, pricing, fx=1.0)  # the kind's rent at an index level
+    assert renewal_rent("basis", 4.73, 5.03, 7.00, linked) == pytest.approx(6.00)  # capped
+    assert renewal_rent("index", 4.73, 5.03, 3.00, linked) == pytest.approx(3.50)  # floored
 
 
 def test_example_horizon_does_not_reverse_on_renewal_pricing_alone():

@@ -73,3 +73,19 @@ def test_a_what_if_price_change_moves_the_rent_by_the_same_share():
     assert scaled.index_linked.spread == pytest.approx(1.20)
     # without an index level the price cannot be moved
     assert KIND.scale_price(pricing, 1.20, None, 1.0) is pricing
+
+
+def test_its_rent_at_an_index_level_is_the_clamped_link_less_the_discount():
+    """What the cash flow and the hedge ask the kind in the term and at renewal. Spread 0.5, floor 3, cap 6, discount
+    10%, fx 1: at 4.0, (4.0 + 0.5) x 0.9 = 4.05; at 7.0, the cap 6 x 0.9 = 5.40; moved by 0.2 (the price to tie, in
+    the workspace's currency) at fx 1.1: (4.0 + 0.5 x 1.1 + 0.2) x 0.9 = 4.275."""
+    from procure.model.inputs import Pricing
+
+    pricing = Pricing(currency="USD", discount=0.10, index_linked=IndexLinked(spread=0.5, floor=3.0, cap=6.0))
+    assert KIND.index_rent(pricing, 4.0, 1.0) == pytest.approx(4.05)
+    assert KIND.index_rent(pricing, 7.0, 1.0) == pytest.approx(5.40)
+    assert KIND.index_rent(pricing, 4.0, 1.1, 0.2) == pytest.approx(4.275)
+    # only this kind's price follows the index by contract
+    from procure.model.kinds import KINDS
+
+    assert [k.name for k in KINDS if k.index_rent is not None] == ["index"]

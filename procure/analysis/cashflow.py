@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
@@ -23,7 +24,6 @@ from pydantic import BaseModel, Field
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import ContractTerms, HorizonConfig
 from procure.model.kinds import kind_named
-from procure.model.kinds.index_linked import IndexLinked, index_linked_rent
 from procure.model.units import PerThousand
 
 DAYS_PER_MONTH = 365.25 / 12
@@ -203,25 +203,24 @@ def renewal_rent(
     rent: float,
     index_now: float | None,
     index_then: float | None,
-    linked: IndexLinked | None,
-    fx: float,
-    discount: float,
+    indexed: Callable[[float], float] | None,
     h: float = 1.0,
     escalated: float | None = None,
 ) -> float:
     """The rent per GPU-hour of a renewal: the one rule the cash flow and the hedge share.
 
     basis (default): a fixed-price offer keeps its basis to the index, so it renews at today's rent
-    moved by h x the index change (h = 1 in the cash flow; hedging passes its hedge ratio); an
-    index-linked offer keeps its spread, floor and cap. index: a fixed-price offer renews at the raw
+    moved by h x the index change (h = 1 in the cash flow; hedging passes its hedge ratio); a kind
+    priced off the index keeps its link (`indexed`: its rent at an index level, the kind's `index_rent`;
+    index-linked: its spread, floor and cap). index: a fixed-price offer renews at the raw
     index. escalate: the last price plus the escalator (`escalated`), whatever the index does.
     """
     if policy == "escalate":
         return rent if escalated is None else escalated
     if index_then is None or index_now is None:
         return rent  # no index: nothing to reprice against
-    if linked is not None:
-        return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, discount)
+    if indexed is not None:
+        return indexed(index_then)
     if policy == "index":
         return index_then
     return rent + h * (index_then - index_now)
@@ -302,7 +301,7 @@ class _Offer:
     term: int
     ramp: list[int] | None
     prepay: float
-    linked: IndexLinked | None
+    indexed: Callable[[float], float] | None  # the kind's rent at an index level (None: a price not linked to it)
     rent_now: float
 
     def index_at(self, month: int) -> float | None:
@@ -311,26 +310,19 @@ class _Offer:
 
     def rent_in(self, contract_month: int) -> float:
         """The rent per GPU-hour in a contract month (1 = delivery)."""
-        contract, pricing, linked, term = self.record.terms.contract, self.record.terms.pricing, self.linked, self.term
+        contract, indexed, term = self.record.terms.contract, self.indexed, self.term
         month = self.start + contract_month - 1
         factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
         if contract_month <= term:
-            if linked is not None and self.index_level is not None:
-                return (
-                    index_linked_rent(
-                        self.index_at(month), linked.spread, linked.floor, linked.cap, self.fx, pricing.discount
-                    )
-                    * factor
-                )  # type: ignore[arg-type]
+            if indexed is not None and self.index_level is not None:
+                return indexed(self.index_at(month)) * factor  # type: ignore[arg-type]
             return self.rent_now * factor
         return renewal_rent(
             self.config.renewal,
             renewal_base(self.rent_now, contract, term),
             self.index_level,
             self.index_at(month),
-            linked,
-            self.fx,
-            pricing.discount,
+            indexed,
             1.0,
             self.rent_now * factor,
         )
@@ -345,14 +337,13 @@ def _offer_on_calendar(
     terms = record.terms
     pricing = terms.pricing
     prepay = pricing.prepay_fraction if kind_named(record.pricing_basis).rented else 0.0
-    linked = pricing.index_linked
-    if linked is not None and price_shift:
-        linked = linked.model_copy(update={"spread": linked.spread + price_shift / fx})
+    rule = kind_named(record.pricing_basis).index_rent
+    indexed = None if rule is None else partial(rule, pricing, fx=fx, shift=price_shift)
     rent_now = (record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0) + (
-        price_shift * (1 - pricing.discount) if linked is None else 0.0
+        price_shift * (1 - pricing.discount) if indexed is None else 0.0
     )
-    if linked is not None and index_level is not None:
-        rent_now = index_linked_rent(index_level, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
+    if indexed is not None and index_level is not None:
+        rent_now = indexed(index_level)
     return _Offer(
         record=record,
         config=config,
@@ -362,7 +353,7 @@ def _offer_on_calendar(
         term=record.term_months,
         ramp=terms.contract.ramp.gpus_by_month if terms.contract.ramp else None,
         prepay=prepay,
-        linked=linked,
+        indexed=indexed,
         rent_now=rent_now,
     )
 

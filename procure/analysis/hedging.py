@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,8 +32,7 @@ from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import IndexLevel, PriceSeries, Workspace
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import CONTRACT_TERMS, HedgeConfig, HorizonConfig
-from procure.model.kinds import kind_named
-from procure.model.kinds.index_linked import index_linked_rent
+from procure.model.kinds import kind_named, kind_of
 
 if TYPE_CHECKING:
     from procure.analysis.plan import PlanResult
@@ -568,23 +568,22 @@ def _stress(
     it; the unhedged cost is what the floating months cost at the moved index, priced by the cash flow's
     renewal rule (at the recommended ratio) or the offer's index link."""
     pricing = record.terms.pricing
-    linked = pricing.index_linked
+    rule = kind_of(pricing).index_rent
+    indexed = None if rule is None else partial(rule, pricing, fx=fx)
     rent_now = record.metrics.get("rent_today", record.metrics.get("rent")) or 0.0
     contract = record.terms.contract
     k_of = {month: k for month, _, _, k in months}
 
     def floating_rent(month: int, reason: str, index_then: float) -> float:
-        if reason == "index-linked price" and linked is not None:
-            return index_linked_rent(index_then, linked.spread, linked.floor, linked.cap, fx, pricing.discount)
+        if reason == "index-linked price" and indexed is not None:
+            return indexed(index_then)
         escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
         return renewal_rent(
             horizon.renewal,
             renewal_base(rent_now, contract, record.term_months),
             index_now,
             index_then,
-            linked,
-            fx,
-            pricing.discount,
+            indexed,
             ratio,
             escalated,
         )

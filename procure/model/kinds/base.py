@@ -84,7 +84,10 @@ class Kind:
     the part of them owed, in words ('100 B200 GPUs reserved, 70 owed'), for a kind that reserves more than it owes
     (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
     as GPUs (the per-token kind); equipment: the equipment an offer of the kind buys at an exchange rate (its capital,
-    running cost and life: the cash flow's capital, replacements and running costs; None: nothing is bought)."""
+    running cost and life: the cash flow's capital, replacements and running costs; None: nothing is bought);
+    index_rent: for a kind priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
+    the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
+    does not follow the index by contract)."""
 
     name: str
     field: str
@@ -109,6 +112,7 @@ class Kind:
     reserved_words: Callable[[Offer, str], str | None] = no_reservation
     per_task: bool = False
     equipment: Callable[[Offer, float], Equipment] | None = None
+    index_rent: Callable[[Pricing, float, float, float], float] | None = None
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

@@ -46,6 +46,14 @@ def index_linked_rent(
     return price * (1 - discount)
 
 
+def index_rent(pricing: Pricing, index_level: float, fx: float, shift: float = 0.0) -> float:
+    """The offer's rent at `index_level`, its spread moved by `shift` (workspace currency, so shift / fx in the
+    offer's): clamp(index + spread x fx + shift, floor x fx, cap x fx) x (1 - discount)."""
+    linked = pricing.index_linked
+    assert linked is not None
+    return index_linked_rent(index_level, linked.spread + shift / fx, linked.floor, linked.cap, fx, pricing.discount)
+
+
 def list_price(
     col: Columns, fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, fixed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -91,6 +99,7 @@ KIND = Kind(
     checks=checks,
     cost_columns=cost_columns,
     scale_price=scale_price,
+    index_rent=index_rent,
     template_flow=True,
     price_words="the market index plus a spread, between a floor and a cap",
 )
