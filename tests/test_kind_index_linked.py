@@ -89,3 +89,11 @@ def test_its_rent_at_an_index_level_is_the_clamped_link_less_the_discount():
     from procure.model.kinds import KINDS
 
     assert [k.name for k in KINDS if k.index_rent is not None] == ["index"]
+
+
+def test_its_row_in_the_report_states_the_spread_floor_and_cap():
+    """The example's corvid offer: spread -0.30, floor 3.50, cap 6.00 (USD); without a floor or cap only the spread."""
+    pricing = example_offer("corvid-b200-idx").pricing
+    assert pricing.kind_row("USD") == ("Index-linked", "index -0.30, floor 3.50, cap 6.00 USD")
+    bare = pricing.model_copy(update={"index_linked": IndexLinked(spread=0.25)})
+    assert bare.kind_row("EUR") == ("Index-linked", "index +0.25 EUR")

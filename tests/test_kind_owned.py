@@ -88,3 +88,14 @@ def test_its_equipment_is_the_capital_the_running_cost_and_the_life():
     assert bought.life_months == 60
     half = offer.pricing.model_copy(update={"owned": OwnedCost(**{**BLOCK, "life_years": 4.5})})
     assert KIND.equipment(offer.model_copy(update={"pricing": half}), 1.0).life_months == 54
+
+
+def test_its_row_in_the_report_states_the_block_as_given():
+    """BLOCK in words: 40,000 USD a GPU, the life, power, PUE and electricity as stated, colocation to the cent."""
+    pricing = example_offer("own-b200-colo").pricing.model_copy(update={"owned": OwnedCost(**BLOCK)})
+    assert pricing.kind_row("USD") == (
+        "Owned",
+        "40,000 USD per GPU all-in, 5.0 years, 1.2 kW per GPU, PUE 1.3, 0.1 per kWh, colocation 150.00 per kW-month",
+    )
+    # the GPU-hour price has rows of its own
+    assert example_offer("corvid-b200-idx").pricing.model_copy(update={"index_linked": None}).kind_row("USD") is None

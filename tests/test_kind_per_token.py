@@ -88,3 +88,9 @@ def test_the_plan_takes_it_per_task_never_as_gpus():
 
     assert [k.name for k in KINDS if k.per_task] == ["per_token"]
     assert follows_demand(example_offer("lumen-forge-tokens"))
+
+
+def test_its_row_in_the_report_states_both_token_prices():
+    """The example's lumen-forge offer: 0.90 input and 4.40 output USD per million tokens."""
+    pricing = example_offer("lumen-forge-tokens").pricing
+    assert pricing.kind_row("USD") == ("Per million tokens", "0.90 input, 4.40 output USD")

@@ -118,8 +118,9 @@ def test_the_plan_commits_to_the_floor_and_uses_the_rest_as_needed():
 def test_the_report_shows_its_rate_and_terms():
     pricing = load_workspace(DATA).offers[0].pricing
     assert pricing.rate == 3.10
-    assert pricing.kind_terms == (
-        "take-or-pay: 3.10 per GPU-hour used, at least 70% of the reserved GPU-hours owed every month"
+    assert pricing.kind_row("USD") == (
+        "Pricing",
+        "take-or-pay: 3.10 per GPU-hour used, at least 70% of the reserved GPU-hours owed every month",
     )
 
 

@@ -925,11 +925,10 @@ class _Pricing(Strict):
         """The price per GPU-hour the offer states, by its kind (`Kind.rate`; None where the cost model derives it)."""
         return kind_of(self).rate(self)  # type: ignore[arg-type]
 
-    @property
-    def kind_terms(self) -> str | None:
-        """The kind's terms in words for the report, where the report has no row of its own for the kind."""
+    def kind_row(self, currency: str) -> tuple[str, str] | None:
+        """The kind's row of the report's offer table: (label, its terms in words), None for the GPU-hour price."""
         kind = kind_of(self)  # type: ignore[arg-type]
-        return kind.terms(self) if kind.terms is not None else None  # type: ignore[arg-type]
+        return kind.terms_row(self, currency) if kind.terms_row is not None else None  # type: ignore[arg-type]
 
 
 # `pricing` is these fields and each offer kind's block (procure/model/kinds/): a kind not named above adds its own.

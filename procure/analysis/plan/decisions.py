@@ -15,6 +15,7 @@ from procure.analysis.plan.figures import Figures
 from procure.analysis.plan.result import HeldContract, PlanLine, TermSheetRow
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import Offer
+from procure.model.kinds import kind_of
 
 
 def month_start(as_of: date, month: int) -> date:
@@ -39,8 +40,9 @@ def escalator_text(offer: Offer) -> str:
         parts.append(f"{c.escalator:+.1%} a contract year")
     for start, rise in c.escalator_schedule or []:
         parts.append(f"{rise:+.1%} from contract month {start}")
-    if offer.pricing.index_linked is not None:
-        parts.append("index-linked")
+    kind = kind_of(offer.pricing)
+    if kind.index_rent is not None:  # its price follows the index by contract: the term's escalation is the index's
+        parts.append(kind.label)
     return ", ".join(parts) or "none stated"
 
 

@@ -87,7 +87,8 @@ class Kind:
     running cost and life: the cash flow's capital, replacements and running costs; None: nothing is bought);
     index_rent: for a kind priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
     the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
-    does not follow the index by contract)."""
+    does not follow the index by contract); terms_row: the report's offer-table row for its block, (label, its
+    terms in words) given the offer's currency (None: the GPU-hour price has rows of its own)."""
 
     name: str
     field: str
@@ -113,6 +114,7 @@ class Kind:
     per_task: bool = False
     equipment: Callable[[Offer, float], Equipment] | None = None
     index_rent: Callable[[Pricing, float, float, float], float] | None = None
+    terms_row: Callable[[Pricing, str], tuple[str, str]] | None = None
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

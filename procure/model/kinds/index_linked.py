@@ -54,6 +54,18 @@ def index_rent(pricing: Pricing, index_level: float, fx: float, shift: float = 0
     return index_linked_rent(index_level, linked.spread + shift / fx, linked.floor, linked.cap, fx, pricing.discount)
 
 
+def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+    """('Index-linked', 'index -0.30, floor 3.50, cap 6.00 USD')."""
+    linked = pricing.index_linked
+    assert linked is not None
+    words = f"index {linked.spread:+.2f}"
+    if linked.floor is not None:
+        words += f", floor {linked.floor:,.2f}"
+    if linked.cap is not None:
+        words += f", cap {linked.cap:,.2f}"
+    return "Index-linked", f"{words} {currency}"
+
+
 def list_price(
     col: Columns, fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, fixed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -100,6 +112,7 @@ KIND = Kind(
     cost_columns=cost_columns,
     scale_price=scale_price,
     index_rent=index_rent,
+    terms_row=terms_row,
     template_flow=True,
     price_words="the market index plus a spread, between a floor and a cap",
 )

@@ -82,6 +82,17 @@ def equipment(offer: Offer, fx: float) -> Equipment:
     return Equipment(owned.capex_per_gpu * fx * (offer.gpus or 0), running * fx, owned.life_years)
 
 
+def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+    """('Owned', '40,000 USD per GPU all-in, 5.0 years, 1.2 kW per GPU, PUE 1.3, 0.1 per kWh, colocation 150.00 per
+    kW-month'): the block's figures as stated."""
+    o = pricing.owned
+    assert o is not None
+    return "Owned", (
+        f"{o.capex_per_gpu:,.0f} {currency} per GPU all-in, {o.life_years} years, {o.power_kw_per_gpu} kW per GPU, "
+        f"PUE {o.pue}, {o.electricity_kwh} per kWh, colocation {o.colo_kw_month:,.2f} per kW-month"
+    )
+
+
 def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
     """The capital per GPU times `factor` (power and colocation stay)."""
     owned = pricing.owned
@@ -103,5 +114,6 @@ KIND = Kind(
     scale_price=scale_price,
     month_rule="equipment",
     equipment=equipment,
+    terms_row=terms_row,
     price_words="our own capital, power and colocation",
 )

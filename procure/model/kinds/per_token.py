@@ -140,6 +140,13 @@ def workbook_cost(k: Callable[[str], str], ref: Callable[[str], str]) -> str:
     )
 
 
+def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+    """('Per million tokens', '1.20 input, 4.80 output USD')."""
+    prices = pricing.per_mtok
+    assert prices is not None
+    return "Per million tokens", f"{prices.input:,.2f} input, {prices.output:,.2f} output {currency}"
+
+
 KIND = Kind(
     name="per_token",
     field="per_mtok",
@@ -153,6 +160,7 @@ KIND = Kind(
     workbook_cost=workbook_cost,
     month_rule="tokens",
     per_task=True,
+    terms_row=terms_row,
     template_flow=True,
     price_words="a price per million input and output tokens",
 )

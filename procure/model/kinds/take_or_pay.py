@@ -86,6 +86,10 @@ def reserved_words(offer: Offer, noun: str) -> str:
     return f"{offer.gpus:,} {noun} reserved, {owed:,g} owed"
 
 
+def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+    return "Pricing", terms(pricing)
+
+
 def workbook_values(offer: Offer, metrics: dict[str, Any]) -> dict[str, Any]:
     terms = offer.pricing.take_or_pay  # type: ignore[attr-defined]
     return {"reserved_gpus": offer.gpus, "floor": terms.floor, "gpus_used": metrics.get("gpus_needed")}
@@ -120,4 +124,5 @@ KIND = Kind(
     rate=rate,
     terms=terms,
     reserved_words=reserved_words,
+    terms_row=terms_row,
 )
