@@ -317,8 +317,8 @@ def evaluate(
 def _linked_index(workspace: Workspace, offers: list[Offer], day: date) -> IndexLevel | None:
     """The index level on the as-of date; index-linked offers cannot be priced without one (an input error)."""
     index_level = workspace.index_level_on(day)
-    if index_level is None and any(o.pricing.index_linked for o in offers):
-        linked = ", ".join(o.id for o in offers if o.pricing.index_linked)
+    if index_level is None and any(kind_of(o.pricing).index_rent for o in offers):
+        linked = ", ".join(o.id for o in offers if kind_of(o.pricing).index_rent)
         raise InputError(
             [
                 Problem(
@@ -675,7 +675,7 @@ def evaluate_with_inputs(
 
     odds = _gate_odds(offers, columns, model, evidence, config, [o.pricing.currency or config.currency for o in offers])
     records = [
-        offer_record(o, g, rt, r, c, workspace, day, index_level if o.pricing.index_linked else None, lay, p)
+        offer_record(o, g, rt, r, c, workspace, day, index_level if kind_of(o.pricing).index_rent else None, lay, p)
         for o, g, rt, r, c, lay, p in zip(offers, gradings, ratings, readings, costs, layers, odds)
     ]
     from procure.analysis.cashflow import term_average_rent

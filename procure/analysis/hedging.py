@@ -417,7 +417,7 @@ def _fit_ratio(
             insufficient_history=True,
             source="none",
         )
-        if record.terms.pricing.index_linked is not None:
+        if kind_named(record.pricing_basis).index_rent is not None:
             notes.append(
                 "no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so "
                 "the ladder uses 1; its basis to the settlement index is not measured"
@@ -455,10 +455,11 @@ def _exposure(
     index-linked offer's cap and floor already do part of a hedge's work: said."""
     linked = record.terms.pricing.index_linked
     exposure = []
-    no_rent = not kind_named(record.pricing_basis).rented
+    kind = kind_named(record.pricing_basis)
+    no_rent = not kind.rented
     if no_rent:
-        kind = "an owned offer" if record.pricing_basis == "owned" else "a per-token offer"
-        notes.append(f"{kind} pays no GPU-hour rent: nothing to hedge against a rental index")
+        article = "an" if kind.label[0] in "aeiou" else "a"
+        notes.append(f"{article} {kind.label} offer pays no GPU-hour rent: nothing to hedge against a rental index")
     for month, gpus, phase, _ in months:
         hours = gpus * HOURS_PER_MONTH
         if no_rent:
@@ -467,7 +468,7 @@ def _exposure(
             exposure.append(
                 ExposureMonth(month=month, gpu_hours=0.0, floating=False, reason="before delivery: nothing to hedge")
             )
-        elif phase == "term" and linked is not None:
+        elif phase == "term" and kind.index_rent is not None:
             exposure.append(ExposureMonth(month=month, gpu_hours=hours, floating=True, reason="index-linked price"))
         elif phase == "renewal" and horizon.renewal != "escalate":
             exposure.append(

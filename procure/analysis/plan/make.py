@@ -166,7 +166,7 @@ def make_plan(
         scen,
         penalty,
         delta,
-        index_linked={o.id for o in ev.offers if o.pricing_basis == "index"},
+        index_linked={o.id for o in ev.offers if kind_of(o.terms.pricing).index_rent is not None},
         claims={o.id for o in ev.offers if o.points_source == "vendor_claim"},
         claims_factor=claim_low_end(ws),
     )
