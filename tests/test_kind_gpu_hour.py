@@ -53,3 +53,15 @@ def test_it_is_rented_and_has_the_workbook_gpu_hour_formula():
     assert KIND.rented  # a discount, a burst price, commit options and a billing unit go with it
     assert KIND.workbook_cost is None  # full / tasks per GPU-hour, the sheet's own formula
     assert KIND.block is None and KIND.columns == ()
+
+
+def test_its_memo_price_is_the_list_price_with_its_discount_or_the_on_demand_price():
+    """halvard: 6.40 USD with 5% off; brightwater (no discount): 2.95 alone; on demand only (no list price, a burst
+    price of 7.10): billed as used."""
+    from procure.model.inputs import Burst
+
+    halvard = example_offer("halvard-b200-ms").pricing
+    assert KIND.memo_price(halvard, "USD", {}, "USD") == "6.40 USD per GPU-hour, 5% discount"
+    assert KIND.memo_price(example_offer("brightwater-b200-bm").pricing, "USD", {}, "USD") == "2.95 USD per GPU-hour"
+    on_demand = halvard.model_copy(update={"gpu_hour": None, "burst": Burst(gpu_hour=7.10, max_gpus=16)})
+    assert KIND.memo_price(on_demand, "EUR", {}, "USD") == "7.10 EUR per GPU-hour on demand, billed as used"

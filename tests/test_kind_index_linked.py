@@ -97,3 +97,13 @@ def test_its_row_in_the_report_states_the_spread_floor_and_cap():
     assert pricing.kind_row("USD") == ("Index-linked", "index -0.30, floor 3.50, cap 6.00 USD")
     bare = pricing.model_copy(update={"index_linked": IndexLinked(spread=0.25)})
     assert bare.kind_row("EUR") == ("Index-linked", "index +0.25 EUR")
+
+
+def test_its_memo_price_is_the_link_and_todays_rent():
+    """corvid: index -0.30 USD, floor 3.50, cap 6.00; today's rent as the cost model found it (4.7349 -> 4.73)."""
+    pricing = example_offer("corvid-b200-idx").pricing
+    assert KIND.memo_price(pricing, "USD", {"rent_today": 4.7349, "rent": 9.0}, "USD") == (
+        "index -0.30 USD per GPU-hour (floor 3.50, cap 6.00), 4.73 today"
+    )
+    bare = pricing.model_copy(update={"index_linked": IndexLinked(spread=0.25)})
+    assert KIND.memo_price(bare, "USD", {"rent": 5.0}, "USD") == "index +0.25 USD per GPU-hour, 5.00 today"

@@ -99,3 +99,11 @@ def test_its_row_in_the_report_states_the_block_as_given():
     )
     # the GPU-hour price has rows of its own
     assert example_offer("corvid-b200-idx").pricing.model_copy(update={"index_linked": None}).kind_row("USD") is None
+
+
+def test_its_memo_price_is_the_capital_and_the_owned_hour():
+    """BLOCK's 40,000 a GPU in the offer's currency and HOUR (1.607128 -> 1.61) in ours."""
+    pricing = example_offer("own-b200-colo").pricing.model_copy(update={"owned": OwnedCost(**BLOCK)})
+    assert KIND.memo_price(pricing, "EUR", {"rent": HOUR}, "USD") == (
+        "owned: 40,000 EUR per GPU all-in, 1.61 USD per GPU-hour with power and space"
+    )

@@ -94,3 +94,8 @@ def test_its_row_in_the_report_states_both_token_prices():
     """The example's lumen-forge offer: 0.90 input and 4.40 output USD per million tokens."""
     pricing = example_offer("lumen-forge-tokens").pricing
     assert pricing.kind_row("USD") == ("Per million tokens", "0.90 input, 4.40 output USD")
+
+
+def test_its_memo_price_is_both_token_prices():
+    pricing = example_offer("lumen-forge-tokens").pricing
+    assert KIND.memo_price(pricing, "USD", {}, "USD") == "0.90 input and 4.40 output USD per million tokens"

@@ -254,34 +254,9 @@ def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> Te
     t, c = record.terms, record.terms.contract
     p = t.pricing
     cur = record.currency
-    if p.per_mtok is not None:
-        price = f"{p.per_mtok.input:.2f} input and {p.per_mtok.output:.2f} output {cur} per million tokens"
-    elif p.index_linked is not None:
-        li = p.index_linked
-        bounds = ", ".join(
-            x
-            for x in (
-                f"floor {li.floor:.2f}" if li.floor is not None else "",
-                f"cap {li.cap:.2f}" if li.cap is not None else "",
-            )
-            if x
-        )
-        price = (
-            f"index {li.spread:+.2f} {cur} per GPU-hour"
-            + (f" ({bounds})" if bounds else "")
-            + f", {record.metrics.get('rent_today', record.metrics['rent']):.2f} today"
-        )
-    elif p.owned is not None:
-        price = (
-            f"owned: {p.owned.capex_per_gpu:,.0f} {cur} per GPU all-in, {record.metrics['rent']:.2f} {ev.currency} "
-            "per GPU-hour with power and space"
-        )
-    elif (kind := kind_of(p)).terms is not None:  # a kind that words its own terms (take-or-pay)
-        price = f"{kind.terms(p)}, in {cur}"
-    elif p.gpu_hour is None and p.burst is not None:  # on demand only: billed as used, nothing committed
-        price = f"{p.burst.gpu_hour:.2f} {cur} per GPU-hour on demand, billed as used"
-    else:
-        price = f"{p.gpu_hour:.2f} {cur} per GPU-hour" + (f", {p.discount:.0%} discount" if p.discount else "")
+    memo_price = kind_of(p).memo_price
+    assert memo_price is not None  # every kind words its price for the memo
+    price = memo_price(p, cur, record.metrics, ev.currency)
     if c.escalator:
         escalator = f"+{c.escalator:.1%} a contract year"
     elif c.escalator_schedule:

@@ -88,7 +88,8 @@ class Kind:
     index_rent: for a kind priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
     the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
     does not follow the index by contract); terms_row: the report's offer-table row for its block, (label, its
-    terms in words) given the offer's currency (None: the GPU-hour price has rows of its own)."""
+    terms in words) given the offer's currency (None: the GPU-hour price has rows of its own); memo_price: the board
+    memo's price line (pricing, the offer's currency, its cost-model metrics, the workspace's currency)."""
 
     name: str
     field: str
@@ -115,6 +116,7 @@ class Kind:
     equipment: Callable[[Offer, float], Equipment] | None = None
     index_rent: Callable[[Pricing, float, float, float], float] | None = None
     terms_row: Callable[[Pricing, str], tuple[str, str]] | None = None
+    memo_price: Callable[[Pricing, str, dict[str, Any], str], str] | None = None
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

@@ -8,7 +8,7 @@ is its price) and spot (`service.preemptible`: a burst source with interruptions
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from procure.model.kinds.base import Kind
 
@@ -30,11 +30,20 @@ def rate(pricing: Pricing) -> float | None:
     return pricing.burst.gpu_hour if pricing.burst is not None else None
 
 
+def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
+    """'5.20 USD per GPU-hour, 10% discount'; a pure on-demand offer: its burst price, billed as used."""
+    if pricing.gpu_hour is None and pricing.burst is not None:  # on demand only: billed as used, nothing committed
+        return f"{pricing.burst.gpu_hour:.2f} {currency} per GPU-hour on demand, billed as used"
+    discount = f", {pricing.discount:.0%} discount" if pricing.discount else ""
+    return f"{pricing.gpu_hour:.2f} {currency} per GPU-hour{discount}"
+
+
 KIND = Kind(
     name="gpu_hour",
     field="gpu_hour",
     label="GPU-hour",
     scale_price=scale_price,
     rate=rate,
+    memo_price=memo_price,
     price_words="a fixed price per GPU-hour",
 )

@@ -3,7 +3,7 @@ market/index.csv (docs/cost-model.md, step 1; the hedge and the cash flow move i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -66,6 +66,25 @@ def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
     return "Index-linked", f"{words} {currency}"
 
 
+def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
+    """'index -0.30 USD per GPU-hour (floor 3.50, cap 6.00), 4.73 today' (today: the rent the cost model found)."""
+    linked = pricing.index_linked
+    assert linked is not None
+    bounds = ", ".join(
+        x
+        for x in (
+            f"floor {linked.floor:.2f}" if linked.floor is not None else "",
+            f"cap {linked.cap:.2f}" if linked.cap is not None else "",
+        )
+        if x
+    )
+    return (
+        f"index {linked.spread:+.2f} {currency} per GPU-hour"
+        + (f" ({bounds})" if bounds else "")
+        + f", {metrics.get('rent_today', metrics['rent']):.2f} today"
+    )
+
+
 def list_price(
     col: Columns, fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, fixed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -113,6 +132,7 @@ KIND = Kind(
     scale_price=scale_price,
     index_rent=index_rent,
     terms_row=terms_row,
+    memo_price=memo_price,
     template_flow=True,
     price_words="the market index plus a spread, between a floor and a cap",
 )

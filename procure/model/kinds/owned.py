@@ -5,7 +5,7 @@ ch. 3)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -93,6 +93,16 @@ def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
     )
 
 
+def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
+    """'owned: 48,000 USD per GPU all-in, 1.61 USD per GPU-hour with power and space' (the hour in our currency)."""
+    owned = pricing.owned
+    assert owned is not None
+    return (
+        f"owned: {owned.capex_per_gpu:,.0f} {currency} per GPU all-in, {metrics['rent']:.2f} {ours} "
+        "per GPU-hour with power and space"
+    )
+
+
 def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
     """The capital per GPU times `factor` (power and colocation stay)."""
     owned = pricing.owned
@@ -115,5 +125,6 @@ KIND = Kind(
     month_rule="equipment",
     equipment=equipment,
     terms_row=terms_row,
+    memo_price=memo_price,
     price_words="our own capital, power and colocation",
 )

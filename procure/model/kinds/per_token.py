@@ -5,7 +5,7 @@ share of tasks that succeed, plus fixed fees and staff spread over the month's t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from pydantic import Field
@@ -147,6 +147,13 @@ def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
     return "Per million tokens", f"{prices.input:,.2f} input, {prices.output:,.2f} output {currency}"
 
 
+def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
+    """'0.90 input and 4.40 output USD per million tokens'."""
+    prices = pricing.per_mtok
+    assert prices is not None
+    return f"{prices.input:.2f} input and {prices.output:.2f} output {currency} per million tokens"
+
+
 KIND = Kind(
     name="per_token",
     field="per_mtok",
@@ -161,6 +168,7 @@ KIND = Kind(
     month_rule="tokens",
     per_task=True,
     terms_row=terms_row,
+    memo_price=memo_price,
     template_flow=True,
     price_words="a price per million input and output tokens",
 )

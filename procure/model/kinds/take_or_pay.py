@@ -86,6 +86,10 @@ def reserved_words(offer: Offer, noun: str) -> str:
     return f"{offer.gpus:,} {noun} reserved, {owed:,g} owed"
 
 
+def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
+    return f"{terms(pricing)}, in {currency}"
+
+
 def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
     return "Pricing", terms(pricing)
 
@@ -125,4 +129,5 @@ KIND = Kind(
     terms=terms,
     reserved_words=reserved_words,
     terms_row=terms_row,
+    memo_price=memo_price,
 )
