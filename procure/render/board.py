@@ -30,15 +30,18 @@ from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
 from procure.analysis.record import OfferRecord
 from procure.analysis.scenarios import ScenarioRow
-from procure.model.kinds import kind_named, kind_of
+from procure.model.kinds import Kind, kind_named, kind_of
 from procure.render.formats import cash, clip, month_range, prose_count
 
-BASIS_WORDS = {"gpu_hour": "fixed price", "index": "follows the index", "per_token": "per token", "owned": "owned"}
+
+def _kind(record: OfferRecord) -> Kind:
+    return kind_named(record.pricing_basis)
 
 
 def _basis_words(basis: str) -> str:
-    """The board's words for a pricing basis; a kind without words of its own here is named by its label."""
-    return BASIS_WORDS.get(basis) or kind_named(basis).label
+    """The board's words for a pricing basis: its kind's, else the kind's label."""
+    kind = kind_named(basis)
+    return kind.board_words or kind.label
 
 
 # How throughput between two measured speeds is read, in the board's words (assumptions.interpolation).
@@ -234,16 +237,16 @@ def _pros_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[s
     prepay = t.pricing.prepay_fraction or 0
     if prepay:
         cons.append(f"{prepay:.0%} prepaid")
-    if record.pricing_basis == "index":
+    if _kind(record).index_rent is not None:
         cons.append("price moves with the market")
     fill = m.get("fill")
     if fill is not None and fill < 0.9:
         cons.append(f"{fig.idle[record.id]:.0%} of the commitment idle at stated demand")
-    if record.pricing_basis == "per_token":
+    if _kind(record).per_task:
         pros.append("no commitment to fill")
     if record.kind == "owned":
         cons.append(f"capital for {record.term_months // 12} years")
-    if record.term_months <= 12 and record.pricing_basis != "per_token":
+    if record.term_months <= 12 and not _kind(record).per_task:
         pros.append(f"short term ({record.term_months} month{'s' if record.term_months != 1 else ''})")
     elif record.term_months >= 36:
         cons.append(f"long term ({record.term_months} months)")
@@ -345,7 +348,7 @@ def _risks(
     risks.append(
         Risk(
             risk="Concentration: the whole workload with one vendor",
-            likelihood="high" if record.pricing_basis != "owned" else "medium",
+            likelihood="high" if _kind(record).equipment is None else "medium",
             impact=premium,
             impact_basis=f"a year on the runner-up, {runner.vendor}, instead"
             if premium is not None and runner
@@ -937,7 +940,7 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
                 rank=o.rank or 0,
                 price_basis=_basis_words(o.pricing_basis),
                 evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve")
-                if o.pricing_basis != "per_token"
+                if not _kind(o).per_task
                 else "vendor's rate limits",
                 operator=_operator(o),
                 commitment=fig.commitments.get(o.id),
@@ -1073,9 +1076,7 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     )
     evidence = list(
         dict.fromkeys(
-            EVIDENCE_WORDS.get(o.points_source, "reference curve")
-            if o.pricing_basis != "per_token"
-            else "vendor's rate limits"
+            EVIDENCE_WORDS.get(o.points_source, "reference curve") if not _kind(o).per_task else "vendor's rate limits"
             for o in offers
         )
     )

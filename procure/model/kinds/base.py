@@ -85,7 +85,8 @@ class Kind:
     (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
     as GPUs (the per-token kind); equipment: the equipment an offer of the kind buys at an exchange rate (its capital,
     running cost and life: the cash flow's capital, replacements and running costs; None: nothing is bought);
-    index_rent: for a kind priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
+    board_words: how the board memo's options table names its price (empty: its label); index_rent: for a kind
+    priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
     the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
     does not follow the index by contract); terms_row: the report's offer-table row for its block, (label, its
     terms in words) given the offer's currency (None: the GPU-hour price has rows of its own); memo_price: the board
@@ -113,6 +114,7 @@ class Kind:
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
     reserved_words: Callable[[Offer, str], str | None] = no_reservation
     per_task: bool = False
+    board_words: str = ""
     equipment: Callable[[Offer, float], Equipment] | None = None
     index_rent: Callable[[Pricing, float, float, float], float] | None = None
     terms_row: Callable[[Pricing, str], tuple[str, str]] | None = None

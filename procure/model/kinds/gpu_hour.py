@@ -42,6 +42,7 @@ KIND = Kind(
     name="gpu_hour",
     field="gpu_hour",
     label="GPU-hour",
+    board_words="fixed price",
     scale_price=scale_price,
     rate=rate,
     memo_price=memo_price,

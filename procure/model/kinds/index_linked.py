@@ -125,6 +125,7 @@ KIND = Kind(
     name="index",
     field="index_linked",
     label="index-linked",
+    board_words="follows the index",
     block=IndexLinked,
     columns=("index_level", "spread", "floor", "cap"),
     checks=checks,

@@ -116,6 +116,7 @@ KIND = Kind(
     name="owned",
     field="owned",
     label="owned",
+    board_words="owned",
     block=OwnedCost,
     rented=False,
     columns=COLUMNS,

@@ -158,6 +158,7 @@ KIND = Kind(
     name="per_token",
     field="per_mtok",
     label="per-token",
+    board_words="per token",
     block=PerMtok,
     rented=False,
     columns=("per_mtok_input", "per_mtok_output", "per_mtok_cached_input"),
