@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
+from schemacheck import problems
 from typer.testing import CliRunner
 
 from procure.analysis.scorecard import MonthScore, credit_share, posterior
@@ -289,6 +290,9 @@ def test_reevaluate_exits_3_on_an_sla_breach(signed):
     breached = json.loads(first.stdout)["breached"]
     assert {b["condition"] for b in breached} == {"sla-breach", "credits-owed"}  # 3.16% is within the default 10%
     assert not (signed / ".procure" / "history.sqlite").exists() or json.loads(first.stdout)["baseline_saved"] is None
+    # the document says so in the form its schema gives (baseline_saved null)
+    told = run("schema", "reevaluate")
+    assert problems(json.loads(first.stdout), json.loads(told.stdout)) == []
     tight = run(
         "reevaluate", "--as-of", "2026-04-01", "--max-delivered-overrun", "3%", "--format", "json", "-w", signed
     )

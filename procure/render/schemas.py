@@ -297,7 +297,10 @@ def _reevaluate() -> Any:
         baseline_run: int
 
     class FirstReevaluation(Envelope):
-        baseline_saved: int = Field(description="no earlier run: this evaluation was saved as the baseline")
+        baseline_saved: int | None = Field(
+            description="no earlier run: the run this evaluation was saved as, the baseline (null when delivered "
+            "evidence breaches a threshold: nothing saved until --accept)"
+        )
         breached: list[Breach]
 
     return ReevaluateDocument | FirstReevaluation
