@@ -553,6 +553,22 @@ def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> 
     return hedged_by_month
 
 
+def _stress_row(
+    move: float, level: float, unhedged: float, payoff: float, base: float, band: float | None
+) -> StressRow:
+    """One index move: the unhedged cost, the hedge's payoff and what is left, each against the unmoved cost."""
+    return StressRow(
+        index_move=move,
+        index_level=level * (1 + move),
+        unhedged=unhedged,
+        hedge_payoff=payoff,
+        hedged=unhedged - payoff,
+        unhedged_change=unhedged - base,
+        hedged_change=unhedged - payoff - base,
+        basis_band=band,
+    )
+
+
 def _stress(
     record: OfferRecord,
     exposure: list[ExposureMonth],
@@ -597,18 +613,7 @@ def _stress(
     for move in STRESS_MOVES:
         unhedged = floating_cost(move)
         payoff = sum(row.hedged_gpu_hours for row in ladder) * level * move
-        stress.append(
-            StressRow(
-                index_move=move,
-                index_level=level * (1 + move),
-                unhedged=unhedged,
-                hedge_payoff=payoff,
-                hedged=unhedged - payoff,
-                unhedged_change=unhedged - base,
-                hedged_change=unhedged - payoff - base,
-                basis_band=band,
-            )
-        )
+        stress.append(_stress_row(move, level, unhedged, payoff, base, band))
     return stress
 
 
@@ -769,18 +774,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     for move in STRESS_MOVES if nothing is None else ():
         unhedged = base * (1 + move)
         payoff = hedged_total * level * move
-        stress.append(
-            StressRow(
-                index_move=move,
-                index_level=level * (1 + move),
-                unhedged=unhedged,
-                hedge_payoff=payoff,
-                hedged=unhedged - payoff,
-                unhedged_change=unhedged - base,
-                hedged_change=unhedged - payoff - base,
-                basis_band=band,
-            )
-        )
+        stress.append(_stress_row(move, level, unhedged, payoff, base, band))
     vendors = sorted(
         {line.vendor for line in plan.plan if line.role == "pay_as_used" or line.decision == "later"} | set(linked)
     )
