@@ -7,7 +7,7 @@ ranks recompute, in Excel and in LibreOffice. The formulas are the cost model's 
 steps 1-6 and 12, and the per-token formula), written cell by cell:
 
     rent       = list price x (1 - discount)
-    financing  = prepay share x rent x cost of capital x term / 24     (owned: 0)
+    financing  = prepay share x rent x cost of capital x term / 24     (owned: 0, its prepay is not financed)
     prepay risk= prepay share x rent x vendor default rate x term / 24  (owned: 0)
     staff      = (your FTE + shared weight x shared FTE) x staff cost per FTE-year / (billed GPUs x 8,760)
     software   = your share of the serving stack x software per GPU-hour + the offer's software
@@ -128,7 +128,7 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
         basis = str(col["basis"][i])
         own = kind_named(basis)
         fx = float(col["fx"][i])
-        token = basis == "per_token"
+        token = own.per_task  # no GPU-hour: its GPU-hour inputs are blank, its token prices filled in
         billed = m.get("billed_gpus")
         spread = float(billed) if billed is not None and math.isfinite(billed) else float(col["gpus"][i])
         yours, shared = _staff(col, i, spread, inputs.model, fixed_only=token)
@@ -142,9 +142,9 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "basis": basis,
                 "acceptable": record.acceptable,
                 "list_price": None if token else _value(m.get("list_price")),
-                "discount": None if token or basis == "owned" else float(col["discount"][i]),
+                "discount": float(col["discount"][i]) if own.rented else None,  # only a rent takes a discount
                 "escalation": 1.0
-                if basis == "owned" or "escalation" not in col or math.isnan(float(col["escalation"][i]))
+                if not own.escalates or "escalation" not in col or math.isnan(float(col["escalation"][i]))
                 else float(col["escalation"][i]),
                 "fees": None if token else _value(m.get("fees")),
                 "prepay_fraction": None if token else float(col["prepay_fraction"][i]),
@@ -189,8 +189,23 @@ def _formula(make: Callable[[Callable[[str], str], int, int], str]) -> Callable[
     return lambda c, r, n: ("formula", make(lambda k: f"{c[k]}{r}", r, n))
 
 
-# A cost per GPU-hour is blank for a per-token offer, which has no GPU-hour.
-GPU_HOUR_ONLY = 'IF({basis}="per_token","",{body})'
+def _unless(basis: str, kinds: list[str], then: str, body: str) -> str:
+    """`body`, or `then` where the row's pricing basis (the cell `basis`) is one of `kinds` (none: `body` alone)."""
+    if not kinds:
+        return body
+    tests = [f'{basis}="{name}"' for name in kinds]
+    return f"IF({tests[0] if len(tests) == 1 else 'OR(' + ','.join(tests) + ')'},{then},{body})"
+
+
+def _gpu_hour_only(basis: str, body: str) -> str:
+    """A cost per GPU-hour: blank for an offer of a kind with no GPU-hour (`Kind.per_task`: priced per task)."""
+    return _unless(basis, [kind.name for kind in KINDS if kind.per_task], '""', body)
+
+
+def _financed(basis: str, body: str) -> str:
+    """The financing or the prepay risk of a prepayment: 0 for a kind whose prepay is not financed
+    (`Kind.prepay_financed`: owned, whose capital recovery already carries the cost of capital)."""
+    return _unless(basis, [kind.name for kind in KINDS if not kind.prepay_financed], "0", body)
 
 
 def _offer_columns(cur: str) -> list[Column]:
@@ -209,8 +224,8 @@ def _offer_columns(cur: str) -> list[Column]:
             f"Rent {cur}/GPU-h",
             MONEY_HOUR,
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"), body=f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"), f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"
                 )
             ),
         ),
@@ -222,9 +237,12 @@ def _offer_columns(cur: str) -> list[Column]:
             f"Financing {cur}/GPU-h",
             MONEY_HOUR,
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"),
-                    body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("cost_of_capital")}*{k("term_months")}/24)',
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"),
+                    _financed(
+                        k("basis"),
+                        f"{k('prepay_fraction')}*{k('rent')}*{_ref('cost_of_capital')}*{k('term_months')}/24",
+                    ),
                 )
             ),
         ),
@@ -233,9 +251,12 @@ def _offer_columns(cur: str) -> list[Column]:
             f"Prepay risk {cur}/GPU-h",
             MONEY_HOUR,
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"),
-                    body=f'IF({k("basis")}="owned",0,{k("prepay_fraction")}*{k("rent")}*{_ref("vendor_default_rate")}*{k("term_months")}/24)',
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"),
+                    _financed(
+                        k("basis"),
+                        f"{k('prepay_fraction')}*{k('rent')}*{_ref('vendor_default_rate')}*{k('term_months')}/24",
+                    ),
                 )
             ),
         ),
@@ -254,9 +275,9 @@ def _staff_software_columns(cur: str) -> list[Column]:
             f"Staff {cur}/GPU-h",
             MONEY_HOUR,
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"),
-                    body=f"({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/({k('billed_gpus')}*{HOURS_PER_YEAR:g})",
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"),
+                    f"({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/({k('billed_gpus')}*{HOURS_PER_YEAR:g})",
                 )
             ),
         ),
@@ -267,9 +288,9 @@ def _staff_software_columns(cur: str) -> list[Column]:
             f"Software {cur}/GPU-h",
             MONEY_HOUR,
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"),
-                    body=f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}',
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"),
+                    f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}',
                 )
             ),
         ),
@@ -278,9 +299,9 @@ def _staff_software_columns(cur: str) -> list[Column]:
             f"Full {cur}/GPU-h",
             MONEY_HOUR,
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"),
-                    body="+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software")),
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"),
+                    "+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software")),
                 )
             ),
         ),
@@ -300,9 +321,9 @@ def _tasks_columns() -> list[Column]:
             "Successful tasks/GPU-h",
             "#,##0.0",
             _formula(
-                lambda k, r, n: GPU_HOUR_ONLY.format(
-                    basis=k("basis"),
-                    body=f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")}*{_ref("utilization_factor")})*{k("fill")},"")',
+                lambda k, r, n: _gpu_hour_only(
+                    k("basis"),
+                    f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")}*{_ref("utilization_factor")})*{k("fill")},"")',
                 )
             ),
         ),

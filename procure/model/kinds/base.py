@@ -83,14 +83,20 @@ class Kind:
     report's offer table, for a kind the template has no row of its own for; reserved_words: the GPUs reserved and
     the part of them owed, in words ('100 B200 GPUs reserved, 70 owed'), for a kind that reserves more than it owes
     (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
-    as GPUs (the per-token kind); equipment: the equipment an offer of the kind buys at an exchange rate (its capital,
-    running cost and life: the cash flow's capital, replacements and running costs; None: nothing is bought);
+    as GPUs: it has no GPU-hour (the per-token kind); equipment: the equipment an offer of the kind buys at an
+    exchange rate (its capital, running cost and life: the cash flow's capital, replacements and running costs; None:
+    nothing is bought);
     board_words: how the board memo's options table names its price (empty: its label); index_rent: for a kind
     priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
     the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
     does not follow the index by contract); terms_row: the report's offer-table row for its block, (label, its
     terms in words) given the offer's currency (None: the GPU-hour price has rows of its own); memo_price: the board
-    memo's price line (pricing, the offer's currency, its cost-model metrics, the workspace's currency)."""
+    memo's price line (pricing, the offer's currency, its cost-model metrics, the workspace's currency);
+    prepay_financed: a prepayment to the vendor is financed at the cost of capital and at risk of the vendor's default
+    (steps 2-3 of the cost model; False: the kind's hour is its own capital recovered, which already carries the cost
+    of capital: owned); escalates: its price moves by the offer's escalators over the term (False: owned, whose hour
+    is its capital and running costs). The workbook's formulas ask these: a per_task kind has no GPU-hour, so its cost
+    per GPU-hour cells are blank; a kind whose prepay is not financed has none to finance."""
 
     name: str
     field: str
@@ -119,6 +125,8 @@ class Kind:
     index_rent: Callable[[Pricing, float, float, float], float] | None = None
     terms_row: Callable[[Pricing, str], tuple[str, str]] | None = None
     memo_price: Callable[[Pricing, str, dict[str, Any], str], str] | None = None
+    prepay_financed: bool = True
+    escalates: bool = True
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""
