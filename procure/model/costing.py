@@ -280,15 +280,16 @@ def _fees(col: dict[str, np.ndarray], fx: np.ndarray, term: np.ndarray, spread: 
 
 
 def _financing(
-    col: dict[str, np.ndarray], rent: np.ndarray, is_owned: np.ndarray, term: np.ndarray, a: Assumptions
+    col: dict[str, np.ndarray], rent: np.ndarray, unfinanced: np.ndarray, term: np.ndarray, a: Assumptions
 ) -> tuple[np.ndarray, np.ndarray]:
     """Step 3, financing of the prepayment: prepay_fraction x rent x cost_of_capital x term / 24 (drawn
-    down evenly, so half of it is outstanding on average; owned: capital is already in the CRF).
+    down evenly, so half of it is outstanding on average), none where the kind's prepay is not financed
+    (`unfinanced`, `Kind.prepay_financed`; owned: capital is already in the CRF).
 
     Beside it, the expected loss on unearned prepayment if the vendor fails: annual default rate x the
     average unearned balance (half the prepayment) x the term in years; zero by default."""
-    financing = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
-    prepay_risk = np.where(is_owned, 0.0, col["prepay_fraction"] * rent * a.vendor_default_rate * term / 24)
+    financing = np.where(unfinanced, 0.0, col["prepay_fraction"] * rent * a.cost_of_capital * term / 24)
+    prepay_risk = np.where(unfinanced, 0.0, col["prepay_fraction"] * rent * a.vendor_default_rate * term / 24)
     return financing, prepay_risk
 
 
@@ -402,7 +403,8 @@ def cost_arrays(
         # over in the monthly spend).
         spread = np.where(np.isfinite(fit.billed), fit.billed, gpus)
         fees = _fees(col, fx, term, spread)
-        financing, prepay_risk = _financing(col, rent.rent, is_owned, term, a)
+        unfinanced = np.isin(basis, [kind.name for kind in KINDS if not kind.prepay_financed])
+        financing, prepay_risk = _financing(col, rent.rent, unfinanced, term, a)
         staff = _ops(col, model, spread, fte_cost_year)
         software = _software(col, fx, staff.weights, a.software_gpu_hour)
         # 6. full cost per paid GPU-hour
