@@ -5,6 +5,7 @@ worked by hand; end to end on tests/data/take_or_pay (one offer, 100 GPUs reserv
 
 from __future__ import annotations
 
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -153,6 +154,43 @@ def test_the_board_memo_words_its_terms_and_names_its_kind(tmp_path, monkeypatch
     assert [o.price_basis for o in memo.options] == ["take-or-pay"]
     # 100 GPUs reserved, 0.7 x 100 = 70 owed: the headline names both, never the floor alone as the commitment
     assert "commitment of 100 B200 GPUs reserved, 70 owed, with Tollgate Compute" in memo.headline
+
+
+def test_the_ask_line_names_the_reservation_and_what_is_owed_as_the_headline_does(tmp_path, monkeypatch):
+    """The memo's ask line reads '100 GPUs reserved, 70 owed' (the headline's words), not the floor's 70 alone; the
+    line still bills 70 GPUs (0.7 x 100; the demand needs 54.76), so nothing claims the 100 reserved as billed, and
+    the JSON keeps its figures only."""
+    from procure.analysis.decision import decide
+    from procure.analysis.report import gather_extras
+    from procure.render.board import board_memo
+
+    monkeypatch.setenv("PROCURE_CACHE_DIR", str(tmp_path))
+    ws = load_workspace(DATA)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
+    memo = board_memo(ev, gather_extras(ws, ev, inputs, board=True).memo)
+    (ask,) = memo.ask
+    assert ask.lines == ["100 GPUs reserved, 70 owed, months 1–12, 3.10 USD per GPU-hour"]
+    assert "100 B200 GPUs reserved, 70 owed," in memo.headline
+    (line,) = decide(ev).lines
+    assert (line.gpus, line.gpus_committed, line.reserved) == (70, None, "100 GPUs reserved, 70 owed")
+    assert "reserved" not in line.model_dump_json()  # the JSON keeps the figures: gpus 70
+
+
+def test_the_ask_line_says_what_the_demand_bills_above_what_is_owed(tmp_path):
+    """45,000,000 tasks a month need 45e6 / (750.50064 x 730) = 82.14 GPUs: 83 billed (whole GPUs), above the 70
+    owed and within the 100 reserved."""
+    from procure.analysis.decision import decide
+    from procure.analysis.recommendation import gpus_words
+
+    folder = tmp_path / "ws"
+    shutil.copytree(DATA, folder)
+    config = folder / "procure.yaml"
+    config.write_text(config.read_text().replace("tasks_per_month: 30000000", "tasks_per_month: 45000000"))
+    ev = evaluate(load_workspace(folder), AS_OF)
+    assert ev.offer("tollgate").metrics["billed_gpus"] == pytest.approx(45e6 / (CAPACITY * 730))  # 82.137
+    (line,) = decide(ev).lines
+    assert line.gpus == 83
+    assert gpus_words(line) == "100 GPUs reserved, 70 owed (83 billed at today's demand)"
 
 
 def test_its_words_name_the_reservation_and_what_is_owed():

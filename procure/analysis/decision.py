@@ -52,6 +52,16 @@ def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) ->
     )
 
 
+def _reserved(record: OfferRecord, gpus: int | None) -> str | None:
+    """A reservation larger than what is owed, in its kind's words ('100 GPUs reserved, 70 owed', as the headline
+    words it), with the GPUs the demand bills when they are more than is owed (never the reservation as billed)."""
+    kind = kind_of(record.terms.pricing)
+    words = kind.reserved_words(record.terms, "GPUs")
+    if words is None or gpus is None or gpus <= kind.committed(record.terms) + 1e-9:
+        return words
+    return f"{words} ({gpus:,} billed at today's demand)"
+
+
 def _line_from_offer(record: OfferRecord) -> AskLine:
     """The offer as signed: the GPUs the stated demand bills (at least the committed ones) for its term."""
     per_token = kind_of(record.terms.pricing).per_task
@@ -65,6 +75,7 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
         role="commit",
         gpus=gpus,
         gpus_committed=committed,
+        reserved=_reserved(record, gpus),
         first_month=1,
         last_month=record.term_months,
         term_months=record.term_months,

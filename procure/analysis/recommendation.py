@@ -29,6 +29,13 @@ class AskLine(BaseModel):
         description="the GPUs the contract commits when the demand bills more (a single offer's minimum, what "
         "`commitment` prices; the rest are billed as used); null when they are the same",
     )
+    reserved: str | None = Field(
+        None,
+        exclude=True,
+        description="a kind that reserves more GPUs than it owes (take-or-pay): both in its own words ('100 GPUs "
+        "reserved, 70 owed'), and the GPUs billed when the demand bills more than is owed; words for the documents, "
+        "not part of the JSON (`gpus` is what the demand bills)",
+    )
     first_month: int | None = Field(description="first month of the horizon the line covers (null: as needed)")
     last_month: int | None
     term_months: int | None = Field(
@@ -144,7 +151,10 @@ def months_words(line: AskLine) -> str:
 
 
 def gpus_words(line: AskLine) -> str:
-    """'512 GPUs', '1 GPU', '8–24 GPUs', '38 GPUs (32 committed)', 'up to 64 GPUs', or 'billed per token'."""
+    """'512 GPUs', '1 GPU', '8–24 GPUs', '38 GPUs (32 committed)', 'up to 64 GPUs', 'billed per token', or a
+    reservation in its kind's words: '100 GPUs reserved, 70 owed'."""
+    if line.reserved is not None:
+        return line.reserved
     if line.gpus is None:
         return "billed per token"
     unit = "GPU" if line.gpus == 1 and line.gpus_low is None else "GPUs"
