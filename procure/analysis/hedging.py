@@ -699,7 +699,7 @@ def plan_for_workspace(
     record = next((o for o in ev.offers if o.id == chosen), None)
     fx = ws.fx_rate(record.currency) if record else 1.0
     index_levels = index if index is not None else ws.index
-    if rent is None and not (record and record.pricing_basis == "index"):
+    if rent is None and not (record and kind_named(record.pricing_basis).index_rent is not None):
         rent = ws.rent
     rent_levels, source = (rent.levels(), rent.display) if rent is not None else (None, "")
     return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon)
@@ -719,7 +719,7 @@ def plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[f
         # index-linked commitments, and later decisions (priced at the market when they are signed: docs/plan.md)
         if (
             line.role == "commit"
-            and (ev.offer(line.offer).pricing_basis == "index" or line.decision == "later")
+            and (kind_named(ev.offer(line.offer).pricing_basis).index_rent is not None or line.decision == "later")
             and line.start_month
         ):
             for m in range(line.start_month, (line.end_month or line.start_month) + 1):
@@ -737,7 +737,9 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     hours, rent, task_rent = plan_floating(plan, ev)
     span = min(config.horizon_months, plan.demand.months)
     linked = [
-        line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"
+        line.vendor
+        for line in plan.plan
+        if line.role == "commit" and kind_named(ev.offer(line.offer).pricing_basis).index_rent is not None
     ]
     exposure = [
         ExposureMonth(

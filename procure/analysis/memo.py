@@ -26,6 +26,7 @@ from procure.analysis.recommendation import Recommendation
 from procure.analysis.record import OfferRecord
 from procure.analysis.scenarios import Case, ScenarioRow, scenario_rows
 from procure.model.costing import HOURS_PER_MONTH
+from procure.model.kinds import kind_named
 
 PRICE_MOVE = PRICE_CASE[0]  # the price stress: market prices 20% higher, as the hedging stress moves the index
 # A vendor that fails while nothing else in the plan serves its demand: the months until a qualified fallback offer
@@ -424,7 +425,9 @@ def plan_hedge_sums(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None) -
         sums.rise = PRICE_MOVE * sums.exposed_rent
         sums.payoff = sums.hedged * hedge.stress_level * PRICE_MOVE
     sums.linked = [
-        line.vendor for line in plan.plan if line.role == "commit" and ev.offer(line.offer).pricing_basis == "index"
+        line.vendor
+        for line in plan.plan
+        if line.role == "commit" and kind_named(ev.offer(line.offer).pricing_basis).index_rent is not None
     ]
     return sums
 

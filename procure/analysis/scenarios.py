@@ -14,6 +14,7 @@ from pydantic import Field
 
 from procure.analysis.evaluate import Evaluation, evaluate
 from procure.io.workspace import Workspace
+from procure.model.kinds import kind_named
 from procure.model.units import PerThousand
 
 DEMAND_CASES = ((-0.5, "Demand −50%"), (-0.3, "Demand −30%"), (0.0, "Demand as stated"), (0.3, "Demand +30%"))
@@ -117,7 +118,7 @@ def cases(ws: Workspace, ev: Evaluation) -> list[Case]:
             found.append(Case(name, ev if change == 0 else run(_demand_workspace(ws, change))))
     else:
         found.append(Case("As evaluated (no demand stated)", ev))
-    if ws.index and (any(o.pricing_basis == "index" for o in ev.offers) or horizon):
+    if ws.index and (any(kind_named(o.pricing_basis).index_rent is not None for o in ev.offers) or horizon):
         for change, name in INDEX_CASES:
             found.append(Case(name, run(_index_workspace(ws, change))))
     factor = claim_low_end(ws)

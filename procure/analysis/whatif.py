@@ -21,7 +21,7 @@ from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import Workspace
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import Offer
-from procure.model.kinds import kind_of
+from procure.model.kinds import kind_named, kind_of
 from procure.model.units import PerThousand
 
 FIGURES = (
@@ -361,7 +361,7 @@ def price_to_win(ev: Evaluation) -> list[PriceToWin]:
         elif tie is None:
             note = (
                 "no rental price to negotiate"
-                if record.pricing_basis in ("owned", "per_token")
+                if not kind_named(record.pricing_basis).rented
                 else "cannot tie: the index floor holds the price above the tie"
             )
         elif tie <= 0:
