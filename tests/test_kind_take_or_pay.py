@@ -176,21 +176,29 @@ def test_the_ask_line_names_the_reservation_and_what_is_owed_as_the_headline_doe
     assert "reserved" not in line.model_dump_json()  # the JSON keeps the figures: gpus 70
 
 
-def test_the_ask_line_says_what_the_demand_bills_above_what_is_owed(tmp_path):
+def test_the_ask_line_says_what_the_demand_bills_above_what_is_owed(tmp_path, monkeypatch):
     """45,000,000 tasks a month need 45e6 / (750.50064 x 730) = 82.14 GPUs: 83 billed (whole GPUs), above the 70
-    owed and within the 100 reserved."""
+    owed (what the commitment prices) and within the 100 reserved. The ask line and the headline both say so."""
     from procure.analysis.decision import decide
-    from procure.analysis.recommendation import gpus_words
+    from procure.analysis.report import gather_extras
+    from procure.render.board import board_memo
 
+    monkeypatch.setenv("PROCURE_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "ws"
     shutil.copytree(DATA, folder)
     config = folder / "procure.yaml"
     config.write_text(config.read_text().replace("tasks_per_month: 30000000", "tasks_per_month: 45000000"))
-    ev = evaluate(load_workspace(folder), AS_OF)
+    ws = load_workspace(folder)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
     assert ev.offer("tollgate").metrics["billed_gpus"] == pytest.approx(45e6 / (CAPACITY * 730))  # 82.137
     (line,) = decide(ev).lines
-    assert line.gpus == 83
-    assert gpus_words(line) == "100 GPUs reserved, 70 owed (83 billed at today's demand)"
+    assert (line.gpus, line.gpus_committed) == (83, 70)
+    memo = board_memo(ev, gather_extras(ws, ev, inputs, board=True).memo)
+    assert memo.ask[0].lines == [
+        "100 GPUs reserved, 70 owed (83 billed at today's demand), months 1–12, 3.10 USD per GPU-hour"
+    ]
+    assert "100 B200 GPUs reserved, 70 owed, with Tollgate Compute, " in memo.headline
+    assert "(83 GPUs billed at today's demand)" in memo.headline
 
 
 def test_its_words_name_the_reservation_and_what_is_owed():

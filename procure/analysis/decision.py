@@ -52,30 +52,30 @@ def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) ->
     )
 
 
-def _reserved(record: OfferRecord, gpus: int | None) -> str | None:
+def _reserved(record: OfferRecord, gpus: int | None, billed_more: bool) -> str | None:
     """A reservation larger than what is owed, in its kind's words ('100 GPUs reserved, 70 owed', as the headline
     words it), with the GPUs the demand bills when they are more than is owed (never the reservation as billed)."""
-    kind = kind_of(record.terms.pricing)
-    words = kind.reserved_words(record.terms, "GPUs")
-    if words is None or gpus is None or gpus <= kind.committed(record.terms) + 1e-9:
-        return words
-    return f"{words} ({gpus:,} billed at today's demand)"
+    words = kind_of(record.terms.pricing).reserved_words(record.terms, "GPUs")
+    return f"{words} ({gpus:,} billed at today's demand)" if words is not None and billed_more else words
 
 
 def _line_from_offer(record: OfferRecord) -> AskLine:
     """The offer as signed: the GPUs the stated demand bills (at least the committed ones) for its term."""
-    per_token = kind_of(record.terms.pricing).per_task
+    kind = kind_of(record.terms.pricing)
+    per_token = kind.per_task
     billed = record.metrics.get("billed_gpus")
     gpus = None if per_token else (math.ceil(billed - 1e-9) if billed else record.gpus)
-    # the commitment prices the offer's minimum (offer_commitment); GPUs the demand bills above it are billed as used
-    committed = record.gpus if gpus is not None and record.gpus and record.gpus < gpus else None
+    # the commitment prices what the kind commits (offer_commitment: the offer's minimum, a take-or-pay floor), in
+    # whole GPUs; GPUs the demand bills above it are billed as used
+    owed = math.ceil(kind.committed(record.terms) - 1e-9)
+    committed = owed if gpus is not None and owed and owed < gpus else None
     return AskLine(
         offer=record.id,
         vendor=record.vendor,
         role="commit",
         gpus=gpus,
         gpus_committed=committed,
-        reserved=_reserved(record, gpus),
+        reserved=_reserved(record, gpus, committed is not None),
         first_month=1,
         last_month=record.term_months,
         term_months=record.term_months,
