@@ -80,6 +80,16 @@ def test_its_workbook_formula_is_the_token_formula_on_the_rows_cells():
     assert "/[tasks_per_month])" in formula
 
 
+def test_its_workbook_inputs_are_its_stated_prices_the_cache_hit_at_the_input_price_when_unstated():
+    """Lumen Forge states 0.90 input and 4.40 output per million and no cached price: the cached input cell holds 0.90
+    (docs/cost-model.md, per-token offers); stated at 0.45, it holds 0.45."""
+    offer = example_offer("lumen-forge-tokens")
+    assert KIND.workbook_values(offer, {}) == {"per_mtok_input": 0.90, "per_mtok_cached": 0.90, "per_mtok_output": 4.40}
+    cached = offer.pricing.model_copy(update={"per_mtok": PerMtok(input=0.90, output=4.40, cached_input=0.45)})
+    assert KIND.workbook_values(offer.model_copy(update={"pricing": cached}), {})["per_mtok_cached"] == 0.45
+    assert [key for key, _, _ in KIND.workbook_inputs] == ["per_mtok_input", "per_mtok_cached", "per_mtok_output"]
+
+
 def test_the_plan_takes_it_per_task_never_as_gpus():
     """Only the per-token kind is priced per task: the plan gives it a pay-as-used source (no GPUs, no commitment),
     the capacity gate draws no GPUs for it, and it follows demand."""

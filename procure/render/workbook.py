@@ -128,12 +128,11 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
         basis = str(col["basis"][i])
         own = kind_named(basis)
         fx = float(col["fx"][i])
-        token = own.per_task  # no GPU-hour: its GPU-hour inputs are blank, its token prices filled in
+        token = own.per_task  # no GPU-hour: its GPU-hour inputs are blank, its fixed fees a month filled in
         billed = m.get("billed_gpus")
         spread = float(billed) if billed is not None and math.isfinite(billed) else float(col["gpus"][i])
         yours, shared = _staff(col, i, spread, inputs.model, fixed_only=token)
         term = float(col["term_months"][i])
-        cached = col["per_mtok_cached_input"][i] if "per_mtok_cached_input" in col else math.nan
         once_monthly = float(col["fees_once"][i]) / term if term > 0 else 0.0
         rows.append(
             {
@@ -159,17 +158,13 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "quality": float(col["quality_pass_rate"][i]),
                 "fill": None if token else _value(m.get("fill")),
                 "fx": fx,
-                "per_mtok_input": float(col["per_mtok_input"][i]) if token else None,
-                "per_mtok_cached": (float(cached) if not math.isnan(float(cached)) else float(col["per_mtok_input"][i]))
-                if token
-                else None,
-                "per_mtok_output": float(col["per_mtok_output"][i]) if token else None,
                 "fixed_fees_month": (once_monthly + float(col["fees_monthly"][i]) + float(col["fees_per_tb_month"][i]))
                 * fx
                 if token
                 else None,
                 "cost_per_task": m.get("cost_per_task"),
                 **{key: None for kind in KINDS for key, _, formula in kind.workbook_columns if formula is None},
+                **{key: None for kind in KINDS for key, _, _ in kind.workbook_inputs},
                 **(own.workbook_values(inputs.offers[i], m) if own.workbook_values is not None else {}),
             }
         )
@@ -330,14 +325,13 @@ def _tasks_columns() -> list[Column]:
     ]
 
 
-def _per_token_columns(cur: str) -> list[Column]:
-    """The per-token offers' prices (in the offer's currency, times FX) and fixed fees, which their cost
-    per task is computed from instead of a GPU-hour."""
+def _kind_input_columns(cur: str) -> list[Column]:
+    """The FX, the inputs of each kind's own cost formula (`Kind.workbook_inputs`: the per-token prices, in the
+    offer's currency, times FX) and a per-task offer's fixed fees a month, which its cost per task is computed from
+    instead of a GPU-hour. On every row: each row's cost formula names them."""
     return [
         ("fx", "FX to " + cur, "0.0000", _input("fx")),
-        ("per_mtok_input", "Input per Mtok (offer currency)", MONEY, _input("per_mtok_input")),
-        ("per_mtok_cached", "Cached input per Mtok (offer currency)", MONEY, _input("per_mtok_cached")),
-        ("per_mtok_output", "Output per Mtok (offer currency)", MONEY, _input("per_mtok_output")),
+        *[(key, header, fmt, _input(key)) for kind in KINDS for key, header, fmt in kind.workbook_inputs],
         ("fixed_fees_month", f"Fixed fees {cur}/month", MONEY, _input("fixed_fees_month")),
     ]
 
@@ -400,7 +394,7 @@ def _columns(cur: str, last: int, bases: frozenset[str] = frozenset()) -> list[C
         _offer_columns(cur)
         + _staff_software_columns(cur)
         + _tasks_columns()
-        + _per_token_columns(cur)
+        + _kind_input_columns(cur)
         + _kind_columns(bases)
         + _cost_columns(cur)
     )

@@ -76,6 +76,8 @@ class Kind:
     workbook_columns / workbook_values: cells of its own on the workbook's Offers sheet, shown when an offer of the
     kind is in the sheet: (key, header, None) a value that workbook_values gives for one offer and its metrics,
     (key, header, formula) a formula over the row's cells (formula(k): k(key) names a cell of the row);
+    workbook_inputs: the cells its workbook_cost reads, (key, header, number format), on every row of the Offers sheet
+    (every row's cost formula names them), which workbook_values fills for its own offers and leaves blank elsewhere;
     month_rule: what a served month of its cash flow pays (procure/analysis/cashflow.py): rent on the billed
     GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
     equipment's running costs, with its capital at signing and at each replacement; rate: the price per GPU-hour
@@ -114,6 +116,7 @@ class Kind:
     billed_monthly: bool = False
     as_used_above_commitment: bool = False
     workbook_columns: tuple[tuple[str, str, Callable[[Callable[[str], str]], str] | None], ...] = ()
+    workbook_inputs: tuple[tuple[str, str, str], ...] = ()
     month_rule: Literal["rent", "tokens", "equipment"] = "rent"
     rate: Callable[[Pricing], float | None] = no_rate
     terms: Callable[[Pricing], str] | None = None

@@ -140,6 +140,15 @@ def workbook_cost(k: Callable[[str], str], ref: Callable[[str], str]) -> str:
     )
 
 
+def workbook_values(offer: Offer, metrics: dict[str, Any]) -> dict[str, Any]:
+    """The prices its workbook formula reads, in the offer's currency; the cached input at the input price when the
+    offer states none."""
+    prices = offer.pricing.per_mtok
+    assert prices is not None
+    cached = prices.cached_input if prices.cached_input is not None else prices.input
+    return {"per_mtok_input": prices.input, "per_mtok_cached": cached, "per_mtok_output": prices.output}
+
+
 def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
     """('Per million tokens', '1.20 input, 4.80 output USD')."""
     prices = pricing.per_mtok
@@ -166,6 +175,12 @@ KIND = Kind(
     cost_columns=cost_columns,
     scale_price=scale_price,
     workbook_cost=workbook_cost,
+    workbook_inputs=(
+        ("per_mtok_input", "Input per Mtok (offer currency)", "#,##0.00"),
+        ("per_mtok_cached", "Cached input per Mtok (offer currency)", "#,##0.00"),
+        ("per_mtok_output", "Output per Mtok (offer currency)", "#,##0.00"),
+    ),
+    workbook_values=workbook_values,
     month_rule="tokens",
     per_task=True,
     terms_row=terms_row,
