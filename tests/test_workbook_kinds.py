@@ -181,7 +181,7 @@ def _cost_cell(letters: dict[str, str], start: str, row: int) -> str:
     return next(f"{letter}{row}" for header, letter in letters.items() if header.startswith(start + " "))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def book() -> Any:
     return _book()
 
@@ -241,3 +241,17 @@ def test_the_rules_are_declared_by_the_kinds():
     assert [k.name for k in KINDS if not k.prepay_financed] == ["owned"]
     assert [k.name for k in KINDS if not k.escalates] == ["owned"]
     assert replace(KINDS[0], name="x").prepay_financed  # the default: a prepay is financed
+
+
+def test_the_evaluator_reads_every_cost_per_task_as_procure_computed_it(book):
+    """A check on the evaluator above: every row's cost per task, computed from the formulas, is the Evaluation's own
+    (the LibreOffice test, tests/test_xlsx_live.py, makes the same check with a real spreadsheet)."""
+    ws = load_workspace(ROOT)
+    ev, _ = evaluate_with_inputs(ws, AS_OF, None, None)
+    letters, rows = _rows(book)
+    sheet = Sheet(book, "Offers")
+    cell = next(letter for header, letter in letters.items() if header.endswith("/task"))
+    for record in ev.offers:
+        expected = record.metrics["cost_per_task"]
+        found = sheet.value("Offers", f"{cell}{rows[record.id]}")
+        assert found == ("" if expected is None else pytest.approx(expected)), record.id
