@@ -205,6 +205,21 @@ def list_runs(root: Path) -> list[RunInfo]:
             raise _damaged(exc) from None
 
 
+class History(BaseModel):
+    """What `procure history` lists: the saved runs, oldest first."""
+
+    runs: list[RunInfo]
+
+
+def saved_runs(workspace: Path, as_of: date | None = None) -> History:
+    """The runs saved in the history of the workspace at or above `workspace`; with `as_of`, only those evaluated
+    as of that date or earlier (the history as it stood for that date)."""
+    from procure.io.workspace import find_workspace
+
+    runs = list_runs(find_workspace(workspace))
+    return History(runs=[r for r in runs if as_of is None or r.as_of <= as_of])
+
+
 def _id_ranges(ids: list[int]) -> str:
     """[1, 2, 3, 7] -> '1-3, 7'."""
     spans: list[list[int]] = []
@@ -799,6 +814,17 @@ def delivered_breaches(ws: Any, ev: Evaluation, overrun: str | None) -> list[Bre
     return [Breach(condition=c, detail=d) for c, d in scorecard_breaches(result, limit) + closing_claims]
 
 
+class FirstRun(BaseModel):
+    """The first re-evaluation: no earlier run to compare with, so this one became the baseline (unless delivered
+    evidence breached a threshold), with what the delivered evidence breached."""
+
+    baseline_saved: int | None = Field(
+        description="no earlier run: the run this evaluation was saved as, the baseline (null when delivered "
+        "evidence breaches a threshold: nothing saved until --accept)"
+    )
+    breached: list[Breach]
+
+
 @dataclass
 class Reevaluation:
     """What `procure reevaluate` found: this evaluation against the baseline, the thresholds breached, and
@@ -810,6 +836,11 @@ class Reevaluation:
     breached: list[Breach]  # thresholds breached (on the first run: by delivered evidence only)
     saved: int | None  # the run saved; None when a breach kept the baseline
     accepted: bool  # --accept: saved despite a breach
+
+    @property
+    def first_run(self) -> FirstRun | None:
+        """The document of the first re-evaluation (None when there was a baseline to compare with)."""
+        return FirstRun(baseline_saved=self.saved, breached=self.breached) if self.diff is None else None
 
 
 def reevaluate(

@@ -2,7 +2,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,8 +16,11 @@ from procure.cli.options import (
     output_options,
     parse_date,
 )
-from procure.cli.output import emit, enveloped, say, show, warn_expiring
+from procure.cli.output import emit, enveloped, nothing_to_show, say, show, warn_expiring
 from procure.status import ExitStatus
+
+if TYPE_CHECKING:
+    from procure.analysis.history import FirstRun, Reevaluation
 
 HISTORY_AS_OF = Annotated[
     str | None,
@@ -48,27 +51,26 @@ def history(
         procure history --format json
         procure history --as-of 2026-11-01
     """
-    from procure.analysis.history import list_runs
-    from procure.io.workspace import find_workspace
+    from procure.analysis.history import saved_runs
 
     format = chosen_format(output.format, output.out, ListFormat.table)
     day = as_day(output.as_of)
-    runs = [r for r in list_runs(find_workspace(output.workspace)) if day is None or r.as_of <= day]
-    if not runs and format is not ListFormat.json:
-        emit(
+    result = saved_runs(output.workspace, day)
+    if format is ListFormat.json:
+        from procure.render.history import history_json
+
+        emit(enveloped("history", history_json(result), format, as_of=day), output.out)
+        return ExitStatus.OK
+    if not result.runs:
+        nothing_to_show(
             f"No saved runs{f' evaluated as of {day} or earlier' if day else ' yet'}: save one with `procure evaluate "
-            "--save`.\n",
+            "--save`",
             output.out,
         )
         return ExitStatus.OK
-    if format is ListFormat.json:
-        from procure.render.envelope import dumps
-
-        emit(dumps("history", {"runs": [r.model_dump(mode="json") for r in runs]}, day), output.out)
-        return ExitStatus.OK
     from procure.render.history import history_table
 
-    show(history_table(runs), output)
+    show(history_table(result.runs), output)
     return ExitStatus.OK
 
 
@@ -211,8 +213,8 @@ def reevaluate(
         ws, as_day(output.as_of), max_increase, fail_on, max_delivered_overrun, accept, label, evaluated=warn_expiring
     )
     ev, result, breached, saved, previous = found.evaluation, found.diff, found.breached, found.saved, found.baseline
-    if result is None:
-        return _first_run(found, format, output.out)
+    if found.first_run is not None:
+        return _first_run(found.first_run, found, format, output.out)
     extra = {"saved_run": saved, "baseline_run": previous}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
@@ -232,36 +234,19 @@ def reevaluate(
     return ExitStatus.OK
 
 
-def _first_run(found: Any, format: DiffFormat, out: Path | None) -> ExitStatus:
+def _first_run(first: "FirstRun", found: "Reevaluation", format: DiffFormat, out: Path | None) -> ExitStatus:
     """No earlier run to compare with: this one became the baseline, unless delivered evidence
     breaches a threshold (then exit 3, unless --accept)."""
-    run_id, delivered, accept = found.saved, found.breached, found.accepted
-    message = (
-        f"No earlier run: saved this evaluation as the baseline (run {run_id})."
-        if run_id
-        else "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
-    )
-    lines = [f"- {b.condition}: {b.detail}" for b in delivered]
-    if format is DiffFormat.json:
-        import json  # here, not at start-up: `procure --help` does without it
+    from procure.render.history import first_run_json, first_run_markdown, first_run_text
 
-        emit(
-            enveloped(
-                "reevaluate",
-                json.dumps({"baseline_saved": run_id, "breached": [b.model_dump() for b in delivered]}),
-                format,
-                found.evaluation,
-            ),
-            out,
-        )
+    if format is DiffFormat.json:
+        emit(enveloped("reevaluate", first_run_json(first), format, found.evaluation), out)
     elif format in (DiffFormat.markdown, DiffFormat.text):
-        emit(
-            _written(f"## Re-evaluation\n\n{message}\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""), format),
-            out,
-        )
+        emit(_written(first_run_markdown(first), format), out)
     else:
-        emit(message + "\n" + "".join(line + "\n" for line in lines), out)
-    if delivered and not accept:
+        emit(first_run_text(first), out)
+    delivered = first.breached
+    if delivered and not found.accepted:
         say(
             f"{len(delivered)} threshold(s) breached by delivered evidence "
             f"({', '.join(dict.fromkeys(b.condition for b in delivered))})"

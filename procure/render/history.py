@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from rich.console import Group
     from rich.table import Table
 
-    from procure.analysis.history import Breach, Diff, RunInfo
+    from procure.analysis.history import Breach, Diff, FirstRun, History, RunInfo
 
 
 def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
@@ -33,6 +33,33 @@ def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:
         for r in runs
     ]
     return headers, rows
+
+
+def history_json(result: History) -> str:
+    """The saved runs as `procure schema history` describes them (without the envelope)."""
+    return result.model_dump_json(indent=2) + "\n"
+
+
+def first_run_markdown(first: FirstRun) -> str:
+    """The first re-evaluation in Markdown: whether this run became the baseline, and the delivered breaches."""
+    lines = "".join(f"- {b.condition}: {b.detail}\n" for b in first.breached)
+    return f"## Re-evaluation\n\n{first_run_message(first)}\n" + ("\n" + lines if lines else "")
+
+
+def first_run_text(first: FirstRun) -> str:
+    """The first re-evaluation for the terminal: the message, then one line per delivered breach."""
+    return first_run_message(first) + "\n" + "".join(f"- {b.condition}: {b.detail}\n" for b in first.breached)
+
+
+def first_run_message(first: FirstRun) -> str:
+    if first.baseline_saved:
+        return f"No earlier run: saved this evaluation as the baseline (run {first.baseline_saved})."
+    return "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."
+
+
+def first_run_json(first: FirstRun) -> str:
+    """The first re-evaluation as `procure schema reevaluate` describes it (without the envelope)."""
+    return first.model_dump_json(indent=2) + "\n"
 
 
 def history_table(runs: list[RunInfo]) -> Table:

@@ -266,10 +266,10 @@ def _sensitivity() -> Any:
 
 
 def _history() -> Any:
-    from procure.analysis.history import RunInfo
+    from procure.analysis.history import History
 
-    class HistoryDocument(Envelope):
-        runs: list[RunInfo]
+    class HistoryDocument(History, Envelope):  # type: ignore[misc]  # the envelope's fields first
+        pass
 
     return HistoryDocument
 
@@ -287,7 +287,7 @@ def _diff() -> Any:
 
 
 def _reevaluate() -> Any:
-    from procure.analysis.history import Breach
+    from procure.analysis.history import Breach, FirstRun
 
     DiffDocument: Any = _diff()
 
@@ -296,12 +296,8 @@ def _reevaluate() -> Any:
         saved_run: int | None = Field(description="the run saved (null when a breach kept the baseline)")
         baseline_run: int
 
-    class FirstReevaluation(Envelope):
-        baseline_saved: int | None = Field(
-            description="no earlier run: the run this evaluation was saved as, the baseline (null when delivered "
-            "evidence breaches a threshold: nothing saved until --accept)"
-        )
-        breached: list[Breach]
+    class FirstReevaluation(FirstRun, Envelope):  # type: ignore[misc]  # the envelope's fields first
+        pass
 
     return ReevaluateDocument | FirstReevaluation
 
