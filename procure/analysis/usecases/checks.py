@@ -1,0 +1,91 @@
+"""The use cases of validate and grade: every file of the workspace checked, and each offer's grade with its
+requirements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from procure.analysis.evaluate import Evaluation
+
+
+@dataclass
+class Grades:
+    """What `procure grade` prints: each offer (the ones named, else all) with its grading, on the day validity is
+    judged; for named offers, the evaluation behind their throughput factors, or the problem that stopped it."""
+
+    as_of: date
+    inputs: Any
+    results: list[tuple[Any, Any]]
+    evaluation: Evaluation | None = None
+    not_evaluated: Any = None
+
+
+def grades(workspace: Path, as_of: date | None, named: list[str], factors: bool = False) -> Grades:
+    """Every offer graded (the `named` ones, each once, when given: an unknown id is an error); with `factors`, the
+    workspace is also evaluated for the throughput factors, and a workspace that cannot be is told, not raised."""
+    from procure.analysis.evaluate import evaluate, resolve_as_of
+    from procure.errors import InputError, unknown_offer
+    from procure.io.workspace import load_workspace
+    from procure.model.grading import grade_offer
+
+    ws = load_workspace(workspace)
+    day = resolve_as_of(ws, as_of)  # validity: an offer is graded on terms that still hold
+    offers = ws.offers
+    if named:
+        by_id = {o.id: o for o in ws.offers}
+        unknown = [unknown_offer(i, list(by_id)) for i in named if i not in by_id]
+        if unknown:
+            raise InputError(unknown)
+        offers = [by_id[i] for i in dict.fromkeys(named)]
+    found = Grades(day, ws.inputs, [(o, grade_offer(o, ws.grades)) for o in offers])
+    if factors:
+        try:
+            found.evaluation = evaluate(ws)
+        except InputError as exc:  # the grades stand without an evaluation
+            found.not_evaluated = exc.problems[0]
+    return found
+
+
+@dataclass
+class Validated:
+    """What `procure validate` prints: the counts of what was read, the warnings and notes on it, the evaluation."""
+
+    evaluation: Evaluation
+    inputs: Any
+    counts: dict[str, int]
+    warnings: list[str]
+    notes: list[str]
+
+
+def validation(workspace: Path, as_of: date | None) -> Validated:
+    """Every file of the workspace checked (a problem raises InputError) and evaluated; the warnings: checklist
+    claims the service terms do not back, offers' scope, stale grade files, measured curves and trials against the
+    public curves."""
+    from procure.analysis.evaluate import evaluate
+    from procure.io.grades import stale_grade_warnings
+    from procure.io.offer_trials import reference_lines
+    from procure.io.workspace import load_workspace
+    from procure.model.rating import contradiction_warnings
+    from procure.model.scope import offer_warnings
+
+    ws = load_workspace(workspace)
+    ev = evaluate(ws, as_of)
+    warnings = [
+        w
+        for offer in ws.offers
+        for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])
+    ]
+    warnings += stale_grade_warnings(ws.grades, ws.root)
+    found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
+    counts = {
+        "offers": len(ws.offers),
+        "grades": len(ws.grades),
+        "reference_curves": len(ws.curves),
+        "index_levels": len(ws.index),
+        "acceptable": len(ev.ranked),
+    }
+    return Validated(ev, ws.inputs, counts, warnings + found, said)
