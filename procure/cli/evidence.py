@@ -1,6 +1,5 @@
 """Delivered evidence set against the promise: scorecard, perf import (reference curves, trials), actuals import."""
 
-from datetime import UTC
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -79,33 +78,17 @@ def scorecard(
         procure scorecard --claim --out claim.md
         procure scorecard --claim --format text > claim.txt
     """
-    from procure.analysis.promised import scored_promise
-    from procure.errors import InputError, unknown_offer
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases.evidence import scorecards
+    from procure.errors import InputError
     from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
 
-    ws = load_workspace(output.workspace)
-    if offer is not None and offer not in {o.id for o in ws.offers}:
-        raise InputError([unknown_offer(offer, [o.id for o in ws.offers])])  # a typo gets "did you mean"
-    if offer is not None and offer not in ws.actuals:
-        known = sorted(ws.actuals)
-        raise InputError(
-            [
-                problem(
-                    "--offer",
-                    (
-                        f"no evidence in actuals/ for {offer!r} (signed offers with evidence: "
-                        f"{', '.join(known) or 'none'})"
-                    ),
-                )
-            ]
-        )
     format = chosen_format(output.format, output.out, MailFormat.markdown if claim else MailFormat.table)
     if format is MailFormat.csv and claim:
         raise InputError(
             [problem("--format", "claims are Markdown, text or json; csv is the scorecard's (drop --claim)")]
         )
-    ev, result = scored_promise(ws, as_day(output.as_of), offer, months)  # the promise, and the months set against it
+    found = scorecards(output.workspace, as_day(output.as_of), offer, months, claim)
+    ev, result = found.evaluation, found.result
     for v in result.vendors:
         for note in v.notes:
             say(f"note: {v.offer}: {note}")
@@ -116,8 +99,8 @@ def scorecard(
             output.out,
         )
         return ExitStatus.OK
-    if claim:
-        _claims(ws, result, ev, format, output.out)
+    if found.claims is not None:
+        _claims(found.claims, ev, format, output.out)
     elif format is MailFormat.json:
         emit(enveloped("scorecard", result.model_dump_json(), format, ev), output.out)
     elif format is MailFormat.csv:
@@ -138,25 +121,12 @@ def _mail(markdown: str, format: MailFormat) -> str:
     return markdown
 
 
-def _claims(ws, result, ev, format: MailFormat, out: Path | None) -> None:  # type: ignore[no-untyped-def]
+def _claims(claims, ev, format: MailFormat, out: Path | None) -> None:  # type: ignore[no-untyped-def]
     """scorecard --claim: the claims drafted as Markdown, plain text or JSON (procure schema claims)."""
-    from procure.analysis.claims import draft_claims
-    from procure.render.claims import claims_markdown
+    from procure.render.claims import claims_json, claims_markdown
 
-    claims = draft_claims(ws, result, ev.as_of)
     if format is MailFormat.json:
-        from procure.render.envelope import dumps
-
-        emit(
-            dumps(
-                "scorecard",
-                {"vendors": [c.model_dump(mode="json") for c in claims]},
-                ev.as_of,
-                ev.inputs,
-                schema="claims",
-            ),
-            out,
-        )
+        emit(enveloped("scorecard", claims_json(claims), format, ev, schema="claims"), out)
         return
     if format is MailFormat.table:  # a claim is a document: a table of it is its Markdown
         format = MailFormat.markdown
@@ -323,133 +293,40 @@ def perf_import(
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
         procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 --precision fp4
     """  # noqa: E501
-    from procure.errors import InputError
-    from procure.io.inferencex import import_curves
-    from procure.io.trials import default_name, import_trials, looks_like_inferencex, looks_like_trial
+    from procure.analysis.usecases.evidence import Trials, import_performance
 
-    curve_options = {
-        "--name": name,
-        "--out-dir": out_dir,
-        "--out": out,
-        "--force": force or None,
-    }  # a curve's, not a kept trial's
+    curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's
     out = one_of("--out-dir", out_dir, "--out", out)
-    if isl is None or osl is None:
-        from procure.io.workspace import load_workspace
-
-        workload = load_workspace(workspace).config.workload
-        isl = isl or workload.input_tokens
-        osl = osl or workload.output_tokens
-    if out is None:
-        out = workspace_folder(workspace, "performance")
-    # with --offer every file is a trial (a broken one is told by its own reader: file, line, field)
-    trials = [looks_like_trial(path) or (offer is not None and not looks_like_inferencex(path)) for path in sources]
-    if any(trials):
-        if not all(trials):
-            raise InputError([problem("perf import", "give trial results or InferenceX rows, not both in one import")])
-        if gpus is None:
-            raise InputError(
-                [
-                    problem(
-                        "--gpus",
-                        "a trial's curve is per billed GPU: state how many GPUs served the endpoint (--gpus N)",
-                    )
-                ]
-            )
-        labels = {"gpu": gpu, "model": model, "precision": precision}
-        if offer is not None:
-            given = [flag for flag, value in curve_options.items() if value is not None]
-            if given:
-                raise InputError(
-                    [
-                        problem(
-                            given[0],
-                            "a trial with --offer is kept in actuals/ID/trials.csv, not written as a curve: leave it "
-                            "out",
-                        )
-                    ]
-                )
-            _offer_trials(workspace, offer, sources, gpus, as_day(trial_date), as_day(as_of), isl, osl, labels)
-            return ExitStatus.OK
-        written, warnings = import_trials(
-            sources, out, name or default_name(sources[0]), gpus, isl, osl, as_day(trial_date), force, labels
-        )
-        for line in _curve_check(workspace, out, written):
-            say(line)
-    else:
-        if offer is not None:
-            raise InputError(
-                [
-                    problem(
-                        "--offer",
-                        (
-                            "InferenceX rows are public curves, not a trial of a signed vendor: import them without "
-                            "--offer"
-                        ),
-                    )
-                ]
-            )
-        if len(sources) != 1:
-            raise InputError([problem("perf import", "InferenceX rows come in one file at a time")])
-        written, warnings = import_curves(
-            sources[0], out, isl, osl, gpu, force, model, per_gpu_basis.value if per_gpu_basis else None
-        )
-    for warning in warnings:
-        say(f"warning: {warning}")
-    for path in written:
-        say(f"wrote {path}")
+    trials = Trials(
+        gpus=gpus,
+        name=name,
+        day=as_day(trial_date),
+        offer=offer,
+        labels={"gpu": gpu, "model": model, "precision": precision},
+        curve_options=[flag for flag, value in curve_options.items() if value is not None],
+    )
+    found = import_performance(
+        workspace,
+        sources,
+        out if out is not None else workspace_folder(workspace, "performance"),
+        trials,
+        (isl, osl),
+        gpu,
+        model,
+        force,
+        per_gpu_basis.value if per_gpu_basis else None,
+        as_day(as_of),
+    )
+    _told(found)
     return ExitStatus.OK
 
 
-def _offer_trials(workspace, offer_id, sources, gpus, day, as_of, isl, osl, labels) -> None:  # type: ignore[no-untyped-def]
-    """perf import --offer: the trials stored as the signed vendor's evidence, set beside the public curves."""
-    from procure.analysis.evaluate import resolve_as_of
-    from procure.errors import InputError, unknown_offer
-    from procure.io.offer_trials import public_curves, trial_reference_lines
-    from procure.io.trial_evidence import import_offer_trials
-    from procure.io.workspace import load_workspace
-
-    ws = load_workspace(workspace, actuals=False)  # the import checks the kept trials it merges into
-    known = [o.id for o in ws.offers]
-    if offer_id not in known:
-        raise InputError([unknown_offer(offer_id, known)])
-    signed = next(o for o in ws.offers if o.id == offer_id)
-    written, notes, warnings, runs = import_offer_trials(
-        ws.root, signed, sources, gpus, day, resolve_as_of(ws, as_of), isl, osl, labels
-    )
-    found, said = trial_reference_lines(
-        offer_id, runs, public_curves(ws.curves.values()), ws.config.workload.interactivity
-    )
-    for warning in warnings + found:
-        say(f"warning: {warning}")
-    for note in notes + said:
-        say(f"note: {note}")
-    for path in written:
+def _told(found) -> None:  # type: ignore[no-untyped-def]
+    """An import's warnings and notes, then the files it wrote, on standard error."""
+    for line in found.said:
+        say(line)
+    for path in found.written:
         say(f"wrote {path}")
-
-
-def _curve_check(workspace: Path, folder: Path, written: list[Path]) -> list[str]:
-    """Lines on a trial curve just written, set beside the public curves of the same folder at the
-    workload's interactivity (procure/model/references.py): warnings, and notes of what was not compared."""
-    from procure.errors import InputError
-    from procure.io.offer_trials import curve_reference_lines, public_curves
-    from procure.io.workspace import load_workspace, read_curve
-    from procure.io.yamlsafe import read_text
-
-    try:
-        target = load_workspace(workspace).config.workload.interactivity
-    except InputError:
-        return [
-            "note: no valid workspace states the workload's interactivity: the curve is not compared with the public "
-            "curves"
-        ]
-    curves = [
-        read_curve(read_text(path, str(path)), str(path), path.stem, []) for path in sorted(Path(folder).glob("*.csv"))
-    ]
-    curves = [c for c in curves if c is not None]
-    ours = [c for c in curves if c.name in {Path(w).stem for w in written}]
-    warnings, notes = curve_reference_lines(ours, public_curves(curves), target)
-    return [f"warning: {w}" for w in warnings] + [f"note: {n}" for n in notes]
 
 
 def actuals_import(
@@ -540,8 +417,8 @@ def actuals_import(
         procure actuals import focus-2026-11.csv --offer northwind-b200-mc
         procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
     """  # noqa: E501
-    from procure.errors import InputError, unknown_offer
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases.evidence import Server, import_evidence
+    from procure.errors import InputError
 
     live = {"--since": since, "--until": until, "--bearer-token-file": bearer_token_file}
     if prometheus is None and any(v is not None for v in live.values()):
@@ -557,50 +434,6 @@ def actuals_import(
         raise InputError([problem("actuals import", "give the files to import, or --prometheus URL --since DATE")])
     if prometheus is not None and since is None:
         raise InputError([problem("--since", "with --prometheus, the first day to read (YYYY-MM-DD)")])
-    ws = load_workspace(workspace, actuals=False)  # the import checks the kept evidence it merges into
-    known = [o.id for o in ws.offers]
-    if offer not in known:
-        raise InputError([unknown_offer(offer, known)])
-    written, notes = _import_evidence(
-        ws, offer, list(sources or []), prometheus, since, until, step, bearer_token_file, timeout
-    )
-    for note in notes:
-        say(f"note: {note}")
-    for path in written:
-        say(f"wrote {path}")
+    server = Server(prometheus, since, until, step, bearer_token_file, timeout) if prometheus is not None else None
+    _told(import_evidence(workspace, offer, list(sources or []), server))
     return ExitStatus.OK
-
-
-def _import_evidence(ws, offer, sources, prometheus, since, until, step, token_file, timeout):  # type: ignore[no-untyped-def]
-    """The files, and with a server's URL the answers of its range queries saved to a temporary folder
-    (procure/io/prometheus_api.py), read and written together: all or nothing."""
-    from procure.io.actuals import import_actuals, offer_size
-
-    signed = next(o for o in ws.offers if o.id == offer)
-    size = offer_size(signed)  # counts are judged against the offer's own GPUs
-    currency = signed.pricing.currency or ws.config.currency  # a FOCUS export's BillingCurrency must be it
-    if prometheus is None:
-        return import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency)
-    import tempfile
-    from datetime import datetime
-
-    from procure.errors import InputError
-    from procure.io import prometheus_api
-
-    names = ws.config.actuals.metrics
-    wanted = [
-        names.output_tokens,
-        names.requests,
-        names.ttft + "_bucket",
-        names.e2e_latency + "_bucket",
-        names.gpu_busy,
-    ] + ([names.requests_running] if names.max_concurrency else [])
-    end = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else datetime.now(UTC)
-    with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
-        queries = prometheus_api.fetch_all(prometheus, wanted, since, end, step, token_file, timeout, Path(folder))
-        try:
-            return import_actuals(
-                ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency
-            )
-        except InputError as exc:
-            raise InputError(prometheus_api.relabel(exc.problems, queries)) from None

@@ -96,3 +96,10 @@ def claims_markdown(vendors: list[VendorClaims], as_of: date) -> str:
             lines += ["Nothing to claim:", ""] + [f"- {c.month}: {c.reason}." for c in zero] + [""]
         lines += [f"Total claimable now: {v.total_claimable:,.2f} {v.currency}.", ""]
     return "\n".join(lines)
+
+
+def claims_json(vendors: list[VendorClaims]) -> str:
+    """The claims as `procure schema claims` describes them (without the envelope)."""
+    import json
+
+    return json.dumps({"vendors": [c.model_dump(mode="json") for c in vendors]}, indent=2) + "\n"

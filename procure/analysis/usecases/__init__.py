@@ -19,6 +19,7 @@ from procure.analysis.usecases.compare import (
     evaluation,
     sensitivities,
 )
+from procure.analysis.usecases.evidence import Imported, Scorecards, import_evidence, import_performance, scorecards
 from procure.analysis.usecases.hedge import Hedging, hedging
 from procure.analysis.usecases.plans import CashFlows, Planning, Positioning, cash_flows, planning, positioning
 from procure.analysis.usecases.whatif import Asked, WhatIfs, what_if
@@ -31,9 +32,11 @@ __all__ = [
     "Evaluated",
     "Grades",
     "Hedging",
+    "Imported",
     "Planning",
     "Positioning",
     "Progress",
+    "Scorecards",
     "Sensitivities",
     "Validated",
     "WhatIfs",
@@ -42,10 +45,13 @@ __all__ = [
     "evaluation",
     "grades",
     "hedging",
+    "import_evidence",
+    "import_performance",
     "no_progress",
     "planning",
     "positioning",
     "ranks_by_horizon",
+    "scorecards",
     "sensitivities",
     "validation",
     "what_if",
