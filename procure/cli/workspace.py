@@ -2,7 +2,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -188,55 +188,31 @@ def grades_update(
         procure grades update --format json
         procure grades update --write
     """  # noqa: E501
-    import difflib
-
-    from procure.io.files import write_atomic
-    from procure.io.grades import stale_grades
-    from procure.io.workspace import find_workspace
+    from procure.io.grades import grade_updates
 
     format = chosen_format(format, out, ListFormat.table)
-    root = find_workspace(workspace)
-    found = stale_grades(root)
-    diffs = [
-        "".join(
-            difflib.unified_diff(
-                s.current_text.splitlines(keepends=True),
-                s.updated_text.splitlines(keepends=True),
-                f"{s.file} (now)",
-                f"{s.file} (updated)",
-            )
-        )
-        for s in found
-    ]
+    found = grade_updates(workspace, write)
     if format is ListFormat.json:
-        from procure.render.envelope import dumps
-
-        files = [
-            {"grade": s.grade_id, "file": s.file, "missing": [{"field": f, "adds": a} for f, a in s.missing], "diff": d}
-            for s, d in zip(found, diffs)
-        ]
-        read = sorted(p for p in (root / "grades").glob("*.y*ml") if p.is_file())
-        inputs = [h | {"path": f"grades/{p.name}"} for p in read for h in _hashed(p)]
         emit(
-            dumps(
+            enveloped(
                 "grades update",
-                {"files": files, "written": bool(write and found)},
-                inputs=inputs,
+                found.document.model_dump_json(),
+                format,
+                inputs=found.inputs,
                 schema="grades-update",
             ),
             out,
         )
-    elif not found:
+    elif not found.stale:
         emit("Every grade file has the requirements of the current default grade of its id: nothing to update.\n", out)
     else:
-        emit("".join(diffs), out)
-    for stale in found if write else ():
-        write_atomic(root / stale.file, stale.updated_text, replace_inputs=True)
-        say(f"wrote {stale.file}")
-    if found and not write:
+        emit("".join(found.diffs), out)
+    for written in found.write() if write else ():
+        say(f"wrote {written}")
+    if found.stale and not write:
         say(
-            f"{len(found)} grade file{'s' if len(found) != 1 else ''} to update: nothing written; rerun with --write "
-            "to write them"
+            f"{len(found.stale)} grade file{'s' if len(found.stale) != 1 else ''} to update: nothing written; rerun "
+            "with --write to write them"
         )
     return ExitStatus.OK
 
@@ -330,42 +306,14 @@ def index_build(
         procure index build market/quotes.csv --period week --format table
         procure index build market/quotes.csv --out market/index.csv --replace
     """
-    from procure.analysis.market import (
-        Filters,
-        StrataSettings,
-        build_index,
-        scope_adjustments,
-        settings_from,
-    )
-    from procure.errors import InputError
-    from procure.io.quotes import read_quotes
-    from procure.io.workspace import load_settings
+    from procure.analysis.usecases.market import IndexAsked
+    from procure.analysis.usecases.market import index_build as build_index
 
     format = chosen_format(format, out, TextFormat.csv)
     columns_need_a_table({"columns": output.columns, "wide": output.wide, "format": format})  # csv by default here
-    rows = read_quotes(quotes, str(quotes))
-    # procure.yaml and the grades price the scope adjustment and set the strata; offers are not needed
-    # (an index-linked offer needs the index first). A plain build does without a workspace.
-    try:
-        config, grades = load_settings(output.workspace)
-        adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)
-        settings = settings_from(config.index)
-    except InputError:
-        if scope_adjust or (Path(output.workspace) / "procure.yaml").is_file():
-            raise  # a procure.yaml with a problem is named, never built around (its weights and readings would be lost)
-        adjustments, settings = None, StrataSettings()
-    build = build_index(
-        rows,
-        method.value,
-        kind.value,
-        Filters(gpu=gpu, term=term.value if term else None, grade=grade),
-        period.value,
-        adjustments,
-        scope_adjust,
-        str(quotes),
-        settings,
-    )
-    _refuse_unused_index_settings(Path(output.workspace), settings, build, period.value)
+    asked = IndexAsked(method.value, kind.value, gpu, term.value if term else None, grade, period.value, scope_adjust)
+    found = build_index(quotes, output.workspace, asked)
+    build = found.build
     if format is TextFormat.table:
         from procure.render.market import index_table
 
@@ -377,7 +325,7 @@ def index_build(
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
     emit(
-        enveloped("index", index_text(build, format.value), format, inputs=_hashed(quotes)),
+        enveloped("index", index_text(build, format.value), format, inputs=found.inputs),
         out,
         replace_inputs=replace and csv_out,
         into="market" if csv_out else None,
@@ -389,69 +337,6 @@ def index_build(
         for note in build.notes:
             say(f"note: {note}")
     return ExitStatus.OK
-
-
-def _refuse_unused_index_settings(workspace: Path, settings: Any, build: Any, period: str) -> None:
-    """index settings the build would silently not use are refused (exit 2, nothing written): a base
-    period without quotes or fixed weights for no stratum of the quotes (no level at all), a reading
-    before the first period of quotes, and two readings in one period (only one can be its level)."""
-    from procure.analysis.market import period_start
-    from procure.errors import InputError, Problem, format_field_path
-    from procure.io.yamlsafe import load_yaml
-
-    if not build.points:
-        return
-    first, last = build.points[0].period, build.points[-1].period
-    found: list[tuple[tuple[str | int, ...], str]] = []
-    if settings.base is not None and settings.weights is None and all(p.level is None for p in build.points):
-        found.append(
-            (
-                ("index", "base_period"),
-                f"no quotes in the base period {settings.base} (the quotes run from {first} to {last}): expected a day "
-                "within them, or index.weights",
-            )
-        )
-    if settings.weights is not None and all(p.level is None for p in build.points):
-        named = ", ".join(" / ".join(s) for s in sorted(settings.weights))
-        found.append(
-            (
-                ("index", "weights"),
-                f"no stratum with a weight has quotes in the selection (weights for: {named}): expected strata of the "
-                f"quotes, as the strata table names them (index.strata: {', '.join(settings.by) or 'none'})",
-            )
-        )
-    seen: dict[Any, Any] = {}
-    for i, reading in enumerate(settings.readings):
-        start = period_start(reading.date, period)
-        if start < first:
-            found.append(
-                (
-                    ("index", "readings", i, "date"),
-                    f"{reading.date} is before the first {period} of quotes ({first}): a reading is spliced into a "
-                    "period the quotes build",
-                )
-            )
-        elif start in seen:
-            found.append(
-                (
-                    ("index", "readings", i, "date"),
-                    f"{reading.date} is in the same {period} ({start}) as the reading on {seen[start]}: give each "
-                    f"{period} one reading",
-                )
-            )
-        seen.setdefault(start, reading.date)
-    if found:
-        lines = load_yaml(workspace / "procure.yaml", "procure.yaml").lines
-        raise InputError(
-            [Problem("procure.yaml", lines.line_of(loc), format_field_path(loc), msg) for loc, msg in found]
-        )
-
-
-def _hashed(path: Path) -> list[dict[str, str]]:
-    """A file read outside a workspace, as the envelope lists inputs: its path and SHA-256."""
-    import hashlib
-
-    return [{"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}]
 
 
 def _schema_names() -> list[str]:

@@ -435,3 +435,12 @@ def write_files_atomic(folder: Path, files: dict[str, str | bytes], option: str 
             raise _refuse(folder, option, f"cannot write here: {exc.strerror or exc}") from None
         raise
     return [folder / name for name in files]
+
+
+def file_hash(path: Path, shown: str | None = None) -> dict[str, str]:
+    """A file as a JSON document's envelope lists an input (render/envelope.py): its path as `shown` (default: as
+    given) and the SHA-256 of its bytes."""
+    return {
+        "path": shown if shown is not None else str(path),
+        "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+    }

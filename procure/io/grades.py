@@ -3,8 +3,12 @@ workspace's grade files lack a requirement the default of the same id has, and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, Field
 
 from procure.model.inputs import Grade
 
@@ -99,3 +103,80 @@ def stale_grade_warnings(grades: list[Grade], root: Any) -> list[str]:
         "update --write` makes it"
         for stale in stale_grades(root)
     ]
+
+
+class MissingRequirement(BaseModel):
+    field: str = Field(description="the grade's requires.FIELD")
+    adds: str = Field(description="what the current default grade adds")
+
+
+class StaleGradeFile(BaseModel):
+    grade: str
+    file: str = Field(description="relative to the workspace")
+    missing: list[MissingRequirement]
+    diff: str = Field(description="the change as a unified diff")
+
+
+class GradesUpdate(BaseModel):
+    """What `procure grades update` shows: each stale grade file with its change, and whether they were written."""
+
+    files: list[StaleGradeFile] = Field(
+        description="the grade files lacking requirements of the current default grade of their id"
+    )
+    written: bool = Field(description="the files were updated (--write)")
+
+
+@dataclass
+class GradeUpdates:
+    """The stale grade files of a workspace (`stale`), each change as a unified diff (`diffs`), the document of
+    `grades update --format json` and the grade files read (`inputs`, as the envelope lists them)."""
+
+    root: Path
+    stale: list[StaleGrade]
+    diffs: list[str]
+    document: GradesUpdate
+    inputs: list[dict[str, str]] = field(default_factory=list)
+
+    def write(self) -> Iterator[str]:
+        """Write each updated grade file (atomically, in place), yielding it once written (relative to the
+        workspace)."""
+        from procure.io.files import write_atomic
+
+        for stale in self.stale:
+            write_atomic(self.root / stale.file, stale.updated_text, replace_inputs=True)
+            yield stale.file
+
+
+def grade_updates(workspace: Path, write: bool = False) -> GradeUpdates:
+    """The grade files of the workspace at or above `workspace` that lack requirements of the current default grade
+    of their id, each with its change; `write`: the document says the files are written (GradeUpdates.write)."""
+    import difflib
+
+    from procure.io.files import file_hash
+    from procure.io.workspace import find_workspace
+
+    root = find_workspace(workspace)
+    found = stale_grades(root)
+    diffs = [
+        "".join(
+            difflib.unified_diff(
+                s.current_text.splitlines(keepends=True),
+                s.updated_text.splitlines(keepends=True),
+                f"{s.file} (now)",
+                f"{s.file} (updated)",
+            )
+        )
+        for s in found
+    ]
+    files = [
+        StaleGradeFile(
+            grade=s.grade_id,
+            file=s.file,
+            missing=[MissingRequirement(field=f, adds=a) for f, a in s.missing],
+            diff=d,
+        )
+        for s, d in zip(found, diffs, strict=True)
+    ]
+    read = sorted(p for p in (root / "grades").glob("*.y*ml") if p.is_file())
+    inputs = [file_hash(p, f"grades/{p.name}") for p in read]
+    return GradeUpdates(root, found, diffs, GradesUpdate(files=files, written=bool(write and found)), inputs)

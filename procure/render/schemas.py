@@ -177,29 +177,19 @@ class GradingDocument(Grading, Envelope):
     pass
 
 
-class MissingRequirement(BaseModel):
-    field: str = Field(description="the grade's requires.FIELD")
-    adds: str = Field(description="what the current default grade adds")
-
-
-class StaleGradeFile(BaseModel):
-    grade: str
-    file: str = Field(description="relative to the workspace")
-    missing: list[MissingRequirement]
-    diff: str = Field(description="the change as a unified diff")
-
-
-class GradesUpdateDocument(Envelope):
-    files: list[StaleGradeFile] = Field(
-        description="the grade files lacking requirements of the current default grade of their id"
-    )
-    written: bool = Field(description="the files were updated (--write)")
-
-
 def _evaluation() -> Any:
     from procure.analysis.evaluate import Evaluation
 
     return Evaluation
+
+
+def _grades_update() -> Any:
+    from procure.io.grades import GradesUpdate
+
+    class GradesUpdateDocument(GradesUpdate, Envelope):  # the envelope's fields first
+        pass
+
+    return GradesUpdateDocument
 
 
 def _rate() -> Any:
@@ -347,7 +337,7 @@ OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
     "evaluation": _evaluation,
     "validation": lambda: ValidationDocument,
     "grading": lambda: GradingDocument,
-    "grades-update": lambda: GradesUpdateDocument,
+    "grades-update": _grades_update,
     "rate": _rate,
     "whatif": _whatif,
     "price-to-win": _price_to_win,
