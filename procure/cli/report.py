@@ -76,8 +76,7 @@ def report(
         procure report --frontier
         procure report --as-of 2026-11-29 --out comparison.html
     """
-    from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
-    from procure.io.workspace import load_workspace
+    from procure.analysis.usecases.report import reporting
     from procure.render.documents import ReportError, check_source_date_epoch
     from procure.render.report import render_report, report_workers
 
@@ -100,40 +99,24 @@ def report(
     format = chosen_format(format, out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
-    from procure.analysis.report import ReportExtras, gather_extras
-
     with stages() as stage, contextlib.ExitStack() as stack:
-        stage("loading the workspace")
-        ws = load_workspace(workspace)
-        # The layout processes start now, loading WeasyPrint while the evaluation runs.
-        workers = stack.enter_context(report_workers(kind, format.value))
-        from procure.analysis.usecases import ranks_by_horizon
-
-        by_horizon = ranks_by_horizon(
-            rank_by is RankBy.horizon, ws.config.horizon.months, "horizon.months in procure.yaml"
-        )
-        ev, inputs = evaluate_with_inputs(
-            ws,
+        workers = []  # the layout processes start once the workspace is read, loading WeasyPrint meanwhile
+        found = reporting(
+            workspace,
             as_day(as_of),
-            MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total)),
-            ws.config.horizon.months,
-            by_horizon,
+            rank_by_horizon=rank_by is RankBy.horizon,
+            board=board,
+            frontier=frontier,
+            stage=stage,
+            loaded=lambda: workers.append(stack.enter_context(report_workers(kind, format.value))),
         )
+        pool = workers[0] if workers else None
 
-        gathered: list[ReportExtras] = []
-
-        def extras() -> ReportExtras:  # run by the report when it needs them (the offer pages do not)
-            stage("sensitivity, position, hedge, benchmark and the purchase plan")
-            # the frontier's solves go to the layout workers, idle while the plan is solved
-            gathered.append(
-                gather_extras(
-                    ws, ev, inputs, board=board, frontier=frontier, solves=workers.map if workers is not None else None
-                )
-            )
-            return gathered[-1]
+        def extras():  # type: ignore[no-untyped-def]  # the frontier's solves go to the layout workers, idle meanwhile
+            return found.extras(solves=pool.map if pool is not None else None)
 
         try:
-            data = render_report(ev, kind, format.value, extras, stage, workers)
+            data = render_report(found.evaluation, kind, format.value, extras, stage, pool)
         except ReportError as exc:
             stage("failed")
             say(f"error: {exc}")
@@ -141,7 +124,7 @@ def report(
     from procure.io.files import write_atomic
 
     write_atomic(target, data)
-    if gathered and gathered[-1].recommendation is not None:
-        warn_plan_failed(gathered[-1].recommendation)
+    if found.recommendation is not None:
+        warn_plan_failed(found.recommendation)
     say(f"wrote {target}")
     return ExitStatus.OK

@@ -21,7 +21,9 @@ from procure.analysis.usecases.compare import (
 )
 from procure.analysis.usecases.evidence import Imported, Scorecards, import_evidence, import_performance, scorecards
 from procure.analysis.usecases.hedge import Hedging, hedging
+from procure.analysis.usecases.market import IndexAsked, Indexed, index_build
 from procure.analysis.usecases.plans import CashFlows, Planning, Positioning, cash_flows, planning, positioning
+from procure.analysis.usecases.report import Reporting, reporting
 from procure.analysis.usecases.whatif import Asked, WhatIfs, what_if
 
 __all__ = [
@@ -33,9 +35,12 @@ __all__ = [
     "Grades",
     "Hedging",
     "Imported",
+    "IndexAsked",
+    "Indexed",
     "Planning",
     "Positioning",
     "Progress",
+    "Reporting",
     "Scorecards",
     "Sensitivities",
     "Validated",
@@ -47,10 +52,12 @@ __all__ = [
     "hedging",
     "import_evidence",
     "import_performance",
+    "index_build",
     "no_progress",
     "planning",
     "positioning",
     "ranks_by_horizon",
+    "reporting",
     "scorecards",
     "sensitivities",
     "validation",
