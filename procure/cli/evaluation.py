@@ -74,11 +74,8 @@ def validate(
     found = validation(workspace, as_day(as_of))
     ev, counts, warnings, said = found.evaluation, found.counts, found.warnings, found.notes
     if format is ListFormat.json:
-        from procure.render.envelope import dumps
-        from procure.render.schemas import Validation
-
-        document = Validation(**counts, warnings=warnings, verdict=verdict_lines(ev))
-        emit(dumps("validate", document.model_dump(mode="json"), ev.as_of, found.inputs, schema="validation"), out)
+        document = found.document().model_dump_json()
+        emit(enveloped("validate", document, format, as_of=ev.as_of, inputs=found.inputs, schema="validation"), out)
         return ExitStatus.OK
     for warning in warnings:
         say(f"warning: {warning}")
@@ -138,31 +135,12 @@ def grade(
             results, key=lambda pair: (pair[1].assigned.grade.rank if pair[1].assigned else float("inf"), pair[0].id)
         )[:top]
     if format is ListFormat.json:
-        from procure.render.envelope import dumps
-        from procure.render.schemas import GradeCheckRecord, GradedOffer, Grading, Requirement
-
-        document = Grading(
-            offers=[
-                GradedOffer(
-                    id=o.id,
-                    vendor=o.vendor,
-                    grade=r.grade,
-                    valid_until=o.valid_until,
-                    valid=o.valid_until >= day,
-                    summary=r.summary,
-                    checks=[
-                        GradeCheckRecord(
-                            grade=c.grade.id,
-                            passed=c.passed,
-                            requirements=[Requirement(**vars(x)) for x in c.results],
-                        )
-                        for c in r.checks
-                    ],
-                )
-                for o, r in results
-            ]
+        emit(
+            enveloped(
+                "grade", found.document().model_dump_json(), format, as_of=day, inputs=found.inputs, schema="grading"
+            ),
+            out,
         )
-        emit(dumps("grade", document.model_dump(mode="json"), day, found.inputs, schema="grading"), out)
         return ExitStatus.OK
     if named:
         from rich.console import Group

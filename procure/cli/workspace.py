@@ -339,14 +339,10 @@ def index_build(
     return ExitStatus.OK
 
 
-def _schema_names() -> list[str]:
-    from procure.render.schemas import BY_COMMAND, INPUT_SCHEMAS, OUTPUT_SCHEMAS
-
-    return [*INPUT_SCHEMAS, *OUTPUT_SCHEMAS, *BY_COMMAND]
-
-
 def _complete_schema(incomplete: str) -> list[str]:
-    return [n for n in _schema_names() if n.startswith(incomplete)]
+    from procure.render.schemas import schema_names
+
+    return [n for n in schema_names() if n.startswith(incomplete)]
 
 
 def schema(
@@ -390,14 +386,8 @@ def schema(
         procure schema workspace
         procure schema compare --out evaluation.schema.json
     """
-    from procure.errors import InputError, unknown_name
-    from procure.render.schemas import BY_COMMAND, json_schema
+    from procure.render.schemas import schema_named
 
     chosen_format(format, out, JsonFormat.json)  # a .csv or .md --out is refused
-    known = _schema_names()
-    if name not in known:
-        raise InputError([unknown_name("schema", name, known, "schema", "NAME")])
-    import json  # here, not at start-up: `procure --help` does without it
-
-    emit(json.dumps(json_schema(BY_COMMAND.get(name, name)), indent=2) + "\n", out)
+    emit(schema_named(name), out)
     return ExitStatus.OK

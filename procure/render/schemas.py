@@ -93,31 +93,6 @@ class Envelope(BaseModel):
     inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
 
 
-class Requirement(BaseModel):
-    requirement: str
-    expected: str
-    observed: str
-    passed: bool
-
-
-class GradeCheckRecord(BaseModel):
-    grade: str
-    passed: bool
-    requirements: list[Requirement]
-
-
-class GradedOffer(BaseModel):
-    id: str
-    vendor: str
-    grade: str | None
-    valid_until: date = Field(description="the offer's valid_until")
-    valid: bool = Field(
-        description="the offer is still valid on as_of (an expired offer keeps the grade its terms earn)"
-    )
-    summary: str
-    checks: list[GradeCheckRecord]
-
-
 class RatedOffer(BaseModel):
     id: str
     vendor: str
@@ -149,38 +124,28 @@ class CashflowOffer(PerThousand):
     cashflow: Any = Field(description="the offer's months and totals (see the Evaluation's offers[].cashflow)")
 
 
-class Validation(BaseModel):
-    offers: int
-    grades: int
-    reference_curves: int
-    index_levels: int
-    acceptable: int = Field(description="offers that pass every gate as of as_of")
-    warnings: list[str] = Field(
-        description="what validate warns about on standard error: contradicting claims, stale grade files, assumed "
-        "units"
-    )
-    verdict: list[str] = Field(
-        description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst "
-        "sources)"
-    )
-
-
-class ValidationDocument(Validation, Envelope):  # the envelope's fields first, as every document writes them
-    pass
-
-
-class Grading(BaseModel):
-    offers: list[GradedOffer]
-
-
-class GradingDocument(Grading, Envelope):
-    pass
-
-
 def _evaluation() -> Any:
     from procure.analysis.evaluate import Evaluation
 
     return Evaluation
+
+
+def _validation() -> Any:
+    from procure.analysis.usecases.checks import Validation
+
+    class ValidationDocument(Validation, Envelope):  # the envelope's fields first, as every document writes them
+        pass
+
+    return ValidationDocument
+
+
+def _grading() -> Any:
+    from procure.analysis.usecases.checks import Grading
+
+    class GradingDocument(Grading, Envelope):
+        pass
+
+    return GradingDocument
 
 
 def _grades_update() -> Any:
@@ -335,8 +300,8 @@ def _claims() -> Any:
 # import their modules, which `procure schema` alone needs. A new document is one entry here and in OUTPUT_SCHEMAS.
 OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
     "evaluation": _evaluation,
-    "validation": lambda: ValidationDocument,
-    "grading": lambda: GradingDocument,
+    "validation": _validation,
+    "grading": _grading,
     "grades-update": _grades_update,
     "rate": _rate,
     "whatif": _whatif,
@@ -379,3 +344,21 @@ def json_schema(name: str) -> dict[str, Any]:
     schema = schema_companions(output_adapter(name).json_schema(mode="serialization"), models_in(model))
     schema.setdefault("description", f"Written by `procure {WRITTEN_BY[name]} --format json`.")
     return schema
+
+
+def schema_names() -> list[str]:
+    """Every name `procure schema NAME` takes: the inputs, the output documents and the commands that write them."""
+    return [*INPUT_SCHEMAS, *OUTPUT_SCHEMAS, *BY_COMMAND]
+
+
+def schema_named(name: str) -> str:
+    """The JSON Schema of `name` (an input, an output document or the command that writes it) as JSON text; an
+    unknown name is a problem with "did you mean"."""
+    import json
+
+    from procure.errors import InputError, unknown_name
+
+    known = schema_names()
+    if name not in known:
+        raise InputError([unknown_name("schema", name, known, "schema", "NAME")])
+    return json.dumps(json_schema(BY_COMMAND.get(name, name)), indent=2) + "\n"

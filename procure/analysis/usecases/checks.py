@@ -8,8 +8,57 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, Field
+
 if TYPE_CHECKING:
     from procure.analysis.evaluate import Evaluation
+
+# The documents of `grade --format json` and `validate --format json` (procure schema grading, validation).
+
+
+class Requirement(BaseModel):
+    requirement: str
+    expected: str
+    observed: str
+    passed: bool
+
+
+class GradeCheckRecord(BaseModel):
+    grade: str
+    passed: bool
+    requirements: list[Requirement]
+
+
+class GradedOffer(BaseModel):
+    id: str
+    vendor: str
+    grade: str | None
+    valid_until: date = Field(description="the offer's valid_until")
+    valid: bool = Field(
+        description="the offer is still valid on as_of (an expired offer keeps the grade its terms earn)"
+    )
+    summary: str
+    checks: list[GradeCheckRecord]
+
+
+class Grading(BaseModel):
+    offers: list[GradedOffer]
+
+
+class Validation(BaseModel):
+    offers: int
+    grades: int
+    reference_curves: int
+    index_levels: int
+    acceptable: int = Field(description="offers that pass every gate as of as_of")
+    warnings: list[str] = Field(
+        description="what validate warns about on standard error: contradicting claims, stale grade files, assumed "
+        "units"
+    )
+    verdict: list[str] = Field(
+        description="what a buyer must know beside the ranking (no acceptable offer and why, unrated offers, burst "
+        "sources)"
+    )
 
 
 @dataclass
@@ -22,6 +71,30 @@ class Grades:
     results: list[tuple[Any, Any]]
     evaluation: Evaluation | None = None
     not_evaluated: Any = None
+
+    def document(self) -> Grading:
+        """Every offer graded, as `procure schema grading` describes it: each grade's requirements pass/fail."""
+        return Grading(
+            offers=[
+                GradedOffer(
+                    id=o.id,
+                    vendor=o.vendor,
+                    grade=r.grade,
+                    valid_until=o.valid_until,
+                    valid=o.valid_until >= self.as_of,
+                    summary=r.summary,
+                    checks=[
+                        GradeCheckRecord(
+                            grade=c.grade.id,
+                            passed=c.passed,
+                            requirements=[Requirement(**vars(x)) for x in c.results],
+                        )
+                        for c in r.checks
+                    ],
+                )
+                for o, r in self.results
+            ]
+        )
 
 
 def grades(workspace: Path, as_of: date | None, named: list[str], factors: bool = False) -> Grades:
@@ -59,6 +132,12 @@ class Validated:
     counts: dict[str, int]
     warnings: list[str]
     notes: list[str]
+
+    def document(self) -> Validation:
+        """The counts, the warnings and the verdict, as `procure schema validation` describes them."""
+        from procure.analysis.evaluate import verdict_lines
+
+        return Validation(**self.counts, warnings=self.warnings, verdict=verdict_lines(self.evaluation))
 
 
 def validation(workspace: Path, as_of: date | None) -> Validated:
