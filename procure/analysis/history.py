@@ -724,9 +724,13 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
 # --- the use cases: diff two runs, re-evaluate against the baseline -------------------------------------------
 
 
-def compare_runs(root: Path, base: str | None, head: str | None) -> tuple[Diff, Evaluation]:
-    """`procure diff`: two runs or Evaluation files compared, and the head evaluation. Without `head`, the latest
-    saved run; without `base`, the run saved before the head."""
+def compare_runs(workspace: Path, base: str | None, head: str | None) -> tuple[Diff, Evaluation]:
+    """`procure diff`: two runs or Evaluation files of the history of the workspace at or above `workspace`
+    compared, and the head evaluation. Without `head`, the latest saved run; without `base`, the run saved before
+    the head."""
+    from procure.io.workspace import find_workspace
+
+    root = find_workspace(workspace)
     if head is None:
         latest = latest_run_id(root)
         if latest is None:
@@ -844,7 +848,7 @@ class Reevaluation:
 
 
 def reevaluate(
-    ws: Any,
+    workspace: Path,
     as_of: date | None,
     max_increase: str | None = None,
     fail_on: str | None = None,
@@ -857,6 +861,9 @@ def reevaluate(
     breached (or `accept`). The first run only saves the baseline, unless delivered evidence breaches a threshold.
     `evaluated(ev)` is called once the evaluation is made, before the thresholds are checked."""
     from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    ws = load_workspace(workspace)
 
     limit, conditions = thresholds(ws.config.reevaluate, max_increase, fail_on)
     ev = evaluate(ws, as_of)

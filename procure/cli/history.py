@@ -133,10 +133,9 @@ def diff(
         procure diff old.json new.json --format markdown
     """  # noqa: E501
     from procure.analysis.history import compare_runs
-    from procure.io.workspace import find_workspace
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
-    result, head_ev = compare_runs(find_workspace(output.workspace), base, head)
+    result, head_ev = compare_runs(output.workspace, base, head)
     from procure.render.history import diff_json, diff_markdown, diff_table
 
     if format is DiffFormat.table:
@@ -204,13 +203,18 @@ def reevaluate(
         procure reevaluate --accept --label "Dec re-check"
     """
     from procure.analysis.history import reevaluate as run_reevaluation
-    from procure.io.workspace import load_workspace
     from procure.render.history import diff_json, diff_markdown, diff_table
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
-    ws = load_workspace(output.workspace)
     found = run_reevaluation(
-        ws, as_day(output.as_of), max_increase, fail_on, max_delivered_overrun, accept, label, evaluated=warn_expiring
+        output.workspace,
+        as_day(output.as_of),
+        max_increase,
+        fail_on,
+        max_delivered_overrun,
+        accept,
+        label,
+        evaluated=warn_expiring,
     )
     ev, result, breached, saved, previous = found.evaluation, found.diff, found.breached, found.saved, found.baseline
     if found.first_run is not None:
