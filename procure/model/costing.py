@@ -12,14 +12,13 @@ workload's interactivity.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Workload
-from procure.model.kinds import KINDS, index_linked, owned, per_token
-from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR
-from procure.model.kinds.per_token import NO_TOKENS, PerToken
+from procure.model.kinds import KINDS
+from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR, NO_TASK_COSTS, TaskCosts
 
 if TYPE_CHECKING:  # pandas is imported where costs are computed, not at start-up
     import pandas as pd
@@ -156,10 +155,10 @@ class Variation:
 class Rent(NamedTuple):
     """Step 1: the rent per GPU-hour and the figures shown beside it."""
 
-    list_price: np.ndarray  # today's price before the discount (owned: the owned rent)
+    list_price: np.ndarray  # today's price before the discount (a kind with its own rent: that rent)
     rent_today: np.ndarray  # after the discount, before escalators
     rent: np.ndarray  # the term's average: what is ranked
-    rent_at_cap: np.ndarray | float  # index-linked offers with a cap, else NaN
+    rent_at_cap: np.ndarray | float  # from a kind's list price (index-linked with a cap), else NaN
     escalation: np.ndarray  # the price factor averaged over the term
 
 
@@ -170,28 +169,31 @@ def _term_escalation(col: dict[str, np.ndarray], n: int) -> np.ndarray:
     return np.ones(n) if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
 
 
-def _rent(
-    col: dict[str, np.ndarray],
-    fx: np.ndarray,
-    discount: np.ndarray,
-    is_index: np.ndarray,
-    is_owned: np.ndarray,
-    cost_of_capital: float,
-) -> Rent:
-    """Step 1, rent per GPU-hour: the list price (fixed, index-linked or owned) less the discount, times
-    the term's escalation. A price basis that no offer uses is skipped: it would be all NaN."""
+def _kind_hooks(basis: np.ndarray, hook: str) -> list[tuple[Any, np.ndarray]]:
+    """(formula, mask of its offers) for each kind that declares the cost model's `hook` (a `Kind` field) and has an
+    offer here, in registry order: a kind's own formula is applied only where it has offers (elsewhere it is NaN)."""
+    found = [(getattr(kind, hook), basis == kind.name) for kind in KINDS if getattr(kind, hook) is not None]
+    return [(formula, mask) for formula, mask in found if mask.any()]
+
+
+def _rent(col: dict[str, np.ndarray], fx: np.ndarray, discount: np.ndarray, cost_of_capital: float) -> Rent:
+    """Step 1, rent per GPU-hour: the list price (fixed, or the kind's own: `Kind.list_price`) less the discount,
+    times the term's escalation; a kind with an hour of its own (`Kind.own_rent`: owned) has it in place of all three.
+    """
     list_price = col["gpu_hour"] * fx
     rent_at_cap: np.ndarray | float = np.nan
-    if is_index.any():
-        list_price, rent_at_cap = index_linked.list_price(col, fx, discount, is_index, list_price)
+    for own_list_price, mask in _kind_hooks(col["basis"], "list_price"):
+        price, at_cap = own_list_price(col, fx, discount)
+        list_price = np.where(mask, price, list_price)
+        rent_at_cap = np.where(mask, at_cap, rent_at_cap)
     escalation = _term_escalation(col, len(col["basis"]))
     rent_today = list_price * (1 - discount)
     rent = rent_today * escalation
-    if is_owned.any():
-        owned_rent = owned.rent(col, fx, cost_of_capital)
-        list_price = np.where(is_owned, owned_rent, list_price)
-        rent = np.where(is_owned, owned_rent, rent)
-        rent_today = np.where(is_owned, owned_rent, rent_today)
+    for own_rent, mask in _kind_hooks(col["basis"], "own_rent"):
+        own = own_rent(col, fx, cost_of_capital)
+        list_price = np.where(mask, own, list_price)
+        rent = np.where(mask, own, rent)
+        rent_today = np.where(mask, own, rent_today)
     return Rent(list_price, rent_today, rent, rent_at_cap, escalation)
 
 
@@ -204,19 +206,19 @@ class Delivery(NamedTuple):
     utilization: np.ndarray
 
 
-def _delivery(col: dict[str, np.ndarray], is_owned: np.ndarray, model: CostModel, varied: Variation) -> Delivery:
+def _delivery(col: dict[str, np.ndarray], model: CostModel, varied: Variation) -> Delivery:
     """Steps 7-10, throughput, availability, success rate and utilization: a GPU-hour is an input, and
     these turn it into useful output.
 
     Expected availability = SLA x factor, the factor carrying every layer (evaluate.py builds it: the
-    provider's rating, the jobs left to us, spot interruptions); owned: the factor alone, by default our
-    host (hardware repair) and our operating jobs, self_operated_reliability each
-    (rating.availability_layers)."""
+    provider's rating, the jobs left to us, spot interruptions); a kind with its own rule
+    (`Kind.availability_rule`; owned: the factor alone) has it in place of SLA x factor."""
     wl, a = model.workload, model.assumptions
     throughput = col["throughput"].astype(float)
     factor = col["reliability_factor"].astype(float)
     availability = col["sla_availability"] * factor
-    availability = np.where(is_owned, np.where(np.isnan(factor), a.self_operated_reliability**2, factor), availability)
+    for rule, mask in _kind_hooks(col["basis"], "availability_rule"):
+        availability = np.where(mask, rule(col, factor, a), availability)
     availability = np.minimum(1.0, availability * col.get(AVAILABILITY_POINT, 1.0) * varied.availability_factor)
     success_rate = wl.success_rate * col["quality_pass_rate"]
     utilization = np.asarray(wl.utilization if varied.utilization is None else varied.utilization, dtype=float)
@@ -385,18 +387,14 @@ def cost_arrays(
     )
     basis = col["basis"]
     fx = col["fx"].astype(float)
-    # one mask per kind that has formulas of its own (procure/model/kinds/); the rest are priced per GPU-hour
-    is_index = basis == index_linked.KIND.name
-    is_owned = basis == owned.KIND.name
-    is_token = basis == per_token.KIND.name
     gpus = col["gpus"].astype(float)
     max_gpus = col["max_gpus"].astype(float)
     term = col["term_months"].astype(float)
     discount = col["discount"].astype(float)
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        rent = _rent(col, fx, discount, is_index, is_owned, a.cost_of_capital)
-        delivered = _delivery(col, is_owned, model, varied)
+        rent = _rent(col, fx, discount, a.cost_of_capital)
+        delivered = _delivery(col, model, varied)
         fit = _demand_fit(delivered, wl.output_tokens, demand, gpus, max_gpus)
         # Fixed fees and staff are spread over the billed GPUs (the committed ones unless the demand needs
         # more: spreading a fixed monthly fee over fewer GPUs than are billed would count it several times
@@ -416,13 +414,17 @@ def cost_arrays(
         tasks_per_gpu_hour = fit.capacity * fit.fill
         cost_per_task = full / tasks_per_gpu_hour
         tasks = demand if demand is not None else np.nan
-        tokens = (
-            per_token.costs(
+        # a kind priced per task (`Kind.task_costs`: per-token) has its own figures in place of the GPU-hour ones
+        per_task = np.zeros(len(basis), dtype=bool)
+        task_costs = NO_TASK_COSTS
+        for own_costs, mask in _kind_hooks(basis, "task_costs"):
+            found = own_costs(
                 col, wl, fx, term, rent.escalation, delivered.success_rate, staff.fte_fixed, fte_cost_year, tasks
             )
-            if is_token.any()
-            else NO_TOKENS
-        )
+            task_costs = (
+                found if not per_task.any() else TaskCosts(*(np.where(mask, *pair) for pair in zip(found, task_costs)))
+            )
+            per_task = per_task | mask
 
     figures = GpuHourCost(
         rent,
@@ -439,22 +441,22 @@ def cost_arrays(
         tasks_per_gpu_hour,
         cost_per_task,
     )
-    return _outputs(is_token, figures, tokens, tasks, only)
+    return _outputs(per_task, figures, task_costs, tasks, only)
 
 
 def _outputs(
-    is_token: np.ndarray, g: GpuHourCost, tokens: PerToken, tasks: np.ndarray | float, only: tuple[str, ...] | None
+    per_task: np.ndarray, g: GpuHourCost, costs: TaskCosts, tasks: np.ndarray | float, only: tuple[str, ...] | None
 ) -> dict[str, np.ndarray]:
-    """OUTPUT_COLUMNS, each offer's GPU-hour figure or its per-token one (GPU-hour figures of a per-token
-    offer are NaN). Each output is formed only when asked for: the Monte Carlo needs one of them, on
-    large arrays."""
-    any_token = bool(is_token.any())
+    """OUTPUT_COLUMNS, each offer's GPU-hour figure or, for a kind priced per task (`per_task`), its own one
+    (GPU-hour figures of such an offer are NaN). Each output is formed only when asked for: the Monte Carlo
+    needs one of them, on large arrays."""
+    any_per_task = bool(per_task.any())
 
-    def pick(gpu_value: np.ndarray | float, token_value: np.ndarray | float) -> np.ndarray:
+    def pick(gpu_value: np.ndarray | float, task_value: np.ndarray | float) -> np.ndarray:
         return (
-            np.where(is_token, token_value, gpu_value)
-            if any_token
-            else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(is_token))
+            np.where(per_task, task_value, gpu_value)
+            if any_per_task
+            else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(per_task))
         )
 
     r, d, fit, fees, staff = g.rent, g.delivered, g.fit, g.fees, g.staff
@@ -462,7 +464,7 @@ def _outputs(
         "list_price": lambda: pick(r.list_price, np.nan),
         "rent": lambda: pick(r.rent, np.nan),
         "rent_today": lambda: pick(r.rent_today, np.nan),
-        "escalation": lambda: np.asarray(r.escalation, dtype=float) + np.zeros(np.shape(is_token)),
+        "escalation": lambda: np.asarray(r.escalation, dtype=float) + np.zeros(np.shape(per_task)),
         "rent_at_cap": lambda: pick(r.rent_at_cap, np.nan),
         "fees": lambda: pick(fees.total, np.nan),
         "fee_once": lambda: pick(fees.once, np.nan),
@@ -484,15 +486,15 @@ def _outputs(
         "billed_gpus": lambda: pick(fit.billed, np.nan),
         "fill": lambda: pick(fit.fill, np.nan),
         "successful_tasks_per_gpu_hour": lambda: pick(g.tasks_per_gpu_hour, np.nan),
-        "cost_per_task": lambda: pick(g.cost_per_task, tokens.total),
-        "rent_per_task": lambda: pick(r.rent / g.tasks_per_gpu_hour, tokens.rent),
-        "ops_per_task": lambda: pick(staff.ops / g.tasks_per_gpu_hour, tokens.ops),
-        "fees_per_task": lambda: pick(fees.total / g.tasks_per_gpu_hour, tokens.fees),
+        "cost_per_task": lambda: pick(g.cost_per_task, costs.total),
+        "rent_per_task": lambda: pick(r.rent / g.tasks_per_gpu_hour, costs.rent),
+        "ops_per_task": lambda: pick(staff.ops / g.tasks_per_gpu_hour, costs.ops),
+        "fees_per_task": lambda: pick(fees.total / g.tasks_per_gpu_hour, costs.fees),
         "cost_per_mtok": lambda: pick(
-            g.full / (d.throughput * 3600 * d.availability * d.utilization * fit.fill) * 1e6, tokens.mtok
+            g.full / (d.throughput * 3600 * d.availability * d.utilization * fit.fill) * 1e6, costs.mtok
         ),
-        "monthly_spend": lambda: pick(g.full * fit.billed * HOURS_PER_MONTH, tokens.total * tasks),
-        "fixed_monthly": lambda: g.fixed_monthly + np.zeros(np.shape(is_token)),
+        "monthly_spend": lambda: pick(g.full * fit.billed * HOURS_PER_MONTH, costs.total * tasks),
+        "fixed_monthly": lambda: g.fixed_monthly + np.zeros(np.shape(per_task)),
         "variable_gpu_hour": lambda: pick(g.variable_gpu_hour, np.nan),
     }
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -523,8 +525,10 @@ def price_to_tie(
         found = inputs.get("escalation")
         escalation = 1.0 if found is None else np.where(np.isnan(found.astype(float)), 1.0, found.astype(float))
         price = rent / ((1 - inputs["discount"]) * escalation)  # today's list price whose term average ties
-        # An index-linked price cannot go below its floor: a tie under the floor is out of reach.
-        floor = inputs["floor"] * inputs["fx"]
-        below_floor = (basis == index_linked.KIND.name) & ~np.isnan(floor) & (price < floor)
+        # A price cannot go below its kind's floor (`Kind.price_floor`, index-linked): a tie under it is out of reach.
+        below_floor = np.zeros(len(basis), dtype=bool)
+        for price_floor, mask in _kind_hooks(basis, "price_floor"):
+            floor = price_floor(inputs)
+            below_floor = below_floor | (mask & ~np.isnan(floor) & (price < floor))
     rented = np.isin(basis, [kind.name for kind in KINDS if kind.rented])
     return np.where(rented & ~below_floor, price, np.nan)

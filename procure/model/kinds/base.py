@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from procure.model.inputs import Offer, Pricing
+    from procure.model.inputs import Assumptions, Offer, Pricing, Workload
 
 HOURS_PER_MONTH = 730.0
 HOURS_PER_YEAR = 8760.0
@@ -52,6 +52,40 @@ class Equipment:
     @property
     def life_months(self) -> int:
         return max(1, round(self.life_years * 12))
+
+
+class TaskCosts(NamedTuple):
+    """A per-task kind's figures per successful task (`Kind.task_costs`; NaN where no offer is priced per task)."""
+
+    rent: np.ndarray | float  # its charges for the work itself (per-token: the token charges)
+    fees: np.ndarray | float
+    ops: np.ndarray | float
+    total: np.ndarray | float
+    mtok: np.ndarray | float  # every charge per million delivered output tokens
+
+
+NO_TASK_COSTS = TaskCosts(np.nan, np.nan, np.nan, np.nan, np.nan)
+
+# The cost model's hooks (procure/model/costing.py), each vectorised: called with every offer's columns (one value
+# per offer, or per draw and offer in the Monte Carlo) and applied where the offer is of the kind.
+ListPrice = Callable[[Columns, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray | float]]
+OwnRent = Callable[[Columns, np.ndarray, float], np.ndarray]
+AvailabilityRule = Callable[[Columns, np.ndarray, "Assumptions"], np.ndarray]
+PriceFloor = Callable[[Columns], np.ndarray]
+TaskCostsRule = Callable[
+    [
+        Columns,
+        "Workload",
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        "np.ndarray | float",
+        "np.ndarray | float",
+    ],
+    TaskCosts,
+]
 
 
 def no_reservation(offer: Offer, noun: str) -> None:
@@ -98,7 +132,19 @@ class Kind:
     (steps 2-3 of the cost model; False: the kind's hour is its own capital recovered, which already carries the cost
     of capital: owned); escalates: its price moves by the offer's escalators over the term (False: owned, whose hour
     is its capital and running costs). The workbook's formulas ask these: a per_task kind has no GPU-hour, so its cost
-    per GPU-hour cells are blank; a kind whose prepay is not financed has none to finance."""
+    per GPU-hour cells are blank; a kind whose prepay is not financed has none to finance.
+
+    The cost model's own formulas for a kind (procure/model/costing.py, vectorised over the offers' columns, applied
+    where an offer is of the kind; None: the GPU-hour formula): list_price: today's price per GPU-hour before the
+    discount and its rent at a cap (col, fx, discount -> (price, rent at the cap or NaN); index-linked: clamp(index +
+    spread, floor, cap)), the discount and escalators then applied as for a fixed price; own_rent: an hour that
+    replaces the rent, before and after the discount and escalators (col, fx, cost of capital; owned: its capital
+    recovered and its running costs); availability_rule: the expected availability before the point and drawn
+    factors, in place of SLA x reliability factor (col, the reliability factor, assumptions; owned: the factor
+    alone, self_operated_reliability squared where absent); price_floor: the lowest list price its contract allows,
+    workspace currency, NaN for none (col; a price to tie below it is out of reach); task_costs: for a per_task kind,
+    its figures per successful task (TaskCosts) from col, workload, fx, term, escalation, success rate, the fixed
+    staff, the staff cost a year and the month's tasks, in place of every GPU-hour figure."""
 
     name: str
     field: str
@@ -130,6 +176,11 @@ class Kind:
     memo_price: Callable[[Pricing, str, dict[str, Any], str], str] | None = None
     prepay_financed: bool = True
     escalates: bool = True
+    list_price: ListPrice | None = None
+    own_rent: OwnRent | None = None
+    availability_rule: AvailabilityRule | None = None
+    price_floor: PriceFloor | None = None
+    task_costs: TaskCostsRule | None = None
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

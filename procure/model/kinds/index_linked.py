@@ -85,15 +85,18 @@ def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: s
     )
 
 
-def list_price(
-    col: Columns, fx: np.ndarray, discount: np.ndarray, is_index: np.ndarray, fixed: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """clamp(index + spread, floor, cap) where the price is index-linked (`fixed` elsewhere), and the rent at the
-    cap: the offer's spread, floor and cap are in its currency (x fx), the index in the workspace's."""
+def list_price(col: Columns, fx: np.ndarray, discount: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """clamp(index + spread, floor, cap), and the rent at the cap (NaN without one): the offer's spread, floor and cap
+    are in its currency (x fx), the index in the workspace's."""
     floor = np.where(np.isnan(col["floor"]), -np.inf, col["floor"] * fx)
     cap = np.where(np.isnan(col["cap"]), np.inf, col["cap"] * fx)
     index_price = np.clip(col["index_level"] + col["spread"] * fx, floor, cap)
-    return np.where(is_index, index_price, fixed), np.where(is_index & np.isfinite(cap), cap * (1 - discount), np.nan)
+    return index_price, np.where(np.isfinite(cap), cap * (1 - discount), np.nan)
+
+
+def price_floor(col: Columns) -> np.ndarray:
+    """The floor in the workspace's currency (NaN without one): the price cannot go below it."""
+    return col["floor"] * col["fx"]
 
 
 def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
@@ -132,6 +135,8 @@ KIND = Kind(
     cost_columns=cost_columns,
     scale_price=scale_price,
     index_rent=index_rent,
+    list_price=list_price,
+    price_floor=price_floor,
     terms_row=terms_row,
     memo_price=memo_price,
     template_flow=True,

@@ -14,7 +14,7 @@ from procure.model.fields import NonNegative, Number, Positive, Strict
 from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR, Add, Columns, Equipment, Kind
 
 if TYPE_CHECKING:
-    from procure.model.inputs import Offer, Pricing
+    from procure.model.inputs import Assumptions, Offer, Pricing
 
 COLUMNS = ("capex_per_gpu", "life_years", "power_kw_per_gpu", "pue", "electricity_kwh", "colo_kw_month")
 
@@ -63,6 +63,12 @@ def rent(col: Columns, fx: np.ndarray, cost_of_capital: float) -> np.ndarray:
         + col["power_kw_per_gpu"] * col["pue"] * col["electricity_kwh"] * fx
         + col["colo_kw_month"] * fx * col["power_kw_per_gpu"] / HOURS_PER_MONTH
     )
+
+
+def availability(col: Columns, factor: np.ndarray, assumptions: Assumptions) -> np.ndarray:
+    """No SLA: the reliability factor alone, by default our host (hardware repair) and our operating jobs,
+    self_operated_reliability each (rating.availability_layers)."""
+    return np.where(np.isnan(factor), assumptions.self_operated_reliability**2, factor)
 
 
 def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
@@ -127,6 +133,8 @@ KIND = Kind(
     prepay_financed=False,
     escalates=False,
     equipment=equipment,
+    own_rent=rent,
+    availability_rule=availability,
     terms_row=terms_row,
     memo_price=memo_price,
     price_words="our own capital, power and colocation",

@@ -5,13 +5,13 @@ share of tasks that succeed, plus fixed fees and staff spread over the month's t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import Field
 
 from procure.model.fields import NonNegative, Positive, Strict
-from procure.model.kinds.base import Add, Columns, Kind
+from procure.model.kinds.base import Add, Columns, Kind, TaskCosts
 
 if TYPE_CHECKING:
     from procure.model.inputs import Offer, Pricing, Workload
@@ -64,19 +64,6 @@ def cost_columns(offer: Offer, index_level: float) -> dict[str, float]:
     }
 
 
-class PerToken(NamedTuple):
-    """A per-token offer's figures per successful task (NaN where no offer is billed by tokens)."""
-
-    rent: np.ndarray | float  # the token charges
-    fees: np.ndarray | float
-    ops: np.ndarray | float
-    total: np.ndarray | float
-    mtok: np.ndarray | float  # every charge per million delivered output tokens
-
-
-NO_TOKENS = PerToken(np.nan, np.nan, np.nan, np.nan, np.nan)
-
-
 def costs(
     col: Columns,
     wl: Workload,
@@ -87,7 +74,7 @@ def costs(
     fte_fixed: np.ndarray,
     fte_cost_year: np.ndarray | float,
     tasks: np.ndarray | float,
-) -> PerToken:
+) -> TaskCosts:
     """Per-token offers: the tokens billed per task divided by the share of tasks that succeed, plus fees
     and the fixed staff of the jobs left to the buyer spread over the month's tasks.
 
@@ -112,7 +99,7 @@ def costs(
     token_ops = np.where(np.isfinite(token_ops), token_ops, 0.0)
     token_total = token_rent + token_fees + token_ops
     token_mtok = token_total * success_rate * 1e6 / wl.output_tokens
-    return PerToken(token_rent, token_fees, token_ops, token_total, token_mtok)
+    return TaskCosts(token_rent, token_fees, token_ops, token_total, token_mtok)
 
 
 def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: float) -> Pricing:
@@ -183,6 +170,7 @@ KIND = Kind(
     workbook_values=workbook_values,
     month_rule="tokens",
     per_task=True,
+    task_costs=costs,
     terms_row=terms_row,
     memo_price=memo_price,
     template_flow=True,
