@@ -43,6 +43,12 @@ def cost_model(tasks_per_month: float | None = None) -> CostModel:
 
 def costs(tasks_per_month: float | None = None, **values: object) -> dict[str, float]:
     """The cost model's outputs for one offer: the plain offer above with `values` in its input columns."""
+    out = cost_arrays(columns(**values), cost_model(tasks_per_month))
+    return {name: float(value[0]) for name, value in out.items()}
+
+
+def columns(**values: object) -> dict[str, np.ndarray]:
+    """The cost model's input columns for one offer: the plain offer above with `values` in its input columns."""
     row: dict[str, object] = {name: math.nan for name in INPUT_COLUMNS}
     row.update(
         basis="gpu_hour",
@@ -67,9 +73,7 @@ def costs(tasks_per_month: float | None = None, **values: object) -> dict[str, f
     unknown = set(values) - set(INPUT_COLUMNS)
     assert not unknown, f"not input columns: {unknown}"
     row.update(values)
-    col = {name: np.array([value], dtype=object if isinstance(value, str) else float) for name, value in row.items()}
-    out = cost_arrays(col, cost_model(tasks_per_month))
-    return {name: float(value[0]) for name, value in out.items()}
+    return {name: np.array([value], dtype=object if isinstance(value, str) else float) for name, value in row.items()}
 
 
 def problems(check, offer, has_index: bool = True) -> list[tuple[tuple, str]]:
