@@ -113,6 +113,26 @@ SCOPE_BY_PARAMETER = {"tests/test_report_layout.py": {"comparison", "board"}}
 # .ci/run runs both, one after the other, so every test still runs in CI. Patterns of node ids (fnmatch).
 LONG = (
     "tests/test_report_layout.py::*synthetic50*",  # the 50-offer comparison laid out (about 20 s of CPU)
+    # the other comparisons laid out whole (the example's about 40 s of CPU); make test keeps offer_kinds' comparison
+    # (every pricing kind on its pages) and every board memo
+    "tests/test_report_layout.py::*[[]example-comparison]",
+    "tests/test_report_layout.py::*[[]basic-comparison]",
+    "tests/test_report_layout.py::*[[]rated-comparison]",
+    "tests/test_report_layout.py::*[[]real_offers-comparison]",
+    "tests/test_report_layout.py::*[[]many_fees-comparison]",
+    "tests/test_report_layout.py::test_no_page_is_more_than_half_empty_but_at_a_chapters_end[[]comparison-*",
+    # the report laid out as one document and again from one part per offer, pages compared (test_assemble's
+    # `both`); make test still lays reports out in parts (test_cli_report reads their contents and page numbers)
+    "tests/test_assemble.py::test_merged_pages_read_as_the_single_document",
+    "tests/test_assemble.py::test_page_numbers_count_the_whole_document",
+    "tests/test_assemble.py::test_contents_links_destinations_and_outline_match",
+    "tests/test_assemble.py::test_each_contents_entry_prints_the_page_its_link_goes_to",
+    "tests/test_assemble.py::test_same_bytes_whatever_the_number_of_workers",
+    "tests/test_assemble.py::test_no_temporary_font_folder_is_left",
+    # comparison PDFs of hostile vendor text laid out whole (a 2,000-character name; markup never fetched); make
+    # test checks the same text in every other output and in the HTML the PDF is laid out from
+    "tests/test_hostile_text.py::*pdf*",
+    "tests/test_cli_report.py::test_vendor_markup_is_never_fetched_in_pdf",
     "tests/test_hostile_properties.py::*",  # property tests at the full example count (HOSTILE_EXAMPLES)
     "tests/test_history.py::test_eight_concurrent_savers_killed_at_random_moments_lose_no_reported_run",
     "tests/test_history.py::test_concurrent_saves_are_all_stored_with_distinct_ids",

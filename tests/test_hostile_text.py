@@ -76,7 +76,7 @@ def squash(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory, data_dir):
-    """Every output of the hostile workspace, rendered once."""
+    """Every output of the hostile workspace but the PDF, rendered once."""
     import shutil
 
     mp = pytest.MonkeyPatch()
@@ -91,7 +91,6 @@ def rendered(tmp_path_factory, data_dir):
         "xlsx": ("compare", "--format", "xlsx", "--out", out / "cmp.xlsx"),
         "html": ("report", "--format", "html", "--out", out / "cmp.html"),
         "board_html": ("report", "--board", "--format", "html", "--out", out / "board.html"),
-        "pdf": ("report", "--out", out / "cmp.pdf"),
         "grade": ("grade",),
         "grade_json": ("grade", "--format", "json"),
         "rate": ("rate",),
@@ -102,8 +101,18 @@ def rendered(tmp_path_factory, data_dir):
     }.items():
         results[name] = run(*args, "-w", ws)
     mp.undo()
-    results["pdf_text"] = pdf_text(out / "cmp.pdf") if (out / "cmp.pdf").exists() else ""
     return ws, out, results
+
+
+@pytest.fixture(scope="module")
+def rendered_pdf(rendered):
+    """The hostile workspace's comparison PDF (laid out whole: a long check, tests/conftest.py LONG) and its text."""
+    ws, out, _ = rendered
+    mp = pytest.MonkeyPatch()
+    mp.setenv("COLUMNS", "6000")
+    result = run("report", "--out", out / "cmp.pdf", "-w", ws)
+    mp.undo()
+    return result, pdf_text(out / "cmp.pdf") if (out / "cmp.pdf").exists() else ""
 
 
 def assert_clean(result, name: str) -> None:
@@ -122,7 +131,6 @@ def assert_clean(result, name: str) -> None:
         "xlsx",
         "html",
         "board_html",
-        "pdf",
         "grade",
         "grade_json",
         "rate",
@@ -135,6 +143,10 @@ def assert_clean(result, name: str) -> None:
 def test_every_output_renders_hostile_text_without_error(rendered, name):
     _, _, results = rendered
     assert_clean(results[name], name)
+
+
+def test_the_pdf_report_renders_hostile_text_without_error(rendered_pdf):
+    assert_clean(rendered_pdf[0], "pdf")
 
 
 # --- jinja2 syntax prints literally ------------------------------------------------------------------
@@ -159,19 +171,21 @@ def test_jinja_syntax_prints_literally_in_the_html_report(rendered):
     assert "&lt;class" not in html and "Undefined" not in html  # nothing was evaluated
 
 
-def test_jinja_syntax_prints_literally_in_the_pdf_report(rendered):
-    _, _, results = rendered
-    text = results["pdf_text"]
+def test_jinja_syntax_prints_literally_in_the_pdf_report(rendered_pdf):
+    text = rendered_pdf[1]
     assert squash(JINJA) in squash(text)
     assert squash(JINJA_BLOCK) in squash(text)
     assert squash("{% for %}") in squash(text)
 
 
 def test_jinja_in_a_fee_name_prints_literally(rendered):
-    _, out, results = rendered
+    _, out, _ = rendered
     html = (out / "cmp.html").read_text(encoding="utf-8")
     assert f"{JINJA} &lt;i&gt;fee&lt;/i&gt;" in html
-    assert squash(FEE_NAME) in squash(results["pdf_text"])
+
+
+def test_jinja_in_a_fee_name_prints_literally_in_the_pdf(rendered_pdf):
+    assert squash(FEE_NAME) in squash(rendered_pdf[1])
 
 
 # --- HTML and CSS are data ------------------------------------------------------------------------------
@@ -190,9 +204,8 @@ def test_html_and_css_in_vendor_text_are_escaped_in_the_html_report(rendered, na
     assert html.count("<style") == html.count("</style>")
 
 
-def test_html_and_css_print_as_text_in_the_pdf(rendered):
-    _, _, results = rendered
-    text = squash(results["pdf_text"])
+def test_html_and_css_print_as_text_in_the_pdf(rendered_pdf):
+    text = squash(rendered_pdf[1])
     assert squash(CSS) in text  # printed, so it did not hide the body
     assert squash("<script>alert(1)</script>") in text
     assert "file:///etc/passwd" in text  # the notes' image is text; nothing was fetched
@@ -245,7 +258,10 @@ def test_long_vendor_name_and_notes_appear_in_full(rendered):
     assert LONG_VENDOR[:59] + "…" in html.replace("<wbr>", "")
     table = results["table"].stdout
     assert LONG_VENDOR in table
-    text = squash(results["pdf_text"])
+
+
+def test_long_vendor_name_and_notes_appear_in_full_in_the_pdf(rendered_pdf):
+    text = squash(rendered_pdf[1])
     assert "END-OF-NOTES" in text
     assert LONG_VENDOR[:59] in text and LONG_VENDOR[-20:] in text  # cut in tables, whole in the appendix
 
@@ -281,10 +297,13 @@ def test_rtl_text_and_emoji_survive_text_formats(rendered, fmt):
 
 
 def test_rtl_text_and_emoji_in_the_reports(rendered):
-    _, out, results = rendered
+    _, out, _ = rendered
     html = (out / "cmp.html").read_text(encoding="utf-8")
     assert RTL in html and EMOJI in html
-    text = results["pdf_text"]
+
+
+def test_rtl_text_and_emoji_in_the_pdf(rendered_pdf):
+    text = rendered_pdf[1]
     # Hebrew and Arabic are rendered (word order may change with the bidi algorithm); the emoji
     # is rendered or replaced by a placeholder glyph, never a crash.
     assert "\u05e9\u05dc\u05d5\u05dd" in text or "\u05dd\u05d5\u05dc\u05e9" in text
@@ -306,7 +325,10 @@ def test_mathtext_like_vendor_names_do_not_break_the_charts(rendered):
     _, out, results = rendered
     assert_clean(results["html"], "html")
     assert MATH_VENDOR in (out / "cmp.html").read_text(encoding="utf-8")
-    assert squash(MATH_VENDOR) in squash(results["pdf_text"])
+
+
+def test_mathtext_like_vendor_names_print_in_the_pdf(rendered_pdf):
+    assert squash(MATH_VENDOR) in squash(rendered_pdf[1])
 
 
 @pytest.mark.parametrize(
