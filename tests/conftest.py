@@ -133,6 +133,12 @@ LONG = (
     # test checks the same text in every other output and in the HTML the PDF is laid out from
     "tests/test_hostile_text.py::*pdf*",
     "tests/test_cli_report.py::test_vendor_markup_is_never_fetched_in_pdf",
+    # every screen of the real offers and of a fresh workspace at three widths (132 commands run); make test keeps
+    # the example's 66 and the style of the fresh workspace's tables
+    "tests/test_screens.py::test_every_screen_fits_24_lines[[]real-*",
+    "tests/test_screens.py::test_every_screen_fits_24_lines[[]fresh-*",
+    "tests/test_style.py::test_tables_follow_the_style[[]*-real]",
+    "tests/test_style.py::test_markdown_follows_the_style[[]*-real]",
     "tests/test_hostile_properties.py::*",  # property tests at the full example count (HOSTILE_EXAMPLES)
     "tests/test_history.py::test_eight_concurrent_savers_killed_at_random_moments_lose_no_reported_run",
     "tests/test_history.py::test_concurrent_saves_are_all_stored_with_distinct_ids",
