@@ -264,11 +264,11 @@ def compare(
         write_atomic(out, workbook)
         say(f"wrote {out}")
         return ExitStatus.OK
-    from procure.render.ranking import RENDERERS
+    from procure.render.ranking import ranking_text
 
     emit(
-        RENDERERS[format.value](
-            (ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"})
+        ranking_text(
+            (ev if format is CompareFormat.json else shown).model_copy(update={"command": "compare"}), format.value
         ),
         out,
     )
@@ -314,10 +314,10 @@ def rate(
 
         show(rating_table(shown), output)
         return ExitStatus.OK
-    from procure.render.ranking import RATING_RENDERERS
+    from procure.render.ranking import rating_text
 
     emit(
-        enveloped("rate", RATING_RENDERERS[format.value](ev if format is TextFormat.json else shown), format, ev),
+        enveloped("rate", rating_text(ev if format is TextFormat.json else shown, format.value), format, ev),
         output.out,
     )
     return ExitStatus.OK

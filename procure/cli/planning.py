@@ -102,12 +102,10 @@ def whatif(
 
         show(whatif_table(found.whatif), output)
         return ExitStatus.OK
-    from procure.render.whatif import WHATIF_RENDERERS
+    from procure.render.whatif import whatif_text
 
     emit(
-        enveloped(
-            "whatif", WHATIF_RENDERERS[format.value](found.whatif), format, as_of=found.as_of, inputs=found.inputs
-        ),
+        enveloped("whatif", whatif_text(found.whatif, format.value), format, as_of=found.as_of, inputs=found.inputs),
         output.out,
     )
     return ExitStatus.OK

@@ -266,7 +266,9 @@ def to_markdown(ev: Evaluation) -> str:
     return "\n".join(parts) + "\n"
 
 
-RENDERERS: dict[str, Callable[[Evaluation], str]] = {"json": to_json, "csv": to_csv, "markdown": to_markdown}
+def ranking_text(ev: Evaluation, fmt: str) -> str:
+    """The ranking as JSON, CSV or Markdown (the table is `ranking_table`), as every `*_text` renderer is called."""
+    return {"json": to_json, "csv": to_csv, "markdown": to_markdown}[fmt](ev)
 
 
 # --- grades -------------------------------------------------------------------------------------
@@ -518,8 +520,6 @@ def rating_markdown(ev: Evaluation) -> str:
     )
 
 
-RATING_RENDERERS: dict[str, Callable[[Evaluation], str]] = {
-    "json": rating_json,
-    "csv": rating_csv,
-    "markdown": rating_markdown,
-}
+def rating_text(ev: Evaluation, fmt: str) -> str:
+    """The operator ratings as JSON, CSV or Markdown (the table is `rating_table`)."""
+    return {"json": rating_json, "csv": rating_csv, "markdown": rating_markdown}[fmt](ev)

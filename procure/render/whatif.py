@@ -118,11 +118,9 @@ def whatif_markdown(result: WhatIf) -> str:
     )
 
 
-WHATIF_RENDERERS: dict[str, Callable[[WhatIf], str]] = {
-    "json": whatif_json,
-    "csv": whatif_csv,
-    "markdown": whatif_markdown,
-}
+def whatif_text(result: WhatIf, fmt: str) -> str:
+    """The what-if as JSON, CSV or Markdown (the table is `whatif_table`)."""
+    return {"json": whatif_json, "csv": whatif_csv, "markdown": whatif_markdown}[fmt](result)
 
 
 def price_to_win_rows(rows: list[PriceToWin], currency: str) -> tuple[list[str], list[list[str]]]:
