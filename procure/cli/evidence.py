@@ -80,7 +80,7 @@ def scorecard(
     """
     from procure.analysis.usecases.evidence import scorecards
     from procure.errors import InputError
-    from procure.render.scorecard import scorecard_csv, scorecard_markdown, scorecard_table
+    from procure.render.scorecard import scorecard_table, scorecard_text
 
     format = chosen_format(output.format, output.out, MailFormat.markdown if claim else MailFormat.table)
     if format is MailFormat.csv and claim:
@@ -101,36 +101,20 @@ def scorecard(
         return ExitStatus.OK
     if found.claims is not None:
         _claims(found.claims, ev, format, output.out)
-    elif format is MailFormat.json:
-        emit(enveloped("scorecard", result.model_dump_json(), format, ev), output.out)
-    elif format is MailFormat.csv:
-        emit(scorecard_csv(result), output.out)
-    elif format in (MailFormat.markdown, MailFormat.text):
-        emit(_mail(scorecard_markdown(result), format), output.out)
-    else:
+    elif format is MailFormat.table:
         show(scorecard_table(result), output)
+    else:
+        emit(enveloped("scorecard", scorecard_text(result, format.value), format, ev), output.out)
     return ExitStatus.OK
-
-
-def _mail(markdown: str, format: MailFormat) -> str:
-    """Markdown as it is, or as plain text (--format text) for mail or chat."""
-    if format is MailFormat.text:
-        from procure.textsafe import plain_text
-
-        return plain_text(markdown)
-    return markdown
 
 
 def _claims(claims, ev, format: MailFormat, out: Path | None) -> None:  # type: ignore[no-untyped-def]
     """scorecard --claim: the claims drafted as Markdown, plain text or JSON (procure schema claims)."""
-    from procure.render.claims import claims_json, claims_markdown
+    from procure.render.claims import claims_text
 
-    if format is MailFormat.json:
-        emit(enveloped("scorecard", claims_json(claims), format, ev, schema="claims"), out)
-        return
     if format is MailFormat.table:  # a claim is a document: a table of it is its Markdown
         format = MailFormat.markdown
-    emit(_mail(claims_markdown(claims, ev.as_of), format), out)
+    emit(enveloped("scorecard", claims_text(claims, ev.as_of, format.value), format, ev, schema="claims"), out)
 
 
 class PerGpuBasis(str, Enum):

@@ -93,15 +93,6 @@ REEVALUATE_FORMAT = Annotated[
 ]
 
 
-def _written(markdown: str, format: DiffFormat) -> str:
-    """Markdown as it is, or as plain text for --format text."""
-    if format is DiffFormat.text:
-        from procure.textsafe import plain_text
-
-        return plain_text(markdown)
-    return markdown
-
-
 @output_options(format=DIFF_FORMAT, as_of=None)
 def diff(
     base: Annotated[
@@ -136,14 +127,13 @@ def diff(
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
     result, head_ev = compare_runs(output.workspace, base, head)
-    from procure.render.history import diff_json, diff_markdown, diff_table
+    from procure.render.history import diff_table, diff_text
 
     if format is DiffFormat.table:
         show(diff_table(result), output)
-    elif format is DiffFormat.json:
-        emit(enveloped("diff", diff_json(result), format, head_ev), output.out)
     else:
-        emit(_written(diff_markdown(result, title="Changes between two evaluations"), format), output.out)
+        text = diff_text(result, format.value, title="Changes between two evaluations")
+        emit(enveloped("diff", text, format, head_ev), output.out)
     return ExitStatus.OK
 
 
@@ -203,7 +193,7 @@ def reevaluate(
         procure reevaluate --accept --label "Dec re-check"
     """
     from procure.analysis.history import reevaluate as run_reevaluation
-    from procure.render.history import diff_json, diff_markdown, diff_table
+    from procure.render.history import diff_table, diff_text
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
     found = run_reevaluation(
@@ -223,10 +213,9 @@ def reevaluate(
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
         show(diff_table(result, breached, changed_only=True), output)
-    elif format is DiffFormat.json:
-        emit(enveloped("reevaluate", diff_json(result, breached, extra), format, ev), output.out)
     else:
-        emit(_written(diff_markdown(result, breached, changed_only=True), format), output.out)
+        text = diff_text(result, format.value, breached, extra, changed_only=True)
+        emit(enveloped("reevaluate", text, format, ev), output.out)
     if saved is not None:
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
     if breached and not accept:
@@ -241,14 +230,9 @@ def reevaluate(
 def _first_run(first: "FirstRun", found: "Reevaluation", format: DiffFormat, out: Path | None) -> ExitStatus:
     """No earlier run to compare with: this one became the baseline, unless delivered evidence
     breaches a threshold (then exit 3, unless --accept)."""
-    from procure.render.history import first_run_json, first_run_markdown, first_run_text
+    from procure.render.history import first_run_text
 
-    if format is DiffFormat.json:
-        emit(enveloped("reevaluate", first_run_json(first), format, found.evaluation), out)
-    elif format in (DiffFormat.markdown, DiffFormat.text):
-        emit(_written(first_run_markdown(first), format), out)
-    else:
-        emit(first_run_text(first), out)
+    emit(enveloped("reevaluate", first_run_text(first, format.value), format, found.evaluation), out)
     delivered = first.breached
     if delivered and not found.accepted:
         say(

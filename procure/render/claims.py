@@ -98,6 +98,16 @@ def claims_markdown(vendors: list[VendorClaims], as_of: date) -> str:
     return "\n".join(lines)
 
 
+def claims_text(vendors: list[VendorClaims], as_of: date, fmt: str) -> str:
+    """The claims as JSON, or as a letter in Markdown or plain text (a claim is a document: its table is its
+    Markdown)."""
+    if fmt == "json":
+        return claims_json(vendors)
+    from procure.render.formats import written
+
+    return written(claims_markdown(vendors, as_of), fmt)
+
+
 def claims_json(vendors: list[VendorClaims]) -> str:
     """The claims as `procure schema claims` describes them (without the envelope)."""
     import json

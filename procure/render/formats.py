@@ -136,6 +136,15 @@ def number(value: float | None, digits: int = 0) -> str:
     return DASH if value is None else f"{value:,.{digits}f}"
 
 
+def written(markdown: str, fmt: str) -> str:
+    """A Markdown document as it is, or as plain text (`--format text`, for a mail or a chat message)."""
+    if fmt == "text":
+        from procure.textsafe import plain_text
+
+        return plain_text(markdown)
+    return markdown
+
+
 def md_cell(text: str) -> str:
     """Vendor text is data: escape what Markdown would read as table syntax or markup."""
     return markdown_text(text)

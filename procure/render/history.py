@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from procure.render.fit import prioritise
-from procure.render.formats import DASH, markdown_table, md_cell, per_thousand
+from procure.render.formats import DASH, markdown_table, md_cell, per_thousand, written
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -46,8 +46,13 @@ def first_run_markdown(first: FirstRun) -> str:
     return f"## Re-evaluation\n\n{first_run_message(first)}\n" + ("\n" + lines if lines else "")
 
 
-def first_run_text(first: FirstRun) -> str:
-    """The first re-evaluation for the terminal: the message, then one line per delivered breach."""
+def first_run_text(first: FirstRun, fmt: str) -> str:
+    """The first re-evaluation as JSON, Markdown, plain text, or for the terminal (table): the message, then one
+    line per delivered breach."""
+    if fmt == "json":
+        return first_run_json(first)
+    if fmt in ("markdown", "text"):
+        return written(first_run_markdown(first), fmt)
     return first_run_message(first) + "\n" + "".join(f"- {b.condition}: {b.detail}\n" for b in first.breached)
 
 
@@ -213,6 +218,20 @@ def diff_markdown(
         return text
     headers, rows = diff_rows(result, changed_only)
     return text + "\n" + markdown_table(headers, rows) + "\n"
+
+
+def diff_text(
+    result: Diff,
+    fmt: str,
+    breached: list[Breach] | None = None,
+    extra: dict | None = None,
+    title: str = "Re-evaluation",
+    changed_only: bool = False,
+) -> str:
+    """The differences as JSON, Markdown (a pull-request comment) or plain text (a mail); the table is `diff_table`."""
+    if fmt == "json":
+        return diff_json(result, breached, extra)
+    return written(diff_markdown(result, breached, title=title, changed_only=changed_only), fmt)
 
 
 def diff_json(result: Diff, breached: list[Breach] | None = None, extra: dict | None = None) -> str:

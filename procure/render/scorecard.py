@@ -41,6 +41,18 @@ ROW_COLUMNS = (
 )
 
 
+def scorecard_text(result: ScorecardResult, fmt: str) -> str:
+    """The scorecard as JSON (`procure schema scorecard`, without the envelope), CSV, Markdown or plain text; the
+    table is `scorecard_table`."""
+    if fmt == "json":
+        return result.model_dump_json()
+    if fmt == "csv":
+        return scorecard_csv(result)
+    from procure.render.formats import written
+
+    return written(scorecard_markdown(result), fmt)
+
+
 def scorecard_csv(result: ScorecardResult) -> str:
     import io
 
