@@ -1,7 +1,7 @@
 """`procure compare` as offers grow: time and memory at 10, 100, 1,000 and 10,000 generated offers, and the
 1,000-offer command against the same command on the 12-offer example (budget: within 3x).
 
-Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3] [--solves 1000]
+Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3] [--solves 1000] [--workspace .]
 
 Every run is cold: the solve cache is an empty temporary folder, new for each run (a user's first run:
 whatever the command solves is solved, and kept only for the rest of that run), never the user's. Each figure is one
@@ -10,8 +10,9 @@ user starts it: wall and CPU seconds (the command and any process it waits for) 
 memory, from the operating system's accounting (benchmarks/timing.py); the median of --runs runs (one
 run at 10,000 offers). The ratio is the median of pair-by-pair ratios of runs taken in turn.
 
-`--solves N` instead runs `compare` once on N generated offers in a process of its own, solve cache off, and prints
-each HiGHS solve (variables, rows, whole numbers, status, CPU seconds of the process while it ran) and what the
+`--solves N` instead runs `compare` once on N generated offers (`--workspace DIR`: on that workspace, such as the
+example, `.`) in a process of its own, solve cache off, and prints each HiGHS solve (variables, rows, whole numbers,
+status, CPU seconds of the process while it ran) and what the
 rest of the command took: where the time of a large workspace goes.
 """
 
@@ -65,14 +66,16 @@ print(f"  solves {sum(spent):.1f} s of {total:.1f} s CPU in the command; the res
 """  # noqa: E501
 
 
-def solves(count: int) -> None:
-    """One cold compare over `count` generated offers, each solve timed in the process (the cache off)."""
+def solves(count: int, workspace: Path | None = None) -> None:
+    """One cold compare over `count` generated offers (or on `workspace`), each solve timed in the process (the cache
+    off)."""
     import subprocess
 
     env, keep = private_env(PROCURE_CACHE_DIR="")
     with keep, tempfile.TemporaryDirectory() as tmp:
-        root = make_workspace(Path(tmp) / "ws", count)
-        print(f"procure compare -f json on {count:,} offers, solve cache off, each solve timed ({load()})", flush=True)
+        root = workspace.resolve() if workspace else make_workspace(Path(tmp) / "ws", count)
+        what = str(workspace) if workspace else f"{count:,} offers"
+        print(f"procure compare -f json on {what}, solve cache off, each solve timed ({load()})", flush=True)
         subprocess.run(
             [sys.executable, "-c", SOLVES, str(root), AS_OF],
             env=env,
@@ -90,9 +93,10 @@ def main() -> None:
     parser.add_argument(
         "--solves", type=int, default=0, help="time each solve of one compare on this many offers instead"
     )
+    parser.add_argument("--workspace", type=Path, help="with --solves: time the solves of this workspace instead")
     args = parser.parse_args()
-    if args.solves:
-        return solves(args.solves)
+    if args.solves or args.workspace:
+        return solves(args.solves, args.workspace)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     env, keep = private_env()
     cache = env["PROCURE_CACHE_DIR"]

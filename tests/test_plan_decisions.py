@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import numpy as np
 import pytest
 from planws import config, offer, write
 from typer.testing import CliRunner
@@ -92,6 +93,68 @@ def test_a_held_contract_is_fixed_and_the_plan_adds_on_top(tmp_path):
     # nothing else committed in months 1-6 (c = 4 > p / 2: the newsvendor commits the low demand only, which the
     # held 150 covers)
     assert not [x for x in result.plan if x.role == "commit" and x.decision != "held" and (x.start_month or 0) <= 6]
+
+
+def test_a_block_the_plan_adds_uses_only_the_peak_a_held_contract_leaves(tmp_path, monkeypatch):
+    # The held 150 GPUs serve first: in months 1-6 a block the plan adds can use at most the peak they leave, 200 - 150
+    # = 50 GPUs' worth, a quarter of the 200 it can use in months 7-12 (the high path's demand every month); the held
+    # block itself up to the whole peak. The row removes no plan: the program solved again with the whole peak in
+    # its place reaches the same optimum (zero gap), and its relaxation's bound is no higher.
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    import procure.analysis.plan.solver as solver
+
+    built = []
+    real = solver.build_model
+
+    def keep(*args, **kwargs):
+        built.append(real(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(solver, "build_model", keep)
+    cfg, offers = market()
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 150, "start": "2026-10-01", "end": "2027-05-28"}}
+    plan_for(tmp_path, cfg, offers)
+    model = built[0]
+    A, lo, hi = model.matrix()
+    A = A.tolil()
+    names = [name for _, name in model.row_names]
+    at = names.index("capacity up to the peak")
+    rows = range(model.row_names[at][0], model.row_names[at + 1][0] if at + 1 < len(names) else A.shape[0])
+    b0, y0 = model.layout["b"].start, model.layout["y"].start
+    peak = {}  # (held, month) -> the capacity a block may use
+    y = 0
+    for j, unit in enumerate(model.units):
+        for month in range(unit.first, unit.last + 1):
+            row = rows[y]
+            assert A[row, y0 + y] == 1
+            peak[unit.held, month] = -A[row, b0 + j]
+            y += 1
+    assert {m for held, m in peak if held} == set(range(6))
+    whole = peak[False, 6]
+    assert [peak[False, m] / whole for m in range(12)] == pytest.approx([0.25] * 6 + [1.0] * 6)
+    assert [peak[True, m] / whole for m in range(6)] == pytest.approx([1.0] * 6)
+    looser = A.copy()
+    y = 0
+    for j, unit in enumerate(model.units):
+        for _ in range(unit.first, unit.last + 1):
+            looser[rows[y], b0 + j] = -whole
+            y += 1
+
+    def optimum(matrix, integrality):
+        return milp(
+            model.c,
+            constraints=LinearConstraint(matrix.tocsr(), lo, hi),
+            integrality=integrality,
+            bounds=Bounds(model.lb, model.ub),
+            options={"mip_rel_gap": 0.0},
+        )
+
+    tight, loose = optimum(A, model.integrality), optimum(looser, model.integrality)
+    assert tight.status == 0 and loose.status == 0
+    assert tight.fun == pytest.approx(loose.fun, rel=1e-9)
+    relaxed = np.zeros_like(model.integrality)
+    assert optimum(A, relaxed).fun >= optimum(looser, relaxed).fun - 1e-12
 
 
 BAD = {
