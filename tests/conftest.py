@@ -102,6 +102,32 @@ SCOPE_SECONDS = {
         "tests/test_hostile_csv.py": 10,
     },
 }
+# `make test` (-m "not long"): CPU seconds of each unit's tests and the commands they start, measured 2026-12-03 in one
+# run on two cores (load 1 to 2), after the long checks moved to `make test-slow`; the units not named take their
+# number of tests at a typical test's time.
+MAKE_TEST_SECONDS = {
+    "tests/test_cli_report.py": 31,
+    "tests/test_style.py": 29,
+    "tests/test_cli_table_width.py": 23,
+    "tests/test_screens.py": 15,
+    "tests/test_startup.py": 13,
+    "tests/test_hostile_values.py": 12,
+    "tests/test_decision.py": 9,
+    "tests/test_hostile_streams.py": 8,
+    "tests/test_hostile_numbers.py": 7,
+    "tests/test_report_layout.py::[example]": 7,
+    "tests/test_uncertainty.py": 7,
+    "tests/test_cli_plan.py": 7,
+    "tests/test_evidence_months.py": 7,
+    "tests/test_hostile_paths.py": 6,
+    "tests/test_cli_json_envelope.py": 6,
+    "tests/test_hostile_plan_limits.py": 5,
+    "tests/test_offer_trials.py": 5,
+    "tests/test_hostile_yaml.py": 5,
+    "tests/test_architecture.py": 5,
+    "tests/test_documents.py": 5,
+    "tests/test_report_layout.py::[offer_kinds]": 4,
+}
 TYPICAL_S = {"slow": 3.0, "fast": 0.08}  # a test of the slow step, and of the others, when nothing was measured
 # Modules whose tests are grouped by a parameter instead of by module, with the parameter values that do not
 # name a group: each group's fixtures are kept by that parameter (one workspace's reports, whichever the
@@ -195,9 +221,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     measured: dict[str, float] = config.cache.get(scope_cache_key(config), {}) if config.cache else {}
     markexpr = config.getoption("markexpr") or ""
-    if (
-        "slow" not in markexpr
-    ):  # the whole suite, or all but the long checks (make test): a module's tests of both kinds
+    if markexpr == "not long":  # make test
+        typical, known = TYPICAL_S["fast"], MAKE_TEST_SECONDS
+    elif "slow" not in markexpr:  # the whole suite, or the long checks (make test-slow): a module's tests of both kinds
         typical, known = (
             TYPICAL_S["fast"],
             {
