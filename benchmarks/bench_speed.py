@@ -41,16 +41,23 @@ def bare_numpy(
     """The cost model's formulas for fixed-price GPU-hour offers, written plainly: the reference."""
     fx, gpus, term = col["fx"], col["gpus"], col["term_months"]
     weights = np.array([0.0, a.shared_weight, 1.0])[np.column_stack([col[f"owner_{job}"] for job in jobs])]
-    rent = col["gpu_hour"] * fx * (1 - col["discount"])
+    from procure.model.costing import AVAILABILITY_POINT, UTILIZATION_POINT
+
+    rent = col["gpu_hour"] * fx * (1 - col["discount"]) * col.get("escalation", 1.0)
+    # the point estimates of availability and utilization are the centres of their draws (the offers with
+    # delivered evidence move them; docs/cost-model.md), each at most 1
+    availability = np.minimum(
+        1.0, col["sla_availability"] * col["reliability_factor"] * col.get(AVAILABILITY_POINT, 1.0)
+    )
+    utilization = np.minimum(1.0, wl.utilization * col.get(UTILIZATION_POINT, 1.0))
     capacity = (
         col["throughput"]
         * 3600
         / wl.output_tokens
-        * col["sla_availability"]
-        * col["reliability_factor"]
+        * availability
         * wl.success_rate
         * col["quality_pass_rate"]
-        * wl.utilization
+        * utilization
     )
     needed = wl.tasks_per_month / (capacity * 730)
     billed = np.minimum(np.maximum(needed, gpus), col["max_gpus"])
@@ -62,7 +69,7 @@ def bare_numpy(
         + col["fees_gpu_hour"]
         + col["fees_per_tb_month"] / hours
     ) * fx
-    financing = col["prepay_fraction"] * rent * a.cost_of_capital * term / 24
+    financing = col["prepay_fraction"] * rent * (a.cost_of_capital + a.vendor_default_rate) * term / 24
     ops = (weights @ staffing_fixed + weights @ staffing_per_gpu * billed) * a.fte_cost_year / (billed * 8760)
     software = weights[:, jobs.index("serving_stack")] * a.software_gpu_hour + col["software_gpu_hour"] * fx
     return (rent + fees + financing + ops + software) / (capacity * fill)
