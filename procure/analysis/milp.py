@@ -95,15 +95,12 @@ def solve_milp(
     options: dict[str, object],
 ) -> Solution:
     """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
-    key = program_key(c, A, row_lb, row_ub, integrality, lb, ub, options)
-    kept = load(key, len(c))
-    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
-        return Solution(None, INFEASIBLE, None, None)
-    if kept is not None and satisfies(kept[0], kept[1], c, A, row_lb, row_ub, integrality, lb, ub):
-        return Solution(kept[0], 0, kept[1], kept[2])
-    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
-    store(key, solution)
-    return solution
+    return _kept_or_solved(
+        program_key(c, A, row_lb, row_ub, integrality, lb, ub, options),
+        len(c),
+        lambda x, fun: satisfies(x, fun, c, A, row_lb, row_ub, integrality, lb, ub),
+        lambda: run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options),
+    )
 
 
 def solve_built(
@@ -121,14 +118,27 @@ def solve_built(
     bounds), called only when the program is solved: a kept result is read without building a row or importing
     SciPy. Its check is its HMAC (the key covers every input and the code that builds the program), then its
     bounds, whole numbers and objective."""
-    key = inputs_key(inputs, options)
-    kept = load(key, len(c))
-    if kept is not None and len(kept[0]) == 0 and len(c) > 0:
+
+    def solve() -> Solution:
+        A, row_lb, row_ub = rows()
+        return run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+
+    return _kept_or_solved(
+        inputs_key(inputs, options), len(c), lambda x, fun: within_bounds(x, fun, c, integrality, lb, ub), solve
+    )
+
+
+def _kept_or_solved(
+    key: str, n: int, holds: Callable[[np.ndarray, float], bool], solve: Callable[[], Solution]
+) -> Solution:
+    """The result kept under `key` (an infeasibility proof, or a solution that `holds` for the program), else the
+    program solved and its result kept."""
+    kept = load(key, n)
+    if kept is not None and len(kept[0]) == 0 and n > 0:
         return Solution(None, INFEASIBLE, None, None)
-    if kept is not None and within_bounds(kept[0], kept[1], c, integrality, lb, ub):
+    if kept is not None and holds(kept[0], kept[1]):
         return Solution(kept[0], 0, kept[1], kept[2])
-    A, row_lb, row_ub = rows()
-    solution = run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    solution = solve()
     store(key, solution)
     return solution
 
