@@ -715,3 +715,30 @@ def test_an_escalator_ranks_on_the_term_average_rent():
     # the same GPUs, fees and throughput: the cost per task differs by the rent and its financing only
     assert escalated["cost_per_task"] > flat["cost_per_task"]
     assert escalated["full"] - flat["full"] == pytest.approx((4.06 - 4.05) * (1 + escalated["financing"] / 4.06))
+
+
+@pytest.mark.parametrize("workspace", ["offer_kinds", "real_offers"])
+def test_what_a_gpu_hour_delivers_asked_for_alone_is_the_whole_models_figure(data_dir, workspace):
+    """The gates' odds ask for availability and the GPUs needed over every draw, and cost_arrays then forms no price
+    (DELIVERY_OUTPUTS): on every pricing kind and on drawn factors that move availability, utilization and the
+    demand, each figure is the one the whole model gives (the second method: every output formed)."""
+    import numpy as np
+
+    from procure.analysis.evaluate import evaluate_with_inputs
+    from procure.model.costing import DELIVERY_OUTPUTS, Variation, cost_arrays
+
+    _, inputs = evaluate_with_inputs(load_workspace(data_dir / workspace))
+    n = len(inputs.offers)
+    rng = np.random.default_rng(7)
+    demand = inputs.model.workload.tasks_per_month
+    drawn = Variation(
+        availability_factor=rng.uniform(0.9, 1.0, (50, n)),
+        utilization=inputs.model.workload.utilization * rng.uniform(0.7, 1.1, (50, 1)),
+        tasks_per_month=None if demand is None else demand * rng.uniform(0.5, 2.0, (50, 1)),
+    )
+    whole = cost_arrays(inputs.columns, inputs.model, drawn)
+    for only in (("availability", "gpus_needed"), tuple(sorted(DELIVERY_OUTPUTS))):
+        alone = cost_arrays(inputs.columns, inputs.model, drawn, only=only)
+        assert set(alone) == set(only)
+        for key in only:
+            np.testing.assert_array_equal(alone[key], whole[key], err_msg=key)

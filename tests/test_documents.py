@@ -64,13 +64,32 @@ def test_report_date_honours_source_date_epoch(monkeypatch):
 
 def test_charts_are_deterministic_svg_with_text_in_the_body_font(evaluation):
     first = charts.cost_curve(evaluation, highlight="bravo")
-    assert first == charts.cost_curve(evaluation, highlight="bravo")
+    assert first == charts.cost_curve.__wrapped__(evaluation, highlight="bravo")  # drawn again, not the kept one
     assert first.startswith("<svg") and "<image" not in first
     # Labels are text in the report's typeface, not glyph outlines in another one.
     assert "<text" in first and "font-family: 'Source Sans 3'" in first and "glyph" not in first
     assert "dc:date" not in first.lower()
     matrix = charts.responsibility_matrix(evaluation)
     assert "<image" not in matrix  # vector cells, nothing for WeasyPrint to fetch
+
+
+def test_a_chart_is_drawn_once_for_the_same_inputs_and_again_when_they_differ(evaluation, monkeypatch, data_dir):
+    """Charts are kept per process under their inputs (charts.memoised): the same evaluation draws nothing the second
+    time, nor does the same workspace evaluated again, and any change to what the chart is given draws it again, with
+    the bytes a fresh drawing gives."""
+    drawn = []
+    to_svg = charts.to_svg
+    monkeypatch.setattr(charts, "to_svg", lambda fig, name: drawn.append(name) or to_svg(fig, name))
+    monkeypatch.setattr(charts, "_drawn", type(charts._drawn)())
+    first = charts.cost_breakdown(evaluation)
+    assert charts.cost_breakdown(evaluation) == first
+    assert charts.cost_breakdown(evaluate(load_workspace(data_dir / "basic"), date(2026, 11, 29))) == first
+    assert len(drawn) == 1
+    dearer = evaluation.model_copy(deep=True)
+    dearer.offers[0].metrics["rent"] = dearer.offers[0].metrics["rent"] * 2
+    second = charts.cost_breakdown(dearer)
+    assert len(drawn) == 2 and second != first
+    assert second == charts.cost_breakdown.__wrapped__(dearer)
 
 
 def test_html_is_self_contained(evaluation):

@@ -89,6 +89,20 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     # the rest of `full`, per GPU-hour: full x billed x 730 = variable x billed x 730 + fixed_monthly
     "variable_gpu_hour",
 )
+# The outputs of steps 7-11 (what a GPU-hour delivers and the GPUs the demand needs), which need no price: asked for
+# alone (the gates' odds over every draw), cost_arrays forms nothing else.
+DELIVERY_OUTPUTS = frozenset(
+    {
+        "throughput",
+        "availability",
+        "success_rate",
+        "utilization",
+        "capacity_per_gpu_hour",
+        "gpus_needed",
+        "billed_gpus",
+        "fill",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -393,9 +407,16 @@ def cost_arrays(
     discount = col["discount"].astype(float)
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        rent = _rent(col, fx, discount, a.cost_of_capital)
         delivered = _delivery(col, model, varied)
         fit = _demand_fit(delivered, wl.output_tokens, demand, gpus, max_gpus)
+        if only is not None and DELIVERY_OUTPUTS.issuperset(only):
+            # what the gates' odds draw (availability, GPUs needed): no price is needed for them, and the prices are
+            # most of the work on the draws' arrays
+            per_task = np.zeros(len(basis), dtype=bool)
+            for _, mask in _kind_hooks(basis, "task_costs"):
+                per_task = per_task | mask
+            return _outputs(per_task, delivered, fit, None, NO_TASK_COSTS, np.nan, only)
+        rent = _rent(col, fx, discount, a.cost_of_capital)
         # Fixed fees and staff are spread over the billed GPUs (the committed ones unless the demand needs
         # more: spreading a fixed monthly fee over fewer GPUs than are billed would count it several times
         # over in the monthly spend).
@@ -441,15 +462,21 @@ def cost_arrays(
         tasks_per_gpu_hour,
         cost_per_task,
     )
-    return _outputs(per_task, figures, task_costs, tasks, only)
+    return _outputs(per_task, delivered, fit, figures, task_costs, tasks, only)
 
 
 def _outputs(
-    per_task: np.ndarray, g: GpuHourCost, costs: TaskCosts, tasks: np.ndarray | float, only: tuple[str, ...] | None
+    per_task: np.ndarray,
+    d: Delivery,
+    fit: DemandFit,
+    g: GpuHourCost | None,
+    costs: TaskCosts,
+    tasks: np.ndarray | float,
+    only: tuple[str, ...] | None,
 ) -> dict[str, np.ndarray]:
     """OUTPUT_COLUMNS, each offer's GPU-hour figure or, for a kind priced per task (`per_task`), its own one
     (GPU-hour figures of such an offer are NaN). Each output is formed only when asked for: the Monte Carlo
-    needs one of them, on large arrays."""
+    needs one of them, on large arrays. Without the prices (`g` None) only DELIVERY_OUTPUTS can be asked for."""
     any_per_task = bool(per_task.any())
 
     def pick(gpu_value: np.ndarray | float, task_value: np.ndarray | float) -> np.ndarray:
@@ -459,7 +486,20 @@ def _outputs(
             else np.asarray(gpu_value, dtype=float) + np.zeros(np.shape(per_task))
         )
 
-    r, d, fit, fees, staff = g.rent, g.delivered, g.fit, g.fees, g.staff
+    delivery = {
+        "throughput": lambda: pick(d.throughput, np.nan),
+        "availability": lambda: d.availability,
+        "success_rate": lambda: d.success_rate,
+        "utilization": lambda: pick(d.utilization, np.nan),
+        "capacity_per_gpu_hour": lambda: pick(fit.capacity, np.nan),
+        "gpus_needed": lambda: pick(fit.gpus_needed, np.nan),
+        "billed_gpus": lambda: pick(fit.billed, np.nan),
+        "fill": lambda: pick(fit.fill, np.nan),
+    }
+    if g is None:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return {key: make() for key, make in delivery.items() if only is None or key in only}
+    r, fees, staff = g.rent, g.fees, g.staff
     outputs = {
         "list_price": lambda: pick(r.list_price, np.nan),
         "rent": lambda: pick(r.rent, np.nan),
@@ -477,14 +517,7 @@ def _outputs(
         "ops_fte": lambda: pick(staff.ops_fte, staff.fte_fixed),
         "software": lambda: pick(g.software, np.nan),
         "full": lambda: pick(g.full, np.nan),
-        "throughput": lambda: pick(d.throughput, np.nan),
-        "availability": lambda: d.availability,
-        "success_rate": lambda: d.success_rate,
-        "utilization": lambda: pick(d.utilization, np.nan),
-        "capacity_per_gpu_hour": lambda: pick(fit.capacity, np.nan),
-        "gpus_needed": lambda: pick(fit.gpus_needed, np.nan),
-        "billed_gpus": lambda: pick(fit.billed, np.nan),
-        "fill": lambda: pick(fit.fill, np.nan),
+        **delivery,
         "successful_tasks_per_gpu_hour": lambda: pick(g.tasks_per_gpu_hour, np.nan),
         "cost_per_task": lambda: pick(g.cost_per_task, costs.total),
         "rent_per_task": lambda: pick(r.rent / g.tasks_per_gpu_hour, costs.rent),

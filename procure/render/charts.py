@@ -8,9 +8,14 @@ Evaluation only.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 import math
+import pickle
 import re
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from procure.analysis.evaluate import Evaluation
@@ -60,6 +65,37 @@ CURVE_KEY = 6  # numbered names in the cost curve's key at most (more would cove
 SERIES = ["#1f5fa8", "#2f855a", "#6b46c1", "#2c7a7b", "#d53f8c", "#3182ce", "#805ad5", "#38a169", "#1a365d", "#702459"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
 PER_THOUSAND = 1000.0  # reports show costs per 1,000 successful tasks
+
+
+KEPT_CHARTS = 64  # charts kept per process (an SVG is tens of kilobytes)
+_drawn: OrderedDict[str, str] = OrderedDict()
+
+
+def memoised(draw: Callable[..., str]) -> Callable[..., str]:
+    """A chart drawn once per process for the same inputs. A chart is a function of what it is given (the same bytes
+    for the same inputs: the module's docstring), and drawing it is most of a report's own work; a process that lays
+    out reports of the same evaluation (its HTML and its PDF, the parts of a report, a run of tests) draws each chart
+    once. The key is the SHA-256 of the chart's name and its pickled arguments: an evaluation made again from the same
+    inputs shares its charts, and any difference in what a chart is given draws it again (so may an equal object built
+    another way: a missed drawing, never a wrong one); arguments that do not pickle are drawn each time."""
+
+    @functools.wraps(draw)
+    def kept(*args: Any, **kwargs: Any) -> str:
+        try:
+            given = pickle.dumps((draw.__qualname__, args, sorted(kwargs.items())), protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return draw(*args, **kwargs)
+        key = hashlib.sha256(given).hexdigest()
+        if key in _drawn:
+            _drawn.move_to_end(key)
+            return _drawn[key]
+        svg = draw(*args, **kwargs)
+        _drawn[key] = svg
+        while len(_drawn) > KEPT_CHARTS:
+            _drawn.popitem(last=False)
+        return svg
+
+    return kept
 
 
 def _wrap(text: str, width: int = 13, lines: int = 3) -> str:
@@ -162,6 +198,7 @@ def _short(text: str, limit: int = 18) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+@memoised
 def cost_curve(ev: Evaluation, highlight: str | None = None, index_per_task: float | None = None) -> str:
     """Offers sorted by cost per 1,000 successful tasks; bar width = GPUs offered; not acceptable in grey.
 
@@ -341,6 +378,7 @@ def _bar_width(offer: OfferRecord) -> float:
     return float(offer.max_gpus or offer.gpus or 0)
 
 
+@memoised
 def cost_breakdown(ev: Evaluation) -> str:
     """Stacked full cost per paid GPU-hour: rent, fees, financing, operating staff, software (not acceptable in
     greys)."""
@@ -390,6 +428,7 @@ def cost_breakdown(ev: Evaluation) -> str:
     return to_svg(fig, "cost-breakdown")
 
 
+@memoised
 def throughput_frontiers(ev: Evaluation) -> str:
     """Each frontier (output tok/s per GPU against tok/s per user) with the value used at the target.
 
@@ -465,6 +504,7 @@ def throughput_frontiers(ev: Evaluation) -> str:
     return to_svg(fig, "throughput-frontiers")
 
 
+@memoised
 def responsibility_matrix(ev: Evaluation) -> str:
     """Operating jobs x offers, coloured by who owns each job."""
     from matplotlib.colors import ListedColormap
@@ -495,6 +535,7 @@ def responsibility_matrix(ev: Evaluation) -> str:
     return to_svg(fig, "responsibility-matrix")
 
 
+@memoised
 def position_history(pos: Position, currency: str, best_offer: tuple[str, float] | None = None) -> str:
     """Our cost per task over time against each competitor's; the best offer as a marker at the as-of date."""
     fig = _figure(17, 7)
@@ -539,6 +580,7 @@ def position_history(pos: Position, currency: str, best_offer: tuple[str, float]
     return to_svg(fig, "position-history")
 
 
+@memoised
 def hedge_stress(plan: HedgePlan) -> str:
     """Change in floating cost over the horizon for each index move, unhedged and hedged (with the basis band)."""
     fig = _figure(17, 6.5)
@@ -578,6 +620,7 @@ def _thousands():  # type: ignore[no-untyped-def]
     )
 
 
+@memoised
 def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], currency: str) -> str:
     """The index in use against benchmarks built from the observations under different choices."""
     fig = _figure(17, 6.5)
@@ -608,6 +651,7 @@ def index_history(published: list[IndexLevel], builds: dict[str, IndexBuild], cu
     return to_svg(fig, "index-history")
 
 
+@memoised
 def cost_ranges(ev: Evaluation) -> str:
     """P10 to P90 of cost per 1,000 successful tasks per acceptable offer, P50 as a dot, the evaluated figure as a
     tick."""
@@ -658,6 +702,7 @@ def cost_ranges(ev: Evaluation) -> str:
     return to_svg(fig, "cost-ranges")
 
 
+@memoised
 def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = None) -> str:
     """The leader's cost per task with each input at its low and high end; flips of the top offers noted."""
     leader = result.offers[0] if result.offers else None
@@ -715,6 +760,7 @@ def tornado(result: Sensitivity, currency: str, names: dict[str, str] | None = N
     return to_svg(fig, "tornado")
 
 
+@memoised
 def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
     """Cumulative cash out over the horizon for the offers named (the recommendation and its runner-up)."""
     fig = _figure(17, 6.5)
@@ -744,6 +790,7 @@ def cash_flows(ev: Evaluation, offer_ids: list[str]) -> str:
     return to_svg(fig, "cash-flows")
 
 
+@memoised
 def plan_frontier(plan: PlanResult) -> str:
     """The efficient frontier: expected cost per 1,000 tasks against CVaR of monthly spend, one point per risk limit."""
     k = PER_THOUSAND
@@ -795,6 +842,7 @@ def plan_frontier(plan: PlanResult) -> str:
     return to_svg(fig, "plan-frontier")
 
 
+@memoised
 def football_field(bars: list[FieldBar], currency: str, horizon_months: int | None, recommended: str | None) -> str:
     """The top offers side by side: the range across the what-if cases (wide bar), the Monte Carlo
     P10 to P90 (narrow bar), the cost today (tick) and over the horizon (diamond). Overlapping bars
@@ -878,6 +926,7 @@ def _month_labels(months: list[str]) -> list[str]:
     return out
 
 
+@memoised
 def scorecard_months(vendor: object, currency: str, name: str = "scorecard") -> str:
     """One signed vendor over its months, in three panels: output per billed GPU-hour as a share of the
     promise (the promise at 100%), availability against the SLA (months below it marked), and the cost
