@@ -647,17 +647,16 @@ def _ranges(
     return UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
 
 
-def evaluate_with_inputs(
-    workspace: Workspace,
-    as_of: date | None = None,
-    monte_carlo: MonteCarlo | None = None,
-    horizon: int | None = None,
-    rank_by_horizon: bool = False,
-    delivered: bool = True,
-) -> tuple[Evaluation, CostInputs]:
-    """`delivered`: blend the promised figures of signed vendors with their delivered evidence
-    (actuals/; procure/analysis/scorecard.py); False gives the promise alone (what the scorecard compares with)."""
-    day = resolve_as_of(workspace, as_of)
+def point_costs(workspace: Workspace, as_of: date | None = None) -> list[dict[str, Any]]:
+    """Each offer's figures at the point, as `evaluate` puts them in its metrics (signed vendors' delivered evidence
+    blended in), without the gates' odds, the records or the ranking: what a search over one input needs at each of
+    its steps (what-if's break-even throughput)."""
+    return _point(workspace, resolve_as_of(workspace, as_of), True)[8]
+
+
+def _point(workspace: Workspace, day: date, delivered: bool) -> tuple[Any, ...]:
+    """The cost model at the point over every offer, and what it was built from: (index level, gradings, ratings,
+    throughput readings, availability layers, columns, model, outputs, costs per offer, evidence)."""
     config = workspace.config
     offers = workspace.offers
     index_level = _linked_index(workspace, offers, day)
@@ -672,7 +671,25 @@ def evaluate_with_inputs(
     evidence: dict[str, Any] = {}
     if delivered and workspace.actuals:
         evidence, columns, outputs, costs = _delivered(workspace, day, offers, columns, model, outputs, costs)
+    return index_level, gradings, ratings, readings, layers, columns, model, outputs, costs, evidence
 
+
+def evaluate_with_inputs(
+    workspace: Workspace,
+    as_of: date | None = None,
+    monte_carlo: MonteCarlo | None = None,
+    horizon: int | None = None,
+    rank_by_horizon: bool = False,
+    delivered: bool = True,
+) -> tuple[Evaluation, CostInputs]:
+    """`delivered`: blend the promised figures of signed vendors with their delivered evidence
+    (actuals/; procure/analysis/scorecard.py); False gives the promise alone (what the scorecard compares with)."""
+    day = resolve_as_of(workspace, as_of)
+    config = workspace.config
+    offers = workspace.offers
+    index_level, gradings, ratings, readings, layers, columns, model, outputs, costs, evidence = _point(
+        workspace, day, delivered
+    )
     odds = _gate_odds(offers, columns, model, evidence, config, [o.pricing.currency or config.currency for o in offers])
     records = [
         offer_record(o, g, rt, r, c, workspace, day, index_level if kind_of(o.pricing).index_rent else None, lay, p)

@@ -15,8 +15,8 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from procure.analysis.evaluate import Evaluation, evaluate
-from procure.analysis.record import OfferRecord
+from procure.analysis.evaluate import Evaluation, evaluate, point_costs
+from procure.analysis.record import OfferRecord, finite_or_none
 from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import Workspace
 from procure.model.costing import HOURS_PER_MONTH
@@ -312,10 +312,11 @@ def break_even_throughput_gain(
     alone = replace(workspace, offers=[offer])  # an offer's cost never depends on the other bids
 
     def saving(gain: float) -> float:
-        trial = evaluate(
+        # the offer's cost per task as evaluate gives it, without the gates' odds each step would draw
+        trial = point_costs(
             apply_change(alone, offer, Change(throughput=1 + gain), level.price if level else None), base.as_of
         )
-        after = trial.offer(offer.id).metrics.get("cost_per_task")
+        after = finite_or_none(trial[0]["cost_per_task"])
         return -math.inf if after is None else (before - after) * tasks
 
     low, high = 0.0, 10.0  # up to +1,000%

@@ -287,11 +287,13 @@ def _cut_rows(table: Table, keep: int) -> int:
     return max(cut, 0)
 
 
-def _shorter(console: Console, table: Table, width: int, room: int) -> list[str]:
+def _shorter(console: Console, table: Table, width: int, room: int) -> tuple[list[str], int]:
     """A table taller than `room` whose marked columns wrap its rows loses them, least important first,
-    before it loses rows (one line per row is what makes a ranking readable); the headers dropped."""
+    before it loses rows (one line per row is what makes a ranking readable); the headers dropped, and the
+    table's lines as it is left (laying a table out is most of a screen's work: each is counted once)."""
     dropped: list[str] = []
-    while _lines(console, table, width) > room and not getattr(table, "chosen", False):
+    lines = _lines(console, table, width)
+    while lines > room and not getattr(table, "chosen", False):
         marked = [c for c in table.columns if getattr(c, "drop_priority", None) is not None]
         if not marked:
             break
@@ -304,7 +306,8 @@ def _shorter(console: Console, table: Table, width: int, room: int) -> list[str]
         for column in table.columns:  # the others share the room again
             column.width, column.no_wrap = None, False
         _allocate(table, width)
-    return dropped
+        lines = _lines(console, table, width)
+    return dropped, lines
 
 
 def screen(
@@ -343,8 +346,10 @@ def screen(
     budget = height - 1
     used = sum(_lines(console, p, width) for p in head)
     more_rows = ""
+    table_lines: int | None = None  # the first table's lines, counted again only when it changes
     if main and isinstance(main[0], Table) and not every_row and not notes and dropped is not None:
-        dropped = dropped + [h for h in _shorter(console, main[0], width, budget - used - 1) if h not in dropped]
+        shorter, table_lines = _shorter(console, main[0], width, budget - used - 1)
+        dropped = dropped + [h for h in shorter if h not in dropped]
     hidden = (
         hidden_text(dropped, width, clipped(renderable))
         if dropped or dropped is not None and clipped(renderable)
@@ -357,12 +362,14 @@ def screen(
     if main and isinstance(main[0], Table) and not every_row:  # a table taller than the screen: its first rows
         table, room = main[0], budget - used - (1 if rest else 0)
         cut = 0
-        while _lines(console, table, width) + (1 if cut else 0) > room and len(table.rows) > 1:
+        table_lines = _lines(console, table, width) if table_lines is None else table_lines
+        while table_lines + (1 if cut else 0) > room and len(table.rows) > 1:
             cut += _cut_rows(table, len(table.rows) - 1)
+            table_lines = _lines(console, table, width)
         if cut:
             more_rows = f"{cut} more row{'s' if cut != 1 else ''}: --all shows every row."
             used += 1
-    used += sum(_lines(console, p, width) for p in main)
+    used += table_lines if table_lines is not None else sum(_lines(console, p, width) for p in main)
     shown: list[Any] = []
     folded: list[Any] = []
     for n, part in enumerate(rest):  # in full, in order, while the rest still has its line of notes below
