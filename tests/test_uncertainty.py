@@ -189,12 +189,36 @@ def test_same_seed_same_factors_different_seed_different(tornado):
     ws = load_workspace(tornado)
     currencies = [o.pricing.currency or "USD" for o in ws.offers]
     first = draw_factors(ws.offers, currencies, ws.config.uncertainty, 2000, seed=7)
-    again = draw_factors(ws.offers, currencies, ws.config.uncertainty, 2000, seed=7)
+    again = unc._draw(ws.offers, currencies, ws.config.uncertainty, 2000, seed=7)  # drawn again, not the kept set
     other = draw_factors(ws.offers, currencies, ws.config.uncertainty, 2000, seed=8)
     for name in ("throughput", "availability", "utilization", "fte_cost", "index", "fx"):
         assert np.array_equal(getattr(first, name), getattr(again, name)), name
     for name in ("throughput", "utilization", "fte_cost", "index", "fx"):  # availability is 1/1/1 here
         assert not np.array_equal(getattr(first, name), getattr(other, name)), name
+
+
+def test_the_same_draws_are_kept_read_only_and_drawn_again_when_what_they_come_from_changes(tornado, monkeypatch):
+    """draw_factors keeps a set of draws per process under what it is drawn from: asked again (a report's what-if
+    cases evaluate the workspace again), the same set comes back, its arrays read-only; a price change leaves the draws
+    alone, a change to an offer's distribution draws them again, as a fresh draw gives them."""
+    monkeypatch.setattr(unc, "_kept_draws", type(unc._kept_draws)())
+    ws = load_workspace(tornado)
+    currencies = [o.pricing.currency or "USD" for o in ws.offers]
+    config = ws.config.uncertainty
+    first = draw_factors(ws.offers, currencies, config, 500, seed=7)
+    assert draw_factors(ws.offers, currencies, config, 500, seed=7) is first
+    with pytest.raises(ValueError, match="read-only"):
+        first.throughput[0, 0] = 2.0
+    dearer = [o.model_copy(update={"pricing": o.pricing.model_copy(update={"price": 99.0})}) for o in ws.offers]
+    assert draw_factors(dearer, currencies, config, 500, seed=7) is first
+    own = config.model_copy(
+        update={"offers": {ws.offers[0].id: OfferUncertainty(availability=Distribution(triangular=(0.9, 0.95, 1.0)))}}
+    )
+    moved = draw_factors(ws.offers, currencies, own, 500, seed=7)
+    assert moved is not first and not np.array_equal(moved.availability, first.availability)
+    fresh = unc._draw(ws.offers, currencies, own, 500, seed=7)
+    for name in ("throughput", "availability", "utilization", "fte_cost", "index", "fx"):
+        assert np.array_equal(getattr(moved, name), getattr(fresh, name)), name
 
 
 def test_same_seed_same_costs_different_seed_different(tornado):

@@ -23,6 +23,9 @@ evidence draws exactly what it drew before.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import pickle
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -168,7 +171,67 @@ def draw_factors(
 ) -> Draws:
     """All factors, in a fixed order from one seeded generator: same seed, same numbers. `gaps`: each
     offer's reading gap as a share of the target (GAP_COLUMN); its range is drawn after the factors,
-    one per curve. `posteriors`: signed vendors' evidence by offer id, drawn last (the module docstring)."""
+    one per curve. `posteriors`: signed vendors' evidence by offer id, drawn last (the module docstring).
+
+    The draws are kept per process under what they are drawn from (`_drawn_from`): a report evaluates the workspace
+    again for each what-if case and draws the same factors each time (the gates' odds, the Monte Carlo). Their arrays
+    are read-only, so that no user of one set can change another's."""
+    key = _drawn_from(offers, currencies, config, draws, seed, gaps, posteriors)
+    if key in _kept_draws:
+        _kept_draws.move_to_end(key)
+        return _kept_draws[key]
+    found = _draw(offers, currencies, config, draws, seed, gaps, posteriors)
+    arrays = [v for v in vars(found).values() if isinstance(v, np.ndarray)]
+    for array in arrays:
+        array.setflags(write=False)
+    if sum(a.nbytes for a in arrays) <= KEPT_DRAW_BYTES:
+        _kept_draws[key] = found
+        while len(_kept_draws) > KEPT_DRAWS:
+            _kept_draws.popitem(last=False)
+    return found
+
+
+KEPT_DRAWS = 4  # sets of draws kept per process
+KEPT_DRAW_BYTES = 64 * 1024 * 1024  # a larger set (a thousand offers) is drawn each time, never held
+_kept_draws: OrderedDict[str, Draws] = OrderedDict()
+
+
+def _drawn_from(
+    offers: list[Offer],
+    currencies: list[str],
+    config: UncertaintyConfig,
+    draws: int,
+    seed: int,
+    gaps: np.ndarray | None,
+    posteriors: dict[str, Posterior] | None,
+) -> str:
+    """The SHA-256 of everything `_draw` reads: the settings, and of each offer its curve, operator and stack groups,
+    its distributions, whether it has GPU-hours, its currency, its reading gap and its posterior."""
+    each = [
+        (
+            throughput_group(o, config),
+            throughput_distribution(o, config),
+            operator_group(o, config),
+            availability_distribution(o, config),
+            stack_group(o),
+            o.per_token,
+            (posteriors or {}).get(o.id),
+        )
+        for o in offers
+    ]
+    given = (config, draws, seed, currencies, each, None if gaps is None else np.asarray(gaps, dtype=float).tobytes())
+    return hashlib.sha256(pickle.dumps(given, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()
+
+
+def _draw(
+    offers: list[Offer],
+    currencies: list[str],
+    config: UncertaintyConfig,
+    draws: int,
+    seed: int,
+    gaps: np.ndarray | None = None,
+    posteriors: dict[str, Posterior] | None = None,
+) -> Draws:
     rng = np.random.default_rng(seed)
     groups: dict[str, Distribution] = {}
     keys = [throughput_group(o, config) for o in offers]
