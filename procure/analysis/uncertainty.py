@@ -242,7 +242,8 @@ def _draw(
     where = np.array([group_column[key] for key in keys], dtype=int)
     production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
     gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
-    throughput = curves[:, where] * np.where(gpu_hour, production, 1.0) if len(offers) else np.empty((draws, 0))
+    throughput = curves[:, where] if len(offers) else np.empty((draws, 0))  # a copy: this function's own array
+    throughput *= np.where(gpu_hour, production, 1.0)
     # Availability: one draw per operator (two offers of one vendor share its fleet and its team).
     operators: dict[str, Distribution] = {}
     operator_keys = [operator_group(o, config) for o in offers]
@@ -277,9 +278,12 @@ def _draw(
 
         # One standard normal per curve (offers reading one curve at one target share its error), scaled
         # by the two-piece spread of each offer's gap: P10 and P90 at the calibrated range, median 1.
-        z = rng.standard_normal((draws, len(groups)))[:, where]
+        z = rng.standard_normal((draws, len(groups)))[:, where]  # this function's own array: scaled in place
         spread = np.array([reading_spread(float(g)) for g in gaps]).reshape(-1, 2)
-        throughput = throughput * np.exp(np.where(z < 0, z * spread[:, 0], z * spread[:, 1]))
+        below = z < 0
+        np.multiply(z, spread[:, 0], out=z, where=below)
+        np.multiply(z, spread[:, 1], out=z, where=~below)
+        throughput *= np.exp(z, out=z)  # a thousand offers' draws: no temporary of their size
     found = Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
     if posteriors:
         _draw_posteriors(rng, offers, posteriors, draws, found)
