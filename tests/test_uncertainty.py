@@ -1231,3 +1231,26 @@ def test_sensitivity_moves_every_offer_on_a_serving_stack_together(tornado, tmp_
     sglang = rows["serving stack: sglang"]
     assert sglang.costs_low["euro"] == pytest.approx(result.baseline["euro"] / 0.9, rel=1e-12)
     assert sglang.costs_low["anchor"] == pytest.approx(result.baseline["anchor"], rel=1e-12)
+
+
+def test_draws_and_gate_odds_do_not_depend_on_the_block_of_rows_they_are_computed_in(monkeypatch):
+    """A large workspace's draws are scaled, and its gates counted, a block of rows at a time (a factor over 10,000
+    offers is 800 MB whole): blocks of one row give, bit for bit, the draws and gates' odds of one block of all rows."""
+    from conftest import ROOT
+
+    ws = load_workspace(ROOT)
+    currencies = [o.pricing.currency or "USD" for o in ws.offers]
+    config = ws.config.uncertainty
+    assert config.stack.bounds[0] != config.stack.bounds[2]  # the shared stack factor is drawn here
+    gaps = np.linspace(0.0, 0.3, len(ws.offers))  # and every reading gap's spread
+    drawn, odds = {}, {}
+    for values in (1, 10**9):
+        monkeypatch.setattr(unc, "BLOCK_VALUES", values)
+        monkeypatch.setattr(unc, "_kept_draws", type(unc._kept_draws)())
+        assert len(unc._row_blocks(600, len(ws.offers))) == (600 if values == 1 else 1)
+        drawn[values] = unc._draw(ws.offers, currencies, config, 600, seed=7, gaps=gaps)
+        ev = evaluate(ws, date(2026, 11, 29))
+        odds[values] = [r.model_dump_json() for r in ev.offers]  # each gate with the share of draws it passes in
+    for name in ("throughput", "availability"):
+        assert np.array_equal(getattr(drawn[1], name), getattr(drawn[10**9], name)), name
+    assert odds[1] == odds[10**9] and any('"probability":0.' in r for r in odds[1])

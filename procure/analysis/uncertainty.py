@@ -243,18 +243,16 @@ def _draw(
     production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
     gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
     throughput = curves[:, where] if len(offers) else np.empty((draws, 0))  # a copy: this function's own array
-    throughput *= np.where(gpu_hour, production, 1.0)
+    np.multiply(throughput, production, out=throughput, where=gpu_hour)
     # Availability: one draw per operator (two offers of one vendor share its fleet and its team).
     operators: dict[str, Distribution] = {}
     operator_keys = [operator_group(o, config) for o in offers]
     for o, key in zip(offers, operator_keys):
         operators.setdefault(key, availability_distribution(o, config))
     operator_column = {key: i for i, key in enumerate(operators)}
-    availability = (
-        sample(rng, list(operators.values()), draws)[:, [operator_column[k] for k in operator_keys]]
-        if len(offers)
-        else np.empty((draws, 0))
-    )
+    availability = sample(rng, list(operators.values()), draws) if len(offers) else np.empty((draws, 0))
+    if len(operators) < len(offers):  # else every offer has an operator of its own, in offer order: no copy
+        availability = availability[:, [operator_column[k] for k in operator_keys]]
     utilization, fte_cost, index = (
         sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index")
     )
@@ -270,24 +268,38 @@ def _draw(
         shared = sample(rng, [config.stack] * len(stacks), draws)
         column_of = {k: i for i, k in enumerate(stacks)}
         on = np.array([column_of[k] for k in stack_keys], dtype=int)
-        factor = shared[:, on]
-        factor[:, ~gpu_hour] = 1.0
-        throughput *= factor  # in place: throughput is this function's own array
+        for rows in _row_blocks(draws, len(offers)):
+            np.multiply(throughput[rows], shared[rows][:, on], out=throughput[rows], where=gpu_hour)
     if gaps is not None and len(offers) and (gaps > 0).any():
         from procure.model.performance import reading_spread
 
         # One standard normal per curve (offers reading one curve at one target share its error), scaled
         # by the two-piece spread of each offer's gap: P10 and P90 at the calibrated range, median 1.
-        z = rng.standard_normal((draws, len(groups)))[:, where]  # this function's own array: scaled in place
+        normal = rng.standard_normal((draws, len(groups)))
         spread = np.array([reading_spread(float(g)) for g in gaps]).reshape(-1, 2)
-        below = z < 0
-        np.multiply(z, spread[:, 0], out=z, where=below)
-        np.multiply(z, spread[:, 1], out=z, where=~below)
-        throughput *= np.exp(z, out=z)  # a thousand offers' draws: no temporary of their size
+        for rows in _row_blocks(draws, len(offers)):
+            z = normal[rows][:, where]
+            below = z < 0
+            np.multiply(z, spread[:, 0], out=z, where=below)
+            np.multiply(z, spread[:, 1], out=z, where=~below)
+            throughput[rows] *= np.exp(z, out=z)
     found = Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
     if posteriors:
         _draw_posteriors(rng, offers, posteriors, draws, found)
     return found
+
+
+BLOCK_VALUES = 1 << 20  # values of a temporary array while the draws are scaled (8 MB)
+
+
+def _row_blocks(draws: int, offers: int, blocks: int = 1, most: int | None = None) -> list[slice]:
+    """The draws in blocks of rows of about `blocks` x BLOCK_VALUES values (at most `most` rows), so that a figure
+    spread over every offer is held a block at a time: at 10,000 offers x 10,000 draws a whole one is 800 MB. Each
+    value is computed as it would be at once."""
+    step = max(1, blocks * BLOCK_VALUES // max(1, offers))
+    if most is not None:
+        step = min(step, most)
+    return [slice(start, min(draws, start + step)) for start in range(0, draws, step)]
 
 
 def _draw_posteriors(
@@ -426,8 +438,7 @@ def gate_odds(
     low = {gate: np.full(len(offers), np.inf) for gate in DRAWN_GATES}
     high = {gate: np.full(len(offers), -np.inf) for gate in DRAWN_GATES}
     capacity = model.workload.tasks_per_month is not None and len(offers) > 0
-    for start in range(0, draws, CHUNK_DRAWS * 10):
-        rows = slice(start, min(draws, start + CHUNK_DRAWS * 10))
+    for rows in _row_blocks(draws, len(offers), 4, CHUNK_DRAWS * 10):  # about 15 arrays a block
         found = outputs_for(
             col, model, factors, home, rows, only=("availability", "gpus_needed") if capacity else ("availability",)
         )
