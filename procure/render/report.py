@@ -40,15 +40,7 @@ def render_report(
         from procure.render.assemble import comparison_pdf
 
         return comparison_pdf(ev, extras, progress, workers)
-    if fmt == "pdf":  # a plan solved for the report leaves a core idle: WeasyPrint is loaded on it meanwhile
-        from procure.analysis.milp import while_solving
-        from procure.render.documents import weasyprint
-
-        with while_solving(weasyprint):
-            resolved = resolve_extras(extras)
-    else:
-        resolved = resolve_extras(extras)
-    html = render_html(ev, kind, extras=resolved, progress=progress)
+    html = render_html(ev, kind, extras=resolve_extras(extras), progress=progress)
     if fmt == "html":
         return html.encode("utf-8")
     return html_to_pdf(html, progress)
