@@ -1,7 +1,8 @@
 """`procure compare` as offers grow: time and memory at 10, 100, 1,000 and 10,000 generated offers, and the
 1,000-offer command against the same command on the 12-offer example (budget: within 3x).
 
-Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3] [--solves 1000] [--workspace .]
+Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10,100,1000,10000] [--runs 3] [--solves 1000 [--highs-log]]
+[--workspace .]
 
 Every run is cold: the solve cache is an empty temporary folder, new for each run (a user's first run:
 whatever the command solves is solved, and kept only for the rest of that run), never the user's. Each figure is one
@@ -13,7 +14,8 @@ run at 10,000 offers). The ratio is the median of pair-by-pair ratios of runs ta
 `--solves N` instead runs `compare` once on N generated offers (`--workspace DIR`: on that workspace, such as the
 example, `.`) in a process of its own, solve cache off, and prints each HiGHS solve (variables, rows, whole numbers,
 status, CPU seconds of the process while it ran) and what the
-rest of the command took: where the time of a large workspace goes.
+rest of the command took: where the time of a large workspace goes; `--highs-log` adds HiGHS's own log of each solve
+(its presolve, root node, cut rounds and nodes, with HiGHS's clock).
 """
 
 from __future__ import annotations
@@ -46,10 +48,11 @@ import procure.analysis.milp as cache
 from procure.cli import main
 real, spent = cache.run_milp, []
 report, sys.stdout = sys.stdout, open(os.devnull, "w")  # the command's JSON is not wanted here
+log = sys.argv[3] == "log"  # HiGHS prints its own log (presolve, root node, cuts) on the standard output
 
 def timed(c, A, row_lb, row_ub, integrality, lb, ub, options):
     start = time.process_time()
-    found = real(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    found = real(c, A, row_lb, row_ub, integrality, lb, ub, {**options, "disp": True} if log else options)
     spent.append(time.process_time() - start)
     print(f"  solve: {len(c):,} variables, {A.shape[0]:,} rows, {int(np.sum(integrality)):,} whole, status {found.status}: {spent[-1]:.1f} s CPU", file=report, flush=True)
     return found
@@ -66,9 +69,9 @@ print(f"  solves {sum(spent):.1f} s of {total:.1f} s CPU in the command; the res
 """  # noqa: E501
 
 
-def solves(count: int, workspace: Path | None = None) -> None:
+def solves(count: int, workspace: Path | None = None, highs_log: bool = False) -> None:
     """One cold compare over `count` generated offers (or on `workspace`), each solve timed in the process (the cache
-    off)."""
+    off); `highs_log`: with HiGHS's own log of each solve."""
     import subprocess
 
     env, keep = private_env(PROCURE_CACHE_DIR="")
@@ -77,7 +80,7 @@ def solves(count: int, workspace: Path | None = None) -> None:
         what = str(workspace) if workspace else f"{count:,} offers"
         print(f"procure compare -f json on {what}, solve cache off, each solve timed ({load()})", flush=True)
         subprocess.run(
-            [sys.executable, "-c", SOLVES, str(root), AS_OF],
+            [sys.executable, "-c", SOLVES, str(root), AS_OF, "log" if highs_log else "-"],
             env=env,
             check=True,
             stdout=None,
@@ -94,9 +97,10 @@ def main() -> None:
         "--solves", type=int, default=0, help="time each solve of one compare on this many offers instead"
     )
     parser.add_argument("--workspace", type=Path, help="with --solves: time the solves of this workspace instead")
+    parser.add_argument("--highs-log", action="store_true", help="with --solves: print HiGHS's own log of each solve")
     args = parser.parse_args()
     if args.solves or args.workspace:
-        return solves(args.solves, args.workspace)
+        return solves(args.solves, args.workspace, args.highs_log)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     env, keep = private_env()
     cache = env["PROCURE_CACHE_DIR"]
