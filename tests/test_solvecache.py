@@ -273,5 +273,7 @@ def test_the_waiting_thread_does_its_task_while_the_solver_runs_and_a_failing_ta
     calls: list[int] = []
     with solving.while_solving(lambda: calls.append(1)):
         pass  # nothing solved: the task is not run, and is gone after the block
+    with solving.while_solving(None):
+        assert solving.interruptible(lambda: 5) == 5 and solving._idle_work == []  # no task: the solve alone
     assert solving.interruptible(lambda: 3) == 3
     assert calls == [] and solving._idle_work == []

@@ -88,10 +88,13 @@ _idle_work: list[Callable[[], object]] = []
 
 
 @contextlib.contextmanager
-def while_solving(task: Callable[[], object]) -> Iterator[None]:
+def while_solving(task: Callable[[], object] | None) -> Iterator[None]:
     """Run `task` once in this thread while a solve started within the block runs: the solver works in its own thread
     without the GIL, so this thread would otherwise wait on a core it could use (the board memo loads WeasyPrint while
-    its plan is solved). Not run if nothing is solved; what it does must not change any result."""
+    its plan is solved). Not run if nothing is solved (or `task` is None); what it does must not change any result."""
+    if task is None:
+        yield
+        return
     _idle_work.append(task)
     try:
         yield

@@ -41,13 +41,11 @@ class Reporting:
     def extras(self, solves: Solves | None = None, meanwhile: Callable[[], object] | None = None) -> ReportExtras:
         """Sensitivity, position, hedge, benchmark and the purchase plan; `solves` runs the frontier's solves;
         `meanwhile` is done while the plan is solved, on the core the solve leaves idle (milp.while_solving)."""
-        import contextlib
-
         from procure.analysis.milp import while_solving
         from procure.analysis.report import gather_extras
 
         self.stage("sensitivity, position, hedge, benchmark and the purchase plan")
-        with while_solving(meanwhile) if meanwhile is not None else contextlib.nullcontext():
+        with while_solving(meanwhile):
             found = gather_extras(
                 self.workspace, self.evaluation, self.inputs, board=self.board, frontier=self.frontier, solves=solves
             )
