@@ -162,6 +162,44 @@ def test_a_part_failing_in_a_worker_is_a_report_error(basic, monkeypatch):
         assemble.comparison_pdf(ev, extras, workers=2)
 
 
+def _board_pid(_: object) -> int:
+    return os.getpid()
+
+
+@pytest.mark.slow
+def test_the_memo_laid_out_in_its_own_process_has_the_bytes_of_one_laid_out_here(data_dir, monkeypatch, tmp_path):
+    """The board memo goes to one process that loaded WeasyPrint while the plan was solved: the same bytes as
+    documents.html_to_pdf in this process, and a layout failure there is the same report error."""
+    ws = load_workspace(data_dir / "basic")
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 11, 29), MonteCarlo(draws=500), ws.config.horizon.months)
+    extras = gather_extras(ws, ev, inputs, board=True)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    html = render_html(ev, "board", extras=extras)
+    here = html_to_pdf(html)
+    monkeypatch.setattr(assemble, "_processors", lambda: 2)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the workers keep the fonts they decode
+    stages: list[str] = []
+    with assemble.LayoutWorkers(apart=True) as memo:
+        assert memo.count == 1 and memo.pool is not None  # one process, not one per processor
+        assert memo.map(_board_pid, [1, 2]) != [os.getpid()] * 2
+        apart = memo.document(html, lambda what, done=None, total=None: stages.append(what))
+    assert apart == here
+    pages = len(pypdf.PdfReader(io.BytesIO(apart)).pages)
+    assert stages == ["laying out pages", f"writing {pages} pages"]
+    monkeypatch.setattr(assemble, "_processors", lambda: 1)  # one processor: laid out in this process
+    with assemble.LayoutWorkers(apart=True) as alone:
+        assert alone.pool is None and alone.document(html) == here
+    assert list(tmp_path.iterdir()) == []  # no font folder left
+
+    def failing(html, fonts=None):
+        raise RuntimeError("no glyph for U+1F600")
+
+    monkeypatch.setattr(assemble, "_processors", lambda: 2)
+    monkeypatch.setattr(assemble, "lay_out", failing)  # the worker forks after this (its fonts fail to load too)
+    with assemble.LayoutWorkers(apart=True) as broken, pytest.raises(ReportError, match=r"PDF rendering failed"):
+        broken.document(html)
+
+
 @pytest.mark.slow
 def test_no_temporary_font_folder_is_left(both):
     """The merged layout above (two worker processes, one part per offer) ran with a temporary folder of its own."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import numpy as np
 import pytest
@@ -256,24 +255,3 @@ def test_inputs_are_keyed_by_value_and_kind_and_unknown_kinds_are_refused():
     assert key({"a": 1, "b": 2}) == key({"b": 2, "a": 1})  # a mapping's order does not matter
     with pytest.raises(TypeError):
         key(object())
-
-
-def test_the_waiting_thread_does_its_task_while_the_solver_runs_and_a_failing_task_changes_nothing():
-    ran, failed = threading.Event(), threading.Event()
-
-    def fails() -> None:
-        failed.set()
-        raise RuntimeError("no fonts here")
-
-    # Each solve ends only once its task has run beside it, so the task ran while the solver worked.
-    with solving.while_solving(ran.set):
-        assert solving.interruptible(lambda: ran.wait(30) and "solved") == "solved"
-    with solving.while_solving(fails):
-        assert solving.interruptible(lambda: failed.wait(30) and 7) == 7
-    calls: list[int] = []
-    with solving.while_solving(lambda: calls.append(1)):
-        pass  # nothing solved: the task is not run, and is gone after the block
-    with solving.while_solving(None):
-        assert solving.interruptible(lambda: 5) == 5 and solving._idle_work == []  # no task: the solve alone
-    assert solving.interruptible(lambda: 3) == 3
-    assert calls == [] and solving._idle_work == []

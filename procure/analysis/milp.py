@@ -11,9 +11,8 @@ proof of infeasibility cannot be checked without solving, so its HMAC is its onl
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -73,34 +72,11 @@ def interruptible(call: Callable[[], T]) -> T:
 
     worker = threading.Thread(target=work, name="procure-solver", daemon=True)
     worker.start()
-    while _idle_work and worker.is_alive():
-        task = _idle_work.pop(0)
-        with contextlib.suppress(Exception):  # a task that fails fails again, with its own error, where it is needed
-            task()
     while worker.is_alive():
         worker.join(0.05)
     if "error" in box:
         raise box["error"]
     return box["result"]
-
-
-_idle_work: list[Callable[[], object]] = []
-
-
-@contextlib.contextmanager
-def while_solving(task: Callable[[], object] | None) -> Iterator[None]:
-    """Run `task` once in this thread while a solve started within the block runs: the solver works in its own thread
-    without the GIL, so this thread would otherwise wait on a core it could use (the board memo loads WeasyPrint while
-    its plan is solved). Not run if nothing is solved (or `task` is None); what it does must not change any result."""
-    if task is None:
-        yield
-        return
-    _idle_work.append(task)
-    try:
-        yield
-    finally:
-        if task in _idle_work:
-            _idle_work.remove(task)
 
 
 def solving() -> bool:

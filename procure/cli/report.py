@@ -77,7 +77,7 @@ def report(
         procure report --as-of 2026-11-29 --out comparison.html
     """
     from procure.analysis.usecases.report import reporting
-    from procure.render.documents import ReportError, check_source_date_epoch, weasyprint
+    from procure.render.documents import ReportError, check_source_date_epoch
     from procure.render.report import render_report, report_workers
 
     check_source_date_epoch()
@@ -113,12 +113,7 @@ def report(
         pool = workers[0] if workers else None
 
         def extras():  # type: ignore[no-untyped-def]  # the frontier's solves go to the layout workers, idle meanwhile
-            # A PDF laid out in this process (every report but the comparison) has WeasyPrint loaded while the plan
-            # is solved.
-            laid_out_here = format is ReportFormat.pdf and pool is None
-            return found.extras(
-                solves=pool.map if pool is not None else None, meanwhile=weasyprint if laid_out_here else None
-            )
+            return found.extras(solves=pool.map if pool is not None else None)
 
         try:
             data = render_report(found.evaluation, kind, format.value, extras, stage, pool)

@@ -166,6 +166,25 @@ def _lay_out_part(html: str) -> LaidOut:
     return LaidOut(pdf=document.write_pdf(), pages=[_facts(page) for page in document.pages])
 
 
+_kept: Any = None  # in the one worker of `LayoutWorkers(apart=True)`: the document laid out, until it is written
+
+
+def _lay_out_kept(html: str) -> int:
+    """In the worker (or here): one whole document laid out and kept for `_write_kept`; its page count."""
+    global _kept
+    if _broken is not None:
+        raise _broken
+    _kept = lay_out(html, _fonts)
+    return len(_kept.pages)
+
+
+def _write_kept() -> bytes:
+    """The document `_lay_out_kept` laid out, written (and no longer kept)."""
+    global _kept
+    document, _kept = _kept, None
+    return document.write_pdf()
+
+
 def _processors() -> int:
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
@@ -175,12 +194,17 @@ def _processors() -> int:
 class LayoutWorkers:
     """The processes that lay the comparison's parts out, one per processor (none where fork is not
     available: the parts are then laid out in this process). Started early, before the evaluation,
-    each loads WeasyPrint and the report's fonts while the evaluation runs."""
+    each loads WeasyPrint and the report's fonts while the evaluation runs.
 
-    def __init__(self, count: int | None = None) -> None:
+    `apart`: one process for a report laid out as one document (the board memo), where there is a second
+    processor: it loads WeasyPrint while this one evaluates and plans, then lays the document out (`document`)."""
+
+    def __init__(self, count: int | None = None, apart: bool = False) -> None:
         from procure.io.files import remove_abandoned, temporary_name
 
         self.count = max(1, count if count is not None else _processors())
+        if apart:
+            self.count = 1
         remove_abandoned(Path(tempfile.gettempdir()))  # the font folders of reports that were killed
         self.folder = str(Path(tempfile.gettempdir()) / temporary_name("procure-fonts"))
         try:
@@ -190,7 +214,7 @@ class LayoutWorkers:
                 raise
             raise documents.rendering_failed(exc) from None
         self.pool: ProcessPoolExecutor | None = None
-        if self.count > 1:
+        if self.count > 1 or (apart and _processors() > 1):
             self.pool = ProcessPoolExecutor(
                 self.count,
                 mp_context=multiprocessing.get_context("fork"),
@@ -221,6 +245,23 @@ class LayoutWorkers:
             for process in list((getattr(self.pool, "_processes", None) or {}).values()):
                 process.kill()  # a solve may run for minutes: nothing is left to wait for
             raise
+
+    def document(self, html: str, progress: Stage | None = None) -> bytes:
+        """One document's PDF, laid out in the worker (or here without one): the bytes `documents.html_to_pdf`
+        writes, its fonts loaded while the report was computed."""
+        report = progress or (lambda what, done=None, total=None: None)
+        try:
+            report("laying out pages", None, None)
+            pages = self._in_worker(_lay_out_kept, html)
+            report(f"writing {pages} pages", None, None)
+            return self._in_worker(_write_kept)
+        except ReportError:
+            raise
+        except Exception as exc:  # WeasyPrint, Pango or a font failing, here or in the worker: the HTML instead
+            raise documents.rendering_failed(exc) from None
+
+    def _in_worker(self, call: Callable[..., Any], *args: Any) -> Any:
+        return call(*args) if self.pool is None else self.pool.submit(call, *args).result()
 
     def close(self) -> None:
         global _fonts, _broken

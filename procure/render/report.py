@@ -14,12 +14,12 @@ from procure.render.documents import Stage, html_to_pdf, render_html, resolve_ex
 
 @contextlib.contextmanager
 def report_workers(kind: str = "comparison", fmt: str = "pdf") -> Iterator[Any]:
-    """The layout processes of a report that uses them (the comparison PDF), started now: entered
-    before the evaluation, they load WeasyPrint while it runs. None for the other reports."""
-    if kind == "comparison" and fmt == "pdf":
+    """The layout processes of a PDF report, started now: entered before the evaluation, they load WeasyPrint while
+    it runs (the comparison's parts on every processor, the board memo on one of its own). None for HTML."""
+    if fmt == "pdf":
         from procure.render.assemble import LayoutWorkers
 
-        with LayoutWorkers() as workers:
+        with LayoutWorkers(apart=kind != "comparison") as workers:
             yield workers
     else:
         yield None
@@ -43,4 +43,6 @@ def render_report(
     html = render_html(ev, kind, extras=resolve_extras(extras), progress=progress)
     if fmt == "html":
         return html.encode("utf-8")
+    if workers is not None:
+        return workers.document(html, progress)
     return html_to_pdf(html, progress)

@@ -38,17 +38,14 @@ class Reporting:
     stage: Stage = _no_stage
     gathered: list[ReportExtras] = field(default_factory=list)
 
-    def extras(self, solves: Solves | None = None, meanwhile: Callable[[], object] | None = None) -> ReportExtras:
-        """Sensitivity, position, hedge, benchmark and the purchase plan; `solves` runs the frontier's solves;
-        `meanwhile` is done while the plan is solved, on the core the solve leaves idle (milp.while_solving)."""
-        from procure.analysis.milp import while_solving
+    def extras(self, solves: Solves | None = None) -> ReportExtras:
+        """Sensitivity, position, hedge, benchmark and the purchase plan; `solves` runs the frontier's solves."""
         from procure.analysis.report import gather_extras
 
         self.stage("sensitivity, position, hedge, benchmark and the purchase plan")
-        with while_solving(meanwhile):
-            found = gather_extras(
-                self.workspace, self.evaluation, self.inputs, board=self.board, frontier=self.frontier, solves=solves
-            )
+        found = gather_extras(
+            self.workspace, self.evaluation, self.inputs, board=self.board, frontier=self.frontier, solves=solves
+        )
         self.gathered.append(found)
         return found
 
