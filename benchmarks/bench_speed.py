@@ -29,6 +29,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import ROOT, make_workspace  # noqa: E402
 from timing import empty, load, paired, private_env, run_once  # noqa: E402
 
+# The modules a command imports, listed by the command itself (it runs, then prints sys.modules in the order they
+# were imported), and a program that imports the same and runs nothing.
+MODULES = (
+    "import io, sys; from procure.cli import main; sys.argv = ['procure', *sys.argv[1:]]; "
+    "out, sys.stdout = sys.stdout, io.StringIO()\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\nout.write(' '.join(sys.modules))"
+)
+IMPORT_ONLY = (
+    "import importlib, sys\nfor name in sys.argv[1:]:\n    try:\n        importlib.import_module(name)\n"
+    "    except ImportError:\n        pass  # registered by its package, not importable by name"
+)
+
+
+def imported_by(command: list[str], env: dict[str, str]) -> list[str]:
+    """The modules `procure COMMAND` imports, in their order."""
+    import subprocess
+
+    listed = subprocess.run([sys.executable, "-c", MODULES, *command], env=env, capture_output=True, text=True)
+    return [name for name in listed.stdout.split() if name != "__main__"]
+
+
 AS_OF = date(2026, 11, 29)
 
 
@@ -107,6 +128,18 @@ def main() -> None:
         f"wall and {cpu:.2f}x CPU"
         f" of procure --help (budget 4x; {load()})"
     )
+    # What the warm compare cannot do without: the libraries it is built on, then those and procure's modules it
+    # imports (the command's own work aside), each against procure --help.
+    modules = imported_by(example[3:], env)
+    for what, code in (
+        ("import typer, numpy, pydantic, yaml", ["import typer, numpy, pydantic, yaml"]),
+        (f"the {len(modules)} modules that compare imports, and nothing run", [IMPORT_ONLY, *modules]),
+    ):
+        alone, helped, wall, cpu = paired([sys.executable, "-c", *code], [*PROCURE, "--help"], runs=5, env=env)
+        print(
+            f"  {what}: {alone.wall:.2f} s ({alone.cpu:.2f} s CPU), {wall:.2f}x wall and {cpu:.2f}x CPU of procure "
+            f"--help ({load()})"
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         root = make_workspace(Path(tmp) / "ws", args.offers)
