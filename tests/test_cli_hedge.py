@@ -215,6 +215,25 @@ def test_an_unknown_offer(ws, tmp_path):
     assert not target.exists()
 
 
+def test_a_rent_history_given_for_the_plans_hedge_is_refused_not_ignored(tmp_path):
+    """The example recommends its purchase plan, hedged at ratio 1 with no rent fitted: a rent history asked for
+    there is said to be unusable (exit 2, nothing written), and used when the hedge is one offer's."""
+    from conftest import ROOT
+
+    target = tmp_path / "hedge.json"
+    rent = ROOT / "market" / "rent.csv"
+    failed(
+        run("hedge", "--workspace", ROOT, "--as-of", AS_OF, "--rent", rent, "--format", "json", "--out", target),
+        "hedge: --rent: the recommendation is the purchase plan",
+        "--offer ID",
+    )
+    assert not target.exists()
+    plan = json.loads(run("hedge", "--workspace", ROOT, "--as-of", AS_OF, "--format", "json").stdout)
+    assert plan["offer"] == "plan" and plan["hedge_ratio"] == 1
+    one = run("hedge", "-w", ROOT, "--as-of", AS_OF, "--offer", "corvid-b200-idx", "--rent", rent, "-f", "json")
+    assert one.exit_code == 0 and json.loads(one.stdout)["h_star"] is not None
+
+
 def test_a_workspace_without_an_index(workspace_copy, tmp_path):
     copy = workspace_copy("market_ws")
     (copy / "market" / "index.csv").unlink()

@@ -836,6 +836,20 @@ def recommended_hedge(
     named by --offer or hedge.offer), else the offer's."""
     rec = ev.recommendation
     if offer is None and ws.config.hedge.offer is None and rec is not None and rec.kind == "plan" and plan is not None:
+        if rent is not None:  # asked for, and not what the plan's hedge can use: said, not ignored (exit 2)
+            raise InputError(
+                [
+                    Problem(
+                        "hedge",
+                        None,
+                        "--rent",
+                        "the recommendation is the purchase plan, hedged at ratio 1 on its pay-as-used and "
+                        "index-linked GPU-hours: no one rent history describes its mix of vendors, so none is "
+                        "fitted (docs/hedging.md). To fit h* on this rent, hedge one offer with --offer ID (or "
+                        "hedge.offer in procure.yaml); else drop --rent",
+                    )
+                ]
+            )
         return plan_hedge(ev, ws.config.hedge, index if index is not None else ws.index, plan)
     return plan_for_workspace(
         ws,

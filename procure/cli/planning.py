@@ -237,7 +237,7 @@ def hedge(
     \b
         procure hedge
         procure hedge --offer corvid-b200-idx --format json
-        procure hedge --index market/index-transacted.csv --rent market/rent.csv
+        procure hedge --offer corvid-b200-idx --rent market/rent.csv
     """  # noqa: E501
     from procure.analysis.usecases import hedging
 
