@@ -311,3 +311,25 @@ def test_a_failing_job_stops_the_workers_instead_of_waiting_for_the_others():
             workers.map(_stall_or_fail, ["stall", "fail"])
     assert time.monotonic() - started < 10
     assert [pid for pid in set(pids) if _state(pid) not in ("Z", "X", None)] == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_failing_command_does_not_wait_for_its_layout_process(monkeypatch, tmp_path):
+    """Bad input found after the memo's process started (it is still loading WeasyPrint), or a layout that would
+    run on: the command ends at once and the process is stopped, not waited for (measured: about 0.1 s; the
+    bound is a guard against waiting for the ten-minute layout)."""
+
+    def stuck(html, fonts=None):
+        time.sleep(600)  # the worker's fonts are laid out on start: it is busy for ten minutes
+
+    monkeypatch.setattr(assemble, "_processors", lambda: 2)
+    monkeypatch.setattr(assemble, "lay_out", stuck)  # the worker forks after this: it inherits it
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="bad --as-of"):
+        with assemble.LayoutWorkers(apart=True) as memo:
+            pids = list((memo.pool._processes or {}).keys()) if memo.pool is not None else []
+            raise ValueError("bad --as-of")
+    assert time.monotonic() - started < 10
+    assert pids and [pid for pid in pids if _state(pid) not in ("Z", "X", None)] == []
+    assert list(tmp_path.iterdir()) == []

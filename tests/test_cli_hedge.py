@@ -224,7 +224,7 @@ def test_a_rent_history_given_for_the_plans_hedge_is_refused_not_ignored(tmp_pat
     rent = ROOT / "market" / "rent.csv"
     failed(
         run("hedge", "--workspace", ROOT, "--as-of", AS_OF, "--rent", rent, "--format", "json", "--out", target),
-        "hedge: --rent: the recommendation is the purchase plan",
+        "--rent: the recommendation is the purchase plan",
         "--offer ID",
     )
     assert not target.exists()

@@ -840,13 +840,14 @@ def recommended_hedge(
             raise InputError(
                 [
                     Problem(
-                        "hedge",
-                        None,
                         "--rent",
-                        "the recommendation is the purchase plan, hedged at ratio 1 on its pay-as-used and "
-                        "index-linked GPU-hours: no one rent history describes its mix of vendors, so none is "
-                        "fitted (docs/hedging.md). To fit h* on this rent, hedge one offer with --offer ID (or "
-                        "hedge.offer in procure.yaml); else drop --rent",
+                        None,
+                        "",
+                        "the recommendation is the purchase plan, hedged at ratio 1 on its on-demand (pay-as-used) "
+                        "and index-linked GPU-hours: no one rent history describes its mix of vendors, so none is "
+                        "fitted (docs/hedging.md). To fit h* on this rent, hedge one offer: --offer ID (the plan's: "
+                        f"{', '.join(dict.fromkeys(line.offer for line in plan.plan)) or 'none'}) or hedge.offer in "
+                        "procure.yaml; else drop --rent",
                     )
                 ]
             )

@@ -212,7 +212,8 @@ def hedge(
         typer.Option(
             "--rent",
             metavar="FILE",
-            help="Your rent history CSV: date, price (default: market/rent.csv when present).",
+            help="Your rent history CSV: date, price (default: market/rent.csv when present); for an offer's "
+            "hedge (refused for the purchase plan's, hedged at ratio 1).",
             dir_okay=False,
             show_default=False,
         ),

@@ -182,6 +182,8 @@ def _write_kept() -> bytes:
     """The document `_lay_out_kept` laid out, written (and no longer kept)."""
     global _kept
     document, _kept = _kept, None
+    if document is None:
+        raise RuntimeError("no document laid out to write")  # a caller's error: _lay_out_kept comes first
     return document.write_pdf()
 
 
@@ -242,8 +244,7 @@ class LayoutWorkers:
         except BaseException:
             for future in futures:
                 future.cancel()
-            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
-                process.kill()  # a solve may run for minutes: nothing is left to wait for
+            self._kill()  # a solve may run for minutes: nothing is left to wait for
             raise
 
     def document(self, html: str, progress: Stage | None = None) -> bytes:
@@ -263,18 +264,25 @@ class LayoutWorkers:
     def _in_worker(self, call: Callable[..., Any], *args: Any) -> Any:
         return call(*args) if self.pool is None else self.pool.submit(call, *args).result()
 
+    def _kill(self) -> None:
+        """Stop the workers now, whatever they are doing (a layout or a solve that would still take long)."""
+        for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+            process.kill()
+
     def close(self) -> None:
-        global _fonts, _broken
+        global _fonts, _broken, _kept
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
         else:
-            _fonts = _broken = None
+            _fonts = _broken = _kept = None
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> LayoutWorkers:
         return self
 
-    def __exit__(self, *_: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:  # failed or interrupted: what the workers do is no longer wanted, so not waited for
+            self._kill()
         self.close()
 
 

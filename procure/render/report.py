@@ -1,5 +1,6 @@
 """A report's bytes, whichever its kind and format: the comparison PDF laid out in parts in parallel
-processes and merged (procure.render.assemble), every other report in one piece (procure.render.documents)."""
+processes and merged, the board memo in one piece in a process of its own (procure.render.assemble), HTML as
+rendered (procure.render.documents)."""
 
 from __future__ import annotations
 
