@@ -65,6 +65,41 @@ HARD = textwrap.dedent("""
 """)
 
 
+def test_a_solve_whose_thread_is_still_starting_counts_as_running(monkeypatch):
+    """Ctrl-C while the solve's thread is being started (launched, not yet running): the command must still end at
+    once, for an interpreter that shuts down normally while HiGHS then works aborts ("terminate called without an
+    active exception", exit -6) instead of exiting 130. Thread.start is replaced by one that launches the thread
+    late and is interrupted meanwhile, as the real one is in its wait for the new thread."""
+    import _thread
+    import threading
+
+    from procure.analysis import milp
+
+    release = threading.Event()
+
+    def launched_then_interrupted(self):  # type: ignore[no-untyped-def]
+        with threading._active_limbo_lock:  # what Thread.start does first
+            threading._limbo[self] = self
+
+        def later() -> None:
+            time.sleep(0.2)
+            self._bootstrap()
+
+        _thread.start_new_thread(later, ())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", launched_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        milp.interruptible(lambda: release.wait(30))
+    monkeypatch.undo()
+    assert milp.solving()  # not yet running, and already counted
+    release.set()
+    deadline = time.monotonic() + 10
+    while milp.solving() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not milp.solving()  # counted out once its call returned
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_solve_exits_130_at_once_not_at_the_time_limit(tmp_path):
     ws = write(tmp_path / "ws", config(), market())

@@ -69,8 +69,13 @@ def interruptible(call: Callable[[], T]) -> T:
             box["result"] = call()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
             box["error"] = exc
+        finally:
+            _running.release()
 
     worker = threading.Thread(target=work, name="procure-solver", daemon=True)
+    # Counted before it starts, since Ctrl-C may come while the thread is being started (a start that fails leaves it
+    # counted: the process then ends at once, as it would with the solve running).
+    _running.acquire()
     worker.start()
     while worker.is_alive():
         worker.join(0.05)
@@ -79,9 +84,29 @@ def interruptible(call: Callable[[], T]) -> T:
     return box["result"]
 
 
+class _Count:
+    """Solves started and not yet returned, across threads."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.lock = threading.Lock()
+
+    def acquire(self) -> None:
+        with self.lock:
+            self.value += 1
+
+    def release(self) -> None:
+        with self.lock:
+            self.value -= 1
+
+
+_running = _Count()
+
+
 def solving() -> bool:
-    """Whether an abandoned solve is still running (the process then ends without waiting for it)."""
-    return any(t.name == "procure-solver" and t.is_alive() for t in threading.enumerate())
+    """Whether an abandoned solve is still running, or its thread still starting (the process then ends without
+    waiting for it: an interpreter that shuts down while HiGHS works aborts instead of exiting 130)."""
+    return _running.value > 0
 
 
 def solve_milp(
