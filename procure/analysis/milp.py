@@ -70,12 +70,12 @@ def interruptible(call: Callable[[], T]) -> T:
         except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
             box["error"] = exc
         finally:
-            _running.release()
+            _running.ended()
 
     worker = threading.Thread(target=work, name="procure-solver", daemon=True)
     # Counted before it starts, since Ctrl-C may come while the thread is being started (a start that fails leaves it
     # counted: the process then ends at once, as it would with the solve running).
-    _running.acquire()
+    _running.started()
     worker.start()
     while worker.is_alive():
         worker.join(0.05)
@@ -91,11 +91,11 @@ class _Count:
         self.value = 0
         self.lock = threading.Lock()
 
-    def acquire(self) -> None:
+    def started(self) -> None:
         with self.lock:
             self.value += 1
 
-    def release(self) -> None:
+    def ended(self) -> None:
         with self.lock:
             self.value -= 1
 
