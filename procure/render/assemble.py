@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -204,9 +205,7 @@ class LayoutWorkers:
     def __init__(self, count: int | None = None, apart: bool = False) -> None:
         from procure.io.files import remove_abandoned, temporary_name
 
-        self.count = max(1, count if count is not None else _processors())
-        if apart:
-            self.count = 1
+        self.count = 1 if apart else max(1, count if count is not None else _processors())
         remove_abandoned(Path(tempfile.gettempdir()))  # the font folders of reports that were killed
         self.folder = str(Path(tempfile.gettempdir()) / temporary_name("procure-fonts"))
         try:
@@ -248,18 +247,11 @@ class LayoutWorkers:
             raise
 
     def document(self, html: str, progress: Stage | None = None) -> bytes:
-        """One document's PDF, laid out in the worker (or here without one): the bytes `documents.html_to_pdf`
-        writes, its fonts loaded while the report was computed."""
-        report = progress or (lambda what, done=None, total=None: None)
-        try:
-            report("laying out pages", None, None)
-            pages = self._in_worker(_lay_out_kept, html)
-            report(f"writing {pages} pages", None, None)
-            return self._in_worker(_write_kept)
-        except ReportError:
-            raise
-        except Exception as exc:  # WeasyPrint, Pango or a font failing, here or in the worker: the HTML instead
-            raise documents.rendering_failed(exc) from None
+        """One document's PDF, laid out in the worker (or here without one), its fonts loaded while the report was
+        computed: the bytes of `documents.html_to_pdf` in this process."""
+        return documents.html_to_pdf(
+            html, progress, (partial(self._in_worker, _lay_out_kept), partial(self._in_worker, _write_kept))
+        )
 
     def _in_worker(self, call: Callable[..., Any], *args: Any) -> Any:
         return call(*args) if self.pool is None else self.pool.submit(call, *args).result()

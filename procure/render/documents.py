@@ -403,15 +403,30 @@ def rendering_failed(exc: BaseException) -> Exception:
     )
 
 
-def html_to_pdf(html: str, progress: Stage | None = None) -> bytes:
+# The two steps of a layout: the HTML laid out (its page count returned, the document kept), then the kept
+# document written. `html_to_pdf` takes them from elsewhere when another process lays out (procure.render.assemble).
+LayoutSteps = tuple[Callable[[str], int], Callable[[], bytes]]
+
+
+def html_to_pdf(html: str, progress: Stage | None = None, steps: LayoutSteps | None = None) -> bytes:
+    """One document's PDF, laid out here or by `steps`; WeasyPrint failing is a ReportError that offers the HTML."""
+    if steps is None:
+        kept: list[Any] = []
+
+        def here(text: str) -> int:
+            kept.append(lay_out(text))
+            return len(kept[0].pages)
+
+        steps = (here, lambda: kept.pop().write_pdf())
+    lay, write = steps
     try:
         if progress is not None:
             progress("laying out pages", None, None)
         # lay_out() then write_pdf() is what HTML.write_pdf() does, in two steps so pages can be counted
-        document = lay_out(html)
+        pages = lay(html)
         if progress is not None:
-            progress(f"writing {len(document.pages)} pages", None, None)
-        return document.write_pdf()
+            progress(f"writing {pages} pages", None, None)
+        return write()
     except ReportError:
         raise
     except Exception as exc:  # WeasyPrint, Pango or a font failing: say so, and offer the HTML instead
