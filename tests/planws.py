@@ -2,9 +2,9 @@
 
 Every GPU delivers 300 output tok/s at the target, 1,000 output tokens a task, and availability,
 success rate and utilization are all 1, so one GPU-hour serves 300 x 3600 / 1000 = 1,080 tasks and
-one GPU-month 788,400 (the throughput, availability and utilization factors of `uncertainty:` are stated
-at 1, so the point evaluation, which takes each drawn factor at its mean, reads 300, availability 1 and
-utilization 1 as they are). Staff, software and the cost of capital are zero unless a test sets them, so
+one GPU-month 788,400 (every factor of `uncertainty:` is stated at 1, so the point evaluation, which takes each
+drawn factor at its mean, reads 300, availability 1 and utilization 1 as they are, and the expected cost, the mean of
+the draws, is that figure). Staff, software and the cost of capital are zero unless a test sets them, so
 a GPU-hour costs exactly its price and present values are plain sums.
 """
 
@@ -76,6 +76,9 @@ def config(**changes: Any) -> dict[str, Any]:
             "production": {"triangular": [1.0, 1.0, 1.0]},
             "availability": {"triangular": [1.0, 1.0, 1.0]},
             "utilization": {"triangular": [1.0, 1.0, 1.0]},
+            # and nothing else drawn: the expected cost (the mean of the draws) is the stated one, so the plan's
+            # figures are worked out by hand (tests/test_expected.py covers what the draws add)
+            **{name: {"triangular": [1.0, 1.0, 1.0]} for name in ("stack", "fte_cost", "index", "fx", "demand")},
         },
     }
     for key, value in changes.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from pathlib import Path
 
@@ -145,17 +146,19 @@ def test_a_single_offer_plan_says_why_it_is_the_plan(extras):
     single.saving_share = 0.0
     ev = extras[1]
     headline, ask = plan_ask(single, memo_figures(ev, found.cases, found.position, found.hedge, "", single))
-    # Petrel alone commits 264 GPUs for months 1-12 and 936 for months 13-24 (at the means of availability and
-    # utilization each GPU serves 2% fewer tasks than at 1.0, when it was 256 and 896): 264 x 5.10 x 730 x 12 =
-    # 11,794,464
-    # and 936 x 5.10 x 730 x 12 = 41,816,736, plus its 3,000 a month of networking over the 24 months (each month once):
-    # 72,000; 53,683,200 -> 53.7 M USD
-    assert ask.total_commitment == pytest.approx(53_683_200)
+    # Petrel alone commits 264 GPUs for months 1-12 and 944 for months 13-24 (each GPU delivering at the capacity whose
+    # cost per task is its expected one, the harmonic mean of its draws: 936 at the typical inputs): 264 x 5.10 x 730
+    # x 12 = 11,794,464 and 944 x 5.10 x 730 x 12 = 42,174,144, plus its 3,000 a month of networking over the 24
+    # months (each month once): 72,000; 54,040,608 -> 54.0 M USD
+    commits = [line.gpus for line in single.plan if line.role == "commit"]
+    assert commits == [264, 944]
+    assert ask.total_commitment == pytest.approx(sum(g * 5.10 * 730 * 12 for g in commits) + 72_000)
+    assert ask.total_commitment == pytest.approx(54_040_608)
     assert headline.startswith(
-        "Approve the plan, a single offer: 264 B200 GPUs with Petrel Cloud for months 1–12 and 936 with Petrel Cloud "
+        "Approve the plan, a single offer: 264 B200 GPUs with Petrel Cloud for months 1–12 and 944 with Petrel Cloud "
         "for months 13–24"
     )
-    assert "53.7 M USD committed" in headline
+    assert "54.0 M USD committed" in headline
     assert (
         ask.statement
         == "A single offer is the plan: no mix of commitments and on-demand capacity costs less per task over the 500 "
@@ -516,9 +519,12 @@ def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
 
 def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     """ "commit" states its throughput as a vendor claim whose low end is 0.8 (0.8 / 1.0 / 1.2: the point reads
-    its mean, 1): its 100 committed GPUs serve 80
-    GPU-months, and the 20 short are bought on demand on both paths: 20 x 3.00 x 730 = 43,800 a month, 525,600 a
-    year."""
+    its mean, 1). The plan delivers at the capacity whose cost per task is the expected one, 1 / E[1/X] of the
+    point: for this triangular E[1/X] = 25 x (0.2 - 0.8 ln 1.25) + 25 x (1.2 ln 1.2 - 0.2) = 1.00679, so the low path's
+    100 GPU-months need 100 x 1.00679 -> 101 committed GPUs, which deliver c = 101 / 1.00679 = 100.32 GPU-months. At
+    the claim's low end they deliver 0.8 c: the low path buys 100 - 0.8 c on demand and the high path 0.2 c more than
+    planned, on average (100 - 0.6 c) / 2 = 19.90 GPU-months a month at 3.00 x 730, 12 months: 523,100 (the draws'
+    own E[1/X] moves it by about 0.1%)."""
     from procure.analysis.evaluate import evaluate
     from procure.analysis.plan import make_plan
     from tests import planws
@@ -530,10 +536,12 @@ def test_a_claimed_throughput_in_the_plan_is_priced(tmp_path):
     ]
     ws = load_workspace(planws.write(tmp_path, cfg, offers))
     plan = make_plan(ws, AS_OF)
-    assert [(x.offer, x.gpus) for x in plan.plan if x.role == "commit"] == [("commit", 100)]
+    inverse = 25 * (0.2 - 0.8 * math.log(1.25)) + 25 * (1.2 * math.log(1.2) - 0.2)
+    assert [(x.offer, x.gpus) for x in plan.plan if x.role == "commit"] == [("commit", math.ceil(100 * inverse))]
     row = next(r for r in _register(plan, evaluate(ws, AS_OF), False) if r.risk.startswith("Throughput below"))
     assert row.risk == "Throughput below the vendor's claim (Vendor commit)"
-    assert row.impact == pytest.approx(12 * 43_800)
+    c = 101 / inverse
+    assert row.impact == pytest.approx(12 * 3.0 * 730 * (100 - 0.6 * c) / 2, rel=2e-3)
 
 
 def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_path):

@@ -37,7 +37,7 @@ def test_json_follows_the_design_names(data_dir):
 
     alpha = ev["offers"][1]["metrics"]
     assert alpha["full"] == __import__("pytest").approx(4.75)
-    assert alpha["cost_per_task"] == __import__("pytest").approx(
+    assert alpha["point_cost_per_task"] == __import__("pytest").approx(
         4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN)
     )
 

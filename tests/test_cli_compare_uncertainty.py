@@ -69,7 +69,10 @@ def test_json_carries_a_range_per_offer_and_the_settings(ws):
             "p10_per_1000_tasks",
             "p50_per_1000_tasks",
             "p90_per_1000_tasks",
+            "mean",  # the expected cost the draws give (the headline, with the evaluation's draws)
+            "mean_per_1000_tasks",
         }, offer["id"]
+        assert u["mean_per_1000_tasks"] == (None if u["mean"] is None else u["mean"] * 1000)
         assert [u[f"{b}_per_1000_tasks"] for b in ("p10", "p50", "p90")] == [
             None if u[b] is None else u[b] * 1000 for b in ("p10", "p50", "p90")
         ]

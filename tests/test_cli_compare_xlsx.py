@@ -101,7 +101,7 @@ def test_comparison_numbers_are_numbers_equal_to_the_json_metrics(workbook_and_j
     alpha = rows[1]
     assert (alpha["rank"].value, alpha["rank"].data_type) == (2, "n")
     assert alpha["full"].value == pytest.approx(4.75, **SAME)
-    assert alpha["cost_per_task"].value == pytest.approx(4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN))
+    assert alpha["point_cost_per_task"].value == pytest.approx(4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN))
     assert rows[2]["rank"].value is None  # charlie is not ranked
 
 

@@ -45,7 +45,10 @@ def test_table_lists_inputs_by_swing(ws):
     # baseline leader, has risen to 4.50 / 435 = 10.34 (the column used to show floaty's beside anchor's name).
     # Swing: floaty2 (5.70 - 2.70) / 435 = 6.90 per 1,000 tasks.
     assert index[4:8] == ["floaty 5.52", "anchor 8.57", "6.90 (floaty2)", "yes"]
-    assert "Baseline cost per 1,000 successful tasks (USD): floaty 7.59, anchor 8.57, floaty2 9.66" in result.stdout
+    assert (
+        "Baseline cost per 1,000 successful tasks at typical inputs (USD): floaty 7.59, anchor 8.57, floaty2 9.66"
+        in result.stdout
+    )
 
 
 def test_json_default_follows_the_top_three(ws):

@@ -482,7 +482,7 @@ def test_per_task_figures_from_the_basic_workspace(data_dir):
     assert m["gpus_needed"] is None  # no tasks_per_month in basic
     # 300 x 3.6 x 0.995 x 0.97 x 0.9 x 0.8 = 750.50064 as stated, x the means 0.996667 x 0.983333 = 735.5327
     assert m["successful_tasks_per_gpu_hour"] == pytest.approx(750.50064 * DELIVERY_MEAN)
-    assert m["cost_per_task"] == pytest.approx(4.75 / (750.50064 * DELIVERY_MEAN))
+    assert m["point_cost_per_task"] == pytest.approx(4.75 / (750.50064 * DELIVERY_MEAN))
     assert m["monthly_spend"] == pytest.approx(346750)  # 4.75 x 100 x 730
 
 
@@ -496,7 +496,7 @@ def test_eur_offer_is_converted(data_dir):
     assert m["full"] == pytest.approx(3.3 + 0.6 + 0.05)
     # availability: SLA 0.99 x unrated haircut 0.97 x our eight operating jobs 0.98 = 0.941094
     # x the means of the availability and utilization factors, DELIVERY_MEAN = 0.996667 x 0.983333
-    assert m["cost_per_task"] == pytest.approx(
+    assert m["point_cost_per_task"] == pytest.approx(
         3.95 / (300 * 3.6 * 0.99 * 0.97 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-7
     )
 
@@ -591,8 +591,9 @@ def test_per_token_offer_file(data_dir):
         + (12000 / 12 + 2000 + 10 * 100) / 4e7
         + (0.4 + 0.5 * 0.2) * 219000 / 12 / 4e7
     )
-    assert m["cost_per_task"] == pytest.approx(expected)
-    assert m["cost_per_mtok"] == pytest.approx(expected * 0.9 / 1000 * 1e6)  # per delivered output token
+    assert m["point_cost_per_task"] == pytest.approx(expected)
+    # per delivered output token, expected: the point's figure x the ratio the draws add
+    assert m["cost_per_mtok"] == pytest.approx(expected * 0.9 / 1000 * 1e6 * m["expected_to_point_ratio"])
     assert m["monthly_spend"] == pytest.approx(expected * 4e7)
     assert m["success_rate"] == pytest.approx(0.9)
     for key in (
@@ -626,7 +627,7 @@ def test_owned_offer_file(data_dir):
     c = 300 * 3600 / 1000 * 0.98 * 0.98 * 0.9 * 0.8 * DELIVERY_MEAN
     assert m["gpus_needed"] == pytest.approx(4e7 / (c * 730))  # 73.4 of 100 committed
     assert m["fill"] == pytest.approx(4e7 / (c * 730) / 100)
-    assert m["cost_per_task"] == pytest.approx((rent + 1.15) / (c * 4e7 / (c * 730) / 100))
+    assert m["point_cost_per_task"] == pytest.approx((rent + 1.15) / (c * 4e7 / (c * 730) / 100))
 
 
 # --- the design's consequences --------------------------------------------------------------------

@@ -654,10 +654,10 @@ def test_real_per_token_costs_with_the_prompt_cache(real):
     staff = 0.625 * 250_000 / 12 / 20_000_000
     # Together: no cached price, so both halves of the 8,192 input tokens at 3.00; 1,024 output at 7.00; success 0.97
     together = (8192 * 3.00 + 1024 * 7.00) / 1e6 / 0.97 + staff
-    assert real.offer("together-deepseek-r1").metrics["cost_per_task"] == pytest.approx(together)
+    assert real.offer("together-deepseek-r1").metrics["point_cost_per_task"] == pytest.approx(together)
     # Fireworks basic: half the input at 0.55, half at the cached 0.275; output 2.19
     fireworks = (8192 * (0.5 * 0.55 + 0.5 * 0.275) + 1024 * 2.19) / 1e6 / 0.97 + staff
-    assert real.offer("fireworks-deepseek-r1-basic").metrics["cost_per_task"] == pytest.approx(fireworks)
+    assert real.offer("fireworks-deepseek-r1-basic").metrics["point_cost_per_task"] == pytest.approx(fireworks)
 
 
 def test_real_ranking_and_the_leader_by_hand(real):
@@ -681,7 +681,7 @@ def test_real_ranking_and_the_leader_by_hand(real):
     full = 7.15 + ops + 0.05  # rent (nebius.com/prices, Sep 2026), staff, serving software for whoever runs the stack
     nebius = real.offer("nebius-b200")
     assert nebius.metrics["full"] == pytest.approx(full)
-    assert nebius.metrics["cost_per_task"] == pytest.approx(full / capacity)
+    assert nebius.metrics["point_cost_per_task"] == pytest.approx(full / capacity)
 
 
 def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
@@ -704,8 +704,8 @@ def test_real_runner_up_managed_cluster_beats_cheaper_bare_metal_by_hand(real):
     # availability: no published SLA, 0.99 assumed, x the unrated haircut 0.99 (no tier rates bare metal), x our eight
     # operating jobs 0.99 = 0.970299
     lambda_ = per_task(6.69, 0.99 * 0.99 * 0.99, 4.75, 6.75)
-    assert real.offer("coreweave-b200").metrics["cost_per_task"] == pytest.approx(coreweave)
-    assert real.offer("lambda-b200").metrics["cost_per_task"] == pytest.approx(lambda_, rel=1e-6)
+    assert real.offer("coreweave-b200").metrics["point_cost_per_task"] == pytest.approx(coreweave)
+    assert real.offer("lambda-b200").metrics["point_cost_per_task"] == pytest.approx(lambda_, rel=1e-6)
     # At the expected production throughput (266 tok/s/GPU) and the mean availability and utilization (x 0.980056) the
     # demand bills about 15% more GPUs, so bare metal's two more engineers spread over more of them: Lambda comes within
     # 0.05% of CoreWeave per task (slightly below it), but its 97.03% availability fails the 98% minimum, so CoreWeave

@@ -175,8 +175,16 @@ def test_imported_offers_load_and_evaluate_in_a_workspace(rfp_csv, workspace_cop
     assert delta.metrics["rent"] == pytest.approx(3.80)
     assert delta.metrics["fees"] == pytest.approx(0.20)
     assert delta.metrics["full"] == pytest.approx(4.65)
-    # echo is bravo's terms typed into a sheet: the same figures
-    assert echo.metrics == bravo.metrics
+    # echo is bravo's terms typed into a sheet: the same figures at the typical inputs; the expected ones (the means of
+    # the draws) agree to sampling error, as Echo Metal's availability is drawn apart from Bravo Metal's (one draw per
+    # operator: two operators fail on their own)
+    drawn = {"cost_per_task", "cost_per_mtok", "expected_rent_per_task", "costed_capacity_per_gpu_hour"}
+    drawn |= {"expected_to_point_ratio", "vs_leader", "price_to_tie"}
+    assert {k: v for k, v in echo.metrics.items() if k not in drawn} == {
+        k: v for k, v in bravo.metrics.items() if k not in drawn
+    }
+    assert echo.metrics["point_cost_per_task"] == bravo.metrics["point_cost_per_task"]
+    assert echo.metrics["cost_per_task"] == pytest.approx(bravo.metrics["cost_per_task"], rel=1e-3)
 
 
 def test_csv_bad_rows_name_the_row_and_the_column(tmp_path):

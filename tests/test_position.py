@@ -11,11 +11,12 @@ Hand figures for tests/data/basic as of 2026-11-29 (acceptable: bravo, alpha):
 
 from __future__ import annotations
 
+import shutil
 from datetime import date
 
 import pytest
 from clihelp import run
-from pointmeans import DELIVERY_MEAN
+from pointmeans import DELIVERY_MEAN, fixed_at_means
 
 from procure.analysis.evaluate import evaluate
 from procure.analysis.position import CurvePoint, compare_histories, position
@@ -31,8 +32,10 @@ ALPHA = 4.75 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN)  # 0.0063291 / 
 
 
 @pytest.fixture(scope="module")
-def ev(data_dir):
-    return evaluate(load_workspace(data_dir / "basic"), AS_OF)
+def ev(data_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("position") / "basic"
+    shutil.copytree(data_dir / "basic", root)
+    return evaluate(load_workspace(fixed_at_means(root)), AS_OF)
 
 
 def test_hand_figures_match_the_evaluation(ev):

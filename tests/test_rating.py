@@ -614,7 +614,7 @@ def backed(ws: Path) -> None:
 
 def test_full_marks_raise_availability_and_lower_cost_per_task(workspace_copy, data_dir):
     unrated = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
-    assert unrated.metrics["cost_per_task"] == pytest.approx(alpha_cost(0.97), rel=1e-12)
+    assert unrated.metrics["point_cost_per_task"] == pytest.approx(alpha_cost(0.97), rel=1e-12)
     ws = workspace_copy("basic")
     backed(ws)
     append(ws / "offers" / "alpha.yaml", FULL_EVIDENCE_YAML)
@@ -625,9 +625,11 @@ def test_full_marks_raise_availability_and_lower_cost_per_task(workspace_copy, d
     assert alpha.metrics["availability"] == pytest.approx(
         0.995 * 1.0 * AVAILABILITY_MEAN, rel=1e-12
     )  # x the factor's mean
-    assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(1.0), rel=1e-12)
+    assert alpha.metrics["point_cost_per_task"] == pytest.approx(alpha_cost(1.0), rel=1e-12)
     # fully used: cost per task scales by unrated factor / band factor = 0.97 / 1.0
-    assert alpha.metrics["cost_per_task"] / unrated.metrics["cost_per_task"] == pytest.approx(0.97 / 1.0, rel=1e-12)
+    assert alpha.metrics["point_cost_per_task"] / unrated.metrics["point_cost_per_task"] == pytest.approx(
+        0.97 / 1.0, rel=1e-12
+    )
     assert alpha.metrics["full"] == pytest.approx(4.75)  # the rating moves availability, not the bill
 
 
@@ -660,7 +662,7 @@ def test_middle_band_with_five_bands(workspace_copy):
     alpha = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alpha.reliability_factor == 0.995  # 70 <= 80.77 (operational) < 85
     assert alpha.metrics["availability"] == pytest.approx(0.995 * 0.995 * AVAILABILITY_MEAN, rel=1e-12)
-    assert alpha.metrics["cost_per_task"] == pytest.approx(alpha_cost(0.995), rel=1e-12)
+    assert alpha.metrics["point_cost_per_task"] == pytest.approx(alpha_cost(0.995), rel=1e-12)
 
 
 def test_critical_failure_costs_the_lowest_band(workspace_copy):
@@ -670,7 +672,7 @@ def test_critical_failure_costs_the_lowest_band(workspace_copy):
     assert charlie.rating.tier == "underperform"
     assert charlie.reliability_factor == 0.97  # basic's lowest band
     # 2.50 rent + 0.60 serving staff + 0.05 software = 3.15; 300 tok/s, 0.995 x 0.97; x the factors' means at the point
-    assert charlie.metrics["cost_per_task"] == pytest.approx(
+    assert charlie.metrics["point_cost_per_task"] == pytest.approx(
         3.15 / (1080 * 0.995 * 0.97 * 0.9 * 0.8 * DELIVERY_MEAN), rel=1e-12
     )
 
@@ -682,8 +684,8 @@ def test_other_bids_never_change_an_offers_cost_but_do_change_its_tier(workspace
     append(ws / "offers" / "alpha.yaml", EIGHTY_EVIDENCE_YAML)
     alone = evaluate(load_workspace(ws), AS_OF).offer("alpha")
     assert alone.rating.tier == "silver"  # the only rated offer: percentile 0.5
-    cost = alone.metrics["cost_per_task"]
-    assert cost == pytest.approx(alpha_cost(0.97), rel=1e-12)
+    assert alone.metrics["point_cost_per_task"] == pytest.approx(alpha_cost(0.97), rel=1e-12)
+    cost = alone.metrics["cost_per_task"]  # the mean of its draws: the other bids move none of them
 
     add_offer(ws, "alpha", "delta", FULL_EVIDENCE_YAML)  # a better-run peer
     with_peer = evaluate(load_workspace(ws), AS_OF)

@@ -38,7 +38,8 @@ def test_halving_demand_on_a_committed_offer_doubles_its_cost_per_task(example):
     assert northwind["gpus_needed"] < 512 == northwind["billed_gpus"]
     rows = {r.name: r for r in scenario_rows(found, "northwind-b200-mc")}
     half = rows["Demand −50%"]
-    assert half.cost_per_task == pytest.approx(2 * northwind["cost_per_task"])
+    # exactly at the typical inputs; the expected costs (means of the draws, demand drawn around each) within 0.1%
+    assert half.cost_per_task == pytest.approx(2 * northwind["cost_per_task"], rel=1e-3)
     assert half.monthly_spend == pytest.approx(northwind["monthly_spend"])
     # unused = spend x (1 - fill); fill at half demand = needed / 2 / 512
     assert half.unused_monthly == pytest.approx(northwind["monthly_spend"] * (1 - northwind["gpus_needed"] / 2 / 512))

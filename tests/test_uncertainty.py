@@ -697,8 +697,8 @@ def test_sensitivity_baseline_is_the_evaluated_cost(mixed):
     ev = evaluate(load_workspace(mixed), AS_OF)
     result = run_sensitivity(mixed, 4)
     assert result.offers == [r.id for r in ev.ranked[:4]]
-    for offer_id, cost in result.baseline.items():
-        assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12)
+    for offer_id, cost in result.baseline.items():  # the cost at the typical inputs, from which each input moves
+        assert cost == pytest.approx(ev.offer(offer_id).metrics["point_cost_per_task"], rel=1e-12)
 
 
 def test_sensitivity_uses_the_index_on_the_as_of_date(tornado):
@@ -1010,6 +1010,8 @@ def test_sensitivity_rows_for_demand_and_the_production_factor(workspace_copy):
     assert "demand" in rows and "benchmark to production (every GPU-hour offer)" in rows
     import shutil
 
+    # each end is the cost at the typical inputs with the one input moved
+
     for end, factor in (("low", 0.5), ("high", 1.5)):
         moved = root.parent / end
         shutil.copytree(root, moved)
@@ -1017,7 +1019,7 @@ def test_sensitivity_rows_for_demand_and_the_production_factor(workspace_copy):
         ev = evaluate(load_workspace(moved), AS_OF)
         costs = rows["demand"].costs_low if end == "low" else rows["demand"].costs_high
         for offer_id, cost in costs.items():
-            assert cost == pytest.approx(ev.offer(offer_id).metrics["cost_per_task"], rel=1e-12), (end, offer_id)
+            assert cost == pytest.approx(ev.offer(offer_id).metrics["point_cost_per_task"], rel=1e-12), (end, offer_id)
 
 
 # --- gates in every draw ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
+from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN, fixed_at_means
 
 from procure.analysis.evaluate import evaluate
 from procure.analysis.whatif import Change, parse_change, price_to_win, whatif
@@ -39,7 +39,7 @@ def edit(path: Path, old: str, new: str) -> None:
 @pytest.fixture
 def seed(workspace_copy) -> Path:
     """basic with alpha at 200 tok/s/GPU at the target (100 tok/s per user); no demand: fully used."""
-    ws = workspace_copy("basic")
+    ws = fixed_at_means(workspace_copy("basic"))
     edit(
         ws / "offers" / "alpha.yaml",
         "points: [[50, 400], [100, 300], [150, 100]]",
@@ -52,7 +52,7 @@ def seed(workspace_copy) -> Path:
 def idle(workspace_copy) -> Path:
     """basic with a demand of 20,000,000 tasks a month: alpha's 100 GPUs deliver
     300 x 3.6 x SHARE = 735.53 tasks per GPU-hour x 100 x 730 = 53.7 million, so they are mostly idle."""
-    ws = workspace_copy("basic")
+    ws = fixed_at_means(workspace_copy("basic"))
     edit(ws / "procure.yaml", "  utilization: 0.8\n", "  utilization: 0.8\n  tasks_per_month: 20000000\n")
     return ws
 
@@ -188,8 +188,8 @@ def test_a_smaller_commitment_alone_saves_the_bill_difference(idle):
 # --- price changes --------------------------------------------------------------------------------
 
 
-def test_five_percent_off_lowers_rent_by_exactly_five_percent(data_dir):
-    ws = load_workspace(data_dir / "basic")
+def test_five_percent_off_lowers_rent_by_exactly_five_percent(workspace_copy):
+    ws = load_workspace(fixed_at_means(workspace_copy("basic")))
     alpha = whatif(ws, "alpha", Change(price=0.95), AS_OF)
     assert alpha.before.rent == 4.00
     assert alpha.after.rent == pytest.approx(4.00 * 0.95, rel=1e-12)
@@ -207,8 +207,8 @@ def test_price_change_on_an_index_linked_offer_moves_the_rent_by_the_same_share(
     assert result.after.rent == pytest.approx(4.85 * 0.95 * 0.9, rel=1e-12)
 
 
-def test_availability_change_on_a_managed_offer(data_dir):
-    result = whatif(load_workspace(data_dir / "basic"), "alpha", Change(availability=0.999), AS_OF)
+def test_availability_change_on_a_managed_offer(workspace_copy):
+    result = whatif(load_workspace(fixed_at_means(workspace_copy("basic"))), "alpha", Change(availability=0.999), AS_OF)
     # still times the unrated factor, and the availability factor's mean at the point
     assert result.after.availability == pytest.approx(0.999 * 0.97 * AVAILABILITY_MEAN, rel=1e-12)
     assert result.after.cost_per_task == pytest.approx(
@@ -220,7 +220,7 @@ def test_availability_change_on_a_managed_offer(data_dir):
 
 
 def test_price_to_tie_makes_the_runner_up_tie_the_leader(workspace_copy):
-    ws_dir = workspace_copy("basic")
+    ws_dir = fixed_at_means(workspace_copy("basic"))
     # a discount and a prepayment, so that the price to tie has to undo both
     edit(
         ws_dir / "offers" / "alpha.yaml",

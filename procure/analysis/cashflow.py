@@ -541,7 +541,9 @@ def _month_flows(
     tasks, the late-delivery credit in the month of delivery, and replacement, exit and residual value."""
     record, config, fx, start = offer.record, offer.config, offer.fx, offer.start
     contract = record.terms.contract
-    capacity = record.metrics.get("capacity_per_gpu_hour")  # successful tasks per GPU-hour at full use
+    # successful tasks per GPU-hour at full use, at which a GPU-hour's cost per task is its expected one (the harmonic
+    # mean of the draws), so that the horizon's cost per task is an expected figure as the headline is
+    capacity = record.metrics.get("costed_capacity_per_gpu_hour") or record.metrics.get("capacity_per_gpu_hour")
     unearned = sum(drawn.values())
     flows = []
     for month, gpus, phase, k in service_months(record, horizon, config, as_of):

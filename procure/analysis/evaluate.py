@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date
 from typing import Any
 
@@ -23,6 +23,7 @@ from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_non
 from procure.analysis.uncertainty import (
     GAP_COLUMN,
     POINT_COLUMN,
+    DrawnOutcome,
     Gates,
     UncertaintyInfo,
     availability_distribution,
@@ -478,9 +479,10 @@ def _gate_odds(
     evidence: dict[str, Any],
     config: Any,
     currencies: list[str],
-) -> list[dict[str, float]]:
+) -> DrawnOutcome:
     """Each offer's probability of passing the gates whose inputs are drawn, on the draws `--uncertainty`
-    makes (a signed vendor's from its posteriors): what decides those gates (policy.gate_confidence)."""
+    makes (a signed vendor's from its posteriors): what decides those gates (policy.gate_confidence); and its
+    expected figures over the same draws (the headline)."""
     from procure.analysis.uncertainty import gate_odds
 
     posteriors = None
@@ -501,6 +503,31 @@ def _gate_odds(
         config.policy.min_demand_coverage,
         posteriors,
     )
+
+
+def _expected(costs: list[dict[str, Any]], drawn: DrawnOutcome) -> None:
+    """Each offer's headline made the expected value: `cost_per_task` the mean of its drawn costs per successful task,
+    `cost_per_mtok` with it (`expected_rent_per_task` the mean of the drawn rent per task, a per-task source's
+    price in the plan); the cost at the typical inputs (every drawn factor at its mean, the
+    formula's figure) stays as `point_cost_per_task`, and `costed_capacity_per_gpu_hour` is the capacity at which a
+    fully used GPU-hour's cost per task is its expected one (the plan's and the cash flow's delivery)."""
+    for i, figures in enumerate(costs):
+        point = figures.get("cost_per_task")
+        figures["point_cost_per_task"] = point
+        mean = finite_or_none(float(drawn.mean_cost_per_task[i]))
+        if point is None or mean is None:
+            figures["costed_capacity_per_gpu_hour"] = figures.get("capacity_per_gpu_hour")
+            continue
+        figures["cost_per_task"] = mean
+        figures["expected_to_point_ratio"] = mean / point if point > 0 else None
+        if figures.get("cost_per_mtok") is not None and point > 0:
+            figures["cost_per_mtok"] = figures["cost_per_mtok"] * mean / point
+        rent = finite_or_none(float(drawn.mean_rent_per_task[i]))
+        figures["expected_rent_per_task"] = rent if figures.get("rent_per_task") is not None else None
+        capacity, costed = figures.get("capacity_per_gpu_hour"), finite_or_none(float(drawn.costed_capacity[i]))
+        if capacity is not None and costed is not None and abs(costed - capacity) <= 1e-12 * abs(capacity):
+            costed = capacity  # no uncertainty: the capacity itself, bit for bit
+        figures["costed_capacity_per_gpu_hour"] = costed if capacity is not None else None
 
 
 def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None:
@@ -577,6 +604,8 @@ def _ties_to_leader(
     outputs: dict[str, np.ndarray],
     config: Any,
     plan_of: Callable[..., HorizonResult],
+    workspace: Workspace,
+    day: date,
 ) -> None:
     """The negotiator's figure: the list price at which each acceptable offer would tie the leader, and how far
     above the leader it is; ranked over the horizon, the price that ties the leader's PV cost per PV task."""
@@ -598,18 +627,84 @@ def _ties_to_leader(
                 )
                 record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
     elif ranked:
-        ties = price_to_tie(
-            columns,
-            outputs,
-            ranked[0].metrics["cost_per_task"],
-            config.assumptions.cost_of_capital,
-            config.assumptions.vendor_default_rate,
-        )
+        ties = _expected_ties(records, ranked[0].metrics["cost_per_task"], columns, outputs, config)
+        _bounded_ties(records, ties, ranked[0].metrics["cost_per_task"], workspace, day)
         lead_cost = ranked[0].metrics["cost_per_task"]
         for record, tie in zip(records, ties):
             if record.acceptable and lead_cost:
                 record.metrics["price_to_tie"] = finite_or_none(tie)
                 record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
+
+
+def _expected_ties(
+    records: list[OfferRecord],
+    lead: float | None,
+    columns: dict[str, np.ndarray],
+    outputs: dict[str, np.ndarray],
+    config: Any,
+) -> np.ndarray:
+    """Each offer's list price at which its expected cost ties the leader's. The part of a draw's cost that moves with
+    the price is its rent per task times (1 + the financing and prepayment risk per unit of rent), so the expected
+    cost moves by that times the mean of the drawn rent per task (`expected_rent_per_task`) for each unit of price
+    factor: the tie is today's price x (1 + (lead - expected cost) / (that slope)), exact for a rent proportional to
+    its price and, for an index-linked rent, wherever the floor and cap do not bind (the index drawn apart from the
+    throughput). The floor of a kind (price_to_tie's check) still applies."""
+    a = config.assumptions
+    financing = columns["prepay_fraction"] * (a.cost_of_capital + a.vendor_default_rate) * columns["term_months"] / 24
+    factor = np.full(len(records), np.nan)
+    for i, r in enumerate(records):
+        m = r.metrics
+        slope = (m.get("expected_rent_per_task") or 0.0) * (1 + float(financing[i]))
+        if lead is not None and m.get("cost_per_task") is not None and slope > 0:
+            factor[i] = 1 + (lead - m["cost_per_task"]) / slope
+    # price_to_tie gives the price at which the point cost is a target; the point's rent per task is proportional to
+    # its price, so the target that reaches `factor` x today's price is the point's cost moved by the same share of rent
+    point_rent = np.array([r.metrics.get("rent_per_task") or np.nan for r in records], dtype=float)
+    point_cost = np.array([r.metrics.get("point_cost_per_task") or np.nan for r in records], dtype=float)
+    target = point_cost + (factor - 1) * point_rent * (1 + financing)
+    return price_to_tie(columns, outputs, target, a.cost_of_capital, a.vendor_default_rate)
+
+
+TIE_STEPS = 8  # secant steps on an index-linked offer's own draws
+TIE_TOLERANCE = 1e-9  # relative, on the expected cost
+
+
+def _bounded_ties(records: list[OfferRecord], ties: np.ndarray, lead: float | None, ws: Workspace, day: date) -> None:
+    """An index-linked rent is clamped to its floor and cap in the draws where the index moves past them, so its
+    expected cost is not linear in its price: its tie is refined by the secant method on its own draws (an offer's
+    draws do not depend on the other offers), starting from the linear tie, with the spread moved as what-if moves it
+    (`Kind.scale_price`)."""
+    if lead is None:
+        return
+    level = ws.index_level_on(day)
+    for i, record in enumerate(records):
+        offer = next(o for o in ws.offers if o.id == record.id)
+        kind = kind_of(offer.pricing)
+        price = record.metrics.get("list_price")
+        if not (
+            record.acceptable and kind.index_rent and kind.scale_price and level and price and np.isfinite(ties[i])
+        ):
+            continue
+        scale_price = kind.scale_price
+
+        def expected_at(factor: float, offer: Offer = offer, scale_price: Any = scale_price) -> float:
+            moved = offer.model_copy(
+                update={"pricing": scale_price(offer.pricing, factor, level.price, ws.fx_rate(offer.pricing.currency))}
+            )
+            found = point_costs(replace(ws, offers=[moved]), day, True)[0].get("cost_per_task")
+            return float("nan") if found is None else float(found) - lead
+
+        k0, k1 = 1.0, float(ties[i]) / price
+        f0, f1 = float(record.metrics["cost_per_task"]) - lead, expected_at(k1)
+        for _ in range(TIE_STEPS):
+            if not np.isfinite(f1) or abs(f1) <= TIE_TOLERANCE * lead or f1 == f0:
+                break
+            k0, k1, f0 = k1, k1 - f1 * (k1 - k0) / (f1 - f0), f1
+            f1 = expected_at(k1)
+        # no price ties it (the floor holds its expected cost above the leader's): none. To 12 significant figures,
+        # far within the secant's tolerance: the last bits of a draw's cost depend on the size of the block of draws
+        # numpy computes it in, and the tie must not
+        ties[i] = float(f"{k1 * price:.12g}") if np.isfinite(f1) and abs(f1) <= 1e-6 * lead else np.nan
 
 
 def _ranges(
@@ -647,11 +742,18 @@ def _ranges(
     return UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
 
 
-def point_costs(workspace: Workspace, as_of: date | None = None) -> list[dict[str, Any]]:
+def point_costs(workspace: Workspace, as_of: date | None = None, expected: bool = False) -> list[dict[str, Any]]:
     """Each offer's figures at the point, as `evaluate` puts them in its metrics (signed vendors' delivered evidence
     blended in), without the gates' odds, the records or the ranking: what a search over one input needs at each of
-    its steps (what-if's break-even throughput)."""
-    return _point(workspace, resolve_as_of(workspace, as_of), True)[8]
+    its steps (what-if's break-even throughput). `expected`: with the expected figures the draws give (the headline,
+    `cost_per_task`), as `evaluate` has them."""
+    found = _point(workspace, resolve_as_of(workspace, as_of), True)
+    costs = found[8]
+    if expected:
+        offers, config = workspace.offers, workspace.config
+        currencies = [o.pricing.currency or config.currency for o in offers]
+        _expected(costs, _gate_odds(offers, found[5], found[6], found[9], config, currencies))
+    return costs
 
 
 def _point(workspace: Workspace, day: date, delivered: bool) -> tuple[Any, ...]:
@@ -690,10 +792,13 @@ def evaluate_with_inputs(
     index_level, gradings, ratings, readings, layers, columns, model, outputs, costs, evidence = _point(
         workspace, day, delivered
     )
-    odds = _gate_odds(offers, columns, model, evidence, config, [o.pricing.currency or config.currency for o in offers])
+    drawn = _gate_odds(
+        offers, columns, model, evidence, config, [o.pricing.currency or config.currency for o in offers]
+    )
+    _expected(costs, drawn)
     records = [
         offer_record(o, g, rt, r, c, workspace, day, index_level if kind_of(o.pricing).index_rent else None, lay, p)
-        for o, g, rt, r, c, lay, p in zip(offers, gradings, ratings, readings, costs, layers, odds)
+        for o, g, rt, r, c, lay, p in zip(offers, gradings, ratings, readings, costs, layers, drawn.odds)
     ]
     from procure.analysis.cashflow import term_average_rent
 
@@ -714,7 +819,7 @@ def evaluate_with_inputs(
         _over_horizon(records, horizon, plan_of, config)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = _rank(records, rank_key)
-    _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of)
+    _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of, workspace, day)
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
     inputs = CostInputs(columns, model, offers, [r.currency for r in records])
     risks = _gate_risks(ranked[0], config) if ranked else []

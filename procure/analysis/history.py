@@ -410,12 +410,18 @@ def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) ->
     among the parts of F by their own changes, d(1/T) among the factors of T by their changes of
     logarithm (ln T is their sum). Per-token offers: the parts of the cost per task add up.
     A rent that moved with an unchanged list price is named by the discount (or the index).
+    The headline is the expected cost (the mean of the draws); the split is made on the cost at the typical inputs,
+    whose formula this is, and each part scaled by the ratio of the two moves, so the parts add up to the headline's
+    move and each input keeps its share (a run saved before the headline was the mean has only the typical figure).
     """
     mb, ma = before.metrics, after.metrics
     cost_b, cost_a = mb.get("cost_per_task"), ma.get("cost_per_task")
     if cost_b is None or cost_a is None or cost_a == cost_b:
         return []
-    total = cost_a - cost_b
+    point_b, point_a = mb.get("point_cost_per_task", cost_b), ma.get("point_cost_per_task", cost_a)
+    if point_b is None or point_a is None or point_a == point_b:
+        return []
+    total, scale = point_a - point_b, (cost_a - cost_b) / (point_a - point_b)
     raw: list[tuple[str, str, float | None, float | None, float]] = []
     if kind_named(after.pricing_basis).per_task or kind_named(before.pricing_basis).per_task:
         for key, label in TOKEN_PARTS.items():
@@ -464,7 +470,9 @@ def explain_move(before: Any, after: Any, output_tokens: tuple[float, float]) ->
             for field, label, b, a, d in logs:
                 raw.append((field, label, b, a, inverse_change * d / log_total))
     drivers = [
-        Driver(field=f, label=lab, before=b, after=a, contribution=c, share=c / total) for f, lab, b, a, c in raw if c
+        Driver(field=f, label=lab, before=b, after=a, contribution=c * scale, share=c / total)
+        for f, lab, b, a, c in raw
+        if c
     ]
     return sorted(drivers, key=lambda d: -abs(d.contribution))
 

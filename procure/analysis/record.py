@@ -58,6 +58,9 @@ HORIZON_METRIC_KEYS: tuple[str, ...] = ("total_commitment", "total_cost", "npv_c
 EXTRA_METRIC_KEYS: tuple[str, ...] = (
     tuple(k for k in OUTPUT_COLUMNS if k not in METRIC_KEYS)
     + ("price_to_tie", "vs_leader", "rent_term_average", "restart_cost_per_task")
+    # the cost at the typical inputs (every drawn factor at its mean; cost_per_task is the mean of the draws), and the
+    # capacity at which a fully used GPU-hour costs its expected cost per task
+    + ("point_cost_per_task", "expected_to_point_ratio", "expected_rent_per_task", "costed_capacity_per_gpu_hour")
     + HORIZON_METRIC_KEYS
 )
 

@@ -493,7 +493,9 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     cost = None
     if inv is not None and ok and p.metrics.get("success_rate") and not partial:
         cost = (inv.amount * p.fx + p.own_per_gpu_hour * inv.gpu_hours) / (ok * p.metrics["success_rate"])
-    promised_cost = p.metrics.get("cost_per_task")
+    # the promise is a point: the cost at the figures the vendor promised (the cost at the typical inputs), not the
+    # mean over what we are unsure of
+    promised_cost = p.metrics.get("point_cost_per_task", p.metrics.get("cost_per_task"))
     contracted = p.contract_gpus * hours if p.contract_gpus else None
     ttft50 = met.ttft.get(0.5) if met else None
     return MonthScore(

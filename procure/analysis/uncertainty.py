@@ -223,6 +223,23 @@ def _drawn_from(
     return hashlib.sha256(pickle.dumps(given, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()
 
 
+def stream(seed: int, *key: str) -> np.random.Generator:
+    """The generator of one factor's draws: seeded by the settings' seed and the factor's own name (the curve, the
+    operator, the currency...), so that an offer's draws never depend on which other offers are evaluated beside it
+    (DESIGN: adding or removing another bid never changes an offer's cost, the mean of its draws included), while
+    offers that share a factor share its draws (common random numbers)."""
+    digest = hashlib.sha256("\x1f".join(key).encode()).digest()
+    return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
+
+
+def _columns(seed: int, kind: str, keyed: dict[str, Distribution], draws: int) -> np.ndarray:
+    """(draws, len(keyed)) factors, one column per key, each from its own stream."""
+    out = np.empty((draws, len(keyed)))
+    for i, (key, dist) in enumerate(keyed.items()):
+        out[:, i] = sample(stream(seed, kind, key), [dist], draws)[:, 0]
+    return out
+
+
 def _draw(
     offers: list[Offer],
     currencies: list[str],
@@ -232,15 +249,14 @@ def _draw(
     gaps: np.ndarray | None = None,
     posteriors: dict[str, Posterior] | None = None,
 ) -> Draws:
-    rng = np.random.default_rng(seed)
     groups: dict[str, Distribution] = {}
     keys = [throughput_group(o, config) for o in offers]
     for o, key in zip(offers, keys):
         groups.setdefault(key, throughput_distribution(o, config))
     group_column = {key: i for i, key in enumerate(groups)}
-    curves = sample(rng, list(groups.values()), draws)  # one column per curve
+    curves = _columns(seed, "throughput", groups, draws)  # one column per curve
     where = np.array([group_column[key] for key in keys], dtype=int)
-    production = sample(rng, [config.production], draws)  # benchmark to production, every GPU-hour offer
+    production = _columns(seed, "production", {"": config.production}, draws)  # benchmark to production
     gpu_hour = np.array([not o.per_token for o in offers], dtype=bool)
     throughput = curves[:, where] if len(offers) else np.empty((draws, 0))  # a copy: this function's own array
     np.multiply(throughput, production, out=throughput, where=gpu_hour)
@@ -250,22 +266,22 @@ def _draw(
     for o, key in zip(offers, operator_keys):
         operators.setdefault(key, availability_distribution(o, config))
     operator_column = {key: i for i, key in enumerate(operators)}
-    availability = sample(rng, list(operators.values()), draws) if len(offers) else np.empty((draws, 0))
+    availability = _columns(seed, "availability", operators, draws) if len(offers) else np.empty((draws, 0))
     if len(operators) < len(offers):  # else every offer has an operator of its own, in offer order: no copy
         availability = availability[:, [operator_column[k] for k in operator_keys]]
     utilization, fte_cost, index = (
-        sample(rng, [getattr(config, name)], draws) for name in ("utilization", "fte_cost", "index")
+        _columns(seed, name, {"": getattr(config, name)}, draws) for name in ("utilization", "fte_cost", "index")
     )
     distinct = sorted(set(currencies))
-    per_currency = sample(rng, [config.fx] * len(distinct), draws)
+    per_currency = _columns(seed, "fx", {c: config.fx for c in distinct}, draws)
     column = np.array([distinct.index(c) for c in currencies], dtype=int)
-    demand = sample(rng, [config.demand], draws)
+    demand = _columns(seed, "demand", {"": config.demand}, draws)
     # Throughput per serving stack: a factor shared by every offer on the stack, times each curve's own
     # residual above (per-token offers have no GPU throughput to move).
     stack_keys = [stack_group(o) for o in offers]
     stacks = list(dict.fromkeys(stack_keys))
     if len(offers) and config.stack.bounds[0] != config.stack.bounds[2]:
-        shared = sample(rng, [config.stack] * len(stacks), draws)
+        shared = _columns(seed, "stack", {k: config.stack for k in stacks}, draws)
         column_of = {k: i for i, k in enumerate(stacks)}
         on = np.array([column_of[k] for k in stack_keys], dtype=int)
         for rows in _row_blocks(draws, len(offers)):
@@ -275,7 +291,9 @@ def _draw(
 
         # One standard normal per curve (offers reading one curve at one target share its error), scaled
         # by the two-piece spread of each offer's gap: P10 and P90 at the calibrated range, median 1.
-        normal = rng.standard_normal((draws, len(groups)))
+        normal = np.empty((draws, len(groups)))
+        for i, key in enumerate(groups):
+            normal[:, i] = stream(seed, "reading", key).standard_normal(draws)
         spread = np.array([reading_spread(float(g)) for g in gaps]).reshape(-1, 2)
         for rows in _row_blocks(draws, len(offers)):
             z = normal[rows][:, where]
@@ -285,7 +303,7 @@ def _draw(
             throughput[rows] *= np.exp(z, out=z)
     found = Draws(throughput, availability, utilization, fte_cost, index, per_currency, column, demand)
     if posteriors:
-        _draw_posteriors(rng, offers, posteriors, draws, found)
+        _draw_posteriors(seed, offers, posteriors, draws, found)
     return found
 
 
@@ -303,26 +321,28 @@ def _row_blocks(draws: int, offers: int, blocks: int = 1, most: int | None = Non
 
 
 def _draw_posteriors(
-    rng: np.random.Generator, offers: list[Offer], posteriors: dict[str, Posterior], draws: int, found: Draws
+    seed: int, offers: list[Offer], posteriors: dict[str, Posterior], draws: int, found: Draws
 ) -> None:
-    """The signed vendors' posterior draws, in offer order: the log-normal throughput factors, then the
-    Beta availabilities, then the Beta shares served."""
+    """The signed vendors' posterior draws, each offer from its own stream: the log-normal throughput factor, then
+    the Beta availability, then the Beta share served."""
     signed = [(i, posteriors[o.id]) for i, o in enumerate(offers) if o.id in posteriors]
-    spread = [
-        (i, p.throughput_log_sd) for i, p in signed if p.throughput_log_sd is not None and not offers[i].per_token
-    ]
-    if spread:
-        found.lognormal_columns = np.array([i for i, _ in spread], dtype=int)
-        found.lognormal = np.exp(
-            rng.standard_normal((draws, len(spread))) * np.array([s for _, s in spread], dtype=float)
-        )
-    for kind in ("availability", "served"):
-        params = [(i, getattr(p, kind)) for i, p in signed if getattr(p, kind) is not None]
-        if params:
-            a = np.array([ab[0] for _, ab in params], dtype=float)
-            b = np.array([ab[1] for _, ab in params], dtype=float)
-            setattr(found, f"beta_{kind}_columns", np.array([i for i, _ in params], dtype=int))
-            setattr(found, f"beta_{kind}", rng.beta(a, b, size=(draws, len(params))) / (a / (a + b)))
+    normal: dict[int, np.ndarray] = {}
+    betas: dict[str, dict[int, np.ndarray]] = {"availability": {}, "served": {}}
+    for i, p in signed:
+        rng = stream(seed, "posterior", offers[i].id)
+        if p.throughput_log_sd is not None and not offers[i].per_token:
+            normal[i] = np.exp(rng.standard_normal(draws) * p.throughput_log_sd)
+        for kind in ("availability", "served"):
+            ab = getattr(p, kind)
+            if ab is not None:
+                betas[kind][i] = rng.beta(ab[0], ab[1], size=draws) / (ab[0] / (ab[0] + ab[1]))
+    if normal:
+        found.lognormal_columns = np.array(list(normal), dtype=int)
+        found.lognormal = np.column_stack(list(normal.values()))
+    for kind, drawn in betas.items():
+        if drawn:
+            setattr(found, f"beta_{kind}_columns", np.array(list(drawn), dtype=int))
+            setattr(found, f"beta_{kind}", np.column_stack(list(drawn.values())))
 
 
 def costs_for(
@@ -413,6 +433,43 @@ def outputs_for(
     return found
 
 
+@dataclass(frozen=True)
+class DrawnOutcome:
+    """What the draws give every evaluation (the uncertainty settings' draws and seed), per offer in offer order:
+    the probability of passing each drawn gate (DRAWN_GATES), and the expected figures: the mean of the drawn cost
+    per successful task and of the drawn rent per task, and the harmonic mean of the drawn capacity (successful tasks
+    per GPU-hour at full use), at which a fully used GPU-hour's cost per task is its expected cost per task. NaN
+    where no draw gives a finite figure."""
+
+    odds: list[dict[str, float]]
+    mean_cost_per_task: np.ndarray
+    mean_rent_per_task: np.ndarray
+    costed_capacity: np.ndarray
+
+
+class _Mean:
+    """A running mean over blocks of draws (draws, n), finite values only; where every draw gave one value it is that
+    value exactly (a workspace without uncertainty keeps its figures bit for bit)."""
+
+    def __init__(self, n: int) -> None:
+        self.total, self.count = np.zeros(n), np.zeros(n)
+        self.low, self.high = np.full(n, np.inf), np.full(n, -np.inf)
+
+    def add(self, values: np.ndarray) -> None:
+        finite = np.isfinite(values)
+        # row after row onto the running total (numpy reduces the outer axis in order), so that the sum is the same bits
+        # whatever blocks of rows the draws come in
+        self.total = np.add.reduce(np.vstack([self.total[None, :], np.where(finite, values, 0.0)]), axis=0)
+        self.count += finite.sum(axis=0)
+        self.low = np.fmin(self.low, np.where(finite, values, np.inf).min(axis=0, initial=np.inf))
+        self.high = np.fmax(self.high, np.where(finite, values, -np.inf).max(axis=0, initial=-np.inf))
+
+    def mean(self) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            found = np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
+        return np.where((self.count > 0) & (self.low == self.high), self.low, found)
+
+
 def gate_odds(
     col: dict[str, np.ndarray],
     model: CostModel,
@@ -424,24 +481,37 @@ def gate_odds(
     min_availability: float,
     coverage: float,
     posteriors: dict[str, Posterior] | None = None,
-) -> list[dict[str, float]]:
+) -> DrawnOutcome:
     """Each offer's probability of passing each drawn gate (DRAWN_GATES): the share of the draws (the
     uncertainty settings' number of draws and seed) in which its drawn availability reaches `min_availability`
     and, for a GPU-hour offer with a stated demand, its `supply` covers the drawn GPUs needed x `coverage`.
     Each offer's own factors are drawn as the Monte Carlo draws them, so its marginal probability is the
     Monte Carlo's (to sampling error) even when asked for one offer alone. A gate whose drawn figure does not
-    move across the draws (a workspace without uncertainty) is left out: the point decides it, as it always did."""
+    move across the draws (a workspace without uncertainty) is left out: the point decides it, as it always did.
+
+    The same draws give each offer's expected cost per successful task, the mean of its drawn costs (common random
+    numbers across offers, as the Monte Carlo draws them): cost per task goes as one over throughput and committed
+    GPUs idle in low-demand draws, so the mean lies above the cost at the typical inputs (docs/uncertainty.md)."""
     draws, seed = config.draws, config.seed
     factors = draw_factors(offers, currencies, config, draws, seed, col.get(GAP_COLUMN), posteriors)
     home = np.array([c == home_currency for c in currencies], dtype=bool)
-    passing = {gate: np.zeros(len(offers)) for gate in DRAWN_GATES}
-    low = {gate: np.full(len(offers), np.inf) for gate in DRAWN_GATES}
-    high = {gate: np.full(len(offers), -np.inf) for gate in DRAWN_GATES}
-    capacity = model.workload.tasks_per_month is not None and len(offers) > 0
-    for rows in _row_blocks(draws, len(offers), 4, CHUNK_DRAWS * 10):  # about 15 arrays a block
+    n = len(offers)
+    passing = {gate: np.zeros(n) for gate in DRAWN_GATES}
+    low = {gate: np.full(n, np.inf) for gate in DRAWN_GATES}
+    high = {gate: np.full(n, -np.inf) for gate in DRAWN_GATES}
+    cost, rent, inverse_capacity = _Mean(n), _Mean(n), _Mean(n)
+    capacity = model.workload.tasks_per_month is not None and n > 0
+    wanted = ("availability", "gpus_needed") if capacity else ("availability",)
+    for rows in _row_blocks(draws, n, 4, CHUNK_DRAWS * 10):  # about 15 arrays a block
         found = outputs_for(
-            col, model, factors, home, rows, only=("availability", "gpus_needed") if capacity else ("availability",)
+            col, model, factors, home, rows, only=wanted + ("cost_per_task", "rent_per_task", "capacity_per_gpu_hour")
         )
+        cost.add(found["cost_per_task"])
+        rent.add(found["rent_per_task"])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inverse_capacity.add(
+                np.where(found["capacity_per_gpu_hour"] > 0, 1.0 / found["capacity_per_gpu_hour"], np.nan)
+            )
         drawn = {"availability": found["availability"], **({"capacity": found["gpus_needed"]} if capacity else {})}
         with np.errstate(invalid="ignore"):
             passing["availability"] += (found["availability"] >= min_availability - 1e-12).sum(axis=0)
@@ -455,7 +525,7 @@ def gate_odds(
     # decides it.
     with np.errstate(invalid="ignore"):  # an offer with no finite figure in any draw (inf - inf) is not drawn
         drawn_at = {gate: high[gate] - low[gate] > 1e-12 * np.maximum(1.0, np.abs(high[gate])) for gate in DRAWN_GATES}
-    return [
+    odds = [
         {
             **({"availability": float(passing["availability"][i] / draws)} if drawn_at["availability"][i] else {}),
             **(
@@ -464,13 +534,19 @@ def gate_odds(
                 else {}
             ),
         }
-        for i in range(len(offers))
+        for i in range(n)
     ]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        costed_capacity = 1.0 / inverse_capacity.mean()
+    return DrawnOutcome(odds, cost.mean(), rent.mean(), costed_capacity)
 
 
 class OfferRange(PerThousand):
-    PER_TASK = ("p10", "p50", "p90")  # costs per task, each with its figure per 1,000 tasks in JSON
+    PER_TASK = ("mean", "p10", "p50", "p90")  # costs per task, each with its figure per 1,000 tasks in JSON
 
+    mean: float | None = Field(
+        None, description="the mean of the drawn costs per successful task: the expected cost (the headline)"
+    )
     p10: float | None
     p50: float | None
     p90: float | None
@@ -531,6 +607,9 @@ def monte_carlo(
             progress(rows.stop, draws)
     with np.errstate(all="ignore"), _quiet_nan_warnings():
         percentiles = np.nanpercentile(result, [10, 50, 90], axis=0)
+        means = _Mean(n)
+        means.add(result)
+        mean = means.mean()
     wins = np.zeros(n)
     chosen = np.flatnonzero(ok.any(axis=0))
     if len(chosen):
@@ -548,6 +627,7 @@ def monte_carlo(
         by_gate = {gate: float(fails[gate][i] / draws) for gate in DRAWN_GATES if drawn and fails[gate][i] > 0}
         ranges.append(
             OfferRange(
+                mean=None if np.isnan(mean[i]) else float(mean[i]),
                 p10=p10,
                 p50=p50,
                 p90=p90,
@@ -585,7 +665,11 @@ def method_text(
 
     throughput = ", ".join(f"{k.replace('_', ' ')} {show(v)}" for k, v in config.throughput.items())
     return (
-        f"{draws:,} draws, seed {seed}. Factors on the stated figures: throughput ({throughput}), one per curve "
+        f"{draws:,} draws, seed {seed}. Each offer's expected cost per successful task (the headline and the ranking) "
+        "is the mean of its drawn costs, above its cost at the typical inputs where cost goes as one over throughput "
+        "or commitments idle. Each factor draws from its own stream (seed and the factor's name), so another bid never "
+        "moves an offer's draws. Factors on the stated figures: throughput ("
+        f"{throughput}), one per curve "
         "(offers on the same "
         f"reference curve move together), times serving stack {show(config.stack)}, one per stack (offers on one stack "
         "move together), "
@@ -650,7 +734,10 @@ class SensitivityRow(PerThousand):
 class Sensitivity(PerThousand):
     PER_TASK = ("baseline",)  # the top offers' costs per task, each with its figure per 1,000 tasks in JSON
     offers: list[str]
-    baseline: dict[str, float | None]
+    baseline: dict[str, float | None] = Field(
+        description="each top offer's cost per task at the typical inputs (point_cost_per_task), from which one input "
+        "moves"
+    )
     rows: list[SensitivityRow] = Field(description="by swing, largest first")
 
 
@@ -917,7 +1004,8 @@ def sensitivity(
     gates: Gates | None = None,
     posteriors: dict[str, Posterior] | None = None,
 ) -> Sensitivity:
-    """Each uncertain input at its low and high value, the others at their expected values, for the top
+    """Each uncertain input at its low and high value, the others at their typical values (each drawn factor at its
+    mean: the baseline is each offer's point_cost_per_task, the cost at the typical inputs), for the top
     offers. With `gates`, each end re-applies the drawn gates: a top offer that fails one there is a
     flip, and the end's leader is the cheapest offer still acceptable. A signed vendor with
     `posteriors` has its posteriors' 2.5% and 97.5% points as its ends: throughput exp(-/+1.96 s) on

@@ -297,6 +297,8 @@ def break_even_throughput_gain(
     recovered over the contract term at the cost of capital (the annuity that repays it: one_off x i /
     (1 - (1 + i)^-term), i the monthly rate), so that at this gain the discounted payback is the term.
     None when no gain can (an idle commitment, per-token pricing)."""
+    # the expected cost, as what-if's saving is, and as each step's trial below is (point_costs, expected): an offer's
+    # draws do not depend on the other offers, so it is its expected cost alone as in the whole workspace
     before = base.offer(offer.id).metrics.get("cost_per_task")
     if offer.per_token or tasks is None or before is None:
         return None
@@ -312,9 +314,9 @@ def break_even_throughput_gain(
     alone = replace(workspace, offers=[offer])  # an offer's cost never depends on the other bids
 
     def saving(gain: float) -> float:
-        # the offer's cost per task as evaluate gives it, without the gates' odds each step would draw
+        # the offer's expected cost per task as evaluate gives it, without the records and the ranking
         trial = point_costs(
-            apply_change(alone, offer, Change(throughput=1 + gain), level.price if level else None), base.as_of
+            apply_change(alone, offer, Change(throughput=1 + gain), level.price if level else None), base.as_of, True
         )
         after = finite_or_none(trial[0]["cost_per_task"])
         return -math.inf if after is None else (before - after) * tasks

@@ -537,11 +537,12 @@ def _outputs(
 def price_to_tie(
     inputs: dict[str, np.ndarray],
     costs: dict[str, np.ndarray],
-    target_cost_per_task: float,
+    target_cost_per_task: float | np.ndarray,
     cost_of_capital: float,
     vendor_default_rate: float = 0.0,
 ) -> np.ndarray:
-    """The list price per GPU-hour (workspace currency) at which each offer's cost per task equals the target.
+    """The list price per GPU-hour (workspace currency) at which each offer's cost per task equals the target (one
+    for all offers, or one per offer).
 
     Solves full = target x successful tasks per GPU-hour for the rent, with financing moving with
     the rent (financing = prepay x rent x r x term / 24), then undoes the discount. Owned and

@@ -453,7 +453,7 @@ def _hedge_ask(hedge: HedgePlan | None, sums: HedgeSums | None, missing: str) ->
 
 GLOSSARY = [
     "Cost per 1,000 tasks: everything we pay (rent, fees, our own staff, software, financing) over the successful "
-    "tasks it buys.",
+    "tasks it buys, expected: averaged over what throughput, availability and demand may turn out to be.",
     "Index: a published average market price for renting one GPU for an hour.",
     "Horizon cost: the cost over the whole period shown, renewals at today's market price included, in today's money.",
 ]

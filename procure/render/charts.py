@@ -694,9 +694,7 @@ def cost_ranges(ev: Evaluation) -> str:
         chance = f"cheapest in {u.prob_cheapest:.0%} of draws" if u.prob_cheapest is not None else ""
         ax.text(u.p90 * k, y, f"  {chance}", va="center", fontsize=6.5, color=INK)
     ax.set_yticks(range(len(offers)), [_short(o.vendor, 26) for o in reversed(offers)], fontsize=7)
-    ax.set_xlabel(
-        f"{ev.currency} per 1,000 successful tasks: P10 to P90 (bar), P50 (dot), as evaluated (tick)", fontsize=7
-    )
+    ax.set_xlabel(f"{ev.currency} per 1,000 successful tasks: P10 to P90 (bar), P50 (dot), expected (tick)", fontsize=7)
     left, _ = ax.get_xlim()
     ax.set_xlim(left, edge + (edge - left) * 0.3)  # room for the labels
     return to_svg(fig, "cost-ranges")

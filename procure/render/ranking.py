@@ -140,7 +140,9 @@ def comparison_table(ev: Evaluation) -> Table:
         )
     if ev.horizon_months:
         caption += "".join(f"\nBefore delivery: {n}." for n in bridge_notes(ev))
-    table = Table(title="Cost per 1,000 successful tasks", caption=caption, caption_justify="left", header_style="bold")
+    table = Table(
+        title="Cost per 1,000 successful tasks, expected", caption=caption, caption_justify="left", header_style="bold"
+    )
     columns = comparison_columns(ev.currency, ev.uncertainty is not None, ev.horizon_months)
     for i, (title, _) in enumerate(columns):
         table.add_column(title, justify="right" if i == 0 or 5 <= i < len(columns) - 1 else "left", overflow="fold")

@@ -65,7 +65,7 @@ def sensitivity_table(result: Sensitivity, currency: str) -> Table:
     baseline = ", ".join(f"{k} {per_thousand(v)}" for k, v in result.baseline.items())
     table = Table(
         title="Sensitivity: each input at its low and high value, the rest as stated",
-        caption=f"Baseline cost per 1,000 successful tasks ({currency}): {baseline}",
+        caption=f"Baseline cost per 1,000 successful tasks at typical inputs ({currency}): {baseline}",
         caption_justify="left",
         header_style="bold",
     )

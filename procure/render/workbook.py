@@ -163,6 +163,7 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 if token
                 else None,
                 "cost_per_task": m.get("cost_per_task"),
+                "expected_to_point_ratio": _value(m.get("expected_to_point_ratio")),
                 **{key: None for kind in KINDS for key, _, formula in kind.workbook_columns if formula is None},
                 **{key: None for kind in KINDS for key, _, _ in kind.workbook_inputs},
                 **(own.workbook_values(inputs.offers[i], m) if own.workbook_values is not None else {}),
@@ -345,14 +346,24 @@ def _kind_cost(k: Callable[[str], str], gpu_hour_cost: str) -> str:
 
 
 def _cost_columns(cur: str) -> list[Column]:
-    """Step 12 and the ranking: the cost per successful task (the per-token formula for per-token offers),
-    per 1,000 tasks, and the rank among the acceptable offers, live over every row."""
+    """Step 12 and the ranking: the cost per successful task at the typical inputs (the per-token formula for
+    per-token offers), the expected cost (times the draws' ratio), per 1,000 tasks, and the rank among the acceptable
+    offers, live over every row."""
     return [
+        (
+            "point_cost_per_task",
+            f"{cur}/task at typical inputs",
+            PER_TASK,
+            _formula(lambda k, r, n: "IFERROR(" + _kind_cost(k, f"{k('full')}/{k('tasks_per_gpu_hour')}") + ',"")'),
+        ),
+        # the mean of the Monte Carlo draws over the cost at the typical inputs (docs/uncertainty.md): a value, as the
+        # draws are not in the sheet
+        ("expected_to_point_ratio", "Expected / typical", "0.000000", _input("expected_to_point_ratio")),
         (
             "cost_per_task",
             f"{cur}/task",
             PER_TASK,
-            _formula(lambda k, r, n: "IFERROR(" + _kind_cost(k, f"{k('full')}/{k('tasks_per_gpu_hour')}") + ',"")'),
+            _formula(lambda k, r, n: f'IFERROR({k("point_cost_per_task")}*{k("expected_to_point_ratio")},"")'),
         ),
         (
             "cost_per_1000",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -308,7 +308,7 @@ def candidates(
         index = len(found)
         node = offer.service.node_gpus
         if tranches and not kind_of(record.terms.pricing).per_task:
-            per_gpu = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
+            per_gpu = costed_capacity(m) * HOURS_PER_MONTH
             for gpus in sorted({t[3] for t in tranches}):
                 # one "node" of every GPU held: its count is fixed at 1 (program.py bounds held blocks to exactly that)
                 cand.commits.append(
@@ -329,18 +329,19 @@ def candidates(
             found.append(cand)
             continue
         if kind_of(record.terms.pricing).per_task:
+            per_task = float(m.get("expected_rent_per_task") or m["rent_per_task"])  # the mean of its draws
             cand.source = Source(
                 index,
-                float(m["rent_per_task"]),
+                per_task,
                 _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)),
-                float(m["rent_per_task"]),
+                per_task,
                 "task",
                 None,
                 max(1, offer.contract_months),
             )
             found.append(cand)
             continue
-        per_gpu_month = float(m["capacity_per_gpu_hour"]) * HOURS_PER_MONTH
+        per_gpu_month = costed_capacity(m) * HOURS_PER_MONTH
         supply = offer.supply_gpus
         spot = getattr(record, "role", "primary") == "burst"
         if offer.usage_billed and not offer.on_demand and not spot:
@@ -532,3 +533,10 @@ def term_units(cands: list[Candidate], months: int) -> list[Unit]:
                     )
                     seen.add(first)
     return units
+
+
+def costed_capacity(metrics: dict[str, Any]) -> float:
+    """Successful tasks per GPU-hour at full use at which a GPU-hour's cost per task is its expected one (the harmonic
+    mean of the drawn capacity: cost per task goes as one over it), else the capacity at the typical inputs."""
+    found = metrics.get("costed_capacity_per_gpu_hour")
+    return float(found if found is not None else metrics["capacity_per_gpu_hour"])
