@@ -738,3 +738,50 @@ def test_the_position_the_comparison_shows_is_figures_put_in_words_by_render(ext
         f"Signing Keel Systems at {keel * 1000:.2f} USD per 1,000 tasks puts us {keel / 0.0052 - 1:.0%} above the "
         "cheapest competitor, Rival A (analyst estimate), at 5.20; today we pay 6.80."
     )
+
+
+def _verdicts_memo(root: Path, stated: bool):
+    """The memo of tests/data/verdicts, whose managed cluster has no rating evidence: with its unrated haircut as
+    stated (0.99) or not stated (the default; the availability minimum lowered so that it still ranks)."""
+    import shutil
+
+    from procure.render.board import board_memo
+
+    ws_dir = root / "verdicts"
+    shutil.copytree(Path(__file__).parent / "data" / "verdicts", ws_dir)
+    (ws_dir / "offers" / "api-history.yaml").unlink()  # the cheaper API away: the unrated cluster leads, in the memo
+    if not stated:
+        text = (ws_dir / "procure.yaml").read_text()
+        text = text.replace("    unrated: 0.99\n", "").replace("  min_availability: 0.97 ", "  min_availability: 0.95 ")
+        (ws_dir / "procure.yaml").write_text(text)
+    ws = load_workspace(ws_dir)
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1), None, ws.config.horizon.months)
+    return board_memo(ev, gather_extras(ws, ev, inputs, board=True).memo), ev
+
+
+def test_the_comparison_report_names_the_offers_costed_at_the_unrated_default(tmp_path):
+    from procure.render.documents import render_html
+
+    _, ev = _verdicts_memo(tmp_path, stated=False)
+    html = render_html(ev, "comparison")
+    start = html.index('id="operators"')
+    chapter = _text(html[start : html.index("</section>", start)])
+    # SLA 99.50% x the Participation Ribbon's 0.965
+    assert "Costed at the unrated default, availability unverified: Unrated Cloud (SLA 99.50% × 0.965)." in chapter
+    assert "costed as the lowest published tier short of Underperform" in chapter
+
+
+def test_the_memo_says_when_an_operator_is_costed_unrated(tmp_path):
+    for stated, words in (
+        (False, "operator unrated: its availability is counted as for an operator with no medal until it is rated"),
+        (True, "operator unrated: its availability is discounted by our stated allowance until it is rated"),
+    ):
+        memo, ev = _verdicts_memo(tmp_path / str(stated), stated)
+        cluster = ev.offer("cluster-unrated")
+        assert cluster.rating_state == "unrated" and cluster.rank == 1
+        # not stated: the Participation Ribbon's 0.965; stated: 0.99
+        assert cluster.reliability_factor == (0.99 if stated else 0.965)
+        row = next(o for o in memo.options if o.offer == "cluster-unrated")
+        assert words in row.cons and "assumptions" not in row.cons
+        # a rated offer's row says nothing of it
+        assert all("unrated" not in o.cons for o in memo.options if o.offer != "cluster-unrated")

@@ -239,6 +239,12 @@ def _pros_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[s
         cons.append(f"{prepay:.0%} prepaid")
     if _kind(record).index_rent is not None:
         cons.append("price moves with the market")
+    if record.rating_state == "unrated":
+        cons.append(
+            "operator unrated: its availability is counted as for an operator with no medal until it is rated"
+            if ev.assumptions.reliability.unrated is None
+            else "operator unrated: its availability is discounted by our stated allowance until it is rated"
+        )
     fill = m.get("fill")
     if fill is not None and fill < 0.9:
         cons.append(f"{fig.idle[record.id]:.0%} of the commitment idle at stated demand")
