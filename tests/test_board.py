@@ -785,3 +785,29 @@ def test_the_memo_says_when_an_operator_is_costed_unrated(tmp_path):
         assert words in row.cons and "assumptions" not in row.cons
         # a rated offer's row says nothing of it
         assert all("unrated" not in o.cons for o in memo.options if o.offer != "cluster-unrated")
+
+
+def test_a_short_index_history_gives_no_band_in_the_memo(tmp_path):
+    """The example with its index cut to the last seven months (six monthly changes): the later block's price is
+    given without a band, and the plan's note says why."""
+    import shutil
+
+    from procure.render.board import board_memo
+
+    root = tmp_path / "example"
+    shutil.copytree(ROOT, root, ignore=shutil.ignore_patterns(".*", "tests", "benchmarks", "procure", "docs"))
+    lines = (root / "market" / "index.csv").read_text().splitlines(keepends=True)
+    kept = [line for line in lines if line.startswith(("#", "date")) or line >= "2026-05-01"]
+    (root / "market" / "index.csv").write_text("".join(kept))
+    ws = load_workspace(root)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
+    found = gather_extras(ws, ev, inputs, board=True)
+    plan = found.plan
+    # month ends May to November 2026: seven levels, six changes, under the twelve a band needs
+    assert plan.index_monthly_volatility is None and plan.index_monthly_changes == 6
+    later = [x for x in plan.plan if x.decision == "later"]
+    assert later and all(x.price_p10 is None and x.price_p90 is None for x in later)
+    memo = board_memo(ev, found.memo)
+    line = next(h for h in memo.holding if h.startswith("Not asked for today"))
+    assert "too little price history for a band" in line and "chances between" not in line
+    assert any("too little price history for a band (6 monthly index changes, 12 needed)" in n for n in plan.notes)

@@ -25,6 +25,7 @@ from procure.analysis.memo import (
     VendorRisks,
 )
 from procure.analysis.plan import PlanLine, PlanResult
+from procure.analysis.plan.decisions import TOO_LITTLE_HISTORY
 from procure.analysis.plan.result import TermSheetRow
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
@@ -561,7 +562,7 @@ def holding_words(plan: PlanResult, fig: MemoFigures) -> list[str]:
                 + (
                     f", 8 in 10 chances between {x.price_p10:.2f} and {x.price_p90:.2f}"
                     if x.price_p10 is not None and x.price_p90 is not None
-                    else ""
+                    else f"; {TOO_LITTLE_HISTORY}"
                 )
                 + ")"
                 for x in later
