@@ -66,11 +66,13 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
     m = board_memo(ev, memo_figures(ev, found.cases, found.position, found.hedge, found.hedge_missing, None))
     # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; today's demand bills more GPUs than
     # the commitment (at its promised 287.4 tok/s/GPU), which the headline says
+    import math
+
     keel = ev.offer("keel-b200-mc").metrics
     assert keel["billed_gpus"] > 256
     assert m.headline == (
         f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD "
-        f"({keel['billed_gpus']:.0f} GPUs billed at today's demand), "
+        f"({math.ceil(keel['billed_gpus']):.0f} GPUs billed at today's demand), "  # whole GPUs, rounded up
         f"at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
     )
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
