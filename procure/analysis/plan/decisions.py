@@ -5,6 +5,8 @@ signed now; and the cash the plan pays apart from the price of the demand it lea
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from datetime import date, timedelta
 
 import numpy as np
@@ -175,12 +177,15 @@ MAD_TO_SIGMA = 1.4826
 MEAN_AD_TO_SIGMA = 1.2533
 
 
-def robust_sigma(changes: np.ndarray) -> float:
+def robust_sigma(changes: Sequence[float]) -> float:
     """An outlier-robust standard deviation of `changes`: 1.4826 x the median absolute deviation from their median;
     1.2533 x the mean absolute deviation from the median when the MAD is 0 (over half the changes equal)."""
-    deviations = np.abs(changes - np.median(changes))
-    mad = float(np.median(deviations))
-    return MAD_TO_SIGMA * mad if mad > 0 else MEAN_AD_TO_SIGMA * float(np.mean(deviations))
+    # statistics.median, not numpy's: np.median imports numpy.ma, which a plan read back from the solve cache avoids
+    values = [float(x) for x in changes]
+    middle = statistics.median(values)
+    deviations = [abs(x - middle) for x in values]
+    mad = statistics.median(deviations)
+    return MAD_TO_SIGMA * mad if mad > 0 else MEAN_AD_TO_SIGMA * statistics.fmean(deviations)
 
 
 def monthly_log_changes(levels: list[tuple[date, float]], as_of: date) -> np.ndarray:
