@@ -85,8 +85,13 @@ def make_workspace(target: Path, count: int, seed: int = 7) -> Path:
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for name in ("procure.yaml",):
-        shutil.copy(ROOT / name, target / name)
+    # The generated offers carry no rating evidence: the workspace states the unrated haircut at the middle band's
+    # 0.99 (not stated, the Participation Ribbon's 0.965 would put every one of them below the 98% availability
+    # minimum), so that the benchmarks time evaluations, plans and reports with acceptable offers in them.
+    config = (ROOT / "procure.yaml").read_text()
+    head, rest = config.split("\n  reliability:", 1)
+    line, rest = rest.split("\n", 1)
+    (target / "procure.yaml").write_text(f"{head}\n  reliability:{line}\n    unrated: 0.99\n{rest}")
     for folder in ("grades", "performance", "market"):
         shutil.copytree(ROOT / folder, target / folder)
     offers = target / "offers"

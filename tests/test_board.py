@@ -67,11 +67,13 @@ def test_headline_without_a_plan_asks_for_the_single_offer(extras):
     m = board_memo(ev, memo_figures(ev, found.cases, found.position, found.hedge, found.hedge_missing, None))
     # Keel: 256 GPUs for 12 months; the commitment in millions to one decimal; today's demand bills more GPUs than
     # the commitment (at its promised 287.4 tok/s/GPU), which the headline says
+    import math
+
     keel = ev.offer("keel-b200-mc").metrics
     assert keel["billed_gpus"] > 256
     assert m.headline == (
         f"Approve a 12-month commitment of 256 B200 GPUs with Keel Systems, {keel['total_commitment'] / 1e6:.1f} M USD "
-        f"({keel['billed_gpus']:.0f} GPUs billed at today's demand), "
+        f"({math.ceil(keel['billed_gpus']):.0f} GPUs billed at today's demand), "  # whole GPUs, rounded up
         f"at {keel['cost_per_task'] * 1000:.2f} USD per 1,000 tasks."
     )
     assert m.terms.nodes == 32 and m.terms.delivery == date(2026, 12, 20)
@@ -746,3 +748,76 @@ def test_the_position_the_comparison_shows_is_figures_put_in_words_by_render(ext
         f"Signing Keel Systems at {keel * 1000:.2f} USD per 1,000 tasks puts us {keel / 0.0052 - 1:.0%} above the "
         "cheapest competitor, Rival A (analyst estimate), at 5.20; today we pay 6.80."
     )
+
+
+def _verdicts_memo(root: Path, stated: bool):
+    """The memo of tests/data/verdicts, whose managed cluster has no rating evidence: with its unrated haircut as
+    stated (0.99) or not stated (the default; the availability minimum lowered so that it still ranks)."""
+    import shutil
+
+    from procure.render.board import board_memo
+
+    ws_dir = root / "verdicts"
+    shutil.copytree(Path(__file__).parent / "data" / "verdicts", ws_dir)
+    (ws_dir / "offers" / "api-history.yaml").unlink()  # the cheaper API away: the unrated cluster leads, in the memo
+    if not stated:
+        text = (ws_dir / "procure.yaml").read_text()
+        text = text.replace("    unrated: 0.99\n", "").replace("  min_availability: 0.97 ", "  min_availability: 0.95 ")
+        (ws_dir / "procure.yaml").write_text(text)
+    ws = load_workspace(ws_dir)
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 4, 1), None, ws.config.horizon.months)
+    return board_memo(ev, gather_extras(ws, ev, inputs, board=True).memo), ev
+
+
+def test_the_comparison_report_names_the_offers_costed_at_the_unrated_default(tmp_path):
+    from procure.render.documents import render_html
+
+    _, ev = _verdicts_memo(tmp_path, stated=False)
+    html = render_html(ev, "comparison")
+    start = html.index('id="operators"')
+    chapter = _text(html[start : html.index("</section>", start)])
+    # SLA 99.50% x the Participation Ribbon's 0.965
+    assert "Costed at the unrated default, availability unverified: Unrated Cloud (SLA 99.50% × 0.965)." in chapter
+    assert "costed as the lowest published tier short of Underperform" in chapter
+
+
+def test_the_memo_says_when_an_operator_is_costed_unrated(tmp_path):
+    for stated, words in (
+        (False, "operator unrated: its availability is counted as for an operator with no medal until it is rated"),
+        (True, "operator unrated: its availability is discounted by our stated allowance until it is rated"),
+    ):
+        memo, ev = _verdicts_memo(tmp_path / str(stated), stated)
+        cluster = ev.offer("cluster-unrated")
+        assert cluster.rating_state == "unrated" and cluster.rank == 1
+        # not stated: the Participation Ribbon's 0.965; stated: 0.99
+        assert cluster.reliability_factor == (0.99 if stated else 0.965)
+        row = next(o for o in memo.options if o.offer == "cluster-unrated")
+        assert words in row.cons and "assumptions" not in row.cons
+        # a rated offer's row says nothing of it
+        assert all("unrated" not in o.cons for o in memo.options if o.offer != "cluster-unrated")
+
+
+def test_a_short_index_history_gives_no_band_in_the_memo(tmp_path):
+    """The example with its index cut to the last seven months (six monthly changes): the later block's price is
+    given without a band, and the plan's note says why."""
+    import shutil
+
+    from procure.render.board import board_memo
+
+    root = tmp_path / "example"
+    shutil.copytree(ROOT, root, ignore=shutil.ignore_patterns(".*", "tests", "benchmarks", "procure", "docs"))
+    lines = (root / "market" / "index.csv").read_text().splitlines(keepends=True)
+    kept = [line for line in lines if line.startswith(("#", "date")) or line >= "2026-05-01"]
+    (root / "market" / "index.csv").write_text("".join(kept))
+    ws = load_workspace(root)
+    ev, inputs = evaluate_with_inputs(ws, AS_OF, None, ws.config.horizon.months)
+    found = gather_extras(ws, ev, inputs, board=True)
+    plan = found.plan
+    # month ends May to November 2026: seven levels, six changes, under the twelve a band needs
+    assert plan.index_monthly_volatility is None and plan.index_monthly_changes == 6
+    later = [x for x in plan.plan if x.decision == "later"]
+    assert later and all(x.price_p10 is None and x.price_p90 is None for x in later)
+    memo = board_memo(ev, found.memo)
+    line = next(h for h in memo.holding if h.startswith("Not asked for today"))
+    assert "too little price history for a band" in line and "chances between" not in line
+    assert any("too little price history for a band (6 monthly index changes, 12 needed)" in n for n in plan.notes)

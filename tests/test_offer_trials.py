@@ -511,3 +511,49 @@ def test_a_trial_slower_than_the_target_is_named_not_taken_for_no_trial(example,
     assert november["trial_capacity_ratio"] is None
     assert any("no reading at the target 100 tok/s/user" in n for n in november["notes"])
     assert "trials in 1 month run slower than it" in vendor["evidence"]["throughput_basis"]
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(text))
+
+
+def test_an_offers_own_points_far_above_the_public_curve_are_warned_about_by_validate_and_compare(example):
+    # Quarry claims 1,600 output tok/s/GPU at 100 tok/s/user (a point of its own), stack dynamo-trt, no named curve:
+    # set against the public curve of the same GPU and stack, b200-dynamo-trt-fp4, 300 at 100 (a point):
+    # 1,600 / 300 = 5.33x > 1.25
+    offer = example / "offers" / "quarry-b200-mc.yaml"
+    offer.write_text(offer.read_text().replace("[100, 320]", "[100, 1600]"))
+    line = _line_of(offer, "  points:")
+    expected = (
+        f"offers/quarry-b200-mc.yaml:{line}: performance.points: the offer's own curve reads 1600.0 output tok/s/GPU "
+        "at 100 tok/s/user, 5.33x the best public curve of the same GPU and stack (B200, dynamo-trt) "
+        "(b200-dynamo-trt-fp4: 300.0 at 100 tok/s/user; warned above 1.25x): ask the vendor which GPUs a per-GPU "
+        "figure counts (per billed GPU), the sequence lengths and the precision"
+    )
+    checked = run("validate", "--as-of", "2026-11-29", "-w", example)
+    assert checked.exit_code == 0 and f"warning: {expected}" in checked.output
+    doc = json.loads(run("validate", "--as-of", "2026-11-29", "--format", "json", "-w", example).stdout)
+    assert expected in doc["warnings"]
+    compared = run("compare", "--as-of", "2026-11-29", "--format", "json", "-w", example)
+    assert compared.exit_code == 0 and f"warning: {expected}" in compared.stderr
+    json.loads(compared.stdout)  # standard output carries only the JSON
+
+
+def test_an_offers_points_are_set_against_its_named_curve_kind_else_its_gpu(example):
+    # Northwind names b200-dynamo-sglang-fp4 (B200, DeepSeek-R1, FP4): its points are set against the best public
+    # curve of that GPU, model and precision, b200-dynamo-trt-fp4 at 300, not only the named 200: 370 / 300 = 1.23,
+    # no warning (370 / 200 = 1.85 would be)
+    northwind = example / "offers" / "northwind-b200-mc.yaml"
+    northwind.write_text(northwind.read_text().replace("[100, 215]", "[100, 370]"))
+    # Saltmarsh's stack (vllm-fp4) has no public curve: every public B200 curve, best b200-dynamo-trt-fp4's 300;
+    # its own curve reaches 100 tok/s/user now: 400 / 300 = 1.33x
+    saltmarsh = example / "offers" / "saltmarsh-b200-ms.yaml"
+    saltmarsh.write_text(saltmarsh.read_text().replace("[80, 260]", "[80, 600], [100, 400]"))
+    output = run("validate", "--as-of", "2026-11-29", "-w", example).output
+    assert "northwind-b200-mc.yaml" not in output
+    assert (
+        "performance.points: the offer's own curve reads 400.0 output tok/s/GPU at 100 tok/s/user, 1.33x the best "
+        "public curve of the same GPU (B200, any serving stack) (b200-dynamo-trt-fp4: 300.0" in output
+    )
+    # the example as it ships: no offer's points are beyond its curves
+    assert "the offer's own curve" not in run("validate", "--as-of", "2026-11-29", "-w", REAL).output

@@ -246,29 +246,64 @@ def test_later_decisions_are_in_the_hedged_exposure(tmp_path):
     assert hours[6] == pytest.approx(0.5 * 100 * 730 + 100 * 730, rel=1e-6)
 
 
-def test_a_later_price_spreads_with_the_index_history():
-    # Monthly closes 100, 110, 99, 108.9: log changes ln 1.1, ln 0.9, ln 1.1 = 0.09531, -0.10536, 0.09531; their
-    # mean 0.028420, deviations 0.066890, -0.133780, 0.066890; sample variance (0.0044743 + 0.0178971 + 0.0044743) / 2
-    # = 0.0134229, sd 0.115857. A price of 5 in 4 months: 5 x exp(-/+ 1.2816 x 0.115857 x 2) = 5 x exp(-/+ 0.29696)
-    # = 5 x 0.74308, 5 x 1.34577 = 3.715, 6.729.
+def _monthly(changes: list[float], first: date = date(2025, 10, 31)) -> list[tuple[date, float]]:
+    """Month-end levels from 100 whose log changes are `changes`, one calendar month apart."""
+    import math
+
+    levels, price, year, month = [(first, 100.0)], 100.0, first.year, first.month
+    for change in changes:
+        price *= math.exp(change)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        levels.append((date(year, month, 28), price))
+    return levels
+
+
+def test_a_later_price_spreads_with_the_index_history_robustly():
+    # Twelve monthly log changes, one of them an outlier month (+0.40):
+    #   0.01, -0.02, 0.03, 0.00, -0.01, 0.02, 0.40, -0.01, 0.01, -0.03, 0.02, 0.00
+    # sorted: -0.03 -0.02 -0.01 -0.01 0.00 0.00 | 0.01 0.01 0.02 0.02 0.03 0.40: median (0.00 + 0.01) / 2 = 0.005;
+    # absolute deviations 0.005 0.025 0.025 0.005 0.015 0.015 0.395 0.015 0.005 0.035 0.015 0.005, sorted
+    # 0.005 x4, 0.015 x4, 0.025 x2, 0.035, 0.395: MAD = (0.015 + 0.015) / 2 = 0.015; sigma = 1.4826 x 0.015 = 0.022239.
+    # (The sample standard deviation, about 0.116, is five times it: the one outlier month sets it.)
+    # A price of 5 in 4 months: 5 x exp(-/+ 1.2815516 x 0.022239 x 2) = 5 x exp(-/+ 0.0570011) = 4.72296, 5.29329.
     from procure.analysis.plan.decisions import index_monthly_volatility, price_band
 
-    levels = [
-        (date(2026, 7, 15), 90.0),
-        (date(2026, 7, 31), 100.0),
-        (date(2026, 8, 31), 110.0),
-        (date(2026, 9, 30), 99.0),
-        (date(2026, 10, 31), 108.9),
-        (date(2026, 12, 31), 500.0),
-    ]  # after the as-of date: not read
-    sigma, changes = index_monthly_volatility(levels, date(2026, 11, 29))
-    assert changes == 3 and sigma == pytest.approx(0.115857, rel=1e-4)
+    changes = [0.01, -0.02, 0.03, 0.00, -0.01, 0.02, 0.40, -0.01, 0.01, -0.03, 0.02, 0.00]
+    levels = _monthly(changes) + [(date(2026, 12, 31), 500.0)]  # after the as-of date: not read
+    sigma, count = index_monthly_volatility(levels, date(2026, 11, 29))
+    assert count == 12 and sigma == pytest.approx(0.022239, rel=1e-9)
     low, high = price_band(5.0, 4, sigma)
-    assert low == pytest.approx(3.715, rel=1e-3) and high == pytest.approx(6.729, rel=1e-3)
-    assert index_monthly_volatility(levels[:4], date(2026, 11, 29)) == (
-        None,
-        2,
-    )  # July to September: 2 changes, no spread claimed
+    assert low == pytest.approx(4.72296, rel=1e-5) and high == pytest.approx(5.29329, rel=1e-5)
+    # two levels in one month count once (the month's last)
+    assert index_monthly_volatility([(date(2025, 10, 15), 90.0)] + levels, date(2026, 11, 29)) == (sigma, 12)
+
+
+def test_fewer_than_twelve_changes_give_no_band():
+    from procure.analysis.plan.decisions import index_monthly_volatility, price_band
+
+    # eleven changes (the first eleven above): no spread claimed, however calm
+    assert index_monthly_volatility(
+        _monthly([0.01, -0.02, 0.03, 0.0, -0.01, 0.02, 0.40, -0.01, 0.01, -0.03, 0.02]), date(2026, 11, 29)
+    ) == (None, 11)
+    assert index_monthly_volatility([], date(2026, 11, 29)) == (None, 0)
+    assert price_band(5.0, 4, None) == (None, None)
+
+
+def test_an_index_that_rarely_moves_keeps_a_spread():
+    # eight of twelve changes are 0, so the MAD is 0; the mean absolute deviation from the median (0) is
+    # (0.1 + 0.1 + 0.05 + 0.05) / 12 = 0.025, x sqrt(pi / 2) = 1.2533: 0.0313325
+    from procure.analysis.plan.decisions import index_monthly_volatility
+
+    changes = [0.0] * 4 + [0.1, -0.1] + [0.0] * 4 + [0.05, -0.05]
+    sigma, count = index_monthly_volatility(_monthly(changes), date(2026, 11, 29))
+    assert count == 12 and sigma == pytest.approx(0.0313325, rel=1e-9)
+
+
+def test_the_band_minimum_is_the_hedge_ratios():
+    from procure.analysis.hedging import MIN_CHANGES
+    from procure.analysis.plan.decisions import MIN_BAND_CHANGES
+
+    assert MIN_BAND_CHANGES == MIN_CHANGES == 12
 
 
 def test_a_bridge_shows_its_cash_and_its_shortfall_apart(tmp_path):

@@ -312,9 +312,9 @@ def test_self_operated_offers_in_an_evaluation(data_dir):
 def test_managed_offer_without_evidence_is_not_rated_and_uses_the_unrated_factor(data_dir):
     r = rate_offer(make_offer(), DEFAULT)
     assert not r.rated and r.note == NOT_RATED_NO_EVIDENCE == "not rated: no operator evidence"
-    # the stated haircut as it is (0.97); not stated, the middle default band's 0.99
+    # the stated haircut as it is (0.97); not stated, the Participation Ribbon's 0.965 (below Bronze's 0.98)
     assert reliability_from_score(r, Reliability(unrated=0.97)) == 0.97
-    assert reliability_from_score(r, Reliability()) == 0.99
+    assert reliability_from_score(r, Reliability()) == 0.965
     alpha = evaluate(load_workspace(data_dir / "basic"), AS_OF).offer("alpha")
     assert alpha.rating.rated is False and alpha.rating.tier is None
     assert alpha.rating.note == "not rated: no operator evidence"
@@ -562,16 +562,21 @@ def test_critical_failure_takes_the_lowest_band_whatever_the_score():
     assert reliability_from_score(rating("x", 60.0), custom) == 0.99
 
 
-def test_unrated_uses_the_stated_haircut_else_the_middle_band():
-    # one figure, no cap: 0.96 and 0.94 as stated; not stated, the middle of the five default bands, 0.99
-    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.96)) == 0.96
-    assert reliability_from_score(rating("x", None, rated=False), Reliability(unrated=0.94)) == 0.94
-    assert reliability_from_score(rating("x", None, rated=False), Reliability()) == 0.99
-    # of three bands the middle is the second
-    assert (
-        reliability_from_score(rating("x", None, rated=False), Reliability(bands=[(80, 1.0), (40, 0.98), (0, 0.9)]))
-        == 0.98
-    )
+def test_unrated_uses_the_stated_haircut_else_the_lowest_published_tier_short_of_underperform():
+    unrated = rating("x", None, rated=False)
+    # one figure, no cap: 0.96 and 0.94 as stated
+    assert reliability_from_score(unrated, Reliability(unrated=0.96)) == 0.96
+    assert reliability_from_score(unrated, Reliability(unrated=0.94)) == 0.94
+    # not stated: the Participation Ribbon's 0.965, below Bronze's 0.98 (ClusterMAX 3.0 gave most operators no medal)
+    assert reliability_from_score(unrated, Reliability()) == 0.965
+    # the rule follows the published table: a Ribbon at 0.96 gives 0.96
+    ribbon = {"platinum": 1.0, "gold": 0.995, "silver": 0.99, "bronze": 0.98, "participation_ribbon": 0.96}
+    assert reliability_from_score(unrated, Reliability(published=ribbon)) == 0.96
+    # a table that leaves the Ribbon out keeps the built-in Ribbon's 0.965; one whose Bronze is lower takes Bronze's
+    assert reliability_from_score(unrated, Reliability(published={"bronze": 0.98})) == 0.965
+    assert reliability_from_score(unrated, Reliability(published={"bronze": 0.96})) == 0.96
+    # and never above the middle score band (of three bands the second): 0.95 here
+    assert reliability_from_score(unrated, Reliability(bands=[(80, 1.0), (40, 0.95), (0, 0.9)])) == 0.95
 
 
 def test_a_haircut_above_the_middle_band_is_refused(tmp_path, data_dir):
@@ -889,25 +894,25 @@ def test_with_both_the_checklist_decides_and_a_difference_is_flagged():
     assert not published_disagrees(agreeing, agreeing_offer, DEFAULT_ASSUMPTIONS)  # 1.0 = platinum's 1.0
 
 
-def test_an_unrated_managed_offer_never_beats_the_middle_band():
+def test_an_unrated_managed_offer_never_beats_a_published_tier_or_the_middle_band():
     offer, r = rated_offer()
     result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
-    # no haircut stated: the middle default band's 0.99, the median rated operator
-    assert (result.factor, result.source) == (0.99, "unrated")
-    # a checklist in the middle band or above is never worse than giving none; below it, worse
-    for score in (55.0, 69.9, 70.0, 85.0, 100.0):
+    # no haircut stated: the Participation Ribbon's 0.965, the lowest published tier short of Underperform
+    assert (result.factor, result.source) == (0.965, "unrated")
+    assert "the default: no better than the lowest published tier" in result.basis
+    # a checklist at 40 or above (Bronze's band, 0.98, and better) is never worse than giving none; below it, worse
+    for score in (40.0, 54.9, 55.0, 69.9, 70.0, 85.0, 100.0):
         scored = rating("x", score)
         scored.operational_score = score
         assert reliability_from_score(scored, DEFAULT_ASSUMPTIONS.reliability) >= result.factor
-    for score in (0.0, 39.9, 40.0, 54.9):
+    for score in (0.0, 39.9):
         scored = rating("x", score)
         scored.operational_score = score
         assert reliability_from_score(scored, DEFAULT_ASSUMPTIONS.reliability) < result.factor
-    # Silver (the middle tier) and above are at least it
-    assert (
-        min(v for k, v in DEFAULT_ASSUMPTIONS.reliability.published.items() if k in ("platinum", "gold", "silver"))
-        >= result.factor
-    )
+    # every published tier but Underperform is at least it; Bronze (the lowest medal) is above it
+    published = DEFAULT_ASSUMPTIONS.reliability.published
+    assert min(v for k, v in published.items() if k != "underperform") >= result.factor
+    assert published["bronze"] > result.factor
 
 
 def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(data_dir):
@@ -916,9 +921,8 @@ def test_a_tier_rates_managed_clusters_only_and_its_absence_never_asks_for_one(d
         offer = make_offer(kind=kind, published="platinum")
         r = rate_offer(offer, RatingConfig())
         result = reliability_of(offer, r, DEFAULT_ASSUMPTIONS)
-        assert (result.factor, result.source) == (0.99, "unrated"), (
-            kind
-        )  # the middle band's haircut, as with no tier at all
+        # the unrated default (the Participation Ribbon's 0.965), as with no tier at all
+        assert (result.factor, result.source) == (0.965, "unrated"), kind
         assert r.published_tier == "platinum" and not r.published_applies
     cluster = make_offer(kind="managed_cluster", published="platinum")
     assert reliability_of(cluster, rate_offer(cluster, RatingConfig()), DEFAULT_ASSUMPTIONS).factor == 1.0
@@ -1055,12 +1059,15 @@ def test_contradiction_warnings_are_empty_when_the_terms_back_every_claim(data_d
 
 
 def test_the_unrated_haircut_of_an_even_number_of_bands_is_the_lower_middle_one():
-    """Four bands, best first 1.0, 0.99, 0.97, 0.95: the two middle ones are 0.99 and 0.97, and an operator nothing
-    is known about gets 0.97, not the better median; five bands give the third, one band its own."""
+    """Four bands, best first 1.0, 0.99, 0.97, 0.95: the two middle ones are 0.99 and 0.97, and the middle is 0.97, not
+    the better median; five bands give the third, one band its own. The unrated default is never above it."""
     from procure.model.rating import middle_factor, unrated_factor
 
     four = Reliability(bands=[(40, 0.97), (85, 1.0), (0, 0.95), (60, 0.99)])  # in any order
-    assert middle_factor(four) == 0.97 and unrated_factor(four) == 0.97
+    # the middle is 0.97; the unrated default is the lower of it and the Participation Ribbon's 0.965
+    assert middle_factor(four) == 0.97 and unrated_factor(four) == 0.965
+    low = Reliability(bands=[(40, 0.96), (85, 1.0), (0, 0.95), (60, 0.99)])
+    assert middle_factor(low) == 0.96 and unrated_factor(low) == 0.96
     assert middle_factor(Reliability()) == 0.99  # the default five: 1.0, 0.995, 0.99, 0.98, 0.95
     assert middle_factor(Reliability(bands=[(0, 0.98)])) == 0.98
     assert unrated_factor(Reliability(bands=four.bands, unrated=0.95)) == 0.95  # a stated haircut is used as stated

@@ -106,7 +106,8 @@ def test_availability_posterior_counts_months_with_their_observed_dispersion():
     """Six months of 744 hours at 1.0, 0.994, 1.0, 0.997, 1.0, 0.999 (sd 0.0024 between months) against a prior
     of 0.995 worth 730 hours. Counted as 4,464 independent hours the posterior sd would be
     sqrt(p(1 - p) / 5,194) = 0.00064; as six months with their dispersion (DerSimonian-Laird, recomputed here
-    with numpy from the textbook formulas) it is 0.00086, a third wider."""
+    with numpy from the textbook formulas), the promise a seventh month of 730 hours (variance c / 730 + tau^2),
+    it is 0.00092, 43% wider."""
     import numpy as np
 
     shares = np.array([1.0, 0.994, 1.0, 0.997, 1.0, 0.999])
@@ -133,14 +134,15 @@ def test_availability_posterior_counts_months_with_their_observed_dispersion():
     ybar = (w * shares).sum() / w.sum()
     q = (w * (shares - ybar) ** 2).sum()
     tau2 = max(0.0, (q - 5) / (w.sum() - (w**2).sum() / w.sum()))
-    precision = n0 / c + (1 / (v + tau2)).sum()
-    mean = (0.995 * n0 / c + (shares / (v + tau2)).sum()) / precision
+    prior_var = c / n0 + tau2  # the promise: a month of 730 hours
+    precision = 1 / prior_var + (1 / (v + tau2)).sum()
+    mean = (0.995 / prior_var + (shares / (v + tau2)).sum()) / precision
     assert tau2 > 0 and found.availability_dispersion == pytest.approx(math.sqrt(tau2), rel=1e-9)
     assert found.availability == pytest.approx(mean, rel=1e-9)
     a, b = found.availability_alpha, found.availability_beta
     sd = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
     assert sd == pytest.approx(math.sqrt(1 / precision), rel=1e-6)
-    assert sd == pytest.approx(0.000856, abs=1e-6) and sd > 1.3 * math.sqrt(c / (n0 + n.sum()))
+    assert sd == pytest.approx(0.000916, abs=1e-6) and sd > 1.4 * math.sqrt(c / (n0 + n.sum()))
 
 
 def statuspage(path: Path) -> Path:
@@ -532,12 +534,14 @@ def test_the_comparison_report_scores_the_signed_vendor_by_hand(signed):
     # 0.990591, April and May 1.0 (720 and 744 hours, no incident), prior 0.961933 (0.96515 x the availability factor's
     # mean 0.996667) worth 730 hours. Pooled share p = (0.961933 x 730 + 2,201) / 2,938 = 0.988159, c = p(1 - p) =
     # 0.0117008; each month's variance c / hours, weights w = hours / c; Q = sum w (y - ybar_w)^2 = 3.7321 > k - 1 = 2,
-    # so tau^2 = (3.7321 - 2) / (S1 - S2 / S1) = 1.3770e-5. Posterior precision 730 / c + sum 1 / (c / hours + tau^2)
-    # = 163,503; mean (0.961933 x 730 / c + sum y / (c / hours + tau^2)) / 163,503 = 0.983524; Beta with that mean and
-    # variance 1 / 163,503: a + b = m(1 - m) / var - 1 = 2,648.5: Beta(2,604.9, 43.6). (Counting hours as trials, it
-    # was Beta(2,903.2, 34.8).)
+    # so tau^2 = (3.7321 - 2) / (S1 - S2 / S1) = 1.3770e-5. The promise is a month of 730 hours: its variance
+    # c / 730 + tau^2 = 3.07779e-5. Posterior precision 1 / 3.07779e-5 + sum 1 / (c / hours + tau^2) = 134,674; mean
+    # (0.961933 / 3.07779e-5 + sum y / (c / hours + tau^2)) / 134,674 = 0.988146; Beta with that mean and variance
+    # 1 / 134,674: a + b = m(1 - m) / var - 1 = 1,576.5: Beta(1,557.9, 18.7). (With the promise's variance c / 730
+    # alone, it weighed 1.8 months of 744 hours: Beta(2,604.9, 43.6), mean 98.352%; counting hours as trials,
+    # Beta(2,903.2, 34.8).)
     assert "Delivered against promised</h2>" in html and "histogram_quantile" in html
-    assert "availability Beta(2,604.9, 43.6), mean 98.352%" in html
+    assert "availability Beta(1,557.9, 18.7), mean 98.815%" in html
 
 
 def test_the_comparison_report_says_when_no_vendor_has_evidence(workspace_copy):
@@ -643,3 +647,55 @@ def test_no_signed_vendor_says_so_in_one_line(workspace_copy):
     assert scorecard_json(ws, "--as-of", "2026-11-29")["vendors"] == []
     claims = json.loads(run("scorecard", "--claim", "--format", "json", "-w", ws, "--as-of", "2026-11-29").stdout)
     assert claims["vendors"] == [] and claims["command"] == "scorecard"
+
+
+def test_the_promise_weighs_one_month_whatever_the_dispersion():
+    """The availability prior is `availability_prior_hours` hours (730: one month). Prior 0.99 worth 730 hours and
+    two months of 730 hours at 0.999 and 0.95, by hand:
+    pooled p = (0.99 + 0.999 + 0.95) x 730 / (3 x 730) = 0.979667; c = p (1 - p) = 0.979667 x 0.020333 = 0.019920;
+    each month's sampling variance v = c / 730 = 2.72875e-5, weight 1 / v = 36,646.8 each;
+    DerSimonian-Laird: weighted mean 0.9745, Q = 36,646.8 x (0.0245^2 + 0.0245^2) = 43.9945, S1 = 73,293.6,
+    S2 / S1 = 36,646.8, tau^2 = (43.9945 - 1) / 36,646.8 = 1.17321e-3.
+    A month of 730 hours is then an observation of variance v + tau^2, and so is the promise: the three weigh the
+    same, and the posterior mean is their plain average, (0.99 + 0.999 + 0.95) / 3 = 0.979667, its variance
+    (v + tau^2) / 3 = 1.20050e-3 / 3 = 4.00168e-4. (With the prior's variance v alone, the promise weighed
+    (v + tau^2) / v = 44 months and the mean stayed at 0.9893.)"""
+    from procure.analysis.scorecard import _share_posterior
+
+    alpha, beta, mean, tau = _share_posterior((0.99 * 730, 0.01 * 730), [0.999, 0.95], [730.0, 730.0])
+    assert mean == pytest.approx(0.979667, abs=1e-6)
+    assert tau**2 == pytest.approx(1.17322e-3, rel=1e-4)
+    # the Beta with that mean and variance: ab / ((a + b)^2 (a + b + 1))
+    n = alpha + beta
+    assert alpha * beta / (n * n * (n + 1)) == pytest.approx(4.00168e-4, rel=1e-4)
+    # no dispersion (both months 0.999): the conjugate Beta, the promise's 730 hours and the months' 1,460 hours
+    alpha, beta, mean, tau = _share_posterior((0.99 * 730, 0.01 * 730), [0.999, 0.999], [730.0, 730.0])
+    assert tau == 0 and (alpha, beta) == pytest.approx((0.99 * 730 + 0.999 * 1460, 0.01 * 730 + 0.001 * 1460))
+
+
+def test_utilization_evidence_counts_the_billed_gpus(tmp_path):
+    """Busy GPU-hours weigh a month by busy / (billed GPUs x 730), the billed GPUs of the cost model's step 11:
+    min(max(needed, committed), max_gpus). The example's keel-b200-mc commits 256 GPUs; at 100 M tasks a month it
+    needs about 184, so the contract bills 256: six months of 150,000 busy GPU-hours weigh
+    6 x 150,000 / (256 x 730) = 4.815925 months, not 6 x 150,000 / (184 x 730)."""
+    import shutil
+
+    from conftest import ROOT
+
+    ws = tmp_path / "ws"
+    shutil.copytree(ROOT, ws, ignore=shutil.ignore_patterns(".*", "tests", "benchmarks", "procure", "docs"))
+    config = (ws / "procure.yaml").read_text()
+    (ws / "procure.yaml").write_text(config.replace("  tasks_per_month: 150000000", "  tasks_per_month: 100000000", 1))
+    metrics = ws / "actuals" / "keel-b200-mc" / "metrics.csv"
+    rows = []
+    for line in metrics.read_text().splitlines():
+        rows.append(
+            line if line.startswith("#") else line + (",busy_gpu_hours" if line.startswith("month") else ",150000")
+        )
+    metrics.write_text("\n".join(rows) + "\n")
+    doc = json.loads(run("compare", "-w", ws, "--as-of", "2026-12-01", "--format", "json").stdout)
+    keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
+    assert keel["metrics"]["gpus_needed"] < 200 and keel["metrics"]["billed_gpus"] == 256
+    assert keel["evidence"]["months"] == 6
+    assert keel["evidence"]["exposure_months"] == pytest.approx(6 * 150_000 / (256 * 730), rel=1e-12)
+    assert keel["evidence"]["exposure_months"] == pytest.approx(4.815925, rel=1e-6)

@@ -6,7 +6,7 @@ The fixture states what its figures depend on (procure.yaml's header): every cur
 100 tok/s per user target, so no interpolation default matters, and the availability figures depend only
 on the SLA, the rating evidence, the responsibilities and self_operated_reliability 0.99 (our host, hardware
 repair, at 0.99; our eight operating jobs together at 0.99, each 0.99^(1/8)); an unrated provider's SLA is
-judged and costed at the middle band's 0.99 (assumptions.reliability.unrated not stated).
+judged and costed at the stated unrated haircut 0.99 (assumptions.reliability.unrated).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_managed_cluster_without_an_operator_block_is_unrated_ranked_and_flagged
     assert cluster.acceptable and cluster.rank is not None
     # the gate judges the SLA as stated, unverified (every infrastructure job is the provider's: ours is 1)
     assert gate(cluster, "availability").passed
-    # judged at the unrated haircut, by default the middle band's factor (0.99 of five bands): 0.995 x 0.99 = 0.98505
+    # judged at the unrated haircut the workspace states, 0.99: 0.995 x 0.99 = 0.98505
     # (printed 98.50%: 0.98505 is 0.985049999... in binary); x the availability factor's mean 0.996667 = 0.981767, and
     # 0.975200 in its lowest draw (x 0.99): above the 97% minimum in every draw
     assert gate(cluster, "availability").detail == (
@@ -160,7 +160,7 @@ def test_without_its_history_the_same_api_is_unrated_on_its_sla(ws):
     )
     api = evaluate(load_workspace(ws), AS_OF).offer("api-history")
     assert api.rating_state == "unrated" and api.acceptable
-    # 0.999 x the unrated haircut (the middle band's 0.99) = 0.98901, in the gate and the cost; x 0.996667 at the mean
+    # 0.999 x the stated unrated haircut 0.99 = 0.98901, in the gate and the cost; x 0.996667 at the mean
     # of
     # its factor = 0.985714, 0.979120 in its lowest draw: it passes in every draw
     assert gate(api, "availability").detail == (

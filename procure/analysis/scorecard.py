@@ -188,14 +188,17 @@ def credit_share(availability: float, sla: float, terms: Any) -> float:
 
 
 def random_effects(
-    prior_mean: float, prior_var: float, values: list[float], within: list[float]
+    prior_mean: float, prior_var: float, values: list[float], within: list[float], prior_is_a_month: bool = False
 ) -> tuple[float, float, float]:
     """The posterior (mean, variance) of a vendor's underlying level from one observation per month, and the
     between-month variance tau^2 (DerSimonian and Laird, "Meta-analysis in clinical trials", Controlled Clinical
     Trials 7, 1986: tau^2 = max(0, (Q - (k - 1)) / (S1 - S2 / S1)), Q = sum w (y - ybar_w)^2, w = 1 / v,
     S1 = sum w, S2 = sum w^2). Each month is y ~ N(level, v + tau^2), the level ~ N(prior_mean, prior_var):
     the normal-normal hierarchical model (Gelman et al., Bayesian Data Analysis, 3rd ed., section 5.4). Months,
-    not hours or requests, are the units: their observed dispersion sets how much a month says."""
+    not hours or requests, are the units: their observed dispersion sets how much a month says.
+    `prior_is_a_month`: the prior is stated as one month's worth of observations (prior_var its within-month
+    variance), so it carries the between-month variance too, prior_var + tau^2, and weighs exactly one month of
+    that size; without it the prior variance is the level's own."""
     tau2 = 0.0
     if len(values) > 1:
         w = [1.0 / v for v in within]
@@ -203,6 +206,7 @@ def random_effects(
         mean_w = sum(x * y for x, y in zip(w, values)) / s1
         q = sum(x * (y - mean_w) ** 2 for x, y in zip(w, values))
         tau2 = max(0.0, (q - (len(values) - 1)) / (s1 - s2 / s1))
+    prior_var = prior_var + tau2 if prior_is_a_month else prior_var
     precision = 1.0 / prior_var + sum(1.0 / (v + tau2) for v in within)
     mean = (prior_mean / prior_var + sum(y / (v + tau2) for y, v in zip(values, within))) / precision
     return mean, 1.0 / precision, tau2
@@ -220,9 +224,12 @@ def _share_posterior(
 ) -> tuple[float, float, float, float]:
     """A share (availability, requests served) over months, each month one observation: prior Beta(alpha, beta)
     worth alpha + beta trials, a month's share with the binomial variance c / n (n its hours or requests, c =
-    p(1 - p) at the pooled share p) plus the between-month variance tau^2 (random_effects). Without dispersion
-    (tau^2 = 0) the posterior mean is the conjugate Beta's, (alpha + sum n x) / (alpha + beta + sum n); with it,
-    months and not hours are the units. Returns (alpha, beta, mean, tau) of the Beta with the posterior's moments."""
+    p(1 - p) at the pooled share p) plus the between-month variance tau^2 (random_effects). The prior is a month of
+    alpha + beta trials: its variance c / (alpha + beta) + tau^2, as a month of that size has, so the promise weighs
+    one such month whatever the dispersion (with c / (alpha + beta) alone it weighed (c / n + tau^2) / (c / n)
+    months: about 2.9 on the example's availability). Without dispersion (tau^2 = 0) the posterior mean is the
+    conjugate Beta's, (alpha + sum n x) / (alpha + beta + sum n); with it, months and not hours are the units.
+    Returns (alpha, beta, mean, tau) of the Beta with the posterior's moments."""
     a0, b0 = prior
     n0 = a0 + b0
     prior_mean = a0 / n0
@@ -230,7 +237,7 @@ def _share_posterior(
         return a0, b0, prior_mean, 0.0
     pooled = (a0 + sum(x * n for x, n in zip(shares, counts))) / (n0 + sum(counts))
     c = max(pooled * (1 - pooled), 1e-12)
-    mean, var, tau2 = random_effects(prior_mean, c / n0, shares, [c / n for n in counts])
+    mean, var, tau2 = random_effects(prior_mean, c / n0, shares, [c / n for n in counts], prior_is_a_month=True)
     if tau2 == 0:  # no dispersion beyond chance: the conjugate Beta itself
         alpha, beta = (
             a0 + sum(x * n for x, n in zip(shares, counts)),

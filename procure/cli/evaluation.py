@@ -247,6 +247,8 @@ def compare(
     )
     ev, rec = found.evaluation, found.recommendation
     warn_plan_failed(rec)
+    for warning in found.warnings:
+        say(f"warning: {warning}")
     shown = offers_shown(ev, offer, top)  # JSON and the workbook carry every offer
     if format is CompareFormat.table:
         from procure.analysis.evaluate import verdict_lines

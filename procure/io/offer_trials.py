@@ -278,6 +278,62 @@ def curve_reference_lines(curves: Any, references: list[Any], target: float) -> 
     return warnings, notes
 
 
+def offer_reference_curves(offer: Any, curves: dict[str, Any], references: list[Any]) -> tuple[list[Any], str]:
+    """The public curves an offer's own points are set against, and what they share with it: the curves of the same
+    GPU, model and precision as its named reference curve (`performance.reference`); without one, the public curves
+    of its GPU whose name carries its serving stack (`b200-dynamo-trt-fp4` for stack dynamo-trt on B200); without
+    those, every public curve of its GPU (none: not compared)."""
+    from procure.model.references import curve_key
+
+    named = curves.get(offer.performance.reference) if offer.performance.reference else None
+    key = curve_key(named.gpu, named.model, named.precision) if named is not None else None
+    if key is not None and any(r.key == key for r in references):
+        return [r for r in references if r.key == key], "of the same GPU, model and precision"
+    gpu = [r for r in references if r.key[0] == offer.gpu.strip().lower()]
+    stack = (offer.performance.stack or "").strip().lower().replace(" ", "-")
+    same_stack = [r for r in gpu if stack and stack in r.name.lower()]
+    if same_stack:
+        return same_stack, f"of the same GPU and stack ({offer.gpu}, {offer.performance.stack})"
+    return gpu, f"of the same GPU ({offer.gpu}, any serving stack)"
+
+
+def offer_point_lines(ws: Any) -> tuple[list[Any], list[str]]:
+    """(warnings, notes) for the offers' own throughput points (`performance.points`) against the public curves,
+    read at the workload's interactivity with the threshold of the measured curves and trials: a warning names the
+    offer's file, the line and the field (procure.errors.Problem)."""
+    from procure.errors import Problem
+    from procure.model.references import above_curves
+
+    references = public_curves(ws.curves.values())
+    target = ws.config.workload.interactivity
+    warnings, notes = [], []
+    for offer in ws.offers:
+        points = offer.performance.points
+        if not points or offer.per_token:
+            continue
+        doc = ws.lines[offer.id]
+        where = ("performance", "points")
+        curves, basis = offer_reference_curves(offer, ws.curves, references)
+        if not curves:
+            notes.append(
+                f"{doc.display}: performance.points: no public curve in performance/ states gpu {offer.gpu}: not "
+                "compared"
+            )
+            continue
+        found = above_curves(
+            points,
+            curves,
+            target,
+            basis=basis,
+            check="ask the vendor which GPUs a per-GPU figure counts (per billed GPU), the sequence lengths and the "
+            "precision",
+        )
+        if found is not None:
+            message = found.sentence("the offer's own curve")
+            warnings.append(Problem(doc.display, doc.lines.line_of(where), ".".join(where), message))
+    return warnings, notes
+
+
 def reference_lines(ws: Any) -> tuple[list[str], list[str]]:
     """(warnings, notes) for a loaded workspace: its measured curves and every signed vendor's
     post-signing trials against its public curves, at the workload's interactivity."""

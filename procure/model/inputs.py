@@ -153,7 +153,8 @@ class Reliability(Strict):
     unrated: PositiveFraction | None = Field(
         None,
         description="the haircut on the SLA of an offer with no rating evidence, in the availability gate and the cost "
-        "alike; default: the middle band's factor; never above it",
+        "alike; default: the lowest published tier short of Underperform (the Participation Ribbon's 0.965), never "
+        "above the middle band's factor; a stated one above the middle band is refused",
     )
     bands: list[tuple[Annotated[Number, Field(ge=0, le=100)], PositiveFraction]] = Field(
         default_factory=lambda: [(85, 1.0), (70, 0.995), (55, 0.99), (40, 0.98), (0, 0.95)],

@@ -17,8 +17,9 @@ Without a checklist, a published tier (ClusterMAX) sets the factor of a managed 
 and token APIs a tier is shown, never used, and its absence never counts against them,
 procure/model/scope.py); with neither (nor an incident history), an offer is unrated:
 its SLA is judged and costed at the one stated haircut, `assumptions.reliability.unrated` (default
-the middle band's factor), and flagged "rate before signing". Owned offers have no provider: the
-host (hardware repair) and the operating jobs are the buyer's, at self_operated_reliability each.
+the factor of the lowest published tier short of Underperform, the Participation Ribbon's), and flagged
+"rate before signing". Owned offers have no provider: the host (hardware repair) and the operating jobs
+are the buyer's, at self_operated_reliability each.
 
 Where the checklist claims what the service terms do not promise (an attestation, isolated
 monitoring, health checks), the service terms are used: the contract is what the buyer can enforce.
@@ -32,6 +33,7 @@ from typing import Any
 from procure.errors import Problem, format_field_path
 from procure.model.inputs import (
     OPERATING_JOBS,
+    PUBLISHED_TIERS,
     RATING_CATEGORIES,
     Assumptions,
     Criterion,
@@ -312,11 +314,34 @@ def lowest_factor(reliability: Reliability) -> float:
     return min(f for _, f in reliability.bands)
 
 
+def published_factor(reliability: Reliability, tier: str) -> float:
+    """The factor of a published tier: procure.yaml's `assumptions.reliability.published`, else the built-in one."""
+    return reliability.published[tier] if tier in reliability.published else _published_default(tier)  # type: ignore[index]
+
+
+# The tier ClusterMAX gives an operator it rated without a medal and without a critical failure: the lowest tier an
+# operator nothing is known about can plausibly hold. ClusterMAX 3.0 (SemiAnalysis, 2026-09-23,
+# newsletter.semianalysis.com/p/clustermax-30-the-industry-standard, read through secondary copies) rated 77 of the 323
+# providers it tracked, gave 15 the new Participation Ribbon between Bronze and Underperform, and a medal (Platinum to
+# Bronze) to a minority: only 19 neoclouds. Underperform is a finding (a failed audit), not a default.
+LOWEST_UNMEDALLED_TIER = "participation_ribbon"
+
+
+def unrated_default(reliability: Reliability) -> float:
+    """The unrated haircut when procure.yaml states none: the factor of the lowest published tier short of
+    Underperform (the Participation Ribbon's, 0.965 by default), or any better tier's if a table puts it lower, and
+    never above the middle score band. Most operators hold no medal, so no evidence is taken as no medal: an untiered
+    copy of a Bronze (or Ribbon) offer never costs less than the rated one. Derived from the tables, so changing
+    `published` or `bands` keeps the rule."""
+    tiers = PUBLISHED_TIERS[: PUBLISHED_TIERS.index(LOWEST_UNMEDALLED_TIER) + 1]
+    return min(min(published_factor(reliability, t) for t in tiers), middle_factor(reliability))
+
+
 def unrated_factor(reliability: Reliability) -> float:
-    """The unrated haircut on an SLA, in the gate and the cost alike: `unrated` as stated, else the middle
-    band's factor (an operator nothing is known about is taken as the median rated one; the workspace check
-    refuses a haircut above the middle band, so no evidence never beats a median operator)."""
-    return reliability.unrated if reliability.unrated is not None else middle_factor(reliability)
+    """The unrated haircut on an SLA, in the gate and the cost alike: `unrated` as stated, else the default
+    (`unrated_default`: no better than the lowest published tier short of Underperform; the workspace check
+    refuses a stated haircut above the middle band, so no evidence never beats a median operator)."""
+    return reliability.unrated if reliability.unrated is not None else unrated_default(reliability)
 
 
 def band_of(score: float, reliability: Reliability) -> tuple[float, float]:
@@ -364,7 +389,7 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
 
     Checklist (operational score band; critical failure: the lowest band), else published tier,
     else unrated: `factor` is then the stated haircut (`assumptions.reliability.unrated`, default
-    the middle band's factor) that the gate and the cost both use while the availability stays
+    `unrated_default`) that the gate and the cost both use while the availability stays
     unverified. Bare metal is judged the same way: its provider still repairs the hardware. Owned:
     no provider.
     """
@@ -380,13 +405,15 @@ def reliability_of(offer: Offer, rating: Rating, assumptions: Assumptions) -> Re
         return ReliabilityResult(factor, "checklist", f"operational score {score:.1f} in the {minimum:g}+ band")
     if offer.operator.published_tier is not None and tier_applies(offer):
         tier = offer.operator.published_tier
-        factor = rel.published[tier] if tier in rel.published else _published_default(tier)
+        factor = published_factor(rel, tier)
         return ReliabilityResult(factor, "published", f"published tier {tier.replace('_', ' ').title()}")
     factor = unrated_factor(rel)
+    why = " (the default: no better than the lowest published tier)" if rel.unrated is None else ""
     return ReliabilityResult(
         factor,
         "unrated",
-        f"no {evidence_fields(offer)}: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}",
+        f"no {evidence_fields(offer)}: the SLA is unverified, judged and costed at the unrated haircut x {factor:g}"
+        + why,
     )
 
 
@@ -563,8 +590,7 @@ def published_disagrees(rating: Rating, offer: Offer, assumptions: Assumptions) 
     if rating.tier is not None:
         return rating.published_tier != rating.tier
     rel = assumptions.reliability
-    published = rel.published.get(rating.published_tier, _published_default(rating.published_tier))  # type: ignore[call-overload]
-    return reliability_from_score(rating, rel) != published
+    return reliability_from_score(rating, rel) != published_factor(rel, rating.published_tier)
 
 
 def method_text(config: RatingConfig) -> str:
@@ -581,7 +607,8 @@ def method_text(config: RatingConfig) -> str:
         "The reliability factor on SLA availability comes from the absolute operational score ("
         + ", ".join(OPERATIONAL_CATEGORIES)
         + "), not the tier; without a checklist from the published tier; with neither, the unrated haircut "
-        "(assumptions.reliability.unrated, by default the middle band's factor)."
+        "(assumptions.reliability.unrated, by default the lowest published tier short of Underperform, the "
+        "Participation Ribbon's factor: no evidence never counts better than a published tier)."
     )
 
 

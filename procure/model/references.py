@@ -62,6 +62,8 @@ class AboveReference:
     reference: float
     reference_name: str
     target: float
+    basis: str = "of the same GPU, model and precision"  # what the public curves compared share with ours
+    check: str = "check --gpus (per billed GPU), the sequence lengths and the precision"
 
     @property
     def ratio(self) -> float:
@@ -70,11 +72,8 @@ class AboveReference:
     def sentence(self, what: str) -> str:
         return (
             f"{what} reads {self.ours:.1f} output tok/s/GPU at {self.target:g} tok/s/user, {self.ratio:.2f}x the best "
-            "public curve "
-            f"of the same GPU, model and precision ({self.reference_name}: {self.reference:.1f} at {self.target:g} "
-            "tok/s/user; "
-            f"warned above {MAX_ABOVE_REFERENCE:g}x): check --gpus (per billed GPU), the sequence lengths and the "
-            "precision"
+            f"public curve {self.basis} ({self.reference_name}: {self.reference:.1f} at {self.target:g} tok/s/user; "
+            f"warned above {MAX_ABOVE_REFERENCE:g}x): {self.check}"
         )
 
 
@@ -96,8 +95,26 @@ def above_reference(
 ) -> AboveReference | None:
     """Our points read at the target against the best public curve of the same key: the finding when
     ours exceeds it by more than `factor`, else None (also when either has no reading at the target)."""
+    return above_curves(points, [r for r in references if r.key == key], target, factor)
+
+
+def above_curves(
+    points: Sequence[Sequence[float]],
+    curves: Sequence[PublicCurve],
+    target: float,
+    factor: float = MAX_ABOVE_REFERENCE,
+    basis: str = "of the same GPU, model and precision",
+    check: str = "check --gpus (per billed GPU), the sequence lengths and the precision",
+) -> AboveReference | None:
+    """Our points read at the target against the best of `curves` there: the finding when ours exceeds it by more
+    than `factor`, else None (also when either has no reading at the target). `basis` says what the curves share
+    with ours, `check` what to check, in the warning's words."""
     ours = throughput_at(points, target).throughput
-    best = best_public(key, references, target)
-    if ours is None or best is None or ours <= factor * best[0]:
+    readings = [(throughput_at(c.points, target).throughput, c.name) for c in curves]
+    found = [(value, name) for value, name in readings if value is not None]
+    if ours is None or not found:
         return None
-    return AboveReference(ours, best[0], best[1], target)
+    best = max(found)
+    if ours <= factor * best[0]:
+        return None
+    return AboveReference(ours, best[0], best[1], target, basis, check)

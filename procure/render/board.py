@@ -25,6 +25,7 @@ from procure.analysis.memo import (
     VendorRisks,
 )
 from procure.analysis.plan import PlanLine, PlanResult
+from procure.analysis.plan.decisions import TOO_LITTLE_HISTORY
 from procure.analysis.plan.result import TermSheetRow
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE
 from procure.analysis.recommendation import Recommendation, gpus_words, months_words, price_words
@@ -239,6 +240,12 @@ def _pros_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[s
         cons.append(f"{prepay:.0%} prepaid")
     if _kind(record).index_rent is not None:
         cons.append("price moves with the market")
+    if record.rating_state == "unrated":
+        cons.append(
+            "operator unrated: its availability is counted as for an operator with no medal until it is rated"
+            if ev.assumptions.reliability.unrated is None
+            else "operator unrated: its availability is discounted by our stated allowance until it is rated"
+        )
     fill = m.get("fill")
     if fill is not None and fill < 0.9:
         cons.append(f"{fig.idle[record.id]:.0%} of the commitment idle at stated demand")
@@ -555,7 +562,7 @@ def holding_words(plan: PlanResult, fig: MemoFigures) -> list[str]:
                 + (
                     f", 8 in 10 chances between {x.price_p10:.2f} and {x.price_p90:.2f}"
                     if x.price_p10 is not None and x.price_p90 is not None
-                    else ""
+                    else f"; {TOO_LITTLE_HISTORY}"
                 )
                 + ")"
                 for x in later

@@ -5,6 +5,8 @@ signed now; and the cash the plan pays apart from the price of the demand it lea
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from datetime import date, timedelta
 
 import numpy as np
@@ -160,19 +162,49 @@ def decisions(
 
 P90_Z = 1.2815515655446004  # the standard normal's 90th percentile
 
+# The fewest monthly index changes a price band rests on: a year of them, the same minimum as the hedge ratio's
+# (procure.analysis.hedging.MIN_CHANGES: fewer than 12 aligned changes is insufficient history). Under it the memo and
+# the plan's notes say "too little price history for a band" instead of figures.
+MIN_BAND_CHANGES = 12
+TOO_LITTLE_HISTORY = "too little price history for a band"
 
-def index_monthly_volatility(levels: list[tuple[date, float]], as_of: date) -> tuple[float | None, int]:
-    """The standard deviation of the index's monthly log changes (each calendar month's last level, up to the as-of
-    date), and how many changes it rests on; None with fewer than 3 changes. The index's own history is the
-    scenario set a later decision's price is drawn from: a lognormal random walk, its spread growing with the
-    square root of the months to the decision."""
+# The median absolute deviation scaled to a normal standard deviation: 1 / Phi^-1(3/4) = 1.4826 (Hampel 1974;
+# Rousseeuw and Croux, "Alternatives to the Median Absolute Deviation", JASA 88(424), 1993). One outlier month among
+# a year of changes moves it little, where it can double the sample standard deviation.
+MAD_TO_SIGMA = 1.4826
+# When more than half the changes are equal (an index that rarely moves) the MAD is 0; the mean absolute deviation from
+# the median, scaled by sqrt(pi / 2) = 1.2533 to a normal standard deviation, then measures the moves there are.
+MEAN_AD_TO_SIGMA = 1.2533
+
+
+def robust_sigma(changes: Sequence[float]) -> float:
+    """An outlier-robust standard deviation of `changes`: 1.4826 x the median absolute deviation from their median;
+    1.2533 x the mean absolute deviation from the median when the MAD is 0 (over half the changes equal)."""
+    # statistics.median, not numpy's: np.median imports numpy.ma, which a plan read back from the solve cache avoids
+    values = [float(x) for x in changes]
+    middle = statistics.median(values)
+    deviations = [abs(x - middle) for x in values]
+    mad = statistics.median(deviations)
+    return MAD_TO_SIGMA * mad if mad > 0 else MEAN_AD_TO_SIGMA * statistics.fmean(deviations)
+
+
+def monthly_log_changes(levels: list[tuple[date, float]], as_of: date) -> np.ndarray:
+    """The index's monthly log changes: each calendar month's last level, up to the as-of date."""
     last: dict[tuple[int, int], float] = {}
     for day, price in sorted(levels):
         if day <= as_of and price > 0:
             last[(day.year, day.month)] = price
     prices = [last[k] for k in sorted(last)]
-    changes = np.diff(np.log(prices)) if len(prices) > 1 else np.zeros(0)
-    return (float(np.std(changes, ddof=1)), len(changes)) if len(changes) >= 3 else (None, len(changes))
+    return np.diff(np.log(prices)) if len(prices) > 1 else np.zeros(0)
+
+
+def index_monthly_volatility(levels: list[tuple[date, float]], as_of: date) -> tuple[float | None, int]:
+    """The robust standard deviation of the index's monthly log changes (`robust_sigma`: 1.4826 x their MAD), and how
+    many changes it rests on; None with fewer than MIN_BAND_CHANGES (12). The index's own history is the scenario set
+    a later decision's price is drawn from: a lognormal random walk, its spread growing with the square root of the
+    months to the decision."""
+    changes = monthly_log_changes(levels, as_of)
+    return (robust_sigma(changes), len(changes)) if len(changes) >= MIN_BAND_CHANGES else (None, len(changes))
 
 
 def price_band(expected: float, months: int, sigma: float | None) -> tuple[float | None, float | None]:

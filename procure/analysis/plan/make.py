@@ -13,7 +13,14 @@ from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
 from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window
-from procure.analysis.plan.decisions import decisions, index_monthly_volatility, remedies, served_statement
+from procure.analysis.plan.decisions import (
+    MIN_BAND_CHANGES,
+    TOO_LITTLE_HISTORY,
+    decisions,
+    index_monthly_volatility,
+    remedies,
+    served_statement,
+)
 from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
 from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
@@ -127,7 +134,7 @@ def make_plan(
     saving, saving_share = savings(single_block, pick.fig, policy, notes)
     lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
     offers_by_id = {o.id: o for o in inputs.offers}
-    sigma, _ = index_monthly_volatility([(x.date, x.price) for x in ws.index], ev.as_of)
+    sigma, index_changes = index_monthly_volatility([(x.date, x.price) for x in ws.index], ev.as_of)
     sheet, held = decisions(
         pick.cands,
         pick.units,
@@ -139,7 +146,7 @@ def make_plan(
         ev.currency,
         sigma,
     )
-    decision_notes(lines, held, window, ev.currency, notes)
+    decision_notes(lines, held, window, ev.currency, notes, index_changes)
     line_notes(lines, best_single, scen, notes)
     figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
@@ -226,6 +233,7 @@ def make_plan(
         bridge=bridge,
         bridges=bridges,
         index_monthly_volatility=sigma,
+        index_monthly_changes=index_changes,
         decide_by=window,
         term_sheet=sheet,
         held=held,
@@ -480,7 +488,12 @@ def price_note(stressed: PlanStress, notes: list[str]) -> None:
 
 
 def decision_notes(
-    lines: list[PlanLine], held: list[HeldContract], window: date, currency: str, notes: list[str]
+    lines: list[PlanLine],
+    held: list[HeldContract],
+    window: date,
+    currency: str,
+    notes: list[str],
+    index_changes: int = 0,
 ) -> None:
     """What is signed now, what is decided later and at what expected price, and what is held."""
     for h in held:
@@ -504,7 +517,7 @@ def decision_notes(
                     f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's "
                     "moves by then"
                     if line.price_p10 is not None and line.price_p90 is not None
-                    else "; no index history to give its spread"
+                    else f"; {TOO_LITTLE_HISTORY} ({index_changes} monthly index changes, {MIN_BAND_CHANGES} needed)"
                 )
                 + "), not asked for today"
             )

@@ -51,8 +51,8 @@ class PlanLine(BaseModel):
     )
     price_p10: float | None = Field(
         None,
-        description="later: the 10th percentile of its price, from the index's monthly moves (null: under 3 months of "
-        "index history)",
+        description="later: the 10th percentile of its price, from the index's monthly moves (null: fewer than 12 "
+        "monthly index changes, too little price history for a band)",
     )
     price_p90: float | None = Field(None, description="later: the 90th percentile of its price")
 
@@ -334,8 +334,11 @@ class PlanResult(PerThousand):
     )
     index_monthly_volatility: float | None = Field(
         None,
-        description="the standard deviation of the index's monthly log changes to the as-of date: the spread of a "
-        "later decision's price",
+        description="the robust standard deviation (1.4826 x the median absolute deviation) of the index's monthly "
+        "log changes to the as-of date: the spread of a later decision's price; null under 12 changes",
+    )
+    index_monthly_changes: int = Field(
+        0, description="how many monthly index changes index_monthly_volatility rests on (12 needed for a band)"
     )
     decide_by: date | None = Field(
         None,

@@ -137,7 +137,9 @@ class Validated:
         """The counts, the warnings and the verdict, as `procure schema validation` describes them."""
         from procure.analysis.evaluate import verdict_lines
 
-        return Validation(**self.counts, warnings=self.warnings, verdict=verdict_lines(self.evaluation))
+        return Validation(
+            **self.counts, warnings=[str(w) for w in self.warnings], verdict=verdict_lines(self.evaluation)
+        )
 
 
 def validation(workspace: Path, as_of: date | None) -> Validated:
@@ -146,7 +148,7 @@ def validation(workspace: Path, as_of: date | None) -> Validated:
     public curves."""
     from procure.analysis.evaluate import evaluate
     from procure.io.grades import stale_grade_warnings
-    from procure.io.offer_trials import reference_lines
+    from procure.io.offer_trials import offer_point_lines, reference_lines
     from procure.io.workspace import load_workspace
     from procure.model.rating import contradiction_warnings
     from procure.model.scope import offer_warnings
@@ -160,6 +162,8 @@ def validation(workspace: Path, as_of: date | None) -> Validated:
     ]
     warnings += stale_grade_warnings(ws.grades, ws.root)
     found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
+    own, own_said = offer_point_lines(ws)  # the offers' own points against them
+    found, said = [*own, *found], said + own_said
     counts = {
         "offers": len(ws.offers),
         "grades": len(ws.grades),

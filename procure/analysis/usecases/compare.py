@@ -3,7 +3,7 @@ with the recommendation, an evaluation kept in the history, and the assumptions 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ class Comparison:
     purchase: PlanResult | None
     horizon_flows: Evaluation | None = None
     sensitivity: Any = None
+    warnings: list[Any] = field(default_factory=list)  # offers' own points far above the public curves
 
 
 def comparison(
@@ -48,6 +49,7 @@ def comparison(
     workbook's extra sheets."""
     from procure.analysis.decision import recommend
     from procure.analysis.evaluate import MonteCarlo, evaluate_with_inputs
+    from procure.io.offer_trials import offer_point_lines
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
@@ -62,6 +64,7 @@ def comparison(
     with progress("the purchase plan", ws.config.demand is not None):
         rec, purchase = recommend(ws, ev, inputs)
     result = Comparison(ws, ev, inputs, rec, purchase)
+    result.warnings = offer_point_lines(ws)[0]
     if workbook:
         _workbook_sheets(result, as_of)
     return result
