@@ -148,11 +148,14 @@ def test_the_example_price_does_not_move_when_meridian_passes_its_availability_g
         assert "sla: {availability: 0.99," in text
         path.write_text(text.replace("sla: {availability: 0.99,", f"sla: {{availability: {sla},"))
         result = make_plan(load_workspace(root), date(2026, 11, 29))
-        prices.append((result.unserved_penalty_per_task, result.unserved_penalty_basis, result.candidates))
-    (before, basis_before, cands_before), (after, basis_after, cands_after) = prices
+        lines = [(x.offer, x.role, x.gpus, x.start_month) for x in result.plan]
+        prices.append((result.unserved_penalty_per_task, result.unserved_penalty_basis, result.candidates, lines))
+    (before, basis_before, cands_before, plan_before), (after, basis_after, cands_after, plan_after) = prices
     assert "meridian-b200-mc" not in cands_before and "meridian-b200-mc" in cands_after
     assert before == after and basis_before == basis_after
     assert "rental index" in basis_before
+    # and the plan: Meridian is not used either way (under the old default the flip switched Lumen Forge on)
+    assert plan_before == plan_after and "meridian-b200-mc" not in {line[0] for line in plan_after}
 
 
 def test_demand_beyond_every_offer_is_planned_and_its_shortfall_priced_by_month(tmp_path):
