@@ -141,7 +141,17 @@ def make_plan(
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
     bridge = bridge_notes(bridges, ev.currency)
     notes += bridge
-    headline = headline_of(cands, excluded, inputs.offers, pick.fig, penalty, basis, ev.currency)
+    by_month = shortfall_months(pick.out, scen, delta, penalty, shortfall(cands, scen).beyond_may)
+    headline = headline_of(
+        cands,
+        excluded,
+        inputs.offers,
+        pick.fig,
+        penalty,
+        basis,
+        ev.currency,
+        sum(m.beyond_offers_tasks for m in by_month),
+    )
     if headline:
         notes.insert(0, headline)
 
@@ -232,7 +242,7 @@ def make_plan(
         later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
         unserved_tasks=fig.unserved_tasks,
         shortfall_cost=fig.shortfall,
-        shortfall_by_month=shortfall_months(pick.out, scen, delta, penalty, shortfall(cands, scen).beyond_may),
+        shortfall_by_month=by_month,
         served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
         unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency)
         if fig.unserved > 0.0005
@@ -548,8 +558,10 @@ def headline_of(
     penalty: float,
     basis: str,
     currency: str,
+    beyond: float = 0.0,
 ) -> str | None:
-    """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved."""
+    """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved
+    (`beyond`: the expected tasks over the horizon beyond what every usable offer together can serve)."""
     offers_by_id = {o.id: o for o in offers}
     if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
         would = [
@@ -569,6 +581,14 @@ def headline_of(
             )
         )
     if fig.unserved > 0.01:
+        demand = fig.unserved_tasks / fig.unserved if fig.unserved > 0 else 0.0
+        beyond_share = beyond / demand if demand > 0 else 0.0
+        if beyond_share > 0.0005:
+            return (
+                f"{fig.unserved:.1%} of the expected demand is left unserved, priced at {penalty:.5f} {currency} per "
+                f"task ({basis}): {beyond_share:.1%} is beyond what every usable offer together can serve, the rest "
+                "costs more to serve from them than that price."
+            )
         return (
             f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} "
             f"{currency} per task ({basis})."
