@@ -103,6 +103,7 @@ def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]
 
 
 SHORTFALL_SHOWN = 0.0005  # a month whose expected unserved share is below this is left out of the month table
+SCENARIO_COLUMNS = 6  # the most scenario rows the month table gives a column each
 
 
 def shortfall_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
@@ -111,6 +112,8 @@ def shortfall_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]
     cur = result.currency
     months = [m for m in result.shortfall_by_month if m.unserved_share >= SHORTFALL_SHOWN]
     names = list(months[0].by_scenario) if months else []
+    if len(names) > SCENARIO_COLUMNS:
+        names = []  # many explicit paths: each one's month is in the JSON (`by_scenario`), not a column here
     headers = ["Month", "Demand", "Unserved", "Share", *names, "Beyond offers", f"Shortfall {cur}"]
     rows = [
         [
