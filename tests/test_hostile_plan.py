@@ -80,6 +80,7 @@ CONFIG_CASES = [
     ({"plan": {"cvar_weight": -1}}, "plan.cvar_weight", "must be at least 0"),
     ({"plan": {"cvar_weight": 1, "cvar_limit": 1e6}}, "plan.cvar_limit", "not both"),
     ({"plan": {"unserved_penalty_per_task": 0}}, "plan.unserved_penalty_per_task", "greater than 0"),
+    ({"plan": {"unserved_premium": 0.5}}, "plan.unserved_premium", "at least 1"),
     ({"plan": {"time_limit_s": 0}}, "plan.time_limit_s", "greater than 0"),
     ({"plan": {"mip_gap": 0.9}}, "plan.mip_gap", "must be at most 0.5"),
     ({"plan": {"surprise": 1}}, "plan.surprise", "unknown field"),
