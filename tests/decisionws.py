@@ -29,7 +29,8 @@ import planws
 INDEX = "date,price\n2026-08-31,4.90\n2026-09-30,5.00\n2026-10-31,5.00\n"
 
 
-def write(root: Path, *, high: float = 2.0, today: float | None = 0.004) -> Path:
+def write(root: Path, *, high: float = 2.0, today: float | None = 0.004, vendor_share: float | None = None) -> Path:
+    """`vendor_share`: plan.max_vendor_share (0.4 with the two vendors: no plan, the vendor share refused)."""
     cfg = planws.config(
         demand={
             "months": 12,
@@ -42,6 +43,8 @@ def write(root: Path, *, high: float = 2.0, today: float | None = 0.004) -> Path
         },
         hedge={"horizon_months": 12, "contract_gpu_hours": 730},
     )
+    if vendor_share is not None:
+        cfg["plan"]["max_vendor_share"] = vendor_share
     if today is not None:
         cfg["market"] = {"own": [{"cost_per_task": today, "date": "2026-10-31"}]}
     offers = [

@@ -607,12 +607,14 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     # shortfall
     # of a month of the demand it alone serves, at the plan's unserved price until a fallback delivers. Demand as
     # planned:
-    # 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default unserved price is 3x the dearest usable
-    # cost per task, its burst at 3.00 / 1,080 tasks a GPU-hour: 0.0083333; 118,260,000 x 0.0083333 = 985,500.
-    assert fails.impact == 0 and fails.shortfall == pytest.approx(985_500)
+    # 78,840,000 x (0.5 x 1 + 0.5 x 2) = 118,260,000 tasks a month; the default unserved price is on-demand capacity
+    # at the market price (no index here: the dearest on-demand list price, its burst at 3.00) x the premium 2 over
+    # 1,080 tasks a GPU-hour at the policy's 0.99 availability: 6 / 1,069.2 = 0.0056117; 118,260,000 x that =
+    # 663,636.
+    assert fails.impact == 0 and fails.shortfall == pytest.approx(118_260_000 * 3.0 * 2 / (1080 * 0.99))
     assert (
         fails.impact_basis
-        == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 8.33 USD per "
+        == "no extra cash; 1 month until a fallback delivers: 100% of demand (118 M tasks) unserved at 5.61 USD per "
         "1,000 (the shortfall)"
     )
     assert "qualify a fallback offer" in fails.mitigation
@@ -620,7 +622,7 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     # late: the same month of demand, from the plan's stress of its first month (flat demand), apart from the cash
     assert (
         late.impact == 0
-        and late.shortfall == pytest.approx(985_500)
+        and late.shortfall == pytest.approx(fails.shortfall)
         and late.impact_basis.startswith("per month late: no extra cash; 100% of demand")
     )
 

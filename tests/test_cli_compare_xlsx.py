@@ -369,11 +369,11 @@ def test_with_demand_the_plan_and_its_scenarios_get_sheets(tmp_path):
 
 
 def test_a_plan_that_cannot_be_solved_leaves_a_plan_sheet_saying_why(tmp_path):
-    """decisionws at high=5.0: the high path needs 500 GPUs, Alpha (100) and Bravo (300) serve 400, so no
-    plan (tests/test_decision.py): the workbook's Plan sheet states that, instead of being absent."""
+    """decisionws with plan.max_vendor_share 0.4: two vendors at 0.4 each cannot hold the demand, so no plan
+    (tests/test_decision.py): the workbook's Plan sheet states that, instead of being absent."""
     import decisionws
 
-    root = decisionws.write(tmp_path / "ws", high=5.0)
+    root = decisionws.write(tmp_path / "ws", vendor_share=0.4)
     target = tmp_path / "f.xlsx"
     result = run("compare", "-w", root, "--as-of", AS_OF, "--out", target)
     assert result.exit_code == 0, result.stderr
@@ -381,7 +381,5 @@ def test_a_plan_that_cannot_be_solved_leaves_a_plan_sheet_saying_why(tmp_path):
     assert "Plan" in book.sheetnames and "Plan scenarios" not in book.sheetnames
     [note] = [r for r in book["Plan"].iter_rows(min_row=2, values_only=True)]
     assert note[0].startswith("The purchase plan could not be solved (")
-    assert (
-        "demand of 394,200,000 tasks exceeds the 315,360,000 all usable offers can serve" in note[0]
-    )  # 5 x 78.84 M against 400 x 788,400
+    assert "(0.4 x 2 usable vendors is below 1: no split can serve the demand)" in note[0]
     assert note[0].endswith("; the best single offer is recommended instead.")

@@ -80,6 +80,7 @@ CONFIG_CASES = [
     ({"plan": {"cvar_weight": -1}}, "plan.cvar_weight", "must be at least 0"),
     ({"plan": {"cvar_weight": 1, "cvar_limit": 1e6}}, "plan.cvar_limit", "not both"),
     ({"plan": {"unserved_penalty_per_task": 0}}, "plan.unserved_penalty_per_task", "greater than 0"),
+    ({"plan": {"unserved_premium": 0.5}}, "plan.unserved_premium", "at least 1"),
     ({"plan": {"time_limit_s": 0}}, "plan.time_limit_s", "greater than 0"),
     ({"plan": {"mip_gap": 0.9}}, "plan.mip_gap", "must be at most 0.5"),
     ({"plan": {"surprise": 1}}, "plan.surprise", "unknown field"),
@@ -172,15 +173,36 @@ def test_a_pure_on_demand_offer_is_valid_and_priced_in_compare(tmp_path):
     assert od["metrics"]["cost_per_task"] == pytest.approx(6 / 1080) and od["metrics"]["fill"] == 1.0
 
 
-def test_demand_beyond_every_offer_names_the_scenario_and_month(tmp_path):
+def test_demand_beyond_every_offer_is_planned_and_its_shortfall_shown_by_month(tmp_path):
+    """1,000 + 50 GPUs serve 1,050 x 788,400 tasks a month; demand grows 40% a month from 100 GPUs' worth (the high
+    path twice that), so from month 6 the high path (200 x 1.4^5 = 1,076 GPUs' worth) is beyond every offer, and from
+    month 8 the low path too (100 x 1.4^7 = 1,054). That is
+    planned, not refused: the months show what no offer could serve, and the shortfall's price apart."""
+    import json
+
+    from planws import TASKS_PER_GPU_MONTH
+
     cfg, offers = market()
-    offers[1]["pricing"]["burst"]["max_gpus"] = 50  # 1,000 + 50 GPUs; the high path needs 200 x 30 in month 12
+    offers[1]["pricing"]["burst"]["max_gpus"] = 50
     cfg["demand"] = {**cfg["demand"], "growth": 0.4}
     ws = write(tmp_path / "ws", cfg, offers)
-    stderr = assert_error(
-        run("plan", "--as-of", AS_OF, "-w", ws), "scenario high, month 12", "unserved_penalty_per_task"
-    )
-    assert "demand" in stderr
+    result = run("plan", "--as-of", AS_OF, "-w", ws, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads(result.stdout)
+    months = plan["shortfall_by_month"]
+    assert [m["month"] for m in months] == list(range(1, 13))
+    supply = 1050 * TASKS_PER_GPU_MONTH
+    for m in months:
+        high = 2 * 100 * TASKS_PER_GPU_MONTH * 1.4 ** (m["month"] - 1)
+        low = 100 * TASKS_PER_GPU_MONTH * 1.4 ** (m["month"] - 1)
+        beyond = 0.5 * max(0.0, high - supply) + 0.5 * max(0.0, low - supply)
+        assert m["beyond_offers_tasks"] == pytest.approx(beyond, rel=1e-6, abs=1.0)
+        assert m["unserved_tasks"] >= m["beyond_offers_tasks"] - 1.0
+        assert m["shortfall_cost"] == pytest.approx(m["unserved_tasks"] * plan["unserved_penalty_per_task"], rel=1e-9)
+    assert months[5]["beyond_offers_tasks"] > 0 and months[4]["beyond_offers_tasks"] == 0
+    assert sum(m["shortfall_cost"] for m in months) == pytest.approx(plan["shortfall_cost"], rel=1e-9)
+    text = run("plan", "--as-of", AS_OF, "-w", ws)
+    assert text.exit_code == 0 and "Unserved demand by month" in text.stdout
 
 
 def test_vendor_share_below_one_with_one_vendor(tmp_path):

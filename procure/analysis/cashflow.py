@@ -36,15 +36,6 @@ RENEWAL_RULES = {
 }
 
 
-# A task left unserved, when plan.unserved_penalty_per_task is not given, costs this many times the dearest usable way
-# of
-# serving one (any usable offer's cost per task, pay-as-used price or commitment cost per task): the buyer already
-# accepts
-# paying the dearest, so a lost task is worth at least that; three times keeps every task the offers can serve at a
-# sensible price served, and stops the plan committing for a peak that is used a third of the time or less.
-UNSERVED_DEFAULT_MULTIPLE = 3.0
-
-
 class MonthFlow(BaseModel):
     month: int = Field(description="0 = signing; 1 = the first month after the as-of date")
     gpus: float
@@ -114,22 +105,17 @@ class HorizonResult(PerThousand):
     )
 
 
-def bridge_horizons(records, tasks_per_month: float | None, penalty: float | None, currency: str) -> None:  # type: ignore[no-untyped-def]
+def bridge_horizons(records, tasks_per_month: float | None, penalty: float, basis: str, currency: str) -> None:  # type: ignore[no-untyped-def]
     """For every offer delivered after month 1, the months before its delivery: their demand (workload.tasks_per_month
     a month) served by the cheapest acceptable offer delivered in month 1 at its cost per task, or, when none is,
-    priced unserved at `penalty` (plan.unserved_penalty_per_task, else the plan's default: 3x the dearest acceptable
-    cost per task). Written into each HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its notes."""
+    priced unserved at `penalty` (the plan's unserved price: plan.unserved_penalty_per_task, else bought on demand at
+    the market price, procure/analysis/unserved.py), `basis` saying where it comes from. Written into each
+    HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its notes."""
     if not tasks_per_month:
         return
     usable = [r for r in records if r.acceptable and r.cashflow is not None and r.metrics.get("cost_per_task")]
     ready = [r for r in usable if r.cashflow.delivery_month == 1]
     best = min(ready, key=lambda r: (r.metrics["cost_per_task"], r.id), default=None)
-    if penalty is None:
-        dearest = max((float(r.metrics["cost_per_task"]) for r in usable), default=None)
-        penalty = UNSERVED_DEFAULT_MULTIPLE * dearest if dearest else None
-        basis = f"the default unserved price, {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest acceptable cost per task"
-    else:
-        basis = "plan.unserved_penalty_per_task"
     for record in records:
         flow = record.cashflow
         if flow is None or flow.delivery_month <= 1:
@@ -147,7 +133,7 @@ def bridge_horizons(records, tasks_per_month: float | None, penalty: float | Non
                 f"delivered in month 1, at {cost_per_task * 1000:.4f} {currency} per 1,000 tasks: "
                 f"{flow.bridge_cost:,.0f} {currency}, not in this offer's horizon figures"
             )
-        elif penalty is not None:
+        else:
             flow.bridge_cost = tasks * penalty
             flow.bridge = (
                 f"delivered in month {flow.delivery_month}: no acceptable offer is delivered in month 1, so {span} "

@@ -568,7 +568,14 @@ def _horizon_schedule(
     return plan_of
 
 
-def _over_horizon(records: list[OfferRecord], horizon: int, plan_of: Callable[..., HorizonResult], config: Any) -> None:
+def _over_horizon(
+    records: list[OfferRecord],
+    horizon: int,
+    plan_of: Callable[..., HorizonResult],
+    workspace: Workspace,
+    offers: list[Offer],
+    index_level: IndexLevel | None,
+) -> None:
     """Each offer's cash flow and horizon metrics; an offer with no successful task within the horizon is not
     acceptable. The months before a late delivery are bridged by the cheapest offer delivered in month 1."""
     from procure.analysis.cashflow import bridge_horizons
@@ -585,7 +592,15 @@ def _over_horizon(records: list[OfferRecord], horizon: int, plan_of: Callable[..
         if record.acceptable and plan.horizon_cost_per_task is None:
             record.acceptable = False
             record.reasons.append(f"no successful task within the {horizon}-month horizon")
-    bridge_horizons(records, config.workload.tasks_per_month, config.plan.unserved_penalty_per_task, config.currency)
+    config = workspace.config
+    if config.plan.unserved_penalty_per_task is not None:
+        penalty, basis = float(config.plan.unserved_penalty_per_task), "plan.unserved_penalty_per_task"
+    else:
+        from procure.analysis.unserved import market_unserved_price
+
+        found = market_unserved_price(config, offers, [r.metrics for r in records], index_level)
+        penalty, basis = found.per_task, found.basis
+    bridge_horizons(records, config.workload.tasks_per_month, penalty, basis, config.currency)
 
 
 def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:
@@ -816,7 +831,7 @@ def evaluate_with_inputs(
     horizon = horizon or None
     plan_of = _horizon_schedule(workspace, day, index_level, horizon)
     if horizon is not None:
-        _over_horizon(records, horizon, plan_of, config)
+        _over_horizon(records, horizon, plan_of, workspace, offers, index_level)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = _rank(records, rank_key)
     _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of, workspace, day)

@@ -327,9 +327,12 @@ def plan(
     explicit ones), chooses whole-node commitments per offer, option and term, and the
     pay-as-used sources (burst, on-demand, per-token within rate limits) that minimise
     the expected cost per successful task, subject to `plan:` (max_vendor_share, CVaR
-    weight or limit at cvar_alpha, unserved_penalty_per_task). A mixed-integer program
-    solved by HiGHS; its time limit and optimality gap are stated. Shows the plan, the
-    best single offer and the saving against it, and the scenario table.
+    weight or limit at cvar_alpha). A task no source serves is priced as bought on demand
+    at the market price (unserved_premium; unserved_penalty_per_task sets it), and the
+    demand left unserved is shown by month and scenario with that price, apart from the
+    cash. A mixed-integer program solved by HiGHS; its time limit and optimality gap are
+    stated. Shows the plan, the best single offer and the saving against it, and the
+    scenario table.
 
     Examples:
 

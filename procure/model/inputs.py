@@ -810,7 +810,20 @@ class PlanConfig(Strict):
     )
     cvar_limit: Positive | None = Field(None, description="most CVaR of monthly spend allowed (workspace currency)")
     unserved_penalty_per_task: Positive | None = Field(
-        None, description="cost of a task not served; absent: every scenario must be served"
+        None,
+        description="price of a task the plan's sources do not serve; absent: bought on demand at the market price "
+        "(the rental index, else the dearest on-demand list price) x plan.unserved_premium",
+    )
+    # The default premium: on-demand capacity bought at short notice costs more than the rental index, which blends
+    # reserved and on-demand rents (tests/data/real_offers, public list prices whose sources each offer file cites: the
+    # median on-demand list price, RunPod's 6.79 USD per GPU-hour, is 1.35x the index's 5.03 of 2026-11-23; Silicon
+    # Data's B200 rental index SDB200RT, silicondata.com, about 5.30-5.73 in 2026 as read in secondary mirrors), and a
+    # bare GPU-hour comes without the service, staff and software an offer's full cost carries (the same offers' full
+    # cost per GPU-hour is 1.14x-1.98x their rent, 1.54x at the median): 1.35 x 1.54 = 2.08, about 2.
+    unserved_premium: Annotated[Number, Field(ge=1, le=100)] = Field(
+        2.0,
+        description="factor on the market's cost per task of on-demand capacity that prices a task the plan's "
+        "sources do not serve, when plan.unserved_penalty_per_task is not set",
     )
     time_limit_s: Annotated[Number, Field(gt=0, le=3600)] = Field(
         600.0,

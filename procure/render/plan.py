@@ -83,6 +83,7 @@ def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]
         "Unserved",
         "Pay-as-used",
         f"Max {cur}/month",
+        f"Shortfall {cur}",
     ]
     rows = [
         [
@@ -94,10 +95,47 @@ def scenario_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]
             percent(r.unserved_share, 1),
             percent(r.pay_as_used_share, 1),
             money(r.max_monthly_spend, 0),
+            money(r.shortfall_cost, 0),
         ]
         for r in result.scenarios
     ]
     return headers, rows
+
+
+SHORTFALL_SHOWN = 0.0005  # a month whose expected unserved share is below this is left out of the month table
+SCENARIO_COLUMNS = 6  # the most scenario rows the month table gives a column each
+
+
+def shortfall_table_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
+    """The months that leave demand unserved: expected tasks and share, by scenario row, the part beyond every usable
+    offer, and their price at the unserved price (apart from the cash). Empty when every month is served."""
+    cur = result.currency
+    months = [m for m in result.shortfall_by_month if m.unserved_share >= SHORTFALL_SHOWN]
+    names = list(months[0].by_scenario) if months else []
+    if len(names) > SCENARIO_COLUMNS:
+        names = []  # many explicit paths: each one's month is in the JSON (`by_scenario`), not a column here
+    headers = ["Month", "Demand", "Unserved", "Share", *names, "Beyond offers", f"Shortfall {cur}"]
+    rows = [
+        [
+            str(m.month),
+            number(m.demand),
+            number(m.unserved_tasks),
+            percent(m.unserved_share, 1),
+            *(number(m.by_scenario.get(n, 0.0)) for n in names),
+            number(m.beyond_offers_tasks),
+            money(m.shortfall_cost, 0),
+        ]
+        for m in months
+    ]
+    return headers, rows
+
+
+def shortfall_title(result: PlanResult) -> str:
+    price = result.unserved_penalty_per_task or 0.0
+    return (
+        f"Unserved demand by month (expected tasks; the shortfall at {per_thousand(price)} {result.currency} per 1,000 "
+        "tasks, apart from the cash)"
+    )
 
 
 def frontier_rows(result: PlanResult) -> tuple[list[str], list[list[str]]]:
@@ -231,9 +269,17 @@ def plan_table(result: PlanResult) -> Group:
     parts.append(
         prioritise(
             table_of("Demand scenarios", *scenario_table_rows(result)),
-            {"Pay-as-used": 1, "Unused": 2, "Probability": 3, "Unserved": 4},
+            {f"Shortfall {cur}": 1, "Pay-as-used": 2, "Unused": 3, "Probability": 4, "Unserved": 5},
         )
     )
+    short_headers, short_rows = shortfall_table_rows(result)
+    if short_rows:
+        parts.append(
+            prioritise(
+                table_of(shortfall_title(result), short_headers, short_rows),
+                {h: i + 1 for i, h in enumerate(short_headers[4:-1][::-1] + ["Demand"])},
+            )
+        )
     if result.frontier:
         parts.append(
             prioritise(
@@ -260,9 +306,12 @@ def plan_text(result: PlanResult, fmt: str) -> str:
             + "\n\n"
             + "\n".join(f"- {md_cell(line)}" for line in summary_lines(result))
             + "\n\n## Demand scenarios\n\n"
-            + markdown_table(sh, sr, right=set(range(1, 8)))
+            + markdown_table(sh, sr, right=set(range(1, 9)))
             + "\n"
         )
+        mh, mr = shortfall_table_rows(result)
+        if mr:
+            text += f"\n## {shortfall_title(result)}\n\n" + markdown_table(mh, mr, right=set(range(0, len(mh)))) + "\n"
         if result.frontier:
             fh, fr = frontier_rows(result)
             text += "\n## Efficient frontier\n\n" + markdown_table(fh, fr, right={1, 2, 3}) + "\n"

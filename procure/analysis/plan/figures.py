@@ -10,7 +10,7 @@ import numpy as np
 
 from procure.analysis.plan.candidates import Candidate, Unit
 from procure.analysis.plan.dispatch import Outcome
-from procure.analysis.plan.result import Bridge, PlanLine, ScenarioRow
+from procure.analysis.plan.result import Bridge, PlanLine, ScenarioRow, ShortfallMonth
 from procure.model.demand import Scenarios
 
 
@@ -212,3 +212,33 @@ def bridge_figures(
             )
         )
     return lines
+
+
+def shortfall_months(
+    out: Outcome, scen: Scenarios, delta: np.ndarray, penalty: float, beyond_offers: np.ndarray
+) -> list[ShortfallMonth]:
+    """Each month of the horizon: the expected demand left unserved and its price (`penalty` a task, apart from the
+    cash), the most any scenario leaves, the part beyond what every usable offer together can serve
+    (`beyond_offers`, (S, H): solver.shortfall's beyond_may), and the unserved tasks in each scenario row."""
+    prob = scen.probability
+    picks = scenario_picks(out, scen, delta)
+    demand = prob @ scen.demand
+    unserved = prob @ out.unserved
+    beyond = prob @ np.maximum(np.minimum(beyond_offers, out.unserved), 0.0)
+    rows = []
+    for m in range(scen.months):
+        rows.append(
+            ShortfallMonth(
+                month=m + 1,
+                demand=float(demand[m]),
+                unserved_tasks=float(unserved[m]),
+                unserved_share=float(unserved[m] / demand[m]) if demand[m] > 0 else 0.0,
+                shortfall_cost=float(unserved[m]) * penalty,
+                most_unserved_tasks=float(out.unserved[:, m].max(initial=0.0)),
+                beyond_offers_tasks=float(beyond[m]),
+                by_scenario={
+                    name: float(prob[pick] @ out.unserved[pick, m]) / float(prob[pick].sum()) for name, pick in picks
+                },
+            )
+        )
+    return rows

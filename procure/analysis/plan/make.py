@@ -9,7 +9,6 @@ from datetime import date
 
 import numpy as np
 
-from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
 from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window
@@ -23,7 +22,14 @@ from procure.analysis.plan.decisions import (
 )
 from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
-from procure.analysis.plan.figures import Figures, bridge_figures, figures, plan_lines, scenario_rows
+from procure.analysis.plan.figures import (
+    Figures,
+    bridge_figures,
+    figures,
+    plan_lines,
+    scenario_rows,
+    shortfall_months,
+)
 from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.program import Risk, check_size, solver_scales
 from procure.analysis.plan.result import (
@@ -42,23 +48,13 @@ from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE, stress
 from procure.analysis.scenarios import claim_low_end
+from procure.analysis.unserved import market_unserved_price
 from procure.errors import InputError, Problem
 from procure.io.workspace import Workspace
 from procure.model.demand import Scenarios
 from procure.model.demand import scenarios as demand_scenarios
 from procure.model.inputs import Offer, PlanConfig
 from procure.model.kinds import kind_of
-
-
-def default_penalty(cands: list[Candidate]) -> float:
-    """UNSERVED_DEFAULT_MULTIPLE x the dearest usable way to serve a task (an offer's cost per task, a pay-as-used
-    price, a commitment's cost per task)."""
-    costs = [c.cost_per_task for c in cands if c.cost_per_task] + [
-        c.source.price_per_task for c in cands if c.source is not None
-    ]
-    costs += [cm.cost_node_month / cm.tasks_node_month for c in cands for cm in c.commits if cm.tasks_node_month > 0]
-    finite = [float(x) for x in costs if x is not None and math.isfinite(x) and x > 0]
-    return UNSERVED_DEFAULT_MULTIPLE * max(finite) if finite else 1.0
 
 
 def follows_demand(offer: Offer) -> bool:
@@ -110,7 +106,7 @@ def make_plan(
     notes: list[str] = []
     refuse_unplannable(policy, scen, cands)
     money, tasks = solver_scales(cands, scen)
-    penalty, basis = unserved_price(policy, cands)
+    penalty, basis = unserved_price(ws, ev, inputs)
 
     check_size(
         cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit)
@@ -152,7 +148,17 @@ def make_plan(
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
     bridge = bridge_notes(bridges, ev.currency)
     notes += bridge
-    headline = headline_of(cands, excluded, inputs.offers, pick.fig, penalty, basis, ev.currency)
+    by_month = shortfall_months(pick.out, scen, delta, penalty, shortfall(cands, scen).beyond_may)
+    headline = headline_of(
+        cands,
+        excluded,
+        inputs.offers,
+        pick.fig,
+        penalty,
+        basis,
+        ev.currency,
+        sum(m.beyond_offers_tasks for m in by_month),
+    )
     if headline:
         notes.insert(0, headline)
 
@@ -244,6 +250,7 @@ def make_plan(
         later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
         unserved_tasks=fig.unserved_tasks,
         shortfall_cost=fig.shortfall,
+        shortfall_by_month=by_month,
         served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
         unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency)
         if fig.unserved > 0.0005
@@ -267,32 +274,27 @@ def sheet_commitments(result: PlanResult, ev: Evaluation) -> None:
 
 
 def refuse_unplannable(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> None:
-    """Refuse, before any solve, what no plan can do: no usable offer, demand beyond every offer together (spot only
-    up to plan.max_spot_share of it), a vendor share no split of the vendors can meet (each a located error from
-    `infeasible_problem`)."""
+    """Refuse, before any solve, what no plan can do: no usable offer, or a vendor share no split of the vendors can
+    meet (each a located error from `infeasible_problem`). Demand beyond what the offers can serve is not refused: it
+    is left unserved at the unserved price and reported by month and scenario (`shortfall_by_month`, `scenarios`)."""
     if not cands:
         raise InputError([infeasible_problem(policy, scen, cands)])
-    if policy.unserved_penalty_per_task is None:
-        # Demand beyond what every usable offer together can serve once delivered is an error that names the
-        # scenario and month (price it with plan.unserved_penalty_per_task to plan anyway); the default unserved
-        # price covers the months before delivery and the peaks not worth serving.
-        # Spot capacity counts only up to plan.max_spot_share of the month's demand (solver.shortfall).
-        if shortfall(cands, scen).any():
-            raise InputError([infeasible_problem(policy, scen, cands)])
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and (len(vendors) == 1 or policy.max_vendor_share * len(vendors) < 1):
         raise InputError([infeasible_problem(policy, scen, cands)])
 
 
-def unserved_price(policy: PlanConfig, cands: list[Candidate]) -> tuple[float, str]:
-    """The price of a task left unserved (docs/plan.md, "In plain words" 4) and where it comes from."""
+def unserved_price(ws: Workspace, ev: Evaluation, inputs: CostInputs) -> tuple[float, str]:
+    """The price of a task left unserved (docs/plan.md, "In plain words" 4) and where it comes from:
+    plan.unserved_penalty_per_task, else bought on demand at the market price (procure/analysis/unserved.py), which no
+    gate moves."""
+    policy = ws.config.plan
     if policy.unserved_penalty_per_task is not None:
         return float(policy.unserved_penalty_per_task), "plan.unserved_penalty_per_task"
-    return (
-        default_penalty(cands),
-        f"default: {UNSERVED_DEFAULT_MULTIPLE:g}x the dearest usable cost per task (set plan.unserved_penalty_per_task "
-        "to change it)",
-    )
+    records = {r.id: r.metrics for r in ev.offers}
+    offers = [o for o in inputs.offers if o.id in records]
+    found = market_unserved_price(ws.config, offers, [records[o.id] for o in offers], ws.index_level_on(ev.as_of))
+    return found.per_task, found.basis
 
 
 @dataclass
@@ -416,7 +418,7 @@ def refuse_empty_stop(solved: Solved, out: Outcome, scen: Scenarios, policy: Pla
                     None,
                     field,
                     f"the solver stopped at {limit} before finding a plan that serves any demand "
-                    f"(its best leaves every task unserved at plan.unserved_penalty_per_task); raise {field}, or lower "
+                    f"(its best leaves every task unserved at the unserved price); raise {field}, or lower "
                     "plan.levels or demand.scenarios",
                 )
             ]
@@ -569,8 +571,10 @@ def headline_of(
     penalty: float,
     basis: str,
     currency: str,
+    beyond: float = 0.0,
 ) -> str | None:
-    """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved."""
+    """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved
+    (`beyond`: the expected tasks over the horizon beyond what every usable offer together can serve)."""
     offers_by_id = {o.id: o for o in offers}
     if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
         would = [
@@ -590,6 +594,14 @@ def headline_of(
             )
         )
     if fig.unserved > 0.01:
+        demand = fig.unserved_tasks / fig.unserved if fig.unserved > 0 else 0.0
+        beyond_share = beyond / demand if demand > 0 else 0.0
+        if beyond_share > 0.0005:
+            return (
+                f"{fig.unserved:.1%} of the expected demand is left unserved, priced at {penalty:.5f} {currency} per "
+                f"task ({basis}): {beyond_share:.1%} is beyond what every usable offer together can serve, the rest "
+                "costs more to serve from them than that price."
+            )
         return (
             f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} "
             f"{currency} per task ({basis})."

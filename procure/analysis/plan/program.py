@@ -111,7 +111,7 @@ MAX_NONZEROS = 1_000_000
 def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> int:
     """The nonzeros of the program `build_model` would write first, counted from its dimensions before anything
     is built: the rows of every band dominate (bands x pay-as-used sources; with CVaR, tail paths x months x
-    sources). Every plan prices unserved demand (plan.unserved_penalty_per_task or its default)."""
+    sources). Every plan prices unserved demand (plan.unserved_penalty_per_task or the market default)."""
     H = scen.months
     J = (min(scen.count, policy.levels) + (1 if scen.count > policy.levels else 0)) * H
     P = sum(1 for c in cands if c.source is not None)

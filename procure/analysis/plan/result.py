@@ -119,6 +119,29 @@ class ScenarioRow(PerThousand):
     )
 
 
+class ShortfallMonth(BaseModel):
+    """One month of the horizon: the demand the plan leaves unserved and its price, apart from the cash."""
+
+    month: int = Field(description="1 = the first month after the as-of date")
+    demand: float = Field(description="expected tasks demanded in the month")
+    unserved_tasks: float = Field(description="expected tasks left unserved in the month")
+    unserved_share: float = Field(description="share of the month's expected demand left unserved")
+    shortfall_cost: float = Field(
+        description="those tasks at the unserved price (unserved_penalty_per_task): what buying them where the market "
+        "sells them costs, apart from the plan's cash"
+    )
+    most_unserved_tasks: float = Field(description="the most tasks any scenario leaves unserved in the month")
+    beyond_offers_tasks: float = Field(
+        description="expected tasks in the month beyond what every usable offer together can serve (spot within "
+        "plan.max_spot_share): no plan over these offers serves them"
+    )
+    by_scenario: dict[str, float] = Field(
+        default_factory=dict,
+        description="expected unserved tasks in the month in each scenario row (low, base, high or each explicit "
+        "path, and the worst 10%)",
+    )
+
+
 class SingleBest(PerThousand):
     offer: str | None
     expected_cost_per_task: float | None
@@ -309,7 +332,10 @@ class PlanResult(PerThousand):
         None, description="the price of a task left unserved the plan used (workspace currency)"
     )
     unserved_penalty_basis: str = Field(
-        "", description="where that price comes from: plan.unserved_penalty_per_task, or the stated default"
+        "",
+        description="where that price comes from: plan.unserved_penalty_per_task, or the default (bought on demand at "
+        "the market price: the rental index and its date, or the offer whose on-demand list price it is, x "
+        "plan.unserved_premium, over the stated tasks per GPU-hour)",
     )
     band_gap: float = Field(
         0.0,
@@ -363,6 +389,11 @@ class PlanResult(PerThousand):
     unserved_tasks: float = Field(0.0, description="expected tasks left unserved over the horizon")
     shortfall_cost: float = Field(
         0.0, description="those tasks at the unserved price over the horizon, undiscounted: apart from the cash figures"
+    )
+    shortfall_by_month: list[ShortfallMonth] = Field(
+        default_factory=list,
+        description="each month of the horizon: the demand left unserved, by scenario, and its price at the unserved "
+        "price (apart from the cash)",
     )
     served: str = Field("", description="the one sentence on whether demand is served, written from the figures")
     unserved_remedy: list[str] = Field(

@@ -157,10 +157,11 @@ def solve(
 
 @dataclass
 class Shortfall:
-    """Demand no plan can serve, per scenario and month once an offer is delivered (months before are priced
-    unserved, not an error): beyond every offer together (`beyond_all`), and beyond what may serve it (`beyond_may`),
-    the other offers plus at most plan.max_spot_share of the month's demand from spot sources. `rest` and `spot` are
-    the most tasks a month the offers other than spot, and the spot sources, can serve (nothing before delivery)."""
+    """Demand no plan over these offers can serve, per scenario and month once an offer is delivered: beyond every
+    offer together (`beyond_all`), and beyond what may serve it (`beyond_may`), the other offers plus at most
+    plan.max_spot_share of the month's demand from spot sources. `rest` and `spot` are the most tasks a month the
+    offers other than spot, and the spot sources, can serve (nothing before delivery). Reported beside the plan's
+    shortfall (what no offer could serve, apart from what the plan chose to leave), never refused."""
 
     rest: np.ndarray
     spot: np.ndarray
@@ -195,34 +196,13 @@ def shortfall(cands: list[Candidate], scen: Scenarios) -> Shortfall:
 
 
 def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidate]) -> Problem:
-    """Say which constraint, and which scenario, makes the plan impossible."""
+    """Say which constraint makes the plan impossible. Capacity never does: every plan prices what its sources cannot
+    serve (the unserved price), so demand beyond the offers, or beyond plan.max_spot_share of spot, is a shortfall
+    reported with its price, not an error."""
     if not cands:
         return Problem(
             "procure.yaml", None, "plan", "no acceptable offer to plan with (see `procure compare` for the reasons)"
         )
-    if policy.unserved_penalty_per_task is None:
-        short = shortfall(cands, scen)
-        if (short.beyond_all > 0).any():
-            s, m = np.unravel_index(int(np.argmax(short.beyond_all)), short.beyond_all.shape)
-            return Problem(
-                "procure.yaml",
-                None,
-                "demand",
-                f"scenario {scen.names[s]}, month {m + 1}: demand of {scen.demand[s, m]:,.0f} tasks exceeds the "
-                f"{short.rest[m] + short.spot[m]:,.0f} all usable offers can serve; "
-                "add capacity (max_gpus, pricing.burst) or set plan.unserved_penalty_per_task",
-            )
-        if (short.beyond_may > 0).any():
-            s, m = np.unravel_index(int(np.argmax(short.beyond_may)), short.beyond_may.shape)
-            return Problem(
-                "procure.yaml",
-                None,
-                "plan.max_spot_share",
-                f"scenario {scen.names[s]}, month {m + 1}: spot capacity may serve at most {spot_limit(cands):g} of "
-                f"the demand of {scen.demand[s, m]:,.0f} tasks "
-                f"and the other offers can serve {short.rest[m]:,.0f}; add capacity, raise plan.max_spot_share or set "
-                "plan.unserved_penalty_per_task",
-            )
     vendors = {c.vendor for c in cands}
     if policy.max_vendor_share < 1 and len(vendors) == 1:
         return Problem(
@@ -237,14 +217,6 @@ def infeasible_problem(policy: PlanConfig, scen: Scenarios, cands: list[Candidat
             None,
             "plan.max_vendor_share",
             f"{policy.max_vendor_share:g} x {len(vendors)} usable vendors is below 1: no split can serve the demand",
-        )
-    if any(c.source is not None and c.source.spot for c in cands) and spot_limit(cands) < 1:
-        return Problem(
-            "procure.yaml",
-            None,
-            "plan.max_spot_share",
-            f"spot capacity may serve at most {spot_limit(cands):g} of each month's demand and the other offers cannot "
-            "serve the rest; add capacity or raise plan.max_spot_share",
         )
     if policy.cvar_limit is not None:
         return Problem(
