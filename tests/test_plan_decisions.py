@@ -364,3 +364,75 @@ def test_one_commitment_figure_for_the_term_sheet_the_ask_and_the_risk_register(
     memo = board_memo(ev, figures)
     concentration = next(r for r in memo.risks if r.risk == "Concentration of committed spend")
     assert concentration.impact == pytest.approx(1_850_600)
+
+
+def test_a_held_contract_stays_when_the_best_single_offer_is_cheaper(tmp_path):
+    """Held 100 GPUs at 5.00 for months 1-6 with a flat demand of 100 GPUs' worth for 6 months; another offer at 3.00
+    and no vendor cap. The held contract is paid whatever the plan does, so the plan keeps it and asks for nothing
+    more: its cash is 100 x 5.00 x 730 x 6 = 2,190,000 over 100 x 1,080 x 730 x 6 = 473,040,000 tasks, 0.0046296 a
+    task. Before, the best single offer (the 3.00 one, 100 GPUs) replaced the plan whole, held contract included, and
+    the plan reported 3.00 / 1,080 = 0.0027778 a task while the cash paid was the held contract's and its own."""
+    cfg = config()
+    cfg["demand"] = {
+        "months": 6,
+        "start": 100 * 1080 * 730,
+        "growth": 0.0,
+        "paths": [{"name": "flat", "factor": 1.0, "probability": 1.0}],
+    }
+    offers = [
+        offer("held", gpus=0, max_gpus=1000, gpu_hour=5.0, term_months=6),
+        offer("cheap", gpus=0, max_gpus=1000, gpu_hour=3.0, term_months=6),
+    ]
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 100, "start": "2026-10-01", "end": "2027-05-28"}}
+    result = plan_for(tmp_path, cfg, offers)
+    held = [x for x in result.plan if x.decision == "held"]
+    assert [(x.offer, x.gpus) for x in held] == [("held", 100)]
+    assert not [x for x in result.plan if x.role == "commit" and x.decision != "held"]
+    assert result.expected_cost_per_task == pytest.approx(5.0 / 1080, rel=1e-9)
+    # the best single offer is compared beside what we hold: the held 100 GPUs serve the whole demand, so "cheap"
+    # alone adds nothing and costs the same
+    assert result.single_best.expected_cost_per_task == pytest.approx(5.0 / 1080, rel=1e-9)
+    assert [(x.offer, x.gpus, x.role) for x in result.single_best.plan] == [("held", 100, "commit")]
+
+
+def test_every_held_contract_is_planned_when_the_shortlist_is_shorter(tmp_path):
+    """Twelve offers each hold 10 signed GPUs at 8.00 (months 1-6), four others sell at 3.00, and plan.max_candidates
+    is 4, so the solver chooses among a shortlist: every held contract is in it and in the plan (120 GPUs held), and
+    the plan is not below the bound of the relaxation over every offer. Before, the shortlist kept the four cheap
+    offers (the relaxation uses them most) and the best single one: the plan dropped the dear held contracts, cost
+    less than the bound, printed "within 0.00%" (a negative gap clamped), and the whole program, holding them, found
+    no cheaper plan, so the check said it was proven."""
+    cfg = config()
+    cfg["plan"]["max_candidates"] = 4
+    offers = [offer(f"h{i:02d}", gpus=0, max_gpus=1000, gpu_hour=8.0, term_months=6) for i in range(12)]
+    for held in offers:
+        held["contract"] = {"signed": {"date": "2026-10-01", "gpus": 10, "start": "2026-10-01", "end": "2027-05-28"}}
+    offers += [offer(f"c{i}", gpus=0, max_gpus=1000, gpu_hour=3.0 + i / 100, term_months=6) for i in range(4)]
+    offers.append(offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}))
+    result = plan_for(tmp_path, cfg, offers)
+    held = [x for x in result.plan if x.decision == "held"]
+    assert sorted(x.offer for x in held) == [f"h{i:02d}" for i in range(12)]
+    assert result.held_gpus == 120
+    assert result.solver.bound_gap is not None and result.solver.bound_gap >= 0
+
+
+def test_a_plan_below_the_bound_is_a_fault_not_a_figure(tmp_path, monkeypatch):
+    """Were a shortlist to leave held contracts out again, the plan would cost less than the relaxation's bound over
+    every offer: that is an internal error (exit 1 on the command line), never "within 0.00%"."""
+    import procure.analysis.plan.make as make
+
+    real = make.shortlist
+
+    def without_held(cands, *args, **kwargs):
+        keep, bound = real(cands, *args, **kwargs)
+        return [i for i in keep if not cands[i].held], bound
+
+    monkeypatch.setattr(make, "shortlist", without_held)
+    cfg = config()
+    cfg["plan"]["max_candidates"] = 4
+    offers = [offer(f"h{i:02d}", gpus=0, max_gpus=1000, gpu_hour=8.0, term_months=6) for i in range(12)]
+    for held in offers:
+        held["contract"] = {"signed": {"date": "2026-10-01", "gpus": 10, "start": "2026-10-01", "end": "2027-05-28"}}
+    offers += [offer(f"c{i}", gpus=0, max_gpus=1000, gpu_hour=3.0 + i / 100, term_months=6) for i in range(4)]
+    with pytest.raises(AssertionError, match="below the relaxation's bound"):
+        plan_for(tmp_path, cfg, offers)

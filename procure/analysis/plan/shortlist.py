@@ -46,9 +46,10 @@ def shortlist(
     penalty: float | None = None,
     alone: list[float | None] | None = None,
 ) -> tuple[list[int], float | None]:
-    """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most, and always the best
-    single offers (`alone`: each offer's cost alone; a quarter of the shortlist at least): the relaxation spreads fixed
-    fees thinly, so an offer dear by the hour but without fees can look unused there while it is the best alone.
+    """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most, every offer holding a
+    signed contract, and always the best single offers (`alone`: each offer's cost alone; a quarter of the shortlist
+    at least): the relaxation spreads fixed fees thinly, so an offer dear by the hour but without fees can look unused
+    there while it is the best alone.
 
     Returns the kept positions and the relaxation's objective over every offer: a proven lower bound,
     so the distance of the plan from the best plan over all offers can be stated."""
@@ -85,6 +86,9 @@ def shortlist(
     if alone is not None:
         best = sorted((a, cands[i].id, i) for i, a in enumerate(alone) if a is not None and math.isfinite(a))
         keep |= {i for _, _, i in best[: max(1, policy.max_candidates // 4)]}
+    # A held contract is money already committed: in every plan, whatever the relaxation makes of it, so the shortlist's
+    # program holds what the whole program holds and its bound is a bound on it.
+    keep |= {i for i, cand in enumerate(cands) if cand.held}
     return sorted(keep), float(relaxed.fun)
 
 
