@@ -674,10 +674,11 @@ def test_the_promise_weighs_one_month_whatever_the_dispersion():
 
 
 def test_utilization_evidence_counts_the_billed_gpus(tmp_path):
-    """Busy GPU-hours weigh a month by busy / (billed GPUs x 730), the billed GPUs of the cost model's step 11:
-    min(max(needed, committed), max_gpus). The example's keel-b200-mc commits 256 GPUs; at 100 M tasks a month it
-    needs about 184, so the contract bills 256: six months of 150,000 busy GPU-hours weigh
-    6 x 150,000 / (256 x 730) = 4.815925 months, not 6 x 150,000 / (184 x 730)."""
+    """Busy GPU-hours weigh a month by busy / the GPU-hours it billed: its invoice's (256 GPUs x the month's hours:
+    190,464 in a 31-day month, 184,320 in a 30-day one), not the GPUs a demand fit would bill. The example's
+    keel-b200-mc commits 256 GPUs; at 100 M tasks a month it needs about 184 and at 150 M about 269, and either way
+    its invoices bill 256: six months (May-October, two of 30 days) of 150,000 busy GPU-hours weigh
+    4 x 150,000 / 190,464 + 2 x 150,000 / 184,320 = 4.777806 months."""
     import shutil
 
     from conftest import ROOT
@@ -697,5 +698,12 @@ def test_utilization_evidence_counts_the_billed_gpus(tmp_path):
     keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
     assert keel["metrics"]["gpus_needed"] < 200 and keel["metrics"]["billed_gpus"] == 256
     assert keel["evidence"]["months"] == 6
-    assert keel["evidence"]["exposure_months"] == pytest.approx(6 * 150_000 / (256 * 730), rel=1e-12)
-    assert keel["evidence"]["exposure_months"] == pytest.approx(4.815925, rel=1e-6)
+    by_hand = 4 * 150_000 / (256 * 744) + 2 * 150_000 / (256 * 720)
+    assert keel["evidence"]["exposure_months"] == pytest.approx(by_hand, rel=1e-12)
+    assert keel["evidence"]["exposure_months"] == pytest.approx(4.777806, rel=1e-6)
+    # at today's demand (150 M tasks) the demand fit would bill about 269 GPUs; the invoices' 256 still weigh it
+    (ws / "procure.yaml").write_text(config)
+    doc = json.loads(run("compare", "-w", ws, "--as-of", "2026-12-01", "--format", "json").stdout)
+    keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
+    assert keel["metrics"]["billed_gpus"] > 260
+    assert keel["evidence"]["exposure_months"] == pytest.approx(by_hand, rel=1e-12)

@@ -118,7 +118,7 @@ class Evidence(BaseModel):
         "the throughput"
     )
     exposure_months: float = Field(
-        description="sum of those months' exposure weights (busy GPU-hours / (billed GPUs x 730))"
+        description="sum of those months' exposure weights (busy GPU-hours / the month's billed GPU-hours)"
     )
     throughput_basis: str = Field("", description="what moved the throughput, or why nothing did")
     availability_months: int = Field(0, description="months with an incident history")
@@ -264,8 +264,13 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
     logs, within, exposure = [], [], 0.0
     busy_months = trial_months = 0
     for m in months:
-        if m.capacity_ratio is not None and m.capacity_ratio > 0 and m.busy_gpu_hours and billed:
-            w = m.busy_gpu_hours / (billed * HOURS_PER_MONTH)
+        # the month's exposure: its busy GPU-hours over the GPU-hours it billed (its invoice's, else the contract's,
+        # else what the evaluation bills at today's demand), not over the GPUs a demand fit would bill
+        paid = (
+            getattr(m, "billed_gpu_hours", None) or getattr(m, "contracted_gpu_hours", None) or billed * HOURS_PER_MONTH
+        )
+        if m.capacity_ratio is not None and m.capacity_ratio > 0 and m.busy_gpu_hours and paid:
+            w = m.busy_gpu_hours / paid
             logs.append(math.log(m.capacity_ratio))
             within.append(ev.throughput_month_sd**2 / w)
             exposure += w
