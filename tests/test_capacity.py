@@ -185,11 +185,11 @@ def test_the_scorecard_sets_tokens_per_busy_gpu_hour_against_the_promise_and_the
 
     assert (_capacity(month), _capacity(plain)) == ("125.0%", "—")
     assert abs(month.throughput_ratio - 0.9) < 1e-12
-    # posterior: w = 37,200 / (100 x 730) = 0.50959; variance 0.05^2 / w = 0.0049059; prior 0.1^2:
-    # precision 100 + 203.836 = 303.836; mean = 203.836 x ln 1.25 / 303.836 = 0.149700; median e^0.149700 = 1.16150
+    # posterior: w = 37,200 busy / the month's 74,400 billed GPU-hours = 0.5; variance 0.05^2 / w = 0.005; prior
+    # 0.1^2: precision 100 + 200 = 300; mean = 200 x ln 1.25 / 300 = 0.148762; median e^0.148762 = 1.16040
     record = SimpleNamespace(metrics={"billed_gpus": 100}, gpus=100)
     ev = posterior([month], record, actuals, config)
-    assert ev.months == 1 and abs(ev.throughput_ratio - 1.16150) < 1e-4
+    assert ev.months == 1 and ev.exposure_months == 0.5 and abs(ev.throughput_ratio - 1.16040) < 1e-4
     assert posterior([plain], record, bare, config).throughput_ratio is None
 
 

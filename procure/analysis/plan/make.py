@@ -672,5 +672,5 @@ class Held:
     ) -> tuple[list[Unit], np.ndarray, np.ndarray]:
         """One offer's units and nodes with the held blocks (one node each, fixed), and which offers are in."""
         chosen = np.array([i == index for i in range(count)], dtype=bool) | self.offers
-        held = [u for u in self.units if u not in units]
-        return [*held, *units], np.concatenate([np.ones(len(held)), np.asarray(nodes, dtype=float)]), chosen
+        held = [u for u in self.units if u not in units]  # after the offer's own: its lines come first
+        return [*units, *held], np.concatenate([np.asarray(nodes, dtype=float), np.ones(len(held))]), chosen
