@@ -238,3 +238,75 @@ def test_a_focus_month_replaces_the_kept_invoices_of_that_month_and_the_next_exp
     assert invoices(ws)[1:] == ["2026-10,7300,,29200,A-0", "2026-11,7200,,28800,FOCUS"]
     assert load_workspace(ws).actuals["alpha"].invoices["2026-11"].amount == 28800
     assert load_workspace(ws).actuals["alpha"].credits == {"2026-11": (500.0, "INV-11")}
+
+
+def _quoted(lines: list[str]) -> str:
+    """The rows as an export that quotes every field writes them (csv.QUOTE_ALL), with CRLF line ends."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+    for line in lines:
+        writer.writerow(line.split(","))
+    return buffer.getvalue()
+
+
+NOVEMBER = [
+    HEADER,
+    "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,28800.00,28800.00,7200,GPU-Hours,INV-11,,,USD",
+    "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Tax,100,100,,,INV-11,,,USD",
+]
+
+
+@pytest.mark.parametrize("name", ["focus.csv", "focus.csv.gz", "export-00001"])
+def test_a_quoted_export_with_a_bom_and_crlf_plain_or_gzip_reaches_the_focus_reader(workspace_copy, tmp_path, name):
+    import gzip
+
+    ws = workspace_copy("basic")
+    bill = tmp_path / name
+    text = "\ufeff" + _quoted(NOVEMBER)
+    assert text.startswith('\ufeff"BillingPeriodStart","ChargePeriodStart"')
+    data = text.encode("utf-8")
+    # a plain .csv; a .csv.gz as AWS Data Exports write it; gzip known by its bytes alone, whatever the name
+    bill.write_bytes(data if name == "focus.csv" else gzip.compress(data))
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    # 28,800 for 7,200 hours; the tax (100) is not counted
+    assert invoices(ws)[1:] == ["2026-11,7200,,28800,FOCUS"]
+
+
+def test_a_gzip_file_that_is_not_focus_or_a_contract_commitment_file_is_refused_clearly(workspace_copy, tmp_path):
+    import gzip
+
+    ws = workspace_copy("basic")
+    sheet = tmp_path / "invoices.csv.gz"
+    sheet.write_bytes(gzip.compress(b"month,gpu_hours,output_tokens,amount\n2026-11,1,,4\n"))
+    result = run("actuals", "import", sheet, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "invoices.csv.gz: compressed with gzip: procure reads a FOCUS export compressed" in result.output
+    broken = tmp_path / "focus.csv.gz"
+    broken.write_bytes(gzip.compress(_quoted(NOVEMBER).encode())[:-30])  # cut short: no end of stream
+    result = run("actuals", "import", broken, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "focus.csv.gz: not a readable gzip file" in result.output
+    # FOCUS 1.3's contract commitment dataset: quoted as the exports write it
+    terms = tmp_path / "commitments.csv"
+    terms.write_text(
+        '"ContractCommitmentId","ContractCommitmentCost","ContractCommitmentCategory","BillingCurrency"\n'
+        '"CC-1","120000","Spend","USD"\n'
+    )
+    result = run("actuals", "import", terms, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert "commitments.csv:1: a FOCUS contract commitment file" in result.output
+    assert not (ws / "actuals").exists()
+
+
+def test_a_quoted_invoice_sheet_is_an_invoice_sheet(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    sheet = tmp_path / "invoices.csv"
+    sheet.write_text(
+        '"month","gpu_hours","output_tokens","amount","invoice_id"\r\n"2026-11","7000","","28000","A-1"\r\n'
+    )
+    result = run("actuals", "import", sheet, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2026-11,7000,,28000,A-1"]

@@ -27,6 +27,7 @@ plausible for the offer's own size) before anything is written.
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import os
 from collections import defaultdict
@@ -625,12 +626,7 @@ def metric_columns(path: Path, display: str) -> tuple[str, ...]:
         text = read_text(path, display)
     except InputError:
         return METRIC_COLUMNS  # read_csv_rows names the problem
-    header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return (
-        METRIC_COLUMNS + (BUSY_COLUMN,)
-        if [h.strip() for h in header.split(",")][-1:] == [BUSY_COLUMN]
-        else METRIC_COLUMNS
-    )
+    return METRIC_COLUMNS + (BUSY_COLUMN,) if _csv_header(text)[-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
 
 
 def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
@@ -641,12 +637,7 @@ def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
         text = read_text(path, display)
     except InputError:
         return INVOICE_COLUMNS  # read_csv_rows names the problem
-    header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return (
-        INVOICE_COLUMNS + (INVOICE_ID,)
-        if [h.strip() for h in header.split(",")][-1:] == [INVOICE_ID]
-        else INVOICE_COLUMNS
-    )
+    return INVOICE_COLUMNS + (INVOICE_ID,) if _csv_header(text)[-1:] == [INVOICE_ID] else INVOICE_COLUMNS
 
 
 def read_invoice_rows(
@@ -1160,21 +1151,80 @@ def _merge_statuspage(folder: Path, incoming: Incoming, files: dict, notes: list
 # --- the import ------------------------------------------------------------------------------------
 
 
+def _csv_header(text: str) -> list[str]:
+    """The column names of a CSV's first row that is neither blank nor a '#' comment, read as the csv
+    module reads them (quoted names, as FOCUS exports write every field, "BilledCost"); [] if none."""
+    lines = (line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+    try:
+        return [name.strip() for name in next(csv.reader(lines), [])]
+    except csv.Error:
+        return []
+
+
+HEAD_BYTES = 64 * 1024
+
+
 def detect_kind(path: Path) -> str:
-    """metrics-text, metrics-range, incidents or invoices, from the file's name and first bytes."""
-    from procure.io.yamlsafe import regular_file
+    """metrics-text, metrics-range, incidents, invoices or focus, from the file's name and first bytes. A
+    file compressed with gzip is known by its first bytes, and its name is read without `.gz`; only a
+    FOCUS export is read compressed."""
+    import zlib
+
+    from procure.io.focus import looks_like_contract_commitments, looks_like_focus
+    from procure.io.yamlsafe import GZIP_MAGIC, regular_file
 
     regular_file(Path(path), str(path), 500 * 1024 * 1024)
     with open(path, "rb") as handle:
-        head = handle.read(4096).decode("utf-8", "replace").lstrip("\ufeff")
-    suffix = Path(path).suffix.lower()
-    first = next((line.strip() for line in head.splitlines() if line.strip() and not line.startswith("#")), "")
-    if suffix == ".csv":
-        names = [c.strip() for c in first.split(",")]
-        from procure.io.focus import looks_like_focus
-
+        raw = handle.read(HEAD_BYTES)
+        compressed = raw.startswith(GZIP_MAGIC)
+    if compressed:  # the start of the text, from the start of the stream (a stream cut short still has one)
+        try:
+            raw = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS).decompress(raw, HEAD_BYTES)
+        except zlib.error as exc:
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        "",
+                        f"not a readable gzip file ({exc}): expected CSV text, or CSV compressed with gzip",
+                    )
+                ]
+            ) from None
+    head = raw.decode("utf-8", "replace").lstrip("\ufeff")
+    name = Path(path).name.lower()
+    if compressed and name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    suffix = Path(name).suffix
+    if suffix == ".csv" or compressed:
+        names = _csv_header(head)
         if looks_like_focus(names):
             return "focus"
+        if looks_like_contract_commitments(names):
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        1,
+                        "",
+                        "a FOCUS contract commitment file (ContractCommitmentId, ContractCommitmentCost): it lists "
+                        "what was committed, not what was billed; import the cost and usage export (BilledCost, "
+                        "ChargeCategory) instead",
+                    )
+                ]
+            )
+        if compressed:
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        "",
+                        "compressed with gzip: procure reads a FOCUS export compressed (a header with BilledCost and "
+                        "ChargeCategory), and every other file as text: decompress it (gunzip) and import that",
+                    )
+                ]
+            )
         # an invoice sheet with a column missing or out of order is still an invoice sheet: its own
         # reader then names the columns, instead of the incident reader naming columns it never had
         if names[:4] == list(INVOICE_COLUMNS) or {"month", "amount"} & set(names):

@@ -48,6 +48,13 @@ def looks_like_focus(header: list[str]) -> bool:
     return "BilledCost" in header and "ChargeCategory" in header
 
 
+def looks_like_contract_commitments(header: list[str]) -> bool:
+    """FOCUS 1.3's contract commitment dataset (ContractCommitmentId, ContractCommitmentCost, ...): the terms
+    committed to, a file apart from the cost and usage export (FOCUS_Spec v1.3, the Contract Commitment
+    dataset's columns)."""
+    return "ContractCommitmentId" in header and "BilledCost" not in header
+
+
 @dataclass
 class FocusMonth:
     """One billing month of a FOCUS file."""
@@ -106,9 +113,9 @@ def _cost(
 
 def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """The header and the rows with the line each ends on (a quoted field may hold line breaks)."""
-    from procure.io.yamlsafe import read_text
+    from procure.io.yamlsafe import read_text_gz
 
-    reader = csv.reader(io.StringIO(read_text(path, display, MAX_FOCUS_BYTES), newline=""))
+    reader = csv.reader(io.StringIO(read_text_gz(path, display, MAX_FOCUS_BYTES), newline=""))
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
