@@ -127,9 +127,9 @@ def test_credits_tax_and_invoices_are_kept_apart(workspace_copy, tmp_path):
             "must be a UTC date-time",
         ),
         (
-            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,-3,Hour,,,,USD",
+            "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,-30,Hour,,,,USD",
             ":3: ConsumedQuantity",
-            "must be at least 0 (got -3)",
+            "2026-11: the month's hours net to -5: more usage reversed than used",
         ),
         (
             "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,1,1,1,,,,,USD",
@@ -310,3 +310,97 @@ def test_a_quoted_invoice_sheet_is_an_invoice_sheet(workspace_copy, tmp_path):
     result = run("actuals", "import", sheet, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     assert invoices(ws)[1:] == ["2026-11,7000,,28000,A-1"]
+
+
+def test_a_usage_reversal_nets_within_its_month(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    bill.write_text(
+        "\n".join(
+            [
+                HEADER,
+                "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,400,400,100,Hours,INV-11,,,USD",
+                # the vendor takes back 25 hours it metered twice (FOCUS allows any decimal quantity)
+                "2026-11-01T00:00:00Z,2026-11-20T00:00:00Z,2026-11-21T00:00:00Z,Usage,-100,-100,-25,Hours,INV-11,,,USD",
+            ]
+        )
+        + "\n"
+    )
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    # 100 - 25 = 75 hours; 400 - 100 = 300 billed
+    assert invoices(ws)[1:] == ["2026-11,75,,300,FOCUS"]
+    assert "25 GPU-hours reversed (negative ConsumedQuantity), netted" in result.output
+
+
+CORRECTED = [
+    "BillingPeriodStart,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,ChargeClass,BilledCost,ConsumedQuantity,ConsumedUnit",
+    "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,,29200,7300,Hours",
+    "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,,28800,7200,Hours",
+    # billed with November, correcting October: 10 hours were over-metered (and their 40 refunded)
+    "2026-11-01T00:00:00Z,2026-10-05T00:00:00Z,2026-10-06T00:00:00Z,Usage,Correction,-40,-10,Hours",
+    # a correction of the price alone: no quantity (FOCUS allows a null ConsumedQuantity on a correction)
+    "2026-11-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Adjustment,Correction,15,,",
+]
+
+
+def test_a_correction_is_applied_to_the_month_it_corrects(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    bill.write_text("\n".join(CORRECTED) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    # October: 7,300 - 10 = 7,290 hours, 29,200 - 40 + 15 = 29,175; November as billed
+    assert invoices(ws)[1:] == ["2026-10,7290,,29175,FOCUS", "2026-11,7200,,28800,FOCUS"]
+    assert "2 correction(s) billed in 2026-11 applied to 2026-10 (ChargeClass Correction): -25.00, -10 GPU-hours" in (
+        result.output
+    )
+
+
+def test_a_file_holding_only_the_corrections_of_a_month_is_refused(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    bill.write_text(
+        "\n".join(
+            [
+                CORRECTED[0],
+                CORRECTED[2],
+                CORRECTED[3],
+                "2026-11-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,Invoice,1,1,Hours",
+            ]
+        )
+        + "\n"
+    )
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "focus.csv:4: ChargeClass: must be Correction or null (got 'Invoice')" in result.output
+    bill.write_text("\n".join(CORRECTED[:1] + CORRECTED[2:]) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert (
+        "focus.csv:4: ChargeClass: 2026-10: the file corrects this month (ChargeClass Correction, billed in 2026-11) "
+        "but holds none of its charges: import the export of 2026-10 with it"
+    ) in result.output
+    assert not (ws / "actuals").exists()
+
+
+def test_a_date_time_without_its_zone_is_one_problem_per_column(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    # the FOCUS-Sample-Data 1.0 files' form: no 'T', no 'Z'
+    row = (
+        '"2024-09-01 00:00:00","2024-09-{d:02d} 22:00:00","2024-09-{d:02d} 23:00:00",'
+        '"Usage","1","1","1","Hours",,,,"USD"'
+    )
+    bill.write_text(HEADER + "\n" + "\n".join(row.format(d=d) for d in range(1, 6)) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    # five rows, three date columns: three problems, each at the first row that has it
+    assert "3 problems found; nothing was written." in result.output
+    assert (
+        "focus.csv:2: ChargePeriodStart: must be a UTC date-time like 2026-11-01T00:00:00Z (got '2024-09-01 22:00:00') "
+        "(no time zone: FOCUS's Date/Time Format requires the 'T' and the 'Z' of UTC"
+    ) in result.output
+    assert "4 more row(s) after it write the column so" in result.output
+    assert "focus.csv:2: BillingPeriodStart:" in result.output and "focus.csv:2: ChargePeriodEnd:" in result.output
+    assert not (ws / "actuals").exists()

@@ -8,14 +8,19 @@ which is not a cost and usage file): one row per charge, with
   spread over the usage they cover);
 - `ChargeCategory`: Usage, Purchase, Tax, Credit or Adjustment (`chargecategory.md`);
 - `ChargePeriodStart`/`ChargePeriodEnd`, and `BillingPeriodStart` (the invoice's period): date-times in
-  ISO 8601 UTC, `2026-11-01T00:00:00Z` (`specification/attributes/date_time_format.md`);
-- `ConsumedQuantity` in `ConsumedUnit` (an hour unit gives GPU-hours: `Hour`, `Hours`, `GPU-Hours`);
+  ISO 8601 UTC, `2026-11-01T00:00:00Z` (`specification/attributes/datetime_format.md`: the 'T' and the 'Z'
+  are required, so `2024-09-01 00:00:00` is refused, once per column);
+- `ChargeClass`: null, or `Correction` for a correction of an earlier, already invoiced billing period
+  (`chargeclass.md`): applied to the month it corrects, the month of its `ChargePeriodStart`;
+- `ConsumedQuantity` in `ConsumedUnit` (an hour unit gives GPU-hours: `Hour`, `Hours`, `GPU-Hours`); any
+  decimal (`consumedquantity.md`): a negative quantity reverses usage and nets within its month;
 - `InvoiceId` (1.2: null while a charge is on no issued or provisional invoice, `invoiceid.md`);
 - `CommitmentDiscountId`/`CommitmentDiscountStatus` (Used, Unused) and `BillingCurrency`.
 
 A null is an empty field or the word `null` (as the specification's own sample files write it).
 
-Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`), the invoice kept in
+Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`; a correction's: the month it
+corrects, which the same file must hold the charges of), the invoice kept in
 actuals/ID/invoices.csv (under one invoice id, FOCUS: the next export of the month replaces it) is: `amount` = the sum
 of `BilledCost` over Usage, Purchase and Adjustment rows
 (tax and credits kept apart: an offer's prices are before tax, and credits are what the vendor paid
@@ -70,6 +75,10 @@ class FocusMonth:
     uninvoiced: int = 0
     other_units: set[str] = field(default_factory=set)
     last_line: int = 0  # the line of the month's last charge
+    regular_rows: int = 0  # charges that are not corrections of an earlier billing period
+    # corrections (ChargeClass Correction) of this month billed later: billing month -> [rows, amount, hours]
+    corrections: dict[str, list[float]] = field(default_factory=dict)
+    reversed_hours: float = 0.0  # negative ConsumedQuantity (usage reversed), netted into gpu_hours
 
 
 def _is_month(text: str) -> bool:
@@ -83,19 +92,48 @@ def _null(raw: str | None) -> bool:
     return raw is None or raw.strip() == "" or raw.strip().lower() == "null"
 
 
-def _when(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> datetime | None:
-    """An ISO 8601 UTC date-time (FOCUS's Date/Time Format): 2026-11-01T00:00:00Z."""
+# One problem per column for a date-time not in FOCUS's format, with its first line, an example and how many
+# more rows write it so (an export writes every date the same way: one problem per cell would be thousands).
+BadDates = dict[str, list]  # column -> [first line, first value, count]
+
+
+def _when(raw: str, line: int, column: str, bad: BadDates) -> datetime | None:
+    """An ISO 8601 UTC date-time, 'YYYY-MM-DDTHH:mm:ssZ': FOCUS 1.2 `specification/attributes/datetime_format.md`
+    (tag v1.2) requires the 'T' and the 'Z' (UTC). An offset of +00:00 is the same instant and is taken; a
+    value without a zone ('2024-09-01 00:00:00', as the FOCUS-Sample-Data 1.0 files write it) is not in the
+    format (ISO 8601 reads it as local time) and is refused."""
     text = raw.strip()
     try:
         value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
         value = None
     if value is None or value.utcoffset() is None or value.utcoffset().total_seconds() != 0:
-        problems.append(
-            Problem(display, line, column, f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {text[:40]!r})")
-        )
+        found = bad.setdefault(column, [line, text[:40], 0])
+        found[2] += 1
         return None
     return value.astimezone(UTC)
+
+
+def _date_problems(display: str, bad: BadDates) -> list[Problem]:
+    problems = []
+    for column, (line, example, count) in bad.items():
+        zoneless = re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?", example) is not None
+        why = (
+            " (no time zone: FOCUS's Date/Time Format requires the 'T' and the 'Z' of UTC, 'YYYY-MM-DDTHH:mm:ssZ'; "
+            "the export's settings or a rewrite of the column)"
+            if zoneless
+            else ""
+        )
+        more = f"; {count - 1:,} more row(s) after it write the column so" if count > 1 else ""
+        problems.append(
+            Problem(
+                display,
+                line,
+                column,
+                f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {example!r}){why}{more}",
+            )
+        )
+    return problems
 
 
 def _cost(
@@ -156,19 +194,26 @@ def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str],
 
 
 def _add_row(
-    months: dict[str, FocusMonth], row: dict[str, str], display: str, line: int, problems: list[Problem]
+    months: dict[str, FocusMonth], row: dict[str, str], display: str, line: int, problems: list[Problem], bad: BadDates
 ) -> str | None:
     """One charge into its billing month; returns its currency (None if not stated)."""
-    count = len(problems)
+    count, dates = len(problems), sum(c for _, _, c in bad.values())
     category = row["ChargeCategory"].strip()
     if category not in CATEGORIES:
         problems.append(
             Problem(display, line, "ChargeCategory", f"must be one of {', '.join(CATEGORIES)} (got {category[:40]!r})")
         )
+    correction = False
+    if not _null(row.get("ChargeClass")):
+        if row["ChargeClass"].strip() != "Correction":  # FOCUS 1.2 chargeclass.md: null or "Correction"
+            problems.append(
+                Problem(display, line, "ChargeClass", f"must be Correction or null (got {row['ChargeClass'][:40]!r})")
+            )
+        correction = True
     billed = _cost(row, "BilledCost", display, line, problems, required=True)
     effective = _cost(row, "EffectiveCost", display, line, problems, required=False) if "EffectiveCost" in row else None
-    start = _when(row["ChargePeriodStart"], display, line, "ChargePeriodStart", problems)
-    end = _when(row["ChargePeriodEnd"], display, line, "ChargePeriodEnd", problems)
+    start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad)
+    end = _when(row["ChargePeriodEnd"], line, "ChargePeriodEnd", bad)
     if start and end and end <= start:
         problems.append(
             Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})")
@@ -176,25 +221,34 @@ def _add_row(
     billing = (
         None
         if _null(row.get("BillingPeriodStart"))
-        else _when(row["BillingPeriodStart"], display, line, "BillingPeriodStart", problems)
+        else _when(row["BillingPeriodStart"], line, "BillingPeriodStart", bad)
     )
     quantity = None
     unit = "" if _null(row.get("ConsumedUnit")) else row["ConsumedUnit"].strip()
     if category == "Usage" and not _null(row.get("ConsumedQuantity")):
+        # any decimal (consumedquantity.md, "Number range: Any valid decimal value"): a negative quantity
+        # reverses usage, and nets within its month
         quantity = _cost(row, "ConsumedQuantity", display, line, problems, required=False)
-        if quantity is not None and quantity < 0:
-            problems.append(Problem(display, line, "ConsumedQuantity", f"must be at least 0 (got {quantity:g})"))
         if quantity is not None and not unit:
             problems.append(
                 Problem(
                     display, line, "ConsumedUnit", "required where ConsumedQuantity is stated: the unit of the quantity"
                 )
             )
-    if len(problems) > count or start is None or billed is None:
+    if len(problems) > count or sum(c for _, _, c in bad.values()) > dates or start is None or billed is None:
         return None
-    when = billing or start
+    billed_in = billing or start
+    # a correction of an earlier billing period is applied to the period it corrects (chargeclass.md: "a
+    # correction to a previously invoiced billing period"), known by its ChargePeriodStart
+    when = start if correction else billed_in
     m = months.setdefault(f"{when.year:04d}-{when.month:02d}", FocusMonth())
     m.last_line = line
+    if correction:
+        fixed = m.corrections.setdefault(f"{billed_in.year:04d}-{billed_in.month:02d}", [0, 0.0, 0.0])
+        fixed[0] += 1
+        fixed[1] += billed if category not in ("Credit", "Tax") else 0.0
+    else:
+        m.regular_rows += 1
     if category == "Credit":
         m.credits -= billed
     elif category == "Tax":
@@ -208,6 +262,10 @@ def _add_row(
         if HOUR_UNIT.search(unit):
             m.gpu_hours += quantity
             m.hour_rows += 1
+            if quantity < 0:
+                m.reversed_hours -= quantity
+            if correction:
+                m.corrections[f"{billed_in.year:04d}-{billed_in.month:02d}"][2] += quantity
         else:
             m.other_units.add(unit[:40])
     if _null(row.get("InvoiceId")):
@@ -225,10 +283,12 @@ def read_focus(
     header, rows = _rows(path, display, problems)
     months: dict[str, FocusMonth] = {}
     currencies: dict[str, int] = {}
+    bad: BadDates = {}
     for line, row in rows:
-        billed_in = _add_row(months, row, display, line, problems)
+        billed_in = _add_row(months, row, display, line, problems, bad)
         if billed_in is not None:
             currencies.setdefault(billed_in, line)
+    problems.extend(_date_problems(display, bad))
     if len(currencies) > 1:
         (first, _), (other, line) = sorted(currencies.items(), key=lambda kv: kv[1])[:2]
         problems.append(
@@ -253,6 +313,27 @@ def read_focus(
     if not rows and not problems:
         problems.append(Problem(display, None, "", "holds no charges"))
     for key, m in sorted(months.items()):
+        if m.regular_rows == 0:
+            problems.append(
+                Problem(
+                    display,
+                    m.last_line,
+                    "ChargeClass",
+                    f"{key}: the file corrects this month (ChargeClass Correction, billed in "
+                    f"{', '.join(sorted(m.corrections))}) but holds none of its charges: import the export of {key} "
+                    "with it (the month's invoice is its charges and their corrections together)",
+                )
+            )
+            continue
+        if m.gpu_hours < 0:
+            problems.append(
+                Problem(
+                    display,
+                    m.last_line,
+                    "ConsumedQuantity",
+                    f"{key}: the month's hours net to {m.gpu_hours:,.6g}: more usage reversed than used",
+                )
+            )
         if m.hour_rows == 0:
             problems.append(
                 Problem(
@@ -277,6 +358,13 @@ def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
         parts.append(f"tax {m.tax:,.2f} (not counted: prices are before tax)")
     if m.unused_commitment:
         parts.append(f"unused commitment {m.unused_commitment:,.2f}")
+    if m.reversed_hours:
+        parts.append(f"{m.reversed_hours:,.6g} GPU-hours reversed (negative ConsumedQuantity), netted")
+    for billed_in, (rows, amount, hours) in sorted(m.corrections.items()):
+        parts.append(
+            f"{rows:g} correction(s) billed in {billed_in} applied to {key} (ChargeClass Correction): "
+            f"{amount:+,.2f}, {hours:+,.6g} GPU-hours"
+        )
     if m.other_units:
         parts.append(f"usage in {', '.join(sorted(m.other_units))} not counted as GPU-hours")
     if m.invoices:
