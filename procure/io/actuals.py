@@ -57,18 +57,37 @@ METRIC_COLUMNS = (
 )
 BUSY_COLUMN = "busy_gpu_hours"  # an optional last column: written when some month has utilization telemetry
 # Labels NVIDIA dcgm-exporter puts on every GPU series (its README's sample output, and the `label`
-# rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU.
+# rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU. After
+# release 4.5.3-4.8.2 (commit d5e5f51, internal/pkg/rendermetrics/render_metrics.go) the host label is `hostname`. On
+# Kubernetes it adds the pod of the GPU (internal/pkg/transformation/const.go, same commit: pod, namespace,
+# container, pod_uid, vgpu; the older pod_name, pod_namespace, container_name; the dra_* labels of a
+# dynamic resource claim), on Slurm the job (hpc_job). A GPU that passes from one pod or job to another is a
+# new series for the rest of the time: the series are summed, each covering its own time.
 DCGM_LABELS = (
     "gpu",
     "UUID",
     "device",
     "modelName",
     "Hostname",
+    "hostname",
     "pci_bus_id",
     "DCGM_FI_DRIVER_VERSION",
     "GPU_I_ID",
     "GPU_I_PROFILE",
     "GPU_I_UUID",
+    "pod_uid",
+    "vgpu",
+    "pod_name",
+    "pod_namespace",
+    "container_name",
+    "dra_claim_name",
+    "dra_claim_namespace",
+    "dra_driver_name",
+    "dra_pool_name",
+    "dra_device_name",
+    "dra_mig_profile",
+    "dra_mig_device_uuid",
+    "hpc_job",
 )
 INVOICE_COLUMNS = ("month", "gpu_hours", "output_tokens", "amount")
 INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have several invoices

@@ -57,8 +57,27 @@ from typing import Any
 
 from procure.errors import InputError, Problem
 
-# Labels every exporter or scraper adds; beyond these, a label must be named in actuals.metrics.labels.
-KNOWN_LABELS = ("model_name", "instance", "job", "engine", "pod", "namespace", "service", "container", "endpoint", "le")
+# Labels every exporter or scraper adds; beyond these, a label must be named in actuals.metrics.labels. A
+# Prometheus that scrapes a target whose series carry a label of the target's own (pod, namespace, container,
+# job, instance) keeps the series' value as exported_<label> (honor_labels false, Prometheus'
+# scrape_config documentation), as kube-prometheus-stack's ServiceMonitors do for dcgm-exporter and vLLM.
+KNOWN_LABELS = (
+    "model_name",
+    "instance",
+    "job",
+    "engine",
+    "pod",
+    "namespace",
+    "service",
+    "container",
+    "endpoint",
+    "le",
+    "exported_pod",
+    "exported_namespace",
+    "exported_container",
+    "exported_job",
+    "exported_instance",
+)
 MAX_SNAPSHOT_SKEW_S = 300.0  # a sample stamped more than 5 minutes from its snapshot's time is clock skew
 MAX_METRICS_BYTES = 500 * 1024 * 1024
 SNAPSHOT_TIME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2}):?(\d{2})Z")
