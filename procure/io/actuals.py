@@ -282,6 +282,8 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
     A gap longer than gap_minutes counts at the month's covered mean (telemetry.GaugeMonth.filled)."""
     from procure.io import telemetry as tm
 
+    unmeasured: dict[str, list[str]] = defaultdict(list)  # month -> series none of whose steps is measured there
+
     def integrate(name: str, scale: float, most: float | None, what: str) -> dict[str, float]:
         out: dict[str, float] = defaultdict(float)
         for s in (x for x in series if x.name == name):
@@ -301,13 +303,25 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
             if scale != 1.0:
                 values = [min(v * scale, 1.0) for v in values]
             for key, month in tm.gauge_integral(s.times, values, table.gap_s).items():
-                out[key] += month.filled / 3600
+                if month.covered_s > 0:
+                    out[key] += month.filled / 3600
+                else:  # every step a gap (a range query's step longer than gap_minutes): unknown, never 0
+                    unmeasured[key].append(s.show())
         return out
 
     gpus = integrate(names.gpu_busy, 1.0, 1.0, "an engine-active ratio")
     engines: dict[str, float] = {}
     if names.max_concurrency:
         engines = integrate(names.requests_running, 1.0 / names.max_concurrency, None, "")
+    for key in sorted(unmeasured):
+        gpus.pop(key, None)
+        engines.pop(key, None)
+        first = unmeasured[key][0]
+        more = f" and {len(unmeasured[key]) - 1} other series" if len(unmeasured[key]) > 1 else ""
+        table.notes.append(
+            f"month {key}: busy GPU-hours unknown: every step of {first}{more} in the month is longer than "
+            f"gap_minutes ({table.gap_s / 60:g} min), so none is measured (query the series at its scrape interval)"
+        )
     for key in sorted(set(gpus) | set(engines)):
         if key in gpus:
             table.month(key).busy_gpu_hours = gpus[key]
@@ -1279,14 +1293,17 @@ def read_import(
     invoice_at: dict[tuple[str, str], str] = {}  # (month, id) -> the file and line of this import that invoices it
     focus_notes: list[str] = []
     incident_at: dict[Any, Any] = {}
+    partial: dict[str, list[str]] = {}  # month -> the warnings and infos of the Prometheus answers spanning it
     for path in paths:
         display = str(path)
         own_input(path)
         try:
             kind = detect_kind(path)
             if kind in ("metrics-range", "metrics-text"):
-                read = tm.read_query_range if kind == "metrics-range" else tm.read_text_snapshot
-                parts += read(path, display, wanted, problems)
+                if kind == "metrics-range":
+                    parts += tm.read_query_range(path, display, wanted, problems, partial)
+                else:
+                    parts += tm.read_text_snapshot(path, display, wanted, problems)
                 metric_files.append(display)
                 incoming.sources.append(Path(path).name)
             elif kind == "incidents":
@@ -1331,6 +1348,16 @@ def read_import(
     notes: list[str] = []
     if metric_files and not problems:
         incoming.metrics, notes = _summed(parts, metric_files, wanted, config, problems)
+        for key in sorted(k for k in partial if k in incoming.metrics):
+            # an answer with warnings may be incomplete: the month is partial (not scored, and a clean answer
+            # of it replaces it), whatever share its samples seem to cover
+            incoming.metrics[key].coverage = 0.0
+            said = list(dict.fromkeys(partial[key]))
+            notes.append(
+                f"month {key}: partial, counted as covering 0% of the month: the Prometheus answer came with "
+                + "; ".join(said[:3])
+                + (f" and {len(said) - 3} more" if len(said) > 3 else "")
+            )
     return incoming, notes + focus_notes
 
 

@@ -217,6 +217,13 @@ def import_evidence(
     from procure.errors import InputError
     from procure.io import prometheus_api
 
+    gap_s = ws.config.actuals.gap_minutes * 60
+    if server.step > gap_s:
+        raise _problem(
+            "--step",
+            f"{server.step} s is longer than actuals.gap_minutes ({ws.config.actuals.gap_minutes:g} min): every "
+            "step between two answers would be a gap, and no month measured; give the scrape interval",
+        )
     names = ws.config.actuals.metrics
     wanted = [
         names.output_tokens,
@@ -237,4 +244,4 @@ def import_evidence(
             )
         except InputError as exc:
             raise InputError(prometheus_api.relabel(exc.problems, queries)) from None
-    return Imported(written, [f"note: {n}" for n in notes])
+    return Imported(written, [f"note: {prometheus_api.relabel_text(n, queries)}" for n in notes])
