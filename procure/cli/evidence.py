@@ -158,7 +158,8 @@ def perf_import(
         typer.Option(
             "--model",
             metavar="NAME",
-            help="Keep rows of this model, when the file holds several. Trials: the model served.",
+            help="Keep rows of this model, when the file holds several. Trials: the model served (default: the one "
+            "the result files state; another is refused).",
             show_default=False,
         ),
     ] = None,
