@@ -340,7 +340,7 @@ def actuals_import(
         typer.Argument(
             metavar="FILE",
             help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or "
-            "incidents CSV, an invoices CSV or a FOCUS billing export (CSV).",
+            "incidents CSV, an invoices CSV or a FOCUS billing export (CSV, or CSV compressed with gzip).",
             dir_okay=False,
             show_default=False,
         ),
@@ -439,6 +439,7 @@ def actuals_import(
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
         procure actuals import focus-2026-11.csv --offer northwind-b200-mc
+        procure actuals import focus-2026-11.csv.gz --gpu-filter SkuId=B200X8-NODE --gpus-per-unit 8 --offer northwind-b200-mc
         procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
     """  # noqa: E501
     from procure.analysis.usecases.evidence import Server, import_evidence
