@@ -340,13 +340,12 @@ def _add_row(
     unused = not _null(row.get("CommitmentDiscountStatus")) and row["CommitmentDiscountStatus"].strip() == "Unused"
     gpus = None  # GPUs per unit of the row's quantity, when it bills GPU capacity
     if quantity is not None:
-        machine = machine_gpus(row)
         if GPU_HOUR_UNIT.fullmatch(unit):
             gpus = 1.0
         elif PLAIN_HOUR_UNIT.fullmatch(unit):
             if gpu_filter is not None and gpu_filter.matches(row):
                 gpus = gpu_filter.per_unit
-            elif machine is not None:
+            elif (machine := machine_gpus(row)) is not None:  # looked for only in a plain hour's row
                 gpus = float(machine[1])
                 m.machines[machine[0]] = machine[1]
             elif not m.plain_hour_line:
