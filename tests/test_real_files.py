@@ -115,3 +115,16 @@ def test_the_projects_own_trial_result_files_make_a_curve_with_their_model(works
     assert "# model: example_model" in text  # benchmarks[0].worker.backend_model
     # 1000 / TPOT median 4.885653 ms = 204.681 tok/s per user; 198.133 output tok/s / 1 GPU; TTFT 16.38 ms
     assert text[-1] == "204.681,198.133,0.0163805"
+
+
+def test_the_focus_sample_compressed_as_aws_data_exports_write_it_reaches_the_same_reader(workspace_copy, tmp_path):
+    import gzip
+
+    ws = workspace_copy("basic")
+    packed = tmp_path / "focus_sample.csv.gz"
+    packed.write_bytes(gzip.compress((REAL / "focus_1.0_sample_first40.csv").read_bytes()))
+    result = run("actuals", "import", packed, "--offer", "alpha", "-w", ws)
+    # read through gzip: the same three date problems as the plain file, not "binary file"
+    assert result.exit_code == 2 and "binary file" not in result.output
+    assert "3 problems found; nothing was written." in result.output
+    assert f"{packed}:2: BillingPeriodStart: must be a UTC date-time" in result.output
