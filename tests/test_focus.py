@@ -509,3 +509,24 @@ def test_a_bad_gpu_filter_is_refused(workspace_copy, tmp_path, options, message)
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert message in result.output
     assert not (ws / "actuals").exists()
+
+
+def test_an_unused_commitment_to_something_else_is_other_spend(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    bill.write_text(
+        "\n".join(
+            [
+                WIDE,
+                f"{NOV},Usage,800,800,100,GPU-Hours,100,GPU-Hours,,SKU1,,,",
+                # a CPU savings plan unused: its 50 vCPU-Hours (PricingQuantity) paid 0 billed, 20 effective
+                f"{NOV},Usage,0,20,,,50,vCPU-Hours,Unused,SKU2,,,",
+            ]
+        )
+        + "\n"
+    )
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2026-11,100,,800,FOCUS"]
+    assert "other spend 0.00 (effective 20.00; not GPU capacity, not in the amount: 50 vCPU-Hours)" in result.output
+    assert "unused commitment" not in result.output

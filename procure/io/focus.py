@@ -339,6 +339,7 @@ def _add_row(
         m.regular_rows += 1
     unused = not _null(row.get("CommitmentDiscountStatus")) and row["CommitmentDiscountStatus"].strip() == "Unused"
     gpus = None  # GPUs per unit of the row's quantity, when it bills GPU capacity
+    other = False
     if quantity is not None:
         if GPU_HOUR_UNIT.fullmatch(unit):
             gpus = 1.0
@@ -354,7 +355,7 @@ def _add_row(
         m.credits -= billed
     elif category == "Tax":
         m.tax += billed
-    elif quantity is not None and gpus is None:  # usage of something else than GPU capacity
+    elif other := quantity is not None and gpus is None:  # usage of something else than GPU capacity
         m.other_spend += billed
         m.other_effective += effective or 0.0
         m.other_units[unit[:40]] = m.other_units.get(unit[:40], 0.0) + quantity
@@ -364,7 +365,7 @@ def _add_row(
         m.purchases += billed if category == "Purchase" else 0.0
         if correction:
             m.corrections[f"{billed_in.year:04d}-{billed_in.month:02d}"][1] += billed
-    if unused:
+    if unused and not other:  # a commitment to GPU capacity, or to what no quantity says
         m.unused_commitment += effective or 0.0
     if quantity is not None and gpus is not None:
         hours = quantity * gpus
@@ -374,7 +375,7 @@ def _add_row(
         else:
             m.gpu_hours += hours
             m.hour_rows += 1
-            if hours < 0:
+            if hours < 0 and not correction:  # a correction's hours are stated with the correction
                 m.reversed_hours -= hours
             if correction:
                 m.corrections[f"{billed_in.year:04d}-{billed_in.month:02d}"][2] += hours
