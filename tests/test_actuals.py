@@ -142,10 +142,10 @@ def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_cop
                 series(
                     "vllm:request_success_total",
                     [("2026-11-01T00:00:00", 1), ("2026-11-01T00:01:00", 2)],
-                    finished_reason="repetition",
+                    finished_reason="timeout",
                 )
             ],
-            "unknown outcome finished_reason='repetition'",
+            "unknown outcome finished_reason='timeout'",
         ),
         (
             [

@@ -35,6 +35,7 @@ PLACEHOLDERS = {
     "[HEAD]",
     "[ID]",
     "URL",
+    "COLUMN",
     "SECONDS",
 }  # URL and SECONDS: a live server and its time-outs
 

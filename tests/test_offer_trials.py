@@ -272,6 +272,9 @@ def test_a_trial_far_above_the_public_curves_is_warned_about_by_perf_import_and_
 
 def test_a_trial_without_model_or_precision_is_not_compared_and_says_so(example, tmp_path):
     trial = vllm_run(tmp_path, 8.0, 2480.0)
+    data = json.loads(trial.read_text())
+    del data["model_id"]  # a result file that does not say which model served it
+    trial.write_text(json.dumps(data))
     result = run(
         "perf", "import", trial, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
     )
@@ -557,3 +560,44 @@ def test_an_offers_points_are_set_against_its_named_curve_kind_else_its_gpu(exam
     )
     # the example as it ships: no offer's points are beyond its curves
     assert "the offer's own curve" not in run("validate", "--as-of", "2026-11-29", "-w", REAL).output
+
+
+def test_the_trials_model_is_the_result_files_own_when_model_is_not_given(example, tmp_path):
+    trial = vllm_run(tmp_path, 8.0, 2480.0)  # the sample's model_id: deepseek-ai/DeepSeek-R1
+    result = run(
+        "perf", "import", trial, "--gpus", 8, "--gpu", "B200", "--precision", "FP4", "--offer", "keel-b200-mc",
+        "--as-of", "2026-11-29", "-w", example,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert trial_rows(example)[1] == [
+        "2026-11-20", "fast.json", "125", "310", "0.85", "8", "B200", "deepseek-ai/DeepSeek-R1", "FP4"
+    ]  # fmt: skip
+
+
+def test_a_model_other_than_the_result_files_is_refused(example, tmp_path):
+    trial = vllm_run(tmp_path, 8.0, 2480.0)
+    result = run(
+        "perf", "import", trial, "--gpus", 8, "--model", "Llama-3.1-70B", "--offer", "keel-b200-mc",
+        "--as-of", "2026-11-29", "-w", example,
+    )  # fmt: skip
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert (
+        f"{trial}: model_id: the run served 'deepseek-ai/DeepSeek-R1', but --model says 'Llama-3.1-70B'"
+    ) in result.output
+    assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
+
+
+def test_two_result_files_of_different_models_are_refused_without_model(example, tmp_path):
+    first = vllm_run(tmp_path, 8.0, 2480.0)
+    second = vllm_run(tmp_path, 8.0, 2480.0, day="20261121-101500", name="other.json")
+    data = json.loads(second.read_text())
+    data["model_id"] = "meta-llama/Llama-3.1-70B"
+    second.write_text(json.dumps(data))
+    result = run(
+        "perf", "import", first, second, "--gpus", 8, "--offer", "keel-b200-mc", "--as-of", "2026-11-29",
+        "-w", example,
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert (
+        f"{second}: model_id: 'meta-llama/Llama-3.1-70B', but 'deepseek-ai/DeepSeek-R1' in the same trial"
+    ) in result.output

@@ -133,3 +133,39 @@ def test_files_of_both_kinds_in_one_import_are_refused(tmp_path, data_dir):
     )
     assert result.exit_code == 2 and "not both" in result.output
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "name, models",
+    [
+        # as each file writes it (read by eye from the files, fields named)
+        ("guidellm_benchmarks_stripped.json", {"example_model": "benchmarks[0].worker.backend_model"}),
+        ("guidellm_0.7_benchmarks_conc16_conc32.json", {}),  # this report keeps no args
+        ("vllm_bench_serve_conc32.json", {"deepseek-ai/DeepSeek-R1": "model_id"}),
+        ("genai_perf_profile_export_conc16.json", {"deepseek-ai/DeepSeek-R1": "input_config.model_names"}),
+        ("aiperf_profile_export_run1.json", {"openai/gpt-oss-20b": "input_config.endpoint.model_names"}),
+    ],
+)
+def test_each_result_file_states_its_model(name, models):
+    assert read_trial(TRIALS / name, date(2026, 11, 3)).models == models
+
+
+def test_a_curve_without_model_takes_the_result_files_and_a_conflict_is_refused(tmp_path):
+    out = tmp_path / "performance"
+    sources = [TRIALS / "vllm_bench_serve_conc32.json", TRIALS / "genai_perf_profile_export_conc16.json"]
+    written, _ = import_trials(sources, out, "trial-x", 8, 8192, 1024, date(2026, 11, 3))
+    assert "# model: deepseek-ai/DeepSeek-R1" in written[0].read_text().splitlines()
+    # DeepSeek-R1 is the same model as deepseek-ai/DeepSeek-R1: the name given is kept
+    written, _ = import_trials(
+        sources, out, "trial-y", 8, 8192, 1024, date(2026, 11, 3), marks={"model": "DeepSeek-R1"}
+    )
+    assert "# model: DeepSeek-R1" in written[0].read_text().splitlines()
+    with pytest.raises(InputError) as refused:
+        import_trials(sources, out, "trial-z", 8, 8192, 1024, date(2026, 11, 3), marks={"model": "gpt-oss-20b"})
+    assert [str(p) for p in refused.value.problems] == [
+        f"{sources[0]}: model_id: the run served 'deepseek-ai/DeepSeek-R1', but --model says 'gpt-oss-20b': import "
+        "the trial of the model meant, or correct --model",
+        f"{sources[1]}: input_config.model_names: the run served 'deepseek-ai/DeepSeek-R1', but --model says "
+        "'gpt-oss-20b': import the trial of the model meant, or correct --model",
+    ]
+    assert not (out / "trial-z.csv").exists()

@@ -158,7 +158,8 @@ def perf_import(
         typer.Option(
             "--model",
             metavar="NAME",
-            help="Keep rows of this model, when the file holds several. Trials: the model served.",
+            help="Keep rows of this model, when the file holds several. Trials: the model served (default: the one "
+            "the result files state; another is refused).",
             show_default=False,
         ),
     ] = None,
@@ -313,13 +314,33 @@ def _told(found) -> None:  # type: ignore[no-untyped-def]
         say(f"wrote {path}")
 
 
+def _gpu_filter(rules: list[str] | None, per_unit: float):  # type: ignore[no-untyped-def]
+    """--gpu-filter COLUMN=VALUE ... and --gpus-per-unit N as a focus.GpuFilter (None without --gpu-filter)."""
+    from procure.errors import InputError
+    from procure.io.focus import GpuFilter
+
+    if not rules:
+        if per_unit != 1.0:
+            raise InputError([problem("--gpus-per-unit", "counts the GPUs of the rows --gpu-filter names: give it")])
+        return None
+    parsed = []
+    for rule in rules:
+        column, sep, text = rule.partition("=")
+        if not sep or not column.strip() or not text.strip():
+            raise InputError(
+                [problem("--gpu-filter", f"COLUMN=VALUE, a FOCUS column and the text its GPU rows hold (got {rule!r})")]
+            )
+        parsed.append((column.strip(), text.strip()))
+    return GpuFilter(tuple(parsed), per_unit)
+
+
 def actuals_import(
     sources: Annotated[
         list[Path] | None,
         typer.Argument(
             metavar="FILE",
             help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or "
-            "incidents CSV, an invoices CSV or a FOCUS billing export (CSV).",
+            "incidents CSV, an invoices CSV or a FOCUS billing export (CSV, or CSV compressed with gzip).",
             dir_okay=False,
             show_default=False,
         ),
@@ -373,6 +394,25 @@ def actuals_import(
     timeout: Annotated[
         float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")
     ] = 30.0,
+    gpu_filter: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--gpu-filter",
+            metavar="COLUMN=VALUE",
+            help="A FOCUS export's rows whose COLUMN holds VALUE (any case) bill GPU capacity: their hours are "
+            "GPU-hours (times --gpus-per-unit). Repeat for more; rows naming a machine procure knows need none.",
+            show_default=False,
+        ),
+    ] = None,
+    gpus_per_unit: Annotated[
+        float,
+        typer.Option(
+            "--gpus-per-unit",
+            metavar="N",
+            min=0.001,
+            help="With --gpu-filter: the GPUs in one unit of those rows' hours (8 for an hour of an 8-GPU machine).",
+        ),
+    ] = 1.0,
     workspace: WorkspaceOption = Path("."),
 ) -> ExitStatus:
     """Check delivered evidence and keep it in actuals/ID/ of the workspace.
@@ -399,6 +439,7 @@ def actuals_import(
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
         procure actuals import focus-2026-11.csv --offer northwind-b200-mc
+        procure actuals import focus-2026-11.csv.gz --gpu-filter SkuId=B200X8-NODE --gpus-per-unit 8 --offer northwind-b200-mc
         procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
     """  # noqa: E501
     from procure.analysis.usecases.evidence import Server, import_evidence
@@ -419,5 +460,5 @@ def actuals_import(
     if prometheus is not None and since is None:
         raise InputError([problem("--since", "with --prometheus, the first day to read (YYYY-MM-DD)")])
     server = Server(prometheus, since, until, step, bearer_token_file, timeout) if prometheus is not None else None
-    _told(import_evidence(workspace, offer, list(sources or []), server))
+    _told(import_evidence(workspace, offer, list(sources or []), server, _gpu_filter(gpu_filter, gpus_per_unit)))
     return ExitStatus.OK

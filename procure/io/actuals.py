@@ -27,6 +27,7 @@ plausible for the offer's own size) before anything is written.
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import os
 from collections import defaultdict
@@ -56,18 +57,37 @@ METRIC_COLUMNS = (
 )
 BUSY_COLUMN = "busy_gpu_hours"  # an optional last column: written when some month has utilization telemetry
 # Labels NVIDIA dcgm-exporter puts on every GPU series (its README's sample output, and the `label`
-# rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU.
+# rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU. After
+# release 4.5.3-4.8.2 (commit d5e5f51, internal/pkg/rendermetrics/render_metrics.go) the host label is `hostname`. On
+# Kubernetes it adds the pod of the GPU (internal/pkg/transformation/const.go, same commit: pod, namespace,
+# container, pod_uid, vgpu; the older pod_name, pod_namespace, container_name; the dra_* labels of a
+# dynamic resource claim), on Slurm the job (hpc_job). A GPU that passes from one pod or job to another is a
+# new series for the rest of the time: the series are summed, each covering its own time.
 DCGM_LABELS = (
     "gpu",
     "UUID",
     "device",
     "modelName",
     "Hostname",
+    "hostname",
     "pci_bus_id",
     "DCGM_FI_DRIVER_VERSION",
     "GPU_I_ID",
     "GPU_I_PROFILE",
     "GPU_I_UUID",
+    "pod_uid",
+    "vgpu",
+    "pod_name",
+    "pod_namespace",
+    "container_name",
+    "dra_claim_name",
+    "dra_claim_namespace",
+    "dra_driver_name",
+    "dra_pool_name",
+    "dra_device_name",
+    "dra_mig_profile",
+    "dra_mig_device_uuid",
+    "hpc_job",
 )
 INVOICE_COLUMNS = ("month", "gpu_hours", "output_tokens", "amount")
 INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have several invoices
@@ -262,6 +282,8 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
     A gap longer than gap_minutes counts at the month's covered mean (telemetry.GaugeMonth.filled)."""
     from procure.io import telemetry as tm
 
+    unmeasured: dict[str, list[str]] = defaultdict(list)  # month -> series none of whose steps is measured there
+
     def integrate(name: str, scale: float, most: float | None, what: str) -> dict[str, float]:
         out: dict[str, float] = defaultdict(float)
         for s in (x for x in series if x.name == name):
@@ -281,13 +303,25 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
             if scale != 1.0:
                 values = [min(v * scale, 1.0) for v in values]
             for key, month in tm.gauge_integral(s.times, values, table.gap_s).items():
-                out[key] += month.filled / 3600
+                if month.covered_s > 0:
+                    out[key] += month.filled / 3600
+                else:  # every step a gap (a range query's step longer than gap_minutes): unknown, never 0
+                    unmeasured[key].append(s.show())
         return out
 
     gpus = integrate(names.gpu_busy, 1.0, 1.0, "an engine-active ratio")
     engines: dict[str, float] = {}
     if names.max_concurrency:
         engines = integrate(names.requests_running, 1.0 / names.max_concurrency, None, "")
+    for key in sorted(unmeasured):
+        gpus.pop(key, None)
+        engines.pop(key, None)
+        first = unmeasured[key][0]
+        more = f" and {len(unmeasured[key]) - 1} other series" if len(unmeasured[key]) > 1 else ""
+        table.notes.append(
+            f"month {key}: busy GPU-hours unknown: every step of {first}{more} in the month is longer than "
+            f"gap_minutes ({table.gap_s / 60:g} min), so none is measured (query the series at its scrape interval)"
+        )
     for key in sorted(set(gpus) | set(engines)):
         if key in gpus:
             table.month(key).busy_gpu_hours = gpus[key]
@@ -625,12 +659,7 @@ def metric_columns(path: Path, display: str) -> tuple[str, ...]:
         text = read_text(path, display)
     except InputError:
         return METRIC_COLUMNS  # read_csv_rows names the problem
-    header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return (
-        METRIC_COLUMNS + (BUSY_COLUMN,)
-        if [h.strip() for h in header.split(",")][-1:] == [BUSY_COLUMN]
-        else METRIC_COLUMNS
-    )
+    return METRIC_COLUMNS + (BUSY_COLUMN,) if _csv_header(text)[-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
 
 
 def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
@@ -641,12 +670,7 @@ def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
         text = read_text(path, display)
     except InputError:
         return INVOICE_COLUMNS  # read_csv_rows names the problem
-    header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return (
-        INVOICE_COLUMNS + (INVOICE_ID,)
-        if [h.strip() for h in header.split(",")][-1:] == [INVOICE_ID]
-        else INVOICE_COLUMNS
-    )
+    return INVOICE_COLUMNS + (INVOICE_ID,) if _csv_header(text)[-1:] == [INVOICE_ID] else INVOICE_COLUMNS
 
 
 def read_invoice_rows(
@@ -1160,21 +1184,80 @@ def _merge_statuspage(folder: Path, incoming: Incoming, files: dict, notes: list
 # --- the import ------------------------------------------------------------------------------------
 
 
+def _csv_header(text: str) -> list[str]:
+    """The column names of a CSV's first row that is neither blank nor a '#' comment, read as the csv
+    module reads them (quoted names, as FOCUS exports write every field, "BilledCost"); [] if none."""
+    lines = (line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+    try:
+        return [name.strip() for name in next(csv.reader(lines), [])]
+    except csv.Error:
+        return []
+
+
+HEAD_BYTES = 64 * 1024
+
+
 def detect_kind(path: Path) -> str:
-    """metrics-text, metrics-range, incidents or invoices, from the file's name and first bytes."""
-    from procure.io.yamlsafe import regular_file
+    """metrics-text, metrics-range, incidents, invoices or focus, from the file's name and first bytes. A
+    file compressed with gzip is known by its first bytes, and its name is read without `.gz`; only a
+    FOCUS export is read compressed."""
+    import zlib
+
+    from procure.io.focus import looks_like_contract_commitments, looks_like_focus
+    from procure.io.yamlsafe import GZIP_MAGIC, regular_file
 
     regular_file(Path(path), str(path), 500 * 1024 * 1024)
     with open(path, "rb") as handle:
-        head = handle.read(4096).decode("utf-8", "replace").lstrip("\ufeff")
-    suffix = Path(path).suffix.lower()
-    first = next((line.strip() for line in head.splitlines() if line.strip() and not line.startswith("#")), "")
-    if suffix == ".csv":
-        names = [c.strip() for c in first.split(",")]
-        from procure.io.focus import looks_like_focus
-
+        raw = handle.read(HEAD_BYTES)
+        compressed = raw.startswith(GZIP_MAGIC)
+    if compressed:  # the start of the text, from the start of the stream (a stream cut short still has one)
+        try:
+            raw = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS).decompress(raw, HEAD_BYTES)
+        except zlib.error as exc:
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        "",
+                        f"not a readable gzip file ({exc}): expected CSV text, or CSV compressed with gzip",
+                    )
+                ]
+            ) from None
+    head = raw.decode("utf-8", "replace").lstrip("\ufeff")
+    name = Path(path).name.lower()
+    if compressed and name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    suffix = Path(name).suffix
+    if suffix == ".csv" or compressed:
+        names = _csv_header(head)
         if looks_like_focus(names):
             return "focus"
+        if looks_like_contract_commitments(names):
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        1,
+                        "",
+                        "a FOCUS contract commitment file (ContractCommitmentId, ContractCommitmentCost): it lists "
+                        "what was committed, not what was billed; import the cost and usage export (BilledCost, "
+                        "ChargeCategory) instead",
+                    )
+                ]
+            )
+        if compressed:
+            raise InputError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        "",
+                        "compressed with gzip: procure reads a FOCUS export compressed (a header with BilledCost and "
+                        "ChargeCategory), and every other file as text: decompress it (gunzip) and import that",
+                    )
+                ]
+            )
         # an invoice sheet with a column missing or out of order is still an invoice sheet: its own
         # reader then names the columns, instead of the incident reader naming columns it never had
         if names[:4] == list(INVOICE_COLUMNS) or {"month", "amount"} & set(names):
@@ -1193,6 +1276,7 @@ def read_import(
     problems: list[Problem],
     size: float | None = None,
     currency: str | None = None,
+    gpu_filter: Any = None,
 ) -> tuple[Incoming, list[str]]:
     """Every file of one import, checked and summed (`size`: the offer's GPUs; `currency`: the offer's,
     which a FOCUS export must bill in): (what to merge, notes stated on the way)."""
@@ -1209,14 +1293,17 @@ def read_import(
     invoice_at: dict[tuple[str, str], str] = {}  # (month, id) -> the file and line of this import that invoices it
     focus_notes: list[str] = []
     incident_at: dict[Any, Any] = {}
+    partial: dict[str, list[str]] = {}  # month -> the warnings and infos of the Prometheus answers spanning it
     for path in paths:
         display = str(path)
         own_input(path)
         try:
             kind = detect_kind(path)
             if kind in ("metrics-range", "metrics-text"):
-                read = tm.read_query_range if kind == "metrics-range" else tm.read_text_snapshot
-                parts += read(path, display, wanted, problems)
+                if kind == "metrics-range":
+                    parts += tm.read_query_range(path, display, wanted, problems, partial)
+                else:
+                    parts += tm.read_text_snapshot(path, display, wanted, problems)
                 metric_files.append(display)
                 incoming.sources.append(Path(path).name)
             elif kind == "incidents":
@@ -1225,7 +1312,7 @@ def read_import(
                 rows = (
                     read_invoice_rows(path, display, problems, size)
                     if kind == "invoices"
-                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency)
+                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency, gpu_filter)
                 )
                 for key, (inv, line) in rows.items():
                     other = next(
@@ -1261,6 +1348,16 @@ def read_import(
     notes: list[str] = []
     if metric_files and not problems:
         incoming.metrics, notes = _summed(parts, metric_files, wanted, config, problems)
+        for key in sorted(k for k in partial if k in incoming.metrics):
+            # an answer with warnings may be incomplete: the month is partial (not scored, and a clean answer
+            # of it replaces it), whatever share its samples seem to cover
+            incoming.metrics[key].coverage = 0.0
+            said = list(dict.fromkeys(partial[key]))
+            notes.append(
+                f"month {key}: partial, counted as covering 0% of the month: the Prometheus answer came with "
+                + "; ".join(said[:3])
+                + (f" and {len(said) - 3} more" if len(said) > 3 else "")
+            )
     return incoming, notes + focus_notes
 
 
@@ -1272,13 +1369,14 @@ def _focus_rows(
     problems: list[Problem],
     size: float | None,
     currency: str | None,
+    gpu_filter: Any = None,
 ) -> dict[tuple[str, str], tuple[Invoice, int]]:
     """A FOCUS billing export's months as invoices under FOCUS_INVOICE_ID (with the line that closes
     each month), each passing `check_invoice_month`; its credits into `incoming.credits` and its
     statements into `notes`."""
     from procure.io.focus import month_credits, read_focus
 
-    billed, stated = read_focus(path, display, problems, currency)
+    billed, stated = read_focus(path, display, problems, currency, gpu_filter)
     notes += stated
     incoming.credits.update(month_credits(billed))
     out = {}
@@ -1366,12 +1464,13 @@ def import_actuals(
     config: ActualsConfig,
     size: float | None = None,
     currency: str | None = None,
+    gpu_filter: Any = None,
 ) -> tuple[list[Path], list[str]]:
     """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
     the offer's GPUs, against which counts are judged; `currency`: the offer's, which a FOCUS export
     must bill in). Returns (written, notes)."""
     problems: list[Problem] = []
-    incoming, notes = read_import(paths, config, problems, size, currency)
+    incoming, notes = read_import(paths, config, problems, size, currency, gpu_filter)
     if problems:
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")

@@ -8,18 +8,25 @@ which is not a cost and usage file): one row per charge, with
   spread over the usage they cover);
 - `ChargeCategory`: Usage, Purchase, Tax, Credit or Adjustment (`chargecategory.md`);
 - `ChargePeriodStart`/`ChargePeriodEnd`, and `BillingPeriodStart` (the invoice's period): date-times in
-  ISO 8601 UTC, `2026-11-01T00:00:00Z` (`specification/attributes/date_time_format.md`);
-- `ConsumedQuantity` in `ConsumedUnit` (an hour unit gives GPU-hours: `Hour`, `Hours`, `GPU-Hours`);
+  ISO 8601 UTC, `2026-11-01T00:00:00Z` (`specification/attributes/datetime_format.md`: the 'T' and the 'Z'
+  are required, so `2024-09-01 00:00:00` is refused, once per column);
+- `ChargeClass`: null, or `Correction` for a correction of an earlier, already invoiced billing period
+  (`chargeclass.md`): applied to the month it corrects, the month of its `ChargePeriodStart`;
+- `ConsumedQuantity` in `ConsumedUnit` (else `PricingQuantity` in `PricingUnit`: GPU-hours when the unit is
+  GPU-hours, or a plain hour of a machine whose GPUs are known, KNOWN_MACHINES, or --gpu-filter names); any
+  decimal (`consumedquantity.md`): a negative quantity reverses usage and nets within its month;
 - `InvoiceId` (1.2: null while a charge is on no issued or provisional invoice, `invoiceid.md`);
 - `CommitmentDiscountId`/`CommitmentDiscountStatus` (Used, Unused) and `BillingCurrency`.
 
 A null is an empty field or the word `null` (as the specification's own sample files write it).
 
-Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`), the invoice kept in
+Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`; a correction's: the month it
+corrects, which the same file must hold the charges of), the invoice kept in
 actuals/ID/invoices.csv (under one invoice id, FOCUS: the next export of the month replaces it) is: `amount` = the sum
-of `BilledCost` over Usage, Purchase and Adjustment rows
+of `BilledCost` over the GPU capacity's Usage rows, Usage rows without a quantity, Purchase and Adjustment rows
 (tax and credits kept apart: an offer's prices are before tax, and credits are what the vendor paid
-back); `gpu_hours` = the sum of `ConsumedQuantity` of Usage rows in an hour unit; `output_tokens` empty.
+back; other usage is other spend, stated); `gpu_hours` = the GPU-hours of the Usage rows, Unused commitments'
+apart; `output_tokens` empty.
 The credits (minus the sum of `BilledCost` over Credit rows: a credit is billed negative) go to
 actuals/ID/credits.csv. Effective cost, unused commitments, tax, the invoices' ids and charges not yet
 invoiced are stated.
@@ -39,13 +46,89 @@ from procure.errors import InputError, Problem
 CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")  # FOCUS 1.2 chargecategory.md
 REQUIRED = ("BilledCost", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd")
 MAX_FOCUS_BYTES = 500 * 1024 * 1024
-HOUR_UNIT = re.compile(r"(?:^|[\s-])hours?$", re.IGNORECASE)  # Hour, Hours, GPU-Hours, GPU Hour
+# A unit that is itself GPU-hours (GPU-Hours, GPU Hour, GPU-Hrs), and a plain hour of whatever the row bills
+# (Hour, Hours, Hrs, Azure's "1 Hour"): a plain hour is a GPU-hour only for a row naming a GPU machine below,
+# or one named by --gpu-filter. LCU-Hours, vCPU-Hours, GB Hours, ACU-Hours, OCPU Hours are not GPU-hours.
+GPU_HOUR_UNIT = re.compile(r"gpu[\s_-]*(?:hours?|hrs?)", re.IGNORECASE)
+PLAIN_HOUR_UNIT = re.compile(r"(?:1\s+)?(?:hours?|hrs?|h)", re.IGNORECASE)
+
+# GPUs in one billed hour of a machine, by the name its vendor gives it, for the machines whose hour is billed
+# whole (an instance-hour of an 8-GPU machine is 8 GPU-hours). Sources, the vendors' own lists of their machine
+# types (names cross-checked against public code that launches them, e.g. GoogleCloudPlatform/cluster-toolkit's
+# A4X blueprints and oracle-quickstart's OCI HPC scripts, which name these exact shapes):
+# - AWS "Amazon EC2 P6 instances" (aws.amazon.com/ec2/instance-types/p6/): p6-b200.48xlarge, 8 NVIDIA B200;
+# - Google Cloud "Accelerator-optimized machine family" (cloud.google.com/compute/docs/accelerator-optimized-
+#   machines): A4 a4-highgpu-8g, 8 B200; A4X a4x-highgpu-4g, 4 B200 GPUs of 2 GB200 superchips;
+# - Microsoft Learn "ND GB200 v6 sizes series": Standard_ND128isr_NDR_GB200_v6, 4 B200 GPUs of 2 GB200
+#   superchips (its meter names write the size with spaces, "ND128isr NDR GB200 v6");
+# - Oracle "Compute Shapes" (docs.oracle.com/iaas/Content/Compute/References/computeshapes.htm): BM.GPU.B200.8,
+#   8 B200; BM.GPU.GB200.4, 4 B200 GPUs of 2 GB200 superchips;
+# - Lambda's instance types (its Cloud API, GET /instance-types): gpu_{N}x_b200_sxm6, N B200.
+# Oracle prices its GPU shapes per GPU-hour: an export stating the unit as GPU-hours counts as such, and a plain
+# hour of a shape counts as the shape's GPUs. No "ND B200 v6" size is in Microsoft's lists as of this writing.
+KNOWN_MACHINES: tuple[tuple[str, int], ...] = (
+    ("p6-b200.48xlarge", 8),
+    ("a4-highgpu-8g", 8),
+    ("a4x-highgpu-4g", 4),
+    ("ND128isr_NDR_GB200_v6", 4),
+    ("ND128isr_GB200_v6", 4),
+    ("BM.GPU.B200.8", 8),
+    ("BM.GPU.GB200.4", 4),
+)
+LAMBDA_MACHINE = re.compile(r"gpu_(\d{1,2})x_b200", re.IGNORECASE)
+# The columns that name what a row bills (FOCUS 1.2 `skuid.md`, `skupriceid.md`, `skumeter.md`,
+# `skupricedetails.md`, `resourcetype.md`, `chargedescription.md`), and every provider column (`x_`, where AWS
+# writes x_UsageType "BoxUsage:p6-b200.48xlarge"), searched for the machines above.
+NAMING_COLUMNS = ("SkuId", "SkuPriceId", "SkuMeter", "SkuPriceDetails", "ResourceType", "ChargeDescription")
 CREDIT_COLUMNS = ("month", "credits", "invoices")
+
+
+def _squash(text: str) -> str:
+    """Lower case without separators, so that p6-b200.48xlarge, ND128isr NDR GB200 v6 and
+    Standard_ND128isr_NDR_GB200_v6 are found however a column writes them."""
+    return re.sub(r"[^a-z0-9.]", "", text.lower())
+
+
+SQUASHED_MACHINES = tuple((_squash(name), name, gpus) for name, gpus in KNOWN_MACHINES)
+
+
+@dataclass(frozen=True)
+class GpuFilter:
+    """--gpu-filter COLUMN=VALUE (rows whose COLUMN holds VALUE, any case, bill GPU capacity; any of them) and
+    --gpus-per-unit N (the GPUs in one unit of those rows' hours)."""
+
+    rules: tuple[tuple[str, str], ...] = ()
+    per_unit: float = 1.0
+
+    def matches(self, row: dict[str, str]) -> bool:
+        return any(text.lower() in (row.get(column) or "").lower() for column, text in self.rules)
+
+
+def machine_gpus(row: dict[str, str]) -> tuple[str, int] | None:
+    """(the machine's name, its GPUs) when a naming column of the row names a machine of KNOWN_MACHINES."""
+    columns = [c for c in row if c in NAMING_COLUMNS or c.startswith("x_")]
+    for column in columns:
+        raw = row[column] or ""
+        found = LAMBDA_MACHINE.search(raw)
+        if found and int(found[1]) > 0:
+            return found[0].lower(), int(found[1])
+        text = _squash(raw)
+        for squashed, name, gpus in SQUASHED_MACHINES:
+            if squashed in text:
+                return name, gpus
+    return None
 
 
 def looks_like_focus(header: list[str]) -> bool:
     """A CSV header naming FOCUS's cost and category columns."""
     return "BilledCost" in header and "ChargeCategory" in header
+
+
+def looks_like_contract_commitments(header: list[str]) -> bool:
+    """FOCUS 1.3's contract commitment dataset (ContractCommitmentId, ContractCommitmentCost, ...): the terms
+    committed to, a file apart from the cost and usage export (FOCUS_Spec v1.3, the Contract Commitment
+    dataset's columns)."""
+    return "ContractCommitmentId" in header and "BilledCost" not in header
 
 
 @dataclass
@@ -59,10 +142,21 @@ class FocusMonth:
     tax: float = 0.0
     effective: float = 0.0
     unused_commitment: float = 0.0
+    unused_gpu_hours: float = 0.0  # GPU-hours committed and not used (Unused rows' PricingQuantity)
+    purchases: float = 0.0  # Purchase rows (commitments bought), in the amount
     invoices: set[str] = field(default_factory=set)
     uninvoiced: int = 0
-    other_units: set[str] = field(default_factory=set)
+    other_spend: float = 0.0  # BilledCost of usage that is not GPU capacity: not in the amount
+    other_effective: float = 0.0
+    other_units: dict[str, float] = field(default_factory=dict)  # its quantities, by unit
+    plain_hour_line: int = 0  # the first row in plain hours naming no GPU machine
+    machines: dict[str, int] = field(default_factory=dict)  # machines found, and their GPUs
+    from_pricing: int = 0  # rows whose hours are PricingQuantity (ConsumedQuantity null)
     last_line: int = 0  # the line of the month's last charge
+    regular_rows: int = 0  # charges that are not corrections of an earlier billing period
+    # corrections (ChargeClass Correction) of this month billed later: billing month -> [rows, amount, hours]
+    corrections: dict[str, list[float]] = field(default_factory=dict)
+    reversed_hours: float = 0.0  # negative ConsumedQuantity (usage reversed), netted into gpu_hours
 
 
 def _is_month(text: str) -> bool:
@@ -76,19 +170,48 @@ def _null(raw: str | None) -> bool:
     return raw is None or raw.strip() == "" or raw.strip().lower() == "null"
 
 
-def _when(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> datetime | None:
-    """An ISO 8601 UTC date-time (FOCUS's Date/Time Format): 2026-11-01T00:00:00Z."""
+# One problem per column for a date-time not in FOCUS's format, with its first line, an example and how many
+# more rows write it so (an export writes every date the same way: one problem per cell would be thousands).
+BadDates = dict[str, list]  # column -> [first line, first value, count]
+
+
+def _when(raw: str, line: int, column: str, bad: BadDates) -> datetime | None:
+    """An ISO 8601 UTC date-time, 'YYYY-MM-DDTHH:mm:ssZ': FOCUS 1.2 `specification/attributes/datetime_format.md`
+    (tag v1.2) requires the 'T' and the 'Z' (UTC). An offset of +00:00 is the same instant and is taken; a
+    value without a zone ('2024-09-01 00:00:00', as the FOCUS-Sample-Data 1.0 files write it) is not in the
+    format (ISO 8601 reads it as local time) and is refused."""
     text = raw.strip()
     try:
         value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
         value = None
     if value is None or value.utcoffset() is None or value.utcoffset().total_seconds() != 0:
-        problems.append(
-            Problem(display, line, column, f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {text[:40]!r})")
-        )
+        found = bad.setdefault(column, [line, text[:40], 0])
+        found[2] += 1
         return None
     return value.astimezone(UTC)
+
+
+def _date_problems(display: str, bad: BadDates) -> list[Problem]:
+    problems = []
+    for column, (line, example, count) in bad.items():
+        zoneless = re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?", example) is not None
+        why = (
+            " (no time zone: FOCUS's Date/Time Format requires the 'T' and the 'Z' of UTC, 'YYYY-MM-DDTHH:mm:ssZ'; "
+            "the export's settings or a rewrite of the column)"
+            if zoneless
+            else ""
+        )
+        more = f"; {count - 1:,} more row(s) after it write the column so" if count > 1 else ""
+        problems.append(
+            Problem(
+                display,
+                line,
+                column,
+                f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {example!r}){why}{more}",
+            )
+        )
+    return problems
 
 
 def _cost(
@@ -106,9 +229,9 @@ def _cost(
 
 def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """The header and the rows with the line each ends on (a quoted field may hold line breaks)."""
-    from procure.io.yamlsafe import read_text
+    from procure.io.yamlsafe import read_text_gz
 
-    reader = csv.reader(io.StringIO(read_text(path, display, MAX_FOCUS_BYTES), newline=""))
+    reader = csv.reader(io.StringIO(read_text_gz(path, display, MAX_FOCUS_BYTES), newline=""))
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
@@ -149,19 +272,32 @@ def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str],
 
 
 def _add_row(
-    months: dict[str, FocusMonth], row: dict[str, str], display: str, line: int, problems: list[Problem]
+    months: dict[str, FocusMonth],
+    row: dict[str, str],
+    display: str,
+    line: int,
+    problems: list[Problem],
+    bad: BadDates,
+    gpu_filter: GpuFilter | None = None,
 ) -> str | None:
     """One charge into its billing month; returns its currency (None if not stated)."""
-    count = len(problems)
+    count, dates = len(problems), sum(c for _, _, c in bad.values())
     category = row["ChargeCategory"].strip()
     if category not in CATEGORIES:
         problems.append(
             Problem(display, line, "ChargeCategory", f"must be one of {', '.join(CATEGORIES)} (got {category[:40]!r})")
         )
+    correction = False
+    if not _null(row.get("ChargeClass")):
+        if row["ChargeClass"].strip() != "Correction":  # FOCUS 1.2 chargeclass.md: null or "Correction"
+            problems.append(
+                Problem(display, line, "ChargeClass", f"must be Correction or null (got {row['ChargeClass'][:40]!r})")
+            )
+        correction = True
     billed = _cost(row, "BilledCost", display, line, problems, required=True)
     effective = _cost(row, "EffectiveCost", display, line, problems, required=False) if "EffectiveCost" in row else None
-    start = _when(row["ChargePeriodStart"], display, line, "ChargePeriodStart", problems)
-    end = _when(row["ChargePeriodEnd"], display, line, "ChargePeriodEnd", problems)
+    start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad)
+    end = _when(row["ChargePeriodEnd"], line, "ChargePeriodEnd", bad)
     if start and end and end <= start:
         problems.append(
             Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})")
@@ -169,40 +305,80 @@ def _add_row(
     billing = (
         None
         if _null(row.get("BillingPeriodStart"))
-        else _when(row["BillingPeriodStart"], display, line, "BillingPeriodStart", problems)
+        else _when(row["BillingPeriodStart"], line, "BillingPeriodStart", bad)
     )
-    quantity = None
-    unit = "" if _null(row.get("ConsumedUnit")) else row["ConsumedUnit"].strip()
-    if category == "Usage" and not _null(row.get("ConsumedQuantity")):
-        quantity = _cost(row, "ConsumedQuantity", display, line, problems, required=False)
-        if quantity is not None and quantity < 0:
-            problems.append(Problem(display, line, "ConsumedQuantity", f"must be at least 0 (got {quantity:g})"))
-        if quantity is not None and not unit:
-            problems.append(
-                Problem(
-                    display, line, "ConsumedUnit", "required where ConsumedQuantity is stated: the unit of the quantity"
-                )
-            )
-    if len(problems) > count or start is None or billed is None:
+    quantity, unit, pricing = None, "", False
+    if category == "Usage":
+        # any decimal (consumedquantity.md, "Number range: Any valid decimal value"): a negative quantity
+        # reverses usage, and nets within its month. ConsumedQuantity is null on an Unused commitment's row
+        # and may be on a correction: the PricingQuantity in PricingUnit then says what was billed
+        for column, unit_column in (("ConsumedQuantity", "ConsumedUnit"), ("PricingQuantity", "PricingUnit")):
+            if column in row and not _null(row.get(column)):
+                quantity = _cost(row, column, display, line, problems, required=False)
+                unit = "" if _null(row.get(unit_column)) else row[unit_column].strip()
+                pricing = column == "PricingQuantity"
+                if quantity is not None and not unit:
+                    problems.append(
+                        Problem(
+                            display, line, unit_column, f"required where {column} is stated: the unit of the quantity"
+                        )
+                    )
+                break
+    if len(problems) > count or sum(c for _, _, c in bad.values()) > dates or start is None or billed is None:
         return None
-    when = billing or start
+    billed_in = billing or start
+    # a correction of an earlier billing period is applied to the period it corrects (chargeclass.md: "a
+    # correction to a previously invoiced billing period"), known by its ChargePeriodStart
+    when = start if correction else billed_in
     m = months.setdefault(f"{when.year:04d}-{when.month:02d}", FocusMonth())
     m.last_line = line
+    if correction:
+        fixed = m.corrections.setdefault(f"{billed_in.year:04d}-{billed_in.month:02d}", [0, 0.0, 0.0])
+        fixed[0] += 1
+    else:
+        m.regular_rows += 1
+    unused = not _null(row.get("CommitmentDiscountStatus")) and row["CommitmentDiscountStatus"].strip() == "Unused"
+    gpus = None  # GPUs per unit of the row's quantity, when it bills GPU capacity
+    other = False
+    if quantity is not None:
+        if GPU_HOUR_UNIT.fullmatch(unit):
+            gpus = 1.0
+        elif PLAIN_HOUR_UNIT.fullmatch(unit):
+            if gpu_filter is not None and gpu_filter.matches(row):
+                gpus = gpu_filter.per_unit
+            elif (machine := machine_gpus(row)) is not None:  # looked for only in a plain hour's row
+                gpus = float(machine[1])
+                m.machines[machine[0]] = machine[1]
+            elif not m.plain_hour_line:
+                m.plain_hour_line = line
     if category == "Credit":
         m.credits -= billed
     elif category == "Tax":
         m.tax += billed
+    elif other := quantity is not None and gpus is None:  # usage of something else than GPU capacity
+        m.other_spend += billed
+        m.other_effective += effective or 0.0
+        m.other_units[unit[:40]] = m.other_units.get(unit[:40], 0.0) + quantity
     else:
         m.amount += billed
         m.effective += effective or 0.0  # the amortised cost of the same charges as the amount
-    if not _null(row.get("CommitmentDiscountStatus")) and row["CommitmentDiscountStatus"].strip() == "Unused":
+        m.purchases += billed if category == "Purchase" else 0.0
+        if correction:
+            m.corrections[f"{billed_in.year:04d}-{billed_in.month:02d}"][1] += billed
+    if unused and not other:  # a commitment to GPU capacity, or to what no quantity says
         m.unused_commitment += effective or 0.0
-    if quantity is not None:
-        if HOUR_UNIT.search(unit):
-            m.gpu_hours += quantity
-            m.hour_rows += 1
+    if quantity is not None and gpus is not None:
+        hours = quantity * gpus
+        m.from_pricing += 1 if pricing else 0
+        if unused:
+            m.unused_gpu_hours += hours
         else:
-            m.other_units.add(unit[:40])
+            m.gpu_hours += hours
+            m.hour_rows += 1
+            if hours < 0 and not correction:  # a correction's hours are stated with the correction
+                m.reversed_hours -= hours
+            if correction:
+                m.corrections[f"{billed_in.year:04d}-{billed_in.month:02d}"][2] += hours
     if _null(row.get("InvoiceId")):
         m.uninvoiced += 1 if "InvoiceId" in row else 0
     else:
@@ -211,17 +387,37 @@ def _add_row(
 
 
 def read_focus(
-    path: Path, display: str, problems: list[Problem], currency: str | None = None
+    path: Path,
+    display: str,
+    problems: list[Problem],
+    currency: str | None = None,
+    gpu_filter: GpuFilter | None = None,
 ) -> tuple[dict[str, FocusMonth], list[str]]:
     """The billing months of a FOCUS cost and usage file, and the notes to state; `currency`: the
-    offer's, which every stated BillingCurrency must be (an invoice is in the offer's currency)."""
+    offer's, which every stated BillingCurrency must be (an invoice is in the offer's currency);
+    `gpu_filter`: the rows --gpu-filter names as GPU capacity."""
     header, rows = _rows(path, display, problems)
+    for column, _ in gpu_filter.rules if gpu_filter else ():
+        if column not in header:
+            problems.append(
+                Problem(
+                    display,
+                    1,
+                    "",
+                    f"--gpu-filter names the column {column[:60]!r}, which the file does not have (its columns: "
+                    f"{', '.join(h[:40] for h in header[:12])}{' ...' if len(header) > 12 else ''})",
+                )
+            )
+    if problems:
+        return {}, []
     months: dict[str, FocusMonth] = {}
     currencies: dict[str, int] = {}
+    bad: BadDates = {}
     for line, row in rows:
-        billed_in = _add_row(months, row, display, line, problems)
+        billed_in = _add_row(months, row, display, line, problems, bad, gpu_filter)
         if billed_in is not None:
             currencies.setdefault(billed_in, line)
+    problems.extend(_date_problems(display, bad))
     if len(currencies) > 1:
         (first, _), (other, line) = sorted(currencies.items(), key=lambda kv: kv[1])[:2]
         problems.append(
@@ -246,16 +442,46 @@ def read_focus(
     if not rows and not problems:
         problems.append(Problem(display, None, "", "holds no charges"))
     for key, m in sorted(months.items()):
+        if m.regular_rows == 0:
+            problems.append(
+                Problem(
+                    display,
+                    m.last_line,
+                    "ChargeClass",
+                    f"{key}: the file corrects this month (ChargeClass Correction, billed in "
+                    f"{', '.join(sorted(m.corrections))}) but holds none of its charges: import the export of {key} "
+                    "with it (the month's invoice is its charges and their corrections together)",
+                )
+            )
+            continue
+        if m.gpu_hours < 0:
+            problems.append(
+                Problem(
+                    display,
+                    m.last_line,
+                    "ConsumedQuantity",
+                    f"{key}: the month's hours net to {m.gpu_hours:,.6g}: more usage reversed than used",
+                )
+            )
         if m.hour_rows == 0:
             problems.append(
                 Problem(
                     display,
-                    None,
-                    "ConsumedQuantity",
-                    f"{key}: no Usage charge in hours (ConsumedUnit Hour): the GPU-hours billed are unknown",
+                    m.plain_hour_line or m.last_line,
+                    "ConsumedUnit",
+                    f"{key}: no GPU-hours: no Usage row is in GPU-hours or names a GPU machine procure knows "
+                    f"({', '.join(n for n, _ in KNOWN_MACHINES)}, Lambda's gpu_Nx_b200)"
+                    + ("; this row is in plain hours of something unnamed" if m.plain_hour_line else "")
+                    + ": name the GPU rows with --gpu-filter COLUMN=VALUE, their GPUs per unit with --gpus-per-unit N",
                 )
             )
+    extra = [h for h in header if h.startswith("x_")]
     notes = [_note(display, key, m, next(iter(currencies), None)) for key, m in sorted(months.items())]
+    if extra:
+        notes.append(
+            f"{Path(display).name}: provider columns {', '.join(x[:40] for x in extra[:8])}"
+            f"{' ...' if len(extra) > 8 else ''} read only to find GPU machines' names"
+        )
     return months, notes
 
 
@@ -264,14 +490,36 @@ def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
         f"billed {m.amount:,.2f}{' ' + currency if currency else ''} for {m.gpu_hours:,.6g} GPU-hours",
         f"effective cost {m.effective:,.2f}",
     ]
+    if m.machines:
+        parts.append(
+            "GPU-hours from the hours of " + ", ".join(f"{n} ({g} GPUs)" for n, g in sorted(m.machines.items()))
+        )
+    if m.from_pricing:
+        parts.append(f"{m.from_pricing} row(s) without ConsumedQuantity counted by PricingQuantity")
+    if m.purchases:
+        parts.append(f"commitment purchases {m.purchases:,.2f} (in the amount)")
     if m.credits:
         parts.append(f"credits {m.credits:,.2f} (kept apart, credits.csv)")
     if m.tax:
         parts.append(f"tax {m.tax:,.2f} (not counted: prices are before tax)")
-    if m.unused_commitment:
-        parts.append(f"unused commitment {m.unused_commitment:,.2f}")
+    if m.unused_commitment or m.unused_gpu_hours:
+        parts.append(
+            f"unused commitment {m.unused_commitment:,.2f}"
+            + (f" ({m.unused_gpu_hours:,.6g} GPU-hours committed, not used)" if m.unused_gpu_hours else "")
+        )
+    if m.reversed_hours:
+        parts.append(f"{m.reversed_hours:,.6g} GPU-hours reversed (negative ConsumedQuantity), netted")
+    for billed_in, (rows, amount, hours) in sorted(m.corrections.items()):
+        parts.append(
+            f"{rows:g} correction(s) billed in {billed_in} applied to {key} (ChargeClass Correction): "
+            f"{amount:+,.2f}, {hours:+,.6g} GPU-hours"
+        )
     if m.other_units:
-        parts.append(f"usage in {', '.join(sorted(m.other_units))} not counted as GPU-hours")
+        units = ", ".join(f"{q:,.6g} {u}" for u, q in sorted(m.other_units.items())[:6])
+        parts.append(
+            f"other spend {m.other_spend:,.2f} (effective {m.other_effective:,.2f}; not GPU capacity, not in the "
+            f"amount: {units}{' ...' if len(m.other_units) > 6 else ''})"
+        )
     if m.invoices:
         parts.append(f"invoice {', '.join(sorted(m.invoices)[:5])}{' ...' if len(m.invoices) > 5 else ''}")
     if m.uninvoiced:

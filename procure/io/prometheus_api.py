@@ -208,6 +208,13 @@ def fetch_all(
     return queries
 
 
+def relabel_text(text: str, queries: list[Query]) -> str:
+    """A note naming an answer's temporary file, naming the query instead."""
+    for q in queries:
+        text = text.replace(str(q.path), q.url).replace(q.path.name, q.url)
+    return text
+
+
 def relabel(problems: list[Problem], queries: list[Query]) -> list[Problem]:
     """The file reader's problems, located at the query whose answer they are in instead of its
     temporary file (named by its full path, or by its name in a list of sources)."""

@@ -57,8 +57,27 @@ from typing import Any
 
 from procure.errors import InputError, Problem
 
-# Labels every exporter or scraper adds; beyond these, a label must be named in actuals.metrics.labels.
-KNOWN_LABELS = ("model_name", "instance", "job", "engine", "pod", "namespace", "service", "container", "endpoint", "le")
+# Labels every exporter or scraper adds; beyond these, a label must be named in actuals.metrics.labels. A
+# Prometheus that scrapes a target whose series carry a label of the target's own (pod, namespace, container,
+# job, instance) keeps the series' value as exported_<label> (honor_labels false, Prometheus'
+# scrape_config documentation), as kube-prometheus-stack's ServiceMonitors do for dcgm-exporter and vLLM.
+KNOWN_LABELS = (
+    "model_name",
+    "instance",
+    "job",
+    "engine",
+    "pod",
+    "namespace",
+    "service",
+    "container",
+    "endpoint",
+    "le",
+    "exported_pod",
+    "exported_namespace",
+    "exported_container",
+    "exported_job",
+    "exported_instance",
+)
 MAX_SNAPSHOT_SKEW_S = 300.0  # a sample stamped more than 5 minutes from its snapshot's time is clock skew
 MAX_METRICS_BYTES = 500 * 1024 * 1024
 SNAPSHOT_TIME = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2}):?(\d{2})Z")
@@ -94,9 +113,14 @@ def _key(name: str, labels: dict[str, str]) -> tuple[str, tuple[tuple[str, str],
     return name, tuple(sorted(labels.items()))
 
 
-def read_query_range(path: Path, display: str, wanted: set[str], problems: list[Problem]) -> list[Series]:
+def read_query_range(
+    path: Path, display: str, wanted: set[str], problems: list[Problem], partial: dict[str, list[str]] | None = None
+) -> list[Series]:
     """The series of a query_range response whose base metric is one of `wanted` (a histogram's
-    `_bucket` series count for the histogram's name). The file is read a block at a time
+    `_bucket` series count for the histogram's name). A success that carries `warnings` or `infos` (the
+    API's answer may be incomplete, or its query questionable: prometheus.io/docs/prometheus/latest/querying/api,
+    "Format overview"; Thanos and Mimir say so of a partial response) fills `partial`: each month its series
+    span -> the texts, "file: warning: ...". The file is read a block at a time
     (`_Window`) and the result list walked one series at a time (`_walk_result`): a series of
     another metric is stepped over without building its samples, and what was walked is dropped, so
     the memory is a block, the response's envelope and the largest single series, whatever the file
@@ -145,6 +169,17 @@ def read_query_range(path: Path, display: str, wanted: set[str], problems: list[
             ((i, item) for i, item in enumerate(result) if _wanted_item(item, wanted)), display, found, {}
         )
     problems.extend(found)
+    if partial is not None:
+        said = [
+            f"{display}: {kind[:-1]}: {str(text)[:300]}"
+            for kind in ("warnings", "infos")
+            for text in (data.get(kind) if isinstance(data.get(kind), list) else [data.get(kind)])
+            if text not in (None, "")
+        ]
+        spanned = [float(t) for x in out if len(x.times) for t in (x.times[0], x.times[-1])]
+        if said and spanned:
+            for start in month_starts(min(spanned), max(spanned))[:-1]:
+                partial.setdefault(month_of(start), []).extend(said)
     return out
 
 

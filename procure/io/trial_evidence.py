@@ -73,7 +73,7 @@ def import_offer_trials(
     """`perf import FILE --offer ID`: the trial files read (procure/io/trials.py), each dated on or
     after the offer's signing and not after as_of, stored in actuals/ID/trials.csv. Every problem of
     every file is reported at once, nothing written. Returns (written, notes, warnings, runs)."""
-    from procure.io.trials import read_trial, trial_warnings
+    from procure.io.trials import read_trial, resolve_model, trial_warnings
 
     if gpus < 1:
         raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
@@ -128,7 +128,8 @@ def import_offer_trials(
         trials.append(trial)
     if problems:
         raise InputError(problems)
+    model = resolve_model(trials, labels.get("model"))  # --model, else the result files' own
     warnings, _ = trial_warnings(trials, isl, osl)
-    runs = runs_from_trials(trials, gpus, labels.get("gpu") or offer.gpu, labels.get("model"), labels.get("precision"))
+    runs = runs_from_trials(trials, gpus, labels.get("gpu") or offer.gpu, model, labels.get("precision"))
     written, notes = store_trials(root, offer.id, runs)
     return written, notes, warnings, runs

@@ -80,6 +80,7 @@ class Trial:
     day: date | None
     points: list[TrialPoint] = field(default_factory=list)
     tool_version: str | None = None
+    models: dict[str, str] = field(default_factory=dict)  # the model names the file states -> the field stating it
 
 
 LATEST_UNIX_S = 253402300800.0  # 10000-01-01T00:00:00Z
@@ -208,6 +209,7 @@ def read_trial(path: Path, day: date | None = None) -> Trial:
         )
     if problems:
         raise InputError(problems)
+    trial.models = file_models(kind, data)
     if not trial.points:
         raise InputError([Problem(display, None, "", f"{kind} file holds no runs")])
     if day is not None:
@@ -217,6 +219,92 @@ def read_trial(path: Path, day: date | None = None) -> Trial:
             [Problem(display, None, "", f"{kind} results state no date: give the trial's date with --date")]
         )
     return trial
+
+
+def file_models(kind: str, data: Any) -> dict[str, str]:
+    """The model names a result file states, each with the field that states it:
+
+    - guidellm: the report's `args.model` (0.4 and later, src/guidellm/benchmark/schemas/report.py
+      `GenerativeBenchmarksReport.args`, a `BenchmarkGenerativeTextArgs`), else each benchmark's
+      `worker.backend_model` (v0.2, the project's benchmarks_stripped.json);
+    - `vllm bench serve`: each run's `model_id` (vllm/benchmarks/serve.py, result_json["model_id"]);
+    - genai-perf: `input_config.model_names` (genai-perf's --model, a list), or `input_config.model`;
+    - AIPerf: `input_config.endpoint.model_names` (aiperf/common/config/endpoint_config.py, its examples'
+      profile_export_aiperf.json)."""
+
+    def names(value: Any, where: str) -> dict[str, str]:
+        items = value if isinstance(value, list) else [value]
+        return {str(v).strip(): where for v in items if isinstance(v, str) and v.strip()}
+
+    def at(obj: Any, *path: str) -> Any:
+        for key in path:
+            obj = obj.get(key) if isinstance(obj, dict) else None
+        return obj
+
+    found: dict[str, str] = {}
+    if kind == "guidellm":
+        found = names(at(data, "args", "model"), "args.model")
+        if not found:
+            for i, bench in enumerate(data.get("benchmarks") or []):
+                found.update(names(at(bench, "worker", "backend_model"), f"benchmarks[{i}].worker.backend_model"))
+    elif kind == "vllm-bench-serve":
+        for i, run in enumerate(data if isinstance(data, list) else [data]):
+            found.update(
+                names(at(run, "model_id"), "model_id" if not isinstance(data, list) else f"line {i + 1}: model_id")
+            )
+    elif kind == "genai-perf":
+        found = names(at(data, "input_config", "model_names"), "input_config.model_names") or names(
+            at(data, "input_config", "model"), "input_config.model"
+        )
+    elif kind == "aiperf":
+        found = names(at(data, "input_config", "endpoint", "model_names"), "input_config.endpoint.model_names")
+    return found
+
+
+def same_model(a: str, b: str) -> bool:
+    """One model however it is written: the name after an organisation ("deepseek-ai/DeepSeek-R1" and
+    "DeepSeek-R1"), any case."""
+    return a.rsplit("/", 1)[-1].strip().casefold() == b.rsplit("/", 1)[-1].strip().casefold()
+
+
+def resolve_model(trials: list[Trial], given: str | None) -> str | None:
+    """The model of a trial: --model when given, else the one model the result files state. A file naming
+    another model than --model, or files naming different models without --model, is an error."""
+    problems: list[Problem] = []
+    stated: list[tuple[str, str, str]] = [(t.source, name, where) for t in trials for name, where in t.models.items()]
+    if given is not None:
+        for source, name, where in stated:
+            if not same_model(name, given):
+                problems.append(
+                    Problem(
+                        source,
+                        None,
+                        where,
+                        f"the run served {name[:80]!r}, but --model says {given[:80]!r}: import the trial of the model "
+                        "meant, or correct --model",
+                    )
+                )
+        if problems:
+            raise InputError(problems)
+        return given
+    distinct: list[tuple[str, str, str]] = []
+    for item in stated:
+        if not any(same_model(item[1], d[1]) for d in distinct):
+            distinct.append(item)
+    if len(distinct) > 1:
+        (_, first, _), (source, other, where) = distinct[0], distinct[1]
+        raise InputError(
+            [
+                Problem(
+                    source,
+                    None,
+                    where,
+                    f"{other[:80]!r}, but {first[:80]!r} in the same trial: one trial measures one model (give --model "
+                    "to name it, and import each model's files apart)",
+                )
+            ]
+        )
+    return distinct[0][1] if distinct else None
 
 
 def _load(path: Path, display: str) -> Any:
@@ -469,6 +557,8 @@ def import_trials(
         problems.append(Problem(str(target), None, "", "already exists: use --force to replace it"))
     if problems:
         raise InputError(problems)
+    marks = dict(marks or {})
+    marks["model"] = resolve_model(trials, marks.get("model"))
     warnings, mismatches = trial_warnings(trials, isl, osl)
     from procure.io.workspace import check_curves_to_write
 

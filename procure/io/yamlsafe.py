@@ -106,6 +106,47 @@ def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
         raise InputError([Problem(display, line, "", "not valid UTF-8 text")]) from None
 
 
+GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952 section 2.3.1: ID1 ID2
+
+
+def read_text_gz(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
+    """read_text, where a file compressed with gzip (known by its first two bytes, whatever its name: AWS
+    Data Exports write FOCUS as .csv.gz) is decompressed first, never past `limit` bytes of text."""
+    import gzip
+    import io
+    import zlib
+
+    raw = read_bytes(path, display, limit)
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as handle:
+                raw = handle.read(limit + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(
+                [
+                    Problem(
+                        display,
+                        None,
+                        "",
+                        f"not a readable gzip file ({exc}): expected CSV text, or CSV compressed with gzip",
+                    )
+                ]
+            ) from None
+        if len(raw) > limit:
+            raise InputError(
+                [Problem(display, None, "", f"file is too large once decompressed (limit {limit:,} bytes)")]
+            )
+    if b"\x00" in raw:
+        raise InputError(
+            [Problem(display, None, "", "binary file: expected UTF-8 text (or text compressed with gzip)")]
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError([Problem(display, line, "", "not valid UTF-8 text")]) from None
+
+
 def read_json(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Any:
     """Parse a UTF-8 JSON input with a size limit; malformed JSON is a located problem."""
     try:

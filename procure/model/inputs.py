@@ -681,8 +681,12 @@ class MetricNames(Strict):
     output_tokens: Text = Field("vllm:generation_tokens_total", description="counter of output (generated) tokens")
     requests: Text = Field("vllm:request_success_total", description="counter of finished requests, by outcome label")
     outcome_label: Text = Field("finished_reason", description="the label of `requests` that says how a request ended")
+    # vLLM's finish reasons (vllm-project/vllm vllm/v1/engine/__init__.py FINISH_REASON_STRINGS, "stop", "length",
+    # "abort", "error", "repetition" since v0.17.0): its Prometheus logger creates the request_success series of
+    # every one up front, at 0. Served: stop, length, and repetition (a request's own opt-in
+    # SamplingParams.repetition_detection ended it, as a stop string would); failed: abort, error.
     ok_outcomes: list[Text] = Field(
-        default_factory=lambda: ["stop", "length"], description="outcomes that served the request"
+        default_factory=lambda: ["stop", "length", "repetition"], description="outcomes that served the request"
     )
     failed_outcomes: list[Text] = Field(
         default_factory=lambda: ["abort", "error"], description="outcomes that failed it"

@@ -196,9 +196,12 @@ class Server:
     timeout: float = 30.0
 
 
-def import_evidence(workspace: Path, offer: str, sources: list[Path], server: Server | None = None) -> Imported:
+def import_evidence(
+    workspace: Path, offer: str, sources: list[Path], server: Server | None = None, gpu_filter: Any = None
+) -> Imported:
     """The files, and with a server the answers of its range queries saved to a temporary folder, checked and kept
-    in actuals/OFFER/ of the workspace together: all or nothing."""
+    in actuals/OFFER/ of the workspace together: all or nothing. `gpu_filter`: a FOCUS export's rows that bill
+    GPU capacity besides those procure knows (procure/io/focus.py GpuFilter)."""
     from procure.io.actuals import import_actuals, offer_size
     from procure.io.workspace import load_workspace
 
@@ -207,13 +210,20 @@ def import_evidence(workspace: Path, offer: str, sources: list[Path], server: Se
     size = offer_size(signed)  # counts are judged against the offer's own GPUs
     currency = signed.pricing.currency or ws.config.currency  # a FOCUS export's BillingCurrency must be it
     if server is None:
-        written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency)
+        written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency, gpu_filter)
         return Imported(written, [f"note: {n}" for n in notes])
     import tempfile
 
     from procure.errors import InputError
     from procure.io import prometheus_api
 
+    gap_s = ws.config.actuals.gap_minutes * 60
+    if server.step > gap_s:
+        raise _problem(
+            "--step",
+            f"{server.step} s is longer than actuals.gap_minutes ({ws.config.actuals.gap_minutes:g} min): every "
+            "step between two answers would be a gap, and no month measured; give the scrape interval",
+        )
     names = ws.config.actuals.metrics
     wanted = [
         names.output_tokens,
@@ -230,8 +240,8 @@ def import_evidence(workspace: Path, offer: str, sources: list[Path], server: Se
         )
         try:
             written, notes = import_actuals(
-                ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency
+                ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency, gpu_filter
             )
         except InputError as exc:
             raise InputError(prometheus_api.relabel(exc.problems, queries)) from None
-    return Imported(written, [f"note: {n}" for n in notes])
+    return Imported(written, [f"note: {prometheus_api.relabel_text(n, queries)}" for n in notes])

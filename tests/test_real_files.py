@@ -1,0 +1,130 @@
+"""Real files nobody on this project wrote (tests/data/real/SOURCES.md), imported as a buyer would, their
+figures checked against sums worked out by hand from the files' own rows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from procure.cli import app
+
+REAL = Path(__file__).parent / "data" / "real"
+TRIALS = Path(__file__).parent / "data" / "trials"
+runner = CliRunner()
+
+
+def run(*args: object):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def invoices(ws: Path) -> list[str]:
+    return (ws / "actuals" / "alpha" / "invoices.csv").read_text().splitlines()
+
+
+def test_the_focus_sample_datas_zoneless_dates_are_refused_once_per_column(workspace_copy):
+    ws = workspace_copy("basic")
+    sample = REAL / "focus_1.0_sample_first40.csv"
+    result = run("actuals", "import", sample, "--offer", "alpha", "-w", ws)
+    # the quoted header reaches the FOCUS reader; its three date columns, written '2024-09-01 00:00:00'
+    # (no T, no Z), are one problem each at the first row, with the other 39 rows counted
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "3 problems found; nothing was written." in result.output
+    for column, first in (
+        ("BillingPeriodStart", "2024-09-01 00:00:00"),
+        ("ChargePeriodStart", "2024-09-18 22:00:00"),
+        ("ChargePeriodEnd", "2024-09-18 23:00:00"),
+    ):
+        assert (
+            f"{sample}:2: {column}: must be a UTC date-time like 2026-11-01T00:00:00Z (got '{first}')" in result.output
+        )
+    assert "39 more row(s) after it write the column so" in result.output
+    assert not (ws / "actuals").exists()
+
+
+def test_the_focus_sample_data_in_the_specifications_date_form(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    # the same rows with their dates written as the specification's Date/Time Format requires
+    text = (REAL / "focus_1.0_sample_first40.csv").read_text()
+    fixed = tmp_path / "focus_sample.csv"
+    fixed.write_text(re.sub(r'"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})"', r'"\1T\2Z"', text))
+    # no row names a GPU machine or GPU-hours: the month has no GPU-hours
+    refused = run("actuals", "import", fixed, "--offer", "alpha", "-w", ws)
+    assert refused.exit_code == 2
+    # line 22: the first row in plain Hours ('$0.34 per On Demand Linux c5.2xlarge Instance Hour')
+    assert "focus_sample.csv:22: ConsumedUnit: 2024-09: no GPU-hours" in refused.output
+    # the two EC2 instance-hour rows named as if GPU machines of 1 GPU: line 22 (c5.2xlarge, 1 Hours, billed
+    # 0.34) and line 25 (t2.medium, 1 Hours under a commitment, billed 0.00): 2 GPU-hours for 0.34
+    result = run(
+        "actuals", "import", fixed, "--gpu-filter", "ChargeDescription=On Demand Linux", "--offer", "alpha", "-w", ws
+    )
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2024-09,2,,0.34,FOCUS"]
+    # the other 38 rows' BilledCost, summed by hand: 0.37108940480 in all - 0.34 = 0.03108940480; their
+    # quantities by unit: Requests 2 + 3 + 5 + 4 = 14; API Requests 1; GB 6.3905065032 (19 rows);
+    # GB-Months 0.3525890962 (7 rows); IOPS-Months 0; LCU-Hours 0.0020074900 + 0.0000689582 = 0.0020764482
+    assert (
+        "other spend 0.03 (effective 0.00; not GPU capacity, not in the amount: 1 API Requests, 6.39051 GB, "
+        "0.352589 GB-Months, 0 IOPS-Months, 0.00207645 LCU-Hours, 14 Requests)"
+    ) in result.output
+
+
+@pytest.mark.parametrize(
+    "name, row, said",
+    [
+        # a commitment bought (Purchase, BilledCost 1.50) and fully used by VM_LARGE for one hour (Usage,
+        # BilledCost 0.00, EffectiveCost 1.50, 1 Hour): 1.50 for 1 hour
+        ("one_hundred_percent", "2023-01,1,,1.5,FOCUS", "billed 1.50 for 1 GPU-hours; effective cost 1.50"),
+        # the same commitment unused (its Usage row Unused, EffectiveCost 1.50, 1 Hour) and VM_MEDIUM on demand
+        # (BilledCost 2.00, 1 Hour): billed 1.50 + 0.00 + 2.00 = 3.50 for the 1 hour used; 1 committed unused
+        (
+            "zero_percent",
+            "2023-01,1,,3.5,FOCUS",
+            "billed 3.50 for 1 GPU-hours; effective cost 3.50; commitment purchases 1.50 (in the amount); "
+            "unused commitment 1.50 (1 GPU-hours committed, not used)",
+        ),
+    ],
+)
+def test_the_specifications_commitment_samples(workspace_copy, name, row, said):
+    ws = workspace_copy("basic")
+    sample = REAL / f"focus_1.2_{name}_utilization_without_commitment_discount_flexibility.csv"
+    result = run("actuals", "import", sample, "--gpu-filter", "SkuId=VM_", "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == [row]
+    assert said in result.output
+
+
+def test_the_projects_own_trial_result_files_make_a_curve_with_their_model(workspace_copy):
+    ws = workspace_copy("basic")
+    result = run(
+        "perf", "import", TRIALS / "aiperf_profile_export_run1.json", "--gpus", 1, "--name", "trial-aiperf",
+        "--isl", 550, "--osl", 5300, "--out", ws / "performance", "-w", ws,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = (ws / "performance" / "trial-aiperf.csv").read_text().splitlines()
+    assert "# model: openai/gpt-oss-20b" in text  # input_config.endpoint.model_names
+    assert "# trial date: 2025-10-03" in text  # start_time 2025-10-03T13:13:39
+    result = run(
+        "perf", "import", TRIALS / "guidellm_benchmarks_stripped.json", "--gpus", 1, "--name", "trial-guidellm",
+        "--isl", 256, "--osl", 128, "--out", ws / "performance", "-w", ws,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = (ws / "performance" / "trial-guidellm.csv").read_text().splitlines()
+    assert "# model: example_model" in text  # benchmarks[0].worker.backend_model
+    # 1000 / TPOT median 4.885653 ms = 204.681 tok/s per user; 198.133 output tok/s / 1 GPU; TTFT 16.38 ms
+    assert text[-1] == "204.681,198.133,0.0163805"
+
+
+def test_the_focus_sample_compressed_as_aws_data_exports_write_it_reaches_the_same_reader(workspace_copy, tmp_path):
+    import gzip
+
+    ws = workspace_copy("basic")
+    packed = tmp_path / "focus_sample.csv.gz"
+    packed.write_bytes(gzip.compress((REAL / "focus_1.0_sample_first40.csv").read_bytes()))
+    result = run("actuals", "import", packed, "--offer", "alpha", "-w", ws)
+    # read through gzip: the same three date problems as the plain file, not "binary file"
+    assert result.exit_code == 2 and "binary file" not in result.output
+    assert "3 problems found; nothing was written." in result.output
+    assert f"{packed}:2: BillingPeriodStart: must be a UTC date-time" in result.output
