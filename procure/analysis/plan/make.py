@@ -12,7 +12,7 @@ import numpy as np
 from procure.analysis.cashflow import UNSERVED_DEFAULT_MULTIPLE
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
-from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window
+from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window, not_yet_signed
 from procure.analysis.plan.decisions import decisions, index_monthly_volatility, remedies, served_statement
 from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months
@@ -140,6 +140,7 @@ def make_plan(
         sigma,
     )
     decision_notes(lines, held, window, ev.currency, notes)
+    notes.extend(not_yet_signed(inputs.offers, ev.as_of))
     line_notes(lines, best_single, scen, notes)
     figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
