@@ -55,6 +55,7 @@ METRIC_COLUMNS = (
     "gaps",
 )
 BUSY_COLUMN = "busy_gpu_hours"  # an optional last column: written when some month has utilization telemetry
+BUSY_GPUS_COLUMN = "busy_gpus"  # after it, optional: the GPUs the telemetry covered (its series) in the month
 # Labels NVIDIA dcgm-exporter puts on every GPU series (its README's sample output, and the `label`
 # rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU.
 DCGM_LABELS = (
@@ -109,6 +110,7 @@ class MonthMetrics:
     resets: int = 0
     gaps: int = 0
     busy_gpu_hours: float | None = None  # utilization telemetry's busy GPU-hours (docs/actuals.md, "Busy GPU-hours")
+    busy_gpus: float | None = None  # the GPUs that telemetry covered: its GPU series (engines x gpus_per_engine)
 
 
 @dataclass
@@ -262,8 +264,11 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
     A gap longer than gap_minutes counts at the month's covered mean (telemetry.GaugeMonth.filled)."""
     from procure.io import telemetry as tm
 
+    covered: dict[str, dict[str, int]] = {}  # metric name -> month -> series with samples in it
+
     def integrate(name: str, scale: float, most: float | None, what: str) -> dict[str, float]:
         out: dict[str, float] = defaultdict(float)
+        counts = covered.setdefault(name, defaultdict(int))
         for s in (x for x in series if x.name == name):
             values = [float(v) for v in s.values]
             if most is not None and any(v > most for v in values):
@@ -282,6 +287,7 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
                 values = [min(v * scale, 1.0) for v in values]
             for key, month in tm.gauge_integral(s.times, values, table.gap_s).items():
                 out[key] += month.filled / 3600
+                counts[key] += 1
         return out
 
     gpus = integrate(names.gpu_busy, 1.0, 1.0, "an engine-active ratio")
@@ -291,8 +297,10 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
     for key in sorted(set(gpus) | set(engines)):
         if key in gpus:
             table.month(key).busy_gpu_hours = gpus[key]
+            table.month(key).busy_gpus = float(covered[names.gpu_busy][key])
         else:
             table.month(key).busy_gpu_hours = engines[key] * names.gpus_per_engine
+            table.month(key).busy_gpus = float(covered[names.requests_running][key] * names.gpus_per_engine)
             table.notes.append(
                 f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x "
                 f"{names.gpus_per_engine} GPUs (no {names.gpu_busy} series)"
@@ -494,6 +502,14 @@ def check_metrics_month(
     )
     for column in ("resets", "gaps"):
         _plausible(getattr(m, column), month_seconds(m.month), "one a second", display, line, prefix + column, problems)
+    if m.busy_gpus is not None and (m.busy_gpus != int(m.busy_gpus) or m.busy_gpus < 1):
+        problems.append(
+            Problem(
+                display, line, prefix + BUSY_GPUS_COLUMN, f"must be a whole number of at least 1 (got {m.busy_gpus:g})"
+            )
+        )
+    elif m.busy_gpus is not None:
+        _plausible(m.busy_gpus, size, "the offer's GPUs", display, line, prefix + BUSY_GPUS_COLUMN, problems)
     return len(problems) == before
 
 
@@ -534,7 +550,8 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
     buffer.write("# serving metrics per calendar month (UTC), from: " + "; ".join(sources).replace("\n", " ") + "\n")
     writer = csv_writer(buffer, lineterminator="\n")
     busy = any(m.busy_gpu_hours is not None for m in months.values())
-    writer.writerow(METRIC_COLUMNS + ((BUSY_COLUMN,) if busy else ()))
+    counted = busy and any(m.busy_gpus is not None for m in months.values())
+    writer.writerow(METRIC_COLUMNS + ((BUSY_COLUMN,) if busy else ()) + ((BUSY_GPUS_COLUMN,) if counted else ()))
     for key in sorted(months):
         m = months[key]
         writer.writerow(
@@ -550,6 +567,7 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
                 str(m.gaps),
             ]
             + ([_fmt(m.busy_gpu_hours)] if busy else [])
+            + ([_fmt(m.busy_gpus)] if counted else [])
         )
     return buffer.getvalue()
 
@@ -607,6 +625,7 @@ def read_metrics_csv(
         m.e2e = {q: num[f"e2e_p{int(q * 100)}_s"] for q in QUANTILES}
         m.coverage = num["coverage"]
         m.busy_gpu_hours = num.get(BUSY_COLUMN)
+        m.busy_gpus = num.get(BUSY_GPUS_COLUMN)
         for column in ("resets", "gaps"):
             value = num[column] or 0
             if value != int(value):
@@ -618,7 +637,7 @@ def read_metrics_csv(
 
 
 def metric_columns(path: Path, display: str) -> tuple[str, ...]:
-    """METRIC_COLUMNS, with busy_gpu_hours when the header ends with it."""
+    """METRIC_COLUMNS, with busy_gpu_hours when the header ends with it (or with it and busy_gpus)."""
     from procure.io.yamlsafe import read_text
 
     try:
@@ -626,11 +645,10 @@ def metric_columns(path: Path, display: str) -> tuple[str, ...]:
     except InputError:
         return METRIC_COLUMNS  # read_csv_rows names the problem
     header = next((line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")), "")
-    return (
-        METRIC_COLUMNS + (BUSY_COLUMN,)
-        if [h.strip() for h in header.split(",")][-1:] == [BUSY_COLUMN]
-        else METRIC_COLUMNS
-    )
+    names = [h.strip() for h in header.split(",")]
+    if names[-2:] == [BUSY_COLUMN, BUSY_GPUS_COLUMN]:
+        return METRIC_COLUMNS + (BUSY_COLUMN, BUSY_GPUS_COLUMN)
+    return METRIC_COLUMNS + (BUSY_COLUMN,) if names[-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
 
 
 def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:

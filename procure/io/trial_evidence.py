@@ -77,6 +77,21 @@ def import_offer_trials(
 
     if gpus < 1:
         raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
+    from procure.io.actuals import offer_size
+
+    size = offer_size(offer)
+    if size is not None and gpus > size:
+        raise InputError(
+            [
+                Problem(
+                    "--gpus",
+                    None,
+                    "",
+                    f"{gpus:,} GPUs is more than {offer.id} supplies (at most {size:,.0f}): a trial of a signed vendor "
+                    "runs on the offer's own GPUs",
+                )
+            ]
+        )
     signed = signing_date(offer)
     if signed is None:
         raise InputError(
