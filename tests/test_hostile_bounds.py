@@ -59,3 +59,61 @@ def test_report_out_dash_writes_the_document_to_standard_output(data_dir, tmp_pa
     assert result.stdout.startswith("<!DOCTYPE html>")
     assert list(tmp_path.iterdir()) == []
     assert os.path.exists(Path(tmp_path)) and not (tmp_path / "-").exists()
+
+
+def _fonts_folder(parent: Path, pid: int, started: str | None) -> Path:
+    """A report's fonts folder as the process `pid` makes it (its name and its owner file), older than ten minutes."""
+    import procure.io.files as fileio
+
+    real = os.getpid
+    try:
+        os.getpid = lambda: pid  # type: ignore[assignment]
+        folder = parent / fileio.temporary_name("procure-fonts")
+    finally:
+        os.getpid = real  # type: ignore[assignment]
+    folder.mkdir()
+    (folder / "font.woff2").write_bytes(b"font")
+    (folder / ".owner").write_text(f"{pid} {started or '-'}\n")
+    os.utime(folder, (0, 0))  # far older than the ten minutes after which an id was once taken as reused
+    return folder
+
+
+def test_a_temporary_folder_of_a_live_process_is_never_removed_however_old(tmp_path):
+    import subprocess
+    import sys
+
+    import procure.io.files as fileio
+
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    try:
+        working = _fonts_folder(tmp_path, live.pid, fileio._started(live.pid))
+        # an id reused by another process: the start time recorded is not the live process's
+        reused = _fonts_folder(tmp_path, live.pid, "1")
+        killed = _fonts_folder(tmp_path, dead.pid, "1")
+        removed = fileio.remove_abandoned(tmp_path)
+        # before: all three removed (older than ten minutes), the live report's fonts with them
+        assert working.exists() and (working / "font.woff2").read_bytes() == b"font"
+        expected = [reused, killed] if fileio._started(live.pid) else [killed]  # no start times: the id alone
+        assert sorted(removed) == sorted(expected)
+        assert not killed.exists()
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_a_report_records_its_owner_in_its_fonts_folder(tmp_path, monkeypatch):
+    import tempfile
+
+    import procure.io.files as fileio
+    from procure.render.assemble import LayoutWorkers
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with LayoutWorkers(count=1) as workers:
+        folder = Path(workers.folder)
+        assert folder.parent == tmp_path
+        pid, started = (folder / ".owner").read_text().split()
+        assert int(pid) == os.getpid() and started == (fileio._started(os.getpid()) or "-")
+        assert fileio._owner_alive(str(folder)) is True
+    assert not folder.exists()
