@@ -387,7 +387,7 @@ def test_curve_options_and_bad_labels_are_refused_with_offer(example, tmp_path):
     named = run(*base, "--name", "trial-keel")
     assert named.exit_code == 2 and "--name: a trial with --offer is kept in actuals/ID/trials.csv" in named.output
     bad = run(*base, "--model", "Deep\nSeek")
-    assert bad.exit_code == 2 and "--model: must be a name of 1 to 80 printable characters" in bad.output
+    assert bad.exit_code == 2 and "--model: holds a line break (\\x0a) at character 5: one line expected" in bad.output
     assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
 
 

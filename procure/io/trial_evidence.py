@@ -4,7 +4,6 @@ actuals/ID/trials.csv (procure/io/offer_trials.py) under the workspace's evidenc
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -111,8 +110,13 @@ def import_offer_trials(
         ("--model", labels.get("model")),
         ("--precision", labels.get("precision")),
     ):
-        if value is not None and (not value.strip() or len(value) > MAX_LABEL or re.search(r"[\x00-\x1f\x7f]", value)):
-            problems.append(Problem(option, None, "", f"must be a name of 1 to {MAX_LABEL} printable characters"))
+        from procure.textsafe import text_problem
+
+        refused = None if value is None else text_problem(value, True, MAX_LABEL)
+        if value is not None and (not value.strip() or refused):
+            problems.append(
+                Problem(option, None, "", refused or f"must be a name of 1 to {MAX_LABEL} printable characters")
+            )
     trials = []
     for path in paths:
         try:
