@@ -226,3 +226,16 @@ def test_a_claim_cites_only_what_happened_by_the_as_of_date(signed):  # noqa: F8
         "| 2026-03 | 96.909% | 99.50% | 25.0% | 292,000.00 USD | 73,000.00 USD | window opens when the incident ends "
         "| 73,000.00 USD |" in text
     ), text
+
+
+def test_reevaluate_warns_by_default_of_a_claim_lapsing_within_14_days(signed):  # noqa: F811
+    # a 14-day window from the month's end: the March claim (29,200 USD) lapses on 14 April; as of 1 April, 13 days
+    # left, within the default 14 (before: 7, no warning until a week was left)
+    with_terms(signed, ", claim_window_days: 14")
+    result = run("reevaluate", "--as-of", "2026-04-01", "--format", "json", "-w", signed)
+    assert result.exit_code == 3, result.output
+    details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
+    assert details == [
+        "alpha: the 2026-03 SLA credit claim of 29,200.00 USD lapses on 2026-04-14 (13 days left): file it (procure "
+        "scorecard --claim)"
+    ]

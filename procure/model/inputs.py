@@ -691,7 +691,7 @@ class ReevaluateConfig(Strict):
         default_factory=lambda: ["rank-change", "grade-change", "new-cheapest", "gate-change"]
     )
     claim_warning_days: Annotated[Count, Field(ge=0, le=365)] = Field(
-        7, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
+        14, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
     )
     claim_min_amount: NonNegative = Field(
         0.0, description="the smallest claim (workspace currency) whose lapsing deadline fails a re-evaluation"
