@@ -550,3 +550,5 @@ def test_a_trial_far_from_the_promise_is_warned_about_by_the_scorecard_and_compa
     doc = json.loads(run("compare", "--as-of", "2026-11-29", "--format", "json", "-w", example).stdout)
     keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
     assert any(warning in n for n in keel["notes"]), keel["notes"]
+    checked = json.loads(run("validate", "--as-of", "2026-11-29", "--format", "json", "-w", example).stdout)
+    assert any(f"keel-b200-mc: {warning}" in w for w in checked["warnings"]), checked["warnings"]

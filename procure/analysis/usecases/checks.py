@@ -160,6 +160,8 @@ def validation(workspace: Path, as_of: date | None) -> Validated:
     ]
     warnings += stale_grade_warnings(ws.grades, ws.root)
     found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
+    # a signed vendor's months or trials far from its promise (procure.analysis.scorecard.FAR_FROM_PROMISE)
+    found += [f"{r.id}: {w}" for r in ev.offers if r.evidence for w in r.evidence.get("warnings") or []]
     counts = {
         "offers": len(ws.offers),
         "grades": len(ws.grades),
