@@ -254,7 +254,8 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
         minutes = (end - start).total_seconds() / 60
         seen = min(end, cutoff)  # an incident still open at as-of counts up to then, not to the month's end
         avail = 1 - downtime(incidents, start, seen, None, impacts).total_seconds() / 60 / minutes if covered else None
-        live = [i for i, e in zip(_counted(incidents, start, seen, impacts), evidence, strict=True) if not e.lapsed]
+        counted = _counted(incidents, start, seen, impacts) if covered else []
+        live = [i for i, e in zip(counted, evidence, strict=True) if not e.lapsed]
         open_avail = 1 - downtime(live, start, seen, None, impacts).total_seconds() / 60 / minutes if covered else None
         share = credit_share(avail, sla, terms) if avail is not None and sla is not None and terms is not None else None
         amount = share * m.invoiced if share is not None and m.invoiced is not None else None
