@@ -46,6 +46,57 @@ def unsafe_characters(text: str) -> str | None:
     return "control characters"
 
 
+# --- the gate at intake -----------------------------------------------------------------------------
+
+# Every character a terminal, Markdown viewer, browser, PDF or str.splitlines may end a line at: line feed,
+# vertical tab, form feed, carriage return, the file/group/record separators, NEL, and U+2028/U+2029.
+LINE_BREAKS = "\n\x0b\x0c\r\x1c\x1d\x1e\x85" + SEPARATORS
+MAX_COMBINING_RUN = 4  # combining marks on one character: a script stacks two or three, "Zalgo" text hundreds
+MAX_NAME = 256  # characters in a name (vendor, region, GPU, fee, workload): at most four lines of an 80-column screen
+_CONTROLS = re.compile("[\\x00-\\x08\\x0e-\\x1b\\x1f\\x7f-\\x84\\x86-\\x9f]")
+
+
+class TextRefused(ValueError):
+    """The gate's refusal as a field's check raises it: its message is the whole message."""
+
+
+def _combining_run(text: str) -> int:
+    import unicodedata
+
+    longest = run = 0
+    for c in text:
+        run = run + 1 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me") else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _shown(c: str) -> str:
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"U+{code:04X}"
+
+
+def text_problem(text: str, one_line: bool = True, max_length: int | None = None) -> str | None:
+    """What the one gate for text from outside refuses in `text`, in words (None: nothing): a line break of any
+    kind (`one_line`; otherwise line feeds are allowed and every other break refused), a control character, a
+    bidirectional control, a run of more than MAX_COMBINING_RUN combining marks, more than `max_length`
+    characters. The message names the first character refused and where it is."""
+    breaks = LINE_BREAKS if one_line else LINE_BREAKS.replace("\n", "")
+    for i, c in enumerate(text):
+        if c in breaks:
+            kind = "a line break" if c in "\n\r\x0b\x0c\x85" or c in SEPARATORS else "a record separator"
+            return f"holds {kind} ({_shown(c)}) at character {i + 1}: {'one line' if one_line else 'text'} expected"
+        if c in BIDI_CONTROLS:
+            return f"holds a bidirectional control ({_shown(c)}) at character {i + 1}: it reorders the text on screen"
+        if _CONTROLS.match(c):
+            return f"holds a control character ({_shown(c)}) at character {i + 1}"
+    run = _combining_run(text)
+    if run > MAX_COMBINING_RUN:
+        return f"holds {run} combining marks on one character: at most {MAX_COMBINING_RUN} expected"
+    if max_length is not None and len(text) > max_length:
+        return f"is {len(text):,} characters long: at most {max_length:,} expected"
+    return None
+
+
 def printable(text: str) -> str:
     """One line, safe for a terminal: every control character and bidirectional override becomes
     a visible escape such as \\x1b or \\u202e."""

@@ -210,3 +210,74 @@ def test_a_negative_engine_active_sample_is_told_as_a_sample_not_a_counter(works
     result = run("actuals", "import", range_file(tmp_path, [gauge]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "a sample's value must be a finite number of at least 0 (got -0.5" in result.output
     assert "counter" not in result.output and not (ws / "actuals").exists()
+
+
+def test_telemetry_of_part_of_the_fleet_is_scaled_to_the_gpus_billed_and_far_readings_are_warned_about():
+    from types import SimpleNamespace
+
+    from procure.analysis.scorecard import _score_month
+    from procure.io.actuals import Invoice, MonthMetrics, OfferActuals
+    from procure.model.inputs import ActualsConfig
+
+    promise = SimpleNamespace(
+        tpgh=500_000.0,
+        throughput=200.0,
+        sla=None,
+        terms=None,
+        metrics={},
+        fx=1.0,
+        own_per_gpu_hour=0.0,
+        contract_gpus=256,
+        limit=None,
+    )
+    # October 2026 (744 h): 256 GPUs billed 190,464 GPU-hours; the fleet 90% busy serves 200 tok/s per busy GPU (the
+    # promise): 256 x 744 x 0.9 = 171,417.6 busy GPU-hours x 720,000 = 1.23420672e11 output tokens. Telemetry
+    # covered 64 of the GPUs: 64 x 744 x 0.9 = 42,854.4 busy GPU-hours. Read as the whole fleet: 1.23420672e11 /
+    # 42,854.4 / 720,000 = 400%; scaled by 256 / 64 = 4: 100%.
+    tokens, measured = 1.23420672e11, 42_854.4
+    invoices = {"2026-10": Invoice("2026-10", 190_464.0, None, 1.0)}
+
+    def month(busy_gpus, bills=invoices):
+        metrics = MonthMetrics("2026-10", output_tokens=tokens, coverage=1.0, busy_gpu_hours=measured)
+        metrics.busy_gpus = busy_gpus
+        actuals = OfferActuals("alpha", metrics={"2026-10": metrics}, invoices=bills)
+        return _score_month(actuals, "2026-10", promise, ActualsConfig(), False, datetime(2026, 11, 15).date())
+
+    scaled = month(64.0)
+    assert abs(scaled.capacity_ratio - 1.0) < 1e-12
+    assert (
+        "busy GPU-hours from telemetry of 64 of the 256 GPUs billed: scaled by 4 to the whole fleet (the others taken "
+        "as busy as those measured)" in scaled.notes
+    )
+    assert not any(n.startswith("warning:") for n in scaled.notes)
+    # without an invoice, set against the contract's 256 GPUs: the same
+    assert abs(month(64.0, {}).capacity_ratio - 1.0) < 1e-12
+    # telemetry that does not say how many GPUs it covered (an older metrics.csv) is read as it was, and warned
+    # about: 400.0% is more than 1.25x from the promise
+    unknown = month(None)
+    assert abs(unknown.capacity_ratio - 4.0) < 1e-12
+    assert (
+        "warning: tokens per busy GPU-hour read 400.0% of the promise, more than 1.25x from it: check that the "
+        "evidence covers every billed GPU (and a trial's --gpus) before trusting it" in unknown.notes
+    )
+
+
+def test_the_gpus_a_gpu_gauge_covered_are_kept_with_the_busy_hours(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    gauges = [
+        series("DCGM_FI_PROF_GR_ENGINE_ACTIVE", minutes("2026-11-02T00:00:00", [0.5] * 3), gpu=str(i), UUID=f"GPU-{i}")
+        for i in range(3)
+    ]
+    result = run("actuals", "import", range_file(tmp_path, gauges), "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    path = ws / "actuals" / "alpha" / "metrics.csv"
+    assert path.read_text().splitlines()[1].endswith(",busy_gpu_hours,busy_gpus")
+    (november,) = read_metrics_csv(path, "metrics.csv", []).values()
+    # three GPUs, two one-minute steps each at 0.5: 3 x 2 x 0.5 = 3 GPU-minutes = 0.05 GPU-hours
+    assert november.busy_gpus == 3 and abs(november.busy_gpu_hours - 0.05) < 1e-12
+    # a count that is not a whole number is refused with file, line and column
+    path.write_text(path.read_text().replace(",3\n", ",2.5\n"))
+    checked = run("scorecard", "--as-of", "2026-12-01", "-w", ws)
+    assert checked.exit_code == 2 and "metrics.csv:3: busy_gpus: must be a whole number of at least 1 (got 2.5)" in (
+        checked.output
+    ), checked.output

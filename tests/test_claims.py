@@ -133,3 +133,109 @@ def test_bad_reevaluate_claim_settings_are_refused_with_file_line_and_field(sign
         result.output
     )
     assert not (signed / ".procure" / "history.sqlite").exists()
+
+
+def with_later_outage(ws) -> None:
+    """A third counted outage, major, on 2026-03-20 08:00-16:00 (480 minutes), beside the 420 minutes of 3 March."""
+    path = ws / "actuals" / "alpha" / "incidents.json"
+    doc = json.loads(path.read_text())
+    doc["incidents"].append(
+        {
+            "id": "d",
+            "name": "Late outage",
+            "status": "resolved",
+            "impact": "major",
+            "created_at": "2026-03-20T08:00:00Z",
+            "started_at": "2026-03-20T08:00:00Z",
+            "resolved_at": "2026-03-20T16:00:00Z",
+            "incident_updates": [],
+            "components": [],
+        }
+    )
+    path.write_text(json.dumps(doc))
+
+
+def test_a_window_from_the_incident_runs_per_incident_not_from_the_first(signed):  # noqa: F811
+    with_terms(signed, ", claim_window_days: 14, claim_window_from: incident")
+    with_later_outage(signed)
+    text = claim(signed, "2026-04-01")
+    # the whole month: 420 + 480 = 900 minutes down, 1 - 900/44,640 = 97.984%: below 99%, 25% of 292,000 = 73,000
+    # owed. The 3 March outages lapsed on 17 March; the 20 March one alone: 1 - 480/44,640 = 98.925%, still below
+    # 99%: 25% = 73,000 claimable until 20 + 14 = 3 April (before: "closed 2026-03-17", 0 claimable)
+    assert (
+        "| 2026-03 | 97.984% | 99.50% | 25.0% | 292,000.00 USD | 73,000.00 USD | by 2026-04-03 | 73,000.00 USD |"
+        in text
+    ), text
+    assert (
+        "| Late outage | 2026-03-20T08:00:00+00:00 | 2026-03-20T16:00:00+00:00 | major | all | 480 | 2026-04-03 |"
+        in text
+    )
+    assert (
+        "| API errors | 2026-03-03T10:00:00+00:00 | 2026-03-03T15:00:00+00:00 | major | all | 300 | lapsed 2026-03-17 |"
+        in text
+    )
+    assert "the others alone leave availability 98.925%: 73,000.00 USD claimable now" in text
+    assert "Total claimable now: 73,000.00 USD." in text
+    # reevaluate warns: the claim lapses on 3 April, 2 days after as-of (within the default 7)
+    result = run("reevaluate", "--as-of", "2026-04-01", "--format", "json", "-w", signed)
+    assert result.exit_code == 3, result.output
+    details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
+    assert details == [
+        "alpha: the 2026-03 SLA credit claim of 73,000.00 USD lapses on 2026-04-03 (2 days left): file it (procure "
+        "scorecard --claim)"
+    ]
+
+
+def test_a_lapsed_incident_no_longer_counts_toward_the_credit(signed):  # noqa: F811
+    # the 20 March outage only 1 hour (60 minutes): the whole month 480 minutes, 1 - 480/44,640 = 98.925%, 25% owed
+    # (73,000); as of 1 April the 3 March outages lapsed and 60 minutes alone leave 1 - 60/44,640 = 99.866%, at or
+    # above the SLA: nothing claimable, and the claim says why
+    with_terms(signed, ", claim_window_days: 14, claim_window_from: incident")
+    with_later_outage(signed)
+    path = signed / "actuals" / "alpha" / "incidents.json"
+    path.write_text(path.read_text().replace("2026-03-20T16:00:00Z", "2026-03-20T09:00:00Z"))
+    text = claim(signed, "2026-04-01")
+    assert "| 2026-03 | 98.925% | 99.50% | 25.0% | 292,000.00 USD | 73,000.00 USD | by 2026-04-03 |" in text, text
+    assert (
+        "the claim window of 2 of its 3 incidents closed (the last on 2026-03-17); the others alone leave "
+        "availability 99.866%, which owes no credit" in text
+    )
+    assert "Total claimable now: 0.00 USD." in text
+
+
+def test_a_claim_cites_only_what_happened_by_the_as_of_date(signed):  # noqa: F811
+    with_terms(signed, ", claim_window_days: 14, claim_window_from: incident")
+    with_later_outage(signed)
+    text = claim(signed, "2026-03-10")
+    # as of 10 March the 20 March outage has not happened: 420 minutes, 1 - 420/44,640 = 99.059%: 10% = 29,200
+    # (before: 73,000 citing the 20 March outage)
+    assert "Late outage" not in text
+    assert (
+        "| 2026-03 | 99.059% | 99.50% | 10.0% | 292,000.00 USD | 29,200.00 USD | by 2026-03-17 | 29,200.00 USD |"
+        in text
+    ), text
+    # an outage still running at the end of the as-of day is cited as open, its minutes counted up to then:
+    # as of 20 March, the 08:00 outage (were it to end on 22 March) has run 16 hours = 960 minutes by midnight
+    path = signed / "actuals" / "alpha" / "incidents.json"
+    path.write_text(path.read_text().replace("2026-03-20T16:00:00Z", "2026-03-22T16:00:00Z"))
+    text = claim(signed, "2026-03-20")
+    assert "| Late outage | 2026-03-20T08:00:00+00:00 | open | major | all | 960 | - |" in text, text
+    # 420 + 960 = 1,380 minutes: 1 - 1380/44,640 = 96.909%; the 3 March outages lapsed on 17 March, 960 minutes
+    # alone: 1 - 960/44,640 = 97.849%, below 99%: 25% = 73,000, its window not started while it runs
+    assert (
+        "| 2026-03 | 96.909% | 99.50% | 25.0% | 292,000.00 USD | 73,000.00 USD | window opens when the incident ends "
+        "| 73,000.00 USD |" in text
+    ), text
+
+
+def test_reevaluate_warns_by_default_of_a_claim_lapsing_within_14_days(signed):  # noqa: F811
+    # a 14-day window from the month's end: the March claim (29,200 USD) lapses on 14 April; as of 1 April, 13 days
+    # left, within the default 14 (before: 7, no warning until a week was left)
+    with_terms(signed, ", claim_window_days: 14")
+    result = run("reevaluate", "--as-of", "2026-04-01", "--format", "json", "-w", signed)
+    assert result.exit_code == 3, result.output
+    details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
+    assert details == [
+        "alpha: the 2026-03 SLA credit claim of 29,200.00 USD lapses on 2026-04-14 (13 days left): file it (procure "
+        "scorecard --claim)"
+    ]

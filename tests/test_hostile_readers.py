@@ -48,7 +48,7 @@ def test_escape_sequences_in_attestations_are_refused_and_never_printed_raw(work
         ws, OFFER, "attestations: [soc2_type2]", f"attestations: [soc2_type2, {yaml_string(ESC + ']0;pwned' + chr(7))}]"
     )
     result = run("validate", "-w", ws)
-    assert_error(result, f"{OFFER}:{line}: service.attestations[1]: holds control characters")
+    assert_error(result, f"{OFFER}:{line}: service.attestations[1]: holds a control character (\\x1b) at character 1")
     no_raw_controls(result)
 
 
@@ -93,7 +93,9 @@ def test_bidirectional_overrides_in_vendor_text_are_refused(workspace_copy, tmp_
     line = edit(ws, OFFER, "vendor: Alpha Cloud", f"vendor: {yaml_string('Alpha ' + override + 'duolC')}")
     out = tmp_path / "report.html"
     result = run("report", "-f", "html", "--out", out, "-w", ws, "--as-of", AS_OF)
-    assert_error(result, f"{OFFER}:{line}: vendor: holds bidirectional override characters")
+    assert_error(
+        result, f"{OFFER}:{line}: vendor: holds a bidirectional control (U+{ord(override):04X}) at character 7"
+    )
     no_raw_controls(result)
     assert not out.exists()
 
@@ -147,6 +149,9 @@ def test_vendor_text_is_never_live_markdown(workspace_copy, name):
     vendor = MARKDOWN_VENDORS[name]
     edit(ws, OFFER, "vendor: Alpha Cloud", f"vendor: {yaml_string(vendor)}")
     result = run("compare", "-f", "markdown", "-w", ws, "--as-of", AS_OF)
+    if "\n" in vendor:  # a line break of any kind is refused at intake (procure.textsafe.text_problem)
+        assert result.exit_code == 2 and "vendor: holds a line break (\\x0a)" in result.stderr
+        return
     assert result.exit_code == 0, result.stderr
     html = rendered_markdown(result.stdout)
     assert "<a " not in html and "<img" not in html
@@ -161,7 +166,7 @@ def test_a_carriage_return_in_vendor_text_is_refused(workspace_copy):
     ws = workspace_copy("basic")
     line = edit(ws, OFFER, "vendor: Alpha Cloud", f"vendor: {yaml_string('Alpha' + chr(13) + '# ALL OFFERS APPROVED')}")
     result = run("compare", "-f", "markdown", "-w", ws, "--as-of", AS_OF)
-    assert_error(result, f"{OFFER}:{line}: vendor: holds a carriage return")
+    assert_error(result, f"{OFFER}:{line}: vendor: holds a line break (\\x0d) at character 6: one line expected")
     assert result.stdout == ""
 
 

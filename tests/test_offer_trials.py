@@ -390,7 +390,7 @@ def test_curve_options_and_bad_labels_are_refused_with_offer(example, tmp_path):
     named = run(*base, "--name", "trial-keel")
     assert named.exit_code == 2 and "--name: a trial with --offer is kept in actuals/ID/trials.csv" in named.output
     bad = run(*base, "--model", "Deep\nSeek")
-    assert bad.exit_code == 2 and "--model: must be a name of 1 to 80 printable characters" in bad.output
+    assert bad.exit_code == 2 and "--model: holds a line break (\\x0a) at character 5: one line expected" in bad.output
     assert not (example / "actuals" / "keel-b200-mc" / "trials.csv").exists()
 
 
@@ -601,3 +601,44 @@ def test_two_result_files_of_different_models_are_refused_without_model(example,
     assert (
         f"{second}: model_id: 'meta-llama/Llama-3.1-70B', but 'deepseek-ai/DeepSeek-R1' in the same trial"
     ) in result.output
+
+
+@pytest.mark.parametrize("gpus", [800, 1_000_000])
+def test_a_trial_on_more_gpus_than_the_offer_supplies_is_refused(example, tmp_path, gpus):
+    # keel-b200-mc supplies at most 768 GPUs (max_gpus): --gpus 800 (a typo for 8) would read 2,480 / 800 = 3.1
+    # tok/s/GPU and move Keel out of the ranking; it is refused, the option named, nothing written
+    trial = vllm_run(tmp_path, 8.0, 2480.0)
+    before = sorted(p.relative_to(example) for p in example.rglob("*"))
+    result = run(
+        "perf", "import", trial, "--gpus", gpus, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example
+    )
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert (
+        f"--gpus: {gpus:,} GPUs is more than keel-b200-mc supplies (at most 768): a trial of a signed vendor runs on "
+        "the offer's own GPUs" in " ".join(result.output.split())
+    ), result.output
+    assert sorted(p.relative_to(example) for p in example.rglob("*")) == before
+
+
+def test_a_trial_far_from_the_promise_is_warned_about_by_the_scorecard_and_compare(example, tmp_path):
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    # 2,480 output tok/s said to be over 2 GPUs: 1,240 per GPU, x the benchmark-to-production mean 0.93333 =
+    # 1,157.3, about four times Keel's promise: warned about, as a trial far above the public curves is
+    trial = vllm_run(tmp_path, 8.0, 2480.0, day="20261020-101500")
+    args = ("perf", "import", trial, "--gpus", 2, "--offer", "keel-b200-mc", "--as-of", "2026-11-29", "-w", example)
+    assert run(*args).exit_code == 0
+    promised = evaluate(load_workspace(example), date(2026, 11, 29), delivered=False).offer("keel-b200-mc")
+    ratio = 1240 * (0.85 + 0.95 + 1.0) / 3 / promised.metrics["throughput"]
+    assert ratio > 1.25
+    warning = (
+        f"2026-10: warning: the month's post-signing trials read {ratio:.1%} of the promise, more than 1.25x from it"
+    )
+    card = run("scorecard", "--as-of", "2026-11-29", "--format", "markdown", "-w", example)
+    assert card.exit_code == 0 and warning in " ".join(card.output.split()), card.output
+    doc = json.loads(run("compare", "--as-of", "2026-11-29", "--format", "json", "-w", example).stdout)
+    keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
+    assert any(warning in n for n in keel["notes"]), keel["notes"]
+    checked = json.loads(run("validate", "--as-of", "2026-11-29", "--format", "json", "-w", example).stdout)
+    assert any(f"keel-b200-mc: {warning}" in w for w in checked["warnings"]), checked["warnings"]

@@ -436,3 +436,17 @@ def test_a_plan_below_the_bound_is_a_fault_not_a_figure(tmp_path, monkeypatch):
     offers += [offer(f"c{i}", gpus=0, max_gpus=1000, gpu_hour=3.0 + i / 100, term_months=6) for i in range(4)]
     with pytest.raises(AssertionError, match="below the relaxation's bound"):
         plan_for(tmp_path, cfg, offers)
+
+
+def test_a_contract_signed_after_the_as_of_date_is_not_held(tmp_path):
+    # As of 2026-11-29, a contract dated 2026-12-15 has not been signed yet: the plan holds nothing of it (before:
+    # 150 GPUs held, 150 x 4 x 730 x 6 = 2,628,000 fixed), and a note says why.
+    cfg, offers = market()
+    offers[0]["contract"] = {"signed": {"date": "2026-12-15", "gpus": 150, "start": "2026-12-15", "end": "2027-05-28"}}
+    result = plan_for(tmp_path, cfg, offers)
+    assert result.held == [] and result.held_gpus == 0
+    assert not [x for x in result.plan if x.decision == "held"]
+    assert (
+        "commit: the contract of 150 GPUs signed 2026-12-15 (contract.signed) is after the as-of date 2026-11-29: "
+        "not held in the plan as of then" in result.notes
+    )

@@ -367,7 +367,8 @@ def test_a_slow_server_times_out_and_an_unverified_certificate_is_refused(stub, 
     )
     assert (
         slow.exit_code == 2
-        and slow.output.splitlines()[0] == f"{url}/api/v1/query_range: no HTTP status: no answer within 0.3 s"
+        and slow.output.splitlines()[0]
+        == f"{url}/api/v1/query_range: no HTTP status: no answer within 0.3 s (--timeout)"
     )
     monkeypatch.setattr(_Stub, "delay", 0.0)
     _Stub.seen = []

@@ -12,8 +12,13 @@ of a signed vendor's scorecard becomes a claim:
   when they do;
 - the credit the terms owe at it (the scorecard's `credit_share`: tiers or rate per point, capped at
   `cap`) times the month's invoice;
-- the deadline: `claim_window_days` after the month's last day, or after the first counted incident's
-  end (`claim_window_from: incident`, the first incident lapses first); no window stated: none;
+- the deadline: `claim_window_days` after the month's last day, or, with `claim_window_from: incident`, after
+  each counted incident's own end: an incident whose window has closed no longer counts, and what is claimable
+  now is the credit at the availability of the incidents still within their windows (the claim's deadline is
+  the next of those windows to close; an incident still open at as-of starts no window yet); no window
+  stated: none;
+- the evidence: only what happened up to the end of the as-of day (an incident that starts later is not cited,
+  one still running then is cited as open, its minutes counted up to then);
 - why a claim is 0: no credit terms, no SLA, no incident record for the month, availability at or
   above the SLA, below it but above every credit tier, credited automatically, or the window closed.
 
@@ -23,7 +28,8 @@ A claim with no invoice for the month has no amount yet (None), never 0.
 from __future__ import annotations
 
 import calendar
-from datetime import date, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -38,14 +44,21 @@ class ClaimEvidence(BaseModel):
     end: str | None = Field(description="null: still open")
     impact: str
     components: list[str]
-    minutes: float = Field(description="minutes of it inside the month")
+    minutes: float = Field(description="minutes of it inside the month (up to the end of the as-of day)")
     name: str = ""
+    deadline: date | None = Field(
+        default=None, description="the last day to claim it; null: no window stated, or the incident still open"
+    )
+    lapsed: bool = Field(default=False, description="its claim window closed before as-of: no longer claimable")
 
 
 class Claim(BaseModel):
     month: str
     availability: float | None = Field(
         description="creditable availability: the incidents the terms count as down time"
+    )
+    claimable_availability: float | None = Field(
+        default=None, description="the availability counting only the incidents still within their claim windows"
     )
     sla_availability: float | None
     down_minutes: float | None
@@ -102,28 +115,66 @@ def claim_impacts(down_impacts: list[str], terms: Any) -> list[str]:
     return counted + [DEGRADED] if terms is not None and terms.degraded_counts else counted
 
 
-def claim_deadline(terms: Any, month: str, evidence: list[ClaimEvidence]) -> date | None:
-    """The last day to file: claim_window_days after the month's last day, or after the first counted incident's
-    end (an incident still open starts no window yet); None when the terms state no window."""
+def incident_deadline(terms: Any, month: str, end: str | None) -> date | None:
+    """The last day to claim one incident: claim_window_days after the month's last day, or after the incident's
+    own end (`claim_window_from: incident`; an incident still open starts no window yet); None when the terms
+    state no window."""
     if terms is None or terms.claim_window_days is None:
         return None
     days = timedelta(days=terms.claim_window_days)
     if terms.claim_window_from == "incident":
-        ends = [date.fromisoformat(e.end[:10]) for e in evidence if e.end is not None]
-        return min(ends) + days if ends else None
+        return date.fromisoformat(end[:10]) + days if end is not None else None
     y, m = int(month[:4]), int(month[5:7])
     return date(y, m, calendar.monthrange(y, m)[1]) + days
 
 
-def month_evidence(incidents: list[Any], month: str, impacts: list[str]) -> list[ClaimEvidence]:
-    """The counted incidents that touch the month, with their minutes inside it."""
+def claim_deadline(terms: Any, month: str, evidence: list[ClaimEvidence]) -> date | None:
+    """The claim's deadline: the next window of its incidents still open to close (the month's end + the window
+    when counted from the month's end); when every incident has lapsed, the last one's; None when the terms
+    state no window or every counted incident is still open."""
+    if terms is None or terms.claim_window_days is None:
+        return None
+    if terms.claim_window_from != "incident":
+        return incident_deadline(terms, month, None)
+    live = [e.deadline for e in evidence if e.deadline is not None and not e.lapsed]
+    if live:
+        return min(live)
+    if any(not e.lapsed for e in evidence):
+        return None  # the incidents not lapsed are still open: their windows have not started
+    closed = [e.deadline for e in evidence if e.deadline is not None]
+    return max(closed) if closed else None
+
+
+def until(incidents: list[Any], cutoff: datetime) -> list[Any]:
+    """The incidents as known at `cutoff` (the end of the as-of day): those started by then, each one still
+    running then ending there."""
+    known = []
+    for i in incidents:
+        if i.start >= cutoff:
+            continue
+        known.append(replace(i, end=None) if i.end is not None and i.end > cutoff else i)
+    return known
+
+
+def month_evidence(
+    incidents: list[Any],
+    month: str,
+    impacts: list[str],
+    terms: Any = None,
+    as_of: date | None = None,
+) -> list[ClaimEvidence]:
+    """The counted incidents that touch the month, with their minutes inside it (an incident still open counted
+    up to the end of the as-of day), each with its own deadline and whether that has passed on as-of."""
     start, end = month_window(month)
+    if as_of is not None:
+        end = min(end, datetime.combine(as_of + timedelta(days=1), datetime.min.time(), tzinfo=UTC))
     found = []
     for i in sorted(incidents, key=lambda i: i.start):
         stop = i.end or end
         if i.impact not in impacts or stop <= start or i.start >= end:
             continue
         minutes = (min(stop, end) - max(i.start, start)).total_seconds() / 60
+        closes = incident_deadline(terms, month, i.end.isoformat() if i.end else None)
         found.append(
             ClaimEvidence(
                 start=i.start.isoformat(),
@@ -132,9 +183,20 @@ def month_evidence(incidents: list[Any], month: str, impacts: list[str]) -> list
                 components=list(i.components),
                 minutes=minutes,
                 name=i.name,
+                deadline=closes,
+                lapsed=closes is not None and as_of is not None and as_of > closes,
             )
         )
     return found
+
+
+def _counted(incidents: list[Any], start: datetime, end: datetime, impacts: list[str]) -> list[Any]:
+    """The incidents month_evidence cites for [start, end), in its order."""
+    return [
+        i
+        for i in sorted(incidents, key=lambda i: i.start)
+        if i.impact in impacts and (i.end or end) > start and i.start < end
+    ]
 
 
 def _zero_reason(
@@ -163,7 +225,7 @@ def _zero_reason(
 
 def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
     """One signed vendor's claims, month by month of its scorecard."""
-    from procure.analysis.incidents import availability as availability_of
+    from procure.analysis.incidents import downtime
 
     offer = next(o for o in workspace.offers if o.id == vendor.offer)
     terms = offer.contract.sla_credits
@@ -177,7 +239,8 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
         )
     )
     impacts = claim_impacts(list(workspace.config.actuals.down_impacts), terms)
-    incidents = workspace.actuals[vendor.offer].incidents
+    cutoff = datetime.combine(as_of + timedelta(days=1), datetime.min.time(), tzinfo=UTC)  # the as-of day's end
+    incidents = until(workspace.actuals[vendor.offer].incidents, cutoff)
     claims = []
     for m in vendor.months:
         start, end = month_window(m.month)
@@ -187,24 +250,44 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
         # the scorecard's incident record covers the month; in the running month, the incidents so far (a window
         # counted from an incident's end can close before the month does)
         covered = m.availability is not None or running
-        avail = availability_of(incidents, start, end, None, impacts) if covered else None
-        evidence = month_evidence(incidents, m.month, impacts) if covered else []
+        evidence = month_evidence(incidents, m.month, impacts, terms, as_of) if covered else []
+        minutes = (end - start).total_seconds() / 60
+        seen = min(end, cutoff)  # an incident still open at as-of counts up to then, not to the month's end
+        avail = 1 - downtime(incidents, start, seen, None, impacts).total_seconds() / 60 / minutes if covered else None
+        counted = _counted(incidents, start, seen, impacts) if covered else []
+        live = [i for i, e in zip(counted, evidence, strict=True) if not e.lapsed]
+        open_avail = 1 - downtime(live, start, seen, None, impacts).total_seconds() / 60 / minutes if covered else None
         share = credit_share(avail, sla, terms) if avail is not None and sla is not None and terms is not None else None
         amount = share * m.invoiced if share is not None and m.invoiced is not None else None
         deadline = claim_deadline(terms, m.month, evidence)
         reason = _zero_reason(terms, automatic, sla, avail, share)
+        lapsed = [e for e in evidence if e.lapsed]
         window_open = deadline is None or as_of <= deadline
-        if reason is None and not window_open:
-            reason = (
-                f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the "
-                f"{'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
-            )
-        claimable = 0.0 if reason is not None else amount
-        down = (end - start).total_seconds() / 60 * (1 - avail) if avail is not None else None
+        open_share = share
+        if reason is None and lapsed:
+            if not window_open:
+                reason = (
+                    f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the "
+                    f"{'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
+                )
+            else:
+                open_share = credit_share(open_avail, sla, terms)
+                if not open_share:
+                    reason = (
+                        f"the claim window of {len(lapsed)} of its {len(evidence)} incidents closed (the last on "
+                        f"{max(e.deadline for e in lapsed).isoformat()}); the others alone leave availability "
+                        f"{percent_or_no_data(open_avail, 3)}, which owes no credit"
+                    )
+        if reason is not None:
+            claimable = 0.0
+        else:
+            claimable = open_share * m.invoiced if open_share is not None and m.invoiced is not None else None
+        down = minutes * (1 - avail) if avail is not None else None
         claims.append(
             Claim(
                 month=m.month,
                 availability=avail,
+                claimable_availability=open_avail,
                 sla_availability=sla,
                 down_minutes=down,
                 credit_share=share,

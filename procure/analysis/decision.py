@@ -168,6 +168,22 @@ def _limits(record: OfferRecord, plan: PlanResult, as_of: date, committed: bool)
     return found
 
 
+def _place(record: OfferRecord, first: bool, as_of: date) -> str:
+    """Where the offer stands, in words: ranked first or N, or why it is not ranked."""
+    if first:
+        return "ranked first at today's demand"
+    if record.rank is not None:
+        return f"ranked {record.rank}"
+    if record.valid_until < as_of:
+        return f"its quote expired on {record.valid_until}, not ranked"
+    failing = [g.gate for g in record.gates if not g.passed]
+    return (
+        f"not ranked: it fails the {', '.join(failing)} gate{'s' if len(failing) > 1 else ''}"
+        if failing
+        else ("not ranked")
+    )
+
+
 def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
     """One line for each offer ranked first or signed (delivered evidence) that the plan uses less than it could:
     not at all, for fewer than the plan's months, or below its most GPUs; with what limits it."""
@@ -183,8 +199,9 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
         if covered >= months and (not most or gpus >= most or not others):
             continue
         first = ev.ranked and ev.ranked[0].id == record.id
-        place = "ranked first at today's demand" if first else f"ranked {record.rank}"
-        who = f"{record.vendor} ({'signed, ' if record.evidence else ''}{place})"
+        place = _place(record, bool(first), ev.as_of)
+        signed = ("signed, " if record.rank is not None else "signed; ") if record.evidence else ""
+        who = f"{record.vendor} ({signed}{place})"
         if covered:
             use = _use_words(plan, record.id) + f" of {months}, {gpus:,} of up to {most:,} GPUs"
         else:

@@ -136,6 +136,9 @@ class Evidence(BaseModel):
     served_rate: float | None = Field(description="posterior mean (Beta) of the share of requests served")
     served_alpha: float | None
     served_beta: float | None
+    warnings: list[str] = Field(
+        default_factory=list, description="months whose capacity reads far from the promise (FAR_FROM_PROMISE)"
+    )
 
 
 class VendorScore(BaseModel):
@@ -467,6 +470,38 @@ def _trial_capacity(
     return (math.exp(sum(logs) / len(logs)) if logs else None), names
 
 
+# A month's capacity (or a trial's) further than this factor from the promise, either way, is warned about, as a trial
+# far above the public curves is (procure.model.references.MAX_ABOVE_REFERENCE): more often a misreading (telemetry
+# of part of the fleet, the wrong --gpus) than a vendor that much faster or slower.
+FAR_FROM_PROMISE = 1.25
+
+
+def _far_from_promise(ratio: float | None, what: str, notes: list[str]) -> None:
+    if ratio is not None and ratio > 0 and not 1 / FAR_FROM_PROMISE <= ratio <= FAR_FROM_PROMISE:
+        notes.append(
+            f"warning: {what} read {ratio:.1%} of the promise, more than {FAR_FROM_PROMISE:g}x from it: check that the "
+            "evidence covers every billed GPU (and a trial's --gpus) before trusting it"
+        )
+
+
+def _fleet_busy(
+    busy: float | None, covered: float | None, gpu_hours: float | None, contract: Any, hours: float, notes: list[str]
+) -> float | None:
+    """The month's busy GPU-hours set against the GPUs billed (the invoice's GPU-hours over the month's hours, else
+    the contract's GPUs): telemetry that covered fewer GPUs is scaled by its coverage (the GPUs not measured taken
+    as busy as those measured), never read as the whole fleet's."""
+    if not busy:
+        return busy
+    billed = gpu_hours / hours if gpu_hours else float(contract or 0) or None
+    if covered is None or billed is None or covered >= billed * (1 - 1e-9):
+        return busy
+    notes.append(
+        f"busy GPU-hours from telemetry of {covered:,.0f} of the {billed:,.4g} GPUs billed: scaled by "
+        f"{billed / covered:.4g} to the whole fleet (the others taken as busy as those measured)"
+    )
+    return busy * billed / covered
+
+
 def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: bool, as_of: date) -> MonthScore:
     """One month delivered against promised (`current`: the month of as_of, not over: partial, unscored)."""
     met = actuals.metrics.get(key)
@@ -497,9 +532,12 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     if share and inv is None:
         notes.append("credits owed but no invoice states the month's fee")
     busy = met.busy_gpu_hours if met else None
+    fleet = _fleet_busy(busy, met.busy_gpus if met else None, gpu_hours, p.contract_gpus, hours, notes)
     # capacity: output tokens per busy GPU-hour against the promised throughput per GPU-hour at the target
-    capacity = tokens / busy / (p.throughput * 3600) if tokens and busy and p.throughput and not partial else None
+    capacity = tokens / fleet / (p.throughput * 3600) if tokens and fleet and p.throughput and not partial else None
     trial_ratio, trial_names = _trial_capacity(actuals, key, p, as_of, notes)
+    _far_from_promise(capacity, "tokens per busy GPU-hour", notes)
+    _far_from_promise(trial_ratio, "the month's post-signing trials", notes)
     if not partial and capacity is None and trial_ratio is None:
         notes.append(NO_CAPACITY)
     cost = None
@@ -555,6 +593,10 @@ def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) ->
     p = _promise(workspace, evaluation, offer_id)
     keys, notes = _months(actuals, as_of)
     months = [_score_month(actuals, key, p, config, key == month_key(as_of), as_of) for key in keys]
+    flagged = [f"{m.month}: {n}" for m in months for n in m.notes if n.startswith(("warning:", "busy GPU-hours from"))]
+    notes += flagged
+    evidence = posterior(months, p.record, actuals, config)
+    evidence.warnings = [n for n in flagged if n.split(": ", 1)[1].startswith("warning:")]
     return VendorScore(
         offer=offer_id,
         vendor=p.offer.vendor,
@@ -563,7 +605,7 @@ def score_vendor(workspace: Any, evaluation: Any, offer_id: str, as_of: date) ->
         scored_through=month_key(as_of.replace(day=1) - timedelta(days=1)),
         credits_owed_total=sum(m.credits_owed or 0.0 for m in months),
         breached_months=[m.month for m in months if m.sla_breached],
-        evidence=posterior(months, p.record, actuals, config),
+        evidence=evidence,
         notes=notes,
     )
 
@@ -694,7 +736,10 @@ def evidence_note(e: Evidence) -> str:
         parts.append(f"availability {e.availability:.3%}")
     if e.served_rate is not None:
         parts.append(f"requests served {e.served_rate:.3%}")
-    return "delivered evidence: " + ", ".join(parts) + " (posteriors blended with the promise, docs/actuals.md)"
+    warned = "".join(f"; {w}" for w in e.warnings)
+    return (
+        "delivered evidence: " + ", ".join(parts) + " (posteriors blended with the promise, docs/actuals.md)" + warned
+    )
 
 
 def posteriors_for_draws(

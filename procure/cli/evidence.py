@@ -392,8 +392,13 @@ def actuals_import(
         ),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", metavar="SECONDS", help="With --prometheus: seconds to wait for each answer.")
-    ] = 30.0,
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            help="With --prometheus: the most the whole download may take, every answer together.",
+        ),
+    ] = 300.0,
     gpu_filter: Annotated[
         list[str] | None,
         typer.Option(

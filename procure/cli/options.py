@@ -105,15 +105,39 @@ AsOfOption = Annotated[
     ),
 ]
 
+STDOUT = Path("-")  # `--out -`: standard output
+
+
+def out_file(raw: str) -> Path:
+    """--out as given: a file name; `-` standard output (STDOUT); a name that ends in a slash names a folder and is
+    refused (a file beside it would take the folder's name); an existing folder is refused when written."""
+    import os
+
+    if raw == "-":
+        return STDOUT
+    if raw.endswith(("/", os.sep)) or raw in ("", ".", ".."):
+        raise typer.BadParameter(
+            f"{raw!r} names a folder: give a file name (for example {raw.rstrip('/' + os.sep) or '.'}/NAME), or - for "
+            "standard output"
+        )
+    return Path(raw)
+
+
+def out_or_stdout(raw: str) -> Path | None:
+    """--out of a command whose default is standard output: `-` is that default (None)."""
+    path = out_file(raw)
+    return None if path == STDOUT else path
+
+
 OutOption = Annotated[
     Path | None,
     typer.Option(
         "--out",
         "-o",
         metavar="FILE",
-        help="Write to this file (missing folders are created) instead of standard output; the suffix sets the format "
-        "unless --format is given.",
-        dir_okay=False,
+        help="Write to this file (missing folders are created) instead of standard output (-); the suffix sets the "
+        "format unless --format is given.",
+        parser=out_or_stdout,
         show_default=False,
     ),
 ]

@@ -1,6 +1,7 @@
 """The comparison report and the board report, as PDF or HTML: report."""
 
 import contextlib
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -8,6 +9,7 @@ from typing import Annotated
 import typer
 
 from procure.cli.options import (
+    STDOUT,
     AsOfOption,
     RankBy,
     RankByOption,
@@ -15,6 +17,7 @@ from procure.cli.options import (
     as_day,
     chosen_format,
     format_option,
+    out_file,
 )
 from procure.cli.output import say, stages, warn_plan_failed
 from procure.status import ExitStatus
@@ -35,8 +38,9 @@ def report(
             "--out",
             "-o",
             metavar="FILE",
-            help="File to write (default: comparison.pdf, or board.pdf with --board); .html writes HTML.",
-            dir_okay=False,
+            help="File to write (default: comparison.pdf, or board.pdf with --board; - standard output); .html writes "
+            "HTML.",
+            parser=out_file,
             show_default=False,
         ),
     ] = None,
@@ -96,7 +100,7 @@ def report(
             ]
         )
 
-    format = chosen_format(format, out, ReportFormat.pdf)
+    format = chosen_format(format, None if out == STDOUT else out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
     target = out or Path(f"{kind}.{format.value}")
     with stages() as stage, contextlib.ExitStack() as stack:
@@ -123,8 +127,13 @@ def report(
             raise typer.Exit(ExitStatus.INTERNAL_ERROR) from None
     from procure.io.files import write_atomic
 
-    write_atomic(target, data)
+    if target == STDOUT:
+        sys.stdout.buffer.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+        sys.stdout.flush()
+    else:
+        write_atomic(target, data)
     if found.recommendation is not None:
         warn_plan_failed(found.recommendation)
-    say(f"wrote {target}")
+    if target != STDOUT:
+        say(f"wrote {target}")
     return ExitStatus.OK

@@ -56,6 +56,7 @@ METRIC_COLUMNS = (
     "gaps",
 )
 BUSY_COLUMN = "busy_gpu_hours"  # an optional last column: written when some month has utilization telemetry
+BUSY_GPUS_COLUMN = "busy_gpus"  # after it, optional: the GPUs the telemetry covered (its series) in the month
 # Labels NVIDIA dcgm-exporter puts on every GPU series (its README's sample output, and the `label`
 # rows of etc/dcp-metrics-included.csv, NVIDIA/dcgm-exporter commit 084a245): one series per GPU. After
 # release 4.5.3-4.8.2 (commit d5e5f51, internal/pkg/rendermetrics/render_metrics.go) the host label is `hostname`. On
@@ -129,6 +130,7 @@ class MonthMetrics:
     resets: int = 0
     gaps: int = 0
     busy_gpu_hours: float | None = None  # utilization telemetry's busy GPU-hours (docs/actuals.md, "Busy GPU-hours")
+    busy_gpus: float | None = None  # the GPUs that telemetry covered: its GPU series (engines x gpus_per_engine)
 
 
 @dataclass
@@ -283,9 +285,11 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
     from procure.io import telemetry as tm
 
     unmeasured: dict[str, list[str]] = defaultdict(list)  # month -> series none of whose steps is measured there
+    covered: dict[str, dict[str, int]] = {}  # metric name -> month -> series with samples in it
 
     def integrate(name: str, scale: float, most: float | None, what: str) -> dict[str, float]:
         out: dict[str, float] = defaultdict(float)
+        counts = covered.setdefault(name, defaultdict(int))
         for s in (x for x in series if x.name == name):
             values = [float(v) for v in s.values]
             if most is not None and any(v > most for v in values):
@@ -305,6 +309,7 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
             for key, month in tm.gauge_integral(s.times, values, table.gap_s).items():
                 if month.covered_s > 0:
                     out[key] += month.filled / 3600
+                    counts[key] += 1
                 else:  # every step a gap (a range query's step longer than gap_minutes): unknown, never 0
                     unmeasured[key].append(s.show())
         return out
@@ -325,8 +330,10 @@ def _add_busy(series: list[Any], names: MetricNames, table: _MonthTable, problem
     for key in sorted(set(gpus) | set(engines)):
         if key in gpus:
             table.month(key).busy_gpu_hours = gpus[key]
+            table.month(key).busy_gpus = float(covered[names.gpu_busy][key])
         else:
             table.month(key).busy_gpu_hours = engines[key] * names.gpus_per_engine
+            table.month(key).busy_gpus = float(covered[names.requests_running][key] * names.gpus_per_engine)
             table.notes.append(
                 f"month {key}: busy GPU-hours from {names.requests_running} / {names.max_concurrency:g} x "
                 f"{names.gpus_per_engine} GPUs (no {names.gpu_busy} series)"
@@ -528,6 +535,14 @@ def check_metrics_month(
     )
     for column in ("resets", "gaps"):
         _plausible(getattr(m, column), month_seconds(m.month), "one a second", display, line, prefix + column, problems)
+    if m.busy_gpus is not None and (m.busy_gpus != int(m.busy_gpus) or m.busy_gpus < 1):
+        problems.append(
+            Problem(
+                display, line, prefix + BUSY_GPUS_COLUMN, f"must be a whole number of at least 1 (got {m.busy_gpus:g})"
+            )
+        )
+    elif m.busy_gpus is not None:
+        _plausible(m.busy_gpus, size, "the offer's GPUs", display, line, prefix + BUSY_GPUS_COLUMN, problems)
     return len(problems) == before
 
 
@@ -568,7 +583,8 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
     buffer.write("# serving metrics per calendar month (UTC), from: " + "; ".join(sources).replace("\n", " ") + "\n")
     writer = csv_writer(buffer, lineterminator="\n")
     busy = any(m.busy_gpu_hours is not None for m in months.values())
-    writer.writerow(METRIC_COLUMNS + ((BUSY_COLUMN,) if busy else ()))
+    counted = busy and any(m.busy_gpus is not None for m in months.values())
+    writer.writerow(METRIC_COLUMNS + ((BUSY_COLUMN,) if busy else ()) + ((BUSY_GPUS_COLUMN,) if counted else ()))
     for key in sorted(months):
         m = months[key]
         writer.writerow(
@@ -584,6 +600,7 @@ def metrics_csv(months: dict[str, MonthMetrics], sources: list[str]) -> str:
                 str(m.gaps),
             ]
             + ([_fmt(m.busy_gpu_hours)] if busy else [])
+            + ([_fmt(m.busy_gpus)] if counted else [])
         )
     return buffer.getvalue()
 
@@ -641,6 +658,7 @@ def read_metrics_csv(
         m.e2e = {q: num[f"e2e_p{int(q * 100)}_s"] for q in QUANTILES}
         m.coverage = num["coverage"]
         m.busy_gpu_hours = num.get(BUSY_COLUMN)
+        m.busy_gpus = num.get(BUSY_GPUS_COLUMN)
         for column in ("resets", "gaps"):
             value = num[column] or 0
             if value != int(value):
@@ -652,14 +670,17 @@ def read_metrics_csv(
 
 
 def metric_columns(path: Path, display: str) -> tuple[str, ...]:
-    """METRIC_COLUMNS, with busy_gpu_hours when the header ends with it."""
+    """METRIC_COLUMNS, with busy_gpu_hours when the header ends with it (or with it and busy_gpus)."""
     from procure.io.yamlsafe import read_text
 
     try:
         text = read_text(path, display)
     except InputError:
         return METRIC_COLUMNS  # read_csv_rows names the problem
-    return METRIC_COLUMNS + (BUSY_COLUMN,) if _csv_header(text)[-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
+    names = _csv_header(text)
+    if names[-2:] == [BUSY_COLUMN, BUSY_GPUS_COLUMN]:
+        return METRIC_COLUMNS + (BUSY_COLUMN, BUSY_GPUS_COLUMN)
+    return METRIC_COLUMNS + (BUSY_COLUMN,) if names[-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
 
 
 def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:

@@ -307,9 +307,50 @@ def _alive(pid: int) -> bool:
     return True
 
 
+OWNER_FILE = ".owner"  # in a temporary folder: the id and start time of the process that made it
+
+
+def _started(pid: int) -> str | None:
+    """The process's start time, in clock ticks since boot (/proc/PID/stat field 22), where the system says: with
+    the id, it names one process (an id reused later has another start time)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def make_owned_folder(path: Path | str) -> None:
+    """mkdir (0o700) and record in it the process that owns it, so that `remove_abandoned` in another run never
+    removes it while that process lives, however long it works."""
+    os.mkdir(path, 0o700)
+    try:
+        with open(Path(path) / OWNER_FILE, "w", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()} {_started(os.getpid()) or '-'}\n")
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+
+
+def _owner_alive(folder: str) -> bool | None:
+    """Whether the process recorded in a temporary folder's owner file lives (the same process: its id and, where
+    the system gives it, its start time); None when the folder records none."""
+    try:
+        with open(os.path.join(folder, OWNER_FILE), encoding="ascii") as handle:
+            pid_text, started = handle.read(100).split()[:2]
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return None
+    if not _alive(pid):
+        return False
+    now = _started(pid)
+    return started == "-" or now is None or now == started
+
+
 def remove_abandoned(folder: Path) -> list[Path]:
     """Remove the temporaries (files or staging folders) of runs that were killed: only names made by
-    `temporary_name`, owned by this user, whose process is gone (or that are too old to be its)."""
+    `temporary_name`, owned by this user, whose process is gone (or that are too old to be its). A folder that
+    records its owner (`make_owned_folder`) is kept while that process lives, however old."""
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
@@ -324,7 +365,8 @@ def remove_abandoned(folder: Path) -> list[Path]:
             info = entry.stat(follow_symlinks=False)
             if info.st_uid != os.getuid() or stat.S_ISLNK(info.st_mode):
                 continue
-            if _alive(pid) and now - info.st_mtime < STALE_SECONDS:
+            owned = _owner_alive(entry.path) if stat.S_ISDIR(info.st_mode) else None
+            if owned or (owned is None and _alive(pid) and now - info.st_mtime < STALE_SECONDS):
                 continue
             if stat.S_ISDIR(info.st_mode):
                 shutil.rmtree(entry.path)

@@ -98,6 +98,11 @@ def _row(line: int, row: dict[str, str], display: str, problems: list[Problem]) 
         day = None  # type: ignore[assignment]
     if not row["source"].strip():
         problems.append(Problem(display, line, "source", "must name the trial's result file"))
+    from procure.textsafe import text_problem
+
+    refused = text_problem(row["source"], True, 255)
+    if refused is not None:
+        problems.append(Problem(display, line, "source", refused))
     x = _figure(row["interactivity"], display, line, "interactivity", problems)
     y = _figure(row["output_tok_s_gpu"], display, line, "output_tok_s_gpu", problems)
     ttft = _figure(row["ttft_s"], display, line, "ttft_s", problems, optional=True)
@@ -109,7 +114,7 @@ def _row(line: int, row: dict[str, str], display: str, problems: list[Problem]) 
     labels = {}
     for column in ("gpu_type", "model", "precision"):
         text = row[column].strip()
-        if len(text) > MAX_LABEL or re.search(r"[\x00-\x1f\x7f]", text):
+        if len(text) > MAX_LABEL or text_problem(text, True):
             problems.append(
                 Problem(display, line, column, f"must be a name of at most {MAX_LABEL} printable characters")
             )

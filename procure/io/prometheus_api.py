@@ -13,17 +13,23 @@ so with the step equal to the scrape interval and the steps on the scrape times 
 scraped samples; a coarser step reads fewer of them (a counter's increase is the same unless it was
 reset between two steps; the coverage and gaps are those of the steps).
 
-Each answer is saved as received to a temporary file and read by the file import's own reader, so the
+Each answer is streamed as received to a temporary file and read by the file import's own reader, so the
 statistics and the errors are the same; a problem in one names the query's URL. The connection: HTTPS
 certificates verified (the system's CAs, or SSL_CERT_FILE), a bearer token read from a file sent in
-`Authorization`, a time-out per request, redirects refused (the token goes to the named server only).
-A server that cannot be reached or answers other than 200 is one line naming the URL and the status,
-and nothing is written.
+`Authorization`, redirects refused (the token goes to the named server only). One deadline (--timeout)
+bounds the whole download, every connection, header and read of every answer, and one size limit
+(MAX_TOTAL_BYTES) all the answers together. A server that cannot be reached, answers other than 200 or
+answers something that is not HTTP (a bad status line, too many or too long headers, a broken chunk) is one
+line naming the URL, exit 2, and nothing is written; the temporary files go on every way out, a SIGTERM or
+SIGHUP included.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -33,7 +39,10 @@ from procure.errors import InputError, Problem
 
 MAX_POINTS = 10_000  # steps per query: below Prometheus' limit of 11,000 points per series
 MAX_ANSWER_BYTES = 500 * 1024 * 1024  # as a query_range file (procure/io/telemetry.py)
+MAX_TOTAL_BYTES = MAX_ANSWER_BYTES  # every answer of one import together
 MAX_TOKEN_BYTES = 64 * 1024
+MAX_TIMEOUT_S = 86_400.0  # a day: a longer --timeout is a typo (1e308, inf)
+MAX_STEP_S = 31 * 86_400  # a month: every query reads at least one step
 
 
 @dataclass(frozen=True)
@@ -45,9 +54,24 @@ class Query:
     month: str
 
 
+def _option(option: str, message: str) -> InputError:
+    return InputError([Problem(option, None, "", message)])
+
+
 def base_url(raw: str) -> str:
     """The server's address, http(s)://host[:port][/prefix], without a trailing slash."""
-    parts = urlsplit(raw.strip())
+    at = next((i for i, c in enumerate(raw.strip()) if ord(c) <= 32 or ord(c) >= 127), None)
+    if at is not None:
+        raise _option(
+            "--prometheus",
+            f"holds U+{ord(raw.strip()[at]):04X} at character {at + 1}: an address is printable ASCII without spaces "
+            "(percent-encode anything else)",
+        )
+    try:
+        parts = urlsplit(raw.strip())
+        parts.port  # noqa: B018  (raises ValueError for a port out of range or not a number)
+    except ValueError as exc:
+        raise _option("--prometheus", f"is not an address ({exc}): like https://prometheus.example:9090") from None
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         raise InputError(
             [
@@ -69,9 +93,9 @@ def read_token(path: Path | None) -> str | None:
     from procure.io.yamlsafe import read_text
 
     token = read_text(Path(path), str(path), MAX_TOKEN_BYTES).strip()
-    if not token or any(c.isspace() or ord(c) < 33 or ord(c) == 127 for c in token):
+    if not token or any(not 33 <= ord(c) <= 126 for c in token):  # RFC 6750: a token is ASCII
         raise InputError(
-            [Problem(str(path), None, "", "must hold one bearer token: printable characters without spaces")]
+            [Problem(str(path), None, "", "must hold one bearer token: printable ASCII characters without spaces")]
         )
     return token
 
@@ -111,67 +135,154 @@ def plan_queries(url: str, names: list[str], since: date, until: datetime, step_
     return out
 
 
-class _NoRedirect:
-    """urllib's redirect handler, refusing: the bearer token must not follow a redirect to another server."""
+class Budget:
+    """What the whole download may still take: the time to its deadline and the bytes to its size limit."""
 
-    @staticmethod
-    def handler():  # type: ignore[no-untyped-def]
-        import urllib.request
+    def __init__(self, timeout_s: float, total_bytes: int | None = None) -> None:
+        import time
 
-        class Refuse(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
-                return None  # urllib then raises the 3xx as an HTTPError
+        self.timeout_s = timeout_s
+        self.deadline = time.monotonic() + timeout_s
+        self.total_bytes = MAX_TOTAL_BYTES if total_bytes is None else total_bytes
+        self.left_bytes = self.total_bytes
 
-        return Refuse()
+    def seconds(self) -> float:
+        """The time left; TimeoutError when none is."""
+        import time
+
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    def take(self, size: int) -> None:
+        self.left_bytes -= size
+        if self.left_bytes < 0:
+            raise _TooLarge
 
 
-def fetch(query: Query, token: str | None, timeout_s: float) -> None:
-    """Save one answer to query.path; an unreachable or refusing server is one located line."""
-    import socket
+class _TooLarge(Exception):
+    pass
+
+
+def _connection(query: Query, budget: Budget):  # type: ignore[no-untyped-def]
+    import http.client
     import ssl
-    import urllib.error
-    import urllib.request
 
+    parts = urlsplit(query.url)
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(
+            parts.hostname or "", parts.port, timeout=budget.seconds(), context=ssl.create_default_context()
+        )
+    return http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=budget.seconds())
+
+
+def _http_problem(exc: BaseException) -> str:
+    """An answer that is not valid HTTP, in words."""
+    import http.client
+
+    if isinstance(exc, http.client.LineTooLong):
+        return "the answer is not valid HTTP: a status or header line longer than 65,536 bytes"
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return "the server closed the connection without an answer"
+    if isinstance(exc, http.client.BadStatusLine):
+        return "the answer is not HTTP: its first line is not an HTTP status line"
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the answer broke off before its end (a broken chunk or a short body)"
+    if "headers" in str(exc):
+        return "the answer is not valid HTTP: more than 100 header lines"
+    return f"the answer is not valid HTTP ({str(exc)[:100]})"
+
+
+def fetch(query: Query, token: str | None, budget: Budget | float) -> None:
+    """Stream one answer to query.path within the download's budget; an unreachable, refusing or broken server is
+    one located line."""
+    import http.client
+    import ssl
+
+    if not isinstance(budget, Budget):
+        budget = Budget(float(budget))
     shown = query.url.split("?")[0]
-    request = urllib.request.Request(
-        query.url, headers={"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    )
-    opener = urllib.request.build_opener(
-        urllib.request.HTTPSHandler(context=ssl.create_default_context()), _NoRedirect.handler()
-    )
+    parts = urlsplit(query.url)
+    target = parts.path + ("?" + parts.query if parts.query else "")
+    headers = {"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    status = None
+    connection = None
+    watchdog = None
+    expired = threading.Event()
+
+    def refused(why: str) -> InputError:
+        return InputError([Problem(shown, None, "", why)])
+
     try:
-        with opener.open(request, timeout=timeout_s) as answer, open(query.path, "wb") as out:
-            size = 0
-            while chunk := answer.read(1 << 20):
-                size += len(chunk)
-                if size > MAX_ANSWER_BYTES:
-                    raise InputError(
-                        [
-                            Problem(
-                                shown,
-                                None,
-                                "",
-                                f"answer larger than {MAX_ANSWER_BYTES:,} bytes: give a shorter range or a coarser "
-                                "--step",
-                            )
-                        ]
-                    )
+        connection = _connection(query, budget)
+        connection.request("GET", target, headers=headers)
+        # a server that trickles its status and headers a byte at a time never lets one read time out: at the
+        # deadline the socket is shut, whatever is being read
+        watchdog = threading.Timer(budget.seconds(), _expire, (connection, expired))
+        watchdog.daemon = True
+        watchdog.start()
+        if connection.sock is not None:
+            connection.sock.settimeout(budget.seconds())
+        answer = connection.getresponse()
+        status = answer.status
+        if status != 200:
+            redirect = " (redirects are not followed)" if 300 <= status < 400 else ""
+            raise refused(f"HTTP {status} {answer.reason}{redirect}{_server_error(answer)}")
+        with open(query.path, "wb") as out:
+            while True:
+                if connection.sock is not None:
+                    connection.sock.settimeout(budget.seconds())
+                chunk = answer.read1(1 << 16)  # one read of the socket at most: each bounded by the time left
+                if not chunk:
+                    break
+                budget.take(len(chunk))
                 out.write(chunk)
-    except urllib.error.HTTPError as exc:
-        raise InputError([Problem(shown, None, "", f"HTTP {exc.code} {exc.reason}{_server_error(exc)}")]) from None
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        if isinstance(reason, ssl.SSLCertVerificationError):
-            why = f"TLS certificate not verified ({reason.verify_message})"
-        elif isinstance(reason, (socket.timeout, TimeoutError)):
-            why = f"no answer within {timeout_s:g} s"
-        else:
-            why = f"cannot connect ({getattr(reason, 'strerror', None) or reason})"
-        raise InputError([Problem(shown, None, "", f"no HTTP status: {why}")]) from None
-    except TimeoutError:
-        raise InputError([Problem(shown, None, "", f"no HTTP status: no answer within {timeout_s:g} s")]) from None
-    except OSError as exc:
-        raise InputError([Problem(shown, None, "", f"no HTTP status: {exc.strerror or exc}")]) from None
+            if expired.is_set():
+                raise TimeoutError
+            if answer.length:  # the server closed before the Content-Length it announced
+                raise http.client.IncompleteRead(b"", answer.length)
+    except InputError:
+        raise
+    except _TooLarge:
+        raise refused(
+            f"the answers come to more than {budget.total_bytes:,} bytes in all: give a shorter range (--since, "
+            "--until) or a coarser --step"
+        ) from None
+    except Exception as exc:
+        if isinstance(exc, TimeoutError) or expired.is_set():
+            why = "no answer" if status is None else "the answer was not complete"
+            lead = "no HTTP status: " if status is None else ""
+            raise refused(f"{lead}{why} within {budget.timeout_s:g} s (--timeout)") from None
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            raise refused(f"no HTTP status: TLS certificate not verified ({exc.verify_message})") from None
+        if isinstance(exc, ssl.SSLError):
+            raise refused(f"no HTTP status: TLS failed ({exc.reason or exc})") from None
+        if isinstance(exc, http.client.HTTPException):
+            raise refused(_http_problem(exc)) from None
+        if isinstance(exc, OSError):
+            if status is None:
+                raise refused(f"no HTTP status: cannot connect ({exc.strerror or exc})") from None
+            raise refused(f"the answer broke off ({exc.strerror or exc})") from None
+        raise
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        if connection is not None:
+            connection.close()
+
+
+def _expire(connection: object, expired: threading.Event) -> None:
+    """The deadline has passed: shut the connection's socket so that the read in progress ends now."""
+    import socket
+
+    expired.set()
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _server_error(exc: object) -> str:
@@ -196,15 +307,24 @@ def fetch_all(
     timeout_s: float,
     folder: Path,
 ) -> list[Query]:
-    """Run every query, each answer saved in `folder`; the first failure stops (nothing is read)."""
-    if step_s < 1:
-        raise InputError([Problem("--step", None, "", f"must be at least 1 second (got {step_s})")])
-    if timeout_s <= 0:
-        raise InputError([Problem("--timeout", None, "", f"must be more than 0 seconds (got {timeout_s:g})")])
+    """Run every query, each answer streamed to `folder`, all within one deadline (`timeout_s`) and one size limit;
+    the first failure stops (nothing is read)."""
+    import math
+
+    if not 1 <= step_s <= MAX_STEP_S:
+        raise _option("--step", f"must be from 1 second to {MAX_STEP_S:,} (31 days) (got {step_s})")
+    if not (math.isfinite(timeout_s) and 0 < timeout_s <= MAX_TIMEOUT_S):
+        raise _option("--timeout", f"must be more than 0 and at most {MAX_TIMEOUT_S:,.0f} seconds (got {timeout_s:g})")
+    address = base_url(url)
     token = read_token(token_file)
-    queries = plan_queries(base_url(url), names, since, until, step_s, folder)
+    queries = plan_queries(address, names, since, until, step_s, folder)
+    if not queries:
+        raise _option(
+            "--step", f"no step of {step_s:,} s falls between --since and --until: give a step shorter than the range"
+        )
+    budget = Budget(timeout_s)
     for query in queries:
-        fetch(query, token, timeout_s)
+        fetch(query, token, budget)
     return queries
 
 
@@ -213,6 +333,36 @@ def relabel_text(text: str, queries: list[Query]) -> str:
     for q in queries:
         text = text.replace(str(q.path), q.url).replace(q.path.name, q.url)
     return text
+
+
+class Terminated(SystemExit):
+    """A SIGTERM or SIGHUP during an import: unwinds (temporary files removed) and exits 128 + the signal."""
+
+
+@contextlib.contextmanager
+def unwound_on_signals() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise Terminated, so that every `with` and `finally` on the way
+    out runs (the temporary answers are removed) instead of the process ending where it stands."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Terminated(128 + signum)
+
+    before = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            before[number] = signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
 def relabel(problems: list[Problem], queries: list[Query]) -> list[Problem]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import date
 from pathlib import Path
 
@@ -33,7 +34,12 @@ def csv_text_rows(
     problems: list[Problem] = []
     comments: list[str] = []
     numbered: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at a line feed or carriage return only: a U+2028, form feed or NEL inside a field is that field's
+    # (and refused there, by name), not the end of a row that leaves it with too few values
+    lines = re.split(r"\r\n|\n|\r", text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped.startswith("#"):
             comments.append(stripped.lstrip("#").strip())

@@ -4,7 +4,6 @@ actuals/ID/trials.csv (procure/io/offer_trials.py) under the workspace's evidenc
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -77,6 +76,21 @@ def import_offer_trials(
 
     if gpus < 1:
         raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
+    from procure.io.actuals import offer_size
+
+    size = offer_size(offer)
+    if size is not None and gpus > size:
+        raise InputError(
+            [
+                Problem(
+                    "--gpus",
+                    None,
+                    "",
+                    f"{gpus:,} GPUs is more than {offer.id} supplies (at most {size:,.0f}): a trial of a signed vendor "
+                    "runs on the offer's own GPUs",
+                )
+            ]
+        )
     signed = signing_date(offer)
     if signed is None:
         raise InputError(
@@ -96,8 +110,13 @@ def import_offer_trials(
         ("--model", labels.get("model")),
         ("--precision", labels.get("precision")),
     ):
-        if value is not None and (not value.strip() or len(value) > MAX_LABEL or re.search(r"[\x00-\x1f\x7f]", value)):
-            problems.append(Problem(option, None, "", f"must be a name of 1 to {MAX_LABEL} printable characters"))
+        from procure.textsafe import text_problem
+
+        refused = None if value is None else text_problem(value, True, MAX_LABEL)
+        if value is not None and (not value.strip() or refused):
+            problems.append(
+                Problem(option, None, "", refused or f"must be a name of 1 to {MAX_LABEL} printable characters")
+            )
     trials = []
     for path in paths:
         try:

@@ -180,8 +180,13 @@ def looks_like_inferencex(path: Path) -> bool:
 
 def read_trial(path: Path, day: date | None = None) -> Trial:
     """The runs of one trial file; `day` (the trial's date) replaces the file's own."""
+    from procure.textsafe import text_problem
+
     path = Path(path)
     display = str(path)
+    refused = text_problem(path.name, True, 255)  # the name is kept as the trial's source, shown on every screen
+    if refused is not None:
+        raise InputError([Problem(display, None, "file name", f"{refused}: rename the file")])
     own_input(path)
     data = _load(path, display)
     kind = detect_format(data)

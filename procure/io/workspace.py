@@ -23,6 +23,7 @@ from procure.io.yamlsafe import Document, load_yaml, read_text
 from procure.model.inputs import (
     CURRENCY_PATTERN,
     NO_CONTROLS,
+    ONE_LINE,
     OPERATING_JOBS,
     PUBLISHED_TIERS,
     RATING_CATEGORIES,
@@ -37,7 +38,7 @@ from procure.model.inputs import (
 )
 from procure.model.kinds import KINDS, join, kind_of, stated_kinds
 from procure.model.rating import evidence_problems
-from procure.textsafe import unsafe_characters
+from procure.textsafe import TextRefused
 
 CONFIG_FILE = "procure.yaml"
 QUOTES_FILE = "market/quotes.csv"
@@ -504,12 +505,11 @@ def _message(err: dict[str, Any]) -> str:
     if kind == "string_pattern_mismatch":
         if ctx.get("pattern") == CURRENCY_PATTERN:
             return f"must be a 3-letter currency code in capitals, like USD or EUR (got {shown})"
-        if ctx.get("pattern") == NO_CONTROLS:
-            found = unsafe_characters(got) if isinstance(got, str) else None
-            return (
-                f"holds {found or 'control characters'} (escape sequences, carriage returns and bidirectional "
-                "overrides are not allowed in text)"
-            )
+        if ctx.get("pattern") in (NO_CONTROLS, ONE_LINE):
+            from procure.textsafe import text_problem
+
+            found = text_problem(got, ctx.get("pattern") == ONE_LINE) if isinstance(got, str) else None
+            return found or "holds characters not allowed in text (line breaks, controls, bidirectional controls)"
         return f"has characters that are not allowed (got {shown}; expected letters, digits, '.', '-', '_')"
     if kind.startswith("date"):
         return f"must be a date like 2026-11-30 (got {shown})"
@@ -521,6 +521,8 @@ def _message(err: dict[str, Any]) -> str:
         return f"must be a list (got {shown})"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
         return f"must be a mapping of fields (got {shown})"
+    if kind == "value_error" and isinstance(ctx.get("error"), TextRefused):
+        return str(ctx["error"])
     if kind == "too_short":
         return f"must have at least {ctx.get('min_length')} item(s)"
     if kind == "too_long":

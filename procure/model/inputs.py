@@ -30,6 +30,7 @@ from procure.model.kinds import KINDS, kind_of
 from procure.model.kinds.index_linked import IndexLinked
 from procure.model.kinds.owned import OwnedCost
 from procure.model.kinds.per_token import PerMtok
+from procure.textsafe import MAX_NAME
 
 # The canonical operating jobs. Every offer names an owner for each; procure.yaml staffs each.
 OPERATING_JOBS: tuple[str, ...] = (
@@ -61,7 +62,30 @@ OfferId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{
 # terminals), no line or paragraph separator U+2028/U+2029 (a line of its own in a memo), no
 # bidirectional overrides U+202A-U+202E / U+2066-U+2069 (they reverse names on screen).
 NO_CONTROLS = "^[^\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$"
-Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=NO_CONTROLS)]
+# One line: the same, and no line feed either (a vendor name with one forges a line of its own on every screen).
+ONE_LINE = "^[^\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$"
+
+
+def _gate(one_line: bool, max_length: int | None = None) -> AfterValidator:
+    """The one text gate (procure.textsafe.text_problem) as a field's check: what the patterns cannot say (a run of
+    combining marks, a name too long for a screen) is refused here, in the same words."""
+
+    def check(value: str) -> str:
+        from procure.textsafe import TextRefused, text_problem
+
+        problem = text_problem(value, one_line, max_length)
+        if problem is not None:
+            raise TextRefused(problem)
+        return value
+
+    return AfterValidator(check)
+
+
+# Text from outside on one line (no line break of any kind, control character or bidirectional control, no long run
+# of combining marks); a Name also fits a screen (procure.textsafe.MAX_NAME characters).
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=ONE_LINE), _gate(True)]
+Name = Annotated[str, StringConstraints(min_length=1, pattern=ONE_LINE), _gate(True, MAX_NAME)]
+Notes = Annotated[str, StringConstraints(max_length=20_000, pattern=NO_CONTROLS), _gate(False)]
 
 
 # --- procure.yaml -------------------------------------------------------------------------------
@@ -70,7 +94,7 @@ Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, pattern=N
 class Workload(Strict):
     """The task being bought: tokens per task, speed per user, and how often it succeeds."""
 
-    name: Text = "workload"
+    name: Name = "workload"
     input_tokens: Annotated[Count, Field(gt=0)]
     output_tokens: Annotated[Count, Field(gt=0)]
     interactivity: Positive = Field(description="output tok/s per user (P50) the service must sustain")
@@ -668,7 +692,7 @@ class ReevaluateConfig(Strict):
         default_factory=lambda: ["rank-change", "grade-change", "new-cheapest", "gate-change"]
     )
     claim_warning_days: Annotated[Count, Field(ge=0, le=365)] = Field(
-        7, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
+        14, description="fail when an SLA credit claim worth more than claim_min_amount lapses within this many days"
     )
     claim_min_amount: NonNegative = Field(
         0.0, description="the smallest claim (workspace currency) whose lapsing deadline fails a re-evaluation"
@@ -771,7 +795,7 @@ class ActualsConfig(Strict):
 class DemandPath(Strict):
     """One explicit demand scenario: a factor on the trend in every month, with its probability."""
 
-    name: Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=NO_CONTROLS)]
+    name: Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=ONE_LINE), _gate(True)]
     factor: Annotated[Number, Field(ge=0, le=100)]
     probability: PositiveFraction
 
@@ -888,7 +912,7 @@ class WorkspaceConfig(Strict):
 class Fee(Strict):
     """Exactly one of once, monthly, gpu_hour or per_tb (with tb_per_month)."""
 
-    name: Text
+    name: Name
     once: NonNegative | None = None
     monthly: NonNegative | None = None
     gpu_hour: NonNegative | None = None
@@ -1218,11 +1242,11 @@ class Offer(Strict):
     model_config = ConfigDict(json_schema_extra=CONDITIONALLY_REQUIRED)
 
     id: OfferId
-    vendor: Text
+    vendor: Name
     received: date
     valid_until: date
-    region: Text
-    gpu: Text
+    region: Name
+    gpu: Name
     gpus: Annotated[Count, Field(ge=0)] | None = Field(
         None,
         description="minimum commitment (committed GPU count); required unless priced per million tokens "
@@ -1233,7 +1257,7 @@ class Offer(Strict):
         None, description="contract term in months; required unless owned (pricing.owned: the term is life_years x 12)"
     )
     delivery: date | None = None
-    notes: Annotated[str, StringConstraints(max_length=20_000, pattern=NO_CONTROLS)] | None = None
+    notes: Notes | None = None
     pricing: Pricing
     service: Service
     responsibilities: dict[str, Owner]

@@ -203,13 +203,13 @@ class LayoutWorkers:
     processor: it loads WeasyPrint while this one evaluates and plans, then lays the document out (`document`)."""
 
     def __init__(self, count: int | None = None, apart: bool = False) -> None:
-        from procure.io.files import remove_abandoned, temporary_name
+        from procure.io.files import make_owned_folder, remove_abandoned, temporary_name
 
         self.count = 1 if apart else max(1, count if count is not None else _processors())
         remove_abandoned(Path(tempfile.gettempdir()))  # the font folders of reports that were killed
         self.folder = str(Path(tempfile.gettempdir()) / temporary_name("procure-fonts"))
         try:
-            os.mkdir(self.folder, 0o700)
+            make_owned_folder(self.folder)
         except OSError as exc:
             if documents.no_space(exc) is None:
                 raise

@@ -17,10 +17,24 @@ def _money(value: float | None, currency: str) -> str:
     return "no invoice" if value is None else f"{value:,.2f} {currency}"
 
 
-def _deadline(c: Claim) -> str:
+def _deadline(c: Claim, windowed: bool) -> str:
     if c.deadline is None:
+        if windowed and any(e.end is None and not e.lapsed for e in c.evidence):
+            return "window opens when the incident ends"
         return "no window stated"
     return f"by {c.deadline.isoformat()}" if c.window_open else f"closed {c.deadline.isoformat()}"
+
+
+def _lapsed_text(c: Claim, currency: str) -> str:
+    """What the incidents whose window closed take off the claim, when any did."""
+    lapsed = [e for e in c.evidence if e.lapsed]
+    if not lapsed:
+        return ""
+    return (
+        f"The claim window of {len(lapsed)} of its {len(c.evidence)} incidents closed (the last on "
+        f"{max(e.deadline for e in lapsed if e.deadline).isoformat()}); the others alone leave availability "
+        f"{percent_or_no_data(c.claimable_availability, 3)}: {_money(c.claimable, currency)} claimable now. "
+    )
 
 
 def _claim_lines(c: Claim, currency: str) -> list[str]:
@@ -33,6 +47,7 @@ def _claim_lines(c: Claim, currency: str) -> list[str]:
         "",
         f"Availability delivered {percent_or_no_data(c.availability, 3)} ({c.down_minutes:,.0f} minutes down) against "
         f"the SLA's {percent_or_no_data(c.sla_availability, 2)}: {amount}. "
+        + _lapsed_text(c, currency)
         + (
             f"File by {c.deadline.isoformat()}."
             if c.deadline is not None
@@ -44,13 +59,20 @@ def _claim_lines(c: Claim, currency: str) -> list[str]:
         from procure.textsafe import markdown_text
 
         lines += [
-            "| incident | start | end | impact | components | minutes in the month |",
-            "|---|---|---|---|---|---|",
+            "| incident | start | end | impact | components | minutes in the month | claim by |",
+            "|---|---|---|---|---|---|---|",
         ]
         for e in c.evidence:
+            by = (
+                "-"
+                if e.deadline is None
+                else f"lapsed {e.deadline.isoformat()}"
+                if e.lapsed
+                else e.deadline.isoformat()
+            )
             lines.append(
                 f"| {markdown_text(e.name) or '-'} | {e.start} | {e.end or 'open'} | {e.impact} | "
-                f"{markdown_text(', '.join(e.components)) or 'all'} | {e.minutes:,.0f} |"
+                f"{markdown_text(', '.join(e.components)) or 'all'} | {e.minutes:,.0f} | {by} |"
             )
         lines.append("")
     return lines
@@ -77,13 +99,14 @@ def claims_markdown(vendors: list[VendorClaims], as_of: date) -> str:
             for c in v.claims
             if c.availability is not None and c.sla_availability is not None and c.availability < c.sla_availability
         ]
+        windowed = "no claim window stated" not in v.terms
         for c in below:
             owed = "to be applied to the invoice" if c.amount is None else _money(c.amount, v.currency)
             now = c.reason if c.claimable == 0 else _money(c.claimable, v.currency)
             lines.append(
                 f"| {c.month} | {percent_or_no_data(c.availability, 3)} | {percent_or_no_data(c.sla_availability, 2)} "
                 f"| {percent_or_no_data(c.credit_share, 1)} | "
-                f"{_money(c.invoiced, v.currency)} | {owed} | {_deadline(c)} | {markdown_text(now or '')} |"
+                f"{_money(c.invoiced, v.currency)} | {owed} | {_deadline(c, windowed)} | {markdown_text(now or '')} |"
             )
         if not below:
             lines.append("| - | no month below the SLA | | | | | | |")

@@ -203,12 +203,13 @@ def now_until(offer: Offer, as_of: date, start: int, delay_weeks: float, window:
 def held_months(offer: Offer, as_of: date, months: int | None) -> list[tuple[int, int, int, int]]:
     """Each signed tranche still running (contract.signed) as months of the plan, 0-based: its first (0 when it began
     before the as-of date), its last within the horizon and the last of its term. Months on the calendar of
-    `procure cashflow` (month 1 the first after the as-of date; a tranche holds every month it touches)."""
+    `procure cashflow` (month 1 the first after the as-of date; a tranche holds every month it touches). A tranche
+    signed after the as-of date is not held then (not_yet_signed says so)."""
     from procure.analysis.cashflow import DAYS_PER_MONTH
 
     out = []
     for c in offer.contract.signed or []:
-        if c.end < as_of:
+        if c.end < as_of or c.date > as_of:
             continue
         first = max(0, math.floor((c.start - as_of).days / DAYS_PER_MONTH))
         last = max(first, math.floor((c.end - as_of).days / DAYS_PER_MONTH))
@@ -216,6 +217,17 @@ def held_months(offer: Offer, as_of: date, months: int | None) -> list[tuple[int
             continue
         out.append((first, last if months is None else min(last, months - 1), last, c.gpus))
     return out
+
+
+def not_yet_signed(offers: list[Offer], as_of: date) -> list[str]:
+    """A note for each tranche (contract.signed) whose signing date is after the as-of date: not held then."""
+    return [
+        f"{o.id}: the contract of {c.gpus:,} GPUs signed {c.date} (contract.signed) is after the as-of date "
+        f"{as_of}: not held in the plan as of then"
+        for o in offers
+        for c in o.contract.signed or []
+        if c.date > as_of and c.end >= as_of
+    ]
 
 
 def _costed(record: OfferRecord) -> bool:

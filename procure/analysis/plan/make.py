@@ -11,7 +11,14 @@ import numpy as np
 
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
 from procure.analysis.plan.bands import BAND_TOLERANCE
-from procure.analysis.plan.candidates import Candidate, Unit, candidates, decision_window, term_units
+from procure.analysis.plan.candidates import (
+    Candidate,
+    Unit,
+    candidates,
+    decision_window,
+    not_yet_signed,
+    term_units,
+)
 from procure.analysis.plan.decisions import (
     MIN_BAND_CHANGES,
     TOO_LITTLE_HISTORY,
@@ -148,6 +155,7 @@ def make_plan(
         sigma,
     )
     decision_notes(lines, held, window, ev.currency, notes, index_changes)
+    notes.extend(not_yet_signed(inputs.offers, ev.as_of))
     line_notes(lines, best_single, scen, notes)
     figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)

@@ -164,6 +164,8 @@ def validation(workspace: Path, as_of: date | None) -> Validated:
     found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
     own, own_said = offer_point_lines(ws)  # the offers' own points against them
     found, said = [*own, *found], said + own_said
+    # a signed vendor's months or trials far from its promise (procure.analysis.scorecard.FAR_FROM_PROMISE)
+    found += [f"{r.id}: {w}" for r in ev.offers if r.evidence for w in r.evidence.get("warnings") or []]
     counts = {
         "offers": len(ws.offers),
         "grades": len(ws.grades),

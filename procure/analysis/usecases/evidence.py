@@ -193,7 +193,7 @@ class Server:
     until: date | None = None
     step: int = 60
     token_file: Path | None = None
-    timeout: float = 30.0
+    timeout: float = 300.0
 
 
 def import_evidence(
@@ -234,7 +234,7 @@ def import_evidence(
     ] + ([names.requests_running] if names.max_concurrency else [])
     until = server.until
     end = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else datetime.now(UTC)
-    with tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
+    with prometheus_api.unwound_on_signals(), tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(
             server.url, wanted, server.since, end, server.step, server.token_file, server.timeout, Path(folder)
         )
