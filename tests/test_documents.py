@@ -100,21 +100,22 @@ def test_html_is_self_contained(evaluation):
 
 
 def pathological_copy(plain: Path) -> Path:
-    """A copy of a workspace whose offer bravo has a 2,000-character unbroken name and note (also used
-    by benchmarks/bench_report.py --pathological)."""
+    """A copy of a workspace whose offer bravo has the longest unbroken name a file may give (256 characters; a longer
+    one is refused at intake) and a 2,000-character unbroken note (also used by benchmarks/bench_report.py
+    --pathological)."""
     import shutil
 
     hostile = plain.parent / f"{plain.name}-pathological"
     shutil.copytree(plain, hostile)
     path = hostile / "offers" / "bravo.yaml"
-    text = path.read_text(encoding="utf-8").replace("vendor: Bravo Metal", "vendor: bravo" + "W" * 1995, 1)
+    text = path.read_text(encoding="utf-8").replace("vendor: Bravo Metal", "vendor: bravo" + "W" * 251, 1)
     path.write_text(text + "\nnotes: " + "N" * 2000 + "\n", encoding="utf-8")
     return hostile
 
 
 @pytest.mark.slow  # two PDFs laid out
 def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
-    """An offer with a 2,000-character unbroken vendor name and a 2,000-character unbroken note: its
+    """An offer with a 256-character unbroken vendor name and a 2,000-character unbroken note: its
     offer pages keep their count; tables and headings cut the name with an ellipsis, the appendix
     prints name and note whole. (What it costs in time is measured in benchmarks/bench_report.py
     --pathological, against the same report without it.)"""
@@ -127,7 +128,7 @@ def test_pathological_vendor_text_keeps_the_layout(workspace_copy):
 
     plain = workspace_copy("basic")
     hostile = pathological_copy(plain)
-    name, note = "bravo" + "W" * 1995, "N" * 2000
+    name, note = "bravo" + "W" * 251, "N" * 2000
 
     def prepared(root):
         ws = load_workspace(root)

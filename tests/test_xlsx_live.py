@@ -63,9 +63,28 @@ def recalculated(books, tmp_path):
     return found
 
 
-def procure_figures(ws):
+def procure_figures(ws, held_ratios=None):
+    """Each offer's expected cost and rank as procure computes them; with `held_ratios` (each offer's expected over
+    typical cost, as the workbook was written), as the workbook recomputes a change: the cost at the typical inputs,
+    live, times the ratio the draws gave when it was written (the draws are not in the sheet), ranked among the
+    acceptable offers by that figure."""
     ev = json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
-    return {o["id"]: (o["metrics"]["cost_per_task"], o["rank"]) for o in ev["offers"]}
+    if held_ratios is None:
+        return {o["id"]: (o["metrics"]["cost_per_task"], o["rank"]) for o in ev["offers"]}
+    cost = {
+        o["id"]: None
+        if o["metrics"]["point_cost_per_task"] is None
+        else o["metrics"]["point_cost_per_task"] * held_ratios[o["id"]]
+        for o in ev["offers"]
+    }
+    ranked = sorted((cost[o["id"]], o["id"]) for o in ev["offers"] if o["acceptable"] and cost[o["id"]] is not None)
+    rank = {offer: i for i, (_, offer) in enumerate(ranked, start=1)}
+    return {o["id"]: (cost[o["id"]], rank.get(o["id"])) for o in ev["offers"]}
+
+
+def ratios(ws):
+    ev = json.loads(run("compare", "-f", "json", "--as-of", AS_OF, "-w", ws).stdout)
+    return {o["id"]: o["metrics"]["expected_to_point_ratio"] for o in ev["offers"]}
 
 
 def assert_same(sheet, figures):
@@ -123,17 +142,18 @@ def books(tmp_path_factory):
     # they cross near 970,000, so the ranks move (the owned cluster, which carries the most staff, fails its gate at the
     # means)
     changed = set_cell(book, "Assumptions", "Staff cost per FTE-year", "Value", 1_200_000, staffed / "staff.xlsx")
-    before = procure_figures(staff_ws)
+    before, written_ratios = procure_figures(staff_ws), ratios(staff_ws)
     edit(staff_ws, "procure.yaml", "fte_cost_year: 250000", "fte_cost_year: 1200000")
-    cases["staff"] = (changed, procure_figures(staff_ws), before)
+    cases["staff"] = (changed, procure_figures(staff_ws, written_ratios), before)
 
     # A new list price: keel (USD, fixed price 4.85) raised to 6.00 in the workbook and in its offer file.
     priced = tmp_path_factory.mktemp("price")
     price_ws = example(priced)
     book = write_book(price_ws, priced / "book.xlsx")
+    written_ratios = ratios(price_ws)
     changed = set_cell(book, "Offers", "keel-b200-mc", "List price USD/GPU-h", 6.0, priced / "price.xlsx")
     edit(price_ws, "offers/keel-b200-mc.yaml", "gpu_hour: 4.85", "gpu_hour: 6.00")
-    cases["price"] = (changed, procure_figures(price_ws))
+    cases["price"] = (changed, procure_figures(price_ws, written_ratios))
 
     sheets = recalculated([case[0] for case in cases.values()], tmp_path_factory.mktemp("libreoffice"))
     return {name: (*case, sheets[case[0]]) for name, case in cases.items()}

@@ -297,6 +297,18 @@ def _server_error(exc: object) -> str:
     return f": {str(detail)[:200]}" if detail else ""
 
 
+def check_step(step_s: int, since: date, until: datetime) -> None:
+    """Refuse a --step no one means, before any other rule on it is judged: outside 1 second to 31 days, or longer
+    than the whole range (no step would fall in it)."""
+    if not 1 <= step_s <= MAX_STEP_S:
+        raise _option("--step", f"must be from 1 second to {MAX_STEP_S:,} (31 days) (got {step_s})")
+    start = datetime(since.year, since.month, since.day, tzinfo=until.tzinfo)
+    if step_s > (until - start).total_seconds():
+        raise _option(
+            "--step", f"no step of {step_s:,} s falls between --since and --until: give a step shorter than the range"
+        )
+
+
 def fetch_all(
     url: str,
     names: list[str],

@@ -217,6 +217,9 @@ def import_evidence(
     from procure.errors import InputError
     from procure.io import prometheus_api
 
+    until = server.until
+    end = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else datetime.now(UTC)
+    prometheus_api.check_step(server.step, server.since, end)
     gap_s = ws.config.actuals.gap_minutes * 60
     if server.step > gap_s:
         raise _problem(
@@ -232,8 +235,6 @@ def import_evidence(
         names.e2e_latency + "_bucket",
         names.gpu_busy,
     ] + ([names.requests_running] if names.max_concurrency else [])
-    until = server.until
-    end = datetime(until.year, until.month, until.day, tzinfo=UTC) if until else datetime.now(UTC)
     with prometheus_api.unwound_on_signals(), tempfile.TemporaryDirectory(prefix="procure-prometheus-") as folder:
         queries = prometheus_api.fetch_all(
             server.url, wanted, server.since, end, server.step, server.token_file, server.timeout, Path(folder)
