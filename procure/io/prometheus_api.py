@@ -303,7 +303,8 @@ def check_step(step_s: int, since: date, until: datetime) -> None:
     if not 1 <= step_s <= MAX_STEP_S:
         raise _option("--step", f"must be from 1 second to {MAX_STEP_S:,} (31 days) (got {step_s})")
     start = datetime(since.year, since.month, since.day, tzinfo=until.tzinfo)
-    if step_s > (until - start).total_seconds():
+    span = (until - start).total_seconds()
+    if 0 < span < step_s:  # an empty or reversed range is --until's to name
         raise _option(
             "--step", f"no step of {step_s:,} s falls between --since and --until: give a step shorter than the range"
         )
