@@ -692,8 +692,9 @@ def _bounded_ties(records: list[OfferRecord], ties: np.ndarray, lead: float | No
     if lead is None:
         return
     level = ws.index_level_on(day)
+    by_id = {o.id: o for o in ws.offers}  # one look-up per offer: a thousand offers are a thousand records
     for i, record in enumerate(records):
-        offer = next(o for o in ws.offers if o.id == record.id)
+        offer = by_id[record.id]
         kind = kind_of(offer.pricing)
         price = record.metrics.get("list_price")
         if not (

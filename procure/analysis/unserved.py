@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,24 +117,28 @@ def market_unserved_price(
                 gpu_hour,
                 per_gpu_hour,
             )
-    per_task = [
-        (t, offer.id)
-        for offer, m in zip(offers, metrics)
-        if kind_of(offer.pricing).per_task and (t := _finite(m.get("rent_per_task"))) is not None
-    ]
-    if per_task:
-        price, offer_id = max(per_task, key=lambda t: (t[0], t[1]))
+    dearest = _dearest(offers, metrics, "rent_per_task", lambda offer: kind_of(offer.pricing).per_task)
+    if dearest:
+        price, offer_id = dearest
         return UnservedPrice(
             price * premium,
             f"default: bought per token at the dearest per-token price, {price:.5f} {config.currency} per successful "
             f"task ({offer_id}), x plan.unserved_premium {premium:g}",
         )
-    full = [(t, offer.id) for offer, m in zip(offers, metrics) if (t := _finite(m.get("cost_per_task"))) is not None]
-    if full:
-        price, offer_id = max(full, key=lambda t: (t[0], t[1]))
+    dearest = _dearest(offers, metrics, "cost_per_task", lambda offer: True)
+    if dearest:
+        price, offer_id = dearest
         return UnservedPrice(
             price * NO_MARKET_MULTIPLE,
             f"default: no index or on-demand price to price the market by; {NO_MARKET_MULTIPLE:g}x the dearest full "
             f"cost per task of any offer, {price:.5f} {config.currency} ({offer_id}), whatever its gates",
         )
     return UnservedPrice(1.0, "default: nothing to price the market by; 1 per task")
+
+
+def _dearest(
+    offers: Sequence[Offer], metrics: Sequence[dict[str, Any]], key: str, counts: Callable[[Offer], bool]
+) -> tuple[float, str] | None:
+    """The dearest finite, positive figure `key` among the offers `counts` admits, with its offer (ties: last id)."""
+    found = [(t, o.id) for o, m in zip(offers, metrics) if counts(o) and (t := _finite(m.get(key))) is not None]
+    return max(found, default=None)
