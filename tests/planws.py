@@ -37,7 +37,7 @@ JOBS = (
 def config(**changes: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "currency": "USD",
-        "as_of": "2026-11-29",
+        "as_of": "2026-12-01",
         "workload": {
             "name": "plan-test",
             "input_tokens": 1000,

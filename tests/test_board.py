@@ -1,4 +1,4 @@
-"""The board paper's decision memo, computed from the example workspace (2026-11-29)."""
+"""The board paper's decision memo, computed from the example workspace (2026-12-01)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from procure.io.workspace import load_workspace
 from procure.render.formats import month_range, prose_count
 
 ROOT = Path(__file__).parent.parent
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 1)
 
 
 @pytest.fixture(scope="module")
@@ -99,11 +99,15 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     [row] = plan.term_sheet
     assert (row.vendor, row.gpus, row.price) == ("Keel Systems", 256, 4.85)
     assert m.holding[0] == (
-        # the ask starts as the held contract ends (both 30 April 2027: plan month 6 from 2026-11-29): a renewal, not
-        # GPUs on top
+        # the ask starts the day after the held contract ends (30 April 2027; plan month 6, May, from December 2026):
+        # a renewal, not GPUs on top
         "We hold 256 GPUs with Keel Systems until 30 April 2027; we ask to commit 256 GPUs now for when it ends, from "
-        "30 April 2027, and capacity paid for as used."
+        "1 May 2027, and capacity paid for as used."
     )
+    # its term is 12 calendar months from then, and it must be signed the day before it starts (a renewal: the GPUs
+    # are already running), well before the offer expires (30 June 2027)
+    assert (row.start, row.end, row.sign_by) == (date(2027, 5, 1), date(2028, 4, 30), date(2027, 4, 30))
+    assert m.deadline == date(2027, 4, 30)
     # the later block's spread: the index's monthly log moves, sd sigma, over the 12 months to its start:
     # 5.10 x exp(-/+ 1.2816 sigma sqrt(12))
     import math
@@ -111,7 +115,7 @@ def test_headline_asks_for_the_plan_when_there_is_one(extras):
     sigma = plan.index_monthly_volatility
     assert commits[2].price_p10 == pytest.approx(5.10 * math.exp(-1.2815516 * sigma * math.sqrt(12)), rel=1e-6)
     assert m.holding[1].startswith(
-        "Not asked for today: 64 GPUs with Petrel Cloud from November 2027 (expected 5.10 USD per GPU-hour, 8 in 10 "
+        "Not asked for today: 64 GPUs with Petrel Cloud from December 2027 (expected 5.10 USD per GPU-hour, 8 in 10 "
         f"chances between {commits[2].price_p10:.2f} and {commits[2].price_p90:.2f}): "
         "decisions after 30 June 2027"
     )
@@ -299,12 +303,12 @@ def small_plan(tmp_path_factory):
     from tests import planws
 
     root = tmp_path_factory.mktemp("plan-memo")
-    cfg = planws.config(market={"own": [{"cost_per_task": 4.0 / planws.TASKS_PER_GPU_HOUR, "date": "2026-11-29"}]})
+    cfg = planws.config(market={"own": [{"cost_per_task": 4.0 / planws.TASKS_PER_GPU_HOUR, "date": "2026-12-01"}]})
     offers = [
         # delivered on the as-of date: the plan has its capacity from the first day (the hand-worked figures below
         # assume it)
         planws.offer(
-            "commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-11-29"
+            "commit", gpus=0, max_gpus=1000, gpu_hour=2.0, pricing={"prepay_fraction": 0.25}, delivery="2026-12-01"
         ),
         planws.offer("ondemand", gpus=0, burst={"gpu_hour": 3.0, "max_gpus": 1000}),
     ]
@@ -408,7 +412,7 @@ def test_plan_risks_are_priced_from_the_plan(small_plan):
     risks = {r.risk: r for r in m.risks}
     # Delivery: a month without the commitment buys its 100 GPUs on demand on both paths: 0.5 x (219,000 + 438,000)
     # - (146,000 + 0.5 x 219,000) = 328,500 - 255,500 = 73,000 a month late.
-    late = risks["Vendor commit delivers later than 2026-11-29"]
+    late = risks["Vendor commit delivers later than 2026-12-01"]
     assert late.impact == pytest.approx(73_000) and late.likelihood == "medium"  # no late-delivery credit
     # Failure: the prepayment 0.25 x 1,752,000 = 438,000 plus 12 months x 73,000 = 876,000 on demand.
     fails = risks["Vendor commit fails during its term"]
@@ -470,7 +474,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
     vendor = covered.stress.vendors[0]
     vendor.extra_spend, vendor.extra_first_month, vendor.unserved_share = -5_000_000.0, -100_000.0, 0.0
     risks = {r.risk: r for r in _register(covered, ev, hedge_asked=True)}
-    late = risks["Vendor commit delivers later than 2026-11-29"]
+    late = risks["Vendor commit delivers later than 2026-12-01"]
     assert late.impact == 0 and late.impact_basis.startswith("none: the rest of the plan")
     fails = risks["Vendor commit fails during its term"]
     assert (

@@ -104,16 +104,20 @@ def test_escalation_rises_each_contract_year_from_month_13():
     assert escalation(None, [(13, 0.03), (25, 0.04)], 37) == pytest.approx(1.03 * 1.04)
 
 
-def test_delivery_month_counts_whole_months_after_as_of():
+def test_delivery_month_counts_calendar_months_from_the_as_of_month():
+    # Month 1 is the as-of month (November 2026 for an as-of date of 2026-11-29), month 2 December, and so on.
     # no promised date: served from month 1
     assert delivery_month(None, AS_OF, 0) == 1
-    # promised before or on the as-of date, or within the first month: month 1
+    # promised before or on the as-of date, or later within November: month 1
     assert delivery_month(date(2026, 11, 1), AS_OF, 0) == 1
-    assert delivery_month(date(2026, 12, 20), AS_OF, 0) == 1  # 21 days < 30.44
-    # 2027-01-20 is 52 days after 2026-11-29: 52 / 30.4375 = 1.7 whole months -> month 2
-    assert delivery_month(date(2027, 1, 20), AS_OF, 0) == 2
-    # six weeks late: 94 days, 3.09 months -> month 4
-    assert delivery_month(date(2027, 1, 20), AS_OF, 6) == 4
+    assert delivery_month(date(2026, 11, 30), AS_OF, 0) == 1
+    # 20 December is in month 2 (December), however few days after the as-of date
+    assert delivery_month(date(2026, 12, 1), AS_OF, 0) == 2
+    assert delivery_month(date(2026, 12, 20), AS_OF, 0) == 2
+    # 20 January 2027: month 3
+    assert delivery_month(date(2027, 1, 20), AS_OF, 0) == 3
+    # six weeks late: 3 March 2027, month 5
+    assert delivery_month(date(2027, 1, 20), AS_OF, 6) == 5
 
 
 # --- a two-year offer by hand --------------------------------------------------------------------
@@ -352,22 +356,22 @@ def test_the_reliability_penalty_never_becomes_a_rebate(cf):
 def test_delivery_after_as_of_moves_the_first_served_month(cf):
     edit(cf / "offers" / "delta.yaml", "term_months: 24\n", "term_months: 24\ndelivery: 2027-01-20\n")
     plan = plan_of(cf, "delta")
-    # 52 days after the as-of date: delivered in month 2; the 24-month term is months 2-25, renewal 26-30
-    assert plan.delivery_month == 2
+    # January 2027 is month 3 after an as-of date in November: the 24-month term is months 3-26, renewal 27-30
+    assert plan.delivery_month == 3
     assert_rows(
         plan,
         [
             DELTA_MONTHS[0],
             (1, "before delivery", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-            *[(m + 1, *row[1:]) for m, row in enumerate(DELTA_MONTHS[1:25], start=1)],
-            (26, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+            (2, "before delivery", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            *[(m + 2, *row[1:]) for m, row in enumerate(DELTA_MONTHS[1:25], start=1)],
             (27, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
             (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
             (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
             (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000),
         ],
     )
-    assert "delivered in month 2: nothing to serve before" in plan.notes
+    assert "delivered in month 3: nothing to serve before" in plan.notes
     # no expected delay: no late-delivery credit even though the offer has one
     edit(
         cf / "offers" / "delta.yaml",
@@ -386,31 +390,28 @@ def test_expected_delay_moves_delivery_further_and_earns_the_capped_credit(cf):
     )
     edit(cf / "procure.yaml", "  expected_delay_weeks: 0\n", "  expected_delay_weeks: 6\n")
     plan = plan_of(cf, "delta")
-    # six weeks late: 94 days after as-of -> month 4. Term months 4-27 (4.12 from month 16), renewal 28-30.
-    # Late-delivery credit in the delivery month: 10,000 x 6 = 60,000, capped at 50,000.
-    # month 4: 109,500 + 6,150 + 10,000 + 1,825 - 50,000 = 77,475
-    assert plan.delivery_month == 4
+    # six weeks late: 3 March 2027 -> month 5 (month 1 is November 2026). Term months 5-28 (4.12 from month 17),
+    # renewal 29-30. Late-delivery credit in the delivery month: 10,000 x 6 = 60,000, capped at 50,000.
+    # month 5: 109,500 + 6,150 + 10,000 + 1,825 - 50,000 = 77,475
+    assert plan.delivery_month == 5
     before = (0,) * 12  # gpus .. successful tasks
     expected = [
         DELTA_MONTHS[0],
-        (1, "before delivery", *before),
-        (2, "before delivery", *before),
-        (3, "before delivery", *before),
-        (4, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -50_000, 0, 77_475, 3_577_000),
-        *[(m, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000) for m in range(5, 16)],
-        *[(m, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000) for m in range(16, 28)],
-        (28, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
+        *[(m, "before delivery", *before) for m in range(1, 5)],
+        (5, T, 50, 0, 109_500, 6_150, 10_000, 1_825, 0, 0, -50_000, 0, 77_475, 3_577_000),
+        *[(m, T, 100, 0, 219_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 242_450, 7_154_000) for m in range(6, 17)],
+        *[(m, T, 100, 0, 225_570, 9_800, 10_000, 3_650, 0, 0, 0, 0, 249_020, 7_154_000) for m in range(17, 29)],
         (29, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 0, 388_450, 7_154_000),
         (30, R, 100, 0, 365_000, 9_800, 10_000, 3_650, 0, 0, 0, 7_000, 395_450, 7_154_000),
     ]
     assert_rows(plan, expected)
-    assert plan.total_cost == pytest.approx(1_753_780 + 77_475 + 11 * 242_450 + 12 * 249_020 + 3 * 388_450 + 7_000)
+    assert plan.total_cost == pytest.approx(1_753_780 + 77_475 + 11 * 242_450 + 12 * 249_020 + 2 * 388_450 + 7_000)
 
     # without a cap the whole 60,000 is credited
     edit(
         cf / "offers" / "delta.yaml", "late_delivery: {per_week: 10000, cap: 50000}", "late_delivery: {per_week: 10000}"
     )
-    assert plan_of(cf, "delta").months[4].credits == pytest.approx(-60_000)
+    assert plan_of(cf, "delta").months[5].credits == pytest.approx(-60_000)
 
 
 def test_no_late_delivery_credit_without_a_promised_date(cf):

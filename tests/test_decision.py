@@ -17,7 +17,7 @@ from clihelp import header_cells, html_words, run
 from procure.analysis.decision import decide
 from procure.analysis.recommendation import AskLine, gpus_words, merge_lines, months_words
 
-AS_OF = "2026-11-29"
+AS_OF = "2026-12-01"
 # The plan of tests/decisionws.py: (vendor, GPUs, first month, last month)
 ASK = {("Alpha Compute", 100, 1, 12), ("Bravo Cloud", 100, None, None)}
 PER_K = 550 / 162_000 * 1000  # 3.3951 USD per 1,000 tasks
@@ -68,7 +68,7 @@ def test_the_recommendation_is_the_plan_with_its_figures(workspace: Path):
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
-    ev, inputs = evaluate_with_inputs(ws, date(2026, 11, 29))
+    ev, inputs = evaluate_with_inputs(ws, date(2026, 12, 1))
     rec = decide(ev, make_plan(ws, ev.as_of, evaluation=(ev, inputs)))
     assert rec.kind == "plan"
     assert {(x.vendor, x.gpus, x.first_month, x.last_month) for x in rec.lines} == ASK
@@ -82,7 +82,9 @@ def test_the_recommendation_is_the_plan_with_its_figures(workspace: Path):
         550 * 730 * 12, rel=1e-6
     )
     assert rec.commitment_by_vendor == {"Alpha Compute": pytest.approx(2_628_000)}
-    assert rec.deadline == date(2027, 3, 31)  # Alpha's valid_until, earlier than Bravo's
+    # Alpha states no delivery: the plan counts on it from the as-of date, before its valid_until (2027-03-31)
+    assert rec.deadline == date(2026, 12, 1)
+    assert rec.deadline_reason == "the last day to sign for the 100 GPUs of Alpha Compute to start on 1 December 2026"
     # Without demand the ranking's leader is the recommendation and the best single offer, at today's demand.
     single = decide(ev)
     assert (single.kind, single.offer, single.best_single.offer) == ("offer", "alpha", "alpha")
@@ -176,7 +178,7 @@ def test_the_board_memo_is_two_pages_with_deadline_spend_and_no_jargon(surfaces:
     assert pages == 2
     # Alpha states no delivery date: the plan counts on its GPUs from the as-of date, before its offer expires
     # (2027-03-31)
-    assert "Decide by 2026-11-29: the plan counts on the 100 GPUs of Alpha Compute from then." in text
+    assert "Decide by 1 December 2026: the last day to sign for the 100 GPUs of Alpha Compute to start on 1 December 2026." in text
     assert "Expected spend 4.82 M USD over 12 months, 4.82 M USD a year" in text
     for word in JARGON:
         assert word not in text.lower(), word
@@ -199,7 +201,7 @@ def test_a_plan_that_cannot_be_solved_is_said_on_page_one_and_the_offer_is_the_f
     assert "The purchase plan could not be solved, so the best single offer is asked for instead" in first
     assert "0.4 x 2 usable vendors is below 1: no split can serve the demand" in first
     assert "Alpha Compute: 100 GPUs, months 1–12, 3.00 USD per GPU-hour" in first
-    assert "Decide by 2027-03-31" in first
+    assert "Decide by 31 March 2027: the offer of Alpha Compute expires then." in first
     # The fallback's spend: 100 GPUs x 3.00 x 730 hours x 12 months = 2,628,000 (no fees, no staff: tests/planws.py)
     assert "Expected spend 2.63 M USD over 12 months, 2.63 M USD a year" in first
     text = " ".join(" ".join(page.extract_text() for page in reader.pages).split()).lower()
@@ -227,7 +229,7 @@ def test_a_workspace_without_transacted_prices_gets_the_benchmark_with_a_note(da
     assert result.exit_code == 0, result.output
     html = target.read_text()
     assert "Rental price benchmark" in html
-    assert "no transacted prices in market/quotes.csv on or before 2026-11-29: that series is left out" in html
+    assert "no transacted prices in market/quotes.csv on or before 2026-12-01: that series is left out" in html
 
 
 def test_compare_horizon_shows_its_columns_in_the_table_and_markdown(data_dir: Path):

@@ -544,9 +544,9 @@ def test_exposure_starts_at_delivery_and_follows_the_ramp(ev):
     record = ev.offer("indexed")
     from procure.model.inputs import ContractTerms, Ramp
 
-    # 2027-02-20 is 83 days after the as-of date: 83 / 30.44 = 2.7 whole months -> month 3
+    # January 2027 is month 3 when month 1 is the as-of month, November 2026
     terms = record.terms.model_copy(
-        update={"delivery": date(2027, 2, 20), "contract": ContractTerms(ramp=Ramp(gpus_by_month=[5, 10]))}
+        update={"delivery": date(2027, 1, 20), "contract": ContractTerms(ramp=Ramp(gpus_by_month=[5, 10]))}
     )
     moved = ev.model_copy(
         update={"offers": [record.model_copy(update={"terms": terms}) if o.id == "indexed" else o for o in ev.offers]}

@@ -15,7 +15,7 @@ from procure.analysis.plan import make_plan
 from procure.analysis.plan.figures import cvar, weighted_quantile
 from procure.io.workspace import load_workspace
 
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 1)
 
 
 @pytest.fixture(autouse=True)

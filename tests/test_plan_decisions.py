@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 1)
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,7 @@ def market(c: float = 4.0, p: float = 6.0, term: int = 6) -> tuple[dict, list[di
 
 def test_a_commitment_starting_after_the_window_is_a_later_decision(tmp_path):
     # A 6-month term on a 12-month horizon: blocks from month 1 and month 7. The window ends 2027-03-01, so the
-    # block from month 7 (2027-05-30) is decided later; from 2026-11-29 the first block is signed now.
+    # block from month 7 (2027-06-01) is decided later; from 2026-12-01 the first block is signed now.
     cfg, offers = market()
     cfg["plan"]["decide_within"] = "2027-03-01"
     result = plan_for(tmp_path, cfg, offers)
@@ -79,11 +79,11 @@ def test_a_renewal_starts_from_the_escalated_price(tmp_path):
 
 
 def test_a_held_contract_is_fixed_and_the_plan_adds_on_top(tmp_path):
-    # We hold 150 GPUs of "commit" to 2027-05-28 (plan months 1-6 on the cashflow calendar). The plan keeps them
+    # We hold 150 GPUs of "commit" to 2027-05-31 (plan months 1-6: December 2026 to May 2027). The plan keeps them
     # whatever they cost: in months 1-6 the low months (100 GPUs' worth) leave 50 idle, the high ones buy 50 on
     # demand. It adds nothing to the held months beyond that.
     cfg, offers = market()
-    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 150, "start": "2026-10-01", "end": "2027-05-28"}}
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 150, "start": "2026-10-01", "end": "2027-05-31"}}
     result = plan_for(tmp_path, cfg, offers)
     held = [x for x in result.plan if x.decision == "held"]
     assert [(x.gpus, x.start_month, x.end_month) for x in held] == [(150, 1, 6)]
@@ -113,7 +113,7 @@ def test_a_block_the_plan_adds_uses_only_the_peak_a_held_contract_leaves(tmp_pat
 
     monkeypatch.setattr(solver, "build_model", keep)
     cfg, offers = market()
-    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 150, "start": "2026-10-01", "end": "2027-05-28"}}
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 150, "start": "2026-10-01", "end": "2027-05-31"}}
     plan_for(tmp_path, cfg, offers)
     model = built[0]
     A, lo, hi = model.matrix()
@@ -159,7 +159,7 @@ def test_a_block_the_plan_adds_uses_only_the_peak_a_held_contract_leaves(tmp_pat
 
 BAD = {
     "start before signing": (
-        {"date": "2026-10-01", "gpus": 8, "start": "2026-09-01", "end": "2027-05-28"},
+        {"date": "2026-10-01", "gpus": 8, "start": "2026-09-01", "end": "2027-05-31"},
         "contract.signed[0].start",
     ),
     "end before start": (
@@ -168,7 +168,7 @@ BAD = {
     ),
     "overlapping tranches": (
         [
-            {"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2027-05-28"},
+            {"date": "2026-10-01", "gpus": 8, "start": "2026-10-01", "end": "2027-05-31"},
             {"date": "2026-10-01", "gpus": 8, "start": "2027-05-01", "end": "2027-09-28"},
         ],
         "contract.signed",
@@ -222,11 +222,12 @@ def test_node_limit_is_in_every_solve_and_gives_the_same_plan(tmp_path, monkeypa
 
 
 def test_the_signing_deadline_is_the_first_start_the_plan_counts_on(tmp_path):
-    # The commitment signed now starts at the as-of date (2026-11-29, no delivery date) while its offer is valid to
+    # The commitment signed now starts at the as-of date (2026-12-01, no delivery date) while its offer is valid to
     # 2027-06-30: it must be signed by its start, not by its expiry.
     cfg, offers = market()
     result = plan_for(tmp_path, cfg, offers)
-    assert result.sign_by == date(2026, 11, 29) and "counts on" in result.sign_by_reason
+    assert result.sign_by == date(2026, 12, 1)
+    assert result.sign_by_reason == "the last day to sign for the 100 GPUs of Vendor commit to start on 1 December 2026"
 
 
 def test_later_decisions_are_in_the_hedged_exposure(tmp_path):
@@ -383,7 +384,7 @@ def test_a_held_contract_stays_when_the_best_single_offer_is_cheaper(tmp_path):
         offer("held", gpus=0, max_gpus=1000, gpu_hour=5.0, term_months=6),
         offer("cheap", gpus=0, max_gpus=1000, gpu_hour=3.0, term_months=6),
     ]
-    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 100, "start": "2026-10-01", "end": "2027-05-28"}}
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 100, "start": "2026-10-01", "end": "2027-05-31"}}
     result = plan_for(tmp_path, cfg, offers)
     held = [x for x in result.plan if x.decision == "held"]
     assert [(x.offer, x.gpus) for x in held] == [("held", 100)]
@@ -406,7 +407,7 @@ def test_every_held_contract_is_planned_when_the_shortlist_is_shorter(tmp_path):
     cfg["plan"]["max_candidates"] = 4
     offers = [offer(f"h{i:02d}", gpus=0, max_gpus=1000, gpu_hour=8.0, term_months=6) for i in range(12)]
     for held in offers:
-        held["contract"] = {"signed": {"date": "2026-10-01", "gpus": 10, "start": "2026-10-01", "end": "2027-05-28"}}
+        held["contract"] = {"signed": {"date": "2026-10-01", "gpus": 10, "start": "2026-10-01", "end": "2027-05-31"}}
     offers += [offer(f"c{i}", gpus=0, max_gpus=1000, gpu_hour=3.0 + i / 100, term_months=6) for i in range(4)]
     offers.append(offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}))
     result = plan_for(tmp_path, cfg, offers)
@@ -432,21 +433,21 @@ def test_a_plan_below_the_bound_is_a_fault_not_a_figure(tmp_path, monkeypatch):
     cfg["plan"]["max_candidates"] = 4
     offers = [offer(f"h{i:02d}", gpus=0, max_gpus=1000, gpu_hour=8.0, term_months=6) for i in range(12)]
     for held in offers:
-        held["contract"] = {"signed": {"date": "2026-10-01", "gpus": 10, "start": "2026-10-01", "end": "2027-05-28"}}
+        held["contract"] = {"signed": {"date": "2026-10-01", "gpus": 10, "start": "2026-10-01", "end": "2027-05-31"}}
     offers += [offer(f"c{i}", gpus=0, max_gpus=1000, gpu_hour=3.0 + i / 100, term_months=6) for i in range(4)]
     with pytest.raises(AssertionError, match="below the relaxation's bound"):
         plan_for(tmp_path, cfg, offers)
 
 
 def test_a_contract_signed_after_the_as_of_date_is_not_held(tmp_path):
-    # As of 2026-11-29, a contract dated 2026-12-15 has not been signed yet: the plan holds nothing of it (before:
+    # As of 2026-12-01, a contract dated 2026-12-15 has not been signed yet: the plan holds nothing of it (before:
     # 150 GPUs held, 150 x 4 x 730 x 6 = 2,628,000 fixed), and a note says why.
     cfg, offers = market()
-    offers[0]["contract"] = {"signed": {"date": "2026-12-15", "gpus": 150, "start": "2026-12-15", "end": "2027-05-28"}}
+    offers[0]["contract"] = {"signed": {"date": "2026-12-15", "gpus": 150, "start": "2026-12-15", "end": "2027-05-31"}}
     result = plan_for(tmp_path, cfg, offers)
     assert result.held == [] and result.held_gpus == 0
     assert not [x for x in result.plan if x.decision == "held"]
     assert (
-        "commit: the contract of 150 GPUs signed 2026-12-15 (contract.signed) is after the as-of date 2026-11-29: "
+        "commit: the contract of 150 GPUs signed 2026-12-15 (contract.signed) is after the as-of date 2026-12-01: "
         "not held in the plan as of then" in result.notes
     )

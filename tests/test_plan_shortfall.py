@@ -16,7 +16,7 @@ from planws import TASKS_PER_GPU_MONTH, config, offer, write
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 1)
 ROOT = Path(__file__).resolve().parent.parent
 INDEX = "date,price\n2026-10-31,4.40\n2026-11-15,4.80\n2026-12-15,9.99\n"  # the last is after the as-of date
 

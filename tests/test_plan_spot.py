@@ -12,7 +12,7 @@ from planws import TASKS_PER_GPU_HOUR, config, offer, write
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
-AS_OF = date(2026, 11, 29)
+AS_OF = date(2026, 12, 1)
 # 6 interruptions a node-month x 73 minutes lost each = 438 of the 730 x 60 = 43,800 minutes: 1% of the billed time
 SPOT_SERVICE = {"preemptible": True, "interruptions_per_month": 6, "restart_minutes": 73}
 KEPT = 1 - 438 / 43800  # 0.99

@@ -4,6 +4,7 @@ tasks, a GPU-month 788,400; no staff, software or cost of capital unless set, so
 
 from __future__ import annotations
 
+import calendar
 from datetime import date
 from pathlib import Path
 
@@ -14,8 +15,7 @@ from planws import TASKS_PER_GPU_HOUR, TASKS_PER_GPU_MONTH, config, offer, write
 from procure.analysis.plan import make_plan
 from procure.io.workspace import load_workspace
 
-AS_OF = date(2026, 11, 29)
-DAYS_PER_MONTH = 365.25 / 12
+AS_OF = date(2026, 12, 1)
 GPU_MONTH = 730  # hours
 
 
@@ -41,21 +41,24 @@ def commits(result) -> list[tuple[str, int, int, int]]:
 
 
 def share_of_month(delivered: date) -> tuple[int, float]:
-    """The delivery month (1-based) and the share of it after the delivery day, on the cash flow's calendar."""
-    months = (delivered - AS_OF).days / DAYS_PER_MONTH
-    return int(months) + 1, 1 - (months - int(months))
+    """The delivery month (1-based: month 1 is the as-of month, December 2026) and the share of it from the delivery
+    day on, by whole days."""
+    month = (delivered.year - AS_OF.year) * 12 + delivered.month - AS_OF.month + 1
+    days = calendar.monthrange(delivered.year, delivered.month)[1]
+    return month, (days - delivered.day + 1) / days
 
 
 def test_a_delivery_in_month_5_is_bridged_by_pay_as_used(tmp_path):
-    # "late" is delivered on 2027-03-31, 122 days after as-of: month 5, 0.9918 of it after the delivery day.
-    # Its 8-month term covers months 5-12 at 2 an hour; on demand costs 6. Months 1-4 can only be served on
-    # demand (100 GPUs x 6 x 730 = 438,000 a month); from month 5 the commitment of 100 GPUs (one more would cost
-    # 2 x 730 x 8 = 11,680 to save under a GPU-month on demand in month 5), and the 0.8% of month 5 before the
+    # "late" is delivered on 2027-04-30: month 5 (April; month 1 is the as-of month, December 2026), 1/30 of it from
+    # the delivery day. Its 8-month term runs to 29 December 2027: 1/30 of month 5, months 6-12, and the rest of a
+    # month past the 12-month horizon, paid in full (8 months of rent) at 2 an hour; on demand costs 6. Months 1-4 can
+    # only be served on demand (100 GPUs x 6 x 730 = 438,000 a month); from month 5 the commitment of 100 GPUs (one
+    # more would cost 2 x 730 x 8 = 11,680 to save under a GPU-month on demand), and the 29/30 of month 5 before the
     # delivery day on demand too.
-    month, share = share_of_month(date(2027, 3, 31))
-    assert month == 5
+    month, share = share_of_month(date(2027, 4, 30))
+    assert (month, share) == (5, pytest.approx(1 / 30))
     offers = [
-        offer("late", gpus=0, max_gpus=1000, gpu_hour=2.0, term_months=8, delivery="2027-03-31"),
+        offer("late", gpus=0, max_gpus=1000, gpu_hour=2.0, term_months=8, delivery="2027-04-30"),
         offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
     ]
     result = plan_for(tmp_path, flat(12), offers)
@@ -86,6 +89,7 @@ def test_an_offer_delivered_after_the_horizon_is_not_a_candidate(tmp_path):
     ]
     result = plan_for(tmp_path, flat(12), offers)
     assert "far" not in result.candidates
+    # June 2028 is month 19 when month 1 is December 2026
     assert result.excluded["far"].startswith("delivered in month 19 (2028-06-01), after the 12-month horizon")
 
 
@@ -116,12 +120,12 @@ def test_an_18_month_term_from_month_19_is_costed_in_full(tmp_path, price, secon
 
 
 def test_a_fixed_fee_is_paid_only_in_the_months_the_offer_is_used(tmp_path):
-    # "year2" (12-month term at 2 an hour, 50,000 a month in fixed fees) is delivered on 2027-12-01: month 13, 0.943
-    # of it after the delivery day. Months 1-12 are on demand at 6: 438,000 a month. Months 13-24: 100 GPUs at 2
-    # (1,752,000 over the term) plus its fee in those 12 months only (600,000, not 1,200,000), and the part of month
-    # 13 before delivery on demand.
-    month, share = share_of_month(date(2027, 12, 1))
-    assert month == 13
+    # "year2" (12-month term at 2 an hour, 50,000 a month in fixed fees) is delivered on 2027-12-15: month 13
+    # (December 2027), 17/31 of it from the delivery day. Months 1-12 are on demand at 6: 438,000 a month. Its term
+    # runs to 14 December 2028, past the 24-month horizon: 100 GPUs at 2 (1,752,000 over the term) plus its fee in
+    # the twelve months it holds only (600,000, not 1,200,000), and the part of month 13 before delivery on demand.
+    month, share = share_of_month(date(2027, 12, 15))
+    assert (month, share) == (13, pytest.approx(17 / 31))
     offers = [
         offer(
             "year2",
@@ -129,7 +133,7 @@ def test_a_fixed_fee_is_paid_only_in_the_months_the_offer_is_used(tmp_path):
             max_gpus=1000,
             gpu_hour=2.0,
             term_months=12,
-            delivery="2027-12-01",
+            delivery="2027-12-15",
             pricing={"fees": [{"name": "platform", "monthly": 50000}]},
         ),
         offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000}),
@@ -138,9 +142,11 @@ def test_a_fixed_fee_is_paid_only_in_the_months_the_offer_is_used(tmp_path):
     assert commits(result) == [("year2", 100, 13, 24)]
     total = 12 * 438_000 + (1 - share) * 100 * 6 * GPU_MONTH + 100 * 2 * GPU_MONTH * 12 + 12 * 50_000
     assert result.expected_cost_per_task == pytest.approx(total / (24 * 100 * TASKS_PER_GPU_MONTH), rel=1e-9)
-    # held fixed, the plan spends 438,000 a month in the first year and 146,000 + 50,000 after (month 13 aside)
+    # held fixed, the plan spends 438,000 a month in the first year and 146,000 + 50,000 after (month 13 aside); the
+    # scenario table's spend is the horizon's: the term's last 14/31 of a month, past it, is not in it
     stress = {c.name: c for c in result.stress.cases}["Demand as planned"]
-    assert stress.total_spend == pytest.approx(total)
+    assert stress.total_spend == pytest.approx(total - (1 - share) * (100 * 2 * GPU_MONTH + 50_000))
+    assert result.beyond_horizon_cost == pytest.approx((1 - share) * (100 * 2 * GPU_MONTH + 50_000))
 
 
 @pytest.mark.parametrize("max_candidates", [12, 60])
@@ -307,7 +313,7 @@ def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
     # 1,080 = 3,504,000.
     from procure.analysis.evaluate import evaluate
 
-    late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-03-31")
+    late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-04-30")
     cfg = config(workload={**config()["workload"], "tasks_per_month": 100 * TASKS_PER_GPU_MONTH})
     ev = evaluate(
         load_workspace(write(tmp_path / "a", cfg, [late, offer("now", gpus=0, max_gpus=1000, gpu_hour=5.0)])),

@@ -12,7 +12,6 @@ present-value cost, and the present value of cost per present value of successfu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -172,11 +171,12 @@ def renewal_base(rent_now: float, contract: ContractTerms, term: int) -> float:
 
 
 def delivery_month(promised: date | None, as_of: date, delay_weeks: float) -> int:
-    """The first month (1-based after as-of) in which the GPUs are delivered."""
+    """The first month (1-based: month 1 is the as-of month, procure.model.calendar) in which the GPUs are delivered."""
+    from procure.model.calendar import starts_from
+
     if promised is None:
         return 1
-    actual = promised + timedelta(weeks=delay_weeks)
-    return 1 + max(0, math.floor((actual - as_of).days / DAYS_PER_MONTH))
+    return 1 + starts_from(as_of, promised + timedelta(weeks=delay_weeks))[0]
 
 
 def index_in(index_now: float, growth: float, month: int) -> float:

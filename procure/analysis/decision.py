@@ -35,6 +35,23 @@ if TYPE_CHECKING:
     from procure.io.workspace import Workspace
 
 
+def _deadline(lines: list[AskLine], plan: PlanResult) -> dict[str, date | str | None]:
+    """The decide-by date of a plan and what sets it: the first of its asked offers' expiry and the last days to sign
+    its contracts and still start on time (PlanResult.sign_by)."""
+    found = [(x.valid_until, f"the offer of {x.vendor} expires then") for x in lines]
+    if plan.sign_by is not None:
+        found.append((plan.sign_by, plan.sign_by_reason))
+    if not found:
+        return {"deadline": None, "deadline_reason": ""}
+    day = min(d for d, _ in found)
+    return {"deadline": day, "deadline_reason": "; ".join(dict.fromkeys(why for d, why in found if d == day))}
+
+
+def condition_words(record: OfferRecord) -> list[str]:
+    """The offer's conditions of signing not yet confirmed, each with what it decides (offer `conditions:`)."""
+    return [f"{c.text} ({c.gates})" for c in record.terms.open_conditions]
+
+
 def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) -> AskLine:
     commit = line.role == "commit"
     return AskLine(
@@ -49,6 +66,7 @@ def _line_from_plan(line: PlanLine, record: OfferRecord, bound: float | None) ->
         price_unit=line.price_unit,
         commitment=bound if commit else None,
         valid_until=record.valid_until,
+        conditions=condition_words(record),
     )
 
 
@@ -85,6 +103,7 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
         price_unit="task" if per_token else "gpu_hour",
         commitment=offer_commitment(record),
         valid_until=record.valid_until,
+        conditions=condition_words(record),
     )
 
 
@@ -270,7 +289,8 @@ def _headline(rec: Recommendation, currency: str) -> str:
         text += "; it is the best single offer"
     if rec.plan_failed:
         text += f". The plan could not be solved ({rec.plan_failed}): this offer is the fallback"
-    return text + "."  # the usage lines (rec.usage) follow the ranking, so the first line stays a few lines long
+    # the usage lines (rec.usage) follow the ranking, so the first line stays a few lines long
+    return text + "." + (f" Decide by {rec.deadline.isoformat()}." if rec.deadline is not None else "")
 
 
 def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | None = None) -> Recommendation:
@@ -311,7 +331,7 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
             spend_per_year=total * 12 / plan.demand.months,
             total_commitment=sum(committed) if committed else None,
             commitment_by_vendor=_by_vendor(lines),
-            deadline=min((x.valid_until for x in lines), default=None),
+            **_deadline(lines, plan),
             best_single=BestSingle(
                 offer=single.offer,
                 vendor=single_vendor,
@@ -371,6 +391,7 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
         total_commitment=line.commitment,
         commitment_by_vendor=_by_vendor([line]),
         deadline=leader.valid_until,
+        deadline_reason=f"the offer of {leader.vendor} expires then",
         best_single=BestSingle(
             offer=leader.id, vendor=leader.vendor, cost_per_task=figure, cost_per_1000_tasks=_per_k(figure), basis=basis
         ),

@@ -51,6 +51,10 @@ class AskLine(BaseModel):
         "term); null when nothing is bound"
     )
     valid_until: date
+    conditions: list[str] = Field(
+        default_factory=list,
+        description="conditions of signing still to confirm (the offer's `conditions:`): the ask rests on them",
+    )
 
     @property
     def runs_past(self) -> bool:
@@ -86,7 +90,12 @@ class Recommendation(BaseModel):
     spend_per_year: float | None = Field(description="total_spend per 12 months")
     total_commitment: float | None = Field(description="sum of the lines' commitments")
     commitment_by_vendor: dict[str, float] = Field(default_factory=dict, description="one commitment figure per vendor")
-    deadline: date | None = Field(description="the decision deadline: the earliest valid_until of the offers asked for")
+    deadline: date | None = Field(
+        description="the decide-by date: the last day the ask can be signed and start on time, the earliest of the "
+        "expiry (valid_until) of the offers asked for and, for a plan, the last day to sign each contract it starts "
+        "(PlanResult.sign_by); every surface states this one date"
+    )
+    deadline_reason: str = Field("", description="what sets the deadline, in words")
     best_single: BestSingle
     saving_share: float | None = Field(
         description="share the recommendation costs below the best single offer (negative: above); null when it is the "

@@ -287,6 +287,11 @@ def _reading_notes(
     ]
     for path in rating.contract_overrides:
         notes.append(f"{path} is claimed but the service terms do not promise it: the service terms are used")
+    notes += [
+        f"acceptance rests on an unconfirmed input: {c.text} (decides its {c.gates}); a condition of signing "
+        "(conditions:)"
+        for c in offer.open_conditions
+    ]
     return notes
 
 

@@ -9,7 +9,7 @@ square root of time, mean-corrected so that the expected level is the trend), se
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -96,3 +96,13 @@ def scenarios(config: WorkspaceConfig, count: int | None = None) -> Scenarios:
         volatility=spec.volatility,
         seed=seed,
     )
+
+
+def from_as_of(scen: Scenarios, share: float) -> Scenarios:
+    """The scenarios from the as-of date: the first month's demand is the share of the month left
+    (procure.model.calendar.share_from); the plan does not buy for days already past."""
+    if share >= 1:
+        return scen
+    demand = scen.demand.copy()
+    demand[:, 0] *= share
+    return replace(scen, demand=demand)

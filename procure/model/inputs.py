@@ -1236,6 +1236,18 @@ CONDITIONALLY_REQUIRED: dict[str, Any] = {
 }
 
 
+class SigningCondition(Strict):
+    """A condition of signing an offer: an input its acceptance rests on that is still to be confirmed (an
+    attestation taken from a summary, a price from one of two sources that disagree). The memo lists it beside the
+    ask and `compare` names the offer until it is confirmed."""
+
+    text: Text = Field(description="what must be confirmed, in words, e.g. 'SOC 2 Type II report received'")
+    gates: Literal["attestation", "price", "sla", "capacity", "delivery", "security", "performance", "other"] = Field(
+        description="what the unconfirmed input decides: the gate or figure that would change if it were wrong"
+    )
+    confirmed: bool = Field(False, description="true once confirmed: the condition is then met and no longer listed")
+
+
 class Offer(Strict):
     """One vendor offer (an RFP response), one file in offers/."""
 
@@ -1264,6 +1276,14 @@ class Offer(Strict):
     performance: Performance = Field(default_factory=Performance)
     operator: Operator = Field(default_factory=Operator)
     contract: ContractTerms = Field(default_factory=ContractTerms)
+    conditions: list[SigningCondition] = Field(
+        default_factory=list, description="conditions of signing: inputs to confirm before the offer is signed"
+    )
+
+    @property
+    def open_conditions(self) -> list[SigningCondition]:
+        """The conditions of signing not yet confirmed."""
+        return [c for c in self.conditions if not c.confirmed]
 
     @property
     def per_token(self) -> bool:

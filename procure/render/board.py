@@ -684,6 +684,10 @@ def vendor_asks(rec: Recommendation, cur: str) -> list[VendorAsk]:
         )
         month_by_month = ", month by month" if line.commitments > 1 else ""
         entry.lines.append(f"{gpus_words(line)}, {months_words(line)}{month_by_month}{term}, {price_words(line, cur)}")
+        for condition in line.conditions:
+            said = f"on condition, to confirm before signing: {condition}"
+            if said not in entry.lines:
+                entry.lines.append(said)
     return list(found.values())
 
 
@@ -807,14 +811,7 @@ def _against_today(rec: Recommendation, ev: Evaluation, fig: MemoFigures, c: Cos
 def deadline_words(rec: Recommendation) -> str | None:
     if rec.deadline is None:
         return None
-    first = list(dict.fromkeys(x.vendor for x in rec.lines if x.valid_until == rec.deadline))
-    many = len({x.vendor for x in rec.lines}) > 1
-    offers = f"the offer of {_with(first)} expires" if len(first) == 1 else f"the offers of {_with(first)} expire"
-    return f"Decide by {rec.deadline.isoformat()}: {offers} then" + (
-        ", the first of the offers asked for to expire."
-        if many and len(first) < len({x.vendor for x in rec.lines})
-        else "."
-    )
+    return f"Decide by {rec.deadline:%-d %B %Y}: {rec.deadline_reason}."
 
 
 def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
@@ -831,18 +828,6 @@ def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
     memo.cost_words = cost_words(rec, ev, fig)
     memo.deadline = rec.deadline
     memo.deadline_words = deadline_words(rec)
-    if (
-        rec.kind == "plan"
-        and plan is not None
-        and plan.sign_by is not None
-        and (rec.deadline is None or plan.sign_by < rec.deadline)
-    ):
-        # a contract signed now must be signed before the capacity it brings is counted on, not only before its offer
-        # expires
-        memo.deadline, memo.deadline_words = (
-            plan.sign_by,
-            f"Decide by {plan.sign_by.isoformat()}: {plan.sign_by_reason}.",
-        )
     memo.plan_failed = rec.plan_failed
     memo.signed = [signed_line(o, fig.signed_months[o.id]) for o in ev.offers if o.evidence]
     cur = ev.currency

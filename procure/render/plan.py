@@ -188,7 +188,9 @@ def summary_lines(result: PlanResult) -> list[str]:
         now = ", ".join(f"{r.gpus:,} GPUs with {r.vendor} from {r.start}" for r in result.term_sheet) or "no commitment"
         later = [line for line in result.plan if line.decision == "later"]
         lines.append(
-            f"Sign now (offers valid today, starting by {result.decide_by}, plan.decide_within): {now}."
+            f"Sign now (offers valid today, starting within the decision window to {result.decide_by}, "
+            f"plan.decide_within): {now}."
+            + (f" Decide by {result.sign_by}: {result.sign_by_reason}." if result.sign_by else "")
             + (
                 " Later decisions, intentions to re-plan: "
                 + "; ".join(

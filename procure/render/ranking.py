@@ -140,6 +140,12 @@ def comparison_table(ev: Evaluation) -> Table:
         )
     if ev.horizon_months:
         caption += "".join(f"\nBefore delivery: {n}." for n in bridge_notes(ev))
+    caption += "".join(
+        f"\nUnconfirmed: {r.vendor} ({r.id}) rests on {'; '.join(c.text for c in r.terms.open_conditions)}: "
+        "conditions of signing."
+        for r in ev.offers
+        if r.acceptable and r.terms.open_conditions
+    )
     table = Table(
         title="Cost per 1,000 successful tasks, expected", caption=caption, caption_justify="left", header_style="bold"
     )

@@ -6,12 +6,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from procure.analysis.evaluate import CostInputs, Evaluation
 from procure.analysis.record import OfferRecord
+from procure.model.calendar import month_index, share_through, starts_from
 from procure.model.costing import HOURS_PER_MONTH, cost_arrays
 from procure.model.inputs import Burst, Offer
 from procure.model.kinds import kind_of
@@ -54,6 +55,19 @@ class Source:
     )
 
 
+class Tranche(NamedTuple):
+    """A signed tranche (contract.signed) in plan months, 0-based: its first (0 when it began before the as-of month),
+    its last within the horizon and the last of its term, its GPUs, and the shares of its first and last months it
+    covers (a tranche from 15 May holds 17/31 of May)."""
+
+    first: int
+    last: int
+    end: int
+    gpus: int
+    first_share: float = 1.0
+    last_share: float = 1.0
+
+
 @dataclass
 class Candidate:
     id: str
@@ -68,9 +82,7 @@ class Candidate:
     # after the window)
     now_until: int = -1
     market_growth: float = 0.0  # the index change a year later decisions are priced at (horizon.index_growth)
-    held: list[tuple[int, int, int, int]] = field(
-        default_factory=list
-    )  # signed tranches: (first, last within the horizon, last of the term) months, 0-based, and GPUs
+    held: list[Tranche] = field(default_factory=list)  # signed tranches (held_months)
     new_commits: bool = True  # False: a held contract on an offer the plan may not add to (it fails a gate)
 
     def available(self, months: int) -> np.ndarray:
@@ -84,7 +96,11 @@ class Candidate:
 
 @dataclass
 class Unit:
-    """A commitment variable: one commit of one candidate over one term block of months."""
+    """A commitment variable: one commit of one candidate over one term block of months.
+
+    Months are calendar months (procure.model.calendar): a block that starts within a month holds `first_share` of it
+    and, its term being N calendar months from that day, `last_share` (the rest) of the month N later. Capacity and
+    charge both follow those shares, so a partly delivered month is paid for what it delivers."""
 
     commit: Commit
     first: int  # month index, 0-based
@@ -95,6 +111,8 @@ class Unit:
         False  # starts after the decision window: an intention priced at the expected future price, not signed now
     )
     market: float = 1.0  # the expected market move of its rent by its start (later blocks only)
+    first_share: float = 1.0  # share of the first month the block holds (from its first day)
+    last_share: float = 1.0  # share of the term's last month it holds (to its last day)
 
     @property
     def term_end(self) -> int:
@@ -111,14 +129,26 @@ class Unit:
     def held(self) -> bool:
         return self.commit.held
 
-    def available(self, cand: Candidate, months: int) -> np.ndarray:
-        """Share of each month the block's capacity exists: a held contract from its own start, any other from the
-        offer's delivery."""
-        if not self.held:
-            return cand.available(months)
-        out = np.zeros(months)
-        out[self.first : self.last + 1] = 1.0
+    def shares(self) -> np.ndarray:
+        """The share of each month of the whole term (first..term_end) the block holds and is charged for."""
+        out = np.ones(self.term_end - self.first + 1)
+        out[0] *= self.first_share
+        out[-1] *= self.last_share
         return out
+
+    def available(self, cand: Candidate, months: int) -> np.ndarray:
+        """Share of each plan month the block's capacity exists (0 outside the block)."""
+        out = np.zeros(months)
+        if self.first < months:
+            inside = self.shares()[: min(self.last, months - 1) - self.first + 1]
+            out[self.first : self.first + len(inside)] = inside
+        return out
+
+    def charged_months(self, first: int | None = None, last: int | None = None) -> float:
+        """Months of rent the block pays over months first..last (default: its whole term), its shares counted."""
+        lo = self.first if first is None else max(first, self.first)
+        hi = self.term_end if last is None else min(last, self.term_end)
+        return float(self.shares()[lo - self.first : hi - self.first + 1].sum()) if hi >= lo else 0.0
 
     @property
     def beyond(self) -> int:
@@ -161,19 +191,11 @@ def _variant_costs(inputs: CostInputs, rows: list[tuple[int, dict[str, object]]]
 
 
 def delivery(promised: date | None, as_of: date, delay_weeks: float) -> tuple[int, float]:
-    """The first month (0-based) with capacity and the share of it after the delivery day: the promised date plus
-    the expected delay (horizon.expected_delay_weeks), on the calendar of `procure cashflow`
-    (cashflow.delivery_month)."""
-    from procure.analysis.cashflow import DAYS_PER_MONTH
-
+    """The first plan month (0-based) with capacity and the share of it from the delivery day on: the promised date
+    plus the expected delay (horizon.expected_delay_weeks), on the plan's calendar (procure.model.calendar)."""
     if promised is None:
         return 0, 1.0
-    days = (promised + timedelta(weeks=delay_weeks) - as_of).days
-    if days <= 0:
-        return 0, 1.0
-    months = days / DAYS_PER_MONTH
-    start = math.floor(months)
-    return start, 1.0 - (months - start)
+    return starts_from(as_of, promised + timedelta(weeks=delay_weeks))
 
 
 def decision_window(ev: Evaluation, inputs: CostInputs, decide_within: date | None = None) -> date:
@@ -188,34 +210,37 @@ def decision_window(ev: Evaluation, inputs: CostInputs, decide_within: date | No
 
 def now_until(offer: Offer, as_of: date, start: int, delay_weeks: float, window: date) -> int:
     """The last month (0-based) a commitment to `offer` may start in and still be signed now: the offer valid at the
-    as-of date, and the block's first day (the delivery for the first block, else the month's first day on the
-    calendar of `procure cashflow`) within the window. -1: nothing of it can be signed now."""
-    from procure.analysis.cashflow import DAYS_PER_MONTH
-
+    as-of date, and the block's first day (the delivery for the first block, else in the month) within the window.
+    -1: nothing of it can be signed now."""
     if offer.valid_until < as_of:
         return -1
     arrives = (offer.delivery + timedelta(weeks=delay_weeks)) if offer.delivery is not None else as_of
     if arrives > window:
         return -1
-    return max(start, math.floor((window - as_of).days / DAYS_PER_MONTH))
+    return max(start, month_index(as_of, window) - 1)
 
 
-def held_months(offer: Offer, as_of: date, months: int | None) -> list[tuple[int, int, int, int]]:
-    """Each signed tranche still running (contract.signed) as months of the plan, 0-based: its first (0 when it began
-    before the as-of date), its last within the horizon and the last of its term. Months on the calendar of
-    `procure cashflow` (month 1 the first after the as-of date; a tranche holds every month it touches). A tranche
-    signed after the as-of date is not held then (not_yet_signed says so)."""
-    from procure.analysis.cashflow import DAYS_PER_MONTH
-
+def held_months(offer: Offer, as_of: date, months: int | None) -> list[Tranche]:
+    """Each signed tranche still running (contract.signed) as plan months. A tranche signed after the as-of date is not
+    held then (not_yet_signed says so)."""
     out = []
     for c in offer.contract.signed or []:
         if c.end < as_of or c.date > as_of:
             continue
-        first = max(0, math.floor((c.start - as_of).days / DAYS_PER_MONTH))
-        last = max(first, math.floor((c.end - as_of).days / DAYS_PER_MONTH))
+        first, first_share = starts_from(as_of, c.start)
+        last = month_index(as_of, c.end) - 1
         if months is not None and first >= months:
             continue
-        out.append((first, last if months is None else min(last, months - 1), last, c.gpus))
+        out.append(
+            Tranche(
+                first,
+                last if months is None else min(last, months - 1),
+                last,
+                c.gpus,
+                first_share,
+                share_through(c.end),
+            )
+        )
     return out
 
 
@@ -510,37 +535,47 @@ def term_units(cands: list[Candidate], months: int) -> list[Unit]:
     each renewal; the last block keeps its whole term, past the horizon if it runs beyond (and is costed in full).
 
     The k-th block of a commit is its k-th renewal, priced from the escalated price of the term before
-    (`Unit.cost_node_month`); after a held contract's end, its offer's commits also start a grid of blocks there (the
-    renewal of what we hold, at the escalated price). A block whose start lies after the decision window
+    (`Unit.cost_node_month`); after a held contract's end, its offer's commits also start a grid of blocks the day
+    after it (the renewal of what we hold, at the escalated price). A block whose start lies after the decision window
     (`Candidate.now_until`) is a later decision, at the market's expected move by then. Held contracts are one block
-    each, their nodes fixed."""
+    each, their nodes fixed. A term starting within a month runs N calendar months from that day: it touches N + 1
+    months, the first and the last in part, and the next block starts where it ends (procure.model.calendar)."""
     units = []
     for cand in cands:
-        held_ends = sorted({end + 1 for _, _, end, _ in cand.held if end + 1 < months})
+        # a renewal of a held tranche starts the day after it ends: the next month, or within its last month
+        held_ends = sorted({(t.end + 1, 1.0) if t.last_share >= 1 else (t.end, 1.0 - t.last_share) for t in cand.held})
         for commit in cand.commits:
             if commit.held:
                 units += [
-                    Unit(commit, first, last, end) for first, last, end, gpus in cand.held if gpus == commit.node_gpus
+                    Unit(commit, t.first, t.last, t.end, first_share=t.first_share, last_share=t.last_share)
+                    for t in cand.held
+                    if t.gpus == commit.node_gpus
                 ]
                 continue
             term = max(1, commit.term_months)
-            grids = [(cand.start, 0)] + [(max(cand.start, h), 1) for h in held_ends if h > cand.start]
+            grids = [(cand.start, cand.first_share, 0)] + [
+                (h, share, 1) for h, share in held_ends if cand.start < h < months
+            ]
             seen: set[int] = set()
-            for origin, renewed in grids:
+            for origin, share, renewed in grids:
+                stub = 1 if share < 1 else 0  # the term's last, partial month
                 for k, first in enumerate(range(origin, months, term)):
                     if first in seen:
                         continue
                     later = first > cand.now_until
                     market = (1 + cand.market_growth) ** (first / 12) if later else 1.0
+                    end = first + term - 1 + stub
                     units.append(
                         Unit(
                             commit,
                             first,
-                            min(months, first + term) - 1,
-                            first + term - 1,
+                            min(months - 1, end),
+                            end,
                             renewal=k + renewed,
                             later=later,
                             market=market,
+                            first_share=share,
+                            last_share=1.0 - share if stub else 1.0,
                         )
                     )
                     seen.add(first)

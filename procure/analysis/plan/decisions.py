@@ -15,24 +15,30 @@ from procure.analysis.plan.candidates import Candidate, Unit
 from procure.analysis.plan.dispatch import Outcome
 from procure.analysis.plan.figures import Figures
 from procure.analysis.plan.result import HeldContract, PlanLine, TermSheetRow
+from procure.model.calendar import day_of_share, month_index, term_end
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import Offer
 from procure.model.kinds import kind_of
 
 
-def month_start(as_of: date, month: int) -> date:
-    """The first day of plan month `month` (0-based) on the calendar of `procure cashflow`."""
-    from procure.analysis.cashflow import DAYS_PER_MONTH
-
-    return as_of + timedelta(days=round(month * DAYS_PER_MONTH))
-
-
 def block_dates(cand: Candidate, unit: Unit, offer: Offer, as_of: date, delay_weeks: float) -> tuple[date, date]:
-    """A block's first and last day: the first block of an offer from its delivery (plus the expected delay)."""
-    first = month_start(as_of, unit.first)
-    if unit.first == cand.start and offer.delivery is not None:
+    """A block's first and last day on the plan's calendar (procure.model.calendar): from the day its share of its
+    first month begins (the delivery, plus the expected delay, for the first block; the day after a held term for its
+    renewal), for N calendar months."""
+    first = max(as_of, day_of_share(as_of, unit.first, unit.first_share))
+    if unit.first == cand.start and unit.renewal == 0 and offer.delivery is not None:
         first = max(first, offer.delivery + timedelta(weeks=delay_weeks))
-    return first, month_start(as_of, unit.term_end + 1) - timedelta(days=1)
+    return first, term_end(first, unit.commit.term_months)
+
+
+def sign_by(offer: Offer, start: date, renews_held: bool, as_of: date) -> date:
+    """The last day a contract can be signed and still start on `start`: the offer's own lead time before it (its
+    delivery date less the day it was received), the day before for a renewal of what we hold (the GPUs are already
+    running), never after the offer expires; today when that day is past."""
+    lead = 1
+    if not renews_held and offer.delivery is not None and offer.received is not None:
+        lead = max(1, (offer.delivery - offer.received).days)
+    return max(as_of, min(offer.valid_until, start - timedelta(days=lead)))
 
 
 def escalator_text(offer: Offer) -> str:
@@ -107,7 +113,6 @@ def decisions(
         cand = cands[u.commit.offer]
         offer = offers[cand.id]
         gpus = n * u.commit.node_gpus
-        months = u.term_end - u.first + 1
         line.expected_price = u.commit.price * (u.commit.renewal_step**u.renewal) * u.market
         line.renewal = u.renewal
         if u.held:
@@ -127,7 +132,7 @@ def decisions(
                     end=tranche.end,
                     months_in_plan=u.last - u.first + 1,
                     monthly_cost=n * u.cost_node_month + cand.fixed_monthly,
-                    cost_in_horizon=(n * u.cost_node_month + cand.fixed_monthly) * (u.last - u.first + 1),
+                    cost_in_horizon=(n * u.cost_node_month + cand.fixed_monthly) * u.charged_months(last=u.last),
                     exit=exit_text(offer, currency),
                 )
             )
@@ -154,7 +159,10 @@ def decisions(
                 credits=credits_text(offer),
                 exit=exit_text(offer, currency),
                 offer_expires=offer.valid_until,
-                rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * months,
+                sign_by=sign_by(
+                    offer, start, any(c.end + timedelta(days=1) == start for c in offer.contract.signed or []), as_of
+                ),
+                rent=n * u.commit.node_gpus * HOURS_PER_MONTH * u.commit.price * u.commit.term_months,
             )
         )
     return sheet, held
@@ -214,13 +222,6 @@ def price_band(expected: float, months: int, sigma: float | None) -> tuple[float
         return None, None
     spread = P90_Z * sigma * months**0.5
     return expected * float(np.exp(-spread)), expected * float(np.exp(spread))
-
-
-def month_index(as_of: date, day: date) -> int:
-    """1-based plan month a day falls in (0 or less: before the as-of date)."""
-    from procure.analysis.cashflow import DAYS_PER_MONTH
-
-    return int((day - as_of).days // DAYS_PER_MONTH) + 1
 
 
 def served_statement(fig: Figures, scenario_unserved: list[tuple[str, float]], currency: str) -> str:

@@ -18,6 +18,17 @@ def pv_months(delta: np.ndarray, first: int, last: int) -> float:
     return inside
 
 
+def pv_shares(delta: np.ndarray, first: int, shares: np.ndarray) -> float:
+    """Present value of `shares` of a month's amount in the months from `first` on (a block's partly held months: a
+    calendar term touches its first and last month in part), past the end of `delta` too, as `pv_months`."""
+    inside = min(len(shares), max(0, len(delta) - first))
+    total = float(delta[first : first + inside] @ shares[:inside]) if inside else 0.0
+    if inside < len(shares):
+        d = float(delta[0])
+        total += sum(float(w) * d ** (first + k + 1) for k, w in enumerate(shares) if k >= inside)
+    return total
+
+
 def discount_factors(months: int, cost_of_capital: float) -> np.ndarray:
     """Present value of a month-m amount, as in the cash flow: (1 + r)^-(m / 12)."""
     return (1 + cost_of_capital) ** -(np.arange(1, months + 1) / 12)

@@ -65,21 +65,26 @@ def fixed_spend(
     commit_cost = np.zeros(months)
     beyond: dict[int, float] = {}
     active = source_months(cands, months, in_plan)
-    holds = np.zeros((len(cands), months), dtype=bool)
+    holds = np.zeros((len(cands), months))  # share of each month an offer holds committed capacity
     for u, n in zip(units, nodes):
         if n <= 0:
             continue
         cand = cands[u.commit.offer]
-        capacity[u.first : u.last + 1] += (
-            n * u.commit.tasks_node_month * u.available(cand, months)[u.first : u.last + 1]
+        held = u.available(cand, months)[u.first : u.last + 1]
+        capacity[u.first : u.last + 1] += n * u.commit.tasks_node_month * held
+        commit_cost[u.first : u.last + 1] += n * u.cost_node_month * held
+        holds[u.commit.offer, u.first : u.last + 1] = np.minimum(
+            1.0, holds[u.commit.offer, u.first : u.last + 1] + held
         )
-        commit_cost[u.first : u.last + 1] += n * u.cost_node_month
-        holds[u.commit.offer, u.first : u.last + 1] = True
+        shares = u.shares()
         for m in range(u.last + 1, u.term_end + 1):
-            beyond[m] = beyond.get(m, 0.0) + n * u.cost_node_month + cand.fixed_monthly
+            w = float(shares[m - u.first])
+            beyond[m] = beyond.get(m, 0.0) + (n * u.cost_node_month + cand.fixed_monthly) * w
     for i, cand in enumerate(cands):
         if cand.fixed_monthly > 0:
-            paid = holds[i] | (active[i] if cand.source is not None else False)
+            # fees ride on a monthly switch when the offer's own pay-as-used source carries them (whole months, as
+            # the program's g switch); on a commitment alone, on the share of the month it holds
+            paid = ((holds[i] > 0) | active[i]).astype(float) if cand.source is not None else holds[i]
             commit_cost += cand.fixed_monthly * paid
     return capacity, commit_cost, beyond
 

@@ -4,6 +4,7 @@ each offer alone, the shortlist, the solve, the figures, the notes and the headl
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -58,7 +59,8 @@ from procure.analysis.scenarios import claim_low_end
 from procure.analysis.unserved import market_unserved_price
 from procure.errors import InputError, Problem
 from procure.io.workspace import Workspace
-from procure.model.demand import Scenarios
+from procure.model.calendar import share_from
+from procure.model.demand import Scenarios, from_as_of
 from procure.model.demand import scenarios as demand_scenarios
 from procure.model.inputs import Offer, PlanConfig
 from procure.model.kinds import kind_of
@@ -95,7 +97,7 @@ def make_plan(
     policy = config.plan
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
     wl = config.workload
-    scen = demand_scenarios(config, scenario_count)
+    scen = from_as_of(demand_scenarios(config, scenario_count), share_from(as_of))
     window = decision_window(ev, inputs, policy.decide_within)
     cands, excluded = candidates(
         ev,
@@ -183,7 +185,9 @@ def make_plan(
     alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha, holding)
     model, solved, fig = chosen.model, chosen.solved, pick.fig
     rows = scenario_rows(pick.out, scen, delta)
-    sign_by, sign_reason = signing_deadline(sheet)
+    sign_by, sign_reason = signing_deadline(
+        sheet, [offers_by_id[x.offer] for x in lines if x.role == "pay_as_used" and x.offer in offers_by_id]
+    )
     stressed = stress(
         pick.cands,
         pick.units,
@@ -486,13 +490,21 @@ def line_notes(
             )
 
 
-def signing_deadline(sheet: list[TermSheetRow]) -> tuple[date | None, str]:
-    """The day the contracts signed now must be signed by: the first of their offers' expiry and their starts (a
-    contract signed after its delivery date leaves the months before unserved), with what sets it."""
-    found: list[tuple[date, str]] = []
+def signing_deadline(sheet: list[TermSheetRow], as_used: Sequence[Offer] = ()) -> tuple[date | None, str]:
+    """The day the contracts signed now must be signed by: the first of their last days to sign and still start on
+    time (TermSheetRow.sign_by: the offer's lead time before its start, or its expiry) and the expiry of the offers
+    the plan buys capacity from as used, with what sets it."""
+    found: list[tuple[date, str]] = [(o.valid_until, f"the offer of {o.vendor} expires then") for o in as_used]
     for row in sheet:
-        found.append((row.offer_expires, f"the offer of {row.vendor} expires then"))
-        found.append((row.start, f"the plan counts on the {row.gpus:,} GPUs of {row.vendor} from then"))
+        if row.sign_by >= row.offer_expires:
+            found.append((row.offer_expires, f"the offer of {row.vendor} expires then"))
+        else:
+            found.append(
+                (
+                    row.sign_by,
+                    f"the last day to sign for the {row.gpus:,} GPUs of {row.vendor} to start on {row.start:%-d %B %Y}",
+                )
+            )
     if not found:
         return None, ""
     day = min(d for d, _ in found)

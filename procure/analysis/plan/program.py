@@ -11,7 +11,7 @@ import numpy as np
 
 from procure.analysis.plan.bands import Bands, initial_bands
 from procure.analysis.plan.candidates import Candidate, Source, Unit, term_units
-from procure.analysis.plan.discount import pv_months
+from procure.analysis.plan.discount import pv_shares
 from procure.errors import InputError, Problem
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
@@ -472,8 +472,8 @@ def _objective_and_bounds(f: Frame, co: Coefficients, delta: np.ndarray, money: 
     model.tail = f.risk_paths
     # A commitment costs its whole term, past the horizon too; its offer's fixed fees past the horizon ride on its
     # switch.
-    unit_pv = np.array([pv_months(delta, u.first, u.term_end) for u in units])
-    unit_beyond_pv = np.array([pv_months(delta, u.last + 1, u.term_end) for u in units])
+    unit_pv = np.array([pv_shares(delta, u.first, u.shares()) for u in units])
+    unit_beyond_pv = np.array([pv_shares(delta, u.last + 1, u.shares()[u.last + 1 - u.first :]) for u in units])
     c[layout["n"]] = co.unit_cost * unit_pv
     c[layout["b"]] = co.fixed[co.unit_offer] * np.where(co.on_switch, unit_pv, unit_beyond_pv) if U else 0.0
     ub[layout["n"]] = co.useful
@@ -626,17 +626,19 @@ def _commitment_rows(f: Frame, co: Coefficients, model: Model) -> None:
         np.inf,
         "minimum commitment",
     )
-    rr, cc = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    rr, cc, vv = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
     for j2, u in enumerate(units):
         if u.held:
             continue  # what we hold runs beside what we add to the same offer
         months = np.arange(u.first, u.last + 1)
         rr.append(u.commit.offer * H + months)
         cc.append(np.full(len(months), b0 + j2))
+        # by the share of the month each block holds: a term and its renewal meet within a month (calendar terms)
+        vv.append(u.shares()[: len(months)])
     model.add(
         np.concatenate(rr),
         np.concatenate(cc),
-        np.ones(sum(len(x) for x in rr)),
+        np.concatenate(vv),
         len(f.cands) * H,
         -np.inf,
         1.0,
@@ -813,10 +815,11 @@ def _commitment_spend_row(f: Frame, co: Coefficients, model: Model) -> None:
         rr += [np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64)]
         cc += [n0 + np.arange(U), b0 + np.arange(U)]
         fee_months = np.array(
-            [u.term_end - u.first + 1 if co.on_switch[j] else u.beyond for j, u in enumerate(units)], dtype=float
+            [u.charged_months() if co.on_switch[j] else u.charged_months(u.last + 1) for j, u in enumerate(units)],
+            dtype=float,
         )
         vv += [
-            -co.unit_cost * np.array([u.term_end - u.first + 1 for u in units], dtype=float),
+            -co.unit_cost * np.array([u.charged_months() for u in units], dtype=float),
             -co.fixed[co.unit_offer] * fee_months,
         ]
     if F:

@@ -74,6 +74,10 @@ class TermSheetRow(BaseModel):
     credits: str = Field(description="SLA credits: rate or tiers, cap, automatic or on claim")
     exit: str = Field(description="termination for convenience and exit costs as stated")
     offer_expires: date = Field(description="valid_until: the last day it can be signed")
+    sign_by: date = Field(
+        description="the last day it can be signed and still start on `start`: its offer's lead time (delivery less "
+        "received) before the start, the day before for a renewal of a held contract, never after the offer expires"
+    )
     committed_cost: float | None = Field(
         None,
         description="what signing binds us to pay, the one commitment figure "

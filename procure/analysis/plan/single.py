@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from procure.analysis.plan.candidates import Candidate, Unit
-from procure.analysis.plan.discount import pv_months
+from procure.analysis.plan.discount import pv_shares
 from procure.model.demand import Scenarios
 
 # Node counts tried per term block for a single offer (beyond it, evenly spaced counts: memory stays bounded).
@@ -60,9 +60,11 @@ def single_offer(
         nodes: list[int] = []
         total = lost
         term = max(1, commit.term_months) if commit is not None else H
+        # a term from within a month runs N calendar months: it ends within the month N later, where the next starts
+        stub = 1 if commit is not None and cand.first_share < 1 else 0
         for k, first in enumerate(range(start, H, term)):
-            last = min(H, first + term) - 1
-            end = first + term - 1 if commit is not None else last
+            last = min(H - 1, first + term - 1 + stub)
+            end = first + term - 1 + stub if commit is not None else last
             later = first > cand.now_until
             # renewals at the escalated price, later decisions at the market's expected move (candidates.term_units)
             unit = (
@@ -74,13 +76,24 @@ def single_offer(
                     renewal=k,
                     later=later,
                     market=(1 + cand.market_growth) ** (first / 12) if later else 1.0,
+                    first_share=cand.first_share,
+                    last_share=1.0 - cand.first_share if stub else 1.0,
                 )
                 if commit is not None
                 else None
             )
-            d = scen.demand[:, first : last + 1]
             w = delta[first : last + 1]
-            share = avail[first : last + 1]
+            if unit is None:
+                share = avail[first : last + 1]
+                d = scen.demand[:, first : last + 1]
+            else:
+                # where two blocks meet within a month each serves its share of the month's demand; the first block
+                # also meets the demand before the delivery day (its own source is not there yet either)
+                share = unit.shares()[: last - first + 1]
+                portion = share.copy()
+                if k == 0:
+                    portion[0] = 1.0
+                d = scen.demand[:, first : last + 1] * portion[None, :]
             if commit is None:
                 grid = np.zeros(1)
             else:
@@ -112,9 +125,13 @@ def single_offer(
                     expected[lo : lo + step] = np.einsum("gsm,s,m->g", recourse(short, share, d), prob, w)
             # A commitment costs its whole term (past the horizon too); the offer's fees are paid in the months it
             # holds capacity or its own pay-as-used source serves (every month of the block when it has one).
-            whole = pv_months(delta, first, end)
-            fees_on = cand.fixed_monthly * (whole if commit is not None else 0.0)
-            fees_off = cand.fixed_monthly * float(w.sum()) if src is not None else 0.0
+            whole = pv_shares(delta, first, unit.shares()) if unit is not None else 0.0
+            fees_on = cand.fixed_monthly * whole
+            fees_off = (
+                cand.fixed_monthly * float(w @ (portion if unit is not None else np.ones(len(w))))
+                if src is not None
+                else 0.0
+            )
             fixed_part = grid * (unit.cost_node_month * whole if unit is not None else 0.0) + np.where(
                 grid > 0, fees_on + (fees_off if commit is None else 0.0), fees_off
             )
