@@ -13,8 +13,8 @@ months, at most 100 GPUs; Bravo has no commitment, only on-demand capacity at 5.
 - Best single offer on the same scenarios: Alpha alone cannot serve the high path; Bravo alone costs
   5.00 / 1,080 = 4.6296 per 1,000 tasks, so the plan is 1 - 550/750 = 26.67% below it.
 - Spend over the 12 months 550 x 730 x 12 = 4,818,000; Alpha's commitment 3 x 100 x 730 x 12 = 2,628,000.
-- The decision deadline is the as-of date (2026-12-01): Alpha states no delivery, so the plan counts on it from then, before
-  its valid_until, 2027-03-31 (Bravo's is later).
+- The decision deadline is the as-of date (2026-12-01): Alpha states no delivery, so the plan counts on it from
+  then, before its valid_until, 2027-03-31 (Bravo's is later).
 - The hedge: Bravo's expected on-demand hours, 0.5 x 100 x 730 = 36,500 a month, laddered 75% of months
   1-3 (82,125 GPU-hours: 113 contracts of 730, rounded half up from 112.5), 50% of months 4-6 (75) and
   25% of months 7-12 (75): 263 contracts for months 1-12.

@@ -624,11 +624,11 @@ def test_losing_the_only_source_is_not_priced_as_a_saving(tmp_path):
     )
     assert "qualify a fallback offer" in fails.mitigation
     late = next(r for name, r in risks.items() if name.startswith("Vendor solo"))
-    # late: the same month of demand, from the plan's stress of its first month (flat demand), apart from the cash
-    assert (
-        late.impact == 0
-        and late.shortfall == pytest.approx(fails.shortfall)
-        and late.impact_basis.startswith("per month late: no extra cash; 100% of demand")
+    # late: the same month of demand, from the plan's stress of its first month (flat demand), apart from the cash;
+    # its words state the tasks whose price is the shortfall: 118 M x 5.61 per 1,000 = 664 k
+    assert late.impact == 0 and late.shortfall == pytest.approx(fails.shortfall)
+    assert late.impact_basis == (
+        "per month late: no extra cash; 118 M tasks unserved per month late at 5.61 USD per 1,000 (the shortfall)"
     )
 
 

@@ -178,7 +178,10 @@ def test_the_board_memo_is_two_pages_with_deadline_spend_and_no_jargon(surfaces:
     assert pages == 2
     # Alpha states no delivery date: the plan counts on its GPUs from the as-of date, before its offer expires
     # (2027-03-31)
-    assert "Decide by 1 December 2026: the last day to sign for the 100 GPUs of Alpha Compute to start on 1 December 2026." in text
+    assert (
+        "Decide by 1 December 2026: the last day to sign for the 100 GPUs of Alpha Compute to start on 1 December 2026."
+        in text
+    )
     assert "Expected spend 4.82 M USD over 12 months, 4.82 M USD a year" in text
     for word in JARGON:
         assert word not in text.lower(), word

@@ -137,6 +137,8 @@ class HedgeSums:
     exposed_hours: float = 0.0  # within the hedge's horizon
     exposed_rent: float = 0.0
     linked: list[str] = field(default_factory=list)  # committed vendors whose price follows the index
+    later: list[str] = field(default_factory=list)  # vendors of later decisions within the hedge's months
+    on_demand_hours: float = 0.0  # pay-as-used GPU-hours within the hedge's months
     of_plan: bool = False  # the hedge is the plan's
 
 
@@ -429,6 +431,15 @@ def plan_hedge_sums(plan: PlanResult, ev: Evaluation, hedge: HedgePlan | None) -
         for line in plan.plan
         if line.role == "commit" and kind_named(ev.offer(line.offer).pricing_basis).index_rent is not None
     ]
+    # what floats, by its cause: the words name only what the plan holds (no "capacity bought on demand" without any)
+    sums.later = list(
+        dict.fromkeys(
+            line.vendor
+            for line in plan.plan
+            if line.role == "commit" and line.decision == "later" and (line.start_month or span + 1) <= span
+        )
+    )
+    sums.on_demand_hours = sum(plan.stress.pay_as_used_gpu_hours[:span]) if plan.stress is not None else 0.0
     return sums
 
 
@@ -469,7 +480,8 @@ def _vendor_risks(
         monthly_tasks=monthly,
         unserved_price=price,
         late_extra=max(v.extra_first_month, 0.0),
-        late_shortfall_tasks=v.extra_shortfall_first_month,
+        # the stress prices the month's unserved tasks at the unserved price: the tasks are that over the price
+        late_shortfall_tasks=v.extra_shortfall_first_month / price if price else 0.0,
         late_shortfall=v.extra_shortfall_first_month if stranded and price is not None else None,
         lost=lost,
         fail_extra=extra,
@@ -563,3 +575,30 @@ def cost_figures(
         out.diff = out.new_spend - out.spend_now
         out.diff_year = abs(out.diff) * 12
     return out
+
+
+# The risk register's likelihoods: one rule each, decided here so that every surface that rates a risk rates it alike.
+LIKELIHOODS = ("low", "medium", "high")
+
+
+def operator_tier(record: OfferRecord) -> str | None:
+    """The operator's tier: ours (procure rate) where we rated it, else the one it publishes (ClusterMAX)."""
+    return record.rating.tier or record.terms.operator.published_tier
+
+
+def tier_likelihood(record: OfferRecord) -> str:
+    """An operator delivering less availability than expected: low for Platinum and Gold, medium for Silver (and for
+    an owned cluster or bare metal, where the operating layer is ours), high otherwise."""
+    return {"platinum": "low", "gold": "low", "silver": "medium"}.get(
+        operator_tier(record) or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
+    )
+
+
+def late_likelihood(record: OfferRecord) -> str:
+    """A late delivery: low when a delivery date is promised with a late-delivery credit, else medium."""
+    return "medium" if record.terms.delivery is None or not record.terms.contract.late_delivery else "low"
+
+
+def failure_likelihood(record: OfferRecord) -> str:
+    """A vendor failing during its term: low for a Platinum or Gold operator, else medium."""
+    return "low" if operator_tier(record) in ("platinum", "gold") else "medium"

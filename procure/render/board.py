@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.hedging import HedgePlan
 from procure.analysis.memo import (
+    LIKELIHOODS,
     REPLACE_MONTHS,
     AgainstToday,
     CostFigures,
@@ -23,6 +24,9 @@ from procure.analysis.memo import (
     PlanRisks,
     TermFigures,
     VendorRisks,
+    failure_likelihood,
+    late_likelihood,
+    tier_likelihood,
 )
 from procure.analysis.plan import PlanLine, PlanResult
 from procure.analysis.plan.decisions import TOO_LITTLE_HISTORY
@@ -1149,12 +1153,6 @@ def _plan_cases(plan: PlanResult, rows: list[ScenarioRow], fig: MemoFigures) -> 
     return found, note
 
 
-def _tier_likelihood(record: OfferRecord) -> str:
-    return {"platinum": "low", "gold": "low", "silver": "medium"}.get(
-        record.rating.tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
-    )
-
-
 OPTIONS_SHOWN = (
     1  # offers in the memo's options table (with the best single offer and those of the ask, if further down)
 )
@@ -1196,19 +1194,11 @@ def _unserved_words(tasks: float, share: float, shortfall: float, price: float |
     return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{priced}"
 
 
-def _late_likelihood(record: OfferRecord) -> str:
-    return "medium" if record.terms.delivery is None or not record.terms.contract.late_delivery else "low"
-
-
-def _fail_likelihood(record: OfferRecord) -> str:
-    return "low" if record.rating.tier in ("platinum", "gold") else "medium"
-
-
 def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
     """A committed vendor delivering late: the cash of a month without it (its capacity bought on demand), and the
     demand nothing else in the plan serves meanwhile apart, at the plan's unserved price (the plan's stress)."""
     late = record.terms.contract.late_delivery
-    stranded, monthly, price = v.stranded, v.monthly_tasks, v.unserved_price
+    stranded, price = v.stranded, v.unserved_price
     if v.first_month > 1:
         what = f"{clip(v.vendor, 30)} not in service by month {v.first_month}"
     elif record.terms.delivery:
@@ -1218,12 +1208,17 @@ def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
     extra = v.late_extra
     basis = "per month late: its capacity bought on demand" if extra > 0 else "per month late: no extra cash"
     if stranded:
-        basis += "; " + _unserved_words(monthly, v.unserved_share, v.late_shortfall_tasks, price, cur)
+        priced = (
+            f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)"
+            if price is not None and v.late_shortfall
+            else ", not priced (plan.unserved_penalty_per_task)"
+        )
+        basis += f"; {_tasks(v.late_shortfall_tasks)} tasks unserved per month late{priced}"
     elif extra <= 0:
         basis = "none: the rest of the plan's capacity covers the demand meanwhile"
     return Risk(
         risk=what,
-        likelihood=_late_likelihood(record),
+        likelihood=late_likelihood(record),
         impact=extra,
         impact_basis=basis,
         shortfall=v.late_shortfall,
@@ -1260,7 +1255,7 @@ def _vendor_failure_risk(v: VendorRisks, record: OfferRecord, months: int, cur: 
         )
     return Risk(
         risk=f"{clip(v.vendor, 30)} fails during its term",
-        likelihood=_fail_likelihood(record),
+        likelihood=failure_likelihood(record),
         impact=v.fail_impact,
         impact_basis=basis,
         shortfall=shortfall,
@@ -1281,7 +1276,7 @@ def _smaller_vendors_late(f: PlanRisks, records: list[OfferRecord]) -> Risk:
     count = len(f.late_rest)
     return Risk(
         risk=f"{count} smaller commitment{'s' if count > 1 else ''} delivered late",
-        likelihood=max((_late_likelihood(r) for r in records), key=("low", "medium", "high").index),
+        likelihood=max((late_likelihood(r) for r in records), key=LIKELIHOODS.index),
         impact=f.late_rest_impact,
         impact_basis="a month of their capacity bought on demand, per month late, all of them"
         + ("; with demand unserved apart (shortfall)" if f.late_rest_shortfall else ""),
@@ -1297,7 +1292,7 @@ def _smaller_vendor_fails(worst: Risk, records: list[OfferRecord]) -> Risk:
         risk=f"One of {len(records)} smaller committed vendors fails"
         if len(records) > 1
         else "The smallest committed vendor fails",
-        likelihood=max((_fail_likelihood(r) for r in records), key=("low", "medium", "high").index),
+        likelihood=max((failure_likelihood(r) for r in records), key=LIKELIHOODS.index),
         impact=worst.impact,
         impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
         shortfall=worst.shortfall,
@@ -1334,11 +1329,11 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked
     cur, st, months = plan.currency, plan.stress, plan.demand.months
     risks: list[Risk] = []
     committed_records = [ev.offer(v.offers[0]) for v in st.vendors]
-    order = ("low", "medium", "high")
+    order = LIKELIHOODS
     risks.append(
         Risk(
             risk="Operators deliver less availability than expected",
-            likelihood=max((_tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
+            likelihood=max((tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
             impact=st.availability_point,
             impact_basis=f"cash over {months} months at one point less availability, the lost tasks bought on demand"
             + ("; the rest unserved (the shortfall)" if st.availability_shortfall > 0.5 else ""),
@@ -1396,6 +1391,20 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked
     return risks
 
 
+def _floating_words(sums: HedgeSums) -> str:
+    """What moves with the market in the plan, naming only what it holds."""
+    parts = []
+    if sums.linked:
+        parts.append(f"the commitments whose price follows the market index ({_with(sums.linked)})")
+    if sums.later:
+        parts.append(f"the later decisions, priced at the market when they are made ({_with(sums.later)})")
+    if sums.on_demand_hours > 0:
+        parts.append("the capacity bought on demand")
+    fixed = "" if sums.linked else "The commitments signed now are at fixed prices; "
+    what = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + (parts[-1] if parts else "nothing")
+    return f"{fixed}{'w' if fixed else 'W'}hat moves with the market is {what}: "
+
+
 def _plan_hedge(plan: PlanResult, sums: HedgeSums, hedge: HedgePlan | None, missing: str) -> HedgeAsk:
     """The hedge of what floats in the plan, as the comparison report's hedging chapter computes it
     (procure.analysis.hedging.plan_hedge): the same contracts for the same months (HedgeSums)."""
@@ -1429,7 +1438,7 @@ def _plan_hedge(plan: PlanResult, sums: HedgeSums, hedge: HedgePlan | None, miss
             f"{month_range(1, span)}) are too few for one contract of {hedge.contract_gpu_hours:,.0f} GPU-hours."
             + token,
         )
-    contracts, hedged, linked = sums.contracts, sums.hedged, sums.linked
+    contracts, hedged = sums.contracts, sums.hedged
     shares = ", ".join(
         f"{r.share:.0%} of months {r.first_month}–{r.last_month}"
         if r.first_month != r.last_month
@@ -1442,14 +1451,7 @@ def _plan_hedge(plan: PlanResult, sums: HedgeSums, hedge: HedgePlan | None, miss
         question=f"Approve buying {contracts:,} GPU-hour price contracts ({prose_count(hedged)} GPU-hours) for "
         f"{month_range(first, last)}, against the plan's GPU-hours at market prices?",
         detail=(
-            (
-                f"The commitments whose price follows the market index ({_with(linked)}) and the capacity bought on "
-                "demand move with the market: "
-                if linked
-                else "The commitments are at fixed prices; what moves with the market is the capacity bought on "
-                "demand: "
-            )
-            + f"{prose_count(sums.exposed_hours)} GPU-hours expected over {month_range(1, span)} "
+            _floating_words(sums) + f"{prose_count(sums.exposed_hours)} GPU-hours expected over {month_range(1, span)} "
             f"({cash(sums.exposed_rent, cur)}). "
             f"If the index and these prices rise 20%, that cost rises {cash(sums.rise, cur)}; the contracts pay "
             f"{cash(sums.payoff, cur)} of it. "

@@ -1,0 +1,134 @@
+"""One decision on every surface, on three workspaces read end to end: the example, the sixteen public offers of
+tests/data/real_offers with a 24-month demand, and a fresh workspace holding a signed contract. The decide-by date,
+the contracts asked for (vendor, GPUs, first and last day), what signing binds us to and the best single offer are
+read from compare's JSON (the record) and found the same in the terminal's first line, `plan`'s JSON and text, the
+comparison report and the board memo. The calendar is checked by hand: plan month 1 is the as-of month, a term of N
+months runs N calendar months from its first day, a renewal starts the day after the held term ends."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from clihelp import html_words, run
+
+from procure.render.formats import cash
+
+ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parent / "data"
+AS_OF = "2026-12-07"
+
+
+def _example(tmp: Path) -> Path:
+    return ROOT
+
+
+def _real_market(tmp: Path) -> Path:
+    root = tmp / "real"
+    shutil.copytree(DATA / "real_offers", root)
+    with (root / "procure.yaml").open("a", encoding="utf-8") as f:
+        f.write("demand:\n  months: 24\n  start: 20000000\n  growth: 0.02\n  volatility: 0.30\n  scenarios: 100\n")
+    return root
+
+
+def _fresh_signed(tmp: Path) -> Path:
+    """Two of the example's offers in a workspace of their own, Keel's contract signed until 31 March 2027."""
+    root = tmp / "fresh"
+    result = run("init", root)
+    assert result.exit_code == 0, result.output
+    for name in ("keel-b200-mc.yaml", "halvard-b200-ms.yaml", "petrel-b200-ondemand.yaml"):
+        text = (ROOT / "offers" / name).read_text(encoding="utf-8")
+        text = text.replace(
+            "signed: {date: 2026-04-20, gpus: 256, start: 2026-05-01, end: 2027-04-30}",
+            "signed: {date: 2026-03-20, gpus: 256, start: 2026-04-01, end: 2027-03-31}",
+        )
+        (root / "offers" / name).write_text(text, encoding="utf-8")
+    with (root / "procure.yaml").open("a", encoding="utf-8") as f:
+        f.write("demand:\n  months: 18\n  start: 150000000\n  growth: 0.01\n  volatility: 0.2\n  scenarios: 100\n")
+    return root
+
+
+WORKSPACES = {"example": _example, "real market": _real_market, "fresh, signed": _fresh_signed}
+
+
+@pytest.fixture(scope="module", params=list(WORKSPACES))
+def surfaces(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    tmp = tmp_path_factory.mktemp("one-decision")
+    root = WORKSPACES[request.param](tmp)
+    found: dict[str, object] = {"name": request.param}
+    for key, args in (
+        ("compare", ("compare", "--format", "json")),
+        ("plan", ("plan", "--format", "json")),
+        ("table", ("compare",)),
+        ("plan_text", ("plan", "--format", "markdown")),
+    ):
+        result = run(*args, "-w", root, "--as-of", AS_OF)
+        assert result.exit_code == 0, (key, result.output)
+        found[key] = json.loads(result.stdout) if "json" in args else " ".join(result.stdout.split())
+    for key, extra in (("comparison", ()), ("board", ("--board",))):
+        target = tmp / f"{key}.html"
+        result = run("report", *extra, "-w", root, "--as-of", AS_OF, "--format", "html", "--out", target)
+        assert result.exit_code == 0, (key, result.output)
+        found[key] = html_words(target.read_text(encoding="utf-8"))
+    return found
+
+
+def _long(day: str) -> str:
+    d = date.fromisoformat(day)
+    return f"{d.day} {d:%B %Y}"
+
+
+@pytest.mark.slow
+def test_the_decide_by_date_is_one_date_everywhere(surfaces: dict) -> None:
+    rec = surfaces["compare"]["recommendation"]
+    day = rec["deadline"]
+    assert day is not None and rec["deadline_reason"]
+    assert f"Decide by {day}." in surfaces["table"]
+    assert f"Decide by {_long(day)}: {rec['deadline_reason']}." in surfaces["board"]
+    if rec["kind"] == "plan":
+        assert f"decide by {day} ({rec['deadline_reason']})" in surfaces["comparison"]
+        plan = surfaces["plan"]
+        # the plan's own last day to sign is the record's date, or later when an offer asked for expires first
+        assert plan["sign_by"] is None or plan["sign_by"] >= day
+        # no date a surface states is later than the day the ask must be signed to start on time
+        for row in plan["term_sheet"]:
+            assert row["sign_by"] >= day and row["sign_by"] <= row["start"] and row["sign_by"] <= row["offer_expires"]
+
+
+@pytest.mark.slow
+def test_the_contracts_asked_for_run_calendar_months_and_read_alike(surfaces: dict) -> None:
+    plan = surfaces["plan"]
+    rec = surfaces["compare"]["recommendation"]
+    as_of = date.fromisoformat(AS_OF)
+    for row in plan["term_sheet"]:
+        start, end = date.fromisoformat(row["start"]), date.fromisoformat(row["end"])
+        assert start >= as_of
+        # N calendar months from the first day: the day before the same day N months later
+        months = (end + timedelta(days=1)).year * 12 + (end + timedelta(days=1)).month - start.year * 12 - start.month
+        assert months == row["term_months"] and (end + timedelta(days=1)).day in (start.day, 1)
+        # the memo's term sheet shows those days
+        assert f"{start.day} {start:%b %Y}" in surfaces["board"] and f"{end.day} {end:%b %Y}" in surfaces["board"]
+    for held in plan["held"]:
+        # a renewal of what we hold starts the day after it ends
+        follows = [r for r in plan["term_sheet"] if r["offer"] == held["offer"]]
+        for row in follows:
+            assert date.fromisoformat(row["start"]) == date.fromisoformat(held["end"]) + timedelta(days=1)
+    if rec["kind"] == "plan" and rec["total_commitment"]:
+        # what signing binds us to: the record's figure in the memo's headline and the ask
+        assert f"{cash(rec['total_commitment'], 'USD')} committed" in surfaces["board"]
+
+
+@pytest.mark.slow
+def test_the_best_single_offer_is_the_same_everywhere(surfaces: dict) -> None:
+    rec = surfaces["compare"]["recommendation"]
+    best = rec["best_single"]
+    if rec["kind"] != "plan" or best["offer"] is None:
+        return
+    assert surfaces["plan"]["single_best"]["offer"] == best["offer"]
+    assert surfaces["plan"]["single_best"]["expected_cost_per_task"] == pytest.approx(best["cost_per_task"])
+    figure = f"{best['cost_per_1000_tasks']:.2f}"
+    for surface in ("board", "comparison"):
+        assert best["vendor"] in surfaces[surface] and figure in surfaces[surface], surface
