@@ -376,3 +376,31 @@ def test_the_memo_says_why_a_plan_costs_more_than_the_best_single_offer(tmp_path
     words = " ".join(cost_words(rec, ev, figures))
     assert "above the best single offer (Alpha Compute alone, 3.70 on the same scenarios)" in words
     assert "because no vendor may provide more than 60% of the capacity (plan.max_vendor_share)." in words
+
+
+@pytest.mark.slow
+def test_a_condition_of_signing_is_listed_beside_the_ask_and_named_by_compare(tmp_path: Path):
+    """Alpha's acceptance rests on an attestation still to be confirmed: the memo asks for Alpha on that condition,
+    compare names it under its table, JSON carries it on the ask; once confirmed it is no longer listed."""
+    root = decisionws.write(tmp_path / "ws")
+    offer = root / "offers" / "alpha.yaml"
+    text = offer.read_text(encoding="utf-8")
+    offer.write_text(
+        text + "conditions:\n  - {text: SOC 2 Type II report received, gates: attestation}\n", encoding="utf-8"
+    )
+    table = run("compare", "-w", root, "--as-of", AS_OF)
+    assert table.exit_code == 0, table.output
+    assert "Unconfirmed: Alpha Compute (alpha) rests on SOC 2 Type II report received" in " ".join(table.stdout.split())
+    data = json.loads(run("compare", "-w", root, "--as-of", AS_OF, "--format", "json").stdout)
+    alpha = next(x for x in data["recommendation"]["lines"] if x["offer"] == "alpha")
+    assert alpha["conditions"] == ["SOC 2 Type II report received (attestation)"]
+    memo = tmp_path / "memo.html"
+    assert run("report", "--board", "-w", root, "--as-of", AS_OF, "--format", "html", "--out", memo).exit_code == 0
+    assert "on condition, to confirm before signing: SOC 2 Type II report received (attestation)" in html_words(
+        memo.read_text(encoding="utf-8")
+    )
+    offer.write_text(
+        text + "conditions:\n  - {text: SOC 2 Type II report received, gates: attestation, confirmed: true}\n",
+        encoding="utf-8",
+    )
+    assert "Unconfirmed" not in run("compare", "-w", root, "--as-of", AS_OF).stdout
