@@ -239,3 +239,37 @@ def test_the_render_check_sees_a_function_and_passes_a_type(tmp_path, monkeypatc
     ]
     with pytest.raises(AssertionError, match=r"page.py:4 imports the function procure.analysis.memo.memo_figures\n"):
         test_render_imports_from_analysis_only_types("procure.render.page")
+
+
+def render_models(module: str) -> list[str]:
+    """The classes a module defines on pydantic's BaseModel."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return [
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        and any((b.id if isinstance(b, ast.Name) else getattr(b, "attr", "")) == "BaseModel" for b in node.bases)
+    ]
+
+
+@pytest.mark.parametrize("module", RENDER_MODULES)
+def test_render_defines_no_document_models(module):
+    """Render words and formats: the documents it fills are analysis's (the board memo's in
+    procure/analysis/memo_document.py); only render/schemas.py, which writes the JSON Schemas, defines models."""
+    if module == "procure.render.schemas":
+        return
+    assert not render_models(module), f"{module} defines document models: move them to analysis"
+
+
+def test_the_model_check_sees_a_model(tmp_path, monkeypatch):
+    fake = tmp_path / "procure"
+    (fake / "render").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "render" / "__init__.py").write_text("")
+    (fake / "render" / "page.py").write_text(
+        "import pydantic\nfrom pydantic import BaseModel\nclass A(BaseModel):\n    x: int\n"
+        "class B(pydantic.BaseModel):\n    y: int\nclass C:\n    pass\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", {**MODULES, **module_names()})
+    assert render_models("procure.render.page") == ["A", "B"]

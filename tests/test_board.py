@@ -586,7 +586,8 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
         "GPU-hours at market prices?"
     )
     assert ask.detail.startswith(
-        "The commitments whose price follows the market index (Vendor commit) and the capacity bought on demand move"
+        "What moves with the market is the commitments whose price follows the market index (Vendor commit) and the "
+        "capacity bought on demand"
     )
 
 

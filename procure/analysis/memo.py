@@ -72,6 +72,10 @@ class OfferRisks:
     index_up: float | None  # index +20% over the hedge's horizon, unhedged
     idle: float | None  # commitment idle over the term at demand -30%
     claims: float | None  # a year at the low end of the vendor's throughput claim
+    late_likelihood: str = "medium"  # the likelihoods of the register's rows (late_likelihood and its siblings)
+    failure_likelihood: str = "medium"
+    availability_likelihood: str = "medium"
+    concentration_likelihood: str = "high"  # the whole workload with one vendor: high, medium for owned equipment
 
 
 @dataclass
@@ -82,6 +86,8 @@ class VendorRisks:
     offer: str
     first_month: int
     signing: bool  # signed now and not in service yet: its delivery is at risk
+    late_likelihood: str  # late_likelihood of its offer
+    failure_likelihood: str  # failure_likelihood of its offer
     stranded: bool  # nothing else in the plan serves its demand
     unserved_share: float
     monthly_tasks: float  # tasks a month nothing else serves without it
@@ -119,6 +125,8 @@ class PlanRisks:
     idle_30: float  # commitment idle at demand -30% and -50%
     idle_50: float
     claimed: list[str]  # vendors whose throughput is their claim
+    availability_likelihood: str  # the likeliest of the committed operators delivering less (tier_likelihood)
+    concentration_likelihood: str  # high from 90% of committed spend with one vendor, medium above half, else low
 
 
 @dataclass
@@ -160,6 +168,15 @@ class CostFigures:
     diff_year: float | None = None
 
 
+@dataclass(frozen=True)
+class Fact:
+    """A pro or con of an offer, decided here and worded by the memo (render/board.py's PRO_WORDS and CON_WORDS):
+    its name and the figure its words carry."""
+
+    name: str
+    value: float | int | str | None = None
+
+
 @dataclass
 class MemoFigures:
     """Every figure the board memo prints, computed once; the memo's words are render/board.py's."""
@@ -175,6 +192,8 @@ class MemoFigures:
     cheapest_today: str | None = None
     cheapest_horizon: str | None = None
     near_tie_gap: float | None = None  # today's cost apart, cheapest today against cheapest over the horizon
+    near_tie: tuple[str, str] | None = None  # the offers cheapest today and over the horizon, when they differ
+    facts: dict[str, tuple[list[Fact], list[Fact]]] = field(default_factory=dict)  # each offer's pros and cons
     terms: TermFigures | None = None
     today: AgainstToday | None = None
     offer_risks: OfferRisks | None = None
@@ -222,6 +241,9 @@ def memo_figures(
     fig.commitments = {o.id: offer_commitment(o) for o in ev.offers}
     fig.idle = {o.id: 1 - o.metrics["fill"] for o in ev.offers if o.metrics.get("fill") is not None}
     _cheapest(fig, ev)
+    fig.facts = {o.id: pros_and_cons(o, ev, fig) for o in ev.offers}
+    tie = near_tie(ev, fig)
+    fig.near_tie = (tie[0].id, tie[1].id) if tie is not None else None
     fig.terms = _term_figures(leader)
     fig.rows = scenario_rows(cases, leader.id)
     if plan is not None and plan.plan:
@@ -371,6 +393,10 @@ def _offer_risks(
         else None
     )
     return OfferRisks(
+        late_likelihood=late_likelihood(record),
+        failure_likelihood=failure_likelihood(record),
+        availability_likelihood=tier_likelihood(record),
+        concentration_likelihood="high" if kind_named(record.pricing_basis).equipment is None else "medium",
         late_month=late_month,
         prepaid=prepaid,
         switch=switch,
@@ -461,7 +487,12 @@ def committed_by_vendor(
 
 
 def _vendor_risks(
-    v: VendorStress, plan: PlanResult, signing: set[str], prepaid: dict[str, float], others: set[str]
+    v: VendorStress,
+    plan: PlanResult,
+    ev: Evaluation,
+    signing: set[str],
+    prepaid: dict[str, float],
+    others: set[str],
 ) -> VendorRisks:
     """A committed vendor late or failing: the cash from the plan's stress without it, and the demand nothing else
     in the plan serves meanwhile apart, at the plan's unserved price."""
@@ -470,11 +501,14 @@ def _vendor_risks(
     price = plan.unserved_penalty_per_task
     lost = prepaid.get(v.vendor, 0.0)
     extra = max(v.extra_spend, 0.0)
+    record = ev.offer(v.offers[0])
     return VendorRisks(
         vendor=v.vendor,
         offer=v.offers[0],
         first_month=v.first_month,
         signing=v.vendor in signing,
+        late_likelihood=late_likelihood(record),
+        failure_likelihood=failure_likelihood(record),
         stranded=stranded,
         unserved_share=v.unserved_share,
         monthly_tasks=monthly,
@@ -509,7 +543,7 @@ def plan_risks(plan: PlanResult, ev: Evaluation, bound: list[float | None]) -> P
     signing = {
         line.vendor for line in plan.plan if line.role == "commit" and line.decision in (None, "sign_now")
     } - in_service
-    vendors = [_vendor_risks(v, plan, signing, prepaid, others) for v in ranked]
+    vendors = [_vendor_risks(v, plan, ev, signing, prepaid, others) for v in ranked]
     named = min(VENDOR_ROWS, len(vendors))
     late_rest = [v for v in vendors[named:] if v.signing]
     priced = [v.late_extra for v in late_rest]
@@ -537,6 +571,16 @@ def plan_risks(plan: PlanResult, ev: Evaluation, bound: list[float | None]) -> P
         idle_30=next(c for c in st.cases if c.name == "Demand −30%").unused_commitment,
         idle_50=next(c for c in st.cases if c.name == "Demand −50%").unused_commitment,
         claimed=[line.vendor for line in plan.plan if ev.offer(line.offer).points_source == "vendor_claim"],
+        concentration_likelihood=(
+            "low"
+            if top is None or committed[top] / total <= 0.5
+            else "high"
+            if committed[top] / total >= 0.9
+            else "medium"
+        ),
+        availability_likelihood=max(
+            (tier_likelihood(ev.offer(v.offers[0])) for v in st.vendors), key=LIKELIHOODS.index, default="medium"
+        ),
     )
 
 
@@ -602,3 +646,54 @@ def late_likelihood(record: OfferRecord) -> str:
 def failure_likelihood(record: OfferRecord) -> str:
     """A vendor failing during its term: low for a Platinum or Gold operator, else medium."""
     return "low" if operator_tier(record) in ("platinum", "gold") else "medium"
+
+
+def pros_and_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[list[Fact], list[Fact]]:
+    """What speaks for and against an offer in the memo's options table, in the order a board reads them."""
+    from procure.model.kinds import kind_named
+
+    kind = kind_named(record.pricing_basis)
+    m, t = record.metrics, record.terms
+    pros: list[Fact] = []
+    cons: list[Fact] = []
+    if fig.cheapest_today == record.id:
+        pros.append(Fact("cheapest_today"))
+    if fig.cheapest_horizon == record.id:
+        pros.append(Fact("cheapest_horizon", ev.horizon_months))
+    if record.points_source == "measured":
+        pros.append(Fact("measured"))
+    elif record.points_source == "vendor_claim":
+        cons.append(Fact("vendor_claim"))
+    customer = [j for j, owner in record.responsibilities.items() if owner != "provider"]
+    if record.kind == "managed_serving" or not customer:
+        pros.append(Fact("provider_runs"))
+    elif record.kind in ("bare_metal", "owned"):
+        cons.append(Fact("we_operate", m.get("ops_fte") or 0.0))
+    if t.pricing.prepay_fraction:
+        cons.append(Fact("prepaid", t.pricing.prepay_fraction))
+    if kind.index_rent is not None:
+        cons.append(Fact("market_price"))
+    if record.rating_state == "unrated":
+        cons.append(Fact("unrated_no_medal" if ev.assumptions.reliability.unrated is None else "unrated_allowance"))
+    fill = m.get("fill")
+    if fill is not None and fill < 0.9:
+        cons.append(Fact("idle", fig.idle[record.id]))
+    if kind.per_task:
+        pros.append(Fact("no_commitment"))
+    if record.kind == "owned":
+        cons.append(Fact("capital", record.term_months // 12))
+    if record.term_months <= 12 and not kind.per_task:
+        pros.append(Fact("short_term", record.term_months))
+    elif record.term_months >= 36:
+        cons.append(Fact("long_term", record.term_months))
+    return pros, cons
+
+
+def near_tie(ev: Evaluation, fig: MemoFigures) -> tuple[OfferRecord, OfferRecord, float | None] | None:
+    """A near-tie: the offer cheapest today and the one cheapest over the horizon differ (with the gap between them
+    today); None when one offer is both, or fewer than two are ranked."""
+    if len(ev.ranked) < 2 or fig.cheapest_today is None or fig.cheapest_horizon is None:
+        return None
+    if fig.cheapest_today == fig.cheapest_horizon:
+        return None
+    return ev.offer(fig.cheapest_today), ev.offer(fig.cheapest_horizon), fig.near_tie_gap

@@ -7,16 +7,11 @@ here they are chosen, put in sentences and formatted, and the template only lays
 
 from __future__ import annotations
 
-from datetime import date
-
-from pydantic import BaseModel, Field
-
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.hedging import HedgePlan
 from procure.analysis.memo import (
     LIKELIHOODS,
     REPLACE_MONTHS,
-    AgainstToday,
     CostFigures,
     HedgeSums,
     MemoFigures,
@@ -24,9 +19,17 @@ from procure.analysis.memo import (
     PlanRisks,
     TermFigures,
     VendorRisks,
-    failure_likelihood,
-    late_likelihood,
-    tier_likelihood,
+)
+from procure.analysis.memo_document import (
+    BoardMemo,
+    HedgeAsk,
+    OptionRow,
+    PlanAsk,
+    PlanCaseRow,
+    PlanTerm,
+    Risk,
+    TermSheet,
+    VendorAsk,
 )
 from procure.analysis.plan import PlanLine, PlanResult
 from procure.analysis.plan.decisions import TOO_LITTLE_HISTORY
@@ -59,154 +62,6 @@ READING_WORDS = {
 EVIDENCE_WORDS = {"measured": "measured", "vendor_claim": "vendor claim", None: "reference curve"}
 
 
-class TermSheet(BaseModel):
-    vendor: str
-    offer: str
-    gpus: int | None = Field(description="GPUs committed; null for per-token offers")
-    nodes: int | None = Field(description="8-GPU nodes committed")
-    term_months: int
-    price: str = Field(description="the price as contracted, in words and figures")
-    escalator: str
-    total_commitment: float | None
-    cash_at_signing: float | None = Field(description="prepayment and one-off fees due in month 0")
-    delivery: date | None
-    exit_terms: str
-
-
-class PlanTerm(BaseModel):
-    """One line of the portfolio's term sheet, as the board reads it: vendor, capacity, months, price, money bound."""
-
-    vendor: str
-    role: str = Field(description="'commit' or 'pay as used'")
-    gpus: int | None = Field(
-        description="commit: GPUs committed; pay as used: the most GPUs used in any scenario-month"
-    )
-    nodes: int | None
-    months: str = Field(description="'1–12' for a commitment; 'as needed' for on-demand capacity")
-    price: str
-    total_commitment: float | None = Field(
-        description="what signing binds us to pay (procure.analysis.decision.line_commitments); none for pay-as-used"
-    )
-
-
-class PlanAsk(BaseModel):
-    lines: list[PlanTerm]
-    total_commitment: float
-    expected_per_task: float | None
-    single_vendor: str | None = Field(description="the best single offer's vendor")
-    single_per_task: float | None
-    saving_share: float | None = Field(description="share below the best single offer")
-    statement: str = Field(description="the saving against the best single offer, or why a single offer is the plan")
-
-
-class OptionRow(BaseModel):
-    offer: str
-    vendor: str
-    rank: int
-    price_basis: str
-    evidence: str = Field(description="where the throughput comes from: measured, vendor claim, reference curve")
-    operator: str = Field(description="operator tier and where it comes from")
-    commitment: float | None
-    snapshot_per_task: float | None
-    horizon_per_task: float | None
-    pros: str
-    cons: str
-    scenarios_per_task: float | None = Field(
-        None, description="expected cost over the plan's demand scenarios (the plan's lines, or the offer alone)"
-    )
-
-
-class PlanCaseRow(BaseModel):
-    """One line of the plan's scenario table: the plan's fixed portfolio under a demand case."""
-
-    name: str
-    probability: float
-    cost_per_task: float | None
-    monthly_spend: float
-    unused_monthly: float = Field(description="money paid for idle committed capacity, a month on average")
-    pay_as_used_share: float
-    unserved_share: float
-    cheapest_single: str | None = Field(
-        description="the cheapest single offer in the matching re-evaluation at today's volume, if any"
-    )
-
-
-class Risk(BaseModel):
-    risk: str
-    likelihood: str
-    impact: float | None = Field(description="cash at stake, workspace currency")
-    impact_basis: str = Field(description="how the impact is computed")
-    shortfall: float | None = Field(
-        None,
-        description="demand it leaves unserved, at the plan's unserved price: apart from the cash, never added to it",
-    )
-    mitigation: str
-    owner: str
-
-
-class HedgeAsk(BaseModel):
-    ask: bool
-    question: str
-    detail: str
-
-
-class VendorAsk(BaseModel):
-    """One vendor of the ask: its one commitment figure and its lines (GPUs, months, price)."""
-
-    vendor: str
-    commitment: float | None = Field(description="what signing binds us to pay this vendor (the recommendation's rule)")
-    lines: list[str]
-
-
-class BoardMemo(BaseModel):
-    currency: str
-    offer: str | None
-    headline: str
-    terms: TermSheet | None
-    today: AgainstToday | None
-    options: list[OptionRow]
-    near_tie: str | None
-    scenarios: list[ScenarioRow]
-    scenario_note: str
-    risks: list[Risk]
-    hedge: HedgeAsk
-    glossary: list[str]
-    plan: PlanAsk | None = None
-    plan_option: OptionRow | None = Field(None, description="the plan as the first row of the options")
-    plan_cases: list[PlanCaseRow] = Field(default_factory=list)
-    plan_note: str = ""
-    ask: list[VendorAsk] = Field(
-        default_factory=list, description="what the board is asked to sign, one entry per vendor"
-    )
-    cost_words: list[str] = Field(
-        default_factory=list,
-        description="the spend over the horizon and a year, against today and the best single offer",
-    )
-    deadline: date | None = Field(None, description="the earliest valid_until of the offers asked for")
-    deadline_words: str | None = None
-    options_more: int = Field(
-        0, description="acceptable offers left out of the options table (the comparison report lists them)"
-    )
-    plan_failed: str | None = Field(
-        None, description="why the plan could not be solved; the single offer is then the fallback"
-    )
-    signed: list[str] = Field(
-        default_factory=list, description="one line per signed vendor: what it delivered against its promise (actuals/)"
-    )
-    holding: list[str] = Field(
-        default_factory=list,
-        description="what we hold, what we ask for on top, and what is decided later (the plan's fields)",
-    )
-    plan_terms: list[list[str]] = Field(
-        default_factory=list,
-        description="the plan's term sheet, one row per contract signed now: vendor, GPUs, start, end, price and "
-        "escalator, SLA and credits, exit, offer expiry",
-    )
-    knife_edge: str | None = Field(
-        None, description="the leader's acceptance hangs on a margin under one standard deviation of its own inputs"
-    )
-
-
 def _per_k(value: float | None) -> str:
     return "—" if value is None else f"{value * 1000:,.2f}"
 
@@ -223,45 +78,35 @@ def _operator(record: OfferRecord) -> str:
     return f"{tier}; published {published}" if published else f"{tier}; none published"
 
 
+PRO_WORDS = {
+    "cheapest_today": lambda v: "lowest cost today",
+    "cheapest_horizon": lambda v: f"lowest over {v} months",
+    "measured": lambda v: "throughput measured",
+    "provider_runs": lambda v: "provider runs the service",
+    "no_commitment": lambda v: "no commitment to fill",
+    "short_term": lambda v: f"short term ({v} month{'s' if v != 1 else ''})",
+}
+CON_WORDS = {
+    "vendor_claim": lambda v: "throughput is the vendor's claim",
+    "we_operate": lambda v: f"we operate it ({v:.1f} staff)",
+    "prepaid": lambda v: f"{v:.0%} prepaid",
+    "market_price": lambda v: "price moves with the market",
+    "unrated_no_medal": lambda v: (
+        "operator unrated: its availability is counted as for an operator with no medal until it is rated"
+    ),
+    "unrated_allowance": lambda v: (
+        "operator unrated: its availability is discounted by our stated allowance until it is rated"
+    ),
+    "idle": lambda v: f"{v:.0%} of the commitment idle at stated demand",
+    "capital": lambda v: f"capital for {v} years",
+    "long_term": lambda v: f"long term ({v} months)",
+}
+
+
 def _pros_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[str, str]:
-    m, t = record.metrics, record.terms
-    pros, cons = [], []
-    if fig.cheapest_today == record.id:
-        pros.append("lowest cost today")
-    if fig.cheapest_horizon == record.id:
-        pros.append(f"lowest over {ev.horizon_months} months")
-    if record.points_source == "measured":
-        pros.append("throughput measured")
-    elif record.points_source == "vendor_claim":
-        cons.append("throughput is the vendor's claim")
-    customer = [j for j, owner in record.responsibilities.items() if owner != "provider"]
-    if record.kind in ("managed_serving",) or not customer:
-        pros.append("provider runs the service")
-    elif record.kind in ("bare_metal", "owned"):
-        cons.append(f"we operate it ({m.get('ops_fte') or 0:.1f} staff)")
-    prepay = t.pricing.prepay_fraction or 0
-    if prepay:
-        cons.append(f"{prepay:.0%} prepaid")
-    if _kind(record).index_rent is not None:
-        cons.append("price moves with the market")
-    if record.rating_state == "unrated":
-        cons.append(
-            "operator unrated: its availability is counted as for an operator with no medal until it is rated"
-            if ev.assumptions.reliability.unrated is None
-            else "operator unrated: its availability is discounted by our stated allowance until it is rated"
-        )
-    fill = m.get("fill")
-    if fill is not None and fill < 0.9:
-        cons.append(f"{fig.idle[record.id]:.0%} of the commitment idle at stated demand")
-    if _kind(record).per_task:
-        pros.append("no commitment to fill")
-    if record.kind == "owned":
-        cons.append(f"capital for {record.term_months // 12} years")
-    if record.term_months <= 12 and not _kind(record).per_task:
-        pros.append(f"short term ({record.term_months} month{'s' if record.term_months != 1 else ''})")
-    elif record.term_months >= 36:
-        cons.append(f"long term ({record.term_months} months)")
-    return "; ".join(pros), "; ".join(cons)
+    """The pros and cons analysis decides (procure.analysis.memo.pros_and_cons), in the board's words."""
+    pros, cons = fig.facts[record.id]
+    return "; ".join(PRO_WORDS[f.name](f.value) for f in pros), "; ".join(CON_WORDS[f.name](f.value) for f in cons)
 
 
 def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> TermSheet:
@@ -319,7 +164,7 @@ def _risks(
             risk=f"Delivery later than {record.terms.delivery}"
             if record.terms.delivery
             else "Delivery date not promised",
-            likelihood="medium" if record.terms.delivery is None or not late else "low",
+            likelihood=f.late_likelihood,
             impact=late_month,
             impact_basis="a month's saving forgone per month late"
             if late_month
@@ -341,7 +186,7 @@ def _risks(
     risks.append(
         Risk(
             risk="Vendor fails or is sold during the term",
-            likelihood="low" if record.rating.tier in ("platinum", "gold") else "medium",
+            likelihood=f.failure_likelihood,
             impact=f.failure,
             impact_basis=("prepayment lost and " if prepaid else "")
             + (
@@ -359,7 +204,7 @@ def _risks(
     risks.append(
         Risk(
             risk="Concentration: the whole workload with one vendor",
-            likelihood="high" if _kind(record).equipment is None else "medium",
+            likelihood=f.concentration_likelihood,
             impact=premium,
             impact_basis=f"a year on the runner-up, {runner.vendor}, instead"
             if premium is not None and runner
@@ -368,13 +213,10 @@ def _risks(
             owner="Head of infrastructure",
         )
     )
-    tier = record.rating.tier
     risks.append(
         Risk(
             risk="Operator delivers less availability than expected",
-            likelihood={"platinum": "low", "gold": "low", "silver": "medium"}.get(
-                tier or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
-            ),
+            likelihood=f.availability_likelihood,
             impact=f.availability,
             impact_basis="a year at one point less availability (1% more GPU-hours per task)"
             if f.availability is not None
@@ -1025,11 +867,9 @@ def knife_edge_words(ev: Evaluation) -> str | None:
 
 def _near_tie(ev: Evaluation, fig: MemoFigures) -> str | None:
     """When today's cheapest and the cheapest over the horizon differ, say so and why."""
-    if len(ev.ranked) < 2 or fig.cheapest_today is None or fig.cheapest_horizon is None:
+    if fig.near_tie is None:
         return None
-    if fig.cheapest_today == fig.cheapest_horizon:
-        return None
-    snap, hor, gap = ev.offer(fig.cheapest_today), ev.offer(fig.cheapest_horizon), fig.near_tie_gap
+    snap, hor, gap = ev.offer(fig.near_tie[0]), ev.offer(fig.near_tie[1]), fig.near_tie_gap
     reasons = []
     for o in (snap, hor):
         why = [_basis_words(o.pricing_basis), f"{o.term_months}-month term"]
@@ -1168,12 +1008,12 @@ def _plan_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked: boo
     named = f.vendors[: f.named]
     risks = [_late_delivery_risk(v, ev.offer(v.offer), cur) for v in named if v.signing]
     if f.late_rest:
-        risks.append(_smaller_vendors_late(f, [ev.offer(v.offer) for v in f.late_rest]))
+        risks.append(_smaller_vendors_late(f))
     risks += [_vendor_failure_risk(v, ev.offer(v.offer), months, cur) for v in named]
     if f.fail_worst is not None:
         rest = f.vendors[f.named :]
         worst = _vendor_failure_risk(f.fail_worst, ev.offer(f.fail_worst.offer), months, cur)
-        risks.append(_smaller_vendor_fails(worst, [ev.offer(v.offer) for v in rest]))
+        risks.append(_smaller_vendor_fails(worst, rest))
     if f.committed:
         risks.append(_concentration_risk(plan, f, cur))
     return risks + _plan_wide_risks(plan, ev, f, hedge_asked)
@@ -1218,7 +1058,7 @@ def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
         basis = "none: the rest of the plan's capacity covers the demand meanwhile"
     return Risk(
         risk=what,
-        likelihood=late_likelihood(record),
+        likelihood=v.late_likelihood,
         impact=extra,
         impact_basis=basis,
         shortfall=v.late_shortfall,
@@ -1255,7 +1095,7 @@ def _vendor_failure_risk(v: VendorRisks, record: OfferRecord, months: int, cur: 
         )
     return Risk(
         risk=f"{clip(v.vendor, 30)} fails during its term",
-        likelihood=failure_likelihood(record),
+        likelihood=v.failure_likelihood,
         impact=v.fail_impact,
         impact_basis=basis,
         shortfall=shortfall,
@@ -1271,12 +1111,12 @@ def _vendor_failure_risk(v: VendorRisks, record: OfferRecord, months: int, cur: 
     )
 
 
-def _smaller_vendors_late(f: PlanRisks, records: list[OfferRecord]) -> Risk:
+def _smaller_vendors_late(f: PlanRisks) -> Risk:
     """The smaller commitments' late deliveries in one row: their priced impacts summed (PlanRisks)."""
     count = len(f.late_rest)
     return Risk(
         risk=f"{count} smaller commitment{'s' if count > 1 else ''} delivered late",
-        likelihood=max((late_likelihood(r) for r in records), key=LIKELIHOODS.index),
+        likelihood=max((v.late_likelihood for v in f.late_rest), key=LIKELIHOODS.index),
         impact=f.late_rest_impact,
         impact_basis="a month of their capacity bought on demand, per month late, all of them"
         + ("; with demand unserved apart (shortfall)" if f.late_rest_shortfall else ""),
@@ -1286,13 +1126,13 @@ def _smaller_vendors_late(f: PlanRisks, records: list[OfferRecord]) -> Risk:
     )
 
 
-def _smaller_vendor_fails(worst: Risk, records: list[OfferRecord]) -> Risk:
+def _smaller_vendor_fails(worst: Risk, rest: list[VendorRisks]) -> Risk:
     """The smaller committed vendors' failures in one row: the costliest of them (PlanRisks.fail_worst)."""
     return Risk(
-        risk=f"One of {len(records)} smaller committed vendors fails"
-        if len(records) > 1
+        risk=f"One of {len(rest)} smaller committed vendors fails"
+        if len(rest) > 1
         else "The smallest committed vendor fails",
-        likelihood=max((failure_likelihood(r) for r in records), key=LIKELIHOODS.index),
+        likelihood=max((v.failure_likelihood for v in rest), key=LIKELIHOODS.index),
         impact=worst.impact,
         impact_basis=f"the costliest: {worst.risk.removesuffix(' fails during its term')}, {worst.impact_basis}",
         shortfall=worst.shortfall,
@@ -1305,11 +1145,10 @@ def _concentration_risk(plan: PlanResult, f: PlanRisks, cur: str) -> Risk:
     """The committed spend concentrated with one vendor: the largest commitment and every vendor's share."""
     assert f.top_vendor is not None and f.top_share is not None
     shares = ", ".join(f"{clip(k, 30)} {share:.0%}" for k, share in f.concentration)
-    share = f.top_share
     cap = plan.policy.max_vendor_share
     return Risk(
         risk="Concentration of committed spend",
-        likelihood="high" if share >= 0.9 else "medium" if share > 0.5 else "low",
+        likelihood=f.concentration_likelihood,
         impact=f.top_commitment,
         impact_basis=f"with {clip(f.top_vendor, 30)}: {shares} of {cash(f.total, cur)} bound (held and signed now)",
         mitigation=(
@@ -1328,12 +1167,10 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked
     assert plan.stress is not None
     cur, st, months = plan.currency, plan.stress, plan.demand.months
     risks: list[Risk] = []
-    committed_records = [ev.offer(v.offers[0]) for v in st.vendors]
-    order = LIKELIHOODS
     risks.append(
         Risk(
             risk="Operators deliver less availability than expected",
-            likelihood=max((tier_likelihood(r) for r in committed_records), key=order.index, default="medium"),
+            likelihood=f.availability_likelihood,
             impact=st.availability_point,
             impact_basis=f"cash over {months} months at one point less availability, the lost tasks bought on demand"
             + ("; the rest unserved (the shortfall)" if st.availability_shortfall > 0.5 else ""),
