@@ -96,7 +96,7 @@ def test_the_evaluation_keeps_its_top_level_names(example):
     doc = document(example, "compare")
     # DESIGN.md's names stay where scripts read them; the envelope adds `command` beside them
     assert {"schema_version", "tool", "as_of", "currency", "inputs", "workload", "summary", "offers"} <= set(doc)
-    assert doc["schema_version"] == "1.2" and doc["command"] == "compare"
+    assert doc["schema_version"] == "1.3" and doc["command"] == "compare"
     assert document(example, "evaluate")["command"] == "evaluate"
 
 
@@ -127,6 +127,19 @@ def test_plan_json_is_enveloped(example):
     assert problems(doc, schema("plan")) == []
 
 
+@pytest.mark.slow  # the plan's solver takes seconds
+def test_the_decision_record_is_enveloped_and_says_what_to_sign_by_when(example):
+    doc = document(example, "decide")
+    assert doc["command"] == "decide" and doc["as_of"] == AS_OF
+    assert problems(doc, schema("decision")) == []
+    # one answer to "what do we buy": the record's recommendation, its decide-by date and its contracts
+    assert doc["decide_by"] == doc["recommendation"]["deadline"]
+    assert [r["vendor"] for r in doc["sign_now"]] == [
+        x["vendor"] for x in doc["recommendation"]["lines"] if x["role"] == "commit"
+    ]
+    assert all(r["sign_by"] >= doc["decide_by"] for r in doc["sign_now"])
+
+
 def _json_commands() -> set[str]:
     """Every command (and group command) with json among its --format choices."""
     found = set()
@@ -145,6 +158,7 @@ def test_every_command_with_json_output_is_checked_here():
     covered = {" ".join(a[:2]) if a[0] in ("index", "grades") else a[0] for a, _ in DOCUMENTS} | {
         "reevaluate",
         "plan",
+        "decide",
         "schema",
     }
     assert _json_commands() - covered == set()

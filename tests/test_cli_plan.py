@@ -12,7 +12,7 @@ from clihelp import run
 from planws import config, offer, write
 
 ROOT = Path(__file__).resolve().parent.parent
-AS_OF = "2026-11-29"
+AS_OF = "2026-12-01"
 
 
 @pytest.fixture

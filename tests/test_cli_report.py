@@ -254,7 +254,7 @@ def test_board_paper_is_a_two_page_memo_in_plain_words(shared_report):
         "Demand as planned",
         "Market prices +20%",
         "Concentration of committed spend",
-        "Petrel Cloud fails during its term",
+        "Keel Systems fails during its term",
         "against the plan's GPU-hours at market prices",
     ):
         assert part in second, part

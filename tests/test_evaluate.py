@@ -357,7 +357,7 @@ def test_json_has_no_wall_clock_time(data_dir):
     second = run(data_dir / "offer_kinds").to_json()
     assert first == second
     data = json.loads(first)
-    assert data["schema_version"] == "1.2"
+    assert data["schema_version"] == "1.3"
     assert data["as_of"] == "2026-11-29"
     assert {"schema_version", "as_of", "workload", "offers"} <= set(data)
     assert not re.search(r"\d\d:\d\d:\d\d", first)  # no time of day anywhere

@@ -727,6 +727,33 @@ def test_commit_options_and_checklist_answers_import(tmp_path):
     assert row.offer.operator.published_tier == "gold" and row.offer.service.node_gpus == 8
 
 
+def test_conditions_of_signing_import_from_their_column(tmp_path):
+    # conditions in a sheet: gates: text pairs separated by ';', read into the offer's open conditions; a cell without
+    # a gate is refused with its row and column.
+    import csv
+
+    from procure.errors import InputError
+    from procure.io.importers import read_offers, write_template
+
+    template = tmp_path / "rfp.csv"
+    write_template(template)
+    rows = list(csv.reader(template.open()))
+    column = rows[0].index("conditions")
+    rows[1][column] = "attestation: ISO 27001 certificate received; price: 4.85 confirmed in writing"
+    with template.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    [row] = read_offers(template)
+    assert [(c.gates, c.text, c.confirmed) for c in row.offer.open_conditions] == [
+        ("attestation", "ISO 27001 certificate received", False),
+        ("price", "4.85 confirmed in writing", False),
+    ]
+    rows[1][column] = "ISO 27001 certificate received"
+    with template.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    with pytest.raises(InputError, match="conditions"):
+        read_offers(template)
+
+
 def test_a_held_contract_imports_from_its_column(tmp_path):
     # contract.signed in a sheet: date:gpus:start:end tranches, read into the offer's held contract; a bad cell names
     # its row and column.

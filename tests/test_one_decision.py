@@ -64,6 +64,7 @@ def surfaces(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         ("plan", ("plan", "--format", "json")),
         ("table", ("compare",)),
         ("plan_text", ("plan", "--format", "markdown")),
+        ("decide", ("decide", "--format", "json")),
     ):
         result = run(*args, "-w", root, "--as-of", AS_OF)
         assert result.exit_code == 0, (key, result.output)
@@ -86,6 +87,11 @@ def test_the_decide_by_date_is_one_date_everywhere(surfaces: dict) -> None:
     rec = surfaces["compare"]["recommendation"]
     day = rec["deadline"]
     assert day is not None and rec["deadline_reason"]
+    record = surfaces["decide"]
+    assert (record["decide_by"], record["decide_by_reason"]) == (day, rec["deadline_reason"])
+    assert record["recommendation"]["lines"] == rec["lines"]
+    if rec["kind"] == "plan":
+        assert record["sign_now"] == surfaces["plan"]["term_sheet"] and record["held"] == surfaces["plan"]["held"]
     assert f"Decide by {day}." in surfaces["table"]
     assert f"Decide by {_long(day)}: {rec['deadline_reason']}." in surfaces["board"]
     if rec["kind"] == "plan":

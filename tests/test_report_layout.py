@@ -427,8 +427,8 @@ JARGON = ("index-linked", "basis", "ladder", "pay-as-used", "interpolation")  # 
 @pytest.mark.parametrize("workspace", ["example", "real_offers", "synthetic50"])
 def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: Any, workspace: str) -> None:
     """Two pages; "Decide by" the earliest valid_until of the vendors it asks to sign (read from their offer
-    files); the total spend over the horizon and per year (the year's figure 12 / months of the total, to its
-    rounding); none of the listed terms."""
+    files), or sooner, the last day to sign a contract and start on time; the total spend over the horizon and per
+    year (the year's figure 12 / months of the total, to its rounding); none of the listed terms."""
     import yaml
 
     pages = reports(workspace, "board")
@@ -443,21 +443,25 @@ def test_board_memo_states_the_deadline_and_the_spend_in_plain_words(reports: An
         float(spend.group(5)) * scale[spend.group(6)],
     )
     assert year == pytest.approx(total * 12 / months, rel=0.01)  # each printed to three figures
-    # "Decide by D: the offers of X and Y expire then" or, when the plan needs a contract to start sooner than
-    # any offer expires, "Decide by D: the plan counts on the N GPUs of X from then": D is never after an expiry named
+    # "Decide by D: the offer of X expires then" or, when a contract must be signed sooner to start on time,
+    # "Decide by D: the last day to sign for the N GPUs of X to start on S": D is never after the expiry of an offer
+    # it names, and before the start it names
+    from datetime import date, datetime
+
     deadline = re.search(
-        r"Decide by (\d{4}-\d{2}-\d{2}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the plan counts on "
-        r"the [\d,]+ GPUs of (.+?) from then)",
+        r"Decide by (\d{1,2} \w+ \d{4}): (?:the offers of (.+?) expire|the offer of (.+?) expires|the last day to sign "
+        r"for the [\d,]+ GPUs of (.+?) to start on (\d{1,2} \w+ \d{4}))",
         text,
     )
     assert deadline, text[:600]
+    day = datetime.strptime(deadline.group(1), "%d %B %Y").date()
     named = deadline.group(2) or deadline.group(3) or deadline.group(4)
     vendors = [v.strip() for v in re.split(r",| and ", named) if v.strip()]
     offers = [yaml.safe_load(f.read_text()) for f in sorted(reports.root(workspace).glob("offers/*.yaml"))]
-    dates = [str(o["valid_until"]) for o in offers if o["vendor"] in vendors]
+    dates = [date.fromisoformat(str(o["valid_until"])) for o in offers if o["vendor"] in vendors]
     assert dates, vendors
     if deadline.group(4):
-        assert deadline.group(1) <= min(dates), (vendors, dates)
+        assert day <= min(dates) and day < datetime.strptime(deadline.group(5), "%d %B %Y").date(), (vendors, dates)
     else:
-        assert deadline.group(1) == min(dates), (vendors, dates)
+        assert day == min(dates), (vendors, dates)
     assert [w for w in JARGON if w in text.lower()] == []

@@ -57,8 +57,9 @@ from procure.model.rating import (
 )
 from procure.model.units import PerThousand
 
-# 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed
-SCHEMA_VERSION = "1.2"
+# 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed;
+# 1.3: recommendation.deadline_reason (the last day to sign and start on time) and lines[].conditions
+SCHEMA_VERSION = "1.3"
 
 # A gate with less relative headroom than this is reported as a risk for the recommendation.
 NEAR_GATE_MARGIN = 0.05

@@ -357,3 +357,44 @@ def plan(
         enveloped("plan", plan_text(result, format.value), format, as_of=result.as_of, inputs=found.inputs), output.out
     )
     return ExitStatus.OK
+
+
+@output_options()
+def decide(format: TextFormatOption = None, *, output: Output) -> ExitStatus:
+    """The decision as one record: what to sign now, what we hold, what is left for later, what it costs and leaves
+    unserved, the risks, the hedge, the best single offer, the horizon and the demand it assumes.
+
+    The board memo, the comparison report, compare, plan and hedge state the same
+    figures; this writes them once, as a versioned JSON document (procure schema
+    decision), for a script or an archive of what was decided. The terminal shows its
+    headline figures.
+
+    Examples:
+
+    \b
+        procure decide --as-of 2026-12-07
+        procure decide --format json --out decision.json
+    """
+    from procure.analysis.decision_record import decision_record
+    from procure.analysis.usecases import reporting
+    from procure.render.board import board_memo
+
+    format = chosen_format(format, output.out, TextFormat.table)
+    found = reporting(output.workspace, as_day(output.as_of), board=True)
+    extras = found.extras()
+    ev = found.evaluation
+    assert extras.memo is not None  # the board's figures: gathered for every workspace, none acceptable included
+    memo = board_memo(ev, extras.memo)
+    record = decision_record(
+        ev,
+        found.workspace.config,
+        extras.recommendation,
+        extras.plan,
+        memo.risks,
+        memo.hedge,
+        extras.memo.hedge_sums,
+    )
+    from procure.render.decision import decision_text
+
+    emit(enveloped("decide", decision_text(record, format.value), format, ev=ev, schema="decision"), output.out)
+    return ExitStatus.OK

@@ -49,6 +49,7 @@ FEES = "fees"  # where the fee columns go in the field order
 CREDITS = "credits"  # "0.995:0.10; 0.99:0.25" -> [{below, credit}, ...]
 COMMITS = "commits"  # "128:12:3.90; 256:24:3.60" -> [{gpus, term_months, gpu_hour}, ...]
 SIGNED = "signed"  # "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus, start, end}, ...]: a contract held
+CONDITIONS = "conditions"  # "attestation: ISO 27001 certificate received; price: in writing" -> [{gates, text}, ...]
 EVIDENCE = "evidence"  # where the operator.evidence.<category>.<criterion> columns go; true/false or a number
 FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
 
@@ -113,6 +114,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("performance.ttft_s", NUMBER),
     ("contract.escalator", NUMBER),
     ("contract.signed", SIGNED),
+    ("conditions", CONDITIONS),
     ("contract.escalator_schedule", SCHEDULE),
     ("contract.renewal_price", TEXT),
     ("contract.ramp.gpus_by_month", INTS),
@@ -160,6 +162,8 @@ EXPECTS = {
     CREDITS: "below:credit tiers separated by ';', e.g. 0.995:0.10; 0.99:0.25 (format the cell as text)",
     SIGNED: "a contract already signed on this offer, date:gpus:start:end, tranches separated by ';', e.g. "
     "2026-04-20:256:2026-05-01:2027-04-30 (format the cell as text)",
+    CONDITIONS: "conditions of signing still to confirm, gates: text separated by ';', e.g. attestation: ISO 27001 "
+    "certificate received; price: the price confirmed in writing",
     ANSWER: "a checklist answer: true or false, or a number (e.g. node_replacement_hours)",
 }
 CHOICES = {
@@ -875,6 +879,24 @@ def _commits(value: Any) -> list[dict[str, int | float]]:
     return options
 
 
+def _conditions(value: Any) -> list[dict[str, Any]]:
+    """ "attestation: ISO 27001 certificate received; price: in writing" -> [{gates, text}, ...] (the offer model checks
+    what a condition may gate)."""
+    if not isinstance(value, str):
+        raise CellError(f"must be gates: text conditions like attestation: ISO 27001 received (got {_show(value)})")
+    found = []
+    for part in value.split(";"):
+        if not part.strip():
+            continue
+        gates, sep, text = part.partition(":")
+        if not sep or not text.strip():
+            raise CellError(
+                f"must be gates: text conditions like attestation: ISO 27001 received (got {_show(part.strip())})"
+            )
+        found.append({"gates": gates.strip(), "text": text.strip()})
+    return found
+
+
 def _signed(value: Any) -> list[dict[str, Any]]:
     """ "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus: 256, start, end}, ...]: the tranches of a contract held
     (contract.signed; the offer model checks their dates)."""
@@ -939,6 +961,7 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     COMMITS: _commits,
     CREDITS: _credits,
     SIGNED: _signed,
+    CONDITIONS: _conditions,
     ANSWER: _answer,
     INTS: _ints,
 }
@@ -1364,6 +1387,7 @@ def write_template(path: Path) -> None:
             COMMITS,
             CREDITS,
             SIGNED,
+            CONDITIONS,
         ):
             cell.number_format = "@"  # text, so that 25:640 is not read as a time
         sheet.cell(row=1, column=index).font = Font(bold=True)

@@ -28,7 +28,8 @@ ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 # bills, so a month billed exactly at the commitment read below 100%). scorecard 3: credits_owed_total and
 # breached_months cover the months shown (--months N), not every month; the month of --as-of is partial
 # (unscored) and months carry `partial`, the vendor `scored_through`. grading 1.1: valid_until and valid (grade
-# --as-of).
+# --as-of). plan 1.2: each term sheet row's sign_by, the recommendation's deadline_reason and each ask line's
+# conditions (plan months are calendar months from the as-of month).
 VERSIONS: dict[str, str] = {
     "validation": "1",
     "grading": "1.1",
@@ -44,9 +45,10 @@ VERSIONS: dict[str, str] = {
     "diff": "1.1",
     "reevaluate": "1.1",
     "cashflow": "1.1",
-    "plan": "1.1",
+    "plan": "1.2",
     "scorecard": "3",
     "claims": "1",
+    "decision": "1",
 }
 
 

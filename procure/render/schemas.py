@@ -40,6 +40,7 @@ OUTPUT_SCHEMAS = (
     "plan",
     "scorecard",
     "claims",
+    "decision",
 )
 # The command whose --format json writes each output document.
 WRITTEN_BY = {
@@ -58,6 +59,7 @@ WRITTEN_BY = {
     "diff": "diff",
     "reevaluate": "reevaluate",
     "cashflow": "cashflow",
+    "decision": "decide",
     "plan": "plan",
     "scorecard": "scorecard",
     "claims": "scorecard --claim",
@@ -296,6 +298,15 @@ def _claims() -> Any:
     return ClaimsDocument
 
 
+def _decision() -> Any:
+    from procure.analysis.decision_record import DecisionRecord
+
+    class DecisionDocument(DecisionRecord, Envelope):  # type: ignore[misc]  # the envelope's fields first
+        pass
+
+    return DecisionDocument
+
+
 # Each output document's name -> its pydantic model (or union), made when asked for: the models of the analyses
 # import their modules, which `procure schema` alone needs. A new document is one entry here and in OUTPUT_SCHEMAS.
 OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
@@ -317,6 +328,7 @@ OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
     "plan": _plan,
     "scorecard": _scorecard,
     "claims": _claims,
+    "decision": _decision,
 }
 
 
