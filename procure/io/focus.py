@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
+from procure.textsafe import gate_field
 
 CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")  # FOCUS 1.2 chargecategory.md
 REQUIRED = ("BilledCost", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd")
@@ -276,6 +277,11 @@ def _header(reader: Any, display: str) -> list[str]:
                 )
             ]
         )
+    problems: list[Problem] = []
+    for name in header:  # column names are shown in notes and problems
+        gate_field(name, display, 1, "header", problems)
+    if problems:
+        raise InputError(problems[:5])
     twice = sorted({c for c in header if header.count(c) > 1})
     if twice:
         raise InputError([Problem(display, 1, "", f"column {', '.join(twice)} appears twice")])
@@ -318,6 +324,9 @@ def _add_row(
                 Problem(display, line, "ChargeClass", f"must be Correction or null (got {row['ChargeClass'][:40]!r})")
             )
         correction = True
+    for column in ("InvoiceId", "BillingCurrency", "ConsumedUnit", "PricingUnit"):  # kept or shown in notes
+        if not _null(row.get(column)):
+            gate_field(row[column].strip(), display, line, column, problems)
     billed = _cost(row, "BilledCost", display, line, problems, required=True)
     effective = _cost(row, "EffectiveCost", display, line, problems, required=False) if "EffectiveCost" in row else None
     start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad, zoneless)

@@ -73,6 +73,17 @@ def csv_text_rows(
         except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
             problems.append(Problem(display, number, "", f"malformed CSV: {exc}"))
             continue
+        if line.count('"') % 2:  # a quote opened and not closed: the field ran on past a line break
+            problems.append(
+                Problem(
+                    display,
+                    number,
+                    "",
+                    "a quoted field is not closed on its line: a field holding a line break is refused (a row is one "
+                    "line; the lines after it would be read as rows or comments of their own)",
+                )
+            )
+            continue
         if len(values) != len(columns):
             problems.append(Problem(display, number, "", f"expected {len(columns)} values, got {len(values)}"))
             continue
