@@ -640,3 +640,64 @@ def test_many_rows_sum_as_they_stream(workspace_copy, tmp_path):
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     assert invoices(ws)[1:] == ["2026-11,5000,,20000,FOCUS"]
+
+
+COST_HEADER = (
+    "BillingPeriodStart,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,BilledCost,ConsumedQuantity,ConsumedUnit"
+)
+
+
+@pytest.mark.parametrize(
+    "rows, said",
+    [
+        # 900,000 for 0.0001 GPU-hours: 9e9 per GPU-hour, against alpha's 4.00 (20 x 4 = 80 at most)
+        (
+            [f"{NOV},Usage,900000,0.0001,GPU-Hours"],
+            "focus.csv:2: ConsumedQuantity: 2026-11: 900,000.00 for 0.0001 GPU-hours is 9e+09 per GPU-hour, over 80 "
+            "(20 times the offer's 4 per GPU-hour)",
+        ),
+        # 0 GPU-hours billed 900,000
+        (
+            [f"{NOV},Usage,900000,0,GPU-Hours"],
+            "focus.csv:2: ConsumedQuantity: 2026-11: 900,000.00 billed for GPU capacity of 0 GPU-hours",
+        ),
+        # the hours of a reversal cancel the hours used, not the money: 1,000 for 10 - 10 = 0 GPU-hours
+        (
+            [f"{NOV},Usage,1000,10,GPU-Hours", f"{NOV},Usage,0,-10,GPU-Hours"],
+            "focus.csv:3: ConsumedQuantity: 2026-11: 1,000.00 billed for GPU capacity of 0 GPU-hours",
+        ),
+        # Instance-Hours are not GPU-hours: no GPU-hours at all
+        ([f"{NOV},Usage,900000,100,Instance-Hours"], "focus.csv:2: ConsumedUnit: 2026-11: no GPU-hours"),
+    ],
+)
+def test_a_month_whose_gpu_hours_cannot_be_true_for_its_cost_is_refused(workspace_copy, tmp_path, rows, said):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    bill.write_text("\n".join([COST_HEADER, *rows]) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert said in " ".join(result.output.split())
+    assert not (ws / "actuals").exists()
+
+
+def test_a_month_at_twenty_times_the_price_passes_and_a_commitment_bought_ahead_is_not_set_against_its_hours(
+    workspace_copy, tmp_path
+):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    # 80 for 1 GPU-hour: exactly 20 x alpha's 4.00, kept; and a year's commitment bought this month (96,000,
+    # Purchase) with 10 hours used at 40: the usage's 40 / 10 = 4 per GPU-hour, the purchase left out of it
+    bill.write_text(
+        "\n".join(
+            [
+                COST_HEADER,
+                f"{NOV},Usage,80,1,GPU-Hours",
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Purchase,96000,,",
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,40,10,GPU-Hours",
+            ]
+        )
+        + "\n"
+    )
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2026-10,10,,96040,FOCUS", "2026-11,1,,80,FOCUS"]

@@ -1329,6 +1329,7 @@ def read_import(
     size: float | None = None,
     currency: str | None = None,
     gpu_filter: Any = None,
+    rate: float | None = None,
 ) -> tuple[Incoming, list[str]]:
     """Every file of one import, checked and summed (`size`: the offer's GPUs; `currency`: the offer's,
     which a FOCUS export must bill in): (what to merge, notes stated on the way)."""
@@ -1364,7 +1365,7 @@ def read_import(
                 rows = (
                     read_invoice_rows(path, display, problems, size)
                     if kind == "invoices"
-                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency, gpu_filter)
+                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency, gpu_filter, rate)
                 )
                 for key, (inv, line) in rows.items():
                     other = next(
@@ -1425,13 +1426,14 @@ def _focus_rows(
     size: float | None,
     currency: str | None,
     gpu_filter: Any = None,
+    rate: float | None = None,
 ) -> dict[tuple[str, str], tuple[Invoice, int]]:
     """A FOCUS billing export's months as invoices under FOCUS_INVOICE_ID (with the line that closes
     each month), each passing `check_invoice_month`; its credits into `incoming.credits` and its
     statements into `notes`."""
     from procure.io.focus import month_credits, read_focus
 
-    billed, stated = read_focus(path, display, problems, currency, gpu_filter)
+    billed, stated = read_focus(path, display, problems, currency, gpu_filter, rate)
     notes += stated
     incoming.credits.update(month_credits(billed))
     out = {}
@@ -1527,12 +1529,14 @@ def import_actuals(
     size: float | None = None,
     currency: str | None = None,
     gpu_filter: Any = None,
+    rate: float | None = None,
 ) -> tuple[list[Path], list[str]]:
     """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
     the offer's GPUs, against which counts are judged; `currency`: the offer's, which a FOCUS export
-    must bill in). Returns (written, notes)."""
+    must bill in; `rate`: its price per GPU-hour, against which a FOCUS month's cost per GPU-hour is judged).
+    Returns (written, notes)."""
     problems: list[Problem] = []
-    incoming, notes = read_import(paths, config, problems, size, currency, gpu_filter)
+    incoming, notes = read_import(paths, config, problems, size, currency, gpu_filter, rate)
     if problems:
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")

@@ -94,6 +94,12 @@ CREDIT_COLUMNS = ("month", "credits", "invoices")
 MAX_LINE_CHARS = 1 << 20
 # Past this many problems the file is not read on: the problems already say what is wrong with it.
 MAX_ROW_PROBLEMS = 1_000
+# A month's usage cost per GPU-hour above this multiple of the offer's price is not GPU-hours (the dearest
+# B200 hour is a few times the cheapest; 20 leaves room for fees and a small month); without the offer's price,
+# above MAX_HOUR_COST in the billing currency (a B200 hour costs some USD 2-15, about 400,000 in the currency of
+# the most units to the dollar).
+MAX_RATE_MULTIPLE = 20.0
+MAX_HOUR_COST = 1_000_000.0
 # Kept per month: invoice ids and the units of other spend (a hostile file could name a new one per row).
 MAX_KEPT = 100
 
@@ -429,10 +435,12 @@ def read_focus(
     problems: list[Problem],
     currency: str | None = None,
     gpu_filter: GpuFilter | None = None,
+    rate: float | None = None,
 ) -> tuple[dict[str, FocusMonth], list[str]]:
     """The billing months of a FOCUS cost and usage file, and the notes to state; `currency`: the
     offer's, which every stated BillingCurrency must be (an invoice is in the offer's currency);
-    `gpu_filter`: the rows --gpu-filter names as GPU capacity. Read a row at a time (open_text_gz)."""
+    `gpu_filter`: the rows --gpu-filter names as GPU capacity; `rate`: the offer's price per GPU-hour (in
+    its currency), against which a month's cost per GPU-hour is judged. Read a row at a time (open_text_gz)."""
     from procure.io.yamlsafe import open_text_gz
 
     months: dict[str, FocusMonth] = {}
@@ -523,6 +531,7 @@ def read_focus(
                     f"{key}: the month's hours net to {m.gpu_hours:,.6g}: more usage reversed than used",
                 )
             )
+        _check_hour_cost(key, m, rate, display, problems)
         if m.hour_rows == 0:
             problems.append(
                 Problem(
@@ -544,6 +553,46 @@ def read_focus(
             f"{' ...' if len(extra) > 8 else ''} read only to find GPU machines' names"
         )
     return months, notes
+
+
+def _check_hour_cost(key: str, m: FocusMonth, rate: float | None, display: str, problems: list[Problem]) -> None:
+    """A month whose GPU capacity bills money for no GPU-hours, or for so few that each costs more than
+    MAX_RATE_MULTIPLE times the offer's price (MAX_HOUR_COST without one), is not a bill of GPU-hours: refused
+    with the figure. The cost set against the hours is the usage's: commitment purchases (bought ahead, for
+    months to come) are left out, and the hours committed and not used are counted with the used."""
+    if m.hour_rows == 0:
+        return  # no GPU-hour row at all: named by the caller
+    usage = m.amount - m.purchases
+    hours = m.gpu_hours + m.unused_gpu_hours
+    if usage <= 0:
+        return
+    if hours <= 0:
+        problems.append(
+            Problem(
+                display,
+                m.last_line,
+                "ConsumedQuantity",
+                f"{key}: {usage:,.2f} billed for GPU capacity of {m.gpu_hours:,.6g} GPU-hours: a month's GPU capacity "
+                "is billed by the hour (a quantity of 0, or a unit other than the one billed)",
+            )
+        )
+        return
+    most, why = (
+        (rate * MAX_RATE_MULTIPLE, f"{MAX_RATE_MULTIPLE:g} times the offer's {rate:,.4g} per GPU-hour")
+        if rate
+        else (MAX_HOUR_COST, "no GPU-hour costs more")
+    )
+    if usage / hours > most:
+        problems.append(
+            Problem(
+                display,
+                m.last_line,
+                "ConsumedQuantity",
+                f"{key}: {usage:,.2f} for {hours:,.6g} GPU-hours is {usage / hours:,.6g} per GPU-hour, over "
+                f"{most:,.6g} ({why}): the hours are not GPU-hours (an instance's hours count its GPUs: "
+                "--gpus-per-unit) or the quantity is not in hours",
+            )
+        )
 
 
 def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
