@@ -101,25 +101,6 @@ def text_problem(text: str, one_line: bool = True, max_length: int | None = None
     return None
 
 
-def gate_field(
-    text: str,
-    display: str,
-    line: int | None,
-    field: str,
-    problems: list,
-    one_line: bool = True,
-    max_length: int | None = MAX_NAME,
-) -> bool:
-    """text_problem for a field of a file read at intake (an incident's name or component, an invoice id, a
-    billing export's unit): a refusal becomes a Problem naming the file, line and field; True if it passes."""
-    from procure.errors import Problem
-
-    found = text_problem(text, one_line, max_length)
-    if found is not None:
-        problems.append(Problem(display, line, field, found))
-    return found is None
-
-
 def printable(text: str) -> str:
     """One line, safe for a terminal: every control character and bidirectional override becomes
     a visible escape such as \\x1b or \\u202e."""

@@ -733,7 +733,7 @@ def read_invoice_rows(
             continue
         before = len(problems)
         if key[1]:  # shown in notes and claims: one line, a name's length
-            from procure.textsafe import gate_field
+            from procure.io.tables import gate_field
 
             gate_field(key[1], display, line, INVOICE_ID, problems)
         hours = _number(row["gpu_hours"], display, line, "gpu_hours", problems)

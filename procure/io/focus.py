@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
-from procure.textsafe import gate_field
+from procure.io.tables import gate_field
 
 CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")  # FOCUS 1.2 chargecategory.md
 REQUIRED = ("BilledCost", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd")

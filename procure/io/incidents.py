@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
-from procure.textsafe import gate_field
+from procure.io.tables import gate_field
 
 IMPACTS: tuple[str, ...] = ("none", "minor", "major", "critical", "maintenance")
 DOWN_IMPACTS: tuple[str, ...] = ("major", "critical")
