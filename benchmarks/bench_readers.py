@@ -1,6 +1,6 @@
 """Time and peak memory of the evidence readers as their inputs double: they stream and stay linear.
 
-Four readers, each on inputs of n, 2n, 4n and 8n items (generating them is not timed):
+Five readers (FOCUS plain and compressed), each on inputs of n, 2n, 4n and 8n items (generating them is not timed):
 
 - snapshot: a Prometheus text snapshot of n samples of a metric nobody configured, around one wanted
   sample (read_text_snapshot: a block at a time, only the wanted lines parsed);
@@ -9,6 +9,9 @@ Four readers, each on inputs of n, 2n, 4n and 8n items (generating them is not t
   its memory stays flat);
 - incidents: an incidents CSV of n/8 rows (the file limit is 5 MB) all open at once on distinct
   components (the overlap check is one sweep);
+- focus, focus-gz: a FOCUS export of n rows (about 290 bytes each, every field quoted; one in ten a GPU
+  machine's hour), plain and gzip-compressed (read_focus: a row at a time, summed per month as it goes, so
+  its memory stays flat whatever the rows);
 - xlsx: a workbook whose rows (n, at most the 10,001 a sheet may hold) each hold a cell at column
   XFD: refused at its first row while the sheet's XML is scanned, before openpyxl would fill 16,384
   cells a row (8 M for 500 rows), so its time and memory stay flat.
@@ -17,7 +20,7 @@ Each measurement runs in a fresh subprocess: seconds (wall clock of the read alo
 process's peak resident set (getrusage, MiB), which includes Python and the libraries (about 100 MiB
 with pandas), and "read MiB", how far the read raised that peak above what the process held before
 it. Linear: the time doubles at most with the input; the memory above that base grows no faster
-than the input, and for the snapshot, the query_range file and the xlsx not at all.
+than the input, and for the snapshot, the query_range file, FOCUS and the xlsx not at all.
 
     python benchmarks/bench_readers.py [--n 100000] [--steps 4]
 """
@@ -101,7 +104,49 @@ def make_xlsx(folder: Path, n: int) -> Path:
     return path
 
 
-MAKERS = {"snapshot": make_snapshot, "range": make_range, "incidents": make_incidents, "xlsx": make_xlsx}
+FOCUS_HEADER = (
+    '"BillingPeriodStart","ChargePeriodStart","ChargePeriodEnd","ChargeCategory","ChargeClass","BilledCost",'
+    '"EffectiveCost","ConsumedQuantity","ConsumedUnit","PricingQuantity","PricingUnit","InvoiceId",'
+    '"BillingCurrency","SkuId","ChargeDescription","x_UsageType"\n'
+)
+
+
+def make_focus(folder: Path, n: int, compressed: bool = False) -> Path:
+    """A FOCUS export of n rows, quoted as exports write it: one GPU-hour row in ten, the rest other spend."""
+    import gzip
+
+    path = folder / ("focus.csv.gz" if compressed else "focus.csv")
+    with gzip.open(path, "wt", compresslevel=1) if compressed else path.open("w") as out:
+        out.write(FOCUS_HEADER)
+        for i in range(n):
+            day = 1 + i % 30
+            when = f'"2026-11-{day:02d}T00:00:00Z","2026-11-{day:02d}T01:00:00Z"'
+            if i % 10 == 0:
+                out.write(
+                    f'"2026-11-01T00:00:00Z",{when},"Usage","","32.0","32.0","1","Hours","1","Hours","INV-11","USD",'
+                    '"SKU-P6","$32 per On Demand Linux p6-b200.48xlarge Instance Hour",'
+                    '"USE1-BoxUsage:p6-b200.48xlarge"\n'
+                )
+            else:
+                out.write(
+                    f'"2026-11-01T00:00:00Z",{when},"Usage","","0.0023","0.0023","0.1","GB","0.1","GB","INV-11","USD",'
+                    f'"SKU-S3-{i % 97}","$0.023 per GB-month of storage","USE1-TimedStorage-ByteHrs"\n'
+                )
+    return path
+
+
+def make_focus_gz(folder: Path, n: int) -> Path:
+    return make_focus(folder, n, compressed=True)
+
+
+MAKERS = {
+    "snapshot": make_snapshot,
+    "range": make_range,
+    "incidents": make_incidents,
+    "xlsx": make_xlsx,
+    "focus": make_focus,
+    "focus-gz": make_focus_gz,
+}
 
 
 def measure(kind: str, path: str) -> None:
@@ -130,6 +175,11 @@ def measure(kind: str, path: str) -> None:
             from procure.io.incidents import read_incidents
 
             read_incidents(Path(path))
+        elif kind.startswith("focus"):
+            from procure.io.focus import read_focus
+
+            months, _ = read_focus(Path(path), path, problems)
+            assert not problems and len(months) == 1, problems[:3]
         else:
             from procure.io.importers import read_sheet
 

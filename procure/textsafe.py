@@ -80,6 +80,10 @@ def text_problem(text: str, one_line: bool = True, max_length: int | None = None
     kind (`one_line`; otherwise line feeds are allowed and every other break refused), a control character, a
     bidirectional control, a run of more than MAX_COMBINING_RUN combining marks, more than `max_length`
     characters. The message names the first character refused and where it is."""
+    if text.isascii() and text.isprintable():  # the common case, at a row's speed: no break, control or mark
+        if max_length is not None and len(text) > max_length:
+            return f"is {len(text):,} characters long: at most {max_length:,} expected"
+        return None
     breaks = LINE_BREAKS if one_line else LINE_BREAKS.replace("\n", "")
     for i, c in enumerate(text):
         if c in breaks:

@@ -365,7 +365,9 @@ def test_a_correction_is_applied_to_the_month_it_corrects(workspace_copy, tmp_pa
     )
 
 
-def test_a_file_holding_only_the_corrections_of_a_month_is_refused(workspace_copy, tmp_path):
+def test_a_file_holding_only_the_corrections_of_a_month_corrects_the_invoice_imported_before(workspace_copy, tmp_path):
+    from procure.io.actuals import read_invoices
+
     ws = workspace_copy("basic")
     bill = tmp_path / "focus.csv"
     bill.write_text(
@@ -382,23 +384,71 @@ def test_a_file_holding_only_the_corrections_of_a_month_is_refused(workspace_cop
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "focus.csv:4: ChargeClass: must be Correction or null (got 'Invoice')" in result.output
-    bill.write_text("\n".join(CORRECTED[:1] + CORRECTED[2:]) + "\n")
-    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
-    assert result.exit_code == 2
+    # November's export, which carries corrections of October: with no October kept there is nothing to correct
+    november = tmp_path / "november.csv"
+    november.write_text("\n".join(CORRECTED[:1] + CORRECTED[2:]) + "\n")
+    result = run("actuals", "import", november, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
     assert (
-        "focus.csv:4: ChargeClass: 2026-10: the file corrects this month (ChargeClass Correction, billed in 2026-11) "
-        "but holds none of its charges: import the export of 2026-10 with it"
+        "november.csv: ChargeClass: 2026-10: the file holds only corrections of this month (ChargeClass Correction, "
+        "billed in 2026-11) and no invoice of 2026-10 is kept to correct: import the export of 2026-10 first, or "
+        "with it"
     ) in result.output
+    assert "1 problem found; nothing was written." in result.output
     assert not (ws / "actuals").exists()
+    october = tmp_path / "october.csv"
+    october.write_text("\n".join(CORRECTED[:2]) + "\n")
+    assert run("actuals", "import", october, "--offer", "alpha", "-w", ws).exit_code == 0
+    for _ in range(2):  # the same export imported twice corrects once
+        result = run("actuals", "import", november, "--offer", "alpha", "-w", ws)
+        assert result.exit_code == 0, result.output
+        assert invoices(ws) == [
+            "month,gpu_hours,output_tokens,amount,invoice_id",
+            "2026-10,7300,,29200,FOCUS",
+            "2026-10,-10,,-25,FOCUS correction 2026-11",
+            "2026-11,7200,,28800,FOCUS",
+        ]
+    assert (
+        "november.csv 2026-10: only corrections, billed later, of the month's invoice imported before: -25.00 and "
+        "-10 GPU-hours added to it"
+    ) in " ".join(result.output.split())
+    # October as the scorecard reads it: 7,300 - 10 = 7,290 hours; 29,200 - 40 + 15 = 29,175
+    problems: list = []
+    months = read_invoices(ws / "actuals" / "alpha" / "invoices.csv", "invoices.csv", problems)
+    assert problems == []
+    assert (months["2026-10"].gpu_hours, months["2026-10"].amount) == (7290, 29175)
+    # October's export imported again keeps November's corrections of it
+    assert run("actuals", "import", october, "--offer", "alpha", "-w", ws).exit_code == 0
+    assert "2026-10,-10,,-25,FOCUS correction 2026-11" in invoices(ws)
 
 
-def test_a_date_time_without_its_zone_is_one_problem_per_column(workspace_copy, tmp_path):
+def test_a_date_time_without_its_zone_is_read_as_utc_with_a_note(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     bill = tmp_path / "focus.csv"
-    # the FOCUS-Sample-Data 1.0 files' form: no 'T', no 'Z'
+    # the FOCUS-Sample-Data 1.0 files' form: no 'T', no 'Z'; FOCUS's date-times are all UTC
     row = (
         '"2024-09-01 00:00:00","2024-09-{d:02d} 22:00:00","2024-09-{d:02d} 23:00:00",'
-        '"Usage","1","1","1","Hours",,,,"USD"'
+        '"Usage","1","1","1","GPU-Hours",,,,"USD"'
+    )
+    bill.write_text(HEADER + "\n" + "\n".join(row.format(d=d) for d in range(1, 6)) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2024-09,5,,5,FOCUS"]  # five rows of 1 GPU-hour at 1
+    said = " ".join(result.output.split())
+    assert (
+        "focus.csv: date-times without a time zone read as UTC, as FOCUS requires every date-time to be (FOCUS 1.2 "
+        "specification/attributes/datetime_format.md): ChargePeriodStart (5 row(s) from line 2, '2024-09-01 "
+        "22:00:00'), ChargePeriodEnd (5 row(s) from line 2, '2024-09-01 23:00:00'), BillingPeriodStart (5 row(s) "
+        "from line 2, '2024-09-01 00:00:00')"
+    ) in said
+
+
+def test_a_date_time_in_another_zone_is_one_problem_per_column(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    row = (
+        '"2024-09-01T00:00:00+02:00","2024-09-{d:02d}T22:00:00+02:00","2024-09-{d:02d}T23:00:00+02:00",'
+        '"Usage","1","1","1","GPU-Hours",,,,"USD"'
     )
     bill.write_text(HEADER + "\n" + "\n".join(row.format(d=d) for d in range(1, 6)) + "\n")
     result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
@@ -406,10 +456,9 @@ def test_a_date_time_without_its_zone_is_one_problem_per_column(workspace_copy, 
     # five rows, three date columns: three problems, each at the first row that has it
     assert "3 problems found; nothing was written." in result.output
     assert (
-        "focus.csv:2: ChargePeriodStart: must be a UTC date-time like 2026-11-01T00:00:00Z (got '2024-09-01 22:00:00') "
-        "(no time zone: FOCUS's Date/Time Format requires the 'T' and the 'Z' of UTC"
-    ) in result.output
-    assert "4 more row(s) after it write the column so" in result.output
+        "focus.csv:2: ChargePeriodStart: must be a UTC date-time like 2026-11-01T00:00:00Z (got "
+        "'2024-09-01T22:00:00+02:00'); 4 more row(s) after it write the column so"
+    ) in " ".join(result.output.split())
     assert "focus.csv:2: BillingPeriodStart:" in result.output and "focus.csv:2: ChargePeriodEnd:" in result.output
     assert not (ws / "actuals").exists()
 
@@ -530,3 +579,155 @@ def test_an_unused_commitment_to_something_else_is_other_spend(workspace_copy, t
     assert invoices(ws)[1:] == ["2026-11,100,,800,FOCUS"]
     assert "other spend 0.00 (effective 20.00; not GPU capacity, not in the amount: 50 vCPU-Hours)" in result.output
     assert "unused commitment" not in result.output
+
+
+HOUR_ROW = "2026-11-01T00:00:00Z,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,Usage,4,4,1,GPU-Hours,INV-11,,,USD"
+
+
+def test_a_stream_is_read_a_row_at_a_time_and_its_faults_are_located(workspace_copy, tmp_path, monkeypatch):
+    import gzip
+
+    from procure.io import focus
+
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    # 300 rows of 1 GPU-hour at 4, the 200th with a byte that is not UTF-8: named at its own line, 201
+    rows = [HOUR_ROW] * 300
+    rows[199] = rows[199].replace("INV-11", "INV-\xe9")
+    data = ("\n".join([HEADER, *rows]) + "\n").encode("utf-8").replace("INV-\xe9".encode(), b"INV-\xe9")
+    bill.write_bytes(data)
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "focus.csv:201: not valid UTF-8 text" in result.output
+    # the same compressed: the line is found through gzip too
+    packed = tmp_path / "focus.csv.gz"
+    packed.write_bytes(gzip.compress(data))
+    assert (
+        "focus.csv.gz:201: not valid UTF-8 text"
+        in run("actuals", "import", packed, "--offer", "alpha", "-w", ws).output
+    )
+    # a NUL byte deep in the file: binary, whatever came before it
+    bill.write_bytes(("\n".join([HEADER, *[HOUR_ROW] * 300]) + "\n\x00\n").encode())
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "focus.csv: binary file: expected UTF-8 text" in result.output
+    # a line longer than a row can be is refused at its line, never held whole
+    monkeypatch.setattr(focus, "MAX_LINE_CHARS", 500)
+    bill.write_text("\n".join([HEADER, HOUR_ROW, HOUR_ROW + "x" * 600]) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "focus.csv:3: a line longer than 500 characters: not a FOCUS row" in result.output
+    # decompressed past the limit: refused while reading, not after
+    monkeypatch.setattr(focus, "MAX_FOCUS_BYTES", 20_000)
+    packed.write_bytes(gzip.compress(("\n".join([HEADER, *[HOUR_ROW] * 1_000]) + "\n").encode()))
+    assert packed.stat().st_size < 20_000  # 1,000 rows of 101 characters decompress to about 101,000 bytes
+    result = run("actuals", "import", packed, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert "focus.csv.gz: file is too large once decompressed (limit 20,000 bytes)" in result.output
+    # a file of nothing but bad rows stops at the problem limit
+    monkeypatch.setattr(focus, "MAX_ROW_PROBLEMS", 5)
+    bill.write_text("\n".join([HEADER, *["1,2,3"] * 50]) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2
+    assert "focus.csv:6: not read further: 5 problems so far" in result.output
+    assert "6 problems found; nothing was written." in result.output
+    assert not (ws / "actuals").exists()
+
+
+def test_many_rows_sum_as_they_stream(workspace_copy, tmp_path):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    # 5,000 rows of 1 GPU-hour at 4 each (gzip-free): 5,000 GPU-hours, 20,000 by hand
+    bill.write_text("\n".join([HEADER, *[HOUR_ROW] * 5_000]) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2026-11,5000,,20000,FOCUS"]
+
+
+COST_HEADER = (
+    "BillingPeriodStart,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,BilledCost,ConsumedQuantity,ConsumedUnit"
+)
+
+
+@pytest.mark.parametrize(
+    "rows, said",
+    [
+        # 900,000 for 0.0001 GPU-hours: 9e9 per GPU-hour, against alpha's 4.00 (20 x 4 = 80 at most)
+        (
+            [f"{NOV},Usage,900000,0.0001,GPU-Hours"],
+            "focus.csv:2: ConsumedQuantity: 2026-11: 900,000.00 for 0.0001 GPU-hours is 9e+09 per GPU-hour, over 80 "
+            "(20 times the offer's 4 per GPU-hour)",
+        ),
+        # 0 GPU-hours billed 900,000
+        (
+            [f"{NOV},Usage,900000,0,GPU-Hours"],
+            "focus.csv:2: ConsumedQuantity: 2026-11: 900,000.00 billed for GPU capacity of 0 GPU-hours",
+        ),
+        # the hours of a reversal cancel the hours used, not the money: 1,000 for 10 - 10 = 0 GPU-hours
+        (
+            [f"{NOV},Usage,1000,10,GPU-Hours", f"{NOV},Usage,0,-10,GPU-Hours"],
+            "focus.csv:3: ConsumedQuantity: 2026-11: 1,000.00 billed for GPU capacity of 0 GPU-hours",
+        ),
+        # Instance-Hours are not GPU-hours: no GPU-hours at all
+        ([f"{NOV},Usage,900000,100,Instance-Hours"], "focus.csv:2: ConsumedUnit: 2026-11: no GPU-hours"),
+    ],
+)
+def test_a_month_whose_gpu_hours_cannot_be_true_for_its_cost_is_refused(workspace_copy, tmp_path, rows, said):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    bill.write_text("\n".join([COST_HEADER, *rows]) + "\n")
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert said in " ".join(result.output.split())
+    assert not (ws / "actuals").exists()
+
+
+def test_a_month_at_twenty_times_the_price_passes_and_a_commitment_bought_ahead_is_not_set_against_its_hours(
+    workspace_copy, tmp_path
+):
+    ws = workspace_copy("basic")
+    bill = tmp_path / "focus.csv"
+    # 80 for 1 GPU-hour: exactly 20 x alpha's 4.00, kept; and a year's commitment bought this month (96,000,
+    # Purchase) with 10 hours used at 40: the usage's 40 / 10 = 4 per GPU-hour, the purchase left out of it
+    bill.write_text(
+        "\n".join(
+            [
+                COST_HEADER,
+                f"{NOV},Usage,80,1,GPU-Hours",
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Purchase,96000,,",
+                "2026-10-01T00:00:00Z,2026-10-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,40,10,GPU-Hours",
+            ]
+        )
+        + "\n"
+    )
+    result = run("actuals", "import", bill, "--offer", "alpha", "-w", ws)
+    assert result.exit_code == 0, result.output
+    assert invoices(ws)[1:] == ["2026-10,10,,96040,FOCUS", "2026-11,1,,80,FOCUS"]
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_a_large_export_is_read_in_bounded_memory(tmp_path, compressed):
+    import gzip
+    import tracemalloc
+
+    from procure.io.focus import read_focus
+
+    # 60,000 rows (about 6 MB of text): one GPU-hour at 4 in each tenth row, 0.1 GB of storage at 0.01 in the
+    # others. Read a row at a time, the peak is a few blocks, not the file (the whole text, then every row,
+    # took about 16 times the file: a 200 MB export peaked at 3.24 GB)
+    rows = [HOUR_ROW if i % 10 == 0 else HOUR_ROW.replace("4,4,1,GPU-Hours", "0.01,0.01,0.1,GB") for i in range(60_000)]
+    text = ("\n".join([HEADER, *rows]) + "\n").encode()
+    path = tmp_path / ("focus.csv.gz" if compressed else "focus.csv")
+    path.write_bytes(gzip.compress(text) if compressed else text)
+    del rows
+    problems: list = []
+    tracemalloc.start()
+    try:
+        months, _ = read_focus(path, "focus.csv", problems)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert problems == []
+    # by hand: 6,000 GPU-hours at 4 = 24,000; the storage is other spend, 54,000 x 0.01 = 540
+    november = months["2026-11"]
+    assert (november.gpu_hours, november.amount) == (6000, 24000)
+    assert round(november.other_spend, 6) == 540
+    assert peak < 2 * 1024 * 1024 < len(text) / 2, (peak, len(text))

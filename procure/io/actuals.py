@@ -95,6 +95,16 @@ INVOICE_ID = "invoice_id"  # an optional fifth column: one month may have severa
 # A FOCUS export is the month's whole bill: kept under one id, so that the next export of the month
 # (its provisional charges since invoiced) replaces it instead of adding to it
 FOCUS_INVOICE_ID = "FOCUS"
+# A FOCUS export's corrections (ChargeClass Correction) of a month it holds no charges of, billed in a later
+# month: kept beside the month's invoice as "FOCUS correction BILLED-MONTH", added to it, and replaced by the
+# same corrections imported again (the later month's export imported twice does not correct twice)
+FOCUS_CORRECTION = "FOCUS correction "
+
+
+def is_correction(invoice_id: str) -> bool:
+    return invoice_id.startswith(FOCUS_CORRECTION)
+
+
 QUANTILES = (0.5, 0.9, 0.99)
 MONTH_PATTERN = r"\d{4}-(0[1-9]|1[0-2])"
 # Months of delivered evidence lie in these years: no GPU cloud was signed before 2000, and the
@@ -722,6 +732,10 @@ def read_invoice_rows(
             )
             continue
         before = len(problems)
+        if key[1]:  # shown in notes and claims: one line, a name's length
+            from procure.io.tables import gate_field
+
+            gate_field(key[1], display, line, INVOICE_ID, problems)
         hours = _number(row["gpu_hours"], display, line, "gpu_hours", problems)
         tokens = _number(row["output_tokens"], display, line, "output_tokens", problems)
         amount = _number(row["amount"], display, line, "amount", problems)
@@ -730,7 +744,8 @@ def read_invoice_rows(
                 problems.append(Problem(display, line, column, "must be a number (got '')"))
         if len(problems) == before and hours is not None and amount is not None:
             invoice = Invoice(key[0], hours, tokens, amount, key[1])
-            if check_invoice_month(invoice, size, display, line, problems):
+            # a correction may be negative: the month it corrects is checked whole (_summed_months_checked)
+            if is_correction(key[1]) or check_invoice_month(invoice, size, display, line, problems):
                 out[key] = (invoice, line)
     return out
 
@@ -763,8 +778,8 @@ def _summed_months_checked(
     """The months summed over their invoices; a month of several invoices is checked as a whole (each
     row was checked as it was read)."""
     count: dict[str, int] = defaultdict(int)
-    for month, _ in rows:
-        count[month] += 1
+    for month, invoice_id in rows:
+        count[month] += 2 if is_correction(invoice_id) else 1  # a corrected month is always checked whole
     months = invoice_months(rows)
     return {
         k: inv
@@ -1063,9 +1078,12 @@ def _merge_invoices(
             notes,
             problems,
         )
-    # a FOCUS export is its month's whole bill: it and the month's other invoices never add up
-    incoming_kinds = {(k[0], k[1] == FOCUS_INVOICE_ID) for k in incoming.invoices}
-    for key in sorted(k for k in kept if (k[0], k[1] != FOCUS_INVOICE_ID) in incoming_kinds):
+    # a FOCUS export is its month's whole bill: it and the month's other invoices never add up (a correction
+    # billed later stays with its month, whichever invoice is kept)
+    incoming_kinds = {(k[0], k[1] == FOCUS_INVOICE_ID) for k in incoming.invoices if not is_correction(k[1])}
+    for key in sorted(
+        k for k in kept if not is_correction(k[1]) and (k[0], k[1] != FOCUS_INVOICE_ID) in incoming_kinds
+    ):
         notes.append(
             f"invoice {key[0]}"
             + (f" {key[1]}" if key[1] else "")
@@ -1078,6 +1096,19 @@ def _merge_invoices(
         del kept[key]
     merged, replaced = merge_by_key(kept, incoming.invoices, lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""))
     notes += replaced
+    for month, invoice_id in sorted(k for k in incoming.invoices if is_correction(k[1])):
+        if not any(k[0] == month and not is_correction(k[1]) for k in merged):
+            problems.append(
+                Problem(
+                    display,
+                    None,
+                    "ChargeClass",
+                    f"{month}: the file holds only corrections of this month (ChargeClass Correction, billed in "
+                    f"{invoice_id[len(FOCUS_CORRECTION) :]}) and no invoice of {month} is kept to correct: import the "
+                    f"export of {month} first, or with it",
+                )
+            )
+            del merged[(month, invoice_id)]
     _summed_months_checked(merged, size, display, {}, problems, prefix="month {month}: ")
     files["invoices.csv"] = invoices_csv(merged)
 
@@ -1298,6 +1329,7 @@ def read_import(
     size: float | None = None,
     currency: str | None = None,
     gpu_filter: Any = None,
+    rate: float | None = None,
 ) -> tuple[Incoming, list[str]]:
     """Every file of one import, checked and summed (`size`: the offer's GPUs; `currency`: the offer's,
     which a FOCUS export must bill in): (what to merge, notes stated on the way)."""
@@ -1333,14 +1365,17 @@ def read_import(
                 rows = (
                     read_invoice_rows(path, display, problems, size)
                     if kind == "invoices"
-                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency, gpu_filter)
+                    else _focus_rows(path, display, incoming, focus_notes, problems, size, currency, gpu_filter, rate)
                 )
                 for key, (inv, line) in rows.items():
                     other = next(
                         (
                             k
                             for k in invoice_at
-                            if k[0] == key[0] and (k[1] == FOCUS_INVOICE_ID) != (key[1] == FOCUS_INVOICE_ID)
+                            if k[0] == key[0]
+                            and not is_correction(k[1])
+                            and not is_correction(key[1])
+                            and (k[1] == FOCUS_INVOICE_ID) != (key[1] == FOCUS_INVOICE_ID)
                         ),
                         None,
                     )
@@ -1391,17 +1426,25 @@ def _focus_rows(
     size: float | None,
     currency: str | None,
     gpu_filter: Any = None,
+    rate: float | None = None,
 ) -> dict[tuple[str, str], tuple[Invoice, int]]:
     """A FOCUS billing export's months as invoices under FOCUS_INVOICE_ID (with the line that closes
     each month), each passing `check_invoice_month`; its credits into `incoming.credits` and its
     statements into `notes`."""
     from procure.io.focus import month_credits, read_focus
 
-    billed, stated = read_focus(path, display, problems, currency, gpu_filter)
+    billed, stated = read_focus(path, display, problems, currency, gpu_filter, rate)
     notes += stated
     incoming.credits.update(month_credits(billed))
     out = {}
     for key, m in billed.items():
+        if m.corrections_only:  # kept beside the month's invoice imported before, one per month billed in
+            for billed_in, (_, amount, hours) in sorted(m.corrections.items()):
+                invoice_id = FOCUS_CORRECTION + billed_in
+                invoice = Invoice(key, round(hours, 10), None, round(amount, 10), invoice_id)
+                if check_month_key(key, display, m.last_line, f"month {key}: month", problems):
+                    out[(key, invoice_id)] = (invoice, m.last_line)
+            continue
         invoice = Invoice(key, m.gpu_hours, None, round(m.amount, 10), FOCUS_INVOICE_ID)
         if check_invoice_month(invoice, size, display, m.last_line, problems, prefix=f"month {key}: "):
             out[(key, FOCUS_INVOICE_ID)] = (invoice, m.last_line)
@@ -1486,12 +1529,14 @@ def import_actuals(
     size: float | None = None,
     currency: str | None = None,
     gpu_filter: Any = None,
+    rate: float | None = None,
 ) -> tuple[list[Path], list[str]]:
     """Read every file, check it, and merge it into the offer's actuals folder all at once (`size`:
     the offer's GPUs, against which counts are judged; `currency`: the offer's, which a FOCUS export
-    must bill in). Returns (written, notes)."""
+    must bill in; `rate`: its price per GPU-hour, against which a FOCUS month's cost per GPU-hour is judged).
+    Returns (written, notes)."""
     problems: list[Problem] = []
-    incoming, notes = read_import(paths, config, problems, size, currency, gpu_filter)
+    incoming, notes = read_import(paths, config, problems, size, currency, gpu_filter, rate)
     if problems:
         raise InputError(problems)
     display = ", ".join(str(p) for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")

@@ -8,8 +8,10 @@ which is not a cost and usage file): one row per charge, with
   spread over the usage they cover);
 - `ChargeCategory`: Usage, Purchase, Tax, Credit or Adjustment (`chargecategory.md`);
 - `ChargePeriodStart`/`ChargePeriodEnd`, and `BillingPeriodStart` (the invoice's period): date-times in
-  ISO 8601 UTC, `2026-11-01T00:00:00Z` (`specification/attributes/datetime_format.md`: the 'T' and the 'Z'
-  are required, so `2024-09-01 00:00:00` is refused, once per column);
+  ISO 8601 UTC, `2026-11-01T00:00:00Z` (`specification/attributes/datetime_format.md`: "Date/time values
+  MUST be in UTC"; the 'T' and the 'Z' are required). A value without a zone, `2024-09-01 00:00:00` as the
+  FOCUS-Sample-Data files write it, is read as the UTC it must be, with a note; another offset is refused,
+  once per column;
 - `ChargeClass`: null, or `Correction` for a correction of an earlier, already invoiced billing period
   (`chargeclass.md`): applied to the month it corrects, the month of its `ChargePeriodStart`;
 - `ConsumedQuantity` in `ConsumedUnit` (else `PricingQuantity` in `PricingUnit`: GPU-hours when the unit is
@@ -21,7 +23,8 @@ which is not a cost and usage file): one row per charge, with
 A null is an empty field or the word `null` (as the specification's own sample files write it).
 
 Per billing month (the month of `BillingPeriodStart`, else of `ChargePeriodStart`; a correction's: the month it
-corrects, which the same file must hold the charges of), the invoice kept in
+corrects; a month the file holds only corrections of is kept as a correction of that month's invoice already
+imported, actuals.FOCUS_CORRECTION), the invoice kept in
 actuals/ID/invoices.csv (under one invoice id, FOCUS: the next export of the month replaces it) is: `amount` = the sum
 of `BilledCost` over the GPU capacity's Usage rows, Usage rows without a quantity, Purchase and Adjustment rows
 (tax and credits kept apart: an offer's prices are before tax, and credits are what the vendor paid
@@ -30,6 +33,9 @@ apart; `output_tokens` empty.
 The credits (minus the sum of `BilledCost` over Credit rows: a credit is billed negative) go to
 actuals/ID/credits.csv. Effective cost, unused commitments, tax, the invoices' ids and charges not yet
 invoiced are stated.
+
+The file is read as a stream, a row at a time (gzip decompressed as it is read), and summed per month as it
+goes: memory stays bounded by the months, not the rows (benchmarks/bench_readers.py measures it).
 """
 
 from __future__ import annotations
@@ -37,11 +43,14 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from procure.errors import InputError, Problem
+from procure.io.tables import gate_field
 
 CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")  # FOCUS 1.2 chargecategory.md
 REQUIRED = ("BilledCost", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd")
@@ -81,6 +90,18 @@ LAMBDA_MACHINE = re.compile(r"gpu_(\d{1,2})x_b200", re.IGNORECASE)
 # writes x_UsageType "BoxUsage:p6-b200.48xlarge"), searched for the machines above.
 NAMING_COLUMNS = ("SkuId", "SkuPriceId", "SkuMeter", "SkuPriceDetails", "ResourceType", "ChargeDescription")
 CREDIT_COLUMNS = ("month", "credits", "invoices")
+# A FOCUS row is tens of columns: a line longer than this is not one (and would be held whole to be split).
+MAX_LINE_CHARS = 1 << 20
+# Past this many problems the file is not read on: the problems already say what is wrong with it.
+MAX_ROW_PROBLEMS = 1_000
+# A month's usage cost per GPU-hour above this multiple of the offer's price is not GPU-hours (the dearest
+# B200 hour is a few times the cheapest; 20 leaves room for fees and a small month); without the offer's price,
+# above MAX_HOUR_COST in the billing currency (a B200 hour costs some USD 2-15, about 400,000 in the currency of
+# the most units to the dollar).
+MAX_RATE_MULTIPLE = 20.0
+MAX_HOUR_COST = 1_000_000.0
+# Kept per month: invoice ids and the units of other spend (a hostile file could name a new one per row).
+MAX_KEPT = 100
 
 
 def _squash(text: str) -> str:
@@ -157,6 +178,12 @@ class FocusMonth:
     # corrections (ChargeClass Correction) of this month billed later: billing month -> [rows, amount, hours]
     corrections: dict[str, list[float]] = field(default_factory=dict)
     reversed_hours: float = 0.0  # negative ConsumedQuantity (usage reversed), netted into gpu_hours
+    more_invoices: int = 0  # invoice ids past the MAX_KEPT kept
+
+    @property
+    def corrections_only(self) -> bool:
+        """The file holds only corrections of this month (billed later): they correct an invoice imported before."""
+        return self.regular_rows == 0
 
 
 def _is_month(text: str) -> bool:
@@ -173,18 +200,24 @@ def _null(raw: str | None) -> bool:
 # One problem per column for a date-time not in FOCUS's format, with its first line, an example and how many
 # more rows write it so (an export writes every date the same way: one problem per cell would be thousands).
 BadDates = dict[str, list]  # column -> [first line, first value, count]
+ZONELESS = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?")
 
 
-def _when(raw: str, line: int, column: str, bad: BadDates) -> datetime | None:
+def _when(raw: str, line: int, column: str, bad: BadDates, zoneless: BadDates | None = None) -> datetime | None:
     """An ISO 8601 UTC date-time, 'YYYY-MM-DDTHH:mm:ssZ': FOCUS 1.2 `specification/attributes/datetime_format.md`
-    (tag v1.2) requires the 'T' and the 'Z' (UTC). An offset of +00:00 is the same instant and is taken; a
-    value without a zone ('2024-09-01 00:00:00', as the FOCUS-Sample-Data 1.0 files write it) is not in the
-    format (ISO 8601 reads it as local time) and is refused."""
+    (tag v1.2): "Date/time values MUST be in UTC", written with the 'T' and the 'Z'. An offset of +00:00 is the
+    same instant and is taken. A value without a zone ('2024-09-01 00:00:00', as the FOCUS-Sample-Data 1.0
+    files write it) can only be UTC in a FOCUS file: it is read so and counted in `zoneless` (column -> first
+    line, first value, count), which read_focus states; any other offset is refused."""
     text = raw.strip()
     try:
         value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
         value = None
+    if value is not None and value.tzinfo is None and zoneless is not None and ZONELESS.fullmatch(text):
+        found = zoneless.setdefault(column, [line, text[:40], 0])
+        found[2] += 1
+        return value.replace(tzinfo=UTC)
     if value is None or value.utcoffset() is None or value.utcoffset().total_seconds() != 0:
         found = bad.setdefault(column, [line, text[:40], 0])
         found[2] += 1
@@ -195,23 +228,27 @@ def _when(raw: str, line: int, column: str, bad: BadDates) -> datetime | None:
 def _date_problems(display: str, bad: BadDates) -> list[Problem]:
     problems = []
     for column, (line, example, count) in bad.items():
-        zoneless = re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?", example) is not None
-        why = (
-            " (no time zone: FOCUS's Date/Time Format requires the 'T' and the 'Z' of UTC, 'YYYY-MM-DDTHH:mm:ssZ'; "
-            "the export's settings or a rewrite of the column)"
-            if zoneless
-            else ""
-        )
         more = f"; {count - 1:,} more row(s) after it write the column so" if count > 1 else ""
         problems.append(
             Problem(
                 display,
                 line,
                 column,
-                f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {example!r}){why}{more}",
+                f"must be a UTC date-time like 2026-11-01T00:00:00Z (got {example!r}){more}",
             )
         )
     return problems
+
+
+def _zoneless_note(display: str, zoneless: BadDates) -> str:
+    said = ", ".join(
+        f"{column} ({count:,} row(s) from line {line}, {example!r})"
+        for column, (line, example, count) in zoneless.items()
+    )
+    return (
+        f"{Path(display).name}: date-times without a time zone read as UTC, as FOCUS requires every date-time to be "
+        f"(FOCUS 1.2 specification/attributes/datetime_format.md): {said}"
+    )
 
 
 def _cost(
@@ -227,19 +264,13 @@ def _cost(
     return parse_number(raw.strip(), display, line, column, problems, positive=False)
 
 
-def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """The header and the rows with the line each ends on (a quoted field may hold line breaks)."""
-    from procure.io.yamlsafe import read_text_gz
-
-    reader = csv.reader(io.StringIO(read_text_gz(path, display, MAX_FOCUS_BYTES), newline=""))
+def _header(reader: Any, display: str) -> list[str]:
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
         raise InputError(
             [Problem(display, None, "", f"no header: a FOCUS file has the columns {', '.join(REQUIRED)}")]
         ) from None
-    except csv.Error as exc:
-        raise InputError([Problem(display, 1, "", f"malformed CSV: {exc}")]) from None
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(
@@ -252,23 +283,27 @@ def _rows(path: Path, display: str, problems: list[Problem]) -> tuple[list[str],
                 )
             ]
         )
+    problems: list[Problem] = []
+    for name in header:  # column names are shown in notes and problems
+        gate_field(name, display, 1, "header", problems)
+    if problems:
+        raise InputError(problems[:5])
     twice = sorted({c for c in header if header.count(c) > 1})
     if twice:
         raise InputError([Problem(display, 1, "", f"column {', '.join(twice)} appears twice")])
-    rows = []
-    try:
-        for values in reader:
-            if not any(v.strip() for v in values):
-                continue  # a blank line, as the specification's samples have between rows
-            if len(values) != len(header):
-                problems.append(
-                    Problem(display, reader.line_num, "", f"{len(values)} fields, the header has {len(header)}")
-                )
-                continue
-            rows.append((reader.line_num, dict(zip(header, values))))
-    except csv.Error as exc:
-        raise InputError([Problem(display, reader.line_num, "", f"malformed CSV: {exc}")]) from None
-    return header, rows
+    return header
+
+
+def _lines(text: Any, display: str, where: list[int]) -> Iterator[str]:
+    """The stream's lines, each at most MAX_LINE_CHARS (a longer one is refused, never held whole); `where`
+    holds the number of the last line read, for a problem raised while decoding."""
+    while line := text.readline(MAX_LINE_CHARS + 1):
+        where[0] += 1
+        if len(line) > MAX_LINE_CHARS and not line.endswith(("\n", "\r")):
+            raise InputError(
+                [Problem(display, where[0], "", f"a line longer than {MAX_LINE_CHARS:,} characters: not a FOCUS row")]
+            )
+        yield line
 
 
 def _add_row(
@@ -279,6 +314,7 @@ def _add_row(
     problems: list[Problem],
     bad: BadDates,
     gpu_filter: GpuFilter | None = None,
+    zoneless: BadDates | None = None,
 ) -> str | None:
     """One charge into its billing month; returns its currency (None if not stated)."""
     count, dates = len(problems), sum(c for _, _, c in bad.values())
@@ -294,10 +330,13 @@ def _add_row(
                 Problem(display, line, "ChargeClass", f"must be Correction or null (got {row['ChargeClass'][:40]!r})")
             )
         correction = True
+    for column in ("InvoiceId", "BillingCurrency", "ConsumedUnit", "PricingUnit"):  # kept or shown in notes
+        if not _null(row.get(column)):
+            gate_field(row[column].strip(), display, line, column, problems)
     billed = _cost(row, "BilledCost", display, line, problems, required=True)
     effective = _cost(row, "EffectiveCost", display, line, problems, required=False) if "EffectiveCost" in row else None
-    start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad)
-    end = _when(row["ChargePeriodEnd"], line, "ChargePeriodEnd", bad)
+    start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad, zoneless)
+    end = _when(row["ChargePeriodEnd"], line, "ChargePeriodEnd", bad, zoneless)
     if start and end and end <= start:
         problems.append(
             Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})")
@@ -305,7 +344,7 @@ def _add_row(
     billing = (
         None
         if _null(row.get("BillingPeriodStart"))
-        else _when(row["BillingPeriodStart"], line, "BillingPeriodStart", bad)
+        else _when(row["BillingPeriodStart"], line, "BillingPeriodStart", bad, zoneless)
     )
     quantity, unit, pricing = None, "", False
     if category == "Usage":
@@ -358,7 +397,8 @@ def _add_row(
     elif other := quantity is not None and gpus is None:  # usage of something else than GPU capacity
         m.other_spend += billed
         m.other_effective += effective or 0.0
-        m.other_units[unit[:40]] = m.other_units.get(unit[:40], 0.0) + quantity
+        kept_unit = unit[:40] if unit[:40] in m.other_units or len(m.other_units) < MAX_KEPT else "other units"
+        m.other_units[kept_unit] = m.other_units.get(kept_unit, 0.0) + quantity
     else:
         m.amount += billed
         m.effective += effective or 0.0  # the amortised cost of the same charges as the amount
@@ -382,7 +422,10 @@ def _add_row(
     if _null(row.get("InvoiceId")):
         m.uninvoiced += 1 if "InvoiceId" in row else 0
     else:
-        m.invoices.add(row["InvoiceId"].strip()[:80])
+        if len(m.invoices) < MAX_KEPT:
+            m.invoices.add(row["InvoiceId"].strip()[:80])
+        elif row["InvoiceId"].strip()[:80] not in m.invoices:
+            m.more_invoices += 1
     return None if _null(row.get("BillingCurrency")) else row["BillingCurrency"].strip()
 
 
@@ -392,31 +435,66 @@ def read_focus(
     problems: list[Problem],
     currency: str | None = None,
     gpu_filter: GpuFilter | None = None,
+    rate: float | None = None,
 ) -> tuple[dict[str, FocusMonth], list[str]]:
     """The billing months of a FOCUS cost and usage file, and the notes to state; `currency`: the
     offer's, which every stated BillingCurrency must be (an invoice is in the offer's currency);
-    `gpu_filter`: the rows --gpu-filter names as GPU capacity."""
-    header, rows = _rows(path, display, problems)
-    for column, _ in gpu_filter.rules if gpu_filter else ():
-        if column not in header:
-            problems.append(
-                Problem(
-                    display,
-                    1,
-                    "",
-                    f"--gpu-filter names the column {column[:60]!r}, which the file does not have (its columns: "
-                    f"{', '.join(h[:40] for h in header[:12])}{' ...' if len(header) > 12 else ''})",
-                )
-            )
-    if problems:
-        return {}, []
+    `gpu_filter`: the rows --gpu-filter names as GPU capacity; `rate`: the offer's price per GPU-hour (in
+    its currency), against which a month's cost per GPU-hour is judged. Read a row at a time (open_text_gz)."""
+    from procure.io.yamlsafe import open_text_gz
+
     months: dict[str, FocusMonth] = {}
-    currencies: dict[str, int] = {}
+    currencies: dict[str, int] = {}  # the first two stated, with their first line
     bad: BadDates = {}
-    for line, row in rows:
-        billed_in = _add_row(months, row, display, line, problems, bad, gpu_filter)
-        if billed_in is not None:
-            currencies.setdefault(billed_in, line)
+    zoneless: BadDates = {}
+    rows = 0
+    where = [0]
+    bad_line: int | None = 0
+    with open_text_gz(path, display, MAX_FOCUS_BYTES) as text:
+        reader = csv.reader(_lines(text, display, where))
+        try:
+            header = _header(reader, display)
+            for column, _ in gpu_filter.rules if gpu_filter else ():
+                if column not in header:
+                    problems.append(
+                        Problem(
+                            display,
+                            1,
+                            "",
+                            f"--gpu-filter names the column {column[:60]!r}, which the file does not have (its "
+                            f"columns: {', '.join(h[:40] for h in header[:12])}{' ...' if len(header) > 12 else ''})",
+                        )
+                    )
+            if problems:
+                return {}, []
+            for values in reader:
+                if not any(v.strip() for v in values):
+                    continue  # a blank line, as the specification's samples have between rows
+                if len(values) != len(header):
+                    problems.append(
+                        Problem(display, reader.line_num, "", f"{len(values)} fields, the header has {len(header)}")
+                    )
+                else:
+                    rows += 1
+                    row = dict(zip(header, values))
+                    billed_in = _add_row(months, row, display, reader.line_num, problems, bad, gpu_filter, zoneless)
+                    if billed_in is not None and (billed_in in currencies or len(currencies) < 2):
+                        currencies.setdefault(billed_in, reader.line_num)
+                if len(problems) >= MAX_ROW_PROBLEMS:
+                    problems.append(
+                        Problem(display, reader.line_num, "", f"not read further: {len(problems):,} problems so far")
+                    )
+                    break
+        except csv.Error as exc:
+            raise InputError([Problem(display, reader.line_num or None, "", f"malformed CSV: {exc}")]) from None
+        except UnicodeDecodeError:
+            bad_line = None
+    if bad_line is None:  # decoded a block ahead of the rows: the byte's line is found by reading the bytes again
+        from procure.io.yamlsafe import utf8_error_line
+
+        raise InputError(
+            [Problem(display, utf8_error_line(path, display, MAX_FOCUS_BYTES), "", "not valid UTF-8 text")]
+        )
     problems.extend(_date_problems(display, bad))
     if len(currencies) > 1:
         (first, _), (other, line) = sorted(currencies.items(), key=lambda kv: kv[1])[:2]
@@ -442,18 +520,8 @@ def read_focus(
     if not rows and not problems:
         problems.append(Problem(display, None, "", "holds no charges"))
     for key, m in sorted(months.items()):
-        if m.regular_rows == 0:
-            problems.append(
-                Problem(
-                    display,
-                    m.last_line,
-                    "ChargeClass",
-                    f"{key}: the file corrects this month (ChargeClass Correction, billed in "
-                    f"{', '.join(sorted(m.corrections))}) but holds none of its charges: import the export of {key} "
-                    "with it (the month's invoice is its charges and their corrections together)",
-                )
-            )
-            continue
+        if m.corrections_only:
+            continue  # corrects an invoice imported before (actuals._focus_rows); its hours may net either way
         if m.gpu_hours < 0:
             problems.append(
                 Problem(
@@ -463,6 +531,7 @@ def read_focus(
                     f"{key}: the month's hours net to {m.gpu_hours:,.6g}: more usage reversed than used",
                 )
             )
+        _check_hour_cost(key, m, rate, display, problems)
         if m.hour_rows == 0:
             problems.append(
                 Problem(
@@ -476,7 +545,8 @@ def read_focus(
                 )
             )
     extra = [h for h in header if h.startswith("x_")]
-    notes = [_note(display, key, m, next(iter(currencies), None)) for key, m in sorted(months.items())]
+    notes = [_zoneless_note(display, zoneless)] if zoneless else []
+    notes += [_note(display, key, m, next(iter(currencies), None)) for key, m in sorted(months.items())]
     if extra:
         notes.append(
             f"{Path(display).name}: provider columns {', '.join(x[:40] for x in extra[:8])}"
@@ -485,9 +555,54 @@ def read_focus(
     return months, notes
 
 
+def _check_hour_cost(key: str, m: FocusMonth, rate: float | None, display: str, problems: list[Problem]) -> None:
+    """A month whose GPU capacity bills money for no GPU-hours, or for so few that each costs more than
+    MAX_RATE_MULTIPLE times the offer's price (MAX_HOUR_COST without one), is not a bill of GPU-hours: refused
+    with the figure. The cost set against the hours is the usage's: commitment purchases (bought ahead, for
+    months to come) are left out, and the hours committed and not used are counted with the used."""
+    if m.hour_rows == 0:
+        return  # no GPU-hour row at all: named by the caller
+    usage = m.amount - m.purchases
+    hours = m.gpu_hours + m.unused_gpu_hours
+    if usage <= 0:
+        return
+    if hours <= 0:
+        problems.append(
+            Problem(
+                display,
+                m.last_line,
+                "ConsumedQuantity",
+                f"{key}: {usage:,.2f} billed for GPU capacity of {m.gpu_hours:,.6g} GPU-hours: a month's GPU capacity "
+                "is billed by the hour (a quantity of 0, or a unit other than the one billed)",
+            )
+        )
+        return
+    most, why = (
+        (rate * MAX_RATE_MULTIPLE, f"{MAX_RATE_MULTIPLE:g} times the offer's {rate:,.4g} per GPU-hour")
+        if rate
+        else (MAX_HOUR_COST, "no GPU-hour costs more")
+    )
+    if usage / hours > most:
+        problems.append(
+            Problem(
+                display,
+                m.last_line,
+                "ConsumedQuantity",
+                f"{key}: {usage:,.2f} for {hours:,.6g} GPU-hours is {usage / hours:,.6g} per GPU-hour, over "
+                f"{most:,.6g} ({why}): the hours are not GPU-hours (an instance's hours count its GPUs: "
+                "--gpus-per-unit) or the quantity is not in hours",
+            )
+        )
+
+
 def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
     parts = [
-        f"billed {m.amount:,.2f}{' ' + currency if currency else ''} for {m.gpu_hours:,.6g} GPU-hours",
+        (
+            f"only corrections, billed later, of the month's invoice imported before: {m.amount:+,.2f}"
+            f"{' ' + currency if currency else ''} and {m.gpu_hours:+,.6g} GPU-hours added to it"
+            if m.corrections_only
+            else f"billed {m.amount:,.2f}{' ' + currency if currency else ''} for {m.gpu_hours:,.6g} GPU-hours"
+        ),
         f"effective cost {m.effective:,.2f}",
     ]
     if m.machines:
@@ -498,7 +613,9 @@ def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
         parts.append(f"{m.from_pricing} row(s) without ConsumedQuantity counted by PricingQuantity")
     if m.purchases:
         parts.append(f"commitment purchases {m.purchases:,.2f} (in the amount)")
-    if m.credits:
+    if m.credits and m.corrections_only:
+        parts.append(f"credit corrections {m.credits:+,.2f} (not in credits.csv: import the month's export again)")
+    elif m.credits:
         parts.append(f"credits {m.credits:,.2f} (kept apart, credits.csv)")
     if m.tax:
         parts.append(f"tax {m.tax:,.2f} (not counted: prices are before tax)")
@@ -522,6 +639,8 @@ def _note(display: str, key: str, m: FocusMonth, currency: str | None) -> str:
         )
     if m.invoices:
         parts.append(f"invoice {', '.join(sorted(m.invoices)[:5])}{' ...' if len(m.invoices) > 5 else ''}")
+    if m.more_invoices:
+        parts.append(f"{m.more_invoices:,} more invoice id(s), not kept")
     if m.uninvoiced:
         parts.append(f"{m.uninvoiced} charge(s) on no invoice yet (InvoiceId null)")
     return f"{Path(display).name} {key}: " + "; ".join(parts)
@@ -560,4 +679,9 @@ def read_credits(path: Path, display: str, problems: list[Problem]) -> dict[str,
 
 
 def month_credits(months: dict[str, FocusMonth]) -> dict[str, tuple[float, str]]:
-    return {key: (round(m.credits, 10), " ".join(sorted(m.invoices))) for key, m in months.items() if m.credits}
+    # a month of corrections only would replace the month's credits with its corrections': left out (noted)
+    return {
+        key: (round(m.credits, 10), " ".join(sorted(m.invoices)))
+        for key, m in months.items()
+        if m.credits and not m.corrections_only
+    }

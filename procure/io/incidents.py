@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from procure.errors import InputError, Problem
+from procure.io.tables import gate_field
 
 IMPACTS: tuple[str, ...] = ("none", "minor", "major", "critical", "maintenance")
 DOWN_IMPACTS: tuple[str, ...] = ("major", "critical")
@@ -172,6 +173,11 @@ def statuspage_incidents(data: Any, display: str) -> list[Incident]:
         end = parse_time(resolved, display, None, f"{at}.resolved_at", problems) if resolved else None
         impact = _check_impact(item.get("impact"), display, None, f"{at}.impact", problems)
         lists = _check_lists(item, display, at, problems)
+        # what is kept and shown of the incident (its name, id and components) passes the text gate
+        shown = [(f"{at}.name", str(item.get("name") or "")), (f"{at}.id", str(item.get("id") or ""))]
+        shown += [(f"{at}.components", c) for c in _components(item)] if lists else []
+        if not all([gate_field(text, display, None, where, problems) for where, text in shown]):
+            continue
         if (
             not lists
             or start is None
@@ -267,6 +273,8 @@ def read_incidents_csv(path: Path, display: str) -> list[Incident]:
         if start is None or impact is None or not _check_order(start, end, display, line, "end", problems):
             continue
         components = tuple(c.strip() for c in row["components"].split(";") if c.strip())
+        if not all([gate_field(c, display, line, "components", problems) for c in components]):
+            continue
         found.append(Incident(start, end, impact, components, where=f"{display}:{line}"))
     problems.extend(_overlaps(found, display))
     if problems:

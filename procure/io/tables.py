@@ -11,6 +11,7 @@ from pathlib import Path
 
 from procure.errors import InputError, Problem
 from procure.io.yamlsafe import FIRST_YEAR, LAST_YEAR, implausible, read_text
+from procure.textsafe import MAX_NAME, text_problem
 
 
 def read_csv_rows(
@@ -73,11 +74,40 @@ def csv_text_rows(
         except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
             problems.append(Problem(display, number, "", f"malformed CSV: {exc}"))
             continue
+        if line.count('"') % 2:  # a quote opened and not closed: the field ran on past a line break
+            problems.append(
+                Problem(
+                    display,
+                    number,
+                    "",
+                    "a quoted field is not closed on its line: a field holding a line break is refused (a row is one "
+                    "line; the lines after it would be read as rows or comments of their own)",
+                )
+            )
+            continue
         if len(values) != len(columns):
             problems.append(Problem(display, number, "", f"expected {len(columns)} values, got {len(values)}"))
             continue
         rows.append((number, {c: v.strip() for c, v in zip(columns, values)}))
     return rows, comments, problems
+
+
+def gate_field(
+    text: str,
+    display: str,
+    line: int | None,
+    field: str,
+    problems: list[Problem],
+    one_line: bool = True,
+    max_length: int | None = MAX_NAME,
+) -> bool:
+    """The text gate (procure.textsafe.text_problem) for a field of a file read at intake (an incident's name or
+    component, an invoice id, a billing export's unit): a refusal becomes a Problem naming the file, line and
+    field; True if it passes."""
+    found = text_problem(text, one_line, max_length)
+    if found is not None:
+        problems.append(Problem(display, line, field, found))
+    return found is None
 
 
 def parse_number(

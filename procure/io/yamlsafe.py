@@ -7,8 +7,11 @@ alias expansion are bounded so that a small file cannot blow up into a huge docu
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,42 +112,94 @@ def read_text(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
 GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952 section 2.3.1: ID1 ID2
 
 
-def read_text_gz(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> str:
-    """read_text, where a file compressed with gzip (known by its first two bytes, whatever its name: AWS
-    Data Exports write FOCUS as .csv.gz) is decompressed first, never past `limit` bytes of text."""
-    import gzip
-    import io
-    import zlib
+class _Bounded(io.RawIOBase):
+    """The bytes of `source` (a file, or a gzip stream over it), refused past `limit` bytes or at a NUL byte
+    (binary, not text); a gzip stream that breaks is a located problem, not an internal error."""
 
-    raw = read_bytes(path, display, limit)
-    if raw.startswith(GZIP_MAGIC):
+    def __init__(self, source: Any, limit: int, display: str, compressed: bool) -> None:
+        self.source, self.limit, self.display, self.compressed, self.total = source, limit, display, compressed, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        import zlib
+
         try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as handle:
-                raw = handle.read(limit + 1)
+            data = self.source.read(min(len(buffer), 1 << 16))
         except (OSError, EOFError, zlib.error) as exc:
+            if not self.compressed:
+                raise InputError([Problem(self.display, None, "", f"cannot read file: {exc}")]) from None
             raise InputError(
                 [
                     Problem(
-                        display,
+                        self.display,
                         None,
                         "",
                         f"not a readable gzip file ({exc}): expected CSV text, or CSV compressed with gzip",
                     )
                 ]
             ) from None
-        if len(raw) > limit:
+        self.total += len(data)
+        if self.total > self.limit:
+            once = " once decompressed" if self.compressed else ""
+            raise InputError([Problem(self.display, None, "", f"file is too large{once} (limit {self.limit:,} bytes)")])
+        if b"\x00" in data:
             raise InputError(
-                [Problem(display, None, "", f"file is too large once decompressed (limit {limit:,} bytes)")]
+                [Problem(self.display, None, "", "binary file: expected UTF-8 text (or text compressed with gzip)")]
             )
-    if b"\x00" in raw:
-        raise InputError(
-            [Problem(display, None, "", "binary file: expected UTF-8 text (or text compressed with gzip)")]
-        )
+        buffer[: len(data)] = data
+        return len(data)
+
+
+@contextmanager
+def _open_bytes_gz(path: Path, display: str, limit: int) -> Iterator[io.BufferedReader]:
+    """The bytes of a regular file, decompressed as they are read when it is gzip, bounded by `limit`."""
+    import gzip
+
+    regular_file(path, display, limit)
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError([Problem(display, line, "", "not valid UTF-8 text")]) from None
+        # O_NONBLOCK: if the file was swapped for a pipe since the check, opening does not hang.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
+    with os.fdopen(fd, "rb") as raw:
+        if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+            raise InputError([Problem(display, None, "", "not a regular file (a pipe or a device): refused")])
+        compressed = raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+        raw.seek(0)
+        source: Any = gzip.GzipFile(fileobj=raw) if compressed else raw
+        yield io.BufferedReader(_Bounded(source, limit, display, compressed), 1 << 16)
+
+
+def utf8_error_line(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> int | None:
+    """The line of the first byte that is not UTF-8 (read again as a stream, for the problem's line)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with _open_bytes_gz(path, display, limit) as stream:
+        while block := stream.read(1 << 16):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                return line + block[: exc.start].count(b"\n")
+            line += block.count(b"\n")
+    return None
+
+
+@contextmanager
+def open_text_gz(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Iterator[io.TextIOBase]:
+    """A UTF-8 text input as a stream, read a block at a time (never held whole), where a file compressed
+    with gzip (known by its first two bytes, whatever its name: AWS Data Exports write FOCUS as .csv.gz) is
+    decompressed as it is read; never past `limit` bytes of text, no NUL byte. Line ends are kept as written
+    (newline=""), for the csv module. A byte that is not UTF-8 raises UnicodeDecodeError from the reads:
+    the reader, which knows the line it is on, names it."""
+    with (
+        _open_bytes_gz(path, display, limit) as stream,
+        io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") as text,
+    ):
+        yield text
 
 
 def read_json(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> Any:

@@ -1342,13 +1342,13 @@ class Offer(Strict):
 
 class GradeRequirements(Strict):
     service_kinds: Annotated[list[ServiceKind], Field(min_length=1)]
-    provider_jobs: list[str] = Field(default_factory=list, description="jobs the provider must own")
-    provider_or_shared_jobs: list[str] = Field(
+    provider_jobs: list[Text] = Field(default_factory=list, description="jobs the provider must own")
+    provider_or_shared_jobs: list[Text] = Field(
         default_factory=list, description="jobs the provider must own or share with the buyer"
     )
     max_node_replacement_hours: NonNegative | None = None
     min_sla_availability: Fraction | None = None
-    attestations_any: list[str] = Field(default_factory=list)
+    attestations_any: list[Text] = Field(default_factory=list)
     tenant_isolation: bool = False
 
 

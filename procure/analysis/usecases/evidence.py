@@ -209,8 +209,9 @@ def import_evidence(
     signed = _signed_offer(ws, offer)
     size = offer_size(signed)  # counts are judged against the offer's own GPUs
     currency = signed.pricing.currency or ws.config.currency  # a FOCUS export's BillingCurrency must be it
+    rate = signed.pricing.rate  # a FOCUS month's cost per GPU-hour is judged against it
     if server is None:
-        written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency, gpu_filter)
+        written, notes = import_actuals(ws.root, offer, sources, ws.config.actuals, size, currency, gpu_filter, rate)
         return Imported(written, [f"note: {n}" for n in notes])
     import tempfile
 
@@ -241,7 +242,14 @@ def import_evidence(
         )
         try:
             written, notes = import_actuals(
-                ws.root, offer, [*sources, *(q.path for q in queries)], ws.config.actuals, size, currency, gpu_filter
+                ws.root,
+                offer,
+                [*sources, *(q.path for q in queries)],
+                ws.config.actuals,
+                size,
+                currency,
+                gpu_filter,
+                rate,
             )
         except InputError as exc:
             raise InputError(prometheus_api.relabel(exc.problems, queries)) from None
