@@ -451,3 +451,31 @@ def test_a_contract_signed_after_the_as_of_date_is_not_held(tmp_path):
         "commit: the contract of 150 GPUs signed 2026-12-15 (contract.signed) is after the as-of date 2026-12-01: "
         "not held in the plan as of then" in result.notes
     )
+
+
+def test_a_held_contract_stays_when_a_cheaper_offer_serves_the_months_after_it(tmp_path):
+    """Held 100 GPUs at 5.00 for months 1-6 (December to May), a flat demand of 100 GPUs' worth for 12 months, and an
+    offer at 3.00 for 6-month terms, no vendor cap. The plan keeps what we hold in months 1-6 and commits the cheaper
+    offer for months 7-12 only: (5.00 x 6 + 3.00 x 6) / 12 = 4.00 a GPU-hour over 1,080 tasks, 0.0037037 a task.
+    Before, the best single offer replaced the plan whole: it asked for 100 GPUs more in months 1-6 and reported
+    3.00 / 1,080 = 0.0027778 a task while the cash paid the held contract too."""
+    cfg = config()
+    cfg["plan"]["max_vendor_share"] = 1.0
+    cfg["demand"] = {
+        "months": 12,
+        "start": 100 * 1080 * 730,
+        "growth": 0.0,
+        "paths": [{"name": "flat", "factor": 1.0, "probability": 1.0}],
+    }
+    offers = [
+        offer("held", gpus=0, max_gpus=1000, gpu_hour=5.0, term_months=6),
+        offer("cheap", gpus=0, max_gpus=1000, gpu_hour=3.0, term_months=6),
+    ]
+    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 100, "start": "2026-10-01", "end": "2027-05-31"}}
+    result = plan_for(tmp_path, cfg, offers)
+    lines = sorted((x.offer, x.gpus, x.start_month, x.end_month, x.decision) for x in result.plan if x.role == "commit")
+    assert ("held", 100, 1, 6, "held") in lines
+    assert [x for x in lines if x[0] == "cheap"] == [("cheap", 100, 7, 12, x[4]) for x in lines if x[0] == "cheap"]
+    assert not [x for x in lines if x[0] == "cheap" and x[2] <= 6]
+    assert result.expected_cost_per_task == pytest.approx(4.0 / 1080, rel=1e-9)
+    assert result.single_best.expected_cost_per_task >= result.expected_cost_per_task * (1 - 1e-9)
