@@ -1,5 +1,6 @@
 """Report plumbing: where templates come from, what WeasyPrint may fetch, deterministic charts."""
 
+import base64
 import fnmatch
 import re
 import tomllib
@@ -44,6 +45,9 @@ def test_fetcher_serves_only_the_templates_folder(tmp_path):
     font = next((folder / "fonts").glob("*.woff"))
     response = fetcher.fetch(font.as_uri())
     assert response is not None
+    # a font carried in the page (report --format html) is served from the URI itself
+    carried = fetcher.fetch("data:font/woff;base64," + base64.b64encode(font.read_bytes()).decode("ascii"))
+    assert carried.read() == font.read_bytes()
     outside = tmp_path / "secret.txt"
     outside.write_text("secret")
     for url in (
@@ -52,6 +56,7 @@ def test_fetcher_serves_only_the_templates_folder(tmp_path):
         (folder / ".." / "README.md").as_uri(),
         "http://example.invalid/x.css",
         "data:text/plain,hi",
+        "data:text/css,@import url(http://example.invalid/x.css)",
     ):
         with pytest.raises(ValueError, match="blocked"):
             fetcher.fetch(url)
@@ -94,7 +99,8 @@ def test_a_chart_is_drawn_once_for_the_same_inputs_and_again_when_they_differ(ev
 
 def test_html_is_self_contained(evaluation):
     html = render_html(evaluation, "comparison")
-    assert "<link" not in html and "<script" not in html
+    own = (templates_dir() / "sort.js").read_text(encoding="utf-8")
+    assert "<link" not in html and html.count("<script") == 1 and f"<script>{own}</script>" in html  # its own only
     assert html.count("<svg") == 4
     assert 'href="#offer-alpha"' in html and 'id="offer-alpha"' in html
 
