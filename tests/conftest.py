@@ -177,6 +177,9 @@ LONG = (
     # test checks the same text in every other output and in the HTML the PDF is laid out from
     "tests/test_hostile_text.py::*pdf*",
     "tests/test_cli_report.py::test_vendor_markup_is_never_fetched_in_pdf",
+    # the example's comparison PDF laid out whole to count its pages against the browser's print (make test counts the
+    # basic workspace's, which the run lays out anyway, and the example memo's)
+    "tests/test_browser.py::test_the_examples_comparison_prints_from_the_browser_on_about_procures_pages",
     # every screen of the real offers and of a fresh workspace at three widths (132 commands run); make test keeps
     # the example's 66 and the style of the fresh workspace's tables
     "tests/test_screens.py::test_every_screen_fits_24_lines[[]real-*",
