@@ -38,10 +38,15 @@ def _ranges(text: str) -> list[tuple[int, int]]:
     return found
 
 
+# What a browser or WeasyPrint draws that the page's source does not spell: list bullets (disc, circle, square), the
+# figures and full stop of numbered lists, the hyphen of a word broken at a line's end.
+DRAWN = "\u2022\u25e6\u25aa0123456789.-\u2010"
+
+
 def _characters(page: str) -> set[int]:
     """Every code point the page may draw: its text, its attributes and its CSS (generated content such as
-    "Page 1 of 9" is there), character references read as the characters they stand for."""
-    return {ord(c) for c in html.unescape(page)}
+    "Page 1 of 9" is there), character references read as the characters they stand for, and DRAWN."""
+    return {ord(c) for c in html.unescape(page) + DRAWN}
 
 
 def _subset(data: bytes, codepoints: set[int]) -> tuple[bytes, str]:
