@@ -62,6 +62,7 @@ benchmark: install
 	$(BIN)/python benchmarks/bench_report.py --example --board
 	$(BIN)/python benchmarks/bench_report.py --offers 50
 	$(BIN)/python benchmarks/bench_report.py --pathological
+	$(BIN)/python benchmarks/bench_report.py --example --html
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
 
 # One run on every core: the costliest modules (PDF rendering, subprocesses, marked slow) go out first and
