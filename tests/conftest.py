@@ -74,6 +74,7 @@ SCOPE_SECONDS = {
         "tests/test_report_layout.py::[synthetic50]": 134,
         "tests/test_cli_report.py": 113,
         "tests/test_report_layout.py::[example]": 100,
+        "tests/test_browser.py": 60,  # 2026-12-07, alone at load 10: Chromium opening and printing the reports
         "tests/test_assemble.py": 50,
         "tests/test_xlsx_live.py": 43,
         "tests/test_hostile_faults.py": 38,
@@ -119,6 +120,7 @@ SCOPE_SECONDS = {
 # run on two cores (load 1 to 2), after the charts and the draws were kept per process; the units not named take their
 # number of tests at a typical test's time.
 MAKE_TEST_SECONDS = {
+    "tests/test_browser.py": 45,
     "tests/test_cli_report.py": 23,
     "tests/test_style.py": 22,
     "tests/test_cli_table_width.py": 15,
