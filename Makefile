@@ -36,6 +36,13 @@ $(STAMP): pyproject.toml
 	    (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus) >>$(LOG) 2>&1 \
 	      || echo "note: could not install Prometheus; the live actuals import test will not run"; \
 	  else echo "note: the live actuals import test needs: apt-get install prometheus"; fi; fi
+	@# The browser test opens the HTML report in Debian's Chromium, driven by Playwright (installed here if missing;
+	@# Playwright never downloads a browser of its own: tests/test_browser.py)
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) >>$(LOG) 2>&1 \
+	      || echo "note: could not install Chromium; the browser test will not run"; \
+	  else echo "note: the browser test needs: apt-get install chromium"; fi; fi
 	@$(PYTHON) -m venv $(VENV) $(QUIET)
 	@$(BIN)/python -m pip install --quiet --upgrade pip $(QUIET)
 	@$(BIN)/python -m pip install --quiet -e '.[test]' $(QUIET)
@@ -55,6 +62,7 @@ benchmark: install
 	$(BIN)/python benchmarks/bench_report.py --example --board
 	$(BIN)/python benchmarks/bench_report.py --offers 50
 	$(BIN)/python benchmarks/bench_report.py --pathological
+	$(BIN)/python benchmarks/bench_report.py --example --html
 	$(BIN)/python benchmarks/bench_plan.py --offers 50 --scenarios 500 --months 24
 
 # One run on every core: the costliest modules (PDF rendering, subprocesses, marked slow) go out first and

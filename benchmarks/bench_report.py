@@ -1,12 +1,14 @@
 """Time `procure report` on 50 offers, against WeasyPrint laying out the same report's HTML alone.
 
 Run: .venv/bin/python benchmarks/bench_report.py [--offers 50 | --example [--board | --frontier]] [--warm]
-[--runs 3] [--pathological]
+[--runs 3] [--pathological] [--html]
 Budget (design): under 10 s on two cores, and within 1.3x of WeasyPrint alone on the same HTML. --example
 times the example workspace (the repository root) instead of generated offers; --board its board memo;
 --frontier the comparison with the plan's efficient frontier (`procure report --frontier`, its solves made too).
 With --pathological: a report whose offer has a 256-character unbroken name (the most a file may give) and a
-2,000-character note costs at most 1.2x the same report without them (docs/security.md).
+2,000-character note costs at most 1.2x the same report without them (docs/security.md). With --html: the size of
+the comparison and the memo as HTML pages (`--format html`, their fonts carried inside: docs/reports.md) and the time
+the command and the fonts' subsetting take.
 
 The whole command is timed as a user runs it (start-up, evaluation, charts, the report laid out in
 parts in parallel processes and merged: procure.render.assemble). Its wall time is what counts on a
@@ -74,6 +76,40 @@ def pathological() -> None:
     )
 
 
+def html_page(root: Path, runs: int) -> None:
+    """`procure report --format html`, the comparison and the board memo: the page's size, what its fonts take of it,
+    and the time the command and the fonts' subsetting take (procure.render.webfonts)."""
+    import re
+    import statistics
+
+    from timing import run_once
+
+    from procure.render import webfonts
+
+    env, keep = private_env()
+    with keep, tempfile.TemporaryDirectory() as tmp:
+        for kind, options in (("comparison", []), ("board memo", ["--board"])):
+            page = Path(tmp) / f"{kind.split()[0]}.html"
+            command = [sys.executable, "-m", "procure", "report", *options, "-w", str(root), "--as-of", "2026-11-29"]
+            done = [run_once([*command, "--format", "html", "--out", str(page)], env) for _ in range(runs)]
+            text = page.read_text(encoding="utf-8")
+            fonts = sum(len(m) for m in re.findall(r"url\(data:font/[^)]*\)", text))
+            faces = len(re.findall(r"@font-face", text))
+            files = sum(p.stat().st_size for p in (webfonts.templates_dir() / "fonts").glob("*.woff"))
+            webfonts._face_data.cache_clear()
+            start = time.process_time()
+            webfonts.embedded_fonts(text)  # the page's own characters: the same faces cut again, timed here
+            subsetting = time.process_time() - start
+            print(
+                f"procure report --format html, {kind}: {len(text.encode()) / 1024:.0f} KiB, of which fonts "
+                f"{fonts / 1024:.0f} KiB ({faces} faces cut to the page's characters, from {files / 1024:.0f} KiB of "
+                f"font files); {statistics.median(r.wall for r in done):.2f} s wall, "
+                f"{statistics.median(r.cpu for r in done):.2f} s CPU, of which cutting the fonts "
+                f"{subsetting:.2f} s CPU; "
+                f"{load()}"
+            )
+
+
 WEASYPRINT_ALONE = (
     "import sys; from pathlib import Path; from procure.render.documents import html_to_pdf; "
     "Path(sys.argv[2]).write_bytes(html_to_pdf(Path(sys.argv[1]).read_text(encoding='utf-8')))"
@@ -103,7 +139,16 @@ def main() -> None:
         action="store_true",
         help="time a report with a 256-character vendor name and a 2,000-character note instead",
     )
+    parser.add_argument(
+        "--html",
+        action="store_true",
+        help="the size of the HTML report (--format html, fonts carried inside) and the time it takes, instead",
+    )
     args = parser.parse_args()
+    if args.html:
+        with tempfile.TemporaryDirectory() as tmp:
+            html_page(ROOT if args.example else make_workspace(Path(tmp) / "ws", args.offers), args.runs)
+        return
     if args.pathological:
         pathological()
         return

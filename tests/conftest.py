@@ -74,6 +74,7 @@ SCOPE_SECONDS = {
         "tests/test_report_layout.py::[synthetic50]": 134,
         "tests/test_cli_report.py": 113,
         "tests/test_report_layout.py::[example]": 100,
+        "tests/test_browser.py": 60,  # 2026-12-07, alone at load 10: Chromium opening and printing the reports
         "tests/test_assemble.py": 50,
         "tests/test_xlsx_live.py": 43,
         "tests/test_hostile_faults.py": 38,
@@ -119,6 +120,7 @@ SCOPE_SECONDS = {
 # run on two cores (load 1 to 2), after the charts and the draws were kept per process; the units not named take their
 # number of tests at a typical test's time.
 MAKE_TEST_SECONDS = {
+    "tests/test_browser.py": 45,
     "tests/test_cli_report.py": 23,
     "tests/test_style.py": 22,
     "tests/test_cli_table_width.py": 15,
@@ -177,6 +179,9 @@ LONG = (
     # test checks the same text in every other output and in the HTML the PDF is laid out from
     "tests/test_hostile_text.py::*pdf*",
     "tests/test_cli_report.py::test_vendor_markup_is_never_fetched_in_pdf",
+    # the example's comparison PDF laid out whole to count its pages against the browser's print (make test counts the
+    # basic workspace's, which the run lays out anyway, and the example memo's)
+    "tests/test_browser.py::test_the_examples_comparison_prints_from_the_browser_on_about_procures_pages",
     # every screen of the real offers and of a fresh workspace at three widths (132 commands run); make test keeps
     # the example's 66 and the style of the fresh workspace's tables
     "tests/test_screens.py::test_every_screen_fits_24_lines[[]real-*",

@@ -1,5 +1,6 @@
 """Report plumbing: where templates come from, what WeasyPrint may fetch, deterministic charts."""
 
+import base64
 import fnmatch
 import re
 import tomllib
@@ -44,6 +45,9 @@ def test_fetcher_serves_only_the_templates_folder(tmp_path):
     font = next((folder / "fonts").glob("*.woff"))
     response = fetcher.fetch(font.as_uri())
     assert response is not None
+    # a font carried in the page (report --format html) is served from the URI itself
+    carried = fetcher.fetch("data:font/woff;base64," + base64.b64encode(font.read_bytes()).decode("ascii"))
+    assert carried.read() == font.read_bytes()
     outside = tmp_path / "secret.txt"
     outside.write_text("secret")
     for url in (
@@ -52,6 +56,7 @@ def test_fetcher_serves_only_the_templates_folder(tmp_path):
         (folder / ".." / "README.md").as_uri(),
         "http://example.invalid/x.css",
         "data:text/plain,hi",
+        "data:text/css,@import url(http://example.invalid/x.css)",
     ):
         with pytest.raises(ValueError, match="blocked"):
             fetcher.fetch(url)
@@ -94,7 +99,8 @@ def test_a_chart_is_drawn_once_for_the_same_inputs_and_again_when_they_differ(ev
 
 def test_html_is_self_contained(evaluation):
     html = render_html(evaluation, "comparison")
-    assert "<link" not in html and "<script" not in html
+    own = (templates_dir() / "sort.js").read_text(encoding="utf-8")
+    assert "<link" not in html and html.count("<script") == 1 and f"<script>{own}</script>" in html  # its own only
     assert html.count("<svg") == 4
     assert 'href="#offer-alpha"' in html and 'id="offer-alpha"' in html
 
@@ -241,3 +247,65 @@ def test_the_overlap_check_finds_overlapping_names():
     )
     assert _rotated_lines_overlap(line.format(x=10) + line.format(x=15))
     assert not _rotated_lines_overlap(line.format(x=10) + line.format(x=70))
+
+
+# --- the HTML report's fonts, carried inside it (procure.render.webfonts) ----------------------------------------
+
+
+def _carried_faces(page: str) -> dict[tuple[str, str], set[int]]:
+    """Each face a page carries: (weight, style) and unicode-range start -> the code points its font maps."""
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    faces = {}
+    for face in re.findall(r"@font-face\s*\{[^}]*\}", page):
+        data = re.search(r"url\(data:font/(woff2?);base64,([^)]+)\)", face)
+        assert data, face[:200]
+        key = (re.search(r"font-weight: (\d+)", face).group(1), re.search(r"font-style: (\w+)", face).group(1))
+        start = re.search(r"unicode-range: U\+([0-9A-F]+)", face).group(1)
+        faces[(*key, start)] = set(TTFont(io.BytesIO(base64.b64decode(data.group(2)))).getBestCmap())
+    return faces
+
+
+def test_the_html_carries_only_the_faces_and_characters_it_uses():
+    from fontTools.ttLib import TTFont
+
+    from procure.render.webfonts import self_contained
+
+    fonts_css = (templates_dir() / "fonts.css").read_text(encoding="utf-8")
+    page = f"<html><head><style>{fonts_css}</style></head><body><p>Ab &amp; 9</p></body></html>"
+    carried = _carried_faces(self_contained(page))
+    # the four faces of the Latin range (U+0000-00FF first), none of Latin Extended: no character of the page is there
+    assert set(carried) == {("400", "normal", "0000"), ("400", "italic", "0000"), ("600", "normal", "0000"),
+                            ("700", "normal", "0000")}  # fmt: skip
+    whole = set(TTFont(templates_dir() / "fonts" / "source-sans-3-latin-400-normal.woff").getBestCmap())
+    # the page's characters, as a reader of its source sees them (its markup and CSS too: generated content is there),
+    # and what is drawn without being spelt: list bullets (disc, circle, square), list numbers, a broken word's hyphen
+    used = {ord(c) for c in page.replace("&amp;", "&") + "\u2022\u25e6\u25aa0123456789.-\u2010"}
+    assert carried[("400", "normal", "0000")] == used & whole
+    regular = carried[("400", "normal", "0000")]
+    assert {ord("&"), 0x2022} <= regular and ord("Z") not in regular
+
+    polish = page.replace("Ab", "Łódź")  # Ł and ź are Latin Extended, ó Latin-1
+    carried = _carried_faces(self_contained(polish))
+    assert {0x141, 0x17A} <= carried[("400", "normal", "0100")] and ord("ó") in carried[("400", "normal", "0000")]
+
+
+@pytest.mark.slow  # the memo laid out from its HTML
+def test_weasyprint_on_the_written_html_gives_procures_pdf(shared_report):
+    """The page a buyer shares is the document procure prints: WeasyPrint on the HTML `--format html` writes (its fonts
+    carried inside it) gives the memo's pages, word for word."""
+    import io
+
+    import pypdf
+
+    from procure.render.documents import html_to_pdf
+
+    root = Path(__file__).parent.parent
+    page = shared_report(root, "--board", fmt="html", as_of="2026-11-29").read_text(encoding="utf-8")
+    assert "url(fonts/" not in page and page.count("url(data:font/") >= 3
+    printed = pypdf.PdfReader(shared_report(root, "--board", fmt="pdf", as_of="2026-11-29"))
+    again = pypdf.PdfReader(io.BytesIO(html_to_pdf(page)))
+    assert [p.extract_text() for p in again.pages] == [p.extract_text() for p in printed.pages]
+    assert len(again.pages) == 2

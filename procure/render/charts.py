@@ -188,6 +188,92 @@ def to_svg(fig: Figure, name: str) -> str:
     return re.sub(r"url\(#([^)]+)\)", rf"url(#{name}-\1)", svg)
 
 
+# Each chart's name and one sentence on what it shows, for a reader who cannot see it: the SVG's <title> and <desc>
+# (its accessible name and description: role="img" makes the drawing one image to a screen reader).
+CHART_WORDS = {
+    "cost_curve": (
+        "The cost curve",
+        "Each offer's cost per 1,000 successful tasks as a bar, cheapest first, the bar as wide as the GPUs the offer "
+        "can supply; the recommendation is orange and offers that are not acceptable are grey.",
+    ),
+    "football": (
+        "The top offers side by side",
+        "For each of the top offers, its cost per 1,000 successful tasks today and the ranges it spans over the "
+        "what-if cases and over the simulated draws.",
+    ),
+    "breakdown": (
+        "What a GPU-hour costs in full",
+        "Each offer's full cost per paid GPU-hour as stacked bars of its parts: rent, fees, financing, the buyer's "
+        "own operating staff and software.",
+    ),
+    "throughput": (
+        "Throughput at the required speed",
+        "Each offer's output tokens per second per GPU against tokens per second per user, with the throughput at "
+        "the required speed per user marked on a dashed line.",
+    ),
+    "responsibilities": (
+        "Who does which operating job",
+        "A grid of operating jobs by offer, each cell saying whether the provider, both or the customer does the job.",
+    ),
+    "cash": (
+        "Cumulative cost over the horizon",
+        "The cumulative cost, month by month over the horizon, of the two offers ranked first and second.",
+    ),
+    "ranges": (
+        "Range of cost in the simulation",
+        "For each acceptable offer, the P10 to P90 range of its simulated cost per 1,000 successful tasks, its "
+        "median and its expected cost.",
+    ),
+    "tornado": (
+        "What moves the cost most",
+        "Bars of the cost per 1,000 successful tasks of the recommendation with each input in turn at the low and "
+        "the high end of its range, the widest first.",
+    ),
+    "scorecard": (
+        "Delivered against promised",
+        "Three panels by month for one signed vendor: output per billed GPU-hour against the promise, availability "
+        "against the SLA, and the delivered cost per 1,000 successful tasks against the promised.",
+    ),
+    "position": (
+        "Cost position over time",
+        "Our cost per 1,000 successful tasks over time against each competitor's own cost, with the recommendation "
+        "at the as-of date.",
+    ),
+    "benchmark": (
+        "The rental price index against its benchmarks",
+        "The GPU-hour rental price index in use over time against the monthly benchmarks built from the market quotes.",
+    ),
+    "plan_frontier": (
+        "The plan's efficient frontier",
+        "The lowest expected cost per 1,000 successful tasks the plan reaches at each limit on the risk of its "
+        "monthly spend (CVaR).",
+    ),
+    "hedge": (
+        "The hedge under index moves",
+        "The change in the floating cost over the horizon for each move of the rental price index, without and with "
+        "the hedge.",
+    ),
+}
+
+
+def labelled(svg: str, name: str, key: str, subject: str = "") -> str:
+    """The chart with its name and description (CHART_WORDS[name], after a colon the subject it is drawn for, such
+    as a vendor) as the SVG's <title> and <desc>, role="img"; `key` makes their ids unique in the page."""
+    from html import escape
+
+    title, description = CHART_WORDS[name]
+    if subject:
+        title = f"{title}: {subject}"
+    start = svg.index("<svg")
+    end = svg.index(">", start)
+    ids = f"chart-{key}"
+    return (
+        f'{svg[:end]} role="img" aria-labelledby="{ids}-title" aria-describedby="{ids}-desc">'
+        f'<title id="{ids}-title">{escape(title)}</title><desc id="{ids}-desc">{escape(description)}</desc>'
+        f"{svg[end + 1 :]}"
+    )
+
+
 def chart_offers(ev: Evaluation, limit: int = CHART_OFFERS) -> list[OfferRecord]:
     """The offers a per-offer chart shows: the Evaluation's order (acceptable by rank, then the rest), cut at
     `limit`."""

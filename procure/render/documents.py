@@ -144,6 +144,7 @@ def report_date() -> datetime:
 def _environment(folder: Path):  # type: ignore[no-untyped-def]
     """One environment per templates folder: its compiled templates serve every part of a report."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
+    from markupsafe import Markup
 
     from procure.textsafe import visible
 
@@ -169,7 +170,23 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     )
     env.tests["long_text"] = lambda value: len(str(value or "")) > NOTE_LIMIT
     env.globals["NOTE_LIMIT"] = NOTE_LIMIT
+    script = (folder / "sort.js").read_text(encoding="utf-8")
+    env.globals["page_script"] = Markup(script)  # our own file, not vendor text
+    env.globals["csp"] = content_security_policy(script)
     return env
+
+
+def content_security_policy(script: str) -> str:
+    """What the page may run and load: its one script, by SHA-256 (a script that escaped the escaping has another
+    hash and does not run), its own inline styles, the fonts it carries as data: URIs, and nothing from outside."""
+    import base64
+    import hashlib
+
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; font-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 # Progress by stage: (what, done, total); the core reports it, the command line shows it.
@@ -349,13 +366,16 @@ def build_charts(
         drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
         drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
         drawings.append(("responsibilities", lambda: charts.responsibility_matrix(ev)))
+    # each chart's title and description, their ids numbered in the whole report's order (unique in any part)
+    vendors = {f"scorecard:{v.offer}": v.vendor for v in extras.scorecard.vendors} if extras.scorecard else {}
+    keyed = [(name, draw, str(key)) for key, (name, draw) in enumerate(drawings)]
     if only is not None:
-        drawings = [(name, draw) for name, draw in drawings if name.split(":")[0] in only]
+        keyed = [(name, draw, key) for name, draw, key in keyed if name.split(":")[0] in only]
     found = {}
-    for done, (name, draw) in enumerate(drawings):
+    for done, (name, draw, key) in enumerate(keyed):
         if progress is not None:
-            progress("drawing charts", done, len(drawings))
-        found[name] = draw()
+            progress("drawing charts", done, len(keyed))
+        found[name] = charts.labelled(draw(), name.split(":")[0], key, vendors.get(name, ""))
     return found
 
 
@@ -465,14 +485,17 @@ def _restricted_fetcher(folder: Path):  # type: ignore[no-untyped-def]
     root = folder.resolve()
 
     class TemplatesOnlyFetcher(URLFetcher):
-        """Serves files from the templates folder and nothing else: no network, no other file."""
+        """Serves files from the templates folder and fonts given as data: URIs (a page written with --format html
+        carries its fonts so: procure.render.webfonts) and nothing else: no network, no other file."""
 
         def fetch(self, url: str, headers: Any = None) -> Any:
             parts = urlsplit(url)
+            if parts.scheme == "data" and parts.path.startswith("font/"):  # its bytes are in the URI: nothing read
+                return super().fetch(url, headers)
             if parts.scheme == "file":
                 path = Path(unquote(parts.path)).resolve()
                 if path.is_relative_to(root) and path.is_file():
                     return super().fetch(url, headers)
             raise ValueError(f"blocked: reports load nothing outside the templates folder ({url[:80]})")
 
-    return TemplatesOnlyFetcher(allowed_protocols=["file"], allow_redirects=False)
+    return TemplatesOnlyFetcher(allowed_protocols=["file", "data"], allow_redirects=False)

@@ -1,6 +1,6 @@
 """A report's bytes, whichever its kind and format: the comparison PDF laid out in parts in parallel
 processes and merged, the board memo in one piece in a process of its own (procure.render.assemble), HTML as
-rendered (procure.render.documents)."""
+rendered (procure.render.documents) with its fonts inside it (procure.render.webfonts)."""
 
 from __future__ import annotations
 
@@ -42,8 +42,10 @@ def render_report(
 
         return comparison_pdf(ev, extras, progress, workers)
     html = render_html(ev, kind, extras=resolve_extras(extras), progress=progress)
-    if fmt == "html":
-        return html.encode("utf-8")
+    if fmt == "html":  # a page to share: its fonts inside it (procure.render.webfonts)
+        from procure.render.webfonts import self_contained
+
+        return self_contained(html).encode("utf-8")
     if workers is not None:
         return workers.document(html, progress)
     return html_to_pdf(html, progress)
