@@ -28,7 +28,7 @@ ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 # bills, so a month billed exactly at the commitment read below 100%). scorecard 3: credits_owed_total and
 # breached_months cover the months shown (--months N), not every month; the month of --as-of is partial
 # (unscored) and months carry `partial`, the vendor `scored_through`. grading 1.1: valid_until and valid (grade
-# --as-of).
+# --as-of). reevaluate 1.2: baseline_file (--baseline FILE), baseline_run null with it.
 VERSIONS: dict[str, str] = {
     "validation": "1",
     "grading": "1.1",
@@ -42,7 +42,7 @@ VERSIONS: dict[str, str] = {
     "sensitivity": "1.1",
     "history": "1.1",
     "diff": "1.1",
-    "reevaluate": "1.1",
+    "reevaluate": "1.2",
     "cashflow": "1.1",
     "plan": "1.1",
     "scorecard": "3",

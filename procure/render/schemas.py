@@ -248,8 +248,13 @@ def _reevaluate() -> Any:
 
     class ReevaluateDocument(DiffDocument):
         breached: list[Breach]
-        saved_run: int | None = Field(description="the run saved (null when a breach kept the baseline)")
-        baseline_run: int
+        saved_run: int | None = Field(
+            description="the run saved (null when a breach kept the baseline, and with --baseline FILE)"
+        )
+        baseline_run: int | None = Field(description="the saved run compared with (null with --baseline FILE)")
+        baseline_file: str | None = Field(
+            description="--baseline FILE: the Evaluation JSON compared with (rewritten by --accept), else null"
+        )
 
     class FirstReevaluation(FirstRun, Envelope):  # type: ignore[misc]  # the envelope's fields first
         pass
