@@ -340,21 +340,31 @@ def index_build(
 
 
 def _complete_schema(incomplete: str) -> list[str]:
-    from procure.render.schemas import schema_names
+    from procure.render.schemas import KINDS, schema_names
 
-    return [n for n in schema_names() if n.startswith(incomplete)]
+    return [n for n in [*KINDS, *schema_names()] if n.startswith(incomplete)]
 
 
 def schema(
-    name: Annotated[
+    kind: Annotated[
         str,
         typer.Argument(
-            metavar="NAME",
-            help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it "
-            "(compare, validate).",
+            metavar="[KIND]",
+            help="input (a file procure reads) or output (a command's --format json); without it, NAME alone as "
+            "before (an input's name first).",
             autocompletion=_complete_schema,
+            show_default=False,
         ),
     ] = "workspace",
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="NAME",
+            help="input: offer, grade, workspace; output: a command (grade, compare, grades-update, index-build, "
+            "scorecard-claim, ...) or its document's name (grading, evaluation, ...).",
+            show_default=False,
+        ),
+    ] = None,
     format: Annotated[JsonFormat | None, format_option("json", "Output format: a JSON Schema is JSON")] = None,
     out: OutOption = None,
     workspace: Annotated[
@@ -371,23 +381,24 @@ def schema(
 ) -> ExitStatus:
     """Print the JSON Schema of an input file or of a command's JSON output.
 
-    Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
-    schema_version, tool, command, as_of and inputs at its top level: evaluation
-    (compare, evaluate), validation (validate), grading (grade), grades-update,
-    rate, whatif, price-to-win (whatif --price-to-win), position, index (index
-    build), hedge, sensitivity, history, diff, reevaluate, cashflow, plan,
-    scorecard, claims (scorecard --claim). A command's name gives its document:
-    schema compare is schema evaluation. An unknown name gets "did you mean".
+    procure schema input NAME: offer, grade (grades/*.yaml), workspace (procure.yaml).
+    procure schema output NAME: what a command's --format json writes, named by the
+    command (grade, compare, validate, grades-update, index-build, whatif-price-to-win,
+    scorecard-claim, ...) or by its document (grading, evaluation, validation, ...);
+    each has schema_version, tool, command, as_of and inputs at its top level.
+    The one-word form stays: schema NAME is the input of that name, else the output
+    document or command (schema grade is the grade file; schema output grade the
+    grade command's output). An unknown name gets "did you mean".
 
     Examples:
 
     \b
-        procure schema offer > offer.schema.json
-        procure schema workspace
-        procure schema compare --out evaluation.schema.json
+        procure schema input offer > offer.schema.json
+        procure schema output grade
+        procure schema output compare --out evaluation.schema.json
     """
-    from procure.render.schemas import schema_named
+    from procure.render.schemas import schema_named, schema_of
 
     chosen_format(format, out, JsonFormat.json)  # a .csv or .md --out is refused
-    emit(schema_named(name), out)
+    emit(schema_named(kind) if name is None else schema_of(kind, name), out)
     return ExitStatus.OK

@@ -356,6 +356,39 @@ def schema_names() -> list[str]:
     return [*INPUT_SCHEMAS, *OUTPUT_SCHEMAS, *BY_COMMAND]
 
 
+# `procure schema output NAME`: a document's name, or the command that writes it (its words joined by "-": grades
+# update is grades-update, whatif --price-to-win is whatif-price-to-win); an input's name never stands for it.
+OUTPUT_BY_COMMAND = {
+    **BY_COMMAND,
+    "grade": "grading",
+    "grades-update": "grades-update",
+    "index-build": "index",
+    "whatif-price-to-win": "price-to-win",
+    "scorecard-claim": "claims",
+}
+# `procure schema input NAME`: the file's kind, or the file or folder it lives in.
+INPUT_BY_FILE = {"procure.yaml": "workspace", "offers": "offer", "grades": "grade"}
+KINDS = ("input", "output")
+
+
+def schema_of(kind: str, name: str) -> str:
+    """The JSON Schema of input file `name` (kind "input") or of the output document of command or document `name`
+    (kind "output"), as JSON text; an unknown kind or name is a problem with "did you mean"."""
+    import json
+
+    from procure.errors import InputError, unknown_name
+
+    if kind not in KINDS:
+        raise InputError([unknown_name("kind of schema", kind, KINDS, "schema", "KIND")])
+    if kind == "input":
+        known = {**{n: n for n in INPUT_SCHEMAS}, **INPUT_BY_FILE}
+    else:
+        known = {**{n: n for n in OUTPUT_SCHEMAS}, **OUTPUT_BY_COMMAND}
+    if name not in known:
+        raise InputError([unknown_name(f"{kind} schema", name, known, "schema", "NAME")])
+    return json.dumps(json_schema(known[name]), indent=2) + "\n"
+
+
 def schema_named(name: str) -> str:
     """The JSON Schema of `name` (an input, an output document or the command that writes it) as JSON text; an
     unknown name is a problem with "did you mean"."""
