@@ -376,7 +376,9 @@ def _hedged_offer(ev: Evaluation, config: HedgeConfig, offer_id: str | None) -> 
     error."""
     offer_id = offer_id or config.offer or ev.summary.recommended
     if offer_id is None:
-        raise InputError([Problem("hedge", None, "--offer", "no acceptable offer to hedge: name one with --offer")])
+        from procure.analysis.evaluate import no_acceptable_offer
+
+        raise no_acceptable_offer(ev, "hedge", instead="name the offer to hedge with --offer ID")
     try:
         return ev.offer(offer_id)
     except KeyError:
