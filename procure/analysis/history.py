@@ -732,20 +732,32 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
 # --- the use cases: diff two runs, re-evaluate against the baseline -------------------------------------------
 
 
-def compare_runs(workspace: Path, base: str | None, head: str | None) -> tuple[Diff, Evaluation]:
+def compare_runs(
+    workspace: Path, base: str | None, head: str | None, as_of: date | None = None
+) -> tuple[Diff, Evaluation]:
     """`procure diff`: two runs or Evaluation files of the history of the workspace at or above `workspace`
     compared, and the head evaluation. Without `head`, the latest saved run; without `base`, the run saved before
-    the head."""
+    the head; with `as_of`, those defaults are taken among the runs evaluated as of that date or earlier."""
     from procure.io.workspace import find_workspace
 
     root = find_workspace(workspace)
+    dated = [r.id for r in list_runs(root) if r.as_of <= as_of] if as_of is not None else None
     if head is None:
-        latest = latest_run_id(root)
+        latest = latest_run_id(root) if dated is None else max(dated, default=None)
         if latest is None:
+            if dated is not None and latest_run_id(root) is not None:
+                raise _problem(f"no run evaluated as of {as_of} or earlier (see `procure history`)")
             raise _problem("no saved runs yet: save one with `procure evaluate --save`")
         head = str(latest)
     if base is None:
-        previous = latest_run_id(root, before=run_id(head)) if run_id(head) is not None else None
+        previous = None
+        if run_id(head) is not None:
+            before = run_id(head)
+            previous = (
+                latest_run_id(root, before=before)
+                if dated is None
+                else max((i for i in dated if i < (before or 0)), default=None)
+            )
         if previous is None:
             raise InputError([Problem("diff", None, "", "only one run to compare: name BASE, or save another run")])
         base = str(previous)

@@ -93,7 +93,20 @@ REEVALUATE_FORMAT = Annotated[
 ]
 
 
-@output_options(format=DIFF_FORMAT, as_of=None)
+DIFF_AS_OF = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="DATE",
+        callback=parse_date,
+        help="Without BASE and HEAD: the last two runs evaluated as of this date or earlier, YYYY-MM-DD (default: "
+        "the last two runs).",
+        show_default=False,
+    ),
+]
+
+
+@output_options(format=DIFF_FORMAT, as_of=DIFF_AS_OF)
 def diff(
     base: Annotated[
         str | None,
@@ -115,6 +128,7 @@ def diff(
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
 
     Without arguments, the last two saved runs; with one, that run against the latest.
+    With --as-of DATE, the runs evaluated as of that date or earlier stand for them.
 
     Examples:
 
@@ -122,11 +136,12 @@ def diff(
         procure diff
         procure diff 3 7
         procure diff old.json new.json --format markdown
+        procure diff --as-of 2026-11-01
     """  # noqa: E501
     from procure.analysis.history import compare_runs
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
-    result, head_ev = compare_runs(output.workspace, base, head)
+    result, head_ev = compare_runs(output.workspace, base, head, as_day(output.as_of))
     from procure.render.history import diff_table, diff_text
 
     if format is DiffFormat.table:

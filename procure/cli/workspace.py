@@ -20,6 +20,7 @@ from procure.cli.options import (
     format_option,
     one_of,
     output_options,
+    parse_date,
     problem,
     workspace_folder,
 )
@@ -240,7 +241,20 @@ class Period(str, Enum):
     month = "month"
 
 
-@output_options(as_of=None)
+INDEX_AS_OF = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="DATE",
+        callback=parse_date,
+        help="Only the observations dated on or before this day, YYYY-MM-DD: the index as it stood then (default: "
+        "every observation).",
+        show_default=False,
+    ),
+]
+
+
+@output_options(as_of=INDEX_AS_OF)
 def index_build(
     quotes: Annotated[
         Path,
@@ -305,13 +319,16 @@ def index_build(
         procure index build market/quotes.csv --term 13-36 --scope-adjust --out market/index-long.csv
         procure index build market/quotes.csv --period week --format table
         procure index build market/quotes.csv --out market/index.csv --replace
+        procure index build market/quotes.csv --as-of 2026-06-30
     """
     from procure.analysis.usecases.market import IndexAsked
     from procure.analysis.usecases.market import index_build as build_index
 
     format = chosen_format(format, out, TextFormat.csv)
     columns_need_a_table({"columns": output.columns, "wide": output.wide, "format": format})  # csv by default here
-    asked = IndexAsked(method.value, kind.value, gpu, term.value if term else None, grade, period.value, scope_adjust)
+    asked = IndexAsked(
+        method.value, kind.value, gpu, term.value if term else None, grade, period.value, scope_adjust, output.as_of
+    )
     found = build_index(quotes, output.workspace, asked)
     build = found.build
     if format is TextFormat.table:
@@ -325,7 +342,7 @@ def index_build(
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
     emit(
-        enveloped("index", index_text(build, format.value), format, inputs=found.inputs),
+        enveloped("index", index_text(build, format.value), format, as_of=output.as_of, inputs=found.inputs),
         out,
         replace_inputs=replace and csv_out,
         into="market" if csv_out else None,

@@ -87,8 +87,8 @@ class Envelope(BaseModel):
     tool: str = Field(description="procure and its version")
     command: str = Field(description="the command that wrote it")
     as_of: date | None = Field(
-        description="the evaluation date; null for a command that has none (diff, index build, grades update), and for "
-        "history without --as-of"
+        description="the evaluation date (diff: the head evaluation's); null for grades update, which has none, and "
+        "for index build and history without --as-of"
     )
     inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
 
