@@ -167,6 +167,11 @@ class HedgePlan(BaseModel):
     limits: list[str]
     notes: list[str]
 
+    @property
+    def contracts(self) -> int:
+        """The contracts the ladder buys, every bucket together: the number a board approves."""
+        return sum(r.contracts for r in self.ladder)
+
 
 def period_key(day: date, period: str) -> tuple[int, int]:
     if period == "week":
