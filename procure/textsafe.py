@@ -234,10 +234,9 @@ def _plain_line(line: str) -> str:
     return html.unescape(_ESCAPED.sub(r"\1", _BOLD.sub("", line)))
 
 
-def _plain_table(block: list[str]) -> list[str]:
-    """A Markdown table as columns two spaces apart, numbers (---: columns) right-aligned, the header underlined."""
-    from rich.cells import cell_len
-
+def table_cells(block: list[str]) -> tuple[list[list[str]], set[int]]:
+    """The rows of a Markdown table written by the tool (its lines starting with "|") as plain text cells, the
+    header first, every row as long as the longest; and the columns aligned right (---:)."""
     right: set[int] = set()
     rows: list[list[str]] = []
     for line in block:
@@ -247,7 +246,15 @@ def _plain_table(block: list[str]) -> list[str]:
         cells = _CELL_BREAK.split(line.strip())[1:-1]
         rows.append([_plain_line(c.strip()) for c in cells])
     count = max(len(r) for r in rows)
-    rows = [r + [""] * (count - len(r)) for r in rows]
+    return [r + [""] * (count - len(r)) for r in rows], right
+
+
+def _plain_table(block: list[str]) -> list[str]:
+    """A Markdown table as columns two spaces apart, numbers (---: columns) right-aligned, the header underlined."""
+    from rich.cells import cell_len
+
+    rows, right = table_cells(block)
+    count = len(rows[0])
     widths = [max(cell_len(r[n]) for r in rows) for n in range(count)]
 
     def line(row: list[str]) -> str:

@@ -218,6 +218,39 @@ def emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | 
     say(f"wrote {out}")
 
 
+def emit_document(markdown: str, fmt: str, out: Path | None) -> None:
+    """A Markdown document (a claim) as `fmt` (markdown or text) to --out or a pipe; on a terminal, read: the
+    sentences wrapped at spaces and each table's row as one item, "header: cell; ...", wrapped at spaces too,
+    so no word is cut in two by the terminal's own wrap."""
+    from procure.render.formats import written
+
+    if out is not None or not plain_console().is_terminal:
+        emit(written(markdown, fmt), out)
+        return
+    from rich.text import Text
+
+    from procure.textsafe import plain_text, table_cells
+
+    quiet()
+    shown = plain_console()
+    lines = markdown.split("\n")
+    while lines and not lines[-1]:
+        lines.pop()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            rows, _ = table_cells(block)
+            for row in rows[1:]:
+                shown.print(Text("- " + "; ".join(f"{h}: {c}" for h, c in zip(rows[0], row) if c)))
+            continue
+        shown.print(Text(plain_text(lines[i]) if fmt == "text" else lines[i]))
+        i += 1
+
+
 def nothing_to_show(message: str, out: Path | None) -> None:
     """A command with nothing to show says so in one line (exit 0) rather than print an empty table;
     JSON callers get their document with its empty list instead."""
