@@ -308,8 +308,9 @@ def index_build(
     and flagged. The index is chain-linked: each period moves by the weighted strata's
     price changes, so added or removed quotes never revise an earlier month. A reading
     in index.readings is spliced in, flagged with its level jump. The
-    methodology, always shown (on standard error with csv), gives the latest period's
-    level under every method x kind x scope, the strata and the rules. Only procure.yaml
+    methodology (on standard error with csv; on a terminal in one line when the screen
+    is full, --notes shows it) gives the latest period's level under every method x
+    kind x scope, the strata and the rules. Only procure.yaml
     and grades/ are read, never the offers. The CSV can serve as market/index.csv.
 
     Examples:
@@ -341,19 +342,38 @@ def index_build(
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
-    emit(
-        enveloped("index", index_text(build, format.value), format, as_of=output.as_of, inputs=found.inputs),
-        out,
-        replace_inputs=replace and csv_out,
-        into="market" if csv_out else None,
-    )
+    text = enveloped("index", index_text(build, format.value), format, as_of=output.as_of, inputs=found.inputs)
+    emit(text, out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
-        from procure.render.market import methodology_table
-
-        plain_console(stderr=True).print(methodology_table(build))
-        for note in build.notes:
-            say(f"note: {note}")
+        _methodology(build, text.count("\n") if out is None else 0, output.notes)
     return ExitStatus.OK
+
+
+def _methodology(build, shown: int, notes: bool) -> None:  # type: ignore[no-untyped-def]
+    """index build's methodology and notes on standard error, below the CSV. On a terminal they take the lines
+    the CSV leaves of the screen (output.screen_height, one for the prompt): what does not fit is one line
+    naming how to see it (--notes, or --format table)."""
+    from procure.cli.output import screen_height
+    from procure.render.fit import fit
+    from procure.render.market import methodology_table
+
+    console = plain_console(stderr=True)
+    table = methodology_table(build)
+    lines = [f"note: {note}" for note in build.notes]
+    room = screen_height(console) - 1 - (shown if plain_console().is_terminal else 0)
+    fit(console, table, console.width)
+    height = len(console.render_lines(table, console.options, pad=False))
+    if notes or height + len(lines) <= room:
+        console.print(table)
+        for line in lines:
+            say(line)
+        return
+    if height + 1 <= room:
+        console.print(table)
+    else:
+        say(f"Methodology ({len(table.rows)} rows): in full with --notes or --format table")
+    if lines:
+        say(f"{len(lines)} note{'s' if len(lines) != 1 else ''}: in full with --notes (or --format json)")
 
 
 def _complete_schema(incomplete: str) -> list[str]:

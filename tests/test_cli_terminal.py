@@ -1,5 +1,6 @@
-"""scorecard --claim on an 80-column terminal: sentences and table rows wrap at spaces, never inside a word
-(the terminal's own wrap of a long Markdown row cut "deadline" into "deadli" / "ne"); a pipe gets the Markdown."""
+"""On a real 80 x 24 terminal (a pseudo-terminal for standard output and error): scorecard --claim wraps at
+spaces, never inside a word (the terminal's own wrap of a long Markdown row cut "deadline" into "deadli" / "ne"),
+and index build's CSV and methodology share one screen; pipes get everything."""
 
 from __future__ import annotations
 
@@ -53,3 +54,21 @@ def test_a_claim_on_an_80_column_terminal_never_cuts_a_word(tmp_path):
     assert "deadline: no window stated" in " ".join(screen.split())  # the table's row as one item
     cut = words(screen) - words(markdown)
     assert cut == set(), cut  # every word on the screen is a whole word of the claim
+
+
+def test_index_build_fits_a_24_line_screen_and_a_pipe_gets_the_methodology(tmp_path):
+    ws = tmp_path / "ws"
+    assert run("init", ws, "--example").exit_code == 0
+    quotes = ws / "market" / "quotes.csv"
+    screen = on_terminal(["index", "build", str(quotes), "-w", str(ws)])
+    shown = [line for line in screen.splitlines() if line.strip()]
+    assert len(shown) <= 23  # the 24th line is the prompt's
+    assert shown[0] == "period,level,observations"
+    periods = [line for line in shown if line[:4].isdigit()]
+    piped = run("index", "build", quotes, "-w", ws)
+    assert periods == piped.stdout.splitlines()[1:]  # every period of the index, on the screen too
+    assert "--notes" in screen
+    # a pipe (standard error too) is not a screen: the methodology table and every note
+    assert "Methodology: the month of" in piped.stderr and "note: " in piped.stderr
+    full = on_terminal(["index", "build", str(quotes), "--notes", "-w", str(ws)])
+    assert "Methodology: the month of" in full and "volume-weight" in full
