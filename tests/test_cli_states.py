@@ -19,11 +19,15 @@ EXPIRED = "2030-01-01"  # after every example offer's valid_until: none is accep
 
 @pytest.fixture(scope="module")
 def blank(tmp_path_factory):
-    """A new user's workspace: procure init, one offer copied from the template (a warning: no billed_per, and not
-    acceptable: unrated availability), no demand, no actuals, no history."""
+    """A new user's workspace: procure init, one offer copied from the template without its billed_per (a
+    warning), not acceptable (unrated availability), no demand, no actuals, no history."""
     ws = tmp_path_factory.mktemp("states") / "blank"
     assert run("init", ws).exit_code == 0
-    (ws / "offers" / "vendor-b200.yaml").write_bytes((ws / "offer-template.yaml").read_bytes())
+    lines = (ws / "offer-template.yaml").read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("  billed_per:"))
+    kept = lines[:start] + lines[start + 2 :]  # the line and its comment's second line
+    assert not any("billed_per" in line for line in kept)
+    (ws / "offers" / "vendor-b200.yaml").write_text("".join(kept))
     return ws
 
 

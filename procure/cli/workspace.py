@@ -54,7 +54,9 @@ def init(
     """Write a new workspace: an empty one with commented templates, or with --example the example.
 
     The empty workspace has procure.yaml (workload, assumptions, policy; the optional
-    sections commented out), an empty offers/ with offer-template.yaml beside it, the
+    sections commented out), an empty offers/ with offer-template.yaml beside it and
+    offer-templates/ (one template per kind: managed cluster, bare metal, managed serving,
+    per-token, owned), the
     grade definitions and the public reference curves: nothing of the example's vendors,
     prices or history.
 
