@@ -114,6 +114,9 @@ def test_a_missing_baseline_file_is_an_error_naming_how_to_write_it(tmp_path):
     result = run("reevaluate", "--baseline", ws / "baseline.json", "--as-of", AS_OF, "-w", ws)
     assert_error(result, "baseline.json", "no such baseline file", "--accept")
     assert not (ws / "baseline.json").exists() and not (ws / ".procure").exists()
+    labelled = run("reevaluate", "--baseline", ws / "b.json", "--accept", "--label", "x", "--as-of", AS_OF, "-w", ws)
+    assert_error(labelled, "--label", "nothing is saved")
+    assert not (ws / "b.json").exists()
 
 
 def test_the_json_document_names_the_baseline_file(tmp_path):

@@ -893,6 +893,10 @@ def reevaluate(
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
 
+    if baseline is not None and label is not None:
+        raise InputError(
+            [Problem("--label", None, "", "labels a saved run; with --baseline FILE nothing is saved: drop one")]
+        )
     ws = load_workspace(workspace)
 
     limit, conditions = thresholds(ws.config.reevaluate, max_increase, fail_on)
