@@ -186,23 +186,87 @@ def markdown_text(text: str) -> str:
     break, emphasis or HTML can come out of it."""
     text = printable(text.replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
     text = _MD_ESCAPE.sub(r"\\\1", text)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
+    # "<" is what opens HTML and autolinks: with it escaped, a ">" is literal ("->" stays "->") except at the
+    # start of a line, where it would open a quote
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace("@", "&#64;")
+    text = re.sub(r"^(\s*)>", r"\1\\>", text)
     # www.x and scheme://x turn into links on their own (GitHub's autolinks): break them visibly.
     text = re.sub(r"(?i)\b(www)\.", r"\1&#46;", text)
     text = re.sub(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)", r"\1&#58;", text)
     return _RULE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
-_ESCAPED = re.compile(r"\\([\\`*_\[\]|#~=-])")  # what markdown_text puts a backslash before
+_ESCAPED = re.compile(r"\\([\\`*_\[\]|#~=>-])")  # what markdown_text puts a backslash before
 _BOLD = re.compile(r"(?<!\\)\*\*")
 
 
 def plain_text(markdown: str) -> str:
-    """Markdown written by the tool (its vendor text through markdown_text) as plain text: bold
-    markers dropped, backslash escapes and HTML entities undone, so a mail or chat message reads
-    "->" and "&" rather than "-&gt;" and "&amp;". Control characters stay escaped (printable)."""
+    """Markdown written by the tool (its vendor text through markdown_text) as plain text: headings as a line
+    underlined, tables as aligned columns, bold markers dropped, backslash escapes and HTML entities undone, so a
+    mail or chat message reads "->" and "&" rather than "-&gt;" and "&amp;" and no "##" or "|---|". Control
+    characters stay escaped (printable)."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            out += _plain_table(block)
+            continue
+        heading = _HEADING.match(lines[i])
+        if heading:
+            title = _plain_line(heading.group(2))
+            out += [title, ("=" if len(heading.group(1)) == 1 else "-") * len(title)]
+        else:
+            out.append(_plain_line(lines[i]))
+        i += 1
+    return "\n".join(out)
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_CELL_BREAK = re.compile(r"(?<!\\)\|")
+_ALIGN_ROW = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _plain_line(line: str) -> str:
     import html
 
-    text = _BOLD.sub("", markdown)
     # html.unescape also undoes the &#46; and &#58; that break autolinks: plain text has none
-    return "\n".join(html.unescape(_ESCAPED.sub(r"\1", line)) for line in text.split("\n"))
+    return html.unescape(_ESCAPED.sub(r"\1", _BOLD.sub("", line)))
+
+
+def table_cells(block: list[str]) -> tuple[list[list[str]], set[int]]:
+    """The rows of a Markdown table written by the tool (its lines starting with "|") as plain text cells, the
+    header first, every row as long as the longest; and the columns aligned right (---:)."""
+    right: set[int] = set()
+    rows: list[list[str]] = []
+    for line in block:
+        if _ALIGN_ROW.match(line):
+            right = {n for n, c in enumerate(line.strip().strip("|").split("|")) if c.strip().endswith(":")}
+            continue
+        cells = _CELL_BREAK.split(line.strip())[1:-1]
+        rows.append([_plain_line(c.strip()) for c in cells])
+    count = max(len(r) for r in rows)
+    return [r + [""] * (count - len(r)) for r in rows], right
+
+
+def _plain_table(block: list[str]) -> list[str]:
+    """A Markdown table as columns two spaces apart, numbers (---: columns) right-aligned, the header underlined."""
+    from rich.cells import cell_len
+
+    rows, right = table_cells(block)
+    count = len(rows[0])
+    widths = [max(cell_len(r[n]) for r in rows) for n in range(count)]
+
+    def line(row: list[str]) -> str:
+        cells = [
+            " " * (w - cell_len(c)) + c if n in right else c + " " * (w - cell_len(c))
+            for n, (c, w) in enumerate(zip(row, widths))
+        ]
+        return "  ".join(cells).rstrip()
+
+    lines = [line(rows[0]), "  ".join("-" * w for w in widths)] if len(block) > 1 else []
+    return lines + [line(r) for r in rows[1:]] if lines else [line(r) for r in rows]

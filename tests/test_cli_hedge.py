@@ -339,3 +339,29 @@ def test_bad_contract_terms_are_refused_with_file_line_and_field(workspace_copy,
     assert result.exit_code == 2
     assert f"procure.yaml:{line}: {field}: {message}" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (ws / "hedge.json").exists()
+
+
+def test_hedge_states_the_contracts_it_recommends_buying(tmp_path):
+    """The number a board approves is printed, not left to be added up from the ladder: each bucket's contracts
+    are its notional GPU-hours over the contract's size, rounded to whole contracts."""
+    import json as _json
+    import re as _re
+
+    from clihelp import AS_OF, run
+
+    ws = tmp_path / "ws"
+    assert run("init", ws, "--example").exit_code == 0
+    doc = _json.loads(run("hedge", "--format", "json", "--as-of", AS_OF, "-w", ws).stdout)
+    size = doc["contract_gpu_hours"]
+    buckets = [(r["months"], int(r["notional_gpu_hours"] / size + 0.5)) for r in doc["ladder"]]
+    total = sum(n for _, n in buckets)
+    assert total > 0
+    for format in ("table", "markdown"):
+        text = run("hedge", "--format", format, "--as-of", AS_OF, "-w", ws).stdout
+        found = _re.search(r"Recommended: buy ([\d,]+) contracts of ([\d,]+) GPU-hours", text)
+        assert found, text[:600]
+        assert int(found.group(1).replace(",", "")) == total
+        assert float(found.group(2).replace(",", "")) == size
+        for months, count in buckets:
+            if count:
+                assert f"{count:,} for months {months}" in text

@@ -238,3 +238,40 @@ def test_three_own_offers_and_nothing_of_the_example_is_named(tmp_path):
     assert "No figure for what we pay today is recorded" in text
     for vendor in ("Ardent GPU", "Birch Cloud", "Cobalt Compute"):
         assert vendor in text
+
+
+KINDS = {  # offer-templates/<name>.yaml -> the kind and pricing it shows
+    "managed-cluster": ("managed_cluster", "gpu_hour"),
+    "bare-metal": ("bare_metal", "gpu_hour"),
+    "managed-serving": ("managed_serving", "gpu_hour"),
+    "per-token": ("managed_serving", "per_mtok"),
+    "owned": ("owned", "owned"),
+}
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_each_kind_has_a_template_valid_as_written_without_a_warning(tmp_path, name):
+    import yaml
+
+    target = tmp_path / "mine"
+    assert run("init", target).exit_code == 0
+    template = target / "offer-templates" / f"{name}.yaml"
+    offer = yaml.safe_load(template.read_text())
+    kind, pricing = KINDS[name]
+    assert offer["service"]["kind"] == kind and pricing in offer["pricing"]
+    assert template.read_text().count("\n# ") + template.read_text().count("  # ") >= 5  # commented
+    (target / "offers" / template.name).write_bytes(template.read_bytes())
+    result = run("validate", "--format", "json", "-w", target, "--as-of", "2027-01-10")
+    assert result.exit_code == 0, result.stderr
+    doc = __import__("json").loads(result.stdout)
+    assert doc["offers"] == 1 and doc["warnings"] == []
+    plain = run("validate", "-w", target, "--as-of", "2027-01-10")
+    assert "warning" not in plain.stderr
+
+
+def test_offer_template_is_the_managed_cluster_template(tmp_path):
+    target = tmp_path / "mine"
+    assert run("init", target).exit_code == 0
+    assert (target / "offer-template.yaml").read_bytes() == (
+        target / "offer-templates" / "managed-cluster.yaml"
+    ).read_bytes()

@@ -167,9 +167,9 @@ def test_every_command_with_json_output_is_checked_here():
 # Commands that print no data of their own: they write files (and say so on standard error) or print
 # a document that is not data (a PDF). Every other command takes --format json and --out.
 WRITE_FILES = {"init", "import", "perf import", "actuals import", "report"}
-# Commands whose result does not depend on the date: a diff of two saved runs (each has its own
-# as_of), an index built from dated quotes, grade files against the default grades, a JSON Schema.
-DATELESS = {"diff", "index build", "grades update", "schema"}
+# Commands whose result does not depend on the date: grade files against the default grades, a JSON Schema.
+# (diff picks its default runs by --as-of, index build its observations.)
+DATELESS = {"grades update", "schema"}
 
 
 def _commands() -> dict[str, object]:
@@ -244,4 +244,41 @@ def test_claims_json_and_text(example, tmp_path):
     )
     assert result.exit_code == 0 and result.stdout == ""
     text = out.read_text(encoding="utf-8")
-    assert text.startswith(f"# SLA credit claims ({AS_OF})") and "&" not in text and "\\" not in text
+    assert text.startswith(f"SLA credit claims ({AS_OF})\n===")
+    assert "&" not in text and "\\" not in text and "#" not in text
+
+
+def test_diff_as_of_compares_the_runs_evaluated_by_then(example, tmp_path):
+    # the example's runs: 1 as of 2026-11-01, 2 as of AS_OF; a third saved as of 2026-11-15 sits between them
+    ws = tmp_path / "ws"
+    import shutil
+
+    shutil.copytree(example, ws)
+    runner = CliRunner()
+    assert runner.invoke(app, ["evaluate", "--save", "--as-of", "2026-11-15", "-w", str(ws)]).exit_code == 0
+    latest = json.loads(runner.invoke(app, ["diff", "--format", "json", "-w", str(ws)]).stdout)
+    assert (latest["base"], latest["head"]) == ("run 2", "run 3")
+    dated = runner.invoke(app, ["diff", "--format", "json", "--as-of", "2026-11-20", "-w", str(ws)])
+    assert dated.exit_code == 0, dated.stderr
+    doc = json.loads(dated.stdout)
+    assert (doc["base"], doc["head"]) == ("run 1", "run 3") and doc["as_of"] == "2026-11-15"
+    early = runner.invoke(app, ["diff", "--as-of", "2026-10-01", "-w", str(ws)])
+    assert early.exit_code == 2 and "no run evaluated as of 2026-10-01 or earlier" in early.stderr
+
+
+def test_index_build_as_of_is_the_index_built_from_the_observations_of_then(example, tmp_path):
+    quotes = example / "market" / "quotes.csv"
+    lines = quotes.read_text().splitlines()
+    kept = [line for line in lines if not line[:1].isdigit() or line.split(",")[0] <= "2026-06-30"]
+    assert 1 < len(kept) < len(lines)  # the date cuts the observations
+    (tmp_path / "early.csv").write_text("\n".join(kept) + "\n")
+    runner = CliRunner()
+    dated = runner.invoke(app, ["index", "build", str(quotes), "--as-of", "2026-06-30", "-w", str(example)])
+    cut = runner.invoke(app, ["index", "build", str(tmp_path / "early.csv"), "-w", str(example)])
+    assert dated.exit_code == 0 and cut.exit_code == 0, dated.stderr + cut.stderr
+    assert dated.stdout == cut.stdout
+    assert dated.stdout.strip().splitlines()[-1].startswith("2026-06-01,")
+    doc = runner.invoke(
+        app, ["index", "build", str(quotes), "--as-of", "2026-06-30", "--format", "json", "-w", str(example)]
+    )
+    assert json.loads(doc.stdout)["as_of"] == "2026-06-30"

@@ -235,17 +235,22 @@ def test_a_change_lists_only_the_offers_that_changed(baseline):
 
 
 def test_text_for_mail_reads_as_typed(risen):
-    # the same report as --format markdown, for a mail body: "->" not "-&gt;", no bold markers
+    # the same report as --format markdown, for a mail body: "->" (Markdown needs no escape for it: a "<" is
+    # what opens HTML, and that is escaped), no bold markers, no "##" and no Markdown table
     markdown = reevaluate(risen, "--max-increase", "5%", "--format", "markdown").stdout
-    assert f"{k(4.0)} -&gt; {k(4.4)}" in markdown  # Markdown escapes it (a Markdown viewer shows ->)
+    assert f"{k(4.0)} -> {k(4.4)}" in markdown and "&gt;" not in markdown
     result = reevaluate(risen, "--max-increase", "5%", "--format", "text")
     assert result.exit_code == 3
     text = result.stdout
     assert text.startswith(
-        "## Re-evaluation\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n"
+        "Re-evaluation\n-------------\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% "
+        "(limit 5.0%)\n"
     )
     assert f"alpha: cost per 1,000 tasks {k(4.0)} -> {k(4.4)} (+10.0%)" in text
     assert "&gt;" not in text and "&amp;" not in text and "**" not in text
+    assert "#" not in text and "|" not in text and "---|" not in text
+    row = next(line for line in text.splitlines() if line.startswith("alpha "))
+    assert f"{k(4.0)} to {k(4.4)}" in row and row.split()[-1] == "+10.0%"  # the table's row as columns
 
 
 def test_a_mistyped_format_gets_did_you_mean(baseline):

@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from clihelp import run
+from clihelp import assert_error, run
 
 
 @pytest.mark.parametrize(
@@ -81,3 +81,31 @@ def test_every_output_document_has_one_model_in_the_registry():
     assert list(OUTPUT_MODELS) == list(OUTPUT_SCHEMAS)
     for name in OUTPUT_SCHEMAS:
         assert json_schema(name)["description"]
+
+
+def test_input_and_output_name_a_file_and_a_command_apart():
+    """`schema input grade` is the grade file's schema (a grade's requirements), `schema output grade` the grade
+    command's JSON (offers with their checks); the one-word form keeps its old meaning (the input)."""
+    grade_file = json.loads(run("schema", "input", "grade").stdout)
+    grade_output = json.loads(run("schema", "output", "grade").stdout)
+    assert "offers" in grade_output["properties"] and "schema_version" in grade_output["properties"]
+    assert "offers" not in grade_file["properties"] and "schema_version" not in grade_file["properties"]
+    assert json.loads(run("schema", "grade").stdout) == grade_file
+    assert json.loads(run("schema", "output", "grading").stdout) == grade_output
+    for command, document in [
+        ("compare", "evaluation"),
+        ("validate", "validation"),
+        ("grades-update", "grades-update"),
+        ("index-build", "index"),
+        ("whatif-price-to-win", "price-to-win"),
+        ("scorecard-claim", "claims"),
+        ("reevaluate", "reevaluate"),
+    ]:
+        assert run("schema", "output", command).stdout == run("schema", document).stdout, command
+    assert run("schema", "input", "procure.yaml").stdout == run("schema", "workspace").stdout
+
+
+def test_a_kind_or_name_that_is_not_one_names_the_nearest():
+    assert_error(run("schema", "inptu", "offer"), "no kind of schema 'inptu'", "did you mean 'input'")
+    assert_error(run("schema", "input", "compare"), "no input schema 'compare'")  # a command writes no input
+    assert_error(run("schema", "output", "offer"), "no output schema 'offer'")

@@ -188,13 +188,10 @@ def test_bad_offers_exit_2(ws, args):
     assert result.stdout == ""
 
 
-def test_no_acceptable_offer_says_so_in_one_line(ws):
-    # every offer's valid_until is before 2030: none is acceptable then, so none is followed
-    result = run("sensitivity", "-w", ws, "--as-of", "2030-01-01")
-    assert result.exit_code == 0, result.stderr
-    assert (
-        result.stdout
-        == "No acceptable offer as of 2030-01-01 to follow (procure compare gives each offer's reasons).\n"
-    )
-    doc = json.loads(run("sensitivity", "-w", ws, "--as-of", "2030-01-01", "--format", "json").stdout)
-    assert doc["as_of"] == "2030-01-01"
+def test_no_acceptable_offer_is_the_state_every_deciding_command_shares(ws):
+    # every offer's valid_until is before 2030: none is acceptable then, so none is followed (docs/commands.md,
+    # "Empty and failing states": exit 2, the reason and the next step)
+    for format in ("table", "json"):
+        result = run("sensitivity", "-w", ws, "--as-of", "2030-01-01", "--format", format)
+        assert_error(result, "sensitivity: no acceptable offer as of 2030-01-01", "`procure compare`")
+        assert result.stdout == ""

@@ -16,7 +16,7 @@ import json
 import math
 
 import pytest
-from clihelp import AS_OF, run
+from clihelp import AS_OF, assert_error, run
 from pointmeans import DELIVERY_MEAN
 
 # alpha, before the change; availability and utilization each x the mean of its factor at the point
@@ -233,8 +233,5 @@ def test_a_change_that_changes_nothing_says_so(data_dir):
 def test_price_to_win_without_an_acceptable_offer_says_so(data_dir):
     # every offer of the fixture has expired by 2030 (valid_until in 2027): no leader, no price to win
     result = run("whatif", "--price-to-win", "-w", data_dir / "rated", "--as-of", "2030-01-01")
-    assert result.exit_code == 0, result.stderr
-    assert (
-        result.stdout
-        == "No acceptable offer as of 2030-01-01, so no price to win (procure compare gives each offer's reasons).\n"
-    )
+    assert_error(result, "whatif: --price-to-win: no acceptable offer as of 2030-01-01", "--offer ID")
+    assert result.stdout == ""

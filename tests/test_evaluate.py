@@ -134,7 +134,8 @@ def test_availability_gate_owned_uses_self_operated_reliability(workspace_copy):
     assert not gate(owned, "availability").passed
     # 0.99 / 0.9604 > 1: no draw passes
     assert (
-        "self-operated availability 96.04%, 95.72% expected at the mean of its draws is below the 99.00% minimum; "
+        "self-operated availability 96.04%, 95.72% expected at the mean of its draws is below the 99.00% minimum "
+        "(set by assumptions.self_operated_reliability, or assumptions.self_operated_jobs per job); "
         "passes in 0.0% of the draws, "
         "under policy.gate_confidence 50% (decided by the availability it delivers)"
     ) in owned.reasons

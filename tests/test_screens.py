@@ -122,7 +122,8 @@ def header_row(text: str) -> str:
 # The decision columns of each ranking, kept at every width: the id, the cost, a grade or OK, the reason.
 DECISION = {
     ("compare",): ["Offer", "USD/1k tasks", "OK", "Reason"],
-    ("compare", "--uncertainty", "--draws", "200"): ["Offer", "USD/1k tasks", "OK", "Reason"],
+    # --uncertainty asked for the ranges: they outlast the reason (test_cli_table_width.py)
+    ("compare", "--uncertainty", "--draws", "200"): ["Offer", "USD/1k tasks", "OK"],
     ("grade",): ["Offer", "Grade", "Requirements"],
     ("rate",): ["Offer", "Score", "Tier"],
     ("whatif", "--price-to-win"): ["Offer"],

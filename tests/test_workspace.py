@@ -145,7 +145,7 @@ def test_currency_with_fx_rate_is_fine(basic):
 def test_empty_offers_folder(basic):
     for path in (basic / "offers").iterdir():
         path.unlink()
-    assert only_problem(basic) == "offers/: no .yaml or .yml files: expected at least one"
+    assert only_problem(basic).startswith("offers/: no .yaml or .yml files: expected at least one; copy offer-template")
 
 
 def test_duplicate_yaml_keys(basic):

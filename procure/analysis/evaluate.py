@@ -176,6 +176,25 @@ def verdict_lines(ev: Evaluation) -> list[str]:
     return lines
 
 
+def no_acceptable_offer(ev: Evaluation, command: str, option: str = "", instead: str = "") -> Any:
+    """The one problem of a command that works from the acceptable offers (plan, position, hedge, sensitivity,
+    whatif --price-to-win) when there is none: exit 2 with the commonest reason, the settings that change it and
+    where to read each offer's reasons; `instead` is what the command can do without one (name an offer)."""
+    from procure.errors import InputError, Problem
+
+    reason = ev.summary.common_reasons[0] if ev.summary.common_reasons else None
+    why = ""
+    if reason is not None:
+        count = len(reason.offers)
+        why = f"; the commonest reason: {reason.gate} ({count} offer{'s' if count != 1 else ''})"
+        why += f", changed by {reason.fields}" if reason.fields else ""
+    message = (
+        f"no acceptable offer as of {ev.as_of} (0 of {len(ev.offers)} pass every requirement{why}); "
+        f"`procure compare` gives each offer's reasons{f', or {instead}' if instead else ''}"
+    )
+    return InputError([Problem(command, None, option, message)])
+
+
 # A recommended offer that passes a drawn gate in fewer than this share of its draws carries it as a named risk.
 GATE_RISK_PROBABILITY = 0.9
 

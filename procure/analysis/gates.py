@@ -221,6 +221,8 @@ def _availability_gate(
         label += f", {_pct(at_means)} expected at the mean of its draws"
     ok = expected >= policy.min_availability - 1e-12
     detail = f"{label} {'meets' if ok else 'is below'} the {_pct(policy.min_availability)} minimum"
+    if offer.owned and not ok:  # no SLA or rating to change: our own reliability is the setting
+        detail += " (set by assumptions.self_operated_reliability, or assumptions.self_operated_jobs per job)"
     if layers.unrated and policy.unrated == "exclude":
         ok = False
         detail = (

@@ -167,6 +167,11 @@ class HedgePlan(BaseModel):
     limits: list[str]
     notes: list[str]
 
+    @property
+    def contracts(self) -> int:
+        """The contracts the ladder buys, every bucket together: the number a board approves."""
+        return sum(r.contracts for r in self.ladder)
+
 
 def period_key(day: date, period: str) -> tuple[int, int]:
     if period == "week":
@@ -376,7 +381,9 @@ def _hedged_offer(ev: Evaluation, config: HedgeConfig, offer_id: str | None) -> 
     error."""
     offer_id = offer_id or config.offer or ev.summary.recommended
     if offer_id is None:
-        raise InputError([Problem("hedge", None, "--offer", "no acceptable offer to hedge: name one with --offer")])
+        from procure.analysis.evaluate import no_acceptable_offer
+
+        raise no_acceptable_offer(ev, "hedge", instead="name the offer to hedge with --offer ID")
     try:
         return ev.offer(offer_id)
     except KeyError:

@@ -732,20 +732,32 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
 # --- the use cases: diff two runs, re-evaluate against the baseline -------------------------------------------
 
 
-def compare_runs(workspace: Path, base: str | None, head: str | None) -> tuple[Diff, Evaluation]:
+def compare_runs(
+    workspace: Path, base: str | None, head: str | None, as_of: date | None = None
+) -> tuple[Diff, Evaluation]:
     """`procure diff`: two runs or Evaluation files of the history of the workspace at or above `workspace`
     compared, and the head evaluation. Without `head`, the latest saved run; without `base`, the run saved before
-    the head."""
+    the head; with `as_of`, those defaults are taken among the runs evaluated as of that date or earlier."""
     from procure.io.workspace import find_workspace
 
     root = find_workspace(workspace)
+    dated = [r.id for r in list_runs(root) if r.as_of <= as_of] if as_of is not None else None
     if head is None:
-        latest = latest_run_id(root)
+        latest = latest_run_id(root) if dated is None else max(dated, default=None)
         if latest is None:
+            if dated is not None and latest_run_id(root) is not None:
+                raise _problem(f"no run evaluated as of {as_of} or earlier (see `procure history`)")
             raise _problem("no saved runs yet: save one with `procure evaluate --save`")
         head = str(latest)
     if base is None:
-        previous = latest_run_id(root, before=run_id(head)) if run_id(head) is not None else None
+        previous = None
+        if run_id(head) is not None:
+            before = run_id(head)
+            previous = (
+                latest_run_id(root, before=before)
+                if dated is None
+                else max((i for i in dated if i < (before or 0)), default=None)
+            )
         if previous is None:
             raise InputError([Problem("diff", None, "", "only one run to compare: name BASE, or save another run")])
         base = str(previous)
@@ -832,9 +844,12 @@ class FirstRun(BaseModel):
 
     baseline_saved: int | None = Field(
         description="no earlier run: the run this evaluation was saved as, the baseline (null when delivered "
-        "evidence breaches a threshold: nothing saved until --accept)"
+        "evidence breaches a threshold: nothing saved until --accept, and with --baseline FILE)"
     )
     breached: list[Breach]
+    baseline_file: str | None = Field(
+        default=None, description="with --baseline FILE --accept and no FILE yet: the file written as the baseline"
+    )
 
 
 @dataclass
@@ -848,11 +863,15 @@ class Reevaluation:
     breached: list[Breach]  # thresholds breached (on the first run: by delivered evidence only)
     saved: int | None  # the run saved; None when a breach kept the baseline
     accepted: bool  # --accept: saved despite a breach
+    baseline_file: str | None = None  # --baseline FILE: the file compared with (and rewritten by --accept)
+    written: bool = False  # --baseline FILE: this evaluation was written to it (--accept)
 
     @property
     def first_run(self) -> FirstRun | None:
         """The document of the first re-evaluation (None when there was a baseline to compare with)."""
-        return FirstRun(baseline_saved=self.saved, breached=self.breached) if self.diff is None else None
+        if self.diff is not None:
+            return None
+        return FirstRun(baseline_saved=self.saved, breached=self.breached, baseline_file=self.baseline_file)
 
 
 def reevaluate(
@@ -864,13 +883,20 @@ def reevaluate(
     accept: bool = False,
     label: str | None = None,
     evaluated: Any = None,
+    baseline: Path | None = None,
 ) -> Reevaluation:
     """Evaluate, compare with the last saved run and save this one as the new baseline unless a threshold is
     breached (or `accept`). The first run only saves the baseline, unless delivered evidence breaches a threshold.
+    With `baseline` (an Evaluation JSON file the user keeps, e.g. in git) the comparison is with that file and the
+    history is neither read nor written: `accept` rewrites the file, nothing else does.
     `evaluated(ev)` is called once the evaluation is made, before the thresholds are checked."""
     from procure.analysis.evaluate import evaluate
     from procure.io.workspace import load_workspace
 
+    if baseline is not None and label is not None:
+        raise InputError(
+            [Problem("--label", None, "", "labels a saved run; with --baseline FILE nothing is saved: drop one")]
+        )
     ws = load_workspace(workspace)
 
     limit, conditions = thresholds(ws.config.reevaluate, max_increase, fail_on)
@@ -878,6 +904,8 @@ def reevaluate(
     if evaluated is not None:
         evaluated(ev)
     delivered = delivered_breaches(ws, ev, max_delivered_overrun)
+    if baseline is not None:
+        return _against_file(baseline, ev, limit, conditions, delivered, accept)
     previous = latest_run_id(ws.root) if (Path(ws.root) / HISTORY_FILE).exists() else None
     if previous is None:
         saved = save_run(ws.root, ev, label) if not delivered or accept else None
@@ -886,3 +914,35 @@ def reevaluate(
     breached = breaches(result, limit, conditions) + delivered
     saved = save_run(ws.root, ev, label) if not breached or accept else None
     return Reevaluation(ev, previous, result, breached, saved, accept)
+
+
+def baseline_problem(path: Path, message: str) -> InputError:
+    return InputError([Problem(str(path), None, "", message)])
+
+
+def _against_file(
+    path: Path, ev: Evaluation, limit: float | None, conditions: tuple[str, ...], delivered: list[Breach], accept: bool
+) -> Reevaluation:
+    """`reevaluate --baseline FILE`: this evaluation against the Evaluation JSON in FILE; `accept` writes this one
+    there (atomically). A missing FILE is written only when accepted: in CI a baseline forgotten in a commit must
+    not pass as a first run."""
+    from procure.io.files import write_atomic
+    from procure.io.yamlsafe import read_text
+    from procure.textsafe import printable
+
+    shown = printable(str(path))
+    if not path.exists():
+        if not accept:
+            raise baseline_problem(
+                path,
+                "no such baseline file: write it with `procure reevaluate --baseline "
+                f"{shown} --accept`, then commit it",
+            )
+        write_atomic(path, ev.to_json())
+        return Reevaluation(ev, None, None, delivered, None, True, shown, True)
+    before = _parse(read_text(path, str(path), MAX_EVALUATION_BYTES), shown)
+    result = diff(before, ev, shown, "this evaluation")
+    breached = breaches(result, limit, conditions) + delivered
+    if accept:
+        write_atomic(path, ev.to_json())
+    return Reevaluation(ev, None, result, breached, None, accept, shown, accept)

@@ -28,7 +28,7 @@ except ImportError:  # older typer: click itself
 from procure import __version__
 from procure.cli import evaluation, evidence, history, planning, report, workspace
 from procure.cli.options import columns_need_a_table
-from procure.cli.output import say, working
+from procure.cli.output import pipe_closed, say, working
 from procure.status import ExitStatus
 
 SHOWN_PROBLEMS = 100  # problem lines printed; the count line says how many there were in all
@@ -252,6 +252,7 @@ def handles_input_errors(command: F) -> F:
             columns_need_a_table(kwargs)
             with working():
                 status = command(*args, **kwargs)
+            sys.stdout.flush()  # a reader gone (`| head -1`) is found here, not in the flush at exit
             if status:  # a command returns its ExitStatus; click's exit code is taken from typer.Exit
                 raise typer.Exit(int(status))
             return status
@@ -266,6 +267,8 @@ def handles_input_errors(command: F) -> F:
                 )
             say(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
             raise typer.Exit(ExitStatus.BAD_INPUT) from None
+        except BrokenPipeError:  # click would exit 1, the status of a bug
+            pipe_closed()
         except KeyboardInterrupt:
             say("interrupted; nothing was written.")
             from procure.analysis.milp import solving
@@ -341,6 +344,8 @@ def main() -> None:
     """Console entry point: exit statuses as in status.py; an unexpected error exits 1 without a traceback."""
     try:
         command_line()(prog_name="procure")  # the same name (and completion script) under `python -m procure`
+    except BrokenPipeError:  # --help or a usage line into a closed pipe
+        pipe_closed()
     except Exception as exc:  # usage errors and bad input are handled inside; this is a bug
         say(f"internal error: {type(exc).__name__}: {exc}")
         sys.exit(ExitStatus.INTERNAL_ERROR)

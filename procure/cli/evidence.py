@@ -22,7 +22,7 @@ from procure.cli.options import (
     problem,
     workspace_folder,
 )
-from procure.cli.output import emit, enveloped, say, show
+from procure.cli.output import emit, emit_document, enveloped, say, show
 from procure.status import ExitStatus
 
 
@@ -110,11 +110,14 @@ def scorecard(
 
 def _claims(claims, ev, format: MailFormat, out: Path | None) -> None:  # type: ignore[no-untyped-def]
     """scorecard --claim: the claims drafted as Markdown, plain text or JSON (procure schema claims)."""
-    from procure.render.claims import claims_text
+    from procure.render.claims import claims_markdown, claims_text
 
     if format is MailFormat.table:  # a claim is a document: a table of it is its Markdown
         format = MailFormat.markdown
-    emit(enveloped("scorecard", claims_text(claims, ev.as_of, format.value), format, ev, schema="claims"), out)
+    if format is MailFormat.json:
+        emit(enveloped("scorecard", claims_text(claims, ev.as_of, format.value), format, ev, schema="claims"), out)
+    else:  # on a terminal, wrapped at spaces (emit_document)
+        emit_document(claims_markdown(claims, ev.as_of), format.value, out)
 
 
 class PerGpuBasis(str, Enum):

@@ -93,7 +93,20 @@ REEVALUATE_FORMAT = Annotated[
 ]
 
 
-@output_options(format=DIFF_FORMAT, as_of=None)
+DIFF_AS_OF = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="DATE",
+        callback=parse_date,
+        help="Without BASE and HEAD: the last two runs evaluated as of this date or earlier, YYYY-MM-DD (default: "
+        "the last two runs).",
+        show_default=False,
+    ),
+]
+
+
+@output_options(format=DIFF_FORMAT, as_of=DIFF_AS_OF)
 def diff(
     base: Annotated[
         str | None,
@@ -115,6 +128,7 @@ def diff(
     """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
 
     Without arguments, the last two saved runs; with one, that run against the latest.
+    With --as-of DATE, the runs evaluated as of that date or earlier stand for them.
 
     Examples:
 
@@ -122,11 +136,12 @@ def diff(
         procure diff
         procure diff 3 7
         procure diff old.json new.json --format markdown
+        procure diff --as-of 2026-11-01
     """  # noqa: E501
     from procure.analysis.history import compare_runs
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
-    result, head_ev = compare_runs(output.workspace, base, head)
+    result, head_ev = compare_runs(output.workspace, base, head, as_day(output.as_of))
     from procure.render.history import diff_table, diff_text
 
     if format is DiffFormat.table:
@@ -159,8 +174,23 @@ def reevaluate(
         ),
     ] = None,
     accept: Annotated[
-        bool, typer.Option("--accept", help="Save the run as the new baseline even when a threshold is breached.")
+        bool,
+        typer.Option(
+            "--accept",
+            help="Save the run as the new baseline even when a threshold is breached (with --baseline: rewrite FILE).",
+        ),
     ] = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Compare with this Evaluation JSON file (kept in git) instead of the saved runs; nothing is saved, "
+            "and only --accept rewrites FILE.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     label: Annotated[
         str | None, typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)
     ] = None,
@@ -184,10 +214,17 @@ def reevaluate(
     stays red until someone acts; otherwise the run is saved and the exit status is 0.
     The first run only saves the baseline.
 
+    With --baseline FILE (for CI: the saved runs live in .procure/, which git does not
+    keep) the comparison is with FILE, an Evaluation JSON kept in the repository;
+    nothing is saved, and --accept rewrites FILE (create it the same way). A missing
+    FILE without --accept is an error, exit 2.
+
     Examples:
 
     \b
         procure reevaluate --max-increase 5%
+        procure reevaluate --baseline baseline.json --max-increase 5%
+        procure reevaluate --baseline baseline.json --accept
         procure reevaluate --fail-on new-cheapest,gate-change --format markdown > comment.md
         procure reevaluate --max-increase 5% --format text > mail.txt
         procure reevaluate --accept --label "Dec re-check"
@@ -205,11 +242,12 @@ def reevaluate(
         accept,
         label,
         evaluated=warn_expiring,
+        baseline=baseline,
     )
     ev, result, breached, saved, previous = found.evaluation, found.diff, found.breached, found.saved, found.baseline
     if found.first_run is not None:
         return _first_run(found.first_run, found, format, output.out)
-    extra = {"saved_run": saved, "baseline_run": previous}
+    extra = {"saved_run": saved, "baseline_run": previous, "baseline_file": found.baseline_file}
     # Only what changed: a re-evaluation that changed nothing says so in one line.
     if format is DiffFormat.table:
         show(diff_table(result, breached, changed_only=True), output)
@@ -218,10 +256,13 @@ def reevaluate(
         emit(enveloped("reevaluate", text, format, ev), output.out)
     if saved is not None:
         say(f"saved run {saved}" + (" (accepted despite the breach)" if breached else ""))
+    if found.written:
+        say(f"wrote this evaluation to {found.baseline_file} as the baseline; commit it")
     if breached and not accept:
+        kept = f"run {previous}" if found.baseline_file is None else found.baseline_file
         say(
             f"{len(breached)} threshold(s) breached ({', '.join(dict.fromkeys(b.condition for b in breached))}); the "
-            f"baseline stays run {previous} (use --accept to move it)"
+            f"baseline stays {kept} (use --accept to move it)"
         )
         return ExitStatus.THRESHOLD_BREACHED
     return ExitStatus.OK

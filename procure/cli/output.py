@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -98,16 +98,48 @@ def say(message: str) -> None:
     typer.echo(printable_lines(message), err=True)
 
 
+def pipe_closed() -> NoReturn:
+    """The reader of standard output went away (`procure compare | head -1`): end quietly with the status Unix
+    tools give (128 + SIGPIPE), which `set -o pipefail` scripts expect; nothing more is written, and the flush at
+    exit goes to /dev/null rather than raise again."""
+    from procure.status import ExitStatus
+
+    with contextlib.suppress(OSError, ValueError):  # a stream with no descriptor (a test's) has nothing to flush
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(ExitStatus.PIPE_CLOSED)
+
+
+_CONSOLE: list[Any] = []
+
+
+def console(**options: Any) -> Any:
+    """A rich Console whose closed pipe ends as pipe_closed() says (rich's own on_broken_pipe exits 1, the status
+    of a bug). Every console procure writes standard output with is made here."""
+    if not _CONSOLE:
+        from rich.console import Console
+
+        class PipedConsole(Console):
+            def on_broken_pipe(self) -> None:
+                pipe_closed()
+
+        _CONSOLE.append(PipedConsole)
+    return _CONSOLE[0](**options)
+
+
 def plain_console(stderr: bool = False):  # type: ignore[no-untyped-def]
     """A rich console that prints text as it is, as wide as the terminal (200 columns when piped)."""
-    from rich.console import Console
-
     # Vendor text is data: no rich markup, emoji codes or highlighting is read into it.
     plain = {"markup": False, "emoji": False, "highlight": False}
-    console = Console(stderr=stderr, **plain)
-    if not console.is_terminal and "COLUMNS" not in os.environ:  # piped: do not squeeze tables into 80 columns
-        console = Console(stderr=stderr, width=200, **plain)
-    return console
+    made = console(stderr=stderr, **plain)
+    if not piped(made):  # piped: do not squeeze tables into 80 columns
+        return made
+    return console(stderr=stderr, width=200, **plain)
+
+
+def piped(made: Any) -> bool:
+    """Output to a pipe or a file with no width asked for (COLUMNS): every column and every cell whole."""
+    return not made.is_terminal and "COLUMNS" not in os.environ
 
 
 @contextlib.contextmanager
@@ -186,6 +218,39 @@ def emit(text: str, out: Path | None, replace_inputs: bool = False, into: str | 
     say(f"wrote {out}")
 
 
+def emit_document(markdown: str, fmt: str, out: Path | None) -> None:
+    """A Markdown document (a claim) as `fmt` (markdown or text) to --out or a pipe; on a terminal, read: the
+    sentences wrapped at spaces and each table's row as one item, "header: cell; ...", wrapped at spaces too,
+    so no word is cut in two by the terminal's own wrap."""
+    from procure.render.formats import written
+
+    if out is not None or not plain_console().is_terminal:
+        emit(written(markdown, fmt), out)
+        return
+    from rich.text import Text
+
+    from procure.textsafe import plain_text, table_cells
+
+    quiet()
+    shown = plain_console()
+    lines = markdown.split("\n")
+    while lines and not lines[-1]:
+        lines.pop()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            rows, _ = table_cells(block)
+            for row in rows[1:]:
+                shown.print(Text("- " + "; ".join(f"{h}: {c}" for h, c in zip(rows[0], row) if c)))
+            continue
+        shown.print(Text(plain_text(lines[i]) if fmt == "text" else lines[i]))
+        i += 1
+
+
 def nothing_to_show(message: str, out: Path | None) -> None:
     """A command with nothing to show says so in one line (exit 0) rather than print an empty table;
     JSON callers get their document with its empty list instead."""
@@ -250,34 +315,32 @@ def emit_table(
 
         from procure.render.fit import fit, natural_width, screen
 
-        console = plain_console()
+        shown = plain_console()
         dropped = None
-        if wide:
-            from rich.console import Console
-
-            console = Console(
-                width=max(console.width, natural_width(console, table)),
+        if wide or piped(shown):  # a pipe gets everything, as --wide: a script or a file reads every cell whole
+            shown = console(
+                width=max(shown.width, natural_width(shown, table)),
                 markup=False,
                 emoji=False,
                 highlight=False,
-                height=console.height,
+                height=shown.height,
             )
         else:
-            dropped = fit(console, table, console.width)
-        height = screen_height(console)
-        for part in screen(console, table, console.width, height, first, after, dropped, notes, every_row):
+            dropped = fit(shown, table, shown.width)
+        height = screen_height(shown)
+        for part in screen(shown, table, shown.width, height, first, after, dropped, notes, every_row):
             # in a pipe a sentence stays on one line, whole for grep and mail; tables keep their width
-            console.print(part, soft_wrap=height == UNFOLDED and isinstance(part, Text))
+            shown.print(part, soft_wrap=height == UNFOLDED and isinstance(part, Text))
         return
     from rich.console import Console
 
-    console = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
+    recorded = Console(record=True, width=200, file=io.StringIO(), markup=False, emoji=False, highlight=False)
     if first:
-        console.print(first)
-    console.print(table)
+        recorded.print(first)
+    recorded.print(table)
     for line in after or []:
-        console.print(line)
-    emit(console.export_text(), out)
+        recorded.print(line)
+    emit(recorded.export_text(), out)
 
 
 UNFOLDED = 1_000_000_000  # lines: no fold

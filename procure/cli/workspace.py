@@ -20,6 +20,7 @@ from procure.cli.options import (
     format_option,
     one_of,
     output_options,
+    parse_date,
     problem,
     workspace_folder,
 )
@@ -53,7 +54,9 @@ def init(
     """Write a new workspace: an empty one with commented templates, or with --example the example.
 
     The empty workspace has procure.yaml (workload, assumptions, policy; the optional
-    sections commented out), an empty offers/ with offer-template.yaml beside it, the
+    sections commented out), an empty offers/ with offer-template.yaml beside it and
+    offer-templates/ (one template per kind: managed cluster, bare metal, managed serving,
+    per-token, owned), the
     grade definitions and the public reference curves: nothing of the example's vendors,
     prices or history.
 
@@ -240,7 +243,20 @@ class Period(str, Enum):
     month = "month"
 
 
-@output_options(as_of=None)
+INDEX_AS_OF = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="DATE",
+        callback=parse_date,
+        help="Only the observations dated on or before this day, YYYY-MM-DD: the index as it stood then (default: "
+        "every observation).",
+        show_default=False,
+    ),
+]
+
+
+@output_options(as_of=INDEX_AS_OF)
 def index_build(
     quotes: Annotated[
         Path,
@@ -294,8 +310,9 @@ def index_build(
     and flagged. The index is chain-linked: each period moves by the weighted strata's
     price changes, so added or removed quotes never revise an earlier month. A reading
     in index.readings is spliced in, flagged with its level jump. The
-    methodology, always shown (on standard error with csv), gives the latest period's
-    level under every method x kind x scope, the strata and the rules. Only procure.yaml
+    methodology (on standard error with csv; on a terminal in one line when the screen
+    is full, --notes shows it) gives the latest period's level under every method x
+    kind x scope, the strata and the rules. Only procure.yaml
     and grades/ are read, never the offers. The CSV can serve as market/index.csv.
 
     Examples:
@@ -305,13 +322,16 @@ def index_build(
         procure index build market/quotes.csv --term 13-36 --scope-adjust --out market/index-long.csv
         procure index build market/quotes.csv --period week --format table
         procure index build market/quotes.csv --out market/index.csv --replace
+        procure index build market/quotes.csv --as-of 2026-06-30
     """
     from procure.analysis.usecases.market import IndexAsked
     from procure.analysis.usecases.market import index_build as build_index
 
     format = chosen_format(format, out, TextFormat.csv)
     columns_need_a_table({"columns": output.columns, "wide": output.wide, "format": format})  # csv by default here
-    asked = IndexAsked(method.value, kind.value, gpu, term.value if term else None, grade, period.value, scope_adjust)
+    asked = IndexAsked(
+        method.value, kind.value, gpu, term.value if term else None, grade, period.value, scope_adjust, output.as_of
+    )
     found = build_index(quotes, output.workspace, asked)
     build = found.build
     if format is TextFormat.table:
@@ -324,37 +344,66 @@ def index_build(
     # Rebuilding market/index.csv from the observations is what the built index is for: with --replace.
     # A new index CSV in market/ is what `index build` is for (an index-linked offer names it).
     csv_out = format is TextFormat.csv
-    emit(
-        enveloped("index", index_text(build, format.value), format, inputs=found.inputs),
-        out,
-        replace_inputs=replace and csv_out,
-        into="market" if csv_out else None,
-    )
+    text = enveloped("index", index_text(build, format.value), format, as_of=output.as_of, inputs=found.inputs)
+    emit(text, out, replace_inputs=replace and csv_out, into="market" if csv_out else None)
     if format is TextFormat.csv:
-        from procure.render.market import methodology_table
-
-        plain_console(stderr=True).print(methodology_table(build))
-        for note in build.notes:
-            say(f"note: {note}")
+        _methodology(build, text.count("\n") if out is None else 0, output.notes)
     return ExitStatus.OK
 
 
-def _complete_schema(incomplete: str) -> list[str]:
-    from procure.render.schemas import schema_names
+def _methodology(build, shown: int, notes: bool) -> None:  # type: ignore[no-untyped-def]
+    """index build's methodology and notes on standard error, below the CSV. On a terminal they take the lines
+    the CSV leaves of the screen (output.screen_height, one for the prompt): what does not fit is one line
+    naming how to see it (--notes, or --format table)."""
+    from procure.cli.output import screen_height
+    from procure.render.fit import fit
+    from procure.render.market import methodology_table
 
-    return [n for n in schema_names() if n.startswith(incomplete)]
+    console = plain_console(stderr=True)
+    table = methodology_table(build)
+    lines = [f"note: {note}" for note in build.notes]
+    room = screen_height(console) - 1 - (shown if plain_console().is_terminal else 0)
+    fit(console, table, console.width)
+    height = len(console.render_lines(table, console.options, pad=False))
+    if notes or height + len(lines) <= room:
+        console.print(table)
+        for line in lines:
+            say(line)
+        return
+    if height + 1 <= room:
+        console.print(table)
+    else:
+        say(f"Methodology ({len(table.rows)} rows): in full with --notes or --format table")
+    if lines:
+        say(f"{len(lines)} note{'s' if len(lines) != 1 else ''}: in full with --notes (or --format json)")
+
+
+def _complete_schema(incomplete: str) -> list[str]:
+    from procure.render.schemas import KINDS, schema_names
+
+    return [n for n in [*KINDS, *schema_names()] if n.startswith(incomplete)]
 
 
 def schema(
-    name: Annotated[
+    kind: Annotated[
         str,
         typer.Argument(
-            metavar="NAME",
-            help="Which schema: an input (offer, grade, workspace), an output document, or the command that writes it "
-            "(compare, validate).",
+            metavar="[KIND]",
+            help="input (a file procure reads) or output (a command's --format json); without it, NAME alone as "
+            "before (an input's name first).",
             autocompletion=_complete_schema,
+            show_default=False,
         ),
     ] = "workspace",
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="NAME",
+            help="input: offer, grade, workspace; output: a command (grade, compare, grades-update, index-build, "
+            "scorecard-claim, ...) or its document's name (grading, evaluation, ...).",
+            show_default=False,
+        ),
+    ] = None,
     format: Annotated[JsonFormat | None, format_option("json", "Output format: a JSON Schema is JSON")] = None,
     out: OutOption = None,
     workspace: Annotated[
@@ -371,23 +420,24 @@ def schema(
 ) -> ExitStatus:
     """Print the JSON Schema of an input file or of a command's JSON output.
 
-    Inputs: offer, grade (grades/*.yaml), workspace (procure.yaml). Outputs, each with
-    schema_version, tool, command, as_of and inputs at its top level: evaluation
-    (compare, evaluate), validation (validate), grading (grade), grades-update,
-    rate, whatif, price-to-win (whatif --price-to-win), position, index (index
-    build), hedge, sensitivity, history, diff, reevaluate, cashflow, plan,
-    scorecard, claims (scorecard --claim). A command's name gives its document:
-    schema compare is schema evaluation. An unknown name gets "did you mean".
+    procure schema input NAME: offer, grade (grades/*.yaml), workspace (procure.yaml).
+    procure schema output NAME: what a command's --format json writes, named by the
+    command (grade, compare, validate, grades-update, index-build, whatif-price-to-win,
+    scorecard-claim, ...) or by its document (grading, evaluation, validation, ...);
+    each has schema_version, tool, command, as_of and inputs at its top level.
+    The one-word form stays: schema NAME is the input of that name, else the output
+    document or command (schema grade is the grade file; schema output grade the
+    grade command's output). An unknown name gets "did you mean".
 
     Examples:
 
     \b
-        procure schema offer > offer.schema.json
-        procure schema workspace
-        procure schema compare --out evaluation.schema.json
+        procure schema input offer > offer.schema.json
+        procure schema output grade
+        procure schema output compare --out evaluation.schema.json
     """
-    from procure.render.schemas import schema_named
+    from procure.render.schemas import schema_named, schema_of
 
     chosen_format(format, out, JsonFormat.json)  # a .csv or .md --out is refused
-    emit(schema_named(name), out)
+    emit(schema_named(kind) if name is None else schema_of(kind, name), out)
     return ExitStatus.OK

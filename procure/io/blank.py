@@ -1,7 +1,8 @@
 """The empty workspace of `procure init DIR`: commented templates and nothing of the example's story.
 
 procure.yaml states the workload, the assumptions and the policy, with every optional section (demand,
-plan, hedge, horizon, market) commented out; offers/ is empty and offer-template.yaml beside it shows an
+plan, hedge, horizon, market) commented out; offers/ is empty, offer-templates/ holds one template per kind of
+offer, and offer-template.yaml beside it (the managed cluster's) shows an
 offer's fields; grades/ and performance/ are the example's definitions and public reference curves, which
 name no vendor. No actuals, no market data, no `market.own` (what we pay today) and no vendor-share cap:
 each is the user's to enter. `procure init DIR --example` writes the example instead (procure.io.example).
@@ -82,26 +83,69 @@ policy:
 #   contract_gpu_hours: 730
 """  # noqa: E501
 
-OFFER_TEMPLATE = """\
+# One commented template per kind of offer, each valid as written (procure validate: no problem, no warning).
+# `procure init` writes each under offer-templates/ and the managed cluster also as offer-template.yaml.
+_HEAD = """\
 # An offer: copy this file into offers/ as <id>.yaml, one file per offer, and replace every value with the
-# vendor's. `procure schema offer` lists every field; `procure validate` names any mistake by file, line and field.
-id: vendor-b200                # unique; the file name without .yaml is a good choice
-vendor: Vendor name
+# vendor's. `procure schema input offer` lists every field; `procure validate` names any mistake by file, line and
+# field. offer-templates/ holds one template per kind: managed-cluster, bare-metal, managed-serving, per-token, owned.
+"""
+_RESPONSIBILITIES = """\
+responsibilities:              # who does each job: provider, shared or customer
+  hardware_repair: {hardware_repair}
+  firmware_drivers: {firmware_drivers}
+  os_patching: {provider}
+  fabric_isolation: {provider}
+  health_checks: {provider}
+  scheduler: {provider}
+  storage: {provider}
+  monitoring: {provider}
+  incident_response: {incident_response}
+  serving_stack: {serving_stack}
+  release_validation: customer
+  capacity_planning: customer
+"""
+
+
+def _responsibilities(provider: str, serving_stack: str = "customer", **jobs: str) -> str:
+    roles = {"hardware_repair": provider, "firmware_drivers": provider, "incident_response": "shared"} | jobs
+    return _RESPONSIBILITIES.format(provider=provider, serving_stack=serving_stack, **roles)
+
+
+_GPU_HOUR_PRICING = """\
+pricing:
+  currency: USD
+  billed_per: month            # month: the committed GPUs billed every month of the term; hour, minute or second:
+                               # billed for the time they run (on demand)
+  gpu_hour: {price}               # list price per GPU-hour
+  discount: 0.0
+  prepay_fraction: 0.0
+  fees:
+    - {{name: onboarding, once: 0}}
+"""
+_DATES = """\
 received: 2026-11-30
 valid_until: 2027-03-31        # the last day the offer can be signed
 region: us-east
 gpu: B200
+"""
+
+MANAGED_CLUSTER_TEMPLATE = (
+    _HEAD
+    + """\
+# A managed cluster: the provider runs the hardware, the cluster and the scheduler; you run the serving stack.
+id: vendor-b200                # unique; the file name without .yaml is a good choice
+vendor: Vendor name
+"""
+    + _DATES
+    + """\
 gpus: 256                      # GPUs committed
 max_gpus: 512                  # the most the vendor can supply
 term_months: 12
 delivery: 2026-12-15           # the promised date; leave out if none is promised
-pricing:
-  currency: USD
-  gpu_hour: 4.00               # list price per GPU-hour
-  discount: 0.0
-  prepay_fraction: 0.0
-  fees:
-    - {name: onboarding, once: 0}
+"""
+    + _GPU_HOUR_PRICING.format(price="4.00")
+    + """\
 service:
   kind: managed_cluster        # managed_serving, managed_cluster, bare_metal, owned
   orchestration: kubernetes
@@ -109,19 +153,9 @@ service:
   attestations: [soc2_type2]
   tenant_isolation: true
   isolated_monitoring: true
-responsibilities:              # who does each job: provider, shared or customer
-  hardware_repair: provider
-  firmware_drivers: provider
-  os_patching: provider
-  fabric_isolation: provider
-  health_checks: provider
-  scheduler: provider
-  storage: provider
-  monitoring: provider
-  incident_response: shared
-  serving_stack: customer
-  release_validation: customer
-  capacity_planning: customer
+"""
+    + _responsibilities("provider")
+    + """\
 performance:
   reference: b200-dynamo-trt-fp4   # a curve in performance/, or points: [[tok/s per user, tok/s per GPU], ...] measured
 contract:
@@ -130,6 +164,164 @@ contract:
 operator:
   published_tier: null         # the ClusterMAX tier if published: platinum, gold, silver, bronze
 """  # noqa: E501
+)
+
+BARE_METAL_TEMPLATE = (
+    _HEAD
+    + """\
+# Bare metal: the provider racks and repairs the servers; you run everything above them (the ops cost carries it).
+id: vendor-b200-bm
+vendor: Vendor name
+"""
+    + _DATES
+    + """\
+gpus: 256
+max_gpus: 512
+term_months: 36
+delivery: 2027-01-10
+"""
+    + _GPU_HOUR_PRICING.format(price="2.95")
+    + """\
+service:
+  kind: bare_metal
+  orchestration: none (customer installs)
+  sla: {availability: 0.99, node_replacement_hours: 72, automatic_credits: false}
+  attestations: [soc2_type2]
+  tenant_isolation: true       # dedicated nodes
+  isolated_monitoring: true    # no provider monitoring beyond power and BMC
+  health_checks: {active: none, passive: false}
+"""
+    + _responsibilities("customer", hardware_repair="provider", firmware_drivers="shared", incident_response="customer")
+    + """\
+performance:
+  stack: dynamo-sglang
+  reference: b200-dynamo-sglang-fp4   # your team runs the public build as well as the published curve
+  quality_pass_rate: 1.0
+contract:
+  sla_credits: {rate_per_point: 0.05, cap: 0.25}
+"""
+)
+
+MANAGED_SERVING_TEMPLATE = (
+    _HEAD
+    + """\
+# Managed serving on dedicated GPUs, billed per GPU-hour: the provider runs the serving stack too.
+id: vendor-b200-ms
+vendor: Vendor name
+"""
+    + _DATES
+    + """\
+gpus: 128
+max_gpus: 512
+term_months: 12
+delivery: 2026-12-15
+"""
+    + _GPU_HOUR_PRICING.format(price="6.40")
+    + """\
+service:
+  kind: managed_serving
+  orchestration: managed endpoint
+  sla: {availability: 0.999, node_replacement_hours: 4, automatic_credits: true}
+  attestations: [soc2_type2]
+  tenant_isolation: true
+  isolated_monitoring: true
+  health_checks: {active: daily, passive: true}
+"""
+    + _responsibilities("provider", serving_stack="provider")
+    + """\
+performance:
+  stack: dynamo-trt
+  reference: b200-dynamo-trt-fp4
+  quality_pass_rate: 1.0       # share of your evaluation set that passes on the vendor's model build
+contract:
+  sla_credits: {rate_per_point: 0.05, cap: 0.25}
+"""
+)
+
+PER_TOKEN_TEMPLATE = (
+    _HEAD
+    + """\
+# Managed serving billed per million tokens: no GPUs to commit, staff or fill; its rate limits are its capacity.
+id: vendor-tokens
+vendor: Vendor name
+"""
+    + _DATES
+    + """\
+term_months: 12
+pricing:
+  currency: USD
+  per_mtok: {input: 0.90, output: 4.40}   # per million tokens
+  fees:
+    - {name: private endpoint, monthly: 0}
+service:
+  kind: managed_serving
+  orchestration: managed API
+  sla: {availability: 0.995, node_replacement_hours: 8, automatic_credits: true}
+  attestations: [soc2_type2]
+  tenant_isolation: true
+  isolated_monitoring: true
+  health_checks: {active: daily, passive: true}
+  rate_limits: {requests_per_minute: 12000, output_tokens_per_minute: 15000000}   # as the contract states them
+"""
+    + _responsibilities("provider", serving_stack="provider", incident_response="provider")
+    + """\
+performance:
+  stack: provider-managed (undisclosed)
+  interactivity: 100           # P50 output tok/s per user the vendor states (in the SLA if it is)
+  ttft_s: 0.9                  # P50 time to first token at your input length
+  quality_pass_rate: 0.98      # share of your evaluation set that passes on the vendor's model
+contract:
+  sla_credits: {rate_per_point: 0.05, cap: 0.25}
+"""
+)
+
+OWNED_TEMPLATE = (
+    _HEAD
+    + """\
+# Owning the cluster: capital, power and colocation instead of rent; your team carries every operating job.
+id: own-b200
+vendor: In-house
+"""
+    + _DATES
+    + """\
+gpus: 512
+max_gpus: 512
+delivery: 2027-04-01
+pricing:
+  currency: USD
+  owned:
+    capex_per_gpu: 48000       # all-in: GPU, host and network share
+    life_years: 5              # spread at the cost of capital (assumptions)
+    power_kw_per_gpu: 1.8
+    pue: 1.3
+    electricity_kwh: 0.08
+    colo_kw_month: 184         # colocation per kW-month, electricity excluded
+service:
+  kind: owned
+  orchestration: kubernetes
+  attestations: []             # your own controls: the security gate does not apply to what you run
+  tenant_isolation: true
+  isolated_monitoring: true
+  health_checks: {active: weekly, passive: true}
+"""
+    + _responsibilities("customer", incident_response="customer")
+    + """\
+performance:
+  stack: dynamo-sglang
+  reference: b200-dynamo-sglang-fp4
+  quality_pass_rate: 1.0
+"""
+)
+
+# offer-templates/<name>.yaml, by kind of offer
+OFFER_TEMPLATES = {
+    "managed-cluster": MANAGED_CLUSTER_TEMPLATE,
+    "bare-metal": BARE_METAL_TEMPLATE,
+    "managed-serving": MANAGED_SERVING_TEMPLATE,
+    "per-token": PER_TOKEN_TEMPLATE,
+    "owned": OWNED_TEMPLATE,
+}
+OFFER_TEMPLATE = MANAGED_CLUSTER_TEMPLATE
 
 # The example's files that carry definitions, not its story: grades and public reference curves.
 SHARED_PREFIXES = ("grades/", "performance/")
@@ -143,6 +335,7 @@ def blank_files() -> dict[str, bytes | None]:
     files: dict[str, bytes | None] = {
         "procure.yaml": PROCURE_YAML.encode(),
         "offer-template.yaml": OFFER_TEMPLATE.encode(),
+        **{f"offer-templates/{name}.yaml": text.encode() for name, text in OFFER_TEMPLATES.items()},
         "offers": None,
     }
     for name in EXAMPLE_FILES:

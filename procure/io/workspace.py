@@ -347,8 +347,23 @@ def _files(root: Path, folder: str, problems: list[Problem], *suffixes: str) -> 
             continue
         found.append(path)
     if not found:
-        problems.append(Problem(folder + "/", None, "", f"no {' or '.join(suffixes)} files: expected at least one"))
+        problems.append(
+            Problem(
+                folder + "/",
+                None,
+                "",
+                f"no {' or '.join(suffixes)} files: expected at least one{NEXT_STEP.get(folder, '')}",
+            )
+        )
     return found
+
+
+# What to do about an empty folder, named in its problem.
+NEXT_STEP = {
+    "offers": "; copy offer-template.yaml (procure init DIR writes it) into offers/ once per offer, or turn RFP "
+    "answers into offer files with procure import FILE",
+    "grades": "; procure init DIR writes the default grades into DIR/grades/",
+}
 
 
 def _outside(root: Path, path: Path, real_root: Path | None = None) -> Problem | None:

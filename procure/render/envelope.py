@@ -29,7 +29,8 @@ ENVELOPE_FIELDS = ("schema_version", "tool", "command", "as_of", "inputs")
 # breached_months cover the months shown (--months N), not every month; the month of --as-of is partial
 # (unscored) and months carry `partial`, the vendor `scored_through`. grading 1.1: valid_until and valid (grade
 # --as-of). plan 1.2: each term sheet row's sign_by, the recommendation's deadline_reason and each ask line's
-# conditions (plan months are calendar months from the as-of month).
+# conditions (plan months are calendar months from the as-of month). reevaluate 1.2: baseline_file (--baseline FILE),
+# baseline_run null with it.
 VERSIONS: dict[str, str] = {
     "validation": "1",
     "grading": "1.1",
@@ -43,7 +44,7 @@ VERSIONS: dict[str, str] = {
     "sensitivity": "1.1",
     "history": "1.1",
     "diff": "1.1",
-    "reevaluate": "1.1",
+    "reevaluate": "1.2",
     "cashflow": "1.1",
     "plan": "1.2",
     "scorecard": "3",

@@ -22,14 +22,20 @@ ONE_LINE_MIN = 10
 
 
 def prioritise(
-    table: Table, priorities: dict[str, int], one_line: tuple[str, ...] = (), together: tuple[tuple[str, ...], ...] = ()
+    table: Table,
+    priorities: dict[str, int],
+    one_line: tuple[str, ...] = (),
+    together: tuple[tuple[str, ...], ...] = (),
+    asked: tuple[str, ...] = (),
 ) -> Table:
     """Mark columns by header: 1 is dropped first, then 2, ...; unmarked columns (the id, the decision
     figures and their units) are kept as long as anything marked is left.
 
     `one_line` columns (reasons, notes) keep one line per row: cut with an ellipsis to the room the
     other columns leave (the full text is in --format json). Each group of `together` (a range's
-    P10 and P90) is dropped as one.
+    P10 and P90) is dropped as one. `asked` columns are the ones an option asked for (--uncertainty's
+    ranges, --horizon's cost): they go after every other marked column and the one-line reason, by
+    their own priorities.
     """
     for column in table.columns:
         header = str(column.header)
@@ -37,6 +43,8 @@ def prioritise(
             column.drop_priority = priorities[header]  # type: ignore[attr-defined]
         if header in one_line:
             column.one_line = True  # type: ignore[attr-defined]
+        if header in asked:
+            column.asked = True  # type: ignore[attr-defined]
         group = next((g for g in together if header in g), None)
         if group:
             column.together = group  # type: ignore[attr-defined]
@@ -123,10 +131,12 @@ def fit_table(console: Console, table: Table, width: int) -> list[str]:
         # A column that says nothing (every cell blank, zero or a dash) goes before any other, marked or
         # not; then the marked ones, lowest priority first.
         marked = [c for c in table.columns[1:] if _empty(c)] or [
-            c for c in table.columns if getattr(c, "drop_priority", None) is not None
+            c for c in table.columns if getattr(c, "drop_priority", None) is not None and not getattr(c, "asked", False)
         ]
-        # last of all, a reason: its rows say "—" or "no" for a failing offer already
+        # then a reason: its rows say "—" or "no" for a failing offer already
         marked = marked or [c for c in table.columns if getattr(c, "one_line", False)]
+        # last of the optional ones, the columns an option asked for
+        marked = marked or [c for c in table.columns if getattr(c, "asked", False)]
         # and when even the kept columns do not fit, the rightmost of them: an id or a figure is
         # never split, whatever the width (the first column, the id, stays)
         marked = marked or table.columns[-1:] if len(table.columns) > 1 else marked

@@ -100,6 +100,24 @@ def hedge_summary(plan: HedgePlan) -> list[str]:
     return lines
 
 
+def summary_lines(plan: HedgePlan) -> list[str]:
+    """hedge_summary with the contracts to buy after the recommended ratio (a document's order)."""
+    lines = hedge_summary(plan)
+    return lines[:3] + ([bought_words(plan)] if plan.contracts else []) + lines[3:]
+
+
+def bought_words(plan: HedgePlan) -> str:
+    """The contracts to buy, in all and by months of the ladder: 'Recommended: buy 774 contracts (565,020
+    GPU-hours hedged): 49 for months 1-3, 66 for months 4-6, ...'."""
+    hedged = sum(r.hedged_gpu_hours for r in plan.ladder)
+    parts = ", ".join(f"{r.contracts:,} for months {r.months}" for r in plan.ladder if r.contracts)
+    count = plan.contracts
+    return (
+        f"Recommended: buy {count:,} contract{'s' if count != 1 else ''} of {number(plan.contract_gpu_hours)} "
+        f"GPU-hours ({number(hedged)} GPU-hours hedged): {parts}."
+    )
+
+
 def basis_words(plan: HedgePlan) -> str:
     """Where the basis band comes from: the fit, or the stated prior (never a silent 0)."""
     if plan.band_basis_volatility is None:
@@ -127,7 +145,8 @@ def hedge_table(plan: HedgePlan) -> Group:
 
     cur = plan.currency
     summary = hedge_summary(plan)  # on a screen: what is hedged and the ratio above the ladder; the method below
-    parts: list = [Text("\n".join([summary[0], summary[2]] + summary[6:]))]
+    bought = [bought_words(plan)] if plan.contracts else []
+    parts: list = [Text("\n".join([summary[0], summary[2], *bought] + summary[6:]))]
     if not plan.nothing_to_hedge:
         parts.append(
             prioritise(table_of("Ladder", *ladder_rows(plan)), {"Notional GPU-h": 1, "Share": 2, "Floating GPU-h": 3})
@@ -165,7 +184,7 @@ def hedge_text(plan: HedgePlan, fmt: str) -> str:
         sh, sr = stress_rows(plan)
         return (
             "# Hedging recommendation\n\n"
-            + "\n".join(md_cell(line) for line in hedge_summary(plan))
+            + "\n".join(md_cell(line) for line in summary_lines(plan))
             + "\n\n## Ladder\n\n"
             + markdown_table(lh, lr, right=set(range(1, 7)))
             + "\n\n## Stress\n\n"

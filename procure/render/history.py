@@ -57,6 +57,8 @@ def first_run_text(first: FirstRun, fmt: str) -> str:
 
 
 def first_run_message(first: FirstRun) -> str:
+    if first.baseline_file:
+        return f"No baseline yet: wrote this evaluation to {first.baseline_file} as the baseline; commit it."
     if first.baseline_saved:
         return f"No earlier run: saved this evaluation as the baseline (run {first.baseline_saved})."
     return "No earlier run; not saved as the baseline while delivered evidence breaches a threshold (use --accept)."

@@ -156,10 +156,15 @@ def comparison_table(ev: Evaluation) -> Table:
         style = None if record.acceptable else "dim"
         table.add_row(*(cell(record) for _, cell in columns), style=style)
     cur = ev.currency
+    # --horizon asked for its cost per task and commitment
+    horizon = (f"{per_k(cur)} {ev.horizon_months} mo", f"Commit {cur}") if ev.horizon_months else ()
     if ev.uncertainty:
         # The decision columns stay at any width: the offer, its expected cost, whether it is
         # acceptable (OK) and the reason's first words (Reason goes last of all, render/fit.py);
         # of the ranges, the chance of being cheapest stays longest, the spread (P10, P90) goes first.
+        # --uncertainty asked for the ranges: they outlast every other optional column and the reason; of
+        # them the chance of failing a gate goes first, then of being cheapest, then the spread (P10, P90),
+        # the median last.
         order = [
             "Vendor",
             f"{cur}/M tok",
@@ -168,15 +173,17 @@ def comparison_table(ev: Evaluation) -> Table:
             "Avail.",
             "tok/s/GPU",
             f"Full {cur}/GPU-h",
+            "Grade",
+            *horizon,
+            "P(fail)",
+            "P(cheapest)",
             "P10",
             "P90",
             "P50",
-            "P(fail)",
-            "Grade",
-            "P(cheapest)",
         ]
         ranks = {h: i + 1 for i, h in enumerate(order)} | {"P90": order.index("P10") + 1}
-        return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),))
+        asked = ("P10", "P50", "P90", "P(cheapest)", "P(fail)", *horizon)
+        return prioritise(table, ranks, one_line=("Reason",), together=(("P10", "P90"),), asked=asked)
     # On a narrow terminal: the offer, its cost per task and why it fails stay longest.
     return prioritise(
         table,
@@ -189,8 +196,10 @@ def comparison_table(ev: Evaluation) -> Table:
             "tok/s/GPU": 7,
             f"Full {cur}/GPU-h": 8,
             "Grade": 9,
-        },
+        }
+        | {h: 10 + i for i, h in enumerate(horizon)},
         one_line=("Reason",),
+        asked=horizon,
     )  # OK stays: a grade or OK is a decision column
 
 

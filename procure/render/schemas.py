@@ -89,8 +89,8 @@ class Envelope(BaseModel):
     tool: str = Field(description="procure and its version")
     command: str = Field(description="the command that wrote it")
     as_of: date | None = Field(
-        description="the evaluation date; null for a command that has none (diff, index build, grades update), and for "
-        "history without --as-of"
+        description="the evaluation date (diff: the head evaluation's); null for grades update, which has none, and "
+        "for index build and history without --as-of"
     )
     inputs: list[InputHash] = Field(description="every input file read, relative to the workspace, with its SHA-256")
 
@@ -250,8 +250,13 @@ def _reevaluate() -> Any:
 
     class ReevaluateDocument(DiffDocument):
         breached: list[Breach]
-        saved_run: int | None = Field(description="the run saved (null when a breach kept the baseline)")
-        baseline_run: int
+        saved_run: int | None = Field(
+            description="the run saved (null when a breach kept the baseline, and with --baseline FILE)"
+        )
+        baseline_run: int | None = Field(description="the saved run compared with (null with --baseline FILE)")
+        baseline_file: str | None = Field(
+            description="--baseline FILE: the Evaluation JSON compared with (rewritten by --accept), else null"
+        )
 
     class FirstReevaluation(FirstRun, Envelope):  # type: ignore[misc]  # the envelope's fields first
         pass
@@ -361,6 +366,39 @@ def json_schema(name: str) -> dict[str, Any]:
 def schema_names() -> list[str]:
     """Every name `procure schema NAME` takes: the inputs, the output documents and the commands that write them."""
     return [*INPUT_SCHEMAS, *OUTPUT_SCHEMAS, *BY_COMMAND]
+
+
+# `procure schema output NAME`: a document's name, or the command that writes it (its words joined by "-": grades
+# update is grades-update, whatif --price-to-win is whatif-price-to-win); an input's name never stands for it.
+OUTPUT_BY_COMMAND = {
+    **BY_COMMAND,
+    "grade": "grading",
+    "grades-update": "grades-update",
+    "index-build": "index",
+    "whatif-price-to-win": "price-to-win",
+    "scorecard-claim": "claims",
+}
+# `procure schema input NAME`: the file's kind, or the file or folder it lives in.
+INPUT_BY_FILE = {"procure.yaml": "workspace", "offers": "offer", "grades": "grade"}
+KINDS = ("input", "output")
+
+
+def schema_of(kind: str, name: str) -> str:
+    """The JSON Schema of input file `name` (kind "input") or of the output document of command or document `name`
+    (kind "output"), as JSON text; an unknown kind or name is a problem with "did you mean"."""
+    import json
+
+    from procure.errors import InputError, unknown_name
+
+    if kind not in KINDS:
+        raise InputError([unknown_name("kind of schema", kind, KINDS, "schema", "KIND")])
+    if kind == "input":
+        known = {**{n: n for n in INPUT_SCHEMAS}, **INPUT_BY_FILE}
+    else:
+        known = {**{n: n for n in OUTPUT_SCHEMAS}, **OUTPUT_BY_COMMAND}
+    if name not in known:
+        raise InputError([unknown_name(f"{kind} schema", name, known, "schema", "NAME")])
+    return json.dumps(json_schema(known[name]), indent=2) + "\n"
 
 
 def schema_named(name: str) -> str:

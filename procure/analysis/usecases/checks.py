@@ -137,9 +137,7 @@ class Validated:
         """The counts, the warnings and the verdict, as `procure schema validation` describes them."""
         from procure.analysis.evaluate import verdict_lines
 
-        return Validation(
-            **self.counts, warnings=[str(w) for w in self.warnings], verdict=verdict_lines(self.evaluation)
-        )
+        return Validation(**self.counts, warnings=self.warnings, verdict=verdict_lines(self.evaluation))
 
 
 def validation(workspace: Path, as_of: date | None) -> Validated:
@@ -173,4 +171,6 @@ def validation(workspace: Path, as_of: date | None) -> Validated:
         "index_levels": len(ws.index),
         "acceptable": len(ev.ranked),
     }
-    return Validated(ev, ws.inputs, counts, warnings + found, said)
+    # each warning as the line validate prints (a Problem reads `file:line: field: message`): the document's
+    # warnings are text, whatever type each check returns them as
+    return Validated(ev, ws.inputs, counts, [str(w) for w in warnings + found], [str(n) for n in said])

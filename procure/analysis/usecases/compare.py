@@ -144,5 +144,9 @@ def sensitivities(
             raise InputError(unknown + failing)
         followed = list(dict.fromkeys(offers))
     else:
+        if not ev.ranked:
+            from procure.analysis.evaluate import no_acceptable_offer
+
+            raise no_acceptable_offer(ev, "sensitivity")
         followed = [o.id for o in ev.ranked][: count if count is not None else (top if top is not None else 3)]
     return Sensitivities(ev, followed, offer_sensitivity(ws, ev, inputs, followed))

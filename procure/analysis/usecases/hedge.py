@@ -35,6 +35,10 @@ def hedging(
     ws = load_workspace(workspace)
     ev, inputs = evaluate_with_inputs(ws, as_of)
     rec, purchase = None, None
+    if offer is None and ws.config.hedge.offer is None and not ev.ranked:
+        from procure.analysis.evaluate import no_acceptable_offer
+
+        raise no_acceptable_offer(ev, "hedge", instead="name the offer to hedge with --offer ID")
     if offer is None and ws.config.hedge.offer is None:
         rec, purchase = recommend(ws, ev, inputs)
     index_rows = read_series(index) if index is not None else None

@@ -29,6 +29,7 @@ class IndexAsked:
     grade: str | None = None
     period: str = "month"
     scope_adjust: bool = False
+    as_of: Any = None  # a date: only the observations of that day or earlier (the index as it stood then)
 
 
 def index_build(quotes: Path, workspace: Path, asked: IndexAsked) -> Indexed:
@@ -42,6 +43,12 @@ def index_build(quotes: Path, workspace: Path, asked: IndexAsked) -> Indexed:
     from procure.io.workspace import load_settings
 
     rows = read_quotes(quotes, str(quotes))
+    if asked.as_of is not None:
+        rows = [r for r in rows if r.date <= asked.as_of]
+        if not rows:
+            from procure.errors import Problem
+
+            raise InputError([Problem(str(quotes), None, "", f"no observation dated {asked.as_of} or earlier")])
     try:
         config, grades = load_settings(workspace)
         adjustments: dict[str, float] | None = scope_adjustments(grades, config.assumptions, config.index.scope_gpus)

@@ -65,6 +65,10 @@ def planning(workspace: Path, as_of: date | None, frontier: bool = False, headli
 
     ws = load_workspace(workspace)
     ev, inputs = evaluate_with_inputs(ws, as_of)
+    if not ev.ranked:
+        from procure.analysis.evaluate import no_acceptable_offer
+
+        raise no_acceptable_offer(ev, "plan")
     result = Planning(make_plan(ws, ev.as_of, frontier=frontier, evaluation=(ev, inputs)), ws.inputs)
     if not headline:
         return result
@@ -97,4 +101,8 @@ def positioning(workspace: Path, as_of: date | None, current: float | None, curr
 
     ws = load_workspace(workspace)
     ev = evaluate(ws, as_of)
+    if not ev.ranked and current is None and current_offer is None and not ws.config.market.own:
+        from procure.analysis.evaluate import no_acceptable_offer
+
+        raise no_acceptable_offer(ev, "position", instead="place a figure with --current or an offer with --offer")
     return Positioning(ev, position(ev, ws.config.market, current, current_offer))

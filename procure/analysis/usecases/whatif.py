@@ -61,6 +61,10 @@ def what_if(
         from procure.analysis.whatif import price_to_win as compute_price_to_win
 
         found.evaluation = evaluate(ws, as_of)
+        if not found.evaluation.ranked:
+            from procure.analysis.evaluate import no_acceptable_offer
+
+            raise no_acceptable_offer(found.evaluation, "whatif", "--price-to-win", "try a change with --offer ID")
         found.price_to_win = compute_price_to_win(found.evaluation)
         return found
     if offer_id is None:
