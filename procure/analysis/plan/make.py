@@ -19,6 +19,7 @@ from procure.analysis.plan.candidates import (
     not_yet_signed,
     term_units,
 )
+from procure.analysis.plan.classes import reduce_near_copies, reduction_note
 from procure.analysis.plan.decisions import (
     MIN_BAND_CHANGES,
     TOO_LITTLE_HISTORY,
@@ -115,8 +116,11 @@ def make_plan(
     money, tasks = solver_scales(cands, scen)
     penalty, basis = unserved_price(ws, ev, inputs)
 
+    # Near-copies (classes.py): of each class of interchangeable offers the program keeps only the cheapest it can use
+    reduction = reduce_near_copies(cands, scen, policy)
+    program_cands = reindexed(cands, reduction.keep) if reduction.dropped else cands
     check_size(
-        cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit)
+        program_cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit)
     )  # before anything of that size is computed
 
     # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone), each
@@ -129,7 +133,11 @@ def make_plan(
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
-    found = solve_over_offers(cands, scen, policy, delta, risk, money, tasks, penalty, singles, notes)
+    if reduction.dropped:
+        notes.append(reduction_note(reduction, len(cands)))
+    found = solve_over_offers(
+        program_cands, scen, policy, delta, risk, money, tasks, penalty, [singles[i] for i in reduction.keep], notes
+    )
     chosen = found.chosen
     out = dispatch(found.plan_cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty)
     pick = Pick(
