@@ -7,6 +7,9 @@ from __future__ import annotations
 import io
 import sys
 
+# The commands whose answers are kept: each writes nothing but its output (with --out it is not kept)
+KEPT = ("compare",)
+
 
 class _Capture:
     """Bytes written to one stream, in order, whether as text or to its binary buffer."""
@@ -92,6 +95,11 @@ def _status(code: object) -> int:
 def main() -> None:
     """Answer from the result cache, else run the command line and keep its answer."""
     args = sys.argv[1:]
+    if not args or args[0] not in KEPT:
+        from procure.cli import main as command_line
+
+        command_line()  # any other command: nothing imported before the command line
+        return
     key = None
     try:
         from procure.io import resultcache

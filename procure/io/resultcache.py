@@ -37,7 +37,6 @@ from pathlib import Path
 from procure.io.cachekey import _open_regular, _read_at_most, folder, secret
 
 FORMAT = b"procure-answer-1"
-COMMANDS = ("compare",)  # the commands whose answers are kept: they write nothing but their output
 SUFFIX = ".answer"
 ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.answer")
 KEEP = 256
@@ -170,9 +169,8 @@ def _terminals() -> list[object]:
 
 
 def key_for(args: list[str]) -> str | None:
-    """The key of a command's answer, or None when the command's answer is not kept."""
-    if not args or args[0] not in COMMANDS:
-        return None
+    """The key of a command's answer (`args`: the command and its arguments), or None when it is not kept (a file
+    written, help asked for, no workspace found, too large a workspace)."""
     if any(a in NOT_KEPT or a.startswith(("--out=", "-o")) for a in args[1:]):
         return None
     start = _workspace_start(args[1:])
