@@ -130,3 +130,29 @@ def test_a_near_copy_dearer_in_one_figure_and_cheaper_in_another_is_kept(tmp_pat
     monkeypatch.setattr(make, "reduce_near_copies", lambda *a: seen.append(reduce(*a)) or seen[-1])
     make_plan(load_workspace(write(tmp_path / "ws", cfg, offers)), AS_OF)
     assert seen[0].dropped == 0 and len(seen[0].keep) == 6
+
+
+def test_a_plan_that_uses_every_kept_copy_is_solved_again_with_more(tmp_path, monkeypatch):
+    # Keep one member of each class only: the plan uses it, so the program is solved again keeping two, then four,
+    # until the plan leaves a kept member unused; the plan is then the whole program's.
+    cfg, offers = _market(random.Random(3), 0.6)
+    ws = load_workspace(write(tmp_path / "ws", cfg, offers))
+    monkeypatch.setattr(make, "reduce_near_copies", lambda cands, *_: Reduction(list(range(len(cands))), []))
+    whole = make_plan(ws, AS_OF)
+    monkeypatch.undo()
+    monkeypatch.setenv("PROCURE_CACHE_DIR", "")
+    from procure.analysis.plan import classes
+
+    monkeypatch.setattr(classes, "class_keep", lambda *_: 1)
+    scales: list[int] = []
+    reduce = classes.reduce_near_copies
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        found = reduce(*args, **kwargs)
+        scales.append(found.scale)
+        return found
+
+    monkeypatch.setattr(classes, "reduce_near_copies", spy)
+    reduced = make_plan(ws, AS_OF)
+    assert scales[-1] > 1  # solved again with more kept
+    assert reduced.expected_cost_per_task == pytest.approx(whole.expected_cost_per_task, rel=1e-7)

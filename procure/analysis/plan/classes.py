@@ -5,7 +5,9 @@ members that fewer than `keep` others undercut in every money figure at once."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -21,6 +23,12 @@ class Reduction:
 
     keep: list[int]
     classes: list[tuple[int, int]]  # (members, kept) of each class that lost a member
+    kept: list[list[int]] = field(default_factory=list)  # the kept members of each class that lost a member
+    scale: int = 1  # K of every class times this (doubled while a plan uses every kept member of a class)
+
+    def saturated(self, used: set[int]) -> bool:
+        """Whether a plan uses every kept member of a class (positions in the full list)."""
+        return any(set(members) <= used for members in self.kept)
 
     @property
     def dropped(self) -> int:
@@ -98,10 +106,11 @@ def undercut_counts(figures: np.ndarray, ids: list[str]) -> np.ndarray:
     return counts
 
 
-def reduce_near_copies(cands: list[Candidate], scen: Scenarios, policy: PlanConfig) -> Reduction:
+def reduce_near_copies(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, scale: int = 1) -> Reduction:
     """The candidates the plan's program needs: every one, but of each class of near-copies only the members fewer
     than `class_keep` others undercut in every money figure. A held contract, spot capacity and an offer whose vendor
-    has another offer are never left out (a vendor's share is read over all of its offers)."""
+    has another offer are never left out (a vendor's share is read over all of its offers). `scale` multiplies what
+    each class keeps."""
     vendors: dict[str, int] = {}
     for cand in cands:
         vendors[cand.vendor] = vendors.get(cand.vendor, 0) + 1
@@ -113,8 +122,9 @@ def reduce_near_copies(cands: list[Candidate], scen: Scenarios, policy: PlanConf
     peak = float(scen.demand.max()) if scen.demand.size else 0.0
     dropped: set[int] = set()
     classes = []
+    kept = []
     for members in groups.values():
-        keep = class_keep(cands[members[0]], peak, float(policy.max_vendor_share))
+        keep = class_keep(cands[members[0]], peak, float(policy.max_vendor_share)) * scale
         if keep == 0 or len(members) <= keep:
             continue
         figures = np.array([money_figures(cands[i], scen.months) for i in members], dtype=float)
@@ -125,7 +135,34 @@ def reduce_near_copies(cands: list[Candidate], scen: Scenarios, policy: PlanConf
         if out:
             dropped.update(out)
             classes.append((len(members), len(members) - len(out)))
-    return Reduction([i for i in range(len(cands)) if i not in dropped], classes)
+            kept.append([i for i, c in zip(members, counts) if c < keep])
+    return Reduction([i for i in range(len(cands)) if i not in dropped], classes, kept, scale)
+
+
+Found = TypeVar("Found")
+
+
+def solve_reduced(
+    cands: list[Candidate],
+    scen: Scenarios,
+    policy: PlanConfig,
+    reduction: Reduction,
+    notes: list[str],
+    solve: Callable[[Reduction, list[str]], Found],
+    used: Callable[[Found], set[str]],
+) -> Found:
+    """`solve` over the candidates `reduction` keeps; while its plan uses every kept member of a class (ids `used`),
+    what each class keeps is doubled and the program solved again (docs/plan.md, "Near-copies", point 4)."""
+    ids = {c.id: i for i, c in enumerate(cands)}
+    while True:
+        start = len(notes)
+        if reduction.dropped:
+            notes.append(reduction_note(reduction, len(cands)))
+        found = solve(reduction, notes)
+        if not reduction.dropped or not reduction.saturated({ids[i] for i in used(found)}):
+            return found
+        del notes[start:]
+        reduction = reduce_near_copies(cands, scen, policy, reduction.scale * 2)
 
 
 def reduction_note(reduction: Reduction, usable: int) -> str:
