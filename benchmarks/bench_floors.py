@@ -40,7 +40,8 @@ def line(name: str, a, b, wall: float, cpu: float) -> None:  # type: ignore[no-u
 def figures(tree: Path, runs: int, work: Path, rfp: int | None) -> None:
     py = [sys.executable]
     procure = [*py, "-m", "procure"]
-    env, folder = private_env(PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(tree))
+    # PYTHONSAFEPATH: the working folder is not put before PYTHONPATH, so the tree named is the one run
+    env, folder = private_env(PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(tree), PYTHONSAFEPATH="1")
     cache = env["PROCURE_CACHE_DIR"]
     print(f"{tree}:", flush=True)
     line("--help / import typer", *paired([*procure, "--help"], [*py, "-c", "import typer"], runs, env))
