@@ -110,10 +110,15 @@ def main() -> None:
         key, found = None, None
     if found is not None and getattr(sys.stdout, "buffer", None) and getattr(sys.stderr, "buffer", None):
         status, out, err = found
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
-        sys.stderr.buffer.write(err)
-        sys.stderr.flush()
+        try:
+            sys.stdout.buffer.write(out)
+            sys.stdout.flush()
+            sys.stderr.buffer.write(err)
+            sys.stderr.flush()
+        except BrokenPipeError:  # a reader that stopped early (`| head`): the rest goes nowhere, without a traceback
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(status)
 
     from procure.cli import main as command_line
