@@ -56,6 +56,7 @@ report: install
 	@$(BIN)/procure report --board --out board.pdf
 
 benchmark: install
+	$(BIN)/python benchmarks/bench_floors.py --rfp 1000
 	$(BIN)/python benchmarks/bench_speed.py --offers 1000 --draws 10000
 	$(BIN)/python benchmarks/bench_scale.py --sizes 10,100,1000,10000
 	$(BIN)/python benchmarks/bench_report.py --example

@@ -1,3 +1,3 @@
-from procure.cli import main
+from procure.front import main
 
 main()

@@ -20,7 +20,7 @@ LAYERS = [
     ("analysis", ["procure.analysis"]),
     ("render", ["procure.render"]),
     ("cli", ["procure.cli"]),
-    ("entry", ["procure.__main__"]),
+    ("entry", ["procure.__main__", "procure.front"]),
 ]
 
 

@@ -20,6 +20,7 @@ from procure.analysis.plan.candidates import (
     not_yet_signed,
     term_units,
 )
+from procure.analysis.plan.classes import Reduction, reduce_near_copies, solve_reduced
 from procure.analysis.plan.decisions import (
     MIN_BAND_CHANGES,
     TOO_LITTLE_HISTORY,
@@ -117,8 +118,13 @@ def make_plan(
     money, tasks = solver_scales(cands, scen)
     penalty, basis = unserved_price(ws, ev, inputs)
 
+    # Near-copies (classes.py): of each class of interchangeable offers the program keeps only the cheapest it can use
+    reduction = reduce_near_copies(cands, scen, policy)
     check_size(
-        cands, scen, policy, Risk(policy.cvar_weight, policy.cvar_limit)
+        reindexed(cands, reduction.keep) if reduction.dropped else cands,
+        scen,
+        policy,
+        Risk(policy.cvar_weight, policy.cvar_limit),
     )  # before anything of that size is computed
 
     # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone), each
@@ -131,7 +137,21 @@ def make_plan(
     best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
-    found = solve_over_offers(cands, scen, policy, delta, risk, money, tasks, penalty, singles, notes)
+
+    def over(kept: Reduction, into: list[str]) -> Found:
+        program = reindexed(cands, kept.keep) if kept.dropped else cands
+        check_size(program, scen, policy, risk)
+        alone = [singles[i] for i in kept.keep]
+        return solve_over_offers(program, scen, policy, delta, risk, money, tasks, penalty, alone, into)
+
+    def used(found: Found) -> set[str]:
+        ch = found.chosen
+        out = dispatch(found.plan_cands, ch.units, ch.nodes, ch.in_plan, scen, penalty)
+        return {found.plan_cands[u.commit.offer].id for u, n in zip(ch.units, ch.nodes) if n > 0} | {
+            found.plan_cands[c].id for c, served in out.by_source.items() if float(served.sum()) > 0
+        }
+
+    found = solve_reduced(cands, scen, policy, reduction, notes, over, used)
     chosen = found.chosen
     out = dispatch(found.plan_cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty)
     pick = Pick(

@@ -1,0 +1,145 @@
+"""The console entry point: a repeated `procure compare` on unchanged inputs is answered from the result cache
+(procure/io/resultcache.py) before the command line, or any library it computes with, is imported; otherwise the
+command runs as always (procure/cli), and what it printed is kept for the next time."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+# The commands whose answers are kept: each writes nothing but its output (with --out it is not kept)
+KEPT = ("compare",)
+
+
+class _Capture:
+    """Bytes written to one stream, in order, whether as text or to its binary buffer."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.spinner = False
+
+
+class _BinaryTee(io.RawIOBase):
+    def __init__(self, raw: object, capture: _Capture) -> None:
+        self._raw = raw
+        self._capture = capture
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:  # type: ignore[no-untyped-def, override]
+        written = self._raw.write(data)  # type: ignore[attr-defined]
+        self._capture.parts.append(bytes(data))
+        return written if written is not None else len(data)
+
+    def flush(self) -> None:
+        self._raw.flush()  # type: ignore[attr-defined]
+
+    def fileno(self) -> int:
+        return self._raw.fileno()  # type: ignore[attr-defined]
+
+    def isatty(self) -> bool:
+        return self._raw.isatty()  # type: ignore[attr-defined]
+
+
+class _TextTee(io.TextIOBase):
+    """A text stream that writes through to the one it replaces and keeps a copy: the same terminal, the same
+    encoding, so the command prints exactly what it would."""
+
+    def __init__(self, stream: io.TextIOBase, capture: _Capture) -> None:
+        self._stream = stream
+        self._capture = capture
+        raw = getattr(stream, "buffer", None)
+        self.buffer = _BinaryTee(raw, capture) if raw is not None else None
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return self._stream.errors
+
+    @property
+    def line_buffering(self) -> bool:
+        return getattr(self._stream, "line_buffering", False)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:  # type: ignore[override]
+        written = self._stream.write(text)
+        if "\r" in text or "\x1b[?25" in text:
+            self._capture.spinner = True  # a spinner (procure/cli/output.py `working`): timing, not an answer
+        self._capture.parts.append(text.encode(self.encoding or "utf-8", self.errors or "strict"))
+        return written
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+
+def _status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    return 1
+
+
+def main() -> None:
+    """Answer from the result cache, else run the command line and keep its answer."""
+    args = sys.argv[1:]
+    if not args or args[0] not in KEPT:
+        from procure.cli import main as command_line
+
+        command_line()  # any other command: nothing imported before the command line
+        return
+    key = None
+    try:
+        from procure.io import resultcache
+
+        key = resultcache.key_for(args)
+        found = resultcache.load(key) if key is not None else None
+    except Exception:  # the cache is a convenience: any fault of its own turns it off
+        key, found = None, None
+    if found is not None and getattr(sys.stdout, "buffer", None) and getattr(sys.stderr, "buffer", None):
+        status, out, err = found
+        try:
+            sys.stdout.buffer.write(out)
+            sys.stdout.flush()
+            sys.stderr.buffer.write(err)
+            sys.stderr.flush()
+        except BrokenPipeError:  # a reader that stopped early (`| head`): the rest goes nowhere, without a traceback
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(status)
+
+    from procure.cli import main as command_line
+
+    if key is None:
+        command_line()
+        return
+    out, err = _Capture(), _Capture()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _TextTee(stdout, out), _TextTee(stderr, err)  # type: ignore[assignment]
+    status: int | None = None
+    try:
+        command_line()
+        status = 0
+    except SystemExit as exc:
+        status = _status(exc.code)
+        raise
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+        if status in (0, 2) and not out.spinner and not err.spinner:
+            try:
+                resultcache.store(key, status, b"".join(out.parts), b"".join(err.parts))
+            except Exception:
+                pass
