@@ -829,3 +829,39 @@ def test_a_short_index_history_gives_no_band_in_the_memo(tmp_path):
     line = next(h for h in memo.holding if h.startswith("Not asked for today"))
     assert "too little price history for a band" in line and "chances between" not in line
     assert any("too little price history for a band (6 monthly index changes, 12 needed)" in n for n in plan.notes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kept", [1, 2, 5])
+def test_the_memo_words_rejected_offers_for_a_board_whatever_their_number(tmp_path, kept):
+    """The example's five offers that fail a gate, one, two or all five of them beside the acceptable ones: the memo
+    gives each its reason in the board's words (named when few, counted when more), never the tool's: no setting,
+    no draws or haircut, no backticks, no command."""
+    import re
+    import shutil
+
+    from clihelp import html_words, run
+
+    root = Path(__file__).parent.parent
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for part in ("offers", "grades", "performance", "market", "actuals", "procure.yaml"):
+        copy = shutil.copytree if (root / part).is_dir() else shutil.copy
+        copy(root / part, ws / part)
+    rejected = ["brightwater-b200-bm", "meridian-b200-mc", "own-b200-colo", "quarry-b200-mc", "saltmarsh-b200-ms"]
+    for offer_id in rejected[kept:]:
+        next((ws / "offers").glob(f"{offer_id}.yaml")).unlink()
+    out = tmp_path / "memo.html"
+    result = run("report", "--board", "-w", ws, "--as-of", "2026-12-07", "--format", "html", "--out", out)
+    assert result.exit_code == 0, result.output
+    text = html_words(out.read_text(encoding="utf-8"))
+    sentence = text[text.index("Not acceptable at any price") :].split(" reasons.")[0]
+    if kept <= 2:
+        # named with the first gate each fails: Brightwater's availability (unrated), Meridian's availability
+        assert "Brightwater" in sentence and "availability below our minimum" in sentence
+    else:
+        assert "5 offers" in sentence and "availability below our minimum (4)" in sentence
+        assert "too slow for each user (1)" in sentence
+    for word in ("policy.", "gate_confidence", "draws", "haircut", "`", "procure ", "x ours", "unrated:"):
+        assert word not in sentence, word
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", sentence), sentence  # no configuration key

@@ -92,7 +92,6 @@ def test_a_closed_pipe_on_a_long_output_is_141(example):
         assert "error" not in result.stderr.lower()
 
 
-
 def test_the_horizon_asked_for_outlasts_the_reason_on_a_terminal(example):
     result = CliRunner().invoke(
         app, ["compare", "--horizon", "24", "--as-of", AS_OF, "-w", str(example)], env={"COLUMNS": "70", "LINES": "200"}

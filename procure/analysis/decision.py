@@ -271,7 +271,9 @@ def _headline(rec: Recommendation, currency: str) -> str:
         else "cost not known"
     )
     kind = "the plan" if rec.kind == "plan" else "the single offer"
-    text = f"Recommended: {kind} ({what}) at {cost} {rec.basis}"
+    # a per-token offer's line already states its price per 1,000 tasks: the same figure is not said twice
+    said = rec.kind == "offer" and f"{cost.split(' per ')[0]} per 1,000 tasks" in what
+    text = f"Recommended: {kind} ({what}) " + ("" if said else f"at {cost} ") + rec.basis
     best = rec.best_single
     if rec.kind == "plan" and best.offer is not None:
         if rec.saving_share is None:

@@ -194,6 +194,9 @@ class MemoFigures:
     near_tie_gap: float | None = None  # today's cost apart, cheapest today against cheapest over the horizon
     near_tie: tuple[str, str] | None = None  # the offers cheapest today and over the horizon, when they differ
     facts: dict[str, tuple[list[Fact], list[Fact]]] = field(default_factory=dict)  # each offer's pros and cons
+    # each offer not acceptable at any price, with the first gate it fails (its root cause; "cost" when it passes
+    # every gate but has no cost): the memo words them, whatever their number
+    rejected: list[tuple[str, str]] = field(default_factory=list)
     terms: TermFigures | None = None
     today: AgainstToday | None = None
     offer_risks: OfferRisks | None = None
@@ -231,6 +234,9 @@ def memo_figures(
         if o.evidence
     }
     fig.cost = cost_figures(rec, ev, position, plan)
+    fig.rejected = [
+        (o.vendor, next((g.gate for g in o.gates if not g.passed), "cost")) for o in ev.offers if not o.acceptable
+    ]
     if plan is not None and plan.held and plan.term_sheet:
         last_held = max(h.end for h in plan.held)
         if all(r.start >= last_held for r in plan.term_sheet):

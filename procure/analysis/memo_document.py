@@ -118,6 +118,7 @@ class BoardMemo(BaseModel):
     today: AgainstToday | None
     options: list[OptionRow]
     near_tie: str | None
+    rejected: str | None = Field(None, description="the offers not acceptable at any price, in the board's words")
     scenarios: list[ScenarioRow]
     scenario_note: str
     risks: list[Risk]

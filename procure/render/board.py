@@ -103,6 +103,14 @@ CON_WORDS = {
 }
 
 
+def _evidence_words(record: OfferRecord) -> str:
+    """What an offer's throughput rests on: the curve's source, or for a per-token offer its stated rate limits
+    (none stated: said so)."""
+    if not _kind(record).per_task:
+        return EVIDENCE_WORDS.get(record.points_source, "reference curve")
+    return "vendor's rate limits" if record.terms.service.rate_limits is not None else "no rate limits stated"
+
+
 def _pros_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[str, str]:
     """The pros and cons analysis decides (procure.analysis.memo.pros_and_cons), in the board's words."""
     pros, cons = fig.facts[record.id]
@@ -660,6 +668,41 @@ def deadline_words(rec: Recommendation) -> str | None:
     return f"Decide by {rec.deadline:%-d %B %Y}: {rec.deadline_reason}."
 
 
+# Why an offer is not acceptable, in the board's words, by the first gate it fails (analysis/gates.py): the reasons
+# themselves name settings and figures a board does not read (the comparison report gives them in full).
+GATE_WORDS = {
+    "availability": "availability below our minimum",
+    "latency": "too slow for each user",
+    "ttft": "first answer too slow",
+    "quality": "output quality below our bar",
+    "security": "a security requirement not met",
+    "region": "outside the regions we allow",
+    "grade": "not a service we buy",
+    "capacity": "too small for the demand",
+    "validity": "quote expired",
+    "cost": "its cost cannot be worked out from the offer",
+}
+REJECTED_NAMED = 2  # up to this many offers are named with their reason; more are counted by reason
+
+
+def rejected_words(fig: MemoFigures) -> str | None:
+    """The offers not acceptable at any price in one sentence of the board's words, whatever their number: named
+    with their reason when few, counted by reason when more; the comparison report gives each offer's reasons."""
+    if not fig.rejected:
+        return None
+    if len(fig.rejected) <= REJECTED_NAMED:
+        named = "; ".join(f"{clip(vendor, 40)} ({GATE_WORDS.get(gate, gate)})" for vendor, gate in fig.rejected)
+        return f"Not acceptable at any price: {named}. The comparison report gives each offer's reasons."
+    counts: dict[str, int] = {}
+    for _, gate in fig.rejected:
+        counts[gate] = counts.get(gate, 0) + 1
+    why = ", ".join(f"{GATE_WORDS.get(g, g)} ({n})" for g, n in counts.items())
+    return (
+        f"Not acceptable at any price: {len(fig.rejected)} offers, {why}; the comparison report gives each offer's "
+        "reasons."
+    )
+
+
 def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
     """The memo for the recommendation, in words, from its figures (procure.analysis.memo.memo_figures): the plan
     when there is one (every part then speaks of the plan's fixed portfolio), else the recommended offer; without
@@ -667,6 +710,7 @@ def board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
     rec, plan = fig.rec, fig.plan
     memo = _board_memo(ev, fig)
     memo.options_more = max(0, len(ev.ranked) - len(memo.options))
+    memo.rejected = rejected_words(fig)
     memo.ask = vendor_asks(rec, ev.currency)
     if rec.kind == "plan" and plan is not None:
         memo.holding = holding_words(plan, fig)
@@ -777,9 +821,7 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
                 vendor=o.vendor,
                 rank=o.rank or 0,
                 price_basis=_basis_words(o.pricing_basis),
-                evidence=EVIDENCE_WORDS.get(o.points_source, "reference curve")
-                if not _kind(o).per_task
-                else "vendor's rate limits",
+                evidence=_evidence_words(o),
                 operator=_operator(o),
                 commitment=fig.commitments.get(o.id),
                 snapshot_per_task=o.metrics.get("cost_per_task"),
@@ -910,12 +952,7 @@ def _plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
     bases = list(
         dict.fromkeys(_basis_words(o.pricing_basis) for o, line in zip(offers, plan.plan) if line.role == "commit")
     )
-    evidence = list(
-        dict.fromkeys(
-            EVIDENCE_WORDS.get(o.points_source, "reference curve") if not _kind(o).per_task else "vendor's rate limits"
-            for o in offers
-        )
-    )
+    evidence = list(dict.fromkeys(_evidence_words(o) for o in offers))
     pros, cons = [], []
     if plan.saving_share is not None and plan.saving_share > 0 and ask.single_vendor:
         pros.append(
