@@ -213,14 +213,14 @@ def test_options_carry_basis_evidence_tier_and_a_near_tie(memo):
     assert (petrel.price_basis, petrel.evidence) == ("fixed price", "reference curve")
     today = min(ev.ranked, key=lambda o: o.metrics["cost_per_task"])
     horizon = min(ev.ranked, key=lambda o: o.metrics["horizon_cost_per_task"])
-    assert "lowest over 36 months" in next(o for o in m.options if o.offer == horizon.id).pros
+    assert f"lowest over {ev.horizon_months} months" in next(o for o in m.options if o.offer == horizon.id).pros
     assert "lowest cost today" in next(o for o in m.options if o.offer == today.id).pros
     # A near-tie is called exactly when today's cheapest and the horizon's cheapest differ.
     if today.id == horizon.id:
         assert m.near_tie is None
     else:
         assert m.near_tie.startswith(
-            f"A near-tie: {today.vendor} is cheapest today and {horizon.vendor} over 36 months"
+            f"A near-tie: {today.vendor} is cheapest today and {horizon.vendor} over {ev.horizon_months} months"
         )
 
 
@@ -238,7 +238,7 @@ def test_near_tie_names_both_offers_and_what_decides(memo):
     # today's cost apart, as a share of today's cheapest (Keel)
     gap = abs(keel.metrics["cost_per_task"] - horizon.metrics["cost_per_task"]) / keel.metrics["cost_per_task"]
     assert f"{gap:.1%} apart today" in text
-    assert text.startswith(f"A near-tie: Keel Systems is cheapest today and {horizon.vendor} over 36 months")
+    assert text.startswith(f"A near-tie: Keel Systems is cheapest today and {horizon.vendor} over 24 months")
     assert "fixed price, 12-month term" in text
 
 

@@ -138,3 +138,24 @@ def test_the_best_single_offer_is_the_same_everywhere(surfaces: dict) -> None:
     figure = f"{best['cost_per_1000_tasks']:.2f}"
     for surface in ("board", "comparison"):
         assert best["vendor"] in surfaces[surface] and figure in surfaces[surface], surface
+
+
+def test_one_workspace_has_one_horizon(tmp_path: Path) -> None:
+    """With demand: the plan's months are every surface's horizon: horizon.months set to another figure is not used
+    (validate says so and how to change it), cashflow counts the plan's 24 months unless --horizon asks otherwise."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for part in ("offers", "grades", "performance", "market", "actuals"):
+        shutil.copytree(ROOT / part, root / part)
+    text = (ROOT / "procure.yaml").read_text(encoding="utf-8")
+    stated = "  months: 24                   # the plan's horizon"
+    (root / "procure.yaml").write_text(text.replace(stated, "  months: 36  #"))
+    checked = run("validate", "-w", root, "--as-of", AS_OF)
+    assert checked.exit_code == 0, checked.output
+    assert "horizon.months 36 is not used: with demand: every surface counts the plan's 24 months" in " ".join(
+        checked.stderr.split()
+    )
+    flows = json.loads(run("cashflow", "-w", root, "--as-of", AS_OF, "--format", "json").stdout)
+    assert flows["horizon_months"] == 24
+    asked = json.loads(run("cashflow", "-w", root, "--as-of", AS_OF, "--format", "json", "--horizon", "36").stdout)
+    assert asked["horizon_months"] == 36

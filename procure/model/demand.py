@@ -42,6 +42,15 @@ def demand_config(config: WorkspaceConfig) -> DemandConfig:
     return config.demand or DemandConfig()
 
 
+def surface_horizon(config: WorkspaceConfig) -> int | None:
+    """The horizon the offers' cash flows are counted over (cashflow, compare --horizon, the reports' horizon
+    figures), when horizon.months asks for one: the plan's own, demand.months, where `demand:` states it, so that
+    one workspace has one horizon on every surface; else horizon.months (None: not asked for)."""
+    if config.horizon.months is None:
+        return None
+    return (config.demand.months if config.demand is not None else None) or config.horizon.months
+
+
 def horizon_months(config: WorkspaceConfig) -> int:
     """demand.months, else horizon.months, else 24."""
     spec = demand_config(config)

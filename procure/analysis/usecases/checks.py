@@ -159,6 +159,13 @@ def validation(workspace: Path, as_of: date | None) -> Validated:
         for w in contradiction_warnings(offer, ws.lines[offer.id]) + offer_warnings(offer, ws.lines[offer.id])
     ]
     warnings += stale_grade_warnings(ws.grades, ws.root)
+    cfg = ws.config
+    if cfg.demand is not None and cfg.demand.months and cfg.horizon.months and cfg.demand.months != cfg.horizon.months:
+        warnings.append(
+            f"procure.yaml: horizon.months {cfg.horizon.months} is not used: with demand: every surface counts the "
+            f"plan's {cfg.demand.months} months (demand.months); set horizon.months to {cfg.demand.months} or pass "
+            "--horizon to cashflow and compare for another"
+        )
     found, said = reference_lines(ws)  # measured curves and post-signing trials against the public curves
     own, own_said = offer_point_lines(ws)  # the offers' own points against them
     found, said = [*own, *found], said + own_said

@@ -54,7 +54,9 @@ def comparison(
 
     ws = load_workspace(workspace)
     known_offers(ws, offers)
-    months = horizon or (ws.config.horizon.months if rank_by_horizon else None)
+    from procure.model.demand import surface_horizon
+
+    months = horizon or (surface_horizon(ws.config) if rank_by_horizon else None)
     by_horizon = ranks_by_horizon(rank_by_horizon, months, "--horizon N (or horizon.months in procure.yaml)")
     if monte_carlo is not None:
         with progress("Monte Carlo", True) as advance:
@@ -77,7 +79,9 @@ def _workbook_sheets(result: Comparison, as_of: date | None) -> None:
 
     ws, ev = result.workspace, result.evaluation
     if not ev.horizon_months:
-        result.horizon_flows, _ = evaluate_with_inputs(ws, as_of, None, ws.config.horizon.months or DEFAULT_HORIZON)
+        from procure.model.demand import surface_horizon
+
+        result.horizon_flows, _ = evaluate_with_inputs(ws, as_of, None, surface_horizon(ws.config) or DEFAULT_HORIZON)
     if ev.ranked:
         result.sensitivity = offer_sensitivity(ws, ev, result.inputs, [o.id for o in ev.ranked][:3])
 

@@ -34,7 +34,9 @@ def cash_flows(
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
-    months = horizon or ws.config.horizon.months or DEFAULT_HORIZON
+    from procure.model.demand import surface_horizon
+
+    months = horizon or surface_horizon(ws.config) or DEFAULT_HORIZON
     ev, inputs = evaluate_with_inputs(ws, as_of, None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([unknown_offer(offer, [o.id for o in ev.offers])])

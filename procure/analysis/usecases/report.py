@@ -75,7 +75,9 @@ def reporting(
     ws = load_workspace(workspace)
     if loaded is not None:
         loaded()
-    months = ws.config.horizon.months
+    from procure.model.demand import surface_horizon
+
+    months = surface_horizon(ws.config)
     by_horizon = ranks_by_horizon(rank_by_horizon, months, "horizon.months in procure.yaml")
     progress = MonteCarlo(progress=lambda done, total: stage("Monte Carlo draws", done, total))
     ev, inputs = evaluate_with_inputs(ws, as_of, progress, months, by_horizon)
