@@ -865,3 +865,29 @@ def test_the_memo_words_rejected_offers_for_a_board_whatever_their_number(tmp_pa
     for word in ("policy.", "gate_confidence", "draws", "haircut", "`", "procure ", "x ours", "unrated:"):
         assert word not in sentence, word
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", sentence), sentence  # no configuration key
+
+
+@pytest.mark.slow
+def test_a_memo_with_no_acceptable_offer_says_why_and_what_to_do_next(tmp_path):
+    """Every offer of the example fails once the availability minimum is 99.99%: the memo recommends none, says why
+    in the board's words (counted by reason) and names the next step."""
+    import shutil
+
+    from clihelp import html_words, run
+
+    root = Path(__file__).parent.parent
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for part in ("offers", "grades", "performance", "market", "actuals", "procure.yaml"):
+        (shutil.copytree if (root / part).is_dir() else shutil.copy)(root / part, ws / part)
+    config = ws / "procure.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("min_availability: 0.98 ", "min_availability: 0.9999 ")
+    )
+    out = tmp_path / "memo.html"
+    result = run("report", "--board", "-w", ws, "--as-of", "2026-12-07", "--format", "html", "--out", out)
+    assert result.exit_code == 0, result.output
+    text = html_words(out.read_text(encoding="utf-8"))
+    assert "No offer passes every requirement, so none can be recommended." in text
+    assert "Not acceptable at any price: 12 offers, availability below our minimum" in text
+    assert "Next: ask the vendors closest to our requirements for what they miss" in text
