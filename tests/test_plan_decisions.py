@@ -367,15 +367,12 @@ def test_one_commitment_figure_for_the_term_sheet_the_ask_and_the_risk_register(
     assert concentration.impact == pytest.approx(1_850_600)
 
 
-def test_a_held_contract_stays_when_the_best_single_offer_is_cheaper(tmp_path):
-    """Held 100 GPUs at 5.00 for months 1-6 with a flat demand of 100 GPUs' worth for 6 months; another offer at 3.00
-    and no vendor cap. The held contract is paid whatever the plan does, so the plan keeps it and asks for nothing
-    more: its cash is 100 x 5.00 x 730 x 6 = 2,190,000 over 100 x 1,080 x 730 x 6 = 473,040,000 tasks, 0.0046296 a
-    task. Before, the best single offer (the 3.00 one, 100 GPUs) replaced the plan whole, held contract included, and
-    the plan reported 3.00 / 1,080 = 0.0027778 a task while the cash paid was the held contract's and its own."""
+def held_beside_cheaper(months: int) -> tuple[dict, list[dict]]:
+    """A flat demand of 100 GPUs' worth for `months`; 100 GPUs held at 5.00 for months 1-6 (December to May) and an
+    offer at 3.00 for 6-month terms."""
     cfg = config()
     cfg["demand"] = {
-        "months": 6,
+        "months": months,
         "start": 100 * 1080 * 730,
         "growth": 0.0,
         "paths": [{"name": "flat", "factor": 1.0, "probability": 1.0}],
@@ -385,6 +382,16 @@ def test_a_held_contract_stays_when_the_best_single_offer_is_cheaper(tmp_path):
         offer("cheap", gpus=0, max_gpus=1000, gpu_hour=3.0, term_months=6),
     ]
     offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 100, "start": "2026-10-01", "end": "2027-05-31"}}
+    return cfg, offers
+
+
+def test_a_held_contract_stays_when_the_best_single_offer_is_cheaper(tmp_path):
+    """Held 100 GPUs at 5.00 for months 1-6 with a flat demand of 100 GPUs' worth for 6 months; another offer at 3.00
+    and no vendor cap. The held contract is paid whatever the plan does, so the plan keeps it and asks for nothing
+    more: its cash is 100 x 5.00 x 730 x 6 = 2,190,000 over 100 x 1,080 x 730 x 6 = 473,040,000 tasks, 0.0046296 a
+    task. Before, the best single offer (the 3.00 one, 100 GPUs) replaced the plan whole, held contract included, and
+    the plan reported 3.00 / 1,080 = 0.0027778 a task while the cash paid was the held contract's and its own."""
+    cfg, offers = held_beside_cheaper(months=6)
     result = plan_for(tmp_path, cfg, offers)
     held = [x for x in result.plan if x.decision == "held"]
     assert [(x.offer, x.gpus) for x in held] == [("held", 100)]
@@ -459,23 +466,10 @@ def test_a_held_contract_stays_when_a_cheaper_offer_serves_the_months_after_it(t
     offer for months 7-12 only: (5.00 x 6 + 3.00 x 6) / 12 = 4.00 a GPU-hour over 1,080 tasks, 0.0037037 a task.
     Before, the best single offer replaced the plan whole: it asked for 100 GPUs more in months 1-6 and reported
     3.00 / 1,080 = 0.0027778 a task while the cash paid the held contract too."""
-    cfg = config()
+    cfg, offers = held_beside_cheaper(months=12)
     cfg["plan"]["max_vendor_share"] = 1.0
-    cfg["demand"] = {
-        "months": 12,
-        "start": 100 * 1080 * 730,
-        "growth": 0.0,
-        "paths": [{"name": "flat", "factor": 1.0, "probability": 1.0}],
-    }
-    offers = [
-        offer("held", gpus=0, max_gpus=1000, gpu_hour=5.0, term_months=6),
-        offer("cheap", gpus=0, max_gpus=1000, gpu_hour=3.0, term_months=6),
-    ]
-    offers[0]["contract"] = {"signed": {"date": "2026-10-01", "gpus": 100, "start": "2026-10-01", "end": "2027-05-31"}}
     result = plan_for(tmp_path, cfg, offers)
-    lines = sorted((x.offer, x.gpus, x.start_month, x.end_month, x.decision) for x in result.plan if x.role == "commit")
-    assert ("held", 100, 1, 6, "held") in lines
-    assert [x for x in lines if x[0] == "cheap"] == [("cheap", 100, 7, 12, x[4]) for x in lines if x[0] == "cheap"]
-    assert not [x for x in lines if x[0] == "cheap" and x[2] <= 6]
+    lines = sorted((x.offer, x.gpus, x.start_month, x.end_month) for x in result.plan if x.role == "commit")
+    assert lines == [("cheap", 100, 7, 12), ("held", 100, 1, 6)]
     assert result.expected_cost_per_task == pytest.approx(4.0 / 1080, rel=1e-9)
     assert result.single_best.expected_cost_per_task >= result.expected_cost_per_task * (1 - 1e-9)

@@ -25,8 +25,6 @@ from procure.model.inputs import ContractTerms, HorizonConfig
 from procure.model.kinds import kind_named
 from procure.model.units import PerThousand
 
-DAYS_PER_MONTH = 365.25 / 12
-
 RENEWAL_RULES = {
     "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the "
     "index at the as-of date; index-linked: its spread, floor and cap)",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from procure.analysis.commitment import line_commitments, offer_commitment
 from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
+from procure.model.calendar import earliest
 from procure.model.kinds import kind_of
 
 if TYPE_CHECKING:
@@ -41,10 +42,8 @@ def _deadline(lines: list[AskLine], plan: PlanResult) -> dict[str, date | str | 
     found = [(x.valid_until, f"the offer of {x.vendor} expires then") for x in lines]
     if plan.sign_by is not None:
         found.append((plan.sign_by, plan.sign_by_reason))
-    if not found:
-        return {"deadline": None, "deadline_reason": ""}
-    day = min(d for d, _ in found)
-    return {"deadline": day, "deadline_reason": "; ".join(dict.fromkeys(why for d, why in found if d == day))}
+    day, why = earliest(found)
+    return {"deadline": day, "deadline_reason": why}
 
 
 def condition_words(record: OfferRecord) -> list[str]:

@@ -78,3 +78,12 @@ def term_end(start: date, months: int) -> date:
     if start.day > days_in_month(target):
         return target.replace(day=days_in_month(target))
     return target.replace(day=start.day) - timedelta(days=1)
+
+
+def earliest(found: list[tuple[date, str]]) -> tuple[date | None, str]:
+    """The first of dated reasons, with every reason that falls on it (once each, in order): a decide-by date and
+    what sets it."""
+    if not found:
+        return None, ""
+    day = min(d for d, _ in found)
+    return day, "; ".join(dict.fromkeys(why for d, why in found if d == day))

@@ -1061,14 +1061,16 @@ def _tasks(count: float) -> str:
     return f"{count / 1e6:,.0f} M" if count >= 1e6 else f"{count:,.0f}"
 
 
+def _priced(shortfall: float | None, price: float | None, cur: str) -> str:
+    """The price unserved tasks are counted at, when the shortfall is priced."""
+    if price is not None and shortfall:
+        return f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)"
+    return ", not priced (plan.unserved_penalty_per_task)"
+
+
 def _unserved_words(tasks: float, share: float, shortfall: float, price: float | None, cur: str) -> str:
     """The demand a risk leaves unserved and its shortfall, apart from the cash."""
-    priced = (
-        f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)"
-        if price is not None and shortfall > 0
-        else ", not priced (plan.unserved_penalty_per_task)"
-    )
-    return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{priced}"
+    return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{_priced(shortfall, price, cur)}"
 
 
 def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
@@ -1085,11 +1087,7 @@ def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
     extra = v.late_extra
     basis = "per month late: its capacity bought on demand" if extra > 0 else "per month late: no extra cash"
     if stranded:
-        priced = (
-            f" at {price * 1000:,.2f} {cur} per 1,000 (the shortfall)"
-            if price is not None and v.late_shortfall
-            else ", not priced (plan.unserved_penalty_per_task)"
-        )
+        priced = _priced(v.late_shortfall, price, cur)
         basis += f"; {_tasks(v.late_shortfall_tasks)} tasks unserved per month late{priced}"
     elif extra <= 0:
         basis = "none: the rest of the plan's capacity covers the demand meanwhile"

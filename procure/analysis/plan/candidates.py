@@ -67,6 +67,14 @@ class Tranche(NamedTuple):
     first_share: float = 1.0
     last_share: float = 1.0
 
+    def within(self) -> np.ndarray:
+        """The share of each plan month first..last (within the horizon) the tranche holds."""
+        out = np.ones(self.last - self.first + 1)
+        out[0] *= self.first_share
+        if self.last == self.end:
+            out[-1] *= self.last_share
+        return out
+
 
 @dataclass
 class Candidate:

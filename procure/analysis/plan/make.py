@@ -60,7 +60,7 @@ from procure.analysis.scenarios import claim_low_end
 from procure.analysis.unserved import market_unserved_price
 from procure.errors import InputError, Problem
 from procure.io.workspace import Workspace
-from procure.model.calendar import share_from
+from procure.model.calendar import earliest, share_from
 from procure.model.demand import Scenarios, from_as_of
 from procure.model.demand import scenarios as demand_scenarios
 from procure.model.inputs import Offer, PlanConfig
@@ -525,10 +525,7 @@ def signing_deadline(sheet: list[TermSheetRow], as_used: Sequence[Offer] = ()) -
                     f"the last day to sign for the {row.gpus:,} GPUs of {row.vendor} to start on {row.start:%-d %B %Y}",
                 )
             )
-    if not found:
-        return None, ""
-    day = min(d for d, _ in found)
-    return day, "; ".join(dict.fromkeys(why for d, why in found if d == day))
+    return earliest(found)
 
 
 def price_note(stressed: PlanStress, notes: list[str]) -> None:

@@ -180,11 +180,7 @@ def shortfall(cands: list[Candidate], scen: Scenarios) -> Shortfall:
         rest += max((c.max_nodes * c.tasks_node_month for c in cand.commits if not c.held), default=0.0) * delivered
         for t in cand.held:
             held = next(c for c in cand.commits if c.held and c.node_gpus == t.gpus)
-            shares = np.ones(t.last - t.first + 1)
-            shares[0] *= t.first_share
-            if t.last == t.end:
-                shares[-1] *= t.last_share
-            rest[t.first : t.last + 1] += held.tasks_node_month * shares
+            rest[t.first : t.last + 1] += held.tasks_node_month * t.within()
         if cand.source is not None and cand.source.spot:
             spot += cand.source.cap_month * delivered
         elif cand.source is not None:
