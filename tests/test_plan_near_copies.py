@@ -8,6 +8,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from planws import config, offer, write
@@ -156,3 +157,46 @@ def test_a_plan_that_uses_every_kept_copy_is_solved_again_with_more(tmp_path, mo
     reduced = make_plan(ws, AS_OF)
     assert scales[-1] > 1  # solved again with more kept
     assert reduced.expected_cost_per_task == pytest.approx(whole.expected_cost_per_task, rel=1e-7)
+
+
+def _whole(cands, *_):  # type: ignore[no-untyped-def]
+    return Reduction(list(range(len(cands))), [])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("source", "count"), [(ROOT, 48), (ROOT / "tests" / "data" / "real_offers", 50)])
+def test_near_copies_of_slightly_other_capacities_plan_as_the_whole_program(tmp_path, monkeypatch, source, count):
+    # RFP-like markets (benchmarks/rfp.py): each copy's vendor draws its own availability, so copies deliver capacities
+    # about 0.1% apart and are a class only with capacities compared as well as prices. The reduced program (under the
+    # share rule raised by that spread, where the workspace has one) plans at the whole program's cost and CVaR.
+    root = make_market(tmp_path / "ws", count, source=source)
+    cfg = yaml.safe_load((root / "procure.yaml").read_text())
+    cfg.setdefault("plan", {})["mip_gap"] = 0.0
+    cfg.setdefault("demand", {})["scenarios"] = 30
+    (root / "procure.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    ws = load_workspace(root)
+    seen: list[Reduction] = []
+    reduce = make.reduce_near_copies
+    monkeypatch.setattr(make, "reduce_near_copies", lambda *a, **k: seen.append(reduce(*a, **k)) or seen[-1])
+    reduced = make_plan(ws, AS_OF)
+    assert seen[0].dropped > 0 and 0 < seen[0].spread < 0.01
+    monkeypatch.setattr(make, "reduce_near_copies", _whole)
+    whole = make_plan(ws, AS_OF)
+    assert reduced.expected_cost_per_task == pytest.approx(whole.expected_cost_per_task, rel=1e-7)
+    assert reduced.cvar == pytest.approx(whole.cvar, rel=1e-6)
+
+
+def test_the_capacity_spread_raises_the_share_the_reduced_program_is_solved_under():
+    from procure.analysis.plan.classes import capacity_spread, share_allowed
+    from procure.model.inputs import PlanConfig
+
+    # node tasks 100, 100.1 and 99.9 a month, the same room: the largest exceeds the smallest by 0.2/99.9
+    rows = np.array([[100.0, 50.0], [100.1, 50.0], [99.9, 50.0]])
+    assert capacity_spread(rows) == pytest.approx(0.2 / 99.9, rel=1e-12)
+    assert capacity_spread(np.array([[100.0, np.inf], [100.0, np.inf]])) == 0.0
+    assert capacity_spread(np.array([[0.0], [1.0]])) == np.inf
+    policy = PlanConfig(max_vendor_share=0.7)
+    reduced = Reduction([0, 1], [(3, 2)], [[0, 1]], spread=0.002)
+    assert share_allowed(policy, reduced).max_vendor_share == pytest.approx(0.7 * 1.002, rel=1e-12)
+    assert share_allowed(policy, Reduction([0, 1], [(3, 2)], [[0, 1]])) is policy  # capacities equal: as stated
+    assert share_allowed(PlanConfig(max_vendor_share=1.0), reduced).max_vendor_share == 1.0

@@ -54,7 +54,7 @@ from procure.analysis.plan.result import (
 )
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
-from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan
+from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan, vendor_shares_ok
 from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE, stress
 from procure.analysis.scenarios import claim_low_end
 from procure.analysis.unserved import market_unserved_price
@@ -138,20 +138,19 @@ def make_plan(
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
 
-    def over(kept: Reduction, into: list[str]) -> Found:
+    def over(kept: Reduction, into: list[str], allowed: PlanConfig) -> Found:
         program = reindexed(cands, kept.keep) if kept.dropped else cands
-        check_size(program, scen, policy, risk)
+        check_size(program, scen, allowed, risk)
         alone = [singles[i] for i in kept.keep]
-        return solve_over_offers(program, scen, policy, delta, risk, money, tasks, penalty, alone, into)
+        return solve_over_offers(program, scen, allowed, delta, risk, money, tasks, penalty, alone, into)
 
     def used(found: Found) -> set[str]:
-        ch = found.chosen
-        out = dispatch(found.plan_cands, ch.units, ch.nodes, ch.in_plan, scen, penalty)
-        return {found.plan_cands[u.commit.offer].id for u, n in zip(ch.units, ch.nodes) if n > 0} | {
-            found.plan_cands[c].id for c, served in out.by_source.items() if float(served.sum()) > 0
-        }
+        return _used(found, scen, penalty)
 
-    found = solve_reduced(cands, scen, policy, reduction, notes, over, used)
+    def shares_kept(found: Found) -> bool:
+        return _shares_kept(found, scen, penalty, policy.max_vendor_share)
+
+    found = solve_reduced(cands, scen, policy, reduction, notes, over, used, shares_kept)
     chosen = found.chosen
     out = dispatch(found.plan_cands, chosen.units, chosen.nodes, chosen.in_plan, scen, penalty)
     pick = Pick(
@@ -349,6 +348,22 @@ class Found:
     solver_cands: list[Candidate]
     bound_gap: float | None
     check: str | None
+
+
+def _used(found: Found, scen: Scenarios, penalty: float) -> set[str]:
+    """The ids of the offers a plan uses: a commitment or pay-as-used capacity that serves."""
+    ch = found.chosen
+    out = dispatch(found.plan_cands, ch.units, ch.nodes, ch.in_plan, scen, penalty)
+    return {found.plan_cands[u.commit.offer].id for u, n in zip(ch.units, ch.nodes) if n > 0} | {
+        found.plan_cands[c].id for c, served in out.by_source.items() if float(served.sum()) > 0
+    }
+
+
+def _shares_kept(found: Found, scen: Scenarios, penalty: float, share: float) -> bool:
+    """Whether a plan keeps the vendor share rule as stated (solver.vendor_shares_ok, on its dispatch)."""
+    ch = found.chosen
+    out = dispatch(found.plan_cands, ch.units, ch.nodes, ch.in_plan, scen, penalty)
+    return vendor_shares_ok(found.plan_cands, ch.units, ch.nodes, out, scen, share)
 
 
 def solve_over_offers(

@@ -408,6 +408,16 @@ class Coefficients:
     bw: np.ndarray  # (J,) each band's probability, discounted
 
 
+def useful_nodes(u: Unit, peak: np.ndarray) -> int:
+    """The most nodes of a block that the highest demand of its months (`peak`, by month) can use, at least its
+    minimum: more nodes than that serve nothing more."""
+    c = u.commit
+    if not c.tasks_node_month > 0:
+        return c.max_nodes
+    most = math.ceil(float(peak[u.first : u.last + 1].max()) / c.tasks_node_month - 1e-9)
+    return max(c.min_nodes, min(c.max_nodes, most))
+
+
 def _coefficients(f: Frame, delta: np.ndarray, money: float, tasks: float) -> Coefficients:
     """Costs and capacities from the cost model (docs/plan.md, "Costs"), scaled to the solver's units."""
     cands, units, sources, scen, H, P = f.cands, f.units, f.sources, f.scen, f.H, f.P
@@ -423,21 +433,7 @@ def _coefficients(f: Frame, delta: np.ndarray, money: float, tasks: float) -> Co
     # No more nodes than the highest demand in the unit's months can use (at least the minimum): a tight bound
     # makes the relaxation charge fixed costs and minimums nearly in full, which is what makes the solve fast.
     peak = scen.demand.max(axis=0)
-    useful = np.array(
-        [
-            max(
-                u.commit.min_nodes,
-                min(
-                    u.commit.max_nodes,
-                    math.ceil(float(peak[u.first : u.last + 1].max()) / u.commit.tasks_node_month - 1e-9),
-                ),
-            )
-            if u.commit.tasks_node_month > 0
-            else u.commit.max_nodes
-            for u in units
-        ],
-        dtype=float,
-    )
+    useful = np.array([useful_nodes(u, peak) for u in units], dtype=float)
     price = np.array([s.price_per_task for s in sources]) * tasks / money
     avail = f.avail
     room_month = np.array(
