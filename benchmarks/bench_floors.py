@@ -3,8 +3,8 @@
 - `procure --help` against `import typer`, with PYTHONDONTWRITEBYTECODE=1 as many container images set;
 - `procure compare` run again on unchanged inputs (caches warm) against `procure --help`;
 - `procure compare` on 1,000 generated offers (benchmarks/synthetic.py) against the example, caches empty;
-- with --rfp N: `procure plan` on an RFP-like market (benchmarks/rfp.py: the example plus near-copies) against the
-  example's, caches empty, one run each (they take minutes).
+- with --rfp N: `procure compare` and `procure plan` on an RFP-like market (benchmarks/rfp.py: the example plus
+  near-copies) against the example's, caches empty, one run each (they take minutes).
 
     python benchmarks/bench_floors.py [--runs 5] [--tree DIR ...] [--rfp 1000]
 
@@ -63,6 +63,17 @@ def figures(tree: Path, runs: int, work: Path, rfp: int | None) -> None:
     )
     if rfp:
         market = make_market(work / f"rfp{rfp}", rfp)
+        line(
+            f"compare, RFP-like market of {rfp:,} offers / the example (caches empty)",
+            *paired(
+                [*procure, "compare", "-w", str(market), *AS_OF],
+                example,
+                1,
+                cold,
+                warmup=False,
+                before_each=lambda: empty(cache),
+            ),
+        )
         line(
             f"plan, RFP-like market of {rfp:,} offers / the example's plan (caches empty)",
             *paired(
