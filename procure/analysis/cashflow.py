@@ -26,10 +26,11 @@ from procure.model.kinds import kind_named
 from procure.model.units import PerThousand
 
 RENEWAL_RULES = {
-    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the "
-    "index at the as-of date; index-linked: its spread, floor and cap)",
+    "basis": "the price its escalators reach in the month after the term before, its escalators again within it, "
+    "moved by the index change since the as-of date (index-linked: its spread, floor and cap)",
     "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
-    "escalate": "its last price plus its escalator",
+    "escalate": "the price its escalators reach in the month after the term before, its escalators again within it, "
+    "whatever the index does",
 }
 
 
@@ -160,12 +161,26 @@ def term_average_rent(rent: float | None, contract: ContractTerms, term: int) ->
     return rent * sum(escalation(contract.escalator, contract.escalator_schedule, k) for k in range(1, term + 1)) / term
 
 
-def renewal_base(rent_now: float, contract: ContractTerms, term: int) -> float:
-    """The price a fixed-price renewal starts from: the escalated price of the term's last month, or
-    today's rent when the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
+def renewal_step(contract: ContractTerms, term: int) -> float:
+    """The price a renewal starts from, over the term's first price: the price the contract's escalators reach in the
+    month after the term (a +10% a year escalator renews a 12-month term at 1.10; +2% from month 7 at 1.02), or 1 when
+    the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
     if contract.renewal_price == "list" or term <= 0:
-        return rent_now
-    return rent_now * escalation(contract.escalator, contract.escalator_schedule, term)
+        return 1.0
+    return escalation(contract.escalator, contract.escalator_schedule, term + 1)
+
+
+def contract_factor(contract: ContractTerms, term: int, contract_month: int) -> float:
+    """The price factor in a contract month (1 = the offered price), renewals included: the one renewal rule of the
+    cash flow, the hedge and the plan. A renewal repeats the terms from where the term before ended: the k-th renewal
+    starts at renewal_step ** k and its own escalators run again within it (12 months at +10% a year: 1.00, then 1.10,
+    then 1.21; Keel's +2% from month 7: 1.00 and 1.02, then 1.02 and 1.0404)."""
+    if term <= 0 or contract_month <= term:
+        return escalation(contract.escalator, contract.escalator_schedule, max(1, contract_month))
+    renewals, within = divmod(contract_month - 1, term)
+    return renewal_step(contract, term) ** renewals * escalation(
+        contract.escalator, contract.escalator_schedule, within + 1
+    )
 
 
 def delivery_month(promised: date | None, as_of: date, delay_weeks: float) -> int:
@@ -189,18 +204,18 @@ def renewal_rent(
     index_then: float | None,
     indexed: Callable[[float], float] | None,
     h: float = 1.0,
-    escalated: float | None = None,
 ) -> float:
-    """The rent per GPU-hour of a renewal: the one rule the cash flow and the hedge share.
+    """The rent per GPU-hour of a renewal: the one rule the cash flow and the hedge share. `rent` is today's rent at
+    the renewal's contract factor (`contract_factor`, the plan's rule: the k-th renewal from renewal_step ** k).
 
-    basis (default): a fixed-price offer keeps its basis to the index, so it renews at today's rent
+    basis (default): a fixed-price offer keeps its basis to the index, so it renews at that rent
     moved by h x the index change (h = 1 in the cash flow; hedging passes its hedge ratio); a kind
     priced off the index keeps its link (`indexed`: its rent at an index level, the kind's `index_rent`;
     index-linked: its spread, floor and cap). index: a fixed-price offer renews at the raw
-    index. escalate: the last price plus the escalator (`escalated`), whatever the index does.
+    index. escalate: that rent, whatever the index does.
     """
     if policy == "escalate":
-        return rent if escalated is None else escalated
+        return rent
     if index_then is None or index_now is None:
         return rent  # no index: nothing to reprice against
     if indexed is not None:
@@ -296,19 +311,17 @@ class _Offer:
         """The rent per GPU-hour in a contract month (1 = delivery)."""
         contract, indexed, term = self.record.terms.contract, self.indexed, self.term
         month = self.start + contract_month - 1
-        factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
         if contract_month <= term:
+            factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
             if indexed is not None and self.index_level is not None:
                 return indexed(self.index_at(month)) * factor  # type: ignore[arg-type]
             return self.rent_now * factor
         return renewal_rent(
             self.config.renewal,
-            renewal_base(self.rent_now, contract, term),
+            self.rent_now * contract_factor(contract, term, contract_month),
             self.index_level,
             self.index_at(month),
             indexed,
-            1.0,
-            self.rent_now * factor,
         )
 
 
@@ -456,7 +469,7 @@ def _token_month(flow: MonthFlow, offer: _Offer, charges: _Charges, k: int, task
     buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee is paid at signing, not spread
     over the tasks as the snapshot's cost per task does)."""
     record, contract = offer.record, offer.record.terms.contract
-    factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+    factor = contract_factor(contract, offer.term, k)
     # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
     today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
     flow.rent = today * (tasks_per_month or 0.0) * factor

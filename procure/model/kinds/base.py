@@ -36,8 +36,10 @@ def no_rate(pricing: Pricing) -> float | None:
 
 
 def committed_gpus(offer: Offer) -> float:
-    """The GPUs paid every month of the term whether used or not: the offer's `gpus`."""
-    return float(offer.gpus or 0)
+    """The GPUs paid every month of the term whether used or not: the offer's `gpus`, none when its billing says it is
+    paid for the time it runs (`Offer.usage_billed`: billed by the hour, minute or second; its `gpus` is then what
+    it provides, and the plan takes it pay-as-used), so that every surface reads one rule."""
+    return 0.0 if offer.usage_billed else float(offer.gpus or 0)
 
 
 @dataclass(frozen=True)
