@@ -20,18 +20,11 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from procure.analysis.cashflow_notes import RENEWAL_RULES, below_commitment, horizon_notes
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import ContractTerms, HorizonConfig
 from procure.model.kinds import kind_named
 from procure.model.units import PerThousand
-
-RENEWAL_RULES = {
-    "basis": "the price its escalators reach in the month after the term before, its escalators again within it, "
-    "moved by the index change since the as-of date (index-linked: its spread, floor and cap)",
-    "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
-    "escalate": "the price its escalators reach in the month after the term before, its escalators again within it, "
-    "whatever the index does",
-}
 
 
 class MonthFlow(BaseModel):
@@ -62,6 +55,21 @@ class MonthFlow(BaseModel):
     phase: str = Field(
         "", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)"
     )
+
+    def row_total(self) -> float:
+        """The month's total: every column that is paid or credited (the SLA credits only when counted)."""
+        return (
+            self.prepayment
+            + self.rent
+            + self.fees
+            + self.staff
+            + self.software
+            + self.power_colo
+            + self.capital
+            + self.credits
+            + self.prepay_risk
+            + self.exit
+        )
 
 
 class HorizonResult(PerThousand):
@@ -577,39 +585,6 @@ def _month_flows(
     return flows
 
 
-def _horizon_notes(
-    offer: _Offer, months: list[MonthFlow], horizon: int, vendor_default_rate: float, notes: list[str]
-) -> tuple[float, float]:
-    """What the figures alone do not say: a late delivery, the renewal rule after the term, the expected SLA
-    credits (and whether they are counted), the expected loss on prepayment. Returns the SLA credits and that
-    loss over the horizon (both positive)."""
-    record, config, start, term = offer.record, offer.config, offer.start, offer.term
-    if start > 1:
-        notes.append(f"delivered in month {start}: nothing to serve before")
-    if horizon > start - 1 + term and kind_named(record.pricing_basis).rented:
-        notes.append(
-            f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: "
-            f"{config.renewal})"
-        )
-    sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
-    if sla_total > 0:
-        notes.append(
-            f"expected SLA credits {sla_total:,.0f}: "
-            + (
-                "counted in the cost (horizon.count_sla_credits: true)"
-                if config.count_sla_credits
-                else "shown, not counted: a remedy, not a saving"
-            )
-        )
-    risk_total = sum(f.prepay_risk for f in months)
-    if risk_total > 0:
-        notes.append(
-            f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of "
-            f"{vendor_default_rate:.1%} a year"
-        )
-    return sla_total, risk_total
-
-
 def _committed_payments(offer: _Offer, charges: _Charges, last: int) -> float:
     """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, the
     per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
@@ -685,41 +660,14 @@ def schedule(
         ),
     ]
     for flow in months:
-        flow.total = (
-            flow.prepayment
-            + flow.rent
-            + flow.fees
-            + flow.staff
-            + flow.software
-            + flow.power_colo
-            + flow.capital
-            + flow.credits
-            + flow.prepay_risk
-            + flow.exit
-        )
-
-    sla_total, risk_total = _horizon_notes(offer, months, horizon, vendor_default_rate, notes)
+        flow.total = flow.row_total()
+    sla_total, risk_total = horizon_notes(offer, months, horizon, vendor_default_rate, notes)
     npv_cost = sum(f.total / (1 + cost_of_capital) ** (f.month / 12) for f in months)
     npv_tasks = sum(f.successful_tasks / (1 + cost_of_capital) ** (f.month / 12) for f in months)
     commitment = _commitment(offer, charges, months, total_prepay)
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
-        billed = record.metrics.get("billed_gpus") or 0.0
-        committed = kind_named(record.pricing_basis).committed(record.terms)
-        notes.append(
-            _below_commitment(
-                total_cost,
-                commitment,
-                horizon,
-                offer.start,
-                offer.term,
-                billed,
-                committed,
-                offer.ramp,
-                months,
-                equipment.residual,
-            )
-        )
+        notes.append(below_commitment(offer, total_cost, commitment, horizon, months, equipment.residual))
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
@@ -782,39 +730,3 @@ def horizon_price_to_tie(record, target: float, solve: Callable[[float], float |
         else:
             high = mid
     return list_price + (low + high) / 2
-
-
-def _below_commitment(
-    total: float,
-    commitment: float,
-    horizon: int,
-    start: int,
-    term: int,
-    billed: float,
-    committed: float,
-    ramp: list[int] | None,
-    months: list[MonthFlow],
-    residual: float,
-) -> str:
-    """Why the horizon's total is below what the contract binds the buyer to: said, not left to guess."""
-    reasons = []
-    last = start - 1 + term  # the term's last month on the horizon's calendar
-    if last > horizon:
-        late = f" (delivery in month {start})" if start > 1 else ""
-        reasons.append(
-            f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months "
-            "are committed but not in the total"
-        )
-    if billed < committed:
-        reasons.append(
-            f"the demand bills {billed:,.0f} of the {committed:,.0f} committed GPUs; the commitment counts them all"
-        )
-    if ramp is not None and any(g < committed for g in ramp):
-        reasons.append(f"a ramp delivers fewer GPUs in the first {len(ramp)} months")
-    credits = -sum(f.credits for f in months)
-    if credits > 0.5:
-        reasons.append(f"expected credits take {credits:,.0f} off the total")
-    if residual > 0.5:
-        reasons.append(f"the equipment's residual value ({residual:,.0f}) is credited at the horizon")
-    why = "; ".join(reasons) if reasons else "the horizon ends before the commitment is spent"
-    return f"the total ({total:,.0f}) is below the commitment ({commitment:,.0f}): {why}"
