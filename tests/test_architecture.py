@@ -280,7 +280,6 @@ def test_the_model_check_sees_a_model(tmp_path, monkeypatch):
 # nothing new may join. The lists are to be emptied.
 MAX_FUNCTION, MAX_MODULE = 80, 800
 LONG_FUNCTIONS = {
-    "procure/analysis/cashflow.py:schedule": 90,
     "procure/analysis/claims.py:vendor_claims": 85,
     "procure/analysis/decision.py:decide": 108,
     "procure/analysis/hedging.py:plan_hedge": 94,
@@ -289,7 +288,6 @@ LONG_FUNCTIONS = {
     "procure/analysis/plan/program.py:_frame": 97,
     "procure/analysis/plan/single.py:single_offer": 131,
     "procure/analysis/plan/stress.py:stress": 113,
-    "procure/analysis/record.py:offer_record": 82,
     "procure/analysis/scorecard.py:_score_month": 83,
     "procure/analysis/scorecard.py:posterior": 84,
     "procure/cli/evaluation.py:compare": 106,
@@ -307,16 +305,13 @@ LONG_FUNCTIONS = {
     "procure/io/trial_evidence.py:import_offer_trials": 94,
     "procure/io/workspace.py:load_workspace": 110,
     "procure/io/yamlsafe.py:_walk": 114,
-    "procure/render/assemble.py:_join": 93,
     "procure/render/board.py:_board_memo": 118,
     "procure/render/board.py:_risks": 117,
-    "procure/render/cashflow.py:cashflow_text": 83,
     "procure/render/charts.py:_curve_labels": 82,
     "procure/render/fit.py:screen": 84,
     "procure/render/workbook.py:to_xlsx": 113,
 }
 LONG_MODULES = {
-    "procure/analysis/cashflow.py": 809,
     "procure/analysis/evaluate.py": 1140,
     "procure/analysis/hedging.py": 868,
     "procure/analysis/history.py": 948,

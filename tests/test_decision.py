@@ -279,17 +279,24 @@ def test_plan_without_demand_names_the_same_recommendation_as_compare(data_dir: 
     assert "so it is not the recommendation; state demand: to make it one." in planned
 
 
-def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(data_dir: Path):
-    """tests/data/real_offers: the demand bills 39 Nebius GPUs (20 M tasks over 730 h x its 710.5 successful tasks a
+def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(data_dir: Path, tmp_path: Path):
+    """tests/data/real_offers with Nebius billed by the month (its file says by the hour: pay-as-used,
+    tests/test_hourly_billed.py): the demand bills 39 Nebius GPUs (20 M tasks over 730 h x its 710.5 successful tasks a
     GPU-hour, test_evaluate's capacity at the means of availability and utilization: 38.56, whole GPUs), the contract
     commits its minimum of 32 for 12 months (the other 7 are billed as used). The ask says both, and the commitment
     prices the 32: 7.15 USD x 32 GPUs x 730 h x 12 months = 2,004,288 USD."""
+    import shutil
+
     from procure.analysis.evaluate import evaluate
     from procure.analysis.memo import memo_figures
     from procure.io.workspace import load_workspace
     from procure.render.board import board_memo
 
-    ev = evaluate(load_workspace(data_dir / "real_offers"), date(2026, 11, 29))
+    root = tmp_path / "real_offers"
+    shutil.copytree(data_dir / "real_offers", root)
+    nebius = root / "offers" / "nebius-b200.yaml"
+    nebius.write_text(nebius.read_text(encoding="utf-8").replace("billed_per: hour", "billed_per: month"))
+    ev = evaluate(load_workspace(root), date(2026, 11, 29))
     line = decide(ev).lines[0]
     assert (line.vendor, line.gpus, line.gpus_committed) == ("Nebius", 39, 32)
     assert line.commitment == pytest.approx(7.15 * 32 * 730 * 12)
@@ -301,7 +308,7 @@ def test_a_single_offer_billed_above_its_minimum_says_how_many_gpus_it_commits(d
     )
     # where the demand bills no more than the minimum there is nothing to add
     assert gpus_words(_line(1, gpus=32)) == "32 GPUs"
-    result = run("compare", "-w", data_dir / "real_offers", "--as-of", AS_OF)
+    result = run("compare", "-w", root, "--as-of", AS_OF)
     assert "39 GPUs (32 committed)" in " ".join(result.stdout.split())
 
 

@@ -20,17 +20,11 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from procure.analysis.cashflow_notes import RENEWAL_RULES, below_commitment, horizon_notes
 from procure.model.costing import HOURS_PER_MONTH
 from procure.model.inputs import ContractTerms, HorizonConfig
 from procure.model.kinds import kind_named
 from procure.model.units import PerThousand
-
-RENEWAL_RULES = {
-    "basis": "the index plus the offer's own basis (its rent at the end of the term, escalators included, minus the "
-    "index at the as-of date; index-linked: its spread, floor and cap)",
-    "index": "the raw index (index-linked: plus its spread, within its floor and cap)",
-    "escalate": "its last price plus its escalator",
-}
 
 
 class MonthFlow(BaseModel):
@@ -61,6 +55,21 @@ class MonthFlow(BaseModel):
     phase: str = Field(
         "", description="before delivery, term, renewal (owned: replacement, equipment bought again after its life)"
     )
+
+    def row_total(self) -> float:
+        """The month's total: every column that is paid or credited (the SLA credits only when counted)."""
+        return (
+            self.prepayment
+            + self.rent
+            + self.fees
+            + self.staff
+            + self.software
+            + self.power_colo
+            + self.capital
+            + self.credits
+            + self.prepay_risk
+            + self.exit
+        )
 
 
 class HorizonResult(PerThousand):
@@ -160,12 +169,26 @@ def term_average_rent(rent: float | None, contract: ContractTerms, term: int) ->
     return rent * sum(escalation(contract.escalator, contract.escalator_schedule, k) for k in range(1, term + 1)) / term
 
 
-def renewal_base(rent_now: float, contract: ContractTerms, term: int) -> float:
-    """The price a fixed-price renewal starts from: the escalated price of the term's last month, or
-    today's rent when the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
+def renewal_step(contract: ContractTerms, term: int) -> float:
+    """The price a renewal starts from, over the term's first price: the price the contract's escalators reach in the
+    month after the term (a +10% a year escalator renews a 12-month term at 1.10; +2% from month 7 at 1.02), or 1 when
+    the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
     if contract.renewal_price == "list" or term <= 0:
-        return rent_now
-    return rent_now * escalation(contract.escalator, contract.escalator_schedule, term)
+        return 1.0
+    return escalation(contract.escalator, contract.escalator_schedule, term + 1)
+
+
+def contract_factor(contract: ContractTerms, term: int, contract_month: int) -> float:
+    """The price factor in a contract month (1 = the offered price), renewals included: the one renewal rule of the
+    cash flow, the hedge and the plan. A renewal repeats the terms from where the term before ended: the k-th renewal
+    starts at renewal_step ** k and its own escalators run again within it (12 months at +10% a year: 1.00, then 1.10,
+    then 1.21; Keel's +2% from month 7: 1.00 and 1.02, then 1.02 and 1.0404)."""
+    if term <= 0 or contract_month <= term:
+        return escalation(contract.escalator, contract.escalator_schedule, max(1, contract_month))
+    renewals, within = divmod(contract_month - 1, term)
+    return renewal_step(contract, term) ** renewals * escalation(
+        contract.escalator, contract.escalator_schedule, within + 1
+    )
 
 
 def delivery_month(promised: date | None, as_of: date, delay_weeks: float) -> int:
@@ -189,18 +212,18 @@ def renewal_rent(
     index_then: float | None,
     indexed: Callable[[float], float] | None,
     h: float = 1.0,
-    escalated: float | None = None,
 ) -> float:
-    """The rent per GPU-hour of a renewal: the one rule the cash flow and the hedge share.
+    """The rent per GPU-hour of a renewal: the one rule the cash flow and the hedge share. `rent` is today's rent at
+    the renewal's contract factor (`contract_factor`, the plan's rule: the k-th renewal from renewal_step ** k).
 
-    basis (default): a fixed-price offer keeps its basis to the index, so it renews at today's rent
+    basis (default): a fixed-price offer keeps its basis to the index, so it renews at that rent
     moved by h x the index change (h = 1 in the cash flow; hedging passes its hedge ratio); a kind
     priced off the index keeps its link (`indexed`: its rent at an index level, the kind's `index_rent`;
     index-linked: its spread, floor and cap). index: a fixed-price offer renews at the raw
-    index. escalate: the last price plus the escalator (`escalated`), whatever the index does.
+    index. escalate: that rent, whatever the index does.
     """
     if policy == "escalate":
-        return rent if escalated is None else escalated
+        return rent
     if index_then is None or index_now is None:
         return rent  # no index: nothing to reprice against
     if indexed is not None:
@@ -296,19 +319,17 @@ class _Offer:
         """The rent per GPU-hour in a contract month (1 = delivery)."""
         contract, indexed, term = self.record.terms.contract, self.indexed, self.term
         month = self.start + contract_month - 1
-        factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
         if contract_month <= term:
+            factor = escalation(contract.escalator, contract.escalator_schedule, contract_month)
             if indexed is not None and self.index_level is not None:
                 return indexed(self.index_at(month)) * factor  # type: ignore[arg-type]
             return self.rent_now * factor
         return renewal_rent(
             self.config.renewal,
-            renewal_base(self.rent_now, contract, term),
+            self.rent_now * contract_factor(contract, term, contract_month),
             self.index_level,
             self.index_at(month),
             indexed,
-            1.0,
-            self.rent_now * factor,
         )
 
 
@@ -456,7 +477,7 @@ def _token_month(flow: MonthFlow, offer: _Offer, charges: _Charges, k: int, task
     buyer's staff are their own columns, as for a GPU-hour offer (the one-off fee is paid at signing, not spread
     over the tasks as the snapshot's cost per task does)."""
     record, contract = offer.record, offer.record.terms.contract
-    factor = escalation(contract.escalator, contract.escalator_schedule, max(1, k))
+    factor = contract_factor(contract, offer.term, k)
     # rent_per_task is the term's average (the snapshot ranks on it): today's charge is it over the average factor
     today = (record.metrics.get("rent_per_task") or 0.0) / (term_average_rent(1.0, contract, offer.term) or 1.0)
     flow.rent = today * (tasks_per_month or 0.0) * factor
@@ -564,39 +585,6 @@ def _month_flows(
     return flows
 
 
-def _horizon_notes(
-    offer: _Offer, months: list[MonthFlow], horizon: int, vendor_default_rate: float, notes: list[str]
-) -> tuple[float, float]:
-    """What the figures alone do not say: a late delivery, the renewal rule after the term, the expected SLA
-    credits (and whether they are counted), the expected loss on prepayment. Returns the SLA credits and that
-    loss over the horizon (both positive)."""
-    record, config, start, term = offer.record, offer.config, offer.start, offer.term
-    if start > 1:
-        notes.append(f"delivered in month {start}: nothing to serve before")
-    if horizon > start - 1 + term and kind_named(record.pricing_basis).rented:
-        notes.append(
-            f"after its {term}-month term the offer renews at {RENEWAL_RULES[config.renewal]} (horizon.renewal: "
-            f"{config.renewal})"
-        )
-    sla_total = 0.0 - sum(f.sla_credits for f in months)  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0
-    if sla_total > 0:
-        notes.append(
-            f"expected SLA credits {sla_total:,.0f}: "
-            + (
-                "counted in the cost (horizon.count_sla_credits: true)"
-                if config.count_sla_credits
-                else "shown, not counted: a remedy, not a saving"
-            )
-        )
-    risk_total = sum(f.prepay_risk for f in months)
-    if risk_total > 0:
-        notes.append(
-            f"expected loss on unearned prepayment {risk_total:,.0f} at a vendor default rate of "
-            f"{vendor_default_rate:.1%} a year"
-        )
-    return sla_total, risk_total
-
-
 def _committed_payments(offer: _Offer, charges: _Charges, last: int) -> float:
     """The term's rent on the committed GPUs (limited by the ramp), net of the prepayment, the
     per-GPU-hour surcharges on those hours (billed whether used or not) and the fixed monthly fees,
@@ -672,41 +660,14 @@ def schedule(
         ),
     ]
     for flow in months:
-        flow.total = (
-            flow.prepayment
-            + flow.rent
-            + flow.fees
-            + flow.staff
-            + flow.software
-            + flow.power_colo
-            + flow.capital
-            + flow.credits
-            + flow.prepay_risk
-            + flow.exit
-        )
-
-    sla_total, risk_total = _horizon_notes(offer, months, horizon, vendor_default_rate, notes)
+        flow.total = flow.row_total()
+    sla_total, risk_total = horizon_notes(offer, months, horizon, vendor_default_rate, notes)
     npv_cost = sum(f.total / (1 + cost_of_capital) ** (f.month / 12) for f in months)
     npv_tasks = sum(f.successful_tasks / (1 + cost_of_capital) ** (f.month / 12) for f in months)
     commitment = _commitment(offer, charges, months, total_prepay)
     total_cost = sum(f.total for f in months)
     if total_cost < commitment - 0.5:
-        billed = record.metrics.get("billed_gpus") or 0.0
-        committed = kind_named(record.pricing_basis).committed(record.terms)
-        notes.append(
-            _below_commitment(
-                total_cost,
-                commitment,
-                horizon,
-                offer.start,
-                offer.term,
-                billed,
-                committed,
-                offer.ramp,
-                months,
-                equipment.residual,
-            )
-        )
+        notes.append(below_commitment(offer, total_cost, commitment, horizon, months, equipment.residual))
     return HorizonResult(
         horizon_months=horizon,
         renewal=config.renewal,
@@ -769,39 +730,3 @@ def horizon_price_to_tie(record, target: float, solve: Callable[[float], float |
         else:
             high = mid
     return list_price + (low + high) / 2
-
-
-def _below_commitment(
-    total: float,
-    commitment: float,
-    horizon: int,
-    start: int,
-    term: int,
-    billed: float,
-    committed: float,
-    ramp: list[int] | None,
-    months: list[MonthFlow],
-    residual: float,
-) -> str:
-    """Why the horizon's total is below what the contract binds the buyer to: said, not left to guess."""
-    reasons = []
-    last = start - 1 + term  # the term's last month on the horizon's calendar
-    if last > horizon:
-        late = f" (delivery in month {start})" if start > 1 else ""
-        reasons.append(
-            f"the term runs to month {last}{late}, past the {horizon}-month horizon: its last {last - horizon} months "
-            "are committed but not in the total"
-        )
-    if billed < committed:
-        reasons.append(
-            f"the demand bills {billed:,.0f} of the {committed:,.0f} committed GPUs; the commitment counts them all"
-        )
-    if ramp is not None and any(g < committed for g in ramp):
-        reasons.append(f"a ramp delivers fewer GPUs in the first {len(ramp)} months")
-    credits = -sum(f.credits for f in months)
-    if credits > 0.5:
-        reasons.append(f"expected credits take {credits:,.0f} off the total")
-    if residual > 0.5:
-        reasons.append(f"the equipment's residual value ({residual:,.0f}) is credited at the horizon")
-    why = "; ".join(reasons) if reasons else "the horizon ends before the commitment is spent"
-    return f"the total ({total:,.0f}) is below the commitment ({commitment:,.0f}): {why}"

@@ -86,21 +86,23 @@ def _line_from_offer(record: OfferRecord) -> AskLine:
     # whole GPUs; GPUs the demand bills above it are billed as used
     owed = math.ceil(kind.committed(record.terms) - 1e-9)
     committed = owed if gpus is not None and owed and owed < gpus else None
+    # billed for the time it runs (Offer.usage_billed): pay-as-used, as the plan takes it, binding nothing
+    used = record.terms.usage_billed
     return AskLine(
         offer=record.id,
         vendor=record.vendor,
-        role="commit",
+        role="pay_as_used" if used else "commit",
         gpus=gpus,
         gpus_committed=committed,
         reserved=_reserved(record, gpus, committed is not None),
-        first_month=1,
-        last_month=record.term_months,
-        term_months=record.term_months,
+        first_month=None if used else 1,
+        last_month=None if used else record.term_months,
+        term_months=None if used else record.term_months,
         price=record.metrics.get("cost_per_task")
         if per_token
         else record.metrics.get("rent_today", record.metrics.get("rent")),
         price_unit="task" if per_token else "gpu_hour",
-        commitment=offer_commitment(record),
+        commitment=None if used else offer_commitment(record),
         valid_until=record.valid_until,
         conditions=condition_words(record),
     )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel, Field
 
-from procure.analysis.cashflow import RENEWAL_RULES, escalation, renewal_base, renewal_rent, service_months
+from procure.analysis.cashflow import RENEWAL_RULES, contract_factor, renewal_rent, service_months
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.errors import InputError, Problem, unknown_offer
@@ -601,16 +601,8 @@ def _stress(
     def floating_rent(month: int, reason: str, index_then: float) -> float:
         if reason == "index-linked price" and indexed is not None:
             return indexed(index_then)
-        escalated = rent_now * escalation(contract.escalator, contract.escalator_schedule, k_of[month])
-        return renewal_rent(
-            horizon.renewal,
-            renewal_base(rent_now, contract, record.term_months),
-            index_now,
-            index_then,
-            indexed,
-            ratio,
-            escalated,
-        )
+        renewed = rent_now * contract_factor(contract, record.term_months, k_of[month])
+        return renewal_rent(horizon.renewal, renewed, index_now, index_then, indexed, ratio)
 
     def floating_cost(move: float) -> float:
         return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)

@@ -53,6 +53,16 @@ class SeriesChange(PerThousand):
     we_are_cheaper: bool
     sentence: str
 
+    @property
+    def ours_change(self) -> float:
+        """Our change over the period, a share (+0.05: 5% up)."""
+        return self.ours_to / self.ours_from - 1
+
+    @property
+    def theirs_change(self) -> float:
+        """The competitor's change over the period, a share."""
+        return self.theirs_to / self.theirs_from - 1
+
 
 class Position(PerThousand):
     PER_TASK = ("gap",)  # costs per task, each with its figure per 1,000 tasks in JSON

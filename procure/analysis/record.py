@@ -21,7 +21,8 @@ from procure.io.workspace import IndexLevel, Workspace
 from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
 from procure.model.inputs import OPERATING_JOBS, Offer
-from procure.model.kinds import kind_of
+from procure.model.kinds import kind_named, kind_of
+from procure.model.kinds.base import FormulaTerms
 from procure.model.performance import ThroughputReading, pareto_frontier, ttft_at
 from procure.model.rating import (
     UNRATED,
@@ -169,6 +170,47 @@ class OfferRecord(PerThousand):
         "availability and success rate are blended with",
     )
     terms: Offer = Field(description="the offer as read from its file")
+
+    # What the report's pages show of the offer, worked out here so that its templates format values and compute
+    # nothing (tests/test_templates_plain.py).
+
+    def formula_terms(self, fx: float, cost_of_capital: float) -> FormulaTerms:
+        """What the report's formula box shows of this offer's kind, worked out by the kind (`Kind.formula_terms`)."""
+        kind = kind_named(self.pricing_basis)
+        found = kind.formula_terms(self.terms.pricing, self.index_level, fx, cost_of_capital)
+        return FormulaTerms(tokens=kind.per_task, **found)
+
+    @property
+    def per_task(self) -> bool:
+        """Priced per successful task (per token): no GPUs to staff or fill."""
+        return kind_named(self.pricing_basis).per_task
+
+    @property
+    def exit_costs(self) -> float | None:
+        """Offboarding plus data egress (egress TB x price per TB), in the offer's currency; None: no exit terms."""
+        found = self.terms.contract.exit
+        return None if found is None else found.offboarding + found.egress_tb * found.egress_per_tb
+
+    @property
+    def escalated(self) -> bool:
+        """The escalators move the term's average price (metrics.escalation, the term's average factor, is not 1)."""
+        factor = self.metrics.get("escalation")
+        return bool(factor) and abs(factor - 1) > 1e-9  # type: ignore[operator]
+
+    @property
+    def transfer_per_month(self) -> float:
+        """The per-TB fees a month: price per TB x TB a month, summed (the offer's currency)."""
+        total: float = 0
+        for fee in self.terms.pricing.fees:
+            if fee.per_tb:
+                total = total + fee.per_tb * (fee.tb_per_month or 0)
+        return total
+
+    @property
+    def rent_today_differs(self) -> bool:
+        """Today's rent differs from the term's average (the escalators) by more than half a tenth of a cent."""
+        today, rent = self.metrics.get("rent_today"), self.metrics.get("rent")
+        return today is not None and rent is not None and abs(today - rent) > 0.0005
 
 
 class ThroughputFactor(BaseModel):
@@ -452,14 +494,7 @@ def offer_record(
         term_months=offer.contract_months,
         valid_until=offer.valid_until,
         stack=offer.performance.stack,
-        points_source=None
-        if offer.per_token
-        else (offer.performance.points_source if offer.performance.points else _curve_source(offer, workspace)),
-        performance_points=pareto_frontier(frontier_points(offer, workspace)) if not offer.per_token else [],
-        max_interactivity=reading.max_interactivity if reading else None,
-        ttft_s=ttft_at(frontier_points(offer, workspace), workspace.config.workload.interactivity)
-        if not offer.per_token
-        else None,
+        **_curve_fields(offer, workspace, reading),
         reliability_factor=reliability.factor,
         reliability_source=reliability.source,
         reliability_basis=reliability.basis,
@@ -474,6 +509,23 @@ def offer_record(
         metrics=metrics,
         terms=offer,
     )
+
+
+def _curve_fields(offer: Offer, workspace: Workspace, reading: ThroughputReading | None) -> dict[str, Any]:
+    """Where the offer's throughput curve comes from, its frontier, its reach and its time to first token (none for a
+    per-token offer)."""
+    reach = reading.max_interactivity if reading else None
+    if offer.per_token:
+        return {"points_source": None, "performance_points": [], "ttft_s": None, "max_interactivity": reach}
+    points = frontier_points(offer, workspace)
+    return {
+        "points_source": offer.performance.points_source
+        if offer.performance.points
+        else _curve_source(offer, workspace),
+        "performance_points": pareto_frontier(points),
+        "max_interactivity": reach,
+        "ttft_s": ttft_at(points, workspace.config.workload.interactivity),
+    }
 
 
 def _notes(offer: Offer, workspace: Workspace) -> list[str]:

@@ -416,16 +416,59 @@ def _stamp_html(names: list[str]) -> str:
     )
 
 
+def _link(kind: str, target: str, rectangle: Any) -> Any:
+    """A link annotation over `rectangle`: to a named destination (internal) or to a URI."""
+    from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject, TextStringObject
+
+    link = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Annot"),
+            NameObject("/Subtype"): NameObject("/Link"),
+            NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rectangle),
+            NameObject("/BS"): DictionaryObject({NameObject("/W"): NumberObject(0)}),
+        }
+    )
+    if kind == "internal":
+        link[NameObject("/Dest")] = TextStringObject(target)
+    else:
+        link[NameObject("/A")] = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Action"),
+                NameObject("/S"): NameObject("/URI"),
+                NameObject("/URI"): TextStringObject(target),
+            }
+        )
+    return link
+
+
+def _kept(link: Any, anchors: set[str]) -> bool:
+    """An internal link is kept only when its destination is in the document."""
+    return "/Dest" not in link or str(link["/Dest"]) in anchors
+
+
+def _outline(writer: Any, facts: list[Any]) -> None:
+    """The outline: levels from the headings' bookmark-level, nested as WeasyPrint nests them."""
+    from pypdf.generic import Fit
+
+    stack: list[tuple[int, Any]] = []
+    for number, page in enumerate(facts):
+        for level, label, x, y in page.bookmarks:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            item = writer.add_outline_item(
+                title=label, page_number=number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0)
+            )
+            stack.append((level, item))
+
+
 def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import (
         ArrayObject,
         DecodedStreamObject,
         DictionaryObject,
-        Fit,
         FloatObject,
         NameObject,
-        NumberObject,
         TextStringObject,
     )
 
@@ -465,41 +508,11 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
         contents = merged.get("/Contents")
         own = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
         merged[NameObject("/Contents")] = ArrayObject([save, *own, restore, stream(f"q {name} Do Q\n".encode())])
-        annotations = ArrayObject()
-        for kind, target, rectangle in page.links:
-            link = DictionaryObject(
-                {
-                    NameObject("/Type"): NameObject("/Annot"),
-                    NameObject("/Subtype"): NameObject("/Link"),
-                    NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rectangle),
-                    NameObject("/BS"): DictionaryObject({NameObject("/W"): NumberObject(0)}),
-                }
-            )
-            if kind == "internal":
-                if target not in anchors:
-                    continue
-                link[NameObject("/Dest")] = TextStringObject(target)
-            else:
-                link[NameObject("/A")] = DictionaryObject(
-                    {
-                        NameObject("/Type"): NameObject("/Action"),
-                        NameObject("/S"): NameObject("/URI"),
-                        NameObject("/URI"): TextStringObject(target),
-                    }
-                )
-            annotations.append(writer._add_object(link))
+        links = [_link(kind, target, rectangle) for kind, target, rectangle in page.links]
+        annotations = ArrayObject(writer._add_object(link) for link in links if _kept(link, anchors))
         if annotations:
             merged[NameObject("/Annots")] = annotations
-    # The outline: levels from the headings' bookmark-level, nested as WeasyPrint nests them.
-    stack: list[tuple[int, Any]] = []
-    for number, page in enumerate(facts):
-        for level, label, x, y in page.bookmarks:
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            item = writer.add_outline_item(
-                title=label, page_number=number, parent=stack[-1][1] if stack else None, fit=Fit.xyz(x, y, 0)
-            )
-            stack.append((level, item))
+    _outline(writer, facts)
     info = readers[0].metadata or {}
     writer.add_metadata({key: info[key] for key in info})
     root = readers[0].trailer["/Root"]

@@ -148,40 +148,13 @@ def cashflow_table(ev: Evaluation, offer_id: str | None) -> Group:
     return Group(table, Text("\n".join(f"note: {n}" for n in notes)))
 
 
+# The horizon figures of each offer, in the JSON and the CSV alike.
+HORIZON_METRICS = ("total_commitment", "total_cost", "npv_cost", "horizon_cost_per_task", "cost_per_task")
+
+
 def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
-    import json
-
-    from procure.model.units import with_companions
-
     if fmt == "json":
-        records = [ev.offer(offer_id)] if offer_id else ev.offers
-        payload = {
-            "as_of": str(ev.as_of),
-            "currency": ev.currency,
-            "horizon_months": ev.horizon_months,
-            "rank_by": ev.rank_by,
-            "offers": [
-                {
-                    "id": r.id,
-                    "rank": r.rank,
-                    **with_companions(
-                        {
-                            k: r.metrics.get(k)
-                            for k in (
-                                "total_commitment",
-                                "total_cost",
-                                "npv_cost",
-                                "horizon_cost_per_task",
-                                "cost_per_task",
-                            )
-                        }
-                    ),
-                    "cashflow": r.cashflow.model_dump(mode="json") if r.cashflow else None,
-                }
-                for r in records
-            ],
-        }
-        return json.dumps(payload, indent=2) + "\n"
+        return _cashflow_json(ev, offer_id)
     headers, rows = flow_rows(ev.offer(offer_id)) if offer_id else horizon_rows(ev)
     if fmt == "markdown":
         return (
@@ -191,6 +164,34 @@ def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
             + markdown_table(headers, rows, right=set(range(2, len(headers))))
             + "\n"
         )
+    return _cashflow_csv(ev, offer_id)
+
+
+def _cashflow_json(ev: Evaluation, offer_id: str | None) -> str:
+    import json
+
+    from procure.model.units import with_companions
+
+    records = [ev.offer(offer_id)] if offer_id else ev.offers
+    payload = {
+        "as_of": str(ev.as_of),
+        "currency": ev.currency,
+        "horizon_months": ev.horizon_months,
+        "rank_by": ev.rank_by,
+        "offers": [
+            {
+                "id": r.id,
+                "rank": r.rank,
+                **with_companions({k: r.metrics.get(k) for k in HORIZON_METRICS}),
+                "cashflow": r.cashflow.model_dump(mode="json") if r.cashflow else None,
+            }
+            for r in records
+        ],
+    }
+    return json.dumps(payload, indent=2) + "\n"
+
+
+def _cashflow_csv(ev: Evaluation, offer_id: str | None) -> str:
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     if offer_id:
@@ -199,35 +200,15 @@ def cashflow_text(ev: Evaluation, offer_id: str | None, fmt: str) -> str:
             writer.writerow(
                 [f.month, f.phase, repr(f.gpus), *[repr(getattr(f, c)) for c in FLOW_COLUMNS], repr(f.successful_tasks)]
             )
-    else:
+        return buffer.getvalue()
+    writer.writerow(["rank", "id", "term_months", *HORIZON_METRICS])
+    for r in ev.offers:
         writer.writerow(
             [
-                "rank",
-                "id",
-                "term_months",
-                "total_commitment",
-                "total_cost",
-                "npv_cost",
-                "horizon_cost_per_task",
-                "cost_per_task",
+                r.rank or "",
+                r.id,
+                r.term_months,
+                *["" if r.metrics.get(k) is None else repr(r.metrics.get(k)) for k in HORIZON_METRICS],
             ]
         )
-        for r in ev.offers:
-            writer.writerow(
-                [
-                    r.rank or "",
-                    r.id,
-                    r.term_months,
-                    *[
-                        "" if r.metrics.get(k) is None else repr(r.metrics.get(k))
-                        for k in (
-                            "total_commitment",
-                            "total_cost",
-                            "npv_cost",
-                            "horizon_cost_per_task",
-                            "cost_per_task",
-                        )
-                    ],
-                ]
-            )
     return buffer.getvalue()

@@ -33,7 +33,7 @@ class Commit:
     tasks_node_month: float  # successful tasks one node delivers in a month at full use
     # the part of cost_node_month that is rent (escalators averaged over the term): what renewals and the market move
     rent_node_month: float = 0.0
-    # the price a renewal starts from, over the term's first price (cashflow.renewal_base: the escalated last month)
+    # the price a renewal starts from, over the term's first price (cashflow.renewal_step: the escalators one month on)
     renewal_step: float = 1.0
     held: bool = False  # a contract already signed (contract.signed): its nodes are fixed, never chosen
 
@@ -274,14 +274,11 @@ def _costed(record: OfferRecord) -> bool:
 
 
 def _renewal_step(offer: Offer, term: int) -> float:
-    """The price a renewal starts from, over the term's first price: the price the contract's escalators reach in the
-    month after the term (a +10% a year escalator renews a 12-month term at 1.10; +2% from month 7 at 1.02), or 1 when
-    the terms say a renewal restarts at the list price (contract.renewal_price: list)."""
-    from procure.analysis.cashflow import escalation
+    """The price a renewal starts from, over the term's first price: the cash flow's renewal rule
+    (cashflow.renewal_step), compounded per renewal by `Unit.cost_node_month` as cashflow.contract_factor does."""
+    from procure.analysis.cashflow import renewal_step
 
-    if offer.contract.renewal_price == "list" or term <= 0:
-        return 1.0
-    return escalation(offer.contract.escalator, offer.contract.escalator_schedule, term + 1)
+    return renewal_step(offer.contract, term)
 
 
 def _rent(price: float, offer: Offer, term: int, node: int) -> float:

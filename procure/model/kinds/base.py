@@ -36,8 +36,28 @@ def no_rate(pricing: Pricing) -> float | None:
 
 
 def committed_gpus(offer: Offer) -> float:
-    """The GPUs paid every month of the term whether used or not: the offer's `gpus`."""
-    return float(offer.gpus or 0)
+    """The GPUs paid every month of the term whether used or not: the offer's `gpus`, none when its billing says it is
+    paid for the time it runs (`Offer.usage_billed`: billed by the hour, minute or second; its `gpus` is then what
+    it provides, and the plan takes it pay-as-used), so that every surface reads one rule."""
+    return 0.0 if offer.usage_billed else float(offer.gpus or 0)
+
+
+class FormulaTerms(NamedTuple):
+    """What the report's formula box shows of an offer's kind, worked out by the kind (the template formats it and
+    computes nothing): `tokens`, priced per token (its box is the tokens' arithmetic, no GPU-hours); `index_bound`,
+    index-linked: "floor" or "cap" when today's index plus the spread lies beyond it, "" when the spread applies (None:
+    not index-linked), at `bound_level` (the offer's currency); `crf`, owned: the capital recovery factor at the cost
+    of capital over the equipment's life (its list price is the capital recovered plus the running costs, its rent that
+    list price and its financing in the recovery)."""
+
+    tokens: bool = False
+    index_bound: str | None = None
+    bound_level: float | None = None
+    crf: float | None = None
+
+
+def no_formula_terms(pricing: Pricing, index_level: float | None, fx: float, cost_of_capital: float) -> dict[str, Any]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -181,6 +201,7 @@ class Kind:
     availability_rule: AvailabilityRule | None = None
     price_floor: PriceFloor | None = None
     task_costs: TaskCostsRule | None = None
+    formula_terms: Callable[[Pricing, float | None, float, float], dict[str, Any]] = no_formula_terms
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

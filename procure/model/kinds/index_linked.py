@@ -124,6 +124,19 @@ def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: 
     )
 
 
+def formula_terms(pricing: Pricing, index_level: float | None, fx: float, cost_of_capital: float) -> dict[str, Any]:
+    """Which term sets today's list price: the floor when index + spread (x fx) lies below it, the cap when above,
+    else the spread ("")."""
+    linked = pricing.index_linked
+    assert linked is not None
+    raw = (index_level or 0.0) + linked.spread * fx
+    if linked.floor is not None and raw < linked.floor * fx:
+        return {"index_bound": "floor", "bound_level": linked.floor}
+    if linked.cap is not None and raw > linked.cap * fx:
+        return {"index_bound": "cap", "bound_level": linked.cap}
+    return {"index_bound": ""}
+
+
 KIND = Kind(
     name="index",
     field="index_linked",
@@ -140,5 +153,6 @@ KIND = Kind(
     terms_row=terms_row,
     memo_price=memo_price,
     template_flow=True,
+    formula_terms=formula_terms,
     price_words="the market index plus a spread, between a floor and a cap",
 )

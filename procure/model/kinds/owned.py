@@ -118,6 +118,12 @@ def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: 
     )
 
 
+def formula_terms(pricing: Pricing, index_level: float | None, fx: float, cost_of_capital: float) -> dict[str, Any]:
+    """The capital recovery factor the list price recovers the capex by."""
+    assert pricing.owned is not None
+    return {"crf": float(capital_recovery_factor(cost_of_capital, pricing.owned.life_years))}
+
+
 KIND = Kind(
     name="owned",
     field="owned",
@@ -131,6 +137,7 @@ KIND = Kind(
     scale_price=scale_price,
     month_rule="equipment",
     prepay_financed=False,
+    formula_terms=formula_terms,
     escalates=False,
     equipment=equipment,
     own_rent=rent,
