@@ -13,13 +13,14 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from clihelp import run
 
 from procure.io.actuals import read_invoices
+from procure.io.example import write_example
 
 OFFER = "keel-b200-mc"
 JULY_OWED = 0.05 * (0.995 - (1 - 330 / 44_640)) * 100 * 929_464.32  # 11,118.59
@@ -29,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    assert run("init", ws, "--example").exit_code == 0
+    write_example(ws)  # what `procure init DIR --example` writes
     return ws
 
 
@@ -38,9 +39,15 @@ def at(text: str) -> float:
 
 
 def scorecard(ws: Path, *args: str) -> dict:
-    done = run("scorecard", "--format", "json", "-w", ws, *args)
-    assert done.exit_code == 0, done.output
-    (vendor,) = json.loads(done.stdout)["vendors"]
+    """The one vendor of `procure scorecard --format json -w ws ARGS` (--as-of DAY, --months N), its document
+    computed in process (the use case and its JSON words, procure/render/scorecard.py)."""
+    from procure.analysis.usecases.evidence import scorecards
+    from procure.render.scorecard import scorecard_text
+
+    options = dict(zip(args[::2], args[1::2]))
+    as_of = date.fromisoformat(options["--as-of"]) if "--as-of" in options else None
+    months = int(options["--months"]) if "--months" in options else None
+    (vendor,) = json.loads(scorecard_text(scorecards(ws, as_of, None, months).result, "json"))["vendors"]
     return vendor
 
 
