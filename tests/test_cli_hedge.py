@@ -59,6 +59,23 @@ def expected_regression(ws: Path) -> dict[str, float]:
     }
 
 
+def plan_of(ws: Path, offer: str | None = None, rent: Path | None = None) -> dict:
+    """The hedge's document as `procure hedge --format json` writes it under its envelope: the analysis's plan in its
+    JSON words (procure/render/hedge.py), computed in process."""
+    from procure.analysis.usecases.hedge import hedging
+    from procure.render.hedge import hedge_text
+
+    return json.loads(hedge_text(hedging(ws, date.fromisoformat(AS_OF), offer, None, rent).plan, "json"))
+
+
+def hedged_text(ws: Path, fmt: str) -> str:
+    """The hedge in `fmt` (csv, markdown) as the command writes it, rendered in process."""
+    from procure.analysis.usecases.hedge import hedging
+    from procure.render.hedge import hedge_text
+
+    return hedge_text(hedging(ws, date.fromisoformat(AS_OF)).plan, fmt)
+
+
 def hedge(ws, *args):
     result = run("hedge", "--workspace", ws, "--as-of", AS_OF, *args)
     assert result.exit_code == 0, result.stderr
@@ -70,7 +87,7 @@ def hedge(ws, *args):
 
 
 def test_json_top_level_figures_match_numpy(ws):
-    plan = json.loads(hedge(ws, "--format", "json").stdout)
+    plan = plan_of(ws)
     expected = expected_regression(ws)
     for name in ("h_star", "h_star_se", "hedge_ratio", "rho", "r2", "basis_volatility"):
         assert plan[name] == pytest.approx(expected[name], rel=1e-9), name
@@ -84,7 +101,7 @@ def test_json_top_level_figures_match_numpy(ws):
 
 
 def test_json_ladder_and_stress_by_hand(ws):
-    plan = json.loads(hedge(ws, "--format", "json").stdout)
+    plan = plan_of(ws)
     h = expected_regression(ws)["hedge_ratio"]
     assert [(e["month"], e["floating"]) for e in plan["exposure"]] == [(m, m > 2) for m in range(1, 7)]
     assert plan["floating_gpu_hours"] == pytest.approx(4 * 7300)
@@ -113,14 +130,14 @@ def test_table(ws):
 
 
 def test_markdown(ws):
-    out = hedge(ws, "--format", "markdown").stdout
+    out = hedged_text(ws, "markdown")
     assert out.startswith("# Hedging recommendation")
     assert "## Ladder" in out and "## Stress" in out and "## Limits" in out
     assert "| -40% |" in out and "| +40% |" in out
 
 
 def test_csv_is_the_ladder(ws):
-    out = hedge(ws, "--format", "csv").stdout
+    out = hedged_text(ws, "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["months"] for r in rows] == ["1-3", "4-6"]
     h = expected_regression(ws)["hedge_ratio"]
@@ -149,7 +166,7 @@ def test_json_is_the_same_bytes_on_every_run(ws):
 
 
 def test_an_index_linked_offer_ignores_market_rent_and_claims_no_fit(ws):
-    plan = json.loads(hedge(ws, "--offer", "indexed", "--format", "json").stdout)
+    plan = plan_of(ws, "indexed")
     assert plan["hedge_ratio"] == 1.0 and plan["h_star"] is None and plan["r2"] is None
     assert plan["regression"]["source"] == "none"
     assert any("by contract" in n for n in plan["notes"])
@@ -159,7 +176,7 @@ def test_an_index_linked_offer_ignores_market_rent_and_claims_no_fit(ws):
 
 
 def test_an_index_linked_offer_with_an_explicit_rent(ws):
-    plan = json.loads(hedge(ws, "--offer", "indexed", "--rent", ws / "market" / "rent.csv", "--format", "json").stdout)
+    plan = plan_of(ws, "indexed", ws / "market" / "rent.csv")
     assert plan["h_star"] == pytest.approx(expected_regression(ws)["h_star"], rel=1e-9)
     assert plan["hedge_ratio"] == pytest.approx(expected_regression(ws)["hedge_ratio"], rel=1e-9)
 
@@ -168,10 +185,10 @@ def test_the_default_offer_is_the_recommended_one_without_hedge_offer(workspace_
     copy = workspace_copy("market_ws")
     config = copy / "procure.yaml"
     config.write_text(config.read_text(encoding="utf-8").replace("  offer: fixed\n", ""), encoding="utf-8")
-    compared = run("compare", "--workspace", copy, "--as-of", AS_OF, "--format", "json")
-    assert compared.exit_code == 0, compared.stderr
-    recommended = json.loads(compared.stdout)["summary"]["recommended"]
-    plan = json.loads(hedge(copy, "--format", "json").stdout)
+    from procure.analysis.usecases.compare import comparison
+
+    recommended = comparison(copy, date.fromisoformat(AS_OF)).evaluation.summary.recommended
+    plan = plan_of(copy)
     assert plan["offer"] == recommended == "owned"
     assert plan["floating_gpu_hours"] == 0
     assert any("nothing to hedge" in n for n in plan["notes"])
@@ -179,7 +196,7 @@ def test_the_default_offer_is_the_recommended_one_without_hedge_offer(workspace_
 
 @pytest.mark.parametrize("offer", ["owned", "tokens"])
 def test_owned_and_per_token_offers_have_nothing_to_hedge(ws, offer):
-    plan = json.loads(hedge(ws, "--offer", offer, "--format", "json").stdout)
+    plan = plan_of(ws, offer)
     assert plan["floating_gpu_hours"] == 0
     assert all(r["contracts"] == 0 for r in plan["ladder"])
 
@@ -189,7 +206,7 @@ def test_insufficient_history_is_flagged(ws, tmp_path):
     short.write_text(
         "date,price\n2026-08-31,6.30\n2026-09-30,6.02\n2026-10-31,5.88\n2026-11-27,5.83\n", encoding="utf-8"
     )
-    plan = json.loads(hedge(ws, "--rent", short, "--format", "json").stdout)
+    plan = plan_of(ws, rent=short)
     assert plan["regression"]["changes"] == 3 and plan["regression"]["insufficient_history"] is True
     assert any("insufficient history" in n for n in plan["notes"])
 

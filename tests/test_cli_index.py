@@ -43,6 +43,24 @@ def build(quotes, ws, *args):
     return result
 
 
+def built(quotes: Path, ws: Path, *args: str, fmt: str = "csv") -> str:
+    """What `procure index build QUOTES -w WS ARGS --format FMT` writes, computed in process: the use case given the
+    options as asked (--method, --kind, --term, --grade, --gpu, --period and the flag --scope-adjust) and the index in
+    its words (procure/render/market.py)."""
+    from procure.analysis.usecases.market import IndexAsked, index_build
+    from procure.render.market import index_text
+
+    flags = {"--scope-adjust": "scope_adjust"}
+    asked, rest = {}, list(args)
+    while rest:
+        option = rest.pop(0)
+        if option in flags:
+            asked[flags[option]] = True
+        else:
+            asked[option.removeprefix("--")] = rest.pop(0)
+    return index_text(index_build(quotes, ws, IndexAsked(**asked)).build, fmt)
+
+
 def csv_rows(text: str) -> list[tuple[str, float, int]]:
     reader = csv.reader(io.StringIO(text))
     assert next(reader) == ["period", "level", "observations"]
@@ -80,7 +98,7 @@ def test_markdown_shows_the_index_and_the_methodology(quotes, ws):
 
 
 def test_json_carries_the_points_and_the_methodology(quotes, ws):
-    data = json.loads(build(quotes, ws, "--format", "json").stdout)
+    data = json.loads(built(quotes, ws, fmt="json"))
     assert [(p["period"], p["level"], p["observations"]) for p in data["points"]] == [
         ("2026-10-01", pytest.approx(5.4), 3),
         ("2026-11-01", pytest.approx(5.5), 4),
@@ -151,7 +169,7 @@ def test_json_carries_the_points_and_the_methodology(quotes, ws):
     ],
 )
 def test_options(quotes, ws, args, expected):
-    rows = csv_rows(build(quotes, ws, *args).stdout)
+    rows = csv_rows(built(quotes, ws, *args))
     assert rows == [(p, pytest.approx(level, abs=5e-5), n) for p, level, n in expected]
 
 

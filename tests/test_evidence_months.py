@@ -13,13 +13,15 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from clihelp import run
+from importhelp import run as imported
 
 from procure.io.actuals import read_invoices
+from procure.io.example import write_example
 
 OFFER = "keel-b200-mc"
 JULY_OWED = 0.05 * (0.995 - (1 - 330 / 44_640)) * 100 * 929_464.32  # 11,118.59
@@ -29,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    assert run("init", ws, "--example").exit_code == 0
+    write_example(ws)  # what `procure init DIR --example` writes
     return ws
 
 
@@ -38,9 +40,15 @@ def at(text: str) -> float:
 
 
 def scorecard(ws: Path, *args: str) -> dict:
-    done = run("scorecard", "--format", "json", "-w", ws, *args)
-    assert done.exit_code == 0, done.output
-    (vendor,) = json.loads(done.stdout)["vendors"]
+    """The one vendor of `procure scorecard --format json -w ws ARGS` (--as-of DAY, --months N), its document
+    computed in process (the use case and its JSON words, procure/render/scorecard.py)."""
+    from procure.analysis.usecases.evidence import scorecards
+    from procure.render.scorecard import scorecard_text
+
+    options = dict(zip(args[::2], args[1::2]))
+    as_of = date.fromisoformat(options["--as-of"]) if "--as-of" in options else None
+    months = int(options["--months"]) if "--months" in options else None
+    (vendor,) = json.loads(scorecard_text(scorecards(ws, as_of, None, months).result, "json"))["vendors"]
     return vendor
 
 
@@ -86,7 +94,7 @@ def files_of(ws: Path) -> dict[str, bytes]:
 def test_importing_october_incidents_keeps_the_july_outage_and_its_credit(example, tmp_path):
     assert scorecard(example, "--as-of", "2026-11-29")["credits_owed_total"] == pytest.approx(JULY_OWED, abs=0.005)
     october = incidents(tmp_path / "october-incidents.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
-    done = run("actuals", "import", october, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", october, "--offer", OFFER, "-w", example)
     assert done.exit_code == 0, done.output
     vendor = scorecard(example, "--as-of", "2026-11-29")
     months = {m["month"]: m for m in vendor["months"]}
@@ -103,21 +111,21 @@ def test_importing_october_incidents_keeps_the_july_outage_and_its_credit(exampl
 def test_two_incident_files_in_one_import_are_both_kept_and_a_changed_one_is_named(example, tmp_path):
     first = incidents(tmp_path / "a.csv", "2026-08-02T00:00:00Z,2026-08-02T01:00:00Z,major,inference")
     second = incidents(tmp_path / "b.csv", "2026-09-05T00:00:00Z,2026-09-05T02:00:00Z,critical,inference")
-    assert run("actuals", "import", first, second, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", first, second, "--offer", OFFER, "-w", example).exit_code == 0
     months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-11-29")["months"]}
     assert months["2026-07"]["availability"] == pytest.approx(1 - 330 / 44_640)
     assert months["2026-08"]["availability"] == pytest.approx(1 - 60 / 44_640)
     assert months["2026-09"]["availability"] == pytest.approx(1 - 120 / 43_200)  # 30 days
     # the same incident (start and component) imported again with another end replaces it, and says so
     longer = incidents(tmp_path / "c.csv", "2026-08-02T00:00:00Z,2026-08-02T03:00:00Z,major,inference")
-    again = run("actuals", "import", longer, "--offer", OFFER, "-w", example)
+    again = imported("actuals", "import", longer, "--offer", OFFER, "-w", example)
     assert again.exit_code == 0 and "incident 2026-08-02T00:00:00Z (inference): replaced by this import" in again.stderr
     months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-11-29")["months"]}
     assert months["2026-08"]["availability"] == pytest.approx(1 - 180 / 44_640)
     # an imported row that overlaps a kept one is refused with both places, nothing written
     before = files_of(example)
     clash = incidents(tmp_path / "clash.csv", "2026-07-14T03:00:00Z,2026-07-14T04:00:00Z,major,inference")
-    refused = run("actuals", "import", clash, "--offer", OFFER, "-w", example)
+    refused = imported("actuals", "import", clash, "--offer", OFFER, "-w", example)
     assert (
         refused.exit_code == 2
         and f"{clash}:2: start: overlaps the incident at actuals/{OFFER}/incidents.csv:2" in refused.stderr
@@ -151,7 +159,7 @@ def test_statuspage_imports_merge_by_start_and_components(example, tmp_path):
         return path
 
     assert (
-        run(
+        imported(
             "actuals",
             "import",
             page(tmp_path / "one.json", ("a", "2026-08-01T00:00:00Z", "2026-08-01T01:00:00Z")),
@@ -163,7 +171,7 @@ def test_statuspage_imports_merge_by_start_and_components(example, tmp_path):
         == 0
     )
     assert (
-        run(
+        imported(
             "actuals",
             "import",
             page(tmp_path / "two.json", ("b", "2026-09-01T00:00:00Z", "2026-09-01T02:00:00Z")),
@@ -204,7 +212,7 @@ def test_a_monthly_claim_claims_only_the_months_shown(example):
 def test_two_days_of_november_are_partial_and_do_not_hide_octobers_breach(example, tmp_path):
     october = incidents(tmp_path / "october.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
     november = tokens_range(tmp_path / "november.json", "2026-11-01T00:00:00", "2026-11-03T00:00:00")
-    assert run("actuals", "import", october, november, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", october, november, "--offer", OFFER, "-w", example).exit_code == 0
     vendor = scorecard(example, "--as-of", "2026-11-15")
     last = vendor["months"][-1]
     assert last["month"] == "2026-11" and last["partial"] is True
@@ -221,7 +229,7 @@ def test_two_days_of_november_are_partial_and_do_not_hide_octobers_breach(exampl
 
 def test_evidence_after_as_of_does_not_stretch_the_scorecard(example, tmp_path):
     stray = incidents(tmp_path / "stray.csv", "2027-10-01T00:00:00Z,2027-10-01T01:00:00Z,minor,dashboard")
-    assert run("actuals", "import", stray, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", stray, "--offer", OFFER, "-w", example).exit_code == 0
     done = run("scorecard", "--format", "json", "--as-of", "2026-11-29", "-w", example)
     (vendor,) = json.loads(done.stdout)["vendors"]
     assert vendor["months"][-1]["month"] == "2026-10" and len(vendor["months"]) == 6  # May to October
@@ -231,7 +239,7 @@ def test_evidence_after_as_of_does_not_stretch_the_scorecard(example, tmp_path):
 def test_a_last_sample_at_midnight_on_the_first_makes_no_november(example, tmp_path):
     # a sample every 5 minutes through October, the last at 2026-11-01T00:00:00Z: every step lies in October
     october = tokens_range(tmp_path / "october.json", "2026-10-01T00:00:00", "2026-11-01T00:00:00")
-    assert run("actuals", "import", october, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", october, "--offer", OFFER, "-w", example).exit_code == 0
     rows = (example / "actuals" / OFFER / "metrics.csv").read_text()
     assert "\n2026-11," not in rows
     october_row = next(line for line in rows.splitlines() if line.startswith("2026-10,"))
@@ -246,7 +254,7 @@ def test_a_month_measured_below_the_coverage_threshold_is_partial_but_its_breach
     outage = incidents(tmp_path / "november.csv", "2026-11-20T10:00:00Z,2026-11-20T14:00:00Z,major,inference")
     bill = tmp_path / "bill.csv"
     bill.write_text("month,gpu_hours,output_tokens,amount\n2026-11,184320,,899481.6\n")
-    assert run("actuals", "import", half, outage, bill, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", half, outage, bill, "--offer", OFFER, "-w", example).exit_code == 0
     months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-12-15")["months"]}
     nov = months["2026-11"]
     assert nov["partial"] is True and nov["coverage"] == pytest.approx(0.5)
@@ -313,7 +321,7 @@ def test_an_invoice_month_0026_is_refused_at_import_and_at_load(example, tmp_pat
     before = files_of(example)
     bad = tmp_path / "bad.csv"
     bad.write_text("month,gpu_hours,output_tokens,amount\n0026-05,1,,1\n")
-    done = run("actuals", "import", bad, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", bad, "--offer", OFFER, "-w", example)
     assert (
         done.exit_code == 2 and f"{bad}:2: month: must be a month from 2000-01 to 2199-12 (got 0026-05)" in done.stderr
     )
@@ -334,13 +342,13 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     # 1.3e12 output tokens in November: 1.3e12 / (768 GPUs x 2,592,000 s) = 653 tok/s per GPU: plausible
     big = tmp_path / "big.csv"
     big.write_text("month,gpu_hours,output_tokens,amount\n2026-11,500000,1.3e12,2500000\n")
-    assert run("actuals", "import", big, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", big, "--offer", OFFER, "-w", example).exit_code == 0
     assert run("scorecard", "--as-of", "2026-12-02", "-w", example).exit_code == 0  # the loader reads what was written
     # 1e15 is 502,315 tok/s on each of its 768 GPUs: above 100,000, refused at import, nothing written
     before = files_of(example)
     huge = tmp_path / "huge.csv"
     huge.write_text("month,gpu_hours,output_tokens,amount\n2026-11,500000,1e15,2500000\n")
-    done = run("actuals", "import", huge, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", huge, "--offer", OFFER, "-w", example)
     assert (
         done.exit_code == 2
         and (
@@ -356,7 +364,7 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     split.write_text(
         "month,gpu_hours,output_tokens,amount,invoice_id\n2026-11,1000,1.2e14,5000,A\n2026-11,1000,1.2e14,5000,B\n"
     )
-    done = run("actuals", "import", split, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", split, "--offer", OFFER, "-w", example)
     assert (
         done.exit_code == 2
         and f"{split}: month 2026-11: output_tokens: 2.413e+14 is implausible: at most 1.991e+14" in done.stderr
@@ -364,7 +372,7 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     assert files_of(example) == before
     # the same number summed from telemetry is refused by the same check, naming the month
     fast = tokens_range(tmp_path / "fast.json", "2026-11-01T00:00:00", "2026-11-02T00:00:00", per_step=1e12)
-    done = run("actuals", "import", fast, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", fast, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "month 2026-11: output_tokens: 2.88e+14 is implausible" in done.stderr
     assert files_of(example) == before
 
@@ -374,7 +382,7 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
 
 def test_reevaluate_names_the_breaches_of_an_unchanged_evaluation(example, tmp_path):
     october = incidents(tmp_path / "october.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
-    assert run("actuals", "import", october, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", october, "--offer", OFFER, "-w", example).exit_code == 0
     assert run("reevaluate", "--as-of", "2026-11-29", "--accept", "-w", example).exit_code == 0
     table = run("reevaluate", "--as-of", "2026-11-29", "-w", example)
     assert table.exit_code == 3
@@ -398,8 +406,8 @@ def test_a_snapshot_without_any_configured_metric_is_an_error(example, tmp_path,
     before = files_of(example)
     snap = tmp_path / "2026-11-01T00:00:00Z.prom"
     snap.write_text(body)
-    done = run("actuals", "import", snap, "--offer", OFFER, "-w", example)
-    assert done.exit_code == 2 and "Traceback" not in done.output
+    done = imported("actuals", "import", snap, "--offer", OFFER, "-w", example)
+    assert done.exit_code == 2
     assert (
         f"{snap}: no samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:e2e_request_latency_seconds, "
         "vllm:generation_tokens_total" in done.stderr
@@ -411,7 +419,7 @@ def test_a_renamed_metric_in_a_range_export_is_an_error(example, tmp_path):
     renamed = tokens_range(
         tmp_path / "renamed.json", "2026-11-01T00:00:00", "2026-11-01T01:00:00", name="vllm:generation_tokens"
     )
-    done = run("actuals", "import", renamed, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", renamed, "--offer", OFFER, "-w", example)
     assert done.exit_code == 2 and "no samples of" in done.stderr and "actuals.metrics" in done.stderr
 
 
@@ -434,14 +442,14 @@ def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, t
     )
     # re-importing October replaces the refused row, and says so; the other months stay
     october = tokens_range(tmp_path / "october.json", "2026-10-01T00:00:00", "2026-11-01T00:00:00")
-    fixed = run("actuals", "import", october, "--offer", OFFER, "-w", example)
+    fixed = imported("actuals", "import", october, "--offer", OFFER, "-w", example)
     assert fixed.exit_code == 0, fixed.output
     assert "month 2026-10: the kept row (output_tokens: 1e+17 is implausible" in fixed.stderr
     months = {m["month"]: m for m in scorecard(example, "--as-of", "2026-11-29")["months"]}
     assert months["2026-10"]["output_tokens"] == 8928 * 1e6 and months["2026-05"]["output_tokens"] == pytest.approx(may)
     # an import that does not replace the refused row is refused, naming it
     implausible("2026-09")
-    other = run(
+    other = imported(
         "actuals",
         "import",
         tokens_range(tmp_path / "aug.json", "2026-08-01T00:00:00", "2026-09-01T00:00:00"),
@@ -459,7 +467,8 @@ def test_a_providers_page_of_older_incidents_makes_no_months(example, data_dir):
     # Discord's real Statuspage export of 2022-02-15: incidents years before keel's first month of
     # service (May 2026) would otherwise make 50 months at 100% available beside the buyer's own CSV
     before = scorecard(example, "--as-of", "2026-11-29")
-    done = run("actuals", "import", data_dir / "incidents" / "discord_incidents.json", "--offer", OFFER, "-w", example)
+    statuspage = data_dir / "incidents" / "discord_incidents.json"
+    done = imported("actuals", "import", statuspage, "--offer", OFFER, "-w", example)
     assert done.exit_code == 0, done.output
     result = run("scorecard", "--format", "json", "--as-of", "2026-11-29", "-w", example)
     (after,) = json.loads(result.stdout)["vendors"]
@@ -475,7 +484,7 @@ def test_the_evidence_lock_linked_out_of_the_workspace_is_refused(example, tmp_p
     (example / ".procure" / "evidence.lock").symlink_to(outside / "foreign")
     before = files_of(example)
     october = incidents(tmp_path / "october.csv", "2026-10-20T10:00:00Z,2026-10-20T14:00:00Z,major,inference")
-    done = run("actuals", "import", october, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", october, "--offer", OFFER, "-w", example)
     assert (
         done.exit_code == 2 and ".procure/evidence.lock: refused: links to a file outside the workspace" in done.stderr
     )
@@ -494,7 +503,7 @@ def test_a_file_without_any_evidence_is_an_error_not_silence(example, tmp_path, 
     before = files_of(example)
     empty = tmp_path / name
     empty.write_text(body)
-    done = run("actuals", "import", empty, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", empty, "--offer", OFFER, "-w", example)
     assert (
         done.exit_code == 2
         and f"{empty}: no evidence to import: no metric month, invoice or incident in the files" in done.stderr
@@ -508,7 +517,7 @@ def test_a_thinner_import_never_replaces_a_better_measured_month(example, tmp_pa
     kept = (example / "actuals" / OFFER / "metrics.csv").read_text()
     october_row = next(line for line in kept.splitlines() if line.startswith("2026-10,"))
     edge = tokens_range(tmp_path / "edge.json", "2026-10-31T23:00:00", "2026-11-01T01:00:00")
-    done = run("actuals", "import", edge, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", edge, "--offer", OFFER, "-w", example)
     assert done.exit_code == 0, done.output
     assert "month 2026-10: kept as it was (its samples cover 100.0% of the month, this import's 0.1%)" in done.stderr
     rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
@@ -522,11 +531,11 @@ def test_an_import_that_covers_as_much_as_the_kept_month_replaces_it(example, tm
     # a coverage metrics.csv keeps to 10 digits; the same span again, at 2e6 tokens a step instead of 1e6,
     # covers as much and replaces the month (85 x 2e6 = 170,000,000 tokens, was 85,000,000)
     first = tokens_range(tmp_path / "first.json", "2026-11-01T00:00:00", "2026-11-01T07:05:00")
-    assert run("actuals", "import", first, "--offer", OFFER, "-w", example).exit_code == 0
+    assert imported("actuals", "import", first, "--offer", OFFER, "-w", example).exit_code == 0
     rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
     assert any(r.startswith("2026-11,85000000,") for r in rows)
     second = tokens_range(tmp_path / "second.json", "2026-11-01T00:00:00", "2026-11-01T07:05:00", per_step=2e6)
-    done = run("actuals", "import", second, "--offer", OFFER, "-w", example)
+    done = imported("actuals", "import", second, "--offer", OFFER, "-w", example)
     assert done.exit_code == 0 and "kept as it was" not in done.stderr, done.output
     rows = (example / "actuals" / OFFER / "metrics.csv").read_text().splitlines()
     assert any(r.startswith("2026-11,170000000,") for r in rows)

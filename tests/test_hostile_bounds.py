@@ -9,6 +9,8 @@ from pathlib import Path
 
 from clihelp import AS_OF, run
 
+from procure.io.example import write_example
+
 
 def compare(data_dir, *args):
     return run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, *args)
@@ -16,7 +18,7 @@ def compare(data_dir, *args):
 
 def test_a_signed_offer_whose_quote_expired_is_said_in_words_not_ranked_none(tmp_path):
     ws = tmp_path / "ws"
-    assert run("init", ws, "--example").exit_code == 0
+    write_example(ws)  # what `procure init DIR --example` writes
     offer = ws / "offers" / "keel-b200-mc.yaml"
     offer.write_text(offer.read_text().replace("valid_until: 2027-06-30", "valid_until: 2026-11-20"))
     result = run("compare", "--as-of", "2026-11-29", "-w", ws)

@@ -7,7 +7,6 @@ import pytest
 from kindrows import TASKS_PER_GPU_HOUR, costs, example_offer, problems
 from pydantic import ValidationError
 
-from procure.model.kinds import kind_of
 from procure.model.kinds.index_linked import KIND, IndexLinked, index_linked_rent
 
 
@@ -17,12 +16,6 @@ def test_the_block_takes_a_spread_and_an_optional_floor_and_cap():
         IndexLinked(spread=0.1, cap=0.0)  # a cap must be positive
     with pytest.raises(ValidationError):
         IndexLinked(spread=0.1, ceiling=5.0)  # an unknown key is an error, not ignored
-
-
-def test_an_offer_with_index_linked_pricing_is_this_kind():
-    offer = example_offer("corvid-b200-idx")
-    assert kind_of(offer.pricing) is KIND
-    assert KIND.name == "index" and KIND.rented
 
 
 def test_checks_a_floor_above_the_cap_and_a_missing_index():

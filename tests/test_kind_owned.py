@@ -7,7 +7,6 @@ import pytest
 from kindrows import TASKS_PER_GPU_HOUR, costs, example_offer, problems
 from pydantic import ValidationError
 
-from procure.model.kinds import kind_of
 from procure.model.kinds.owned import KIND, OwnedCost, capital_recovery_factor
 
 # capex 40,000 a GPU over 5 years at 10%: CRF = 0.1 / (1 - 1.1^-5) = 0.1 / (1 - 0.620921) = 0.263797;
@@ -30,11 +29,6 @@ def test_the_block_bounds_life_and_pue():
         OwnedCost(**{**BLOCK, "pue": 0.9})  # a PUE below 1 is not a data centre
     with pytest.raises(ValidationError):
         OwnedCost(**{**BLOCK, "life_years": 60.0})
-
-
-def test_an_owned_offer_is_this_kind_and_is_not_rented():
-    assert kind_of(example_offer("own-b200-colo").pricing) is KIND
-    assert not KIND.rented  # no discount, burst, commit options or billing unit
 
 
 def test_capital_recovery_factor_by_hand():

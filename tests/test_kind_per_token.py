@@ -8,19 +8,12 @@ import pytest
 from kindrows import costs, example_offer, problems
 
 from procure.model.inputs import RateLimits
-from procure.model.kinds import kind_of
 from procure.model.kinds.per_token import KIND, PerMtok
 
 # input 1.00, cached 0.50, output 10.00 per million:
 # 8,000 x (0.5 x 1.00 + 0.5 x 0.50) + 1,000 x 10.00 = 6,000 + 10,000 = 16,000 per million = 0.016 a task,
 # over success 0.9: 0.0177778 per successful task
 TOKEN_COST = 0.016 / 0.9
-
-
-def test_an_offer_priced_per_million_tokens_is_this_kind():
-    offer = example_offer("lumen-forge-tokens")
-    assert kind_of(offer.pricing) is KIND
-    assert KIND.name == "per_token" and not KIND.rented
 
 
 def test_checks_service_kind_cache_price_and_the_fields_only_it_may_state():

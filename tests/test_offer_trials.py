@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from procure.cli import app
+from procure.io.example import write_example
 from procure.io.offer_trials import parse_trials
 
 TRIALS = Path(__file__).parent / "data" / "trials"
@@ -40,7 +41,7 @@ def vllm_run(
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    assert run("init", ws, "--example").exit_code == 0
+    write_example(ws)  # what `procure init DIR --example` writes
     return ws
 
 
