@@ -159,3 +159,16 @@ def test_one_workspace_has_one_horizon(tmp_path: Path) -> None:
     assert flows["horizon_months"] == 24
     asked = json.loads(run("cashflow", "-w", root, "--as-of", AS_OF, "--format", "json", "--horizon", "36").stdout)
     assert asked["horizon_months"] == 36
+
+
+@pytest.mark.slow
+def test_a_single_offer_decision_counts_the_months_its_cash_is_counted_over(tmp_path: Path) -> None:
+    """Without a demand section the decision is one offer over its term: the record's horizon is that term (12 months
+    for Nebius's offer), the months the memo and `decide` state its cash over, never 0."""
+    result = run("decide", "-w", DATA / "real_offers", "--as-of", AS_OF, "--format", "json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["recommendation"]["kind"] != "plan"
+    assert record["demand"]["months"] == record["recommendation"]["months"] == 12
+    text = run("decide", "-w", DATA / "real_offers", "--as-of", AS_OF)
+    assert "over 12 months" in text.stdout and "over 0 months" not in text.stdout

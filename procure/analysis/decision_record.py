@@ -75,8 +75,9 @@ class DecisionRecord(PerThousand):
     hedge: HedgeDecision
 
 
-def demand_assumed(config: WorkspaceConfig, plan: PlanResult | None) -> DemandAssumed:
-    """The horizon and the demand the decision assumes: the plan's, else today's stated demand over the horizon."""
+def demand_assumed(config: WorkspaceConfig, plan: PlanResult | None, months: int | None = None) -> DemandAssumed:
+    """The horizon and the demand the decision assumes: the plan's, else today's stated demand over the months the
+    recommendation's cash counts (`months`: the horizon, or the single offer's term where no horizon is set)."""
     if plan is not None:
         d = plan.demand
         return DemandAssumed(
@@ -88,7 +89,7 @@ def demand_assumed(config: WorkspaceConfig, plan: PlanResult | None) -> DemandAs
             stated=config.demand is not None,
         )
     return DemandAssumed(
-        months=config.horizon.months or 0,
+        months=months or config.horizon.months or 0,
         start=config.workload.tasks_per_month,
         growth=None,
         volatility=None,
@@ -113,7 +114,7 @@ def decision_record(
         currency=ev.currency,
         decide_by=rec.deadline,
         decide_by_reason=rec.deadline_reason,
-        demand=demand_assumed(config, plan if is_plan else None),
+        demand=demand_assumed(config, plan if is_plan else None, rec.months),
         recommendation=rec,
         sign_now=plan.term_sheet if is_plan else [],
         held=plan.held if is_plan else [],
