@@ -220,6 +220,17 @@ def _failed(record: Any) -> list[str]:
     return sorted(g.gate for g in record.gates if not g.passed)
 
 
+def _side(record: Any, when: str) -> dict[str, Any]:
+    """An offer's figures on one side of a diff ("before" or "after"), as OfferDiff names them."""
+    return {
+        f"rank_{when}": record.rank,
+        f"grade_{when}": record.grade,
+        f"acceptable_{when}": record.acceptable,
+        f"gates_failed_{when}": _failed(record),
+        f"cost_{when}": record.metrics["cost_per_task"],
+    }
+
+
 def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -> Diff:
     before = {o.id: o for o in base.offers}
     after = {o.id: o for o in head.offers}
@@ -227,32 +238,10 @@ def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -
     for offer_id in sorted(set(before) | set(after)):
         b, a = before.get(offer_id), after.get(offer_id)
         if b is None and a is not None:
-            changes.append(
-                OfferDiff(
-                    id=offer_id,
-                    vendor=a.vendor,
-                    status="new",
-                    rank_after=a.rank,
-                    grade_after=a.grade,
-                    acceptable_after=a.acceptable,
-                    gates_failed_after=_failed(a),
-                    cost_after=a.metrics["cost_per_task"],
-                )
-            )
+            changes.append(OfferDiff(id=offer_id, vendor=a.vendor, status="new", **_side(a, "after")))
             continue
         if a is None and b is not None:
-            changes.append(
-                OfferDiff(
-                    id=offer_id,
-                    vendor=b.vendor,
-                    status="removed",
-                    rank_before=b.rank,
-                    grade_before=b.grade,
-                    acceptable_before=b.acceptable,
-                    gates_failed_before=_failed(b),
-                    cost_before=b.metrics["cost_per_task"],
-                )
-            )
+            changes.append(OfferDiff(id=offer_id, vendor=b.vendor, status="removed", **_side(b, "before")))
             continue
         assert a is not None and b is not None
         cost_b, cost_a = b.metrics["cost_per_task"], a.metrics["cost_per_task"]
@@ -263,16 +252,8 @@ def diff(base: Evaluation, head: Evaluation, base_label: str, head_label: str) -
                 id=offer_id,
                 vendor=a.vendor,
                 status="expired" if expired else "present",
-                rank_before=b.rank,
-                rank_after=a.rank,
-                grade_before=b.grade,
-                grade_after=a.grade,
-                acceptable_before=b.acceptable,
-                acceptable_after=a.acceptable,
-                gates_failed_before=_failed(b),
-                gates_failed_after=_failed(a),
-                cost_before=cost_b,
-                cost_after=cost_a,
+                **_side(b, "before"),
+                **_side(a, "after"),
                 cost_change=change,
                 cost_change_share=change / cost_b if change is not None and cost_b else None,
                 explained_by=explain_move(b, a, (base.workload.output_tokens, head.workload.output_tokens)),

@@ -56,20 +56,25 @@ def aligned_changes(rent: list[IndexLevel], index: list[IndexLevel], period: str
     return np.diff([s[k] for k in common]), np.diff([f[k] for k in common])
 
 
+def no_fit(changes: int, source: str) -> Regression:
+    """No h* fitted: too few aligned changes (`changes`), or no rent history at all (source "none")."""
+    return Regression(
+        hedge_ratio=None,
+        rho=None,
+        r2=None,
+        basis_volatility=None,
+        changes=changes,
+        insufficient_history=True,
+        source=source,
+    )
+
+
 def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source: str) -> Regression:
     """h*, rho, R^2 and basis volatility on aligned period changes of rent and index."""
     ds, df = aligned_changes(rent, index, period)
     n = len(ds)
     if n < 2 or float(np.var(df)) == 0.0:
-        return Regression(
-            hedge_ratio=None,
-            rho=None,
-            r2=None,
-            basis_volatility=None,
-            changes=n,
-            insufficient_history=True,
-            source=source,
-        )
+        return no_fit(n, source)
     cov = np.cov(ds, df, ddof=1)
     h = float(cov[0, 1] / cov[1, 1])
     residual = (ds - ds.mean()) - h * (df - df.mean())

@@ -34,6 +34,7 @@ from procure.analysis.hedge_ratio import (
     Regression,
     aligned_changes,
     basis_band,
+    no_fit,
     prior_basis,
     recommended_ratio,
     regress,
@@ -286,15 +287,7 @@ def _fit_ratio(
         if regression.hedge_ratio is None:
             notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
     else:
-        regression = Regression(
-            hedge_ratio=None,
-            rho=None,
-            r2=None,
-            basis_volatility=None,
-            changes=0,
-            insufficient_history=True,
-            source="none",
-        )
+        regression = no_fit(0, "none")
         if kind_named(record.pricing_basis).index_rent is not None:
             notes.append(
                 "no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so "
@@ -529,20 +522,14 @@ def hedge_plan(
         stress,
         nothing,
         notes,
+        regression,
         offer=record.id,
         vendor=record.vendor,
         horizon_months=config.horizon_months,
-        h_star=regression.hedge_ratio,
-        h_star_se=regression.h_star_se,
-        h_star_ci95=regression.h_star_ci95,
         hedge_ratio=ratio,
         hedge_ratio_rule=RATIO_RULE,
         renewal=RENEWAL_RULES[horizon.renewal],
-        rho=regression.rho,
-        r2=regression.r2,
-        basis_volatility=regression.basis_volatility,
         band_basis_volatility=basis,
-        regression=regression,
         basis_source=basis_source,
         basis_note=basis_note,
     )
@@ -557,11 +544,12 @@ def _hedge_record(
     stress: list[StressRow],
     nothing: str | None,
     notes: list[str],
+    regression: Regression,
     **own: Any,
 ) -> HedgePlan:
     """A hedge plan, an offer's or the procurement plan's: what every hedge states alike (the index today, the stress
-    level, the contract, the floating GPU-hours, the ladder unless there is nothing to hedge, the limits), and `own`:
-    its ratio, its basis and what it hedges."""
+    level, the contract, the floating GPU-hours, the ladder unless there is nothing to hedge, the limits, the fit of
+    h* and its figures), and `own`: its ratio, its basis and what it hedges."""
     level, reference = _stress_reference(config, latest, ev.currency)
     return HedgePlan(
         currency=ev.currency,
@@ -580,6 +568,13 @@ def _hedge_record(
         stress=stress,
         limits=list(LIMITS),
         notes=notes,
+        regression=regression,
+        h_star=regression.hedge_ratio,
+        h_star_se=regression.h_star_se,
+        h_star_ci95=regression.h_star_ci95,
+        rho=regression.rho,
+        r2=regression.r2,
+        basis_volatility=regression.basis_volatility,
         **own,
     )
 
@@ -687,30 +682,16 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
         stress,
         nothing,
         notes,
+        no_fit(0, "none"),  # no one rent history describes the plan's mix of vendors
         offer=PLAN_HEDGE_ID,
         vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""),
         horizon_months=span,
-        h_star=None,
-        h_star_se=None,
-        h_star_ci95=None,
         hedge_ratio=1.0,
         hedge_ratio_rule=PLAN_RATIO_RULE,
         renewal="",
-        rho=None,
-        r2=None,
-        basis_volatility=None,
         band_basis_volatility=basis,
         basis_source="prior",
         basis_note=notes[-1],
-        regression=Regression(
-            hedge_ratio=None,
-            rho=None,
-            r2=None,
-            basis_volatility=None,
-            changes=0,
-            insufficient_history=True,
-            source="none",
-        ),
     )
 
 

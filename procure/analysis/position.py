@@ -103,28 +103,19 @@ def compare_histories(
             f"while {name}'s price went from "
             f"{per_thousand(b0):.2f} to {per_thousand(b1):.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
         )
-        return SeriesChange(
-            competitor=name,
-            ours_from=a0,
-            ours_to=a1,
-            theirs_from=b0,
-            theirs_to=b1,
-            we_were_cheaper=were,
-            we_are_cheaper=are,
-            sentence=sentence,
-        )
-    if were == are:
-        outcome = f"we were and still are the {_word(are)} producer"
-    elif a1 < a0 and not are:
-        outcome = "we improved and are now the more expensive producer"
     else:
-        outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
-    sentence = (
-        f"We went from {per_thousand(a0):.2f} to {per_thousand(a1):.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, "
-        f"{we_moved}) while "
-        f"{name} went from "
-        f"{per_thousand(b0):.2f} to {per_thousand(b1):.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
-    )
+        if were == are:
+            outcome = f"we were and still are the {_word(are)} producer"
+        elif a1 < a0 and not are:
+            outcome = "we improved and are now the more expensive producer"
+        else:
+            outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
+        sentence = (
+            f"We went from {per_thousand(a0):.2f} to {per_thousand(a1):.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, "
+            f"{we_moved}) while "
+            f"{name} went from "
+            f"{per_thousand(b0):.2f} to {per_thousand(b1):.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
+        )
     return SeriesChange(
         competitor=name,
         ours_from=a0,

@@ -376,32 +376,19 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
     knife = knife_edge_words(ev)
     rows = fig.rows
     note = _scenario_note(rows)
+    option, cases, plan_note = None, [], ""
     if ask is not None and plan is not None and fig.plan_risks is not None and fig.hedge_sums is not None:
         for o in options:
             if o.offer in plan.single_offers:
                 o.scenarios_per_task = plan.single_offers[o.offer]
         cases, plan_note = plan_cases(plan, rows, fig)
         asked = plan_hedge_ask(plan, fig.hedge_sums, hedge, hedge_missing)
-        return BoardMemo(
-            currency=cur,
-            offer=leader.id,
-            headline=headline,
-            terms=terms,
-            today=fig.today,
-            options=options,
-            near_tie=near_tie,
-            scenarios=rows,
-            scenario_note=note,
-            risks=plan_risks(plan, ev, fig.plan_risks, asked.ask),
-            hedge=asked,
-            glossary=GLOSSARY + PLAN_GLOSSARY,
-            plan=ask,
-            plan_option=plan_option(plan, ask, ev),
-            plan_cases=cases,
-            plan_note=plan_note,
-            knife_edge=knife,
-        )
-    assert fig.offer_risks is not None
+        risks, glossary = plan_risks(plan, ev, fig.plan_risks, asked.ask), GLOSSARY + PLAN_GLOSSARY
+        option = plan_option(plan, ask, ev, fig)
+    else:
+        assert fig.offer_risks is not None
+        asked = hedge_ask(hedge, fig.hedge_sums, hedge_missing)
+        risks, glossary = offer_risks(leader, ev, fig.offer_risks, hedge, runner), GLOSSARY
     return BoardMemo(
         currency=cur,
         offer=leader.id,
@@ -412,10 +399,13 @@ def _board_memo(ev: Evaluation, fig: MemoFigures) -> BoardMemo:
         near_tie=near_tie,
         scenarios=rows,
         scenario_note=note,
-        risks=offer_risks(leader, ev, fig.offer_risks, hedge, runner),
-        hedge=hedge_ask(hedge, fig.hedge_sums, hedge_missing),
-        glossary=GLOSSARY,
+        risks=risks,
+        hedge=asked,
+        glossary=glossary,
         plan=ask,
+        plan_option=option,
+        plan_cases=cases,
+        plan_note=plan_note,
         knife_edge=knife,
     )
 

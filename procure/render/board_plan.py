@@ -239,7 +239,13 @@ CASE_WORDS = {
 }
 
 
-def plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
+PLAN_CON_WORDS = {
+    "idle": lambda v: f"{v:.0%} of the commitment idle",
+    "on_demand": lambda v: f"{v:.0%} of tasks on demand",
+}
+
+
+def plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation, fig: MemoFigures) -> OptionRow:
     """The plan as the options' first row, costed over the demand scenarios as each single offer is beside it."""
     floats = [x for x in ask.lines if x.role != "commit"]
     offers = [ev.offer(line.offer) for line in plan.plan]
@@ -247,16 +253,14 @@ def plan_option(plan: PlanResult, ask: PlanAsk, ev: Evaluation) -> OptionRow:
         dict.fromkeys(basis_words(o.pricing_basis) for o, line in zip(offers, plan.plan) if line.role == "commit")
     )
     evidence = list(dict.fromkeys(evidence_words(o) for o in offers))
-    pros, cons = [], []
+    pros: list[str] = []
+    cons: list[str] = []
     if plan.saving_share is not None and plan.saving_share > 0 and ask.single_vendor:
         pros.append(
             f"{plan.saving_share:.1%} below the best single offer ({clip(ask.single_vendor, 30)} alone, "
             f"{per_k(ask.single_per_task)})"
         )
-    if plan.expected_unused_share > 0.005:
-        cons.append(f"{plan.expected_unused_share:.0%} of the commitment idle")
-    if plan.pay_as_used_share > 0.005:
-        cons.append(f"{plan.pay_as_used_share:.0%} of tasks on demand")
+    cons += [PLAN_CON_WORDS[f.name](f.value) for f in fig.plan_cons]
     vendors = {x.vendor for x in ask.lines}
     if len(vendors) > 1:
         cons.append(f"{len(vendors)} vendors")

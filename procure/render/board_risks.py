@@ -365,8 +365,8 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked
             likelihood=f.availability_likelihood,
             impact=st.availability_point,
             impact_basis=f"cash over {months} months at one point less availability, the lost tasks bought on demand"
-            + ("; the rest unserved (the shortfall)" if st.availability_shortfall > 0.5 else ""),
-            shortfall=st.availability_shortfall if st.availability_shortfall > 0.5 else None,
+            + ("; the rest unserved (the shortfall)" if f.availability_shortfall is not None else ""),
+            shortfall=f.availability_shortfall,
             mitigation="automatic SLA credits and a health-check clause in every commitment",
             owner="Head of infrastructure",
         )
@@ -411,8 +411,8 @@ def _plan_wide_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked
                 impact=st.claims_low_end,
                 impact_basis=f"cash over {months} months at the low end of the claim (×{st.claims_factor:g}), the lost "
                 "tasks bought on demand"
-                + ("; the rest unserved (the shortfall)" if st.claims_shortfall and st.claims_shortfall > 0.5 else ""),
-                shortfall=st.claims_shortfall if st.claims_shortfall and st.claims_shortfall > 0.5 else None,
+                + ("; the rest unserved (the shortfall)" if f.claims_shortfall is not None else ""),
+                shortfall=f.claims_shortfall,
                 mitigation="acceptance test on our workload before the commitment starts",
                 owner="Head of infrastructure",
             )
