@@ -280,16 +280,11 @@ def test_the_model_check_sees_a_model(tmp_path, monkeypatch):
 # nothing new may join. The lists are to be emptied.
 MAX_FUNCTION, MAX_MODULE = 80, 800
 LONG_FUNCTIONS = {
-    "procure/analysis/claims.py:vendor_claims": 85,
-    "procure/analysis/decision.py:decide": 108,
-    "procure/analysis/hedging.py:plan_hedge": 94,
     "procure/analysis/plan/candidates.py:candidates": 228,
     "procure/analysis/plan/make.py:make_plan": 215,
     "procure/analysis/plan/program.py:_frame": 97,
     "procure/analysis/plan/single.py:single_offer": 131,
     "procure/analysis/plan/stress.py:stress": 113,
-    "procure/analysis/scorecard.py:_score_month": 83,
-    "procure/analysis/scorecard.py:posterior": 84,
     "procure/cli/evaluation.py:compare": 106,
     "procure/cli/evidence.py:actuals_import": 133,
     "procure/cli/evidence.py:perf_import": 182,
@@ -305,26 +300,14 @@ LONG_FUNCTIONS = {
     "procure/io/trial_evidence.py:import_offer_trials": 94,
     "procure/io/workspace.py:load_workspace": 110,
     "procure/io/yamlsafe.py:_walk": 114,
-    "procure/render/board.py:_board_memo": 118,
-    "procure/render/board.py:_risks": 117,
-    "procure/render/charts.py:_curve_labels": 82,
-    "procure/render/fit.py:screen": 84,
-    "procure/render/workbook.py:to_xlsx": 113,
 }
 LONG_MODULES = {
-    "procure/analysis/evaluate.py": 1140,
-    "procure/analysis/hedging.py": 868,
-    "procure/analysis/history.py": 948,
     "procure/analysis/plan/program.py": 922,
-    "procure/analysis/uncertainty.py": 1085,
     "procure/io/actuals.py": 1548,
     "procure/io/importers.py": 1435,
     "procure/io/telemetry.py": 989,
     "procure/io/workspace.py": 1182,
     "procure/model/inputs.py": 1387,
-    "procure/render/board.py": 1337,
-    "procure/render/charts.py": 1088,
-    "procure/render/workbook.py": 839,
 }
 
 

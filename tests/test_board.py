@@ -443,7 +443,7 @@ def _register(plan, ev, hedge_asked):
     """The plan's risk register in words, from its figures (procure.analysis.memo.plan_risks)."""
     from procure.analysis.commitment import line_commitments
     from procure.analysis.memo import plan_risks
-    from procure.render.board import _plan_risks
+    from procure.render.board_risks import plan_risks as _plan_risks
 
     figures = plan_risks(plan, ev, line_commitments(plan, {o.id: o for o in ev.offers}))
     return _plan_risks(plan, ev, figures, hedge_asked)
@@ -484,7 +484,7 @@ def test_a_vendor_the_rest_of_the_plan_covers_costs_no_more_than_its_prepayment(
 
 
 def test_the_comparison_summary_states_the_plan_the_memo_asks_for(small_plan):
-    from procure.render.board import plan_summary
+    from procure.render.board_plan import plan_summary
 
     memo, plan, _, _ = small_plan
     sentence = plan_summary(plan)
@@ -513,7 +513,7 @@ def test_plan_hedge_asks_about_the_pay_as_used_hours(small_plan):
 
 def test_a_plan_of_fixed_commitments_has_nothing_to_hedge(small_plan):
     from procure.analysis.memo import plan_hedge_sums
-    from procure.render.board import _plan_hedge
+    from procure.render.board_risks import plan_hedge_ask as _plan_hedge
 
     _, plan, ev, _ = small_plan
     fixed = plan.model_copy(deep=True)
@@ -560,7 +560,7 @@ def test_an_index_linked_commitment_floats_in_the_price_risk_and_the_hedge(tmp_p
     from procure.analysis.hedging import plan_hedge
     from procure.analysis.memo import plan_hedge_sums
     from procure.analysis.plan import make_plan
-    from procure.render.board import _plan_hedge
+    from procure.render.board_risks import plan_hedge_ask as _plan_hedge
     from tests import planws
 
     offers = [

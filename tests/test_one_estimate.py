@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from procure.analysis.evaluate import evaluate_with_inputs, gates_of
-from procure.analysis.uncertainty import sensitivity, top_offer_positions
+from procure.analysis.sensitivity import sensitivity, top_offer_positions
 from procure.io.workspace import load_workspace
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -558,7 +558,7 @@ def test_sensitivity_takes_a_signed_vendors_ends_from_its_posteriors(signed):
 
     from procure.analysis.evaluate import evaluate_with_inputs
     from procure.analysis.scorecard import evaluation_posteriors
-    from procure.analysis.uncertainty import sensitivity
+    from procure.analysis.sensitivity import sensitivity
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(signed)

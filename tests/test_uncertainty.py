@@ -33,13 +33,8 @@ import pytest
 
 import procure.analysis.uncertainty as unc
 from procure.analysis.evaluate import MonteCarlo, evaluate, evaluate_with_inputs, gates_of
-from procure.analysis.uncertainty import (
-    draw_factors,
-    monte_carlo,
-    point_throughput_factor,
-    sensitivity,
-    top_offer_positions,
-)
+from procure.analysis.sensitivity import sensitivity, top_offer_positions
+from procure.analysis.uncertainty import draw_factors, monte_carlo, point_throughput_factor
 from procure.errors import InputError
 from procure.io.workspace import load_workspace
 from procure.model.inputs import Distribution, OfferUncertainty, UncertaintyConfig

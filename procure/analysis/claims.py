@@ -261,23 +261,10 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
         amount = share * m.invoiced if share is not None and m.invoiced is not None else None
         deadline = claim_deadline(terms, m.month, evidence)
         reason = _zero_reason(terms, automatic, sla, avail, share)
-        lapsed = [e for e in evidence if e.lapsed]
         window_open = deadline is None or as_of <= deadline
         open_share = share
-        if reason is None and lapsed:
-            if not window_open:
-                reason = (
-                    f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the "
-                    f"{'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
-                )
-            else:
-                open_share = credit_share(open_avail, sla, terms)
-                if not open_share:
-                    reason = (
-                        f"the claim window of {len(lapsed)} of its {len(evidence)} incidents closed (the last on "
-                        f"{max(e.deadline for e in lapsed).isoformat()}); the others alone leave availability "
-                        f"{percent_or_no_data(open_avail, 3)}, which owes no credit"
-                    )
+        if reason is None and any(e.lapsed for e in evidence):
+            reason, open_share = _lapsed(terms, sla, evidence, deadline, window_open, open_avail, share)
         if reason is not None:
             claimable = 0.0
         else:
@@ -308,6 +295,33 @@ def vendor_claims(workspace: Any, vendor: Any, as_of: date) -> VendorClaims:
         claims=claims,
         total_claimable=sum(c.claimable or 0.0 for c in claims),
     )
+
+
+def _lapsed(
+    terms: Any,
+    sla: float | None,
+    evidence: list[ClaimEvidence],
+    deadline: date | None,
+    window_open: bool,
+    open_avail: float | None,
+    share: float | None,
+) -> tuple[str | None, float | None]:
+    """A month some of whose incidents' claim windows have closed: why nothing is claimable (the month's window
+    closed, or the incidents still in their windows owe no credit), and the credit share those still owe."""
+    if not window_open and deadline is not None:
+        return (
+            f"the claim window closed on {deadline.isoformat()} ({terms.claim_window_days} days from the "
+            f"{'month' if terms.claim_window_from == 'month_end' else 'incident'}'s end)"
+        ), share
+    open_share = credit_share(open_avail, sla, terms)
+    if open_share:
+        return None, open_share
+    lapsed = [e for e in evidence if e.lapsed]
+    return (
+        f"the claim window of {len(lapsed)} of its {len(evidence)} incidents closed (the last on "
+        f"{max(e.deadline for e in lapsed).isoformat()}); the others alone leave availability "
+        f"{percent_or_no_data(open_avail, 3)}, which owes no credit"
+    ), open_share
 
 
 def draft_claims(workspace: Any, result: ScorecardResult, as_of: date) -> list[VendorClaims]:

@@ -26,6 +26,7 @@ from procure.analysis.commitment import line_commitments, offer_commitment
 from procure.analysis.recommendation import AskLine, BestSingle, Recommendation, line_words, merge_lines
 from procure.model.calendar import earliest
 from procure.model.kinds import kind_of
+from procure.model.units import per_thousand
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
@@ -117,7 +118,7 @@ def as_planned(plan: PlanResult) -> PlanCase | None:
 
 
 def _per_k(value: float | None) -> float | None:
-    return None if value is None else value * 1000
+    return per_thousand(value)
 
 
 def _by_vendor(lines: list[AskLine]) -> dict[str, float]:
@@ -230,7 +231,7 @@ def usage_notes(ev: Evaluation, plan: PlanResult) -> list[str]:
         single = (
             "; alone it cannot serve every scenario"
             if alone is None
-            else f"; alone it costs {alone * 1000:,.2f} per 1,000 tasks over the scenarios"
+            else f"; alone it costs {per_thousand(alone):,.2f} per 1,000 tasks over the scenarios"
             if alone
             else ""
         )
@@ -298,81 +299,95 @@ def _headline(rec: Recommendation, currency: str) -> str:
 
 def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | None = None) -> Recommendation:
     """The recommendation from the evaluation and, with `demand:`, the solved plan (or why it failed)."""
-    cur = ev.currency
-    records = {o.id: o for o in ev.offers}
-    if plan is not None and plan.plan:
-        first: dict[str, int] = {}
-        for x in plan.plan:
-            if x.role == "commit":
-                first[x.offer] = min(first.get(x.offer, x.start_month or 0), x.start_month or 0)
-        # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge). Only
-        # what
-        # is signed now is asked for: later decisions are intentions to re-plan, held contracts are already signed.
-        commits = sorted(
-            (x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")),
-            key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0),
-        )
-        floats = [x for x in plan.plan if x.role == "pay_as_used"]
-        bound = dict(zip(map(id, plan.plan), line_commitments(plan, records)))
-        lines = merge_lines([_line_from_plan(x, records[x.offer], bound[id(x)]) for x in commits + floats])
-        single = plan.single_best
-        single_vendor = records[single.offer].vendor if single.offer in records else None
-        is_single = len({x.offer for x in plan.plan}) == 1 and single.offer == plan.plan[0].offer
-        planned = as_planned(plan)
-        total = planned.total_spend if planned is not None else plan.expected_monthly_spend * plan.demand.months
-        committed = [x.commitment for x in lines if x.commitment is not None]
-        rec = Recommendation(
-            kind="plan",
-            offer=None,
-            lines=lines,
-            vendors=list(dict.fromkeys(x.vendor for x in lines)),
-            cost_per_task=plan.expected_cost_per_task,
-            cost_per_1000_tasks=_per_k(plan.expected_cost_per_task),
-            basis=plan_basis(plan),
-            months=plan.demand.months,
-            total_spend=total,
-            spend_per_year=total * 12 / plan.demand.months,
-            total_commitment=sum(committed) if committed else None,
-            commitment_by_vendor=_by_vendor(lines),
-            **_deadline(lines, plan),
-            best_single=BestSingle(
-                offer=single.offer,
-                vendor=single_vendor,
-                cost_per_task=single.expected_cost_per_task,
-                cost_per_1000_tasks=_per_k(single.expected_cost_per_task),
-                basis=plan_basis(plan),
-            ),
-            saving_share=None if is_single else plan.saving_share,
-            headline="",
-            usage=usage_notes(ev, plan),
-            dearer_why=_dearer_why(plan) if not is_single and (plan.saving_share or 0) < 0 else None,
-        )
-        rec.headline = _headline(rec, cur)
-        return rec
     leader = ev.offer(ev.summary.recommended) if ev.summary.recommended else None
-    if leader is None:
-        rec = Recommendation(
-            kind="none",
-            offer=None,
-            lines=[],
-            vendors=[],
-            cost_per_task=None,
-            cost_per_1000_tasks=None,
-            basis=today_basis(ev),
-            months=None,
-            total_spend=None,
-            spend_per_year=None,
-            total_commitment=None,
-            deadline=None,
-            best_single=BestSingle(
-                offer=None, vendor=None, cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev)
-            ),
-            saving_share=None,
-            plan_failed=plan_failed,
-            headline="",
-        )
-        rec.headline = _headline(rec, cur)
-        return rec
+    if plan is not None and plan.plan:
+        rec = _plan_recommendation(ev, plan)
+    elif leader is None:
+        rec = _no_recommendation(ev, plan_failed)
+    else:
+        rec = _offer_recommendation(ev, leader, plan_failed)
+    rec.headline = _headline(rec, ev.currency)
+    return rec
+
+
+def _plan_recommendation(ev: Evaluation, plan: PlanResult) -> Recommendation:
+    """The solved plan as the recommendation: what is signed now and what is bought as used, by vendor."""
+    records = {o.id: o for o in ev.offers}
+    first: dict[str, int] = {}
+    for x in plan.plan:
+        if x.role == "commit":
+            first[x.offer] = min(first.get(x.offer, x.start_month or 0), x.start_month or 0)
+    # By when each offer's capacity starts, one offer's commitments together (so a run of months can merge). Only
+    # what
+    # is signed now is asked for: later decisions are intentions to re-plan, held contracts are already signed.
+    commits = sorted(
+        (x for x in plan.plan if x.role == "commit" and x.decision in (None, "sign_now")),
+        key=lambda x: (first[x.offer], x.vendor, x.offer, x.start_month or 0),
+    )
+    floats = [x for x in plan.plan if x.role == "pay_as_used"]
+    bound = dict(zip(map(id, plan.plan), line_commitments(plan, records)))
+    lines = merge_lines([_line_from_plan(x, records[x.offer], bound[id(x)]) for x in commits + floats])
+    single = plan.single_best
+    single_vendor = records[single.offer].vendor if single.offer in records else None
+    is_single = len({x.offer for x in plan.plan}) == 1 and single.offer == plan.plan[0].offer
+    planned = as_planned(plan)
+    total = planned.total_spend if planned is not None else plan.expected_monthly_spend * plan.demand.months
+    committed = [x.commitment for x in lines if x.commitment is not None]
+    rec = Recommendation(
+        kind="plan",
+        offer=None,
+        lines=lines,
+        vendors=list(dict.fromkeys(x.vendor for x in lines)),
+        cost_per_task=plan.expected_cost_per_task,
+        cost_per_1000_tasks=_per_k(plan.expected_cost_per_task),
+        basis=plan_basis(plan),
+        months=plan.demand.months,
+        total_spend=total,
+        spend_per_year=total * 12 / plan.demand.months,
+        total_commitment=sum(committed) if committed else None,
+        commitment_by_vendor=_by_vendor(lines),
+        **_deadline(lines, plan),
+        best_single=BestSingle(
+            offer=single.offer,
+            vendor=single_vendor,
+            cost_per_task=single.expected_cost_per_task,
+            cost_per_1000_tasks=_per_k(single.expected_cost_per_task),
+            basis=plan_basis(plan),
+        ),
+        saving_share=None if is_single else plan.saving_share,
+        headline="",
+        usage=usage_notes(ev, plan),
+        dearer_why=_dearer_why(plan) if not is_single and (plan.saving_share or 0) < 0 else None,
+    )
+    return rec
+
+
+def _no_recommendation(ev: Evaluation, plan_failed: str | None) -> Recommendation:
+    """No offer passes every requirement: nothing to recommend."""
+    return Recommendation(
+        kind="none",
+        offer=None,
+        lines=[],
+        vendors=[],
+        cost_per_task=None,
+        cost_per_1000_tasks=None,
+        basis=today_basis(ev),
+        months=None,
+        total_spend=None,
+        spend_per_year=None,
+        total_commitment=None,
+        deadline=None,
+        best_single=BestSingle(
+            offer=None, vendor=None, cost_per_task=None, cost_per_1000_tasks=None, basis=today_basis(ev)
+        ),
+        saving_share=None,
+        plan_failed=plan_failed,
+        headline="",
+    )
+
+
+def _offer_recommendation(ev: Evaluation, leader: OfferRecord, plan_failed: str | None) -> Recommendation:
+    """The cheapest acceptable offer as the recommendation, without a plan."""
     line = _line_from_offer(leader)
     figure = leader.metrics.get(ev.rank_by)
     basis = today_basis(ev) if ev.rank_by == "cost_per_task" else f"over {ev.horizon_months} months"
@@ -380,7 +395,7 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
     horizon_total = leader.metrics.get("total_cost")
     months = ev.horizon_months if horizon_total is not None else leader.term_months
     total = horizon_total if horizon_total is not None else (monthly * months if monthly is not None else None)
-    rec = Recommendation(
+    return Recommendation(
         kind="offer",
         offer=leader.id,
         lines=[line],
@@ -402,8 +417,6 @@ def decide(ev: Evaluation, plan: PlanResult | None = None, plan_failed: str | No
         plan_failed=plan_failed,
         headline="",
     )
-    rec.headline = _headline(rec, cur)
-    return rec
 
 
 def plan_failure(problems: list[Problem]) -> str:

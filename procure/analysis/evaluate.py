@@ -17,9 +17,10 @@ from pydantic import BaseModel, Field
 
 from procure import __version__
 from procure.analysis.cashflow import HorizonResult
-from procure.analysis.gates import GATES, GateResult
+from procure.analysis.gates import GateResult
 from procure.analysis.recommendation import Recommendation
 from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_none, frontier_points, offer_record
+from procure.analysis.ties import ties_to_leader
 from procure.analysis.uncertainty import (
     GAP_COLUMN,
     POINT_COLUMN,
@@ -28,6 +29,17 @@ from procure.analysis.uncertainty import (
     UncertaintyInfo,
     availability_distribution,
     point_throughput_factor,
+)
+from procure.analysis.verdict import (
+    GATE_RISK_PROBABILITY,
+    CommonReason,
+    GateRisk,
+    KnifeEdge,
+    common_reasons,
+    drawn_gates,
+    drawn_outcome,
+    gate_risks,
+    knife_edges,
 )
 from procure.errors import InputError, Problem
 from procure.io.workspace import IndexLevel, Workspace
@@ -39,11 +51,10 @@ from procure.model.costing import (
     CostModel,
     cost_arrays,
     finite,
-    price_to_tie,
 )
 from procure.model.grading import grade_offer
 from procure.model.inputs import OPERATING_JOBS, Assumptions, Offer, Policy, Workload
-from procure.model.kinds import GPU_HOUR, KINDS, kind_named, kind_of
+from procure.model.kinds import GPU_HOUR, KINDS, kind_of
 from procure.model.performance import ThroughputReading, reading_mean, throughput_at
 from procure.model.rating import (
     RATE_BEFORE_SIGNING,
@@ -55,7 +66,7 @@ from procure.model.rating import (
     rate_offer,
     reliability_of,
 )
-from procure.model.units import PerThousand
+from procure.model.units import PerThousand, per_thousand
 
 # 1.1: costs per 1,000 tasks beside the costs per task (envelope.py); 1.2: recommendation.lines[].gpus_committed;
 # 1.3: recommendation.deadline_reason (the last day to sign and start on time) and lines[].conditions
@@ -75,66 +86,6 @@ class GradeInfo(BaseModel):
     name: str
     rank: int
     expect: str
-
-
-class CommonReason(BaseModel):
-    """A gate many offers fail, and the fields that would change it."""
-
-    gate: str
-    offers: list[str]
-    example: str = Field(description="one offer's reason, in words")
-    fields: str = Field(description="the fields (offer or procure.yaml) that would change the verdict")
-
-
-# The fields that move each gate: what a buyer changes (or asks the vendor for) to change a verdict.
-GATE_FIELDS: dict[str, str] = {
-    "role": "service.preemptible (spot capacity is a burst source only)",
-    "quality": "performance.quality_pass_rate, or workload.min_success_rate",
-    "latency": "performance.points (performance.interactivity for a per-token offer), or workload.interactivity",
-    "ttft": "performance.ttft_s or a curve with time to first token, workload.max_ttft_s, or policy.ttft_unstated",
-    "availability": "service.sla.availability, operator.published_tier / operator.evidence / operator.status_history, "
-    "the responsibilities, or policy.min_availability",
-    "security": "service.attestations, service.tenant_isolation, service.isolated_monitoring, or policy.require_*",
-    "region": "region, or policy.allowed_regions",
-    "capacity": "max_gpus, pricing.burst or service.rate_limits, or policy.min_demand_coverage",
-    "grade": "what `procure grade --offer ID` names as missing, or policy.acceptable_grades",
-    "validity": "valid_until, or --as-of",
-}
-
-
-def common_reasons(records: list[OfferRecord], limit: int = 3) -> list[CommonReason]:
-    """The gates most offers fail (spot offers counted under `role`), commonest first, with the fields that change
-    them."""
-    failing: dict[str, list[OfferRecord]] = {}
-    for record in records:
-        if record.acceptable:
-            continue
-        if record.role == "burst":
-            failing.setdefault("role", []).append(record)
-        for g in record.gates:
-            if not g.passed:
-                failing.setdefault(g.gate, []).append(record)
-    order = ("role",) + GATES
-    ranked = sorted(
-        failing.items(), key=lambda item: (-len(item[1]), order.index(item[0]) if item[0] in order else len(order))
-    )
-    found = []
-    for gate_name, offers in ranked[:limit]:
-        first = offers[0]
-        example = (
-            first.reasons[0]
-            if gate_name == "role"
-            else next(g.detail for g in first.gates if g.gate == gate_name and not g.passed)
-        )
-        found.append(
-            CommonReason(
-                gate=gate_name,
-                offers=[o.id for o in offers],
-                example=f"{first.id}: {example}",
-                fields=GATE_FIELDS.get(gate_name, ""),
-            )
-        )
-    return found
 
 
 def verdict_lines(ev: Evaluation) -> list[str]:
@@ -162,7 +113,7 @@ def verdict_lines(ev: Evaluation) -> list[str]:
         usable = all(g.passed for g in record.gates if g.gate not in ("availability", "capacity"))
         restart = record.metrics.get("restart_cost_per_task")
         priced = (
-            f", restart cost {restart * 1000:.3f} per 1,000 tasks"
+            f", restart cost {per_thousand(restart):.3f} per 1,000 tasks"
             if restart is not None
             else ", restart cost not priced (service.interruptions_per_month not stated)"
         )
@@ -193,38 +144,6 @@ def no_acceptable_offer(ev: Evaluation, command: str, option: str = "", instead:
         f"`procure compare` gives each offer's reasons{f', or {instead}' if instead else ''}"
     )
     return InputError([Problem(command, None, option, message)])
-
-
-# A recommended offer that passes a drawn gate in fewer than this share of its draws carries it as a named risk.
-GATE_RISK_PROBABILITY = 0.9
-
-
-class GateRisk(BaseModel):
-    """A drawn gate the recommended offer passes (probability >= policy.gate_confidence) but in fewer than GATE_RISK_PROBABILITY of the draws."""  # noqa: E501
-
-    gate: str
-    probability: float = Field(
-        description="the share of the uncertainty draws of the offer's own inputs in which the gate passes"
-    )
-    words: str
-
-
-class KnifeEdge(BaseModel):
-    """A gate the recommendation passes by less than one standard deviation of its own drawn inputs."""
-
-    gate: str
-    value: float = Field(
-        description="the figure the gate judges, at the point (availability; GPUs the offer can supply)"
-    )
-    requirement: float = Field(
-        description="what the gate asks (policy.min_availability; the GPUs the demand needs x min_demand_coverage)"
-    )
-    margin: float = Field(description="value minus requirement")
-    sd: float = Field(
-        description="one standard deviation of the figure the gate compares, from the offer's own uncertain inputs "
-        "(uncertainty:)"
-    )
-    words: str
 
 
 class Summary(PerThousand):
@@ -475,56 +394,6 @@ def throughput_factors(
     return found
 
 
-def _gate_risks(leader: OfferRecord, config: Any) -> list[GateRisk]:
-    """The recommended offer's drawn gates (availability, capacity) passed in fewer than GATE_RISK_PROBABILITY
-    of the draws of its own inputs (their probability is on its gates, _gate_odds): its named risks."""
-    return [
-        GateRisk(
-            gate=g.gate,
-            probability=g.probability,
-            words=(
-                f"{leader.vendor} ({leader.id}) passes the {g.gate} gate in only {g.probability:.1%} of the "
-                f"{config.uncertainty.draws:,} draws of its own inputs ({g.detail})"
-            ),
-        )
-        for g in leader.gates
-        if g.passed and g.probability is not None and g.probability < GATE_RISK_PROBABILITY
-    ]
-
-
-def _gate_odds(
-    offers: list[Offer],
-    columns: dict[str, np.ndarray],
-    model: CostModel,
-    evidence: dict[str, Any],
-    config: Any,
-    currencies: list[str],
-) -> DrawnOutcome:
-    """Each offer's probability of passing the gates whose inputs are drawn, on the draws `--uncertainty`
-    makes (a signed vendor's from its posteriors): what decides those gates (policy.gate_confidence); and its
-    expected figures over the same draws (the headline)."""
-    from procure.analysis.uncertainty import gate_odds
-
-    posteriors = None
-    if evidence:
-        from procure.analysis.scorecard import posteriors_for_draws
-
-        posteriors = posteriors_for_draws(evidence, offers, columns, config.uncertainty)
-    supply = np.array([float(o.supply_gpus) for o in offers])
-    return gate_odds(
-        columns,
-        model,
-        offers,
-        currencies,
-        config.currency,
-        config.uncertainty,
-        supply,
-        config.policy.min_availability,
-        config.policy.min_demand_coverage,
-        posteriors,
-    )
-
-
 def _expected(costs: list[dict[str, Any]], drawn: DrawnOutcome) -> None:
     """Each offer's headline made the expected value: `cost_per_task` the mean of its drawn costs per successful task,
     `cost_per_mtok` with it (`expected_rent_per_task` the mean of the drawn rent per task, a per-task source's
@@ -631,118 +500,6 @@ def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:
     return ranked
 
 
-def _ties_to_leader(
-    records: list[OfferRecord],
-    ranked: list[OfferRecord],
-    rank_key: str,
-    columns: dict[str, np.ndarray],
-    outputs: dict[str, np.ndarray],
-    config: Any,
-    plan_of: Callable[..., HorizonResult],
-    workspace: Workspace,
-    day: date,
-) -> None:
-    """The negotiator's figure: the list price at which each acceptable offer would tie the leader, and how far
-    above the leader it is; ranked over the horizon, the price that ties the leader's PV cost per PV task."""
-    if ranked and rank_key == "horizon_cost_per_task":
-        from procure.analysis.cashflow import horizon_price_to_tie
-
-        lead_cost = ranked[0].metrics[rank_key]
-        for record in ranked:
-            if lead_cost:
-                tie = (
-                    record.metrics["list_price"]
-                    if record is ranked[0]
-                    else horizon_price_to_tie(
-                        record, lead_cost, lambda shift, r=record: plan_of(r, shift).horizon_cost_per_task
-                    )
-                )
-                record.metrics["price_to_tie"] = (
-                    finite_or_none(tie) if kind_named(record.pricing_basis).rented else None
-                )
-                record.metrics["vs_leader"] = record.metrics[rank_key] / lead_cost - 1  # type: ignore[operator]
-    elif ranked:
-        ties = _expected_ties(records, ranked[0].metrics["cost_per_task"], columns, outputs, config)
-        _bounded_ties(records, ties, ranked[0].metrics["cost_per_task"], workspace, day)
-        lead_cost = ranked[0].metrics["cost_per_task"]
-        for record, tie in zip(records, ties):
-            if record.acceptable and lead_cost:
-                record.metrics["price_to_tie"] = finite_or_none(tie)
-                record.metrics["vs_leader"] = record.metrics["cost_per_task"] / lead_cost - 1  # type: ignore[operator]
-
-
-def _expected_ties(
-    records: list[OfferRecord],
-    lead: float | None,
-    columns: dict[str, np.ndarray],
-    outputs: dict[str, np.ndarray],
-    config: Any,
-) -> np.ndarray:
-    """Each offer's list price at which its expected cost ties the leader's. The part of a draw's cost that moves with
-    the price is its rent per task times (1 + the financing and prepayment risk per unit of rent), so the expected
-    cost moves by that times the mean of the drawn rent per task (`expected_rent_per_task`) for each unit of price
-    factor: the tie is today's price x (1 + (lead - expected cost) / (that slope)), exact for a rent proportional to
-    its price and, for an index-linked rent, wherever the floor and cap do not bind (the index drawn apart from the
-    throughput). The floor of a kind (price_to_tie's check) still applies."""
-    a = config.assumptions
-    financing = columns["prepay_fraction"] * (a.cost_of_capital + a.vendor_default_rate) * columns["term_months"] / 24
-    factor = np.full(len(records), np.nan)
-    for i, r in enumerate(records):
-        m = r.metrics
-        slope = (m.get("expected_rent_per_task") or 0.0) * (1 + float(financing[i]))
-        if lead is not None and m.get("cost_per_task") is not None and slope > 0:
-            factor[i] = 1 + (lead - m["cost_per_task"]) / slope
-    # price_to_tie gives the price at which the point cost is a target; the point's rent per task is proportional to
-    # its price, so the target that reaches `factor` x today's price is the point's cost moved by the same share of rent
-    point_rent = np.array([r.metrics.get("rent_per_task") or np.nan for r in records], dtype=float)
-    point_cost = np.array([r.metrics.get("point_cost_per_task") or np.nan for r in records], dtype=float)
-    target = point_cost + (factor - 1) * point_rent * (1 + financing)
-    return price_to_tie(columns, outputs, target, a.cost_of_capital, a.vendor_default_rate)
-
-
-TIE_STEPS = 8  # secant steps on an index-linked offer's own draws
-TIE_TOLERANCE = 1e-9  # relative, on the expected cost
-
-
-def _bounded_ties(records: list[OfferRecord], ties: np.ndarray, lead: float | None, ws: Workspace, day: date) -> None:
-    """An index-linked rent is clamped to its floor and cap in the draws where the index moves past them, so its
-    expected cost is not linear in its price: its tie is refined by the secant method on its own draws (an offer's
-    draws do not depend on the other offers), starting from the linear tie, with the spread moved as what-if moves it
-    (`Kind.scale_price`)."""
-    if lead is None:
-        return
-    level = ws.index_level_on(day)
-    by_id = {o.id: o for o in ws.offers}  # one look-up per offer: a thousand offers are a thousand records
-    for i, record in enumerate(records):
-        offer = by_id[record.id]
-        kind = kind_of(offer.pricing)
-        price = record.metrics.get("list_price")
-        if not (
-            record.acceptable and kind.index_rent and kind.scale_price and level and price and np.isfinite(ties[i])
-        ):
-            continue
-        scale_price = kind.scale_price
-
-        def expected_at(factor: float, offer: Offer = offer, scale_price: Any = scale_price) -> float:
-            moved = offer.model_copy(
-                update={"pricing": scale_price(offer.pricing, factor, level.price, ws.fx_rate(offer.pricing.currency))}
-            )
-            found = point_costs(replace(ws, offers=[moved]), day, True)[0].get("cost_per_task")
-            return float("nan") if found is None else float(found) - lead
-
-        k0, k1 = 1.0, float(ties[i]) / price
-        f0, f1 = float(record.metrics["cost_per_task"]) - lead, expected_at(k1)
-        for _ in range(TIE_STEPS):
-            if not np.isfinite(f1) or abs(f1) <= TIE_TOLERANCE * lead or f1 == f0:
-                break
-            k0, k1, f0 = k1, k1 - f1 * (k1 - k0) / (f1 - f0), f1
-            f1 = expected_at(k1)
-        # no price ties it (the floor holds its expected cost above the leader's): none. To 12 significant figures,
-        # far within the secant's tolerance: the last bits of a draw's cost depend on the size of the block of draws
-        # numpy computes it in, and the tie must not
-        ties[i] = float(f"{k1 * price:.12g}") if np.isfinite(f1) and abs(f1) <= 1e-6 * lead else np.nan
-
-
 def _ranges(
     monte_carlo: MonteCarlo, records: list[OfferRecord], inputs: CostInputs, evidence: dict[str, Any], config: Any
 ) -> UncertaintyInfo:
@@ -778,6 +535,11 @@ def _ranges(
     return UncertaintyInfo(draws=draws, seed=seed, method=uncertainty_method(spec, draws, seed, posteriors))
 
 
+def _moved_cost(workspace: Workspace, day: date) -> Callable[[Offer], float | None]:
+    """The expected cost per task of one offer, its terms moved, evaluated alone on the workspace's other inputs."""
+    return lambda moved: point_costs(replace(workspace, offers=[moved]), day, True)[0].get("cost_per_task")
+
+
 def point_costs(workspace: Workspace, as_of: date | None = None, expected: bool = False) -> list[dict[str, Any]]:
     """Each offer's figures at the point, as `evaluate` puts them in its metrics (signed vendors' delivered evidence
     blended in), without the gates' odds, the records or the ranking: what a search over one input needs at each of
@@ -788,7 +550,7 @@ def point_costs(workspace: Workspace, as_of: date | None = None, expected: bool 
     if expected:
         offers, config = workspace.offers, workspace.config
         currencies = [o.pricing.currency or config.currency for o in offers]
-        _expected(costs, _gate_odds(offers, found[5], found[6], found[9], config, currencies))
+        _expected(costs, drawn_outcome(offers, found[5], found[6], found[9], config, currencies))
     return costs
 
 
@@ -828,7 +590,7 @@ def evaluate_with_inputs(
     index_level, gradings, ratings, readings, layers, columns, model, outputs, costs, evidence = _point(
         workspace, day, delivered
     )
-    drawn = _gate_odds(
+    drawn = drawn_outcome(
         offers, columns, model, evidence, config, [o.pricing.currency or config.currency for o in offers]
     )
     _expected(costs, drawn)
@@ -855,10 +617,11 @@ def evaluate_with_inputs(
         _over_horizon(records, horizon, plan_of, workspace, offers, index_level)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = _rank(records, rank_key)
-    _ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of, workspace, day)
+    moved_cost = _moved_cost(workspace, day)
+    ties_to_leader(records, ranked, rank_key, columns, outputs, config, plan_of, workspace, day, moved_cost)
     rest = sorted((r for r in records if not r.acceptable), key=lambda r: r.id)
     inputs = CostInputs(columns, model, offers, [r.currency for r in records])
-    risks = _gate_risks(ranked[0], config) if ranked else []
+    risks = gate_risks(ranked[0], config) if ranked else []
     info = _ranges(monte_carlo, records, inputs, evidence, config) if monte_carlo is not None else None
     evaluation = Evaluation(
         as_of=day,
@@ -884,115 +647,6 @@ def evaluate_with_inputs(
     return evaluation, inputs
 
 
-def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
-    """The drawn gates (availability, capacity) an offer passes by less than one standard deviation of its
-    own inputs, as the Monte Carlo draws them (docs/uncertainty.md):
-
-    - availability: the expected availability at the mean of its draws, A x mean(f), against policy.min_availability;
-      it is drawn as A x f, f the availability factor, so its sd is A x sd(f);
-    - capacity: the GPUs it can supply against the GPUs the demand needs x min_demand_coverage, which go
-      as demand / (throughput x availability x utilization): their relative sd is, to first order, the
-      root of the sum of the squared coefficients of variation of those factors (throughput: the curve's
-      residual x the serving stack x benchmark to production, for a GPU-hour offer).
-    """
-    from procure.analysis.uncertainty import availability_distribution, throughput_distribution
-
-    spec = config.uncertainty
-    found: list[KnifeEdge] = []
-    terms = record.terms
-
-    def cv(d: Any) -> float:
-        return d.sd / d.mean if d.mean > 0 else 0.0
-
-    for g in record.gates:
-        if not g.passed:
-            continue
-        if g.gate == "availability" and record.metrics.get("availability") is not None:
-            value, minimum = float(record.metrics["availability"]), config.policy.min_availability  # type: ignore[arg-type]
-            sd = value * cv(
-                availability_distribution(terms, spec)
-            )  # value = A x the factor's mean, the draws A x f: sd A x sd(f)
-            if sd > 0 and value - minimum < sd:
-                found.append(
-                    KnifeEdge(
-                        gate="availability",
-                        value=value,
-                        requirement=minimum,
-                        margin=value - minimum,
-                        sd=sd,
-                        words=(
-                            f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points "
-                            f"({value:.2%} against {minimum:.2%}), "
-                            f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its "
-                            "acceptance hangs on that margin"
-                        ),
-                    )
-                )
-        elif (
-            g.gate == "capacity"
-            and record.metrics.get("gpus_needed") is not None
-            and config.workload.tasks_per_month is not None
-        ):
-            supply = float(terms.supply_gpus)
-            required = float(record.metrics["gpus_needed"]) * config.policy.min_demand_coverage  # type: ignore[arg-type]
-            if terms.per_token or required <= 0:
-                continue
-            factor = (1 + cv(throughput_distribution(terms, spec)) ** 2) * (1 + cv(spec.stack) ** 2) * (
-                1 + cv(spec.production) ** 2
-            ) - 1
-            rel = (
-                factor
-                + cv(availability_distribution(terms, spec)) ** 2
-                + cv(spec.utilization) ** 2
-                + cv(spec.demand) ** 2
-            ) ** 0.5
-            sd = required * rel
-            if sd > 0 and supply - required < sd:
-                found.append(
-                    KnifeEdge(
-                        gate="capacity",
-                        value=supply,
-                        requirement=required,
-                        margin=supply - required,
-                        sd=sd,
-                        words=(
-                            f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand "
-                            f"needs, a margin of {supply - required:,.1f}, "
-                            f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its "
-                            "acceptance hangs on that margin"
-                        ),
-                    )
-                )
-    return found
-
-
-def drawn_gates(records: list[OfferRecord], config: Any) -> Gates:
-    """What each Monte Carlo draw re-applies (procure.analysis.uncertainty.DRAWN_GATES), from the point's records:
-    an offer whose other gates pass (and whose cost can be computed) is judged in every draw on its drawn
-    availability and, for a GPU-hour offer with a stated demand, on the GPUs the drawn demand needs."""
-    from procure.analysis.uncertainty import DRAWN_GATES
-
-    demand = config.workload.tasks_per_month is not None
-    others = [
-        not any(
-            not g.passed
-            for g in r.gates
-            if g.gate not in DRAWN_GATES
-            or (g.gate == "capacity" and (kind_named(r.pricing_basis).per_task or not demand))
-        )
-        and r.metrics.get("cost_per_task") is not None
-        and all(any(reason == g.detail for g in r.gates) for reason in r.reasons)
-        for r in records
-    ]
-    return Gates(
-        others_pass=np.array(others, dtype=bool),
-        min_availability=config.policy.min_availability,
-        capacity_drawn=np.array([demand and not kind_named(r.pricing_basis).per_task for r in records], dtype=bool),
-        supply=np.array([float(r.terms.supply_gpus) for r in records]),
-        coverage=config.policy.min_demand_coverage,
-    )
-
-
 def gates_of(ev: Evaluation, inputs: CostInputs, config: Any) -> Gates:
     """drawn_gates for an evaluation's offers, in the order of its cost inputs."""
     return drawn_gates([ev.offer(o.id) for o in inputs.offers], config)
@@ -1001,9 +655,9 @@ def gates_of(ev: Evaluation, inputs: CostInputs, config: Any) -> Gates:
 def offer_sensitivity(
     workspace: Workspace, ev: Evaluation, inputs: CostInputs, followed: list[str], count: int | None = None
 ) -> Any:
-    """Each uncertain input at its low and high value (uncertainty.sensitivity) for the first `count` of the offers
+    """Each uncertain input at its low and high value (sensitivity.sensitivity) for the first `count` of the offers
     `followed` (default: all of them); a signed vendor's availability ends come from its delivered evidence."""
-    from procure.analysis.uncertainty import sensitivity, top_offer_positions
+    from procure.analysis.sensitivity import sensitivity, top_offer_positions
 
     top = top_offer_positions(followed, inputs.offers, len(followed) if count is None else count)
     posteriors = None

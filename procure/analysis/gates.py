@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from procure.io.workspace import Workspace
 from procure.model.grading import GradeResult
 from procure.model.inputs import Offer, Policy, Workload
+from procure.model.kinds.base import HOURS_PER_MONTH
 from procure.model.performance import ThroughputReading, ttft_at
 from procure.model.rating import UNRATED, AvailabilityLayers
 
@@ -310,10 +311,10 @@ def _capacity_gate(offer: Offer, metrics: dict[str, float | None], wl: Workload,
 
 
 def peak_per_minute(wl: Workload) -> float | None:
-    """Tasks per minute at the peak: workload.peak_factor x the month's average (730 h x 60 min)."""
+    """Tasks per minute at the peak: workload.peak_factor x the month's average (HOURS_PER_MONTH x 60 min)."""
     if wl.tasks_per_month is None:
         return None
-    return wl.peak_factor * wl.tasks_per_month / (730 * 60)
+    return wl.peak_factor * wl.tasks_per_month / (HOURS_PER_MONTH * 60)
 
 
 def _rate_limit_gate(offer: Offer, wl: Workload, policy: Policy) -> GateResult:

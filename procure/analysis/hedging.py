@@ -18,15 +18,27 @@ sigma_F the index's own volatility, sigma_S = volatility_ratio x sigma_F and rho
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import date
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from procure.analysis.cashflow import RENEWAL_RULES, contract_factor, renewal_rent, service_months
 from procure.analysis.evaluate import Evaluation
+from procure.analysis.hedge_ratio import (
+    MIN_CHANGES,
+    RATIO_RULE,
+    Regression,
+    aligned_changes,
+    basis_band,
+    no_fit,
+    prior_basis,
+    recommended_ratio,
+    regress,
+)
 from procure.analysis.record import OfferRecord
 from procure.errors import InputError, Problem, unknown_offer
 from procure.io.workspace import IndexLevel, PriceSeries, Workspace
@@ -37,7 +49,6 @@ from procure.model.kinds import kind_named, kind_of
 if TYPE_CHECKING:
     from procure.analysis.plan import PlanResult
 
-MIN_CHANGES = 12
 STRESS_MOVES = (-0.40, -0.20, 0.20, 0.40)
 LIMITS = (
     "A rental price hedge offsets changes in the GPU-hour price only: it does not fix a failed deployment, "
@@ -56,8 +67,6 @@ LIMITS = (
     "better "
     "than futures: it removes the price risk at its source, with no basis and no margin calls.",
 )
-# The recommended ratio: 1 unless the fitted h* differs from 1 significantly (its 95% interval leaves 1 out).
-RATIO_RULE = "hedge ratio 1 unless the 95% interval of the fitted h* excludes 1, then h*"
 
 
 # What the default contract's public sources leave out (model/inputs.py, FuturesContract).
@@ -76,22 +85,6 @@ class HedgeContract(BaseModel):
         description="terms not confirmed against the exchange's contract specification (hedge.contract.confirmed)"
     )
     label: str = Field(description="the contract in words, every unverified term marked: what every output shows")
-
-
-class Regression(BaseModel):
-    hedge_ratio: float | None = Field(description="the fitted h* (OLS slope of rent changes on index changes)")
-    h_star_se: float | None = Field(None, description="standard error of h* (OLS, n - 2 degrees of freedom)")
-    h_star_ci95: tuple[float, float] | None = Field(
-        None, description="95% interval of h* (Student t, n - 2 degrees of freedom)"
-    )
-    rho: float | None
-    r2: float | None
-    basis_volatility: float | None = Field(
-        description="std of the rent changes the index leaves unexplained, per period"
-    )
-    changes: int = Field(description="aligned period changes used")
-    insufficient_history: bool
-    source: str
 
 
 class ExposureMonth(BaseModel):
@@ -173,93 +166,13 @@ class HedgePlan(BaseModel):
         return sum(r.contracts for r in self.ladder)
 
 
-def period_key(day: date, period: str) -> tuple[int, int]:
-    if period == "week":
-        year, week, _ = day.isocalendar()
-        return (year, week)
-    return (day.year, day.month)
-
-
-def last_per_period(series: list[IndexLevel], period: str) -> dict[tuple[int, int], float]:
-    found: dict[tuple[int, int], float] = {}
-    for point in sorted(series, key=lambda p: p.date):
-        found[period_key(point.date, period)] = point.price
-    return found
-
-
-def aligned_changes(rent: list[IndexLevel], index: list[IndexLevel], period: str) -> tuple[np.ndarray, np.ndarray]:
-    """Period changes of the rent and of the index over the periods both have (each period's last value)."""
-    s, f = last_per_period(rent, period), last_per_period(index, period)
-    common = sorted(set(s) & set(f))
-    return np.diff([s[k] for k in common]), np.diff([f[k] for k in common])
-
-
-def regress(rent: list[IndexLevel], index: list[IndexLevel], period: str, source: str) -> Regression:
-    """h*, rho, R^2 and basis volatility on aligned period changes of rent and index."""
-    ds, df = aligned_changes(rent, index, period)
-    n = len(ds)
-    if n < 2 or float(np.var(df)) == 0.0:
-        return Regression(
-            hedge_ratio=None,
-            rho=None,
-            r2=None,
-            basis_volatility=None,
-            changes=n,
-            insufficient_history=True,
-            source=source,
-        )
-    cov = np.cov(ds, df, ddof=1)
-    h = float(cov[0, 1] / cov[1, 1])
-    residual = (ds - ds.mean()) - h * (df - df.mean())
-    se, ci = _slope_interval(residual, df, h)
-    if cov[0, 0] == 0:  # a rent that never moved: nothing to correlate, no price risk in the history
-        return Regression(
-            hedge_ratio=h,
-            h_star_se=se,
-            h_star_ci95=ci,
-            rho=None,
-            r2=None,
-            basis_volatility=0.0,
-            changes=n,
-            insufficient_history=n < MIN_CHANGES,
-            source=source,
-        )
-    rho = float(cov[0, 1] / math.sqrt(cov[0, 0] * cov[1, 1]))
-    basis = float(np.std(residual, ddof=1)) if n > 1 else 0.0
-    return Regression(
-        hedge_ratio=h,
-        h_star_se=se,
-        h_star_ci95=ci,
-        rho=rho,
-        r2=rho * rho,
-        basis_volatility=basis,
-        changes=n,
-        insufficient_history=n < MIN_CHANGES,
-        source=source,
-    )
-
-
-def _slope_interval(residual: np.ndarray, df: np.ndarray, h: float) -> tuple[float | None, tuple[float, float] | None]:
-    """The OLS standard error of the slope, sqrt(sum e^2 / (n - 2) / sum (dF - mean)^2), and its 95%
-    interval with Student's t at n - 2 degrees of freedom (none with fewer than 3 changes)."""
-    n = len(df)
-    if n < 3:
-        return None, None
-    from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf, without importing scipy.stats: 1 s)
-
-    spread = float(((df - df.mean()) ** 2).sum())
-    se = math.sqrt(float((residual**2).sum()) / (n - 2) / spread)
-    half = float(stdtrit(n - 2, 0.975)) * se
-    return se, (h - half, h + half)
-
-
 def contract_terms(config: HedgeConfig) -> HedgeContract:
     """The configured contract with its unverified terms named (hedge.contract.confirmed), and its label."""
     spec = config.contract
     size = config.contract_size
     unverified = [term for term in CONTRACT_TERMS if term not in spec.confirmed]
     mark = {term: " (unverified)" if term in unverified else "" for term in CONTRACT_TERMS}
-    if "gpu_hours" in unverified and spec.gpu_hours is None and size == 730:
+    if "gpu_hours" in unverified and spec.gpu_hours is None and size == HOURS_PER_MONTH:
         mark["gpu_hours"] = (
             " (unverified: one GPU for a 730-hour month, inferred from 'each contract represents one month's rent')"
         )
@@ -278,47 +191,6 @@ def contract_terms(config: HedgeConfig) -> HedgeContract:
         unverified=unverified,
         label=label,
     )
-
-
-def prior_basis(history: list[IndexLevel], config: HedgeConfig, ratio: float) -> tuple[float | None, str]:
-    """The basis volatility per period assumed without a rent history, and how it was formed: the standard deviation
-    of rent changes less `ratio` x index changes when rent changes have volatility_ratio x the index's own and
-    correlation rho with it, sigma_F x sqrt(k^2 + h^2 - 2 h rho k) (Hull, ch. 3). None: fewer than 3 index levels
-    in the history, so not even the index's volatility is known."""
-    levels = last_per_period(history, config.period)
-    changes = np.diff([levels[k] for k in sorted(levels)])
-    prior = config.basis_prior
-    if len(changes) < 2:
-        return (
-            None,
-            f"no rent history and too short an index history ({len(changes)} {config.period}ly changes) to state a "
-            "basis prior: the basis is unknown",
-        )
-    sigma_f = float(np.std(changes, ddof=1))
-    k, rho = prior.volatility_ratio, prior.correlation
-    basis = sigma_f * math.sqrt(max(0.0, k * k + ratio * ratio - 2 * ratio * rho * k))
-    note = (
-        f"no rent history: the basis is a stated prior (hedge.basis_prior), not a fit: rent changes taken at {k:g} x "
-        "the index's "
-        f"volatility ({sigma_f:.4f} per {config.period}, {len(changes)} changes of the index) with correlation {rho:g} "
-        "to it "
-        "(default 0.928: Hull's cross-hedge example, jet fuel on heating oil futures), so the basis volatility at "
-        "ratio "
-        f"{ratio:g} is {sigma_f:.4f} x sqrt({k:g}^2 + {ratio:g}^2 - 2 x {ratio:g} x {rho:g} x {k:g}) = {basis:.4f} per "
-        f"{config.period}"
-    )
-    return basis, note
-
-
-def recommended_ratio(regression: Regression) -> float:
-    """1 unless the fitted h* differs from 1 significantly (its 95% interval excludes 1), then h*.
-
-    A hedge ratio is a noisy estimate; a one-for-one hedge of a rent that moves with the index is
-    the robust default, and only a history that clearly says otherwise moves it."""
-    h, ci = regression.hedge_ratio, regression.h_star_ci95
-    if h is None or ci is None:
-        return 1.0
-    return h if (ci[0] > 1.0 or ci[1] < 1.0) else 1.0
 
 
 def build_ladder(exposure: list[ExposureMonth], config: HedgeConfig, ratio: float) -> list[LadderRow]:
@@ -415,15 +287,7 @@ def _fit_ratio(
         if regression.hedge_ratio is None:
             notes.append("the hedge ratio cannot be estimated from this history: the ladder uses 1")
     else:
-        regression = Regression(
-            hedge_ratio=None,
-            rho=None,
-            r2=None,
-            basis_volatility=None,
-            changes=0,
-            insufficient_history=True,
-            source="none",
-        )
+        regression = no_fit(0, "none")
         if kind_named(record.pricing_basis).index_rent is not None:
             notes.append(
                 "no rent history: an index-linked rent is index + spread by contract (within its floor and cap), so "
@@ -536,20 +400,6 @@ def _nothing_to_hedge(
     )
 
 
-def basis_band(basis: float | None, hedged_by_month: dict[int, float], periods_per_month: float) -> float | None:
-    """+/- 2 x the basis volatility x each month's hedged GPU-hours x the square root of its periods ahead (None: the
-    basis is unknown). A band is a width: short hedges (a negative h*) carry basis risk too."""
-    if basis is None:
-        return None
-    return (
-        2
-        * basis
-        * sum(
-            abs(hours_hedged) * math.sqrt(month * periods_per_month) for month, hours_hedged in hedged_by_month.items()
-        )
-    )
-
-
 def _hedged_by_month(ladder: list[LadderRow], exposure: list[ExposureMonth]) -> dict[int, float]:
     """Hedged GPU-hours per month: each bucket's contracts spread evenly over its floating months."""
     hedged_by_month: dict[int, float] = {}
@@ -607,13 +457,21 @@ def _stress(
     def floating_cost(move: float) -> float:
         return sum(e.gpu_hours * floating_rent(e.month, e.reason, level * (1 + move)) for e in exposure if e.floating)
 
-    base = floating_cost(0.0)
-    stress = []
-    for move in STRESS_MOVES:
-        unhedged = floating_cost(move)
-        payoff = sum(row.hedged_gpu_hours for row in ladder) * level * move
-        stress.append(_stress_row(move, level, unhedged, payoff, base, band))
-    return stress
+    return _stress_table(floating_cost, ladder, level, band)
+
+
+def _stress_table(
+    cost: Callable[[float], float], ladder: list[LadderRow], level: float, band: float | None
+) -> list[StressRow]:
+    """Each of STRESS_MOVES of the index from `level`: `cost(move)` the floating cost unhedged, the ladder's
+    contracts paying their GPU-hours x the index's move."""
+    base = cost(0.0)
+    hedged = sum(row.hedged_gpu_hours for row in ladder)
+    return [_stress_row(move, level, cost(move), hedged * level * move, base, band) for move in STRESS_MOVES]
+
+
+def _periods_per_month(config: HedgeConfig) -> float:
+    return 52 / 12 if config.period == "week" else 1.0
 
 
 def hedge_plan(
@@ -640,47 +498,76 @@ def hedge_plan(
     nothing = _nothing_to_hedge(record, exposure, config, horizon, floating_hours)
     ladder = build_ladder(exposure, config, ratio)
     hedged_by_month = _hedged_by_month(ladder, exposure)
-    periods_per_month = 52 / 12 if config.period == "week" else 1.0
-    level, reference = _stress_reference(config, latest, ev.currency)
-    band = basis_band(basis, hedged_by_month, periods_per_month)
+    level, _ = _stress_reference(config, latest, ev.currency)
+    band = basis_band(basis, hedged_by_month, _periods_per_month(config))
     stress = (
         _stress(record, exposure, ladder, months, horizon, fx, ratio, latest.price, level, band)
         if nothing is None
         else []
     )
-    return HedgePlan(
+    return _hedge_record(
+        ev,
+        config,
+        latest,
+        exposure,
+        ladder,
+        stress,
+        nothing,
+        notes,
+        regression,
         offer=record.id,
         vendor=record.vendor,
+        horizon_months=config.horizon_months,
+        hedge_ratio=ratio,
+        hedge_ratio_rule=RATIO_RULE,
+        renewal=RENEWAL_RULES[horizon.renewal],
+        band_basis_volatility=basis,
+        basis_source=basis_source,
+        basis_note=basis_note,
+    )
+
+
+def _hedge_record(
+    ev: Evaluation,
+    config: HedgeConfig,
+    latest: IndexLevel,
+    exposure: list[ExposureMonth],
+    ladder: list[LadderRow],
+    stress: list[StressRow],
+    nothing: str | None,
+    notes: list[str],
+    regression: Regression,
+    **own: Any,
+) -> HedgePlan:
+    """A hedge plan, an offer's or the procurement plan's: what every hedge states alike (the index today, the stress
+    level, the contract, the floating GPU-hours, the ladder unless there is nothing to hedge, the limits, the fit of
+    h* and its figures), and `own`: its ratio, its basis and what it hedges."""
+    level, reference = _stress_reference(config, latest, ev.currency)
+    return HedgePlan(
         currency=ev.currency,
         as_of=ev.as_of,
-        horizon_months=config.horizon_months,
         period=config.period,
         index_date=latest.date,
         index_level=latest.price,
-        h_star=regression.hedge_ratio,
-        h_star_se=regression.h_star_se,
-        h_star_ci95=regression.h_star_ci95,
-        hedge_ratio=ratio,
-        hedge_ratio_rule=RATIO_RULE,
         stress_level=level,
         stress_reference=reference,
-        renewal=RENEWAL_RULES[horizon.renewal],
         nothing_to_hedge=nothing,
-        rho=regression.rho,
-        r2=regression.r2,
-        basis_volatility=regression.basis_volatility,
-        band_basis_volatility=basis,
-        regression=regression,
         exposure=exposure,
-        floating_gpu_hours=floating_hours,
+        floating_gpu_hours=sum(e.gpu_hours for e in exposure if e.floating),
         contract_gpu_hours=config.contract_size,
         contract=contract_terms(config),
-        basis_source=basis_source,
-        basis_note=basis_note,
         ladder=ladder if nothing is None else [],
         stress=stress,
         limits=list(LIMITS),
         notes=notes,
+        regression=regression,
+        h_star=regression.hedge_ratio,
+        h_star_se=regression.h_star_se,
+        h_star_ci95=regression.h_star_ci95,
+        rho=regression.rho,
+        r2=regression.r2,
+        basis_volatility=regression.basis_volatility,
+        **own,
     )
 
 
@@ -727,6 +614,19 @@ def plan_floating(plan: PlanResult, ev: Evaluation) -> tuple[list[float], list[f
     return hours, rent, plan.stress.pay_as_used_task_rent
 
 
+def _plan_exposure(hours: list[float]) -> list[ExposureMonth]:
+    """A plan's GPU-hours at market prices by month, from month 1."""
+    return [
+        ExposureMonth(
+            month=m + 1,
+            gpu_hours=h,
+            floating=h > 0,
+            reason="pay-as-used, index-linked or decided later" if h > 0 else "fixed-price commitments only",
+        )
+        for m, h in enumerate(hours)
+    ]
+
+
 def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], plan: PlanResult) -> HedgePlan:
     """The hedge of the procurement plan: what floats in it (pay-as-used GPU-hours, index-linked
     commitments), by month of the plan, laddered as procure.yaml's hedge section says, at ratio 1. Their
@@ -740,16 +640,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
         for line in plan.plan
         if line.role == "commit" and kind_named(ev.offer(line.offer).pricing_basis).index_rent is not None
     ]
-    exposure = [
-        ExposureMonth(
-            month=m + 1,
-            gpu_hours=h,
-            floating=h > 0,
-            reason="pay-as-used, index-linked or decided later" if h > 0 else "fixed-price commitments only",
-        )
-        for m, h in enumerate(hours[:span])
-    ]
-    floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
+    exposure = _plan_exposure(hours[:span])
     notes = [
         "the plan's floating GPU-hours are expected, not promised: pay-as-used capacity falls first when demand falls"
     ]
@@ -759,7 +650,7 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
             "not move it"
         )
     nothing = None
-    if floating_hours <= 0:
+    if sum(e.gpu_hours for e in exposure if e.floating) <= 0:
         nothing = (
             "every commitment in the plan is at a fixed price and it buys no GPU-hours at market prices over "
             f"months 1-{span}"
@@ -767,59 +658,32 @@ def plan_hedge(ev: Evaluation, config: HedgeConfig, index: list[IndexLevel], pla
     ladder = build_ladder(exposure, config, 1.0)
     basis, basis_note = prior_basis([p for p in index if p.date <= ev.as_of], config, 1.0)
     notes.append(basis_note.replace("no rent history: ", "no rent history exists for the plan's mix: "))
-    band = basis_band(basis, _hedged_by_month(ladder, exposure), 52 / 12 if config.period == "week" else 1.0)
-    level, reference = _stress_reference(config, latest, ev.currency)
+    band = basis_band(basis, _hedged_by_month(ladder, exposure), _periods_per_month(config))
+    level, _ = _stress_reference(config, latest, ev.currency)
     base = sum(rent[:span])
-    hedged_total = sum(row.hedged_gpu_hours for row in ladder)
-    stress = []
-    for move in STRESS_MOVES if nothing is None else ():
-        unhedged = base * (1 + move)
-        payoff = hedged_total * level * move
-        stress.append(_stress_row(move, level, unhedged, payoff, base, band))
+    stress = _stress_table(lambda move: base * (1 + move), ladder, level, band) if nothing is None else []
     vendors = sorted(
         {line.vendor for line in plan.plan if line.role == "pay_as_used" or line.decision == "later"} | set(linked)
     )
-    return HedgePlan(
+    return _hedge_record(
+        ev,
+        config,
+        latest,
+        exposure,
+        ladder,
+        stress,
+        nothing,
+        notes,
+        no_fit(0, "none"),  # no one rent history describes the plan's mix of vendors
         offer=PLAN_HEDGE_ID,
         vendor="the procurement plan" + (f" ({', '.join(vendors)})" if vendors else ""),
-        currency=ev.currency,
-        as_of=ev.as_of,
         horizon_months=span,
-        period=config.period,
-        index_date=latest.date,
-        index_level=latest.price,
-        h_star=None,
-        h_star_se=None,
-        h_star_ci95=None,
         hedge_ratio=1.0,
         hedge_ratio_rule=PLAN_RATIO_RULE,
-        stress_level=level,
-        stress_reference=reference,
         renewal="",
-        nothing_to_hedge=nothing,
-        rho=None,
-        r2=None,
-        basis_volatility=None,
         band_basis_volatility=basis,
         basis_source="prior",
         basis_note=notes[-1],
-        regression=Regression(
-            hedge_ratio=None,
-            rho=None,
-            r2=None,
-            basis_volatility=None,
-            changes=0,
-            insufficient_history=True,
-            source="none",
-        ),
-        exposure=exposure,
-        floating_gpu_hours=floating_hours,
-        contract_gpu_hours=config.contract_size,
-        contract=contract_terms(config),
-        ladder=ladder if nothing is None else [],
-        stress=stress,
-        limits=list(LIMITS),
-        notes=notes,
     )
 
 

@@ -127,6 +127,17 @@ class PlanRisks:
     claimed: list[str]  # vendors whose throughput is their claim
     availability_likelihood: str  # the likeliest of the committed operators delivering less (tier_likelihood)
     concentration_likelihood: str  # high from 90% of committed spend with one vendor, medium above half, else low
+    # the demand a plan-wide risk leaves unserved, priced apart (the plan's stress), when there is any to speak of
+    availability_shortfall: float | None = None
+    claims_shortfall: float | None = None
+
+
+# A shortfall below half a unit of the currency is rounding, not demand left unserved: the memo does not state it.
+SHORTFALL_STATED = 0.5
+
+
+def stated_shortfall(shortfall: float | None) -> float | None:
+    return shortfall if shortfall and shortfall > SHORTFALL_STATED else None
 
 
 @dataclass
@@ -194,6 +205,7 @@ class MemoFigures:
     near_tie_gap: float | None = None  # today's cost apart, cheapest today against cheapest over the horizon
     near_tie: tuple[str, str] | None = None  # the offers cheapest today and over the horizon, when they differ
     facts: dict[str, tuple[list[Fact], list[Fact]]] = field(default_factory=dict)  # each offer's pros and cons
+    plan_cons: list[Fact] = field(default_factory=list)  # the plan's, as the options' first row states them
     # each offer not acceptable at any price, with the first gate it fails (its root cause; "cost" when it passes
     # every gate but has no cost): the memo words them, whatever their number
     rejected: list[tuple[str, str]] = field(default_factory=list)
@@ -262,6 +274,7 @@ def memo_figures(
             key=lambda x: (x.start_month or 0, x.vendor),
         )
         fig.ask_total = sum(bound[id(x)] or 0 for x in asked)
+        fig.plan_cons = plan_cons(plan)
     if plan is not None and plan.plan and plan.stress is not None:
         fig.today = _plan_today(position, plan)
         _plan_cases(fig, plan)
@@ -577,6 +590,8 @@ def plan_risks(plan: PlanResult, ev: Evaluation, bound: list[float | None]) -> P
         idle_30=next(c for c in st.cases if c.name == "Demand −30%").unused_commitment,
         idle_50=next(c for c in st.cases if c.name == "Demand −50%").unused_commitment,
         claimed=[line.vendor for line in plan.plan if ev.offer(line.offer).points_source == "vendor_claim"],
+        availability_shortfall=stated_shortfall(st.availability_shortfall),
+        claims_shortfall=stated_shortfall(st.claims_shortfall),
         concentration_likelihood=(
             "low"
             if top is None or committed[top] / total <= 0.5
@@ -652,6 +667,19 @@ def late_likelihood(record: OfferRecord) -> str:
 def failure_likelihood(record: OfferRecord) -> str:
     """A vendor failing during its term: low for a Platinum or Gold operator, else medium."""
     return "low" if operator_tier(record) in ("platinum", "gold") else "medium"
+
+
+STATED_SHARE = 0.005  # a share the memo states: from half a percent (below it, it would read 0%)
+
+
+def plan_cons(plan: PlanResult) -> list[Fact]:
+    """The plan's cons beside the single offers: commitment left idle and tasks bought on demand, each when stated."""
+    found = []
+    if plan.expected_unused_share > STATED_SHARE:
+        found.append(Fact("idle", plan.expected_unused_share))
+    if plan.pay_as_used_share > STATED_SHARE:
+        found.append(Fact("on_demand", plan.pay_as_used_share))
+    return found
 
 
 def pros_and_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tuple[list[Fact], list[Fact]]:

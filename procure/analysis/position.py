@@ -17,7 +17,7 @@ from pydantic import Field
 from procure.analysis.evaluate import Evaluation
 from procure.errors import InputError, Problem, unknown_offer
 from procure.model.inputs import MarketConfig
-from procure.model.units import PerThousand
+from procure.model.units import PerThousand, per_thousand
 
 US = "us"
 
@@ -108,31 +108,24 @@ def compare_histories(
             else f"our cost was {where[were]} its price and is now {where[are]} it"
         )
         sentence = (
-            f"Our cost went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) "
+            f"Our cost went from {per_thousand(a0):.2f} to {per_thousand(a1):.2f} per 1,000 tasks "
+            f"({a1 / a0 - 1:+.0%}, {we_moved}) "
             f"while {name}'s price went from "
-            f"{b0 * 1000:.2f} to {b1 * 1000:.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
+            f"{per_thousand(b0):.2f} to {per_thousand(b1):.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
         )
-        return SeriesChange(
-            competitor=name,
-            ours_from=a0,
-            ours_to=a1,
-            theirs_from=b0,
-            theirs_to=b1,
-            we_were_cheaper=were,
-            we_are_cheaper=are,
-            sentence=sentence,
-        )
-    if were == are:
-        outcome = f"we were and still are the {_word(are)} producer"
-    elif a1 < a0 and not are:
-        outcome = "we improved and are now the more expensive producer"
     else:
-        outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
-    sentence = (
-        f"We went from {a0 * 1000:.2f} to {a1 * 1000:.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, {we_moved}) while "
-        f"{name} went from "
-        f"{b0 * 1000:.2f} to {b1 * 1000:.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
-    )
+        if were == are:
+            outcome = f"we were and still are the {_word(are)} producer"
+        elif a1 < a0 and not are:
+            outcome = "we improved and are now the more expensive producer"
+        else:
+            outcome = f"we were the {_word(were)} producer and are now the {_word(are)} one"
+        sentence = (
+            f"We went from {per_thousand(a0):.2f} to {per_thousand(a1):.2f} per 1,000 tasks ({a1 / a0 - 1:+.0%}, "
+            f"{we_moved}) while "
+            f"{name} went from "
+            f"{per_thousand(b0):.2f} to {per_thousand(b1):.2f} ({b1 / b0 - 1:+.0%}): {outcome}."
+        )
     return SeriesChange(
         competitor=name,
         ours_from=a0,
@@ -237,23 +230,24 @@ def _sentences(
         sentences = [
             f"Offer {current_offer} fails a gate ({'; '.join(failures)}): it is not an acceptable offer, and its place "
             "on the cost curve is for reference only.",
-            f"Were it acceptable, at {current * 1000:.2f} {ev.currency} per 1,000 successful tasks it would rank "
+            f"Were it acceptable, at {per_thousand(current):.2f} {ev.currency} per 1,000 successful tasks it "
+            f"would rank "
             f"{rank} of {len(others) + 1} costs on the cost curve"
             + (
                 " and be the cheapest."
                 if rank == 1
-                else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, "
+                else f"; the cheapest is {cheapest.name} at {per_thousand(cheapest.cost_per_task):.2f}, "
                 f"{gap / cheapest.cost_per_task:.0%} less."
             ),
         ]
     else:
         sentences = [
-            f"At {current * 1000:.2f} {ev.currency} per 1,000 successful tasks ({label}), we rank {rank} of "
+            f"At {per_thousand(current):.2f} {ev.currency} per 1,000 successful tasks ({label}), we rank {rank} of "
             f"{len(others) + 1} costs on the cost curve"
             + (
                 " and are the cheapest."
                 if rank == 1
-                else f"; the cheapest is {cheapest.name} at {cheapest.cost_per_task * 1000:.2f}, and we cost "
+                else f"; the cheapest is {cheapest.name} at {per_thousand(cheapest.cost_per_task):.2f}, and we cost "
                 f"{gap / cheapest.cost_per_task:.0%} more."
             )
         ]
@@ -262,7 +256,8 @@ def _sentences(
         sentences.append(
             "Not ranked with the costs: "
             + "; ".join(
-                f"{p.name} charges {p.cost_per_task * 1000:.2f} per 1,000 tasks (a price to its customers, not its "
+                f"{p.name} charges {per_thousand(p.cost_per_task):.2f} per 1,000 tasks (a price to its "
+                f"customers, not its "
                 "cost)"
                 for p in prices
             )

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from procure.model.units import per_thousand
+
 
 class AskLine(BaseModel):
     """One line of what the buyer is asked to sign: a vendor, its GPUs, the months and the price."""
@@ -180,7 +182,7 @@ def price_words(line: AskLine, currency: str) -> str:
     if line.price is None:
         return "—"
     if line.price_unit == "task":
-        return f"{line.price * 1000:,.2f} {currency} per 1,000 tasks"
+        return f"{per_thousand(line.price):,.2f} {currency} per 1,000 tasks"
     return f"{line.price:.2f} {currency} per GPU-hour"
 
 

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from procure.analysis.decision import recommend
 from procure.analysis.evaluate import CostInputs, Evaluation
+from procure.analysis.frontiers import Curve, frontier_lines
 from procure.analysis.hedging import HedgePlan, recommended_hedge
 from procure.analysis.market import IndexBuild
 from procure.analysis.plan import PlanResult
 from procure.analysis.position import Position
 from procure.analysis.recommendation import Recommendation
 from procure.analysis.scenarios import Case, FieldBar
-from procure.analysis.uncertainty import Sensitivity
+from procure.analysis.sensitivity import Sensitivity
 from procure.errors import InputError
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ class ReportExtras:
     odds: list[tuple[str, int]] = field(default_factory=list)  # cheapest_odds: each likely cheapest offer, in %
     index_note: dict[str, float] | None = None  # the index price as rent per task at the leader's output
     standing: PositionView | None = None  # the cost position as the comparison shows it
+    # each offer's throughput curve as the cost model reads it between its points (the comparison's chart)
+    frontiers: dict[Curve, tuple[list[float], list[float]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -82,6 +85,8 @@ def gather_extras(
     """What the report shows beside the evaluation; `frontier` asks the comparison for the plan's efficient frontier,
     whose solves `solves` runs (the layout workers')."""
     extras = ReportExtras(index=[p for p in ws.index if p.date <= ev.as_of])
+    if not board:
+        extras.frontiers = frontier_lines(ev.offers, ev.assumptions.interpolation)
     # The board memo shows no tornado, rental price benchmark or football field: it does not compute them.
     if inputs is not None and ev.ranked and not board:
         from procure.analysis.evaluate import offer_sensitivity

@@ -46,9 +46,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from procure.io.actuals import OfferActuals
+from procure.model.kinds.base import HOURS_PER_MONTH
 from procure.model.units import PerThousand
-
-HOURS_PER_MONTH = 730.0
 
 
 class MonthScore(PerThousand):
@@ -259,6 +258,26 @@ NO_CAPACITY = (
 )
 
 
+def _throughput_basis(months: list[MonthScore], count: int, busy_months: int, trial_months: int) -> str:
+    """What the throughput posterior rests on, in words: the months of telemetry and of trials counted, or why none."""
+    said = [f"tokens per busy GPU-hour in {busy_months} month{'s' if busy_months != 1 else ''}"] if busy_months else []
+    said += [f"post-signing trials in {trial_months} month{'s' if trial_months != 1 else ''}"] if trial_months else []
+    without = sum(1 for m in months if not m.partial and m.capacity_ratio is None and m.trial_capacity_ratio is None)
+    said += [f"{without} month{'s' if without != 1 else ''} without either not counted"] if count and without else []
+    unread = sum(
+        1
+        for m in months
+        if m.trials == [] and any(n.startswith("trial ") and "no reading at the target" in n for n in m.notes)
+    )
+    none = "no month with utilization telemetry or a post-signing trial"
+    if unread:  # trials kept, but none reaches the workload's interactivity: say so, not "no trial"
+        none = (
+            f"no month with utilization telemetry or a post-signing trial read at the target (trials in {unread} "
+            f"month{'s' if unread != 1 else ''} run slower than it)"
+        )
+    return "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": " + none
+
+
 def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, config: Any) -> Evidence:
     """The month-level posteriors of the module docstring from the months' evidence."""
     ev = config.evidence
@@ -290,22 +309,7 @@ def posterior(months: list[MonthScore], record: Any, actuals: OfferActuals, conf
         random_effects(0.0, ev.throughput_prior_sd**2, logs, within) if count else (0.0, ev.throughput_prior_sd**2, 0.0)
     )
     sd = math.sqrt(var)
-    said = [f"tokens per busy GPU-hour in {busy_months} month{'s' if busy_months != 1 else ''}"] if busy_months else []
-    said += [f"post-signing trials in {trial_months} month{'s' if trial_months != 1 else ''}"] if trial_months else []
-    without = sum(1 for m in months if not m.partial and m.capacity_ratio is None and m.trial_capacity_ratio is None)
-    said += [f"{without} month{'s' if without != 1 else ''} without either not counted"] if count and without else []
-    unread = sum(
-        1
-        for m in months
-        if m.trials == [] and any(n.startswith("trial ") and "no reading at the target" in n for n in m.notes)
-    )
-    none = "no month with utilization telemetry or a post-signing trial"
-    if unread:  # trials kept, but none reaches the workload's interactivity: say so, not "no trial"
-        none = (
-            f"no month with utilization telemetry or a post-signing trial read at the target (trials in {unread} "
-            f"month{'s' if unread != 1 else ''} run slower than it)"
-        )
-    basis = "; ".join(said) if count else NO_CAPACITY.split(":")[0] + ": " + none
+    basis = _throughput_basis(months, count, busy_months, trial_months)
     expected_availability = record.metrics.get("availability")
     a_alpha = a_beta = a_mean = a_tau = None
     stated = [m for m in months if m.availability is not None]
@@ -502,6 +506,20 @@ def _fleet_busy(
     return busy * billed / covered
 
 
+def _partial(met: Any, config: Any, current: bool, as_of: date, notes: list[str]) -> bool:
+    """A month shown but not scored, and why in `notes`: not over on as_of, or too few metric samples."""
+    if current:
+        notes.append(f"partial: the month is not over on {as_of.isoformat()}: shown, not scored")
+        return True
+    if met is not None and met.coverage is not None and met.coverage < config.min_coverage:
+        notes.append(
+            f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage "
+            f"{config.min_coverage:.0%}): throughput and cost per task not scored"
+        )
+        return True
+    return False
+
+
 def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: bool, as_of: date) -> MonthScore:
     """One month delivered against promised (`current`: the month of as_of, not over: partial, unscored)."""
     met = actuals.metrics.get(key)
@@ -509,15 +527,7 @@ def _score_month(actuals: OfferActuals, key: str, p: Any, config: Any, current: 
     start, end = month_window(key)
     hours = (end - start).total_seconds() / 3600
     notes: list[str] = []
-    partial = current
-    if current:
-        notes.append(f"partial: the month is not over on {as_of.isoformat()}: shown, not scored")
-    elif met is not None and met.coverage is not None and met.coverage < config.min_coverage:
-        partial = True
-        notes.append(
-            f"partial: the metric samples cover {met.coverage:.1%} of the month (actuals.min_coverage "
-            f"{config.min_coverage:.0%}): throughput and cost per task not scored"
-        )
+    partial = _partial(met, config, current, as_of, notes)
     avail = None if current else _availability(actuals, key, config.down_impacts)
     gpu_hours = inv.gpu_hours if inv else None
     tokens = met.output_tokens if met else None

@@ -19,6 +19,7 @@ from typing import Any
 from procure import __version__
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.report import LazyExtras, PositionView, ReportExtras
+from procure.model.units import per_thousand
 from procure.render import formats
 from procure.render.charts import CHART_OFFERS
 from procure.render.ranking import by_score, comparison_columns
@@ -282,14 +283,15 @@ def _signing_words(standing: PositionView | None, currency: str) -> str | None:
         return None
     where = "level with" if abs(s.gap) < 0.005 else f"{abs(s.gap):.0%} {'above' if s.gap > 0 else 'below'}"
     return (
-        f"Signing {s.vendor} at {s.cost_per_task * 1000:.2f} {currency} per 1,000 tasks puts us {where} the cheapest "
-        f"competitor, {s.competitor}, at {s.competitor_cost * 1000:.2f}"
-        + (f"; today we pay {s.today * 1000:.2f}." if s.today is not None else ".")
+        f"Signing {s.vendor} at {per_thousand(s.cost_per_task):.2f} {currency} per 1,000 tasks puts us {where} "
+        f"the cheapest "
+        f"competitor, {s.competitor}, at {per_thousand(s.competitor_cost):.2f}"
+        + (f"; today we pay {per_thousand(s.today):.2f}." if s.today is not None else ".")
     )
 
 
 def _reading_words(ev: Evaluation) -> str:
-    from procure.render.board import READING_WORDS
+    from procure.render.board_words import READING_WORDS
 
     return READING_WORDS.get(ev.assumptions.interpolation or "", "from the measured speeds")
 
@@ -303,7 +305,7 @@ def vendor_asks(rec: Any, currency: str) -> list[Any]:
 def _plan_summary(extras: ReportExtras) -> str | None:
     if extras.plan is None or not extras.plan.plan:
         return None
-    from procure.render.board import plan_summary
+    from procure.render.board_plan import plan_summary
 
     return plan_summary(extras.plan)
 
@@ -317,7 +319,7 @@ def build_charts(
 ) -> dict[str, str]:
     """The comparison's charts, or those named in `only` (the two-page board memo has none: its figures
     are in tables)."""
-    from procure.render import charts
+    from procure.render import charts, charts_ranges, charts_time
 
     if kind == "board":
         if progress is not None:
@@ -332,39 +334,44 @@ def build_charts(
     ]
     if extras.position is not None:
         best = (leader, ev.offer(leader).metrics["cost_per_task"]) if leader else None
-        drawings.append(("position", lambda: charts.position_history(extras.position, ev.currency, best)))  # type: ignore[arg-type]
+        drawings.append(("position", lambda: charts_time.position_history(extras.position, ev.currency, best)))  # type: ignore[arg-type]
     if (
         extras.hedge is not None and not extras.hedge.nothing_to_hedge
     ):  # nothing floating: said in words, no empty chart
-        drawings.append(("hedge", lambda: charts.hedge_stress(extras.hedge)))  # type: ignore[arg-type]
+        drawings.append(("hedge", lambda: charts_time.hedge_stress(extras.hedge)))  # type: ignore[arg-type]
     if ev.uncertainty is not None:
-        drawings.append(("ranges", lambda: charts.cost_ranges(ev)))
+        drawings.append(("ranges", lambda: charts_ranges.cost_ranges(ev)))
     if ev.horizon_months and ev.summary.recommended:
         drawings.append(
-            ("cash", lambda: charts.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i]))
+            (
+                "cash",
+                lambda: charts_time.cash_flows(ev, [i for i in (ev.summary.recommended, ev.summary.runner_up) if i]),
+            )
         )
     if kind == "comparison" and extras.sensitivity is not None:
         names = {o.id: o.vendor for o in ev.offers}
-        drawings.append(("tornado", lambda: charts.tornado(extras.sensitivity, ev.currency, names)))  # type: ignore[arg-type]
+        drawings.append(("tornado", lambda: charts_ranges.tornado(extras.sensitivity, ev.currency, names)))  # type: ignore[arg-type]
     if kind == "comparison" and extras.benchmark is not None:
-        drawings.append(("benchmark", lambda: charts.index_history(extras.index, extras.benchmark_series, ev.currency)))
+        drawings.append(
+            ("benchmark", lambda: charts_time.index_history(extras.index, extras.benchmark_series, ev.currency))
+        )
     if extras.plan is not None and extras.plan.frontier:
         drawings.append(("plan_frontier", lambda: charts.plan_frontier(extras.plan)))  # type: ignore[arg-type]
     if kind == "comparison" and extras.football:
         drawings.append(
-            ("football", lambda: charts.football_field(extras.football, ev.currency, ev.horizon_months, leader))
+            ("football", lambda: charts_ranges.football_field(extras.football, ev.currency, ev.horizon_months, leader))
         )
     if kind == "comparison" and extras.scorecard is not None:
         for i, vendor in enumerate(extras.scorecard.vendors):
             drawings.append(
                 (
                     f"scorecard:{vendor.offer}",
-                    lambda v=vendor, i=i: charts.scorecard_months(v, ev.currency, f"scorecard-{i}"),
+                    lambda v=vendor, i=i: charts_time.scorecard_months(v, ev.currency, f"scorecard-{i}"),
                 )
             )
     if kind == "comparison":
         drawings.append(("breakdown", lambda: charts.cost_breakdown(ev)))
-        drawings.append(("throughput", lambda: charts.throughput_frontiers(ev)))
+        drawings.append(("throughput", lambda: charts.throughput_frontiers(ev, extras.frontiers)))
         drawings.append(("responsibilities", lambda: charts.responsibility_matrix(ev)))
     # each chart's title and description, their ids numbered in the whole report's order (unique in any part)
     vendors = {f"scorecard:{v.offer}": v.vendor for v in extras.scorecard.vendors} if extras.scorecard else {}

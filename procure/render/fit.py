@@ -389,10 +389,16 @@ def screen(
             used += size
         else:
             folded.append(part)
-    # the columns left out are said first, whatever else is folded
+    lines = _folded_lines(folded, hidden, width, max(1, min(NOTE_LINES, budget - used)))
+    rows_line = [Text(more_rows)] if more_rows else []
+    return head + main + rows_line + shown + [Text(line) for line in lines]
+
+
+def _folded_lines(folded: list[Any], hidden: Any, width: int, room: int) -> list[str]:
+    """The notes that do not fit, one line each in at most `room` lines, the columns left out (`hidden`) said first
+    whatever else is folded; past the room, how many more and `--notes`."""
     items = [item for part in sorted(folded, key=lambda p: p is not hidden) for item in _note_items(part)]
     lines = [clip_line(text, width) for text, _ in items]
-    room = max(1, min(NOTE_LINES, budget - used))
     if len(lines) > room or any(line != clip_line(text, 10**6) for line, (text, _) in zip(lines, items)):
         keep = lines[: room - 1]
         left = len(items) - len(keep)
@@ -402,8 +408,7 @@ def screen(
             if len(last) > width:  # what is folded away does not fit the line: the count alone
                 last = f"{left} more note{'s' if left != 1 else ''}: in full with --notes (or --format json)."
         lines = keep + [last]
-    rows_line = [Text(more_rows)] if more_rows else []
-    return head + main + rows_line + shown + [Text(line) for line in lines]
+    return lines
 
 
 def _what(items: list[tuple[str, Any]]) -> str:

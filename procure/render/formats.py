@@ -4,6 +4,7 @@ are escaped. The terminal tables, JSON, CSV, Markdown and the report's templates
 
 from __future__ import annotations
 
+from procure.model.units import TASKS
 from procure.textsafe import markdown_text
 
 DASH = "—"
@@ -20,7 +21,7 @@ def per_task(value: float | None) -> str:
 
 def per_thousand(value: float | None, digits: int = 2) -> str:
     """A cost per task shown per 1,000 tasks, as the reports print it: 0.006427 -> '6.43'."""
-    return DASH if value is None else f"{round(value * 1000, digits) + 0.0:,.{digits}f}"
+    return DASH if value is None else f"{round(value * TASKS, digits) + 0.0:,.{digits}f}"
 
 
 def per_k(currency: str) -> str:

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     from rich.console import Group
     from rich.table import Table
 
-    from procure.analysis.history import Breach, Diff, FirstRun, History, RunInfo
+    from procure.analysis.differences import Breach, Diff
+    from procure.analysis.history import FirstRun, History, RunInfo
 
 
 def history_rows(runs: list[RunInfo]) -> tuple[list[str], list[list[str]]]:

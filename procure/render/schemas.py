@@ -214,7 +214,7 @@ def _hedge() -> Any:
 
 
 def _sensitivity() -> Any:
-    from procure.analysis.uncertainty import Sensitivity
+    from procure.analysis.sensitivity import Sensitivity
 
     class SensitivityDocument(Envelope, Sensitivity):
         pass
@@ -234,7 +234,7 @@ def _history() -> Any:
 def _diff() -> Any:
     from pydantic import create_model
 
-    from procure.analysis.history import Diff
+    from procure.analysis.differences import Diff
 
     # Diff's own fields, and what diff_json adds (new_cheapest is a property of Diff: a field here)
     fields: dict[str, Any] = {k: (f.annotation, f) for k, f in Diff.model_fields.items()}
@@ -244,7 +244,8 @@ def _diff() -> Any:
 
 
 def _reevaluate() -> Any:
-    from procure.analysis.history import Breach, FirstRun
+    from procure.analysis.differences import Breach
+    from procure.analysis.history import FirstRun
 
     DiffDocument: Any = _diff()
 

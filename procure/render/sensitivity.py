@@ -13,7 +13,7 @@ from procure.textsafe import csv_writer
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from procure.analysis.uncertainty import Sensitivity
+    from procure.analysis.sensitivity import Sensitivity
 
 
 def sensitivity_rows(result: Sensitivity, currency: str) -> tuple[list[str], list[list[str]]]:

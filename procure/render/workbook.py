@@ -30,23 +30,32 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from procure.analysis.record import EXTRA_METRIC_KEYS, METRIC_KEYS
 from procure.model.costing import HOURS_PER_MONTH, HOURS_PER_YEAR, owner_codes
 from procure.model.inputs import OPERATING_JOBS
 from procure.model.kinds import KINDS, kind_named
-from procure.render.ranking import CATEGORY_ABBREVIATIONS
+from procure.render.workbook_sheets import (
+    COUNT,
+    FRACTIONAL_COUNT,
+    MONEY,
+    MONEY_HOUR,
+    PER_TASK,
+    SHARE,
+    add_cashflow_sheet,
+    add_horizon_sheet,
+    add_inputs_sheet,
+    add_plan_sheets,
+    add_result_sheets,
+    add_sensitivity_sheet,
+    cell_value,
+    finish,
+    table_sheet,
+)
 from procure.textsafe import formula_like
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
 
 INPUT_FONT_COLOR = "1F4E9A"  # inputs in blue, formulas in black: the spreadsheet convention
-PER_TASK = "0.000000"
-MONEY_HOUR = "0.0000"
-MONEY = "#,##0.00"
-SHARE = "0.0%"
-COUNT = "#,##0"
-FRACTIONAL_COUNT = "#,##0.0"
 
 # name, label, unit, number format; the row order of the Assumptions sheet (B2, B3, ...)
 ASSUMPTIONS: tuple[tuple[str, str, str, str], ...] = (
@@ -67,14 +76,6 @@ ASSUMPTIONS: tuple[tuple[str, str, str, str], ...] = (
 
 def _ref(name: str) -> str:
     return f"Assumptions!$B${2 + [a[0] for a in ASSUMPTIONS].index(name)}"
-
-
-def _value(x: Any) -> Any:
-    if x is None:
-        return None
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return float(x) if not isinstance(x, (bool, str)) else x
 
 
 def _assumption_values(ev: Evaluation, inputs: CostInputs) -> dict[str, Any]:
@@ -140,12 +141,12 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "vendor": record.vendor,
                 "basis": basis,
                 "acceptable": record.acceptable,
-                "list_price": None if token else _value(m.get("list_price")),
+                "list_price": None if token else cell_value(m.get("list_price")),
                 "discount": float(col["discount"][i]) if own.rented else None,  # only a rent takes a discount
                 "escalation": 1.0
                 if not own.escalates or "escalation" not in col or math.isnan(float(col["escalation"][i]))
                 else float(col["escalation"][i]),
-                "fees": None if token else _value(m.get("fees")),
+                "fees": None if token else cell_value(m.get("fees")),
                 "prepay_fraction": None if token else float(col["prepay_fraction"][i]),
                 "term_months": term,
                 "fte_yours": yours,
@@ -153,17 +154,17 @@ def offer_rows(ev: Evaluation, inputs: CostInputs) -> list[dict[str, Any]]:
                 "billed_gpus": None if token else spread,
                 "serving_owner": _serving_owner(col, i),
                 "offer_software": None if token else float(col["software_gpu_hour"][i]) * fx,
-                "throughput": None if token else _value(m.get("throughput")),
-                "availability": _value(m.get("availability")),
+                "throughput": None if token else cell_value(m.get("throughput")),
+                "availability": cell_value(m.get("availability")),
                 "quality": float(col["quality_pass_rate"][i]),
-                "fill": None if token else _value(m.get("fill")),
+                "fill": None if token else cell_value(m.get("fill")),
                 "fx": fx,
                 "fixed_fees_month": (once_monthly + float(col["fees_monthly"][i]) + float(col["fees_per_tb_month"][i]))
                 * fx
                 if token
                 else None,
                 "cost_per_task": m.get("cost_per_task"),
-                "expected_to_point_ratio": _value(m.get("expected_to_point_ratio")),
+                "expected_to_point_ratio": cell_value(m.get("expected_to_point_ratio")),
                 **{key: None for kind in KINDS for key, _, formula in kind.workbook_columns if formula is None},
                 **{key: None for kind in KINDS for key, _, _ in kind.workbook_inputs},
                 **(own.workbook_values(inputs.offers[i], m) if own.workbook_values is not None else {}),
@@ -444,7 +445,7 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
             )
             + name
         )
-        assumptions.append([label, _value(values[name]), unit.format(cur=cur), key])
+        assumptions.append([label, cell_value(values[name]), unit.format(cur=cur), key])
         cell = assumptions.cell(row=assumptions.max_row, column=2)
         cell.number_format, cell.font = number_format, blue
     assumptions.append([])
@@ -468,7 +469,7 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
             kind, content = cell_of(letters, r, n)
             cell = offers.cell(row=r, column=c)
             if kind == "value":
-                cell.value = _value(row[content])
+                cell.value = cell_value(row[content])
                 if formula_like(cell.value):
                     cell.data_type = "s"  # a vendor's text that looks like a formula stays text
                 if content not in ("id", "vendor", "basis", "acceptable"):
@@ -483,219 +484,7 @@ def add_live_sheets(book: Any, ev: Evaluation, inputs: CostInputs) -> None:
     finish(assumptions, filters=False)
 
 
-def finish(sheet: Any, filters: bool = True) -> None:
-    """Frozen header row, filters on the header, columns wide enough for their headers."""
-    from openpyxl.utils import get_column_letter
-
-    sheet.freeze_panes = "B2" if sheet.max_column > 1 else "A2"
-    if filters and sheet.max_row > 1:
-        sheet.auto_filter.ref = f"A1:{get_column_letter(sheet.max_column)}{sheet.max_row}"
-    for c in range(1, sheet.max_column + 1):
-        header = sheet.cell(row=1, column=c).value
-        sheet.column_dimensions[get_column_letter(c)].width = max(8, min(40, len(str(header or "")) + 2))
-
-
 # --- one sheet per analysis that has a table ----------------------------------------------------
-
-PER_THOUSAND = "0.00"
-FACTOR = "0.00"
-WHOLE_MONEY = "#,##0"
-
-
-def table_sheet(book: Any, title: str, columns: list[tuple[str, str | None]], rows: list[list[Any]]) -> Any:
-    """A sheet holding one table: headers with their units, numbers stored as numbers in the given
-    formats (None: text), a bold frozen header row and filters."""
-    from openpyxl.styles import Font
-
-    sheet = book.create_sheet(title)
-    sheet.append([header for header, _ in columns])
-    for r, row in enumerate(rows, start=2):  # the row number counted, not max_row: that scans every cell
-        sheet.append([_value(v) for v in row])
-        for c, (_, number_format) in enumerate(columns, start=1):
-            cell = sheet.cell(row=r, column=c)
-            if number_format is not None and cell.value is not None:
-                cell.number_format = number_format
-            elif isinstance(cell.value, str) and formula_like(cell.value):
-                cell.data_type = "s"  # vendor text that looks like a formula stays text
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    finish(sheet)
-    return sheet
-
-
-def add_plan_sheets(book: Any, plan: Any, cur: str) -> None:
-    """The purchase plan: its lines (what to commit, with whom, for how long, at what price) and its
-    demand scenarios, as `procure plan` prints them."""
-    table_sheet(
-        book,
-        "Plan",
-        [
-            ("Offer", None),
-            ("Vendor", None),
-            ("Role", None),
-            ("GPUs", COUNT),
-            ("Term months", COUNT),
-            ("First month", COUNT),
-            ("Last month", COUNT),
-            (f"Price {cur}/GPU-h", MONEY_HOUR),
-            (f"Price {cur}/task", PER_TASK),
-            ("Share of tasks", SHARE),
-        ],
-        [
-            [
-                line.offer,
-                line.vendor,
-                line.role.replace("_", "-"),
-                line.gpus,
-                line.term_months,
-                line.start_month,
-                line.end_month,
-                line.price if line.price_unit == "gpu_hour" else None,
-                line.price if line.price_unit == "task" else None,
-                line.expected_tasks_share,
-            ]
-            for line in plan.plan
-        ],
-    )
-    table_sheet(
-        book,
-        "Plan scenarios",
-        [
-            ("Scenario", None),
-            ("Probability", SHARE),
-            ("Tasks/month", COUNT),
-            (f"{cur}/task", PER_TASK),
-            (f"{cur} per 1,000 tasks", PER_THOUSAND),
-            ("Unused share", SHARE),
-            ("Unserved share", SHARE),
-            ("Pay-as-used share", SHARE),
-            (f"Max {cur}/month", WHOLE_MONEY),
-        ],
-        [
-            [
-                r.name,
-                r.probability,
-                r.demand_per_month,
-                r.cost_per_task,
-                None if r.cost_per_task is None else r.cost_per_task * 1000,
-                r.unused_share,
-                r.unserved_share,
-                r.pay_as_used_share,
-                r.max_monthly_spend,
-            ]
-            for r in plan.scenarios
-        ],
-    )
-
-
-# The cash flow's parts in the order of `procure cashflow --offer ID`; total sums those before it.
-FLOW_PARTS = (
-    ("prepayment", "Prepayment"),
-    ("rent", "Rent"),
-    ("fees", "Fees"),
-    ("staff", "Staff"),
-    ("software", "Software"),
-    ("power_colo", "Power and colo"),
-    ("capital", "Capital"),
-    ("credits", "Credits"),
-    ("prepay_risk", "Prepay risk"),
-    ("exit", "Exit"),
-    ("total", "Total"),
-    ("sla_credits", "SLA credits (shown)"),
-)
-
-
-def add_horizon_sheet(book: Any, ev: Evaluation) -> None:
-    """Every offer over the horizon, as `procure cashflow` prints it: what it binds you to, its total
-    and present-value cost, and its cost per task over the horizon beside today's."""
-    cur = ev.currency
-    table_sheet(
-        book,
-        "Horizon",
-        [
-            ("Rank", COUNT),
-            ("Offer", None),
-            ("Term months", COUNT),
-            ("Delivery month", COUNT),
-            (f"Commitment {cur}", WHOLE_MONEY),
-            (f"Total {cur}", WHOLE_MONEY),
-            (f"NPV {cur}", WHOLE_MONEY),
-            (f"{cur}/task over {ev.horizon_months} months", PER_TASK),
-            (f"{cur}/task today", PER_TASK),
-        ],
-        [
-            [
-                r.rank,
-                r.id,
-                r.term_months,
-                r.cashflow.delivery_month if r.cashflow else None,
-                r.metrics.get("total_commitment"),
-                r.metrics.get("total_cost"),
-                r.metrics.get("npv_cost"),
-                r.metrics.get("horizon_cost_per_task"),
-                r.metrics["cost_per_task"],
-            ]
-            for r in ev.offers
-        ],
-    )
-
-
-def add_cashflow_sheet(book: Any, ev: Evaluation) -> None:
-    """Every offer's month-by-month schedule over the horizon (filter on Offer for one)."""
-    cur = ev.currency
-    table_sheet(
-        book,
-        "Cash flow",
-        [
-            ("Offer", None),
-            ("Month", COUNT),
-            ("Phase", None),
-            ("GPUs", FRACTIONAL_COUNT),
-            *[(f"{label} {cur}", WHOLE_MONEY) for _, label in FLOW_PARTS],
-            ("Successful tasks", COUNT),
-        ],
-        [
-            [r.id, f.month, f.phase, f.gpus, *[getattr(f, key) for key, _ in FLOW_PARTS], f.successful_tasks]
-            for r in ev.offers
-            for f in (r.cashflow.months if r.cashflow else [])
-        ],
-    )
-
-
-def add_sensitivity_sheet(book: Any, result: Any, cur: str) -> None:
-    """Each uncertain input at its low and high value: the top offers' cost per task at each end."""
-    offers = list(result.offers)
-    table_sheet(
-        book,
-        "Sensitivity",
-        [
-            ("Input", None),
-            ("Low factor", FACTOR),
-            ("High factor", FACTOR),
-            *[(f"{o} {cur}/task at low", PER_TASK) for o in offers],
-            *[(f"{o} {cur}/task at high", PER_TASK) for o in offers],
-            (f"Largest swing {cur}/task", PER_TASK),
-            ("Swinging offer", None),
-            ("Leader at low", None),
-            ("Leader at high", None),
-            ("Ranking flips", None),
-        ],
-        [
-            [
-                r.input,
-                r.low,
-                r.high,
-                *[r.costs_low.get(o) for o in offers],
-                *[r.costs_high.get(o) for o in offers],
-                r.swing,
-                r.swing_offer,
-                r.leader_low,
-                r.leader_high,
-                "yes" if r.flips else "no",
-            ]
-            for r in result.rows
-        ],
-    )
 
 
 def to_xlsx(
@@ -729,52 +518,7 @@ def to_xlsx(
         ev.as_of.year, ev.as_of.month, ev.as_of.day
     )  # the as-of date, not the clock: same inputs, same workbook
     book.properties.created = book.properties.modified = stamp
-    sheet = book.active
-    sheet.title = "Comparison"
-    keys = METRIC_KEYS + EXTRA_METRIC_KEYS
-    sheet.append(["rank", "id", "vendor", "grade", "acceptable", "kind", "pricing_basis", *keys, "reasons"])
-    for r in ev.offers:
-        sheet.append(
-            [
-                r.rank,
-                r.id,
-                r.vendor,
-                r.grade,
-                r.acceptable,
-                r.kind,
-                r.pricing_basis,
-                *[r.metrics[k] for k in keys],
-                "; ".join(r.reasons),
-            ]
-        )
-    gates = book.create_sheet("Gates")
-    gates.append(["id", "gate", "passed", "headroom", "detail"])
-    for r in ev.offers:
-        for g in r.gates:
-            gates.append([r.id, g.gate, g.passed, g.margin, g.detail])
-    ratings = book.create_sheet("Ratings")
-    categories = list(CATEGORY_ABBREVIATIONS)
-    ratings.append(["id", "rated", "score", "tier", "published_tier", "reliability_factor", *categories])
-    for r in ev.offers:
-        ratings.append(
-            [
-                r.id,
-                r.rating.rated,
-                r.rating.score,
-                r.rating.tier,
-                r.rating.published_tier,
-                r.reliability_factor,
-                *[r.rating.categories.get(c) for c in categories],
-            ]
-        )
-    if ev.uncertainty:
-        ranges = book.create_sheet("Uncertainty")
-        ranges.append(["id", "p10", "p50", "p90", "prob_cheapest"])
-        for r in ev.offers:
-            u = r.uncertainty
-            ranges.append(
-                [r.id, u.p10 if u else None, u.p50 if u else None, u.p90 if u else None, u.prob_cheapest if u else None]
-            )
+    add_result_sheets(book, ev)
     if plan is not None:
         add_plan_sheets(book, plan, ev.currency)
     elif plan_failed:  # demand: was given but no plan was solved: the sheet says why rather than being absent
@@ -791,13 +535,7 @@ def to_xlsx(
         add_cashflow_sheet(book, ev)
     if sensitivity is not None and sensitivity.rows:
         add_sensitivity_sheet(book, sensitivity, ev.currency)
-    inputs = book.create_sheet("Inputs")
-    inputs.append(["as_of", str(ev.as_of)])
-    inputs.append(["currency", ev.currency])
-    inputs.append(["rank_by", ev.rank_by])  # the Comparison column the ranking sorts by
-    inputs.append(["path", "sha256"])
-    for f in ev.inputs:
-        inputs.append([f.path, f.sha256])
+    add_inputs_sheet(book, ev)
     # Formula-like text (a vendor name, a reason) stays text: the same rule as every CSV (textsafe).
     for sheet_ in book.worksheets:
         for row in sheet_.iter_rows():
