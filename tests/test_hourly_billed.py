@@ -5,6 +5,7 @@ commitment and the single-offer recommendation. It binds nothing at signing (no 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -59,3 +60,24 @@ def test_the_memo_asks_for_it_on_demand():
     ev = evaluate(load_workspace(REAL), date(2026, 11, 29))
     headline = board_memo(ev, memo_figures(ev, [], None, None, "", None)).headline
     assert headline.startswith("Approve using 39 B200 GPUs with Nebius on demand, billed as used (nothing committed)")
+
+
+def test_demand_below_its_gpus_leaves_nothing_idle():
+    """At 10 M tasks a month Nebius needs fewer than its 32 GPUs: billed by the hour it bills only those it needs and
+    is full; the same offer billed by the month pays for all 32, partly idle, and costs more a task."""
+    ws = load_workspace(REAL)
+    workload = ws.config.workload.model_copy(update={"tasks_per_month": 10_000_000})
+    ws = replace(ws, config=ws.config.model_copy(update={"workload": workload}))
+    hourly = evaluate(ws, AS_OF).offer("nebius-b200").metrics
+    monthly_offers = [
+        o.model_copy(update={"pricing": o.pricing.model_copy(update={"billed_per": "month"})})
+        if o.id == "nebius-b200"
+        else o
+        for o in ws.offers
+    ]
+    monthly = evaluate(replace(ws, offers=monthly_offers), AS_OF).offer("nebius-b200").metrics
+    needed = hourly["gpus_needed"]
+    assert needed < 32 and monthly["gpus_needed"] == pytest.approx(needed)
+    assert hourly["billed_gpus"] == pytest.approx(needed) and hourly["fill"] == pytest.approx(1.0)
+    assert monthly["billed_gpus"] == 32 and monthly["fill"] == pytest.approx(needed / 32)
+    assert monthly["cost_per_task"] > hourly["cost_per_task"]

@@ -767,7 +767,15 @@ def _cost_row(
         "discount": p.discount,
         # each kind's own columns, NaN: the offer's kind fills its own below
         **{name: nan for other in KINDS for name in other.columns},
-        "gpus": offer.gpus if offer.gpus is not None else nan,
+        # the GPUs billed whether used or not: none when the offer is billed for the time it runs (the kind's
+        # committed GPUs, the one rule the plan and the commitment read), its GPUs then only what it can provide
+        "gpus": (
+            nan
+            if offer.gpus is None
+            else stated.committed(offer)
+            if offer.usage_billed and workspace.config.workload.tasks_per_month is not None
+            else offer.gpus
+        ),
         "max_gpus": offer.supply_gpus or nan,
         "term_months": offer.contract_months,
         "fees_once": sum(f.once for f in fees if f.once is not None),
