@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "procure"
 
 # Bottom to top. The shared base (exit statuses, located errors, text from outside) is below everything.
 LAYERS = [
-    ("base", ["procure", "procure.status", "procure.errors", "procure.textsafe"]),
+    ("base", ["procure", "procure.status", "procure.errors", "procure.textsafe", "procure.environment"]),
     ("model", ["procure.model"]),
     ("io", ["procure.io"]),
     ("analysis", ["procure.analysis"]),

@@ -115,8 +115,11 @@ class _Group(TyperGroup):
             raise _own_format(error) from None
 
     def invoke(self, ctx: Any) -> Any:
+        from procure.environment import Environment, using
+
         try:
-            return super().invoke(ctx)
+            with using(Environment(dict(os.environ))):  # read once, here; the layers below are handed it
+                return super().invoke(ctx)
         except click.UsageError as error:
             raise _own_format(error) from None
 
@@ -239,7 +242,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def handles_input_errors(command: F) -> F:
     """Bad input: one line per problem on standard error, exit 2, no traceback, nothing written.
 
-    Also shows a spinner on a terminal while a command takes more than PROGRESS_AFTER seconds.
+    Also shows a spinner on a terminal while a command takes more than PROCURE_PROGRESS_AFTER seconds (1.5).
     """
 
     @functools.wraps(command)

@@ -279,8 +279,9 @@ def perf_import(
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
-        procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 --precision fp4
-    """  # noqa: E501
+        procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 \
+--precision fp4
+    """
     from procure.analysis.usecases.evidence import Trials, import_performance
 
     curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's
@@ -447,9 +448,11 @@ def actuals_import(
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
         procure actuals import focus-2026-11.csv --offer northwind-b200-mc
-        procure actuals import focus-2026-11.csv.gz --gpu-filter SkuId=B200X8-NODE --gpus-per-unit 8 --offer northwind-b200-mc
-        procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
-    """  # noqa: E501
+        procure actuals import focus-2026-11.csv.gz --gpu-filter SkuId=B200X8-NODE --gpus-per-unit 8 --offer \
+northwind-b200-mc
+        procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token \
+--offer northwind-b200-mc
+    """
     from procure.analysis.usecases.evidence import Server, import_evidence
     from procure.errors import InputError
 

@@ -125,7 +125,8 @@ def diff(
     *,
     output: Output,
 ) -> ExitStatus:
-    """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
+    """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed \
+assumptions.
 
     Without arguments, the last two saved runs; with one, that run against the latest.
     With --as-of DATE, the runs evaluated as of that date or earlier stand for them.
@@ -137,7 +138,7 @@ def diff(
         procure diff 3 7
         procure diff old.json new.json --format markdown
         procure diff --as-of 2026-11-01
-    """  # noqa: E501
+    """
     from procure.analysis.history import compare_runs
 
     format = chosen_format(output.format, output.out, DiffFormat.table)

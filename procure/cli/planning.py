@@ -225,12 +225,14 @@ def hedge(
 
     With demand: in procure.yaml the recommendation is the purchase plan, and what floats
     is its pay-as-used GPU-hours and index-linked commitments (ratio 1), by month of the
-    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of hedge.horizon_months from
+    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of \
+hedge.horizon_months from
     delivery: index-linked months and months after the term (renewal) float, fixed-price
     months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
     rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
     basis volatility; the ladder uses 1 unless h* differs from 1 significantly, in
-    contracts of hedge.contract's size (venue, index and unverified terms shown); the stress table moves the index -40% to +40%
+    contracts of hedge.contract's size (venue, index and unverified terms shown); the stress table moves the index \
+-40% to +40%
     from hedge.forward (else today's index).
 
     Examples:
@@ -239,7 +241,7 @@ def hedge(
         procure hedge
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --offer corvid-b200-idx --rent market/rent.csv
-    """  # noqa: E501
+    """
     from procure.analysis.usecases import hedging
 
     format = chosen_format(output.format, output.out, TextFormat.table)

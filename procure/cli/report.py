@@ -20,6 +20,7 @@ from procure.cli.options import (
     out_file,
 )
 from procure.cli.output import say, stages, warn_plan_failed
+from procure.environment import current
 from procure.status import ExitStatus
 
 
@@ -84,7 +85,7 @@ def report(
     from procure.render.documents import ReportError, check_source_date_epoch
     from procure.render.report import render_report, report_workers
 
-    check_source_date_epoch()
+    check_source_date_epoch(current())
     if frontier and board:  # asked for a chart the memo does not have: said, not ignored (exit 2)
         from procure.errors import InputError, Problem
 

@@ -175,7 +175,8 @@ def grades_update(
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> ExitStatus:
-    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same \
+id has.
 
     A grade file written before a requirement was added (for example
     provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
@@ -190,7 +191,7 @@ def grades_update(
         procure grades update
         procure grades update --format json
         procure grades update --write
-    """  # noqa: E501
+    """
     from procure.io.grades import grade_updates
 
     format = chosen_format(format, out, ListFormat.table)

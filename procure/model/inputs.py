@@ -998,7 +998,8 @@ class HealthChecks(Strict):
 
 
 class RateLimits(Strict):
-    """A per-token service's capacity: the most it accepts per minute (either may be left out); it caps the tasks it can take a month."""  # noqa: E501
+    """A per-token service's capacity: the most it accepts per minute (either may be left out); it caps the tasks \
+it can take a month."""
 
     requests_per_minute: Positive | None = None
     output_tokens_per_minute: Positive | None = None
