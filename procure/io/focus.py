@@ -521,7 +521,7 @@ def read_focus(
         problems.append(Problem(display, None, "", "holds no charges"))
     for key, m in sorted(months.items()):
         if m.corrections_only:
-            continue  # corrects an invoice imported before (actuals._focus_rows); its hours may net either way
+            continue  # corrects an invoice imported before (actuals_import._focus_rows); its hours may net either way
         if m.gpu_hours < 0:
             problems.append(
                 Problem(

@@ -25,7 +25,8 @@ def store_trials(root: Path, offer_id: str, runs: list[TrialRun]) -> tuple[list[
     """Merge the runs into actuals/OFFER-ID/trials.csv under the evidence lock: a trial (date and
     source) imported again replaces its runs, named; the merged file is checked as the loader reads
     it and written at once. Returns (written, notes)."""
-    from procure.io.actuals import ACTUALS, evidence_lock
+    from procure.io.actuals import ACTUALS
+    from procure.io.evidence_store import evidence_lock
     from procure.io.files import write_files_atomic
 
     folder = Path(root) / ACTUALS / offer_id
