@@ -320,7 +320,6 @@ LONG_MODULES = {
     "procure/analysis/history.py": 948,
     "procure/analysis/plan/program.py": 922,
     "procure/analysis/uncertainty.py": 1085,
-    "procure/io/telemetry.py": 989,
     "procure/io/workspace.py": 1182,
     "procure/model/inputs.py": 1387,
     "procure/render/board.py": 1337,

@@ -114,6 +114,7 @@ def read_import(
     which a FOCUS export must bill in): (what to merge, notes stated on the way)."""
     from procure.io import telemetry as tm
     from procure.io.files import own_input
+    from procure.io.query_range import read_query_range
 
     names = config.metrics
     wanted = {names.output_tokens, names.requests, names.ttft, names.e2e_latency, names.gpu_busy} | (
@@ -133,7 +134,7 @@ def read_import(
             kind = detect_kind(path)
             if kind in ("metrics-range", "metrics-text"):
                 if kind == "metrics-range":
-                    parts += tm.read_query_range(path, display, wanted, problems, partial)
+                    parts += read_query_range(path, display, wanted, problems, partial)
                 else:
                     parts += tm.read_text_snapshot(path, display, wanted, problems)
                 metric_files.append(display)
