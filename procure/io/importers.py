@@ -5,7 +5,7 @@ Columns are named by the dotted field paths of the Offer model (`pricing.gpu_hou
 `fees.<name>.<kind>`. Each cell is converted by its column's type (a number column takes a numeric
 cell or numeric text, a true/false column takes true/false/yes/no, a date column an ISO date), and
 every row is then validated like an offer file: the Offer model, then the rules that span fields
-(`workspace.check_offer`). Problems carry the file, the spreadsheet row (the header is row 1) and the
+(`workspace_checks.check_offer`). Problems carry the file, the spreadsheet row (the header is row 1) and the
 column, all rows at once; nothing is written unless every row is good and no file would be
 overwritten without `force`.
 
@@ -50,7 +50,9 @@ from procure.io.cells import (
 )
 from procure.io.files import write_atomic, write_files_atomic
 from procure.io.sheets import Formula, Sheet, _letters, _openpyxl_missing, read_sheet
-from procure.io.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
+from procure.io.validation import validation_problems
+from procure.io.workspace import IndexLevel
+from procure.io.workspace_checks import check_offer, responsibility_problems
 from procure.io.yamlsafe import Document, LineMap, load_yaml
 from procure.model.inputs import OPERATING_JOBS, Offer
 from procure.model.kinds import KINDS
