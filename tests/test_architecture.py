@@ -319,7 +319,6 @@ LONG_MODULES = {
     "procure/analysis/history.py": 948,
     "procure/analysis/plan/program.py": 922,
     "procure/analysis/uncertainty.py": 1085,
-    "procure/model/inputs.py": 1387,
     "procure/render/board.py": 1337,
     "procure/render/charts.py": 1088,
     "procure/render/workbook.py": 839,
