@@ -292,7 +292,6 @@ LONG_FUNCTIONS = {
     "procure/analysis/record.py:offer_record": 82,
     "procure/analysis/scorecard.py:_score_month": 83,
     "procure/analysis/scorecard.py:posterior": 84,
-    "procure/io/yamlsafe.py:_walk": 114,
     "procure/render/assemble.py:_join": 93,
     "procure/render/board.py:_board_memo": 118,
     "procure/render/board.py:_risks": 117,
