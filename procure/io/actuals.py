@@ -369,7 +369,7 @@ def read_metrics_csv(
     """metrics.csv as `metrics_csv` writes it; every row passes `check_metrics_month`."""
     from procure.io.tables import read_csv_rows
 
-    columns = metric_columns(path, display)
+    columns = kept_columns(path, display)
     rows, _, found = read_csv_rows(path, display, columns)
     problems.extend(found)
     out: dict[str, MonthMetrics] = {}
@@ -396,29 +396,21 @@ def read_metrics_csv(
     return out
 
 
-def metric_columns(path: Path, display: str) -> tuple[str, ...]:
-    """METRIC_COLUMNS, with busy_gpu_hours when the header ends with it (or with it and busy_gpus)."""
+def kept_columns(path: Path, display: str, invoices: bool = False) -> tuple[str, ...]:
+    """The columns of a kept metrics.csv (METRIC_COLUMNS, with busy_gpu_hours, or it and busy_gpus, when the header
+    ends with them) or invoices.csv (INVOICE_COLUMNS, with invoice_id when the header ends with it)."""
     from procure.io.yamlsafe import read_text
 
+    base, tails = (
+        (INVOICE_COLUMNS, ((INVOICE_ID,),))
+        if invoices
+        else (METRIC_COLUMNS, ((BUSY_COLUMN, BUSY_GPUS_COLUMN), (BUSY_COLUMN,)))
+    )
     try:
-        text = read_text(path, display)
+        names = _csv_header(read_text(path, display))
     except InputError:
-        return METRIC_COLUMNS  # read_csv_rows names the problem
-    names = _csv_header(text)
-    if names[-2:] == [BUSY_COLUMN, BUSY_GPUS_COLUMN]:
-        return METRIC_COLUMNS + (BUSY_COLUMN, BUSY_GPUS_COLUMN)
-    return METRIC_COLUMNS + (BUSY_COLUMN,) if names[-1:] == [BUSY_COLUMN] else METRIC_COLUMNS
-
-
-def _invoice_columns(path: Path, display: str) -> tuple[str, ...]:
-    """INVOICE_COLUMNS, with invoice_id when the header ends with it."""
-    from procure.io.yamlsafe import read_text
-
-    try:
-        text = read_text(path, display)
-    except InputError:
-        return INVOICE_COLUMNS  # read_csv_rows names the problem
-    return INVOICE_COLUMNS + (INVOICE_ID,) if _csv_header(text)[-1:] == [INVOICE_ID] else INVOICE_COLUMNS
+        return base  # read_csv_rows names the problem
+    return base + next((tail for tail in tails if tuple(names[-len(tail) :]) == tail), ())
 
 
 def read_invoice_rows(
@@ -429,7 +421,7 @@ def read_invoice_rows(
     twice is an error; each row passes `check_invoice_month` (`size`: the offer's GPUs)."""
     from procure.io.tables import read_csv_rows
 
-    rows, _, found = read_csv_rows(path, display, _invoice_columns(path, display))
+    rows, _, found = read_csv_rows(path, display, kept_columns(path, display, invoices=True))
     problems.extend(found)
     out: dict[tuple[str, str], tuple[Invoice, int]] = {}
     for line, row in rows:

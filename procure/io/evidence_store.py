@@ -24,12 +24,11 @@ from procure.io.actuals import (
     Invoice,
     MonthMetrics,
     _fmt,
-    _invoice_columns,
     _summed_months_checked,
     check_metrics_month,
     invoices_csv,
     is_correction,
-    metric_columns,
+    kept_columns,
     metrics_csv,
     read_invoice_rows,
     read_metrics_csv,
@@ -184,7 +183,7 @@ def _merge_metrics(
     if path.exists():
         found: list[Problem] = []
         kept = read_metrics_csv(path, shown, found, size)
-        rows, comments, _ = read_csv_rows(path, shown, metric_columns(path, shown))
+        rows, comments, _ = read_csv_rows(path, shown, kept_columns(path, shown))
         _forgive(
             found,
             {line: row["month"] for line, row in rows},
@@ -250,7 +249,7 @@ def _merge_invoices(
     if path.exists():
         found: list[Problem] = []
         kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found, size).items()}
-        rows, _, _ = read_csv_rows(path, shown, _invoice_columns(path, shown))
+        rows, _, _ = read_csv_rows(path, shown, kept_columns(path, shown, invoices=True))
         _forgive(
             found,
             {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows},
