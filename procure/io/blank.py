@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from procure.errors import InputError, Problem
-from procure.io.files import write_atomic
+from procure.io.files import refuse_to_overwrite, write_atomic
 
 PROCURE_YAML = """\
 # procure.yaml: what you are buying and how offers are judged. Replace every figure below with yours.
@@ -349,20 +348,7 @@ def blank_files() -> dict[str, bytes | None]:
 def write_blank(target: Path) -> list[Path]:
     """Write the empty workspace into `target`, refusing a folder that already holds any of its files."""
     files = blank_files()
-    if target.exists() and not target.is_dir():
-        raise InputError([Problem(str(target), None, "", "is a file: give a folder for the new workspace")])
-    clashes = sorted(name for name, data in files.items() if data is not None and (target / name).exists())
-    if clashes:
-        raise InputError(
-            [
-                Problem(
-                    str(target / clashes[0]),
-                    None,
-                    "",
-                    f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder",
-                )
-            ]
-        )
+    refuse_to_overwrite(target, sorted(name for name, data in files.items() if data is not None))
     written = []
     for name, data in sorted(files.items()):
         if data is None:
