@@ -53,7 +53,7 @@ def timed_import(root: Path, groups: list[list[Path]]) -> None:
     import resource
 
     sys.path.insert(0, str(ROOT))
-    from procure.io.actuals import import_actuals
+    from procure.io.actuals_import import import_actuals
     from procure.model.inputs import ActualsConfig
 
     config = ActualsConfig()

@@ -168,7 +168,7 @@ def measure(kind: str, path: str) -> None:
 
             read_text_snapshot(Path(path), path, {TOKENS}, problems)
         elif kind == "range":
-            from procure.io.telemetry import read_query_range
+            from procure.io.query_range import read_query_range
 
             read_query_range(Path(path), path, {TOKENS}, problems)
         elif kind == "incidents":

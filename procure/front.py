@@ -93,8 +93,18 @@ def _status(code: object) -> int:
 
 
 def main() -> None:
-    """Answer from the result cache, else run the command line and keep its answer."""
-    args = sys.argv[1:]
+    """Answer from the result cache, else run the command line and keep its answer. The environment is read here,
+    before the command line loads, because the result cache's key and folder depend on it (procure/environment.py);
+    the command line reads its own when it runs."""
+    import os
+
+    from procure.environment import Environment, using
+
+    with using(Environment(dict(os.environ))):
+        _answer(sys.argv[1:])
+
+
+def _answer(args: list[str]) -> None:
     if not args or args[0] not in KEPT:
         from procure.cli import main as command_line
 

@@ -50,7 +50,8 @@ def label(bound: float) -> str:
 
 def main() -> None:
     from procure.analysis.evaluate import evaluate
-    from procure.io.actuals import import_actuals, offer_size
+    from procure.io.actuals import offer_size
+    from procure.io.actuals_import import import_actuals
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(ROOT)

@@ -329,6 +329,17 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _environment_of_the_process():
+    """The layers below the command line read variables from procure's Environment, which a command makes from
+    os.environ when it runs (procure/environment.py); a test that calls them directly reads the process's
+    variables live, so monkeypatch.setenv reaches them as it reaches a command."""
+    from procure.environment import Environment, using
+
+    with using(Environment(os.environ)):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _solved_plans_shared_by_the_run(pytestconfig: pytest.Config):
     """Solved plans are kept in pytest's cache folder (.pytest_cache), never in the user's ~/.cache.
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from procure.cli import app
 from procure.errors import Problem
+from procure.io import query_range as qr
 from procure.io import telemetry as tm
 from procure.io.actuals import read_metrics_csv
 from procure.io.workspace import load_workspace
@@ -53,7 +54,7 @@ def test_histogram_quantile_interpolates_inside_the_bucket():
 
 def test_the_prometheus_documentation_range_query_is_read():
     problems: list[Problem] = []
-    series = tm.read_query_range(DATA / "prometheus_api_range_example.json", "example.json", {"up"}, problems)
+    series = qr.read_query_range(DATA / "prometheus_api_range_example.json", "example.json", {"up"}, problems)
     assert problems == []
     assert [(s.label("job"), list(s.values)) for s in series] == [
         ("prometheus", [1.0, 1.0, 1.0]),

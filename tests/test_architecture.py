@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "procure"
 
 # Bottom to top. The shared base (exit statuses, located errors, text from outside) is below everything.
 LAYERS = [
-    ("base", ["procure", "procure.status", "procure.errors", "procure.textsafe"]),
+    ("base", ["procure", "procure.status", "procure.errors", "procure.textsafe", "procure.environment"]),
     ("model", ["procure.model"]),
     ("io", ["procure.io"]),
     ("analysis", ["procure.analysis"]),
@@ -285,29 +285,9 @@ LONG_FUNCTIONS = {
     "procure/analysis/plan/program.py:_frame": 97,
     "procure/analysis/plan/single.py:single_offer": 131,
     "procure/analysis/plan/stress.py:stress": 113,
-    "procure/cli/evaluation.py:compare": 106,
-    "procure/cli/evidence.py:actuals_import": 133,
-    "procure/cli/evidence.py:perf_import": 182,
-    "procure/cli/history.py:reevaluate": 113,
-    "procure/cli/planning.py:whatif": 81,
-    "procure/cli/report.py:report": 109,
-    "procure/cli/workspace.py:index_build": 92,
-    "procure/io/actuals.py:read_import": 93,
-    "procure/io/focus.py:_add_row": 121,
-    "procure/io/focus.py:read_focus": 124,
-    "procure/io/importers.py:parse_header": 82,
-    "procure/io/inferencex.py:resolve_basis": 104,
-    "procure/io/trial_evidence.py:import_offer_trials": 94,
-    "procure/io/workspace.py:load_workspace": 110,
-    "procure/io/yamlsafe.py:_walk": 114,
 }
 LONG_MODULES = {
     "procure/analysis/plan/program.py": 922,
-    "procure/io/actuals.py": 1548,
-    "procure/io/importers.py": 1435,
-    "procure/io/telemetry.py": 989,
-    "procure/io/workspace.py": 1182,
-    "procure/model/inputs.py": 1387,
 }
 
 

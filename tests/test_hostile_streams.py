@@ -20,6 +20,7 @@ import pytest
 from clihelp import assert_error, run
 
 from procure.errors import Problem
+from procure.io import query_range as qr
 from procure.io import telemetry as tm
 
 DATA = Path(__file__).parent / "data"
@@ -279,7 +280,7 @@ def test_a_query_range_of_many_unrelated_series_builds_only_the_wanted_one(tmp_p
     problems: list[Problem] = []
     tracemalloc.start()
     try:
-        series = tm.read_query_range(path, "range", {TOKENS}, problems)
+        series = qr.read_query_range(path, "range", {TOKENS}, problems)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -294,7 +295,7 @@ def test_a_query_range_of_many_unrelated_series_builds_only_the_wanted_one(tmp_p
 def test_a_query_range_in_another_layout_is_still_read_whole():
     # The documentation's own example (pretty-printed, "values" after "metric"): read item by item.
     problems: list[Problem] = []
-    series = tm.read_query_range(
+    series = qr.read_query_range(
         DATA / "actuals" / "prometheus_api_range_example.json", "example.json", {"up"}, problems
     )
     assert problems == [] and [s.label("job") for s in series] == ["prometheus", "node"]
@@ -333,10 +334,10 @@ def test_a_large_query_range_of_unrelated_series_imports_in_bounded_memory(tmp_p
         "import json, resource, sys\n"
         "from pathlib import Path\n"
         "import numpy, pandas\n"
-        "from procure.io import telemetry as tm\n"
+        "from procure.io import query_range as qr\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "problems = []\n"
-        f"series = tm.read_query_range(Path(sys.argv[1]), 'range', {{{TOKENS!r}}}, problems)\n"
+        f"series = qr.read_query_range(Path(sys.argv[1]), 'range', {{{TOKENS!r}}}, problems)\n"
         "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "print(json.dumps({'kib': after - before, 'problems': [str(p) for p in problems], 'series': [[s.name, "
         "list(map(float, s.values))] for s in series]}))\n"
@@ -375,8 +376,8 @@ def test_a_query_range_read_in_any_block_size_gives_the_same_series_and_problems
             json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}, indent=indent)
         )
         problems: list[Problem] = []
-        monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", block)
-        series = tm.read_query_range(path, "range", {TOKENS}, problems)
+        monkeypatch.setattr(qr, "RANGE_BLOCK_BYTES", block)
+        series = qr.read_query_range(path, "range", {TOKENS}, problems)
         shown = [(s.label("model_name"), list(s.times), [str(v) for v in s.values]) for s in series]
         assert shown == [
             ("m", [1793491200.0, 1793491260.0], ["0.0", "60.0"]),
@@ -393,7 +394,7 @@ def test_malformed_json_in_a_query_range_is_named_by_its_own_line(workspace_copy
     # One series per line; line 1 opens the list, so series 30,000 is line 30,001. Without its comma,
     # the next series, on line 30,002, is where a delimiter was expected (json.loads names that line
     # too); a key without ":" after the list, on line 40,004, is named there.
-    monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(qr, "RANGE_BLOCK_BYTES", 4096)
     lines = ['{"status":"success","data":{"resultType":"matrix","result":[']
     lines += [
         '{"metric":{"__name__":"node_cpu_seconds_total","cpu":"%d"},"values":[[1793491200,"1"]]},' % i
@@ -422,8 +423,8 @@ def test_a_query_range_whose_text_outside_the_result_is_too_long_is_refused(tmp_
     # here) a file of 5,000 characters of warnings is refused, not read into memory.
     from procure.errors import InputError
 
-    monkeypatch.setattr(tm, "MAX_ENVELOPE_CHARS", 1_000)
-    monkeypatch.setattr(tm, "RANGE_BLOCK_BYTES", 256)
+    monkeypatch.setattr(qr, "MAX_ENVELOPE_CHARS", 1_000)
+    monkeypatch.setattr(qr, "RANGE_BLOCK_BYTES", 256)
     path = tmp_path / "range.json"
     path.write_text(
         json.dumps(
@@ -435,7 +436,7 @@ def test_a_query_range_whose_text_outside_the_result_is_too_long_is_refused(tmp_
         )
     )
     with pytest.raises(InputError) as caught:
-        tm.read_query_range(path, "range.json", {TOKENS}, [])
+        qr.read_query_range(path, "range.json", {TOKENS}, [])
     (problem,) = caught.value.problems
     assert problem.file == "range.json" and "over 1,000 characters before data.result" in problem.message
 

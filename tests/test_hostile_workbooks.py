@@ -15,7 +15,7 @@ import pytest
 from test_importers import XLSX_HEADER, problems_of, write_xlsx, xlsx_row
 
 from procure.errors import InputError
-from procure.io.importers import MAX_COLUMNS, read_sheet
+from procure.io.sheets import MAX_COLUMNS, read_sheet
 
 
 def with_sheet_xml(path: Path, change) -> Path:

@@ -115,8 +115,11 @@ class _Group(TyperGroup):
             raise _own_format(error) from None
 
     def invoke(self, ctx: Any) -> Any:
+        from procure.environment import Environment, using
+
         try:
-            return super().invoke(ctx)
+            with using(Environment(dict(os.environ))):  # read once, here; the layers below are handed it
+                return super().invoke(ctx)
         except click.UsageError as error:
             raise _own_format(error) from None
 
@@ -239,7 +242,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def handles_input_errors(command: F) -> F:
     """Bad input: one line per problem on standard error, exit 2, no traceback, nothing written.
 
-    Also shows a spinner on a terminal while a command takes more than PROGRESS_AFTER seconds.
+    Also shows a spinner on a terminal while a command takes more than PROCURE_PROGRESS_AFTER seconds (1.5).
     """
 
     @functools.wraps(command)
@@ -294,35 +297,46 @@ def _group(name: str, help: str) -> typer.Typer:
     return group
 
 
-# Every command, in the order --help lists them (the groups after the commands).
-_command(app, evaluation.validate)
-_command(app, evaluation.grade)
-_command(app, evaluation.compare)
-_command(app, evaluation.rate)
-_command(app, planning.whatif)
-_command(app, planning.position)
-_command(_group("index", "Rental price benchmarks built from price observations."), workspace.index_build, "build")
-_command(app, planning.hedge)
-_command(app, evaluation.sensitivity)
-_command(app, evaluation.evaluate)
-_command(app, history.history)
-_command(app, history.diff)
-_command(app, history.reevaluate)
-_command(app, evidence.scorecard)
-_command(app, workspace.init)
-_command(app, planning.cashflow)
-_command(app, planning.plan)
-_command(app, planning.decide)
-_command(app, workspace.import_rfp, "import")
-_command(_group("grades", "Grade files and the current default grades."), workspace.grades_update, "update")
-_command(_group("perf", "Reference throughput curves."), evidence.perf_import, "import")
-_command(
-    _group("actuals", "Delivered evidence of signed vendors: serving metrics, incidents, invoices."),
-    evidence.actuals_import,
-    "import",
+# Every command, in the order --help lists them (the groups after the commands): a command, a command and its name,
+# or a group's name and help with its one command and that command's name.
+COMMANDS: tuple[Any, ...] = (
+    evaluation.validate,
+    evaluation.grade,
+    evaluation.compare,
+    evaluation.rate,
+    planning.whatif,
+    planning.position,
+    ("index", "Rental price benchmarks built from price observations.", workspace.index_build, "build"),
+    planning.hedge,
+    evaluation.sensitivity,
+    evaluation.evaluate,
+    history.history,
+    history.diff,
+    history.reevaluate,
+    evidence.scorecard,
+    workspace.init,
+    planning.cashflow,
+    planning.plan,
+    planning.decide,
+    (workspace.import_rfp, "import"),
+    ("grades", "Grade files and the current default grades.", workspace.grades_update, "update"),
+    ("perf", "Reference throughput curves.", evidence.perf_import, "import"),
+    (
+        "actuals",
+        "Delivered evidence of signed vendors: serving metrics, incidents, invoices.",
+        evidence.actuals_import,
+        "import",
+    ),
+    report.report,
+    workspace.schema,
 )
-_command(app, report.report)
-_command(app, workspace.schema)
+for entry in COMMANDS:
+    if not isinstance(entry, tuple):
+        _command(app, entry)
+    elif len(entry) == 2:
+        _command(app, *entry)
+    else:
+        _command(_group(entry[0], entry[1]), entry[2], entry[3])
 
 
 def _version(value: bool) -> None:

@@ -168,45 +168,49 @@ def grade(
     return ExitStatus.OK
 
 
+CompareUncertaintyOption = Annotated[
+    bool,
+    typer.Option("--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest."),
+]
+CompareDrawsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--draws",
+        metavar="N",
+        min=100,
+        max=1_000_000,
+        help="Monte Carlo draws (default: uncertainty.draws, 10,000).",
+        show_default=False,
+    ),
+]
+CompareSeedOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        metavar="N",
+        min=0,
+        help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.",
+        show_default=False,
+    ),
+]
+CompareHorizonOption = Annotated[
+    int | None,
+    horizon_option(
+        "Add the horizon over this many months: the table and Markdown gain its cost per task and commitment "
+        "columns; JSON, CSV and xlsx also carry its total and NPV cost."
+    ),
+]
+
+
 @output_options(format=CompareFormatOption)
 def compare(
     format: CompareFormatOption = None,
     out: OutOption = None,
     as_of: AsOfOption = None,
-    uncertainty: Annotated[
-        bool,
-        typer.Option(
-            "--uncertainty", help="Add Monte Carlo P10/P50/P90 and each offer's probability of being cheapest."
-        ),
-    ] = False,
-    draws: Annotated[
-        int | None,
-        typer.Option(
-            "--draws",
-            metavar="N",
-            min=100,
-            max=1_000_000,
-            help="Monte Carlo draws (default: uncertainty.draws, 10,000).",
-            show_default=False,
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            "--seed",
-            metavar="N",
-            min=0,
-            help="Random seed (default: uncertainty.seed, 7): same seed, same numbers.",
-            show_default=False,
-        ),
-    ] = None,
-    horizon: Annotated[
-        int | None,
-        horizon_option(
-            "Add the horizon over this many months: the table and Markdown gain its cost per task and commitment "
-            "columns; JSON, CSV and xlsx also carry its total and NPV cost."
-        ),
-    ] = None,
+    uncertainty: CompareUncertaintyOption = False,
+    draws: CompareDrawsOption = None,
+    seed: CompareSeedOption = None,
+    horizon: CompareHorizonOption = None,
     rank_by: RankByOption = RankBy.snapshot,
     offer: Annotated[list[str] | None, offers_option("Print only this offer (ranked as among all).")] = None,
     top: RankTopOption = None,

@@ -125,118 +125,131 @@ class PerGpuBasis(str, Enum):
     decode = "decode"
 
 
+PerfImportSourcesArgument = Annotated[
+    list[Path],
+    typer.Argument(
+        metavar="FILE...",
+        help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, "
+        "`vllm bench serve` saved results, genai-perf or AIPerf profile exports.",
+        dir_okay=False,
+    ),
+]
+PerfImportOutDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out-dir",
+        metavar="DIR",
+        help="The performance folder to write curves to (default: performance/ of the workspace, else ./performance).",
+        file_okay=False,
+        show_default=False,
+    ),
+]
+PerfImportGpuOption = Annotated[
+    str | None,
+    typer.Option(
+        "--gpu",
+        metavar="NAME",
+        help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with "
+        "--offer: the offer's gpu).",
+        show_default=False,
+    ),
+]
+PerfImportModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        metavar="NAME",
+        help="Keep rows of this model, when the file holds several. Trials: the model served (default: the one "
+        "the result files state; another is refused).",
+        show_default=False,
+    ),
+]
+PerfImportPrecisionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--precision",
+        metavar="NAME",
+        help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the "
+        "public curves.",
+        show_default=False,
+    ),
+]
+PerfImportIslOption = Annotated[
+    int | None,
+    typer.Option(
+        "--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False
+    ),
+]
+PerfImportOslOption = Annotated[
+    int | None,
+    typer.Option(
+        "--osl",
+        metavar="N",
+        min=1,
+        help="Output tokens (default: the workload's output_tokens).",
+        show_default=False,
+    ),
+]
+PerfImportPerGpuBasisOption = Annotated[
+    PerGpuBasis | None,
+    typer.Option(
+        "--per-gpu-basis",
+        help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: "
+        "all GPUs, or the decode GPUs.",
+        show_default=False,
+    ),
+]
+PerfImportGpusOption = Annotated[
+    int | None,
+    typer.Option(
+        "--gpus",
+        metavar="N",
+        help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.",
+        show_default=False,
+    ),
+]
+PerfImportNameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--name",
+        metavar="NAME",
+        help="Trials: the curve's name (default: trial-{first file's name}).",
+        show_default=False,
+    ),
+]
+PerfImportTrialDateOption = Annotated[
+    str | None,
+    typer.Option(
+        "--date",
+        metavar="DATE",
+        callback=parse_date,
+        help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).",
+        show_default=False,
+    ),
+]
+PerfImportOfferOption = Annotated[
+    str | None,
+    offer_option(
+        "Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its "
+        "capacity, not as a curve."
+    ),
+]
+
+
 def perf_import(
-    sources: Annotated[
-        list[Path],
-        typer.Argument(
-            metavar="FILE...",
-            help="InferenceX benchmark rows (JSON: a list, or one row), or trial results: guidellm benchmark reports, "
-            "`vllm bench serve` saved results, genai-perf or AIPerf profile exports.",
-            dir_okay=False,
-        ),
-    ],
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out-dir",
-            metavar="DIR",
-            help="The performance folder to write curves to (default: performance/ of the workspace, else "
-            "./performance).",
-            file_okay=False,
-            show_default=False,
-        ),
-    ] = None,
-    gpu: Annotated[
-        str | None,
-        typer.Option(
-            "--gpu",
-            metavar="NAME",
-            help="Keep rows of this hardware (case-insensitive), e.g. b200. Trials: the GPU they ran on (default with "
-            "--offer: the offer's gpu).",
-            show_default=False,
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            metavar="NAME",
-            help="Keep rows of this model, when the file holds several. Trials: the model served (default: the one "
-            "the result files state; another is refused).",
-            show_default=False,
-        ),
-    ] = None,
-    precision: Annotated[
-        str | None,
-        typer.Option(
-            "--precision",
-            metavar="NAME",
-            help="Trials: the precision served (fp8, fp4, ...); with --gpu and --model, sets the trial beside the "
-            "public curves.",
-            show_default=False,
-        ),
-    ] = None,
-    isl: Annotated[
-        int | None,
-        typer.Option(
-            "--isl", metavar="N", min=1, help="Input tokens (default: the workload's input_tokens).", show_default=False
-        ),
-    ] = None,
-    osl: Annotated[
-        int | None,
-        typer.Option(
-            "--osl",
-            metavar="N",
-            min=1,
-            help="Output tokens (default: the workload's output_tokens).",
-            show_default=False,
-        ),
-    ] = None,
+    sources: PerfImportSourcesArgument,
+    out_dir: PerfImportOutDirOption = None,
+    gpu: PerfImportGpuOption = None,
+    model: PerfImportModelOption = None,
+    precision: PerfImportPrecisionOption = None,
+    isl: PerfImportIslOption = None,
+    osl: PerfImportOslOption = None,
     force: Annotated[bool, typer.Option("--force", help="Replace curves that already exist.")] = False,
-    per_gpu_basis: Annotated[
-        PerGpuBasis | None,
-        typer.Option(
-            "--per-gpu-basis",
-            help="What disaggregated rows' per-GPU figures are divided by, for rows whose own figures do not show it: "
-            "all GPUs, or the decode GPUs.",
-            show_default=False,
-        ),
-    ] = None,
-    gpus: Annotated[
-        int | None,
-        typer.Option(
-            "--gpus",
-            metavar="N",
-            help="Trials: the GPUs that served the endpoint (billed), which the tools do not record.",
-            show_default=False,
-        ),
-    ] = None,
-    name: Annotated[
-        str | None,
-        typer.Option(
-            "--name",
-            metavar="NAME",
-            help="Trials: the curve's name (default: trial-{first file's name}).",
-            show_default=False,
-        ),
-    ] = None,
-    trial_date: Annotated[
-        str | None,
-        typer.Option(
-            "--date",
-            metavar="DATE",
-            callback=parse_date,
-            help="Trials: the trial's date, YYYY-MM-DD (default: the file's own; genai-perf states none).",
-            show_default=False,
-        ),
-    ] = None,
-    offer: Annotated[
-        str | None,
-        offer_option(
-            "Trials run against this signed offer after signing: kept in actuals/ID/trials.csv as evidence of its "
-            "capacity, not as a curve."
-        ),
-    ] = None,
+    per_gpu_basis: PerfImportPerGpuBasisOption = None,
+    gpus: PerfImportGpusOption = None,
+    name: PerfImportNameOption = None,
+    trial_date: PerfImportTrialDateOption = None,
+    offer: PerfImportOfferOption = None,
     as_of: AsOfOption = None,
     workspace: WorkspaceOption = Path("."),
     out: OutDirAlias = None,
@@ -279,20 +292,14 @@ def perf_import(
         procure perf import multinode.json --gpu gb200 --per-gpu-basis decode
         procure perf import benchmarks.json --gpus 8 --name trial-northwind
         procure perf import conc16.json conc32.json --gpus 8 --date 2026-11-03
-        procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 --precision fp4
-    """  # noqa: E501
-    from procure.analysis.usecases.evidence import Trials, import_performance
+        procure perf import bench.json --gpus 8 --offer keel-b200-mc --date 2026-11-20 --model DeepSeek-R1 \
+--precision fp4
+    """
+    from procure.analysis.usecases.evidence import import_performance
 
     curve_options = {"--name": name, "--out-dir": out_dir, "--out": out, "--force": force or None}  # a curve's
     out = one_of("--out-dir", out_dir, "--out", out)
-    trials = Trials(
-        gpus=gpus,
-        name=name,
-        day=as_day(trial_date),
-        offer=offer,
-        labels={"gpu": gpu, "model": model, "precision": precision},
-        curve_options=[flag for flag, value in curve_options.items() if value is not None],
-    )
+    trials = _trials(gpus, name, trial_date, offer, {"gpu": gpu, "model": model, "precision": precision}, curve_options)
     found = import_performance(
         workspace,
         sources,
@@ -307,6 +314,14 @@ def perf_import(
     )
     _told(found)
     return ExitStatus.OK
+
+
+def _trials(gpus, name, trial_date, offer, labels, curve_options):  # type: ignore[no-untyped-def]
+    """What the options say of a trial, with the curve's options that were given (refused with --offer)."""
+    from procure.analysis.usecases.evidence import Trials
+
+    given = [flag for flag, value in curve_options.items() if value is not None]
+    return Trials(gpus=gpus, name=name, day=as_day(trial_date), offer=offer, labels=labels, curve_options=given)
 
 
 def _told(found) -> None:  # type: ignore[no-untyped-def]
@@ -337,90 +352,101 @@ def _gpu_filter(rules: list[str] | None, per_unit: float):  # type: ignore[no-un
     return GpuFilter(tuple(parsed), per_unit)
 
 
+ActualsImportSourcesArgument = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        metavar="FILE",
+        help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or "
+        "incidents CSV, an invoices CSV or a FOCUS billing export (CSV, or CSV compressed with gzip).",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+ActualsImportPrometheusOption = Annotated[
+    str | None,
+    typer.Option(
+        "--prometheus",
+        metavar="URL",
+        help="Read the serving metrics from this Prometheus server's HTTP API (range queries, month by month).",
+        show_default=False,
+    ),
+]
+ActualsImportSinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        metavar="DATE",
+        callback=parse_date,
+        help="With --prometheus: the first day to read, YYYY-MM-DD (UTC).",
+        show_default=False,
+    ),
+]
+ActualsImportUntilOption = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        metavar="DATE",
+        callback=parse_date,
+        help="With --prometheus: the day to stop at, not included (default: now).",
+        show_default=False,
+    ),
+]
+ActualsImportStepOption = Annotated[
+    int,
+    typer.Option(
+        "--step", metavar="SECONDS", min=1, help="With --prometheus: the range queries' step, the scrape interval."
+    ),
+]
+ActualsImportBearerTokenFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--bearer-token-file",
+        metavar="FILE",
+        help="With --prometheus: a file holding the bearer token sent to the server.",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+ActualsImportTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        help="With --prometheus: the most the whole download may take, every answer together.",
+    ),
+]
+ActualsImportGpuFilterOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--gpu-filter",
+        metavar="COLUMN=VALUE",
+        help="A FOCUS export's rows whose COLUMN holds VALUE (any case) bill GPU capacity: their hours are "
+        "GPU-hours (times --gpus-per-unit). Repeat for more; rows naming a machine procure knows need none.",
+        show_default=False,
+    ),
+]
+ActualsImportGpusPerUnitOption = Annotated[
+    float,
+    typer.Option(
+        "--gpus-per-unit",
+        metavar="N",
+        min=0.001,
+        help="With --gpu-filter: the GPUs in one unit of those rows' hours (8 for an hour of an 8-GPU machine).",
+    ),
+]
+
+
 def actuals_import(
-    sources: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            metavar="FILE",
-            help="Prometheus text snapshots (.prom, .txt) or query_range JSON, a Statuspage incidents.json or "
-            "incidents CSV, an invoices CSV or a FOCUS billing export (CSV, or CSV compressed with gzip).",
-            dir_okay=False,
-            show_default=False,
-        ),
-    ] = None,
+    sources: ActualsImportSourcesArgument = None,
     offer: Annotated[str, offer_option("The signed offer the evidence belongs to.")] = ...,  # type: ignore[assignment]
-    prometheus: Annotated[
-        str | None,
-        typer.Option(
-            "--prometheus",
-            metavar="URL",
-            help="Read the serving metrics from this Prometheus server's HTTP API (range queries, month by month).",
-            show_default=False,
-        ),
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="DATE",
-            callback=parse_date,
-            help="With --prometheus: the first day to read, YYYY-MM-DD (UTC).",
-            show_default=False,
-        ),
-    ] = None,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until",
-            metavar="DATE",
-            callback=parse_date,
-            help="With --prometheus: the day to stop at, not included (default: now).",
-            show_default=False,
-        ),
-    ] = None,
-    step: Annotated[
-        int,
-        typer.Option(
-            "--step", metavar="SECONDS", min=1, help="With --prometheus: the range queries' step, the scrape interval."
-        ),
-    ] = 60,
-    bearer_token_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--bearer-token-file",
-            metavar="FILE",
-            help="With --prometheus: a file holding the bearer token sent to the server.",
-            dir_okay=False,
-            show_default=False,
-        ),
-    ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout",
-            metavar="SECONDS",
-            help="With --prometheus: the most the whole download may take, every answer together.",
-        ),
-    ] = 300.0,
-    gpu_filter: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--gpu-filter",
-            metavar="COLUMN=VALUE",
-            help="A FOCUS export's rows whose COLUMN holds VALUE (any case) bill GPU capacity: their hours are "
-            "GPU-hours (times --gpus-per-unit). Repeat for more; rows naming a machine procure knows need none.",
-            show_default=False,
-        ),
-    ] = None,
-    gpus_per_unit: Annotated[
-        float,
-        typer.Option(
-            "--gpus-per-unit",
-            metavar="N",
-            min=0.001,
-            help="With --gpu-filter: the GPUs in one unit of those rows' hours (8 for an hour of an 8-GPU machine).",
-        ),
-    ] = 1.0,
+    prometheus: ActualsImportPrometheusOption = None,
+    since: ActualsImportSinceOption = None,
+    until: ActualsImportUntilOption = None,
+    step: ActualsImportStepOption = 60,
+    bearer_token_file: ActualsImportBearerTokenFileOption = None,
+    timeout: ActualsImportTimeoutOption = 300.0,
+    gpu_filter: ActualsImportGpuFilterOption = None,
+    gpus_per_unit: ActualsImportGpusPerUnitOption = 1.0,
     workspace: WorkspaceOption = Path("."),
 ) -> ExitStatus:
     """Check delivered evidence and keep it in actuals/ID/ of the workspace.
@@ -447,9 +473,11 @@ def actuals_import(
         procure actuals import snapshots/*.prom --offer northwind-b200-mc
         procure actuals import incidents.json invoices.csv --offer northwind-b200-mc
         procure actuals import focus-2026-11.csv --offer northwind-b200-mc
-        procure actuals import focus-2026-11.csv.gz --gpu-filter SkuId=B200X8-NODE --gpus-per-unit 8 --offer northwind-b200-mc
-        procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token --offer northwind-b200-mc
-    """  # noqa: E501
+        procure actuals import focus-2026-11.csv.gz --gpu-filter SkuId=B200X8-NODE --gpus-per-unit 8 --offer \
+northwind-b200-mc
+        procure actuals import --prometheus https://prom.example:9090 --since 2026-10-01 --bearer-token-file token \
+--offer northwind-b200-mc
+    """
     from procure.analysis.usecases.evidence import Server, import_evidence
     from procure.errors import InputError
 

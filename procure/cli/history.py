@@ -125,7 +125,8 @@ def diff(
     *,
     output: Output,
 ) -> ExitStatus:
-    """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed assumptions.
+    """Compare two evaluations: rank, grade, gate and cost changes, new, removed and expired offers, changed \
+assumptions.
 
     Without arguments, the last two saved runs; with one, that run against the latest.
     With --as-of DATE, the runs evaluated as of that date or earlier stand for them.
@@ -137,7 +138,7 @@ def diff(
         procure diff 3 7
         procure diff old.json new.json --format markdown
         procure diff --as-of 2026-11-01
-    """  # noqa: E501
+    """
     from procure.analysis.history import compare_runs
 
     format = chosen_format(output.format, output.out, DiffFormat.table)
@@ -152,58 +153,66 @@ def diff(
     return ExitStatus.OK
 
 
+ReevaluateMaxIncreaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-increase",
+        metavar="SHARE",
+        help="Fail when an acceptable offer's cost per task rises more than this, e.g. 5%.",
+        show_default=False,
+    ),
+]
+ReevaluateFailOnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        metavar="LIST",
+        help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or "
+        "reevaluate.fail_on).",
+        show_default=False,
+    ),
+]
+ReevaluateAcceptOption = Annotated[
+    bool,
+    typer.Option(
+        "--accept",
+        help="Save the run as the new baseline even when a threshold is breached (with --baseline: rewrite FILE).",
+    ),
+]
+ReevaluateBaselineOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline",
+        metavar="FILE",
+        help="Compare with this Evaluation JSON file (kept in git) instead of the saved runs; nothing is saved, "
+        "and only --accept rewrites FILE.",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+ReevaluateLabelOption = Annotated[
+    str | None, typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)
+]
+ReevaluateMaxDeliveredOverrunOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-delivered-overrun",
+        metavar="SHARE",
+        help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more "
+        "than this, e.g. 10% (default: actuals.max_cost_overrun).",
+        show_default=False,
+    ),
+]
+
+
 @output_options(format=REEVALUATE_FORMAT)
 def reevaluate(
-    max_increase: Annotated[
-        str | None,
-        typer.Option(
-            "--max-increase",
-            metavar="SHARE",
-            help="Fail when an acceptable offer's cost per task rises more than this, e.g. 5%.",
-            show_default=False,
-        ),
-    ] = None,
-    fail_on: Annotated[
-        str | None,
-        typer.Option(
-            "--fail-on",
-            metavar="LIST",
-            help="Comma-separated: rank-change, grade-change, new-cheapest, gate-change (default: all, or "
-            "reevaluate.fail_on).",
-            show_default=False,
-        ),
-    ] = None,
-    accept: Annotated[
-        bool,
-        typer.Option(
-            "--accept",
-            help="Save the run as the new baseline even when a threshold is breached (with --baseline: rewrite FILE).",
-        ),
-    ] = False,
-    baseline: Annotated[
-        Path | None,
-        typer.Option(
-            "--baseline",
-            metavar="FILE",
-            help="Compare with this Evaluation JSON file (kept in git) instead of the saved runs; nothing is saved, "
-            "and only --accept rewrites FILE.",
-            dir_okay=False,
-            show_default=False,
-        ),
-    ] = None,
-    label: Annotated[
-        str | None, typer.Option("--label", metavar="TEXT", help="A label for the saved run.", show_default=False)
-    ] = None,
-    max_delivered_overrun: Annotated[
-        str | None,
-        typer.Option(
-            "--max-delivered-overrun",
-            metavar="SHARE",
-            help="Signed vendors: fail when the latest month's delivered cost per task exceeds the promised by more "
-            "than this, e.g. 10% (default: actuals.max_cost_overrun).",
-            show_default=False,
-        ),
-    ] = None,
+    max_increase: ReevaluateMaxIncreaseOption = None,
+    fail_on: ReevaluateFailOnOption = None,
+    accept: ReevaluateAcceptOption = False,
+    baseline: ReevaluateBaselineOption = None,
+    label: ReevaluateLabelOption = None,
+    max_delivered_overrun: ReevaluateMaxDeliveredOverrunOption = None,
     *,
     output: Output,
 ) -> ExitStatus:

@@ -12,16 +12,8 @@ from typing import Any, NoReturn
 
 import typer
 
+from procure.environment import current
 
-# A command still working after this many seconds shows a spinner on a terminal's standard error.
-def _progress_after() -> float:
-    try:
-        return max(0.0, float(os.environ.get("PROCURE_PROGRESS_AFTER", "1.5")))
-    except ValueError:
-        return 1.5
-
-
-PROGRESS_AFTER = _progress_after()
 _spinner: dict[str, Callable[[], None]] = {}
 
 
@@ -29,7 +21,7 @@ def _may_be_terminal() -> bool:
     """False when rich would find no terminal on standard error (rich.console.Console.is_terminal: not a tty,
     and neither TTY_COMPATIBLE nor FORCE_COLOR set), told without importing rich (a tenth of a second)."""
     isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty()) or bool({"TTY_COMPATIBLE", "FORCE_COLOR"} & set(os.environ))
+    return bool(isatty and isatty()) or current().forces_terminal
 
 
 @contextlib.contextmanager
@@ -67,7 +59,7 @@ def working():  # type: ignore[no-untyped-def]
             if not stopped:
                 bar.start()
 
-    timer = threading.Timer(PROGRESS_AFTER, start)
+    timer = threading.Timer(current().progress_after, start)
     timer.daemon = True
 
     def stop() -> None:
@@ -139,7 +131,7 @@ def plain_console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
 def piped(made: Any) -> bool:
     """Output to a pipe or a file with no width asked for (COLUMNS): every column and every cell whole."""
-    return not made.is_terminal and "COLUMNS" not in os.environ
+    return not made.is_terminal and not current().width_asked
 
 
 @contextlib.contextmanager
@@ -352,9 +344,10 @@ def screen_height(console: Any) -> int:
     screen: a script or a mail reads every row and note, as it did before the fold."""
     from procure.render.fit import SCREEN_LINES
 
-    if "LINES" in os.environ:
+    lines = current().lines
+    if lines is not None:
         try:
-            return max(SCREEN_LINES, int(os.environ["LINES"]))
+            return max(SCREEN_LINES, int(lines))
         except ValueError:
             return SCREEN_LINES
     return max(SCREEN_LINES, console.height) if console.is_terminal else UNFOLDED

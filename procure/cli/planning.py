@@ -26,45 +26,54 @@ from procure.cli.options import (
 from procure.cli.output import emit, enveloped, nothing_to_show, say, show, warn_plan_failed
 from procure.status import ExitStatus
 
+WhatifThroughputOption = Annotated[
+    str | None,
+    typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False),
+]
+WhatifPriceOption = Annotated[
+    str | None,
+    typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False),
+]
+WhatifAvailabilityOption = Annotated[
+    float | None,
+    typer.Option(
+        "--availability",
+        metavar="SHARE",
+        help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).",
+        show_default=False,
+    ),
+]
+WhatifUtilizationOption = Annotated[
+    float | None,
+    typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False),
+]
+WhatifGpusOption = Annotated[
+    int | None,
+    typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False),
+]
+WhatifOneOffOption = Annotated[
+    float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")
+]
+WhatifMonthlyOption = Annotated[
+    float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")
+]
+WhatifPriceToWinOption = Annotated[
+    bool,
+    typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader."),
+]
+
 
 @output_options()
 def whatif(
     offer: Annotated[str | None, offer_option("The offer to change.")] = None,
-    throughput: Annotated[
-        str | None,
-        typer.Option("--throughput", metavar="CHANGE", help="Change in throughput, e.g. +50%.", show_default=False),
-    ] = None,
-    price: Annotated[
-        str | None,
-        typer.Option("--price", metavar="CHANGE", help="Change in price, e.g. -5% (owned: capex).", show_default=False),
-    ] = None,
-    availability: Annotated[
-        float | None,
-        typer.Option(
-            "--availability",
-            metavar="SHARE",
-            help="SLA availability, e.g. 0.999 (owned: our host's, self_operated_jobs.hardware_repair).",
-            show_default=False,
-        ),
-    ] = None,
-    utilization: Annotated[
-        float | None,
-        typer.Option("--utilization", metavar="SHARE", help="Utilization, e.g. 0.9.", show_default=False),
-    ] = None,
-    gpus: Annotated[
-        int | None,
-        typer.Option("--gpus", metavar="N", min=1, help="A different committed GPU count.", show_default=False),
-    ] = None,
-    one_off: Annotated[
-        float, typer.Option("--one-off", metavar="AMOUNT", help="What the change costs once (workspace currency).")
-    ] = 0.0,
-    monthly: Annotated[
-        float, typer.Option("--monthly", metavar="AMOUNT", help="What the change costs every month.")
-    ] = 0.0,
-    price_to_win: Annotated[
-        bool,
-        typer.Option("--price-to-win", help="For every acceptable offer, the GPU-hour price that ties the leader."),
-    ] = False,
+    throughput: WhatifThroughputOption = None,
+    price: WhatifPriceOption = None,
+    availability: WhatifAvailabilityOption = None,
+    utilization: WhatifUtilizationOption = None,
+    gpus: WhatifGpusOption = None,
+    one_off: WhatifOneOffOption = 0.0,
+    monthly: WhatifMonthlyOption = 0.0,
+    price_to_win: WhatifPriceToWinOption = False,
     top: RankTopOption = None,
     *,
     output: Output,
@@ -225,12 +234,14 @@ def hedge(
 
     With demand: in procure.yaml the recommendation is the purchase plan, and what floats
     is its pay-as-used GPU-hours and index-linked commitments (ratio 1), by month of the
-    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of hedge.horizon_months from
+    plan; the reports hedge the same. For an offer, the exposure is its billed GPU-hours each month of \
+hedge.horizon_months from
     delivery: index-linked months and months after the term (renewal) float, fixed-price
     months do not. h* = Cov(dS, dF) / Var(dF) comes from aligned period changes of your
     rent S and the index F, with its standard error and 95% interval, rho, R^2 and the
     basis volatility; the ladder uses 1 unless h* differs from 1 significantly, in
-    contracts of hedge.contract's size (venue, index and unverified terms shown); the stress table moves the index -40% to +40%
+    contracts of hedge.contract's size (venue, index and unverified terms shown); the stress table moves the index \
+-40% to +40%
     from hedge.forward (else today's index).
 
     Examples:
@@ -239,7 +250,7 @@ def hedge(
         procure hedge
         procure hedge --offer corvid-b200-idx --format json
         procure hedge --offer corvid-b200-idx --rent market/rent.csv
-    """  # noqa: E501
+    """
     from procure.analysis.usecases import hedging
 
     format = chosen_format(output.format, output.out, TextFormat.table)

@@ -20,6 +20,7 @@ from procure.cli.options import (
     out_file,
 )
 from procure.cli.output import say, stages, warn_plan_failed
+from procure.environment import current
 from procure.status import ExitStatus
 
 
@@ -28,36 +29,40 @@ class ReportFormat(str, Enum):
     html = "html"
 
 
+ReportBoardOption = Annotated[
+    bool, typer.Option("--board", help="The short board report instead of the full comparison.")
+]
+ReportOutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        "-o",
+        metavar="FILE",
+        help="File to write (default: comparison.pdf, or board.pdf with --board; - standard output); .html writes "
+        "HTML.",
+        parser=out_file,
+        show_default=False,
+    ),
+]
+ReportFormatOption = Annotated[
+    ReportFormat | None, format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")
+]
+ReportFrontierOption = Annotated[
+    bool,
+    typer.Option(
+        "--frontier",
+        help=("Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves."),
+    ),
+]
+
+
 def report(
-    board: Annotated[
-        bool, typer.Option("--board", help="The short board report instead of the full comparison.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="FILE",
-            help="File to write (default: comparison.pdf, or board.pdf with --board; - standard output); .html writes "
-            "HTML.",
-            parser=out_file,
-            show_default=False,
-        ),
-    ] = None,
-    format: Annotated[
-        ReportFormat | None, format_option("pdf", "pdf, or html (the same document, no WeasyPrint needed)")
-    ] = None,
+    board: ReportBoardOption = False,
+    out: ReportOutOption = None,
+    format: ReportFormatOption = None,
     as_of: AsOfOption = None,
     rank_by: RankByOption = RankBy.snapshot,
-    frontier: Annotated[
-        bool,
-        typer.Option(
-            "--frontier",
-            help=(
-                "Draw the plan's efficient frontier (expected cost against CVaR) in the comparison: a few more solves."
-            ),
-        ),
-    ] = False,
+    frontier: ReportFrontierOption = False,
     workspace: WorkspaceOption = Path("."),
 ) -> ExitStatus:
     """Write the comparison report (or, with --board, the board report) as PDF or HTML.
@@ -84,21 +89,9 @@ def report(
     from procure.render.documents import ReportError, check_source_date_epoch
     from procure.render.report import render_report, report_workers
 
-    check_source_date_epoch()
+    check_source_date_epoch(current())
     if frontier and board:  # asked for a chart the memo does not have: said, not ignored (exit 2)
-        from procure.errors import InputError, Problem
-
-        raise InputError(
-            [
-                Problem(
-                    "--frontier",
-                    None,
-                    "",
-                    "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board "
-                    "or --frontier",
-                )
-            ]
-        )
+        raise _no_frontier_on_the_board()
 
     format = chosen_format(format, None if out == STDOUT else out, ReportFormat.pdf)
     kind = "board" if board else "comparison"
@@ -137,3 +130,19 @@ def report(
     if target != STDOUT:
         say(f"wrote {target}")
     return ExitStatus.OK
+
+
+def _no_frontier_on_the_board() -> Exception:
+    from procure.errors import InputError, Problem
+
+    return InputError(
+        [
+            Problem(
+                "--frontier",
+                None,
+                "",
+                "the efficient frontier is a chart of the comparison; the board memo has no charts: drop --board "
+                "or --frontier",
+            )
+        ]
+    )

@@ -175,7 +175,8 @@ def grades_update(
     out: OutOption = None,
     workspace: WorkspaceOption = Path("."),
 ) -> ExitStatus:
-    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same id has.
+    """Show, and with --write make, the requirements a grade file lacks that the current default grade of the same \
+id has.
 
     A grade file written before a requirement was added (for example
     provider_or_shared_jobs: [monitoring] in B200-MC) grades offers by the old rule;
@@ -190,7 +191,7 @@ def grades_update(
         procure grades update
         procure grades update --format json
         procure grades update --write
-    """  # noqa: E501
+    """
     from procure.io.grades import grade_updates
 
     format = chosen_format(format, out, ListFormat.table)
@@ -256,48 +257,57 @@ INDEX_AS_OF = Annotated[
 ]
 
 
+IndexBuildQuotesArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="FILE",
+        help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.",
+        dir_okay=False,
+    ),
+]
+IndexBuildKindOption = Annotated[
+    Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")
+]
+IndexBuildTermOption = Annotated[
+    Term | None, typer.Option("--term", help="Only these contract terms, in months.", show_default=False)
+]
+IndexBuildGradeOption = Annotated[
+    str | None,
+    typer.Option("--grade", metavar="ID", help="Only observations of this grade.", show_default=False),
+]
+IndexBuildScopeAdjustOption = Annotated[
+    bool,
+    typer.Option(
+        "--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer."
+    ),
+]
+IndexBuildFormatOption = Annotated[
+    TextFormat | None,
+    format_option("csv", "csv: the index (period, level, observations); the others add the methodology"),
+]
+IndexBuildReplaceOption = Annotated[
+    bool,
+    typer.Option(
+        "--replace",
+        help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the "
+        "observations read).",
+    ),
+]
+
+
 @output_options(as_of=INDEX_AS_OF)
 def index_build(
-    quotes: Annotated[
-        Path,
-        typer.Argument(
-            metavar="FILE",
-            help="Observations CSV: date, gpu, price, kind, term_months, seller, grade, gpu_hours.",
-            dir_okay=False,
-        ),
-    ],
+    quotes: IndexBuildQuotesArgument,
     method: Annotated[Method, typer.Option("--method", help="How a period's prices become its level.")] = Method.median,
-    kind: Annotated[
-        Kind, typer.Option("--kind", help="Which prices: advertised offers, completed trades, or all.")
-    ] = Kind.all,
-    term: Annotated[
-        Term | None, typer.Option("--term", help="Only these contract terms, in months.", show_default=False)
-    ] = None,
-    grade: Annotated[
-        str | None,
-        typer.Option("--grade", metavar="ID", help="Only observations of this grade.", show_default=False),
-    ] = None,
+    kind: IndexBuildKindOption = Kind.all,
+    term: IndexBuildTermOption = None,
+    grade: IndexBuildGradeOption = None,
     gpu: Annotated[str, typer.Option("--gpu", metavar="NAME", help="Only observations of this GPU.")] = "B200",
-    scope_adjust: Annotated[
-        bool,
-        typer.Option(
-            "--scope-adjust", help="Add the ops cost per GPU-hour of the jobs each row's grade leaves to the buyer."
-        ),
-    ] = False,
+    scope_adjust: IndexBuildScopeAdjustOption = False,
     period: Annotated[Period, typer.Option("--period", help="Index period.")] = Period.month,
-    format: Annotated[
-        TextFormat | None,
-        format_option("csv", "csv: the index (period, level, observations); the others add the methodology"),
-    ] = None,
+    format: IndexBuildFormatOption = None,
     out: OutOption = None,
-    replace: Annotated[
-        bool,
-        typer.Option(
-            "--replace",
-            help="Allow --out to replace a file of the workspace's market/ folder, e.g. market/index.csv (never the "
-            "observations read).",
-        ),
-    ] = False,
+    replace: IndexBuildReplaceOption = False,
     *,
     output: Output,
 ) -> ExitStatus:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from procure.errors import InputError, Problem
-from procure.io.files import write_atomic
+from procure.io.files import refuse_to_overwrite, write_atomic
 
 PROCURE_YAML = """\
 # procure.yaml: what you are buying and how offers are judged. Replace every figure below with yours.
@@ -45,7 +44,8 @@ assumptions:
   cost_of_capital: 0.10        # prices prepayments and the capital of an owned cluster
   software_gpu_hour: 0.05      # serving software per GPU-hour, paid by whoever runs the serving stack
   # fx: {EUR: 1.08}            # units of `currency` per 1 unit of each offer currency you receive
-  # jobs:                      # staffing per operating job (fte_fixed + fte_per_1000_gpus); `procure schema config` lists them
+  # jobs:                      # staffing per operating job (fte_fixed + fte_per_1000_gpus); `procure schema \
+config` lists them
 
 policy:
   acceptable_grades: [B200-MS, B200-MC, B200-BM, B200-OWN]   # grades you would buy (see grades/)
@@ -81,7 +81,7 @@ policy:
 # hedge:                       # procure hedge: needs market/index.csv (date, price) and market/rent.csv
 #   horizon_months: 24
 #   contract_gpu_hours: 730
-"""  # noqa: E501
+"""
 
 # One commented template per kind of offer, each valid as written (procure validate: no problem, no warning).
 # `procure init` writes each under offer-templates/ and the managed cluster also as offer-template.yaml.
@@ -160,10 +160,11 @@ performance:
   reference: b200-dynamo-trt-fp4   # a curve in performance/, or points: [[tok/s per user, tok/s per GPU], ...] measured
 contract:
   sla_credits: {rate_per_point: 0.05, cap: 0.25}
-  # signed: {date: 2026-04-20, gpus: 256, start: 2026-05-01, end: 2027-04-30}   # a contract already held: the plan keeps it
+  # signed: {date: 2026-04-20, gpus: 256, start: 2026-05-01, end: 2027-04-30}   # a contract already held: the plan \
+keeps it
 operator:
   published_tier: null         # the ClusterMAX tier if published: platinum, gold, silver, bronze
-"""  # noqa: E501
+"""
 )
 
 BARE_METAL_TEMPLATE = (
@@ -347,20 +348,7 @@ def blank_files() -> dict[str, bytes | None]:
 def write_blank(target: Path) -> list[Path]:
     """Write the empty workspace into `target`, refusing a folder that already holds any of its files."""
     files = blank_files()
-    if target.exists() and not target.is_dir():
-        raise InputError([Problem(str(target), None, "", "is a file: give a folder for the new workspace")])
-    clashes = sorted(name for name, data in files.items() if data is not None and (target / name).exists())
-    if clashes:
-        raise InputError(
-            [
-                Problem(
-                    str(target / clashes[0]),
-                    None,
-                    "",
-                    f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder",
-                )
-            ]
-        )
+    refuse_to_overwrite(target, sorted(name for name, data in files.items() if data is not None))
     written = []
     for name, data in sorted(files.items()):
         if data is None:

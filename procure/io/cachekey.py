@@ -9,22 +9,19 @@ import secrets
 import stat
 from pathlib import Path
 
+from procure.environment import current
+
 KEY_BYTES = 32
 
 
 def folder() -> Path | None:
-    """Where solutions are kept, or None when the cache is off."""
-    chosen = os.environ.get("PROCURE_CACHE_DIR")
-    if chosen is not None:
-        return Path(chosen).expanduser() if chosen.strip() else None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "procure"
+    """Where solutions are kept, or None when the cache is off (the running command's Environment)."""
+    return current().cache_folder
 
 
 def key_file() -> Path:
     """The user's secret that authenticates entries: beside procure's state, never in the cache folder."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "procure" / "cache-key"
+    return current().state_folder / "cache-key"
 
 
 def _open_regular(path: Path) -> int | None:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from procure.errors import InputError, Problem
-from procure.io.files import write_atomic
+from procure.io.files import refuse_to_overwrite, write_atomic
 
 # The example, file by file: add a file here and to package-data in pyproject.toml.
 EXAMPLE_FILES = (
@@ -62,20 +61,7 @@ def write_example(target: Path) -> list[Path]:
     """Copy the example into `target`, refusing a folder that already holds a workspace or those files."""
     root = example_root()
     files = example_files()
-    if target.exists() and not target.is_dir():
-        raise InputError([Problem(str(target), None, "", "is a file: give a folder for the new workspace")])
-    clashes = [f for f in files if (target / f).exists()]
-    if clashes:
-        raise InputError(
-            [
-                Problem(
-                    str(target / clashes[0]),
-                    None,
-                    "",
-                    f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder",
-                )
-            ]
-        )
+    refuse_to_overwrite(target, files)
     written = []
     for relative in files:
         write_atomic(

@@ -486,3 +486,22 @@ def file_hash(path: Path, shown: str | None = None) -> dict[str, str]:
         "path": shown if shown is not None else str(path),
         "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
     }
+
+
+def refuse_to_overwrite(target: Path, names: list[str]) -> None:
+    """A new workspace goes into a folder (made if missing) that holds none of the files `names` (relative to it):
+    else exit 2, naming the first that exists and how many would be overwritten."""
+    if target.exists() and not target.is_dir():
+        raise InputError([Problem(str(target), None, "", "is a file: give a folder for the new workspace")])
+    clashes = [name for name in names if (target / name).exists()]
+    if clashes:
+        raise InputError(
+            [
+                Problem(
+                    str(target / clashes[0]),
+                    None,
+                    "",
+                    f"already exists ({len(clashes)} file(s) would be overwritten): choose an empty folder",
+                )
+            ]
+        )

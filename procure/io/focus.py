@@ -335,34 +335,8 @@ def _add_row(
             gate_field(row[column].strip(), display, line, column, problems)
     billed = _cost(row, "BilledCost", display, line, problems, required=True)
     effective = _cost(row, "EffectiveCost", display, line, problems, required=False) if "EffectiveCost" in row else None
-    start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad, zoneless)
-    end = _when(row["ChargePeriodEnd"], line, "ChargePeriodEnd", bad, zoneless)
-    if start and end and end <= start:
-        problems.append(
-            Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})")
-        )
-    billing = (
-        None
-        if _null(row.get("BillingPeriodStart"))
-        else _when(row["BillingPeriodStart"], line, "BillingPeriodStart", bad, zoneless)
-    )
-    quantity, unit, pricing = None, "", False
-    if category == "Usage":
-        # any decimal (consumedquantity.md, "Number range: Any valid decimal value"): a negative quantity
-        # reverses usage, and nets within its month. ConsumedQuantity is null on an Unused commitment's row
-        # and may be on a correction: the PricingQuantity in PricingUnit then says what was billed
-        for column, unit_column in (("ConsumedQuantity", "ConsumedUnit"), ("PricingQuantity", "PricingUnit")):
-            if column in row and not _null(row.get(column)):
-                quantity = _cost(row, column, display, line, problems, required=False)
-                unit = "" if _null(row.get(unit_column)) else row[unit_column].strip()
-                pricing = column == "PricingQuantity"
-                if quantity is not None and not unit:
-                    problems.append(
-                        Problem(
-                            display, line, unit_column, f"required where {column} is stated: the unit of the quantity"
-                        )
-                    )
-                break
+    start, billing = _periods(row, display, line, problems, bad, zoneless)
+    quantity, unit, pricing = _quantity(row, display, line, problems) if category == "Usage" else (None, "", False)
     if len(problems) > count or sum(c for _, _, c in bad.values()) > dates or start is None or billed is None:
         return None
     billed_in = billing or start
@@ -377,19 +351,8 @@ def _add_row(
     else:
         m.regular_rows += 1
     unused = not _null(row.get("CommitmentDiscountStatus")) and row["CommitmentDiscountStatus"].strip() == "Unused"
-    gpus = None  # GPUs per unit of the row's quantity, when it bills GPU capacity
+    gpus = _gpus_per_unit(m, row, unit, line, gpu_filter) if quantity is not None else None
     other = False
-    if quantity is not None:
-        if GPU_HOUR_UNIT.fullmatch(unit):
-            gpus = 1.0
-        elif PLAIN_HOUR_UNIT.fullmatch(unit):
-            if gpu_filter is not None and gpu_filter.matches(row):
-                gpus = gpu_filter.per_unit
-            elif (machine := machine_gpus(row)) is not None:  # looked for only in a plain hour's row
-                gpus = float(machine[1])
-                m.machines[machine[0]] = machine[1]
-            elif not m.plain_hour_line:
-                m.plain_hour_line = line
     if category == "Credit":
         m.credits -= billed
     elif category == "Tax":
@@ -408,25 +371,78 @@ def _add_row(
     if unused and not other:  # a commitment to GPU capacity, or to what no quantity says
         m.unused_commitment += effective or 0.0
     if quantity is not None and gpus is not None:
-        hours = quantity * gpus
         m.from_pricing += 1 if pricing else 0
-        if unused:
-            m.unused_gpu_hours += hours
-        else:
-            m.gpu_hours += hours
-            m.hour_rows += 1
-            if hours < 0 and not correction:  # a correction's hours are stated with the correction
-                m.reversed_hours -= hours
-            if correction:
-                m.corrections[f"{billed_in.year:04d}-{billed_in.month:02d}"][2] += hours
+        _add_hours(m, quantity * gpus, unused, f"{billed_in.year:04d}-{billed_in.month:02d}" if correction else None)
     if _null(row.get("InvoiceId")):
         m.uninvoiced += 1 if "InvoiceId" in row else 0
-    else:
-        if len(m.invoices) < MAX_KEPT:
-            m.invoices.add(row["InvoiceId"].strip()[:80])
-        elif row["InvoiceId"].strip()[:80] not in m.invoices:
-            m.more_invoices += 1
+    elif len(m.invoices) < MAX_KEPT:
+        m.invoices.add(row["InvoiceId"].strip()[:80])
+    elif row["InvoiceId"].strip()[:80] not in m.invoices:
+        m.more_invoices += 1
     return None if _null(row.get("BillingCurrency")) else row["BillingCurrency"].strip()
+
+
+def _periods(
+    row: dict[str, str], display: str, line: int, problems: list[Problem], bad: BadDates, zoneless: BadDates | None
+) -> tuple[datetime | None, datetime | None]:
+    """The charge's start (its end after it) and the start of its billing period, when stated."""
+    start = _when(row["ChargePeriodStart"], line, "ChargePeriodStart", bad, zoneless)
+    end = _when(row["ChargePeriodEnd"], line, "ChargePeriodEnd", bad, zoneless)
+    if start and end and end <= start:
+        problems.append(
+            Problem(display, line, "ChargePeriodEnd", f"must be after ChargePeriodStart ({start:%Y-%m-%dT%H:%M:%SZ})")
+        )
+    if _null(row.get("BillingPeriodStart")):
+        return start, None
+    return start, _when(row["BillingPeriodStart"], line, "BillingPeriodStart", bad, zoneless)
+
+
+def _quantity(row: dict[str, str], display: str, line: int, problems: list[Problem]) -> tuple[float | None, str, bool]:
+    """A usage row's quantity, its unit and whether it is the PricingQuantity. Any decimal (consumedquantity.md,
+    "Number range: Any valid decimal value"): a negative quantity reverses usage, and nets within its month.
+    ConsumedQuantity is null on an Unused commitment's row and may be on a correction: the PricingQuantity in
+    PricingUnit then says what was billed."""
+    for column, unit_column in (("ConsumedQuantity", "ConsumedUnit"), ("PricingQuantity", "PricingUnit")):
+        if column in row and not _null(row.get(column)):
+            quantity = _cost(row, column, display, line, problems, required=False)
+            unit = "" if _null(row.get(unit_column)) else row[unit_column].strip()
+            if quantity is not None and not unit:
+                problems.append(
+                    Problem(display, line, unit_column, f"required where {column} is stated: the unit of the quantity")
+                )
+            return quantity, unit, column == "PricingQuantity"
+    return None, "", False
+
+
+def _gpus_per_unit(
+    m: FocusMonth, row: dict[str, str], unit: str, line: int, gpu_filter: GpuFilter | None
+) -> float | None:
+    """GPUs per unit of the row's quantity, when it bills GPU capacity: a GPU-hour is one; a plain hour is the
+    filter's, else the machine's its SKU names (noted in the month), else unknown (its first line noted)."""
+    if GPU_HOUR_UNIT.fullmatch(unit):
+        return 1.0
+    if PLAIN_HOUR_UNIT.fullmatch(unit):
+        if gpu_filter is not None and gpu_filter.matches(row):
+            return gpu_filter.per_unit
+        if (machine := machine_gpus(row)) is not None:  # looked for only in a plain hour's row
+            m.machines[machine[0]] = machine[1]
+            return float(machine[1])
+        if not m.plain_hour_line:
+            m.plain_hour_line = line
+    return None
+
+
+def _add_hours(m: FocusMonth, hours: float, unused: bool, corrected: str | None) -> None:
+    """A row's GPU-hours into its month: an unused commitment's apart; `corrected`, the month a correction corrects."""
+    if unused:
+        m.unused_gpu_hours += hours
+        return
+    m.gpu_hours += hours
+    m.hour_rows += 1
+    if hours < 0 and corrected is None:  # a correction's hours are stated with the correction
+        m.reversed_hours -= hours
+    if corrected is not None:
+        m.corrections[corrected][2] += hours
 
 
 def read_focus(
@@ -496,6 +512,24 @@ def read_focus(
             [Problem(display, utf8_error_line(path, display, MAX_FOCUS_BYTES), "", "not valid UTF-8 text")]
         )
     problems.extend(_date_problems(display, bad))
+    problems.extend(_currency_problems(display, currencies, currency))
+    if not rows and not problems:
+        problems.append(Problem(display, None, "", "holds no charges"))
+    _check_months(months, rate, display, problems)
+    extra = [h for h in header if h.startswith("x_")]
+    notes = [_zoneless_note(display, zoneless)] if zoneless else []
+    notes += [_note(display, key, m, next(iter(currencies), None)) for key, m in sorted(months.items())]
+    if extra:
+        notes.append(
+            f"{Path(display).name}: provider columns {', '.join(x[:40] for x in extra[:8])}"
+            f"{' ...' if len(extra) > 8 else ''} read only to find GPU machines' names"
+        )
+    return months, notes
+
+
+def _currency_problems(display: str, currencies: dict[str, int], currency: str | None) -> list[Problem]:
+    """One currency a file, the offer's: `currencies` holds the first two stated, each with its first line."""
+    problems: list[Problem] = []
     if len(currencies) > 1:
         (first, _), (other, line) = sorted(currencies.items(), key=lambda kv: kv[1])[:2]
         problems.append(
@@ -517,11 +551,15 @@ def read_focus(
                 f"{stated[:8]!r}, but the offer is priced in {currency}: invoices are kept in the offer's currency",
             )
         )
-    if not rows and not problems:
-        problems.append(Problem(display, None, "", "holds no charges"))
+    return problems
+
+
+def _check_months(months: dict[str, FocusMonth], rate: float | None, display: str, problems: list[Problem]) -> None:
+    """Each month read (but one of corrections only) nets to hours of at least 0, at a plausible cost per GPU-hour,
+    and has GPU-hours."""
     for key, m in sorted(months.items()):
         if m.corrections_only:
-            continue  # corrects an invoice imported before (actuals._focus_rows); its hours may net either way
+            continue  # corrects an invoice imported before (actuals_import._focus_rows); its hours may net either way
         if m.gpu_hours < 0:
             problems.append(
                 Problem(
@@ -544,15 +582,6 @@ def read_focus(
                     + ": name the GPU rows with --gpu-filter COLUMN=VALUE, their GPUs per unit with --gpus-per-unit N",
                 )
             )
-    extra = [h for h in header if h.startswith("x_")]
-    notes = [_zoneless_note(display, zoneless)] if zoneless else []
-    notes += [_note(display, key, m, next(iter(currencies), None)) for key, m in sorted(months.items())]
-    if extra:
-        notes.append(
-            f"{Path(display).name}: provider columns {', '.join(x[:40] for x in extra[:8])}"
-            f"{' ...' if len(extra) > 8 else ''} read only to find GPU machines' names"
-        )
-    return months, notes
 
 
 def _check_hour_cost(key: str, m: FocusMonth, rate: float | None, display: str, problems: list[Problem]) -> None:

@@ -5,7 +5,7 @@ Columns are named by the dotted field paths of the Offer model (`pricing.gpu_hou
 `fees.<name>.<kind>`. Each cell is converted by its column's type (a number column takes a numeric
 cell or numeric text, a true/false column takes true/false/yes/no, a date column an ISO date), and
 every row is then validated like an offer file: the Offer model, then the rules that span fields
-(`workspace.check_offer`). Problems carry the file, the spreadsheet row (the header is row 1) and the
+(`workspace_checks.check_offer`). Problems carry the file, the spreadsheet row (the header is row 1) and the
 column, all rows at once; nothing is written unless every row is good and no file would be
 overwritten without `force`.
 
@@ -15,15 +15,11 @@ cached result could say anything), and the XLSX reader (openpyxl) is imported on
 
 from __future__ import annotations
 
-import csv
 import io
 import json
-import math
 import re
-import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -31,26 +27,37 @@ import yaml
 from pydantic import ValidationError
 
 from procure.errors import InputError, Problem
-from procure.io.files import own_input, write_atomic, write_files_atomic
-from procure.io.workspace import IndexLevel, check_offer, responsibility_problems, validation_problems
-from procure.io.yamlsafe import Document, LineMap, load_yaml, read_text, regular_file
+from procure.io.cells import (
+    ANSWER,
+    BOOL,
+    COMMITS,
+    CONDITIONS,
+    CREDITS,
+    DATE,
+    EVIDENCE,
+    EXPECTS,
+    FEES,
+    INT,
+    INTS,
+    LIST,
+    NUMBER,
+    POINTS,
+    SCHEDULE,
+    SIGNED,
+    TEXT,
+    CellError,
+    convert,
+)
+from procure.io.files import write_atomic, write_files_atomic
+from procure.io.sheets import Formula, Sheet, _letters, _openpyxl_missing, read_sheet
+from procure.io.validation import validation_problems
+from procure.io.workspace import IndexLevel
+from procure.io.workspace_checks import check_offer, responsibility_problems
+from procure.io.yamlsafe import Document, LineMap, load_yaml
 from procure.model.inputs import OPERATING_JOBS, Offer
 from procure.model.kinds import KINDS
 from procure.textsafe import csv_writer
 
-MAX_XLSX_BYTES = 20 * 1024 * 1024
-MAX_ROWS = 10_000
-MAX_COLUMNS = 500
-
-# Column types: how a cell becomes a field value.
-TEXT, DATE, INT, NUMBER, BOOL, LIST, POINTS = "text", "date", "int", "number", "bool", "list", "points"
-INTS, SCHEDULE = "ints", "schedule"  # "128, 256" -> [128, 256]; "7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]
-FEES = "fees"  # where the fee columns go in the field order
-CREDITS = "credits"  # "0.995:0.10; 0.99:0.25" -> [{below, credit}, ...]
-COMMITS = "commits"  # "128:12:3.90; 256:24:3.60" -> [{gpus, term_months, gpu_hour}, ...]
-SIGNED = "signed"  # "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus, start, end}, ...]: a contract held
-CONDITIONS = "conditions"  # "attestation: ISO 27001 certificate received; price: in writing" -> [{gates, text}, ...]
-EVIDENCE = "evidence"  # where the operator.evidence.<category>.<criterion> columns go; true/false or a number
 FEE_KINDS: tuple[str, ...] = ("once", "monthly", "gpu_hour", "per_tb", "tb_per_month")
 
 
@@ -143,29 +150,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("notes", TEXT),
 )
 COLUMN_KINDS: dict[str, str] = {name: kind for name, kind in COLUMNS if kind not in (FEES, EVIDENCE)}
-ANSWER = "answer"  # a checklist answer: true/false, or a number
 
-# What each type expects, for the template's help sheet.
-EXPECTS = {
-    TEXT: "text",
-    DATE: "a date, YYYY-MM-DD",
-    INT: "a whole number",
-    NUMBER: "a number",
-    BOOL: "true or false (yes/no)",
-    LIST: "a comma-separated list",
-    INTS: "whole numbers separated by commas, e.g. 128, 256",
-    SCHEDULE: "from-month:rise pairs separated by ';', e.g. 13:0.03; 25:0.03 (format the cell as text)",
-    POINTS: "interactivity:throughput points separated by ';', e.g. 50:420; 100:300, each optionally with :ttft "
-    "seconds (format the cell as text)",
-    COMMITS: "gpus:term_months:gpu_hour options separated by ';', e.g. 128:12:3.90; 256:24:3.60 (format the cell as "
-    "text)",
-    CREDITS: "below:credit tiers separated by ';', e.g. 0.995:0.10; 0.99:0.25 (format the cell as text)",
-    SIGNED: "a contract already signed on this offer, date:gpus:start:end, tranches separated by ';', e.g. "
-    "2026-04-20:256:2026-05-01:2027-04-30 (format the cell as text)",
-    CONDITIONS: "conditions of signing still to confirm, gates: text separated by ';', e.g. attestation: ISO 27001 "
-    "certificate received; price: the price confirmed in writing",
-    ANSWER: "a checklist answer: true or false, or a number (e.g. node_replacement_hours)",
-}
 CHOICES = {
     "operator.status_history.file": "a Statuspage incidents.json or an incidents CSV, relative to the workspace",
     "operator.status_history.impacts": "e.g. major, critical (the impacts counted as down time)",
@@ -239,352 +224,6 @@ EXAMPLE_EVIDENCE: tuple[str, ...] = (
 # --- reading the sheet ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Formula:
-    """A formula cell: refused, never evaluated."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Sheet:
-    display: str
-    header: list[Any]
-    rows: list[tuple[int, list[Any]]]  # (spreadsheet row number, cell values), header = row 1
-
-
-def read_sheet(path: Path) -> Sheet:
-    """The header and rows of a CSV or XLSX (the first worksheet); empty cells are None."""
-    path = Path(path)
-    display = str(path)
-    if path.suffix.lower() == ".csv":
-        own_input(path)
-        return _read_csv(path, display)
-    if path.suffix.lower() == ".xls":
-        raise InputError([Problem(display, None, "", "old .xls format: save the sheet as .xlsx or .csv")])
-    own_input(path)
-    regular_file(path, display, MAX_XLSX_BYTES)  # a pipe would hang the reader
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise InputError([Problem(display, None, "", f"cannot read file: {exc.strerror or exc}")]) from None
-    if magic != b"PK\x03\x04":
-        raise InputError([Problem(display, None, "", "not an XLSX workbook: expected a .xlsx or .csv file")])
-    return _read_xlsx(path, display)
-
-
-def _read_csv(path: Path, display: str) -> Sheet:
-    text = read_text(path, display)
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    # Spreadsheets in many locales export CSV with ';': column names hold neither ',' nor ';'.
-    delimiter = ";" if ";" in first and "," not in first else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    records = []
-    try:
-        for record in reader:
-            records.append(record)
-            if len(records) > MAX_ROWS + 1:
-                break
-    except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
-        raise InputError([Problem(display, reader.line_num, "", f"malformed CSV: {exc}")]) from None
-    if len(records) > MAX_ROWS + 1:
-        raise InputError([Problem(display, None, "", f"too many rows ({len(records):,}; limit {MAX_ROWS:,} offers)")])
-
-    def cell(raw: str) -> Any:
-        value = raw.strip()
-        if not value:
-            return None
-        return Formula(value) if value.startswith("=") else value
-
-    rows = [(number, [cell(v) for v in record]) for number, record in enumerate(records, start=1)]
-    if not rows:
-        raise InputError([Problem(display, None, "", "empty file: expected a header row of field paths")])
-    return Sheet(display, rows[0][1], rows[1:])
-
-
-def _openpyxl_missing(display: str) -> InputError:
-    return InputError(
-        [Problem(display, None, "", "Excel files need openpyxl: pip install openpyxl (or save the sheet as CSV)")]
-    )
-
-
-def _read_xlsx(path: Path, display: str) -> Sheet:
-    try:
-        from openpyxl import load_workbook
-    except ImportError:
-        raise _openpyxl_missing(display) from None
-
-    size = path.stat().st_size
-    if size > MAX_XLSX_BYTES:
-        raise InputError([Problem(display, None, "", f"file is too large ({size:,} bytes; limit {MAX_XLSX_BYTES:,})")])
-    _check_expansion(path, display)
-    try:
-        # data_only=False: a formula cell reads as its formula, which is refused below; the value
-        # cached by the sender's spreadsheet is never trusted.
-        book = load_workbook(path, read_only=True, data_only=False)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError) as exc:
-        raise InputError([Problem(display, None, "", f"cannot read the workbook: {exc}")]) from None
-    except Exception as exc:  # openpyxl raises its own types for malformed parts
-        raise InputError(
-            [Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]
-        ) from None
-    try:
-        if not book.worksheets:
-            raise InputError([Problem(display, None, "", "the workbook has no worksheet")])
-        sheet = book.worksheets[0]
-        hidden_rows, hidden_columns = _scan_sheet(book, sheet, display)
-        # The sheet's stated dimension is the sender's claim: a short one would silently cut rows
-        # or columns off, so every cell present is read instead.
-        sheet.reset_dimensions()
-        rows: list[tuple[int, list[Any]]] = []
-        for number, cells in enumerate(sheet.iter_rows(), start=1):
-            if number > MAX_ROWS + 1:
-                raise InputError([Problem(display, None, "", f"too many rows (limit {MAX_ROWS:,} offers)")])
-            if len(cells) > MAX_COLUMNS:
-                raise InputError(
-                    [Problem(display, number, "", f"too many columns ({len(cells):,}; limit {MAX_COLUMNS:,})")]
-                )
-            values = [_xlsx_value(c) for c in cells]
-            for index, value in enumerate(values):
-                if isinstance(value, (str, Formula)) and len(str(value)) > MAX_CELL_CHARS:
-                    raise InputError(
-                        [
-                            Problem(
-                                display,
-                                number,
-                                _letters(index),
-                                f"cell holds {len(str(value)):,} characters (limit {MAX_CELL_CHARS:,})",
-                            )
-                        ]
-                    )
-            rows.append((number, values))
-    except InputError:
-        raise
-    except Exception as exc:  # malformed sheet XML (e.g. an entity expansion bomb) surfaces while reading
-        raise InputError(
-            [Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]
-        ) from None
-    finally:
-        book.close()
-    if not rows:
-        raise InputError([Problem(display, None, "", "empty worksheet: expected a header row of field paths")])
-    _refuse_hidden(display, rows, hidden_rows, hidden_columns)
-    return Sheet(display, rows[0][1], rows[1:])
-
-
-def _refuse_hidden(
-    display: str, rows: list[tuple[int, list[Any]]], hidden_rows: set[int], hidden_columns: set[int]
-) -> None:
-    """A hidden row or column that holds a value is refused by name: it would be imported unseen
-    (hidden rows or columns that are empty, such as the unused columns to the sheet's end, are fine)."""
-    rows_found = sorted(
-        number for number, values in rows if number in hidden_rows and any(v is not None for v in values)
-    )
-    columns_found = sorted(
-        i for i in hidden_columns if any(i < len(values) and values[i] is not None for _, values in rows)
-    )
-    if not rows_found and not columns_found:
-        return
-    header = rows[0][1]
-
-    def column(i: int) -> str:
-        name = header[i] if i < len(header) and isinstance(header[i], str) else None
-        return f"{_letters(i)} ({name})" if name else _letters(i)
-
-    named = (
-        [
-            ("rows " if len(rows_found) > 1 else "row ")
-            + ", ".join(map(str, rows_found[:10]))
-            + (" ..." if len(rows_found) > 10 else "")
-        ]
-        if rows_found
-        else []
-    ) + (
-        [
-            ("columns " if len(columns_found) > 1 else "column ")
-            + ", ".join(column(i) for i in columns_found[:10])
-            + (" ..." if len(columns_found) > 10 else "")
-        ]
-        if columns_found
-        else []
-    )
-    raise InputError(
-        [
-            Problem(
-                display,
-                rows_found[0] if rows_found else None,
-                _letters(columns_found[0]) if columns_found else "",
-                f"{' and '.join(named)} {'are' if len(rows_found) + len(columns_found) > 1 else 'is'} hidden but "
-                f"hold{'s' if len(rows_found) + len(columns_found) == 1 else ''} values that would be imported unseen: "
-                "unhide or delete them, then import again",
-            )
-        ]
-    )
-
-
-def _scan_sheet(book: Any, sheet: Any, display: str) -> tuple[set[int], set[int]]:
-    """Read the sheet's XML as a stream before openpyxl builds any row: a row is refused at its
-    501st cell (openpyxl would first build the whole row: one row of 2 M cells took 11-22 s and
-    970 MB before "too many columns"), and hidden rows and columns, which a reader of the sheet does
-    not see but which would be imported (a hidden column set published_tier), are returned: the row
-    numbers and the 0-based column indexes."""
-    from xml.etree.ElementTree import ParseError, XMLPullParser
-
-    parser = XMLPullParser(events=("start", "end"))
-    hidden_rows: set[int] = set()
-    hidden_columns: set[int] = set()
-    rows = cells = number = 0
-    try:
-        with book._archive.open(sheet._worksheet_path) as stream:
-            while chunk := stream.read(64 * 1024):
-                parser.feed(chunk)
-                for event, element in parser.read_events():
-                    tag = element.tag.rsplit("}", 1)[-1]
-                    if event == "end":
-                        if tag == "row":
-                            element.clear()  # what was read of a row is dropped as soon as it ends
-                        continue
-                    if tag == "row":
-                        rows, cells = rows + 1, 0
-                        stated = element.get("r") or ""
-                        number = int(stated) if stated.isdigit() else rows
-                        if rows > MAX_ROWS + 1 or number > MAX_ROWS + 1:
-                            raise InputError(
-                                [
-                                    Problem(
-                                        display,
-                                        None,
-                                        "",
-                                        f"too many rows (row {number:,} of sheet {sheet.title!r}; limit {MAX_ROWS:,} "
-                                        "offers and the header)",
-                                    )
-                                ]
-                            )
-                        if element.get("hidden") in ("1", "true"):
-                            hidden_rows.add(number)
-                    elif tag == "c":
-                        cells += 1
-                        # openpyxl fills a row with empty cells up to its last cell's column: a cell
-                        # at XFD1 would build 16,384 cells, in every such row, before any count
-                        column = _column_number(element.get("r") or "") or cells
-                        if cells > MAX_COLUMNS or column > MAX_COLUMNS:
-                            raise InputError(
-                                [
-                                    Problem(
-                                        display,
-                                        number,
-                                        "",
-                                        f"too many columns (over {MAX_COLUMNS:,}, at cell "
-                                        f"{_letters(column - 1)}{number} of sheet {sheet.title!r}; the row was not "
-                                        "read further)",
-                                    )
-                                ]
-                            )
-                    elif tag == "col" and element.get("hidden") in ("1", "true"):
-                        first, last = int(element.get("min", "1")), int(element.get("max", "1"))
-                        hidden_columns.update(
-                            range(first - 1, min(last, MAX_COLUMNS))
-                        )  # Excel hides the unused columns to the end: capped
-    except (ParseError, ValueError, OSError, KeyError) as exc:
-        raise InputError(
-            [Problem(display, None, "", f"cannot read the workbook: {type(exc).__name__}: {exc}")]
-        ) from None
-    return hidden_rows, hidden_columns
-
-
-def _column_number(reference: str) -> int:
-    """The 1-based column of a cell reference such as "XFD1" (0 without one)."""
-    number = 0
-    for char in reference:
-        if not ("A" <= char <= "Z"):
-            break
-        number = number * 26 + ord(char) - 64
-    return number
-
-
-# A workbook is a zip of XML: a small file can expand to gigabytes (a zip bomb, or millions of empty
-# cells or shared strings). The sizes the zip declares are checked before anything is expanded
-# (zipfile never reads past a member's declared size), then each cell's length as it is read.
-MAX_XLSX_EXPANDED = 64 * 1024 * 1024  # all parts together, uncompressed
-MAX_XLSX_PART = 32 * 1024 * 1024  # one worksheet or the shared strings
-MAX_XLSX_PARTS = 2_000
-MAX_XLSX_RATIO = 200  # uncompressed / compressed, for parts over 1 MB
-MAX_CELL_CHARS = 32_767  # Excel's own limit on a cell's text
-
-
-def _check_expansion(path: Path, display: str) -> None:
-    try:
-        with zipfile.ZipFile(path) as archive:
-            parts = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise InputError([Problem(display, None, "", f"cannot read the workbook: {exc}")]) from None
-    if len(parts) > MAX_XLSX_PARTS:
-        raise InputError(
-            [
-                Problem(
-                    display,
-                    None,
-                    "",
-                    f"the workbook has {len(parts):,} parts (limit {MAX_XLSX_PARTS:,}): refused before reading",
-                )
-            ]
-        )
-    total = sum(p.file_size for p in parts)
-    if total > MAX_XLSX_EXPANDED:
-        raise InputError(
-            [
-                Problem(
-                    display,
-                    None,
-                    "",
-                    f"the workbook expands to {total:,} bytes (limit {MAX_XLSX_EXPANDED:,}): refused before reading",
-                )
-            ]
-        )
-    for part in parts:
-        if part.file_size > MAX_XLSX_PART:
-            raise InputError(
-                [
-                    Problem(
-                        display,
-                        None,
-                        "",
-                        f"{part.filename} expands to {part.file_size:,} bytes (limit {MAX_XLSX_PART:,}): refused "
-                        "before reading",
-                    )
-                ]
-            )
-        if part.file_size > 1024 * 1024 and part.file_size > MAX_XLSX_RATIO * max(part.compress_size, 1):
-            raise InputError(
-                [
-                    Problem(
-                        display,
-                        None,
-                        "",
-                        f"{part.filename} expands {part.file_size // max(part.compress_size, 1):,} times (a zip "
-                        "bomb?): refused before reading",
-                    )
-                ]
-            )
-
-
-def _xlsx_value(cell: Any) -> Any:
-    value = getattr(cell, "value", None)
-    if getattr(cell, "data_type", None) == "f" or (
-        value is not None and not isinstance(value, (str, int, float, bool, datetime, date, time, timedelta))
-    ):
-        text = getattr(value, "text", value)  # ArrayFormula keeps its formula in .text
-        return Formula(str(text))
-    if isinstance(value, str):
-        value = value.strip()
-        if not value:
-            return None
-        if value.startswith("="):
-            return Formula(value)
-    return value
-
-
 # --- the header -----------------------------------------------------------------------------------
 
 
@@ -628,343 +267,37 @@ def parse_header(sheet: Sheet, problems: list[Problem]) -> list[Column]:
             )
             continue
         seen[name] = index
-        if name in COLUMN_KINDS:
-            columns.append(Column(index, name, COLUMN_KINDS[name]))
-            continue
-        if name.startswith("fees."):
-            fee_name, _, kind = name[len("fees.") :].rpartition(".")
-            if fee_name and kind in FEE_KINDS:
-                columns.append(Column(index, name, NUMBER, (fee_name, kind)))
-            else:
-                problems.append(
-                    Problem(
-                        sheet.display,
-                        1,
-                        name,
-                        f"unknown column: a fee column is fees.<name>.<kind>, the kind one of {', '.join(FEE_KINDS)}",
-                    )
-                )
-            continue
-        if name.startswith("operator.evidence."):
-            category, _, criterion = name[len("operator.evidence.") :].partition(".")
-            if category and criterion and "." not in criterion:
-                columns.append(Column(index, name, ANSWER, evidence=(category, criterion)))
-            else:
-                problems.append(
-                    Problem(
-                        sheet.display,
-                        1,
-                        name,
-                        "unknown column: a checklist column is operator.evidence.<category>.<criterion>",
-                    )
-                )
-            continue
-        if name.startswith("responsibilities."):
-            problems.append(
-                Problem(
-                    sheet.display,
-                    1,
-                    name,
-                    f"unknown column: not an operating job (expected one of: {', '.join(OPERATING_JOBS)})",
-                )
-            )
-            continue
-        problems.append(
-            Problem(
-                sheet.display,
-                1,
-                name,
-                "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template "
-                "rfp.xlsx` writes a sheet with every column)",
-            )
-        )
+        found = _column(index, name)
+        if isinstance(found, Column):
+            columns.append(found)
+        else:
+            problems.append(Problem(sheet.display, 1, name, found))
     return columns
 
 
-def _letters(index: int) -> str:
-    """0 -> A, 25 -> Z, 26 -> AA: the column as a spreadsheet shows it."""
-    out = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        out = chr(65 + rest) + out
-    return out
+def _column(index: int, name: str) -> Column | str:
+    """The column a header's field path names, or why it names none."""
+    if name in COLUMN_KINDS:
+        return Column(index, name, COLUMN_KINDS[name])
+    if name.startswith("fees."):
+        fee_name, _, kind = name[len("fees.") :].rpartition(".")
+        if fee_name and kind in FEE_KINDS:
+            return Column(index, name, NUMBER, (fee_name, kind))
+        return f"unknown column: a fee column is fees.<name>.<kind>, the kind one of {', '.join(FEE_KINDS)}"
+    if name.startswith("operator.evidence."):
+        category, _, criterion = name[len("operator.evidence.") :].partition(".")
+        if category and criterion and "." not in criterion:
+            return Column(index, name, ANSWER, evidence=(category, criterion))
+        return "unknown column: a checklist column is operator.evidence.<category>.<criterion>"
+    if name.startswith("responsibilities."):
+        return f"unknown column: not an operating job (expected one of: {', '.join(OPERATING_JOBS)})"
+    return (
+        "unknown column (the header names field paths such as pricing.gpu_hour; `procure import --template "
+        "rfp.xlsx` writes a sheet with every column)"
+    )
 
 
 # --- cells to values ------------------------------------------------------------------------------
-
-
-class CellError(ValueError):
-    pass
-
-
-def _show(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _number(value: Any) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise CellError(f"must be a number (got {_show(value)})")
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            raise CellError(f"must be a number (got {_show(value)})") from None
-    else:
-        number = float(value)
-    if not math.isfinite(number):
-        raise CellError(f"must be a finite number (got {_show(value)})")
-    # Whole numbers stay whole: `gpus: 512`, `once: 40000`, not 512.0.
-    return int(number) if number.is_integer() and abs(number) < 2**53 else number
-
-
-def convert(kind: str, value: Any) -> Any:
-    """One non-empty cell as the value of a field of this kind; CellError says why not.
-
-    A formula or a time of day is refused whatever the kind (procure does not evaluate a sheet, and a
-    time is what a spreadsheet makes of 50:420 typed into a cell not formatted as text)."""
-    if isinstance(value, Formula):
-        raise CellError(f"formulas are not evaluated: type the value itself (got {_show(value.text)})")
-    if isinstance(value, (time, timedelta)) and not isinstance(value, datetime):
-        hint = "; format the cell as text" if kind == POINTS else ""
-        raise CellError(f"the spreadsheet holds a time of day here ({value}), not {EXPECTS[kind]}{hint}")
-    converter = _CONVERTERS.get(kind)
-    if converter is None:
-        raise AssertionError(f"unknown column kind {kind}")
-    return converter(value)
-
-
-def _text(value: Any) -> str:
-    """Text as typed; a number the spreadsheet made of it back as text (512, not 512.0); a date or a
-    true/false is no text."""
-    if isinstance(value, bool) or isinstance(value, (date, datetime)):
-        raise CellError(f"must be text (got {_show(value)})")
-    if isinstance(value, (int, float)):
-        number = _number(value)
-        return str(number)
-    return str(value).strip()
-
-
-def _int(value: Any) -> int:
-    """A whole number (a number cell holding 512.0 is 512)."""
-    try:
-        number = _number(value)
-    except CellError:
-        raise CellError(f"must be a whole number (got {_show(value)})") from None
-    if not isinstance(number, int):
-        raise CellError(f"must be a whole number (got {_show(value)})")
-    return number
-
-
-def _bool(value: Any) -> bool:
-    """A true/false cell, or true, yes, false, no as text."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
-        return value.strip().lower() in ("true", "yes")
-    raise CellError(f"must be true or false (got {_show(value)})")
-
-
-def _date(value: Any) -> date:
-    """A date cell (a date-time only at midnight: a time of day is no date) or YYYY-MM-DD as text."""
-    if isinstance(value, datetime):
-        if value.time() != time(0):
-            raise CellError(f"must be a date like 2026-11-30 (got {value}, with a time of day)")
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-        try:
-            return date.fromisoformat(value.strip())
-        except ValueError:
-            pass
-    raise CellError(f"must be a date like 2026-11-30 (got {_show(value)})")
-
-
-def _names(value: Any) -> list[str]:
-    """A comma-separated list of names, empty items left out."""
-    if not isinstance(value, str):
-        raise CellError(f"must be a comma-separated list of names (got {_show(value)})")
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
-def _credits(value: Any) -> list[dict[str, int | float]]:
-    """ "0.995:0.10; 0.99:0.25" -> [{below: 0.995, credit: 0.10}, ...]: the SLA's credit tiers."""
-    bad = CellError(f"must be below:credit tiers like 0.995:0.10; 0.99:0.25 (got {_show(value)})")
-    if not isinstance(value, str):
-        raise bad
-    tiers = []
-    for part in value.split(";"):
-        if part.strip():
-            pieces = part.split(":")
-            if len(pieces) != 2:
-                raise bad
-            try:
-                tiers.append({"below": _number(pieces[0]), "credit": _number(pieces[1])})
-            except CellError:
-                raise bad from None
-    if not tiers:
-        raise bad
-    return tiers
-
-
-def _answer(value: Any) -> bool | int | float:
-    """A checklist answer: true/false, or a number (e.g. node_replacement_hours)."""
-    if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no")):
-        return convert(BOOL, value)
-    try:
-        return _number(value)
-    except CellError:
-        raise CellError(f"must be true or false, or a number (got {_show(value)})") from None
-
-
-def _ints(value: Any) -> list[int]:
-    """Whole numbers separated by commas (one number cell is a list of one)."""
-    items = value.split(",") if isinstance(value, str) else [value]
-    try:
-        return [convert(INT, item) for item in items if not isinstance(item, str) or item.strip()]
-    except CellError:
-        raise CellError(f"must be whole numbers separated by commas, e.g. 128, 256 (got {_show(value)})") from None
-
-
-def _points(value: Any) -> list[list[int | float]]:
-    """ "50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
-    bad = CellError(
-        "must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got "
-        f"{_show(value)})"
-    )
-    if not isinstance(value, str):
-        raise bad
-    points = []
-    for pair in value.split(";"):
-        if not pair.strip():
-            continue
-        parts = pair.split(":")
-        if len(parts) not in (2, 3):
-            raise bad
-        try:
-            points.append([_number(part) for part in parts])
-        except CellError:
-            raise bad from None
-    if not points:
-        raise bad
-    return points
-
-
-def _commits(value: Any) -> list[dict[str, int | float]]:
-    """ "128:12:3.90; 256:24:3.60" -> [{gpus: 128, term_months: 12, gpu_hour: 3.90}, ...]."""
-    bad = CellError(f"must be gpus:term_months:gpu_hour options like 128:12:3.90; 256:24:3.60 (got {_show(value)})")
-    if not isinstance(value, str):
-        raise bad
-    options = []
-    for part in value.split(";"):
-        if not part.strip():
-            continue
-        pieces = part.split(":")
-        if len(pieces) != 3:
-            raise bad
-        try:
-            options.append(
-                {
-                    "gpus": convert(INT, pieces[0].strip()),
-                    "term_months": convert(INT, pieces[1].strip()),
-                    "gpu_hour": _number(pieces[2]),
-                }
-            )
-        except CellError:
-            raise bad from None
-    if not options:
-        raise bad
-    return options
-
-
-def _conditions(value: Any) -> list[dict[str, Any]]:
-    """ "attestation: ISO 27001 certificate received; price: in writing" -> [{gates, text}, ...] (the offer model checks
-    what a condition may gate)."""
-    if not isinstance(value, str):
-        raise CellError(f"must be gates: text conditions like attestation: ISO 27001 received (got {_show(value)})")
-    found = []
-    for part in value.split(";"):
-        if not part.strip():
-            continue
-        gates, sep, text = part.partition(":")
-        if not sep or not text.strip():
-            raise CellError(
-                f"must be gates: text conditions like attestation: ISO 27001 received (got {_show(part.strip())})"
-            )
-        found.append({"gates": gates.strip(), "text": text.strip()})
-    return found
-
-
-def _signed(value: Any) -> list[dict[str, Any]]:
-    """ "2026-04-20:256:2026-05-01:2027-04-30" -> [{date, gpus: 256, start, end}, ...]: the tranches of a contract held
-    (contract.signed; the offer model checks their dates)."""
-    bad = CellError(
-        f"must be date:gpus:start:end tranches like 2026-04-20:256:2026-05-01:2027-04-30 (got {_show(value)})"
-    )
-    if not isinstance(value, str):
-        raise bad
-    tranches = []
-    for part in value.split(";"):
-        if not part.strip():
-            continue
-        pieces = part.split(":")
-        if len(pieces) != 4:
-            raise bad
-        try:
-            tranches.append(
-                {
-                    "date": convert(DATE, pieces[0].strip()),
-                    "gpus": convert(INT, pieces[1].strip()),
-                    "start": convert(DATE, pieces[2].strip()),
-                    "end": convert(DATE, pieces[3].strip()),
-                }
-            )
-        except CellError:
-            raise bad from None
-    if not tranches:
-        raise bad
-    return tranches
-
-
-def _schedule(value: Any) -> list[list[int | float]]:
-    """ "7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]: from that contract month on, the price rises so much."""
-    bad = CellError(f"must be from-month:rise pairs like 13:0.03; 25:0.03 (got {_show(value)})")
-    if not isinstance(value, str):
-        raise bad
-    steps = []
-    for pair in value.split(";"):
-        if not pair.strip():
-            continue
-        parts = pair.split(":")
-        if len(parts) != 2:
-            raise bad
-        try:
-            steps.append([convert(INT, parts[0].strip()), _number(parts[1])])
-        except CellError:
-            raise bad from None
-    if not steps:
-        raise bad
-    return steps
-
-
-_CONVERTERS: dict[str, Callable[[Any], Any]] = {
-    TEXT: _text,
-    NUMBER: _number,
-    INT: _int,
-    BOOL: _bool,
-    DATE: _date,
-    LIST: _names,
-    POINTS: _points,
-    SCHEDULE: _schedule,
-    COMMITS: _commits,
-    CREDITS: _credits,
-    SIGNED: _signed,
-    CONDITIONS: _conditions,
-    ANSWER: _answer,
-    INTS: _ints,
-}
 
 
 # --- rows to offers -------------------------------------------------------------------------------

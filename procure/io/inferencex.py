@@ -226,22 +226,7 @@ def resolve_basis(
     if not check.ok:
         return None
     if not disagg:
-        # One divisor: output cannot exceed the total. (Split rows can: output per decode GPU may
-        # exceed the total per GPU of a configuration heavy in prefill GPUs.)
-        if total is not None and output > total * (1 + IDENTITY_TOLERANCE):
-            check.fail(
-                "tput_per_gpu",
-                f"total tokens per GPU ({total:g}) below output_tput_per_gpu ({output:g}): are the two swapped?",
-            )
-            return None
-        if total is not None and inputs is not None and not _close(total, inputs + output):
-            check.fail(
-                "tput_per_gpu",
-                f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a "
-                "single-node row share one divisor",
-            )
-            return None
-        return "single", 1.0
+        return _single_basis(check, total, inputs, output)
     for name, count in (("num_prefill_gpu", prefill), ("num_decode_gpu", decode)):
         if not count and per_gpu_basis != "all":
             check.fail(
@@ -283,6 +268,36 @@ def resolve_basis(
                 f"neither total x (P + D) = input x P + output x D nor total = input + output holds "
                 f"(P {prefill:g}, D {decode:g}): the GPU counts do not match the figures"
             )
+    return _basis_or_stated(check, found, why, prefill, decode, per_gpu_basis)
+
+
+def _single_basis(
+    check: _Checker, total: float | None, inputs: float | None, output: float
+) -> tuple[str, float] | None:
+    """A row that is not disaggregated: one divisor, the serving GPUs, which its figures must agree with."""
+    # One divisor: output cannot exceed the total. (Split rows can: output per decode GPU may
+    # exceed the total per GPU of a configuration heavy in prefill GPUs.)
+    if total is not None and output > total * (1 + IDENTITY_TOLERANCE):
+        check.fail(
+            "tput_per_gpu",
+            f"total tokens per GPU ({total:g}) below output_tput_per_gpu ({output:g}): are the two swapped?",
+        )
+        return None
+    if total is not None and inputs is not None and not _close(total, inputs + output):
+        check.fail(
+            "tput_per_gpu",
+            f"{total:g} is not input_tput_per_gpu + output_tput_per_gpu ({inputs + output:g}): the figures of a "
+            "single-node row share one divisor",
+        )
+        return None
+    return "single", 1.0
+
+
+def _basis_or_stated(
+    check: _Checker, found: str | None, why: str, prefill: float | None, decode: float | None, per_gpu_basis: str | None
+) -> tuple[str, float] | None:
+    """A disaggregated row's basis as its figures show it (`found`), which --per-gpu-basis may not contradict, else
+    as --per-gpu-basis states it; without either, a problem saying `why`."""
     if found is not None:
         output_basis = "decode" if found in ("split", "decode") else "all"
         if per_gpu_basis is not None and per_gpu_basis != output_basis:

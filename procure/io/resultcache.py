@@ -34,6 +34,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from procure.environment import current
 from procure.io.cachekey import _open_regular, _read_at_most, folder, secret
 
 FORMAT = b"procure-answer-1"
@@ -185,7 +186,7 @@ def key_for(args: list[str]) -> str | None:
         "cwd": os.getcwd(),
         "root": str(root),
         "python": [sys.version, sys.executable, sys.flags.utf8_mode],
-        "environment": sorted((k, v) for k, v in os.environ.items() if k not in VOLATILE),
+        "environment": [(k, v) for k, v in current().items() if k not in VOLATILE],
         "terminals": _terminals(),
     }
     digest.update(json.dumps(head, ensure_ascii=False).encode("utf-8", "surrogateescape"))

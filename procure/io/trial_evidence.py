@@ -25,7 +25,8 @@ def store_trials(root: Path, offer_id: str, runs: list[TrialRun]) -> tuple[list[
     """Merge the runs into actuals/OFFER-ID/trials.csv under the evidence lock: a trial (date and
     source) imported again replaces its runs, named; the merged file is checked as the loader reads
     it and written at once. Returns (written, notes)."""
-    from procure.io.actuals import ACTUALS, evidence_lock
+    from procure.io.actuals import ACTUALS
+    from procure.io.evidence_store import evidence_lock
     from procure.io.files import write_files_atomic
 
     folder = Path(root) / ACTUALS / offer_id
@@ -74,36 +75,7 @@ def import_offer_trials(
     every file is reported at once, nothing written. Returns (written, notes, warnings, runs)."""
     from procure.io.trials import read_trial, resolve_model, trial_warnings
 
-    if gpus < 1:
-        raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
-    from procure.io.actuals import offer_size
-
-    size = offer_size(offer)
-    if size is not None and gpus > size:
-        raise InputError(
-            [
-                Problem(
-                    "--gpus",
-                    None,
-                    "",
-                    f"{gpus:,} GPUs is more than {offer.id} supplies (at most {size:,.0f}): a trial of a signed vendor "
-                    "runs on the offer's own GPUs",
-                )
-            ]
-        )
-    signed = signing_date(offer)
-    if signed is None:
-        raise InputError(
-            [
-                Problem(
-                    "--offer",
-                    None,
-                    "",
-                    f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before "
-                    "signing is a curve, imported without --offer",
-                )
-            ]
-        )
+    signed = _signed_on(offer, gpus)
     problems: list[Problem] = []
     for option, value in (
         ("--gpu", labels.get("gpu")),
@@ -152,3 +124,39 @@ def import_offer_trials(
     runs = runs_from_trials(trials, gpus, labels.get("gpu") or offer.gpu, model, labels.get("precision"))
     written, notes = store_trials(root, offer.id, runs)
     return written, notes, warnings, runs
+
+
+def _signed_on(offer: Any, gpus: int) -> date:
+    """The day the offer was signed; refused when it is not, or when the trial ran on fewer than one GPU or more than
+    the offer supplies."""
+    if gpus < 1:
+        raise InputError([Problem("--gpus", None, "", f"must be at least 1 (got {gpus})")])
+    from procure.io.actuals import offer_size
+
+    size = offer_size(offer)
+    if size is not None and gpus > size:
+        raise InputError(
+            [
+                Problem(
+                    "--gpus",
+                    None,
+                    "",
+                    f"{gpus:,} GPUs is more than {offer.id} supplies (at most {size:,.0f}): a trial of a signed vendor "
+                    "runs on the offer's own GPUs",
+                )
+            ]
+        )
+    signed = signing_date(offer)
+    if signed is None:
+        raise InputError(
+            [
+                Problem(
+                    "--offer",
+                    None,
+                    "",
+                    f"{offer.id} is not signed (no contract.signed in its offer file): a trial of a vendor before "
+                    "signing is a curve, imported without --offer",
+                )
+            ]
+        )
+    return signed

@@ -73,6 +73,22 @@ class TrialPoint:
     failed: int | None = None
 
 
+def _point(
+    label: str,
+    interactivity: float,
+    output: float,
+    ttft_ms: float | None,
+    isl: float | None,
+    osl: float | None,
+    conc: float | None,
+    completed: float | None = None,
+    failed: float | None = None,
+) -> TrialPoint:
+    """A run as the tools report it (times to first token in milliseconds, counts as numbers) as a TrialPoint."""
+    whole = [int(n) if n is not None else None for n in (completed, failed)]
+    return TrialPoint(label, interactivity, output, ttft_ms / 1000.0 if ttft_ms else None, isl, osl, conc, *whole)
+
+
 @dataclass
 class Trial:
     source: str
@@ -368,19 +384,7 @@ def _guidellm(data: dict[str, Any], display: str, problems: list[Problem]) -> Tr
             starts.append(start)
         if tpot is None or output is None:
             continue
-        trial.points.append(
-            TrialPoint(
-                where,
-                1000.0 / tpot,
-                output,
-                ttft / 1000.0 if ttft else None,
-                isl,
-                osl,
-                conc,
-                int(completed) if completed is not None else None,
-                int(failed) if failed is not None else None,
-            )
-        )
+        trial.points.append(_point(where, 1000.0 / tpot, output, ttft, isl, osl, conc, completed, failed))
     if starts:
         trial.day = datetime.fromtimestamp(min(starts), tz=UTC).date()
     return trial
@@ -423,19 +427,7 @@ def _vllm(runs: list[dict[str, Any]], display: str, problems: list[Problem]) -> 
             continue
         isl = total_in / completed if total_in is not None and completed else None
         osl = total_out / completed if total_out is not None and completed else None
-        trial.points.append(
-            TrialPoint(
-                where or "run",
-                1000.0 / tpot,
-                output,
-                ttft / 1000.0 if ttft else None,
-                isl,
-                osl,
-                conc,
-                int(completed) if completed is not None else None,
-                int(failed) if failed is not None else None,
-            )
-        )
+        trial.points.append(_point(where or "run", 1000.0 / tpot, output, ttft, isl, osl, conc, completed, failed))
     if days:
         trial.day = min(days)
     return trial
@@ -459,7 +451,7 @@ def _genai_perf(data: dict[str, Any], display: str, problems: list[Problem]) -> 
     conc = _number(stimulus.get("concurrency")) if isinstance(stimulus, dict) else _number(config.get("concurrency"))
     interactivity = per_user if per_user is not None else (1000.0 / itl if itl else None)
     if output is not None and interactivity is not None:
-        trial.points.append(TrialPoint("run", interactivity, output, ttft / 1000.0 if ttft else None, isl, osl, conc))
+        trial.points.append(_point("run", interactivity, output, ttft, isl, osl, conc))
     return trial
 
 
@@ -658,17 +650,5 @@ def _aiperf(data: dict[str, Any], display: str, problems: list[Problem]) -> Tria
             )
     interactivity = per_user if per_user is not None else (1000.0 / itl if itl else None)
     if output is not None and interactivity is not None:
-        trial.points.append(
-            TrialPoint(
-                "run",
-                interactivity,
-                output,
-                ttft / 1000.0 if ttft else None,
-                isl,
-                osl,
-                conc,
-                int(completed) if completed is not None else None,
-                int(failed) if failed is not None else None,
-            )
-        )
+        trial.points.append(_point("run", interactivity, output, ttft, isl, osl, conc, completed, failed))
     return trial

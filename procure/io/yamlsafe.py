@@ -324,44 +324,7 @@ def _walk(
     if depth > MAX_DEPTH:
         raise InputError([Problem(display, node.start_mark.line + 1, "", f"nesting deeper than {MAX_DEPTH} levels")])
     lines.lines.setdefault(loc, node.start_mark.line + 1)
-    if isinstance(node, yaml.ScalarNode) and node.tag == TIMESTAMP_TAG:
-        try:  # a date-shaped value that is no date (2026-11-31) would otherwise fail without a location
-            moment = _SCALARS.construct_yaml_timestamp(node)
-        except ValueError as exc:
-            bad_dates.append(
-                Problem(
-                    display,
-                    node.start_mark.line + 1,
-                    format_field_path(loc),
-                    f"not a valid date: {exc} (got {node.value!r})",
-                )
-            )
-            node.tag = "tag:yaml.org,2002:str"  # built as text; the problem is already recorded
-        else:
-            if not FIRST_YEAR <= moment.year <= LAST_YEAR:  # date arithmetic (terms, delays) must stay in range
-                bad_dates.append(
-                    Problem(
-                        display,
-                        node.start_mark.line + 1,
-                        format_field_path(loc),
-                        f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {node.value})",
-                    )
-                )
-    elif isinstance(node, yaml.ScalarNode) and node.tag in NUMBER_TAGS:
-        value: float | int | None
-        try:
-            value = (
-                float(node.value.replace("_", "")) if node.tag == NUMBER_TAGS[1] else _SCALARS.construct_yaml_int(node)
-            )
-        except (ValueError, OverflowError):
-            value = None  # .nan, .inf and malformed values are judged by the field's own rules
-        why = (
-            implausible(value, node.value)
-            if value is not None and value == value and abs(value) != float("inf")
-            else None
-        )
-        if why:
-            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), why))
+    _check_scalar(node, loc, display, bad_dates)
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         duplicates = []
@@ -415,6 +378,49 @@ def _walk(
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, loc + (index,), lines, display, count, depth + 1, bad_dates)
+
+
+def _check_scalar(node: yaml.Node, loc: Path_, display: str, bad_dates: list[Problem]) -> None:
+    """A date that is no date or out of range, or an implausible number, into `bad_dates` (a bad date is mended into
+    text so that the tree can be built)."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == TIMESTAMP_TAG:
+        try:  # a date-shaped value that is no date (2026-11-31) would otherwise fail without a location
+            moment = _SCALARS.construct_yaml_timestamp(node)
+        except ValueError as exc:
+            bad_dates.append(
+                Problem(
+                    display,
+                    node.start_mark.line + 1,
+                    format_field_path(loc),
+                    f"not a valid date: {exc} (got {node.value!r})",
+                )
+            )
+            node.tag = "tag:yaml.org,2002:str"  # built as text; the problem is already recorded
+        else:
+            if not FIRST_YEAR <= moment.year <= LAST_YEAR:  # date arithmetic (terms, delays) must stay in range
+                bad_dates.append(
+                    Problem(
+                        display,
+                        node.start_mark.line + 1,
+                        format_field_path(loc),
+                        f"must be a date between {FIRST_YEAR} and {LAST_YEAR} (got {node.value})",
+                    )
+                )
+    elif isinstance(node, yaml.ScalarNode) and node.tag in NUMBER_TAGS:
+        value: float | int | None
+        try:
+            value = (
+                float(node.value.replace("_", "")) if node.tag == NUMBER_TAGS[1] else _SCALARS.construct_yaml_int(node)
+            )
+        except (ValueError, OverflowError):
+            value = None  # .nan, .inf and malformed values are judged by the field's own rules
+        why = (
+            implausible(value, node.value)
+            if value is not None and value == value and abs(value) != float("inf")
+            else None
+        )
+        if why:
+            bad_dates.append(Problem(display, node.start_mark.line + 1, format_field_path(loc), why))
 
 
 def _merged_keys(node: yaml.Node, display: str, depth: int = 0) -> list[tuple[Any, int]]:

@@ -9,7 +9,6 @@ deterministic SVG and, with SOURCE_DATE_EPOCH set, the date printed and stored i
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,6 +18,7 @@ from typing import Any
 from procure import __version__
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.report import LazyExtras, PositionView, ReportExtras
+from procure.environment import Environment, current
 from procure.model.units import per_thousand
 from procure.render import formats
 from procure.render.charts import CHART_OFFERS
@@ -108,11 +108,11 @@ def templates_dir() -> Path:
 MAX_SOURCE_DATE_EPOCH = int(datetime(2200, 1, 1, tzinfo=UTC).timestamp()) - 1
 
 
-def check_source_date_epoch() -> None:
+def check_source_date_epoch(environment: Environment) -> None:
     """SOURCE_DATE_EPOCH, when set, is whole seconds since 1970 up to 2199: else exit 2, named."""
     from procure.errors import InputError, Problem
 
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    epoch = environment.source_date_epoch
     if epoch is None:
         return
     raw = epoch.strip()
@@ -134,8 +134,8 @@ def check_source_date_epoch() -> None:
 
 
 def report_date() -> datetime:
-    """SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    """SOURCE_DATE_EPOCH when set (reproducible builds; the running command's Environment), else now."""
+    epoch = current().source_date_epoch
     if epoch and epoch.strip().isascii() and epoch.strip().isdigit() and int(epoch.strip()) <= MAX_SOURCE_DATE_EPOCH:
         return datetime.fromtimestamp(int(epoch), tz=UTC)
     return datetime.now(tz=UTC)

@@ -202,7 +202,8 @@ def import_evidence(
     """The files, and with a server the answers of its range queries saved to a temporary folder, checked and kept
     in actuals/OFFER/ of the workspace together: all or nothing. `gpu_filter`: a FOCUS export's rows that bill
     GPU capacity besides those procure knows (procure/io/focus.py GpuFilter)."""
-    from procure.io.actuals import import_actuals, offer_size
+    from procure.io.actuals import offer_size
+    from procure.io.actuals_import import import_actuals
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace, actuals=False)  # the import checks the kept evidence it merges into
