@@ -756,7 +756,7 @@ def _cost_row(
     p = offer.pricing
     nan = math.nan
     stated = kind = kind_of(p)
-    fees = p.fees
+    fees, demand = p.fees, workspace.config.workload.tasks_per_month is not None
     if offer.on_demand and p.burst is not None and kind.rented:
         kind = GPU_HOUR  # a pure on-demand offer: the burst price is its price
     on_demand_price = p.burst.gpu_hour if offer.on_demand and p.burst is not None else None
@@ -767,15 +767,8 @@ def _cost_row(
         "discount": p.discount,
         # each kind's own columns, NaN: the offer's kind fills its own below
         **{name: nan for other in KINDS for name in other.columns},
-        # the GPUs billed whether used or not: none when the offer is billed for the time it runs (the kind's
-        # committed GPUs, the one rule the plan and the commitment read), its GPUs then only what it can provide
-        "gpus": (
-            nan
-            if offer.gpus is None
-            else stated.committed(offer)
-            if offer.usage_billed and workspace.config.workload.tasks_per_month is not None
-            else offer.gpus
-        ),
+        # billed whether used or not: an offer billed for the time it runs commits none (the kind's committed GPUs)
+        "gpus": nan if offer.gpus is None else stated.committed(offer) if offer.usage_billed and demand else offer.gpus,
         "max_gpus": offer.supply_gpus or nan,
         "term_months": offer.contract_months,
         "fees_once": sum(f.once for f in fees if f.once is not None),
