@@ -441,7 +441,7 @@ def _link(kind: str, target: str, rectangle: Any) -> Any:
     return link
 
 
-def _kept(link: Any, anchors: set[str]) -> bool:
+def _link_kept(link: Any, anchors: set[str]) -> bool:
     """An internal link is kept only when its destination is in the document."""
     return "/Dest" not in link or str(link["/Dest"]) in anchors
 
@@ -509,7 +509,7 @@ def _join(parts: list[LaidOut], stamps: LaidOut) -> bytes:
         own = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
         merged[NameObject("/Contents")] = ArrayObject([save, *own, restore, stream(f"q {name} Do Q\n".encode())])
         links = [_link(kind, target, rectangle) for kind, target, rectangle in page.links]
-        annotations = ArrayObject(writer._add_object(link) for link in links if _kept(link, anchors))
+        annotations = ArrayObject(writer._add_object(link) for link in links if _link_kept(link, anchors))
         if annotations:
             merged[NameObject("/Annots")] = annotations
     _outline(writer, facts)
