@@ -172,3 +172,36 @@ def test_a_single_offer_decision_counts_the_months_its_cash_is_counted_over(tmp_
     assert record["demand"]["months"] == record["recommendation"]["months"] == 12
     text = run("decide", "-w", DATA / "real_offers", "--as-of", AS_OF)
     assert "over 12 months" in text.stdout and "over 0 months" not in text.stdout
+
+
+_AMOUNT = r"([\d,]+(?:\.\d+)?)( [kM])?"
+_SCALE = {None: 1.0, " k": 1e3, " M": 1e6}
+
+
+def _figure(number: str, scale: str | None) -> tuple[float, float]:
+    """A figure as printed and half its last printed digit: what rounding may have taken off."""
+    digits = number.replace(",", "")
+    step = 10.0 ** -len(digits.split(".")[1]) if "." in digits else 1.0
+    return float(digits) * _SCALE[scale], step / 2 * _SCALE[scale]
+
+
+@pytest.mark.slow
+def test_every_risk_impact_multiplies_out_from_its_stated_arithmetic(surfaces: dict) -> None:
+    """The register states its arithmetic in words ("5 M tasks unserved at 17.17 USD per 1,000", "20% of 18.3 M USD");
+    each product, worked from the printed figures, is the impact or the shortfall the record carries, within what
+    the printing rounded off. A register that shows 35 M tasks at 34.20 per 1,000 beside a 72 k shortfall fails."""
+    import re
+
+    unserved = re.compile(rf"\({_AMOUNT} tasks\) unserved at ([\d.,]+) [A-Z]{{3}} per 1,000")
+    checked = 0
+    for risk in surfaces["decide"]["risks"]:
+        basis = risk["impact_basis"]
+        for tasks, scale, price in unserved.findall(basis):
+            (n, dn), (p, dp) = _figure(tasks, scale), _figure(price, None)
+            assert risk["shortfall"] == pytest.approx(n * p / 1000, abs=(dn * p + n * dp) / 1000), basis
+            checked += 1
+        for share, amount, scale in re.findall(rf"(\d+)% of {_AMOUNT} [A-Z]{{3}}", basis):
+            (a, da), s = _figure(amount, scale), float(share) / 100
+            assert risk["impact"] == pytest.approx(s * a, abs=s * da + a * 0.005), basis
+            checked += 1
+    assert checked >= 1, [r["impact_basis"] for r in surfaces["decide"]["risks"]]
