@@ -139,67 +139,13 @@ def stress(
     changed: every demand path scaled, market prices 20% higher, each committed vendor gone, availability one
     point lower, vendor-claimed throughput at the low end of its range."""
     base = dispatch(cands, units, nodes, in_plan, scen, penalty)
-    prob = scen.probability
-    cases = []
-    for change, name in DEMAND_SHIFTS:
-        shifted = scen if change == 0 else replace(scen, demand=scen.demand * (1 + change))
-        out = base if change == 0 else dispatch(cands, units, nodes, in_plan, shifted, penalty)
-        cases.append(case_figures(name, 1 + change, out, shifted, delta, cands))
-    move, name = PRICE_CASE
-    dear, dear_units = _dearer(cands, units, move, index_linked or set())
-    cases.append(case_figures(name, 1.0, dispatch(dear, dear_units, nodes, in_plan, scen, penalty), scen, delta, dear))
-    cases += [
-        case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)
-    ]
+    cases = _cases(base, cands, units, nodes, in_plan, scen, penalty, delta, index_linked or set())
 
-    def extra(out: Outcome) -> np.ndarray:
-        """Expected extra cash by month against the plan (the shortfall's price apart: `short`)."""
-        return prob @ (out.cash - base.cash)
-
-    def short(out: Outcome) -> np.ndarray:
-        """Expected extra shortfall by month against the plan: the tasks it leaves unserved at the unserved price, not
-        cash."""
-        if out.shortfall is None or base.shortfall is None:
-            return np.zeros(scen.months)
-        return prob @ (out.shortfall - base.shortfall)
-
-    first: dict[str, tuple[int, list[str]]] = {}
-    for u, n in sorted(zip(units, nodes), key=lambda un: un[0].first):
-        if n > 0:
-            cand = cands[u.commit.offer]
-            month, offers = first.setdefault(cand.vendor, (u.first, []))
-            if cand.id not in offers:
-                offers.append(cand.id)
-    vendors = []
-    demand_total = float(prob @ scen.demand.sum(axis=1)) or 1.0
-    for vendor, (month, offers) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
-        gone = np.array([c.vendor == vendor for c in cands])
-        kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
-        out = dispatch(
-            cands,
-            units,
-            kept,
-            (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone),
-            scen,
-            penalty,
-        )
-        more, lost = extra(out), short(out)
-        vendors.append(
-            VendorStress(
-                vendor=vendor,
-                offers=offers,
-                first_month=month + 1,
-                extra_spend=float(more.sum()),
-                extra_first_month=float(more[month]),
-                unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total,
-                extra_shortfall=float(lost.sum()),
-                extra_shortfall_first_month=float(lost[month]),
-            )
-        )
-
+    vendors = _vendors(base, cands, units, nodes, in_plan, scen, penalty)
     slow_cands, slow_units = _slower(cands, units, {i: 1 - AVAILABILITY_POINT for i in range(len(cands))})
     slow_out = dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)
-    availability, availability_short = float(extra(slow_out).sum()), float(short(slow_out).sum())
+    availability = float(_extra(slow_out, base, scen).sum())
+    availability_short = float(_short(slow_out, base, scen).sum())
     used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {
         cands[i].id for i, t in base.by_source.items() if t.max() > 0
     }
@@ -208,8 +154,54 @@ def stress(
     if claimed and claims_factor < 1:
         claim_cands, claim_units = _slower(cands, units, {i: claims_factor for i in claimed})
         claim_out = dispatch(claim_cands, claim_units, nodes, in_plan, scen, penalty)
-        claims_extra, claims_short = float(extra(claim_out).sum()), float(short(claim_out).sum())
+        claims_extra = float(_extra(claim_out, base, scen).sum())
+        claims_short = float(_short(claim_out, base, scen).sum())
 
+    hours, gpu_hour_rent, task_rent = _pay_as_used_rent(base, cands, scen)
+    return PlanStress(
+        cases=cases,
+        vendors=vendors,
+        availability_point=availability,
+        availability_shortfall=availability_short,
+        claims_low_end=claims_extra,
+        claims_shortfall=claims_short,
+        claims_factor=claims_factor,
+        pay_as_used_gpu_hours=[float(h) for h in hours],
+        pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent],
+        pay_as_used_task_rent=task_rent,
+    )
+
+
+def _cases(
+    base: Outcome,
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    in_plan: np.ndarray,
+    scen: Scenarios,
+    penalty: float | None,
+    delta: np.ndarray,
+    index_linked: set[str],
+) -> list[PlanCase]:
+    """The plan's figures with every demand path scaled, with market prices 20% higher, and on the scenarios
+    `scenario_picks` names."""
+    cases = []
+    for change, name in DEMAND_SHIFTS:
+        shifted = scen if change == 0 else replace(scen, demand=scen.demand * (1 + change))
+        out = base if change == 0 else dispatch(cands, units, nodes, in_plan, shifted, penalty)
+        cases.append(case_figures(name, 1 + change, out, shifted, delta, cands))
+    move, name = PRICE_CASE
+    dear, dear_units = _dearer(cands, units, move, index_linked)
+    cases.append(case_figures(name, 1.0, dispatch(dear, dear_units, nodes, in_plan, scen, penalty), scen, delta, dear))
+    cases += [
+        case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)
+    ]
+    return cases
+
+
+def _pay_as_used_rent(base: Outcome, cands: list[Candidate], scen: Scenarios) -> tuple[np.ndarray, np.ndarray, float]:
+    """The plan's expected pay-as-used GPU-hours and their rent by month, and the rent of what is billed per task."""
+    prob = scen.probability
     hours = np.zeros(scen.months)
     gpu_hour_rent = np.zeros(scen.months)
     task_rent = 0.0
@@ -224,15 +216,65 @@ def stress(
             gpu_hour_rent += gpu_hours * source.price
         else:
             task_rent += float(expected.sum()) * source.price
-    return PlanStress(
-        cases=cases,
-        vendors=vendors,
-        availability_point=availability,
-        availability_shortfall=availability_short,
-        claims_low_end=claims_extra,
-        claims_shortfall=claims_short,
-        claims_factor=claims_factor,
-        pay_as_used_gpu_hours=[float(h) for h in hours],
-        pay_as_used_gpu_hour_rent=[float(r) for r in gpu_hour_rent],
-        pay_as_used_task_rent=task_rent,
-    )
+    return hours, gpu_hour_rent, task_rent
+
+
+def _extra(out: Outcome, base: Outcome, scen: Scenarios) -> np.ndarray:
+    """Expected extra cash by month against the plan (the shortfall's price apart: `_short`)."""
+    return scen.probability @ (out.cash - base.cash)
+
+
+def _short(out: Outcome, base: Outcome, scen: Scenarios) -> np.ndarray:
+    """Expected extra shortfall by month against the plan: the tasks it leaves unserved at the unserved price, not
+    cash."""
+    if out.shortfall is None or base.shortfall is None:
+        return np.zeros(scen.months)
+    return scen.probability @ (out.shortfall - base.shortfall)
+
+
+def _vendors(
+    base: Outcome,
+    cands: list[Candidate],
+    units: list[Unit],
+    nodes: np.ndarray,
+    in_plan: np.ndarray,
+    scen: Scenarios,
+    penalty: float | None,
+) -> list[VendorStress]:
+    """Each committed vendor gone, in the order of its first commitment: what the plan then pays and leaves
+    unserved more."""
+    first: dict[str, tuple[int, list[str]]] = {}
+    for u, n in sorted(zip(units, nodes), key=lambda un: un[0].first):
+        if n > 0:
+            cand = cands[u.commit.offer]
+            month, offers = first.setdefault(cand.vendor, (u.first, []))
+            if cand.id not in offers:
+                offers.append(cand.id)
+    vendors = []
+    prob = scen.probability
+    demand_total = float(prob @ scen.demand.sum(axis=1)) or 1.0
+    for vendor, (month, offers) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
+        gone = np.array([c.vendor == vendor for c in cands])
+        kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
+        out = dispatch(
+            cands,
+            units,
+            kept,
+            (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone),
+            scen,
+            penalty,
+        )
+        more, lost = _extra(out, base, scen), _short(out, base, scen)
+        vendors.append(
+            VendorStress(
+                vendor=vendor,
+                offers=offers,
+                first_month=month + 1,
+                extra_spend=float(more.sum()),
+                extra_first_month=float(more[month]),
+                unserved_share=float(prob @ out.unserved.sum(axis=1)) / demand_total,
+                extra_shortfall=float(lost.sum()),
+                extra_shortfall_first_month=float(lost[month]),
+            )
+        )
+    return vendors
