@@ -308,8 +308,6 @@ def candidates(
     window (default `decision_window`); `market_growth`: the index change a year later decisions are priced at.
     A signed contract (contract.signed) is a held commitment, fixed, even on an offer that no longer passes its
     gates."""
-    from procure.analysis.cashflow import term_average_rent
-
     by_id = {o.id: (i, o) for i, o in enumerate(inputs.offers)}
     excluded: dict[str, str] = {}
     found: list[Candidate] = []
@@ -330,7 +328,6 @@ def candidates(
             )
             continue
         m = record.metrics
-        fx = float(inputs.columns["fx"][row])
         cand = Candidate(
             record.id,
             record.vendor,
@@ -348,167 +345,16 @@ def candidates(
                 f"held only (contract.signed): {why or 'delivered after the horizon'}; nothing more is added to it"
             )
         index = len(found)
-        node = offer.service.node_gpus
         if tranches and not kind_of(record.terms.pricing).per_task:
-            per_gpu = costed_capacity(m) * HOURS_PER_MONTH
-            for gpus in sorted({t[3] for t in tranches}):
-                # one "node" of every GPU held: its count is fixed at 1 (program.py bounds held blocks to exactly that)
-                cand.commits.append(
-                    Commit(
-                        index,
-                        f"held: {gpus} GPUs",
-                        1,
-                        1,
-                        gpus,
-                        offer.contract_months,
-                        float(m.get("rent_today", m["rent"]) or 0.0),
-                        float(m["variable_gpu_hour"]) * gpus * HOURS_PER_MONTH,
-                        per_gpu * gpus,
-                        held=True,
-                    )
-                )
+            _held_commits(cand, index, offer, m, tranches)
         if not cand.new_commits:
             found.append(cand)
             continue
         if kind_of(record.terms.pricing).per_task:
-            per_task = float(m.get("expected_rent_per_task") or m["rent_per_task"])  # the mean of its draws
-            cand.source = Source(
-                index,
-                per_task,
-                _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)),
-                per_task,
-                "task",
-                None,
-                max(1, offer.contract_months),
-            )
+            cand.source = _per_task_source(index, offer, m, output_tokens, success_fallback)
             found.append(cand)
             continue
-        per_gpu_month = costed_capacity(m) * HOURS_PER_MONTH
-        supply = offer.supply_gpus
-        spot = getattr(record, "role", "primary") == "burst"
-        if offer.usage_billed and not offer.on_demand and not spot:
-            # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
-            # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
-            # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).
-            cand.source = Source(
-                index,
-                math.nan,
-                supply * per_gpu_month,
-                float(m.get("rent_today", m["rent"]) or 0.0),
-                "gpu_hour",
-                per_gpu_month,
-                max(1, offer.contract_months),
-            )
-            pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
-        elif not offer.on_demand and not spot:
-            kind = kind_of(offer.pricing)
-            low = math.ceil(kind.committed(offer) / node)
-            high = low if kind.as_used_above_commitment else max(supply // node, low)
-            price = float(
-                m.get("rent_today", m["rent"]) or 0.0
-            )  # the price signed; its escalators are in the variable cost
-            cand.commits.append(
-                Commit(
-                    index,
-                    "base",
-                    low,
-                    high,
-                    node,
-                    offer.contract_months,
-                    price,
-                    float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH,
-                    per_gpu_month * node,
-                    _rent(price, offer, offer.contract_months, node),
-                    _renewal_step(offer, offer.contract_months),
-                )
-            )
-        for option in offer.pricing.commit_options if not spot else []:
-            low = math.ceil(option.gpus / node)
-            high = max(supply // node, low)
-            commit = Commit(
-                index,
-                f"{option.gpus}+ GPUs, {option.term_months} months",
-                low,
-                high,
-                node,
-                option.term_months,
-                option.gpu_hour * fx,
-                math.nan,
-                per_gpu_month * node,
-                _rent(option.gpu_hour * fx, offer, option.term_months, node),
-                _renewal_step(offer, option.term_months),
-            )
-            cand.commits.append(commit)
-            # the offer's escalators over the option's own term (a tier of another length averages them differently)
-            escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
-            pending.append(
-                (
-                    commit,
-                    row,
-                    {
-                        "basis": "gpu_hour",
-                        "gpu_hour": option.gpu_hour,
-                        "discount": 0.0,
-                        "term_months": option.term_months,
-                        "gpus": float(option.gpus),
-                        "escalation": escalated,
-                    },
-                    node,
-                )
-            )
-        committed = sum(c.max_nodes * c.node_gpus for c in cand.commits if c.option == "base")
-        if kind_of(offer.pricing).as_used_above_commitment and cand.source is None and supply > committed:
-            # the GPUs between the commitment and the supply, paid for the hours used at the offer's own cost per
-            # GPU-hour (procure/model/kinds/: a take-or-pay reservation above its floor)
-            cand.source = Source(
-                index,
-                math.nan,
-                (supply - committed) * per_gpu_month,
-                float(m.get("rent_today", m["rent"]) or 0.0),
-                "gpu_hour",
-                per_gpu_month,
-                max(1, offer.contract_months),
-            )
-            pending.append((cand.source, row, {}, per_gpu_month))
-        burst = offer.pricing.burst
-        if burst is None and spot and offer.pricing.gpu_hour is not None:
-            burst = Burst(
-                gpu_hour=offer.pricing.gpu_hour, max_gpus=supply
-            )  # spot at its GPU-hour price, up to its supply
-        if burst is not None:
-            # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share
-            # (rating.interruption_share).
-            source = Source(
-                index,
-                math.nan,
-                burst.max_gpus * per_gpu_month,
-                burst.gpu_hour * fx,
-                "gpu_hour",
-                per_gpu_month,
-                max(1, offer.contract_months),
-                spot,
-                spot_share if spot else 1.0,
-            )
-            cand.source = source
-            # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in
-            # fixed_monthly).
-            pending.append(
-                (
-                    source,
-                    row,
-                    {
-                        "basis": "gpu_hour",
-                        "gpu_hour": burst.gpu_hour,
-                        "discount": 0.0,
-                        "prepay_fraction": 0.0,
-                        "fees_once": 0.0,
-                        "fees_monthly": 0.0,
-                        "fees_per_tb_month": 0.0,
-                        "escalation": 1.0,
-                    },
-                    per_gpu_month,
-                )
-            )  # pay-as-used: its price as it stands
+        _gpu_hour_terms(cand, index, record, offer, row, float(inputs.columns["fx"][row]), spot_share, pending)
         found.append(cand)
     costs = _variant_costs(inputs, [(row, changes) for _, row, changes, _ in pending])
     for (target, _, _, scale), variable in zip(pending, costs):
@@ -517,6 +363,220 @@ def candidates(
         else:
             target.price_per_task = float(variable) * HOURS_PER_MONTH / scale
     return found, excluded
+
+
+def _per_task_source(
+    index: int, offer: Offer, m: dict[str, Any], output_tokens: int, success_fallback: float
+) -> Source:
+    """An offer priced per token: a pay-as-used source at the mean of its drawn rent per task, up to its token
+    capacity."""
+    per_task = float(m.get("expected_rent_per_task") or m["rent_per_task"])  # the mean of its draws
+    return Source(
+        index,
+        per_task,
+        _token_cap(offer, output_tokens, float(m["success_rate"] or success_fallback)),
+        per_task,
+        "task",
+        None,
+        max(1, offer.contract_months),
+    )
+
+
+def _held_commits(cand: Candidate, index: int, offer: Offer, m: dict[str, Any], tranches: list[Tranche]) -> None:
+    """What a signed contract holds (contract.signed): one commitment of each GPU count held, fixed."""
+    per_gpu = costed_capacity(m) * HOURS_PER_MONTH
+    for gpus in sorted({t[3] for t in tranches}):
+        # one "node" of every GPU held: its count is fixed at 1 (program.py bounds held blocks to exactly that)
+        cand.commits.append(
+            Commit(
+                index,
+                f"held: {gpus} GPUs",
+                1,
+                1,
+                gpus,
+                offer.contract_months,
+                float(m.get("rent_today", m["rent"]) or 0.0),
+                float(m["variable_gpu_hour"]) * gpus * HOURS_PER_MONTH,
+                per_gpu * gpus,
+                held=True,
+            )
+        )
+
+
+def _gpu_hour_terms(
+    cand: Candidate,
+    index: int,
+    record: OfferRecord,
+    offer: Offer,
+    row: int,
+    fx: float,
+    spot_share: float,
+    pending: list[tuple[Commit | Source, int, dict[str, object], float]],
+) -> None:
+    """An offer billed by the GPU-hour: its own terms (a commitment, or a source when billed for the time it runs),
+    its commit options, the GPUs above a take-or-pay floor, and its burst or spot capacity. What the cost model
+    prices later (a variant of the offer's inputs) joins `pending`."""
+    m = record.metrics
+    per_gpu_month = costed_capacity(m) * HOURS_PER_MONTH
+    spot = getattr(record, "role", "primary") == "burst"
+    node = offer.service.node_gpus
+    supply = offer.supply_gpus
+    if offer.usage_billed and not offer.on_demand and not spot:
+        # A dedicated endpoint billed by the hour, minute or second is paid for the time it runs: a pay-as-used
+        # source at the offer's own cost per GPU-hour (rent, per-GPU-hour fees, staff per GPU), up to its GPUs.
+        # Like other pay-as-used capacity, at its price as it stands (no escalator averaged over a term).
+        cand.source = Source(
+            index,
+            math.nan,
+            supply * per_gpu_month,
+            float(m.get("rent_today", m["rent"]) or 0.0),
+            "gpu_hour",
+            per_gpu_month,
+            max(1, offer.contract_months),
+        )
+        pending.append((cand.source, row, {"escalation": 1.0}, per_gpu_month))
+    elif not offer.on_demand and not spot:
+        kind = kind_of(offer.pricing)
+        low = math.ceil(kind.committed(offer) / node)
+        high = low if kind.as_used_above_commitment else max(supply // node, low)
+        price = float(
+            m.get("rent_today", m["rent"]) or 0.0
+        )  # the price signed; its escalators are in the variable cost
+        cand.commits.append(
+            Commit(
+                index,
+                "base",
+                low,
+                high,
+                node,
+                offer.contract_months,
+                price,
+                float(m["variable_gpu_hour"]) * node * HOURS_PER_MONTH,
+                per_gpu_month * node,
+                _rent(price, offer, offer.contract_months, node),
+                _renewal_step(offer, offer.contract_months),
+            )
+        )
+    if not spot:
+        _commit_options(cand, index, offer, fx, row, per_gpu_month, pending)
+    committed = sum(c.max_nodes * c.node_gpus for c in cand.commits if c.option == "base")
+    if kind_of(offer.pricing).as_used_above_commitment and cand.source is None and supply > committed:
+        # the GPUs between the commitment and the supply, paid for the hours used at the offer's own cost per
+        # GPU-hour (procure/model/kinds/: a take-or-pay reservation above its floor)
+        cand.source = Source(
+            index,
+            math.nan,
+            (supply - committed) * per_gpu_month,
+            float(m.get("rent_today", m["rent"]) or 0.0),
+            "gpu_hour",
+            per_gpu_month,
+            max(1, offer.contract_months),
+        )
+        pending.append((cand.source, row, {}, per_gpu_month))
+    _burst_source(cand, index, offer, fx, row, per_gpu_month, spot, spot_share, pending)
+
+
+def _commit_options(
+    cand: Candidate,
+    index: int,
+    offer: Offer,
+    fx: float,
+    row: int,
+    per_gpu_month: float,
+    pending: list[tuple[Commit | Source, int, dict[str, object], float]],
+) -> None:
+    """A commitment for each of the offer's commit options (pricing.commit_options), each at its own price and
+    term."""
+    from procure.analysis.cashflow import term_average_rent
+
+    node = offer.service.node_gpus
+    supply = offer.supply_gpus
+    for option in offer.pricing.commit_options:
+        low = math.ceil(option.gpus / node)
+        high = max(supply // node, low)
+        commit = Commit(
+            index,
+            f"{option.gpus}+ GPUs, {option.term_months} months",
+            low,
+            high,
+            node,
+            option.term_months,
+            option.gpu_hour * fx,
+            math.nan,
+            per_gpu_month * node,
+            _rent(option.gpu_hour * fx, offer, option.term_months, node),
+            _renewal_step(offer, option.term_months),
+        )
+        cand.commits.append(commit)
+        # the offer's escalators over the option's own term (a tier of another length averages them differently)
+        escalated = term_average_rent(1.0, offer.contract, option.term_months) or 1.0
+        pending.append(
+            (
+                commit,
+                row,
+                {
+                    "basis": "gpu_hour",
+                    "gpu_hour": option.gpu_hour,
+                    "discount": 0.0,
+                    "term_months": option.term_months,
+                    "gpus": float(option.gpus),
+                    "escalation": escalated,
+                },
+                node,
+            )
+        )
+
+
+def _burst_source(
+    cand: Candidate,
+    index: int,
+    offer: Offer,
+    fx: float,
+    row: int,
+    per_gpu_month: float,
+    spot: bool,
+    spot_share: float,
+    pending: list[tuple[Commit | Source, int, dict[str, object], float]],
+) -> None:
+    """The offer's burst capacity, or spot capacity at its GPU-hour price up to its supply: a pay-as-used source."""
+    supply = offer.supply_gpus
+    burst = offer.pricing.burst
+    if burst is None and spot and offer.pricing.gpu_hour is not None:
+        burst = Burst(gpu_hour=offer.pricing.gpu_hour, max_gpus=supply)  # spot at its GPU-hour price, up to its supply
+    if burst is not None:
+        # Spot's restart cost is in per_gpu_month: its capacity carries the interruption share
+        # (rating.interruption_share).
+        source = Source(
+            index,
+            math.nan,
+            burst.max_gpus * per_gpu_month,
+            burst.gpu_hour * fx,
+            "gpu_hour",
+            per_gpu_month,
+            max(1, offer.contract_months),
+            spot,
+            spot_share if spot else 1.0,
+        )
+        cand.source = source
+        # Billed only as used: no discount, prepayment or fixed fees of its own (those are the offer's, in
+        # fixed_monthly).
+        pending.append(
+            (
+                source,
+                row,
+                {
+                    "basis": "gpu_hour",
+                    "gpu_hour": burst.gpu_hour,
+                    "discount": 0.0,
+                    "prepay_fraction": 0.0,
+                    "fees_once": 0.0,
+                    "fees_monthly": 0.0,
+                    "fees_per_tb_month": 0.0,
+                    "escalation": 1.0,
+                },
+                per_gpu_month,
+            )
+        )  # pay-as-used: its price as it stands
 
 
 def _token_cap(offer: Offer, output_tokens: int, success_rate: float) -> float:
