@@ -86,7 +86,7 @@ def test_its_workbook_inputs_are_its_stated_prices_the_cache_hit_at_the_input_pr
 def test_the_plan_takes_it_per_task_never_as_gpus():
     """Only the per-token kind is priced per task: the plan gives it a pay-as-used source (no GPUs, no commitment),
     the capacity gate draws no GPUs for it, and it follows demand."""
-    from procure.analysis.plan.make import follows_demand
+    from procure.analysis.plan.notes import follows_demand
     from procure.model.kinds import KINDS
 
     assert [k.name for k in KINDS if k.per_task] == ["per_token"]

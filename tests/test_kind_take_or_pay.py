@@ -100,7 +100,7 @@ def test_end_to_end_the_cash_flow_pays_the_bill_monthly_and_signing_binds_the_fl
 
 def test_the_plan_commits_to_the_floor_and_uses_the_rest_as_needed():
     from procure.analysis.plan.candidates import candidates
-    from procure.analysis.plan.make import follows_demand
+    from procure.analysis.plan.notes import follows_demand
 
     ev, inputs = evaluate_with_inputs(load_workspace(DATA), AS_OF)
     found, excluded = candidates(ev, inputs, 219_000, 1000, 0.9)

@@ -3,7 +3,6 @@ each offer alone, the shortlist, the solve, the figures, the notes and the headl
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -11,19 +10,15 @@ from datetime import date
 import numpy as np
 
 from procure.analysis.evaluate import CostInputs, Evaluation, evaluate_with_inputs
-from procure.analysis.plan.bands import BAND_TOLERANCE
 from procure.analysis.plan.candidates import (
     Candidate,
     Unit,
     candidates,
     decision_window,
-    not_yet_signed,
     term_units,
 )
 from procure.analysis.plan.classes import Reduction, reduce_near_copies, solve_reduced
 from procure.analysis.plan.decisions import (
-    MIN_BAND_CHANGES,
-    TOO_LITTLE_HISTORY,
     decisions,
     index_monthly_volatility,
     remedies,
@@ -33,29 +28,31 @@ from procure.analysis.plan.discount import discount_factors
 from procure.analysis.plan.dispatch import Outcome, dispatch, fixed_spend, source_months
 from procure.analysis.plan.figures import (
     Figures,
-    bridge_figures,
     figures,
     plan_lines,
     scenario_rows,
-    shortfall_months,
 )
 from procure.analysis.plan.frontier import Solves, efficient_frontier
+from procure.analysis.plan.notes import plan_notes, price_note
 from procure.analysis.plan.program import Risk, check_size, solver_scales
 from procure.analysis.plan.result import (
     Bridge,
     DemandInfo,
+    FrontierPoint,
     HeldContract,
     PlanLine,
     PlanResult,
     PlanStress,
+    ScenarioRow,
+    ShortfallMonth,
     SingleBest,
     SolverInfo,
     TermSheetRow,
 )
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
-from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, shortfall, solve_plan, vendor_shares_ok
-from procure.analysis.plan.stress import DEMAND_SHIFTS, PRICE_CASE, stress
+from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, solve_plan, vendor_shares_ok
+from procure.analysis.plan.stress import stress
 from procure.analysis.scenarios import claim_low_end
 from procure.analysis.unserved import market_unserved_price
 from procure.errors import InputError, Problem
@@ -63,21 +60,11 @@ from procure.io.workspace import Workspace
 from procure.model.calendar import earliest, share_from
 from procure.model.demand import Scenarios, from_as_of
 from procure.model.demand import scenarios as demand_scenarios
-from procure.model.inputs import Offer, PlanConfig
+from procure.model.inputs import Offer, PlanConfig, WorkspaceConfig
 from procure.model.kinds import kind_of
 
-
-def follows_demand(offer: Offer) -> bool:
-    """Capacity that can follow demand: pay-as-used (burst, on demand, per token, billed by the hour, minute or second,
-    a kind whose supply above its commitment is used as needed) or a term of a month."""
-    return (
-        offer.pricing.burst is not None
-        or kind_of(offer.pricing).as_used_above_commitment
-        or kind_of(offer.pricing).per_task
-        or offer.on_demand
-        or offer.usage_billed
-        or (offer.term_months or 0) == 1
-    )
+# one offer alone (single.single_offer): its expected cost, blocks and node counts
+Alone = tuple[float, list[Unit], np.ndarray]
 
 
 def make_plan(
@@ -96,22 +83,102 @@ def make_plan(
     (frontier.Solves: in this process, in order, by default)."""
     config = ws.config
     policy = config.plan
+    s = _solve(ws, as_of, scenario_count, evaluation)
+    ev, inputs, scen, delta, cands, pick = s.ev, s.inputs, s.scen, s.delta, s.cands, s.pick
+    notes, penalty = s.notes, s.penalty
+    chosen = s.found.chosen
+    refuse_empty_stop(chosen.solved, pick.out, scen, policy)
+    saving, saving_share = savings(s.single_block, pick.fig, policy, notes)
+    lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
+    offers_by_id = {o.id: o for o in inputs.offers}
+    sigma, index_changes = index_monthly_volatility([(x.date, x.price) for x in ws.index], ev.as_of)
+    sheet, held = decisions(
+        pick.cands,
+        pick.units,
+        pick.nodes,
+        lines,
+        offers_by_id,
+        ev.as_of,
+        config.horizon.expected_delay_weeks,
+        ev.currency,
+        sigma,
+    )
+    bridges, bridge, by_month, headline = plan_notes(s, lines, held, index_changes)
+
+    frontier_points = (
+        efficient_frontier(s.found.solver_cands, scen, policy, delta, s.money, s.tasks, pick.fig, penalty, solves)
+        if frontier
+        else None
+    )
+    alone = alone_costs(s.singles, cands, scen, delta, penalty, policy.cvar_alpha, s.holding)
+    rows = scenario_rows(pick.out, scen, delta)
+    signing = signing_deadline(
+        sheet, [offers_by_id[x.offer] for x in lines if x.role == "pay_as_used" and x.offer in offers_by_id]
+    )
+    stressed = _stress(ws, s)
+    price_note(stressed, notes)
+    described = _Described(
+        lines,
+        saving,
+        saving_share,
+        rows,
+        frontier_points,
+        alone,
+        stressed,
+        headline,
+        bridge,
+        bridges,
+        sigma,
+        index_changes,
+        sheet,
+        held,
+        signing,
+        by_month,
+    )
+    result = _result(s, policy, described)
+    sheet_commitments(result, ev)
+    return result
+
+
+@dataclass
+class _Solved:
+    """The plan as solved, what its description reads: the evaluation, scenarios and candidates, the unserved price,
+    each offer alone, the solve, and the plan picked against the best single offer (`single_block`)."""
+
+    ev: Evaluation
+    inputs: CostInputs
+    scen: Scenarios
+    delta: np.ndarray
+    window: date
+    cands: list[Candidate]
+    excluded: dict[str, str]
+    money: float
+    tasks: float
+    penalty: float
+    basis: str
+    notes: list[str]
+    singles: list[tuple[str, Alone | None]]
+    best_single: tuple[str, Alone] | None
+    holding: Held
+    found: Found
+    pick: Pick
+    single_block: SingleBest | None
+
+
+def _solve(
+    ws: Workspace,
+    as_of: date | None,
+    scenario_count: int | None,
+    evaluation: tuple[Evaluation, CostInputs] | None,
+) -> _Solved:
+    """The steps up to the plan chosen: scenarios and candidates, what cannot be planned refused, the unserved price,
+    near-copies, each offer alone, the solve, and the plan against the best single offer."""
+    config = ws.config
+    policy = config.plan
     ev, inputs = evaluation or evaluate_with_inputs(ws, as_of)
-    wl = config.workload
     scen = from_as_of(demand_scenarios(config, scenario_count), share_from(as_of))
     window = decision_window(ev, inputs, policy.decide_within)
-    cands, excluded = candidates(
-        ev,
-        inputs,
-        config.assumptions.fte_cost_year,
-        wl.output_tokens,
-        wl.success_rate,
-        scen.months,
-        config.horizon.expected_delay_weeks,
-        policy.max_spot_share,
-        window,
-        config.horizon.index_growth,
-    )
+    cands, excluded = _candidates(config, ev, inputs, scen, window)
     delta = discount_factors(scen.months, config.assumptions.cost_of_capital)
     notes: list[str] = []
     refuse_unplannable(policy, scen, cands)
@@ -127,14 +194,8 @@ def make_plan(
         Risk(policy.cvar_weight, policy.cvar_limit),
     )  # before anything of that size is computed
 
-    # Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone), each
-    # beside what we hold: a signed contract is in every plan and every single-offer comparison.
     holding = Held.of(cands, scen)
-    singles = [
-        (c.id, single_offer(c, i, holding.residual, delta, policy.unserved_penalty_per_task, penalty))
-        for i, c in enumerate(cands)
-    ]
-    best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
+    singles, best_single = _singles(cands, holding, delta, policy, penalty)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
 
@@ -159,68 +220,127 @@ def make_plan(
     single_block, pick = against_single_best(
         pick, best_single, cands, scen, delta, policy, risk, penalty, notes, holding
     )
-    refuse_empty_stop(chosen.solved, pick.out, scen, policy)
-    saving, saving_share = savings(single_block, pick.fig, policy, notes)
-    lines = plan_lines(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
-    offers_by_id = {o.id: o for o in inputs.offers}
-    sigma, index_changes = index_monthly_volatility([(x.date, x.price) for x in ws.index], ev.as_of)
-    sheet, held = decisions(
-        pick.cands,
-        pick.units,
-        pick.nodes,
-        lines,
-        offers_by_id,
-        ev.as_of,
-        config.horizon.expected_delay_weeks,
-        ev.currency,
-        sigma,
-    )
-    decision_notes(lines, held, window, ev.currency, notes, index_changes)
-    notes.extend(not_yet_signed(inputs.offers, ev.as_of))
-    line_notes(lines, best_single, scen, notes)
-    figure_notes(cands, chosen, pick.fig, penalty, basis, ev.currency, notes)
-    bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
-    bridge = bridge_notes(bridges, ev.currency)
-    notes += bridge
-    by_month = shortfall_months(pick.out, scen, delta, penalty, shortfall(cands, scen).beyond_may)
-    headline = headline_of(
+    return _Solved(
+        ev,
+        inputs,
+        scen,
+        delta,
+        window,
         cands,
         excluded,
-        inputs.offers,
-        pick.fig,
+        money,
+        tasks,
         penalty,
         basis,
-        ev.currency,
-        sum(m.beyond_offers_tasks for m in by_month),
+        notes,
+        singles,
+        best_single,
+        holding,
+        found,
+        pick,
+        single_block,
     )
-    if headline:
-        notes.insert(0, headline)
 
-    frontier_points = (
-        efficient_frontier(found.solver_cands, scen, policy, delta, money, tasks, pick.fig, penalty, solves)
-        if frontier
-        else None
+
+def _singles(
+    cands: list[Candidate], holding: Held, delta: np.ndarray, policy: PlanConfig, penalty: float
+) -> tuple[
+    list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]],
+    tuple[str, tuple[float, list[Unit], np.ndarray]] | None,
+]:
+    """Single offers: the baseline the plan must beat (each must serve every scenario from its delivery alone), each
+    beside what we hold: a signed contract is in every plan and every single-offer comparison. The best of them."""
+    singles = [
+        (c.id, single_offer(c, i, holding.residual, delta, policy.unserved_penalty_per_task, penalty))
+        for i, c in enumerate(cands)
+    ]
+    best_single = min(((cid, s) for cid, s in singles if s is not None), key=lambda t: (t[1][0], t[0]), default=None)
+    return singles, best_single
+
+
+def _candidates(
+    config: WorkspaceConfig, ev: Evaluation, inputs: CostInputs, scen: Scenarios, window: date
+) -> tuple[list[Candidate], dict[str, str]]:
+    """The offers the plan may combine (candidates.py), under the workspace's settings."""
+    wl = config.workload
+    return candidates(
+        ev,
+        inputs,
+        config.assumptions.fte_cost_year,
+        wl.output_tokens,
+        wl.success_rate,
+        scen.months,
+        config.horizon.expected_delay_weeks,
+        config.plan.max_spot_share,
+        window,
+        config.horizon.index_growth,
     )
-    alone = alone_costs(singles, cands, scen, delta, penalty, policy.cvar_alpha, holding)
-    model, solved, fig = chosen.model, chosen.solved, pick.fig
-    rows = scenario_rows(pick.out, scen, delta)
-    sign_by, sign_reason = signing_deadline(
-        sheet, [offers_by_id[x.offer] for x in lines if x.role == "pay_as_used" and x.offer in offers_by_id]
-    )
-    stressed = stress(
+
+
+def _stress(ws: Workspace, s: _Solved) -> PlanStress:
+    """The chosen plan under stress (stress.py): index-linked rents move with market prices, vendor-claimed
+    throughput at the low end of its range."""
+    pick, ev = s.pick, s.ev
+    return stress(
         pick.cands,
         pick.units,
         pick.nodes,
         pick.in_plan,
-        scen,
-        penalty,
-        delta,
+        s.scen,
+        s.penalty,
+        s.delta,
         index_linked={o.id for o in ev.offers if kind_of(o.terms.pricing).index_rent is not None},
         claims={o.id for o in ev.offers if o.points_source == "vendor_claim"},
         claims_factor=claim_low_end(ws),
     )
-    price_note(stressed, notes)
-    result = PlanResult(
+
+
+@dataclass
+class _Described:
+    """What make_plan says of the solved plan: its lines and saving, the scenarios, the frontier, each offer alone,
+    the stress, the notes' headline and bridges, the index's volatility, the term sheet and the signing deadline."""
+
+    lines: list[PlanLine]
+    saving: float | None
+    saving_share: float | None
+    rows: list[ScenarioRow]
+    frontier: list[FrontierPoint] | None
+    alone: dict[str, float | None]
+    stressed: PlanStress
+    headline: str | None
+    bridge: list[str]
+    bridges: list[Bridge]
+    sigma: float | None
+    index_changes: int
+    sheet: list[TermSheetRow]
+    held: list[HeldContract]
+    signing: tuple[date | None, str]
+    by_month: list[ShortfallMonth]
+
+
+def _solver_info(policy: PlanConfig, found: Found) -> SolverInfo:
+    """The solve's settings, status and size."""
+    model, solved = found.chosen.model, found.chosen.solved
+    return SolverInfo(
+        time_limit_s=policy.time_limit_s,
+        node_limit=policy.node_limit,
+        mip_gap=policy.mip_gap,
+        status=solved.status,
+        gap=solved.gap,
+        bound_gap=found.bound_gap,
+        shortlist_check=found.check,
+        variables=len(model.c),
+        constraints=model.nrows,
+        integers=int(model.integrality.sum()),
+        nonzeros=model.nonzeros,
+    )
+
+
+def _result(s: _Solved, policy: PlanConfig, d: _Described) -> PlanResult:
+    """The plan's result, every field from the solve (`s`) and what is said of it (`d`)."""
+    ev, scen, cands, pick, fig, chosen = s.ev, s.scen, s.cands, s.pick, s.pick.fig, s.found.chosen
+    model, lines, rows = chosen.model, d.lines, d.rows
+    return PlanResult(
         as_of=ev.as_of,
         currency=ev.currency,
         plan=lines,
@@ -231,11 +351,11 @@ def make_plan(
         expected_unused_share=fig.unused,
         pay_as_used_share=fig.payg_share,
         expected_monthly_spend=fig.monthly,
-        single_best=single_block,
-        saving_per_task=saving,
-        saving_share=saving_share,
+        single_best=s.single_block,
+        saving_per_task=d.saving,
+        saving_share=d.saving_share,
         scenarios=rows,
-        frontier=frontier_points,
+        frontier=d.frontier,
         demand=DemandInfo(
             months=scen.months,
             start=scen.start,
@@ -246,54 +366,42 @@ def make_plan(
             sampled=scen.sampled,
         ),
         policy=policy,
-        solver=SolverInfo(
-            time_limit_s=policy.time_limit_s,
-            node_limit=policy.node_limit,
-            mip_gap=policy.mip_gap,
-            status=solved.status,
-            gap=solved.gap,
-            bound_gap=found.bound_gap,
-            shortlist_check=found.check,
-            variables=len(model.c),
-            constraints=model.nrows,
-            integers=int(model.integrality.sum()),
-            nonzeros=model.nonzeros,
-        ),
+        solver=_solver_info(policy, s.found),
         candidates=[c.id for c in cands],
-        excluded=excluded,
-        notes=notes,
-        single_offers=alone,
-        stress=stressed,
-        headline=headline,
+        excluded=s.excluded,
+        notes=s.notes,
+        single_offers=d.alone,
+        stress=d.stressed,
+        headline=d.headline,
         unserved_share=fig.unserved,
-        unserved_penalty_per_task=penalty,
-        unserved_penalty_basis=basis,
+        unserved_penalty_per_task=s.penalty,
+        unserved_penalty_basis=s.basis,
         band_gap=chosen.band_gap,
         bands=len(model.bands) if model.bands is not None else 0,
         beyond_horizon_cost=fig.beyond,
         delivery={c.id: c.start + 1 for c in cands},
-        bridge=bridge,
-        bridges=bridges,
-        index_monthly_volatility=sigma,
-        index_monthly_changes=index_changes,
-        decide_by=window,
-        term_sheet=sheet,
-        held=held,
-        sign_by=sign_by,
-        sign_by_reason=sign_reason,
-        held_gpus=sum(h.gpus for h in held if h.start <= ev.as_of <= h.end),
-        ask_gpus=sum(r.gpus for r in sheet),
+        bridge=d.bridge,
+        bridges=d.bridges,
+        index_monthly_volatility=d.sigma,
+        index_monthly_changes=d.index_changes,
+        decide_by=s.window,
+        term_sheet=d.sheet,
+        held=d.held,
+        sign_by=d.signing[0],
+        sign_by_reason=d.signing[1],
+        held_gpus=sum(h.gpus for h in d.held if h.start <= ev.as_of <= h.end),
+        ask_gpus=sum(r.gpus for r in d.sheet),
         later_gpus=sum(line.gpus or 0 for line in lines if line.decision == "later"),
         unserved_tasks=fig.unserved_tasks,
         shortfall_cost=fig.shortfall,
-        shortfall_by_month=by_month,
+        shortfall_by_month=d.by_month,
         served=served_statement(fig, [(r.name, r.unserved_share) for r in rows], ev.currency),
-        unserved_remedy=remedies(pick.cands, excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency)
+        unserved_remedy=remedies(
+            pick.cands, s.excluded, pick.units, pick.nodes, pick.out, scen.probability, ev.currency
+        )
         if fig.unserved > 0.0005
         else [],
     )
-    sheet_commitments(result, ev)
-    return result
 
 
 def sheet_commitments(result: PlanResult, ev: Evaluation) -> None:
@@ -507,24 +615,6 @@ def savings(
     return saving, saving_share
 
 
-def line_notes(
-    lines: list[PlanLine], best_single: tuple[str, object] | None, scen: Scenarios, notes: list[str]
-) -> None:
-    """Notes on the plan's lines: a plan of the best single offer alone says so; a commitment whose term runs past
-    the horizon says its months beyond are costed in full."""
-    if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
-        if not any("is the plan" in n for n in notes):
-            notes.append(f"the best single offer ({lines[0].offer}) is the plan: no combination does better")
-    for line in lines:
-        if line.role == "commit" and line.term_end_month and line.end_month and line.term_end_month > line.end_month:
-            notes.append(
-                f"{line.offer}: the {line.term_months}-month commitment from month {line.start_month} runs to month "
-                f"{line.term_end_month}, past the "
-                f"{scen.months}-month horizon; a commitment costs its whole term, so its months "
-                f"{line.end_month + 1}-{line.term_end_month} are counted in full (no residual value)"
-            )
-
-
 def signing_deadline(sheet: list[TermSheetRow], as_used: Sequence[Offer] = ()) -> tuple[date | None, str]:
     """The day the contracts signed now must be signed by: the first of their last days to sign and still start on
     time (TermSheetRow.sign_by: the offer's lead time before its start, or its expiry) and the expiry of the offers
@@ -541,143 +631,6 @@ def signing_deadline(sheet: list[TermSheetRow], as_used: Sequence[Offer] = ()) -
                 )
             )
     return earliest(found)
-
-
-def price_note(stressed: PlanStress, notes: list[str]) -> None:
-    """Say why the market-price case costs what the plan costs, when it does: nothing in the plan is bought at
-    market."""
-    cases = {c.name: c for c in stressed.cases}
-    base, dear = cases.get(DEMAND_SHIFTS[2][1]), cases.get(PRICE_CASE[1])
-    if (
-        base is not None
-        and dear is not None
-        and abs(dear.total_spend - base.total_spend) <= 1e-9 * max(1.0, base.total_spend)
-    ):
-        notes.append(
-            f"{PRICE_CASE[1]} costs what the plan costs: every commitment is signed now at a fixed price or held, and "
-            "nothing is bought "
-            "pay-as-used, index-linked or decided later at the market's price"
-        )
-
-
-def decision_notes(
-    lines: list[PlanLine],
-    held: list[HeldContract],
-    window: date,
-    currency: str,
-    notes: list[str],
-    index_changes: int = 0,
-) -> None:
-    """What is signed now, what is decided later and at what expected price, and what is held."""
-    for h in held:
-        notes.append(
-            f"held: {h.gpus:,} GPUs with {h.vendor} ({h.offer}) from {h.start} to {h.end}, signed {h.signed}: fixed in "
-            f"the plan, {h.cost_in_horizon:,.0f} {currency} over the horizon paid whatever it does"
-        )
-    for line in lines:
-        if line.decision == "later":
-            notes.append(
-                f"{line.offer}: {line.gpus:,} GPUs from month {line.start_month} ({line.start_date}) is a later "
-                f"decision, after the decision window ({window}): "
-                f"an intention to re-plan, costed at {line.expected_price:.2f} {currency}/GPU-h expected then (today's "
-                f"{line.price:.2f}"
-                + (
-                    f", escalated over {line.renewal} term{'s' if line.renewal > 1 else ''}"
-                    if line.renewal and abs((line.expected_price or 0) - (line.price or 0)) > 1e-9
-                    else ""
-                )
-                + (
-                    f"; {line.price_p10:.2f}-{line.price_p90:.2f} from the 10th to the 90th percentile of the index's "
-                    "moves by then"
-                    if line.price_p10 is not None and line.price_p90 is not None
-                    else f"; {TOO_LITTLE_HISTORY} ({index_changes} monthly index changes, {MIN_BAND_CHANGES} needed)"
-                )
-                + "), not asked for today"
-            )
-
-
-def figure_notes(
-    cands: list[Candidate], chosen: Chosen, fig: Figures, penalty: float, basis: str, currency: str, notes: list[str]
-) -> None:
-    """Notes on how far the figures can be taken: the unserved price and share, a band gap left, per-token offers
-    without rate limits."""
-    notes.append(
-        f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {fig.unserved:.1%} of the expected "
-        "demand is left unserved"
-    )
-    if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
-        notes.append(
-            f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on "
-            "the demand bands the solver saw"
-        )
-    if any(
-        c.source is not None and c.source.cap_month == math.inf
-        for c in cands
-        if c.source and c.source.price_unit == "task"
-    ):
-        notes.append("per-token offers without service.rate_limits are taken as able to serve any volume")
-
-
-def bridge_notes(bridges: list[Bridge], currency: str) -> list[str]:
-    """Each late delivery in words: what serves the months before it, and what they cost."""
-    return [
-        f"{b.offer} is delivered in month {b.delivery_month}: "
-        + ("month 1 is" if b.delivery_month == 2 else f"months 1-{b.delivery_month - 1} are")
-        + f" bridged by {', '.join(b.served_by) or 'nothing'}, {b.cost:,.0f} {currency} expected over them"
-        + (
-            f", {b.unserved_share:.1%} of their demand unserved ({b.shortfall_cost:,.0f} {currency} at the unserved "
-            "price, apart)"
-            if b.unserved_share > 0.0005
-            else ""
-        )
-        for b in bridges
-    ]
-
-
-def headline_of(
-    cands: list[Candidate],
-    excluded: dict[str, str],
-    offers: list[Offer],
-    fig: Figures,
-    penalty: float,
-    basis: str,
-    currency: str,
-    beyond: float = 0.0,
-) -> str | None:
-    """What the buyer must know first: no usable offer can follow demand, or much of the demand is left unserved
-    (`beyond`: the expected tasks over the horizon beyond what every usable offer together can serve)."""
-    offers_by_id = {o.id: o for o in offers}
-    if not any(follows_demand(offers_by_id[c.id]) for c in cands if c.id in offers_by_id):
-        would = [
-            f"{oid} ({why})"
-            for oid, why in sorted(excluded.items())
-            if oid in offers_by_id and follows_demand(offers_by_id[oid])
-        ]
-        return (
-            "No acceptable offer can follow demand (pay-as-used, or a one-month term): every commitment is paid "
-            "whether demand comes or not, "
-            f"so the plan leaves {fig.unused:.0%} of the committed capacity idle and {fig.unserved:.1%} of the demand "
-            "unserved. "
-            + (
-                "Offers that would follow demand if they passed their gates: " + "; ".join(would) + "."
-                if would
-                else "No offer received can follow demand."
-            )
-        )
-    if fig.unserved > 0.01:
-        demand = fig.unserved_tasks / fig.unserved if fig.unserved > 0 else 0.0
-        beyond_share = beyond / demand if demand > 0 else 0.0
-        if beyond_share > 0.0005:
-            return (
-                f"{fig.unserved:.1%} of the expected demand is left unserved, priced at {penalty:.5f} {currency} per "
-                f"task ({basis}): {beyond_share:.1%} is beyond what every usable offer together can serve, the rest "
-                "costs more to serve from them than that price."
-            )
-        return (
-            f"{fig.unserved:.1%} of the expected demand is left unserved: serving it costs more than {penalty:.5f} "
-            f"{currency} per task ({basis})."
-        )
-    return None
 
 
 def alone_costs(
