@@ -141,7 +141,7 @@ def make_plan(
 
 
 @dataclass
-class _Solved:
+class SolvedPlan:
     """The plan as solved, what its description reads: the evaluation, scenarios and candidates, the unserved price,
     each offer alone, the solve, and the plan picked against the best single offer (`single_block`)."""
 
@@ -170,7 +170,7 @@ def _solve(
     as_of: date | None,
     scenario_count: int | None,
     evaluation: tuple[Evaluation, CostInputs] | None,
-) -> _Solved:
+) -> SolvedPlan:
     """The steps up to the plan chosen: scenarios and candidates, what cannot be planned refused, the unserved price,
     near-copies, each offer alone, the solve, and the plan against the best single offer."""
     config = ws.config
@@ -220,7 +220,7 @@ def _solve(
     single_block, pick = against_single_best(
         pick, best_single, cands, scen, delta, policy, risk, penalty, notes, holding
     )
-    return _Solved(
+    return SolvedPlan(
         ev,
         inputs,
         scen,
@@ -277,7 +277,7 @@ def _candidates(
     )
 
 
-def _stress(ws: Workspace, s: _Solved) -> PlanStress:
+def _stress(ws: Workspace, s: SolvedPlan) -> PlanStress:
     """The chosen plan under stress (stress.py): index-linked rents move with market prices, vendor-claimed
     throughput at the low end of its range."""
     pick, ev = s.pick, s.ev
@@ -336,7 +336,7 @@ def _solver_info(policy: PlanConfig, found: Found) -> SolverInfo:
     )
 
 
-def _result(s: _Solved, policy: PlanConfig, d: _Described) -> PlanResult:
+def _result(s: SolvedPlan, policy: PlanConfig, d: _Described) -> PlanResult:
     """The plan's result, every field from the solve (`s`) and what is said of it (`d`)."""
     ev, scen, cands, pick, fig, chosen = s.ev, s.scen, s.cands, s.pick, s.pick.fig, s.found.chosen
     model, lines, rows = chosen.model, d.lines, d.rows

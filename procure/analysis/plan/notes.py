@@ -20,7 +20,7 @@ from procure.model.inputs import Offer
 from procure.model.kinds import kind_of
 
 if TYPE_CHECKING:
-    from procure.analysis.plan.make import _Solved
+    from procure.analysis.plan.make import SolvedPlan
 
 
 def follows_demand(offer: Offer) -> bool:
@@ -37,7 +37,7 @@ def follows_demand(offer: Offer) -> bool:
 
 
 def plan_notes(
-    s: _Solved, lines: list[PlanLine], held: list[HeldContract], index_changes: int
+    s: SolvedPlan, lines: list[PlanLine], held: list[HeldContract], index_changes: int
 ) -> tuple[list[Bridge], list[str], list[ShortfallMonth], str | None]:
     """The plan's notes, in their order (the headline first), with the bridges from the best single offer and the
     shortfall by month they read."""
