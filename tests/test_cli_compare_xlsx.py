@@ -2,12 +2,16 @@
 
 openpyxl writes a float with 16 significant digits ("%.16g"), Excel keeps 15: a value can come back
 one unit in the 17th digit away from the JSON's shortest repr, so values are compared to 1e-15.
+
+The basic workspace's workbook and JSON are rendered in process from the analysis (tests of their sheets, cells and
+numbers); the command's writing of the file, its refusals and the other workspaces' workbooks through it.
 """
 
 from __future__ import annotations
 
+import io
 import json
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 from clihelp import AS_OF, run
@@ -19,15 +23,36 @@ openpyxl = pytest.importorskip("openpyxl")
 SAME = {"rel": 1e-15, "abs": 0}
 
 
+def workbook_bytes(workspace) -> bytes:  # type: ignore[no-untyped-def]
+    """What `procure compare --format xlsx --out FILE` writes, rendered in process from the analysis
+    (procure/analysis/usecases/compare.py comparison with the workbook's sheets, procure/render/workbook.py)."""
+    from procure.analysis.usecases import comparison
+    from procure.render.workbook import to_xlsx
+
+    found = comparison(workspace, date.fromisoformat(AS_OF), workbook=True)
+    rec = found.recommendation
+    return to_xlsx(
+        found.evaluation, found.inputs, found.purchase, found.horizon_flows, found.sensitivity, rec.plan_failed
+    )
+
+
 @pytest.fixture
-def workbook_and_json(data_dir, tmp_path):
+def workbook_and_json(data_dir):
+    from procure.analysis.usecases import comparison
+    from procure.render.ranking import ranking_text
+
+    ev = comparison(data_dir / "basic", date.fromisoformat(AS_OF)).evaluation
+    as_json = json.loads(ranking_text(ev.model_copy(update={"command": "compare"}), "json"))
+    return openpyxl.load_workbook(io.BytesIO(workbook_bytes(data_dir / "basic"))), as_json
+
+
+def test_the_command_writes_the_workbook_and_says_so(data_dir, tmp_path):
     target = tmp_path / "out" / "f.xlsx"
     result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "xlsx", "--out", target)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
     assert result.stderr == f"wrote {target}\n"
-    ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "json").stdout)
-    return openpyxl.load_workbook(target), ev
+    assert target.read_bytes() == workbook_bytes(data_dir / "basic")  # the workbook the tests below read
 
 
 def sheet_rows(sheet):
