@@ -36,6 +36,25 @@ def workbook_bytes(workspace) -> bytes:  # type: ignore[no-untyped-def]
     )
 
 
+def cashflow_json(workspace) -> dict:  # type: ignore[no-untyped-def]
+    """`procure cashflow -f json`'s document, rendered in process (procure/render/cashflow.py)."""
+    from procure.analysis.usecases import cash_flows
+    from procure.render.cashflow import cashflow_text
+
+    return json.loads(
+        cashflow_text(cash_flows(workspace, date.fromisoformat(AS_OF), None, None, None).evaluation, None, "json")
+    )
+
+
+def sensitivity_json(workspace) -> dict:  # type: ignore[no-untyped-def]
+    """`procure sensitivity -f json`'s document, rendered in process (procure/render/sensitivity.py)."""
+    from procure.analysis.usecases import sensitivities
+    from procure.render.sensitivity import sensitivity_text
+
+    found = sensitivities(workspace, date.fromisoformat(AS_OF), None, None, None)
+    return json.loads(sensitivity_text(found.result, found.evaluation.currency, "json"))
+
+
 @pytest.fixture
 def workbook_and_json(data_dir):
     from procure.analysis.usecases import comparison
@@ -287,9 +306,7 @@ def test_the_horizon_sheet_is_the_cashflow_commands_table_with_units(workbook_an
         "USD/task over 36 months",
         "USD/task today",
     ]
-    flows = json.loads(
-        run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout
-    )  # 36 months: no horizon.months in basic
+    flows = cashflow_json(data_dir / "basic")  # 36 months: no horizon.months in basic
     by_id = {o["id"]: o for o in flows["offers"]}
     assert [r["Offer"].value for r in rows] == [o["id"] for o in ev["offers"]]  # the comparison's order and ranks
     for cells, offer in zip(rows, ev["offers"]):
@@ -335,7 +352,7 @@ def test_with_a_horizon_every_offers_months_get_a_sheet(data_dir, tmp_path):
 def test_the_sensitivity_sheet_is_the_sensitivity_commands_table(workbook_and_json, data_dir):
     book, _ = workbook_and_json
     headers, rows = analysis_sheet(book, "Sensitivity")
-    result = json.loads(run("sensitivity", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
+    result = sensitivity_json(data_dir / "basic")
     assert headers[:3] == ["Input", "Low factor", "High factor"] and f"{result['offers'][0]} USD/task at low" in headers
     assert [r["Input"].value for r in rows] == [r["input"] for r in result["rows"]]
     for cells, row in zip(rows, result["rows"]):
