@@ -421,8 +421,6 @@ def shared_report(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
     folder.mkdir(exist_ok=True)
 
     def render(workspace: Path, *options: str, fmt: str = "html", as_of: str = "2026-11-29") -> Path:
-        from clihelp import run
-
         workspace = Path(workspace).resolve()
         inputs = [
             str(workspace),
@@ -442,15 +440,30 @@ def shared_report(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
                 work = folder / f"{key}.partial"
                 shutil.rmtree(work, ignore_errors=True)
                 work.mkdir()
-                result = run(
-                    "report", *options, "--format", fmt, "-w", workspace, "--as-of", as_of, "--out", work / target.name
-                )
-                assert result.exit_code == 0, result.output
+                (work / target.name).write_bytes(report_bytes(workspace, options, fmt, as_of))
                 (work / target.name).chmod(0o444)
                 work.rename(done)
         return target
 
     return render
+
+
+def report_bytes(workspace: Path, options: tuple[str, ...], fmt: str, as_of: str) -> bytes:
+    """What `procure report [--board] [--frontier] --format fmt -w workspace --as-of as_of` writes, rendered in process
+    from the use case (procure/analysis/usecases/report.py reporting, procure/render/report.py render_report) in the
+    environment a command would read (SOURCE_DATE_EPOCH among it); the command's own run is tested in
+    tests/test_cli_report.py, which sets this file beside the command's."""
+    from datetime import date
+
+    from procure.analysis.usecases.report import reporting
+    from procure.environment import Environment, using
+    from procure.render.report import render_report
+
+    assert set(options) <= {"--board", "--frontier"}, options
+    board = "--board" in options
+    with using(Environment(dict(os.environ))):
+        found = reporting(workspace, date.fromisoformat(as_of), board=board, frontier="--frontier" in options)
+        return render_report(found.evaluation, "board" if board else "comparison", fmt, found.extras)
 
 
 @pytest.fixture

@@ -2,14 +2,16 @@
 `reevaluate`). The workspace is test_scorecard's `signed`: alpha (SLA 99.5%, tiers 10% below 99.5%, 25% below
 99%, 100% below 95%, cap 30%) with March 2026 invoiced at 292,000 USD and a Statuspage history of two
 overlapping outages on 2026-03-03 (major 10:00-15:00, critical 13:00-17:00: 420 minutes down of March's
-44,640) and a minor (degraded) incident on 2026-03-10, 10:00-20:00 (600 minutes)."""
+44,640) and a minor (degraded) incident on 2026-03-10, 10:00-20:00 (600 minutes). The claims and the
+re-evaluation's breaches are read from the analysis in process; the refusals through the commands."""
 
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
-from test_scorecard import run, signed, statuspage  # noqa: F401  (the fixture and its helpers)
+from test_scorecard import run, scored, signed, statuspage  # noqa: F401  (the fixture and its helpers)
 
 TERMS = (
     "contract:\n  sla_credits: {tiers: [{below: 0.995, credit: 0.10}, {below: 0.99, credit: 0.25}, {below: 0.95, "
@@ -25,9 +27,19 @@ def with_terms(ws, extra: str) -> None:
 
 
 def claim(ws, as_of: str) -> str:
-    result = run("scorecard", "--claim", "--as-of", as_of, "-w", ws)
-    assert result.exit_code == 0, result.output
-    return result.stdout
+    """`procure scorecard --claim --as-of DAY`: the claims drafted as Markdown, in process."""
+    from procure.render.claims import claims_markdown
+
+    found = scored(ws, as_of, claims=True)
+    return claims_markdown(found.claims, found.evaluation.as_of)
+
+
+def deadline_breaches(ws, as_of: str) -> list[str]:
+    """What `procure reevaluate --as-of DAY` breaches for claim deadlines, at the analysis in process
+    (procure/analysis/history.py reevaluate); its exit code 3 on a breach is tested in test_scorecard.py."""
+    from procure.analysis.history import reevaluate
+
+    return [b.detail for b in reevaluate(ws, date.fromisoformat(as_of)).breached if b.condition == "claim-deadline"]
 
 
 def test_a_claim_carries_its_incidents_and_its_deadline(signed):  # noqa: F811
@@ -81,22 +93,17 @@ def test_reevaluate_breaches_when_a_claim_would_lapse_within_the_warning_days(si
     # as of 5 April, the March claim (29,200 USD) lapses on 14 April: 9 days, within the default 7? no; within 10
     config = signed / "procure.yaml"
     config.write_text(config.read_text() + "reevaluate:\n  claim_warning_days: 10\n")
-    result = run("reevaluate", "--as-of", "2026-04-05", "--format", "json", "-w", signed)
-    assert result.exit_code == 3, result.output
-    details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
-    assert details == [
+    assert deadline_breaches(signed, "2026-04-05") == [
         "alpha: the 2026-03 SLA credit claim of 29,200.00 USD lapses on 2026-04-14 (9 days left): file it (procure "
         "scorecard --claim)"
     ]
     # a claim worth less than the threshold, or further away than the warning days, is no breach
     config.write_text(config.read_text().replace("  claim_warning_days: 10\n", "  claim_warning_days: 8\n"))
-    later = run("reevaluate", "--as-of", "2026-04-05", "--format", "json", "-w", signed)
-    assert "claim-deadline" not in {b["condition"] for b in json.loads(later.stdout)["breached"]}
+    assert deadline_breaches(signed, "2026-04-05") == []
     config.write_text(
         config.read_text().replace("  claim_warning_days: 8\n", "  claim_warning_days: 10\n  claim_min_amount: 30000\n")
     )
-    small = run("reevaluate", "--as-of", "2026-04-05", "--format", "json", "-w", signed)
-    assert "claim-deadline" not in {b["condition"] for b in json.loads(small.stdout)["breached"]}
+    assert deadline_breaches(signed, "2026-04-05") == []
 
 
 @pytest.mark.parametrize(
@@ -177,10 +184,7 @@ def test_a_window_from_the_incident_runs_per_incident_not_from_the_first(signed)
     assert "the others alone leave availability 98.925%: 73,000.00 USD claimable now" in text
     assert "Total claimable now: 73,000.00 USD." in text
     # reevaluate warns: the claim lapses on 3 April, 2 days after as-of (within the default 7)
-    result = run("reevaluate", "--as-of", "2026-04-01", "--format", "json", "-w", signed)
-    assert result.exit_code == 3, result.output
-    details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
-    assert details == [
+    assert deadline_breaches(signed, "2026-04-01") == [
         "alpha: the 2026-03 SLA credit claim of 73,000.00 USD lapses on 2026-04-03 (2 days left): file it (procure "
         "scorecard --claim)"
     ]
@@ -232,10 +236,7 @@ def test_reevaluate_warns_by_default_of_a_claim_lapsing_within_14_days(signed): 
     # a 14-day window from the month's end: the March claim (29,200 USD) lapses on 14 April; as of 1 April, 13 days
     # left, within the default 14 (before: 7, no warning until a week was left)
     with_terms(signed, ", claim_window_days: 14")
-    result = run("reevaluate", "--as-of", "2026-04-01", "--format", "json", "-w", signed)
-    assert result.exit_code == 3, result.output
-    details = [b["detail"] for b in json.loads(result.stdout)["breached"] if b["condition"] == "claim-deadline"]
-    assert details == [
+    assert deadline_breaches(signed, "2026-04-01") == [
         "alpha: the 2026-03 SLA credit claim of 29,200.00 USD lapses on 2026-04-14 (13 days left): file it (procure "
         "scorecard --claim)"
     ]

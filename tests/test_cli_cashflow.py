@@ -1,4 +1,6 @@
-"""`procure cashflow` in every format and `compare --horizon / --rank-by horizon` (tests/data/cashflow_basic).
+"""`procure cashflow` in every format and `compare --horizon / --rank-by horizon` (tests/data/cashflow_basic):
+the figures and rankings read from the analysis's evaluation in process, the table, the workbook, the options and
+the refusals through the command.
 
 Figures by hand are those of tests/test_cashflow.py: delta's month 1 costs 127,475 (net rent 109,500, fees
 6,150, staff 10,000, software 1,825; SLA credits shown, not counted), its 30 months 9,874,145, its commitment 7,198,670
@@ -10,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,23 @@ def ws(data_dir) -> Path:
 
 def cashflow(ws: Path, *args: str):
     return run("cashflow", "-w", ws, "--as-of", AS_OF, *args)
+
+
+def flows(ws: Path, fmt: str, offer: str | None = None, horizon: int | None = None) -> str:
+    """`procure cashflow --format fmt [--offer ID] [--horizon N]` as rendered in process from the analysis's
+    evaluation (procure/analysis/usecases/plans.py cash_flows, procure/render/cashflow.py); the command's own
+    options, screens and exit codes are tested through it below."""
+    from procure.analysis.usecases import cash_flows
+    from procure.render.cashflow import cashflow_text
+
+    return cashflow_text(cash_flows(ws, date.fromisoformat(AS_OF), horizon, offer, None).evaluation, offer, fmt)
+
+
+def compared(ws: Path, horizon: int | None = None, rank_by_horizon: bool = False):
+    """The evaluation `procure compare [--horizon N] [--rank-by horizon]` ranks, computed in process."""
+    from procure.analysis.usecases import comparison
+
+    return comparison(ws, date.fromisoformat(AS_OF), horizon=horizon, rank_by_horizon=rank_by_horizon).evaluation
 
 
 # --- cashflow ------------------------------------------------------------------------------------
@@ -89,9 +109,7 @@ def test_top_with_one_offers_schedule_is_refused_not_ignored(ws):
 
 
 def test_json_carries_the_figures_and_the_schedule(ws):
-    result = cashflow(ws, "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
+    payload = json.loads(flows(ws, "json"))
     assert payload["as_of"] == AS_OF and payload["horizon_months"] == 30 and payload["currency"] == "USD"
     assert payload["rank_by"] == "horizon_cost_per_task"
     offers = {o["id"]: o for o in payload["offers"]}
@@ -105,15 +123,13 @@ def test_json_carries_the_figures_and_the_schedule(ws):
     ranked = sorted((o for o in payload["offers"] if o["rank"]), key=lambda o: o["rank"])
     assert [o["id"] for o in ranked] == ["india", "delta", "hotel", "foxtrot"]
 
-    one = json.loads(cashflow(ws, "--offer", "golf", "--format", "json", "--horizon", "12").stdout)
+    one = json.loads(flows(ws, "json", "golf", 12))
     assert [o["id"] for o in one["offers"]] == ["golf"] and one["horizon_months"] == 12
     assert len(one["offers"][0]["cashflow"]["months"]) == 13
 
 
 def test_csv_of_every_offer_and_of_one(ws):
-    result = cashflow(ws, "--format", "csv")
-    assert result.exit_code == 0, result.stderr
-    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    rows = list(csv.DictReader(io.StringIO(flows(ws, "csv"))))
     assert list(rows[0]) == [
         "rank",
         "id",
@@ -130,7 +146,7 @@ def test_csv_of_every_offer_and_of_one(ws):
     assert float(by_id["delta"]["total_cost"]) == pytest.approx(9_874_145)
     assert by_id["golf"]["rank"] == "" and by_id["india"]["rank"] == "1"
 
-    one = list(csv.DictReader(io.StringIO(cashflow(ws, "--format", "csv", "--offer", "delta").stdout)))
+    one = list(csv.DictReader(io.StringIO(flows(ws, "csv", "delta"))))
     assert len(one) == 31
     assert [one[1][k] for k in ("month", "phase")] == ["1", "term"]
     assert float(one[1]["total"]) == pytest.approx(127_475)
@@ -139,12 +155,11 @@ def test_csv_of_every_offer_and_of_one(ws):
 
 
 def test_markdown(ws):
-    result = cashflow(ws, "--format", "markdown")
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith("# Cash flow over 30 months")
-    assert "ranked by horizon cost per task" in result.stdout
-    assert "| delta |" in result.stdout and "7,198,670" in result.stdout
-    one = cashflow(ws, "--format", "markdown", "--offer", "delta").stdout
+    text = flows(ws, "markdown")
+    assert text.startswith("# Cash flow over 30 months")
+    assert "ranked by horizon cost per task" in text
+    assert "| delta |" in text and "7,198,670" in text
+    one = flows(ws, "markdown", "delta")
     assert "| 1 | term |" in one and "127,475" in one
 
 
@@ -185,7 +200,7 @@ def test_unknown_offer_exits_2(ws):
 
 
 def test_horizon_option_replaces_procure_yaml(ws):
-    payload = json.loads(cashflow(ws, "--format", "json", "--horizon", "24").stdout)
+    payload = json.loads(flows(ws, "json", horizon=24))
     assert payload["horizon_months"] == 24
     delta = next(o for o in payload["offers"] if o["id"] == "delta")
     # 24 months: no renewal, the exit costs in month 24
@@ -196,37 +211,35 @@ def test_horizon_option_replaces_procure_yaml(ws):
 
 
 def test_compare_ranks_by_the_horizon_figure(ws):
-    result = run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24", "--rank-by", "horizon", "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    ev = json.loads(result.stdout)
-    assert ev["horizon_months"] == 24 and ev["rank_by"] == "horizon_cost_per_task"
-    for offer in ev["offers"]:
-        assert set(HORIZON_KEYS) <= offer["metrics"].keys()
-        assert all(offer["metrics"][k] is not None for k in HORIZON_KEYS), offer["id"]
-        assert offer["cashflow"]["horizon_months"] == 24
-    ranked = [o for o in ev["offers"] if o["rank"] is not None]
-    assert [o["rank"] for o in ranked] == [1, 2, 3, 4]
-    costs = [o["metrics"]["horizon_cost_per_task"] for o in ranked]
+    ev = compared(ws, 24, rank_by_horizon=True)
+    assert ev.horizon_months == 24 and ev.rank_by == "horizon_cost_per_task"
+    for offer in ev.offers:
+        assert set(HORIZON_KEYS) <= offer.metrics.keys()
+        assert all(offer.metrics[k] is not None for k in HORIZON_KEYS), offer.id
+        assert offer.cashflow.horizon_months == 24
+    ranked = [o for o in ev.offers if o.rank is not None]
+    assert [o.rank for o in ranked] == [1, 2, 3, 4]
+    costs = [o.metrics["horizon_cost_per_task"] for o in ranked]
     assert costs == sorted(costs)
-    assert [o["id"] for o in ranked] == ["india", "delta", "hotel", "foxtrot"]
+    assert [o.id for o in ranked] == ["india", "delta", "hotel", "foxtrot"]
     # the snapshot ranks hotel first
-    snapshot = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "--format", "json").stdout)
-    assert [o["id"] for o in snapshot["offers"] if o["rank"]] == ["hotel", "india", "delta", "foxtrot"]
-    assert snapshot["rank_by"] == "cost_per_task"
+    snapshot = compared(ws)
+    assert [o.id for o in snapshot.offers if o.rank] == ["hotel", "india", "delta", "foxtrot"]
+    assert snapshot.rank_by == "cost_per_task"
 
 
 def test_compare_with_a_horizon_but_the_snapshot_ranking(ws):
-    ev = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "--horizon", "24", "--format", "json").stdout)
-    assert ev["rank_by"] == "cost_per_task"
-    assert [o["id"] for o in ev["offers"] if o["rank"]] == ["hotel", "india", "delta", "foxtrot"]
-    assert all(set(HORIZON_KEYS) <= o["metrics"].keys() for o in ev["offers"])
-    delta = next(o for o in ev["offers"] if o["id"] == "delta")
-    assert delta["metrics"]["total_commitment"] == pytest.approx(7_198_670)
+    ev = compared(ws, 24)
+    assert ev.rank_by == "cost_per_task"
+    assert [o.id for o in ev.offers if o.rank] == ["hotel", "india", "delta", "foxtrot"]
+    assert all(set(HORIZON_KEYS) <= o.metrics.keys() for o in ev.offers)
+    delta = next(o for o in ev.offers if o.id == "delta")
+    assert delta.metrics["total_commitment"] == pytest.approx(7_198_670)
 
 
 def test_rank_by_horizon_takes_horizon_months_from_procure_yaml(ws):
-    ev = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "--rank-by", "horizon", "--format", "json").stdout)
-    assert ev["horizon_months"] == 30 and ev["rank_by"] == "horizon_cost_per_task"
+    ev = compared(ws, rank_by_horizon=True)
+    assert ev.horizon_months == 30 and ev.rank_by == "horizon_cost_per_task"
 
 
 def test_rank_by_horizon_without_a_horizon_exits_2(data_dir):

@@ -1,10 +1,25 @@
+"""`procure compare` on tests/data/basic: the ranking's CSV and Markdown, repeatable JSON and expired offers are
+rendered in process from the analysis; the table, one JSON run, the output file and the refusals through the
+command."""
+
 import csv
 import io
 import json
+from datetime import date
 
 from clihelp import AS_OF, run
 
 from procure.analysis.record import METRIC_KEYS
+
+
+def ranked(data_dir, fmt: str, as_of: str = AS_OF) -> str:
+    """`procure compare -w tests/data/basic -f fmt` rendered in process from the analysis's evaluation
+    (procure/analysis/usecases/compare.py comparison, procure/render/ranking.py ranking_text)."""
+    from procure.analysis.usecases import comparison
+    from procure.render.ranking import ranking_text
+
+    ev = comparison(data_dir / "basic", date.fromisoformat(as_of)).evaluation
+    return ranking_text(ev.model_copy(update={"command": "compare"}), fmt)
 
 
 def test_table_ranks_acceptable_offers_and_shows_reasons(data_dir):
@@ -43,25 +58,21 @@ def test_json_follows_the_design_names(data_dir):
 
 
 def test_json_is_byte_identical_across_runs(data_dir):
-    first = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json").stdout
-    second = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "json").stdout
-    assert first == second
+    assert ranked(data_dir, "json") == ranked(data_dir, "json")
 
 
 def test_csv_has_numbers_and_reasons(data_dir):
-    result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "csv")
-    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    rows = list(csv.DictReader(io.StringIO(ranked(data_dir, "csv"))))
     assert [r["id"] for r in rows] == ["bravo", "alpha", "charlie"]
     assert float(rows[1]["full"]) == __import__("pytest").approx(4.75)
     assert rows[2]["rank"] == "" and "attestation" in rows[2]["reasons"]
 
 
 def test_markdown_escapes_and_lists_rejections(data_dir):
-    result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "-f", "markdown")
-    assert result.exit_code == 0
-    assert result.stdout.startswith("# Offer comparison")
-    assert "## Not acceptable" in result.stdout and "`charlie`" in result.stdout
-    assert "**Lowest cost per successful task:** Bravo Metal (`bravo`)" in result.stdout
+    text = ranked(data_dir, "markdown")
+    assert text.startswith("# Offer comparison")
+    assert "## Not acceptable" in text and "`charlie`" in text
+    assert "**Lowest cost per successful task:** Bravo Metal (`bravo`)" in text
 
 
 def test_out_creates_folders_and_keeps_stdout_clean(data_dir, tmp_path):
@@ -73,8 +84,7 @@ def test_out_creates_folders_and_keeps_stdout_clean(data_dir, tmp_path):
 
 
 def test_as_of_after_validity_expires_every_offer(data_dir):
-    result = run("compare", "-w", data_dir / "basic", "--as-of", "2027-07-01", "-f", "json")
-    offers = json.loads(result.stdout)["offers"]
+    offers = json.loads(ranked(data_dir, "json", "2027-07-01"))["offers"]
     assert all(not o["acceptable"] for o in offers)
     assert all("expired on 2027-06-30" in " ".join(o["reasons"]) for o in offers)
 

@@ -1,6 +1,7 @@
 """`procure compare --uncertainty` on tests/data/uncertainty_tornado (draws 2,000 and seed 3 in its
 procure.yaml; six offers, leaky not acceptable; see tests/test_uncertainty.py for the figures) and on
-tests/data/uncertainty_zero (every factor of zero width)."""
+tests/data/uncertainty_zero (every factor of zero width). The ranges, settings and columns are read from the
+evaluation rendered in process; the table, the output file, the progress bar and the refusals through the command."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import csv
 import io
 import json
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,16 @@ def ws(data_dir) -> Path:
 
 def compare(ws: Path, *args: str):
     return run("compare", "-w", ws, "--as-of", AS_OF, "--uncertainty", *args)
+
+
+def ranked(ws: Path, fmt: str, draws: int | None = None, seed: int | None = None, uncertainty: bool = True) -> str:
+    """`procure compare [--uncertainty [--draws N] [--seed S]] -f fmt` as rendered in process from the analysis's
+    evaluation (procure/analysis/usecases/compare.py comparison, procure/render/ranking.py ranking_text)."""
+    from procure.analysis.usecases import comparison
+    from procure.render.ranking import ranking_text
+
+    found = comparison(ws, date.fromisoformat(AS_OF), monte_carlo=(draws, seed) if uncertainty else None)
+    return ranking_text(found.evaluation.model_copy(update={"command": "compare"}), fmt)
 
 
 def test_table_has_the_range_columns(ws):
@@ -55,9 +67,7 @@ def test_table_without_uncertainty_has_no_range_columns(ws):
 
 
 def test_json_carries_a_range_per_offer_and_the_settings(ws):
-    result = compare(ws, "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    ev = json.loads(result.stdout)
+    ev = json.loads(ranked(ws, "json"))
     assert ev["uncertainty"]["draws"] == 2000 and ev["uncertainty"]["seed"] == 3
     assert "2,000 draws, seed 3" in ev["uncertainty"]["method"]
     total = 0.0
@@ -87,17 +97,17 @@ def test_json_carries_a_range_per_offer_and_the_settings(ws):
 
 
 def test_json_without_uncertainty_has_none(ws):
-    ev = json.loads(run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json").stdout)
+    ev = json.loads(ranked(ws, "json", uncertainty=False))
     assert ev["uncertainty"] is None
     assert all(o["uncertainty"] is None for o in ev["offers"])
 
 
 def test_draws_and_seed_are_honoured(ws):
-    ev = json.loads(compare(ws, "-f", "json", "--draws", "5000", "--seed", "11").stdout)
+    ev = json.loads(ranked(ws, "json", 5000, 11))
     assert (ev["uncertainty"]["draws"], ev["uncertainty"]["seed"]) == (5000, 11)
     assert "5,000 draws, seed 11" in ev["uncertainty"]["method"]
-    other_seed = json.loads(compare(ws, "-f", "json", "--draws", "5000", "--seed", "12").stdout)
-    other_draws = json.loads(compare(ws, "-f", "json", "--draws", "6000", "--seed", "11").stdout)
+    other_seed = json.loads(ranked(ws, "json", 5000, 12))
+    other_draws = json.loads(ranked(ws, "json", 6000, 11))
 
     def ranges(e):
         return {o["id"]: o["uncertainty"] for o in e["offers"]}
@@ -107,16 +117,14 @@ def test_draws_and_seed_are_honoured(ws):
 
 
 def test_seed_zero_is_a_seed(ws):
-    ev = json.loads(compare(ws, "-f", "json", "--seed", "0").stdout)
+    ev = json.loads(ranked(ws, "json", seed=0))
     assert ev["uncertainty"]["seed"] == 0
 
 
 def test_json_is_byte_identical_for_the_same_seed(ws):
-    first = compare(ws, "-f", "json", "--draws", "3000", "--seed", "5")
-    second = compare(ws, "-f", "json", "--draws", "3000", "--seed", "5")
-    assert first.exit_code == second.exit_code == 0
-    assert first.stdout == second.stdout
-    assert first.stdout != compare(ws, "-f", "json", "--draws", "3000", "--seed", "6").stdout
+    first = ranked(ws, "json", 3000, 5)
+    assert first == ranked(ws, "json", 3000, 5)
+    assert first != ranked(ws, "json", 3000, 6)
 
 
 def test_json_stdout_is_only_json_and_stderr_is_quiet(ws):
@@ -128,9 +136,7 @@ def test_json_stdout_is_only_json_and_stderr_is_quiet(ws):
 
 
 def test_csv_has_the_range_columns(ws):
-    result = compare(ws, "-f", "csv", "--draws", "4000")
-    assert result.exit_code == 0, result.stderr
-    reader = csv.DictReader(io.StringIO(result.stdout))
+    reader = csv.DictReader(io.StringIO(ranked(ws, "csv", 4000)))
     header = reader.fieldnames
     assert header[header.index("p10") : header.index("p10") + 4] == list(BANDS)
     assert header[-1] == "reasons"
@@ -145,22 +151,19 @@ def test_csv_has_the_range_columns(ws):
 
 
 def test_csv_without_uncertainty_has_no_range_columns(ws):
-    header = run("compare", "-w", ws, "--as-of", AS_OF, "-f", "csv").stdout.splitlines()[0].split(",")
+    header = ranked(ws, "csv", uncertainty=False).splitlines()[0].split(",")
     assert not set(BANDS) & set(header)
 
 
 def test_markdown_has_the_range_columns(ws):
-    result = compare(ws, "-f", "markdown")
-    assert result.exit_code == 0
-    header = next(line for line in result.stdout.splitlines() if line.startswith("| Rank"))
+    text = ranked(ws, "markdown")
+    header = next(line for line in text.splitlines() if line.startswith("| Rank"))
     assert "| P10 | P50 | P90 | P(cheapest) |" in header
-    assert "Uncertainty: 2,000 draws, seed 3." in result.stdout
+    assert "Uncertainty: 2,000 draws, seed 3." in text
 
 
 def test_zero_width_csv_p50_is_the_cost_per_task_exactly(data_dir):
-    result = compare(data_dir / "uncertainty_zero", "-f", "csv")
-    assert result.exit_code == 0, result.stderr
-    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    rows = list(csv.DictReader(io.StringIO(ranked(data_dir / "uncertainty_zero", "csv"))))
     assert len(rows) == 6
     for r in rows:
         assert r["p10"] == r["p50"] == r["p90"] == r["cost_per_task"] != "", r["id"]

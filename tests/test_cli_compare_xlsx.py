@@ -2,12 +2,16 @@
 
 openpyxl writes a float with 16 significant digits ("%.16g"), Excel keeps 15: a value can come back
 one unit in the 17th digit away from the JSON's shortest repr, so values are compared to 1e-15.
+
+The basic workspace's workbook and JSON are rendered in process from the analysis (tests of their sheets, cells and
+numbers); the command's writing of the file, its refusals and the other workspaces' workbooks through it.
 """
 
 from __future__ import annotations
 
+import io
 import json
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 from clihelp import AS_OF, run
@@ -19,15 +23,55 @@ openpyxl = pytest.importorskip("openpyxl")
 SAME = {"rel": 1e-15, "abs": 0}
 
 
+def workbook_bytes(workspace) -> bytes:  # type: ignore[no-untyped-def]
+    """What `procure compare --format xlsx --out FILE` writes, rendered in process from the analysis
+    (procure/analysis/usecases/compare.py comparison with the workbook's sheets, procure/render/workbook.py)."""
+    from procure.analysis.usecases import comparison
+    from procure.render.workbook import to_xlsx
+
+    found = comparison(workspace, date.fromisoformat(AS_OF), workbook=True)
+    rec = found.recommendation
+    return to_xlsx(
+        found.evaluation, found.inputs, found.purchase, found.horizon_flows, found.sensitivity, rec.plan_failed
+    )
+
+
+def cashflow_json(workspace) -> dict:  # type: ignore[no-untyped-def]
+    """`procure cashflow -f json`'s document, rendered in process (procure/render/cashflow.py)."""
+    from procure.analysis.usecases import cash_flows
+    from procure.render.cashflow import cashflow_text
+
+    return json.loads(
+        cashflow_text(cash_flows(workspace, date.fromisoformat(AS_OF), None, None, None).evaluation, None, "json")
+    )
+
+
+def sensitivity_json(workspace) -> dict:  # type: ignore[no-untyped-def]
+    """`procure sensitivity -f json`'s document, rendered in process (procure/render/sensitivity.py)."""
+    from procure.analysis.usecases import sensitivities
+    from procure.render.sensitivity import sensitivity_text
+
+    found = sensitivities(workspace, date.fromisoformat(AS_OF), None, None, None)
+    return json.loads(sensitivity_text(found.result, found.evaluation.currency, "json"))
+
+
 @pytest.fixture
-def workbook_and_json(data_dir, tmp_path):
+def workbook_and_json(data_dir):
+    from procure.analysis.usecases import comparison
+    from procure.render.ranking import ranking_text
+
+    ev = comparison(data_dir / "basic", date.fromisoformat(AS_OF)).evaluation
+    as_json = json.loads(ranking_text(ev.model_copy(update={"command": "compare"}), "json"))
+    return openpyxl.load_workbook(io.BytesIO(workbook_bytes(data_dir / "basic"))), as_json
+
+
+def test_the_command_writes_the_workbook_and_says_so(data_dir, tmp_path):
     target = tmp_path / "out" / "f.xlsx"
     result = run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "xlsx", "--out", target)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
     assert result.stderr == f"wrote {target}\n"
-    ev = json.loads(run("compare", "-w", data_dir / "basic", "--as-of", AS_OF, "--format", "json").stdout)
-    return openpyxl.load_workbook(target), ev
+    assert target.read_bytes() == workbook_bytes(data_dir / "basic")  # the workbook the tests below read
 
 
 def sheet_rows(sheet):
@@ -262,9 +306,7 @@ def test_the_horizon_sheet_is_the_cashflow_commands_table_with_units(workbook_an
         "USD/task over 36 months",
         "USD/task today",
     ]
-    flows = json.loads(
-        run("cashflow", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout
-    )  # 36 months: no horizon.months in basic
+    flows = cashflow_json(data_dir / "basic")  # 36 months: no horizon.months in basic
     by_id = {o["id"]: o for o in flows["offers"]}
     assert [r["Offer"].value for r in rows] == [o["id"] for o in ev["offers"]]  # the comparison's order and ranks
     for cells, offer in zip(rows, ev["offers"]):
@@ -310,7 +352,7 @@ def test_with_a_horizon_every_offers_months_get_a_sheet(data_dir, tmp_path):
 def test_the_sensitivity_sheet_is_the_sensitivity_commands_table(workbook_and_json, data_dir):
     book, _ = workbook_and_json
     headers, rows = analysis_sheet(book, "Sensitivity")
-    result = json.loads(run("sensitivity", "-f", "json", "--as-of", AS_OF, "-w", data_dir / "basic").stdout)
+    result = sensitivity_json(data_dir / "basic")
     assert headers[:3] == ["Input", "Low factor", "High factor"] and f"{result['offers'][0]} USD/task at low" in headers
     assert [r["Input"].value for r in rows] == [r["input"] for r in result["rows"]]
     for cells, row in zip(rows, result["rows"]):

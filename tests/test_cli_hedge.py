@@ -158,8 +158,7 @@ def test_out_writes_the_file_and_keeps_stdout_empty(ws, tmp_path, fmt):
 
 
 def test_json_is_the_same_bytes_on_every_run(ws):
-    first = hedge(ws, "--format", "json").stdout
-    assert hedge(ws, "--format", "json").stdout == first
+    assert hedged_text(ws, "json") == hedged_text(ws, "json")
 
 
 # --- which offer, which rent ----------------------------------------------------------------------

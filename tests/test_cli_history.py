@@ -3,12 +3,16 @@
 Cost per successful task there is the GPU-hour price / 758.281 (773.712 x 0.980056, see tests/test_history.py): alpha
 4.00 -> 0.00528, bravo 5.00 -> 0.00659, delta 6.00 -> 0.00791, charlie 3.50 -> 0.00462 (not
 acceptable: region eu-west).
+
+The saved runs, their JSON and the differences (JSON, Markdown) are read from the analysis in process; the lines,
+tables, exit codes and errors of the commands through them.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -62,12 +66,39 @@ def save(ws: Path, *extra: str):
     return result
 
 
+def saved(ws: Path, label: str | None = None) -> int:
+    """`procure evaluate --save [--label L]` at the use case, in process (procure/analysis/usecases/compare.py
+    evaluation): the run id saved."""
+    from procure.analysis.usecases import evaluation
+
+    return evaluation(ws, date.fromisoformat(AS_OF), save=True, label=label).run_id
+
+
+def differences(ws: Path, base: str | Path | None = None, head: str | None = None, fmt: str = "json") -> str:
+    """`procure diff [BASE [HEAD]] -f fmt` (json, markdown) rendered in process from the analysis's comparison of the
+    runs (procure/analysis/history.py compare_runs, procure/render/history.py diff_text)."""
+    from procure.analysis.history import compare_runs
+    from procure.render.history import diff_text
+
+    result, _ = compare_runs(ws, None if base is None else str(base), head)
+    return diff_text(result, fmt, title="Changes between two evaluations")
+
+
+def evaluation_file(ws: Path, path: Path) -> None:
+    """`procure compare -f json -o PATH`: the evaluation JSON written in process (procure/render/ranking.py)."""
+    from procure.analysis.usecases import comparison
+    from procure.render.ranking import ranking_text
+
+    ev = comparison(ws, date.fromisoformat(AS_OF)).evaluation
+    path.write_text(ranking_text(ev.model_copy(update={"command": "compare"}), "json"), encoding="utf-8")
+
+
 @pytest.fixture
 def two_runs(ws) -> Path:
     """Run 1 as the fixture is; run 2 after alpha went from 4.00 to 5.50 (bravo, 5.00, now leads)."""
-    save(ws, "--label", "Nov RFP")
+    assert saved(ws, "Nov RFP") == 1
     set_price(ws, "alpha", "4.00", "5.50")
-    save(ws, "--label", "Dec re-check")
+    assert saved(ws, "Dec re-check") == 2
     return ws
 
 
@@ -123,9 +154,11 @@ def test_history_table(two_runs):
 
 
 def test_history_json(two_runs):
-    result = run("history", "-w", two_runs, "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    document = json.loads(result.stdout)
+    from procure.analysis.history import saved_runs
+    from procure.render.envelope import dumps
+    from procure.render.history import history_json
+
+    document = json.loads(dumps("history", history_json(saved_runs(two_runs))))
     assert document["command"] == "history" and document["schema_version"] == "1.1"
     runs = document["runs"]
     assert [set(r) for r in runs] == [
@@ -191,9 +224,7 @@ def test_diff_without_arguments_compares_the_last_two_runs(two_runs):
 
 
 def test_diff_json(two_runs):
-    result = run("diff", "-w", two_runs, "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
+    payload = json.loads(differences(two_runs))
     assert (payload["base"], payload["head"], payload["base_as_of"], payload["head_as_of"]) == (
         "run 1",
         "run 2",
@@ -213,9 +244,7 @@ def test_diff_json(two_runs):
 
 
 def test_diff_markdown(two_runs):
-    result = run("diff", "-w", two_runs, "--format", "markdown")
-    assert result.exit_code == 0, result.stderr
-    text = result.stdout
+    text = differences(two_runs, fmt="markdown")
     assert text.startswith("## Changes between two evaluations\n\n")
     assert "Thresholds" not in text and "\x1b[" not in text
     assert "run 1 (as of 2026-11-29) against run 2 (as of 2026-11-29)." in text
@@ -228,19 +257,19 @@ def test_diff_markdown(two_runs):
 
 def test_diff_with_run_ids(two_runs):
     edit(two_runs / "procure.yaml", "fte_cost_year: 219000", "fte_cost_year: 250000")
-    save(two_runs, "--label", "run 3")  # same prices as run 2, another staff cost
-    forward = json.loads(run("diff", "1", "3", "-w", two_runs, "-f", "json").stdout)
+    assert saved(two_runs, "run 3") == 3  # same prices as run 2, another staff cost
+    forward = json.loads(differences(two_runs, "1", "3"))
     assert (forward["base"], forward["head"]) == ("run 1", "run 3")
     assert forward["assumptions"] == [{"path": "assumptions.fte_cost_year", "before": 219000.0, "after": 250000.0}]
     assert next(o for o in forward["offers"] if o["id"] == "alpha")["cost_change_share"] == pytest.approx(0.375)
-    backward = json.loads(run("diff", "3", "1", "-w", two_runs, "-f", "json").stdout)
+    backward = json.loads(differences(two_runs, "3", "1"))
     assert backward["assumptions"] == [{"path": "assumptions.fte_cost_year", "before": 250000.0, "after": 219000.0}]
     assert next(o for o in backward["offers"] if o["id"] == "alpha")["cost_change_share"] == pytest.approx(
         4.00 / 5.50 - 1
     )
-    one = json.loads(run("diff", "1", "-w", two_runs, "-f", "json").stdout)  # one run: against the latest
+    one = json.loads(differences(two_runs, "1"))  # one run: against the latest
     assert (one["base"], one["head"]) == ("run 1", "run 3")
-    last_two = json.loads(run("diff", "-w", two_runs, "-f", "json").stdout)
+    last_two = json.loads(differences(two_runs))
     assert (last_two["base"], last_two["head"]) == ("run 2", "run 3")
     assert all(o["cost_change"] == 0.0 for o in last_two["offers"])
 
@@ -278,10 +307,10 @@ def test_diff_two_evaluation_json_files(ws, tmp_path):
 
 def test_diff_a_file_against_a_run(ws, tmp_path):
     base = tmp_path / "base.json"
-    run("compare", "-w", ws, "--as-of", AS_OF, "-f", "json", "-o", base)
+    evaluation_file(ws, base)
     set_price(ws, "alpha", "4.00", "4.40")
-    save(ws)
-    payload = json.loads(run("diff", base, "1", "-w", ws, "-f", "json").stdout)
+    assert saved(ws) == 1
+    payload = json.loads(differences(ws, base, "1"))
     assert (payload["base"], payload["head"]) == (str(base), "run 1")
     assert next(o for o in payload["offers"] if o["id"] == "alpha")["cost_change_share"] == pytest.approx(0.10)
 

@@ -89,7 +89,7 @@ def test_table_shows_the_index_and_the_methodology(quotes, ws):
 
 
 def test_markdown_shows_the_index_and_the_methodology(quotes, ws):
-    out = build(quotes, ws, "--format", "markdown").stdout
+    out = built(quotes, ws, fmt="markdown")
     assert "| 2026-10-01 | 5.400 | 3 |" in out
     assert "| 2026-11-01 | 5.500 | 4 |" in out
     assert "| median | raw | 6.000 | 5.000 | 5.500 | 1.000 |" in out

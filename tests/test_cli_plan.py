@@ -1,10 +1,12 @@
-"""`procure plan`: formats, --out, --frontier, and the example workspace's plan."""
+"""`procure plan`: formats, --out, --frontier, and the example workspace's plan. The plan's JSON, CSV and Markdown
+are rendered in process from the analysis; the table, the output file and the reports through the commands."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -27,13 +29,22 @@ def newsvendor(tmp_path):
     )
 
 
+def planned(ws: Path, fmt: str, frontier: bool = False) -> str:
+    """`procure plan [--frontier] --format fmt` rendered in process from the analysis's plan
+    (procure/analysis/usecases/plans.py planning, procure/render/plan.py plan_text)."""
+    from procure.analysis.usecases import planning
+    from procure.render.plan import plan_text
+
+    return plan_text(planning(ws, date.fromisoformat(AS_OF), frontier).plan, fmt)
+
+
 def ok(result) -> str:
     assert result.exit_code == 0, (result.exit_code, repr(result.exception), (result.stdout + result.stderr)[-2000:])
     return result.stdout
 
 
 def test_json_carries_the_contract_names(newsvendor):
-    data = json.loads(ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)))
+    data = json.loads(planned(newsvendor, "json"))
     assert {
         "plan",
         "expected_cost_per_task",
@@ -56,8 +67,7 @@ def test_json_carries_the_contract_names(newsvendor):
 
 
 def test_json_is_the_same_bytes_twice(newsvendor):
-    first = ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor))
-    assert ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", newsvendor)) == first
+    assert planned(newsvendor, "json") == planned(newsvendor, "json")
 
 
 def test_table_states_plan_saving_and_solver(newsvendor):
@@ -68,14 +78,14 @@ def test_table_states_plan_saving_and_solver(newsvendor):
 
 
 def test_csv_lines_are_spreadsheet_safe(newsvendor):
-    rows = list(csv.reader(io.StringIO(ok(run("plan", "--format", "csv", "--as-of", AS_OF, "-w", newsvendor)))))
+    rows = list(csv.reader(io.StringIO(planned(newsvendor, "csv"))))
     assert rows[0][:6] == ["offer", "vendor", "role", "gpus", "term_months", "start_month"]
     commit = next(r for r in rows[1:] if r[2] == "commit")
     assert commit[1] == "'=Commit Co" and commit[3] == "100"
 
 
 def test_markdown_and_frontier(newsvendor):
-    text = ok(run("plan", "--format", "markdown", "--frontier", "--as-of", AS_OF, "-w", newsvendor))
+    text = planned(newsvendor, "markdown", frontier=True)
     assert text.startswith("# Procurement plan") and "## Efficient frontier" in text and "## Demand scenarios" in text
 
 
@@ -86,7 +96,7 @@ def test_out_writes_the_file_and_creates_folders(newsvendor, tmp_path):
 
 
 def test_the_example_plan_beats_the_best_single_offer():
-    data = json.loads(ok(run("plan", "--format", "json", "--as-of", AS_OF, "-w", ROOT)))
+    data = json.loads(planned(ROOT, "json"))
     assert data["demand"] == {
         "months": 24,
         "start": 150000000.0,

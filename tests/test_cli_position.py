@@ -8,6 +8,9 @@ Hand figures as of 2026-11-29 (acceptable offers; availability = SLA x reliabili
 - echo:  5.75 (5.00 rent) over 1,080 x 0.995 x 0.97 (no evidence: the stated haircut) x 0.72
 - each x the means of the availability and utilization factors at the point (0.996667 x 0.983333)
 Market: Rival A 0.0050 (06-30) then 0.0058 (10-31); Rival B 0.0070 (10-31); ours 0.0065 (06-30), 0.0060 (10-31).
+
+The position placed with a given cost or offer, and the CSV and Markdown documents, are rendered in process from the
+analysis; the JSON of one run, the table, the output file and the refusals through the command.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import date
 
 import pytest
 from clihelp import AS_OF, run
@@ -32,6 +36,16 @@ CURVE = ["bravo", "Rival A", "us", "alpha", "delta", "Rival B", "echo"]
 
 def position(data_dir, *args):
     return run("position", "-w", data_dir / "rated", "--as-of", AS_OF, *args)
+
+
+def placed(data_dir, fmt: str, current: float | None = None, offer: str | None = None) -> str:
+    """`procure position [--current X | --offer ID] -f fmt` rendered in process from the analysis's position
+    (procure/analysis/usecases/plans.py positioning, procure/render/position.py)."""
+    from procure.analysis.usecases import positioning
+    from procure.render.position import position_text
+
+    found = positioning(data_dir / "rated", date.fromisoformat(AS_OF), current, offer)
+    return position_text(found.position, fmt)
 
 
 def test_json_with_our_latest_recorded_cost(data_dir):
@@ -66,7 +80,7 @@ def test_json_with_our_latest_recorded_cost(data_dir):
 
 
 def test_json_with_a_given_cost(data_dir):
-    pos = json.loads(position(data_dir, "--current", "0.0056", "-f", "json").stdout)
+    pos = json.loads(placed(data_dir, "json", current=0.0056))
     assert pos["label"] == "the cost per task given"
     assert pos["rank"] == 2  # only bravo (0.00551) is cheaper than 0.0056
     assert pos["gap"] == pytest.approx(0.0056 - BRAVO, rel=1e-12)
@@ -76,7 +90,7 @@ def test_json_with_a_given_cost(data_dir):
 
 
 def test_json_with_an_offer(data_dir):
-    pos = json.loads(position(data_dir, "--current-offer", "delta", "-f", "json").stdout)
+    pos = json.loads(placed(data_dir, "json", offer="delta"))
     assert pos["label"] == "offer delta"
     assert pos["cost_per_task"] == pytest.approx(DELTA, rel=1e-12)
     assert pos["rank"] == 4  # bravo, Rival A and alpha are cheaper
@@ -100,9 +114,7 @@ def test_table(data_dir):
 
 
 def test_csv(data_dir):
-    result = position(data_dir, "--format", "csv")
-    assert result.exit_code == 0, result.stderr
-    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    rows = list(csv.DictReader(io.StringIO(placed(data_dir, "csv"))))
     assert list(rows[0]) == ["rank", "name", "kind", "cost_per_task", "date"]
     assert [r["name"] for r in rows] == CURVE
     assert [int(r["rank"]) for r in rows] == list(range(1, 8))
@@ -111,9 +123,7 @@ def test_csv(data_dir):
 
 
 def test_markdown(data_dir):
-    result = position(data_dir, "--format", "markdown")
-    assert result.exit_code == 0, result.stderr
-    text = result.stdout
+    text = placed(data_dir, "markdown")
     assert text.startswith("# Cost position\n")
     assert "| 3 | US | us | our cost | 6.00 | 2026-10-31 |" in text
     assert "we rank 3 of 7 costs on the cost curve" in text
@@ -165,5 +175,5 @@ def test_an_offer_failing_a_gate_is_said_to_fail_before_it_is_called_cheapest(da
 
 
 def test_an_acceptable_offer_has_no_gate_failures(data_dir):
-    pos = json.loads(position(data_dir, "--offer", "delta", "-f", "json").stdout)
+    pos = json.loads(placed(data_dir, "json", offer="delta"))
     assert pos["gate_failures"] == [] and pos["sentences"][0].startswith("At ")

@@ -4,6 +4,9 @@ tests/data/rated (basic plus operator evidence): alpha answers every checklist i
 delta misses lifecycle and orchestration (100 - 10 - 10 = 80), charlie fails both critical items,
 echo is managed with no evidence, bravo is bare metal. Rated peers without a critical failure:
 alpha (percentile 1 -> platinum) and delta (0 -> bronze).
+
+The CSV and Markdown ratings and repeatable JSON are rendered in process from the evaluation; one JSON run, the
+table, the output file and the refusals through the command.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import date
 
 import pytest
 from clihelp import AS_OF, run
@@ -34,6 +38,15 @@ CHARLIE = 0.15 * 100 / 7 + 0.10 * 100 + 0.15 * 100 / 6 + 0.06 * 100  # 20.64
 
 def rate(data_dir, *args):
     return run("rate", "-w", data_dir / "rated", "--as-of", AS_OF, *args)
+
+
+def rated(data_dir, fmt: str) -> str:
+    """`procure rate -f fmt` rendered in process from the evaluation (procure/analysis/usecases/compare.py
+    evaluation, procure/render/ranking.py rating_text)."""
+    from procure.analysis.usecases import evaluation
+    from procure.render.ranking import rating_text
+
+    return rating_text(evaluation(data_dir / "rated", date.fromisoformat(AS_OF)).evaluation, fmt)
 
 
 def test_json_records(data_dir):
@@ -114,7 +127,7 @@ def test_json_records(data_dir):
 
 
 def test_json_is_byte_identical_across_runs(data_dir):
-    assert rate(data_dir, "-f", "json").stdout == rate(data_dir, "-f", "json").stdout
+    assert rated(data_dir, "json") == rated(data_dir, "json")
 
 
 def test_table(data_dir):
@@ -138,9 +151,7 @@ def test_table(data_dir):
 
 
 def test_csv(data_dir):
-    result = rate(data_dir, "--format", "csv")
-    assert result.exit_code == 0, result.stderr
-    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    rows = list(csv.DictReader(io.StringIO(rated(data_dir, "csv"))))
     assert [r["id"] for r in rows] == ["alpha", "delta", "charlie", "bravo", "echo"]
     by_id = {r["id"]: r for r in rows}
     assert float(by_id["delta"]["score"]) == pytest.approx(80.0)
@@ -153,9 +164,7 @@ def test_csv(data_dir):
 
 
 def test_markdown(data_dir):
-    result = rate(data_dir, "--format", "markdown")
-    assert result.exit_code == 0, result.stderr
-    text = result.stdout
+    text = rated(data_dir, "markdown")
     assert text.startswith("# Operator ratings\n")
     assert "| alpha | Alpha Cloud | 100.0 | Platinum | Gold (differs) | 1 |" in text
     assert "| delta | Delta Cloud | 80.0 | Bronze | Bronze | 0.995 |" in text

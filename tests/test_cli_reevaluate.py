@@ -4,11 +4,15 @@ compared with the last saved run, exit 3 on a breach and are then not saved (unl
 Cost per successful task is the GPU-hour price / (773.712 x 0.980056, the means of the availability and
 utilization factors): alpha 4.00 -> 0.00528; a 10% rise to 4.40 -> 0.00580 keeps alpha first (bravo 5.00, delta 6.00),
 so only the cost threshold can trip.
+
+The thresholds, the runs saved and the documents (JSON, Markdown, text) are read from the analysis's re-evaluation
+in process; the exit codes, the table, the lines on stderr and the option errors through the command.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -37,6 +41,26 @@ def reevaluate(ws: Path, *args: str):
     return run("reevaluate", "-w", ws, "--as-of", AS_OF, *args)
 
 
+def reevaluated(ws: Path, max_increase: str | None = None, fail_on: str | None = None, label: str | None = None):
+    """`procure reevaluate [--max-increase X] [--fail-on C] [--label L]` at the analysis, in process
+    (procure/analysis/history.py reevaluate): what it breached and saved."""
+    from procure.analysis.history import reevaluate as run_reevaluation
+
+    return run_reevaluation(ws, date.fromisoformat(AS_OF), max_increase, fail_on, None, False, label)
+
+
+def document(found, fmt: str) -> str:
+    """The re-evaluation in `fmt` (json, markdown, text) as the command writes it, rendered in process."""
+    from procure.render.history import diff_text
+
+    extra = {"saved_run": found.saved, "baseline_run": found.baseline, "baseline_file": found.baseline_file}
+    return diff_text(found.diff, fmt, found.breached, extra, changed_only=True)
+
+
+def breaches(found) -> list[tuple[str, str]]:
+    return [(b.condition, b.detail) for b in found.breached]
+
+
 @pytest.fixture
 def ws(workspace_copy) -> Path:
     return workspace_copy("history_base")
@@ -44,8 +68,7 @@ def ws(workspace_copy) -> Path:
 
 @pytest.fixture
 def baseline(ws) -> Path:
-    result = reevaluate(ws, "--label", "baseline")
-    assert result.exit_code == 0, result.stderr
+    assert reevaluated(ws, label="baseline").saved == 1
     return ws
 
 
@@ -92,19 +115,18 @@ def test_ten_percent_rise_breaches_five_percent_and_is_not_saved(risen):
 
 
 def test_fifteen_percent_limit_with_gate_change_passes_and_saves(risen):
-    result = reevaluate(risen, "--max-increase", "15%", "--fail-on", "gate-change", "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
-    assert payload["breached"] == []
+    found = reevaluated(risen, "15%", "gate-change")
+    payload = json.loads(document(found, "json"))
+    assert found.breached == [] and payload["breached"] == []
     assert (payload["saved_run"], payload["baseline_run"]) == (2, 1)
     alpha = next(o for o in payload["offers"] if o["id"] == "alpha")
     assert alpha["cost_change_share"] == pytest.approx(0.10)
-    assert result.stderr == "saved run 2\n"
     runs = list_runs(risen)
     assert [r.id for r in runs] == [1, 2]
     assert runs[1].top_cost_per_task == pytest.approx(4.40 / (773.712 * DELIVERY_MEAN))
     # the saved run is the new baseline: the same prices again change nothing
-    assert reevaluate(risen, "--max-increase", "5%").exit_code == 0
+    again = reevaluated(risen, "5%")
+    assert again.breached == [] and (again.baseline, again.saved) == (2, 3)
 
 
 def test_accept_saves_despite_the_breach(risen):
@@ -120,9 +142,7 @@ def test_accept_saves_despite_the_breach(risen):
 
 
 def test_json_of_a_breach(risen):
-    result = reevaluate(risen, "--max-increase", "5%", "--format", "json")
-    assert result.exit_code == 3
-    payload = json.loads(result.stdout)
+    payload = json.loads(document(reevaluated(risen, "5%"), "json"))
     assert payload["breached"] == [
         {"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}
     ]
@@ -131,9 +151,7 @@ def test_json_of_a_breach(risen):
 
 
 def test_markdown_for_a_pull_request_comment(risen):
-    result = reevaluate(risen, "--max-increase", "5%", "--format", "markdown")
-    assert result.exit_code == 3
-    text = result.stdout
+    text = document(reevaluated(risen, "5%"), "markdown")
     assert text.startswith(
         "## Re-evaluation\n\n**Thresholds breached:**\n\n- max-increase: alpha: cost per task up 10.0% (limit 5.0%)\n\n"
     )
@@ -153,9 +171,9 @@ def test_markdown_for_a_pull_request_comment(risen):
 
 
 def test_markdown_without_a_breach(risen):
-    result = reevaluate(risen, "--max-increase", "15%", "--format", "markdown")
-    assert result.exit_code == 0
-    assert result.stdout.startswith("## Re-evaluation\n\n**No threshold breached.**\n\n")
+    found = reevaluated(risen, "15%")
+    assert found.breached == []
+    assert document(found, "markdown").startswith("## Re-evaluation\n\n**No threshold breached.**\n\n")
 
 
 def test_bad_fail_on_exits_2_and_saves_nothing(baseline):
@@ -178,18 +196,15 @@ def test_bad_max_increase_exits_2(baseline):
 
 def test_default_conditions_catch_a_rank_change(baseline):
     set_price(baseline, "delta", "6.00", "4.80")  # delta overtakes bravo
-    result = reevaluate(baseline)
-    assert result.exit_code == 3
-    breaches = [line for line in result.stdout.splitlines() if line.startswith("BREACH")]
-    assert breaches == ["BREACH rank-change: bravo: rank from 2 to 3", "BREACH rank-change: delta: rank from 3 to 2"]
-    assert reevaluate(baseline, "--fail-on", "new-cheapest,gate-change,grade-change").exit_code == 0
+    found = reevaluated(baseline)
+    assert breaches(found) == [("rank-change", "bravo: rank from 2 to 3"), ("rank-change", "delta: rank from 3 to 2")]
+    assert found.saved is None
+    assert reevaluated(baseline, fail_on="new-cheapest,gate-change,grade-change").breached == []
 
 
 def test_fail_on_new_cheapest(baseline):
     set_price(baseline, "alpha", "4.00", "5.50")
-    result = reevaluate(baseline, "--fail-on", "new-cheapest", "--format", "json")
-    assert result.exit_code == 3
-    assert json.loads(result.stdout)["breached"] == [
+    assert json.loads(document(reevaluated(baseline, fail_on="new-cheapest"), "json"))["breached"] == [
         {"condition": "new-cheapest", "detail": "cheapest acceptable offer from alpha to bravo"}
     ]
 
@@ -197,14 +212,10 @@ def test_fail_on_new_cheapest(baseline):
 def test_thresholds_from_procure_yaml_and_flags_replacing_them(ws):
     with (ws / "procure.yaml").open("a", encoding="utf-8") as f:
         f.write("reevaluate:\n  max_increase: 0.05\n  fail_on: [gate-change]\n")
-    assert reevaluate(ws).exit_code == 0  # baseline
+    assert reevaluated(ws).saved == 1  # baseline
     set_price(ws, "alpha", "4.00", "4.40")
-    from_file = reevaluate(ws, "--format", "json")
-    assert from_file.exit_code == 3
-    assert json.loads(from_file.stdout)["breached"] == [
-        {"condition": "max-increase", "detail": "alpha: cost per task up 10.0% (limit 5.0%)"}
-    ]
-    assert reevaluate(ws, "--max-increase", "15%").exit_code == 0
+    assert breaches(reevaluated(ws)) == [("max-increase", "alpha: cost per task up 10.0% (limit 5.0%)")]
+    assert reevaluated(ws, "15%").breached == []
 
 
 def test_expiring_offer_is_warned_about(baseline):
@@ -237,11 +248,10 @@ def test_a_change_lists_only_the_offers_that_changed(baseline):
 def test_text_for_mail_reads_as_typed(risen):
     # the same report as --format markdown, for a mail body: "->" (Markdown needs no escape for it: a "<" is
     # what opens HTML, and that is escaped), no bold markers, no "##" and no Markdown table
-    markdown = reevaluate(risen, "--max-increase", "5%", "--format", "markdown").stdout
+    found = reevaluated(risen, "5%")
+    markdown = document(found, "markdown")
     assert f"{k(4.0)} -> {k(4.4)}" in markdown and "&gt;" not in markdown
-    result = reevaluate(risen, "--max-increase", "5%", "--format", "text")
-    assert result.exit_code == 3
-    text = result.stdout
+    text = document(found, "text")
     assert text.startswith(
         "Re-evaluation\n-------------\n\nThresholds breached:\n\n- max-increase: alpha: cost per task up 10.0% "
         "(limit 5.0%)\n"

@@ -1,13 +1,16 @@
 """`procure sensitivity` on tests/data/uncertainty_tornado (figures worked out by hand in
 tests/test_uncertainty.py: the baseline reads each throughput at its factor's mean, measured 0.8 / 1 / 1
 at 2.8 / 3 and vendor claims 0.9 / 1 / 1 at 2.9 / 3, so floaty 3.30 / 435, anchor 3.60 / 420, floaty2
-4.20 / 435; the index level moves the most, and flips the leader at its high end)."""
+4.20 / 435; the index level moves the most, and flips the leader at its high end). The offers followed, the CSV
+and Markdown documents and the as-of date's level are rendered in process from the analysis; the table, one JSON
+run, the output file and the refusals through the command."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,16 @@ def ws(data_dir) -> Path:
 
 def sensitivity(ws: Path, *args: str):
     return run("sensitivity", "-w", ws, "--as-of", AS_OF, *args)
+
+
+def swings(ws: Path, fmt: str, count: int | None = None, as_of: str = AS_OF) -> str:
+    """`procure sensitivity [--offers N] -f fmt` rendered in process from the analysis
+    (procure/analysis/usecases/compare.py sensitivities, procure/render/sensitivity.py sensitivity_text)."""
+    from procure.analysis.usecases import sensitivities
+    from procure.render.sensitivity import sensitivity_text
+
+    found = sensitivities(ws, date.fromisoformat(as_of), None, None, count)
+    return sensitivity_text(found.result, found.evaluation.currency, fmt)
 
 
 def test_table_lists_inputs_by_swing(ws):
@@ -96,7 +109,7 @@ def test_json_default_follows_the_top_three(ws):
 
 
 def test_offers_option_is_honoured(ws):
-    data = json.loads(sensitivity(ws, "--offers", "2", "-f", "json").stdout)
+    data = json.loads(swings(ws, "json", 2))
     assert data["offers"] == ["floaty", "anchor"]
     assert [r["input"] for r in data["rows"]][:4] == [
         "index level",
@@ -106,7 +119,7 @@ def test_offers_option_is_honoured(ws):
     ]
     assert all(set(r["costs_low"]) == {"floaty", "anchor"} for r in data["rows"])
     # more than there are acceptable offers: all five, never leaky (not acceptable)
-    data = json.loads(sensitivity(ws, "--offers", "50", "-f", "json").stdout)
+    data = json.loads(swings(ws, "json", 50))
     assert data["offers"] == ["floaty", "anchor", "floaty2", "euro", "dear"]
 
 
@@ -121,9 +134,7 @@ def test_top_and_offer_together_are_refused_not_one_of_them_ignored(ws):
 
 
 def test_csv_has_a_column_per_offer_and_end(ws):
-    result = sensitivity(ws, "--offers", "2", "-f", "csv")
-    assert result.exit_code == 0, result.stderr
-    reader = csv.DictReader(io.StringIO(result.stdout))
+    reader = csv.DictReader(io.StringIO(swings(ws, "csv", 2)))
     assert reader.fieldnames == [
         "input",
         "low",
@@ -148,10 +159,9 @@ def test_csv_has_a_column_per_offer_and_end(ws):
 
 
 def test_markdown(ws):
-    result = sensitivity(ws, "-f", "markdown")
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith("# Sensitivity")
-    table = [line for line in result.stdout.splitlines() if line.startswith("| ") and not line.startswith("| Input")]
+    text = swings(ws, "markdown")
+    assert text.startswith("# Sensitivity")
+    table = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Input")]
     assert [line.split("|")[1].strip() for line in table] == ORDER_TOP3
 
 
@@ -165,13 +175,13 @@ def test_out_writes_the_file(ws, tmp_path):
 
 def test_as_of_picks_the_index_level(ws):
     # on 2026-12-01 the index is 9.99: floaty sits at its cap 4.50 -> 4.50 / 435 and anchor leads
-    data = json.loads(run("sensitivity", "-w", ws, "--as-of", "2026-12-01", "--offers", "2", "-f", "json").stdout)
+    data = json.loads(swings(ws, "json", 2, as_of="2026-12-01"))
     assert data["offers"] == ["anchor", "floaty"]
     assert data["baseline"]["floaty"] == pytest.approx(4.5 / 435, rel=1e-12)
 
 
 def test_json_is_byte_identical_across_runs(ws):
-    assert sensitivity(ws, "-f", "json").stdout == sensitivity(ws, "-f", "json").stdout
+    assert swings(ws, "json") == swings(ws, "json")
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown"])

@@ -6,6 +6,9 @@ Hand figures (tests/data/rated, no demand: every offer fully used): alpha costs 
 successful tasks per GPU-hour, x the means of the availability and utilization factors (0.996667 x 0.983333). Monthly
 bill 4.75 x 100 x 730 = 346,750. +50% throughput cuts the cost
 per task to two thirds, so the saving is a third of the bill.
+
+The changed offer's figures in JSON, CSV and Markdown and the prices to win are rendered in process from the
+analysis; one JSON run, the tables and the refusals through the command.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import csv
 import io
 import json
 import math
+from datetime import date
 
 import pytest
 from clihelp import AS_OF, assert_error, run
@@ -42,6 +46,29 @@ def whatif(data_dir, *args):
     return run("whatif", "-w", data_dir / "rated", "--as-of", AS_OF, *args)
 
 
+def changed(data_dir, fmt: str, offer: str = "alpha", **asked) -> str:  # type: ignore[no-untyped-def]
+    """`procure whatif OFFER --throughput/--price/--one-off/--monthly ... -f fmt` rendered in process from the
+    analysis (procure/analysis/usecases/whatif.py what_if, procure/render/whatif.py whatif_text); `asked` as the
+    options are given (percentages as text, amounts as numbers)."""
+    from procure.analysis.usecases import Asked, what_if
+    from procure.render.whatif import whatif_text
+
+    found = what_if(data_dir / "rated", date.fromisoformat(AS_OF), offer, Asked(**asked), False, None)
+    return whatif_text(found.whatif, fmt)
+
+
+def to_win(workspace, fmt: str) -> str:  # type: ignore[no-untyped-def]
+    """`procure whatif --price-to-win -f fmt` rendered in process (procure/render/whatif.py price_to_win_text)."""
+    from procure.analysis.usecases import Asked, what_if
+    from procure.render.whatif import price_to_win_text
+
+    found = what_if(workspace, date.fromisoformat(AS_OF), None, Asked(), True, None)
+    return price_to_win_text(found.price_to_win, found.evaluation.currency, fmt)
+
+
+ASKED = {"throughput": "+50%", "one_off": 120_000.0, "monthly": 15_000.0}  # CHANGE's options
+
+
 def test_json(data_dir):
     result = whatif(data_dir, *CHANGE, "--format", "json")
     assert result.exit_code == 0, result.stderr
@@ -67,9 +94,7 @@ def test_json(data_dir):
 
 
 def test_json_never_pays_back_is_null(data_dir):
-    result = whatif(data_dir, "alpha", "--throughput", "+50%", "--monthly", "500000", "-f", "json")
-    assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
+    payload = json.loads(changed(data_dir, "json", throughput="+50%", monthly=500_000.0))
     assert payload["payback_months"] is None
     assert payload["net_monthly"] == pytest.approx(SAVING - 500_000, rel=1e-12)
     assert any("never pays back" in n for n in payload["notes"])
@@ -93,9 +118,7 @@ def test_table(data_dir):
 
 
 def test_csv(data_dir):
-    result = whatif(data_dir, *CHANGE, "--format", "csv")
-    assert result.exit_code == 0, result.stderr
-    rows = {r["figure"]: r for r in csv.DictReader(io.StringIO(result.stdout))}
+    rows = {r["figure"]: r for r in csv.DictReader(io.StringIO(changed(data_dir, "csv", **ASKED)))}
     assert float(rows["cost_per_task"]["before"]) == pytest.approx(BEFORE, rel=1e-12)
     assert float(rows["cost_per_task"]["after"]) == pytest.approx(AFTER, rel=1e-12)
     assert float(rows["throughput"]["after"]) == 450
@@ -106,9 +129,7 @@ def test_csv(data_dir):
 
 
 def test_markdown(data_dir):
-    result = whatif(data_dir, *CHANGE, "--format", "markdown")
-    assert result.exit_code == 0, result.stderr
-    text = result.stdout
+    text = changed(data_dir, "markdown", **ASKED)
     assert text.startswith("# What if: alpha\n")
     assert f"| Cost per 1,000 successful tasks | {BEFORE * 1000:.2f} | {AFTER * 1000:.2f} |" in text
     assert "| Output tok/s/GPU at the target | 300.0 | 450.0 |" in text
@@ -116,9 +137,7 @@ def test_markdown(data_dir):
 
 
 def test_price_change_json(data_dir):
-    result = whatif(data_dir, "delta", "--price", "-5%", "-f", "json")
-    assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
+    payload = json.loads(changed(data_dir, "json", "delta", price="-5%"))
     assert payload["before"]["rent"] == 4.20
     assert payload["after"]["rent"] == pytest.approx(4.20 * 0.95, rel=1e-12)
     assert payload["changes"] == ["price -5%"]
@@ -134,9 +153,7 @@ ALPHA_TIE = LEADER * TASKS_PER_HOUR - 0.75  # rent that ties: no discount, no pr
 
 
 def test_price_to_win_json(data_dir):
-    result = whatif(data_dir, "--price-to-win", "-f", "json")
-    assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
+    payload = json.loads(to_win(data_dir / "rated", "json"))
     assert payload["currency"] == "USD"
     rows = {r["id"]: r for r in payload["offers"]}
     assert [r["id"] for r in payload["offers"]] == ["bravo", "alpha", "delta", "echo"]
@@ -164,9 +181,7 @@ def test_price_to_win_table_csv_markdown(data_dir):
 
 
 def test_price_to_win_for_owned_and_per_token_offers(data_dir):
-    result = run("whatif", "--price-to-win", "-w", data_dir / "offer_kinds", "--as-of", AS_OF, "-f", "json")
-    assert result.exit_code == 0, result.stderr
-    rows = {r["id"]: r for r in json.loads(result.stdout)["offers"]}
+    rows = {r["id"]: r for r in json.loads(to_win(data_dir / "offer_kinds", "json"))["offers"]}
     assert rows["owned"]["note"] == "the leader"
     assert rows["tokens"]["price_to_tie"] is None and rows["tokens"]["note"] == "no rental price to negotiate"
 

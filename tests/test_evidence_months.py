@@ -52,6 +52,16 @@ def scorecard(ws: Path, *args: str) -> dict:
     return vendor
 
 
+def claimed(ws: Path, as_of: str, months: int | None = None) -> str:
+    """`procure scorecard --claim [--months N] --as-of DAY`: the claims drafted as Markdown, in process (the use
+    case and procure/render/claims.py)."""
+    from procure.analysis.usecases.evidence import scorecards
+    from procure.render.claims import claims_markdown
+
+    found = scorecards(ws, date.fromisoformat(as_of), None, months, True)
+    return claims_markdown(found.claims, found.evaluation.as_of)
+
+
 def incidents(path: Path, *rows: str) -> Path:
     path.write_text("start,end,impact,components\n" + "".join(r + "\n" for r in rows))
     return path
@@ -104,7 +114,7 @@ def test_importing_october_incidents_keeps_the_july_outage_and_its_credit(exampl
     assert months["2026-10"]["credits_owed"] == pytest.approx(october_owed)
     assert vendor["credits_owed_total"] == pytest.approx(JULY_OWED + october_owed)
     assert vendor["breached_months"] == ["2026-07", "2026-10"]
-    claim = run("scorecard", "--claim", "--as-of", "2026-11-29", "-w", example).stdout
+    claim = claimed(example, "2026-11-29")
     assert "| 2026-07 |" in claim and "| 2026-10 |" in claim
 
 
@@ -194,13 +204,13 @@ def test_a_monthly_claim_claims_only_the_months_shown(example):
     vendor = scorecard(example, "--as-of", "2026-11-29", "--months", "1")
     assert [m["month"] for m in vendor["months"]] == ["2026-10"]
     assert vendor["credits_owed_total"] == 0 and vendor["breached_months"] == []
-    claim = run("scorecard", "--claim", "--months", "1", "--as-of", "2026-11-29", "-w", example)
-    assert claim.exit_code == 0 and "2026-07" not in claim.stdout and "Total claimable now: 0.00 USD." in claim.stdout
+    claim = claimed(example, "2026-11-29", 1)
+    assert "2026-07" not in claim and "Total claimable now: 0.00 USD." in claim
     # the four months July to October hold July's credit
     four = scorecard(example, "--as-of", "2026-11-29", "--months", "4")
     assert [m["month"] for m in four["months"]] == ["2026-07", "2026-08", "2026-09", "2026-10"]
     assert four["credits_owed_total"] == pytest.approx(JULY_OWED, abs=0.005) and four["breached_months"] == ["2026-07"]
-    claim = run("scorecard", "--claim", "--months", "4", "--as-of", "2026-11-29", "-w", example).stdout
+    claim = claimed(example, "2026-11-29", 4)
     assert (
         f"| 2026-07 | 99.261% | 99.50% | 1.2% | 929,464.32 USD | {JULY_OWED:,.2f} USD |" in claim
     )  # keel credits automatically
@@ -218,13 +228,15 @@ def test_two_days_of_november_are_partial_and_do_not_hide_octobers_breach(exampl
     assert last["month"] == "2026-11" and last["partial"] is True
     assert last["availability"] is None and last["sla_breached"] is None and last["credits_owed"] is None  # not scored
     assert vendor["scored_through"] == "2026-10"
-    md = run("scorecard", "--format", "markdown", "--as-of", "2026-11-15", "-w", example).stdout
+    from procure.analysis.history import reevaluate
+    from procure.analysis.usecases.evidence import scorecards
+    from procure.render.scorecard import scorecard_text
+
+    md = scorecard_text(scorecards(example, date(2026, 11, 15), None, None).result, "markdown")
     assert "| 2026-11 (partial) |" in md
-    first = run("reevaluate", "--as-of", "2026-11-15", "--format", "json", "-w", example)
-    assert first.exit_code == 3, first.output
-    doc = json.loads(first.stdout)
-    assert doc["baseline_saved"] is None
-    assert any(b["condition"] == "sla-breach" and "2026-10" in b["detail"] for b in doc["breached"])
+    first = reevaluate(example, date(2026, 11, 15))  # the first run, breached by delivered evidence: not saved
+    assert first.diff is None and first.saved is None
+    assert any(b.condition == "sla-breach" and "2026-10" in b.detail for b in first.breached)
 
 
 def test_evidence_after_as_of_does_not_stretch_the_scorecard(example, tmp_path):

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from importhelp import run as import_run
 from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
 from schemacheck import problems
 from typer.testing import CliRunner
@@ -225,21 +226,34 @@ def signed(workspace_copy, tmp_path):
     metrics.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}))
     invoices = tmp_path / "invoices.csv"
     invoices.write_text(f"month,gpu_hours,output_tokens,amount\n2026-03,{HOURS},,292000\n")  # 4.00 x 73,000
-    done = run(
+    done = import_run(
         "actuals", "import", metrics, invoices, statuspage(tmp_path / "incidents.json"), "--offer", "alpha", "-w", ws
     )
     assert done.exit_code == 0, done.output
     return ws
 
 
-def scorecard_json(ws: Path, *args: str) -> dict:
-    result = run("scorecard", "--format", "json", "-w", ws, *args)
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+def scored(ws: Path, as_of: str, months: int | None = None, claims: bool = False):  # type: ignore[no-untyped-def]
+    """`procure scorecard [--months N] [--claim] --as-of DAY` at the use case, in process
+    (procure/analysis/usecases/evidence.py scorecards)."""
+    from procure.analysis.usecases.evidence import scorecards
+
+    return scorecards(ws, date.fromisoformat(as_of), None, months, claims)
+
+
+def scorecard_json(ws: Path, as_of: str, months: int | None = None) -> dict:
+    """`procure scorecard --format json`: the scorecard in the envelope every JSON output shares, rendered in
+    process."""
+    from procure.render.envelope import dumps
+    from procure.render.scorecard import scorecard_text
+
+    found = scored(ws, as_of, months)
+    ev = found.evaluation
+    return json.loads(dumps("scorecard", scorecard_text(found.result, "json"), ev.as_of, ev.inputs))
 
 
 def test_a_month_delivered_against_promised_with_an_incident_overlap(signed):
-    doc = scorecard_json(signed, "--as-of", "2026-04-01")
+    doc = scorecard_json(signed, "2026-04-01")
     assert doc["command"] == "scorecard" and any(i["path"] == "actuals/alpha/incidents.json" for i in doc["inputs"])
     (vendor,) = doc["vendors"]
     (march,) = vendor["months"]
@@ -264,24 +278,26 @@ def test_a_month_delivered_against_promised_with_an_incident_overlap(signed):
         339_450 / (56_612_765 * 0.9) / (4.75 / (750.50064 * DELIVERY_MEAN)) - 1, rel=1e-5
     )
     assert 0.031 < march["cost_overrun"] < 0.032
-    claim = run("scorecard", "--claim", "--as-of", "2026-04-01", "-w", signed)
-    assert (
-        claim.exit_code == 0
-        and "| 2026-03 | 99.059% | 99.50% | 10.0% | 292,000.00 USD | 29,200.00 USD |" in claim.stdout
-    )
+    from procure.render.claims import claims_markdown
+
+    found = scored(signed, "2026-04-01", claims=True)
+    claim = claims_markdown(found.claims, found.evaluation.as_of)
+    assert "| 2026-03 | 99.059% | 99.50% | 10.0% | 292,000.00 USD | 29,200.00 USD |" in claim
 
 
 def test_months_without_evidence_are_no_data(signed):
     # as of 2026-06-15 the months run to May; the incident history covers April and May (no incident: 100%)
-    doc = scorecard_json(signed, "--as-of", "2026-06-15")
+    doc = scorecard_json(signed, "2026-06-15")
     months = {m["month"]: m for m in doc["vendors"][0]["months"]}
     assert list(months) == ["2026-03", "2026-04", "2026-05"]
     assert months["2026-04"]["availability"] == 1.0
     assert months["2026-04"]["throughput_ratio"] is None and months["2026-04"]["output_tokens"] is None
-    md = run("scorecard", "--format", "markdown", "--as-of", "2026-06-15", "-w", signed).stdout
+    from procure.render.scorecard import scorecard_text
+
+    md = scorecard_text(scored(signed, "2026-06-15").result, "markdown")
     assert "| 2026-04 | no data | no data | no data | no data | 100.000% (99.50%) | no data | no data | none |" in md
     assert (
-        len(doc_months := scorecard_json(signed, "--as-of", "2026-06-15", "--months", "1")["vendors"][0]["months"]) == 1
+        len(doc_months := scorecard_json(signed, "2026-06-15", 1)["vendors"][0]["months"]) == 1
         and doc_months[0]["month"] == "2026-05"
     )
 
@@ -627,7 +643,7 @@ def test_a_month_billed_at_the_commitment_is_all_of_its_contract():
         evaluate(load_workspace(ROOT), date(2026, 11, 29), delivered=False).offer("keel-b200-mc").metrics["billed_gpus"]
         > 256
     )
-    (vendor,) = scorecard_json(ROOT, "--as-of", "2026-11-29")["vendors"]
+    (vendor,) = scorecard_json(ROOT, "2026-11-29")["vendors"]
     may = vendor["months"][0]
     assert may["month"] == "2026-05" and may["billed_gpu_hours"] == 190_464
     assert may["contracted_gpu_hours"] == 256 * 744 and may["billed_vs_contracted"] == 1.0
@@ -644,7 +660,7 @@ def test_no_signed_vendor_says_so_in_one_line(workspace_copy):
             == "No signed vendor has evidence in actuals/ as of 2026-11-29: import it with procure actuals import FILE "
             "--offer ID.\n"
         ), args
-    assert scorecard_json(ws, "--as-of", "2026-11-29")["vendors"] == []
+    assert scorecard_json(ws, "2026-11-29")["vendors"] == []
     claims = json.loads(run("scorecard", "--claim", "--format", "json", "-w", ws, "--as-of", "2026-11-29").stdout)
     assert claims["vendors"] == [] and claims["command"] == "scorecard"
 
@@ -694,8 +710,10 @@ def test_utilization_evidence_counts_the_billed_gpus(tmp_path):
             line if line.startswith("#") else line + (",busy_gpu_hours" if line.startswith("month") else ",150000")
         )
     metrics.write_text("\n".join(rows) + "\n")
-    doc = json.loads(run("compare", "-w", ws, "--as-of", "2026-12-01", "--format", "json").stdout)
-    keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
+    from procure.analysis.evaluate import evaluate
+    from procure.io.workspace import load_workspace
+
+    keel = evaluate(load_workspace(ws), date(2026, 12, 1)).offer("keel-b200-mc").model_dump(mode="json")
     assert keel["metrics"]["gpus_needed"] < 200 and keel["metrics"]["billed_gpus"] == 256
     assert keel["evidence"]["months"] == 6
     by_hand = 4 * 150_000 / (256 * 744) + 2 * 150_000 / (256 * 720)
@@ -703,7 +721,6 @@ def test_utilization_evidence_counts_the_billed_gpus(tmp_path):
     assert keel["evidence"]["exposure_months"] == pytest.approx(4.777806, rel=1e-6)
     # at today's demand (150 M tasks) the demand fit would bill about 269 GPUs; the invoices' 256 still weigh it
     (ws / "procure.yaml").write_text(config)
-    doc = json.loads(run("compare", "-w", ws, "--as-of", "2026-12-01", "--format", "json").stdout)
-    keel = next(o for o in doc["offers"] if o["id"] == "keel-b200-mc")
+    keel = evaluate(load_workspace(ws), date(2026, 12, 1)).offer("keel-b200-mc").model_dump(mode="json")
     assert keel["metrics"]["billed_gpus"] > 260
     assert keel["evidence"]["exposure_months"] == pytest.approx(by_hand, rel=1e-12)
