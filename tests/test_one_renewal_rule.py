@@ -38,9 +38,10 @@ def workspace(root: Path, contract: dict, months: int) -> Path:
 
 
 def cash_prices(root: Path, months: int) -> list[float]:
-    """The cash flow's rent per GPU-hour in months 1..months (100 GPUs billed at the demand as stated)."""
+    """The cash flow's rent per GPU-hour in months 1..months (150 GPUs billed: the expected demand of the paths 1x and
+    2x of 100 GPUs' tasks, half likely each, the demand the plan is solved over)."""
     flow = evaluate(load_workspace(root), AS_OF, None, months).offer("commit").cashflow
-    assert flow.months[1].gpus == pytest.approx(100)
+    assert flow.months[1].gpus == pytest.approx(150)
     return [f.rent / (f.gpus * 730) for f in flow.months[1:]]
 
 

@@ -12,7 +12,8 @@ present-value cost, and the present value of cost per present value of successfu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import partial
@@ -111,13 +112,14 @@ class HorizonResult(PerThousand):
     )
 
 
-def bridge_horizons(records, tasks_per_month: float | None, penalty: float, basis: str, currency: str) -> None:  # type: ignore[no-untyped-def]
-    """For every offer delivered after month 1, the months before its delivery: their demand (workload.tasks_per_month
-    a month) served by the cheapest acceptable offer delivered in month 1 at its cost per task, or, when none is,
-    priced unserved at `penalty` (the plan's unserved price: plan.unserved_penalty_per_task, else bought on demand at
-    the market price, procure/analysis/unserved.py), `basis` saying where it comes from. Written into each
-    HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its notes."""
-    if not tasks_per_month:
+def bridge_horizons(records, demand: Sequence[float] | None, penalty: float, basis: str, currency: str) -> None:  # type: ignore[no-untyped-def]
+    """For every offer delivered after month 1, the months before its delivery: their demand (`demand`, the tasks
+    of months 1..horizon the cash flows count) served by the cheapest acceptable offer delivered in month 1 at its
+    cost per task, or, when none is, priced unserved at `penalty` (the plan's unserved price:
+    plan.unserved_penalty_per_task, else bought on demand at the market price, procure/analysis/unserved.py), `basis`
+    saying where it comes from. Written into each HorizonResult (`bridge`, `bridge_by`, `bridge_cost`) and its
+    notes."""
+    if not demand or not any(demand):
         return
     usable = [r for r in records if r.acceptable and r.cashflow is not None and r.metrics.get("cost_per_task")]
     ready = [r for r in usable if r.cashflow.delivery_month == 1]
@@ -127,7 +129,7 @@ def bridge_horizons(records, tasks_per_month: float | None, penalty: float, basi
         if flow is None or flow.delivery_month <= 1:
             continue
         before = flow.delivery_month - 1
-        tasks = tasks_per_month * before
+        tasks = sum(demand[:before])
         span, verb = ("month 1", "is") if before == 1 else (f"months 1-{before}", "are")
         if best is not None and best is not record:
             cost_per_task = float(best.metrics["cost_per_task"])
@@ -233,12 +235,27 @@ def renewal_rent(
     return rent + h * (index_then - index_now)
 
 
-def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> list[tuple[int, float, str, int]]:  # type: ignore[no-untyped-def]
+def billed_for(record, tasks: float) -> float:  # type: ignore[no-untyped-def]
+    """The GPUs a month whose demand is `tasks` bills: the cost model's demand fit (step 11) at that month's demand,
+    min(max(needed, committed), most available), needed = tasks / (capacity x 730)."""
+    capacity = record.metrics.get("capacity_per_gpu_hour")
+    if not capacity:
+        return record.metrics.get("billed_gpus") or 0.0
+    needed = tasks / (capacity * HOURS_PER_MONTH)
+    committed = kind_named(record.pricing_basis).committed(record.terms)
+    most = float(record.max_gpus) if record.max_gpus else math.inf
+    return min(max(needed, committed), most)
+
+
+def service_months(  # type: ignore[no-untyped-def]
+    record, horizon: int, config: HorizonConfig, as_of: date, demand: Sequence[float] | None = None
+) -> list[tuple[int, float, str, int]]:
     """(month, GPUs, phase, contract month) for months 1..horizon: nothing before delivery, the ramp
-    from delivery, then every GPU the demand fit bills; the term counts from delivery."""
+    from delivery, then every GPU the month's demand bills (`demand`: tasks in months 1..horizon, the workspace's
+    expected demand; None: the GPUs today's demand fit bills, every month); the term counts from delivery."""
     terms = record.terms
     start = delivery_month(terms.delivery, as_of, config.expected_delay_weeks)
-    target = record.metrics.get("billed_gpus") or 0.0
+    flat = record.metrics.get("billed_gpus") or 0.0
     ramp = terms.contract.ramp.gpus_by_month if terms.contract.ramp else None
     found = []
     for month in range(1, horizon + 1):
@@ -246,6 +263,7 @@ def service_months(record, horizon: int, config: HorizonConfig, as_of: date) -> 
         if month < start:
             found.append((month, 0.0, "before delivery", k))
             continue
+        target = flat if demand is None else billed_for(record, demand[month - 1])
         gpus = float(min(target, ramp[k - 1])) if ramp is not None and k - 1 < len(ramp) else float(target)
         after = (
             "replacement" if kind_named(record.pricing_basis).month_rule == "equipment" else "renewal"
@@ -539,7 +557,7 @@ def _month_flows(
     drawn: dict[int, float],
     horizon: int,
     as_of: date,
-    tasks_per_month: float | None,
+    demand: Sequence[float] | None,
     vendor_default_rate: float,
 ) -> list[MonthFlow]:
     """Months 1..horizon: each month's costs, the expected loss on the prepayment not yet earned, the successful
@@ -551,9 +569,10 @@ def _month_flows(
     capacity = record.metrics.get("costed_capacity_per_gpu_hour") or record.metrics.get("capacity_per_gpu_hour")
     unearned = sum(drawn.values())
     flows = []
-    for month, gpus, phase, k in service_months(record, horizon, config, as_of):
+    for month, gpus, phase, k in service_months(record, horizon, config, as_of, demand):
         flow = MonthFlow(month=month, gpus=gpus, phase=phase, index_level=offer.index_at(month))
         hours = gpus * HOURS_PER_MONTH
+        tasks_per_month = demand[month - 1] if demand is not None else None
         if month >= start:
             _price_month(flow, offer, charges, equipment, credit_share, k, tasks_per_month)
         # The prepayment not yet earned is lost if the vendor fails: the expected loss is the monthly
@@ -631,11 +650,12 @@ def schedule(
     index_level: float | None,
     cost_of_capital: float,
     fte_cost_year: float,
-    tasks_per_month: float | None,
+    demand: Sequence[float] | None,
     vendor_default_rate: float = 0.0,
     price_shift: float = 0.0,
 ) -> HorizonResult:
-    """The monthly cash flow of one evaluated offer (an OfferRecord) over `horizon` months.
+    """The monthly cash flow of one evaluated offer (an OfferRecord) over `horizon` months, `demand` the tasks wanted
+    in months 1..horizon (procure.model.demand.expected_demand; None: every billed GPU is used).
 
     `price_shift` moves the list price per GPU-hour (workspace currency; an index-linked offer's
     spread) for the price to tie."""
@@ -655,9 +675,7 @@ def schedule(
     signing.fees = charges.once
     months = [
         signing,
-        *_month_flows(
-            offer, charges, equipment, credit_share, drawn, horizon, as_of, tasks_per_month, vendor_default_rate
-        ),
+        *_month_flows(offer, charges, equipment, credit_share, drawn, horizon, as_of, demand, vendor_default_rate),
     ]
     for flow in months:
         flow.total = flow.row_total()

@@ -436,8 +436,10 @@ def _horizon_schedule(
     """The cash flow of one offer over the horizon with the workspace's assumptions, its list price moved by
     `shift` (what the price to tie solves for)."""
     from procure.analysis.cashflow import schedule
+    from procure.model.demand import expected_demand
 
     config = workspace.config
+    demand = expected_demand(config, horizon) if horizon else None
 
     def plan_of(record: OfferRecord, shift: float = 0.0) -> HorizonResult:
         return schedule(
@@ -449,7 +451,7 @@ def _horizon_schedule(
             index_level.price if index_level else None,  # type: ignore[arg-type]
             config.assumptions.cost_of_capital,
             config.assumptions.fte_cost_year,
-            config.workload.tasks_per_month,
+            demand,
             config.assumptions.vendor_default_rate,
             shift,
         )
@@ -468,6 +470,7 @@ def _over_horizon(
     """Each offer's cash flow and horizon metrics; an offer with no successful task within the horizon is not
     acceptable. The months before a late delivery are bridged by the cheapest offer delivered in month 1."""
     from procure.analysis.cashflow import bridge_horizons
+    from procure.model.demand import expected_demand
 
     for record in records:
         plan = plan_of(record)
@@ -489,7 +492,7 @@ def _over_horizon(
 
         found = market_unserved_price(config, offers, [r.metrics for r in records], index_level)
         penalty, basis = found.per_task, found.basis
-    bridge_horizons(records, config.workload.tasks_per_month, penalty, basis, config.currency)
+    bridge_horizons(records, expected_demand(config, horizon), penalty, basis, config.currency)
 
 
 def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:

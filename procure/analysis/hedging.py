@@ -483,8 +483,10 @@ def hedge_plan(
     offer_id: str | None = None,
     rent_source: str = "market/rent.csv",
     horizon: HorizonConfig | None = None,
+    demand: list[float] | None = None,
 ) -> HedgePlan:
-    """Exposure from delivery, the hedge ratio with its precision, the ladder, the stress at the forward."""
+    """Exposure from delivery (the GPUs `demand`, the tasks of each month, bills; None: today's), the hedge ratio with
+    its precision, the ladder, the stress at the forward."""
     horizon = horizon or HorizonConfig()
     record = _hedged_offer(ev, config, offer_id)
     latest = _latest_index(index, ev.as_of)
@@ -492,7 +494,7 @@ def hedge_plan(
     notes: list[str] = []
     regression, ratio, basis, basis_source = _fit_ratio(record, config, history, rent, rent_source, ev.as_of, notes)
     basis_note = notes[-1] if basis_source == "prior" else f"fitted on {rent_source}: {basis:.4f} per {config.period}"
-    months = service_months(record, config.horizon_months, horizon, ev.as_of)
+    months = service_months(record, config.horizon_months, horizon, ev.as_of, demand)
     exposure = _exposure(record, months, horizon, notes)
     floating_hours = sum(e.gpu_hours for e in exposure if e.floating)
     nothing = _nothing_to_hedge(record, exposure, config, horizon, floating_hours)
@@ -588,7 +590,10 @@ def plan_for_workspace(
     if rent is None and not (record and kind_named(record.pricing_basis).index_rent is not None):
         rent = ws.rent
     rent_levels, source = (rent.levels(), rent.display) if rent is not None else (None, "")
-    return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon)
+    from procure.model.demand import expected_demand
+
+    demand = expected_demand(ws.config, ws.config.hedge.horizon_months)
+    return hedge_plan(ev, ws.config.hedge, index_levels, rent_levels, fx, chosen, source, ws.config.horizon, demand)
 
 
 PLAN_HEDGE_ID = "plan"

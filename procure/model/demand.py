@@ -57,6 +57,24 @@ def horizon_months(config: WorkspaceConfig) -> int:
     return spec.months or config.horizon.months or DEFAULT_MONTHS
 
 
+def expected_demand(config: WorkspaceConfig, months: int) -> list[float] | None:
+    """The demand every surface counts, months 1..`months`: the scenarios' expected level, the trend start x (1 +
+    growth)^(month - 1) (sampled paths are mean-corrected; explicit paths put their expected factor on it), so that the
+    cash flow of one offer and the plan count one demand; without `demand:`, workload.tasks_per_month every month.
+    None: no demand stated (every billed GPU is taken as used)."""
+    spec = config.demand
+    if spec is None:
+        flat = config.workload.tasks_per_month
+        return None if flat is None else [float(flat)] * months
+    start = spec.start if spec.start is not None else config.workload.tasks_per_month
+    if start is None:
+        return None
+    factor = 1.0
+    if spec.paths is not None:
+        factor = sum(p.factor * p.probability for p in spec.paths) / sum(p.probability for p in spec.paths)
+    return [start * factor * (1 + spec.growth) ** month for month in range(months)]
+
+
 def scenarios(config: WorkspaceConfig, count: int | None = None) -> Scenarios:
     """The demand scenarios procure.yaml describes (`count` replaces demand.scenarios)."""
     spec = demand_config(config)
