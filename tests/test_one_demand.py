@@ -74,3 +74,15 @@ def test_the_hedge_of_one_offer_is_sized_on_the_same_demand(tmp_path):
     ev = evaluate(ws, AS_OF, None, 3)
     hedge = plan_for_workspace(ws, ev, "commit")
     assert [e.gpu_hours for e in hedge.exposure] == pytest.approx([100 * 730, 110 * 730, 121 * 730])
+
+
+def test_cashflow_counts_the_plans_months_where_no_horizon_is_stated(tmp_path):
+    # demand: over 3 months and no horizon: section at all: `procure cashflow` counts the plan's 3 months, not 36
+    from procure.analysis.usecases import cash_flows
+
+    cfg = config()
+    cfg["demand"] = {"months": 3, "start": 100 * TASKS_PER_GPU_MONTH, "growth": 0.0}
+    root = write(tmp_path, cfg, [offer("commit", gpus=0, max_gpus=1000, gpu_hour=4.0, valid_until="2029-12-31")])
+    flows = cash_flows(root, AS_OF, None, None, None)
+    assert flows.evaluation.horizon_months == 3
+    assert cash_flows(root, AS_OF, 5, None, None).evaluation.horizon_months == 5  # --horizon asks for another

@@ -17,6 +17,7 @@ from procure.errors import InputError, Problem
 from procure.model.inputs import DemandConfig, WorkspaceConfig
 
 DEFAULT_MONTHS = 24
+DEFAULT_CASH_MONTHS = 36  # a cash flow with no demand stated: a three-year view, the longest usual term
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,15 @@ def surface_horizon(config: WorkspaceConfig) -> int | None:
     if config.horizon.months is None:
         return None
     return (config.demand.months if config.demand is not None else None) or config.horizon.months
+
+
+def cash_horizon(config: WorkspaceConfig) -> int:
+    """The horizon a cash flow is counted over when no option asks for another (`procure cashflow`, the workbook's
+    horizon sheet): with `demand:`, the plan's (horizon_months), so that the cash flow and the plan count the same
+    months whether or not horizon.months is stated; else horizon.months, else 36 (DEFAULT_CASH_MONTHS)."""
+    if config.demand is not None:
+        return horizon_months(config)
+    return config.horizon.months or DEFAULT_CASH_MONTHS
 
 
 def horizon_months(config: WorkspaceConfig) -> int:

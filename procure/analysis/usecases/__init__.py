@@ -9,7 +9,7 @@ One module per subject; every use case is named here too, so `from procure.analy
 finds it wherever it lives.
 """
 
-from procure.analysis.usecases.base import DEFAULT_HORIZON, Progress, no_progress, ranks_by_horizon
+from procure.analysis.usecases.base import Progress, no_progress, ranks_by_horizon
 from procure.analysis.usecases.checks import Grades, Validated, grades, validation
 from procure.analysis.usecases.compare import (
     Comparison,
@@ -27,7 +27,6 @@ from procure.analysis.usecases.report import Reporting, reporting
 from procure.analysis.usecases.whatif import Asked, WhatIfs, what_if
 
 __all__ = [
-    "DEFAULT_HORIZON",
     "Asked",
     "CashFlows",
     "Comparison",

@@ -12,9 +12,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, bool], AbstractContextManager[Callable[[int, int], None] | None]]
 
-# The horizon in months when neither --horizon nor horizon.months in procure.yaml gives one.
-DEFAULT_HORIZON = 36
-
 
 @contextlib.contextmanager
 def no_progress(label: str, shown: bool) -> Iterator[None]:

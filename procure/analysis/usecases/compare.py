@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from procure.analysis.usecases.base import DEFAULT_HORIZON, Progress, known_offers, no_progress, ranks_by_horizon
+from procure.analysis.usecases.base import Progress, known_offers, no_progress, ranks_by_horizon
 
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
@@ -74,14 +74,14 @@ def comparison(
 
 def _workbook_sheets(result: Comparison, as_of: date | None) -> None:
     """The workbook's analyses beside the offers: the offers over the horizon (this evaluation's, or one over
-    horizon.months, else 36), the sensitivity of the top three."""
+    cash_horizon's), the sensitivity of the top three."""
     from procure.analysis.evaluate import evaluate_with_inputs, offer_sensitivity
 
     ws, ev = result.workspace, result.evaluation
     if not ev.horizon_months:
-        from procure.model.demand import surface_horizon
+        from procure.model.demand import cash_horizon
 
-        result.horizon_flows, _ = evaluate_with_inputs(ws, as_of, None, surface_horizon(ws.config) or DEFAULT_HORIZON)
+        result.horizon_flows, _ = evaluate_with_inputs(ws, as_of, None, cash_horizon(ws.config))
     if ev.ranked:
         result.sensitivity = offer_sensitivity(ws, ev, result.inputs, [o.id for o in ev.ranked][:3])
 

@@ -8,8 +8,6 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from procure.analysis.usecases.base import DEFAULT_HORIZON
-
 if TYPE_CHECKING:
     from procure.analysis.evaluate import CostInputs, Evaluation
     from procure.analysis.plan import PlanResult
@@ -27,16 +25,17 @@ class CashFlows:
 def cash_flows(
     workspace: Path, as_of: date | None, horizon: int | None, offer: str | None, top: int | None
 ) -> CashFlows:
-    """Every offer's schedule over `horizon` months (default: horizon.months in procure.yaml, else 36), ranked over
-    it; `offer` must be one of the workspace's, and is not given with `top` (one schedule, or a ranking)."""
+    """Every offer's schedule over `horizon` months (default: model/demand.py's cash_horizon, the plan's horizon where
+    demand: is stated, else horizon.months, else 36), ranked over it; `offer` must be one of the workspace's, and is
+    not given with `top` (one schedule, or a ranking)."""
     from procure.analysis.evaluate import evaluate_with_inputs
     from procure.errors import InputError, Problem, unknown_offer
     from procure.io.workspace import load_workspace
 
     ws = load_workspace(workspace)
-    from procure.model.demand import surface_horizon
+    from procure.model.demand import cash_horizon
 
-    months = horizon or surface_horizon(ws.config) or DEFAULT_HORIZON
+    months = horizon or cash_horizon(ws.config)
     ev, inputs = evaluate_with_inputs(ws, as_of, None, months, True)
     if offer is not None and offer not in {o.id for o in ev.offers}:
         raise InputError([unknown_offer(offer, [o.id for o in ev.offers])])
