@@ -81,3 +81,16 @@ def test_demand_below_its_gpus_leaves_nothing_idle():
     assert hourly["billed_gpus"] == pytest.approx(needed) and hourly["fill"] == pytest.approx(1.0)
     assert monthly["billed_gpus"] == 32 and monthly["fill"] == pytest.approx(needed / 32)
     assert monthly["cost_per_task"] > hourly["cost_per_task"]
+
+
+def test_its_exit_is_to_stop_using_it():
+    """Capacity billed for the hours it runs is left by not running it: the term sheet does not say the whole term is
+    owed, as it does for GPUs billed every month of the term."""
+    from procure.analysis.memo import memo_figures
+    from procure.render.board import board_memo
+
+    ev = evaluate(load_workspace(REAL), date(2026, 11, 29))
+    terms = board_memo(ev, memo_figures(ev, [], None, None, "", None)).terms
+    assert terms.offer == "nebius-b200"
+    assert terms.exit_terms.startswith("billed for the hours used: nothing is owed for capacity not used")
+    assert "no termination for convenience" not in terms.exit_terms

@@ -84,6 +84,8 @@ def _term_sheet(record: OfferRecord, ev: Evaluation, figures: TermFigures) -> Te
             f"termination for convenience on {c.termination.notice_months} months' notice, fee "
             f"{cash(c.termination.fee, ev.currency)}"
         )
+    elif t.usage_billed:
+        exits.append("billed for the hours used: nothing is owed for capacity not used")
     else:
         exits.append("no termination for convenience")
     if figures.exit_cost is not None:

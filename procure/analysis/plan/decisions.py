@@ -84,6 +84,8 @@ def exit_text(offer: Offer, currency: str) -> str:
             f"termination on {c.termination.notice_months} months' notice, fee {c.termination.fee:,.0f} "
             f"{offer.pricing.currency}"
         )
+    elif offer.usage_billed:
+        parts.append("billed for the hours used: nothing is owed for capacity not used")
     else:
         parts.append("no termination for convenience stated: the whole term is owed")
     if c.exit is not None and (c.exit.offboarding or c.exit.egress_tb):
