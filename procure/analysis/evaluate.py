@@ -147,9 +147,14 @@ def no_acceptable_offer(ev: Evaluation, command: str, option: str = "", instead:
 
 
 class Summary(PerThousand):
-    """The decision in figures: leader, runner-up, the gap, and what would change it."""
+    """The ranking in figures: leader, runner-up, the gap, and what would change it. What to buy is the
+    evaluation's `recommendation` (the plan over the demand scenarios where procure.yaml states one), as `procure
+    decide` writes it."""
 
-    recommended: str | None
+    recommended: str | None = Field(
+        description="the ranking's first offer, the cheapest acceptable one at today's stated demand (a name kept for "
+        "scripts); what to buy is `recommendation`, which names this offer only when it is the single-offer answer"
+    )
     runner_up: str | None
     gap_per_task: float | None = Field(description="runner-up minus recommended cost per task")
     gap_share: float | None = Field(description="the gap as a share of the recommended cost per task")
