@@ -86,3 +86,15 @@ def test_cashflow_counts_the_plans_months_where_no_horizon_is_stated(tmp_path):
     flows = cash_flows(root, AS_OF, None, None, None)
     assert flows.evaluation.horizon_months == 3
     assert cash_flows(root, AS_OF, 5, None, None).evaluation.horizon_months == 5  # --horizon asks for another
+
+
+def test_the_horizon_names_the_demand_it_counts(tmp_path):
+    from procure.render.cashflow import horizon_caption
+
+    root = workspace(tmp_path, [{"name": "only", "factor": 1.0, "probability": 1.0}])
+    caption = horizon_caption(evaluate(load_workspace(root), AS_OF, None, 3))
+    # 100 GPU-months of tasks: 100 x 788,400 = 78.84 M tasks in month 1
+    assert (
+        "Horizon 3 months from 2026-12-01, each month wanting the plan's expected demand (78.8 M tasks in month 1, "
+        "growing 10.0% a month)" in caption
+    )

@@ -146,6 +146,15 @@ def no_acceptable_offer(ev: Evaluation, command: str, option: str = "", instead:
     return InputError([Problem(command, None, option, message)])
 
 
+class HorizonDemand(BaseModel):
+    """The demand the horizon's cash flows count (procure/model/demand.py's expected_demand): the plan's with
+    `demand:`, else today's stated demand every month."""
+
+    first_month: float = Field(description="tasks wanted in month 1")
+    growth: float = Field(description="growth a month")
+    source: str = Field(description="demand (the plan's expected demand) or workload.tasks_per_month")
+
+
 class Summary(PerThousand):
     """The ranking in figures: leader, runner-up, the gap, and what would change it. What to buy is the
     evaluation's `recommendation` (the plan over the demand scenarios where procure.yaml states one), as `procure
@@ -207,6 +216,9 @@ class Evaluation(BaseModel):
     )
     uncertainty: UncertaintyInfo | None = None
     horizon_months: int | None = None
+    horizon_demand: HorizonDemand | None = Field(
+        None, description="the demand each month of the horizon's cash flows wants (null: no horizon, or none stated)"
+    )
     rank_by: str = Field("cost_per_task", description="cost_per_task, or horizon_cost_per_task with a horizon")
     offers: list[OfferRecord]
 
@@ -500,6 +512,20 @@ def _over_horizon(
     bridge_horizons(records, expected_demand(config, horizon), penalty, basis, config.currency)
 
 
+def _horizon_demand(config: Any, horizon: int | None) -> HorizonDemand | None:
+    from procure.model.demand import expected_demand
+
+    wanted = expected_demand(config, horizon) if horizon else None
+    if not wanted:
+        return None
+    stated = config.demand is not None
+    return HorizonDemand(
+        first_month=wanted[0],
+        growth=config.demand.growth if stated else 0.0,
+        source="demand" if stated else "workload.tasks_per_month",
+    )
+
+
 def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:
     """The acceptable offers, cheapest first by `rank_key` (ties by id), numbered from 1."""
     ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
@@ -649,6 +675,7 @@ def evaluate_with_inputs(
         ),
         uncertainty=info,
         horizon_months=horizon,
+        horizon_demand=_horizon_demand(config, horizon),
         rank_by=rank_key,
         offers=ranked + rest,
     )

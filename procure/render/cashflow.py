@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.render.fit import prioritise
-from procure.render.formats import DASH, count, markdown_table, md_cell, money, number, per_k, per_thousand
+from procure.render.formats import DASH, count, markdown_table, md_cell, money, number, per_k, per_thousand, prose_count
 from procure.textsafe import csv_writer
 
 if TYPE_CHECKING:
@@ -78,9 +78,22 @@ def horizon_caption(ev: Evaluation) -> str:
     counted = next((r.cashflow.sla_credits_counted for r in ev.offers if r.cashflow), False)
     rule += "; SLA credits " + ("counted" if counted else "shown, not counted")
     return (
-        f"Horizon {ev.horizon_months} months from {ev.as_of}; after its term an offer renews at {rule}; NPV at the "
-        f"cost of capital {ev.assumptions.cost_of_capital:.0%}; ranked by {ev.rank_by.replace('_', ' ')}."
+        f"Horizon {ev.horizon_months} months from {ev.as_of}{demand_words(ev)}; after its term an offer renews at "
+        f"{rule}; NPV at the cost of capital {ev.assumptions.cost_of_capital:.0%}; ranked by "
+        f"{ev.rank_by.replace('_', ' ')}."
     )
+
+
+def demand_words(ev: Evaluation) -> str:
+    """The demand each month wants, named beside the horizon: the plan's, or today's stated demand."""
+    d = ev.horizon_demand
+    if d is None:
+        return ", every billed GPU used (no demand stated)"
+    tasks = prose_count(d.first_month, "tasks")
+    if d.source == "demand":
+        growing = f", growing {d.growth:.1%} a month" if d.growth else ""
+        return f", each month wanting the plan's expected demand ({tasks} in month 1{growing})"
+    return f", each month wanting the stated {tasks} (workload.tasks_per_month)"
 
 
 def flow_rows(record: OfferRecord) -> tuple[list[str], list[list[str]]]:

@@ -147,6 +147,7 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
     from markupsafe import Markup
 
+    from procure.render.cashflow import demand_words
     from procure.textsafe import visible
 
     env = Environment(
@@ -168,6 +169,7 @@ def _environment(folder: Path):  # type: ignore[no-untyped-def]
         percent=formats.percent,
         number=formats.number,
         label=lambda s: str(s).replace("_", " "),
+        demand_words=demand_words,
     )
     env.tests["long_text"] = lambda value: len(str(value or "")) > NOTE_LIMIT
     env.globals["NOTE_LIMIT"] = NOTE_LIMIT
