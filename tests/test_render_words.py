@@ -19,20 +19,11 @@ MONEY = re.compile(
     re.I,
 )
 WRITING = {"formats.py"}  # the one way of writing a figure (money, counts, shares), magnitudes included
-# (module:function): findings. Chart geometry (an axis, a bar's extent) and a few words' thresholds still here.
+# (module:function): findings. Chart geometry: an axis's extent, a chart's size, the order of a tornado's bars.
 EXCEPTIONS = {
-    "board_plan.py:holding_words": 1,
-    "board_risks.py:_tasks": 1,
     "charts.py:fit_width": 1,
     "charts.py:cost_curve": 1,
-    "charts.py:plan_frontier": 2,
     "charts_ranges.py:tornado": 1,
-    "charts_time.py:_thousands": 2,
-    "documents.py:_signing_words": 1,
-    "ranking.py:list_cell": 2,
-    "scorecard.py:scorecard_markdown": 1,
-    "scorecard.py:scorecard_table": 1,
-    "workbook.py:_kind_cost": 1,
 }
 
 

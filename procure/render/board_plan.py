@@ -26,7 +26,7 @@ from procure.render.board_words import (
     per_k,
     with_words,
 )
-from procure.render.formats import cash, clip, month_range, prose_count
+from procure.render.formats import cash, clip, month_range, prose_count, small_share
 
 
 def _months(line_start: int | None, line_end: int | None) -> str:
@@ -127,10 +127,9 @@ def holding_words(plan: PlanResult, fig: MemoFigures) -> list[str]:
         )
     if plan.unserved_tasks > 0 and not plan.served.startswith("Every"):
         # the plan's sentence in the memo's figures: counts and money to three significant figures
-        share = f"{plan.unserved_share:.1%}" if plan.unserved_share >= 0.001 else f"{plan.unserved_share:.2%}"
         words.append(
-            f"{share} of the expected demand is left unserved ({prose_count(plan.unserved_tasks)} tasks over the "
-            "horizon; the scenarios below give the worst), "
+            f"{small_share(plan.unserved_share)} of the expected demand is left unserved "
+            f"({prose_count(plan.unserved_tasks)} tasks over the horizon; the scenarios below give the worst), "
             f"priced apart from the cash at {cash(plan.shortfall_cost, plan.currency)}."
         )
     return words

@@ -23,7 +23,7 @@ from procure.model.units import per_thousand
 from procure.render.board_words import (
     with_words,
 )
-from procure.render.formats import cash, clip, month_range, prose_count
+from procure.render.formats import cash, clip, month_range, prose_count, whole_millions
 
 
 def offer_risks(
@@ -213,11 +213,6 @@ def plan_risks(plan: PlanResult, ev: Evaluation, f: PlanRisks, hedge_asked: bool
     return risks + _plan_wide_risks(plan, ev, f, hedge_asked)
 
 
-def _tasks(count: float) -> str:
-    """A count of tasks as a board reads it: '115 M' from a million up."""
-    return f"{count / 1e6:,.0f} M" if count >= 1e6 else f"{count:,.0f}"
-
-
 def _priced(shortfall: float | None, price: float | None, cur: str) -> str:
     """The price unserved tasks are counted at, when the shortfall is priced."""
     if price is not None and shortfall:
@@ -227,7 +222,7 @@ def _priced(shortfall: float | None, price: float | None, cur: str) -> str:
 
 def _unserved_words(tasks: float, share: float, shortfall: float, price: float | None, cur: str) -> str:
     """The demand a risk leaves unserved and its shortfall, apart from the cash."""
-    return f"{share:.0%} of demand ({_tasks(tasks)} tasks) unserved{_priced(shortfall, price, cur)}"
+    return f"{share:.0%} of demand ({whole_millions(tasks)} tasks) unserved{_priced(shortfall, price, cur)}"
 
 
 def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
@@ -245,7 +240,7 @@ def _late_delivery_risk(v: VendorRisks, record: OfferRecord, cur: str) -> Risk:
     basis = "per month late: its capacity bought on demand" if extra > 0 else "per month late: no extra cash"
     if stranded:
         priced = _priced(v.late_shortfall, price, cur)
-        basis += f"; {_tasks(v.late_shortfall_tasks)} tasks unserved per month late{priced}"
+        basis += f"; {whole_millions(v.late_shortfall_tasks)} tasks unserved per month late{priced}"
     elif extra <= 0:
         basis = "none: the rest of the plan's capacity covers the demand meanwhile"
     return Risk(

@@ -22,6 +22,7 @@ from procure.analysis.evaluate import Evaluation
 from procure.analysis.record import OfferRecord
 from procure.model.inputs import OPERATING_JOBS
 from procure.model.units import per_thousand
+from procure.render.formats import axis_amount
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -659,11 +660,7 @@ def plan_frontier(plan: PlanResult) -> str:
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(6))
-    ax.xaxis.set_major_formatter(
-        FuncFormatter(
-            lambda v, _: f"{v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"
-        )
-    )
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: axis_amount(v, 2)))
     ax.set_xlabel(
         f"CVaR {plan.cvar_alpha:.0%} of a path's cost a month, {plan.currency} (the mean of the worst "
         f"{1 - plan.cvar_alpha:.0%} of paths)",

@@ -21,6 +21,7 @@ from procure.render.charts import (
     style_axes,
     to_svg,
 )
+from procure.render.formats import axis_amount
 
 if TYPE_CHECKING:
     from procure.analysis.hedging import HedgePlan
@@ -109,9 +110,7 @@ def hedge_stress(plan: HedgePlan) -> str:
 def _thousands():  # type: ignore[no-untyped-def]
     from matplotlib.ticker import FuncFormatter
 
-    return FuncFormatter(
-        lambda v, _: f"{v / 1e6:,.1f}M" if abs(v) >= 1e6 else f"{v / 1e3:,.0f}k" if abs(v) >= 1e3 else f"{v:,.0f}"
-    )
+    return FuncFormatter(lambda v, _: axis_amount(v))
 
 
 @memoised

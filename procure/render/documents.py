@@ -283,7 +283,7 @@ def _signing_words(standing: PositionView | None, currency: str) -> str | None:
     s = standing.signing if standing is not None else None
     if s is None:
         return None
-    where = "level with" if abs(s.gap) < 0.005 else f"{abs(s.gap):.0%} {'above' if s.gap > 0 else 'below'}"
+    where = formats.relative(s.gap)
     return (
         f"Signing {s.vendor} at {per_thousand(s.cost_per_task):.2f} {currency} per 1,000 tasks puts us {where} "
         f"the cheapest "

@@ -92,6 +92,29 @@ def prose_count(value: float | None, noun: str = "") -> str:
     return f"{round(value):,}{unit}"
 
 
+def small_share(value: float) -> str:
+    """A share that may be small, one decimal of a percent, two below 0.1%: 0.0248 -> '2.5%', 0.00048 -> '0.05%'."""
+    return f"{value:.1%}" if value >= 0.001 else f"{value:.2%}"
+
+
+def relative(gap: float, level: str = "level with") -> str:
+    """A relative gap in a sentence, whole percent: 0.12 -> '12% above', -0.05 -> '5% below', under half a percent
+    either way -> `level`."""
+    return level if abs(gap) < 0.005 else f"{abs(gap):.0%} {'above' if gap > 0 else 'below'}"
+
+
+def axis_amount(value: float, decimals: int = 1) -> str:
+    """A chart axis's tick, short: 2,500,000 -> '2.5M' (`decimals` of a million), 45,000 -> '45k', 812 -> '812'."""
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:,.{decimals}f}M"
+    return f"{value / 1e3:,.0f}k" if abs(value) >= 1e3 else f"{value:,.0f}"
+
+
+def whole_millions(value: float) -> str:
+    """A count as a board reads it in a sentence of the risk register: '115 M' from a million up, else whole."""
+    return f"{value / 1e6:,.0f} M" if value >= 1e6 else f"{value:,.0f}"
+
+
 def _three(value: float) -> str:
     """Three significant figures of a value from 1 to 999.5 (more digits above 999, never fewer)."""
     size = abs(value)

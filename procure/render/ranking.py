@@ -105,7 +105,7 @@ def list_cell(record: OfferRecord) -> str:
         record.metrics.get("rent_term_average"),
         record.metrics.get("rent_today", record.metrics.get("rent")),
     )
-    if price is not None and average is not None and rent is not None and abs(average - rent) > 0.005:
+    if price is not None and average is not None and rent is not None and money(average) != money(rent):
         return f"{money(price)} (term avg {money(average)})"
     return money(price)
 

@@ -108,7 +108,7 @@ def scorecard_markdown(result: ScorecardResult) -> str:
                 f"| {_month(m)} | {_capacity(m)} | {percent_or_no_data(m.throughput_ratio)} | "
                 f"{percent_or_no_data(m.served_rate, 2)} | {ttft} | {percent_or_no_data(m.availability, 3)}{sla} | "
                 f"{percent_or_no_data(m.billed_vs_contracted)} | "
-                + ("no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%")
+                + ("no data" if m.cost_overrun is None else f"{m.cost_overrun:+.1%}")
                 + f" | {owed} |"
             )
         lines += ["", evidence_line(v), ""]
@@ -220,7 +220,7 @@ def scorecard_table(result: ScorecardResult) -> Any:
                 percent_or_no_data(m.availability, 3),
                 "" if m.sla_availability is None else percent_or_no_data(m.sla_availability, 2),
                 percent_or_no_data(m.billed_vs_contracted),
-                "no data" if m.cost_overrun is None else f"{m.cost_overrun * 100:+.1f}%",
+                "no data" if m.cost_overrun is None else f"{m.cost_overrun:+.1%}",
                 credit,
             )
     # the offer, month, availability against the SLA and the credits owed stay longest

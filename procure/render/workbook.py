@@ -338,12 +338,12 @@ def _kind_input_columns(cur: str) -> list[Column]:
     ]
 
 
-def _kind_cost(k: Callable[[str], str], gpu_hour_cost: str) -> str:
+def _kind_cost(k: Callable[[str], str], gpu_hour_formula: str) -> str:
     """The cost per task of the row's offer kind: each kind with a formula of its own (procure/model/kinds/,
     `Kind.workbook_cost`) in an IF on the pricing basis, the GPU-hour formula for the rest."""
     own = [kind for kind in KINDS if kind.workbook_cost is not None]
     ifs = "".join(f'IF({k("basis")}="{kind.name}",{kind.workbook_cost(k, _ref)},' for kind in own)  # type: ignore[misc]
-    return ifs + gpu_hour_cost + ")" * len(own)
+    return ifs + gpu_hour_formula + ")" * len(own)
 
 
 def _cost_columns(cur: str) -> list[Column]:
