@@ -307,10 +307,11 @@ def test_an_offer_billed_per_minute_has_no_burst(tmp_path):
 
 def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
     # "late" is delivered on 2027-03-31: month 5 on the cash flow's calendar (1 + floor(122 / 30.44)). Months 1-4 are
-    # bridged by "now", the cheapest acceptable offer delivered in month 1: 100 GPUs' worth a month at 5 an hour,
-    # 4 x 100 x 730 x 5 = 1,460,000. With "now" gone nothing is delivered in month 1: the 4 x 78,840,000 tasks are
-    # priced unserved at the default, 3 x the dearest acceptable cost per task (4 / 1,080): 4 x 78,840,000 x 3 x 4 /
-    # 1,080 = 3,504,000.
+    # bridged by "now", the cheapest acceptable offer delivered in month 1, for the demand the plan is solved over (the
+    # paths 1x and 2x of 100 GPUs' worth, half likely each: 150 GPUs' worth a month) at 5 an hour,
+    # 4 x 150 x 730 x 5 = 2,190,000. With "now" gone nothing is delivered in month 1: the 4 x 118,260,000 tasks are
+    # priced unserved at the default, 3 x the dearest acceptable cost per task (4 / 1,080): 4 x 118,260,000 x 3 x 4 /
+    # 1,080 = 5,256,000.
     from procure.analysis.evaluate import evaluate
 
     late = offer("late", gpus=0, max_gpus=1000, gpu_hour=4.0, delivery="2027-04-30")
@@ -322,9 +323,9 @@ def test_the_horizon_shows_what_bridges_the_months_before_delivery(tmp_path):
     )
     flow = ev.offer("late").cashflow
     assert flow.delivery_month == 5 and flow.bridge_by == "now"
-    assert flow.bridge_cost == pytest.approx(4 * 100 * GPU_MONTH * 5.0, rel=1e-9)
+    assert flow.bridge_cost == pytest.approx(4 * 150 * GPU_MONTH * 5.0, rel=1e-9)
     assert flow.bridge in flow.notes and "months 1-4" in flow.bridge and "now" in flow.bridge
     assert ev.offer("now").cashflow.bridge is None
     alone = evaluate(load_workspace(write(tmp_path / "b", cfg, [late])), AS_OF, horizon=12).offer("late").cashflow
     assert alone.bridge_by is None
-    assert alone.bridge_cost == pytest.approx(4 * 100 * TASKS_PER_GPU_MONTH * 3 * 4.0 / TASKS_PER_GPU_HOUR, rel=1e-9)
+    assert alone.bridge_cost == pytest.approx(4 * 150 * TASKS_PER_GPU_MONTH * 3 * 4.0 / TASKS_PER_GPU_HOUR, rel=1e-9)
