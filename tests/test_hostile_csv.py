@@ -236,8 +236,8 @@ def test_formula_in_a_quote_text_cell_is_kept_as_text(workspace_copy, formula):
     """Seller names are labels: a formula there is text, never evaluated, and the level is unaffected."""
     ws = workspace_copy("market_ws")
     text = QUOTES_HEADER + GOOD_QUOTE + csv_line("2026-10-06", "B200", "7.00", "advertised", "0", formula, "T-BM", "0")
-    build = index_of(ws, text)().build
-    assert [p.level for p in build.points] == [6.5]  # the median of 6.00 and 7.00
+    made = index_of(ws, text)().build
+    assert [p.level for p in made.points] == [6.5]  # the median of 6.00 and 7.00
 
 
 def test_quote_rows_with_wrong_types_are_each_reported(workspace_copy):
@@ -304,13 +304,13 @@ def built_or_refused(call: Callable[[], Any]) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         try:
-            build = call().build
+            made = call().build
         except InputError as exc:
             assert exc.problems
             return ""
         for fmt in ("json", "markdown"):
-            index_text(build, fmt)
-        return index_text(build, "csv")
+            index_text(made, fmt)
+        return index_text(made, "csv")
 
 
 def test_huge_quote_prices_never_give_an_infinite_level(workspace_copy):
