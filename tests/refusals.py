@@ -44,3 +44,15 @@ def compare(ws: Path, as_of: str | None = None, **options: Any) -> Callable[[], 
     from procure.analysis.usecases import comparison
 
     return lambda: comparison(Path(ws), date.fromisoformat(as_of) if as_of else None, **options)
+
+
+def returns_or_refuses(call: Callable[[], Any]) -> Any:
+    """A safe result either way: what `call()` returns, or None when it raises InputError (exit 2 at the command
+    line, with its problems); any other exception (a traceback at the command line) fails the test."""
+    from procure.errors import InputError
+
+    try:
+        return call()
+    except InputError as exc:
+        assert exc.problems, "an InputError without a problem"
+        return None
